@@ -1,0 +1,54 @@
+# agenthost: one binary, built-in Wasm plugins embedded.
+GO        ?= go
+BIN       := bin/agenthost
+BUILTIN   := host/builtin/wasm
+PLUGINS   := $(notdir $(wildcard plugins/*))
+TESTPLUGS := $(notdir $(wildcard host/wasm/testdata/plugins/*))
+GOTEST    ?= $(GO) test
+
+.PHONY: all build plugins testplugins test bench run vet lint testdeps clean
+
+all: build
+
+# The CLI that builds plugins is built first without built-ins, then the
+# plugins, then the final binary that embeds them.
+bin/agenthost-bootstrap: $(shell find cmd host pdk -name '*.go' -not -path '*/testdata/*') go.mod
+	@mkdir -p bin
+	$(GO) build -o $@ ./cmd/agenthost
+
+plugins: bin/agenthost-bootstrap
+	@mkdir -p $(BUILTIN)
+	@for p in $(PLUGINS); do \
+		bin/agenthost-bootstrap plugin build plugins/$$p -o $(BUILTIN)/$$p.wasm || exit 1; \
+	done
+
+testplugins: bin/agenthost-bootstrap
+	@mkdir -p host/wasm/testdata/build
+	@for p in $(TESTPLUGS); do \
+		bin/agenthost-bootstrap plugin build host/wasm/testdata/plugins/$$p -o host/wasm/testdata/build/$$p.wasm || exit 1; \
+	done
+
+build: plugins
+	$(GO) build -o $(BIN) ./cmd/agenthost
+
+run: build
+	$(BIN) serve
+
+# testdeps installs what the tests need that Go does not bring (PostgreSQL,
+# Node packages); it is idempotent and quick when everything is present.
+testdeps:
+	@bash .ci/testdeps
+
+test: testdeps plugins testplugins
+	$(GO) vet ./...
+	$(GOTEST) -count=1 -timeout 25m ./...
+
+bench: plugins testplugins
+	@$(GO) run ./cmd/benchfig
+
+lint:
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+clean:
+	rm -rf bin $(BUILTIN)/*.wasm host/wasm/testdata/build

@@ -1,0 +1,67 @@
+// Command agenthost is the one binary of agenthost: the server, the background
+// worker, database migrations and the plugin toolchain.
+//
+//	agenthost serve                    run the HTTP server (and workers)
+//	agenthost worker                   run background workers only
+//	agenthost migrate                  apply database migrations
+//	agenthost plugin build DIR         compile a plugin and embed its manifest
+//	agenthost plugin inspect FILE      print manifest, capabilities, hash, signature
+//	agenthost plugin call FILE TOOL JSON  run one tool and print the result
+//	agenthost plugin sign|verify ...   ed25519 signatures
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "agenthost:", err)
+		os.Exit(1)
+	}
+}
+
+// command is one subcommand: it gets the remaining arguments.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+func commands() map[string]command {
+	return map[string]command{
+		"plugin": pluginCmd,
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return nil
+	}
+	cmd, ok := commands()[args[0]]
+	if !ok {
+		usage(stderr)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+	return cmd(ctx, args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: agenthost COMMAND [ARGS]
+
+commands:
+  serve                          run the HTTP server and background workers
+  worker                         run background workers only
+  migrate                        apply database migrations
+  plugin build DIR [-o FILE]     compile a plugin and embed its manifest
+  plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature
+  plugin call FILE TOOL JSON     run one tool of a plugin and print the result
+  plugin sign FILE -key KEY      sign a plugin (ed25519)
+  plugin verify FILE -pub KEY    check a plugin's signature
+  plugin keygen -o PREFIX        make an ed25519 key pair
+`)
+}

@@ -1,0 +1,150 @@
+// Package schema compiles and applies JSON Schemas (draft 2020-12 by default) and
+// reports violations with the JSON Pointer of the offending field, so a caller (a
+// model, a plugin author, an operator) learns exactly what to fix.
+//
+// It wraps github.com/santhosh-tekuri/jsonschema/v6, a maintained, spec-complete
+// validator; this package only adds compilation from raw bytes and flat errors.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Schema is a compiled JSON Schema. It is safe for concurrent use.
+type Schema struct {
+	s *jsonschema.Schema
+}
+
+// Violation is one place where an instance breaks its schema.
+type Violation struct {
+	// Field is the JSON Pointer of the offending value ("" for the root).
+	Field string `json:"field"`
+	// Message says what is wrong there.
+	Message string `json:"message"`
+}
+
+// ValidationError lists every violation found in one instance.
+type ValidationError struct {
+	Violations []Violation
+}
+
+// Error lists the violations as "field: message" pairs.
+func (e *ValidationError) Error() string {
+	parts := make([]string, 0, len(e.Violations))
+	for _, v := range e.Violations {
+		f := v.Field
+		if f == "" {
+			f = "(root)"
+		}
+		parts = append(parts, f+": "+v.Message)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ErrInvalidSchema wraps every failure to compile a schema.
+var ErrInvalidSchema = errors.New("invalid JSON Schema")
+
+// Compile compiles a schema document. url names it in messages.
+func Compile(url string, doc []byte) (*Schema, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: not JSON: %v", ErrInvalidSchema, url, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource(url, v); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidSchema, url, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidSchema, url, flatten(err))
+	}
+	return &Schema{s: s}, nil
+}
+
+// MustCompile is Compile for schemas that ship with the code; it panics on error.
+func MustCompile(url string, doc []byte) *Schema {
+	s, err := Compile(url, doc)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// ValidateJSON checks raw JSON against the schema. Malformed JSON is reported as a
+// violation at the root. A *ValidationError is returned for violations.
+func (s *Schema) ValidateJSON(data []byte) error {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return &ValidationError{Violations: []Violation{{Message: "not valid JSON: " + err.Error()}}}
+	}
+	return s.Validate(v)
+}
+
+// Validate checks a value decoded by jsonschema.UnmarshalJSON (numbers as
+// json.Number) or plain Go maps and slices.
+func (s *Schema) Validate(v any) error {
+	err := s.s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return &ValidationError{Violations: []Violation{{Message: err.Error()}}}
+	}
+	return &ValidationError{Violations: leaves(ve)}
+}
+
+// leaves flattens the validator's error tree to its most specific causes.
+func leaves(ve *jsonschema.ValidationError) []Violation {
+	var out []Violation
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, Violation{Field: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(nil)})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		t = strings.ReplaceAll(t, "~", "~0")
+		t = strings.ReplaceAll(t, "/", "~1")
+		b.WriteByte('/')
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+func flatten(err error) string {
+	var se *jsonschema.SchemaValidationError
+	if errors.As(err, &se) {
+		var ve *jsonschema.ValidationError
+		if errors.As(se.Err, &ve) {
+			return (&ValidationError{Violations: leaves(ve)}).Error()
+		}
+	}
+	return err.Error()
+}
+
+// IsJSONObject reports whether data is a JSON object (after white space).
+func IsJSONObject(data []byte) bool {
+	d := bytes.TrimSpace(data)
+	return len(d) > 0 && d[0] == '{' && json.Valid(d)
+}

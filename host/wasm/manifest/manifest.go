@@ -1,0 +1,114 @@
+// Package manifest defines the plugin manifest: what a plugin is, which tools it
+// offers, and which capabilities and limits it asks for.
+//
+// A manifest travels inside the plugin's one .wasm file as a custom section named
+// [SectionName], so an operator (and the host) can read it without running any of
+// the plugin's code. The format is versioned by [Version] and validated by the JSON
+// Schema in schema.json, which ships with the code; validation errors name the field.
+package manifest
+
+import (
+	"encoding/json"
+)
+
+// Version is the manifest format version this host reads and writes.
+const Version = 1
+
+// SectionName is the name of the Wasm custom section that carries the manifest.
+const SectionName = "agenthost.manifest"
+
+// Kind says what a plugin is for.
+type Kind string
+
+// The plugin kinds.
+const (
+	KindTool      Kind = "tool"      // tools an agent calls
+	KindExtractor Kind = "extractor" // turns documents into content objects
+	KindConnector Kind = "connector" // talks to one provider's services
+	KindActions   Kind = "actions"   // legacy method/action descriptors turned into tools
+)
+
+// Manifest describes one plugin.
+type Manifest struct {
+	// ManifestVersion is the format version; this host reads [Version].
+	ManifestVersion int `json:"manifestVersion"`
+	// Name identifies the plugin: lower case letters, digits and dashes.
+	Name string `json:"name"`
+	// Version is the plugin's semantic version.
+	Version     string `json:"version"`
+	Kind        Kind   `json:"kind"`
+	Description string `json:"description"`
+	// Tools lists every tool the plugin exports. Names are unique within a plugin.
+	Tools []Tool `json:"tools,omitempty"`
+	// Extractor is set for extractor plugins.
+	Extractor *Extractor `json:"extractor,omitempty"`
+	// Connector is set for connector plugins.
+	Connector *Connector `json:"connector,omitempty"`
+	// Capabilities names the host capabilities the plugin asks for (see the
+	// capability registry in package wasm). Anything not named here is not linked.
+	Capabilities []string `json:"capabilities,omitempty"`
+	// Limits bounds what one call may use.
+	Limits Limits `json:"limits"`
+}
+
+// Tool is one callable tool.
+type Tool struct {
+	// Name is what a model calls; it follows OpenAI's function-name rules.
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// ReadOnly tools may run in parallel and are linked only to read capabilities.
+	ReadOnly bool `json:"readOnly"`
+	// InputSchema is the JSON Schema of the arguments object.
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema, when set, is the JSON Schema that structured results must meet.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+// Extractor says which documents an extractor plugin handles.
+type Extractor struct {
+	MIMETypes  []string `json:"mimeTypes"`
+	Extensions []string `json:"extensions,omitempty"`
+}
+
+// Connector says which provider and services a connector plugin speaks to.
+type Connector struct {
+	Provider string   `json:"provider"`
+	Services []string `json:"services"`
+}
+
+// Limits bounds the resources of one call. Zero values take the host defaults.
+type Limits struct {
+	// MemoryMiB caps the guest's linear memory.
+	MemoryMiB int `json:"memoryMiB,omitempty"`
+	// TimeoutMs caps the wall time of one call; the guest is stopped after it.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// MaxOutputBytes caps what one call may return.
+	MaxOutputBytes int64 `json:"maxOutputBytes,omitempty"`
+	// MaxHTTPResponseBytes caps one HTTP response body read through the host.
+	MaxHTTPResponseBytes int64 `json:"maxHttpResponseBytes,omitempty"`
+	// AllowedHosts lists the HTTP hosts the plugin may reach ("*.example.org" matches
+	// subdomains). Needs the "http" capability.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
+	// AllowedPaths maps host directories to guest paths ("ro:" prefix for read-only).
+	AllowedPaths map[string]string `json:"allowedPaths,omitempty"`
+}
+
+// Tool returns the named tool, or false.
+func (m *Manifest) Tool(name string) (Tool, bool) {
+	for _, t := range m.Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// HasCapability reports whether the manifest asks for capability name.
+func (m *Manifest) HasCapability(name string) bool {
+	for _, c := range m.Capabilities {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}

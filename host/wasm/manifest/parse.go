@@ -1,0 +1,103 @@
+package manifest
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agenthost/agenthost/host/schema"
+)
+
+//go:embed schema.json
+var schemaJSON []byte
+
+// SchemaJSON returns the JSON Schema of the manifest format.
+func SchemaJSON() []byte { return append([]byte(nil), schemaJSON...) }
+
+// ErrInvalid wraps every reason a manifest is refused.
+var ErrInvalid = errors.New("invalid plugin manifest")
+
+// FieldError names the manifest field that is wrong.
+type FieldError struct {
+	Field   string // JSON Pointer into the manifest, e.g. /tools/1/name
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// Parse decodes and validates a manifest: first against the format's JSON Schema,
+// then the rules a schema cannot say (unique tool names, tool schemas that compile,
+// kind-specific sections). Every error wraps ErrInvalid and names the field.
+func Parse(data []byte) (*Manifest, error) {
+	if err := formatSchema().ValidateJSON(data); err != nil {
+		var ve *schema.ValidationError
+		if errors.As(err, &ve) && len(ve.Violations) > 0 {
+			v := ve.Violations[0]
+			field := v.Field
+			if field == "" {
+				field = "(root)"
+			}
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, &FieldError{Field: field, Message: ve.Error()})
+		}
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return &m, nil
+}
+
+// Validate runs the same checks as Parse on a manifest built in Go.
+func (m *Manifest) Validate() error {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	_, err = Parse(data)
+	return err
+}
+
+func (m *Manifest) check() error {
+	seen := map[string]int{}
+	for i, t := range m.Tools {
+		if j, dup := seen[t.Name]; dup {
+			return &FieldError{Field: fmt.Sprintf("/tools/%d/name", i), Message: fmt.Sprintf("duplicate tool name %q (also /tools/%d)", t.Name, j)}
+		}
+		seen[t.Name] = i
+		if _, err := schema.Compile("tool:"+t.Name+"/input", t.InputSchema); err != nil {
+			return &FieldError{Field: fmt.Sprintf("/tools/%d/inputSchema", i), Message: err.Error()}
+		}
+		if len(t.OutputSchema) > 0 {
+			if _, err := schema.Compile("tool:"+t.Name+"/output", t.OutputSchema); err != nil {
+				return &FieldError{Field: fmt.Sprintf("/tools/%d/outputSchema", i), Message: err.Error()}
+			}
+		}
+	}
+	switch m.Kind {
+	case KindTool, KindActions:
+		if len(m.Tools) == 0 {
+			return &FieldError{Field: "/tools", Message: fmt.Sprintf("a %s plugin must declare at least one tool", m.Kind)}
+		}
+	case KindExtractor:
+		if m.Extractor == nil {
+			return &FieldError{Field: "/extractor", Message: "an extractor plugin must declare the MIME types it handles"}
+		}
+	case KindConnector:
+		if m.Connector == nil {
+			return &FieldError{Field: "/connector", Message: "a connector plugin must declare its provider and services"}
+		}
+	}
+	if len(m.Limits.AllowedHosts) > 0 && !m.HasCapability("http") {
+		return &FieldError{Field: "/limits/allowedHosts", Message: `allowed hosts need the "http" capability`}
+	}
+	return nil
+}
+
+var compiledFormat = schema.MustCompile("agenthost:manifest-v1", schemaJSON)
+
+func formatSchema() *schema.Schema { return compiledFormat }
