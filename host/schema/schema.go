@@ -15,7 +15,12 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
+
+// english prints validation messages; message.Printer is safe for concurrent use.
+var english = message.NewPrinter(language.English)
 
 // Schema is a compiled JSON Schema. It is safe for concurrent use.
 type Schema struct {
@@ -109,7 +114,7 @@ func leaves(ve *jsonschema.ValidationError) []Violation {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, Violation{Field: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(nil)})
+			out = append(out, Violation{Field: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(english)})
 			return
 		}
 		for _, c := range e.Causes {

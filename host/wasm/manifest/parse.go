@@ -38,7 +38,11 @@ func Parse(data []byte) (*Manifest, error) {
 			if field == "" {
 				field = "(root)"
 			}
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, &FieldError{Field: field, Message: ve.Error()})
+			msg := v.Message
+			if len(ve.Violations) > 1 {
+				msg += " (and: " + (&schema.ValidationError{Violations: ve.Violations[1:]}).Error() + ")"
+			}
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, &FieldError{Field: field, Message: msg})
 		}
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
