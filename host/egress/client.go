@@ -1,0 +1,195 @@
+package egress
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Sentinel errors; a *DeniedError wraps one of the first five.
+var (
+	ErrHostNotAllowed   = errors.New("host not in the allow-list")
+	ErrAddressBlocked   = errors.New("address refused")
+	ErrMethodNotAllowed = errors.New("method not allowed")
+	ErrSchemeNotAllowed = errors.New("only http and https are allowed")
+	ErrTooManyRedirects = errors.New("too many redirects")
+	ErrResponseTooLarge = errors.New("response too large")
+)
+
+// DeniedError is a request the policy refused before or during connection.
+type DeniedError struct {
+	Host   string
+	Reason string
+	Err    error
+}
+
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("request to %q refused: %s", e.Host, e.Reason)
+}
+
+func (e *DeniedError) Unwrap() error { return e.Err }
+
+// Request is one HTTP request.
+type Request struct {
+	Method  string
+	URL     string
+	Headers map[string]string
+	Body    []byte
+}
+
+// Response is a response with its body read (up to the policy's cap).
+type Response struct {
+	Status  int
+	Headers http.Header
+	Body    []byte
+	// URL is where the response came from after redirects.
+	URL string
+}
+
+// Client sends requests under one Policy. It is safe for concurrent use.
+type Client struct {
+	pol Policy
+	hc  *http.Client
+}
+
+// NewClient builds a client whose every connection is policy-checked.
+func NewClient(p Policy) *Client {
+	c := &Client{pol: p}
+	tr := &http.Transport{
+		Proxy:                 nil, // an environment proxy would bypass address checks
+		DialContext:           c.dial,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       30 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: p.timeout,
+	}
+	c.hc = &http.Client{Transport: tr, CheckRedirect: c.checkRedirect}
+	return c
+}
+
+// Do sends r and reads the response body.
+func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
+	method := strings.ToUpper(r.Method)
+	if method == "" {
+		method = http.MethodGet
+	}
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL %q: %w", r.URL, err)
+	}
+	if err := c.checkURL(method, u); err != nil {
+		return nil, err
+	}
+	if c.pol.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.pol.timeout)
+		defer cancel()
+	}
+	var body io.Reader
+	if r.Body != nil {
+		body = bytes.NewReader(r.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range r.Headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var denied *DeniedError
+		if errors.As(err, &denied) {
+			return nil, denied
+		}
+		return nil, fmt.Errorf("request to %s: %w", u.Host, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, c.pol.maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading response from %s: %w", u.Host, err)
+	}
+	if int64(len(b)) > c.pol.maxBytes {
+		return nil, fmt.Errorf("response from %s exceeds %d bytes: %w", resp.Request.URL.Host, c.pol.maxBytes, ErrResponseTooLarge)
+	}
+	return &Response{Status: resp.StatusCode, Headers: resp.Header, Body: b, URL: resp.Request.URL.String()}, nil
+}
+
+// checkURL applies the scheme, method and allow-list rules to one hop.
+func (c *Client) checkURL(method string, u *url.URL) error {
+	host := u.Hostname()
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return &DeniedError{Host: host, Reason: fmt.Sprintf("scheme %q is not allowed", u.Scheme), Err: ErrSchemeNotAllowed}
+	}
+	if !c.pol.methodAllowed(method) {
+		return &DeniedError{Host: host, Reason: fmt.Sprintf("method %s is not allowed for this tool", method), Err: ErrMethodNotAllowed}
+	}
+	port := u.Port()
+	if port == "" {
+		port = defaultPort(u.Scheme)
+	}
+	if isBlockedName(host) {
+		return &DeniedError{Host: host, Reason: "cloud metadata host", Err: ErrAddressBlocked}
+	}
+	if !c.pol.hostAllowed(host, port) {
+		return &DeniedError{Host: host, Reason: "host is not in the plugin's allow-list", Err: ErrHostNotAllowed}
+	}
+	return nil
+}
+
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > c.pol.maxRedirects {
+		return &DeniedError{Host: req.URL.Hostname(), Reason: fmt.Sprintf("more than %d redirects", c.pol.maxRedirects), Err: ErrTooManyRedirects}
+	}
+	return c.checkURL(req.Method, req.URL)
+}
+
+// dial resolves the host once, refuses special addresses unless the host is
+// allowed by name, and connects to exactly the address it checked.
+func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	privateOK := c.pol.privateOK[strings.ToLower(host)]
+	var addrs []netip.Addr
+	if ip, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{ip}
+	} else {
+		ips, err := c.pol.resolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return nil, fmt.Errorf("resolving %s: %w", host, err)
+		}
+		for _, ip := range ips {
+			if a, ok := netip.AddrFromSlice(ip.IP); ok {
+				addrs = append(addrs, a.Unmap())
+			}
+		}
+	}
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("resolving %s: no addresses", host)
+	}
+	var lastErr error
+	for _, a := range addrs {
+		if reason := blockedReason(a); reason != "" && !privateOK {
+			lastErr = &DeniedError{Host: host, Reason: fmt.Sprintf("%s resolves to %s, a %s", host, a, reason), Err: ErrAddressBlocked}
+			continue
+		}
+		d := net.Dialer{Timeout: 10 * time.Second}
+		conn, err := d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
+		if err == nil {
+			return conn, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
