@@ -34,6 +34,7 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func commands() map[string]command {
 	return map[string]command{
 		"plugin": pluginCmd,
+		"serve":  serveCmd,
 	}
 }
 

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// pluginCallCmd runs one tool of a plugin file and prints the Result as JSON.
+// It is the plugin author's tool: the plugin gets the capabilities it declares
+// and needs no signature, but runs under all the host's other limits.
+func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plugin call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var allow stringList
+	fs.Var(&allow, "allow-host", "host name the plugin may reach even if it resolves to a private or loopback address (repeatable)")
+	progress := fs.Bool("progress", false, "print progress reports to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 || fs.NArg() > 3 {
+		return fmt.Errorf("usage: agenthost plugin call [flags] FILE TOOL [JSON]")
+	}
+	file, tool := fs.Arg(0), fs.Arg(1)
+	argsJSON := "{}"
+	if fs.NArg() == 3 {
+		argsJSON = fs.Arg(2)
+	}
+	if argsJSON == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return err
+		}
+		argsJSON = string(b)
+	}
+	module, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{AllowPrivateHosts: allow})...)
+	if err != nil {
+		return err
+	}
+	cfg := wasm.NewConfig().
+		WithLogger(logger).
+		WithCapabilities(reg).
+		WithGrantDeclared(true).
+		WithAllowUnsigned(true).
+		WithPoolSize(1)
+	h, err := wasm.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer h.Close(context.WithoutCancel(ctx))
+	p, err := h.Load(ctx, wasm.Source{Origin: file, Module: module})
+	if err != nil {
+		return err
+	}
+	var opts wasm.CallOptions
+	if *progress {
+		opts.OnProgress = func(pr wasm.Progress) {
+			fmt.Fprintf(stderr, "progress %3.0f%% %s\n", pr.Fraction*100, pr.Message)
+		}
+	}
+	res := p.Call(ctx, tool, json.RawMessage(argsJSON), &opts)
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return err
+	}
+	if !res.OK {
+		return fmt.Errorf("tool %s failed: %s", tool, res.Error.Code)
+	}
+	return nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

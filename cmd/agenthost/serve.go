@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/builtin"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// serveCmd runs the HTTP server with the built-in plugins and any third-party
+// plugins found in -plugins.
+func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", envOr("AGENTHOST_ADDR", "127.0.0.1:8080"), "listen address")
+	data := fs.String("data", envOr("AGENTHOST_DATA", "data"), "data directory (embedded database, blobs, compile cache)")
+	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins (*.wasm)")
+	allowUnsigned := fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	if err := os.MkdirAll(*data, 0o755); err != nil {
+		return err
+	}
+	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...)
+	if err != nil {
+		return err
+	}
+	host, err := wasm.New(ctx, wasm.NewConfig().
+		WithLogger(logger).
+		WithCapabilities(reg).
+		WithAllowUnsigned(*allowUnsigned).
+		WithCompilationCacheDir(filepath.Join(*data, "wasm-cache")))
+	if err != nil {
+		return err
+	}
+	defer host.Close(context.WithoutCancel(ctx))
+
+	srcs, err := builtin.Sources()
+	if err != nil {
+		return err
+	}
+	if len(srcs) == 0 {
+		logger.Warn("this binary carries no built-in plugins; build it with `make build`")
+	}
+	for _, s := range srcs {
+		if _, err := host.Load(ctx, s); err != nil {
+			return fmt.Errorf("built-in plugin: %w", err)
+		}
+	}
+	if *pluginDir != "" {
+		if _, err := host.LoadDir(ctx, *pluginDir); err != nil {
+			// A refused third-party plugin is reported, not fatal: the rest still serve.
+			logger.Error("some plugins were refused", "dir", *pluginDir, "err", err)
+		}
+	}
+
+	var warm atomic.Pointer[error]
+	starting := errors.New("plugins are still compiling")
+	warm.Store(&starting)
+	go func() {
+		start := time.Now()
+		if err := host.Warm(ctx); err != nil {
+			// A broken plugin fails its own calls with this error; the rest serve.
+			logger.Error("some plugins failed to compile or verify", "err", err)
+		}
+		var ready error
+		warm.Store(&ready)
+		logger.Info("plugins ready", "count", len(host.Plugins()), "took", time.Since(start).Round(time.Millisecond))
+	}()
+
+	app := api.New(api.Deps{Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() }})
+	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
+	return api.Serve(ctx, app, *addr)
+}
+
+func envOr(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,49 @@
+package api
+
+import (
+	"github.com/gofiber/fiber/v2"
+)
+
+type pluginView struct {
+	Name         string   `json:"name"`
+	Version      string   `json:"version"`
+	Kind         string   `json:"kind"`
+	Description  string   `json:"description"`
+	Builtin      bool     `json:"builtin"`
+	SHA256       string   `json:"sha256"`
+	Capabilities []string `json:"capabilities"`
+	Tools        []string `json:"tools"`
+}
+
+func handlePlugins(p Plugins) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		out := []pluginView{}
+		for _, pl := range p.Plugins() {
+			m := pl.Manifest()
+			v := pluginView{Name: m.Name, Version: m.Version, Kind: string(m.Kind), Description: m.Description,
+				Builtin: pl.Builtin(), SHA256: pl.SHA256(), Capabilities: append([]string{}, m.Capabilities...), Tools: []string{}}
+			for _, t := range m.Tools {
+				v.Tools = append(v.Tools, t.Name)
+			}
+			out = append(out, v)
+		}
+		return c.JSON(out)
+	}
+}
+
+func handleTools(p Plugins) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		return c.JSON(p.Tools())
+	}
+}
+
+func handleHealth(ready func() error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if ready != nil {
+			if err := ready(); err != nil {
+				return problem(c, fiber.StatusServiceUnavailable, "Starting", err.Error())
+			}
+		}
+		return c.JSON(fiber.Map{"status": "ok"})
+	}
+}

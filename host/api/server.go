@@ -1,0 +1,51 @@
+// Package api is agenthost's HTTP surface (Fiber): health, plugin and tool
+// listings now; workflows, events, files and the workspace UI as they land.
+// Every route is listed in routes.go, and handlers are built from explicit
+// dependencies.
+package api
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// Plugins is what the API needs of the plugin runtime.
+type Plugins interface {
+	Plugins() []*wasm.Plugin
+	Tools() []wasm.ToolInfo
+}
+
+// Deps are the server's dependencies.
+type Deps struct {
+	Logger  *slog.Logger
+	Plugins Plugins
+	// Ready reports whether start-up work (plugin warm-up) has finished.
+	Ready func() error
+}
+
+// New builds the Fiber app with every route.
+func New(d Deps) *fiber.App {
+	app := fiber.New(fiber.Config{
+		AppName:               "agenthost",
+		DisableStartupMessage: true,
+		ErrorHandler:          problemHandler(d.Logger),
+	})
+	routes(app, d)
+	return app
+}
+
+// Serve runs the app on addr until ctx ends, then shuts down gracefully.
+func Serve(ctx context.Context, app *fiber.App, addr string) error {
+	errc := make(chan error, 1)
+	go func() { errc <- app.Listen(addr) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return app.ShutdownWithContext(context.WithoutCancel(ctx))
+	}
+}

@@ -1,0 +1,37 @@
+// Package builtin carries the plugins that ship inside the agenthost binary.
+// `make plugins` builds every folder of plugins/ into wasm/; the files are
+// embedded at compile time, so `agenthost serve` needs nothing beside it.
+package builtin
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+//go:embed wasm
+var files embed.FS
+
+// Sources returns the embedded plugins, ready for wasm.Host.Load. It is empty in
+// a binary built without `make plugins` (e.g. plain `go build`).
+func Sources() ([]wasm.Source, error) {
+	entries, err := fs.ReadDir(files, "wasm")
+	if err != nil {
+		return nil, err
+	}
+	var out []wasm.Source
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".wasm") {
+			continue
+		}
+		b, err := files.ReadFile(path.Join("wasm", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, wasm.Source{Origin: "builtin:" + strings.TrimSuffix(e.Name(), ".wasm"), Module: b, Builtin: true})
+	}
+	return out, nil
+}

@@ -1,0 +1,149 @@
+package wasm_test
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/builtin"
+	"github.com/agenthost/agenthost/host/figure"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// Benchmarks ignore b.N: each measures with its own loop and prints FIGURE lines
+// (`make bench`). Latencies are medians over many calls.
+
+func echoArgs(size int) json.RawMessage {
+	// {"text":"xxxx…"} of exactly size bytes.
+	pad := size - len(`{"text":""}`)
+	return json.RawMessage(`{"text":"` + strings.Repeat("x", max(pad, 0)) + `"}`)
+}
+
+func firstTool(p *wasm.Plugin) string { return p.Manifest().Tools[0].Name }
+
+func BenchmarkPluginCall(b *testing.B) {
+	h := newHost(b, wasm.EgressOptions{}, nil)
+	p := load(b, h, "echo")
+	tool := firstTool(p)
+	ctx := context.Background()
+	for _, sz := range []struct {
+		name  string
+		bytes int
+		n     int
+	}{{"64B", 64, 20000}, {"1KiB", 1024, 20000}, {"1MiB", 1 << 20, 300}} {
+		args := echoArgs(sz.bytes)
+		if r := p.Call(ctx, tool, args, nil); !r.OK {
+			b.Fatalf("echo %s: %+v", sz.name, r.Error)
+		}
+		d := make([]time.Duration, sz.n)
+		for i := range d {
+			t0 := time.Now()
+			r := p.Call(ctx, tool, args, nil)
+			d[i] = time.Since(t0)
+			if !r.OK {
+				b.Fatalf("echo %s: %+v", sz.name, r.Error)
+			}
+		}
+		figure.Report("plugin.call."+sz.name+".p50", figure.Micros(figure.Percentile(d, 50)), "us")
+	}
+
+	// Throughput on every core: one goroutine per pool slot.
+	workers := 2 * runtime.GOMAXPROCS(0)
+	args := echoArgs(64)
+	const per = 10000
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				if r := p.Call(ctx, tool, args, nil); !r.OK {
+					b.Errorf("echo: %+v", r.Error)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	figure.Report("plugin.calls_per_s", float64(workers*per)/time.Since(t0).Seconds(), "calls/s")
+}
+
+func BenchmarkPluginLoad(b *testing.B) {
+	ctx := context.Background()
+	module := testModule(b, "echo")
+	tool := ""
+	// Cold: an empty on-disk compile cache, one plugin, load to first result.
+	var cold []float64
+	for i := 0; i < 5; i++ {
+		dir := b.TempDir()
+		h := newHost(b, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithCompilationCacheDir(dir) })
+		t0 := time.Now()
+		p, err := h.Load(ctx, wasm.Source{Origin: "echo", Module: module})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tool = firstTool(p)
+		if r := p.Call(ctx, tool, echoArgs(64), nil); !r.OK {
+			b.Fatal(r.Error)
+		}
+		cold = append(cold, figure.Millis(time.Since(t0)))
+		h.Close(ctx)
+	}
+	figure.Report("plugin.load.cold", figure.Median(cold), "ms")
+
+	// Warm: every built-in plugin, compile cache on disk already filled.
+	srcs, err := builtin.Sources()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(srcs) == 0 {
+		b.Fatal("no built-in plugins embedded: run `make plugins` first")
+	}
+	dir := b.TempDir()
+	warmAll := func() time.Duration {
+		h := newHost(b, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithCompilationCacheDir(dir) })
+		defer h.Close(ctx)
+		t0 := time.Now()
+		for _, s := range srcs {
+			if _, err := h.Load(ctx, s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := h.Warm(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	warmAll() // fills the cache
+	var warm []float64
+	for i := 0; i < 5; i++ {
+		warm = append(warm, figure.Millis(warmAll()))
+	}
+	figure.Report("plugin.load.warm_all", figure.Median(warm), "ms")
+}
+
+func BenchmarkPoolAcquire(b *testing.B) {
+	h := newHost(b, wasm.EgressOptions{}, nil)
+	p := load(b, h, "echo")
+	ctx := context.Background()
+	if r := p.Call(ctx, firstTool(p), echoArgs(64), nil); !r.OK {
+		b.Fatal(r.Error)
+	}
+	const n = 50000
+	d := make([]time.Duration, n)
+	for i := range d {
+		t0 := time.Now()
+		release, err := p.AcquireForBenchmark(ctx, true)
+		d[i] = time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+	}
+	figure.Report("plugin.pool.acquire.p50", figure.Micros(figure.Percentile(d, 50)), "us")
+}

@@ -1,0 +1,158 @@
+package wasm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Capability is a named set of host functions that a plugin may ask for in its
+// manifest. Capabilities are deny by default: a plugin's module is linked only to
+// the functions of capabilities it declares and the operator grants, and a module
+// importing anything else fails to load.
+type Capability struct {
+	// Name is what manifests list, e.g. "http" or "progress".
+	Name string
+	// Description tells an operator what granting it allows.
+	Description string
+	// Functions are the host functions it links.
+	Functions []HostFunction
+}
+
+// HostFunction is one function a capability links into a plugin.
+type HostFunction struct {
+	// Module and Name are the import the guest names, e.g. "agenthost:progress", "report".
+	Module, Name    string
+	Params, Results []api.ValueType
+	// Write marks functions with effects outside the call. Read-only tools are never
+	// linked to them: their instances get a function that refuses.
+	Write bool
+	// Func runs the function; stack holds the parameters and receives the results.
+	// To fail, call c.Fail and panic with its result: the guest traps and the call
+	// ends with that error.
+	Func func(ctx context.Context, c *Call, stack []uint64)
+}
+
+// CapabilityPrefix starts the Wasm module name of every agenthost capability import.
+const CapabilityPrefix = "agenthost:"
+
+// Registry holds the capabilities a host knows, by name. Adding a capability
+// touches one place: the Capability value given to NewRegistry.
+type Registry struct {
+	caps map[string]Capability
+	// byImport maps module + "\x00" + name to the capability that provides it.
+	byImport map[string]string
+}
+
+// NewRegistry builds a registry; names and imports must be unique.
+func NewRegistry(caps ...Capability) (*Registry, error) {
+	r := &Registry{caps: map[string]Capability{}, byImport: map[string]string{}}
+	for _, c := range caps {
+		if _, dup := r.caps[c.Name]; dup {
+			return nil, fmt.Errorf("capability %q registered twice", c.Name)
+		}
+		r.caps[c.Name] = c
+		for _, f := range c.Functions {
+			key := f.Module + "\x00" + f.Name
+			if other, dup := r.byImport[key]; dup {
+				return nil, fmt.Errorf("import %s.%s provided by capabilities %q and %q", f.Module, f.Name, other, c.Name)
+			}
+			r.byImport[key] = c.Name
+		}
+	}
+	return r, nil
+}
+
+// Lookup returns the named capability.
+func (r *Registry) Lookup(name string) (Capability, bool) {
+	c, ok := r.caps[name]
+	return c, ok
+}
+
+// Names lists the registered capabilities, sorted.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.caps))
+	for n := range r.caps {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// provider returns the capability that provides an import, if any.
+func (r *Registry) provider(module, name string) (string, bool) {
+	c, ok := r.byImport[module+"\x00"+name]
+	return c, ok
+}
+
+// CapabilityError is the error shape of a capability's JSON response.
+type CapabilityError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *CapabilityError) Error() string { return e.Code + ": " + e.Message }
+
+// JSONFunction builds a host function that follows the agenthost capability
+// convention (docs/plugin-abi.md): one i64 parameter, the kernel offset of a JSON
+// request; one i64 result, the kernel offset of {"ok":true,"data":...} or
+// {"ok":false,"error":{"code","message"}}. handle's error becomes the error
+// response (a *CapabilityError keeps its code).
+func JSONFunction(module, name string, write bool, handle func(ctx context.Context, c *Call, req json.RawMessage) (any, error)) HostFunction {
+	return HostFunction{
+		Module: module, Name: name, Write: write,
+		Params:  []api.ValueType{api.ValueTypeI64},
+		Results: []api.ValueType{api.ValueTypeI64},
+		Func: func(ctx context.Context, c *Call, stack []uint64) {
+			req, err := c.Read(stack[0])
+			if err != nil {
+				panic(c.Fail(CodeTrap, "%s.%s: %v", module, name, err))
+			}
+			c.Free(stack[0])
+			var resp []byte
+			if !json.Valid(req) {
+				resp = errorResponse(&CapabilityError{Code: "invalid_request", Message: "request is not JSON"})
+			} else if data, herr := handle(ctx, c, req); herr != nil {
+				resp = errorResponse(herr)
+			} else {
+				raw, merr := json.Marshal(data)
+				if merr != nil {
+					resp = errorResponse(merr)
+				} else {
+					resp = append(append([]byte(`{"ok":true,"data":`), raw...), '}')
+				}
+			}
+			off, err := c.Write(resp)
+			if err != nil {
+				panic(c.Fail(CodeOutOfMemory, "%s.%s: %v", module, name, err))
+			}
+			stack[0] = off
+		},
+	}
+}
+
+func errorResponse(err error) []byte {
+	ce := &CapabilityError{Code: "error", Message: err.Error()}
+	var typed *CapabilityError
+	if errors.As(err, &typed) {
+		ce = typed
+	}
+	b, _ := json.Marshal(struct {
+		OK    bool             `json:"ok"`
+		Error *CapabilityError `json:"error"`
+	}{false, ce})
+	return b
+}
+
+// refuseWrite replaces a write function in the instances that serve read-only tools.
+func refuseWrite(f HostFunction) HostFunction {
+	g := f
+	g.Func = func(ctx context.Context, c *Call, stack []uint64) {
+		panic(c.Fail(CodeCapabilityDenied, "%s.%s writes, and tool %q is read-only", f.Module, f.Name, c.Tool))
+	}
+	return g
+}

@@ -1,0 +1,353 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/agenthost/agenthost/host/egress"
+	"github.com/agenthost/agenthost/host/schema"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Plugin is one loaded plugin: its manifest, its module and, once compiled, its
+// instance pools. Tools of one plugin share its variables and limits.
+type Plugin struct {
+	h        *Host
+	m        *manifest.Manifest
+	module   []byte // as run: instrumented when interruption needs it
+	sha256   string
+	builtin  bool
+	granted  map[string]bool
+	limits   limits
+	config   map[string]string
+	vars     *vars
+	inputs   map[string]*schema.Schema
+	outputs  map[string]*schema.Schema
+	readOnly map[string]bool
+
+	// Two link variants: read-only tools run on instances whose write host
+	// functions refuse and whose paths are mounted read-only.
+	variants [2]variant
+
+	describeOnce sync.Once
+	describeErr  error
+
+	// HTTP clients for read-only [0] and writing [1] tools, built on first use.
+	egressOnce [2]sync.Once
+	egress     [2]*egress.Client
+}
+
+type limits struct {
+	memoryPages uint32
+	timeout     time.Duration
+	maxOutput   int64
+	maxHTTP     int64
+}
+
+type variant struct {
+	p            *Plugin
+	readOnly     bool
+	once         sync.Once
+	err          error
+	rt           wazero.Runtime
+	compiled     wazero.CompiledModule
+	instrumented bool
+	pool         *pool
+}
+
+// Name is the plugin's manifest name.
+func (p *Plugin) Name() string { return p.m.Name }
+
+// Manifest returns the plugin's manifest. Do not modify it.
+func (p *Plugin) Manifest() *manifest.Manifest { return p.m }
+
+// SHA256 is the hex digest of the plugin file as loaded.
+func (p *Plugin) SHA256() string { return p.sha256 }
+
+// Builtin says whether the plugin ships with the host.
+func (p *Plugin) Builtin() bool { return p.builtin }
+
+func (p *Plugin) variant(readOnly bool) *variant {
+	if readOnly {
+		return &p.variants[0]
+	}
+	return &p.variants[1]
+}
+
+// compile prepares a link variant once: a runtime with the plugin's memory limit,
+// the host modules it may import, the compiled module and an instance pool.
+func (v *variant) compile(ctx context.Context) error {
+	// One caller compiles for all: its cancellation must not poison the result.
+	v.once.Do(func() { v.err = v.doCompile(context.WithoutCancel(ctx)) })
+	return v.err
+}
+
+func (v *variant) doCompile(ctx context.Context) error {
+	p := v.p
+	h := p.h
+	rc := wazero.NewRuntimeConfigCompiler().
+		WithMemoryLimitPages(p.limits.memoryPages).
+		WithCompilationCache(h.cache)
+	module, instrumented, err := h.prepareModule(p.module)
+	if err != nil {
+		return err
+	}
+	v.instrumented = instrumented
+	if !instrumented {
+		// Fallback for modules the instrumentation cannot rewrite: slower, still stoppable.
+		rc = rc.WithCloseOnContextDone(true)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return fmt.Errorf("plugin %s: WASI: %w", p.Name(), err)
+	}
+	if err := v.linkHostModules(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return err
+	}
+	compiled, err := rt.CompileModule(ctx, module)
+	if err != nil {
+		rt.Close(ctx)
+		return fmt.Errorf("plugin %s: compile: %w", p.Name(), err)
+	}
+	v.rt, v.compiled = rt, compiled
+	v.pool = newPool(h.poolSize(), v.newInstance)
+	return nil
+}
+
+// linkHostModules instantiates the host modules this plugin may import: the
+// Extism kernel and the functions of its granted capabilities; write functions
+// refuse in the read-only variant.
+func (v *variant) linkHostModules(ctx context.Context, rt wazero.Runtime) error {
+	p := v.p
+	fns := kernelFunctions(p.h.cfg.logLevel)
+	for _, name := range p.m.Capabilities {
+		if !p.granted[name] {
+			continue
+		}
+		c, _ := p.h.registry.Lookup(name)
+		for _, f := range c.Functions {
+			if v.readOnly && f.Write {
+				f = refuseWrite(f)
+			}
+			fns = append(fns, f)
+		}
+	}
+	byModule := map[string][]HostFunction{}
+	var order []string
+	for _, f := range fns {
+		if _, ok := byModule[f.Module]; !ok {
+			order = append(order, f.Module)
+		}
+		byModule[f.Module] = append(byModule[f.Module], f)
+	}
+	for _, mod := range order {
+		b := rt.NewHostModuleBuilder(mod)
+		for _, f := range byModule[mod] {
+			fn := f.Func
+			b.NewFunctionBuilder().
+				WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
+					fn(ctx, callFrom(ctx), stack)
+				}), f.Params, f.Results).
+				Export(f.Name)
+		}
+		if _, err := b.Instantiate(ctx); err != nil {
+			return fmt.Errorf("plugin %s: linking %s: %w", p.Name(), mod, err)
+		}
+	}
+	return nil
+}
+
+// Call runs one tool. It never returns a Go error: every failure, from unknown
+// tools to guest traps, is a Result with an Error, and the host goes on.
+func (p *Plugin) Call(ctx context.Context, tool string, args json.RawMessage, opts *CallOptions) Result {
+	start := time.Now()
+	r := p.call(ctx, tool, args, opts)
+	r.Stats.Duration = time.Since(start)
+	return r
+}
+
+func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, opts *CallOptions) Result {
+	ro, ok := p.readOnly[tool]
+	if !ok {
+		return failed(CodeUnknownTool, "plugin %s has no tool %q", p.Name(), tool)
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := p.inputs[tool].ValidateJSON(args); err != nil {
+		return failed(CodeInvalidArguments, "%v", err)
+	}
+	if err := p.ensureReady(ctx); err != nil {
+		return failed(CodeUnavailable, "%v", err)
+	}
+	v := p.variant(ro)
+	if err := v.compile(ctx); err != nil {
+		return failed(CodeUnavailable, "%v", err)
+	}
+	in, reused, err := v.pool.get(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return failed(CodeCanceled, "waiting for a plugin instance: %v", err)
+		}
+		return failed(CodeUnavailable, "%v", err)
+	}
+	input := make([]byte, 0, len(tool)+1+len(args))
+	input = append(append(append(input, tool...), '\n'), args...)
+	c := &Call{Plugin: p.Name(), Tool: tool, ReadOnly: ro, Logger: p.h.cfg.logger, p: p, opts: opts}
+	rc, ierr := in.invoke(ctx, c, in.call, input, p.limits.timeout)
+	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused}
+	if ierr != nil {
+		v.pool.put(in, false)
+		return Result{Error: ierr, Stats: stats}
+	}
+	if rc != 0 {
+		msg := in.k.err
+		v.pool.put(in, true)
+		if msg == "" {
+			msg = fmt.Sprintf("plugin returned code %d", rc)
+		}
+		return Result{Error: &Error{Code: CodePluginError, Message: msg}, Stats: stats}
+	}
+	out, oerr := in.output()
+	if oerr != nil {
+		v.pool.put(in, true)
+		return Result{Error: oerr, Stats: stats}
+	}
+	stats.OutputBytes = len(out)
+	res, perr := parseFrame(out)
+	// The frame is parsed and copied out before the instance serves another call.
+	if perr == nil && res.Data != nil {
+		res.Data = bytes.Clone(res.Data)
+	}
+	v.pool.put(in, true)
+	if perr != nil {
+		return Result{Error: &Error{Code: CodeInvalidOutput, Message: perr.Error()}, Stats: stats}
+	}
+	if s := p.outputs[tool]; s != nil && res.OK {
+		doc := res.Data
+		if doc == nil {
+			doc, _ = json.Marshal(res.Text)
+		}
+		if err := s.ValidateJSON(doc); err != nil {
+			return Result{Error: &Error{Code: CodeInvalidOutput, Message: "result does not match the tool's output schema: " + err.Error()}, Stats: stats}
+		}
+	}
+	res.Stats = stats
+	return res
+}
+
+// CallOptions are per-call settings.
+type CallOptions struct {
+	// OnProgress receives the plugin's progress reports.
+	OnProgress func(Progress)
+}
+
+// ensureReady checks once, on a real instance, that the plugin's code registers
+// exactly the tools its manifest declares: a manifest that lies about its tools
+// (a missing tool, a writing tool marked read-only, another schema) is refused.
+func (p *Plugin) ensureReady(ctx context.Context) error {
+	p.describeOnce.Do(func() { p.describeErr = p.checkDescribe(context.WithoutCancel(ctx)) })
+	return p.describeErr
+}
+
+func (p *Plugin) checkDescribe(ctx context.Context) error {
+	v := p.variant(false)
+	if err := v.compile(ctx); err != nil {
+		return err
+	}
+	in, _, err := v.pool.get(ctx)
+	if err != nil {
+		return err
+	}
+	fn := in.mod.ExportedFunction("describe")
+	if fn == nil {
+		v.pool.put(in, true)
+		return fmt.Errorf("plugin %s: no `describe` export", p.Name())
+	}
+	c := &Call{Plugin: p.Name(), Tool: "describe", Logger: p.h.cfg.logger, p: p}
+	rc, ierr := in.invoke(ctx, c, fn, nil, p.limits.timeout)
+	if ierr != nil || rc != 0 {
+		v.pool.put(in, false)
+		if ierr != nil {
+			return fmt.Errorf("plugin %s: describe: %w", p.Name(), ierr)
+		}
+		return fmt.Errorf("plugin %s: describe failed: %s", p.Name(), in.k.err)
+	}
+	out, oerr := in.output()
+	if oerr != nil {
+		v.pool.put(in, false)
+		return fmt.Errorf("plugin %s: describe: %w", p.Name(), oerr)
+	}
+	var got []manifest.Tool
+	err = json.Unmarshal(out, &got)
+	v.pool.put(in, true)
+	if err != nil {
+		return fmt.Errorf("plugin %s: describe returned invalid JSON: %w", p.Name(), err)
+	}
+	return compareTools(p.m.Tools, got)
+}
+
+// ErrManifestMismatch is returned for a plugin whose code and manifest disagree.
+var ErrManifestMismatch = errors.New("manifest does not match the plugin's code")
+
+func compareTools(declared, actual []manifest.Tool) error {
+	byName := map[string]manifest.Tool{}
+	for _, t := range actual {
+		byName[t.Name] = t
+	}
+	for _, d := range declared {
+		a, ok := byName[d.Name]
+		if !ok {
+			return fmt.Errorf("%w: tool %q is declared but the code does not register it", ErrManifestMismatch, d.Name)
+		}
+		if a.ReadOnly != d.ReadOnly {
+			return fmt.Errorf("%w: tool %q is declared readOnly=%v but the code registers readOnly=%v", ErrManifestMismatch, d.Name, d.ReadOnly, a.ReadOnly)
+		}
+		if !sameJSON(a.InputSchema, d.InputSchema) {
+			return fmt.Errorf("%w: tool %q: the declared input schema differs from the code's", ErrManifestMismatch, d.Name)
+		}
+		delete(byName, d.Name)
+	}
+	for name := range byName {
+		return fmt.Errorf("%w: the code registers tool %q, which the manifest does not declare", ErrManifestMismatch, name)
+	}
+	return nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func (p *Plugin) close(ctx context.Context) {
+	for i := range p.variants {
+		v := &p.variants[i]
+		if v.pool != nil {
+			v.pool.close()
+		}
+		if v.rt != nil {
+			v.rt.Close(ctx)
+		}
+	}
+}

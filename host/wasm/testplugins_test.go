@@ -1,0 +1,119 @@
+package wasm_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// The test plugins live in testdata/plugins/NAME and are built with the real
+// toolchain (`agenthost plugin build`) into testdata/build/NAME.wasm — by
+// `make testplugins`, or here when missing or older than their sources.
+
+var buildMu sync.Mutex
+
+func testModule(tb testing.TB, name string) []byte {
+	tb.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	src := filepath.Join("testdata", "plugins", name)
+	out := filepath.Join("testdata", "build", name+".wasm")
+	if stale(tb, src, out) {
+		cmd := exec.Command("go", "run", "../../cmd/agenthost", "plugin", "build", src, "-o", out)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			tb.Fatalf("building test plugin %s: %v\n%s", name, err, stderr.String())
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// stale reports whether out is missing or older than any file under src or the PDK.
+func stale(tb testing.TB, src, out string) bool {
+	st, err := os.Stat(out)
+	if err != nil {
+		return true
+	}
+	newer := false
+	for _, dir := range []string{src, "../../pdk"} {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if info, err := d.Info(); err == nil && info.ModTime().After(st.ModTime()) {
+					newer = true
+				}
+			}
+			return nil
+		})
+	}
+	return newer
+}
+
+// newHost returns a host with the standard capabilities; tweak adjusts its config.
+func newHost(tb testing.TB, egress wasm.EgressOptions, tweak func(wasm.Config) wasm.Config) *wasm.Host {
+	tb.Helper()
+	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(egress)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := wasm.NewConfig().
+		WithCapabilities(reg).
+		WithLogger(slog.New(slog.NewTextHandler(testWriter{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))).
+		WithGrantDeclared(true).
+		WithAllowUnsigned(true)
+	if tweak != nil {
+		cfg = tweak(cfg)
+	}
+	h, err := wasm.New(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+func load(tb testing.TB, h *wasm.Host, name string) *wasm.Plugin {
+	tb.Helper()
+	p, err := h.Load(context.Background(), wasm.Source{Origin: name, Module: testModule(tb, name)})
+	if err != nil {
+		tb.Fatalf("loading %s: %v", name, err)
+	}
+	return p
+}
+
+func call(tb testing.TB, p *wasm.Plugin, tool string, args any) wasm.Result {
+	tb.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p.Call(context.Background(), tool, raw, nil)
+}
+
+type testWriter struct{ tb testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.tb.Log(string(bytes.TrimRight(p, "\n")))
+	return len(p), nil
+}
+
+func within(tb testing.TB, d, limit time.Duration, what string) {
+	tb.Helper()
+	if d > limit {
+		tb.Errorf("%s took %v, want at most %v", what, d, limit)
+	}
+}
