@@ -13,7 +13,8 @@ import (
 func pluginCommands() map[string]command {
 	return map[string]command{
 		// one line per subcommand, e.g. "build": pluginBuildCmd,
-		"call": pluginCallCmd,
+		"build": pluginBuildCmd,
+		"call":  pluginCallCmd,
 	}
 }
 

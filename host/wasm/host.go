@@ -102,7 +102,7 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 		}
 	}
 	p := &Plugin{
-		h: h, m: m, module: src.Module, sha256: digest(src.Module), builtin: src.Builtin,
+		h: h, m: m, module: src.Module, sha256: digest(src.Module), builtin: src.Builtin, logger: h.cfg.logger,
 		granted:  map[string]bool{},
 		config:   map[string]string{"agenthost.stdio": "1"},
 		inputs:   map[string]*schema.Schema{},

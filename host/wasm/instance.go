@@ -73,7 +73,7 @@ func (v *variant) newInstance(ctx context.Context) (*instance, error) {
 	}
 	// A WASI reactor (Go's c-shared) initialises its runtime in _initialize.
 	if init := mod.ExportedFunction("_initialize"); init != nil {
-		c := &Call{Plugin: p.Name(), Tool: "_initialize", ReadOnly: v.readOnly, Logger: p.h.cfg.logger, k: in.k, p: p}
+		c := &Call{Plugin: p.Name(), Tool: "_initialize", ReadOnly: v.readOnly, Logger: p.logger, k: in.k, p: p}
 		if _, err := in.invoke(ctx, c, init, nil, p.limits.timeout); err != nil {
 			mod.Close(ctx)
 			return nil, fmt.Errorf("plugin %s: initialise: %w", p.Name(), err)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"sync"
 	"time"
@@ -28,6 +29,7 @@ type Plugin struct {
 	module   []byte // as run: instrumented when interruption needs it
 	sha256   string
 	builtin  bool
+	logger   *slog.Logger
 	granted  map[string]bool
 	limits   limits
 	config   map[string]string
@@ -145,6 +147,11 @@ func (v *variant) linkHostModules(ctx context.Context, rt wazero.Runtime) error 
 			fns = append(fns, f)
 		}
 	}
+	return linkFunctions(ctx, rt, fns)
+}
+
+// linkFunctions instantiates host modules exporting fns, grouped by module.
+func linkFunctions(ctx context.Context, rt wazero.Runtime, fns []HostFunction) error {
 	byModule := map[string][]HostFunction{}
 	var order []string
 	for _, f := range fns {
@@ -164,7 +171,7 @@ func (v *variant) linkHostModules(ctx context.Context, rt wazero.Runtime) error 
 				Export(f.Name)
 		}
 		if _, err := b.Instantiate(ctx); err != nil {
-			return fmt.Errorf("plugin %s: linking %s: %w", p.Name(), mod, err)
+			return fmt.Errorf("linking %s: %w", mod, err)
 		}
 	}
 	return nil
@@ -206,7 +213,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	}
 	input := make([]byte, 0, len(tool)+1+len(args))
 	input = append(append(append(input, tool...), '\n'), args...)
-	c := &Call{Plugin: p.Name(), Tool: tool, ReadOnly: ro, Logger: p.h.cfg.logger, p: p, opts: opts}
+	c := &Call{Plugin: p.Name(), Tool: tool, ReadOnly: ro, Logger: p.logger, p: p, opts: opts}
 	rc, ierr := in.invoke(ctx, c, in.call, input, p.limits.timeout)
 	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused}
 	if ierr != nil {
@@ -277,7 +284,7 @@ func (p *Plugin) checkDescribe(ctx context.Context) error {
 		v.pool.put(in, true)
 		return fmt.Errorf("plugin %s: no `describe` export", p.Name())
 	}
-	c := &Call{Plugin: p.Name(), Tool: "describe", Logger: p.h.cfg.logger, p: p}
+	c := &Call{Plugin: p.Name(), Tool: "describe", Logger: p.logger, p: p}
 	rc, ierr := in.invoke(ctx, c, fn, nil, p.limits.timeout)
 	if ierr != nil || rc != 0 {
 		v.pool.put(in, false)

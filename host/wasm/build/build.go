@@ -1,0 +1,92 @@
+// Package build turns a plugin's source folder into one distributable .wasm:
+// it compiles the Go code for wasip1, learns the tools the code registers by
+// running its describe export once in a sandbox, merges them with the folder's
+// plugin.json, validates the result and embeds it as the manifest section.
+package build
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
+)
+
+// Options adjust a build.
+type Options struct {
+	// Go is the go command (default "go").
+	Go string
+	// TrustManifestTools keeps the tools listed in plugin.json instead of the
+	// ones the code registers. Only for building deliberately lying test
+	// plugins: the host compares the two at load and refuses a mismatch.
+	TrustManifestTools bool
+	// Registry lists the capabilities the build may link while describing
+	// (all refuse); nil links the standard ones.
+	Registry *wasm.Registry
+}
+
+// Build compiles the plugin in dir and returns the module with its manifest.
+func Build(ctx context.Context, dir string, o Options) ([]byte, *manifest.Manifest, error) {
+	spec, err := os.ReadFile(filepath.Join(dir, "plugin.json"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading plugin.json: %w", err)
+	}
+	var m manifest.Manifest
+	dec := json.NewDecoder(bytes.NewReader(spec))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, nil, fmt.Errorf("%s/plugin.json: %w", dir, err)
+	}
+	if m.ManifestVersion == 0 {
+		m.ManifestVersion = manifest.Version
+	}
+	module, err := compile(ctx, dir, o.Go)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg := o.Registry
+	if reg == nil {
+		if reg, err = wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...); err != nil {
+			return nil, nil, err
+		}
+	}
+	tools, err := wasm.Describe(ctx, module, reg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if !o.TrustManifestTools || len(m.Tools) == 0 {
+		m.Tools = tools
+	}
+	out, err := manifest.Embed(module, &m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return out, &m, nil
+}
+
+// compile runs the Go toolchain for wasip1 in dir.
+func compile(ctx context.Context, dir, goCmd string) ([]byte, error) {
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	tmp, err := os.MkdirTemp("", "agenthost-build")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "plugin.wasm")
+	cmd := exec.CommandContext(ctx, goCmd, "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("go build in %s: %w\n%s", dir, err, stderr.String())
+	}
+	return os.ReadFile(out)
+}

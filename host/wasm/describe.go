@@ -1,0 +1,83 @@
+package wasm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/agenthost/agenthost/host/wasm/manifest"
+)
+
+// Describe runs a module's `describe` export once, in a sandbox where every
+// capability refuses, and returns the tools its code registers. `plugin build`
+// uses it to write the manifest; it needs no manifest in the module.
+func Describe(ctx context.Context, module []byte, reg *Registry) ([]manifest.Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(256*16))
+	defer rt.Close(context.WithoutCancel(ctx))
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		return nil, err
+	}
+	fns := kernelFunctions(0)
+	if reg != nil {
+		for _, name := range reg.Names() {
+			c, _ := reg.Lookup(name)
+			for _, f := range c.Functions {
+				fns = append(fns, refuseAll(f))
+			}
+		}
+	}
+	if err := linkFunctions(ctx, rt, fns); err != nil {
+		return nil, err
+	}
+	compiled, err := rt.CompileModule(ctx, module)
+	if err != nil {
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	p := &Plugin{m: &manifest.Manifest{Name: "describe"}, logger: slog.New(slog.DiscardHandler), config: map[string]string{}, vars: newVars(1 << 20),
+		limits: limits{maxOutput: 16 << 20, timeout: 30 * time.Second}}
+	v := &variant{p: p, rt: rt, compiled: compiled, readOnly: true}
+	in, err := v.newInstance(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	fn := in.mod.ExportedFunction("describe")
+	if fn == nil {
+		return nil, fmt.Errorf("the module has no `describe` export: build it with pdk/")
+	}
+	c := &Call{Plugin: "describe", Tool: "describe", ReadOnly: true, Logger: p.logger, p: p}
+	rc, ierr := in.invoke(ctx, c, fn, nil, 30*time.Second)
+	if ierr != nil {
+		return nil, fmt.Errorf("describe: %w", ierr)
+	}
+	if rc != 0 {
+		return nil, fmt.Errorf("describe failed: %s", in.k.err)
+	}
+	out, oerr := in.output()
+	if oerr != nil {
+		return nil, fmt.Errorf("describe: %w", oerr)
+	}
+	var tools []manifest.Tool
+	if err := json.Unmarshal(out, &tools); err != nil {
+		return nil, fmt.Errorf("describe returned invalid JSON: %w", err)
+	}
+	return tools, nil
+}
+
+// refuseAll makes a capability function fail whatever the call.
+func refuseAll(f HostFunction) HostFunction {
+	g := f
+	g.Func = func(ctx context.Context, c *Call, stack []uint64) {
+		panic(c.Fail(CodeCapabilityDenied, "%s.%s is not available while describing a plugin", f.Module, f.Name))
+	}
+	return g
+}
