@@ -25,7 +25,8 @@ plugins: bin/agenthost-bootstrap
 testplugins: bin/agenthost-bootstrap
 	@mkdir -p host/wasm/testdata/build
 	@for p in $(TESTPLUGS); do \
-		bin/agenthost-bootstrap plugin build host/wasm/testdata/plugins/$$p -o host/wasm/testdata/build/$$p.wasm || exit 1; \
+		bin/agenthost-bootstrap plugin build host/wasm/testdata/plugins/$$p -o host/wasm/testdata/build/$$p.wasm \
+			$$(cat host/wasm/testdata/plugins/$$p/buildflags 2>/dev/null) || exit 1; \
 	done
 
 build: plugins

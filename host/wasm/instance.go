@@ -125,7 +125,7 @@ func (in *instance) classify(ctx context.Context, c *Call, err error, interrupte
 	}
 	stderr := strings.TrimSpace(in.stderr.String())
 	var exit *sys.ExitError
-	msg := err.Error()
+	msg, _, _ := strings.Cut(err.Error(), "\n") // drop wazero's wasm stack trace
 	if errors.As(err, &exit) {
 		msg = fmt.Sprintf("guest exited with code %d", exit.ExitCode())
 	}

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,7 +33,11 @@ func testModule(tb testing.TB, name string) []byte {
 	src := filepath.Join("testdata", "plugins", name)
 	out := filepath.Join("testdata", "build", name+".wasm")
 	if stale(tb, src, out) {
-		cmd := exec.Command("go", "run", "../../cmd/agenthost", "plugin", "build", src, "-o", out)
+		args := []string{"run", "../../cmd/agenthost", "plugin", "build", src, "-o", out}
+		if flags, err := os.ReadFile(filepath.Join(src, "buildflags")); err == nil {
+			args = append(args, strings.Fields(string(flags))...)
+		}
+		cmd := exec.Command("go", args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
@@ -116,4 +124,19 @@ func within(tb testing.TB, d, limit time.Duration, what string) {
 	if d > limit {
 		tb.Errorf("%s took %v, want at most %v", what, d, limit)
 	}
+}
+
+// fakeDNS resolves test names to loopback; tests never leave 127.0.0.0/8.
+type fakeDNS map[string]string
+
+func (f fakeDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	if ip, ok := f[host]; ok {
+		return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
+	}
+	return nil, fmt.Errorf("no such host %s", host)
+}
+
+func portOf(r *http.Request) string {
+	_, p, _ := net.SplitHostPort(r.Host)
+	return p
 }
