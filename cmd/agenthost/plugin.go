@@ -13,8 +13,12 @@ import (
 func pluginCommands() map[string]command {
 	return map[string]command{
 		// one line per subcommand, e.g. "build": pluginBuildCmd,
-		"build": pluginBuildCmd,
-		"call":  pluginCallCmd,
+		"build":   pluginBuildCmd,
+		"call":    pluginCallCmd,
+		"inspect": pluginInspectCmd,
+		"keygen":  pluginKeygenCmd,
+		"sign":    pluginSignCmd,
+		"verify":  pluginVerifyCmd,
 	}
 }
 

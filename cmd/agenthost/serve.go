@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/signature"
 )
 
 // serveCmd runs the HTTP server with the built-in plugins and any third-party
@@ -26,6 +27,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	data := fs.String("data", envOr("AGENTHOST_DATA", "data"), "data directory (embedded database, blobs, compile cache)")
 	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins (*.wasm)")
 	allowUnsigned := fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)")
+	var trustFiles stringList
+	fs.Var(&trustFiles, "trust", "public key file whose signatures third-party plugins may carry (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,7 +41,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	trust, err := loadTrust(trustFiles)
+	if err != nil {
+		return err
+	}
 	host, err := wasm.New(ctx, wasm.NewConfig().
+		WithVerifier(signature.Verifier{Trust: trust}).
 		WithLogger(logger).
 		WithCapabilities(reg).
 		WithAllowUnsigned(*allowUnsigned).

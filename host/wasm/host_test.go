@@ -1,10 +1,12 @@
 package wasm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
+	"github.com/agenthost/agenthost/host/wasm/signature"
 )
 
 func TestEcho(t *testing.T) {
@@ -374,5 +377,53 @@ func TestManifestReadWithoutRunning(t *testing.T) {
 	}
 	if !strings.Contains(string(fetch.InputSchema), `"enum":["GET","HEAD","POST","PUT","DELETE"]`) {
 		t.Fatalf("schema not generated from tags: %s", fetch.InputSchema)
+	}
+}
+
+func TestSignedThirdPartyPlugins(t *testing.T) {
+	pub, priv, _ := signature.GenerateKey()
+	_, otherPriv, _ := signature.GenerateKey()
+	module := testModule(t, "echo")
+	signed, err := signature.Sign(module, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := bytes.Clone(signed)
+	tampered[100] ^= 0x01
+	byStranger, _ := signature.Sign(module, otherPriv)
+	verifier := signature.Verifier{Trust: signature.NewTrustStore(pub)}
+
+	cases := []struct {
+		name          string
+		module        []byte
+		allowUnsigned bool
+		want          error // nil: loads
+	}{
+		{"signed by a trusted key", signed, false, nil},
+		{"tampered", tampered, false, signature.ErrBadSignature},
+		{"tampered, unsigned allowed", tampered, true, signature.ErrBadSignature},
+		{"unknown key", byStranger, false, signature.ErrUntrustedKey},
+		{"unsigned", module, false, signature.ErrUnsigned},
+		{"unsigned, explicitly allowed", module, true, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := wasm.New(context.Background(), wasm.NewConfig().WithVerifier(verifier).WithAllowUnsigned(tc.allowUnsigned).
+				WithLogger(slog.New(slog.DiscardHandler)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close(context.Background())
+			_, err = h.Load(context.Background(), wasm.Source{Origin: tc.name, Module: tc.module})
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("Load: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, wasm.ErrRefused) || !errors.Is(err, tc.want) {
+				t.Fatalf("Load = %v, want refusal with %v", err, tc.want)
+			}
+		})
 	}
 }
