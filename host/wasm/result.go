@@ -75,11 +75,21 @@ func parseFrame(out []byte) (Result, error) {
 	if nl < 0 {
 		return Result{}, fmt.Errorf("result frame has no header line")
 	}
+	body := out[nl+1:]
+	// The PDK writes these two headers for nearly every success; skip decoding them.
+	switch string(out[:nl]) {
+	case `{"ok":true,"body":"text"}`:
+		return Result{OK: true, Text: string(body)}, nil
+	case `{"ok":true,"body":"json"}`:
+		if !json.Valid(body) {
+			return Result{}, fmt.Errorf("result body is not valid JSON")
+		}
+		return Result{OK: true, Data: json.RawMessage(body)}, nil
+	}
 	var h frameHeader
 	if err := json.Unmarshal(out[:nl], &h); err != nil {
 		return Result{}, fmt.Errorf("result frame header: %w", err)
 	}
-	body := out[nl+1:]
 	if !h.OK {
 		if h.Error == nil {
 			h.Error = &Error{Code: CodePluginError, Message: "plugin reported failure without an error"}
