@@ -11,9 +11,8 @@ import (
 const maxLocals = 50000
 
 // instrumentCode rewrites every function body of a code section.
-func instrumentCode(payload []byte, global uint32) ([]byte, error) {
-	check := wasmbin.AppendU32([]byte{0x23}, global) // global.get $flag
-	check = append(check, 0x04, 0x40, 0x00, 0x0B)    // if; unreachable; end
+func instrumentCode(payload []byte, flag, fuel, yield uint32) ([]byte, error) {
+	check := checkSequence(flag, fuel, yield)
 
 	r := wasmbin.NewReader(payload)
 	n, err := r.U32()
@@ -43,6 +42,26 @@ func instrumentCode(payload []byte, global uint32) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %d trailing bytes in code section", wasmbin.ErrMalformed, r.Len())
 	}
 	return out, nil
+}
+
+// checkSequence is the code inserted at every loop header and function entry
+// (see the package documentation).
+func checkSequence(flag, fuel, yield uint32) []byte {
+	getFuel := wasmbin.AppendU32([]byte{0x23}, fuel)
+	setFuel := wasmbin.AppendU32([]byte{0x24}, fuel)
+	var c []byte
+	c = append(c, getFuel...)
+	c = append(c, 0x41, 0x01, 0x6B) // i32.const 1; i32.sub
+	c = append(c, setFuel...)
+	c = append(c, getFuel...)
+	c = append(c, 0x41, 0x00, 0x48) // i32.const 0; i32.lt_s
+	c = append(c, 0x04, 0x40)       // if
+	c = append(c, 0x41)             //   i32.const YieldEvery
+	c = wasmbin.AppendS64(c, YieldEvery)
+	c = append(c, setFuel...)                                                    //   global.set $fuel
+	c = append(wasmbin.AppendU32(append(c, 0x10), yield), 0x1A)                  //   call $sched_yield; drop
+	c = append(wasmbin.AppendU32(append(c, 0x23), flag), 0x04, 0x40, 0x00, 0x0B) // if $flag: unreachable
+	return append(c, 0x0B)                                                       // end
 }
 
 // instrumentBody copies one function body, inserting check at its entry and

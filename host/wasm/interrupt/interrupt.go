@@ -1,20 +1,29 @@
 // Package interrupt rewrites a WebAssembly module so that its host can stop it
-// at any moment for the price of one load and branch per loop iteration and
-// call, like Wasmtime's epoch interruption.
+// at any moment for the price of a few register operations per loop iteration
+// and call, like Wasmtime's fuel and epoch interruption.
 //
 // wazero stops a running guest only in its close-on-context-done mode, which
 // makes every loop iteration leave native code to check for cancellation; Go
-// plugins measured 5-8× slower under it. Instead, Instrument adds a mutable i32
-// global, exports it, and inserts
+// plugins measured 5-8× slower under it. Instead, Instrument adds two mutable
+// i32 globals, a flag and a fuel counter, and inserts at the top of every loop
+// and every function:
 //
-//	global.get $flag
-//	if
-//	  unreachable
-//	end
+//	fuel = fuel - 1
+//	if fuel < 0 {
+//	  fuel = YieldEvery
+//	  sched_yield()          // the module's own WASI import
+//	  if flag { unreachable }
+//	}
 //
-// at the top of every loop and every function. The host sets the flag from
-// another goroutine (Trigger) when a call's context ends; the guest traps at its
-// next loop iteration or call, and the host discards the instance.
+// The host sets the flag (and empties the fuel) from another goroutine
+// (Trigger) when a call's context ends; the guest traps within YieldEvery loop
+// iterations or calls, and the host discards the instance.
+//
+// The periodic sched_yield is not optional: compiled Wasm code has no Go
+// preemption points, so a guest that never calls the host would hold up every
+// stop-the-world phase of the Go garbage collector — and with it the goroutine
+// that is to set the flag — forever. The host call gives the Go scheduler a
+// safe point every YieldEvery iterations.
 package interrupt
 
 import (
@@ -26,12 +35,19 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmbin"
 )
 
-// DefaultGlobalExport is the export name of the interrupt flag.
+// DefaultGlobalExport is the export name of the interrupt flag; the fuel
+// counter is exported under the same name with the suffix ".fuel".
 const DefaultGlobalExport = "agenthost.interrupt"
 
+// YieldEvery is how many loop iterations and calls pass between two host calls.
+// It bounds how long a guest can hold off the Go scheduler and how late it sees
+// the flag: about 10-100 µs of guest work.
+const YieldEvery = 10000
+
 // ErrUnsupported is returned for modules that use instructions the rewriter
-// does not decode (SIMD, threads, exceptions, multi-memory). Callers fall back
-// to wazero's close-on-context-done mode for them.
+// does not decode (SIMD, threads, exceptions, multi-memory) or that do not
+// import WASI's sched_yield. Callers fall back to wazero's
+// close-on-context-done mode for them.
 var ErrUnsupported = errors.New("module cannot be instrumented for interruption")
 
 // Options configure Instrument.
@@ -53,16 +69,19 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	importedGlobals, err := countImportedGlobals(secs)
+	importedGlobals, yield, err := scanImports(secs)
 	if err != nil {
 		return nil, err
+	}
+	if yield < 0 {
+		return nil, fmt.Errorf("%w: the module does not import wasi_snapshot_preview1.sched_yield", ErrUnsupported)
 	}
 	var out []wasmbin.Section
 	var globalIdx uint32
 	haveGlobal, haveExport := false, false
 	for _, s := range secs {
 		if s.ID == wasmbin.SecGlobal {
-			payload, n, err := appendGlobal(s.Payload)
+			payload, n, err := appendGlobals(s.Payload)
 			if err != nil {
 				return nil, err
 			}
@@ -76,21 +95,21 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 		out = append(out, s)
 	}
 	if !haveGlobal {
-		payload, _, _ := appendGlobal([]byte{0})
+		payload, _, _ := appendGlobals([]byte{0})
 		globalIdx = importedGlobals
 		out = insertSection(out, wasmbin.Section{ID: wasmbin.SecGlobal, Payload: payload})
 	}
 	for i, s := range out {
 		switch s.ID {
 		case wasmbin.SecExport:
-			p, err := appendExport(s.Payload, name, globalIdx)
+			p, err := appendExports(s.Payload, name, globalIdx)
 			if err != nil {
 				return nil, err
 			}
 			out[i].Payload = p
 			haveExport = true
 		case wasmbin.SecCode:
-			p, err := instrumentCode(s.Payload, globalIdx)
+			p, err := instrumentCode(s.Payload, globalIdx, globalIdx+1, uint32(yield))
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +117,7 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 		}
 	}
 	if !haveExport {
-		p, _ := appendExport([]byte{0}, name, globalIdx)
+		p, _ := appendExports([]byte{0}, name, globalIdx)
 		out = insertSection(out, wasmbin.Section{ID: wasmbin.SecExport, Payload: p})
 	}
 	return wasmbin.Encode(out), nil
@@ -115,10 +134,15 @@ func Trigger(mod api.Module, exportName string) error {
 		exportName = DefaultGlobalExport
 	}
 	g, ok := mod.ExportedGlobal(exportName).(api.MutableGlobal)
-	if !ok {
+	fuel, ok2 := mod.ExportedGlobal(exportName + ".fuel").(api.MutableGlobal)
+	if !ok || !ok2 {
 		return fmt.Errorf("module has no mutable global %q: was it instrumented?", exportName)
 	}
 	g.Set(1)
+	// Emptying the fuel sends the guest to the flag check at once. The guest
+	// may overwrite it with its own decrement; then it gets there within
+	// YieldEvery iterations anyway.
+	fuel.Set(api.EncodeI32(-1))
 	return nil
 }
 
@@ -165,48 +189,65 @@ func dropsWithCode(name string) bool {
 	return name == "sourceMappingURL" || name == "external_debug_info" || len(name) > 7 && name[:7] == ".debug_"
 }
 
-func countImportedGlobals(secs []wasmbin.Section) (uint32, error) {
-	var n uint32
+// scanImports counts imported globals and finds the function index of
+// wasi_snapshot_preview1.sched_yield (-1 when not imported).
+func scanImports(secs []wasmbin.Section) (globals uint32, yield int, err error) {
+	yield = -1
 	for _, s := range secs {
 		if s.ID != wasmbin.SecImport {
 			continue
 		}
 		imports, err := wasmbin.Imports(wasmbin.Encode([]wasmbin.Section{s}))
 		if err != nil {
-			return 0, err
+			return 0, -1, err
 		}
+		funcs := 0
 		for _, im := range imports {
-			if im.Kind == wasmbin.ImportGlobal {
-				n++
+			switch im.Kind {
+			case wasmbin.ImportGlobal:
+				globals++
+			case wasmbin.ImportFunc:
+				if im.Module == "wasi_snapshot_preview1" && im.Name == "sched_yield" {
+					yield = funcs
+				}
+				funcs++
 			}
 		}
 	}
-	return n, nil
+	return globals, yield, nil
 }
 
-// appendGlobal adds `(global (mut i32) (i32.const 0))` to a global section and
-// returns the new payload and the new global's index among defined globals.
-func appendGlobal(payload []byte) ([]byte, uint32, error) {
+// appendGlobals adds the flag `(global (mut i32) (i32.const 0))` and the fuel
+// `(global (mut i32) (i32.const YieldEvery))` to a global section and returns
+// the new payload and the flag's index among defined globals.
+func appendGlobals(payload []byte) ([]byte, uint32, error) {
 	r := wasmbin.NewReader(payload)
 	n, err := r.U32()
 	if err != nil {
 		return nil, 0, err
 	}
-	out := wasmbin.AppendU32(nil, n+1)
+	out := wasmbin.AppendU32(nil, n+2)
 	out = append(out, payload[r.Offset():]...)
 	out = append(out, 0x7F, 0x01, 0x41, 0x00, 0x0B)
+	out = append(out, 0x7F, 0x01, 0x41)
+	out = wasmbin.AppendS64(out, YieldEvery)
+	out = append(out, 0x0B)
 	return out, n, nil
 }
 
-func appendExport(payload []byte, name string, global uint32) ([]byte, error) {
+// appendExports exports the flag as name and the fuel as name+".fuel".
+func appendExports(payload []byte, name string, flag uint32) ([]byte, error) {
 	r := wasmbin.NewReader(payload)
 	n, err := r.U32()
 	if err != nil {
 		return nil, err
 	}
-	out := wasmbin.AppendU32(nil, n+1)
+	out := wasmbin.AppendU32(nil, n+2)
 	out = append(out, payload[r.Offset():]...)
 	out = wasmbin.AppendName(out, name)
 	out = append(out, 0x03)
-	return wasmbin.AppendU32(out, global), nil
+	out = wasmbin.AppendU32(out, flag)
+	out = wasmbin.AppendName(out, name+".fuel")
+	out = append(out, 0x03)
+	return wasmbin.AppendU32(out, flag+1), nil
 }

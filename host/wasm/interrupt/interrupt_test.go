@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -165,13 +167,11 @@ func TestInstrumentRefusesBadInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out, err := interrupt.Instrument(in, interrupt.Options{})
 			if name == "header only" {
-				// A module with no sections is valid; it gains the flag.
-				if err != nil {
-					t.Fatalf("Instrument(header only): %v", err)
+				// Valid, but with no sched_yield to give the Go scheduler its
+				// safe points: the caller must use close-on-context-done.
+				if !errors.Is(err, interrupt.ErrUnsupported) || out != nil {
+					t.Fatalf("Instrument(header only) = %v, want ErrUnsupported", err)
 				}
-				rt := wazero.NewRuntime(context.Background())
-				defer rt.Close(context.Background())
-				mustCompile(t, rt, out)
 				return
 			}
 			if !errors.Is(err, wasmbin.ErrMalformed) {
@@ -182,13 +182,22 @@ func TestInstrumentRefusesBadInput(t *testing.T) {
 }
 
 func TestInstrumentRefusesSIMD(t *testing.T) {
-	// (module (func (result v128) v128.const i32x4 0 0 0 0))
+	// (module (import "wasi_snapshot_preview1" "sched_yield" (func (result i32)))
+	//         (func (result v128) v128.const i32x4 0 0 0 0))
 	mod := []byte{0, 'a', 's', 'm', 1, 0, 0, 0,
-		1, 5, 1, 0x60, 0, 1, 0x7B, // type: () -> v128
-		3, 2, 1, 0, // func 0 : type 0
-		10, 22, 1, 20, 0, 0xFD, 0x0C, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0B}
-	if _, err := interrupt.Instrument(mod, interrupt.Options{}); !errors.Is(err, interrupt.ErrUnsupported) {
-		t.Fatalf("Instrument(SIMD) = %v, want ErrUnsupported", err)
+		1, 9, 2, 0x60, 0, 1, 0x7B, 0x60, 0, 1, 0x7F, // types: () -> v128, () -> i32
+		2, 38, 1, 22}
+	mod = append(mod, "wasi_snapshot_preview1"...)
+	mod = append(mod, 11)
+	mod = append(mod, "sched_yield"...)
+	mod = append(mod, 0, 1, // import func of type 1
+		3, 2, 1, 0, // func 1 : type 0
+		10, 22, 1, 20, 0, 0xFD, 0x0C, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0B)
+	rt := wazero.NewRuntime(context.Background())
+	defer rt.Close(context.Background())
+	mustCompile(t, rt, mod) // the test module itself is valid
+	if _, err := interrupt.Instrument(mod, interrupt.Options{}); !errors.Is(err, interrupt.ErrUnsupported) || !strings.Contains(err.Error(), "0xFD") {
+		t.Fatalf("Instrument(SIMD) = %v, want ErrUnsupported naming 0xFD", err)
 	}
 }
 
@@ -205,4 +214,41 @@ func FuzzInstrument(f *testing.F) {
 			t.Fatalf("Instrument produced an unparsable module: %v", err)
 		}
 	})
+}
+
+// TestTriggerWhileGarbageCollecting reproduces what deadlocked a plain flag
+// check: a spinning guest holds up the collector's stop-the-world, which holds
+// up the goroutine that would set the flag. The periodic yield must let both
+// proceed.
+func TestTriggerWhileGarbageCollecting(t *testing.T) {
+	mod := instantiate(t, instrumented(t), false)
+	done := make(chan error, 1)
+	go func() {
+		_, err := mod.ExportedFunction("spin").Call(context.Background())
+		done <- err
+	}()
+	stopGC := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stopGC:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	defer close(stopGC)
+	time.Sleep(100 * time.Millisecond)
+	t0 := time.Now()
+	time.AfterFunc(0, func() { interrupt.Trigger(mod, "") })
+	select {
+	case err := <-done:
+		if err == nil || !interrupt.Triggered(mod, "") {
+			t.Fatalf("spin ended with %v, flag %v", err, interrupt.Triggered(mod, ""))
+		}
+		t.Logf("stopped %v after Trigger under GC pressure", time.Since(t0))
+	case <-time.After(5 * time.Second):
+		t.Fatal("guest still running 5s after Trigger: the collector and the guest deadlocked")
+	}
 }
