@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/extism/go-sdk v1.7.1
+	github.com/goccy/go-json v0.10.5
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.12.0

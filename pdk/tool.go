@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // toolDef is one registered tool.
@@ -77,7 +79,7 @@ func Tool[A, R any](name, description string, handler func(args A) (R, error), o
 	t.invoke = func(raw []byte) [][]byte {
 		var args A
 		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &args); err != nil {
+			if err := gojson.Unmarshal(raw, &args); err != nil {
 				return errorFrame(Errorf("invalid_arguments", "%v", err))
 			}
 		}
