@@ -16,8 +16,7 @@ type Problem struct {
 }
 
 func problem(c *fiber.Ctx, status int, title, detail string) error {
-	c.Set(fiber.HeaderContentType, "application/problem+json")
-	return c.Status(status).JSON(Problem{Type: "about:blank", Title: title, Status: status, Detail: detail})
+	return c.Status(status).JSON(Problem{Type: "about:blank", Title: title, Status: status, Detail: detail}, "application/problem+json")
 }
 
 func problemHandler(log *slog.Logger) fiber.ErrorHandler {
