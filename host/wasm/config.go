@@ -18,6 +18,8 @@ type Config struct {
 	verifier      Verifier
 	allowUnsigned bool
 	defaults      Defaults
+	// closeOnDoneOnly skips instrumentation (tests of the fallback mode).
+	closeOnDoneOnly bool
 }
 
 // Defaults are the limits of plugins whose manifest leaves them unset.

@@ -15,3 +15,7 @@ func (p *Plugin) AcquireForBenchmark(ctx context.Context, readOnly bool) (func()
 	}
 	return func() { v.pool.put(in, true) }, nil
 }
+
+// WithCloseOnDoneOnly makes the host run every plugin in wazero's
+// close-on-context-done mode, the fallback for modules it cannot instrument.
+func (c Config) WithCloseOnDoneOnly() Config { c.closeOnDoneOnly = true; return c }

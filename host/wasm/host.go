@@ -278,6 +278,9 @@ func (h *Host) limitsFor(m *manifest.Manifest) limits {
 // prepareModule instruments a module so the host can stop it cheaply; a module
 // the instrumentation cannot rewrite runs in wazero's slower stoppable mode.
 func (h *Host) prepareModule(module []byte) ([]byte, bool, error) {
+	if h.cfg.closeOnDoneOnly {
+		return module, false, nil
+	}
 	out, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal})
 	if errors.Is(err, interrupt.ErrUnsupported) {
 		h.cfg.logger.Info("plugin cannot be instrumented; using close-on-context-done", "reason", err)

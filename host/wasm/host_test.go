@@ -102,6 +102,22 @@ func TestHostilePluginsAreContained(t *testing.T) {
 	})
 	healthy()
 
+	t.Run("fallback mode stops within timeout+100ms too", func(t *testing.T) {
+		h2 := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithCloseOnDoneOnly() })
+		p := load(t, h2, "loop")
+		if err := h2.Warm(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 2; i++ {
+			t0 := time.Now()
+			r := call(t, p, "spin", map[string]any{})
+			if r.OK || r.Error.Code != wasm.CodeTimeout {
+				t.Fatalf("spin: %+v", r.Error)
+			}
+			within(t, time.Since(t0), 400*time.Millisecond, "stopping the endless loop in close-on-done mode")
+		}
+	})
+
 	t.Run("caller cancellation stops the guest", func(t *testing.T) {
 		p, _ := h.Plugin("loop")
 		ctx, cancel := context.WithCancel(context.Background())
