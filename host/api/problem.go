@@ -5,6 +5,9 @@ import (
 	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // Problem is an RFC 9457 problem document, the shape of every API error.
@@ -25,7 +28,28 @@ func problemHandler(log *slog.Logger) fiber.ErrorHandler {
 		if errors.As(err, &fe) {
 			return problem(c, fe.Code, fe.Message, "")
 		}
+		// Domain errors carry messages written for the caller (they name the
+		// field or the id), so they travel as the problem's detail.
+		for _, m := range clientErrors {
+			if errors.Is(err, m.err) {
+				return problem(c, m.status, m.title, err.Error())
+			}
+		}
 		log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
 		return problem(c, fiber.StatusInternalServerError, "Internal Server Error", "")
 	}
+}
+
+// clientErrors maps domain errors to statuses, most specific first.
+var clientErrors = []struct {
+	err    error
+	status int
+	title  string
+}{
+	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
+	{tenancy.ErrUnauthenticated, fiber.StatusUnauthorized, "Unauthorized"},
+	{tenancy.ErrNotFound, fiber.StatusNotFound, "Not Found"},
+	{tenancy.ErrForbidden, fiber.StatusForbidden, "Forbidden"},
+	{tenancy.ErrConflict, fiber.StatusConflict, "Conflict"},
+	{tenancy.ErrInvalid, fiber.StatusBadRequest, "Bad Request"},
 }

@@ -8,4 +8,20 @@ func routes(app *fiber.App, d Deps) {
 	v1 := app.Group("/api/v1")
 	v1.Get("/plugins", handlePlugins(d.Plugins))
 	v1.Get("/tools", handleTools(d.Plugins))
+	if d.Auth == nil || d.Files == nil || d.Workspaces == nil {
+		return // a server without storage (tests of the plugin surface)
+	}
+
+	authed := v1.Group("", requireAuth(d.Auth))
+	authed.Get("/workspaces", handleWorkspaces(d.Workspaces))
+	authed.Get("/workspaces/:ws/folders", handleListFolders(d.Files))
+	authed.Post("/workspaces/:ws/folders", handleCreateFolder(d.Files))
+	authed.Post("/workspaces/:ws/files", handleUpload(d.Files))
+	authed.Patch("/folders/:id", handleUpdateFolder(d.Files))
+	authed.Delete("/folders/:id", handleDeleteFolder(d.Files))
+	authed.Get("/files", handleListFiles(d.Files))
+	authed.Get("/files/:id", handleGetFile(d.Files))
+	authed.Get("/files/:id/content", handleFileContent(d.Files))
+	authed.Patch("/files/:id", handleUpdateFile(d.Files))
+	authed.Delete("/files/:id", handleDeleteFile(d.Files))
 }

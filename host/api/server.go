@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -25,14 +26,27 @@ type Deps struct {
 	Plugins Plugins
 	// Ready reports whether start-up work (plugin warm-up) has finished.
 	Ready func() error
+	// Auth, Workspaces and Files serve the authenticated API; without them
+	// only health and the plugin listings are served.
+	Auth       Authenticator
+	Workspaces Workspaces
+	Files      *files.Service
+	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
+	MaxBody int
 }
 
 // New builds the Fiber app with every route.
 func New(d Deps) *fiber.App {
+	if d.MaxBody <= 0 {
+		d.MaxBody = 1<<30 + 1<<20
+	}
 	app := fiber.New(fiber.Config{
 		AppName:               "agenthost",
 		DisableStartupMessage: true,
 		ErrorHandler:          problemHandler(d.Logger),
+		BodyLimit:             d.MaxBody,
+		// Uploads stream from the connection instead of being buffered whole.
+		StreamRequestBody: true,
 	})
 	routes(app, d)
 	return app

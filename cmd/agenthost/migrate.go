@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/jobs"
+	"github.com/agenthost/agenthost/host/store"
+)
+
+// storageFlags are the flags every command that opens the database shares.
+type storageFlags struct {
+	data, url *string
+}
+
+func addStorageFlags(fs *flag.FlagSet) storageFlags {
+	return storageFlags{
+		data: fs.String("data", envOr("AGENTHOST_DATA", "data"), "data directory (embedded database, blobs, compile cache)"),
+		url:  fs.String("database", envOr("AGENTHOST_DATABASE_URL", ""), "PostgreSQL URL (postgres://…); empty uses the embedded database in -data"),
+	}
+}
+
+func (s storageFlags) open(ctx context.Context, logger *slog.Logger) (*store.DB, error) {
+	return store.Open(ctx, store.Config{URL: *s.url, Dir: *s.data, Logger: logger})
+}
+
+// blobs returns the blob backend that goes with the database: a directory
+// beside the embedded database, or the database itself for PostgreSQL, so
+// every host of a cluster reads the same bytes.
+func (s storageFlags) blobs(db *store.DB) (files.Blobs, error) {
+	if db.Dialect() == store.Postgres {
+		return blob.NewPostgres(db.Pool(), blob.WithStagingDir(filepath.Join(*s.data, "staging"))), nil
+	}
+	return blob.NewDir(filepath.Join(*s.data, "blobs"))
+}
+
+// migrateAll applies agenthost's schema and the job queue's.
+func migrateAll(ctx context.Context, db *store.DB) error {
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	return jobs.Migrate(ctx, db)
+}
+
+// migrateCmd applies the database migrations (forward-only).
+func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sf := addStorageFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	db, err := sf.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := migrateAll(ctx, db); err != nil {
+		return err
+	}
+	v, err := db.MigrateTo(ctx, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s database at schema version %d\n", db.Dialect(), v)
+	return nil
+}
+
+// prepareSchema migrates the embedded database, and PostgreSQL when asked;
+// a PostgreSQL database with pending migrations is refused with the command
+// that applies them, because several hosts may share it and an operator
+// decides when its schema changes.
+func prepareSchema(ctx context.Context, db *store.DB, migratePostgres bool) error {
+	if db.Dialect() == store.SQLite || migratePostgres {
+		return migrateAll(ctx, db)
+	}
+	pending, err := db.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	if pending {
+		return fmt.Errorf("the PostgreSQL database has pending migrations: run `agenthost migrate -database URL` (or serve -migrate)")
+	}
+	return nil
+}

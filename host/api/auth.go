@@ -1,0 +1,44 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// Authenticator turns an API token secret into the acting principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, secret string) (tenancy.Principal, error)
+}
+
+const principalKey = "agenthost.principal"
+
+// requireAuth admits requests that carry `Authorization: Bearer <token>` of
+// a live API token and makes its principal available to handlers.
+func requireAuth(a Authenticator) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		h := c.Get(fiber.HeaderAuthorization)
+		secret, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="agenthost"`)
+			return fmt.Errorf("%w: send Authorization: Bearer <API token>", tenancy.ErrUnauthenticated)
+		}
+		p, err := a.Authenticate(c.UserContext(), strings.TrimSpace(secret))
+		if err != nil {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="agenthost", error="invalid_token"`)
+			return err
+		}
+		c.Locals(principalKey, p)
+		return c.Next()
+	}
+}
+
+// principal is the authenticated principal of the request.
+func principal(c *fiber.Ctx) tenancy.Principal {
+	p, _ := c.Locals(principalKey).(tenancy.Principal)
+	return p
+}

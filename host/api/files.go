@@ -1,0 +1,280 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"mime/multipart"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// Workspaces is what the API needs to list a principal's workspaces.
+type Workspaces interface {
+	Workspaces(ctx context.Context, p tenancy.Principal) ([]tenancy.Workspace, error)
+}
+
+func handleWorkspaces(ws Workspaces) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		out, err := ws.Workspaces(c.UserContext(), principal(c))
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			out = []tenancy.Workspace{}
+		}
+		return c.JSON(out)
+	}
+}
+
+// uploadResult is an uploaded file, flagged when it was already there.
+type uploadResult struct {
+	files.Item
+	Existing bool `json:"existing"`
+}
+
+// handleUpload stores the multipart part "file" (fields: folderId, tags as
+// repeated or comma-separated values, description, noDedupe).
+func handleUpload(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		form, err := c.MultipartForm()
+		if err != nil {
+			return fmt.Errorf("%w: want a multipart/form-data body with a part named \"file\": %v", tenancy.ErrInvalid, err)
+		}
+		defer form.RemoveAll()
+		parts := form.File["file"]
+		if len(parts) != 1 {
+			return fmt.Errorf("%w: want exactly one part named \"file\", got %d", tenancy.ErrInvalid, len(parts))
+		}
+		fh := parts[0]
+		name := rawFilename(fh)
+		content, err := fh.Open()
+		if err != nil {
+			return err
+		}
+		defer content.Close()
+		u := files.Upload{
+			WorkspaceID: c.Params("ws"),
+			Name:        name,
+			MIMEType:    fh.Header.Get("Content-Type"),
+			FolderID:    formValue(form, "folderId"),
+			Tags:        splitList(form.Value["tags"]),
+			Description: formValue(form, "description"),
+			NoDedupe:    formValue(form, "noDedupe") == "true",
+			Content:     content,
+		}
+		if u.MIMEType == "application/octet-stream" {
+			u.MIMEType = "" // browsers say this when they do not know; we detect
+		}
+		item, existing, err := svc.Upload(c.UserContext(), principal(c), u)
+		if err != nil {
+			return err
+		}
+		status := fiber.StatusCreated
+		if existing {
+			status = fiber.StatusOK
+		}
+		return c.Status(status).JSON(uploadResult{item, existing})
+	}
+}
+
+// rawFilename is the part's filename as the client sent it. Go's multipart
+// reader keeps only the last path element ("../../x" becomes "x"); we want
+// the original, so that a name with path tricks is refused with a clear
+// error instead of being silently renamed.
+func rawFilename(fh *multipart.FileHeader) string {
+	if _, params, err := mime.ParseMediaType(fh.Header.Get("Content-Disposition")); err == nil {
+		if name, ok := params["filename"]; ok {
+			return name
+		}
+	}
+	return fh.Filename
+}
+
+func formValue(f *multipart.Form, key string) string {
+	if v := f.Value[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// splitList accepts repeated values and comma-separated ones.
+func splitList(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// handleListFiles: GET /files?workspace=&folder=&tag=&mime=&name=&status=&order=&limit=&cursor=
+// (folder=root lists files in no folder).
+func handleListFiles(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		flt := files.Filter{
+			WorkspaceID: c.Query("workspace"),
+			MIMEType:    c.Query("mime"),
+			Name:        c.Query("name"),
+			Status:      files.Status(c.Query("status")),
+			Order:       files.Order(c.Query("order")),
+			Cursor:      c.Query("cursor"),
+		}
+		args := c.Request().URI().QueryArgs()
+		for _, v := range args.PeekMulti("tag") {
+			flt.Tags = append(flt.Tags, splitList([]string{string(v)})...)
+		}
+		if f := c.Query("folder"); f != "" {
+			if f == "root" {
+				f = ""
+			}
+			flt.Folder = &f
+		}
+		if l := c.Query("limit"); l != "" {
+			n, err := strconv.Atoi(l)
+			if err != nil {
+				return fmt.Errorf("%w: limit %q is not a number", tenancy.ErrInvalid, l)
+			}
+			flt.Limit = n
+		}
+		page, err := svc.List(c.UserContext(), principal(c), flt)
+		if err != nil {
+			return err
+		}
+		return c.JSON(page)
+	}
+}
+
+func handleGetFile(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		f, err := svc.Get(c.UserContext(), principal(c), c.Params("id"))
+		if err != nil {
+			return err
+		}
+		return c.JSON(f)
+	}
+}
+
+// handleFileContent streams a file's bytes.
+func handleFileContent(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		f, r, err := svc.Open(c.UserContext(), principal(c), c.Params("id"))
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderContentType, f.MIMEType)
+		c.Set(fiber.HeaderContentDisposition, `attachment; filename*=UTF-8''`+urlPathEscape(f.Name))
+		c.Set(fiber.HeaderETag, `"`+f.SHA256+`"`)
+		// fasthttp closes the reader when the response is written.
+		return c.SendStream(r, int(r.Size()))
+	}
+}
+
+// fileUpdate is the JSON body of PATCH /files/:id.
+type fileUpdate struct {
+	Name        *string       `json:"name"`
+	Description *string       `json:"description"`
+	Status      *files.Status `json:"status"`
+	FolderID    *string       `json:"folderId"`
+	AddTags     []string      `json:"addTags"`
+	RemoveTags  []string      `json:"removeTags"`
+	Shared      *bool         `json:"shared"`
+}
+
+func handleUpdateFile(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var u fileUpdate
+		if err := decodeJSON(c, &u); err != nil {
+			return err
+		}
+		f, err := svc.Update(c.UserContext(), principal(c), c.Params("id"), files.Update{
+			Name: u.Name, Description: u.Description, Status: u.Status, Folder: u.FolderID,
+			AddTags: u.AddTags, RemoveTags: u.RemoveTags, Shared: u.Shared,
+		})
+		if err != nil {
+			return err
+		}
+		return c.JSON(f)
+	}
+}
+
+func handleDeleteFile(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := svc.Delete(c.UserContext(), principal(c), c.Params("id")); err != nil {
+			return err
+		}
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+}
+
+func handleListFolders(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		out, err := svc.Folders(c.UserContext(), principal(c), c.Params("ws"))
+		if err != nil {
+			return err
+		}
+		return c.JSON(out)
+	}
+}
+
+// folderRequest is the JSON body of POST and PATCH on folders.
+type folderRequest struct {
+	Name     *string `json:"name"`
+	ParentID *string `json:"parentId"`
+	AutoRule *string `json:"autoRule"`
+}
+
+func handleCreateFolder(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var r folderRequest
+		if err := decodeJSON(c, &r); err != nil {
+			return err
+		}
+		f := files.Folder{WorkspaceID: c.Params("ws")}
+		if r.Name != nil {
+			f.Name = *r.Name
+		}
+		if r.ParentID != nil {
+			f.ParentID = *r.ParentID
+		}
+		if r.AutoRule != nil {
+			f.AutoRule = *r.AutoRule
+		}
+		out, err := svc.CreateFolder(c.UserContext(), principal(c), f)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(out)
+	}
+}
+
+func handleUpdateFolder(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var r folderRequest
+		if err := decodeJSON(c, &r); err != nil {
+			return err
+		}
+		out, err := svc.UpdateFolder(c.UserContext(), principal(c), c.Params("id"), files.FolderUpdate{Name: r.Name, Parent: r.ParentID, AutoRule: r.AutoRule})
+		if err != nil {
+			return err
+		}
+		return c.JSON(out)
+	}
+}
+
+func handleDeleteFolder(svc *files.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := svc.DeleteFolder(c.UserContext(), principal(c), c.Params("id")); err != nil {
+			return err
+		}
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+}

@@ -1,0 +1,272 @@
+package files
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// Store is what the file service needs from the database. Every method that
+// takes a principal applies its access scope.
+type Store interface {
+	Levels(ctx context.Context, p tenancy.Principal, workspaceID string) (read, write tenancy.Level, err error)
+	// InsertFile records a file whose blob is stored. With dedupe it first
+	// looks, within the principal's read scope and the file's workspace, for a
+	// file with the same bytes and name and returns that one instead
+	// (existing=true).
+	InsertFile(ctx context.Context, p tenancy.Principal, f Item, dedupe bool) (_ Item, existing bool, _ error)
+	File(ctx context.Context, p tenancy.Principal, id string) (Item, error)
+	Files(ctx context.Context, p tenancy.Principal, f Filter) (Page, error)
+	UpdateFile(ctx context.Context, p tenancy.Principal, id string, u Update) (Item, error)
+	DeleteFile(ctx context.Context, p tenancy.Principal, id string) error
+	InsertFolder(ctx context.Context, p tenancy.Principal, f Folder) (Folder, error)
+	Folder(ctx context.Context, p tenancy.Principal, id string) (Folder, error)
+	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]Folder, error)
+	UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u FolderUpdate) (Folder, error)
+	DeleteFolder(ctx context.Context, p tenancy.Principal, id string) error
+}
+
+// Blobs is the content-addressed storage file content lives in.
+type Blobs interface {
+	Put(ctx context.Context, r io.Reader, max int64) (sha string, size int64, err error)
+	Open(ctx context.Context, sha string) (blob.Reader, error)
+}
+
+// Service is the file management API the HTTP layer, tools and ingestion use.
+type Service struct {
+	store   Store
+	blobs   Blobs
+	maxSize int64
+}
+
+// DefaultMaxUpload is the upload limit when none is configured: 1 GiB.
+const DefaultMaxUpload int64 = 1 << 30
+
+// NewService returns a file service; maxUpload ≤ 0 means DefaultMaxUpload.
+func NewService(store Store, blobs Blobs, maxUpload int64) *Service {
+	if maxUpload <= 0 {
+		maxUpload = DefaultMaxUpload
+	}
+	return &Service{store: store, blobs: blobs, maxSize: maxUpload}
+}
+
+// ErrTooLarge wraps blob.ErrTooLarge for uploads over the configured limit.
+var ErrTooLarge = blob.ErrTooLarge
+
+// Upload is one file to store.
+type Upload struct {
+	WorkspaceID string
+	Name        string
+	// MIMEType; empty detects it from the name's extension, then the content.
+	MIMEType    string
+	FolderID    string
+	Tags        []string
+	Description string
+	// Content is read to its end.
+	Content io.Reader
+	// NoDedupe stores a new file even when the same name and bytes exist.
+	NoDedupe bool
+}
+
+// Upload stores a file. Content is streamed into the blob store and hashed;
+// the file becomes visible in one transaction only after every byte is
+// stored, so a failed or interrupted upload leaves nothing visible. When the
+// same bytes under the same name already exist in the workspace and are
+// readable by p, that file is returned with existing=true.
+func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ Item, existing bool, _ error) {
+	if err := ValidateName("file", u.Name); err != nil {
+		return Item{}, false, err
+	}
+	tags, err := normalizeTags(u.Tags)
+	if err != nil {
+		return Item{}, false, err
+	}
+	if u.Content == nil {
+		return Item{}, false, fmt.Errorf("%w: upload has no content", tenancy.ErrInvalid)
+	}
+	if _, write, err := s.store.Levels(ctx, p, u.WorkspaceID); err != nil {
+		return Item{}, false, err
+	} else if write == tenancy.None {
+		return Item{}, false, fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, u.WorkspaceID)
+	}
+	var folders []Folder
+	if u.FolderID != "" {
+		// The store checks it again in the insert's transaction; asking first
+		// refuses an unknown folder before a byte is stored.
+		if f, err := s.store.Folder(ctx, p, u.FolderID); err != nil {
+			return Item{}, false, err
+		} else if f.WorkspaceID != u.WorkspaceID {
+			return Item{}, false, fmt.Errorf("%w: folder %q", tenancy.ErrNotFound, u.FolderID)
+		}
+	} else if folders, err = s.store.Folders(ctx, p, u.WorkspaceID); err != nil {
+		return Item{}, false, err
+	}
+
+	content := bufio.NewReaderSize(u.Content, 512)
+	mimeType := u.MIMEType
+	if mimeType == "" {
+		mimeType = detectMIME(u.Name, content)
+	}
+	sha, size, err := s.blobs.Put(ctx, content, s.maxSize)
+	if err != nil {
+		if errors.Is(err, blob.ErrTooLarge) {
+			return Item{}, false, fmt.Errorf("%w: upload %q exceeds the limit of %d bytes: %w", tenancy.ErrInvalid, u.Name, s.maxSize, err)
+		}
+		return Item{}, false, fmt.Errorf("files: store content of %q: %w", u.Name, err)
+	}
+	item := Item{
+		WorkspaceID: u.WorkspaceID, Name: u.Name, MIMEType: mimeType, SHA256: sha, Size: size,
+		FolderID: u.FolderID, Tags: tags, Description: u.Description, Status: StatusActive,
+	}
+	if item.FolderID == "" {
+		item.FolderID = autoFolder(folders, item)
+	}
+	return s.store.InsertFile(ctx, p, item, !u.NoDedupe)
+}
+
+// detectMIME guesses a type from the extension, then from the first bytes.
+func detectMIME(name string, r *bufio.Reader) string {
+	if t := mime.TypeByExtension(strings.ToLower(path.Ext(name))); t != "" {
+		return t
+	}
+	head, _ := r.Peek(512)
+	return http.DetectContentType(head)
+}
+
+// autoFolder returns the first folder (by name) whose auto-rule the file
+// matches, or "".
+func autoFolder(folders []Folder, f Item) string {
+	for _, fo := range folders {
+		if fo.AutoRule == "" {
+			continue
+		}
+		if r, err := parseRule(fo.AutoRule); err == nil && r.matches(f) {
+			return fo.ID
+		}
+	}
+	return ""
+}
+
+// Get returns a file's metadata.
+func (s *Service) Get(ctx context.Context, p tenancy.Principal, id string) (Item, error) {
+	return s.store.File(ctx, p, id)
+}
+
+// Open returns a file's metadata and a reader of its content; the caller
+// closes the reader.
+func (s *Service) Open(ctx context.Context, p tenancy.Principal, id string) (Item, blob.Reader, error) {
+	f, err := s.store.File(ctx, p, id)
+	if err != nil {
+		return Item{}, nil, err
+	}
+	r, err := s.blobs.Open(ctx, f.SHA256)
+	if err != nil {
+		return Item{}, nil, fmt.Errorf("files: content of %s: %w", id, err)
+	}
+	return f, r, nil
+}
+
+// List returns one page of the files p can read that match the filter.
+func (s *Service) List(ctx context.Context, p tenancy.Principal, f Filter) (Page, error) {
+	if f.Status != "" && !f.Status.Valid() {
+		return Page{}, fmt.Errorf("%w: unknown status %q", tenancy.ErrInvalid, f.Status)
+	}
+	if f.Order != "" && f.Order != OrderNewest && f.Order != OrderName {
+		return Page{}, fmt.Errorf("%w: unknown order %q (newest, name)", tenancy.ErrInvalid, f.Order)
+	}
+	if f.Limit < 0 || f.Limit > 1000 {
+		return Page{}, fmt.Errorf("%w: limit %d out of 1..1000", tenancy.ErrInvalid, f.Limit)
+	}
+	return s.store.Files(ctx, p, f)
+}
+
+// Update changes a file's metadata.
+func (s *Service) Update(ctx context.Context, p tenancy.Principal, id string, u Update) (Item, error) {
+	if u.Name != nil {
+		if err := ValidateName("file", *u.Name); err != nil {
+			return Item{}, err
+		}
+	}
+	if u.Status != nil && !u.Status.Valid() {
+		return Item{}, fmt.Errorf("%w: unknown status %q", tenancy.ErrInvalid, *u.Status)
+	}
+	var err error
+	if u.AddTags, err = normalizeTags(u.AddTags); err != nil {
+		return Item{}, err
+	}
+	if u.RemoveTags, err = normalizeTags(u.RemoveTags); err != nil {
+		return Item{}, err
+	}
+	f, err := s.store.UpdateFile(ctx, p, id, u)
+	if err != nil || f.FolderID != "" || len(u.AddTags) == 0 {
+		return f, err
+	}
+	// A retagged file in no folder may now fall under a folder's auto-rule.
+	folders, err := s.store.Folders(ctx, p, f.WorkspaceID)
+	if err != nil {
+		return f, err
+	}
+	if to := autoFolder(folders, f); to != "" {
+		return s.store.UpdateFile(ctx, p, id, Update{Folder: &to})
+	}
+	return f, nil
+}
+
+// Delete removes a file. Its blob stays while other files use it.
+func (s *Service) Delete(ctx context.Context, p tenancy.Principal, id string) error {
+	return s.store.DeleteFile(ctx, p, id)
+}
+
+// CreateFolder makes a folder.
+func (s *Service) CreateFolder(ctx context.Context, p tenancy.Principal, f Folder) (Folder, error) {
+	if err := ValidateName("folder", f.Name); err != nil {
+		return Folder{}, err
+	}
+	if f.AutoRule != "" {
+		if _, err := parseRule(f.AutoRule); err != nil {
+			return Folder{}, err
+		}
+	}
+	if _, write, err := s.store.Levels(ctx, p, f.WorkspaceID); err != nil {
+		return Folder{}, err
+	} else if write == tenancy.None {
+		return Folder{}, fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, f.WorkspaceID)
+	}
+	return s.store.InsertFolder(ctx, p, f)
+}
+
+// Folders lists a workspace's folders.
+func (s *Service) Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]Folder, error) {
+	return s.store.Folders(ctx, p, workspaceID)
+}
+
+// UpdateFolder renames or moves a folder; a move into itself or one of its
+// descendants is refused.
+func (s *Service) UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u FolderUpdate) (Folder, error) {
+	if u.Name != nil {
+		if err := ValidateName("folder", *u.Name); err != nil {
+			return Folder{}, err
+		}
+	}
+	if u.AutoRule != nil && *u.AutoRule != "" {
+		if _, err := parseRule(*u.AutoRule); err != nil {
+			return Folder{}, err
+		}
+	}
+	return s.store.UpdateFolder(ctx, p, id, u)
+}
+
+// DeleteFolder removes a folder and its subfolders; their files stay, in no
+// folder.
+func (s *Service) DeleteFolder(ctx context.Context, p tenancy.Principal, id string) error {
+	return s.store.DeleteFolder(ctx, p, id)
+}

@@ -1,0 +1,97 @@
+// Package storetest is the conformance suite every store implementation
+// passes: the same scenarios, run against each real database (the embedded
+// SQLite store and PostgreSQL), as River's riverdrivertest does for its
+// drivers. A dialect's test calls Run with a function that opens a fresh,
+// migrated database and the blob backend that goes with it.
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// Env is one fresh, migrated database and its blob backend.
+type Env struct {
+	DB    *store.DB
+	Blobs files.Blobs
+}
+
+// Opener makes a fresh, empty (unmigrated) Env for one test; it registers
+// its own cleanup.
+type Opener func(tb testing.TB) Env
+
+// migrated opens a fresh Env and applies every migration.
+func migrated(t *testing.T, open Opener) Env {
+	t.Helper()
+	env := open(t)
+	if err := env.DB.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// Run runs every conformance scenario against the store open makes.
+func Run(t *testing.T, open Opener) {
+	t.Run("Migrations", func(t *testing.T) { testMigrations(t, open) })
+	t.Run("Tenancy", func(t *testing.T) { testTenancy(t, open) })
+	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
+	t.Run("AccessMatrix", func(t *testing.T) { testAccessMatrix(t, open) })
+	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
+	t.Run("Listing", func(t *testing.T) { testListing(t, open) })
+	t.Run("Folders", func(t *testing.T) { testFolders(t, open) })
+	t.Run("BadInput", func(t *testing.T) { testBadInput(t, open) })
+	t.Run("ConcurrentUploads", func(t *testing.T) { testConcurrentUploads(t, open) })
+}
+
+// world is the cast of the access scenarios: two tenants; in tenant 1 the
+// workspaces A and B with users in every role, and a tenant admin.
+type world struct {
+	env                                   Env
+	svc                                   *files.Service
+	t1, t2                                tenancy.Tenant
+	wsA, wsB, wsC                         tenancy.Workspace
+	alice, bob, victor, pat, carol, admin tenancy.Principal
+	dave, daveAdmin                       tenancy.Principal
+}
+
+func newWorld(t *testing.T, open Opener) *world {
+	t.Helper()
+	env := migrated(t, open)
+	ctx := context.Background()
+	db := env.DB
+	w := &world{env: env, svc: files.NewService(db, env.Blobs, 1<<20)}
+	w.t1 = must(db.CreateTenant(ctx, "Acme"))
+	w.t2 = must(db.CreateTenant(ctx, "Other"))
+	w.wsA = must(db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: w.t1.ID, Name: "A", Kind: "chatbot"}))
+	w.wsB = must(db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: w.t1.ID, Name: "B"}))
+	w.wsC = must(db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: w.t2.ID, Name: "C"}))
+	user := func(tn tenancy.Tenant, email string, admin bool, ws *tenancy.Workspace, role tenancy.Role) tenancy.Principal {
+		u := must(db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: email, Name: email, Admin: admin}))
+		if ws != nil {
+			if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: role}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return tenancy.Principal{TenantID: tn.ID, UserID: u.ID, Admin: admin}
+	}
+	w.alice = user(w.t1, "alice@acme", false, &w.wsA, tenancy.RoleMember)
+	w.bob = user(w.t1, "bob@acme", false, &w.wsA, tenancy.RoleMember)
+	w.victor = user(w.t1, "victor@acme", false, &w.wsA, tenancy.RoleViewer)
+	w.pat = user(w.t1, "pat@acme", false, &w.wsA, tenancy.RolePersonal)
+	w.carol = user(w.t1, "carol@acme", false, &w.wsB, tenancy.RoleManager)
+	w.admin = user(w.t1, "admin@acme", true, nil, "")
+	w.dave = user(w.t2, "dave@other", false, &w.wsC, tenancy.RoleManager)
+	w.daveAdmin = user(w.t2, "root@other", true, nil, "")
+	return w
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

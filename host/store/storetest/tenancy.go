@@ -1,0 +1,155 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+func testTenancy(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+
+	t.Run("user e-mail unique per tenant", func(t *testing.T) {
+		_, err := db.CreateUser(ctx, tenancy.User{TenantID: w.t1.ID, Email: "alice@acme"})
+		if !errors.Is(err, tenancy.ErrConflict) {
+			t.Fatalf("duplicate e-mail: %v", err)
+		}
+		if _, err := db.CreateUser(ctx, tenancy.User{TenantID: w.t2.ID, Email: "alice@acme"}); err != nil {
+			t.Fatalf("same e-mail in another tenant: %v", err)
+		}
+	})
+	t.Run("unknown tenant", func(t *testing.T) {
+		_, err := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: "nope", Name: "x"})
+		if !errors.Is(err, tenancy.ErrNotFound) {
+			t.Fatalf("workspace of unknown tenant: %v", err)
+		}
+	})
+	t.Run("membership never crosses tenants", func(t *testing.T) {
+		err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: w.wsC.ID, UserID: w.alice.UserID, Role: tenancy.RoleMember})
+		if !errors.Is(err, tenancy.ErrNotFound) {
+			t.Fatalf("cross-tenant membership: %v", err)
+		}
+		err = db.SetMembership(ctx, tenancy.Membership{WorkspaceID: w.wsA.ID, UserID: w.alice.UserID, Role: "owner"})
+		if !errors.Is(err, tenancy.ErrInvalid) {
+			t.Fatalf("unknown role: %v", err)
+		}
+	})
+	t.Run("levels", func(t *testing.T) {
+		cases := []struct {
+			name        string
+			p           tenancy.Principal
+			ws          string
+			read, write tenancy.Level
+			err         error
+		}{
+			{"member", w.alice, w.wsA.ID, tenancy.Group, tenancy.My, nil},
+			{"viewer", w.victor, w.wsA.ID, tenancy.Group, tenancy.None, nil},
+			{"personal", w.pat, w.wsA.ID, tenancy.My, tenancy.My, nil},
+			{"manager", w.carol, w.wsB.ID, tenancy.Group, tenancy.Group, nil},
+			{"admin", w.admin, w.wsB.ID, tenancy.All, tenancy.All, nil},
+			{"non-member", w.carol, w.wsA.ID, 0, 0, tenancy.ErrNotFound},
+			{"other tenant", w.dave, w.wsA.ID, 0, 0, tenancy.ErrNotFound},
+			{"other tenant's admin", w.daveAdmin, w.wsA.ID, 0, 0, tenancy.ErrNotFound},
+			{"unknown workspace", w.admin, "nope", 0, 0, tenancy.ErrNotFound},
+		}
+		for _, c := range cases {
+			r, wr, err := db.Levels(ctx, c.p, c.ws)
+			if c.err != nil {
+				if !errors.Is(err, c.err) {
+					t.Errorf("%s: err %v, want %v", c.name, err, c.err)
+				}
+				continue
+			}
+			if err != nil || r != c.read || wr != c.write {
+				t.Errorf("%s: %v/%v %v, want %v/%v", c.name, r, wr, err, c.read, c.write)
+			}
+		}
+	})
+	t.Run("workspaces listed by membership", func(t *testing.T) {
+		for _, c := range []struct {
+			p    tenancy.Principal
+			want []string
+		}{
+			{w.alice, []string{"A"}},
+			{w.carol, []string{"B"}},
+			{w.admin, []string{"A", "B"}},
+			{w.dave, []string{"C"}},
+		} {
+			ws, err := db.Workspaces(ctx, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, x := range ws {
+				got = append(got, x.Name)
+			}
+			if len(got) != len(c.want) || (len(got) > 0 && got[0] != c.want[0]) || (len(got) > 1 && got[1] != c.want[1]) {
+				t.Errorf("%s sees %v, want %v", c.p.UserID, got, c.want)
+			}
+		}
+	})
+	t.Run("revoked membership takes effect at once", func(t *testing.T) {
+		f := upload(t, w, w.alice, w.wsA.ID, "m.txt", "m")
+		if _, err := w.svc.Get(ctx, w.bob, f.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: w.wsA.ID, UserID: w.bob.UserID}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.Get(ctx, w.bob, f.ID); !errors.Is(err, tenancy.ErrNotFound) {
+			t.Fatalf("after removal: %v", err)
+		}
+	})
+}
+
+func testTokens(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	tok, secret, err := db.CreateToken(ctx, w.alice.UserID, "cli", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.Authenticate(ctx, secret)
+	if err != nil || p != w.alice {
+		t.Fatalf("authenticate: %+v %v, want %+v", p, err, w.alice)
+	}
+	// Only the hash is kept.
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM api_tokens WHERE hash = '"+secret+"'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("secret stored in clear: %d %v", n, err)
+	}
+	past := time.Now().Add(-time.Minute)
+	_, expired, err := db.CreateToken(ctx, w.alice.UserID, "old", &past)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, secret string }{
+		{"empty", ""},
+		{"malformed", "Bearer nonsense"},
+		{"unknown", tenancy.NewTokenSecret()},
+		{"tampered", secret[:len(secret)-1] + "A"},
+		{"expired", expired},
+	} {
+		if _, err := db.Authenticate(ctx, c.secret); !errors.Is(err, tenancy.ErrUnauthenticated) {
+			t.Errorf("%s token: %v", c.name, err)
+		}
+	}
+	if err := db.RevokeToken(ctx, w.bob, tok.ID); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("bob revoking alice's token: %v", err)
+	}
+	if err := db.RevokeToken(ctx, w.daveAdmin, tok.ID); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("another tenant's admin revoking: %v", err)
+	}
+	if err := db.RevokeToken(ctx, w.alice, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Authenticate(ctx, secret); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Fatalf("revoked token: %v", err)
+	}
+}
