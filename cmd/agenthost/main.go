@@ -35,6 +35,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"plugin": pluginCmd,
 		"serve":  serveCmd,
+		"worker": workerCmd,
 	}
 }
 

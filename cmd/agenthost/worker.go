@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/agenthost/agenthost/host/jobs"
+)
+
+// workerStopTimeout is how long an interrupted worker lets running jobs
+// finish before it cancels them (they are retried later, by any process).
+const workerStopTimeout = 30 * time.Second
+
+// workerCmd works background jobs until interrupted, without the HTTP
+// server. Any number may run beside `agenthost serve` on one database; on
+// the embedded store they share the data directory's database file.
+func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sf := addStorageFlags(fs) // -data, -database
+	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	db, err := sf.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := prepareSchema(ctx, db, *migrate); err != nil {
+		return err
+	}
+	reg := jobKinds()
+	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Logger: logger})
+	if err != nil {
+		return err
+	}
+	if err := q.Start(ctx); err != nil {
+		return err
+	}
+	kinds := reg.Kinds()
+	slices.Sort(kinds)
+	logger.Info("agenthost worker running", "database", db.Dialect(), "kinds", kinds)
+
+	<-ctx.Done()
+	logger.Info("stopping; running jobs may finish", "within", workerStopTimeout)
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), workerStopTimeout)
+	defer cancel()
+	return q.Stop(stopCtx)
+}
+
+// jobKinds builds the registry of every kind of background job agenthost
+// has. `agenthost serve` and `agenthost worker` both take theirs from here,
+// so every process knows every kind: a kind is added with one jobs.Register
+// line in this function and nowhere else.
+func jobKinds() *jobs.Registry {
+	reg := jobs.NewRegistry()
+	// No kinds yet: indexing and other background work register theirs here.
+	return reg
+}
