@@ -4,6 +4,7 @@
 //	agenthost serve                    run the HTTP server (and workers)
 //	agenthost worker                   run background workers only
 //	agenthost migrate                  apply database migrations
+//	agenthost admin ...                tenants, users, workspaces, roles, API tokens
 //	agenthost plugin build DIR         compile a plugin and embed its manifest
 //	agenthost plugin inspect FILE      print manifest, capabilities, hash, signature
 //	agenthost plugin call FILE TOOL JSON  run one tool and print the result
@@ -33,9 +34,11 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 func commands() map[string]command {
 	return map[string]command{
-		"plugin": pluginCmd,
-		"serve":  serveCmd,
-		"worker": workerCmd,
+		"plugin":  pluginCmd,
+		"serve":   serveCmd,
+		"worker":  workerCmd,
+		"migrate": migrateCmd,
+		"admin":   adminCmd,
 	}
 }
 
@@ -59,6 +62,7 @@ commands:
   serve                          run the HTTP server and background workers
   worker                         run background workers only
   migrate                        apply database migrations
+  admin bootstrap|user|workspace|member|token   tenants, users, workspaces, roles, API tokens
   plugin build DIR [-o FILE]     compile a plugin and embed its manifest
   plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature
   plugin call FILE TOOL JSON     run one tool of a plugin and print the result

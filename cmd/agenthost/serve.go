@@ -9,11 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/builtin"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/signature"
 )
@@ -24,7 +27,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr("AGENTHOST_ADDR", "127.0.0.1:8080"), "listen address")
-	data := fs.String("data", envOr("AGENTHOST_DATA", "data"), "data directory (embedded database, blobs, compile cache)")
+	sf := addStorageFlags(fs)
+	data := sf.data
+	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
+	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
 	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins (*.wasm)")
 	allowUnsigned := fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)")
 	var trustFiles stringList
@@ -37,6 +43,32 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(*data, 0o755); err != nil {
 		return err
 	}
+	db, err := sf.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := prepareSchema(ctx, db, *migrate); err != nil {
+		return err
+	}
+	blobs, err := sf.blobs(db)
+	if err != nil {
+		return err
+	}
+	fileSvc := files.NewService(db, blobs, *maxUpload)
+	queue, err := jobs.New(db, jobs.Config{Registry: jobKinds(), Work: true, Logger: logger})
+	if err != nil {
+		return err
+	}
+	if err := queue.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		// Running jobs get a grace period, then are cancelled and requeued.
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		queue.Stop(stopCtx)
+	}()
 	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...)
 	if err != nil {
 		return err
@@ -89,7 +121,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("plugins ready", "count", len(host.Plugins()), "took", time.Since(start).Round(time.Millisecond))
 	}()
 
-	app := api.New(api.Deps{Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() }})
+	app := api.New(api.Deps{
+		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
+		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
+	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	return api.Serve(ctx, app, *addr)
 }
@@ -97,6 +132,15 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func envOr(key, def string) string {
 	if v, ok := os.LookupEnv(key); ok {
 		return v
+	}
+	return def
+}
+
+func envInt64(key string, def int64) int64 {
+	if v, ok := os.LookupEnv(key); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
 	}
 	return def
 }

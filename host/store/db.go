@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -74,6 +75,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	pcfg, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("store: database URL: %w", err)
+	}
+	if !strings.Contains(cfg.URL, "pool_max_conns") {
+		// pgxpool's default (max(4, cores)) is too few here: the job queue
+		// holds one connection for LISTEN, and uploads, listings and event
+		// streams run beside it. A URL may still set pool_max_conns.
+		pcfg.MaxConns = int32(max(16, 4*runtime.NumCPU()))
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
