@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/gofiber/fiber/v2"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -19,10 +20,14 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-// server starts the API on a real listener over the embedded store and
-// returns its base URL and two users' tokens: alice (member of A) and carol
-// (member of B, same tenant).
-func server(t *testing.T) (base, alice, carol, wsA string) {
+// testServer is the API on a real listener over the embedded store, with
+// two users' tokens: alice (member of A) and carol (member of B, same tenant).
+type testServer struct {
+	app                     *fiber.App
+	base, alice, carol, wsA string
+}
+
+func server(t *testing.T) testServer {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -55,7 +60,7 @@ func server(t *testing.T) (base, alice, carol, wsA string) {
 		}
 		return secret
 	}
-	alice, carol = token("alice@acme", a), token("carol@acme", b)
+	alice, carol := token("alice@acme", a), token("carol@acme", b)
 	app := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: noPlugins{}, Ready: func() error { return nil },
 		Auth: db, Workspaces: db, Files: files.NewService(db, blobs, 1<<20), MaxBody: 2 << 20})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -64,7 +69,7 @@ func server(t *testing.T) (base, alice, carol, wsA string) {
 	}
 	go app.Listener(ln)
 	t.Cleanup(func() { app.Shutdown() })
-	return "http://" + ln.Addr().String() + "/api/v1", alice, carol, a.ID
+	return testServer{app, "http://" + ln.Addr().String() + "/api/v1", alice, carol, a.ID}
 }
 
 type call struct {
@@ -108,7 +113,8 @@ func multipartBody(t *testing.T, name string, content []byte, fields map[string]
 }
 
 func TestFilesAPI(t *testing.T) {
-	base, alice, carol, wsA := server(t)
+	ts := server(t)
+	base, alice, carol, wsA := ts.base, ts.alice, ts.carol, ts.wsA
 	body, ct := multipartBody(t, "notes.md", []byte("# Notes\nhello"), map[string]string{"tags": "draft, q4", "description": "d"})
 	status, _, raw := do(t, base, call{"POST", "/workspaces/" + wsA + "/files", alice, ct, body})
 	if status != 201 {

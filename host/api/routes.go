@@ -6,6 +6,7 @@ import "github.com/gofiber/fiber/v2"
 func routes(app *fiber.App, d Deps) {
 	app.Get("/healthz", handleHealth(d.Ready))
 	v1 := app.Group("/api/v1")
+	v1.Get("/openapi.json", handleOpenAPI())
 	v1.Get("/plugins", handlePlugins(d.Plugins))
 	v1.Get("/tools", handleTools(d.Plugins))
 	if d.Auth == nil || d.Files == nil || d.Workspaces == nil {
