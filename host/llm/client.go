@@ -1,0 +1,360 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Client calls the configured models. It is safe for concurrent use; one
+// Client per process is enough (it keeps a connection pool per provider).
+type Client struct {
+	cfg    Config
+	meter  Meter
+	log    *slog.Logger
+	chains map[Operation][]*model
+}
+
+// provider is one configured endpoint with its go-openai client.
+type provider struct {
+	ProviderConfig
+	api *openai.Client
+}
+
+// model is one chain entry bound to its provider.
+type model struct {
+	ModelConfig
+	p *provider
+}
+
+func (m *model) String() string { return m.p.Name + "/" + m.Model }
+
+func (m *model) info() ModelInfo {
+	return ModelInfo{
+		Provider: m.p.Name, Name: m.Model, ContextWindow: m.ContextWindow,
+		FunctionCalling: !m.NoFunctionCalling,
+		InputCHFPer1M:   m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M,
+		CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars,
+		Dimensions: m.Dimensions,
+	}
+}
+
+// New builds a Client from cfg (defaults applied, then validated; see
+// Config.Validate). meter may be nil (nothing is recorded); logger may be nil
+// (nothing is logged). It makes no network calls: a wrong key or URL shows at
+// the first call. Operations without a chain are allowed; calling them
+// returns an error wrapping ErrNotConfigured.
+func New(cfg Config, meter Meter, logger *slog.Logger) (*Client, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("llm: configuration: %w", err)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{cfg: cfg, meter: meter, log: logger, chains: map[Operation][]*model{}}
+	providers := map[string]*provider{}
+	for _, pc := range cfg.Providers {
+		// One pool per provider; the default two idle connections per host
+		// would make a busy host reconnect for most calls.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		oc := openai.DefaultConfig(pc.APIKey)
+		oc.BaseURL = strings.TrimRight(pc.BaseURL, "/")
+		oc.HTTPClient = &recordingDoer{hc: &http.Client{Transport: tr}}
+		providers[pc.Name] = &provider{ProviderConfig: pc, api: openai.NewClientWithConfig(oc)}
+	}
+	for op, chain := range cfg.Models {
+		for _, mc := range chain {
+			m := &model{ModelConfig: mc, p: providers[mc.Provider]}
+			if !mc.Free && !mc.priced() {
+				logger.Warn("llm: model has no price; its calls are recorded at 0 CHF (set prices or free: true)",
+					"operation", op, "model", m.String())
+			}
+			c.chains[op] = append(c.chains[op], m)
+		}
+	}
+	return c, nil
+}
+
+// chain returns the models for op. OpSummary without a chain of its own uses
+// OpAgent's, so a one-model setup can summarise.
+func (c *Client) chain(op Operation) []*model {
+	if ch := c.chains[op]; len(ch) > 0 || op != OpSummary {
+		return ch
+	}
+	return c.chains[OpAgent]
+}
+
+// Model returns the first model of op's chain (the one normally used);
+// false when none is configured. OpSummary falls back to OpAgent's chain.
+func (c *Client) Model(op Operation) (ModelInfo, bool) {
+	ch := c.chain(op)
+	if len(ch) == 0 {
+		return ModelInfo{}, false
+	}
+	return ch[0].info(), true
+}
+
+// Chain returns every model of op's chain in fallback order.
+func (c *Client) Chain(op Operation) []ModelInfo {
+	var out []ModelInfo
+	for _, m := range c.chain(op) {
+		out = append(out, m.info())
+	}
+	return out
+}
+
+// Configured reports whether op has at least one model (OpSummary: or
+// OpAgent has). Without one, calls of op fail with ErrNotConfigured and the
+// rest of agenthost keeps working.
+func (c *Client) Configured(op Operation) bool { return len(c.chain(op)) > 0 }
+
+// Config returns the effective configuration (defaults applied). Keys are
+// included: do not log it whole (ProviderConfig redacts itself for slog).
+func (c *Client) Config() Config { return c.cfg }
+
+// recordingDoer is the HTTP client go-openai calls. go-openai drops the
+// response headers of failed requests, so the doer notes the status and
+// headers (Retry-After, x-request-id) into the attempt's record, found
+// through the request context.
+type recordingDoer struct{ hc *http.Client }
+
+func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.hc.Do(req)
+	if rec, ok := req.Context().Value(attemptKey{}).(*attemptRecord); ok {
+		rec.sent = true
+		if resp != nil {
+			rec.status = resp.StatusCode
+			rec.header = resp.Header
+		}
+	}
+	return resp, err
+}
+
+type attemptKey struct{}
+
+// attemptRecord is what the doer saw of one attempt. It is written and read
+// on the calling goroutine only (go-openai calls Do synchronously).
+type attemptRecord struct {
+	sent   bool
+	status int
+	header http.Header
+}
+
+// attempt is one try of one model: its context carries the record and is
+// cancelled when the provider's timeout passes without touch.
+type attempt struct {
+	ctx     context.Context
+	rec     *attemptRecord
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+// touch restarts the time-out; streams call it per chunk so that a long
+// answer is not cut while a silent one is.
+func (a *attempt) touch() { a.timer.Reset(a.timeout) }
+
+// tryFunc runs one attempt. delivered reports whether output already
+// reached the caller, which forbids retrying (see package doc).
+type tryFunc func(a *attempt, m *model) (delivered bool, err error)
+
+var errAttemptTimeout = errors.New("attempt timed out")
+
+// run tries chain in order with retries and backoff, as the package doc
+// describes. It returns the model that answered and the number of HTTP
+// attempts made.
+func (c *Client) run(ctx context.Context, op Operation, chain []*model, try tryFunc) (*model, int, error) {
+	attempts := 0
+	var last *ProviderError
+	var tried []string
+	for mi, m := range chain {
+		n := 0
+		for n < c.cfg.Retry.Attempts {
+			n++
+			attempts++
+			rec := &attemptRecord{}
+			actx, cancel := context.WithCancelCause(context.WithValue(ctx, attemptKey{}, rec))
+			a := &attempt{ctx: actx, rec: rec, timeout: m.p.Timeout}
+			a.timer = time.AfterFunc(m.p.Timeout, func() { cancel(errAttemptTimeout) })
+			delivered, err := try(a, m)
+			timedOut := errors.Is(context.Cause(actx), errAttemptTimeout)
+			a.timer.Stop()
+			cancel(nil)
+			if err == nil {
+				if mi > 0 || n > 1 {
+					c.log.Info("llm: call succeeded after retry or fallback", "operation", op, "model", m.String(), "attempts", attempts)
+				}
+				return m, attempts, nil
+			}
+			if ctx.Err() != nil {
+				return m, attempts, stopped(op, ctx)
+			}
+			pe := classify(m, rec, err, timedOut)
+			last = pe
+			if delivered {
+				return m, attempts, fmt.Errorf("llm: %s: %w: %w", op, ErrStreamInterrupted, pe)
+			}
+			if !pe.retryable {
+				return m, attempts, pe
+			}
+			if n >= c.cfg.Retry.Attempts {
+				break
+			}
+			wait := c.backoff(n)
+			if pe.RetryAfter > 0 {
+				if pe.RetryAfter > c.cfg.Retry.MaxRetryAfter {
+					c.log.Warn("llm: provider asks to wait longer than allowed; next model", "operation", op,
+						"model", m.String(), "retryAfter", pe.RetryAfter, "max", c.cfg.Retry.MaxRetryAfter)
+					break
+				}
+				wait = max(wait, pe.RetryAfter)
+			}
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+				break // waiting would outlive the caller; another model may answer now
+			}
+			c.log.Warn("llm: retrying", "operation", op, "model", m.String(), "attempt", n, "wait", wait, "err", pe)
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return m, attempts, stopped(op, ctx)
+			case <-t.C:
+			}
+		}
+		tried = append(tried, fmt.Sprintf("%s ×%d", m, n))
+		if mi+1 < len(chain) {
+			c.log.Warn("llm: falling back to the next model", "operation", op, "from", m.String(),
+				"to", chain[mi+1].String(), "err", last)
+		}
+	}
+	return nil, attempts, fmt.Errorf("llm: %s: %w (tried %s): %w", op, ErrUnavailable, strings.Join(tried, ", "), last)
+}
+
+// stopped is the error of a call whose context ended.
+func stopped(op Operation, ctx context.Context) error {
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return fmt.Errorf("llm: %s call stopped: %w (%w)", op, ctx.Err(), cause)
+	}
+	return fmt.Errorf("llm: %s call stopped: %w", op, ctx.Err())
+}
+
+// backoff is the wait before retry n (1-based): BaseDelay doubling up to
+// MaxDelay, jittered over its upper half so that many clients hit by the same
+// rate limit do not return in step.
+func (c *Client) backoff(n int) time.Duration {
+	r := c.cfg.Retry
+	d := r.BaseDelay
+	for i := 1; i < n && d < r.MaxDelay; i++ {
+		d *= 2
+	}
+	d = min(d, r.MaxDelay)
+	if d <= 0 {
+		return 0
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// classify turns an attempt's error into a ProviderError and decides whether
+// it is worth retrying.
+func classify(m *model, rec *attemptRecord, err error, timedOut bool) *ProviderError {
+	pe := &ProviderError{Provider: m.p.Name, Model: m.Model, Err: err, StatusCode: rec.status}
+	if rec.header != nil {
+		pe.RetryAfter = retryAfter(rec.header, time.Now())
+		pe.RequestID = rec.header.Get("x-request-id")
+	}
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		pe.Type, pe.Message = apiErr.Type, apiErr.Message
+		if apiErr.Code != nil {
+			pe.Code = fmt.Sprint(apiErr.Code)
+		}
+		if apiErr.Param != nil {
+			pe.Param = *apiErr.Param
+		}
+		if pe.StatusCode == 0 {
+			pe.StatusCode = apiErr.HTTPStatusCode
+		}
+	case errors.As(err, &reqErr):
+		pe.Message = strings.TrimSpace(string(reqErr.Body))
+		if len(pe.Message) > 500 {
+			pe.Message = pe.Message[:500] + "…"
+		}
+		if pe.StatusCode == 0 {
+			pe.StatusCode = reqErr.HTTPStatusCode
+		}
+	}
+	switch s := pe.StatusCode; {
+	case timedOut:
+		pe.Err = fmt.Errorf("%w after %s: %w", ErrTimeout, m.p.Timeout, err)
+		pe.retryable = true
+	case s == http.StatusTooManyRequests || s == http.StatusRequestTimeout || s >= 500:
+		pe.retryable = true
+	case s >= 200 && s < 300:
+		// The provider accepted the request and then sent something broken
+		// (bad JSON, a cut stream, an error event): its fault, try again.
+		pe.retryable = true
+	case s != 0:
+		// Other 4xx: the request or the configuration is wrong.
+	case rec.sent:
+		pe.retryable = true // no response: connection refused, reset, DNS
+	default:
+		// go-openai refused the request before sending it (its checks of
+		// model-specific parameters): retrying cannot help.
+	}
+	return pe
+}
+
+// retryAfter reads retry-after-ms (OpenAI, Azure) or Retry-After (seconds
+// or an HTTP date).
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// record hands u to the meter. The context keeps its values (attribution)
+// but not its cancellation: a stopped call still pays for what it used.
+func (c *Client) record(ctx context.Context, u Usage) error {
+	c.log.Debug("llm: usage", "operation", u.Operation, "model", u.Provider+"/"+u.Model,
+		"promptTokens", u.PromptTokens, "completionTokens", u.CompletionTokens,
+		"costCHF", u.CostCHF, "estimated", u.Estimated, "duration", u.Duration)
+	if c.meter == nil {
+		return nil
+	}
+	if err := c.meter.Record(context.WithoutCancel(ctx), u); err != nil {
+		return fmt.Errorf("llm: %s: %w: %w", u.Operation, ErrMeter, err)
+	}
+	return nil
+}
+
+// tokenCost prices tokens at CHF per million.
+func tokenCost(m *model, prompt, completion int) float64 {
+	return (float64(prompt)*m.InputCHFPer1M + float64(completion)*m.OutputCHFPer1M) / 1e6
+}

@@ -1,0 +1,59 @@
+package llm
+
+import "strings"
+
+// knownModel is a built-in default for a well-known model, used when the
+// configuration names the model without giving its context window or prices
+// (the usual case with the environment-only setup).
+type knownModel struct {
+	name          string
+	contextWindow int
+	noFunctions   bool
+	// CHF per 1M input / output tokens, per audio minute, per 1M characters.
+	in, out, perMinute, per1MChars float64
+}
+
+// knownModels holds OpenAI's published list prices (USD, 2025) converted at
+// 0.80 CHF per USD. They go stale: operators who bill customers set prices in
+// the configuration, which always wins. Immutable.
+var knownModels = []knownModel{
+	{name: "gpt-5", contextWindow: 400_000, in: 1.00, out: 8.00},
+	{name: "gpt-5-mini", contextWindow: 400_000, in: 0.20, out: 1.60},
+	{name: "gpt-5-nano", contextWindow: 400_000, in: 0.04, out: 0.32},
+	{name: "gpt-4.1", contextWindow: 1_047_576, in: 1.60, out: 6.40},
+	{name: "gpt-4.1-mini", contextWindow: 1_047_576, in: 0.32, out: 1.28},
+	{name: "gpt-4.1-nano", contextWindow: 1_047_576, in: 0.08, out: 0.32},
+	{name: "gpt-4o", contextWindow: 128_000, in: 2.00, out: 8.00},
+	{name: "gpt-4o-mini", contextWindow: 128_000, in: 0.12, out: 0.48},
+	{name: "o4-mini", contextWindow: 200_000, in: 0.88, out: 3.52},
+	{name: "o3-mini", contextWindow: 200_000, in: 0.88, out: 3.52},
+	{name: "text-embedding-3-small", contextWindow: 8191, in: 0.016},
+	{name: "text-embedding-3-large", contextWindow: 8191, in: 0.104},
+	{name: "text-embedding-ada-002", contextWindow: 8191, in: 0.08},
+	{name: "whisper-1", perMinute: 0.0048},
+	{name: "gpt-4o-transcribe", perMinute: 0.0048},
+	{name: "gpt-4o-mini-transcribe", perMinute: 0.0024},
+	{name: "tts-1", per1MChars: 12.00},
+	{name: "tts-1-hd", per1MChars: 24.00},
+}
+
+// lookupKnown finds a model by exact name, or a dated snapshot of one
+// ("gpt-4o-2024-08-06" is gpt-4o, but "gpt-4o-mini" is not gpt-4o). A
+// provider prefix such as "openai/" (OpenRouter) is ignored.
+func lookupKnown(name string) (knownModel, bool) {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	var best knownModel
+	found := false
+	for _, k := range knownModels {
+		if name == k.name {
+			return k, true
+		}
+		rest, ok := strings.CutPrefix(name, k.name+"-")
+		if ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' && (!found || len(k.name) > len(best.name)) {
+			best, found = k, true
+		}
+	}
+	return best, found
+}

@@ -1,0 +1,229 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Operation is a kind of model use. Each operation has its own fallback chain
+// of models in the configuration, so a cheap model can summarise while a
+// strong one runs the agent.
+type Operation string
+
+// The operations agenthost configures models for.
+const (
+	// OpAgent is the agent loop's chat with tools.
+	OpAgent Operation = "agent"
+	// OpSummary is summarisation and analysis (progressive summaries of
+	// older rounds). Without a chain of its own it uses OpAgent's.
+	OpSummary Operation = "summary"
+	// OpEmbedding turns text into vectors for the knowledge store.
+	OpEmbedding Operation = "embedding"
+	// OpTranscription is speech to text.
+	OpTranscription Operation = "transcription"
+	// OpSpeech is text to speech.
+	OpSpeech Operation = "speech"
+)
+
+// Operations lists every operation in a fixed order (configuration, docs).
+func Operations() []Operation {
+	return []Operation{OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech}
+}
+
+func (op Operation) valid() bool {
+	switch op {
+	case OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech:
+		return true
+	}
+	return false
+}
+
+func (op Operation) chat() bool { return op == OpAgent || op == OpSummary }
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one message of a chat, in the OpenAI shape.
+//
+// Role is system, user, assistant or tool. An assistant message may carry
+// ToolCalls (with or without Content); a tool message answers one of them and
+// names it by ToolCallID. Name is optional (a participant's name).
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+	Name       string     `json:"name,omitempty"`
+}
+
+// ToolCall is one function call the model asked for.
+//
+// Arguments is the raw JSON text the model produced. It is not checked: it
+// may be invalid JSON or not match the tool's schema, so callers validate it
+// (and report problems back to the model as a tool result).
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolDef offers one function to the model. Parameters is a JSON Schema
+// object; nil means "no parameters" and is sent as an empty object schema.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// ChatRequest is one chat completion.
+//
+// Operation selects the model chain (OpAgent when empty; only OpAgent and
+// OpSummary are chat operations). Tools may only be given when the chain has
+// models with function calling: models flagged without it are skipped for
+// such a request (see ErrNoFunctionCalling). MaxTokens bounds the completion
+// (0: the provider's default). Temperature nil leaves the provider's default;
+// a pointer to 0 really sends 0.
+type ChatRequest struct {
+	Operation   Operation
+	Messages    []Message
+	Tools       []ToolDef
+	MaxTokens   int
+	Temperature *float32
+}
+
+// Usage is what one call cost, as recorded through the Meter.
+//
+// PromptTokens and CompletionTokens are the provider's figures unless
+// Estimated is set, in which case some were counted with the tokenizer
+// (provider reported none, or a stream ended before its usage chunk).
+// CostCHF comes from the model's prices in the configuration. Duration is the
+// wall time of the whole call, including retries and backoff. Transcription
+// is priced by AudioSeconds and speech by Characters; their token fields
+// stay 0.
+type Usage struct {
+	Operation        Operation
+	Provider, Model  string
+	PromptTokens     int
+	CompletionTokens int
+	CostCHF          float64
+	Duration         time.Duration
+
+	// AudioSeconds is the length of the transcribed audio (transcription).
+	AudioSeconds float64
+	// Characters is the number of characters (runes) spoken (speech).
+	Characters int
+	// Estimated is true when a figure above was counted locally because the
+	// provider reported none.
+	Estimated bool
+	// Attempts is the number of HTTP requests the call made, across retries
+	// and fallback models (1 when the first try worked).
+	Attempts int
+}
+
+// Add sums two usages of the same operation (e.g. embedding batches). The
+// provider and model are u's unless empty.
+func (u Usage) Add(v Usage) Usage {
+	if u.Operation == "" {
+		u.Operation = v.Operation
+	}
+	if u.Provider == "" {
+		u.Provider, u.Model = v.Provider, v.Model
+	}
+	u.PromptTokens += v.PromptTokens
+	u.CompletionTokens += v.CompletionTokens
+	u.CostCHF += v.CostCHF
+	u.Duration += v.Duration
+	u.AudioSeconds += v.AudioSeconds
+	u.Characters += v.Characters
+	u.Estimated = u.Estimated || v.Estimated
+	u.Attempts += v.Attempts
+	return u
+}
+
+// ChatResponse is a finished chat completion. Message has role assistant and
+// carries Content, ToolCalls (in the model's order) or both. FinishReason is
+// the provider's: "stop", "tool_calls", "length", "content_filter".
+type ChatResponse struct {
+	Message      Message
+	FinishReason string
+	Usage        Usage
+}
+
+// Delta is one streamed fragment, delivered to Chat's onDelta in arrival
+// order. It is either text (Content non-empty, tool-call fields empty) or a
+// piece of a tool call: ToolCallIndex says which call (0, 1, … in the order
+// the model makes them); the first piece of a call carries ToolCallID and
+// ToolCallName, later pieces append ToolCallArguments. The assembled calls
+// are in ChatResponse.Message.ToolCalls when Chat returns.
+type Delta struct {
+	Content           string
+	ToolCallIndex     int
+	ToolCallID        string
+	ToolCallName      string
+	ToolCallArguments string
+}
+
+// IsToolCall reports whether d is a tool-call fragment rather than text.
+func (d Delta) IsToolCall() bool {
+	return d.ToolCallID != "" || d.ToolCallName != "" || d.ToolCallArguments != ""
+}
+
+// ModelInfo describes a configured model.
+//
+// ContextWindow is in tokens. Prices are in CHF: per million input and
+// output tokens for chat and embedding models, per minute of audio for
+// transcription, per million characters for speech.
+type ModelInfo struct {
+	Provider, Name  string
+	ContextWindow   int
+	FunctionCalling bool
+	InputCHFPer1M   float64
+	OutputCHFPer1M  float64
+	CHFPerMinute    float64
+	CHFPer1MChars   float64
+	// Dimensions is the embedding vector length asked of the model (0: the
+	// model's own).
+	Dimensions int
+}
+
+// Meter receives the usage of every call, for billing. Attribution (tenant,
+// workspace, workflow) travels in ctx; see WithAttribution. Record is called
+// synchronously on the calling goroutine once the call has finished, with a
+// context that is no longer cancelled by the caller (so a stopped workflow
+// still pays for what it used); it should be quick. An error from Record is
+// returned by the call (wrapping ErrMeter) together with its result.
+type Meter interface {
+	Record(ctx context.Context, u Usage) error
+}
+
+// MeterFunc adapts a function to Meter.
+type MeterFunc func(ctx context.Context, u Usage) error
+
+// Record calls f.
+func (f MeterFunc) Record(ctx context.Context, u Usage) error { return f(ctx, u) }
+
+// Attribution says whom a call is billed to and why. Purpose is a short
+// label such as "agent.round", "summary" or "embedding.ingest".
+type Attribution struct {
+	TenantID, WorkspaceID, UserID, WorkflowID, Purpose string
+}
+
+type attributionKey struct{}
+
+// WithAttribution returns a context that carries a. The Meter reads it back
+// with AttributionFrom. It costs one context allocation.
+func WithAttribution(ctx context.Context, a Attribution) context.Context {
+	return context.WithValue(ctx, attributionKey{}, a)
+}
+
+// AttributionFrom returns the attribution in ctx, or the zero Attribution.
+func AttributionFrom(ctx context.Context) Attribution {
+	a, _ := ctx.Value(attributionKey{}).(Attribution)
+	return a
+}
