@@ -118,6 +118,34 @@ func TestHostilePluginsAreContained(t *testing.T) {
 		}
 	})
 
+	t.Run("a sleeping guest stops within 100ms of cancellation, in both modes", func(t *testing.T) {
+		for _, mode := range []struct {
+			name string
+			h    *wasm.Host
+		}{
+			{"instrumented", h},
+			{"close-on-done", newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithCloseOnDoneOnly() })},
+		} {
+			p := load(t, mode.h, "notebook")
+			if err := mode.h.Warm(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 2; i++ {
+				ctx, cancel := context.WithCancel(context.Background())
+				time.AfterFunc(100*time.Millisecond, cancel)
+				t0 := time.Now()
+				r := p.Call(ctx, "lookup", json.RawMessage(`{"topic":"t","sleepMs":5000}`), nil)
+				if r.OK || r.Error.Code != wasm.CodeCanceled {
+					t.Fatalf("%s: sleeping lookup: %+v", mode.name, r)
+				}
+				within(t, time.Since(t0), 200*time.Millisecond, mode.name+": stopping a sleeping guest")
+			}
+			if r := p.Call(context.Background(), "lookup", json.RawMessage(`{"topic":"t","sleepMs":10}`), nil); !r.OK {
+				t.Fatalf("%s: after stops: %+v", mode.name, r)
+			}
+		}
+	})
+
 	t.Run("caller cancellation stops the guest", func(t *testing.T) {
 		p, _ := h.Plugin("loop")
 		ctx, cancel := context.WithCancel(context.Background())

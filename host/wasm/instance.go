@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -27,18 +28,37 @@ type instance struct {
 	stdout stdoutSink
 	stderr tail
 	flag   api.MutableGlobal // nil when the runtime stops guests itself
+	// stopped is set when the current call is to stop; a guest asleep in
+	// poll_oneoff (time.Sleep, an idle Go scheduler) wakes at once and every
+	// later sleep returns immediately, so the guest reaches a checked loop
+	// header (or the closed module) without waiting out its sleep.
+	stopped atomic.Bool
+	wake    chan struct{}
+}
+
+// sleep is the instance's nanosleep: a timer that the call's stop cuts short.
+func (in *instance) sleep(ns int64) {
+	if in.stopped.Load() {
+		return
+	}
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-in.wake:
+	}
 }
 
 func (v *variant) newInstance(ctx context.Context) (*instance, error) {
 	p := v.p
-	in := &instance{v: v, k: newKernel(uint64(p.limits.maxOutput) + 64<<20)}
+	in := &instance{v: v, k: newKernel(uint64(p.limits.maxOutput) + 64<<20), wake: make(chan struct{}, 1)}
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions().
 		WithStdin(&in.stdin).
 		WithStdout(&in.stdout).
 		WithStderr(&in.stderr).
-		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
+		WithSysWalltime().WithSysNanotime().WithNanosleep(in.sleep).
 		WithRandSource(rand.Reader)
 	if len(p.m.Limits.AllowedPaths) > 0 {
 		fs := wazero.NewFSConfig()
@@ -93,16 +113,24 @@ func (in *instance) invoke(ctx context.Context, c *Call, fn api.Function, input 
 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var stop func() bool
-	if in.flag != nil {
-		flag := in.flag
-		stop = context.AfterFunc(ctx, func() { flag.Set(1) })
+	in.stopped.Store(false)
+	select {
+	case <-in.wake:
+	default:
 	}
+	flag := in.flag
+	stop := context.AfterFunc(ctx, func() {
+		if flag != nil {
+			flag.Set(1)
+		}
+		in.stopped.Store(true)
+		select {
+		case in.wake <- struct{}{}:
+		default:
+		}
+	})
 	res, err := fn.Call(context.WithValue(ctx, callKey{}, c))
-	interrupted := false
-	if stop != nil {
-		interrupted = !stop()
-	}
+	interrupted := !stop() && flag != nil
 	if err == nil && !interrupted {
 		if len(res) == 0 {
 			return 0, nil

@@ -1,75 +1,24 @@
 package wasm_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"bytes"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
 // The test plugins live in testdata/plugins/NAME and are built with the real
-// toolchain (`agenthost plugin build`) into testdata/build/NAME.wasm — by
-// `make testplugins`, or here when missing or older than their sources.
+// toolchain by package wasmtest (or `make testplugins`).
 
-var buildMu sync.Mutex
-
-func testModule(tb testing.TB, name string) []byte {
-	tb.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	src := filepath.Join("testdata", "plugins", name)
-	out := filepath.Join("testdata", "build", name+".wasm")
-	if stale(tb, src, out) {
-		args := []string{"run", "../../cmd/agenthost", "plugin", "build", src, "-o", out}
-		if flags, err := os.ReadFile(filepath.Join(src, "buildflags")); err == nil {
-			args = append(args, strings.Fields(string(flags))...)
-		}
-		cmd := exec.Command("go", args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			tb.Fatalf("building test plugin %s: %v\n%s", name, err, stderr.String())
-		}
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
-
-// stale reports whether out is missing or older than any file under src or the PDK.
-func stale(tb testing.TB, src, out string) bool {
-	st, err := os.Stat(out)
-	if err != nil {
-		return true
-	}
-	newer := false
-	for _, dir := range []string{src, "../../pdk"} {
-		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				if info, err := d.Info(); err == nil && info.ModTime().After(st.ModTime()) {
-					newer = true
-				}
-			}
-			return nil
-		})
-	}
-	return newer
-}
+func testModule(tb testing.TB, name string) []byte { return wasmtest.Module(tb, name) }
 
 // newHost returns a host with the standard capabilities; tweak adjusts its config.
 func newHost(tb testing.TB, egress wasm.EgressOptions, tweak func(wasm.Config) wasm.Config) *wasm.Host {

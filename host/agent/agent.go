@@ -1,0 +1,161 @@
+// Package agent runs the agent loop of seed 000 §3: a ReAct loop with native
+// OpenAI-style function calling (or, for models without it, seed 002's
+// selection / parameters / observation text protocol), read-only tools of a
+// round in parallel and writing tools in order, tool errors and hallucinated
+// tools returned to the model, external errors retried, a round budget and a
+// cost budget that end in a progress summary rather than a silent stop, and
+// progressive summarisation of older rounds (§4.7).
+//
+// The loop knows nothing of HTTP or storage: it gets a model, a tool set and
+// a sink for its events, and returns what happened. Stopping is cancelling
+// the context.
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// Config is seed 000's AgentConfig plus the loop's limits. Zero values take
+// the defaults in brackets.
+type Config struct {
+	// MaxRounds bounds the model calls of one run [25].
+	MaxRounds int
+	// MaxCostCHF is the workflow's budget; 0 means none. Cost spent before
+	// this run (Input.SpentCHF) counts.
+	MaxCostCHF float64
+	// Operation selects the model chain [llm.OpAgent].
+	Operation llm.Operation
+	// SystemPrompt opens every conversation [a short default].
+	SystemPrompt string
+	// ToolParallelism bounds read-only tools running at once [4].
+	ToolParallelism int
+	// ToolAttempts is how often a tool that failed for an external reason
+	// (time-out, HTTP failure, plugin unavailable) is tried [3].
+	ToolAttempts int
+	// RetryBase is the first back-off between tool attempts, doubling [200ms].
+	RetryBase time.Duration
+	// KeepRounds is how many recent rounds stay verbatim when older ones are
+	// summarised [3].
+	KeepRounds int
+	// SummarizeAt is the share of the model's context window a prompt may
+	// fill before older rounds are summarised [0.6].
+	SummarizeAt float64
+	// TextProtocol forces (true) or forbids (false) the text protocol; nil
+	// decides by the model's FunctionCalling flag.
+	TextProtocol *bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxRounds <= 0 {
+		c.MaxRounds = 25
+	}
+	if c.Operation == "" {
+		c.Operation = llm.OpAgent
+	}
+	if c.SystemPrompt == "" {
+		c.SystemPrompt = defaultSystemPrompt
+	}
+	if c.ToolParallelism <= 0 {
+		c.ToolParallelism = 4
+	}
+	if c.ToolAttempts <= 0 {
+		c.ToolAttempts = 3
+	}
+	if c.RetryBase <= 0 {
+		c.RetryBase = 200 * time.Millisecond
+	}
+	if c.KeepRounds <= 0 {
+		c.KeepRounds = 3
+	}
+	if c.SummarizeAt <= 0 {
+		c.SummarizeAt = 0.6
+	}
+	return c
+}
+
+const defaultSystemPrompt = "You are the agent of an AI workspace. Use the tools when they help; " +
+	"answer in the user's language; when you have the answer, reply without calling tools."
+
+// Model is what the loop needs of the model layer.
+type Model interface {
+	Chat(ctx context.Context, req llm.ChatRequest, onDelta func(llm.Delta)) (llm.ChatResponse, error)
+	Model(op llm.Operation) (llm.ModelInfo, bool)
+}
+
+// Tools is what the loop needs of a tool set.
+type Tools interface {
+	Tools() []tools.Tool
+	Lookup(name string) (tools.Tool, bool)
+	Call(ctx context.Context, name string, args []byte, opts *wasm.CallOptions) wasm.Result
+}
+
+// Agent runs agent loops. It is safe for concurrent use: each Run has its
+// own state.
+type Agent struct {
+	model  Model
+	cfg    Config
+	logger *slog.Logger
+}
+
+// New returns an agent over a model; logger nil discards logs.
+func New(model Model, cfg Config, logger *slog.Logger) *Agent {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Agent{model: model, cfg: cfg.withDefaults(), logger: logger}
+}
+
+// Input is one run: a user's prompt in a workflow that may have history.
+type Input struct {
+	Prompt string
+	// History is the conversation of earlier workflow rounds (user prompts
+	// and final answers), oldest first.
+	History []llm.Message
+	// Summary is the running summary of what History no longer holds.
+	Summary string
+	// Context is extra context for this run (retrieved knowledge), placed
+	// before the prompt; empty for none.
+	Context string
+	// SpentCHF is what the workflow has cost before this run.
+	SpentCHF float64
+	// Round is the workflow round this run serves (for events).
+	Round int
+}
+
+// Outcome is how a run ended.
+type Outcome string
+
+// The outcomes of a run.
+const (
+	Completed      Outcome = "completed"
+	MaxRounds      Outcome = "maxRoundsReached"
+	BudgetExceeded Outcome = "budgetExceeded"
+	Stopped        Outcome = "stopped"
+	Failed         Outcome = "failed"
+)
+
+// Result is what a run did.
+type Result struct {
+	Outcome Outcome
+	// Answer is the final answer, or the progress summary when the run ended
+	// on a limit or a stop.
+	Answer           string
+	Rounds           int
+	ToolCalls        int
+	CostCHF          float64
+	PromptTokens     int
+	CompletionTokens int
+	// Summary is the updated running summary of older conversation; the
+	// caller keeps it with the workflow.
+	Summary string
+	// Err says why a failed run failed.
+	Err error
+	// Duration is the run's wall time.
+	Duration time.Duration
+}

@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/llm"
+)
+
+// defaultWindow is assumed when the model's context window is not configured.
+const defaultWindow = 8192
+
+// compact folds older rounds into the running summary (seed 000 §4.7) so the
+// agent keeps the thread without the prompt outgrowing the model: the last
+// KeepRounds rounds stay verbatim; older ones are summarised by the cheaper
+// summary model when the prompt passes SummarizeAt of the context window, or
+// every KeepRounds rounds beyond the kept ones, so a long run costs a summary
+// call every few rounds rather than every round. The summary's cost counts
+// toward the budget.
+func (r *run) compact(ctx context.Context) error {
+	keep := r.cfg.KeepRounds
+	if len(r.rounds) <= keep {
+		return nil
+	}
+	window := r.info.ContextWindow
+	if window <= 0 {
+		window = defaultWindow
+	}
+	tokens := llm.CountMessageTokens(r.info.Name, r.msgs, toolDefs(r.tools.Tools()))
+	pressure := float64(tokens) > r.cfg.SummarizeAt*float64(window)
+	periodic := len(r.rounds) >= 2*keep
+	if !pressure && !periodic {
+		return nil
+	}
+	fold := r.rounds[:len(r.rounds)-keep]
+	from, to := fold[0].from, fold[len(fold)-1].to
+	r.emit(ctx, EventStatus, Status{Label: fmt.Sprintf("Summarising %d earlier round(s)", len(fold))})
+	req := llm.ChatRequest{Operation: llm.OpSummary, Messages: []llm.Message{
+		{Role: "system", Content: "You keep the running summary of an agent's work. Keep every fact, number, " +
+			"file id, source and decision that later steps may need; drop chatter. Reply with the updated summary only."},
+		{Role: "user", Content: "Summary so far:\n" + orNone(r.summary) + "\n\nNew steps to fold in:\n" + render(r.msgs[from:to])},
+	}}
+	resp, err := r.a.model.Chat(ctx, req, nil)
+	r.account(resp.Usage)
+	if err != nil || strings.TrimSpace(resp.Message.Content) == "" {
+		// Without a summary the rounds stay verbatim; the run goes on.
+		r.a.logger.Warn("agent: summarising earlier rounds failed", "err", err)
+		return err
+	}
+	r.summary = strings.TrimSpace(resp.Message.Content)
+	summaryMsg := llm.Message{Role: "system", Content: "Summary of the conversation so far:\n" + r.summary}
+
+	msgs := append([]llm.Message{}, r.msgs[:from]...)
+	shift := -(to - from)
+	if len(msgs) > 1 && strings.HasPrefix(msgs[1].Content, "Summary of the conversation so far:") && msgs[1].Role == "system" {
+		msgs[1] = summaryMsg
+	} else {
+		msgs = append(msgs[:1], append([]llm.Message{summaryMsg}, msgs[1:]...)...)
+		shift++
+	}
+	r.msgs = append(msgs, r.msgs[to:]...)
+	kept := append([]span{}, r.rounds[len(fold):]...)
+	for i := range kept {
+		kept[i].from += shift
+		kept[i].to += shift
+	}
+	r.rounds = kept
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// render writes messages as plain text for the summary model.
+func render(msgs []llm.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		switch {
+		case len(m.ToolCalls) > 0:
+			for _, tc := range m.ToolCalls {
+				fmt.Fprintf(&b, "assistant called %s(%s)\n", tc.Name, tc.Arguments)
+			}
+			if m.Content != "" {
+				fmt.Fprintf(&b, "assistant: %s\n", m.Content)
+			}
+		case m.Role == "tool":
+			fmt.Fprintf(&b, "result of %s: %s\n", m.Name, clipText(m.Content, 2000))
+		default:
+			fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// call is one tool call a model asked for.
+type call struct {
+	id, name, args string
+}
+
+// outcome is a tool call's result as the loop keeps it.
+type outcome struct {
+	res      wasm.Result
+	attempts int
+}
+
+// forModel renders a result for the model: the text (or data) of a success,
+// the code and message of a failure, so the model can correct itself.
+func (o outcome) forModel() string {
+	if o.res.OK {
+		if o.res.Text != "" {
+			return o.res.Text
+		}
+		if len(o.res.Data) > 0 {
+			return string(o.res.Data)
+		}
+		return "(the tool returned nothing)"
+	}
+	if o.res.Error == nil {
+		return "error: the tool failed without saying why"
+	}
+	return fmt.Sprintf("error (%s): %s", o.res.Error.Code, o.res.Error.Message)
+}
+
+// execute runs a round's tool calls as seed 000 §3.2 does: read-only tools
+// concurrently (bounded), then writing tools one after another in the order
+// the model gave; results come back in call order.
+func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
+	out := make([]outcome, len(calls))
+	readOnly := make([]bool, len(calls))
+	for i, c := range calls {
+		t, ok := r.tools.Lookup(c.name)
+		readOnly[i] = ok && t.ReadOnly
+		r.emit(ctx, EventToolCall, ToolCall{Round: round, CallID: c.id, Tool: c.name, Arguments: c.args, ReadOnly: readOnly[i]})
+	}
+	sem := make(chan struct{}, r.cfg.ToolParallelism)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		if !readOnly[i] {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i] = r.callTool(ctx, round, c, true)
+		}()
+	}
+	wg.Wait()
+	for i, c := range calls {
+		if !readOnly[i] {
+			out[i] = r.callTool(ctx, round, c, false)
+		}
+	}
+	r.res.ToolCalls += len(calls)
+	for i, c := range calls {
+		state := "ok"
+		if !out[i].res.OK && out[i].res.Error != nil {
+			state = out[i].res.Error.Code
+		}
+		r.log = append(r.log, fmt.Sprintf("round %d: %s → %s", round, c.name, state))
+	}
+	return out
+}
+
+// transient reports failures worth another attempt. A writing tool is tried
+// again only when it cannot have run (plugin unavailable), so a time-out
+// never makes it write twice.
+func transient(res wasm.Result, readOnly bool) bool {
+	if res.OK || res.Error == nil {
+		return false
+	}
+	switch res.Error.Code {
+	case wasm.CodeUnavailable:
+		return true
+	case wasm.CodeTimeout, wasm.CodeHTTPFailed:
+		return readOnly
+	}
+	return false
+}
+
+// callTool runs one call with retries and reports its result.
+func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool) outcome {
+	args := []byte(c.args)
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	start := time.Now()
+	var o outcome
+	delay := r.cfg.RetryBase
+	for o.attempts = 1; ; o.attempts++ {
+		o.res = r.tools.Call(ctx, c.name, args, nil)
+		if !transient(o.res, readOnly) || o.attempts >= r.cfg.ToolAttempts || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+		}
+		delay *= 2
+	}
+	ev := ToolResult{Round: round, CallID: c.id, Tool: c.name, OK: o.res.OK, Content: o.forModel(),
+		Attempts: o.attempts, DurationMs: time.Since(start).Milliseconds()}
+	if o.res.Error != nil {
+		ev.ErrorCode, ev.Error = o.res.Error.Code, o.res.Error.Message
+	}
+	r.emit(ctx, EventToolResult, ev)
+	return o
+}

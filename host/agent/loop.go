@@ -1,0 +1,209 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/tools"
+)
+
+// run is the state of one Run.
+type run struct {
+	a     *Agent
+	cfg   Config
+	in    Input
+	tools Tools
+	sink  Sink
+	info  llm.ModelInfo
+	text  bool // text protocol instead of function calling
+
+	msgs    []llm.Message // the conversation sent to the model
+	rounds  []span        // msgs[span] of each verbatim loop round, oldest first
+	summary string
+	res     Result
+	log     []string // one line per tool call, for progress summaries
+}
+
+// span is a half-open range of msgs.
+type span struct{ from, to int }
+
+// Run runs the loop until the model answers, a limit is reached, the context
+// is cancelled (a user's stop) or the model fails on every fallback.
+func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
+	start := time.Now()
+	if sink == nil {
+		sink = func(context.Context, Event) {}
+	}
+	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary}
+	r.info, _ = a.model.Model(a.cfg.Operation)
+	r.text = !r.info.FunctionCalling
+	if a.cfg.TextProtocol != nil {
+		r.text = *a.cfg.TextProtocol
+	}
+	r.res = r.loop(ctx)
+	r.res.Summary = r.summary
+	r.res.Duration = time.Since(start)
+	r.emit(ctx, EventAgentSummary, Summary{Outcome: r.res.Outcome, Rounds: r.res.Rounds, ToolCalls: r.res.ToolCalls,
+		CostCHF: r.res.CostCHF, Tokens: r.res.PromptTokens + r.res.CompletionTokens, DurationMs: r.res.Duration.Milliseconds()})
+	return r.res
+}
+
+func (r *run) emit(ctx context.Context, typ string, data any) {
+	r.sink(context.WithoutCancel(ctx), Event{Type: typ, Data: data})
+}
+
+func (r *run) loop(ctx context.Context) Result {
+	r.msgs = r.opening()
+	for round := 1; round <= r.cfg.MaxRounds; round++ {
+		if ctx.Err() != nil {
+			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
+		}
+		if r.overBudget() {
+			return r.end(BudgetExceeded, r.progressSummary(fmt.Sprintf("The cost budget of CHF %.2f is spent.", r.cfg.MaxCostCHF)), nil)
+		}
+		if err := r.compact(ctx); err != nil && ctx.Err() != nil {
+			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
+		}
+		r.res.Rounds = round
+		before := len(r.msgs)
+		var answer string
+		var done bool
+		var err error
+		if r.text {
+			answer, done, err = r.textRound(ctx, round)
+		} else {
+			answer, done, err = r.nativeRound(ctx, round)
+		}
+		r.rounds = append(r.rounds, span{before, len(r.msgs)})
+		r.emit(ctx, EventAgentProgress, Progress{Round: round, MaxRounds: r.cfg.MaxRounds, ToolCalls: r.res.ToolCalls,
+			CostCHF: r.res.CostCHF, Tokens: r.res.PromptTokens + r.res.CompletionTokens})
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
+		case err != nil:
+			return r.end(Failed, r.progressSummary("The model could not be reached: "+err.Error()), err)
+		case done:
+			return r.end(Completed, answer, nil)
+		}
+	}
+	return r.end(MaxRounds, r.finalSummary(ctx), nil)
+}
+
+func (r *run) end(o Outcome, answer string, err error) Result {
+	r.res.Outcome, r.res.Answer, r.res.Err = o, answer, err
+	return r.res
+}
+
+// opening builds the first messages: system prompt, running summary, earlier
+// rounds, retrieved context and the prompt.
+func (r *run) opening() []llm.Message {
+	sys := r.cfg.SystemPrompt
+	if r.text {
+		sys += "\n\n" + textProtocolRules(r.tools.Tools())
+	}
+	msgs := []llm.Message{{Role: "system", Content: sys}}
+	if r.summary != "" {
+		msgs = append(msgs, llm.Message{Role: "system", Content: "Summary of the conversation so far:\n" + r.summary})
+	}
+	msgs = append(msgs, r.in.History...)
+	prompt := r.in.Prompt
+	if r.in.Context != "" {
+		prompt = "Context:\n" + r.in.Context + "\n\nRequest:\n" + prompt
+	}
+	return append(msgs, llm.Message{Role: "user", Content: prompt})
+}
+
+// chat calls the model, accounts for the call and streams content deltas as
+// chunks when stream is set.
+func (r *run) chat(ctx context.Context, req llm.ChatRequest, round int, stream bool) (llm.ChatResponse, error) {
+	req.Operation = r.cfg.Operation
+	var onDelta func(llm.Delta)
+	if stream {
+		onDelta = func(d llm.Delta) {
+			if d.Content != "" {
+				r.emit(ctx, EventChunk, Chunk{Round: round, Text: d.Content})
+			}
+		}
+	}
+	resp, err := r.a.model.Chat(ctx, req, onDelta)
+	r.account(resp.Usage)
+	return resp, err
+}
+
+func (r *run) account(u llm.Usage) {
+	r.res.CostCHF += u.CostCHF
+	r.res.PromptTokens += u.PromptTokens
+	r.res.CompletionTokens += u.CompletionTokens
+}
+
+func (r *run) overBudget() bool {
+	return r.cfg.MaxCostCHF > 0 && r.in.SpentCHF+r.res.CostCHF >= r.cfg.MaxCostCHF
+}
+
+// nativeRound is one round with function calling: the model answers or asks
+// for tools, whose results go back as tool messages.
+func (r *run) nativeRound(ctx context.Context, round int) (string, bool, error) {
+	defs := toolDefs(r.tools.Tools())
+	resp, err := r.chat(ctx, llm.ChatRequest{Messages: r.msgs, Tools: defs}, round, true)
+	if err != nil {
+		return "", false, err
+	}
+	msg := resp.Message
+	msg.Role = "assistant"
+	r.msgs = append(r.msgs, msg)
+	if len(msg.ToolCalls) == 0 {
+		return msg.Content, true, nil
+	}
+	calls := make([]call, len(msg.ToolCalls))
+	for i, tc := range msg.ToolCalls {
+		calls[i] = call{id: tc.ID, name: tc.Name, args: tc.Arguments}
+	}
+	for i, out := range r.execute(ctx, round, calls) {
+		r.msgs = append(r.msgs, llm.Message{Role: "tool", ToolCallID: calls[i].id, Name: calls[i].name, Content: out.forModel()})
+	}
+	return "", false, nil
+}
+
+func toolDefs(ts []tools.Tool) []llm.ToolDef {
+	defs := make([]llm.ToolDef, len(ts))
+	for i, t := range ts {
+		defs[i] = llm.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+	}
+	return defs
+}
+
+// progressSummary is the answer of a run that ends early without another
+// model call: what was done, from the loop's own records.
+func (r *run) progressSummary(why string) string {
+	var b strings.Builder
+	b.WriteString(why)
+	fmt.Fprintf(&b, " Progress after %d round(s), %d tool call(s), CHF %.4f:", r.res.Rounds, r.res.ToolCalls, r.res.CostCHF)
+	if len(r.log) == 0 {
+		b.WriteString(" no tools were called yet.")
+	}
+	for _, l := range r.log {
+		b.WriteString("\n- ")
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// finalSummary ends a run that reached MaxRounds: one more model call, with
+// no tools offered, asks for the progress so far; if the budget or the model
+// does not allow it, the loop's own record serves.
+func (r *run) finalSummary(ctx context.Context) string {
+	why := fmt.Sprintf("The round limit (%d) is reached.", r.cfg.MaxRounds)
+	if r.overBudget() || ctx.Err() != nil {
+		return r.progressSummary(why)
+	}
+	msgs := append(append([]llm.Message{}, r.msgs...), llm.Message{Role: "user", Content: "The round limit is reached; no more tools can be called. " +
+		"Summarise for the user what has been done and found so far, and what remains open."})
+	resp, err := r.chat(ctx, llm.ChatRequest{Messages: msgs}, r.res.Rounds, true)
+	if err != nil || strings.TrimSpace(resp.Message.Content) == "" {
+		return r.progressSummary(why)
+	}
+	return why + "\n\n" + resp.Message.Content
+}

@@ -1,0 +1,174 @@
+// Package tools is what an agent sees of the plugin runtime: the tools of a
+// workspace's tool set, each with its description, JSON Schema and readOnly
+// flag, and one way to call them. Tool sets are named lists (seed 000 §10.1:
+// "core" plus extras per feature); the registry resolves them against the
+// tools the loaded plugins declare.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// Tool is one tool as a model sees it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	ReadOnly    bool            `json:"readOnly"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Plugin      string          `json:"plugin"`
+}
+
+// Runner runs plugin tools: the wasm host. Arguments are validated against
+// the tool's schema by the runner before the guest runs.
+type Runner interface {
+	Tools() []wasm.ToolInfo
+	Call(ctx context.Context, tool string, args []byte, opts *wasm.CallOptions) wasm.Result
+}
+
+// CoreSet is the set every workspace starts from (seed 000 §10.1).
+const CoreSet = "core"
+
+// AllTools in a set's list stands for every loaded tool.
+const AllTools = "*"
+
+// DefaultSets are the tool sets when the operator configures none: "core"
+// lists the seed's core tools (those that are loaded), and "all" offers
+// every loaded tool.
+func DefaultSets() map[string][]string {
+	return map[string][]string{
+		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "webfetch"},
+		"all":   {AllTools},
+	}
+}
+
+// Registry resolves tool sets. A set lists tool names and other sets ("@core").
+type Registry struct {
+	runner Runner
+	sets   map[string][]string
+}
+
+// NewRegistry returns a registry over the runner's tools; sets nil means
+// DefaultSets.
+func NewRegistry(runner Runner, sets map[string][]string) *Registry {
+	if sets == nil {
+		sets = DefaultSets()
+	}
+	return &Registry{runner: runner, sets: sets}
+}
+
+// Sets lists the names of the configured sets.
+func (r *Registry) Sets() []string {
+	names := make([]string, 0, len(r.sets))
+	for n := range r.sets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Set resolves a tool set by name ("" is "core"), plus extra tool names.
+// Names that no loaded plugin provides are reported in missing (a set may
+// name tools whose plugins an installation does not carry) and left out.
+func (r *Registry) Set(name string, extra ...string) (_ *Set, missing []string, _ error) {
+	if name == "" {
+		name = CoreSet
+	}
+	loaded := map[string]wasm.ToolInfo{}
+	var all []string
+	for _, t := range r.runner.Tools() {
+		loaded[t.Name] = t
+		all = append(all, t.Name)
+	}
+	names, err := r.expand(name, map[string]bool{})
+	if err != nil {
+		return nil, nil, err
+	}
+	names = append(names, extra...)
+	s := &Set{runner: r.runner, byName: map[string]Tool{}}
+	for _, n := range names {
+		if n == AllTools {
+			for _, a := range all {
+				s.add(loaded[a])
+			}
+			continue
+		}
+		t, ok := loaded[n]
+		if !ok {
+			missing = append(missing, n)
+			continue
+		}
+		s.add(t)
+	}
+	return s, missing, nil
+}
+
+func (r *Registry) expand(name string, seen map[string]bool) ([]string, error) {
+	if seen[name] {
+		return nil, fmt.Errorf("tools: tool set %q includes itself", name)
+	}
+	seen[name] = true
+	list, ok := r.sets[name]
+	if !ok {
+		return nil, fmt.Errorf("tools: unknown tool set %q (known: %s)", name, strings.Join(r.Sets(), ", "))
+	}
+	var out []string
+	for _, n := range list {
+		if sub, ok := strings.CutPrefix(n, "@"); ok {
+			more, err := r.expand(sub, seen)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+			continue
+		}
+		out = append(out, n)
+	}
+	delete(seen, name)
+	return out, nil
+}
+
+// Set is a resolved tool set: what one agent run may call.
+type Set struct {
+	runner Runner
+	byName map[string]Tool
+	order  []string
+}
+
+func (s *Set) add(t wasm.ToolInfo) {
+	if _, dup := s.byName[t.Name]; dup {
+		return
+	}
+	s.byName[t.Name] = Tool{Name: t.Name, Description: t.Description, ReadOnly: t.ReadOnly, Parameters: t.InputSchema, Plugin: t.Plugin}
+	s.order = append(s.order, t.Name)
+}
+
+// Tools lists the set's tools in a stable order (as the set names them).
+func (s *Set) Tools() []Tool {
+	out := make([]Tool, 0, len(s.order))
+	for _, n := range s.order {
+		out = append(out, s.byName[n])
+	}
+	return out
+}
+
+// Lookup returns a tool of the set by name.
+func (s *Set) Lookup(name string) (Tool, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Call runs a tool of the set. A name outside the set (a hallucinated tool)
+// is an unknown_tool result naming the tools that exist, never a call.
+func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.CallOptions) wasm.Result {
+	if _, ok := s.byName[name]; !ok {
+		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeUnknownTool,
+			Message: fmt.Sprintf("there is no tool named %q; the tools are: %s", name, strings.Join(s.order, ", "))}}
+	}
+	return s.runner.Call(ctx, name, args, opts)
+}

@@ -1,0 +1,114 @@
+// Package wasmtest gives tests of any package the test plugins of
+// host/wasm/testdata/plugins, built with the real toolchain (`agenthost
+// plugin build`) on first use or when their sources or the PDK changed, and
+// a host with them loaded.
+package wasmtest
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// buildMu serialises builds within a test binary; builds of several test
+// binaries write through a rename, so a reader never sees half a module.
+var buildMu sync.Mutex
+
+// root is the module's root directory, found from this file's path so
+// tests of any package can call Module.
+func root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
+}
+
+// Module returns the built module of test plugin name.
+func Module(tb testing.TB, name string) []byte {
+	tb.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	r := root()
+	src := filepath.Join(r, "host", "wasm", "testdata", "plugins", name)
+	out := filepath.Join(r, "host", "wasm", "testdata", "build", name+".wasm")
+	if stale(src, filepath.Join(r, "pdk"), out) {
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		tmp := out + ".tmp" + strings.ReplaceAll(tb.Name(), "/", "_")
+		args := []string{"run", "./cmd/agenthost", "plugin", "build", src, "-o", tmp}
+		if flags, err := os.ReadFile(filepath.Join(src, "buildflags")); err == nil {
+			args = append(args, strings.Fields(string(flags))...)
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = r
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			tb.Fatalf("building test plugin %s: %v\n%s", name, err, stderr.String())
+		}
+		if err := os.Rename(tmp, out); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// stale reports whether out is missing or older than any file under the dirs.
+func stale(src, pdk, out string) bool {
+	st, err := os.Stat(out)
+	if err != nil {
+		return true
+	}
+	newer := false
+	for _, dir := range []string{src, pdk} {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if info, err := d.Info(); err == nil && info.ModTime().After(st.ModTime()) {
+					newer = true
+				}
+			}
+			return nil
+		})
+	}
+	return newer
+}
+
+// Host returns a host with the standard capabilities and the named test
+// plugins loaded (as built-ins) and warmed; it is closed when the test ends.
+func Host(tb testing.TB, names ...string) *wasm.Host {
+	tb.Helper()
+	ctx := context.Background()
+	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Close(context.Background()) })
+	for _, n := range names {
+		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + n, Module: Module(tb, n), Builtin: true}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := h.Warm(wctx); err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
