@@ -45,6 +45,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Folders", func(t *testing.T) { testFolders(t, open) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, open) })
 	t.Run("ConcurrentUploads", func(t *testing.T) { testConcurrentUploads(t, open) })
+	t.Run("Workflows", func(t *testing.T) { testWorkflows(t, open) })
+	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 }
 
 // world is the cast of the access scenarios: two tenants; in tenant 1 the

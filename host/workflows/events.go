@@ -1,0 +1,220 @@
+package workflows
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventType names an event of a workflow's stream; it is the SSE event name.
+// The set is seed 000 §9.4's.
+type EventType string
+
+// The event types and their payloads (the JSON in Event.Data).
+const (
+	// EventMessage: a message was stored; the payload is the [Message] with
+	// its documents. Appended by [Service.AddMessage] only.
+	EventMessage EventType = "message"
+	// EventStatus: a progress label; payload [StatusData]. Start and Resume
+	// append one (status "running", label "round N"); the agent appends
+	// others ("Analysing the request", "Reading report.pdf").
+	EventStatus EventType = "status"
+	// EventChunk: a piece of a message being streamed token by token;
+	// payload [ChunkData]. The message's full text arrives later as a
+	// `message` event with the same id. Chunks are the most frequent event:
+	// an Append is one short transaction (two statements on SQLite, one on
+	// PostgreSQL), 0.1-0.2 ms and about 5,000 events/s over all workflows on
+	// two cores (BenchmarkAppend), so a producer should coalesce tokens
+	// (say one chunk per 50 ms) rather than append one per token.
+	EventChunk EventType = "chunk"
+	// EventToolCall: the agent calls a tool (activity log); payload
+	// [ToolCallData].
+	EventToolCall EventType = "toolCall"
+	// EventToolResult: a tool call's result (activity log); payload
+	// [ToolResultData].
+	EventToolResult EventType = "toolResult"
+	// EventAgentProgress: the agent loop's progress after each round;
+	// payload [AgentProgressData].
+	EventAgentProgress EventType = "agentProgress"
+	// EventAgentSummary: the closing statistics of an agent run, including
+	// why it ended; payload [AgentSummaryData].
+	EventAgentSummary EventType = "agentSummary"
+	// EventFileCreated: a tool created a file and bound it to the workflow
+	// (seed 001's bridge); payload [FileCreatedData].
+	EventFileCreated EventType = "fileCreated"
+	// EventFileEditProposal: the agent proposes a change to a file, for the
+	// user to accept or reject; payload [FileEditProposalData].
+	EventFileEditProposal EventType = "fileEditProposal"
+	// EventFileVersion: a proposed change was accepted and is now a new
+	// version of the file; payload [FileVersionData].
+	EventFileVersion EventType = "fileVersion"
+	// EventDataSourceAccess: the agent reached into an external data source
+	// (SharePoint, Drive, FTP…); payload [DataSourceAccessData].
+	EventDataSourceAccess EventType = "dataSourceAccess"
+	// EventVoiceResponse: spoken audio (text to speech) of an answer;
+	// payload [VoiceResponseData].
+	EventVoiceResponse EventType = "voiceResponse"
+	// EventComplete: the round ended successfully, the workflow is
+	// completed; payload [EndData] (Reason). Appended by Complete only.
+	EventComplete EventType = "complete"
+	// EventStopped: the user stopped the workflow; payload [EndData]
+	// (Reason). Appended by Stop only.
+	EventStopped EventType = "stopped"
+	// EventError: the workflow failed; payload [EndData] (Message).
+	// Appended by Fail only; errors the agent recovers from are toolResult
+	// events, not this.
+	EventError EventType = "error"
+)
+
+// EventTypes lists every event type in seed 000 §9.4's order.
+func EventTypes() []EventType {
+	return []EventType{EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
+		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
+		EventDataSourceAccess, EventVoiceResponse, EventComplete, EventStopped, EventError}
+}
+
+// Valid reports whether t is a known event type.
+func (t EventType) Valid() bool {
+	switch t {
+	case EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
+		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
+		EventDataSourceAccess, EventVoiceResponse, EventComplete, EventStopped, EventError:
+		return true
+	}
+	return false
+}
+
+// Terminal reports whether t ends a round (complete, stopped, error).
+func (t EventType) Terminal() bool {
+	return t == EventComplete || t == EventStopped || t == EventError
+}
+
+// Event is one persisted event of a workflow's stream.
+type Event struct {
+	WorkflowID string `json:"workflowId"`
+	// Seq numbers the workflow's events 1, 2, 3, … without gaps; it is the
+	// SSE id a client resumes from with Last-Event-ID.
+	Seq  int64           `json:"seq"`
+	Type EventType       `json:"type"`
+	Data json.RawMessage `json:"data"`
+	Time time.Time       `json:"time"`
+}
+
+// StatusData is the payload of a `status` event.
+type StatusData struct {
+	Status Status `json:"status"`
+	Label  string `json:"label"`
+}
+
+// ChunkData is the payload of a `chunk` event.
+type ChunkData struct {
+	MessageID string `json:"messageId"`
+	Text      string `json:"text"`
+}
+
+// ToolCallData is the payload of a `toolCall` event.
+type ToolCallData struct {
+	Round  int    `json:"round"`
+	CallID string `json:"callId"`
+	Tool   string `json:"tool"`
+	// Arguments as the model sent them (JSON).
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolResultData is the payload of a `toolResult` event.
+type ToolResultData struct {
+	Round  int    `json:"round"`
+	CallID string `json:"callId"`
+	Tool   string `json:"tool"`
+	OK     bool   `json:"ok"`
+	// Content is the result as the model sees it (possibly shortened).
+	Content    string `json:"content,omitempty"`
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"durationMs"`
+}
+
+// AgentProgressData is the payload of an `agentProgress` event.
+type AgentProgressData struct {
+	Round     int     `json:"round"`
+	MaxRounds int     `json:"maxRounds"`
+	ToolCalls int     `json:"toolCalls"`
+	CostCHF   float64 `json:"costCHF"`
+}
+
+// AgentSummaryData is the payload of an `agentSummary` event.
+type AgentSummaryData struct {
+	Rounds     int     `json:"rounds"`
+	ToolCalls  int     `json:"toolCalls"`
+	CostCHF    float64 `json:"costCHF"`
+	Tokens     int64   `json:"tokens"`
+	DurationMS int64   `json:"durationMs"`
+	// Reason the run ended: "completed", "maxRounds", "budget", "stopped",
+	// "error".
+	Reason string `json:"reason"`
+}
+
+// FileCreatedData is the payload of a `fileCreated` event: the file and the
+// document that binds it to the workflow (its docItem reference).
+type FileCreatedData struct {
+	FileID     string `json:"fileId"`
+	DocumentID string `json:"documentId,omitempty"`
+	MessageID  string `json:"messageId,omitempty"`
+	Name       string `json:"name"`
+	MIMEType   string `json:"mimeType"`
+	Size       int64  `json:"size"`
+	// Tool that made the file (writeFile, renderDocument…).
+	Tool string `json:"tool,omitempty"`
+}
+
+// FileEditProposalData is the payload of a `fileEditProposal` event.
+type FileEditProposalData struct {
+	ProposalID string `json:"proposalId"`
+	FileID     string `json:"fileId"`
+	Name       string `json:"name"`
+	// Description says what the change does and why.
+	Description string `json:"description,omitempty"`
+	// Diff is the change as a unified diff of the file's text.
+	Diff string `json:"diff"`
+}
+
+// FileVersionData is the payload of a `fileVersion` event.
+type FileVersionData struct {
+	ProposalID string `json:"proposalId,omitempty"`
+	FileID     string `json:"fileId"`
+	Name       string `json:"name"`
+	// SHA256 and Size are the new content's.
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// DataSourceAccessData is the payload of a `dataSourceAccess` event.
+type DataSourceAccessData struct {
+	DataSourceID string `json:"dataSourceId,omitempty"`
+	// Provider and Service name the connector (microsoft / sharepoint).
+	Provider string `json:"provider"`
+	Service  string `json:"service,omitempty"`
+	// Operation is browse, download, upload or search.
+	Operation string `json:"operation"`
+	// Path is the item or folder reached, as the source names it.
+	Path string `json:"path,omitempty"`
+	Tool string `json:"tool,omitempty"`
+}
+
+// VoiceResponseData is the payload of a `voiceResponse` event. Audio beyond
+// a few seconds should be stored as a file and named by FileID rather than
+// inlined, to keep the event log small.
+type VoiceResponseData struct {
+	MessageID string `json:"messageId,omitempty"`
+	MIMEType  string `json:"mimeType"`
+	// Audio is inline audio (base64 in JSON); FileID a stored file instead.
+	Audio  []byte `json:"audio,omitempty"`
+	FileID string `json:"fileId,omitempty"`
+	// Text is what is spoken.
+	Text string `json:"text,omitempty"`
+}
+
+// EndData is the payload of `complete` and `stopped` (Reason) and `error`
+// (Message) events.
+type EndData struct {
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
