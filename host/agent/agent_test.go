@@ -14,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/workflows"
 )
 
 // env is a scripted model server, a model client on it and a tool set of
@@ -73,19 +74,19 @@ func (r *recorder) types() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, e := range r.events {
-		if e.Type != agent.EventChunk || len(out) == 0 || out[len(out)-1] != agent.EventChunk {
-			out = append(out, e.Type)
+		if e.Type != workflows.EventChunk || len(out) == 0 || out[len(out)-1] != string(workflows.EventChunk) {
+			out = append(out, string(e.Type))
 		}
 	}
 	return out
 }
 
-func (r *recorder) results() []agent.ToolResult {
+func (r *recorder) results() []workflows.ToolResultData {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []agent.ToolResult
+	var out []workflows.ToolResultData
 	for _, e := range r.events {
-		if tr, ok := e.Data.(agent.ToolResult); ok {
+		if tr, ok := e.Data.(workflows.ToolResultData); ok {
 			out = append(out, tr)
 		}
 	}
@@ -125,7 +126,7 @@ func TestNativeThreeRounds(t *testing.T) {
 	if a.StartUs == 0 || b.StartUs == 0 || !(a.StartUs < b.EndUs && b.StartUs < a.EndUs) {
 		t.Errorf("read-only lookups did not overlap: %+v %+v", a, b)
 	}
-	byTool := map[string]agent.ToolResult{}
+	byTool := map[string]workflows.ToolResultData{}
 	for _, r := range rs[2:] {
 		byTool[r.Tool] = r
 	}
@@ -246,8 +247,10 @@ func TestStopMidRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{}
 	done := make(chan agent.Result)
-	go func() { done <- agent.New(e.model, agent.Config{}, nil).Run(ctx, agent.Input{Prompt: "slow"}, e.tools, rec.sink) }()
-	for !slices.Contains(rec.types(), agent.EventToolCall) {
+	go func() {
+		done <- agent.New(e.model, agent.Config{}, nil).Run(ctx, agent.Input{Prompt: "slow"}, e.tools, rec.sink)
+	}()
+	for !slices.Contains(rec.types(), string(workflows.EventToolCall)) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	started := time.Now()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/workflows"
 )
 
 // defaultWindow is assumed when the model's context window is not configured.
@@ -35,7 +36,7 @@ func (r *run) compact(ctx context.Context) error {
 	}
 	fold := r.rounds[:len(r.rounds)-keep]
 	from, to := fold[0].from, fold[len(fold)-1].to
-	r.emit(ctx, EventStatus, Status{Label: fmt.Sprintf("Summarising %d earlier round(s)", len(fold))})
+	r.emit(ctx, workflows.EventStatus, workflows.StatusData{Status: workflows.StatusRunning, Label: fmt.Sprintf("Summarising %d earlier round(s)", len(fold))})
 	req := llm.ChatRequest{Operation: llm.OpSummary, Messages: []llm.Message{
 		{Role: "system", Content: "You keep the running summary of an agent's work. Keep every fact, number, " +
 			"file id, source and decision that later steps may need; drop chatter. Reply with the updated summary only."},

@@ -2,11 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/workflows"
 )
 
 // call is one tool call a model asked for.
@@ -47,7 +49,7 @@ func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
 	for i, c := range calls {
 		t, ok := r.tools.Lookup(c.name)
 		readOnly[i] = ok && t.ReadOnly
-		r.emit(ctx, EventToolCall, ToolCall{Round: round, CallID: c.id, Tool: c.name, Arguments: c.args, ReadOnly: readOnly[i]})
+		r.emit(ctx, workflows.EventToolCall, workflows.ToolCallData{Round: round, CallID: c.id, Tool: c.name, Arguments: jsonOrString(c.args)})
 	}
 	sem := make(chan struct{}, r.cfg.ToolParallelism)
 	var wg sync.WaitGroup
@@ -116,11 +118,22 @@ func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool) ou
 		}
 		delay *= 2
 	}
-	ev := ToolResult{Round: round, CallID: c.id, Tool: c.name, OK: o.res.OK, Content: o.forModel(),
-		Attempts: o.attempts, DurationMs: time.Since(start).Milliseconds()}
+	ev := workflows.ToolResultData{Round: round, CallID: c.id, Tool: c.name, OK: o.res.OK, Content: o.forModel(),
+		Attempts: o.attempts, DurationMS: time.Since(start).Milliseconds()}
 	if o.res.Error != nil {
 		ev.ErrorCode, ev.Error = o.res.Error.Code, o.res.Error.Message
 	}
-	r.emit(ctx, EventToolResult, ev)
+	r.emit(ctx, workflows.EventToolResult, ev)
 	return o
+}
+
+// jsonOrString keeps a model's arguments as JSON when they are JSON, and as
+// a JSON string when they are not (a model may send broken arguments; the
+// event still records them).
+func jsonOrString(args string) json.RawMessage {
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(args)
+	return b
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/workflows"
 )
 
 // run is the state of one Run.
@@ -46,12 +47,13 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	r.res = r.loop(ctx)
 	r.res.Summary = r.summary
 	r.res.Duration = time.Since(start)
-	r.emit(ctx, EventAgentSummary, Summary{Outcome: r.res.Outcome, Rounds: r.res.Rounds, ToolCalls: r.res.ToolCalls,
-		CostCHF: r.res.CostCHF, Tokens: r.res.PromptTokens + r.res.CompletionTokens, DurationMs: r.res.Duration.Milliseconds()})
+	r.emit(ctx, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: string(r.res.Outcome), Rounds: r.res.Rounds,
+		ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
+		DurationMS: r.res.Duration.Milliseconds()})
 	return r.res
 }
 
-func (r *run) emit(ctx context.Context, typ string, data any) {
+func (r *run) emit(ctx context.Context, typ workflows.EventType, data any) {
 	r.sink(context.WithoutCancel(ctx), Event{Type: typ, Data: data})
 }
 
@@ -78,8 +80,8 @@ func (r *run) loop(ctx context.Context) Result {
 			answer, done, err = r.nativeRound(ctx, round)
 		}
 		r.rounds = append(r.rounds, span{before, len(r.msgs)})
-		r.emit(ctx, EventAgentProgress, Progress{Round: round, MaxRounds: r.cfg.MaxRounds, ToolCalls: r.res.ToolCalls,
-			CostCHF: r.res.CostCHF, Tokens: r.res.PromptTokens + r.res.CompletionTokens})
+		r.emit(ctx, workflows.EventAgentProgress, workflows.AgentProgressData{Round: round, MaxRounds: r.cfg.MaxRounds,
+			ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens)})
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
@@ -116,19 +118,35 @@ func (r *run) opening() []llm.Message {
 	return append(msgs, llm.Message{Role: "user", Content: prompt})
 }
 
-// chat calls the model, accounts for the call and streams content deltas as
-// chunks when stream is set.
-func (r *run) chat(ctx context.Context, req llm.ChatRequest, round int, stream bool) (llm.ChatResponse, error) {
+// chunkEvery bounds how often streamed text becomes a chunk event: a model
+// streams a token at a time, and every event is a database write.
+const chunkEvery = 50 * time.Millisecond
+
+// chat calls the model, accounts for the call and, when stream is set,
+// streams the content as chunk events, coalesced to one per chunkEvery.
+func (r *run) chat(ctx context.Context, req llm.ChatRequest, stream bool) (llm.ChatResponse, error) {
 	req.Operation = r.cfg.Operation
 	var onDelta func(llm.Delta)
+	var buf strings.Builder
+	var last time.Time
+	flush := func() {
+		if buf.Len() > 0 {
+			r.emit(ctx, workflows.EventChunk, workflows.ChunkData{Text: buf.String()})
+			buf.Reset()
+		}
+		last = time.Now()
+	}
 	if stream {
+		last = time.Now()
 		onDelta = func(d llm.Delta) {
-			if d.Content != "" {
-				r.emit(ctx, EventChunk, Chunk{Round: round, Text: d.Content})
+			buf.WriteString(d.Content)
+			if time.Since(last) >= chunkEvery {
+				flush()
 			}
 		}
 	}
 	resp, err := r.a.model.Chat(ctx, req, onDelta)
+	flush()
 	r.account(resp.Usage)
 	return resp, err
 }
@@ -147,7 +165,7 @@ func (r *run) overBudget() bool {
 // for tools, whose results go back as tool messages.
 func (r *run) nativeRound(ctx context.Context, round int) (string, bool, error) {
 	defs := toolDefs(r.tools.Tools())
-	resp, err := r.chat(ctx, llm.ChatRequest{Messages: r.msgs, Tools: defs}, round, true)
+	resp, err := r.chat(ctx, llm.ChatRequest{Messages: r.msgs, Tools: defs}, true)
 	if err != nil {
 		return "", false, err
 	}
@@ -201,7 +219,7 @@ func (r *run) finalSummary(ctx context.Context) string {
 	}
 	msgs := append(append([]llm.Message{}, r.msgs...), llm.Message{Role: "user", Content: "The round limit is reached; no more tools can be called. " +
 		"Summarise for the user what has been done and found so far, and what remains open."})
-	resp, err := r.chat(ctx, llm.ChatRequest{Messages: msgs}, r.res.Rounds, true)
+	resp, err := r.chat(ctx, llm.ChatRequest{Messages: msgs}, true)
 	if err != nil || strings.TrimSpace(resp.Message.Content) == "" {
 		return r.progressSummary(why)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/workflows"
 )
 
 // The text protocol (seed 002) serves models without function calling. Each
@@ -111,7 +112,7 @@ func extractJSON(reply string, v any) bool {
 // ask sends the conversation, appends the reply as the assistant's turn and
 // returns its text.
 func (r *run) ask(ctx context.Context, round int) (string, error) {
-	resp, err := r.chat(ctx, llm.ChatRequest{Messages: r.msgs}, round, false)
+	resp, err := r.chat(ctx, llm.ChatRequest{Messages: r.msgs}, false)
 	if err != nil {
 		return "", err
 	}
@@ -133,11 +134,11 @@ func (r *run) textRound(ctx context.Context, round int) (string, bool, error) {
 		}
 		sel = selection{}
 		if !extractJSON(reply, &sel) {
-			r.emit(ctx, EventChunk, Chunk{Round: round, Text: reply})
+			r.emit(ctx, workflows.EventChunk, workflows.ChunkData{Text: reply})
 			return reply, true, nil
 		}
 		if sel.Decision == "stop" || (sel.Action.Name == "" && sel.Answer != "") {
-			r.emit(ctx, EventChunk, Chunk{Round: round, Text: sel.Answer})
+			r.emit(ctx, workflows.EventChunk, workflows.ChunkData{Text: sel.Answer})
 			return sel.Answer, true, nil
 		}
 		if _, ok := r.tools.Lookup(sel.Action.Name); ok || try == 1 {

@@ -1,9 +1,9 @@
 package wasm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net"

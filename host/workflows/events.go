@@ -127,9 +127,14 @@ type ToolResultData struct {
 	Tool   string `json:"tool"`
 	OK     bool   `json:"ok"`
 	// Content is the result as the model sees it (possibly shortened).
-	Content    string `json:"content,omitempty"`
-	Error      string `json:"error,omitempty"`
-	DurationMS int64  `json:"durationMs"`
+	Content string `json:"content,omitempty"`
+	// ErrorCode is the runtime's stable code (unknown_tool, invalid_arguments,
+	// timeout…) of a failed call; Error its message.
+	ErrorCode string `json:"errorCode,omitempty"`
+	Error     string `json:"error,omitempty"`
+	// Attempts counts tries (external failures are retried).
+	Attempts   int   `json:"attempts,omitempty"`
+	DurationMS int64 `json:"durationMs"`
 }
 
 // AgentProgressData is the payload of an `agentProgress` event.
@@ -138,6 +143,7 @@ type AgentProgressData struct {
 	MaxRounds int     `json:"maxRounds"`
 	ToolCalls int     `json:"toolCalls"`
 	CostCHF   float64 `json:"costCHF"`
+	Tokens    int64   `json:"tokens"`
 }
 
 // AgentSummaryData is the payload of an `agentSummary` event.
@@ -147,8 +153,8 @@ type AgentSummaryData struct {
 	CostCHF    float64 `json:"costCHF"`
 	Tokens     int64   `json:"tokens"`
 	DurationMS int64   `json:"durationMs"`
-	// Reason the run ended: "completed", "maxRounds", "budget", "stopped",
-	// "error".
+	// Reason the run ended, seed 000's AgentTrace status: "completed",
+	// "maxRoundsReached", "budgetExceeded", "stopped", "failed".
 	Reason string `json:"reason"`
 }
 
