@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/agenthost/agenthost/host/store"
@@ -21,9 +22,10 @@ import (
 //	agenthost admin workspace -tenant ID -name NAME [-kind KIND]
 //	agenthost admin member -workspace ID -user ID -role ROLE   (role "" removes)
 //	agenthost admin token -user ID [-name NAME] [-ttl 720h]
+//	agenthost admin tools -workspace ID -set NAME [-extra a,b]   the workspace agent's tool set
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("admin: want bootstrap, user, workspace, member or token")
+		return fmt.Errorf("admin: want bootstrap, user, workspace, member, token or tools")
 	}
 	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -37,6 +39,8 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	user := fs.String("user", "", "user id")
 	role := fs.String("role", "", fmt.Sprintf("role: one of %v, or empty to remove", tenancy.Roles()))
 	ttl := fs.Duration("ttl", 0, "token lifetime (0: no expiry)")
+	toolSet := fs.String("set", "core", "tool set name (tools)")
+	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -80,6 +84,14 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)})
 	case "token":
 		return token(*user)
+	case "tools":
+		var names []string
+		for _, n := range strings.Split(*extra, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		return db.SetWorkspaceTools(ctx, *workspace, *toolSet, names)
 	default:
 		return fmt.Errorf("admin: unknown subcommand %q", args[0])
 	}

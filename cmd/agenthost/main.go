@@ -62,7 +62,7 @@ commands:
   serve                          run the HTTP server and background workers
   worker                         run background workers only
   migrate                        apply database migrations
-  admin bootstrap|user|workspace|member|token   tenants, users, workspaces, roles, API tokens
+  admin bootstrap|user|workspace|member|token|tools   tenants, users, workspaces, roles, API tokens
   plugin build DIR [-o FILE]     compile a plugin and embed its manifest
   plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature
   plugin call FILE TOOL JSON     run one tool of a plugin and print the result

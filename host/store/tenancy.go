@@ -199,3 +199,42 @@ func (db *DB) Levels(ctx context.Context, p tenancy.Principal, workspaceID strin
 	read, write = tenancy.Role(role.String).Levels()
 	return read, write, nil
 }
+
+// WorkspaceTools returns the tool set and extra tools of a workspace the
+// principal belongs to.
+func (db *DB) WorkspaceTools(ctx context.Context, p tenancy.Principal, workspaceID string) (set string, extra []string, err error) {
+	if _, _, err := db.Levels(ctx, p, workspaceID); err != nil {
+		return "", nil, err
+	}
+	var extras string
+	if err := db.conn().queryRow(ctx, `SELECT tool_set, extra_tools FROM workspaces WHERE id = ?`, workspaceID).Scan(&set, &extras); err != nil {
+		return "", nil, fmt.Errorf("store: workspace tools: %w", err)
+	}
+	for _, t := range strings.Split(extras, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			extra = append(extra, t)
+		}
+	}
+	return set, extra, nil
+}
+
+// SetWorkspaceTools sets a workspace's tool set and extra tools
+// (administrative).
+func (db *DB) SetWorkspaceTools(ctx context.Context, workspaceID, set string, extra []string) error {
+	for _, t := range extra {
+		if t == "" || strings.ContainsAny(t, ", \t\n") {
+			return fmt.Errorf("%w: tool name %q", tenancy.ErrInvalid, t)
+		}
+	}
+	if set == "" {
+		set = "core"
+	}
+	res, err := db.conn().exec(ctx, `UPDATE workspaces SET tool_set = ?, extra_tools = ? WHERE id = ?`, set, strings.Join(extra, ","), workspaceID)
+	if err != nil {
+		return fmt.Errorf("store: workspace tools: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: workspace %q", tenancy.ErrNotFound, workspaceID)
+	}
+	return nil
+}

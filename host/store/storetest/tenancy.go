@@ -163,3 +163,29 @@ func tampered(secret string) string {
 	}
 	return secret[:len(secret)-1] + last
 }
+
+func testWorkspaceTools(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	if set, extra, err := db.WorkspaceTools(ctx, w.alice, w.wsA.ID); err != nil || set != "core" || len(extra) != 0 {
+		t.Fatalf("default: %q %v %v", set, extra, err)
+	}
+	if err := db.SetWorkspaceTools(ctx, w.wsA.ID, "chatbot", []string{"sqlQuery", "webSearch"}); err != nil {
+		t.Fatal(err)
+	}
+	if set, extra, err := db.WorkspaceTools(ctx, w.victor, w.wsA.ID); err != nil || set != "chatbot" || strings.Join(extra, ",") != "sqlQuery,webSearch" {
+		t.Fatalf("after set: %q %v %v", set, extra, err)
+	}
+	for _, p := range []tenancy.Principal{w.carol, w.dave} {
+		if _, _, err := db.WorkspaceTools(ctx, p, w.wsA.ID); !errors.Is(err, tenancy.ErrNotFound) {
+			t.Errorf("outsider reads tools: %v", err)
+		}
+	}
+	if err := db.SetWorkspaceTools(ctx, w.wsA.ID, "x", []string{"a,b"}); !errors.Is(err, tenancy.ErrInvalid) {
+		t.Errorf("bad tool name: %v", err)
+	}
+	if err := db.SetWorkspaceTools(ctx, "nope", "x", nil); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Errorf("unknown workspace: %v", err)
+	}
+}
