@@ -2,75 +2,15 @@ package api_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"github.com/gofiber/fiber/v2"
 	"io"
-	"log/slog"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/api"
-	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/store"
-	"github.com/agenthost/agenthost/host/tenancy"
 )
-
-// testServer is the API on a real listener over the embedded store, with
-// two users' tokens: alice (member of A) and carol (member of B, same tenant).
-type testServer struct {
-	app                     *fiber.App
-	base, alice, carol, wsA string
-}
-
-func server(t *testing.T) testServer {
-	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewDir(dir + "/blobs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn, _ := db.CreateTenant(ctx, "Acme")
-	a, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "A"})
-	b, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "B"})
-	token := func(email string, ws tenancy.Workspace) string {
-		u, err := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: email})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-			t.Fatal(err)
-		}
-		_, secret, err := db.CreateToken(ctx, u.ID, "test", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return secret
-	}
-	alice, carol := token("alice@acme", a), token("carol@acme", b)
-	app := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: noPlugins{}, Ready: func() error { return nil },
-		Auth: db, Workspaces: db, Files: files.NewService(db, blobs, 1<<20), MaxBody: 2 << 20})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go app.Listener(ln)
-	t.Cleanup(func() { app.Shutdown() })
-	return testServer{app, "http://" + ln.Addr().String() + "/api/v1", alice, carol, a.ID}
-}
 
 type call struct {
 	method, path, token, contentType string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Problem is an RFC 9457 problem document, the shape of every API error.
@@ -47,6 +48,7 @@ var clientErrors = []struct {
 	title  string
 }{
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
+	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
 	{tenancy.ErrUnauthenticated, fiber.StatusUnauthorized, "Unauthorized"},
 	{tenancy.ErrNotFound, fiber.StatusNotFound, "Not Found"},
 	{tenancy.ErrForbidden, fiber.StatusForbidden, "Forbidden"},

@@ -25,4 +25,22 @@ func routes(app *fiber.App, d Deps) {
 	authed.Get("/files/:id/content", handleFileContent(d.Files))
 	authed.Patch("/files/:id", handleUpdateFile(d.Files))
 	authed.Delete("/files/:id", handleDeleteFile(d.Files))
+	if d.Workflows == nil || d.Workspace == nil || d.Tools == nil || d.WorkspaceTools == nil {
+		return
+	}
+
+	authed.Get("/workspaces/:ws/tools", handleWorkspaceTools(d.WorkspaceTools, d.Tools))
+	authed.Post("/workspaces/:ws/tools/:name", handleCallTool(d.WorkspaceTools, d.Tools))
+	authed.Post("/workspaces/:ws/workflows", handleStartInWorkspace(d.Workspace))
+	authed.Post("/workflows/start", handleStart(d.Workspace, d.Workflows))
+	authed.Get("/workflows", handleListWorkflows(d.Workflows))
+	authed.Get("/workflows/:id", handleGetWorkflow(d.Workflows))
+	authed.Delete("/workflows/:id", handleDeleteWorkflow(d.Workspace, d.Workflows))
+	authed.Get("/workflows/:id/status", handleWorkflowStatus(d.Workflows))
+	authed.Post("/workflows/:id/stop", handleStopWorkflow(d.Workspace))
+	authed.Get("/workflows/:id/events", handleEvents(d.Workflows))
+	authed.Get("/workflows/:id/logs", handleLogs(d.Workflows))
+	authed.Get("/workflows/:id/messages", handleMessages(d.Workflows))
+	authed.Delete("/workflows/:id/messages/:mid", handleDeleteMessage(d.Workflows))
+	authed.Delete("/workflows/:id/messages/:mid/files/:fid", handleRemoveMessageFile(d.Workflows))
 }

@@ -11,7 +11,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Plugins is what the API needs of the plugin runtime.
@@ -31,6 +34,12 @@ type Deps struct {
 	Auth       Authenticator
 	Workspaces Workspaces
 	Files      *files.Service
+	// Workflows, Workspace, Tools and WorkspaceTools serve workflows, their
+	// event stream and the tools of workspaces.
+	Workflows      *workflows.Service
+	Workspace      *workspace.Service
+	Tools          *tools.Registry
+	WorkspaceTools WorkspaceTools
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
 	MaxBody int
 }

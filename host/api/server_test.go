@@ -1,0 +1,125 @@
+package api_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/host/workspace"
+)
+
+// testServer is the whole API on a real listener over the embedded store,
+// real test plugins (notebook, echo) and a scripted model server, with
+// users: alice and bob (members of A), carol (member of B, same tenant),
+// victor (viewer of A).
+type testServer struct {
+	app                                  *fiber.App
+	base, alice, bob, carol, victor, wsA string
+	model                                *llmtest.Server
+	ws                                   *workspace.Service
+}
+
+// serverOptions vary the model the server's agent uses.
+type serverOptions struct {
+	model   llm.ModelConfig
+	llmOpts []llmtest.Option
+	agent   agent.Config
+}
+
+var (
+	pluginsOnce sync.Once
+	pluginHost  *wasm.Host
+)
+
+func server(t *testing.T, opts ...func(*serverOptions)) testServer {
+	t.Helper()
+	var o serverOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, store.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewDir(dir + "/blobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn, _ := db.CreateTenant(ctx, "Acme")
+	a, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "A"})
+	b, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "B"})
+	token := func(email string, ws tenancy.Workspace, role tenancy.Role) string {
+		u, err := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: email})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: role}); err != nil {
+			t.Fatal(err)
+		}
+		_, secret, err := db.CreateToken(ctx, u.ID, "test", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return secret
+	}
+	ts := testServer{
+		alice: token("alice@acme", a, tenancy.RoleMember), bob: token("bob@acme", a, tenancy.RoleMember),
+		carol: token("carol@acme", b, tenancy.RoleMember), victor: token("victor@acme", a, tenancy.RoleViewer), wsA: a.ID,
+	}
+
+	pluginsOnce.Do(func() { pluginHost = wasmtest.Host(&testing.T{}, "notebook", "echo") })
+	registry := tools.NewRegistry(pluginHost, map[string][]string{"core": {"lookup", "writeNote", "echo"}})
+	ts.model = llmtest.New(t, o.llmOpts...)
+	if o.model.Model == "" {
+		o.model.Model = "scripted"
+	}
+	o.model.Provider = "test"
+	client, err := llm.New(llm.Config{
+		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: ts.model.URL(), Timeout: 10 * time.Second}},
+		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model}},
+		Retry:     llm.RetryConfig{Attempts: 1},
+	}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileSvc := files.NewService(db, blobs, 1<<20)
+	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Interval: 200 * time.Millisecond}), nil)
+	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, nil)
+	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
+		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20,
+		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ts.app.Listener(ln)
+	t.Cleanup(func() {
+		ts.ws.Close()
+		ts.app.Shutdown()
+		db.Close()
+	})
+	ts.base = "http://" + ln.Addr().String() + "/api/v1"
+	return ts
+}

@@ -1,0 +1,112 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/workflows"
+)
+
+// history is the conversation of earlier rounds the agent sees verbatim:
+// users' prompts and the agent's final answers, the newest HistoryMessages.
+func (s *Service) history(ctx context.Context, p tenancy.Principal, workflowID string) ([]llm.Message, error) {
+	msgs, err := s.wf.Messages(ctx, p, workflowID, workflows.After{}, 1000)
+	if err != nil {
+		return nil, err
+	}
+	var out []llm.Message
+	for _, m := range msgs {
+		switch {
+		case m.Role == workflows.RoleUser && m.Status == workflows.MessageFirst:
+			out = append(out, llm.Message{Role: "user", Content: m.Content + documentsNote(m.Documents)})
+		case m.Role == workflows.RoleAssistant && m.Status == workflows.MessageLast:
+			out = append(out, llm.Message{Role: "assistant", Content: m.Content})
+		}
+	}
+	if len(out) > s.cfg.HistoryMessages {
+		out = out[len(out)-s.cfg.HistoryMessages:]
+	}
+	return out, nil
+}
+
+// documentsNote tells the model which documents came with a prompt, by the
+// references its tools take (seed 001: docItem:<id> and the file id).
+func documentsNote(docs []workflows.Document) string {
+	if len(docs) == 0 {
+		return ""
+	}
+	s := "\n\nAttached documents:"
+	for _, d := range docs {
+		s += fmt.Sprintf("\n- %s (%s, %d bytes): documentList ref %s, file id %s", d.Name, d.MIMEType, d.Size, d.Ref(), d.FileID)
+	}
+	return s
+}
+
+// run is one round's agent loop and its ending.
+func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document, history []llm.Message, set *tools.Set) {
+	start := time.Now()
+	bg := context.WithoutCancel(ctx)
+	answerID := uuid.Must(uuid.NewV7()).String()
+	sink := func(_ context.Context, e agent.Event) {
+		data := e.Data
+		if c, ok := data.(workflows.ChunkData); ok {
+			c.MessageID = answerID // chunks name the answer they will become
+			data = c
+		}
+		if _, err := s.wf.Append(bg, p, w.ID, e.Type, data); err != nil {
+			s.logger.Warn("workspace: event", "workflow", w.ID, "type", e.Type, "err", err)
+		}
+		if pr, ok := data.(workflows.AgentProgressData); ok {
+			s.log(bg, p, w.ID, workflows.LogInfo, fmt.Sprintf("Round %d of at most %d: %d tool call(s) so far", pr.Round, pr.MaxRounds, pr.ToolCalls),
+				min(90, 10+80*pr.Round/max(1, pr.MaxRounds)))
+		}
+	}
+	prompt := req.Prompt + documentsNote(docs)
+	if req.UserLanguage != "" {
+		prompt += "\n\n(Answer in the user's language: " + req.UserLanguage + ".)"
+	}
+	res := s.agent.Run(ctx, agent.Input{Prompt: prompt, History: history, Summary: w.Summary,
+		SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound}, set, sink)
+
+	now := time.Now()
+	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,
+		ProcessingTime: now.Sub(start).Seconds()}
+	if _, err := s.wf.AddMessage(bg, p, workflows.Message{ID: answerID, WorkflowID: w.ID, Status: workflows.MessageLast,
+		Role: workflows.RoleAssistant, Content: res.Answer, AgentName: "agent", StartedAt: start, FinishedAt: &now, Stats: stats}); err != nil {
+		s.logger.Error("workspace: storing the answer", "workflow", w.ID, "err", err)
+	}
+	summary := res.Summary
+	if _, err := s.wf.Update(bg, p, w.ID, workflows.Update{Summary: &summary, Stats: stats}); err != nil {
+		s.logger.Error("workspace: workflow statistics", "workflow", w.ID, "err", err)
+	}
+	var err error
+	switch res.Outcome {
+	case agent.Completed, agent.MaxRounds, agent.BudgetExceeded:
+		s.log(bg, p, w.ID, workflows.LogInfo, "Workflow completed ("+string(res.Outcome)+")", 100)
+		_, err = s.wf.Complete(bg, p, w.ID, string(res.Outcome))
+	case agent.Stopped:
+		s.log(bg, p, w.ID, workflows.LogInfo, "Workflow stopped by user", 100)
+		// Stop has usually changed the state already; this covers a
+		// cancellation from elsewhere (shutdown).
+		if cur, gerr := s.wf.Get(bg, p, w.ID); gerr == nil && cur.Status == workflows.StatusRunning {
+			_, err = s.wf.Stop(bg, p, w.ID, "stopped")
+		}
+	default:
+		msg := "the agent failed"
+		if res.Err != nil {
+			msg = res.Err.Error()
+		}
+		s.log(bg, p, w.ID, workflows.LogError, msg, 100)
+		_, err = s.wf.Fail(bg, p, w.ID, msg)
+	}
+	if err != nil {
+		s.logger.Error("workspace: ending a round", "workflow", w.ID, "outcome", res.Outcome, "err", err)
+	}
+}

@@ -1,0 +1,228 @@
+// Package workspace runs what a user asks of a workspace (seed 000 §9.6): a
+// prompt with files becomes a workflow round whose agent loop runs in the
+// background, every step persisted as an event that clients stream, and the
+// round ends in the seed 004 state machine (completed, stopped, failed).
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/workflows"
+)
+
+// ErrNoModel: no model is configured for the agent. The workspace still
+// serves files, search and direct tool calls.
+var ErrNoModel = errors.New("no model is configured for the agent: set AGENTHOST_OPENAI_BASE_URL, AGENTHOST_OPENAI_API_KEY and AGENTHOST_MODEL_AGENT, or an llm section in the configuration file (docs/configuration.md)")
+
+// StartRequest is seed 000 §9.6's WorkspaceInputRequest.
+type StartRequest struct {
+	Prompt  string   `json:"prompt"`
+	FileIDs []string `json:"fileIds,omitempty"`
+	// DataSourceIDs name external sources (a later issue); refused for now.
+	DataSourceIDs []string `json:"dataSourceIds,omitempty"`
+	VoiceMode     bool     `json:"voiceMode,omitempty"`
+	// WorkflowID continues that workflow in a new round; empty starts one.
+	WorkflowID   string `json:"workflowId,omitempty"`
+	UserLanguage string `json:"userLanguage,omitempty"`
+}
+
+// ToolSets says which tool set (and extra tools) a workspace's agent sees.
+type ToolSets interface {
+	WorkspaceTools(ctx context.Context, p tenancy.Principal, workspaceID string) (set string, extra []string, err error)
+}
+
+// Config bounds requests and sets the agent.
+type Config struct {
+	// MaxPromptBytes bounds a prompt [64 KiB].
+	MaxPromptBytes int
+	// HistoryMessages is how many earlier messages a round sees verbatim
+	// (older ones live in the workflow's summary) [20].
+	HistoryMessages int
+}
+
+// Service starts, stops and runs workflows. It is safe for concurrent use.
+type Service struct {
+	wf       *workflows.Service
+	files    *files.Service
+	agent    *agent.Agent // nil when no model is configured
+	registry *tools.Registry
+	toolSets ToolSets
+	cfg      Config
+	logger   *slog.Logger
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// New returns a service; ag nil means no model is configured.
+func New(wf *workflows.Service, fs *files.Service, ag *agent.Agent, registry *tools.Registry, toolSets ToolSets, cfg Config, logger *slog.Logger) *Service {
+	if cfg.MaxPromptBytes <= 0 {
+		cfg.MaxPromptBytes = 64 << 10
+	}
+	if cfg.HistoryMessages <= 0 {
+		cfg.HistoryMessages = 20
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{wf: wf, files: fs, agent: ag, registry: registry, toolSets: toolSets, cfg: cfg, logger: logger,
+		running: map[string]context.CancelFunc{}}
+}
+
+// Start starts a workflow (or a new round of req.WorkflowID) in a workspace
+// and returns at once; the agent runs in the background and its steps arrive
+// as events.
+func (s *Service) Start(ctx context.Context, p tenancy.Principal, workspaceID string, req StartRequest) (workflows.Workflow, error) {
+	prompt := strings.TrimSpace(req.Prompt)
+	switch {
+	case prompt == "":
+		return workflows.Workflow{}, fmt.Errorf("%w: prompt is empty", tenancy.ErrInvalid)
+	case len(req.Prompt) > s.cfg.MaxPromptBytes:
+		return workflows.Workflow{}, fmt.Errorf("%w: prompt is %d bytes, more than the limit of %d", tenancy.ErrInvalid, len(req.Prompt), s.cfg.MaxPromptBytes)
+	case !utf8.ValidString(req.Prompt):
+		return workflows.Workflow{}, fmt.Errorf("%w: prompt is not valid UTF-8", tenancy.ErrInvalid)
+	case len(req.DataSourceIDs) > 0:
+		return workflows.Workflow{}, fmt.Errorf("%w: data sources are not supported yet", tenancy.ErrInvalid)
+	case s.agent == nil:
+		return workflows.Workflow{}, ErrNoModel
+	}
+	// Everything the round needs is checked before the workflow changes.
+	var docs []workflows.Document
+	for _, id := range req.FileIDs {
+		f, err := s.files.Get(ctx, p, id)
+		if err != nil {
+			return workflows.Workflow{}, fmt.Errorf("fileIds: %w", err)
+		}
+		if f.WorkspaceID != workspaceID && !f.Shared {
+			return workflows.Workflow{}, fmt.Errorf("fileIds: %w: file %q is in another workspace", tenancy.ErrNotFound, id)
+		}
+		docs = append(docs, workflows.Document{FileID: f.ID, Label: "upload"})
+	}
+	setName, extra, err := s.toolSets.WorkspaceTools(ctx, p, workspaceID)
+	if err != nil {
+		return workflows.Workflow{}, err
+	}
+	set, missing, err := s.registry.Set(setName, extra...)
+	if err != nil {
+		return workflows.Workflow{}, err
+	}
+	if len(missing) > 0 {
+		s.logger.Debug("tool set names tools no plugin provides", "set", setName, "missing", missing)
+	}
+
+	var w workflows.Workflow
+	if req.WorkflowID == "" {
+		w, err = s.wf.Start(ctx, p, workflows.NewWorkflow{WorkspaceID: workspaceID, Name: title(prompt)})
+	} else {
+		if w, err = s.wf.Get(ctx, p, req.WorkflowID); err == nil && w.WorkspaceID != workspaceID {
+			err = fmt.Errorf("%w: workflow %q", tenancy.ErrNotFound, req.WorkflowID)
+		}
+		if err == nil {
+			w, err = s.wf.Resume(ctx, p, req.WorkflowID)
+		}
+	}
+	if err != nil {
+		return workflows.Workflow{}, err
+	}
+	history, err := s.history(ctx, p, w.ID)
+	if err != nil {
+		return s.failEarly(ctx, p, w, err)
+	}
+	userMsg, err := s.wf.AddMessage(ctx, p, workflows.Message{WorkflowID: w.ID, Status: workflows.MessageFirst,
+		Role: workflows.RoleUser, Content: req.Prompt, Documents: docs})
+	if err != nil {
+		return s.failEarly(ctx, p, w, err)
+	}
+	s.log(ctx, p, w.ID, workflows.LogInfo, "Workflow processing started", 0)
+
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	s.running[w.ID] = cancel
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.running, w.ID)
+			s.mu.Unlock()
+			cancel()
+		}()
+		s.run(runCtx, p, w, req, userMsg.Documents, history, set)
+	}()
+	return w, nil
+}
+
+// failEarly ends a round that could not begin.
+func (s *Service) failEarly(ctx context.Context, p tenancy.Principal, w workflows.Workflow, cause error) (workflows.Workflow, error) {
+	if _, err := s.wf.Fail(context.WithoutCancel(ctx), p, w.ID, cause.Error()); err != nil {
+		s.logger.Error("workspace: failing a workflow", "workflow", w.ID, "err", err)
+	}
+	return workflows.Workflow{}, cause
+}
+
+// Stop stops a running workflow: the state changes at once (and a `stopped`
+// event is appended), and the agent loop, if it runs on this host, is
+// cancelled.
+func (s *Service) Stop(ctx context.Context, p tenancy.Principal, workflowID string) (workflows.Workflow, error) {
+	w, err := s.wf.Stop(ctx, p, workflowID, "stopped by the user")
+	if err != nil {
+		return workflows.Workflow{}, err
+	}
+	s.mu.Lock()
+	cancel := s.running[workflowID]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return w, nil
+}
+
+// Running reports whether a workflow's agent runs on this host.
+func (s *Service) Running(workflowID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.running[workflowID]
+	return ok
+}
+
+// Close cancels every running loop and waits for them to record how they
+// ended.
+func (s *Service) Close() {
+	s.mu.Lock()
+	for _, cancel := range s.running {
+		cancel()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// Wait waits until no loop runs (tests, graceful shutdown).
+func (s *Service) Wait() { s.wg.Wait() }
+
+func (s *Service) log(ctx context.Context, p tenancy.Principal, workflowID string, typ workflows.LogType, msg string, progress int) {
+	if _, err := s.wf.AddLog(context.WithoutCancel(ctx), p, workflows.Log{WorkflowID: workflowID, Type: typ, Message: msg,
+		AgentName: "agent", Progress: progress}); err != nil {
+		s.logger.Warn("workspace: log", "workflow", workflowID, "err", err)
+	}
+}
+
+// title names a workflow after the start of its first prompt.
+func title(prompt string) string {
+	prompt = strings.Join(strings.Fields(prompt), " ")
+	if utf8.RuneCountInString(prompt) <= 60 {
+		return prompt
+	}
+	return string([]rune(prompt)[:60]) + "…"
+}
