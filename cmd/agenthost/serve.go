@@ -13,12 +13,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/jobs"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/signature"
+	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // serveCmd runs the HTTP server with the built-in plugins and any third-party
@@ -30,6 +35,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sf := addStorageFlags(fs)
 	data := sf.data
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
+	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
 	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins (*.wasm)")
 	allowUnsigned := fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)")
@@ -121,9 +127,27 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("plugins ready", "count", len(host.Plugins()), "took", time.Since(start).Round(time.Millisecond))
 	}()
 
+	llmCfg, err := llm.LoadConfig(*configPath, os.Getenv)
+	if err != nil {
+		return err
+	}
+	var ag *agent.Agent
+	if model, err := llm.New(llmCfg, nil, logger); err != nil {
+		return err
+	} else if model.Configured(llm.OpAgent) {
+		ag = agent.New(model, agent.Config{}, logger)
+	} else {
+		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
+	}
+	wfSvc := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Logger: logger}), logger)
+	registry := tools.NewRegistry(host, nil)
+	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger)
+	defer runner.Close()
+
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
+		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	return api.Serve(ctx, app, *addr)

@@ -1,9 +1,14 @@
 package api
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+)
 
 // routes lists every route of the API, so the surface is visible at a glance.
-func routes(app *fiber.App, d Deps) {
+// streams is cancelled when the server shuts down; event streams end with it.
+func routes(app *fiber.App, d Deps, streams context.Context) {
 	app.Get("/healthz", handleHealth(d.Ready))
 	v1 := app.Group("/api/v1")
 	v1.Get("/openapi.json", handleOpenAPI())
@@ -38,7 +43,7 @@ func routes(app *fiber.App, d Deps) {
 	authed.Delete("/workflows/:id", handleDeleteWorkflow(d.Workspace, d.Workflows))
 	authed.Get("/workflows/:id/status", handleWorkflowStatus(d.Workflows))
 	authed.Post("/workflows/:id/stop", handleStopWorkflow(d.Workspace))
-	authed.Get("/workflows/:id/events", handleEvents(d.Workflows))
+	authed.Get("/workflows/:id/events", handleEvents(d.Workflows, streams))
 	authed.Get("/workflows/:id/logs", handleLogs(d.Workflows))
 	authed.Get("/workflows/:id/messages", handleMessages(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid", handleDeleteMessage(d.Workflows))

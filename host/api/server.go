@@ -44,8 +44,27 @@ type Deps struct {
 	MaxBody int
 }
 
-// New builds the Fiber app with every route.
-func New(d Deps) *fiber.App {
+// Server is the Fiber app with every route. Its Shutdown first ends the
+// event streams, which otherwise hold their connections until a write fails.
+type Server struct {
+	*fiber.App
+	stopStreams context.CancelFunc
+}
+
+// Shutdown ends the event streams, then shuts the app down gracefully.
+func (s *Server) Shutdown() error {
+	s.stopStreams()
+	return s.App.Shutdown()
+}
+
+// ShutdownWithContext is Shutdown with a deadline.
+func (s *Server) ShutdownWithContext(ctx context.Context) error {
+	s.stopStreams()
+	return s.App.ShutdownWithContext(ctx)
+}
+
+// New builds the server with every route.
+func New(d Deps) *Server {
 	if d.MaxBody <= 0 {
 		d.MaxBody = 1<<30 + 1<<20
 	}
@@ -57,12 +76,13 @@ func New(d Deps) *fiber.App {
 		// Uploads stream from the connection instead of being buffered whole.
 		StreamRequestBody: true,
 	})
-	routes(app, d)
-	return app
+	streams, stop := context.WithCancel(context.Background())
+	routes(app, d, streams)
+	return &Server{App: app, stopStreams: stop}
 }
 
 // Serve runs the app on addr until ctx ends, then shuts down gracefully.
-func Serve(ctx context.Context, app *fiber.App, addr string) error {
+func Serve(ctx context.Context, app *Server, addr string) error {
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(addr) }()
 	select {

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
-
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/blob"
@@ -30,7 +28,7 @@ import (
 // users: alice and bob (members of A), carol (member of B, same tenant),
 // victor (viewer of A).
 type testServer struct {
-	app                                  *fiber.App
+	app                                  *api.Server
 	base, alice, bob, carol, victor, wsA string
 	model                                *llmtest.Server
 	ws                                   *workspace.Service

@@ -211,7 +211,7 @@ const heartbeat = 15 * time.Second
 // handleEvents streams a workflow's events as Server-Sent Events: first
 // everything after Last-Event-ID (or ?after=), then live ones, each with its
 // sequence number as the SSE id, so a reconnecting client misses nothing.
-func handleEvents(wf *workflows.Service) fiber.Handler {
+func handleEvents(wf *workflows.Service, streams context.Context) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		last := c.Get("Last-Event-ID")
 		if last == "" {
@@ -222,8 +222,9 @@ func handleEvents(wf *workflows.Service) fiber.Handler {
 			return fmt.Errorf("%w: Last-Event-ID %q is not a sequence number", tenancy.ErrInvalid, last)
 		}
 		// The subscription outlives the handler (the body is written after
-		// it returns), so it gets its own context, ended by the writer.
-		ctx, cancel := context.WithCancel(context.WithoutCancel(c.UserContext()))
+		// it returns), so it gets its own context, ended by the writer or by
+		// the server's shutdown.
+		ctx, cancel := context.WithCancel(streams)
 		events, err := wf.Subscribe(ctx, principal(c), c.Params("id"), afterSeq)
 		if err != nil {
 			cancel()

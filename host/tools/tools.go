@@ -42,7 +42,7 @@ const AllTools = "*"
 // every loaded tool.
 func DefaultSets() map[string][]string {
 	return map[string][]string{
-		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "webfetch"},
+		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage"},
 		"all":   {AllTools},
 	}
 }

@@ -1,0 +1,61 @@
+package tools_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+)
+
+func TestSets(t *testing.T) {
+	h := wasmtest.Host(t, "notebook", "echo")
+	reg := tools.NewRegistry(h, map[string][]string{
+		"core":    {"lookup", "readFile"},
+		"chatbot": {"@core", "echo"},
+		"all":     {tools.AllTools},
+		"loopy":   {"@loopy"},
+	})
+	names := func(s *tools.Set) []string {
+		var out []string
+		for _, t := range s.Tools() {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		set     string
+		extra   []string
+		want    []string
+		missing []string
+		err     string
+	}{
+		{"", nil, []string{"lookup"}, []string{"readFile"}, ""},
+		{"chatbot", []string{"writeNote"}, []string{"lookup", "echo", "writeNote"}, []string{"readFile"}, ""},
+		{"all", nil, []string{"echo", "echoJSON", "lookup", "writeNote"}, nil, ""},
+		{"loopy", nil, nil, nil, "includes itself"},
+		{"nope", nil, nil, nil, "unknown tool set"},
+	} {
+		s, missing, err := reg.Set(c.set, c.extra...)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err %v, want %q", c.set, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(names(s), c.want) || !slices.Equal(missing, c.missing) {
+			t.Errorf("%s: %v missing %v err %v, want %v missing %v", c.set, names(s), missing, err, c.want, c.missing)
+		}
+	}
+	s, _, _ := reg.Set("core")
+	if l, ok := s.Lookup("lookup"); !ok || !l.ReadOnly || len(l.Parameters) == 0 {
+		t.Fatalf("lookup: %+v", l)
+	}
+	// A tool outside the set is never called, even if a plugin has it.
+	r := s.Call(context.Background(), "writeNote", []byte(`{"text":"x"}`), nil)
+	if r.OK || r.Error.Code != "unknown_tool" || !strings.Contains(r.Error.Message, "lookup") {
+		t.Fatalf("tool outside the set: %+v", r)
+	}
+}
