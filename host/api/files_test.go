@@ -17,7 +17,7 @@ type call struct {
 	body                             io.Reader
 }
 
-func do(t *testing.T, base string, c call) (int, string, []byte) {
+func do(t testing.TB, base string, c call) (int, string, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(c.method, base+c.path, c.body)
 	if err != nil {

@@ -46,7 +46,7 @@ var (
 	pluginHost  *wasm.Host
 )
 
-func server(t *testing.T, opts ...func(*serverOptions)) testServer {
+func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	t.Helper()
 	var o serverOptions
 	for _, f := range opts {

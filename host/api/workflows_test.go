@@ -29,7 +29,7 @@ type sseEvent struct {
 // readEvents connects to a workflow's event stream (resuming after lastID
 // when > 0) and reads until stop says so, the stream ends or 20 s pass. It
 // then drops the connection, as a client that goes away would.
-func readEvents(t *testing.T, ts testServer, workflowID string, lastID int64, stop func(sseEvent) bool) []sseEvent {
+func readEvents(t testing.TB, ts testServer, workflowID string, lastID int64, stop func(sseEvent) bool) []sseEvent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -85,7 +85,7 @@ func collapse(evs []sseEvent) []string {
 	return out
 }
 
-func startWorkflow(t *testing.T, ts testServer, token, body string) workflows.Workflow {
+func startWorkflow(t testing.TB, ts testServer, token, body string) workflows.Workflow {
 	t.Helper()
 	status, _, raw := do(t, ts.base, call{"POST", "/workspaces/" + ts.wsA + "/workflows", token, "application/json", strings.NewReader(body)})
 	if status != 202 {
