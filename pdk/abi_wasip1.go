@@ -1,5 +1,7 @@
 //go:build wasip1
 
+//lint:file-ignore U1000 reached from //go:wasmexport functions, which the host calls and staticcheck cannot see
+
 package pdk
 
 // The Extism guest ABI (module extism:host/env). Offsets address the host's

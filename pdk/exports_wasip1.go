@@ -1,5 +1,7 @@
 //go:build wasip1
 
+//lint:file-ignore U1000 reached from //go:wasmexport functions, which the host calls and staticcheck cannot see
+
 package pdk
 
 // describe returns the plugin's tools as JSON (docs/plugin-abi.md).

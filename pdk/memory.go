@@ -1,3 +1,5 @@
+//lint:file-ignore U1000 reached from //go:wasmexport functions, which the host calls and staticcheck cannot see
+
 package pdk
 
 import (

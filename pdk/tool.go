@@ -15,6 +15,8 @@
 // A handler's argument type is a struct whose JSON Schema the PDK generates
 // from its fields and tags (see Schema); the host validates arguments against it
 // before the plugin runs. A string result is text; anything else is JSON.
+//lint:file-ignore U1000 reached from //go:wasmexport functions, which the host calls and staticcheck cannot see
+
 package pdk
 
 import (

@@ -197,6 +197,7 @@ func chatRequest(m *model, req ChatRequest) openai.ChatCompletionRequest {
 		if reasoningFamily(m.Model) {
 			out.MaxCompletionTokens = req.MaxTokens
 		} else {
+			//lint:ignore SA1019 OpenAI-compatible servers (Ollama, vLLM, llama.cpp) read max_tokens, not max_completion_tokens
 			out.MaxTokens = req.MaxTokens
 		}
 	}

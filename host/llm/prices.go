@@ -8,7 +8,6 @@ import "strings"
 type knownModel struct {
 	name          string
 	contextWindow int
-	noFunctions   bool
 	// CHF per 1M input / output tokens, per audio minute, per 1M characters.
 	in, out, perMinute, per1MChars float64
 }

@@ -176,6 +176,7 @@ type (
 func decodeChat(body []byte) (ChatRequest, error) {
 	var w wireChatRequest
 	if err := json.Unmarshal(body, &w); err != nil {
+		//lint:ignore ST1005 the text is OpenAI's own error message, reproduced for fidelity
 		return ChatRequest{}, fmt.Errorf("We could not parse the JSON body of your request. (%v)", err)
 	}
 	if w.Model == "" {
@@ -191,6 +192,7 @@ func decodeChat(body []byte) (ChatRequest, error) {
 	}
 	if w.StreamOptions != nil {
 		if !w.Stream {
+			//lint:ignore ST1005 the text is OpenAI's own error message, reproduced for fidelity
 			return ChatRequest{}, fmt.Errorf("The 'stream_options' parameter is only allowed when 'stream' is enabled.")
 		}
 		r.IncludeUsage = w.StreamOptions.IncludeUsage
