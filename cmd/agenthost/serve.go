@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/jobs"
@@ -132,7 +133,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var ag *agent.Agent
-	if model, err := llm.New(llmCfg, nil, logger); err != nil {
+	if model, err := llm.New(llmCfg, billing.NewMeter(db), logger); err != nil {
 		return err
 	} else if model.Configured(llm.OpAgent) {
 		ag = agent.New(model, agent.Config{}, logger)

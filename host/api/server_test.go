@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
@@ -32,6 +33,7 @@ type testServer struct {
 	base, alice, bob, carol, victor, wsA string
 	model                                *llmtest.Server
 	ws                                   *workspace.Service
+	db                                   *store.DB
 }
 
 // serverOptions vary the model the server's agent uses.
@@ -98,10 +100,11 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: ts.model.URL(), Timeout: 10 * time.Second}},
 		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model}},
 		Retry:     llm.RetryConfig{Attempts: 1},
-	}, nil, nil)
+	}, billing.NewMeter(db), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ts.db = db
 	fileSvc := files.NewService(db, blobs, 1<<20)
 	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Interval: 200 * time.Millisecond}), nil)
 	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, nil)

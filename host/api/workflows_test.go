@@ -215,6 +215,15 @@ func TestWorkflowOverHTTP(t *testing.T) {
 			if wf.Stats.TokensUsed == 0 {
 				t.Fatalf("no statistics: %+v", wf.Stats)
 			}
+			// Every model call was metered and billed to the workflow.
+			alice, err := ts.db.Authenticate(context.Background(), ts.alice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			totals, err := ts.db.UsageTotals(context.Background(), alice, w.ID)
+			if err != nil || totals.Calls != len(c.script) || totals.PromptTokens == 0 {
+				t.Fatalf("usage: %+v %v, want %d calls", totals, err, len(c.script))
+			}
 		})
 	}
 }

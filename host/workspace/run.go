@@ -72,6 +72,10 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	if req.UserLanguage != "" {
 		prompt += "\n\n(Answer in the user's language: " + req.UserLanguage + ".)"
 	}
+	// Every model call of the round is billed to its tenant, workspace, user
+	// and workflow.
+	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: p.TenantID, WorkspaceID: w.WorkspaceID, UserID: p.UserID,
+		WorkflowID: w.ID, Purpose: "agent"})
 	res := s.agent.Run(ctx, agent.Input{Prompt: prompt, History: history, Summary: w.Summary,
 		SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound}, set, sink)
 
