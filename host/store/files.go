@@ -32,23 +32,11 @@ func scanFile(row interface{ Scan(...any) error }) (files.Item, error) {
 // canWrite reports ErrNotFound when the principal cannot see the workspace
 // and ErrForbidden when it may not write into it.
 func canWrite(ctx context.Context, c conn, p tenancy.Principal, workspaceID string) error {
-	var tenant string
-	var role sql.NullString
-	err := c.queryRow(ctx, `SELECT w.tenant_id, m.role FROM workspaces w
-		LEFT JOIN memberships m ON m.workspace_id = w.id AND m.user_id = ? WHERE w.id = ?`, p.UserID, workspaceID).Scan(&tenant, &role)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && (tenant != p.TenantID || (!p.Admin && !role.Valid))) {
-		return fmt.Errorf("%w: workspace %q", tenancy.ErrNotFound, workspaceID)
-	}
-	if err != nil {
-		return fmt.Errorf("store: workspace: %w", err)
-	}
-	if p.Admin {
-		return nil
-	}
-	if _, w := tenancy.Role(role.String).Levels(); w == tenancy.None {
+	_, write, err := workspaceLevels(ctx, c, p, workspaceID)
+	if err == nil && write == tenancy.None {
 		return fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, workspaceID)
 	}
-	return nil
+	return err
 }
 
 // authorize checks that the principal may change row id of table: it is

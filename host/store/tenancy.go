@@ -177,24 +177,27 @@ func (db *DB) Workspaces(ctx context.Context, p tenancy.Principal) ([]tenancy.Wo
 }
 
 // Levels returns the principal's read and write levels in a workspace:
-// ALL for a tenant admin, the role's levels for a member, none otherwise
-// (and ErrNotFound when the workspace is not the principal's to see).
+// ALL for a tenant admin, the role's levels for a member, and ErrNotFound
+// when the workspace is not the principal's to see.
 func (db *DB) Levels(ctx context.Context, p tenancy.Principal, workspaceID string) (read, write tenancy.Level, err error) {
+	return workspaceLevels(ctx, db.conn(), p, workspaceID)
+}
+
+// workspaceLevels is Levels on any connection (a transaction's too): the one
+// place a principal's membership becomes access levels.
+func workspaceLevels(ctx context.Context, c conn, p tenancy.Principal, workspaceID string) (read, write tenancy.Level, err error) {
 	var tenant string
 	var role sql.NullString
-	err = db.conn().queryRow(ctx, `SELECT w.tenant_id, m.role FROM workspaces w
+	err = c.queryRow(ctx, `SELECT w.tenant_id, m.role FROM workspaces w
 		LEFT JOIN memberships m ON m.workspace_id = w.id AND m.user_id = ? WHERE w.id = ?`, p.UserID, workspaceID).Scan(&tenant, &role)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && tenant != p.TenantID) {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && (tenant != p.TenantID || (!p.Admin && !role.Valid))) {
 		return tenancy.None, tenancy.None, fmt.Errorf("%w: workspace %q", tenancy.ErrNotFound, workspaceID)
 	}
 	if err != nil {
-		return tenancy.None, tenancy.None, fmt.Errorf("store: levels: %w", err)
+		return tenancy.None, tenancy.None, fmt.Errorf("store: workspace levels: %w", err)
 	}
 	if p.Admin {
 		return tenancy.All, tenancy.All, nil
-	}
-	if !role.Valid {
-		return tenancy.None, tenancy.None, fmt.Errorf("%w: workspace %q", tenancy.ErrNotFound, workspaceID)
 	}
 	read, write = tenancy.Role(role.String).Levels()
 	return read, write, nil

@@ -100,17 +100,8 @@ func touchWorkflow(ctx context.Context, c conn, p tenancy.Principal, id string) 
 // canStart checks that p may start a workflow in a workspace: a member in
 // any role, or a tenant admin. Anything else is ErrNotFound.
 func canStart(ctx context.Context, c conn, p tenancy.Principal, workspaceID string) error {
-	var tenant string
-	var role sql.NullString
-	err := c.queryRow(ctx, `SELECT w.tenant_id, m.role FROM workspaces w
-		LEFT JOIN memberships m ON m.workspace_id = w.id AND m.user_id = ? WHERE w.id = ?`, p.UserID, workspaceID).Scan(&tenant, &role)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && (tenant != p.TenantID || (!p.Admin && !role.Valid))) {
-		return fmt.Errorf("%w: workspace %q", tenancy.ErrNotFound, workspaceID)
-	}
-	if err != nil {
-		return fmt.Errorf("store: workspace: %w", err)
-	}
-	return nil
+	_, _, err := workspaceLevels(ctx, c, p, workspaceID)
+	return err
 }
 
 // emitEvent appends the event emit makes for w, inside a transaction that
