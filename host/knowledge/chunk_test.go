@@ -1,0 +1,67 @@
+package knowledge_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+func TestSplit(t *testing.T) {
+	para := strings.Repeat("The quarterly revenue grew steadily across all regions. ", 30) // ~300 tokens
+	long := strings.Join([]string{para, para, para, para}, "\n\n")                          // ~1,200 tokens
+	objs := []content.Object{
+		{ID: "a", ContentType: content.Text, Data: "Short text.", Ref: content.Ref{PageIndex: 1}},
+		{ID: "b", ContentType: content.Image, Data: "…", Ref: content.Ref{PageIndex: 1}},
+		{ID: "c", ContentType: content.Text, Data: long, Ref: content.Ref{PageIndex: 2, SectionID: "s2"}},
+		{ID: "d", ContentType: content.Text, Data: "   ", Ref: content.Ref{PageIndex: 3}},
+		{ID: "e", ContentType: content.Text, Data: strings.Repeat("x", 20000), Ref: content.Ref{PageIndex: 4}},
+	}
+	chunks := knowledge.Split(objs, 512)
+	var fromC, fromE int
+	var joined []string
+	for i, c := range chunks {
+		if c.Seq != i || c.Tokens > 512 || c.Tokens != llm.CountTokens("text-embedding-3-small", c.Text) {
+			t.Fatalf("chunk %d: seq %d, %d tokens", i, c.Seq, c.Tokens)
+		}
+		switch c.ObjectID {
+		case "c":
+			fromC++
+			joined = append(joined, c.Text)
+			if c.Ref.PageIndex != 2 || c.Ref.SectionID != "s2" {
+				t.Fatalf("chunk lost its reference: %+v", c.Ref)
+			}
+		case "e":
+			fromE++
+		case "b", "d":
+			t.Fatalf("chunked object %s", c.ObjectID)
+		}
+	}
+	if chunks[0].ObjectID != "a" || fromC < 3 || fromE < 2 {
+		t.Fatalf("chunks: a first %v, %d from c, %d from e", chunks[0].ObjectID, fromC, fromE)
+	}
+	// Cutting loses no words.
+	if got, want := strings.Fields(strings.Join(joined, " ")), strings.Fields(long); !slices.Equal(got, want) {
+		t.Fatalf("words lost or changed: %d vs %d", len(got), len(want))
+	}
+}
+
+func TestTerms(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		want []string
+	}{
+		{"What was the revenue in Q4?", []string{"revenue", "q4"}},
+		{"Wie hoch war der Umsatz in Zürich?", []string{"hoch", "umsatz", "zürich"}},
+		{"the", []string{"the"}},
+		{`revenue" OR NEAR(x) * ) | !& :`, []string{"revenue", "near"}},
+		{"?!", nil},
+	} {
+		if got := knowledge.Terms(c.q); !slices.Equal(got, c.want) {
+			t.Errorf("%q: %v, want %v", c.q, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// ContentState is a content's indexing state.
+type ContentState struct {
+	Status knowledge.Status
+	Error  string
+	Index  content.Index
+}
+
+// ClaimContent marks a tenant's content (by sha256) pending unless it is
+// known already, and reports whether it was new: the caller that gets true
+// extracts it, every other finds it indexed or in progress. This is how the
+// same bytes in a tenant are extracted once.
+func (db *DB) ClaimContent(ctx context.Context, tenantID, sha string) (bool, error) {
+	res, err := db.conn().exec(ctx, `INSERT INTO content_indexes (tenant_id, sha256, status, updated_at) VALUES (?, ?, 'pending', ?)
+		ON CONFLICT (tenant_id, sha256) DO NOTHING`, tenantID, sha, micros(now()))
+	if err != nil {
+		return false, fmt.Errorf("store: claim content: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// SetContentStatus moves a content along the pipeline (failed with its
+// reason).
+func (db *DB) SetContentStatus(ctx context.Context, tenantID, sha string, status knowledge.Status, reason string) error {
+	_, err := db.conn().exec(ctx, `UPDATE content_indexes SET status = ?, error = ?, updated_at = ? WHERE tenant_id = ? AND sha256 = ?`,
+		string(status), reason, micros(now()), tenantID, sha)
+	if err != nil {
+		return fmt.Errorf("store: content status: %w", err)
+	}
+	return nil
+}
+
+// SaveContent stores a content's index and chunks, replacing earlier ones,
+// in one transaction, and sets its status.
+func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []knowledge.Chunk, status knowledge.Status) error {
+	structure, err := json.Marshal(idx.Structure)
+	if err != nil {
+		return fmt.Errorf("store: content structure: %w", err)
+	}
+	objects, err := json.Marshal(idx.Objects)
+	if err != nil {
+		return fmt.Errorf("store: content objects: %w", err)
+	}
+	return db.tx(ctx, func(c conn) error {
+		t := micros(now())
+		_, err := c.exec(ctx, `INSERT INTO content_indexes (tenant_id, sha256, status, mime_type, total_objects, total_size, structure, objects, extracted_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (tenant_id, sha256) DO UPDATE SET status = excluded.status, error = '', mime_type = excluded.mime_type,
+				total_objects = excluded.total_objects, total_size = excluded.total_size, structure = excluded.structure,
+				objects = excluded.objects, extracted_at = excluded.extracted_at, updated_at = excluded.updated_at`,
+			tenantID, sha, string(status), idx.MIMEType, idx.TotalObjects, idx.TotalSize, string(structure), string(objects), t, t)
+		if err != nil {
+			return fmt.Errorf("store: save content: %w", err)
+		}
+		if _, err := c.exec(ctx, `DELETE FROM chunks WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha); err != nil {
+			return fmt.Errorf("store: replace chunks: %w", err)
+		}
+		for _, ch := range chunks {
+			ref, _ := json.Marshal(ch.Ref)
+			if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
+				string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens); err != nil {
+				return fmt.Errorf("store: chunk %d: %w", ch.Seq, err)
+			}
+		}
+		return nil
+	})
+}
+
+// ContentState returns the indexing state of a file's content, for a
+// principal who can read the file.
+func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID string) (ContentState, error) {
+	q, args := scope(p, false, "f", "shared")
+	var st ContentState
+	var status, structure, objects string
+	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, f.name
+		FROM files f JOIN content_indexes ci ON ci.tenant_id = f.tenant_id AND ci.sha256 = f.sha256
+		WHERE f.id = ? AND `+q, append([]any{fileID}, args...)...).
+		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &st.Index.FileName)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ContentState{}, fmt.Errorf("%w: no indexed content for file %q", tenancy.ErrNotFound, fileID)
+	}
+	if err != nil {
+		return ContentState{}, fmt.Errorf("store: content state: %w", err)
+	}
+	st.Status = knowledge.Status(status)
+	if err := json.Unmarshal([]byte(structure), &st.Index.Structure); err != nil {
+		return ContentState{}, fmt.Errorf("store: content structure: %w", err)
+	}
+	if err := json.Unmarshal([]byte(objects), &st.Index.Objects); err != nil {
+		return ContentState{}, fmt.Errorf("store: content objects: %w", err)
+	}
+	return st, nil
+}
+
+// SearchLexical finds chunks by their words, best first: FTS5's bm25 on
+// SQLite, ts_rank_cd on PostgreSQL, any of the query's terms matching. Only
+// chunks of files the principal can read are considered (through the files
+// that carry their bytes), in the query's layer and filters.
+func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowledge.Query) ([]knowledge.Hit, error) {
+	terms := knowledge.Terms(qy.Text)
+	if len(terms) == 0 {
+		return nil, fmt.Errorf("%w: the query has no words to search for", tenancy.ErrInvalid)
+	}
+	limit := qy.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	if limit > 100 {
+		return nil, fmt.Errorf("%w: limit %d is more than 100", tenancy.ErrInvalid, limit)
+	}
+	scopeSQL, args := scope(p, false, "f", "shared")
+	where := []string{scopeSQL, "c.tenant_id = f.tenant_id", "f.status <> 'archived'"}
+	switch qy.Layer {
+	case knowledge.LayerInstance:
+		if qy.WorkspaceID == "" {
+			return nil, fmt.Errorf("%w: the instance layer needs a workspace", tenancy.ErrInvalid)
+		}
+	case knowledge.LayerShared:
+		where = append(where, "f.shared")
+	case knowledge.LayerAll:
+	default:
+		return nil, fmt.Errorf("%w: unknown layer %q (instance, shared)", tenancy.ErrInvalid, qy.Layer)
+	}
+	if qy.WorkspaceID != "" && qy.Layer != knowledge.LayerShared {
+		where = append(where, "f.workspace_id = ?")
+		args = append(args, qy.WorkspaceID)
+	}
+	if len(qy.FileIDs) > 0 {
+		where = append(where, "f.id IN ("+placeholders(len(qy.FileIDs))+")")
+		for _, id := range qy.FileIDs {
+			args = append(args, id)
+		}
+	}
+	if qy.ContentType != "" {
+		where = append(where, "c.content_type = ?")
+		args = append(args, string(qy.ContentType))
+	}
+	if qy.Page > 0 {
+		where = append(where, "c.page = ?")
+		args = append(args, qy.Page)
+	}
+	if qy.Section != "" {
+		where = append(where, "c.section = ?")
+		args = append(args, qy.Section)
+	}
+	const cols = `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id`
+	var q string
+	var matchArg any
+	switch db.dialect {
+	case SQLite:
+		quoted := make([]string, len(terms))
+		for i, t := range terms {
+			quoted[i] = `"` + t + `"`
+		}
+		matchArg = strings.Join(quoted, " OR ")
+		q = `SELECT ` + cols + `, -bm25(chunks_fts) AS score FROM chunks_fts
+			JOIN chunks c ON c.rowid = chunks_fts.rowid
+			JOIN files f ON f.sha256 = c.sha256
+			WHERE chunks_fts MATCH ? AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
+	case Postgres:
+		matchArg = strings.Join(terms, " | ")
+		q = `SELECT ` + cols + `, ts_rank_cd(c.tsv, query) AS score FROM chunks c
+			JOIN files f ON f.sha256 = c.sha256, to_tsquery('simple', ?) query
+			WHERE c.tsv @@ query AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
+	}
+	// Several readable files may carry the same bytes: fetch extra rows and
+	// keep each chunk once, with its best file.
+	rows, err := db.conn().query(ctx, q, append(append([]any{matchArg}, args...), limit*3)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	var hits []knowledge.Hit
+	for rows.Next() {
+		var h knowledge.Hit
+		var ct, ref string
+		if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.FileID, &h.FileName, &h.WorkspaceID, &h.Score); err != nil {
+			return nil, fmt.Errorf("store: search: %w", err)
+		}
+		if seen[h.ID] {
+			continue
+		}
+		seen[h.ID] = true
+		h.ContentType = content.Type(ct)
+		if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
+			return nil, fmt.Errorf("store: chunk reference: %w", err)
+		}
+		if _, id, ok := strings.Cut(h.ID, ":"); ok {
+			h.ID = id[strings.IndexByte(id, ':')+1:] // the chunk's own id, without tenant and sha
+		}
+		if len(hits) < limit {
+			hits = append(hits, h)
+		}
+	}
+	return hits, rows.Err()
+}
