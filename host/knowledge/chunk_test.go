@@ -12,7 +12,7 @@ import (
 
 func TestSplit(t *testing.T) {
 	para := strings.Repeat("The quarterly revenue grew steadily across all regions. ", 30) // ~300 tokens
-	long := strings.Join([]string{para, para, para, para}, "\n\n")                          // ~1,200 tokens
+	long := strings.Join([]string{para, para, para, para}, "\n\n")                         // ~1,200 tokens
 	objs := []content.Object{
 		{ID: "a", ContentType: content.Text, Data: "Short text.", Ref: content.Ref{PageIndex: 1}},
 		{ID: "b", ContentType: content.Image, Data: "…", Ref: content.Ref{PageIndex: 1}},
