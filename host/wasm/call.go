@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"fmt"
+	"github.com/tetratelabs/wazero/api"
 	"log/slog"
 	"net/http"
 )
@@ -17,6 +18,7 @@ type Call struct {
 	Logger   *slog.Logger
 
 	k        *kernel
+	mem      api.Memory // the guest's memory, for capabilities that write into it
 	p        *Plugin
 	opts     *CallOptions
 	httpLast httpLast

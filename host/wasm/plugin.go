@@ -165,8 +165,10 @@ func linkFunctions(ctx context.Context, rt wazero.Runtime, fns []HostFunction) e
 		for _, f := range byModule[mod] {
 			fn := f.Func
 			b.NewFunctionBuilder().
-				WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
-					fn(ctx, callFrom(ctx), stack)
+				WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, caller api.Module, stack []uint64) {
+					c := callFrom(ctx)
+					c.mem = caller.Memory()
+					fn(ctx, c, stack)
 				}), f.Params, f.Results).
 				Export(f.Name)
 		}
@@ -260,6 +262,8 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 type CallOptions struct {
 	// OnProgress receives the plugin's progress reports.
 	OnProgress func(Progress)
+	// Input is the document the call may read by range (capability "input").
+	Input Input
 }
 
 // ensureReady checks once, on a real instance, that the plugin's code registers
