@@ -1,0 +1,21 @@
+// Package archive resolves containers — ZIP, TAR, gzip (GZ and TGZ) and
+// folders — recursively into their files, each named by its container path
+// ("archive.zip/folder-a/inner.tar/report.pdf").
+//
+// It is the core of the sandboxed containers plugin, so it is pure Go (no cgo,
+// no os/exec) and never writes to a file system: the input arrives as an
+// io.ReaderAt with its size (the host serves large inputs by range), nested
+// containers are read as streams or, when they need random access (a zip
+// inside a compressed entry), into a bounded buffer, and every file's bytes are
+// streamed by Entry.Open on demand.
+//
+// Every input is treated as hostile. Resolve refuses path-traversal names,
+// symbolic and hard links, device entries, duplicate names, encrypted and
+// unsupported entries, each as a Problem naming the entry, and goes on with
+// the rest of the archive. Limits bound the nesting depth, the bytes expanded
+// (per file and in total), the number of entries and the compression ratio;
+// a ratio bomb is stopped by its headers where they tell, and otherwise while
+// expanding, as soon as the ratio is exceeded, never after. A limit that ends
+// the whole walk (entry count, total size, overall ratio) sets
+// Result.Truncated and keeps everything resolved before it.
+package archive

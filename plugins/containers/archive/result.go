@@ -1,0 +1,78 @@
+package archive
+
+import (
+	"fmt"
+	"io"
+)
+
+// Entry is one item found by a walk: the input itself (Depth 0), a directory,
+// a file or a nested container. A container's members follow it in
+// Result.Entries.
+type Entry struct {
+	// Path is the container path: the input's name, then each layer's member
+	// names joined by "/" ("archive.zip/folder-a/inner.tar/report.pdf"). Its
+	// segments are never empty, ".", ".." or absolute.
+	Path string
+	// Name is the last segment of Path.
+	Name string
+	// Size is the entry's expanded size in bytes (0 for directories).
+	Size int64
+	// MIMEType is by extension, then by sniffing the first 512 bytes.
+	MIMEType string
+	// Depth is the number of containers around the entry: 0 for the input, 1
+	// for its members.
+	Depth int
+	// Dir marks a directory entry; it has no bytes.
+	Dir bool
+	// Container is the kind of container the entry is, None for a plain file
+	// (zip-based documents such as DOCX are files). Whether it was opened is
+	// told by the absence of a Problem on its Path.
+	Container Kind
+	// Open streams the entry's bytes. The reader enforces the limits again
+	// (declared size, checksum, ratio), since the bytes are expanded anew: an
+	// entry inside a compressed stream re-expands that stream up to the entry,
+	// and one inside a zip that was itself compressed re-reads that zip into
+	// memory. Open may be called after Resolve returns and from several
+	// goroutines if the input's ReaderAt allows it.
+	Open func() (io.ReadCloser, error)
+}
+
+// Problem kinds.
+const (
+	ProblemTraversal   = "traversal"   // absolute, "..", backslash, drive letter or NUL in a name
+	ProblemSymlink     = "symlink"     // a symbolic or hard link, or an entry below one
+	ProblemSpecial     = "special"     // a device, FIFO or socket
+	ProblemBomb        = "bomb"        // the compression ratio is exceeded
+	ProblemDepth       = "depth"       // a container nested deeper than MaxDepth
+	ProblemEncrypted   = "encrypted"   // needs a password
+	ProblemTruncated   = "truncated"   // the bytes end early
+	ProblemCorrupt     = "corrupt"     // malformed headers, checksum mismatch
+	ProblemUnsupported = "unsupported" // a compression method or entry type not read here
+	ProblemDuplicate   = "duplicate"   // a second entry with a name already used
+	ProblemName        = "name"        // an empty, overlong or invalid name
+	ProblemLimit       = "limit"       // a size, count or memory limit
+	ProblemCanceled    = "canceled"    // the context ended the walk
+	ProblemIO          = "io"          // reading the input failed
+)
+
+// Problem is an entry (or a container) that was not resolved, and why.
+type Problem struct {
+	// Path is the container path of the entry; a refused name appears as
+	// written in the archive, with non-printable characters escaped.
+	Path string
+	// Reason says what was wrong in words a user can act on.
+	Reason string
+	// Kind is one of the Problem constants.
+	Kind string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.Reason, p.Kind) }
+
+// Result is what a walk found.
+type Result struct {
+	Entries  []Entry
+	Problems []Problem
+	// Truncated is set when a limit ended the whole walk (entry count, total
+	// size, overall ratio, cancellation); Entries holds everything before it.
+	Truncated bool
+}

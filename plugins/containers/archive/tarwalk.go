@@ -1,0 +1,193 @@
+package archive
+
+import (
+	"archive/tar"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// tarFrom says how a tar's members are reached again after the walk: in
+// place when the tar has random access, else by streaming it from the start.
+type tarFrom struct {
+	ra     io.ReaderAt
+	seek   io.Seeker // the walk's position, for members' offsets
+	reacq  reacquireFunc
+	size   int64
+	reopen func() (io.ReadCloser, error)
+}
+
+func (f tarFrom) stream() func() (io.ReadCloser, error) {
+	if f.reopen != nil {
+		return f.reopen
+	}
+	return openWhole(f.reacq, f.size)
+}
+
+// openTar resolves a tar member: in place when it has random access (tar
+// skips data by seeking), else as a stream read once.
+func (w *walker) openTar(m member) {
+	if m.src.ra != nil {
+		sec := io.NewSectionReader(m.src.ra, 0, m.src.size)
+		w.walkTar(m, sec, tarFrom{ra: m.src.ra, seek: sec, reacq: m.src.reacquire, size: m.src.size}, nil)
+		return
+	}
+	r, done, err := w.stream(m.src)
+	if err != nil {
+		w.note(m.path, problemKind(err), "not opened: "+err.Error())
+		return
+	}
+	if done != nil {
+		defer done()
+	}
+	w.walkTar(m, r, tarFrom{reopen: m.src.open}, nil)
+}
+
+// walkTar lists a tar's members in order. met, when the tar comes out of a
+// gzip stream, is marked at each member so its ratio is measured alone.
+func (w *walker) walkTar(c member, r io.Reader, from tarFrom, met *meter) {
+	tr := tar.NewReader(r)
+	sc := newScope()
+	prev := c.path
+	for i := 0; !w.stopped(); i++ {
+		hdr, err := tr.Next()
+		if errors.Is(err, tar.ErrInsecurePath) {
+			err = nil // the header is valid; cleanName judges the name
+		}
+		switch {
+		case err == io.EOF:
+			return
+		case err != nil && w.stopped():
+			return
+		case err != nil:
+			kind := problemKind(readError(err))
+			if kind == ProblemBomb || kind == ProblemLimit {
+				// Next was skipping the previous member when the stream ran over.
+				w.note(prev, kind, fmt.Sprintf("%v; the rest of %s is not read", err, c.name))
+			} else {
+				w.note(c.path, kind, fmt.Sprintf("reading stopped: %v; the entries before are kept", readError(err)))
+			}
+			return
+		}
+		if met != nil {
+			met.mark()
+		}
+		prev = w.tarMember(c, sc, tr, hdr, i, from)
+	}
+}
+
+// tarMember visits one header and returns the path it stands for.
+func (w *walker) tarMember(c member, sc *scope, tr *tar.Reader, hdr *tar.Header, index int, from tarFrom) string {
+	if hdr.Typeflag == tar.TypeXGlobalHeader {
+		return c.path // metadata for the following headers, not an entry
+	}
+	name, dir, kind, reason := cleanName(hdr.Name)
+	if kind != "" {
+		p := c.path + "/" + display(hdr.Name)
+		w.problem(p, kind, reason)
+		return p
+	}
+	p := c.path + "/" + name
+	if link, ok := sc.under(name); ok {
+		w.problem(p, ProblemSymlink, fmt.Sprintf("inside %q, which is a link: links are not followed", link))
+		return p
+	}
+	switch hdr.Typeflag {
+	case tar.TypeDir:
+		dir = true
+	case tar.TypeReg, '\x00', tar.TypeCont, tar.TypeGNUSparse:
+		dir = false
+	case tar.TypeSymlink:
+		sc.link(name)
+		w.problem(p, ProblemSymlink, fmt.Sprintf("symbolic link to %q: links are not followed", display(hdr.Linkname)))
+		return p
+	case tar.TypeLink:
+		sc.link(name)
+		w.problem(p, ProblemSymlink, fmt.Sprintf("hard link to %q: links are not followed", display(hdr.Linkname)))
+		return p
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+		w.problem(p, ProblemSpecial, "a device or FIFO entry")
+		return p
+	default:
+		w.problem(p, ProblemUnsupported, fmt.Sprintf("tar entry type %q is not supported", hdr.Typeflag))
+		return p
+	}
+	if !sc.add(name, dir) {
+		if !dir || !sc.isDir(name) {
+			w.problem(p, ProblemDuplicate, "a second entry with this name; the first is kept")
+		}
+		return p
+	}
+	if dir {
+		w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, dir: true})
+		return p
+	}
+	if hdr.Size > w.lim.MaxFileBytes {
+		w.problem(p, ProblemLimit, fmt.Sprintf("declares %d bytes, more than the per-file limit of %d", hdr.Size, w.lim.MaxFileBytes))
+		return p
+	}
+	src := source{size: hdr.Size}
+	if from.seek != nil && !isSparse(hdr) {
+		pos, err := from.seek.Seek(0, io.SeekCurrent)
+		if err != nil {
+			w.problem(p, ProblemIO, err.Error())
+			return p
+		}
+		src.ra = io.NewSectionReader(from.ra, pos, hdr.Size)
+		src.reacquire = sectionOf(from.reacq, pos, hdr.Size)
+		src.open = openWhole(src.reacquire, hdr.Size)
+	} else {
+		src.live = sentinelReader{tr}
+		src.open = reopenTarMember(from.stream(), index, hdr.Name)
+	}
+	w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, extracted: true, src: src})
+	return p
+}
+
+// isSparse: a sparse member's data is not stored in one piece, so it is
+// read through the tar reader, never in place.
+func isSparse(hdr *tar.Header) bool {
+	if hdr.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
+// reopenTarMember streams the tar from the start to the member at index:
+// the cost of Open on a member of a compressed tar.
+func reopenTarMember(stream func() (io.ReadCloser, error), index int, name string) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		rc, err := stream()
+		if err != nil {
+			return nil, err
+		}
+		tr := tar.NewReader(rc)
+		for j := 0; ; j++ {
+			hdr, err := tr.Next()
+			if errors.Is(err, tar.ErrInsecurePath) {
+				err = nil
+			}
+			if err != nil {
+				rc.Close()
+				if err == io.EOF {
+					err = fmt.Errorf("%w: the archive ends before entry %d", ErrTruncated, index)
+				}
+				return nil, readError(err)
+			}
+			if j < index {
+				continue
+			}
+			if hdr.Name != name {
+				rc.Close()
+				return nil, fmt.Errorf("%w: entry %d is now %q, not %q", ErrCorrupt, index, display(hdr.Name), display(name))
+			}
+			return readCloser{sentinelReader{tr}, rc.Close}, nil
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+)
+
+// walker is the state of one resolution: the limits' counters and the
+// result so far. It runs on one goroutine.
+type walker struct {
+	ctx  context.Context
+	lim  Limits
+	root string
+	res  Result
+
+	seen  int   // entries and problems, against MaxFiles
+	total int64 // bytes of entries inside archives, against MaxTotalBytes
+	outer int64 // bytes of the inputs, for the overall ratio
+	held  int64 // bytes of nested zips in memory now
+	ended bool
+}
+
+// member is one item to visit inside a container (or the folder).
+type member struct {
+	path  string
+	name  string
+	depth int
+	dir   bool
+	// extracted marks bytes produced by expanding an archive: they count
+	// toward MaxTotalBytes and the overall ratio. Files of a folder do not.
+	extracted bool
+	src       source
+}
+
+// stopped reports whether the walk has ended, ending it on cancellation.
+func (w *walker) stopped() bool {
+	if w.ended {
+		return true
+	}
+	if err := w.ctx.Err(); err != nil {
+		w.end(w.root, ProblemCanceled, "the walk was canceled ("+err.Error()+"); the entries before are kept")
+		return true
+	}
+	return false
+}
+
+// admit counts one entry or problem against MaxFiles; at the limit it ends
+// the walk, keeping what came before.
+func (w *walker) admit(p string) bool {
+	if w.seen >= w.lim.MaxFiles {
+		w.end(p, ProblemLimit, fmt.Sprintf("more than %d entries: the walk stopped here; the entries before are kept", w.lim.MaxFiles))
+		return false
+	}
+	w.seen++
+	return true
+}
+
+// problem records a refused member; it counts like an entry, so a hostile
+// archive of a million bad names still ends at MaxFiles.
+func (w *walker) problem(p, kind, reason string) {
+	if w.ended || !w.admit(p) {
+		return
+	}
+	w.note(p, kind, reason)
+}
+
+// note records a problem about something already counted (a container, an
+// admitted entry).
+func (w *walker) note(p, kind, reason string) {
+	w.res.Problems = append(w.res.Problems, Problem{Path: p, Reason: reason, Kind: kind})
+}
+
+// end records the problem that ends the walk.
+func (w *walker) end(p, kind, reason string) {
+	if w.ended {
+		return
+	}
+	w.note(p, kind, reason)
+	w.res.Truncated = true
+	w.ended = true
+}
+
+// visit lists one member and, when it is a container within the depth,
+// resolves it in place, so members follow their container in the result.
+func (w *walker) visit(m member) {
+	if w.stopped() || !w.admit(m.path) {
+		return
+	}
+	e := Entry{Path: m.path, Name: m.name, Depth: m.depth}
+	if m.dir {
+		e.Dir, e.Open = true, dirOpen(m.path)
+		w.res.Entries = append(w.res.Entries, e)
+		return
+	}
+	size := m.src.size
+	if m.extracted {
+		if size > w.lim.MaxTotalBytes-w.total {
+			w.end(m.path, ProblemLimit, fmt.Sprintf("this entry of %d bytes would take the extracted total past %d bytes: the walk stopped here; the entries before are kept",
+				size, w.lim.MaxTotalBytes))
+			return
+		}
+		if w.lim.bomb(w.total+size, w.outer) {
+			w.end(m.path, ProblemBomb, fmt.Sprintf("the archive would expand to %d bytes from %d (more than %g:1 overall): the walk stopped here; the entries before are kept",
+				w.total+size, w.outer, w.lim.MaxRatio))
+			return
+		}
+	} else {
+		w.outer += size
+	}
+	head, live, err := readHead(m.src)
+	if err != nil {
+		w.note(m.path, problemKind(err), "unreadable: "+err.Error())
+		return
+	}
+	m.src.live = live
+	kind := Detect(head, m.name)
+	e.Size, e.MIMEType, e.Container, e.Open = size, mimeType(m.name, head, kind), kind, m.src.open
+	if m.extracted {
+		w.total += size
+	}
+	w.res.Entries = append(w.res.Entries, e)
+	if kind == None {
+		return
+	}
+	if m.depth >= w.lim.MaxDepth {
+		w.note(m.path, ProblemDepth, fmt.Sprintf("a %s nested %d levels deep: not opened, since its members would be deeper than the limit of %d",
+			kind, m.depth, w.lim.MaxDepth))
+		return
+	}
+	w.openContainer(kind, m)
+}
+
+func (w *walker) openContainer(kind Kind, m member) {
+	switch kind {
+	case Zip:
+		w.openZip(m)
+	case Tar:
+		w.openTar(m)
+	case Gzip:
+		w.openGzip(m)
+	}
+}
+
+// readHead reads the first HeadSize bytes for Detect and sniffing. From a
+// live stream it gives back a reader that replays them.
+func readHead(src source) ([]byte, io.Reader, error) {
+	buf := make([]byte, min(src.size, HeadSize))
+	switch {
+	case src.ra != nil:
+		return buf, nil, readAt(src.ra, buf, 0)
+	case src.live != nil:
+		if _, err := io.ReadFull(src.live, buf); err != nil {
+			return nil, nil, short(err)
+		}
+		return buf, io.MultiReader(bytes.NewReader(buf), src.live), nil
+	}
+	rc, err := src.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rc.Close()
+	if _, err := io.ReadFull(rc, buf); err != nil {
+		return nil, nil, short(err)
+	}
+	return buf, nil, nil
+}
+
+func short(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: fewer bytes than declared", ErrTruncated)
+	}
+	return err
+}
+
+// stream gives the member's bytes as a stream: the live one if there is one.
+func (w *walker) stream(src source) (io.Reader, func() error, error) {
+	if src.live != nil {
+		return src.live, nil, nil
+	}
+	rc, err := src.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	return rc, rc.Close, nil
+}
+
+// scope is what one container has named so far: duplicate names and entries
+// below a link are refused.
+type scope struct {
+	names map[string]bool // true for directories
+	links map[string]bool
+}
+
+func newScope() *scope { return &scope{names: map[string]bool{}, links: map[string]bool{}} }
+
+// add claims a name; false when it is taken.
+func (s *scope) add(name string, dir bool) bool {
+	if _, ok := s.names[name]; ok {
+		return false
+	}
+	s.names[name] = dir
+	return true
+}
+
+func (s *scope) isDir(name string) bool { return s.names[name] }
+
+// link claims a name for a link, so a later entry below it is refused: an
+// extractor that wrote the link first would write that entry through it.
+func (s *scope) link(name string) {
+	s.links[name] = true
+	s.names[name] = false
+}
+
+func (s *scope) under(name string) (string, bool) {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '/' && s.links[name[:i]] {
+			return name[:i], true
+		}
+	}
+	return "", false
+}
