@@ -1,0 +1,258 @@
+package pdftext
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The corpus tests run over every PDF in the shared corpus
+// (../shared/corpus/pdf from the module root), whatever the set is, against
+// the references made with poppler and mutool that sit beside each file.
+
+// corpusMinMean is the corpus mean similarity this package reaches (see
+// similarity); the test fails if a change drops below it.
+const corpusMinMean = 0.95
+
+// corpusDir finds the PDF corpus relative to the module root.
+func corpusDir(tb testing.TB) string {
+	tb.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		tb.Skip("no caller information")
+	}
+	dir := filepath.Dir(file)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Skip("module root not found")
+		}
+		dir = parent
+	}
+	c := filepath.Join(dir, "..", "shared", "corpus", "pdf")
+	if _, err := os.Stat(c); err != nil {
+		tb.Skipf("corpus not found at %s", c)
+	}
+	return c
+}
+
+// corpusFiles lists the corpus PDFs by their base name (without .pdf).
+func corpusFiles(tb testing.TB) (string, []string) {
+	dir := corpusDir(tb)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
+	if err != nil || len(paths) == 0 {
+		tb.Skip("no PDFs in the corpus")
+	}
+	var names []string
+	for _, p := range paths {
+		names = append(names, strings.TrimSuffix(filepath.Base(p), ".pdf"))
+	}
+	return dir, names
+}
+
+// referencePages reads NAME.pages/NNNN.txt; nil when there is no reference.
+func referencePages(dir, name string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, name+".pages", "[0-9][0-9][0-9][0-9].txt"))
+	slices.Sort(files)
+	var pages []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil
+		}
+		pages = append(pages, string(b))
+	}
+	return pages
+}
+
+// similarity is the measure the corpus test reports: 1 − the Levenshtein
+// distance between the two texts' word sequences (words are maximal runs of
+// non-space characters, so any difference in spacing, line breaks or
+// indentation is ignored), divided by the longer sequence's length. Word
+// order counts, a missing, extra or misspelt word costs one edit. Two empty
+// texts are identical (1).
+func similarity(got, want string) float64 {
+	a, b := strings.Fields(got), strings.Fields(want)
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	return 1 - float64(wordDistance(a, b))/float64(max(len(a), len(b)))
+}
+
+func wordDistance(a, b []string) int {
+	ids := map[string]int32{}
+	intern := func(ws []string) []int32 {
+		out := make([]int32, len(ws))
+		for i, w := range ws {
+			id, ok := ids[w]
+			if !ok {
+				id = int32(len(ids))
+				ids[w] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	x, y := intern(a), intern(b)
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(y)]
+}
+
+func TestSimilarity(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{
+		{"", "", 1},
+		{"a b c", "a  b\n c", 1},
+		{"a b c d", "a x c d", 0.75},
+		{"a b", "", 0},
+		{"a b c d", "a b c", 0.75},
+	} {
+		if got := similarity(c.a, c.b); got != c.want {
+			t.Errorf("similarity(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func openCorpus(tb testing.TB, dir, name string) (*Document, error) {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name+".pdf"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Open(bytes.NewReader(data))
+}
+
+// corpusSimilarity extracts every page of every corpus PDF that has
+// reference pages and returns the mean similarity per document and over
+// the documents with a text layer.
+func corpusSimilarity(tb testing.TB) (perDoc map[string]float64, mean float64) {
+	dir, names := corpusFiles(tb)
+	perDoc = map[string]float64{}
+	var sum float64
+	var n int
+	for _, name := range names {
+		ref := referencePages(dir, name)
+		if ref == nil {
+			continue
+		}
+		d, err := openCorpus(tb, dir, name)
+		if err != nil {
+			tb.Errorf("%s: %v", name, err)
+			continue
+		}
+		if d.PageCount() != len(ref) {
+			tb.Errorf("%s: %d pages, reference has %d", name, d.PageCount(), len(ref))
+		}
+		hasText := false
+		var docSum float64
+		for i, want := range ref {
+			if strings.TrimSpace(want) != "" {
+				hasText = true
+			}
+			got, err := d.PageText(i + 1)
+			if err != nil {
+				tb.Errorf("%s page %d: %v", name, i+1, err)
+			}
+			docSum += similarity(got, want)
+		}
+		if !hasText {
+			continue // no text layer (a scan): nothing to compare
+		}
+		perDoc[name] = docSum / float64(len(ref))
+		sum += perDoc[name]
+		n++
+	}
+	if n == 0 {
+		tb.Skip("no corpus PDF with reference text")
+	}
+	return perDoc, sum / float64(n)
+}
+
+func TestCorpusText(t *testing.T) {
+	perDoc, mean := corpusSimilarity(t)
+	names := make([]string, 0, len(perDoc))
+	for n := range perDoc {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		t.Logf("%-45s %.4f", n, perDoc[n])
+	}
+	t.Logf("corpus mean similarity %.4f over %d documents", mean, len(perDoc))
+	if mean < corpusMinMean {
+		t.Errorf("corpus mean similarity %.4f < %.4f", mean, corpusMinMean)
+	}
+}
+
+// TestDumpPage prints one page for inspection: PDFTEXT_DUMP=name:page.
+func TestDumpPage(t *testing.T) {
+	spec := os.Getenv("PDFTEXT_DUMP")
+	if spec == "" {
+		t.Skip("set PDFTEXT_DUMP=name:page")
+	}
+	name, ps, _ := strings.Cut(spec, ":")
+	n, _ := strconv.Atoi(ps)
+	dir := corpusDir(t)
+	d, err := openCorpus(t, dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.PageText(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := referencePages(dir, name)
+	fmt.Printf("=== ours\n%s\n=== similarity %.4f\n", got, similarity(got, ref[n-1]))
+	if os.Getenv("PDFTEXT_WORDS") != "" {
+		a, b := strings.Fields(got), strings.Fields(ref[n-1])
+		fmt.Println(diffWords(a, b))
+	}
+}
+
+// diffWords shows the words that differ, for debugging.
+func diffWords(a, b []string) string {
+	var sb strings.Builder
+	ma := map[string]int{}
+	for _, w := range a {
+		ma[w]++
+	}
+	for _, w := range b {
+		if ma[w] > 0 {
+			ma[w]--
+			continue
+		}
+		fmt.Fprintf(&sb, "-%s ", w)
+	}
+	for w, c := range ma {
+		for range c {
+			fmt.Fprintf(&sb, "+%s ", w)
+		}
+	}
+	return sb.String()
+}

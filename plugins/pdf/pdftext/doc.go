@@ -1,0 +1,367 @@
+// Package pdftext is the text layer of PDF documents and their pre-scan, in
+// pure Go, so that it compiles into the sandboxed PDF extractor plugin
+// (GOOS=wasip1): no cgo, no processes, no goroutines, no file paths.
+//
+// pdfcpu parses the file (cross-reference table, objects, streams,
+// decryption); everything about text is ours: a content-stream interpreter
+// for the text and graphics-state operators (interp.go) places every glyph
+// in device space, using the fonts' widths, encodings and ToUnicode maps
+// (font.go, fontfile.go, cmap.go, encodings.go, glyphnames.go); a layout
+// pass groups glyphs into words, lines and reading order (layout.go). The
+// outline (outline.go) and a fast pre-scan of the whole document
+// (prescan.go) complete the package.
+//
+// A Document is not safe for concurrent use: it caches parsed fonts.
+// Hostile input costs an error, never a panic: every exported method
+// recovers from panics inside pdfcpu or this package and returns them as
+// errors wrapping ErrMalformed.
+package pdftext
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// Errors a caller can tell apart with errors.Is.
+var (
+	// ErrMalformed: the file is not a PDF we can read (no header, no
+	// objects, no page tree), or parsing failed on the way.
+	ErrMalformed = errors.New("malformed PDF")
+	// ErrEncrypted: the file is encrypted and the empty user password does
+	// not open it.
+	ErrEncrypted = errors.New("encrypted PDF needs a password")
+	// ErrPageRange: a page number outside 1..PageCount.
+	ErrPageRange = errors.New("page number out of range")
+)
+
+// maxTreeDepth bounds recursion through page trees, outlines and nested form
+// XObjects; real documents stay far below it, hostile ones loop.
+const maxTreeDepth = 64
+
+// Document is an opened PDF: pdfcpu's parsed objects plus our page list and
+// font cache.
+type Document struct {
+	xref  *model.XRefTable
+	pages []page
+	// pageByObj maps a page object's number to its 1-based page number, so
+	// outline destinations resolve without walking the page tree each time.
+	pageByObj map[int]int
+	// fonts caches parsed fonts by the object number of their dictionary:
+	// pages share fonts, and a ToUnicode CMap is worth parsing once.
+	fonts    map[int]*font
+	fallback *font
+
+	outline     []OutlineItem
+	outlineDone bool
+}
+
+// page is one leaf of the page tree with its inherited attributes resolved.
+type page struct {
+	dict      types.Dict
+	resources types.Dict
+	media     box
+	crop      box
+	rotate    int
+}
+
+// box is a rectangle in default user space: llx, lly, urx, ury.
+type box [4]float64
+
+func (b box) width() float64  { return b[2] - b[0] }
+func (b box) height() float64 { return b[3] - b[1] }
+
+// Open reads a PDF from r. The whole file is parsed into memory (pdfcpu
+// loads every object, but decodes streams only when a page asks for them),
+// so Open costs time and memory roughly linear in the file size; page text
+// is extracted later, on demand. Encrypted files open when the empty user
+// password decrypts them; otherwise the error wraps ErrEncrypted. Files
+// pdfcpu cannot repair give an error wrapping ErrMalformed.
+func Open(r io.ReadSeeker) (d *Document, err error) {
+	defer recoverTo(&err, "open")
+	if r == nil {
+		return nil, fmt.Errorf("pdftext: open: no input: %w", ErrMalformed)
+	}
+	// pdfcpu otherwise looks for (and creates) a configuration directory
+	// under the user's home, which a sandbox does not have.
+	api.DisableConfigDir()
+	conf := model.NewDefaultConfiguration()
+	conf.ValidationMode = model.ValidationRelaxed
+	conf.UserPW = ""
+	ctx, err := api.ReadContext(r, conf)
+	if err != nil {
+		if errors.Is(err, pdfcpu.ErrWrongPassword) {
+			return nil, fmt.Errorf("pdftext: open: %w: %w", ErrEncrypted, err)
+		}
+		return nil, fmt.Errorf("pdftext: open: %w: %w", ErrMalformed, err)
+	}
+	d = &Document{xref: ctx.XRefTable, pageByObj: map[int]int{}, fonts: map[int]*font{}}
+	if err := d.collectPages(); err != nil {
+		return nil, fmt.Errorf("pdftext: open: %w: %w", ErrMalformed, err)
+	}
+	return d, nil
+}
+
+// PageCount returns the number of pages in the page tree (leaves that are
+// page dictionaries). It costs nothing: the tree was walked by Open.
+func (d *Document) PageCount() int { return len(d.pages) }
+
+// PageText returns the text of page n (1-based) as lines in reading order,
+// words separated by spaces, with extra spaces where the page has wide gaps
+// (as pdftotext -layout does), and lines separated by "\n". Only that page's
+// content streams (and the form XObjects and fonts they use) are decoded
+// and interpreted; fonts stay cached for later pages. A page without a text
+// layer gives "" and no error.
+func (d *Document) PageText(n int) (text string, err error) {
+	defer recoverTo(&err, fmt.Sprintf("page %d", n))
+	glyphs, _, err := d.pageGlyphs(n, nil)
+	if err != nil {
+		return "", err
+	}
+	return layoutText(glyphs), nil
+}
+
+// pageGlyphs interprets page n and returns its glyphs in device space. When
+// st is not nil it also counts what the pre-scan wants to know.
+func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
+	if n < 1 || n > len(d.pages) {
+		return nil, nil, fmt.Errorf("pdftext: page %d of %d: %w", n, len(d.pages), ErrPageRange)
+	}
+	p := &d.pages[n-1]
+	content, err := d.pageContent(p)
+	if err != nil {
+		return nil, p, fmt.Errorf("pdftext: page %d: %w", n, err)
+	}
+	in := newInterp(d, p, st)
+	in.run(content, p.resources, 0)
+	return in.glyphs, p, nil
+}
+
+// pageContent decodes and concatenates the page's content streams. A stream
+// that fails to decode is skipped rather than failing the page: the other
+// streams usually still carry the text.
+func (d *Document) pageContent(p *page) ([]byte, error) {
+	o, err := d.xref.Dereference(p.dict["Contents"])
+	if err != nil || o == nil {
+		return nil, nil
+	}
+	switch o := o.(type) {
+	case types.StreamDict:
+		return d.streamData(o)
+	case types.Array:
+		var all []byte
+		var firstErr error
+		for _, e := range o {
+			sd, ok := d.deref(e).(types.StreamDict)
+			if !ok {
+				continue
+			}
+			b, err := d.streamData(sd)
+			if err != nil {
+				firstErr = cmp(firstErr, err)
+				continue
+			}
+			all = append(all, b...)
+			// Content streams may split anywhere between tokens, so a
+			// separator keeps the last token of one from joining the next.
+			all = append(all, '\n')
+		}
+		if all == nil && firstErr != nil {
+			return nil, firstErr
+		}
+		return all, nil
+	}
+	return nil, nil
+}
+
+func cmp(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// streamData decodes a stream's filters. pdfcpu keeps the decoded bytes on
+// our copy of the stream dict only, so nothing is cached across calls: a
+// page's streams are decoded each time the page is asked for.
+func (d *Document) streamData(sd types.StreamDict) ([]byte, error) {
+	if sd.Content != nil {
+		return sd.Content, nil
+	}
+	if err := sd.Decode(); err != nil {
+		return nil, fmt.Errorf("decode stream: %w", err)
+	}
+	return sd.Content, nil
+}
+
+// deref resolves an indirect reference, treating failures as null, which is
+// what the PDF specification asks of references to missing objects.
+func (d *Document) deref(o types.Object) types.Object {
+	o, err := d.xref.Dereference(o)
+	if err != nil {
+		return nil
+	}
+	return o
+}
+
+func (d *Document) dict(o types.Object) types.Dict {
+	switch v := d.deref(o).(type) {
+	case types.Dict:
+		return v
+	case types.StreamDict:
+		return v.Dict
+	}
+	return nil
+}
+
+func (d *Document) array(o types.Object) types.Array {
+	a, _ := d.deref(o).(types.Array)
+	return a
+}
+
+func (d *Document) number(o types.Object) (float64, bool) {
+	switch v := d.deref(o).(type) {
+	case types.Integer:
+		return float64(v), true
+	case types.Float:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+func (d *Document) name(o types.Object) string {
+	n, _ := d.deref(o).(types.Name)
+	return string(n)
+}
+
+func (d *Document) boxOf(o types.Object) (box, bool) {
+	a := d.array(o)
+	if len(a) != 4 {
+		return box{}, false
+	}
+	var b box
+	for i := range 4 {
+		v, ok := d.number(a[i])
+		if !ok {
+			return box{}, false
+		}
+		b[i] = v
+	}
+	// Normalise: some writers give the corners in the other order.
+	if b[0] > b[2] {
+		b[0], b[2] = b[2], b[0]
+	}
+	if b[1] > b[3] {
+		b[1], b[3] = b[3], b[1]
+	}
+	return b, true
+}
+
+// inherited holds the page attributes a page tree node passes to its kids.
+type inherited struct {
+	resources types.Dict
+	media     *box
+	crop      *box
+	rotate    int
+}
+
+// collectPages walks the page tree once, in order, resolving inherited
+// attributes, so that later page lookups are an index.
+func (d *Document) collectPages() error {
+	root := d.xref.RootDict
+	if root == nil {
+		cat, err := d.xref.Catalog()
+		if err != nil {
+			return fmt.Errorf("catalog: %w", err)
+		}
+		root = cat
+	}
+	pagesRef := root["Pages"]
+	if pagesRef == nil {
+		return errors.New("catalog has no page tree")
+	}
+	seen := map[int]bool{}
+	if err := d.walkPages(pagesRef, inherited{}, seen, 0); err != nil {
+		return err
+	}
+	if len(d.pages) == 0 {
+		return errors.New("page tree has no pages")
+	}
+	return nil
+}
+
+func (d *Document) walkPages(ref types.Object, inh inherited, seen map[int]bool, depth int) error {
+	if depth > maxTreeDepth {
+		return errors.New("page tree too deep")
+	}
+	objNr := -1
+	if ir, ok := ref.(types.IndirectRef); ok {
+		objNr = ir.ObjectNumber.Value()
+		if seen[objNr] {
+			return nil // a cycle or a page listed twice: skip, as poppler does
+		}
+		seen[objNr] = true
+	}
+	node := d.dict(ref)
+	if node == nil {
+		return nil
+	}
+	if r := d.dict(node["Resources"]); r != nil {
+		inh.resources = r
+	}
+	if b, ok := d.boxOf(node["MediaBox"]); ok {
+		inh.media = &b
+	}
+	if b, ok := d.boxOf(node["CropBox"]); ok {
+		inh.crop = &b
+	}
+	if v, ok := d.number(node["Rotate"]); ok {
+		inh.rotate = int(v)
+	}
+	kids := d.array(node["Kids"])
+	typ := d.name(node["Type"])
+	if typ == "Page" || (kids == nil && typ != "Pages") {
+		p := page{dict: node, resources: inh.resources, rotate: ((inh.rotate%360)+360)%360}
+		p.media = box{0, 0, 612, 792} // US Letter when the file says nothing
+		if inh.media != nil {
+			p.media = *inh.media
+		}
+		p.crop = p.media
+		if inh.crop != nil {
+			p.crop = intersect(*inh.crop, p.media)
+		}
+		d.pages = append(d.pages, p)
+		if objNr >= 0 {
+			d.pageByObj[objNr] = len(d.pages)
+		}
+		return nil
+	}
+	for _, k := range kids {
+		if err := d.walkPages(k, inh, seen, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func intersect(a, b box) box {
+	r := box{max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])}
+	if r[0] >= r[2] || r[1] >= r[3] {
+		return b // a crop box outside the media box is ignored
+	}
+	return r
+}
+
+// recoverTo turns a panic into an error wrapping ErrMalformed. pdfcpu and our
+// parsers index into attacker-controlled data; a bad file must cost one
+// error, never the process.
+func recoverTo(err *error, what string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("pdftext: %s: %w: panic: %v", what, ErrMalformed, r)
+	}
+}

@@ -1,0 +1,506 @@
+package pdftext
+
+import (
+	"math"
+	"strings"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// The content-stream interpreter: it follows the graphics state (q/Q, cm),
+// the text state (Tf, Tc, Tw, Tz, TL, Ts, Tr) and the text and line matrices
+// (BT, Td, TD, Tm, T*), and for every shown glyph (Tj, TJ, ', ") records its
+// text, origin, advance and size in device space. Form XObjects (Do) run
+// with their own matrix and resources. Everything that paints (paths,
+// colours, images, shadings) is skipped, except that the pre-scan counts
+// images and rectangles.
+
+// matrix is a PDF transformation matrix [a b c d e f]; points are row
+// vectors, so p' = p × M, and m.mul(n) applies m first, then n.
+type matrix [6]float64
+
+var identity = matrix{1, 0, 0, 1, 0, 0}
+
+func (m matrix) mul(n matrix) matrix {
+	return matrix{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+func (m matrix) apply(x, y float64) (float64, float64) {
+	return x*m[0] + y*m[2] + m[4], x*m[1] + y*m[3] + m[5]
+}
+
+// glyph is one shown character code with its text, in a frame rotated so
+// that its baseline runs along +x: x, y are the origin (y grows downwards,
+// towards the next line), w the advance, size the font size, all in device
+// units (points). dir says which way the baseline runs on the page:
+// 0 left to right, 1 top to bottom, 2 right to left (upside down), 3 bottom
+// to top.
+type glyph struct {
+	text  string
+	x, y  float64
+	w     float64
+	size  float64
+	dir   uint8
+	space bool // white space: a word break, not output
+	seq   int32
+}
+
+type gstate struct {
+	ctm       matrix
+	font      *font
+	fontSize  float64
+	charSpace float64
+	wordSpace float64
+	hScale    float64
+	leading   float64
+	rise      float64
+}
+
+// pageStats is what the pre-scan learns from interpreting a page besides
+// its glyphs.
+type pageStats struct {
+	images int // image XObjects and inline images painted
+	rects  int // rectangles (re) and stroked line segments: ruling of tables
+}
+
+type interp struct {
+	d      *Document
+	st     *pageStats
+	gs     gstate
+	stack  []gstate
+	tm     matrix
+	tlm    matrix
+	glyphs []glyph
+	// pageW, pageH bound the device space; glyphs outside are dropped, as
+	// poppler does (text parked off the page is not meant to be read).
+	pageW, pageH float64
+	// forms holds the form XObjects being run, to refuse cycles.
+	forms map[int]bool
+	ops   int
+}
+
+// maxOps bounds the operators interpreted per page (including forms run
+// repeatedly): a hostile page cannot spin forever.
+const maxOps = 20_000_000
+
+// maxStack bounds q nesting and operand stacks.
+const maxStack = 1 << 12
+
+func newInterp(d *Document, p *page, st *pageStats) *interp {
+	in := &interp{d: d, st: st, forms: map[int]bool{}}
+	c := p.crop
+	var base matrix
+	switch p.rotate {
+	case 90:
+		base = matrix{0, 1, 1, 0, -c[1], -c[0]}
+		in.pageW, in.pageH = c.height(), c.width()
+	case 180:
+		base = matrix{-1, 0, 0, 1, c[2], -c[1]}
+		in.pageW, in.pageH = c.width(), c.height()
+	case 270:
+		base = matrix{0, -1, -1, 0, c[3], c[2]}
+		in.pageW, in.pageH = c.height(), c.width()
+	default:
+		base = matrix{1, 0, 0, -1, -c[0], c[3]}
+		in.pageW, in.pageH = c.width(), c.height()
+	}
+	in.gs = gstate{ctm: base, hScale: 1}
+	return in
+}
+
+type operand struct {
+	kind tokKind
+	num  float64
+	b    []byte
+	arr  []operand
+}
+
+// run interprets one content stream with the given resources.
+func (in *interp) run(data []byte, res types.Dict, depth int) {
+	l := &lexer{data: data}
+	var ops []operand
+	var arena []operand
+	var marks []int
+	for in.ops < maxOps {
+		t := l.next()
+		switch t.kind {
+		case tokEOF:
+			return
+		case tokKeyword:
+		case tokArrayOpen, tokDictOpen:
+			if len(marks) < maxStack {
+				marks = append(marks, len(ops))
+			}
+			continue
+		case tokArrayClose, tokDictClose:
+			if len(marks) == 0 {
+				continue
+			}
+			m := marks[len(marks)-1]
+			marks = marks[:len(marks)-1]
+			if m > len(ops) {
+				m = len(ops)
+			}
+			start := len(arena)
+			arena = append(arena, ops[m:]...)
+			kind := tokArrayOpen
+			if t.kind == tokDictClose {
+				kind = tokDictOpen
+			}
+			ops = append(ops[:m], operand{kind: kind, arr: arena[start:]})
+			continue
+		default:
+			if len(ops) < maxStack {
+				ops = append(ops, operand{kind: t.kind, num: t.num, b: t.b})
+			}
+			continue
+		}
+		in.ops++
+		op := t.b
+		if len(marks) > 0 {
+			// An operator inside an array: malformed; drop the open marks.
+			marks = marks[:0]
+		}
+		switch string(op) {
+		case "BI":
+			in.inlineImage(l)
+		default:
+			in.operator(string(op), ops, res, depth)
+		}
+		ops = ops[:0]
+		arena = arena[:0]
+		l.scratch = l.scratch[:0]
+	}
+}
+
+func nums(ops []operand, n int) ([]float64, bool) {
+	if len(ops) < n {
+		return nil, false
+	}
+	var buf [6]float64
+	v := buf[:n]
+	for i, o := range ops[len(ops)-n:] {
+		if o.kind != tokNumber {
+			return nil, false
+		}
+		v[i] = o.num
+	}
+	return v, true
+}
+
+func (in *interp) operator(op string, ops []operand, res types.Dict, depth int) {
+	gs := &in.gs
+	switch op {
+	case "q":
+		if len(in.stack) < maxStack {
+			in.stack = append(in.stack, in.gs)
+		}
+	case "Q":
+		if n := len(in.stack); n > 0 {
+			in.gs = in.stack[n-1]
+			in.stack = in.stack[:n-1]
+		}
+	case "cm":
+		if v, ok := nums(ops, 6); ok {
+			gs.ctm = matrix{v[0], v[1], v[2], v[3], v[4], v[5]}.mul(gs.ctm)
+		}
+	case "BT":
+		in.tm, in.tlm = identity, identity
+	case "Tf":
+		if len(ops) >= 2 && ops[len(ops)-2].kind == tokName && ops[len(ops)-1].kind == tokNumber {
+			gs.font = in.fontResource(res, string(ops[len(ops)-2].b))
+			gs.fontSize = ops[len(ops)-1].num
+		}
+	case "Tc":
+		if v, ok := nums(ops, 1); ok {
+			gs.charSpace = v[0]
+		}
+	case "Tw":
+		if v, ok := nums(ops, 1); ok {
+			gs.wordSpace = v[0]
+		}
+	case "Tz":
+		if v, ok := nums(ops, 1); ok {
+			gs.hScale = v[0] / 100
+		}
+	case "TL":
+		if v, ok := nums(ops, 1); ok {
+			gs.leading = v[0]
+		}
+	case "Ts":
+		if v, ok := nums(ops, 1); ok {
+			gs.rise = v[0]
+		}
+	case "Td":
+		if v, ok := nums(ops, 2); ok {
+			in.moveLine(v[0], v[1])
+		}
+	case "TD":
+		if v, ok := nums(ops, 2); ok {
+			gs.leading = -v[1]
+			in.moveLine(v[0], v[1])
+		}
+	case "Tm":
+		if v, ok := nums(ops, 6); ok {
+			in.tm = matrix{v[0], v[1], v[2], v[3], v[4], v[5]}
+			in.tlm = in.tm
+		}
+	case "T*":
+		in.moveLine(0, -gs.leading)
+	case "Tj":
+		if len(ops) >= 1 && ops[len(ops)-1].kind == tokString {
+			in.show(ops[len(ops)-1].b)
+		}
+	case "'":
+		in.moveLine(0, -gs.leading)
+		if len(ops) >= 1 && ops[len(ops)-1].kind == tokString {
+			in.show(ops[len(ops)-1].b)
+		}
+	case "\"":
+		if len(ops) >= 3 && ops[len(ops)-3].kind == tokNumber && ops[len(ops)-2].kind == tokNumber {
+			gs.wordSpace = ops[len(ops)-3].num
+			gs.charSpace = ops[len(ops)-2].num
+		}
+		in.moveLine(0, -gs.leading)
+		if len(ops) >= 1 && ops[len(ops)-1].kind == tokString {
+			in.show(ops[len(ops)-1].b)
+		}
+	case "TJ":
+		if len(ops) >= 1 && ops[len(ops)-1].kind == tokArrayOpen {
+			for _, e := range ops[len(ops)-1].arr {
+				switch e.kind {
+				case tokString:
+					in.show(e.b)
+				case tokNumber:
+					in.adjust(e.num)
+				}
+			}
+		}
+	case "Do":
+		if len(ops) >= 1 && ops[len(ops)-1].kind == tokName {
+			in.xobject(res, string(ops[len(ops)-1].b), depth)
+		}
+	case "re":
+		if in.st != nil {
+			in.st.rects++
+		}
+	case "S", "s":
+		// Stroked paths draw table rules as often as rectangles do.
+		if in.st != nil {
+			in.st.rects++
+		}
+	}
+}
+
+func (in *interp) moveLine(tx, ty float64) {
+	in.tlm = matrix{1, 0, 0, 1, tx, ty}.mul(in.tlm)
+	in.tm = in.tlm
+}
+
+// adjust applies a TJ number: thousandths of an em, moving left when
+// positive (horizontal writing) or down (vertical).
+func (in *interp) adjust(n float64) {
+	gs := &in.gs
+	if gs.font != nil && gs.font.vertical {
+		ty := -n / 1000 * gs.fontSize
+		in.tm[4] += ty * in.tm[2]
+		in.tm[5] += ty * in.tm[3]
+		return
+	}
+	tx := -n / 1000 * gs.fontSize * gs.hScale
+	in.tm[4] += tx * in.tm[0]
+	in.tm[5] += tx * in.tm[1]
+}
+
+func (in *interp) fontResource(res types.Dict, name string) *font {
+	ref, ok := in.d.dict(res["Font"])[name]
+	if !ok {
+		return in.d.fallbackFont()
+	}
+	return in.d.font(ref)
+}
+
+// show places the glyphs of one string and advances the text matrix.
+func (in *interp) show(s []byte) {
+	gs := &in.gs
+	f := gs.font
+	if f == nil {
+		f = in.d.fallbackFont()
+		gs.font = f
+	}
+	fs := gs.fontSize
+	for len(s) > 0 {
+		code, n := f.nextCode(s)
+		if n <= 0 {
+			n = 1
+		}
+		s = s[n:]
+		text, w0 := f.glyph(code)
+		isSpace := n == 1 && code == 32 && f.oneByteSpace
+		if f.vertical {
+			in.emit(text, f, 0, isSpace)
+			// Vertical fonts advance by DW2's default, one em downwards.
+			ty := -fs + gs.charSpace
+			if isSpace {
+				ty += gs.wordSpace
+			}
+			in.tm[4] += ty * in.tm[2]
+			in.tm[5] += ty * in.tm[3]
+			continue
+		}
+		tx := w0*fs + gs.charSpace
+		if isSpace {
+			tx += gs.wordSpace
+		}
+		tx *= gs.hScale
+		in.emit(text, f, tx, isSpace || isBlank(text))
+		in.tm[4] += tx * in.tm[0]
+		in.tm[5] += tx * in.tm[1]
+	}
+}
+
+// emit records one glyph whose advance in text space is tx.
+func (in *interp) emit(text string, f *font, tx float64, space bool) {
+	if text == "" && !space {
+		return
+	}
+	gs := &in.gs
+	m := in.tm.mul(gs.ctm)
+	x, y := m.apply(0, gs.rise)
+	// The baseline direction and the glyph's up direction in device space.
+	bx, by := m[0], m[1]
+	ux, uy := m[2], m[3]
+	scaleX := math.Hypot(bx, by)
+	size := gs.fontSize * math.Hypot(ux, uy) * f.sizeScale
+	if size <= 0 || math.IsNaN(size) || math.IsInf(size, 0) {
+		return
+	}
+	if x < -1 || y < -1 || x > in.pageW+1 || y > in.pageH+1 {
+		return
+	}
+	w := tx * scaleX
+	g := glyph{text: text, w: w, size: size, space: space, seq: int32(len(in.glyphs))}
+	switch {
+	case math.Abs(bx) >= math.Abs(by) && bx >= 0:
+		g.dir, g.x, g.y = 0, x, y
+	case math.Abs(bx) >= math.Abs(by):
+		g.dir, g.x, g.y = 2, -x, -y
+	case by > 0:
+		g.dir, g.x, g.y = 1, y, -x
+	default:
+		g.dir, g.x, g.y = 3, -y, x
+	}
+	if f.vertical {
+		// Vertical writing runs top to bottom in columns read right to left.
+		g.dir, g.x, g.y, g.w = 1, y, -x, gs.fontSize*math.Hypot(ux, uy)
+	}
+	g.text = expandLigature(text)
+	in.glyphs = append(in.glyphs, g)
+}
+
+// isBlank reports whether a glyph's text is only white space (and not
+// empty: an unmapped glyph is no word break).
+func isBlank(s string) bool {
+	if s == " " {
+		return true
+	}
+	return s != "" && strings.TrimSpace(s) == ""
+}
+
+// expandLigature writes the Latin ligatures (U+FB00..FB06) as their letters,
+// which is what readers search for and what pdftotext prints.
+func expandLigature(s string) string {
+	switch s {
+	case "\uFB00":
+		return "ff"
+	case "\uFB01":
+		return "fi"
+	case "\uFB02":
+		return "fl"
+	case "\uFB03":
+		return "ffi"
+	case "\uFB04":
+		return "ffl"
+	case "\uFB05", "\uFB06":
+		return "st"
+	}
+	return s
+}
+
+// xobject runs a form XObject, or counts an image one.
+func (in *interp) xobject(res types.Dict, name string, depth int) {
+	xo := in.d.dict(res["XObject"])
+	if xo == nil {
+		return
+	}
+	ref := xo[name]
+	sd, ok := in.d.deref(ref).(types.StreamDict)
+	if !ok {
+		return
+	}
+	switch in.d.name(sd.Dict["Subtype"]) {
+	case "Image":
+		if in.st != nil {
+			in.st.images++
+		}
+		return
+	case "Form":
+	default:
+		return
+	}
+	if depth >= maxTreeDepth {
+		return
+	}
+	objNr := -1
+	if ir, ok := ref.(types.IndirectRef); ok {
+		objNr = ir.ObjectNumber.Value()
+		if in.forms[objNr] {
+			return // a form that draws itself
+		}
+		in.forms[objNr] = true
+		defer delete(in.forms, objNr)
+	}
+	data, err := in.d.streamData(sd)
+	if err != nil {
+		return
+	}
+	formRes := in.d.dict(sd.Dict["Resources"])
+	if formRes == nil {
+		formRes = res // old files let forms use the page's resources
+	}
+	saved := in.gs
+	savedStack := len(in.stack)
+	savedTm, savedTlm := in.tm, in.tlm
+	if v := in.d.array(sd.Dict["Matrix"]); len(v) == 6 {
+		var m matrix
+		for i := range 6 {
+			m[i], _ = in.d.number(v[i])
+		}
+		in.gs.ctm = m.mul(in.gs.ctm)
+	}
+	in.run(data, formRes, depth+1)
+	in.gs = saved
+	in.stack = in.stack[:min(savedStack, len(in.stack))]
+	in.tm, in.tlm = savedTm, savedTlm
+}
+
+// inlineImage skips BI <dict> ID <data> EI, counting the image.
+func (in *interp) inlineImage(l *lexer) {
+	for n := 0; n < 1<<12; n++ {
+		t := l.next()
+		if t.kind == tokEOF {
+			return
+		}
+		if t.kind == tokKeyword && string(t.b) == "ID" {
+			l.skipInlineImage()
+			if in.st != nil {
+				in.st.images++
+			}
+			return
+		}
+	}
+}

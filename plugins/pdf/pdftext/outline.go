@@ -1,0 +1,208 @@
+package pdftext
+
+import (
+	"strings"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// The document outline (bookmarks). pdfcpu reads it too, but drops items
+// without a title or destination together with their children; we keep
+// every item, resolve named destinations through both the catalog's /Dests
+// dictionary and the /Names /Dests name tree, and give Page 0 where a
+// destination does not lead to a page of this file.
+
+// OutlineItem is one entry of the outline.
+type OutlineItem struct {
+	Title string
+	// Page is the 1-based page the item points to, 0 when unknown.
+	Page int
+	// Level is the depth in the tree: 0 for top-level items.
+	Level    int
+	Children []OutlineItem
+}
+
+// maxOutlineItems bounds the items read from a hostile outline.
+const maxOutlineItems = 100_000
+
+// Outline returns the outline tree, or nil when the document has none. It is
+// read once and cached; the cost is linear in the number of items (named
+// destinations are indexed on first use). A broken outline yields the items
+// read before the break.
+func (d *Document) Outline() (items []OutlineItem) {
+	if d.outlineDone {
+		return d.outline
+	}
+	d.outlineDone = true
+	defer func() {
+		if r := recover(); r != nil {
+			items = d.outline // what was read before the panic, if anything
+		}
+	}()
+	root := d.xref.RootDict
+	if root == nil {
+		return nil
+	}
+	outlines := d.dict(root["Outlines"])
+	if outlines == nil {
+		return nil
+	}
+	o := &outlineReader{d: d, seen: map[int]bool{}}
+	d.outline = o.items(outlines["First"], 0)
+	return d.outline
+}
+
+type outlineReader struct {
+	d     *Document
+	seen  map[int]bool
+	count int
+	named map[string]types.Object
+}
+
+func (o *outlineReader) items(first types.Object, level int) []OutlineItem {
+	var out []OutlineItem
+	if level > maxTreeDepth {
+		return nil
+	}
+	for ref := first; ref != nil && o.count < maxOutlineItems; {
+		if ir, ok := ref.(types.IndirectRef); ok {
+			if o.seen[ir.ObjectNumber.Value()] {
+				break
+			}
+			o.seen[ir.ObjectNumber.Value()] = true
+		}
+		it := o.d.dict(ref)
+		if it == nil {
+			break
+		}
+		o.count++
+		item := OutlineItem{Level: level}
+		if t, err := model.Text(o.d.deref(it["Title"])); err == nil {
+			item.Title = cleanTitle(t)
+		}
+		item.Page = o.itemPage(it)
+		if it["First"] != nil {
+			item.Children = o.items(it["First"], level+1)
+		}
+		out = append(out, item)
+		ref = it["Next"]
+	}
+	return out
+}
+
+// cleanTitle drops control characters, which some writers leave in titles.
+func cleanTitle(s string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < 32 || r == 0x7F {
+			return -1
+		}
+		return r
+	}, s))
+}
+
+func (o *outlineReader) itemPage(it types.Dict) int {
+	if dest, ok := it["Dest"]; ok {
+		return o.destPage(dest, 0)
+	}
+	a := o.d.dict(it["A"])
+	if a == nil || o.d.name(a["S"]) != "GoTo" {
+		return 0
+	}
+	return o.destPage(a["D"], 0)
+}
+
+// destPage resolves a destination (explicit array, name, string, or a
+// dictionary holding one in /D) to a page number.
+func (o *outlineReader) destPage(dest types.Object, depth int) int {
+	if depth > 8 {
+		return 0
+	}
+	switch v := o.d.deref(dest).(type) {
+	case types.Array:
+		if len(v) == 0 {
+			return 0
+		}
+		switch p := v[0].(type) {
+		case types.IndirectRef:
+			return o.d.pageByObj[p.ObjectNumber.Value()]
+		case types.Integer:
+			// A page index, as in remote go-to actions; some writers use it
+			// locally too.
+			if n := int(p) + 1; n >= 1 && n <= len(o.d.pages) {
+				return n
+			}
+		}
+	case types.Dict:
+		return o.destPage(v["D"], depth+1)
+	case types.Name:
+		return o.destPage(o.namedDest(string(v)), depth+1)
+	case types.StringLiteral, types.HexLiteral:
+		return o.destPage(o.namedDest(rawString(v)), depth+1)
+	}
+	return 0
+}
+
+// rawString returns the bytes of a string object, unescaped but not decoded,
+// which is how name-tree keys compare.
+func rawString(o types.Object) string {
+	switch v := o.(type) {
+	case types.StringLiteral:
+		b, err := types.Unescape(string(v))
+		if err != nil {
+			return string(v)
+		}
+		return string(b)
+	case types.HexLiteral:
+		b, err := v.Bytes()
+		if err != nil {
+			return string(v)
+		}
+		return string(b)
+	case types.Name:
+		return string(v)
+	}
+	return ""
+}
+
+// namedDest looks a destination name up, indexing the catalog's /Dests and
+// the /Names /Dests tree on first use.
+func (o *outlineReader) namedDest(name string) types.Object {
+	if o.named == nil {
+		o.named = map[string]types.Object{}
+		root := o.d.xref.RootDict
+		for k, v := range o.d.dict(root["Dests"]) {
+			o.named[k] = v
+		}
+		if names := o.d.dict(root["Names"]); names != nil {
+			o.nameTree(names["Dests"], 0, map[int]bool{})
+		}
+	}
+	return o.named[name]
+}
+
+func (o *outlineReader) nameTree(node types.Object, depth int, seen map[int]bool) {
+	if depth > maxTreeDepth || len(o.named) > maxOutlineItems*10 {
+		return
+	}
+	if ir, ok := node.(types.IndirectRef); ok {
+		if seen[ir.ObjectNumber.Value()] {
+			return
+		}
+		seen[ir.ObjectNumber.Value()] = true
+	}
+	n := o.d.dict(node)
+	if n == nil {
+		return
+	}
+	pairs := o.d.array(n["Names"])
+	for i := 0; i+1 < len(pairs); i += 2 {
+		key := rawString(o.d.deref(pairs[i]))
+		if _, dup := o.named[key]; !dup {
+			o.named[key] = pairs[i+1]
+		}
+	}
+	for _, k := range o.d.array(n["Kids"]) {
+		o.nameTree(k, depth+1, seen)
+	}
+}
