@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -16,13 +14,12 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
+	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tools"
-	"github.com/agenthost/agenthost/host/wasm"
-	"github.com/agenthost/agenthost/host/wasm/signature"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
 )
@@ -38,10 +35,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
-	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins (*.wasm)")
-	allowUnsigned := fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)")
-	var trustFiles stringList
-	fs.Var(&trustFiles, "trust", "public key file whose signatures third-party plugins may carry (repeatable)")
+	pf := addPluginFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,12 +52,17 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := prepareSchema(ctx, db, *migrate); err != nil {
 		return err
 	}
+	host, err := pf.open(ctx, *data, logger)
+	if err != nil {
+		return err
+	}
+	defer host.Close(context.WithoutCancel(ctx))
 	blobs, err := sf.blobs(db)
 	if err != nil {
 		return err
 	}
-	fileSvc := files.NewService(db, blobs, *maxUpload)
-	queue, err := jobs.New(db, jobs.Config{Registry: jobKinds(), Work: true, Logger: logger})
+	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger)
+	queue, err := jobs.New(db, jobs.Config{Registry: jobKinds(ingester), Work: true, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -76,43 +75,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer cancel()
 		queue.Stop(stopCtx)
 	}()
-	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...)
-	if err != nil {
-		return err
-	}
-	trust, err := loadTrust(trustFiles)
-	if err != nil {
-		return err
-	}
-	host, err := wasm.New(ctx, wasm.NewConfig().
-		WithVerifier(signature.Verifier{Trust: trust}).
-		WithLogger(logger).
-		WithCapabilities(reg).
-		WithAllowUnsigned(*allowUnsigned).
-		WithCompilationCacheDir(filepath.Join(*data, "wasm-cache")))
-	if err != nil {
-		return err
-	}
-	defer host.Close(context.WithoutCancel(ctx))
-
-	srcs, err := builtin.Sources()
-	if err != nil {
-		return err
-	}
-	if len(srcs) == 0 {
-		logger.Warn("this binary carries no built-in plugins; build it with `make build`")
-	}
-	for _, s := range srcs {
-		if _, err := host.Load(ctx, s); err != nil {
-			return fmt.Errorf("built-in plugin: %w", err)
-		}
-	}
-	if *pluginDir != "" {
-		if _, err := host.LoadDir(ctx, *pluginDir); err != nil {
-			// A refused third-party plugin is reported, not fatal: the rest still serve.
-			logger.Error("some plugins were refused", "dir", *pluginDir, "err", err)
-		}
-	}
+	fileSvc := files.NewService(db, blobs, *maxUpload).WithIndexer(indexing.NewJobIndexer(queue), logger)
 
 	var warm atomic.Pointer[error]
 	starting := errors.New("plugins are still compiling")

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
+	"github.com/agenthost/agenthost/host/knowledge"
 )
 
 // workerStopTimeout is how long an interrupted worker lets running jobs
@@ -23,6 +25,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	sf := addStorageFlags(fs) // -data, -database
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
+	pf := addPluginFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -36,7 +39,16 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := prepareSchema(ctx, db, *migrate); err != nil {
 		return err
 	}
-	reg := jobKinds()
+	host, err := pf.open(ctx, *sf.data, logger)
+	if err != nil {
+		return err
+	}
+	defer host.Close(context.WithoutCancel(ctx))
+	blobs, err := sf.blobs(db)
+	if err != nil {
+		return err
+	}
+	reg := jobKinds(knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger))
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Logger: logger})
 	if err != nil {
 		return err
@@ -59,8 +71,8 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // has. `agenthost serve` and `agenthost worker` both take theirs from here,
 // so every process knows every kind: a kind is added with one jobs.Register
 // line in this function and nowhere else.
-func jobKinds() *jobs.Registry {
+func jobKinds(ingester *knowledge.Ingester) *jobs.Registry {
 	reg := jobs.NewRegistry()
-	// No kinds yet: indexing and other background work register theirs here.
+	indexing.RegisterJobs(reg, ingester)
 	return reg
 }

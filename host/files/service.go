@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"path"
@@ -41,11 +42,29 @@ type Blobs interface {
 	Open(ctx context.Context, sha string) (blob.Reader, error)
 }
 
+// Indexer is told of every newly stored file, so it can be indexed in the
+// background (the knowledge store's ingestion queue).
+type Indexer interface {
+	Index(ctx context.Context, f Item) error
+}
+
 // Service is the file management API the HTTP layer, tools and ingestion use.
 type Service struct {
 	store   Store
 	blobs   Blobs
 	maxSize int64
+	indexer Indexer
+	logger  *slog.Logger
+}
+
+// WithIndexer makes every new file go to ix after it is stored; a failure
+// to hand it over is logged, never the upload's failure (the file is stored).
+func (s *Service) WithIndexer(ix Indexer, logger *slog.Logger) *Service {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s.indexer, s.logger = ix, logger
+	return s
 }
 
 // DefaultMaxUpload is the upload limit when none is configured: 1 GiB.
@@ -130,7 +149,13 @@ func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ 
 	if item.FolderID == "" {
 		item.FolderID = autoFolder(folders, item)
 	}
-	return s.store.InsertFile(ctx, p, item, !u.NoDedupe)
+	stored, existing, err := s.store.InsertFile(ctx, p, item, !u.NoDedupe)
+	if err == nil && !existing && s.indexer != nil {
+		if ierr := s.indexer.Index(ctx, stored); ierr != nil {
+			s.logger.Error("files: handing a new file to the indexer", "file", stored.ID, "err", ierr)
+		}
+	}
+	return stored, existing, err
 }
 
 // detectMIME guesses a type from the extension, then from the first bytes.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -23,15 +24,35 @@ type ContentState struct {
 // ClaimContent marks a tenant's content (by sha256) pending unless it is
 // known already, and reports whether it was new: the caller that gets true
 // extracts it, every other finds it indexed or in progress. This is how the
-// same bytes in a tenant are extracted once.
-func (db *DB) ClaimContent(ctx context.Context, tenantID, sha string) (bool, error) {
-	res, err := db.conn().exec(ctx, `INSERT INTO content_indexes (tenant_id, sha256, status, updated_at) VALUES (?, ?, 'pending', ?)
+// same bytes in a tenant are extracted once. With reclaim, a content left
+// pending or failed (by an attempt that died or failed) is taken again.
+func (db *DB) ClaimContent(ctx context.Context, tenantID, sha string, reclaim bool) (bool, error) {
+	c := db.conn()
+	res, err := c.exec(ctx, `INSERT INTO content_indexes (tenant_id, sha256, status, updated_at) VALUES (?, ?, 'pending', ?)
 		ON CONFLICT (tenant_id, sha256) DO NOTHING`, tenantID, sha, micros(now()))
 	if err != nil {
 		return false, fmt.Errorf("store: claim content: %w", err)
 	}
+	if n, _ := res.RowsAffected(); n == 1 || !reclaim {
+		return n == 1, nil
+	}
+	res, err = c.exec(ctx, `UPDATE content_indexes SET status = 'pending', error = '', updated_at = ?
+		WHERE tenant_id = ? AND sha256 = ? AND status IN ('pending', 'failed')`, micros(now()), tenantID, sha)
+	if err != nil {
+		return false, fmt.Errorf("store: reclaim content: %w", err)
+	}
 	n, _ := res.RowsAffected()
 	return n == 1, nil
+}
+
+// FileForIndexing reads a file for background indexing, done on the
+// uploader's behalf (administrative: no principal).
+func (db *DB) FileForIndexing(ctx context.Context, fileID string) (files.Item, error) {
+	f, err := fileByID(ctx, db.conn(), fileID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return files.Item{}, fmt.Errorf("%w: file %q", tenancy.ErrNotFound, fileID)
+	}
+	return f, err
 }
 
 // SetContentStatus moves a content along the pipeline (failed with its

@@ -362,3 +362,9 @@ func (p *Plugin) close(ctx context.Context) {
 		}
 	}
 }
+
+// HasTool reports whether the plugin declares a tool.
+func (p *Plugin) HasTool(name string) bool {
+	_, ok := p.readOnly[name]
+	return ok
+}

@@ -34,18 +34,25 @@ func testKnowledge(t *testing.T, open Opener) {
 		idx.Objects = append(idx.Objects, content.Summarize(o))
 	}
 
-	first, err := db.ClaimContent(ctx, w.t1.ID, report.SHA256)
+	first, err := db.ClaimContent(ctx, w.t1.ID, report.SHA256, false)
 	if err != nil || !first {
 		t.Fatalf("first claim: %v %v", first, err)
 	}
-	if again, err := db.ClaimContent(ctx, w.t1.ID, report.SHA256); err != nil || again {
+	if again, err := db.ClaimContent(ctx, w.t1.ID, report.SHA256, false); err != nil || again {
 		t.Fatalf("second claim of the same bytes: %v %v", again, err)
 	}
-	if other, err := db.ClaimContent(ctx, w.t2.ID, report.SHA256); err != nil || !other {
+	if other, err := db.ClaimContent(ctx, w.t2.ID, report.SHA256, false); err != nil || !other {
 		t.Fatalf("another tenant claims its own copy: %v %v", other, err)
+	}
+	// A pending content is taken again only by a retry.
+	if again, err := db.ClaimContent(ctx, w.t1.ID, report.SHA256, true); err != nil || !again {
+		t.Fatalf("retry reclaims a pending content: %v %v", again, err)
 	}
 	if err := db.SaveContent(ctx, w.t1.ID, report.SHA256, idx, chunks, knowledge.StatusIndexed); err != nil {
 		t.Fatal(err)
+	}
+	if again, err := db.ClaimContent(ctx, w.t1.ID, report.SHA256, true); err != nil || again {
+		t.Fatalf("an indexed content is never reclaimed: %v %v", again, err)
 	}
 	st, err := db.ContentState(ctx, w.bob, report.ID)
 	if err != nil || st.Status != knowledge.StatusIndexed || st.Index.TotalObjects != 4 || len(st.Index.Objects) != 4 {

@@ -1,0 +1,139 @@
+package indexing_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/indexing"
+	"github.com/agenthost/agenthost/host/jobs"
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// countingExtractor counts extractions, to show the same bytes are
+// extracted once.
+type countingExtractor struct {
+	inner *knowledge.Extractors
+	n     atomic.Int32
+}
+
+func (c *countingExtractor) Extract(ctx context.Context, name, mimeType string, in wasm.Input) (content.Index, []content.Object, error) {
+	c.n.Add(1)
+	return c.inner.Extract(ctx, name, mimeType, in)
+}
+
+const doc = `# Travel policy
+
+Employees book trains in second class for trips under four hours.
+
+Flights need the approval of a department head and are booked in economy.
+
+Hotel costs are reimbursed up to 180 CHF per night in Zürich and Geneva.`
+
+func TestIngestion(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, store.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &countingExtractor{inner: knowledge.NewExtractors(wasmtest.Host(t, "textextract"))}
+	ingester := knowledge.NewIngester(db, blobs, ex, nil)
+	reg := jobs.NewRegistry()
+	indexing.RegisterJobs(reg, ingester)
+	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, RetryBase: 50 * time.Millisecond, MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop(ctx)
+	svc := files.NewService(db, blobs, 0).WithIndexer(indexing.NewJobIndexer(q), nil)
+
+	tn, _ := db.CreateTenant(ctx, "t")
+	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
+	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
+	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	upload := func(name, body string) files.Item {
+		t.Helper()
+		f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: name, Content: strings.NewReader(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	waitStatus := func(f files.Item, want knowledge.Status) store.ContentState {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			st, err := db.ContentState(ctx, p, f.ID)
+			if err == nil && st.Status == want {
+				return st
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: status %q (%v), want %q", f.Name, st.Status, err, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	// Upload → job → extractor plugin → chunks → lexical index.
+	policy := upload("policy.md", doc)
+	st := waitStatus(policy, knowledge.StatusIndexed)
+	if st.Index.TotalObjects != 4 || st.Index.FileName != "policy.md" {
+		t.Fatalf("index: %+v", st.Index)
+	}
+	hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: "How much is a hotel night reimbursed?"})
+	if err != nil || len(hits) == 0 || hits[0].FileID != policy.ID || hits[0].Ref.Paragraph != 4 || !strings.Contains(hits[0].Text, "180 CHF") {
+		t.Fatalf("search: %+v %v", hits, err)
+	}
+
+	// The same bytes again, under another name: no extraction.
+	copyOf := upload("policy-copy.md", doc)
+	waitStatus(copyOf, knowledge.StatusIndexed)
+	if extracted, err := ingester.Ingest(ctx, copyOf.ID, false); err != nil || extracted {
+		t.Fatalf("second ingest of the same bytes: extracted=%v %v", extracted, err)
+	}
+	if n := ex.n.Load(); n != 1 {
+		t.Fatalf("%d extractions for one content", n)
+	}
+
+	// A type no plugin extracts fails, with the reason, and is not retried.
+	img := upload("photo.png", "\x89PNG\r\n\x1a\nxxxx")
+	st = waitStatus(img, knowledge.StatusFailed)
+	if !strings.Contains(st.Error, "no extractor") {
+		t.Fatalf("failure reason: %q", st.Error)
+	}
+	if _, err := ingester.Ingest(ctx, img.ID, false); err != nil {
+		t.Fatalf("a failed content is not claimed again without a retry: %v", err)
+	}
+	if _, err := ingester.Ingest(ctx, "nope", false); !errors.Is(err, knowledge.ErrPermanent) {
+		t.Fatalf("unknown file: %v", err)
+	}
+}

@@ -1,0 +1,99 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// IngestStore is what ingestion needs of the database.
+type IngestStore interface {
+	// FileForIndexing reads a file for background work done on its
+	// uploader's behalf (administrative: no principal).
+	FileForIndexing(ctx context.Context, fileID string) (files.Item, error)
+	ClaimContent(ctx context.Context, tenantID, sha string, reclaim bool) (bool, error)
+	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
+	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []Chunk, status Status) error
+}
+
+// Blobs opens stored content.
+type Blobs interface {
+	Open(ctx context.Context, sha string) (blob.Reader, error)
+}
+
+// Extractor turns a document into content objects.
+type Extractor interface {
+	Extract(ctx context.Context, name, mimeType string, in wasm.Input) (content.Index, []content.Object, error)
+}
+
+// Ingester indexes uploaded files (seed 000 §4.3): extract with the
+// document's extractor plugin, cut into chunks, write the lexical index
+// (vectors join when an embedding model is configured), with the status
+// moving pending → extracted → indexed, or failed with the reason. The same
+// bytes in a tenant are extracted once.
+type Ingester struct {
+	store     IngestStore
+	blobs     Blobs
+	extractor Extractor
+	logger    *slog.Logger
+}
+
+// NewIngester returns an ingester; logger nil discards logs.
+func NewIngester(store IngestStore, blobs Blobs, extractor Extractor, logger *slog.Logger) *Ingester {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Ingester{store: store, blobs: blobs, extractor: extractor, logger: logger}
+}
+
+// ErrPermanent marks failures that another attempt cannot mend (no
+// extractor for the type, a malformed document).
+var ErrPermanent = errors.New("permanent")
+
+// Ingest indexes a file's content unless it is indexed (or being indexed)
+// already, and reports whether it extracted anything. retry says an earlier
+// attempt failed, so a content left pending or failed is taken again.
+func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extracted bool, err error) {
+	f, err := in.store.FileForIndexing(ctx, fileID)
+	if err != nil {
+		return false, fmt.Errorf("knowledge: %w: %w", ErrPermanent, err)
+	}
+	claimed, err := in.store.ClaimContent(ctx, f.TenantID, f.SHA256, retry)
+	if err != nil || !claimed {
+		return false, err
+	}
+	fail := func(err error) (bool, error) {
+		if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, StatusFailed, err.Error()); serr != nil {
+			in.logger.Error("knowledge: recording a failure", "file", fileID, "err", serr)
+		}
+		return true, err
+	}
+	r, err := in.blobs.Open(ctx, f.SHA256)
+	if err != nil {
+		return fail(fmt.Errorf("knowledge: content of %s: %w", f.Name, err))
+	}
+	defer r.Close()
+	idx, objects, err := in.extractor.Extract(ctx, f.Name, f.MIMEType, r)
+	if err != nil {
+		if errors.Is(err, ErrNoExtractor) || errors.As(err, new(*wasm.Error)) {
+			err = fmt.Errorf("%w: %w", ErrPermanent, err)
+		}
+		return fail(fmt.Errorf("knowledge: extracting %s: %w", f.Name, err))
+	}
+	if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusExtracted, ""); err != nil {
+		return true, err
+	}
+	idx.FileName, idx.MIMEType, idx.TotalSize = f.Name, f.MIMEType, f.Size
+	chunks := Split(objects, ChunkTokens)
+	if err := in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, chunks, StatusIndexed); err != nil {
+		return fail(fmt.Errorf("knowledge: saving %s: %w", f.Name, err))
+	}
+	in.logger.Info("indexed", "file", f.ID, "name", f.Name, "objects", len(objects), "chunks", len(chunks))
+	return true, nil
+}
