@@ -2,8 +2,10 @@
 GO        ?= go
 BIN       := bin/agenthost
 BUILTIN   := host/builtin/wasm
-PLUGINS   := $(notdir $(wildcard plugins/*))
-TESTPLUGS := $(notdir $(wildcard host/wasm/testdata/plugins/*))
+# A plugin is a folder with a plugin.json; other folders under plugins/ hold
+# the libraries plugins are built from.
+PLUGINS   := $(notdir $(patsubst %/plugin.json,%,$(wildcard plugins/*/plugin.json)))
+TESTPLUGS := $(notdir $(patsubst %/plugin.json,%,$(wildcard host/wasm/testdata/plugins/*/plugin.json)))
 GOTEST    ?= $(GO) test
 
 .PHONY: all build plugins testplugins test bench run vet lint testdeps clean
