@@ -326,7 +326,7 @@ func (d *Document) walkPages(ref types.Object, inh inherited, seen map[int]bool,
 	kids := d.array(node["Kids"])
 	typ := d.name(node["Type"])
 	if typ == "Page" || (kids == nil && typ != "Pages") {
-		p := page{dict: node, resources: inh.resources, rotate: ((inh.rotate%360)+360)%360}
+		p := page{dict: node, resources: inh.resources, rotate: ((inh.rotate % 360) + 360) % 360}
 		p.media = box{0, 0, 612, 792} // US Letter when the file says nothing
 		if inh.media != nil {
 			p.media = *inh.media

@@ -355,7 +355,6 @@ var glyphNames = map[string]rune{
 	"checkmark":            0x2713,
 	"chi":                  0x03C7,
 	"circle":               0x25CB,
-	"circlecopyrt":         0x00A9,
 	"circledivide":         0x2298,
 	"circledot":            0x2299,
 	"circleminus":          0x2296,

@@ -342,7 +342,7 @@ func (in *interp) show(s []byte) {
 		text, w0 := f.glyph(code)
 		isSpace := n == 1 && code == 32 && f.oneByteSpace
 		if f.vertical {
-			in.emit(text, f, 0, isSpace)
+			in.emit(text, f, 0, isBlank(text))
 			// Vertical fonts advance by DW2's default, one em downwards.
 			ty := -fs + gs.charSpace
 			if isSpace {
@@ -357,7 +357,7 @@ func (in *interp) show(s []byte) {
 			tx += gs.wordSpace
 		}
 		tx *= gs.hScale
-		in.emit(text, f, tx, isSpace || isBlank(text))
+		in.emit(text, f, tx, isBlank(text))
 		in.tm[4] += tx * in.tm[0]
 		in.tm[5] += tx * in.tm[1]
 	}

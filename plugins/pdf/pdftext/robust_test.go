@@ -1,0 +1,133 @@
+package pdftext
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+)
+
+func TestMalformedCorpus(t *testing.T) {
+	dir := corpusDir(t)
+	// 44 bytes, no objects: a clear error, wrapping ErrMalformed.
+	if _, err := os.Stat(filepath.Join(dir, "ocrmypdf-invalid-header-eof.pdf")); err == nil {
+		_, err := openCorpus(t, dir, "ocrmypdf-invalid-header-eof")
+		if !errors.Is(err, ErrMalformed) {
+			t.Errorf("invalid header: got %v, want ErrMalformed", err)
+		} else {
+			t.Logf("invalid header: %v", err)
+		}
+	}
+	// A broken xref that poppler repairs: we recover the text too.
+	if _, err := os.Stat(filepath.Join(dir, "pypdf-issue-301-broken-xref.pdf")); err == nil {
+		d, err := openCorpus(t, dir, "pypdf-issue-301-broken-xref")
+		if err != nil {
+			t.Fatalf("broken xref: %v", err)
+		}
+		s, err := d.PageText(1)
+		if err != nil || len(strings.Fields(s)) < 20 {
+			t.Errorf("broken xref: %d words, %v", len(strings.Fields(s)), err)
+		}
+	}
+	// AES-256 (R6) with an empty user password opens without one.
+	if _, err := os.Stat(filepath.Join(dir, "pypdf-r6-owner-password.pdf")); err == nil {
+		d, err := openCorpus(t, dir, "pypdf-r6-owner-password")
+		if err != nil {
+			t.Fatalf("R6 owner password: %v", err)
+		}
+		if s, _ := d.PageText(1); !strings.Contains(s, "pdf encryption test") {
+			t.Errorf("R6 owner password: text %q", s)
+		}
+	}
+	// A scan without a text layer: pages, no text, no error.
+	if _, err := os.Stat(filepath.Join(dir, "ocrmypdf-c02-22-scanned.pdf")); err == nil {
+		d, err := openCorpus(t, dir, "ocrmypdf-c02-22-scanned")
+		if err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		if s, err := d.PageText(1); err != nil || strings.TrimSpace(s) != "" {
+			t.Errorf("scan: %q, %v", s, err)
+		}
+	}
+}
+
+func TestEncryptedWithUserPassword(t *testing.T) {
+	api.DisableConfigDir()
+	plain := onePage("BT /F1 12 Tf 72 700 Td (secret text) Tj ET", "<< /Font << /F1 5 0 R >> >>", helvetica)
+	for _, conf := range []*model.Configuration{
+		model.NewAESConfiguration("user", "owner", 256),
+		model.NewRC4Configuration("user", "owner", 128),
+	} {
+		var enc bytes.Buffer
+		if err := api.Encrypt(bytes.NewReader(plain), &enc, conf); err != nil {
+			t.Fatalf("encrypt: %v", err)
+		}
+		_, err := Open(bytes.NewReader(enc.Bytes()))
+		if !errors.Is(err, ErrEncrypted) {
+			t.Errorf("user password set: got %v, want ErrEncrypted", err)
+		}
+	}
+	// Encrypted with an owner password only: opens and reads.
+	var enc bytes.Buffer
+	if err := api.Encrypt(bytes.NewReader(plain), &enc, model.NewAESConfiguration("", "owner", 128)); err != nil {
+		t.Fatalf("encrypt: %v", err)
+	}
+	if got := words(pageText(t, enc.Bytes(), 1)); got != "secret text" {
+		t.Errorf("owner-only encryption: %q", got)
+	}
+}
+
+func TestNotPDF(t *testing.T) {
+	for _, in := range []string{"", "hello", "%PDF-1.4\n", "%PDF-1.4\n1 0 obj << >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF"} {
+		if _, err := Open(strings.NewReader(in)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Open(%q): got %v, want ErrMalformed", in, err)
+		}
+	}
+	if _, err := Open(nil); !errors.Is(err, ErrMalformed) {
+		t.Errorf("Open(nil): %v", err)
+	}
+}
+
+// TestDamagedFiles truncates and corrupts corpus files: every call returns
+// (an error or text), none panics. A panic escaping the library fails the
+// test binary.
+func TestDamagedFiles(t *testing.T) {
+	dir, names := corpusFiles(t)
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(dir, name+".pdf"))
+		if err != nil || len(data) > 400_000 {
+			continue // the large ones add time, not cases
+		}
+		var variants [][]byte
+		for _, frac := range []int{10, 35, 60, 90, 99} {
+			variants = append(variants, data[:len(data)*frac/100])
+		}
+		for seed := range 6 {
+			c := bytes.Clone(data)
+			// Overwrite bytes at spread positions (deterministic).
+			for k := 0; k < 40; k++ {
+				i := (seed*7919 + k*104729) % len(c)
+				c[i] = byte(seed*31 + k*17)
+			}
+			variants = append(variants, c)
+		}
+		opened := 0
+		for _, v := range variants {
+			d, err := Open(bytes.NewReader(v))
+			if err != nil {
+				continue
+			}
+			opened++
+			for p := 1; p <= min(d.PageCount(), 4); p++ {
+				_, _ = d.PageText(p)
+			}
+			d.Outline()
+		}
+		t.Logf("%s: %d of %d damaged variants opened", name, opened, len(variants))
+	}
+}
