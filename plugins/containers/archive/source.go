@@ -94,12 +94,12 @@ func readExactly(r io.Reader, n int64) ([]byte, error) {
 	for {
 		k, err := r.Read(one[:])
 		switch {
+		case err != nil && err != io.EOF:
+			return nil, err
 		case k > 0:
-			return nil, fmt.Errorf("%w: longer than its declared %d bytes", ErrCorrupt, n)
+			return nil, fmt.Errorf("%w: it expands beyond its declared %d bytes", ErrBomb, n)
 		case err == io.EOF:
 			return buf, nil
-		case err != nil:
-			return nil, err
 		}
 	}
 }
