@@ -6,19 +6,6 @@ import (
 	"io"
 )
 
-// countReader counts the bytes read through it: the compressed side of a
-// stream, against which the expansion is measured.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // meter bounds one decompressing stream while it expands: the output against
 // a cap, and against the compressed input consumed so far, for the stream as
 // a whole and since the last mark (one tar member). It stops at the first
