@@ -58,6 +58,7 @@ type Document struct {
 	fallback *font
 
 	outline     []OutlineItem
+	outlineFlat []flatItem
 	outlineDone bool
 }
 

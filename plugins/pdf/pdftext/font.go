@@ -39,6 +39,27 @@ type font struct {
 	sizeScale float64
 	// oneByteSpace: Tw applies to code 32 only when it is a one-byte code.
 	oneByteSpace bool
+	// bold: the font is a bold face, which the pre-scan's heading
+	// heuristic weighs.
+	bold bool
+}
+
+// isBold tells a bold face by its descriptor (FontWeight 600 and more, or
+// the ForceBold flag) or, as most files only say it there, by its name.
+func (d *Document) isBold(name string, desc types.Dict) bool {
+	if w, ok := d.number(desc["FontWeight"]); ok && w >= 600 {
+		return true
+	}
+	if v, ok := d.number(desc["Flags"]); ok && int(v)&(1<<18) != 0 {
+		return true
+	}
+	n := strings.ToLower(name)
+	for _, k := range []string{"bold", "black", "heavy", "semibold", "demi", "cmbx", "cmb10", "-bd", ",bd"} {
+		if strings.Contains(n, k) {
+			return true
+		}
+	}
+	return false
 }
 
 type cidWidthRange struct {
@@ -144,6 +165,7 @@ func (d *Document) loadSimple(fd types.Dict) *font {
 		flags = int(v)
 	}
 	symbolic := flags&4 != 0 && flags&32 == 0
+	f.bold = d.isBold(f.name, desc)
 
 	metrics, _ := stdMetrics(f.name)
 	symbolFont := metrics.symbol // Symbol has its own encoding and metrics
@@ -330,6 +352,7 @@ func (d *Document) loadType0(fd types.Dict) *font {
 	if len(desc) > 0 {
 		cid = d.dict(desc[0])
 	}
+	f.bold = d.isBold(f.name, d.dict(cid["FontDescriptor"]))
 	if v, ok := d.number(cid["DW"]); ok {
 		f.dw = v / 1000
 	}

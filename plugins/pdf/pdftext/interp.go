@@ -46,7 +46,7 @@ type glyph struct {
 	size  float64
 	dir   uint8
 	space bool // white space: a word break, not output
-	seq   int32
+	bold  bool
 }
 
 type gstate struct {
@@ -383,7 +383,7 @@ func (in *interp) emit(text string, f *font, tx float64, space bool) {
 		return
 	}
 	w := tx * scaleX
-	g := glyph{text: text, w: w, size: size, space: space, seq: int32(len(in.glyphs))}
+	g := glyph{text: text, w: w, size: size, space: space, bold: f.bold}
 	switch {
 	case math.Abs(bx) >= math.Abs(by) && bx >= 0:
 		g.dir, g.x, g.y = 0, x, y

@@ -38,6 +38,7 @@ type frag struct {
 	size       float64
 	text       []byte
 	spaceAfter bool
+	bold       bool    // every glyph is bold (fragments are words or less)
 	lastX      float64 // origin of the last glyph, for the duplicate check
 	lastText   string
 }
@@ -96,10 +97,11 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			}
 		}
 		if cur == nil {
-			cur = &frag{x0: g.x, x1: g.x, y: g.y, size: g.size}
+			cur = &frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true}
 			frags = append(frags, cur)
 		}
 		cur.text = append(cur.text, g.text...)
+		cur.bold = cur.bold && g.bold
 		cur.x1 = max(cur.x1, g.x+g.w)
 		cur.x0 = min(cur.x0, g.x)
 		cur.lastX, cur.lastText = g.x, g.text
@@ -168,29 +170,64 @@ func renderLines(out *strings.Builder, lines []*line, cw float64) {
 				out.WriteByte('\n')
 			}
 		}
-		buf = buf[:0]
-		col := 0
-		for k, f := range l.frags {
-			target := int(math.Round((f.x0 - minX) / cw))
-			if k > 0 {
-				prev := l.frags[k-1]
-				gap := f.x0 - prev.x1
-				if gap <= wordGap*max(prev.size, f.size) && !prev.spaceAfter {
-					buf = append(buf, f.text...)
-					col += utf8.RuneCount(f.text)
-					continue
-				}
-				target = max(target, col+1)
-				if gap < 3*cw {
-					target = col + 1 // an ordinary word space
-				}
-			}
-			for ; col < target; col++ {
-				buf = append(buf, ' ')
-			}
-			buf = append(buf, f.text...)
-			col += utf8.RuneCount(f.text)
-		}
+		buf = renderLine(buf[:0], l, minX, cw)
 		out.Write(buf)
 	}
+}
+
+// renderLine appends one line's text: fragments without a gap join, an
+// ordinary gap is one space, a wide one pads to the fragment's column on
+// the character grid that starts at minX.
+func renderLine(buf []byte, l *line, minX, cw float64) []byte {
+	col := 0
+	for k, f := range l.frags {
+		target := int(math.Round((f.x0 - minX) / cw))
+		if k > 0 {
+			prev := l.frags[k-1]
+			gap := f.x0 - prev.x1
+			if gap <= wordGap*max(prev.size, f.size) && !prev.spaceAfter {
+				buf = append(buf, f.text...)
+				col += utf8.RuneCount(f.text)
+				continue
+			}
+			target = max(target, col+1)
+			if gap < 3*cw {
+				target = col + 1 // an ordinary word space
+			}
+		}
+		for ; col < target; col++ {
+			buf = append(buf, ' ')
+		}
+		buf = append(buf, f.text...)
+		col += utf8.RuneCount(f.text)
+	}
+	return buf
+}
+
+// mainSize is the font size that covers most of a line's characters: a
+// heading's size, not that of a footnote mark in it.
+func (l *line) mainSize() float64 {
+	best, bestN := l.size, -1
+	count := map[float64]int{}
+	for _, f := range l.frags {
+		k := math.Round(f.size*2) / 2
+		count[k] += len(f.text)
+		if count[k] > bestN {
+			best, bestN = k, count[k]
+		}
+	}
+	return best
+}
+
+// bold reports whether most of the line is set in bold (a heading may
+// name a command in a typewriter face).
+func (l *line) bold() bool {
+	b, all := 0, 0
+	for _, f := range l.frags {
+		all += len(f.text)
+		if f.bold {
+			b += len(f.text)
+		}
+	}
+	return 2*b > all
 }

@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"math"
 	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -50,7 +51,18 @@ func (d *Document) Outline() (items []OutlineItem) {
 	}
 	o := &outlineReader{d: d, seen: map[int]bool{}}
 	d.outline = o.items(outlines["First"], 0)
+	d.outlineFlat = o.flat
 	return d.outline
+}
+
+// flatItem is an outline item in document order with where on its page
+// the destination points: top is the fraction of the page height above
+// it (0 at the top edge), or -1 when the destination does not say.
+type flatItem struct {
+	title string
+	level int
+	page  int
+	top   float64
 }
 
 type outlineReader struct {
@@ -58,6 +70,7 @@ type outlineReader struct {
 	seen  map[int]bool
 	count int
 	named map[string]types.Object
+	flat  []flatItem
 }
 
 func (o *outlineReader) items(first types.Object, level int) []OutlineItem {
@@ -81,7 +94,9 @@ func (o *outlineReader) items(first types.Object, level int) []OutlineItem {
 		if t, err := model.Text(o.d.deref(it["Title"])); err == nil {
 			item.Title = cleanTitle(t)
 		}
-		item.Page = o.itemPage(it)
+		var top float64
+		item.Page, top = o.itemPage(it)
+		o.flat = append(o.flat, flatItem{title: item.Title, level: level, page: item.Page, top: top})
 		if it["First"] != nil {
 			item.Children = o.items(it["First"], level+1)
 		}
@@ -101,38 +116,41 @@ func cleanTitle(s string) string {
 	}, s))
 }
 
-func (o *outlineReader) itemPage(it types.Dict) int {
+func (o *outlineReader) itemPage(it types.Dict) (int, float64) {
 	if dest, ok := it["Dest"]; ok {
 		return o.destPage(dest, 0)
 	}
 	a := o.d.dict(it["A"])
 	if a == nil || o.d.name(a["S"]) != "GoTo" {
-		return 0
+		return 0, -1
 	}
 	return o.destPage(a["D"], 0)
 }
 
 // destPage resolves a destination (explicit array, name, string, or a
-// dictionary holding one in /D) to a page number.
-func (o *outlineReader) destPage(dest types.Object, depth int) int {
+// dictionary holding one in /D) to a page number and the position of its
+// top on the page (see flatItem).
+func (o *outlineReader) destPage(dest types.Object, depth int) (int, float64) {
 	if depth > 8 {
-		return 0
+		return 0, -1
 	}
 	switch v := o.d.deref(dest).(type) {
 	case types.Array:
 		if len(v) == 0 {
-			return 0
+			return 0, -1
 		}
+		page := 0
 		switch p := v[0].(type) {
 		case types.IndirectRef:
-			return o.d.pageByObj[p.ObjectNumber.Value()]
+			page = o.d.pageByObj[p.ObjectNumber.Value()]
 		case types.Integer:
 			// A page index, as in remote go-to actions; some writers use it
 			// locally too.
 			if n := int(p) + 1; n >= 1 && n <= len(o.d.pages) {
-				return n
+				page = n
 			}
 		}
+		return page, o.destTop(v, page)
 	case types.Dict:
 		return o.destPage(v["D"], depth+1)
 	case types.Name:
@@ -140,7 +158,44 @@ func (o *outlineReader) destPage(dest types.Object, depth int) int {
 	case types.StringLiteral, types.HexLiteral:
 		return o.destPage(o.namedDest(rawString(v)), depth+1)
 	}
-	return 0
+	return 0, -1
+}
+
+// destTop reads the top coordinate of an explicit destination
+// ([page /XYZ left top zoom], /FitH top, /FitBH top, /FitR l b r top; /Fit
+// shows the whole page, so its top is the page's).
+func (o *outlineReader) destTop(v types.Array, page int) float64 {
+	if page < 1 || len(v) < 2 {
+		return -1
+	}
+	p := &o.d.pages[page-1]
+	y := math.NaN()
+	switch o.d.name(v[1]) {
+	case "XYZ":
+		if len(v) >= 4 {
+			if t, ok := o.d.number(v[3]); ok {
+				y = t
+			}
+		}
+	case "FitH", "FitBH":
+		if len(v) >= 3 {
+			if t, ok := o.d.number(v[2]); ok {
+				y = t
+			}
+		}
+	case "FitR":
+		if len(v) >= 6 {
+			if t, ok := o.d.number(v[5]); ok {
+				y = t
+			}
+		}
+	case "Fit", "FitB":
+		return 0
+	}
+	if math.IsNaN(y) || p.rotate != 0 || p.crop.height() <= 0 {
+		return -1
+	}
+	return min(max((p.crop[3]-y)/p.crop.height(), 0), 1)
 }
 
 // rawString returns the bytes of a string object, unescaped but not decoded,
