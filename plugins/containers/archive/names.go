@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxNameLen bounds a cleaned member name: longer names are not paths anyone
@@ -59,7 +60,7 @@ func display(raw string) string {
 	if len(raw) > maxNameLen {
 		raw = raw[:maxNameLen] + "…"
 	}
-	if strings.IndexFunc(raw, func(r rune) bool { return !strconv.IsPrint(r) }) < 0 {
+	if utf8.ValidString(raw) && strings.IndexFunc(raw, func(r rune) bool { return !strconv.IsPrint(r) }) < 0 {
 		return raw
 	}
 	q := strconv.QuoteToGraphic(raw)

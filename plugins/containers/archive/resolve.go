@@ -28,12 +28,25 @@ import (
 // is the Result (bounded by MaxFiles) plus the nested zips in memory along
 // the current path (at most MaxTotalBytes/8).
 func Resolve(ctx context.Context, r io.ReaderAt, size int64, name string, lim Limits) (Result, error) {
+	return Walk(ctx, r, size, name, lim, nil)
+}
+
+// Walk is Resolve in one pass over the bytes: fn receives each entry as the
+// walk meets it, in the order of Result.Entries, with the file's bytes (nil
+// for directories and containers, whose members follow). fn must not keep
+// the reader after it returns; what it leaves unread is skipped. A member of
+// a compressed tar is read from the stream being walked, where Entry.Open
+// would expand the stream again up to it, so ingesting every file of a TGZ
+// costs one expansion instead of one per file. The reader enforces the same
+// limits as Entry.Open. An error from fn ends the walk (Truncated) and is
+// returned. A nil fn makes Walk Resolve.
+func Walk(ctx context.Context, r io.ReaderAt, size int64, name string, lim Limits, fn func(Entry, io.Reader) error) (Result, error) {
 	if size < 0 {
 		return Result{}, fmt.Errorf("archive: %s: negative size %d", name, size)
 	}
 	name = rootName(name)
 	in := &input{r: r}
-	w := &walker{ctx: ctx, lim: lim.withDefaults(), root: name, outer: size}
+	w := &walker{ctx: ctx, lim: lim.withDefaults(), root: name, outer: size, fn: fn}
 	head := make([]byte, min(size, HeadSize))
 	if err := readAt(in, head, 0); err != nil {
 		return Result{}, fmt.Errorf("archive: reading %s: %w", name, err)
@@ -41,17 +54,33 @@ func Resolve(ctx context.Context, r io.ReaderAt, size int64, name string, lim Li
 	kind := Detect(head, name)
 	reacq := func() (io.ReaderAt, func() error, error) { return in, nil, nil }
 	root := member{path: name, name: baseName(name), src: source{size: size, ra: in, reacquire: reacq, open: openWhole(reacq, size)}}
-	w.res.Entries = append(w.res.Entries, Entry{
-		Path: name, Name: root.name, Size: size, MIMEType: mimeType(name, head, kind), Container: kind, Open: root.src.open,
+	e := Entry{Path: name, Name: root.name, Size: size, MIMEType: mimeType(name, head, kind), Container: kind, Open: root.src.open}
+	if kind == None {
+		w.emit(e, &root.src)
+	} else {
+		w.emit(e, nil)
+		if !w.stopped() {
+			w.openContainer(kind, root)
+		}
+	}
+	return w.finish(func() error {
+		if err := in.failure(); err != nil {
+			return fmt.Errorf("archive: reading %s: %w", name, err)
+		}
+		return nil
 	})
-	if kind != None && !w.stopped() {
-		w.openContainer(kind, root)
+}
+
+// finish gives the walk's error: the callback's, the input's, the context's.
+func (w *walker) finish(input func() error) (Result, error) {
+	if w.fnErr != nil {
+		return w.res, w.fnErr
 	}
 	w.stopped()
-	if err := in.failure(); err != nil {
-		return w.res, fmt.Errorf("archive: reading %s: %w", name, err)
+	if err := input(); err != nil {
+		return w.res, err
 	}
-	return w.res, ctx.Err()
+	return w.res, w.ctx.Err()
 }
 
 // ResolveFS is Resolve for a folder: fsys is the folder's contents and name
@@ -61,14 +90,21 @@ func Resolve(ctx context.Context, r io.ReaderAt, size int64, name string, lim Li
 // expanded to list them). The error is non-nil only when the folder cannot
 // be listed or ctx ends the walk.
 func ResolveFS(ctx context.Context, fsys fs.FS, name string, lim Limits) (Result, error) {
+	return WalkFS(ctx, fsys, name, lim, nil)
+}
+
+// WalkFS is ResolveFS with Walk's callback.
+func WalkFS(ctx context.Context, fsys fs.FS, name string, lim Limits, fn func(Entry, io.Reader) error) (Result, error) {
 	name = rootName(name)
-	w := &walker{ctx: ctx, lim: lim.withDefaults(), root: name}
-	w.res.Entries = append(w.res.Entries, Entry{Path: name, Name: baseName(name), Dir: true, Open: dirOpen(name)})
-	if err := w.walkFS(fsys, name); err != nil {
-		return w.res, fmt.Errorf("archive: reading folder %s: %w", name, err)
-	}
-	w.stopped()
-	return w.res, ctx.Err()
+	w := &walker{ctx: ctx, lim: lim.withDefaults(), root: name, fn: fn}
+	w.emit(Entry{Path: name, Name: baseName(name), Dir: true, Open: dirOpen(name)}, nil)
+	err := w.walkFS(fsys, name)
+	return w.finish(func() error {
+		if err != nil {
+			return fmt.Errorf("archive: reading folder %s: %w", name, err)
+		}
+		return nil
+	})
 }
 
 func rootName(name string) string {

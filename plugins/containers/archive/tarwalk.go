@@ -82,7 +82,9 @@ func (w *walker) tarMember(c member, sc *scope, tr *tar.Reader, hdr *tar.Header,
 	if hdr.Typeflag == tar.TypeXGlobalHeader {
 		return c.path // metadata for the following headers, not an entry
 	}
-	name, dir, kind, reason := cleanName(hdr.Name)
+	// Tar names are bytes; old tools wrote Latin-1. Invalid UTF-8 is
+	// replaced so paths stay valid text.
+	name, dir, kind, reason := cleanName(strings.ToValidUTF8(hdr.Name, "\uFFFD"))
 	if kind != "" {
 		p := c.path + "/" + display(hdr.Name)
 		w.problem(p, kind, reason)

@@ -20,6 +20,9 @@ type walker struct {
 	outer int64 // bytes of the inputs, for the overall ratio
 	held  int64 // bytes of nested zips in memory now
 	ended bool
+
+	fn    func(Entry, io.Reader) error // Walk's callback; nil for Resolve
+	fnErr error                        // what fn returned when it ended the walk
 }
 
 // member is one item to visit inside a container (or the folder).
@@ -91,7 +94,7 @@ func (w *walker) visit(m member) {
 	e := Entry{Path: m.path, Name: m.name, Depth: m.depth}
 	if m.dir {
 		e.Dir, e.Open = true, dirOpen(m.path)
-		w.res.Entries = append(w.res.Entries, e)
+		w.emit(e, nil)
 		return
 	}
 	size := m.src.size
@@ -120,8 +123,12 @@ func (w *walker) visit(m member) {
 	if m.extracted {
 		w.total += size
 	}
-	w.res.Entries = append(w.res.Entries, e)
 	if kind == None {
+		w.emit(e, &m.src)
+		return
+	}
+	w.emit(e, nil)
+	if w.ended {
 		return
 	}
 	if m.depth >= w.lim.MaxDepth {
@@ -130,6 +137,40 @@ func (w *walker) visit(m member) {
 		return
 	}
 	w.openContainer(kind, m)
+}
+
+// emit appends an entry and hands it to Walk's callback: with the file's
+// bytes when src is given (the live stream if the walk is on it, so a member
+// of a compressed tar is not expanded twice), nil for directories and
+// containers.
+func (w *walker) emit(e Entry, src *source) {
+	w.res.Entries = append(w.res.Entries, e)
+	if w.fn == nil {
+		return
+	}
+	var r io.Reader
+	var done func() error
+	switch {
+	case src == nil:
+	case src.live != nil:
+		r = src.live
+	case src.ra != nil:
+		r = io.NewSectionReader(src.ra, 0, src.size)
+	default:
+		rc, err := src.open()
+		if err != nil {
+			w.note(e.Path, problemKind(err), "unreadable: "+err.Error())
+			return
+		}
+		r, done = rc, rc.Close
+	}
+	err := w.fn(e, r)
+	if done != nil {
+		done()
+	}
+	if err != nil {
+		w.fnErr, w.ended, w.res.Truncated = err, true, true
+	}
 }
 
 func (w *walker) openContainer(kind Kind, m member) {
