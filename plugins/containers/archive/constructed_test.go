@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -656,4 +657,45 @@ func TestCleanName(t *testing.T) {
 			t.Errorf("cleanName(%q) = %q %v %q, want %q %v %q", tc.raw, name, dir, kind, tc.name, tc.dir, tc.kind)
 		}
 	}
+}
+
+// overlapping builds a zip whose n central directory records all point at
+// one local entry: Fifield's non-recursive zip bomb in its simplest form.
+// Each record alone is harmless; together they declare n times the data.
+func overlapping(t *testing.T, data []byte, n int) []byte {
+	z := buildZip(t, zfile{name: "k", data: data, method: zip.Deflate})
+	cd := bytes.Index(z, []byte("PK\x01\x02"))
+	end := bytes.LastIndex(z, []byte("PK\x05\x06"))
+	var out bytes.Buffer
+	out.Write(z[:cd])
+	for i := range n {
+		name := fmt.Sprintf("f%05d.bin", i)
+		h := bytes.Clone(z[cd : cd+46])
+		binary.LittleEndian.PutUint16(h[28:], uint16(len(name)))
+		binary.LittleEndian.PutUint16(h[30:], 0)
+		binary.LittleEndian.PutUint16(h[32:], 0)
+		out.Write(h)
+		out.WriteString(name)
+	}
+	eocd := bytes.Clone(z[end : end+22])
+	binary.LittleEndian.PutUint16(eocd[8:], uint16(n))
+	binary.LittleEndian.PutUint16(eocd[10:], uint16(n))
+	binary.LittleEndian.PutUint32(eocd[12:], uint32(out.Len()-cd))
+	binary.LittleEndian.PutUint32(eocd[16:], uint32(cd))
+	out.Write(eocd)
+	return out.Bytes()
+}
+
+func TestOverlappingEntries(t *testing.T) {
+	z := overlapping(t, make([]byte, 4<<20), 1000) // 4 GB declared in 60 KB
+	var res Result
+	growth, took := measure(func() { res = resolveBytes(t, z, "overlap.zip", Limits{}) })
+	t.Logf("%d bytes: %d entries, %d problems in %v, heap growth %.1f MiB", len(z), len(res.Entries), len(res.Problems), took, float64(growth)/(1<<20))
+	if !res.Truncated || res.Problems[len(res.Problems)-1].Kind != ProblemBomb {
+		t.Errorf("truncated %v, problems %v", res.Truncated, res.Problems)
+	}
+	if len(res.Entries) > 10 {
+		t.Errorf("%d entries listed before the overall ratio stopped the walk", len(res.Entries))
+	}
+	wantEntry(t, res, "overlap.zip/f00000.bin", make([]byte, 4<<20))
 }

@@ -55,7 +55,9 @@ const (
 	ProblemIO          = "io"          // reading the input failed
 )
 
-// Problem is an entry (or a container) that was not resolved, and why.
+// Problem is an entry that was refused, and why. A Problem may also name a
+// listed entry: a container that was not (fully) opened, or a file whose
+// bytes failed while Walk's callback read them.
 type Problem struct {
 	// Path is the container path of the entry; a refused name appears as
 	// written in the archive, with non-printable characters escaped.

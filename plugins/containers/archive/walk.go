@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -141,8 +142,8 @@ func (w *walker) visit(m member) {
 
 // emit appends an entry and hands it to Walk's callback: with the file's
 // bytes when src is given (the live stream if the walk is on it, so a member
-// of a compressed tar is not expanded twice), nil for directories and
-// containers.
+// of a compressed tar is not expanded twice; else Open's checked reader),
+// nil for directories and containers.
 func (w *walker) emit(e Entry, src *source) {
 	w.res.Entries = append(w.res.Entries, e)
 	if w.fn == nil {
@@ -154,8 +155,6 @@ func (w *walker) emit(e Entry, src *source) {
 	case src == nil:
 	case src.live != nil:
 		r = src.live
-	case src.ra != nil:
-		r = io.NewSectionReader(src.ra, 0, src.size)
 	default:
 		rc, err := src.open()
 		if err != nil {
@@ -164,13 +163,41 @@ func (w *walker) emit(e Entry, src *source) {
 		}
 		r, done = rc, rc.Close
 	}
+	var rec *errRecorder
+	if r != nil {
+		rec = &errRecorder{r: r}
+		r = rec
+	}
 	err := w.fn(e, r)
 	if done != nil {
 		done()
 	}
+	if rec != nil && rec.err != nil {
+		// The entry's bytes failed (corrupt, cut, over its size): that is
+		// this entry's problem, not the end of the walk, even if fn passed
+		// the error on.
+		w.note(e.Path, problemKind(rec.err), "reading failed: "+rec.err.Error())
+		if errors.Is(err, rec.err) {
+			err = nil
+		}
+	}
 	if err != nil {
 		w.fnErr, w.ended, w.res.Truncated = err, true, true
 	}
+}
+
+// errRecorder remembers the first read error other than EOF.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 func (w *walker) openContainer(kind Kind, m member) {

@@ -113,3 +113,34 @@ func TestWalkStops(t *testing.T) {
 		t.Errorf("WalkFS: %v %v", err, got)
 	}
 }
+
+// TestWalkBadEntry: a file whose bytes fail while the callback reads them
+// (here a CRC mismatch found at its end) is that file's problem; the walk
+// goes on to its siblings even when the callback returns the error.
+func TestWalkBadEntry(t *testing.T) {
+	data := randomBytes(4000, 200)
+	z := buildZip(t, zfile{name: "bad.bin", data: data}, zfile{name: "good.txt", data: []byte("good")})
+	// Flip a byte of the stored data: the header and size stay right.
+	i := bytes.Index(z, data[:64])
+	z[i+3000] ^= 0xff
+	var got []string
+	res, err := Walk(context.Background(), bytes.NewReader(z), int64(len(z)), "c.zip", Limits{}, func(e Entry, r io.Reader) error {
+		if r == nil {
+			return nil
+		}
+		_, err := io.ReadAll(r)
+		got = append(got, e.Name)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if !slices.Equal(got, []string{"bad.bin", "good.txt"}) {
+		t.Errorf("callback saw %v", got)
+	}
+	p, ok := problemAt(res, "c.zip/bad.bin")
+	if !ok {
+		t.Fatalf("problems %v", res.Problems)
+	}
+	t.Logf("%v", p)
+}

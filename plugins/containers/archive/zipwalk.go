@@ -124,7 +124,23 @@ func (w *walker) zipMember(c member, sc *scope, ra io.ReaderAt, size int64, reac
 		w.problem(p, ProblemLimit, fmt.Sprintf("declares %d bytes, more than the per-file limit of %d", e.usize, w.lim.MaxFileBytes))
 		return
 	}
-	src := source{size: int64(e.usize)}
+	// Open always goes through openZipData, stored entries too, so the
+	// bytes are checked against the CRC; a stored entry is also random
+	// access in place, for a nested container inside it.
+	src := source{size: int64(e.usize), open: func() (io.ReadCloser, error) {
+		pra, release, err := reacq()
+		if err != nil {
+			return nil, err
+		}
+		rc, err := openZipData(pra, size, e)
+		if err != nil {
+			if release != nil {
+				release()
+			}
+			return nil, err
+		}
+		return readCloser{rc, closeBoth(rc.Close, release)}, nil
+	}}
 	if e.method == methodStore {
 		data, err := e.dataOffset(ra, size)
 		if err != nil {
@@ -133,22 +149,6 @@ func (w *walker) zipMember(c member, sc *scope, ra io.ReaderAt, size int64, reac
 		}
 		src.ra = io.NewSectionReader(ra, data, src.size)
 		src.reacquire = sectionOf(reacq, data, src.size)
-		src.open = openWhole(src.reacquire, src.size)
-	} else {
-		src.open = func() (io.ReadCloser, error) {
-			pra, release, err := reacq()
-			if err != nil {
-				return nil, err
-			}
-			rc, err := openZipData(pra, size, e)
-			if err != nil {
-				if release != nil {
-					release()
-				}
-				return nil, err
-			}
-			return readCloser{rc, closeBoth(rc.Close, release)}, nil
-		}
 	}
 	w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, extracted: true, src: src})
 }
