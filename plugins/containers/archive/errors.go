@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"compress/bzip2"
 	"compress/flate"
 	"compress/gzip"
 	"context"
@@ -23,6 +24,7 @@ var (
 // problemKind maps an error met while reading to a Problem kind.
 func problemKind(err error) string {
 	var corrupt flate.CorruptInputError
+	var structural bzip2.StructuralError
 	switch {
 	case errors.Is(err, ErrBomb):
 		return ProblemBomb
@@ -36,7 +38,7 @@ func problemKind(err error) string {
 		return ProblemEncrypted
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return ProblemCanceled
-	case errors.Is(err, ErrCorrupt), errors.As(err, &corrupt),
+	case errors.Is(err, ErrCorrupt), errors.As(err, &corrupt), errors.As(err, &structural),
 		errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum):
 		return ProblemCorrupt
 	}
@@ -47,12 +49,15 @@ func problemKind(err error) string {
 // tell a cut stream from a malformed one without knowing the format.
 func readError(err error) error {
 	var corrupt flate.CorruptInputError
+	var structural bzip2.StructuralError
 	switch {
 	case err == nil, err == io.EOF:
 		return err
+	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrTruncated), errors.Is(err, ErrBomb), errors.Is(err, ErrLimit):
+		return err
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%w: the data ends early", ErrTruncated)
-	case errors.As(err, &corrupt), errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum):
+	case errors.As(err, &corrupt), errors.As(err, &structural), errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum):
 		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	return err

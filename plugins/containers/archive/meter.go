@@ -9,7 +9,8 @@ import (
 // meter bounds one decompressing stream while it expands: the output against
 // a cap, and against the compressed input consumed so far, for the stream as
 // a whole and since the last mark (one tar member). It stops at the first
-// read past a limit, so a bomb costs at most RatioFloor plus one buffer.
+// read past a limit, so a bomb costs at most max(RatioFloor, MaxRatio × the
+// compressed bytes read) plus one buffer: just over 8 MiB for 1 GiB of zeros.
 type meter struct {
 	ctx  context.Context // nil after the walk: Open readers are bounded anyway
 	in   *int64          // compressed bytes consumed so far
