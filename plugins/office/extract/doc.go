@@ -1,0 +1,34 @@
+// Package extract turns office documents and simple formats into content
+// objects (pdk/content) with precise references: DOCX paragraphs, tables,
+// headers, footers, notes and comments; XLSX sheets as cell tables; PPTX
+// slides and speaker notes; plain text, Markdown, CSV, JSON, XML and HTML as
+// text; images, audio and video as one object each with what their headers
+// say (dimensions, format, duration).
+//
+// It is written to be compiled into sandboxed extractor plugins
+// (GOOS=wasip1): no cgo, no processes, no file system. The input is an
+// io.ReaderAt with its size, so a plugin can serve it from a range-read
+// capability instead of copying it whole into the guest; only the parts a
+// format needs are read, each bounded by Limits, so a zip bomb costs at most
+// the configured number of bytes before it fails.
+//
+// References, by format:
+//
+//	DOCX  Part "document", "header1", "footer2", "footnotes", "endnotes",
+//	      "comments"; Paragraph counts the non-empty paragraphs of that part
+//	      from 1 in document order, table cells included (a table object
+//	      carries its first paragraph, Metadata["lastParagraph"] its last);
+//	      SectionID is the outline number ("2.1") of the nearest heading
+//	      above, Label the heading's own text on heading paragraphs.
+//	XLSX  SheetName, Location "sheet:NAME!A1:F20" (the block's used range).
+//	PPTX  SlideIndex in presentation order (sldIdLst, not file names), Part
+//	      the slide's own part name ("slide3", "notesSlide3"), Location
+//	      "slide:2" or "slide:2/notes".
+//	text  Location "line:A-B"; Markdown and HTML add SectionID and Label.
+//
+// Objects that are not text (images, embedded media) have an empty Data
+// unless Limits.InlineMediaBytes lets small ones be embedded; their
+// Metadata["encoding"] says which: "base64" for embedded bytes, "part" when
+// Metadata["part"] names the zip part that holds them, "file" when the
+// object is the whole input.
+package extract

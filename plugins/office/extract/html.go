@@ -1,0 +1,372 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// htmlSkip are elements whose content is not the page's text: code,
+// styling, navigation, embedded and interactive things.
+var htmlSkip = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Nav: true, atom.Noscript: true,
+	atom.Template: true, atom.Svg: true, atom.Math: true, atom.Iframe: true,
+	atom.Object: true, atom.Embed: true, atom.Canvas: true, atom.Head: true,
+	atom.Select: true, atom.Button: true, atom.Input: true, atom.Textarea: true,
+	atom.Dialog: true, atom.Map: true, atom.Audio: true, atom.Video: true,
+}
+
+// htmlBlock are elements that start and end a block of text.
+var htmlBlock = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Section: true, atom.Article: true,
+	atom.Main: true, atom.Header: true, atom.Footer: true, atom.Aside: true,
+	atom.Blockquote: true, atom.Figure: true, atom.Figcaption: true,
+	atom.Form: true, atom.Fieldset: true, atom.Address: true, atom.Details: true,
+	atom.Summary: true, atom.Dl: true, atom.Dt: true, atom.Dd: true,
+	atom.Ul: true, atom.Ol: true, atom.Hr: true, atom.Body: true, atom.Caption: true,
+	atom.Center: true, atom.Legend: true,
+}
+
+var htmlHeadings = map[atom.Atom]int{atom.H1: 1, atom.H2: 2, atom.H3: 3, atom.H4: 4, atom.H5: 5, atom.H6: 6}
+
+// htmlRenderer turns a DOM into readable text, one section per heading.
+type htmlRenderer struct {
+	s       *sink
+	lim     Limits
+	out     strings.Builder // the current section's text
+	ref     content.Ref
+	md      map[string]any
+	outline outline
+	pre     int // depth inside <pre>
+	list    []int
+	nodes   int
+}
+
+var blankRun = regexp.MustCompile(`\n{3,}`)
+
+// extractHTML emits the readable text of a page: scripts, styles and
+// navigation dropped, headings as Markdown headings opening sections,
+// lists, tables as Markdown, image alt text kept.
+func extractHTML(ctx context.Context, in input, s *sink) error {
+	b, cut, err := readInput(in)
+	if err != nil {
+		return err
+	}
+	r, err := charset.NewReader(bytes.NewReader(b), "text/html")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	doc, err := html.Parse(r)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	h := &htmlRenderer{s: s, lim: in.lim, outline: outline{max: 10_000}}
+	if t := findTitle(doc); t != "" {
+		s.structure["title"] = t
+		h.ref.Label = t
+	}
+	h.walk(doc)
+	h.flush()
+	if len(h.outline.sections) > 0 {
+		s.structure["sections"] = h.outline.sections
+	}
+	if cut {
+		s.structure["inputCut"] = in.lim.MaxPartBytes
+	}
+	return nil
+}
+
+func findTitle(n *html.Node) string {
+	if n.Type == html.ElementNode && n.DataAtom == atom.Title {
+		return headingText(textOf(n))
+	}
+	if n.Type == html.ElementNode && n.DataAtom == atom.Body {
+		return ""
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if t := findTitle(c); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// textOf is the plain text under a node, whitespace collapsed.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch {
+		case n.Type == html.TextNode:
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+		case n.Type == html.ElementNode && htmlSkip[n.DataAtom] && n.DataAtom != atom.Head:
+			return
+		case n.Type == html.ElementNode && n.DataAtom == atom.Img:
+			if alt := attrOf(n, "alt"); alt != "" {
+				b.WriteString(alt + " ")
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func attrOf(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// hidden reports elements the page does not show.
+func hidden(n *html.Node) bool {
+	if _, ok := findAttr(n, "hidden"); ok {
+		return true
+	}
+	if attrOf(n, "aria-hidden") == "true" {
+		return true
+	}
+	st := strings.ReplaceAll(strings.ToLower(attrOf(n, "style")), " ", "")
+	return strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden")
+}
+
+func findAttr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// block ends the current line and leaves one blank line.
+func (h *htmlRenderer) block() {
+	s := h.out.String()
+	switch {
+	case s == "", strings.HasSuffix(s, "\n\n"):
+	case strings.HasSuffix(s, "\n"):
+		h.out.WriteByte('\n')
+	default:
+		h.out.WriteString("\n\n")
+	}
+}
+
+// newline ends the current line.
+func (h *htmlRenderer) newline() {
+	if s := h.out.String(); s != "" && !strings.HasSuffix(s, "\n") {
+		h.out.WriteByte('\n')
+	}
+}
+
+// inline writes text with whitespace collapsed, a space between words
+// across nodes.
+func (h *htmlRenderer) inline(t string) {
+	if h.pre > 0 {
+		h.out.WriteString(t)
+		return
+	}
+	words := strings.Fields(t)
+	if len(words) == 0 {
+		if t != "" && h.out.Len() > 0 && !h.lastSpace() {
+			h.out.WriteByte(' ')
+		}
+		return
+	}
+	if isSpace(t[0]) && h.out.Len() > 0 && !h.lastSpace() {
+		h.out.WriteByte(' ')
+	}
+	h.out.WriteString(strings.Join(words, " "))
+	if isSpace(t[len(t)-1]) {
+		h.out.WriteByte(' ')
+	}
+}
+
+func (h *htmlRenderer) lastSpace() bool {
+	s := h.out.String()
+	return s == "" || isSpace(s[len(s)-1])
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' }
+
+// flush emits the current section.
+func (h *htmlRenderer) flush() bool {
+	text := blankRun.ReplaceAllString(h.out.String(), "\n\n")
+	var ls []string
+	for _, l := range strings.Split(text, "\n") {
+		ls = append(ls, strings.TrimRight(l, " \t"))
+	}
+	h.out.Reset()
+	for _, b := range blocksOf(ls, 1, h.lim.BlockBytes) {
+		if !h.s.add(content.Object{ContentType: content.Text, Data: b.text, Ref: h.ref, Metadata: cloneMap(h.md)}) {
+			return false
+		}
+	}
+	return true
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+func (h *htmlRenderer) walk(n *html.Node) {
+	if h.s.full() {
+		return
+	}
+	if h.nodes++; h.nodes > 2_000_000 {
+		return
+	}
+	switch n.Type {
+	case html.TextNode:
+		h.inline(n.Data)
+		return
+	case html.ElementNode:
+	case html.DocumentNode:
+		h.children(n)
+		return
+	default:
+		return
+	}
+	if htmlSkip[n.DataAtom] || hidden(n) {
+		return
+	}
+	if level, ok := htmlHeadings[n.DataAtom]; ok {
+		title := headingText(textOf(n))
+		if title == "" {
+			return
+		}
+		if !h.flush() {
+			return
+		}
+		id := h.outline.heading(level, title, nil)
+		h.ref = content.Ref{SectionID: id, Label: title}
+		h.md = map[string]any{"heading": level}
+		h.out.WriteString(strings.Repeat("#", level) + " " + title + "\n\n")
+		return
+	}
+	switch n.DataAtom {
+	case atom.Br:
+		h.newline()
+		if h.pre > 0 {
+			h.out.WriteByte('\n')
+		}
+		return
+	case atom.Img:
+		if alt := strings.TrimSpace(attrOf(n, "alt")); alt != "" {
+			h.inline(" [image: " + alt + "] ")
+		}
+		return
+	case atom.Pre:
+		h.block()
+		h.out.WriteString("```\n")
+		h.pre++
+		h.children(n)
+		h.pre--
+		h.newline()
+		h.out.WriteString("```")
+		h.block()
+		return
+	case atom.Table:
+		h.block()
+		h.out.WriteString(markdownTable(htmlTable(n)))
+		h.block()
+		return
+	case atom.Ul, atom.Ol:
+		h.block()
+		h.list = append(h.list, 0)
+		if n.DataAtom == atom.Ol {
+			h.list[len(h.list)-1] = 1
+		}
+		h.children(n)
+		h.list = h.list[:len(h.list)-1]
+		h.block()
+		return
+	case atom.Li:
+		h.newline()
+		depth := max(0, len(h.list)-1)
+		h.out.WriteString(strings.Repeat("  ", depth))
+		if len(h.list) > 0 && h.list[len(h.list)-1] > 0 {
+			h.out.WriteString(strconv.Itoa(h.list[len(h.list)-1]) + ". ")
+			h.list[len(h.list)-1]++
+		} else {
+			h.out.WriteString("- ")
+		}
+		h.children(n)
+		h.newline()
+		return
+	case atom.Tr, atom.Td, atom.Th:
+		// Outside a table (broken markup): a cell is a line.
+		h.children(n)
+		h.newline()
+		return
+	}
+	if htmlBlock[n.DataAtom] {
+		h.block()
+		h.children(n)
+		h.block()
+		return
+	}
+	h.children(n)
+}
+
+func (h *htmlRenderer) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		h.walk(c)
+	}
+}
+
+// htmlTable collects a table's rows of cell texts (nested tables'
+// text flattened into their cell). colspan leaves empty cells after.
+func htmlTable(t *html.Node) [][]string {
+	var rows [][]string
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Tr:
+				var row []string
+				for td := c.FirstChild; td != nil; td = td.NextSibling {
+					if td.Type == html.ElementNode && (td.DataAtom == atom.Td || td.DataAtom == atom.Th) {
+						row = append(row, textOf(td))
+						if span, err := strconv.Atoi(attrOf(td, "colspan")); err == nil && span > 1 && span < 64 {
+							for i := 1; i < span; i++ {
+								row = append(row, "")
+							}
+						}
+					}
+				}
+				if len(row) > 0 {
+					rows = append(rows, row)
+				}
+			case atom.Thead, atom.Tbody, atom.Tfoot:
+				walk(c)
+			}
+		}
+	}
+	walk(t)
+	return rows
+}
