@@ -53,19 +53,56 @@ func layoutText(glyphs []glyph) string {
 	if len(glyphs) == 0 {
 		return ""
 	}
-	var out strings.Builder
-	for dir := range uint8(4) {
+	lines := groupLines(buildFrags(glyphs, 0))
+	// Text in the other directions (a sideways axis label, a rotated
+	// table header) is laid out in its own frame, line by line, and each
+	// line joins the upright ones as one row at the height of its middle,
+	// where a reader's eye meets it and where pdftotext prints it.
+	for dir := uint8(1); dir < 4; dir++ {
 		frags := buildFrags(glyphs, dir)
 		if len(frags) == 0 {
 			continue
 		}
-		lines := groupLines(frags)
-		if out.Len() > 0 {
-			out.WriteString("\n\n")
+		rot := groupLines(frags)
+		cw := charWidth(glyphs, dir)
+		for _, l := range rot {
+			lines = append(lines, uprightLine(l, dir, cw))
 		}
-		renderLines(&out, lines, charWidth(glyphs, dir))
 	}
+	if len(lines) == 0 {
+		return ""
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].y < lines[j].y })
+	var out strings.Builder
+	renderLines(&out, lines, charWidth(glyphs, 0))
 	return out.String()
+}
+
+// uprightLine turns a line laid out in a rotated frame into a one-fragment
+// upright line covering the same place on the page.
+func uprightLine(l *line, dir uint8, cw float64) *line {
+	text := renderLine(nil, l, l.frags[0].x0, cw)
+	u0, u1 := l.frags[0].x0, l.frags[0].x1
+	for _, f := range l.frags {
+		u0, u1 = min(u0, f.x0), max(u1, f.x1)
+	}
+	v0, v1 := l.y-l.size, l.y
+	// Back from the frame to device space (see glyph): two corners.
+	toDevice := func(u, v float64) (float64, float64) {
+		switch dir {
+		case 1:
+			return -v, u
+		case 2:
+			return -u, -v
+		default:
+			return v, -u
+		}
+	}
+	ax, ay := toDevice(u0, v0)
+	bx, by := toDevice(u1, v1)
+	x0, y0, x1, y1 := min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+	f := &frag{x0: x0, x1: max(x1, x0+float64(len(text))*cw), y: (y0 + y1) / 2, size: l.size, text: text}
+	return &line{frags: []*frag{f}, y: f.y, size: l.size}
 }
 
 func buildFrags(glyphs []glyph, dir uint8) []*frag {
@@ -113,20 +150,44 @@ func groupLines(frags []*frag) []*line {
 	sorted := slices.Clone(frags)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].y < sorted[j].y })
 	var lines []*line
-	var cur *line
 	for _, f := range sorted {
-		if cur != nil && f.y-cur.y <= 0.5*max(cur.size, f.size) {
-			cur.frags = append(cur.frags, f)
-			cur.size = max(cur.size, f.size)
+		// The fragment joins the most recent line within reach of its
+		// baseline where it overlaps nothing: two fragments over each
+		// other cannot be read as one line.
+		var into *line
+		for i := len(lines) - 1; i >= 0 && i >= len(lines)-3; i-- {
+			l := lines[i]
+			if f.y-l.y > 0.5*max(l.size, f.size) {
+				break
+			}
+			if !l.overlaps(f) {
+				into = l
+				break
+			}
+		}
+		if into == nil {
+			lines = append(lines, &line{frags: []*frag{f}, y: f.y, size: f.size})
 			continue
 		}
-		cur = &line{frags: []*frag{f}, y: f.y, size: f.size}
-		lines = append(lines, cur)
+		into.frags = append(into.frags, f)
+		into.size = max(into.size, f.size)
 	}
 	for _, l := range lines {
 		sort.SliceStable(l.frags, func(i, j int) bool { return l.frags[i].x0 < l.frags[j].x0 })
 	}
 	return lines
+}
+
+// overlaps reports whether f covers more than half of the width of a
+// fragment already in the line, or the other way round.
+func (l *line) overlaps(f *frag) bool {
+	for _, g := range l.frags {
+		o := min(f.x1, g.x1) - max(f.x0, g.x0)
+		if o > 0 && o > 0.5*min(f.x1-f.x0, g.x1-g.x0) {
+			return true
+		}
+	}
+	return false
 }
 
 // charWidth is the page's typical advance per character: the grid on which
@@ -184,15 +245,15 @@ func renderLine(buf []byte, l *line, minX, cw float64) []byte {
 		target := int(math.Round((f.x0 - minX) / cw))
 		if k > 0 {
 			prev := l.frags[k-1]
-			gap := f.x0 - prev.x1
-			if gap <= wordGap*max(prev.size, f.size) && !prev.spaceAfter {
+			if !prev.spaceAfter && joins(prev, f) {
 				buf = append(buf, f.text...)
 				col += utf8.RuneCount(f.text)
 				continue
 			}
-			target = max(target, col+1)
-			if gap < 3*cw {
+			if gap := f.x0 - prev.x1; gap < 3*cw {
 				target = col + 1 // an ordinary word space
+			} else {
+				target = max(target, col+1) // a gutter: keep the column
 			}
 		}
 		for ; col < target; col++ {
@@ -202,6 +263,20 @@ func renderLine(buf []byte, l *line, minX, cw float64) []byte {
 		col += utf8.RuneCount(f.text)
 	}
 	return buf
+}
+
+// joins reports whether f continues prev's word. On one baseline a gap up
+// to wordGap still joins (fragments split by a size change, kerning). A
+// superscript, subscript or neighbour on another baseline joins only the
+// word it touches, and is set apart from one it does not however small
+// the gap: that is how pdftotext treats text on different baselines.
+func joins(prev, f *frag) bool {
+	gap := f.x0 - prev.x1
+	small := min(f.size, prev.size)
+	if math.Abs(f.y-prev.y) > 0.1*small {
+		return gap <= 0.01*small
+	}
+	return gap <= wordGap*max(prev.size, f.size)
 }
 
 // mainSize is the font size that covers most of a line's characters: a
