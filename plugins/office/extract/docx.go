@@ -191,6 +191,7 @@ type docxWalker struct {
 	para     int            // non-empty paragraphs so far
 	meta     map[string]any // the note or comment being walked
 	sections bool           // headings open sections (the main document only)
+	depth    int            // element nesting of the walk
 }
 
 // paraResult is what a paragraph holds.
@@ -305,7 +306,14 @@ func (w *docxWalker) block(e xml.StartElement, cell *docxCell) error {
 }
 
 // children runs f on each child element up to the end of the current one.
+// Content nested deeper than maxDepth is skipped: real documents nest a
+// few dozen levels, and the walk recurses once per level.
 func (w *docxWalker) children(f func(xml.StartElement) error) error {
+	if w.depth >= maxDepth {
+		return w.d.Skip()
+	}
+	w.depth++
+	defer func() { w.depth-- }()
 	return xmlChildren(w.d, f)
 }
 
@@ -353,7 +361,7 @@ func (w *docxWalker) paragraph() (paraResult, error) {
 		case "txbxContent":
 			// A text box: its paragraphs are their own, after this one.
 			sub := &docxWalker{x: w.x, d: w.d, part: w.part, rels: w.rels, meta: w.meta}
-			sub.para = w.para
+			sub.para, sub.depth = w.para, w.depth
 			var queued []func()
 			err := w.children(func(c xml.StartElement) error {
 				if c.Name.Local == "p" {

@@ -49,6 +49,7 @@ type htmlRenderer struct {
 	pre     int // depth inside <pre>
 	list    []int
 	nodes   int
+	depth   int
 }
 
 var blankRun = regexp.MustCompile(`\n{3,}`)
@@ -86,6 +87,13 @@ func extractHTML(ctx context.Context, in input, s *sink) error {
 }
 
 func findTitle(n *html.Node) string {
+	return findTitleAt(n, 0)
+}
+
+func findTitleAt(n *html.Node, depth int) string {
+	if depth > maxDepth {
+		return ""
+	}
 	if n.Type == html.ElementNode && n.DataAtom == atom.Title {
 		return headingText(textOf(n))
 	}
@@ -93,7 +101,7 @@ func findTitle(n *html.Node) string {
 		return ""
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if t := findTitle(c); t != "" {
+		if t := findTitleAt(c, depth+1); t != "" {
 			return t
 		}
 	}
@@ -103,8 +111,11 @@ func findTitle(n *html.Node) string {
 // textOf is the plain text under a node, whitespace collapsed.
 func textOf(n *html.Node) string {
 	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
+	var walk func(*html.Node, int)
+	walk = func(n *html.Node, depth int) {
+		if depth > maxDepth {
+			return
+		}
 		switch {
 		case n.Type == html.TextNode:
 			b.WriteString(n.Data)
@@ -117,10 +128,10 @@ func textOf(n *html.Node) string {
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+			walk(c, depth+1)
 		}
 	}
-	walk(n)
+	walk(n, 0)
 	return strings.Join(strings.Fields(b.String()), " ")
 }
 
@@ -330,7 +341,14 @@ func (h *htmlRenderer) walk(n *html.Node) {
 	h.children(n)
 }
 
+// children walks a node's children; content nested deeper than maxDepth
+// is left out, since the walk recurses once per level.
 func (h *htmlRenderer) children(n *html.Node) {
+	if h.depth >= maxDepth {
+		return
+	}
+	h.depth++
+	defer func() { h.depth-- }()
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		h.walk(c)
 	}

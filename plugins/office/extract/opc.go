@@ -367,6 +367,9 @@ func (p *pkg) mediaObject(part string, lim Limits) content.Object {
 	return o
 }
 
+// maxDepth bounds the element nesting the recursive walks follow.
+const maxDepth = 256
+
 // xmlToken returns the next token, a syntax error as ErrMalformed.
 func xmlToken(d *xml.Decoder) (xml.Token, error) {
 	t, err := d.Token()
@@ -439,4 +442,20 @@ func xmlAlternate(d *xml.Decoder, f func(xml.StartElement) error) error {
 		done = true
 		return xmlChildren(d, f)
 	})
+}
+
+// xmlRoot finds the document's root element and runs f on it.
+func xmlRoot(d *xml.Decoder, f func(xml.StartElement) error) error {
+	for {
+		t, err := xmlToken(d)
+		if err != nil {
+			if err == io.EOF {
+				return fmt.Errorf("%w: no root element", ErrMalformed)
+			}
+			return err
+		}
+		if e, ok := t.(xml.StartElement); ok {
+			return f(e)
+		}
+	}
 }

@@ -137,7 +137,7 @@ func presentationSlides(p *pkg, main string, rels map[string]rel) (slides []stri
 		return nil, "", err
 	}
 	defer c.Close()
-	err = xmlChildren(d, func(root xml.StartElement) error {
+	err = xmlRoot(d, func(root xml.StartElement) error {
 		return xmlChildren(d, func(e xml.StartElement) error {
 			switch e.Name.Local {
 			case "sldIdLst":
@@ -182,24 +182,42 @@ func readSlide(p *pkg, part string, rels map[string]rel, skip map[string]bool) (
 
 // slideWalker reads DrawingML shapes.
 type slideWalker struct {
-	d    *xml.Decoder
-	rels map[string]rel
-	skip map[string]bool
-	sc   *slideContent
+	d     *xml.Decoder
+	rels  map[string]rel
+	skip  map[string]bool
+	sc    *slideContent
+	depth int
+}
+
+// children runs f on each child element, skipping content nested deeper
+// than maxDepth (groups of groups of shapes recurse once per level).
+func (w *slideWalker) children(f func(xml.StartElement) error) error {
+	if w.depth >= maxDepth {
+		return w.d.Skip()
+	}
+	w.depth++
+	defer func() { w.depth-- }()
+	return xmlChildren(w.d, f)
+}
+
+// alternate takes the first choice of an mc:AlternateContent.
+func (w *slideWalker) alternate(f func(xml.StartElement) error) error {
+	done := false
+	return w.children(func(c xml.StartElement) error {
+		if done || (c.Name.Local != "Choice" && c.Name.Local != "Fallback") {
+			return w.d.Skip()
+		}
+		done = true
+		return w.children(f)
+	})
 }
 
 // run reads from the root element (p:sld, p:notes) down.
 func (w *slideWalker) run() error {
-	for {
-		t, err := xmlToken(w.d)
-		if err != nil {
-			return fmt.Errorf("%w: no root element", ErrMalformed)
-		}
-		if e, ok := t.(xml.StartElement); ok {
-			w.sc.hidden = attr(e, "show") == "0"
-			return xmlChildren(w.d, w.element)
-		}
-	}
+	return xmlRoot(w.d, func(e xml.StartElement) error {
+		w.sc.hidden = attr(e, "show") == "0"
+		return w.children(w.element)
+	})
 }
 
 // element handles any element of the tree: shapes, groups, frames,
@@ -213,9 +231,9 @@ func (w *slideWalker) element(e xml.StartElement) error {
 	case "pic":
 		return w.picture()
 	case "AlternateContent":
-		return xmlAlternate(w.d, w.element)
+		return w.alternate(w.element)
 	case "cSld", "spTree", "grpSp":
-		return xmlChildren(w.d, w.element)
+		return w.children(w.element)
 	}
 	return w.d.Skip()
 }
@@ -227,12 +245,12 @@ func (w *slideWalker) shape() error {
 		isPh  bool
 		paras []string
 	)
-	err := xmlChildren(w.d, func(e xml.StartElement) error {
+	err := w.children(func(e xml.StartElement) error {
 		switch e.Name.Local {
 		case "nvSpPr":
-			return xmlChildren(w.d, func(e xml.StartElement) error {
+			return w.children(func(e xml.StartElement) error {
 				if e.Name.Local == "nvPr" {
-					return xmlChildren(w.d, func(e xml.StartElement) error {
+					return w.children(func(e xml.StartElement) error {
 						if e.Name.Local == "ph" {
 							isPh, ph = true, attr(e, "type")
 						}
@@ -266,15 +284,15 @@ func (w *slideWalker) shape() error {
 // textBody reads the paragraphs of a txBody (of a shape or a table cell).
 func (w *slideWalker) textBody() ([]string, error) {
 	var paras []string
-	err := xmlChildren(w.d, func(e xml.StartElement) error {
+	err := w.children(func(e xml.StartElement) error {
 		if e.Name.Local != "p" {
 			return w.d.Skip()
 		}
 		var b strings.Builder
-		err := xmlChildren(w.d, func(e xml.StartElement) error {
+		err := w.children(func(e xml.StartElement) error {
 			switch e.Name.Local {
 			case "r", "fld":
-				return xmlChildren(w.d, func(e xml.StartElement) error {
+				return w.children(func(e xml.StartElement) error {
 					if e.Name.Local == "t" {
 						return xmlText(w.d, &b)
 					}
@@ -298,19 +316,19 @@ func (w *slideWalker) frame() error {
 	find = func(e xml.StartElement) error {
 		switch e.Name.Local {
 		case "tbl":
-			return xmlChildren(w.d, func(e xml.StartElement) error {
+			return w.children(func(e xml.StartElement) error {
 				if e.Name.Local != "tr" {
 					return w.d.Skip()
 				}
 				var row []string
-				err := xmlChildren(w.d, func(e xml.StartElement) error {
+				err := w.children(func(e xml.StartElement) error {
 					if e.Name.Local != "tc" {
 						return w.d.Skip()
 					}
 					// Cells covered by a merge repeat nothing.
 					covered := attr(e, "hMerge") == "1" || attr(e, "vMerge") == "1"
 					var cell []string
-					err := xmlChildren(w.d, func(e xml.StartElement) error {
+					err := w.children(func(e xml.StartElement) error {
 						if e.Name.Local == "txBody" {
 							p, err := w.textBody()
 							cell = p
@@ -328,13 +346,13 @@ func (w *slideWalker) frame() error {
 				return err
 			})
 		case "graphic", "graphicData":
-			return xmlChildren(w.d, find)
+			return w.children(find)
 		case "AlternateContent":
-			return xmlAlternate(w.d, find)
+			return w.alternate(find)
 		}
 		return w.d.Skip()
 	}
-	if err := xmlChildren(w.d, find); err != nil {
+	if err := w.children(find); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -368,9 +386,9 @@ func (w *slideWalker) picture() error {
 				w.sc.media = append(w.sc.media, imgRef{rel: r, alt: firstNonEmpty(alt, kind)})
 			}
 		}
-		return xmlChildren(w.d, walk)
+		return w.children(walk)
 	}
-	return xmlChildren(w.d, walk)
+	return w.children(walk)
 }
 
 // emitSlideMedia adds a picture or media object of slide k, each part once.

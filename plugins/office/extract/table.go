@@ -5,10 +5,18 @@ import (
 )
 
 // markdownTable renders rows as a GitHub-flavoured Markdown table, the
-// first row as header. Rows are padded to the widest; cell text is made
-// safe for a table cell (pipes escaped, line breaks as <br>).
+// first row as header. Rows are padded to the widest, rows with no text
+// after the header are left out; cell text is made safe for a table cell
+// (pipes escaped, line breaks as <br>).
 func markdownTable(rows [][]string) string {
 	width := 0
+	kept := rows[:0:0]
+	for i, r := range rows {
+		if i == 0 || !emptyRow(r) {
+			kept = append(kept, r)
+		}
+	}
+	rows = kept
 	for _, r := range rows {
 		width = max(width, len(r))
 	}
@@ -49,4 +57,13 @@ func cellText(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "\t", " ")
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r", "<br>"), "\n", "<br>")
+}
+
+func emptyRow(r []string) bool {
+	for _, c := range r {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -55,7 +55,7 @@ func extractXLSX(ctx context.Context, in input, s *sink) error {
 	}
 	defer f.Close()
 	parts := workbookSheets(p, main)
-	var list []map[string]any
+	list := []map[string]any{}
 	var skipped []string
 	for _, name := range f.GetSheetList() {
 		if s.full() {
@@ -160,7 +160,7 @@ func xlsxSheet(f *excelize.File, s *sink, lim Limits, name string, hidden bool) 
 		st.rows++
 		st.cells += len(r.cells)
 		blk = append(blk, r)
-		st.rng = cellName(minC, firstRow) + ":" + cellName(maxC, n)
+		st.rng = cellRange(minC, firstRow, maxC, n)
 		if size >= lim.BlockBytes && !flush() {
 			break
 		}
@@ -192,7 +192,7 @@ func emitSheetBlock(s *sink, sheet string, blk []xlsxRow, header []xlsxCell, hea
 	slices.Sort(cols)
 	cols = slices.Compact(cols)
 	first, last := blk[0].n, blk[len(blk)-1].n
-	rng := cellName(cols[0], first) + ":" + cellName(cols[len(cols)-1], last)
+	rng := cellRange(cols[0], first, cols[len(cols)-1], last)
 	var text string
 	dense := float64(cells)/float64(len(blk)*len(cols)) >= 0.3 || len(cols) <= 3
 	if dense {
@@ -248,6 +248,14 @@ func emitSheetBlock(s *sink, sheet string, blk []xlsxRow, header []xlsxCell, hea
 		Ref: content.Ref{SheetName: sheet, Location: "sheet:" + sheet + "!" + rng}})
 }
 
+// cellRange names a range, "A1:F20", or one cell, "B1".
+func cellRange(c1, r1, c2, r2 int) string {
+	if c1 == c2 && r1 == r2 {
+		return cellName(c1, r1)
+	}
+	return cellName(c1, r1) + ":" + cellName(c2, r2)
+}
+
 // colName is a column's letters: 1 → "A", 27 → "AA".
 func colName(col int) string {
 	c, err := excelize.ColumnNumberToName(col)
@@ -295,7 +303,7 @@ func workbookSheets(p *pkg, main string) map[string]string {
 		return out
 	}
 	defer c.Close()
-	_ = xmlChildren(d, func(root xml.StartElement) error {
+	_ = xmlRoot(d, func(root xml.StartElement) error {
 		return xmlChildren(d, func(e xml.StartElement) error {
 			if e.Name.Local != "sheets" {
 				return d.Skip()

@@ -31,8 +31,8 @@ func extractXML(ctx context.Context, in input, s *sink) error {
 		buf      strings.Builder
 		depth    int
 		root     string
-		first    = 1 // index of the first root child in buf
-		child    int // root children so far
+		first    = 1  // index of the first root child in buf
+		child    int  // root children so far
 		open     bool // the last start tag is not closed yet: its '>' is pending
 		inline   bool // the last line is a start tag followed by its text
 		elements int
