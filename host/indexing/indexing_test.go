@@ -1,9 +1,12 @@
 package indexing_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -136,4 +139,72 @@ func TestIngestion(t *testing.T) {
 	if _, err := ingester.Ingest(ctx, "nope", false); !errors.Is(err, knowledge.ErrPermanent) {
 		t.Fatalf("unknown file: %v", err)
 	}
+}
+
+// TestPDFIngestion: a real PDF of the corpus goes through the sandboxed PDF
+// extractor into page-referenced chunks that a question finds.
+func TestPDFIngestion(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, store.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "pdf")), nil)
+	svc := files.NewService(db, blobs, 0)
+	tn, _ := db.CreateTenant(ctx, "t")
+	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
+	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
+	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	pdf, err := os.ReadFile(corpus(t, "pdf", "deb-camlidl-1.04.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: "camlidl.pdf", Content: bytes.NewReader(pdf)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extracted, err := ingester.Ingest(ctx, f.ID, false); err != nil || !extracted {
+		t.Fatalf("ingest: %v %v", extracted, err)
+	}
+	st, err := db.ContentState(ctx, p, f.ID)
+	if err != nil || st.Status != knowledge.StatusIndexed || st.Index.Structure["pages"] == nil {
+		t.Fatalf("state: %+v %v", st, err)
+	}
+	// A word from the reference text of page 3 finds page 3.
+	ref, err := os.ReadFile(corpus(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields(string(ref))
+	query := strings.Join(words[min(20, len(words)-8):min(28, len(words))], " ")
+	hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: query, Limit: 5})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search %q: %+v %v", query, hits, err)
+	}
+	found := false
+	for _, h := range hits {
+		found = found || h.Ref.PageIndex == 3
+	}
+	if !found {
+		t.Fatalf("page 3 not among the hits for %q: %+v", query, hits)
+	}
+}
+
+// corpus is a path in ../shared/corpus beside the repository.
+func corpus(t *testing.T, parts ...string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(append([]string{filepath.Dir(file), "..", "..", "..", "shared", "corpus"}, parts...)...)
 }

@@ -31,15 +31,21 @@ func root() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
-// Module returns the built module of test plugin name.
+// Module returns the built module of test plugin name, or of the built-in
+// plugin of that name (plugins/NAME) when no test plugin has it.
 func Module(tb testing.TB, name string) []byte {
 	tb.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	r := root()
 	src := filepath.Join(r, "host", "wasm", "testdata", "plugins", name)
+	if _, err := os.Stat(src); err != nil {
+		src = filepath.Join(r, "plugins", name)
+	}
 	out := filepath.Join(r, "host", "wasm", "testdata", "build", name+".wasm")
 	if stale(src, filepath.Join(r, "pdk"), out) {
+		// Built-in plugins take minutes under the race detector's CPU load;
+		// one build serves every package's tests.
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			tb.Fatal(err)
 		}
