@@ -436,4 +436,3 @@ func sameValue(got, want string) bool {
 	w, err2 := strconv.ParseFloat(want, 64)
 	return err1 == nil && err2 == nil && g == w
 }
-
