@@ -148,14 +148,21 @@ func openCorpus(tb testing.TB, dir, name string) (*Document, error) {
 	return Open(bytes.NewReader(data))
 }
 
+// corpusResult is the similarity of each document with a text layer and
+// the corpus mean: for PageText (columns read one after the other) and for
+// the physical order pdftotext -layout uses (columns side by side), which
+// tells recognition errors from reading-order differences.
+type corpusResult struct {
+	perDoc, perDocPhysical map[string]float64
+	mean, meanPhysical     float64
+}
+
 // corpusSimilarity extracts every page of every corpus PDF that has
-// reference pages and returns the mean similarity per document and over
-// the documents with a text layer.
-func corpusSimilarity(tb testing.TB) (perDoc map[string]float64, mean float64) {
+// reference pages.
+func corpusSimilarity(tb testing.TB) corpusResult {
 	dir, names := corpusFiles(tb)
-	perDoc = map[string]float64{}
-	var sum float64
-	var n int
+	r := corpusResult{perDoc: map[string]float64{}, perDocPhysical: map[string]float64{}}
+	n := 0
 	for _, name := range names {
 		ref := referencePages(dir, name)
 		if ref == nil {
@@ -170,7 +177,7 @@ func corpusSimilarity(tb testing.TB) (perDoc map[string]float64, mean float64) {
 			tb.Errorf("%s: %d pages, reference has %d", name, d.PageCount(), len(ref))
 		}
 		hasText := false
-		var docSum float64
+		var sum, sumPhysical float64
 		for i, want := range ref {
 			if strings.TrimSpace(want) != "" {
 				hasText = true
@@ -179,34 +186,41 @@ func corpusSimilarity(tb testing.TB) (perDoc map[string]float64, mean float64) {
 			if err != nil {
 				tb.Errorf("%s page %d: %v", name, i+1, err)
 			}
-			docSum += similarity(got, want)
+			sum += similarity(got, want)
+			glyphs, _, _ := d.pageGlyphs(i+1, nil)
+			sumPhysical += similarity(layoutText(glyphs, false), want)
 		}
 		if !hasText {
 			continue // no text layer (a scan): nothing to compare
 		}
-		perDoc[name] = docSum / float64(len(ref))
-		sum += perDoc[name]
+		r.perDoc[name] = sum / float64(len(ref))
+		r.perDocPhysical[name] = sumPhysical / float64(len(ref))
+		r.mean += r.perDoc[name]
+		r.meanPhysical += r.perDocPhysical[name]
 		n++
 	}
 	if n == 0 {
 		tb.Skip("no corpus PDF with reference text")
 	}
-	return perDoc, sum / float64(n)
+	r.mean /= float64(n)
+	r.meanPhysical /= float64(n)
+	return r
 }
 
 func TestCorpusText(t *testing.T) {
-	perDoc, mean := corpusSimilarity(t)
-	names := make([]string, 0, len(perDoc))
-	for n := range perDoc {
+	r := corpusSimilarity(t)
+	names := make([]string, 0, len(r.perDoc))
+	for n := range r.perDoc {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	t.Logf("%-45s %8s %8s", "document", "text", "physical")
 	for _, n := range names {
-		t.Logf("%-45s %.4f", n, perDoc[n])
+		t.Logf("%-45s %8.4f %8.4f", n, r.perDoc[n], r.perDocPhysical[n])
 	}
-	t.Logf("corpus mean similarity %.4f over %d documents", mean, len(perDoc))
-	if mean < corpusMinMean {
-		t.Errorf("corpus mean similarity %.4f < %.4f", mean, corpusMinMean)
+	t.Logf("corpus mean similarity %.4f (physical order %.4f) over %d documents", r.mean, r.meanPhysical, len(r.perDoc))
+	if r.mean < corpusMinMean {
+		t.Errorf("corpus mean similarity %.4f < %.4f", r.mean, corpusMinMean)
 	}
 }
 
@@ -232,6 +246,35 @@ func TestDumpPage(t *testing.T) {
 	if os.Getenv("PDFTEXT_WORDS") != "" {
 		a, b := strings.Fields(got), strings.Fields(ref[n-1])
 		fmt.Println(diffWords(a, b))
+	}
+}
+
+// TestFragDebug prints the fragments of the lines containing a string:
+// PDFTEXT_FRAGS=name:page:string.
+func TestFragDebug(t *testing.T) {
+	spec := os.Getenv("PDFTEXT_FRAGS")
+	if spec == "" {
+		t.Skip()
+	}
+	parts := strings.Split(spec, ":")
+	n, _ := strconv.Atoi(parts[1])
+	d, err := openCorpus(t, corpusDir(t), parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, _ := d.pageGlyphs(n, nil)
+	for _, l := range groupLines(buildFrags(g, 0)) {
+		var sb strings.Builder
+		hit := false
+		for _, f := range l.frags {
+			if strings.Contains(string(f.text), parts[2]) {
+				hit = true
+			}
+			fmt.Fprintf(&sb, " [%q x%.1f-%.1f y%.2f s%.1f sp%v]", f.text, f.x0, f.x1, f.y, f.size, f.spaceAfter)
+		}
+		if hit {
+			fmt.Println(sb.String())
+		}
 	}
 }
 

@@ -114,7 +114,9 @@ func (d *Document) PageCount() int { return len(d.pages) }
 
 // PageText returns the text of page n (1-based) as lines in reading order,
 // words separated by spaces, with extra spaces where the page has wide gaps
-// (as pdftotext -layout does), and lines separated by "\n". Only that page's
+// (as pdftotext -layout does), and lines separated by "\n". Pages set in
+// columns are read column by column (between full-width lines), where
+// pdftotext -layout would print the columns side by side. Only that page's
 // content streams (and the form XObjects and fonts they use) are decoded
 // and interpreted; fonts stay cached for later pages. A page without a text
 // layer gives "" and no error.
@@ -124,7 +126,7 @@ func (d *Document) PageText(n int) (text string, err error) {
 	if err != nil {
 		return "", err
 	}
-	return layoutText(glyphs), nil
+	return layoutText(glyphs, true), nil
 }
 
 // pageGlyphs interprets page n and returns its glyphs in device space. When

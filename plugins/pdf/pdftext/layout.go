@@ -8,23 +8,29 @@ import (
 	"unicode/utf8"
 )
 
-// Layout turns positioned glyphs into text. Three passes:
+// Layout turns positioned glyphs into text, in four passes:
 //
 //  1. Fragments: glyphs that follow each other in the content stream on one
 //     baseline, in one size, without a gap, form a fragment (a word or part
 //     of one). A gap wider than wordGap of the font size, a white-space
 //     glyph, a baseline or size change ends it. Glyphs drawn twice at the
 //     same place (fake bold, shadows) are dropped.
-//  2. Lines: fragments whose baselines lie within half a font size of each
-//     other form a line, so that superscripts and subscripts stay in their
-//     line, and lines are ordered top to bottom.
-//  3. Text: within a line, fragments are ordered left to right and joined;
+//  2. Lines: a fragment joins a line whose baseline lies within half a font
+//     size of its own, so that superscripts and subscripts stay in their
+//     line, unless it would overlap a fragment already there; lines are
+//     ordered top to bottom.
+//  3. Reading order: when a page is set in columns (a clear vertical
+//     gutter with running text on both sides, see columnGutter), each band
+//     between full-width lines is read column by column. Tables, whose
+//     cells hold a few words, stay row by row.
+//  4. Text: within a line, fragments are ordered left to right and joined;
 //     a gap becomes one space or, when it is wide, enough spaces to put the
 //     fragment at its column on a grid of the page's typical character
 //     width, which keeps tables readable, as pdftotext -layout does.
 //
-// Text in other directions (rotated pages, sideways labels) is laid out the
-// same way in its own frame and comes after the upright text.
+// Text in other directions (a sideways axis label, a rotated page's
+// text) is laid out the same way in its own frame; each of its lines then
+// joins the upright ones at the height of its middle.
 
 // wordGap is the gap, as a fraction of the font size, above which two
 // glyphs belong to different words. Inter-word spaces are 0.2 em and more
@@ -49,7 +55,7 @@ type line struct {
 	size  float64
 }
 
-func layoutText(glyphs []glyph) string {
+func layoutText(glyphs []glyph, columns bool) string {
 	if len(glyphs) == 0 {
 		return ""
 	}
@@ -73,8 +79,18 @@ func layoutText(glyphs []glyph) string {
 		return ""
 	}
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].y < lines[j].y })
+	cw := charWidth(glyphs, 0)
 	var out strings.Builder
-	renderLines(&out, lines, charWidth(glyphs, 0))
+	blocks := [][]*line{lines}
+	if columns {
+		blocks = readingOrder(lines, cw)
+	}
+	for i, block := range blocks {
+		if i > 0 {
+			out.WriteString("\n\n")
+		}
+		renderLines(&out, block, cw)
+	}
 	return out.String()
 }
 
@@ -305,4 +321,170 @@ func (l *line) bold() bool {
 		}
 	}
 	return 2*b > all
+}
+
+// Columns. A gutter is a vertical strip, at least minGutter character
+// widths wide and away from the page's text edges, that no line's text
+// crosses (word spaces are part of a line's text; the wide gaps between
+// table cells and between columns are not) on most lines. It makes the page
+// a column layout only when both sides carry running text: enough lines of
+// several words each. Tables and forms, whose cells hold a few words, and
+// pages with a single column never qualify.
+const (
+	minGutter        = 1.5 // character widths
+	minColumnLines   = 6   // lines of text on each side
+	minWordsPerLine  = 4.0 // average words per line on each side
+	maxGutterCrosses = 0.1 // fraction of lines that may cross it (headings, figures)
+)
+
+// readingOrder splits the lines into blocks to be read one after the other:
+// one block, the lines as they are, unless the page has columns; then
+// full-width lines stay where they are and the lines between them are read
+// column by column, left column first.
+func readingOrder(lines []*line, cw float64) [][]*line {
+	g0, g1, ok := columnGutter(lines, cw)
+	if !ok {
+		return [][]*line{lines}
+	}
+	var blocks [][]*line
+	var full, left, right []*line
+	flush := func() {
+		if len(full) > 0 {
+			blocks = append(blocks, full)
+			full = nil
+		}
+		if len(left) > 0 {
+			blocks = append(blocks, left)
+			left = nil
+		}
+		if len(right) > 0 {
+			blocks = append(blocks, right)
+			right = nil
+		}
+	}
+	for _, l := range lines {
+		var lf, rf []*frag
+		crosses := false
+		for _, f := range l.frags {
+			switch {
+			case f.x1 <= g0+0.5*cw:
+				lf = append(lf, f)
+			case f.x0 >= g1-0.5*cw:
+				rf = append(rf, f)
+			default:
+				crosses = true
+			}
+		}
+		if crosses {
+			if len(left) > 0 || len(right) > 0 {
+				flush()
+			}
+			full = append(full, l)
+			continue
+		}
+		if len(full) > 0 {
+			blocks = append(blocks, full)
+			full = nil
+		}
+		if len(lf) > 0 {
+			left = append(left, &line{frags: lf, y: l.y, size: l.size})
+		}
+		if len(rf) > 0 {
+			right = append(right, &line{frags: rf, y: l.y, size: l.size})
+		}
+	}
+	flush()
+	return blocks
+}
+
+// columnGutter finds the widest strip that qualifies as a column gutter.
+func columnGutter(lines []*line, cw float64) (g0, g1 float64, ok bool) {
+	if len(lines) < 2*minColumnLines {
+		return 0, 0, false
+	}
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		minX = min(minX, l.frags[0].x0)
+		for _, f := range l.frags {
+			maxX = max(maxX, f.x1)
+		}
+	}
+	width := maxX - minX
+	if width < 20*cw {
+		return 0, 0, false
+	}
+	// Coverage of each character cell across the page by the lines' text,
+	// where a line's text runs from fragment to fragment over word spaces.
+	cells := int(width/cw) + 1
+	cover := make([]int, cells)
+	for _, l := range lines {
+		start := l.frags[0].x0
+		end := l.frags[0].x1
+		mark := func(a, b float64) {
+			i0 := max(0, int((a-minX)/cw))
+			i1 := min(cells-1, int((b-minX)/cw))
+			for i := i0; i <= i1; i++ {
+				cover[i]++
+			}
+		}
+		for _, f := range l.frags[1:] {
+			if f.x0-end >= 2*cw {
+				mark(start, end)
+				start = f.x0
+			}
+			end = max(end, f.x1)
+		}
+		mark(start, end)
+	}
+	limit := int(maxGutterCrosses * float64(len(lines)))
+	// Candidate strips: runs of cells covered by few lines, inside the
+	// middle of the text width (a ragged margin is no gutter).
+	best := 0
+	for i := 0; i < cells; {
+		if cover[i] > limit {
+			i++
+			continue
+		}
+		j := i
+		for j < cells && cover[j] <= limit {
+			j++
+		}
+		a, b := minX+float64(i)*cw, minX+float64(j)*cw
+		mid := (a + b) / 2
+		if float64(j-i) >= minGutter && mid > minX+0.2*width && mid < maxX-0.2*width && j-i > best {
+			if runningText(lines, a, b) {
+				best, g0, g1, ok = j-i, a, b, true
+			}
+		}
+		i = j
+	}
+	return g0, g1, ok
+}
+
+// runningText reports whether both sides of the strip a..b carry enough
+// lines of several words: columns of prose, not cells of a table.
+func runningText(lines []*line, a, b float64) bool {
+	var nl, nr, wl, wr int
+	mid := (a + b) / 2
+	for _, l := range lines {
+		var cl, cr int
+		for _, f := range l.frags {
+			switch {
+			case f.x1 <= mid:
+				cl++
+			case f.x0 >= mid:
+				cr++
+			}
+		}
+		if cl > 0 {
+			nl++
+			wl += cl
+		}
+		if cr > 0 {
+			nr++
+			wr += cr
+		}
+	}
+	return nl >= minColumnLines && nr >= minColumnLines &&
+		float64(wl)/float64(nl) >= minWordsPerLine && float64(wr)/float64(nr) >= minWordsPerLine
 }
