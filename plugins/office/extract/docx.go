@@ -126,8 +126,8 @@ func (x *docx) readStyles(rels []rel) map[string]int {
 	type style struct {
 		Type    string `xml:"type,attr"`
 		ID      string `xml:"styleId,attr"`
-		Name    valAttr
-		BasedOn valAttr
+		Name    valAttr `xml:"name"`
+		BasedOn valAttr `xml:"basedOn"`
 		PPr     struct {
 			OutlineLvl *valAttr `xml:"outlineLvl"`
 		} `xml:"pPr"`
@@ -360,7 +360,7 @@ func (w *docxWalker) paragraph() (paraResult, error) {
 			}
 		case "txbxContent":
 			// A text box: its paragraphs are their own, after this one.
-			sub := &docxWalker{x: w.x, d: w.d, part: w.part, rels: w.rels, meta: w.meta}
+			sub := &docxWalker{x: w.x, d: w.d, part: w.part, rels: w.rels, meta: w.meta, sections: w.sections}
 			sub.para, sub.depth = w.para, w.depth
 			var queued []func()
 			err := w.children(func(c xml.StartElement) error {
