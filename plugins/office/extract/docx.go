@@ -124,8 +124,8 @@ func (x *docx) readStyles(rels []rel) map[string]int {
 		}
 	}
 	type style struct {
-		Type    string `xml:"type,attr"`
-		ID      string `xml:"styleId,attr"`
+		Type    string  `xml:"type,attr"`
+		ID      string  `xml:"styleId,attr"`
 		Name    valAttr `xml:"name"`
 		BasedOn valAttr `xml:"basedOn"`
 		PPr     struct {

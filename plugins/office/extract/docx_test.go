@@ -130,4 +130,3 @@ func TestDOCXStructure(t *testing.T) {
 		t.Errorf("parts %v", parts)
 	}
 }
-
