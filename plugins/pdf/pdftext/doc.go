@@ -18,6 +18,7 @@
 package pdftext
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,7 @@ type Document struct {
 	outline     []OutlineItem
 	outlineFlat []flatItem
 	outlineDone bool
+	repaired    bool
 }
 
 // page is one leaf of the page tree with its inherited attributes resolved.
@@ -81,8 +83,10 @@ func (b box) height() float64 { return b[3] - b[1] }
 // loads every object, but decodes streams only when a page asks for them),
 // so Open costs time and memory roughly linear in the file size; page text
 // is extracted later, on demand. Encrypted files open when the empty user
-// password decrypts them; otherwise the error wraps ErrEncrypted. Files
-// pdfcpu cannot repair give an error wrapping ErrMalformed.
+// password decrypts them; otherwise the error wraps ErrEncrypted. A file
+// whose end is lost (truncated) is opened from its complete objects when
+// they include the catalog and pages (see Repaired). Files that cannot be
+// read give an error wrapping ErrMalformed.
 func Open(r io.ReadSeeker) (d *Document, err error) {
 	defer recoverTo(&err, "open")
 	if r == nil {
@@ -91,6 +95,33 @@ func Open(r io.ReadSeeker) (d *Document, err error) {
 	// pdfcpu otherwise looks for (and creates) a configuration directory
 	// under the user's home, which a sandbox does not have.
 	api.DisableConfigDir()
+	d, err = openContext(r)
+	if err == nil || errors.Is(err, ErrEncrypted) {
+		return d, err
+	}
+	// A second chance with a rebuilt cross-reference table. Its own
+	// failure would only hide the first, more telling, error.
+	if _, serr := r.Seek(0, io.SeekStart); serr != nil {
+		return nil, err
+	}
+	data, rerr := io.ReadAll(io.LimitReader(r, maxRepairInput+1))
+	if rerr != nil {
+		return nil, err
+	}
+	fixed, ok := rebuildXref(data)
+	if !ok {
+		return nil, err
+	}
+	d2, err2 := openContext(bytes.NewReader(fixed))
+	if err2 != nil {
+		return nil, err
+	}
+	d2.repaired = true
+	return d2, nil
+}
+
+func openContext(r io.ReadSeeker) (d *Document, err error) {
+	defer recoverTo(&err, "open")
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
 	conf.UserPW = ""
@@ -107,6 +138,11 @@ func Open(r io.ReadSeeker) (d *Document, err error) {
 	}
 	return d, nil
 }
+
+// Repaired reports whether Open had to rebuild the file's cross-reference
+// table from its objects (a truncated file): pages after the cut are
+// missing and the text is what survived.
+func (d *Document) Repaired() bool { return d.repaired }
 
 // PageCount returns the number of pages in the page tree (leaves that are
 // page dictionaries). It costs nothing: the tree was walked by Open.
