@@ -382,8 +382,7 @@ func (w *slideWalker) picture() error {
 		case "videoFile", "audioFile", "media", "quickTimeFile":
 			id := firstNonEmpty(attrNS(e, "relationships", "link"), attrNS(e, "relationships", "embed"))
 			if r, ok := w.rels[id]; ok {
-				kind := e.Name.Local
-				w.sc.media = append(w.sc.media, imgRef{rel: r, alt: firstNonEmpty(alt, kind)})
+				w.sc.media = append(w.sc.media, imgRef{rel: r, alt: alt})
 			}
 		}
 		return w.children(walk)
