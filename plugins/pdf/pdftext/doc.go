@@ -3,18 +3,33 @@
 // (GOOS=wasip1): no cgo, no processes, no goroutines, no file paths.
 //
 // pdfcpu parses the file (cross-reference table, objects, streams,
-// decryption); everything about text is ours: a content-stream interpreter
-// for the text and graphics-state operators (interp.go) places every glyph
-// in device space, using the fonts' widths, encodings and ToUnicode maps
-// (font.go, fontfile.go, cmap.go, encodings.go, glyphnames.go); a layout
-// pass groups glyphs into words, lines and reading order (layout.go). The
-// outline (outline.go) and a fast pre-scan of the whole document
-// (prescan.go) complete the package.
+// decryption); everything about text is ours, one concept a file:
+//
+//	lexer.go       the tokenizer of content streams and CMaps
+//	interp.go      the content-stream interpreter: graphics and text state,
+//	               form XObjects, marked content; places every glyph in
+//	               device space
+//	font.go        simple and Type0 fonts: codes, text, widths
+//	fontfile.go    built-in encodings of embedded Type 1 programs
+//	cff.go         built-in encodings of embedded CFF programs
+//	cmap.go        ToUnicode and encoding CMaps
+//	encodings.go   the standard base encodings
+//	glyphnames.go  glyph names to Unicode
+//	stdmetrics.go  widths of the standard 14 fonts (from Adobe's AFM files)
+//	layout.go      glyphs to words, lines, columns and reading order
+//	outline.go     the outline (bookmarks) and named destinations
+//	prescan.go     the page map, headings and sections of a whole document
+//	repair.go      a rebuilt cross-reference table for truncated files
+//
+// The text of a page is comparable to pdftotext -layout's (the corpus tests
+// measure how close, see corpus_test.go), except that pages set in columns
+// are read column by column.
 //
 // A Document is not safe for concurrent use: it caches parsed fonts.
 // Hostile input costs an error, never a panic: every exported method
 // recovers from panics inside pdfcpu or this package and returns them as
-// errors wrapping ErrMalformed.
+// errors wrapping ErrMalformed; loops and nesting are bounded (operators
+// per page, form and page-tree depth, CMap entries, outline items).
 package pdftext
 
 import (

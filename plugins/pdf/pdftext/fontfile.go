@@ -11,7 +11,8 @@ import (
 // vector inside the font: TeX's Computer Modern fonts are the common case,
 // where code 12 is "fi" and code 39 "quoteright". Type 1 programs (FontFile)
 // keep that vector in their cleartext part, before eexec, as
-// "dup <code> /<name> put"; that is all we read of them.
+// "dup <code> /<name> put"; that is all we read of them. CFF programs
+// (FontFile3 /Type1C) are read in cff.go.
 
 // builtinEncoding fills names from the font program named by a font
 // descriptor and reports whether it found an encoding.
@@ -83,7 +84,3 @@ func type1Encoding(data []byte, names *[256]string) bool {
 	}
 	return found
 }
-
-// cffEncoding reads the built-in encoding of a CFF (Type1C) font program.
-// Not yet: such fonts fall back to StandardEncoding.
-func cffEncoding(data []byte, names *[256]string) bool { return false }

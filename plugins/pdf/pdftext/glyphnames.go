@@ -14,6 +14,12 @@ import (
 
 // glyphNames maps a glyph name to its Unicode code point.
 var glyphNames = map[string]rune{
+	"slashdblright":        0x2AFD,
+	"lscript":              0x2113,
+	"arrowdblnortheast":    0x21D7,
+	"arrowtailright":       0x21A3,
+	"arrowhookright":       0x21AA,
+	"arrowhookleft":        0x21A9,
 	"A":                    0x0041,
 	"AE":                   0x00C6,
 	"Aacute":               0x00C1,

@@ -81,6 +81,15 @@ type interp struct {
 	// forms holds the form XObjects being run, to refuse cycles.
 	forms map[int]bool
 	ops   int
+	// marked holds the open marked-content sequences (BMC/BDC … EMC); one
+	// with /ActualText replaces the glyphs shown inside it by that text.
+	marked []markedContent
+}
+
+type markedContent struct {
+	actual    string
+	hasActual bool
+	start     int // index of the first glyph shown inside
 }
 
 // maxOps bounds the operators interpreted per page (including forms run
@@ -284,6 +293,22 @@ func (in *interp) operator(op string, ops []operand, res types.Dict, depth int) 
 		if len(ops) >= 1 && ops[len(ops)-1].kind == tokName {
 			in.xobject(res, string(ops[len(ops)-1].b), depth)
 		}
+	case "BMC", "BDC":
+		mc := markedContent{start: len(in.glyphs)}
+		if op == "BDC" && len(ops) >= 1 && ops[len(ops)-1].kind == tokDictOpen {
+			mc.actual, mc.hasActual = actualText(ops[len(ops)-1].arr)
+		}
+		if len(in.marked) < maxStack {
+			in.marked = append(in.marked, mc)
+		}
+	case "EMC":
+		if n := len(in.marked); n > 0 {
+			mc := in.marked[n-1]
+			in.marked = in.marked[:n-1]
+			if mc.hasActual {
+				in.replaceActual(mc)
+			}
+		}
 	case "re":
 		if in.st != nil {
 			in.st.rects++
@@ -293,6 +318,47 @@ func (in *interp) operator(op string, ops []operand, res types.Dict, depth int) 
 		if in.st != nil {
 			in.st.rects++
 		}
+	}
+}
+
+// actualText finds /ActualText in a property list given as the operands
+// between << and >>, and decodes it (a text string: UTF-16BE with a byte
+// order mark, else PDFDocEncoding, which agrees with Latin-1 on text).
+func actualText(kv []operand) (string, bool) {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i].kind != tokName || string(kv[i].b) != "ActualText" || kv[i+1].kind != tokString {
+			continue
+		}
+		b := kv[i+1].b
+		if len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF {
+			return utf16Text(b[2:]), true
+		}
+		rs := make([]rune, len(b))
+		for k, c := range b {
+			rs[k] = rune(c)
+		}
+		return string(rs), true
+	}
+	return "", false
+}
+
+// replaceActual puts the actual text in place of the glyphs shown inside a
+// marked-content sequence: one glyph where the first was, as wide as all.
+func (in *interp) replaceActual(mc markedContent) {
+	if mc.start >= len(in.glyphs) {
+		return // nothing was shown: nowhere to put the text
+	}
+	first := in.glyphs[mc.start]
+	last := in.glyphs[len(in.glyphs)-1]
+	g := first
+	g.text = mc.actual
+	g.space = isBlank(mc.actual)
+	if last.dir == first.dir {
+		g.w = max(first.w, last.x+last.w-first.x)
+	}
+	in.glyphs = append(in.glyphs[:mc.start], g)
+	if mc.actual == "" {
+		in.glyphs = in.glyphs[:mc.start]
 	}
 }
 

@@ -137,3 +137,14 @@ func TestPageRange(t *testing.T) {
 		t.Errorf("empty page: %q, %v", s, err)
 	}
 }
+
+func TestActualText(t *testing.T) {
+	// The glyphs inside the marked content are replaced by its ActualText;
+	// an empty ActualText hides them (a soft hyphen, a decoration).
+	pdf := onePage("BT /F1 12 Tf 72 700 Td /Span << /ActualText (\xfe\xff\x00f\x00i) >> BDC (X) Tj EMC (nd) Tj "+
+		"/Span <</ActualText ()>> BDC (-) Tj EMC ( me) Tj /P <</MCID 3>> BDC ( now) Tj EMC ET",
+		"<< /Font << /F1 5 0 R >> >>", helvetica)
+	if got := words(pageText(t, pdf, 1)); got != "find me now" {
+		t.Errorf("got %q", got)
+	}
+}
