@@ -59,10 +59,8 @@ func extractCSV(ctx context.Context, in input, s *sink) error {
 		return err
 	}
 	text := decodeText(b)
-	d := ','
-	if in.mime == "text/tab-separated-values" || strings.HasSuffix(strings.ToLower(in.name), ".tsv") {
-		d = '\t'
-	} else {
+	d := '\t'
+	if in.mime != "text/tab-separated-values" && !strings.HasSuffix(strings.ToLower(in.name), ".tsv") {
 		d = csvDelimiter(text)
 	}
 	r := csv.NewReader(strings.NewReader(text))
@@ -81,7 +79,7 @@ func extractCSV(ctx context.Context, in input, s *sink) error {
 		}
 		table := append([][]string{header}, rows...)
 		ok := s.add(content.Object{ContentType: content.Text, Data: markdownTable(table),
-			Ref:      content.Ref{Location: fmt.Sprintf("row:%d-%d", first, first+len(rows)-1)},
+			Ref:      content.Ref{Location: strings.Replace(lineRange(first, first+len(rows)-1), "line:", "row:", 1)},
 			Metadata: map[string]any{"rows": len(rows), "format": "markdown"}})
 		first += len(rows)
 		rows, size = nil, 0
