@@ -277,11 +277,27 @@ func (h *Host) limitsFor(m *manifest.Manifest) limits {
 
 // prepareModule instruments a module so the host can stop it cheaply; a module
 // the instrumentation cannot rewrite runs in wazero's slower stoppable mode.
-func (h *Host) prepareModule(module []byte) ([]byte, bool, error) {
+// With a compilation cache directory the instrumented module is kept there
+// too (by the original's hash and the instrumentation's version): rewriting
+// a large plugin costs a quarter second, reading it back a few milliseconds.
+func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
 	if h.cfg.closeOnDoneOnly {
 		return module, false, nil
 	}
+	var cached string
+	if h.cfg.cacheDir != "" && sha != "" {
+		cached = filepath.Join(h.cfg.cacheDir, "instrumented", sha+"-"+interrupt.Version+".wasm")
+		if b, err := os.ReadFile(cached); err == nil {
+			return b, true, nil
+		}
+	}
 	out, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal})
+	if err == nil && cached != "" {
+		// A failed write only costs the next start the rewrite.
+		if werr := writeFileAtomic(cached, out); werr != nil {
+			h.cfg.logger.Warn("keeping the instrumented module", "err", werr)
+		}
+	}
 	if errors.Is(err, interrupt.ErrUnsupported) {
 		h.cfg.logger.Info("plugin cannot be instrumented; using close-on-context-done", "reason", err)
 		return module, false, nil
@@ -387,4 +403,26 @@ func (h *Host) Close(ctx context.Context) error {
 	h.plugins = map[string]*Plugin{}
 	h.tools = map[string]*Plugin{}
 	return h.cache.Close(ctx)
+}
+
+// writeFileAtomic writes b to path through a temporary file and a rename, so
+// a reader never sees half a file.
+func writeFileAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

@@ -45,6 +45,12 @@ type Plugin struct {
 	describeOnce sync.Once
 	describeErr  error
 
+	// The instrumented module serves both variants: it is made once.
+	prepareOnce  sync.Once
+	prepared     []byte
+	instrumented bool
+	prepareErr   error
+
 	// HTTP clients for read-only [0] and writing [1] tools, built on first use.
 	egressOnce [2]sync.Once
 	egress     [2]*egress.Client
@@ -101,7 +107,8 @@ func (v *variant) doCompile(ctx context.Context) error {
 	rc := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(p.limits.memoryPages).
 		WithCompilationCache(h.cache)
-	module, instrumented, err := h.prepareModule(p.module)
+	p.prepareOnce.Do(func() { p.prepared, p.instrumented, p.prepareErr = h.prepareModule(p.module, p.sha256) })
+	module, instrumented, err := p.prepared, p.instrumented, p.prepareErr
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,11 @@ import (
 // counter is exported under the same name with the suffix ".fuel".
 const DefaultGlobalExport = "agenthost.interrupt"
 
+// Version names the instrumentation's output; it changes whenever Instrument
+// rewrites differently, so modules instrumented by an older host are not
+// reused from a cache.
+const Version = "1"
+
 // YieldEvery is how many loop iterations and calls pass between two host calls.
 // It bounds how long a guest can hold off the Go scheduler and how late it sees
 // the flag: about 10-100 µs of guest work.
