@@ -56,6 +56,11 @@ var (
 	ErrPageRange = errors.New("page number out of range")
 )
 
+// maxDecoded bounds what one stream may inflate to (pdfcpu allows 512 MiB):
+// content streams, CMaps and font programs are far smaller, and a
+// decompression bomb should cost an error, not the plugin's memory.
+const maxDecoded = 64 << 20
+
 // maxTreeDepth bounds recursion through page trees, outlines and nested form
 // XObjects; real documents stay far below it, hostile ones loop.
 const maxTreeDepth = 64
@@ -247,7 +252,7 @@ func (d *Document) streamData(sd types.StreamDict) ([]byte, error) {
 	if sd.Content != nil {
 		return sd.Content, nil
 	}
-	if err := sd.Decode(); err != nil {
+	if err := sd.DecodeWithLimit(maxDecoded); err != nil {
 		return nil, fmt.Errorf("decode stream: %w", err)
 	}
 	return sd.Content, nil

@@ -96,6 +96,10 @@ type markedContent struct {
 // repeatedly): a hostile page cannot spin forever.
 const maxOps = 20_000_000
 
+// maxGlyphs bounds the glyphs kept per page (a dense page has 10,000): a
+// hostile page cannot fill memory with them.
+const maxGlyphs = 1 << 19
+
 // maxStack bounds q nesting and operand stacks.
 const maxStack = 1 << 12
 
@@ -431,7 +435,7 @@ func (in *interp) show(s []byte) {
 
 // emit records one glyph whose advance in text space is tx.
 func (in *interp) emit(text string, f *font, tx float64, space bool) {
-	if text == "" && !space {
+	if (text == "" && !space) || len(in.glyphs) >= maxGlyphs {
 		return
 	}
 	gs := &in.gs

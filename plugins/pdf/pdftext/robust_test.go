@@ -180,3 +180,46 @@ func TestTruncatedRecovered(t *testing.T) {
 		t.Logf("%s cut at 60%%: repaired %v, %d pages, %d words", name, d.Repaired(), d.PageCount(), n)
 	}
 }
+
+func TestBombs(t *testing.T) {
+	// A content stream that inflates to more than maxDecoded: the page
+	// fails with an error, the document stays usable.
+	var z bytes.Buffer
+	zw, _ := flateWriter(&z)
+	chunk := bytes.Repeat([]byte("0 0 m "), 1<<16)
+	for n := 0; n <= maxDecoded; n += len(chunk) {
+		zw.Write(chunk)
+	}
+	zw.Close()
+	pdf := buildPDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+		"<< /Filter /FlateDecode >> STREAM("+z.String()+")",
+	)
+	d, err := Open(bytes.NewReader(pdf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.PageText(1); err == nil {
+		t.Error("bomb: no error")
+	}
+	// A form that draws itself stops at once; one drawn 300 times by
+	// another shows 600,000 glyphs, which are capped at maxGlyphs.
+	formA := "<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /A 6 0 R /B 7 0 R >> >> >> STREAM(" +
+		strings.Repeat("/B Do /A Do ", 300) + ")"
+	formB := "<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> >> STREAM(" +
+		"BT /F1 0.1 Tf 72 700 Td (" + strings.Repeat("x", 2000) + ") Tj ET)"
+	pdf = onePage("/A Do", "<< /XObject << /A 6 0 R >> >>", helvetica, formA, formB)
+	d, err = Open(bytes.NewReader(pdf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	glyphs, _, err := d.pageGlyphs(1, nil)
+	if err != nil || len(glyphs) != maxGlyphs {
+		t.Errorf("glyphs %d (cap %d), %v", len(glyphs), maxGlyphs, err)
+	}
+	if _, err := d.PageText(1); err != nil {
+		t.Errorf("many glyphs: %v", err)
+	}
+}

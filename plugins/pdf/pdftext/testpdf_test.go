@@ -2,7 +2,9 @@ package pdftext
 
 import (
 	"bytes"
+	"compress/zlib"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -68,3 +70,5 @@ func pageText(t *testing.T, pdf []byte, n int) string {
 
 // words normalises white space, as the corpus measure does.
 func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func flateWriter(w io.Writer) (*zlib.Writer, error) { return zlib.NewWriterLevel(w, zlib.BestSpeed) }
