@@ -222,7 +222,9 @@ func (d *Document) pageContent(p *page) ([]byte, error) {
 			}
 			b, err := d.streamData(sd)
 			if err != nil {
-				firstErr = cmp(firstErr, err)
+				if firstErr == nil {
+					firstErr = err
+				}
 				continue
 			}
 			all = append(all, b...)
@@ -236,13 +238,6 @@ func (d *Document) pageContent(p *page) ([]byte, error) {
 		return all, nil
 	}
 	return nil, nil
-}
-
-func cmp(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // streamData decodes a stream's filters. pdfcpu keeps the decoded bytes on

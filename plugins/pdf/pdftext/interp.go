@@ -410,12 +410,13 @@ func (in *interp) show(s []byte) {
 		}
 		s = s[n:]
 		text, w0 := f.glyph(code)
-		isSpace := n == 1 && code == 32 && f.oneByteSpace
+		// Tw widens the single-byte code 32, whatever glyph it shows.
+		wordSpace := n == 1 && code == 32 && f.oneByteSpace
 		if f.vertical {
 			in.emit(text, f, 0, isBlank(text))
 			// Vertical fonts advance by DW2's default, one em downwards.
 			ty := -fs + gs.charSpace
-			if isSpace {
+			if wordSpace {
 				ty += gs.wordSpace
 			}
 			in.tm[4] += ty * in.tm[2]
@@ -423,7 +424,7 @@ func (in *interp) show(s []byte) {
 			continue
 		}
 		tx := w0*fs + gs.charSpace
-		if isSpace {
+		if wordSpace {
 			tx += gs.wordSpace
 		}
 		tx *= gs.hScale
