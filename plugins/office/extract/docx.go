@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -123,27 +122,48 @@ func (x *docx) readStyles(rels []rel) map[string]int {
 			name = r.Target
 		}
 	}
+	// A streaming read of the few fields needed: styles.xml runs to tens
+	// of kilobytes of formatting nobody here reads.
 	type style struct {
-		Type    string  `xml:"type,attr"`
-		ID      string  `xml:"styleId,attr"`
-		Name    valAttr `xml:"name"`
-		BasedOn valAttr `xml:"basedOn"`
-		PPr     struct {
-			OutlineLvl *valAttr `xml:"outlineLvl"`
-		} `xml:"pPr"`
-	}
-	var doc struct {
-		Styles []style `xml:"style"`
-	}
-	if b, err := x.p.readAll(name); err == nil {
-		if err := newXMLDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
-			x.skipped = append(x.skipped, fmt.Sprintf("%s: %v", name, err))
-		}
+		name, basedOn, outline string
+		hasOutline             bool
 	}
 	byID := map[string]style{}
-	for _, st := range doc.Styles {
-		if st.Type == "" || st.Type == "paragraph" {
-			byID[st.ID] = st
+	if rc, err := x.p.open(name); err == nil {
+		defer rc.Close()
+		d := newXMLDecoder(rc)
+		var (
+			cur   style
+			id    string
+			inPar bool // inside a paragraph style
+		)
+		for {
+			t, err := d.RawToken()
+			if err != nil {
+				if err != io.EOF {
+					x.skipped = append(x.skipped, fmt.Sprintf("%s: %v", name, err))
+				}
+				break
+			}
+			switch e := t.(type) {
+			case xml.StartElement:
+				switch e.Name.Local {
+				case "style":
+					typ := attr(e, "type")
+					inPar, id, cur = typ == "" || typ == "paragraph", attr(e, "styleId"), style{}
+				case "name":
+					cur.name = attr(e, "val")
+				case "basedOn":
+					cur.basedOn = attr(e, "val")
+				case "outlineLvl":
+					cur.outline, cur.hasOutline = attr(e, "val"), true
+				}
+			case xml.EndElement:
+				if e.Name.Local == "style" && inPar {
+					byID[id] = cur
+					inPar = false
+				}
+			}
 		}
 	}
 	var level func(id string, depth int) int
@@ -155,17 +175,17 @@ func (x *docx) readStyles(rels []rel) map[string]int {
 			}
 			return 0
 		}
-		if m := headingName.FindStringSubmatch(st.Name.Val); m != nil {
+		if m := headingName.FindStringSubmatch(st.name); m != nil {
 			return int(m[1][0] - '0')
 		}
-		if st.PPr.OutlineLvl != nil {
-			if n, err := strconv.Atoi(st.PPr.OutlineLvl.Val); err == nil && n >= 0 && n < 9 {
+		if st.hasOutline {
+			if n, err := strconv.Atoi(st.outline); err == nil && n >= 0 && n < 9 {
 				return n + 1
 			}
 			return 0
 		}
-		if st.BasedOn.Val != "" {
-			return level(st.BasedOn.Val, depth+1)
+		if st.basedOn != "" {
+			return level(st.basedOn, depth+1)
 		}
 		return 0
 	}
@@ -175,11 +195,6 @@ func (x *docx) readStyles(rels []rel) map[string]int {
 		}
 	}
 	return levels
-}
-
-// valAttr is the w:val attribute most WordprocessingML properties carry.
-type valAttr struct {
-	Val string `xml:"val,attr"`
 }
 
 // docxWalker walks one part.
