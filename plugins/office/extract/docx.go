@@ -373,6 +373,16 @@ func (w *docxWalker) paragraph() (paraResult, error) {
 				r.images = append(r.images, imgRef{rel: rl, alt: alt})
 				alt = ""
 			}
+		case "chart":
+			// A chart's text (titles, series) follows its paragraph.
+			if rl, ok := w.rels[attrNS(e, "relationships", "id")]; ok && !rl.External {
+				r.nested = append(r.nested, func() {
+					if text := chartText(w.x.p, rl.Target); text != "" {
+						w.x.s.add(content.Object{ContentType: content.Text, Data: text, Ref: w.ref(0),
+							Metadata: map[string]any{"chart": true, "afterParagraph": w.para}})
+					}
+				})
+			}
 		case "txbxContent":
 			// A text box: its paragraphs are their own, after this one.
 			sub := &docxWalker{x: w.x, d: w.d, part: w.part, rels: w.rels, meta: w.meta, sections: w.sections}

@@ -173,7 +173,7 @@ func readSlide(p *pkg, part string, rels map[string]rel, skip map[string]bool) (
 		return sc, err
 	}
 	defer c.Close()
-	w := &slideWalker{d: d, rels: rels, skip: skip, sc: &sc}
+	w := &slideWalker{p: p, d: d, rels: rels, skip: skip, sc: &sc}
 	if err := w.run(); err != nil {
 		return sc, fmt.Errorf("%s: %w", part, err)
 	}
@@ -182,6 +182,7 @@ func readSlide(p *pkg, part string, rels map[string]rel, skip map[string]bool) (
 
 // slideWalker reads DrawingML shapes.
 type slideWalker struct {
+	p     *pkg
 	d     *xml.Decoder
 	rels  map[string]rel
 	skip  map[string]bool
@@ -309,7 +310,8 @@ func (w *slideWalker) textBody() ([]string, error) {
 	return paras, err
 }
 
-// frame reads a p:graphicFrame: a table becomes a Markdown block.
+// frame reads a p:graphicFrame: a table becomes a Markdown block, a chart
+// or SmartArt diagram its text.
 func (w *slideWalker) frame() error {
 	var rows [][]string
 	var find func(e xml.StartElement) error
@@ -345,6 +347,18 @@ func (w *slideWalker) frame() error {
 				rows = append(rows, row)
 				return err
 			})
+		case "chart": // a chart's titles, series and values
+			if r, ok := w.rels[attrNS(e, "relationships", "id")]; ok && !r.External {
+				if text := chartText(w.p, r.Target); text != "" {
+					w.sc.blocks = append(w.sc.blocks, text)
+				}
+			}
+		case "relIds": // SmartArt: its text is in the diagram's data part
+			if r, ok := w.rels[attrNS(e, "relationships", "dm")]; ok && !r.External {
+				if text := diagramText(w.p, r.Target); text != "" {
+					w.sc.blocks = append(w.sc.blocks, text)
+				}
+			}
 		case "graphic", "graphicData":
 			return w.children(find)
 		case "AlternateContent":

@@ -319,8 +319,8 @@ func workbookSheets(p *pkg, main string) map[string]string {
 	return out
 }
 
-// sheetPictures emits the pictures of a sheet's drawings, each located at
-// its anchor cell.
+// sheetPictures emits the pictures and charts of a sheet's drawings, each
+// located at its anchor cell. It returns the number of pictures.
 func sheetPictures(p *pkg, s *sink, lim Limits, sheet, part string) int {
 	rels, err := p.relsOf(part)
 	if err != nil {
@@ -359,6 +359,19 @@ func sheetPictures(p *pkg, s *sink, lim Limits, sheet, part string) int {
 					field = e.Name.Local
 				case "cNvPr":
 					alt = firstNonEmpty(attr(e, "descr"), attr(e, "title"))
+				case "chart":
+					r, ok := byID[attrNS(e, "relationships", "id")]
+					if !ok || r.External || s.full() {
+						continue
+					}
+					if text := chartText(p, r.Target); text != "" {
+						loc := "sheet:" + sheet
+						if col > 0 && row > 0 {
+							loc += "!" + cellName(col, row)
+						}
+						s.add(content.Object{ContentType: content.Text, Data: text, Metadata: map[string]any{"chart": true},
+							Ref: content.Ref{SheetName: sheet, Part: partBase(r.Target), Label: headingText(alt), Location: loc}})
+					}
 				case "blip":
 					r, ok := byID[attrNS(e, "relationships", "embed")]
 					if !ok || r.External || s.full() {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,8 @@ func TestXLSXValues(t *testing.T) {
 		must(t, f.SetCellStyle("Q4 Sales", "B2", "B3", two))
 		must(t, f.SetCellStyle("Q4 Sales", "C2", "C2", pct))
 		must(t, f.AddComment("Q4 Sales", excelize.Comment{Cell: "B2", Author: "Bob", Text: "Check this"}))
+		must(t, f.AddPictureFromBytes("Q4 Sales", "F4", &excelize.Picture{Extension: ".png", File: []byte(pngOf(t, 12, 8)),
+			Format: &excelize.GraphicOptions{AltText: "Trend"}}))
 		_, err = f.NewSheet("Sparse")
 		must(t, err)
 		must(t, f.SetCellValue("Sparse", "A1", "corner"))
@@ -53,8 +56,13 @@ func TestXLSXValues(t *testing.T) {
 		must(t, f.SetSheetVisible("Sparse", false))
 	})
 	idx, objs := mustRun(t, b, "sales.xlsx", "", Limits{})
-	if len(objs) != 3 {
+	if len(objs) != 4 {
 		t.Fatalf("%d objects: %q", len(objs), texts(objs))
+	}
+	pic := objs[2]
+	objs = slices.Delete(objs, 2, 3)
+	if pic.ContentType != content.Image || pic.Ref.Location != "sheet:Q4 Sales!F4" || pic.Ref.Label != "Trend" || pic.Metadata["dimensions"] != "12x8" {
+		t.Errorf("picture %+v", pic)
 	}
 	sales := objs[0]
 	wantTable := "|  | A | B | C | D |\n| --- | --- | --- | --- | --- |\n" +
@@ -74,7 +82,7 @@ func TestXLSXValues(t *testing.T) {
 		t.Errorf("sparse %+v", sparse)
 	}
 	sheets := idx.Structure["sheets"].([]map[string]any)
-	if len(sheets) != 2 || sheets[1]["hidden"] != true || sheets[0]["range"] != "A1:D3" || sheets[0]["cells"] != 10 {
+	if len(sheets) != 2 || sheets[1]["hidden"] != true || sheets[0]["range"] != "A1:D3" || sheets[0]["cells"] != 10 || sheets[0]["images"] != 1 {
 		t.Errorf("sheets %v", sheets)
 	}
 }
