@@ -160,7 +160,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 	defer func() {
 		if p := recover(); p != nil {
 			idx, objs = content.Index{}, nil
-			err = fmt.Errorf("extract %s: %w: internal error: %v\n%s", name, ErrMalformed, p, debug.Stack())
+			err = fmt.Errorf("extract %s: %w: internal error: %v (at %s)", name, ErrMalformed, p, panicSite(debug.Stack()))
 		}
 	}()
 	if size < 0 {
@@ -296,4 +296,16 @@ func cutUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// panicSite picks the panicking function and line out of a stack trace:
+// enough to find the bug, without a whole trace in an error message.
+func panicSite(stack []byte) string {
+	ls := strings.Split(string(stack), "\n")
+	for i, l := range ls {
+		if strings.HasPrefix(l, "panic(") && i+3 < len(ls) {
+			return strings.TrimSpace(ls[i+2]) + " " + strings.TrimSpace(strings.Fields(ls[i+3]+" ")[0])
+		}
+	}
+	return "unknown"
 }

@@ -82,18 +82,6 @@ func texts(objs []content.Object) []string {
 	return out
 }
 
-// find returns the first object whose data contains s.
-func find(t testing.TB, objs []content.Object, s string) content.Object {
-	t.Helper()
-	for _, o := range objs {
-		if strings.Contains(o.Data, s) {
-			return o
-		}
-	}
-	t.Fatalf("no object holds %q; objects: %q", s, texts(objs))
-	return content.Object{}
-}
-
 const (
 	nsW   = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"`
 	nsR   = `xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"`
