@@ -304,7 +304,7 @@ func panicSite(stack []byte) string {
 	ls := strings.Split(string(stack), "\n")
 	for i, l := range ls {
 		if strings.HasPrefix(l, "panic(") && i+3 < len(ls) {
-			return strings.TrimSpace(ls[i+2]) + " " + strings.TrimSpace(strings.Fields(ls[i+3]+" ")[0])
+			return strings.TrimSpace(ls[i+2]) + " " + strings.TrimSpace(strings.Fields(ls[i+3] + " ")[0])
 		}
 	}
 	return "unknown"
