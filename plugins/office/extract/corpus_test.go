@@ -159,7 +159,7 @@ func TestCorpusDOCX(t *testing.T) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			sum := readSummary(t, file+".summary.txt")
 			idx, objs := extractFile(t, file, Limits{})
-			if idx.MIMEType != formats[0].mimes[0] {
+			if idx.MIMEType != mimeDOCX {
 				t.Errorf("MIME type %q", idx.MIMEType)
 			}
 			for _, sec := range sum.sections {

@@ -98,6 +98,13 @@ type input struct {
 	lim  Limits
 }
 
+// The MIME types of the three OOXML formats, as reported in the index.
+const (
+	mimeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	mimeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	mimePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+)
+
 // format is one row of the dispatch table.
 type format struct {
 	mimes []string // the first is the canonical one reported in the index
@@ -107,15 +114,15 @@ type format struct {
 
 // formats is the dispatch table; it is never modified.
 var formats = []format{
-	{mimes: []string{"application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	{mimes: []string{mimeDOCX,
 		"application/vnd.ms-word.document.macroenabled.12",
 		"application/vnd.openxmlformats-officedocument.wordprocessingml.template"},
 		exts: []string{".docx", ".docm", ".dotx"}, run: extractDOCX},
-	{mimes: []string{"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	{mimes: []string{mimeXLSX,
 		"application/vnd.ms-excel.sheet.macroenabled.12",
 		"application/vnd.openxmlformats-officedocument.spreadsheetml.template"},
 		exts: []string{".xlsx", ".xlsm", ".xltx"}, run: extractXLSX},
-	{mimes: []string{"application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	{mimes: []string{mimePPTX,
 		"application/vnd.ms-powerpoint.presentation.macroenabled.12",
 		"application/vnd.openxmlformats-officedocument.presentationml.slideshow"},
 		exts: []string{".pptx", ".pptm", ".ppsx"}, run: extractPPTX},

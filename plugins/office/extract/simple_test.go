@@ -174,7 +174,7 @@ func TestDispatch(t *testing.T) {
 		{"", ""}, // sniffed from the package's parts
 	} {
 		idx, objs, err := run(t, docx, c.name, c.mime, Limits{})
-		if err != nil || len(objs) != 1 || objs[0].Data != "hello" || idx.MIMEType != formats[0].mimes[0] {
+		if err != nil || len(objs) != 1 || objs[0].Data != "hello" || idx.MIMEType != mimeDOCX {
 			t.Errorf("%q %q: %v %q", c.name, c.mime, err, texts(objs))
 		}
 	}

@@ -63,11 +63,11 @@ func sniffZip(r io.ReaderAt, size int64) string {
 	for _, f := range zr.File {
 		switch strings.ToLower(strings.ReplaceAll(f.Name, `\`, "/")) {
 		case "word/document.xml":
-			return formats[0].mimes[0]
+			return mimeDOCX
 		case "xl/workbook.xml":
-			return formats[1].mimes[0]
+			return mimeXLSX
 		case "ppt/presentation.xml":
-			return formats[2].mimes[0]
+			return mimePPTX
 		}
 	}
 	return ""
