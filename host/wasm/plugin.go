@@ -282,7 +282,13 @@ func (p *Plugin) ensureReady(ctx context.Context) error {
 }
 
 func (p *Plugin) checkDescribe(ctx context.Context) error {
-	v := p.variant(false)
+	// A plugin whose tools all read is asked on its read-only variant, the
+	// only one it will ever run, so warming it compiles one variant, not two.
+	allRead := true
+	for _, ro := range p.readOnly {
+		allRead = allRead && ro
+	}
+	v := p.variant(allRead)
 	if err := v.compile(ctx); err != nil {
 		return err
 	}
