@@ -141,9 +141,10 @@ func TestIngestion(t *testing.T) {
 	}
 }
 
-// TestPDFIngestion: a real PDF of the corpus goes through the sandboxed PDF
-// extractor into page-referenced chunks that a question finds.
-func TestPDFIngestion(t *testing.T) {
+// TestCorpusIngestion: real documents of the corpus go through the built-in
+// extractor plugins (sandboxed, reading by range) into referenced chunks
+// that a question finds: a PDF by page, a DOCX by paragraph.
+func TestCorpusIngestion(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, err := store.Open(ctx, store.Config{Dir: dir})
@@ -158,7 +159,7 @@ func TestPDFIngestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "pdf")), nil)
+	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "pdf", "office")), nil)
 	svc := files.NewService(db, blobs, 0)
 	tn, _ := db.CreateTenant(ctx, "t")
 	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
@@ -167,38 +168,49 @@ func TestPDFIngestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-	pdf, err := os.ReadFile(corpus(t, "pdf", "deb-camlidl-1.04.pdf"))
+	pageRef, err := os.ReadFile(corpus(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: "camlidl.pdf", Content: bytes.NewReader(pdf)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if extracted, err := ingester.Ingest(ctx, f.ID, false); err != nil || !extracted {
-		t.Fatalf("ingest: %v %v", extracted, err)
-	}
-	st, err := db.ContentState(ctx, p, f.ID)
-	if err != nil || st.Status != knowledge.StatusIndexed || st.Index.Structure["pages"] == nil {
-		t.Fatalf("state: %+v %v", st, err)
-	}
-	// A word from the reference text of page 3 finds page 3.
-	ref, err := os.ReadFile(corpus(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	words := strings.Fields(string(ref))
-	query := strings.Join(words[min(20, len(words)-8):min(28, len(words))], " ")
-	hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: query, Limit: 5})
-	if err != nil || len(hits) == 0 {
-		t.Fatalf("search %q: %+v %v", query, hits, err)
-	}
-	found := false
-	for _, h := range hits {
-		found = found || h.Ref.PageIndex == 3
-	}
-	if !found {
-		t.Fatalf("page 3 not among the hits for %q: %+v", query, hits)
+	words := strings.Fields(string(pageRef))
+	for _, c := range []struct {
+		file  []string
+		query string
+		match func(knowledge.Hit) bool
+	}{
+		{[]string{"pdf", "deb-camlidl-1.04.pdf"}, strings.Join(words[min(20, len(words)-8):min(28, len(words))], " "),
+			func(h knowledge.Hit) bool { return h.Ref.PageIndex == 3 }},
+		{[]string{"office", "docx", "textract-paragraphs_and_tables.docx"}, "paragraph before the table",
+			func(h knowledge.Hit) bool { return h.Ref.Paragraph > 0 && strings.Contains(h.Text, "before the table") }},
+	} {
+		name := c.file[len(c.file)-1]
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(corpus(t, c.file...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: name, Content: bytes.NewReader(data)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if extracted, err := ingester.Ingest(ctx, f.ID, false); err != nil || !extracted {
+				t.Fatalf("ingest: %v %v", extracted, err)
+			}
+			if st, err := db.ContentState(ctx, p, f.ID); err != nil || st.Status != knowledge.StatusIndexed || st.Index.TotalObjects == 0 {
+				t.Fatalf("state: %+v %v", st, err)
+			}
+			hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: c.query, FileIDs: []string{f.ID}, Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, h := range hits {
+				found = found || c.match(h)
+			}
+			if !found {
+				t.Fatalf("no hit with the right reference for %q: %+v", c.query, hits)
+			}
+		})
 	}
 }
 

@@ -137,14 +137,20 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 	if old, ok := h.plugins[m.Name]; ok {
 		return nil, fmt.Errorf("%w: %s: a plugin named %q is already loaded (sha256 %s)", ErrRefused, src.Origin, m.Name, old.sha256[:12])
 	}
+	// Extractors' tools are the host's, called on a plugin with a document
+	// (every extractor offers "extract"); they are not agent tools, so they
+	// stay out of the host-wide tool namespace.
+	agentTools := m.Kind != manifest.KindExtractor
 	for _, t := range m.Tools {
-		if other, ok := h.tools[t.Name]; ok {
+		if other, ok := h.tools[t.Name]; ok && agentTools {
 			return nil, fmt.Errorf("%w: %s: tool %q is already provided by plugin %q", ErrRefused, m.Name, t.Name, other.Name())
 		}
 	}
 	h.plugins[m.Name] = p
 	for _, t := range m.Tools {
-		h.tools[t.Name] = p
+		if agentTools {
+			h.tools[t.Name] = p
+		}
 	}
 	return p, nil
 }
@@ -334,12 +340,16 @@ type ToolInfo struct {
 	manifest.Tool
 }
 
-// Tools lists every tool of every loaded plugin, by name.
+// Tools lists every agent tool of every loaded plugin, by name (extractors'
+// tools are not agent tools).
 func (h *Host) Tools() []ToolInfo {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	var out []ToolInfo
 	for _, p := range h.plugins {
+		if p.m.Kind == manifest.KindExtractor {
+			continue
+		}
 		for _, t := range p.m.Tools {
 			out = append(out, ToolInfo{Plugin: p.Name(), Tool: t})
 		}
