@@ -58,7 +58,7 @@ func (w *walker) openGzip(m member) {
 			if err != nil {
 				return nil, err
 			}
-			met, _, err := gunzip(nil, rc, lim, lim.streamCap(), m.name)
+			met, _, err := gunzip(context.Background(), rc, lim, lim.streamCap(), m.name)
 			if err != nil {
 				rc.Close()
 				return nil, err
@@ -93,7 +93,7 @@ func (w *walker) openGzip(m member) {
 		if err != nil {
 			return nil, err
 		}
-		met, _, err := gunzip(nil, rc, lim, size, "the compressed file")
+		met, _, err := gunzip(context.Background(), rc, lim, size, "the compressed file")
 		if err != nil {
 			rc.Close()
 			return nil, err

@@ -84,7 +84,9 @@ func (w *walker) tarMember(c member, sc *scope, tr *tar.Reader, hdr *tar.Header,
 	}
 	// Tar names are bytes; old tools wrote Latin-1. Invalid UTF-8 is
 	// replaced so paths stay valid text.
-	name, dir, kind, reason := cleanName(strings.ToValidUTF8(hdr.Name, "\uFFFD"))
+	// The header's type, not a trailing slash, says whether it is a folder.
+	name, _, kind, reason := cleanName(strings.ToValidUTF8(hdr.Name, "\uFFFD"))
+	var dir bool
 	if kind != "" {
 		p := c.path + "/" + display(hdr.Name)
 		w.problem(p, kind, reason)
