@@ -22,6 +22,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var allow stringList
 	fs.Var(&allow, "allow-host", "host name the plugin may reach even if it resolves to a private or loopback address (repeatable)")
 	progress := fs.Bool("progress", false, "print progress reports to stderr")
+	inputFile := fs.String("input", "", "document the call reads through the input capability (extractors)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,6 +66,18 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	var opts wasm.CallOptions
+	if *inputFile != "" {
+		f, err := os.Open(*inputFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		opts.Input = fileInput{f, st.Size()}
+	}
 	if *progress {
 		opts.OnProgress = func(pr wasm.Progress) {
 			fmt.Fprintf(stderr, "progress %3.0f%% %s\n", pr.Fraction*100, pr.Message)
@@ -87,3 +100,11 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// fileInput serves a local file to the input capability.
+type fileInput struct {
+	*os.File
+	size int64
+}
+
+func (f fileInput) Size() int64 { return f.size }
