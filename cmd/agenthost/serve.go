@@ -19,6 +19,7 @@ import (
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
@@ -107,6 +108,18 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	registry := tools.NewRegistry(host, nil)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger)
 	defer runner.Close()
+	// Rounds left running by a stopped host end as failed (resumable). The
+	// embedded store has one host; several share PostgreSQL, so there only
+	// rounds silent for an hour count as orphaned.
+	horizon := time.Now()
+	if db.Dialect() == store.Postgres {
+		horizon = horizon.Add(-time.Hour)
+	}
+	if n, err := runner.RecoverInterrupted(ctx, db, horizon); err != nil {
+		logger.Error("recovering interrupted workflows", "err", err)
+	} else if n > 0 {
+		logger.Warn("workflows interrupted by a stop were marked failed", "count", n)
+	}
 
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },

@@ -33,6 +33,7 @@ type testServer struct {
 	base, alice, bob, carol, victor, wsA string
 	model                                *llmtest.Server
 	ws                                   *workspace.Service
+	wf                                   *workflows.Service
 	db                                   *store.DB
 }
 
@@ -107,6 +108,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.db = db
 	fileSvc := files.NewService(db, blobs, 1<<20)
 	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Interval: 200 * time.Millisecond}), nil)
+	ts.wf = wf
 	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, nil)
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20,

@@ -389,3 +389,46 @@ func uploadAs(t *testing.T, ts testServer, token, name string) string {
 	}
 	return f.ID
 }
+
+// TestInterruptedRoundsRecover: a round left running by a host that stopped
+// ends as failed, with an error event, and can be resumed; a round whose
+// loop runs on this host is left alone.
+func TestInterruptedRoundsRecover(t *testing.T) {
+	ts := server(t)
+	ts.model.Script(llmtest.CallTools(llmtest.Call("lookup", lookup("slow", 3000))), llmtest.Reply("done"), llmtest.Reply("again"))
+	live := startWorkflow(t, ts, ts.alice, `{"prompt":"slow"}`)
+	ctx := context.Background()
+	// Another host's round: running in the database, no loop here.
+	alice, err := ts.db.Authenticate(ctx, ts.alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan, err := ts.wf.Start(ctx, alice, workflows.NewWorkflow{WorkspaceID: ts.wsA, Name: "orphan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := ts.ws.RecoverInterrupted(ctx, ts.db, time.Now().Add(time.Minute))
+	if err != nil || n != 1 {
+		t.Fatalf("recovered %d, %v; want the orphan only", n, err)
+	}
+	var st struct{ Status string }
+	getJSON(t, ts, "/workflows/"+orphan.ID+"/status", &st)
+	if st.Status != "failed" {
+		t.Fatalf("orphan: %q", st.Status)
+	}
+	getJSON(t, ts, "/workflows/"+live.ID+"/status", &st)
+	if st.Status != "running" {
+		t.Fatalf("live round: %q", st.Status)
+	}
+	evs := readEvents(t, ts, orphan.ID, 0, terminal)
+	if last := evs[len(evs)-1]; last.Type != "error" || !strings.Contains(last.Data, "interrupted") {
+		t.Fatalf("orphan's last event: %+v", last)
+	}
+	// The user resumes it as the next round.
+	w := startWorkflow(t, ts, ts.alice, `{"prompt":"go on","workflowId":"`+orphan.ID+`"}`)
+	if w.CurrentRound != 2 {
+		t.Fatalf("resumed: %+v", w)
+	}
+	readEvents(t, ts, live.ID, 0, terminal)
+	ts.ws.Wait()
+}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"time"
+
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -637,6 +639,26 @@ func (db *DB) Logs(ctx context.Context, p tenancy.Principal, workflowID string, 
 			return nil, fmt.Errorf("store: logs: %w", err)
 		}
 		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// RunningWorkflowsBefore lists workflows still marked running whose last
+// activity is older than before: after a crash, rounds nobody runs any more
+// (administrative: no principal; the caller acts as each owner).
+func (db *DB) RunningWorkflowsBefore(ctx context.Context, before time.Time) ([]workflows.Workflow, error) {
+	rows, err := db.conn().query(ctx, `SELECT `+workflowCols+` FROM workflows WHERE status = 'running' AND last_activity < ? ORDER BY last_activity LIMIT 1000`, micros(before))
+	if err != nil {
+		return nil, fmt.Errorf("store: running workflows: %w", err)
+	}
+	defer rows.Close()
+	var out []workflows.Workflow
+	for rows.Next() {
+		w, err := scanWorkflow(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: running workflows: %w", err)
+		}
+		out = append(out, w)
 	}
 	return out, rows.Err()
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/agent"
@@ -34,6 +35,11 @@ type StartRequest struct {
 	// WorkflowID continues that workflow in a new round; empty starts one.
 	WorkflowID   string `json:"workflowId,omitempty"`
 	UserLanguage string `json:"userLanguage,omitempty"`
+}
+
+// Orphans finds rounds left running by a host that stopped (administrative).
+type Orphans interface {
+	RunningWorkflowsBefore(ctx context.Context, before time.Time) ([]workflows.Workflow, error)
 }
 
 // ToolSets says which tool set (and extra tools) a workspace's agent sees.
@@ -162,6 +168,33 @@ func (s *Service) Start(ctx context.Context, p tenancy.Principal, workspaceID st
 		s.run(runCtx, p, w, req, userMsg.Documents, history, set)
 	}()
 	return w, nil
+}
+
+// RecoverInterrupted fails the rounds still marked running whose last
+// activity is older than before and whose loop does not run on this host:
+// their host stopped mid-round (a crash, a deploy), so nobody will end them.
+// The embedded store has one host, so `serve` passes its start time; with a
+// shared PostgreSQL it passes a horizon well beyond any live round's silence.
+// Each is failed as its owner, with an `error` event saying why; the user
+// may resume it.
+func (s *Service) RecoverInterrupted(ctx context.Context, orphans Orphans, before time.Time) (int, error) {
+	ws, err := orphans.RunningWorkflowsBefore(ctx, before)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, w := range ws {
+		if s.Running(w.ID) {
+			continue
+		}
+		owner := tenancy.Principal{TenantID: w.TenantID, UserID: w.UserID}
+		if _, err := s.wf.Fail(ctx, owner, w.ID, "interrupted: the host running this round stopped; send the request again to resume"); err != nil {
+			s.logger.Warn("workspace: failing an interrupted round", "workflow", w.ID, "err", err)
+			continue
+		}
+		n++
+	}
+	return n, nil
 }
 
 // failEarly ends a round that could not begin.
