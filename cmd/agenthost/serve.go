@@ -100,7 +100,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if model, err := llm.New(llmCfg, billing.NewMeter(db), logger); err != nil {
 		return err
 	} else if model.Configured(llm.OpAgent) {
-		ag = agent.New(model, agent.Config{}, logger)
+		ag = agent.New(model, agent.Config{
+			MaxRounds:  int(envInt64("AGENTHOST_AGENT_MAX_ROUNDS", 25)),
+			MaxCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0),
+		}, logger)
 	} else {
 		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
 	}
@@ -141,6 +144,15 @@ func envInt64(key string, def int64) int64 {
 	if v, ok := os.LookupEnv(key); ok {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return n
+		}
+	}
+	return def
+}
+
+func envFloat(key string, def float64) float64 {
+	if v, ok := os.LookupEnv(key); ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return f
 		}
 	}
 	return def

@@ -215,6 +215,12 @@ func TestWorkflowOverHTTP(t *testing.T) {
 			if wf.Stats.TokensUsed == 0 {
 				t.Fatalf("no statistics: %+v", wf.Stats)
 			}
+			// Execution state: a task per loop round (each tool call an
+			// action of it, counted from 0 again by the next task).
+			wantTasks := strings.Count(strings.Join(c.want, ","), "agentProgress")
+			if wf.Exec.Round != 1 || wf.Exec.Task != wantTasks || wf.Exec.Action != 0 {
+				t.Fatalf("execution state: %+v, want round 1, task %d", wf.Exec, wantTasks)
+			}
 			// Every model call was metered and billed to the workflow.
 			alice, err := ts.db.Authenticate(context.Background(), ts.alice)
 			if err != nil {

@@ -60,6 +60,20 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 			c.MessageID = answerID // chunks name the answer they will become
 			data = c
 		}
+		// Seed 003's execution state follows the loop: a loop round is a
+		// task, a tool call an action of it.
+		switch e.Type {
+		case workflows.EventToolCall:
+			if _, err := s.wf.NextAction(bg, p, w.ID); err != nil {
+				s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
+			}
+		case workflows.EventAgentProgress:
+			defer func() {
+				if _, err := s.wf.NextTask(bg, p, w.ID); err != nil {
+					s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
+				}
+			}()
+		}
 		if _, err := s.wf.Append(bg, p, w.ID, e.Type, data); err != nil {
 			s.logger.Warn("workspace: event", "workflow", w.ID, "type", e.Type, "err", err)
 		}
