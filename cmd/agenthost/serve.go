@@ -62,7 +62,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	model, err := openModels(*configPath, db, logger)
+	if err != nil {
+		return err
+	}
 	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger)
+	if model.Configured(llm.OpEmbedding) {
+		ingester.WithEmbedder(model)
+	}
 	queue, err := jobs.New(db, jobs.Config{Registry: jobKinds(ingester), Work: true, Logger: logger})
 	if err != nil {
 		return err
@@ -92,14 +99,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("plugins ready", "count", len(host.Plugins()), "took", time.Since(start).Round(time.Millisecond))
 	}()
 
-	llmCfg, err := llm.LoadConfig(*configPath, os.Getenv)
-	if err != nil {
-		return err
-	}
 	var ag *agent.Agent
-	if model, err := llm.New(llmCfg, billing.NewMeter(db), logger); err != nil {
-		return err
-	} else if model.Configured(llm.OpAgent) {
+	if model.Configured(llm.OpAgent) {
 		ag = agent.New(model, agent.Config{
 			MaxRounds:  int(envInt64("AGENTHOST_AGENT_MAX_ROUNDS", 25)),
 			MaxCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0),
@@ -124,10 +125,17 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Warn("workflows interrupted by a stop were marked failed", "count", n)
 	}
 
+	// Search is hybrid when an embedding model is configured, lexical otherwise.
+	var embedder knowledge.Embedder
+	if model.Configured(llm.OpEmbedding) {
+		embedder = model
+	}
+	searcher := knowledge.NewSearcher(db, embedder, logger)
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
+		Knowledge: searcher, IndexStates: db,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	return api.Serve(ctx, app, *addr)
@@ -156,4 +164,14 @@ func envFloat(key string, def float64) float64 {
 		}
 	}
 	return def
+}
+
+// openModels loads the model configuration (file and environment) and
+// returns the client, metering every call into the usage records.
+func openModels(configPath string, db *store.DB, logger *slog.Logger) (*llm.Client, error) {
+	cfg, err := llm.LoadConfig(configPath, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return llm.New(cfg, billing.NewMeter(db), logger)
 }

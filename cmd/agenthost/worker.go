@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/llm"
 )
 
 // workerStopTimeout is how long an interrupted worker lets running jobs
@@ -26,6 +27,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sf := addStorageFlags(fs) // -data, -database
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
 	pf := addPluginFlags(fs)
+	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,7 +50,15 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	reg := jobKinds(knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger))
+	model, err := openModels(*configPath, db, logger)
+	if err != nil {
+		return err
+	}
+	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger)
+	if model.Configured(llm.OpEmbedding) {
+		ingester.WithEmbedder(model)
+	}
+	reg := jobKinds(ingester)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Logger: logger})
 	if err != nil {
 		return err

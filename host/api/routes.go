@@ -30,6 +30,10 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed.Get("/files/:id/content", handleFileContent(d.Files))
 	authed.Patch("/files/:id", handleUpdateFile(d.Files))
 	authed.Delete("/files/:id", handleDeleteFile(d.Files))
+	if d.Knowledge != nil && d.IndexStates != nil {
+		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge))
+		authed.Get("/files/:id/index", handleFileIndex(d.IndexStates))
+	}
 	if d.Workflows == nil || d.Workspace == nil || d.Tools == nil || d.WorkspaceTools == nil {
 		return
 	}

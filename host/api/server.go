@@ -40,6 +40,9 @@ type Deps struct {
 	Workspace      *workspace.Service
 	Tools          *tools.Registry
 	WorkspaceTools WorkspaceTools
+	// Knowledge and IndexStates serve search and files' indexing state.
+	Knowledge   Knowledge
+	IndexStates IndexStates
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
 	MaxBody int
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/store"
@@ -112,7 +113,8 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, nil)
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20,
-		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db})
+		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
+		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,8 @@ import (
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -91,7 +93,7 @@ func TestIngestion(t *testing.T) {
 		}
 		return f
 	}
-	waitStatus := func(f files.Item, want knowledge.Status) store.ContentState {
+	waitStatus := func(f files.Item, want knowledge.Status) knowledge.ContentState {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -219,4 +221,79 @@ func corpus(t *testing.T, parts ...string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(append([]string{filepath.Dir(file), "..", "..", "..", "shared", "corpus"}, parts...)...)
+}
+
+// TestHybridSearch: with an embedding model configured, ingestion embeds
+// every chunk (through the OpenAI wire format) and search fuses the lexical
+// and the vector ranking; when the embedding service fails, search goes on
+// by words.
+func TestHybridSearch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, store.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(t, llmtest.WithEmbeddingDimension(64))
+	model, err := llm.New(llm.Config{
+		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 5 * time.Second}},
+		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "test", Model: "embed-64"}}},
+		Retry:     llm.RetryConfig{Attempts: 1},
+	}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "textextract")), nil).WithEmbedder(model)
+	svc := files.NewService(db, blobs, 0)
+	tn, _ := db.CreateTenant(ctx, "t")
+	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
+	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
+	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: "policy.md", Content: strings.NewReader(doc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.ContentState(ctx, p, f.ID)
+	if err != nil || st.Status != knowledge.StatusIndexed || st.Error != "" {
+		t.Fatalf("state: %+v %v", st, err)
+	}
+	var vectors int
+	if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM chunk_vectors").Scan(&vectors); err != nil || vectors != 4 {
+		t.Fatalf("%d vectors, want one per chunk (4): %v", vectors, err)
+	}
+	searcher := knowledge.NewSearcher(db, model, nil)
+	hits, err := searcher.Search(ctx, p, knowledge.Query{Text: "hotel costs reimbursed per night", Limit: 3})
+	if err != nil || len(hits) == 0 || hits[0].Ref.Paragraph != 4 {
+		t.Fatalf("hybrid search: %+v %v", hits, err)
+	}
+	// The query's vector alone finds the same paragraph (the scripted
+	// server's vectors are word hashes, so shared words mean nearness).
+	qv, _, err := model.Embed(llm.WithAttribution(ctx, llm.Attribution{TenantID: tn.ID}), []string{"hotel costs reimbursed per night"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near, err := db.SearchVectors(ctx, p, knowledge.Query{Limit: 1}, "embed-64", qv[0])
+	if err != nil || len(near) != 1 || near[0].Ref.Paragraph != 4 {
+		t.Fatalf("vector search: %+v %v", near, err)
+	}
+	// Embedding service down: search degrades to words.
+	srv.SetDefault(llmtest.EndpointEmbeddings, llmtest.Fail(500, "down"))
+	hits, err = searcher.Search(ctx, p, knowledge.Query{Text: "flights economy approval", Limit: 3})
+	if err != nil || len(hits) == 0 || hits[0].Ref.Paragraph != 3 {
+		t.Fatalf("degraded search: %+v %v", hits, err)
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -20,6 +21,7 @@ type IngestStore interface {
 	ClaimContent(ctx context.Context, tenantID, sha string, reclaim bool) (bool, error)
 	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
 	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []Chunk, status Status) error
+	SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
 }
 
 // Blobs opens stored content.
@@ -41,7 +43,15 @@ type Ingester struct {
 	store     IngestStore
 	blobs     Blobs
 	extractor Extractor
+	embed     Embedder // nil: no vectors
 	logger    *slog.Logger
+}
+
+// WithEmbedder makes the ingester embed every chunk (in the model layer's
+// batches) after the lexical index is written; nil leaves vectors out.
+func (in *Ingester) WithEmbedder(e Embedder) *Ingester {
+	in.embed = e
+	return in
 }
 
 // NewIngester returns an ingester; logger nil discards logs.
@@ -50,6 +60,21 @@ func NewIngester(store IngestStore, blobs Blobs, extractor Extractor, logger *sl
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Ingester{store: store, blobs: blobs, extractor: extractor, logger: logger}
+}
+
+// embedChunks embeds and stores a content's chunk vectors, billed to the
+// file's tenant, workspace and uploader.
+func (in *Ingester) embedChunks(ctx context.Context, f files.Item, model string, chunks []Chunk) error {
+	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "embedding"})
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = c.Text
+	}
+	vecs, _, err := in.embed.Embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	return in.store.SaveVectors(ctx, f.TenantID, f.SHA256, model, chunks, vecs)
 }
 
 // ErrPermanent marks failures that another attempt cannot mend (no
@@ -91,8 +116,29 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize = f.Name, f.MIMEType, f.Size
 	chunks := Split(objects, ChunkTokens)
-	if err := in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, chunks, StatusIndexed); err != nil {
+	model, embed := "", in.embed != nil
+	if embed {
+		m, ok := in.embed.Model(llm.OpEmbedding)
+		model, embed = m.Name, ok && len(chunks) > 0
+	}
+	status := StatusIndexed
+	if embed {
+		status = StatusEmbedding
+	}
+	if err := in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, chunks, status); err != nil {
 		return fail(fmt.Errorf("knowledge: saving %s: %w", f.Name, err))
+	}
+	if embed {
+		// The lexical index already serves; vectors that fail leave the
+		// content found by its words, with the reason recorded.
+		reason := ""
+		if err := in.embedChunks(ctx, f, model, chunks); err != nil {
+			reason = "vectors missing: " + err.Error()
+			in.logger.Warn("knowledge: embedding failed", "file", f.ID, "err", err)
+		}
+		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason); err != nil {
+			return true, err
+		}
 	}
 	in.logger.Info("indexed", "file", f.ID, "name", f.Name, "objects", len(objects), "chunks", len(chunks))
 	return true, nil

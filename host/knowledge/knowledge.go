@@ -72,3 +72,11 @@ type Hit struct {
 	WorkspaceID string  `json:"workspaceId"`
 	Score       float64 `json:"score"`
 }
+
+// ContentState is a file's indexing state: where its content is in the
+// pipeline, why it failed, and its index (structure and object summaries).
+type ContentState struct {
+	Status Status        `json:"status"`
+	Error  string        `json:"error,omitempty"`
+	Index  content.Index `json:"index"`
+}

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agenthost/agenthost/host/files"
@@ -14,12 +16,6 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// ContentState is a content's indexing state.
-type ContentState struct {
-	Status knowledge.Status
-	Error  string
-	Index  content.Index
-}
 
 // ClaimContent marks a tenant's content (by sha256) pending unless it is
 // known already, and reports whether it was new: the caller that gets true
@@ -105,26 +101,26 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 
 // ContentState returns the indexing state of a file's content, for a
 // principal who can read the file.
-func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID string) (ContentState, error) {
+func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID string) (knowledge.ContentState, error) {
 	q, args := scope(p, false, "f", "shared")
-	var st ContentState
+	var st knowledge.ContentState
 	var status, structure, objects string
 	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, f.name
 		FROM files f JOIN content_indexes ci ON ci.tenant_id = f.tenant_id AND ci.sha256 = f.sha256
 		WHERE f.id = ? AND `+q, append([]any{fileID}, args...)...).
 		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &st.Index.FileName)
 	if errors.Is(err, sql.ErrNoRows) {
-		return ContentState{}, fmt.Errorf("%w: no indexed content for file %q", tenancy.ErrNotFound, fileID)
+		return knowledge.ContentState{}, fmt.Errorf("%w: no indexed content for file %q", tenancy.ErrNotFound, fileID)
 	}
 	if err != nil {
-		return ContentState{}, fmt.Errorf("store: content state: %w", err)
+		return knowledge.ContentState{}, fmt.Errorf("store: content state: %w", err)
 	}
 	st.Status = knowledge.Status(status)
 	if err := json.Unmarshal([]byte(structure), &st.Index.Structure); err != nil {
-		return ContentState{}, fmt.Errorf("store: content structure: %w", err)
+		return knowledge.ContentState{}, fmt.Errorf("store: content structure: %w", err)
 	}
 	if err := json.Unmarshal([]byte(objects), &st.Index.Objects); err != nil {
-		return ContentState{}, fmt.Errorf("store: content objects: %w", err)
+		return knowledge.ContentState{}, fmt.Errorf("store: content objects: %w", err)
 	}
 	return st, nil
 }
@@ -145,40 +141,9 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 	if limit > 100 {
 		return nil, fmt.Errorf("%w: limit %d is more than 100", tenancy.ErrInvalid, limit)
 	}
-	scopeSQL, args := scope(p, false, "f", "shared")
-	where := []string{scopeSQL, "c.tenant_id = f.tenant_id", "f.status <> 'archived'"}
-	switch qy.Layer {
-	case knowledge.LayerInstance:
-		if qy.WorkspaceID == "" {
-			return nil, fmt.Errorf("%w: the instance layer needs a workspace", tenancy.ErrInvalid)
-		}
-	case knowledge.LayerShared:
-		where = append(where, "f.shared")
-	case knowledge.LayerAll:
-	default:
-		return nil, fmt.Errorf("%w: unknown layer %q (instance, shared)", tenancy.ErrInvalid, qy.Layer)
-	}
-	if qy.WorkspaceID != "" && qy.Layer != knowledge.LayerShared {
-		where = append(where, "f.workspace_id = ?")
-		args = append(args, qy.WorkspaceID)
-	}
-	if len(qy.FileIDs) > 0 {
-		where = append(where, "f.id IN ("+placeholders(len(qy.FileIDs))+")")
-		for _, id := range qy.FileIDs {
-			args = append(args, id)
-		}
-	}
-	if qy.ContentType != "" {
-		where = append(where, "c.content_type = ?")
-		args = append(args, string(qy.ContentType))
-	}
-	if qy.Page > 0 {
-		where = append(where, "c.page = ?")
-		args = append(args, qy.Page)
-	}
-	if qy.Section != "" {
-		where = append(where, "c.section = ?")
-		args = append(args, qy.Section)
+	where, args, err := chunkFilters(p, qy)
+	if err != nil {
+		return nil, err
 	}
 	const cols = `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id`
 	var q string
@@ -223,12 +188,134 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 		if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
 			return nil, fmt.Errorf("store: chunk reference: %w", err)
 		}
-		if _, id, ok := strings.Cut(h.ID, ":"); ok {
-			h.ID = id[strings.IndexByte(id, ':')+1:] // the chunk's own id, without tenant and sha
-		}
+		h.ID = ownChunkID(h.ID)
 		if len(hits) < limit {
 			hits = append(hits, h)
 		}
 	}
 	return hits, rows.Err()
+}
+
+// chunkFilters is the WHERE clause shared by both searches over chunks c
+// joined to the files f that carry them: the caller's read scope, the layer
+// and the query's filters.
+func chunkFilters(p tenancy.Principal, qy knowledge.Query) ([]string, []any, error) {
+	scopeSQL, args := scope(p, false, "f", "shared")
+	where := []string{scopeSQL, "c.tenant_id = f.tenant_id", "f.status <> 'archived'"}
+	switch qy.Layer {
+	case knowledge.LayerInstance:
+		if qy.WorkspaceID == "" {
+			return nil, nil, fmt.Errorf("%w: the instance layer needs a workspace", tenancy.ErrInvalid)
+		}
+	case knowledge.LayerShared:
+		where = append(where, "f.shared")
+	case knowledge.LayerAll:
+	default:
+		return nil, nil, fmt.Errorf("%w: unknown layer %q (instance, shared)", tenancy.ErrInvalid, qy.Layer)
+	}
+	if qy.WorkspaceID != "" && qy.Layer != knowledge.LayerShared {
+		where = append(where, "f.workspace_id = ?")
+		args = append(args, qy.WorkspaceID)
+	}
+	if len(qy.FileIDs) > 0 {
+		where = append(where, "f.id IN ("+placeholders(len(qy.FileIDs))+")")
+		for _, id := range qy.FileIDs {
+			args = append(args, id)
+		}
+	}
+	if qy.ContentType != "" {
+		where = append(where, "c.content_type = ?")
+		args = append(args, string(qy.ContentType))
+	}
+	if qy.Page > 0 {
+		where = append(where, "c.page = ?")
+		args = append(args, qy.Page)
+	}
+	if qy.Section != "" {
+		where = append(where, "c.section = ?")
+		args = append(args, qy.Section)
+	}
+	return where, args, nil
+}
+
+// SaveVectors stores the embeddings of a content's chunks (aligned with
+// chunks), replacing earlier ones.
+func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32) error {
+	if len(chunks) != len(vecs) {
+		return fmt.Errorf("store: %d vectors for %d chunks", len(vecs), len(chunks))
+	}
+	return db.tx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `DELETE FROM chunk_vectors WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha); err != nil {
+			return fmt.Errorf("store: replace vectors: %w", err)
+		}
+		for i, ch := range chunks {
+			if _, err := c.exec(ctx, `INSERT INTO chunk_vectors (chunk_id, tenant_id, sha256, model, dim, vec) VALUES (?, ?, ?, ?, ?, ?)`,
+				tenantID+":"+sha+":"+ch.ID, tenantID, sha, model, len(vecs[i]), knowledge.EncodeVector(vecs[i])); err != nil {
+				return fmt.Errorf("store: vector %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+}
+
+// SearchVectors finds the chunks nearest to vec (cosine) among those the
+// principal can read, in the query's layer and filters, embedded by model.
+// The search is exact: every candidate's vector is compared, which is right
+// for a workspace's documents and slow for millions of chunks.
+func (db *DB) SearchVectors(ctx context.Context, p tenancy.Principal, qy knowledge.Query, model string, vec []float32) ([]knowledge.Hit, error) {
+	limit := qy.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	if limit > 100 {
+		return nil, fmt.Errorf("%w: limit %d is more than 100", tenancy.ErrInvalid, limit)
+	}
+	where, args, err := chunkFilters(p, qy)
+	if err != nil {
+		return nil, err
+	}
+	where = append(where, "v.model = ?", "v.dim = ?")
+	args = append(args, model, len(vec))
+	rows, err := db.conn().query(ctx, `SELECT c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id, v.vec
+		FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN files f ON f.sha256 = c.sha256
+		WHERE `+strings.Join(where, " AND "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: vector search: %w", err)
+	}
+	defer rows.Close()
+	best := map[string]knowledge.Hit{}
+	for rows.Next() {
+		var h knowledge.Hit
+		var ct, ref string
+		var raw []byte
+		if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.FileID, &h.FileName, &h.WorkspaceID, &raw); err != nil {
+			return nil, fmt.Errorf("store: vector search: %w", err)
+		}
+		if _, ok := best[h.ID]; ok {
+			continue
+		}
+		h.ContentType = content.Type(ct)
+		if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
+			return nil, fmt.Errorf("store: chunk reference: %w", err)
+		}
+		h.Score = knowledge.Cosine(vec, knowledge.DecodeVector(raw))
+		best[h.ID] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	hits := make([]knowledge.Hit, 0, len(best))
+	for _, h := range best {
+		h.ID = ownChunkID(h.ID)
+		hits = append(hits, h)
+	}
+	slices.SortFunc(hits, func(a, b knowledge.Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return hits[:min(limit, len(hits))], nil
+}
+
+// ownChunkID is a stored chunk id ("tenant:sha:id") without its tenant and
+// content (neither holds a colon).
+func ownChunkID(stored string) string {
+	parts := strings.SplitN(stored, ":", 3)
+	return parts[len(parts)-1]
 }

@@ -54,6 +54,31 @@ func testKnowledge(t *testing.T, open Opener) {
 	if again, err := db.ClaimContent(ctx, w.t1.ID, report.SHA256, true); err != nil || again {
 		t.Fatalf("an indexed content is never reclaimed: %v %v", again, err)
 	}
+	// Vectors: exact cosine search in the same scope as the words.
+	vecs := [][]float32{{1, 0, 0}, {0, 1, 0}, {0.9, 0.1, 0}}
+	if err := db.SaveVectors(ctx, w.t1.ID, report.SHA256, "emb-3", chunks, vecs); err != nil {
+		t.Fatal(err)
+	}
+	near, err := db.SearchVectors(ctx, w.alice, knowledge.Query{}, "emb-3", []float32{1, 0.05, 0})
+	if err != nil || len(near) != 3 || near[0].ObjectID != "p1" || near[1].ObjectID != "p3" || near[0].Score < near[1].Score {
+		t.Fatalf("vector search: %+v %v", near, err)
+	}
+	if near, err := db.SearchVectors(ctx, w.alice, knowledge.Query{Page: 2}, "emb-3", []float32{1, 0, 0}); err != nil || len(near) != 1 || near[0].ObjectID != "p2" {
+		t.Fatalf("vector search with a page filter: %+v %v", near, err)
+	}
+	for _, c := range []struct {
+		who   string
+		p     tenancy.Principal
+		model string
+		dim   int
+	}{{"carol", w.carol, "emb-3", 3}, {"dave", w.dave, "emb-3", 3}, {"alice, other model", w.alice, "other", 3}, {"alice, other dimension", w.alice, "emb-3", 4}} {
+		if near, err := db.SearchVectors(ctx, c.p, knowledge.Query{}, c.model, make([]float32, c.dim)); err != nil || len(near) != 0 {
+			t.Errorf("%s: %d vector hits, %v", c.who, len(near), err)
+		}
+	}
+	if err := db.SaveVectors(ctx, w.t1.ID, report.SHA256, "emb-3", chunks, vecs[:1]); err == nil {
+		t.Error("misaligned vectors accepted")
+	}
 	st, err := db.ContentState(ctx, w.bob, report.ID)
 	if err != nil || st.Status != knowledge.StatusIndexed || st.Index.TotalObjects != 4 || len(st.Index.Objects) != 4 {
 		t.Fatalf("content state: %+v %v", st, err)
@@ -121,5 +146,8 @@ func testKnowledge(t *testing.T, open Opener) {
 	}
 	if hits := search(w.alice, knowledge.Query{Text: "revenue"}); len(hits) != 1 {
 		t.Fatalf("after re-indexing: %+v", hits)
+	}
+	if near, err := db.SearchVectors(ctx, w.alice, knowledge.Query{}, "emb-3", []float32{1, 0, 0}); err != nil || len(near) != 0 {
+		t.Fatalf("vectors of replaced chunks survive: %+v %v", near, err)
 	}
 }

@@ -1,0 +1,76 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// SearchStore is what searching needs of the database.
+type SearchStore interface {
+	SearchLexical(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error)
+	SearchVectors(ctx context.Context, p tenancy.Principal, q Query, model string, vec []float32) ([]Hit, error)
+}
+
+// Embedder turns texts into vectors (the model layer's embedding operation).
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error)
+	Model(op llm.Operation) (llm.ModelInfo, bool)
+}
+
+// Searcher is hybrid search: lexical always, vectors when an embedding model
+// is configured, fused by rank. When the embedding call fails the search
+// goes on lexically (degraded, logged), never fails for it.
+type Searcher struct {
+	store  SearchStore
+	embed  Embedder // nil: lexical only
+	logger *slog.Logger
+}
+
+// NewSearcher returns a searcher; embed nil searches lexically only.
+func NewSearcher(store SearchStore, embed Embedder, logger *slog.Logger) *Searcher {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Searcher{store: store, embed: embed, logger: logger}
+}
+
+// Search runs the query for the principal.
+func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	lexical, lerr := s.store.SearchLexical(ctx, p, q)
+	if lerr != nil && !(errors.Is(lerr, tenancy.ErrInvalid) && len(Terms(q.Text)) == 0 && s.embed != nil) {
+		return nil, lerr
+	}
+	model, ok := s.model()
+	if !ok {
+		return lexical, nil
+	}
+	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: p.TenantID, UserID: p.UserID, WorkspaceID: q.WorkspaceID, Purpose: "search"})
+	vecs, _, err := s.embed.Embed(ctx, []string{q.Text})
+	if err != nil || len(vecs) != 1 {
+		s.logger.Warn("knowledge: query embedding failed; searching lexically", "err", err)
+		return lexical, nil
+	}
+	wide := q
+	wide.Limit = min(100, 2*limit)
+	vector, err := s.store.SearchVectors(ctx, p, wide, model, vecs[0])
+	if err != nil {
+		return nil, err
+	}
+	return Fuse(limit, lexical, vector), nil
+}
+
+func (s *Searcher) model() (string, bool) {
+	if s.embed == nil {
+		return "", false
+	}
+	m, ok := s.embed.Model(llm.OpEmbedding)
+	return m.Name, ok
+}
