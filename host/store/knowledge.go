@@ -16,7 +16,6 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-
 // ClaimContent marks a tenant's content (by sha256) pending unless it is
 // known already, and reports whether it was new: the caller that gets true
 // extracts it, every other finds it indexed or in progress. This is how the
