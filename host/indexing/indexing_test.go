@@ -217,7 +217,7 @@ func TestCorpusIngestion(t *testing.T) {
 }
 
 // corpus is a path in ../shared/corpus beside the repository.
-func corpus(t *testing.T, parts ...string) string {
+func corpus(t testing.TB, parts ...string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(append([]string{filepath.Dir(file), "..", "..", "..", "shared", "corpus"}, parts...)...)
