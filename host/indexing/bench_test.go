@@ -1,0 +1,83 @@
+package indexing_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/figure"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+)
+
+// BenchmarkIngest reports ingest.throughput MB/s: the corpus's PDFs and
+// office documents through the sandboxed extractors, chunking and the
+// lexical index of the embedded store (input bytes over wall time, uploads
+// excluded, plugins warm), median of three rounds.
+func BenchmarkIngest(b *testing.B) {
+	ctx := context.Background()
+	host := wasmtest.Host(b, "pdf", "office")
+	var docs []string
+	for _, pattern := range []string{"pdf/*.pdf", "office/*/*.docx", "office/*/*.xlsx", "office/*/*.pptx"} {
+		m, _ := filepath.Glob(corpus(b, pattern))
+		docs = append(docs, m...)
+	}
+	var rates []float64
+	for round := range 3 {
+		dir := b.TempDir()
+		db, err := store.Open(ctx, store.Config{Dir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := db.Migrate(ctx); err != nil {
+			b.Fatal(err)
+		}
+		blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), nil)
+		svc := files.NewService(db, blobs, 0)
+		tn, _ := db.CreateTenant(ctx, "t")
+		ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
+		u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
+		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+			b.Fatal(err)
+		}
+		p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+		var ids []string
+		var total int64
+		for _, path := range docs {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: filepath.Base(path), Content: bytes.NewReader(data)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ids = append(ids, f.ID)
+			total += f.Size
+		}
+		start := time.Now()
+		for i, id := range ids {
+			// Malformed corpus files fail by design; they still cost their time.
+			if _, err := ingester.Ingest(ctx, id, false); err != nil && !strings.Contains(docs[i], "invalid") && !strings.Contains(docs[i], "broken") {
+				b.Logf("%s: %v", filepath.Base(docs[i]), err)
+			}
+		}
+		if round > 0 || len(docs) == 1 {
+			rates = append(rates, float64(total)/1e6/time.Since(start).Seconds())
+		}
+		db.Close()
+	}
+	figure.Report("ingest.throughput", figure.Median(rates), "MB/s")
+}
