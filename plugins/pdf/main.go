@@ -82,11 +82,17 @@ func pages(d *pdftext.Document, ps pdftext.Prescan, from, to int) ([]content.Obj
 		if err != nil {
 			return nil, pdk.Errorf("invalid_document", "page %d: %v", n, err)
 		}
-		id, title := sectionOf(ps, n)
-		out = append(out, content.Object{ID: fmt.Sprintf("page-%d", n), ContentType: content.Text, Data: text,
-			Ref: content.Ref{PageIndex: n, SectionID: id, Label: title, Location: fmt.Sprintf("page:%d", n)}, Sequence: n})
+		out = append(out, pageObject(ps, n, text))
 	}
 	return out, nil
+}
+
+// pageObject is page n's text as a content object, referenced by page and
+// section.
+func pageObject(ps pdftext.Prescan, n int, text string) content.Object {
+	id, title := sectionOf(ps, n)
+	return content.Object{ID: fmt.Sprintf("page-%d", n), ContentType: content.Text, Data: text,
+		Ref: content.Ref{PageIndex: n, SectionID: id, Label: title, Location: fmt.Sprintf("page:%d", n)}, Sequence: n}
 }
 
 func init() {
@@ -95,13 +101,14 @@ func init() {
 		if err != nil {
 			return result{}, err
 		}
-		ps, err := d.Prescan()
+		// One pass: each page is interpreted once for its structure and text.
+		ps, texts, err := d.ExtractAll()
 		if err != nil {
 			return result{}, pdk.Errorf("invalid_document", "%v", err)
 		}
-		objs, err := pages(d, ps, 1, d.PageCount())
-		if err != nil {
-			return result{}, err
+		objs := make([]content.Object, 0, len(texts))
+		for i, text := range texts {
+			objs = append(objs, pageObject(ps, i+1, text))
 		}
 		return result{Index: content.Index{FileName: a.Name, MIMEType: "application/pdf", Structure: structure(d, ps)}, Objects: objs}, nil
 	}, pdk.ReadOnly())

@@ -95,12 +95,27 @@ const maxHeadingLevels = 6
 // about 1 ms per page of dense text natively. Errors on single pages are
 // reported in their PageInfo and do not fail the pre-scan.
 func (d *Document) Prescan() (ps Prescan, err error) {
+	return d.prescan(nil)
+}
+
+// ExtractAll is Prescan and the text of every page (texts[n-1] is page n's,
+// as PageText gives it) in one pass: each page is interpreted once, where
+// Prescan then PageText would interpret it twice. A page that fails has ""
+// and its error in its PageInfo.
+func (d *Document) ExtractAll() (ps Prescan, texts []string, err error) {
+	texts = make([]string, len(d.pages))
+	ps, err = d.prescan(func(n int, glyphs []glyph) { texts[n-1] = layoutText(glyphs, true) })
+	return ps, texts, err
+}
+
+// prescan runs the pre-scan; each, when set, also gets every page's glyphs.
+func (d *Document) prescan(each func(n int, glyphs []glyph)) (ps Prescan, err error) {
 	defer recoverTo(&err, "prescan")
 	ps.Outline = d.Outline()
 	sizes := map[float64]int{}
 	var cands []headingCand
 	for n := 1; n <= len(d.pages); n++ {
-		info, pc := d.scanPage(n, sizes)
+		info, pc := d.scanPage(n, sizes, each)
 		ps.Pages = append(ps.Pages, info)
 		cands = append(cands, pc...)
 	}
@@ -129,7 +144,7 @@ type headingCand struct {
 
 // scanPage measures one page and returns its heading candidates (lines
 // that could be headings once the body size is known).
-func (d *Document) scanPage(n int, sizes map[float64]int) (info PageInfo, cands []headingCand) {
+func (d *Document) scanPage(n int, sizes map[float64]int, each func(n int, glyphs []glyph)) (info PageInfo, cands []headingCand) {
 	info.Page = n
 	p := &d.pages[n-1]
 	info.Width, info.Height = p.crop.width(), p.crop.height()
@@ -140,6 +155,9 @@ func (d *Document) scanPage(n int, sizes map[float64]int) (info PageInfo, cands 
 	glyphs, err := d.pageGlyphsSafe(n, &st)
 	if err != nil {
 		info.Err = err.Error()
+	} else if each != nil {
+		// A copy: layout may reorder what the measuring below still reads.
+		each(n, slices.Clone(glyphs))
 	}
 	info.Images = st.images
 	for i := range glyphs {

@@ -1,0 +1,45 @@
+package pdftext
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestExtractAllMatchesPageText: the one-pass extraction gives every page
+// the text PageText gives it, and the pre-scan Prescan gives.
+func TestExtractAllMatchesPageText(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(corpusDir(t), "deb-*.pdf"))
+	if len(paths) == 0 {
+		t.Fatal("no corpus PDFs")
+	}
+	for _, path := range paths[:min(3, len(paths))] {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d1, err := Open(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, texts, err := d1.ExtractAll()
+		if err != nil || len(texts) != d1.PageCount() {
+			t.Fatalf("%s: %d texts, %v", path, len(texts), err)
+		}
+		d2, _ := Open(bytes.NewReader(data))
+		ps2, err := d2.Prescan()
+		if err != nil || len(ps2.Sections) != len(ps.Sections) || len(ps2.Headings) != len(ps.Headings) {
+			t.Fatalf("%s: prescan differs", path)
+		}
+		for n := 1; n <= d2.PageCount(); n++ {
+			want, err := d2.PageText(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if texts[n-1] != want {
+				t.Fatalf("%s page %d differs:\n%q\nvs\n%q", filepath.Base(path), n, texts[n-1], want)
+			}
+		}
+	}
+}
