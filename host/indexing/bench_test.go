@@ -1,7 +1,6 @@
 package indexing_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,12 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
-	"github.com/agenthost/agenthost/host/store"
-	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
@@ -32,27 +28,9 @@ func BenchmarkIngest(b *testing.B) {
 	}
 	var rates []float64
 	for round := range 3 {
-		dir := b.TempDir()
-		db, err := store.Open(ctx, store.Config{Dir: dir})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := db.Migrate(ctx); err != nil {
-			b.Fatal(err)
-		}
-		blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), nil)
-		svc := files.NewService(db, blobs, 0)
-		tn, _ := db.CreateTenant(ctx, "t")
-		ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
-		u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-			b.Fatal(err)
-		}
-		p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+		e := newEnv(b)
+		ingester := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(host), nil)
+		svc := files.NewService(e.db, e.blobs, 0)
 		var ids []string
 		var total int64
 		for _, path := range docs {
@@ -60,10 +38,7 @@ func BenchmarkIngest(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: filepath.Base(path), Content: bytes.NewReader(data)})
-			if err != nil {
-				b.Fatal(err)
-			}
+			f := e.upload(b, svc, filepath.Base(path), data)
 			ids = append(ids, f.ID)
 			total += f.Size
 		}
@@ -77,7 +52,6 @@ func BenchmarkIngest(b *testing.B) {
 		if round > 0 || len(docs) == 1 {
 			rates = append(rates, float64(total)/1e6/time.Since(start).Seconds())
 		}
-		db.Close()
 	}
 	figure.Report("ingest.throughput", figure.Median(rates), "MB/s")
 }

@@ -1,7 +1,6 @@
 package indexing_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -12,15 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
-	"github.com/agenthost/agenthost/host/store"
-	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -48,20 +44,9 @@ Hotel costs are reimbursed up to 180 CHF per night in Zürich and Geneva.`
 
 func TestIngestion(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e := newEnv(t)
+	db, blobs, p := e.db, e.blobs, e.p
 	if err := jobs.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
 		t.Fatal(err)
 	}
 	ex := &countingExtractor{inner: knowledge.NewExtractors(wasmtest.Host(t, "textextract"))}
@@ -77,22 +62,7 @@ func TestIngestion(t *testing.T) {
 	}
 	defer q.Stop(ctx)
 	svc := files.NewService(db, blobs, 0).WithIndexer(indexing.NewJobIndexer(q), nil)
-
-	tn, _ := db.CreateTenant(ctx, "t")
-	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-		t.Fatal(err)
-	}
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-	upload := func(name, body string) files.Item {
-		t.Helper()
-		f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: name, Content: strings.NewReader(body)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	upload := func(name, body string) files.Item { return e.upload(t, svc, name, []byte(body)) }
 	waitStatus := func(f files.Item, want knowledge.Status) knowledge.ContentState {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
@@ -148,28 +118,10 @@ func TestIngestion(t *testing.T) {
 // that a question finds: a PDF by page, a DOCX by paragraph.
 func TestCorpusIngestion(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newEnv(t)
+	db, blobs, p := e.db, e.blobs, e.p
 	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "pdf", "office")), nil)
 	svc := files.NewService(db, blobs, 0)
-	tn, _ := db.CreateTenant(ctx, "t")
-	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-		t.Fatal(err)
-	}
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
 	pageRef, err := os.ReadFile(corpus(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -191,10 +143,7 @@ func TestCorpusIngestion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: name, Content: bytes.NewReader(data)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := e.upload(t, svc, name, data)
 			if extracted, err := ingester.Ingest(ctx, f.ID, false); err != nil || !extracted {
 				t.Fatalf("ingest: %v %v", extracted, err)
 			}
@@ -229,19 +178,8 @@ func corpus(t testing.TB, parts ...string) string {
 // by words.
 func TestHybridSearch(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newEnv(t)
+	db, blobs, p := e.db, e.blobs, e.p
 	srv := llmtest.New(t, llmtest.WithEmbeddingDimension(64))
 	model, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 5 * time.Second}},
@@ -253,17 +191,7 @@ func TestHybridSearch(t *testing.T) {
 	}
 	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "textextract")), nil).WithEmbedder(model)
 	svc := files.NewService(db, blobs, 0)
-	tn, _ := db.CreateTenant(ctx, "t")
-	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-		t.Fatal(err)
-	}
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-	f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: "policy.md", Content: strings.NewReader(doc)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := e.upload(t, svc, "policy.md", []byte(doc))
 	if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +210,7 @@ func TestHybridSearch(t *testing.T) {
 	}
 	// The query's vector alone finds the same paragraph (the scripted
 	// server's vectors are word hashes, so shared words mean nearness).
-	qv, _, err := model.Embed(llm.WithAttribution(ctx, llm.Attribution{TenantID: tn.ID}), []string{"hotel costs reimbursed per night"})
+	qv, _, err := model.Embed(llm.WithAttribution(ctx, llm.Attribution{TenantID: p.TenantID}), []string{"hotel costs reimbursed per night"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,13 @@
 package indexing_test
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
-	"github.com/agenthost/agenthost/host/store"
-	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
@@ -43,28 +38,10 @@ var questions = []question{
 // page is among the first five lexical hits.
 func retrievalHit5(tb testing.TB) float64 {
 	ctx := context.Background()
-	dir := tb.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(tb, "pdf")), nil)
-	svc := files.NewService(db, blobs, 0)
-	tn, _ := db.CreateTenant(ctx, "t")
-	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-		tb.Fatal(err)
-	}
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	e := newEnv(tb)
+	db, p := e.db, e.p
+	ingester := knowledge.NewIngester(db, e.blobs, knowledge.NewExtractors(wasmtest.Host(tb, "pdf")), nil)
+	svc := files.NewService(db, e.blobs, 0)
 	ids := map[string]string{}
 	for _, q := range questions {
 		if ids[q.file] != "" {
@@ -74,10 +51,7 @@ func retrievalHit5(tb testing.TB) float64 {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: q.file, Content: bytes.NewReader(data)})
-		if err != nil {
-			tb.Fatal(err)
-		}
+		f := e.upload(tb, svc, q.file, data)
 		if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
 			tb.Fatalf("%s: %v", q.file, err)
 		}
@@ -85,7 +59,7 @@ func retrievalHit5(tb testing.TB) float64 {
 	}
 	hit := 0
 	for _, q := range questions {
-		hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: q.text, WorkspaceID: ws.ID, Limit: 5})
+		hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: q.text, WorkspaceID: e.ws, Limit: 5})
 		if err != nil {
 			tb.Fatal(err)
 		}
