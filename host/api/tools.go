@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 )
 
@@ -67,6 +68,7 @@ func handleCallTool(wt WorkspaceTools, reg *tools.Registry) fiber.Handler {
 		if !json.Valid(args) {
 			return fmt.Errorf("%w: the body must be the tool's arguments as a JSON object", tenancy.ErrInvalid)
 		}
-		return c.JSON(set.Call(c.UserContext(), name, args, nil))
+		ctx := toolcall.With(c.UserContext(), toolcall.Caller{Principal: principal(c), WorkspaceID: c.Params("ws")})
+		return c.JSON(set.Call(ctx, name, args, nil))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -90,6 +91,8 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	// and workflow.
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: p.TenantID, WorkspaceID: w.WorkspaceID, UserID: p.UserID,
 		WorkflowID: w.ID, Purpose: "agent"})
+	// Host capabilities of the tools act for this user in this workflow.
+	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: w.WorkspaceID, WorkflowID: w.ID})
 	res := s.agent.Run(ctx, agent.Input{Prompt: prompt, History: history, Summary: w.Summary,
 		SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound}, set, sink)
 
