@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// maxMemoryList bounds one listing of a workflow's memory.
+const maxMemoryList = 1000
+
+// UpsertMemory implements knowledge.MemoryStore: the workflow's row is
+// taken first (its owner only, as for every child row of a workflow), then
+// the entry is inserted or its value and source replaced.
+func (db *DB) UpsertMemory(ctx context.Context, p tenancy.Principal, m knowledge.Memory) (out knowledge.Memory, err error) {
+	if err := m.Validate(); err != nil {
+		return knowledge.Memory{}, err
+	}
+	err = db.tx(ctx, func(c conn) error {
+		if err := touchWorkflow(ctx, c, p, m.WorkflowID); err != nil {
+			return err
+		}
+		t := micros(now())
+		var created, updated int64
+		err := c.queryRow(ctx, `INSERT INTO workflow_memory (id, workflow_id, key, value, source, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (workflow_id, key) DO UPDATE SET value = excluded.value, source = excluded.source, updated_at = excluded.updated_at
+			RETURNING id, created_at, updated_at`, newID(), m.WorkflowID, m.Key, m.Value, string(m.Source), t, t).
+			Scan(&m.ID, &created, &updated)
+		if err != nil {
+			return fmt.Errorf("store: memory: %w", err)
+		}
+		m.CreatedAt, m.UpdatedAt = fromMicros(created), fromMicros(updated)
+		out = m
+		return nil
+	})
+	return out, err
+}
+
+// Memories implements knowledge.MemoryStore.
+func (db *DB) Memories(ctx context.Context, p tenancy.Principal, workflowID string, source knowledge.MemorySource, limit int) ([]knowledge.Memory, error) {
+	if limit <= 0 || limit > maxMemoryList {
+		return nil, fmt.Errorf("%w: memory limit %d (1..%d)", tenancy.ErrInvalid, limit, maxMemoryList)
+	}
+	if source != "" && !source.Valid() {
+		return nil, fmt.Errorf("%w: memory source %q (extraction, tool, conversation, summary)", tenancy.ErrInvalid, source)
+	}
+	c := db.conn()
+	if err := workflowReadable(ctx, c, p, workflowID); err != nil {
+		return nil, err
+	}
+	q := `SELECT id, workflow_id, key, value, source, created_at, updated_at FROM workflow_memory WHERE workflow_id = ?`
+	args := []any{workflowID}
+	if source != "" {
+		q += ` AND source = ?`
+		args = append(args, string(source))
+	}
+	// Ids are time-ordered: among entries written in one microsecond the
+	// newer insert comes first.
+	rows, err := c.query(ctx, q+` ORDER BY updated_at DESC, id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: memories: %w", err)
+	}
+	defer rows.Close()
+	out := []knowledge.Memory{}
+	for rows.Next() {
+		var m knowledge.Memory
+		var src string
+		var created, updated int64
+		if err := rows.Scan(&m.ID, &m.WorkflowID, &m.Key, &m.Value, &src, &created, &updated); err != nil {
+			return nil, fmt.Errorf("store: memories: %w", err)
+		}
+		m.Source, m.CreatedAt, m.UpdatedAt = knowledge.MemorySource(src), fromMicros(created), fromMicros(updated)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// DeleteMemory implements knowledge.MemoryStore.
+func (db *DB) DeleteMemory(ctx context.Context, p tenancy.Principal, workflowID, key string) error {
+	return db.tx(ctx, func(c conn) error {
+		if err := touchWorkflow(ctx, c, p, workflowID); err != nil {
+			return err
+		}
+		res, err := c.exec(ctx, `DELETE FROM workflow_memory WHERE workflow_id = ? AND key = ?`, workflowID, key)
+		if err != nil {
+			return fmt.Errorf("store: delete memory: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return fmt.Errorf("%w: memory key %q", tenancy.ErrNotFound, key)
+		}
+		return nil
+	})
+}

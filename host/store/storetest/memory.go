@@ -1,0 +1,146 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// testMemory: a workflow's memory (the workflow layer, seed 000 §4.4) is
+// upserted by (workflow, key), listed newest first by source, reached only
+// as its workflow is (owner writes, tenant admin reads, anyone else sees
+// nothing), refuses bad input, and goes with its workflow.
+func testMemory(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	svc := wfService(w)
+	wf := startWF(t, svc, w.alice, w.wsA.ID)
+	other := startWF(t, svc, w.alice, w.wsA.ID)
+
+	put := func(p tenancy.Principal, wfID, key, value string, src knowledge.MemorySource) (knowledge.Memory, error) {
+		return db.UpsertMemory(ctx, p, knowledge.Memory{WorkflowID: wfID, Key: key, Value: value, Source: src})
+	}
+	first, err := put(w.alice, wf.ID, "entity:company", "Acme AG", knowledge.MemoryExtraction)
+	if err != nil || first.ID == "" || first.CreatedAt.IsZero() || first.Value != "Acme AG" {
+		t.Fatalf("insert: %+v %v", first, err)
+	}
+	for _, m := range []knowledge.Memory{
+		{Key: "tool:c1", Value: "search (ok): 3 hits", Source: knowledge.MemoryTool},
+		{Key: "tool:c2", Value: "read (ok): page 5", Source: knowledge.MemoryTool},
+		{Key: "entity:revenueQ4", Value: "12.5M CHF", Source: knowledge.MemoryExtraction},
+	} {
+		if _, err := put(w.alice, wf.ID, m.Key, m.Value, m.Source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := put(w.alice, other.ID, "entity:company", "Other GmbH", knowledge.MemoryExtraction); err != nil {
+		t.Fatal(err)
+	}
+	// The same key again replaces value and source, keeps the entry.
+	again, err := put(w.alice, wf.ID, "entity:company", "Acme Holding AG", knowledge.MemoryConversation)
+	if err != nil || again.ID != first.ID || !again.CreatedAt.Equal(first.CreatedAt) || again.UpdatedAt.Before(first.UpdatedAt) {
+		t.Fatalf("upsert: %+v (first %+v) %v", again, first, err)
+	}
+
+	keys := func(ms []knowledge.Memory) string {
+		var ks []string
+		for _, m := range ms {
+			ks = append(ks, m.Key+"="+m.Value)
+		}
+		return strings.Join(ks, ",")
+	}
+	cases := []struct {
+		name   string
+		p      tenancy.Principal
+		source knowledge.MemorySource
+		limit  int
+		want   string
+	}{
+		{"all, newest first", w.alice, "", 10, "entity:company=Acme Holding AG,entity:revenueQ4=12.5M CHF,tool:c2=read (ok): page 5,tool:c1=search (ok): 3 hits"},
+		{"tool results", w.alice, knowledge.MemoryTool, 10, "tool:c2=read (ok): page 5,tool:c1=search (ok): 3 hits"},
+		{"the most recent tool result", w.alice, knowledge.MemoryTool, 1, "tool:c2=read (ok): page 5"},
+		{"extraction after the upsert moved company", w.alice, knowledge.MemoryExtraction, 10, "entity:revenueQ4=12.5M CHF"},
+		{"tenant admin reads", w.admin, knowledge.MemoryConversation, 10, "entity:company=Acme Holding AG"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := db.Memories(ctx, c.p, wf.ID, c.source, c.limit)
+			if err != nil || keys(got) != c.want {
+				t.Fatalf("got %q %v, want %q", keys(got), err, c.want)
+			}
+			for _, m := range got {
+				if m.WorkflowID != wf.ID {
+					t.Fatalf("entry of workflow %s listed", m.WorkflowID)
+				}
+			}
+		})
+	}
+
+	// Access is the workflow's.
+	for _, p := range []tenancy.Principal{w.bob, w.victor, w.carol, w.dave, w.daveAdmin} {
+		if _, err := db.Memories(ctx, p, wf.ID, "", 10); !errors.Is(err, tenancy.ErrNotFound) {
+			t.Errorf("read by %s: %v, want ErrNotFound", p.UserID, err)
+		}
+		if _, err := put(p, wf.ID, "entity:x", "y", knowledge.MemoryExtraction); !errors.Is(err, tenancy.ErrNotFound) {
+			t.Errorf("write by %s: %v, want ErrNotFound", p.UserID, err)
+		}
+		if err := db.DeleteMemory(ctx, p, wf.ID, "tool:c1"); !errors.Is(err, tenancy.ErrNotFound) {
+			t.Errorf("delete by %s: %v, want ErrNotFound", p.UserID, err)
+		}
+	}
+	if _, err := put(w.admin, wf.ID, "entity:x", "y", knowledge.MemoryExtraction); !errors.Is(err, tenancy.ErrForbidden) {
+		t.Errorf("write by the tenant admin: %v, want ErrForbidden", err)
+	}
+
+	// Bad input is refused with a reason.
+	bad := []struct {
+		name string
+		m    knowledge.Memory
+	}{
+		{"empty key", knowledge.Memory{WorkflowID: wf.ID, Key: " ", Value: "v", Source: knowledge.MemoryTool}},
+		{"long key", knowledge.Memory{WorkflowID: wf.ID, Key: strings.Repeat("k", knowledge.MaxMemoryKeyBytes+1), Source: knowledge.MemoryTool}},
+		{"long value", knowledge.Memory{WorkflowID: wf.ID, Key: "k", Value: strings.Repeat("v", knowledge.MaxMemoryValueBytes+1), Source: knowledge.MemoryTool}},
+		{"unknown source", knowledge.Memory{WorkflowID: wf.ID, Key: "k", Value: "v", Source: "guess"}},
+		{"invalid UTF-8", knowledge.Memory{WorkflowID: wf.ID, Key: "k", Value: "\xff", Source: knowledge.MemoryTool}},
+		{"no workflow", knowledge.Memory{Key: "k", Value: "v", Source: knowledge.MemoryTool}},
+	}
+	for _, b := range bad {
+		if _, err := db.UpsertMemory(ctx, w.alice, b.m); !errors.Is(err, tenancy.ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", b.name, err)
+		}
+	}
+	if _, err := db.Memories(ctx, w.alice, wf.ID, "", 0); !errors.Is(err, tenancy.ErrInvalid) {
+		t.Errorf("limit 0: %v", err)
+	}
+	if _, err := db.Memories(ctx, w.alice, wf.ID, "guess", 10); !errors.Is(err, tenancy.ErrInvalid) {
+		t.Errorf("unknown source: %v", err)
+	}
+	if _, err := db.Memories(ctx, w.alice, "no-such-workflow", "", 10); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Errorf("unknown workflow: %v", err)
+	}
+
+	// Delete one entry; a missing key says so.
+	if err := db.DeleteMemory(ctx, w.alice, wf.ID, "tool:c1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteMemory(ctx, w.alice, wf.ID, "tool:c1"); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("deleting twice: %v", err)
+	}
+
+	// The memory goes with its workflow, and only its.
+	if err := svc.Delete(ctx, w.alice, wf.ID); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM workflow_memory WHERE workflow_id = '"+wf.ID+"'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d entries left after the workflow's deletion (%v)", n, err)
+	}
+	if got, err := db.Memories(ctx, w.alice, other.ID, "", 10); err != nil || keys(got) != "entity:company=Other GmbH" {
+		t.Fatalf("the other workflow's memory: %q %v", keys(got), err)
+	}
+}
