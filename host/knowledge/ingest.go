@@ -44,6 +44,7 @@ type Ingester struct {
 	blobs     Blobs
 	extractor Extractor
 	embed     Embedder // nil: no vectors
+	smart     SmartPDF // zero: every PDF extracted whole
 	logger    *slog.Logger
 }
 
@@ -104,7 +105,7 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return fail(fmt.Errorf("knowledge: content of %s: %w", f.Name, err))
 	}
 	defer r.Close()
-	idx, objects, err := in.extractor.Extract(ctx, f.Name, f.MIMEType, r)
+	idx, objects, err := in.extract(ctx, f, r)
 	if err != nil {
 		if errors.Is(err, ErrNoExtractor) || errors.As(err, new(*wasm.Error)) {
 			err = fmt.Errorf("%w: %w", ErrPermanent, err)

@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// ContentChunks returns the stored chunks of a file's content in reading
+// order (page, then sequence), for a principal who can read the file,
+// filtered by pages, section and types. It is how the knowledge store's
+// cached content is read back.
+func (db *DB) ContentChunks(ctx context.Context, p tenancy.Principal, fileID string, flt knowledge.ChunkFilter) ([]knowledge.Chunk, error) {
+	q, args := scope(p, false, "f", "shared")
+	where := []string{"f.id = ?", q, "c.tenant_id = f.tenant_id", "c.sha256 = f.sha256"}
+	args = append([]any{fileID}, args...)
+	if len(flt.Pages) > 0 {
+		where = append(where, "c.page IN ("+placeholders(len(flt.Pages))+")")
+		for _, pg := range flt.Pages {
+			args = append(args, pg)
+		}
+	}
+	if flt.Section != "" {
+		// The section and the sections numbered below it; LIKE's wildcards
+		// in the id are escaped so "2_1" matches itself only.
+		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(flt.Section)
+		where = append(where, `(c.section = ? OR c.section LIKE ? ESCAPE '\')`)
+		args = append(args, flt.Section, esc+".%")
+	}
+	if len(flt.Types) > 0 {
+		where = append(where, "c.content_type IN ("+placeholders(len(flt.Types))+")")
+		for _, t := range flt.Types {
+			args = append(args, string(t))
+		}
+	}
+	rows, err := db.conn().query(ctx, `SELECT c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens
+		FROM files f JOIN chunks c ON c.tenant_id = f.tenant_id AND c.sha256 = f.sha256
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY c.page, c.seq`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: content chunks: %w", err)
+	}
+	defer rows.Close()
+	out := []knowledge.Chunk{}
+	for rows.Next() {
+		var ch knowledge.Chunk
+		var ct, ref string
+		if err := rows.Scan(&ch.ID, &ch.Seq, &ch.ObjectID, &ct, &ch.Text, &ref, &ch.Tokens); err != nil {
+			return nil, fmt.Errorf("store: content chunks: %w", err)
+		}
+		ch.ContentType = content.Type(ct)
+		if err := json.Unmarshal([]byte(ref), &ch.Ref); err != nil {
+			return nil, fmt.Errorf("store: chunk reference: %w", err)
+		}
+		ch.ID = ownChunkID(ch.ID)
+		out = append(out, ch)
+	}
+	return out, rows.Err()
+}
+
+// AddContentPages records pages of an on-demand content as extracted: in
+// one transaction it adds their chunks to the lexical index (a chunk
+// already stored is kept, so two hosts that extracted the same page store
+// it once), appends their object summaries to the index and merges the
+// pages into structure["extractedPages"]. The content row is locked for the
+// merge, so concurrent additions never lose each other's pages.
+func (db *DB) AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []knowledge.Chunk) error {
+	return db.tx(ctx, func(c conn) error {
+		lock := ""
+		if db.dialect == Postgres {
+			lock = " FOR UPDATE"
+		}
+		var structure, objects string
+		err := c.queryRow(ctx, `SELECT structure, objects FROM content_indexes WHERE tenant_id = ? AND sha256 = ?`+lock, tenantID, sha).Scan(&structure, &objects)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: no content %s", tenancy.ErrNotFound, sha)
+		}
+		if err != nil {
+			return fmt.Errorf("store: content pages: %w", err)
+		}
+		st := map[string]any{}
+		if err := json.Unmarshal([]byte(structure), &st); err != nil {
+			return fmt.Errorf("store: content structure: %w", err)
+		}
+		var sums []content.Summary
+		if err := json.Unmarshal([]byte(objects), &sums); err != nil {
+			return fmt.Errorf("store: content objects: %w", err)
+		}
+		done := knowledge.ExtractedPages(content.Index{Structure: st})
+		done = append(done, pages...)
+		slices.Sort(done)
+		st[knowledge.StructExtractedPages] = slices.Compact(done)
+		have := make(map[string]bool, len(sums))
+		for _, s := range sums {
+			have[s.ID] = true
+		}
+		for _, s := range summaries {
+			if !have[s.ID] {
+				have[s.ID] = true
+				sums = append(sums, s)
+			}
+		}
+		rawSt, err := json.Marshal(st)
+		if err != nil {
+			return fmt.Errorf("store: content structure: %w", err)
+		}
+		rawObj, err := json.Marshal(sums)
+		if err != nil {
+			return fmt.Errorf("store: content objects: %w", err)
+		}
+		if _, err := c.exec(ctx, `UPDATE content_indexes SET structure = ?, objects = ?, total_objects = ?, updated_at = ? WHERE tenant_id = ? AND sha256 = ?`,
+			string(rawSt), string(rawObj), len(sums), micros(now()), tenantID, sha); err != nil {
+			return fmt.Errorf("store: content pages: %w", err)
+		}
+		for _, ch := range chunks {
+			ref, _ := json.Marshal(ch.Ref)
+			if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
+				string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens); err != nil {
+				return fmt.Errorf("store: chunk %s: %w", ch.ID, err)
+			}
+		}
+		return nil
+	})
+}
