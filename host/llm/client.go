@@ -42,7 +42,7 @@ func (m *model) info() ModelInfo {
 		Provider: m.p.Name, Name: m.Model, ContextWindow: m.ContextWindow,
 		FunctionCalling: !m.NoFunctionCalling,
 		InputCHFPer1M:   m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M,
-		CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars,
+		CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars, CHFPerImage: m.CHFPerImage,
 		Dimensions: m.Dimensions,
 	}
 }

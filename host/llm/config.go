@@ -87,6 +87,9 @@ type ModelConfig struct {
 	OutputCHFPer1M    float64
 	CHFPerMinute      float64
 	CHFPer1MChars     float64
+	// CHFPerImage prices image generation per image, for providers that
+	// report no tokens (dall-e-*); gpt-image-* report tokens, priced above.
+	CHFPerImage float64
 	// Free marks a model that costs nothing (a local server): no built-in
 	// price is applied even if its name is a known one.
 	Free bool
@@ -96,7 +99,7 @@ type ModelConfig struct {
 }
 
 func (m ModelConfig) priced() bool {
-	return m.InputCHFPer1M != 0 || m.OutputCHFPer1M != 0 || m.CHFPerMinute != 0 || m.CHFPer1MChars != 0
+	return m.InputCHFPer1M != 0 || m.OutputCHFPer1M != 0 || m.CHFPerMinute != 0 || m.CHFPer1MChars != 0 || m.CHFPerImage != 0
 }
 
 // RetryConfig is the retry policy for one model before the chain moves on.
@@ -270,7 +273,7 @@ func (c Config) Validate() error {
 				name string
 				v    float64
 			}{{"inputCHFPer1M", m.InputCHFPer1M}, {"outputCHFPer1M", m.OutputCHFPer1M},
-				{"chfPerMinute", m.CHFPerMinute}, {"chfPer1MChars", m.CHFPer1MChars}} {
+				{"chfPerMinute", m.CHFPerMinute}, {"chfPer1MChars", m.CHFPer1MChars}, {"chfPerImage", m.CHFPerImage}} {
 				if p.v < 0 {
 					bad(f+"."+p.name, "must not be negative")
 				}

@@ -82,6 +82,7 @@ type (
 		OutputCHFPer1M  float64 `yaml:"outputCHFPer1M"`
 		CHFPerMinute    float64 `yaml:"chfPerMinute"`
 		CHFPer1MChars   float64 `yaml:"chfPer1MChars"`
+		CHFPerImage     float64 `yaml:"chfPerImage"`
 		Free            bool    `yaml:"free"`
 		Dimensions      int     `yaml:"dimensions"`
 	}
@@ -176,7 +177,7 @@ func parseConfig(data []byte, isJSON bool) (Config, error) {
 				Provider: m.Provider, Model: m.Model, ContextWindow: m.ContextWindow,
 				NoFunctionCalling: m.FunctionCalling != nil && !*m.FunctionCalling,
 				InputCHFPer1M:     m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M,
-				CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars,
+				CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars, CHFPerImage: m.CHFPerImage,
 				Free: m.Free, Dimensions: m.Dimensions,
 			})
 		}

@@ -24,16 +24,18 @@ const (
 	OpTranscription Operation = "transcription"
 	// OpSpeech is text to speech.
 	OpSpeech Operation = "speech"
+	// OpImage is image generation (the provider's images API).
+	OpImage Operation = "image"
 )
 
 // Operations lists every operation in a fixed order (configuration, docs).
 func Operations() []Operation {
-	return []Operation{OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech}
+	return []Operation{OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage}
 }
 
 func (op Operation) valid() bool {
 	switch op {
-	case OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech:
+	case OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage:
 		return true
 	}
 	return false
@@ -118,6 +120,8 @@ type Usage struct {
 	AudioSeconds float64
 	// Characters is the number of characters (runes) spoken (speech).
 	Characters int
+	// Images is the number of images generated (image).
+	Images int
 	// Estimated is true when a figure above was counted locally because the
 	// provider reported none.
 	Estimated bool
@@ -141,6 +145,7 @@ func (u Usage) Add(v Usage) Usage {
 	u.Duration += v.Duration
 	u.AudioSeconds += v.AudioSeconds
 	u.Characters += v.Characters
+	u.Images += v.Images
 	u.Estimated = u.Estimated || v.Estimated
 	u.Attempts += v.Attempts
 	return u
@@ -187,6 +192,7 @@ type ModelInfo struct {
 	OutputCHFPer1M  float64
 	CHFPerMinute    float64
 	CHFPer1MChars   float64
+	CHFPerImage     float64
 	// Dimensions is the embedding vector length asked of the model (0: the
 	// model's own).
 	Dimensions int

@@ -64,6 +64,8 @@ type Step struct {
 	Transcript string
 	// Audio is what a speech step returns.
 	Audio []byte
+	// Image is what an images step returns for each picture (PNG bytes).
+	Image []byte
 }
 
 // ToolCall is a function call in a script or in a recorded request.

@@ -117,6 +117,7 @@ func Start(opts ...Option) *Server {
 	mux.HandleFunc("POST "+string(EndpointEmbeddings), s.handleEmbeddings)
 	mux.HandleFunc("POST "+string(EndpointTranscriptions), s.handleTranscriptions)
 	mux.HandleFunc("POST "+string(EndpointSpeech), s.handleSpeech)
+	mux.HandleFunc("POST "+string(EndpointImages), s.handleImages)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, Fail(http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")"))
 	})

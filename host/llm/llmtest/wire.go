@@ -16,6 +16,7 @@ const (
 	EndpointEmbeddings     Endpoint = "/v1/embeddings"
 	EndpointTranscriptions Endpoint = "/v1/audio/transcriptions"
 	EndpointSpeech         Endpoint = "/v1/audio/speech"
+	EndpointImages         Endpoint = "/v1/images/generations"
 )
 
 // Request is one request the server received, decoded. Exactly one of the
@@ -29,6 +30,7 @@ type Request struct {
 	Embedding     *EmbeddingRequest
 	Transcription *TranscriptionRequest
 	Speech        *SpeechRequest
+	Image         *ImageRequest
 	Status        int
 }
 
