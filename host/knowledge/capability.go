@@ -1,0 +1,378 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// CapabilityName is the knowledge capability's name in manifests; its
+// functions are imported from module "agenthost:knowledge".
+const CapabilityName = "knowledge"
+
+// FileGetter reads a file's metadata for a principal (files.Service).
+type FileGetter interface {
+	Get(ctx context.Context, p tenancy.Principal, id string) (files.Item, error)
+}
+
+// DocumentResolver turns docItem references into a workflow's documents
+// (workflows.Service).
+type DocumentResolver interface {
+	ResolveDocuments(ctx context.Context, p tenancy.Principal, workflowID string, refs []string) ([]workflows.Document, error)
+}
+
+// HitSearcher runs a knowledge search for a principal (the Searcher).
+type HitSearcher interface {
+	Search(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error)
+}
+
+// CapabilityDeps are what the knowledge capability acts through. Every
+// function acts for the caller of the tool call (toolcall.From) and sees
+// only the files that caller can read.
+type CapabilityDeps struct {
+	Files     FileGetter
+	Documents DocumentResolver // nil: docItem references are refused
+	Search    HitSearcher
+	Reader    *Reader
+	// Entries lists a container's entry tree and ExtractEntry extracts one
+	// entry on demand (the containers side of indexing); nil: files are
+	// not containers here.
+	Entries      func(ctx context.Context, p tenancy.Principal, fileID string) (any, error)
+	ExtractEntry func(ctx context.Context, p tenancy.Principal, fileID, path string) (any, error)
+}
+
+// Capability error codes of the knowledge functions.
+const (
+	CodeNoCaller        = "no_caller"
+	CodeInvalidArgument = "invalid_arguments"
+	CodeNotFound        = "not_found"
+	CodeNotReady        = "not_ready"
+	CodeUnsupported     = "unsupported"
+)
+
+// Capability returns the knowledge capability (docs/plugin-abi.md):
+// search, index, read_objects, read_section (read) and extract_item
+// (write), JSON functions of module "agenthost:knowledge".
+func Capability(d CapabilityDeps) wasm.Capability {
+	const module = wasm.CapabilityPrefix + CapabilityName
+	fn := func(name string, write bool, h func(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error)) wasm.HostFunction {
+		return wasm.JSONFunction(module, name, write, func(ctx context.Context, _ *wasm.Call, req json.RawMessage) (any, error) {
+			c, ok := toolcall.From(ctx)
+			if !ok || c.Principal.TenantID == "" {
+				return nil, &wasm.CapabilityError{Code: CodeNoCaller, Message: "knowledge." + name + ": this call acts for nobody (no caller in its context), so it may read nothing"}
+			}
+			out, err := h(ctx, c, req)
+			if err != nil {
+				return nil, capabilityError(name, err)
+			}
+			return out, nil
+		})
+	}
+	return wasm.Capability{
+		Name:        CapabilityName,
+		Description: "search the knowledge store and read files' content indexes, sections and content objects as the calling user (pages of large PDFs are extracted on demand); extract container entries",
+		Functions: []wasm.HostFunction{
+			fn("search", false, d.search),
+			fn("index", false, d.index),
+			fn("read_objects", false, d.readObjects),
+			fn("read_section", false, d.readSection),
+			fn("extract_item", true, d.extractItem),
+		},
+	}
+}
+
+// capabilityError gives an error its capability code.
+func capabilityError(fn string, err error) error {
+	code := "error"
+	switch {
+	case errors.Is(err, tenancy.ErrNotFound), errors.Is(err, tenancy.ErrForbidden):
+		code = CodeNotFound
+	case errors.Is(err, tenancy.ErrInvalid):
+		code = CodeInvalidArgument
+	case errors.Is(err, ErrNotReady):
+		code = CodeNotReady
+	case errors.Is(err, ErrNoExtractor):
+		code = CodeUnsupported
+	}
+	return &wasm.CapabilityError{Code: code, Message: "knowledge." + fn + ": " + err.Error()}
+}
+
+// decode reads a request strictly: an unknown field is a mistake worth
+// reporting, not ignoring.
+func decode(req json.RawMessage, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(req)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", tenancy.ErrInvalid, err)
+	}
+	return nil
+}
+
+// file resolves a file argument, a file id or "docItem:<id>" of the
+// caller's workflow, to a file the caller can read.
+func (d CapabilityDeps) file(ctx context.Context, c toolcall.Caller, ref string) (files.Item, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return files.Item{}, fmt.Errorf("%w: file is required (a file id or docItem:<id>)", tenancy.ErrInvalid)
+	}
+	id := ref
+	if strings.HasPrefix(ref, "docItem:") {
+		if c.WorkflowID == "" || d.Documents == nil {
+			return files.Item{}, fmt.Errorf("%w: %s names a workflow document, and this call runs outside a workflow; pass the file id", tenancy.ErrInvalid, ref)
+		}
+		docs, err := d.Documents.ResolveDocuments(ctx, c.Principal, c.WorkflowID, []string{ref})
+		if err != nil {
+			return files.Item{}, err
+		}
+		if len(docs) != 1 {
+			return files.Item{}, fmt.Errorf("%w: %s", tenancy.ErrNotFound, ref)
+		}
+		id = docs[0].FileID
+	} else if strings.HasPrefix(ref, "docList:") {
+		return files.Item{}, fmt.Errorf("%w: %s names several documents; pass one docItem:<id> or file id", tenancy.ErrInvalid, ref)
+	}
+	f, err := d.Files.Get(ctx, c.Principal, id)
+	if err != nil {
+		return files.Item{}, err
+	}
+	return f, nil
+}
+
+// SearchRequest is the request of knowledge.search.
+type SearchRequest struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+	// Layer: "" (every readable file), "instance" (the caller's workspace)
+	// or "shared" (the tenant's shared files).
+	Layer   string       `json:"layer,omitempty"`
+	FileIDs []string     `json:"fileIds,omitempty"`
+	Page    int          `json:"page,omitempty"`
+	Section string       `json:"section,omitempty"`
+	Type    content.Type `json:"type,omitempty"`
+}
+
+// SearchResponse is knowledge.search's answer.
+type SearchResponse struct {
+	Hits []Hit `json:"hits"`
+}
+
+func (d CapabilityDeps) search(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+	var r SearchRequest
+	if err := decode(req, &r); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(r.Query) == "" {
+		return nil, fmt.Errorf("%w: query is required", tenancy.ErrInvalid)
+	}
+	if r.Limit < 0 || r.Limit > 50 {
+		return nil, fmt.Errorf("%w: limit %d is outside 1-50", tenancy.ErrInvalid, r.Limit)
+	}
+	if r.Page < 0 {
+		return nil, fmt.Errorf("%w: page %d (pages count from 1)", tenancy.ErrInvalid, r.Page)
+	}
+	q := Query{Text: r.Query, Layer: Layer(r.Layer), Limit: r.Limit, Page: r.Page, Section: r.Section, ContentType: r.Type}
+	if q.Layer == LayerInstance {
+		q.WorkspaceID = c.WorkspaceID
+	}
+	for _, ref := range r.FileIDs {
+		f, err := d.file(ctx, c, ref)
+		if err != nil {
+			return nil, err
+		}
+		q.FileIDs = append(q.FileIDs, f.ID)
+	}
+	hits, err := d.Search.Search(ctx, c.Principal, q)
+	if err != nil {
+		return nil, err
+	}
+	if hits == nil {
+		hits = []Hit{}
+	}
+	return SearchResponse{Hits: hits}, nil
+}
+
+// IndexRequest is the request of knowledge.index.
+type IndexRequest struct {
+	File string `json:"file"`
+	// ObjectsLimit caps the object summaries returned (default 100, at
+	// most 1000).
+	ObjectsLimit int `json:"objectsLimit,omitempty"`
+}
+
+// IndexResponse is a file's content index as knowledge.index gives it.
+type IndexResponse struct {
+	FileID   string `json:"fileId"`
+	FileName string `json:"fileName"`
+	MIMEType string `json:"mimeType"`
+	Size     int64  `json:"size"`
+	Status   Status `json:"status"`
+	Error    string `json:"error,omitempty"`
+	// OnDemand: pages are extracted when read (a large PDF); ExtractedPages
+	// are those read so far.
+	OnDemand       bool      `json:"onDemand,omitempty"`
+	Pages          int       `json:"pages,omitempty"`
+	ExtractedPages []int     `json:"extractedPages,omitempty"`
+	Sections       []Section `json:"sections,omitempty"`
+	// Structure is the rest of the extractor's structure map (page map,
+	// outline and headings left out: sections and pages carry them).
+	Structure    map[string]any    `json:"structure,omitempty"`
+	TotalObjects int               `json:"totalObjects"`
+	Objects      []content.Summary `json:"objectSummary"`
+	// Entries are a container's entries (archives, folders).
+	Entries any `json:"entries,omitempty"`
+}
+
+func (d CapabilityDeps) index(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+	var r IndexRequest
+	if err := decode(req, &r); err != nil {
+		return nil, err
+	}
+	switch {
+	case r.ObjectsLimit < 0 || r.ObjectsLimit > 1000:
+		return nil, fmt.Errorf("%w: objectsLimit %d is outside 1-1000", tenancy.ErrInvalid, r.ObjectsLimit)
+	case r.ObjectsLimit == 0:
+		r.ObjectsLimit = 100
+	}
+	f, err := d.file(ctx, c, r.File)
+	if err != nil {
+		return nil, err
+	}
+	out := IndexResponse{FileID: f.ID, FileName: f.Name, MIMEType: f.MIMEType, Size: f.Size, Objects: []content.Summary{}}
+	if d.Entries != nil {
+		entries, eerr := d.Entries(ctx, c.Principal, f.ID)
+		if eerr == nil {
+			out.Entries = entries
+		}
+	}
+	st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID)
+	if err != nil {
+		if errors.Is(err, tenancy.ErrNotFound) {
+			// Readable file, no content row yet: indexing has not started.
+			out.Status = StatusPending
+			return out, nil
+		}
+		return nil, err
+	}
+	out.Status, out.Error = st.Status, st.Error
+	out.OnDemand, out.Pages = OnDemand(st.Index), pageCount(st.Index)
+	if out.OnDemand {
+		out.ExtractedPages = ExtractedPages(st.Index)
+		if out.ExtractedPages == nil {
+			out.ExtractedPages = []int{}
+		}
+	}
+	out.Sections = Sections(st.Index)
+	out.Structure = maps.Clone(st.Index.Structure)
+	for _, k := range []string{"pageMap", "outline", "headings", "sections", StructOnDemand, StructExtractedPages} {
+		delete(out.Structure, k)
+	}
+	out.TotalObjects = st.Index.TotalObjects
+	out.Objects = st.Index.Objects[:min(len(st.Index.Objects), r.ObjectsLimit)]
+	return out, nil
+}
+
+// ReadObjectsRequest is the request of knowledge.read_objects.
+type ReadObjectsRequest struct {
+	File     string         `json:"file"`
+	Pages    []int          `json:"pages,omitempty"`
+	Types    []content.Type `json:"types,omitempty"`
+	Section  string         `json:"section,omitempty"`
+	Offset   int            `json:"offset,omitempty"`
+	Limit    int            `json:"limit,omitempty"`
+	MaxBytes int            `json:"maxBytes,omitempty"`
+}
+
+// ReadObjectsResponse is a page of a file's content objects.
+type ReadObjectsResponse struct {
+	FileID   string `json:"fileId"`
+	FileName string `json:"fileName"`
+	ObjectPage
+}
+
+func (d CapabilityDeps) readObjects(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+	var r ReadObjectsRequest
+	if err := decode(req, &r); err != nil {
+		return nil, err
+	}
+	return d.read(ctx, c, r)
+}
+
+func (d CapabilityDeps) read(ctx context.Context, c toolcall.Caller, r ReadObjectsRequest) (any, error) {
+	f, err := d.file(ctx, c, r.File)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := d.Reader.Objects(ctx, c.Principal, f, ObjectQuery{
+		Pages: r.Pages, Section: r.Section, Types: r.Types, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ReadObjectsResponse{FileID: f.ID, FileName: f.Name, ObjectPage: pg}, nil
+}
+
+// ReadSectionRequest is the request of knowledge.read_section: a section
+// by id or title, paged like read_objects.
+type ReadSectionRequest struct {
+	File     string `json:"file"`
+	Section  string `json:"section"`
+	Offset   int    `json:"offset,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
+	MaxBytes int    `json:"maxBytes,omitempty"`
+}
+
+func (d CapabilityDeps) readSection(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+	var r ReadSectionRequest
+	if err := decode(req, &r); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(r.Section) == "" {
+		return nil, fmt.Errorf("%w: section is required (an id or title from the file's index)", tenancy.ErrInvalid)
+	}
+	return d.read(ctx, c, ReadObjectsRequest{File: r.File, Section: r.Section, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes})
+}
+
+// ExtractItemRequest is the request of knowledge.extract_item.
+type ExtractItemRequest struct {
+	File string `json:"file"`
+	Path string `json:"path"`
+}
+
+// ExtractItemResponse is the entry extract_item extracted.
+type ExtractItemResponse struct {
+	FileID string `json:"fileId"`
+	Path   string `json:"path"`
+	Entry  any    `json:"entry"`
+}
+
+func (d CapabilityDeps) extractItem(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+	var r ExtractItemRequest
+	if err := decode(req, &r); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(r.Path) == "" {
+		return nil, fmt.Errorf("%w: path is required (an entry's path from the container's index)", tenancy.ErrInvalid)
+	}
+	f, err := d.file(ctx, c, r.File)
+	if err != nil {
+		return nil, err
+	}
+	if d.ExtractEntry == nil {
+		return nil, fmt.Errorf("%w: this host resolves no containers, so %s has no entries to extract", ErrNoExtractor, f.Name)
+	}
+	e, err := d.ExtractEntry(ctx, c.Principal, f.ID, r.Path)
+	if err != nil {
+		return nil, err
+	}
+	return ExtractItemResponse{FileID: f.ID, Path: r.Path, Entry: e}, nil
+}
