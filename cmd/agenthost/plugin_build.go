@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/build"
 )
 
@@ -31,7 +32,13 @@ func pluginBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if dir == "" {
 		return fmt.Errorf("usage: agenthost plugin build DIR [-o FILE]")
 	}
-	module, m, err := build.Build(ctx, dir, build.Options{TrustManifestTools: *trust})
+	// Describing a plugin links every capability the server offers (each
+	// refusing), so plugins importing any of them build.
+	reg, err := wasm.NewRegistry(newHostCapabilities().list(wasm.EgressOptions{})...)
+	if err != nil {
+		return err
+	}
+	module, m, err := build.Build(ctx, dir, build.Options{TrustManifestTools: *trust, Registry: reg})
 	if err != nil {
 		return err
 	}

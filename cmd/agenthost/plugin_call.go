@@ -46,7 +46,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{AllowPrivateHosts: allow})...)
+	reg, err := wasm.NewRegistry(newHostCapabilities().list(wasm.EgressOptions{AllowPrivateHosts: allow})...)
 	if err != nil {
 		return err
 	}

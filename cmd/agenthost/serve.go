@@ -109,6 +109,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
 	}
 	wfSvc := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Logger: logger}), logger)
+	// The host capabilities reach the services from here on; tools called
+	// before (none: the API is not listening yet) would be refused.
+	*pf.caps.files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
+	*pf.caps.models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger,
+		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
 	registry := tools.NewRegistry(host, nil)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger)
 	defer runner.Close()
