@@ -22,7 +22,8 @@ type Call struct {
 	p        *Plugin
 	opts     *CallOptions
 	httpLast httpLast
-	fault    *Error // set by a host function before it traps, to classify the failure
+	fault    *Error       // set by a host function before it traps, to classify the failure
+	out      *outputState // the output capability's state, nil until first used
 }
 
 type httpLast struct {

@@ -25,7 +25,7 @@ type EgressOptions struct {
 // egress-checked HTTP and progress reports. Packages add their own (files,
 // knowledge, tokens) to the registry next to these.
 func StandardCapabilities(o EgressOptions) []Capability {
-	return []Capability{HTTPCapability(o), ProgressCapability(), InputCapability()}
+	return []Capability{HTTPCapability(o), ProgressCapability(), InputCapability(), OutputCapability()}
 }
 
 // extismHTTPRequest is the request document of Extism's http_request.

@@ -224,6 +224,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	input = append(append(append(input, tool...), '\n'), args...)
 	c := &Call{Plugin: p.Name(), Tool: tool, ReadOnly: ro, Logger: p.logger, p: p, opts: opts}
 	rc, ierr := in.invoke(ctx, c, in.call, input, p.limits.timeout)
+	c.endOutput()
 	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused}
 	if ierr != nil {
 		v.pool.put(in, false)
@@ -271,6 +272,10 @@ type CallOptions struct {
 	OnProgress func(Progress)
 	// Input is the document the call may read by range (capability "input").
 	Input Input
+	// Output receives the files the call emits (capability "output"),
+	// within OutputLimits (zero fields: the defaults).
+	Output       OutputSink
+	OutputLimits OutputLimits
 }
 
 // ensureReady checks once, on a real instance, that the plugin's code registers

@@ -1,0 +1,190 @@
+// Command containers is the container extractor plugin: it reads a ZIP, TAR
+// or gzip (GZ, TGZ) through the input capability (by range) and resolves it
+// recursively with the archive library's limits, which hold across the
+// nesting (one walk: depth 5, 500 MiB extracted, 10,000 entries, 100:1
+// ratio). Every inner file goes back to the host through the output
+// capability, named by its container path ("a.zip/docs/b.tar/report.pdf"),
+// its bytes copied from this plugin's memory into the host's sink; nested
+// containers are announced by path; every refused entry (traversal, link,
+// bomb, truncated, encrypted, over a limit) is reported with its reason and
+// the walk goes on. The tool's own result is only a summary.
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/agenthost/agenthost/pdk"
+	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/pdk/input"
+	"github.com/agenthost/agenthost/pdk/output"
+	"github.com/agenthost/agenthost/plugins/containers/archive"
+)
+
+func main() {}
+
+type extractArgs struct {
+	Name     string `json:"name" description:"the container's file name, the first segment of every path"`
+	MIMEType string `json:"mimeType"`
+	Path     string `json:"path,omitempty" description:"emit only the entry with this container path (on-demand extraction of one entry)"`
+}
+
+type result struct {
+	Index   content.Index    `json:"index"`
+	Objects []content.Object `json:"objects"`
+}
+
+// targetedFiles bounds the entries a walk for one path may pass: such a walk
+// reads only that entry's bytes, so it may look past the 10,000 entries at
+// which a full walk stops.
+const targetedFiles = 100_000
+
+// copyBuffer is the size of one write to the host.
+const copyBuffer = 1 << 20
+
+// emitter hands the walk's entries to the host.
+type emitter struct {
+	only                      string          // emit only this path, "" for all
+	reported                  map[string]bool // paths already failed by the emitter
+	buf                       []byte
+	files, containers, failed int
+	found                     bool
+	fatal                     error // the host refused the output itself: the walk ends
+}
+
+func (em *emitter) entry(e archive.Entry, r io.Reader) error {
+	if e.Depth == 0 || e.Dir {
+		return nil
+	}
+	if em.only != "" && e.Path != em.only {
+		return nil
+	}
+	em.found = true
+	size := e.Size
+	if e.Container != archive.None {
+		size = 0
+	}
+	w, err := output.Begin(output.File{Path: e.Path, Size: size, MIMEType: e.MIMEType, Container: e.Container != archive.None})
+	if err != nil {
+		return em.refused(e.Path, err)
+	}
+	if e.Container != archive.None {
+		em.containers++
+		_, err := w.Close()
+		return em.refused(e.Path, err)
+	}
+	if r != nil && size > 0 {
+		if _, err := io.CopyBuffer(w, r, em.buf); err != nil {
+			em.reported[e.Path] = true
+			em.failed++
+			return em.refused(e.Path, w.Fail(kindOf(err), "reading failed: "+err.Error()))
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		em.reported[e.Path] = true
+		em.failed++
+		return em.refused(e.Path, output.Fail(e.Path, "size", err.Error()))
+	}
+	em.files++
+	return nil
+}
+
+// refused turns a refusal by the host into the entry's failure, or into the
+// end of the walk when the call has no output at all.
+func (em *emitter) refused(p string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pdk.Error
+	if errors.As(err, &pe) && (pe.Code == "no_output" || pe.Code == "limit" && strings.Contains(pe.Message, "failures")) {
+		em.fatal = err
+		return err
+	}
+	if em.reported[p] {
+		return nil
+	}
+	em.reported[p] = true
+	em.failed++
+	if ferr := output.Fail(p, "limit", err.Error()); ferr != nil {
+		em.fatal = ferr
+		return ferr
+	}
+	return nil
+}
+
+// kindOf classifies a read error with the library's sentinels.
+func kindOf(err error) string {
+	switch {
+	case errors.Is(err, archive.ErrBomb):
+		return archive.ProblemBomb
+	case errors.Is(err, archive.ErrLimit):
+		return archive.ProblemLimit
+	case errors.Is(err, archive.ErrTruncated), errors.Is(err, io.ErrUnexpectedEOF):
+		return archive.ProblemTruncated
+	case errors.Is(err, archive.ErrEncrypted):
+		return archive.ProblemEncrypted
+	case errors.Is(err, archive.ErrUnsupported):
+		return archive.ProblemUnsupported
+	case errors.Is(err, archive.ErrCorrupt):
+		return archive.ProblemCorrupt
+	}
+	return archive.ProblemIO
+}
+
+func extract(a extractArgs) (result, error) {
+	size, err := input.Size()
+	if err != nil {
+		return result{}, pdk.Errorf("no_input", "%v", err)
+	}
+	name := path.Base(strings.ReplaceAll(a.Name, "\\", "/"))
+	if name == "." || name == "/" || name == "" {
+		name = "input"
+	}
+	lim := archive.DefaultLimits()
+	if a.Path != "" {
+		lim.MaxFiles = targetedFiles
+	}
+	em := &emitter{only: a.Path, reported: map[string]bool{}, buf: make([]byte, copyBuffer)}
+	res, werr := archive.Walk(context.Background(), input.Reader{}, size, name, lim, em.entry)
+	if em.fatal != nil {
+		return result{}, pdk.Errorf("output_refused", "%v", em.fatal)
+	}
+	if werr != nil && len(res.Entries) == 0 {
+		return result{}, pdk.Errorf("invalid_document", "%v", werr)
+	}
+	if len(res.Entries) > 0 && res.Entries[0].Container == archive.None {
+		return result{}, pdk.Errorf("invalid_document", "%s is not a ZIP, TAR or gzip container", name)
+	}
+	problems := 0
+	var ended string
+	for _, p := range res.Problems {
+		if em.reported[p.Path] || (em.only != "" && p.Path != em.only && p.Path != name) {
+			continue
+		}
+		problems++
+		if err := output.Fail(p.Path, p.Kind, p.Reason); err != nil {
+			return result{}, pdk.Errorf("output_refused", "%v", err)
+		}
+		ended = p.Reason
+	}
+	if em.only != "" && !em.found && problems == 0 {
+		return result{}, pdk.Errorf("not_found", "%s has no entry %q", name, em.only)
+	}
+	st := map[string]any{
+		"container": res.Entries[0].Container.String(),
+		"files":     em.files, "containers": em.containers,
+		"failed": em.failed + problems, "truncated": res.Truncated,
+	}
+	if res.Truncated {
+		st["stoppedBecause"] = ended
+	}
+	return result{Index: content.Index{FileName: name, MIMEType: res.Entries[0].MIMEType, TotalSize: size, Structure: st}, Objects: []content.Object{}}, nil
+}
+
+func init() {
+	pdk.Tool("extract", "Resolves a container recursively and hands every inner file back to the host by its container path.",
+		extract, pdk.ReadOnly())
+}
