@@ -52,6 +52,10 @@ type Config struct {
 	Dir string
 	// Logger receives migration progress; nil discards it.
 	Logger *slog.Logger
+	// VectorExactBelow applies on PostgreSQL with pgvector: a vector search
+	// whose scope holds at most this many vectors compares them all instead
+	// of asking the HNSW index (0: 10,000; negative: always the index).
+	VectorExactBelow int
 }
 
 // DB is an open database of either dialect. It is safe for concurrent use.
@@ -60,6 +64,7 @@ type DB struct {
 	sql     *sql.DB
 	pool    *pgxpool.Pool // PostgreSQL only
 	logger  *slog.Logger
+	vectors *pgVectors // PostgreSQL only: the pgvector HNSW index (pgvector.go)
 }
 
 // Open connects to the configured database. It does not migrate; call
@@ -90,7 +95,8 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: connect to %s: %w", redact(cfg.URL), err)
 	}
-	return &DB{dialect: Postgres, sql: stdlib.OpenDBFromPool(pool), pool: pool, logger: logger}, nil
+	return &DB{dialect: Postgres, sql: stdlib.OpenDBFromPool(pool), pool: pool, logger: logger,
+		vectors: newPGVectors(cfg.VectorExactBelow, logger)}, nil
 }
 
 func openSQLite(dir string, logger *slog.Logger) (*DB, error) {

@@ -1,13 +1,11 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/agenthost/agenthost/host/files"
@@ -235,81 +233,6 @@ func chunkFilters(p tenancy.Principal, qy knowledge.Query) ([]string, []any, err
 		args = append(args, qy.Section)
 	}
 	return where, args, nil
-}
-
-// SaveVectors stores the embeddings of a content's chunks (aligned with
-// chunks), replacing earlier ones.
-func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32) error {
-	if len(chunks) != len(vecs) {
-		return fmt.Errorf("store: %d vectors for %d chunks", len(vecs), len(chunks))
-	}
-	return db.tx(ctx, func(c conn) error {
-		if _, err := c.exec(ctx, `DELETE FROM chunk_vectors WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha); err != nil {
-			return fmt.Errorf("store: replace vectors: %w", err)
-		}
-		for i, ch := range chunks {
-			if _, err := c.exec(ctx, `INSERT INTO chunk_vectors (chunk_id, tenant_id, sha256, model, dim, vec) VALUES (?, ?, ?, ?, ?, ?)`,
-				tenantID+":"+sha+":"+ch.ID, tenantID, sha, model, len(vecs[i]), knowledge.EncodeVector(vecs[i])); err != nil {
-				return fmt.Errorf("store: vector %d: %w", i, err)
-			}
-		}
-		return nil
-	})
-}
-
-// SearchVectors finds the chunks nearest to vec (cosine) among those the
-// principal can read, in the query's layer and filters, embedded by model.
-// The search is exact: every candidate's vector is compared, which is right
-// for a workspace's documents and slow for millions of chunks.
-func (db *DB) SearchVectors(ctx context.Context, p tenancy.Principal, qy knowledge.Query, model string, vec []float32) ([]knowledge.Hit, error) {
-	limit := qy.Limit
-	if limit <= 0 {
-		limit = 10
-	}
-	if limit > 100 {
-		return nil, fmt.Errorf("%w: limit %d is more than 100", tenancy.ErrInvalid, limit)
-	}
-	where, args, err := chunkFilters(p, qy)
-	if err != nil {
-		return nil, err
-	}
-	where = append(where, "v.model = ?", "v.dim = ?")
-	args = append(args, model, len(vec))
-	rows, err := db.conn().query(ctx, `SELECT c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id, v.vec
-		FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN files f ON f.sha256 = c.sha256
-		WHERE `+strings.Join(where, " AND "), args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: vector search: %w", err)
-	}
-	defer rows.Close()
-	best := map[string]knowledge.Hit{}
-	for rows.Next() {
-		var h knowledge.Hit
-		var ct, ref string
-		var raw []byte
-		if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.FileID, &h.FileName, &h.WorkspaceID, &raw); err != nil {
-			return nil, fmt.Errorf("store: vector search: %w", err)
-		}
-		if _, ok := best[h.ID]; ok {
-			continue
-		}
-		h.ContentType = content.Type(ct)
-		if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
-			return nil, fmt.Errorf("store: chunk reference: %w", err)
-		}
-		h.Score = knowledge.Cosine(vec, knowledge.DecodeVector(raw))
-		best[h.ID] = h
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	hits := make([]knowledge.Hit, 0, len(best))
-	for _, h := range best {
-		h.ID = ownChunkID(h.ID)
-		hits = append(hits, h)
-	}
-	slices.SortFunc(hits, func(a, b knowledge.Hit) int { return cmp.Compare(b.Score, a.Score) })
-	return hits[:min(limit, len(hits))], nil
 }
 
 // ownChunkID is a stored chunk id ("tenant:sha:id") without its tenant and

@@ -1,0 +1,196 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// vectorBatch is how many vectors one INSERT carries: few round trips, far
+// below SQLite's limit of bound parameters.
+const vectorBatch = 100
+
+// SaveVectors stores the embeddings of a content's chunks (aligned with
+// chunks), replacing earlier ones. Every vector is kept in chunk_vectors
+// (float32 blobs, any dimension, both databases); on PostgreSQL with
+// pgvector it is also written to the HNSW-indexed table of its dimension
+// (see pgvector.go), in the same transaction.
+func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32) error {
+	if len(chunks) != len(vecs) {
+		return fmt.Errorf("%w: %d vectors for %d chunks", tenancy.ErrInvalid, len(vecs), len(chunks))
+	}
+	if model == "" {
+		return fmt.Errorf("%w: vectors need the name of the model that made them", tenancy.ErrInvalid)
+	}
+	for i, v := range vecs {
+		if err := checkVector(v); err != nil {
+			return fmt.Errorf("vector %d: %w", i, err)
+		}
+	}
+	// The typed tables are created (DDL, under a lock) before the
+	// transaction that fills them.
+	tables := map[int]vectorTable{}
+	if idx, err := db.vectors.state(ctx, db); err != nil {
+		return err
+	} else if idx.usable {
+		for _, v := range vecs {
+			if _, done := tables[len(v)]; done {
+				continue
+			}
+			tbl, err := db.vectors.table(ctx, db, len(v))
+			if err != nil {
+				return err
+			}
+			tables[len(v)] = tbl
+		}
+	}
+	return db.tx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `DELETE FROM chunk_vectors WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha); err != nil {
+			return fmt.Errorf("store: replace vectors: %w", err)
+		}
+		for start := 0; start < len(vecs); start += vectorBatch {
+			end := min(start+vectorBatch, len(vecs))
+			args := make([]any, 0, 6*(end-start))
+			for i := start; i < end; i++ {
+				args = append(args, tenantID+":"+sha+":"+chunks[i].ID, tenantID, sha, model, len(vecs[i]), knowledge.EncodeVector(vecs[i]))
+			}
+			if _, err := c.exec(ctx, `INSERT INTO chunk_vectors (chunk_id, tenant_id, sha256, model, dim, vec) VALUES `+valueRows(6, end-start), args...); err != nil {
+				return fmt.Errorf("store: vectors %d-%d: %w", start, end-1, err)
+			}
+		}
+		// The typed rows go in after their chunk_vectors rows (their foreign
+		// key); the DELETE above took the old ones with it.
+		if len(tables) == 0 {
+			return nil
+		}
+		rows := make([]typedRow, len(vecs))
+		for i, v := range vecs {
+			rows[i] = typedRow{id: tenantID + ":" + sha + ":" + chunks[i].ID, model: model, vec: v}
+		}
+		return insertTyped(ctx, c, tables, rows)
+	})
+}
+
+// checkVector refuses what no index can rank: an empty vector and values
+// that are not finite (pgvector refuses them too; the exact search would
+// turn them into NaN scores).
+func checkVector(v []float32) error {
+	if len(v) == 0 {
+		return fmt.Errorf("%w: an empty vector", tenancy.ErrInvalid)
+	}
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("%w: a vector with a value that is not a finite number", tenancy.ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// SearchVectors finds the chunks nearest to vec (cosine) among those the
+// principal can read, in the query's layer and filters, embedded by model.
+// Only vectors of the query's dimension and model are compared.
+//
+// On PostgreSQL with pgvector the search goes through the HNSW index of the
+// query's dimension when the caller's scope holds more candidates than the
+// exact cut-off (Config.VectorExactBelow); the scope and filters are applied
+// to what the index yields (pgvector's iterative scan goes on until enough
+// rows pass them), and if the index cannot produce enough rows in scope the
+// search is done exactly. Everywhere else it is exact: every candidate's
+// vector is compared, which is right for a workspace's documents and slow
+// for millions of chunks.
+func (db *DB) SearchVectors(ctx context.Context, p tenancy.Principal, qy knowledge.Query, model string, vec []float32) ([]knowledge.Hit, error) {
+	limit := qy.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	if limit > 100 {
+		return nil, fmt.Errorf("%w: limit %d is more than 100", tenancy.ErrInvalid, limit)
+	}
+	if err := checkVector(vec); err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	where, args, err := chunkFilters(p, qy)
+	if err != nil {
+		return nil, err
+	}
+	if hits, ok, err := db.searchHNSW(ctx, where, args, model, vec, limit); err != nil || ok {
+		return hits, err
+	}
+	return db.searchExact(ctx, where, args, model, vec, limit)
+}
+
+// searchExact compares the query with every vector of its model and
+// dimension in scope.
+func (db *DB) searchExact(ctx context.Context, where []string, args []any, model string, vec []float32, limit int) ([]knowledge.Hit, error) {
+	where = append(slices.Clone(where), "v.model = ?", "v.dim = ?")
+	args = append(slices.Clone(args), model, len(vec))
+	rows, err := db.conn().query(ctx, `SELECT `+hitCols+`, v.vec
+		FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN files f ON f.sha256 = c.sha256
+		WHERE `+strings.Join(where, " AND "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: vector search: %w", err)
+	}
+	defer rows.Close()
+	best := map[string]knowledge.Hit{}
+	for rows.Next() {
+		var raw []byte
+		h, err := scanHit(rows, &raw)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := best[h.ID]; ok {
+			continue
+		}
+		h.Score = knowledge.Cosine(vec, knowledge.DecodeVector(raw))
+		best[h.ID] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: vector search: %w", err)
+	}
+	return rankHits(best, limit), nil
+}
+
+// hitCols are the columns scanHit reads, of chunks c and files f.
+const hitCols = `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id`
+
+// scanHit reads hitCols and then extra.
+func scanHit(rows interface{ Scan(...any) error }, extra ...any) (knowledge.Hit, error) {
+	var h knowledge.Hit
+	var ct, ref string
+	if err := rows.Scan(append([]any{&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.FileID, &h.FileName, &h.WorkspaceID}, extra...)...); err != nil {
+		return knowledge.Hit{}, fmt.Errorf("store: vector search: %w", err)
+	}
+	h.ContentType = content.Type(ct)
+	if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
+		return knowledge.Hit{}, fmt.Errorf("store: chunk reference: %w", err)
+	}
+	return h, nil
+}
+
+// rankHits orders hits (keyed by stored chunk id, one per chunk) best first
+// and keeps limit of them, with their own chunk ids.
+func rankHits(best map[string]knowledge.Hit, limit int) []knowledge.Hit {
+	hits := make([]knowledge.Hit, 0, len(best))
+	for _, h := range best {
+		h.ID = ownChunkID(h.ID)
+		hits = append(hits, h)
+	}
+	slices.SortFunc(hits, func(a, b knowledge.Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+	})
+	return hits[:min(limit, len(hits))]
+}
+
+// valueRows is the VALUES list of rows rows of cols placeholders each.
+func valueRows(cols, rows int) string {
+	row := "(" + placeholders(cols) + ")"
+	return strings.Repeat(row+", ", rows-1) + row
+}
