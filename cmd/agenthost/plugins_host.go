@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/signature"
@@ -30,18 +31,19 @@ type pluginFlags struct {
 // commands without them (worker, plugin build), their calls answer that the
 // service is unavailable.
 type hostCapabilities struct {
-	files  *files.Capability
-	models *llm.Capabilities
+	files     *files.Capability
+	models    *llm.Capabilities
+	knowledge *knowledge.Capability
 }
 
 func newHostCapabilities() *hostCapabilities {
-	return &hostCapabilities{files: &files.Capability{}, models: &llm.Capabilities{}}
+	return &hostCapabilities{files: &files.Capability{}, models: &llm.Capabilities{}, knowledge: &knowledge.Capability{}}
 }
 
 // list returns every capability the host offers: the standard ones and
 // those reaching the services.
 func (hc *hostCapabilities) list(o wasm.EgressOptions) []wasm.Capability {
-	return append(wasm.StandardCapabilities(o), hc.files.Wasm(), hc.models.ModelCapability(), hc.models.ImagesCapability())
+	return append(wasm.StandardCapabilities(o), hc.files.Wasm(), hc.models.ModelCapability(), hc.models.ImagesCapability(), hc.knowledge.Wasm())
 }
 
 func addPluginFlags(fs *flag.FlagSet) pluginFlags {

@@ -66,7 +66,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger)
+	// Large PDFs are pre-scanned at upload; their pages are extracted when read.
+	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger).WithSmartPDF(knowledge.DefaultSmartPDF)
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
@@ -136,6 +137,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		embedder = model
 	}
 	searcher := knowledge.NewSearcher(db, embedder, logger)
+	*pf.caps.knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
+		Reader: knowledge.NewReader(db, blobs, knowledge.NewExtractors(host))}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,

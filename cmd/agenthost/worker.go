@@ -54,7 +54,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger)
+	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger).WithSmartPDF(knowledge.DefaultSmartPDF)
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}

@@ -36,10 +36,12 @@ type HitSearcher interface {
 	Search(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error)
 }
 
-// CapabilityDeps are what the knowledge capability acts through. Every
+// Capability is the knowledge capability and what it acts through. Every
 // function acts for the caller of the tool call (toolcall.From) and sees
-// only the files that caller can read.
-type CapabilityDeps struct {
+// only the files that caller can read. The plugin host is built before the
+// services it reaches, so a server holds it by pointer and fills it in
+// before serving; until then its functions answer "unavailable".
+type Capability struct {
 	Files     FileGetter
 	Documents DocumentResolver // nil: docItem references are refused
 	Search    HitSearcher
@@ -58,18 +60,22 @@ const (
 	CodeNotFound        = "not_found"
 	CodeNotReady        = "not_ready"
 	CodeUnsupported     = "unsupported"
+	CodeUnavailable     = "unavailable"
 )
 
-// Capability returns the knowledge capability (docs/plugin-abi.md):
-// search, index, read_objects, read_section (read) and extract_item
-// (write), JSON functions of module "agenthost:knowledge".
-func Capability(d CapabilityDeps) wasm.Capability {
+// Wasm returns the capability "knowledge" (docs/plugin-abi.md): search,
+// index, read_objects, read_section (read) and extract_item (write), JSON
+// functions of module "agenthost:knowledge".
+func (d *Capability) Wasm() wasm.Capability {
 	const module = wasm.CapabilityPrefix + CapabilityName
 	fn := func(name string, write bool, h func(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error)) wasm.HostFunction {
 		return wasm.JSONFunction(module, name, write, func(ctx context.Context, _ *wasm.Call, req json.RawMessage) (any, error) {
 			c, ok := toolcall.From(ctx)
 			if !ok || c.Principal.TenantID == "" {
 				return nil, &wasm.CapabilityError{Code: CodeNoCaller, Message: "knowledge." + name + ": this call acts for nobody (no caller in its context), so it may read nothing"}
+			}
+			if d.Reader == nil || d.Files == nil || d.Search == nil {
+				return nil, &wasm.CapabilityError{Code: CodeUnavailable, Message: "knowledge." + name + ": the knowledge store is not connected in this process"}
 			}
 			out, err := h(ctx, c, req)
 			if err != nil {
@@ -120,7 +126,7 @@ func decode(req json.RawMessage, v any) error {
 
 // file resolves a file argument, a file id or "docItem:<id>" of the
 // caller's workflow, to a file the caller can read.
-func (d CapabilityDeps) file(ctx context.Context, c toolcall.Caller, ref string) (files.Item, error) {
+func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (files.Item, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return files.Item{}, fmt.Errorf("%w: file is required (a file id or docItem:<id>)", tenancy.ErrInvalid)
@@ -166,7 +172,7 @@ type SearchResponse struct {
 	Hits []Hit `json:"hits"`
 }
 
-func (d CapabilityDeps) search(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
 	var r SearchRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
@@ -232,7 +238,7 @@ type IndexResponse struct {
 	Entries any `json:"entries,omitempty"`
 }
 
-func (d CapabilityDeps) index(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
 	var r IndexRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
@@ -299,7 +305,7 @@ type ReadObjectsResponse struct {
 	ObjectPage
 }
 
-func (d CapabilityDeps) readObjects(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+func (d *Capability) readObjects(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
 	var r ReadObjectsRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
@@ -307,7 +313,7 @@ func (d CapabilityDeps) readObjects(ctx context.Context, c toolcall.Caller, req 
 	return d.read(ctx, c, r)
 }
 
-func (d CapabilityDeps) read(ctx context.Context, c toolcall.Caller, r ReadObjectsRequest) (any, error) {
+func (d *Capability) read(ctx context.Context, c toolcall.Caller, r ReadObjectsRequest) (any, error) {
 	f, err := d.file(ctx, c, r.File)
 	if err != nil {
 		return nil, err
@@ -331,7 +337,7 @@ type ReadSectionRequest struct {
 	MaxBytes int    `json:"maxBytes,omitempty"`
 }
 
-func (d CapabilityDeps) readSection(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+func (d *Capability) readSection(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
 	var r ReadSectionRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
@@ -355,7 +361,7 @@ type ExtractItemResponse struct {
 	Entry  any    `json:"entry"`
 }
 
-func (d CapabilityDeps) extractItem(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
+func (d *Capability) extractItem(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
 	var r ExtractItemRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
