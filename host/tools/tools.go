@@ -42,7 +42,9 @@ const AllTools = "*"
 // every loaded tool.
 func DefaultSets() map[string][]string {
 	return map[string][]string{
-		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage"},
+		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage",
+			// The document tools (plugins/documents, seed 000 §6).
+			"browseContainer", "readContentObjects", "readSection", "searchKnowledge", "extractContainerItem"},
 		"all":   {AllTools},
 	}
 }
