@@ -45,7 +45,7 @@ func DefaultSets() map[string][]string {
 		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage",
 			// The document tools (plugins/documents, seed 000 §6).
 			"browseContainer", "readContentObjects", "readSection", "searchKnowledge", "extractContainerItem"},
-		"all":   {AllTools},
+		"all": {AllTools},
 	}
 }
 
