@@ -49,6 +49,10 @@ type Config struct {
 	// TextProtocol forces (true) or forbids (false) the text protocol; nil
 	// decides by the model's FunctionCalling flag.
 	TextProtocol *bool
+	// ContextShare is the most of the model's context window a
+	// ContextSource's message may take [0.4]; it gets less when the
+	// conversation leaves less (see ContextRequest.Budget).
+	ContextShare float64
 }
 
 func (c Config) withDefaults() Config {
@@ -75,6 +79,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SummarizeAt <= 0 {
 		c.SummarizeAt = 0.6
+	}
+	if c.ContextShare <= 0 || c.ContextShare > 1 {
+		c.ContextShare = 0.4
 	}
 	return c
 }
@@ -122,6 +129,11 @@ type Input struct {
 	// Context is extra context for this run (retrieved knowledge), placed
 	// before the prompt; empty for none.
 	Context string
+	// ContextSource, when set, supplies the context message of every model
+	// round (retrieved knowledge, the workflow's memory and the running
+	// summary, fitted to the room the conversation leaves); the loop then
+	// leaves the summary to it rather than sending its own message.
+	ContextSource ContextSource
 	// SpentCHF is what the workflow has cost before this run.
 	SpentCHF float64
 	// Round is the workflow round this run serves (for events).
@@ -158,4 +170,36 @@ type Result struct {
 	Err error
 	// Duration is the run's wall time.
 	Duration time.Duration
+}
+
+// ContextSource supplies the context of each model round (seed 000 §4.5's
+// context manager). The agent knows nothing of where it comes from.
+type ContextSource interface {
+	// RoundContext is called before every model round of a run. Its text
+	// goes to the model as a system message after the system prompt, in
+	// place of the previous round's; its usage (a model call it made, e.g.
+	// entity extraction) counts toward the run's cost and budget. An error
+	// is logged and the round goes on without context.
+	RoundContext(ctx context.Context, req ContextRequest) (RoundContext, error)
+}
+
+// ContextRequest is what a ContextSource learns of the round.
+type ContextRequest struct {
+	// Round is the loop round of this run, from 1.
+	Round int
+	// Model names the model (and so its tokenizer).
+	Model string
+	// Budget is the tokens the context may take: ContextShare of the
+	// model's window, or less when the conversation, tool definitions and
+	// the reply's reserve leave less.
+	Budget int
+	// Summary is the running summary of older conversation as the loop
+	// holds it now.
+	Summary string
+}
+
+// RoundContext is a source's answer.
+type RoundContext struct {
+	Text  string
+	Usage llm.Usage
 }

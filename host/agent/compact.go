@@ -54,9 +54,12 @@ func (r *run) compact(ctx context.Context) error {
 
 	msgs := append([]llm.Message{}, r.msgs[:from]...)
 	shift := -(to - from)
-	if len(msgs) > 1 && strings.HasPrefix(msgs[1].Content, "Summary of the conversation so far:") && msgs[1].Role == "system" {
+	switch {
+	case r.in.ContextSource != nil:
+		// The summary reaches the model through the next round's context.
+	case len(msgs) > 1 && strings.HasPrefix(msgs[1].Content, "Summary of the conversation so far:") && msgs[1].Role == "system":
 		msgs[1] = summaryMsg
-	} else {
+	default:
 		msgs = append(msgs[:1], append([]llm.Message{summaryMsg}, msgs[1:]...)...)
 		shift++
 	}

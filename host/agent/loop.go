@@ -24,6 +24,7 @@ type run struct {
 	msgs    []llm.Message // the conversation sent to the model
 	rounds  []span        // msgs[span] of each verbatim loop round, oldest first
 	summary string
+	context string // the ContextSource's text for the current round
 	res     Result
 	log     []string // one line per tool call, for progress summaries
 }
@@ -69,6 +70,7 @@ func (r *run) loop(ctx context.Context) Result {
 		if err := r.compact(ctx); err != nil && ctx.Err() != nil {
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
 		}
+		r.refreshContext(ctx, round)
 		r.res.Rounds = round
 		before := len(r.msgs)
 		var answer string
@@ -107,7 +109,7 @@ func (r *run) opening() []llm.Message {
 		sys += "\n\n" + textProtocolRules(r.tools.Tools())
 	}
 	msgs := []llm.Message{{Role: "system", Content: sys}}
-	if r.summary != "" {
+	if r.summary != "" && r.in.ContextSource == nil {
 		msgs = append(msgs, llm.Message{Role: "system", Content: "Summary of the conversation so far:\n" + r.summary})
 	}
 	msgs = append(msgs, r.in.History...)
@@ -126,6 +128,7 @@ const chunkEvery = 50 * time.Millisecond
 // streams the content as chunk events, coalesced to one per chunkEvery.
 func (r *run) chat(ctx context.Context, req llm.ChatRequest, stream bool) (llm.ChatResponse, error) {
 	req.Operation = r.cfg.Operation
+	req.Messages = r.withContext(req.Messages)
 	var onDelta func(llm.Delta)
 	var buf strings.Builder
 	var last time.Time
@@ -224,4 +227,44 @@ func (r *run) finalSummary(ctx context.Context) string {
 		return r.progressSummary(why)
 	}
 	return why + "\n\n" + resp.Message.Content
+}
+
+// replyReserve is the share of the context window kept for the model's
+// reply when the context budget is worked out.
+const replyReserve = 8
+
+// refreshContext asks the run's ContextSource for this round's context,
+// within what the conversation leaves of the window (less a reserve for the
+// reply) and at most ContextShare of it.
+func (r *run) refreshContext(ctx context.Context, round int) {
+	src := r.in.ContextSource
+	if src == nil {
+		return
+	}
+	window := r.info.ContextWindow
+	if window <= 0 {
+		window = defaultWindow
+	}
+	rest := llm.CountMessageTokens(r.info.Name, r.msgs, toolDefs(r.tools.Tools())) + window/replyReserve
+	budget := min(int(r.cfg.ContextShare*float64(window)), window-rest)
+	rc, err := src.RoundContext(ctx, ContextRequest{Round: round, Model: r.info.Name, Budget: max(0, budget), Summary: r.summary})
+	r.account(rc.Usage)
+	if err != nil {
+		r.a.logger.Warn("agent: the round's context failed; going on without it", "round", round, "err", err)
+		r.context = ""
+		return
+	}
+	r.context = rc.Text
+}
+
+// withContext is msgs with the round's context as a system message after
+// the system prompt. It is added to each request rather than kept in
+// r.msgs, so it is replaced every round and never folded into summaries.
+func (r *run) withContext(msgs []llm.Message) []llm.Message {
+	if r.context == "" || len(msgs) == 0 {
+		return msgs
+	}
+	out := make([]llm.Message, 0, len(msgs)+1)
+	out = append(out, msgs[0], llm.Message{Role: "system", Content: r.context})
+	return append(out, msgs[1:]...)
 }
