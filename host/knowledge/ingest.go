@@ -45,7 +45,9 @@ type Ingester struct {
 	extractor Extractor
 	embed     Embedder // nil: no vectors
 	smart     SmartPDF // zero: every PDF extracted whole
-	logger    *slog.Logger
+	// containers resolves ZIP/TAR/GZ files (containers.go); nil: none.
+	containers *containerParts
+	logger     *slog.Logger
 }
 
 // WithEmbedder makes the ingester embed every chunk (in the model layer's
@@ -105,6 +107,9 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return fail(fmt.Errorf("knowledge: content of %s: %w", f.Name, err))
 	}
 	defer r.Close()
+	if in.isContainer(f) {
+		return true, in.ingestContainer(ctx, f, r)
+	}
 	idx, objects, err := in.extract(ctx, f, r)
 	if err != nil {
 		if errors.Is(err, ErrNoExtractor) || errors.As(err, new(*wasm.Error)) {

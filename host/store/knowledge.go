@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/agenthost/agenthost/host/files"
@@ -142,55 +143,72 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 	if err != nil {
 		return nil, err
 	}
-	const cols = `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id`
-	var q string
-	var matchArg any
-	switch db.dialect {
-	case SQLite:
-		quoted := make([]string, len(terms))
-		for i, t := range terms {
-			quoted[i] = `"` + t + `"`
-		}
-		matchArg = strings.Join(quoted, " OR ")
-		q = `SELECT ` + cols + `, -bm25(chunks_fts) AS score FROM chunks_fts
-			JOIN chunks c ON c.rowid = chunks_fts.rowid
-			JOIN files f ON f.sha256 = c.sha256
-			WHERE chunks_fts MATCH ? AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
-	case Postgres:
-		matchArg = strings.Join(terms, " | ")
-		q = `SELECT ` + cols + `, ts_rank_cd(c.tsv, query) AS score FROM chunks c
-			JOIN files f ON f.sha256 = c.sha256, to_tsquery('simple', ?) query
-			WHERE c.tsv @@ query AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
-	}
-	// Several readable files may carry the same bytes: fetch extra rows and
-	// keep each chunk once, with its best file.
-	rows, err := db.conn().query(ctx, q, append(append([]any{matchArg}, args...), limit*3)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: search: %w", err)
-	}
-	defer rows.Close()
-	seen := map[string]bool{}
+	// Chunks reach files directly (the file's own bytes) and through the
+	// containers that carry them (containers.go): one query each, merged by
+	// score, which keeps the direct query as fast as it was.
 	var hits []knowledge.Hit
-	for rows.Next() {
-		var h knowledge.Hit
-		var ct, ref string
-		if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.FileID, &h.FileName, &h.WorkspaceID, &h.Score); err != nil {
+	seen := map[string]bool{}
+	for _, carrier := range []struct{ join, path string }{
+		{`JOIN files f ON f.sha256 = c.sha256`, `''`},
+		{containerCarrier, `ce.path`},
+	} {
+		cols := `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id, ` + carrier.path
+		var q string
+		var matchArg any
+		switch db.dialect {
+		case SQLite:
+			quoted := make([]string, len(terms))
+			for i, t := range terms {
+				quoted[i] = `"` + t + `"`
+			}
+			matchArg = strings.Join(quoted, " OR ")
+			q = `SELECT ` + cols + `, -bm25(chunks_fts) AS score FROM chunks_fts
+			JOIN chunks c ON c.rowid = chunks_fts.rowid
+			` + carrier.join + `
+			WHERE chunks_fts MATCH ? AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
+		case Postgres:
+			matchArg = strings.Join(terms, " | ")
+			q = `SELECT ` + cols + `, ts_rank_cd(c.tsv, query) AS score FROM chunks c
+			` + carrier.join + `
+			CROSS JOIN to_tsquery('simple', ?) query
+			WHERE c.tsv @@ query AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
+		}
+		// Several readable files may carry the same bytes: fetch extra rows
+		// and keep each chunk once, with its best file.
+		rows, err := db.conn().query(ctx, q, append(append([]any{matchArg}, args...), limit*3)...)
+		if err != nil {
 			return nil, fmt.Errorf("store: search: %w", err)
 		}
-		if seen[h.ID] {
-			continue
-		}
-		seen[h.ID] = true
-		h.ContentType = content.Type(ct)
-		if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
-			return nil, fmt.Errorf("store: chunk reference: %w", err)
-		}
-		h.ID = ownChunkID(h.ID)
-		if len(hits) < limit {
+		for rows.Next() {
+			var h knowledge.Hit
+			var ct, ref, inner string
+			if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.FileID, &h.FileName, &h.WorkspaceID, &inner, &h.Score); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: search: %w", err)
+			}
+			if seen[h.ID] {
+				continue
+			}
+			seen[h.ID] = true
+			h.ContentType = content.Type(ct)
+			if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: chunk reference: %w", err)
+			}
+			if inner != "" {
+				h.Ref.ContainerPath = inner
+			}
+			h.ID = ownChunkID(h.ID)
 			hits = append(hits, h)
 		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store: search: %w", err)
+		}
 	}
-	return hits, rows.Err()
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	return hits[:min(limit, len(hits))], nil
 }
 
 // chunkFilters is the WHERE clause shared by both searches over chunks c

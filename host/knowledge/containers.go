@@ -1,0 +1,446 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// ContainerEntry is one member of a container file (ZIP, TAR, GZ, TGZ),
+// found by the container extractor, nested containers' members included:
+// its full container path ("a.zip/docs/b.tar/report.pdf"), its bytes' sha256
+// (stored as a blob, extracted and indexed as content of its own, so the
+// same inner file is extracted once per tenant) and where it stands.
+type ContainerEntry struct {
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	MIMEType string `json:"mimeType,omitempty"`
+	// SHA256 is empty when the entry's bytes were refused (traversal, link,
+	// bomb, truncated, over a limit) or when it is a nested container.
+	SHA256 string `json:"sha256,omitempty"`
+	// Container marks a nested container: its members are entries too.
+	Container bool `json:"container,omitempty"`
+	// Status is the entry's: one of the Status values, "failed" with Error
+	// for an entry refused by the walk or whose extraction failed, the inner
+	// content's status otherwise.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// ErrorKind classifies a refused entry: traversal, symlink, bomb, depth,
+	// encrypted, truncated, corrupt, unsupported, duplicate, limit, …
+	ErrorKind string `json:"errorKind,omitempty"`
+}
+
+// ContainerTool is the container extractor's tool: arguments {"name",
+// "mimeType", "path"?} (path: only that entry), the container through the
+// input capability, every inner file through the output capability.
+const ContainerTool = ExtractTool
+
+// ErrNotContainer: the file is not a container (no container plugin takes it).
+var ErrNotContainer = errors.New("not a container")
+
+// ErrNoEntry: the container has no entry at that path.
+var ErrNoEntry = errors.New("no such entry")
+
+// ContainerStore is what container ingestion needs of the database.
+type ContainerStore interface {
+	// SaveContainerEntries replaces a container content's entries.
+	SaveContainerEntries(ctx context.Context, tenantID, containerSHA string, entries []ContainerEntry) error
+	// PutContainerEntry replaces the entry of its path (or adds it).
+	PutContainerEntry(ctx context.Context, tenantID, containerSHA string, e ContainerEntry) error
+	// ContainerEntriesForIndexing lists a container content's entries
+	// (administrative: no principal), with their derived status.
+	ContainerEntriesForIndexing(ctx context.Context, tenantID, containerSHA string) ([]ContainerEntry, error)
+}
+
+// BlobPutter stores bytes under their sha256.
+type BlobPutter interface {
+	Put(ctx context.Context, r io.Reader, max int64) (sha string, size int64, err error)
+}
+
+// ContainerResolver runs the container extractor: it reports whether a
+// document is a container and resolves one into sink.
+type ContainerResolver interface {
+	Handles(name, mimeType string) bool
+	// Resolve emits the container's inner files into sink; only, when set,
+	// restricts it to that entry's path.
+	Resolve(ctx context.Context, name, mimeType, only string, in wasm.Input, sink wasm.OutputSink) (content.Index, error)
+}
+
+// Containers is the ContainerResolver over the loaded plugins: an extractor
+// plugin that declares the output capability resolves the MIME types and
+// extensions its manifest names.
+type Containers struct{ ex *Extractors }
+
+// NewContainers returns the resolver over the loaded plugins.
+func NewContainers(p Plugins) *Containers { return &Containers{ex: NewExtractors(p)} }
+
+func (c *Containers) plugin(name, mimeType string) (*wasm.Plugin, bool) {
+	p, ok := c.ex.For(name, mimeType)
+	if !ok || !p.Manifest().HasCapability("output") {
+		return nil, false
+	}
+	return p, true
+}
+
+// Handles implements ContainerResolver.
+func (c *Containers) Handles(name, mimeType string) bool {
+	_, ok := c.plugin(name, mimeType)
+	return ok
+}
+
+// Resolve implements ContainerResolver.
+func (c *Containers) Resolve(ctx context.Context, name, mimeType, only string, in wasm.Input, sink wasm.OutputSink) (content.Index, error) {
+	p, ok := c.plugin(name, mimeType)
+	if !ok {
+		return content.Index{}, fmt.Errorf("%w: %s (%s)", ErrNotContainer, name, mimeType)
+	}
+	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType, "path": only})
+	r := p.Call(ctx, ContainerTool, args, &wasm.CallOptions{Input: in, Output: sink})
+	if !r.OK {
+		return content.Index{}, fmt.Errorf("container extractor %s: %w", p.Name(), r.Error)
+	}
+	var out extractResult
+	if err := json.Unmarshal(r.Data, &out); err != nil {
+		return content.Index{}, fmt.Errorf("container extractor %s: result is not an index: %w", p.Name(), err)
+	}
+	return out.Index, nil
+}
+
+// WithContainers makes the ingester resolve containers: their inner files
+// are stored as blobs, listed in store and extracted one by one as content
+// of their own. nil leaves containers to the ordinary extractors.
+func (in *Ingester) WithContainers(r ContainerResolver, store ContainerStore, blobs BlobPutter) *Ingester {
+	if r == nil || store == nil || blobs == nil {
+		in.containers = nil
+		return in
+	}
+	in.containers = &containerParts{resolver: r, store: store, blobs: blobs}
+	return in
+}
+
+// containerParts is what container ingestion uses beside the ingester's own.
+type containerParts struct {
+	resolver ContainerResolver
+	store    ContainerStore
+	blobs    BlobPutter
+}
+
+// isContainer reports whether Ingest hands f to ingestContainer.
+func (in *Ingester) isContainer(f files.Item) bool {
+	return in.containers != nil && in.containers.resolver.Handles(f.Name, f.MIMEType)
+}
+
+// ingestContainer indexes a container file: the container plugin emits
+// every inner file into a sink that stores its bytes as a blob; the entries
+// are recorded; each inner file with bytes is extracted as content of its
+// own (claimed by its sha256, so an inner file known already costs nothing);
+// then the container's content is indexed, its structure counting entries
+// and failures. A plugin that fails part-way (a timeout) keeps the entries
+// it emitted, which are indexed, and the container is marked failed with
+// the reason.
+func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.Input) error {
+	cp := in.containers
+	sink := newEntrySink(cp.blobs, path.Base(f.Name))
+	idx, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, "", r, sink)
+	sink.close()
+	entries := sink.entries
+	if err := cp.store.SaveContainerEntries(ctx, f.TenantID, f.SHA256, entries); err != nil {
+		return fmt.Errorf("knowledge: saving the entries of %s: %w", f.Name, err)
+	}
+	failed := 0
+	for _, e := range entries {
+		if e.Error != "" {
+			failed++
+			continue
+		}
+		if e.SHA256 == "" || e.Container {
+			continue
+		}
+		if err := in.indexEntry(ctx, f, e, false); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			failed++
+		}
+	}
+	if idx.Structure == nil {
+		idx.Structure = map[string]any{}
+	}
+	idx.Structure["entries"] = len(entries)
+	idx.Structure["failedEntries"] = failed
+	if len(sink.notes) > 0 {
+		idx.Structure["notes"] = sink.notes
+	}
+	idx.FileName, idx.MIMEType, idx.TotalSize, idx.TotalObjects = f.Name, f.MIMEType, f.Size, 0
+	if err := in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, nil, StatusIndexed); err != nil {
+		return fmt.Errorf("knowledge: saving %s: %w", f.Name, err)
+	}
+	reason := strings.Join(sink.notes, "; ")
+	if callErr != nil {
+		err := fmt.Errorf("knowledge: resolving %s (%d entries kept): %w", f.Name, len(entries), callErr)
+		if errors.As(callErr, new(*wasm.Error)) {
+			err = fmt.Errorf("%w: %w", ErrPermanent, err)
+		}
+		if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, StatusFailed, err.Error()); serr != nil {
+			return serr
+		}
+		return err
+	}
+	if reason != "" {
+		// Indexed, with what the walk could not do (a walk-ending limit).
+		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason); err != nil {
+			return err
+		}
+	}
+	in.logger.Info("container indexed", "file", f.ID, "name", f.Name, "entries", len(entries), "failed", failed)
+	return nil
+}
+
+// indexEntry extracts one inner file as content of its own, keyed by its
+// sha256 in the container's tenant, unless that content is indexed or being
+// indexed already (reclaim takes a pending or failed one again). Its
+// failure is recorded on the content, so the entry shows it.
+func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool) error {
+	claimed, err := in.store.ClaimContent(ctx, f.TenantID, e.SHA256, reclaim)
+	if err != nil || !claimed {
+		return err
+	}
+	inner := f
+	inner.SHA256, inner.Name, inner.MIMEType, inner.Size = e.SHA256, path.Base(e.Path), e.MIMEType, e.Size
+	fail := func(err error) error {
+		if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, e.SHA256, StatusFailed, err.Error()); serr != nil {
+			in.logger.Error("knowledge: recording a failure", "entry", e.Path, "err", serr)
+		}
+		return err
+	}
+	r, err := in.blobs.Open(ctx, e.SHA256)
+	if err != nil {
+		return fail(fmt.Errorf("knowledge: content of %s: %w", e.Path, err))
+	}
+	defer r.Close()
+	idx, objects, err := in.extractor.Extract(ctx, inner.Name, inner.MIMEType, r)
+	if err != nil {
+		return fail(fmt.Errorf("knowledge: extracting %s: %w", e.Path, err))
+	}
+	idx.FileName, idx.MIMEType, idx.TotalSize, idx.ContainerPath = inner.Name, inner.MIMEType, inner.Size, e.Path
+	chunks := Split(objects, ChunkTokens)
+	model, embed := "", in.embed != nil
+	if embed {
+		m, ok := in.embed.Model(llm.OpEmbedding)
+		model, embed = m.Name, ok && len(chunks) > 0
+	}
+	status := StatusIndexed
+	if embed {
+		status = StatusEmbedding
+	}
+	if err := in.store.SaveContent(ctx, f.TenantID, e.SHA256, idx, chunks, status); err != nil {
+		return fail(fmt.Errorf("knowledge: saving %s: %w", e.Path, err))
+	}
+	if embed {
+		reason := ""
+		if err := in.embedChunks(ctx, inner, model, chunks); err != nil {
+			reason = "vectors missing: " + err.Error()
+		}
+		return in.store.SetContentStatus(ctx, f.TenantID, e.SHA256, StatusIndexed, reason)
+	}
+	return nil
+}
+
+// ExtractEntry extracts on demand one entry of a container file that is
+// not indexed: one whose extraction failed earlier is extracted again; one
+// whose bytes the walk did not deliver (not listed, e.g. past the entry
+// limit) is resolved alone by the container plugin (a walk that reads only
+// that entry's bytes) and then extracted. The caller checks access.
+func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) (ContainerEntry, error) {
+	if in.containers == nil {
+		return ContainerEntry{}, fmt.Errorf("knowledge: %w: this host resolves no containers", ErrNotContainer)
+	}
+	f, err := in.store.FileForIndexing(ctx, fileID)
+	if err != nil {
+		return ContainerEntry{}, err
+	}
+	if !in.isContainer(f) {
+		return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotContainer)
+	}
+	cp := in.containers
+	find := func() (ContainerEntry, bool, error) {
+		entries, err := cp.store.ContainerEntriesForIndexing(ctx, f.TenantID, f.SHA256)
+		if err != nil {
+			return ContainerEntry{}, false, err
+		}
+		for _, e := range entries {
+			if e.Path == entryPath {
+				return e, true, nil
+			}
+		}
+		return ContainerEntry{}, false, nil
+	}
+	e, ok, err := find()
+	if err != nil {
+		return ContainerEntry{}, err
+	}
+	if ok && (e.Container || e.Status == string(StatusIndexed)) {
+		return e, nil
+	}
+	if !ok || e.SHA256 == "" {
+		// The walk did not deliver its bytes: resolve that entry alone.
+		// The seed's limits still apply to its bytes; an entry refused for
+		// what it is (traversal, link, bomb) stays refused.
+		if _, err := in.store.ClaimContent(ctx, f.TenantID, f.SHA256, false); err != nil {
+			return ContainerEntry{}, err
+		}
+		r, err := in.blobs.Open(ctx, f.SHA256)
+		if err != nil {
+			return ContainerEntry{}, fmt.Errorf("knowledge: content of %s: %w", f.Name, err)
+		}
+		sink := newEntrySink(cp.blobs, path.Base(f.Name))
+		_, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, entryPath, r, sink)
+		sink.close()
+		r.Close()
+		var got *ContainerEntry
+		for i := range sink.entries {
+			if sink.entries[i].Path == entryPath {
+				got = &sink.entries[i]
+			}
+		}
+		if got == nil {
+			if callErr != nil {
+				var we *wasm.Error
+				if errors.As(callErr, &we) && strings.HasPrefix(we.Message, "not_found") {
+					return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
+				}
+				return ContainerEntry{}, fmt.Errorf("knowledge: resolving %s in %s: %w", entryPath, f.Name, callErr)
+			}
+			return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
+		}
+		if err := cp.store.PutContainerEntry(ctx, f.TenantID, f.SHA256, *got); err != nil {
+			return ContainerEntry{}, err
+		}
+		if got.Error != "" || got.Container {
+			e, _, err := find()
+			return e, err
+		}
+		e = *got
+	}
+	if err := in.indexEntry(ctx, f, e, true); err != nil && ctx.Err() != nil {
+		return ContainerEntry{}, err
+	}
+	e, _, err = find()
+	return e, err
+}
+
+// entrySink is the wasm.OutputSink of one container call: each inner file's
+// bytes stream into the blob store while the plugin writes them (a pipe to
+// BlobPutter.Put, which hashes and stores atomically), and the entry is kept
+// once the file is complete; failures become failed entries.
+type entrySink struct {
+	blobs   BlobPutter
+	root    string // the container's name: a failure on it is a note
+	entries []ContainerEntry
+	byPath  map[string]int
+	notes   []string
+}
+
+func newEntrySink(blobs BlobPutter, root string) *entrySink {
+	return &entrySink{blobs: blobs, root: root, byPath: map[string]int{}}
+}
+
+func (s *entrySink) close() {}
+
+func (s *entrySink) add(e ContainerEntry) {
+	if i, ok := s.byPath[e.Path]; ok && s.entries[i].SHA256 == "" && !s.entries[i].Container {
+		// A failure reported twice for one path: keep the first.
+		return
+	}
+	s.byPath[e.Path] = len(s.entries)
+	s.entries = append(s.entries, e)
+}
+
+// Begin implements wasm.OutputSink.
+func (s *entrySink) Begin(ctx context.Context, f wasm.OutputFile) (wasm.OutputWriter, error) {
+	e := ContainerEntry{Path: f.Path, Size: max(f.Size, 0), MIMEType: f.MIMEType, Container: f.Container}
+	if f.Container {
+		return &containerMark{s: s, e: e}, nil
+	}
+	pr, pw := io.Pipe()
+	w := &blobWriter{s: s, e: e, pw: pw, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		w.sha, w.size, w.err = s.blobs.Put(ctx, pr, wasm.DefaultOutputBytes)
+		pr.CloseWithError(w.err) // unblocks a writer if Put stopped early
+	}()
+	return w, nil
+}
+
+// Fail implements wasm.OutputSink.
+func (s *entrySink) Fail(_ context.Context, p, kind, reason string) error {
+	if p == s.root {
+		s.notes = append(s.notes, reason)
+		return nil
+	}
+	if i, ok := s.byPath[p]; ok && s.entries[i].Container {
+		// A container that was listed but not (fully) opened.
+		s.entries[i].Error, s.entries[i].ErrorKind, s.entries[i].Status = reason, kind, string(StatusFailed)
+		return nil
+	}
+	s.add(ContainerEntry{Path: p, Status: string(StatusFailed), Error: reason, ErrorKind: kind})
+	return nil
+}
+
+// containerMark records a nested container when the plugin ends it.
+type containerMark struct {
+	s *entrySink
+	e ContainerEntry
+}
+
+func (m *containerMark) Write(p []byte) (int, error) {
+	return 0, errors.New("a container entry has no bytes")
+}
+func (m *containerMark) Commit(context.Context) (string, error) {
+	m.e.Status = string(StatusIndexed)
+	m.s.add(m.e)
+	return "", nil
+}
+func (m *containerMark) Abort(error) {}
+
+// blobWriter streams one inner file into the blob store.
+type blobWriter struct {
+	s    *entrySink
+	e    ContainerEntry
+	pw   *io.PipeWriter
+	once sync.Once
+	done chan struct{}
+	sha  string
+	size int64
+	err  error
+}
+
+func (w *blobWriter) Write(p []byte) (int, error) { return w.pw.Write(p) }
+
+func (w *blobWriter) Commit(context.Context) (string, error) {
+	w.pw.Close()
+	<-w.done
+	if w.err != nil {
+		return "", fmt.Errorf("storing %s: %w", w.e.Path, w.err)
+	}
+	w.e.SHA256, w.e.Size, w.e.Status = w.sha, w.size, string(StatusPending)
+	w.s.add(w.e)
+	return w.sha, nil
+}
+
+func (w *blobWriter) Abort(reason error) {
+	w.once.Do(func() {
+		w.pw.CloseWithError(fmt.Errorf("discarded: %w", reason))
+		<-w.done
+	})
+}
