@@ -67,34 +67,45 @@ const (
 // index, read_objects, read_section (read) and extract_item (write), JSON
 // functions of module "agenthost:knowledge".
 func (d *Capability) Wasm() wasm.Capability {
-	const module = wasm.CapabilityPrefix + CapabilityName
-	fn := func(name string, write bool, h func(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error)) wasm.HostFunction {
-		return wasm.JSONFunction(module, name, write, func(ctx context.Context, _ *wasm.Call, req json.RawMessage) (any, error) {
-			c, ok := toolcall.From(ctx)
-			if !ok || c.Principal.TenantID == "" {
-				return nil, &wasm.CapabilityError{Code: CodeNoCaller, Message: "knowledge." + name + ": this call acts for nobody (no caller in its context), so it may read nothing"}
-			}
-			if d.Reader == nil || d.Files == nil || d.Search == nil {
-				return nil, &wasm.CapabilityError{Code: CodeUnavailable, Message: "knowledge." + name + ": the knowledge store is not connected in this process"}
-			}
-			out, err := h(ctx, c, req)
-			if err != nil {
-				return nil, capabilityError(name, err)
-			}
-			return out, nil
+	fn := func(name string, write bool) wasm.HostFunction {
+		return wasm.JSONFunction(wasm.CapabilityPrefix+CapabilityName, name, write, func(ctx context.Context, _ *wasm.Call, req json.RawMessage) (any, error) {
+			return d.Call(ctx, name, req)
 		})
 	}
 	return wasm.Capability{
 		Name:        CapabilityName,
 		Description: "search the knowledge store and read files' content indexes, sections and content objects as the calling user (pages of large PDFs are extracted on demand); extract container entries",
 		Functions: []wasm.HostFunction{
-			fn("search", false, d.search),
-			fn("index", false, d.index),
-			fn("read_objects", false, d.readObjects),
-			fn("read_section", false, d.readSection),
-			fn("extract_item", true, d.extractItem),
+			fn("search", false), fn("index", false), fn("read_objects", false), fn("read_section", false), fn("extract_item", true),
 		},
 	}
+}
+
+// Call runs the named function (search, index, read_objects, read_section,
+// extract_item) on a JSON request for the caller in ctx, exactly as a
+// plugin's call does; errors are *wasm.CapabilityError with the code a
+// plugin sees. Whether the tool may write is the plugin runtime's check,
+// not this one's.
+func (d *Capability) Call(ctx context.Context, name string, req json.RawMessage) (any, error) {
+	handlers := map[string]func(context.Context, toolcall.Caller, json.RawMessage) (any, error){
+		"search": d.search, "index": d.index, "read_objects": d.readObjects, "read_section": d.readSection, "extract_item": d.extractItem,
+	}
+	h, ok := handlers[name]
+	if !ok {
+		return nil, &wasm.CapabilityError{Code: CodeInvalidArgument, Message: "knowledge: no function " + name}
+	}
+	c, ok := toolcall.From(ctx)
+	if !ok || c.Principal.TenantID == "" {
+		return nil, &wasm.CapabilityError{Code: CodeNoCaller, Message: "knowledge." + name + ": this call acts for nobody (no caller in its context), so it may read nothing"}
+	}
+	if d.Reader == nil || d.Files == nil || d.Search == nil {
+		return nil, &wasm.CapabilityError{Code: CodeUnavailable, Message: "knowledge." + name + ": the knowledge store is not connected in this process"}
+	}
+	out, err := h(ctx, c, req)
+	if err != nil {
+		return nil, capabilityError(name, err)
+	}
+	return out, nil
 }
 
 // capabilityError gives an error its capability code.
