@@ -15,6 +15,10 @@ require (
 	golang.org/x/text v0.43.0
 )
 
+require github.com/wcharczuk/go-chart/v2 v2.1.2
+
+require github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+
 require (
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/hhrutter/tiff v1.0.6 // indirect
