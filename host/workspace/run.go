@@ -55,6 +55,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	start := time.Now()
 	bg := context.WithoutCancel(ctx)
 	answerID := uuid.Must(uuid.NewV7()).String()
+	rk := s.roundKnowledge(p, w, req.Prompt)
 	sink := func(_ context.Context, e agent.Event) {
 		data := e.Data
 		if c, ok := data.(workflows.ChunkData); ok {
@@ -78,6 +79,9 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 		if _, err := s.wf.Append(bg, p, w.ID, e.Type, data); err != nil {
 			s.logger.Warn("workspace: event", "workflow", w.ID, "type", e.Type, "err", err)
 		}
+		if rk != nil {
+			rk.observe(bg, e)
+		}
 		if pr, ok := data.(workflows.AgentProgressData); ok {
 			s.log(bg, p, w.ID, workflows.LogInfo, fmt.Sprintf("Round %d of at most %d: %d tool call(s) so far", pr.Round, pr.MaxRounds, pr.ToolCalls),
 				min(90, 10+80*pr.Round/max(1, pr.MaxRounds)))
@@ -93,8 +97,11 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 		WorkflowID: w.ID, Purpose: "agent"})
 	// Host capabilities of the tools act for this user in this workflow.
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: w.WorkspaceID, WorkflowID: w.ID})
-	res := s.agent.Run(ctx, agent.Input{Prompt: prompt, History: history, Summary: w.Summary,
-		SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound}, set, sink)
+	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound}
+	if rk != nil {
+		in.ContextSource = rk
+	}
+	res := s.agent.Run(ctx, in, set, sink)
 
 	now := time.Now()
 	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,

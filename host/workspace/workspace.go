@@ -65,6 +65,7 @@ type Service struct {
 	toolSets ToolSets
 	cfg      Config
 	logger   *slog.Logger
+	know     *Knowledge // nil: rounds get no retrieved context
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
