@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("WorkspaceTools", func(t *testing.T) { testWorkspaceTools(t, open) })
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })
 	t.Run("Knowledge", func(t *testing.T) { testKnowledge(t, open) })
+	t.Run("ContentPages", func(t *testing.T) { testContentPages(t, open) })
 	t.Run("Containers", func(t *testing.T) { testContainers(t, open) })
 	t.Run("Vectors", func(t *testing.T) { testVectors(t, open) })
 	t.Run("AccessMatrix", func(t *testing.T) { testAccessMatrix(t, open) })
