@@ -137,6 +137,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		embedder = model
 	}
 	searcher := knowledge.NewSearcher(db, embedder, logger)
+	// Every round's context comes from the knowledge store (seed 000 §4.5);
+	// the entity cache (§4.8) costs a model call per round with tool
+	// results, so it is opt-in.
+	runner.WithKnowledge(workspace.Knowledge{Builder: knowledge.NewContextBuilder(searcher, db, knowledge.ContextConfig{}, logger),
+		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
 	*pf.caps.knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
 		Reader: knowledge.NewReader(db, blobs, knowledge.NewExtractors(host))}
 	app := api.New(api.Deps{
@@ -160,6 +165,15 @@ func envInt64(key string, def int64) int64 {
 	if v, ok := os.LookupEnv(key); ok {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return n
+		}
+	}
+	return def
+}
+
+func envBool(key string, def bool) bool {
+	if v, ok := os.LookupEnv(key); ok {
+		if b, err := strconv.ParseBool(v); err == nil {
+			return b
 		}
 	}
 	return def
