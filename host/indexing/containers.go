@@ -1,0 +1,58 @@
+package indexing
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// EntryStore is what the container service needs of the database.
+type EntryStore interface {
+	// ContainerEntries lists a container file's entries for a principal
+	// who can read the file (tenancy.ErrNotFound otherwise).
+	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]knowledge.ContainerEntry, error)
+}
+
+// EntryExtractor extracts one entry of a container file on demand.
+type EntryExtractor interface {
+	ExtractEntry(ctx context.Context, fileID, path string) (knowledge.ContainerEntry, error)
+}
+
+// Containers is the entry side of container files for the document tools
+// (browse a container, extract one of its entries), acting for a principal.
+type Containers struct {
+	store EntryStore
+	ex    EntryExtractor
+}
+
+// NewContainers returns the service; ex is the ingester that resolved the
+// containers (knowledge.Ingester.WithContainers).
+func NewContainers(store EntryStore, ex EntryExtractor) *Containers {
+	return &Containers{store: store, ex: ex}
+}
+
+// Entries lists the entries of a container file the principal can read,
+// nested containers' members included, each by its full container path
+// with its status and, for a failed one, the reason. A file that is not a
+// container, or not resolved yet, has none (an empty list).
+func (c *Containers) Entries(ctx context.Context, p tenancy.Principal, fileID string) ([]knowledge.ContainerEntry, error) {
+	return c.store.ContainerEntries(ctx, p, fileID)
+}
+
+// ExtractEntry extracts and indexes one entry of a container file the
+// principal can read, now: an entry whose extraction failed is tried again,
+// one the walk did not deliver (past the entry limit, or not listed) is
+// resolved alone; an entry refused for what it is (traversal, link, bomb)
+// stays refused, with its reason. It returns the entry as it stands after.
+func (c *Containers) ExtractEntry(ctx context.Context, p tenancy.Principal, fileID, path string) (knowledge.ContainerEntry, error) {
+	if path == "" {
+		return knowledge.ContainerEntry{}, fmt.Errorf("%w: an entry path is required", tenancy.ErrInvalid)
+	}
+	// Access first: the listing is scope-checked, the extraction is not.
+	if _, err := c.store.ContainerEntries(ctx, p, fileID); err != nil {
+		return knowledge.ContainerEntry{}, err
+	}
+	return c.ex.ExtractEntry(ctx, fileID, path)
+}
