@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -335,9 +335,7 @@ func (db *DB) searchHNSW(ctx context.Context, where []string, args []any, model 
 	if norm == 0 { // cosine distance to nothing: no ranking the index can give
 		return nil, false, nil
 	}
-	from := ` FROM ` + t.name + ` v JOIN chunks c ON c.id = v.chunk_id JOIN files f ON f.sha256 = c.sha256
-		WHERE ` + strings.Join(append(slices.Clone(where), "v.model = ?"), " AND ")
-	scopeArgs := append(append([]any{}, args...), model)
+	from, scopeArgs := hnswFrom(t, where, args, model)
 	// How many vectors are in scope, counted up to what decides: whether the
 	// scope is small enough for the exact search, and how many hits the
 	// index must produce to be complete.
@@ -351,7 +349,10 @@ func (db *DB) searchHNSW(ctx context.Context, where []string, args []any, model 
 		return nil, false, nil
 	}
 	want := min(limit, inScope)
-	efSearch := min(1000, max(40, 2*limit))
+	// ef_search is the candidate list of the graph walk (pgvector's default
+	// 40): 100, or four times the hits asked, bought recall@20 from 0.85 to
+	// 0.9+ on clustered test data for a few milliseconds.
+	efSearch := min(1000, max(100, 4*limit))
 	if !st.iterative {
 		efSearch = 1000
 	}
@@ -366,10 +367,8 @@ func (db *DB) searchHNSW(ctx context.Context, where []string, args []any, model 
 				return err
 			}
 		}
-		// Several readable files may carry the same bytes: fetch extra rows
-		// and keep each chunk once.
-		rows, err := c.query(ctx, `SELECT `+hitCols+`, v.embedding <=> ?::`+t.typ+` AS distance`+from+` ORDER BY distance LIMIT ?`,
-			append(append([]any{pgValue(t, vec)}, scopeArgs...), 3*limit)...)
+		q, qArgs := hnswQuery(t, from, scopeArgs, vec, limit)
+		rows, err := c.query(ctx, q, qArgs...)
 		if err != nil {
 			return err
 		}
@@ -396,4 +395,22 @@ func (db *DB) searchHNSW(ctx context.Context, where []string, args []any, model 
 	}
 	db.vectors.indexed.Add(1)
 	return rankHits(best, limit), true, nil
+}
+
+// hnswQuery is the index search: the nearest vectors by cosine distance
+// (the operator and ORDER BY … LIMIT the HNSW index serves), through the
+// scope and filters of from. Several readable files may carry the same
+// bytes, so it fetches extra rows; the caller keeps each chunk once.
+func hnswQuery(t vectorTable, from string, scopeArgs []any, vec []float32, limit int) (string, []any) {
+	return `SELECT ` + hitCols + `, v.embedding <=> ?::` + t.typ + ` AS distance` + from + ` ORDER BY distance LIMIT ?`,
+		append(append([]any{pgValue(t, vec)}, scopeArgs...), 3*limit)
+}
+
+// hnswFrom is the FROM and WHERE of the index search: a typed table's
+// vectors of model, with their chunks and the files that carry them, in the
+// scope and filters where (chunkFilters).
+func hnswFrom(t vectorTable, where []string, args []any, model string) (string, []any) {
+	return ` FROM ` + t.name + ` v JOIN chunks c ON c.id = v.chunk_id JOIN files f ON f.sha256 = c.sha256
+		WHERE ` + strings.Join(append(slices.Clone(where), "v.model = ?"), " AND "),
+		append(slices.Clone(args), model)
 }

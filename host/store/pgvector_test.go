@@ -2,23 +2,34 @@ package store_test
 
 import (
 	"context"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/store/storetest"
+	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/testenv"
 )
 
 // openPGVector opens PGlite (PostgreSQL 18 with pgvector). Every vector
 // search whose scope has vectors goes through the HNSW index
 // (VectorExactBelow -1), so the conformance scenarios test the index, not
-// the exact search behind it. Blobs go to a directory: PGlite serves one
+// the exact search behind it.
+func openPGVector(t testing.TB) storetest.Env { return openPGVectorWith(t, -1) }
+
+// openPGVectorDefault opens PGlite with the default exact cut-off.
+func openPGVectorDefault(t testing.TB) storetest.Env { return openPGVectorWith(t, 0) }
+
+// openPGVectorWith opens PGlite with blobs in a directory: PGlite serves one
 // backend to all connections, and the vector scenarios need no shared blobs.
-func openPGVector(t testing.TB) storetest.Env {
+func openPGVectorWith(t testing.TB, exactBelow int) storetest.Env {
 	t.Helper()
-	db, err := store.Open(context.Background(), store.Config{URL: testenv.PGVector(t), VectorExactBelow: -1})
+	db, err := store.Open(context.Background(), store.Config{URL: testenv.PGVector(t), VectorExactBelow: exactBelow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,4 +83,84 @@ func TestVectorSearchMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHNSWScope: on a store large enough for the index (2,000 vectors, the
+// exact cut-off lowered to 500), the search goes through the HNSW index —
+// the plan says so and the index answers — yet never returns a vector the
+// caller cannot read, though another workspace holds the query itself; a
+// scope of fewer vectors than the cut-off is searched exactly.
+func TestHNSWScope(t *testing.T) {
+	ctx := context.Background()
+	env := openPGVectorWith(t, 500)
+	db := env.DB
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tn := orPanic(db.CreateTenant(ctx, "acme"))
+	wsA := orPanic(db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "A"}))
+	wsB := orPanic(db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "B"}))
+	member := func(email string, ws tenancy.Workspace) tenancy.Principal {
+		u := orPanic(db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: email}))
+		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+			t.Fatal(err)
+		}
+		return tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	}
+	alice, bruno := member("alice@acme", wsA), member("bruno@acme", wsB)
+	svc := files.NewService(db, env.Blobs, 1<<20)
+	rng := rand.New(rand.NewPCG(5, 6))
+	vecs, subs := clusteredVectors(rng, 2000, 32, 10, 10)
+	ids := vectorCorpus(t, db, svc, alice, wsA.ID, "m", vecs, 100)
+	q := around(rng, subs[0], pointSpread)
+	// Bruno's workspace holds q itself and its near copies.
+	theirs := [][]float32{q, around(rng, q, 0.01), around(rng, q, 0.02)}
+	theirIDs := vectorCorpus(t, db, svc, bruno, wsB.ID, "m", theirs, 3)
+	if _, err := db.SQL().ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := store.ExplainVectorSearch(ctx, db, alice, knowledge.Query{}, "m", q)
+	if err != nil || !strings.Contains(plan, "Index Scan using chunk_vectors_32_hnsw") {
+		t.Fatalf("the plan does not use the HNSW index (%v):\n%s", err, plan)
+	}
+	before := store.IndexedSearches(db)
+	hits, err := db.SearchVectors(ctx, alice, knowledge.Query{Limit: 20}, "m", q)
+	if err != nil || len(hits) != 20 {
+		t.Fatalf("%d hits, %v", len(hits), err)
+	}
+	if store.IndexedSearches(db) != before+1 {
+		t.Error("the index did not answer alice's search")
+	}
+	exact := exactNearest(vecs, q, 20)
+	found := 0
+	for _, h := range hits {
+		if slices.Contains(theirIDs, h.ObjectID) || h.WorkspaceID != wsA.ID {
+			t.Errorf("alice gets %s of workspace %s", h.ObjectID, h.WorkspaceID)
+		}
+		for _, i := range exact {
+			if ids[i] == h.ObjectID {
+				found++
+			}
+		}
+	}
+	if found < 18 {
+		t.Errorf("recall@20 %d/20", found)
+	}
+	// Bruno's scope (3 vectors) is below the cut-off: exact, and complete.
+	hits, err = db.SearchVectors(ctx, bruno, knowledge.Query{}, "m", q)
+	if err != nil || len(hits) != 3 || hits[0].ObjectID != theirIDs[0] {
+		t.Fatalf("bruno: %+v %v", hits, err)
+	}
+	if store.IndexedSearches(db) != before+1 {
+		t.Error("a scope below the cut-off went through the index")
+	}
+}
+
+// orPanic passes v on, panicking on an error (set-up steps that cannot fail
+// in a working store).
+func orPanic[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
