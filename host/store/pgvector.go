@@ -204,6 +204,19 @@ func (v *pgVectors) table(ctx context.Context, db *DB, dim int) (vectorTable, er
 		if _, err := c.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, vectorLock); err != nil {
 			return err
 		}
+		// The table is only an index over chunk_vectors: one whose column is
+		// not what it should be (left by DROP EXTENSION vector CASCADE, which
+		// drops the column and keeps the table) is made anew and refilled.
+		var have sql.NullString
+		if err := c.queryRow(ctx, `SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+			WHERE a.attrelid = to_regclass(?) AND a.attname = 'embedding' AND NOT a.attisdropped`, name).Scan(&have); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if have.String != fmt.Sprintf("%s(%d)", t.typ, dim) {
+			if _, err := c.exec(ctx, `DROP TABLE IF EXISTS `+name); err != nil {
+				return err
+			}
+		}
 		if _, err := c.exec(ctx, fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			chunk_id  TEXT PRIMARY KEY REFERENCES chunk_vectors (chunk_id) ON DELETE CASCADE,
 			model     TEXT NOT NULL,

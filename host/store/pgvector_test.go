@@ -22,14 +22,18 @@ import (
 // the exact search behind it.
 func openPGVector(t testing.TB) storetest.Env { return openPGVectorWith(t, -1) }
 
-// openPGVectorDefault opens PGlite with the default exact cut-off.
-func openPGVectorDefault(t testing.TB) storetest.Env { return openPGVectorWith(t, 0) }
-
 // openPGVectorWith opens PGlite with blobs in a directory: PGlite serves one
 // backend to all connections, and the vector scenarios need no shared blobs.
 func openPGVectorWith(t testing.TB, exactBelow int) storetest.Env {
 	t.Helper()
-	db, err := store.Open(context.Background(), store.Config{URL: testenv.PGVector(t), VectorExactBelow: exactBelow})
+	return openPGVectorURL(t, testenv.PGVector(t), exactBelow)
+}
+
+// openPGVectorURL opens a store on the PGlite instance url names (a second
+// store on the same data, with another cut-off).
+func openPGVectorURL(t testing.TB, url string, exactBelow int) storetest.Env {
+	t.Helper()
+	db, err := store.Open(context.Background(), store.Config{URL: url, VectorExactBelow: exactBelow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,4 +167,56 @@ func orPanic[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestHNSWBackfill: vectors saved before the database had pgvector are
+// indexed when a store next finds the extension (which it creates), and the
+// index then answers for them.
+func TestHNSWBackfill(t *testing.T) {
+	ctx := context.Background()
+	url := testenv.PGVector(t)
+	open := func() *store.DB {
+		db, err := store.Open(ctx, store.Config{URL: url, VectorExactBelow: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	db := open()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tn := orPanic(db.CreateTenant(ctx, "acme"))
+	ws := orPanic(db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "A"}))
+	u := orPanic(db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@acme"}))
+	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	blobs, err := blob.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	vecs, _ := clusteredVectors(rng, 150, 8, 3, 5)
+	ids := vectorCorpus(t, db, files.NewService(db, blobs, 1<<20), p, ws.ID, "m", vecs, 50)
+	// The database loses pgvector, and with it the typed tables' vector
+	// columns (DROP … CASCADE keeps the tables); the
+	// vectors stay in chunk_vectors.
+	if _, err := db.SQL().ExecContext(ctx, `DROP EXTENSION vector CASCADE`); err != nil {
+		t.Fatal(err)
+	}
+	again := open()
+	hits, err := again.SearchVectors(ctx, p, knowledge.Query{}, "m", vecs[42])
+	if err != nil || len(hits) != 10 || hits[0].ObjectID != ids[42] {
+		t.Fatalf("after the extension came back: %+v %v", hits, err)
+	}
+	if store.IndexedSearches(again) != 1 {
+		t.Error("the index did not answer")
+	}
+	var n int
+	if err := again.SQL().QueryRowContext(ctx, `SELECT count(*) FROM chunk_vectors_8`).Scan(&n); err != nil || n != 150 {
+		t.Errorf("the typed table holds %d vectors (%v), want 150", n, err)
+	}
 }

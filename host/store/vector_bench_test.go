@@ -16,7 +16,9 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/store/storetest"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
@@ -136,7 +138,8 @@ func exactNearest(vecs [][]float32, q []float32, k int) []int {
 func BenchmarkHNSW(b *testing.B) {
 	const n, dim, queries = 20_000, 384, 100
 	ctx := context.Background()
-	e := newBenchEnv(b, openPGVectorDefault)
+	url := testenv.PGVector(b)
+	e := newBenchEnv(b, func(tb testing.TB) storetest.Env { return openPGVectorURL(tb, url, 0) })
 	rng := rand.New(rand.NewPCG(3, 84))
 	vecs, centres := clusteredVectors(rng, n, dim, 50, 20)
 	start := time.Now()
@@ -178,4 +181,17 @@ func BenchmarkHNSW(b *testing.B) {
 	}
 	figure.Report("search.hnsw.recall10", float64(found)/float64(wanted), "ratio")
 	figure.Report(fmt.Sprintf("search.hnsw.%dk.p50", n/1000), figure.Millis(figure.Percentile(ds, 50)), "ms")
+	// The exact search over the same vectors, for comparison: what a
+	// PostgreSQL without pgvector does (every vector read and compared).
+	exact := openPGVectorURL(b, url, math.MaxInt32).DB
+	ds = ds[:0]
+	for range 10 {
+		q := around(rng, centres[rng.IntN(len(centres))], pointSpread)
+		t := time.Now()
+		if _, err := exact.SearchVectors(ctx, e.p, knowledge.Query{WorkspaceID: e.ws, Limit: 10}, "minilm", q); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	figure.Report(fmt.Sprintf("search.exact.pglite.%dk.p50", n/1000), figure.Millis(figure.Percentile(ds, 50)), "ms")
 }
