@@ -150,10 +150,14 @@ func (in *Ingester) isContainer(f files.Item) bool {
 // the reason.
 func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.Input) error {
 	cp := in.containers
-	sink := newEntrySink(cp.blobs, path.Base(f.Name))
+	sink := newEntrySink(cp.blobs, f.Name)
 	idx, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, "", r, sink)
-	sink.close()
 	entries := sink.entries
+	if why, _ := idx.Structure["stoppedBecause"].(string); why != "" && len(sink.notes) == 0 {
+		// The limit that ended the walk names the entry it stopped at;
+		// the container says so too.
+		sink.notes = append(sink.notes, why)
+	}
 	if err := cp.store.SaveContainerEntries(ctx, f.TenantID, f.SHA256, entries); err != nil {
 		return fmt.Errorf("knowledge: saving the entries of %s: %w", f.Name, err)
 	}
@@ -285,12 +289,22 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 		}
 		return ContainerEntry{}, false, nil
 	}
+	// Entries are stored by their path inside the container; callers name
+	// them by the full path, which starts with the file's name.
+	rel := strings.TrimPrefix(entryPath, f.Name+"/")
+	full := func(e ContainerEntry, err error) (ContainerEntry, error) {
+		if err == nil {
+			e.Path = f.Name + "/" + e.Path
+		}
+		return e, err
+	}
+	entryPath = rel
 	e, ok, err := find()
 	if err != nil {
 		return ContainerEntry{}, err
 	}
 	if ok && (e.Container || e.Status == string(StatusIndexed)) {
-		return e, nil
+		return full(e, nil)
 	}
 	if !ok || e.SHA256 == "" {
 		// The walk did not deliver its bytes: resolve that entry alone.
@@ -303,9 +317,8 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 		if err != nil {
 			return ContainerEntry{}, fmt.Errorf("knowledge: content of %s: %w", f.Name, err)
 		}
-		sink := newEntrySink(cp.blobs, path.Base(f.Name))
-		_, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, entryPath, r, sink)
-		sink.close()
+		sink := newEntrySink(cp.blobs, f.Name)
+		_, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, sink.root+"/"+rel, r, sink)
 		r.Close()
 		var got *ContainerEntry
 		for i := range sink.entries {
@@ -316,7 +329,7 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 		if got == nil {
 			if callErr != nil {
 				var we *wasm.Error
-				if errors.As(callErr, &we) && strings.HasPrefix(we.Message, "not_found") {
+				if errors.As(callErr, &we) && we.Code == "not_found" {
 					return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
 				}
 				return ContainerEntry{}, fmt.Errorf("knowledge: resolving %s in %s: %w", entryPath, f.Name, callErr)
@@ -327,17 +340,18 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 			return ContainerEntry{}, err
 		}
 		if got.Error != "" || got.Container {
-			e, _, err := find()
-			return e, err
+			return full(e1(find()))
 		}
 		e = *got
 	}
 	if err := in.indexEntry(ctx, f, e, true); err != nil && ctx.Err() != nil {
 		return ContainerEntry{}, err
 	}
-	e, _, err = find()
-	return e, err
+	return full(e1(find()))
 }
+
+// e1 drops find's middle result.
+func e1(e ContainerEntry, _ bool, err error) (ContainerEntry, error) { return e, err }
 
 // entrySink is the wasm.OutputSink of one container call: each inner file's
 // bytes stream into the blob store while the plugin writes them (a pipe to
@@ -351,11 +365,19 @@ type entrySink struct {
 	notes   []string
 }
 
-func newEntrySink(blobs BlobPutter, root string) *entrySink {
+// newEntrySink returns the sink of a container called name: the plugin
+// names every entry from it (path.Base of it, as the plugin does), and the
+// sink keeps the path inside the container.
+func newEntrySink(blobs BlobPutter, name string) *entrySink {
+	root := path.Base(strings.ReplaceAll(name, "\\", "/"))
+	if root == "." || root == "/" || root == "" {
+		root = "input"
+	}
 	return &entrySink{blobs: blobs, root: root, byPath: map[string]int{}}
 }
 
-func (s *entrySink) close() {}
+// rel is an emitted path inside the container.
+func (s *entrySink) rel(p string) string { return strings.TrimPrefix(p, s.root+"/") }
 
 func (s *entrySink) add(e ContainerEntry) {
 	if i, ok := s.byPath[e.Path]; ok && s.entries[i].SHA256 == "" && !s.entries[i].Container {
@@ -368,7 +390,7 @@ func (s *entrySink) add(e ContainerEntry) {
 
 // Begin implements wasm.OutputSink.
 func (s *entrySink) Begin(ctx context.Context, f wasm.OutputFile) (wasm.OutputWriter, error) {
-	e := ContainerEntry{Path: f.Path, Size: max(f.Size, 0), MIMEType: f.MIMEType, Container: f.Container}
+	e := ContainerEntry{Path: s.rel(f.Path), Size: max(f.Size, 0), MIMEType: f.MIMEType, Container: f.Container}
 	if f.Container {
 		return &containerMark{s: s, e: e}, nil
 	}
@@ -388,6 +410,7 @@ func (s *entrySink) Fail(_ context.Context, p, kind, reason string) error {
 		s.notes = append(s.notes, reason)
 		return nil
 	}
+	p = s.rel(p)
 	if i, ok := s.byPath[p]; ok && s.entries[i].Container {
 		// A container that was listed but not (fully) opened.
 		s.entries[i].Error, s.entries[i].ErrorKind, s.entries[i].Status = reason, kind, string(StatusFailed)

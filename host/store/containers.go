@@ -13,7 +13,9 @@ import (
 // under both databases' parameter limits).
 const entryBatch = 200
 
-// SaveContainerEntries replaces a container content's entries (its
+// SaveContainerEntries replaces a container content's entries, named by
+// their paths inside the container (without the container's own name, which
+// is the name of each file carrying the bytes) (its
 // content_indexes row must exist: ClaimContent made it), in one
 // transaction, in the order given.
 func (db *DB) SaveContainerEntries(ctx context.Context, tenantID, containerSHA string, entries []knowledge.ContainerEntry) error {
@@ -105,25 +107,32 @@ func (db *DB) scanEntries(ctx context.Context, q string, args ...any) ([]knowled
 }
 
 // ContainerEntriesForIndexing lists a container content's entries in their
-// order, for background work (administrative: no principal).
+// order, for background work (administrative: no principal). Their paths
+// are inside the container ("docs/b.tar/report.pdf"): the same bytes may be
+// files of several names.
 func (db *DB) ContainerEntriesForIndexing(ctx context.Context, tenantID, containerSHA string) ([]knowledge.ContainerEntry, error) {
 	return db.scanEntries(ctx, entrySelect+` WHERE e.tenant_id = ? AND e.container_sha256 = ? ORDER BY e.seq`, tenantID, containerSHA)
 }
 
 // ContainerEntries lists the entries of a container file, for a principal
-// who can read the file (tenancy.ErrNotFound otherwise); a file that is not
-// a container, or not resolved yet, has none.
+// who can read the file (tenancy.ErrNotFound otherwise), each by its full
+// container path, which starts with the file's name; a file that is not a
+// container, or not resolved yet, has none.
 func (db *DB) ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]knowledge.ContainerEntry, error) {
 	f, err := db.File(ctx, p, fileID)
 	if err != nil {
 		return nil, err
 	}
-	return db.ContainerEntriesForIndexing(ctx, f.TenantID, f.SHA256)
+	entries, err := db.ContainerEntriesForIndexing(ctx, f.TenantID, f.SHA256)
+	for i := range entries {
+		entries[i].Path = f.Name + "/" + entries[i].Path
+	}
+	return entries, err
 }
 
 // containerCarrier joins chunks c to the files f that carry them inside a
 // container (an entry of a container whose bytes the file is), giving the
-// entry's path as ce.path; the direct carrier is JOIN files f ON f.sha256
+// entry's full path as the file's name, "/", ce.path; the direct carrier is JOIN files f ON f.sha256
 // = c.sha256. Search runs once through each, so reading an archive is what
 // lets a user find the text of the files inside it.
 const containerCarrier = `JOIN container_entries ce ON ce.tenant_id = c.tenant_id AND ce.sha256 = c.sha256 AND ce.error = ''

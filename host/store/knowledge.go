@@ -150,7 +150,7 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 	seen := map[string]bool{}
 	for _, carrier := range []struct{ join, path string }{
 		{`JOIN files f ON f.sha256 = c.sha256`, `''`},
-		{containerCarrier, `ce.path`},
+		{containerCarrier, `f.name || '/' || ce.path`},
 	} {
 		cols := `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id, ` + carrier.path
 		var q string

@@ -34,10 +34,10 @@ func testContainers(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	entries := []knowledge.ContainerEntry{
-		{Path: "bundle.zip/docs/report.txt", Size: 18, MIMEType: "text/plain", SHA256: inner},
-		{Path: "bundle.zip/docs/inner.tar", Container: true},
-		{Path: "bundle.zip/../../etc/passwd", Error: "the name climbs out of the archive", ErrorKind: "traversal"},
-		{Path: "bundle.zip/docs/inner.tar/deep.zip", Container: true, Error: "nested deeper than 5", ErrorKind: "depth"},
+		{Path: "docs/report.txt", Size: 18, MIMEType: "text/plain", SHA256: inner},
+		{Path: "docs/inner.tar", Container: true},
+		{Path: "../../etc/passwd", Error: "the name climbs out of the archive", ErrorKind: "traversal"},
+		{Path: "docs/inner.tar/deep.zip", Container: true, Error: "nested deeper than 5", ErrorKind: "depth"},
 	}
 	if err := db.SaveContainerEntries(ctx, w.t1.ID, archive.SHA256, entries); err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func testContainers(t *testing.T, open Opener) {
 	}
 	want := []struct{ status, err string }{{"pending", ""}, {"indexed", ""}, {"failed", "the name climbs out of the archive"}, {"failed", "nested deeper than 5"}}
 	for i, e := range got {
-		if e.Path != entries[i].Path || e.Status != want[i].status || e.Error != want[i].err || e.Container != entries[i].Container {
+		if e.Path != "bundle.zip/"+entries[i].Path || e.Status != want[i].status || e.Error != want[i].err || e.Container != entries[i].Container {
 			t.Errorf("entry %d: %+v, want %s %q", i, e, want[i].status, want[i].err)
 		}
 	}
@@ -86,15 +86,16 @@ func testContainers(t *testing.T, open Opener) {
 			t.Errorf("%s lists the archive's entries: %v", c.who, err)
 		}
 	}
-	// A second upload of the same archive carries the same entries.
+	// A second upload of the same archive carries the same entries, named
+	// from its own name.
 	copyOf := upload(t, w, w.bob, w.wsA.ID, "bundle-copy.zip", "PK… the archive's bytes")
-	if got, err := db.ContainerEntries(ctx, w.bob, copyOf.ID); err != nil || len(got) != 4 {
+	if got, err := db.ContainerEntries(ctx, w.bob, copyOf.ID); err != nil || len(got) != 4 || got[0].Path != "bundle-copy.zip/docs/report.txt" {
 		t.Fatalf("entries of the copy: %d %v", len(got), err)
 	}
 
 	// On demand: a failed entry gets its bytes; an unlisted one is added.
-	fixed := knowledge.ContainerEntry{Path: "bundle.zip/docs/inner.tar/deep.zip", Container: true}
-	added := knowledge.ContainerEntry{Path: "bundle.zip/late/notes.txt", Size: 5, SHA256: shaOf("notes"), MIMEType: "text/plain"}
+	fixed := knowledge.ContainerEntry{Path: "docs/inner.tar/deep.zip", Container: true}
+	added := knowledge.ContainerEntry{Path: "late/notes.txt", Size: 5, SHA256: shaOf("notes"), MIMEType: "text/plain"}
 	for _, e := range []knowledge.ContainerEntry{fixed, added} {
 		if err := db.PutContainerEntry(ctx, w.t1.ID, archive.SHA256, e); err != nil {
 			t.Fatal(err)
@@ -111,12 +112,12 @@ func testContainers(t *testing.T, open Opener) {
 	// Ten thousand entries in one save, replacing the earlier ones.
 	many := make([]knowledge.ContainerEntry, 10_000)
 	for i := range many {
-		many[i] = knowledge.ContainerEntry{Path: fmt.Sprintf("bundle.zip/d/f%05d.txt", i), Size: 3, SHA256: shaOf(fmt.Sprint(i))}
+		many[i] = knowledge.ContainerEntry{Path: fmt.Sprintf("d/f%05d.txt", i), Size: 3, SHA256: shaOf(fmt.Sprint(i))}
 	}
 	if err := db.SaveContainerEntries(ctx, w.t1.ID, archive.SHA256, many); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.ContainerEntries(ctx, w.alice, archive.ID); err != nil || len(got) != 10_000 || got[9_999].Path != many[9_999].Path {
+	if got, err := db.ContainerEntries(ctx, w.alice, archive.ID); err != nil || len(got) != 10_000 || got[9_999].Path != "bundle.zip/"+many[9_999].Path {
 		t.Fatalf("10,000 entries: %d %v", len(got), err)
 	}
 	// A container nobody claimed has nowhere to keep entries.
