@@ -146,15 +146,21 @@ func Assemble(model string, budget int, parts []Part) Assembly {
 	}
 	heading := func(p Priority) string { return "\n## " + sectionTitle[p].title + "\n" }
 
+	// A part's cost is its frame's and its text's (each text is counted
+	// once: counting is most of the assembly's time); the final check below
+	// mends the odd token a seam between them may differ by.
+	textTokens := make([]int, len(parts))
+	cost := func(i, n int) int { return tok(render(parts[i], n, "")) + textTokens[i] }
 	// Reserve room for the closing note only when not everything fits.
 	total := 0
 	last := Priority(0)
 	for i, p := range parts {
+		textTokens[i] = tok(p.Text)
 		if p.Priority != last {
 			total += tok(heading(p.Priority))
 			last = p.Priority
 		}
-		total += tok(render(p, i+1, p.Text))
+		total += cost(i, i+1)
 	}
 	if total > room {
 		room -= omitNoteTokens
@@ -165,7 +171,7 @@ func Assemble(model string, budget int, parts []Part) Assembly {
 	dropped := map[Priority]int{}
 	last = 0
 	full := false
-	for _, p := range parts {
+	for i, p := range parts {
 		if full {
 			dropped[p.Priority]++
 			continue
@@ -176,8 +182,8 @@ func Assemble(model string, budget int, parts []Part) Assembly {
 		}
 		n := len(a.Sources) + 1
 		body := render(p, n, p.Text)
-		cost := tok(head) + tok(body)
-		if cost > room {
+		c := tok(head) + cost(i, n)
+		if c > room {
 			// Cut to what is left, saying so, or leave it and the rest out.
 			avail := room - tok(head) - tok(render(p, n, "")) - cutNoteTokens
 			if avail < minCutTokens {
@@ -186,12 +192,12 @@ func Assemble(model string, budget int, parts []Part) Assembly {
 				continue
 			}
 			shown := TruncateTokens(model, p.Text, avail)
-			body = render(p, n, shown+fmt.Sprintf(" …[cut for space: %d of %d tokens shown]", tok(shown), tok(p.Text)))
-			cost = tok(head) + tok(body)
+			body = render(p, n, shown+fmt.Sprintf(" …[cut for space: %d of %d tokens shown]", tok(shown), textTokens[i]))
+			c = tok(head) + tok(body)
 			a.Truncated++
 			full = true
 		}
-		room -= cost
+		room -= c
 		out = append(out, placed{p, head, body})
 		last = p.Priority
 		if p.Hit != nil {
