@@ -10,7 +10,7 @@ import (
 func TestParseEntities(t *testing.T) {
 	cases := []struct {
 		name, reply, want string
-		err              bool
+		err               bool
 	}{
 		{"plain object", `{"company": "Acme AG", "revenueQ4": "12.5M CHF"}`, "company=Acme AG;revenueQ4=12.5M CHF", false},
 		{"in a code fence with words", "Here you go:\n```json\n{\"b\": 2.5, \"a\": true}\n```\nDone.", "a=true;b=2.5", false},
