@@ -38,7 +38,7 @@ type GenerateArgs struct {
 	Format   string  `json:"format" description:"markdown, csv, docx or pdf" enum:"markdown,csv,docx,pdf"`
 	FileName string  `json:"fileName,omitempty" description:"file name; the format's extension is added when missing (default from the title)"`
 	Title    string  `json:"title,omitempty"`
-	Blocks   []Block `json:"blocks" description:"the document's content in order" maxItems:"5000"`
+	Blocks   []Block `json:"blocks,omitempty" description:"the document's content in order" maxItems:"5000"`
 }
 
 // FileResult is what the file-making tools return: seed 001's text with
@@ -86,7 +86,7 @@ func generateDocument(a GenerateArgs) (FileResult, error) {
 		return FileResult{}, pdk.Errorf("invalid_arguments", "%v", err)
 	}
 	name := fileName(a.FileName, a.Title, "document", f.ext)
-	return store(name, f.mime, data, "generateDocument", "Generated")
+	return storeFile(name, f.mime, data, "generateDocument", "Generated")
 }
 
 func editDocumentTool(a EditArgs) (FileResult, error) {
@@ -111,7 +111,7 @@ func editDocumentTool(a EditArgs) (FileResult, error) {
 	if strings.TrimSpace(a.FileName) != "" {
 		name = fileName(a.FileName, "", "document", path.Ext(doc.Name))
 	}
-	res, err := store(name, doc.MIMEType, out, "editDocument", "Edited")
+	res, err := storeFile(name, doc.MIMEType, out, "editDocument", "Edited")
 	if err != nil {
 		return FileResult{}, err
 	}
@@ -125,7 +125,7 @@ func createChart(a ChartArgs) (FileResult, error) {
 	if err != nil {
 		return FileResult{}, pdk.Errorf("invalid_arguments", "%v", err)
 	}
-	res, err := store(fileName(a.FileName, a.Title, "chart", ".png"), "image/png", png, "createChart", "Created chart")
+	res, err := storeFile(fileName(a.FileName, a.Title, "chart", ".png"), "image/png", png, "createChart", "Created chart")
 	if err != nil {
 		return FileResult{}, err
 	}
@@ -156,7 +156,7 @@ func generateImage(a ImageArgs) (FileResult, error) {
 	case "image/webp":
 		ext = ".webp"
 	}
-	res, err := store(fileName(a.FileName, a.Prompt, "image", ext), im.MIMEType, im.Data, "generateImage", "Generated image")
+	res, err := storeFile(fileName(a.FileName, a.Prompt, "image", ext), im.MIMEType, im.Data, "generateImage", "Generated image")
 	if err != nil {
 		return FileResult{}, err
 	}
@@ -166,9 +166,9 @@ func generateImage(a ImageArgs) (FileResult, error) {
 	return res, nil
 }
 
-// store writes the file through the host (seed 001's bridge) and words the
+// storeFile writes the file through the host (seed 001's bridge) and words the
 // result.
-func store(name, mimeType string, data []byte, tool, verb string) (FileResult, error) {
+func storeFile(name, mimeType string, data []byte, tool, verb string) (FileResult, error) {
 	w, err := files.Write(name, mimeType, data, tool+":"+name)
 	if err != nil {
 		return FileResult{}, err
