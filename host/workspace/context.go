@@ -126,7 +126,8 @@ func (rk *roundKnowledge) RoundContext(ctx context.Context, req agent.ContextReq
 
 	ac := rk.k.Builder.Build(ctx, knowledge.ContextRequest{Principal: rk.p, WorkspaceID: rk.w.WorkspaceID, WorkflowID: rk.w.ID,
 		Prompt: rk.prompt, Summary: req.Summary, Model: req.Model, Budget: req.Budget, Retrieval: retrieval, SkipTools: skip})
-	if ac.Degraded != nil {
+	// A stopped run's searches fail for the stop, not for the store.
+	if ac.Degraded != nil && ctx.Err() == nil {
 		rk.degraded(ctx, ac.Degraded)
 	}
 	rk.s.logger.Debug("workspace: round context", "workflow", rk.w.ID, "round", req.Round, "budget", req.Budget,
