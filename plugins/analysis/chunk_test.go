@@ -10,9 +10,9 @@ func words(s string) (int, error) { return len(strings.Fields(s)), nil }
 
 func TestPartBudget(t *testing.T) {
 	tests := []struct {
-		name                  string
+		name                   string
 		ctx, prompt, out, want int
-		wantErr               bool
+		wantErr                bool
 	}{
 		{"seed 003's formula", 8192, 200, 1024, 5486, false},
 		{"small model", 1024, 60, 213, 512, false},

@@ -70,13 +70,18 @@ func renderChart(a ChartArgs) ([]byte, int, int, error) {
 		if allZero {
 			return nil, 0, 0, fmt.Errorf("every value is 0: nothing to draw")
 		}
-		bc := chart.BarChart{Title: title, Width: w, Height: h, Bars: bars,
-			Background: chart.Style{Padding: chart.Box{Top: 40, Left: 10, Right: 10, Bottom: 10}},
-			YAxis:      chart.YAxis{Name: a.YLabel},
-			BarWidth:   max(4, (w-120)/len(bars)*2/3), BarSpacing: max(2, (w-120)/len(bars)/3)}
-		if hasNegative(a.Series[0].Values) {
-			bc.UseBaseValue = true
+		// The value axis starts at 0 (or below the lowest negative value):
+		// go-chart would otherwise start it at the smallest bar, which
+		// then looks like nothing.
+		lo, hi := 0.0, 0.0
+		for _, v := range a.Series[0].Values {
+			lo, hi = min(lo, v), max(hi, v)
 		}
+		bc := chart.BarChart{Title: title, Width: w, Height: h, Bars: bars,
+			Background: chart.Style{Padding: chart.Box{Top: 40, Left: 10, Right: 10, Bottom: 30}},
+			YAxis:      chart.YAxis{Name: a.YLabel, Range: &chart.ContinuousRange{Min: lo * 1.1, Max: hi * 1.1}},
+			BarWidth:   max(4, (w-120)/len(bars)*2/3), BarSpacing: max(2, (w-120)/len(bars)/3),
+			UseBaseValue: lo < 0}
 		err = bc.Render(chart.PNG, &buf)
 	case "line":
 		xs := make([]float64, len(a.Labels))

@@ -83,7 +83,7 @@ func (s *Server) handleImages(w http.ResponseWriter, r *http.Request) {
 		RevisedPrompt string `json:"revised_prompt,omitempty"`
 	}
 	out := struct {
-		Created int64 `json:"created"`
+		Created int64  `json:"created"`
 		Data    []item `json:"data"`
 		Usage   *struct {
 			TotalTokens  int `json:"total_tokens"`
