@@ -332,7 +332,7 @@ func TestHostileContainers(t *testing.T) {
 			}
 			searchable(t, f, "FASTA", "truncated-project-docs.zip/reports/2023/deb-fasta-guide.pdf")
 		}},
-		{"many-entries-12000.zip", 10 * time.Minute, 256 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"many-entries-12000.zip", 3 * time.Minute, 384 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			n := indexed(entries)
 			if n < 9_900 || n > 10_000 || !strings.Contains(st.Error, "more than 10000 entries") {
 				t.Fatalf("%d indexed, %q", n, st.Error)

@@ -1,10 +1,14 @@
 package knowledge
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"path"
 	"strings"
@@ -152,6 +156,7 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 	cp := in.containers
 	sink := newEntrySink(cp.blobs, f.Name)
 	idx, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, "", r, sink)
+	sink.wait()
 	entries := sink.entries
 	if why, _ := idx.Structure["stoppedBecause"].(string); why != "" && len(sink.notes) == 0 {
 		// The limit that ended the walk names the entry it stopped at;
@@ -319,6 +324,7 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 		}
 		sink := newEntrySink(cp.blobs, f.Name)
 		_, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, sink.root+"/"+rel, r, sink)
+		sink.wait()
 		r.Close()
 		var got *ContainerEntry
 		for i := range sink.entries {
@@ -354,16 +360,35 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 func e1(e ContainerEntry, _ bool, err error) (ContainerEntry, error) { return e, err }
 
 // entrySink is the wasm.OutputSink of one container call: each inner file's
-// bytes stream into the blob store while the plugin writes them (a pipe to
-// BlobPutter.Put, which hashes and stores atomically), and the entry is kept
-// once the file is complete; failures become failed entries.
+// bytes go to the blob store, and the entry is kept once the file is
+// complete; failures become failed entries. A large file (or one of unknown
+// size) streams into BlobPutter.Put while the plugin writes it; a small one
+// (most of an archive's files) is hashed in memory and stored in the
+// background, several at a time, because a blob store's Put costs two
+// fsyncs whatever the size: 10,000 small files take 7 s that way instead of
+// 50. wait() must be called before the entries are used.
 type entrySink struct {
 	blobs   BlobPutter
 	root    string // the container's name: a failure on it is a note
 	entries []ContainerEntry
 	byPath  map[string]int
 	notes   []string
+
+	mu       sync.Mutex // entries, while background stores report
+	puts     sync.WaitGroup
+	slots    chan struct{} // bounds the stores in flight (and their buffers)
+	storeCtx context.Context
 }
+
+// smallEntry is the largest file stored in the background; putSlots how
+// many are in flight (so at most putSlots MiB of buffers).
+const (
+	smallEntry = 1 << 20
+	putSlots   = 8
+)
+
+// wait blocks until every background store has finished.
+func (s *entrySink) wait() { s.puts.Wait() }
 
 // newEntrySink returns the sink of a container called name: the plugin
 // names every entry from it (path.Base of it, as the plugin does), and the
@@ -373,19 +398,22 @@ func newEntrySink(blobs BlobPutter, name string) *entrySink {
 	if root == "." || root == "/" || root == "" {
 		root = "input"
 	}
-	return &entrySink{blobs: blobs, root: root, byPath: map[string]int{}}
+	return &entrySink{blobs: blobs, root: root, byPath: map[string]int{}, slots: make(chan struct{}, putSlots)}
 }
 
 // rel is an emitted path inside the container.
 func (s *entrySink) rel(p string) string { return strings.TrimPrefix(p, s.root+"/") }
 
-func (s *entrySink) add(e ContainerEntry) {
+func (s *entrySink) add(e ContainerEntry) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if i, ok := s.byPath[e.Path]; ok && s.entries[i].SHA256 == "" && !s.entries[i].Container {
 		// A failure reported twice for one path: keep the first.
-		return
+		return -1
 	}
 	s.byPath[e.Path] = len(s.entries)
 	s.entries = append(s.entries, e)
+	return len(s.entries) - 1
 }
 
 // Begin implements wasm.OutputSink.
@@ -393,6 +421,12 @@ func (s *entrySink) Begin(ctx context.Context, f wasm.OutputFile) (wasm.OutputWr
 	e := ContainerEntry{Path: s.rel(f.Path), Size: max(f.Size, 0), MIMEType: f.MIMEType, Container: f.Container}
 	if f.Container {
 		return &containerMark{s: s, e: e}, nil
+	}
+	if f.Size >= 0 && f.Size <= smallEntry {
+		if s.storeCtx == nil {
+			s.storeCtx = context.WithoutCancel(ctx)
+		}
+		return &smallWriter{s: s, e: e, h: sha256.New(), buf: make([]byte, 0, f.Size)}, nil
 	}
 	pr, pw := io.Pipe()
 	w := &blobWriter{s: s, e: e, pw: pw, done: make(chan struct{})}
@@ -411,11 +445,14 @@ func (s *entrySink) Fail(_ context.Context, p, kind, reason string) error {
 		return nil
 	}
 	p = s.rel(p)
+	s.mu.Lock()
 	if i, ok := s.byPath[p]; ok && s.entries[i].Container {
 		// A container that was listed but not (fully) opened.
 		s.entries[i].Error, s.entries[i].ErrorKind, s.entries[i].Status = reason, kind, string(StatusFailed)
+		s.mu.Unlock()
 		return nil
 	}
+	s.mu.Unlock()
 	s.add(ContainerEntry{Path: p, Status: string(StatusFailed), Error: reason, ErrorKind: kind})
 	return nil
 }
@@ -467,3 +504,51 @@ func (w *blobWriter) Abort(reason error) {
 		<-w.done
 	})
 }
+
+// smallWriter keeps a small file in memory, hashing it as it comes; Commit
+// records the entry under that hash at once and stores the bytes in the
+// background (a failed store turns the entry into a failed one).
+type smallWriter struct {
+	s   *entrySink
+	e   ContainerEntry
+	h   hash.Hash
+	buf []byte
+}
+
+func (w *smallWriter) Write(p []byte) (int, error) {
+	if len(w.buf)+len(p) > smallEntry {
+		return 0, fmt.Errorf("%s: more than the %d bytes announced", w.e.Path, cap(w.buf))
+	}
+	w.buf = append(w.buf, p...)
+	w.h.Write(p)
+	return len(p), nil
+}
+
+func (w *smallWriter) Commit(context.Context) (string, error) {
+	sha := hex.EncodeToString(w.h.Sum(nil))
+	w.e.SHA256, w.e.Size, w.e.Status = sha, int64(len(w.buf)), string(StatusPending)
+	i := w.s.add(w.e)
+	if i < 0 {
+		return sha, nil
+	}
+	s, buf := w.s, w.buf
+	s.slots <- struct{}{}
+	s.puts.Add(1)
+	go func() {
+		defer s.puts.Done()
+		defer func() { <-s.slots }()
+		got, _, err := s.blobs.Put(s.storeCtx, bytes.NewReader(buf), smallEntry)
+		if err == nil && got != sha {
+			err = fmt.Errorf("stored as %s, hashed as %s", got, sha)
+		}
+		if err != nil {
+			s.mu.Lock()
+			s.entries[i].SHA256, s.entries[i].Status = "", string(StatusFailed)
+			s.entries[i].Error, s.entries[i].ErrorKind = "storing its bytes failed: "+err.Error(), "io"
+			s.mu.Unlock()
+		}
+	}()
+	return sha, nil
+}
+
+func (w *smallWriter) Abort(error) { w.buf = nil }
