@@ -34,6 +34,9 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge))
 		authed.Get("/files/:id/index", handleFileIndex(d.IndexStates))
 	}
+	if d.ContainerEntries != nil {
+		authed.Get("/files/:id/entries", handleFileEntries(d.ContainerEntries))
+	}
 	if d.Workflows == nil || d.Workspace == nil || d.Tools == nil || d.WorkspaceTools == nil {
 		return
 	}

@@ -43,6 +43,8 @@ type Deps struct {
 	// Knowledge and IndexStates serve search and files' indexing state.
 	Knowledge   Knowledge
 	IndexStates IndexStates
+	// ContainerEntries lists container files' entries.
+	ContainerEntries ContainerEntries
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
 	MaxBody int
 }
