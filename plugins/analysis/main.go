@@ -285,7 +285,7 @@ func readDocument(ref string, pages []int) (name string, units []string, via str
 	offset, lastPage := 0, 0
 	var kerr error
 	for {
-		objs, err := knowledge.ReadObjects(knowledge.ObjectsRequest{File: ref, Types: []content.Type{content.Text}, Pages: pages, Offset: offset, Limit: 500})
+		objs, err := knowledge.ReadObjects(knowledge.ObjectsRequest{File: ref, Types: []content.Type{content.Text}, Pages: pages, Offset: offset, Limit: 200})
 		if err != nil {
 			kerr = err
 			break
@@ -310,14 +310,11 @@ func readDocument(ref string, pages []int) (name string, units []string, via str
 	if len(units) > 0 {
 		return name, units, "knowledge", nil
 	}
-	var perr *pdk.Error
-	if errors.As(kerr, &perr) && (perr.Code == "not_found" || perr.Code == "invalid_arguments") {
-		return "", nil, "", fmt.Errorf("document %s: %w", ref, kerr)
-	}
-	// Not indexed (yet): a text file can be read as it is.
+	// Not indexed (yet), or not known to the knowledge store: a text file
+	// can be read as it is; the file store says whether the file exists.
 	f, err := files.Read(ref, maxFileText)
 	if err != nil {
-		return "", nil, "", fmt.Errorf("document %s: %w", ref, err)
+		return "", nil, "", err
 	}
 	if !textual(f.MIMEType) {
 		why := "it has no extracted text"
