@@ -20,6 +20,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
@@ -67,7 +68,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	// Large PDFs are pre-scanned at upload; their pages are extracted when read.
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger).WithSmartPDF(knowledge.DefaultSmartPDF)
+	// Containers (ZIP, TAR, GZ) are resolved by the containers plugin; their
+	// inner files are indexed one by one.
+	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger).WithSmartPDF(knowledge.DefaultSmartPDF).
+		WithContainers(knowledge.NewContainers(host), db, blobs)
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
@@ -142,13 +146,20 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// results, so it is opt-in.
 	runner.WithKnowledge(workspace.Knowledge{Builder: knowledge.NewContextBuilder(searcher, db, knowledge.ContextConfig{}, logger),
 		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
+	containers := indexing.NewContainers(db, ingester)
 	*pf.caps.knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
-		Reader: knowledge.NewReader(db, blobs, knowledge.NewExtractors(host))}
+		Reader: knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)),
+		Entries: func(ctx context.Context, p tenancy.Principal, fileID string) (any, error) {
+			return containers.Entries(ctx, p, fileID)
+		},
+		ExtractEntry: func(ctx context.Context, p tenancy.Principal, fileID, path string) (any, error) {
+			return containers.ExtractEntry(ctx, p, fileID, path)
+		}}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
-		Knowledge: searcher, IndexStates: db,
+		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	return api.Serve(ctx, app, *addr)
