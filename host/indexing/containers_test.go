@@ -137,12 +137,6 @@ func corpusFile(t *testing.T, parts ...string) []byte {
 	return b
 }
 
-func dump(t *testing.T, entries []knowledge.ContainerEntry) {
-	for _, e := range entries {
-		t.Logf("  %-70s %-8s %s %s", e.Path, e.Status, e.ErrorKind, e.Error)
-	}
-}
-
 // member is a user of the env's tenant in a second workspace, who cannot
 // read the env's files.
 func (c containerEnv) outsider(t *testing.T) tenancy.Principal {
