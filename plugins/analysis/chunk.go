@@ -36,13 +36,6 @@ func partBudget(contextTokens, promptTokens, outputTokens int) (int, error) {
 	return budget, nil
 }
 
-// unit is one piece of content that is split only when it alone does not
-// fit: an extracted object (paragraph, page, table) or a paragraph of text.
-type unit struct {
-	text   string
-	tokens int
-}
-
 // split groups units into parts of at most budget tokens, in order. A unit
 // larger than budget is cut at paragraph, line, sentence or word boundaries
 // (halving until the pieces fit).

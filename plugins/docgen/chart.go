@@ -137,12 +137,3 @@ func renderChart(a ChartArgs) ([]byte, int, int, error) {
 	}
 	return buf.Bytes(), w, h, nil
 }
-
-func hasNegative(vs []float64) bool {
-	for _, v := range vs {
-		if v < 0 {
-			return true
-		}
-	}
-	return false
-}

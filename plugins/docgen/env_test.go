@@ -1,3 +1,8 @@
+//go:build !wasip1
+
+// The plugin host and the store run natively; this test drives the built
+// plugin through them.
+
 package main
 
 import (
