@@ -45,7 +45,11 @@ func DefaultSets() map[string][]string {
 		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage",
 			// The document tools (plugins/documents, seed 000 §6).
 			"browseContainer", "readContentObjects", "readSection", "searchKnowledge", "extractContainerItem"},
-		"all": {AllTools},
+		// Seed 000 §10.1's documentAnalysis set (plugins/analysis) and the
+		// file-making tools beyond core's generateDocument (plugins/docgen).
+		"documentAnalysis": {"summarizeContent", "analyzeContent"},
+		"authoring":        {"generateDocument", "editDocument", "createChart", "generateImage"},
+		"all":              {AllTools},
 	}
 }
 
