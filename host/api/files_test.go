@@ -111,6 +111,8 @@ func TestFilesAPI(t *testing.T) {
 		{"search with only punctuation", call{"GET", "/workspaces/" + wsA + "/search?q=%3F%21", alice, "", nil}, 400, "no words"},
 		{"search another workspace", call{"GET", "/workspaces/" + wsA + "/search?q=notes&layer=instance", carol, "", nil}, 200, "[]"},
 		{"index of an unindexed file", call{"GET", "/files/" + f.ID + "/index", alice, "", nil}, 404, "no indexed content"},
+		{"entries of a file that is no container", call{"GET", "/files/" + f.ID + "/entries", alice, "", nil}, 200, "[]"},
+		{"entries of another workspace's file", call{"GET", "/files/" + f.ID + "/entries", carol, "", nil}, 404, "not found"},
 		{"oversized upload", call{"POST", "/workspaces/" + wsA + "/files", alice, bigCT, bigBody}, 413, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
