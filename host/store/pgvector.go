@@ -226,6 +226,15 @@ func (v *pgVectors) table(ctx context.Context, db *DB, dim int) (vectorTable, er
 		_, err := c.exec(ctx, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s_hnsw ON %s USING hnsw (embedding %s)`, name, name, ops))
 		return err
 	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Refused by the server (no right to create tables, a name taken by
+		// something else): vectors of this dimension are still saved and
+		// searched, exactly, rather than ingestion failing for an index.
+		v.logger.Warn("store: no HNSW index for this dimension; its vector search is exact", "dim", dim, "table", name, "err", err)
+		v.tables[dim] = t
+		return t, nil
+	}
 	if err != nil {
 		return vectorTable{}, fmt.Errorf("store: vector table of dimension %d: %w", dim, err)
 	}

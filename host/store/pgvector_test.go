@@ -220,3 +220,34 @@ func TestHNSWBackfill(t *testing.T) {
 		t.Errorf("the typed table holds %d vectors (%v), want 150", n, err)
 	}
 }
+
+// TestHNSWRefused: when the server refuses a dimension's table (here its
+// name is taken by a view), vectors of that dimension are still saved and
+// found, exactly.
+func TestHNSWRefused(t *testing.T) {
+	ctx := context.Background()
+	env := openPGVectorWith(t, -1)
+	db := env.DB
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `CREATE VIEW chunk_vectors_4 AS SELECT 1 AS x`); err != nil {
+		t.Fatal(err)
+	}
+	tn := orPanic(db.CreateTenant(ctx, "acme"))
+	ws := orPanic(db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "A"}))
+	u := orPanic(db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@acme"}))
+	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	vecs := [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}, {0.9, 0.1, 0, 0}}
+	ids := vectorCorpus(t, db, files.NewService(db, env.Blobs, 1<<20), p, ws.ID, "m", vecs, 3)
+	hits, err := db.SearchVectors(ctx, p, knowledge.Query{}, "m", []float32{1, 0, 0, 0})
+	if err != nil || len(hits) != 3 || hits[0].ObjectID != ids[0] || hits[1].ObjectID != ids[2] {
+		t.Fatalf("%+v %v", hits, err)
+	}
+	if n := store.IndexedSearches(db); n != 0 {
+		t.Errorf("%d searches went through an index that cannot exist", n)
+	}
+}
