@@ -16,6 +16,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
+	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -419,5 +420,55 @@ func TestBrokenPDFsInContainers(t *testing.T) {
 		if err != nil || st.Status != knowledge.StatusFailed || st.Error == "" {
 			t.Errorf("%s alone: %+v %v", name, st, err)
 		}
+	}
+}
+
+// TestContainerJob: an archive uploaded through the file service is indexed
+// by the ingestion job like any file; a file named .zip that is none fails
+// with the reason and is not retried.
+func TestContainerJob(t *testing.T) {
+	ctx := context.Background()
+	c := newContainerEnv(t)
+	if err := jobs.Migrate(ctx, c.db); err != nil {
+		t.Fatal(err)
+	}
+	reg := jobs.NewRegistry()
+	indexing.RegisterJobs(reg, c.ingester)
+	q, err := jobs.New(c.db, jobs.Config{Registry: reg, Work: true, RetryBase: 50 * time.Millisecond, MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop(ctx)
+	svc := files.NewService(c.db, c.blobs, 0).WithIndexer(indexing.NewJobIndexer(q), nil)
+	wait := func(f files.Item, want knowledge.Status) knowledge.ContentState {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			st, err := c.db.ContentState(ctx, c.p, f.ID)
+			if err == nil && st.Status == want {
+				return st
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: status %q (%v), want %q", f.Name, st.Status, err, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	arch := c.upload(t, svc, "links.zip", corpusFile(t, "archives", "hostile", "symlink-entries.zip"))
+	wait(arch, knowledge.StatusIndexed)
+	entries, err := c.entries.Entries(ctx, c.p, arch.ID)
+	if err != nil || len(entries) != 7 || entries[0].Path != "links.zip/readme.txt" || entries[0].Status != "indexed" {
+		t.Fatalf("entries: %+v %v", entries, err)
+	}
+	fake := c.upload(t, svc, "fake.zip", []byte("just some text, no archive at all"))
+	st := wait(fake, knowledge.StatusFailed)
+	if !strings.Contains(st.Error, "not a ZIP, TAR or gzip container") {
+		t.Fatalf("reason: %q", st.Error)
+	}
+	if n := c.res.n.Load(); n != 2 {
+		t.Fatalf("%d container plugin calls, want 2 (a permanent failure is not retried)", n)
 	}
 }

@@ -151,8 +151,9 @@ func (in *Ingester) isContainer(f files.Item) bool {
 // then the container's content is indexed, its structure counting entries
 // and failures. A plugin that fails part-way (a timeout) keeps the entries
 // it emitted, which are indexed, and the container is marked failed with
-// the reason.
-func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.Input) error {
+// the reason. retry (an earlier attempt failed or died) takes inner
+// contents left pending or failed again.
+func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.Input, retry bool) error {
 	cp := in.containers
 	sink := newEntrySink(cp.blobs, f.Name)
 	idx, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, "", r, sink)
@@ -175,7 +176,7 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 		if e.SHA256 == "" || e.Container {
 			continue
 		}
-		if err := in.indexEntry(ctx, f, e, false); err != nil {
+		if err := in.indexEntry(ctx, f, e, retry); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}

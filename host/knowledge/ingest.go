@@ -108,7 +108,7 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 	}
 	defer r.Close()
 	if in.isContainer(f) {
-		return true, in.ingestContainer(ctx, f, r)
+		return true, in.ingestContainer(ctx, f, r, retry)
 	}
 	idx, objects, err := in.extract(ctx, f, r)
 	if err != nil {
