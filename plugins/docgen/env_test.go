@@ -17,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/store"
@@ -35,13 +36,14 @@ type env struct {
 	svc      *files.Service
 	wf       *workflows.Service
 	srv      *llmtest.Server
+	client   *llm.Client
 	host     *wasm.Host
 	p        tenancy.Principal
 	ws       string
 	workflow string
 }
 
-func newEnv(t *testing.T, plugin string) env {
+func newEnv(t *testing.T, plugins ...string) env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -74,6 +76,7 @@ func newEnv(t *testing.T, plugin string) env {
 	client, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 20 * time.Second}},
 		Models: map[llm.Operation][]llm.ModelConfig{
+			llm.OpAgent:   {{Provider: "test", Model: "agent-model", ContextWindow: 16384, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
 			llm.OpSummary: {{Provider: "test", Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
 			llm.OpImage:   {{Provider: "test", Model: "dall-e-3", CHFPerImage: 0.04}},
 		},
@@ -83,7 +86,10 @@ func newEnv(t *testing.T, plugin string) env {
 	}
 	fc := &files.Capability{Files: svc, Workflows: wf}
 	mc := &llm.Capabilities{Client: client, Workflows: wf}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(wasm.EgressOptions{}), fc.Wasm(), mc.ModelCapability(), mc.ImagesCapability())...)
+	// The knowledge capability is offered but not connected (the analysis
+	// plugin then reads text files through files.read).
+	kc := &knowledge.Capability{}
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(wasm.EgressOptions{}), fc.Wasm(), mc.ModelCapability(), mc.ImagesCapability(), kc.Wasm())...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,15 +98,17 @@ func newEnv(t *testing.T, plugin string) env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
-	if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + plugin, Module: wasmtest.Module(t, plugin), Builtin: true}); err != nil {
-		t.Fatal(err)
+	for _, plugin := range plugins {
+		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + plugin, Module: wasmtest.Module(t, plugin), Builtin: true}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	if err := h.Warm(wctx); err != nil {
 		t.Fatal(err)
 	}
-	return env{db: db, svc: svc, wf: wf, srv: srv, host: h, p: p, ws: ws.ID, workflow: w.ID}
+	return env{db: db, svc: svc, wf: wf, srv: srv, client: client, host: h, p: p, ws: ws.ID, workflow: w.ID}
 }
 
 // call runs a tool for the env's user in its workflow and decodes a
