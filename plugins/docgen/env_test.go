@@ -43,7 +43,7 @@ type env struct {
 	workflow string
 }
 
-func newEnv(t *testing.T, plugins ...string) env {
+func newEnv(t testing.TB, plugins ...string) env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -113,7 +113,7 @@ func newEnv(t *testing.T, plugins ...string) env {
 
 // call runs a tool for the env's user in its workflow and decodes a
 // successful result into out.
-func (e env) call(t *testing.T, tool string, args any, out any) wasm.Result {
+func (e env) call(t testing.TB, tool string, args any, out any) wasm.Result {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -130,7 +130,7 @@ func (e env) call(t *testing.T, tool string, args any, out any) wasm.Result {
 }
 
 // content returns a stored file's bytes and metadata.
-func (e env) content(t *testing.T, id string) (files.Item, []byte) {
+func (e env) content(t testing.TB, id string) (files.Item, []byte) {
 	t.Helper()
 	item, r, err := e.svc.Open(context.Background(), e.p, id)
 	if err != nil {

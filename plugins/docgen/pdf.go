@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/font"
@@ -51,48 +52,77 @@ func winAnsi(s string) []byte {
 	return out
 }
 
-// width is the width of encoded text in points.
-func width(f pdfFont, enc []byte, size float64) float64 {
-	w := 0
-	for _, c := range enc {
+// widths are a standard font's WinAnsi character widths (1/1000 em),
+// read once from pdfcpu's metrics.
+type widths [256]int
+
+func newWidths(f pdfFont) *widths {
+	var w widths
+	for c := range w {
 		cw, err := font.CharWidth(f.name, rune(c))
 		if err != nil {
 			cw = 556
 		}
-		w += cw
+		w[c] = cw
+	}
+	return &w
+}
+
+// metrics are built on first use, not when the plugin starts (describe
+// needs none).
+var metrics = sync.OnceValue(func() map[string]*widths {
+	return map[string]*widths{regular.name: newWidths(regular), bold.name: newWidths(bold)}
+})
+
+// width is the width of encoded text in points.
+func width(f pdfFont, enc []byte, size float64) float64 {
+	m := metrics()[f.name]
+	w := 0
+	for _, c := range enc {
+		w += m[c]
 	}
 	return float64(w) * size / 1000
 }
 
 // wrap breaks text into lines no wider than maxW; a word wider than a line
-// is broken by characters.
+// is broken by characters. Line widths are kept as they grow.
 func wrap(f pdfFont, text string, size, maxW float64) [][]byte {
 	var lines [][]byte
+	space := width(f, []byte{' '}, size)
 	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
 		var line []byte
+		lineW := 0.0
 		for _, word := range strings.Fields(para) {
 			w := winAnsi(word)
-			cand := w
-			if len(line) > 0 {
-				cand = append(append(append([]byte{}, line...), ' '), w...)
+			ww := width(f, w, size)
+			if len(line) > 0 && lineW+space+ww <= maxW {
+				line = append(append(line, ' '), w...)
+				lineW += space + ww
+				continue
 			}
-			if width(f, cand, size) <= maxW {
-				line = cand
+			if len(line) == 0 && ww <= maxW {
+				line, lineW = w, ww
 				continue
 			}
 			if len(line) > 0 {
 				lines = append(lines, line)
-				line = nil
+				line, lineW = nil, 0
 			}
-			for width(f, w, size) > maxW && len(w) > 1 {
-				n := len(w)
-				for n > 1 && width(f, w[:n], size) > maxW {
-					n--
+			for ww > maxW && len(w) > 1 {
+				n, nw := 0, 0.0
+				for n < len(w) {
+					cw := width(f, w[n:n+1], size)
+					if nw+cw > maxW && n > 0 {
+						break
+					}
+					nw += cw
+					n++
 				}
 				lines = append(lines, w[:n])
 				w = w[n:]
+				ww = width(f, w, size)
 			}
-			line = w
+			line, lineW = w, ww
 		}
 		lines = append(lines, line)
 	}
