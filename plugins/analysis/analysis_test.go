@@ -46,7 +46,7 @@ type env struct {
 	workflow string
 }
 
-func newEnv(t *testing.T) env {
+func newEnv(t testing.TB) env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -113,7 +113,7 @@ func newEnv(t *testing.T) env {
 }
 
 // upload stores a file; indexed runs the knowledge store's ingestion on it.
-func (e env) upload(t *testing.T, name, text string, indexed bool) files.Item {
+func (e env) upload(t testing.TB, name, text string, indexed bool) files.Item {
 	t.Helper()
 	f, _, err := e.svc.Upload(context.Background(), e.p, files.Upload{WorkspaceID: e.ws, Name: name, Content: strings.NewReader(text)})
 	if err != nil {
@@ -127,7 +127,7 @@ func (e env) upload(t *testing.T, name, text string, indexed bool) files.Item {
 	return f
 }
 
-func (e env) call(t *testing.T, tool string, args any) (Result, wasm.Result) {
+func (e env) call(t testing.TB, tool string, args any) (Result, wasm.Result) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	ctx := toolcall.With(context.Background(), toolcall.Caller{Principal: e.p, WorkspaceID: e.ws, WorkflowID: e.workflow})
@@ -180,7 +180,7 @@ func scripted(longFindings bool) llmtest.Step {
 	})
 }
 
-// report is a Markdown document of about 9,000 tokens, far over the test
+// report is a Markdown document of about 2,500 tokens, over twice the test
 // model's 1,024-token context; each paragraph carries its number.
 func report() (string, int) {
 	var b strings.Builder
