@@ -3,7 +3,7 @@
 // test runs its actual client: chat completions (plain JSON and SSE streams
 // with a role delta, content split over several chunks, tool calls streamed
 // as argument fragments by index, a final usage chunk and data: [DONE]),
-// embeddings, transcriptions and speech.
+// embeddings, transcriptions, speech and image generation.
 //
 // Chat replies follow a script of Steps, served in order; a default step
 // (often a Decide func) answers when the script is empty. Errors, Retry-After,
