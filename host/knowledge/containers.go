@@ -16,6 +16,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -49,11 +50,13 @@ type ContainerEntry struct {
 // input capability, every inner file through the output capability.
 const ContainerTool = ExtractTool
 
-// ErrNotContainer: the file is not a container (no container plugin takes it).
-var ErrNotContainer = errors.New("not a container")
+// ErrNotContainer: the file is not a container (no container plugin takes
+// it). It is a tenancy.ErrInvalid, so the API answers 400.
+var ErrNotContainer = fmt.Errorf("%w: not a container", tenancy.ErrInvalid)
 
-// ErrNoEntry: the container has no entry at that path.
-var ErrNoEntry = errors.New("no such entry")
+// ErrNoEntry: the container has no entry at that path. It is a
+// tenancy.ErrNotFound, so the API answers 404.
+var ErrNoEntry = fmt.Errorf("%w: no such entry", tenancy.ErrNotFound)
 
 // ContainerStore is what container ingestion needs of the database.
 type ContainerStore interface {
@@ -242,7 +245,7 @@ func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEnt
 	if err != nil {
 		return fail(fmt.Errorf("knowledge: extracting %s: %w", e.Path, err))
 	}
-	idx.FileName, idx.MIMEType, idx.TotalSize, idx.ContainerPath = inner.Name, inner.MIMEType, inner.Size, e.Path
+	idx.FileName, idx.MIMEType, idx.TotalSize, idx.ContainerPath = inner.Name, inner.MIMEType, inner.Size, f.Name+"/"+e.Path
 	chunks := Split(objects, ChunkTokens)
 	model, embed := "", in.embed != nil
 	if embed {
