@@ -78,6 +78,10 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		opts.Input = fileInput{f, st.Size()}
 	}
+	if p.Manifest().HasCapability("output") {
+		// Emitted files (an archive's members) are listed on stderr.
+		opts.Output = listingSink{stderr}
+	}
 	if *progress {
 		opts.OnProgress = func(pr wasm.Progress) {
 			fmt.Fprintf(stderr, "progress %3.0f%% %s\n", pr.Fraction*100, pr.Message)

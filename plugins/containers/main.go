@@ -28,7 +28,7 @@ func main() {}
 
 type extractArgs struct {
 	Name     string `json:"name" description:"the container's file name, the first segment of every path"`
-	MIMEType string `json:"mimeType"`
+	MIMEType string `json:"mimeType,omitempty"`
 	Path     string `json:"path,omitempty" description:"emit only the entry with this container path (on-demand extraction of one entry)"`
 }
 
