@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agenthost/agenthost/host/knowledge"
@@ -137,3 +139,60 @@ func (db *DB) ContainerEntries(ctx context.Context, p tenancy.Principal, fileID 
 // lets a user find the text of the files inside it.
 const containerCarrier = `JOIN container_entries ce ON ce.tenant_id = c.tenant_id AND ce.sha256 = c.sha256 AND ce.error = ''
 	JOIN files f ON f.tenant_id = ce.tenant_id AND f.sha256 = ce.container_sha256`
+
+// searchContainerVectors is the exact vector search over the chunks that
+// readable files carry inside containers (the direct carriers are searched
+// by searchHNSW or searchExact): every candidate vector is compared, which
+// is cheap because only inner files' chunks of the caller's archives are.
+// A hit names the archive and the entry's container path.
+func (db *DB) searchContainerVectors(ctx context.Context, where []string, args []any, model string, vec []float32, limit int) ([]knowledge.Hit, error) {
+	where = append(slices.Clone(where), "v.model = ?", "v.dim = ?")
+	args = append(slices.Clone(args), model, len(vec))
+	rows, err := db.conn().query(ctx, `SELECT `+hitCols+`, f.name || '/' || ce.path, v.vec
+		FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id `+containerCarrier+`
+		WHERE `+strings.Join(where, " AND "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: vector search in containers: %w", err)
+	}
+	defer rows.Close()
+	best := map[string]knowledge.Hit{}
+	for rows.Next() {
+		var raw []byte
+		var inner string
+		h, err := scanHit(rows, &inner, &raw)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := best[h.ID]; ok {
+			continue
+		}
+		h.Ref.ContainerPath = inner
+		h.Score = knowledge.Cosine(vec, knowledge.DecodeVector(raw))
+		best[h.ID] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: vector search in containers: %w", err)
+	}
+	return rankHits(best, limit), nil
+}
+
+// mergeHits merges two ranked lists, best first. Their ids are a content's
+// own (two contents may share one), so a hit is the same only with the same
+// file, container path and id.
+func mergeHits(a, b []knowledge.Hit, limit int) []knowledge.Hit {
+	best := map[string]knowledge.Hit{}
+	for _, h := range append(slices.Clone(a), b...) {
+		key := h.FileID + "\x00" + h.Ref.ContainerPath + "\x00" + h.ID
+		if o, ok := best[key]; !ok || h.Score > o.Score {
+			best[key] = h
+		}
+	}
+	out := make([]knowledge.Hit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(x, y knowledge.Hit) int {
+		return cmp.Or(cmp.Compare(y.Score, x.Score), cmp.Compare(x.ID, y.ID))
+	})
+	return out[:min(limit, len(out))]
+}

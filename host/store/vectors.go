@@ -121,10 +121,21 @@ func (db *DB) SearchVectors(ctx context.Context, p tenancy.Principal, qy knowled
 	if err != nil {
 		return nil, err
 	}
-	if hits, ok, err := db.searchHNSW(ctx, where, args, model, vec, limit); err != nil || ok {
+	hits, ok, err := db.searchHNSW(ctx, where, args, model, vec, limit)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if hits, err = db.searchExact(ctx, where, args, model, vec, limit); err != nil {
+			return nil, err
+		}
+	}
+	// Chunks of files inside readable archives (containers.go).
+	inner, err := db.searchContainerVectors(ctx, where, args, model, vec, limit)
+	if err != nil || len(inner) == 0 {
 		return hits, err
 	}
-	return db.searchExact(ctx, where, args, model, vec, limit)
+	return mergeHits(hits, inner, limit), nil
 }
 
 // searchExact compares the query with every vector of its model and

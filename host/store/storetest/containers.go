@@ -86,6 +86,20 @@ func testContainers(t *testing.T, open Opener) {
 			t.Errorf("%s lists the archive's entries: %v", c.who, err)
 		}
 	}
+	// Vectors of the inner file are found the same way.
+	innerChunks := knowledge.Split(obj, 0)
+	if err := db.SaveVectors(ctx, w.t1.ID, inner, "emb-3", innerChunks, [][]float32{{0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	near, err := db.SearchVectors(ctx, w.alice, knowledge.Query{}, "emb-3", []float32{0, 0.1, 1})
+	if err != nil || len(near) != 1 || near[0].FileID != archive.ID || near[0].Ref.ContainerPath != "bundle.zip/docs/report.txt" || near[0].Score < 0.9 {
+		t.Fatalf("vector search through the archive: %+v %v", near, err)
+	}
+	for _, p := range []tenancy.Principal{w.carol, w.dave} {
+		if near, err := db.SearchVectors(ctx, p, knowledge.Query{}, "emb-3", []float32{0, 0, 1}); err != nil || len(near) != 0 {
+			t.Errorf("vector search by an outsider: %+v %v", near, err)
+		}
+	}
 	// A second upload of the same archive carries the same entries, named
 	// from its own name.
 	copyOf := upload(t, w, w.bob, w.wsA.ID, "bundle-copy.zip", "PK… the archive's bytes")
