@@ -20,7 +20,6 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/store"
-	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
@@ -148,13 +147,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
 	containers := indexing.NewContainers(db, ingester)
 	*pf.caps.knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
-		Reader: knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)),
-		Entries: func(ctx context.Context, p tenancy.Principal, fileID string) (any, error) {
-			return containers.Entries(ctx, p, fileID)
-		},
-		ExtractEntry: func(ctx context.Context, p tenancy.Principal, fileID, path string) (any, error) {
-			return containers.ExtractEntry(ctx, p, fileID, path)
-		}}
+		Reader:     knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)),
+		Containers: containers}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,

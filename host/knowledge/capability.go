@@ -46,11 +46,16 @@ type Capability struct {
 	Documents DocumentResolver // nil: docItem references are refused
 	Search    HitSearcher
 	Reader    *Reader
-	// Entries lists a container's entry tree and ExtractEntry extracts one
-	// entry on demand (the containers side of indexing); nil: files are
-	// not containers here.
-	Entries      func(ctx context.Context, p tenancy.Principal, fileID string) (any, error)
-	ExtractEntry func(ctx context.Context, p tenancy.Principal, fileID, path string) (any, error)
+	// Containers lists and extracts archives' entries (the containers side
+	// of indexing); nil: files are not containers here.
+	Containers ContainerEntries
+}
+
+// ContainerEntries lists a container's entry tree and extracts one entry
+// on demand, both for a principal (indexing.Containers).
+type ContainerEntries interface {
+	Entries(ctx context.Context, p tenancy.Principal, fileID string) ([]ContainerEntry, error)
+	ExtractEntry(ctx context.Context, p tenancy.Principal, fileID, path string) (ContainerEntry, error)
 }
 
 // Capability error codes of the knowledge functions.
@@ -246,7 +251,7 @@ type IndexResponse struct {
 	TotalObjects int               `json:"totalObjects"`
 	Objects      []content.Summary `json:"objectSummary"`
 	// Entries are a container's entries (archives, folders).
-	Entries any `json:"entries,omitempty"`
+	Entries []ContainerEntry `json:"entries,omitempty"`
 }
 
 func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
@@ -265,8 +270,8 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 		return nil, err
 	}
 	out := IndexResponse{FileID: f.ID, FileName: f.Name, MIMEType: f.MIMEType, Size: f.Size, Objects: []content.Summary{}}
-	if d.Entries != nil {
-		entries, eerr := d.Entries(ctx, c.Principal, f.ID)
+	if d.Containers != nil {
+		entries, eerr := d.Containers.Entries(ctx, c.Principal, f.ID)
 		if eerr == nil {
 			out.Entries = entries
 		}
@@ -367,9 +372,9 @@ type ExtractItemRequest struct {
 
 // ExtractItemResponse is the entry extract_item extracted.
 type ExtractItemResponse struct {
-	FileID string `json:"fileId"`
-	Path   string `json:"path"`
-	Entry  any    `json:"entry"`
+	FileID string         `json:"fileId"`
+	Path   string         `json:"path"`
+	Entry  ContainerEntry `json:"entry"`
 }
 
 func (d *Capability) extractItem(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
@@ -384,10 +389,10 @@ func (d *Capability) extractItem(ctx context.Context, c toolcall.Caller, req jso
 	if err != nil {
 		return nil, err
 	}
-	if d.ExtractEntry == nil {
+	if d.Containers == nil {
 		return nil, fmt.Errorf("%w: this host resolves no containers, so %s has no entries to extract", ErrNoExtractor, f.Name)
 	}
-	e, err := d.ExtractEntry(ctx, c.Principal, f.ID, r.Path)
+	e, err := d.Containers.ExtractEntry(ctx, c.Principal, f.ID, r.Path)
 	if err != nil {
 		return nil, err
 	}
