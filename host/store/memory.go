@@ -11,9 +11,19 @@ import (
 // maxMemoryList bounds one listing of a workflow's memory.
 const maxMemoryList = 1000
 
+// MaxToolMemories is how many tool-result entries (source "tool") a
+// workflow's memory keeps: a long workflow calls hundreds of tools, and
+// only the recent results are worth a place in a round's context, so older
+// ones are pruned when a new one is written. Entries of other sources
+// (extracted entities, notes, summaries) are not bounded here.
+const MaxToolMemories = 50
+
 // UpsertMemory implements knowledge.MemoryStore: the workflow's row is
 // taken first (its owner only, as for every child row of a workflow), then
-// the entry is inserted or its value and source replaced.
+// the entry is inserted or its value and source replaced. Writing a tool
+// result prunes the workflow's tool results beyond the newest
+// MaxToolMemories in the same transaction, so the bound holds for every
+// reader.
 func (db *DB) UpsertMemory(ctx context.Context, p tenancy.Principal, m knowledge.Memory) (out knowledge.Memory, err error) {
 	if err := m.Validate(); err != nil {
 		return knowledge.Memory{}, err
@@ -33,6 +43,15 @@ func (db *DB) UpsertMemory(ctx context.Context, p tenancy.Principal, m knowledge
 			return fmt.Errorf("store: memory: %w", err)
 		}
 		m.CreatedAt, m.UpdatedAt = fromMicros(created), fromMicros(updated)
+		if m.Source == knowledge.MemoryTool {
+			// The same order as Memories: newest update first, the
+			// time-ordered id breaking ties within a microsecond.
+			if _, err := c.exec(ctx, `DELETE FROM workflow_memory WHERE workflow_id = ? AND source = 'tool' AND id NOT IN (
+				SELECT id FROM workflow_memory WHERE workflow_id = ? AND source = 'tool' ORDER BY updated_at DESC, id DESC LIMIT ?)`,
+				m.WorkflowID, m.WorkflowID, MaxToolMemories); err != nil {
+				return fmt.Errorf("store: pruning tool memories: %w", err)
+			}
+		}
 		out = m
 		return nil
 	})

@@ -3,11 +3,14 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/workflows"
 )
 
 // testMemory: a workflow's memory (the workflow layer, seed 000 §4.4) is
@@ -124,6 +127,8 @@ func testMemory(t *testing.T, open Opener) {
 		t.Errorf("unknown workflow: %v", err)
 	}
 
+	t.Run("tool results are bounded", func(t *testing.T) { testMemoryBound(t, db, svc, w) })
+
 	// Delete one entry; a missing key says so.
 	if err := db.DeleteMemory(ctx, w.alice, wf.ID, "tool:c1"); err != nil {
 		t.Fatal(err)
@@ -142,5 +147,64 @@ func testMemory(t *testing.T, open Opener) {
 	}
 	if got, err := db.Memories(ctx, w.alice, other.ID, "", 10); err != nil || keys(got) != "entity:company=Other GmbH" {
 		t.Fatalf("the other workflow's memory: %q %v", keys(got), err)
+	}
+}
+
+// testMemoryBound: writing a tool result keeps only the newest
+// store.MaxToolMemories tool results of its workflow; entries of other
+// sources and other workflows' tool results stay, and rewriting an old
+// result's key makes it the newest again.
+func testMemoryBound(t *testing.T, db *store.DB, svc *workflows.Service, w *world) {
+	ctx := context.Background()
+	wf := startWF(t, svc, w.alice, w.wsA.ID)
+	other := startWF(t, svc, w.alice, w.wsA.ID)
+	put := func(wfID, key string, src knowledge.MemorySource) {
+		t.Helper()
+		if _, err := db.UpsertMemory(ctx, w.alice, knowledge.Memory{WorkflowID: wfID, Key: key, Value: "v " + key, Source: src}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(wf.ID, "entity:company", knowledge.MemoryExtraction)
+	put(other.ID, "tool:o1", knowledge.MemoryTool)
+	const extra = 7
+	for i := range store.MaxToolMemories + extra {
+		put(wf.ID, fmt.Sprintf("tool:c%03d", i), knowledge.MemoryTool)
+	}
+	count := func(wfID string, src knowledge.MemorySource) int {
+		t.Helper()
+		var n int
+		if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM workflow_memory WHERE workflow_id = '"+wfID+"' AND source = '"+string(src)+"'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(wf.ID, knowledge.MemoryTool); n != store.MaxToolMemories {
+		t.Fatalf("%d tool results kept, want %d", n, store.MaxToolMemories)
+	}
+	got, err := db.Memories(ctx, w.alice, wf.ID, knowledge.MemoryTool, store.MaxToolMemories+extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newest, oldest := got[0].Key, got[len(got)-1].Key; newest != fmt.Sprintf("tool:c%03d", store.MaxToolMemories+extra-1) || oldest != fmt.Sprintf("tool:c%03d", extra) {
+		t.Fatalf("kept %s .. %s, want the newest %d", oldest, newest, store.MaxToolMemories)
+	}
+	if count(wf.ID, knowledge.MemoryExtraction) != 1 || count(other.ID, knowledge.MemoryTool) != 1 {
+		t.Fatal("pruning reached another source or another workflow")
+	}
+	// The oldest kept result, written again, is the newest: the next
+	// prune takes the one after it.
+	oldest := fmt.Sprintf("tool:c%03d", extra)
+	put(wf.ID, oldest, knowledge.MemoryTool)
+	put(wf.ID, "tool:last", knowledge.MemoryTool)
+	got, err = db.Memories(ctx, w.alice, wf.ID, knowledge.MemoryTool, store.MaxToolMemories+extra)
+	if err != nil || len(got) != store.MaxToolMemories {
+		t.Fatalf("%d kept (%v)", len(got), err)
+	}
+	keys := map[string]bool{}
+	for _, m := range got {
+		keys[m.Key] = true
+	}
+	if !keys[oldest] || !keys["tool:last"] || keys[fmt.Sprintf("tool:c%03d", extra+1)] {
+		t.Fatalf("after rewriting %s: %v", oldest, keys)
 	}
 }
