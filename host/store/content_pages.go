@@ -20,8 +20,47 @@ import (
 // cached content is read back.
 func (db *DB) ContentChunks(ctx context.Context, p tenancy.Principal, fileID string, flt knowledge.ChunkFilter) ([]knowledge.Chunk, error) {
 	q, args := scope(p, false, "f", "shared")
-	where := []string{"f.id = ?", q, "c.tenant_id = f.tenant_id", "c.sha256 = f.sha256"}
-	args = append([]any{fileID}, args...)
+	return db.contentChunks(ctx, `FROM files f JOIN chunks c ON c.tenant_id = f.tenant_id AND c.sha256 = f.sha256`,
+		[]string{"f.id = ?", q}, append([]any{fileID}, args...), flt)
+}
+
+// ContentChunksOf returns a content's stored chunks by its sha256 in a
+// tenant, like ContentChunks (administrative: the caller checked access on
+// a file that reaches the content, e.g. the container an entry is in).
+func (db *DB) ContentChunksOf(ctx context.Context, tenantID, sha string, flt knowledge.ChunkFilter) ([]knowledge.Chunk, error) {
+	return db.contentChunks(ctx, `FROM chunks c`, []string{"c.tenant_id = ?", "c.sha256 = ?"}, []any{tenantID, sha}, flt)
+}
+
+// ContentStateOf reads a content's status and index by its sha256 in a
+// tenant (administrative, as ContentChunksOf; the index's file name is
+// left empty, a content has none of its own); tenancy.ErrNotFound when
+// there is none.
+func (db *DB) ContentStateOf(ctx context.Context, tenantID, sha string) (knowledge.ContentState, error) {
+	var st knowledge.ContentState
+	var status, structure, objects string
+	err := db.conn().queryRow(ctx, `SELECT status, error, mime_type, total_objects, total_size, structure, objects
+		FROM content_indexes WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha).
+		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects)
+	if errors.Is(err, sql.ErrNoRows) {
+		return knowledge.ContentState{}, fmt.Errorf("%w: no content %s", tenancy.ErrNotFound, sha)
+	}
+	if err != nil {
+		return knowledge.ContentState{}, fmt.Errorf("store: content state: %w", err)
+	}
+	st.Status = knowledge.Status(status)
+	if err := json.Unmarshal([]byte(structure), &st.Index.Structure); err != nil {
+		return knowledge.ContentState{}, fmt.Errorf("store: content structure: %w", err)
+	}
+	if err := json.Unmarshal([]byte(objects), &st.Index.Objects); err != nil {
+		return knowledge.ContentState{}, fmt.Errorf("store: content objects: %w", err)
+	}
+	return st, nil
+}
+
+// contentChunks reads chunks c from (which joins c to whatever the where
+// clause checks) in reading order, with flt's filters added.
+func (db *DB) contentChunks(ctx context.Context, from string, where []string, args []any, flt knowledge.ChunkFilter) ([]knowledge.Chunk, error) {
+	where = slices.Clone(where)
 	if len(flt.Pages) > 0 {
 		where = append(where, "c.page IN ("+placeholders(len(flt.Pages))+")")
 		for _, pg := range flt.Pages {
@@ -42,8 +81,7 @@ func (db *DB) ContentChunks(ctx context.Context, p tenancy.Principal, fileID str
 		}
 	}
 	rows, err := db.conn().query(ctx, `SELECT c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens
-		FROM files f JOIN chunks c ON c.tenant_id = f.tenant_id AND c.sha256 = f.sha256
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY c.page, c.seq`, args...)
+		`+from+` WHERE `+strings.Join(where, " AND ")+` ORDER BY c.page, c.seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: content chunks: %w", err)
 	}

@@ -24,6 +24,21 @@ const vectorBatch = 100
 // pgvector it is also written to the HNSW-indexed table of its dimension
 // (see pgvector.go), in the same transaction.
 func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32) error {
+	return db.saveVectors(ctx, tenantID, sha, model, chunks, vecs, true)
+}
+
+// AddVectors stores the embeddings of some of a content's chunks (aligned
+// with chunks) beside its other vectors: those of these chunks are
+// replaced, the rest kept. It is how the pages of an on-demand PDF, read
+// one run at a time, get their vectors; SaveVectors would drop the pages
+// read before.
+func (db *DB) AddVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32) error {
+	return db.saveVectors(ctx, tenantID, sha, model, chunks, vecs, false)
+}
+
+// saveVectors stores vectors, replacing all of the content's (all) or
+// those of the chunks given.
+func (db *DB) saveVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32, all bool) error {
 	if len(chunks) != len(vecs) {
 		return fmt.Errorf("%w: %d vectors for %d chunks", tenancy.ErrInvalid, len(vecs), len(chunks))
 	}
@@ -53,8 +68,21 @@ func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chun
 		}
 	}
 	return db.tx(ctx, func(c conn) error {
-		if _, err := c.exec(ctx, `DELETE FROM chunk_vectors WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha); err != nil {
-			return fmt.Errorf("store: replace vectors: %w", err)
+		if all {
+			if _, err := c.exec(ctx, `DELETE FROM chunk_vectors WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha); err != nil {
+				return fmt.Errorf("store: replace vectors: %w", err)
+			}
+		} else {
+			for start := 0; start < len(chunks); start += vectorBatch {
+				end := min(start+vectorBatch, len(chunks))
+				ids := make([]any, 0, end-start)
+				for _, ch := range chunks[start:end] {
+					ids = append(ids, tenantID+":"+sha+":"+ch.ID)
+				}
+				if _, err := c.exec(ctx, `DELETE FROM chunk_vectors WHERE chunk_id IN (`+placeholders(len(ids))+`)`, ids...); err != nil {
+					return fmt.Errorf("store: replace vectors: %w", err)
+				}
+			}
 		}
 		for start := 0; start < len(vecs); start += vectorBatch {
 			end := min(start+vectorBatch, len(vecs))
@@ -67,7 +95,7 @@ func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chun
 			}
 		}
 		// The typed rows go in after their chunk_vectors rows (their foreign
-		// key); the DELETE above took the old ones with it.
+		// key); the DELETEs above took the old ones with them.
 		if len(tables) == 0 {
 			return nil
 		}

@@ -82,6 +82,21 @@ func testContentPages(t *testing.T, open Opener) {
 			}
 		})
 	}
+	// By the content's sha256 (access checked elsewhere, e.g. on the
+	// container an inner file is in): the same state and chunks, in its
+	// tenant only.
+	if st2, err := db.ContentStateOf(ctx, w.t1.ID, f.SHA256); err != nil || !slices.Equal(knowledge.ExtractedPages(st2.Index), []int{3, 5, 7}) || st2.Status != knowledge.StatusIndexed || st2.Index.TotalObjects != 3 {
+		t.Fatalf("content state by sha256: %+v %v", st2, err)
+	}
+	if got, err := db.ContentChunksOf(ctx, w.t1.ID, f.SHA256, knowledge.ChunkFilter{Section: "2"}); err != nil || len(got) != 2 || got[0].Ref.PageIndex != 3 || got[1].Ref.PageIndex != 5 || got[0].ID != all[0].ID {
+		t.Fatalf("chunks by sha256, section 2: %+v %v", got, err)
+	}
+	if _, err := db.ContentStateOf(ctx, w.t2.ID, f.SHA256); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("content state in another tenant: %v", err)
+	}
+	if got, err := db.ContentChunksOf(ctx, w.t2.ID, f.SHA256, knowledge.ChunkFilter{}); err != nil || len(got) != 0 {
+		t.Fatalf("chunks in another tenant: %d %v", len(got), err)
+	}
 	// The added pages are found by their words.
 	hits, err := db.SearchLexical(ctx, w.alice, knowledge.Query{Text: "printers", FileIDs: []string{f.ID}})
 	if err != nil || len(hits) != 3 {

@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ContentPages", func(t *testing.T) { testContentPages(t, open) })
 	t.Run("Containers", func(t *testing.T) { testContainers(t, open) })
 	t.Run("Vectors", func(t *testing.T) { testVectors(t, open) })
+	t.Run("AddVectors", func(t *testing.T) { testAddVectors(t, open) })
 	t.Run("AccessMatrix", func(t *testing.T) { testAccessMatrix(t, open) })
 	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
 	t.Run("Listing", func(t *testing.T) { testListing(t, open) })

@@ -22,6 +22,7 @@ import (
 func RunVectors(t *testing.T, open Opener) {
 	t.Run("Knowledge", func(t *testing.T) { testKnowledge(t, open) })
 	t.Run("Vectors", func(t *testing.T) { testVectors(t, open) })
+	t.Run("AddVectors", func(t *testing.T) { testAddVectors(t, open) })
 }
 
 // vecDoc is one indexed content with its chunks' vectors.
