@@ -108,6 +108,7 @@ type Agent struct {
 	model  Model
 	cfg    Config
 	logger *slog.Logger
+	counts *countCache // message token counts, shared by the runs
 }
 
 // New returns an agent over a model; logger nil discards logs.
@@ -115,7 +116,7 @@ func New(model Model, cfg Config, logger *slog.Logger) *Agent {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Agent{model: model, cfg: cfg.withDefaults(), logger: logger}
+	return &Agent{model: model, cfg: cfg.withDefaults(), logger: logger, counts: newCountCache(countCacheEntries)}
 }
 
 // Input is one run: a user's prompt in a workflow that may have history.
@@ -134,7 +135,10 @@ type Input struct {
 	// summary, fitted to the room the conversation leaves); the loop then
 	// leaves the summary to it rather than sending its own message.
 	ContextSource ContextSource
-	// SpentCHF is what the workflow has cost before this run.
+	// SpentCHF is what the workflow has cost before this run. The run
+	// carries its tally on in the context of everything it calls
+	// (llm.WithRunCost); tools whose model calls add to it count toward
+	// the budget at once.
 	SpentCHF float64
 	// Round is the workflow round this run serves (for events).
 	Round int
@@ -157,10 +161,17 @@ type Result struct {
 	Outcome Outcome
 	// Answer is the final answer, or the progress summary when the run ended
 	// on a limit or a stop.
-	Answer           string
-	Rounds           int
-	ToolCalls        int
-	CostCHF          float64
+	Answer    string
+	Rounds    int
+	ToolCalls int
+	// CostCHF is what the loop's own model calls cost (the workflow's
+	// statistics receive it when the run ends); the model calls of its
+	// tools are recorded as they happen and are not in it.
+	CostCHF float64
+	// SpentCHF is the workflow's spending when the run ended, the figure
+	// its budget was judged by: Input.SpentCHF, CostCHF and the tools'
+	// model calls.
+	SpentCHF         float64
 	PromptTokens     int
 	CompletionTokens int
 	// Summary is the updated running summary of older conversation; the

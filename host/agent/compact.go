@@ -28,7 +28,7 @@ func (r *run) compact(ctx context.Context) error {
 	if window <= 0 {
 		window = defaultWindow
 	}
-	tokens := llm.CountMessageTokens(r.info.Name, r.msgs, toolDefs(r.tools.Tools()))
+	tokens := r.promptTokens()
 	pressure := float64(tokens) > r.cfg.SummarizeAt*float64(window)
 	periodic := len(r.rounds) >= 2*keep
 	if !pressure && !periodic {
@@ -54,13 +54,16 @@ func (r *run) compact(ctx context.Context) error {
 
 	msgs := append([]llm.Message{}, r.msgs[:from]...)
 	shift := -(to - from)
+	r.tokens.splice(from, to)
 	switch {
 	case r.in.ContextSource != nil:
 		// The summary reaches the model through the next round's context.
 	case len(msgs) > 1 && strings.HasPrefix(msgs[1].Content, "Summary of the conversation so far:") && msgs[1].Role == "system":
 		msgs[1] = summaryMsg
+		r.tokens.put(1, summaryMsg, false)
 	default:
 		msgs = append(msgs[:1], append([]llm.Message{summaryMsg}, msgs[1:]...)...)
+		r.tokens.put(1, summaryMsg, true)
 		shift++
 	}
 	r.msgs = append(msgs, r.msgs[to:]...)

@@ -27,6 +27,11 @@ type run struct {
 	context string // the ContextSource's text for the current round
 	res     Result
 	log     []string // one line per tool call, for progress summaries
+	tokens  *tokenCount
+	// cost is the workflow's spending: before the run, the loop's calls,
+	// and the model calls of its tools (which add to it through the
+	// context); the budget is judged by it.
+	cost *llm.RunCost
 }
 
 // span is a half-open range of msgs.
@@ -39,14 +44,19 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	if sink == nil {
 		sink = func(context.Context, Event) {}
 	}
-	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary}
+	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.SpentCHF)}
+	// Tools that call models through the model capability add their cost
+	// to the run's tally at once, so the next model call sees it.
+	ctx = llm.WithRunCost(ctx, r.cost)
 	r.info, _ = a.model.Model(a.cfg.Operation)
+	r.tokens = newTokenCount(r.info.Name, a.counts)
 	r.text = !r.info.FunctionCalling
 	if a.cfg.TextProtocol != nil {
 		r.text = *a.cfg.TextProtocol
 	}
 	r.res = r.loop(ctx)
 	r.res.Summary = r.summary
+	r.res.SpentCHF = r.cost.Spent()
 	r.res.Duration = time.Since(start)
 	r.emit(ctx, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: string(r.res.Outcome), Rounds: r.res.Rounds,
 		ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
@@ -65,12 +75,16 @@ func (r *run) loop(ctx context.Context) Result {
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
 		}
 		if r.overBudget() {
-			return r.end(BudgetExceeded, r.progressSummary(fmt.Sprintf("The cost budget of CHF %.2f is spent.", r.cfg.MaxCostCHF)), nil)
+			return r.end(BudgetExceeded, r.budgetSummary(), nil)
 		}
 		if err := r.compact(ctx); err != nil && ctx.Err() != nil {
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
 		}
 		r.refreshContext(ctx, round)
+		// Summarising and the round's context may have called models too.
+		if r.overBudget() {
+			return r.end(BudgetExceeded, r.budgetSummary(), nil)
+		}
 		r.res.Rounds = round
 		before := len(r.msgs)
 		var answer string
@@ -158,10 +172,25 @@ func (r *run) account(u llm.Usage) {
 	r.res.CostCHF += u.CostCHF
 	r.res.PromptTokens += u.PromptTokens
 	r.res.CompletionTokens += u.CompletionTokens
+	r.cost.Add(u.CostCHF)
 }
 
+// overBudget reports whether the workflow's spending, its tools' model
+// calls included, reached the budget.
 func (r *run) overBudget() bool {
-	return r.cfg.MaxCostCHF > 0 && r.in.SpentCHF+r.res.CostCHF >= r.cfg.MaxCostCHF
+	return r.cfg.MaxCostCHF > 0 && r.cost.Spent() >= r.cfg.MaxCostCHF
+}
+
+// budgetSummary ends a run whose budget is spent.
+func (r *run) budgetSummary() string {
+	return r.progressSummary(fmt.Sprintf("The cost budget of CHF %.2f is spent (CHF %.4f, the tools' model calls included).",
+		r.cfg.MaxCostCHF, r.cost.Spent()))
+}
+
+// promptTokens counts the conversation and tool definitions as the model
+// will see them (the round's context aside), from the per-message cache.
+func (r *run) promptTokens() int {
+	return r.tokens.prompt(r.msgs, toolDefs(r.tools.Tools()))
 }
 
 // nativeRound is one round with function calling: the model answers or asks
@@ -245,7 +274,7 @@ func (r *run) refreshContext(ctx context.Context, round int) {
 	if window <= 0 {
 		window = defaultWindow
 	}
-	rest := llm.CountMessageTokens(r.info.Name, r.msgs, toolDefs(r.tools.Tools())) + window/replyReserve
+	rest := r.promptTokens() + window/replyReserve
 	budget := min(int(r.cfg.ContextShare*float64(window)), window-rest)
 	rc, err := src.RoundContext(ctx, ContextRequest{Round: round, Model: r.info.Name, Budget: max(0, budget), Summary: r.summary})
 	r.account(rc.Usage)

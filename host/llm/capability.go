@@ -250,26 +250,46 @@ func (h *Capabilities) generate(ctx context.Context, call *wasm.Call, req json.R
 	return out, nil
 }
 
-// checkBudget refuses a call of a workflow whose spending reached the budget.
+// checkBudget refuses a call of a workflow whose spending reached the
+// budget. Inside an agent run the spending is the run's tally (RunCost),
+// which also holds the loop's own model calls not yet written to the
+// workflow; outside one (a tool called through the API) it is the
+// workflow's recorded cost.
 func (h *Capabilities) checkBudget(ctx context.Context, c toolcall.Caller) error {
-	if h.MaxWorkflowCostCHF <= 0 || h.Workflows == nil || c.WorkflowID == "" {
+	if h.MaxWorkflowCostCHF <= 0 || c.WorkflowID == "" {
 		return nil
 	}
-	w, err := h.Workflows.Get(ctx, c.Principal, c.WorkflowID)
-	if err != nil {
-		return fmt.Errorf("model: the caller's workflow: %w", err)
+	var spent float64
+	if rc, ok := RunCostFrom(ctx); ok {
+		spent = rc.Spent()
+	} else {
+		if h.Workflows == nil {
+			return nil
+		}
+		w, err := h.Workflows.Get(ctx, c.Principal, c.WorkflowID)
+		if err != nil {
+			return fmt.Errorf("model: the caller's workflow: %w", err)
+		}
+		spent = w.Stats.CostCHF
 	}
-	if w.Stats.CostCHF >= h.MaxWorkflowCostCHF {
+	if spent >= h.MaxWorkflowCostCHF {
 		return &wasm.CapabilityError{Code: "budget_exceeded", Message: fmt.Sprintf(
-			"workflow %s has spent CHF %.4f of its CHF %.2f budget", c.WorkflowID, w.Stats.CostCHF, h.MaxWorkflowCostCHF)}
+			"workflow %s has spent CHF %.4f of its CHF %.2f budget", c.WorkflowID, spent, h.MaxWorkflowCostCHF)}
 	}
 	return nil
 }
 
-// account adds what a call cost to the caller's workflow; the usage record
-// itself is written by the client's meter.
+// account adds what a call cost to the caller's workflow, and to the run's
+// tally when an agent run made the call; the usage record itself is
+// written by the client's meter.
 func (h *Capabilities) account(ctx context.Context, c toolcall.Caller, u Usage) {
-	if h.Workflows == nil || c.WorkflowID == "" || (u.CostCHF == 0 && u.PromptTokens+u.CompletionTokens == 0) {
+	if c.WorkflowID == "" || (u.CostCHF == 0 && u.PromptTokens+u.CompletionTokens == 0) {
+		return
+	}
+	if rc, ok := RunCostFrom(ctx); ok {
+		rc.Add(u.CostCHF)
+	}
+	if h.Workflows == nil {
 		return
 	}
 	st := workflows.Stats{CostCHF: u.CostCHF, TokensUsed: int64(u.PromptTokens + u.CompletionTokens)}

@@ -2,8 +2,10 @@ package workspace_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -51,8 +53,9 @@ type benchEnv struct {
 }
 
 // newBenchEnv: the embedded store, the toolbox plugin's twenty tools as the
-// workspace's set, and a scripted model that calls one tool, then answers.
-func newBenchEnv(b *testing.B) benchEnv {
+// workspace's set, and a scripted model (context window: window tokens, 0
+// for the default) that calls one tool, then answers.
+func newBenchEnv(b *testing.B, window int) benchEnv {
 	ctx := context.Background()
 	dir := b.TempDir()
 	db, err := store.Open(ctx, store.Config{Dir: dir})
@@ -87,7 +90,7 @@ func newBenchEnv(b *testing.B) benchEnv {
 	})))
 	client, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 30 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Provider: "test", Model: "scripted"}}},
+		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Provider: "test", Model: "scripted", ContextWindow: window}}},
 	}, nil, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -103,7 +106,7 @@ func newBenchEnv(b *testing.B) benchEnv {
 // embedded store — with the model's time (HTTP to the scripted server)
 // excluded.
 func BenchmarkRoundOverhead(b *testing.B) {
-	e := newBenchEnv(b)
+	e := newBenchEnv(b, 0)
 	ctx := context.Background()
 	ag := agent.New(e.model, agent.Config{}, nil)
 	var per []time.Duration
@@ -130,12 +133,66 @@ func BenchmarkRoundOverhead(b *testing.B) {
 	figure.Report("agent.round.overhead.p50", figure.Millis(figure.Percentile(per, 50)), "ms")
 }
 
+// staticContext is a ContextSource that gives every round the same text: the
+// benchmark measures the loop's own work for a round's context (sizing its
+// budget against the conversation), not the knowledge store's.
+type staticContext string
+
+func (s staticContext) RoundContext(context.Context, agent.ContextRequest) (agent.RoundContext, error) {
+	return agent.RoundContext{Text: string(s)}, nil
+}
+
+// BenchmarkRoundOverheadLongContext reports agent.round.overhead.longctx.p50
+// ms: as agent.round.overhead, but the workflow has a long history (100
+// earlier messages of 2 KB, about 50,000 tokens, in a 128,000-token
+// window) and a context source, so every round sizes the context against
+// the whole conversation, as a served round does.
+func BenchmarkRoundOverheadLongContext(b *testing.B) {
+	e := newBenchEnv(b, 128000)
+	ctx := context.Background()
+	ag := agent.New(e.model, agent.Config{}, nil)
+	history := make([]llm.Message, 100)
+	for i := range history {
+		var sb strings.Builder
+		for j := 0; sb.Len() < 2048; j++ {
+			fmt.Fprintf(&sb, "Invoice %d-%d of supplier %d was paid on 2026-%02d-%02d for CHF %d.%02d; ", i, j, i*7+j, 1+j%12, 1+j%28, 100+i*j, j%100)
+		}
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		history[i] = llm.Message{Role: role, Content: sb.String()}
+	}
+	var per []time.Duration
+	for i := range 60 {
+		w, err := e.wf.Start(ctx, e.p, workflows.NewWorkflow{WorkspaceID: e.wsID, Name: "bench long " + strconv.Itoa(i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink := func(_ context.Context, ev agent.Event) {
+			if _, err := e.wf.Append(ctx, e.p, w.ID, ev.Type, ev.Data); err != nil {
+				b.Error(err)
+			}
+		}
+		before := e.model.ns.Load()
+		res := ag.Run(ctx, agent.Input{Prompt: "find the invoices", History: history, ContextSource: staticContext(strings.Repeat("context ", 128))}, e.set, sink)
+		if res.Outcome != agent.Completed || res.Rounds != 2 || res.ToolCalls != 1 {
+			b.Fatalf("run: %+v", res)
+		}
+		model := time.Duration(e.model.ns.Load() - before)
+		if i >= 5 {
+			per = append(per, (res.Duration-model)/time.Duration(res.Rounds))
+		}
+	}
+	figure.Report("agent.round.overhead.longctx.p50", figure.Millis(figure.Percentile(per, 50)), "ms")
+}
+
 // BenchmarkConcurrent200 reports agent.concurrent200.completed count and
 // agent.concurrent200.round.p99 ms: 200 workflows started at once through
 // the workspace service on the scripted model, each a tool round and an
 // answer round, events persisted to the embedded store.
 func BenchmarkConcurrent200(b *testing.B) {
-	e := newBenchEnv(b)
+	e := newBenchEnv(b, 0)
 	ctx := context.Background()
 	svc := workspace.New(e.wf, e.files, agent.New(e.model, agent.Config{}, nil), e.reg, e.db, workspace.Config{}, nil)
 	defer svc.Close()
