@@ -32,10 +32,10 @@ type countingPages struct {
 	calls, pages atomic.Int32
 }
 
-func (c *countingPages) ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int) ([]content.Object, error) {
+func (c *countingPages) ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int, sections []knowledge.Section) ([]content.Object, error) {
 	c.calls.Add(1)
 	c.pages.Add(int32(to - from + 1))
-	return c.inner.ReadPages(ctx, name, mimeType, in, from, to)
+	return c.inner.ReadPages(ctx, name, mimeType, in, from, to, sections)
 }
 
 // knowledgeWorld is an env with the knowledge capability wired as `serve`

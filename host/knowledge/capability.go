@@ -226,6 +226,8 @@ func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.Raw
 // IndexRequest is the request of knowledge.index.
 type IndexRequest struct {
 	File string `json:"file"`
+	// Path names an entry of a container file: its index instead.
+	Path string `json:"path,omitempty"`
 	// ObjectsLimit caps the object summaries returned (default 100, at
 	// most 1000).
 	ObjectsLimit int `json:"objectsLimit,omitempty"`
@@ -235,6 +237,8 @@ type IndexRequest struct {
 type IndexResponse struct {
 	FileID   string `json:"fileId"`
 	FileName string `json:"fileName"`
+	// Path is the entry's full container path when one was asked for.
+	Path     string `json:"path,omitempty"`
 	MIMEType string `json:"mimeType"`
 	Size     int64  `json:"size"`
 	Status   Status `json:"status"`
@@ -276,8 +280,19 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 			out.Entries = entries
 		}
 	}
-	st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID)
-	if err != nil {
+	var st ContentState
+	if r.Path != "" {
+		// An entry's index, whatever its status (pending: no row yet).
+		cn, err := d.Reader.Content(ctx, c.Principal, f, r.Path)
+		if cn.Entry == "" {
+			return nil, err
+		}
+		out.Path, out.FileName, out.MIMEType, out.Size, out.Entries = cn.Entry, cn.Name, cn.MIMEType, cn.Size, nil
+		if st = cn.State; st.Status == "" {
+			out.Status = StatusPending
+			return out, nil
+		}
+	} else if st, err = d.Reader.store.ContentState(ctx, c.Principal, f.ID); err != nil {
 		if errors.Is(err, tenancy.ErrNotFound) {
 			// Readable file, no content row yet: indexing has not started.
 			out.Status = StatusPending
@@ -305,7 +320,9 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 
 // ReadObjectsRequest is the request of knowledge.read_objects.
 type ReadObjectsRequest struct {
-	File     string         `json:"file"`
+	File string `json:"file"`
+	// Path names an entry of a container file: its objects instead.
+	Path     string         `json:"path,omitempty"`
 	Pages    []int          `json:"pages,omitempty"`
 	Types    []content.Type `json:"types,omitempty"`
 	Section  string         `json:"section,omitempty"`
@@ -318,6 +335,8 @@ type ReadObjectsRequest struct {
 type ReadObjectsResponse struct {
 	FileID   string `json:"fileId"`
 	FileName string `json:"fileName"`
+	// Path is the entry read, when one was.
+	Path string `json:"path,omitempty"`
 	ObjectPage
 }
 
@@ -335,18 +354,24 @@ func (d *Capability) read(ctx context.Context, c toolcall.Caller, r ReadObjectsR
 		return nil, err
 	}
 	pg, err := d.Reader.Objects(ctx, c.Principal, f, ObjectQuery{
-		Pages: r.Pages, Section: r.Section, Types: r.Types, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes,
+		Entry: r.Path, Pages: r.Pages, Section: r.Section, Types: r.Types, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ReadObjectsResponse{FileID: f.ID, FileName: f.Name, ObjectPage: pg}, nil
+	out := ReadObjectsResponse{FileID: f.ID, FileName: f.Name, ObjectPage: pg}
+	if r.Path != "" {
+		out.Path = f.Name + "/" + strings.TrimPrefix(strings.Trim(r.Path, "/ "), f.Name+"/")
+	}
+	return out, nil
 }
 
 // ReadSectionRequest is the request of knowledge.read_section: a section
 // by id or title, paged like read_objects.
 type ReadSectionRequest struct {
-	File     string `json:"file"`
+	File string `json:"file"`
+	// Path names an entry of a container file: its section instead.
+	Path     string `json:"path,omitempty"`
 	Section  string `json:"section"`
 	Offset   int    `json:"offset,omitempty"`
 	Limit    int    `json:"limit,omitempty"`
@@ -361,7 +386,7 @@ func (d *Capability) readSection(ctx context.Context, c toolcall.Caller, req jso
 	if strings.TrimSpace(r.Section) == "" {
 		return nil, fmt.Errorf("%w: section is required (an id or title from the file's index)", tenancy.ErrInvalid)
 	}
-	return d.read(ctx, c, ReadObjectsRequest{File: r.File, Section: r.Section, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes})
+	return d.read(ctx, c, ReadObjectsRequest{File: r.File, Path: r.Path, Section: r.Section, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes})
 }
 
 // ExtractItemRequest is the request of knowledge.extract_item.

@@ -241,7 +241,9 @@ func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEnt
 		return fail(fmt.Errorf("knowledge: content of %s: %w", e.Path, err))
 	}
 	defer r.Close()
-	idx, objects, err := in.extractor.Extract(ctx, inner.Name, inner.MIMEType, r)
+	// The smart-PDF policy applies inside archives too: a large inner PDF
+	// is pre-scanned only, its pages read on demand (Reader, by entry).
+	idx, objects, err := in.extract(ctx, inner, r)
 	if err != nil {
 		return fail(fmt.Errorf("knowledge: extracting %s: %w", e.Path, err))
 	}

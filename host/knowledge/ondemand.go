@@ -55,8 +55,11 @@ type Prescanner interface {
 }
 
 // PageReader extracts pages from..to (inclusive, from 1) of a document.
+// sections is the document's section map from its pre-scan (the index
+// keeps it), so the reader references pages by section without scanning
+// the document again; nil lets the reader find the sections itself.
 type PageReader interface {
-	ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int) ([]content.Object, error)
+	ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int, sections []Section) ([]content.Object, error)
 }
 
 // The tools of the PDF extractor plugin that on-demand reading uses.
@@ -84,12 +87,16 @@ func (e *Extractors) Prescan(ctx context.Context, name, mimeType string, in wasm
 }
 
 // ReadPages runs the document extractor's readPages tool.
-func (e *Extractors) ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int) ([]content.Object, error) {
+func (e *Extractors) ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int, sections []Section) ([]content.Object, error) {
 	p, ok := e.For(name, mimeType)
 	if !ok || !p.HasTool(ReadPagesTool) {
 		return nil, fmt.Errorf("%w reading pages: %s (%s)", ErrNoExtractor, mimeType, name)
 	}
-	args, _ := json.Marshal(map[string]int{"from": from, "to": to})
+	args, _ := json.Marshal(struct {
+		From     int       `json:"from"`
+		To       int       `json:"to"`
+		Sections []Section `json:"sections,omitempty"`
+	}{from, to, sections})
 	r := p.Call(ctx, ReadPagesTool, args, &wasm.CallOptions{Input: in})
 	if !r.OK {
 		return nil, fmt.Errorf("extractor %s: pages %d-%d: %w", p.Name(), from, to, r.Error)

@@ -1,10 +1,13 @@
 package knowledge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,15 +15,25 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
 // ContentStore is what reading content back needs of the database.
+// Access is checked on the file read (ContentState, ContainerEntries: the
+// principal must be able to read it); the content it reaches, its own or
+// an entry's inside it, is then read by its sha256.
 type ContentStore interface {
 	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (ContentState, error)
-	ContentChunks(ctx context.Context, p tenancy.Principal, fileID string, f ChunkFilter) ([]Chunk, error)
+	// ContainerEntries lists a container file's entries by full path.
+	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]ContainerEntry, error)
+	ContentStateOf(ctx context.Context, tenantID, sha string) (ContentState, error)
+	ContentChunksOf(ctx context.Context, tenantID, sha string, f ChunkFilter) ([]Chunk, error)
 	AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []Chunk) error
+	// AddVectors adds the vectors of chunks to a content's, keeping the
+	// others (SaveVectors replaces them).
+	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
 }
 
 // ErrNotReady: the file's content is not indexed yet (or failed).
@@ -38,6 +51,10 @@ const (
 // ObjectQuery selects content objects of one file. Offset and Limit page
 // through the objects that match; for an on-demand PDF an object is a page.
 type ObjectQuery struct {
+	// Entry names a container entry (its path, with or without the
+	// container's name in front): its content is read instead of the
+	// file's own, access checked on the container.
+	Entry   string
 	Pages   []int
 	Section string
 	Types   []content.Type
@@ -120,18 +137,89 @@ func FindSection(idx content.Index, name string) (Section, bool) {
 }
 
 // Reader reads a file's content objects back from the knowledge store and
-// extracts the pages of on-demand PDFs the first time they are read.
+// extracts the pages of on-demand PDFs the first time they are read,
+// embedding them too when an embedder is set.
 type Reader struct {
-	store ContentStore
-	blobs Blobs
-	pages PageReader
-	locks keyedMutex
+	store  ContentStore
+	blobs  Blobs
+	pages  PageReader
+	embed  Embedder // nil: pages read on demand are found by words only
+	logger *slog.Logger
+	locks  keyedMutex
 }
 
 // NewReader returns a reader; pages extracts on-demand pages (the
 // extractors).
 func NewReader(store ContentStore, blobs Blobs, pages PageReader) *Reader {
-	return &Reader{store: store, blobs: blobs, pages: pages}
+	return &Reader{store: store, blobs: blobs, pages: pages, logger: slog.New(slog.DiscardHandler)}
+}
+
+// WithEmbedder makes the reader embed the chunks of pages it extracts on
+// demand, as ingestion embeds a content's chunks (billed to the file's
+// tenant, workspace and uploader), so vector searches find them; logger
+// (nil: discarded) hears of embeddings that failed, which leave the pages
+// found by their words.
+func (r *Reader) WithEmbedder(e Embedder, logger *slog.Logger) *Reader {
+	r.embed = e
+	if logger != nil {
+		r.logger = logger
+	}
+	return r
+}
+
+// Content is what a read reaches: a file's own content, or an entry's
+// inside a container file.
+type Content struct {
+	// File is the file read (the container, for an entry).
+	File files.Item
+	// Entry is the entry's full container path; empty for the file's own.
+	Entry string
+	// Name, MIMEType, SHA256 and Size are the content's (the entry's for
+	// one).
+	Name, MIMEType, SHA256 string
+	Size                   int64
+	State                  ContentState
+}
+
+// Content resolves what a read of f (entry: one of its container entries,
+// "" for f itself) reaches, for a principal who can read f, ready to be
+// read (indexed or being embedded).
+func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f files.Item, entry string) (Content, error) {
+	c := Content{File: f, Name: f.Name, MIMEType: f.MIMEType, SHA256: f.SHA256, Size: f.Size}
+	if entry = strings.Trim(strings.TrimSpace(entry), "/"); entry == "" {
+		st, err := r.State(ctx, p, f.ID)
+		c.State = st
+		return c, err
+	}
+	entries, err := r.store.ContainerEntries(ctx, p, f.ID)
+	if err != nil {
+		return c, err
+	}
+	var e *ContainerEntry
+	for i := range entries {
+		if entries[i].Path == entry || entries[i].Path == f.Name+"/"+entry {
+			e = &entries[i]
+			break
+		}
+	}
+	switch {
+	case e == nil:
+		return c, fmt.Errorf("%w: %s has no entry %q (see its index for the entries)", ErrNoEntry, f.Name, entry)
+	case e.Container:
+		return c, fmt.Errorf("%w: %s is a container inside %s; read one of its entries", tenancy.ErrInvalid, e.Path, f.Name)
+	case e.Error != "" || e.SHA256 == "":
+		return c, fmt.Errorf("%w: entry %s: %s", ErrNotReady, e.Path, cmp.Or(e.Error, "its bytes were not extracted"))
+	}
+	c.Entry, c.Name, c.MIMEType, c.SHA256, c.Size = e.Path, path.Base(e.Path), e.MIMEType, e.SHA256, e.Size
+	st, err := r.store.ContentStateOf(ctx, f.TenantID, e.SHA256)
+	if errors.Is(err, tenancy.ErrNotFound) {
+		return c, fmt.Errorf("%w: entry %s is still being indexed (pending); try again shortly", ErrNotReady, e.Path)
+	}
+	if err != nil {
+		return c, err
+	}
+	c.State = st
+	return c, ready(st)
 }
 
 // State returns the content state of a file the principal can read, ready
@@ -141,13 +229,18 @@ func (r *Reader) State(ctx context.Context, p tenancy.Principal, fileID string) 
 	if err != nil {
 		return st, err
 	}
+	return st, ready(st)
+}
+
+// ready says whether a content can be read, and why not.
+func ready(st ContentState) error {
 	switch st.Status {
 	case StatusIndexed, StatusEmbedding:
-		return st, nil
+		return nil
 	case StatusFailed:
-		return st, fmt.Errorf("%w: indexing failed: %s", ErrNotReady, st.Error)
+		return fmt.Errorf("%w: indexing failed: %s", ErrNotReady, st.Error)
 	default:
-		return st, fmt.Errorf("%w: the file is still being indexed (%s); try again shortly", ErrNotReady, st.Status)
+		return fmt.Errorf("%w: the file is still being indexed (%s); try again shortly", ErrNotReady, st.Status)
 	}
 }
 
@@ -157,16 +250,17 @@ func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item,
 	if err := q.normalize(); err != nil {
 		return ObjectPage{}, err
 	}
-	st, err := r.State(ctx, p, f.ID)
+	c, err := r.Content(ctx, p, f, q.Entry)
 	if err != nil {
 		return ObjectPage{}, err
 	}
+	st := c.State
 	var out ObjectPage
 	flt := ChunkFilter{Pages: q.Pages, Types: q.Types}
 	if q.Section != "" {
 		sec, ok := FindSection(st.Index, q.Section)
 		if !ok {
-			return ObjectPage{}, fmt.Errorf("%w: %s has no section %q (see its index for the sections)", tenancy.ErrInvalid, f.Name, q.Section)
+			return ObjectPage{}, fmt.Errorf("%w: %s has no section %q (see its index for the sections)", tenancy.ErrInvalid, c.Name, q.Section)
 		}
 		out.Section = &sec
 		if sec.EndPage > 0 {
@@ -179,9 +273,9 @@ func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item,
 		}
 	}
 	if OnDemand(st.Index) {
-		return r.onDemand(ctx, p, f, st, q, flt, out)
+		return r.onDemand(ctx, c, q, flt, out)
 	}
-	chunks, err := r.store.ContentChunks(ctx, p, f.ID, flt)
+	chunks, err := r.store.ContentChunksOf(ctx, f.TenantID, c.SHA256, flt)
 	if err != nil {
 		return ObjectPage{}, err
 	}
@@ -194,18 +288,18 @@ func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item,
 
 // onDemand serves q from an on-demand PDF: its objects are its pages, the
 // window's missing pages are extracted and stored first.
-func (r *Reader) onDemand(ctx context.Context, p tenancy.Principal, f files.Item, st ContentState, q ObjectQuery, flt ChunkFilter, out ObjectPage) (ObjectPage, error) {
+func (r *Reader) onDemand(ctx context.Context, c Content, q ObjectQuery, flt ChunkFilter, out ObjectPage) (ObjectPage, error) {
 	if len(flt.Types) > 0 && !slices.Contains(flt.Types, content.Text) {
 		return out, nil // a PDF's pages are text
 	}
-	n := pageCount(st.Index)
+	n := pageCount(c.State.Index)
 	want := flt.Pages
 	if len(want) == 0 {
 		want = pagesWithin(nil, 1, n)
 	}
 	for _, pg := range want {
 		if pg < 1 || pg > n {
-			return ObjectPage{}, fmt.Errorf("%w: page %d is outside %s's pages 1-%d", tenancy.ErrInvalid, pg, f.Name, n)
+			return ObjectPage{}, fmt.Errorf("%w: page %d is outside %s's pages 1-%d", tenancy.ErrInvalid, pg, c.Name, n)
 		}
 	}
 	out.Total = len(want)
@@ -213,12 +307,12 @@ func (r *Reader) onDemand(ctx context.Context, p tenancy.Principal, f files.Item
 		return out, nil
 	}
 	window := want[q.Offset:min(len(want), q.Offset+q.Limit)]
-	extracted, err := r.ensurePages(ctx, p, f, window)
+	extracted, err := r.ensurePages(ctx, c, window)
 	if err != nil {
 		return ObjectPage{}, err
 	}
 	out.ExtractedPages = extracted
-	chunks, err := r.store.ContentChunks(ctx, p, f.ID, ChunkFilter{Pages: window})
+	chunks, err := r.store.ContentChunksOf(ctx, c.File.TenantID, c.SHA256, ChunkFilter{Pages: window})
 	if err != nil {
 		return ObjectPage{}, err
 	}
@@ -253,10 +347,11 @@ func (r *Reader) onDemand(ctx context.Context, p tenancy.Principal, f files.Item
 // content at a time in this host: a second reader waits, then finds them
 // stored. Across hosts two readers may both extract a page; the store keeps
 // it once.
-func (r *Reader) ensurePages(ctx context.Context, p tenancy.Principal, f files.Item, pages []int) ([]int, error) {
-	unlock := r.locks.lock(f.TenantID + ":" + f.SHA256)
+func (r *Reader) ensurePages(ctx context.Context, c Content, pages []int) ([]int, error) {
+	tenant := c.File.TenantID
+	unlock := r.locks.lock(tenant + ":" + c.SHA256)
 	defer unlock()
-	st, err := r.store.ContentState(ctx, p, f.ID)
+	st, err := r.store.ContentStateOf(ctx, tenant, c.SHA256)
 	if err != nil {
 		return nil, err
 	}
@@ -272,15 +367,21 @@ func (r *Reader) ensurePages(ctx context.Context, p tenancy.Principal, f files.I
 	}
 	slices.Sort(missing)
 	missing = slices.Compact(missing)
-	blob, err := r.blobs.Open(ctx, f.SHA256)
+	// The pre-scan's sections are definitive: none found means none, not
+	// "look for them".
+	sections := Sections(st.Index)
+	if sections == nil {
+		sections = []Section{}
+	}
+	blob, err := r.blobs.Open(ctx, c.SHA256)
 	if err != nil {
-		return nil, fmt.Errorf("knowledge: content of %s: %w", f.Name, err)
+		return nil, fmt.Errorf("knowledge: content of %s: %w", c.Name, err)
 	}
 	defer blob.Close()
 	for _, run := range runs(missing) {
-		objs, err := r.pages.ReadPages(ctx, f.Name, f.MIMEType, blob, run[0], run[len(run)-1])
+		objs, err := r.pages.ReadPages(ctx, c.Name, c.MIMEType, blob, run[0], run[len(run)-1], sections)
 		if err != nil {
-			return nil, fmt.Errorf("knowledge: reading pages %d-%d of %s: %w", run[0], run[len(run)-1], f.Name, err)
+			return nil, fmt.Errorf("knowledge: reading pages %d-%d of %s: %w", run[0], run[len(run)-1], c.Name, err)
 		}
 		var sums []content.Summary
 		var chunks []Chunk
@@ -290,11 +391,38 @@ func (r *Reader) ensurePages(ctx context.Context, p tenancy.Principal, f files.I
 			// across the runs stored at different times.
 			chunks = append(chunks, Split([]content.Object{o}, ChunkTokens)...)
 		}
-		if err := r.store.AddContentPages(ctx, f.TenantID, f.SHA256, run, sums, chunks); err != nil {
-			return nil, fmt.Errorf("knowledge: storing pages of %s: %w", f.Name, err)
+		if err := r.store.AddContentPages(ctx, tenant, c.SHA256, run, sums, chunks); err != nil {
+			return nil, fmt.Errorf("knowledge: storing pages of %s: %w", c.Name, err)
 		}
+		r.embedPages(ctx, c, chunks)
 	}
 	return missing, nil
+}
+
+// embedPages embeds the chunks of pages read on demand and adds their
+// vectors to the content's, billed as ingestion bills its embeddings. A
+// failure leaves the pages found by their words, as at ingestion.
+func (r *Reader) embedPages(ctx context.Context, c Content, chunks []Chunk) {
+	if r.embed == nil || len(chunks) == 0 {
+		return
+	}
+	m, ok := r.embed.Model(llm.OpEmbedding)
+	if !ok {
+		return
+	}
+	f := c.File
+	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "embedding"})
+	texts := make([]string, len(chunks))
+	for i, ch := range chunks {
+		texts[i] = ch.Text
+	}
+	vecs, _, err := r.embed.Embed(ctx, texts)
+	if err == nil {
+		err = r.store.AddVectors(ctx, f.TenantID, c.SHA256, m.Name, chunks, vecs)
+	}
+	if err != nil {
+		r.logger.Warn("knowledge: embedding pages read on demand failed; they are found by their words", "file", f.ID, "entry", c.Entry, "err", err)
+	}
 }
 
 // runs cuts sorted pages into runs of consecutive pages, so each run is one

@@ -23,6 +23,20 @@ type extractArgs struct {
 type pagesArgs struct {
 	From int `json:"from" description:"first page, from 1" minimum:"1"`
 	To   int `json:"to" description:"last page (inclusive)" minimum:"1"`
+	// Sections is the pre-scan's section map, which the caller keeps: with
+	// it the pages' section references cost nothing; without it they come
+	// from the outline, or, for a document without one, from a pre-scan of
+	// every page.
+	Sections []pageSection `json:"sections,omitempty" description:"the document's sections from its pre-scan, to reference pages by section without scanning the document again"`
+}
+
+// pageSection is a section as the host's index lists it.
+type pageSection struct {
+	ID        string `json:"id,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Level     int    `json:"level,omitempty"`
+	StartPage int    `json:"startPage"`
+	EndPage   int    `json:"endPage"`
 }
 
 type result struct {
@@ -60,37 +74,51 @@ func structure(d *pdftext.Document, ps pdftext.Prescan) map[string]any {
 	}
 }
 
-// sectionOf names the innermost section that holds a page.
-func sectionOf(ps pdftext.Prescan, page int) (id, title string) {
+// sectionOf names the innermost section that holds a page; a section
+// without an id is "s<n>", n its place in the list from 1 (as the host
+// numbers the pre-scan's sections).
+func sectionOf(secs []pageSection, page int) (id, title string) {
 	best := -1
-	for i, s := range ps.Sections {
-		if s.StartPage <= page && page <= s.EndPage && (best < 0 || s.Level >= ps.Sections[best].Level) {
+	for i, s := range secs {
+		if s.StartPage <= page && page <= s.EndPage && (best < 0 || s.Level >= secs[best].Level) {
 			best = i
 		}
 	}
 	if best < 0 {
 		return "", ""
 	}
-	return fmt.Sprintf("s%d", best+1), ps.Sections[best].Title
+	if id = secs[best].ID; id == "" {
+		id = fmt.Sprintf("s%d", best+1)
+	}
+	return id, secs[best].Title
+}
+
+// fromPrescan is the pre-scan's sections as sectionOf takes them.
+func fromPrescan(secs []pdftext.Section) []pageSection {
+	out := make([]pageSection, len(secs))
+	for i, s := range secs {
+		out[i] = pageSection{Title: s.Title, Level: s.Level, StartPage: s.StartPage, EndPage: s.EndPage}
+	}
+	return out
 }
 
 // pages extracts pages from..to as text objects.
-func pages(d *pdftext.Document, ps pdftext.Prescan, from, to int) ([]content.Object, error) {
+func pages(d *pdftext.Document, secs []pageSection, from, to int) ([]content.Object, error) {
 	var out []content.Object
 	for n := from; n <= to && n <= d.PageCount(); n++ {
 		text, err := d.PageText(n)
 		if err != nil {
 			return nil, pdk.Errorf("invalid_document", "page %d: %v", n, err)
 		}
-		out = append(out, pageObject(ps, n, text))
+		out = append(out, pageObject(secs, n, text))
 	}
 	return out, nil
 }
 
 // pageObject is page n's text as a content object, referenced by page and
 // section.
-func pageObject(ps pdftext.Prescan, n int, text string) content.Object {
-	id, title := sectionOf(ps, n)
+func pageObject(secs []pageSection, n int, text string) content.Object {
+	id, title := sectionOf(secs, n)
 	return content.Object{ID: fmt.Sprintf("page-%d", n), ContentType: content.Text, Data: text,
 		Ref: content.Ref{PageIndex: n, SectionID: id, Label: title, Location: fmt.Sprintf("page:%d", n)}, Sequence: n}
 }
@@ -107,8 +135,9 @@ func init() {
 			return result{}, pdk.Errorf("invalid_document", "%v", err)
 		}
 		objs := make([]content.Object, 0, len(texts))
+		secs := fromPrescan(ps.Sections)
 		for i, text := range texts {
-			objs = append(objs, pageObject(ps, i+1, text))
+			objs = append(objs, pageObject(secs, i+1, text))
 		}
 		return result{Index: content.Index{FileName: a.Name, MIMEType: "application/pdf", Structure: structure(d, ps)}, Objects: objs}, nil
 	}, pdk.ReadOnly())
@@ -131,14 +160,29 @@ func init() {
 		if err != nil {
 			return result{}, err
 		}
-		ps, err := d.Prescan()
-		if err != nil {
-			return result{}, pdk.Errorf("invalid_document", "%v", err)
-		}
 		if a.From > d.PageCount() {
 			return result{}, pdk.Errorf("invalid_arguments", "the document has %d pages", d.PageCount())
 		}
-		objs, err := pages(d, ps, a.From, a.To)
+		// Only the pages asked for are interpreted: Open resolved the page
+		// tree and each page's resources; the sections come from the
+		// caller, else from the outline, and only a document without an
+		// outline whose caller knows no sections is pre-scanned whole.
+		secs := a.Sections
+		if secs == nil {
+			outline, ok, err := d.OutlineSections()
+			if err != nil {
+				return result{}, pdk.Errorf("invalid_document", "%v", err)
+			}
+			if !ok {
+				ps, err := d.Prescan()
+				if err != nil {
+					return result{}, pdk.Errorf("invalid_document", "%v", err)
+				}
+				outline = ps.Sections
+			}
+			secs = fromPrescan(outline)
+		}
+		objs, err := pages(d, secs, a.From, a.To)
 		return result{Index: content.Index{MIMEType: "application/pdf", Structure: map[string]any{"pages": d.PageCount()}}, Objects: objs}, err
 	}, pdk.ReadOnly())
 }

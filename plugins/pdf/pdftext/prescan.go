@@ -382,3 +382,16 @@ func looksLikeTable(lines []*line, cw float64, rules int) bool {
 	}
 	return aligned >= 3 || (rules >= 12 && aligned >= 2)
 }
+
+// OutlineSections returns the sections the pre-scan would cut along the
+// outline, without interpreting any page: the outline alone decides them.
+// ok is false when the document has no outline, where the pre-scan cuts
+// sections along headings instead (which takes every page).
+func (d *Document) OutlineSections() (secs []Section, ok bool, err error) {
+	defer recoverTo(&err, "outline sections")
+	d.Outline()
+	if len(d.outlineFlat) == 0 {
+		return nil, false, nil
+	}
+	return outlineSections(d.outlineFlat, len(d.pages)), true, nil
+}

@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -44,6 +45,11 @@ func TestCorpusPrescan(t *testing.T) {
 			t.Errorf("%s: text length %d, reference %d", name, got, want)
 		}
 		checkSections(t, name, ps)
+		// The outline alone gives the pre-scan's sections where it cuts
+		// along the outline, and declines where it cuts along headings.
+		if secs, ok, err := d.OutlineSections(); err != nil || ok != (ps.SectionsFrom == "outline") || (ok && !slices.Equal(secs, ps.Sections)) {
+			t.Errorf("%s: outline sections %v %v (%d), pre-scan's from %q (%d)", name, ok, err, len(secs), ps.SectionsFrom, len(ps.Sections))
+		}
 		// Where there is an outline, the heading heuristic should find most
 		// of its top-level titles on their pages.
 		found, top := 0, 0
