@@ -250,3 +250,46 @@ func TestImagesCapability(t *testing.T) {
 		t.Fatalf("provider refusal: %v", err)
 	}
 }
+
+// TestModelCapabilityRunCost: inside an agent run the budget is judged by
+// the run's tally (which holds the loop's own calls, not yet in the
+// workflow's statistics), and a call's cost is added to both the tally and
+// the workflow, once each.
+func TestModelCapabilityRunCost(t *testing.T) {
+	e := newCapEnv(t)
+	e.cap.MaxWorkflowCostCHF = 0.5
+	req := `{"messages":[{"role":"user","content":"Some text."}],"maxTokens":100}`
+	step := llmtest.Reply("ok").WithUsage(100, 50)
+	e.srv.Script(step, step, step)
+	wantCost := (100*1000.0 + 50*2000.0) / 1e6 // 0.2 CHF
+
+	// The workflow has spent nothing; the run's loop has spent 0.25 CHF.
+	tally := llm.NewRunCost(0.25)
+	ctx := llm.WithRunCost(e.ctx(), tally)
+	if _, err := llm.CapCall(e.cap, ctx, "complete", "summarizeContent", req); err != nil {
+		t.Fatal(err)
+	}
+	if got := tally.Spent(); got != 0.25+wantCost {
+		t.Fatalf("tally %g, want %g", got, 0.25+wantCost)
+	}
+	w, err := e.wf.Get(context.Background(), e.p, e.workflow)
+	if err != nil || w.Stats.CostCHF != wantCost {
+		t.Fatalf("workflow cost %g (%v), want %g", w.Stats.CostCHF, err, wantCost)
+	}
+	// 0.45 < 0.5: one more call is allowed, and then the tally (0.65) is
+	// over budget, although the workflow's statistics (0.4) are not.
+	if _, err := llm.CapCall(e.cap, ctx, "complete", "summarizeContent", req); err != nil {
+		t.Fatal(err)
+	}
+	_, err = llm.CapCall(e.cap, ctx, "complete", "summarizeContent", req)
+	if code(err) != "budget_exceeded" || !strings.Contains(err.Error(), "CHF 0.6500") {
+		t.Fatalf("over the run's budget: %v", err)
+	}
+	if n := len(e.srv.ChatRequests()); n != 2 {
+		t.Fatalf("%d chat requests, want 2", n)
+	}
+	// Outside a run the workflow's recorded cost (0.4) is the figure.
+	if _, err := llm.CapCall(e.cap, e.ctx(), "complete", "summarizeContent", req); err != nil {
+		t.Fatalf("outside the run: %v", err)
+	}
+}
