@@ -1,10 +1,13 @@
 package indexing_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +19,10 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -467,5 +473,208 @@ func TestSmartPDF(t *testing.T) {
 	r := p.Call(w.caller, "browseContainer", json.RawMessage(`{"file":"`+f.ID+`"}`), nil)
 	if !r.OK || !strings.Contains(r.Text, "read so far: 9, 20-21") {
 		t.Errorf("browseContainer of a large PDF: %+v\n%s", r.Error, r.Text)
+	}
+}
+
+// zipOf is a ZIP archive of the named members.
+func zipOf(t *testing.T, members map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	names := slices.Sorted(maps.Keys(members))
+	for _, n := range names {
+		w, err := zw.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(members[n])
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestSmartPDFInArchive: a large PDF inside an archive follows the smart
+// policy: ingestion pre-scans it only; a section read (by the entry's
+// path, access checked on the archive) extracts its pages once, a second
+// read extracts nothing, and searches find the page with its container
+// path.
+func TestSmartPDFInArchive(t *testing.T) {
+	w := newKnowledgeWorld(t, "pdf", "containers")
+	ctx := context.Background()
+	const doc = "deb-gutenprint-users-manual"
+	archive := w.upload(t, w.svc, "bundle.zip", zipOf(t, map[string][]byte{
+		"docs/manual.pdf": corpusFile(t, "pdf", doc+".pdf"),
+		"docs/notes.txt":  []byte("Printer drivers are reviewed every spring."),
+	}))
+	ing := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).WithSmartPDF(knowledge.SmartPDF{MaxPages: 40}).
+		WithContainers(knowledge.NewContainers(w.host), w.db, w.blobs)
+	if _, err := ing.Ingest(ctx, archive.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	w.kc.Containers = indexing.NewContainers(w.db, ing)
+
+	// Pre-scanned only: an index with sections and pages, no chunks.
+	var ix knowledge.IndexResponse
+	if err := w.call(w.caller, "index", map[string]any{"file": archive.ID, "path": "docs/manual.pdf"}, &ix); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Status != knowledge.StatusIndexed || !ix.OnDemand || ix.Pages != 73 || len(ix.ExtractedPages) != 0 || len(ix.Sections) == 0 ||
+		ix.Path != "bundle.zip/docs/manual.pdf" || ix.FileName != "manual.pdf" || ix.MIMEType != knowledge.PDF {
+		t.Fatalf("inner PDF's index: %+v", ix)
+	}
+	entries, err := w.db.ContainerEntries(ctx, w.p, archive.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sha string
+	for _, e := range entries {
+		if e.Path == "bundle.zip/docs/manual.pdf" {
+			sha = e.SHA256
+		}
+	}
+	if chunks, err := w.db.ContentChunksOf(ctx, w.p.TenantID, sha, knowledge.ChunkFilter{}); sha == "" || err != nil || len(chunks) != 0 {
+		t.Fatalf("the inner PDF (%q) has %d chunks at ingestion (%v), want none", sha, len(chunks), err)
+	}
+	if w.pages.calls.Load() != 0 {
+		t.Fatalf("%d readPages calls at ingestion", w.pages.calls.Load())
+	}
+
+	read := func(req map[string]any) knowledge.ReadObjectsResponse {
+		t.Helper()
+		var r knowledge.ReadObjectsResponse
+		if err := w.call(w.caller, "read_section", req, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// The entry by its path inside the archive, then by its full path.
+	first := read(map[string]any{"file": archive.ID, "path": "docs/manual.pdf", "section": "General Requirements"})
+	if w.pages.calls.Load() != 1 || !slices.Equal(first.ExtractedPages, []int{9}) || len(first.Objects) != 1 || first.Objects[0].Ref.PageIndex != 9 ||
+		first.Path != "bundle.zip/docs/manual.pdf" || first.FileID != archive.ID {
+		t.Fatalf("first read: %d calls, %+v", w.pages.calls.Load(), first)
+	}
+	if got := recall(reference(t, doc, 9), first.Objects[0].Data); got < 0.9 {
+		t.Errorf("page 9 has %.2f of pdftotext's words", got)
+	}
+	if sec := first.Objects[0].Ref.SectionID; sec == "" || first.Section == nil || sec != first.Section.ID {
+		t.Errorf("page 9's section %q, the section read %+v", sec, first.Section)
+	}
+	again := read(map[string]any{"file": archive.ID, "path": "bundle.zip/docs/manual.pdf", "section": "General Requirements"})
+	if w.pages.calls.Load() != 1 || len(again.ExtractedPages) != 0 || again.Objects[0].Data != first.Objects[0].Data {
+		t.Fatalf("second read: %d calls, extracted %v", w.pages.calls.Load(), again.ExtractedPages)
+	}
+
+	// Searches find the page read, in the archive, with its container path.
+	words := strings.Fields(reference(t, doc, 9))
+	var sr knowledge.SearchResponse
+	if err := w.call(w.caller, "search", map[string]any{"query": strings.Join(words[len(words)/2:len(words)/2+6], " "), "fileIds": []string{archive.ID}}, &sr); err != nil {
+		t.Fatal(err)
+	}
+	if len(sr.Hits) == 0 || sr.Hits[0].Ref.PageIndex != 9 || sr.Hits[0].FileID != archive.ID || sr.Hits[0].Ref.ContainerPath != "bundle.zip/docs/manual.pdf" {
+		t.Fatalf("search after reading page 9: %+v", sr.Hits)
+	}
+
+	// Access and bad paths.
+	asOther := toolcall.With(ctx, toolcall.Caller{Principal: w.other})
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		req  map[string]any
+		code string
+	}{
+		{"another user", asOther, map[string]any{"file": archive.ID, "path": "docs/manual.pdf", "pages": []int{9}}, knowledge.CodeNotFound},
+		{"no such entry", w.caller, map[string]any{"file": archive.ID, "path": "docs/missing.pdf"}, knowledge.CodeNotFound},
+		{"a page outside the entry", w.caller, map[string]any{"file": archive.ID, "path": "docs/manual.pdf", "pages": []int{74}}, knowledge.CodeInvalidArgument},
+		{"a file that is no container", w.caller, map[string]any{"file": w.upload(t, w.svc, "plain.md", []byte(handbook)).ID, "path": "x.pdf"}, knowledge.CodeNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			raw, _ := json.Marshal(c.req)
+			if _, err := w.kc.Call(c.ctx, "read_objects", raw); code(err) != c.code {
+				t.Fatalf("code %q (%v), want %q", code(err), err, c.code)
+			}
+		})
+	}
+	if w.pages.calls.Load() != 1 {
+		t.Fatalf("%d readPages calls after the refused reads", w.pages.calls.Load())
+	}
+}
+
+// TestSmartPDFVectors: with an embedding model, the pages read on demand
+// get vectors (billed like ingestion's), added to those of pages read
+// before, so a vector query finds them.
+func TestSmartPDFVectors(t *testing.T) {
+	w := newKnowledgeWorld(t, "pdf")
+	ctx := context.Background()
+	srv := llmtest.New(t, llmtest.WithEmbeddingDimension(64))
+	var mu sync.Mutex
+	var billed []llm.Attribution
+	client, err := llm.New(llm.Config{
+		Providers: []llm.ProviderConfig{{Name: "p", BaseURL: srv.URL()}},
+		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "p", Model: "text-embedding-3-small"}}},
+	}, llm.MeterFunc(func(ctx context.Context, u llm.Usage) error {
+		mu.Lock()
+		defer mu.Unlock()
+		billed = append(billed, llm.AttributionFrom(ctx))
+		return nil
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.kc.Reader.WithEmbedder(client, nil)
+	const doc = "deb-gutenprint-users-manual"
+	f := w.ingest(t, knowledge.SmartPDF{MaxPages: 40}, "pdf", doc+".pdf")
+
+	readPages := func(pages ...int) {
+		t.Helper()
+		var r knowledge.ReadObjectsResponse
+		if err := w.call(w.caller, "read_objects", map[string]any{"file": f.ID, "pages": pages}, &r); err != nil || len(r.Objects) != len(pages) {
+			t.Fatalf("read %v: %d objects, %v", pages, len(r.Objects), err)
+		}
+	}
+	readPages(9)
+	readPages(20, 21) // a later read adds its vectors, page 9's stay
+	mu.Lock()
+	n := len(billed)
+	for _, a := range billed {
+		if a.TenantID != f.TenantID || a.WorkspaceID != f.WorkspaceID || a.UserID != f.CreatedBy || a.Purpose != "embedding" {
+			t.Errorf("embedding billed to %+v, want the file's tenant, workspace and uploader", a)
+		}
+	}
+	mu.Unlock()
+	if n != 2 {
+		t.Fatalf("%d embedding calls billed for two reads, want 2", n)
+	}
+
+	chunks, err := w.db.ContentChunks(ctx, w.p, f.ID, knowledge.ChunkFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _ := client.Model(llm.OpEmbedding)
+	for _, pg := range []int{9, 20, 21} {
+		var text string
+		for _, c := range chunks {
+			if c.Ref.PageIndex == pg {
+				text = c.Text
+				break
+			}
+		}
+		if text == "" {
+			t.Fatalf("no chunk of page %d", pg)
+		}
+		q, _, err := client.Embed(ctx, []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := w.db.SearchVectors(ctx, w.p, knowledge.Query{FileIDs: []string{f.ID}, Limit: 3}, model.Name, q[0])
+		if err != nil || len(hits) == 0 || hits[0].Ref.PageIndex != pg || hits[0].Score < 0.99 {
+			t.Fatalf("vector query with page %d's text: %+v %v", pg, hits, err)
+		}
+	}
+	// Hybrid search (the searcher with the same model) finds it too.
+	hits, err := knowledge.NewSearcher(w.db, client, nil).Search(ctx, w.p, knowledge.Query{Text: chunks[0].Text, FileIDs: []string{f.ID}})
+	if err != nil || len(hits) == 0 || hits[0].Ref.PageIndex != chunks[0].Ref.PageIndex {
+		t.Fatalf("hybrid search: %+v %v", hits, err)
 	}
 }
