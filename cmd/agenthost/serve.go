@@ -147,7 +147,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
 	containers := indexing.NewContainers(db, ingester)
 	*pf.caps.knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
-		Reader:     knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)),
+		Reader:     knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)).WithEmbedder(embedder, logger),
 		Containers: containers}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
