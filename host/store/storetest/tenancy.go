@@ -188,4 +188,6 @@ func testWorkspaceTools(t *testing.T, open Opener) {
 	if err := db.SetWorkspaceTools(ctx, "nope", "x", nil); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Errorf("unknown workspace: %v", err)
 	}
+	// The workspace's agent settings live beside its tool set.
+	t.Run("EntityCache", func(t *testing.T) { testWorkspaceEntityCache(t, open) })
 }
