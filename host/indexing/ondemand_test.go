@@ -59,7 +59,7 @@ type knowledgeWorld struct {
 	other  tenancy.Principal
 }
 
-func newKnowledgeWorld(t *testing.T, plugins ...string) *knowledgeWorld {
+func newKnowledgeWorld(t testing.TB, plugins ...string) *knowledgeWorld {
 	t.Helper()
 	ctx := context.Background()
 	w := &knowledgeWorld{env: newEnv(t), kc: &knowledge.Capability{}}
