@@ -31,8 +31,10 @@ type Knowledge struct {
 	Memory knowledge.MemoryStore
 	// EntityCache turns on seed 000 §4.8's entity extraction: one extra
 	// call of the summary model after each round with tool results, billed
-	// as purpose "entities" and counted in the workflow's budget. Off by
-	// default: every extraction costs a model call.
+	// as purpose "entities" and counted in the workflow's budget. It is the
+	// host's default: a workspace may turn it on or off for itself
+	// (Service.SetSettings). Off by default: every extraction costs a model
+	// call.
 	EntityCache bool
 	// Model makes the entity extraction call (the llm client); needed when
 	// EntityCache is set.
@@ -46,6 +48,7 @@ func (s *Service) WithKnowledge(k Knowledge) *Service {
 		return s
 	}
 	if k.EntityCache && (k.Model == nil || k.Memory == nil) {
+		// Workspaces that turn it on get it off too (Settings says why).
 		s.logger.Warn("workspace: the entity cache needs a model and a memory store; it stays off")
 		k.EntityCache = false
 	}
@@ -70,11 +73,13 @@ type roundKnowledge struct {
 	warned    bool
 }
 
-func (s *Service) roundKnowledge(p tenancy.Principal, w workflows.Workflow, prompt string) *roundKnowledge {
+func (s *Service) roundKnowledge(ctx context.Context, p tenancy.Principal, w workflows.Workflow, prompt string) *roundKnowledge {
 	if s.know == nil {
 		return nil
 	}
-	return &roundKnowledge{s: s, k: *s.know, p: p, w: w, prompt: prompt, thisRun: map[string]bool{}}
+	k := *s.know
+	k.EntityCache = s.entityCache(ctx, p, w.WorkspaceID)
+	return &roundKnowledge{s: s, k: k, p: p, w: w, prompt: prompt, thisRun: map[string]bool{}}
 }
 
 // observe keeps a tool result in the workflow's memory (source "tool", cut

@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -397,6 +398,69 @@ func TestEntityCache(t *testing.T) {
 			t.Fatalf("entities from a malformed reply: %+v", mem)
 		}
 	})
+	t.Run("per workspace", func(t *testing.T) {
+		// The host's default is on; workspace A turns it off, and back to
+		// the default. Then the default is off and A turns it on.
+		for _, c := range []struct {
+			name      string
+			def       bool
+			set       *bool
+			wantCalls int
+			source    string
+		}{
+			{"default on, workspace off", true, ptr(false), 0, workspace.SettingWorkspace},
+			{"default on, workspace back to default", true, nil, 1, workspace.SettingDefault},
+			{"default off, workspace on", false, ptr(true), 1, workspace.SettingWorkspace},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				e := newKEnv(t, entityModel(`{"company": "Acme AG"}`))
+				svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, EntityCache: c.def, Model: e.model})
+				defer svc.Close()
+				ctx := context.Background()
+				if _, err := svc.SetSettings(ctx, e.admin, e.wsA, workspace.SettingsUpdate{EntityCacheEnabled: ptr(!c.def)}); err != nil {
+					t.Fatal(err)
+				}
+				got, err := svc.SetSettings(ctx, e.admin, e.wsA, workspace.SettingsUpdate{EntityCacheEnabled: c.set})
+				if err != nil {
+					t.Fatal(err)
+				}
+				read, err := svc.Settings(ctx, e.alice, e.wsA)
+				want := workspace.Settings{EntityCacheEnabled: c.wantCalls == 1, EntityCacheSource: c.source, EntityCacheDefault: c.def}
+				if err != nil || read != want || got != want {
+					t.Fatalf("settings %+v (set: %+v) %v, want %+v", read, got, err, want)
+				}
+				w := e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "What does the company earn?"})
+				if n, _ := e.usage(t, w.ID, "entities"); n != c.wantCalls {
+					t.Fatalf("%d entity calls, want %d", n, c.wantCalls)
+				}
+				// Workspace B follows the default.
+				w = e.run(t, svc, e.carol, e.wsB, workspace.StartRequest{Prompt: "What does the company earn?"})
+				if n, _ := e.usage(t, w.ID, "entities"); n != map[bool]int{true: 1}[c.def] {
+					t.Fatalf("workspace B: %d entity calls with the default %v", n, c.def)
+				}
+			})
+		}
+		t.Run("refusals", func(t *testing.T) {
+			e := newKEnv(t, entityModel(`{}`))
+			svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, Model: e.model})
+			defer svc.Close()
+			ctx := context.Background()
+			if _, err := svc.SetSettings(ctx, e.alice, e.wsA, workspace.SettingsUpdate{EntityCacheEnabled: ptr(true)}); !errors.Is(err, tenancy.ErrForbidden) {
+				t.Fatalf("a member sets: %v", err)
+			}
+			if _, err := svc.Settings(ctx, e.carol, e.wsA); !errors.Is(err, tenancy.ErrNotFound) {
+				t.Fatalf("an outsider reads: %v", err)
+			}
+			// Without a model for it, the setting is kept but the cache
+			// stays off, and Settings says why.
+			noModel := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db})
+			defer noModel.Close()
+			got, err := noModel.SetSettings(ctx, e.carol, e.wsB, workspace.SettingsUpdate{EntityCacheEnabled: ptr(true)})
+			if err != nil || got.EntityCacheEnabled || got.EntityCacheSource != workspace.SettingUnavailable {
+				t.Fatalf("without a model: %+v %v", got, err)
+			}
+		})
+	})
 	t.Run("off by default", func(t *testing.T) {
 		e := newKEnv(t, entityModel(`{"company": "Acme AG"}`))
 		svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, Model: e.model})
@@ -485,3 +549,5 @@ func TestDegradedMode(t *testing.T) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -55,7 +55,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	start := time.Now()
 	bg := context.WithoutCancel(ctx)
 	answerID := uuid.Must(uuid.NewV7()).String()
-	rk := s.roundKnowledge(p, w, req.Prompt)
+	rk := s.roundKnowledge(ctx, p, w, req.Prompt)
 	sink := func(_ context.Context, e agent.Event) {
 		data := e.Data
 		if c, ok := data.(workflows.ChunkData); ok {

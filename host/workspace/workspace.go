@@ -43,6 +43,8 @@ type Orphans interface {
 }
 
 // ToolSets says which tool set (and extra tools) a workspace's agent sees.
+// When it is a SettingsStore too (the store is), it also keeps each
+// workspace's agent settings.
 type ToolSets interface {
 	WorkspaceTools(ctx context.Context, p tenancy.Principal, workspaceID string) (set string, extra []string, err error)
 }
