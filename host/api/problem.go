@@ -49,6 +49,7 @@ var clientErrors = []struct {
 }{
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
 	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
+	{workspace.ErrNoSettings, fiber.StatusNotImplemented, "Not Implemented"},
 	{tenancy.ErrUnauthenticated, fiber.StatusUnauthorized, "Unauthorized"},
 	{tenancy.ErrNotFound, fiber.StatusNotFound, "Not Found"},
 	{tenancy.ErrForbidden, fiber.StatusForbidden, "Forbidden"},

@@ -43,6 +43,8 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 
 	authed.Get("/workspaces/:ws/tools", handleWorkspaceTools(d.WorkspaceTools, d.Tools))
 	authed.Post("/workspaces/:ws/tools/:name", handleCallTool(d.WorkspaceTools, d.Tools))
+	authed.Get("/workspaces/:ws/settings", handleWorkspaceSettings(d.Workspace))
+	authed.Put("/workspaces/:ws/settings", handleSetWorkspaceSettings(d.Workspace))
 	authed.Post("/workspaces/:ws/workflows", handleStartInWorkspace(d.Workspace))
 	authed.Post("/workflows/start", handleStart(d.Workspace, d.Workflows))
 	authed.Get("/workflows", handleListWorkflows(d.Workflows))
