@@ -142,7 +142,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	searcher := knowledge.NewSearcher(db, embedder, logger)
 	// Every round's context comes from the knowledge store (seed 000 §4.5);
 	// the entity cache (§4.8) costs a model call per round with tool
-	// results, so it is opt-in.
+	// results, so it is opt-in: the variable is the host's default, and a
+	// workspace may turn it on or off for itself (PUT /workspaces/:ws/settings,
+	// kept by the store, which the runner reaches as its tool sets).
 	runner.WithKnowledge(workspace.Knowledge{Builder: knowledge.NewContextBuilder(searcher, db, knowledge.ContextConfig{}, logger),
 		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
 	containers := indexing.NewContainers(db, ingester)
