@@ -93,7 +93,11 @@ func GetIndex(file string, objectsLimit int) (Index, error) {
 // ObjectsRequest selects content objects of one file. Offset and Limit
 // page through the matches; MaxBytes caps the data returned.
 type ObjectsRequest struct {
-	File     string         `json:"file"`
+	File string `json:"file"`
+	// Path names an entry of a container file (its path from the
+	// container's entries): that entry's objects are read instead, pages
+	// of a large inner PDF extracted on demand.
+	Path     string         `json:"path,omitempty"`
 	Pages    []int          `json:"pages,omitempty"`
 	Types    []content.Type `json:"types,omitempty"`
 	Section  string         `json:"section,omitempty"`
@@ -104,8 +108,10 @@ type ObjectsRequest struct {
 
 // Objects is a page of a file's content objects.
 type Objects struct {
-	FileID   string           `json:"fileId"`
-	FileName string           `json:"fileName"`
+	FileID   string `json:"fileId"`
+	FileName string `json:"fileName"`
+	// Path is the container entry read, when one was.
+	Path     string           `json:"path,omitempty"`
 	Objects  []content.Object `json:"objects"`
 	Total    int              `json:"total"`
 	// NextOffset continues the read; 0 when this page is the last.
