@@ -111,9 +111,9 @@ type Objects struct {
 	FileID   string `json:"fileId"`
 	FileName string `json:"fileName"`
 	// Path is the container entry read, when one was.
-	Path     string           `json:"path,omitempty"`
-	Objects  []content.Object `json:"objects"`
-	Total    int              `json:"total"`
+	Path    string           `json:"path,omitempty"`
+	Objects []content.Object `json:"objects"`
+	Total   int              `json:"total"`
 	// NextOffset continues the read; 0 when this page is the last.
 	NextOffset int      `json:"nextOffset,omitempty"`
 	Truncated  bool     `json:"truncated,omitempty"`
