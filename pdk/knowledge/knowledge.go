@@ -8,8 +8,6 @@
 package knowledge
 
 import (
-	"encoding/json"
-
 	"github.com/agenthost/agenthost/pdk"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -75,18 +73,39 @@ type Index struct {
 	Structure      map[string]any    `json:"structure,omitempty"`
 	TotalObjects   int               `json:"totalObjects"`
 	Objects        []content.Summary `json:"objectSummary"`
-	// Entries of a container (archive, folder), as the host lists them.
-	Entries json.RawMessage `json:"entries,omitempty"`
+	// Entries of a container (archive, folder), nested containers'
+	// members included, each by its full path.
+	Entries []Entry `json:"entries,omitempty"`
 }
 
-// GetIndex returns a file's content index; objectsLimit caps its object
-// summaries (0: the host's default).
-func GetIndex(file string, objectsLimit int) (Index, error) {
+// Entry is one entry of a container file.
+type Entry struct {
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	MIMEType string `json:"mimeType,omitempty"`
+	SHA256   string `json:"sha256,omitempty"`
+	// Container marks a nested container: its members are entries too.
+	Container bool `json:"container,omitempty"`
+	// Status: pending, extracted, embedding, indexed or failed (Error,
+	// classified by ErrorKind: traversal, symlink, bomb, limit, …).
+	Status    string `json:"status"`
+	Error     string `json:"error,omitempty"`
+	ErrorKind string `json:"errorKind,omitempty"`
+}
+
+// IndexRequest names the file (and, for a container, the entry) whose
+// index to read; ObjectsLimit caps its object summaries (0: the host's
+// default).
+type IndexRequest struct {
+	File         string `json:"file"`
+	Path         string `json:"path,omitempty"`
+	ObjectsLimit int    `json:"objectsLimit,omitempty"`
+}
+
+// GetIndex returns a file's (or a container entry's) content index.
+func GetIndex(r IndexRequest) (Index, error) {
 	var out Index
-	err := pdk.Invoke(index, struct {
-		File         string `json:"file"`
-		ObjectsLimit int    `json:"objectsLimit,omitempty"`
-	}{file, objectsLimit}, &out)
+	err := pdk.Invoke(index, r, &out)
 	return out, err
 }
 
@@ -129,26 +148,30 @@ func ReadObjects(r ObjectsRequest) (Objects, error) {
 	return out, err
 }
 
-// ReadSection reads a section (by id or title) of a file, paged like
-// ReadObjects.
-func ReadSection(file, section string, offset, limit, maxBytes int) (Objects, error) {
+// SectionRequest names a section (by id or title) of a file or of a
+// container's entry (Path), paged like ObjectsRequest.
+type SectionRequest struct {
+	File     string `json:"file"`
+	Path     string `json:"path,omitempty"`
+	Section  string `json:"section"`
+	Offset   int    `json:"offset,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
+	MaxBytes int    `json:"maxBytes,omitempty"`
+}
+
+// ReadSection reads a section of a file, paged like ReadObjects.
+func ReadSection(r SectionRequest) (Objects, error) {
 	var out Objects
-	err := pdk.Invoke(readSection, struct {
-		File     string `json:"file"`
-		Section  string `json:"section"`
-		Offset   int    `json:"offset,omitempty"`
-		Limit    int    `json:"limit,omitempty"`
-		MaxBytes int    `json:"maxBytes,omitempty"`
-	}{file, section, offset, limit, maxBytes}, &out)
+	err := pdk.Invoke(readSection, r, &out)
 	return out, err
 }
 
 // ExtractItem extracts one entry of a container on demand (a write: only
 // tools that are not read-only may call it) and returns the entry as the
 // host describes it.
-func ExtractItem(file, path string) (json.RawMessage, error) {
+func ExtractItem(file, path string) (Entry, error) {
 	var out struct {
-		Entry json.RawMessage `json:"entry"`
+		Entry Entry `json:"entry"`
 	}
 	err := pdk.Invoke(extractItem, struct {
 		File string `json:"file"`

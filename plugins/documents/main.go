@@ -18,11 +18,13 @@ import (
 
 type browseArgs struct {
 	File    string `json:"file" minLength:"1" description:"the file or container: its id, or docItem:<id> of a document attached in this workflow"`
+	Path    string `json:"path,omitempty" maxLength:"4096" description:"for an archive: show this entry's index instead, by its path as browseContainer lists it"`
 	Objects int    `json:"objects,omitempty" minimum:"0" maximum:"500" default:"30" description:"how many object summaries to list (0: the default 30)"`
 }
 
 type readArgs struct {
 	File     string   `json:"file" minLength:"1" description:"the file: its id, or docItem:<id> of a document attached in this workflow"`
+	Path     string   `json:"path,omitempty" maxLength:"4096" description:"for an archive: the entry to read, by its path as browseContainer lists it"`
 	Pages    []int    `json:"pages,omitempty" maxItems:"200" description:"only these pages (from 1), e.g. [5,6,7]"`
 	Types    []string `json:"types,omitempty" maxItems:"5" description:"only these content types: text, image, videostream, audiostream, other"`
 	Section  string   `json:"section,omitempty" maxLength:"300" description:"only this section: its id from browseContainer (s3, 2.1) or its title"`
@@ -33,6 +35,7 @@ type readArgs struct {
 
 type sectionArgs struct {
 	File     string `json:"file" minLength:"1" description:"the file: its id, or docItem:<id> of a document attached in this workflow"`
+	Path     string `json:"path,omitempty" maxLength:"4096" description:"for an archive: the entry to read, by its path as browseContainer lists it"`
 	Section  string `json:"section" minLength:"1" maxLength:"300" description:"the section's id from browseContainer (s3, 2.1) or its title (\"Installation\")"`
 	Offset   int    `json:"offset,omitempty" minimum:"0" description:"skip this many objects of the section (continue where nextOffset said)"`
 	Limit    int    `json:"limit,omitempty" minimum:"1" maximum:"200" default:"20" description:"at most this many objects (pages of a large PDF)"`
@@ -87,7 +90,7 @@ func browse(a browseArgs) (string, error) {
 	if n == 0 {
 		n = 30
 	}
-	idx, err := knowledge.GetIndex(a.File, n)
+	idx, err := knowledge.GetIndex(knowledge.IndexRequest{File: a.File, Path: a.Path, ObjectsLimit: n})
 	if err != nil {
 		return "", err
 	}
@@ -133,8 +136,10 @@ func browse(a browseArgs) (string, error) {
 			b.WriteString("\n")
 		}
 	}
-	if len(idx.Entries) > 0 && string(idx.Entries) != "null" {
-		fmt.Fprintf(&b, "Container entries: %s\n", entries(idx.Entries))
+	if len(idx.Entries) > 0 {
+		fmt.Fprintf(&b, "Container entries (%d): %s\n", len(idx.Entries), entryList(idx.Entries))
+		b.WriteString("Read an entry with readContentObjects or readSection {file, path}; extract one not indexed yet with extractContainerItem {file, path}.")
+		return b.String(), nil
 	}
 	b.WriteString("Read on with readSection {file, section} or readContentObjects {file, pages}.")
 	return b.String(), nil
@@ -145,7 +150,7 @@ func readObjects(a readArgs) (string, error) {
 	for i, t := range a.Types {
 		types[i] = content.Type(t)
 	}
-	r, err := knowledge.ReadObjects(knowledge.ObjectsRequest{File: a.File, Pages: a.Pages, Types: types, Section: a.Section,
+	r, err := knowledge.ReadObjects(knowledge.ObjectsRequest{File: a.File, Path: a.Path, Pages: a.Pages, Types: types, Section: a.Section,
 		Offset: a.Offset, Limit: a.Limit, MaxBytes: a.MaxBytes})
 	if err != nil {
 		return "", err
@@ -154,7 +159,8 @@ func readObjects(a readArgs) (string, error) {
 }
 
 func readSection(a sectionArgs) (string, error) {
-	r, err := knowledge.ReadSection(a.File, a.Section, a.Offset, a.Limit, a.MaxBytes)
+	r, err := knowledge.ReadSection(knowledge.SectionRequest{File: a.File, Path: a.Path, Section: a.Section,
+		Offset: a.Offset, Limit: a.Limit, MaxBytes: a.MaxBytes})
 	if err != nil {
 		return "", err
 	}
@@ -182,7 +188,7 @@ func extractItem(a extractArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Extracted %s: %s", a.Path, entries(e)), nil
+	return "Extracted " + entryLine(e), nil
 }
 
 // formatObjects writes a page of objects: a header with the file, the span
