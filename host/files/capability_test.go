@@ -6,17 +6,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/host/worldtest"
 )
 
 // capEnv is a migrated embedded store, the file and workflow services, one
@@ -34,41 +33,8 @@ type capEnv struct {
 
 func newCapEnv(t *testing.T) capEnv {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn, _ := db.CreateTenant(ctx, "t")
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-	var wss []string
-	for _, name := range []string{"w1", "w2"} {
-		ws, err := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-			t.Fatal(err)
-		}
-		wss = append(wss, ws.ID)
-	}
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-	svc := files.NewService(db, blobs, 0)
-	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil)
-	w, err := wf.Start(ctx, p, workflows.NewWorkflow{WorkspaceID: wss[0], Name: "report"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return capEnv{db: db, svc: svc, wf: wf, cap: &files.Capability{Files: svc, Workflows: wf}, p: p, ws: wss[0], ws2: wss[1], workflow: w.ID}
+	w := worldtest.New(t, worldtest.Options{Workspaces: []string{"w1", "w2"}, Workflow: "report"})
+	return capEnv{db: w.DB, svc: w.Files, wf: w.Workflows, cap: &files.Capability{Files: w.Files, Workflows: w.Workflows}, p: w.P, ws: w.Workspaces[0], ws2: w.Workspaces[1], workflow: w.Workflow}
 }
 
 func (e capEnv) ctx(workflowID string) context.Context {

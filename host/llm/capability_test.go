@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/store"
@@ -18,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/host/worldtest"
 )
 
 // capEnv: a migrated store metering into usage_records, a client on a
@@ -35,40 +35,15 @@ type capEnv struct {
 
 func newCapEnv(t *testing.T) capEnv {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tn, _ := db.CreateTenant(ctx, "t")
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
-	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-		t.Fatal(err)
-	}
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-	srv := llmtest.New(t)
-	client, err := llm.New(llm.Config{
-		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 10 * time.Second}},
+	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{
 		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpSummary: {{Provider: "test", Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1000, OutputCHFPer1M: 2000}},
-			llm.OpImage:   {{Provider: "test", Model: "dall-e-3", CHFPerImage: 0.04}},
+			llm.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1000, OutputCHFPer1M: 2000}},
+			llm.OpImage:   {{Model: "dall-e-3", CHFPerImage: 0.04}},
 		},
-		Retry: fastRetry,
-	}, billing.NewMeter(db), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil)
-	w, err := wf.Start(ctx, p, workflows.NewWorkflow{WorkspaceID: ws.ID, Name: "w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return capEnv{db: db, srv: srv, wf: wf, cap: &llm.Capabilities{Client: client, Workflows: wf}, p: p, ws: ws.ID, workflow: w.ID}
+		Retry:   fastRetry,
+		Timeout: 10 * time.Second,
+	}})
+	return capEnv{db: w.DB, srv: w.Server, wf: w.Workflows, cap: &llm.Capabilities{Client: w.Client, Workflows: w.Workflows}, p: w.P, ws: w.Workspace, workflow: w.Workflow}
 }
 
 func (e capEnv) ctx() context.Context {

@@ -3,7 +3,6 @@ package workspace_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
-	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
@@ -23,6 +21,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
+	"github.com/agenthost/agenthost/host/worldtest"
 )
 
 // timedModel measures the time spent in model calls, so benchmarks can
@@ -56,26 +55,7 @@ type benchEnv struct {
 // workspace's set, and a scripted model (context window: window tokens, 0
 // for the default) that calls one tool, then answers.
 func newBenchEnv(b *testing.B, window int) benchEnv {
-	ctx := context.Background()
-	dir := b.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tn, _ := db.CreateTenant(ctx, "bench")
-	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "ws"})
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@bench"})
-	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-		b.Fatal(err)
-	}
+	w := worldtest.New(b, worldtest.Options{})
 	h := wasmtest.Host(b, "toolbox")
 	reg := tools.NewRegistry(h, map[string][]string{"core": {tools.AllTools}})
 	set, _, err := reg.Set("core")
@@ -95,9 +75,9 @@ func newBenchEnv(b *testing.B, window int) benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return benchEnv{db: db, wf: workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil),
-		files: files.NewService(db, blobs, 0), set: set, reg: reg, model: &timedModel{inner: client},
-		p: tenancy.Principal{TenantID: tn.ID, UserID: u.ID}, wsID: ws.ID, server: srv}
+	// Unmetered (no Meter): the figure is the host's own time.
+	return benchEnv{db: w.DB, wf: w.Workflows, files: w.Files, set: set, reg: reg, model: &timedModel{inner: client},
+		p: w.P, wsID: w.Workspace, server: srv}
 }
 
 // BenchmarkRoundOverhead reports agent.round.overhead.p50 ms: the host's

@@ -4,20 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
-	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
@@ -25,6 +19,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
+	"github.com/agenthost/agenthost/host/worldtest"
 )
 
 // TestBudgetCountsToolModelCalls: a tool's model calls (the analysis
@@ -38,27 +33,6 @@ import (
 // is refused on the recorded figure.
 func TestBudgetCountsToolModelCalls(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn, _ := db.CreateTenant(ctx, "t")
-	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-		t.Fatal(err)
-	}
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-
 	// The long text needs several parts of the summary model's 1,024-token
 	// context. The agent's first call (the text in the tool's arguments)
 	// costs some CHF 0.006, the first part's call some CHF 0.01: together
@@ -68,49 +42,33 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 		fmt.Fprintf(&text, "Invoice %d of supplier %d was paid on 2026-03-%02d for CHF %d.\n\n", i, i*7, 1+i%28, 100+i)
 	}
 	args := fmt.Sprintf(`{"text": %q, "instruction": "List the invoices over CHF 150."}`, text.String())
-	srv := llmtest.New(t, llmtest.WithDefault(llmtest.Decide(func(r llmtest.ChatRequest) llmtest.Step {
-		if r.Model == "small-model" {
-			return llmtest.Reply("Invoices 51 to 60 are over CHF 150.")
-		}
-		if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
-			return llmtest.Reply("Done.")
-		}
-		return llmtest.CallTools(llmtest.Call("analyzeContent", args))
-	})))
 	const budget = 0.01
-	client, err := llm.New(llm.Config{
-		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 20 * time.Second}},
+	world := worldtest.New(t, worldtest.Options{Model: &worldtest.Model{
 		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpAgent:   {{Provider: "test", Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
-			llm.OpSummary: {{Provider: "test", Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 20, OutputCHFPer1M: 20}},
+			llm.OpAgent:   {{Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+			llm.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 20, OutputCHFPer1M: 20}},
 		},
+		Server: []llmtest.Option{llmtest.WithDefault(llmtest.Decide(func(r llmtest.ChatRequest) llmtest.Step {
+			if r.Model == "small-model" {
+				return llmtest.Reply("Invoices 51 to 60 are over CHF 150.")
+			}
+			if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
+				return llmtest.Reply("Done.")
+			}
+			return llmtest.CallTools(llmtest.Call("analyzeContent", args))
+		}))},
 		Retry: llm.RetryConfig{Attempts: 1},
-	}, billing.NewMeter(db), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fileSvc := files.NewService(db, blobs, 0)
-	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil)
+	}})
+	db, p, ws, srv, client, wf, fileSvc := world.DB, world.P, world.Workspace, world.Server, world.Client, world.Workflows, world.Files
 	fc := &files.Capability{Files: fileSvc, Workflows: wf}
 	kc := &knowledge.Capability{}
 	mc := &llm.Capabilities{Client: client, Workflows: wf, MaxWorkflowCostCHF: budget}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(wasm.EgressOptions{}), fc.Wasm(), mc.ModelCapability(), kc.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	if _, err := h.Load(ctx, wasm.Source{Origin: "test:analysis", Module: wasmtest.Module(t, "analysis"), Builtin: true}); err != nil {
-		t.Fatal(err)
-	}
+	h := wasmtest.HostWith(t, []wasm.Capability{fc.Wasm(), mc.ModelCapability(), kc.Wasm()}, "analysis")
 	toolReg := tools.NewRegistry(h, map[string][]string{"core": {"analyzeContent"}})
 	svc := workspace.New(wf, fileSvc, agent.New(client, agent.Config{MaxCostCHF: budget}, nil), toolReg, db, workspace.Config{}, nil)
 	defer svc.Close()
 
-	w, err := svc.Start(ctx, p, ws.ID, workspace.StartRequest{Prompt: "Which invoices are over CHF 150?"})
+	w, err := svc.Start(ctx, p, ws, workspace.StartRequest{Prompt: "Which invoices are over CHF 150?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +137,7 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := set.Call(toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: ws.ID, WorkflowID: w.ID}), "analyzeContent", []byte(args), nil)
+	res := set.Call(toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: ws, WorkflowID: w.ID}), "analyzeContent", []byte(args), nil)
 	if res.OK || res.Error == nil || !strings.Contains(res.Error.Code+res.Error.Message, "budget") {
 		t.Fatalf("a direct call after the run: %+v", res)
 	}
@@ -195,6 +153,7 @@ func abs(f float64) float64 {
 	return f
 }
 
+// lastAnswer is the last assistant message of workflow id.
 func lastAnswer(t *testing.T, wf *workflows.Service, p tenancy.Principal, id string) string {
 	t.Helper()
 	msgs, err := wf.Messages(context.Background(), p, id, workflows.After{}, 100)

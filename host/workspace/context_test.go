@@ -3,9 +3,8 @@ package workspace_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/json"
-	"path/filepath"
+	"errors"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
-	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -26,6 +23,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
+	"github.com/agenthost/agenthost/host/worldtest"
 )
 
 var (
@@ -66,19 +64,7 @@ type kenv struct {
 func newKEnv(t *testing.T, decide func(llmtest.ChatRequest) llmtest.Step) *kenv {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, blobs := worldtest.Store(t)
 	tn, _ := db.CreateTenant(ctx, "t")
 	wsA, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "A"})
 	wsB, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "B"})
@@ -97,18 +83,15 @@ func newKEnv(t *testing.T, decide func(llmtest.ChatRequest) llmtest.Step) *kenv 
 		t.Fatal(err)
 	}
 	h := plugins(t)
-	srv := llmtest.New(t, llmtest.WithDefault(llmtest.Decide(decide)))
-	client, err := llm.New(llm.Config{
-		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 10 * time.Second}},
+	srv, client := worldtest.NewModel(t, db, worldtest.Model{
 		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpAgent:   {{Provider: "test", Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
-			llm.OpSummary: {{Provider: "test", Model: "summarizer", InputCHFPer1M: 0.5, OutputCHFPer1M: 1}},
+			llm.OpAgent:   {{Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+			llm.OpSummary: {{Model: "summarizer", InputCHFPer1M: 0.5, OutputCHFPer1M: 1}},
 		},
-		Retry: llm.RetryConfig{Attempts: 1},
-	}, billing.NewMeter(db), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+		Server:  []llmtest.Option{llmtest.WithDefault(llmtest.Decide(decide))},
+		Retry:   llm.RetryConfig{Attempts: 1},
+		Timeout: 10 * time.Second,
+	})
 	return &kenv{db: db, wf: workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil),
 		files: files.NewService(db, blobs, 0), ingester: knowledge.NewIngester(db, blobs, knowledge.NewExtractors(h), nil),
 		srv: srv, model: client, reg: tools.NewRegistry(h, map[string][]string{"core": {"lookup"}}),
@@ -159,17 +142,7 @@ func (e *kenv) run(t *testing.T, svc *workspace.Service, p tenancy.Principal, ws
 
 func (e *kenv) answer(t *testing.T, p tenancy.Principal, id string) string {
 	t.Helper()
-	msgs, err := e.wf.Messages(context.Background(), p, id, workflows.After{}, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == workflows.RoleAssistant {
-			return msgs[i].Content
-		}
-	}
-	t.Fatal("no answer")
-	return ""
+	return lastAnswer(t, e.wf, p, id)
 }
 
 // contextOf is the context message of a model request ("" when none).

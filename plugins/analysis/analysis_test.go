@@ -10,13 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
@@ -27,7 +23,7 @@ import (
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
-	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/host/worldtest"
 )
 
 // env runs the analysis plugin, with the office extractor for ingestion, in
@@ -48,68 +44,16 @@ type env struct {
 
 func newEnv(t testing.TB) env {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn, _ := db.CreateTenant(ctx, "t")
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
-	ws, _ := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "w"})
-	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
-		t.Fatal(err)
-	}
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-	svc := files.NewService(db, blobs, 0)
-	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil)
-	w, err := wf.Start(ctx, p, workflows.NewWorkflow{WorkspaceID: ws.ID, Name: "w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := llmtest.New(t)
-	client, err := llm.New(llm.Config{
-		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 20 * time.Second}},
-		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpSummary: {{Provider: "test", Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
-		},
-	}, billing.NewMeter(db), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{Models: map[llm.Operation][]llm.ModelConfig{
+		llm.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+	}}})
 	kc := &knowledge.Capability{}
-	fc := &files.Capability{Files: svc, Workflows: wf}
-	mc := &llm.Capabilities{Client: client, Workflows: wf}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(wasm.EgressOptions{}), fc.Wasm(), mc.ModelCapability(), kc.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	for _, n := range []string{"analysis", "office"} {
-		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + n, Module: wasmtest.Module(t, n), Builtin: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	if err := h.Warm(wctx); err != nil {
-		t.Fatal(err)
-	}
+	fc := &files.Capability{Files: w.Files, Workflows: w.Workflows}
+	mc := &llm.Capabilities{Client: w.Client, Workflows: w.Workflows}
+	h := wasmtest.HostWith(t, []wasm.Capability{fc.Wasm(), mc.ModelCapability(), kc.Wasm()}, "analysis", "office")
 	ex := knowledge.NewExtractors(h)
-	*kc = knowledge.Capability{Files: svc, Documents: wf, Search: knowledge.NewSearcher(db, nil, nil), Reader: knowledge.NewReader(db, blobs, ex)}
-	return env{db: db, blobs: blobs, svc: svc, srv: srv, host: h, ex: ex, p: p, ws: ws.ID, workflow: w.ID}
+	*kc = knowledge.Capability{Files: w.Files, Documents: w.Workflows, Search: knowledge.NewSearcher(w.DB, nil, nil), Reader: knowledge.NewReader(w.DB, w.Blobs, ex)}
+	return env{db: w.DB, blobs: w.Blobs, svc: w.Files, srv: w.Server, host: h, ex: ex, p: w.P, ws: w.Workspace, workflow: w.Workflow}
 }
 
 // upload stores a file; indexed runs the knowledge store's ingestion on it.

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +38,7 @@ func BenchmarkSummarizeOverhead(b *testing.B) {
 		parts = res.Parts
 	}
 	if parts < 10 {
-		b.Fatal(fmt.Sprintf("only %d parts", parts))
+		b.Fatalf("only %d parts", parts)
 	}
 	figure.Report("analysis.summarize.overhead.ms", figure.Millis(figure.Percentile(ds, 50)), "ms")
 	figure.Report("analysis.summarize.parts", float64(parts), "parts")

@@ -96,8 +96,15 @@ func stale(src, pdk, out string) bool {
 // plugins loaded (as built-ins) and warmed; it is closed when the test ends.
 func Host(tb testing.TB, names ...string) *wasm.Host {
 	tb.Helper()
+	return HostWith(tb, nil, names...)
+}
+
+// HostWith is Host with the capabilities caps offered beside the standard
+// ones (the host's files, model or knowledge capabilities of a test).
+func HostWith(tb testing.TB, caps []wasm.Capability, names ...string) *wasm.Host {
+	tb.Helper()
 	ctx := context.Background()
-	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...)
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(wasm.EgressOptions{}), caps...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -111,7 +118,8 @@ func Host(tb testing.TB, names ...string) *wasm.Host {
 			tb.Fatal(err)
 		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	// Generous: the first compilation of a large plugin on a busy machine.
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	if err := h.Warm(wctx); err != nil {
 		tb.Fatal(err)

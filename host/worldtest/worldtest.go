@@ -1,0 +1,174 @@
+// Package worldtest builds, for tests, the world a request or a tool call
+// happens in: a migrated embedded store with its blob directory, a tenant,
+// a user who is a member of one or more workspaces, the file and workflow
+// services, a started workflow and, when asked, a scripted model provider
+// with a client that meters into the store.
+//
+// It imports store, files, workflows and llm, so only the external tests
+// (package x_test) of those packages, and packages above them, can use it.
+package worldtest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/workflows"
+)
+
+// Provider is the name of the provider a Model's client reaches its
+// scripted server through.
+const Provider = "test"
+
+// Options says what New builds beyond the store, the tenant and the user.
+type Options struct {
+	// Workspaces names the workspaces the user is a member of
+	// (tenancy.RoleMember), in order; none means one named "w".
+	Workspaces []string
+	// Workflow, when not empty, is the name of a workflow the user starts
+	// in the first workspace.
+	Workflow string
+	// Model, when not nil, starts a scripted provider and a client on it.
+	Model *Model
+}
+
+// Model describes a scripted provider and the client that reaches it.
+type Model struct {
+	// Models are the client's models by operation; an empty Provider in
+	// one of them is set to Provider.
+	Models map[llm.Operation][]llm.ModelConfig
+	// Server are the scripted server's options (a default step, ...).
+	Server []llmtest.Option
+	// Retry is the client's retry policy (zero: llm's default).
+	Retry llm.RetryConfig
+	// Timeout bounds one provider request (zero: 20 seconds).
+	Timeout time.Duration
+}
+
+// World is what New built. Fields a test did not ask for are zero.
+type World struct {
+	DB    *store.DB
+	Blobs *blob.Dir
+	// Tenant and User are the world's tenant and its one user; P is the
+	// user as a principal.
+	Tenant tenancy.Tenant
+	User   tenancy.User
+	P      tenancy.Principal
+	// Workspace is the first of Workspaces, the ids of Options.Workspaces.
+	Workspace  string
+	Workspaces []string
+	Files      *files.Service
+	Workflows  *workflows.Service
+	// Workflow is the id of the started workflow ("" when none was asked).
+	Workflow string
+	// Server and Client are the scripted provider and the client on it
+	// (nil when Options.Model is nil).
+	Server *llmtest.Server
+	Client *llm.Client
+}
+
+// New builds a world in tb's temporary directory; the store is closed when
+// the test ends. Any failure ends the test.
+func New(tb testing.TB, o Options) *World {
+	tb.Helper()
+	ctx := context.Background()
+	db, blobs := Store(tb)
+	tn, err := db.CreateTenant(ctx, "t")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	u, err := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@t"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	names := o.Workspaces
+	if len(names) == 0 {
+		names = []string{"w"}
+	}
+	w := &World{DB: db, Blobs: blobs, Tenant: tn, User: u, P: tenancy.Principal{TenantID: tn.ID, UserID: u.ID}}
+	for _, name := range names {
+		ws, err := db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: name})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+			tb.Fatal(err)
+		}
+		w.Workspaces = append(w.Workspaces, ws.ID)
+	}
+	w.Workspace = w.Workspaces[0]
+	w.Files = files.NewService(db, blobs, 0)
+	w.Workflows = workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil)
+	if o.Workflow != "" {
+		wf, err := w.Workflows.Start(ctx, w.P, workflows.NewWorkflow{WorkspaceID: w.Workspace, Name: o.Workflow})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w.Workflow = wf.ID
+	}
+	if o.Model != nil {
+		w.Server, w.Client = NewModel(tb, db, *o.Model)
+	}
+	return w
+}
+
+// Store opens an embedded store in a temporary directory of tb, migrates
+// it and makes a blob directory beside it; the store is closed when the
+// test ends.
+func Store(tb testing.TB) (*store.DB, *blob.Dir) {
+	tb.Helper()
+	ctx := context.Background()
+	dir := tb.TempDir()
+	db, err := store.Open(ctx, store.Config{Dir: dir})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db, blobs
+}
+
+// NewModel starts a scripted provider (closed when the test ends) and a
+// client on it whose usage is metered into db.
+func NewModel(tb testing.TB, db *store.DB, m Model) (*llmtest.Server, *llm.Client) {
+	tb.Helper()
+	if len(m.Models) == 0 {
+		tb.Fatal("worldtest: a Model needs at least one model")
+	}
+	if m.Timeout == 0 {
+		m.Timeout = 20 * time.Second
+	}
+	srv := llmtest.New(tb, m.Server...)
+	models := make(map[llm.Operation][]llm.ModelConfig, len(m.Models))
+	for op, list := range m.Models {
+		for _, mc := range list {
+			if mc.Provider == "" {
+				mc.Provider = Provider
+			}
+			models[op] = append(models[op], mc)
+		}
+	}
+	client, err := llm.New(llm.Config{
+		Providers: []llm.ProviderConfig{{Name: Provider, BaseURL: srv.URL(), Timeout: m.Timeout}},
+		Models:    models,
+		Retry:     m.Retry,
+	}, billing.NewMeter(db), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return srv, client
+}
