@@ -14,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
 
 // CapabilityName is the knowledge capability's name in manifests; its
@@ -170,26 +171,22 @@ func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (f
 	return f, nil
 }
 
-// SearchRequest is the request of knowledge.search.
-type SearchRequest struct {
-	Query string `json:"query"`
-	Limit int    `json:"limit,omitempty"`
-	// Layer: "" (every readable file), "instance" (the caller's workspace)
-	// or "shared" (the tenant's shared files).
-	Layer   string       `json:"layer,omitempty"`
-	FileIDs []string     `json:"fileIds,omitempty"`
-	Page    int          `json:"page,omitempty"`
-	Section string       `json:"section,omitempty"`
-	Type    content.Type `json:"type,omitempty"`
-}
-
-// SearchResponse is knowledge.search's answer.
-type SearchResponse struct {
-	Hits []Hit `json:"hits"`
-}
+// The capability's requests and answers are declared once, with the guest
+// bindings' (pdk/knowledge/wire); these names are the host's for them.
+type (
+	// SearchResponse is knowledge.search's answer.
+	SearchResponse = wire.SearchResponse
+	// IndexResponse is a file's content index as knowledge.index gives it.
+	IndexResponse = wire.Index
+	// ReadObjectsResponse is a page of a file's content objects, as
+	// read_objects and read_section give it.
+	ReadObjectsResponse = wire.Objects
+	// ExtractItemResponse is the entry extract_item extracted.
+	ExtractItemResponse = wire.ExtractItemResponse
+)
 
 func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
-	var r SearchRequest
+	var r wire.SearchRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
 	}
@@ -223,43 +220,8 @@ func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.Raw
 	return SearchResponse{Hits: hits}, nil
 }
 
-// IndexRequest is the request of knowledge.index.
-type IndexRequest struct {
-	File string `json:"file"`
-	// Path names an entry of a container file: its index instead.
-	Path string `json:"path,omitempty"`
-	// ObjectsLimit caps the object summaries returned (default 100, at
-	// most 1000).
-	ObjectsLimit int `json:"objectsLimit,omitempty"`
-}
-
-// IndexResponse is a file's content index as knowledge.index gives it.
-type IndexResponse struct {
-	FileID   string `json:"fileId"`
-	FileName string `json:"fileName"`
-	// Path is the entry's full container path when one was asked for.
-	Path     string `json:"path,omitempty"`
-	MIMEType string `json:"mimeType"`
-	Size     int64  `json:"size"`
-	Status   Status `json:"status"`
-	Error    string `json:"error,omitempty"`
-	// OnDemand: pages are extracted when read (a large PDF); ExtractedPages
-	// are those read so far.
-	OnDemand       bool      `json:"onDemand,omitempty"`
-	Pages          int       `json:"pages,omitempty"`
-	ExtractedPages []int     `json:"extractedPages,omitempty"`
-	Sections       []Section `json:"sections,omitempty"`
-	// Structure is the rest of the extractor's structure map (page map,
-	// outline and headings left out: sections and pages carry them).
-	Structure    map[string]any    `json:"structure,omitempty"`
-	TotalObjects int               `json:"totalObjects"`
-	Objects      []content.Summary `json:"objectSummary"`
-	// Entries are a container's entries (archives, folders).
-	Entries []ContainerEntry `json:"entries,omitempty"`
-}
-
 func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
-	var r IndexRequest
+	var r wire.IndexRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
 	}
@@ -318,37 +280,15 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 	return out, nil
 }
 
-// ReadObjectsRequest is the request of knowledge.read_objects.
-type ReadObjectsRequest struct {
-	File string `json:"file"`
-	// Path names an entry of a container file: its objects instead.
-	Path     string         `json:"path,omitempty"`
-	Pages    []int          `json:"pages,omitempty"`
-	Types    []content.Type `json:"types,omitempty"`
-	Section  string         `json:"section,omitempty"`
-	Offset   int            `json:"offset,omitempty"`
-	Limit    int            `json:"limit,omitempty"`
-	MaxBytes int            `json:"maxBytes,omitempty"`
-}
-
-// ReadObjectsResponse is a page of a file's content objects.
-type ReadObjectsResponse struct {
-	FileID   string `json:"fileId"`
-	FileName string `json:"fileName"`
-	// Path is the entry read, when one was.
-	Path string `json:"path,omitempty"`
-	ObjectPage
-}
-
 func (d *Capability) readObjects(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
-	var r ReadObjectsRequest
+	var r wire.ObjectsRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
 	}
 	return d.read(ctx, c, r)
 }
 
-func (d *Capability) read(ctx context.Context, c toolcall.Caller, r ReadObjectsRequest) (any, error) {
+func (d *Capability) read(ctx context.Context, c toolcall.Caller, r wire.ObjectsRequest) (any, error) {
 	f, err := d.file(ctx, c, r.File)
 	if err != nil {
 		return nil, err
@@ -366,44 +306,19 @@ func (d *Capability) read(ctx context.Context, c toolcall.Caller, r ReadObjectsR
 	return out, nil
 }
 
-// ReadSectionRequest is the request of knowledge.read_section: a section
-// by id or title, paged like read_objects.
-type ReadSectionRequest struct {
-	File string `json:"file"`
-	// Path names an entry of a container file: its section instead.
-	Path     string `json:"path,omitempty"`
-	Section  string `json:"section"`
-	Offset   int    `json:"offset,omitempty"`
-	Limit    int    `json:"limit,omitempty"`
-	MaxBytes int    `json:"maxBytes,omitempty"`
-}
-
 func (d *Capability) readSection(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
-	var r ReadSectionRequest
+	var r wire.SectionRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(r.Section) == "" {
 		return nil, fmt.Errorf("%w: section is required (an id or title from the file's index)", tenancy.ErrInvalid)
 	}
-	return d.read(ctx, c, ReadObjectsRequest{File: r.File, Path: r.Path, Section: r.Section, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes})
-}
-
-// ExtractItemRequest is the request of knowledge.extract_item.
-type ExtractItemRequest struct {
-	File string `json:"file"`
-	Path string `json:"path"`
-}
-
-// ExtractItemResponse is the entry extract_item extracted.
-type ExtractItemResponse struct {
-	FileID string         `json:"fileId"`
-	Path   string         `json:"path"`
-	Entry  ContainerEntry `json:"entry"`
+	return d.read(ctx, c, wire.ObjectsRequest{File: r.File, Path: r.Path, Section: r.Section, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes})
 }
 
 func (d *Capability) extractItem(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {
-	var r ExtractItemRequest
+	var r wire.ExtractItemRequest
 	if err := decode(req, &r); err != nil {
 		return nil, err
 	}

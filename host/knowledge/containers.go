@@ -15,35 +15,16 @@ import (
 	"sync"
 
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
 
-// ContainerEntry is one member of a container file (ZIP, TAR, GZ, TGZ),
-// found by the container extractor, nested containers' members included:
-// its full container path ("a.zip/docs/b.tar/report.pdf"), its bytes' sha256
-// (stored as a blob, extracted and indexed as content of its own, so the
-// same inner file is extracted once per tenant) and where it stands.
-type ContainerEntry struct {
-	Path     string `json:"path"`
-	Size     int64  `json:"size"`
-	MIMEType string `json:"mimeType,omitempty"`
-	// SHA256 is empty when the entry's bytes were refused (traversal, link,
-	// bomb, truncated, over a limit) or when it is a nested container.
-	SHA256 string `json:"sha256,omitempty"`
-	// Container marks a nested container: its members are entries too.
-	Container bool `json:"container,omitempty"`
-	// Status is the entry's: one of the Status values, "failed" with Error
-	// for an entry refused by the walk or whose extraction failed, the inner
-	// content's status otherwise.
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-	// ErrorKind classifies a refused entry: traversal, symlink, bomb, depth,
-	// encrypted, truncated, corrupt, unsupported, duplicate, limit, …
-	ErrorKind string `json:"errorKind,omitempty"`
-}
+// ContainerEntry is one member of a container file, its full container
+// path, its bytes' sha256 and where it stands; knowledge.index and
+// extract_item answer with it, so it is declared with them (wire.Entry).
+type ContainerEntry = wire.Entry
 
 // ContainerTool is the container extractor's tool: arguments {"name",
 // "mimeType", "path"?} (path: only that entry), the container through the
@@ -230,12 +211,7 @@ func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEnt
 	}
 	inner := f
 	inner.SHA256, inner.Name, inner.MIMEType, inner.Size = e.SHA256, path.Base(e.Path), e.MIMEType, e.Size
-	fail := func(err error) error {
-		if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, e.SHA256, StatusFailed, err.Error()); serr != nil {
-			in.logger.Error("knowledge: recording a failure", "entry", e.Path, "err", serr)
-		}
-		return err
-	}
+	fail := func(err error) error { return in.failed(ctx, inner, e.Path, err) }
 	r, err := in.blobs.Open(ctx, e.SHA256)
 	if err != nil {
 		return fail(fmt.Errorf("knowledge: content of %s: %w", e.Path, err))
@@ -248,27 +224,8 @@ func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEnt
 		return fail(fmt.Errorf("knowledge: extracting %s: %w", e.Path, err))
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize, idx.ContainerPath = inner.Name, inner.MIMEType, inner.Size, f.Name+"/"+e.Path
-	chunks := Split(objects, ChunkTokens)
-	model, embed := "", in.embed != nil
-	if embed {
-		m, ok := in.embed.Model(llm.OpEmbedding)
-		model, embed = m.Name, ok && len(chunks) > 0
-	}
-	status := StatusIndexed
-	if embed {
-		status = StatusEmbedding
-	}
-	if err := in.store.SaveContent(ctx, f.TenantID, e.SHA256, idx, chunks, status); err != nil {
-		return fail(fmt.Errorf("knowledge: saving %s: %w", e.Path, err))
-	}
-	if embed {
-		reason := ""
-		if err := in.embedChunks(ctx, inner, model, chunks); err != nil {
-			reason = "vectors missing: " + err.Error()
-		}
-		return in.store.SetContentStatus(ctx, f.TenantID, e.SHA256, StatusIndexed, reason)
-	}
-	return nil
+	_, err = in.saveContent(ctx, inner, e.Path, idx, objects)
+	return err
 }
 
 // ExtractEntry extracts on demand one entry of a container file that is

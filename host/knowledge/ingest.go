@@ -96,12 +96,7 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 	if err != nil || !claimed {
 		return false, err
 	}
-	fail := func(err error) (bool, error) {
-		if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, StatusFailed, err.Error()); serr != nil {
-			in.logger.Error("knowledge: recording a failure", "file", fileID, "err", serr)
-		}
-		return true, err
-	}
+	fail := func(err error) (bool, error) { return true, in.failed(ctx, f, f.Name, err) }
 	r, err := in.blobs.Open(ctx, f.SHA256)
 	if err != nil {
 		return fail(fmt.Errorf("knowledge: content of %s: %w", f.Name, err))
@@ -121,6 +116,34 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return true, err
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize = f.Name, f.MIMEType, f.Size
+	chunks, err := in.saveContent(ctx, f, f.Name, idx, objects)
+	if err != nil {
+		return true, err
+	}
+	in.logger.Info("indexed", "file", f.ID, "name", f.Name, "objects", len(objects), "chunks", chunks)
+	return true, nil
+}
+
+// failed records err as the failure of f's content (f.SHA256 in f's
+// tenant) and returns it; a failure to record it is logged, not returned,
+// so the caller sees the cause. label names the content (a file's name, a
+// container entry's path).
+func (in *Ingester) failed(ctx context.Context, f files.Item, label string, err error) error {
+	if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, StatusFailed, err.Error()); serr != nil {
+		in.logger.Error("knowledge: recording a failure", "file", f.ID, "content", label, "err", serr)
+	}
+	return err
+}
+
+// saveContent cuts an extracted content's objects into chunks and saves its
+// index and chunks under f.SHA256 in f's tenant, lexically indexed at once;
+// with an embedding model the chunks are embedded next (the content is
+// "embedding" meanwhile), billed to f's tenant, workspace and uploader. It
+// serves an uploaded file and a container's inner file alike; label names
+// the content in errors and logs (the file's name, the entry's path). A
+// failure to save is recorded on the content. It returns how many chunks it
+// saved.
+func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string, idx content.Index, objects []content.Object) (int, error) {
 	chunks := Split(objects, ChunkTokens)
 	model, embed := "", in.embed != nil
 	if embed {
@@ -132,20 +155,17 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		status = StatusEmbedding
 	}
 	if err := in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, chunks, status); err != nil {
-		return fail(fmt.Errorf("knowledge: saving %s: %w", f.Name, err))
+		return 0, in.failed(ctx, f, label, fmt.Errorf("knowledge: saving %s: %w", label, err))
 	}
-	if embed {
-		// The lexical index already serves; vectors that fail leave the
-		// content found by its words, with the reason recorded.
-		reason := ""
-		if err := in.embedChunks(ctx, f, model, chunks); err != nil {
-			reason = "vectors missing: " + err.Error()
-			in.logger.Warn("knowledge: embedding failed", "file", f.ID, "err", err)
-		}
-		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason); err != nil {
-			return true, err
-		}
+	if !embed {
+		return len(chunks), nil
 	}
-	in.logger.Info("indexed", "file", f.ID, "name", f.Name, "objects", len(objects), "chunks", len(chunks))
-	return true, nil
+	// The lexical index already serves; vectors that fail leave the
+	// content found by its words, with the reason recorded.
+	reason := ""
+	if err := in.embedChunks(ctx, f, model, chunks); err != nil {
+		reason = "vectors missing: " + err.Error()
+		in.logger.Warn("knowledge: embedding failed", "file", f.ID, "content", label, "err", err)
+	}
+	return len(chunks), in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason)
 }

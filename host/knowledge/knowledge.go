@@ -9,32 +9,26 @@ package knowledge
 
 import (
 	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
 
-// Status is where a file's content is in the pipeline.
-type Status string
+// Status is where a file's content is in the pipeline; the knowledge
+// capability's answers carry it, so it is declared with them (pdk/knowledge/wire).
+type Status = wire.Status
 
 // The indexing states (seed 000 §4.4): pending → extracted → embedding →
 // indexed, or failed with the reason.
 const (
-	StatusPending   Status = "pending"
-	StatusExtracted Status = "extracted"
-	StatusEmbedding Status = "embedding"
-	StatusIndexed   Status = "indexed"
-	StatusFailed    Status = "failed"
+	StatusPending   = wire.StatusPending
+	StatusExtracted = wire.StatusExtracted
+	StatusEmbedding = wire.StatusEmbedding
+	StatusIndexed   = wire.StatusIndexed
+	StatusFailed    = wire.StatusFailed
 )
 
-// Chunk is a searchable piece of a file's text with its origin.
-type Chunk struct {
-	ID string `json:"id"`
-	// Seq orders a content's chunks.
-	Seq         int          `json:"seq"`
-	ObjectID    string       `json:"objectId"`
-	ContentType content.Type `json:"contentType"`
-	Text        string       `json:"text"`
-	Ref         content.Ref  `json:"contextRef"`
-	Tokens      int          `json:"tokens"`
-}
+// Chunk is a searchable piece of a file's text with its origin (declared
+// with the capability's types: a search hit carries it).
+type Chunk = wire.Chunk
 
 // Layer selects the knowledge layers a search covers.
 type Layer string
@@ -64,14 +58,9 @@ type Query struct {
 	Limit int
 }
 
-// Hit is a chunk found by a search, with a file that carries it.
-type Hit struct {
-	Chunk
-	FileID      string  `json:"fileId"`
-	FileName    string  `json:"fileName"`
-	WorkspaceID string  `json:"workspaceId"`
-	Score       float64 `json:"score"`
-}
+// Hit is a chunk found by a search, with a file that carries it (as
+// knowledge.search answers it).
+type Hit = wire.Hit
 
 // ContentState is a file's indexing state: where its content is in the
 // pipeline, why it failed, and its index (structure and object summaries).

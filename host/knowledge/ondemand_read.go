@@ -18,6 +18,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
 
 // ContentStore is what reading content back needs of the database.
@@ -66,31 +67,13 @@ type ObjectQuery struct {
 	MaxBytes int
 }
 
-// ObjectPage is one page of a file's content objects.
-type ObjectPage struct {
-	Objects []content.Object `json:"objects"`
-	// Total is how many objects match the query.
-	Total int `json:"total"`
-	// NextOffset is where the next page starts; 0 when this is the last.
-	NextOffset int `json:"nextOffset,omitempty"`
-	// Truncated: the byte cap cut the page's only object.
-	Truncated bool `json:"truncated,omitempty"`
-	// Section is the section the query named, resolved.
-	Section *Section `json:"section,omitempty"`
-	// ExtractedPages are the pages this read extracted on demand (none when
-	// everything came from the store).
-	ExtractedPages []int `json:"extractedPages,omitempty"`
-}
+// ObjectPage is one page of a file's content objects (as read_objects
+// answers it).
+type ObjectPage = wire.ObjectPage
 
 // Section is a section of a file: a run of pages (PDF outline or headings)
 // or a heading's numbered part (office documents).
-type Section struct {
-	ID        string `json:"id"`
-	Title     string `json:"title"`
-	Level     int    `json:"level,omitempty"`
-	StartPage int    `json:"startPage,omitempty"`
-	EndPage   int    `json:"endPage,omitempty"`
-}
+type Section = wire.Section
 
 // Sections lists an index's sections with their ids: an extractor's "id",
 // or "s<n>" (n from 1, in order) for the PDF plugin's page sections.
@@ -282,7 +265,7 @@ func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item,
 	objs := fromChunks(chunks)
 	objs = append(objs, unchunked(st.Index, flt)...)
 	out.Total = len(objs)
-	out.window(objs, q)
+	fillPage(&out, objs, q)
 	return out, nil
 }
 
@@ -332,7 +315,7 @@ func (r *Reader) onDemand(ctx context.Context, c Content, q ObjectQuery, flt Chu
 			Metadata: map[string]any{"empty": true}})
 	}
 	page := out
-	page.window(objs, ObjectQuery{Limit: len(objs), MaxBytes: q.MaxBytes})
+	fillPage(&page, objs, ObjectQuery{Limit: len(objs), MaxBytes: q.MaxBytes})
 	if page.NextOffset > 0 {
 		// The byte cap ended the page: go on from the first page left out.
 		page.NextOffset = q.Offset + slices.Index(window, objs[page.NextOffset].Ref.PageIndex)
@@ -503,9 +486,9 @@ func unchunked(idx content.Index, flt ChunkFilter) []content.Object {
 	return out
 }
 
-// window keeps objs[q.Offset:] up to q.Limit objects and q.MaxBytes bytes
-// of data.
-func (pg *ObjectPage) window(objs []content.Object, q ObjectQuery) {
+// fillPage sets pg's objects: objs[q.Offset:] up to q.Limit objects and
+// q.MaxBytes bytes of data.
+func fillPage(pg *ObjectPage, objs []content.Object, q ObjectQuery) {
 	pg.Objects = []content.Object{}
 	if q.Offset >= len(objs) {
 		return

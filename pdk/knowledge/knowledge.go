@@ -9,97 +9,46 @@ package knowledge
 
 import (
 	"github.com/agenthost/agenthost/pdk"
-	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
 
-// SearchRequest is a search of the knowledge store. Layer is "" (every
-// readable file), "instance" (the calling workspace's files) or "shared".
-type SearchRequest struct {
-	Query   string       `json:"query"`
-	Limit   int          `json:"limit,omitempty"`
-	Layer   string       `json:"layer,omitempty"`
-	FileIDs []string     `json:"fileIds,omitempty"`
-	Page    int          `json:"page,omitempty"`
-	Section string       `json:"section,omitempty"`
-	Type    content.Type `json:"type,omitempty"`
-}
-
-// Hit is a chunk a search found, with the file that carries it.
-type Hit struct {
-	ID          string       `json:"id"`
-	ObjectID    string       `json:"objectId"`
-	ContentType content.Type `json:"contentType"`
-	Text        string       `json:"text"`
-	Ref         content.Ref  `json:"contextRef"`
-	FileID      string       `json:"fileId"`
-	FileName    string       `json:"fileName"`
-	Score       float64      `json:"score"`
-}
+// The requests and answers, declared once with the host's side of the
+// capability (package wire); see there for their fields.
+type (
+	// SearchRequest is a search of the knowledge store. Layer is ""
+	// (every readable file), "instance" (the calling workspace's files) or
+	// "shared".
+	SearchRequest = wire.SearchRequest
+	// Hit is a chunk a search found, with the file that carries it.
+	Hit = wire.Hit
+	// IndexRequest names the file (and, for a container, the entry) whose
+	// index to read; ObjectsLimit caps its object summaries (0: the
+	// host's default).
+	IndexRequest = wire.IndexRequest
+	// Index is a file's content index.
+	Index = wire.Index
+	// Status is an index's (pending, extracted, embedding, indexed or
+	// failed).
+	Status = wire.Status
+	// Section is a section of a file: a run of pages (PDF) or a heading's
+	// numbered part (office documents).
+	Section = wire.Section
+	// Entry is one entry of a container file.
+	Entry = wire.Entry
+	// ObjectsRequest selects content objects of one file.
+	ObjectsRequest = wire.ObjectsRequest
+	// Objects is a page of a file's content objects.
+	Objects = wire.Objects
+	// SectionRequest names a section (by id or title) of a file or of a
+	// container's entry, paged like ObjectsRequest.
+	SectionRequest = wire.SectionRequest
+)
 
 // Search runs a search as the calling user.
 func Search(r SearchRequest) ([]Hit, error) {
-	var out struct {
-		Hits []Hit `json:"hits"`
-	}
+	var out wire.SearchResponse
 	err := pdk.Invoke(search, r, &out)
 	return out.Hits, err
-}
-
-// Section is a section of a file: a run of pages (PDF) or a heading's
-// numbered part (office documents).
-type Section struct {
-	ID        string `json:"id"`
-	Title     string `json:"title"`
-	Level     int    `json:"level,omitempty"`
-	StartPage int    `json:"startPage,omitempty"`
-	EndPage   int    `json:"endPage,omitempty"`
-}
-
-// Index is a file's content index.
-type Index struct {
-	FileID   string `json:"fileId"`
-	FileName string `json:"fileName"`
-	MIMEType string `json:"mimeType"`
-	Size     int64  `json:"size"`
-	// Status: pending, extracted, embedding, indexed or failed (Error).
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-	// OnDemand: the pages of this (large) PDF are extracted when read;
-	// ExtractedPages are those read so far.
-	OnDemand       bool              `json:"onDemand,omitempty"`
-	Pages          int               `json:"pages,omitempty"`
-	ExtractedPages []int             `json:"extractedPages,omitempty"`
-	Sections       []Section         `json:"sections,omitempty"`
-	Structure      map[string]any    `json:"structure,omitempty"`
-	TotalObjects   int               `json:"totalObjects"`
-	Objects        []content.Summary `json:"objectSummary"`
-	// Entries of a container (archive, folder), nested containers'
-	// members included, each by its full path.
-	Entries []Entry `json:"entries,omitempty"`
-}
-
-// Entry is one entry of a container file.
-type Entry struct {
-	Path     string `json:"path"`
-	Size     int64  `json:"size"`
-	MIMEType string `json:"mimeType,omitempty"`
-	SHA256   string `json:"sha256,omitempty"`
-	// Container marks a nested container: its members are entries too.
-	Container bool `json:"container,omitempty"`
-	// Status: pending, extracted, embedding, indexed or failed (Error,
-	// classified by ErrorKind: traversal, symlink, bomb, limit, …).
-	Status    string `json:"status"`
-	Error     string `json:"error,omitempty"`
-	ErrorKind string `json:"errorKind,omitempty"`
-}
-
-// IndexRequest names the file (and, for a container, the entry) whose
-// index to read; ObjectsLimit caps its object summaries (0: the host's
-// default).
-type IndexRequest struct {
-	File         string `json:"file"`
-	Path         string `json:"path,omitempty"`
-	ObjectsLimit int    `json:"objectsLimit,omitempty"`
 }
 
 // GetIndex returns a file's (or a container entry's) content index.
@@ -109,54 +58,11 @@ func GetIndex(r IndexRequest) (Index, error) {
 	return out, err
 }
 
-// ObjectsRequest selects content objects of one file. Offset and Limit
-// page through the matches; MaxBytes caps the data returned.
-type ObjectsRequest struct {
-	File string `json:"file"`
-	// Path names an entry of a container file (its path from the
-	// container's entries): that entry's objects are read instead, pages
-	// of a large inner PDF extracted on demand.
-	Path     string         `json:"path,omitempty"`
-	Pages    []int          `json:"pages,omitempty"`
-	Types    []content.Type `json:"types,omitempty"`
-	Section  string         `json:"section,omitempty"`
-	Offset   int            `json:"offset,omitempty"`
-	Limit    int            `json:"limit,omitempty"`
-	MaxBytes int            `json:"maxBytes,omitempty"`
-}
-
-// Objects is a page of a file's content objects.
-type Objects struct {
-	FileID   string `json:"fileId"`
-	FileName string `json:"fileName"`
-	// Path is the container entry read, when one was.
-	Path    string           `json:"path,omitempty"`
-	Objects []content.Object `json:"objects"`
-	Total   int              `json:"total"`
-	// NextOffset continues the read; 0 when this page is the last.
-	NextOffset int      `json:"nextOffset,omitempty"`
-	Truncated  bool     `json:"truncated,omitempty"`
-	Section    *Section `json:"section,omitempty"`
-	// ExtractedPages were extracted by this read (on-demand PDFs).
-	ExtractedPages []int `json:"extractedPages,omitempty"`
-}
-
 // ReadObjects reads content objects of a file.
 func ReadObjects(r ObjectsRequest) (Objects, error) {
 	var out Objects
 	err := pdk.Invoke(readObjects, r, &out)
 	return out, err
-}
-
-// SectionRequest names a section (by id or title) of a file or of a
-// container's entry (Path), paged like ObjectsRequest.
-type SectionRequest struct {
-	File     string `json:"file"`
-	Path     string `json:"path,omitempty"`
-	Section  string `json:"section"`
-	Offset   int    `json:"offset,omitempty"`
-	Limit    int    `json:"limit,omitempty"`
-	MaxBytes int    `json:"maxBytes,omitempty"`
 }
 
 // ReadSection reads a section of a file, paged like ReadObjects.
@@ -170,12 +76,7 @@ func ReadSection(r SectionRequest) (Objects, error) {
 // tools that are not read-only may call it) and returns the entry as the
 // host describes it.
 func ExtractItem(file, path string) (Entry, error) {
-	var out struct {
-		Entry Entry `json:"entry"`
-	}
-	err := pdk.Invoke(extractItem, struct {
-		File string `json:"file"`
-		Path string `json:"path"`
-	}{file, path}, &out)
+	var out wire.ExtractItemResponse
+	err := pdk.Invoke(extractItem, wire.ExtractItemRequest{File: file, Path: path}, &out)
 	return out.Entry, err
 }
