@@ -150,7 +150,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	containers := indexing.NewContainers(db, ingester)
 	*pf.caps.knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
 		Reader:     knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)).WithEmbedder(embedder, logger),
-		Containers: containers}
+		Containers: containers, Folders: fileSvc}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -77,5 +78,63 @@ func TestDocumentsPluginArchive(t *testing.T) {
 		if r := tool(other, call.name, call.args); r.OK || !strings.Contains(r.Error.Error(), knowledge.CodeNotFound) {
 			t.Errorf("%s by another user: %+v %s", call.name, r.Error, r.Text)
 		}
+	}
+}
+
+// TestDocumentsPluginFolder: a folder of the workspace browsed like a
+// container (seed 000 §5.4, "@folder/"): subfolders, then files with their
+// indexing status; the files in no folder under "/"; another workspace's
+// folder is not found.
+func TestDocumentsPluginFolder(t *testing.T) {
+	w := newKnowledgeWorld(t, "office", "documents")
+	ctx := context.Background()
+	w.kc.Folders = w.svc
+	contracts, err := w.svc.CreateFolder(ctx, w.p, files.Folder{WorkspaceID: w.ws, Name: "contracts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.svc.CreateFolder(ctx, w.p, files.Folder{WorkspaceID: w.ws, Name: "2025", ParentID: contracts.ID}); err != nil {
+		t.Fatal(err)
+	}
+	put := func(name, folder string, data string) files.Item {
+		t.Helper()
+		f, _, err := w.svc.Upload(ctx, w.p, files.Upload{WorkspaceID: w.ws, Name: name, FolderID: folder, Content: strings.NewReader(data)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	lease := put("lease.md", contracts.ID, handbook)
+	if _, err := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).Ingest(ctx, lease.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	put("draft.txt", contracts.ID, "not indexed yet")
+	put("loose.txt", "", "a file in no folder")
+	p, _ := w.host.Plugin("documents")
+	tool := func(ctx context.Context, args any) wasm.Result {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		return p.Call(ctx, "browseContainer", raw, nil)
+	}
+	r := tool(w.caller, map[string]any{"folder": contracts.ID})
+	if !r.OK || !strings.Contains(r.Text, "Folder contracts") || !strings.Contains(r.Text, "1 subfolders, 2 files") || !strings.Contains(r.Text, "2025/") ||
+		!strings.Contains(r.Text, "lease.md  text/markdown") || !strings.Contains(r.Text, "indexed  (file "+lease.ID) ||
+		!strings.Contains(r.Text, "draft.txt") || !strings.Contains(r.Text, "pending") || strings.Contains(r.Text, "loose.txt") {
+		t.Fatalf("browseContainer {folder}: %+v\n%s", r.Error, r.Text)
+	}
+	r = tool(w.caller, map[string]any{"folder": "/"})
+	if !r.OK || !strings.Contains(r.Text, "loose.txt") || strings.Contains(r.Text, "lease.md") || !strings.Contains(r.Text, "contracts/") {
+		t.Errorf("browseContainer {folder: /}: %+v\n%s", r.Error, r.Text)
+	}
+	// The other user works in another workspace: this folder is not theirs.
+	other := toolcall.With(ctx, toolcall.Caller{Principal: w.other, WorkspaceID: "elsewhere"})
+	if r := tool(other, map[string]any{"folder": contracts.ID}); r.OK || !strings.Contains(r.Error.Error(), knowledge.CodeNotFound) {
+		t.Errorf("another user's folder: %+v %s", r.Error, r.Text)
+	}
+	if r := tool(w.caller, map[string]any{"folder": contracts.ID, "file": lease.ID}); r.OK {
+		t.Errorf("file and folder at once: %s", r.Text)
+	}
+	if r := tool(w.caller, map[string]any{"folder": "no-such-folder"}); r.OK || !strings.Contains(r.Error.Error(), knowledge.CodeNotFound) {
+		t.Errorf("unknown folder: %+v %s", r.Error, r.Text)
 	}
 }

@@ -50,6 +50,9 @@ type Capability struct {
 	// Containers lists and extracts archives' entries (the containers side
 	// of indexing); nil: files are not containers here.
 	Containers ContainerEntries
+	// Folders lists the caller's workspace folders as containers; nil:
+	// folders are not browsed here.
+	Folders FolderLister
 }
 
 // ContainerEntries lists a container's entry tree and extracts one entry
@@ -80,9 +83,10 @@ func (d *Capability) Wasm() wasm.Capability {
 	}
 	return wasm.Capability{
 		Name:        CapabilityName,
-		Description: "search the knowledge store and read files' content indexes, sections and content objects as the calling user (pages of large PDFs are extracted on demand); extract container entries",
+		Description: "search the knowledge store and read files' content indexes, sections and content objects as the calling user (pages of large PDFs are extracted on demand); list the workspace's folders; extract container entries",
 		Functions: []wasm.HostFunction{
 			fn("search", false), fn("index", false), fn("read_objects", false), fn("read_section", false), fn("extract_item", true),
+			fn("folder", false),
 		},
 	}
 }
@@ -95,6 +99,7 @@ func (d *Capability) Wasm() wasm.Capability {
 func (d *Capability) Call(ctx context.Context, name string, req json.RawMessage) (any, error) {
 	handlers := map[string]func(context.Context, toolcall.Caller, json.RawMessage) (any, error){
 		"search": d.search, "index": d.index, "read_objects": d.readObjects, "read_section": d.readSection, "extract_item": d.extractItem,
+		"folder": d.folder,
 	}
 	h, ok := handlers[name]
 	if !ok {

@@ -16,3 +16,6 @@ func readSection(req uint64) uint64
 
 //go:wasmimport agenthost:knowledge extract_item
 func extractItem(req uint64) uint64
+
+//go:wasmimport agenthost:knowledge folder
+func folder(req uint64) uint64

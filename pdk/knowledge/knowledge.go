@@ -80,3 +80,18 @@ func ExtractItem(file, path string) (Entry, error) {
 	err := pdk.Invoke(extractItem, wire.ExtractItemRequest{File: file, Path: path}, &out)
 	return out.Entry, err
 }
+
+// Folder aliases the folder listing's wire types.
+type (
+	FolderRequest = wire.FolderRequest
+	Folder        = wire.Folder
+	FolderFile    = wire.FolderFile
+)
+
+// BrowseFolder lists a folder of the caller's workspace ("" for the files
+// in no folder): its subfolders and a page of its files with their status.
+func BrowseFolder(r FolderRequest) (Folder, error) {
+	var out Folder
+	err := pdk.Invoke(folder, r, &out)
+	return out, err
+}

@@ -17,8 +17,10 @@ import (
 )
 
 type browseArgs struct {
-	File    string `json:"file" minLength:"1" description:"the file or container: its id, or docItem:<id> of a document attached in this workflow"`
+	File    string `json:"file,omitempty" description:"the file or archive: its id, or docItem:<id> of a document attached in this workflow (give file or folder)"`
 	Path    string `json:"path,omitempty" maxLength:"4096" description:"for an archive: show this entry's index instead, by its path as browseContainer lists it"`
+	Folder  string `json:"folder,omitempty" maxLength:"100" description:"a folder of this workspace to list instead of a file: its id, or / for the files in no folder"`
+	Cursor  string `json:"cursor,omitempty" maxLength:"1000" description:"with folder: continue the listing where the previous answer's cursor said"`
 	Objects int    `json:"objects,omitempty" minimum:"0" maximum:"500" default:"30" description:"how many object summaries to list (0: the default 30)"`
 }
 
@@ -59,8 +61,8 @@ type extractArgs struct {
 
 func init() {
 	pdk.Tool("browseContainer",
-		"Shows what a file or container holds before reading it: type, size, indexing status, page count, sections (with ids and page ranges), "+
-			"a summary of its content objects (id, type, page/section, size) and, for an archive or folder, its entries. "+
+		"Shows what a file, archive or folder holds before reading it: type, size, indexing status, page count, sections (with ids and page ranges), "+
+			"a summary of its content objects (id, type, page/section, size) and, for an archive, its entries; for a folder of this workspace, its subfolders and files with their indexing status. "+
 			"Large PDFs show which pages were read so far; their other pages are extracted when first read. "+
 			"Use it first, then readSection or readContentObjects for the parts you need.",
 		browse, pdk.ReadOnly())
@@ -86,6 +88,14 @@ func init() {
 func main() {}
 
 func browse(a browseArgs) (string, error) {
+	switch {
+	case a.Folder != "" && a.File != "":
+		return "", fmt.Errorf("give either file or folder, not both")
+	case a.Folder != "":
+		return browseFolder(a)
+	case strings.TrimSpace(a.File) == "":
+		return "", fmt.Errorf("give a file (its id or docItem:<id>) or a folder (its id, or / for the files in no folder)")
+	}
 	n := a.Objects
 	if n == 0 {
 		n = 30
@@ -142,6 +152,41 @@ func browse(a browseArgs) (string, error) {
 		return b.String(), nil
 	}
 	b.WriteString("Read on with readSection {file, section} or readContentObjects {file, pages}.")
+	return b.String(), nil
+}
+
+// browseFolder lists a folder like a container: subfolders, then files
+// with their indexing status, paged.
+func browseFolder(a browseArgs) (string, error) {
+	id := a.Folder
+	if id == "/" {
+		id = ""
+	}
+	f, err := knowledge.BrowseFolder(knowledge.FolderRequest{Folder: id, Cursor: a.Cursor})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if f.ID == "" {
+		b.WriteString("Folder / (files in no folder)")
+	} else {
+		fmt.Fprintf(&b, "Folder %s (id %s)", f.Name, f.ID)
+	}
+	fmt.Fprintf(&b, ": %d subfolders, %d files on this page\n", len(f.Subfolders), len(f.Files))
+	for _, s := range f.Subfolders {
+		fmt.Fprintf(&b, "  %s/  (folder %s)\n", s.Name, s.ID)
+	}
+	for _, x := range f.Files {
+		fmt.Fprintf(&b, "  %s  %s  %d bytes  %s  (file %s)", x.Name, x.MIMEType, x.Size, x.Status, x.FileID)
+		if x.Error != "" {
+			fmt.Fprintf(&b, "  error: %s", x.Error)
+		}
+		b.WriteString("\n")
+	}
+	if f.Next != "" {
+		fmt.Fprintf(&b, "More files: call again with cursor %q.\n", f.Next)
+	}
+	b.WriteString("Browse a file with browseContainer {file}, a subfolder with browseContainer {folder}.")
 	return b.String(), nil
 }
 

@@ -199,3 +199,45 @@ type ExtractItemResponse struct {
 	Path   string `json:"path"`
 	Entry  Entry  `json:"entry"`
 }
+
+// FolderRequest is the request of knowledge.folder: one page of a folder's
+// files (the caller's workspace), subfolders first.
+type FolderRequest struct {
+	// Folder is a folder id, or "" for the workspace's files in no folder.
+	Folder string `json:"folder"`
+	// Limit caps the files of one page (0: 50; at most 200); Cursor
+	// continues a listing where Next left off.
+	Limit  int    `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// Folder is a page of a folder's contents as knowledge.folder gives it.
+type Folder struct {
+	ID       string `json:"id,omitempty"`
+	Name     string `json:"name"`
+	ParentID string `json:"parentId,omitempty"`
+	// Subfolders are the folder's direct subfolders.
+	Subfolders []FolderRef `json:"subfolders"`
+	// Files are the folder's files with their indexing status.
+	Files []FolderFile `json:"files"`
+	// Next continues the listing; empty on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+// FolderRef names a folder.
+type FolderRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// FolderFile is one file of a folder.
+type FolderFile struct {
+	FileID   string `json:"fileId"`
+	Name     string `json:"name"`
+	MIMEType string `json:"mimeType"`
+	Size     int64  `json:"size"`
+	// Status is the file's indexing status (pending when indexing has not
+	// started); Error says why a failed one failed.
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
