@@ -47,8 +47,12 @@ test: testdeps plugins testplugins
 	$(GOTEST) -count=1 -timeout 25m ./...
 
 # Every benchmark measures with its own loops and prints FIGURE lines.
+# The full output goes to bin/bench.log; a failing benchmark fails the target
+# and shows its failure, instead of silently printing fewer figures.
 bench: testdeps plugins testplugins
-	@$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... | grep '^FIGURE'
+	@mkdir -p bin; $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... > bin/bench.log 2>&1; status=$$?; \
+	grep '^FIGURE' bin/bench.log; \
+	if [ $$status -ne 0 ]; then grep -B2 -A8 -E '^(--- FAIL|panic:)' bin/bench.log; echo "make bench: benchmarks failed (bin/bench.log)"; exit $$status; fi
 
 # The PDK and plugins are checked as what they are built for (wasip1): their
 # host-side stubs exist only so their tests compile natively.

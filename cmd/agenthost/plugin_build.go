@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/build"
 )
@@ -34,7 +35,7 @@ func pluginBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	// Describing a plugin links every capability the server offers (each
 	// refusing), so plugins importing any of them build.
-	reg, err := wasm.NewRegistry(newHostCapabilities().list(wasm.EgressOptions{})...)
+	reg, err := wasm.NewRegistry(builtin.NewCapabilities().List(wasm.EgressOptions{})...)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -46,7 +47,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	reg, err := wasm.NewRegistry(newHostCapabilities().list(wasm.EgressOptions{AllowPrivateHosts: allow})...)
+	reg, err := wasm.NewRegistry(builtin.NewCapabilities().List(wasm.EgressOptions{AllowPrivateHosts: allow})...)
 	if err != nil {
 		return err
 	}

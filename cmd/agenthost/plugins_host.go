@@ -8,9 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/agenthost/agenthost/host/builtin"
-	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
-	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/signature"
 )
@@ -21,29 +18,7 @@ type pluginFlags struct {
 	allowUnsigned *bool
 	trust         *stringList
 	// caps are the host capabilities that reach the server's services.
-	caps *hostCapabilities
-}
-
-// hostCapabilities are the capabilities that act for a tool call's caller
-// on the server's services (files, models). The plugin host is built before
-// those services (indexing runs plugins), so the capabilities hold them by
-// pointer and the command fills them in before serving; until then, and in
-// commands without them (worker, plugin build), their calls answer that the
-// service is unavailable.
-type hostCapabilities struct {
-	files     *files.Capability
-	models    *llm.Capabilities
-	knowledge *knowledge.Capability
-}
-
-func newHostCapabilities() *hostCapabilities {
-	return &hostCapabilities{files: &files.Capability{}, models: &llm.Capabilities{}, knowledge: &knowledge.Capability{}}
-}
-
-// list returns every capability the host offers: the standard ones and
-// those reaching the services.
-func (hc *hostCapabilities) list(o wasm.EgressOptions) []wasm.Capability {
-	return append(wasm.StandardCapabilities(o), hc.files.Wasm(), hc.models.ModelCapability(), hc.models.ImagesCapability(), hc.knowledge.Wasm())
+	caps *builtin.Capabilities
 }
 
 func addPluginFlags(fs *flag.FlagSet) pluginFlags {
@@ -51,7 +26,7 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 		dir:           fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins (*.wasm)"),
 		allowUnsigned: fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)"),
 		trust:         &stringList{},
-		caps:          newHostCapabilities(),
+		caps:          builtin.NewCapabilities(),
 	}
 	fs.Var(pf.trust, "trust", "public key file whose signatures third-party plugins may carry (repeatable)")
 	return pf
@@ -60,7 +35,7 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 // open makes the plugin host with the built-in plugins and the operator's,
 // its compile cache in the data directory. The caller closes it.
 func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Logger) (*wasm.Host, error) {
-	reg, err := wasm.NewRegistry(pf.caps.list(wasm.EgressOptions{})...)
+	reg, err := wasm.NewRegistry(pf.caps.List(wasm.EgressOptions{})...)
 	if err != nil {
 		return nil, err
 	}

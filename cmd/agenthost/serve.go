@@ -115,8 +115,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	wfSvc := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Logger: logger}), logger)
 	// The host capabilities reach the services from here on; tools called
 	// before (none: the API is not listening yet) would be refused.
-	*pf.caps.files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
-	*pf.caps.models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger,
+	*pf.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
+	*pf.caps.Models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger,
 		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
 	registry := tools.NewRegistry(host, nil)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger)
@@ -148,7 +148,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	runner.WithKnowledge(workspace.Knowledge{Builder: knowledge.NewContextBuilder(searcher, db, knowledge.ContextConfig{}, logger),
 		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
 	containers := indexing.NewContainers(db, ingester)
-	*pf.caps.knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
+	*pf.caps.Knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
 		Reader:     knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)).WithEmbedder(embedder, logger),
 		Containers: containers, Folders: fileSvc}
 	app := api.New(api.Deps{

@@ -13,12 +13,12 @@ import (
 )
 
 //go:embed wasm
-var files embed.FS
+var modules embed.FS
 
 // Sources returns the embedded plugins, ready for wasm.Host.Load. It is empty in
 // a binary built without `make plugins` (e.g. plain `go build`).
 func Sources() ([]wasm.Source, error) {
-	entries, err := fs.ReadDir(files, "wasm")
+	entries, err := fs.ReadDir(modules, "wasm")
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +27,7 @@ func Sources() ([]wasm.Source, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".wasm") {
 			continue
 		}
-		b, err := files.ReadFile(path.Join("wasm", e.Name()))
+		b, err := modules.ReadFile(path.Join("wasm", e.Name()))
 		if err != nil {
 			return nil, err
 		}

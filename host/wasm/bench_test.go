@@ -105,8 +105,17 @@ func BenchmarkPluginLoad(b *testing.B) {
 		b.Fatal("no built-in plugins embedded: run `make plugins` first")
 	}
 	dir := b.TempDir()
+	// The built-ins ask for the host's capabilities too, registered here
+	// unconnected as `plugin build` registers them: loading and warming
+	// never calls them.
+	reg, err := wasm.NewRegistry(builtin.NewCapabilities().List(wasm.EgressOptions{})...)
+	if err != nil {
+		b.Fatal(err)
+	}
 	warmAll := func() time.Duration {
-		h := newHost(b, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithCompilationCacheDir(dir) })
+		h := newHost(b, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
+			return c.WithCompilationCacheDir(dir).WithCapabilities(reg)
+		})
 		defer h.Close(ctx)
 		t0 := time.Now()
 		for _, s := range srcs {

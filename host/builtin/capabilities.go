@@ -1,0 +1,32 @@
+package builtin
+
+import (
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// Capabilities are the capabilities the built-in plugins may ask for beyond
+// the standard ones: those that act for a tool call's caller on the
+// server's services (files, models, knowledge). A plugin host is built
+// before those services (indexing runs plugins), so they are held by
+// pointer and filled in by the server before it serves; until then, and in
+// processes without the services (worker, plugin build, benchmarks), their
+// calls answer that the service is unavailable.
+type Capabilities struct {
+	Files     *files.Capability
+	Models    *llm.Capabilities
+	Knowledge *knowledge.Capability
+}
+
+// NewCapabilities returns capabilities not yet connected to any service.
+func NewCapabilities() *Capabilities {
+	return &Capabilities{Files: &files.Capability{}, Models: &llm.Capabilities{}, Knowledge: &knowledge.Capability{}}
+}
+
+// List returns every capability a host offers: the standard ones and those
+// reaching the services.
+func (c *Capabilities) List(o wasm.EgressOptions) []wasm.Capability {
+	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm())
+}
