@@ -49,7 +49,7 @@ func TestDocumentsPluginArchive(t *testing.T) {
 		t.Errorf("browseContainer on the inner PDF: %+v\n%s", r.Error, r.Text)
 	}
 	r = tool(w.caller, "readContentObjects", map[string]any{"file": archive.ID, "path": "manuals/camlidl.pdf", "pages": []int{3}})
-	if got := recall(reference(t, "deb-camlidl-1.04", 3), r.Text); !r.OK || got < 0.9 {
+	if got := recall(reference(t, "deb-camlidl-1.04", 3), r.Text); !r.OK || got < 0.9 || !strings.Contains(r.Text, "entry bundle.zip/manuals/camlidl.pdf") {
 		t.Errorf("page 3 of the inner PDF (%.2f of the reference's words): %+v\n%s", got, r.Error, r.Text)
 	}
 	r = tool(w.caller, "readSection", map[string]any{"file": archive.ID, "path": "bundle.zip/policy/handbook.md", "section": "1.1"})

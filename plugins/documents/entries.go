@@ -10,7 +10,7 @@ import (
 // entryList writes a container's entries one per line.
 func entryList(list []knowledge.Entry) string {
 	if len(list) == 0 {
-		return "none"
+		return " none"
 	}
 	var b strings.Builder
 	for _, e := range list {

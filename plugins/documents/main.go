@@ -147,7 +147,7 @@ func browse(a browseArgs) (string, error) {
 		}
 	}
 	if len(idx.Entries) > 0 {
-		fmt.Fprintf(&b, "Container entries (%d): %s\n", len(idx.Entries), entryList(idx.Entries))
+		fmt.Fprintf(&b, "Container entries (%d):%s\n", len(idx.Entries), entryList(idx.Entries))
 		b.WriteString("Read an entry with readContentObjects or readSection {file, path}; extract one not indexed yet with extractContainerItem {file, path}.")
 		return b.String(), nil
 	}
@@ -241,6 +241,9 @@ func extractItem(a extractArgs) (string, error) {
 func formatObjects(r knowledge.Objects, offset int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (file %s)", r.FileName, r.FileID)
+	if r.Path != "" {
+		fmt.Fprintf(&b, ", entry %s", r.Path)
+	}
 	if r.Section != nil {
 		fmt.Fprintf(&b, ", section %s %q", r.Section.ID, r.Section.Title)
 		if r.Section.StartPage > 0 {
