@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -337,12 +335,9 @@ func (s *pgliteInstances) stop(ctx context.Context) error {
 // pgliteInstance is one node process running pglite/server.mjs: one PGlite instance
 // served on port, which changes at every wipe.
 type pgliteInstance struct {
-	port    int
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	stderr  *syncBuffer
-	replies chan pgliteReply
-	exited  chan struct{} // closed when node has exited
+	port int
+	// child is node running server.mjs: one JSON reply line per request.
+	*child
 }
 
 type pgliteReply struct {
@@ -351,38 +346,17 @@ type pgliteReply struct {
 }
 
 func startInstance(ctx context.Context, node, dir string) (*pgliteInstance, error) {
-	inst := &pgliteInstance{stderr: &syncBuffer{}, replies: make(chan pgliteReply, 1), exited: make(chan struct{})}
-	inst.cmd = exec.Command(node, "server.mjs")
-	inst.cmd.Dir = dir
-	// Its own process group, so a Ctrl-C reaches only the test binary, whose Main
-	// then stops node in order.
-	inst.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	inst.cmd.Stderr = inst.stderr
-	var err error
-	if inst.stdin, err = inst.cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	stdout, err := inst.cmd.StdoutPipe()
+	cmd := exec.Command(node, "server.mjs")
+	cmd.Dir = dir
+	// Lines that are not server.mjs's JSON (a library printing) are skipped.
+	ch, err := startChild(cmd, func(line string) bool {
+		var r pgliteReply
+		return json.Unmarshal([]byte(line), &r) == nil && (r.Port != 0 || r.Error != "")
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := inst.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting node: %w", err)
-	}
-	go func() {
-		// Lines that are not server.mjs's JSON (a library printing) are skipped.
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var r pgliteReply
-			if json.Unmarshal(sc.Bytes(), &r) == nil && (r.Port != 0 || r.Error != "") {
-				inst.replies <- r
-			}
-		}
-	}()
-	go func() {
-		_ = inst.cmd.Wait()
-		close(inst.exited)
-	}()
+	inst := &pgliteInstance{child: ch}
 	if inst.port, err = inst.next(ctx); err != nil {
 		return nil, errors.Join(err, inst.stop(context.Background()))
 	}
@@ -392,7 +366,9 @@ func startInstance(ctx context.Context, node, dir string) (*pgliteInstance, erro
 // next waits for server.mjs to report the port of an empty instance.
 func (inst *pgliteInstance) next(ctx context.Context) (int, error) {
 	select {
-	case r := <-inst.replies:
+	case line := <-inst.lines:
+		var r pgliteReply
+		_ = json.Unmarshal([]byte(line), &r) // checked when it was read
 		if r.Error != "" {
 			return 0, errors.New(r.Error)
 		}
@@ -419,14 +395,9 @@ func (inst *pgliteInstance) wipe(ctx context.Context) error {
 // stop closes node's stdin, on which it exits, and waits; if it does not exit in
 // time (it spins), it is killed.
 func (inst *pgliteInstance) stop(ctx context.Context) error {
-	_ = inst.stdin.Close()
-	select {
-	case <-inst.exited:
+	if inst.close(ctx, nil) {
 		return nil
-	case <-ctx.Done():
 	}
-	_ = syscall.Kill(-inst.cmd.Process.Pid, syscall.SIGKILL)
-	<-inst.exited
 	return fmt.Errorf("node server.mjs did not exit in time: killed: %w", ctx.Err())
 }
 

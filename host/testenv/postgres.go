@@ -1,11 +1,9 @@
 package testenv
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -176,12 +174,10 @@ func (s *dbServer) close(ctx context.Context) error {
 // cluster is a PostgreSQL server this process started, running under a supervisor
 // shell (pgSupervisor) that stops it and removes dir when its stdin closes.
 type cluster struct {
-	dir    string // data directory, also holds the Unix socket and server.log
-	port   int
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser // closing it tells the supervisor to stop the server
-	exited chan struct{}  // closed when the supervisor has exited
-	stderr *syncBuffer
+	dir  string // data directory, also holds the Unix socket and server.log
+	port int
+	// child is the supervisor: closing its stdin stops the server.
+	*child
 }
 
 // pgSupervisor runs as the cluster's owner with $1 the data directory, $2 the port,
@@ -271,39 +267,13 @@ func startCluster(ctx context.Context) (*cluster, error) {
 }
 
 func superviseCluster(ctx context.Context, asUser []string, dir string, port int) (*cluster, error) {
-	c := &cluster{dir: dir, port: port, exited: make(chan struct{}), stderr: &syncBuffer{}}
-	c.cmd = command(context.Background(), asUser, "/bin/sh", "-c", pgSupervisor, "sh", dir, strconv.Itoa(port), pgBinDir)
-	// Its own process group: a Ctrl-C in the terminal goes to the test binary, whose
-	// Main then stops the server in order, instead of to the supervisor directly.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	c.cmd.Stderr = c.stderr
-	var err error
-	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	stdout, err := c.cmd.StdoutPipe()
+	ch, err := startChild(command(context.Background(), asUser, "/bin/sh", "-c", pgSupervisor, "sh", dir, strconv.Itoa(port), pgBinDir), nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the PostgreSQL supervisor: %w", err)
 	}
-	if err := c.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting the supervisor: %w", err)
-	}
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			default:
-			}
-		}
-	}()
-	go func() {
-		_ = c.cmd.Wait()
-		close(c.exited)
-	}()
+	c := &cluster{dir: dir, port: port, child: ch}
 	select {
-	case line := <-lines:
+	case line := <-c.lines:
 		if line == "ready" {
 			return c, nil
 		}
@@ -329,19 +299,15 @@ func (c *cluster) stop(ctx context.Context) error {
 // finish in time, the server is killed. It leaves dir to the caller: a start that
 // failed on a taken port tries again in the same directory.
 func (c *cluster) halt(ctx context.Context) error {
-	_ = c.stdin.Close()
-	select {
-	case <-c.exited:
+	// The postmaster is in a session of its own (pg_ctl detached it), so it is
+	// not in the supervisor's process group: it is signalled too.
+	if c.close(ctx, func() {
+		if pid, err := postmasterPID(c.dir); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGQUIT) // immediate shutdown, children included
+		}
+	}) {
 		return nil
-	case <-ctx.Done():
 	}
-	// The postmaster is in a session of its own (pg_ctl detached it), so it is not
-	// in the supervisor's process group: signal both.
-	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-	if pid, err := postmasterPID(c.dir); err == nil {
-		_ = syscall.Kill(pid, syscall.SIGQUIT) // immediate shutdown, children included
-	}
-	<-c.exited
 	return fmt.Errorf("PostgreSQL on port %d did not stop in time: killed: %w", c.port, ctx.Err())
 }
 
