@@ -161,6 +161,20 @@ func expect(t *testing.T, ch <-chan workflows.Event, from, to int64) {
 	}
 }
 
+// next waits up to 5 s for one event, which must have the given sequence
+// number and type.
+func next(t *testing.T, ch <-chan workflows.Event, seq int64, typ workflows.EventType, what string) {
+	t.Helper()
+	select {
+	case ev := <-ch:
+		if ev.Seq != seq || ev.Type != typ {
+			t.Fatalf("%s: got %+v, want seq %d of type %s", what, ev, seq, typ)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: not delivered", what)
+	}
+}
+
 func closed(t *testing.T, ch <-chan workflows.Event, within time.Duration) {
 	t.Helper()
 	deadline := time.After(within)
@@ -220,14 +234,7 @@ func TestSubscribeFromLastEventID(t *testing.T) {
 		if _, err := c.a.svc.Stop(ctx, c.alice, wf.ID, "user"); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case ev := <-ch2:
-			if ev.Seq != 62 || ev.Type != workflows.EventStopped {
-				t.Fatalf("after a reconnect: %+v", ev)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("stopped event not delivered")
-		}
+		next(t, ch2, 62, workflows.EventStopped, "the stopped event after a reconnect")
 	})
 }
 
@@ -287,14 +294,7 @@ func TestEventsFromAnotherHost(t *testing.T) {
 		if _, err := c.b.svc.Complete(ctx, c.alice, wf.ID, "done"); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case ev := <-ch:
-			if ev.Seq != 22 || ev.Type != workflows.EventComplete {
-				t.Fatalf("got %+v", ev)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("complete event from host B not delivered")
-		}
+		next(t, ch, 22, workflows.EventComplete, "the complete event from host B")
 		// Deleting on host B closes host A's subscribers within the interval.
 		if err := c.b.svc.Delete(ctx, c.alice, wf.ID); err != nil {
 			t.Fatal(err)
