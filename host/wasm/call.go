@@ -3,9 +3,11 @@ package wasm
 import (
 	"context"
 	"fmt"
-	"github.com/tetratelabs/wazero/api"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero/api"
 )
 
 // Call is what a host function sees of the call it serves: which plugin and tool
@@ -24,7 +26,12 @@ type Call struct {
 	httpLast httpLast
 	fault    *Error       // set by a host function before it traps, to classify the failure
 	out      *outputState // the output capability's state, nil until first used
+	stop     *atomic.Bool // the instance's stop, set when the call is to end
+	tenant   string       // whose call it is: variables are kept per tenant
 }
+
+// Tenant is the tenant the call runs for ("" for the host's own calls).
+func (c *Call) Tenant() string { return c.tenant }
 
 type httpLast struct {
 	status  int

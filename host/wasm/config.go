@@ -13,8 +13,12 @@ type Config struct {
 	logger        *slog.Logger
 	logLevel      slog.Level
 	registry      *Registry
-	grants        map[string][]string
+	grants        map[string]Grant
 	grantDeclared bool
+	ceilings      Ceilings
+	protected     []string
+	initTimeout   time.Duration
+	killGrace     time.Duration
 	verifier      Verifier
 	allowUnsigned bool
 	defaults      Defaults
@@ -39,11 +43,14 @@ type Verifier interface {
 }
 
 // NewConfig returns the defaults: no compile cache on disk, a pool of 2×GOMAXPROCS
-// instances per plugin, 128 MiB memory, 30 s calls, 8 MiB output, unsigned
-// third-party plugins refused.
+// instances per plugin, 128 MiB memory, 30 s calls, 8 MiB output, the
+// DefaultCeilings, unsigned third-party plugins refused.
 func NewConfig() Config {
 	return Config{
-		logger: slog.Default(),
+		logger:      slog.Default(),
+		ceilings:    DefaultCeilings,
+		initTimeout: 30 * time.Second,
+		killGrace:   time.Second,
 		defaults: Defaults{
 			MemoryMiB:            128,
 			Timeout:              30 * time.Second,
@@ -73,14 +80,52 @@ func (c Config) WithCapabilities(r *Registry) Config { c.registry = r; return c 
 // WithGrant grants capabilities to the named third-party plugin. Built-in plugins
 // get what they declare.
 func (c Config) WithGrant(plugin string, capabilities ...string) Config {
-	g := make(map[string][]string, len(c.grants)+1)
+	return c.withGrant(plugin, func(g *Grant) { g.Capabilities = append(g.Capabilities, capabilities...) })
+}
+
+// WithMount grants the named plugin (built-in or not) a host directory. The
+// host refuses the plugin at load when the mount is not an existing
+// directory or would expose a system tree or the host's own directories.
+func (c Config) WithMount(plugin string, m Mount) Config {
+	return c.withGrant(plugin, func(g *Grant) { g.Mounts = append(g.Mounts, m) })
+}
+
+// WithPluginGrant sets everything the operator grants one plugin at once.
+func (c Config) WithPluginGrant(plugin string, grant Grant) Config {
+	return c.withGrant(plugin, func(g *Grant) { *g = grant })
+}
+
+func (c Config) withGrant(plugin string, edit func(*Grant)) Config {
+	gs := make(map[string]Grant, len(c.grants)+1)
 	for k, v := range c.grants {
-		g[k] = v
+		gs[k] = Grant{Capabilities: append([]string(nil), v.Capabilities...), Mounts: append([]Mount(nil), v.Mounts...), Ceilings: v.Ceilings}
 	}
-	g[plugin] = append(append([]string(nil), g[plugin]...), capabilities...)
-	c.grants = g
+	g := gs[plugin]
+	edit(&g)
+	gs[plugin] = g
+	c.grants = gs
 	return c
 }
+
+// WithCeilings sets the most any manifest may ask for (zero fields keep
+// DefaultCeilings); a grant may raise them for one plugin.
+func (c Config) WithCeilings(l Ceilings) Config { c.ceilings = DefaultCeilings.over(l); return c }
+
+// WithProtectedPaths names host directories no mount may contain or lie in
+// (the data directory, the blob store). The compile cache is always protected.
+func (c Config) WithProtectedPaths(dirs ...string) Config {
+	c.protected = append(append([]string(nil), c.protected...), dirs...)
+	return c
+}
+
+// WithInitTimeout bounds a new instance's start-up: the module's start
+// section, _initialize and the Go runtime's init (default 30 s). Compiling
+// is not counted.
+func (c Config) WithInitTimeout(d time.Duration) Config { c.initTimeout = d; return c }
+
+// WithKillGrace sets how long a stopped call may take to end after its
+// deadline before the host closes its module and answers (default 1 s).
+func (c Config) WithKillGrace(d time.Duration) Config { c.killGrace = d; return c }
 
 // WithGrantDeclared grants every third-party plugin what its manifest declares
 // (for development; production operators grant by name).

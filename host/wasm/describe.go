@@ -45,7 +45,7 @@ func Describe(ctx context.Context, module []byte, reg *Registry) ([]manifest.Too
 	p := &Plugin{m: &manifest.Manifest{Name: "describe"}, logger: slog.New(slog.DiscardHandler), config: map[string]string{}, vars: newVars(1 << 20),
 		limits: limits{maxOutput: 16 << 20, timeout: 30 * time.Second}}
 	v := &variant{p: p, rt: rt, compiled: compiled, readOnly: true}
-	in, err := v.newInstance(ctx)
+	in, err := v.newInstance(ctx, "")
 	if err != nil {
 		return nil, err
 	}

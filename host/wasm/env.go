@@ -136,7 +136,7 @@ func kernelFunctions(logLevel slog.Level) []HostFunction {
 			if err != nil {
 				panic(c.Fail(CodeTrap, "var_get: %v", err))
 			}
-			v, ok := c.p.vars.get(string(key))
+			v, ok := c.p.vars.get(c.tenant, string(key))
 			if !ok {
 				s[0] = 0
 				return
@@ -153,14 +153,14 @@ func kernelFunctions(logLevel slog.Level) []HostFunction {
 				panic(c.Fail(CodeTrap, "var_set: %v", err))
 			}
 			if s[1] == 0 {
-				c.p.vars.del(string(key))
+				c.p.vars.del(c.tenant, string(key))
 				return
 			}
 			val, err := c.k.block(s[1])
 			if err != nil {
 				panic(c.Fail(CodeTrap, "var_set: %v", err))
 			}
-			if err := c.p.vars.set(string(key), val); err != nil {
+			if err := c.p.vars.set(c.tenant, string(key), val); err != nil {
 				panic(c.Fail(CodeOutOfMemory, "var_set: %v", err))
 			}
 		}),

@@ -9,7 +9,7 @@ func (p *Plugin) AcquireForBenchmark(ctx context.Context, readOnly bool) (func()
 	if err := v.compile(ctx); err != nil {
 		return nil, err
 	}
-	in, _, err := v.pool.get(ctx)
+	in, _, err := v.pool.get(ctx, "")
 	if err != nil {
 		return nil, err
 	}

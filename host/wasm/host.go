@@ -117,7 +117,19 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 	if err := h.checkImports(p); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, m.Name, err)
 	}
-	p.limits = h.limitsFor(m)
+	grant := h.cfg.grants[m.Name]
+	ceilings := h.cfg.ceilings.over(grant.Ceilings)
+	if err := ceilings.check(m.Limits); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, m.Name, err)
+	}
+	if p.mounts, err = checkMounts(grant.Mounts, h.protectedPaths()); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, m.Name, err)
+	}
+	if len(m.Limits.AllowedPaths) > 0 && len(p.mounts) == 0 {
+		h.cfg.logger.Warn("plugin asks for host paths; none are granted, so none are mounted",
+			"plugin", m.Name, "requested", m.Limits.AllowedPaths)
+	}
+	p.limits = h.limitsFor(m, ceilings)
 	p.vars = newVars(h.cfg.defaults.MaxVarBytes)
 	for _, t := range m.Tools {
 		// The manifest parser compiled these already; failures cannot happen here.
@@ -212,7 +224,7 @@ func (h *Host) grant(p *Plugin, builtin bool) error {
 		case builtin, h.cfg.grantDeclared:
 			p.granted[name] = true
 		default:
-			for _, g := range h.cfg.grants[p.m.Name] {
+			for _, g := range h.cfg.grants[p.m.Name].Capabilities {
 				if g == name {
 					p.granted[name] = true
 				}
@@ -258,13 +270,16 @@ func (h *Host) checkImports(p *Plugin) error {
 	return nil
 }
 
-func (h *Host) limitsFor(m *manifest.Manifest) limits {
+// limitsFor returns a plugin's limits: what its manifest asks for (checked
+// against the ceilings already), else the host's defaults, never above the
+// ceilings.
+func (h *Host) limitsFor(m *manifest.Manifest, c Ceilings) limits {
 	d := h.cfg.defaults
 	l := limits{
-		memoryPages: uint32(d.MemoryMiB) * 16,
-		timeout:     d.Timeout,
-		maxOutput:   d.MaxOutputBytes,
-		maxHTTP:     d.MaxHTTPResponseBytes,
+		memoryPages: uint32(min(d.MemoryMiB, c.MemoryMiB)) * 16,
+		timeout:     min(d.Timeout, c.Timeout),
+		maxOutput:   min(d.MaxOutputBytes, c.MaxOutputBytes),
+		maxHTTP:     min(d.MaxHTTPResponseBytes, c.MaxHTTPResponseBytes),
 	}
 	if m.Limits.MemoryMiB > 0 {
 		l.memoryPages = uint32(m.Limits.MemoryMiB) * 16
@@ -279,6 +294,11 @@ func (h *Host) limitsFor(m *manifest.Manifest) limits {
 		l.maxHTTP = m.Limits.MaxHTTPResponseBytes
 	}
 	return l
+}
+
+// protectedPaths are the directories no mount may overlap.
+func (h *Host) protectedPaths() []string {
+	return append([]string{h.cfg.cacheDir}, h.cfg.protected...)
 }
 
 // prepareModule instruments a module so the host can stop it cheaply; a module

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,9 +19,10 @@ import (
 const interruptGlobal = "agenthost.interrupt"
 
 // instance is one live guest: a module instance, its Extism kernel and its stdio.
-// It serves one call at a time.
+// It serves one call at a time, and one tenant for its whole life.
 type instance struct {
 	v      *variant
+	tenant string
 	mod    api.Module
 	call   api.Function
 	k      *kernel
@@ -28,13 +30,19 @@ type instance struct {
 	stdout stdoutSink
 	stderr tail
 	flag   api.MutableGlobal // nil when the runtime stops guests itself
-	// stopped is set when the current call is to stop; a guest asleep in
-	// poll_oneoff (time.Sleep, an idle Go scheduler) wakes at once and every
-	// later sleep returns immediately, so the guest reaches a checked loop
-	// header (or the closed module) without waiting out its sleep.
+	// stopped is set when the current call is to stop. It lives on the host
+	// side, out of the guest's reach: a guest asleep in poll_oneoff
+	// (time.Sleep, an idle Go scheduler) wakes at once and every later sleep
+	// returns immediately; the instrumented sched_yield and every host
+	// function trap while it is set. So a guest stops at its next loop
+	// header (the flag), yield or host call, whichever comes first.
 	stopped atomic.Bool
 	wake    chan struct{}
 }
+
+// errStopped is what a stopped guest's yield or host call traps with; the
+// call's result says timeout or canceled.
+var errStopped = errors.New("agenthost: the call was stopped")
 
 // sleep is the instance's nanosleep: a timer that the call's stop cuts short.
 func (in *instance) sleep(ns int64) {
@@ -49,9 +57,69 @@ func (in *instance) sleep(ns int64) {
 	}
 }
 
-func (v *variant) newInstance(ctx context.Context) (*instance, error) {
+// yield is the instance's sched_yield, which the instrumentation calls every
+// few thousand loop iterations: a stopped call traps here even if its flag
+// check were somehow skipped.
+func (in *instance) yield() {
+	if in.stopped.Load() {
+		panic(errStopped)
+	}
+}
+
+// stopOn arranges for the instance to stop when ctx ends: the flag is set,
+// sleeps are cut short, yields and host calls trap, and, should the guest
+// still run kill-grace later, its module is closed. The returned function
+// disarms it and reports whether the stop had fired.
+func (in *instance) stopOn(ctx context.Context, grace time.Duration) (disarm func() bool) {
+	in.stopped.Store(false)
+	select {
+	case <-in.wake:
+	default:
+	}
+	flag := in.flag
+	var kill *time.Timer
+	var mu sync.Mutex
+	stop := context.AfterFunc(ctx, func() {
+		if flag != nil {
+			flag.Set(1)
+		}
+		in.stopped.Store(true)
+		select {
+		case in.wake <- struct{}{}:
+		default:
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if grace > 0 {
+			kill = time.AfterFunc(grace, in.kill)
+		}
+	})
+	return func() bool {
+		fired := !stop()
+		mu.Lock()
+		if kill != nil {
+			kill.Stop()
+		}
+		mu.Unlock()
+		return fired
+	}
+}
+
+// kill closes the module of a guest that did not stop within the grace after
+// its deadline. The instance is discarded by the call that used it.
+func (in *instance) kill() {
+	if in.mod == nil {
+		return
+	}
+	in.v.p.logger.Error("plugin call did not stop within the grace after its deadline; closing its module",
+		"plugin", in.v.p.Name())
+	_ = in.mod.CloseWithExitCode(context.Background(), 137)
+}
+
+func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, error) {
 	p := v.p
-	in := &instance{v: v, k: newKernel(uint64(p.limits.maxOutput) + 64<<20), wake: make(chan struct{}, 1)}
+	h := p.h
+	in := &instance{v: v, tenant: tenant, k: newKernel(kernelLimit(p.limits.maxOutput)), wake: make(chan struct{}, 1)}
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions().
@@ -59,23 +127,36 @@ func (v *variant) newInstance(ctx context.Context) (*instance, error) {
 		WithStdout(&in.stdout).
 		WithStderr(&in.stderr).
 		WithSysWalltime().WithSysNanotime().WithNanosleep(in.sleep).
+		WithOsyield(in.yield).
 		WithRandSource(rand.Reader)
-	if len(p.m.Limits.AllowedPaths) > 0 {
+	if len(p.mounts) > 0 {
 		fs := wazero.NewFSConfig()
-		for host, guest := range p.m.Limits.AllowedPaths {
-			ro := strings.HasPrefix(host, "ro:")
-			host = strings.TrimPrefix(host, "ro:")
-			// A read-only tool gets every path read-only, whatever the manifest says.
-			if ro || v.readOnly {
-				fs = fs.WithReadOnlyDirMount(host, guest)
+		for _, m := range p.mounts {
+			// A read-only tool gets every path read-only, whatever the grant says.
+			if m.ReadOnly || v.readOnly {
+				fs = fs.WithReadOnlyDirMount(m.HostPath, m.GuestPath)
 			} else {
-				fs = fs.WithDirMount(host, guest)
+				fs = fs.WithDirMount(m.HostPath, m.GuestPath)
 			}
 		}
 		cfg = cfg.WithFSConfig(fs)
 	}
-	mod, err := v.rt.InstantiateModule(ctx, v.compiled, cfg)
+	initTimeout := p.limits.timeout
+	if h != nil && h.cfg.initTimeout > 0 {
+		initTimeout = h.cfg.initTimeout
+	}
+	// The module's start section runs inside InstantiateModule: it is bounded
+	// like a call (its loops yield, and the yield traps once stopped).
+	ictx, cancel := context.WithTimeout(ctx, initTimeout)
+	defer cancel()
+	c := &Call{Plugin: p.Name(), Tool: "(start)", ReadOnly: v.readOnly, Logger: p.logger, k: in.k, p: p, stop: &in.stopped, tenant: tenant}
+	disarm := in.stopOn(ictx, 0)
+	mod, err := v.rt.InstantiateModule(context.WithValue(ictx, callKey{}, c), v.compiled, cfg)
+	fired := disarm()
 	if err != nil {
+		if fired {
+			return nil, fmt.Errorf("plugin %s: instantiate: the module's start function did not finish within %v", p.Name(), initTimeout)
+		}
 		return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name(), err)
 	}
 	in.mod = mod
@@ -93,14 +174,19 @@ func (v *variant) newInstance(ctx context.Context) (*instance, error) {
 	}
 	// A WASI reactor (Go's c-shared) initialises its runtime in _initialize.
 	if init := mod.ExportedFunction("_initialize"); init != nil {
-		c := &Call{Plugin: p.Name(), Tool: "_initialize", ReadOnly: v.readOnly, Logger: p.logger, k: in.k, p: p}
-		if _, err := in.invoke(ctx, c, init, nil, p.limits.timeout); err != nil {
+		c := &Call{Plugin: p.Name(), Tool: "_initialize", ReadOnly: v.readOnly, Logger: p.logger, k: in.k, p: p, tenant: tenant}
+		if _, err := in.invoke(ctx, c, init, nil, initTimeout); err != nil {
 			mod.Close(ctx)
 			return nil, fmt.Errorf("plugin %s: initialise: %w", p.Name(), err)
 		}
 	}
 	return in, nil
 }
+
+// kernelLimit bounds an instance's Extism kernel memory: what the plugin may
+// output plus room for its requests to capabilities. It is allocated as the
+// guest asks, never in advance.
+func kernelLimit(maxOutput int64) uint64 { return uint64(maxOutput) + 64<<20 }
 
 // invoke runs one export under the call's deadline and returns its Extism
 // return code. Any error means the instance must not be reused.
@@ -110,27 +196,20 @@ func (in *instance) invoke(ctx context.Context, c *Call, fn api.Function, input 
 	in.stdout.reset(in.v.p.limits.maxOutput)
 	in.stderr.reset()
 	c.k = in.k
+	c.stop = &in.stopped
 
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	in.stopped.Store(false)
-	select {
-	case <-in.wake:
-	default:
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
 	}
-	flag := in.flag
-	stop := context.AfterFunc(ctx, func() {
-		if flag != nil {
-			flag.Set(1)
-		}
-		in.stopped.Store(true)
-		select {
-		case in.wake <- struct{}{}:
-		default:
-		}
-	})
+	var grace time.Duration
+	if h := in.v.p.h; h != nil {
+		grace = h.cfg.killGrace
+	}
+	disarm := in.stopOn(ctx, grace)
 	res, err := fn.Call(context.WithValue(ctx, callKey{}, c))
-	interrupted := !stop() && flag != nil
+	interrupted := disarm()
 	if err == nil && !interrupted {
 		if len(res) == 0 {
 			return 0, nil
@@ -142,7 +221,7 @@ func (in *instance) invoke(ctx context.Context, c *Call, fn api.Function, input 
 
 // classify turns a failed invocation into an *Error with a precise code.
 func (in *instance) classify(ctx context.Context, c *Call, err error, interrupted bool) *Error {
-	if interrupted || (err != nil && ctx.Err() != nil && in.flag == nil) {
+	if interrupted || (err != nil && ctx.Err() != nil && in.flag == nil) || errors.Is(err, errStopped) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &Error{Code: CodeTimeout, Message: "the call exceeded its time limit and was stopped"}
 		}

@@ -31,6 +31,7 @@ type Plugin struct {
 	builtin  bool
 	logger   *slog.Logger
 	granted  map[string]bool
+	mounts   []Mount // granted by the operator, checked at load
 	limits   limits
 	config   map[string]string
 	vars     *vars
@@ -85,6 +86,35 @@ func (p *Plugin) SHA256() string { return p.sha256 }
 
 // Builtin says whether the plugin ships with the host.
 func (p *Plugin) Builtin() bool { return p.builtin }
+
+// Mounts are the host directories granted to the plugin, as mounted.
+func (p *Plugin) Mounts() []Mount { return append([]Mount(nil), p.mounts...) }
+
+// Granted lists the capabilities the plugin is linked to.
+func (p *Plugin) Granted() []string {
+	var out []string
+	for _, c := range p.m.Capabilities {
+		if p.granted[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Limits are the limits a plugin runs under: its manifest's requests within
+// the host's ceilings, else the host's defaults.
+type Limits struct {
+	MemoryMiB            int   `json:"memoryMiB"`
+	TimeoutMs            int64 `json:"timeoutMs"`
+	MaxOutputBytes       int64 `json:"maxOutputBytes"`
+	MaxHTTPResponseBytes int64 `json:"maxHttpResponseBytes"`
+}
+
+// Limits returns the limits the plugin runs under.
+func (p *Plugin) Limits() Limits {
+	return Limits{MemoryMiB: int(p.limits.memoryPages / 16), TimeoutMs: p.limits.timeout.Milliseconds(),
+		MaxOutputBytes: p.limits.maxOutput, MaxHTTPResponseBytes: p.limits.maxHTTP}
+}
 
 func (p *Plugin) variant(readOnly bool) *variant {
 	if readOnly {
@@ -174,6 +204,10 @@ func linkFunctions(ctx context.Context, rt wazero.Runtime, fns []HostFunction) e
 			b.NewFunctionBuilder().
 				WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, caller api.Module, stack []uint64) {
 					c := callFrom(ctx)
+					if c.stop != nil && c.stop.Load() {
+						// A stopped call gets no more host services.
+						panic(errStopped)
+					}
 					c.mem = caller.Memory()
 					fn(ctx, c, stack)
 				}), f.Params, f.Results).
@@ -213,17 +247,27 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	if err := v.compile(ctx); err != nil {
 		return failed(CodeUnavailable, "%v", err)
 	}
-	in, reused, err := v.pool.get(ctx)
+	var tenant string
+	if opts != nil {
+		tenant = opts.Tenant
+	}
+	// One deadline covers waiting for an instance and running on it.
+	ctx, cancel := context.WithTimeout(ctx, p.limits.timeout)
+	defer cancel()
+	in, reused, err := v.pool.get(ctx, tenant)
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return failed(CodeTimeout, "no instance of plugin %s became free within the call's time limit (%v)", p.Name(), p.limits.timeout)
+		case ctx.Err() != nil:
 			return failed(CodeCanceled, "waiting for a plugin instance: %v", err)
 		}
 		return failed(CodeUnavailable, "%v", err)
 	}
 	input := make([]byte, 0, len(tool)+1+len(args))
 	input = append(append(append(input, tool...), '\n'), args...)
-	c := &Call{Plugin: p.Name(), Tool: tool, ReadOnly: ro, Logger: p.logger, p: p, opts: opts}
-	rc, ierr := in.invoke(ctx, c, in.call, input, p.limits.timeout)
+	c := &Call{Plugin: p.Name(), Tool: tool, ReadOnly: ro, Logger: p.logger, p: p, opts: opts, tenant: tenant}
+	rc, ierr := in.invoke(ctx, c, in.call, input, 0)
 	c.endOutput()
 	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused}
 	if ierr != nil {
@@ -276,6 +320,9 @@ type CallOptions struct {
 	// within OutputLimits (zero fields: the defaults).
 	Output       OutputSink
 	OutputLimits OutputLimits
+	// Tenant names whose call it is. Instances and plugin variables are kept
+	// per tenant: nothing one tenant's call leaves in a guest reaches another's.
+	Tenant string
 }
 
 // ensureReady checks once, on a real instance, that the plugin's code registers
@@ -297,7 +344,7 @@ func (p *Plugin) checkDescribe(ctx context.Context) error {
 	if err := v.compile(ctx); err != nil {
 		return err
 	}
-	in, _, err := v.pool.get(ctx)
+	in, _, err := v.pool.get(ctx, "")
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,9 @@ var frameMagic = []byte("\x00AGHOUT1")
 
 const frameHeaderLen = 16
 
+// framePrealloc is the most a frame header makes the host reserve.
+const framePrealloc = 1 << 20
+
 // stdinSource serves the current call's input.
 type stdinSource struct {
 	r bytes.Reader
@@ -82,8 +85,10 @@ func (s *stdoutSink) Write(p []byte) (int, error) {
 				// Refuse the payload: the guest's write fails and it stops wasting time.
 				return n - len(p), io.ErrShortWrite
 			}
-			if int64(cap(s.payload)) < s.declared {
-				s.payload = make([]byte, 0, s.declared)
+			// The header is the guest's word: reserve at most a little of
+			// it; the payload grows as its bytes really arrive.
+			if want := min(s.declared, framePrealloc); int64(cap(s.payload)) < want {
+				s.payload = make([]byte, 0, want)
 			}
 		default:
 			s.logOutput.Write(p)
