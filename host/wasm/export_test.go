@@ -19,3 +19,33 @@ func (p *Plugin) AcquireForBenchmark(ctx context.Context, readOnly bool) (func()
 // WithCloseOnDoneOnly makes the host run every plugin in wazero's
 // close-on-context-done mode, the fallback for modules it cannot instrument.
 func (c Config) WithCloseOnDoneOnly() Config { c.closeOnDoneOnly = true; return c }
+
+// BusyForTest reports whether a call holds one of the plugin's instances.
+func (p *Plugin) BusyForTest() bool {
+	for i := range p.variants {
+		if pl := p.variants[i].pool; pl != nil {
+			pl.mu.Lock()
+			busy := pl.live > len(pl.idle)
+			pl.mu.Unlock()
+			if busy {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// WaitingForTest counts the calls waiting for an instance.
+func (p *Plugin) WaitingForTest() int {
+	n := 0
+	for i := range p.variants {
+		if pl := p.variants[i].pool; pl != nil {
+			pl.mu.Lock()
+			for _, q := range pl.queues {
+				n += len(q)
+			}
+			pl.mu.Unlock()
+		}
+	}
+	return n
+}

@@ -186,7 +186,11 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 // kernelLimit bounds an instance's Extism kernel memory: what the plugin may
 // output plus room for its requests to capabilities. It is allocated as the
 // guest asks, never in advance.
-func kernelLimit(maxOutput int64) uint64 { return uint64(maxOutput) + 64<<20 }
+func kernelLimit(maxOutput int64) uint64 { return min(uint64(maxOutput)+64<<20, maxKernelBytes) }
+
+// maxKernelBytes caps the kernel arena whatever limits an operator grants:
+// larger outputs take the stdio path, which grows only as bytes arrive.
+const maxKernelBytes = 1 << 30
 
 // invoke runs one export under the call's deadline and returns its Extism
 // return code. Any error means the instance must not be reused.

@@ -1,0 +1,353 @@
+package wasm_test
+
+// The hostile suite of issue #10: each test names the class of attack and
+// asserts the contained outcome (an error code, a refused load, a bounded
+// host memory, another tenant's data untouched).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
+)
+
+// withManifest returns a test plugin's module with its manifest changed.
+func withManifest(tb testing.TB, name string, edit func(*manifest.Manifest)) []byte {
+	tb.Helper()
+	mod := testModule(tb, name)
+	m, err := manifest.Read(mod)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	edit(m)
+	out, err := manifest.Embed(mod, m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func callAs(tb testing.TB, p *wasm.Plugin, tenant, tool string, args any) wasm.Result {
+	tb.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p.Call(context.Background(), tool, raw, &wasm.CallOptions{Tenant: tenant})
+}
+
+// A manifest's allowedPaths are requests: snoop asks for "/" and
+// "/proc/self" and gets neither; only an operator's mount is mounted.
+func TestHostileMountsComeOnlyFromTheOperator(t *testing.T) {
+	shared := t.TempDir()
+	if err := os.WriteFile(filepath.Join(shared, "note.txt"), []byte("granted"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
+		return c.WithMount("snoop", wasm.Mount{HostPath: shared, GuestPath: "/shared"})
+	})
+	p := load(t, h, "snoop")
+	for _, path := range []string{"/host/etc/hostname", "/host", "/self/environ", "/self/cmdline", "/etc/passwd", "/"} {
+		r := call(t, p, "readFile", map[string]any{"path": path})
+		if r.OK && r.Text != "shared" {
+			t.Errorf("readFile %s: got %q, want an error (nothing but /shared is mounted)", path, r.Text)
+		}
+	}
+	if r := call(t, p, "readFile", map[string]any{"path": "/shared/note.txt"}); !r.OK || r.Text != "granted" {
+		t.Fatalf("the granted mount: %+v", r)
+	}
+	if r := call(t, p, "writeFile", map[string]any{"path": "/shared/new.txt", "text": "x"}); !r.OK {
+		t.Fatalf("writing into a writable grant: %+v", r)
+	}
+	got := p.Mounts()
+	if len(got) != 1 || got[0].GuestPath != "/shared" {
+		t.Fatalf("Mounts() = %+v", got)
+	}
+}
+
+func TestHostileMountGrantsThatExposeTheHostAreRefused(t *testing.T) {
+	data := t.TempDir()
+	cache := filepath.Join(t.TempDir(), "cache")
+	if err := os.MkdirAll(filepath.Join(data, "blobs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "innocent")
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	cases := []struct{ name, host string }{
+		{"the data directory", data},
+		{"inside the data directory", filepath.Join(data, "blobs")},
+		{"a parent of the data directory", filepath.Dir(data)},
+		{"a link to the data directory", link},
+		{"the compile cache", cache},
+		{"the root", "/"},
+		{"the process's own view", "/proc/self"},
+		{"/proc", "/proc"},
+		{"/etc", "/etc"},
+		{"a relative path", "relative/dir"},
+		{"a missing directory", filepath.Join(data, "..", "missing-"+t.Name())},
+		{"a file", file},
+	}
+	os.MkdirAll(cache, 0o755)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
+				return c.WithCompilationCacheDir(cache).WithProtectedPaths(data).
+					WithMount("snoop", wasm.Mount{HostPath: tc.host, GuestPath: "/x"})
+			})
+			_, err := h.Load(context.Background(), wasm.Source{Origin: "snoop", Module: testModule(t, "snoop")})
+			if !errors.Is(err, wasm.ErrMountRefused) {
+				t.Fatalf("Load with a mount of %s: err = %v, want ErrMountRefused", tc.host, err)
+			}
+		})
+	}
+}
+
+// A read-only tool sees even a writable grant read-only.
+func TestHostileReadOnlyToolCannotWriteAGrantedMount(t *testing.T) {
+	dir := t.TempDir()
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
+		return c.WithMount("snoop", wasm.Mount{HostPath: dir, GuestPath: "/d", ReadOnly: true})
+	})
+	p := load(t, h, "snoop")
+	if r := call(t, p, "writeFile", map[string]any{"path": "/d/x", "text": "x"}); r.OK {
+		t.Fatalf("wrote into a read-only grant: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+		t.Fatal("the file exists on the host")
+	}
+}
+
+func TestHostileLimitsAboveTheCeilingsAreRefused(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  func(*manifest.Limits)
+		field string
+	}{
+		{"memory", func(l *manifest.Limits) { l.MemoryMiB = 4096 }, "memoryMiB"},
+		{"timeout", func(l *manifest.Limits) { l.TimeoutMs = int(time.Hour.Milliseconds()) }, "timeoutMs"},
+		{"output", func(l *manifest.Limits) { l.MaxOutputBytes = 1 << 40 }, "maxOutputBytes"},
+		{"http", func(l *manifest.Limits) { l.MaxHTTPResponseBytes = 1 << 40 }, "maxHttpResponseBytes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mod := withManifest(t, "echo", func(m *manifest.Manifest) { tc.edit(&m.Limits) })
+			h := newHost(t, wasm.EgressOptions{}, nil)
+			_, err := h.Load(context.Background(), wasm.Source{Origin: "echo", Module: mod})
+			if !errors.Is(err, wasm.ErrOverCeiling) || !strings.Contains(err.Error(), tc.field) {
+				t.Fatalf("Load: err = %v, want ErrOverCeiling naming %s", err, tc.field)
+			}
+			// The operator may raise the ceiling for this plugin.
+			h2 := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
+				return c.WithPluginGrant("echo", wasm.Grant{Ceilings: wasm.Ceilings{MemoryMiB: 4096, Timeout: time.Hour, MaxOutputBytes: 1 << 41, MaxHTTPResponseBytes: 1 << 41}})
+			})
+			if _, err := h2.Load(context.Background(), wasm.Source{Origin: "echo", Module: mod}); err != nil {
+				t.Fatalf("Load with a raised ceiling: %v", err)
+			}
+		})
+	}
+}
+
+// heapGrowth runs f and returns how much the host's heap grew, at most.
+func heapGrowth(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var peak uint64
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				peak = max(peak, m.HeapAlloc)
+			}
+		}
+	}()
+	f()
+	close(done)
+	runtime.ReadMemStats(&after)
+	peak = max(peak, after.HeapAlloc)
+	if peak < before.HeapAlloc {
+		return 0
+	}
+	return peak - before.HeapAlloc
+}
+
+// Sizes a guest announces reach no allocation before they are checked: a
+// frame header of 1 TiB, or one just under a high output limit, and an
+// Extism alloc of 1 TiB cost the host next to nothing.
+func TestHostileAnnouncedSizesDoNotAllocate(t *testing.T) {
+	mod := withManifest(t, "snoop", func(m *manifest.Manifest) { m.Limits.MaxOutputBytes = wasm.DefaultCeilings.MaxOutputBytes })
+	h := newHost(t, wasm.EgressOptions{}, nil)
+	p, err := h.Load(context.Background(), wasm.Source{Origin: "snoop", Module: mod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(t, p, "remember", map[string]any{"text": "warm"}) // the instance's own start-up is not counted
+	cases := []struct {
+		name, tool string
+		size       int64
+		code       string
+	}{
+		{"frame of 1 TiB", "frameLie", 1 << 40, wasm.CodeOutputTooLarge},
+		{"frame just under the output limit", "frameLie", wasm.DefaultCeilings.MaxOutputBytes - 1, wasm.CodeTrap},
+		{"alloc of 1 TiB", "kernelAlloc", 1 << 40, wasm.CodeOutOfMemory},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var r wasm.Result
+			grew := heapGrowth(func() { r = call(t, p, tc.tool, map[string]any{"size": tc.size}) })
+			if r.OK || r.Error.Code != tc.code {
+				t.Fatalf("%s: %+v, want %s", tc.tool, r, tc.code)
+			}
+			if grew > 32<<20 {
+				t.Fatalf("the host's heap grew by %d MiB", grew>>20)
+			}
+		})
+	}
+}
+
+func TestHostileStartThatNeverEndsIsBounded(t *testing.T) {
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithInitTimeout(300 * time.Millisecond) })
+	loop := load(t, h, "initloop")
+	echo := load(t, h, "echo")
+	err := h.Warm(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "initloop") {
+		t.Fatalf("Warm: %v, want initloop's failure", err)
+	}
+	if r := call(t, loop, "never", map[string]any{}); r.OK || r.Error.Code != wasm.CodeUnavailable || !strings.Contains(r.Error.Message, "initialise") {
+		t.Fatalf("initloop: %+v", r)
+	}
+	// The host goes on with the others.
+	if r := call(t, echo, "echo", map[string]any{"text": "still here"}); !r.OK {
+		t.Fatalf("echo after initloop: %+v", r)
+	}
+}
+
+// Nothing one tenant's call leaves in an instance or a variable reaches
+// another tenant's call.
+func TestHostileNoStateCrossesTenants(t *testing.T) {
+	for _, size := range []int{1, 4} {
+		t.Run("pool of "+string(rune('0'+size)), func(t *testing.T) {
+			h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithPoolSize(size) })
+			p := load(t, h, "snoop")
+			if r := callAs(t, p, "tenant-a", "remember", map[string]any{"text": "secret of A"}); !r.OK {
+				t.Fatal(r.Error)
+			}
+			if r := callAs(t, p, "tenant-b", "remember", map[string]any{"text": "B"}); !r.OK || r.Text != "" {
+				t.Fatalf("tenant B saw %q (%+v)", r.Text, r.Error)
+			}
+			if r := callAs(t, p, "tenant-a", "setVar", map[string]any{"key": "k", "value": "A's value"}); !r.OK {
+				t.Fatal(r.Error)
+			}
+			if r := callAs(t, p, "tenant-b", "getVar", map[string]any{"key": "k"}); r.OK {
+				t.Fatalf("tenant B read A's variable: %q", r.Text)
+			}
+			if r := callAs(t, p, "tenant-a", "getVar", map[string]any{"key": "k"}); !r.OK || r.Text != "A's value" {
+				t.Fatalf("tenant A lost its variable: %+v", r)
+			}
+		})
+	}
+}
+
+// Waiting for an instance counts against the call's deadline, ends with the
+// caller's context, and a tenant with many calls waiting cannot starve
+// another.
+func TestHostileWaitingIsBoundedCancellableAndFair(t *testing.T) {
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithPoolSize(1) })
+	mod := withManifest(t, "snoop", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 2000 })
+	p, err := h.Load(context.Background(), wasm.Source{Origin: "snoop", Module: mod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	callAs(t, p, "a", "remember", map[string]any{"text": "warm"})
+
+	// Tenant A occupies the only instance; A's queued calls outlast their
+	// deadline and say so; a cancelled waiter ends at once.
+	hold := make(chan wasm.Result, 1)
+	go func() { hold <- callAs(t, p, "a", "sleep", map[string]any{"ms": 1500}) }()
+	waitBusy(t, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := make(chan wasm.Result, 1)
+	go func() { cancelled <- p.Call(ctx, "sleep", json.RawMessage(`{"ms":1}`), &wasm.CallOptions{Tenant: "c"}) }()
+	cancel()
+	if r := <-cancelled; r.OK || r.Error.Code != wasm.CodeCanceled {
+		t.Fatalf("cancelled waiter: %+v", r)
+	}
+	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelShort()
+	if r := p.Call(short, "sleep", json.RawMessage(`{"ms":1}`), &wasm.CallOptions{Tenant: "a"}); r.OK || r.Error.Code != wasm.CodeTimeout {
+		t.Fatalf("a waiter past its deadline: %+v", r)
+	}
+	if r := <-hold; !r.OK {
+		t.Fatalf("holder: %+v", r)
+	}
+
+	// Fairness: A holds the instance and queues five more calls, then B
+	// queues one; B is served before A's third.
+	var mu sync.Mutex
+	var order []string
+	var wg sync.WaitGroup
+	run := func(tenant string) {
+		defer wg.Done()
+		r := callAs(t, p, tenant, "sleep", map[string]any{"ms": 50})
+		mu.Lock()
+		order = append(order, tenant+":"+map[bool]string{true: "ok", false: "err"}[r.OK])
+		mu.Unlock()
+	}
+	wg.Add(1)
+	go run("a")
+	waitBusy(t, p)
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go run("a")
+	}
+	waitWaiting(t, p, 5)
+	wg.Add(1)
+	go run("b")
+	waitWaiting(t, p, 6)
+	wg.Wait()
+	pos := -1
+	for i, o := range order {
+		if strings.HasPrefix(o, "b:") {
+			pos = i
+		}
+	}
+	if pos < 0 || pos > 2 {
+		t.Fatalf("completion order %v: tenant B waited behind tenant A's queue", order)
+	}
+}
+
+// waitBusy waits until the plugin has a call running (no sleep-based guess).
+func waitBusy(tb testing.TB, p *wasm.Plugin) {
+	tb.Helper()
+	for !p.BusyForTest() {
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func waitWaiting(tb testing.TB, p *wasm.Plugin, n int) {
+	tb.Helper()
+	for p.WaitingForTest() < n {
+		time.Sleep(time.Millisecond)
+	}
+}
