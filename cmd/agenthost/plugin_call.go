@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
 // pluginCallCmd runs one tool of a plugin file and prints the Result as JSON.
@@ -24,6 +25,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.Var(&allow, "allow-host", "host name the plugin may reach even if it resolves to a private or loopback address (repeatable)")
 	progress := fs.Bool("progress", false, "print progress reports to stderr")
 	inputFile := fs.String("input", "", "document the call reads through the input capability (extractors)")
+	grants := addGrantFlags(fs, false)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,12 +53,19 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	// The author's tool: the plugin gets the capabilities it declares, but
+	// mounts and limits above the ceilings only as granted here.
 	cfg := wasm.NewConfig().
 		WithLogger(logger).
 		WithCapabilities(reg).
 		WithGrantDeclared(true).
 		WithAllowUnsigned(true).
 		WithPoolSize(1)
+	if m, err := manifest.Read(module); err == nil {
+		if cfg, err = grants.apply(cfg, m.Name); err != nil {
+			return err
+		}
+	}
 	h, err := wasm.New(ctx, cfg)
 	if err != nil {
 		return err

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 	"github.com/agenthost/agenthost/host/wasm/signature"
 	"github.com/agenthost/agenthost/host/wasm/wasmbin"
@@ -29,6 +31,9 @@ type inspection struct {
 		Status string `json:"status"` // unsigned, unchecked, valid, invalid, untrusted
 		Detail string `json:"detail,omitempty"`
 	} `json:"signature"`
+	// Grant is what a server with these grants would give the plugin (as a
+	// third-party plugin), and why it would refuse it.
+	Grant wasm.Assessment `json:"grant"`
 }
 
 // pluginInspectCmd prints what a plugin is and wants, without running it.
@@ -38,6 +43,7 @@ func pluginInspectCmd(_ context.Context, args []string, stdout, stderr io.Writer
 	asJSON := fs.Bool("json", false, "print JSON")
 	var pubs stringList
 	fs.Var(&pubs, "trust", "public key file to check the signature against (repeatable)")
+	grants := addGrantFlags(fs, true)
 	file, err := parseWithFile(fs, args)
 	if err != nil {
 		return err
@@ -84,6 +90,11 @@ func pluginInspectCmd(_ context.Context, args []string, stdout, stderr io.Writer
 			in.Signature.Status, in.Signature.Detail = "invalid", verr.Error()
 		}
 	}
+	cfg, err := grants.apply(wasm.NewConfig(), "")
+	if err != nil {
+		return err
+	}
+	in.Grant = cfg.Assess(in.Manifest, false)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -93,10 +104,27 @@ func pluginInspectCmd(_ context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "%s %s (%s)\n  %s\n", m.Name, m.Version, m.Kind, m.Description)
 	fmt.Fprintf(stdout, "file       %s, %.1f MB, sha256 %s\n", file, float64(in.Size)/1e6, in.SHA256)
 	fmt.Fprintf(stdout, "signature  %s %s %s\n", in.Signature.Status, in.Signature.KeyID, in.Signature.Detail)
-	fmt.Fprintf(stdout, "capabilities %s\n", orNone(m.Capabilities))
+	g := in.Grant
+	fmt.Fprintf(stdout, "capabilities %s (granted: %s; not granted: %s)\n", orNone(m.Capabilities), orNone(g.Granted), orNone(g.NotGranted))
 	l := m.Limits
-	fmt.Fprintf(stdout, "limits     memory %d MiB, timeout %d ms, output %d B, http response %d B (0 = host default)\n", l.MemoryMiB, l.TimeoutMs, l.MaxOutputBytes, l.MaxHTTPResponseBytes)
+	fmt.Fprintf(stdout, "limits     asks memory %d MiB, timeout %d ms, output %d B, http response %d B (0 = host default)\n", l.MemoryMiB, l.TimeoutMs, l.MaxOutputBytes, l.MaxHTTPResponseBytes)
+	fmt.Fprintf(stdout, "           runs with memory %d MiB, timeout %d ms, output %d B, http response %d B (ceilings %d MiB, %d ms, %d B, %d B)\n",
+		g.Limits.MemoryMiB, g.Limits.TimeoutMs, g.Limits.MaxOutputBytes, g.Limits.MaxHTTPResponseBytes,
+		g.Ceilings.MemoryMiB, g.Ceilings.TimeoutMs, g.Ceilings.MaxOutputBytes, g.Ceilings.MaxHTTPResponseBytes)
 	fmt.Fprintf(stdout, "hosts      %s\n", orNone(l.AllowedHosts))
+	var asked, mounts []string
+	for host, guest := range l.AllowedPaths {
+		asked = append(asked, host+" -> "+guest)
+	}
+	sort.Strings(asked)
+	for _, mt := range g.Mounts {
+		mounts = append(mounts, mt.String())
+	}
+	fmt.Fprintf(stdout, "paths      asks %s (requests only: mounted only as granted)\n", orNone(asked))
+	fmt.Fprintf(stdout, "mounts     granted %s\n", orNone(mounts))
+	if len(g.Problems) > 0 {
+		fmt.Fprintf(stdout, "refused    %s\n", strings.Join(g.Problems, "; "))
+	}
 	fmt.Fprintf(stdout, "tools\n")
 	for _, t := range m.Tools {
 		ro := "writes"

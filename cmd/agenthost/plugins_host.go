@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -17,6 +18,7 @@ type pluginFlags struct {
 	dir           *string
 	allowUnsigned *bool
 	trust         *stringList
+	grants        grantFlags
 	// caps are the host capabilities that reach the server's services.
 	caps *builtin.Capabilities
 }
@@ -26,10 +28,70 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 		dir:           fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins (*.wasm)"),
 		allowUnsigned: fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)"),
 		trust:         &stringList{},
+		grants:        addGrantFlags(fs, true),
 		caps:          builtin.NewCapabilities(),
 	}
 	fs.Var(pf.trust, "trust", "public key file whose signatures third-party plugins may carry (repeatable)")
 	return pf
+}
+
+// grantFlags are the operator's grants on the command line: a grants file
+// and single grants beside it.
+type grantFlags struct {
+	file   *string
+	mounts *stringList // PLUGIN=HOST:GUEST[:ro], or HOST:GUEST[:ro] for plugin call
+	caps   *stringList // PLUGIN=CAP,CAP
+}
+
+func addGrantFlags(fs *flag.FlagSet, named bool) grantFlags {
+	g := grantFlags{
+		file:   fs.String("grants", envOr("AGENTHOST_PLUGIN_GRANTS", ""), "operator grants file (YAML or JSON: ceilings, and per plugin capabilities, mounts, ceilings; see docs/plugins.md)"),
+		mounts: &stringList{},
+		caps:   &stringList{},
+	}
+	if named {
+		fs.Var(g.mounts, "mount", "grant a plugin a host directory: PLUGIN=HOST:GUEST or PLUGIN=HOST:GUEST:ro (repeatable)")
+		fs.Var(g.caps, "grant", "grant a third-party plugin capabilities: PLUGIN=CAP,CAP (repeatable)")
+	} else {
+		fs.Var(g.mounts, "mount", "grant the plugin a host directory: HOST:GUEST or HOST:GUEST:ro (repeatable)")
+	}
+	return g
+}
+
+// apply adds the grants to cfg; plugin names the plugin of unnamed -mount
+// flags (plugin call).
+func (g grantFlags) apply(cfg wasm.Config, plugin string) (wasm.Config, error) {
+	if *g.file != "" {
+		f, err := wasm.LoadGrantsFile(*g.file)
+		if err != nil {
+			return cfg, err
+		}
+		if cfg, err = f.Apply(cfg); err != nil {
+			return cfg, err
+		}
+	}
+	for _, s := range *g.mounts {
+		name, spec := plugin, s
+		if plugin == "" {
+			var ok bool
+			if name, spec, ok = strings.Cut(s, "="); !ok {
+				return cfg, fmt.Errorf("-mount %q: want PLUGIN=HOST:GUEST[:ro]", s)
+			}
+		}
+		m, err := wasm.ParseMount(spec)
+		if err != nil {
+			return cfg, fmt.Errorf("-mount: %w", err)
+		}
+		cfg = cfg.WithMount(name, m)
+	}
+	for _, s := range *g.caps {
+		name, list, ok := strings.Cut(s, "=")
+		if !ok || list == "" {
+			return cfg, fmt.Errorf("-grant %q: want PLUGIN=CAP,CAP", s)
+		}
+		cfg = cfg.WithGrant(name, strings.Split(list, ",")...)
+	}
+	return cfg, nil
 }
 
 // open makes the plugin host with the built-in plugins and the operator's,
@@ -43,12 +105,18 @@ func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	host, err := wasm.New(ctx, wasm.NewConfig().
+	cfg, err := pf.grants.apply(wasm.NewConfig().
 		WithVerifier(signature.Verifier{Trust: trust}).
 		WithLogger(logger).
 		WithCapabilities(reg).
 		WithAllowUnsigned(*pf.allowUnsigned).
-		WithCompilationCacheDir(filepath.Join(dataDir, "wasm-cache")))
+		WithCompilationCacheDir(filepath.Join(dataDir, "wasm-cache")).
+		// The embedded database and the blobs live here: no mount reaches them.
+		WithProtectedPaths(dataDir), "")
+	if err != nil {
+		return nil, err
+	}
+	host, err := wasm.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package api
 
 import (
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/wasm"
 )
 
 type pluginView struct {
@@ -13,6 +15,9 @@ type pluginView struct {
 	SHA256       string   `json:"sha256"`
 	Capabilities []string `json:"capabilities"`
 	Tools        []string `json:"tools"`
+	// Grant is what the plugin asked for and what the operator granted
+	// (capabilities, mounts, ceilings and the limits it runs under).
+	Grant wasm.Assessment `json:"grant"`
 }
 
 func handlePlugins(p Plugins) fiber.Handler {
@@ -21,7 +26,7 @@ func handlePlugins(p Plugins) fiber.Handler {
 		for _, pl := range p.Plugins() {
 			m := pl.Manifest()
 			v := pluginView{Name: m.Name, Version: m.Version, Kind: string(m.Kind), Description: m.Description,
-				Builtin: pl.Builtin(), SHA256: pl.SHA256(), Capabilities: append([]string{}, m.Capabilities...), Tools: []string{}}
+				Builtin: pl.Builtin(), SHA256: pl.SHA256(), Capabilities: append([]string{}, m.Capabilities...), Tools: []string{}, Grant: pl.Assessment()}
 			for _, t := range m.Tools {
 				v.Tools = append(v.Tools, t.Name)
 			}

@@ -140,7 +140,7 @@ func (in *Ingester) isContainer(f files.Item) bool {
 func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.Input, retry bool) error {
 	cp := in.containers
 	sink := newEntrySink(cp.blobs, f.Name)
-	idx, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, "", r, sink)
+	idx, callErr := cp.resolver.Resolve(wasm.WithTenant(ctx, f.TenantID), f.Name, f.MIMEType, "", r, sink)
 	sink.wait()
 	entries := sink.entries
 	if why, _ := idx.Structure["stoppedBecause"].(string); why != "" && len(sink.notes) == 0 {
@@ -286,7 +286,7 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 			return ContainerEntry{}, fmt.Errorf("knowledge: content of %s: %w", f.Name, err)
 		}
 		sink := newEntrySink(cp.blobs, f.Name)
-		_, callErr := cp.resolver.Resolve(ctx, f.Name, f.MIMEType, sink.root+"/"+rel, r, sink)
+		_, callErr := cp.resolver.Resolve(wasm.WithTenant(ctx, f.TenantID), f.Name, f.MIMEType, sink.root+"/"+rel, r, sink)
 		sink.wait()
 		r.Close()
 		var got *ContainerEntry

@@ -119,6 +119,8 @@ func (in *Ingester) WithSmartPDF(s SmartPDF) *Ingester {
 // extract is ingestion's extraction step: whole, or for a large PDF its
 // pre-scan only, marked on demand.
 func (in *Ingester) extract(ctx context.Context, f files.Item, r wasm.Input) (content.Index, []content.Object, error) {
+	// Extractor instances serve one tenant each (see wasm.CallOptions.Tenant).
+	ctx = wasm.WithTenant(ctx, f.TenantID)
 	ps, ok := in.extractor.(Prescanner)
 	if !ok || !isPDF(f) || (in.smart.MaxPages <= 0 && in.smart.MaxBytes <= 0) {
 		return in.extractor.Extract(ctx, f.Name, f.MIMEType, r)

@@ -17,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
@@ -168,6 +169,7 @@ type Content struct {
 // "" for f itself) reaches, for a principal who can read f, ready to be
 // read (indexed or being embedded).
 func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f files.Item, entry string) (Content, error) {
+	ctx = wasm.WithTenant(ctx, p.TenantID)
 	c := Content{File: f, Name: f.Name, MIMEType: f.MIMEType, SHA256: f.SHA256, Size: f.Size}
 	if entry = strings.Trim(strings.TrimSpace(entry), "/"); entry == "" {
 		st, err := r.State(ctx, p, f.ID)
@@ -230,6 +232,7 @@ func ready(st ContentState) error {
 // Objects returns the page of f's content objects that q selects,
 // extracting missing pages of an on-demand PDF first.
 func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item, q ObjectQuery) (ObjectPage, error) {
+	ctx = wasm.WithTenant(ctx, p.TenantID)
 	if err := q.normalize(); err != nil {
 		return ObjectPage{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -175,6 +176,10 @@ func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.Cal
 	if _, ok := s.byName[name]; !ok {
 		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeUnknownTool,
 			Message: fmt.Sprintf("there is no tool named %q; the tools are: %s", name, strings.Join(s.order, ", "))}}
+	}
+	if c, ok := toolcall.From(ctx); ok {
+		// A plugin instance serves one tenant; its calls are kept apart.
+		ctx = wasm.WithTenant(ctx, c.Principal.TenantID)
 	}
 	return s.runner.Call(ctx, name, args, opts)
 }

@@ -230,3 +230,97 @@ func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
+
+// Assessment is what a host would make of a plugin: what it asks for, what
+// the operator grants, and why it would be refused. Load acts on it; `plugin
+// inspect -grants` and the plugins API show it.
+type Assessment struct {
+	// Granted are the declared capabilities the plugin is linked to;
+	// NotGranted the declared ones the operator has not granted.
+	Granted    []string `json:"granted"`
+	NotGranted []string `json:"notGranted,omitempty"`
+	// Mounts are the operator's mounts as they would be made.
+	Mounts []Mount `json:"mounts"`
+	// RequestedPaths are the manifest's allowedPaths: shown, never mounted.
+	RequestedPaths map[string]string `json:"requestedPaths,omitempty"`
+	// Ceilings are the most this plugin may ask for; Limits what it runs under.
+	Ceilings Limits `json:"ceilings"`
+	Limits   Limits `json:"limits"`
+	// Problems are the reasons the host refuses the plugin; empty: it loads.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Assess checks a manifest against the configuration without loading or
+// running anything (signatures and imports are checked by Load).
+func (c Config) Assess(m *manifest.Manifest, builtin bool) Assessment {
+	a, _ := c.assess(m, builtin)
+	return a
+}
+
+func (c Config) assess(m *manifest.Manifest, builtin bool) (Assessment, error) {
+	var a Assessment
+	var errs []error
+	grant := c.grants[m.Name]
+	for i, name := range m.Capabilities {
+		if c.registry != nil {
+			if _, ok := c.registry.Lookup(name); !ok {
+				errs = append(errs, fmt.Errorf("capabilities[%d]: unknown capability %q (known: %s)", i, name, strings.Join(c.registry.Names(), ", ")))
+				continue
+			}
+		}
+		ok := builtin || c.grantDeclared
+		for _, g := range grant.Capabilities {
+			ok = ok || g == name
+		}
+		if ok {
+			a.Granted = append(a.Granted, name)
+		} else {
+			a.NotGranted = append(a.NotGranted, name)
+			errs = append(errs, fmt.Errorf("capability %q is declared but not granted by the operator", name))
+		}
+	}
+	ceil := c.ceilings.over(grant.Ceilings)
+	a.Ceilings = Limits{MemoryMiB: ceil.MemoryMiB, TimeoutMs: ceil.Timeout.Milliseconds(), MaxOutputBytes: ceil.MaxOutputBytes, MaxHTTPResponseBytes: ceil.MaxHTTPResponseBytes}
+	if err := ceil.check(m.Limits); err != nil {
+		errs = append(errs, err)
+	}
+	l := c.limitsFor(m, ceil)
+	a.Limits = Limits{MemoryMiB: int(l.memoryPages / 16), TimeoutMs: l.timeout.Milliseconds(), MaxOutputBytes: l.maxOutput, MaxHTTPResponseBytes: l.maxHTTP}
+	mounts, err := checkMounts(grant.Mounts, append([]string{c.cacheDir}, c.protected...))
+	if err != nil {
+		errs = append(errs, err)
+		mounts = grant.Mounts
+	}
+	a.Mounts = append([]Mount{}, mounts...)
+	a.RequestedPaths = m.Limits.AllowedPaths
+	for _, e := range errs {
+		a.Problems = append(a.Problems, e.Error())
+	}
+	return a, errors.Join(errs...)
+}
+
+// limitsFor returns a plugin's limits: what its manifest asks for (checked
+// against the ceilings already), else the host's defaults, never above the
+// ceilings.
+func (c Config) limitsFor(m *manifest.Manifest, ceil Ceilings) limits {
+	d := c.defaults
+	l := limits{
+		memoryPages: uint32(min(d.MemoryMiB, ceil.MemoryMiB)) * 16,
+		timeout:     min(d.Timeout, ceil.Timeout),
+		maxOutput:   min(d.MaxOutputBytes, ceil.MaxOutputBytes),
+		maxHTTP:     min(d.MaxHTTPResponseBytes, ceil.MaxHTTPResponseBytes),
+	}
+	if m.Limits.MemoryMiB > 0 {
+		l.memoryPages = uint32(m.Limits.MemoryMiB) * 16
+	}
+	if m.Limits.TimeoutMs > 0 {
+		l.timeout = time.Duration(m.Limits.TimeoutMs) * time.Millisecond
+	}
+	if m.Limits.MaxOutputBytes > 0 {
+		l.maxOutput = m.Limits.MaxOutputBytes
+	}
+	if m.Limits.MaxHTTPResponseBytes > 0 {
+		l.maxHTTP = m.Limits.MaxHTTPResponseBytes
+	}
+	return l
+}

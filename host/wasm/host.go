@@ -25,9 +25,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/agenthost/agenthost/host/schema"
 	"github.com/agenthost/agenthost/host/wasm/interrupt"
@@ -111,25 +109,24 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 	}
 	p.variants[0] = variant{p: p, readOnly: true}
 	p.variants[1] = variant{p: p}
-	if err := h.grant(p, src.Builtin); err != nil {
+	cfg := h.cfg
+	cfg.registry = h.registry
+	a, err := cfg.assess(m, src.Builtin)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, m.Name, err)
+	}
+	for _, name := range a.Granted {
+		p.granted[name] = true
 	}
 	if err := h.checkImports(p); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, m.Name, err)
 	}
-	grant := h.cfg.grants[m.Name]
-	ceilings := h.cfg.ceilings.over(grant.Ceilings)
-	if err := ceilings.check(m.Limits); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, m.Name, err)
-	}
-	if p.mounts, err = checkMounts(grant.Mounts, h.protectedPaths()); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, m.Name, err)
-	}
+	p.mounts, p.assessment = a.Mounts, a
 	if len(m.Limits.AllowedPaths) > 0 && len(p.mounts) == 0 {
 		h.cfg.logger.Warn("plugin asks for host paths; none are granted, so none are mounted",
 			"plugin", m.Name, "requested", m.Limits.AllowedPaths)
 	}
-	p.limits = h.limitsFor(m, ceilings)
+	p.limits = cfg.limitsFor(m, cfg.ceilings.over(cfg.grants[m.Name].Ceilings))
 	p.vars = newVars(h.cfg.defaults.MaxVarBytes)
 	for _, t := range m.Tools {
 		// The manifest parser compiled these already; failures cannot happen here.
@@ -215,28 +212,6 @@ func isUnsigned(err error) bool {
 	return errors.As(err, &u) && u.Unsigned()
 }
 
-func (h *Host) grant(p *Plugin, builtin bool) error {
-	for i, name := range p.m.Capabilities {
-		if _, ok := h.registry.Lookup(name); !ok {
-			return fmt.Errorf("capabilities[%d]: unknown capability %q (known: %s)", i, name, strings.Join(h.registry.Names(), ", "))
-		}
-		switch {
-		case builtin, h.cfg.grantDeclared:
-			p.granted[name] = true
-		default:
-			for _, g := range h.cfg.grants[p.m.Name].Capabilities {
-				if g == name {
-					p.granted[name] = true
-				}
-			}
-		}
-		if !p.granted[name] {
-			return fmt.Errorf("capability %q is declared but not granted by the operator", name)
-		}
-	}
-	return nil
-}
-
 // checkImports refuses a module that imports anything it was not granted: the
 // WASI preview 1 functions and the Extism kernel are always there; everything
 // else belongs to a capability that the manifest must declare.
@@ -268,37 +243,6 @@ func (h *Host) checkImports(p *Plugin) error {
 		}
 	}
 	return nil
-}
-
-// limitsFor returns a plugin's limits: what its manifest asks for (checked
-// against the ceilings already), else the host's defaults, never above the
-// ceilings.
-func (h *Host) limitsFor(m *manifest.Manifest, c Ceilings) limits {
-	d := h.cfg.defaults
-	l := limits{
-		memoryPages: uint32(min(d.MemoryMiB, c.MemoryMiB)) * 16,
-		timeout:     min(d.Timeout, c.Timeout),
-		maxOutput:   min(d.MaxOutputBytes, c.MaxOutputBytes),
-		maxHTTP:     min(d.MaxHTTPResponseBytes, c.MaxHTTPResponseBytes),
-	}
-	if m.Limits.MemoryMiB > 0 {
-		l.memoryPages = uint32(m.Limits.MemoryMiB) * 16
-	}
-	if m.Limits.TimeoutMs > 0 {
-		l.timeout = time.Duration(m.Limits.TimeoutMs) * time.Millisecond
-	}
-	if m.Limits.MaxOutputBytes > 0 {
-		l.maxOutput = m.Limits.MaxOutputBytes
-	}
-	if m.Limits.MaxHTTPResponseBytes > 0 {
-		l.maxHTTP = m.Limits.MaxHTTPResponseBytes
-	}
-	return l
-}
-
-// protectedPaths are the directories no mount may overlap.
-func (h *Host) protectedPaths() []string {
-	return append([]string{h.cfg.cacheDir}, h.cfg.protected...)
 }
 
 // prepareModule instruments a module so the host can stop it cheaply; a module

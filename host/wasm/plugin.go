@@ -24,20 +24,22 @@ import (
 // Plugin is one loaded plugin: its manifest, its module and, once compiled, its
 // instance pools. Tools of one plugin share its variables and limits.
 type Plugin struct {
-	h        *Host
-	m        *manifest.Manifest
-	module   []byte // as run: instrumented when interruption needs it
-	sha256   string
-	builtin  bool
-	logger   *slog.Logger
-	granted  map[string]bool
-	mounts   []Mount // granted by the operator, checked at load
-	limits   limits
-	config   map[string]string
-	vars     *vars
-	inputs   map[string]*schema.Schema
-	outputs  map[string]*schema.Schema
-	readOnly map[string]bool
+	h       *Host
+	m       *manifest.Manifest
+	module  []byte // as run: instrumented when interruption needs it
+	sha256  string
+	builtin bool
+	logger  *slog.Logger
+	granted map[string]bool
+	mounts  []Mount // granted by the operator, checked at load
+	// assessment is what was asked and granted at load, for operators.
+	assessment Assessment
+	limits     limits
+	config     map[string]string
+	vars       *vars
+	inputs     map[string]*schema.Schema
+	outputs    map[string]*schema.Schema
+	readOnly   map[string]bool
 
 	// Two link variants: read-only tools run on instances whose write host
 	// functions refuse and whose paths are mounted read-only.
@@ -89,6 +91,9 @@ func (p *Plugin) Builtin() bool { return p.builtin }
 
 // Mounts are the host directories granted to the plugin, as mounted.
 func (p *Plugin) Mounts() []Mount { return append([]Mount(nil), p.mounts...) }
+
+// Assessment says what the plugin asked for and what the operator granted.
+func (p *Plugin) Assessment() Assessment { return p.assessment }
 
 // Granted lists the capabilities the plugin is linked to.
 func (p *Plugin) Granted() []string {
@@ -247,8 +252,8 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	if err := v.compile(ctx); err != nil {
 		return failed(CodeUnavailable, "%v", err)
 	}
-	var tenant string
-	if opts != nil {
+	tenant := TenantFrom(ctx)
+	if opts != nil && opts.Tenant != "" {
 		tenant = opts.Tenant
 	}
 	// One deadline covers waiting for an instance and running on it.
@@ -320,9 +325,24 @@ type CallOptions struct {
 	// within OutputLimits (zero fields: the defaults).
 	Output       OutputSink
 	OutputLimits OutputLimits
-	// Tenant names whose call it is. Instances and plugin variables are kept
-	// per tenant: nothing one tenant's call leaves in a guest reaches another's.
+	// Tenant names whose call it is (else the context's, see WithTenant).
+	// Instances and plugin variables are kept per tenant: nothing one
+	// tenant's call leaves in a guest reaches another's.
 	Tenant string
+}
+
+type tenantKey struct{}
+
+// WithTenant returns ctx naming the tenant whose calls it carries, for
+// callers that pass no CallOptions.Tenant (extraction deep inside ingestion).
+func WithTenant(ctx context.Context, tenant string) context.Context {
+	return context.WithValue(ctx, tenantKey{}, tenant)
+}
+
+// TenantFrom returns the tenant WithTenant put in ctx, or "".
+func TenantFrom(ctx context.Context) string {
+	t, _ := ctx.Value(tenantKey{}).(string)
+	return t
 }
 
 // ensureReady checks once, on a real instance, that the plugin's code registers
