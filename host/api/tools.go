@@ -68,7 +68,10 @@ func handleCallTool(wt WorkspaceTools, reg *tools.Registry) fiber.Handler {
 		if !json.Valid(args) {
 			return fmt.Errorf("%w: the body must be the tool's arguments as a JSON object", tenancy.ErrInvalid)
 		}
-		ctx := toolcall.With(c.UserContext(), toolcall.Caller{Principal: principal(c), WorkspaceID: c.Params("ws")})
+		// A caller that hangs up stops its call, also while it waits for an instance.
+		ctx, cancel := untilDisconnect(c)
+		defer cancel()
+		ctx = toolcall.With(ctx, toolcall.Caller{Principal: principal(c), WorkspaceID: c.Params("ws")})
 		return c.JSON(set.Call(ctx, name, args, nil))
 	}
 }
