@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -19,6 +20,8 @@ type pluginFlags struct {
 	allowUnsigned *bool
 	trust         *stringList
 	grants        grantFlags
+	poolSize      *int
+	initTimeout   *time.Duration
 	// caps are the host capabilities that reach the server's services.
 	caps *builtin.Capabilities
 }
@@ -29,6 +32,8 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 		allowUnsigned: fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)"),
 		trust:         &stringList{},
 		grants:        addGrantFlags(fs, true),
+		poolSize:      fs.Int("pool-size", int(envInt64("AGENTHOST_PLUGIN_POOL", 0)), "live instances per plugin (0: two per CPU)"),
+		initTimeout:   fs.Duration("plugin-init-timeout", 30*time.Second, "how long a plugin instance may take to start (its start function and runtime initialisation)"),
 		caps:          builtin.NewCapabilities(),
 	}
 	fs.Var(pf.trust, "trust", "public key file whose signatures third-party plugins may carry (repeatable)")
@@ -110,6 +115,8 @@ func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Log
 		WithLogger(logger).
 		WithCapabilities(reg).
 		WithAllowUnsigned(*pf.allowUnsigned).
+		WithPoolSize(*pf.poolSize).
+		WithInitTimeout(*pf.initTimeout).
 		WithCompilationCacheDir(filepath.Join(dataDir, "wasm-cache")).
 		// The embedded database and the blobs live here: no mount reaches them.
 		WithProtectedPaths(dataDir), "")
