@@ -1,0 +1,54 @@
+package wasm_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/figure"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// BenchmarkKillGrace measures how long a guest that does not give up keeps
+// running after its deadline: the time from the deadline to the call's
+// return, p99 over guests spinning in an endless loop and guests asleep,
+// instrumented and in close-on-done mode. Each stop discards the instance,
+// so the next call also pays a new instance (outside the measured span).
+func BenchmarkKillGrace(b *testing.B) {
+	const deadline = 30 * time.Millisecond
+	var d []time.Duration
+	for _, mode := range []struct {
+		name  string
+		tweak func(wasm.Config) wasm.Config
+	}{{"instrumented", nil}, {"close-on-done", func(c wasm.Config) wasm.Config { return c.WithCloseOnDoneOnly() }}} {
+		h := newHost(b, wasm.EgressOptions{}, mode.tweak)
+		loop := load(b, h, "loop")
+		nb := load(b, h, "notebook")
+		if err := h.Warm(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range []struct {
+			p          *wasm.Plugin
+			tool, args string
+		}{{loop, "spin", `{}`}, {nb, "lookup", `{"topic":"t","sleepMs":5000}`}} {
+			for i := 0; i < 50; i++ {
+				// A fresh instance first, so only the stop is timed.
+				t, _ := c.p.Manifest().Tool(c.tool)
+				if put, err := c.p.AcquireForBenchmark(context.Background(), t.ReadOnly); err == nil {
+					put()
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), deadline)
+				t0 := time.Now()
+				r := c.p.Call(ctx, c.tool, json.RawMessage(c.args), nil)
+				late := time.Since(t0) - deadline
+				cancel()
+				if r.OK {
+					b.Fatalf("%s %s: finished", mode.name, c.tool)
+				}
+				d = append(d, max(late, 0))
+			}
+		}
+	}
+	figure.Report("plugin.kill.grace.ms", float64(figure.Percentile(d, 99).Microseconds())/1000, "ms")
+}
