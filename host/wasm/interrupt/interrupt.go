@@ -53,8 +53,8 @@ const Version = "2"
 const YieldEvery = 10000
 
 // ErrUnsupported is returned for modules that use instructions the rewriter
-// does not decode (SIMD, threads, exceptions, multi-memory) or that do not
-// import WASI's sched_yield. Callers fall back to wazero's
+// does not decode (SIMD, threads, exceptions, multi-memory), that do not
+// import WASI's sched_yield or that have a start function. Callers fall back to wazero's
 // close-on-context-done mode for them. The fallback is safe for any module
 // because it runs the module as written, which wazero validates itself; an
 // invalid module is refused with ErrInvalid instead, since only its rewrite
@@ -94,6 +94,13 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 	}
 	if m.yield < 0 {
 		return nil, fmt.Errorf("%w: the module does not import wasi_snapshot_preview1.sched_yield", ErrUnsupported)
+	}
+	if hasSection(secs, wasmbin.SecStart) {
+		// wazero runs the start function inside instantiation, before the
+		// host holds the instance and so before it can reach the flag: an
+		// endless start function could not be stopped. wazero's own mode
+		// stops it when the instantiation's context ends.
+		return nil, fmt.Errorf("%w: the module has a start function, which runs before the host can interrupt it", ErrUnsupported)
 	}
 	// The flag and the fuel take the first two global indices the module
 	// does not define; analyse made sure its code names none of them.

@@ -225,7 +225,7 @@ func TestInstrumentAcceptsValidModules(t *testing.T) {
 	load := m.Func(unary, nil, asm.LocalGet(0), asm.I32Load(0), asm.MemorySize(), asm.Ops(asm.OpI32Add))
 	m.Elem(asm.I32Const(1), sum)
 	m.Data(asm.I32Const(16), []byte{1, 0, 0, 0})
-	m.Start(initMem)
+	m.ExportFunc("init", initMem)
 	m.ExportFunc("sum", sum)
 	m.ExportFunc("indirect", indirect)
 	m.ExportFunc("load", load)
@@ -244,6 +244,9 @@ func TestInstrumentAcceptsValidModules(t *testing.T) {
 		mod, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithName(""))
 		if err != nil {
 			t.Fatalf("instantiate: %v", err)
+		}
+		if _, err := mod.ExportedFunction("init").Call(ctx); err != nil {
+			t.Fatalf("init: %v", err)
 		}
 		var got []uint64
 		for _, c := range []struct {
@@ -302,5 +305,35 @@ func TestTriggerStopsAssembledSpin(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("spin still running 10s after Trigger")
+	}
+}
+
+// TestInstrumentLeavesStartFunctionsToWazero: a start function runs inside
+// instantiation, before the host could set the flag, so a module with one is
+// left to wazero's close-on-context-done mode, which stops it.
+func TestInstrumentLeavesStartFunctionsToWazero(t *testing.T) {
+	m, void := base()
+	m.Start(m.Func(void, nil, asm.Loop(), asm.Br(0), asm.End()))
+	mod := m.Bytes()
+	if _, err := interrupt.Instrument(mod, interrupt.Options{}); !errors.Is(err, interrupt.ErrUnsupported) {
+		t.Fatalf("Instrument = %v, want ErrUnsupported", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true))
+	defer rt.Close(context.Background())
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	done := make(chan error, 1)
+	go func() {
+		_, err := rt.InstantiateWithConfig(ctx, mod, wazero.NewModuleConfig().WithName(""))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("an endless start function returned")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("wazero's close-on-context-done mode did not stop the start function 10s after its deadline")
 	}
 }
