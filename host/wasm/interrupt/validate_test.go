@@ -201,38 +201,7 @@ func TestInstrumentRefusesInvalidModules(t *testing.T) {
 // and compute what they computed before.
 func TestInstrumentAcceptsValidModules(t *testing.T) {
 	ctx := context.Background()
-	m := asm.New()
-	void := m.Type(nil, nil)
-	unary := m.Type(i32, i32)
-	yield := m.ImportFunc("wasi_snapshot_preview1", "sched_yield", m.Type(nil, i32))
-	m.Memory(1, asm.NoMax)
-	m.Table(asm.FuncRef, 2, asm.NoMax)
-	g := m.Global(asm.I32, true, asm.I32Const(5))
-	// sum(n) = n + ... + 1 + g, with a loop, a block of a type index, br_table.
-	sum := m.Func(unary, []asm.ValType{asm.I32},
-		asm.GlobalGet(g), asm.LocalSet(1),
-		asm.Block(), asm.Loop(),
-		asm.LocalGet(0), asm.Ops(asm.OpI32Eqz), asm.BrIf(1),
-		asm.LocalGet(1), asm.LocalGet(0), asm.Ops(asm.OpI32Add), asm.LocalSet(1),
-		asm.LocalGet(0), asm.I32Const(1), asm.Ops(asm.OpI32Sub), asm.LocalSet(0),
-		asm.I32Const(0), asm.BrTable([]uint32{0}, 1),
-		asm.End(), asm.End(),
-		asm.LocalGet(1), asm.BlockT(asm.TypeBlock(unary)), asm.End())
-	indirect := m.Func(unary, nil, asm.LocalGet(0), asm.I32Const(1), asm.CallIndirect(unary, 0))
-	seg := m.PassiveData([]byte{9, 0, 0, 0})
-	initMem := m.Func(void, nil, asm.I32Const(64), asm.I32Const(0), asm.I32Const(4), asm.MemoryInit(seg), asm.DataDrop(seg),
-		asm.Call(yield), asm.Drop())
-	load := m.Func(unary, nil, asm.LocalGet(0), asm.I32Load(0), asm.MemorySize(), asm.Ops(asm.OpI32Add))
-	m.Elem(asm.I32Const(1), sum)
-	m.Data(asm.I32Const(16), []byte{1, 0, 0, 0})
-	m.ExportFunc("init", initMem)
-	m.ExportFunc("sum", sum)
-	m.ExportFunc("indirect", indirect)
-	m.ExportFunc("load", load)
-	m.Export("g", asm.KindGlobal, g)
-	m.Export("memory", asm.KindMemory, 0)
-	m.Export("table", asm.KindTable, 0)
-	plain := m.Bytes()
+	plain := validModule()
 	out, err := interrupt.Instrument(plain, interrupt.Options{})
 	if err != nil {
 		t.Fatalf("Instrument: %v", err)
@@ -336,4 +305,42 @@ func TestInstrumentLeavesStartFunctionsToWazero(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("wazero's close-on-context-done mode did not stop the start function 10s after its deadline")
 	}
+}
+
+// validModule uses every index space legitimately: imports, a table with an
+// element segment, call_indirect, a passive data segment with memory.init
+// and data.drop, a block of a type index, br_table, locals, a global.
+func validModule() []byte {
+	m := asm.New()
+	void := m.Type(nil, nil)
+	unary := m.Type(i32, i32)
+	yield := m.ImportFunc("wasi_snapshot_preview1", "sched_yield", m.Type(nil, i32))
+	m.Memory(1, asm.NoMax)
+	m.Table(asm.FuncRef, 2, asm.NoMax)
+	g := m.Global(asm.I32, true, asm.I32Const(5))
+	// sum(n) = n + ... + 1 + g, with a loop, a block of a type index, br_table.
+	sum := m.Func(unary, []asm.ValType{asm.I32},
+		asm.GlobalGet(g), asm.LocalSet(1),
+		asm.Block(), asm.Loop(),
+		asm.LocalGet(0), asm.Ops(asm.OpI32Eqz), asm.BrIf(1),
+		asm.LocalGet(1), asm.LocalGet(0), asm.Ops(asm.OpI32Add), asm.LocalSet(1),
+		asm.LocalGet(0), asm.I32Const(1), asm.Ops(asm.OpI32Sub), asm.LocalSet(0),
+		asm.I32Const(0), asm.BrTable([]uint32{0}, 1),
+		asm.End(), asm.End(),
+		asm.LocalGet(1), asm.BlockT(asm.TypeBlock(unary)), asm.End())
+	indirect := m.Func(unary, nil, asm.LocalGet(0), asm.I32Const(1), asm.CallIndirect(unary, 0))
+	seg := m.PassiveData([]byte{9, 0, 0, 0})
+	initMem := m.Func(void, nil, asm.I32Const(64), asm.I32Const(0), asm.I32Const(4), asm.MemoryInit(seg), asm.DataDrop(seg),
+		asm.Call(yield), asm.Drop())
+	load := m.Func(unary, nil, asm.LocalGet(0), asm.I32Load(0), asm.MemorySize(), asm.Ops(asm.OpI32Add))
+	m.Elem(asm.I32Const(1), sum)
+	m.Data(asm.I32Const(16), []byte{1, 0, 0, 0})
+	m.ExportFunc("init", initMem)
+	m.ExportFunc("sum", sum)
+	m.ExportFunc("indirect", indirect)
+	m.ExportFunc("load", load)
+	m.Export("g", asm.KindGlobal, g)
+	m.Export("memory", asm.KindMemory, 0)
+	m.Export("table", asm.KindTable, 0)
+	return m.Bytes()
 }
