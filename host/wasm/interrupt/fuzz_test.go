@@ -390,4 +390,3 @@ func generatedModules() [][]byte {
 	})
 	return out
 }
-
