@@ -24,6 +24,14 @@
 // stop-the-world phase of the Go garbage collector — and with it the goroutine
 // that is to set the flag — forever. The host call gives the Go scheduler a
 // safe point every YieldEvery iterations.
+//
+// The flag and the fuel take the first two global indices the original
+// module does not define. Code naming those indices is invalid in the
+// original but would be valid, and able to clear the flag or pin the fuel,
+// after the rewrite; so Instrument checks every index that code and constant
+// expressions name while it decodes them, and refuses (ErrInvalid) a module
+// naming anything it does not define. Only the inserted checks touch the
+// two globals.
 package interrupt
 
 import (
