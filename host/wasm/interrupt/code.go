@@ -7,14 +7,30 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmbin"
 )
 
-// maxLocals bounds the declared locals of one function (wazero's own limit is
-// of the same order); a hostile count must not make us allocate.
-const maxLocals = 50000
+// maxLocals bounds the declared locals of one function, maxTotalLocals those
+// of all. wazero accepts up to 2^32 per function and allocates for every
+// one (some 24 bytes each: a 30-byte module declaring 2^28 locals cost it
+// 6 GB and 48 s), so these bounds are what keeps a tiny module from
+// exhausting the host's memory. Go plugins declare about 4 locals per
+// function and 12,000 in all.
+const (
+	maxLocals      = 50000
+	maxTotalLocals = 1 << 22
+)
 
 // instrumentCode rewrites every function body of a code section, checking
-// that each names only what the module defines (see ErrInvalid).
+// that each names only what the module defines (see ErrInvalid). A body with
+// an instruction it does not decode makes it return ErrUnsupported, but
+// only after checking the other bodies: an invalid one among them must still
+// be refused. Without a sched_yield import, the check calls function 0; the
+// caller discards such a rewrite.
 func instrumentCode(payload []byte, m *module, flag, fuel uint32) ([]byte, error) {
-	check := checkSequence(flag, fuel, uint32(m.yield))
+	yield := uint32(0)
+	if m.yield >= 0 {
+		yield = uint32(m.yield)
+	}
+	check := checkSequence(flag, fuel, yield)
+	var unsupported error
 
 	r := wasmbin.NewReader(payload)
 	n, err := r.U32()
@@ -39,10 +55,15 @@ func instrumentCode(payload []byte, m *module, flag, fuel uint32) ([]byte, error
 			return nil, fmt.Errorf("function %d: %w", w.fn, err)
 		}
 		body, err = w.instrumentBody(body[:0], code, check)
-		if err != nil {
-			if errors.Is(err, ErrInvalid) {
-				return nil, err // names the function already
+		switch {
+		case errors.Is(err, ErrInvalid):
+			return nil, err // names the function already
+		case errors.Is(err, ErrUnsupported):
+			if unsupported == nil {
+				unsupported = fmt.Errorf("function %d: %w", w.fn, err)
 			}
+			continue
+		case err != nil:
 			return nil, fmt.Errorf("function %d: %w", w.fn, err)
 		}
 		out = wasmbin.AppendU32(out, uint32(len(body)))
@@ -50,6 +71,9 @@ func instrumentCode(payload []byte, m *module, flag, fuel uint32) ([]byte, error
 	}
 	if r.Len() != 0 {
 		return nil, fmt.Errorf("%w: %d trailing bytes in code section", wasmbin.ErrMalformed, r.Len())
+	}
+	if unsupported != nil {
+		return nil, unsupported
 	}
 	return out, nil
 }
@@ -83,6 +107,7 @@ type walker struct {
 	m      *module
 	fn     uint32 // index of the function being walked, for messages
 	locals uint32 // parameters and declared locals
+	total  uint64 // declared locals of the functions walked so far
 	depth  uint32 // open blocks, counting the function's own
 }
 
@@ -106,7 +131,10 @@ func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 			return nil, err
 		}
 		if locals += uint64(c); locals > maxLocals {
-			return nil, fmt.Errorf("%w: %d locals", wasmbin.ErrMalformed, locals)
+			return nil, fmt.Errorf("%w: function %d: %d locals (at most %d are accepted)", ErrInvalid, w.fn, locals, maxLocals)
+		}
+		if w.total += uint64(c); w.total > maxTotalLocals {
+			return nil, fmt.Errorf("%w: function %d: over %d locals in all (at most %d are accepted)", ErrInvalid, w.fn, w.total, maxTotalLocals)
 		}
 		t, err := r.Byte()
 		if err != nil {

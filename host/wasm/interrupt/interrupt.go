@@ -100,6 +100,21 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The flag and the fuel take the first two global indices the module
+	// does not define; the code walk makes sure its code names none of them.
+	globalIdx := m.globals
+	// Every body is walked, even of a module that is to run uninstrumented:
+	// the walk refuses what wazero would only refuse after allocating for
+	// it (four billion locals cost its decoder gigabytes), and an invalid
+	// module must be refused rather than left to the fallback.
+	var code []byte
+	for _, s := range secs {
+		if s.ID == wasmbin.SecCode {
+			if code, err = instrumentCode(s.Payload, m, globalIdx, globalIdx+1); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if m.yield < 0 {
 		return nil, fmt.Errorf("%w: the module does not import wasi_snapshot_preview1.sched_yield", ErrUnsupported)
 	}
@@ -110,9 +125,6 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 		// stops it when the instantiation's context ends.
 		return nil, fmt.Errorf("%w: the module has a start function, which runs before the host can interrupt it", ErrUnsupported)
 	}
-	// The flag and the fuel take the first two global indices the module
-	// does not define; analyse made sure its code names none of them.
-	globalIdx := m.globals
 	var out []wasmbin.Section
 	haveGlobal, haveExport := false, false
 	for _, s := range secs {
@@ -143,11 +155,7 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 			out[i].Payload = p
 			haveExport = true
 		case wasmbin.SecCode:
-			p, err := instrumentCode(s.Payload, m, globalIdx, globalIdx+1)
-			if err != nil {
-				return nil, err
-			}
-			out[i].Payload = p
+			out[i].Payload = code
 		}
 	}
 	if !haveExport {

@@ -419,6 +419,14 @@ func (m *module) constExpr(r *wasmbin.Reader, what string, idx uint32) error {
 		case 0x44:
 			_, err = r.Bytes(8)
 		case 0x6A, 0x6B, 0x6C, 0x7C, 0x7D, 0x7E: // extended constants: i32/i64 add sub mul
+		case 0xFD: // v128.const, the only vector instruction of a constant expression
+			var sub uint32
+			if sub, err = r.U32(); err == nil {
+				if sub != 12 {
+					return fmt.Errorf("%w: instruction 0xFD %d in the initialiser of %s %d", ErrUnsupported, sub, what, idx)
+				}
+				_, err = r.Bytes(16)
+			}
 		case 0xD0:
 			err = readRefType(r)
 		case 0x23:
