@@ -273,7 +273,7 @@ func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
 		return module, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("instrumenting module: %w", err)
+		return nil, false, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	return out, true, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/figure"
+	"github.com/agenthost/agenthost/host/wasm/interrupt"
 )
 
 // BenchmarkInterruptOverhead measures what stoppability costs a compute-heavy
@@ -35,4 +36,21 @@ func BenchmarkInterruptOverhead(b *testing.B) {
 	}
 	figure.Report("plugin.interrupt.overhead", figure.Median(rInst), "ratio")
 	figure.Report("plugin.interrupt.closeondone", figure.Median(rCOD), "ratio")
+}
+
+// BenchmarkInstrument measures the rewrite itself (decoding and validating
+// every instruction of a Go-built module): what a plugin's first start pays
+// when no instrumented copy is cached. Median of 31 rewrites.
+func BenchmarkInstrument(b *testing.B) {
+	mod := guest(b)
+	var ds []time.Duration
+	for i := 0; i < 31; i++ {
+		t0 := time.Now()
+		if _, err := interrupt.Instrument(mod, interrupt.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	d := figure.Percentile(ds, 50)
+	figure.Report("plugin.interrupt.instrument", float64(len(mod))/1e6/d.Seconds(), "MB/s")
 }

@@ -1,45 +1,79 @@
 package interrupt
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/agenthost/agenthost/host/wasm/wasmbin"
 )
 
-// maxLocals bounds the declared locals of one function (wazero's own limit is
-// of the same order); a hostile count must not make us allocate.
-const maxLocals = 50000
+// maxLocals bounds the declared locals of one function, maxTotalLocals those
+// of all. wazero accepts up to 2^32 per function and allocates for every
+// one (some 24 bytes each: a 30-byte module declaring 2^28 locals cost it
+// 6 GB and 48 s), so these bounds are what keeps a tiny module from
+// exhausting the host's memory. Go plugins declare about 4 locals per
+// function and 12,000 in all.
+const (
+	maxLocals      = 50000
+	maxTotalLocals = 1 << 22
+)
 
-// instrumentCode rewrites every function body of a code section.
-func instrumentCode(payload []byte, flag, fuel, yield uint32) ([]byte, error) {
+// instrumentCode rewrites every function body of a code section, checking
+// that each names only what the module defines (see ErrInvalid). A body with
+// an instruction it does not decode makes it return ErrUnsupported, but
+// only after checking the other bodies: an invalid one among them must still
+// be refused. Without a sched_yield import, the check calls function 0; the
+// caller discards such a rewrite.
+func instrumentCode(payload []byte, m *module, flag, fuel uint32) ([]byte, error) {
+	yield := uint32(0)
+	if m.yield >= 0 {
+		yield = uint32(m.yield)
+	}
 	check := checkSequence(flag, fuel, yield)
+	var unsupported error
 
 	r := wasmbin.NewReader(payload)
 	n, err := r.U32()
 	if err != nil {
 		return nil, err
 	}
+	if n != m.definedFuncs {
+		return nil, invalid("the code section has %d bodies for %d functions", n, m.definedFuncs)
+	}
 	out := make([]byte, 0, len(payload)+len(payload)/8)
 	out = wasmbin.AppendU32(out, n)
 	body := make([]byte, 0, 4096)
+	w := walker{m: m}
 	for i := uint32(0); i < n; i++ {
+		w.fn = m.importedFuncs + i
 		size, err := r.U32()
 		if err != nil {
-			return nil, fmt.Errorf("function %d: %w", i, err)
+			return nil, fmt.Errorf("function %d: %w", w.fn, err)
 		}
 		code, err := r.Bytes(int(size))
 		if err != nil {
-			return nil, fmt.Errorf("function %d: %w", i, err)
+			return nil, fmt.Errorf("function %d: %w", w.fn, err)
 		}
-		body, err = instrumentBody(body[:0], code, check)
-		if err != nil {
-			return nil, fmt.Errorf("function %d: %w", i, err)
+		body, err = w.instrumentBody(body[:0], code, check)
+		switch {
+		case errors.Is(err, ErrInvalid):
+			return nil, err // names the function already
+		case errors.Is(err, ErrUnsupported):
+			if unsupported == nil {
+				unsupported = fmt.Errorf("function %d: %w", w.fn, err)
+			}
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("function %d: %w", w.fn, err)
 		}
 		out = wasmbin.AppendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	if r.Len() != 0 {
 		return nil, fmt.Errorf("%w: %d trailing bytes in code section", wasmbin.ErrMalformed, r.Len())
+	}
+	if unsupported != nil {
+		return nil, unsupported
 	}
 	return out, nil
 }
@@ -64,52 +98,77 @@ func checkSequence(flag, fuel, yield uint32) []byte {
 	return append(c, 0x0B)                                                       // end
 }
 
+// walker decodes the instructions of one function body at a time and checks
+// every index they name against the module's index spaces. Its decoding must
+// be at least as strict as wazero's: where the two could read an instruction
+// with different lengths, a check inserted by the rewrite could land inside
+// what wazero takes for an immediate.
+type walker struct {
+	m      *module
+	fn     uint32 // index of the function being walked, for messages
+	locals uint32 // parameters and declared locals
+	total  uint64 // declared locals of the functions walked so far
+	depth  uint32 // open blocks, counting the function's own
+}
+
+// invalid reports an index the module does not define in the current function.
+func (w *walker) invalid(instr string, idx uint32, what string, have uint32) error {
+	return fmt.Errorf("%w: function %d: %s %d names a %s the module does not define (it has %d)", ErrInvalid, w.fn, instr, idx, what, have)
+}
+
 // instrumentBody copies one function body, inserting check at its entry and
 // after every loop instruction.
-func instrumentBody(out, code, check []byte) ([]byte, error) {
+func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 	r := wasmbin.NewReader(code)
 	groups, err := r.U32()
 	if err != nil {
 		return nil, err
 	}
-	var locals uint64
+	locals := uint64(w.m.typeParams[w.m.funcTypes[w.fn]])
 	for g := uint32(0); g < groups; g++ {
 		c, err := r.U32()
 		if err != nil {
 			return nil, err
 		}
 		if locals += uint64(c); locals > maxLocals {
-			return nil, fmt.Errorf("%w: %d locals", wasmbin.ErrMalformed, locals)
+			return nil, fmt.Errorf("%w: function %d: %d locals (at most %d are accepted)", ErrInvalid, w.fn, locals, maxLocals)
 		}
-		if _, err := r.Byte(); err != nil {
+		if w.total += uint64(c); w.total > maxTotalLocals {
+			return nil, fmt.Errorf("%w: function %d: over %d locals in all (at most %d are accepted)", ErrInvalid, w.fn, w.total, maxTotalLocals)
+		}
+		t, err := r.Byte()
+		if err != nil {
+			return nil, err
+		}
+		if err := valType(t); err != nil {
 			return nil, err
 		}
 	}
+	w.locals = uint32(locals)
 	out = append(out, code[:r.Offset()]...)
 	out = append(out, check...)
-	depth := 1 // the function body is a block closed by the final end
-	for depth > 0 {
+	w.depth = 1 // the function body is a block closed by the final end
+	for w.depth > 0 {
 		start := r.Offset()
 		op, err := r.Byte()
 		if err != nil {
 			return nil, err
 		}
-		isLoop := op == 0x03
 		switch op {
 		case 0x02, 0x03, 0x04: // block, loop, if
-			depth++
-			if err := skipBlockType(r); err != nil {
+			w.depth++
+			if err := w.blockType(r); err != nil {
 				return nil, err
 			}
 		case 0x0B: // end
-			depth--
+			w.depth--
 		default:
-			if err := skipImmediates(r, op); err != nil {
+			if err := w.immediates(r, op); err != nil {
 				return nil, err
 			}
 		}
 		out = append(out, code[start:r.Offset()]...)
-		if isLoop {
+		if op == 0x03 {
 			out = append(out, check...)
 		}
 	}
@@ -119,27 +178,63 @@ func instrumentBody(out, code, check []byte) ([]byte, error) {
 	return out, nil
 }
 
-func skipBlockType(r *wasmbin.Reader) error {
-	_, err := r.S33()
-	return err
+func (w *walker) blockType(r *wasmbin.Reader) error {
+	bt, err := r.S33()
+	if err != nil {
+		return err
+	}
+	if bt >= 0 && bt >= int64(len(w.m.typeParams)) {
+		return w.invalid("block type", uint32(bt), "type", uint32(len(w.m.typeParams)))
+	}
+	return nil
 }
 
-// skipImmediates consumes the immediates of every instruction except the
-// block-structured ones handled by the caller.
-func skipImmediates(r *wasmbin.Reader, op byte) error {
-	u32 := func(k int) error {
-		for ; k > 0; k-- {
-			if _, err := r.U32(); err != nil {
-				return err
-			}
-		}
-		return nil
+// index reads an index immediate and checks it is below have.
+func (w *walker) index(r *wasmbin.Reader, instr, what string, have uint32) error {
+	i, err := r.U32()
+	if err != nil {
+		return err
 	}
+	if i >= have {
+		return w.invalid(instr, i, what, have)
+	}
+	return nil
+}
+
+func (w *walker) label(r *wasmbin.Reader, instr string) error {
+	return w.index(r, instr, "label", w.depth)
+}
+
+// memory checks that memory 0 exists and reads a memory index byte, which
+// wazero requires to be a single zero byte.
+func (w *walker) memory(r *wasmbin.Reader, instr string) error {
+	b, err := r.Byte()
+	if err != nil {
+		return err
+	}
+	if b != 0 || w.m.memories == 0 {
+		return w.invalid(instr, uint32(b), "memory", w.m.memories)
+	}
+	return nil
+}
+
+// immediates checks and consumes the immediates of every instruction except
+// the block-structured ones handled by the caller.
+func (w *walker) immediates(r *wasmbin.Reader, op byte) error {
+	m := w.m
 	switch {
 	case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0F || op == 0x1A || op == 0x1B || op == 0xD1:
 		return nil // unreachable nop else return drop select ref.is_null
-	case op == 0x0C || op == 0x0D || op == 0x10 || op == 0x12 || op == 0xD2:
-		return u32(1) // br br_if call return_call ref.func
+	case op == 0x0C:
+		return w.label(r, "br")
+	case op == 0x0D:
+		return w.label(r, "br_if")
+	case op == 0x10:
+		return w.index(r, "call", "function", m.funcs())
+	case op == 0x12:
+		return w.index(r, "return_call", "function", m.funcs())
+	case op == 0xD2:
+		return w.index(r, "ref.func", "function", m.funcs())
 	case op == 0x0E: // br_table
 		n, err := r.U32()
 		if err != nil {
@@ -148,9 +243,17 @@ func skipImmediates(r *wasmbin.Reader, op byte) error {
 		if int(n) > r.Len() {
 			return fmt.Errorf("%w: br_table of %d labels", wasmbin.ErrMalformed, n)
 		}
-		return u32(int(n) + 1)
+		for i := uint32(0); i <= n; i++ {
+			if err := w.label(r, "br_table"); err != nil {
+				return err
+			}
+		}
+		return nil
 	case op == 0x11 || op == 0x13: // call_indirect return_call_indirect
-		return u32(2)
+		if err := w.index(r, "call_indirect", "type", uint32(len(m.typeParams))); err != nil {
+			return err
+		}
+		return w.index(r, "call_indirect", "table", m.tables)
 	case op == 0x1C: // select t*
 		n, err := r.U32()
 		if err != nil {
@@ -158,8 +261,20 @@ func skipImmediates(r *wasmbin.Reader, op byte) error {
 		}
 		_, err = r.Bytes(int(n))
 		return err
-	case op >= 0x20 && op <= 0x26: // local.*, global.*, table.get/set
-		return u32(1)
+	case op == 0x20:
+		return w.index(r, "local.get", "local", w.locals)
+	case op == 0x21:
+		return w.index(r, "local.set", "local", w.locals)
+	case op == 0x22:
+		return w.index(r, "local.tee", "local", w.locals)
+	case op == 0x23:
+		return w.index(r, "global.get", "global", m.globals)
+	case op == 0x24:
+		return w.index(r, "global.set", "global", m.globals)
+	case op == 0x25:
+		return w.index(r, "table.get", "table", m.tables)
+	case op == 0x26:
+		return w.index(r, "table.set", "table", m.tables)
 	case op >= 0x28 && op <= 0x3E: // loads and stores: memarg
 		align, err := r.U32()
 		if err != nil {
@@ -168,11 +283,15 @@ func skipImmediates(r *wasmbin.Reader, op byte) error {
 		if align&0x40 != 0 {
 			return fmt.Errorf("%w: multi-memory memarg", ErrUnsupported)
 		}
-		_, err = r.U64()
+		if m.memories == 0 {
+			return w.invalid(fmt.Sprintf("opcode 0x%02X on memory", op), 0, "memory", 0)
+		}
+		_, err = r.U32() // offset: 32 bits, as wazero reads it
 		return err
-	case op == 0x3F || op == 0x40: // memory.size memory.grow
-		_, err := r.Byte()
-		return err
+	case op == 0x3F:
+		return w.memory(r, "memory.size")
+	case op == 0x40:
+		return w.memory(r, "memory.grow")
 	case op == 0x41:
 		_, err := r.S32()
 		return err
@@ -191,31 +310,58 @@ func skipImmediates(r *wasmbin.Reader, op byte) error {
 		_, err := r.Byte()
 		return err
 	case op == 0xFC:
-		sub, err := r.U32()
-		if err != nil {
-			return err
-		}
-		switch {
-		case sub <= 7: // saturating truncation
-			return nil
-		case sub == 8: // memory.init dataidx memidx
-			if err := u32(1); err != nil {
-				return err
-			}
-			_, err := r.Byte()
-			return err
-		case sub == 9 || sub == 13 || sub == 15 || sub == 16 || sub == 17: // data.drop elem.drop table.grow/size/fill
-			return u32(1)
-		case sub == 10: // memory.copy
-			_, err := r.Bytes(2)
-			return err
-		case sub == 11: // memory.fill
-			_, err := r.Byte()
-			return err
-		case sub == 12 || sub == 14: // table.init table.copy
-			return u32(2)
-		}
-		return fmt.Errorf("%w: instruction 0xFC %d", ErrUnsupported, sub)
+		return w.prefixed(r)
 	}
 	return fmt.Errorf("%w: opcode 0x%02X", ErrUnsupported, op)
+}
+
+// prefixed checks the 0xFC instructions: saturating truncation, bulk memory
+// and tables.
+func (w *walker) prefixed(r *wasmbin.Reader) error {
+	m := w.m
+	sub, err := r.U32()
+	if err != nil {
+		return err
+	}
+	datas := m.datas
+	if !m.hasDataCount {
+		datas = 0 // instructions naming data segments need the data count section
+	}
+	switch sub {
+	case 0, 1, 2, 3, 4, 5, 6, 7: // saturating truncation
+		return nil
+	case 8:
+		if err := w.index(r, "memory.init", "data segment", datas); err != nil {
+			return err
+		}
+		return w.memory(r, "memory.init")
+	case 9:
+		return w.index(r, "data.drop", "data segment", datas)
+	case 10:
+		if err := w.memory(r, "memory.copy"); err != nil {
+			return err
+		}
+		return w.memory(r, "memory.copy")
+	case 11:
+		return w.memory(r, "memory.fill")
+	case 12:
+		if err := w.index(r, "table.init", "element segment", m.elems); err != nil {
+			return err
+		}
+		return w.index(r, "table.init", "table", m.tables)
+	case 13:
+		return w.index(r, "elem.drop", "element segment", m.elems)
+	case 14:
+		if err := w.index(r, "table.copy", "table", m.tables); err != nil {
+			return err
+		}
+		return w.index(r, "table.copy", "table", m.tables)
+	case 15:
+		return w.index(r, "table.grow", "table", m.tables)
+	case 16:
+		return w.index(r, "table.size", "table", m.tables)
+	case 17:
+		return w.index(r, "table.fill", "table", m.tables)
+	}
+	return fmt.Errorf("%w: instruction 0xFC %d", ErrUnsupported, sub)
 }

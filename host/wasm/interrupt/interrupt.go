@@ -24,11 +24,20 @@
 // stop-the-world phase of the Go garbage collector — and with it the goroutine
 // that is to set the flag — forever. The host call gives the Go scheduler a
 // safe point every YieldEvery iterations.
+//
+// The flag and the fuel take the first two global indices the original
+// module does not define. Code naming those indices is invalid in the
+// original but would be valid, and able to clear the flag or pin the fuel,
+// after the rewrite; so Instrument checks every index that code and constant
+// expressions name while it decodes them, and refuses (ErrInvalid) a module
+// naming anything it does not define. Only the inserted checks touch the
+// two globals.
 package interrupt
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -40,9 +49,11 @@ import (
 const DefaultGlobalExport = "agenthost.interrupt"
 
 // Version names the instrumentation's output; it changes whenever Instrument
-// rewrites differently, so modules instrumented by an older host are not
-// reused from a cache.
-const Version = "1"
+// rewrites or refuses differently, so modules instrumented by an older host
+// are not reused from a cache. Version 2 refuses modules that name indices
+// they do not define, which version 1 rewrote into valid ones: a cached
+// version 1 rewrite must not outlive the fix.
+const Version = "2"
 
 // YieldEvery is how many loop iterations and calls pass between two host calls.
 // It bounds how long a guest can hold off the Go scheduler and how late it sees
@@ -50,9 +61,12 @@ const Version = "1"
 const YieldEvery = 10000
 
 // ErrUnsupported is returned for modules that use instructions the rewriter
-// does not decode (SIMD, threads, exceptions, multi-memory) or that do not
-// import WASI's sched_yield. Callers fall back to wazero's
-// close-on-context-done mode for them.
+// does not decode (SIMD, threads, exceptions, multi-memory), that do not
+// import WASI's sched_yield or that have a start function. Callers fall back to wazero's
+// close-on-context-done mode for them. The fallback is safe for any module
+// because it runs the module as written, which wazero validates itself; an
+// invalid module is refused with ErrInvalid instead, since only its rewrite
+// could have turned it valid.
 var ErrUnsupported = errors.New("module cannot be instrumented for interruption")
 
 // Options configure Instrument.
@@ -64,33 +78,61 @@ type Options struct {
 // Instrument returns a copy of module with the interrupt flag and checks added.
 // Function, global and type indices do not change. It decodes every
 // instruction, so malformed input yields an error wrapping wasmbin.ErrMalformed,
-// never a panic.
+// never a panic. It checks every index the module's code and constant
+// expressions name while it decodes them: a module naming an index it does
+// not define yields an error wrapping ErrInvalid, and must be refused rather
+// than run uninstrumented.
 func Instrument(module []byte, opts Options) ([]byte, error) {
 	name := opts.GlobalExport
 	if name == "" {
 		name = DefaultGlobalExport
 	}
+	if !strings.HasPrefix(name, ReservedExportPrefix) {
+		// The module's exports are checked against the reserved prefix
+		// only: a name outside it could collide with one of them.
+		return nil, fmt.Errorf("interrupt: export name %q must start with %q", name, ReservedExportPrefix)
+	}
 	secs, err := wasmbin.Parse(module)
 	if err != nil {
 		return nil, err
 	}
-	importedGlobals, yield, err := scanImports(secs)
+	m, err := analyse(secs)
 	if err != nil {
 		return nil, err
 	}
-	if yield < 0 {
+	// The flag and the fuel take the first two global indices the module
+	// does not define; the code walk makes sure its code names none of them.
+	globalIdx := m.globals
+	// Every body is walked, even of a module that is to run uninstrumented:
+	// the walk refuses what wazero would only refuse after allocating for
+	// it (four billion locals cost its decoder gigabytes), and an invalid
+	// module must be refused rather than left to the fallback.
+	var code []byte
+	for _, s := range secs {
+		if s.ID == wasmbin.SecCode {
+			if code, err = instrumentCode(s.Payload, m, globalIdx, globalIdx+1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if m.yield < 0 {
 		return nil, fmt.Errorf("%w: the module does not import wasi_snapshot_preview1.sched_yield", ErrUnsupported)
 	}
+	if hasSection(secs, wasmbin.SecStart) {
+		// wazero runs the start function inside instantiation, before the
+		// host holds the instance and so before it can reach the flag: an
+		// endless start function could not be stopped. wazero's own mode
+		// stops it when the instantiation's context ends.
+		return nil, fmt.Errorf("%w: the module has a start function, which runs before the host can interrupt it", ErrUnsupported)
+	}
 	var out []wasmbin.Section
-	var globalIdx uint32
 	haveGlobal, haveExport := false, false
 	for _, s := range secs {
 		if s.ID == wasmbin.SecGlobal {
-			payload, n, err := appendGlobals(s.Payload)
+			payload, err := appendGlobals(s.Payload)
 			if err != nil {
 				return nil, err
 			}
-			globalIdx = importedGlobals + n
 			s.Payload = payload
 			haveGlobal = true
 		}
@@ -100,8 +142,7 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 		out = append(out, s)
 	}
 	if !haveGlobal {
-		payload, _, _ := appendGlobals([]byte{0})
-		globalIdx = importedGlobals
+		payload, _ := appendGlobals([]byte{0})
 		out = insertSection(out, wasmbin.Section{ID: wasmbin.SecGlobal, Payload: payload})
 	}
 	for i, s := range out {
@@ -114,11 +155,7 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 			out[i].Payload = p
 			haveExport = true
 		case wasmbin.SecCode:
-			p, err := instrumentCode(s.Payload, globalIdx, globalIdx+1, uint32(yield))
-			if err != nil {
-				return nil, err
-			}
-			out[i].Payload = p
+			out[i].Payload = code
 		}
 	}
 	if !haveExport {
@@ -194,42 +231,13 @@ func dropsWithCode(name string) bool {
 	return name == "sourceMappingURL" || name == "external_debug_info" || len(name) > 7 && name[:7] == ".debug_"
 }
 
-// scanImports counts imported globals and finds the function index of
-// wasi_snapshot_preview1.sched_yield (-1 when not imported).
-func scanImports(secs []wasmbin.Section) (globals uint32, yield int, err error) {
-	yield = -1
-	for _, s := range secs {
-		if s.ID != wasmbin.SecImport {
-			continue
-		}
-		imports, err := wasmbin.Imports(wasmbin.Encode([]wasmbin.Section{s}))
-		if err != nil {
-			return 0, -1, err
-		}
-		funcs := 0
-		for _, im := range imports {
-			switch im.Kind {
-			case wasmbin.ImportGlobal:
-				globals++
-			case wasmbin.ImportFunc:
-				if im.Module == "wasi_snapshot_preview1" && im.Name == "sched_yield" {
-					yield = funcs
-				}
-				funcs++
-			}
-		}
-	}
-	return globals, yield, nil
-}
-
 // appendGlobals adds the flag `(global (mut i32) (i32.const 0))` and the fuel
-// `(global (mut i32) (i32.const YieldEvery))` to a global section and returns
-// the new payload and the flag's index among defined globals.
-func appendGlobals(payload []byte) ([]byte, uint32, error) {
+// `(global (mut i32) (i32.const YieldEvery))` to a global section.
+func appendGlobals(payload []byte) ([]byte, error) {
 	r := wasmbin.NewReader(payload)
 	n, err := r.U32()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out := wasmbin.AppendU32(nil, n+2)
 	out = append(out, payload[r.Offset():]...)
@@ -237,7 +245,7 @@ func appendGlobals(payload []byte) ([]byte, uint32, error) {
 	out = append(out, 0x7F, 0x01, 0x41)
 	out = wasmbin.AppendS64(out, YieldEvery)
 	out = append(out, 0x0B)
-	return out, n, nil
+	return out, nil
 }
 
 // appendExports exports the flag as name and the fuel as name+".fuel".

@@ -201,21 +201,6 @@ func TestInstrumentRefusesSIMD(t *testing.T) {
 	}
 }
 
-func FuzzInstrument(f *testing.F) {
-	f.Add(guest(f))
-	f.Add([]byte{0, 'a', 's', 'm', 1, 0, 0, 0})
-	f.Fuzz(func(t *testing.T, in []byte) {
-		out, err := interrupt.Instrument(in, interrupt.Options{})
-		if err != nil {
-			return
-		}
-		// Whatever we accept must still be a structurally sound binary.
-		if _, err := wasmbin.Parse(out); err != nil {
-			t.Fatalf("Instrument produced an unparsable module: %v", err)
-		}
-	})
-}
-
 // TestTriggerWhileGarbageCollecting reproduces what deadlocked a plain flag
 // check: a spinning guest holds up the collector's stop-the-world, which holds
 // up the goroutine that would set the flag. The periodic yield must let both

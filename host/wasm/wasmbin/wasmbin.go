@@ -229,6 +229,12 @@ func (r *Reader) uleb(bits uint) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
+		if shift+7 > bits && c>>(bits-shift) != 0 {
+			// The last byte may only carry the bits that remain (and no
+			// continuation): wazero refuses more, and so must we, or the
+			// two would read different values from the same bytes.
+			return 0, fmt.Errorf("%w: LEB128 overflows %d bits at offset %d", ErrMalformed, bits, r.off-1)
+		}
 		v |= uint64(c&0x7f) << shift
 		shift += 7
 		if c&0x80 == 0 {
