@@ -54,6 +54,9 @@ type Plugin struct {
 	// HTTP clients for read-only [0] and writing [1] tools, built on first use.
 	egressOnce [2]sync.Once
 	egress     [2]*egress.Client
+
+	// logRate bounds the plugin's log output across calls (call.go).
+	logRate logBucket
 }
 
 type limits struct {
@@ -225,6 +228,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	c := &Call{Plugin: p.Name(), Tool: tool, ReadOnly: ro, Logger: p.logger, p: p, opts: opts}
 	rc, ierr := in.invoke(ctx, c, in.call, input, p.limits.timeout)
 	c.endOutput()
+	c.endLogs(ctx)
 	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused}
 	if ierr != nil {
 		v.pool.put(in, false)
