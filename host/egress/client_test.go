@@ -153,8 +153,8 @@ func TestEmbeddedIPv4(t *testing.T) {
 	})
 	cases := []struct {
 		name, host string // host: an IPv6 literal or a name the fake DNS resolves
-		dns            string
-		inError        string
+		dns        string
+		inError    string
 	}{
 		{"IPv4-compatible loopback", "[::127.0.0.1]", "", "loopback address 127.0.0.1 embedded in a IPv4-compatible"},
 		{"IPv4-compatible loopback, hex form", "[::7f00:1]", "", "127.0.0.1"},
