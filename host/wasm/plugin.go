@@ -129,7 +129,7 @@ func (v *variant) doCompile(ctx context.Context) error {
 		rt.Close(ctx)
 		return err
 	}
-	compiled, err := rt.CompileModule(ctx, module)
+	compiled, err := p.h.compileModule(ctx, rt, module)
 	if err != nil {
 		rt.Close(ctx)
 		return fmt.Errorf("plugin %s: compile: %w", p.Name(), err)
