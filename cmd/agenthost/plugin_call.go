@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/builtin"
+	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
@@ -21,8 +22,8 @@ import (
 func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plugin call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var allow stringList
-	fs.Var(&allow, "allow-host", "host name the plugin may reach even if it resolves to a private or loopback address (repeatable)")
+	var allow hostList
+	fs.Var(&allow, "allow-host", "`host[:port]` the plugin may reach even if it resolves to a private or loopback address; without a port, ports 80 and 443 only (repeatable)")
 	progress := fs.Bool("progress", false, "print progress reports to stderr")
 	inputFile := fs.String("input", "", "document the call reads through the input capability (extractors)")
 	grants := addGrantFlags(fs, false)
@@ -114,6 +115,19 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// hostList is a repeatable host[:port] flag, each entry checked so that a
+// typo is an error rather than an allowance that matches nothing.
+type hostList []string
+
+func (s *hostList) String() string { return strings.Join(*s, ",") }
+func (s *hostList) Set(v string) error {
+	if _, err := egress.ParseHostEntry(v); err != nil {
+		return err
+	}
+	*s = append(*s, v)
+	return nil
+}
 
 // fileInput serves a local file to the input capability.
 type fileInput struct {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -37,27 +39,62 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
 	pf := addPluginFlags(fs)
+	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("AGENTHOST_SHUTDOWN_TIMEOUT", 10*time.Second),
+		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *shutdownTimeout <= 0 {
+		return fmt.Errorf("serve: -shutdown-timeout must be positive")
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	stop := watchShutdown(ctx, *shutdownTimeout, stderr, os.Exit)
+	defer stop.Disarm()
+	context.AfterFunc(ctx, func() {
+		logger.Info("stopping", "deadline", shutdownTimeout.String(), "hint", "a second signal ends the process at once")
+	})
 
 	if err := os.MkdirAll(*data, 0o755); err != nil {
 		return err
 	}
+	// A stop during start-up makes a step fail with the context's error:
+	// that is a clean stop, not a failure.
+	stopped := func(err error) error {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	db, err := sf.open(ctx, logger)
 	if err != nil {
-		return err
+		return stopped(err)
 	}
 	defer db.Close()
 	if err := prepareSchema(ctx, db, *migrate); err != nil {
-		return err
+		return stopped(err)
 	}
 	host, err := pf.open(ctx, *data, logger)
 	if err != nil {
-		return err
+		return stopped(err)
 	}
-	defer host.Close(context.WithoutCancel(ctx))
+	// Closing the host while a plugin compiles crashes the compile (wazero's
+	// shared cache is gone under it); a host still warming up when the
+	// process stops is left to the exit instead.
+	var warmed chan struct{} // closed when the warm-up ends; nil before it starts
+	defer func() {
+		if warmed != nil {
+			select {
+			case <-warmed:
+			default:
+				logger.Info("plugins still compiling at the stop: exiting without waiting for them")
+				return
+			}
+		}
+		host.Close(context.WithoutCancel(ctx))
+	}()
+	if ctx.Err() != nil {
+		return nil // stopped during start-up
+	}
 	blobs, err := sf.blobs(db)
 	if err != nil {
 		return err
@@ -82,17 +119,26 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer func() {
-		// Running jobs get a grace period, then are cancelled and requeued.
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		// Running jobs get until half the shutdown's time, then are cancelled
+		// and requeued (the queue gives them 5 s more to return).
+		stopCtx, cancel := stop.At(0.5)
 		defer cancel()
-		queue.Stop(stopCtx)
+		// Jobs that did not return even when cancelled still use the plugin
+		// host and the database: closing those under them would crash them.
+		if err := queue.Stop(stopCtx); err != nil && strings.Contains(err.Error(), "still running") {
+			stop.Abandon(err.Error())
+		} else if err != nil {
+			logger.Warn("stopping jobs", "err", err)
+		}
 	}()
 	fileSvc := files.NewService(db, blobs, *maxUpload).WithIndexer(indexing.NewJobIndexer(queue), logger)
 
 	var warm atomic.Pointer[error]
 	starting := errors.New("plugins are still compiling")
 	warm.Store(&starting)
+	warmed = make(chan struct{})
 	go func() {
+		defer close(warmed)
 		start := time.Now()
 		if err := host.Warm(ctx); err != nil {
 			// A broken plugin fails its own calls with this error; the rest serve.
@@ -128,7 +174,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if db.Dialect() == store.Postgres {
 		horizon = horizon.Add(-time.Hour)
 	}
-	if n, err := runner.RecoverInterrupted(ctx, db, horizon); err != nil {
+	if ctx.Err() != nil {
+		return nil // stopped during start-up
+	}
+	if n, err := runner.RecoverInterrupted(ctx, db, horizon); err != nil && ctx.Err() == nil {
 		logger.Error("recovering interrupted workflows", "err", err)
 	} else if n > 0 {
 		logger.Warn("workflows interrupted by a stop were marked failed", "count", n)
@@ -158,7 +207,25 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
-	return api.Serve(ctx, app, *addr)
+	// Requests get half the shutdown's time (and are cancelled after a
+	// quarter); requests still running then would have the host closed
+	// under them, so the process exits at once instead.
+	if err := api.Serve(ctx, app, *addr, *shutdownTimeout/2); errors.Is(err, api.ErrShutdownTimeout) {
+		stop.Abandon(err.Error())
+		return err
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+func envDuration(key string, def time.Duration) time.Duration {
+	if v, ok := os.LookupEnv(key); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return def
 }
 
 func envOr(key, def string) string {

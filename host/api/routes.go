@@ -12,13 +12,18 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	app.Get("/healthz", handleHealth(d.Ready))
 	v1 := app.Group("/api/v1")
 	v1.Get("/openapi.json", handleOpenAPI())
-	v1.Get("/plugins", handlePlugins(d.Plugins))
-	v1.Get("/tools", handleTools(d.Plugins))
-	if d.Auth == nil || d.Files == nil || d.Workspaces == nil {
+	if d.Auth == nil {
+		return // without an authenticator only health and this description are served
+	}
+	authed := v1.Group("", requireAuth(d.Auth))
+	// The plugin listings name every plugin, its version, capabilities and
+	// hosts: what an attacker would look for first, so they need a token.
+	authed.Get("/plugins", handlePlugins(d.Plugins))
+	authed.Get("/tools", handleTools(d.Plugins))
+	if d.Files == nil || d.Workspaces == nil {
 		return // a server without storage (tests of the plugin surface)
 	}
 
-	authed := v1.Group("", requireAuth(d.Auth))
 	authed.Get("/workspaces", handleWorkspaces(d.Workspaces))
 	authed.Get("/workspaces/:ws/folders", handleListFolders(d.Files))
 	authed.Post("/workspaces/:ws/folders", handleCreateFolder(d.Files))

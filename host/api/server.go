@@ -6,7 +6,11 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -53,18 +57,29 @@ type Deps struct {
 // event streams, which otherwise hold their connections until a write fails.
 type Server struct {
 	*fiber.App
-	stopStreams context.CancelFunc
+	stopStreams  context.CancelFunc
+	stopRequests context.CancelFunc
 }
 
-// Shutdown ends the event streams, then shuts the app down gracefully.
+// Shutdown ends the event streams, then shuts the app down gracefully,
+// waiting for running requests however long they take.
 func (s *Server) Shutdown() error {
 	s.stopStreams()
 	return s.App.Shutdown()
 }
 
-// ShutdownWithContext is Shutdown with a deadline.
+// ShutdownWithContext is Shutdown with a deadline. When ctx has one, requests
+// still running at half of the time left are cancelled (their contexts end: a
+// plugin call stops at its next check, a model call returns), so that a
+// shutdown usually completes before the deadline instead of waiting for a
+// long tool call; it returns ctx's error when connections are still open at
+// the deadline.
 func (s *Server) ShutdownWithContext(ctx context.Context) error {
 	s.stopStreams()
+	if dl, ok := ctx.Deadline(); ok {
+		t := time.AfterFunc(time.Until(dl)/2, s.stopRequests)
+		defer t.Stop()
+	}
 	return s.App.ShutdownWithContext(ctx)
 }
 
@@ -82,18 +97,49 @@ func New(d Deps) *Server {
 		StreamRequestBody: true,
 	})
 	streams, stop := context.WithCancel(context.Background())
+	// Every request runs under one context that a shutdown may cancel.
+	requests, stopRequests := context.WithCancel(context.Background())
+	app.Use(func(c *fiber.Ctx) error {
+		c.SetUserContext(requests)
+		return c.Next()
+	})
 	routes(app, d, streams)
-	return &Server{App: app, stopStreams: stop}
+	return &Server{App: app, stopStreams: stop, stopRequests: stopRequests}
 }
 
-// Serve runs the app on addr until ctx ends, then shuts down gracefully.
-func Serve(ctx context.Context, app *Server, addr string) error {
+// ErrShutdownTimeout is Serve's error when requests were still running at
+// the end of the shutdown's grace period.
+var ErrShutdownTimeout = errors.New("requests still running at the end of the shutdown grace period")
+
+// Serve runs the app on addr until ctx ends, then shuts down within grace
+// (see ShutdownWithContext): it returns nil after a clean shutdown, and an
+// error wrapping ErrShutdownTimeout when connections were still open at the
+// end of grace. A ctx that ends before the server listens (a stop during
+// start-up) returns nil without serving.
+func Serve(ctx context.Context, app *Server, addr string, grace time.Duration) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	// Listening here, not in the goroutine, reports a bad address at once and
+	// leaves no window in which a shutdown could miss a listener that is
+	// only about to exist.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- app.Listen(addr) }()
+	go func() { errc <- app.Listener(ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		return app.ShutdownWithContext(context.WithoutCancel(ctx))
 	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	err = app.ShutdownWithContext(sctx)
+	ln.Close() // in case the app had not taken it over yet
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w (%v)", ErrShutdownTimeout, grace)
+	}
+	return err
 }

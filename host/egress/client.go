@@ -153,6 +153,19 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	return c.checkURL(req.Method, req.URL)
 }
 
+// blockedMessage explains a refused address, and when the operator allows the
+// name on other ports, says so: the fix is a "host:port" entry.
+func (c *Client) blockedMessage(host, port string, a netip.Addr, reason string) string {
+	msg := fmt.Sprintf("%s resolves to %s, a %s", host, a, reason)
+	if a.String() == host {
+		msg = fmt.Sprintf("%s is a %s", host, reason)
+	}
+	if ports := c.pol.privateOK[normalizeHost(host)]; len(ports) > 0 && !ports[port] && !metadataAddrs[a.WithZone("").Unmap()] {
+		msg += fmt.Sprintf(" (the operator allows %s on other ports than %s)", host, port)
+	}
+	return msg
+}
+
 // dial resolves the host once, refuses special addresses unless the host is
 // allowed by name, and connects to exactly the address it checked.
 func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -160,7 +173,7 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	privateOK := c.pol.privateOK[strings.ToLower(host)]
+	privateOK := c.pol.privateAllowed(host, port)
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{ip}
@@ -180,8 +193,8 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	}
 	var lastErr error
 	for _, a := range addrs {
-		if reason := blockedReason(a); reason != "" && !privateOK {
-			lastErr = &DeniedError{Host: host, Reason: fmt.Sprintf("%s resolves to %s, a %s", host, a, reason), Err: ErrAddressBlocked}
+		if reason := blockedReason(a); reason != "" && (!privateOK || metadataAddrs[a.WithZone("").Unmap()]) {
+			lastErr = &DeniedError{Host: host, Reason: c.blockedMessage(host, port, a, reason), Err: ErrAddressBlocked}
 			continue
 		}
 		d := net.Dialer{Timeout: 10 * time.Second}

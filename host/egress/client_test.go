@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agenthost/agenthost/host/egress"
@@ -56,7 +57,7 @@ func TestClient(t *testing.T) {
 	base := egress.NewPolicy().
 		WithResolver(dns).
 		WithAllowedHosts("api.example.test", "*.example.test").
-		WithPrivateHostsAllowed("api.example.test", "www.example.test").
+		WithPrivateHostsAllowed("api.example.test:"+port, "www.example.test:"+port).
 		WithMaxResponseBytes(1024)
 	u := func(host, p string) string { return "http://" + host + ":" + port + p }
 
@@ -85,6 +86,11 @@ func TestClient(t *testing.T) {
 		{"metadata name", base.WithAllowedHosts("metadata.google.internal"), "GET", "http://metadata.google.internal/", egress.ErrAddressBlocked, "metadata", ""},
 		{"empty allow-list", egress.NewPolicy().WithResolver(dns), "GET", u("api.example.test", "/ok"), egress.ErrHostNotAllowed, "api.example.test", ""},
 		{"port pinned by allow-list", base.WithAllowedHosts("api.example.test:1"), "GET", u("api.example.test", "/ok"), egress.ErrHostNotAllowed, "", ""},
+		{"allow-list entry with the port", base.WithAllowedHosts("api.example.test:" + port), "GET", u("api.example.test", "/ok"), nil, "", "hello GET"},
+		{"private host allowed on another port only", base.WithPrivateHostsAllowed("evil.test:1").WithAllowedHosts("evil.test"), "GET", u("evil.test", "/ok"), egress.ErrAddressBlocked, "other ports than " + port, ""},
+		{"bare private host: ports 80 and 443 only", base.WithPrivateHostsAllowed("evil.test").WithAllowedHosts("evil.test"), "GET", u("evil.test", "/ok"), egress.ErrAddressBlocked, "other ports than " + port, ""},
+		{"private host with its port", base.WithPrivateHostsAllowed("evil.test:" + port).WithAllowedHosts("evil.test"), "GET", u("evil.test", "/ok"), nil, "", "hello GET"},
+		{"invalid allow-list entry matches nothing", base.WithAllowedHosts("api.example.test:http"), "GET", u("api.example.test", "/ok"), egress.ErrHostNotAllowed, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +121,9 @@ func portOf(r *http.Request) string {
 
 func TestBlockedAddresses(t *testing.T) {
 	dns := fakeDNS{}
-	for _, ip := range []string{"127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "64:ff9b::a01:203"} {
+	for _, ip := range []string{"127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "64:ff9b::a01:203",
+		"::127.0.0.1", "::ffff:0:127.0.0.1", "2002:7f00:1::1", "2002:a9fe:a9fe::1", "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:0:a00:1::1",
+		"fec0::1", "2001:db8::1", "64:ff9b:1::1", "::8.8.8.8"} {
 		dns["h"+strings.NewReplacer(".", "-", ":", "-").Replace(ip)+".test"] = ip
 	}
 	pol := egress.NewPolicy().WithResolver(dns).WithAllowedHosts("*.test")
@@ -126,5 +134,120 @@ func TestBlockedAddresses(t *testing.T) {
 				t.Fatalf("%s (%s): %v, want ErrAddressBlocked", name, ip, err)
 			}
 		})
+	}
+}
+
+// TestEmbeddedIPv4 sends requests to a real server on 127.0.0.1 through IPv6
+// forms that carry a loopback, private or metadata IPv4 address. Each must be
+// refused by the policy (naming the IPv4 address) before any connection, so
+// the server sees none of them; the control shows that the server is reached
+// when the operator allows the form by name and port.
+func TestEmbeddedIPv4(t *testing.T) {
+	var mu sync.Mutex
+	var hits []string
+	_, port := server(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits = append(hits, r.Host)
+		mu.Unlock()
+		fmt.Fprint(w, "reached")
+	})
+	cases := []struct {
+		name, host string // host: an IPv6 literal or a name the fake DNS resolves
+		dns        string
+		inError    string
+	}{
+		{"IPv4-compatible loopback", "[::127.0.0.1]", "", "loopback address 127.0.0.1 embedded in a IPv4-compatible"},
+		{"IPv4-compatible loopback, hex form", "[::7f00:1]", "", "127.0.0.1"},
+		{"IPv4-mapped loopback", "[::ffff:127.0.0.1]", "", "loopback address"},
+		{"IPv4-translated loopback", "[::ffff:0:127.0.0.1]", "", "loopback address 127.0.0.1 embedded in a IPv4-translated"},
+		{"NAT64 loopback", "[64:ff9b::127.0.0.1]", "", "loopback address 127.0.0.1 embedded in a NAT64"},
+		{"NAT64 private", "[64:ff9b::10.0.0.1]", "", "private address 10.0.0.1 embedded in a NAT64"},
+		{"NAT64 metadata", "[64:ff9b::169.254.169.254]", "", "cloud metadata address 169.254.169.254 embedded"},
+		{"NAT64 with a zone", "[64:ff9b::7f00:1%25lo]", "", "127.0.0.1 embedded in a NAT64"},
+		{"6to4 loopback", "[2002:7f00:1::1]", "", "loopback address 127.0.0.1 embedded in a 6to4"},
+		{"6to4 private", "[2002:c0a8:101::1]", "", "private address 192.168.1.1 embedded in a 6to4"},
+		{"Teredo client loopback", "[2001:0:4136:e378:8000:63bf:80ff:fffe]", "", "loopback address 127.0.0.1 embedded in a Teredo (client)"},
+		{"Teredo server private", "[2001:0:a00:1:8000:63bf:f7f7:f7f7]", "", "private address 10.0.0.1 embedded in a Teredo (server)"},
+		{"name resolving to IPv4-compatible loopback", "compat.test", "::127.0.0.1", "127.0.0.1 embedded"},
+		{"name resolving to NAT64 metadata", "nat64.test", "64:ff9b::a9fe:a9fe", "cloud metadata address 169.254.169.254"},
+		{"name resolving to 6to4 private", "sixtofour.test", "2002:ac10:1::", "private address 172.16.0.1"},
+	}
+	dns := fakeDNS{}
+	for _, tc := range cases {
+		if tc.dns != "" {
+			dns[tc.host] = tc.dns
+		}
+	}
+	pol := egress.NewPolicy().WithResolver(dns).WithAllowedHosts("*")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := egress.NewClient(pol).Do(context.Background(), egress.Request{URL: "http://" + tc.host + ":" + port + "/"})
+			if !errors.Is(err, egress.ErrAddressBlocked) || !strings.Contains(err.Error(), tc.inError) {
+				t.Fatalf("Do = %v, want ErrAddressBlocked naming %q", err, tc.inError)
+			}
+		})
+	}
+	mu.Lock()
+	if len(hits) != 0 {
+		t.Errorf("refused requests reached the server: %v", hits)
+	}
+	mu.Unlock()
+
+	// Control: the mapped form does lead to the loopback server, so its
+	// refusal above is the policy's and not the operating system's.
+	ctl := pol.WithPrivateHostsAllowed("[::ffff:127.0.0.1]:" + port)
+	resp, err := egress.NewClient(ctl).Do(context.Background(), egress.Request{URL: "http://[::ffff:127.0.0.1]:" + port + "/"})
+	if err != nil || string(resp.Body) != "reached" {
+		t.Fatalf("allowed by the operator: %v %v", resp, err)
+	}
+}
+
+// TestMetadataRefusedForPrivateHosts: an operator's private-host allowance
+// does not reach cloud metadata, even when the allowed name resolves there.
+func TestMetadataRefusedForPrivateHosts(t *testing.T) {
+	pol := egress.NewPolicy().
+		WithResolver(fakeDNS{"intranet.test": "169.254.169.254", "intranet6.test": "fd00:ec2::254"}).
+		WithAllowedHosts("*.test").
+		WithPrivateHostsAllowed("intranet.test", "intranet6.test")
+	for _, host := range []string{"intranet.test", "intranet6.test"} {
+		_, err := egress.NewClient(pol).Do(context.Background(), egress.Request{URL: "http://" + host + "/"})
+		if !errors.Is(err, egress.ErrAddressBlocked) || !strings.Contains(err.Error(), "cloud metadata") {
+			t.Errorf("%s: %v, want a refused metadata address", host, err)
+		}
+	}
+}
+
+func TestParseHostEntry(t *testing.T) {
+	cases := []struct {
+		in, want string // want "": refused
+	}{
+		{"api.example.org", "api.example.org"},
+		{"API.Example.org.", "api.example.org"},
+		{"api.example.org:8443", "api.example.org:8443"},
+		{"*.example.org:443", "*.example.org:443"},
+		{"10.0.0.5:5432", "10.0.0.5:5432"},
+		{"[fd00::1]:8080", "[fd00::1]:8080"},
+		{"[::127.0.0.1]", "[::7f00:1]"},
+		{"fd00::1", "[fd00::1]"},
+		{"", ""},
+		{"host:", ""},
+		{"host:0", ""},
+		{"host:65536", ""},
+		{"host:http", ""},
+		{"host:080", ""},
+		{"[fd00::1", ""},
+		{"[zz::1]:80", ""},
+		{"fe80::1%eth0", ""},
+		{"bad_host", ""},
+		{"a/b", ""},
+	}
+	for _, tc := range cases {
+		e, err := egress.ParseHostEntry(tc.in)
+		switch {
+		case tc.want == "" && err == nil:
+			t.Errorf("ParseHostEntry(%q) = %v, want an error", tc.in, e)
+		case tc.want != "" && (err != nil || e.String() != tc.want):
+			t.Errorf("ParseHostEntry(%q) = %v, %v, want %s", tc.in, e, err, tc.want)
+		}
 	}
 }

@@ -107,7 +107,7 @@ func kernelFunctions(logLevel slog.Level) []HostFunction {
 			if err != nil {
 				panic(c.Fail(CodeTrap, "error_set: %v", err))
 			}
-			c.k.err = string(b)
+			c.k.err = clipText(b, maxErrorMessage)
 		}),
 		f("error_get", nil, p(i64), func(_ context.Context, c *Call, s []uint64) {
 			off, _ := c.k.write([]byte(c.k.err))
@@ -175,7 +175,11 @@ func kernelFunctions(logLevel slog.Level) []HostFunction {
 			if err != nil {
 				panic(c.Fail(CodeTrap, "%s: %v", lv.name, err))
 			}
-			c.Logger.Log(ctx, lv.level, string(msg), "plugin", c.Plugin, "tool", c.Tool)
+			// Below the plugin log level a message is ignored, not counted as
+			// dropped: get_log_level told the guest not to send it.
+			if lv.level >= logLevel {
+				c.log(ctx, lv.level, msg)
+			}
 			c.k.free(s[0])
 		}))
 	}

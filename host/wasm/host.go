@@ -39,6 +39,7 @@ type Host struct {
 	cfg      Config
 	registry *Registry
 	cache    wazero.CompilationCache
+	disk     *diskCache // nil without a cache directory (cache.go)
 
 	mu      sync.RWMutex
 	plugins map[string]*Plugin
@@ -56,6 +57,12 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	h := &Host{cfg: cfg, registry: reg, plugins: map[string]*Plugin{}, tools: map[string]*Plugin{}}
 	if cfg.cacheDir != "" {
+		// Every file is verified before wazero may read one.
+		disk, err := openDiskCache(cfg.cacheDir, cfg.logger)
+		if err != nil {
+			return nil, fmt.Errorf("compilation cache %s: %w", cfg.cacheDir, err)
+		}
+		h.disk = disk
 		c, err := wazero.NewCompilationCacheWithDir(cfg.cacheDir)
 		if err != nil {
 			return nil, fmt.Errorf("compilation cache %s: %w", cfg.cacheDir, err)
@@ -248,23 +255,25 @@ func (h *Host) checkImports(p *Plugin) error {
 // prepareModule instruments a module so the host can stop it cheaply; a module
 // the instrumentation cannot rewrite runs in wazero's slower stoppable mode.
 // With a compilation cache directory the instrumented module is kept there
-// too (by the original's hash and the instrumentation's version): rewriting
-// a large plugin costs a quarter second, reading it back a few milliseconds.
+// too (by the original's hash and the instrumentation's version), and used
+// only when its bytes match the digest the host recorded (cache.go):
+// rewriting a large plugin costs a quarter second, reading it back a few
+// milliseconds.
 func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
 	if h.cfg.closeOnDoneOnly {
 		return module, false, nil
 	}
 	var cached string
-	if h.cfg.cacheDir != "" && sha != "" {
-		cached = filepath.Join(h.cfg.cacheDir, "instrumented", sha+"-"+interrupt.Version+".wasm")
-		if b, err := os.ReadFile(cached); err == nil {
+	if h.disk != nil && sha != "" {
+		cached = "instrumented/" + sha + "-" + interrupt.Version + ".wasm"
+		if b, ok := h.disk.read(cached); ok {
 			return b, true, nil
 		}
 	}
 	out, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal})
 	if err == nil && cached != "" {
 		// A failed write only costs the next start the rewrite.
-		if werr := writeFileAtomic(cached, out); werr != nil {
+		if werr := h.disk.write(cached, out); werr != nil {
 			h.cfg.logger.Warn("keeping the instrumented module", "err", werr)
 		}
 	}

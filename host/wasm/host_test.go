@@ -275,7 +275,7 @@ func TestEgress(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	port := u.Port()
 	dns := fakeDNS{"allowed.test": "127.0.0.1", "api.allowed.test": "127.0.0.1", "evil.test": "127.0.0.1"}
-	h := newHost(t, wasm.EgressOptions{AllowPrivateHosts: []string{"allowed.test", "api.allowed.test"}, Resolver: dns}, nil)
+	h := newHost(t, wasm.EgressOptions{AllowPrivateHosts: []string{"allowed.test:" + port, "api.allowed.test:" + port}, Resolver: dns}, nil)
 	p := load(t, h, "netclient")
 	at := func(host, path string) string { return "http://" + host + ":" + port + path }
 
@@ -325,7 +325,7 @@ func TestProgressReports(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
-	h := newHost(t, wasm.EgressOptions{AllowPrivateHosts: []string{"allowed.test"}, Resolver: fakeDNS{"allowed.test": "127.0.0.1"}}, nil)
+	h := newHost(t, wasm.EgressOptions{AllowPrivateHosts: []string{"allowed.test:" + u.Port()}, Resolver: fakeDNS{"allowed.test": "127.0.0.1"}}, nil)
 	p := load(t, h, "netclient")
 	var reports []wasm.Progress
 	r := p.Call(context.Background(), "fetch", json.RawMessage(`{"url":"http://allowed.test:`+u.Port()+`/"}`), &wasm.CallOptions{

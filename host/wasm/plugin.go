@@ -57,6 +57,9 @@ type Plugin struct {
 	// HTTP clients for read-only [0] and writing [1] tools, built on first use.
 	egressOnce [2]sync.Once
 	egress     [2]*egress.Client
+
+	// logRate bounds the plugin's log output across calls (call.go).
+	logRate logBucket
 }
 
 type limits struct {
@@ -161,7 +164,7 @@ func (v *variant) doCompile(ctx context.Context) error {
 		rt.Close(ctx)
 		return err
 	}
-	compiled, err := rt.CompileModule(ctx, module)
+	compiled, err := p.h.compileModule(ctx, rt, module)
 	if err != nil {
 		rt.Close(ctx)
 		return fmt.Errorf("plugin %s: compile: %w", p.Name(), err)
@@ -274,6 +277,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	c := &Call{Plugin: p.Name(), Tool: tool, ReadOnly: ro, Logger: p.logger, p: p, opts: opts, tenant: tenant}
 	rc, ierr := in.invoke(ctx, c, in.call, input, 0)
 	c.endOutput()
+	c.endLogs(ctx)
 	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused}
 	if ierr != nil {
 		v.pool.put(in, false)

@@ -98,7 +98,8 @@ func (s *stdoutSink) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// tail keeps the last bytes written to it (plugin stderr, stray stdout).
+// tail keeps the last bytes written to it (plugin stderr, stray stdout). It
+// is never logged: only a failed call's error message quotes its first lines.
 type tail struct {
 	buf []byte
 }
@@ -108,11 +109,17 @@ const tailMax = 8 << 10
 func (t *tail) reset() { t.buf = t.buf[:0] }
 
 func (t *tail) Write(p []byte) (int, error) {
+	n := len(p)
+	// p is guest memory and may be gigabytes: never copy more than is kept.
+	if len(p) >= tailMax {
+		t.buf = append(t.buf[:0], p[len(p)-tailMax:]...)
+		return n, nil
+	}
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > tailMax {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailMax:]...)
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func (t *tail) String() string { return string(t.buf) }

@@ -79,7 +79,7 @@ func TestPluginEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{
-		AllowPrivateHosts: []string{"de.wikipedia.org"},
+		AllowPrivateHosts: []string{"de.wikipedia.org:" + u.Port()},
 		Resolver:          resolver{"de.wikipedia.org": "127.0.0.1", "evil.example": "127.0.0.1"},
 	})...)
 	if err != nil {

@@ -87,7 +87,8 @@ type Limits struct {
 	// MaxHTTPResponseBytes caps one HTTP response body read through the host.
 	MaxHTTPResponseBytes int64 `json:"maxHttpResponseBytes,omitempty"`
 	// AllowedHosts lists the HTTP hosts the plugin may reach ("*.example.org" matches
-	// subdomains). Needs the "http" capability.
+	// subdomains); "host:port" restricts a host to that port. Needs the "http"
+	// capability. Entries are checked by egress.ParseHostEntry.
 	AllowedHosts []string `json:"allowedHosts,omitempty"`
 	// AllowedPaths maps host directories to guest paths ("ro:" prefix for read-only).
 	AllowedPaths map[string]string `json:"allowedPaths,omitempty"`

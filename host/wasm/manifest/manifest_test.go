@@ -70,6 +70,9 @@ func TestParseRefusesBadManifests(t *testing.T) {
 		}), "/tools/1/name"},
 		{"tool plugin without tools", edit(t, func(m map[string]any) { m["tools"] = []any{} }), "/tools"},
 		{"allowed hosts without http", edit(t, func(m map[string]any) { m["capabilities"] = []any{} }), "/limits/allowedHosts"},
+		{"allowed host with a bad port", edit(t, func(m map[string]any) {
+			m["limits"].(map[string]any)["allowedHosts"] = []any{"api.example.org:443", "api.example.org:99999"}
+		}), "/limits/allowedHosts/1"},
 		{"unknown field", edit(t, func(m map[string]any) { m["permissions"] = "all" }), "permissions"},
 		{"extractor without mime types", edit(t, func(m map[string]any) { m["kind"] = "extractor" }), "/extractor"},
 		{"negative timeout", edit(t, func(m map[string]any) { m["limits"].(map[string]any)["timeoutMs"] = -1 }), "/limits/timeoutMs"},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/schema"
 )
 
@@ -98,6 +99,11 @@ func (m *Manifest) check() error {
 	}
 	if len(m.Limits.AllowedHosts) > 0 && !m.HasCapability("http") {
 		return &FieldError{Field: "/limits/allowedHosts", Message: `allowed hosts need the "http" capability`}
+	}
+	for i, h := range m.Limits.AllowedHosts {
+		if _, err := egress.ParseHostEntry(h); err != nil {
+			return &FieldError{Field: fmt.Sprintf("/limits/allowedHosts/%d", i), Message: err.Error()}
+		}
 	}
 	return nil
 }
