@@ -37,6 +37,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
 	pf := addPluginFlags(fs)
+	ef := addExtractorFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,6 +59,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer host.Close(context.WithoutCancel(ctx))
+	extractors, err := ef.open(host, logger)
+	if err != nil {
+		return err
+	}
 	blobs, err := sf.blobs(db)
 	if err != nil {
 		return err
@@ -69,8 +74,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Large PDFs are pre-scanned at upload; their pages are extracted when read.
 	// Containers (ZIP, TAR, GZ) are resolved by the containers plugin; their
 	// inner files are indexed one by one.
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger).WithSmartPDF(knowledge.DefaultSmartPDF).
-		WithContainers(knowledge.NewContainers(host), db, blobs)
+	ingester := knowledge.NewIngester(db, blobs, extractors, logger).WithSmartPDF(knowledge.DefaultSmartPDF).
+		WithContainers(extractors.Containers(), db, blobs)
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
@@ -149,7 +154,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
 	containers := indexing.NewContainers(db, ingester)
 	*pf.caps.Knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
-		Reader:     knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)).WithEmbedder(embedder, logger),
+		Reader:     knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedder, logger),
 		Containers: containers, Folders: fileSvc}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
