@@ -214,7 +214,7 @@ func (e *Extractors) logTable(cands []Candidate) {
 	for _, c := range cands {
 		o := per[c.Name]
 		if len(o.serves) > 0 {
-			e.logger.Info("extractor", "plugin", c.Name, "version", c.Version, "sha256", c.SHA256[:min(len(c.SHA256), shaPrefix)],
+			e.logger.Info("extractor serves these types", "plugin", c.Name, "version", c.Version, "sha256", c.SHA256[:min(len(c.SHA256), shaPrefix)],
 				"builtin", c.Builtin, "serves", o.serves)
 		}
 		if len(o.overruled) == 0 {
