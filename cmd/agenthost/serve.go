@@ -41,6 +41,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pf := addPluginFlags(fs)
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("AGENTHOST_SHUTDOWN_TIMEOUT", 10*time.Second),
 		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
+	ef := addExtractorFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -95,6 +96,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if ctx.Err() != nil {
 		return nil // stopped during start-up
 	}
+	extractors, err := ef.open(host, logger)
+	if err != nil {
+		return stopped(err)
+	}
 	blobs, err := sf.blobs(db)
 	if err != nil {
 		return err
@@ -106,8 +111,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Large PDFs are pre-scanned at upload; their pages are extracted when read.
 	// Containers (ZIP, TAR, GZ) are resolved by the containers plugin; their
 	// inner files are indexed one by one.
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger).WithSmartPDF(knowledge.DefaultSmartPDF).
-		WithContainers(knowledge.NewContainers(host), db, blobs)
+	ingester := knowledge.NewIngester(db, blobs, extractors, logger).WithSmartPDF(knowledge.DefaultSmartPDF).
+		WithContainers(extractors.Containers(), db, blobs)
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
@@ -198,7 +203,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
 	containers := indexing.NewContainers(db, ingester)
 	*pf.caps.Knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
-		Reader:     knowledge.NewReader(db, blobs, knowledge.NewExtractors(host)).WithEmbedder(embedder, logger),
+		Reader:     knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedder, logger),
 		Containers: containers, Folders: fileSvc}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },

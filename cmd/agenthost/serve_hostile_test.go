@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -144,24 +143,6 @@ func hostileServer(t *testing.T, data string, modules map[string][]byte, extra .
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's logger and the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestServeContainsHostilePlugins(t *testing.T) {

@@ -27,6 +27,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sf := addStorageFlags(fs) // -data, -database
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
 	pf := addPluginFlags(fs)
+	ef := addExtractorFlags(fs)
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -46,6 +47,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer host.Close(context.WithoutCancel(ctx))
+	extractors, err := ef.open(host, logger)
+	if err != nil {
+		return err
+	}
 	blobs, err := sf.blobs(db)
 	if err != nil {
 		return err
@@ -54,8 +59,8 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(host), logger).WithSmartPDF(knowledge.DefaultSmartPDF).
-		WithContainers(knowledge.NewContainers(host), db, blobs)
+	ingester := knowledge.NewIngester(db, blobs, extractors, logger).WithSmartPDF(knowledge.DefaultSmartPDF).
+		WithContainers(extractors.Containers(), db, blobs)
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}

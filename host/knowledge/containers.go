@@ -69,9 +69,16 @@ type ContainerResolver interface {
 // extensions its manifest names.
 type Containers struct{ ex *Extractors }
 
-// NewContainers returns the resolver over the loaded plugins.
+// NewContainers returns the resolver over the loaded plugins, with no
+// operator choice of extractors (Extractors.Containers applies one).
 func NewContainers(p Plugins) *Containers { return &Containers{ex: NewExtractors(p)} }
 
+// Containers returns the container resolver that chooses plugins as e
+// does (the operator's choice, its logger).
+func (e *Extractors) Containers() *Containers { return &Containers{ex: e} }
+
+// plugin is the container plugin of a document: its chosen extractor, when
+// that one emits files (declares the output capability).
 func (c *Containers) plugin(name, mimeType string) (*wasm.Plugin, bool) {
 	p, ok := c.ex.For(name, mimeType)
 	if !ok || !p.Manifest().HasCapability("output") {
@@ -79,6 +86,9 @@ func (c *Containers) plugin(name, mimeType string) (*wasm.Plugin, bool) {
 	}
 	return p, true
 }
+
+// Choose implements Chooser: the container's extractor and why.
+func (c *Containers) Choose(name, mimeType string) Choice { return c.ex.Choose(name, mimeType) }
 
 // Handles implements ContainerResolver.
 func (c *Containers) Handles(name, mimeType string) bool {
@@ -88,8 +98,8 @@ func (c *Containers) Handles(name, mimeType string) bool {
 
 // Resolve implements ContainerResolver.
 func (c *Containers) Resolve(ctx context.Context, name, mimeType, only string, in wasm.Input, sink wasm.OutputSink) (content.Index, error) {
-	p, ok := c.plugin(name, mimeType)
-	if !ok {
+	p, _, err := c.ex.pick(name, mimeType, ContainerTool)
+	if err != nil || !p.Manifest().HasCapability("output") {
 		return content.Index{}, fmt.Errorf("%w: %s (%s)", ErrNotContainer, name, mimeType)
 	}
 	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType, "path": only})
@@ -139,6 +149,9 @@ func (in *Ingester) isContainer(f files.Item) bool {
 // contents left pending or failed again.
 func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.Input, retry bool) error {
 	cp := in.containers
+	if err := in.recordExtractor(ctx, f, cp.resolver); err != nil {
+		return in.failed(ctx, f, f.Name, err)
+	}
 	sink := newEntrySink(cp.blobs, f.Name)
 	idx, callErr := cp.resolver.Resolve(wasm.WithTenant(ctx, f.TenantID), f.Name, f.MIMEType, "", r, sink)
 	sink.wait()

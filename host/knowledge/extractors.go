@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
+	"log/slog"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/agenthost/agenthost/host/wasm"
@@ -17,7 +19,9 @@ import (
 // structured result {"index": content.Index, "objects": [content.Object]}.
 const ExtractTool = "extract"
 
-// ErrNoExtractor: no loaded plugin extracts this type.
+// ErrNoExtractor: no extractor was chosen for this type (no loaded plugin
+// extracts it, or several third-party plugins claim it and the operator
+// named none).
 var ErrNoExtractor = errors.New("no extractor for this type")
 
 // Plugins is what extraction needs of the plugin runtime.
@@ -25,44 +29,213 @@ type Plugins interface {
 	Plugins() []*wasm.Plugin
 }
 
-// Extractors picks the extractor plugin for a document by the MIME types
-// and extensions their manifests declare, and runs it sandboxed.
-type Extractors struct{ plugins Plugins }
+// Chooser tells which extractor plugin a document gets and why; the
+// ingester records it on the document's content when its Extractor (or
+// ContainerResolver) is one.
+type Chooser interface {
+	Choose(name, mimeType string) Choice
+}
 
-// NewExtractors returns extractors over the loaded plugins.
-func NewExtractors(p Plugins) *Extractors { return &Extractors{plugins: p} }
+// Extractors chooses the extractor plugin of a document among the loaded
+// plugins (Choose: built-ins win unless the operator chose otherwise) and
+// runs it sandboxed.
+type Extractors struct {
+	plugins Plugins
+	choice  ExtractorChoice
+	logger  *slog.Logger
+}
 
-// For returns the extractor plugin of a document: an exact MIME type first,
-// then a family ("text/*"), then the extension.
-func (e *Extractors) For(name, mimeType string) (*wasm.Plugin, bool) {
-	mimeType, _, _ = strings.Cut(mimeType, ";")
-	mimeType = strings.ToLower(strings.TrimSpace(mimeType))
-	ext := strings.ToLower(path.Ext(name))
-	var family, byExt *wasm.Plugin
+// NewExtractors returns extractors over the loaded plugins, with no
+// operator choice.
+func NewExtractors(p Plugins) *Extractors {
+	return &Extractors{plugins: p, logger: slog.New(slog.DiscardHandler)}
+}
+
+// WithChoice applies the operator's choice of extractors by MIME type;
+// Check refuses one that does not fit the loaded plugins.
+func (e *Extractors) WithChoice(c ExtractorChoice) *Extractors {
+	e.choice = normalizeChoice(c)
+	return e
+}
+
+// WithLogger logs Check's table of who extracts what and, at debug level,
+// each document's choice; nil discards.
+func (e *Extractors) WithLogger(l *slog.Logger) *Extractors {
+	if l == nil {
+		l = slog.New(slog.DiscardHandler)
+	}
+	e.logger = l
+	return e
+}
+
+// normalizeChoice copies c with its MIME types in lower case, so a
+// caller's map is not shared and a key matches as ParseExtractorChoice's.
+func normalizeChoice(c ExtractorChoice) ExtractorChoice {
+	out := make(ExtractorChoice, len(c))
+	for k, v := range c {
+		out[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+	}
+	return out
+}
+
+// candidates lists the loaded extractor plugins, and them by name.
+func (e *Extractors) candidates() ([]Candidate, map[string]*wasm.Plugin) {
+	var cands []Candidate
+	byName := map[string]*wasm.Plugin{}
 	for _, p := range e.plugins.Plugins() {
-		m := p.Manifest()
-		if m.Extractor == nil || !p.HasTool(ExtractTool) {
+		if c, ok := candidateOf(p); ok {
+			cands = append(cands, c)
+			byName[c.Name] = p
+		}
+	}
+	return cands, byName
+}
+
+// Choose implements Chooser.
+func (e *Extractors) Choose(name, mimeType string) Choice {
+	cands, _ := e.candidates()
+	return Choose(cands, e.choice, name, mimeType)
+}
+
+// For returns the extractor plugin of a document, as Choose decides.
+func (e *Extractors) For(name, mimeType string) (*wasm.Plugin, bool) {
+	cands, byName := e.candidates()
+	c := Choose(cands, e.choice, name, mimeType)
+	if !c.OK() {
+		return nil, false
+	}
+	return byName[c.Extractor.Name], true
+}
+
+// pick chooses the plugin that runs tool on a document, logging the choice
+// at debug level; nil with the reason when there is none.
+func (e *Extractors) pick(name, mimeType, tool string) (*wasm.Plugin, Choice, error) {
+	cands, byName := e.candidates()
+	c := Choose(cands, e.choice, name, mimeType)
+	if !c.OK() {
+		e.logger.Debug("no extractor chosen", "name", name, "mimeType", mimeType, "tool", tool, "competitors", c.Competitors, "reason", c.Reason)
+		return nil, c, fmt.Errorf("%w: %s (%s): %s", ErrNoExtractor, mimeType, name, c.Reason)
+	}
+	e.logger.Debug("extractor chosen", "name", name, "mimeType", mimeType, "tool", tool, "plugin", c.Extractor.Name,
+		"version", c.Extractor.Version, "by", c.By, "match", c.Match, "competitors", c.Competitors)
+	return byName[c.Extractor.Name], c, nil
+}
+
+// Check refuses an operator choice that does not fit the loaded plugins (a
+// malformed type, a plugin that is not loaded, not an extractor, or that
+// does not declare the type), naming each, and logs once which plugin
+// extracts each declared MIME type, family and extension: the operator's
+// choices, the built-ins' and third-party plugins' types, claims that were
+// overruled and types left to no plugin because several claim them. Call
+// it once the plugins are loaded.
+func (e *Extractors) Check() error {
+	cands, _ := e.candidates()
+	loaded := map[string]*wasm.Plugin{}
+	for _, p := range e.plugins.Plugins() {
+		loaded[p.Name()] = p
+	}
+	var names []string
+	for _, c := range cands {
+		names = append(names, c.Name)
+	}
+	slices.Sort(names)
+	keys := make([]string, 0, len(e.choice))
+	for k := range e.choice {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var errs []error
+	for _, k := range keys {
+		name := e.choice[k]
+		item := k + "=" + name
+		if !mimeKey.MatchString(k) {
+			errs = append(errs, fmt.Errorf("extractor choice %s: %q is not a MIME type (type/subtype or type/*)", item, k))
 			continue
 		}
-		for _, t := range m.Extractor.MIMETypes {
-			t = strings.ToLower(t)
-			if t == mimeType {
-				return p, true
-			}
-			if f, ok := strings.CutSuffix(t, "/*"); ok && strings.HasPrefix(mimeType, f+"/") && family == nil {
-				family = p
-			}
+		p, ok := loaded[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("extractor choice %s: no plugin %q is loaded (extractors: %s)", item, name, strings.Join(names, ", ")))
+			continue
 		}
-		for _, x := range m.Extractor.Extensions {
-			if strings.EqualFold(x, ext) && byExt == nil {
-				byExt = p
+		c, ok := candidateOf(p)
+		if !ok {
+			errs = append(errs, fmt.Errorf("extractor choice %s: plugin %q is not an extractor (its manifest has no extractor section or no %q tool)", item, name, ExtractTool))
+			continue
+		}
+		if !c.declares(k) {
+			errs = append(errs, fmt.Errorf("extractor choice %s: plugin %q does not declare %s in its manifest's extractor.mimeTypes", item, name, k))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	e.logTable(cands)
+	return nil
+}
+
+// logTable logs, once per plugin, what it extracts and what it claimed in
+// vain, and once per type that no plugin gets because several claim it.
+func (e *Extractors) logTable(cands []Candidate) {
+	for _, k := range sortedKeys(e.choice) {
+		e.logger.Info("extractor chosen by the operator", "mimeType", k, "plugin", e.choice[k])
+	}
+	// Every declared type, family and extension, decided as a document of
+	// that type (or extension) would be.
+	type outcome struct{ serves, overruled []string }
+	per := map[string]*outcome{}
+	for _, c := range cands {
+		per[c.Name] = &outcome{}
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		for _, key := range append(slices.Clone(c.MIMETypes), c.Extensions...) {
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			var ch Choice
+			if strings.HasPrefix(key, ".") {
+				ch = Choose(cands, e.choice, "document"+key, "")
+			} else {
+				ch = Choose(cands, e.choice, "", key)
+			}
+			if !ch.OK() {
+				e.logger.Warn("no extractor for a type several third-party plugins claim; the operator names one with -extractor MIME=PLUGIN",
+					"type", key, "plugins", ch.Competitors, "reason", ch.Reason)
+				continue
+			}
+			per[ch.Extractor.Name].serves = append(per[ch.Extractor.Name].serves, key)
+			for _, o := range ch.Competitors {
+				per[o].overruled = append(per[o].overruled, key+" (to "+ch.Extractor.Name+", "+string(ch.By)+")")
 			}
 		}
 	}
-	if family != nil {
-		return family, true
+	sort.Slice(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
+	for _, c := range cands {
+		o := per[c.Name]
+		if len(o.serves) > 0 {
+			e.logger.Info("extractor serves these types", "plugin", c.Name, "version", c.Version, "sha256", c.SHA256[:min(len(c.SHA256), shaPrefix)],
+				"builtin", c.Builtin, "serves", o.serves)
+		}
+		if len(o.overruled) == 0 {
+			continue
+		}
+		level := slog.LevelWarn
+		if c.Builtin {
+			level = slog.LevelInfo
+		}
+		e.logger.Log(context.Background(), level, "extractor's claims overruled: another plugin serves these types (built-ins win unless the operator chooses otherwise)",
+			"plugin", c.Name, "version", c.Version, "sha256", c.SHA256[:min(len(c.SHA256), shaPrefix)], "builtin", c.Builtin, "types", o.overruled)
 	}
-	return byExt, byExt != nil
+}
+
+func sortedKeys(c ExtractorChoice) []string {
+	out := make([]string, 0, len(c))
+	for k := range c {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // extractResult is an extractor's structured result.
@@ -73,9 +246,9 @@ type extractResult struct {
 
 // Extract runs the document's extractor on in.
 func (e *Extractors) Extract(ctx context.Context, name, mimeType string, in wasm.Input) (content.Index, []content.Object, error) {
-	p, ok := e.For(name, mimeType)
-	if !ok {
-		return content.Index{}, nil, fmt.Errorf("%w: %s (%s)", ErrNoExtractor, mimeType, name)
+	p, _, err := e.pick(name, mimeType, ExtractTool)
+	if err != nil {
+		return content.Index{}, nil, err
 	}
 	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
 	r := p.Call(ctx, ExtractTool, args, &wasm.CallOptions{Input: in})

@@ -22,6 +22,9 @@ type IngestStore interface {
 	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
 	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []Chunk, status Status) error
 	SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
+	// SetContentExtractor records which extractor a content was given (or
+	// that none was, and why); the content's index record shows it.
+	SetContentExtractor(ctx context.Context, tenantID, sha string, rec ExtractorRecord) error
 }
 
 // Blobs opens stored content.
@@ -168,4 +171,20 @@ func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string,
 		in.logger.Warn("knowledge: embedding failed", "file", f.ID, "content", label, "err", err)
 	}
 	return len(chunks), in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason)
+}
+
+// recordExtractor records on f's content which extractor x chooses for it
+// (and why, or why none), when x tells (a Chooser), before it runs: a
+// content whose extraction fails names the extractor that failed, and one
+// that no extractor gets says why.
+func (in *Ingester) recordExtractor(ctx context.Context, f files.Item, x any) error {
+	c, ok := x.(Chooser)
+	if !ok {
+		return nil
+	}
+	ch := c.Choose(f.Name, f.MIMEType)
+	if err := in.store.SetContentExtractor(ctx, f.TenantID, f.SHA256, ch.Record()); err != nil {
+		return fmt.Errorf("knowledge: recording the extractor of %s: %w", f.Name, err)
+	}
+	return nil
 }

@@ -63,9 +63,13 @@ type Query struct {
 type Hit = wire.Hit
 
 // ContentState is a file's indexing state: where its content is in the
-// pipeline, why it failed, and its index (structure and object summaries).
+// pipeline, why it failed, which extractor plugin it was given (and why),
+// and its index (structure and object summaries).
 type ContentState struct {
-	Status Status        `json:"status"`
-	Error  string        `json:"error,omitempty"`
-	Index  content.Index `json:"index"`
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Extractor is nil for a content indexed before extractors were
+	// recorded, or by an Extractor that does not tell (not a Chooser).
+	Extractor *ExtractorRecord `json:"extractor,omitempty"`
+	Index     content.Index    `json:"index"`
 }

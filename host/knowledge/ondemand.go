@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,11 +69,19 @@ const (
 	ReadPagesTool = "readPages"
 )
 
+// ErrNoPrescan: the document's extractor has no pre-scan (an extractor
+// the operator chose instead of the built-in one); ingestion extracts the
+// document whole instead.
+var ErrNoPrescan = fmt.Errorf("%w with a pre-scan", ErrNoExtractor)
+
 // Prescan runs the document extractor's prescan tool.
 func (e *Extractors) Prescan(ctx context.Context, name, mimeType string, in wasm.Input) (content.Index, error) {
-	p, ok := e.For(name, mimeType)
-	if !ok || !p.HasTool(PrescanTool) {
-		return content.Index{}, fmt.Errorf("%w with a pre-scan: %s (%s)", ErrNoExtractor, mimeType, name)
+	p, _, err := e.pick(name, mimeType, PrescanTool)
+	if err != nil {
+		return content.Index{}, err
+	}
+	if !p.HasTool(PrescanTool) {
+		return content.Index{}, fmt.Errorf("%w: %s (%s): %s has no %s tool", ErrNoPrescan, mimeType, name, p.Name(), PrescanTool)
 	}
 	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
 	r := p.Call(ctx, PrescanTool, args, &wasm.CallOptions{Input: in})
@@ -88,9 +97,12 @@ func (e *Extractors) Prescan(ctx context.Context, name, mimeType string, in wasm
 
 // ReadPages runs the document extractor's readPages tool.
 func (e *Extractors) ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int, sections []Section) ([]content.Object, error) {
-	p, ok := e.For(name, mimeType)
-	if !ok || !p.HasTool(ReadPagesTool) {
-		return nil, fmt.Errorf("%w reading pages: %s (%s)", ErrNoExtractor, mimeType, name)
+	p, _, err := e.pick(name, mimeType, ReadPagesTool)
+	if err != nil {
+		return nil, err
+	}
+	if !p.HasTool(ReadPagesTool) {
+		return nil, fmt.Errorf("%w reading pages: %s (%s): %s has no %s tool", ErrNoExtractor, mimeType, name, p.Name(), ReadPagesTool)
 	}
 	args, _ := json.Marshal(struct {
 		From     int       `json:"from"`
@@ -121,6 +133,9 @@ func (in *Ingester) WithSmartPDF(s SmartPDF) *Ingester {
 func (in *Ingester) extract(ctx context.Context, f files.Item, r wasm.Input) (content.Index, []content.Object, error) {
 	// Extractor instances serve one tenant each (see wasm.CallOptions.Tenant).
 	ctx = wasm.WithTenant(ctx, f.TenantID)
+	if err := in.recordExtractor(ctx, f, in.extractor); err != nil {
+		return content.Index{}, nil, err
+	}
 	ps, ok := in.extractor.(Prescanner)
 	if !ok || !isPDF(f) || (in.smart.MaxPages <= 0 && in.smart.MaxBytes <= 0) {
 		return in.extractor.Extract(ctx, f.Name, f.MIMEType, r)
@@ -130,6 +145,9 @@ func (in *Ingester) extract(ctx context.Context, f files.Item, r wasm.Input) (co
 		return in.extractor.Extract(ctx, f.Name, f.MIMEType, r)
 	}
 	idx, err := ps.Prescan(ctx, f.Name, f.MIMEType, r)
+	if errors.Is(err, ErrNoPrescan) {
+		return in.extractor.Extract(ctx, f.Name, f.MIMEType, r)
+	}
 	if err != nil {
 		return content.Index{}, nil, err
 	}

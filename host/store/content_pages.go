@@ -37,10 +37,10 @@ func (db *DB) ContentChunksOf(ctx context.Context, tenantID, sha string, flt kno
 // there is none.
 func (db *DB) ContentStateOf(ctx context.Context, tenantID, sha string) (knowledge.ContentState, error) {
 	var st knowledge.ContentState
-	var status, structure, objects string
-	err := db.conn().queryRow(ctx, `SELECT status, error, mime_type, total_objects, total_size, structure, objects
+	var status, structure, objects, extractor string
+	err := db.conn().queryRow(ctx, `SELECT status, error, mime_type, total_objects, total_size, structure, objects, extractor
 		FROM content_indexes WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha).
-		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects)
+		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &extractor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return knowledge.ContentState{}, fmt.Errorf("%w: no content %s", tenancy.ErrNotFound, sha)
 	}
@@ -48,6 +48,9 @@ func (db *DB) ContentStateOf(ctx context.Context, tenantID, sha string) (knowled
 		return knowledge.ContentState{}, fmt.Errorf("store: content state: %w", err)
 	}
 	st.Status = knowledge.Status(status)
+	if st.Extractor, err = extractorRecord(extractor); err != nil {
+		return knowledge.ContentState{}, err
+	}
 	if err := json.Unmarshal([]byte(structure), &st.Index.Structure); err != nil {
 		return knowledge.ContentState{}, fmt.Errorf("store: content structure: %w", err)
 	}

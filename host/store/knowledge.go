@@ -60,6 +60,33 @@ func (db *DB) SetContentStatus(ctx context.Context, tenantID, sha string, status
 	return nil
 }
 
+// SetContentExtractor records which extractor a content was given (or
+// that none was, and why).
+func (db *DB) SetContentExtractor(ctx context.Context, tenantID, sha string, rec knowledge.ExtractorRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("store: content extractor: %w", err)
+	}
+	_, err = db.conn().exec(ctx, `UPDATE content_indexes SET extractor = ?, updated_at = ? WHERE tenant_id = ? AND sha256 = ?`,
+		string(b), micros(now()), tenantID, sha)
+	if err != nil {
+		return fmt.Errorf("store: content extractor: %w", err)
+	}
+	return nil
+}
+
+// extractorRecord reads the extractor column: nil when none was recorded.
+func extractorRecord(s string) (*knowledge.ExtractorRecord, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var rec knowledge.ExtractorRecord
+	if err := json.Unmarshal([]byte(s), &rec); err != nil {
+		return nil, fmt.Errorf("store: content extractor: %w", err)
+	}
+	return &rec, nil
+}
+
 // SaveContent stores a content's index and chunks, replacing earlier ones,
 // in one transaction, and sets its status.
 func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []knowledge.Chunk, status knowledge.Status) error {
@@ -102,11 +129,11 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID string) (knowledge.ContentState, error) {
 	q, args := scope(p, false, "f", "shared")
 	var st knowledge.ContentState
-	var status, structure, objects string
-	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, f.name
+	var status, structure, objects, extractor string
+	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, ci.extractor, f.name
 		FROM files f JOIN content_indexes ci ON ci.tenant_id = f.tenant_id AND ci.sha256 = f.sha256
 		WHERE f.id = ? AND `+q, append([]any{fileID}, args...)...).
-		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &st.Index.FileName)
+		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &extractor, &st.Index.FileName)
 	if errors.Is(err, sql.ErrNoRows) {
 		return knowledge.ContentState{}, fmt.Errorf("%w: no indexed content for file %q", tenancy.ErrNotFound, fileID)
 	}
@@ -114,6 +141,9 @@ func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID stri
 		return knowledge.ContentState{}, fmt.Errorf("store: content state: %w", err)
 	}
 	st.Status = knowledge.Status(status)
+	if st.Extractor, err = extractorRecord(extractor); err != nil {
+		return knowledge.ContentState{}, err
+	}
 	if err := json.Unmarshal([]byte(structure), &st.Index.Structure); err != nil {
 		return knowledge.ContentState{}, fmt.Errorf("store: content structure: %w", err)
 	}

@@ -43,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })
 	t.Run("Knowledge", func(t *testing.T) { testKnowledge(t, open) })
 	t.Run("ContentPages", func(t *testing.T) { testContentPages(t, open) })
+	t.Run("ContentExtractor", func(t *testing.T) { testContentExtractor(t, open) })
 	t.Run("Containers", func(t *testing.T) { testContainers(t, open) })
 	t.Run("Vectors", func(t *testing.T) { testVectors(t, open) })
 	t.Run("AddVectors", func(t *testing.T) { testAddVectors(t, open) })
