@@ -37,7 +37,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
 	pf := addPluginFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	// The model configuration is read before anything is opened: a wrong
+	// path or value is refused with no data directory made.
+	modelCfg, err := llm.LoadConfig(*configPath, os.Getenv)
+	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -62,7 +68,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	model, err := openModels(*configPath, db, logger)
+	model, err := openModels(modelCfg, db, logger)
 	if err != nil {
 		return err
 	}
@@ -195,12 +201,9 @@ func envFloat(key string, def float64) float64 {
 	return def
 }
 
-// openModels loads the model configuration (file and environment) and
-// returns the client, metering every call into the usage records.
-func openModels(configPath string, db *store.DB, logger *slog.Logger) (*llm.Client, error) {
-	cfg, err := llm.LoadConfig(configPath, os.Getenv)
-	if err != nil {
-		return nil, err
-	}
+// openModels returns the client of the model configuration (file and
+// environment, see llm.LoadConfig), metering every call into the usage
+// records.
+func openModels(cfg llm.Config, db *store.DB, logger *slog.Logger) (*llm.Client, error) {
 	return llm.New(cfg, billing.NewMeter(db), logger)
 }
