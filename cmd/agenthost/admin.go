@@ -25,7 +25,17 @@ import (
 //	agenthost admin tools -workspace ID -set NAME [-extra a,b]   the workspace agent's tool set
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
+		adminUsage(stderr)
 		return fmt.Errorf("admin: want bootstrap, user, workspace, member, token or tools")
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		adminUsage(stdout)
+		return nil
+	}
+	required, ok := adminRequired()[args[0]]
+	if !ok {
+		adminUsage(stderr)
+		return fmt.Errorf("admin: unknown subcommand %q", args[0])
 	}
 	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -41,8 +51,19 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ttl := fs.Duration("ttl", 0, "token lifetime (0: no expiry)")
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
-	if err := fs.Parse(args[1:]); err != nil {
+	// Everything is checked before the database is opened: a mistake must
+	// not create or migrate a data directory.
+	if ok, err := parseArgs(fs, args[1:]); !ok {
 		return err
+	}
+	var missing []string
+	for _, f := range required {
+		if fs.Lookup(f).Value.String() == "" {
+			missing = append(missing, "-"+f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("admin %s: %s required", args[0], strings.Join(missing, " and "))
 	}
 	db, err := sf.open(ctx, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
@@ -98,12 +119,36 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// adminRequired maps each admin subcommand to the flags it cannot do
+// without.
+func adminRequired() map[string][]string {
+	return map[string][]string{
+		"bootstrap": {"tenant", "email"},
+		"user":      {"tenant", "email"},
+		"workspace": {"tenant", "name"},
+		"member":    {"workspace", "user"},
+		"token":     {"user"},
+		"tools":     {"workspace"},
+	}
+}
+
+func adminUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: agenthost admin SUBCOMMAND [FLAGS]   (-h after a subcommand lists its flags)
+
+  bootstrap -tenant NAME -email ADDR             tenant, admin user, workspace, token
+  user -tenant ID -email ADDR [-admin]           a user of the tenant
+  workspace -tenant ID -name NAME [-kind KIND]   a workspace
+  member -workspace ID -user ID -role ROLE       a membership (role "" removes it)
+  token -user ID [-name NAME] [-ttl 720h]        an API token (shown once)
+  tools -workspace ID -set NAME [-extra a,b]     the workspace agent's tool set
+
+every subcommand takes -data DIR or -database URL (the embedded database in ./data by default)
+`)
+}
+
 // bootstrap makes a tenant with an admin user, a first workspace the admin
 // manages, and an API token: what a fresh installation needs to be used.
 func bootstrap(ctx context.Context, db *store.DB, tenant, email string, stdout io.Writer, token func(string) error) error {
-	if tenant == "" || email == "" {
-		return fmt.Errorf("admin bootstrap: -tenant NAME and -email ADDR are required")
-	}
 	t, err := db.CreateTenant(ctx, tenant)
 	if err != nil {
 		return err

@@ -13,6 +13,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -56,6 +58,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unknown command %q", args[0])
 	}
 	return cmd(ctx, args[1:], stdout, stderr)
+}
+
+// parseArgs parses a command's flags and refuses arguments it does not take.
+// Every command calls it before it opens anything, so that a typo or a
+// request for help never creates, opens or migrates a data directory. It
+// returns false, with no error, when -h asked for the usage (which the flag
+// package has printed): the command then does nothing.
+func parseArgs(fs *flag.FlagSet, args []string) (bool, error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return false, nil
+		}
+		return false, err
+	}
+	if fs.NArg() > 0 {
+		return false, fmt.Errorf("%s: unexpected argument %q (flags come as -name value)", fs.Name(), fs.Arg(0))
+	}
+	return true, nil
 }
 
 func usage(w io.Writer) {

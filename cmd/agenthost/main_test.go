@@ -92,3 +92,71 @@ func TestCLIErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBadArgumentsOpenNothing: every command that opens storage checks its
+// arguments first. A request for help, an unknown subcommand, a bad flag, a
+// stray argument, a missing required flag or an unreadable model
+// configuration is answered without creating (or migrating) a data
+// directory in the working directory.
+func TestBadArgumentsOpenNothing(t *testing.T) {
+	for _, k := range []string{"AGENTHOST_DATA", "AGENTHOST_DATABASE_URL", "AGENTHOST_CONFIG"} {
+		t.Setenv(k, "") // restored after the test
+		os.Unsetenv(k)
+	}
+	for _, c := range []struct {
+		args []string
+		ok   bool   // true: help, no error
+		want string // in the error or the help text
+	}{
+		{[]string{"admin"}, false, "want bootstrap"},
+		{[]string{"admin", "-h"}, true, "usage: agenthost admin"},
+		{[]string{"admin", "--help"}, true, "usage: agenthost admin"},
+		{[]string{"admin", "help"}, true, "usage: agenthost admin"},
+		{[]string{"admin", "bogus"}, false, `unknown subcommand "bogus"`},
+		{[]string{"admin", "-data", "elsewhere"}, false, `unknown subcommand "-data"`},
+		{[]string{"admin", "user", "-h"}, true, "-tenant"},
+		{[]string{"admin", "user", "-nosuch"}, false, "-nosuch"},
+		{[]string{"admin", "user", "-tenant", "t", "-email", "e", "stray"}, false, `unexpected argument "stray"`},
+		{[]string{"admin", "bootstrap"}, false, "-tenant and -email required"},
+		{[]string{"admin", "bootstrap", "-tenant", "Acme"}, false, "-email required"},
+		{[]string{"admin", "user", "-email", "e"}, false, "-tenant required"},
+		{[]string{"admin", "workspace", "-tenant", "t"}, false, "-name required"},
+		{[]string{"admin", "member", "-workspace", "w"}, false, "-user required"},
+		{[]string{"admin", "token"}, false, "-user required"},
+		{[]string{"admin", "tools", "-set", "core"}, false, "-workspace required"},
+		{[]string{"admin", "token", "-user", "u", "-ttl", "forever"}, false, "-ttl"},
+		{[]string{"migrate", "-h"}, true, "-database"},
+		{[]string{"migrate", "-nosuch"}, false, "-nosuch"},
+		{[]string{"migrate", "now"}, false, `unexpected argument "now"`},
+		{[]string{"serve", "-h"}, true, "-addr"},
+		{[]string{"serve", "-nosuch"}, false, "-nosuch"},
+		{[]string{"serve", "8080"}, false, `unexpected argument "8080"`},
+		{[]string{"serve", "-config", "missing.yaml"}, false, "missing.yaml"},
+		{[]string{"worker", "-h"}, true, "-plugins"},
+		{[]string{"worker", "-nosuch"}, false, "-nosuch"},
+		{[]string{"worker", "now"}, false, `unexpected argument "now"`},
+		{[]string{"worker", "-config", "missing.yaml"}, false, "missing.yaml"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			// Cancelled: a command that went on despite its arguments
+			// stops at once instead of serving.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var out, errb bytes.Buffer
+			err := run(ctx, c.args, &out, &errb)
+			switch {
+			case c.ok && err != nil:
+				t.Errorf("error %v, want the usage", err)
+			case c.ok && !strings.Contains(out.String()+errb.String(), c.want):
+				t.Errorf("usage lacks %q:\n%s%s", c.want, out.String(), errb.String())
+			case !c.ok && (err == nil || !strings.Contains(err.Error()+errb.String(), c.want)):
+				t.Errorf("error %v (stderr %q), want one naming %q", err, errb.String(), c.want)
+			}
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("the command made %s in the working directory", left[0].Name())
+			}
+		})
+	}
+}

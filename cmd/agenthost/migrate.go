@@ -53,7 +53,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sf := addStorageFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))

@@ -42,7 +42,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("AGENTHOST_SHUTDOWN_TIMEOUT", 10*time.Second),
 		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
 	ef := addExtractorFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	// The model configuration is read before anything is opened: a wrong
+	// path or value is refused with no data directory made.
+	modelCfg, err := llm.LoadConfig(*configPath, os.Getenv)
+	if err != nil {
 		return err
 	}
 	if *shutdownTimeout <= 0 {
@@ -104,7 +110,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	model, err := openModels(*configPath, db, logger)
+	model, err := openModels(modelCfg, db, logger)
 	if err != nil {
 		return err
 	}
@@ -267,12 +273,9 @@ func envFloat(key string, def float64) float64 {
 	return def
 }
 
-// openModels loads the model configuration (file and environment) and
-// returns the client, metering every call into the usage records.
-func openModels(configPath string, db *store.DB, logger *slog.Logger) (*llm.Client, error) {
-	cfg, err := llm.LoadConfig(configPath, os.Getenv)
-	if err != nil {
-		return nil, err
-	}
+// openModels returns the client of the model configuration (file and
+// environment, see llm.LoadConfig), metering every call into the usage
+// records.
+func openModels(cfg llm.Config, db *store.DB, logger *slog.Logger) (*llm.Client, error) {
 	return llm.New(cfg, billing.NewMeter(db), logger)
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"time"
 
@@ -29,7 +30,11 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pf := addPluginFlags(fs)
 	ef := addExtractorFlags(fs)
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
-	if err := fs.Parse(args); err != nil {
+	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	modelCfg, err := llm.LoadConfig(*configPath, os.Getenv) // before anything is opened
+	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -55,7 +60,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	model, err := openModels(*configPath, db, logger)
+	model, err := openModels(modelCfg, db, logger)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // BenchmarkIngest reports ingest.throughput MB/s: the corpus's PDFs and
@@ -23,7 +24,7 @@ func BenchmarkIngest(b *testing.B) {
 	host := wasmtest.Host(b, "pdf", "office")
 	var docs []string
 	for _, pattern := range []string{"pdf/*.pdf", "office/*/*.docx", "office/*/*.xlsx", "office/*/*.pptx"} {
-		m, _ := filepath.Glob(corpus(b, pattern))
+		m := testcorpus.Glob(b, pattern)
 		docs = append(docs, m...)
 	}
 	var rates []float64

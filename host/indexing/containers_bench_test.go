@@ -13,6 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // discardSink counts the bytes a container call emits.
@@ -42,7 +43,7 @@ func (b bytesInput) Size() int64 { return b.Reader.Size() }
 func BenchmarkContainerPlugin(b *testing.B) {
 	ctx := context.Background()
 	res := knowledge.NewContainers(wasmtest.Host(b, "containers"))
-	paths, _ := filepath.Glob(corpus(b, "archives", "benign", "*"))
+	paths := testcorpus.Glob(b, "archives", "benign", "*")
 	type input struct {
 		name string
 		data []byte

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/pdk/content"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -129,15 +129,6 @@ func measure(fn func()) (growth uint64, took time.Duration) {
 	return p - base, took
 }
 
-func corpusFile(t *testing.T, parts ...string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(corpus(t, parts...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // member is a user of the env's tenant in a second workspace, who cannot
 // read the env's files.
 func (c containerEnv) outsider(t *testing.T) tenancy.Principal {
@@ -166,7 +157,7 @@ func (c containerEnv) outsider(t *testing.T) tenancy.Principal {
 func TestContainerIngestion(t *testing.T) {
 	ctx := context.Background()
 	c := newContainerEnv(t)
-	archive, st, entries := c.ingest(t, "project-docs.zip", corpusFile(t, "archives", "benign", "project-docs.zip"), 3*time.Minute, 1<<30)
+	archive, st, entries := c.ingest(t, "project-docs.zip", testcorpus.Read(t, "archives", "benign", "project-docs.zip"), 3*time.Minute, 1<<30)
 	if st.Status != knowledge.StatusIndexed || st.Error != "" || len(entries) != 14 {
 		t.Fatalf("archive: %+v, %d entries", st, len(entries))
 	}
@@ -186,7 +177,7 @@ func TestContainerIngestion(t *testing.T) {
 
 	// A question about page 3 of the PDF two zips deep finds it through the
 	// archive, by page and container path.
-	words := strings.Fields(string(corpusFile(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt")))
+	words := strings.Fields(string(testcorpus.Read(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt")))
 	query := strings.Join(words[min(20, len(words)-8):min(28, len(words))], " ")
 	hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: query, FileIDs: []string{archive.ID}, Limit: 5})
 	if err != nil {
@@ -216,8 +207,8 @@ func TestContainerIngestion(t *testing.T) {
 	if calls != 1 {
 		t.Fatalf("%d container plugin calls for one archive", calls)
 	}
-	again := c.upload(t, c.svc, "project-docs-copy.zip", corpusFile(t, "archives", "benign", "project-docs.zip"))
-	pdf := c.upload(t, c.svc, "camlidl.pdf", corpusFile(t, "pdf", "deb-camlidl-1.04.pdf"))
+	again := c.upload(t, c.svc, "project-docs-copy.zip", testcorpus.Read(t, "archives", "benign", "project-docs.zip"))
+	pdf := c.upload(t, c.svc, "camlidl.pdf", testcorpus.Read(t, "pdf", "deb-camlidl-1.04.pdf"))
 	for _, f := range []files.Item{again, pdf} {
 		if extracted, err := c.ingester.Ingest(ctx, f.ID, false); err != nil || extracted {
 			t.Fatalf("%s: extracted=%v %v", f.Name, extracted, err)
@@ -348,7 +339,7 @@ func TestHostileContainers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := "hostile"
-			f, st, entries := c.ingest(t, tc.name, corpusFile(t, "archives", dir, tc.name), tc.maxTime, tc.maxHeap)
+			f, st, entries := c.ingest(t, tc.name, testcorpus.Read(t, "archives", dir, tc.name), tc.maxTime, tc.maxHeap)
 			if st.Status != knowledge.StatusIndexed {
 				t.Fatalf("container: %+v", st)
 			}
@@ -356,7 +347,7 @@ func TestHostileContainers(t *testing.T) {
 		})
 	}
 	t.Run("refused entries stay refused", func(t *testing.T) {
-		f := c.upload(t, c.svc, "traversal-again.zip", corpusFile(t, "archives", "hostile", "path-traversal-constructed.zip"))
+		f := c.upload(t, c.svc, "traversal-again.zip", testcorpus.Read(t, "archives", "hostile", "path-traversal-constructed.zip"))
 		const evil = "traversal-again.zip/../../etc/passwd"
 		e, err := c.entries.ExtractEntry(ctx, c.p, f.ID, evil)
 		if err != nil || e.Status != "failed" || e.ErrorKind != "traversal" {
@@ -371,10 +362,10 @@ func TestHostileContainers(t *testing.T) {
 func TestBrokenPDFsInContainers(t *testing.T) {
 	ctx := context.Background()
 	c := newContainerEnv(t)
-	malformed := corpusFile(t, "pdf", "ocrmypdf-invalid-header-eof.pdf")
+	malformed := testcorpus.Read(t, "pdf", "ocrmypdf-invalid-header-eof.pdf")
 	var locked bytes.Buffer
 	conf := model.NewAESConfiguration("user-secret", "owner-secret", 256)
-	if err := api.Encrypt(bytes.NewReader(corpusFile(t, "pdf", "deb-camlidl-1.04.pdf")), &locked, conf); err != nil {
+	if err := api.Encrypt(bytes.NewReader(testcorpus.Read(t, "pdf", "deb-camlidl-1.04.pdf")), &locked, conf); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
@@ -457,7 +448,7 @@ func TestContainerJob(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	arch := c.upload(t, svc, "links.zip", corpusFile(t, "archives", "hostile", "symlink-entries.zip"))
+	arch := c.upload(t, svc, "links.zip", testcorpus.Read(t, "archives", "hostile", "symlink-entries.zip"))
 	wait(arch, knowledge.StatusIndexed)
 	entries, err := c.entries.Entries(ctx, c.p, arch.ID)
 	if err != nil || len(entries) != 7 || entries[0].Path != "links.zip/readme.txt" || entries[0].Status != "indexed" {

@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // TestDocumentsPluginArchive: the agent's path through an archive with the
@@ -21,7 +22,7 @@ func TestDocumentsPluginArchive(t *testing.T) {
 	w := newKnowledgeWorld(t, "pdf", "office", "containers", "documents")
 	ctx := context.Background()
 	archive := w.upload(t, w.svc, "bundle.zip", zipOf(t, map[string][]byte{
-		"manuals/camlidl.pdf": corpusFile(t, "pdf", "deb-camlidl-1.04.pdf"),
+		"manuals/camlidl.pdf": testcorpus.Read(t, "pdf", "deb-camlidl-1.04.pdf"),
 		"policy/handbook.md":  []byte(handbook),
 	}))
 	ing := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).WithContainers(knowledge.NewContainers(w.host), w.db, w.blobs)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
@@ -122,7 +121,7 @@ func TestCorpusIngestion(t *testing.T) {
 	db, blobs, p := e.db, e.blobs, e.p
 	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "pdf", "office")), nil)
 	svc := files.NewService(db, blobs, 0)
-	pageRef, err := os.ReadFile(corpus(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt"))
+	pageRef, err := os.ReadFile(testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +138,7 @@ func TestCorpusIngestion(t *testing.T) {
 	} {
 		name := c.file[len(c.file)-1]
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(corpus(t, c.file...))
+			data, err := os.ReadFile(testcorpus.Path(t, c.file...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,13 +162,6 @@ func TestCorpusIngestion(t *testing.T) {
 			}
 		})
 	}
-}
-
-// corpus is a path in ../shared/corpus beside the repository.
-func corpus(t testing.TB, parts ...string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(append([]string{filepath.Dir(file), "..", "..", "..", "shared", "corpus"}, parts...)...)
 }
 
 // TestHybridSearch: with an embedding model configured, ingestion embeds

@@ -5,13 +5,13 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
@@ -23,7 +23,7 @@ import (
 func fiveHundredPages(b *testing.B) []byte {
 	b.Helper()
 	api.DisableConfigDir()
-	paths, _ := filepath.Glob(corpus(b, "pdf", "*.pdf"))
+	paths := testcorpus.Glob(b, "pdf", "*.pdf")
 	type doc struct {
 		data  []byte
 		pages int
@@ -41,7 +41,7 @@ func fiveHundredPages(b *testing.B) []byte {
 		docs = append(docs, doc{data, n})
 	}
 	if len(docs) == 0 {
-		b.Skip("no corpus PDFs")
+		b.Fatal("no corpus PDFs")
 	}
 	slices.SortFunc(docs, func(x, y doc) int { return y.pages - x.pages })
 	var in []io.ReadSeeker

@@ -28,6 +28,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
@@ -111,7 +112,7 @@ func (w *knowledgeWorld) ingestBytes(t *testing.T, name string, data []byte) fil
 // ingest uploads a corpus file and indexes it with the given PDF policy.
 func (w *knowledgeWorld) ingest(t *testing.T, smart knowledge.SmartPDF, parts ...string) files.Item {
 	t.Helper()
-	data, err := os.ReadFile(corpus(t, parts...))
+	data, err := os.ReadFile(testcorpus.Path(t, parts...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func (w *knowledgeWorld) call(ctx context.Context, fn string, req any, out any) 
 // reference reads a corpus PDF page's pdftotext text.
 func reference(t *testing.T, doc string, page int) string {
 	t.Helper()
-	b, err := os.ReadFile(corpus(t, "pdf", doc+".pages", fmt.Sprintf("%04d.txt", page)))
+	b, err := os.ReadFile(testcorpus.Path(t, "pdf", doc+".pages", fmt.Sprintf("%04d.txt", page)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +506,7 @@ func TestSmartPDFInArchive(t *testing.T) {
 	ctx := context.Background()
 	const doc = "deb-gutenprint-users-manual"
 	archive := w.upload(t, w.svc, "bundle.zip", zipOf(t, map[string][]byte{
-		"docs/manual.pdf": corpusFile(t, "pdf", doc+".pdf"),
+		"docs/manual.pdf": testcorpus.Read(t, "pdf", doc+".pdf"),
 		"docs/notes.txt":  []byte("Printer drivers are reviewed every spring."),
 	}))
 	ing := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).WithSmartPDF(knowledge.SmartPDF{MaxPages: 40}).

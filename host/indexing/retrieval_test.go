@@ -9,6 +9,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // question is a question written from a corpus document, with the page that
@@ -47,7 +48,7 @@ func retrievalHit5(tb testing.TB) float64 {
 		if ids[q.file] != "" {
 			continue
 		}
-		data, err := os.ReadFile(corpus(tb, "pdf", q.file))
+		data, err := os.ReadFile(testcorpus.Path(tb, "pdf", q.file))
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -194,7 +194,10 @@ echo ready
 # Block until the test process closes our stdin: Main does, and the kernel does when
 # that process exits, crashes or is killed.
 while read -r _; do :; done
-"$bin/pg_ctl" -D "$dir" -s -m immediate -w -t 60 stop
+# Output to /dev/null: when the test process was killed, our stdout and stderr are
+# pipes nobody reads, and a write there (any warning) would kill pg_ctl by SIGPIPE
+# before it stops the server.
+"$bin/pg_ctl" -D "$dir" -s -m immediate -w -t 60 stop >/dev/null 2>&1
 rm -rf "$dir"
 `
 
@@ -345,10 +348,15 @@ func unprivileged() (prefix []string, owner *ids, err error) {
 	return []string{runuser, "-u", "nobody", "--"}, &ids{uid, gid}, nil
 }
 
-// command returns the command that runs name with args behind prefix (see unprivileged).
+// command returns the command that runs name with args behind prefix (see
+// unprivileged). It runs in /, since the working directory (the package's folder)
+// may be one that nobody cannot enter, such as a clone under a private home or
+// temporary folder; every path it is given is absolute.
 func command(ctx context.Context, prefix []string, name string, args ...string) *exec.Cmd {
 	argv := append(append(append([]string(nil), prefix...), name), args...)
-	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = "/"
+	return cmd
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.

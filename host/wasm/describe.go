@@ -13,12 +13,27 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
+// describeRunLimit bounds each run of the guest's code while it is described:
+// its runtime's initialisation, then `describe`. Compiling the module is not
+// counted: how long that takes depends on the module's size and on the
+// machine's load, not on the guest (and wazero's compiler runs no guest code
+// and cannot be interrupted), so a busy machine must not turn a slow compile
+// into a guest's timeout.
+const describeRunLimit = 30 * time.Second
+
 // Describe runs a module's `describe` export once, in a sandbox where every
 // capability refuses, and returns the tools its code registers. `plugin build`
-// uses it to write the manifest; it needs no manifest in the module.
+// uses it to write the manifest; it needs no manifest in the module. The
+// guest's code runs under its own time limit, which starts once the module
+// is compiled; ctx bounds the whole.
 func Describe(ctx context.Context, module []byte, reg *Registry) ([]manifest.Tool, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
+	return describe(ctx, module, reg, describeRunLimit, nil)
+}
+
+// describe is Describe with the guest's run limit given, and compiled, when
+// not nil, called between the compilation and the guest's first instruction
+// (where a test stands in for a slow compile).
+func describe(ctx context.Context, module []byte, reg *Registry, runLimit time.Duration, compiled func()) ([]manifest.Tool, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(256*16))
@@ -38,13 +53,18 @@ func Describe(ctx context.Context, module []byte, reg *Registry) ([]manifest.Too
 	if err := linkFunctions(ctx, rt, fns); err != nil {
 		return nil, err
 	}
-	compiled, err := rt.CompileModule(ctx, module)
+	mod, err := rt.CompileModule(ctx, module)
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
+	if compiled != nil {
+		compiled()
+	}
+	// From here on the guest runs: the initialisation and describe each
+	// under runLimit (invoke's deadline), counted from their own start.
 	p := &Plugin{m: &manifest.Manifest{Name: "describe"}, logger: slog.New(slog.DiscardHandler), config: map[string]string{}, vars: newVars(1 << 20),
-		limits: limits{maxOutput: 16 << 20, timeout: 30 * time.Second}}
-	v := &variant{p: p, rt: rt, compiled: compiled, readOnly: true}
+		limits: limits{maxOutput: 16 << 20, timeout: runLimit}}
+	v := &variant{p: p, rt: rt, compiled: mod, readOnly: true}
 	in, err := v.newInstance(ctx, "")
 	if err != nil {
 		return nil, err
@@ -55,7 +75,7 @@ func Describe(ctx context.Context, module []byte, reg *Registry) ([]manifest.Too
 		return nil, fmt.Errorf("the module has no `describe` export: build it with pdk/")
 	}
 	c := &Call{Plugin: "describe", Tool: "describe", ReadOnly: true, Logger: p.logger, p: p}
-	rc, ierr := in.invoke(ctx, c, fn, nil, 30*time.Second)
+	rc, ierr := in.invoke(ctx, c, fn, nil, runLimit)
 	if ierr != nil {
 		return nil, fmt.Errorf("describe: %w", ierr)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // row is one line of a NAME.listing.txt: kind, size, sha256 prefix, path
@@ -104,10 +106,10 @@ func listingRows(t *testing.T, res Result) []row {
 // TestBenignCorpus: every benign archive resolves to exactly its listing,
 // in order, with the bytes Open streams hashing as listed.
 func TestBenignCorpus(t *testing.T) {
-	dir := filepath.Join(corpusDir(t), "benign")
+	dir := filepath.Join(testcorpus.Path(t, "archives"), "benign")
 	listings, _ := filepath.Glob(filepath.Join(dir, "*.listing.txt"))
 	if len(listings) == 0 {
-		t.Skip("no benign listings")
+		t.Fatal("no benign listings")
 	}
 	for _, l := range listings {
 		archive := strings.TrimSuffix(l, ".listing.txt")
@@ -194,7 +196,7 @@ var hostileCases = map[string]hostileCase{
 		wantProblem(t, res, name, ProblemTruncated)
 		// What survives the cut is recovered, byte-exact: compare with the
 		// listing of the archive it was cut from.
-		whole := readListing(t, filepath.Join(corpusDir(t), "benign", "project-docs.zip.listing.txt"))
+		whole := readListing(t, filepath.Join(testcorpus.Path(t, "archives"), "benign", "project-docs.zip.listing.txt"))
 		hashes := map[string]string{}
 		for _, r := range whole {
 			hashes[strings.TrimPrefix(r.path, "project-docs.zip!/")] = r.hash
@@ -241,7 +243,7 @@ func wantOnly(t *testing.T, res Result, name, good, kind string) {
 		}
 	}
 	rows := 0
-	for _, l := range readLines(t, filepath.Join(corpusDir(t), "hostile", name+".listing.txt")) {
+	for _, l := range readLines(t, filepath.Join(testcorpus.Path(t, "archives"), "hostile", name+".listing.txt")) {
 		if strings.Contains(l, " offset=") {
 			rows++
 		}
@@ -270,7 +272,7 @@ const (
 // within bounded memory, keeps its benign siblings, and every entry it does
 // list can be read through Open within the same bounds.
 func TestHostileCorpus(t *testing.T) {
-	dir := filepath.Join(corpusDir(t), "hostile")
+	dir := filepath.Join(testcorpus.Path(t, "archives"), "hostile")
 	all, _ := filepath.Glob(filepath.Join(dir, "*"))
 	var archives []string
 	for _, a := range all {
@@ -279,7 +281,7 @@ func TestHostileCorpus(t *testing.T) {
 		}
 	}
 	if len(archives) == 0 {
-		t.Skip("no hostile archives")
+		t.Fatal("no hostile archives")
 	}
 	for _, a := range archives {
 		name := filepath.Base(a)

@@ -19,31 +19,6 @@ import (
 	"time"
 )
 
-// corpusDir finds ../shared/corpus/archives beside the module root, located
-// from this file rather than the working directory.
-func corpusDir(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("runtime.Caller failed")
-	}
-	root := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatal("no go.mod above " + file)
-		}
-		root = parent
-	}
-	dir := filepath.Join(root, "..", "shared", "corpus", "archives")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("corpus not found: %v", err)
-	}
-	return dir
-}
-
 func resolveFile(t testing.TB, path string, lim Limits) Result {
 	t.Helper()
 	f, err := os.Open(path)

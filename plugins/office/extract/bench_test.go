@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/figure"
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // BenchmarkOfficeExtract measures extraction throughput over the office
@@ -20,7 +21,7 @@ func BenchmarkOfficeExtract(b *testing.B) {
 	var files [][2]string
 	var total int
 	for _, kind := range []string{"docx", "xlsx", "pptx"} {
-		names, _ := filepath.Glob(filepath.Join(corpusDir(b), "office", kind, "*."+kind))
+		names := testcorpus.Glob(b, "office", kind, "*."+kind)
 		for _, n := range names {
 			data, err := os.ReadFile(n)
 			if err != nil {
@@ -31,7 +32,7 @@ func BenchmarkOfficeExtract(b *testing.B) {
 		}
 	}
 	if len(files) == 0 {
-		b.Skip("no office corpus")
+		b.Fatal("no office corpus")
 	}
 	ctx := context.Background()
 	round := func() time.Duration {

@@ -6,48 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// corpusDir finds ../shared/corpus next to the module root, which is found
-// from this file's own path.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Skip("no caller information")
-	}
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("no corpus at %s", c)
-	}
-	return c
-}
-
 // corpusFiles lists the corpus's files of one kind; whatever is there.
 func corpusFiles(t testing.TB, kind string) []string {
-	files, _ := filepath.Glob(filepath.Join(corpusDir(t), "office", kind, "*."+kind))
-	if len(files) == 0 {
-		t.Skipf("no %s files in the corpus", kind)
-	}
-	return files
+	return testcorpus.Glob(t, "office", kind, "*."+kind)
 }
 
 // summary is a parsed NAME.summary.txt: header lines ("sheets: […]",

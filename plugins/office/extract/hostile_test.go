@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // deflated compresses n bytes of a repeated pattern: a stream that expands
@@ -121,10 +123,10 @@ func TestHostile(t *testing.T) {
 		}
 	})
 	t.Run("real 1 GiB bomb from the corpus as a docx part", func(t *testing.T) {
-		name := filepath.Join(corpusDir(t), "archives", "hostile", "bomb-single-entry-1GiB.zip")
+		name := testcorpus.Path(t, "archives", "hostile", "bomb-single-entry-1GiB.zip")
 		zr, err := zip.OpenReader(name)
 		if err != nil {
-			t.Skipf("corpus bomb: %v", err)
+			t.Fatalf("corpus bomb: %v", err)
 		}
 		defer zr.Close()
 		f := zr.File[0]
@@ -248,7 +250,7 @@ func docxRaw(t *testing.T, doc string) []byte {
 func TestMutations(t *testing.T) {
 	var files [][2]string // name, data
 	for _, kind := range []string{"docx", "xlsx", "pptx"} {
-		names, _ := filepath.Glob(filepath.Join(corpusDir(t), "office", kind, "*."+kind))
+		names := testcorpus.Glob(t, "office", kind, "*."+kind)
 		for _, n := range names {
 			b, err := os.ReadFile(n)
 			if err != nil {
@@ -283,7 +285,7 @@ func TestMutations(t *testing.T) {
 		}
 	}
 	if runs == 0 {
-		t.Skip("no corpus files")
+		t.Fatal("no corpus files")
 	}
 }
 

@@ -130,7 +130,7 @@ func fiveHundredPages(b *testing.B) []byte {
 			pages += f.pages
 		}
 		if len(files) == 0 {
-			b.Skip("no corpus PDFs")
+			b.Fatal("no corpus PDFs")
 		}
 	}
 	api.DisableConfigDir()

@@ -5,53 +5,26 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // The corpus tests run over every PDF in the shared corpus
-// (../shared/corpus/pdf from the module root), whatever the set is, against
+// (testdata/corpus/pdf at the repository's root), whatever the set is, against
 // the references made with poppler and mutool that sit beside each file.
 
 // corpusMinMean is the corpus mean similarity this package reaches (see
 // similarity); the test fails if a change drops below it.
 const corpusMinMean = 0.975
 
-// corpusDir finds the PDF corpus relative to the module root.
-func corpusDir(tb testing.TB) string {
-	tb.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		tb.Skip("no caller information")
-	}
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("module root not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus", "pdf")
-	if _, err := os.Stat(c); err != nil {
-		tb.Skipf("corpus not found at %s", c)
-	}
-	return c
-}
-
 // corpusFiles lists the corpus PDFs by their base name (without .pdf).
 func corpusFiles(tb testing.TB) (string, []string) {
-	dir := corpusDir(tb)
-	paths, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
-	if err != nil || len(paths) == 0 {
-		tb.Skip("no PDFs in the corpus")
-	}
+	dir := testcorpus.Path(tb, "pdf")
+	paths := testcorpus.Glob(tb, "pdf", "*.pdf")
 	var names []string
 	for _, p := range paths {
 		names = append(names, strings.TrimSuffix(filepath.Base(p), ".pdf"))
@@ -200,7 +173,7 @@ func corpusSimilarity(tb testing.TB) corpusResult {
 		n++
 	}
 	if n == 0 {
-		tb.Skip("no corpus PDF with reference text")
+		tb.Fatal("no corpus PDF with reference text")
 	}
 	r.mean /= float64(n)
 	r.meanPhysical /= float64(n)
@@ -232,7 +205,7 @@ func TestDumpPage(t *testing.T) {
 	}
 	name, ps, _ := strings.Cut(spec, ":")
 	n, _ := strconv.Atoi(ps)
-	dir := corpusDir(t)
+	dir := testcorpus.Path(t, "pdf")
 	d, err := openCorpus(t, dir, name)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +231,7 @@ func TestFragDebug(t *testing.T) {
 	}
 	parts := strings.Split(spec, ":")
 	n, _ := strconv.Atoi(parts[1])
-	d, err := openCorpus(t, corpusDir(t), parts[0])
+	d, err := openCorpus(t, testcorpus.Path(t, "pdf"), parts[0])
 	if err != nil {
 		t.Fatal(err)
 	}

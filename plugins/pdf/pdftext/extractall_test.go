@@ -5,15 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
 // TestExtractAllMatchesPageText: the one-pass extraction gives every page
 // the text PageText gives it, and the pre-scan Prescan gives.
 func TestExtractAllMatchesPageText(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(corpusDir(t), "deb-*.pdf"))
-	if len(paths) == 0 {
-		t.Fatal("no corpus PDFs")
-	}
+	paths := testcorpus.Glob(t, "pdf", "deb-*.pdf")
 	for _, path := range paths[:min(3, len(paths))] {
 		data, err := os.ReadFile(path)
 		if err != nil {

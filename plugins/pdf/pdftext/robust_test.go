@@ -10,49 +10,53 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
+// TestMalformedCorpus: the corpus's broken, encrypted and scanned PDFs each
+// give what they should: a clear error, recovered text, or pages without text.
 func TestMalformedCorpus(t *testing.T) {
-	dir := corpusDir(t)
-	// 44 bytes, no objects: a clear error, wrapping ErrMalformed.
-	if _, err := os.Stat(filepath.Join(dir, "ocrmypdf-invalid-header-eof.pdf")); err == nil {
-		_, err := openCorpus(t, dir, "ocrmypdf-invalid-header-eof")
-		if !errors.Is(err, ErrMalformed) {
-			t.Errorf("invalid header: got %v, want ErrMalformed", err)
-		} else {
+	dir := testcorpus.Path(t, "pdf")
+	for _, c := range []struct {
+		name, doc string
+		check     func(t *testing.T, d *Document, err error)
+	}{
+		{"44 bytes, no objects: a clear error wrapping ErrMalformed", "ocrmypdf-invalid-header-eof", func(t *testing.T, d *Document, err error) {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("got %v, want ErrMalformed", err)
+			}
 			t.Logf("invalid header: %v", err)
-		}
-	}
-	// A broken xref that poppler repairs: we recover the text too.
-	if _, err := os.Stat(filepath.Join(dir, "pypdf-issue-301-broken-xref.pdf")); err == nil {
-		d, err := openCorpus(t, dir, "pypdf-issue-301-broken-xref")
-		if err != nil {
-			t.Fatalf("broken xref: %v", err)
-		}
-		s, err := d.PageText(1)
-		if err != nil || len(strings.Fields(s)) < 20 {
-			t.Errorf("broken xref: %d words, %v", len(strings.Fields(s)), err)
-		}
-	}
-	// AES-256 (R6) with an empty user password opens without one.
-	if _, err := os.Stat(filepath.Join(dir, "pypdf-r6-owner-password.pdf")); err == nil {
-		d, err := openCorpus(t, dir, "pypdf-r6-owner-password")
-		if err != nil {
-			t.Fatalf("R6 owner password: %v", err)
-		}
-		if s, _ := d.PageText(1); !strings.Contains(s, "pdf encryption test") {
-			t.Errorf("R6 owner password: text %q", s)
-		}
-	}
-	// A scan without a text layer: pages, no text, no error.
-	if _, err := os.Stat(filepath.Join(dir, "ocrmypdf-c02-22-scanned.pdf")); err == nil {
-		d, err := openCorpus(t, dir, "ocrmypdf-c02-22-scanned")
-		if err != nil {
-			t.Fatalf("scan: %v", err)
-		}
-		if s, err := d.PageText(1); err != nil || strings.TrimSpace(s) != "" {
-			t.Errorf("scan: %q, %v", s, err)
-		}
+		}},
+		{"a broken xref that poppler repairs: the text is recovered too", "pypdf-issue-301-broken-xref", func(t *testing.T, d *Document, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, err := d.PageText(1); err != nil || len(strings.Fields(s)) < 20 {
+				t.Errorf("%d words, %v", len(strings.Fields(s)), err)
+			}
+		}},
+		{"AES-256 (R6) with an empty user password opens without one", "pypdf-r6-owner-password", func(t *testing.T, d *Document, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, _ := d.PageText(1); !strings.Contains(s, "pdf encryption test") {
+				t.Errorf("text %q", s)
+			}
+		}},
+		{"a scan without a text layer: pages, no text, no error", "ocrmypdf-c02-22-scanned", func(t *testing.T, d *Document, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, err := d.PageText(1); err != nil || strings.TrimSpace(s) != "" {
+				t.Errorf("%q, %v", s, err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := openCorpus(t, dir, c.doc)
+			c.check(t, d, err)
+		})
 	}
 }
 
