@@ -148,6 +148,16 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 		p.readOnly[t.Name] = t.ReadOnly
 	}
 
+	if !src.Builtin {
+		// A third-party module is validated (and instrumented) now, so a
+		// module whose code reaches for what the rewrite adds is refused at
+		// load rather than failing its first call. Built-ins were checked
+		// when they were built; theirs happens on first use.
+		if _, _, err := p.prepare(); err != nil {
+			return nil, fmt.Errorf("%w: %s (%s): %w", ErrRefused, m.Name, src.Origin, err)
+		}
+	}
+
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if old, ok := h.plugins[m.Name]; ok {

@@ -131,6 +131,13 @@ func (p *Plugin) variant(readOnly bool) *variant {
 	return &p.variants[1]
 }
 
+// prepare instruments the module once (see Host.prepareModule); both link
+// variants run the result.
+func (p *Plugin) prepare() ([]byte, bool, error) {
+	p.prepareOnce.Do(func() { p.prepared, p.instrumented, p.prepareErr = p.h.prepareModule(p.module, p.sha256) })
+	return p.prepared, p.instrumented, p.prepareErr
+}
+
 // compile prepares a link variant once: a runtime with the plugin's memory limit,
 // the host modules it may import, the compiled module and an instance pool.
 func (v *variant) compile(ctx context.Context) error {
@@ -145,8 +152,7 @@ func (v *variant) doCompile(ctx context.Context) error {
 	rc := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(p.limits.memoryPages).
 		WithCompilationCache(h.cache)
-	p.prepareOnce.Do(func() { p.prepared, p.instrumented, p.prepareErr = h.prepareModule(p.module, p.sha256) })
-	module, instrumented, err := p.prepared, p.instrumented, p.prepareErr
+	module, instrumented, err := p.prepare()
 	if err != nil {
 		return err
 	}
