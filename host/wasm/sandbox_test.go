@@ -1,8 +1,10 @@
 package wasm_test
 
-// The hostile suite of issue #10: each test names the class of attack and
-// asserts the contained outcome (an error code, a refused load, a bounded
-// host memory, another tenant's data untouched).
+// The hostile suite of issue #10: each scenario names the class of attack
+// and asserts the contained outcome (an error code, a refused load, a
+// bounded host memory, another tenant's data untouched). A scenario returns
+// how many cases it ran; TestHostileSuite runs them all, and
+// BenchmarkHostileSuite reports the count (plugin.escape.tests).
 
 import (
 	"context"
@@ -16,9 +18,43 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
+
+// hostileScenarios are the runtime's hostile scenarios, by class.
+var hostileScenarios = []struct {
+	name string
+	run  func(testing.TB) int
+}{
+	{"mounts come only from the operator", hostileMountsComeOnlyFromTheOperator},
+	{"mount grants that expose the host are refused", hostileMountGrantsThatExposeTheHost},
+	{"a read-only tool cannot write a granted mount", hostileReadOnlyToolAndAGrantedMount},
+	{"limits above the ceilings are refused", hostileLimitsAboveTheCeilings},
+	{"announced sizes do not allocate", hostileAnnouncedSizes},
+	{"a Go init that never ends is bounded", hostileGoInitThatNeverEnds},
+	{"a start section that never returns is bounded", hostileStartSectionThatNeverReturns},
+	{"code reaching for the interrupt globals is refused", hostileInterruptGlobals},
+	{"no state crosses tenants", hostileTenantState},
+	{"waiting is bounded, cancellable and fair", hostileWaiting},
+}
+
+func TestHostileSuite(t *testing.T) {
+	for _, sc := range hostileScenarios {
+		t.Run(sc.name, func(t *testing.T) { sc.run(t) })
+	}
+}
+
+// BenchmarkHostileSuite runs every hostile scenario once and reports how
+// many cases ran, for the record.
+func BenchmarkHostileSuite(b *testing.B) {
+	n := 0
+	for _, sc := range hostileScenarios {
+		n += sc.run(b)
+	}
+	figure.Report("plugin.escape.tests", float64(n), "scenarios")
+}
 
 // withManifest returns a test plugin's module with its manifest changed.
 func withManifest(tb testing.TB, name string, edit func(*manifest.Manifest)) []byte {
@@ -47,7 +83,7 @@ func callAs(tb testing.TB, p *wasm.Plugin, tenant, tool string, args any) wasm.R
 
 // A manifest's allowedPaths are requests: snoop asks for "/" and
 // "/proc/self" and gets neither; only an operator's mount is mounted.
-func TestHostileMountsComeOnlyFromTheOperator(t *testing.T) {
+func hostileMountsComeOnlyFromTheOperator(t testing.TB) int {
 	shared := t.TempDir()
 	if err := os.WriteFile(filepath.Join(shared, "note.txt"), []byte("granted"), 0o644); err != nil {
 		t.Fatal(err)
@@ -72,9 +108,10 @@ func TestHostileMountsComeOnlyFromTheOperator(t *testing.T) {
 	if len(got) != 1 || got[0].GuestPath != "/shared" {
 		t.Fatalf("Mounts() = %+v", got)
 	}
+	return 8
 }
 
-func TestHostileMountGrantsThatExposeTheHostAreRefused(t *testing.T) {
+func hostileMountGrantsThatExposeTheHost(t testing.TB) int {
 	data := t.TempDir()
 	cache := filepath.Join(t.TempDir(), "cache")
 	if err := os.MkdirAll(filepath.Join(data, "blobs"), 0o755); err != nil {
@@ -102,7 +139,7 @@ func TestHostileMountGrantsThatExposeTheHostAreRefused(t *testing.T) {
 	}
 	os.MkdirAll(cache, 0o755)
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+		{
 			h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
 				return c.WithCompilationCacheDir(cache).WithProtectedPaths(data).
 					WithMount("snoop", wasm.Mount{HostPath: tc.host, GuestPath: "/x"})
@@ -111,12 +148,13 @@ func TestHostileMountGrantsThatExposeTheHostAreRefused(t *testing.T) {
 			if !errors.Is(err, wasm.ErrMountRefused) {
 				t.Fatalf("Load with a mount of %s: err = %v, want ErrMountRefused", tc.host, err)
 			}
-		})
+		}
 	}
+	return len(cases)
 }
 
 // A read-only tool sees even a writable grant read-only.
-func TestHostileReadOnlyToolCannotWriteAGrantedMount(t *testing.T) {
+func hostileReadOnlyToolAndAGrantedMount(t testing.TB) int {
 	dir := t.TempDir()
 	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
 		return c.WithMount("snoop", wasm.Mount{HostPath: dir, GuestPath: "/d", ReadOnly: true})
@@ -128,9 +166,10 @@ func TestHostileReadOnlyToolCannotWriteAGrantedMount(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
 		t.Fatal("the file exists on the host")
 	}
+	return 1
 }
 
-func TestHostileLimitsAboveTheCeilingsAreRefused(t *testing.T) {
+func hostileLimitsAboveTheCeilings(t testing.TB) int {
 	cases := []struct {
 		name  string
 		edit  func(*manifest.Limits)
@@ -142,7 +181,7 @@ func TestHostileLimitsAboveTheCeilingsAreRefused(t *testing.T) {
 		{"http", func(l *manifest.Limits) { l.MaxHTTPResponseBytes = 1 << 40 }, "maxHttpResponseBytes"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+		{
 			mod := withManifest(t, "echo", func(m *manifest.Manifest) { tc.edit(&m.Limits) })
 			h := newHost(t, wasm.EgressOptions{}, nil)
 			_, err := h.Load(context.Background(), wasm.Source{Origin: "echo", Module: mod})
@@ -156,8 +195,9 @@ func TestHostileLimitsAboveTheCeilingsAreRefused(t *testing.T) {
 			if _, err := h2.Load(context.Background(), wasm.Source{Origin: "echo", Module: mod}); err != nil {
 				t.Fatalf("Load with a raised ceiling: %v", err)
 			}
-		})
+		}
 	}
+	return 2 * len(cases)
 }
 
 // heapGrowth runs f and returns how much the host's heap grew, at most.
@@ -194,7 +234,7 @@ func heapGrowth(f func()) uint64 {
 // Sizes a guest announces reach no allocation before they are checked: a
 // frame header of 1 TiB, or one just under a high output limit, and an
 // Extism alloc of 1 TiB cost the host next to nothing.
-func TestHostileAnnouncedSizesDoNotAllocate(t *testing.T) {
+func hostileAnnouncedSizes(t testing.TB) int {
 	mod := withManifest(t, "snoop", func(m *manifest.Manifest) { m.Limits.MaxOutputBytes = wasm.DefaultCeilings.MaxOutputBytes })
 	h := newHost(t, wasm.EgressOptions{}, nil)
 	p, err := h.Load(context.Background(), wasm.Source{Origin: "snoop", Module: mod})
@@ -212,20 +252,21 @@ func TestHostileAnnouncedSizesDoNotAllocate(t *testing.T) {
 		{"alloc of 1 TiB", "kernelAlloc", 1 << 40, wasm.CodeOutOfMemory},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+		{
 			var r wasm.Result
 			grew := heapGrowth(func() { r = call(t, p, tc.tool, map[string]any{"size": tc.size}) })
 			if r.OK || r.Error.Code != tc.code {
-				t.Fatalf("%s: %+v, want %s", tc.tool, r, tc.code)
+				t.Fatalf("%s: %s: %+v, want %s", tc.name, tc.tool, r, tc.code)
 			}
 			if grew > 32<<20 {
-				t.Fatalf("the host's heap grew by %d MiB", grew>>20)
+				t.Fatalf("%s: the host's heap grew by %d MiB", tc.name, grew>>20)
 			}
-		})
+		}
 	}
+	return len(cases)
 }
 
-func TestHostileStartThatNeverEndsIsBounded(t *testing.T) {
+func hostileGoInitThatNeverEnds(t testing.TB) int {
 	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithInitTimeout(300 * time.Millisecond) })
 	loop := load(t, h, "initloop")
 	echo := load(t, h, "echo")
@@ -240,13 +281,14 @@ func TestHostileStartThatNeverEndsIsBounded(t *testing.T) {
 	if r := call(t, echo, "echo", map[string]any{"text": "still here"}); !r.OK {
 		t.Fatalf("echo after initloop: %+v", r)
 	}
+	return 1
 }
 
 // Nothing one tenant's call leaves in an instance or a variable reaches
 // another tenant's call.
-func TestHostileNoStateCrossesTenants(t *testing.T) {
+func hostileTenantState(t testing.TB) int {
 	for _, size := range []int{1, 4} {
-		t.Run("pool of "+string(rune('0'+size)), func(t *testing.T) {
+		{
 			h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithPoolSize(size) })
 			p := load(t, h, "snoop")
 			if r := callAs(t, p, "tenant-a", "remember", map[string]any{"text": "secret of A"}); !r.OK {
@@ -264,14 +306,15 @@ func TestHostileNoStateCrossesTenants(t *testing.T) {
 			if r := callAs(t, p, "tenant-a", "getVar", map[string]any{"key": "k"}); !r.OK || r.Text != "A's value" {
 				t.Fatalf("tenant A lost its variable: %+v", r)
 			}
-		})
+		}
 	}
+	return 4
 }
 
 // Waiting for an instance counts against the call's deadline, ends with the
 // caller's context, and a tenant with many calls waiting cannot starve
 // another.
-func TestHostileWaitingIsBoundedCancellableAndFair(t *testing.T) {
+func hostileWaiting(t testing.TB) int {
 	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithPoolSize(1) })
 	mod := withManifest(t, "snoop", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 2000 })
 	p, err := h.Load(context.Background(), wasm.Source{Origin: "snoop", Module: mod})
@@ -334,6 +377,7 @@ func TestHostileWaitingIsBoundedCancellableAndFair(t *testing.T) {
 	if pos < 0 || pos > 2 {
 		t.Fatalf("completion order %v: tenant B waited behind tenant A's queue", order)
 	}
+	return 3
 }
 
 // waitBusy waits until the plugin has a call running (no sleep-based guess).

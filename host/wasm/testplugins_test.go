@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -31,7 +33,11 @@ func newHost(tb testing.TB, egress wasm.EgressOptions, tweak func(wasm.Config) w
 		WithCapabilities(reg).
 		WithLogger(slog.New(slog.NewTextHandler(testWriter{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))).
 		WithGrantDeclared(true).
-		WithAllowUnsigned(true)
+		WithAllowUnsigned(true).
+		// One verified compile cache for the package's tests (as the
+		// machine-wide cache serves the CLI and the server), so each test
+		// does not compile the same plugins again.
+		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache"))
 	if tweak != nil {
 		cfg = tweak(cfg)
 	}
