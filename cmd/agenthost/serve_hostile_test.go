@@ -23,6 +23,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	asm "github.com/agenthost/agenthost/host/wasm/wasmtest/wasmasm"
 )
 
 // tenantClient calls the API as one tenant's admin.
@@ -98,7 +99,7 @@ func bootstrapTenant(t *testing.T, data, name string, tools []string) tenantClie
 
 // hostileServer runs `serve` in this process with the named test plugins
 // in its -plugins folder, and returns its address once it answers.
-func hostileServer(t *testing.T, data string, modules map[string][]byte, extra ...string) string {
+func hostileServer(t *testing.T, data string, logs *syncBuffer, modules map[string][]byte, extra ...string) string {
 	t.Helper()
 	plugins := t.TempDir()
 	for name, mod := range modules {
@@ -114,7 +115,6 @@ func hostileServer(t *testing.T, data string, modules map[string][]byte, extra .
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	logs := &syncBuffer{}
 	args := append([]string{"serve", "-data", data, "-addr", addr, "-plugins", plugins, "-allow-unsigned"}, extra...)
 	go func() { done <- run(ctx, args, io.Discard, logs) }()
 	t.Cleanup(func() {
@@ -150,17 +150,65 @@ func TestServeContainsHostilePlugins(t *testing.T) {
 		t.Skip("starts a server with hostile plugins")
 	}
 	data := t.TempDir()
-	snoopTools := []string{"remember", "setVar", "getVar", "readFile", "writeFile", "sleep", "frameLie", "kernelAlloc", "never"}
+	snoopTools := []string{"remember", "setVar", "getVar", "readFile", "writeFile", "sleep", "frameLie", "kernelAlloc", "never", "flood", "starterRun"}
 	a := bootstrapTenant(t, data, "tenant-a", snoopTools)
 	b := bootstrapTenant(t, data, "tenant-b", snoopTools)
 
 	greedy := withLimits(t, wasmtest.Module(t, "echo"), "greedy", func(l *manifest.Limits) { l.MemoryMiB = 4096 })
-	base := hostileServer(t, data, map[string][]byte{
+	logs := &syncBuffer{}
+	base := hostileServer(t, data, logs, map[string][]byte{
 		"snoop":    wasmtest.Module(t, "snoop"),
 		"initloop": wasmtest.Module(t, "initloop"),
+		"logflood": wasmtest.Module(t, "logflood"),
 		"greedy":   greedy,
+		// Hand-written guests: one writes the would-be interrupt flag, one
+		// has a start section that never returns.
+		"flagger": wasmtest.HandModule(t, "flagger", wasmtest.Forever(asm.I32Const(0), asm.GlobalSet(0)), nil),
+		"starter": wasmtest.HandModule(t, "starter", asm.I32Const(0), wasmtest.Spin()),
 	}, "-pool-size", "2", "-plugin-init-timeout", "2s")
 	a.base, b.base = base, base
+
+	t.Run("the plugin list needs a token and shows grants", func(t *testing.T) {
+		if code, _ := (tenantClient{base: base}).do(t, http.MethodGet, "/api/v1/plugins", nil); code != http.StatusUnauthorized {
+			t.Fatalf("GET /plugins without a token: %d", code)
+		}
+		_, body := a.do(t, http.MethodGet, "/api/v1/plugins", nil)
+		var list []struct {
+			Name  string `json:"name"`
+			Grant struct {
+				Mounts         []any             `json:"mounts"`
+				RequestedPaths map[string]string `json:"requestedPaths"`
+			} `json:"grant"`
+		}
+		if err := json.Unmarshal(body, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range list {
+			if p.Name == "snoop" && (len(p.Grant.Mounts) != 0 || p.Grant.RequestedPaths["/"] != "/host") {
+				t.Fatalf("snoop's grant: %+v", p.Grant)
+			}
+			if p.Name == "flagger" {
+				t.Fatal("flagger, which writes the interrupt flag, is loaded")
+			}
+		}
+		if !strings.Contains(logs.String(), "flagger") {
+			t.Fatal("flagger's refusal is not logged")
+		}
+	})
+	t.Run("a start section that never returns fails its plugin only", func(t *testing.T) {
+		if r := a.tool(t, "starterRun", map[string]any{}); r.OK || r.Error.Code != "plugin_unavailable" {
+			t.Fatalf("starterRun: %+v", r)
+		}
+	})
+	t.Run("a plugin's log flood is capped", func(t *testing.T) {
+		before := len(logs.String())
+		if r := a.tool(t, "flood", map[string]any{"count": 100000, "size": 1000}); !r.OK {
+			t.Fatalf("flood: %+v", r)
+		}
+		if grew := len(logs.String()) - before; grew > 1<<20 {
+			t.Fatalf("one call wrote %d bytes to the server's log", grew)
+		}
+	})
 
 	t.Run("manifest paths are not mounted", func(t *testing.T) {
 		for _, p := range []string{"/host/etc/hostname", "/self/environ", "/host/" + strings.TrimPrefix(data, "/") + "/agenthost.db"} {

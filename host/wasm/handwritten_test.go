@@ -2,57 +2,24 @@ package wasm_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/wasm"
-	"github.com/agenthost/agenthost/host/wasm/manifest"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	asm "github.com/agenthost/agenthost/host/wasm/wasmtest/wasmasm"
 )
 
-// handModule assembles a hostile guest by hand: what no Go compiler would
-// emit. It imports WASI's sched_yield (so the host instruments it), has one
-// page of memory, exports `call` with the given body, and carries a
-// manifest declaring one read-only tool "run". start, when set, becomes the
-// module's start function.
-func handModule(tb testing.TB, call []byte, start []byte) []byte {
-	tb.Helper()
-	m := asm.New()
-	void := m.Type(nil, nil)
-	ret := m.Type(nil, []asm.ValType{asm.I32})
-	m.ImportFunc("wasi_snapshot_preview1", "sched_yield", ret)
-	m.Memory(1, 1)
-	fn := m.Func(ret, nil, call)
-	m.ExportFunc("call", fn)
-	if start != nil {
-		m.Start(m.Func(void, nil, start))
-	}
-	man := manifest.Manifest{ManifestVersion: manifest.Version, Name: "hand", Version: "1.0.0", Kind: manifest.KindTool,
-		Description: "hand-written hostile guest",
-		Tools: []manifest.Tool{{Name: "run", Description: "runs", ReadOnly: true,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)}}}
-	out, err := manifest.Embed(m.Bytes(), &man)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
+func handModule(tb testing.TB, call, start []byte) []byte {
+	return wasmtest.HandModule(tb, "hand", call, start)
 }
 
-// spin is a loop that never ends: loop body... br 0 end.
-func spin(body ...[]byte) []byte {
-	out := asm.Loop()
-	for _, b := range body {
-		out = append(out, b...)
-	}
-	out = append(out, asm.Br(0)...)
-	return append(out, asm.End()...)
-}
-
-// forever is spin as the body of a function returning an i32.
-func forever(body ...[]byte) []byte { return append(spin(body...), asm.I32Const(0)...) }
+var (
+	spin    = wasmtest.Spin
+	forever = wasmtest.Forever
+)
 
 // The rewrite adds the interrupt flag and the fuel counter as the module's
 // next globals. A module whose code names them (indices it does not define)
