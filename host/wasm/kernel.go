@@ -61,7 +61,20 @@ func (k *kernel) alloc(n uint64) (uint64, error) {
 	return off, nil
 }
 
-func (k *kernel) free(off uint64) { delete(k.blocks, off) }
+// free releases a block. The arena is a bump allocator, so only the newest
+// block's bytes are reclaimed: enough for the common pattern of a guest
+// that allocates, hands over and frees one message at a time (logs,
+// capability requests), which would otherwise exhaust the arena.
+func (k *kernel) free(off uint64) {
+	n, ok := k.blocks[off]
+	if !ok {
+		return
+	}
+	delete(k.blocks, off)
+	if off+((n+7)&^7) == uint64(len(k.mem)) {
+		k.mem = k.mem[:off]
+	}
+}
 
 func (k *kernel) length(off uint64) uint64 { return k.blocks[off] }
 
