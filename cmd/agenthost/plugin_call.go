@@ -27,6 +27,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	progress := fs.Bool("progress", false, "print progress reports to stderr")
 	inputFile := fs.String("input", "", "document the call reads through the input capability (extractors)")
 	grants := addGrantFlags(fs, false)
+	cacheDir := addCacheDirFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,7 +62,8 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		WithCapabilities(reg).
 		WithGrantDeclared(true).
 		WithAllowUnsigned(true).
-		WithPoolSize(1)
+		WithPoolSize(1).
+		WithCompilationCacheDir(*cacheDir)
 	if m, err := manifest.Read(module); err == nil {
 		if cfg, err = grants.apply(cfg, m.Name); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -22,6 +23,8 @@ type pluginFlags struct {
 	grants        grantFlags
 	poolSize      *int
 	initTimeout   *time.Duration
+	allowHosts    *stringList
+	cacheDir      *string
 	// caps are the host capabilities that reach the server's services.
 	caps *builtin.Capabilities
 }
@@ -34,10 +37,30 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 		grants:        addGrantFlags(fs, true),
 		poolSize:      fs.Int("pool-size", int(envInt64("AGENTHOST_PLUGIN_POOL", 0)), "live instances per plugin (0: two per CPU)"),
 		initTimeout:   fs.Duration("plugin-init-timeout", 30*time.Second, "how long a plugin instance may take to start (its start function and runtime initialisation)"),
+		allowHosts:    &stringList{},
+		cacheDir:      addCacheDirFlag(fs),
 		caps:          builtin.NewCapabilities(),
 	}
 	fs.Var(pf.trust, "trust", "public key file whose signatures third-party plugins may carry (repeatable)")
+	fs.Var(pf.allowHosts, "allow-host", "host (or host:port) plugins may reach although it resolves to a private or loopback address (repeatable; a bare name allows ports 80 and 443)")
 	return pf
+}
+
+// addCacheDirFlag is the compile cache's flag: one verified cache per
+// machine, shared by the server, the worker and the CLI, so a plugin is
+// compiled once per machine, not once per data directory or command.
+func addCacheDirFlag(fs *flag.FlagSet) *string {
+	return fs.String("cache-dir", envOr("AGENTHOST_CACHE_DIR", defaultCacheDir()), "compile cache (verified; shared by serve, worker and plugin call)")
+}
+
+// defaultCacheDir is the user's cache directory (XDG_CACHE_HOME or
+// ~/.cache) under agenthost/wasm, or a folder in the temporary directory
+// when the user has none.
+func defaultCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "agenthost", "wasm")
+	}
+	return filepath.Join(os.TempDir(), "agenthost-wasm-cache")
 }
 
 // grantFlags are the operator's grants on the command line: a grants file
@@ -102,7 +125,7 @@ func (g grantFlags) apply(cfg wasm.Config, plugin string) (wasm.Config, error) {
 // open makes the plugin host with the built-in plugins and the operator's,
 // its compile cache in the data directory. The caller closes it.
 func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Logger) (*wasm.Host, error) {
-	reg, err := wasm.NewRegistry(pf.caps.List(wasm.EgressOptions{})...)
+	reg, err := wasm.NewRegistry(pf.caps.List(wasm.EgressOptions{AllowPrivateHosts: *pf.allowHosts})...)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +140,7 @@ func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Log
 		WithAllowUnsigned(*pf.allowUnsigned).
 		WithPoolSize(*pf.poolSize).
 		WithInitTimeout(*pf.initTimeout).
-		WithCompilationCacheDir(filepath.Join(dataDir, "wasm-cache")).
+		WithCompilationCacheDir(*pf.cacheDir).
 		// The embedded database and the blobs live here: no mount reaches them.
 		WithProtectedPaths(dataDir), "")
 	if err != nil {

@@ -68,6 +68,11 @@ const (
 type cacheEntry struct {
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`
+	// Stamp is the file's identity when its digest was last checked
+	// (device, inode, size, modification and change times). An unchanged
+	// stamp spares the hash at the next open: content cannot change without
+	// the change time moving, which no unprivileged process can set back.
+	Stamp string `json:"stamp,omitempty"`
 }
 
 // openDiskCache prepares dir for use: it makes the key on first use, and
@@ -202,14 +207,26 @@ func (d *diskCache) verify() error {
 			remove(path, rel, "not written by this host")
 			return nil
 		}
+		seen[rel] = true
+		info, ierr := e.Info()
+		stamp := ""
+		if ierr == nil {
+			stamp = fileStamp(info)
+		}
+		if stamp != "" && stamp == want.Stamp {
+			return nil
+		}
 		sum, size, herr := hashFile(path)
 		if herr != nil || sum != want.SHA256 || size != want.Size {
 			remove(path, rel, "content differs from the recorded digest")
 			delete(index, rel)
+			delete(seen, rel)
 			changed = true
 			return nil
 		}
-		seen[rel] = true
+		want.Stamp = stamp
+		index[rel] = want
+		changed = true
 		return nil
 	})
 	if err != nil {
