@@ -33,8 +33,11 @@ testplugins: bin/agenthost-bootstrap
 			$$(cat host/wasm/testdata/plugins/$$p/buildflags 2>/dev/null) || exit 1; \
 	done
 
+# The built-ins are compiled into the machine's compile cache right away
+# (~/.cache/agenthost/wasm), so the first serve or plugin call finds them.
 build: plugins
 	$(GO) build -o $(BIN) ./cmd/agenthost
+	$(BIN) plugin warm
 
 run: build
 	$(BIN) serve

@@ -19,6 +19,7 @@ func pluginCommands() map[string]command {
 		"keygen":  pluginKeygenCmd,
 		"sign":    pluginSignCmd,
 		"verify":  pluginVerifyCmd,
+		"warm":    pluginWarmCmd,
 	}
 }
 

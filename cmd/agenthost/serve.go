@@ -8,9 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
@@ -23,6 +23,8 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
 )
@@ -144,19 +146,16 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}()
 	fileSvc := files.NewService(db, blobs, *maxUpload).WithIndexer(indexing.NewJobIndexer(queue), logger)
 
-	var warm atomic.Pointer[error]
-	starting := errors.New("plugins are still compiling")
-	warm.Store(&starting)
+	// The API serves at once; plugins compile on first use, and in the
+	// background one at a time (extractors first, as uploads need them),
+	// so start-up never waits for compiling and memory holds one compile
+	// at a time. With the machine's compile cache warm (make build) each
+	// is a read of verified native code.
 	warmed = make(chan struct{})
 	go func() {
 		defer close(warmed)
 		start := time.Now()
-		if err := host.Warm(ctx); err != nil {
-			// A broken plugin fails its own calls with this error; the rest serve.
-			logger.Error("some plugins failed to compile or verify", "err", err)
-		}
-		var ready error
-		warm.Store(&ready)
+		warmInBackground(ctx, host, logger)
 		logger.Info("plugins ready", "count", len(host.Plugins()), "took", time.Since(start).Round(time.Millisecond))
 	}()
 
@@ -212,7 +211,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Reader:     knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedder, logger),
 		Containers: containers, Folders: fileSvc}
 	app := api.New(api.Deps{
-		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
+		Logger: logger, Plugins: host,
 		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
@@ -271,6 +270,24 @@ func envFloat(key string, def float64) float64 {
 		}
 	}
 	return def
+}
+
+// warmInBackground compiles the plugins one after the other, extractors
+// first; a plugin a request needs sooner compiles then. A plugin that fails
+// answers its calls with the reason; the others go on.
+func warmInBackground(ctx context.Context, host *wasm.Host, logger *slog.Logger) {
+	plugins := host.Plugins()
+	sort.SliceStable(plugins, func(i, j int) bool {
+		return plugins[i].Manifest().Kind == manifest.KindExtractor && plugins[j].Manifest().Kind != manifest.KindExtractor
+	})
+	for _, p := range plugins {
+		if ctx.Err() != nil {
+			return
+		}
+		if err := p.Warm(ctx); err != nil {
+			logger.Error("plugin failed to compile or verify", "plugin", p.Name(), "err", err)
+		}
+	}
 }
 
 // openModels returns the client of the model configuration (file and

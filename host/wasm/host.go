@@ -366,20 +366,29 @@ func (h *Host) Warm(ctx context.Context) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			errs[i] = p.warm(ctx)
+			errs[i] = p.Warm(ctx)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-func (p *Plugin) warm(ctx context.Context) error {
-	var hasRO bool
+// Warm compiles the plugin's link variants now rather than at its first
+// call and, for a third-party plugin, checks its code against its manifest.
+// A failure is the plugin's: its calls answer with it, others serve.
+func (p *Plugin) Warm(ctx context.Context) error {
+	var hasRO, hasRW bool
 	for _, ro := range p.readOnly {
 		hasRO = hasRO || ro
+		hasRW = hasRW || !ro
 	}
 	if hasRO {
 		if err := p.variant(true).compile(ctx); err != nil {
+			return err
+		}
+	}
+	if hasRW {
+		if err := p.variant(false).compile(ctx); err != nil {
 			return err
 		}
 	}

@@ -358,7 +358,14 @@ func TenantFrom(ctx context.Context) string {
 // ensureReady checks once, on a real instance, that the plugin's code registers
 // exactly the tools its manifest declares: a manifest that lies about its tools
 // (a missing tool, a writing tool marked read-only, another schema) is refused.
+//
+// Built-in plugins are spared the check: `plugin build` wrote their manifest
+// from the same describe call, and they ship inside the host's binary. This
+// keeps a Go runtime from starting in every built-in at start-up.
 func (p *Plugin) ensureReady(ctx context.Context) error {
+	if p.builtin {
+		return nil
+	}
 	p.describeOnce.Do(func() { p.describeErr = p.checkDescribe(context.WithoutCancel(ctx)) })
 	return p.describeErr
 }
