@@ -379,3 +379,40 @@ func validModule() []byte {
 	m.Export("table", asm.KindTable, 0)
 	return m.Bytes()
 }
+
+// TestInstrumentCountsImports: imported functions, tables, memories and
+// globals take the first indices of their spaces; code using them is valid.
+func TestInstrumentCountsImports(t *testing.T) {
+	ctx := context.Background()
+	m := asm.New()
+	void := m.Type(nil, nil)
+	m.ImportFunc("wasi_snapshot_preview1", "sched_yield", m.Type(nil, i32))
+	other := m.ImportFunc("env", "f", void)
+	m.Import("env", "table", asm.KindTable, []byte{byte(asm.FuncRef), 0x00, 0x01})
+	m.Import("env", "memory", asm.KindMemory, []byte{0x00, 0x01})
+	g := m.ImportGlobal("env", "g", asm.I32, true)
+	own := m.Global(asm.I32, true, asm.GlobalGet(g))
+	m.ExportFunc("f", m.Func(void, nil,
+		asm.Call(other),
+		asm.I32Const(0), asm.I32Load(0), asm.GlobalSet(g),
+		asm.GlobalGet(own), asm.GlobalSet(own),
+		asm.I32Const(0), asm.CallIndirect(void, 0)))
+	m.Data(asm.GlobalGet(g), []byte("x"))
+	m.Elem(asm.GlobalGet(g), other)
+	plain := m.Bytes()
+	out, err := interrupt.Instrument(plain, interrupt.Options{})
+	if err != nil {
+		t.Fatalf("Instrument: %v", err)
+	}
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	for name, mod := range map[string][]byte{"original": plain, "instrumented": out} {
+		if _, err := rt.CompileModule(ctx, mod); err != nil {
+			t.Fatalf("compiling the %s module: %v", name, err)
+		}
+	}
+	// The flag follows the imported and the defined global.
+	if got := exportedGlobal(t, out, interrupt.DefaultGlobalExport); got != 2 {
+		t.Fatalf("flag is global %d, want 2", got)
+	}
+}
