@@ -29,7 +29,12 @@ func instrumentCode(payload []byte, m *module, flag, fuel uint32) ([]byte, error
 	if m.yield >= 0 {
 		yield = uint32(m.yield)
 	}
-	check := checkSequence(flag, fuel, yield)
+	return rewriteCode(payload, m, walker{m: m}, checkSequence(flag, fuel, yield))
+}
+
+// rewriteCode is instrumentCode with a given check and walker (tests insert
+// other code at other places).
+func rewriteCode(payload []byte, m *module, w walker, check []byte) ([]byte, error) {
 	var unsupported error
 
 	r := wasmbin.NewReader(payload)
@@ -43,7 +48,6 @@ func instrumentCode(payload []byte, m *module, flag, fuel uint32) ([]byte, error
 	out := make([]byte, 0, len(payload)+len(payload)/8)
 	out = wasmbin.AppendU32(out, n)
 	body := make([]byte, 0, 4096)
-	w := walker{m: m}
 	for i := uint32(0); i < n; i++ {
 		w.fn = m.importedFuncs + i
 		size, err := r.U32()
@@ -109,6 +113,10 @@ type walker struct {
 	locals uint32 // parameters and declared locals
 	total  uint64 // declared locals of the functions walked so far
 	depth  uint32 // open blocks, counting the function's own
+	// every, when set, is inserted after every instruction but the final
+	// end: a test compares wazero's verdicts on a module with nops there
+	// and without, which differ where the two decoders disagree.
+	every []byte
 }
 
 // invalid reports an index the module does not define in the current function.
@@ -171,6 +179,9 @@ func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 		if op == 0x03 {
 			out = append(out, check...)
 		}
+		if w.every != nil && w.depth > 0 {
+			out = append(out, w.every...)
+		}
 	}
 	if r.Len() != 0 {
 		return nil, fmt.Errorf("%w: %d bytes after the end of a function body", wasmbin.ErrMalformed, r.Len())
@@ -178,13 +189,25 @@ func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 	return out, nil
 }
 
+// blockType reads the type of a block, loop or if. It accepts only the
+// types that take one signed LEB128: wazero reads a reference type (0x63,
+// 0x64) with a heap type after it, and a decoder that did not would take
+// those bytes for instructions, and wazero's next instructions for
+// immediates (TestInstrumentDecodesLikeWazero).
 func (w *walker) blockType(r *wasmbin.Reader) error {
 	bt, err := r.S33()
 	if err != nil {
 		return err
 	}
-	if bt >= 0 && bt >= int64(len(w.m.typeParams)) {
-		return w.invalid("block type", uint32(bt), "type", uint32(len(w.m.typeParams)))
+	switch {
+	case bt >= 0:
+		if bt >= int64(len(w.m.typeParams)) {
+			return w.invalid("block type", uint32(bt), "type", uint32(len(w.m.typeParams)))
+		}
+	case bt == -0x40: // empty
+	case bt >= -5 || bt == -16 || bt == -17: // i32 i64 f32 f64 v128 funcref externref
+	default:
+		return fmt.Errorf("%w: block type 0x%02X", ErrUnsupported, byte(bt&0x7F))
 	}
 	return nil
 }
@@ -254,13 +277,19 @@ func (w *walker) immediates(r *wasmbin.Reader, op byte) error {
 			return err
 		}
 		return w.index(r, "call_indirect", "table", m.tables)
-	case op == 0x1C: // select t*
+	case op == 0x1C: // select t*: one value type, as wazero reads it
 		n, err := r.U32()
 		if err != nil {
 			return err
 		}
-		_, err = r.Bytes(int(n))
-		return err
+		if n != 1 {
+			return fmt.Errorf("%w: function %d: select with %d types", ErrInvalid, w.fn, n)
+		}
+		t, err := r.Byte()
+		if err != nil {
+			return err
+		}
+		return valType(t)
 	case op == 0x20:
 		return w.index(r, "local.get", "local", w.locals)
 	case op == 0x21:
@@ -307,8 +336,14 @@ func (w *walker) immediates(r *wasmbin.Reader, op byte) error {
 	case op >= 0x45 && op <= 0xC4: // numeric and sign extension: no immediates
 		return nil
 	case op == 0xD0: // ref.null t
-		_, err := r.Byte()
-		return err
+		t, err := r.Byte()
+		if err != nil {
+			return err
+		}
+		if t != 0x70 && t != 0x6F {
+			return fmt.Errorf("%w: ref.null of type 0x%02X", ErrUnsupported, t)
+		}
+		return nil
 	case op == 0xFC:
 		return w.prefixed(r)
 	}

@@ -37,7 +37,8 @@ const (
 //     globals get), and an index its code names but does not define is
 //     never a false alarm: wazero refuses such a module too;
 //   - every exported function of an instrumented module that wazero
-//     compiles returns within fuzzGrace of Trigger.
+//     compiles returns within fuzzGrace of Trigger;
+//   - the rewriter reads instructions as wazero does (checkBoundaries).
 //
 // The Go-built guest is not a seed: mutating and minimising 2.4 MB inputs
 // would slow the fuzzer a hundredfold; TestInstrumentGuestOnlyAddsChecks
@@ -48,6 +49,9 @@ func FuzzInstrument(f *testing.F) {
 		f.Add(tc.build())
 	}
 	f.Add(validModule())
+	// Instructions wazero reads with more bytes than a plain decoder would.
+	f.Add(misalignedModule())
+	f.Add([]byte{0x02, 0x63, 0x70, 0xD0, 0x70, 0x0B, 0x1A, 0x0B}) // block (result (ref null func)), as code
 	for _, m := range generatedModules() {
 		f.Add(m)
 	}
@@ -120,6 +124,9 @@ func checkInstrument(t *testing.T, in []byte) {
 	t.Helper()
 	out, err := interrupt.Instrument(in, interrupt.Options{})
 	run := len(in) <= fuzzRunMax
+	if run {
+		checkBoundaries(t, in)
+	}
 	if err != nil {
 		if out != nil {
 			t.Fatalf("Instrument returned a module with its error %v", err)
@@ -164,6 +171,22 @@ func TestInstrumentGuestOnlyAddsChecks(t *testing.T) {
 		t.Fatalf("Instrument produced an unparsable module: %v", err)
 	}
 	checkOnlyChecksAdded(t, guest(t), out)
+}
+
+// checkBoundaries compares wazero's verdicts on a module and on the module
+// with a nop after every instruction as the rewriter decodes them: a nop is
+// valid anywhere between instructions, so the verdicts differ only where
+// wazero reads an instruction with other bytes than the rewriter, which is
+// where the rewriter could overlook what wazero will run.
+func checkBoundaries(t *testing.T, in []byte) {
+	t.Helper()
+	nopped, err := interrupt.NopAfterEveryInstruction(in)
+	if err != nil {
+		return // refused, or not decoded: not rewritten
+	}
+	if a, b := compiles(withoutCustom(in)), compiles(withoutCustom(nopped)); a != b {
+		t.Fatalf("wazero compiles the module: %v, with a nop after every instruction as the rewriter reads them: %v", a, b)
+	}
 }
 
 // withoutCustom returns module without its custom sections.

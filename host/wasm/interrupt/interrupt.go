@@ -51,9 +51,11 @@ const DefaultGlobalExport = "agenthost.interrupt"
 // Version names the instrumentation's output; it changes whenever Instrument
 // rewrites or refuses differently, so modules instrumented by an older host
 // are not reused from a cache. Version 2 refuses modules that name indices
-// they do not define, which version 1 rewrote into valid ones: a cached
-// version 1 rewrite must not outlive the fix.
-const Version = "2"
+// they do not define, which version 1 rewrote into valid ones; version 3
+// refuses block types and typed selects wazero reads with more bytes, behind
+// which version 2 could overlook such an index. A cached rewrite of an older
+// version must not outlive the fix.
+const Version = "3"
 
 // YieldEvery is how many loop iterations and calls pass between two host calls.
 // It bounds how long a guest can hold off the Go scheduler and how late it sees

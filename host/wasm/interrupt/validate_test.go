@@ -1,6 +1,7 @@
 package interrupt_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -378,4 +379,114 @@ func validModule() []byte {
 	m.Export("memory", asm.KindMemory, 0)
 	m.Export("table", asm.KindTable, 0)
 	return m.Bytes()
+}
+
+// TestInstrumentCountsImports: imported functions, tables, memories and
+// globals take the first indices of their spaces; code using them is valid.
+func TestInstrumentCountsImports(t *testing.T) {
+	ctx := context.Background()
+	m := asm.New()
+	void := m.Type(nil, nil)
+	m.ImportFunc("wasi_snapshot_preview1", "sched_yield", m.Type(nil, i32))
+	other := m.ImportFunc("env", "f", void)
+	m.Import("env", "table", asm.KindTable, []byte{byte(asm.FuncRef), 0x00, 0x01})
+	m.Import("env", "memory", asm.KindMemory, []byte{0x00, 0x01})
+	g := m.ImportGlobal("env", "g", asm.I32, true)
+	own := m.Global(asm.I32, true, asm.GlobalGet(g))
+	m.ExportFunc("f", m.Func(void, nil,
+		asm.Call(other),
+		asm.I32Const(0), asm.I32Load(0), asm.GlobalSet(g),
+		asm.GlobalGet(own), asm.GlobalSet(own),
+		asm.I32Const(0), asm.CallIndirect(void, 0)))
+	m.Data(asm.GlobalGet(g), []byte("x"))
+	m.Elem(asm.GlobalGet(g), other)
+	plain := m.Bytes()
+	out, err := interrupt.Instrument(plain, interrupt.Options{})
+	if err != nil {
+		t.Fatalf("Instrument: %v", err)
+	}
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	for name, mod := range map[string][]byte{"original": plain, "instrumented": out} {
+		if _, err := rt.CompileModule(ctx, mod); err != nil {
+			t.Fatalf("compiling the %s module: %v", name, err)
+		}
+	}
+	// The flag follows the imported and the defined global.
+	if got := exportedGlobal(t, out, interrupt.DefaultGlobalExport); got != 2 {
+		t.Fatalf("flag is global %d, want 2", got)
+	}
+}
+
+// misalignedModule hides `global.set 2` (the would-be fuel) from a decoder
+// that reads block types as wazero did not: wazero 1.12 reads a block type
+// 0x63 (ref null) with a heap type after it, here the type index 3584,
+// encoded 0x80 0x1C. Read as a plain s33 block type, 0x63 is followed by
+// the instructions 0x80 and 0x1C (select t*), whose vector of 32 types
+// swallows the global.set. In a loop the guest resets the fuel just before
+// every check: it never yields, never sees the flag, and would hold up the
+// Go collector.
+func misalignedModule() []byte {
+	m := asm.New()
+	// Types: 0 () -> i32 for sched_yield, 1 () -> (), and enough copies for
+	// type index 3584 to exist.
+	types := wasmbin.AppendU32(nil, 3585)
+	types = append(types, 0x60, 0, 1, byte(asm.I32))
+	for i := 1; i < 3585; i++ {
+		types = append(types, 0x60, 0, 0)
+	}
+	m.Raw(wasmbin.SecType, types)
+	m.ImportFunc("wasi_snapshot_preview1", "sched_yield", 0)
+	m.Memory(1, asm.NoMax)
+	m.Global(asm.I32, true, asm.I32Const(0)) // the fuel will be global 2
+	// The 32 bytes: local.get's index, nops, global.set 2 and br 1 (to the
+	// loop, whose header the check is at: the fuel is reset just before it).
+	window := bytes.Join([][]byte{{0x00}, bytes.Repeat([]byte{asm.OpNop}, 27), asm.GlobalSet(2), asm.Br(1)}, nil)
+	m.ExportFunc("pin", m.Func(1, []asm.ValType{asm.I32},
+		asm.I32Const(1000), asm.LocalSet(0),
+		asm.Loop(),
+		[]byte{0x02, 0x63, 0x80, 0x1C}, // block (result (ref null 3584))
+		[]byte{0x20},                   // local.get, whose index 0 opens the window
+		window,
+		asm.End(), asm.Drop(), asm.Br(0),
+		asm.End()))
+	return m.Bytes()
+}
+
+// TestInstrumentDecodesLikeWazero: where wazero reads an instruction with
+// more bytes than the rewriter would, the rewriter must not accept it, or
+// code it took for immediates could name the interrupt globals.
+func TestInstrumentDecodesLikeWazero(t *testing.T) {
+	ctx := context.Background()
+	mod := misalignedModule()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	if _, err := rt.CompileModule(ctx, mod); err == nil || !strings.Contains(err.Error(), "global") {
+		t.Fatalf("wazero compiling the original = %v, want an error about the undefined global", err)
+	}
+	// Left to the fallback, the module meets wazero's own validation,
+	// which refuses it (above).
+	out, err := interrupt.Instrument(mod, interrupt.Options{})
+	if err == nil {
+		_, cerr := rt.CompileModule(ctx, out)
+		t.Fatalf("Instrument accepted a module whose hidden global.set pins the fuel (wazero compiles the rewrite: %v)", cerr == nil)
+	}
+	if !errors.Is(err, interrupt.ErrUnsupported) && !errors.Is(err, interrupt.ErrInvalid) {
+		t.Fatalf("Instrument = %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		code []byte
+	}{
+		{"typed select of a reference type", []byte{0x1C, 0x01, 0x63, 0x70}},
+		{"typed select of two types", []byte{0x1C, 0x02, 0x7F, 0x7F}},
+		{"ref.null of a concrete type", []byte{0xD0, 0x00}},
+		{"block of a non-nullable reference", []byte{0x02, 0x64, 0x70, 0x0B}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := interrupt.Instrument(codeModule(append(tc.code, 0x0B)), interrupt.Options{}); err == nil {
+				t.Fatal("Instrument accepted an instruction wazero reads with other immediates")
+			}
+		})
+	}
 }

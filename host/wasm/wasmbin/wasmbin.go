@@ -186,6 +186,12 @@ func (r *Reader) Bytes(n int) ([]byte, error) {
 
 // U32 reads an unsigned LEB128 of at most 32 bits.
 func (r *Reader) U32() (uint32, error) {
+	// Most indices and counts fit in one byte: this path is what keeps
+	// decoding every instruction of a large module cheap.
+	if r.off < len(r.b) && r.b[r.off] < 0x80 {
+		r.off++
+		return uint32(r.b[r.off-1]), nil
+	}
 	v, err := r.uleb(32)
 	return uint32(v), err
 }
