@@ -274,7 +274,9 @@ func envFloat(key string, def float64) float64 {
 
 // warmInBackground compiles the plugins one after the other, extractors
 // first; a plugin a request needs sooner compiles then. A plugin that fails
-// answers its calls with the reason; the others go on.
+// answers its calls with the reason; the others go on. Plugins this
+// machine compiled before are left to their first use: reading their native
+// code takes well under a second, and memory holds only what is used.
 func warmInBackground(ctx context.Context, host *wasm.Host, logger *slog.Logger) {
 	plugins := host.Plugins()
 	sort.SliceStable(plugins, func(i, j int) bool {
@@ -283,6 +285,9 @@ func warmInBackground(ctx context.Context, host *wasm.Host, logger *slog.Logger)
 	for _, p := range plugins {
 		if ctx.Err() != nil {
 			return
+		}
+		if p.Builtin() && p.CompiledBefore() {
+			continue
 		}
 		if err := p.Warm(ctx); err != nil {
 			logger.Error("plugin failed to compile or verify", "plugin", p.Name(), "err", err)

@@ -341,6 +341,16 @@ func (d *diskCache) read(rel string) ([]byte, bool) {
 	return nil, false
 }
 
+// has reports whether the index vouches for rel (without reading it).
+func (d *diskCache) has(rel string) bool {
+	index, err := d.readIndex()
+	if err != nil {
+		return false
+	}
+	_, ok := index[rel]
+	return ok
+}
+
 // write stores b as rel (atomically) and records it.
 func (d *diskCache) write(rel string, b []byte) error {
 	unlock, err := lockFile(filepath.Join(d.dir, cacheCompileLockName), false)

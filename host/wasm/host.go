@@ -269,13 +269,25 @@ func (h *Host) checkImports(p *Plugin) error {
 // only when its bytes match the digest the host recorded (cache.go):
 // rewriting a large plugin costs a quarter second, reading it back a few
 // milliseconds.
+// instrumentedName is the cache entry of a module's instrumented form.
+func instrumentedName(sha string) string {
+	return "instrumented/" + sha + "-" + interrupt.Version + ".wasm"
+}
+
+// CompiledBefore reports whether this machine's compile cache holds the
+// plugin from an earlier compile, so its first use reads native code rather
+// than compiling (serve then leaves it to its first use).
+func (p *Plugin) CompiledBefore() bool {
+	return p.h.disk != nil && p.h.disk.has(instrumentedName(p.sha256))
+}
+
 func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
 	if h.cfg.closeOnDoneOnly {
 		return module, false, nil
 	}
 	var cached string
 	if h.disk != nil && sha != "" {
-		cached = "instrumented/" + sha + "-" + interrupt.Version + ".wasm"
+		cached = instrumentedName(sha)
 		if b, ok := h.disk.read(cached); ok {
 			return b, true, nil
 		}
