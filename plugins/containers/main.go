@@ -7,7 +7,11 @@
 // its bytes copied from this plugin's memory into the host's sink; nested
 // containers are announced by path; every refused entry (traversal, link,
 // bomb, truncated, encrypted, over a limit) is reported with its reason and
-// the walk goes on. The tool's own result is only a summary.
+// the walk goes on; an entry is never reported twice, and never written past
+// the size it declared (the host would end the call). The tool's own result
+// is only a summary: counts, "truncated", and "stops" (container, entry,
+// kind, limit, reason of every place the walk stopped early), also told in
+// words as "stoppedBecause".
 package main
 
 import (
