@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +24,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/plugins/containers/archive/archivetest"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
@@ -461,5 +464,111 @@ func TestContainerJob(t *testing.T) {
 	}
 	if n := c.res.n.Load(); n != 2 {
 		t.Fatalf("%d container plugin calls, want 2 (a permanent failure is not retried)", n)
+	}
+}
+
+// TestContainerBadEntriesGoOn: a zip whose entries fail one by one (data
+// longer than declared, CRC, methods 99 and 14, corrupt and cut deflate),
+// each followed by a good entry, goes through the real plugin: the
+// container is indexed, each bad entry is recorded once, failed with its
+// reason, and every good entry after it is indexed and searchable.
+func TestContainerBadEntriesGoOn(t *testing.T) {
+	ctx := context.Background()
+	c := newContainerEnv(t)
+	cases := archivetest.BadZipCases()
+	var members []archivetest.ZipEntry
+	for i, tc := range cases {
+		members = append(members, tc.Entry, archivetest.Stored(fmt.Sprintf("ok-%d.txt", i), []byte(fmt.Sprintf("harbourmaster%d signed the manifest", i))))
+	}
+	f, st, entries := c.ingest(t, "bad-entries.zip", archivetest.Zip(members...), 2*time.Minute, 256<<20)
+	if st.Status != knowledge.StatusIndexed || st.Error != "" {
+		t.Fatalf("container: %+v", st)
+	}
+	if len(entries) != 2*len(cases) {
+		t.Errorf("%d entries, want %d: %+v", len(entries), 2*len(cases), entries)
+	}
+	seen := map[string]int{}
+	for _, e := range entries {
+		if seen[e.Path]++; seen[e.Path] > 1 {
+			t.Errorf("%s recorded twice", e.Path)
+		}
+	}
+	for i, tc := range cases {
+		bad, ok := entryAt(entries, "bad-entries.zip/"+tc.Entry.Name)
+		if !ok || bad.Status != "failed" || bad.Error == "" || !slices.Contains(tc.Kinds, bad.ErrorKind) {
+			t.Errorf("%s: %+v, want failed as one of %v", tc.Name, bad, tc.Kinds)
+		} else {
+			t.Logf("%s: %s: %s", tc.Name, bad.ErrorKind, bad.Error)
+		}
+		good := fmt.Sprintf("bad-entries.zip/ok-%d.txt", i)
+		if e, ok := entryAt(entries, good); !ok || e.Status != "indexed" {
+			t.Errorf("%s after %s: %+v", good, tc.Name, e)
+			continue
+		}
+		hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: fmt.Sprintf("harbourmaster%d", i), FileIDs: []string{f.ID}})
+		if err != nil || len(hits) != 1 || hits[0].Ref.ContainerPath != good {
+			t.Errorf("%s not searchable: %+v %v", good, hits, err)
+		}
+	}
+	if tr, _ := st.Index.Structure["truncated"].(bool); tr {
+		t.Errorf("bad entries marked the walk truncated: %v", st.Index.Structure)
+	}
+}
+
+// TestContainerStopsReported: walks that stop early say so through the real
+// plugin — a tgz of 12,000 tiny entries stops at the 10,000-entry limit
+// (not at the ratio rule), a cut tgz is truncated — each with its limit and
+// the entry it stopped at, and no entry is recorded twice.
+func TestContainerStopsReported(t *testing.T) {
+	c := newContainerEnv(t)
+	cut := archivetest.Gzip(archivetest.TinyTar(300))
+	cut = cut[:len(cut)/2]
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		indexed int
+		limit   string
+		kind    string
+		at      string
+		walk    bool
+	}{
+		{"tiny-12000.tgz", archivetest.Gzip(archivetest.TinyTar(12_000)), 10_000, "MaxFiles", "limit", "tiny-12000.tgz/" + archivetest.TinyName(10_000), true},
+		{"cut.tgz", cut, -1, "", "truncated", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, st, entries := c.ingest(t, tc.name, tc.data, 3*time.Minute, 384<<20)
+			if st.Status != knowledge.StatusIndexed {
+				t.Fatalf("container: %+v", st)
+			}
+			seen := map[string]int{}
+			indexed := 0
+			for _, e := range entries {
+				if seen[e.Path]++; seen[e.Path] > 1 {
+					t.Errorf("%s recorded twice", e.Path)
+				}
+				if e.Status == "indexed" {
+					indexed++
+				}
+			}
+			s := st.Index.Structure
+			stops, _ := s["stops"].([]any)
+			if tr, _ := s["truncated"].(bool); !tr || len(stops) != 1 || st.Error == "" {
+				t.Fatalf("truncated %v, stops %v, error %q", s["truncated"], s["stops"], st.Error)
+			}
+			stop, _ := stops[0].(map[string]any)
+			t.Logf("%d entries, %d indexed; stop %v; error %q", len(entries), indexed, stop, st.Error)
+			if stop["kind"] != tc.kind || stop["limit"] != tc.limit || stop["walk"] != tc.walk || stop["container"] != tc.name || stop["reason"] == "" {
+				t.Errorf("stop %v, want kind %q limit %q walk %v", stop, tc.kind, tc.limit, tc.walk)
+			}
+			if tc.at != "" && stop["at"] != tc.at {
+				t.Errorf("stopped at %v, want %s", stop["at"], tc.at)
+			}
+			if tc.indexed >= 0 && indexed != tc.indexed {
+				t.Errorf("%d indexed, want %d", indexed, tc.indexed)
+			}
+			if tc.indexed < 0 && (indexed == 0 || indexed >= 300) {
+				t.Errorf("%d of the cut tgz's 300 entries indexed", indexed)
+			}
+		})
 	}
 }

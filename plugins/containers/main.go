@@ -7,7 +7,11 @@
 // its bytes copied from this plugin's memory into the host's sink; nested
 // containers are announced by path; every refused entry (traversal, link,
 // bomb, truncated, encrypted, over a limit) is reported with its reason and
-// the walk goes on. The tool's own result is only a summary.
+// the walk goes on; an entry is never reported twice, and never written past
+// the size it declared (the host would end the call). The tool's own result
+// is only a summary: counts, "truncated", and "stops" (container, entry,
+// kind, limit, reason of every place the walk stopped early), also told in
+// words as "stoppedBecause".
 package main
 
 import (
@@ -77,7 +81,10 @@ func (em *emitter) entry(e archive.Entry, r io.Reader) error {
 		return em.refused(e.Path, err)
 	}
 	if r != nil && size > 0 {
-		if _, err := io.CopyBuffer(w, r, em.buf); err != nil {
+		// The host traps a write past the announced size, which would end
+		// the whole walk: the entry's bytes are held to it here, so an
+		// entry longer than it says fails alone.
+		if _, err := io.CopyBuffer(&capped{w: w, left: size}, r, em.buf); err != nil {
 			em.reported[e.Path] = true
 			em.failed++
 			return em.refused(e.Path, w.Fail(kindOf(err), "reading failed: "+err.Error()))
@@ -90,6 +97,25 @@ func (em *emitter) entry(e archive.Entry, r io.Reader) error {
 	}
 	em.files++
 	return nil
+}
+
+// errLonger: an entry's bytes run past its declared size.
+var errLonger = errors.New("the entry's data is longer than its declared size")
+
+// capped passes at most left bytes to w and fails, writing nothing, a write
+// that would pass them.
+type capped struct {
+	w    io.Writer
+	left int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if int64(len(p)) > c.left {
+		return 0, errLonger
+	}
+	n, err := c.w.Write(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // refused turns a refusal by the host into the entry's failure, or into the
@@ -120,6 +146,8 @@ func kindOf(err error) string {
 	switch {
 	case errors.Is(err, archive.ErrBomb):
 		return archive.ProblemBomb
+	case errors.Is(err, errLonger):
+		return archive.ProblemCorrupt
 	case errors.Is(err, archive.ErrLimit):
 		return archive.ProblemLimit
 	case errors.Is(err, archive.ErrTruncated), errors.Is(err, io.ErrUnexpectedEOF):
@@ -159,16 +187,19 @@ func extract(a extractArgs) (result, error) {
 		return result{}, pdk.Errorf("invalid_document", "%s is not a ZIP, TAR or gzip container", name)
 	}
 	problems := 0
-	var ended string
 	for _, p := range res.Problems {
 		if em.reported[p.Path] || (em.only != "" && p.Path != em.only && p.Path != name) {
 			continue
+		}
+		// One failure per entry (the host keeps one record each); the
+		// container itself may have several notes.
+		if p.Path != name {
+			em.reported[p.Path] = true
 		}
 		problems++
 		if err := output.Fail(p.Path, p.Kind, p.Reason); err != nil {
 			return result{}, pdk.Errorf("output_refused", "%v", err)
 		}
-		ended = p.Reason
 	}
 	if em.only != "" && !em.found && problems == 0 {
 		return result{}, pdk.Errorf("not_found", "%s has no entry %q", name, em.only)
@@ -178,8 +209,16 @@ func extract(a extractArgs) (result, error) {
 		"files":     em.files, "containers": em.containers,
 		"failed": em.failed + problems, "truncated": res.Truncated,
 	}
-	if res.Truncated {
-		st["stoppedBecause"] = ended
+	if len(res.Stops) > 0 {
+		stops := make([]map[string]any, len(res.Stops))
+		why := make([]string, len(res.Stops))
+		for i, s := range res.Stops {
+			stops[i] = map[string]any{"container": s.Container, "at": s.At, "index": s.Index,
+				"kind": s.Kind, "limit": s.Limit, "reason": s.Reason, "walk": s.Walk}
+			why[i] = s.String()
+		}
+		st["stops"] = stops
+		st["stoppedBecause"] = strings.Join(why, "; ")
 	}
 	return result{Index: content.Index{FileName: name, MIMEType: res.Entries[0].MIMEType, TotalSize: size, Structure: st}, Objects: []content.Object{}}, nil
 }

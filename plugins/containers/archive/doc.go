@@ -15,7 +15,13 @@
 // the rest of the archive. Limits bound the nesting depth, the bytes expanded
 // (per file and in total), the number of entries and the compression ratio;
 // a ratio bomb is stopped by its headers where they tell, and otherwise while
-// expanding, as soon as the ratio is exceeded, never after. A limit that ends
-// the whole walk (entry count, total size, overall ratio) sets
-// Result.Truncated and keeps everything resolved before it.
+// expanding, as soon as the ratio is exceeded, never after (a tar's own
+// headers and padding are not held against it). A failure of one entry's
+// bytes (a size that lies, a CRC mismatch, a corrupt or cut stream) is that
+// entry's Problem, reported once; a reader never gives a byte past the size
+// the entry declares. Every early stop — a limit that ends the whole walk
+// (entry count, total size, overall ratio), a stream that runs over, a
+// container whose bytes end or go wrong — is a Stop in Result.Stops (which
+// container, which limit, after which entry) and sets Result.Truncated;
+// everything resolved before it is kept.
 package archive

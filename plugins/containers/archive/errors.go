@@ -62,3 +62,14 @@ func readError(err error) error {
 	}
 	return err
 }
+
+// limitOf names the limit behind a meter's error, "" when none.
+func limitOf(err error) string {
+	switch {
+	case errors.Is(err, ErrBomb):
+		return LimitRatio
+	case errors.Is(err, ErrLimit):
+		return LimitStream
+	}
+	return ""
+}

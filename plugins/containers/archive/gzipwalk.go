@@ -41,14 +41,14 @@ func (w *walker) openGzip(m member) {
 	}
 	met, zr, err := gunzip(w.ctx, r, w.lim, w.lim.streamCap(), m.name)
 	if err != nil {
-		w.note(m.path, problemKind(err), "not a readable gzip stream: "+err.Error())
+		w.stop(m.path, problemKind(err), "", "not a readable gzip stream: "+err.Error())
 		return
 	}
 	head := make([]byte, HeadSize)
 	n, err := io.ReadFull(met, head)
 	head = head[:n]
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		w.note(m.path, problemKind(err), "not opened: "+err.Error())
+		w.stop(m.path, problemKind(err), limitOf(err), "not opened: "+err.Error())
 		return
 	}
 	open, lim := m.src.open, w.lim
@@ -74,7 +74,7 @@ func (w *walker) openGzip(m member) {
 	if w.stopped() || !w.admit(p) {
 		return
 	}
-	w.seen-- // visit counts the member; admitting here only keeps a dead walk from expanding
+	w.unadmit() // visit counts the member; admitting here only keeps a dead walk from expanding
 	remaining := w.lim.MaxTotalBytes - w.total
 	met.max, met.what = min(w.lim.MaxFileBytes, remaining), "the compressed file"
 	k, err := io.Copy(io.Discard, met)
@@ -82,10 +82,14 @@ func (w *walker) openGzip(m member) {
 	if err != nil {
 		kind := problemKind(err)
 		if kind == ProblemLimit && remaining < w.lim.MaxFileBytes {
-			w.end(p, ProblemLimit, fmt.Sprintf("expanding it would take the extracted total past %d bytes: the walk stopped here; the entries before are kept", w.lim.MaxTotalBytes))
+			w.end(p, ProblemLimit, LimitTotal, fmt.Sprintf("expanding it would take the extracted total past %d bytes: the walk stopped here; the entries before are kept", w.lim.MaxTotalBytes))
 			return
 		}
 		w.problem(p, kind, err.Error())
+		if kind == ProblemTruncated || kind == ProblemCorrupt {
+			// The gzip stream itself is cut or damaged.
+			w.halt(p, kind, "", fmt.Sprintf("the gzip stream %s", err), false)
+		}
 		return
 	}
 	src := source{size: size, open: func() (io.ReadCloser, error) {

@@ -21,6 +21,7 @@ type meter struct {
 
 	out             int64
 	markIn, markOut int64
+	slack           int64 // output of the format's own (tar headers), not held against the ratio
 	nextCtx         int64
 	err             error
 }
@@ -49,9 +50,9 @@ func (m *meter) check() error {
 	switch {
 	case m.out > m.max:
 		return fmt.Errorf("%w: %s expands beyond %d bytes", ErrLimit, m.what, m.max)
-	case m.lim.bomb(m.out, *m.in):
+	case m.lim.bomb(m.out-m.slack, *m.in):
 		return fmt.Errorf("%w: %s expanded %d bytes from %d (more than %g:1); stopped there",
-			ErrBomb, m.what, m.out, *m.in, m.lim.MaxRatio)
+			ErrBomb, m.what, m.out-m.slack, *m.in, m.lim.MaxRatio)
 	case m.lim.bomb(m.out-m.markOut, *m.in-m.markIn):
 		return fmt.Errorf("%w: %s expanded %d bytes from %d for one member (more than %g:1); stopped there",
 			ErrBomb, m.what, m.out-m.markOut, *m.in-m.markIn, m.lim.MaxRatio)

@@ -96,7 +96,7 @@ func ResolveFS(ctx context.Context, fsys fs.FS, name string, lim Limits) (Result
 // WalkFS is ResolveFS with Walk's callback.
 func WalkFS(ctx context.Context, fsys fs.FS, name string, lim Limits, fn func(Entry, io.Reader) error) (Result, error) {
 	name = rootName(name)
-	w := &walker{ctx: ctx, lim: lim.withDefaults(), root: name, fn: fn}
+	w := &walker{ctx: ctx, lim: lim.withDefaults(), root: name, fn: fn, cur: &level{path: name}}
 	w.emit(Entry{Path: name, Name: baseName(name), Dir: true, Open: dirOpen(name)}, nil)
 	err := w.walkFS(fsys, name)
 	return w.finish(func() error {

@@ -74,7 +74,51 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.R
 type Result struct {
 	Entries  []Entry
 	Problems []Problem
-	// Truncated is set when a limit ended the whole walk (entry count, total
-	// size, overall ratio, cancellation); Entries holds everything before it.
+	// Truncated is set when the walk did not read everything: a limit ended
+	// the whole walk (entry count, total size, overall ratio, cancellation)
+	// or stopped one container's stream, or a container's bytes end or go
+	// wrong before its last member. Entries holds everything before; Stops
+	// says where and why.
 	Truncated bool
+	// Stops lists every place where reading ended early, in order.
+	Stops []Stop
+}
+
+// Limit names used in Stop.Limit.
+const (
+	LimitFiles  = "MaxFiles"      // entries (and refused entries) of one walk
+	LimitTotal  = "MaxTotalBytes" // bytes extracted by the whole walk
+	LimitRatio  = "MaxRatio"      // expanded over compressed bytes
+	LimitStream = "streamCap"     // what one compressed tar stream may expand to
+)
+
+// Stop is one place where reading ended early: a limit, or a container
+// whose bytes end or go wrong before its last member.
+type Stop struct {
+	// Container is the path of the container whose reading stopped (the
+	// input's name for the top level).
+	Container string
+	// At is the path of the last entry read before the stop, or of the one
+	// refused by it; Container itself when none was.
+	At string
+	// Index is how many members of Container (directories and refused
+	// entries included) were listed before the stop.
+	Index int
+	// Kind is a Problem kind: limit, bomb, truncated, corrupt, canceled, io.
+	Kind string
+	// Limit names the limit that stopped it (LimitFiles…), "" when the
+	// archive itself is cut or damaged.
+	Limit string
+	// Reason says it in words.
+	Reason string
+	// Walk is set when the whole walk ended here, not only this container.
+	Walk bool
+}
+
+func (s Stop) String() string {
+	what := s.Kind
+	if s.Limit != "" {
+		what += " " + s.Limit
+	}
+	return fmt.Sprintf("%s stopped after %d entries at %s: %s (%s)", s.Container, s.Index, s.At, s.Reason, what)
 }

@@ -45,8 +45,24 @@ func openWhole(reacq reacquireFunc, n int64) func() (io.ReadCloser, error) {
 		if err != nil {
 			return nil, err
 		}
-		return readCloser{io.NewSectionReader(ra, 0, n), release}, nil
+		return readCloser{&exact{r: io.NewSectionReader(ra, 0, n), left: n}, release}, nil
 	}
+}
+
+// exact fails a stream that ends before its n bytes: a section of a cut
+// archive reads short without an error of its own.
+type exact struct {
+	r    io.Reader
+	left int64
+}
+
+func (e *exact) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	if err == io.EOF && e.left > 0 {
+		err = fmt.Errorf("%w: the data ends %d bytes early", ErrTruncated, e.left)
+	}
+	return n, err
 }
 
 type readCloser struct {

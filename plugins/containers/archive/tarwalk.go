@@ -49,8 +49,16 @@ func (w *walker) openTar(m member) {
 func (w *walker) walkTar(c member, r io.Reader, from tarFrom, met *meter) {
 	tr := tar.NewReader(r)
 	sc := newScope()
-	prev := c.path
+	prev := ""
 	for i := 0; !w.stopped(); i++ {
+		if met != nil && prev != "" {
+			// Expand what is left of the previous member (all of it when
+			// nobody read it) before the next header, so a failure in its
+			// bytes is told apart from one in the headers between members.
+			if _, err := io.Copy(io.Discard, sentinelReader{tr}); err != nil && !w.stopped() {
+				w.memberFailed(prev, err, c.name)
+			}
+		}
 		hdr, err := tr.Next()
 		if errors.Is(err, tar.ErrInsecurePath) {
 			err = nil // the header is valid; cleanName judges the name
@@ -61,21 +69,39 @@ func (w *walker) walkTar(c member, r io.Reader, from tarFrom, met *meter) {
 		case err != nil && w.stopped():
 			return
 		case err != nil:
-			kind := problemKind(readError(err))
-			if kind == ProblemBomb || kind == ProblemLimit {
-				// Next was skipping the previous member when the stream ran over.
-				w.note(prev, kind, fmt.Sprintf("%v; the rest of %s is not read", err, c.name))
-			} else {
-				w.note(c.path, kind, fmt.Sprintf("reading stopped: %v; the entries before are kept", readError(err)))
-			}
+			// The stream ran over a limit or its bytes end or go wrong:
+			// the container stops here, after the members read so far
+			// (a member whose own bytes failed was reported as its own).
+			err = readError(err)
+			w.stop(c.path, problemKind(err), limitOf(err), fmt.Sprintf("reading stopped after %d entries: %v; the entries before are kept", i, err))
 			return
 		}
 		if met != nil {
 			met.mark()
 		}
+		seen := w.seen
 		prev = w.tarMember(c, sc, tr, hdr, i, from)
+		if met != nil && w.seen > seen {
+			// The format's own header and padding of a listed member are
+			// not expansion to hold against the ratio: 10,000 tiny files
+			// are legal. Bounded by MaxFiles × tarOverhead.
+			met.slack += tarOverhead
+		}
 	}
 }
+
+// memberFailed records that the bytes of member p failed while the walk
+// skipped them, unless p has its problem already (the callback read them,
+// or it was refused); the container's stop follows from the next header.
+func (w *walker) memberFailed(p string, err error, container string) {
+	if n := len(w.res.Problems); n > 0 && w.res.Problems[n-1].Path == p {
+		return
+	}
+	w.note(p, problemKind(err), fmt.Sprintf("%v; the rest of %s is not read", err, container))
+}
+
+// tarOverhead is one member's header block and at most its padding.
+const tarOverhead = 1024
 
 // tarMember visits one header and returns the path it stands for.
 func (w *walker) tarMember(c member, sc *scope, tr *tar.Reader, hdr *tar.Header, index int, from tarFrom) string {

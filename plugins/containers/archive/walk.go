@@ -21,9 +21,18 @@ type walker struct {
 	outer int64 // bytes of the inputs, for the overall ratio
 	held  int64 // bytes of nested zips in memory now
 	ended bool
+	cur   *level // the container being read; nil outside any
 
 	fn    func(Entry, io.Reader) error // Walk's callback; nil for Resolve
 	fnErr error                        // what fn returned when it ended the walk
+}
+
+// level is the container being read, for Stop: its path, the members
+// listed so far and the last of them.
+type level struct {
+	path string
+	n    int
+	last string
 }
 
 // member is one item to visit inside a container (or the folder).
@@ -44,7 +53,7 @@ func (w *walker) stopped() bool {
 		return true
 	}
 	if err := w.ctx.Err(); err != nil {
-		w.end(w.root, ProblemCanceled, "the walk was canceled ("+err.Error()+"); the entries before are kept")
+		w.end(w.root, ProblemCanceled, "", "the walk was canceled ("+err.Error()+"); the entries before are kept")
 		return true
 	}
 	return false
@@ -54,11 +63,23 @@ func (w *walker) stopped() bool {
 // the walk, keeping what came before.
 func (w *walker) admit(p string) bool {
 	if w.seen >= w.lim.MaxFiles {
-		w.end(p, ProblemLimit, fmt.Sprintf("more than %d entries: the walk stopped here; the entries before are kept", w.lim.MaxFiles))
+		w.end(p, ProblemLimit, LimitFiles, fmt.Sprintf("more than %d entries: the walk stopped here, at entry %d; the entries before are kept", w.lim.MaxFiles, w.lim.MaxFiles+1))
 		return false
 	}
 	w.seen++
+	if w.cur != nil {
+		w.cur.n++
+		w.cur.last = p
+	}
 	return true
+}
+
+// unadmit takes back an admit whose entry visit counts again.
+func (w *walker) unadmit() {
+	w.seen--
+	if w.cur != nil {
+		w.cur.n--
+	}
 }
 
 // problem records a refused member; it counts like an entry, so a hostile
@@ -76,14 +97,33 @@ func (w *walker) note(p, kind, reason string) {
 	w.res.Problems = append(w.res.Problems, Problem{Path: p, Reason: reason, Kind: kind})
 }
 
-// end records the problem that ends the walk.
-func (w *walker) end(p, kind, reason string) {
+// end records the problem that ends the walk at p, and the stop: limit
+// names the limit, "" for a cancellation.
+func (w *walker) end(p, kind, limit, reason string) {
 	if w.ended {
 		return
 	}
 	w.note(p, kind, reason)
-	w.res.Truncated = true
+	w.halt(p, kind, limit, reason, true)
 	w.ended = true
+}
+
+// halt records a Stop at p in the container being read.
+func (w *walker) halt(at, kind, limit, reason string, whole bool) {
+	s := Stop{Container: w.root, At: at, Kind: kind, Limit: limit, Reason: reason, Walk: whole}
+	if w.cur != nil {
+		s.Container, s.Index = w.cur.path, w.cur.n
+	}
+	w.res.Stops = append(w.res.Stops, s)
+	w.res.Truncated = true
+}
+
+// stop records that container c stopped being read before its end: a
+// problem on c (its members read so far are kept), and the stop after the
+// last member listed. It is called while c is the container being read.
+func (w *walker) stop(c string, kind, limit, reason string) {
+	w.note(c, kind, reason)
+	w.halt(w.at(c), kind, limit, reason, false)
 }
 
 // visit lists one member and, when it is a container within the depth,
@@ -101,12 +141,12 @@ func (w *walker) visit(m member) {
 	size := m.src.size
 	if m.extracted {
 		if size > w.lim.MaxTotalBytes-w.total {
-			w.end(m.path, ProblemLimit, fmt.Sprintf("this entry of %d bytes would take the extracted total past %d bytes: the walk stopped here; the entries before are kept",
+			w.end(m.path, ProblemLimit, LimitTotal, fmt.Sprintf("this entry of %d bytes would take the extracted total past %d bytes: the walk stopped here; the entries before are kept",
 				size, w.lim.MaxTotalBytes))
 			return
 		}
 		if w.lim.bomb(w.total+size, w.outer) {
-			w.end(m.path, ProblemBomb, fmt.Sprintf("the archive would expand to %d bytes from %d (more than %g:1 overall): the walk stopped here; the entries before are kept",
+			w.end(m.path, ProblemBomb, LimitRatio, fmt.Sprintf("the archive would expand to %d bytes from %d (more than %g:1 overall): the walk stopped here; the entries before are kept",
 				w.total+size, w.outer, w.lim.MaxRatio))
 			return
 		}
@@ -181,8 +221,9 @@ func (w *walker) emit(e Entry, src *source) {
 			err = nil
 		}
 	}
-	if err != nil {
-		w.fnErr, w.ended, w.res.Truncated = err, true, true
+	if err != nil && !w.ended {
+		w.fnErr, w.ended = err, true
+		w.halt(e.Path, problemKind(err), "", "the walk's callback ended it: "+err.Error(), true)
 	}
 }
 
@@ -201,6 +242,9 @@ func (e *errRecorder) Read(p []byte) (int, error) {
 }
 
 func (w *walker) openContainer(kind Kind, m member) {
+	outer := w.cur
+	w.cur = &level{path: m.path}
+	defer func() { w.cur = outer }()
 	switch kind {
 	case Zip:
 		w.openZip(m)

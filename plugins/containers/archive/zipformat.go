@@ -333,11 +333,19 @@ func (z *zipData) Read(p []byte) (int, error) {
 		return 0, z.err
 	}
 	n, err := z.r.Read(p)
-	z.n += uint64(n)
+	if over := z.n + uint64(n); over > z.want {
+		// Never hand out a byte past the declared size: a reader's
+		// caller may have announced that size (the host traps a write
+		// past it), so the entry fails here, within it.
+		n = int(z.want - z.n)
+		z.n = z.want + 1
+	} else {
+		z.n = over
+	}
 	z.h.Write(p[:n])
 	switch {
 	case z.n > z.want:
-		err = fmt.Errorf("%w: the entry expands beyond the %d bytes its header declares", ErrBomb, z.want)
+		err = fmt.Errorf("%w: the entry's data is longer than the %d bytes its header declares", ErrBomb, z.want)
 	case err == io.EOF && z.n < z.want:
 		err = fmt.Errorf("%w: %d of %d bytes", ErrTruncated, z.n, z.want)
 	case err == io.EOF && z.h.Sum32() != z.crc:

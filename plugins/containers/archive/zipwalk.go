@@ -67,12 +67,24 @@ func (w *walker) walkZip(c member, ra io.ReaderAt, size int64, reacq reacquireFu
 	}
 	err := forEachZipEntry(ra, size, each)
 	if errors.Is(err, errNoDirectory) {
-		w.note(c.path, ProblemTruncated, "no central directory (the archive is cut short or damaged): entries are recovered from their local headers")
+		const why = "no central directory (the archive is cut short or damaged): entries are recovered from their local headers"
+		w.note(c.path, ProblemTruncated, why)
 		err = scanLocalHeaders(w.ctx, ra, size, w.lim, each)
+		if err == nil && !w.stopped() {
+			w.halt(w.at(c.path), ProblemTruncated, "", why, false)
+		}
 	}
 	if err != nil && !w.stopped() {
-		w.note(c.path, problemKind(err), fmt.Sprintf("reading stopped: %v; the entries before are kept", err))
+		w.stop(c.path, problemKind(err), "", fmt.Sprintf("reading stopped: %v; the entries before are kept", err))
 	}
+}
+
+// at is the last member listed in the container being read, else c.
+func (w *walker) at(c string) string {
+	if w.cur != nil && w.cur.last != "" {
+		return w.cur.last
+	}
+	return c
 }
 
 func (w *walker) zipMember(c member, sc *scope, ra io.ReaderAt, size int64, reacq reacquireFunc, e zipEntry) {
