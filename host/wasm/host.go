@@ -283,6 +283,11 @@ func (p *Plugin) CompiledBefore() bool {
 
 func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
 	if h.cfg.closeOnDoneOnly {
+		// The module runs as it is, but is still validated: wazero is never
+		// handed code that names what it does not define, nor a locals bomb.
+		if _, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal}); err != nil && !errors.Is(err, interrupt.ErrUnsupported) {
+			return nil, false, fmt.Errorf("%w: %w", ErrRefused, err)
+		}
 		return module, false, nil
 	}
 	var cached string
