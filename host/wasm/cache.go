@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -436,19 +435,6 @@ func (d *diskCache) mac(payload []byte) []byte {
 	return m.Sum(nil)
 }
 
-// entries lists the index's file names (tests).
-func (d *diskCache) entries() ([]string, error) {
-	index, err := d.readIndex()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(index))
-	for n := range index {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names, nil
-}
 
 func hashFile(path string) (string, int64, error) {
 	f, err := os.Open(path)

@@ -118,6 +118,9 @@ func analyse(secs []wasmbin.Section) (*module, error) {
 			if n, err = rd.U32(); err == nil && n != m.definedFuncs {
 				err = invalid("the code section has %d bodies for %d functions", n, m.definedFuncs)
 			}
+			if err != nil {
+				return nil, fmt.Errorf("section %d: %w", s.ID, err)
+			}
 			continue // the bodies are checked as they are rewritten
 		case wasmbin.SecData:
 			err = m.readData(rd)
