@@ -9,6 +9,7 @@ import (
 // routes lists every route of the API, so the surface is visible at a glance.
 // streams is cancelled when the server shuts down; event streams end with it.
 func routes(app *fiber.App, d Deps, streams context.Context) {
+	app.Get("/", handleHome(d))
 	app.Get("/healthz", handleHealth(d.Ready))
 	v1 := app.Group("/api/v1")
 	v1.Get("/openapi.json", handleOpenAPI())

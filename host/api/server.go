@@ -51,6 +51,9 @@ type Deps struct {
 	ContainerEntries ContainerEntries
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
 	MaxBody int
+	// Model names the agent's model for the home page; nil or "" when no
+	// model is configured (the page then says what to set).
+	Model func() string
 }
 
 // Server is the Fiber app with every route. Its Shutdown first ends the
