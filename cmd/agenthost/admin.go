@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/agenthost/agenthost/host/store"
@@ -21,7 +22,9 @@ import (
 //	agenthost admin user -tenant ID -email ADDR [-admin]
 //	agenthost admin workspace -tenant ID -name NAME [-kind KIND]
 //	agenthost admin member -workspace ID -user ID -role ROLE   (role "" removes)
-//	agenthost admin token -user ID [-name NAME] [-ttl 720h]
+//	agenthost admin token -user ID [-name NAME] [-ttl 2160h]   a token (90 days unless -ttl; -ttl 0 never expires)
+//	agenthost admin token -list -user ID                         the user's tokens
+//	agenthost admin token -revoke TOKEN_ID                       ends a token at once
 //	agenthost admin tools -workspace ID -set NAME [-extra a,b]   the workspace agent's tool set
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -48,13 +51,25 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workspace := fs.String("workspace", "", "workspace id")
 	user := fs.String("user", "", "user id")
 	role := fs.String("role", "", fmt.Sprintf("role: one of %v, or empty to remove", tenancy.Roles()))
-	ttl := fs.Duration("ttl", 0, "token lifetime (0: no expiry)")
+	ttl := fs.Duration("ttl", DefaultTokenTTL, "token lifetime; 0 makes a token that never expires (revoke it with -revoke when done)")
+	list := fs.Bool("list", false, "list the -user's tokens (token)")
+	revoke := fs.String("revoke", "", "revoke the token with this id (token)")
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
 	// Everything is checked before the database is opened: a mistake must
 	// not create or migrate a data directory.
 	if ok, err := parseArgs(fs, args[1:]); !ok {
 		return err
+	}
+	if args[0] == "token" {
+		switch {
+		case *revoke != "" && (*list || *user != ""):
+			return fmt.Errorf("admin token: -revoke takes a token id alone")
+		case *revoke != "":
+			required = nil
+		case *ttl < 0:
+			return fmt.Errorf("admin token: -ttl %v is negative", *ttl)
+		}
 	}
 	var missing []string
 	for _, f := range required {
@@ -84,6 +99,11 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		fmt.Fprintf(stdout, "token %s (shown once, keep it): %s\n", tok.ID, secret)
+		if exp == nil {
+			fmt.Fprintln(stdout, "this token never expires: revoke it with `agenthost admin token -revoke "+tok.ID+"` when done")
+		} else {
+			fmt.Fprintf(stdout, "expires %s\n", exp.UTC().Format(time.RFC3339))
+		}
 		return nil
 	}
 	switch args[0] {
@@ -104,6 +124,21 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "member":
 		return db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)})
 	case "token":
+		switch {
+		case *revoke != "":
+			if err := db.RevokeAnyToken(ctx, *revoke); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "token %s revoked\n", *revoke)
+			return nil
+		case *list:
+			toks, err := db.UserTokens(ctx, *user)
+			if err != nil {
+				return err
+			}
+			printTokens(stdout, toks, time.Now())
+			return nil
+		}
 		return token(*user)
 	case "tools":
 		var names []string
@@ -139,7 +174,10 @@ func adminUsage(w io.Writer) {
   user -tenant ID -email ADDR [-admin]           a user of the tenant
   workspace -tenant ID -name NAME [-kind KIND]   a workspace
   member -workspace ID -user ID -role ROLE       a membership (role "" removes it)
-  token -user ID [-name NAME] [-ttl 720h]        an API token (shown once)
+  token -user ID [-name NAME] [-ttl 2160h]       an API token (shown once); expires after 90 days
+                                                 unless -ttl says otherwise (-ttl 0: never)
+  token -list -user ID                           the user's tokens, with their state
+  token -revoke TOKEN_ID                         revoke a token (it stops working at once)
   tools -workspace ID -set NAME [-extra a,b]     the workspace agent's tool set
 
 every subcommand takes -data DIR or -database URL (the embedded database in ./data by default)
@@ -166,4 +204,32 @@ func bootstrap(ctx context.Context, db *store.DB, tenant, email string, stdout i
 	}
 	fmt.Fprintf(stdout, "tenant %s\nuser %s (admin)\nworkspace %s\n", t.ID, u.ID, w.ID)
 	return token(u.ID)
+}
+
+// DefaultTokenTTL is the lifetime of tokens made without -ttl: a leaked
+// token that nobody remembers stops working on its own.
+const DefaultTokenTTL = 90 * 24 * time.Hour
+
+// printTokens writes one line per token: id, state, name and times.
+func printTokens(w io.Writer, toks []tenancy.Token, now time.Time) {
+	if len(toks) == 0 {
+		fmt.Fprintln(w, "no tokens")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tNAME\tCREATED\tEXPIRES")
+	for _, t := range toks {
+		state, expires := "active", "never"
+		if t.ExpiresAt != nil {
+			expires = t.ExpiresAt.UTC().Format(time.RFC3339)
+			if !t.ExpiresAt.After(now) {
+				state = "expired"
+			}
+		}
+		if t.RevokedAt != nil {
+			state = "revoked " + t.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, state, t.Name, t.CreatedAt.UTC().Format(time.RFC3339), expires)
+	}
+	tw.Flush()
 }

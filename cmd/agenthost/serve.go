@@ -213,7 +213,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Containers: containers, Folders: fileSvc}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, Ready: func() error { return *warm.Load() },
-		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
+		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 		Model: func() string { return agentModels(model.Config()) },

@@ -21,6 +21,10 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	// hosts: what an attacker would look for first, so they need a token.
 	authed.Get("/plugins", handlePlugins(d.Plugins))
 	authed.Get("/tools", handleTools(d.Plugins))
+	if d.Tokens != nil {
+		authed.Get("/tokens", handleListTokens(d.Tokens))
+		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens))
+	}
 	if d.Files == nil || d.Workspaces == nil {
 		return // a server without storage (tests of the plugin surface)
 	}

@@ -51,6 +51,8 @@ type Deps struct {
 	ContainerEntries ContainerEntries
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
 	MaxBody int
+	// Tokens lists and revokes API tokens (GET/DELETE /tokens).
+	Tokens Tokens
 	// Model names the agent's model for the home page; nil or "" when no
 	// model is configured (the page then says what to set).
 	Model func() string
