@@ -43,6 +43,8 @@ type serverOptions struct {
 	model   llm.ModelConfig
 	llmOpts []llmtest.Option
 	agent   agent.Config
+	// timeouts of the HTTP server (zero: the defaults)
+	timeouts api.Timeouts
 }
 
 var (
@@ -112,7 +114,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.wf = wf
 	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, nil)
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
-		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20,
+		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
