@@ -6,12 +6,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
 // adminCmd is the operator's tooling for tenants, users, workspaces,
@@ -56,10 +63,24 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	revoke := fs.String("revoke", "", "revoke the token with this id (token)")
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
+	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins whose tools -extra may name (tools)")
 	// Everything is checked before the database is opened: a mistake must
 	// not create or migrate a data directory.
 	if ok, err := parseArgs(fs, args[1:]); !ok {
 		return err
+	}
+	// A tool set the server cannot resolve would fail every request of the
+	// workspace's agent: refuse it now, before anything is opened.
+	var extras []string
+	if args[0] == "tools" {
+		for _, n := range strings.Split(*extra, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				extras = append(extras, n)
+			}
+		}
+		if err := checkToolSet(*toolSet, extras, *pluginDir); err != nil {
+			return fmt.Errorf("admin tools: %w", err)
+		}
 	}
 	if args[0] == "token" {
 		switch {
@@ -141,13 +162,7 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return token(*user)
 	case "tools":
-		var names []string
-		for _, n := range strings.Split(*extra, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-		return db.SetWorkspaceTools(ctx, *workspace, *toolSet, names)
+		return db.SetWorkspaceTools(ctx, *workspace, *toolSet, extras)
 	default:
 		return fmt.Errorf("admin: unknown subcommand %q", args[0])
 	}
@@ -178,7 +193,9 @@ func adminUsage(w io.Writer) {
                                                  unless -ttl says otherwise (-ttl 0: never)
   token -list -user ID                           the user's tokens, with their state
   token -revoke TOKEN_ID                         revoke a token (it stops working at once)
-  tools -workspace ID -set NAME [-extra a,b]     the workspace agent's tool set
+  tools -workspace ID -set NAME [-extra a,b]     the workspace agent's tool set; the set must be
+      [-plugins DIR]                             one the server knows and every extra a tool of a
+                                                 built-in plugin or of one in DIR
 
 every subcommand takes -data DIR or -database URL (the embedded database in ./data by default)
 `)
@@ -232,4 +249,62 @@ func printTokens(w io.Writer, toks []tenancy.Token, now time.Time) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, state, t.Name, t.CreatedAt.UTC().Format(time.RFC3339), expires)
 	}
 	tw.Flush()
+}
+
+// checkToolSet refuses a tool set the server does not define and extra
+// tools that neither a built-in plugin nor one in pluginDir declares. It
+// reads the plugins' manifests only (no compile).
+func checkToolSet(set string, extras []string, pluginDir string) error {
+	srcs, err := builtin.Sources()
+	if err != nil {
+		return err
+	}
+	if pluginDir != "" {
+		paths, err := filepath.Glob(filepath.Join(pluginDir, "*.wasm"))
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			srcs = append(srcs, wasm.Source{Origin: p, Module: b})
+		}
+	}
+	var known manifestTools
+	for _, s := range srcs {
+		m, err := manifest.Read(s.Module)
+		if err != nil || m.Kind == manifest.KindExtractor {
+			continue // the server refuses it too, or its tools are not agent tools
+		}
+		for _, t := range m.Tools {
+			known = append(known, wasm.ToolInfo{Plugin: m.Name, Tool: t})
+		}
+	}
+	// The server's registry resolves the set: an unknown set is its error.
+	_, missing, err := tools.NewRegistry(known, nil).Set(set, extras...)
+	if err != nil {
+		return err
+	}
+	var unknown []string
+	for _, n := range missing {
+		if slices.Contains(extras, n) {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("no plugin provides the extra tools %s (give -plugins DIR for third-party plugins' tools)", strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// manifestTools is a tools.Runner over tools read from manifests: enough to
+// resolve sets, never to call.
+type manifestTools []wasm.ToolInfo
+
+func (m manifestTools) Tools() []wasm.ToolInfo { return m }
+
+func (manifestTools) Call(context.Context, string, []byte, *wasm.CallOptions) wasm.Result {
+	panic("admin: manifest tools are not callable")
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
 // TestAdminTokens: tokens expire after 90 days unless -ttl says otherwise
@@ -48,5 +51,38 @@ func TestAdminTokens(t *testing.T) {
 	}
 	if _, _, err := run0(t, "admin", "token", "-revoke", first[1], "-data", data, "-database="); err == nil || !strings.Contains(err.Error(), "already revoked") {
 		t.Fatalf("revoking twice: %v", err)
+	}
+}
+
+// TestAdminToolsValidated: a tool set the server does not define and extra
+// tools no plugin declares are refused when written, with what is known.
+func TestAdminToolsValidated(t *testing.T) {
+	dir := t.TempDir()
+	data, plugins := filepath.Join(dir, "data"), filepath.Join(dir, "plugins")
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plugins, "echo.wasm"), wasmtest.Module(t, "echo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := run0(t, "admin", "bootstrap", "-data", data, "-database=", "-tenant", "Acme", "-email", "ada@acme.example")
+	if err != nil {
+		t.Fatalf("bootstrap: %v\n%s", err, stderr)
+	}
+	ws := regexp.MustCompile(`workspace (\S+)`).FindStringSubmatch(out)[1]
+	for _, c := range []struct {
+		args []string
+		want string // "" for success
+	}{
+		{[]string{"-set", "bogus"}, `unknown tool set "bogus"`},
+		{[]string{"-set", "core", "-extra", "nosuch,echo", "-plugins", plugins}, "no plugin provides the extra tools nosuch"},
+		{[]string{"-set", "core", "-extra", "echo"}, "no plugin provides the extra tools echo"},
+		{[]string{"-set", "documentAnalysis", "-extra", "echo", "-plugins", plugins}, ""},
+	} {
+		args := append([]string{"admin", "tools", "-workspace", ws, "-data", data, "-database="}, c.args...)
+		_, _, err := run0(t, args...)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
 	}
 }
