@@ -41,7 +41,8 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed.Patch("/files/:id", handleUpdateFile(d.Files))
 	authed.Delete("/files/:id", handleDeleteFile(d.Files))
 	if d.Knowledge != nil && d.IndexStates != nil {
-		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge))
+		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
+		authed.Post("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Get("/files/:id/index", handleFileIndex(d.IndexStates))
 	}
 	if d.ContainerEntries != nil {
