@@ -102,11 +102,15 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	if rk != nil {
 		in.ContextSource = rk
 	}
+	// The round's data statistics are the bytes its model calls (the
+	// loop's and its tools') sent and received.
+	traffic := &llm.Traffic{}
+	ctx = llm.WithTraffic(ctx, traffic)
 	res := s.agent.Run(ctx, in, set, sink)
 
 	now := time.Now()
 	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,
-		ProcessingTime: now.Sub(start).Seconds()}
+		ProcessingTime: now.Sub(start).Seconds(), BytesSent: traffic.Sent(), BytesReceived: traffic.Received()}
 	if _, err := s.wf.AddMessage(bg, p, workflows.Message{ID: answerID, WorkflowID: w.ID, Status: workflows.MessageLast,
 		Role: workflows.RoleAssistant, Content: res.Answer, AgentName: "agent", StartedAt: start, FinishedAt: &now, Stats: stats}); err != nil {
 		s.recordFailed("workspace: storing the answer", w.ID, err)
