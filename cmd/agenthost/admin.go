@@ -6,11 +6,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
+	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
 // adminCmd is the operator's tooling for tenants, users, workspaces,
@@ -21,7 +29,9 @@ import (
 //	agenthost admin user -tenant ID -email ADDR [-admin]
 //	agenthost admin workspace -tenant ID -name NAME [-kind KIND]
 //	agenthost admin member -workspace ID -user ID -role ROLE   (role "" removes)
-//	agenthost admin token -user ID [-name NAME] [-ttl 720h]
+//	agenthost admin token -user ID [-name NAME] [-ttl 2160h]   a token (90 days unless -ttl; -ttl 0 never expires)
+//	agenthost admin token -list -user ID                         the user's tokens
+//	agenthost admin token -revoke TOKEN_ID                       ends a token at once
 //	agenthost admin tools -workspace ID -set NAME [-extra a,b]   the workspace agent's tool set
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -48,13 +58,39 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workspace := fs.String("workspace", "", "workspace id")
 	user := fs.String("user", "", "user id")
 	role := fs.String("role", "", fmt.Sprintf("role: one of %v, or empty to remove", tenancy.Roles()))
-	ttl := fs.Duration("ttl", 0, "token lifetime (0: no expiry)")
+	ttl := fs.Duration("ttl", DefaultTokenTTL, "token lifetime; 0 makes a token that never expires (revoke it with -revoke when done)")
+	list := fs.Bool("list", false, "list the -user's tokens (token)")
+	revoke := fs.String("revoke", "", "revoke the token with this id (token)")
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
+	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins whose tools -extra may name (tools)")
 	// Everything is checked before the database is opened: a mistake must
 	// not create or migrate a data directory.
 	if ok, err := parseArgs(fs, args[1:]); !ok {
 		return err
+	}
+	// A tool set the server cannot resolve would fail every request of the
+	// workspace's agent: refuse it now, before anything is opened.
+	var extras []string
+	if args[0] == "tools" {
+		for _, n := range strings.Split(*extra, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				extras = append(extras, n)
+			}
+		}
+		if err := checkToolSet(*toolSet, extras, *pluginDir); err != nil {
+			return fmt.Errorf("admin tools: %w", err)
+		}
+	}
+	if args[0] == "token" {
+		switch {
+		case *revoke != "" && (*list || *user != ""):
+			return fmt.Errorf("admin token: -revoke takes a token id alone")
+		case *revoke != "":
+			required = nil
+		case *ttl < 0:
+			return fmt.Errorf("admin token: -ttl %v is negative", *ttl)
+		}
 	}
 	var missing []string
 	for _, f := range required {
@@ -84,6 +120,11 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		fmt.Fprintf(stdout, "token %s (shown once, keep it): %s\n", tok.ID, secret)
+		if exp == nil {
+			fmt.Fprintln(stdout, "this token never expires: revoke it with `agenthost admin token -revoke "+tok.ID+"` when done")
+		} else {
+			fmt.Fprintf(stdout, "expires %s\n", exp.UTC().Format(time.RFC3339))
+		}
 		return nil
 	}
 	switch args[0] {
@@ -104,15 +145,24 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "member":
 		return db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)})
 	case "token":
+		switch {
+		case *revoke != "":
+			if err := db.RevokeAnyToken(ctx, *revoke); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "token %s revoked\n", *revoke)
+			return nil
+		case *list:
+			toks, err := db.UserTokens(ctx, *user)
+			if err != nil {
+				return err
+			}
+			printTokens(stdout, toks, time.Now())
+			return nil
+		}
 		return token(*user)
 	case "tools":
-		var names []string
-		for _, n := range strings.Split(*extra, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-		return db.SetWorkspaceTools(ctx, *workspace, *toolSet, names)
+		return db.SetWorkspaceTools(ctx, *workspace, *toolSet, extras)
 	default:
 		return fmt.Errorf("admin: unknown subcommand %q", args[0])
 	}
@@ -139,8 +189,13 @@ func adminUsage(w io.Writer) {
   user -tenant ID -email ADDR [-admin]           a user of the tenant
   workspace -tenant ID -name NAME [-kind KIND]   a workspace
   member -workspace ID -user ID -role ROLE       a membership (role "" removes it)
-  token -user ID [-name NAME] [-ttl 720h]        an API token (shown once)
-  tools -workspace ID -set NAME [-extra a,b]     the workspace agent's tool set
+  token -user ID [-name NAME] [-ttl 2160h]       an API token (shown once); expires after 90 days
+                                                 unless -ttl says otherwise (-ttl 0: never)
+  token -list -user ID                           the user's tokens, with their state
+  token -revoke TOKEN_ID                         revoke a token (it stops working at once)
+  tools -workspace ID -set NAME [-extra a,b]     the workspace agent's tool set; the set must be
+      [-plugins DIR]                             one the server knows and every extra a tool of a
+                                                 built-in plugin or of one in DIR
 
 every subcommand takes -data DIR or -database URL (the embedded database in ./data by default)
 `)
@@ -166,4 +221,90 @@ func bootstrap(ctx context.Context, db *store.DB, tenant, email string, stdout i
 	}
 	fmt.Fprintf(stdout, "tenant %s\nuser %s (admin)\nworkspace %s\n", t.ID, u.ID, w.ID)
 	return token(u.ID)
+}
+
+// DefaultTokenTTL is the lifetime of tokens made without -ttl: a leaked
+// token that nobody remembers stops working on its own.
+const DefaultTokenTTL = 90 * 24 * time.Hour
+
+// printTokens writes one line per token: id, state, name and times.
+func printTokens(w io.Writer, toks []tenancy.Token, now time.Time) {
+	if len(toks) == 0 {
+		fmt.Fprintln(w, "no tokens")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tNAME\tCREATED\tEXPIRES")
+	for _, t := range toks {
+		state, expires := "active", "never"
+		if t.ExpiresAt != nil {
+			expires = t.ExpiresAt.UTC().Format(time.RFC3339)
+			if !t.ExpiresAt.After(now) {
+				state = "expired"
+			}
+		}
+		if t.RevokedAt != nil {
+			state = "revoked " + t.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, state, t.Name, t.CreatedAt.UTC().Format(time.RFC3339), expires)
+	}
+	tw.Flush()
+}
+
+// checkToolSet refuses a tool set the server does not define and extra
+// tools that neither a built-in plugin nor one in pluginDir declares. It
+// reads the plugins' manifests only (no compile).
+func checkToolSet(set string, extras []string, pluginDir string) error {
+	srcs, err := builtin.Sources()
+	if err != nil {
+		return err
+	}
+	if pluginDir != "" {
+		paths, err := filepath.Glob(filepath.Join(pluginDir, "*.wasm"))
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			srcs = append(srcs, wasm.Source{Origin: p, Module: b})
+		}
+	}
+	var known manifestTools
+	for _, s := range srcs {
+		m, err := manifest.Read(s.Module)
+		if err != nil || m.Kind == manifest.KindExtractor {
+			continue // the server refuses it too, or its tools are not agent tools
+		}
+		for _, t := range m.Tools {
+			known = append(known, wasm.ToolInfo{Plugin: m.Name, Tool: t})
+		}
+	}
+	// The server's registry resolves the set: an unknown set is its error.
+	_, missing, err := tools.NewRegistry(known, nil).Set(set, extras...)
+	if err != nil {
+		return err
+	}
+	var unknown []string
+	for _, n := range missing {
+		if slices.Contains(extras, n) {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("no plugin provides the extra tools %s (give -plugins DIR for third-party plugins' tools)", strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// manifestTools is a tools.Runner over tools read from manifests: enough to
+// resolve sets, never to call.
+type manifestTools []wasm.ToolInfo
+
+func (m manifestTools) Tools() []wasm.ToolInfo { return m }
+
+func (manifestTools) Call(context.Context, string, []byte, *wasm.CallOptions) wasm.Result {
+	panic("admin: manifest tools are not callable")
 }

@@ -212,9 +212,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Containers: containers, Folders: fileSvc}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host,
-		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
+		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
+		Model: func() string { return agentModels(model.Config()) },
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	// Requests get half the shutdown's time (and are cancelled after a
@@ -300,4 +301,14 @@ func warmInBackground(ctx context.Context, host *wasm.Host, logger *slog.Logger)
 // records.
 func openModels(cfg llm.Config, db *store.DB, logger *slog.Logger) (*llm.Client, error) {
 	return llm.New(cfg, billing.NewMeter(db), logger)
+}
+
+// agentModels names the agent's fallback chain for the home page ("" when
+// none is configured).
+func agentModels(cfg llm.Config) string {
+	var names []string
+	for _, m := range cfg.Models[llm.OpAgent] {
+		names = append(names, m.Model)
+	}
+	return strings.Join(names, ", ")
 }

@@ -22,6 +22,10 @@ const disconnectPoll = 200 * time.Millisecond
 // intact); an orderly close reads as zero bytes.
 func untilDisconnect(c *fiber.Ctx) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(c.UserContext())
+	// The body is read by now; its read deadline (see Timeouts) would make
+	// every later peek fail as a timeout, hiding a hang-up. fasthttp sets
+	// the next deadline when it waits for the next request.
+	c.Context().Conn().SetReadDeadline(time.Time{})
 	sc, ok := c.Context().Conn().(syscall.Conn)
 	if !ok {
 		return ctx, cancel

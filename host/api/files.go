@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"mime"
 	"mime/multipart"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -17,6 +16,9 @@ import (
 // Workspaces is what the API needs to list a principal's workspaces.
 type Workspaces interface {
 	Workspaces(ctx context.Context, p tenancy.Principal) ([]tenancy.Workspace, error)
+	// Levels is the principal's access to a workspace; ErrNotFound when it
+	// is not the principal's to see.
+	Levels(ctx context.Context, p tenancy.Principal, workspaceID string) (read, write tenancy.Level, err error)
 }
 
 func handleWorkspaces(ws Workspaces) fiber.Handler {
@@ -138,12 +140,9 @@ func handleListFiles(svc *files.Service) fiber.Handler {
 			}
 			flt.Folder = &f
 		}
-		if l := c.Query("limit"); l != "" {
-			n, err := strconv.Atoi(l)
-			if err != nil {
-				return fmt.Errorf("%w: limit %q is not a number", tenancy.ErrInvalid, l)
-			}
-			flt.Limit = n
+		var err error
+		if flt.Limit, err = queryLimit(c, maxListLimit); err != nil {
+			return err
 		}
 		page, err := svc.List(c.UserContext(), principal(c), flt)
 		if err != nil {

@@ -21,27 +21,64 @@ type IndexStates interface {
 	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (knowledge.ContentState, error)
 }
 
+// searchRequest is POST /workspaces/:ws/search's body: the GET form's
+// parameters, for queries too long for a URL.
+type searchRequest struct {
+	Q       string   `json:"q"`
+	Layer   string   `json:"layer"`
+	Files   []string `json:"files"`
+	Page    int      `json:"page"`
+	Section string   `json:"section"`
+	Type    string   `json:"type"`
+	Limit   *int     `json:"limit"`
+}
+
 // handleSearch: GET /workspaces/:ws/search?q=&layer=&file=&page=&section=&type=&limit=
-func handleSearch(k Knowledge) fiber.Handler {
+// and POST with the same as a JSON body (long queries overflow a URL).
+// The workspace must be the caller's, as on every workspace route.
+func handleSearch(k Knowledge, ws Workspaces) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		q := knowledge.Query{Text: c.Query("q"), Layer: knowledge.Layer(c.Query("layer")), WorkspaceID: c.Params("ws"),
-			Section: c.Query("section"), ContentType: content.Type(c.Query("type"))}
-		if q.Layer == knowledge.LayerShared {
-			q.WorkspaceID = ""
+		var r searchRequest
+		if c.Method() == fiber.MethodPost {
+			if err := decodeJSON(c, &r); err != nil {
+				return err
+			}
+			if r.Page < 0 {
+				return fmt.Errorf("%w: page %d is negative", tenancy.ErrInvalid, r.Page)
+			}
+			if r.Limit != nil {
+				if _, err := checkLimit(*r.Limit, maxSearchLimit); err != nil {
+					return err
+				}
+			}
+		} else {
+			r = searchRequest{Q: c.Query("q"), Layer: c.Query("layer"), Section: c.Query("section"), Type: c.Query("type")}
+			for _, v := range c.Request().URI().QueryArgs().PeekMulti("file") {
+				r.Files = append(r.Files, string(v))
+			}
+			var err error
+			if r.Page, err = queryInt(c, "page"); err != nil {
+				return err
+			}
+			limit, err := queryLimit(c, maxSearchLimit)
+			if err != nil {
+				return err
+			}
+			r.Limit = &limit
 		}
-		if q.Text == "" {
+		if r.Q == "" {
 			return fmt.Errorf("%w: q (the search text) is required", tenancy.ErrInvalid)
 		}
-		args := c.Request().URI().QueryArgs()
-		for _, v := range args.PeekMulti("file") {
-			q.FileIDs = append(q.FileIDs, string(v))
-		}
-		var err error
-		if q.Page, err = queryInt(c, "page"); err != nil {
+		if _, _, err := ws.Levels(c.UserContext(), principal(c), c.Params("ws")); err != nil {
 			return err
 		}
-		if q.Limit, err = queryInt(c, "limit"); err != nil {
-			return err
+		q := knowledge.Query{Text: r.Q, Layer: knowledge.Layer(r.Layer), WorkspaceID: c.Params("ws"),
+			Section: r.Section, ContentType: content.Type(r.Type), FileIDs: r.Files, Page: r.Page}
+		if r.Limit != nil {
+			q.Limit = *r.Limit
+		}
+		if q.Layer == knowledge.LayerShared {
+			q.WorkspaceID = ""
 		}
 		hits, err := k.Search(c.UserContext(), principal(c), q)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workspace"
 )
 
@@ -50,6 +51,9 @@ var clientErrors = []struct {
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
 	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
 	{workspace.ErrNoSettings, fiber.StatusNotImplemented, "Not Implemented"},
+	// A workspace whose stored tool set this server does not define: the
+	// operator's to fix (admin tools), never a server fault.
+	{tools.ErrBadSet, fiber.StatusConflict, "Workspace Tool Set Not Configured"},
 	{tenancy.ErrUnauthenticated, fiber.StatusUnauthorized, "Unauthorized"},
 	{tenancy.ErrNotFound, fiber.StatusNotFound, "Not Found"},
 	{tenancy.ErrForbidden, fiber.StatusForbidden, "Forbidden"},

@@ -9,6 +9,7 @@ import (
 // routes lists every route of the API, so the surface is visible at a glance.
 // streams is cancelled when the server shuts down; event streams end with it.
 func routes(app *fiber.App, d Deps, streams context.Context) {
+	app.Get("/", handleHome(d))
 	app.Get("/healthz", handleHealth(d.Ready))
 	v1 := app.Group("/api/v1")
 	v1.Get("/openapi.json", handleOpenAPI())
@@ -20,6 +21,10 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	// hosts: what an attacker would look for first, so they need a token.
 	authed.Get("/plugins", handlePlugins(d.Plugins))
 	authed.Get("/tools", handleTools(d.Plugins))
+	if d.Tokens != nil {
+		authed.Get("/tokens", handleListTokens(d.Tokens))
+		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens))
+	}
 	if d.Files == nil || d.Workspaces == nil {
 		return // a server without storage (tests of the plugin surface)
 	}
@@ -36,7 +41,8 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed.Patch("/files/:id", handleUpdateFile(d.Files))
 	authed.Delete("/files/:id", handleDeleteFile(d.Files))
 	if d.Knowledge != nil && d.IndexStates != nil {
-		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge))
+		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
+		authed.Post("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Get("/files/:id/index", handleFileIndex(d.IndexStates))
 	}
 	if d.ContainerEntries != nil {

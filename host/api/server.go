@@ -51,6 +51,14 @@ type Deps struct {
 	ContainerEntries ContainerEntries
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
 	MaxBody int
+	// Timeouts bound slow and idle clients (see Timeouts; zero values take
+	// the defaults).
+	Timeouts Timeouts
+	// Tokens lists and revokes API tokens (GET/DELETE /tokens).
+	Tokens Tokens
+	// Model names the agent's model for the home page; nil or "" when no
+	// model is configured (the page then says what to set).
+	Model func() string
 }
 
 // Server is the Fiber app with every route. Its Shutdown first ends the
@@ -59,6 +67,22 @@ type Server struct {
 	*fiber.App
 	stopStreams  context.CancelFunc
 	stopRequests context.CancelFunc
+	timeouts     Timeouts
+}
+
+// Listener serves on ln, with request bodies read under a deadline per read
+// (see Timeouts). It shadows fiber.App's, which has no such deadline.
+func (s *Server) Listener(ln net.Listener) error {
+	return s.App.Listener(progressListener{Listener: ln, bodyRead: s.timeouts.BodyRead})
+}
+
+// Listen serves on addr (see Listener).
+func (s *Server) Listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Listener(ln)
 }
 
 // Shutdown ends the event streams, then shuts the app down gracefully,
@@ -88,6 +112,7 @@ func New(d Deps) *Server {
 	if d.MaxBody <= 0 {
 		d.MaxBody = 1<<30 + 1<<20
 	}
+	timeouts := d.Timeouts.withDefaults()
 	app := fiber.New(fiber.Config{
 		AppName:               "agenthost",
 		DisableStartupMessage: true,
@@ -95,6 +120,10 @@ func New(d Deps) *Server {
 		BodyLimit:             d.MaxBody,
 		// Uploads stream from the connection instead of being buffered whole.
 		StreamRequestBody: true,
+		// fasthttp's read timeout is set when a request starts and covers
+		// its header; the body's reads get theirs from progressConn.
+		ReadTimeout: timeouts.Header,
+		IdleTimeout: timeouts.Idle,
 	})
 	streams, stop := context.WithCancel(context.Background())
 	// Every request runs under one context that a shutdown may cancel.
@@ -104,7 +133,7 @@ func New(d Deps) *Server {
 		return c.Next()
 	})
 	routes(app, d, streams)
-	return &Server{App: app, stopStreams: stop, stopRequests: stopRequests}
+	return &Server{App: app, stopStreams: stop, stopRequests: stopRequests, timeouts: timeouts}
 }
 
 // ErrShutdownTimeout is Serve's error when requests were still running at

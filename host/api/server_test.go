@@ -43,6 +43,10 @@ type serverOptions struct {
 	model   llm.ModelConfig
 	llmOpts []llmtest.Option
 	agent   agent.Config
+	// timeouts of the HTTP server (zero: the defaults)
+	timeouts api.Timeouts
+	// logger of the workspace service (nil: discarded)
+	logger *slog.Logger
 }
 
 var (
@@ -110,9 +114,9 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	fileSvc := files.NewService(db, blobs, 1<<20)
 	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Interval: 200 * time.Millisecond}), nil)
 	ts.wf = wf
-	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, nil)
+	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, o.logger)
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
-		Auth: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20,
+		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

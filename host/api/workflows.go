@@ -68,7 +68,7 @@ func start(c *fiber.Ctx, ws *workspace.Service, workspaceID string, r workspace.
 
 func handleListWorkflows(wf *workflows.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		limit, err := queryInt(c, "limit")
+		limit, err := queryLimit(c, maxListLimit)
 		if err != nil {
 			return err
 		}
@@ -145,7 +145,7 @@ func after(c *fiber.Ctx) (workflows.After, int, error) {
 	if err != nil {
 		return workflows.After{}, 0, err
 	}
-	limit, err := queryInt(c, "limit")
+	limit, err := queryLimit(c, maxListLimit)
 	if err != nil {
 		return workflows.After{}, 0, err
 	}
@@ -262,6 +262,35 @@ func handleEvents(wf *workflows.Service, streams context.Context) fiber.Handler 
 		})
 		return nil
 	}
+}
+
+// maxListLimit bounds the limit of listings (files, workflows, their logs
+// and messages); maxSearchLimit that of searches, whose every hit is ranked
+// twice.
+const (
+	maxListLimit   = 1000
+	maxSearchLimit = 100
+)
+
+// queryLimit reads ?limit=: absent is 0 (the route's default); values
+// outside 1..max are refused rather than clamped, so a client never gets
+// fewer rows than it asked for without being told.
+func queryLimit(c *fiber.Ctx, max int) (int, error) {
+	if c.Query("limit") == "" {
+		return 0, nil
+	}
+	n, err := queryInt(c, "limit")
+	if err != nil {
+		return 0, err
+	}
+	return checkLimit(n, max)
+}
+
+func checkLimit(n, max int) (int, error) {
+	if n < 1 || n > max {
+		return 0, fmt.Errorf("%w: limit %d is outside 1..%d", tenancy.ErrInvalid, n, max)
+	}
+	return n, nil
 }
 
 func queryInt(c *fiber.Ctx, key string) (int, error) {

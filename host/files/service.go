@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/agenthost/agenthost/host/blob"
@@ -128,6 +129,8 @@ func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ 
 		}
 	} else if folders, err = s.store.Folders(ctx, p, u.WorkspaceID); err != nil {
 		return Item{}, false, err
+	} else if folders, err = s.ruleFolders(ctx, p, folders); err != nil {
+		return Item{}, false, err
 	}
 
 	content := bufio.NewReaderSize(u.Content, 512)
@@ -150,6 +153,25 @@ func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ 
 		item.FolderID = autoFolder(folders, item)
 	}
 	stored, existing, err := s.store.InsertFile(ctx, p, item, !u.NoDedupe)
+	if err == nil && existing {
+		// The same bytes again, perhaps with tags the first upload lacked:
+		// they are merged when the uploader may change the file (a member
+		// re-uploading another's file leaves it as its owner tagged it).
+		var added []string
+		for _, t := range tags {
+			if !slices.Contains(stored.Tags, t) {
+				added = append(added, t)
+			}
+		}
+		if len(added) > 0 {
+			switch merged, uerr := s.Update(ctx, p, stored.ID, Update{AddTags: added}); {
+			case uerr == nil:
+				stored = merged
+			case !errors.Is(uerr, tenancy.ErrForbidden):
+				return Item{}, false, fmt.Errorf("files: merging the tags of a re-upload: %w", uerr)
+			}
+		}
+	}
 	if err == nil && !existing && s.indexer != nil {
 		if ierr := s.indexer.Index(ctx, stored); ierr != nil {
 			s.logger.Error("files: handing a new file to the indexer", "file", stored.ID, "err", ierr)
@@ -165,6 +187,41 @@ func detectMIME(name string, r *bufio.Reader) string {
 	}
 	head, _ := r.Peek(512)
 	return http.DetectContentType(head)
+}
+
+// ruleFolders keeps the folders whose auto-rules may file p's files: a
+// rule acts for the folder's creator, so it applies to files the creator
+// may change — their own, or everyone's when their write level in the
+// workspace is GROUP or more (a manager's). A member's rule thus sorts the
+// member's own uploads and never captures a colleague's. The creator is
+// taken as a plain member of the tenant (a tenant administrator's rules
+// apply through their workspace role).
+func (s *Service) ruleFolders(ctx context.Context, p tenancy.Principal, folders []Folder) ([]Folder, error) {
+	var out []Folder
+	writes := map[string]tenancy.Level{}
+	for _, fo := range folders {
+		if fo.AutoRule == "" {
+			continue
+		}
+		if fo.CreatedBy != p.UserID {
+			w, ok := writes[fo.CreatedBy]
+			if !ok {
+				_, lw, err := s.store.Levels(ctx, tenancy.Principal{TenantID: fo.TenantID, UserID: fo.CreatedBy}, fo.WorkspaceID)
+				switch {
+				case errors.Is(err, tenancy.ErrNotFound):
+					lw = tenancy.None // no longer a member: the rule files nothing of others
+				case err != nil:
+					return nil, err
+				}
+				w, writes[fo.CreatedBy] = lw, lw
+			}
+			if w < tenancy.Group {
+				continue
+			}
+		}
+		out = append(out, fo)
+	}
+	return out, nil
 }
 
 // autoFolder returns the first folder (by name) whose auto-rule the file
@@ -238,6 +295,9 @@ func (s *Service) Update(ctx context.Context, p tenancy.Principal, id string, u 
 	// A retagged file in no folder may now fall under a folder's auto-rule.
 	folders, err := s.store.Folders(ctx, p, f.WorkspaceID)
 	if err != nil {
+		return f, err
+	}
+	if folders, err = s.ruleFolders(ctx, p, folders); err != nil {
 		return f, err
 	}
 	if to := autoFolder(folders, f); to != "" {

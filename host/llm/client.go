@@ -129,7 +129,14 @@ func (c *Client) Config() Config { return c.cfg }
 type recordingDoer struct{ hc *http.Client }
 
 func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
+	t := trafficFrom(req.Context())
+	if t != nil {
+		t.countRequest(req)
+	}
 	resp, err := d.hc.Do(req)
+	if t != nil && err == nil {
+		t.countResponse(resp)
+	}
 	if rec, ok := req.Context().Value(attemptKey{}).(*attemptRecord); ok {
 		rec.sent = true
 		if resp != nil {

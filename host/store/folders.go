@@ -67,6 +67,11 @@ func (db *DB) Folder(ctx context.Context, p tenancy.Principal, id string) (files
 
 // Folders implements files.Store: the readable folders of a workspace, by name.
 func (db *DB) Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]files.Folder, error) {
+	// A workspace the principal does not belong to is not found, as on
+	// every workspace route, rather than empty.
+	if _, _, err := db.Levels(ctx, p, workspaceID); err != nil {
+		return nil, err
+	}
 	q, args := scope(p, false, "f", "")
 	rows, err := db.conn().query(ctx, `SELECT `+folderCols+` FROM folders f WHERE f.workspace_id = ? AND `+q+` ORDER BY f.name, f.id`,
 		append([]any{workspaceID}, args...)...)

@@ -128,6 +128,57 @@ func (db *DB) RevokeToken(ctx context.Context, p tenancy.Principal, tokenID stri
 	return nil
 }
 
+// ListTokens lists the API tokens the principal may see and revoke: its
+// own, or every token of the tenant's users for a tenant admin. Revoked and
+// expired tokens are listed too (with their times), newest first; secrets
+// are never kept, so never listed.
+func (db *DB) ListTokens(ctx context.Context, p tenancy.Principal) ([]tenancy.Token, error) {
+	return db.listTokens(ctx, `SELECT t.id, t.user_id, t.name, t.created_at, t.expires_at, t.revoked_at
+		FROM api_tokens t JOIN users u ON u.id = t.user_id
+		WHERE u.tenant_id = ? AND (t.user_id = ? OR ?) ORDER BY t.created_at DESC, t.id`, p.TenantID, p.UserID, p.Admin)
+}
+
+// UserTokens lists a user's API tokens, newest first: the operator's
+// (CLI) path, outside any principal's scope.
+func (db *DB) UserTokens(ctx context.Context, userID string) ([]tenancy.Token, error) {
+	return db.listTokens(ctx, `SELECT id, user_id, name, created_at, expires_at, revoked_at
+		FROM api_tokens WHERE user_id = ? ORDER BY created_at DESC, id`, userID)
+}
+
+func (db *DB) listTokens(ctx context.Context, query string, args ...any) ([]tenancy.Token, error) {
+	rows, err := db.conn().query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list tokens: %w", err)
+	}
+	defer rows.Close()
+	out := []tenancy.Token{}
+	for rows.Next() {
+		var t tenancy.Token
+		var created int64
+		var expires, revoked sql.NullInt64
+		if err := rows.Scan(&t.ID, &t.UserID, &t.Name, &created, &expires, &revoked); err != nil {
+			return nil, fmt.Errorf("store: list tokens: %w", err)
+		}
+		t.CreatedAt, t.ExpiresAt, t.RevokedAt = fromMicros(created), fromNullMicros(expires), fromNullMicros(revoked)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// RevokeAnyToken ends any token by its id: the operator's (CLI) path,
+// outside any principal's scope. An unknown or already revoked token is
+// ErrNotFound.
+func (db *DB) RevokeAnyToken(ctx context.Context, tokenID string) error {
+	res, err := db.conn().exec(ctx, `UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, micros(now()), tokenID)
+	if err != nil {
+		return fmt.Errorf("store: revoke token: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: token %q (unknown or already revoked)", tenancy.ErrNotFound, tokenID)
+	}
+	return nil
+}
+
 // Authenticate returns the principal an API token secret stands for. A
 // malformed, unknown, expired or revoked token is ErrUnauthenticated.
 func (db *DB) Authenticate(ctx context.Context, secret string) (tenancy.Principal, error) {

@@ -8,6 +8,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -53,6 +54,10 @@ func DefaultSets() map[string][]string {
 		"all":              {AllTools},
 	}
 }
+
+// ErrBadSet wraps every reason a tool set cannot be resolved (unknown, or
+// including itself): a configuration error, not a server fault.
+var ErrBadSet = errors.New("tool set cannot be resolved")
 
 // Registry resolves tool sets. A set lists tool names and other sets ("@core").
 type Registry struct {
@@ -117,12 +122,12 @@ func (r *Registry) Set(name string, extra ...string) (_ *Set, missing []string, 
 
 func (r *Registry) expand(name string, seen map[string]bool) ([]string, error) {
 	if seen[name] {
-		return nil, fmt.Errorf("tools: tool set %q includes itself", name)
+		return nil, fmt.Errorf("%w: tool set %q includes itself", ErrBadSet, name)
 	}
 	seen[name] = true
 	list, ok := r.sets[name]
 	if !ok {
-		return nil, fmt.Errorf("tools: unknown tool set %q (known: %s)", name, strings.Join(r.Sets(), ", "))
+		return nil, fmt.Errorf("%w: unknown tool set %q (known: %s)", ErrBadSet, name, strings.Join(r.Sets(), ", "))
 	}
 	var out []string
 	for _, n := range list {

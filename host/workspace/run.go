@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -66,17 +67,17 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 		// task, a tool call an action of it.
 		switch e.Type {
 		case workflows.EventToolCall:
-			if _, err := s.wf.NextAction(bg, p, w.ID); err != nil {
+			if _, err := s.wf.NextAction(bg, p, w.ID); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
 				s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
 			}
 		case workflows.EventAgentProgress:
 			defer func() {
-				if _, err := s.wf.NextTask(bg, p, w.ID); err != nil {
+				if _, err := s.wf.NextTask(bg, p, w.ID); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
 					s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
 				}
 			}()
 		}
-		if _, err := s.wf.Append(bg, p, w.ID, e.Type, data); err != nil {
+		if _, err := s.wf.Append(bg, p, w.ID, e.Type, data); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
 			s.logger.Warn("workspace: event", "workflow", w.ID, "type", e.Type, "err", err)
 		}
 		if rk != nil {
@@ -101,18 +102,22 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	if rk != nil {
 		in.ContextSource = rk
 	}
+	// The round's data statistics are the bytes its model calls (the
+	// loop's and its tools') sent and received.
+	traffic := &llm.Traffic{}
+	ctx = llm.WithTraffic(ctx, traffic)
 	res := s.agent.Run(ctx, in, set, sink)
 
 	now := time.Now()
 	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,
-		ProcessingTime: now.Sub(start).Seconds()}
+		ProcessingTime: now.Sub(start).Seconds(), BytesSent: traffic.Sent(), BytesReceived: traffic.Received()}
 	if _, err := s.wf.AddMessage(bg, p, workflows.Message{ID: answerID, WorkflowID: w.ID, Status: workflows.MessageLast,
 		Role: workflows.RoleAssistant, Content: res.Answer, AgentName: "agent", StartedAt: start, FinishedAt: &now, Stats: stats}); err != nil {
-		s.logger.Error("workspace: storing the answer", "workflow", w.ID, "err", err)
+		s.recordFailed("workspace: storing the answer", w.ID, err)
 	}
 	summary := res.Summary
 	if _, err := s.wf.Update(bg, p, w.ID, workflows.Update{Summary: &summary, Stats: stats}); err != nil {
-		s.logger.Error("workspace: workflow statistics", "workflow", w.ID, "err", err)
+		s.recordFailed("workspace: workflow statistics", w.ID, err)
 	}
 	var err error
 	switch res.Outcome {
@@ -135,6 +140,19 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 		_, err = s.wf.Fail(bg, p, w.ID, msg)
 	}
 	if err != nil {
-		s.logger.Error("workspace: ending a round", "workflow", w.ID, "outcome", res.Outcome, "err", err)
+		s.recordFailed("workspace: ending a round", w.ID, err, "outcome", res.Outcome)
 	}
+}
+
+// recordFailed logs a round's record that could not be written. A workflow
+// deleted while its round ran (DELETE stops it, then removes it) has nowhere
+// to keep the answer: that is the user's choice, not a fault, so it is
+// logged at debug level; anything else is an error.
+func (s *Service) recordFailed(msg, workflowID string, err error, attrs ...any) {
+	attrs = append([]any{"workflow", workflowID, "err", err}, attrs...)
+	if errors.Is(err, tenancy.ErrNotFound) {
+		s.logger.Debug(msg+" (the workflow was deleted)", attrs...)
+		return
+	}
+	s.logger.Error(msg, attrs...)
 }

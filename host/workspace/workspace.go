@@ -250,6 +250,9 @@ func (s *Service) Wait() { s.wg.Wait() }
 func (s *Service) log(ctx context.Context, p tenancy.Principal, workflowID string, typ workflows.LogType, msg string, progress int) {
 	if _, err := s.wf.AddLog(context.WithoutCancel(ctx), p, workflows.Log{WorkflowID: workflowID, Type: typ, Message: msg,
 		AgentName: "agent", Progress: progress}); err != nil {
+		if errors.Is(err, tenancy.ErrNotFound) {
+			return // the workflow was deleted while its round ran
+		}
 		s.logger.Warn("workspace: log", "workflow", workflowID, "err", err)
 	}
 }

@@ -51,6 +51,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
 	t.Run("Listing", func(t *testing.T) { testListing(t, open) })
 	t.Run("Folders", func(t *testing.T) { testFolders(t, open) })
+	t.Run("ReuploadTags", func(t *testing.T) { testReuploadTags(t, open) })
+	t.Run("AutoRuleOwner", func(t *testing.T) { testAutoRuleOwner(t, open) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, open) })
 	t.Run("ConcurrentUploads", func(t *testing.T) { testConcurrentUploads(t, open) })
 	t.Run("Workflows", func(t *testing.T) { testWorkflows(t, open) })

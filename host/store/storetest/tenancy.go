@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +153,86 @@ func testTokens(t *testing.T, open Opener) {
 	}
 	if _, err := db.Authenticate(ctx, secret); !errors.Is(err, tenancy.ErrUnauthenticated) {
 		t.Fatalf("revoked token: %v", err)
+	}
+	if err := db.RevokeToken(ctx, w.alice, tok.ID); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("revoking twice: %v", err)
+	}
+	testTokenListing(t, w, tok.ID)
+}
+
+// testTokenListing: a user lists their own tokens (revoked and expired ones
+// with their times), a tenant admin every token of the tenant, nobody
+// another tenant's; an admin revokes a member's token; the operator's path
+// lists a user's tokens and revokes any.
+func testTokenListing(t *testing.T, w *world, revokedID string) {
+	ctx := context.Background()
+	db := w.env.DB
+	bobTok, bobSecret, err := db.CreateToken(ctx, w.bob.UserID, "bob's", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(ts []tenancy.Token) []string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.ID)
+		}
+		return out
+	}
+	mine, err := db.ListTokens(ctx, w.alice)
+	if err != nil || len(mine) != 2 {
+		t.Fatalf("alice's tokens: %+v %v", mine, err)
+	}
+	for _, tk := range mine {
+		if tk.UserID != w.alice.UserID {
+			t.Fatalf("alice sees another user's token: %+v", tk)
+		}
+		switch tk.Name {
+		case "cli":
+			if tk.ID != revokedID || tk.RevokedAt == nil {
+				t.Fatalf("revoked token listed without its time: %+v", tk)
+			}
+		case "old":
+			if tk.ExpiresAt == nil || tk.ExpiresAt.After(time.Now()) || tk.RevokedAt != nil {
+				t.Fatalf("expired token: %+v", tk)
+			}
+		default:
+			t.Fatalf("unexpected token %+v", tk)
+		}
+	}
+	if all, err := db.ListTokens(ctx, w.admin); err != nil || !slices.Contains(ids(all), bobTok.ID) || !slices.Contains(ids(all), revokedID) {
+		t.Fatalf("tenant admin's listing: %v %v", ids(all), err)
+	}
+	if other, err := db.ListTokens(ctx, w.daveAdmin); err != nil || slices.Contains(ids(other), bobTok.ID) || slices.Contains(ids(other), revokedID) {
+		t.Fatalf("another tenant's admin sees these tokens: %v %v", ids(other), err)
+	}
+	if err := db.RevokeToken(ctx, w.alice, bobTok.ID); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("alice revoking bob's token: %v", err)
+	}
+	if err := db.RevokeToken(ctx, w.admin, bobTok.ID); err != nil {
+		t.Fatalf("tenant admin revoking bob's token: %v", err)
+	}
+	if _, err := db.Authenticate(ctx, bobSecret); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Fatalf("token revoked by the admin still works: %v", err)
+	}
+	// The operator's path.
+	cTok, cSecret, err := db.CreateToken(ctx, w.carol.UserID, "carol's", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.UserTokens(ctx, w.carol.UserID); err != nil || len(got) != 1 || got[0].ID != cTok.ID || got[0].Name != "carol's" {
+		t.Fatalf("carol's tokens: %+v %v", got, err)
+	}
+	if err := db.RevokeAnyToken(ctx, cTok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Authenticate(ctx, cSecret); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Fatalf("token revoked by the operator still works: %v", err)
+	}
+	if err := db.RevokeAnyToken(ctx, cTok.ID); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("revoking twice: %v", err)
+	}
+	if err := db.RevokeAnyToken(ctx, "nope"); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("unknown token: %v", err)
 	}
 }
 
