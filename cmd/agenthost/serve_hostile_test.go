@@ -81,7 +81,7 @@ var tokenLine = regexp.MustCompile(`(?m)^workspace (\S+)$[\s\S]*: (ahk_\S+)$`)
 
 // bootstrapTenant makes a tenant with an admin, a workspace offering tools,
 // and a token.
-func bootstrapTenant(t *testing.T, data, name string, tools []string) tenantClient {
+func bootstrapTenant(t *testing.T, data, plugins, name string, tools []string) tenantClient {
 	t.Helper()
 	out, stderr, err := run0(t, "admin", "bootstrap", "-data", data, "-tenant", name, "-email", "admin@"+name+".example")
 	if err != nil {
@@ -91,7 +91,7 @@ func bootstrapTenant(t *testing.T, data, name string, tools []string) tenantClie
 	if m == nil {
 		t.Fatalf("bootstrap printed %q", out)
 	}
-	if _, stderr, err := run0(t, "admin", "tools", "-data", data, "-workspace", m[1], "-set", "core", "-extra", strings.Join(tools, ",")); err != nil {
+	if _, stderr, err := run0(t, "admin", "tools", "-data", data, "-plugins", plugins, "-workspace", m[1], "-set", "core", "-extra", strings.Join(tools, ",")); err != nil {
 		t.Fatalf("tools: %v\n%s", err, stderr)
 	}
 	return tenantClient{token: m[2], workspace: m[1]}
@@ -99,7 +99,8 @@ func bootstrapTenant(t *testing.T, data, name string, tools []string) tenantClie
 
 // hostileServer runs `serve` in this process with the named test plugins
 // in its -plugins folder, and returns its address once it answers.
-func hostileServer(t *testing.T, data string, logs *syncBuffer, modules map[string][]byte, extra ...string) string {
+// pluginsDir writes modules into a new -plugins folder.
+func pluginsDir(t *testing.T, modules map[string][]byte) string {
 	t.Helper()
 	plugins := t.TempDir()
 	for name, mod := range modules {
@@ -107,6 +108,11 @@ func hostileServer(t *testing.T, data string, logs *syncBuffer, modules map[stri
 			t.Fatal(err)
 		}
 	}
+	return plugins
+}
+
+func hostileServer(t *testing.T, data string, logs *syncBuffer, plugins string, extra ...string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -151,12 +157,8 @@ func TestServeContainsHostilePlugins(t *testing.T) {
 	}
 	data := t.TempDir()
 	snoopTools := []string{"remember", "setVar", "getVar", "readFile", "writeFile", "sleep", "frameLie", "kernelAlloc", "never", "flood", "starterRun"}
-	a := bootstrapTenant(t, data, "tenant-a", snoopTools)
-	b := bootstrapTenant(t, data, "tenant-b", snoopTools)
-
 	greedy := withLimits(t, wasmtest.Module(t, "echo"), "greedy", func(l *manifest.Limits) { l.MemoryMiB = 4096 })
-	logs := &syncBuffer{}
-	base := hostileServer(t, data, logs, map[string][]byte{
+	plugins := pluginsDir(t, map[string][]byte{
 		"snoop":    wasmtest.Module(t, "snoop"),
 		"initloop": wasmtest.Module(t, "initloop"),
 		"logflood": wasmtest.Module(t, "logflood"),
@@ -165,7 +167,11 @@ func TestServeContainsHostilePlugins(t *testing.T) {
 		// has a start section that never returns.
 		"flagger": wasmtest.HandModule(t, "flagger", wasmtest.Forever(asm.I32Const(0), asm.GlobalSet(0)), nil),
 		"starter": wasmtest.HandModule(t, "starter", asm.I32Const(0), wasmtest.Spin()),
-	}, "-pool-size", "2", "-plugin-init-timeout", "2s")
+	})
+	a := bootstrapTenant(t, data, plugins, "tenant-a", snoopTools)
+	b := bootstrapTenant(t, data, plugins, "tenant-b", snoopTools)
+	logs := &syncBuffer{}
+	base := hostileServer(t, data, logs, plugins, "-pool-size", "2", "-plugin-init-timeout", "2s")
 	a.base, b.base = base, base
 
 	t.Run("the plugin list needs a token and shows grants", func(t *testing.T) {
