@@ -8,6 +8,7 @@ package indexing
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/jobs"
@@ -25,6 +26,18 @@ func (IngestArgs) Kind() string { return "knowledge.ingest" }
 // RegisterJobs adds the ingestion job kind to a registry.
 func RegisterJobs(reg *jobs.Registry, in *knowledge.Ingester) {
 	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[IngestArgs]) error {
+		if job.Rescued {
+			// The process indexing this file died; say so on the file's
+			// state until this attempt ends it, so that "pending" has a
+			// reason.
+			note := fmt.Sprintf("%s (attempt %d of %d; the process indexing it stopped)", knowledge.NoteRetryingAfterRestart, job.Attempt, job.MaxAttempts)
+			if err := in.Note(ctx, job.Args.FileID, note); err != nil {
+				if errors.Is(err, knowledge.ErrPermanent) {
+					return jobs.Permanent(err)
+				}
+				return err
+			}
+		}
 		_, err := in.Ingest(ctx, job.Args.FileID, job.Attempt > 1)
 		if errors.Is(err, knowledge.ErrPermanent) {
 			return jobs.Permanent(err)

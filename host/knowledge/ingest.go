@@ -20,6 +20,9 @@ type IngestStore interface {
 	FileForIndexing(ctx context.Context, fileID string) (files.Item, error)
 	ClaimContent(ctx context.Context, tenantID, sha string, reclaim bool) (bool, error)
 	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
+	// SetContentNote records what is happening to a content on its way
+	// (ContentState.Note).
+	SetContentNote(ctx context.Context, tenantID, sha, note string) error
 	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []Chunk, status Status) error
 	SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
 	// SetContentExtractor records which extractor a content was given (or
@@ -81,6 +84,20 @@ func (in *Ingester) embedChunks(ctx context.Context, f files.Item, model string,
 		return err
 	}
 	return in.store.SaveVectors(ctx, f.TenantID, f.SHA256, model, chunks, vecs)
+}
+
+// Note records what is happening to a file's content before or while it is
+// indexed (ContentState.Note, e.g. NoteRetryingAfterRestart); indexing
+// clears it when the content is indexed or fails.
+func (in *Ingester) Note(ctx context.Context, fileID, note string) error {
+	f, err := in.store.FileForIndexing(ctx, fileID)
+	if err != nil {
+		return fmt.Errorf("knowledge: %w: %w", ErrPermanent, err)
+	}
+	if err := in.store.SetContentNote(ctx, f.TenantID, f.SHA256, note); err != nil {
+		return fmt.Errorf("knowledge: noting %s: %w", f.Name, err)
+	}
+	return nil
 }
 
 // ErrPermanent marks failures that another attempt cannot mend (no
