@@ -98,7 +98,7 @@ func killChild() error {
 	}
 	defer db.Close()
 	reg := jobs.NewRegistry()
-	indexing.RegisterJobs(reg, knowledge.NewIngester(db, blobs, hangingExtractor{dir: dir}, nil))
+	indexing.RegisterJobs(reg, knowledge.NewIngester(db, blobs, hangingExtractor{dir: dir}, nil), db)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, JobTimeout: -1})
 	if err != nil {
 		return err
@@ -144,7 +144,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 	// The upload is enqueued by a queue that does not work: nobody takes it.
 	gate := gatedExtractor{started: make(chan struct{}, 1), release: make(chan struct{})}
 	reg := jobs.NewRegistry()
-	indexing.RegisterJobs(reg, knowledge.NewIngester(db, blobs, gate, nil))
+	indexing.RegisterJobs(reg, knowledge.NewIngester(db, blobs, gate, nil), db)
 	enq, err := jobs.New(db, jobs.Config{Registry: reg})
 	if err != nil {
 		t.Fatal(err)

@@ -83,6 +83,10 @@ type Config struct {
 	// FetchPollInterval overrides the fallback fetch interval (see the package
 	// documentation; 1 s on PostgreSQL, 500 ms on SQLite).
 	FetchPollInterval time.Duration
+	// Periodic lists jobs enqueued at fixed intervals while this Queue
+	// works (by River's leader: one per period across processes). Only
+	// used with Work.
+	Periodic []Periodic
 	// HeartbeatInterval is how often a working Queue records that its
 	// process is alive, and looks for running jobs of processes that are
 	// not; HostLease is how long a process may go without a heartbeat
@@ -184,6 +188,15 @@ func New(db *store.DB, cfg Config) (*Queue, error) {
 		rc.FetchCooldown = fetchCooldown
 		rc.Middleware = []rivertype.Middleware{&progressMiddleware{p: progress}}
 		rc.PeriodicJobs = []*river.PeriodicJob{sweepPeriodic()}
+		for _, p := range cfg.Periodic {
+			if p.Every <= 0 || p.Args == nil {
+				return nil, errors.New("jobs: a Periodic job needs Args and a positive Every")
+			}
+			rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(p.Every),
+				func() (river.JobArgs, *river.InsertOpts) {
+					return p.Args, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: p.Every}}
+				}, &river.PeriodicJobOpts{RunOnStart: p.RunOnStart}))
+		}
 	}
 	var lease *leaseKeeper
 	if cfg.Work {
@@ -272,6 +285,14 @@ func (q *Queue) Stop(ctx context.Context) error {
 		return fmt.Errorf("jobs: stop: jobs still running %s after their contexts were cancelled: %w", hardStopGrace, errors.Join(err, herr))
 	}
 	return fmt.Errorf("jobs: stop: running jobs were cancelled at the deadline: %w", err)
+}
+
+// Periodic is a job enqueued every Every (Config.Periodic).
+type Periodic struct {
+	Every time.Duration
+	Args  Args
+	// RunOnStart enqueues it when the Queue starts too.
+	RunOnStart bool
 }
 
 // EnqueueOpts are the options of one Enqueue; the zero value (or nil) enqueues

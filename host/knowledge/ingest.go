@@ -184,7 +184,7 @@ func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string,
 	// content found by its words, with the reason recorded.
 	reason := ""
 	if err := in.embedChunks(ctx, f, model, chunks); err != nil {
-		reason = "vectors missing: " + err.Error()
+		reason = vectorsMissing + err.Error()
 		in.logger.Warn("knowledge: embedding failed", "file", f.ID, "content", label, "err", err)
 	}
 	return len(chunks), in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason)
