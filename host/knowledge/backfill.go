@@ -71,7 +71,7 @@ func (in *Ingester) Backfill(ctx context.Context, store BackfillStore) (int, err
 			}
 		}
 		st, err := store.ContentStateOf(ctx, k.TenantID, k.SHA256)
-		if err == nil && st.Status == StatusIndexed && strings.HasPrefix(st.Error, vectorsMissing) {
+		if err == nil && (st.Status == StatusEmbedding || st.Status == StatusIndexed && strings.HasPrefix(st.Error, vectorsMissing)) {
 			if err := store.SetContentStatus(ctx, k.TenantID, k.SHA256, StatusIndexed, ""); err != nil {
 				return done, fmt.Errorf("knowledge: backfill: %w", err)
 			}

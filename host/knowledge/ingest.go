@@ -136,7 +136,7 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return true, err
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize = f.Name, f.MIMEType, f.Size
-	chunks, err := in.saveContent(ctx, f, f.Name, idx, objects)
+	chunks, err := in.saveContent(ctx, f, f.Name, idx, objects, nil)
 	if err != nil {
 		return true, err
 	}
@@ -162,8 +162,9 @@ func (in *Ingester) failed(ctx context.Context, f files.Item, label string, err 
 // serves an uploaded file and a container's inner file alike; label names
 // the content in errors and logs (the file's name, the entry's path). A
 // failure to save is recorded on the content. It returns how many chunks it
-// saved.
-func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string, idx content.Index, objects []content.Object) (int, error) {
+// saved. With a batch (a container's entries), the chunks join it instead,
+// to be embedded with other contents' in few requests when it flushes.
+func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string, idx content.Index, objects []content.Object, batch *embedBatch) (int, error) {
 	chunks := Split(objects, ChunkTokens)
 	model, embed := "", in.embed != nil
 	if embed {
@@ -179,6 +180,9 @@ func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string,
 	}
 	if !embed {
 		return len(chunks), nil
+	}
+	if batch != nil {
+		return len(chunks), batch.add(ctx, f, label, chunks)
 	}
 	// The lexical index already serves; vectors that fail leave the
 	// content found by its words, with the reason recorded.

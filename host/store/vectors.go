@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -234,7 +235,13 @@ func valueRows(cols, rows int) string {
 	return strings.Repeat(row+", ", rows-1) + row
 }
 
-// ContentsMissingVectors lists up to limit indexed contents that have
+// staleEmbedding is how long a content may stay "embedding" before the
+// backfill takes it for one whose indexing died between its lexical index
+// and its vectors (no retry takes it again: it is not pending or failed).
+const staleEmbedding = 10 * time.Minute
+
+// ContentsMissingVectors lists up to limit indexed contents (and contents
+// left embedding for staleEmbedding) that have
 // chunks without a vector of model: contents indexed while the embedding
 // service was down (or before a model was configured), which the embedding
 // backfill (knowledge.Ingester.Backfill) completes. Administrative: no
@@ -242,9 +249,9 @@ func valueRows(cols, rows int) string {
 func (db *DB) ContentsMissingVectors(ctx context.Context, model string, limit int) ([]knowledge.ContentKey, error) {
 	rows, err := db.conn().query(ctx, `SELECT DISTINCT c.tenant_id, c.sha256 FROM chunks c
 		JOIN content_indexes ci ON ci.tenant_id = c.tenant_id AND ci.sha256 = c.sha256
-		WHERE ci.status = 'indexed'
+		WHERE (ci.status = 'indexed' OR (ci.status = 'embedding' AND ci.updated_at < ?))
 			AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id AND v.model = ?)
-		ORDER BY c.tenant_id, c.sha256 LIMIT ?`, model, limit)
+		ORDER BY c.tenant_id, c.sha256 LIMIT ?`, micros(now().Add(-staleEmbedding)), model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: contents missing vectors: %w", err)
 	}
