@@ -241,11 +241,10 @@ func valueRows(cols, rows int) string {
 const staleEmbedding = 10 * time.Minute
 
 // ContentsMissingVectors lists up to limit indexed contents (and contents
-// left embedding for staleEmbedding) that have
-// chunks without a vector of model: contents indexed while the embedding
-// service was down (or before a model was configured), which the embedding
-// backfill (knowledge.Ingester.Backfill) completes. Administrative: no
-// principal.
+// left embedding for staleEmbedding) that have chunks without a vector of
+// model: contents indexed while the embedding service was down (or before
+// a model was configured), which the embedding backfill
+// (knowledge.Ingester.Backfill) completes. Administrative: no principal.
 func (db *DB) ContentsMissingVectors(ctx context.Context, model string, limit int) ([]knowledge.ContentKey, error) {
 	rows, err := db.conn().query(ctx, `SELECT DISTINCT c.tenant_id, c.sha256 FROM chunks c
 		JOIN content_indexes ci ON ci.tenant_id = c.tenant_id AND ci.sha256 = c.sha256
