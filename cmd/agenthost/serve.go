@@ -124,7 +124,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
-	queue, err := jobs.New(db, jobs.Config{Registry: jobKinds(ingester), Work: true, Logger: logger})
+	queue, err := jobs.New(db, jobs.Config{Registry: jobKinds(ingester, db), Work: true, Periodic: indexing.Periodic(), Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/store"
 )
 
 // workerStopTimeout is how long an interrupted worker lets running jobs
@@ -69,8 +70,8 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
-	reg := jobKinds(ingester)
-	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Logger: logger})
+	reg := jobKinds(ingester, db)
+	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Periodic: indexing.Periodic(), Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -92,8 +93,8 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // has. `agenthost serve` and `agenthost worker` both take theirs from here,
 // so every process knows every kind: a kind is added with one jobs.Register
 // line in this function and nowhere else.
-func jobKinds(ingester *knowledge.Ingester) *jobs.Registry {
+func jobKinds(ingester *knowledge.Ingester, db *store.DB) *jobs.Registry {
 	reg := jobs.NewRegistry()
-	indexing.RegisterJobs(reg, ingester)
+	indexing.RegisterJobs(reg, ingester, db)
 	return reg
 }

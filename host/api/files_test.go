@@ -110,7 +110,10 @@ func TestFilesAPI(t *testing.T) {
 		{"search without text", call{"GET", "/workspaces/" + wsA + "/search", alice, "", nil}, 400, "required"},
 		{"search with only punctuation", call{"GET", "/workspaces/" + wsA + "/search?q=%3F%21", alice, "", nil}, 400, "no words"},
 		{"search another workspace", call{"GET", "/workspaces/" + wsA + "/search?q=notes&layer=instance", carol, "", nil}, 404, "workspace"}, // issue 11 item 15: like every workspace route
-		{"index of an unindexed file", call{"GET", "/files/" + f.ID + "/index", alice, "", nil}, 404, "no indexed content"},
+		// Issue 11 item 5: a file whose indexing job waits is pending, not
+		// missing.
+		{"index of a file not indexed yet", call{"GET", "/files/" + f.ID + "/index", alice, "", nil}, 200, `"note":"queued"`},
+		{"index of another workspace's file", call{"GET", "/files/" + f.ID + "/index", carol, "", nil}, 404, "not found"},
 		{"entries of a file that is no container", call{"GET", "/files/" + f.ID + "/entries", alice, "", nil}, 200, "[]"},
 		{"entries of another workspace's file", call{"GET", "/files/" + f.ID + "/entries", carol, "", nil}, 404, "not found"},
 		{"oversized upload", call{"POST", "/workspaces/" + wsA + "/files", alice, bigCT, bigBody}, 413, ""},

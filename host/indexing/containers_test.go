@@ -427,7 +427,7 @@ func TestContainerJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := jobs.NewRegistry()
-	indexing.RegisterJobs(reg, c.ingester)
+	indexing.RegisterJobs(reg, c.ingester, c.db)
 	q, err := jobs.New(c.db, jobs.Config{Registry: reg, Work: true, RetryBase: 50 * time.Millisecond, MaxAttempts: 2})
 	if err != nil {
 		t.Fatal(err)

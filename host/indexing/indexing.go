@@ -8,6 +8,8 @@ package indexing
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/jobs"
@@ -22,9 +24,58 @@ type IngestArgs struct {
 // Kind implements jobs.Args.
 func (IngestArgs) Kind() string { return "knowledge.ingest" }
 
-// RegisterJobs adds the ingestion job kind to a registry.
-func RegisterJobs(reg *jobs.Registry, in *knowledge.Ingester) {
+// BackfillArgs is the job that embeds the chunks indexed without vectors
+// (knowledge.Ingester.Backfill): enqueued every BackfillEvery (Periodic)
+// and after every upload, one at a time.
+type BackfillArgs struct{}
+
+// Kind implements jobs.Args.
+func (BackfillArgs) Kind() string { return "knowledge.embed_backfill" }
+
+// BackfillEvery is how often the backfill looks for contents without
+// vectors: a file indexed while the embedding service was down gets its
+// vectors within this long of the service answering again.
+const BackfillEvery = time.Minute
+
+// Periodic lists this package's periodic jobs, for jobs.Config.Periodic.
+func Periodic() []jobs.Periodic {
+	return []jobs.Periodic{{Every: BackfillEvery, Args: BackfillArgs{}, RunOnStart: true}}
+}
+
+// RegisterJobs adds the ingestion and backfill job kinds to a registry.
+// store is what the backfill reads and writes (the store.DB).
+func RegisterJobs(reg *jobs.Registry, in *knowledge.Ingester, store knowledge.BackfillStore) {
+	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[BackfillArgs]) error {
+		// Contents are taken in batches until none is missing. A failing
+		// embedding service ends the job without an error: the next
+		// periodic run tries again, rather than retries piling up.
+		for {
+			n, err := in.Backfill(ctx, store)
+			if err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				_ = jobs.Progress(ctx, 0, "embedding service unavailable: "+err.Error())
+				return nil
+			}
+			if n < knowledge.BackfillBatch {
+				return nil
+			}
+		}
+	})
 	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[IngestArgs]) error {
+		if job.Rescued {
+			// The process indexing this file died; say so on the file's
+			// state until this attempt ends it, so that "pending" has a
+			// reason.
+			note := fmt.Sprintf("%s (attempt %d of %d; the process indexing it stopped)", knowledge.NoteRetryingAfterRestart, job.Attempt, job.MaxAttempts)
+			if err := in.Note(ctx, job.Args.FileID, note); err != nil {
+				if errors.Is(err, knowledge.ErrPermanent) {
+					return jobs.Permanent(err)
+				}
+				return err
+			}
+		}
 		_, err := in.Ingest(ctx, job.Args.FileID, job.Attempt > 1)
 		if errors.Is(err, knowledge.ErrPermanent) {
 			return jobs.Permanent(err)
@@ -45,8 +96,20 @@ type JobIndexer struct{ q Enqueuer }
 // NewJobIndexer returns an indexer over a queue.
 func NewJobIndexer(q Enqueuer) *JobIndexer { return &JobIndexer{q: q} }
 
-// Index implements files.Indexer.
+// Index implements files.Indexer. It also asks for a backfill of missing
+// vectors (at most one waits at a time), so that an upload, a re-upload of
+// bytes indexed while the embedding service was down among them, repairs
+// what is missing as soon as the service answers; it runs a few seconds
+// later, after the ingestion it follows.
 func (j *JobIndexer) Index(ctx context.Context, f files.Item) error {
-	_, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID}, &jobs.EnqueueOpts{Unique: &jobs.Unique{ByArgs: true}})
+	if _, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID}, &jobs.EnqueueOpts{Unique: &jobs.Unique{ByArgs: true}}); err != nil {
+		return err
+	}
+	_, err := j.q.Enqueue(ctx, BackfillArgs{}, &jobs.EnqueueOpts{Priority: 4, ScheduledAt: time.Now().Add(backfillDelay),
+		Unique: &jobs.Unique{ByPeriod: backfillDelay}})
 	return err
 }
+
+// backfillDelay is how long after an upload its backfill runs: after the
+// upload's own ingestion (usually), and one per such period at most.
+const backfillDelay = 5 * time.Second

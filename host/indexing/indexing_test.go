@@ -51,7 +51,7 @@ func TestIngestion(t *testing.T) {
 	ex := &countingExtractor{inner: knowledge.NewExtractors(wasmtest.Host(t, "textextract"))}
 	ingester := knowledge.NewIngester(db, blobs, ex, nil)
 	reg := jobs.NewRegistry()
-	indexing.RegisterJobs(reg, ingester)
+	indexing.RegisterJobs(reg, ingester, db)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, RetryBase: 50 * time.Millisecond, MaxAttempts: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -126,14 +127,17 @@ func TestWorkerKilledMidJob(t *testing.T) {
 			t.Fatalf("after the kill: %+v %v", info, err)
 		}
 
-		// A new worker. The dead one was the leader, whose term lasts up to
-		// ~15 s; the new leader rescues the job (running > RescueAfter)
-		// and a worker retries it.
+		// A new worker. The dead process stopped beating: the new one hands
+		// its job back once the lease (1 s) has run out, without waiting
+		// for a new River leader (up to ~15 s) and River's rescue.
 		w := startQueue(t, db, testConfig(t, crashRegistry(db, 0), true))
 		info := waitState(t, w, res.ID, 45*time.Second, jobs.StateCompleted)
 		t.Logf("completed %s after the kill", time.Since(killed).Round(time.Millisecond))
 		if info.Attempt != 2 || len(info.Errors) != 1 || info.Progress.Attempt != 2 {
 			t.Errorf("completed job: attempt %d, errors %+v, progress %+v", info.Attempt, info.Errors, info.Progress)
+		}
+		if len(info.Errors) > 0 && !strings.HasPrefix(info.Errors[0].Error, jobs.RescueMessage) {
+			t.Errorf("attempt 1's error %q, want the heartbeat rescue (%q)", info.Errors[0].Error, jobs.RescueMessage)
 		}
 
 		q1 := `SELECT COUNT(*), MIN(attempt), MIN(pid) FROM crash_completions WHERE job_id = ?`

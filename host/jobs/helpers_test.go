@@ -55,7 +55,8 @@ func openDB(tb testing.TB, sc store.Config) *store.DB {
 }
 
 // testConfig is the configuration tests run with: short backoff, a job
-// timeout of 2 s and rescue after 3 s.
+// timeout of 2 s and rescue after 3 s, heartbeats every 200 ms and a host
+// lease of 1 s.
 func testConfig(tb testing.TB, reg *jobs.Registry, work bool) jobs.Config {
 	return jobs.Config{
 		Registry:    reg,
@@ -65,7 +66,12 @@ func testConfig(tb testing.TB, reg *jobs.Registry, work bool) jobs.Config {
 		RetryCap:    200 * time.Millisecond,
 		JobTimeout:  2 * time.Second,
 		RescueAfter: 3 * time.Second,
-		Logger:      testLogger(tb),
+		// A short lease, so that the crash test sees the heartbeat rescue
+		// (River's own rescue after RescueAfter would come much later,
+		// once a new leader is elected).
+		HeartbeatInterval: 200 * time.Millisecond,
+		HostLease:         time.Second,
+		Logger:            testLogger(tb),
 	}
 }
 

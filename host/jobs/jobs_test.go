@@ -608,3 +608,32 @@ func TestMigrateIdempotent(t *testing.T) {
 		}
 	})
 }
+
+type periodicArgs struct{}
+
+func (periodicArgs) Kind() string { return "test.periodic" }
+
+// TestPeriodic: a Config.Periodic job with RunOnStart is enqueued when the
+// queue starts, and runs.
+func TestPeriodic(t *testing.T) {
+	dialects(t, func(t *testing.T, sc store.Config) {
+		db := openDB(t, sc)
+		ran := make(chan struct{}, 1)
+		reg := jobs.NewRegistry()
+		jobs.Register(reg, func(ctx context.Context, _ *jobs.Job[periodicArgs]) error {
+			select {
+			case ran <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+		cfg := testConfig(t, reg, true)
+		cfg.Periodic = []jobs.Periodic{{Every: time.Hour, Args: periodicArgs{}, RunOnStart: true}}
+		startQueue(t, db, cfg)
+		recv(t, ran, time.Minute, "the periodic job's run")
+		cfg.Periodic = []jobs.Periodic{{Args: periodicArgs{}}}
+		if _, err := jobs.New(db, cfg); err == nil {
+			t.Fatal("a Periodic job without an interval was accepted")
+		}
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
@@ -82,6 +83,16 @@ type Config struct {
 	// FetchPollInterval overrides the fallback fetch interval (see the package
 	// documentation; 1 s on PostgreSQL, 500 ms on SQLite).
 	FetchPollInterval time.Duration
+	// Periodic lists jobs enqueued at fixed intervals while this Queue
+	// works (by River's leader: one per period across processes). Only
+	// used with Work.
+	Periodic []Periodic
+	// HeartbeatInterval is how often a working Queue records that its
+	// process is alive, and looks for running jobs of processes that are
+	// not; HostLease is how long a process may go without a heartbeat
+	// before its running jobs are handed back to be run again (lease.go).
+	// Defaults 2 s and 15 s; the lease must be at least twice the interval.
+	HeartbeatInterval, HostLease time.Duration
 	// Logger receives River's and this package's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -93,6 +104,9 @@ type Queue struct {
 	client   riverClient
 	progress *progressTable
 	work     bool
+	// lease beats for this process and rescues the jobs of dead ones; nil
+	// on a Queue that only enqueues.
+	lease *leaseKeeper
 }
 
 // riverClient is the part of river.Client this package uses; it hides the
@@ -104,6 +118,7 @@ type riverClient interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 }
 
 // New builds a Queue on db. It does not touch the database; Migrate and
@@ -173,20 +188,54 @@ func New(db *store.DB, cfg Config) (*Queue, error) {
 		rc.FetchCooldown = fetchCooldown
 		rc.Middleware = []rivertype.Middleware{&progressMiddleware{p: progress}}
 		rc.PeriodicJobs = []*river.PeriodicJob{sweepPeriodic()}
+		for _, p := range cfg.Periodic {
+			if p.Every <= 0 || p.Args == nil {
+				return nil, errors.New("jobs: a Periodic job needs Args and a positive Every")
+			}
+			rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(p.Every),
+				func() (river.JobArgs, *river.InsertOpts) {
+					return p.Args, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: p.Every}}
+				}, &river.PeriodicJobOpts{RunOnStart: p.RunOnStart}))
+		}
+	}
+	var lease *leaseKeeper
+	if cfg.Work {
+		interval, leaseFor := cfg.HeartbeatInterval, cfg.HostLease
+		if interval <= 0 {
+			interval = DefaultHeartbeatInterval
+		}
+		if leaseFor <= 0 {
+			leaseFor = max(DefaultHostLease, 2*interval)
+		}
+		if leaseFor < 2*interval {
+			return nil, fmt.Errorf("jobs: HostLease (%s) must be at least twice HeartbeatInterval (%s)", leaseFor, interval)
+		}
+		lease = &leaseKeeper{db: db.SQL(), dialect: db.Dialect(), id: newHostID(), interval: interval, lease: leaseFor, logger: logger}
+		// River records its client id in each job's attempted_by: that is
+		// how a running job is traced to the host whose heartbeat it lives by.
+		rc.ID = lease.id
 	}
 	var client riverClient
+	var exec riverdriver.Executor
 	switch db.Dialect() {
 	case store.Postgres:
-		client, err = river.NewClient(riverpgxv5.New(db.Pool()), rc)
+		d := riverpgxv5.New(db.Pool())
+		exec = d.GetExecutor()
+		client, err = river.NewClient(d, rc)
 	case store.SQLite:
-		client, err = river.NewClient(riversqlite.New(db.SQL()), rc)
+		d := riversqlite.New(db.SQL())
+		exec = d.GetExecutor()
+		client, err = river.NewClient(d, rc)
 	default:
 		err = fmt.Errorf("unknown dialect %q", db.Dialect())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	return &Queue{client: client, progress: progress, work: cfg.Work}, nil
+	if lease != nil {
+		lease.exec, lease.jobs = exec, client
+	}
+	return &Queue{client: client, progress: progress, work: cfg.Work, lease: lease}, nil
 }
 
 // Start begins working jobs and returns once the workers run (it pings the
@@ -198,7 +247,15 @@ func (q *Queue) Start(ctx context.Context) error {
 	if !q.work {
 		return errors.New("jobs: Start on a Queue that only enqueues (Config.Work is false)")
 	}
+	// The first heartbeat precedes the first fetch, so no job of this
+	// process is ever seen without one; the first rescue pass runs at once,
+	// so the jobs a killed predecessor left are run again within moments
+	// of a restart (once their host's lease has run out).
+	if err := q.lease.start(ctx); err != nil {
+		return fmt.Errorf("jobs: start: %w", err)
+	}
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
+		q.lease.close(ctx)
 		return fmt.Errorf("jobs: start: %w", err)
 	}
 	return nil
@@ -212,6 +269,9 @@ func (q *Queue) Start(ctx context.Context) error {
 // every job finished in time, and ctx's error wrapped otherwise. Stop on a
 // Queue that was not started returns nil.
 func (q *Queue) Stop(ctx context.Context) error {
+	if q.lease != nil {
+		defer q.lease.close(ctx)
+	}
 	err := q.client.Stop(ctx)
 	if err == nil || ctx.Err() == nil {
 		if err != nil {
@@ -225,6 +285,14 @@ func (q *Queue) Stop(ctx context.Context) error {
 		return fmt.Errorf("jobs: stop: jobs still running %s after their contexts were cancelled: %w", hardStopGrace, errors.Join(err, herr))
 	}
 	return fmt.Errorf("jobs: stop: running jobs were cancelled at the deadline: %w", err)
+}
+
+// Periodic is a job enqueued every Every (Config.Periodic).
+type Periodic struct {
+	Every time.Duration
+	Args  Args
+	// RunOnStart enqueues it when the Queue starts too.
+	RunOnStart bool
 }
 
 // EnqueueOpts are the options of one Enqueue; the zero value (or nil) enqueues

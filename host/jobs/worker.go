@@ -27,6 +27,10 @@ type Job[A Args] struct {
 	// after a failure or a rescue from a dead worker. Work is at least once;
 	// Attempt > 1 says an earlier attempt may have done part of the work.
 	Attempt int
+	// Rescued reports that the previous attempt ended because the process
+	// running it died (kill -9, a crash, power loss) and the job was handed
+	// back: this attempt is a retry after a restart, not after an error.
+	Rescued bool
 	// MaxAttempts is the attempt after whose failure the job is discarded.
 	MaxAttempts int
 	// Queue is the queue the job was enqueued to.
@@ -72,6 +76,7 @@ func Register[A Args](r *Registry, work func(ctx context.Context, job *Job[A]) e
 				ID:          j.ID,
 				Args:        j.Args,
 				Attempt:     j.Attempt,
+				Rescued:     len(j.Errors) > 0 && isRescue(j.Errors[len(j.Errors)-1].Error),
 				MaxAttempts: j.MaxAttempts,
 				Queue:       j.Queue,
 				CreatedAt:   j.CreatedAt,

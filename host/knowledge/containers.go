@@ -164,6 +164,9 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 	if err := cp.store.SaveContainerEntries(ctx, f.TenantID, f.SHA256, entries); err != nil {
 		return fmt.Errorf("knowledge: saving the entries of %s: %w", f.Name, err)
 	}
+	// The entries' chunks are embedded together, a few requests for an
+	// archive of thousands of small files rather than one per entry.
+	batch := in.newEmbedBatch(f)
 	failed := 0
 	for _, e := range entries {
 		if e.Error != "" {
@@ -173,12 +176,15 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 		if e.SHA256 == "" || e.Container {
 			continue
 		}
-		if err := in.indexEntry(ctx, f, e, retry); err != nil {
+		if err := in.indexEntry(ctx, f, e, retry, batch); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
 			failed++
 		}
+	}
+	if err := batch.flush(ctx); err != nil {
+		return err
 	}
 	if idx.Structure == nil {
 		idx.Structure = map[string]any{}
@@ -217,7 +223,7 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 // sha256 in the container's tenant, unless that content is indexed or being
 // indexed already (reclaim takes a pending or failed one again). Its
 // failure is recorded on the content, so the entry shows it.
-func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool) error {
+func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool, batch *embedBatch) error {
 	claimed, err := in.store.ClaimContent(ctx, f.TenantID, e.SHA256, reclaim)
 	if err != nil || !claimed {
 		return err
@@ -237,7 +243,7 @@ func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEnt
 		return fail(fmt.Errorf("knowledge: extracting %s: %w", e.Path, err))
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize, idx.ContainerPath = inner.Name, inner.MIMEType, inner.Size, f.Name+"/"+e.Path
-	_, err = in.saveContent(ctx, inner, e.Path, idx, objects)
+	_, err = in.saveContent(ctx, inner, e.Path, idx, objects, batch)
 	return err
 }
 
@@ -326,7 +332,7 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 		}
 		e = *got
 	}
-	if err := in.indexEntry(ctx, f, e, true); err != nil && ctx.Err() != nil {
+	if err := in.indexEntry(ctx, f, e, true, nil); err != nil && ctx.Err() != nil {
 		return ContainerEntry{}, err
 	}
 	return full(e1(find()))

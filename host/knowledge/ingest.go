@@ -20,6 +20,9 @@ type IngestStore interface {
 	FileForIndexing(ctx context.Context, fileID string) (files.Item, error)
 	ClaimContent(ctx context.Context, tenantID, sha string, reclaim bool) (bool, error)
 	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
+	// SetContentNote records what is happening to a content on its way
+	// (ContentState.Note).
+	SetContentNote(ctx context.Context, tenantID, sha, note string) error
 	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []Chunk, status Status) error
 	SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
 	// SetContentExtractor records which extractor a content was given (or
@@ -83,6 +86,20 @@ func (in *Ingester) embedChunks(ctx context.Context, f files.Item, model string,
 	return in.store.SaveVectors(ctx, f.TenantID, f.SHA256, model, chunks, vecs)
 }
 
+// Note records what is happening to a file's content before or while it is
+// indexed (ContentState.Note, e.g. NoteRetryingAfterRestart); indexing
+// clears it when the content is indexed or fails.
+func (in *Ingester) Note(ctx context.Context, fileID, note string) error {
+	f, err := in.store.FileForIndexing(ctx, fileID)
+	if err != nil {
+		return fmt.Errorf("knowledge: %w: %w", ErrPermanent, err)
+	}
+	if err := in.store.SetContentNote(ctx, f.TenantID, f.SHA256, note); err != nil {
+		return fmt.Errorf("knowledge: noting %s: %w", f.Name, err)
+	}
+	return nil
+}
+
 // ErrPermanent marks failures that another attempt cannot mend (no
 // extractor for the type, a malformed document).
 var ErrPermanent = errors.New("permanent")
@@ -119,7 +136,7 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return true, err
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize = f.Name, f.MIMEType, f.Size
-	chunks, err := in.saveContent(ctx, f, f.Name, idx, objects)
+	chunks, err := in.saveContent(ctx, f, f.Name, idx, objects, nil)
 	if err != nil {
 		return true, err
 	}
@@ -145,8 +162,9 @@ func (in *Ingester) failed(ctx context.Context, f files.Item, label string, err 
 // serves an uploaded file and a container's inner file alike; label names
 // the content in errors and logs (the file's name, the entry's path). A
 // failure to save is recorded on the content. It returns how many chunks it
-// saved.
-func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string, idx content.Index, objects []content.Object) (int, error) {
+// saved. With a batch (a container's entries), the chunks join it instead,
+// to be embedded with other contents' in few requests when it flushes.
+func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string, idx content.Index, objects []content.Object, batch *embedBatch) (int, error) {
 	chunks := Split(objects, ChunkTokens)
 	model, embed := "", in.embed != nil
 	if embed {
@@ -163,11 +181,14 @@ func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string,
 	if !embed {
 		return len(chunks), nil
 	}
+	if batch != nil {
+		return len(chunks), batch.add(ctx, f, label, chunks)
+	}
 	// The lexical index already serves; vectors that fail leave the
 	// content found by its words, with the reason recorded.
 	reason := ""
 	if err := in.embedChunks(ctx, f, model, chunks); err != nil {
-		reason = "vectors missing: " + err.Error()
+		reason = vectorsMissing + err.Error()
 		in.logger.Warn("knowledge: embedding failed", "file", f.ID, "content", label, "err", err)
 	}
 	return len(chunks), in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason)

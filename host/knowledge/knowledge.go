@@ -62,12 +62,23 @@ type Query struct {
 // knowledge.search answers it).
 type Hit = wire.Hit
 
+// NoteQueued is the note of a file whose indexing job waits for a worker.
+const NoteQueued = "queued"
+
+// NoteRetryingAfterRestart starts the note of a content whose indexing is
+// run again because the process indexing it died (kill -9, crash).
+const NoteRetryingAfterRestart = "retrying after restart"
+
 // ContentState is a file's indexing state: where its content is in the
 // pipeline, why it failed, which extractor plugin it was given (and why),
 // and its index (structure and object summaries).
 type ContentState struct {
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// Note says what is happening to a content on its way (pending,
+	// extracted, embedding): NoteQueued, a retry after a restart, …; empty
+	// once it is indexed or failed.
+	Note string `json:"note,omitempty"`
 	// Extractor is nil for a content indexed before extractors were
 	// recorded, or by an Extractor that does not tell (not a Chooser).
 	Extractor *ExtractorRecord `json:"extractor,omitempty"`

@@ -225,7 +225,11 @@ func ready(st ContentState) error {
 	case StatusFailed:
 		return fmt.Errorf("%w: indexing failed: %s", ErrNotReady, st.Error)
 	default:
-		return fmt.Errorf("%w: the file is still being indexed (%s); try again shortly", ErrNotReady, st.Status)
+		state := string(st.Status)
+		if st.Note != "" {
+			state += ": " + st.Note
+		}
+		return fmt.Errorf("%w: the file is still being indexed (%s); try again shortly", ErrNotReady, state)
 	}
 }
 

@@ -21,6 +21,12 @@ type Embedder interface {
 	Model(op llm.Operation) (llm.ModelInfo, bool)
 }
 
+// Values of Hit.Match.
+const (
+	MatchHybrid = "hybrid"
+	MatchWords  = "words"
+)
+
 // Searcher is hybrid search: lexical always, vectors when an embedding model
 // is configured, fused by rank. When the embedding call fails the search
 // goes on lexically (degraded, logged), never fails for it.
@@ -50,13 +56,13 @@ func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]
 	}
 	model, ok := s.model()
 	if !ok {
-		return lexical, nil
+		return marked(lexical, MatchWords), nil
 	}
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: p.TenantID, UserID: p.UserID, WorkspaceID: q.WorkspaceID, Purpose: "search"})
 	vecs, _, err := s.embed.Embed(ctx, []string{q.Text})
 	if err != nil || len(vecs) != 1 {
 		s.logger.Warn("knowledge: query embedding failed; searching lexically", "err", err)
-		return lexical, nil
+		return marked(lexical, MatchWords), nil
 	}
 	wide := q
 	wide.Limit = min(100, 2*limit)
@@ -64,7 +70,16 @@ func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]
 	if err != nil {
 		return nil, err
 	}
-	return Fuse(limit, lexical, vector), nil
+	return marked(Fuse(limit, lexical, vector), MatchHybrid), nil
+}
+
+// marked sets every hit's Match, so that a caller sees when results were
+// found by their words only.
+func marked(hits []Hit, match string) []Hit {
+	for i := range hits {
+		hits[i].Match = match
+	}
+	return hits
 }
 
 func (s *Searcher) model() (string, bool) {

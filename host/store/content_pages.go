@@ -38,9 +38,9 @@ func (db *DB) ContentChunksOf(ctx context.Context, tenantID, sha string, flt kno
 func (db *DB) ContentStateOf(ctx context.Context, tenantID, sha string) (knowledge.ContentState, error) {
 	var st knowledge.ContentState
 	var status, structure, objects, extractor string
-	err := db.conn().queryRow(ctx, `SELECT status, error, mime_type, total_objects, total_size, structure, objects, extractor
+	err := db.conn().queryRow(ctx, `SELECT status, error, mime_type, total_objects, total_size, structure, objects, extractor, note
 		FROM content_indexes WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha).
-		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &extractor)
+		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &extractor, &st.Note)
 	if errors.Is(err, sql.ErrNoRows) {
 		return knowledge.ContentState{}, fmt.Errorf("%w: no content %s", tenancy.ErrNotFound, sha)
 	}

@@ -51,11 +51,30 @@ func (db *DB) FileForIndexing(ctx context.Context, fileID string) (files.Item, e
 
 // SetContentStatus moves a content along the pipeline (failed with its
 // reason).
+// A content that ends (indexed, failed) loses its note: the note says what
+// happens to a content on its way.
 func (db *DB) SetContentStatus(ctx context.Context, tenantID, sha string, status knowledge.Status, reason string) error {
-	_, err := db.conn().exec(ctx, `UPDATE content_indexes SET status = ?, error = ?, updated_at = ? WHERE tenant_id = ? AND sha256 = ?`,
-		string(status), reason, micros(now()), tenantID, sha)
+	_, err := db.conn().exec(ctx, `UPDATE content_indexes SET status = ?, error = ?, updated_at = ?,
+		note = CASE WHEN ? THEN '' ELSE note END WHERE tenant_id = ? AND sha256 = ?`,
+		string(status), reason, micros(now()), status == knowledge.StatusIndexed || status == knowledge.StatusFailed, tenantID, sha)
 	if err != nil {
 		return fmt.Errorf("store: content status: %w", err)
+	}
+	return nil
+}
+
+// SetContentNote records what is happening to a tenant's content (by
+// sha256) that is not indexed yet, such as "retrying after restart"; the
+// content's index record shows it until the content is indexed or fails. A
+// content not claimed yet is recorded pending with the note; one that is
+// indexed or failed already is left as it is.
+func (db *DB) SetContentNote(ctx context.Context, tenantID, sha, note string) error {
+	t := micros(now())
+	_, err := db.conn().exec(ctx, `INSERT INTO content_indexes (tenant_id, sha256, status, note, updated_at) VALUES (?, ?, 'pending', ?, ?)
+		ON CONFLICT (tenant_id, sha256) DO UPDATE SET note = excluded.note, updated_at = excluded.updated_at
+		WHERE content_indexes.status NOT IN ('indexed', 'failed')`, tenantID, sha, note, t)
+	if err != nil {
+		return fmt.Errorf("store: content note: %w", err)
 	}
 	return nil
 }
@@ -102,7 +121,7 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 		t := micros(now())
 		_, err := c.exec(ctx, `INSERT INTO content_indexes (tenant_id, sha256, status, mime_type, total_objects, total_size, structure, objects, extracted_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (tenant_id, sha256) DO UPDATE SET status = excluded.status, error = '', mime_type = excluded.mime_type,
+			ON CONFLICT (tenant_id, sha256) DO UPDATE SET status = excluded.status, error = '', note = '', mime_type = excluded.mime_type,
 				total_objects = excluded.total_objects, total_size = excluded.total_size, structure = excluded.structure,
 				objects = excluded.objects, extracted_at = excluded.extracted_at, updated_at = excluded.updated_at`,
 			tenantID, sha, string(status), idx.MIMEType, idx.TotalObjects, idx.TotalSize, string(structure), string(objects), t, t)
@@ -125,29 +144,36 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 }
 
 // ContentState returns the indexing state of a file's content, for a
-// principal who can read the file.
+// principal who can read the file. A file whose indexing job has not begun
+// yet (no content record) is pending, noted "queued".
 func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID string) (knowledge.ContentState, error) {
 	q, args := scope(p, false, "f", "shared")
 	var st knowledge.ContentState
-	var status, structure, objects, extractor string
-	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, ci.extractor, f.name
-		FROM files f JOIN content_indexes ci ON ci.tenant_id = f.tenant_id AND ci.sha256 = f.sha256
+	var status, structure, objects, extractor, note, errText, mimeType sql.NullString
+	var totalObjects, totalSize sql.NullInt64
+	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, ci.extractor, ci.note, f.name
+		FROM files f LEFT JOIN content_indexes ci ON ci.tenant_id = f.tenant_id AND ci.sha256 = f.sha256
 		WHERE f.id = ? AND `+q, append([]any{fileID}, args...)...).
-		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &extractor, &st.Index.FileName)
+		Scan(&status, &errText, &mimeType, &totalObjects, &totalSize, &structure, &objects, &extractor, &note, &st.Index.FileName)
 	if errors.Is(err, sql.ErrNoRows) {
-		return knowledge.ContentState{}, fmt.Errorf("%w: no indexed content for file %q", tenancy.ErrNotFound, fileID)
+		return knowledge.ContentState{}, fmt.Errorf("%w: no file %q", tenancy.ErrNotFound, fileID)
 	}
 	if err != nil {
 		return knowledge.ContentState{}, fmt.Errorf("store: content state: %w", err)
 	}
-	st.Status = knowledge.Status(status)
-	if st.Extractor, err = extractorRecord(extractor); err != nil {
+	if !status.Valid {
+		st.Status, st.Note = knowledge.StatusPending, knowledge.NoteQueued
+		return st, nil
+	}
+	st.Status, st.Error, st.Note = knowledge.Status(status.String), errText.String, note.String
+	st.Index.MIMEType, st.Index.TotalObjects, st.Index.TotalSize = mimeType.String, int(totalObjects.Int64), totalSize.Int64
+	if st.Extractor, err = extractorRecord(extractor.String); err != nil {
 		return knowledge.ContentState{}, err
 	}
-	if err := json.Unmarshal([]byte(structure), &st.Index.Structure); err != nil {
+	if err := json.Unmarshal([]byte(structure.String), &st.Index.Structure); err != nil {
 		return knowledge.ContentState{}, fmt.Errorf("store: content structure: %w", err)
 	}
-	if err := json.Unmarshal([]byte(objects), &st.Index.Objects); err != nil {
+	if err := json.Unmarshal([]byte(objects.String), &st.Index.Objects); err != nil {
 		return knowledge.ContentState{}, fmt.Errorf("store: content objects: %w", err)
 	}
 	return st, nil

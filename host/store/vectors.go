@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -232,4 +233,72 @@ func rankHits(best map[string]knowledge.Hit, limit int) []knowledge.Hit {
 func valueRows(cols, rows int) string {
 	row := "(" + placeholders(cols) + ")"
 	return strings.Repeat(row+", ", rows-1) + row
+}
+
+// staleEmbedding is how long a content may stay "embedding" before the
+// backfill takes it for one whose indexing died between its lexical index
+// and its vectors (no retry takes it again: it is not pending or failed).
+const staleEmbedding = 10 * time.Minute
+
+// ContentsMissingVectors lists up to limit indexed contents (and contents
+// left embedding for staleEmbedding) that have chunks without a vector of
+// model: contents indexed while the embedding service was down (or before
+// a model was configured), which the embedding backfill
+// (knowledge.Ingester.Backfill) completes. Administrative: no principal.
+func (db *DB) ContentsMissingVectors(ctx context.Context, model string, limit int) ([]knowledge.ContentKey, error) {
+	rows, err := db.conn().query(ctx, `SELECT DISTINCT c.tenant_id, c.sha256 FROM chunks c
+		JOIN content_indexes ci ON ci.tenant_id = c.tenant_id AND ci.sha256 = c.sha256
+		WHERE (ci.status = 'indexed' OR (ci.status = 'embedding' AND ci.updated_at < ?))
+			AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id AND v.model = ?)
+		ORDER BY c.tenant_id, c.sha256 LIMIT ?`, micros(now().Add(-staleEmbedding)), model, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: contents missing vectors: %w", err)
+	}
+	defer rows.Close()
+	var out []knowledge.ContentKey
+	for rows.Next() {
+		var k knowledge.ContentKey
+		if err := rows.Scan(&k.TenantID, &k.SHA256); err != nil {
+			return nil, fmt.Errorf("store: contents missing vectors: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// ChunksMissingVectors returns a content's chunks that have no vector of
+// model, in reading order.
+func (db *DB) ChunksMissingVectors(ctx context.Context, tenantID, sha, model string) ([]knowledge.Chunk, error) {
+	rows, err := db.conn().query(ctx, `SELECT c.id FROM chunks c WHERE c.tenant_id = ? AND c.sha256 = ?
+		AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id AND v.model = ?)`, tenantID, sha, model)
+	if err != nil {
+		return nil, fmt.Errorf("store: chunks missing vectors: %w", err)
+	}
+	missing := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: chunks missing vectors: %w", err)
+		}
+		missing[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: chunks missing vectors: %w", err)
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	all, err := db.ContentChunksOf(ctx, tenantID, sha, knowledge.ChunkFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]knowledge.Chunk, 0, len(missing))
+	for _, ch := range all {
+		if missing[tenantID+":"+sha+":"+ch.ID] {
+			out = append(out, ch)
+		}
+	}
+	return out, nil
 }

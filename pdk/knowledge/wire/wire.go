@@ -55,6 +55,10 @@ type Hit struct {
 	FileName    string  `json:"fileName"`
 	WorkspaceID string  `json:"workspaceId"`
 	Score       float64 `json:"score"`
+	// Match says how the search that found it ranked: "hybrid" (words and
+	// vectors) or "words" (words only: no embedding model is configured,
+	// or the embedding service did not answer).
+	Match string `json:"match,omitempty"`
 }
 
 // SearchResponse is knowledge.search's answer.
