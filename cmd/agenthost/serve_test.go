@@ -187,10 +187,10 @@ func TestServeShutdownDeadline(t *testing.T) {
 	if ws == nil || token == nil {
 		t.Fatalf("bootstrap printed %q", out)
 	}
-	if _, stderr, err := run0(t, "admin", "tools", "-data", data, "-workspace", ws[1], "-set", "core", "-extra", "spin"); err != nil {
+	plugins := pluginDir(t, "stuck")
+	if _, stderr, err := run0(t, "admin", "tools", "-data", data, "-plugins", plugins, "-workspace", ws[1], "-set", "core", "-extra", "spin"); err != nil {
 		t.Fatalf("tools: %v\n%s", err, stderr)
 	}
-	plugins := pluginDir(t, "stuck")
 
 	cases := []struct {
 		name     string
