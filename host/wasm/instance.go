@@ -79,7 +79,9 @@ func (in *instance) stopOn(ctx context.Context, grace time.Duration) (disarm fun
 	flag := in.flag
 	var kill *time.Timer
 	var mu sync.Mutex
+	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
+		defer close(done)
 		if flag != nil {
 			flag.Set(1)
 		}
@@ -96,6 +98,11 @@ func (in *instance) stopOn(ctx context.Context, grace time.Duration) (disarm fun
 	})
 	return func() bool {
 		fired := !stop()
+		if fired {
+			// The stop has begun: let it finish (it never blocks) before
+			// its kill timer is disarmed, so nothing of it lands later.
+			<-done
+		}
 		mu.Lock()
 		if kill != nil {
 			kill.Stop()
@@ -129,17 +136,8 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 		WithSysWalltime().WithSysNanotime().WithNanosleep(in.sleep).
 		WithOsyield(in.yield).
 		WithRandSource(rand.Reader)
-	if len(p.mounts) > 0 {
-		fs := wazero.NewFSConfig()
-		for _, m := range p.mounts {
-			// A read-only tool gets every path read-only, whatever the grant says.
-			if m.ReadOnly || v.readOnly {
-				fs = fs.WithReadOnlyDirMount(m.HostPath, m.GuestPath)
-			} else {
-				fs = fs.WithDirMount(m.HostPath, m.GuestPath)
-			}
-		}
-		cfg = cfg.WithFSConfig(fs)
+	if v.fs != nil {
+		cfg = cfg.WithFSConfig(v.fs)
 	}
 	initTimeout := p.limits.timeout
 	if h != nil && h.cfg.initTimeout > 0 {
@@ -153,6 +151,11 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 	disarm := in.stopOn(ictx, 0)
 	mod, err := v.rt.InstantiateModule(context.WithValue(ictx, callKey{}, c), v.compiled, cfg)
 	fired := disarm()
+	if fired && err == nil {
+		// Stopped as it finished: its state is not to be trusted.
+		mod.Close(ctx)
+		err = errStopped
+	}
 	if err != nil {
 		if fired {
 			return nil, fmt.Errorf("plugin %s: instantiate: the module's start function did not finish within %v", p.Name(), initTimeout)

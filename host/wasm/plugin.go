@@ -18,6 +18,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -78,6 +79,29 @@ type variant struct {
 	compiled     wazero.CompiledModule
 	instrumented bool
 	pool         *pool
+	// fs serves the granted mounts to every instance (mountfs.go); closers
+	// release their directory handles.
+	fs      wazero.FSConfig
+	closers []func()
+}
+
+// mount prepares the granted directories, each confined to itself; a
+// read-only tool's variant gets every one read-only, whatever the grant says.
+func (v *variant) mount() error {
+	if len(v.p.mounts) == 0 {
+		return nil
+	}
+	fsc := wazero.NewFSConfig()
+	for _, m := range v.p.mounts {
+		fsys, closer, err := mountFS(m, m.ReadOnly || v.readOnly)
+		if err != nil {
+			return fmt.Errorf("plugin %s: mount %s: %w", v.p.Name(), m, err)
+		}
+		v.closers = append(v.closers, closer)
+		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(fsys, m.GuestPath)
+	}
+	v.fs = fsc
+	return nil
 }
 
 // Name is the plugin's manifest name.
@@ -174,6 +198,10 @@ func (v *variant) doCompile(ctx context.Context) error {
 	if err != nil {
 		rt.Close(ctx)
 		return fmt.Errorf("plugin %s: compile: %w", p.Name(), err)
+	}
+	if err := v.mount(); err != nil {
+		rt.Close(ctx)
+		return err
 	}
 	v.rt, v.compiled = rt, compiled
 	v.pool = newPool(h.poolSize(), v.newInstance)
@@ -461,6 +489,9 @@ func (p *Plugin) close(ctx context.Context) {
 		}
 		if v.rt != nil {
 			v.rt.Close(ctx)
+		}
+		for _, c := range v.closers {
+			c()
 		}
 	}
 }

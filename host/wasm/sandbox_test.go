@@ -31,6 +31,7 @@ var hostileScenarios = []struct {
 	{"mounts come only from the operator", hostileMountsComeOnlyFromTheOperator},
 	{"mount grants that expose the host are refused", hostileMountGrantsThatExposeTheHost},
 	{"a read-only tool cannot write a granted mount", hostileReadOnlyToolAndAGrantedMount},
+	{"a granted mount is a jail (no links out)", hostileMountIsAJail},
 	{"limits above the ceilings are refused", hostileLimitsAboveTheCeilings},
 	{"announced sizes do not allocate", hostileAnnouncedSizes},
 	{"a Go init that never ends is bounded", hostileGoInitThatNeverEnds},
@@ -167,6 +168,60 @@ func hostileReadOnlyToolAndAGrantedMount(t testing.TB) int {
 		t.Fatal("the file exists on the host")
 	}
 	return 1
+}
+
+// A guest with a writable mount cannot make a link that leads out of it,
+// and links left in the directory that lead out are refused, for writing
+// and read-only tools alike; links inside it work.
+func hostileMountIsAJail(t testing.TB) int {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "f.txt"), []byte("inside"), 0o644)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("outside"), 0o644)
+	for name, target := range map[string]string{"out": outside, "outfile": filepath.Join(outside, "secret"),
+		"rel": "../" + filepath.Base(outside) + "/secret", "in": "sub", "dangling": filepath.Join(outside, "new")} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for _, ro := range []bool{false, true} {
+		h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
+			return c.WithMount("snoop", wasm.Mount{HostPath: dir, GuestPath: "/d", ReadOnly: ro})
+		})
+		p := load(t, h, "snoop")
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+			ok   bool
+		}{
+			{"link", map[string]any{"path": "../../../../../../../etc/hostname", "text": "/d/x"}, false},
+			{"link", map[string]any{"path": "/etc/hostname", "text": "/d/y"}, false},
+			{"readFile", map[string]any{"path": "/d/outfile"}, false},
+			{"readFile", map[string]any{"path": "/d/rel"}, false},
+			{"readFile", map[string]any{"path": "/d/out/secret"}, false},
+			{"writeFile", map[string]any{"path": "/d/out/planted", "text": "x"}, false},
+			{"writeFile", map[string]any{"path": "/d/dangling", "text": "x"}, false},
+			{"readFile", map[string]any{"path": "/d/in/f.txt"}, true},
+			{"readFile", map[string]any{"path": "/d/sub/f.txt"}, true},
+		} {
+			r := call(t, p, c.tool, c.args)
+			if r.OK != c.ok || (r.OK && r.Text != "inside") && c.tool == "readFile" {
+				t.Errorf("read-only %v: %s %v: %+v (text %q), want ok=%v", ro, c.tool, c.args, r.Error, r.Text, c.ok)
+			}
+			n++
+		}
+	}
+	for _, f := range []string{"planted", "new"} {
+		if _, err := os.Stat(filepath.Join(outside, f)); err == nil {
+			t.Fatalf("the guest wrote %s outside its mount", f)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "x")); err == nil {
+		t.Fatal("the guest made a link")
+	}
+	return n
 }
 
 func hostileLimitsAboveTheCeilings(t testing.TB) int {

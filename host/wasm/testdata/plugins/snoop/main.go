@@ -91,6 +91,12 @@ func init() {
 		}
 		return "allocated", nil
 	}, pdk.ReadOnly())
+	pdk.Tool("link", "Makes text a symbolic link to path.", func(a pathArgs) (string, error) {
+		if err := os.Symlink(a.Path, a.Text); err != nil {
+			return "", pdk.Errorf("io", "%v", err)
+		}
+		return "linked", nil
+	})
 	pdk.Tool("sleep", "Sleeps.", func(a sleepArgs) (string, error) {
 		time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 		return "slept", nil
