@@ -25,6 +25,8 @@ type pluginFlags struct {
 	initTimeout   *time.Duration
 	allowHosts    *stringList
 	cacheDir      *string
+	// protect names more files no mount may contain (the model configuration).
+	protect []string
 	// caps are the host capabilities that reach the server's services.
 	caps *builtin.Capabilities
 }
@@ -141,8 +143,9 @@ func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Log
 		WithPoolSize(*pf.poolSize).
 		WithInitTimeout(*pf.initTimeout).
 		WithCompilationCacheDir(*pf.cacheDir).
-		// The embedded database and the blobs live here: no mount reaches them.
-		WithProtectedPaths(dataDir), "")
+		// The embedded database and the blobs live here, and the operator's
+		// grants, trusted keys and configuration: no mount reaches them.
+		WithProtectedPaths(append([]string{dataDir, *pf.grants.file}, append(*pf.trust, pf.protect...)...)...), "")
 	if err != nil {
 		return nil, err
 	}

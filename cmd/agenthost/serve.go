@@ -82,6 +82,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := prepareSchema(ctx, db, *migrate); err != nil {
 		return stopped(err)
 	}
+	pf.protect = append(pf.protect, *configPath)
 	host, err := pf.open(ctx, *data, logger)
 	if err != nil {
 		return stopped(err)
