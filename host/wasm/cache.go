@@ -435,7 +435,6 @@ func (d *diskCache) mac(payload []byte) []byte {
 	return m.Sum(nil)
 }
 
-
 func hashFile(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -98,7 +98,7 @@ func (c Config) WithPluginGrant(plugin string, grant Grant) Config {
 func (c Config) withGrant(plugin string, edit func(*Grant)) Config {
 	gs := make(map[string]Grant, len(c.grants)+1)
 	for k, v := range c.grants {
-		gs[k] = Grant{Capabilities: append([]string(nil), v.Capabilities...), Mounts: append([]Mount(nil), v.Mounts...), Ceilings: v.Ceilings}
+		gs[k] = Grant{Capabilities: append([]string(nil), v.Capabilities...), Mounts: append([]Mount(nil), v.Mounts...), Ceilings: v.Ceilings, SHA256: v.SHA256}
 	}
 	g := gs[plugin]
 	edit(&g)

@@ -29,6 +29,10 @@ type Grant struct {
 	// Ceilings raise (or lower) the host's ceilings for this plugin; zero
 	// fields keep the host's.
 	Ceilings Ceilings `json:"ceilings,omitzero"`
+	// SHA256, when set, pins the grant to one module: a plugin of that name
+	// with other bytes is refused rather than given the grant (a grant is
+	// otherwise keyed by the name the module's own manifest announces).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Mount is one host directory granted to a plugin.

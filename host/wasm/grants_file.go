@@ -36,6 +36,8 @@ type GrantFile struct {
 	Capabilities []string     `yaml:"capabilities" json:"capabilities,omitempty"`
 	Mounts       []string     `yaml:"mounts" json:"mounts,omitempty"` // HOST:GUEST or HOST:GUEST:ro
 	Ceilings     CeilingsFile `yaml:"ceilings" json:"ceilings,omitzero"`
+	// SHA256 pins the grant to one module (see Grant.SHA256).
+	SHA256 string `yaml:"sha256" json:"sha256,omitempty"`
 }
 
 // CeilingsFile are Ceilings as written in a GrantsFile.
@@ -86,7 +88,7 @@ func (g *GrantsFile) Apply(c Config) (Config, error) {
 	}
 	c = c.WithCeilings(ceil)
 	for name, p := range g.Plugins {
-		grant := Grant{Capabilities: p.Capabilities}
+		grant := Grant{Capabilities: p.Capabilities, SHA256: p.SHA256}
 		for _, s := range p.Mounts {
 			m, err := ParseMount(s)
 			if err != nil {

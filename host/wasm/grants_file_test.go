@@ -1,6 +1,9 @@
 package wasm_test
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,4 +61,25 @@ func TestAssessmentShowsAskedAndGranted(t *testing.T) {
 	if len(a.Problems) != 0 || a.Limits.MemoryMiB != 2048 || a.Ceilings.MemoryMiB != 4096 {
 		t.Fatalf("assessment with grants: %+v", a)
 	}
+}
+
+// A grant is keyed by the name a module announces; pinned to a digest, it
+// goes to that module only, and an impostor of the same name is refused.
+func TestGrantPinnedToADigest(t *testing.T) {
+	dir := t.TempDir()
+	snoop := testModule(t, "snoop")
+	impostor := withManifest(t, "echo", func(m *manifest.Manifest) { m.Name = "snoop" })
+	pin := wasm.Grant{Mounts: []wasm.Mount{{HostPath: dir, GuestPath: "/d"}}, SHA256: digestOf(snoop)}
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithPluginGrant("snoop", pin) })
+	if _, err := h.Load(context.Background(), wasm.Source{Origin: "impostor", Module: impostor}); err == nil || !strings.Contains(err.Error(), "pinned") {
+		t.Fatalf("impostor: %v", err)
+	}
+	if p, err := h.Load(context.Background(), wasm.Source{Origin: "snoop", Module: snoop}); err != nil || len(p.Mounts()) != 1 {
+		t.Fatalf("the pinned module: %v", err)
+	}
+}
+
+func digestOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/agenthost/agenthost/host/schema"
@@ -116,6 +117,9 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 	}
 	p.variants[0] = variant{p: p, readOnly: true}
 	p.variants[1] = variant{p: p}
+	if pin := h.cfg.grants[m.Name].SHA256; pin != "" && !strings.EqualFold(pin, p.sha256) {
+		return nil, fmt.Errorf("%w: %s (%s): its grant is pinned to sha256 %s, this module is %s", ErrRefused, m.Name, src.Origin, pin, p.sha256)
+	}
 	cfg := h.cfg
 	cfg.registry = h.registry
 	a, err := cfg.assess(m, src.Builtin)
