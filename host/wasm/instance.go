@@ -157,8 +157,11 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 		err = errStopped
 	}
 	if err != nil {
-		if fired {
-			return nil, fmt.Errorf("plugin %s: instantiate: the module's start function did not finish within %v", p.Name(), initTimeout)
+		switch {
+		case fired && ctx.Err() != nil:
+			return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name(), &Error{Code: CodeCanceled, Message: "the caller gave up while the instance was starting"})
+		case fired:
+			return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name(), &Error{Code: CodeTimeout, Message: fmt.Sprintf("the module's start function did not finish within %v", initTimeout)})
 		}
 		return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name(), err)
 	}
