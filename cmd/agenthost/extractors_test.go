@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"net"
@@ -21,6 +20,7 @@ import (
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/internal/testpdf"
 )
 
 // syncBuffer is a log sink read while the server writes to it.
@@ -39,32 +39,6 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// servePDF is a one-page PDF with text (Helvetica).
-func servePDF(text string) []byte {
-	stream := "BT /F1 12 Tf 72 720 Td (" + text + ") Tj ET"
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
 }
 
 // TestServeExtractorChoice (issue 10 item 6) runs `serve -plugins DIR
@@ -144,7 +118,7 @@ func TestServeExtractorChoice(t *testing.T) {
 			var body bytes.Buffer
 			mw := multipart.NewWriter(&body)
 			part, _ := mw.CreateFormFile("file", "budget.pdf")
-			part.Write(servePDF(c.text))
+			part.Write(testpdf.OnePage(c.text))
 			mw.Close()
 			var f struct{ ID string }
 			if status, raw := api("POST", "/workspaces/"+ws[1]+"/files", &body, mw.FormDataContentType()); status != 201 || json.Unmarshal(raw, &f) != nil || f.ID == "" {

@@ -3,7 +3,6 @@ package indexing_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/internal/testpdf"
 )
 
 // injectedMarker is the word of the text the hostile extractor aaa-pdf
@@ -64,32 +64,6 @@ func operatorHost(t *testing.T, builtins, thirdParty []string, grants map[string
 	return h
 }
 
-// onePagePDF is a valid one-page PDF whose text is text (Helvetica).
-func onePagePDF(text string) []byte {
-	stream := "BT /F1 12 Tf 72 720 Td (" + text + ") Tj ET"
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
-
 // TestHostileExtractorCannotTakeOver (issue 10 item 6): a third-party
 // extractor with no capabilities, named to sort before the built-ins and
 // claiming PDF and plain text, loaded beside them, receives no upload:
@@ -100,7 +74,7 @@ func onePagePDF(text string) []byte {
 func TestHostileExtractorCannotTakeOver(t *testing.T) {
 	ctx := context.Background()
 	h := operatorHost(t, []string{"pdf", "office"}, []string{"aaa-pdf"}, nil)
-	pdfDoc := onePagePDF("Quarterly travel budget approved by the board")
+	pdfDoc := testpdf.OnePage("Quarterly travel budget approved by the board")
 	const txtDoc = "The quarterly travel budget covers trains and hotels."
 	for _, c := range []struct {
 		name                 string
