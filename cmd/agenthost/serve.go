@@ -15,7 +15,6 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
-	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
@@ -44,12 +43,17 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("AGENTHOST_SHUTDOWN_TIMEOUT", 10*time.Second),
 		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
 	ef := addExtractorFlags(fs)
+	bf := addBillingFlags(fs)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
 	// The model configuration is read before anything is opened: a wrong
 	// path or value is refused with no data directory made.
 	modelCfg, err := llm.LoadConfig(*configPath, os.Getenv)
+	if err != nil {
+		return err
+	}
+	prices, err := bf.prices(modelCfg)
 	if err != nil {
 		return err
 	}
@@ -113,7 +117,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	model, err := openModels(modelCfg, db, logger)
+	model, meter, err := openModels(ctx, modelCfg, prices, db, logger)
 	if err != nil {
 		return err
 	}
@@ -175,7 +179,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	*pf.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
 	*pf.caps.Models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger,
 		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
-	registry := tools.NewRegistry(host, nil)
+	// Every tool call an agent or the API makes is a transaction.
+	registry := tools.NewRegistry(meter.MeteredRunner(host), nil)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger)
 	defer runner.Close()
 	// Rounds left running by a stopped host end as failed (resumable). The
@@ -295,13 +300,6 @@ func warmInBackground(ctx context.Context, host *wasm.Host, logger *slog.Logger)
 			logger.Error("plugin failed to compile or verify", "plugin", p.Name(), "err", err)
 		}
 	}
-}
-
-// openModels returns the client of the model configuration (file and
-// environment, see llm.LoadConfig), metering every call into the usage
-// records.
-func openModels(cfg llm.Config, db *store.DB, logger *slog.Logger) (*llm.Client, error) {
-	return llm.New(cfg, billing.NewMeter(db), logger)
 }
 
 // agentModels names the agent's fallback chain for the home page ("" when

@@ -30,11 +30,16 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
 	pf := addPluginFlags(fs)
 	ef := addExtractorFlags(fs)
+	bf := addBillingFlags(fs)
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
 	modelCfg, err := llm.LoadConfig(*configPath, os.Getenv) // before anything is opened
+	if err != nil {
+		return err
+	}
+	prices, err := bf.prices(modelCfg)
 	if err != nil {
 		return err
 	}
@@ -61,7 +66,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	model, err := openModels(modelCfg, db, logger)
+	model, _, err := openModels(ctx, modelCfg, prices, db, logger)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agenthost/agenthost/host/money"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +30,7 @@ func (s *roundSource) RoundContext(_ context.Context, req agent.ContextRequest) 
 		return agent.RoundContext{}, errors.New("knowledge store closed")
 	}
 	return agent.RoundContext{Text: fmt.Sprintf("CTX round %d; summary %q", req.Round, req.Summary),
-		Usage: llm.Usage{CostCHF: 0.01, PromptTokens: 10}}, nil
+		Usage: llm.Usage{Cost: money.FromCHF(0.01), PromptTokens: 10}}, nil
 }
 
 // TestContextSource: before every model round the source is asked, within a

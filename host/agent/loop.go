@@ -169,10 +169,10 @@ func (r *run) chat(ctx context.Context, req llm.ChatRequest, stream bool) (llm.C
 }
 
 func (r *run) account(u llm.Usage) {
-	r.res.CostCHF += u.CostCHF
+	r.res.CostCHF += u.Cost.CHF()
 	r.res.PromptTokens += u.PromptTokens
 	r.res.CompletionTokens += u.CompletionTokens
-	r.cost.Add(u.CostCHF)
+	r.cost.Add(u.Cost.CHF())
 }
 
 // overBudget reports whether the workflow's spending, its tools' model

@@ -102,11 +102,12 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		o.model.Model = "scripted"
 	}
 	o.model.Provider = "test"
-	client, err := llm.New(llm.Config{
+	cfg := llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: ts.model.URL(), Timeout: 10 * time.Second}},
 		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model}},
 		Retry:     llm.RetryConfig{Attempts: 1},
-	}, billing.NewMeter(db), nil)
+	}
+	client, err := llm.New(cfg, billing.NewMeter(db, billing.Prices{Models: cfg.Prices()}, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,21 +1,27 @@
 // Package billing meters what agenthost spends on a tenant's behalf: every
-// model call, embedding batch, transcription and speech synthesis is one
-// usage record, priced in CHF from the price table when it happened and
-// attributed to the tenant, workspace, user and workflow that caused it
-// (seed 000 §12.2). Budgets read the sums.
+// model call, embedding batch, transcription, speech synthesis and plugin
+// run is one usage record (a transaction), priced in CHF from the price
+// table in force when it happened and attributed to the tenant, workspace,
+// user and workflow that caused it (seed 000 §12.2). Tenants' credit limits
+// and monthly budgets are checked before each model call (limits.go), and
+// reports sum the records by any of their attributions (report.go).
+//
+// Amounts are integer nano-francs (package money): sums are exact.
 package billing
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-// Record is one metered call.
+// Record is one metered call: a transaction.
 type Record struct {
 	ID          string        `json:"id"`
 	TenantID    string        `json:"tenantId"`
@@ -26,30 +32,55 @@ type Record struct {
 	Usage       llm.Usage     `json:"usage"`
 	CreatedAt   time.Time     `json:"createdAt"`
 	Duration    time.Duration `json:"-"`
+	// PriceVersion names the price table the cost was computed with.
+	PriceVersion string `json:"priceVersion,omitempty"`
 }
 
 // Totals sums records.
 type Totals struct {
-	Calls            int     `json:"calls"`
-	PromptTokens     int64   `json:"promptTokens"`
-	CompletionTokens int64   `json:"completionTokens"`
-	CostCHF          float64 `json:"costCHF"`
+	Calls            int          `json:"calls"`
+	PromptTokens     int64        `json:"promptTokens"`
+	CompletionTokens int64        `json:"completionTokens"`
+	Cost             money.Amount `json:"-"`
 }
 
-// Store keeps usage records.
+// Store keeps usage records, the price versions they refer to and the
+// tenants' limits.
 type Store interface {
+	// InsertUsage writes the record and adds its cost to the tenant's
+	// running sums, in one transaction.
 	InsertUsage(ctx context.Context, r Record) error
 	UsageTotals(ctx context.Context, p tenancy.Principal, workflowID string) (Totals, error)
+	// SavePriceVersion keeps a price table under its version (a digest);
+	// saving the same version again is a no-op.
+	SavePriceVersion(ctx context.Context, version string, body []byte) error
+	// TenantBudget returns the tenant's limits and what it has spent, in
+	// total and in the calendar month (UTC) of now.
+	TenantBudget(ctx context.Context, tenantID string, now time.Time) (Budget, error)
 }
 
 // ErrUnattributed: a call carried no tenant, so nobody could be billed.
 var ErrUnattributed = errors.New("billing: the call carries no tenant (llm.WithAttribution)")
 
-// Meter is the llm.Meter that writes every call's usage to the store.
-type Meter struct{ store Store }
+// Meter is the llm.Meter that writes every call's usage to the store, and
+// the llm.Admitter that refuses calls of a tenant over its limits. It also
+// meters plugin runs (RecordCompute).
+type Meter struct {
+	store  Store
+	prices Prices
+	log    *slog.Logger
+	now    func() time.Time
+}
 
-// NewMeter returns a meter over the store.
-func NewMeter(store Store) *Meter { return &Meter{store: store} }
+// NewMeter returns a meter over the store that prices with prices (its
+// version is written with every record). Call Prices.Save once at start-up
+// so the version's body is kept. logger may be nil.
+func NewMeter(store Store, prices Prices, logger *slog.Logger) *Meter {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Meter{store: store, prices: prices, log: logger, now: func() time.Time { return time.Now().UTC() }}
+}
 
 // Record implements llm.Meter. A call without a tenant in its context is
 // refused (the caller sees llm.ErrMeter) rather than recorded as nobody's.
@@ -59,5 +90,5 @@ func (m *Meter) Record(ctx context.Context, u llm.Usage) error {
 		return fmt.Errorf("%w: %s call to %s", ErrUnattributed, u.Operation, u.Model)
 	}
 	return m.store.InsertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
-		WorkflowID: a.WorkflowID, Purpose: a.Purpose, Usage: u, CreatedAt: time.Now().UTC()})
+		WorkflowID: a.WorkflowID, Purpose: a.Purpose, Usage: u, CreatedAt: m.now(), PriceVersion: m.prices.Version()})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/agenthost/agenthost/host/money"
 	"io"
 	"mime"
 	"net/http"
@@ -74,7 +75,7 @@ func (c *Client) Transcribe(ctx context.Context, audio io.Reader, filename strin
 		u.AudioSeconds, _ = wavSeconds(data)
 		u.Estimated = true
 	}
-	u.CostCHF = u.AudioSeconds / 60 * used.CHFPerMinute
+	u.Cost = used.audioCost(u.AudioSeconds)
 	text := strings.TrimSpace(resp.Text)
 	return text, u, c.record(ctx, u)
 }
@@ -129,7 +130,7 @@ func (c *Client) Speak(ctx context.Context, text, voice string) ([]byte, string,
 	}
 	u := Usage{Operation: OpSpeech, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
 		Duration: time.Since(start), Characters: utf8.RuneCountInString(text)}
-	u.CostCHF = float64(u.Characters) * used.CHFPer1MChars / 1e6
+	u.Cost = money.PerMillion(int64(u.Characters), money.FromCHF(used.CHFPer1MChars))
 	return audio, mimeType, u, c.record(ctx, u)
 }
 

@@ -206,7 +206,7 @@ func (h *Capabilities) complete(ctx context.Context, call *wasm.Call, req json.R
 		return nil, modelError(err)
 	}
 	return CompleteResult{Content: resp.Message.Content, FinishReason: resp.FinishReason, PromptTokens: resp.Usage.PromptTokens,
-		CompletionTokens: resp.Usage.CompletionTokens, CostCHF: resp.Usage.CostCHF, Model: resp.Usage.Model}, nil
+		CompletionTokens: resp.Usage.CompletionTokens, CostCHF: resp.Usage.Cost.CHF(), Model: resp.Usage.Model}, nil
 }
 
 // GeneratedImage is one picture of images.generate's answer.
@@ -243,7 +243,7 @@ func (h *Capabilities) generate(ctx context.Context, call *wasm.Call, req json.R
 		Images  []GeneratedImage `json:"images"`
 		CostCHF float64          `json:"costCHF"`
 		Model   string           `json:"model"`
-	}{CostCHF: u.CostCHF, Model: u.Model}
+	}{CostCHF: u.Cost.CHF(), Model: u.Model}
 	for _, im := range imgs {
 		out.Images = append(out.Images, GeneratedImage{MIMEType: im.MIMEType, Data: base64.StdEncoding.EncodeToString(im.Data), RevisedPrompt: im.RevisedPrompt})
 	}
@@ -283,16 +283,16 @@ func (h *Capabilities) checkBudget(ctx context.Context, c toolcall.Caller) error
 // tally when an agent run made the call; the usage record itself is
 // written by the client's meter.
 func (h *Capabilities) account(ctx context.Context, c toolcall.Caller, u Usage) {
-	if c.WorkflowID == "" || (u.CostCHF == 0 && u.PromptTokens+u.CompletionTokens == 0) {
+	if c.WorkflowID == "" || (u.Cost == 0 && u.PromptTokens+u.CompletionTokens == 0) {
 		return
 	}
 	if rc, ok := RunCostFrom(ctx); ok {
-		rc.Add(u.CostCHF)
+		rc.Add(u.Cost.CHF())
 	}
 	if h.Workflows == nil {
 		return
 	}
-	st := workflows.Stats{CostCHF: u.CostCHF, TokensUsed: int64(u.PromptTokens + u.CompletionTokens)}
+	st := workflows.Stats{CostCHF: u.Cost.CHF(), TokensUsed: int64(u.PromptTokens + u.CompletionTokens)}
 	if _, err := h.Workflows.Update(context.WithoutCancel(ctx), c.Principal, c.WorkflowID, workflows.Update{Stats: st}); err != nil {
 		h.logger().Error("model capability: adding a tool's model cost to its workflow", "workflow", c.WorkflowID, "err", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/agenthost/agenthost/host/money"
 	"net/http"
 	"strings"
 	"time"
@@ -93,7 +94,7 @@ func (c *Client) GenerateImage(ctx context.Context, req ImageRequest) ([]Image, 
 	u := Usage{Operation: OpImage, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
 		Duration: time.Since(start), Images: len(images),
 		PromptTokens: reported.InputTokens, CompletionTokens: reported.OutputTokens}
-	u.CostCHF = tokenCost(used, u.PromptTokens, u.CompletionTokens) + float64(u.Images)*used.CHFPerImage
+	u.Cost = used.tokenCost(u.PromptTokens, 0, u.CompletionTokens) + money.Times(int64(u.Images), money.FromCHF(used.CHFPerImage))
 	return images, u, c.record(ctx, u)
 }
 

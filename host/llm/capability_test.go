@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"github.com/agenthost/agenthost/host/money"
 	"image/png"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -153,7 +155,7 @@ func TestModelCapabilityBilling(t *testing.T) {
 	}
 	res := out.(llm.CompleteResult)
 	wantCost := (400*1000.0 + 100*2000.0) / 1e6
-	if res.Content != "The summary." || res.PromptTokens != 400 || res.CompletionTokens != 100 || res.CostCHF != wantCost {
+	if res.Content != "The summary." || res.PromptTokens != 400 || res.CompletionTokens != 100 || math.Abs(res.CostCHF-wantCost) > 1e-12 {
 		t.Fatalf("complete %+v, want cost %g", res, wantCost)
 	}
 	reqs := e.srv.ChatRequests()
@@ -167,7 +169,7 @@ func TestModelCapabilityBilling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tot.Calls != 1 || tot.CostCHF != wantCost {
+	if tot.Calls != 1 || tot.Cost != money.FromCHF(wantCost) {
 		t.Fatalf("usage totals %+v", tot)
 	}
 	w, err := e.wf.Get(context.Background(), e.p, e.workflow)

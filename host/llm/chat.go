@@ -143,6 +143,9 @@ func chatUsage(op Operation, m *model, req ChatRequest, msg Message, reported *o
 	u := Usage{Operation: op, Provider: m.p.Name, Model: m.Model, Duration: d, Attempts: attempts}
 	if reported != nil && reported.PromptTokens+reported.CompletionTokens > 0 {
 		u.PromptTokens, u.CompletionTokens = reported.PromptTokens, reported.CompletionTokens
+		if d := reported.PromptTokensDetails; d != nil {
+			u.CachedPromptTokens = min(d.CachedTokens, u.PromptTokens)
+		}
 	} else {
 		u.Estimated = true
 		u.PromptTokens = CountMessageTokens(m.Model, req.Messages, req.Tools)
@@ -151,7 +154,7 @@ func chatUsage(op Operation, m *model, req ChatRequest, msg Message, reported *o
 			u.CompletionTokens += tokensPerToolCall + CountTokens(m.Model, tc.Name) + CountTokens(m.Model, tc.Arguments)
 		}
 	}
-	u.CostCHF = tokenCost(m, u.PromptTokens, u.CompletionTokens)
+	u.Cost = m.tokenCost(u.PromptTokens, u.CachedPromptTokens, u.CompletionTokens)
 	return u
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
+	"github.com/agenthost/agenthost/host/money"
 	"slices"
 	"strings"
 	"testing"
@@ -204,9 +204,9 @@ func TestChatUsageAndCost(t *testing.T) {
 				(tc.wantPrompt != 0 && u.PromptTokens != tc.wantPrompt) || u.PromptTokens <= 0 {
 				t.Errorf("usage %+v, want prompt %d completion %d estimated %v", u, tc.wantPrompt, tc.wantComplete, tc.wantEstimated)
 			}
-			wantCost := (float64(u.PromptTokens)*2 + float64(u.CompletionTokens)*8) / 1e6
-			if math.Abs(u.CostCHF-wantCost) > 1e-12 {
-				t.Errorf("cost %v CHF, want %v", u.CostCHF, wantCost)
+			// 2 and 8 CHF per million: 2000 and 8000 nano-francs a token.
+			if want := money.Amount(u.PromptTokens*2000 + u.CompletionTokens*8000); u.Cost != want {
+				t.Errorf("cost %d nCHF, want %d", u.Cost, want)
 			}
 			got := s.meter.records()
 			if len(got) != 1 || got[0].usage != u || got[0].attr != attr {

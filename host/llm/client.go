@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agenthost/agenthost/host/money"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -19,6 +21,7 @@ import (
 type Client struct {
 	cfg    Config
 	meter  Meter
+	admit  Admitter
 	log    *slog.Logger
 	chains map[Operation][]*model
 }
@@ -48,7 +51,8 @@ func (m *model) info() ModelInfo {
 }
 
 // New builds a Client from cfg (defaults applied, then validated; see
-// Config.Validate). meter may be nil (nothing is recorded); logger may be nil
+// Config.Validate). meter may be nil (nothing is recorded); a meter that is
+// also an Admitter is asked before every call (each embedding batch); logger may be nil
 // (nothing is logged). It makes no network calls: a wrong key or URL shows at
 // the first call. Operations without a chain are allowed; calling them
 // returns an error wrapping ErrNotConfigured.
@@ -61,6 +65,7 @@ func New(cfg Config, meter Meter, logger *slog.Logger) (*Client, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{cfg: cfg, meter: meter, log: logger, chains: map[Operation][]*model{}}
+	c.admit, _ = meter.(Admitter)
 	providers := map[string]*provider{}
 	for _, pc := range cfg.Providers {
 		// One pool per provider; the default two idle connections per host
@@ -180,6 +185,11 @@ var errAttemptTimeout = errors.New("attempt timed out")
 // describes. It returns the model that answered and the number of HTTP
 // attempts made.
 func (c *Client) run(ctx context.Context, op Operation, chain []*model, try tryFunc) (*model, int, error) {
+	if c.admit != nil {
+		if err := c.admit.Admit(ctx, op); err != nil {
+			return nil, 0, fmt.Errorf("llm: %s: %w: %w", op, ErrRefused, err)
+		}
+	}
 	attempts := 0
 	var last *ProviderError
 	var tried []string
@@ -351,7 +361,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 func (c *Client) record(ctx context.Context, u Usage) error {
 	c.log.Debug("llm: usage", "operation", u.Operation, "model", u.Provider+"/"+u.Model,
 		"promptTokens", u.PromptTokens, "completionTokens", u.CompletionTokens,
-		"costCHF", u.CostCHF, "estimated", u.Estimated, "duration", u.Duration)
+		"costCHF", u.Cost, "estimated", u.Estimated, "duration", u.Duration)
 	if c.meter == nil {
 		return nil
 	}
@@ -361,7 +371,20 @@ func (c *Client) record(ctx context.Context, u Usage) error {
 	return nil
 }
 
-// tokenCost prices tokens at CHF per million.
-func tokenCost(m *model, prompt, completion int) float64 {
-	return (float64(prompt)*m.InputCHFPer1M + float64(completion)*m.OutputCHFPer1M) / 1e6
+// tokenCost prices tokens at CHF per million, cached prompt tokens (part of
+// prompt) at the cached-input price. The configuration's float prices are
+// read as exact nano-franc amounts, and the cost is rounded once per call.
+func (m *model) tokenCost(prompt, cached, completion int) money.Amount {
+	in := money.FromCHF(m.InputCHFPer1M)
+	cachedIn := in
+	if m.CachedInputCHFPer1M != 0 {
+		cachedIn = money.FromCHF(m.CachedInputCHFPer1M)
+	}
+	return money.PerMillion(int64(prompt-cached), in) + money.PerMillion(int64(cached), cachedIn) +
+		money.PerMillion(int64(completion), money.FromCHF(m.OutputCHFPer1M))
+}
+
+// audioCost prices transcribed audio at CHF per minute.
+func (m *model) audioCost(seconds float64) money.Amount {
+	return money.Amount(math.Round(seconds * float64(money.FromCHF(m.CHFPerMinute)) / 60))
 }

@@ -84,9 +84,12 @@ type ModelConfig struct {
 	// then uses its text protocol). The file key is functionCalling: false.
 	NoFunctionCalling bool
 	InputCHFPer1M     float64
-	OutputCHFPer1M    float64
-	CHFPerMinute      float64
-	CHFPer1MChars     float64
+	// CachedInputCHFPer1M prices prompt tokens the provider served from its
+	// cache; 0 bills them at InputCHFPer1M.
+	CachedInputCHFPer1M float64
+	OutputCHFPer1M      float64
+	CHFPerMinute        float64
+	CHFPer1MChars       float64
 	// CHFPerImage prices image generation per image, for providers that
 	// report no tokens (dall-e-*); gpt-image-* report tokens, priced above.
 	CHFPerImage float64

@@ -79,7 +79,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 		if u.PromptTokens == 0 {
 			u.PromptTokens, u.Estimated = sum, true
 		}
-		u.CostCHF = tokenCost(used, u.PromptTokens, 0)
+		u.Cost = used.tokenCost(u.PromptTokens, 0, 0)
 		total = total.Add(u)
 		if err := c.record(ctx, u); err != nil {
 			return out, total, err

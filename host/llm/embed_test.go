@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/agenthost/agenthost/host/money"
 	"math"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ func TestEmbed(t *testing.T) {
 				sum = sum.Add(r.usage)
 			}
 			// text-embedding-3-small's built-in price: 0.016 CHF per 1M tokens.
-			if u.PromptTokens != sum.PromptTokens || u.PromptTokens == 0 || math.Abs(u.CostCHF-float64(u.PromptTokens)*0.016/1e6) > 1e-15 ||
+			if u.PromptTokens != sum.PromptTokens || u.PromptTokens == 0 || u.Cost != money.Amount(u.PromptTokens*16) ||
 				u.Operation != llm.OpEmbedding || u.Model != "text-embedding-3-small" || u.Estimated {
 				t.Errorf("usage %+v, meter sum %+v", u, sum)
 			}
@@ -177,7 +178,7 @@ func TestTranscribe(t *testing.T) {
 			if !bytes.Equal(r.Audio, audio) || r.Filename != tc.wantFilename || r.ResponseFormat != tc.wantFormat || r.Language != "de" || r.Model != tc.model {
 				t.Errorf("request: file %q (%d bytes), format %q, language %q", r.Filename, len(r.Audio), r.ResponseFormat, r.Language)
 			}
-			if math.Abs(u.AudioSeconds-90) > 0.01 || math.Abs(u.CostCHF-1.5*0.006) > 1e-12 || u.Estimated != tc.wantEstimated || u.Attempts != 2 {
+			if math.Abs(u.AudioSeconds-90) > 0.01 || u.Cost != money.FromCHF(1.5*0.006) || u.Estimated != tc.wantEstimated || u.Attempts != 2 {
 				t.Errorf("usage %+v", u)
 			}
 			if recs := m.records(); len(recs) != 1 || recs[0].usage != u {
@@ -239,7 +240,7 @@ func TestSpeak(t *testing.T) {
 				t.Errorf("request %+v", r)
 			}
 			// 15 characters at tts-1's built-in 12 CHF per million.
-			if u.Characters != 15 || math.Abs(u.CostCHF-15*12/1e6) > 1e-15 || u.Operation != llm.OpSpeech {
+			if u.Characters != 15 || u.Cost != money.Amount(15*12000) || u.Operation != llm.OpSpeech {
 				t.Errorf("usage %+v", u)
 			}
 			if recs := m.records(); len(recs) != 1 {

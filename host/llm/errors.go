@@ -30,6 +30,10 @@ var (
 	// result is returned as well; callers that bill strictly treat this as a
 	// failure.
 	ErrMeter = errors.New("recording usage failed")
+	// ErrRefused: the call was refused before anything was sent (the
+	// tenant is over its spending limits; see Admitter). The wrapping error
+	// says which limit.
+	ErrRefused = errors.New("call refused")
 	// ErrInvalidRequest: the request was rejected before anything was sent
 	// (empty input, wrong operation, audio too large).
 	ErrInvalidRequest = errors.New("invalid request")

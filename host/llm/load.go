@@ -79,6 +79,7 @@ type (
 		ContextWindow   int     `yaml:"contextWindow"`
 		FunctionCalling *bool   `yaml:"functionCalling"`
 		InputCHFPer1M   float64 `yaml:"inputCHFPer1M"`
+		CachedCHFPer1M  float64 `yaml:"cachedInputCHFPer1M"`
 		OutputCHFPer1M  float64 `yaml:"outputCHFPer1M"`
 		CHFPerMinute    float64 `yaml:"chfPerMinute"`
 		CHFPer1MChars   float64 `yaml:"chfPer1MChars"`
@@ -176,7 +177,7 @@ func parseConfig(data []byte, isJSON bool) (Config, error) {
 			out = append(out, ModelConfig{
 				Provider: m.Provider, Model: m.Model, ContextWindow: m.ContextWindow,
 				NoFunctionCalling: m.FunctionCalling != nil && !*m.FunctionCalling,
-				InputCHFPer1M:     m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M,
+				InputCHFPer1M:     m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M, CachedInputCHFPer1M: m.CachedCHFPer1M,
 				CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars, CHFPerImage: m.CHFPerImage,
 				Free: m.Free, Dimensions: m.Dimensions,
 			})

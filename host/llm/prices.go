@@ -1,6 +1,11 @@
 package llm
 
-import "strings"
+import (
+	"slices"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/money"
+)
 
 // knownModel is a built-in default for a well-known model, used when the
 // configuration names the model without giving its context window or prices
@@ -55,4 +60,44 @@ func lookupKnown(name string) (knownModel, bool) {
 		}
 	}
 	return best, found
+}
+
+// ModelPrice is what one configured model costs, as the billing price table
+// records it: per million tokens (input, cached input, output), per minute
+// of audio, per million characters spoken, per image.
+type ModelPrice struct {
+	Operation   Operation    `json:"operation"`
+	Provider    string       `json:"provider"`
+	Model       string       `json:"model"`
+	Input       money.Amount `json:"inputPer1M,omitempty"`
+	CachedInput money.Amount `json:"cachedInputPer1M,omitempty"`
+	Output      money.Amount `json:"outputPer1M,omitempty"`
+	PerMinute   money.Amount `json:"perMinute,omitempty"`
+	Per1MChars  money.Amount `json:"per1MChars,omitempty"`
+	PerImage    money.Amount `json:"perImage,omitempty"`
+}
+
+// Prices lists the prices of every model of every chain, built-in list
+// prices applied as Client applies them, in a stable order.
+func (c Config) Prices() []ModelPrice {
+	c = c.withDefaults()
+	ops := make([]string, 0, len(c.Models))
+	for op := range c.Models {
+		ops = append(ops, string(op))
+	}
+	slices.Sort(ops)
+	var out []ModelPrice
+	for _, op := range ops {
+		for _, m := range c.Models[Operation(op)] {
+			mp := ModelPrice{Operation: Operation(op), Provider: m.Provider, Model: m.Model,
+				Input: money.FromCHF(m.InputCHFPer1M), CachedInput: money.FromCHF(m.CachedInputCHFPer1M),
+				Output: money.FromCHF(m.OutputCHFPer1M), PerMinute: money.FromCHF(m.CHFPerMinute),
+				Per1MChars: money.FromCHF(m.CHFPer1MChars), PerImage: money.FromCHF(m.CHFPerImage)}
+			if mp.CachedInput == 0 {
+				mp.CachedInput = mp.Input
+			}
+			out = append(out, mp)
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"github.com/agenthost/agenthost/host/money"
 	"time"
 )
 
@@ -104,7 +105,7 @@ type ChatRequest struct {
 // PromptTokens and CompletionTokens are the provider's figures unless
 // Estimated is set, in which case some were counted with the tokenizer
 // (provider reported none, or a stream ended before its usage chunk).
-// CostCHF comes from the model's prices in the configuration. Duration is the
+// Cost comes from the model's prices in the configuration. Duration is the
 // wall time of the whole call, including retries and backoff. Transcription
 // is priced by AudioSeconds and speech by Characters; their token fields
 // stay 0.
@@ -113,8 +114,12 @@ type Usage struct {
 	Provider, Model  string
 	PromptTokens     int
 	CompletionTokens int
-	CostCHF          float64
-	Duration         time.Duration
+	// CachedPromptTokens is the part of PromptTokens the provider served from
+	// its prompt cache (billed at the cached-input price).
+	CachedPromptTokens int
+	// Cost is what the call cost, exact to the nano-franc.
+	Cost     money.Amount
+	Duration time.Duration
 
 	// AudioSeconds is the length of the transcribed audio (transcription).
 	AudioSeconds float64
@@ -141,7 +146,8 @@ func (u Usage) Add(v Usage) Usage {
 	}
 	u.PromptTokens += v.PromptTokens
 	u.CompletionTokens += v.CompletionTokens
-	u.CostCHF += v.CostCHF
+	u.CachedPromptTokens += v.CachedPromptTokens
+	u.Cost += v.Cost
 	u.Duration += v.Duration
 	u.AudioSeconds += v.AudioSeconds
 	u.Characters += v.Characters
@@ -206,6 +212,13 @@ type ModelInfo struct {
 // returned by the call (wrapping ErrMeter) together with its result.
 type Meter interface {
 	Record(ctx context.Context, u Usage) error
+}
+
+// Admitter decides before each call whether it may start (the billing
+// meter refuses calls of a tenant over its limits). Its error reaches the
+// caller wrapped in ErrRefused, and nothing is sent.
+type Admitter interface {
+	Admit(ctx context.Context, op Operation) error
 }
 
 // MeterFunc adapts a function to Meter.

@@ -2,31 +2,52 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-// InsertUsage implements billing.Store.
+// InsertUsage implements billing.Store: the record and the tenant's running
+// sum for the record's month, in one transaction.
 func (db *DB) InsertUsage(ctx context.Context, r billing.Record) error {
 	u := r.Usage
-	_, err := db.conn().exec(ctx, `INSERT INTO usage_records (id, tenant_id, workspace_id, user_id, workflow_id, purpose,
-		operation, provider, model, prompt_tokens, completion_tokens, audio_seconds, characters, cost_chf, estimated, duration_us, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		newID(), r.TenantID, r.WorkspaceID, r.UserID, r.WorkflowID, r.Purpose, string(u.Operation), u.Provider, u.Model,
-		u.PromptTokens, u.CompletionTokens, u.AudioSeconds, u.Characters, u.CostCHF, u.Estimated, u.Duration.Microseconds(), micros(r.CreatedAt))
+	err := db.tx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `INSERT INTO usage_records (id, tenant_id, workspace_id, user_id, workflow_id, purpose,
+			operation, provider, model, prompt_tokens, completion_tokens, cached_tokens, audio_seconds, characters, cost_nchf,
+			price_version, estimated, duration_us, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			newID(), r.TenantID, r.WorkspaceID, r.UserID, r.WorkflowID, r.Purpose, string(u.Operation), u.Provider, u.Model,
+			u.PromptTokens, u.CompletionTokens, u.CachedPromptTokens, u.AudioSeconds, u.Characters, int64(u.Cost),
+			r.PriceVersion, u.Estimated, u.Duration.Microseconds(), micros(r.CreatedAt)); err != nil {
+			return err
+		}
+		_, err := c.exec(ctx, `INSERT INTO tenant_spend (tenant_id, month, spent_nchf) VALUES (?, ?, ?)
+			ON CONFLICT (tenant_id, month) DO UPDATE SET spent_nchf = tenant_spend.spent_nchf + excluded.spent_nchf`,
+			r.TenantID, monthKey(r.CreatedAt), int64(u.Cost))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: usage: %w", err)
 	}
 	return nil
 }
 
+// monthKey is a time's calendar month (UTC) as YYYYMM.
+func monthKey(t time.Time) int {
+	t = t.UTC()
+	return t.Year()*100 + int(t.Month())
+}
+
 // UsageTotals implements billing.Store: the sums of the tenant's records, of
 // one workflow when workflowID is set. Only a tenant admin sees the
 // tenant's; a user sees their own calls.
 func (db *DB) UsageTotals(ctx context.Context, p tenancy.Principal, workflowID string) (billing.Totals, error) {
-	q := `SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cost_chf), 0)
+	q := `SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cost_nchf), 0)
 		FROM usage_records WHERE tenant_id = ? AND (? OR user_id = ?)`
 	args := []any{p.TenantID, p.Admin, p.UserID}
 	if workflowID != "" {
@@ -34,8 +55,107 @@ func (db *DB) UsageTotals(ctx context.Context, p tenancy.Principal, workflowID s
 		args = append(args, workflowID)
 	}
 	var t billing.Totals
-	if err := db.conn().queryRow(ctx, q, args...).Scan(&t.Calls, &t.PromptTokens, &t.CompletionTokens, &t.CostCHF); err != nil {
+	var cost int64
+	if err := db.conn().queryRow(ctx, q, args...).Scan(&t.Calls, &t.PromptTokens, &t.CompletionTokens, &cost); err != nil {
 		return billing.Totals{}, fmt.Errorf("store: usage totals: %w", err)
 	}
+	t.Cost = money.Amount(cost)
 	return t, nil
+}
+
+// SavePriceVersion implements billing.Store.
+func (db *DB) SavePriceVersion(ctx context.Context, version string, body []byte) error {
+	_, err := db.conn().exec(ctx, `INSERT INTO price_versions (id, created_at, body) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		version, micros(now()), string(body))
+	if err != nil {
+		return fmt.Errorf("store: price version: %w", err)
+	}
+	return nil
+}
+
+// PriceVersion returns the body of a saved price table.
+func (db *DB) PriceVersion(ctx context.Context, version string) ([]byte, error) {
+	var body string
+	err := db.conn().queryRow(ctx, `SELECT body FROM price_versions WHERE id = ?`, version).Scan(&body)
+	if err != nil {
+		return nil, fmt.Errorf("store: price version %s: %w", version, err)
+	}
+	return []byte(body), nil
+}
+
+// SetTenantLimits sets (replaces) a tenant's spending limits; the operator's
+// act, not a tenant's.
+func (db *DB) SetTenantLimits(ctx context.Context, tenantID string, l billing.Limits) error {
+	_, err := db.conn().exec(ctx, `INSERT INTO tenant_limits (tenant_id, credit_nchf, monthly_nchf, updated_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (tenant_id) DO UPDATE SET credit_nchf = excluded.credit_nchf, monthly_nchf = excluded.monthly_nchf,
+		updated_at = excluded.updated_at`, tenantID, nullAmount(l.Credit), nullAmount(l.Monthly), micros(now()))
+	if err != nil {
+		return fmt.Errorf("store: tenant limits: %w", err)
+	}
+	return nil
+}
+
+// TenantBudget implements billing.Store.
+func (db *DB) TenantBudget(ctx context.Context, tenantID string, at time.Time) (billing.Budget, error) {
+	var b billing.Budget
+	var credit, monthly sql.NullInt64
+	err := db.conn().queryRow(ctx, `SELECT credit_nchf, monthly_nchf FROM tenant_limits WHERE tenant_id = ?`, tenantID).Scan(&credit, &monthly)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return b, fmt.Errorf("store: tenant budget: %w", err)
+	}
+	b.Credit, b.Monthly = amountOf(credit), amountOf(monthly)
+	var total, month int64
+	err = db.conn().queryRow(ctx, `SELECT COALESCE(SUM(spent_nchf), 0), COALESCE(SUM(CASE WHEN month = ? THEN spent_nchf ELSE 0 END), 0)
+		FROM tenant_spend WHERE tenant_id = ?`, monthKey(at), tenantID).Scan(&total, &month)
+	if err != nil {
+		return b, fmt.Errorf("store: tenant budget: %w", err)
+	}
+	b.SpentTotal, b.SpentMonth = money.Amount(total), money.Amount(month)
+	return b, nil
+}
+
+func nullAmount(a *money.Amount) any {
+	if a == nil {
+		return nil
+	}
+	return int64(*a)
+}
+
+func amountOf(n sql.NullInt64) *money.Amount {
+	if !n.Valid {
+		return nil
+	}
+	a := money.Amount(n.Int64)
+	return &a
+}
+
+// UsageGroups returns the records created in [from, to) summed per
+// attribution, model, operation, purpose and day (billing.Report folds them
+// further). A tenant admin sees the tenant's, a user their own.
+func (db *DB) UsageGroups(ctx context.Context, p tenancy.Principal, from, to time.Time) ([]billing.UsageGroup, error) {
+	const day = int64(24 * time.Hour / time.Microsecond) // as written in the query
+	rows, err := db.conn().query(ctx, `SELECT tenant_id, workspace_id, user_id, workflow_id, operation, provider, model, purpose,
+		created_at / 86400000000, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens), SUM(cost_nchf)
+		FROM usage_records WHERE tenant_id = ? AND (? OR user_id = ?) AND created_at >= ? AND created_at < ?
+		GROUP BY tenant_id, workspace_id, user_id, workflow_id, operation, provider, model, purpose, created_at / 86400000000`,
+		p.TenantID, p.Admin, p.UserID, micros(from), micros(to))
+	if err != nil {
+		return nil, fmt.Errorf("store: usage groups: %w", err)
+	}
+	defer rows.Close()
+	var out []billing.UsageGroup
+	for rows.Next() {
+		var g billing.UsageGroup
+		var d, cost int64
+		if err := rows.Scan(&g.TenantID, &g.WorkspaceID, &g.UserID, &g.WorkflowID, &g.Operation, &g.Provider, &g.Model, &g.Purpose,
+			&d, &g.Calls, &g.PromptTokens, &g.CompletionTokens, &g.CachedTokens, &cost); err != nil {
+			return nil, fmt.Errorf("store: usage groups: %w", err)
+		}
+		g.Day, g.Cost = fromMicros(d*day), money.Amount(cost)
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: usage groups: %w", err)
+	}
+	return out, nil
 }

@@ -162,11 +162,12 @@ func NewModel(tb testing.TB, db *store.DB, m Model) (*llmtest.Server, *llm.Clien
 			models[op] = append(models[op], mc)
 		}
 	}
-	client, err := llm.New(llm.Config{
+	cfg := llm.Config{
 		Providers: []llm.ProviderConfig{{Name: Provider, BaseURL: srv.URL(), Timeout: m.Timeout}},
 		Models:    models,
 		Retry:     m.Retry,
-	}, billing.NewMeter(db), nil)
+	}
+	client, err := llm.New(cfg, billing.NewMeter(db, billing.Prices{Models: cfg.Prices()}, nil), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,60 +1,246 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 )
 
 // testUsage: records are summed per workflow and per user; a user sees their
-// own calls, a tenant admin the tenant's, nobody another tenant's.
+// own calls, a tenant admin the tenant's, nobody another tenant's. Sums are
+// exact: three records of a third of a rappen add up to one rappen.
 func testUsage(t *testing.T, open Opener) {
 	ctx := context.Background()
 	w := newWorld(t, open)
 	db := w.env.DB
-	rec := func(tenant, user, workflow string, in, out int, chf float64) {
+	rec := func(tenant, user, workflow string, in, out int, cost money.Amount) {
 		t.Helper()
 		err := db.InsertUsage(ctx, billing.Record{TenantID: tenant, UserID: user, WorkflowID: workflow, CreatedAt: time.Now(),
-			Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", PromptTokens: in, CompletionTokens: out, CostCHF: chf}})
+			Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", PromptTokens: in, CompletionTokens: out, Cost: cost}})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	rec(w.t1.ID, w.alice.UserID, "wf1", 100, 10, 0.25)
-	rec(w.t1.ID, w.alice.UserID, "wf1", 200, 20, 0.5)
-	rec(w.t1.ID, w.alice.UserID, "wf2", 1, 1, 1)
-	rec(w.t1.ID, w.bob.UserID, "wf3", 1000, 0, 2)
-	rec(w.t2.ID, w.dave.UserID, "wf4", 5, 5, 5)
+	third := money.Rappen / 3 // 3,333,333 nCHF
+	rec(w.t1.ID, w.alice.UserID, "wf1", 100, 10, 25*money.Rappen)
+	rec(w.t1.ID, w.alice.UserID, "wf1", 200, 20, 50*money.Rappen)
+	rec(w.t1.ID, w.alice.UserID, "wf2", 1, 1, money.CHF)
+	rec(w.t1.ID, w.bob.UserID, "wf3", 1000, 0, 2*money.CHF)
+	rec(w.t2.ID, w.dave.UserID, "wf4", 5, 5, 5*money.CHF)
+	for range 3 {
+		rec(w.t1.ID, w.bob.UserID, "wf5", 1, 0, third)
+	}
 	for _, c := range []struct {
-		name    string
-		got     func() (billing.Totals, error)
-		calls   int
-		prompt  int64
-		costCHF float64
+		name   string
+		got    func() (billing.Totals, error)
+		calls  int
+		prompt int64
+		cost   money.Amount
 	}{
-		{"alice, one workflow", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.alice, "wf1") }, 2, 300, 0.75},
-		{"alice, all hers", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.alice, "") }, 3, 301, 1.75},
+		{"alice, one workflow", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.alice, "wf1") }, 2, 300, 75 * money.Rappen},
+		{"alice, all hers", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.alice, "") }, 3, 301, money.CHF + 75*money.Rappen},
 		{"alice, bob's workflow", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.alice, "wf3") }, 0, 0, 0},
-		{"tenant admin", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.admin, "") }, 4, 1301, 3.75},
+		{"bob's thirds", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.bob, "wf5") }, 3, 3, 3 * third},
+		{"tenant admin", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.admin, "") }, 7, 1304, 3*money.CHF + 75*money.Rappen + 3*third},
 		{"other tenant's admin", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.daveAdmin, "wf1") }, 0, 0, 0},
 	} {
 		got, err := c.got()
-		if err != nil || got.Calls != c.calls || got.PromptTokens != c.prompt || got.CostCHF < c.costCHF-1e-9 || got.CostCHF > c.costCHF+1e-9 {
-			t.Errorf("%s: %+v %v, want %d calls, %d tokens, CHF %.2f", c.name, got, err, c.calls, c.prompt, c.costCHF)
+		if err != nil || got.Calls != c.calls || got.PromptTokens != c.prompt || got.Cost != c.cost {
+			t.Errorf("%s: %+v %v, want %d calls, %d tokens, CHF %s", c.name, got, err, c.calls, c.prompt, c.cost)
 		}
 	}
 	// The meter refuses a call nobody can be billed for.
-	m := billing.NewMeter(db)
+	m := billing.NewMeter(db, billing.Prices{}, nil)
 	if err := m.Record(ctx, llm.Usage{Operation: llm.OpAgent}); err == nil {
 		t.Error("unattributed usage recorded")
 	}
-	if err := m.Record(llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t1.ID, UserID: w.carol.UserID}), llm.Usage{Operation: llm.OpSummary, CostCHF: 0.1}); err != nil {
+	if err := m.Record(llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t1.ID, UserID: w.carol.UserID}), llm.Usage{Operation: llm.OpSummary, Cost: 10 * money.Rappen}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := db.UsageTotals(ctx, w.carol, ""); got.Calls != 1 {
+	if got, _ := db.UsageTotals(ctx, w.carol, ""); got.Calls != 1 || got.Cost != 10*money.Rappen {
 		t.Errorf("metered call not recorded: %+v", got)
+	}
+}
+
+// testTenantBudget: limits are the operator's per tenant; spending is summed
+// per calendar month as records are written; the meter admits calls below
+// every limit and refuses them at or above one, naming it.
+func testTenantBudget(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	now := time.Now().UTC()
+	lastMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).Add(-time.Minute)
+	spend := func(tenant string, at time.Time, cost money.Amount) {
+		t.Helper()
+		if err := db.InsertUsage(ctx, billing.Record{TenantID: tenant, CreatedAt: at,
+			Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", Cost: cost}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := db.TenantBudget(ctx, w.t1.ID, now)
+	if err != nil || b.Credit != nil || b.Monthly != nil || b.SpentTotal != 0 || b.Check() != nil {
+		t.Fatalf("fresh tenant: %+v %v", b, err)
+	}
+	spend(w.t1.ID, lastMonth, 3*money.CHF)
+	spend(w.t1.ID, now, money.CHF)
+	spend(w.t1.ID, now, 50*money.Rappen)
+	spend(w.t2.ID, now, 100*money.CHF)
+	b, err = db.TenantBudget(ctx, w.t1.ID, now)
+	if err != nil || b.SpentTotal != 450*money.Rappen || b.SpentMonth != 150*money.Rappen {
+		t.Fatalf("spend: %+v %v, want total 4.50 and month 1.50", b, err)
+	}
+	credit, monthly := 10*money.CHF, 2*money.CHF
+	if err := db.SetTenantLimits(ctx, w.t1.ID, billing.Limits{Credit: &credit, Monthly: &monthly}); err != nil {
+		t.Fatal(err)
+	}
+	meter := billing.NewMeter(db, billing.Prices{}, nil)
+	actx := llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t1.ID})
+	if err := meter.Admit(actx, llm.OpAgent); err != nil {
+		t.Fatalf("below both limits: %v", err)
+	}
+	spend(w.t1.ID, now, 50*money.Rappen) // the month reaches its 2.00
+	if err := meter.Admit(actx, llm.OpAgent); !errors.Is(err, billing.ErrMonthlyBudgetMet) {
+		t.Fatalf("at the monthly budget: %v, want ErrMonthlyBudgetMet", err)
+	}
+	if err := meter.Admit(llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t2.ID}), llm.OpAgent); err != nil {
+		t.Fatalf("another tenant's limits apply: %v", err)
+	}
+	// Without a monthly budget the credit still bounds: 5.00 of 10.00 spent.
+	if err := db.SetTenantLimits(ctx, w.t1.ID, billing.Limits{Credit: &credit}); err != nil {
+		t.Fatal(err)
+	}
+	if err := meter.Admit(actx, llm.OpAgent); err != nil {
+		t.Fatalf("monthly limit removed: %v", err)
+	}
+	spend(w.t1.ID, now, 5*money.CHF)
+	err = meter.Admit(actx, llm.OpEmbedding)
+	if !errors.Is(err, billing.ErrCreditExhausted) || !strings.Contains(err.Error(), "10.00") {
+		t.Fatalf("at the credit: %v, want ErrCreditExhausted naming CHF 10.00", err)
+	}
+}
+
+// testPriceVersions: a price table is kept once per version, and records
+// name the version they were priced with.
+func testPriceVersions(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	p1 := billing.Prices{Models: []llm.ModelPrice{{Operation: llm.OpAgent, Provider: "p", Model: "m", Input: money.CHF, Output: 2 * money.CHF}}}
+	p2 := p1
+	p2.PluginPerHour = 36 * money.Rappen
+	if p1.Version() == p2.Version() || p1.Version() != (billing.Prices{Models: p1.Models}).Version() {
+		t.Fatal("versions must differ exactly when prices do")
+	}
+	for range 2 {
+		if err := p1.Save(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p2.Save(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	body, err := db.PriceVersion(ctx, p1.Version())
+	if err != nil || !bytes.Contains(body, []byte(`"model":"m"`)) {
+		t.Fatalf("saved version: %s %v", body, err)
+	}
+	if _, err := db.PriceVersion(ctx, "no-such-version"); err == nil {
+		t.Fatal("an unknown version was found")
+	}
+}
+
+// testUsageReport: groups by attribution and period, in the caller's scope,
+// with exact sums and a CSV that says the same.
+func testUsageReport(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	d1 := time.Date(2026, 10, 30, 10, 0, 0, 0, time.UTC)
+	d2 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	add := func(p string, ws string, user string, model string, op llm.Operation, at time.Time, tokens int, cost money.Amount) {
+		t.Helper()
+		if err := db.InsertUsage(ctx, billing.Record{TenantID: p, WorkspaceID: ws, UserID: user, CreatedAt: at,
+			Usage: llm.Usage{Operation: op, Provider: "p", Model: model, PromptTokens: tokens, Cost: cost}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(w.t1.ID, w.wsA.ID, w.alice.UserID, "big", llm.OpAgent, d1, 10, 1*money.Rappen)
+	add(w.t1.ID, w.wsA.ID, w.alice.UserID, "big", llm.OpAgent, d2, 20, 2*money.Rappen)
+	add(w.t1.ID, w.wsA.ID, w.bob.UserID, "small", llm.OpEmbedding, d2, 30, 3)
+	add(w.t1.ID, w.wsB.ID, w.carol.UserID, "big", llm.OpAgent, d2, 40, 4*money.Rappen)
+	add(w.t2.ID, w.wsC.ID, w.dave.UserID, "big", llm.OpAgent, d2, 50, 5*money.CHF)
+	from, to := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	groups, err := db.UsageGroups(ctx, w.admin, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		keys string
+		cost money.Amount
+	}
+	check := func(name string, by []billing.Dimension, want []row) {
+		t.Helper()
+		got := billing.Report(groups, by)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %+v, want %+v", name, got, want)
+		}
+		for i, r := range got {
+			if strings.Join(r.Keys, "|") != want[i].keys || r.Cost != want[i].cost {
+				t.Errorf("%s row %d: %v %s, want %s %s", name, i, r.Keys, r.Cost, want[i].keys, want[i].cost)
+			}
+		}
+	}
+	check("month", []billing.Dimension{billing.ByMonth}, []row{{"2026-10", money.Rappen}, {"2026-11", 6*money.Rappen + 3}})
+	check("model, operation", []billing.Dimension{billing.ByModel, billing.ByOperation},
+		[]row{{"p/big|agent", 7 * money.Rappen}, {"p/small|embedding", 3}})
+	check("totals", nil, []row{{"", 7*money.Rappen + 3}})
+	check("workspace, day", []billing.Dimension{billing.ByWorkspace, billing.ByDay}, []row{
+		{w.wsA.ID + "|2026-10-30", money.Rappen}, {w.wsA.ID + "|2026-11-02", 2*money.Rappen + 3}, {w.wsB.ID + "|2026-11-02", 4 * money.Rappen}})
+	// A user sees only their own records; the period bounds are [from, to).
+	own, err := db.UsageGroups(ctx, w.alice, d2, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := billing.Report(own, nil); len(r) != 1 || r[0].Cost != 2*money.Rappen || r[0].Calls != 1 {
+		t.Fatalf("alice from %s: %+v", d2, r)
+	}
+	var csv bytes.Buffer
+	if err := billing.WriteCSV(&csv, []billing.Dimension{billing.ByUser}, billing.Report(own, []billing.Dimension{billing.ByUser})); err != nil {
+		t.Fatal(err)
+	}
+	if want := "user,calls,promptTokens,completionTokens,cachedTokens,costCHF\n" + w.alice.UserID + ",1,20,0,0,0.02\n"; csv.String() != want {
+		t.Fatalf("csv:\n%s\nwant:\n%s", csv.String(), want)
+	}
+}
+
+// testConcurrentSpend: concurrent records for one tenant all reach its
+// running sum (the spend row is updated in the record's transaction).
+func testConcurrentSpend(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := db.InsertUsage(ctx, billing.Record{TenantID: w.t1.ID, CreatedAt: time.Now(),
+				Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", Cost: 7}}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	b, err := db.TenantBudget(ctx, w.t1.ID, time.Now())
+	if err != nil || b.SpentTotal != 140 || b.SpentMonth != 140 {
+		t.Fatalf("after 20 concurrent records of 7 nCHF: %+v %v", b, err)
 	}
 }
