@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -101,6 +102,10 @@ func (r *run) loop(ctx context.Context) Result {
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
+		case errors.Is(err, llm.ErrRefused):
+			// The tenant's credit or monthly budget is spent: nothing was
+			// sent, and no further call (not even a summary) may be made.
+			return r.end(BudgetExceeded, r.progressSummary("The tenant's spending limit is reached: "+refusal(err)+"."), err)
 		case err != nil:
 			return r.end(Failed, r.progressSummary("The model could not be reached: "+err.Error()), err)
 		case done:
@@ -108,6 +113,16 @@ func (r *run) loop(ctx context.Context) Result {
 		}
 	}
 	return r.end(MaxRounds, r.finalSummary(ctx), nil)
+}
+
+// refusal is the reason a call was refused, without the layers of
+// wrapping ("credit exhausted (CHF 10.00 spent of CHF 10.00 credit)").
+func refusal(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "billing: "); i >= 0 {
+		msg = msg[i+len("billing: "):]
+	}
+	return msg
 }
 
 func (r *run) end(o Outcome, answer string, err error) Result {

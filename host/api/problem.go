@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
@@ -48,6 +49,7 @@ var clientErrors = []struct {
 	status int
 	title  string
 }{
+	{billing.ErrOverLimit, fiber.StatusPaymentRequired, "Spending Limit Reached"},
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
 	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
 	{workspace.ErrNoSettings, fiber.StatusNotImplemented, "Not Implemented"},

@@ -25,6 +25,10 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Get("/tokens", handleListTokens(d.Tokens))
 		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens))
 	}
+	if d.Billing != nil {
+		authed.Get("/billing/usage", handleUsageReport(d.Billing))
+		authed.Get("/billing/budget", handleBudget(d.Billing))
+	}
 	if d.Files == nil || d.Workspaces == nil {
 		return // a server without storage (tests of the plugin surface)
 	}
@@ -56,8 +60,8 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed.Post("/workspaces/:ws/tools/:name", handleCallTool(d.WorkspaceTools, d.Tools))
 	authed.Get("/workspaces/:ws/settings", handleWorkspaceSettings(d.Workspace))
 	authed.Put("/workspaces/:ws/settings", handleSetWorkspaceSettings(d.Workspace))
-	authed.Post("/workspaces/:ws/workflows", handleStartInWorkspace(d.Workspace))
-	authed.Post("/workflows/start", handleStart(d.Workspace, d.Workflows))
+	authed.Post("/workspaces/:ws/workflows", requireBudget(d.Billing), handleStartInWorkspace(d.Workspace))
+	authed.Post("/workflows/start", requireBudget(d.Billing), handleStart(d.Workspace, d.Workflows))
 	authed.Get("/workflows", handleListWorkflows(d.Workflows))
 	authed.Get("/workflows/:id", handleGetWorkflow(d.Workflows))
 	authed.Delete("/workflows/:id", handleDeleteWorkflow(d.Workspace, d.Workflows))

@@ -56,6 +56,9 @@ type Deps struct {
 	Timeouts Timeouts
 	// Tokens lists and revokes API tokens (GET/DELETE /tokens).
 	Tokens Tokens
+	// Billing serves usage reports and the tenant's budget, and refuses to
+	// start workflows of a tenant over its limits; nil serves neither.
+	Billing Billing
 	// Model names the agent's model for the home page; nil or "" when no
 	// model is configured (the page then says what to set).
 	Model func() string

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"github.com/agenthost/agenthost/host/money"
 	"log/slog"
 	"net"
 	"sync"
@@ -47,6 +48,9 @@ type serverOptions struct {
 	timeouts api.Timeouts
 	// logger of the workspace service (nil: discarded)
 	logger *slog.Logger
+	// pluginPerHour, when set, meters tool calls as transactions at this
+	// price (the registry's runner is billing's metered runner, as in serve).
+	pluginPerHour *money.Amount
 }
 
 var (
@@ -96,7 +100,6 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	}
 
 	pluginsOnce.Do(func() { pluginHost = wasmtest.Host(&testing.T{}, "notebook", "echo") })
-	registry := tools.NewRegistry(pluginHost, map[string][]string{"core": {"lookup", "writeNote", "echo"}})
 	ts.model = llmtest.New(t, o.llmOpts...)
 	if o.model.Model == "" {
 		o.model.Model = "scripted"
@@ -107,7 +110,17 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model}},
 		Retry:     llm.RetryConfig{Attempts: 1},
 	}
-	client, err := llm.New(cfg, billing.NewMeter(db, billing.Prices{Models: cfg.Prices()}, nil), nil)
+	prices := billing.Prices{Models: cfg.Prices()}
+	var runner billing.Runner = pluginHost
+	if o.pluginPerHour != nil {
+		prices.PluginPerHour = *o.pluginPerHour
+	}
+	meter := billing.NewMeter(db, prices, nil)
+	if o.pluginPerHour != nil {
+		runner = meter.MeteredRunner(pluginHost)
+	}
+	registry := tools.NewRegistry(runner, map[string][]string{"core": {"lookup", "writeNote", "echo"}})
+	client, err := llm.New(cfg, meter, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +132,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
-		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db})
+		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
