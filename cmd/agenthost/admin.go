@@ -22,7 +22,7 @@ import (
 )
 
 // adminCmd is the operator's tooling for tenants, users, workspaces,
-// memberships and API tokens. It works on the database directly (it is the
+// memberships, API tokens and tenants' spending limits. It works on the database directly (it is the
 // administrative path, outside any principal's scope).
 //
 //	agenthost admin bootstrap -tenant NAME -email ADDR   tenant, admin user, workspace, token
@@ -33,10 +33,12 @@ import (
 //	agenthost admin token -list -user ID                         the user's tokens
 //	agenthost admin token -revoke TOKEN_ID                       ends a token at once
 //	agenthost admin tools -workspace ID -set NAME [-extra a,b]   the workspace agent's tool set
+//	agenthost admin limits -tenant ID [-credit CHF] [-monthly CHF]   spending limits ("none" removes)
+//	agenthost admin usage -tenant ID [-by model,month] [-csv]        the tenant's usage report
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return fmt.Errorf("admin: want bootstrap, user, workspace, member, token or tools")
+		return fmt.Errorf("admin: want bootstrap, user, workspace, member, token, tools, limits or usage")
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		adminUsage(stdout)
@@ -64,9 +66,13 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
 	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins whose tools -extra may name (tools)")
+	bl := addBillingAdminFlags(fs)
 	// Everything is checked before the database is opened: a mistake must
 	// not create or migrate a data directory.
 	if ok, err := parseArgs(fs, args[1:]); !ok {
+		return err
+	}
+	if err := bl.parse(args[0]); err != nil {
 		return err
 	}
 	// A tool set the server cannot resolve would fail every request of the
@@ -163,6 +169,10 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return token(*user)
 	case "tools":
 		return db.SetWorkspaceTools(ctx, *workspace, *toolSet, extras)
+	case "limits":
+		return bl.limits(ctx, db, *tenant, stdout)
+	case "usage":
+		return bl.usage(ctx, db, *tenant, stdout)
 	default:
 		return fmt.Errorf("admin: unknown subcommand %q", args[0])
 	}
@@ -179,6 +189,8 @@ func adminRequired() map[string][]string {
 		"member":    {"workspace", "user"},
 		"token":     {"user"},
 		"tools":     {"workspace"},
+		"limits":    {"tenant"},
+		"usage":     {"tenant"},
 	}
 }
 
@@ -196,6 +208,10 @@ func adminUsage(w io.Writer) {
   tools -workspace ID -set NAME [-extra a,b]     the workspace agent's tool set; the set must be
       [-plugins DIR]                             one the server knows and every extra a tool of a
                                                  built-in plugin or of one in DIR
+  limits -tenant ID [-credit CHF] [-monthly CHF] the tenant's spending limits ("none" removes one);
+                                                 without -credit/-monthly: show limits and spending
+  usage -tenant ID [-by model,month]             the tenant's usage report (CHF, exact), this month
+      [-from DATE] [-to DATE] [-csv]             unless -from/-to say otherwise
 
 every subcommand takes -data DIR or -database URL (the embedded database in ./data by default)
 `)

@@ -86,3 +86,55 @@ func TestAdminToolsValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminBillingLimits: the operator sets, shows and removes a tenant's
+// limits and reads its usage report; malformed amounts and unknown
+// dimensions are refused before a data directory is made.
+func TestAdminBillingLimits(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	for _, args := range [][]string{
+		{"limits", "-tenant", "x", "-credit", "1,50"},
+		{"limits", "-tenant", "x", "-monthly", "-3"},
+		{"usage", "-tenant", "x", "-by", "colour"},
+		{"usage", "-tenant", "x", "-from", "yesterday"},
+	} {
+		if _, _, err := run0(t, append(append([]string{"admin"}, args...), "-data", data, "-database=")...); err == nil {
+			t.Errorf("admin %v accepted", args)
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Fatalf("admin %v made the data directory before refusing", args)
+		}
+	}
+	admin := func(args ...string) string {
+		t.Helper()
+		out, stderr, err := run0(t, append(append([]string{"admin"}, args...), "-data", data, "-database=")...)
+		if err != nil {
+			t.Fatalf("admin %v: %v\n%s", args, err, stderr)
+		}
+		return out
+	}
+	out := admin("bootstrap", "-tenant", "Acme", "-email", "ada@acme.example")
+	tenant := regexp.MustCompile(`tenant (\S+)`).FindStringSubmatch(out)
+	if tenant == nil {
+		t.Fatalf("bootstrap printed %s", out)
+	}
+	out = admin("limits", "-tenant", tenant[1], "-credit", "100", "-monthly", "12.5")
+	if !strings.Contains(out, "credit   CHF 100.00 (spent CHF 0.00 in total)") || !strings.Contains(out, "monthly  CHF 12.50") {
+		t.Fatalf("limits set:\n%s", out)
+	}
+	out = admin("limits", "-tenant", tenant[1], "-monthly", "none")
+	if !strings.Contains(out, "credit   CHF 100.00") || !strings.Contains(out, "monthly  none") {
+		t.Fatalf("monthly removed, credit kept:\n%s", out)
+	}
+	out = admin("limits", "-tenant", tenant[1], "-credit", "0")
+	if !strings.Contains(out, "refused  billing: the tenant is over its spending limit: credit exhausted") {
+		t.Fatalf("a zero credit refuses calls:\n%s", out)
+	}
+	if out = admin("usage", "-tenant", tenant[1], "-by", "model", "-csv"); out != "model,calls,promptTokens,completionTokens,cachedTokens,costCHF\n" {
+		t.Fatalf("empty usage report:\n%q", out)
+	}
+	if _, _, err := run0(t, "admin", "limits", "-tenant", "no-such-tenant", "-data", data, "-database="); err == nil || !strings.Contains(err.Error(), "no tenant") {
+		t.Fatalf("unknown tenant: %v", err)
+	}
+}

@@ -120,7 +120,7 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 	// One figure: the usage records, the workflow's statistics and the
 	// progress summary.
 	var recorded float64
-	if err := db.SQL().QueryRowContext(ctx, `SELECT COALESCE(SUM(cost_chf), 0) FROM usage_records WHERE workflow_id = ?`, w.ID).Scan(&recorded); err != nil {
+	if err := db.SQL().QueryRowContext(ctx, `SELECT COALESCE(SUM(cost_nchf), 0) / 1000000000.0 FROM usage_records WHERE workflow_id = ?`, w.ID).Scan(&recorded); err != nil {
 		t.Fatal(err)
 	}
 	if recorded < budget || abs(w.Stats.CostCHF-recorded) > 1e-9 {

@@ -294,7 +294,7 @@ func (e *kenv) usage(t *testing.T, workflowID, purpose string) (int, float64) {
 	t.Helper()
 	var n int
 	var cost float64
-	if err := e.db.SQL().QueryRowContext(context.Background(), `SELECT COUNT(*), COALESCE(SUM(cost_chf), 0) FROM usage_records
+	if err := e.db.SQL().QueryRowContext(context.Background(), `SELECT COUNT(*), COALESCE(SUM(cost_nchf), 0) / 1000000000.0 FROM usage_records
 		WHERE workflow_id = '`+workflowID+`' AND purpose = '`+purpose+`'`).Scan(&n, &cost); err != nil {
 		t.Fatal(err)
 	}

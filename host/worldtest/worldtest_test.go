@@ -78,7 +78,7 @@ func TestNew(t *testing.T) {
 			}
 			var n int
 			var cost float64
-			if err := w.DB.SQL().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(cost_chf), 0) FROM usage_records WHERE workflow_id = ?`, w.Workflow).Scan(&n, &cost); err != nil {
+			if err := w.DB.SQL().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(cost_nchf), 0) / 1000000000.0 FROM usage_records WHERE workflow_id = ?`, w.Workflow).Scan(&n, &cost); err != nil {
 				t.Fatal(err)
 			}
 			if n != 1 || cost <= 0 {

@@ -23,7 +23,7 @@ CREATE TABLE price_versions (
 -- credit_nchf bounds all spending ever (prepaid credit); monthly_nchf the
 -- spending of one calendar month (UTC).
 CREATE TABLE tenant_limits (
-    tenant_id    TEXT PRIMARY KEY,
+    tenant_id    TEXT PRIMARY KEY REFERENCES tenants(id) ON DELETE CASCADE,
     credit_nchf  INTEGER,
     monthly_nchf INTEGER,
     updated_at   INTEGER NOT NULL
