@@ -90,8 +90,8 @@ func TestBillingAddsUp(t *testing.T) {
 	}
 
 	var rep struct {
-		Rows []billing.ReportRow `json:"rows"`
-		Total billing.ReportRow  `json:"total"`
+		Rows  []billing.ReportRow `json:"rows"`
+		Total billing.ReportRow   `json:"total"`
 	}
 	getJSON(t, ts, "/billing/usage?by=operation", &rep)
 	if len(rep.Rows) != 2 || rep.Rows[0].Keys[0] != "agent" || rep.Rows[0].CostCHF != "0.009635" ||
