@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agenthost/agenthost/host/money"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agenthost/agenthost/host/money"
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"

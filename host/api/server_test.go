@@ -2,12 +2,13 @@ package api_test
 
 import (
 	"context"
-	"github.com/agenthost/agenthost/host/money"
 	"log/slog"
 	"net"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/host/money"
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"

@@ -6,13 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/agenthost/agenthost/host/money"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agenthost/agenthost/host/money"
 
 	openai "github.com/sashabaranov/go-openai"
 )

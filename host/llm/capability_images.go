@@ -5,10 +5,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/agenthost/agenthost/host/money"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/agenthost/agenthost/host/money"
 
 	openai "github.com/sashabaranov/go-openai"
 )

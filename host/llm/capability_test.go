@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"github.com/agenthost/agenthost/host/money"
 	"image/png"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/host/money"
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"

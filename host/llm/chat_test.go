@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/agenthost/agenthost/host/money"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/host/money"
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agenthost/agenthost/host/money"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agenthost/agenthost/host/money"
 
 	openai "github.com/sashabaranov/go-openai"
 )

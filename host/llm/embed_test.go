@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/agenthost/agenthost/host/money"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/host/money"
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"

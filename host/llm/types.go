@@ -3,8 +3,9 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"github.com/agenthost/agenthost/host/money"
 	"time"
+
+	"github.com/agenthost/agenthost/host/money"
 )
 
 // Operation is a kind of model use. Each operation has its own fallback chain
