@@ -8,11 +8,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/money"
-
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/money"
 )
 
 // roundSource answers each round with a context naming the round, costs

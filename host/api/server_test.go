@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/money"
-
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/billing"
@@ -18,6 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"

@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/money"
-
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"

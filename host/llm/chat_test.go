@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/money"
-
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/money"
 )
 
 var tools = []llm.ToolDef{
