@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/plugins/office/extract"
 	"github.com/agenthost/agenthost/plugins/pdf/pdftext"
@@ -423,7 +424,7 @@ func TestGenerateImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tot.Calls != 1 || tot.CostCHF != 0.04 {
+	if tot.Calls != 1 || tot.Cost != 4*money.Rappen {
 		t.Fatalf("usage %+v", tot)
 	}
 }
