@@ -44,6 +44,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
 	ef := addExtractorFlags(fs)
 	bf := addBillingFlags(fs)
+	tf := addTelemetryFlags(fs)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -164,11 +165,24 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("plugins ready", "count", len(host.Plugins()), "took", time.Since(start).Round(time.Millisecond))
 	}()
 
+	tel, err := tf.open(ctx, db, logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Spans still buffered are sent before the process ends.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tel.Shutdown(sctx); err != nil {
+			logger.Warn("exporting the last trace spans", "err", err)
+		}
+	}()
 	var ag *agent.Agent
 	if model.Configured(llm.OpAgent) {
 		ag = agent.New(model, agent.Config{
 			MaxRounds:  int(envInt64("AGENTHOST_AGENT_MAX_ROUNDS", 25)),
 			MaxCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0),
+			Observer:   tel.Observer(),
 		}, logger)
 	} else {
 		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
@@ -221,6 +235,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
+		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken,
 		Model: func() string { return agentModels(model.Config()) },
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))

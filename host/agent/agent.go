@@ -53,6 +53,9 @@ type Config struct {
 	// ContextSource's message may take [0.4]; it gets less when the
 	// conversation leaves less (see ContextRequest.Budget).
 	ContextShare float64
+	// Observer is told of runs, rounds, model and tool calls (telemetry)
+	// [none].
+	Observer Observer
 }
 
 func (c Config) withDefaults() Config {
@@ -82,6 +85,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ContextShare <= 0 || c.ContextShare > 1 {
 		c.ContextShare = 0.4
+	}
+	if c.Observer == nil {
+		c.Observer = nopObserver{}
 	}
 	return c
 }

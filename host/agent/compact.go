@@ -42,7 +42,9 @@ func (r *run) compact(ctx context.Context) error {
 			"file id, source and decision that later steps may need; drop chatter. Reply with the updated summary only."},
 		{Role: "user", Content: "Summary so far:\n" + orNone(r.summary) + "\n\nNew steps to fold in:\n" + render(r.msgs[from:to])},
 	}}
-	resp, err := r.a.model.Chat(ctx, req, nil)
+	cctx, endCall := r.cfg.Observer.StartModelCall(ctx, llm.OpSummary, "")
+	resp, err := r.a.model.Chat(cctx, req, nil)
+	endCall(resp.Usage, err)
 	r.account(resp.Usage)
 	if err != nil || strings.TrimSpace(resp.Message.Content) == "" {
 		// Without a summary the rounds stay verbatim; the run goes on.

@@ -107,8 +107,10 @@ func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool) ou
 	start := time.Now()
 	var o outcome
 	delay := r.cfg.RetryBase
+	tctx, endTool := r.cfg.Observer.StartToolCall(ctx, c.name, readOnly)
+	defer func() { endTool(o.res, o.attempts) }()
 	for o.attempts = 1; ; o.attempts++ {
-		o.res = r.tools.Call(ctx, c.name, args, nil)
+		o.res = r.tools.Call(tctx, c.name, args, nil)
 		if !transient(o.res, readOnly) || o.attempts >= r.cfg.ToolAttempts || ctx.Err() != nil {
 			break
 		}

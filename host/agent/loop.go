@@ -46,6 +46,7 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 		sink = func(context.Context, Event) {}
 	}
 	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.SpentCHF)}
+	ctx, endRun := a.cfg.Observer.StartRun(ctx, in)
 	// Tools that call models through the model capability add their cost
 	// to the run's tally at once, so the next model call sees it.
 	ctx = llm.WithRunCost(ctx, r.cost)
@@ -59,6 +60,7 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	r.res.Summary = r.summary
 	r.res.SpentCHF = r.cost.Spent()
 	r.res.Duration = time.Since(start)
+	endRun(r.res)
 	r.emit(ctx, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: string(r.res.Outcome), Rounds: r.res.Rounds,
 		ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
 		DurationMS: r.res.Duration.Milliseconds()})
@@ -78,12 +80,15 @@ func (r *run) loop(ctx context.Context) Result {
 		if r.overBudget() {
 			return r.end(BudgetExceeded, r.budgetSummary(), nil)
 		}
-		if err := r.compact(ctx); err != nil && ctx.Err() != nil {
+		rctx, endRound := r.cfg.Observer.StartRound(ctx, round)
+		if err := r.compact(rctx); err != nil && ctx.Err() != nil {
+			endRound()
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
 		}
-		r.refreshContext(ctx, round)
+		r.refreshContext(rctx, round)
 		// Summarising and the round's context may have called models too.
 		if r.overBudget() {
+			endRound()
 			return r.end(BudgetExceeded, r.budgetSummary(), nil)
 		}
 		r.res.Rounds = round
@@ -92,10 +97,11 @@ func (r *run) loop(ctx context.Context) Result {
 		var done bool
 		var err error
 		if r.text {
-			answer, done, err = r.textRound(ctx, round)
+			answer, done, err = r.textRound(rctx, round)
 		} else {
-			answer, done, err = r.nativeRound(ctx, round)
+			answer, done, err = r.nativeRound(rctx, round)
 		}
+		endRound()
 		r.rounds = append(r.rounds, span{before, len(r.msgs)})
 		r.emit(ctx, workflows.EventAgentProgress, workflows.AgentProgressData{Round: round, MaxRounds: r.cfg.MaxRounds,
 			ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens)})
@@ -177,7 +183,9 @@ func (r *run) chat(ctx context.Context, req llm.ChatRequest, stream bool) (llm.C
 			}
 		}
 	}
-	resp, err := r.a.model.Chat(ctx, req, onDelta)
+	cctx, endCall := r.cfg.Observer.StartModelCall(ctx, req.Operation, r.info.Name)
+	resp, err := r.a.model.Chat(cctx, req, onDelta)
+	endCall(resp.Usage, err)
 	flush()
 	r.account(resp.Usage)
 	return resp, err

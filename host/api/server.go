@@ -59,6 +59,10 @@ type Deps struct {
 	// Billing serves usage reports and the tenant's budget, and refuses to
 	// start workflows of a tenant over its limits; nil serves neither.
 	Billing Billing
+	// Telemetry instruments every request and serves /metrics; nil does
+	// neither. MetricsToken lets non-loopback clients read /metrics.
+	Telemetry    Telemetry
+	MetricsToken string
 	// Model names the agent's model for the home page; nil or "" when no
 	// model is configured (the page then says what to set).
 	Model func() string
@@ -135,6 +139,10 @@ func New(d Deps) *Server {
 		c.SetUserContext(requests)
 		return c.Next()
 	})
+	if d.Telemetry != nil {
+		app.Use(instrument(d.Telemetry))
+		app.Get("/metrics", handleMetrics(d.Telemetry, d.MetricsToken))
+	}
 	routes(app, d, streams)
 	return &Server{App: app, stopStreams: stop, stopRequests: stopRequests, timeouts: timeouts}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/telemetry"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -37,6 +38,7 @@ type testServer struct {
 	ws                                   *workspace.Service
 	wf                                   *workflows.Service
 	db                                   *store.DB
+	tel                                  *telemetry.Telemetry
 }
 
 // serverOptions vary the model the server's agent uses.
@@ -51,6 +53,8 @@ type serverOptions struct {
 	// pluginPerHour, when set, meters tool calls as transactions at this
 	// price (the registry's runner is billing's metered runner, as in serve).
 	pluginPerHour *money.Amount
+	// otlp is the OTLP/HTTP endpoint spans are exported to ("" none).
+	otlp string
 }
 
 var (
@@ -128,11 +132,18 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	fileSvc := files.NewService(db, blobs, 1<<20)
 	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Interval: 200 * time.Millisecond}), nil)
 	ts.wf = wf
+	tel, err := telemetry.New(ctx, telemetry.Config{OTLPEndpoint: o.otlp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel.CollectStore(db, nil)
+	ts.tel = tel
+	o.agent.Observer = tel.Observer()
 	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, o.logger)
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
-		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db})
+		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -141,6 +152,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	t.Cleanup(func() {
 		ts.ws.Close()
 		ts.app.Shutdown()
+		tel.Shutdown(context.Background())
 		db.Close()
 	})
 	ts.base = "http://" + ln.Addr().String() + "/api/v1"

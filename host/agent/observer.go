@@ -1,0 +1,42 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// Observer is told of a run's steps as they start, and returns the function
+// to call when each ends: telemetry (trace spans, metrics) hangs here, so
+// the loop knows nothing of exporters. Contexts it returns carry the step
+// (a span) to what the step calls. A Config without one observes nothing.
+type Observer interface {
+	// StartRun opens a run; end receives its result.
+	StartRun(ctx context.Context, in Input) (context.Context, func(Result))
+	// StartRound opens a loop round (1, 2, …).
+	StartRound(ctx context.Context, round int) (context.Context, func())
+	// StartModelCall opens a model call of the loop (rounds, summaries).
+	StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, error))
+	// StartToolCall opens a tool call (all its attempts).
+	StartToolCall(ctx context.Context, tool string, readOnly bool) (context.Context, func(res wasm.Result, attempts int))
+}
+
+// nopObserver observes nothing.
+type nopObserver struct{}
+
+func (nopObserver) StartRun(ctx context.Context, _ Input) (context.Context, func(Result)) {
+	return ctx, func(Result) {}
+}
+
+func (nopObserver) StartRound(ctx context.Context, _ int) (context.Context, func()) {
+	return ctx, func() {}
+}
+
+func (nopObserver) StartModelCall(ctx context.Context, _ llm.Operation, _ string) (context.Context, func(llm.Usage, error)) {
+	return ctx, func(llm.Usage, error) {}
+}
+
+func (nopObserver) StartToolCall(ctx context.Context, _ string, _ bool) (context.Context, func(wasm.Result, int)) {
+	return ctx, func(wasm.Result, int) {}
+}

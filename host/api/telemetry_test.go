@@ -1,0 +1,169 @@
+package api_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/agenthost/agenthost/host/llm/llmtest"
+)
+
+// otlpReceiver is an OTLP/HTTP trace receiver (protobuf encoding, as the
+// OTLP specification defines for POST /v1/traces) that keeps every span.
+type otlpReceiver struct {
+	mu    sync.Mutex
+	spans []*tracepb.Span
+	srv   *httptest.Server
+}
+
+func newOTLPReceiver(t *testing.T) *otlpReceiver {
+	r := &otlpReceiver{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
+			http.Error(w, "want POST /v1/traces with application/x-protobuf", http.StatusBadRequest)
+			return
+		}
+		body, _ := io.ReadAll(req.Body)
+		var msg coltrace.ExportTraceServiceRequest
+		if err := proto.Unmarshal(body, &msg); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		for _, rs := range msg.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				r.spans = append(r.spans, ss.Spans...)
+			}
+		}
+		r.mu.Unlock()
+		out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Write(out)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// TestTraceExported: a scripted run exported to an OTLP endpoint has one
+// span per run, round, model call and tool call, each with the right
+// parent, and the HTTP request that started it is a server span.
+func TestTraceExported(t *testing.T) {
+	recv := newOTLPReceiver(t)
+	ts := server(t, func(o *serverOptions) { o.otlp = recv.srv.URL })
+	ts.model.Script(
+		llmtest.CallTools(llmtest.Call("lookup", lookup("alpha", 0)), llmtest.Call("lookup", lookup("beta", 0))),
+		llmtest.Reply("Done."),
+	)
+	w := startWorkflow(t, ts, ts.alice, `{"prompt":"trace me"}`)
+	if _, end := waitDone(t, ts, w.ID); !strings.Contains(end, `"completed"`) {
+		t.Fatalf("run ended %s", end)
+	}
+	if err := ts.tel.Shutdown(context.Background()); err != nil { // flushes the batch
+		t.Fatal(err)
+	}
+	recv.mu.Lock()
+	spans := recv.spans
+	recv.mu.Unlock()
+	byName := map[string][]*tracepb.Span{}
+	byID := map[string]*tracepb.Span{}
+	for _, s := range spans {
+		byName[s.Name] = append(byName[s.Name], s)
+		byID[string(s.SpanId)] = s
+	}
+	parent := func(s *tracepb.Span) string {
+		if p := byID[string(s.ParentSpanId)]; p != nil {
+			return p.Name
+		}
+		return ""
+	}
+	runs, rounds, models, tools := byName["agent.run"], byName["agent.round"], byName["model.agent"], byName["tool lookup"]
+	if len(runs) != 1 || len(rounds) != 2 || len(models) != 2 || len(tools) != 2 {
+		names := []string{}
+		for _, s := range spans {
+			names = append(names, s.Name)
+		}
+		t.Fatalf("spans %v: want 1 run, 2 rounds, 2 model calls, 2 tool calls", names)
+	}
+	for _, r := range rounds {
+		if string(r.ParentSpanId) != string(runs[0].SpanId) {
+			t.Errorf("round span's parent is %q, want the run", parent(r))
+		}
+	}
+	for _, s := range append(models, tools...) {
+		if parent(s) != "agent.round" || string(s.TraceId) != string(runs[0].TraceId) {
+			t.Errorf("%s span's parent is %q, want a round of the run's trace", s.Name, parent(s))
+		}
+	}
+	// Both tool calls ran in round 1, the answer came in round 2.
+	if string(tools[0].ParentSpanId) != string(tools[1].ParentSpanId) {
+		t.Error("the round's two tool calls have different parents")
+	}
+	var server []*tracepb.Span
+	for _, s := range spans {
+		if s.Kind == tracepb.Span_SPAN_KIND_SERVER && s.Name == "POST /api/v1/workspaces/:ws/workflows" {
+			server = append(server, s)
+		}
+	}
+	if len(server) != 1 {
+		t.Fatalf("no server span for the request that started the run")
+	}
+}
+
+// TestMetrics: after a run, /metrics shows it: the run's outcome, its tool
+// and model calls, the workflows by state, the HTTP route's latency; a
+// client that is not on loopback needs the metrics token.
+func TestMetrics(t *testing.T) {
+	ts := server(t)
+	ts.model.Script(
+		llmtest.CallTools(llmtest.Call("lookup", lookup("alpha", 0)), llmtest.Call("formatDisk", `{}`)),
+		llmtest.Reply("Done."),
+	)
+	w := startWorkflow(t, ts, ts.alice, `{"prompt":"measure me"}`)
+	waitDone(t, ts, w.ID)
+	resp, err := http.Get(strings.TrimSuffix(ts.base, "/api/v1") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("/metrics: %d %s", resp.StatusCode, raw)
+	}
+	body := string(raw)
+	for _, want := range []string{
+		`agenthost_agent_runs_total{outcome="completed"} 1`,
+		`agenthost_agent_rounds_total 2`,
+		`agenthost_model_calls_total{operation="agent",result="ok"} 2`,
+		`agenthost_tool_calls_total{result="ok",tool="lookup"} 1`,
+		`agenthost_tool_calls_total{result="unknown_tool",tool="(unknown)"} 1`,
+		`agenthost_workflows{state="completed"} 1`,
+		`agenthost_knowledge_files 0`,
+		`agenthost_http_request_seconds_count{method="POST",route="/api/v1/workspaces/:ws/workflows",status="202"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s\n%s", want, grep(body, "http_request_seconds_count"))
+		}
+	}
+	if regexp.MustCompile(`tool="formatDisk"`).MatchString(body) {
+		t.Error("a hallucinated tool name became a label value (unbounded cardinality)")
+	}
+}
+
+func grep(body, s string) string {
+	var out []string
+	for _, l := range strings.Split(body, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

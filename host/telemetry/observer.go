@@ -1,0 +1,98 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// Observer returns the agent.Observer that makes a span of every run,
+// round, model call and tool call (parented as they nest) and updates the
+// run, model and tool metrics.
+func (t *Telemetry) Observer() agent.Observer { return observer{t} }
+
+type observer struct{ t *Telemetry }
+
+func (o observer) StartRun(ctx context.Context, in agent.Input) (context.Context, func(agent.Result)) {
+	ctx, span := o.t.tracer.Start(ctx, "agent.run", trace.WithAttributes(attribute.Int("agenthost.round", in.Round)))
+	return ctx, func(res agent.Result) {
+		span.SetAttributes(attribute.String("agenthost.outcome", string(res.Outcome)), attribute.Int("agenthost.rounds", res.Rounds),
+			attribute.Int("agenthost.tool_calls", res.ToolCalls), attribute.Float64("agenthost.cost_chf", res.CostCHF))
+		if res.Outcome == agent.Failed {
+			span.SetStatus(codes.Error, errString(res.Err))
+		}
+		span.End()
+		o.t.m.runs.WithLabelValues(string(res.Outcome)).Inc()
+	}
+}
+
+func (o observer) StartRound(ctx context.Context, round int) (context.Context, func()) {
+	ctx, span := o.t.tracer.Start(ctx, "agent.round", trace.WithAttributes(attribute.Int("agenthost.round", round)))
+	return ctx, func() {
+		span.End()
+		o.t.m.rounds.Inc()
+	}
+}
+
+func (o observer) StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, error)) {
+	start := time.Now()
+	ctx, span := o.t.tracer.Start(ctx, "model."+string(op), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", model)))
+	return ctx, func(u llm.Usage, err error) {
+		span.SetAttributes(attribute.String("gen_ai.response.model", u.Model), attribute.String("gen_ai.provider.name", u.Provider),
+			attribute.Int("gen_ai.usage.input_tokens", u.PromptTokens), attribute.Int("gen_ai.usage.output_tokens", u.CompletionTokens),
+			attribute.String("agenthost.cost_chf", u.Cost.String()), attribute.Int("agenthost.attempts", u.Attempts))
+		result := "ok"
+		switch {
+		case errors.Is(err, llm.ErrRefused):
+			result = "refused"
+		case err != nil:
+			result = "error"
+		}
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+		o.t.m.modelCalls.WithLabelValues(string(op), result).Inc()
+		o.t.m.modelSeconds.WithLabelValues(string(op)).Observe(time.Since(start).Seconds())
+		o.t.m.modelCost.WithLabelValues(string(op)).Add(u.Cost.CHF())
+	}
+}
+
+func (o observer) StartToolCall(ctx context.Context, tool string, readOnly bool) (context.Context, func(wasm.Result, int)) {
+	start := time.Now()
+	ctx, span := o.t.tracer.Start(ctx, "tool "+tool, trace.WithAttributes(attribute.String("gen_ai.tool.name", tool),
+		attribute.Bool("agenthost.read_only", readOnly)))
+	return ctx, func(res wasm.Result, attempts int) {
+		result := "ok"
+		if res.Error != nil {
+			result = res.Error.Code
+			span.SetStatus(codes.Error, res.Error.Code+": "+res.Error.Message)
+			if result == wasm.CodeUnknownTool {
+				// A model may name any tool: its inventions must not
+				// become label values.
+				tool = "(unknown)"
+			}
+		}
+		span.SetAttributes(attribute.Int("agenthost.attempts", attempts), attribute.String("agenthost.result", result))
+		span.End()
+		o.t.m.toolCalls.WithLabelValues(tool, result).Inc()
+		o.t.m.toolSeconds.WithLabelValues(tool).Observe(time.Since(start).Seconds())
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
