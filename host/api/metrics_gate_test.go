@@ -13,7 +13,7 @@ import (
 
 type fakeTelemetry struct{}
 
-func (fakeTelemetry) TracerProvider() trace.TracerProvider { return noop.NewTracerProvider() }
+func (fakeTelemetry) TracerProvider() trace.TracerProvider              { return noop.NewTracerProvider() }
 func (fakeTelemetry) ObserveHTTP(string, string, string, time.Duration) {}
 func (fakeTelemetry) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("metric 1\n")) })

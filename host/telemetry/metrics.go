@@ -39,7 +39,7 @@ func newMetrics(reg prometheus.Registerer) metrics {
 		toolSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agenthost_tool_call_seconds",
 			Help: "Latency of tool calls, retries included.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"tool"}),
 		httpSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agenthost_http_request_seconds",
-			Help: "Latency of HTTP requests by method, route and status (event streams count until they end).",
+			Help:    "Latency of HTTP requests by method, route and status (event streams count until they end).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}, []string{"method", "route", "status"}),
 	}
 	reg.MustRegister(m.runs, m.rounds, m.modelCalls, m.modelSeconds, m.modelCost, m.toolCalls, m.toolSeconds, m.httpSeconds)
