@@ -16,6 +16,7 @@ import (
 type Billing interface {
 	UsageGroups(ctx context.Context, p tenancy.Principal, from, to time.Time) ([]billing.UsageGroup, error)
 	TenantBudget(ctx context.Context, tenantID string, now time.Time) (billing.Budget, error)
+	UsageRecords(ctx context.Context, p tenancy.Principal, workflowID string) ([]billing.Record, error)
 }
 
 // usageReport is the JSON form of GET /billing/usage.

@@ -69,6 +69,9 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed.Post("/workflows/:id/stop", handleStopWorkflow(d.Workspace))
 	authed.Get("/workflows/:id/events", handleEvents(d.Workflows, streams))
 	authed.Get("/workflows/:id/logs", handleLogs(d.Workflows))
+	if d.Billing != nil {
+		authed.Get("/workflows/:id/trace", handleTrace(d.Workflows, d.Billing))
+	}
 	authed.Get("/workflows/:id/messages", handleMessages(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid", handleDeleteMessage(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid/files/:fid", handleRemoveMessageFile(d.Workflows))

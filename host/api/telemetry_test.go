@@ -14,6 +14,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/agenthost/agenthost/host/agenttrace"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 )
 
@@ -166,4 +167,38 @@ func grep(body, s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestAgentTrace: GET /workflows/:id/trace reconstructs the run: its
+// rounds with the model's tokens and cost as the model server reported
+// them, each tool call with its arguments and result.
+func TestAgentTrace(t *testing.T) {
+	ts := server(t, pricedModel)
+	ts.model.Script(
+		llmtest.CallTools(llmtest.Call("lookup", lookup("alpha", 0)), llmtest.Call("formatDisk", `{"drive":"C"}`)).WithUsage(1000, 20),
+		llmtest.Reply("Done.").WithUsage(3000, 40),
+	)
+	w := startWorkflow(t, ts, ts.alice, `{"prompt":"trace me"}`)
+	waitDone(t, ts, w.ID)
+	var tr agenttrace.Trace
+	getJSON(t, ts, "/workflows/"+w.ID+"/trace", &tr)
+	if tr.TotalRuns != 1 || tr.TotalRounds != 2 || tr.TotalToolCalls != 2 || len(tr.Runs) != 1 || tr.Runs[0].Status != "completed" ||
+		tr.Runs[0].CompletedAt == nil || len(tr.Runs[0].Rounds) != 2 {
+		t.Fatalf("trace %+v", tr)
+	}
+	r1, r2 := tr.Runs[0].Rounds[0], tr.Runs[0].Rounds[1]
+	// 1000 × 2.50 + 20 × 10 millionths: 0.0027; 3000 × 2.50 + 40 × 10: 0.0079.
+	if r1.RoundNumber != 1 || r1.AIModel != "priced" || r1.InputTokens != 1000 || r1.OutputTokens != 20 || r1.CostCHF != "0.0027" ||
+		r2.RoundNumber != 2 || r2.InputTokens != 3000 || r2.OutputTokens != 40 || r2.CostCHF != "0.0079" || len(r2.ToolCalls) != 0 {
+		t.Fatalf("rounds %+v %+v", r1, r2)
+	}
+	if len(r1.ToolCalls) != 2 || r1.ToolCalls[0].ToolName != "lookup" || !r1.ToolCalls[0].Success ||
+		r1.ToolCalls[1].ToolName != "formatDisk" || r1.ToolCalls[1].Success || r1.ToolCalls[1].ErrorCode != "unknown_tool" ||
+		string(r1.ToolCalls[1].Args) != `{"drive":"C"}` {
+		t.Fatalf("tool calls %+v", r1.ToolCalls)
+	}
+	// Bob may not read alice's trace.
+	if status, _, _ := do(t, ts.base, call{"GET", "/workflows/" + w.ID + "/trace", ts.bob, "", nil}); status != 404 {
+		t.Fatalf("bob reading alice's trace: %d, want 404", status)
+	}
 }

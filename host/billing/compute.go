@@ -64,5 +64,5 @@ func (m *Meter) recordCompute(ctx context.Context, plugin, tool string, d time.D
 	}
 	u := llm.Usage{Operation: OpPlugin, Provider: "plugin", Model: plugin, Duration: d, Cost: m.prices.computeCost(d), Attempts: 1}
 	return m.store.InsertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
-		WorkflowID: a.WorkflowID, Purpose: "tool." + tool, Usage: u, CreatedAt: m.now(), PriceVersion: m.prices.Version()})
+		WorkflowID: a.WorkflowID, Purpose: "tool:" + tool, Usage: u, CreatedAt: m.now(), PriceVersion: m.prices.Version()})
 }

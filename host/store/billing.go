@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -158,4 +159,32 @@ func (db *DB) UsageGroups(ctx context.Context, p tenancy.Principal, from, to tim
 		return nil, fmt.Errorf("store: usage groups: %w", err)
 	}
 	return out, nil
+}
+
+// UsageRecords returns a workflow's usage records, oldest first, in the
+// caller's scope (a tenant admin: any of the tenant's; a user: their own).
+func (db *DB) UsageRecords(ctx context.Context, p tenancy.Principal, workflowID string) ([]billing.Record, error) {
+	rows, err := db.conn().query(ctx, `SELECT id, workspace_id, user_id, purpose, operation, provider, model, prompt_tokens,
+		completion_tokens, cached_tokens, audio_seconds, characters, cost_nchf, price_version, estimated, duration_us, created_at
+		FROM usage_records WHERE tenant_id = ? AND (? OR user_id = ?) AND workflow_id = ? ORDER BY created_at, id`,
+		p.TenantID, p.Admin, p.UserID, workflowID)
+	if err != nil {
+		return nil, fmt.Errorf("store: usage records: %w", err)
+	}
+	defer rows.Close()
+	var out []billing.Record
+	for rows.Next() {
+		r := billing.Record{TenantID: p.TenantID, WorkflowID: workflowID}
+		var op string
+		var cost, dur, created int64
+		u := &r.Usage
+		if err := rows.Scan(&r.ID, &r.WorkspaceID, &r.UserID, &r.Purpose, &op, &u.Provider, &u.Model, &u.PromptTokens,
+			&u.CompletionTokens, &u.CachedPromptTokens, &u.AudioSeconds, &u.Characters, &cost, &r.PriceVersion, &u.Estimated,
+			&dur, &created); err != nil {
+			return nil, fmt.Errorf("store: usage records: %w", err)
+		}
+		u.Operation, u.Cost, u.Duration, r.CreatedAt = llm.Operation(op), money.Amount(cost), time.Duration(dur)*time.Microsecond, fromMicros(created)
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
