@@ -187,7 +187,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else {
 		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
 	}
-	wfSvc := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Logger: logger}), logger)
+	// Events appended by other hosts sharing PostgreSQL (a stop among them)
+	// arrive within the broker's interval.
+	brokerCfg := workflows.BrokerConfig{Logger: logger}
+	if db.Dialect() == store.Postgres {
+		brokerCfg.Interval = 250 * time.Millisecond
+	}
+	wfSvc := workflows.NewService(db, workflows.NewBroker(db, brokerCfg), logger)
 	// The host capabilities reach the services from here on; tools called
 	// before (none: the API is not listening yet) would be refused.
 	*pf.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
@@ -195,7 +201,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
 	// Every tool call an agent or the API makes is a transaction.
 	registry := tools.NewRegistry(meter.MeteredRunner(host), nil)
-	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger)
+	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
 	defer runner.Close()
 	// Rounds left running by a stopped host end as failed (resumable). The
 	// embedded store has one host; several share PostgreSQL, so there only
@@ -211,6 +217,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Error("recovering interrupted workflows", "err", err)
 	} else if n > 0 {
 		logger.Warn("workflows interrupted by a stop were marked failed", "count", n)
+	}
+	if db.Dialect() == store.Postgres {
+		// Rounds of a host that died are resumed by a live one within
+		// the heartbeat lease.
+		go takeOverRounds(ctx, runner, jobs.DefaultHeartbeatInterval, logger)
 	}
 
 	// Search is hybrid when an embedding model is configured, lexical otherwise.

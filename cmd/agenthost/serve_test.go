@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Main(m))
 }
 
 // hangGuard only keeps a broken test from hanging until go test's own

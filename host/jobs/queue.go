@@ -261,6 +261,24 @@ func (q *Queue) Start(ctx context.Context) error {
 	return nil
 }
 
+// HostID is this process's id among the hosts working the queue (empty
+// when the queue does not work jobs): what it stamps on work it owns.
+func (q *Queue) HostID() string {
+	if q.lease == nil {
+		return ""
+	}
+	return q.lease.id
+}
+
+// LiveHosts returns the ids of the hosts whose heartbeat is within the
+// lease: work stamped with any other id belongs to a host that died.
+func (q *Queue) LiveHosts(ctx context.Context) (map[string]bool, error) {
+	if q.lease == nil {
+		return nil, errors.New("jobs: this queue does not work jobs, so it knows no hosts")
+	}
+	return q.lease.liveHosts(ctx)
+}
+
 // Stop stops fetching jobs and waits for the running ones to finish until ctx
 // is done; then it cancels their contexts and waits up to 5 s more for them
 // to return. A job that returns because of that cancellation is made

@@ -662,3 +662,53 @@ func (db *DB) RunningWorkflowsBefore(ctx context.Context, before time.Time) ([]w
 	}
 	return out, rows.Err()
 }
+
+// SetRoundHost records which host runs the workflow's current round
+// (administrative: the caller started the round).
+func (db *DB) SetRoundHost(ctx context.Context, workflowID, hostID string) error {
+	if _, err := db.conn().exec(ctx, `UPDATE workflows SET host_id = ? WHERE id = ?`, hostID, workflowID); err != nil {
+		return fmt.Errorf("store: round host: %w", err)
+	}
+	return nil
+}
+
+// HostedRounds lists running rounds that name a host, for the hosts that
+// look for rounds whose host died (administrative: no principal).
+func (db *DB) HostedRounds(ctx context.Context) ([]workflows.HostedRound, error) {
+	rows, err := db.conn().query(ctx, `SELECT `+workflowCols+`, host_id FROM workflows WHERE status = 'running' AND host_id <> '' ORDER BY last_activity LIMIT 1000`)
+	if err != nil {
+		return nil, fmt.Errorf("store: hosted rounds: %w", err)
+	}
+	defer rows.Close()
+	var out []workflows.HostedRound
+	for rows.Next() {
+		var h workflows.HostedRound
+		w, err := scanWorkflow(hostScanner{rows, &h.HostID})
+		if err != nil {
+			return nil, fmt.Errorf("store: hosted rounds: %w", err)
+		}
+		h.Workflow = w
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// ClaimRound moves a running round from one host to another, if it is
+// still running on the first: of several hosts claiming the same orphan,
+// exactly one succeeds.
+func (db *DB) ClaimRound(ctx context.Context, workflowID, from, to string) (bool, error) {
+	res, err := db.conn().exec(ctx, `UPDATE workflows SET host_id = ? WHERE id = ? AND host_id = ? AND status = 'running'`, to, workflowID, from)
+	if err != nil {
+		return false, fmt.Errorf("store: claiming a round: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// hostScanner scans a workflow row followed by its host id.
+type hostScanner struct {
+	row  interface{ Scan(...any) error }
+	host *string
+}
+
+func (h hostScanner) Scan(dest ...any) error { return h.row.Scan(append(dest, h.host)...) }

@@ -354,6 +354,20 @@ func (s *Service) Events(ctx context.Context, p tenancy.Principal, workflowID st
 	return s.store.Events(ctx, p, workflowID, max(afterSeq, 0), limit)
 }
 
+// Head returns the sequence number of the workflow's last event (0 when it
+// has none), without access checks: for the host's own bookkeeping, never
+// for a user.
+func (s *Service) Head(ctx context.Context, workflowID string) (int64, error) {
+	if s.broker == nil {
+		return 0, fmt.Errorf("workflows: this service has no broker")
+	}
+	heads, err := s.broker.src.EventHeads(ctx, []string{workflowID})
+	if err != nil {
+		return 0, err
+	}
+	return heads[workflowID], nil
+}
+
 // Subscribe follows a workflow's events after afterSeq (0: from the first):
 // see [Broker.Subscribe].
 func (s *Service) Subscribe(ctx context.Context, p tenancy.Principal, workflowID string, afterSeq int64) (<-chan Event, error) {

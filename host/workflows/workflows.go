@@ -345,3 +345,9 @@ type Transition struct {
 // Emit makes the event a state change appends, from the workflow as changed.
 // The store calls it inside its transaction and marshals the payload to JSON.
 type Emit func(Workflow) (EventType, any)
+
+// HostedRound is a running round and the host whose agent loop runs it.
+type HostedRound struct {
+	Workflow Workflow
+	HostID   string
+}

@@ -23,6 +23,12 @@ func (s *Service) history(ctx context.Context, p tenancy.Principal, workflowID s
 	if err != nil {
 		return nil, err
 	}
+	return s.conversation(msgs), nil
+}
+
+// conversation keeps of msgs what the agent sees verbatim: prompts and
+// final answers, the newest HistoryMessages.
+func (s *Service) conversation(msgs []workflows.Message) []llm.Message {
 	var out []llm.Message
 	for _, m := range msgs {
 		switch {
@@ -35,7 +41,7 @@ func (s *Service) history(ctx context.Context, p tenancy.Principal, workflowID s
 	if len(out) > s.cfg.HistoryMessages {
 		out = out[len(out)-s.cfg.HistoryMessages:]
 	}
-	return out, nil
+	return out
 }
 
 // documentsNote tells the model which documents came with a prompt, by the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -68,6 +69,7 @@ type Service struct {
 	cfg      Config
 	logger   *slog.Logger
 	know     *Knowledge // nil: rounds get no retrieved context
+	hosts    Hosts      // nil: one host, rounds are not stamped
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
@@ -154,12 +156,29 @@ func (s *Service) Start(ctx context.Context, p tenancy.Principal, workspaceID st
 		return s.failEarly(ctx, p, w, err)
 	}
 	s.log(ctx, p, w.ID, workflows.LogInfo, "Workflow processing started", 0)
+	s.launch(ctx, p, w, req, userMsg.Documents, history, set)
+	return w, nil
+}
 
+// launch runs a round's agent loop in the background on this host: the
+// round is stamped with the host (so that another host can take it over
+// should this one die), and a stop recorded by any host cancels it.
+func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document,
+	history []llm.Message, set *tools.Set) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if s.hosts != nil {
+		if err := s.hosts.SetRoundHost(runCtx, w.ID, s.hosts.HostID()); err != nil {
+			s.logger.Warn("workspace: stamping the round's host", "workflow", w.ID, "err", err)
+		}
+	}
 	s.mu.Lock()
 	s.running[w.ID] = cancel
 	s.mu.Unlock()
-	s.wg.Add(1)
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.watchStop(runCtx, p, w.ID, cancel)
+	}()
 	go func() {
 		defer s.wg.Done()
 		defer func() {
@@ -168,9 +187,8 @@ func (s *Service) Start(ctx context.Context, p tenancy.Principal, workspaceID st
 			s.mu.Unlock()
 			cancel()
 		}()
-		s.run(runCtx, p, w, req, userMsg.Documents, history, set)
+		s.run(runCtx, p, w, req, docs, history, set)
 	}()
-	return w, nil
 }
 
 // RecoverInterrupted fails the rounds still marked running whose last

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/agenthost/agenthost/host/jobs"
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/workspace"
+)
+
+// roundHosts joins what the workspace needs to share rounds among hosts:
+// the job queue's host id and heartbeats, and the store's round stamps.
+type roundHosts struct {
+	*store.DB
+	queue *jobs.Queue
+}
+
+func (h roundHosts) HostID() string { return h.queue.HostID() }
+
+func (h roundHosts) LiveHosts(ctx context.Context) (map[string]bool, error) {
+	return h.queue.LiveHosts(ctx)
+}
+
+// takeOverRounds looks, every interval until ctx ends, for rounds whose host
+// stopped beating, and resumes them here.
+func takeOverRounds(ctx context.Context, runner *workspace.Service, interval time.Duration, logger *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := runner.TakeOver(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("taking over rounds of stopped hosts", "err", err)
+		case n > 0:
+			logger.Warn("took over rounds of a stopped host", "count", n)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/workflows"
+)
+
+// Hosts is what several hosts sharing one database need to share rounds:
+// this host's id and who else is alive (the job queue's heartbeats), and
+// the rounds' hosts as the store keeps them.
+type Hosts interface {
+	HostID() string
+	LiveHosts(ctx context.Context) (map[string]bool, error)
+	SetRoundHost(ctx context.Context, workflowID, hostID string) error
+	HostedRounds(ctx context.Context) ([]workflows.HostedRound, error)
+	ClaimRound(ctx context.Context, workflowID, from, to string) (bool, error)
+}
+
+// WithHosts makes the service one of several hosts: its rounds are stamped
+// with its id, and TakeOver resumes the rounds of hosts that died.
+func (s *Service) WithHosts(h Hosts) *Service {
+	s.hosts = h
+	return s
+}
+
+// watchStop cancels the round's loop when a `stopped` event is appended to
+// the workflow, by this host or any other sharing the database (events of
+// other hosts arrive through the broker's poll).
+func (s *Service) watchStop(ctx context.Context, p tenancy.Principal, workflowID string, cancel context.CancelFunc) {
+	head, err := s.wf.Head(ctx, workflowID)
+	if err != nil {
+		s.logger.Warn("workspace: following the round's stop", "workflow", workflowID, "err", err)
+		return
+	}
+	ch, err := s.wf.Subscribe(ctx, p, workflowID, head)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.logger.Warn("workspace: following the round's stop", "workflow", workflowID, "err", err)
+		}
+		return
+	}
+	// A stop recorded before the subscription started is in the state.
+	if w, err := s.wf.Get(ctx, p, workflowID); err == nil && w.Status == workflows.StatusStopped {
+		cancel()
+		return
+	}
+	for ev := range ch {
+		if ev.Type == workflows.EventStopped {
+			cancel()
+			return
+		}
+	}
+}
+
+// TakeOver resumes on this host the rounds still running on hosts that
+// stopped beating (killed, lost their database connection): each is
+// claimed in one conditional update, so of several live hosts exactly one
+// takes it, and run again from its request. Tool calls the dead host made
+// in that round may run again. It returns how many rounds it took.
+func (s *Service) TakeOver(ctx context.Context) (int, error) {
+	if s.hosts == nil || s.agent == nil {
+		return 0, nil
+	}
+	rounds, err := s.hosts.HostedRounds(ctx)
+	if err != nil || len(rounds) == 0 {
+		return 0, err
+	}
+	live, err := s.hosts.LiveHosts(ctx)
+	if err != nil {
+		return 0, err
+	}
+	me, n := s.hosts.HostID(), 0
+	for _, r := range rounds {
+		if live[r.HostID] || r.HostID == me {
+			continue
+		}
+		ok, err := s.hosts.ClaimRound(ctx, r.Workflow.ID, r.HostID, me)
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			continue // another host was faster, or the round ended
+		}
+		if err := s.resume(ctx, r.Workflow, r.HostID); err != nil {
+			owner := tenancy.Principal{TenantID: r.Workflow.TenantID, UserID: r.Workflow.UserID}
+			s.failEarly(ctx, owner, r.Workflow, fmt.Errorf("taking over the round of stopped host %s: %w", r.HostID, err))
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+// resume runs a round again from its request: the workflow's last prompt,
+// with the conversation before it as history.
+func (s *Service) resume(ctx context.Context, w workflows.Workflow, from string) error {
+	p := tenancy.Principal{TenantID: w.TenantID, UserID: w.UserID}
+	msgs, err := s.wf.Messages(ctx, p, w.ID, workflows.After{}, 1000)
+	if err != nil {
+		return err
+	}
+	last := -1
+	for i, m := range msgs {
+		if m.Role == workflows.RoleUser && m.Status == workflows.MessageFirst {
+			last = i
+		}
+	}
+	if last < 0 {
+		return fmt.Errorf("the workflow has no request to run")
+	}
+	req, history := msgs[last], s.conversation(msgs[:last])
+	setName, extra, err := s.toolSets.WorkspaceTools(ctx, p, w.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	set, _, err := s.registry.Set(setName, extra...)
+	if err != nil {
+		return err
+	}
+	s.log(ctx, p, w.ID, workflows.LogWarning, "Round taken over from host "+from+", which stopped; it runs again from its request", 0)
+	s.launch(ctx, p, w, StartRequest{Prompt: req.Content}, req.Documents, history, set)
+	return nil
+}
