@@ -72,7 +72,7 @@ func (h host) call(t *testing.T, token, method, path, body string, out any) int 
 }
 
 type hostEvent struct {
-	id         int64
+	id        int64
 	typ, data string
 }
 
