@@ -8,13 +8,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/background"
+	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
@@ -130,7 +134,18 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
-	queue, err := jobs.New(db, jobs.Config{Registry: jobKinds(ingester, db), Work: true, Periodic: indexing.Periodic(), Logger: logger})
+	// Background jobs run agents, so only serve works their queue; the
+	// service that runs them exists once the agent does (below).
+	var bgSvc atomic.Pointer[background.Service]
+	kinds := jobKinds(ingester, db)
+	runjob.Register(kinds, func() runjob.Worker {
+		if s := bgSvc.Load(); s != nil {
+			return s
+		}
+		return nil
+	})
+	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: indexing.Periodic(), Logger: logger,
+		Queues: map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2}})
 	if err != nil {
 		return err
 	}
@@ -203,6 +218,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	registry := tools.NewRegistry(meter.MeteredRunner(host), nil)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
 	defer runner.Close()
+	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger)
+	bgSvc.Store(bg)
 	// Rounds left running by a stopped host end as failed (resumable). The
 	// embedded store has one host; several share PostgreSQL, so there only
 	// rounds silent for an hour count as orphaned.
@@ -246,7 +263,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
-		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken,
+		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,
 		Model: func() string { return agentModels(model.Config()) },
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))

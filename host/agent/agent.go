@@ -146,6 +146,9 @@ type Input struct {
 	// (llm.WithRunCost); tools whose model calls add to it count toward
 	// the budget at once.
 	SpentCHF float64
+	// MaxCostCHF, when positive, is this run's own budget (a background
+	// job's); the lower of it and Config.MaxCostCHF applies.
+	MaxCostCHF float64
 	// Round is the workflow round this run serves (for events).
 	Round int
 }

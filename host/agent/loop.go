@@ -46,6 +46,9 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 		sink = func(context.Context, Event) {}
 	}
 	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.SpentCHF)}
+	if in.MaxCostCHF > 0 && (r.cfg.MaxCostCHF <= 0 || in.MaxCostCHF < r.cfg.MaxCostCHF) {
+		r.cfg.MaxCostCHF = in.MaxCostCHF
+	}
 	ctx, endRun := a.cfg.Observer.StartRun(ctx, in)
 	// Tools that call models through the model capability add their cost
 	// to the run's tally at once, so the next model call sees it.

@@ -72,6 +72,12 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	if d.Billing != nil {
 		authed.Get("/workflows/:id/trace", handleTrace(d.Workflows, d.Billing))
 	}
+	if d.Background != nil {
+		authed.Post("/workspaces/:ws/background", requireBudget(d.Billing), handleStartBackground(d.Background))
+		authed.Get("/background", handleListBackground(d.Background))
+		authed.Get("/background/:id", handleGetBackground(d.Background))
+		authed.Post("/background/:id/cancel", handleCancelBackground(d.Background))
+	}
 	authed.Get("/workflows/:id/messages", handleMessages(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid", handleDeleteMessage(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid/files/:fid", handleRemoveMessageFile(d.Workflows))

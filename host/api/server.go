@@ -59,6 +59,9 @@ type Deps struct {
 	// Billing serves usage reports and the tenant's budget, and refuses to
 	// start workflows of a tenant over its limits; nil serves neither.
 	Billing Billing
+	// Background starts, lists and cancels background jobs; nil serves
+	// none.
+	Background Background
 	// Telemetry instruments every request and serves /metrics; nil does
 	// neither. MetricsToken lets non-loopback clients read /metrics.
 	Telemetry    Telemetry

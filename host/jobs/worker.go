@@ -117,3 +117,10 @@ func (r *Registry) workers(own ...func(*river.Workers) error) (*river.Workers, e
 func Permanent(err error) error {
 	return river.JobCancel(err)
 }
+
+// Snooze, returned from a worker, puts the job back to run again after d
+// without counting an attempt (a job that waits for room, not one that
+// failed).
+func Snooze(d time.Duration) error {
+	return river.JobSnooze(d)
+}

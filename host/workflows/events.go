@@ -53,6 +53,10 @@ const (
 	// EventVoiceResponse: spoken audio (text to speech) of an answer;
 	// payload [VoiceResponseData].
 	EventVoiceResponse EventType = "voiceResponse"
+	// EventBackgroundJob: a background job this workflow started changed
+	// state (it ended: completed, failed, cancelled); payload
+	// [BackgroundJobData]. The job's result is also a message.
+	EventBackgroundJob EventType = "backgroundJob"
 	// EventComplete: the round ended successfully, the workflow is
 	// completed; payload [EndData] (Reason). Appended by Complete only.
 	EventComplete EventType = "complete"
@@ -69,7 +73,7 @@ const (
 func EventTypes() []EventType {
 	return []EventType{EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventComplete, EventStopped, EventError}
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventComplete, EventStopped, EventError}
 }
 
 // Valid reports whether t is a known event type.
@@ -77,7 +81,7 @@ func (t EventType) Valid() bool {
 	switch t {
 	case EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventComplete, EventStopped, EventError:
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventComplete, EventStopped, EventError:
 		return true
 	}
 	return false
@@ -223,4 +227,15 @@ type VoiceResponseData struct {
 type EndData struct {
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+}
+
+// BackgroundJobData is the payload of a `backgroundJob` event.
+type BackgroundJobData struct {
+	JobID       string `json:"jobId"`
+	Status      string `json:"status"`
+	Description string `json:"description"`
+	Summary     string `json:"summary,omitempty"`
+	Error       string `json:"error,omitempty"`
+	// WorkflowID is the workflow the job's agent ran in (its trace).
+	WorkflowID string `json:"workflowId,omitempty"`
 }

@@ -58,7 +58,7 @@ func documentsNote(docs []workflows.Document) string {
 }
 
 // run is one round's agent loop and its ending.
-func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document, history []llm.Message, set *tools.Set) {
+func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document, history []llm.Message, set *tools.Set) agent.Result {
 	start := time.Now()
 	bg := context.WithoutCancel(ctx)
 	answerID := uuid.Must(uuid.NewV7()).String()
@@ -104,7 +104,8 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 		WorkflowID: w.ID, Purpose: "agent"})
 	// Host capabilities of the tools act for this user in this workflow.
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: w.WorkspaceID, WorkflowID: w.ID})
-	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound}
+	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound,
+		MaxCostCHF: req.MaxCostCHF}
 	if rk != nil {
 		in.ContextSource = rk
 	}
@@ -148,6 +149,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	if err != nil {
 		s.recordFailed("workspace: ending a round", w.ID, err, "outcome", res.Outcome)
 	}
+	return res
 }
 
 // recordFailed logs a round's record that could not be written. A workflow

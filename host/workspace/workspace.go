@@ -36,6 +36,9 @@ type StartRequest struct {
 	// WorkflowID continues that workflow in a new round; empty starts one.
 	WorkflowID   string `json:"workflowId,omitempty"`
 	UserLanguage string `json:"userLanguage,omitempty"`
+	// MaxCostCHF is the round's own budget (the lower of it and the
+	// host's applies); 0 leaves the host's.
+	MaxCostCHF float64 `json:"maxCostCHF,omitempty"`
 }
 
 // Orphans finds rounds left running by a host that stopped (administrative).
@@ -95,6 +98,36 @@ func New(wf *workflows.Service, fs *files.Service, ag *agent.Agent, registry *to
 // and returns at once; the agent runs in the background and its steps arrive
 // as events.
 func (s *Service) Start(ctx context.Context, p tenancy.Principal, workspaceID string, req StartRequest) (workflows.Workflow, error) {
+	return s.start(ctx, p, workspaceID, req, nil)
+}
+
+// Run starts a round as Start does and waits until it has ended, returning
+// the workflow as it ended and the agent's result (background jobs run
+// rounds this way); started, if set, is told the workflow once the round
+// runs. Cancelling ctx stops the round.
+func (s *Service) Run(ctx context.Context, p tenancy.Principal, workspaceID string, req StartRequest, started func(workflows.Workflow)) (workflows.Workflow, agent.Result, error) {
+	done := make(chan agent.Result, 1)
+	w, err := s.start(ctx, p, workspaceID, req, func(r agent.Result) { done <- r })
+	if err != nil {
+		return workflows.Workflow{}, agent.Result{}, err
+	}
+	if started != nil {
+		started(w)
+	}
+	var res agent.Result
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		if _, err := s.Stop(context.WithoutCancel(ctx), p, w.ID); err != nil {
+			s.logger.Warn("workspace: stopping a round whose caller gave up", "workflow", w.ID, "err", err)
+		}
+		res = <-done
+	}
+	w, err = s.wf.Get(context.WithoutCancel(ctx), p, w.ID)
+	return w, res, err
+}
+
+func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID string, req StartRequest, onEnd func(agent.Result)) (workflows.Workflow, error) {
 	prompt := strings.TrimSpace(req.Prompt)
 	switch {
 	case prompt == "":
@@ -156,7 +189,7 @@ func (s *Service) Start(ctx context.Context, p tenancy.Principal, workspaceID st
 		return s.failEarly(ctx, p, w, err)
 	}
 	s.log(ctx, p, w.ID, workflows.LogInfo, "Workflow processing started", 0)
-	s.launch(ctx, p, w, req, userMsg.Documents, history, set)
+	s.launch(ctx, p, w, req, userMsg.Documents, history, set, onEnd)
 	return w, nil
 }
 
@@ -164,9 +197,12 @@ func (s *Service) Start(ctx context.Context, p tenancy.Principal, workspaceID st
 // round is stamped with the host (so that another host can take it over
 // should this one die), and a stop recorded by any host cancels it.
 func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document,
-	history []llm.Message, set *tools.Set) {
+	history []llm.Message, set *tools.Set, onEnd func(agent.Result)) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	if s.hosts != nil {
+	// A round whose caller waits for it (a background job) is recovered by
+	// that caller's own lease should this host die; stamping it for
+	// take-over too would run it twice.
+	if s.hosts != nil && onEnd == nil {
 		if err := s.hosts.SetRoundHost(runCtx, w.ID, s.hosts.HostID()); err != nil {
 			s.logger.Warn("workspace: stamping the round's host", "workflow", w.ID, "err", err)
 		}
@@ -187,7 +223,10 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 			s.mu.Unlock()
 			cancel()
 		}()
-		s.run(runCtx, p, w, req, docs, history, set)
+		res := s.run(runCtx, p, w, req, docs, history, set)
+		if onEnd != nil {
+			onEnd(res)
+		}
 	}()
 }
 
