@@ -118,6 +118,13 @@ func (h host) events(t *testing.T, token, workflowID string, stop func(hostEvent
 // scripted model, and starts two hosts.
 func twoHostsSetup(t *testing.T) (a, b host, model *llmtest.Server, token, ws string) {
 	t.Helper()
+	start, model, token, ws := hostsSetup(t)
+	return start(), start(), model, token, ws
+}
+
+// hostsSetup is twoHostsSetup that starts hosts when asked.
+func hostsSetup(t *testing.T) (start func() host, model *llmtest.Server, token, ws string) {
+	t.Helper()
 	database := testenv.Postgres(t)
 	if _, stderr, err := run0(t, "migrate", "-database", database); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
@@ -139,8 +146,7 @@ func twoHostsSetup(t *testing.T) (a, b host, model *llmtest.Server, token, ws st
 	t.Setenv("AGENTHOST_OPENAI_BASE_URL", model.URL())
 	t.Setenv("AGENTHOST_OPENAI_API_KEY", "")
 	t.Setenv("AGENTHOST_MODEL_AGENT", "scripted")
-	a, b = startHost(t, database, plugins), startHost(t, database, plugins)
-	return a, b, model, m[2], m[1]
+	return func() host { return startHost(t, database, plugins) }, model, m[2], m[1]
 }
 
 // TestTwoHostsStopAndStream: two hosts on one PostgreSQL. A round runs on
@@ -228,6 +234,75 @@ func TestTwoHostsTakeOver(t *testing.T) {
 	}
 	if n := model.Pending(llmtest.EndpointChat); n != 0 {
 		t.Fatalf("the scripted answer was not asked for (%d pending)", n)
+	}
+	noCrash(t, b.child)
+}
+
+// TestBackgroundJobSurvivesKill: a background job runs on host A, which is
+// killed (SIGKILL) mid-run; host B, started meanwhile, gets the job back
+// from the queue once A's heartbeat lapses and runs it to its end, which is
+// recorded, and told to the workflow that started it, exactly once.
+func TestBackgroundJobSurvivesKill(t *testing.T) {
+	start, model, token, ws := hostsSetup(t)
+	a := start()
+	model.Script(llmtest.Reply("Hello."))
+	var origin struct {
+		ID string `json:"id"`
+	}
+	if st := a.call(t, token, "POST", "/workspaces/"+ws+"/workflows", `{"prompt":"hello"}`, &origin); st != 202 {
+		t.Fatalf("start: %d", st)
+	}
+	a.events(t, token, origin.ID, func(e hostEvent) bool { return e.typ == "complete" })
+	model.SetDefault(llmtest.EndpointChat, llmtest.CallTools(llmtest.Call("lookup", `{"topic":"slow","sleepMs":5000}`)))
+	type job struct {
+		ID, Status, WorkflowID, ResultSummary string
+		Attempts                             int
+	}
+	var j job
+	if st := a.call(t, token, "POST", "/workspaces/"+ws+"/background",
+		`{"description":"Long research","originWorkflowId":"`+origin.ID+`"}`, &j); st != 202 {
+		t.Fatalf("background: %d", st)
+	}
+	for j.Status != "running" || j.WorkflowID == "" {
+		time.Sleep(50 * time.Millisecond)
+		a.call(t, token, "GET", "/background/"+j.ID, "", &j)
+	}
+	b := start()
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-a.done
+	killed := time.Now()
+	model.Script(llmtest.Reply("Research done on B."))
+	evs := b.events(t, token, origin.ID, func(e hostEvent) bool { return e.typ == "backgroundJob" })
+	t.Logf("the job ended on host B %v after host A was killed", time.Since(killed).Round(time.Millisecond))
+	if last := evs[len(evs)-1]; !strings.Contains(last.data, `"status":"completed"`) || !strings.Contains(last.data, "Research done on B.") {
+		t.Fatalf("backgroundJob event %s", last.data)
+	}
+	b.call(t, token, "GET", "/background/"+j.ID, "", &j)
+	if j.Status != "completed" || j.Attempts != 2 || j.ResultSummary != "Research done on B." {
+		t.Fatalf("job %+v, want completed on the second attempt", j)
+	}
+	// Exactly once: one backgroundJob event and one message in the origin.
+	var msgs []struct {
+		AgentName string `json:"agentName"`
+	}
+	b.call(t, token, "GET", "/workflows/"+origin.ID+"/messages", "", &msgs)
+	notes := 0
+	for _, m := range msgs {
+		if m.AgentName == "background" {
+			notes++
+		}
+	}
+	all := b.events(t, token, origin.ID, func(e hostEvent) bool { return e.id == evs[len(evs)-1].id })
+	announced := 0
+	for _, e := range all {
+		if e.typ == "backgroundJob" {
+			announced++
+		}
+	}
+	if notes != 1 || announced != 1 {
+		t.Fatalf("the origin was told %d times by message and %d by event, want once", notes, announced)
 	}
 	noCrash(t, b.child)
 }

@@ -5,14 +5,18 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/background"
+	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -140,16 +144,37 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.tel = tel
 	o.agent.Observer = tel.Observer()
 	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, o.logger)
+	// Background jobs on a real queue over the same database.
+	if err := jobs.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	var bg atomic.Pointer[background.Service]
+	kinds := jobs.NewRegistry()
+	runjob.Register(kinds, func() runjob.Worker {
+		if s := bg.Load(); s != nil {
+			return s
+		}
+		return nil
+	})
+	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Queues: map[string]int{runjob.QueueName: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg.Store(background.New(db, runjob.Queue{Q: queue}, ts.ws, wf, background.Config{}, nil))
+	if err := queue.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
-		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel})
+		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go ts.app.Listener(ln)
 	t.Cleanup(func() {
+		queue.Stop(context.Background())
 		ts.ws.Close()
 		ts.app.Shutdown()
 		tel.Shutdown(context.Background())
