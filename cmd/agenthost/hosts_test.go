@@ -256,7 +256,7 @@ func TestBackgroundJobSurvivesKill(t *testing.T) {
 	model.SetDefault(llmtest.EndpointChat, llmtest.CallTools(llmtest.Call("lookup", `{"topic":"slow","sleepMs":5000}`)))
 	type job struct {
 		ID, Status, WorkflowID, ResultSummary string
-		Attempts                             int
+		Attempts                              int
 	}
 	var j job
 	if st := a.call(t, token, "POST", "/workspaces/"+ws+"/background",

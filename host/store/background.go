@@ -165,4 +165,3 @@ func (db *DB) RunningBackgroundJobs(ctx context.Context, tenantID string) (int, 
 	}
 	return n, nil
 }
-
