@@ -220,6 +220,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer runner.Close()
 	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger)
 	bgSvc.Store(bg)
+	pf.caps.Background.Service = bg
 	// Rounds left running by a stopped host end as failed (resumable). The
 	// embedded store has one host; several share PostgreSQL, so there only
 	// rounds silent for an hour count as orphaned.

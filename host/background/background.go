@@ -202,7 +202,7 @@ func (s *Service) Start(ctx context.Context, p tenancy.Principal, r StartRequest
 			return Job{}, fmt.Errorf("originWorkflowId: %w", err)
 		}
 		if w.WorkspaceID != j.WorkspaceID {
-			return Job{}, fmt.Errorf("originWorkflowId: %w: workflow %q is in another workspace", tenancy.ErrNotFound, w.ID)
+			return Job{}, fmt.Errorf("originWorkflowId: %w: workflow %q is in workspace %q, not %q", tenancy.ErrNotFound, w.ID, w.WorkspaceID, j.WorkspaceID)
 		}
 	}
 	j, err := s.store.CreateBackgroundJob(ctx, p, j)

@@ -31,7 +31,8 @@ type meteredRunner struct {
 
 func (mr meteredRunner) Call(ctx context.Context, tool string, args []byte, opts *wasm.CallOptions) wasm.Result {
 	res := mr.Runner.Call(ctx, tool, args, opts)
-	if err := mr.m.recordCompute(ctx, mr.pluginOf(tool), tool, res.Stats.Duration); err != nil {
+	// A stopped call still used what it used.
+	if err := mr.m.recordCompute(context.WithoutCancel(ctx), mr.pluginOf(tool), tool, res.Stats.Duration); err != nil {
 		// The tool ran and may have changed something: its result stands
 		// (an error would invite a retry), and the lost record is logged.
 		mr.m.log.Error("billing: plugin run not recorded", "tool", tool, "err", err)

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -18,15 +19,19 @@ type Capabilities struct {
 	Files     *files.Capability
 	Models    *llm.Capabilities
 	Knowledge *knowledge.Capability
+	// Background starts background jobs (only serve runs them).
+	Background *background.Capability
 }
 
 // NewCapabilities returns capabilities not yet connected to any service.
 func NewCapabilities() *Capabilities {
-	return &Capabilities{Files: &files.Capability{}, Models: &llm.Capabilities{}, Knowledge: &knowledge.Capability{}}
+	return &Capabilities{Files: &files.Capability{}, Models: &llm.Capabilities{}, Knowledge: &knowledge.Capability{},
+		Background: &background.Capability{}}
 }
 
 // List returns every capability a host offers: the standard ones and those
 // reaching the services.
 func (c *Capabilities) List(o wasm.EgressOptions) []wasm.Capability {
-	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm())
+	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm(),
+		c.Background.Wasm())
 }

@@ -46,7 +46,9 @@ func DefaultSets() map[string][]string {
 	return map[string][]string{
 		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage",
 			// The document tools (plugins/documents, seed 000 §6).
-			"browseContainer", "readContentObjects", "readSection", "searchKnowledge", "extractContainerItem"},
+			"browseContainer", "readContentObjects", "readSection", "searchKnowledge", "extractContainerItem",
+			// Background workflows (plugins/background, seed 000 §11.2).
+			"startBackground", "checkBackgroundStatus"},
 		// Seed 000 §10.1's documentAnalysis set (plugins/analysis) and the
 		// file-making tools beyond core's generateDocument (plugins/docgen).
 		"documentAnalysis": {"summarizeContent", "analyzeContent"},
