@@ -44,6 +44,7 @@ func commands() map[string]command {
 		"worker":  workerCmd,
 		"migrate": migrateCmd,
 		"admin":   adminCmd,
+		"load":    loadCmd,
 	}
 }
 
@@ -85,7 +86,8 @@ commands:
   serve                          run the HTTP server and background workers
   worker                         run background workers only
   migrate                        apply database migrations
-  admin bootstrap|user|workspace|member|token|tools   tenants, users, workspaces, roles, API tokens
+  admin bootstrap|user|workspace|member|token|tools|limits|usage   tenants, users, workspaces, roles, tokens, spending
+  load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
   plugin build DIR [-o FILE]     compile a plugin and embed its manifest
   plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature
   plugin call FILE TOOL JSON     run one tool of a plugin and print the result

@@ -124,7 +124,12 @@ func New(d Deps) *Server {
 	}
 	timeouts := d.Timeouts.withDefaults()
 	app := fiber.New(fiber.Config{
-		AppName:               "agenthost",
+		AppName: "agenthost",
+		// Values of a request (route parameters, headers, queries) are
+		// copies: several outlive their handler (event streams, rounds and
+		// jobs started in the background), and fasthttp reuses a request's
+		// buffers for the next one.
+		Immutable:             true,
 		DisableStartupMessage: true,
 		ErrorHandler:          problemHandler(d.Logger),
 		BodyLimit:             d.MaxBody,

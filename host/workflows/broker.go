@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,6 +168,10 @@ func (b *Broker) Gone(workflowID string) {
 // memory are not re-checked, so a revoked membership ends a live stream at
 // its next database read rather than at once.
 func (b *Broker) Subscribe(ctx context.Context, p tenancy.Principal, workflowID string, afterSeq int64) (<-chan Event, error) {
+	// The id becomes a key of the topics map and outlives the call: it must
+	// not share memory with a buffer the caller reuses (an HTTP server's
+	// request bytes), or the map would be corrupted under load.
+	workflowID = strings.Clone(workflowID)
 	last := max(afterSeq, 0)
 	// Join the topic before the first read, so an event committed between
 	// the read and the join cannot be missed: it moves the head either way.

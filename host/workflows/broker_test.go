@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -405,5 +407,27 @@ func TestIdleSubscribersCostLittle(t *testing.T) {
 				closed(t, ch, 5*time.Second)
 			}
 		}
+	})
+}
+
+// TestSubscribeOwnsTheID: an id handed to Subscribe may live in a buffer
+// its caller reuses (an HTTP server's request bytes are reused for the next
+// request): the broker keeps a copy, so a reused buffer changes nothing.
+// Without the copy the topic's map key changed under it and the stream
+// stopped receiving, which the load test found.
+func TestSubscribeOwnsTheID(t *testing.T) {
+	dialects(t, func(t *testing.T, c *cluster) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		wf := c.start(t) // event 1
+		buf := []byte(wf.ID)
+		shared := unsafe.String(&buf[0], len(buf))
+		ch, err := c.a.svc.Subscribe(ctx, c.alice, shared, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(buf, strings.Repeat("x", len(buf))) // the caller's next request
+		appendN(t, c.a.svc, c.alice, wf.ID, 1, 5)
+		expect(t, ch, 1, 6)
 	})
 }

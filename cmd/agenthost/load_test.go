@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/figure"
+	"github.com/agenthost/agenthost/host/testenv"
+)
+
+// TestLoadTwoHosts: a small load over two hosts on one PostgreSQL: every
+// workflow completes, and every client, following its workflow on the other
+// host, sees every event once and in order.
+func TestLoadTwoHosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	database := testenv.Postgres(t)
+	var logs bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	res, err := runLoad(ctx, loadConfig{Database: database, Workflows: 40, Hosts: 2, Concurrency: 10, Chunk: 4, Log: &logs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Completed != 40 || res.Failed != 0 || res.Lost != 0 || res.Events < 40*6 {
+		t.Fatalf("%+v\n%s", res, logs.String())
+	}
+}
+
+// TestLoadRefusesRemoteDatabase: the load command runs against this machine
+// only, and refuses bad flags before anything starts.
+func TestLoadRefusesRemoteDatabase(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"-database", "postgres://db.example.com/x"},
+		{"-database", "mysql://127.0.0.1/x"},
+		{"-database", "postgres://127.0.0.1/x", "-n", "0"},
+	} {
+		if err := loadCmd(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+			t.Errorf("load %v accepted", args)
+		}
+	}
+}
+
+// BenchmarkLoad runs the load command's workload (AGENTHOST_LOAD_N
+// workflows, 60 by default) over two hosts on PostgreSQL and prints its
+// figures.
+func BenchmarkLoad(b *testing.B) {
+	n := 60
+	if v, err := strconv.Atoi(os.Getenv("AGENTHOST_LOAD_N")); err == nil && v > 0 {
+		n = v
+	}
+	database := testenv.Postgres(b)
+	var logs bytes.Buffer
+	for range b.N {
+		res, err := runLoad(context.Background(), loadConfig{Database: database, Workflows: n, Hosts: 2, Concurrency: 50, Chunk: 8, Log: &logs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Failed > 0 || res.Lost > 0 {
+			b.Fatalf("%+v\n%s", res, strings.TrimSpace(logs.String()))
+		}
+		res.report(&figure.Reporter{})
+	}
+}
