@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -90,6 +91,20 @@ type loadConfig struct {
 	Workflows, Hosts, Concurrency, Chunk int
 	// Log receives the hosts' warnings and errors.
 	Log io.Writer
+	// Command starts a host (`agenthost serve …`); nil runs this
+	// executable.
+	Command func(ctx context.Context, args ...string) *exec.Cmd
+}
+
+func (c loadConfig) hostCommand(ctx context.Context, args ...string) *exec.Cmd {
+	if c.Command != nil {
+		return c.Command(ctx, args...)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return exec.CommandContext(ctx, exe, args...)
 }
 
 type loadResult struct {
@@ -132,6 +147,8 @@ func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
 	if err != nil {
 		return loadResult{}, err
 	}
+	// Each host is a process of its own, as on separate machines: one that
+	// misbehaves in its shutdown cannot take the run down with it.
 	hostCtx, stopHosts := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
@@ -151,13 +168,21 @@ func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
 		if err := os.Mkdir(plugins, 0o700); err != nil {
 			return loadResult{}, err
 		}
-		wg.Add(1)
+		cmd := cfg.hostCommand(hostCtx, "serve", "-database", cfg.Database, "-addr", addr, "-config", conf, "-plugins", plugins)
+		cmd.Stdout, cmd.Stderr = io.Discard, warnings(logs)
+		// Stopped like an operator would stop it; killed if it lingers.
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = 30 * time.Second
+		if err := cmd.Start(); err != nil {
+			return loadResult{}, fmt.Errorf("load: host %d: %w", i, err)
+		}
 		exited := make(chan error, 1)
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := serveCmd(hostCtx, []string{"-database", cfg.Database, "-addr", addr, "-config", conf, "-plugins", plugins}, io.Discard, warnings(logs))
+			err := cmd.Wait()
 			if err == nil {
-				err = errors.New("stopped")
+				err = errors.New("exited")
 			}
 			exited <- err
 		}()

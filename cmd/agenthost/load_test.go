@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestLoadTwoHosts(t *testing.T) {
 	var logs bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	res, err := runLoad(ctx, loadConfig{Database: database, Workflows: 40, Hosts: 2, Concurrency: 10, Chunk: 4, Log: &logs})
+	res, err := runLoad(ctx, loadConfig{Database: database, Workflows: 40, Hosts: 2, Concurrency: 10, Chunk: 4, Log: &logs, Command: testBinary})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func BenchmarkLoad(b *testing.B) {
 	database := testenv.Postgres(b)
 	var logs bytes.Buffer
 	for range b.N {
-		res, err := runLoad(context.Background(), loadConfig{Database: database, Workflows: n, Hosts: 2, Concurrency: 50, Chunk: 8, Log: &logs})
+		res, err := runLoad(context.Background(), loadConfig{Database: database, Workflows: n, Hosts: 2, Concurrency: 50, Chunk: 8, Log: &logs, Command: testBinary})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,4 +68,11 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		res.report(&figure.Reporter{})
 	}
+}
+
+// testBinary runs this test binary as agenthost (see TestMain).
+func testBinary(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "AGENTHOST_TEST_MAIN=1")
+	return cmd
 }
