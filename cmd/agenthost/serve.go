@@ -42,6 +42,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	data := sf.data
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
+	tenantRate := fs.Int64("tenant-rate", envInt64("AGENTHOST_TENANT_RATE", 0),
+		"requests that start work (workflows, background jobs, tool calls, uploads) each tenant may make per minute, over all hosts sharing the database; 0: no limit")
 	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
 	pf := addPluginFlags(fs)
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("AGENTHOST_SHUTDOWN_TIMEOUT", 10*time.Second),
@@ -265,6 +267,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,
+		Rate: api.RateLimit{Counter: db, PerMinute: *tenantRate},
 		Model: func() string { return agentModels(model.Config()) },
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,4 +240,36 @@ func TestBillingConcurrentRunsOverspendAtMostOneCallEach(t *testing.T) {
 		t.Fatalf("spent %s against a credit of %s: overspend %s exceeds one call per run (%s)", b.SpentTotal, credit, b.SpentTotal-credit, runs*perCall)
 	}
 	t.Logf("%d runs, %d calls: spent %s of %s credit (overspend %d calls)", runs, calls, b.SpentTotal, credit, (b.SpentTotal-credit)/perCall)
+}
+
+// TestTenantRateAcrossHosts: two API servers on one database (two hosts)
+// share each tenant's rate: the requests that start work count together,
+// and the one over the limit gets 429 with Retry-After; another tenant is
+// not affected.
+func TestTenantRateAcrossHosts(t *testing.T) {
+	ts := server(t, func(o *serverOptions) { o.ratePerMinute = 3 })
+	second := ts.secondHost(t)
+	ts.model.SetDefault(llmtest.EndpointChat, llmtest.Reply("ok"))
+	bases := []string{ts.base, second}
+	for i := range 3 {
+		status, _, raw := do(t, bases[i%2], call{"POST", "/workspaces/" + ts.wsA + "/workflows", ts.alice, "application/json", strings.NewReader(`{"prompt":"go"}`)})
+		if status != 202 {
+			t.Fatalf("request %d: %d %s", i+1, status, raw)
+		}
+	}
+	req, _ := http.NewRequest("POST", second+"/workspaces/"+ts.wsA+"/workflows", strings.NewReader(`{"prompt":"one too many"}`))
+	req.Header.Set("Authorization", "Bearer "+ts.bob)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if retry, _ := strconv.Atoi(resp.Header.Get("Retry-After")); resp.StatusCode != 429 || retry < 1 || retry > 61 {
+		t.Fatalf("the fourth request of the tenant: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	// Reading is not limited.
+	if status, _, _ := do(t, second, call{"GET", "/workflows", ts.alice, "", nil}); status != 200 {
+		t.Fatalf("a read over the limit: %d", status)
+	}
 }

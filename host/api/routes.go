@@ -36,7 +36,9 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed.Get("/workspaces", handleWorkspaces(d.Workspaces))
 	authed.Get("/workspaces/:ws/folders", handleListFolders(d.Files))
 	authed.Post("/workspaces/:ws/folders", handleCreateFolder(d.Files))
-	authed.Post("/workspaces/:ws/files", handleUpload(d.Files))
+	// Requests that start work count against the tenant's rate.
+	rate := rateLimited(d.Rate)
+	authed.Post("/workspaces/:ws/files", rate, handleUpload(d.Files))
 	authed.Patch("/folders/:id", handleUpdateFolder(d.Files))
 	authed.Delete("/folders/:id", handleDeleteFolder(d.Files))
 	authed.Get("/files", handleListFiles(d.Files))
@@ -57,11 +59,11 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	}
 
 	authed.Get("/workspaces/:ws/tools", handleWorkspaceTools(d.WorkspaceTools, d.Tools))
-	authed.Post("/workspaces/:ws/tools/:name", handleCallTool(d.WorkspaceTools, d.Tools))
+	authed.Post("/workspaces/:ws/tools/:name", rate, handleCallTool(d.WorkspaceTools, d.Tools))
 	authed.Get("/workspaces/:ws/settings", handleWorkspaceSettings(d.Workspace))
 	authed.Put("/workspaces/:ws/settings", handleSetWorkspaceSettings(d.Workspace))
-	authed.Post("/workspaces/:ws/workflows", requireBudget(d.Billing), handleStartInWorkspace(d.Workspace))
-	authed.Post("/workflows/start", requireBudget(d.Billing), handleStart(d.Workspace, d.Workflows))
+	authed.Post("/workspaces/:ws/workflows", rate, requireBudget(d.Billing), handleStartInWorkspace(d.Workspace))
+	authed.Post("/workflows/start", rate, requireBudget(d.Billing), handleStart(d.Workspace, d.Workflows))
 	authed.Get("/workflows", handleListWorkflows(d.Workflows))
 	authed.Get("/workflows/:id", handleGetWorkflow(d.Workflows))
 	authed.Delete("/workflows/:id", handleDeleteWorkflow(d.Workspace, d.Workflows))
@@ -73,7 +75,7 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Get("/workflows/:id/trace", handleTrace(d.Workflows, d.Billing))
 	}
 	if d.Background != nil {
-		authed.Post("/workspaces/:ws/background", requireBudget(d.Billing), handleStartBackground(d.Background))
+		authed.Post("/workspaces/:ws/background", rate, requireBudget(d.Billing), handleStartBackground(d.Background))
 		authed.Get("/background", handleListBackground(d.Background))
 		authed.Get("/background/:id", handleGetBackground(d.Background))
 		authed.Post("/background/:id/cancel", handleCancelBackground(d.Background))

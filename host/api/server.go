@@ -62,6 +62,8 @@ type Deps struct {
 	// Background starts, lists and cancels background jobs; nil serves
 	// none.
 	Background Background
+	// Rate bounds each tenant's requests that start work, over all hosts.
+	Rate RateLimit
 	// Telemetry instruments every request and serves /metrics; nil does
 	// neither. MetricsToken lets non-loopback clients read /metrics.
 	Telemetry    Telemetry

@@ -43,6 +43,21 @@ type testServer struct {
 	wf                                   *workflows.Service
 	db                                   *store.DB
 	tel                                  *telemetry.Telemetry
+	deps                                 api.Deps
+}
+
+// secondHost serves the same services on a second listener, as a second
+// host on the same database would, and returns its API base URL.
+func (ts testServer) secondHost(t *testing.T) string {
+	t.Helper()
+	app := api.New(ts.deps)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go app.Listener(ln)
+	t.Cleanup(func() { app.Shutdown() })
+	return "http://" + ln.Addr().String() + "/api/v1"
 }
 
 // serverOptions vary the model the server's agent uses.
@@ -59,6 +74,8 @@ type serverOptions struct {
 	pluginPerHour *money.Amount
 	// otlp is the OTLP/HTTP endpoint spans are exported to ("" none).
 	otlp string
+	// ratePerMinute bounds each tenant's requests that start work.
+	ratePerMinute int64
 }
 
 var (
@@ -164,10 +181,12 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err := queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
+	ts.deps = api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
-		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()})
+		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
+	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
+	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
