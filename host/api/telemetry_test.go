@@ -148,6 +148,7 @@ func TestMetrics(t *testing.T) {
 		`agenthost_tool_calls_total{result="unknown_tool",tool="(unknown)"} 1`,
 		`agenthost_workflows{state="completed"} 1`,
 		`agenthost_knowledge_files 0`,
+		`agenthost_plugin_pool_wait_seconds_count{tool="lookup"} 1`,
 		`agenthost_http_request_seconds_count{method="POST",route="/api/v1/workspaces/:ws/workflows",status="202"} 1`,
 	} {
 		if !strings.Contains(body, want) {

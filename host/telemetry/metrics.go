@@ -21,6 +21,7 @@ type metrics struct {
 	toolCalls    *prometheus.CounterVec
 	toolSeconds  *prometheus.HistogramVec
 	httpSeconds  *prometheus.HistogramVec
+	poolWait     *prometheus.HistogramVec
 }
 
 func newMetrics(reg prometheus.Registerer) metrics {
@@ -38,11 +39,14 @@ func newMetrics(reg prometheus.Registerer) metrics {
 			Help: "Tool calls by tool and result (ok, or the error code: unknown_tool, invalid_arguments, timeout, …)."}, []string{"tool", "result"}),
 		toolSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agenthost_tool_call_seconds",
 			Help: "Latency of tool calls, retries included.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"tool"}),
+		poolWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agenthost_plugin_pool_wait_seconds",
+			Help:    "How long tool calls waited for a plugin instance (all busy) or for a new one to start.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}, []string{"tool"}),
 		httpSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agenthost_http_request_seconds",
 			Help:    "Latency of HTTP requests by method, route and status (event streams count until they end).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}, []string{"method", "route", "status"}),
 	}
-	reg.MustRegister(m.runs, m.rounds, m.modelCalls, m.modelSeconds, m.modelCost, m.toolCalls, m.toolSeconds, m.httpSeconds)
+	reg.MustRegister(m.runs, m.rounds, m.modelCalls, m.modelSeconds, m.modelCost, m.toolCalls, m.toolSeconds, m.httpSeconds, m.poolWait)
 	return m
 }
 

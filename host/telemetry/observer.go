@@ -87,6 +87,9 @@ func (o observer) StartToolCall(ctx context.Context, tool string, readOnly bool)
 		span.End()
 		o.t.m.toolCalls.WithLabelValues(tool, result).Inc()
 		o.t.m.toolSeconds.WithLabelValues(tool).Observe(time.Since(start).Seconds())
+		if res.Error == nil || res.Error.Code != wasm.CodeUnknownTool {
+			o.t.m.poolWait.WithLabelValues(tool).Observe(res.Stats.Wait.Seconds())
+		}
 	}
 }
 

@@ -296,7 +296,9 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	// One deadline covers waiting for an instance and running on it.
 	ctx, cancel := context.WithTimeout(ctx, p.limits.timeout)
 	defer cancel()
+	waitStart := time.Now()
 	in, reused, err := v.pool.get(ctx, tenant)
+	wait := time.Since(waitStart)
 	if err != nil {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -312,7 +314,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	rc, ierr := in.invoke(ctx, c, in.call, input, 0)
 	c.endOutput()
 	c.endLogs(ctx)
-	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused}
+	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused, Wait: wait}
 	if ierr != nil {
 		v.pool.put(in, false)
 		return Result{Error: ierr, Stats: stats}

@@ -55,6 +55,9 @@ type Stats struct {
 	OutputBytes int    `json:"outputBytes"`
 	// Reused says the call ran on a pooled instance rather than a new one.
 	Reused bool `json:"reused"`
+	// Wait is how long the call waited for an instance (all busy), or
+	// started one; part of Duration.
+	Wait time.Duration `json:"waitNs"`
 }
 
 func failed(code, format string, args ...any) Result {
