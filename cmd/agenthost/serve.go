@@ -139,7 +139,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Background jobs run agents, so only serve works their queue; the
 	// service that runs them exists once the agent does (below).
 	var bgSvc atomic.Pointer[background.Service]
-	kinds := jobKinds(ingester, db)
+	// Pages of large PDFs are read on demand by the knowledge capability,
+	// and the rest extracted in the background by the queue.
+	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
+	kinds := jobKinds(ingester, reader, db)
 	runjob.Register(kinds, func() runjob.Worker {
 		if s := bgSvc.Load(); s != nil {
 			return s
@@ -245,11 +248,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	// Search is hybrid when an embedding model is configured, lexical otherwise.
-	var embedder knowledge.Embedder
-	if model.Configured(llm.OpEmbedding) {
-		embedder = model
-	}
-	searcher := knowledge.NewSearcher(db, embedder, logger)
+	searcher := knowledge.NewSearcher(db, embedderOf(model), logger)
 	// Every round's context comes from the knowledge store (seed 000 §4.5);
 	// the entity cache (§4.8) costs a model call per round with tool
 	// results, so it is opt-in: the variable is the host's default, and a
@@ -259,7 +258,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Memory: db, EntityCache: envBool("AGENTHOST_AGENT_ENTITY_CACHE", false), Model: model})
 	containers := indexing.NewContainers(db, ingester)
 	*pf.caps.Knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
-		Reader:     knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedder, logger),
+		Reader:     reader,
 		Containers: containers, Folders: fileSvc}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host,
@@ -357,4 +356,13 @@ func agentModels(cfg llm.Config) string {
 		names = append(names, m.Model)
 	}
 	return strings.Join(names, ", ")
+}
+
+// embedderOf is the embedding model when one is configured: search is then
+// hybrid and read pages are embedded; nil otherwise (words only).
+func embedderOf(model *llm.Client) knowledge.Embedder {
+	if model.Configured(llm.OpEmbedding) {
+		return model
+	}
+	return nil
 }

@@ -75,7 +75,8 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
-	reg := jobKinds(ingester, db)
+	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
+	reg := jobKinds(ingester, reader, db)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Periodic: indexing.Periodic(), Logger: logger})
 	if err != nil {
 		return err
@@ -97,9 +98,11 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // jobKinds builds the registry of every kind of background job agenthost
 // has. `agenthost serve` and `agenthost worker` both take theirs from here,
 // so every process knows every kind: a kind is added with one jobs.Register
-// line in this function and nowhere else.
-func jobKinds(ingester *knowledge.Ingester, db *store.DB) *jobs.Registry {
+// line in this function and nowhere else. (Background jobs, which run an
+// agent, are serve's own, on a queue of their own: see serve.go.)
+func jobKinds(ingester *knowledge.Ingester, reader *knowledge.Reader, db *store.DB) *jobs.Registry {
 	reg := jobs.NewRegistry()
 	indexing.RegisterJobs(reg, ingester, db)
+	indexing.RegisterCompletion(reg, reader, db, db)
 	return reg
 }

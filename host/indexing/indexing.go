@@ -105,6 +105,15 @@ func (j *JobIndexer) Index(ctx context.Context, f files.Item) error {
 	if _, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID}, &jobs.EnqueueOpts{Unique: &jobs.Unique{ByArgs: true}}); err != nil {
 		return err
 	}
+	if f.MIMEType == knowledge.PDF {
+		// A large PDF is indexed by its pre-scan first; the rest of its
+		// pages follow at the lowest priority (a small one has nothing
+		// left to do once indexed).
+		if _, err := j.q.Enqueue(ctx, CompleteArgs{FileID: f.ID}, &jobs.EnqueueOpts{Priority: 4, ScheduledAt: time.Now().Add(completeWait),
+			Unique: &jobs.Unique{ByArgs: true}}); err != nil {
+			return err
+		}
+	}
 	_, err := j.q.Enqueue(ctx, BackfillArgs{}, &jobs.EnqueueOpts{Priority: 4, ScheduledAt: time.Now().Add(backfillDelay),
 		Unique: &jobs.Unique{ByPeriod: backfillDelay}})
 	return err
@@ -113,3 +122,55 @@ func (j *JobIndexer) Index(ctx context.Context, f files.Item) error {
 // backfillDelay is how long after an upload its backfill runs: after the
 // upload's own ingestion (usually), and one per such period at most.
 const backfillDelay = 5 * time.Second
+
+// CompleteArgs is the low-priority job that extracts, in the background,
+// the pages of a large PDF indexed on demand that nobody has read yet, so
+// that the whole document becomes searchable (knowledge.Reader.ExtractRest).
+// It is queued with the file's ingestion and waits for it.
+type CompleteArgs struct {
+	FileID string `json:"fileId"`
+}
+
+// Kind implements jobs.Args.
+func (CompleteArgs) Kind() string { return "knowledge.complete_pdf" }
+
+// completeWait is how long a completion waits for its file's ingestion
+// before looking again (a wait, not a failed attempt).
+const completeWait = 2 * time.Second
+
+// FileLookup reads a file for background work (the store).
+type FileLookup interface {
+	FileForIndexing(ctx context.Context, fileID string) (files.Item, error)
+}
+
+// NoteSetter records how far a content's completion is (the store).
+type NoteSetter interface {
+	SetCompletionNote(ctx context.Context, tenantID, sha256, note string) error
+}
+
+// RegisterCompletion adds the completion job, worked through r. The
+// file's index says how far it is ("extracting the remaining pages in the
+// background: 40 of 500") until it is complete.
+func RegisterCompletion(reg *jobs.Registry, r *knowledge.Reader, lookup FileLookup, notes NoteSetter) {
+	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[CompleteArgs]) error {
+		f, err := lookup.FileForIndexing(ctx, job.Args.FileID)
+		if err != nil {
+			return jobs.Permanent(err) // the file was deleted
+		}
+		_, err = r.ExtractRest(ctx, f, func(done, total int) {
+			note := ""
+			if done < total {
+				note = fmt.Sprintf("extracting the remaining pages in the background: %d of %d", done, total)
+			}
+			if err := notes.SetCompletionNote(context.WithoutCancel(ctx), f.TenantID, f.SHA256, note); err != nil {
+				_ = jobs.Progress(ctx, float64(done)/float64(max(total, 1)), err.Error())
+				return
+			}
+			_ = jobs.Progress(ctx, float64(done)/float64(max(total, 1)), note)
+		})
+		if errors.Is(err, knowledge.ErrNotReady) {
+			return jobs.Snooze(completeWait)
+		}
+		return err
+	})
+}

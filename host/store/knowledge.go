@@ -79,6 +79,18 @@ func (db *DB) SetContentNote(ctx context.Context, tenantID, sha, note string) er
 	return nil
 }
 
+// SetCompletionNote records how far the background completion of an
+// indexed on-demand content is ("" when it is complete); unlike
+// SetContentNote it applies to indexed contents only.
+func (db *DB) SetCompletionNote(ctx context.Context, tenantID, sha, note string) error {
+	_, err := db.conn().exec(ctx, `UPDATE content_indexes SET note = ?, updated_at = ? WHERE tenant_id = ? AND sha256 = ?
+		AND status IN ('indexed', 'embedding')`, note, micros(now()), tenantID, sha)
+	if err != nil {
+		return fmt.Errorf("store: completion note: %w", err)
+	}
+	return nil
+}
+
 // SetContentExtractor records which extractor a content was given (or
 // that none was, and why).
 func (db *DB) SetContentExtractor(ctx context.Context, tenantID, sha string, rec knowledge.ExtractorRecord) error {
