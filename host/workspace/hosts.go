@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -30,14 +31,19 @@ func (s *Service) WithHosts(h Hosts) *Service {
 // the workflow, by this host or any other sharing the database (events of
 // other hosts arrive through the broker's poll).
 func (s *Service) watchStop(ctx context.Context, p tenancy.Principal, workflowID string, cancel context.CancelFunc) {
+	// A round that ended (its context with it) or a workflow deleted
+	// meanwhile needs no watching: only other failures are worth a word.
+	quiet := func(err error) bool { return ctx.Err() != nil || errors.Is(err, tenancy.ErrNotFound) }
 	head, err := s.wf.Head(ctx, workflowID)
 	if err != nil {
-		s.logger.Warn("workspace: following the round's stop", "workflow", workflowID, "err", err)
+		if !quiet(err) {
+			s.logger.Warn("workspace: following the round's stop", "workflow", workflowID, "err", err)
+		}
 		return
 	}
 	ch, err := s.wf.Subscribe(ctx, p, workflowID, head)
 	if err != nil {
-		if ctx.Err() == nil {
+		if !quiet(err) {
 			s.logger.Warn("workspace: following the round's stop", "workflow", workflowID, "err", err)
 		}
 		return
