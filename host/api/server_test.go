@@ -21,6 +21,7 @@ import (
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/webui"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
 )
@@ -115,8 +116,12 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	wf := workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{Interval: 200 * time.Millisecond}), nil)
 	ts.wf = wf
 	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, o.logger)
+	ui, err := webui.New(db, webui.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
-		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
+		UI: ui, Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
