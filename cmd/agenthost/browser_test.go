@@ -74,8 +74,9 @@ func lastUser(r llmtest.ChatRequest) string {
 // script answers the questions the browser test asks, by their words:
 // "interfaces" searches the knowledge store, then answers with a citation
 // of the file the search found, a table and code, streamed in pieces;
-// "slowly" streams a long answer slowly (for stop and reload); anything
-// else gets a short reply.
+// "slowly" streams a long answer slowly (for stop and reload); "please
+// fail" is refused by the model (a failed run); anything else gets a short
+// reply.
 func script(req llmtest.ChatRequest) llmtest.Step {
 	q := lastUser(req)
 	var toolResult string
@@ -85,6 +86,8 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 		}
 	}
 	switch {
+	case strings.Contains(q, "please fail"):
+		return llmtest.Fail(400, "the scripted model refuses this request")
 	case strings.Contains(q, "interfaces") && toolResult == "":
 		return llmtest.CallTools(llmtest.Call("searchKnowledge", `{"query":"interface attributes","limit":3}`))
 	case strings.Contains(q, "interfaces"):
@@ -210,4 +213,26 @@ func TestBrowser(t *testing.T) {
 	t.Logf("screenshots: %s", artefacts)
 	runNode(t, e2e, "ui.test.mjs", w, artefacts)
 	noCrash(t, w.server)
+}
+
+// TestUILogic runs the UI's pure modules under node's test runner: the
+// conversation model (every way a run ends shown as such, replayed events
+// applied once) and the Markdown renderer (no markup or script from a
+// model, citations as buttons). It needs Node only.
+func TestUILogic(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node is missing")
+		}
+		t.Skip("node is missing")
+	}
+	cmd := exec.Command("node", "--test", "logic.test.mjs")
+	cmd.Dir = filepath.Join("..", "..", "host", "webui", "e2e")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "# fail 0") {
+		t.Fatalf("unexpected output:\n%s", out)
+	}
 }

@@ -20,7 +20,7 @@ while read -r name version integrity; do
 done < vendor.lock
 p="$tmp/preact/package"
 cp "$p/dist/preact.mjs" assets/preact.mjs
-sed 's/from"preact"/from"\/assets\/preact.mjs"/g' "$p/hooks/dist/hooks.mjs" > assets/preact-hooks.mjs
+sed 's/from"preact"/from".\/preact.mjs"/g' "$p/hooks/dist/hooks.mjs" > assets/preact-hooks.mjs
 cp "$tmp/htm/package/dist/htm.mjs" assets/htm.mjs
 cp "$p/LICENSE" assets/LICENSE-preact.txt
 cp "$tmp/htm/package/LICENSE" assets/LICENSE-htm.txt

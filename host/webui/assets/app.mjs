@@ -4,11 +4,12 @@
 // signed-in user's scope; a workflow's events arrive over SSE and are
 // applied once each, by sequence number, so a reconnect or a reload never
 // shows anything twice.
-import { h, render } from '/assets/preact.mjs';
-import { useState, useEffect, useRef, useMemo, useCallback } from '/assets/preact-hooks.mjs';
-import htm from '/assets/htm.mjs';
-import { markdown } from '/assets/md.mjs';
-import { languages, pickLanguage, translator } from '/assets/i18n.mjs';
+import { h, render } from './preact.mjs';
+import { useState, useEffect, useRef, useMemo, useCallback } from './preact-hooks.mjs';
+import htm from './htm.mjs';
+import { markdown } from './md.mjs';
+import { languages, pickLanguage, translator } from './i18n.mjs';
+import { newConversation, applyEvent, runLabel } from './conv.mjs';
 
 const html = htm.bind(h);
 const API = '/api/v1';
@@ -23,6 +24,12 @@ class Problem extends Error {
 }
 
 let csrf = '';
+
+// metrics let the browser tests and benchmarks read what the page did:
+// when the first chunk was painted, how long events waited for paint, and
+// a way to cut the event stream's connection as a network drop would.
+const metrics = (window.__agenthost = { firstChunkPaint: 0, eventLatencies: [], applied: 0 });
+
 
 async function api(method, path, body) {
   const opts = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
@@ -70,8 +77,13 @@ function follow(id, state, onEvent, onConn) {
     let backoff = 250;
     while (!ctl.signal.aborted) {
       try {
+        // One controller per connection: metrics.dropStream cuts this
+        // connection only (as a network drop would), the loop reconnects.
+        const conn = new AbortController();
+        ctl.signal.addEventListener('abort', () => conn.abort());
+        metrics.dropStream = () => conn.abort();
         const r = await fetch(`${API}/workflows/${encodeURIComponent(id)}/events`, {
-          credentials: 'same-origin', signal: ctl.signal,
+          credentials: 'same-origin', signal: conn.signal,
           headers: { Accept: 'text/event-stream', 'Last-Event-ID': String(state.lastSeq) },
         });
         if (r.status === 404 || r.status === 401) { onConn(r.status === 404 ? 'notfound' : 'unauthorized'); return; }
@@ -92,7 +104,6 @@ function follow(id, state, onEvent, onConn) {
               if (ev.data !== undefined) {
                 const seq = Number(ev.id);
                 if (seq > state.lastSeq) {
-                  state.lastSeq = seq;
                   let data = null;
                   try { data = JSON.parse(ev.data); } catch { data = ev.data; }
                   onEvent({ seq, type: ev.event || 'message', data });
@@ -143,67 +154,6 @@ function useRoute() {
   return [route, go];
 }
 
-// ---- the conversation model ---------------------------------------------
-
-// A conversation is built from its events only: messages, streamed
-// chunks, tool calls with their results, progress and the run's end.
-function newConversation() {
-  return { lastSeq: 0, messages: [], byId: {}, tools: [], toolsById: {}, status: '', reason: '', label: '',
-    degraded: false, cost: 0, tokens: 0, rounds: 0, files: [], error: '' };
-}
-
-function applyEvent(c, e) {
-  const d = e.data || {};
-  switch (e.type) {
-    case 'message': {
-      const m = c.byId[d.id];
-      if (m) { m.content = d.content; m.role = d.role; m.streaming = false; m.documents = d.documents || []; }
-      else { const n = { id: d.id, role: d.role, content: d.content, documents: d.documents || [], seq: e.seq }; c.byId[d.id] = n; c.messages.push(n); }
-      break;
-    }
-    case 'chunk': {
-      let m = c.byId[d.messageId];
-      if (!m) { m = { id: d.messageId, role: 'assistant', content: '', documents: [], streaming: true, seq: e.seq }; c.byId[d.messageId] = m; c.messages.push(m); }
-      if (m.streaming) m.content += d.text;
-      break;
-    }
-    case 'status':
-      c.status = d.status || c.status;
-      c.label = d.label || '';
-      if (/^Knowledge store unavailable/.test(d.label || '')) c.degraded = true;
-      if (d.status === 'running') { c.reason = ''; c.error = ''; }
-      break;
-    case 'toolCall': {
-      const t = { id: d.callId, tool: d.tool, round: d.round, args: d.arguments, result: null, seq: e.seq };
-      c.toolsById[d.callId] = t;
-      c.tools.push(t);
-      break;
-    }
-    case 'toolResult': {
-      const t = c.toolsById[d.callId] || { id: d.callId, tool: d.tool, round: d.round, args: null };
-      if (!c.toolsById[d.callId]) { c.toolsById[d.callId] = t; c.tools.push(t); }
-      t.result = d;
-      break;
-    }
-    case 'agentProgress':
-      c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.round;
-      break;
-    case 'agentSummary':
-      c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.rounds;
-      if (d.reason === 'budgetExceeded' || d.reason === 'maxRoundsReached') c.reason = d.reason;
-      break;
-    case 'fileCreated':
-      c.files.push(d);
-      break;
-    case 'complete': c.status = 'completed'; if (d.reason === 'budgetExceeded' || d.reason === 'maxRoundsReached') c.reason = d.reason; break;
-    case 'stopped': c.status = 'stopped'; if (d.reason === 'budgetExceeded' || d.reason === 'maxRoundsReached') c.reason = d.reason; break;
-    case 'error': c.status = 'failed'; c.error = d.message || ''; break;
-  }
-}
-
-// metrics let the browser tests and benchmarks read what the page did:
-// when the first chunk was painted and how long events waited for paint.
-const metrics = (window.__agenthost = { firstChunkPaint: 0, eventLatencies: [], applied: 0 });
 
 // ---- components ---------------------------------------------------------
 
@@ -415,7 +365,7 @@ function RunState({ t, conv, conn }) {
   if (!conv) return null;
   const parts = [];
   if (conn === 'reconnecting') parts.push(html`<span class="warn" role="status">${t('reconnecting')}</span>`);
-  if (conv.status) parts.push(html`<span class=${'badge ' + conv.status} data-testid="run-status" data-status=${conv.status}>${conv.reason ? t(conv.reason) : t(conv.status)}</span>`);
+  if (conv.status) parts.push(html`<span class=${'badge ' + conv.status} data-testid="run-status" data-status=${conv.status} data-reason=${conv.reason || undefined}>${t(runLabel(conv))}</span>`);
   if (conv.status === 'running' && conv.label) parts.push(html`<span class="muted">${conv.label}</span>`);
   if (conv.degraded) parts.push(html`<span class="warn">${t('degraded')}</span>`);
   if (conv.error) parts.push(html`<span class="error" role="alert">${conv.error}</span>`);
@@ -557,7 +507,7 @@ function Workspace({ t, lang, session, route, go }) {
       });
     };
     const stop = follow(wf, c, (e) => {
-      applyEvent(c, e);
+      if (!applyEvent(c, e)) return;
       metrics.applied++;
       metrics.lastSeq = c.lastSeq;
       pending.push(performance.now());

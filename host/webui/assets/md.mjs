@@ -5,7 +5,7 @@
 // A link is kept only for http(s) and for a file reference, docItem:<id> or
 // file:<id>, with an optional #page=N; a file reference becomes a button
 // that opens the file's preview at that place (onCite).
-import { h } from '/assets/preact.mjs';
+import { h } from './preact.mjs';
 
 const safeURL = /^https?:\/\//i;
 const fileRef = /^(?:docItem|file):([A-Za-z0-9-]+)(?:#page=(\d+))?$/;

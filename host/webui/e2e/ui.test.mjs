@@ -20,6 +20,10 @@ const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, l
 const page = await ctx.newPage();
 const cspViolations = [];
 page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text()); });
+// The Last-Event-ID of every event-stream request, to show resumes ask
+// only for what the page has not seen.
+const resumes = [];
+page.on('request', (r) => { if (/\/events$/.test(r.url())) resumes.push(Number(r.headers()['last-event-id'] || 0)); });
 page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
 
 let n = 0;
@@ -153,18 +157,52 @@ await step('run-stopped', async () => {
   assert.equal(await page.locator('button.stop').count(), 0);
 });
 
-await step('reload-mid-run-no-duplicates', async () => {
+await step('run-failed', async () => {
   await page.click('button.new');
-  await ask('Answer slowly please.');
-  await page.waitForURL(new RegExp(`/w/${ws}/c/`));
-  await page.waitForFunction(() => (document.querySelector('.msg.assistant')?.innerText || '').includes('w05'));
-  await page.reload();
+  await ask('Now please fail.');
+  await page.locator('[data-testid=run-status][data-status=failed]').waitFor({ timeout: 60000 });
+  assert.match(await page.locator('.run-state .error').innerText(), /refuses/);
+});
+
+const everyWordOnce = async () => {
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
   const text = await assistantText();
   const words = text.match(/w\d\d/g);
   assert.deepEqual(words, Array.from({ length: 60 }, (_, i) => 'w' + String(i + 1).padStart(2, '0')), 'every word once, in order: ' + text);
   assert.equal(await page.locator('.msg.user').count(), 1);
   assert.equal(await page.locator('.msg.assistant').count(), 1);
+};
+
+await step('network-drop-resumes', async () => {
+  await page.click('button.new');
+  await ask('Answer slowly after a drop.');
+  await page.waitForURL(new RegExp(`/w/${ws}/c/`));
+  await page.waitForFunction(() => (document.querySelector('.msg.assistant')?.innerText || '').includes('w05'));
+  // Offline first, so the reconnects fail for a while; then the stream's
+  // connection is cut (Chromium's offline mode leaves open streams alone).
+  await ctx.setOffline(true);
+  await page.evaluate(() => window.__agenthost.dropStream());
+  await page.locator('.run-state .warn', { hasText: 'reconnecting' }).waitFor();
+  await page.screenshot({ path: path.join(out, 'network-drop-offline.png') });
+  await page.waitForTimeout(1500);
+  const before = resumes.length;
+  await ctx.setOffline(false);
+  await everyWordOnce();
+  const after = resumes.slice(before);
+  assert.ok(after.length > 0 && after[after.length - 1] > 0, 'the reconnect resumes with Last-Event-ID: ' + after);
+});
+
+await step('reload-mid-run-no-duplicates', async () => {
+  await page.click('button.new');
+  await ask('Answer slowly please.');
+  await page.waitForURL(new RegExp(`/w/${ws}/c/`));
+  await page.waitForFunction(() => (document.querySelector('.msg.assistant')?.innerText || '').includes('w05'));
+  const before = resumes.length;
+  await page.reload();
+  await everyWordOnce();
+  // After a reload the page knows nothing: it reads from the start, and
+  // applies each event once.
+  assert.equal(resumes[before], 0);
 });
 
 await step('at-file', async () => {
