@@ -52,7 +52,7 @@ func browserPrereqs(t testing.TB) string {
 // scripted model, a bootstrapped tenant and a second tenant whose ids the
 // first must not reach.
 type uiWorld struct {
-	base, token, ws string
+	base, token, ws  string
 	otherWS, otherWF string
 	model            *llmtest.Server
 	server           *child
