@@ -53,6 +53,7 @@ func browserPrereqs(t testing.TB) string {
 // first must not reach.
 type uiWorld struct {
 	base, token, ws  string
+	data             string
 	otherWS, otherWF string
 	model            *llmtest.Server
 	server           *child
@@ -106,7 +107,7 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 	return llmtest.Reply("Noted: " + q)
 }
 
-func startUIWorld(t *testing.T) *uiWorld {
+func startUIWorld(t testing.TB) *uiWorld {
 	t.Helper()
 	w := &uiWorld{model: llmtest.New(t, llmtest.WithDefault(llmtest.Decide(script)), llmtest.WithChunkSize(4))}
 	data := filepath.Join(t.TempDir(), "data")
@@ -125,7 +126,7 @@ func startUIWorld(t *testing.T) *uiWorld {
 	if ws == nil || tok == nil || ws2 == nil || tok2 == nil {
 		t.Fatalf("bootstrap printed %s %s", out, out2)
 	}
-	w.ws, w.token, w.otherWS = ws[1], tok[1], ws2[1]
+	w.ws, w.token, w.otherWS, w.data = ws[1], tok[1], ws2[1], data
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

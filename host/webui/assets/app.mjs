@@ -495,15 +495,16 @@ function Workspace({ t, lang, session, route, go }) {
     if (!wf || !known) { setTick((n) => n + 1); return; }
     const c = newConversation();
     convRef.current = c;
-    let frame = 0, pending = [];
+    let frame = 0, pending = [], chunkPending = false;
     const paint = () => {
       frame = 0;
       setTick((n) => n + 1);
       requestAnimationFrame(() => {
         const now = performance.now();
         for (const at of pending) metrics.eventLatencies.push(now - at);
-        if (!metrics.firstChunkPaint && c.messages.some((m) => m.role === 'assistant' && m.content)) metrics.firstChunkPaint = now;
+        if (chunkPending && metrics.sentAt && !metrics.firstChunkPaint) metrics.firstChunkPaint = now;
         pending = [];
+        chunkPending = false;
       });
     };
     const stop = follow(wf, c, (e) => {
@@ -511,6 +512,7 @@ function Workspace({ t, lang, session, route, go }) {
       metrics.applied++;
       metrics.lastSeq = c.lastSeq;
       pending.push(performance.now());
+      if (e.type === 'chunk') chunkPending = true;
       if (e.type === 'complete' || e.type === 'stopped' || e.type === 'error') loadConvs();
       if (!frame) frame = requestAnimationFrame(paint);
     }, (s) => {
@@ -528,6 +530,8 @@ function Workspace({ t, lang, session, route, go }) {
 
   const send = async (prompt, fileIds) => {
     setSendErr('');
+    metrics.sentAt = performance.now();
+    metrics.firstChunkPaint = 0;
     try {
       const w = await api('POST', `/workspaces/${ws}/workflows`, { prompt, fileIds, workflowId: wf || undefined, userLanguage: lang });
       if (!wf) go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`);
