@@ -219,7 +219,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	app := api.New(api.Deps{
-		Logger: logger, Plugins: host, UI: ui,
+		Logger: logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workspace"
@@ -50,6 +51,8 @@ var clientErrors = []struct {
 }{
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
 	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
+	{llm.ErrNotConfigured, fiber.StatusServiceUnavailable, "No Model Configured"},
+	{llm.ErrInvalidRequest, fiber.StatusBadRequest, "Bad Request"},
 	{workspace.ErrNoSettings, fiber.StatusNotImplemented, "Not Implemented"},
 	// A workspace whose stored tool set this server does not define: the
 	// operator's to fix (admin tools), never a server fault.

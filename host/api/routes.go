@@ -66,6 +66,10 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Post("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Get("/files/:id/index", handleFileIndex(d.IndexStates))
 	}
+	if d.Voice != nil {
+		authed.Post("/workspaces/:ws/voice/transcribe", handleTranscribe(d.Voice, d.Workspaces))
+		authed.Post("/workspaces/:ws/voice/synthesize", handleSynthesize(d.Voice, d.Workspaces))
+	}
 	if d.ContainerEntries != nil {
 		authed.Get("/files/:id/entries", handleFileEntries(d.ContainerEntries))
 	}

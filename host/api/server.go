@@ -60,6 +60,9 @@ type Deps struct {
 	// Model names the agent's model for the status page; nil or "" when no
 	// model is configured (the page then says what to set).
 	Model func() string
+	// Voice transcribes recorded speech and speaks answers (the model
+	// layer's transcription and speech chains); nil serves no voice routes.
+	Voice Voice
 	// UI is the workspace UI in the browser, served at / with its session
 	// routes; nil serves the status page at / instead.
 	UI *webui.UI

@@ -105,7 +105,8 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	o.model.Provider = "test"
 	client, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: ts.model.URL(), Timeout: 10 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model}},
+		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model},
+			llm.OpTranscription: {{Provider: "test", Model: "whisper-1"}}, llm.OpSpeech: {{Provider: "test", Model: "tts-1"}}},
 		Retry:     llm.RetryConfig{Attempts: 1},
 	}, billing.NewMeter(db), nil)
 	if err != nil {
@@ -121,7 +122,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		t.Fatal(err)
 	}
 	ts.app = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
-		UI: ui, Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
+		UI: ui, Voice: client, Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
