@@ -107,7 +107,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: ts.model.URL(), Timeout: 10 * time.Second}},
 		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model},
 			llm.OpTranscription: {{Provider: "test", Model: "whisper-1"}}, llm.OpSpeech: {{Provider: "test", Model: "tts-1"}}},
-		Retry:     llm.RetryConfig{Attempts: 1},
+		Retry: llm.RetryConfig{Attempts: 1},
 	}, billing.NewMeter(db), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,9 @@ import (
 // through the scripted OpenAI-compatible server's real audio endpoints;
 // bad input is refused clearly, and another workspace is not found.
 func TestVoiceRoutes(t *testing.T) {
-	ts := server(t, func(o *serverOptions) { o.llmOpts = append(o.llmOpts, llmtest.WithTranscript("what does the manual say")) })
+	ts := server(t, func(o *serverOptions) {
+		o.llmOpts = append(o.llmOpts, llmtest.WithTranscript("what does the manual say"))
+	})
 	do := func(method, path, ctype string, body []byte) (int, string, string) {
 		req, _ := http.NewRequest(method, ts.base+path, bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+ts.alice)
