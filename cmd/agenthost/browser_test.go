@@ -109,7 +109,8 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 
 func startUIWorld(t testing.TB) *uiWorld {
 	t.Helper()
-	w := &uiWorld{model: llmtest.New(t, llmtest.WithDefault(llmtest.Decide(script)), llmtest.WithChunkSize(4))}
+	w := &uiWorld{model: llmtest.New(t, llmtest.WithDefault(llmtest.Decide(script)), llmtest.WithChunkSize(4),
+		llmtest.WithTranscript("Tell me about voice"))}
 	data := filepath.Join(t.TempDir(), "data")
 	out, _, err := run0(t, "admin", "bootstrap", "-data", data, "-tenant", "Acme", "-email", "ada@acme.example")
 	if err != nil {
@@ -136,6 +137,8 @@ func startUIWorld(t testing.TB) *uiWorld {
 	t.Setenv("AGENTHOST_OPENAI_BASE_URL", w.model.URL())
 	t.Setenv("AGENTHOST_OPENAI_API_KEY", "sk-test")
 	t.Setenv("AGENTHOST_MODEL_AGENT", "scripted")
+	t.Setenv("AGENTHOST_MODEL_TRANSCRIPTION", "whisper-1")
+	t.Setenv("AGENTHOST_MODEL_SPEECH", "tts-1")
 	w.server = startChild(t, "serve", "-data", data, "-addr", addr)
 	w.server.waitFor(t, "agenthost listening")
 	w.base = "http://" + addr
@@ -200,7 +203,8 @@ func tail(s string, n int) string {
 // serve process: sign in, drag-and-drop a PDF and watch it become indexed,
 // ask a question the scripted model answers while the tool log fills, open
 // the citation at its page, stop a run, reload mid-run and see the stream
-// resume without duplicates, name a file with @, switch to German; axe-core
+// resume without duplicates, name a file with @, switch to German, speak a
+// question into the (fake) microphone and hear the answer; axe-core
 // on the main views; the session cookie unreadable by script, no inline
 // script under the CSP, another tenant's ids a not-found view. Screenshots
 // of every step go to bin/ui-artefacts (printed).

@@ -372,7 +372,7 @@ function RunState({ t, conv, conn }) {
   return html`<div class="run-state">${parts}</div>`;
 }
 
-function Chat({ t, conv, openFile }) {
+function Chat({ t, conv, openFile, spoken }) {
   const end = useRef();
   useEffect(() => { end.current && end.current.scrollIntoView({ block: 'end' }); });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
@@ -381,6 +381,7 @@ function Chat({ t, conv, openFile }) {
     ${conv.messages.map((m) => html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
       <h3 class="who">${m.role === 'user' ? t('you') : t('assistant')}</h3>
       <div class="body">${m.role === 'user' ? html`<p>${m.content}</p>` : markdown(m.content, openFile)}</div>
+      ${spoken && spoken[m.id] && html`<audio controls src=${spoken[m.id]} data-testid="voice-audio" aria-label=${t('voice')}></audio>`}
       ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
     </article>`)}
     ${conv.files.map((f) => html`<div class="file-card"><button type="button" class="cite" onClick=${() => openFile(f.fileId, 0)}>${f.name}</button> <span class="muted">${f.mimeType}</span></div>`)}
@@ -388,8 +389,46 @@ function Chat({ t, conv, openFile }) {
   </div>`;
 }
 
-function Composer({ t, files, running, onSend, onStop }) {
+// useRecorder records the microphone with MediaRecorder; stop() resolves
+// with the recording.
+function useRecorder() {
+  const [rec, setRec] = useState(null);
+  const start = async () => {
+    const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    const r = new MediaRecorder(stream);
+    const parts = [];
+    r.ondataavailable = (e) => e.data.size && parts.push(e.data);
+    r.done = new Promise((resolve) => { r.onstop = () => { stream.getTracks().forEach((tr) => tr.stop()); resolve(new Blob(parts, { type: r.mimeType || 'audio/webm' })); }; });
+    r.start();
+    setRec(r);
+  };
+  const stop = async () => { if (!rec) return null; rec.stop(); const b = await rec.done; setRec(null); return b; };
+  return { recording: !!rec, start, stop };
+}
+
+function Composer({ t, ws, files, running, voice, setVoice, onSend, onStop }) {
   const [text, setText] = useState('');
+  const [voiceErr, setVoiceErr] = useState('');
+  const [transcribing, setTranscribing] = useState(false);
+  const recorder = useRecorder();
+  const mic = async () => {
+    setVoiceErr('');
+    try {
+      if (!recorder.recording) { await recorder.start(); return; }
+      const audio = await recorder.stop();
+      setTranscribing(true);
+      const r = await fetch(`${API}/workspaces/${encodeURIComponent(ws)}/voice/transcribe`, { method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': audio.type, 'X-CSRF-Token': csrf }, body: audio });
+      const data = await r.json().catch(() => null);
+      if (!r.ok) throw new Problem(r.status, data);
+      const said = (data.text || '').trim();
+      if (!said) return;
+      // With voice on, what was said is the prompt; otherwise it waits in
+      // the input to be read and sent.
+      if (voice && !running) onSend(said, []);
+      else setText((v) => (v ? v + ' ' : '') + said);
+    } catch (e) { setVoiceErr(e.message); } finally { setTranscribing(false); }
+  };
   const [attached, setAttached] = useState([]);
   const [sugg, setSugg] = useState(null); // {query, start, items, active}
   const ta = useRef();
@@ -436,7 +475,11 @@ function Composer({ t, files, running, onSend, onStop }) {
       ${sugg && html`<ul id="mention-list" role="listbox" class="mentions">${sugg.items.map((f, i) => html`<li id=${'mention-' + i} role="option"
         aria-selected=${i === sugg.active} class=${i === sugg.active ? 'active' : ''} onMouseDown=${(e) => { e.preventDefault(); choose(f); }}>${f.name}</li>`)}</ul>`}
     </div>
+    ${voiceErr && html`<p class="error" role="alert">${voiceErr}</p>`}
     <div class="actions">
+      <button type="button" class="voice-toggle" aria-pressed=${voice} onClick=${() => setVoice(!voice)}>${t('voice')}: ${voice ? t('on') : t('off')}</button>
+      <button type="button" class=${'mic' + (recorder.recording ? ' recording' : '')} aria-pressed=${recorder.recording} disabled=${transcribing}
+        onClick=${mic}>${transcribing ? t('transcribing') : recorder.recording ? t('stopRecording') : t('record')}</button>
       ${running ? html`<button type="button" class="stop" onClick=${onStop}>${t('stop')}</button>` : html`<button type="submit" class="send">${t('send')}</button>`}
     </div>
   </form>`;
@@ -455,6 +498,27 @@ function Workspace({ t, lang, session, route, go }) {
   const [conn, setConn] = useState('');
   const [, setTick] = useState(0);
   const convRef = useRef(null);
+  // Voice is toggled per conversation (and for the next new one); answers
+  // are spoken only when they arrive after a send from this page, never on
+  // a replay.
+  const voiceKey = 'agenthost.voice.' + (wf || 'new:' + ws);
+  const [voice, setVoiceState] = useState(() => localStorage.getItem(voiceKey) === 'on');
+  useEffect(() => { setVoiceState(localStorage.getItem(voiceKey) === 'on'); }, [voiceKey]);
+  const setVoice = (on) => { localStorage.setItem(voiceKey, on ? 'on' : 'off'); setVoiceState(on); };
+  const voiceRef = useRef(voice);
+  voiceRef.current = voice;
+  const speakFrom = useRef(Infinity);
+  const [spoken, setSpoken] = useState({});
+  const speak = async (id, text) => {
+    try {
+      const r = await fetch(`${API}/workspaces/${encodeURIComponent(ws)}/voice/synthesize`, { method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, body: JSON.stringify({ text: text.slice(0, 4096) }) });
+      if (!r.ok) throw new Problem(r.status, await r.json().catch(() => null));
+      const url = URL.createObjectURL(await r.blob());
+      setSpoken((sp) => ({ ...sp, [id]: url }));
+      new Audio(url).play().catch(() => { /* autoplay refused: the player below the message remains */ });
+    } catch (e) { setSendErr(e.message); }
+  };
   const known = session.workspaces.some((w) => w.id === ws);
 
   const loadConvs = useCallback(async () => {
@@ -509,6 +573,7 @@ function Workspace({ t, lang, session, route, go }) {
     };
     const stop = follow(wf, c, (e) => {
       if (!applyEvent(c, e)) return;
+      if (e.type === 'message' && e.data.role === 'assistant' && e.seq > speakFrom.current && voiceRef.current) speak(e.data.id, e.data.content);
       metrics.applied++;
       metrics.lastSeq = c.lastSeq;
       pending.push(performance.now());
@@ -531,10 +596,14 @@ function Workspace({ t, lang, session, route, go }) {
   const send = async (prompt, fileIds) => {
     setSendErr('');
     metrics.sentAt = performance.now();
+    speakFrom.current = convRef.current ? convRef.current.lastSeq : 0;
     metrics.firstChunkPaint = 0;
     try {
       const w = await api('POST', `/workspaces/${ws}/workflows`, { prompt, fileIds, workflowId: wf || undefined, userLanguage: lang });
-      if (!wf) go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`);
+      if (!wf) {
+        if (voice) localStorage.setItem('agenthost.voice.' + w.id, 'on');
+        go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`);
+      }
       loadConvs();
     } catch (e) { setSendErr(e.message); }
   };
@@ -550,9 +619,9 @@ function Workspace({ t, lang, session, route, go }) {
     </nav>
     <main class="center" id="main" aria-label=${t('chat')}>
       <${RunState} t=${t} conv=${conv} conn=${conn} />
-      <${Chat} t=${t} conv=${conv} openFile=${openFile} />
+      <${Chat} t=${t} conv=${conv} openFile=${openFile} spoken=${spoken} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
-      <${Composer} t=${t} files=${files} running=${running} onSend=${send} onStop=${stopRun} />
+      <${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />
     </main>
     <aside class="right" aria-label=${t('activity')}>
       <${Preview} t=${t} ws=${ws} target=${preview} close=${() => setPreview(null)} />

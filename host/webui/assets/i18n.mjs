@@ -20,6 +20,7 @@ const en = {
   emptyChat: 'Ask a question to start a conversation. The agent reads your files and cites where it found the answer.',
   you: 'You', assistant: 'Agent', rounds: 'rounds', tokens: 'tokens', voice: 'Voice', serverStatus: 'Server status',
   mainNav: 'Workspace', chat: 'Chat', sources: 'Sources',
+  on: 'on', off: 'off', record: 'Speak', stopRecording: 'Stop recording', transcribing: 'Transcribing…',
 };
 const de = {
   signInTitle: 'Anmelden', signInLead: 'Melden Sie sich mit einem API-Token an. Tokens stellt eine Administratorin aus (agenthost admin token); agenthost hat keine Passwörter.',
@@ -40,6 +41,7 @@ const de = {
   emptyChat: 'Stellen Sie eine Frage, um eine Unterhaltung zu beginnen. Der Agent liest Ihre Dateien und nennt, wo er die Antwort fand.',
   you: 'Sie', assistant: 'Agent', rounds: 'Runden', tokens: 'Tokens', voice: 'Sprache', serverStatus: 'Serverstatus',
   mainNav: 'Arbeitsbereich', chat: 'Chat', sources: 'Quellen',
+  on: 'ein', off: 'aus', record: 'Sprechen', stopRecording: 'Aufnahme beenden', transcribing: 'Transkribiert…',
 };
 export const languages = { en: 'English', de: 'Deutsch' };
 const dicts = { en, de };

@@ -15,8 +15,10 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US' });
+  // A fake microphone (a tone) and autoplay without a gesture, for voice.
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'] });
+const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US', permissions: ['microphone'] });
 const page = await ctx.newPage();
 const cspViolations = [];
 page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text()); });
@@ -217,6 +219,28 @@ await step('at-file', async () => {
   await page.press('#chat-input', 'Enter');
   await page.locator('.msg.user', { hasText: '@deb-camlidl-1.04.pdf' }).waitFor();
   await page.locator(`.msg.user .docs button.cite`).last().waitFor();
+});
+
+await step('voice', async () => {
+  await page.click('button.new');
+  await page.click('button.voice-toggle');
+  assert.equal(await page.getAttribute('button.voice-toggle', 'aria-pressed'), 'true');
+  await page.click('button.mic');
+  await page.locator('button.mic[aria-pressed=true]').waitFor();
+  await page.waitForTimeout(700);
+  await page.click('button.mic');
+  // The recording is transcribed by the server and, voice being on, sent.
+  await page.locator('.msg.user', { hasText: 'Tell me about voice' }).waitFor();
+  const answer = page.locator('.msg.assistant', { hasText: 'Noted: Tell me about voice' });
+  await answer.waitFor();
+  await answer.locator('audio[data-testid=voice-audio]').waitFor();
+  assert.match(await answer.locator('audio').getAttribute('src'), /^blob:/);
+  // Voice stays on for this conversation after a reload; a replay is not spoken again.
+  await page.reload();
+  await page.locator('.msg.assistant', { hasText: 'Noted: Tell me about voice' }).waitFor();
+  assert.equal(await page.getAttribute('button.voice-toggle', 'aria-pressed'), 'true');
+  assert.equal(await page.locator('audio[data-testid=voice-audio]').count(), 0);
+  await page.click('button.voice-toggle');
 });
 
 await step('german', async () => {
