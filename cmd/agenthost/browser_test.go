@@ -180,7 +180,7 @@ func runNode(t testing.TB, e2e, script string, w *uiWorld, artefacts string, ext
 	cmd.Dir = e2e
 	cmd.Env = append(os.Environ(), "UI_BASE="+w.base, "UI_TOKEN="+w.token, "UI_WS="+w.ws,
 		"UI_OTHER_WS="+w.otherWS, "UI_OTHER_WF="+w.otherWF, "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium,
-		"UI_PDF="+testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pdf"))
+		"UI_PDF="+testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pdf"), "UI_ZIP="+testcorpus.Path(t, "archives", "benign", "project-docs.zip"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -212,6 +212,7 @@ func TestBrowser(t *testing.T) {
 	e2e := browserPrereqs(t)
 	w := startUIWorld(t)
 	artefacts, _ := filepath.Abs(filepath.Join("..", "..", "bin", "ui-artefacts"))
+	os.RemoveAll(artefacts) // this run's screenshots only
 	if err := os.MkdirAll(artefacts, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -351,7 +351,7 @@ function Activity({ t, conv }) {
   const tools = conv ? conv.tools : [];
   return html`<section class="panel activity" aria-labelledby="act-h">
     <h2 id="act-h">${t('activity')}</h2>
-    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.cost.toFixed(4)} · ${conv.tokens} ${t('tokens')} · ${conv.rounds} ${t('rounds')}</p>`}
+    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.cost.toFixed(4)} · ${t('tokens')}: ${conv.tokens} · ${t('rounds')}: ${conv.rounds}</p>`}
     ${tools.length === 0 ? html`<p class="muted">${t('noActivity')}</p>` : html`<ol class="tool-log" aria-live="polite">${tools.map((c) => html`<li key=${c.id} class=${c.result ? (c.result.ok ? 'ok' : 'fail') : 'pending'} data-tool=${c.tool}>
       <details>
         <summary><strong>${c.tool}</strong> ${c.result ? html`<span>${c.result.ok ? '✓' : '✗'} ${fmtMs(c.result.durationMs)}</span>` : html`<span class="muted">…</span>`}</summary>
@@ -634,7 +634,8 @@ function App() {
   const [lang, setLangState] = useState(pickLanguage);
   const t = useMemo(() => translator(lang), [lang]);
   const setLang = (l) => { localStorage.setItem('agenthost.lang', l); setLangState(l); };
-  useEffect(() => { document.documentElement.lang = lang; }, [lang]);
+  // Set while rendering, so the page's language and its words change together.
+  document.documentElement.lang = lang;
   const [session, setSession] = useState(undefined); // undefined: loading; null: signed out
   const [err, setErr] = useState('');
   const [route, go] = useRoute();

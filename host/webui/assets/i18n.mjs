@@ -18,7 +18,7 @@ const en = {
   notFound: 'Not found', notFoundLead: 'This workspace or conversation does not exist, or it is not yours to see.', backHome: 'Back to your workspaces',
   status_pending: 'waiting', status_extracted: 'extracted', status_embedding: 'embedding', status_indexed: 'indexed', status_failed: 'failed',
   emptyChat: 'Ask a question to start a conversation. The agent reads your files and cites where it found the answer.',
-  you: 'You', assistant: 'Agent', rounds: 'rounds', tokens: 'tokens', voice: 'Voice', serverStatus: 'Server status',
+  you: 'You', assistant: 'Agent', rounds: 'Rounds', tokens: 'Tokens', voice: 'Voice', serverStatus: 'Server status',
   mainNav: 'Workspace', chat: 'Chat', sources: 'Sources',
   on: 'on', off: 'off', record: 'Speak', stopRecording: 'Stop recording', transcribing: 'Transcribing…',
 };

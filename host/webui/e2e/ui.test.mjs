@@ -151,6 +151,29 @@ await step('citation-opens-page', async () => {
   assert.match(await pv.locator('h2').innerText(), /page 2/);
 });
 
+await step('knowledge-search-opens-page', async () => {
+  await page.fill('#search-q', 'interface attributes');
+  await page.press('#search-q', 'Enter');
+  const hit = page.locator('.hits li button.cite').first();
+  await hit.waitFor();
+  const label = await hit.innerText();
+  const m = /page (\d+)/.exec(label);
+  assert.ok(m, 'the hit names its page: ' + label);
+  await hit.click();
+  await page.locator(`.preview[data-file="${fileId}"][data-page="${m[1]}"] .preview-text`).waitFor();
+});
+
+await step('archive-chosen-and-entries', async () => {
+  // The keyboard path: the file chooser instead of a drop.
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles(env('UI_ZIP'));
+  const li = page.locator('.file-list li', { hasText: path.basename(env('UI_ZIP')) });
+  await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 180000 });
+  await li.locator('button', { hasText: 'Archive entries' }).click();
+  await li.locator('.entries li').first().waitFor();
+  assert.ok(await li.locator('.entries li').count() >= 2, 'the archive lists its entries');
+});
+
 await step('run-stopped', async () => {
   await ask('Tell me slowly about everything.');
   await page.locator('.msg.assistant.streaming').last().waitFor();
@@ -250,10 +273,10 @@ await step('german', async () => {
   await page.reload();
   await page.locator('h2', { hasText: 'Unterhaltungen' }).waitFor();
   await axe('conversation (German)');
-  await page.selectOption('#lang', 'en');
 });
 
 await step('other-tenant-not-found', async () => {
+  await page.selectOption('#lang', 'en');
   for (const p of [`/w/${otherWS}`, `/w/${ws}/c/${otherWF}`, `/w/${otherWS}/c/${otherWF}`]) {
     await page.goto(base + p);
     await page.locator('[data-view=notfound]').waitFor();
