@@ -39,7 +39,7 @@ const de = {
   notFound: 'Nicht gefunden', notFoundLead: 'Dieser Arbeitsbereich oder diese Unterhaltung existiert nicht, oder Sie dürfen sie nicht sehen.', backHome: 'Zurück zu Ihren Arbeitsbereichen',
   status_pending: 'wartet', status_extracted: 'extrahiert', status_embedding: 'Vektoren', status_indexed: 'indexiert', status_failed: 'fehlgeschlagen',
   emptyChat: 'Stellen Sie eine Frage, um eine Unterhaltung zu beginnen. Der Agent liest Ihre Dateien und nennt, wo er die Antwort fand.',
-  you: 'Sie', assistant: 'Agent', rounds: 'Runden', tokens: 'Tokens', voice: 'Sprache', serverStatus: 'Serverstatus',
+  you: 'Sie', assistant: 'Agent', rounds: 'Runden', tokens: 'Tokens', voice: 'Sprachmodus', serverStatus: 'Serverstatus',
   mainNav: 'Arbeitsbereich', chat: 'Chat', sources: 'Quellen',
   on: 'ein', off: 'aus', record: 'Sprechen', stopRecording: 'Aufnahme beenden', transcribing: 'Transkribiert…',
 };
