@@ -47,7 +47,7 @@ async function api(method, path, body) {
 
 // upload sends one file with XMLHttpRequest, whose upload progress fetch
 // does not report.
-function upload(ws, file, tags, onProgress) {
+function upload(ws, file, tags, folderId, onProgress) {
   return new Promise((resolve, reject) => {
     const x = new XMLHttpRequest();
     x.open('POST', `${API}/workspaces/${encodeURIComponent(ws)}/files`);
@@ -62,6 +62,7 @@ function upload(ws, file, tags, onProgress) {
     const fd = new FormData();
     fd.append('file', file, file.name);
     if (tags) fd.append('tags', tags);
+    if (folderId) fd.append('folderId', folderId);
     x.send(fd);
   });
 }
@@ -234,13 +235,27 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
   const [over, setOver] = useState(false);
   const [tags, setTags] = useState('');
   const [entries, setEntries] = useState({});
+  const [newFolder, setNewFolder] = useState('');
+  const [folderErr, setFolderErr] = useState('');
   const input = useRef();
+  const makeFolder = async (e) => {
+    e.preventDefault();
+    if (!newFolder.trim()) return;
+    setFolderErr('');
+    try {
+      const f = await api('POST', `/workspaces/${ws}/folders`, { name: newFolder.trim() });
+      setNewFolder('');
+      await reload();
+      setFolder(f.id);
+    } catch (ex) { setFolderErr(ex.message); }
+  };
   const send = async (list) => {
     for (const f of list) {
       const u = { name: f.name, progress: 0, error: '' };
       setUploads((us) => [...us, u]);
       try {
-        await upload(ws, f, tags, (p) => { u.progress = p; setUploads((us) => [...us]); });
+        const into = folder && folder !== 'root' ? folder : '';
+        await upload(ws, f, tags, into, (p) => { u.progress = p; setUploads((us) => [...us]); });
         u.progress = 1; u.done = true;
       } catch (e) { u.error = e.message; }
       setUploads((us) => [...us]);
@@ -269,11 +284,19 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
       <progress max="1" value=${u.progress} aria-label=${t('uploading') + ' ' + u.name}>${Math.round(u.progress * 100)}%</progress>
       ${u.error && html`<span class="error" role="alert">${u.error}</span>`}
     </div>`)}
-    ${folders && folders.length > 0 && html`<label class="folder-pick">${t('folders')}
-      <select value=${folder} onChange=${(e) => setFolder(e.target.value)}>
-        <option value="">${t('allFiles')}</option><option value="root">${t('noFolder')}</option>
-        ${folders.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
-      </select></label>`}
+    <div class="folders">
+      ${folders && folders.length > 0 && html`<label class="folder-pick">${t('folders')}
+        <select value=${folder} onChange=${(e) => setFolder(e.target.value)} id="folder-pick">
+          <option value="">${t('allFiles')}</option><option value="root">${t('noFolder')}</option>
+          ${folders.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
+        </select></label>`}
+      <form class="new-folder" onSubmit=${makeFolder}>
+        <label class="visually-hidden" for="new-folder">${t('newFolder')}</label>
+        <input id="new-folder" placeholder=${t('newFolder')} value=${newFolder} onInput=${(e) => setNewFolder(e.target.value)} />
+        <button type="submit">${t('create')}</button>
+      </form>
+      ${folderErr && html`<p class="error" role="alert">${folderErr}</p>`}
+    </div>
     ${error ? html`<p class="error" role="alert">${error}</p>` : shown === null ? html`<p class="muted">${t('loading')}</p>` :
       shown.length === 0 ? html`<p class="muted">${t('noFiles')}</p>` :
       html`<ul class="file-list">${shown.map((f) => html`<li key=${f.id} data-file=${f.id}>
@@ -351,7 +374,7 @@ function Activity({ t, conv }) {
   const tools = conv ? conv.tools : [];
   return html`<section class="panel activity" aria-labelledby="act-h">
     <h2 id="act-h">${t('activity')}</h2>
-    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.cost.toFixed(4)} · ${t('tokens')}: ${conv.tokens} · ${t('rounds')}: ${conv.rounds}</p>`}
+    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.cost.toFixed(4)} · ${t('tokens')}: ${conv.tokens} · ${t('rounds')}: ${conv.rounds}${conv.maxRounds ? ' / ' + conv.maxRounds : ''}</p>`}
     ${tools.length === 0 ? html`<p class="muted">${t('noActivity')}</p>` : html`<ol class="tool-log" aria-live="polite">${tools.map((c) => html`<li key=${c.id} class=${c.result ? (c.result.ok ? 'ok' : 'fail') : 'pending'} data-tool=${c.tool}>
       <details>
         <summary><strong>${c.tool}</strong> ${c.result ? html`<span>${c.result.ok ? '✓' : '✗'} ${fmtMs(c.result.durationMs)}</span>` : html`<span class="muted">…</span>`}</summary>

@@ -56,7 +56,7 @@ export function applyEvent(c, e) {
       break;
     }
     case 'agentProgress':
-      c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.round;
+      c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.round; c.maxRounds = d.maxRounds || 0;
       break;
     case 'agentSummary':
       c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.rounds;

@@ -174,6 +174,23 @@ await step('archive-chosen-and-entries', async () => {
   assert.ok(await li.locator('.entries li').count() >= 2, 'the archive lists its entries');
 });
 
+await step('folder-made-and-filled', async () => {
+  await page.fill('#new-folder', 'Manuals');
+  await page.press('#new-folder', 'Enter');
+  await page.locator('#folder-pick option', { hasText: 'Manuals' }).waitFor({ state: 'attached' });
+  await page.waitForFunction(() => document.querySelector('#folder-pick').selectedOptions[0].text === 'Manuals');
+  assert.equal(await page.locator('.file-list li').count(), 0, 'the new folder is empty');
+  await page.fill('#upload-tags', 'manual, v1');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Release notes: interfaces are stable.') });
+  const li = page.locator('.file-list li', { hasText: 'notes.txt' });
+  await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 60000 });
+  assert.deepEqual(await li.locator('.tag').allInnerTexts(), ['manual', 'v1']);
+  await page.selectOption('#folder-pick', '');
+  await page.locator(`.file-list li[data-file="${fileId}"]`).waitFor();
+  await page.fill('#upload-tags', '');
+});
+
 await step('run-stopped', async () => {
   await ask('Tell me slowly about everything.');
   await page.locator('.msg.assistant.streaming').last().waitFor();
