@@ -10,7 +10,7 @@ GOTEST    ?= $(GO) test
 # TESTPKGS narrows `make test` to some packages (.ci/fresh-clone uses it too).
 TESTPKGS  ?= ./...
 
-.PHONY: all build plugins testplugins test bench run vet lint testdeps clean
+.PHONY: all build plugins testplugins test bench run vet lint testdeps clean webui-vendor
 
 all: build
 
@@ -41,6 +41,11 @@ build: plugins
 
 run: build
 	$(BIN) serve
+
+# The UI's vendored modules (Preact, htm) are committed; this fetches them
+# again from npm, checked against host/webui/vendor.lock.
+webui-vendor:
+	@bash host/webui/vendor.sh
 
 # testdeps installs what the tests need that Go does not bring (PostgreSQL,
 # Node packages); it is idempotent and quick when everything is present.

@@ -99,8 +99,8 @@ func parseLimit(name, v string) (set bool, amt *money.Amount, err error) {
 // limits sets what the flags say and prints the tenant's limits and
 // spending.
 func (b *billingAdminFlags) limits(ctx context.Context, db *store.DB, tenantID string, w io.Writer) error {
-	if _, err := db.Tenant(ctx, tenantID); err != nil {
-		return fmt.Errorf("admin limits: tenant %s: %w", tenantID, err)
+	if _, err := db.Tenant(ctx, tenancy.Principal{TenantID: tenantID}); err != nil {
+		return fmt.Errorf("admin limits: no tenant %s: %w", tenantID, err)
 	}
 	now := time.Now().UTC()
 	bud, err := db.TenantBudget(ctx, tenantID, now)
@@ -136,8 +136,8 @@ func (b *billingAdminFlags) limits(ctx context.Context, db *store.DB, tenantID s
 
 // usage prints the tenant's usage report, as its administrator sees it.
 func (b *billingAdminFlags) usage(ctx context.Context, db *store.DB, tenantID string, w io.Writer) error {
-	if _, err := db.Tenant(ctx, tenantID); err != nil {
-		return fmt.Errorf("admin usage: tenant %s: %w", tenantID, err)
+	if _, err := db.Tenant(ctx, tenancy.Principal{TenantID: tenantID}); err != nil {
+		return fmt.Errorf("admin usage: no tenant %s: %w", tenantID, err)
 	}
 	groups, err := db.UsageGroups(ctx, tenancy.Principal{TenantID: tenantID, Admin: true}, b.fromT, b.toT)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // run0 runs the CLI with args and returns stdout, stderr and the error.
-func run0(t *testing.T, args ...string) (string, string, error) {
+func run0(t testing.TB, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, &out, &errb)

@@ -28,6 +28,7 @@ import (
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
+	"github.com/agenthost/agenthost/host/webui"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
 )
@@ -260,8 +261,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	*pf.caps.Knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
 		Reader:     reader,
 		Containers: containers, Folders: fileSvc}
+	// The workspace UI signs people in with a session cookie; behind HTTPS
+	// (directly or through a proxy) the cookie is marked Secure.
+	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false)})
+	if err != nil {
+		return err
+	}
 	app := api.New(api.Deps{
-		Logger: logger, Plugins: host,
+		Logger: logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,

@@ -46,7 +46,7 @@ type child struct {
 	code  int
 }
 
-func startChild(t *testing.T, args ...string) *child {
+func startChild(t testing.TB, args ...string) *child {
 	t.Helper()
 	c := &child{cmd: exec.Command(os.Args[0], args...), lines: make(chan string, 1024), done: make(chan struct{})}
 	c.cmd.Env = append(os.Environ(), "AGENTHOST_TEST_MAIN=1")
@@ -92,7 +92,7 @@ func (c *child) stderr() string {
 }
 
 // waitFor waits until a stderr line contains s.
-func (c *child) waitFor(t *testing.T, s string) {
+func (c *child) waitFor(t testing.TB, s string) {
 	t.Helper()
 	guard := time.After(hangGuard)
 	for {
@@ -121,7 +121,7 @@ func (c *child) wait(t *testing.T) time.Duration {
 	return time.Since(start)
 }
 
-func noCrash(t *testing.T, c *child) {
+func noCrash(t testing.TB, c *child) {
 	t.Helper()
 	if out := c.stderr(); strings.Contains(out, "panic:") || strings.Contains(out, "fatal error:") || strings.Contains(out, "goroutine ") {
 		t.Fatalf("agenthost crashed:\n%s", out)

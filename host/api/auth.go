@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/webui"
 )
 
 // Authenticator turns an API token secret into the acting principal.
@@ -18,11 +19,23 @@ type Authenticator interface {
 const principalKey = "agenthost.principal"
 
 // requireAuth admits requests that carry `Authorization: Bearer <token>` of
-// a live API token and makes its principal available to handlers.
-func requireAuth(a Authenticator) fiber.Handler {
+// a live API token, or the UI's session cookie (ui may be nil: no sessions),
+// and makes the principal available to handlers. A bearer token wins over a
+// cookie; the cookie's CSRF rules are the UI's (webui.UI.Principal).
+func requireAuth(a Authenticator, ui *webui.UI) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		h := c.Get(fiber.HeaderAuthorization)
 		secret, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok && h == "" && ui != nil {
+			p, has, err := ui.Principal(c)
+			if has {
+				if err != nil {
+					return err
+				}
+				c.Locals(principalKey, p)
+				return c.Next()
+			}
+		}
 		if !ok {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="agenthost"`)
 			return fmt.Errorf("%w: send Authorization: Bearer <API token>", tenancy.ErrUnauthenticated)

@@ -7,9 +7,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// homePage is what a person opening the server in a browser meets until the
-// web UI lands: what this is, where the API is described, and whether the
-// server can do its work yet. No external assets: the page must render on a
+// homePage is the server's status page (/status, and / when the server has
+// no UI): what this is, where the API is described, and whether the server
+// can do its work yet. No external assets: the page must render on a
 // machine without internet and must not make a browser fetch anything.
 var homePage = template.Must(template.New("home").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>agenthost</title>
@@ -18,7 +18,7 @@ var homePage = template.Must(template.New("home").Parse(`<!doctype html>
 code{background:#f3f3f3;padding:0 .2em}.ok{color:#176b20}.no{color:#a33}</style></head>
 <body><h1>agenthost</h1>
 <p>agenthost runs AI agents and workflows over your files, with tools that are WebAssembly plugins
-in a sandbox. This server speaks an HTTP API; the web interface is not served yet.</p>
+in a sandbox. This server speaks an HTTP API; the workspace is at <a href="/">/</a> when the UI is served.</p>
 <p>API description: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3).
 Health: <a href="/healthz">/healthz</a>.</p>
 <h2>State</h2>
@@ -40,7 +40,7 @@ type homeState struct {
 	Model    string
 }
 
-func handleHome(d Deps) fiber.Handler {
+func handleStatus(d Deps) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		s := homeState{Ready: true}
 		if d.Plugins != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/api"
 )
 
-// TestHomePage: "/" is a self-contained HTML page that says what the server
+// TestHomePage: "/status" (and "/" without a UI) is a self-contained HTML page that says what the server
 // is, links the API description and shows its state.
 func TestHomePage(t *testing.T) {
 	cases := []struct {
@@ -28,7 +28,7 @@ func TestHomePage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			app := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: noPlugins{},
 				Ready: func() error { return tc.ready }, Auth: oneToken{}, Model: func() string { return tc.model }})
-			resp, err := app.Test(httptest.NewRequest("GET", "/", nil))
+			resp, err := app.Test(httptest.NewRequest("GET", "/status", nil))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workspace"
@@ -52,6 +53,8 @@ var clientErrors = []struct {
 	{billing.ErrOverLimit, fiber.StatusPaymentRequired, "Spending Limit Reached"},
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
 	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
+	{llm.ErrNotConfigured, fiber.StatusServiceUnavailable, "No Model Configured"},
+	{llm.ErrInvalidRequest, fiber.StatusBadRequest, "Bad Request"},
 	{workspace.ErrNoSettings, fiber.StatusNotImplemented, "Not Implemented"},
 	// A workspace whose stored tool set this server does not define: the
 	// operator's to fix (admin tools), never a server fault.

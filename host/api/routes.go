@@ -4,19 +4,40 @@ import (
 	"context"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/webui"
 )
 
 // routes lists every route of the API, so the surface is visible at a glance.
 // streams is cancelled when the server shuts down; event streams end with it.
 func routes(app *fiber.App, d Deps, streams context.Context) {
-	app.Get("/", handleHome(d))
+	app.Get("/status", handleStatus(d))
 	app.Get("/healthz", handleHealth(d.Ready))
 	v1 := app.Group("/api/v1")
 	v1.Get("/openapi.json", handleOpenAPI())
+	if d.UI == nil || d.Auth == nil {
+		app.Get("/", handleStatus(d))
+	}
 	if d.Auth == nil {
 		return // without an authenticator only health and this description are served
 	}
-	authed := v1.Group("", requireAuth(d.Auth))
+	// Routes registered after the authenticated group's middleware pass
+	// through it (Fiber runs handlers in registration order): sign-in and
+	// the session come first.
+	if d.UI != nil {
+		// The page answers its own routes (the browser's history); what it
+		// shows there comes from the API, under the caller's scope.
+		for _, p := range webui.Pages {
+			app.Get(p, d.UI.HandlePage())
+		}
+		app.Get("/assets/:file", d.UI.HandleAsset())
+		v1.Post("/session", d.UI.HandleSignIn(decodeJSON))
+		v1.Get("/session", d.UI.HandleSession())
+	}
+	authed := v1.Group("", requireAuth(d.Auth, d.UI))
+	if d.UI != nil {
+		authed.Delete("/session", d.UI.HandleSignOut())
+	}
 	// The plugin listings name every plugin, its version, capabilities and
 	// hosts: what an attacker would look for first, so they need a token.
 	authed.Get("/plugins", handlePlugins(d.Plugins))
@@ -50,6 +71,10 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Post("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Get("/files/:id/index", handleFileIndex(d.IndexStates))
+	}
+	if d.Voice != nil {
+		authed.Post("/workspaces/:ws/voice/transcribe", handleTranscribe(d.Voice, d.Workspaces))
+		authed.Post("/workspaces/:ws/voice/synthesize", handleSynthesize(d.Voice, d.Workspaces))
 	}
 	if d.ContainerEntries != nil {
 		authed.Get("/files/:id/entries", handleFileEntries(d.ContainerEntries))

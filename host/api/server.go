@@ -17,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/webui"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
 )
@@ -68,9 +69,15 @@ type Deps struct {
 	// neither. MetricsToken lets non-loopback clients read /metrics.
 	Telemetry    Telemetry
 	MetricsToken string
-	// Model names the agent's model for the home page; nil or "" when no
+	// Model names the agent's model for the status page; nil or "" when no
 	// model is configured (the page then says what to set).
 	Model func() string
+	// Voice transcribes recorded speech and speaks answers (the model
+	// layer's transcription and speech chains); nil serves no voice routes.
+	Voice Voice
+	// UI is the workspace UI in the browser, served at / with its session
+	// routes; nil serves the status page at / instead.
+	UI *webui.UI
 }
 
 // Server is the Fiber app with every route. Its Shutdown first ends the

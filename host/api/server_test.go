@@ -27,6 +27,7 @@ import (
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/webui"
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/workspace"
 )
@@ -132,8 +133,9 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	o.model.Provider = "test"
 	cfg := llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: ts.model.URL(), Timeout: 10 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model}},
-		Retry:     llm.RetryConfig{Attempts: 1},
+		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model},
+			llm.OpTranscription: {{Provider: "test", Model: "whisper-1"}}, llm.OpSpeech: {{Provider: "test", Model: "tts-1"}}},
+		Retry: llm.RetryConfig{Attempts: 1},
 	}
 	prices := billing.Prices{Models: cfg.Prices()}
 	var runner billing.Runner = pluginHost
@@ -181,8 +183,12 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err := queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	ui, err := webui.New(db, webui.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts.deps = api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
-		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
+		UI: ui, Voice: client, Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}

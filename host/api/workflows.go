@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -225,7 +226,12 @@ func handleEvents(wf *workflows.Service, streams context.Context) fiber.Handler 
 		// it returns), so it gets its own context, ended by the writer or by
 		// the server's shutdown.
 		ctx, cancel := context.WithCancel(streams)
-		events, err := wf.Subscribe(ctx, principal(c), c.Params("id"), afterSeq)
+		// Fiber's params alias the request's buffer, which fasthttp reuses
+		// once the handler returns; the broker keeps the id (a map key) for
+		// the stream's life, so it gets its own copy. Without it a stream
+		// could stop receiving live events when the buffer was overwritten.
+		id := strings.Clone(c.Params("id"))
+		events, err := wf.Subscribe(ctx, principal(c), id, afterSeq)
 		if err != nil {
 			cancel()
 			return err

@@ -27,21 +27,6 @@ func (db *DB) CreateTenant(ctx context.Context, name string) (tenancy.Tenant, er
 	return t, nil
 }
 
-// Tenant returns a tenant by id (the operator's view: no principal).
-func (db *DB) Tenant(ctx context.Context, id string) (tenancy.Tenant, error) {
-	t := tenancy.Tenant{ID: id}
-	var created int64
-	err := db.conn().queryRow(ctx, `SELECT name, created_at FROM tenants WHERE id = ?`, id).Scan(&t.Name, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return tenancy.Tenant{}, fmt.Errorf("%w: no tenant %s", tenancy.ErrNotFound, id)
-	}
-	if err != nil {
-		return tenancy.Tenant{}, fmt.Errorf("store: tenant: %w", err)
-	}
-	t.CreatedAt = fromMicros(created)
-	return t, nil
-}
-
 // CreateUser makes a user of a tenant; the e-mail address is unique per tenant.
 func (db *DB) CreateUser(ctx context.Context, u tenancy.User) (tenancy.User, error) {
 	if strings.TrimSpace(u.Email) == "" {

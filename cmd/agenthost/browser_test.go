@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/internal/testcorpus"
+)
+
+// chromium is Debian's browser (.ci/testdeps installs it); playwright-core
+// cannot download its own here.
+const chromium = "/usr/bin/chromium"
+
+// browserPrereqs skips the browser tests when Chromium, Node or the npm
+// packages are missing on a developer's machine, and fails them in CI
+// (CI=true), where .ci/testdeps must have installed them.
+func browserPrereqs(t testing.TB) string {
+	t.Helper()
+	e2e, _ := filepath.Abs(filepath.Join("..", "..", "host", "webui", "e2e"))
+	var missing []string
+	if _, err := os.Stat(chromium); err != nil {
+		missing = append(missing, chromium+" (apt-get install -y chromium)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		missing = append(missing, "node")
+	}
+	if _, err := os.Stat(filepath.Join(e2e, "node_modules", "playwright-core")); err != nil {
+		missing = append(missing, "host/webui/e2e/node_modules (npm install there, or make testdeps)")
+	}
+	if len(missing) > 0 {
+		msg := "browser tests need " + strings.Join(missing, ", ")
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg + "; skipped here, CI runs them")
+	}
+	return e2e
+}
+
+// uiWorld is a real `serve` process on a fresh data directory with a
+// scripted model, a bootstrapped tenant and a second tenant whose ids the
+// first must not reach.
+type uiWorld struct {
+	base, token, ws  string
+	data             string
+	otherWS, otherWF string
+	model            *llmtest.Server
+	server           *child
+}
+
+var uuidRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// lastUser is the last user message of a request: which question the
+// scripted model is answering.
+func lastUser(r llmtest.ChatRequest) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// script answers the questions the browser test asks, by their words:
+// "interfaces" searches the knowledge store, then answers with a citation
+// of the file the search found, a table and code, streamed in pieces;
+// "slowly" streams a long answer slowly (for stop and reload); "please
+// fail" is refused by the model (a failed run); anything else gets a short
+// reply.
+func script(req llmtest.ChatRequest) llmtest.Step {
+	q := lastUser(req)
+	var toolResult string
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			toolResult = m.Content
+		}
+	}
+	switch {
+	case strings.Contains(q, "please fail"):
+		return llmtest.Fail(400, "the scripted model refuses this request")
+	case strings.Contains(q, "interfaces") && toolResult == "":
+		return llmtest.CallTools(llmtest.Call("searchKnowledge", `{"query":"interface attributes","limit":3}`))
+	case strings.Contains(q, "interfaces"):
+		id := uuidRe.FindString(toolResult)
+		return llmtest.Reply("The manual describes **interface attributes** [1].\n\n" +
+			"| attribute | meaning |\n|---|---|\n| `in` | passed to the function |\n| `out` | returned |\n\n" +
+			"```idl\ninterface foo { int bar([in] int x); }\n```\n\n" +
+			"Source: [camlidl manual, page 2](docItem:" + id + "#page=2)").WithChunkDelay(20 * time.Millisecond)
+	case strings.Contains(q, "slowly"):
+		var b strings.Builder
+		for i := 1; i <= 60; i++ {
+			fmt.Fprintf(&b, "w%02d ", i)
+		}
+		return llmtest.Reply(strings.TrimSpace(b.String())).WithChunkDelay(120 * time.Millisecond)
+	}
+	return llmtest.Reply("Noted: " + q)
+}
+
+func startUIWorld(t testing.TB) *uiWorld {
+	t.Helper()
+	w := &uiWorld{model: llmtest.New(t, llmtest.WithDefault(llmtest.Decide(script)), llmtest.WithChunkSize(4),
+		llmtest.WithTranscript("Tell me about voice"))}
+	data := filepath.Join(t.TempDir(), "data")
+	out, _, err := run0(t, "admin", "bootstrap", "-data", data, "-tenant", "Acme", "-email", "ada@acme.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := regexp.MustCompile(`workspace (\S+)`).FindStringSubmatch(out)
+	tok := regexp.MustCompile(`\(shown once, keep it\): (\S+)`).FindStringSubmatch(out)
+	out2, _, err := run0(t, "admin", "bootstrap", "-data", data, "-tenant", "Other", "-email", "eve@other.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws2 := regexp.MustCompile(`workspace (\S+)`).FindStringSubmatch(out2)
+	tok2 := regexp.MustCompile(`\(shown once, keep it\): (\S+)`).FindStringSubmatch(out2)
+	if ws == nil || tok == nil || ws2 == nil || tok2 == nil {
+		t.Fatalf("bootstrap printed %s %s", out, out2)
+	}
+	w.ws, w.token, w.otherWS, w.data = ws[1], tok[1], ws2[1], data
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	t.Setenv("AGENTHOST_OPENAI_BASE_URL", w.model.URL())
+	t.Setenv("AGENTHOST_OPENAI_API_KEY", "sk-test")
+	t.Setenv("AGENTHOST_MODEL_AGENT", "scripted")
+	t.Setenv("AGENTHOST_MODEL_TRANSCRIPTION", "whisper-1")
+	t.Setenv("AGENTHOST_MODEL_SPEECH", "tts-1")
+	w.server = startChild(t, "serve", "-data", data, "-addr", addr)
+	w.server.waitFor(t, "agenthost listening")
+	w.base = "http://" + addr
+	for i := 0; ; i++ {
+		if resp, err := http.Get(w.base + "/healthz"); err == nil && resp.StatusCode == 200 {
+			resp.Body.Close()
+			break
+		}
+		if i > 3000 {
+			t.Fatalf("no health:\n%s", w.server.stderr())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The other tenant's conversation, started through the API.
+	body, _ := json.Marshal(map[string]string{"prompt": "hello from the other tenant"})
+	req, _ := http.NewRequest("POST", w.base+"/api/v1/workspaces/"+w.otherWS+"/workflows", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok2[1])
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&wf)
+	resp.Body.Close()
+	if resp.StatusCode != 202 || wf.ID == "" {
+		t.Fatalf("other tenant's workflow: %d", resp.StatusCode)
+	}
+	w.otherWF = wf.ID
+	return w
+}
+
+// runNode runs a script of host/webui/e2e against the world and returns
+// its standard output; its standard error (its step log) goes to the test
+// log.
+func runNode(t testing.TB, e2e, script string, w *uiWorld, artefacts string, extra ...string) string {
+	t.Helper()
+	cmd := exec.Command("node", append([]string{filepath.Join(e2e, script)}, extra...)...)
+	cmd.Dir = e2e
+	cmd.Env = append(os.Environ(), "UI_BASE="+w.base, "UI_TOKEN="+w.token, "UI_WS="+w.ws,
+		"UI_OTHER_WS="+w.otherWS, "UI_OTHER_WF="+w.otherWF, "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium,
+		"UI_PDF="+testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pdf"), "UI_ZIP="+testcorpus.Path(t, "archives", "benign", "project-docs.zip"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Logf("%s:\n%s", script, stderr.String())
+	if err != nil {
+		t.Fatalf("%s failed: %v\nserver log tail:\n%s", script, err, tail(w.server.stderr(), 40))
+	}
+	return stdout.String()
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestBrowser drives the workspace UI in headless Chromium against a real
+// serve process: sign in, drag-and-drop a PDF and watch it become indexed,
+// ask a question the scripted model answers while the tool log fills, open
+// the citation at its page, stop a run, reload mid-run and see the stream
+// resume without duplicates, name a file with @, switch to German, speak a
+// question into the (fake) microphone and hear the answer; axe-core
+// on the main views; the session cookie unreadable by script, no inline
+// script under the CSP, another tenant's ids a not-found view. Screenshots
+// of every step go to bin/ui-artefacts (printed).
+func TestBrowser(t *testing.T) {
+	e2e := browserPrereqs(t)
+	w := startUIWorld(t)
+	artefacts, _ := filepath.Abs(filepath.Join("..", "..", "bin", "ui-artefacts"))
+	os.RemoveAll(artefacts) // this run's screenshots only
+	if err := os.MkdirAll(artefacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots: %s", artefacts)
+	runNode(t, e2e, "ui.test.mjs", w, artefacts)
+	noCrash(t, w.server)
+}
+
+// TestUILogic runs the UI's pure modules under node's test runner: the
+// conversation model (every way a run ends shown as such, replayed events
+// applied once) and the Markdown renderer (no markup or script from a
+// model, citations as buttons). It needs Node only.
+func TestUILogic(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node is missing")
+		}
+		t.Skip("node is missing")
+	}
+	cmd := exec.Command("node", "--test", "logic.test.mjs")
+	cmd.Dir = filepath.Join("..", "..", "host", "webui", "e2e")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "# fail 0") {
+		t.Fatalf("unexpected output:\n%s", out)
+	}
+}

@@ -1,0 +1,687 @@
+// The workspace UI: sign-in, the workspace switcher, conversations, files,
+// knowledge search, the chat stream and the right panel (preview, tool
+// activity). Everything it shows comes from the HTTP API under the
+// signed-in user's scope; a workflow's events arrive over SSE and are
+// applied once each, by sequence number, so a reconnect or a reload never
+// shows anything twice.
+import { h, render } from './preact.mjs';
+import { useState, useEffect, useRef, useMemo, useCallback } from './preact-hooks.mjs';
+import htm from './htm.mjs';
+import { markdown } from './md.mjs';
+import { languages, pickLanguage, translator } from './i18n.mjs';
+import { newConversation, applyEvent, runLabel } from './conv.mjs';
+
+const html = htm.bind(h);
+const API = '/api/v1';
+
+// ---- the API ----------------------------------------------------------
+
+class Problem extends Error {
+  constructor(status, body) {
+    super((body && (body.detail || body.title)) || 'HTTP ' + status);
+    this.status = status;
+  }
+}
+
+let csrf = '';
+
+// metrics let the browser tests and benchmarks read what the page did:
+// when the first chunk was painted, how long events waited for paint, and
+// a way to cut the event stream's connection as a network drop would.
+const metrics = (window.__agenthost = { firstChunkPaint: 0, eventLatencies: [], applied: 0 });
+
+
+async function api(method, path, body) {
+  const opts = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  if (method !== 'GET' && method !== 'HEAD') opts.headers['X-CSRF-Token'] = csrf;
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  const r = await fetch(API + path, opts);
+  if (r.status === 204) return null;
+  const data = await r.json().catch(() => null);
+  if (!r.ok) throw new Problem(r.status, data);
+  return data;
+}
+
+// upload sends one file with XMLHttpRequest, whose upload progress fetch
+// does not report.
+function upload(ws, file, tags, folderId, onProgress) {
+  return new Promise((resolve, reject) => {
+    const x = new XMLHttpRequest();
+    x.open('POST', `${API}/workspaces/${encodeURIComponent(ws)}/files`);
+    x.setRequestHeader('X-CSRF-Token', csrf);
+    x.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+    x.onload = () => {
+      let data = null;
+      try { data = JSON.parse(x.responseText); } catch { /* not JSON */ }
+      x.status < 300 ? resolve(data) : reject(new Problem(x.status, data));
+    };
+    x.onerror = () => reject(new Problem(0, { detail: 'network error' }));
+    const fd = new FormData();
+    fd.append('file', file, file.name);
+    if (tags) fd.append('tags', tags);
+    if (folderId) fd.append('folderId', folderId);
+    x.send(fd);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// follow reads a workflow's SSE stream with fetch (so it can send
+// Last-Event-ID itself, also after a reload) and reconnects after a drop
+// from the last sequence number it applied. onEvent sees each event once.
+function follow(id, state, onEvent, onConn) {
+  const ctl = new AbortController();
+  (async () => {
+    let backoff = 250;
+    while (!ctl.signal.aborted) {
+      try {
+        // One controller per connection: metrics.dropStream cuts this
+        // connection only (as a network drop would), the loop reconnects.
+        const conn = new AbortController();
+        ctl.signal.addEventListener('abort', () => conn.abort());
+        metrics.dropStream = () => conn.abort();
+        const r = await fetch(`${API}/workflows/${encodeURIComponent(id)}/events`, {
+          credentials: 'same-origin', signal: conn.signal,
+          headers: { Accept: 'text/event-stream', 'Last-Event-ID': String(state.lastSeq) },
+        });
+        if (r.status === 404 || r.status === 401) { onConn(r.status === 404 ? 'notfound' : 'unauthorized'); return; }
+        if (!r.ok) throw new Error('HTTP ' + r.status);
+        onConn('open');
+        backoff = 250;
+        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buf = '', ev = {};
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += value;
+          let nl;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl);
+            buf = buf.slice(nl + 1);
+            if (line === '') {
+              if (ev.data !== undefined) {
+                const seq = Number(ev.id);
+                if (seq > state.lastSeq) {
+                  let data = null;
+                  try { data = JSON.parse(ev.data); } catch { data = ev.data; }
+                  onEvent({ seq, type: ev.event || 'message', data });
+                }
+              }
+              ev = {};
+            } else if (!line.startsWith(':')) {
+              const c = line.indexOf(':');
+              const k = c < 0 ? line : line.slice(0, c);
+              const v = c < 0 ? '' : line.slice(c + 1).replace(/^ /, '');
+              if (k === 'data') ev.data = ev.data === undefined ? v : ev.data + '\n' + v;
+              else ev[k] = v;
+            }
+          }
+        }
+        throw new Error('stream ended');
+      } catch (e) {
+        if (ctl.signal.aborted) return;
+        onConn('reconnecting');
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    }
+  })();
+  return () => ctl.abort();
+}
+
+// ---- routing ------------------------------------------------------------
+
+function parseRoute(path) {
+  const m = /^\/w\/([^/]+)(?:\/c\/([^/]+))?\/?$/.exec(path);
+  if (m) return { ws: decodeURIComponent(m[1]), wf: m[2] ? decodeURIComponent(m[2]) : '' };
+  return { ws: '', wf: '', unknown: path !== '/' };
+}
+
+function useRoute() {
+  const [route, setRoute] = useState(() => parseRoute(location.pathname));
+  useEffect(() => {
+    const on = () => setRoute(parseRoute(location.pathname));
+    addEventListener('popstate', on);
+    return () => removeEventListener('popstate', on);
+  }, []);
+  const go = useCallback((path, replace) => {
+    if (path === location.pathname) return;
+    history[replace ? 'replaceState' : 'pushState'](null, '', path);
+    setRoute(parseRoute(path));
+  }, []);
+  return [route, go];
+}
+
+
+// ---- components ---------------------------------------------------------
+
+function SignIn({ t, onSignedIn }) {
+  const [token, setToken] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState('');
+  const submit = async (e) => {
+    e.preventDefault();
+    setBusy(true); setErr('');
+    try {
+      const s = await api('POST', '/session', { token: token.trim() });
+      onSignedIn(s);
+    } catch (ex) { setErr(ex.message); } finally { setBusy(false); }
+  };
+  return html`<main class="signin" id="main">
+    <form onSubmit=${submit} aria-labelledby="signin-title">
+      <h1 id="signin-title">${t('signInTitle')}</h1>
+      <p>${t('signInLead')}</p>
+      <label for="token">${t('token')}</label>
+      <input id="token" name="token" type="password" autocomplete="current-password" required value=${token}
+        onInput=${(e) => setToken(e.target.value)} aria-describedby=${err ? 'signin-error' : undefined} />
+      ${err && html`<p id="signin-error" class="error" role="alert">${err}</p>`}
+      <button type="submit" disabled=${busy}>${busy ? t('signingIn') : t('signIn')}</button>
+    </form>
+  </main>`;
+}
+
+function NotFound({ t, go }) {
+  return html`<main class="notfound" id="main" data-view="notfound">
+    <h1>${t('notFound')}</h1><p>${t('notFoundLead')}</p>
+    <p><a href="/" onClick=${(e) => { e.preventDefault(); go('/'); }}>${t('backHome')}</a></p>
+  </main>`;
+}
+
+function Header({ t, session, ws, go, lang, setLang, onSignOut }) {
+  return html`<header class="top">
+    <a class="skip" href="#main">${t('chat')}</a>
+    <h1 class="brand">agenthost</h1>
+    <span class="tenant" title=${t('tenant')}>${session.tenant.name}</span>
+    <label class="ws-switch">${t('workspace')}
+      <select value=${ws} onChange=${(e) => go('/w/' + encodeURIComponent(e.target.value))}>
+        ${!ws && html`<option value="">—</option>`}
+        ${session.workspaces.map((w) => html`<option value=${w.id}>${w.name}</option>`)}
+      </select>
+    </label>
+    <label class="lang">${t('language')}
+      <select value=${lang} onChange=${(e) => setLang(e.target.value)} id="lang">
+        ${Object.entries(languages).map(([k, v]) => html`<option value=${k}>${v}</option>`)}
+      </select>
+    </label>
+    <span class="user">${session.user.email}</span>
+    <a href="/status" class="status-link">${t('serverStatus')}</a>
+    <button type="button" onClick=${onSignOut}>${t('signOut')}</button>
+  </header>`;
+}
+
+function Conversations({ t, ws, wf, list, go, error }) {
+  return html`<section class="panel convs" aria-labelledby="convs-h">
+    <h2 id="convs-h">${t('conversations')}</h2>
+    <button type="button" class="new" onClick=${() => go('/w/' + encodeURIComponent(ws))}>${t('newConversation')}</button>
+    ${error ? html`<p class="error" role="alert">${error}</p>` : list === null ? html`<p class="muted">${t('loading')}</p>` :
+      list.length === 0 ? html`<p class="muted">${t('noConversations')}</p>` :
+      html`<ul class="conv-list">${list.map((w) => html`<li key=${w.id}>
+        <a href=${`/w/${ws}/c/${w.id}`} aria-current=${w.id === wf ? 'page' : undefined}
+           onClick=${(e) => { e.preventDefault(); go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`); }}>
+          <span class="name">${w.name || w.id.slice(0, 8)}</span>
+          <span class=${'badge ' + w.status}>${t(w.status)}</span>
+        </a></li>`)}</ul>`}
+  </section>`;
+}
+
+const finalIndex = (s) => s === 'indexed' || s === 'failed';
+
+function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
+  const [folder, setFolder] = useState('');
+  const [uploads, setUploads] = useState([]);
+  const [over, setOver] = useState(false);
+  const [tags, setTags] = useState('');
+  const [entries, setEntries] = useState({});
+  const [newFolder, setNewFolder] = useState('');
+  const [folderErr, setFolderErr] = useState('');
+  const input = useRef();
+  const makeFolder = async (e) => {
+    e.preventDefault();
+    if (!newFolder.trim()) return;
+    setFolderErr('');
+    try {
+      const f = await api('POST', `/workspaces/${ws}/folders`, { name: newFolder.trim() });
+      setNewFolder('');
+      await reload();
+      setFolder(f.id);
+    } catch (ex) { setFolderErr(ex.message); }
+  };
+  const send = async (list) => {
+    for (const f of list) {
+      const u = { name: f.name, progress: 0, error: '' };
+      setUploads((us) => [...us, u]);
+      try {
+        const into = folder && folder !== 'root' ? folder : '';
+        await upload(ws, f, tags, into, (p) => { u.progress = p; setUploads((us) => [...us]); });
+        u.progress = 1; u.done = true;
+      } catch (e) { u.error = e.message; }
+      setUploads((us) => [...us]);
+      reload();
+    }
+    setTimeout(() => setUploads((us) => us.filter((x) => !x.done)), 1500);
+  };
+  const drop = (e) => { e.preventDefault(); setOver(false); send([...e.dataTransfer.files]); };
+  const showEntries = async (f) => {
+    if (entries[f.id]) { setEntries({ ...entries, [f.id]: undefined }); return; }
+    try { setEntries({ ...entries, [f.id]: await api('GET', `/files/${f.id}/entries`) }); } catch (e) { setEntries({ ...entries, [f.id]: e.message }); }
+  };
+  const shown = files && files.filter((f) => folder === '' || (folder === 'root' ? !f.folderId : f.folderId === folder));
+  return html`<section class="panel files" aria-labelledby="files-h">
+    <h2 id="files-h">${t('files')}</h2>
+    <div class=${'drop' + (over ? ' over' : '')} data-testid="dropzone"
+      onDragOver=${(e) => { e.preventDefault(); setOver(true); }} onDragLeave=${() => setOver(false)} onDrop=${drop}>
+      <span>${t('dropHere')}</span>
+      <input ref=${input} type="file" multiple class="visually-hidden" id="file-input" tabindex="-1" aria-label=${t('chooseFiles')} onChange=${(e) => { send([...e.target.files]); e.target.value = ''; }} />
+      <button type="button" onClick=${() => input.current.click()}>${t('chooseFiles')}</button>
+      <label class="visually-hidden" for="upload-tags">${t('tagsPlaceholder')}</label>
+      <input id="upload-tags" placeholder=${t('tagsPlaceholder')} value=${tags} onInput=${(e) => setTags(e.target.value)} />
+    </div>
+    ${uploads.map((u) => html`<div class="upload" key=${u.name}>
+      <span>${u.name}</span>
+      <progress max="1" value=${u.progress} aria-label=${t('uploading') + ' ' + u.name}>${Math.round(u.progress * 100)}%</progress>
+      ${u.error && html`<span class="error" role="alert">${u.error}</span>`}
+    </div>`)}
+    <div class="folders">
+      ${folders && folders.length > 0 && html`<label class="folder-pick">${t('folders')}
+        <select value=${folder} onChange=${(e) => setFolder(e.target.value)} id="folder-pick">
+          <option value="">${t('allFiles')}</option><option value="root">${t('noFolder')}</option>
+          ${folders.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
+        </select></label>`}
+      <form class="new-folder" onSubmit=${makeFolder}>
+        <label class="visually-hidden" for="new-folder">${t('newFolder')}</label>
+        <input id="new-folder" placeholder=${t('newFolder')} value=${newFolder} onInput=${(e) => setNewFolder(e.target.value)} />
+        <button type="submit">${t('create')}</button>
+      </form>
+      ${folderErr && html`<p class="error" role="alert">${folderErr}</p>`}
+    </div>
+    ${error ? html`<p class="error" role="alert">${error}</p>` : shown === null ? html`<p class="muted">${t('loading')}</p>` :
+      shown.length === 0 ? html`<p class="muted">${t('noFiles')}</p>` :
+      html`<ul class="file-list">${shown.map((f) => html`<li key=${f.id} data-file=${f.id}>
+        <button type="button" class="file" onClick=${() => openFile(f.id, 0)}>${f.name}</button>
+        <span class=${'idx ' + (f.index || 'pending')} data-status=${f.index || 'pending'}>${t('status_' + (f.index || 'pending'))}</span>
+        ${f.tags && f.tags.map((tg) => html`<span class="tag">${tg}</span>`)}
+        ${f.container && html`<button type="button" class="linkish" aria-expanded=${!!entries[f.id]} onClick=${() => showEntries(f)}>${t('entries')}</button>`}
+        ${Array.isArray(entries[f.id]) && html`<ul class="entries">${entries[f.id].map((en) => html`<li>${en.path} <span class="muted">${en.status}</span></li>`)}</ul>`}
+        ${typeof entries[f.id] === 'string' && html`<p class="error">${entries[f.id]}</p>`}
+      </li>`)}</ul>`}
+  </section>`;
+}
+
+function Search({ t, ws, openFile }) {
+  const [q, setQ] = useState('');
+  const [hits, setHits] = useState(null);
+  const [err, setErr] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    if (!q.trim()) return;
+    setBusy(true); setErr('');
+    try { setHits(await api('GET', `/workspaces/${ws}/search?q=${encodeURIComponent(q)}&limit=10`)); } catch (ex) { setErr(ex.message); } finally { setBusy(false); }
+  };
+  return html`<section class="panel search" aria-labelledby="search-h">
+    <h2 id="search-h">${t('knowledge')}</h2>
+    <form onSubmit=${submit} role="search">
+      <label class="visually-hidden" for="search-q">${t('search')}</label>
+      <input id="search-q" type="search" placeholder=${t('searchPlaceholder')} value=${q} onInput=${(e) => setQ(e.target.value)} />
+      <button type="submit" disabled=${busy}>${t('search')}</button>
+    </form>
+    ${err && html`<p class="error" role="alert">${err}</p>`}
+    ${busy && html`<p class="muted">${t('loading')}</p>`}
+    ${hits && (hits.length === 0 ? html`<p class="muted">${t('noHits')}</p>` : html`<ol class="hits">${hits.map((hit) => html`<li key=${hit.id}>
+      <button type="button" class="cite" onClick=${() => openFile(hit.fileId, hit.contextRef.pageIndex || 0)}>
+        ${hit.fileName}${hit.contextRef.pageIndex ? `, ${t('page')} ${hit.contextRef.pageIndex}` : ''}</button>
+      <p class="snippet">${hit.text.slice(0, 240)}</p></li>`)}</ol>`)}
+  </section>`;
+}
+
+function Preview({ t, ws, target, close }) {
+  const [state, setState] = useState({ loading: true });
+  useEffect(() => {
+    if (!target) return;
+    let live = true;
+    setState({ loading: true });
+    (async () => {
+      try {
+        const f = await api('GET', `/files/${target.id}`);
+        let text = '';
+        if (!f.mimeType.startsWith('image/')) {
+          const args = { file: f.id, maxBytes: 20000 };
+          if (target.page) args.pages = [target.page];
+          const r = await api('POST', `/workspaces/${ws}/tools/readContentObjects`, args);
+          text = r.ok ? r.text || '' : (r.error && r.error.message) || '';
+        }
+        if (live) setState({ file: f, text });
+      } catch (e) { if (live) setState({ error: e.message }); }
+    })();
+    return () => { live = false; };
+  }, [target && target.id, target && target.page, ws]);
+  if (!target) return null;
+  return html`<section class="panel preview" aria-labelledby="preview-h" data-file=${target.id} data-page=${target.page || ''}>
+    <h2 id="preview-h">${t('preview')}${state.file ? ': ' + state.file.name : ''}${target.page ? ` — ${t('page')} ${target.page}` : ''}</h2>
+    <button type="button" class="close" onClick=${close} aria-label=${t('closePreview')}>×</button>
+    ${state.loading ? html`<p class="muted">${t('loading')}</p>` : state.error ? html`<p class="error" role="alert">${state.error}</p>` :
+      state.file.mimeType.startsWith('image/') ? html`<img src=${`${API}/files/${state.file.id}/content`} alt=${state.file.name} />` :
+      html`<pre class="preview-text" tabindex="0">${state.text}</pre>`}
+  </section>`;
+}
+
+function fmtMs(ms) { return ms >= 1000 ? (ms / 1000).toFixed(1) + ' s' : ms + ' ms'; }
+
+function Activity({ t, conv }) {
+  const tools = conv ? conv.tools : [];
+  return html`<section class="panel activity" aria-labelledby="act-h">
+    <h2 id="act-h">${t('activity')}</h2>
+    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.cost.toFixed(4)} · ${t('tokens')}: ${conv.tokens} · ${t('rounds')}: ${conv.rounds}${conv.maxRounds ? ' / ' + conv.maxRounds : ''}</p>`}
+    ${tools.length === 0 ? html`<p class="muted">${t('noActivity')}</p>` : html`<ol class="tool-log" aria-live="polite">${tools.map((c) => html`<li key=${c.id} class=${c.result ? (c.result.ok ? 'ok' : 'fail') : 'pending'} data-tool=${c.tool}>
+      <details>
+        <summary><strong>${c.tool}</strong> ${c.result ? html`<span>${c.result.ok ? '✓' : '✗'} ${fmtMs(c.result.durationMs)}</span>` : html`<span class="muted">…</span>`}</summary>
+        <h3>${t('arguments')}</h3><pre tabindex="0">${c.args ? JSON.stringify(c.args, null, 1) : ''}</pre>
+        ${c.result && html`<h3>${t('result')}</h3><pre tabindex="0">${c.result.ok ? c.result.content : `${c.result.errorCode}: ${c.result.error}`}</pre>`}
+      </details></li>`)}</ol>`}
+  </section>`;
+}
+
+function RunState({ t, conv, conn }) {
+  if (!conv) return null;
+  const parts = [];
+  if (conn === 'reconnecting') parts.push(html`<span class="warn" role="status">${t('reconnecting')}</span>`);
+  if (conv.status) parts.push(html`<span class=${'badge ' + conv.status} data-testid="run-status" data-status=${conv.status} data-reason=${conv.reason || undefined}>${t(runLabel(conv))}</span>`);
+  if (conv.status === 'running' && conv.label) parts.push(html`<span class="muted">${conv.label}</span>`);
+  if (conv.degraded) parts.push(html`<span class="warn">${t('degraded')}</span>`);
+  if (conv.error) parts.push(html`<span class="error" role="alert">${conv.error}</span>`);
+  return html`<div class="run-state">${parts}</div>`;
+}
+
+function Chat({ t, conv, openFile, spoken }) {
+  const end = useRef();
+  useEffect(() => { end.current && end.current.scrollIntoView({ block: 'end' }); });
+  if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
+  return html`<div class="messages" aria-live="polite">
+    ${conv.messages.length === 0 && html`<p class="muted">${t('loading')}</p>`}
+    ${conv.messages.map((m) => html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
+      <h3 class="who">${m.role === 'user' ? t('you') : t('assistant')}</h3>
+      <div class="body">${m.role === 'user' ? html`<p>${m.content}</p>` : markdown(m.content, openFile)}</div>
+      ${spoken && spoken[m.id] && html`<audio controls src=${spoken[m.id]} data-testid="voice-audio" aria-label=${t('voice')}></audio>`}
+      ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
+    </article>`)}
+    ${conv.files.map((f) => html`<div class="file-card"><button type="button" class="cite" onClick=${() => openFile(f.fileId, 0)}>${f.name}</button> <span class="muted">${f.mimeType}</span></div>`)}
+    <div ref=${end}></div>
+  </div>`;
+}
+
+// useRecorder records the microphone with MediaRecorder; stop() resolves
+// with the recording.
+function useRecorder() {
+  const [rec, setRec] = useState(null);
+  const start = async () => {
+    const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    const r = new MediaRecorder(stream);
+    const parts = [];
+    r.ondataavailable = (e) => e.data.size && parts.push(e.data);
+    r.done = new Promise((resolve) => { r.onstop = () => { stream.getTracks().forEach((tr) => tr.stop()); resolve(new Blob(parts, { type: r.mimeType || 'audio/webm' })); }; });
+    r.start();
+    setRec(r);
+  };
+  const stop = async () => { if (!rec) return null; rec.stop(); const b = await rec.done; setRec(null); return b; };
+  return { recording: !!rec, start, stop };
+}
+
+function Composer({ t, ws, files, running, voice, setVoice, onSend, onStop }) {
+  const [text, setText] = useState('');
+  const [voiceErr, setVoiceErr] = useState('');
+  const [transcribing, setTranscribing] = useState(false);
+  const recorder = useRecorder();
+  const mic = async () => {
+    setVoiceErr('');
+    try {
+      if (!recorder.recording) { await recorder.start(); return; }
+      const audio = await recorder.stop();
+      setTranscribing(true);
+      const r = await fetch(`${API}/workspaces/${encodeURIComponent(ws)}/voice/transcribe`, { method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': audio.type, 'X-CSRF-Token': csrf }, body: audio });
+      const data = await r.json().catch(() => null);
+      if (!r.ok) throw new Problem(r.status, data);
+      const said = (data.text || '').trim();
+      if (!said) return;
+      // With voice on, what was said is the prompt; otherwise it waits in
+      // the input to be read and sent.
+      if (voice && !running) onSend(said, []);
+      else setText((v) => (v ? v + ' ' : '') + said);
+    } catch (e) { setVoiceErr(e.message); } finally { setTranscribing(false); }
+  };
+  const [attached, setAttached] = useState([]);
+  const [sugg, setSugg] = useState(null); // {query, start, items, active}
+  const ta = useRef();
+  const update = (v, caret) => {
+    setText(v);
+    const before = v.slice(0, caret);
+    const m = /@([^\s@]*)$/.exec(before);
+    if (m && files) {
+      const q = m[1].toLowerCase();
+      const items = files.filter((f) => f.name.toLowerCase().includes(q)).slice(0, 8);
+      setSugg(items.length ? { start: caret - m[0].length, end: caret, items, active: 0 } : null);
+    } else setSugg(null);
+  };
+  const choose = (f) => {
+    const v = text.slice(0, sugg.start) + '@' + f.name + ' ' + text.slice(sugg.end);
+    setText(v);
+    if (!attached.some((a) => a.id === f.id)) setAttached([...attached, f]);
+    setSugg(null);
+    ta.current.focus();
+  };
+  const send = () => {
+    if (!text.trim() || running) return;
+    onSend(text, attached.map((a) => a.id));
+    setText(''); setAttached([]);
+  };
+  const key = (e) => {
+    if (sugg) {
+      if (e.key === 'ArrowDown') { e.preventDefault(); setSugg({ ...sugg, active: (sugg.active + 1) % sugg.items.length }); return; }
+      if (e.key === 'ArrowUp') { e.preventDefault(); setSugg({ ...sugg, active: (sugg.active + sugg.items.length - 1) % sugg.items.length }); return; }
+      if (e.key === 'Enter' || e.key === 'Tab') { e.preventDefault(); choose(sugg.items[sugg.active]); return; }
+      if (e.key === 'Escape') { e.preventDefault(); setSugg(null); return; }
+    }
+    if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); }
+  };
+  return html`<form class="composer" onSubmit=${(e) => { e.preventDefault(); send(); }}>
+    ${attached.length > 0 && html`<ul class="attached" aria-label=${t('attach')}>${attached.map((a) => html`<li key=${a.id}>${a.name}
+      <button type="button" aria-label=${t('remove') + ' ' + a.name} onClick=${() => setAttached(attached.filter((x) => x.id !== a.id))}>×</button></li>`)}</ul>`}
+    <div class="input-wrap">
+      <label class="visually-hidden" for="chat-input">${t('ask')}</label>
+      <textarea id="chat-input" ref=${ta} rows="2" placeholder=${t('ask')} value=${text}
+        aria-controls=${sugg ? 'mention-list' : undefined} aria-autocomplete="list"
+        aria-activedescendant=${sugg ? 'mention-' + sugg.active : undefined}
+        onInput=${(e) => update(e.target.value, e.target.selectionStart)} onKeyDown=${key}></textarea>
+      ${sugg && html`<ul id="mention-list" role="listbox" class="mentions">${sugg.items.map((f, i) => html`<li id=${'mention-' + i} role="option"
+        aria-selected=${i === sugg.active} class=${i === sugg.active ? 'active' : ''} onMouseDown=${(e) => { e.preventDefault(); choose(f); }}>${f.name}</li>`)}</ul>`}
+    </div>
+    ${voiceErr && html`<p class="error" role="alert">${voiceErr}</p>`}
+    <div class="actions">
+      <button type="button" class="voice-toggle" aria-pressed=${voice} onClick=${() => setVoice(!voice)}>${t('voice')}: ${voice ? t('on') : t('off')}</button>
+      <button type="button" class=${'mic' + (recorder.recording ? ' recording' : '')} aria-pressed=${recorder.recording} disabled=${transcribing}
+        onClick=${mic}>${transcribing ? t('transcribing') : recorder.recording ? t('stopRecording') : t('record')}</button>
+      ${running ? html`<button type="button" class="stop" onClick=${onStop}>${t('stop')}</button>` : html`<button type="submit" class="send">${t('send')}</button>`}
+    </div>
+  </form>`;
+}
+
+function Workspace({ t, lang, session, route, go }) {
+  const { ws, wf } = route;
+  const [convs, setConvs] = useState(null);
+  const [convErr, setConvErr] = useState('');
+  const [files, setFiles] = useState(null);
+  const [folders, setFolders] = useState(null);
+  const [fileErr, setFileErr] = useState('');
+  const [preview, setPreview] = useState(null);
+  const [notFound, setNotFound] = useState(false);
+  const [sendErr, setSendErr] = useState('');
+  const [conn, setConn] = useState('');
+  const [, setTick] = useState(0);
+  const convRef = useRef(null);
+  // Voice is toggled per conversation (and for the next new one); answers
+  // are spoken only when they arrive after a send from this page, never on
+  // a replay.
+  const voiceKey = 'agenthost.voice.' + (wf || 'new:' + ws);
+  const [voice, setVoiceState] = useState(() => localStorage.getItem(voiceKey) === 'on');
+  useEffect(() => { setVoiceState(localStorage.getItem(voiceKey) === 'on'); }, [voiceKey]);
+  const setVoice = (on) => { localStorage.setItem(voiceKey, on ? 'on' : 'off'); setVoiceState(on); };
+  const voiceRef = useRef(voice);
+  voiceRef.current = voice;
+  const speakFrom = useRef(Infinity);
+  const [spoken, setSpoken] = useState({});
+  const speak = async (id, text) => {
+    try {
+      const r = await fetch(`${API}/workspaces/${encodeURIComponent(ws)}/voice/synthesize`, { method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, body: JSON.stringify({ text: text.slice(0, 4096) }) });
+      if (!r.ok) throw new Problem(r.status, await r.json().catch(() => null));
+      const url = URL.createObjectURL(await r.blob());
+      setSpoken((sp) => ({ ...sp, [id]: url }));
+      new Audio(url).play().catch(() => { /* autoplay refused: the player below the message remains */ });
+    } catch (e) { setSendErr(e.message); }
+  };
+  const known = session.workspaces.some((w) => w.id === ws);
+
+  const loadConvs = useCallback(async () => {
+    try { setConvs(await api('GET', `/workflows?workspace=${encodeURIComponent(ws)}&limit=100`)); setConvErr(''); } catch (e) { setConvErr(e.message); }
+  }, [ws]);
+  const loadFiles = useCallback(async () => {
+    try {
+      const [page, fl] = await Promise.all([api('GET', `/files?workspace=${encodeURIComponent(ws)}&limit=200`), api('GET', `/workspaces/${ws}/folders`)]);
+      const prev = {};
+      (files || []).forEach((f) => { prev[f.id] = f; });
+      setFiles(page.items.map((f) => ({ ...f, index: prev[f.id] && prev[f.id].index,
+        container: /zip|tar|gzip/.test(f.mimeType) })));
+      setFolders(fl || []);
+      setFileErr('');
+    } catch (e) { setFileErr(e.message); }
+  }, [ws, files]);
+
+  useEffect(() => { if (known) { setConvs(null); setFiles(null); loadConvs(); loadFiles(); } }, [ws]);
+
+  // Index states are live: files not indexed yet are asked again until
+  // they are indexed or failed.
+  useEffect(() => {
+    if (!files) return;
+    const open = files.filter((f) => !finalIndex(f.index));
+    if (open.length === 0) return;
+    const timer = setTimeout(async () => {
+      const states = await Promise.all(open.map((f) => api('GET', `/files/${f.id}/index`).then((s) => s.status).catch(() => f.index)));
+      setFiles((fs) => fs && fs.map((f) => { const i = open.findIndex((o) => o.id === f.id); return i < 0 ? f : { ...f, index: states[i] }; }));
+    }, files.some((f) => f.index) ? 700 : 0);
+    return () => clearTimeout(timer);
+  }, [files]);
+
+  // The open conversation follows its event stream; renders are batched
+  // into animation frames, so a burst of chunks costs one paint.
+  useEffect(() => {
+    convRef.current = null;
+    setNotFound(false);
+    if (!wf || !known) { setTick((n) => n + 1); return; }
+    const c = newConversation();
+    convRef.current = c;
+    let frame = 0, pending = [], chunkPending = false;
+    const paint = () => {
+      frame = 0;
+      setTick((n) => n + 1);
+      requestAnimationFrame(() => {
+        const now = performance.now();
+        for (const at of pending) metrics.eventLatencies.push(now - at);
+        if (chunkPending && metrics.sentAt && !metrics.firstChunkPaint) metrics.firstChunkPaint = now;
+        pending = [];
+        chunkPending = false;
+      });
+    };
+    const stop = follow(wf, c, (e) => {
+      if (!applyEvent(c, e)) return;
+      if (e.type === 'message' && e.data.role === 'assistant' && e.seq > speakFrom.current && voiceRef.current) speak(e.data.id, e.data.content);
+      metrics.applied++;
+      metrics.lastSeq = c.lastSeq;
+      pending.push(performance.now());
+      if (e.type === 'chunk') chunkPending = true;
+      if (e.type === 'complete' || e.type === 'stopped' || e.type === 'error') loadConvs();
+      if (!frame) frame = requestAnimationFrame(paint);
+    }, (s) => {
+      if (s === 'notfound') setNotFound(true);
+      setConn(s);
+    });
+    api('GET', `/workflows/${encodeURIComponent(wf)}`).then((w) => { if (w.workspaceId !== ws) setNotFound(true); }).catch((e) => { if (e.status === 404) setNotFound(true); });
+    return () => { stop(); if (frame) cancelAnimationFrame(frame); };
+  }, [wf, ws]);
+
+  if (!known || notFound) return html`<${NotFound} t=${t} go=${go} />`;
+  const conv = convRef.current;
+  const running = conv && conv.status === 'running';
+  const openFile = (id, page) => setPreview({ id, page });
+
+  const send = async (prompt, fileIds) => {
+    setSendErr('');
+    metrics.sentAt = performance.now();
+    speakFrom.current = convRef.current ? convRef.current.lastSeq : 0;
+    metrics.firstChunkPaint = 0;
+    try {
+      const w = await api('POST', `/workspaces/${ws}/workflows`, { prompt, fileIds, workflowId: wf || undefined, userLanguage: lang });
+      if (!wf) {
+        if (voice) localStorage.setItem('agenthost.voice.' + w.id, 'on');
+        go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`);
+      }
+      loadConvs();
+    } catch (e) { setSendErr(e.message); }
+  };
+  const stopRun = async () => {
+    try { await api('POST', `/workflows/${wf}/stop`); } catch (e) { setSendErr(e.message); }
+  };
+
+  return html`<div class="layout">
+    <nav class="left" aria-label=${t('mainNav')}>
+      <${Conversations} t=${t} ws=${ws} wf=${wf} list=${convs} go=${go} error=${convErr} />
+      <${FileBrowser} t=${t} ws=${ws} files=${files} folders=${folders} reload=${loadFiles} openFile=${openFile} error=${fileErr} />
+      <${Search} t=${t} ws=${ws} openFile=${openFile} />
+    </nav>
+    <main class="center" id="main" aria-label=${t('chat')}>
+      <${RunState} t=${t} conv=${conv} conn=${conn} />
+      <${Chat} t=${t} conv=${conv} openFile=${openFile} spoken=${spoken} />
+      ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
+      <${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />
+    </main>
+    <aside class="right" aria-label=${t('activity')}>
+      <${Preview} t=${t} ws=${ws} target=${preview} close=${() => setPreview(null)} />
+      <${Activity} t=${t} conv=${conv} />
+    </aside>
+  </div>`;
+}
+
+function App() {
+  const [lang, setLangState] = useState(pickLanguage);
+  const t = useMemo(() => translator(lang), [lang]);
+  const setLang = (l) => { localStorage.setItem('agenthost.lang', l); setLangState(l); };
+  // Set while rendering, so the page's language and its words change together.
+  document.documentElement.lang = lang;
+  const [session, setSession] = useState(undefined); // undefined: loading; null: signed out
+  const [err, setErr] = useState('');
+  const [route, go] = useRoute();
+  const load = async () => {
+    setErr('');
+    try { const s = await api('GET', '/session'); csrf = s.csrf; setSession(s); } catch (e) {
+      if (e.status === 401) setSession(null); else setErr(e.message);
+    }
+  };
+  useEffect(() => { load(); }, []);
+  useEffect(() => {
+    if (session && !route.ws && !route.unknown && session.workspaces.length > 0) go('/w/' + encodeURIComponent(session.workspaces[0].id), true);
+  }, [session, route.ws]);
+  if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${t('error')}: ${err}</p><button type="button" onClick=${load}>${t('retry')}</button></main>`;
+  if (session === undefined) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
+  if (session === null) return html`<${SignIn} t=${t} onSignedIn=${(s) => { csrf = s.csrf; setSession(s); }} />`;
+  const signOut = async () => { try { await api('DELETE', '/session'); } finally { csrf = ''; setSession(null); go('/'); } };
+  return html`<div class="app">
+    <${Header} t=${t} session=${session} ws=${route.ws} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut} />
+    ${route.unknown ? html`<${NotFound} t=${t} go=${go} />` :
+      session.workspaces.length === 0 ? html`<main id="main" class="signin"><p>${t('noWorkspaces')}</p></main>` :
+      route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}
+  </div>`;
+}
+
+render(html`<${App} />`, document.getElementById('app'));

@@ -1,0 +1,80 @@
+// The conversation model: a workflow's state built from its events only
+// (messages, streamed chunks, tool calls with their results, progress, the
+// run's end). applyEvent applies each event once: an event at or below the
+// last applied sequence number (a replay after a reconnect or a reload) is
+// ignored, so nothing shows twice. Pure: no DOM, so node tests it.
+
+export function newConversation() {
+  return { lastSeq: 0, messages: [], byId: {}, tools: [], toolsById: {}, status: '', reason: '', label: '',
+    degraded: false, cost: 0, tokens: 0, rounds: 0, files: [], error: '' };
+}
+
+// The reasons an agent run ends early that the UI names (seed 000 §3.4).
+const earlyEnds = new Set(['budgetExceeded', 'maxRoundsReached']);
+
+// runLabel is the i18n key of the run's state: why it ended early when it
+// did, else its status.
+export function runLabel(c) {
+  return c.reason || c.status;
+}
+
+export function applyEvent(c, e) {
+  if (!(e.seq > c.lastSeq)) return false;
+  c.lastSeq = e.seq;
+  const d = e.data || {};
+  switch (e.type) {
+    case 'message': {
+      const m = c.byId[d.id];
+      if (m) { m.content = d.content; m.role = d.role; m.streaming = false; m.documents = d.documents || []; }
+      else { const n = { id: d.id, role: d.role, content: d.content, documents: d.documents || [], seq: e.seq }; c.byId[d.id] = n; c.messages.push(n); }
+      break;
+    }
+    case 'chunk': {
+      let m = c.byId[d.messageId];
+      if (!m) { m = { id: d.messageId, role: 'assistant', content: '', documents: [], streaming: true, seq: e.seq }; c.byId[d.messageId] = m; c.messages.push(m); }
+      if (m.streaming) m.content += d.text;
+      break;
+    }
+    case 'status':
+      c.status = d.status || c.status;
+      c.label = d.label || '';
+      // The workspace's degraded-mode label (host/workspace): the round
+      // answers without the knowledge store.
+      if (/^Knowledge store unavailable/.test(d.label || '')) c.degraded = true;
+      if (d.status === 'running') { c.reason = ''; c.error = ''; }
+      break;
+    case 'toolCall': {
+      const t = { id: d.callId, tool: d.tool, round: d.round, args: d.arguments, result: null, seq: e.seq };
+      c.toolsById[d.callId] = t;
+      c.tools.push(t);
+      break;
+    }
+    case 'toolResult': {
+      let t = c.toolsById[d.callId];
+      if (!t) { t = { id: d.callId, tool: d.tool, round: d.round, args: null }; c.toolsById[d.callId] = t; c.tools.push(t); }
+      t.result = d;
+      break;
+    }
+    case 'agentProgress':
+      c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.round; c.maxRounds = d.maxRounds || 0;
+      break;
+    case 'agentSummary':
+      c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.rounds;
+      if (earlyEnds.has(d.reason)) c.reason = d.reason;
+      break;
+    case 'fileCreated':
+      c.files.push(d);
+      break;
+    case 'complete':
+    case 'stopped':
+      c.status = e.type === 'complete' ? 'completed' : 'stopped';
+      if (earlyEnds.has(d.reason)) c.reason = d.reason;
+      for (const m of c.messages) m.streaming = false;
+      break;
+    case 'error':
+      c.status = 'failed'; c.error = d.message || '';
+      for (const m of c.messages) m.streaming = false;
+      break;
+  }
+  return true;
+}

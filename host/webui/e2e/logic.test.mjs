@@ -1,0 +1,102 @@
+// The UI's pure modules under node's test runner (TestUILogic in
+// cmd/agenthost starts it): the conversation model's states and its
+// once-only event handling, and the Markdown renderer's safety.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { newConversation, applyEvent, runLabel } from '../assets/conv.mjs';
+import { markdown } from '../assets/md.mjs';
+
+const feed = (c, events) => events.forEach(([type, data], i) => applyEvent(c, { seq: i + 1, type, data }));
+const start = [['status', { status: 'running', label: 'round 1' }], ['message', { id: 'u', role: 'user', content: 'q' }]];
+
+test('how runs end is shown as such', () => {
+  const cases = [
+    { name: 'completed', end: [['agentSummary', { reason: 'completed' }], ['complete', { reason: 'completed' }]], status: 'completed', label: 'completed' },
+    { name: 'stopped by the user', end: [['stopped', { reason: 'stopped by the user' }]], status: 'stopped', label: 'stopped' },
+    { name: 'budget exceeded', end: [['agentSummary', { reason: 'budgetExceeded', costCHF: 0.5 }], ['complete', { reason: 'budgetExceeded' }]], status: 'completed', label: 'budgetExceeded' },
+    { name: 'round limit', end: [['agentSummary', { reason: 'maxRoundsReached' }], ['complete', {}]], status: 'completed', label: 'maxRoundsReached' },
+    { name: 'failed', end: [['error', { message: 'model unreachable' }]], status: 'failed', label: 'failed', error: 'model unreachable' },
+  ];
+  for (const tc of cases) {
+    const c = newConversation();
+    feed(c, [...start, ['chunk', { messageId: 'a', text: 'part' }], ...tc.end]);
+    assert.equal(c.status, tc.status, tc.name);
+    assert.equal(runLabel(c), tc.label, tc.name);
+    assert.equal(c.error, tc.error || '', tc.name);
+    assert.ok(c.messages.every((m) => !m.streaming), tc.name + ': nothing shown as still streaming');
+  }
+});
+
+test('a new round clears the last one\'s end', () => {
+  const c = newConversation();
+  feed(c, [...start, ['agentSummary', { reason: 'budgetExceeded' }], ['complete', {}], ['status', { status: 'running', label: 'round 2' }]]);
+  assert.equal(runLabel(c), 'running');
+});
+
+test('degraded mode is flagged', () => {
+  const c = newConversation();
+  feed(c, [...start, ['status', { status: 'running', label: 'Knowledge store unavailable: answering without document context' }]]);
+  assert.ok(c.degraded);
+});
+
+test('replayed events are applied once', () => {
+  const c = newConversation();
+  const evs = [...start, ['chunk', { messageId: 'a', text: 'Hel' }], ['chunk', { messageId: 'a', text: 'lo' }],
+    ['toolCall', { callId: 'c1', tool: 'searchKnowledge', arguments: { query: 'x' } }], ['toolResult', { callId: 'c1', tool: 'searchKnowledge', ok: true, durationMs: 3 }]];
+  feed(c, evs);
+  // A reconnect replays from an older id, a reload from the start.
+  for (const from of [2, 0]) {
+    evs.slice(from).forEach(([type, data], i) => assert.equal(applyEvent(c, { seq: from + i + 1, type, data }), false));
+  }
+  assert.equal(c.messages.length, 2);
+  assert.equal(c.byId.a.content, 'Hello');
+  assert.equal(c.tools.length, 1);
+  assert.equal(c.tools[0].result.durationMs, 3);
+  // The final message replaces the streamed text instead of adding to it.
+  applyEvent(c, { seq: evs.length + 1, type: 'message', data: { id: 'a', role: 'assistant', content: 'Hello.' } });
+  assert.equal(c.byId.a.content, 'Hello.');
+  assert.equal(c.messages.length, 2);
+});
+
+// walk flattens Preact vnodes to [type, props] and text.
+function walk(nodes, out = []) {
+  for (const n of [].concat(nodes)) {
+    if (n == null || n === false) continue;
+    if (typeof n === 'string' || typeof n === 'number') { out.push(['#text', String(n)]); continue; }
+    if (Array.isArray(n)) { walk(n, out); continue; }
+    out.push([n.type, n.props]);
+    walk(n.props.children, out);
+  }
+  return out;
+}
+
+test('markdown from a model cannot inject markup or script', () => {
+  const hostile = '<img src=x onerror="alert(1)"> <script>alert(2)</script>\n\n' +
+    '[click](javascript:alert(3)) [data](data:text/html,<b>x</b>) [ok](https://example.org/a)\n\n' +
+    '| a | <b>b</b> |\n|---|---|\n| `<i>` | **[c](vbscript:x)** |';
+  const nodes = walk(markdown(hostile, () => {}));
+  const types = new Set(nodes.map(([t]) => t));
+  for (const bad of ['img', 'script', 'b', 'i', 'iframe']) assert.ok(!types.has(bad), 'rendered a <' + bad + '> element');
+  const links = nodes.filter(([t]) => t === 'a').map(([, p]) => p.href);
+  assert.deepEqual(links, ['https://example.org/a'], 'only the http(s) link is a link');
+  const text = nodes.filter(([t]) => t === '#text').map(([, s]) => s).join('');
+  assert.match(text, /<img src=x onerror="alert\(1\)">/, 'raw HTML shows as text');
+  assert.ok(types.has('table') && types.has('code') && types.has('strong'));
+  for (const [, p] of nodes) {
+    if (p && typeof p === 'object') assert.ok(!('dangerouslySetInnerHTML' in p));
+  }
+});
+
+test('citations become buttons that open the file at its page', () => {
+  const opened = [];
+  const nodes = walk(markdown('See [manual, p. 7](docItem:01a2-ff#page=7) and [file](file:abc).', (id, page) => opened.push([id, page])));
+  const buttons = nodes.filter(([t, p]) => t === 'button' && p.class === 'cite');
+  assert.equal(buttons.length, 2);
+  buttons.forEach(([, p]) => p.onClick());
+  assert.deepEqual(opened, [['01a2-ff', 7], ['abc', 0]]);
+});
+
+test('an unfinished code fence still renders while streaming', () => {
+  const nodes = walk(markdown('Here:\n```go\nfunc main() {'));
+  assert.ok(nodes.some(([t]) => t === 'pre'));
+});

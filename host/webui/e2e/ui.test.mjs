@@ -1,0 +1,338 @@
+// The workspace UI in headless Chromium against a real `serve` (started by
+// TestBrowser in cmd/agenthost, which passes the server and its fixtures in
+// UI_* variables). Each step logs to stderr and leaves a screenshot in
+// UI_ARTEFACTS. A failed check throws: the process exits non-zero.
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
+const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS');
+const otherWS = env('UI_OTHER_WS'), otherWF = env('UI_OTHER_WF'), out = env('UI_ARTEFACTS'), pdfPath = env('UI_PDF');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const log = (...a) => process.stderr.write(a.join(' ') + '\n');
+
+const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
+  // A fake microphone (a tone) and autoplay without a gesture, for voice.
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'] });
+const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US', permissions: ['microphone'] });
+const page = await ctx.newPage();
+const cspViolations = [];
+page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text()); });
+// The Last-Event-ID of every event-stream request, to show resumes ask
+// only for what the page has not seen.
+const resumes = [];
+page.on('request', (r) => { if (/\/events$/.test(r.url())) resumes.push(Number(r.headers()['last-event-id'] || 0)); });
+page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
+
+let n = 0;
+async function step(name, f) {
+  const t0 = Date.now();
+  try {
+    await f();
+  } catch (e) {
+    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
+    log(`FAILED ${name}: applied ${await page.evaluate(() => JSON.stringify({ applied: window.__agenthost.applied, last: window.__agenthost.lastSeq }))}`);
+    log(`FAILED ${name}: refetch ${await page.evaluate(async () => {
+      const wf = location.pathname.split('/').pop();
+      const ctl = new AbortController();
+      setTimeout(() => ctl.abort(), 1500);
+      let txt = '';
+      try {
+        const r = await fetch('/api/v1/workflows/' + wf + '/events', { headers: { 'Last-Event-ID': '30' }, signal: ctl.signal });
+        const rd = r.body.getReader();
+        for (;;) { const { value, done } = await rd.read(); if (done) break; txt += new TextDecoder().decode(value); }
+      } catch (e) { txt += ' [' + e.name + ']'; }
+      return txt.slice(0, 1500);
+    })}`);
+    log(`FAILED ${name}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
+    throw e;
+  }
+  n++;
+  const file = path.join(out, `${String(n).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  log(`ok ${n} ${name} (${Date.now() - t0} ms) ${file}`);
+}
+
+// axe runs through the DevTools protocol (page.evaluate), which the page's
+// CSP does not govern; a <script> tag with axe's source would be inline
+// script, which the CSP blocks — as it should.
+async function axe(view) {
+  await page.evaluate(axeSource);
+  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 2).map((x) => x.target.join(' ')).join(', ')}`);
+  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
+}
+
+const ask = async (text) => {
+  await page.fill('#chat-input', text);
+  await page.press('#chat-input', 'Enter');
+};
+const assistantText = () => page.locator('.msg.assistant').last().innerText();
+
+await step('sign-in-form', async () => {
+  await page.goto(base + '/');
+  await page.waitForSelector('#token');
+  await axe('sign-in');
+});
+
+await step('signed-in', async () => {
+  await page.fill('#token', 'ahk_wrong');
+  await page.click('button[type=submit]');
+  await page.waitForSelector('#signin-error');
+  await page.fill('#token', token);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}/w/${ws}`);
+  await page.waitForSelector('.layout');
+  // The session cookie is HttpOnly: script cannot read it.
+  const cookies = await page.evaluate(() => document.cookie);
+  assert.ok(!cookies.includes('agenthost_session'), 'document.cookie shows the session: ' + cookies);
+  const [c] = (await ctx.cookies()).filter((c) => c.name === 'agenthost_session');
+  assert.ok(c && c.httpOnly && c.sameSite === 'Strict', 'cookie attributes: ' + JSON.stringify(c));
+});
+
+await step('csp-blocks-inline-script', async () => {
+  await page.evaluate(() => {
+    const s = document.createElement('script');
+    s.textContent = 'window.__inlineRan = true';
+    document.head.appendChild(s);
+  });
+  await page.waitForTimeout(100);
+  assert.equal(await page.evaluate(() => window.__inlineRan), undefined, 'an inline script ran');
+  const csp = (await page.request.get(base + '/')).headers()['content-security-policy'];
+  assert.match(csp, /script-src 'self'(;|$)/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+});
+
+let fileId = '';
+await step('pdf-dropped-and-indexed', async () => {
+  const bytes = readFileSync(pdfPath).toString('base64');
+  // A drop event with a real File, as a desktop drag would bring.
+  const dt = await page.evaluateHandle((b64) => {
+    const bin = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const d = new DataTransfer();
+    d.items.add(new File([bin], 'deb-camlidl-1.04.pdf', { type: 'application/pdf' }));
+    return d;
+  }, bytes);
+  await page.dispatchEvent('[data-testid=dropzone]', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('[data-testid=dropzone]', 'drop', { dataTransfer: dt });
+  const li = page.locator('.file-list li', { hasText: 'deb-camlidl-1.04.pdf' });
+  await li.waitFor();
+  fileId = await li.getAttribute('data-file');
+  await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 180000 });
+});
+
+await step('question-answered-tool-log', async () => {
+  await ask('What does the manual say about interfaces?');
+  await page.waitForURL(new RegExp(`/w/${ws}/c/`));
+  await page.locator('.tool-log li[data-tool=searchKnowledge]').waitFor();
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  const text = await assistantText();
+  assert.match(text, /interface attributes/);
+  assert.equal(await page.locator('.msg.assistant table td').count(), 4, 'the table is rendered');
+  assert.equal(await page.locator('.msg.assistant pre code').count(), 1, 'the code block is rendered');
+  await page.locator('.tool-log li[data-tool=searchKnowledge] summary').click();
+  assert.match(await page.locator('.tool-log li[data-tool=searchKnowledge]').innerText(), /interface attributes/);
+  await axe('conversation');
+});
+
+await step('citation-opens-page', async () => {
+  const cite = page.locator(`.msg.assistant button.cite[data-file="${fileId}"]`);
+  assert.equal(await cite.getAttribute('data-page'), '2');
+  await cite.click();
+  const pv = page.locator(`.preview[data-file="${fileId}"][data-page="2"]`);
+  await pv.waitFor();
+  await pv.locator('.preview-text').waitFor();
+  assert.ok((await pv.locator('.preview-text').innerText()).length > 50, 'page text shown');
+  assert.match(await pv.locator('h2').innerText(), /page 2/);
+});
+
+await step('knowledge-search-opens-page', async () => {
+  await page.fill('#search-q', 'interface attributes');
+  await page.press('#search-q', 'Enter');
+  const hit = page.locator('.hits li button.cite').first();
+  await hit.waitFor();
+  const label = await hit.innerText();
+  const m = /page (\d+)/.exec(label);
+  assert.ok(m, 'the hit names its page: ' + label);
+  await hit.click();
+  await page.locator(`.preview[data-file="${fileId}"][data-page="${m[1]}"] .preview-text`).waitFor();
+});
+
+await step('archive-chosen-and-entries', async () => {
+  // The keyboard path: the file chooser instead of a drop.
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles(env('UI_ZIP'));
+  const li = page.locator('.file-list li', { hasText: path.basename(env('UI_ZIP')) });
+  await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 180000 });
+  await li.locator('button', { hasText: 'Archive entries' }).click();
+  await li.locator('.entries li').first().waitFor();
+  assert.ok(await li.locator('.entries li').count() >= 2, 'the archive lists its entries');
+});
+
+await step('folder-made-and-filled', async () => {
+  await page.fill('#new-folder', 'Manuals');
+  await page.press('#new-folder', 'Enter');
+  await page.locator('#folder-pick option', { hasText: 'Manuals' }).waitFor({ state: 'attached' });
+  await page.waitForFunction(() => document.querySelector('#folder-pick').selectedOptions[0].text === 'Manuals');
+  assert.equal(await page.locator('.file-list li').count(), 0, 'the new folder is empty');
+  await page.fill('#upload-tags', 'manual, v1');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Release notes: interfaces are stable.') });
+  const li = page.locator('.file-list li', { hasText: 'notes.txt' });
+  await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 60000 });
+  assert.deepEqual(await li.locator('.tag').allInnerTexts(), ['manual', 'v1']);
+  await page.selectOption('#folder-pick', '');
+  await page.locator(`.file-list li[data-file="${fileId}"]`).waitFor();
+  await page.fill('#upload-tags', '');
+});
+
+await step('run-stopped', async () => {
+  await ask('Tell me slowly about everything.');
+  await page.locator('.msg.assistant.streaming').last().waitFor();
+  await page.click('button.stop');
+  await page.locator('[data-testid=run-status][data-status=stopped]').waitFor();
+  assert.equal(await page.locator('button.stop').count(), 0);
+});
+
+await step('run-failed', async () => {
+  await page.click('button.new');
+  await ask('Now please fail.');
+  await page.locator('[data-testid=run-status][data-status=failed]').waitFor({ timeout: 60000 });
+  assert.match(await page.locator('.run-state .error').innerText(), /refuses/);
+});
+
+const everyWordOnce = async () => {
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  const text = await assistantText();
+  const words = text.match(/w\d\d/g);
+  assert.deepEqual(words, Array.from({ length: 60 }, (_, i) => 'w' + String(i + 1).padStart(2, '0')), 'every word once, in order: ' + text);
+  assert.equal(await page.locator('.msg.user').count(), 1);
+  assert.equal(await page.locator('.msg.assistant').count(), 1);
+};
+
+await step('network-drop-resumes', async () => {
+  await page.click('button.new');
+  await ask('Answer slowly after a drop.');
+  await page.waitForURL(new RegExp(`/w/${ws}/c/`));
+  await page.waitForFunction(() => (document.querySelector('.msg.assistant')?.innerText || '').includes('w05'));
+  // Offline first, so the reconnects fail for a while; then the stream's
+  // connection is cut (Chromium's offline mode leaves open streams alone).
+  await ctx.setOffline(true);
+  await page.evaluate(() => window.__agenthost.dropStream());
+  await page.locator('.run-state .warn', { hasText: 'reconnecting' }).waitFor();
+  await page.screenshot({ path: path.join(out, 'network-drop-offline.png') });
+  await page.waitForTimeout(1500);
+  const before = resumes.length;
+  await ctx.setOffline(false);
+  await everyWordOnce();
+  const after = resumes.slice(before);
+  assert.ok(after.length > 0 && after[after.length - 1] > 0, 'the reconnect resumes with Last-Event-ID: ' + after);
+});
+
+await step('reload-mid-run-no-duplicates', async () => {
+  await page.click('button.new');
+  await ask('Answer slowly please.');
+  await page.waitForURL(new RegExp(`/w/${ws}/c/`));
+  await page.waitForFunction(() => (document.querySelector('.msg.assistant')?.innerText || '').includes('w05'));
+  const before = resumes.length;
+  await page.reload();
+  await everyWordOnce();
+  // After a reload the page knows nothing: it reads from the start, and
+  // applies each event once.
+  assert.equal(resumes[before], 0);
+});
+
+await step('at-file', async () => {
+  await page.fill('#chat-input', 'Summarise @deb');
+  await page.press('#chat-input', 'End');
+  await page.type('#chat-input', '-');
+  await page.press('#chat-input', 'Backspace');
+  await page.locator('#mention-list [role=option]').first().waitFor();
+  await page.press('#chat-input', 'Enter');
+  assert.match(await page.inputValue('#chat-input'), /@deb-camlidl-1\.04\.pdf /);
+  assert.match(await page.locator('.attached').innerText(), /deb-camlidl-1\.04\.pdf/);
+  await page.press('#chat-input', 'Enter');
+  await page.locator('.msg.user', { hasText: '@deb-camlidl-1.04.pdf' }).waitFor();
+  await page.locator(`.msg.user .docs button.cite`).last().waitFor();
+});
+
+await step('voice', async () => {
+  await page.click('button.new');
+  await page.click('button.voice-toggle');
+  assert.equal(await page.getAttribute('button.voice-toggle', 'aria-pressed'), 'true');
+  await page.click('button.mic');
+  await page.locator('button.mic[aria-pressed=true]').waitFor();
+  await page.waitForTimeout(700);
+  await page.click('button.mic');
+  // The recording is transcribed by the server and, voice being on, sent.
+  await page.locator('.msg.user', { hasText: 'Tell me about voice' }).waitFor();
+  const answer = page.locator('.msg.assistant', { hasText: 'Noted: Tell me about voice' });
+  await answer.waitFor();
+  await answer.locator('audio[data-testid=voice-audio]').waitFor();
+  assert.match(await answer.locator('audio').getAttribute('src'), /^blob:/);
+  // Voice stays on for this conversation after a reload; a replay is not spoken again.
+  await page.reload();
+  await page.locator('.msg.assistant', { hasText: 'Noted: Tell me about voice' }).waitFor();
+  assert.equal(await page.getAttribute('button.voice-toggle', 'aria-pressed'), 'true');
+  assert.equal(await page.locator('audio[data-testid=voice-audio]').count(), 0);
+  await page.click('button.voice-toggle');
+});
+
+await step('german', async () => {
+  await page.selectOption('#lang', 'de');
+  await page.locator('button.new', { hasText: 'Neue Unterhaltung' }).waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
+  await page.reload();
+  await page.locator('h2', { hasText: 'Unterhaltungen' }).waitFor();
+  await axe('conversation (German)');
+});
+
+await step('other-tenant-not-found', async () => {
+  await page.selectOption('#lang', 'en');
+  for (const p of [`/w/${otherWS}`, `/w/${ws}/c/${otherWF}`, `/w/${otherWS}/c/${otherWF}`]) {
+    await page.goto(base + p);
+    await page.locator('[data-view=notfound]').waitFor();
+    assert.ok(!(await page.content()).includes('hello from the other tenant'));
+  }
+  await axe('not found');
+});
+
+await step('narrow-window', async () => {
+  await page.setViewportSize({ width: 420, height: 860 });
+  await page.goto(`${base}/w/${ws}`);
+  await page.waitForSelector('#chat-input');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, 'horizontal overflow of ' + overflow + 'px');
+});
+
+await step('keyboard-only', async () => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto(`${base}/w/${ws}`);
+  await page.waitForSelector('#chat-input');
+  // Tab from the top reaches the chat input, and Enter sends.
+  let reached = false;
+  for (let i = 0; i < 60 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await page.evaluate(() => document.activeElement?.id === 'chat-input');
+  }
+  assert.ok(reached, 'the chat input is reachable by Tab');
+  await page.keyboard.type('Hello by keyboard');
+  await page.keyboard.press('Enter');
+  await page.locator('.msg.assistant', { hasText: 'Noted: Hello by keyboard' }).waitFor();
+});
+
+await step('signed-out', async () => {
+  await page.click('text=Sign out');
+  await page.waitForSelector('#token');
+  const r = await page.request.get(base + '/api/v1/session');
+  assert.equal(r.status(), 401);
+});
+
+assert.deepEqual(cspViolations.filter((v) => !/__inlineRan/.test(v) && !/inline/.test(v)), [], 'unexpected CSP violations');
+await browser.close();
+log(`all ${n} steps passed; screenshots in ${out}`);

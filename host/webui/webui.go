@@ -1,0 +1,317 @@
+// Package webui is the workspace UI in the browser: the embedded page and
+// its modules (Preact and htm, vendored, no build step), served compressed
+// under a Content-Security-Policy that allows no inline script, and the
+// browser session that signs a person in with an API token.
+//
+// A session is a random secret in an HttpOnly, SameSite=Strict cookie; the
+// store keeps its hash and the API token it was opened with, so revoking
+// the token ends the session. Requests authenticated by the cookie that
+// change anything must carry the session's CSRF token in X-CSRF-Token (the
+// page reads it from GET /api/v1/session; another site can neither read it
+// nor make a browser send it) and, when the browser sends one, an Origin of
+// this server.
+package webui
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+//go:embed assets
+var assetFS embed.FS
+
+// CookieName is the session cookie's name. The __Host- prefix would pin it
+// to HTTPS, which a local server does not have; the attributes below give
+// the same protection over HTTP on localhost.
+const CookieName = "agenthost_session"
+
+// CSRFHeader carries the session's CSRF token on unsafe requests.
+const CSRFHeader = "X-CSRF-Token"
+
+// CSP is the page's Content-Security-Policy: scripts and styles only from
+// this server's files (no inline script, no eval), data only from its API.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; " +
+	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// Sessions is what the UI needs of the store.
+type Sessions interface {
+	OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (store.Session, string, error)
+	SessionBySecret(ctx context.Context, secret string) (store.Session, error)
+	EndSession(ctx context.Context, secret string) error
+	Tenant(ctx context.Context, p tenancy.Principal) (tenancy.Tenant, error)
+	User(ctx context.Context, p tenancy.Principal) (tenancy.User, error)
+	Workspaces(ctx context.Context, p tenancy.Principal) ([]tenancy.Workspace, error)
+}
+
+// Config tunes the UI.
+type Config struct {
+	// SessionTTL bounds a session's life [12 h]; the API token's own expiry
+	// ends it earlier.
+	SessionTTL time.Duration
+	// Secure marks the cookie Secure (serve over HTTPS, or behind a proxy
+	// that terminates it).
+	Secure bool
+}
+
+// UI serves the page, its assets and the session routes.
+type UI struct {
+	sessions Sessions
+	cfg      Config
+	assets   map[string]asset
+}
+
+type asset struct {
+	body, gz []byte
+	ctype    string
+	etag     string
+}
+
+// New builds the UI; its assets are read and compressed once, here.
+func New(s Sessions, cfg Config) (*UI, error) {
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = 12 * time.Hour
+	}
+	u := &UI{sessions: s, cfg: cfg, assets: map[string]asset{}}
+	err := fs.WalkDir(assetFS, "assets", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := assetFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var gz bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		w.Write(body)
+		w.Close()
+		ext := path.Ext(p)
+		ctype := mime.TypeByExtension(ext)
+		switch ext {
+		case ".mjs", ".js":
+			ctype = "text/javascript; charset=utf-8"
+		case ".txt":
+			ctype = "text/plain; charset=utf-8"
+		}
+		sum := sha256.Sum256(body)
+		u.assets[strings.TrimPrefix(p, "assets/")] = asset{body: body, gz: gz.Bytes(), ctype: ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webui: assets: %w", err)
+	}
+	return u, nil
+}
+
+// Pages are the paths the page itself answers (the UI routes in the
+// browser); each serves index.html, and the page decides what to show.
+var Pages = []string{"/", "/w/:ws", "/w/:ws/c/:wf"}
+
+// HandlePage serves index.html under the CSP.
+func (u *UI) HandlePage() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Set("Cache-Control", "no-cache")
+		return u.send(c, "index.html")
+	}
+}
+
+// HandleAsset serves GET /assets/:file.
+func (u *UI) HandleAsset() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		name := c.Params("file")
+		if name == "index.html" {
+			return fiber.ErrNotFound
+		}
+		// A changed asset has a changed ETag; the page revalidates.
+		c.Set("Cache-Control", "no-cache")
+		return u.send(c, name)
+	}
+}
+
+func (u *UI) send(c *fiber.Ctx, name string) error {
+	a, ok := u.assets[name]
+	if !ok {
+		return fiber.ErrNotFound
+	}
+	SecurityHeaders(c)
+	c.Set(fiber.HeaderContentType, a.ctype)
+	c.Set(fiber.HeaderETag, a.etag)
+	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	if c.Get(fiber.HeaderIfNoneMatch) == a.etag {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	if strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+		return c.Send(a.gz)
+	}
+	return c.Send(a.body)
+}
+
+// SecurityHeaders sets the CSP and the headers that go with it.
+func SecurityHeaders(c *fiber.Ctx) {
+	c.Set("Content-Security-Policy", CSP)
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set("Referrer-Policy", "same-origin")
+	c.Set("X-Frame-Options", "DENY")
+}
+
+// signIn is POST /api/v1/session's body.
+type signIn struct {
+	Token string `json:"token"`
+}
+
+// sessionInfo is what GET /api/v1/session answers: who is signed in, where,
+// and the CSRF token the page sends back.
+type sessionInfo struct {
+	User       tenancy.User        `json:"user"`
+	Tenant     tenancy.Tenant      `json:"tenant"`
+	Workspaces []tenancy.Workspace `json:"workspaces"`
+	CSRF       string              `json:"csrf"`
+	ExpiresAt  time.Time           `json:"expiresAt"`
+}
+
+// HandleSignIn exchanges an API token for a session cookie. There are no
+// passwords in agenthost (users sign in with tokens an admin issues), so a
+// token is the only credential. The request must come from this server's
+// own page (Origin check), so another site cannot sign a browser in as
+// someone else (login CSRF).
+func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := sameOrigin(c); err != nil {
+			return err
+		}
+		var r signIn
+		if err := decode(c, &r); err != nil {
+			return err
+		}
+		if strings.TrimSpace(r.Token) == "" {
+			return fmt.Errorf("%w: token is required", tenancy.ErrInvalid)
+		}
+		s, secret, err := u.sessions.OpenSession(c.UserContext(), strings.TrimSpace(r.Token), u.cfg.SessionTTL)
+		if err != nil {
+			return err
+		}
+		c.Cookie(&fiber.Cookie{Name: CookieName, Value: secret, Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
+			Secure: u.cfg.Secure, Expires: s.ExpiresAt})
+		info, err := u.info(c.UserContext(), s)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(info)
+	}
+}
+
+// HandleSession answers who the session is (401 without one).
+func (u *UI) HandleSession() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		secret := c.Cookies(CookieName)
+		if secret == "" {
+			return fmt.Errorf("%w: not signed in", tenancy.ErrUnauthenticated)
+		}
+		s, err := u.sessions.SessionBySecret(c.UserContext(), secret)
+		if err != nil {
+			return err
+		}
+		info, err := u.info(c.UserContext(), s)
+		if err != nil {
+			return err
+		}
+		c.Set("Cache-Control", "no-store")
+		return c.JSON(info)
+	}
+}
+
+// HandleSignOut ends the session and clears the cookie. It is an unsafe
+// method, so it goes through Principal's CSRF check first (routes.go).
+func (u *UI) HandleSignOut() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if secret := c.Cookies(CookieName); secret != "" {
+			if err := u.sessions.EndSession(c.UserContext(), secret); err != nil {
+				return err
+			}
+		}
+		c.Cookie(&fiber.Cookie{Name: CookieName, Value: "", Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
+			Secure: u.cfg.Secure, Expires: time.Unix(1, 0), MaxAge: -1})
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+}
+
+func (u *UI) info(ctx context.Context, s store.Session) (sessionInfo, error) {
+	user, err := u.sessions.User(ctx, s.Principal)
+	if err != nil {
+		return sessionInfo{}, err
+	}
+	t, err := u.sessions.Tenant(ctx, s.Principal)
+	if err != nil {
+		return sessionInfo{}, err
+	}
+	ws, err := u.sessions.Workspaces(ctx, s.Principal)
+	if err != nil {
+		return sessionInfo{}, err
+	}
+	if ws == nil {
+		ws = []tenancy.Workspace{}
+	}
+	return sessionInfo{User: user, Tenant: t, Workspaces: ws, CSRF: s.CSRF, ExpiresAt: s.ExpiresAt}, nil
+}
+
+// Principal authenticates a request by its session cookie: ok is false when
+// the request carries none (the caller then asks for a bearer token). An
+// unsafe method needs the session's CSRF token in X-CSRF-Token and, when
+// the browser names one, an Origin of this server.
+func (u *UI) Principal(c *fiber.Ctx) (p tenancy.Principal, ok bool, err error) {
+	secret := c.Cookies(CookieName)
+	if secret == "" {
+		return tenancy.Principal{}, false, nil
+	}
+	s, err := u.sessions.SessionBySecret(c.UserContext(), secret)
+	if err != nil {
+		return tenancy.Principal{}, true, err
+	}
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+	default:
+		if err := sameOrigin(c); err != nil {
+			return tenancy.Principal{}, true, err
+		}
+		got := c.Get(CSRFHeader)
+		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.CSRF)) != 1 {
+			return tenancy.Principal{}, true, fmt.Errorf("%w: missing or wrong %s (a page of another site, or a stale page: reload)", tenancy.ErrForbidden, CSRFHeader)
+		}
+	}
+	return s.Principal, true, nil
+}
+
+// sameOrigin refuses a request whose Origin (or, without one, Referer)
+// names another host than the one it was sent to. Requests with neither
+// are not from a browser page (curl, tests) and pass.
+func sameOrigin(c *fiber.Ctx) error {
+	origin := c.Get(fiber.HeaderOrigin)
+	if origin == "" {
+		origin = c.Get(fiber.HeaderReferer)
+	}
+	if origin == "" {
+		return nil
+	}
+	o, err := url.Parse(origin)
+	if err != nil || o.Host != c.Hostname() {
+		return fmt.Errorf("%w: request from another origin (%s)", tenancy.ErrForbidden, origin)
+	}
+	return nil
+}
