@@ -129,6 +129,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	extractors.WithMeter(meter) // every extractor run is a transaction
 	// Large PDFs are pre-scanned at upload; their pages are extracted when read.
 	// Containers (ZIP, TAR, GZ) are resolved by the containers plugin; their
 	// inner files are indexed one by one.

@@ -66,10 +66,11 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	model, _, err := openModels(ctx, modelCfg, prices, db, logger)
+	model, meter, err := openModels(ctx, modelCfg, prices, db, logger)
 	if err != nil {
 		return err
 	}
+	extractors.WithMeter(meter) // every extractor run is a transaction
 	ingester := knowledge.NewIngester(db, blobs, extractors, logger).WithSmartPDF(knowledge.DefaultSmartPDF).
 		WithContainers(extractors.Containers(), db, blobs)
 	if model.Configured(llm.OpEmbedding) {

@@ -49,6 +49,13 @@ func (mr meteredRunner) pluginOf(tool string) string {
 	return ""
 }
 
+// RecordCompute writes one plugin run that is not a tool call (an
+// extractor's), attributed by ctx like a model call (llm.WithAttribution)
+// or, in a tool call, to its caller.
+func (m *Meter) RecordCompute(ctx context.Context, plugin, tool string, d time.Duration) error {
+	return m.recordCompute(context.WithoutCancel(ctx), plugin, tool, d)
+}
+
 // recordCompute writes one plugin run. Calls outside any caller (start-up
 // checks, unattributed internal calls) are not billed to anyone.
 func (m *Meter) recordCompute(ctx context.Context, plugin, tool string, d time.Duration) error {

@@ -11,8 +11,10 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
+	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
@@ -123,4 +125,25 @@ func BenchmarkLongPDFFullySearchable(b *testing.B) {
 		took = append(took, figure.Millis(time.Since(start)))
 	}
 	figure.Report("pdf.500p.fully_searchable.ms", figure.Median(took), "ms")
+}
+
+// TestExtractionIsBilled: an extractor's run at ingestion is a transaction
+// (operation plugin, purpose extraction) of the file's tenant, workspace
+// and uploader, priced by its wall time.
+func TestExtractionIsBilled(t *testing.T) {
+	w := newKnowledgeWorld(t, "pdf")
+	perHour := 36 * money.CHF
+	meter := billing.NewMeter(w.db, billing.Prices{PluginPerHour: perHour}, nil)
+	w.ex.WithMeter(meter)
+	f := w.ingest(t, knowledge.SmartPDF{}, "pdf", "deb-camlidl-1.04.pdf")
+	var plugin, purpose, user, ws string
+	var cost, us int64
+	err := w.db.SQL().QueryRowContext(context.Background(), `SELECT model, purpose, user_id, workspace_id, cost_nchf, duration_us
+		FROM usage_records WHERE tenant_id = ? AND operation = 'plugin'`, f.TenantID).Scan(&plugin, &purpose, &user, &ws, &cost, &us)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plugin != "pdf" || purpose != "tool:extract" || user != f.CreatedBy || ws != f.WorkspaceID || us <= 0 || cost != us*10 {
+		t.Fatalf("record: plugin %s purpose %s user %s ws %s cost %d for %d µs", plugin, purpose, user, ws, cost, us)
+	}
 }

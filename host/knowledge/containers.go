@@ -103,7 +103,7 @@ func (c *Containers) Resolve(ctx context.Context, name, mimeType, only string, i
 		return content.Index{}, fmt.Errorf("%w: %s (%s)", ErrNotContainer, name, mimeType)
 	}
 	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType, "path": only})
-	r := p.Call(ctx, ContainerTool, args, &wasm.CallOptions{Input: in, Output: sink})
+	r := c.ex.call(ctx, p, ContainerTool, args, &wasm.CallOptions{Input: in, Output: sink})
 	if !r.OK {
 		return content.Index{}, fmt.Errorf("container extractor %s: %w", p.Name(), r.Error)
 	}

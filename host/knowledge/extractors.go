@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -43,6 +44,30 @@ type Extractors struct {
 	plugins Plugins
 	choice  ExtractorChoice
 	logger  *slog.Logger
+	meter   ComputeMeter
+}
+
+// ComputeMeter records what an extractor run cost (billing.Meter): every
+// plugin run is a transaction, attributed by the run's context.
+type ComputeMeter interface {
+	RecordCompute(ctx context.Context, plugin, tool string, d time.Duration) error
+}
+
+// WithMeter bills every extractor run through m.
+func (e *Extractors) WithMeter(m ComputeMeter) *Extractors {
+	e.meter = m
+	return e
+}
+
+// call runs an extractor's tool and bills the run.
+func (e *Extractors) call(ctx context.Context, p *wasm.Plugin, tool string, args []byte, opts *wasm.CallOptions) wasm.Result {
+	r := p.Call(ctx, tool, args, opts)
+	if e.meter != nil {
+		if err := e.meter.RecordCompute(ctx, p.Name(), tool, r.Stats.Duration); err != nil {
+			e.logger.Error("knowledge: extractor run not billed", "plugin", p.Name(), "tool", tool, "err", err)
+		}
+	}
+	return r
 }
 
 // NewExtractors returns extractors over the loaded plugins, with no
@@ -251,7 +276,7 @@ func (e *Extractors) Extract(ctx context.Context, name, mimeType string, in wasm
 		return content.Index{}, nil, err
 	}
 	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
-	r := p.Call(ctx, ExtractTool, args, &wasm.CallOptions{Input: in})
+	r := e.call(ctx, p, ExtractTool, args, &wasm.CallOptions{Input: in})
 	if !r.OK {
 		return content.Index{}, nil, fmt.Errorf("extractor %s: %w", p.Name(), r.Error)
 	}

@@ -116,6 +116,9 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 	if err != nil || !claimed {
 		return false, err
 	}
+	// The extractor's run is billed to the file's tenant, workspace and
+	// uploader, as its embeddings are.
+	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "extraction"})
 	fail := func(err error) (bool, error) { return true, in.failed(ctx, f, f.Name, err) }
 	r, err := in.blobs.Open(ctx, f.SHA256)
 	if err != nil {

@@ -84,7 +84,7 @@ func (e *Extractors) Prescan(ctx context.Context, name, mimeType string, in wasm
 		return content.Index{}, fmt.Errorf("%w: %s (%s): %s has no %s tool", ErrNoPrescan, mimeType, name, p.Name(), PrescanTool)
 	}
 	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
-	r := p.Call(ctx, PrescanTool, args, &wasm.CallOptions{Input: in})
+	r := e.call(ctx, p, PrescanTool, args, &wasm.CallOptions{Input: in})
 	if !r.OK {
 		return content.Index{}, fmt.Errorf("extractor %s: %w", p.Name(), r.Error)
 	}
@@ -109,7 +109,7 @@ func (e *Extractors) ReadPages(ctx context.Context, name, mimeType string, in wa
 		To       int       `json:"to"`
 		Sections []Section `json:"sections,omitempty"`
 	}{from, to, sections})
-	r := p.Call(ctx, ReadPagesTool, args, &wasm.CallOptions{Input: in})
+	r := e.call(ctx, p, ReadPagesTool, args, &wasm.CallOptions{Input: in})
 	if !r.OK {
 		return nil, fmt.Errorf("extractor %s: pages %d-%d: %w", p.Name(), from, to, r.Error)
 	}
