@@ -11,11 +11,10 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
-// TestAdminTokens: tokens expire after 90 days unless -ttl says otherwise
-// (-ttl 0 never), are listed with their state, and are revoked by id.
-func TestAdminTokens(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "data")
-	admin := func(args ...string) string {
+// adminIn returns a function that runs `agenthost admin ARGS` on the
+// embedded database in data and returns its output, failing t on an error.
+func adminIn(t *testing.T, data string) func(args ...string) string {
+	return func(args ...string) string {
 		t.Helper()
 		out, stderr, err := run0(t, append(append([]string{"admin"}, args...), "-data", data, "-database=")...)
 		if err != nil {
@@ -23,6 +22,13 @@ func TestAdminTokens(t *testing.T) {
 		}
 		return out
 	}
+}
+
+// TestAdminTokens: tokens expire after 90 days unless -ttl says otherwise
+// (-ttl 0 never), are listed with their state, and are revoked by id.
+func TestAdminTokens(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	admin := adminIn(t, data)
 	out := admin("bootstrap", "-tenant", "Acme", "-email", "ada@acme.example")
 	user := regexp.MustCompile(`user (\S+)`).FindStringSubmatch(out)
 	first := regexp.MustCompile(`token (\S+) \(shown once`).FindStringSubmatch(out)
@@ -106,14 +112,7 @@ func TestAdminBillingLimits(t *testing.T) {
 			t.Fatalf("admin %v made the data directory before refusing", args)
 		}
 	}
-	admin := func(args ...string) string {
-		t.Helper()
-		out, stderr, err := run0(t, append(append([]string{"admin"}, args...), "-data", data, "-database=")...)
-		if err != nil {
-			t.Fatalf("admin %v: %v\n%s", args, err, stderr)
-		}
-		return out
-	}
+	admin := adminIn(t, data)
 	out := admin("bootstrap", "-tenant", "Acme", "-email", "ada@acme.example")
 	tenant := regexp.MustCompile(`tenant (\S+)`).FindStringSubmatch(out)
 	if tenant == nil {
