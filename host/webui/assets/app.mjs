@@ -41,6 +41,9 @@ async function api(method, path, body) {
   const r = await fetch(API + path, opts);
   if (r.status === 204) return null;
   const data = await r.json().catch(() => null);
+  // A session that ended (signed out elsewhere, expired, token revoked)
+  // sends the page back to the sign-in form instead of failing piecemeal.
+  if (r.status === 401 && path !== '/session') dispatchEvent(new Event('agenthost:signedout'));
   if (!r.ok) throw new Problem(r.status, data);
   return data;
 }
@@ -668,7 +671,12 @@ function App() {
       if (e.status === 401) setSession(null); else setErr(e.message);
     }
   };
-  useEffect(() => { load(); }, []);
+  useEffect(() => {
+    load();
+    const out = () => { csrf = ''; setSession(null); };
+    addEventListener('agenthost:signedout', out);
+    return () => removeEventListener('agenthost:signedout', out);
+  }, []);
   useEffect(() => {
     if (session && !route.ws && !route.unknown && session.workspaces.length > 0) go('/w/' + encodeURIComponent(session.workspaces[0].id), true);
   }, [session, route.ws]);

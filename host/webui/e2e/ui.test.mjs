@@ -333,6 +333,22 @@ await step('signed-out', async () => {
   assert.equal(r.status(), 401);
 });
 
+await step('session-ended-elsewhere', async () => {
+  await page.fill('#token', token);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('.layout');
+  // Another tab signs out: this page's next request finds no session and
+  // shows the sign-in form rather than a broken workspace.
+  await page.request.delete(base + '/api/v1/session', { headers: { 'X-CSRF-Token': await page.evaluate(async () => (await (await fetch('/api/v1/session')).json()).csrf), Origin: base } });
+  // The page's next request (a search here, unless a background one came
+  // first) is refused, and the page shows the sign-in form.
+  await page.evaluate(() => {
+    const q = document.querySelector('#search-q');
+    if (q) { q.value = 'anything'; q.dispatchEvent(new Event('input', { bubbles: true })); q.form.requestSubmit(); }
+  });
+  await page.waitForSelector('#token');
+});
+
 assert.deepEqual(cspViolations.filter((v) => !/__inlineRan/.test(v) && !/inline/.test(v)), [], 'unexpected CSP violations');
 await browser.close();
 log(`all ${n} steps passed; screenshots in ${out}`);
