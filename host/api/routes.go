@@ -27,7 +27,7 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	if d.UI != nil {
 		// The page answers its own routes (the browser's history); what it
 		// shows there comes from the API, under the caller's scope.
-		for _, p := range webui.Pages {
+		for _, p := range webui.Pages() {
 			app.Get(p, d.UI.HandlePage())
 		}
 		app.Get("/assets/:file", d.UI.HandleAsset())
