@@ -20,6 +20,9 @@ const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
     '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'] });
 const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US', permissions: ['microphone'] });
 const page = await ctx.newPage();
+// Generous waits: `make test` runs many packages at once on two cores. A
+// wait is how long the test may take to fail, not a speed requirement.
+page.setDefaultTimeout(120000);
 const cspViolations = [];
 page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text()); });
 // The Last-Event-ID of every event-stream request, to show resumes ask
