@@ -37,6 +37,7 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed := v1.Group("", requireAuth(d.Auth, d.UI))
 	if d.UI != nil {
 		authed.Delete("/session", d.UI.HandleSignOut())
+		authed.Post("/session/switch", d.UI.HandleSwitch(decodeJSON))
 	}
 	// The plugin listings name every plugin, its version, capabilities and
 	// hosts: what an attacker would look for first, so they need a token.
