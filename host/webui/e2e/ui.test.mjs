@@ -305,6 +305,23 @@ await step('other-tenant-not-found', async () => {
   await axe('not found');
 });
 
+await step('organisation-switcher', async () => {
+  await page.goto(`${base}/w/${ws}`);
+  await page.click('button.add-org');
+  await page.fill('#token', env('UI_OTHER_TOKEN'));
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}/w/${otherWS}`);
+  // Now the other tenant's conversation is the user's to see.
+  await page.locator('.conv-list li', { hasText: 'hello from the other tenant' }).waitFor();
+  assert.match(await page.locator('#org').evaluate((s) => s.selectedOptions[0].text), /^Other/);
+  await page.selectOption('#org', { label: 'Acme (ada@acme.example)' });
+  await page.waitForURL(`${base}/w/${ws}`);
+  await page.locator('.conv-list li', { hasText: 'What does the manual' }).waitFor();
+  assert.equal(await page.locator('.conv-list li', { hasText: 'hello from the other tenant' }).count(), 0);
+  await page.goto(`${base}/w/${otherWS}`);
+  await page.locator('[data-view=notfound]').waitFor();
+});
+
 await step('narrow-window', async () => {
   await page.setViewportSize({ width: 420, height: 860 });
   await page.goto(`${base}/w/${ws}`);
