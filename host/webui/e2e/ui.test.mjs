@@ -362,10 +362,9 @@ await step('session-ended-elsewhere', async () => {
   await page.request.delete(base + '/api/v1/session', { headers: { 'X-CSRF-Token': await page.evaluate(async () => (await (await fetch('/api/v1/session')).json()).csrf), Origin: base } });
   // The page's next request (a search here, unless a background one came
   // first) is refused, and the page shows the sign-in form.
-  await page.evaluate(() => {
-    const q = document.querySelector('#search-q');
-    if (q) { q.value = 'anything'; q.dispatchEvent(new Event('input', { bubbles: true })); q.form.requestSubmit(); }
-  });
+  const quick = { timeout: 3000 };
+  await page.fill('#search-q', 'anything', quick).catch(() => {});
+  await page.press('#search-q', 'Enter', quick).catch(() => {});
   await page.waitForSelector('#token');
 });
 
