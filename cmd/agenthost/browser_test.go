@@ -55,6 +55,7 @@ type uiWorld struct {
 	base, token, ws  string
 	data             string
 	otherWS, otherWF string
+	otherToken       string
 	model            *llmtest.Server
 	server           *child
 }
@@ -127,7 +128,7 @@ func startUIWorld(t testing.TB) *uiWorld {
 	if ws == nil || tok == nil || ws2 == nil || tok2 == nil {
 		t.Fatalf("bootstrap printed %s %s", out, out2)
 	}
-	w.ws, w.token, w.otherWS, w.data = ws[1], tok[1], ws2[1], data
+	w.ws, w.token, w.otherWS, w.otherToken, w.data = ws[1], tok[1], ws2[1], tok2[1], data
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +180,7 @@ func runNode(t testing.TB, e2e, script string, w *uiWorld, artefacts string, ext
 	cmd := exec.Command("node", append([]string{filepath.Join(e2e, script)}, extra...)...)
 	cmd.Dir = e2e
 	cmd.Env = append(os.Environ(), "UI_BASE="+w.base, "UI_TOKEN="+w.token, "UI_WS="+w.ws,
-		"UI_OTHER_WS="+w.otherWS, "UI_OTHER_WF="+w.otherWF, "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium,
+		"UI_OTHER_WS="+w.otherWS, "UI_OTHER_WF="+w.otherWF, "UI_OTHER_TOKEN="+w.otherToken, "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium,
 		"UI_PDF="+testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pdf"), "UI_ZIP="+testcorpus.Path(t, "archives", "benign", "project-docs.zip"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

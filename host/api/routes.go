@@ -27,7 +27,7 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	if d.UI != nil {
 		// The page answers its own routes (the browser's history); what it
 		// shows there comes from the API, under the caller's scope.
-		for _, p := range webui.Pages {
+		for _, p := range webui.Pages() {
 			app.Get(p, d.UI.HandlePage())
 		}
 		app.Get("/assets/:file", d.UI.HandleAsset())
@@ -37,6 +37,7 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed := v1.Group("", requireAuth(d.Auth, d.UI))
 	if d.UI != nil {
 		authed.Delete("/session", d.UI.HandleSignOut())
+		authed.Post("/session/switch", d.UI.HandleSwitch(decodeJSON))
 	}
 	// The plugin listings name every plugin, its version, capabilities and
 	// hosts: what an attacker would look for first, so they need a token.

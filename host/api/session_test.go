@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"strings"
 	"testing"
 
@@ -188,5 +189,82 @@ func TestUIPageHeaders(t *testing.T) {
 	resp, err = http.Get(origin + "/status")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/status: %v %v", resp, err)
+	}
+}
+
+// TestSessionSwitch: signing in with another token while signed in keeps
+// the first session; the switcher makes either one the session, refuses
+// sessions this browser does not hold, and sign-out ends both.
+func TestSessionSwitch(t *testing.T) {
+	ts := server(t)
+	origin := strings.TrimSuffix(ts.base, "/api/v1")
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	var csrf string
+	call := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, ts.base+path, strings.NewReader(body))
+		req.Header.Set("Origin", origin)
+		req.Header.Set(webui.CSRFHeader, csrf)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	type info struct {
+		CSRF     string
+		User     struct{ Email string }
+		Accounts []struct{ SessionID, Email string }
+	}
+	decode := func(body string) info {
+		var i info
+		if err := json.Unmarshal([]byte(body), &i); err != nil {
+			t.Fatalf("%v: %s", err, body)
+		}
+		csrf = i.CSRF
+		return i
+	}
+	if st, body := call("POST", "/session", `{"token":"`+ts.alice+`"}`); st != 201 {
+		t.Fatalf("alice: %d %s", st, body)
+	}
+	st, body := call("POST", "/session", `{"token":"`+ts.carol+`"}`)
+	if st != 201 {
+		t.Fatalf("carol: %d %s", st, body)
+	}
+	i := decode(body)
+	if i.User.Email != "carol@acme" || len(i.Accounts) != 2 || i.Accounts[1].Email != "alice@acme" {
+		t.Fatalf("after the second sign-in: %+v", i)
+	}
+	if _, body := call("GET", "/workspaces", ""); strings.Contains(body, ts.wsA) {
+		t.Fatalf("carol sees workspace A: %s", body)
+	}
+	if st, body := call("POST", "/session/switch", `{"sessionId":"nope"}`); st != 404 {
+		t.Fatalf("switch to an unknown session: %d %s", st, body)
+	}
+	st, body = call("POST", "/session/switch", `{"sessionId":"`+i.Accounts[1].SessionID+`"}`)
+	if st != 200 {
+		t.Fatalf("switch: %d %s", st, body)
+	}
+	if i = decode(body); i.User.Email != "alice@acme" || len(i.Accounts) != 2 {
+		t.Fatalf("after the switch: %+v", i)
+	}
+	if _, body := call("GET", "/workspaces", ""); !strings.Contains(body, ts.wsA) {
+		t.Fatalf("alice does not see workspace A: %s", body)
+	}
+	if st, _ := call("DELETE", "/session", ""); st != 204 {
+		t.Fatalf("sign-out: %d", st)
+	}
+	if st, _ := call("GET", "/session", ""); st != 401 {
+		t.Fatalf("after sign-out: %d", st)
+	}
+	// The kept session ended too: a browser that kept its cookie gets nowhere.
+	if st, _ := call("POST", "/session/switch", `{"sessionId":"`+i.Accounts[1].SessionID+`"}`); st != 401 {
+		t.Fatalf("switch after sign-out: %d", st)
 	}
 }

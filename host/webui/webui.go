@@ -42,6 +42,14 @@ var assetFS embed.FS
 // the same protection over HTTP on localhost.
 const CookieName = "agenthost_session"
 
+// KeptCookie holds the browser's other sessions (other organisations
+// signed in to, space-separated secrets, HttpOnly like the session cookie):
+// the organisation switcher makes one of them the session.
+const KeptCookie = "agenthost_kept"
+
+// maxKept bounds the organisations one browser keeps signed in.
+const maxKept = 8
+
 // CSRFHeader carries the session's CSRF token on unsafe requests.
 const CSRFHeader = "X-CSRF-Token"
 
@@ -121,7 +129,7 @@ func New(s Sessions, cfg Config) (*UI, error) {
 
 // Pages are the paths the page itself answers (the UI routes in the
 // browser); each serves index.html, and the page decides what to show.
-var Pages = []string{"/", "/w/:ws", "/w/:ws/c/:wf"}
+func Pages() []string { return []string{"/", "/w/:ws", "/w/:ws/c/:wf"} }
 
 // HandlePage serves index.html under the CSP.
 func (u *UI) HandlePage() fiber.Handler {
@@ -184,6 +192,16 @@ type sessionInfo struct {
 	Workspaces []tenancy.Workspace `json:"workspaces"`
 	CSRF       string              `json:"csrf"`
 	ExpiresAt  time.Time           `json:"expiresAt"`
+	// Accounts are the organisations this browser is signed in to, the
+	// session's first; switch with POST /api/v1/session/switch.
+	Accounts []account `json:"accounts"`
+}
+
+// account is one organisation the browser is signed in to.
+type account struct {
+	SessionID string `json:"sessionId"`
+	Tenant    string `json:"tenant"`
+	Email     string `json:"email"`
 }
 
 // HandleSignIn exchanges an API token for a session cookie. There are no
@@ -207,9 +225,18 @@ func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		c.Cookie(&fiber.Cookie{Name: CookieName, Value: secret, Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
-			Secure: u.cfg.Secure, Expires: s.ExpiresAt})
-		info, err := u.info(c.UserContext(), s)
+		// Signing in while signed in adds an organisation: the session so
+		// far is kept (unless it is the same user's), and the new one is
+		// the session.
+		kept := u.live(c.UserContext(), append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...))
+		var others []string
+		for _, k := range kept {
+			if k.s.Principal.UserID != s.Principal.UserID {
+				others = append(others, k.secret)
+			}
+		}
+		u.setCookies(c, secret, s.ExpiresAt, others)
+		info, err := u.info(c.UserContext(), s, others)
 		if err != nil {
 			return err
 		}
@@ -228,7 +255,7 @@ func (u *UI) HandleSession() fiber.Handler {
 		if err != nil {
 			return err
 		}
-		info, err := u.info(c.UserContext(), s)
+		info, err := u.info(c.UserContext(), s, strings.Fields(c.Cookies(KeptCookie)))
 		if err != nil {
 			return err
 		}
@@ -237,22 +264,102 @@ func (u *UI) HandleSession() fiber.Handler {
 	}
 }
 
-// HandleSignOut ends the session and clears the cookie. It is an unsafe
-// method, so it goes through Principal's CSRF check first (routes.go).
+// switchRequest is POST /api/v1/session/switch's body.
+type switchRequest struct {
+	SessionID string `json:"sessionId"`
+}
+
+// HandleSwitch makes another organisation the browser is signed in to the
+// session (the organisation switcher); the current session is kept. It is
+// an unsafe method: Principal's CSRF check runs first (routes.go).
+func (u *UI) HandleSwitch(decode func(*fiber.Ctx, any) error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var r switchRequest
+		if err := decode(c, &r); err != nil {
+			return err
+		}
+		cur := c.Cookies(CookieName)
+		kept := u.live(c.UserContext(), strings.Fields(c.Cookies(KeptCookie)))
+		for i, k := range kept {
+			if k.s.ID != r.SessionID {
+				continue
+			}
+			others := []string{cur}
+			for j, o := range kept {
+				if j != i {
+					others = append(others, o.secret)
+				}
+			}
+			u.setCookies(c, k.secret, k.s.ExpiresAt, others)
+			info, err := u.info(c.UserContext(), k.s, others)
+			if err != nil {
+				return err
+			}
+			return c.JSON(info)
+		}
+		return fmt.Errorf("%w: this browser is not signed in to session %q", tenancy.ErrNotFound, r.SessionID)
+	}
+}
+
+// HandleSignOut ends the session and every other one the browser kept, and
+// clears the cookies. It is an unsafe method, so it goes through
+// Principal's CSRF check first (routes.go).
 func (u *UI) HandleSignOut() fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if secret := c.Cookies(CookieName); secret != "" {
+		for _, secret := range append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...) {
+			if secret == "" {
+				continue
+			}
 			if err := u.sessions.EndSession(c.UserContext(), secret); err != nil {
 				return err
 			}
 		}
-		c.Cookie(&fiber.Cookie{Name: CookieName, Value: "", Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
-			Secure: u.cfg.Secure, Expires: time.Unix(1, 0), MaxAge: -1})
+		for _, name := range []string{CookieName, KeptCookie} {
+			c.Cookie(&fiber.Cookie{Name: name, Value: "", Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
+				Secure: u.cfg.Secure, Expires: time.Unix(1, 0), MaxAge: -1})
+		}
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 }
 
-func (u *UI) info(ctx context.Context, s store.Session) (sessionInfo, error) {
+// setCookies makes secret the session and keeps others.
+func (u *UI) setCookies(c *fiber.Ctx, secret string, expires time.Time, others []string) {
+	c.Cookie(&fiber.Cookie{Name: CookieName, Value: secret, Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
+		Secure: u.cfg.Secure, Expires: expires})
+	if len(others) > maxKept {
+		others = others[:maxKept]
+	}
+	kept := &fiber.Cookie{Name: KeptCookie, Value: strings.Join(others, " "), Path: "/", HTTPOnly: true,
+		SameSite: fiber.CookieSameSiteStrictMode, Secure: u.cfg.Secure, Expires: time.Now().Add(u.cfg.SessionTTL)}
+	if len(others) == 0 {
+		kept.Expires, kept.MaxAge = time.Unix(1, 0), -1
+	}
+	c.Cookie(kept)
+}
+
+type liveSession struct {
+	secret string
+	s      store.Session
+}
+
+// live returns the sessions of secrets that are still live, in order,
+// without duplicates; ended, expired and malformed ones are dropped.
+func (u *UI) live(ctx context.Context, secrets []string) []liveSession {
+	var out []liveSession
+	seen := map[string]bool{}
+	for _, secret := range secrets {
+		if secret == "" || seen[secret] {
+			continue
+		}
+		seen[secret] = true
+		if s, err := u.sessions.SessionBySecret(ctx, secret); err == nil {
+			out = append(out, liveSession{secret, s})
+		}
+	}
+	return out
+}
+
+func (u *UI) info(ctx context.Context, s store.Session, others []string) (sessionInfo, error) {
 	user, err := u.sessions.User(ctx, s.Principal)
 	if err != nil {
 		return sessionInfo{}, err
@@ -268,7 +375,19 @@ func (u *UI) info(ctx context.Context, s store.Session) (sessionInfo, error) {
 	if ws == nil {
 		ws = []tenancy.Workspace{}
 	}
-	return sessionInfo{User: user, Tenant: t, Workspaces: ws, CSRF: s.CSRF, ExpiresAt: s.ExpiresAt}, nil
+	accounts := []account{{SessionID: s.ID, Tenant: t.Name, Email: user.Email}}
+	for _, k := range u.live(ctx, others) {
+		ku, err := u.sessions.User(ctx, k.s.Principal)
+		if err != nil {
+			continue
+		}
+		kt, err := u.sessions.Tenant(ctx, k.s.Principal)
+		if err != nil {
+			continue
+		}
+		accounts = append(accounts, account{SessionID: k.s.ID, Tenant: kt.Name, Email: ku.Email})
+	}
+	return sessionInfo{User: user, Tenant: t, Workspaces: ws, CSRF: s.CSRF, ExpiresAt: s.ExpiresAt, Accounts: accounts}, nil
 }
 
 // Principal authenticates a request by its session cookie: ok is false when

@@ -41,6 +41,9 @@ async function api(method, path, body) {
   const r = await fetch(API + path, opts);
   if (r.status === 204) return null;
   const data = await r.json().catch(() => null);
+  // A session that ended (signed out elsewhere, expired, token revoked)
+  // sends the page back to the sign-in form instead of failing piecemeal.
+  if (r.status === 401 && path !== '/session') dispatchEvent(new Event('agenthost:signedout'));
   if (!r.ok) throw new Problem(r.status, data);
   return data;
 }
@@ -158,7 +161,7 @@ function useRoute() {
 
 // ---- components ---------------------------------------------------------
 
-function SignIn({ t, onSignedIn }) {
+function SignIn({ t, onSignedIn, onCancel }) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState('');
@@ -172,13 +175,14 @@ function SignIn({ t, onSignedIn }) {
   };
   return html`<main class="signin" id="main">
     <form onSubmit=${submit} aria-labelledby="signin-title">
-      <h1 id="signin-title">${t('signInTitle')}</h1>
+      <h1 id="signin-title">${onCancel ? t('addOrg') : t('signInTitle')}</h1>
       <p>${t('signInLead')}</p>
       <label for="token">${t('token')}</label>
       <input id="token" name="token" type="password" autocomplete="current-password" required value=${token}
         onInput=${(e) => setToken(e.target.value)} aria-describedby=${err ? 'signin-error' : undefined} />
       ${err && html`<p id="signin-error" class="error" role="alert">${err}</p>`}
       <button type="submit" disabled=${busy}>${busy ? t('signingIn') : t('signIn')}</button>
+      ${onCancel && html`<button type="button" onClick=${onCancel}>${t('cancel')}</button>`}
     </form>
   </main>`;
 }
@@ -190,11 +194,15 @@ function NotFound({ t, go }) {
   </main>`;
 }
 
-function Header({ t, session, ws, go, lang, setLang, onSignOut }) {
+function Header({ t, session, ws, go, lang, setLang, onSignOut, onSwitch, onAdd }) {
   return html`<header class="top">
     <a class="skip" href="#main">${t('chat')}</a>
     <h1 class="brand">agenthost</h1>
-    <span class="tenant" title=${t('tenant')}>${session.tenant.name}</span>
+    ${session.accounts && session.accounts.length > 1 ? html`<label class="org-switch">${t('tenant')}
+      <select id="org" value=${session.accounts[0].sessionId} onChange=${(e) => onSwitch(e.target.value)}>
+        ${session.accounts.map((a) => html`<option value=${a.sessionId}>${a.tenant} (${a.email})</option>`)}
+      </select></label>` : html`<span class="tenant" title=${t('tenant')}>${session.tenant.name}</span>`}
+    <button type="button" class="linkish add-org" onClick=${onAdd}>${t('addOrg')}</button>
     <label class="ws-switch">${t('workspace')}
       <select value=${ws} onChange=${(e) => go('/w/' + encodeURIComponent(e.target.value))}>
         ${!ws && html`<option value="">—</option>`}
@@ -662,22 +670,36 @@ function App() {
   const [session, setSession] = useState(undefined); // undefined: loading; null: signed out
   const [err, setErr] = useState('');
   const [route, go] = useRoute();
+  const [adding, setAdding] = useState(false);
   const load = async () => {
     setErr('');
     try { const s = await api('GET', '/session'); csrf = s.csrf; setSession(s); } catch (e) {
       if (e.status === 401) setSession(null); else setErr(e.message);
     }
   };
-  useEffect(() => { load(); }, []);
+  useEffect(() => {
+    load();
+    const out = () => { csrf = ''; setSession(null); };
+    addEventListener('agenthost:signedout', out);
+    return () => removeEventListener('agenthost:signedout', out);
+  }, []);
   useEffect(() => {
     if (session && !route.ws && !route.unknown && session.workspaces.length > 0) go('/w/' + encodeURIComponent(session.workspaces[0].id), true);
   }, [session, route.ws]);
   if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${t('error')}: ${err}</p><button type="button" onClick=${load}>${t('retry')}</button></main>`;
   if (session === undefined) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
   if (session === null) return html`<${SignIn} t=${t} onSignedIn=${(s) => { csrf = s.csrf; setSession(s); }} />`;
+  // Another organisation: sign in with its token; the session so far is
+  // kept, and the switcher moves between them.
+  const signedIn = (s) => { csrf = s.csrf; setAdding(false); setSession(s); go('/'); };
+  if (adding) return html`<${SignIn} t=${t} onSignedIn=${signedIn} onCancel=${() => setAdding(false)} />`;
+  const switchTo = async (id) => {
+    try { signedIn(await api('POST', '/session/switch', { sessionId: id })); } catch (e) { setErr(e.message); }
+  };
   const signOut = async () => { try { await api('DELETE', '/session'); } finally { csrf = ''; setSession(null); go('/'); } };
   return html`<div class="app">
-    <${Header} t=${t} session=${session} ws=${route.ws} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut} />
+    <${Header} t=${t} session=${session} ws=${route.ws} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut}
+      onSwitch=${switchTo} onAdd=${() => setAdding(true)} />
     ${route.unknown ? html`<${NotFound} t=${t} go=${go} />` :
       session.workspaces.length === 0 ? html`<main id="main" class="signin"><p>${t('noWorkspaces')}</p></main>` :
       route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}

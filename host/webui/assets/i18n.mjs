@@ -20,7 +20,7 @@ const en = {
   emptyChat: 'Ask a question to start a conversation. The agent reads your files and cites where it found the answer.',
   you: 'You', assistant: 'Agent', rounds: 'Rounds', tokens: 'Tokens', voice: 'Voice', serverStatus: 'Server status',
   mainNav: 'Workspace', chat: 'Chat', sources: 'Sources',
-  newFolder: 'New folder', create: 'Create',
+  newFolder: 'New folder', create: 'Create', addOrg: 'Add organisation', cancel: 'Cancel',
   on: 'on', off: 'off', record: 'Speak', stopRecording: 'Stop recording', transcribing: 'Transcribing…',
 };
 const de = {
@@ -42,7 +42,7 @@ const de = {
   emptyChat: 'Stellen Sie eine Frage, um eine Unterhaltung zu beginnen. Der Agent liest Ihre Dateien und nennt, wo er die Antwort fand.',
   you: 'Sie', assistant: 'Agent', rounds: 'Runden', tokens: 'Tokens', voice: 'Sprachmodus', serverStatus: 'Serverstatus',
   mainNav: 'Arbeitsbereich', chat: 'Chat', sources: 'Quellen',
-  newFolder: 'Neuer Ordner', create: 'Anlegen',
+  newFolder: 'Neuer Ordner', create: 'Anlegen', addOrg: 'Organisation hinzufügen', cancel: 'Abbrechen',
   on: 'ein', off: 'aus', record: 'Sprechen', stopRecording: 'Aufnahme beenden', transcribing: 'Transkribiert…',
 };
 export const languages = { en: 'English', de: 'Deutsch' };

@@ -20,6 +20,9 @@ const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
     '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'] });
 const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US', permissions: ['microphone'] });
 const page = await ctx.newPage();
+// Generous waits: `make test` runs many packages at once on two cores. A
+// wait is how long the test may take to fail, not a speed requirement.
+page.setDefaultTimeout(120000);
 const cspViolations = [];
 page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text()); });
 // The Last-Event-ID of every event-stream request, to show resumes ask
@@ -302,6 +305,23 @@ await step('other-tenant-not-found', async () => {
   await axe('not found');
 });
 
+await step('organisation-switcher', async () => {
+  await page.goto(`${base}/w/${ws}`);
+  await page.click('button.add-org');
+  await page.fill('#token', env('UI_OTHER_TOKEN'));
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}/w/${otherWS}`);
+  // Now the other tenant's conversation is the user's to see.
+  await page.locator('.conv-list li', { hasText: 'hello from the other tenant' }).waitFor();
+  assert.match(await page.locator('#org').evaluate((s) => s.selectedOptions[0].text), /^Other/);
+  await page.selectOption('#org', { label: 'Acme (ada@acme.example)' });
+  await page.waitForURL(`${base}/w/${ws}`);
+  await page.locator('.conv-list li', { hasText: 'What does the manual' }).waitFor();
+  assert.equal(await page.locator('.conv-list li', { hasText: 'hello from the other tenant' }).count(), 0);
+  await page.goto(`${base}/w/${otherWS}`);
+  await page.locator('[data-view=notfound]').waitFor();
+});
+
 await step('narrow-window', async () => {
   await page.setViewportSize({ width: 420, height: 860 });
   await page.goto(`${base}/w/${ws}`);
@@ -331,6 +351,21 @@ await step('signed-out', async () => {
   await page.waitForSelector('#token');
   const r = await page.request.get(base + '/api/v1/session');
   assert.equal(r.status(), 401);
+});
+
+await step('session-ended-elsewhere', async () => {
+  await page.fill('#token', token);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('.layout');
+  // Another tab signs out: this page's next request finds no session and
+  // shows the sign-in form rather than a broken workspace.
+  await page.request.delete(base + '/api/v1/session', { headers: { 'X-CSRF-Token': await page.evaluate(async () => (await (await fetch('/api/v1/session')).json()).csrf), Origin: base } });
+  // The page's next request (a search here, unless a background one came
+  // first) is refused, and the page shows the sign-in form.
+  const quick = { timeout: 3000 };
+  await page.fill('#search-q', 'anything', quick).catch(() => {});
+  await page.press('#search-q', 'Enter', quick).catch(() => {});
+  await page.waitForSelector('#token');
 });
 
 assert.deepEqual(cspViolations.filter((v) => !/__inlineRan/.test(v) && !/inline/.test(v)), [], 'unexpected CSP violations');
