@@ -138,6 +138,18 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
+	tel, err := tf.open(ctx, db, logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Spans still buffered are sent before the process ends.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tel.Shutdown(sctx); err != nil {
+			logger.Warn("exporting the last trace spans", "err", err)
+		}
+	}()
 	// Background jobs run agents, so only serve works their queue; the
 	// service that runs them exists once the agent does (below).
 	var bgSvc atomic.Pointer[background.Service]
@@ -152,7 +164,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	})
 	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: indexing.Periodic(), Logger: logger,
-		Queues: map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2}})
+		TracerProvider: tel.TracerProvider(),
+		Queues:         map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2}})
 	if err != nil {
 		return err
 	}
@@ -187,18 +200,6 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("plugins ready", "count", len(host.Plugins()), "took", time.Since(start).Round(time.Millisecond))
 	}()
 
-	tel, err := tf.open(ctx, db, logger)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		// Spans still buffered are sent before the process ends.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := tel.Shutdown(sctx); err != nil {
-			logger.Warn("exporting the last trace spans", "err", err)
-		}
-	}()
 	var ag *agent.Agent
 	if model.Configured(llm.OpAgent) {
 		ag = agent.New(model, agent.Config{

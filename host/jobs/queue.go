@@ -15,6 +15,9 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
+	"github.com/riverqueue/rivercontrib/otelriver"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenthost/agenthost/host/store"
 )
@@ -93,6 +96,9 @@ type Config struct {
 	// before its running jobs are handed back to be run again (lease.go).
 	// Defaults 2 s and 15 s; the lease must be at least twice the interval.
 	HeartbeatInterval, HostLease time.Duration
+	// TracerProvider, when set, makes a span of every job insert and every
+	// attempt (River's OpenTelemetry middleware); nil makes none.
+	TracerProvider trace.TracerProvider
 	// Logger receives River's and this package's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -187,6 +193,14 @@ func New(db *store.DB, cfg Config) (*Queue, error) {
 		}
 		rc.FetchCooldown = fetchCooldown
 		rc.Middleware = []rivertype.Middleware{&progressMiddleware{p: progress}}
+	}
+	if cfg.TracerProvider != nil {
+		// River's own job metrics stay off (a no-op meter): /metrics reads
+		// the queue's depth from the database.
+		rc.Middleware = append(rc.Middleware, otelriver.NewMiddleware(&otelriver.MiddlewareConfig{
+			TracerProvider: cfg.TracerProvider, MeterProvider: metricnoop.NewMeterProvider()}))
+	}
+	if cfg.Work {
 		rc.PeriodicJobs = []*river.PeriodicJob{sweepPeriodic()}
 		for _, p := range cfg.Periodic {
 			if p.Every <= 0 || p.Args == nil {
