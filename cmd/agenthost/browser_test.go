@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -129,12 +128,10 @@ func startUIWorld(t testing.TB) *uiWorld {
 		t.Fatalf("bootstrap printed %s %s", out, out2)
 	}
 	w.ws, w.token, w.otherWS, w.otherToken, w.data = ws[1], tok[1], ws2[1], tok2[1], data
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	t.Setenv("AGENTHOST_OPENAI_BASE_URL", w.model.URL())
 	t.Setenv("AGENTHOST_OPENAI_API_KEY", "sk-test")
 	t.Setenv("AGENTHOST_MODEL_AGENT", "scripted")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,12 +25,10 @@ type host struct {
 // answers.
 func startHost(t *testing.T, database, plugins string) host {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	c := startChild(t, "serve", "-database", database, "-addr", addr, "-plugins", plugins, "-allow-unsigned")
 	c.waitFor(t, "agenthost listening")
 	h := host{child: c, base: "http://" + addr + "/api/v1"}

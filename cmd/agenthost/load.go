@@ -158,12 +158,10 @@ func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
 	logs := &lockedWriter{w: cfg.Log}
 	var bases []string
 	for i := range cfg.Hosts {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		addr, err := freeLoopbackAddr()
 		if err != nil {
 			return loadResult{}, err
 		}
-		addr := ln.Addr().String()
-		ln.Close()
 		plugins := filepath.Join(dir, "plugins-"+strconv.Itoa(i))
 		if err := os.Mkdir(plugins, 0o700); err != nil {
 			return loadResult{}, err
@@ -370,4 +368,16 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// freeLoopbackAddr returns a loopback address with a port free right now,
+// for a server started next (by another process, or by code that takes an
+// address rather than a listener).
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }

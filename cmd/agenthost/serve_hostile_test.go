@@ -113,12 +113,10 @@ func pluginsDir(t *testing.T, modules map[string][]byte) string {
 
 func hostileServer(t *testing.T, data string, logs *syncBuffer, plugins string, extra ...string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	args := append([]string{"serve", "-data", data, "-addr", addr, "-plugins", plugins, "-allow-unsigned"}, extra...)

@@ -236,12 +236,10 @@ func TestServeShutdownDeadline(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			addr, err := freeLoopbackAddr()
 			if err != nil {
 				t.Fatal(err)
 			}
-			addr := ln.Addr().String()
-			ln.Close()
 			c := startChild(t, "serve", "-data", data, "-addr", addr, "-plugins", plugins, "-allow-unsigned", "-shutdown-timeout", "4s")
 			c.waitFor(t, "plugins ready")
 			base := "http://" + addr
