@@ -60,18 +60,40 @@ func open() (*pdftext.Document, error) {
 func structure(d *pdftext.Document, ps pdftext.Prescan) map[string]any {
 	pages := make([]map[string]any, len(ps.Pages))
 	images, tables := 0, 0
+	var unread []map[string]any
 	for i, p := range ps.Pages {
 		pages[i] = map[string]any{"page": p.Page, "textLength": p.TextLen, "images": p.Images, "table": p.Table}
+		if p.TextStatus != pdftext.TextComplete {
+			pages[i]["textStatus"] = string(p.TextStatus)
+			pages[i]["warning"] = unreadWarning(p.TextStatus, p.Glyphs, p.Unmapped)
+			unread = append(unread, map[string]any{"page": p.Page, "textStatus": string(p.TextStatus),
+				"warning": unreadWarning(p.TextStatus, p.Glyphs, p.Unmapped)})
+		}
 		images += p.Images
 		if p.Table {
 			tables++
 		}
 	}
-	return map[string]any{
+	st := map[string]any{
 		"pages": d.PageCount(), "images": images, "tables": tables,
 		"outline": ps.Outline, "sections": ps.Sections, "sectionsFrom": ps.SectionsFrom,
 		"headings": ps.Headings, "pageMap": pages,
 	}
+	if unread != nil {
+		// Kept apart from the page map, which the index view leaves out:
+		// the pages whose text is not (wholly) in the index.
+		st["unreadPages"] = unread
+	}
+	return st
+}
+
+// unreadWarning says why a page's text is missing or incomplete.
+func unreadWarning(s pdftext.TextStatus, glyphs, unmapped int) string {
+	what := "part of the page's text was not recovered"
+	if s == pdftext.TextUnreadable {
+		what = "the page's text was not recovered"
+	}
+	return fmt.Sprintf("%s: %d of %d glyphs are in fonts that do not say which characters they draw", what, unmapped, glyphs)
 }
 
 // sectionOf names the innermost section that holds a page; a section
@@ -106,11 +128,13 @@ func fromPrescan(secs []pdftext.Section) []pageSection {
 func pages(d *pdftext.Document, secs []pageSection, from, to int) ([]content.Object, error) {
 	var out []content.Object
 	for n := from; n <= to && n <= d.PageCount(); n++ {
-		text, err := d.PageText(n)
+		pc, err := d.Page(n)
 		if err != nil {
 			return nil, pdk.Errorf("invalid_document", "page %d: %v", n, err)
 		}
-		out = append(out, pageObject(secs, n, text))
+		o := pageObject(secs, n, pc.Text)
+		markUnread(&o, pc.Status, pc.Glyphs, pc.Unmapped)
+		out = append(out, o)
 	}
 	return out, nil
 }
@@ -121,6 +145,15 @@ func pageObject(secs []pageSection, n int, text string) content.Object {
 	id, title := sectionOf(secs, n)
 	return content.Object{ID: fmt.Sprintf("page-%d", n), ContentType: content.Text, Data: text,
 		Ref: content.Ref{PageIndex: n, SectionID: id, Label: title, Location: fmt.Sprintf("page:%d", n)}, Sequence: n}
+}
+
+// markUnread records on a page's object that its text is missing or
+// incomplete, so that the store and a reader know the page is unread.
+func markUnread(o *content.Object, s pdftext.TextStatus, glyphs, unmapped int) {
+	if s == pdftext.TextComplete {
+		return
+	}
+	o.Metadata = map[string]any{"textStatus": string(s), "warning": unreadWarning(s, glyphs, unmapped)}
 }
 
 func init() {
@@ -137,7 +170,12 @@ func init() {
 		objs := make([]content.Object, 0, len(texts))
 		secs := fromPrescan(ps.Sections)
 		for i, text := range texts {
-			objs = append(objs, pageObject(secs, i+1, text))
+			o := pageObject(secs, i+1, text)
+			if i < len(ps.Pages) {
+				p := ps.Pages[i]
+				markUnread(&o, p.TextStatus, p.Glyphs, p.Unmapped)
+			}
+			objs = append(objs, o)
 		}
 		return result{Index: content.Index{FileName: a.Name, MIMEType: "application/pdf", Structure: structure(d, ps)}, Objects: objs}, nil
 	}, pdk.ReadOnly())

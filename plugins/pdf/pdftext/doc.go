@@ -14,6 +14,8 @@
 //	cff.go         built-in encodings of embedded CFF programs
 //	cmap.go        ToUnicode and encoding CMaps
 //	encodings.go   the standard base encodings
+//	texenc.go      TeX font encodings, for fonts whose glyph names only
+//	               number them (pdfTeX's bitmap fonts)
 //	glyphnames.go  glyph names to Unicode
 //	stdmetrics.go  widths of the standard 14 fonts (from Adobe's AFM files)
 //	layout.go      glyphs to words, lines, columns and reading order
@@ -177,12 +179,54 @@ func (d *Document) PageCount() int { return len(d.pages) }
 // and interpreted; fonts stay cached for later pages. A page without a text
 // layer gives "" and no error.
 func (d *Document) PageText(n int) (text string, err error) {
-	defer recoverTo(&err, fmt.Sprintf("page %d", n))
-	glyphs, _, err := d.pageGlyphs(n, nil)
-	if err != nil {
-		return "", err
+	pc, err := d.Page(n)
+	return pc.Text, err
+}
+
+// PageContent is a page's text and how much of it could be read.
+type PageContent struct {
+	Text string
+	// Status is TextUnreadable or TextPartial when glyphs were shown whose
+	// text is unknown; Glyphs counts the glyphs shown (white space
+	// excluded), Unmapped those without text.
+	Status           TextStatus
+	Glyphs, Unmapped int
+}
+
+// TextStatus says whether a page's text could be read whole.
+type TextStatus string
+
+// The text statuses: a page is unreadable when at least half of its glyphs
+// have no known text (a font without a Unicode mapping, whose glyphs are
+// only pictures), partial when at least a tenth (and five) of them have
+// none.
+const (
+	TextComplete   TextStatus = ""
+	TextPartial    TextStatus = "partial"
+	TextUnreadable TextStatus = "unreadable"
+)
+
+func textStatus(glyphs, unmapped int) TextStatus {
+	switch {
+	case unmapped > 0 && 2*unmapped >= glyphs:
+		return TextUnreadable
+	case unmapped >= 5 && 10*unmapped >= glyphs:
+		return TextPartial
 	}
-	return layoutText(glyphs, true), nil
+	return TextComplete
+}
+
+// Page is PageText with the page's text status: a page whose glyphs
+// cannot be read is reported as such, not as a page without text.
+func (d *Document) Page(n int) (pc PageContent, err error) {
+	defer recoverTo(&err, fmt.Sprintf("page %d", n))
+	var st pageStats
+	glyphs, _, err := d.pageGlyphs(n, &st)
+	if err != nil {
+		return PageContent{}, err
+	}
+	return PageContent{Text: layoutText(glyphs, true), Status: textStatus(st.shown, st.unmapped),
+		Glyphs: st.shown, Unmapped: st.unmapped}, nil
 }
 
 // pageGlyphs interprets page n and returns its glyphs in device space. When

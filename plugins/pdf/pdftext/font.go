@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -229,6 +230,14 @@ func (d *Document) loadSimple(fd types.Dict) *font {
 	if tu := d.deref(fd["ToUnicode"]); tu != nil {
 		toU = d.toUnicode(tu)
 	}
+	// A font whose names only number its glyphs (a TeX bitmap font) is
+	// read through its TeX encoding; Zapf Dingbats' a1..a191 are real
+	// names.
+	numbered := numberedNames(&names) && !strings.Contains(strings.ToLower(f.name), "dingbat")
+	var texEnc texEncoding
+	if numbered {
+		texEnc = d.texEncodingOf(fd, &names)
+	}
 	for c := range 256 {
 		if toU != nil {
 			if t, ok := toU.lookup(uint32(c)); ok {
@@ -237,6 +246,12 @@ func (d *Document) loadSimple(fd types.Dict) *font {
 			}
 		}
 		if n := names[c]; n != "" {
+			if numbered {
+				if k, ok := numberedGlyph(n); ok {
+					f.text[c] = texText(texEnc, k)
+					continue
+				}
+			}
 			if t := glyphText(n); t != "" {
 				f.text[c] = t
 				continue
@@ -262,14 +277,7 @@ func (d *Document) loadSimple(fd types.Dict) *font {
 	// Widths: the font's /Widths, else the standard font metrics.
 	scale := 0.001
 	if subtype == "Type3" {
-		if m := d.array(fd["FontMatrix"]); len(m) == 6 {
-			a, _ := d.number(m[0])
-			dd, _ := d.number(m[3])
-			scale = a
-			if dd != 0 {
-				f.sizeScale = abs(dd) * 1000
-			}
-		}
+		scale, f.sizeScale = d.type3Scale(fd)
 	}
 	missing, _ := d.number(desc["MissingWidth"])
 	widths := d.array(fd["Widths"])
@@ -302,6 +310,75 @@ func (d *Document) loadSimple(fd types.Dict) *font {
 		f.width[c] = metrics.width(names[c], idx)
 	}
 	return f
+}
+
+// type3Scale reads a Type 3 font's FontMatrix: scale takes glyph space to
+// text space horizontally (widths are in glyph space), sizeScale relates
+// the font size to the size of the glyphs. Glyph space is the font's own:
+// 1000 units to the em with a FontMatrix of 0.001 (the usual), or a
+// bitmap's pixels with a matrix of 1/resolution, and then the font size
+// need not be the size of the text (pdfTeX sets PK fonts at 3 times it).
+// The glyphs' widths tell the em best (text glyphs average half an em);
+// for fonts of a few glyphs the FontBBox does (an em high).
+func (d *Document) type3Scale(fd types.Dict) (scale, sizeScale float64) {
+	scale, sizeScale = 0.001, 1
+	m := d.array(fd["FontMatrix"])
+	if len(m) != 6 {
+		return scale, sizeScale
+	}
+	a, _ := d.number(m[0])
+	dd, _ := d.number(m[3])
+	if a != 0 {
+		scale = a
+	}
+	if dd == 0 {
+		return scale, sizeScale
+	}
+	var ws []float64
+	for _, o := range d.array(fd["Widths"]) {
+		if w, ok := d.number(o); ok && w > 0 {
+			ws = append(ws, w*abs(scale))
+		}
+	}
+	if len(ws) >= 8 {
+		slices.Sort(ws)
+		if em := ws[len(ws)/2] / 0.5; em > 0.7 && em < 1.4 {
+			return scale, 1
+		} else if em > 0 {
+			return scale, em
+		}
+	}
+	if bb, ok := d.boxOf(fd["FontBBox"]); ok && bb.height() > 0 {
+		h := bb.height() * abs(dd)
+		if h >= 0.5 && h <= 2 {
+			return scale, 1
+		}
+		return scale, h
+	}
+	return scale, abs(dd) * 1000
+}
+
+// texEncodingOf guesses the TeX encoding of a font whose names number its
+// glyphs: the codes that have a glyph are those with a glyph procedure
+// (Type 3) or a width.
+func (d *Document) texEncodingOf(fd types.Dict, names *[256]string) texEncoding {
+	var used [256]bool
+	var width [256]float64
+	procs := d.dict(fd["CharProcs"])
+	first, _ := d.number(fd["FirstChar"])
+	for i, o := range d.array(fd["Widths"]) {
+		if c := int(first) + i; c >= 0 && c < 256 {
+			width[c], _ = d.number(o)
+		}
+	}
+	for c, n := range names {
+		if procs != nil {
+			_, used[c] = procs[n]
+		} else {
+			used[c] = width[c] > 0
+		}
+	}
+	return texEncodingOf(&used, &width)
 }
 
 func (d *Document) toUnicode(o types.Object) *cmap {

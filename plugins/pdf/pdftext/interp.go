@@ -65,6 +65,10 @@ type gstate struct {
 type pageStats struct {
 	images int // image XObjects and inline images painted
 	rects  int // rectangles (re) and stroked line segments: ruling of tables
+	// shown counts the glyphs shown that are not white space, unmapped
+	// those of them whose text is unknown (a font without a Unicode
+	// mapping for them and no ActualText around them).
+	shown, unmapped int
 }
 
 type interp struct {
@@ -436,6 +440,12 @@ func (in *interp) show(s []byte) {
 
 // emit records one glyph whose advance in text space is tx.
 func (in *interp) emit(text string, f *font, tx float64, space bool) {
+	if in.st != nil && !space {
+		in.st.shown++
+		if text == "" && !in.inActualText() {
+			in.st.unmapped++
+		}
+	}
 	if (text == "" && !space) || len(in.glyphs) >= maxGlyphs {
 		return
 	}
@@ -471,6 +481,17 @@ func (in *interp) emit(text string, f *font, tx float64, space bool) {
 	}
 	g.text = expandLigature(text)
 	in.glyphs = append(in.glyphs, g)
+}
+
+// inActualText reports whether a marked-content sequence with /ActualText
+// is open: its glyphs' own text does not matter.
+func (in *interp) inActualText() bool {
+	for _, m := range in.marked {
+		if m.hasActual {
+			return true
+		}
+	}
+	return false
 }
 
 // isBlank reports whether a glyph's text is only white space (and not

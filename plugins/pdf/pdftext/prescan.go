@@ -49,6 +49,10 @@ type PageInfo struct {
 	// Err is set when the page's content could not be read; the rest of
 	// the page map is still valid.
 	Err string `json:",omitempty"`
+	// TextStatus is TextUnreadable or TextPartial when the page shows
+	// glyphs whose text is unknown: Glyphs shown, Unmapped of them.
+	TextStatus       TextStatus `json:",omitempty"`
+	Glyphs, Unmapped int
 }
 
 // Heading is a line set in a font clearly larger than the body text, or a
@@ -160,6 +164,8 @@ func (d *Document) scanPage(n int, sizes map[float64]int, each func(n int, glyph
 		each(n, slices.Clone(glyphs))
 	}
 	info.Images = st.images
+	info.Glyphs, info.Unmapped = st.shown, st.unmapped
+	info.TextStatus = textStatus(st.shown, st.unmapped)
 	for i := range glyphs {
 		g := &glyphs[i]
 		if g.space {

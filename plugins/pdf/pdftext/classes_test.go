@@ -1,0 +1,166 @@
+package pdftext
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+
+	unorm "golang.org/x/text/unicode/norm"
+
+	"github.com/agenthost/agenthost/host/figure"
+	"github.com/agenthost/agenthost/internal/testcorpus"
+)
+
+// The classes of text that extraction used to lose (issue 16): real
+// documents of each class sit in testdata/corpus/pdf/classes with
+// pdftotext -layout's pages beside them (NAME.pages/NNNN.txt), and the
+// recall of poppler's words is measured where poppler is right: words in
+// which it printed a control character (a glyph it could not map) are left
+// out, and typographic quotes are folded, since poppler prints TeX's
+// quotes as ASCII ones.
+
+// classDocs are the documents of a class.
+func classDocs(class string) []string {
+	switch class {
+	case "type3":
+		return []string{"type3-ctib4tex-p1-3", "type3-xkeyval-p4-6"}
+	}
+	return nil
+}
+
+// foldWord normalises a word for comparison: NFKC (presentation forms,
+// ligatures) and ASCII quotes.
+func foldWord(w string) string {
+	w = unorm.NFKC.String(w)
+	return strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(w)
+}
+
+// pageWords are the words of a text, folded; with reference set, words
+// poppler did not read are dropped.
+func pageWords(text string, reference bool) []string {
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if reference && strings.ContainsFunc(w, func(r rune) bool {
+			return unicode.IsControl(r) || r == unicode.ReplacementChar || unicode.Is(unicode.Co, r)
+		}) {
+			continue
+		}
+		out = append(out, foldWord(w))
+	}
+	return out
+}
+
+// wordRecall is the share of want's words (as a multiset) found in got.
+func wordRecall(got, want []string) (hits, total int) {
+	have := map[string]int{}
+	for _, w := range got {
+		have[w]++
+	}
+	for _, w := range want {
+		if have[w] > 0 {
+			have[w]--
+			hits++
+		}
+	}
+	return hits, len(want)
+}
+
+// classRecall extracts every page of the class's documents and returns the
+// recall of the reference words, over all documents, and per document.
+func classRecall(tb testing.TB, class string, text func(d *Document, n int) string) (float64, map[string]float64) {
+	tb.Helper()
+	dir := testcorpus.Path(tb, "pdf", "classes")
+	per := map[string]float64{}
+	var hits, total int
+	for _, name := range classDocs(class) {
+		data, err := os.ReadFile(filepath.Join(dir, name+".pdf"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		d, err := Open(bytes.NewReader(data))
+		if err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+		ref := referencePages(dir, name)
+		if len(ref) != d.PageCount() {
+			tb.Fatalf("%s: %d pages, %d reference pages", name, d.PageCount(), len(ref))
+		}
+		var h, n int
+		for i, want := range ref {
+			a, b := wordRecall(pageWords(text(d, i+1), false), pageWords(want, true))
+			h, n = h+a, n+b
+		}
+		per[name] = float64(h) / float64(max(n, 1))
+		hits, total = hits+h, total+n
+	}
+	return float64(hits) / float64(max(total, 1)), per
+}
+
+func pageTextOf(tb testing.TB) func(d *Document, n int) string {
+	return func(d *Document, n int) string {
+		s, err := d.PageText(n)
+		if err != nil {
+			tb.Fatalf("page %d: %v", n, err)
+		}
+		return s
+	}
+}
+
+// classText is the text of one page of a class document.
+func classText(t *testing.T, name string, page int) string {
+	t.Helper()
+	data := testcorpus.Read(t, "pdf", "classes", name+".pdf")
+	return pageText(t, data, page)
+}
+
+// TestType3Documents: pdfTeX's bitmap fonts (glyphs named /a0../a255, the
+// codes of the EC fonts' T1 encoding) and Ghostscript's bitmap fonts (a
+// FontMatrix of 1/75 and a font size that is not the text's) give their
+// text, with word spaces.
+func TestType3Documents(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		page int
+		want []string
+	}{
+		{"type3-ctib4tex-p1-3", 1, []string{
+			"is a package offering Tibetan support for",
+			"This package is based on earlier works by Schwartz, Sparkes, Sirlin,",
+			"effectively eliminating the need for installing any external preprocessor",
+		}},
+		{"type3-ctib4tex-p1-3", 2, []string{"“non-TEX-ish” code constructs", "Latin–Tibetan con-"}},
+		{"type3-ctib4tex-p1-3", 3, []string{"Some Technical Notes", "Norbert Preining’s work;"}},
+		{"type3-xkeyval-p4-6", 2, []string{
+			"together with the extra prefix cmd, will be used to create",
+			`\define@key{fam}{key}[none]{\def\cmdKV@fam@key{#1}value: \cmdKV@fam@key}`,
+			"The value none is again the default value",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := words(classText(t, c.name, c.page))
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("page %d lacks %q:\n%s", c.page, w, got)
+				}
+			}
+		})
+	}
+	recall, per := classRecall(t, "type3", pageTextOf(t))
+	t.Logf("type 3 recall %.4f %v", recall, per)
+	if recall < 0.95 {
+		t.Errorf("type 3 recall %.4f < 0.95", recall)
+	}
+}
+
+// BenchmarkType3Recall: the recall of poppler's words (where poppler is
+// right) on documents set in Type 3 bitmap fonts.
+func BenchmarkType3Recall(b *testing.B) {
+	for range b.N {
+		r, per := classRecall(b, "type3", pageTextOf(b))
+		figure.Report("pdf.text.type3.recall", r, "ratio")
+		b.Logf("per document: %v", per)
+	}
+}
