@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode"
 
+	"golang.org/x/text/encoding/charmap"
 	unorm "golang.org/x/text/unicode/norm"
 
 	"github.com/agenthost/agenthost/host/figure"
@@ -27,6 +28,8 @@ func classDocs(class string) []string {
 	switch class {
 	case "type3":
 		return []string{"type3-ctib4tex-p1-3", "type3-xkeyval-p4-6"}
+	case "rtl":
+		return []string{"rtl-sexam-exam-ar-DZ", "rtl-arabi-samplebook", "rtl-cjhebrew"}
 	}
 	return nil
 }
@@ -161,6 +164,137 @@ func BenchmarkType3Recall(b *testing.B) {
 	for range b.N {
 		r, per := classRecall(b, "type3", pageTextOf(b))
 		figure.Report("pdf.text.type3.recall", r, "ratio")
+		b.Logf("per document: %v", per)
+	}
+}
+
+// genesis is Genesis 1:1-2 as the cjhebrew manual sets it (its example,
+// checked against the Hebrew text: the manual leaves out the furtive
+// patah of וְרוּחַ): the reference of the Hebrew document, whose text
+// poppler splits at every final letter.
+const genesis = "בְּרֵאשִׁית בָּרָא אֱלֹהִים אֵת הַשָּׁמַיִם וְאֵת הָאָרֶץ׃ וְהָאָרֶץ הָיְתָה תֹהוּ וָבֹהוּ וְחֹשֶׁךְ " +
+	"עַל־פְּנֵי תְהוֹם וְרוּח אֱלֹהִים מְרַחֶפֶת עַל־פְּנֵי הַמָּיִם׃"
+
+// rtlWords are the words of right-to-left scripts in a text, in the order
+// they are written, NFKC-normalised, without tatweel.
+func rtlWords(text string) []string {
+	text = strings.ReplaceAll(unorm.NFKC.String(text), "\u0640", "")
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= 0x0591 && r <= 0x05F4 || r >= 0x0610 && r <= 0x06FF && r != 0x060C && r != 0x061B && r != 0x061F && r != 0x066A && r != 0x066B && r != 0x066C)
+	})
+}
+
+// rtlReference is a right-to-left document's words as its author wrote
+// them: the Arabic of its LaTeX source (comments dropped; decoded from
+// windows-1256 for arabi's sample), or the Hebrew verse.
+func rtlReference(tb testing.TB, name string) []string {
+	tb.Helper()
+	if name == "rtl-cjhebrew" {
+		return rtlWords(genesis)
+	}
+	src := testcorpus.Read(tb, "pdf", "classes", name+".source.tex")
+	if name == "rtl-arabi-samplebook" {
+		var err error
+		if src, err = charmap.Windows1256.NewDecoder().Bytes(src); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var sb strings.Builder
+	for line := range strings.SplitSeq(string(src), "\n") {
+		for i := 0; i < len(line); i++ {
+			if line[i] == '%' && (i == 0 || line[i-1] != '\\') {
+				line = line[:i]
+				break
+			}
+		}
+		sb.WriteString(line + "\n")
+	}
+	return rtlWords(sb.String())
+}
+
+// rtlRecall is the share of the reference's distinct words found, whole
+// and in logical order, in the extracted text.
+func rtlRecall(tb testing.TB) (float64, map[string]float64) {
+	tb.Helper()
+	per := map[string]float64{}
+	var hits, total int
+	for _, name := range classDocs("rtl") {
+		d, err := Open(bytes.NewReader(testcorpus.Read(tb, "pdf", "classes", name+".pdf")))
+		if err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+		got := map[string]bool{}
+		for n := 1; n <= d.PageCount(); n++ {
+			s, err := d.PageText(n)
+			if err != nil {
+				tb.Fatalf("%s page %d: %v", name, n, err)
+			}
+			for _, w := range rtlWords(s) {
+				got[w] = true
+			}
+		}
+		want := map[string]bool{}
+		for _, w := range rtlReference(tb, name) {
+			want[w] = true
+		}
+		h := 0
+		for w := range want {
+			if got[w] {
+				h++
+			}
+		}
+		per[name] = float64(h) / float64(max(len(want), 1))
+		hits, total = hits+h, total+len(want)
+	}
+	return float64(hits) / float64(max(total, 1)), per
+}
+
+// TestRTLDocuments: Arabic (XeLaTeX with ToUnicode; pdfTeX's arabi) and
+// Hebrew (cjhebrew: glyph names, no ToUnicode) come out in logical order.
+func TestRTLDocuments(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		page int
+		want []string
+	}{
+		{"rtl-sexam-exam-ar-DZ", 1, []string{
+			"ثانوية الدكتور أحمد عروة", "السنة الدراسية: 2018-2017", "امتحان الفصل الأول مادة الرياضيات",
+			"الشعبة: سنة ثالثة تسيير واقتصاد", "التمرين الأول: (6 نقاط)",
+		}},
+		{"rtl-arabi-samplebook", 5, []string{
+			"في هذا الشهر، يحتفل العالم العربي بالذكرى المئوية لمولد توفيق الحكيم",
+			"في باريس (١٩٢٤ - ١٩٢٨ )",
+		}},
+		{"rtl-cjhebrew", 3, []string{rtlLine(genesis, 14)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := words(strings.ReplaceAll(unorm.NFKC.String(classText(t, c.name, c.page)), "\u0640", ""))
+			for _, w := range c.want {
+				if !strings.Contains(got, words(unorm.NFKC.String(w))) {
+					t.Errorf("page %d lacks %q:\n%s", c.page, w, got)
+				}
+			}
+		})
+	}
+	recall, per := rtlRecall(t)
+	t.Logf("right-to-left recall %.4f %v", recall, per)
+	if recall < 0.95 {
+		t.Errorf("right-to-left recall %.4f < 0.95", recall)
+	}
+}
+
+// rtlLine is the first n words of s.
+func rtlLine(s string, n int) string {
+	f := strings.Fields(s)
+	return strings.Join(f[:min(n, len(f))], " ")
+}
+
+// BenchmarkRTLRecall: the share of the Arabic and Hebrew words of the
+// documents' sources found in logical order.
+func BenchmarkRTLRecall(b *testing.B) {
+	for range b.N {
+		r, per := rtlRecall(b)
+		figure.Report("pdf.text.rtl.recall", r, "ratio")
 		b.Logf("per document: %v", per)
 	}
 }

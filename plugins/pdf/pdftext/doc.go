@@ -17,8 +17,10 @@
 //	texenc.go      TeX font encodings, for fonts whose glyph names only
 //	               number them (pdfTeX's bitmap fonts)
 //	glyphnames.go  glyph names to Unicode
+//	aglist.go      the Adobe Glyph List (generated)
 //	stdmetrics.go  widths of the standard 14 fonts (from Adobe's AFM files)
 //	layout.go      glyphs to words, lines, columns and reading order
+//	bidi.go        right-to-left lines from visual to logical order
 //	outline.go     the outline (bookmarks) and named destinations
 //	prescan.go     the page map, headings and sections of a whole document
 //	repair.go      a rebuilt cross-reference table for truncated files

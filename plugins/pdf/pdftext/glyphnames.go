@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -9,11 +10,20 @@ import (
 
 // Glyph names and the Unicode they stand for: the names of the Latin, Greek
 // and Cyrillic sets, punctuation, arrows, math (including TeX's Computer
-// Modern names), box drawing and ligatures. Names outside this table are
-// resolved by rule in glyphRune (uniXXXX, uXXXX, f_f_i, suffixes like .sc).
+// Modern names), box drawing and ligatures; then the whole Adobe Glyph List
+// (aglist.go). Names outside both are resolved by rule in glyphText
+// (uniXXXX, uXXXX, f_f_i, suffixes like .sc).
 
 // glyphNames maps a glyph name to its Unicode code point.
 var glyphNames = map[string]rune{
+	// Hebrew final forms as TeX's Hebrew fonts name them (the Adobe Glyph
+	// List says finalkaf…).
+	"kaffinal":             0x05DA,
+	"memfinal":             0x05DD,
+	"nunfinal":             0x05DF,
+	"pefinal":              0x05E3,
+	"tsadifinal":           0x05E5,
+	"sofpasuq":             0x05C3,
 	"slashdblright":        0x2AFD,
 	"lscript":              0x2113,
 	"arrowdblnortheast":    0x21D7,
@@ -789,16 +799,16 @@ var glyphNames = map[string]rune{
 // ligature components (f_f_i), uniXXXX (in groups of four) and uXXXX..
 // uXXXXXX give code points.
 func glyphText(name string) string {
-	if r, ok := glyphNames[name]; ok {
-		return string(r)
+	if t, ok := knownGlyph(name); ok {
+		return t
 	}
 	if i := strings.IndexByte(name, '.'); i >= 0 {
 		name = name[:i]
 		if name == "" {
 			return ""
 		}
-		if r, ok := glyphNames[name]; ok {
-			return string(r)
+		if t, ok := knownGlyph(name); ok {
+			return t
 		}
 	}
 	if strings.Contains(name, "_") {
@@ -825,7 +835,53 @@ func glyphText(name string) string {
 			return string(rune(v))
 		}
 	}
+	return variantText(name, 0)
+}
+
+// variantText reads names that TeX's Hebrew and Arabic fonts give and the
+// Adobe Glyph List lacks: numbered variants (qamats1, hiriq3), names whose
+// list name adds the script (maqaf is maqafhebrew), and letters named with
+// their points (kaffinalsheva, shinshindotdagesh: the longest known name
+// of three letters or more it starts with, then the rest). Short names
+// only, and two splits at most: the search stays small.
+func variantText(name string, depth int) string {
+	if len(name) < 3 || len(name) > 40 || depth > 2 {
+		return ""
+	}
+	if t, ok := knownGlyph(name); ok {
+		return t
+	}
+	if base := strings.TrimRight(name, "0123456789"); base != name && len(base) >= 3 {
+		if t, ok := knownGlyph(base); ok {
+			return t
+		}
+	}
+	for _, script := range []string{"hebrew", "arabic"} {
+		if t, ok := knownGlyph(name + script); ok {
+			return t
+		}
+	}
+	for i := len(name) - 3; i >= 3; i-- {
+		if t, ok := knownGlyph(name[:i]); ok {
+			if rest := variantText(name[i:], depth+1); rest != "" {
+				return t + rest
+			}
+		}
+	}
 	return ""
+}
+
+// knownGlyph looks a name up in our table (TeX's names first), then in
+// the Adobe Glyph List (Hebrew alef, bet…, Arabic, the afii names).
+func knownGlyph(name string) (string, bool) {
+	if r, ok := glyphNames[name]; ok {
+		return string(r), true
+	}
+	i := sort.Search(len(aglList), func(i int) bool { return aglList[i].name >= name })
+	if i < len(aglList) && aglList[i].name == name {
+		return aglList[i].text, true
+	}
+	return "", false
 }
 
 // glyphRune is glyphText for callers that want a single code point.

@@ -359,7 +359,7 @@ func (in *interp) replaceActual(mc markedContent) {
 	first := in.glyphs[mc.start]
 	last := in.glyphs[len(in.glyphs)-1]
 	g := first
-	g.text = mc.actual
+	g.text = visualText(mc.actual)
 	g.space = isBlank(mc.actual)
 	if last.dir == first.dir {
 		g.w = max(first.w, last.x+last.w-first.x)
@@ -479,7 +479,7 @@ func (in *interp) emit(text string, f *font, tx float64, space bool) {
 		// Vertical writing runs top to bottom in columns read right to left.
 		g.dir, g.x, g.y, g.w = 1, y, -x, gs.fontSize*math.Hypot(ux, uy)
 	}
-	g.text = expandLigature(text)
+	g.text = visualText(expandLigature(text))
 	in.glyphs = append(in.glyphs, g)
 }
 

@@ -255,7 +255,20 @@ func renderLines(out *strings.Builder, lines []*line, cw float64) {
 // renderLine appends one line's text: fragments without a gap join, an
 // ordinary gap is one space, a wide one pads to the fragment's column on
 // the character grid that starts at minX.
+//
+// The line is then put in logical order (see logicalLine): right-to-left
+// text is laid out by position, in visual order.
 func renderLine(buf []byte, l *line, minX, cw float64) []byte {
+	start := len(buf)
+	buf = renderVisual(buf, l, minX, cw)
+	if lg, ok := logicalLine(buf[start:]); ok {
+		buf = append(buf[:start], lg...)
+	}
+	return buf
+}
+
+// renderVisual is renderLine in visual order.
+func renderVisual(buf []byte, l *line, minX, cw float64) []byte {
 	col := 0
 	for k, f := range l.frags {
 		target := int(math.Round((f.x0 - minX) / cw))
