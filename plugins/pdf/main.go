@@ -147,6 +147,45 @@ func pageObject(secs []pageSection, n int, text string) content.Object {
 		Ref: content.Ref{PageIndex: n, SectionID: id, Label: title, Location: fmt.Sprintf("page:%d", n)}, Sequence: n}
 }
 
+// formObjects are the filled fields of the document's form on pages
+// from..to, one text object a page ("label: value" a line), referenced to
+// that page; fields no page holds (XFA data alone) go with the first page
+// asked for when it is page 1.
+func formObjects(d *pdftext.Document, from, to int) ([]content.Object, int, error) {
+	fields, err := d.FormFields()
+	if err != nil {
+		return nil, 0, pdk.Errorf("invalid_document", "form: %v", err)
+	}
+	byPage := map[int][]pdftext.FormField{}
+	n := 0
+	for _, f := range fields {
+		p := f.Page
+		if p == 0 {
+			p = 1
+		}
+		if p < from || p > to {
+			continue
+		}
+		byPage[p] = append(byPage[p], f)
+		n++
+	}
+	var out []content.Object
+	for p := from; p <= to; p++ {
+		fs := byPage[p]
+		if len(fs) == 0 {
+			continue
+		}
+		meta := make([]map[string]any, len(fs))
+		for i, f := range fs {
+			meta[i] = map[string]any{"name": f.Name, "label": f.Label, "value": f.Value, "kind": f.Kind}
+		}
+		out = append(out, content.Object{ID: fmt.Sprintf("form-%d", p), ContentType: content.Text, Data: pdftext.FormText(fs),
+			Ref:      content.Ref{PageIndex: p, Label: "form fields", Location: fmt.Sprintf("page:%d/form", p)},
+			Metadata: map[string]any{"formFields": meta}, Sequence: p})
+	}
+	return out, n, nil
+}
+
 // markUnread records on a page's object that its text is missing or
 // incomplete, so that the store and a reader know the page is unread.
 func markUnread(o *content.Object, s pdftext.TextStatus, glyphs, unmapped int) {
@@ -177,7 +216,16 @@ func init() {
 			}
 			objs = append(objs, o)
 		}
-		return result{Index: content.Index{FileName: a.Name, MIMEType: "application/pdf", Structure: structure(d, ps)}, Objects: objs}, nil
+		forms, nForms, err := formObjects(d, 1, d.PageCount())
+		if err != nil {
+			return result{}, err
+		}
+		objs = append(objs, forms...)
+		st := structure(d, ps)
+		if nForms > 0 {
+			st["formFields"] = nForms
+		}
+		return result{Index: content.Index{FileName: a.Name, MIMEType: "application/pdf", Structure: st}, Objects: objs}, nil
 	}, pdk.ReadOnly())
 	pdk.Tool("prescan", "Reads a PDF's structure (outline, sections, headings, page map) without extracting its text.", func(a extractArgs) (result, error) {
 		d, err := open()
@@ -221,7 +269,15 @@ func init() {
 			secs = fromPrescan(outline)
 		}
 		objs, err := pages(d, secs, a.From, a.To)
-		return result{Index: content.Index{MIMEType: "application/pdf", Structure: map[string]any{"pages": d.PageCount()}}, Objects: objs}, err
+		if err != nil {
+			return result{}, err
+		}
+		forms, _, err := formObjects(d, a.From, min(a.To, d.PageCount()))
+		if err != nil {
+			return result{}, err
+		}
+		objs = append(objs, forms...)
+		return result{Index: content.Index{MIMEType: "application/pdf", Structure: map[string]any{"pages": d.PageCount()}}, Objects: objs}, nil
 	}, pdk.ReadOnly())
 }
 

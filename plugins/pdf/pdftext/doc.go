@@ -22,6 +22,7 @@
 //	layout.go      glyphs to words, lines, columns and reading order
 //	bidi.go        right-to-left lines from visual to logical order
 //	outline.go     the outline (bookmarks) and named destinations
+//	forms.go       filled form fields (AcroForm, XFA data) with their labels
 //	prescan.go     the page map, headings and sections of a whole document
 //	repair.go      a rebuilt cross-reference table for truncated files
 //

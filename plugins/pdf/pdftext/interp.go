@@ -109,24 +109,26 @@ const maxStack = 1 << 12
 
 func newInterp(d *Document, p *page, st *pageStats) *interp {
 	in := &interp{d: d, st: st, forms: map[int]bool{}}
-	c := p.crop
 	var base matrix
-	switch p.rotate {
-	case 90:
-		base = matrix{0, 1, 1, 0, -c[1], -c[0]}
-		in.pageW, in.pageH = c.height(), c.width()
-	case 180:
-		base = matrix{-1, 0, 0, 1, c[2], -c[1]}
-		in.pageW, in.pageH = c.width(), c.height()
-	case 270:
-		base = matrix{0, -1, -1, 0, c[3], c[2]}
-		in.pageW, in.pageH = c.height(), c.width()
-	default:
-		base = matrix{1, 0, 0, -1, -c[0], c[3]}
-		in.pageW, in.pageH = c.width(), c.height()
-	}
+	base, in.pageW, in.pageH = p.deviceMatrix()
 	in.gs = gstate{ctm: base, hScale: 1}
 	return in
+}
+
+// deviceMatrix takes the page's default user space to device space: the
+// crop box's corner at the origin, rotation applied, y growing downwards;
+// w and h are the page's displayed size.
+func (p *page) deviceMatrix() (m matrix, w, h float64) {
+	c := p.crop
+	switch p.rotate {
+	case 90:
+		return matrix{0, 1, 1, 0, -c[1], -c[0]}, c.height(), c.width()
+	case 180:
+		return matrix{-1, 0, 0, 1, c[2], -c[1]}, c.width(), c.height()
+	case 270:
+		return matrix{0, -1, -1, 0, c[3], c[2]}, c.height(), c.width()
+	}
+	return matrix{1, 0, 0, -1, -c[0], c[3]}, c.width(), c.height()
 }
 
 type operand struct {

@@ -1,0 +1,143 @@
+package pdftext
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/figure"
+	"github.com/agenthost/agenthost/internal/testcorpus"
+)
+
+// formCase is a form document with the fields a reader filled in, as
+// label and value.
+type formCase struct {
+	name string
+	pdf  func(tb testing.TB) []byte
+	want []FormField
+}
+
+// formCases: pdfcpu's English demo form (created from its JSON, which
+// fills every kind of field) and an XFA form whose data are partly also
+// AcroForm fields (a hybrid form, as Adobe LiveCycle writes them).
+func formCases() []formCase {
+	return []formCase{
+		{"pdfcpu demo form", func(tb testing.TB) []byte {
+			return testcorpus.Read(tb, "pdf", "classes", "forms-pdfcpu-demo-en.pdf")
+		}, []FormField{
+			{Label: "First Name", Value: "Jackie", Kind: "text", Page: 1},
+			{Label: "Last Name", Value: "Doe", Kind: "text", Page: 1},
+			{Label: "Date Of Birth", Value: "31.12.1999", Kind: "text", Page: 1},
+			{Label: "Google Search", Value: "Yes", Kind: "checkbox", Page: 1},
+			{Label: "Gender", Value: "non-binary", Kind: "radio", Page: 1},
+			{Label: "Other", Value: "This is a sample text. This is the next line.", Kind: "text", Page: 1},
+			{Label: "City", Value: "Sidney", Kind: "combo", Page: 1},
+			{Label: "Favorite city", Value: "San Francisco, Vienna", Kind: "list", Page: 1},
+		}},
+		{"xfa hybrid form", func(testing.TB) []byte { return xfaForm() }, []FormField{
+			{Label: "Name", Value: "Jane Roe", Kind: "text", Page: 1},
+			{Label: "City of residence", Value: "Lyon", Kind: "xfa"},
+			{Label: "Reason for the request", Value: "renewal of a permit", Kind: "xfa"},
+		}},
+	}
+}
+
+// xfaForm is a one-page hybrid form: the AcroForm field Name (printed label
+// "Name:" left of its widget) and XFA data for Name, City and Reason,
+// captioned by the template.
+func xfaForm() []byte {
+	template := `<template xmlns="http://www.xfa.org/schema/xfa-template/3.3/"><subform name="form1">` +
+		`<field name="Name"><caption><value><text>Full name</text></value></caption></field>` +
+		`<field name="City"><caption><value><text>City of residence:</text></value></caption></field>` +
+		`<field name="Reason"><caption reserve="20mm"><value><exData contentType="text/html"><body xmlns="http://www.w3.org/1999/xhtml"><p>Reason for the request</p></body></exData></value></caption></field>` +
+		`</subform></template>`
+	datasets := `<xfa:datasets xmlns:xfa="http://www.xfa.org/schema/xfa-data/1.0/"><xfa:data><form1>` +
+		`<Name>Jane Roe</Name><City>Lyon</City><Reason>renewal of a
+  permit</Reason><Empty></Empty></form1></xfa:data></xfa:datasets>`
+	return buildPDF(
+		"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [6 0 R] /XFA [(template) 7 0 R (datasets) 8 0 R] >> >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R /Annots [6 0 R] >>",
+		"<< >> STREAM(BT /F1 12 Tf 72 700 Td (Name:) Tj ET)",
+		helvetica,
+		"<< /Type /Annot /Subtype /Widget /FT /Tx /T (form1[0].Name[0]) /V (Jane Roe) /Rect [130 695 330 715] /P 3 0 R >>",
+		"<< >> STREAM("+template+")",
+		"<< >> STREAM("+datasets+")",
+	)
+}
+
+// formRecall is the share of the expected fields found with their label,
+// value and page.
+func formRecall(tb testing.TB) (float64, map[string]float64) {
+	per := map[string]float64{}
+	hits, total := 0, 0
+	for _, c := range formCases() {
+		d, err := Open(bytes.NewReader(c.pdf(tb)))
+		if err != nil {
+			tb.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := d.FormFields()
+		if err != nil {
+			tb.Fatalf("%s: %v", c.name, err)
+		}
+		have := map[string]bool{}
+		for _, f := range got {
+			have[fmt.Sprintf("%s|%s|%d", f.Label, f.Value, f.Page)] = true
+		}
+		h := 0
+		for _, w := range c.want {
+			if have[fmt.Sprintf("%s|%s|%d", w.Label, w.Value, w.Page)] {
+				h++
+			}
+		}
+		per[c.name] = float64(h) / float64(len(c.want))
+		hits, total = hits+h, total+len(c.want)
+	}
+	return float64(hits) / float64(total), per
+}
+
+func TestFormFields(t *testing.T) {
+	for _, c := range formCases() {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := Open(bytes.NewReader(c.pdf(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.FormFields()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(c.want) {
+				t.Errorf("%d fields, want %d: %+v", len(got), len(c.want), got)
+			}
+			for i := range min(len(got), len(c.want)) {
+				g, w := got[i], c.want[i]
+				if g.Label != w.Label || g.Value != w.Value || g.Kind != w.Kind || g.Page != w.Page {
+					t.Errorf("field %d = %q: %q (%s, page %d), want %q: %q (%s, page %d)",
+						i, g.Label, g.Value, g.Kind, g.Page, w.Label, w.Value, w.Kind, w.Page)
+				}
+			}
+		})
+	}
+	// A document without a form has no fields.
+	d, err := Open(bytes.NewReader(onePage("BT /F1 12 Tf 72 700 Td (x) Tj ET", "<< /Font << /F1 5 0 R >> >>", helvetica)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := d.FormFields(); err != nil || len(f) != 0 {
+		t.Errorf("no form: %v, %v", f, err)
+	}
+	if got := FormText([]FormField{{Label: "A", Value: "1"}, {Label: "B", Value: "2"}}); got != "A: 1\nB: 2" {
+		t.Errorf("FormText = %q", got)
+	}
+}
+
+// BenchmarkFormValues: the share of filled fields found with their label,
+// value and page.
+func BenchmarkFormValues(b *testing.B) {
+	for range b.N {
+		r, per := formRecall(b)
+		figure.Report("pdf.forms.values.recall", r, "ratio")
+		b.Logf("per document: %v", per)
+	}
+}
