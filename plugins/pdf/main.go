@@ -84,6 +84,11 @@ func structure(d *pdftext.Document, ps pdftext.Prescan) map[string]any {
 		// the pages whose text is not (wholly) in the index.
 		st["unreadPages"] = unread
 	}
+	if atts := attachmentList(d); atts != nil {
+		// The host hands the files to the attachments tool and indexes
+		// each as a container entry.
+		st["attachments"] = atts
+	}
 	return st
 }
 

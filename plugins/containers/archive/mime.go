@@ -114,3 +114,7 @@ func isText(head []byte) bool {
 	}
 	return true
 }
+
+// MIMEType names the type of a file that is not a recognised container,
+// as the walk names its entries: by extension, then by its first bytes.
+func MIMEType(name string, head []byte) string { return mimeType(name, head, None) }

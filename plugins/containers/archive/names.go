@@ -73,3 +73,12 @@ func baseName(p string) string {
 	}
 	return p
 }
+
+// CleanName is the rule every member name passes, for other extractors
+// that hand files back as a container's entries (a PDF's attachments): the
+// relative, slash-separated path to use, or, when the name is refused, its
+// Problem kind (ProblemTraversal, ProblemName) and the reason.
+func CleanName(raw string) (name, kind, reason string) {
+	name, _, kind, reason = cleanName(raw)
+	return name, kind, reason
+}
