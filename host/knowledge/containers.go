@@ -77,14 +77,58 @@ func NewContainers(p Plugins) *Containers { return &Containers{ex: NewExtractors
 // does (the operator's choice, its logger).
 func (e *Extractors) Containers() *Containers { return &Containers{ex: e} }
 
+// AttachmentsTool is the tool of a document extractor whose documents may
+// carry files of their own (a PDF's attachments): arguments {"name",
+// "mimeType", "path"?}, the document through the input capability, each
+// attached file through the output capability, as a container's entries.
+// Such an extractor declares the output capability without being a
+// container plugin: its documents are extracted as documents, and their
+// attachments resolved after (Ingester.ingestAttachments).
+const AttachmentsTool = "attachments"
+
+// AttachmentResolver runs a document extractor's attachments tool.
+type AttachmentResolver interface {
+	// Attachments emits the document's attached files into sink; ok is
+	// false when its extractor has no attachments tool.
+	Attachments(ctx context.Context, name, mimeType string, in wasm.Input, sink wasm.OutputSink) (idx content.Index, ok bool, err error)
+}
+
+// isContainerPlugin: an extractor that emits files (declares the output
+// capability) and is not a document extractor with attachments.
+func isContainerPlugin(p *wasm.Plugin) bool {
+	_, attachments := p.Manifest().Tool(AttachmentsTool)
+	return p.Manifest().HasCapability("output") && !attachments
+}
+
 // plugin is the container plugin of a document: its chosen extractor, when
-// that one emits files (declares the output capability).
+// that one is a container plugin.
 func (c *Containers) plugin(name, mimeType string) (*wasm.Plugin, bool) {
 	p, ok := c.ex.For(name, mimeType)
-	if !ok || !p.Manifest().HasCapability("output") {
+	if !ok || !isContainerPlugin(p) {
 		return nil, false
 	}
 	return p, true
+}
+
+// Attachments implements AttachmentResolver.
+func (c *Containers) Attachments(ctx context.Context, name, mimeType string, in wasm.Input, sink wasm.OutputSink) (content.Index, bool, error) {
+	p, ok := c.ex.For(name, mimeType)
+	if !ok || !p.Manifest().HasCapability("output") {
+		return content.Index{}, false, nil
+	}
+	if _, has := p.Manifest().Tool(AttachmentsTool); !has {
+		return content.Index{}, false, nil
+	}
+	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
+	r := c.ex.call(ctx, p, AttachmentsTool, args, &wasm.CallOptions{Input: in, Output: sink})
+	if !r.OK {
+		return content.Index{}, true, fmt.Errorf("attachments of %s by %s: %w", name, p.Name(), r.Error)
+	}
+	var out extractResult
+	if err := json.Unmarshal(r.Data, &out); err != nil {
+		return content.Index{}, true, fmt.Errorf("attachments of %s by %s: result is not an index: %w", name, p.Name(), err)
+	}
+	return out.Index, true, nil
 }
 
 // Choose implements Chooser: the container's extractor and why.
@@ -99,7 +143,7 @@ func (c *Containers) Handles(name, mimeType string) bool {
 // Resolve implements ContainerResolver.
 func (c *Containers) Resolve(ctx context.Context, name, mimeType, only string, in wasm.Input, sink wasm.OutputSink) (content.Index, error) {
 	p, _, err := c.ex.pick(name, mimeType, ContainerTool)
-	if err != nil || !p.Manifest().HasCapability("output") {
+	if err != nil || !isContainerPlugin(p) {
 		return content.Index{}, fmt.Errorf("%w: %s (%s)", ErrNotContainer, name, mimeType)
 	}
 	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType, "path": only})
@@ -217,6 +261,75 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 	}
 	in.logger.Info("container indexed", "file", f.ID, "name", f.Name, "entries", len(entries), "failed", failed)
 	return nil
+}
+
+// hasAttachments reports whether an extracted document's index lists
+// attached files (Structure "attachments", as the PDF extractor gives it).
+func hasAttachments(idx content.Index) bool {
+	switch v := idx.Structure["attachments"].(type) {
+	case []any:
+		return len(v) > 0
+	case []map[string]any:
+		return len(v) > 0
+	}
+	return false
+}
+
+// ingestAttachments resolves the files attached to an indexed document
+// (a PDF's attachments) as a container's entries: the extractor's
+// attachments tool emits them into a sink that stores their bytes, the
+// entries are recorded under the document's content, and each is
+// extracted as content of its own, with its own extractor, as an
+// archive's members are. The document stays indexed whatever happens to
+// its attachments: failures are entries' failures, or logged.
+func (in *Ingester) ingestAttachments(ctx context.Context, f files.Item, retry bool) {
+	cp := in.containers
+	ar, ok := cp.resolver.(AttachmentResolver)
+	if !ok {
+		return
+	}
+	r, err := in.blobs.Open(ctx, f.SHA256)
+	if err != nil {
+		in.logger.Warn("knowledge: attachments not read", "file", f.ID, "name", f.Name, "err", err)
+		return
+	}
+	defer r.Close()
+	sink := newEntrySink(cp.blobs, f.Name)
+	_, ran, callErr := ar.Attachments(wasm.WithTenant(ctx, f.TenantID), f.Name, f.MIMEType, r, sink)
+	sink.wait()
+	if !ran {
+		return
+	}
+	entries := sink.entries
+	if err := cp.store.SaveContainerEntries(ctx, f.TenantID, f.SHA256, entries); err != nil {
+		in.logger.Warn("knowledge: attachments not saved", "file", f.ID, "name", f.Name, "err", err)
+		return
+	}
+	batch := in.newEmbedBatch(f)
+	failed := 0
+	for _, e := range entries {
+		if e.Error != "" {
+			failed++
+			continue
+		}
+		if e.SHA256 == "" || e.Container {
+			continue
+		}
+		if err := in.indexEntry(ctx, f, e, retry, batch); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failed++
+		}
+	}
+	if err := batch.flush(ctx); err != nil {
+		in.logger.Warn("knowledge: attachments not embedded", "file", f.ID, "name", f.Name, "err", err)
+	}
+	if callErr != nil {
+		in.logger.Warn("knowledge: attachments resolved in part", "file", f.ID, "name", f.Name, "entries", len(entries), "err", callErr)
+		return
+	}
+	in.logger.Info("attachments indexed", "file", f.ID, "name", f.Name, "entries", len(entries), "failed", failed)
 }
 
 // indexEntry extracts one inner file as content of its own, keyed by its

@@ -144,6 +144,9 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return true, err
 	}
 	in.logger.Info("indexed", "file", f.ID, "name", f.Name, "objects", len(objects), "chunks", chunks)
+	if in.containers != nil && hasAttachments(idx) {
+		in.ingestAttachments(ctx, f, retry)
+	}
 	return true, nil
 }
 

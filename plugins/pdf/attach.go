@@ -165,9 +165,12 @@ func (w *attachWalk) attachment(a pdftext.Attachment, p string, depth int) error
 	case int64(len(data)) > w.lim.RatioFloor && packed > 0 && float64(len(data)) > w.lim.MaxRatio*float64(packed):
 		return w.fail(p, archive.ProblemBomb, fmt.Sprintf("expands %d bytes to %d, more than %.0f:1", packed, len(data), w.lim.MaxRatio))
 	}
-	mt := a.MIMEType
-	if !strings.Contains(mt, "/") {
-		mt = archive.MIMEType(p, data[:min(len(data), 512)])
+	// Named as an archive names its members (by extension, then by the
+	// bytes), so that the host's extractors take them alike; the PDF's
+	// own /Subtype only for bytes that say nothing.
+	mt := archive.MIMEType(p, data[:min(len(data), 512)])
+	if mt == "application/octet-stream" && strings.Contains(a.MIMEType, "/") {
+		mt = a.MIMEType
 	}
 	if w.only == "" || w.only == p {
 		w.found = true
