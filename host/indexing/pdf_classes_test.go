@@ -2,6 +2,8 @@ package indexing_test
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,4 +93,67 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPDFUnreadPagesAndForms: a page whose glyphs have no known text is
+// reported in the stored index (unreadPages, the page map) rather than
+// indexed as an empty success; a filled form's values are indexed as
+// "label: value", referenced to their page.
+func TestPDFUnreadPagesAndForms(t *testing.T) {
+	e := newEnv(t)
+	h := wasmtest.Host(t, "pdf")
+	ing := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(h), nil)
+	svc := files.NewService(e.db, e.blobs, 0)
+	ctx := context.Background()
+
+	// Page 1 readable, page 2 drawn in a Type 3 font whose glyph names say
+	// nothing.
+	content := func(s string) string { return "<< /Length " + itoa(len(s)) + " >>\nstream\n" + s + "\nendstream" }
+	unreadable := testpdf.Build(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 5 0 R >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /T3 8 0 R >> >> /Contents 6 0 R >>",
+		content("BT /F1 12 Tf 72 700 Td (A readable first page) Tj ET"),
+		content("BT /T3 12 Tf 72 700 Td (ABABABABAB) Tj ET"),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /glyphA 9 0 R /glyphB 9 0 R >>"+
+			" /Encoding << /Differences [65 /glyphA /glyphB] >> /FirstChar 65 /LastChar 66 /Widths [500 500] >>",
+		content("500 0 d0"),
+	)
+	f := e.upload(t, svc, "scanned-fonts.pdf", unreadable)
+	if _, err := ing.Ingest(ctx, f.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.db.ContentState(ctx, e.p, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unread, _ := st.Index.Structure["unreadPages"].([]any)
+	if len(unread) != 1 || !strings.Contains(toJSON(unread[0]), `"page":2`) || !strings.Contains(toJSON(unread[0]), `"textStatus":"unreadable"`) {
+		t.Errorf("unreadPages: %s", toJSON(st.Index.Structure["unreadPages"]))
+	}
+
+	form := e.upload(t, svc, "form.pdf", testcorpus.Read(t, "pdf", "classes", "forms-pdfcpu-demo-en.pdf"))
+	if _, err := ing.Ingest(ctx, form.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "Jackie", FileIDs: []string{form.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range hits {
+		found = found || (h.Ref.PageIndex == 1 && h.Ref.Location == "page:1/form" && strings.Contains(h.Text, "First Name: Jackie"))
+	}
+	if !found {
+		t.Errorf("form value not found as 'First Name: Jackie' on page 1: %+v", hits)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -75,3 +75,7 @@ func build(objs []string) []byte {
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
 	return b.Bytes()
 }
+
+// Build writes a valid PDF whose object i+1 is objs[i] (object 1 the
+// catalog); a stream's dictionary must carry its /Length.
+func Build(objs ...string) []byte { return build(objs) }
