@@ -18,8 +18,9 @@ type formCase struct {
 }
 
 // formCases: pdfcpu's English demo form (created from its JSON, which
-// fills every kind of field) and an XFA form whose data are partly also
-// AcroForm fields (a hybrid form, as Adobe LiveCycle writes them).
+// fills every kind of field), the LaTeX3 text field manual filled in with
+// qpdf, and an XFA form whose data are partly also AcroForm fields (a
+// hybrid form, as Adobe LiveCycle writes them).
 func formCases() []formCase {
 	return []formCase{
 		{"pdfcpu demo form", func(tb testing.TB) []byte {
@@ -33,6 +34,12 @@ func formCases() []formCase {
 			{Label: "Other", Value: "This is a sample text. This is the next line.", Kind: "text", Page: 1},
 			{Label: "City", Value: "Sidney", Kind: "combo", Page: 1},
 			{Label: "Favorite city", Value: "San Francisco, Vienna", Kind: "list", Page: 1},
+		}},
+		{"l3pdffield text fields (filled with qpdf)", func(tb testing.TB) []byte {
+			return testcorpus.Read(tb, "pdf", "classes", "forms-l3pdffield-textfield-filled.pdf")
+		}, []FormField{
+			{Label: "Enter your name", Value: "Ada Lovelace", Kind: "text", Page: 1},
+			{Label: "Input a value", Value: "notes on the Analytical Engine", Kind: "text", Page: 2},
 		}},
 		{"xfa hybrid form", func(testing.TB) []byte { return xfaForm() }, []FormField{
 			{Label: "Name", Value: "Jane Roe", Kind: "text", Page: 1},
