@@ -34,11 +34,13 @@ package pdftext
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -82,6 +84,13 @@ type Document struct {
 	outlineFlat []flatItem
 	outlineDone bool
 	repaired    bool
+
+	// Buffers reused from page to page: a page's glyphs live until the
+	// next page is interpreted, and one zlib reader (its window and
+	// tables) serves every Flate stream. In the sandbox every allocation
+	// feeds a garbage collector that runs on the only thread.
+	glyphBuf []glyph
+	zr       io.ReadCloser
 }
 
 // page is one leaf of the page tree with its inherited attributes resolved.
@@ -186,7 +195,8 @@ func (d *Document) PageText(n int) (text string, err error) {
 }
 
 // pageGlyphs interprets page n and returns its glyphs in device space. When
-// st is not nil it also counts what the pre-scan wants to know.
+// st is not nil it also counts what the pre-scan wants to know. The glyphs
+// are valid until the next call.
 func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 	if n < 1 || n > len(d.pages) {
 		return nil, nil, fmt.Errorf("pdftext: page %d of %d: %w", n, len(d.pages), ErrPageRange)
@@ -197,7 +207,9 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 		return nil, p, fmt.Errorf("pdftext: page %d: %w", n, err)
 	}
 	in := newInterp(d, p, st)
+	in.glyphs = d.glyphBuf[:0]
 	in.run(content, p.resources, 0)
+	d.glyphBuf = in.glyphs
 	return in.glyphs, p, nil
 }
 
@@ -247,10 +259,40 @@ func (d *Document) streamData(sd types.StreamDict) ([]byte, error) {
 	if sd.Content != nil {
 		return sd.Content, nil
 	}
+	if len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == filter.Flate && sd.FilterPipeline[0].DecodeParms == nil {
+		return d.inflate(sd.Raw)
+	}
 	if err := sd.DecodeWithLimit(maxDecoded); err != nil {
 		return nil, fmt.Errorf("decode stream: %w", err)
 	}
 	return sd.Content, nil
+}
+
+// inflate decodes a Flate stream without predictor, the common case of
+// content streams, with the document's one zlib reader and an output sized
+// for text's usual ratio. It treats damage as pdfcpu's Flate filter does:
+// a truncated stream keeps what inflated, a bad checksum fails, and so
+// does output over maxDecoded.
+func (d *Document) inflate(raw []byte) ([]byte, error) {
+	src := bytes.NewReader(raw)
+	if d.zr == nil {
+		zr, err := zlib.NewReader(src)
+		if err != nil {
+			return nil, fmt.Errorf("decode stream: %w", err)
+		}
+		d.zr = zr
+	} else if err := d.zr.(zlib.Resetter).Reset(src, nil); err != nil {
+		return nil, fmt.Errorf("decode stream: %w", err)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(4*len(raw)+bytes.MinRead, maxDecoded+1)))
+	_, err := buf.ReadFrom(&io.LimitedReader{R: d.zr, N: maxDecoded + 1})
+	switch {
+	case buf.Len() > maxDecoded:
+		return nil, fmt.Errorf("decode stream: %w", filter.ErrDecodeLimitExceeded)
+	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("decode stream: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // deref resolves an indirect reference, treating failures as null, which is

@@ -156,8 +156,8 @@ func (d *Document) scanPage(n int, sizes map[float64]int, each func(n int, glyph
 	if err != nil {
 		info.Err = err.Error()
 	} else if each != nil {
-		// A copy: layout may reorder what the measuring below still reads.
-		each(n, slices.Clone(glyphs))
+		// Layout only reads the glyphs; the measuring below reads them too.
+		each(n, glyphs)
 	}
 	info.Images = st.images
 	for i := range glyphs {
