@@ -561,17 +561,7 @@ func (in *interp) xobject(res types.Dict, name string, depth int) {
 
 // inlineImage skips BI <dict> ID <data> EI, counting the image.
 func (in *interp) inlineImage(l *lexer) {
-	for n := 0; n < 1<<12; n++ {
-		t := l.next()
-		if t.kind == tokEOF {
-			return
-		}
-		if t.kind == tokKeyword && string(t.b) == "ID" {
-			l.skipInlineImage()
-			if in.st != nil {
-				in.st.images++
-			}
-			return
-		}
+	if l.skipInlineImageDict() && in.st != nil {
+		in.st.images++
 	}
 }
