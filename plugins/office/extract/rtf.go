@@ -65,7 +65,7 @@ type rtfParser struct {
 	dst    *strings.Builder
 	titleB strings.Builder
 	bytes  []byte // \'hh bytes waiting to be decoded together (DBCS)
-	fonts map[int]encoding.Encoding
+	fonts  map[int]encoding.Encoding
 	// fontDef is the font being defined in the font table, and fontTable
 	// the depth of the group that holds it.
 	fontDef   int
