@@ -39,7 +39,7 @@ func (w *walker) openRar(m member) {
 		}
 		r = s
 	}
-	rr, err := rardecode.NewReader(r, rarOptions()...)
+	rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(r, rarOptions()...) })
 	if err != nil {
 		err = rarError(err)
 		w.stop(m.path, problemKind(err), "", "not a readable RAR archive: "+err.Error())
@@ -48,7 +48,7 @@ func (w *walker) openRar(m member) {
 	reopen := m.src.open
 	sc := newScope()
 	for i := 0; !w.stopped(); i++ {
-		hdr, err := rr.Next()
+		hdr, err := guard(rr.Next)
 		switch {
 		case err == io.EOF:
 			return
@@ -127,13 +127,13 @@ func reopenRarMember(open func() (io.ReadCloser, error), index int, name string,
 		if err != nil {
 			return nil, err
 		}
-		rr, err := rardecode.NewReader(rc, rarOptions()...)
+		rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(rc, rarOptions()...) })
 		if err != nil {
 			rc.Close()
 			return nil, rarError(err)
 		}
 		for j := 0; ; j++ {
-			hdr, err := rr.Next()
+			hdr, err := guard(rr.Next)
 			if err != nil {
 				rc.Close()
 				if err == io.EOF {
@@ -156,8 +156,9 @@ func reopenRarMember(open func() (io.ReadCloser, error), index int, name string,
 // rarErrors gives the RAR reader's errors our sentinels.
 type rarErrors struct{ r io.Reader }
 
-func (e rarErrors) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
+func (e rarErrors) Read(p []byte) (n int, err error) {
+	defer recovered(&err)
+	n, err = e.r.Read(p)
 	return n, rarError(err)
 }
 

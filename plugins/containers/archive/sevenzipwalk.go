@@ -22,7 +22,7 @@ func (w *walker) open7z(m member) {
 		return
 	}
 	defer release()
-	zr, err := sevenzip.NewReader(ra, m.src.size)
+	zr, err := guard(func() (*sevenzip.Reader, error) { return sevenzip.NewReader(ra, m.src.size) })
 	if err != nil {
 		err = sevenZipError(err)
 		w.stop(m.path, problemKind(err), "", "not a readable 7z archive: "+err.Error())
@@ -81,7 +81,7 @@ func (w *walker) sevenZipMember(c member, sc *scope, zr *sevenzip.Reader, index 
 		return
 	}
 	open := func(zr *sevenzip.Reader) (io.ReadCloser, error) {
-		rc, err := zr.File[index].Open()
+		rc, err := guard(zr.File[index].Open)
 		if err != nil {
 			return nil, sevenZipError(err)
 		}
@@ -99,7 +99,7 @@ func (w *walker) sevenZipMember(c member, sc *scope, zr *sevenzip.Reader, index 
 		if err != nil {
 			return nil, err
 		}
-		zr, err := sevenzip.NewReader(ra, csize)
+		zr, err := guard(func() (*sevenzip.Reader, error) { return sevenzip.NewReader(ra, csize) })
 		if err != nil {
 			if release != nil {
 				release()
@@ -138,8 +138,9 @@ func (c *crcReader) Read(p []byte) (int, error) {
 // sevenZipErrors gives the 7z reader's errors our sentinels.
 type sevenZipErrors struct{ r io.Reader }
 
-func (s sevenZipErrors) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
+func (s sevenZipErrors) Read(p []byte) (n int, err error) {
+	defer recovered(&err)
+	n, err = s.r.Read(p)
 	return n, sevenZipError(err)
 }
 

@@ -45,7 +45,7 @@ func decompress(ctx context.Context, kind Kind, r io.Reader, lim Limits, max int
 		if err := checkXzDict(cr.br); err != nil {
 			return nil, "", err
 		}
-		xr, err := xz.NewReader(cr)
+		xr, err := guard(func() (*xz.Reader, error) { return xz.NewReader(cr) })
 		if err != nil {
 			return nil, "", streamError(err)
 		}
@@ -108,9 +108,25 @@ func checkXzDict(br *bufio.Reader) error {
 // errors.
 type decoderErrors struct{ r io.Reader }
 
-func (d decoderErrors) Read(p []byte) (int, error) {
-	n, err := d.r.Read(p)
+func (d decoderErrors) Read(p []byte) (n int, err error) {
+	defer recovered(&err)
+	n, err = d.r.Read(p)
 	return n, streamError(err)
+}
+
+// recovered turns a panic of a third-party decoder (a division by zero on
+// hostile bytes, say) into an ErrCorrupt error: one bad entry must not end
+// the walk, let alone the plugin. Use it deferred.
+func recovered(err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("%w: the decoder failed on these bytes (%v)", ErrCorrupt, p)
+	}
+}
+
+// guard calls f, turning its panic into an ErrCorrupt error.
+func guard[T any](f func() (T, error)) (v T, err error) {
+	defer recovered(&err)
+	return f()
 }
 
 func streamError(err error) error {
