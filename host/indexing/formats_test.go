@@ -39,7 +39,9 @@ func TestOfficeFormatsIngestion(t *testing.T) {
 		{file: []string{"rtf", "unrtf-lists.rtf"}, name: "lists-without-extension", query: "quick brown fox",
 			match: func(h knowledge.Hit) bool { return h.Ref.Paragraph == 1 && !strings.Contains(h.Text, "fonttbl") }},
 		{file: []string{"doc", "antiword-testdoc.doc"}, query: "Antiword icon",
-			match: func(h knowledge.Hit) bool { return h.Ref.Part == "document" && strings.Contains(h.Text, "This JPEG image is the Antiword icon.") }},
+			match: func(h knowledge.Hit) bool {
+				return h.Ref.Part == "document" && strings.Contains(h.Text, "This JPEG image is the Antiword icon.")
+			}},
 		{file: []string{"xls", "readxl-clippy.xls"}, query: "paperclip",
 			match: func(h knowledge.Hit) bool { return h.Ref.SheetName != "" && strings.Contains(h.Text, "2007-01-01") }},
 	} {
