@@ -58,10 +58,6 @@ var zipDocuments = map[string]bool{
 	".ott": true, ".ots": true, ".otp": true, ".epub": true,
 }
 
-// compressed reports whether k is a compressed stream (one file or a tar)
-// rather than an archive with a directory.
-func (k Kind) compressed() bool { return k == Gzip || k == Bzip2 || k == Xz }
-
 // Magic numbers of the formats recognised by their first bytes.
 const (
 	magicXz    = "\xfd7zXZ\x00"
