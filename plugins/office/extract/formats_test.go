@@ -199,14 +199,19 @@ func TestODFDetails(t *testing.T) {
 		}
 	})
 	t.Run("spreadsheet", func(t *testing.T) {
-		b := odfOf(t, mimeODS, "", `<office:spreadsheet><table:table table:name="Dates"><table:table-row>`+
+		hide := `<style:style style:name="ta2" style:family="table"><style:table-properties table:display="false"/></style:style>`
+		b := odfOf(t, mimeODS, hide, `<office:spreadsheet><table:table table:name="Dates"><table:table-row>`+
 			`<table:table-cell office:value-type="string"><text:p>Born</text:p></table:table-cell>`+
 			`<table:table-cell office:value-type="date" office:date-value="1917-05-29"><text:p>29.05.17</text:p></table:table-cell>`+
 			`<table:table-cell table:number-columns-repeated="1000"/></table:table-row>`+
 			`<table:table-row table:number-rows-repeated="1048570"><table:table-cell table:number-columns-repeated="1024"/></table:table-row>`+
-			`<table:table-row><table:table-cell office:value-type="float" office:value="2.5"><text:p>2.5</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>`)
+			`<table:table-row><table:table-cell office:value-type="float" office:value="2.5"><text:p>2.5</text:p></table:table-cell></table:table-row></table:table>`+
+			`<table:table table:name="Spare" table:style-name="ta2"><table:table-row><table:table-cell office:value-type="string"><text:p>kept aside</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>`)
 		_, objs := mustRun(t, b, "d.ods", "", Limits{})
-		if len(objs) != 1 || !strings.Contains(objs[0].Data, "| 1 | Born | 1917-05-29 |") || !strings.Contains(objs[0].Data, "| 1048572 | 2.5 |") ||
+		if len(objs) != 2 || objs[1].Data != "|  | A |\n| --- | --- |\n| 1 | kept aside |" || objs[1].Metadata["hidden"] != true || objs[0].Metadata["hidden"] != nil {
+			t.Errorf("hidden sheet %+v", objs)
+		}
+		if len(objs) < 1 || !strings.Contains(objs[0].Data, "| 1 | Born | 1917-05-29 |") || !strings.Contains(objs[0].Data, "| 1048572 | 2.5 |") ||
 			objs[0].Ref.Location != "sheet:Dates!A1:B1048572" {
 			t.Fatalf("objects %+v", objs)
 		}

@@ -146,7 +146,7 @@ type odfWalker struct {
 	tables  int
 	notes   []odfNote
 	// hiddenStyles are drawing-page styles with presentation:visibility
-	// hidden.
+	// hidden and table styles with table:display false.
 	hiddenStyles map[string]bool
 	// later are paragraphs of frames met inside a paragraph, emitted after it.
 	later  []string
@@ -167,15 +167,19 @@ func (w *odfWalker) children(f func(xml.StartElement) error) error {
 	return xmlChildren(w.d, f)
 }
 
-// styles reads the automatic styles: which drawing-page styles hide a page.
+// styles reads the automatic styles: which drawing-page styles hide a page
+// and which table styles hide a sheet.
 func (w *odfWalker) styles() error {
 	return w.children(func(e xml.StartElement) error {
-		if e.Name.Local != "style" || attr(e, "family") != "drawing-page" {
+		family := attr(e, "family")
+		if e.Name.Local != "style" || family != "drawing-page" && family != "table" {
 			return w.d.Skip()
 		}
 		name := attr(e, "name")
 		return w.children(func(pe xml.StartElement) error {
-			if pe.Name.Local == "drawing-page-properties" && attr(pe, "visibility") == "hidden" {
+			switch {
+			case pe.Name.Local == "drawing-page-properties" && attr(pe, "visibility") == "hidden",
+				pe.Name.Local == "table-properties" && attr(pe, "display") == "false":
 				w.hiddenStyles[name] = true
 			}
 			return w.d.Skip()
@@ -427,12 +431,12 @@ func (w *odfWalker) spreadsheet() error {
 		if e.Name.Local != "table" || w.s.full() {
 			return w.d.Skip()
 		}
-		return w.sheet(attr(e, "name"))
+		return w.sheet(attr(e, "name"), w.hiddenStyles[attr(e, "style-name")])
 	})
 }
 
 // sheet emits one sheet's non-empty cells in blocks, as for XLSX.
-func (w *odfWalker) sheet(name string) error {
+func (w *odfWalker) sheet(name string, hidden bool) error {
 	var (
 		blk    []xlsxRow
 		size   int
@@ -445,7 +449,7 @@ func (w *odfWalker) sheet(name string) error {
 	row := 0
 	flush := func() {
 		if len(blk) > 0 {
-			emitSheetBlock(w.s, name, blk, header, first, false)
+			emitSheetBlock(w.s, name, blk, header, first, hidden)
 		}
 		blk, size = nil, 0
 	}
@@ -512,6 +516,9 @@ func (w *odfWalker) sheet(name string) error {
 	}
 	flush()
 	entry := map[string]any{"name": name}
+	if hidden {
+		entry["hidden"] = true
+	}
 	if st.cells > 0 {
 		entry["rows"], entry["cells"] = st.rows, st.cells
 		entry["range"] = cellRange(minC, first, maxC, row)
