@@ -343,3 +343,19 @@ func TestNewFormatsSurviveDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestXLSMatchesXLSX: the same workbook saved as Excel 97-2003 and as XLSX
+// yields the same objects (text and references): numbers, dates and shared
+// strings of BIFF8 are read as excelize reads SpreadsheetML.
+func TestXLSMatchesXLSX(t *testing.T) {
+	_, xls := mustRun(t, testcorpus.Read(t, "office", "xls", "readxl-clippy.xls"), "clippy.xls", "", Limits{})
+	_, xlsx := mustRun(t, testcorpus.Read(t, "office", "dates", "readxl-clippy.xlsx"), "clippy.xlsx", "", Limits{})
+	if len(xls) != len(xlsx) {
+		t.Fatalf("%d objects from XLS, %d from XLSX", len(xls), len(xlsx))
+	}
+	for i := range xls {
+		if xls[i].Data != xlsx[i].Data || xls[i].Ref != xlsx[i].Ref {
+			t.Errorf("object %d:\nXLS  %+v %s\nXLSX %+v %s", i, xls[i].Ref, xls[i].Data, xlsx[i].Ref, xlsx[i].Data)
+		}
+	}
+}
