@@ -176,7 +176,13 @@ func extract(a extractArgs) (result, error) {
 		lim.MaxFiles = targetedFiles
 	}
 	em := &emitter{only: a.Path, reported: map[string]bool{}, buf: make([]byte, copyBuffer)}
-	res, werr := archive.Walk(context.Background(), input.Reader{}, size, name, lim, em.entry)
+	// Archives may be large: read by range, small reads (headers) through
+	// the block cache.
+	f, err := input.Buffered(0)
+	if err != nil {
+		return result{}, err
+	}
+	res, werr := archive.Walk(context.Background(), f, size, name, lim, em.entry)
 	if em.fatal != nil {
 		return result{}, pdk.Errorf("output_refused", "%v", em.fatal)
 	}
