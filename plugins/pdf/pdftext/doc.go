@@ -295,6 +295,48 @@ func (d *Document) inflate(raw []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// xobjectRef is an XObject resource resolved: its stream and what it is.
+type xobjectRef struct {
+	sd          types.StreamDict
+	image, form bool
+	objNr       int // -1 for a direct object
+}
+
+// xobject resolves the XObject resource name of res; a name that is not
+// an image or form stream resolves to neither.
+func (d *Document) xobject(res types.Dict, name string) xobjectRef {
+	ref := d.dict(res["XObject"])[name]
+	x := xobjectRef{objNr: -1}
+	sd, ok := d.deref(ref).(types.StreamDict)
+	if !ok {
+		return x
+	}
+	x.sd = sd
+	switch d.name(sd.Dict["Subtype"]) {
+	case "Image":
+		x.image = true
+	case "Form":
+		x.form = true
+	}
+	if ir, ok := ref.(types.IndirectRef); ok {
+		x.objNr = ir.ObjectNumber.Value()
+	}
+	return x
+}
+
+// formContent is a form XObject's decoded content and the resources it
+// runs with: its own, or in old files the caller's (res).
+func (d *Document) formContent(sd types.StreamDict, res types.Dict) ([]byte, types.Dict, error) {
+	data, err := d.streamData(sd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if own := d.dict(sd.Dict["Resources"]); own != nil {
+		res = own
+	}
+	return data, res, nil
+}
+
 // deref resolves an indirect reference, treating failures as null, which is
 // what the PDF specification asks of references to missing objects.
 func (d *Document) deref(o types.Object) types.Object {

@@ -504,45 +504,22 @@ func expandLigature(s string) string {
 
 // xobject runs a form XObject, or counts an image one.
 func (in *interp) xobject(res types.Dict, name string, depth int) {
-	xo := in.d.dict(res["XObject"])
-	if xo == nil {
-		return
+	x := in.d.xobject(res, name)
+	if x.image && in.st != nil {
+		in.st.images++
 	}
-	ref := xo[name]
-	sd, ok := in.d.deref(ref).(types.StreamDict)
-	if !ok {
-		return
+	if !x.form || depth >= maxTreeDepth || in.forms[x.objNr] {
+		return // an image, not a form, too deep, or a form that draws itself
 	}
-	switch in.d.name(sd.Dict["Subtype"]) {
-	case "Image":
-		if in.st != nil {
-			in.st.images++
-		}
-		return
-	case "Form":
-	default:
-		return
+	if x.objNr >= 0 {
+		in.forms[x.objNr] = true
+		defer delete(in.forms, x.objNr)
 	}
-	if depth >= maxTreeDepth {
-		return
-	}
-	objNr := -1
-	if ir, ok := ref.(types.IndirectRef); ok {
-		objNr = ir.ObjectNumber.Value()
-		if in.forms[objNr] {
-			return // a form that draws itself
-		}
-		in.forms[objNr] = true
-		defer delete(in.forms, objNr)
-	}
-	data, err := in.d.streamData(sd)
+	data, formRes, err := in.d.formContent(x.sd, res)
 	if err != nil {
 		return
 	}
-	formRes := in.d.dict(sd.Dict["Resources"])
-	if formRes == nil {
-		formRes = res // old files let forms use the page's resources
-	}
+	sd := x.sd
 	saved := in.gs
 	savedStack := len(in.stack)
 	savedTm, savedTlm := in.tm, in.tlm

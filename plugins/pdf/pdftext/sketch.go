@@ -175,37 +175,20 @@ func (s *sketch) fontResource(res types.Dict, name []byte) counter {
 // xobject counts a painted image, or sketches a form (its own resources,
 // or the page's in old files), once per nesting to refuse cycles.
 func (s *sketch) xobject(res types.Dict, name []byte, depth int) {
-	ref := s.d.dict(res["XObject"])[string(name)]
-	sd, ok := s.d.deref(ref).(types.StreamDict)
-	if !ok {
-		return
-	}
-	switch s.d.name(sd.Dict["Subtype"]) {
-	case "Image":
+	x := s.d.xobject(res, string(name))
+	if x.image {
 		s.images++
-		return
-	case "Form":
-	default:
-		return
 	}
-	if depth >= maxTreeDepth {
+	if !x.form || depth >= maxTreeDepth || s.forms[x.objNr] {
 		return
 	}
-	if ir, ok := ref.(types.IndirectRef); ok {
-		objNr := ir.ObjectNumber.Value()
-		if s.forms[objNr] {
-			return
-		}
-		s.forms[objNr] = true
-		defer delete(s.forms, objNr)
+	if x.objNr >= 0 {
+		s.forms[x.objNr] = true
+		defer delete(s.forms, x.objNr)
 	}
-	data, err := s.d.streamData(sd)
+	data, formRes, err := s.d.formContent(x.sd, res)
 	if err != nil {
 		return
-	}
-	formRes := s.d.dict(sd.Dict["Resources"])
-	if formRes == nil {
-		formRes = res
 	}
 	saved := s.strings
 	s.strings = nil
