@@ -142,6 +142,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	ingester.WithPhaseObserver(tel.ObserveIngestPhase)
 	defer func() {
 		// Spans still buffered are sent before the process ends.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -30,10 +30,11 @@ type searchRequest struct {
 	Page    int      `json:"page"`
 	Section string   `json:"section"`
 	Type    string   `json:"type"`
+	Hidden  string   `json:"hidden"`
 	Limit   *int     `json:"limit"`
 }
 
-// handleSearch: GET /workspaces/:ws/search?q=&layer=&file=&page=&section=&type=&limit=
+// handleSearch: GET /workspaces/:ws/search?q=&layer=&file=&page=&section=&type=&hidden=&limit=
 // and POST with the same as a JSON body (long queries overflow a URL).
 // The workspace must be the caller's, as on every workspace route.
 func handleSearch(k Knowledge, ws Workspaces) fiber.Handler {
@@ -52,7 +53,7 @@ func handleSearch(k Knowledge, ws Workspaces) fiber.Handler {
 				}
 			}
 		} else {
-			r = searchRequest{Q: c.Query("q"), Layer: c.Query("layer"), Section: c.Query("section"), Type: c.Query("type")}
+			r = searchRequest{Q: c.Query("q"), Layer: c.Query("layer"), Section: c.Query("section"), Type: c.Query("type"), Hidden: c.Query("hidden")}
 			for _, v := range c.Request().URI().QueryArgs().PeekMulti("file") {
 				r.Files = append(r.Files, string(v))
 			}
@@ -69,11 +70,14 @@ func handleSearch(k Knowledge, ws Workspaces) fiber.Handler {
 		if r.Q == "" {
 			return fmt.Errorf("%w: q (the search text) is required", tenancy.ErrInvalid)
 		}
+		if err := knowledge.CheckHidden(r.Hidden); err != nil {
+			return err
+		}
 		if _, _, err := ws.Levels(c.UserContext(), principal(c), c.Params("ws")); err != nil {
 			return err
 		}
 		q := knowledge.Query{Text: r.Q, Layer: knowledge.Layer(r.Layer), WorkspaceID: c.Params("ws"),
-			Section: r.Section, ContentType: content.Type(r.Type), FileIDs: r.Files, Page: r.Page}
+			Section: r.Section, ContentType: content.Type(r.Type), FileIDs: r.Files, Page: r.Page, Hidden: r.Hidden}
 		if r.Limit != nil {
 			q.Limit = *r.Limit
 		}

@@ -34,6 +34,8 @@ func TestWorkspaceRoutesScopeAndLimits(t *testing.T) {
 		{"POST search with an unknown field", call{"POST", ws + "/search", ts.alice, "application/json", strings.NewReader(`{"q":"x","lmit":5}`)}, 400, "lmit"},
 		{"search limit 0", call{"GET", ws + "/search?q=budget&limit=0", ts.alice, "", nil}, 400, "outside 1..100"},
 		{"search limit 100000", call{"GET", ws + "/search?q=budget&limit=100000", ts.alice, "", nil}, 400, "outside 1..100"},
+		{"search hidden bogus", call{"GET", ws + "/search?q=budget&hidden=bogus", ts.alice, "", nil}, 400, "include, exclude or only"},
+		{"search hidden exclude", call{"GET", ws + "/search?q=budget&hidden=exclude", ts.alice, "", nil}, 200, ""},
 		{"POST search limit 0", call{"POST", ws + "/search", ts.alice, "application/json", strings.NewReader(`{"q":"x","limit":0}`)}, 400, "outside 1..100"},
 		{"search limit 100", call{"GET", ws + "/search?q=budget&limit=100", ts.alice, "", nil}, 200, "["},
 		{"files limit 0", call{"GET", "/files?limit=0", ts.alice, "", nil}, 400, "outside 1..1000"},

@@ -2,6 +2,7 @@ package files
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -180,13 +181,31 @@ func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ 
 	return stored, existing, err
 }
 
-// detectMIME guesses a type from the extension, then from the first bytes.
+// detectMIME guesses a type from the extension, then from the first bytes:
+// the document and archive formats net/http does not know first (RTF would
+// otherwise be text/plain, a Word 97-2003 file octet-stream), then
+// net/http's sniffing.
 func detectMIME(name string, r *bufio.Reader) string {
 	if t := mime.TypeByExtension(strings.ToLower(path.Ext(name))); t != "" {
 		return t
 	}
 	head, _ := r.Peek(512)
+	for _, m := range magics {
+		if bytes.HasPrefix(head, []byte(m.prefix)) {
+			return m.mime
+		}
+	}
 	return http.DetectContentType(head)
+}
+
+// magics are the leading bytes of formats net/http's sniffing misses.
+var magics = []struct{ prefix, mime string }{
+	{`{\rtf`, "application/rtf"},
+	{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/x-ole-storage"}, // Word, Excel 97-2003 (the extractor tells which)
+	{"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"},
+	{"Rar!\x1a\x07", "application/vnd.rar"},
+	{"\xfd7zXZ\x00", "application/x-xz"},
+	{"BZh", "application/x-bzip2"},
 }
 
 // ruleFolders keeps the folders whose auto-rules may file p's files: a

@@ -217,3 +217,35 @@ func TestHybridSearch(t *testing.T) {
 		t.Fatalf("degraded search: %+v %v", hits, err)
 	}
 }
+
+// TestIngestPhasesObserved: indexing a document reports each of its phases
+// once to the phase observer (what the ingest metrics and figures read),
+// and a document whose extraction fails reports the extraction alone.
+func TestIngestPhasesObserved(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	var got []string
+	ingester := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(wasmtest.Host(t, "textextract")), nil).
+		WithPhaseObserver(func(phase string, d time.Duration) {
+			if d <= 0 {
+				t.Errorf("phase %s took %v", phase, d)
+			}
+			got = append(got, phase)
+		})
+	svc := files.NewService(e.db, e.blobs, 0)
+	f := e.upload(t, svc, "policy.md", []byte(doc))
+	if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{knowledge.PhaseExtract, knowledge.PhaseChunk, knowledge.PhaseStore}; strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("phases %v, want %v", got, want)
+	}
+	got = nil
+	bad := e.upload(t, svc, "nothing.bin", []byte{0, 1, 2, 3})
+	if _, err := ingester.Ingest(ctx, bad.ID, false); err == nil {
+		t.Fatal("a file no extractor reads was indexed")
+	}
+	if len(got) > 1 || (len(got) == 1 && got[0] != knowledge.PhaseExtract) {
+		t.Errorf("a failed extraction reported phases %v", got)
+	}
+}

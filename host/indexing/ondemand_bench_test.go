@@ -11,16 +11,17 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
 
-// fiveHundredPages merges the corpus's largest PDFs (pdfcpu) until there
-// are 500 pages and trims the rest, as plugins/pdf/pdftext's benchmark
-// does: with the present corpus, the Gri manual, the Debian maintainers'
-// guide and the Gutenprint manual.
-func fiveHundredPages(b *testing.B) []byte {
+// mergedLong merges the corpus's largest PDFs (pdfcpu) until there are at
+// least 500 pages, their outlines kept under one bookmark each: with the
+// present corpus, the Gri manual, the Debian maintainers' guide and the
+// Gutenprint manual, 501 pages.
+func mergedLong(b *testing.B) []byte {
 	b.Helper()
 	api.DisableConfigDir()
 	paths := testcorpus.Glob(b, "pdf", "*.pdf")
@@ -54,11 +55,18 @@ func fiveHundredPages(b *testing.B) []byte {
 			pages += d.pages
 		}
 	}
-	var merged, trimmed bytes.Buffer
+	var merged bytes.Buffer
 	if err := api.MergeRaw(in, &merged, false, model.NewDefaultConfiguration()); err != nil {
 		b.Fatalf("merge: %v", err)
 	}
-	if err := api.Trim(bytes.NewReader(merged.Bytes()), &trimmed, []string{"1-500"}, model.NewDefaultConfiguration()); err != nil {
+	return merged.Bytes()
+}
+
+// fiveHundredPages is mergedLong trimmed to 500 pages (trimming drops the
+// outline).
+func fiveHundredPages(b *testing.B) []byte {
+	var trimmed bytes.Buffer
+	if err := api.Trim(bytes.NewReader(mergedLong(b)), &trimmed, []string{"1-500"}, model.NewDefaultConfiguration()); err != nil {
 		b.Fatalf("trim: %v", err)
 	}
 	return trimmed.Bytes()
@@ -123,5 +131,44 @@ func BenchmarkSmartPDF500(b *testing.B) {
 		figure.Report("pdf.readsection.500p.cached.p50", float64(cached[len(cached)/2].Microseconds())/1000, "ms")
 		b.Logf("500 pages, %d bytes: pre-scan at ingestion %v; section %q (pages %d-%d) first read %v",
 			len(data), prescan.Round(time.Millisecond), sec.Title, sec.StartPage, sec.EndPage, took.Round(time.Millisecond))
+	}
+}
+
+// BenchmarkPrescanVsExtract reports pdf.prescan.vs_extract: the pre-scan
+// of a long document (mergedLong, with an outline, so its pages are only
+// sketched) over the full extraction of the same document, both
+// through the sandboxed PDF plugin as ingestion calls them, warm, median of
+// three each, side by side.
+func BenchmarkPrescanVsExtract(b *testing.B) {
+	ctx := context.Background()
+	data := mergedLong(b)
+	x := knowledge.NewExtractors(wasmtest.Host(b, "pdf"))
+	in := func() bytesInput { return bytesInput{bytes.NewReader(data)} }
+	for range b.N {
+		var pre, whole []time.Duration
+		for i := range 4 {
+			start := time.Now()
+			idx, err := x.Prescan(ctx, "500p.pdf", "application/pdf", in())
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := time.Since(start)
+			start = time.Now()
+			if _, objs, err := x.Extract(ctx, "500p.pdf", "application/pdf", in()); err != nil || len(objs) < 500 {
+				b.Fatalf("extract: %d objects, %v", len(objs), err)
+			}
+			if i == 0 {
+				if idx.Structure["sectionsFrom"] != "outline" {
+					b.Fatalf("the long document's sections come from %v, not its outline", idx.Structure["sectionsFrom"])
+				}
+				continue // warming the instances
+			}
+			pre, whole = append(pre, p), append(whole, time.Since(start))
+		}
+		slices.Sort(pre)
+		slices.Sort(whole)
+		figure.Report("pdf.prescan.vs_extract", pre[1].Seconds()/whole[1].Seconds(), "ratio")
+		b.Logf("%d bytes through the plugin", len(data))
+		b.Logf("500 pages through the plugin: pre-scan %v, extract %v", pre[1].Round(time.Millisecond), whole[1].Round(time.Millisecond))
 	}
 }

@@ -204,7 +204,10 @@ func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.Raw
 	if r.Page < 0 {
 		return nil, fmt.Errorf("%w: page %d (pages count from 1)", tenancy.ErrInvalid, r.Page)
 	}
-	q := Query{Text: r.Query, Layer: Layer(r.Layer), Limit: r.Limit, Page: r.Page, Section: r.Section, ContentType: r.Type}
+	if err := CheckHidden(r.Hidden); err != nil {
+		return nil, err
+	}
+	q := Query{Text: r.Query, Layer: Layer(r.Layer), Limit: r.Limit, Page: r.Page, Section: r.Section, ContentType: r.Type, Hidden: r.Hidden}
 	if q.Layer == LayerInstance {
 		q.WorkspaceID = c.WorkspaceID
 	}

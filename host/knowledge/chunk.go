@@ -33,7 +33,7 @@ func Split(objects []content.Object, maxTokens int) []Chunk {
 		for _, piece := range splitText(o.Data, maxTokens) {
 			out = append(out, Chunk{
 				ID: fmt.Sprintf("%s#%d", o.ID, len(out)), Seq: len(out), ObjectID: o.ID, ContentType: content.Text,
-				Text: piece, Ref: o.Ref, Tokens: llm.CountTokens(tokenModel, piece),
+				Text: piece, Ref: o.Ref, Tokens: llm.CountTokens(tokenModel, piece), Hidden: o.Metadata["hidden"] == true,
 			})
 		}
 	}

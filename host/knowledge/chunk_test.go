@@ -65,3 +65,16 @@ func TestTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitMarksHidden: chunks of an object its document hides (an
+// extractor's Metadata["hidden"]) are marked; others are not.
+func TestSplitMarksHidden(t *testing.T) {
+	chunks := knowledge.Split([]content.Object{
+		{ID: "s1", ContentType: content.Text, Data: "Shown slide"},
+		{ID: "s2", ContentType: content.Text, Data: "Hidden slide", Metadata: map[string]any{"hidden": true}},
+		{ID: "s3", ContentType: content.Text, Data: "Odd metadata", Metadata: map[string]any{"hidden": "yes"}},
+	}, 0)
+	if len(chunks) != 3 || chunks[0].Hidden || !chunks[1].Hidden || chunks[2].Hidden {
+		t.Fatalf("hidden marks: %+v", chunks)
+	}
+}

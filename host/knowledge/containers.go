@@ -351,7 +351,12 @@ func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEnt
 	defer r.Close()
 	// The smart-PDF policy applies inside archives too: a large inner PDF
 	// is pre-scanned only, its pages read on demand (Reader, by entry).
-	idx, objects, err := in.extract(ctx, inner, r)
+	var idx content.Index
+	var objects []content.Object
+	err = in.timed(PhaseExtract, func() (err error) {
+		idx, objects, err = in.extract(ctx, inner, r)
+		return err
+	})
 	if err != nil {
 		return fail(fmt.Errorf("knowledge: extracting %s: %w", e.Path, err))
 	}

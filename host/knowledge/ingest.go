@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
@@ -54,6 +55,37 @@ type Ingester struct {
 	// containers resolves ZIP/TAR/GZ files (containers.go); nil: none.
 	containers *containerParts
 	logger     *slog.Logger
+	phases     PhaseObserver // nil: not timed
+}
+
+// Ingestion phases a PhaseObserver is told of.
+const (
+	PhaseExtract = "extract" // the extractor plugin (a PDF's pre-scan included)
+	PhaseChunk   = "chunk"   // cutting objects into chunks, counting tokens
+	PhaseStore   = "store"   // index, chunks and lexical index written
+	PhaseEmbed   = "embed"   // vectors computed and written
+)
+
+// PhaseObserver is told how long each phase of indexing one content took
+// (a container's entries count one by one): what the ingest.phase figures
+// and the ingest metrics show.
+type PhaseObserver func(phase string, d time.Duration)
+
+// WithPhaseObserver makes the ingester time its phases for o.
+func (in *Ingester) WithPhaseObserver(o PhaseObserver) *Ingester {
+	in.phases = o
+	return in
+}
+
+// timed runs fn and tells the phase observer how long it took.
+func (in *Ingester) timed(phase string, fn func() error) error {
+	if in.phases == nil {
+		return fn()
+	}
+	start := time.Now()
+	err := fn()
+	in.phases(phase, time.Since(start))
+	return err
 }
 
 // WithEmbedder makes the ingester embed every chunk (in the model layer's
@@ -128,7 +160,12 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 	if in.isContainer(f) {
 		return true, in.ingestContainer(ctx, f, r, retry)
 	}
-	idx, objects, err := in.extract(ctx, f, r)
+	var idx content.Index
+	var objects []content.Object
+	err = in.timed(PhaseExtract, func() (err error) {
+		idx, objects, err = in.extract(ctx, f, r)
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, ErrNoExtractor) || errors.As(err, new(*wasm.Error)) {
 			err = fmt.Errorf("%w: %w", ErrPermanent, err)
@@ -171,7 +208,8 @@ func (in *Ingester) failed(ctx context.Context, f files.Item, label string, err 
 // saved. With a batch (a container's entries), the chunks join it instead,
 // to be embedded with other contents' in few requests when it flushes.
 func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string, idx content.Index, objects []content.Object, batch *embedBatch) (int, error) {
-	chunks := Split(objects, ChunkTokens)
+	var chunks []Chunk
+	_ = in.timed(PhaseChunk, func() error { chunks = Split(objects, ChunkTokens); return nil })
 	model, embed := "", in.embed != nil
 	if embed {
 		m, ok := in.embed.Model(llm.OpEmbedding)
@@ -181,7 +219,7 @@ func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string,
 	if embed {
 		status = StatusEmbedding
 	}
-	if err := in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, chunks, status); err != nil {
+	if err := in.timed(PhaseStore, func() error { return in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, chunks, status) }); err != nil {
 		return 0, in.failed(ctx, f, label, fmt.Errorf("knowledge: saving %s: %w", label, err))
 	}
 	if !embed {
@@ -193,7 +231,7 @@ func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string,
 	// The lexical index already serves; vectors that fail leave the
 	// content found by its words, with the reason recorded.
 	reason := ""
-	if err := in.embedChunks(ctx, f, model, chunks); err != nil {
+	if err := in.timed(PhaseEmbed, func() error { return in.embedChunks(ctx, f, model, chunks) }); err != nil {
 		reason = vectorsMissing + err.Error()
 		in.logger.Warn("knowledge: embedding failed", "file", f.ID, "content", label, "err", err)
 	}

@@ -8,6 +8,9 @@
 package knowledge
 
 import (
+	"fmt"
+
+	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
@@ -56,6 +59,25 @@ type Query struct {
 	Section string
 	// Limit of hits: default 10, at most 100.
 	Limit int
+	// Hidden filters what documents hide (HiddenInclude, the default;
+	// HiddenExclude; HiddenOnly).
+	Hidden string
+}
+
+// Values of Query.Hidden.
+const (
+	HiddenInclude = "include"
+	HiddenExclude = "exclude"
+	HiddenOnly    = "only"
+)
+
+// CheckHidden refuses a Query.Hidden value that is none of those.
+func CheckHidden(v string) error {
+	switch v {
+	case "", HiddenInclude, HiddenExclude, HiddenOnly:
+		return nil
+	}
+	return fmt.Errorf("%w: hidden %q (include, exclude or only)", tenancy.ErrInvalid, v)
 }
 
 // Hit is a chunk found by a search, with a file that carries it (as

@@ -161,11 +161,8 @@ func (db *DB) AddContentPages(ctx context.Context, tenantID, sha string, pages [
 			return fmt.Errorf("store: content pages: %w", err)
 		}
 		for _, ch := range chunks {
-			ref, _ := json.Marshal(ch.Ref)
-			if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
-				string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens); err != nil {
-				return fmt.Errorf("store: chunk %s: %w", ch.ID, err)
+			if err := insertChunk(ctx, c, tenantID, sha, ch, "ON CONFLICT (id) DO NOTHING"); err != nil {
+				return err
 			}
 		}
 		return nil

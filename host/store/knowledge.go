@@ -144,15 +144,24 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 			return fmt.Errorf("store: replace chunks: %w", err)
 		}
 		for _, ch := range chunks {
-			ref, _ := json.Marshal(ch.Ref)
-			if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
-				string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens); err != nil {
-				return fmt.Errorf("store: chunk %d: %w", ch.Seq, err)
+			if err := insertChunk(ctx, c, tenantID, sha, ch, ""); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
+}
+
+// insertChunk writes one chunk of a content; conflict is the statement's
+// ON CONFLICT clause ("" for none).
+func insertChunk(ctx context.Context, c conn, tenantID, sha string, ch knowledge.Chunk, conflict string) error {
+	ref, _ := json.Marshal(ch.Ref)
+	if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens, hidden)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) `+conflict, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
+		string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens, ch.Hidden); err != nil {
+		return fmt.Errorf("store: chunk %s: %w", ch.ID, err)
+	}
+	return nil
 }
 
 // ContentState returns the indexing state of a file's content, for a
@@ -220,7 +229,7 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 		{`JOIN files f ON f.sha256 = c.sha256`, `''`},
 		{containerCarrier, `f.name || '/' || ce.path`},
 	} {
-		cols := `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id, ` + carrier.path
+		cols := hitCols + `, ` + carrier.path
 		var q string
 		var matchArg any
 		switch db.dialect {
@@ -250,7 +259,7 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 		for rows.Next() {
 			var h knowledge.Hit
 			var ct, ref, inner string
-			if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.FileID, &h.FileName, &h.WorkspaceID, &inner, &h.Score); err != nil {
+			if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.Hidden, &h.FileID, &h.FileName, &h.WorkspaceID, &inner, &h.Score); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("store: search: %w", err)
 			}
@@ -317,6 +326,12 @@ func chunkFilters(p tenancy.Principal, qy knowledge.Query) ([]string, []any, err
 	if qy.Section != "" {
 		where = append(where, "c.section = ?")
 		args = append(args, qy.Section)
+	}
+	switch qy.Hidden {
+	case knowledge.HiddenExclude:
+		where, args = append(where, "c.hidden = ?"), append(args, false)
+	case knowledge.HiddenOnly:
+		where, args = append(where, "c.hidden = ?"), append(args, true)
 	}
 	return where, args, nil
 }

@@ -199,13 +199,13 @@ func (db *DB) searchExact(ctx context.Context, where []string, args []any, model
 }
 
 // hitCols are the columns scanHit reads, of chunks c and files f.
-const hitCols = `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, f.id, f.name, f.workspace_id`
+const hitCols = `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, c.hidden, f.id, f.name, f.workspace_id`
 
 // scanHit reads hitCols and then extra.
 func scanHit(rows interface{ Scan(...any) error }, extra ...any) (knowledge.Hit, error) {
 	var h knowledge.Hit
 	var ct, ref string
-	if err := rows.Scan(append([]any{&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.FileID, &h.FileName, &h.WorkspaceID}, extra...)...); err != nil {
+	if err := rows.Scan(append([]any{&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.Hidden, &h.FileID, &h.FileName, &h.WorkspaceID}, extra...)...); err != nil {
 		return knowledge.Hit{}, fmt.Errorf("store: vector search: %w", err)
 	}
 	h.ContentType = content.Type(ct)

@@ -22,6 +22,7 @@ type metrics struct {
 	toolSeconds  *prometheus.HistogramVec
 	httpSeconds  *prometheus.HistogramVec
 	poolWait     *prometheus.HistogramVec
+	ingest       *prometheus.HistogramVec
 }
 
 func newMetrics(reg prometheus.Registerer) metrics {
@@ -45,14 +46,23 @@ func newMetrics(reg prometheus.Registerer) metrics {
 		httpSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agenthost_http_request_seconds",
 			Help:    "Latency of HTTP requests by method, route and status (event streams count until they end).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}, []string{"method", "route", "status"}),
+		ingest: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agenthost_ingest_phase_seconds",
+			Help:    "Time indexing a content spent in each phase: extract (the extractor plugin), chunk, store, embed.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}, []string{"phase"}),
 	}
-	reg.MustRegister(m.runs, m.rounds, m.modelCalls, m.modelSeconds, m.modelCost, m.toolCalls, m.toolSeconds, m.httpSeconds, m.poolWait)
+	reg.MustRegister(m.runs, m.rounds, m.modelCalls, m.modelSeconds, m.modelCost, m.toolCalls, m.toolSeconds, m.httpSeconds, m.poolWait, m.ingest)
 	return m
 }
 
 // ObserveHTTP records one request (for the HTTP middleware).
 func (t *Telemetry) ObserveHTTP(method, route, status string, d time.Duration) {
 	t.m.httpSeconds.WithLabelValues(method, route, status).Observe(d.Seconds())
+}
+
+// ObserveIngestPhase records one phase of indexing a content (a
+// knowledge.PhaseObserver).
+func (t *Telemetry) ObserveIngestPhase(phase string, d time.Duration) {
+	t.m.ingest.WithLabelValues(phase).Observe(d.Seconds())
 }
 
 // Counter is what the collector reads from the database at each scrape.

@@ -22,6 +22,7 @@ type Config struct {
 	verifier      Verifier
 	allowUnsigned bool
 	defaults      Defaults
+	maxIdleMemory uint64
 	// closeOnDoneOnly skips instrumentation (tests of the fallback mode).
 	closeOnDoneOnly bool
 }
@@ -47,10 +48,11 @@ type Verifier interface {
 // DefaultCeilings, unsigned third-party plugins refused.
 func NewConfig() Config {
 	return Config{
-		logger:      slog.Default(),
-		ceilings:    DefaultCeilings,
-		initTimeout: 30 * time.Second,
-		killGrace:   time.Second,
+		logger:        slog.Default(),
+		ceilings:      DefaultCeilings,
+		maxIdleMemory: DefaultMaxIdleMemory,
+		initTimeout:   30 * time.Second,
+		killGrace:     time.Second,
 		defaults: Defaults{
 			MemoryMiB:            128,
 			Timeout:              30 * time.Second,
@@ -67,6 +69,16 @@ func (c Config) WithCompilationCacheDir(dir string) Config { c.cacheDir = dir; r
 
 // WithPoolSize bounds the live instances per plugin and link variant (0: 2×GOMAXPROCS).
 func (c Config) WithPoolSize(n int) Config { c.poolSize = n; return c }
+
+// DefaultMaxIdleMemory is the guest memory above which an instance is
+// closed after its call instead of kept for the next one.
+const DefaultMaxIdleMemory = 256 << 20
+
+// WithMaxIdleMemory sets the guest memory (bytes) an instance may keep
+// between calls: a guest's memory never shrinks (Go's heap in Wasm grows
+// and stays), so an instance that a large document grew is closed after
+// its call and its memory returned, instead of held idle in the pool.
+func (c Config) WithMaxIdleMemory(n uint64) Config { c.maxIdleMemory = n; return c }
 
 // WithLogger sets the logger plugin logs and host warnings go to.
 func (c Config) WithLogger(l *slog.Logger) Config { c.logger = l; return c }

@@ -471,3 +471,27 @@ func TestSignedThirdPartyPlugins(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleMemoryReturned: an instance that a call grew past the idle
+// bound is closed after the call (its memory returned), so the next call
+// starts a fresh one; instances within the bound are reused.
+func TestIdleMemoryReturned(t *testing.T) {
+	const bound = 8 << 20
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithMaxIdleMemory(bound) })
+	p := load(t, h, "echo")
+	call(t, p, "echo", map[string]any{"text": "warm"})
+	small := call(t, p, "echo", map[string]any{"text": "small"})
+	if !small.OK || !small.Stats.Reused || small.Stats.MemoryBytes > bound {
+		t.Fatalf("a small call: reused %v, memory %d (bound %d)", small.Stats.Reused, small.Stats.MemoryBytes, bound)
+	}
+	big := call(t, p, "echo", map[string]any{"text": strings.Repeat("x", 6<<20)})
+	if !big.OK || big.Stats.MemoryBytes <= bound {
+		t.Fatalf("a big call: %v, memory %d, want over %d", big.Error, big.Stats.MemoryBytes, bound)
+	}
+	if next := call(t, p, "echo", map[string]any{"text": "after"}); !next.OK || next.Stats.Reused {
+		t.Fatalf("the call after a big one reused the grown instance (memory %d)", next.Stats.MemoryBytes)
+	}
+	if again := call(t, p, "echo", map[string]any{"text": "again"}); !again.Stats.Reused {
+		t.Fatal("a fresh instance within the bound was not kept")
+	}
+}

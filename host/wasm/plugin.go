@@ -319,9 +319,11 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 		v.pool.put(in, false)
 		return Result{Error: ierr, Stats: stats}
 	}
+	// An instance a call grew past the idle bound is closed, not kept.
+	keep := stats.MemoryBytes <= p.h.cfg.maxIdleMemory
 	if rc != 0 {
 		msg := in.k.err
-		v.pool.put(in, true)
+		v.pool.put(in, keep)
 		if msg == "" {
 			msg = fmt.Sprintf("plugin returned code %d", rc)
 		}
@@ -329,7 +331,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	}
 	out, oerr := in.output()
 	if oerr != nil {
-		v.pool.put(in, true)
+		v.pool.put(in, keep)
 		return Result{Error: oerr, Stats: stats}
 	}
 	stats.OutputBytes = len(out)
@@ -338,7 +340,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	if perr == nil && res.Data != nil {
 		res.Data = bytes.Clone(res.Data)
 	}
-	v.pool.put(in, true)
+	v.pool.put(in, keep)
 	if perr != nil {
 		return Result{Error: &Error{Code: CodeInvalidOutput, Message: perr.Error()}, Stats: stats}
 	}

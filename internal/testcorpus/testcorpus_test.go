@@ -55,7 +55,8 @@ func TestManifest(t *testing.T) {
 		rel, _ := filepath.Rel(dir, path)
 		rel = filepath.ToSlash(rel)
 		switch filepath.Ext(rel) {
-		case ".pdf", ".docx", ".xlsx", ".pptx", ".zip", ".tar", ".gz":
+		case ".pdf", ".docx", ".xlsx", ".pptx", ".zip", ".tar", ".gz",
+			".odt", ".ods", ".odp", ".rtf", ".doc", ".xls", ".bz2", ".xz", ".7z", ".rar":
 			if !strings.Contains(rel, ".pages/") && !listed[rel] {
 				t.Errorf("%s is not in MANIFEST.tsv (source and licence)", rel)
 			}

@@ -8,9 +8,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path"
 	"slices"
 	"testing"
 
+	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/plugins/containers/archive"
 )
 
@@ -51,7 +53,12 @@ func TestManifestRoutesWhatTheLibraryResolves(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		data []byte
-	}{{"a.zip", zbuf.Bytes()}, {"a.tar", tbuf.Bytes()}, {"a.tgz", gbuf.Bytes()}, {"a.gz", gbuf.Bytes()}} {
+	}{{"a.zip", zbuf.Bytes()}, {"a.tar", tbuf.Bytes()}, {"a.tgz", gbuf.Bytes()}, {"a.gz", gbuf.Bytes()},
+		{"a.bz2", testcorpus.Read(t, "archives", "formats", "constructed-docs.tar.bz2")},
+		{"a.xz", testcorpus.Read(t, "archives", "formats", "constructed-docs.tar.xz")},
+		{"a.7z", testcorpus.Read(t, "archives", "formats", "constructed-docs.7z")},
+		{"a.rar", testcorpus.Read(t, "archives", "formats", "libarchive-rar4.rar")},
+		{"b.rar", testcorpus.Read(t, "archives", "formats", "libarchive-rar5-solid.rar")}} {
 		res, err := archive.Resolve(context.Background(), bytes.NewReader(c.data), int64(len(c.data)), c.name, archive.Limits{})
 		if err != nil || len(res.Entries) < 2 || res.Entries[0].Container == archive.None {
 			t.Fatalf("%s: %+v %v", c.name, res, err)
@@ -59,7 +66,7 @@ func TestManifestRoutesWhatTheLibraryResolves(t *testing.T) {
 		if mt := res.Entries[0].MIMEType; !slices.Contains(m.Extractor.MIMETypes, mt) {
 			t.Errorf("%s: the library calls it %s, which plugin.json does not list", c.name, mt)
 		}
-		if ext := c.name[1:]; !slices.Contains(m.Extractor.Extensions, ext) {
+		if ext := path.Ext(c.name); !slices.Contains(m.Extractor.Extensions, ext) {
 			t.Errorf("extension %s is not in plugin.json", ext)
 		}
 	}

@@ -52,6 +52,7 @@ type searchArgs struct {
 	Page    int      `json:"page,omitempty" minimum:"1" description:"only passages from this page"`
 	Section string   `json:"section,omitempty" maxLength:"300" description:"only passages from this section id"`
 	Type    string   `json:"type,omitempty" enum:"text,image,videostream,audiostream,other" description:"only this content type"`
+	Hidden  string   `json:"hidden,omitempty" enum:"include,exclude,only" description:"what documents hide (hidden slides, sheets, pages): include (default), exclude, or only"`
 }
 
 type extractArgs struct {
@@ -214,7 +215,7 @@ func readSection(a sectionArgs) (string, error) {
 
 func searchKnowledge(a searchArgs) (string, error) {
 	hits, err := knowledge.Search(knowledge.SearchRequest{Query: a.Query, Limit: a.Limit, Layer: a.Layer, FileIDs: a.Files,
-		Page: a.Page, Section: a.Section, Type: content.Type(a.Type)})
+		Page: a.Page, Section: a.Section, Type: content.Type(a.Type), Hidden: a.Hidden})
 	if err != nil {
 		return "", err
 	}
@@ -223,7 +224,11 @@ func searchKnowledge(a searchArgs) (string, error) {
 	}
 	var b strings.Builder
 	for i, h := range hits {
-		fmt.Fprintf(&b, "%d. %s (file %s) %s, score %.3g\n%s\n\n", i+1, h.FileName, h.FileID, where(h.Ref), h.Score, strings.TrimSpace(h.Text))
+		hidden := ""
+		if h.Hidden {
+			hidden = " (hidden in the document)"
+		}
+		fmt.Fprintf(&b, "%d. %s (file %s) %s%s, score %.3g\n%s\n\n", i+1, h.FileName, h.FileID, where(h.Ref), hidden, h.Score, strings.TrimSpace(h.Text))
 	}
 	return strings.TrimSpace(b.String()), nil
 }

@@ -26,11 +26,13 @@ type result struct {
 
 func init() {
 	pdk.Tool("extract", "Extracts the content objects of a document.", func(a args) (result, error) {
-		size, err := input.Size()
+		// Office files are read in many small pieces (ZIP entries, OLE
+		// sectors): up to 32 MiB they are read into the plugin at once.
+		f, err := input.Buffered(32 << 20)
 		if err != nil {
 			return result{}, err
 		}
-		idx, objs, err := extract.Extract(context.Background(), input.Reader{}, size, a.Name, a.MIMEType, extract.DefaultLimits())
+		idx, objs, err := extract.Extract(context.Background(), f, f.Size(), a.Name, a.MIMEType, extract.DefaultLimits())
 		if err != nil {
 			return result{}, pdk.Errorf("invalid_document", "%v", err)
 		}

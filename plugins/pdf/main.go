@@ -44,8 +44,13 @@ type result struct {
 	Objects []content.Object `json:"objects"`
 }
 
+// wholeInput: documents up to this size are read into the plugin at once
+// (pdfcpu reads a file in many small pieces, each a call to the host
+// otherwise); larger ones through the input's block cache.
+const wholeInput = 64 << 20
+
 func open() (*pdftext.Document, error) {
-	r, err := input.Open()
+	r, err := input.Buffered(wholeInput)
 	if err != nil {
 		return nil, err
 	}

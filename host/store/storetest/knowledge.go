@@ -23,7 +23,9 @@ func testKnowledge(t *testing.T, open Opener) {
 		{ID: "p1", ContentType: content.Text, Data: "Revenue in the fourth quarter reached 12.5 million CHF.", Ref: content.Ref{PageIndex: 1, SectionID: "results"}},
 		{ID: "p2", ContentType: content.Text, Data: "Headcount grew to 140 employees in Zürich and Lausanne.", Ref: content.Ref{PageIndex: 2, SectionID: "people"}},
 		{ID: "img", ContentType: content.Image, Data: "", Ref: content.Ref{PageIndex: 2}},
-		{ID: "p3", ContentType: content.Text, Data: "Outlook: revenue growth of 8 percent expected; revenue risks are currency and energy.", Ref: content.Ref{PageIndex: 3, SectionID: "outlook"}},
+		// Page 3 is one the document hides (as a hidden slide would be).
+		{ID: "p3", ContentType: content.Text, Data: "Outlook: revenue growth of 8 percent expected; revenue risks are currency and energy.", Ref: content.Ref{PageIndex: 3, SectionID: "outlook"},
+			Metadata: map[string]any{"hidden": true}},
 	}
 	chunks := knowledge.Split(objects, 0)
 	if len(chunks) != 3 {
@@ -104,6 +106,20 @@ func testKnowledge(t *testing.T, open Opener) {
 	}
 	if hits := search(w.alice, knowledge.Query{Text: "revenue", Section: "results"}); len(hits) != 1 || hits[0].ObjectID != "p1" {
 		t.Fatalf("section filter: %+v", hits)
+	}
+	// What the document hides is marked, and search leaves it out or finds
+	// only it when asked; vectors filter alike.
+	if !hits[0].Hidden || hits[1].Hidden {
+		t.Fatalf("hidden marks: %v %v", hits[0].Hidden, hits[1].Hidden)
+	}
+	if hits := search(w.alice, knowledge.Query{Text: "revenue", Hidden: knowledge.HiddenExclude}); len(hits) != 1 || hits[0].ObjectID != "p1" {
+		t.Fatalf("hidden excluded: %+v", hits)
+	}
+	if hits := search(w.alice, knowledge.Query{Text: "revenue", Hidden: knowledge.HiddenOnly}); len(hits) != 1 || hits[0].ObjectID != "p3" || !hits[0].Hidden {
+		t.Fatalf("hidden only: %+v", hits)
+	}
+	if near, err := db.SearchVectors(ctx, w.alice, knowledge.Query{Hidden: knowledge.HiddenExclude}, "emb-3", []float32{1, 0.05, 0}); err != nil || len(near) != 2 || near[0].ObjectID != "p1" || near[1].ObjectID != "p2" {
+		t.Fatalf("vector search without hidden chunks: %+v %v", near, err)
 	}
 	if hits := search(w.alice, knowledge.Query{Text: "revenue", Layer: knowledge.LayerInstance, WorkspaceID: w.wsB.ID}); len(hits) != 0 {
 		t.Fatalf("another workspace's layer: %+v", hits)

@@ -33,6 +33,10 @@ type SearchRequest struct {
 	Page    int          `json:"page,omitempty"`
 	Section string       `json:"section,omitempty"`
 	Type    content.Type `json:"type,omitempty"`
+	// Hidden: "" or "include" finds every chunk; "exclude" leaves out
+	// what a document hides (hidden slides, sheets, pages); "only" finds
+	// nothing else.
+	Hidden string `json:"hidden,omitempty"`
 }
 
 // Chunk is a searchable piece of a file's text with its origin, as the
@@ -46,6 +50,9 @@ type Chunk struct {
 	Text        string       `json:"text"`
 	Ref         content.Ref  `json:"contextRef"`
 	Tokens      int          `json:"tokens"`
+	// Hidden: the object is one its document does not show (a hidden
+	// slide, sheet or page), marked by the extractor.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // Hit is a chunk found by a search, with a file that carries it.

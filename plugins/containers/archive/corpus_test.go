@@ -59,7 +59,7 @@ func listingRows(t *testing.T, res Result) []row {
 	}
 	singleFile := func(gz Entry) bool {
 		c := children[gz.Path]
-		return len(c) == 1 && c[0].Name == gunzipName(gz.Name, "")
+		return len(c) == 1 && c[0].Name == streamName(Gzip, gz.Name, "")
 	}
 	var rows []row
 	for _, e := range res.Entries {

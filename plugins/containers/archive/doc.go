@@ -1,5 +1,6 @@
-// Package archive resolves containers — ZIP, TAR, gzip (GZ and TGZ) and
-// folders — recursively into their files, each named by its container path
+// Package archive resolves containers — ZIP, TAR, compressed streams (gzip,
+// bzip2 and xz, alone or around a tar), 7z, RAR 4 and 5, and folders —
+// recursively into their files, each named by its container path
 // ("archive.zip/folder-a/inner.tar/report.pdf").
 //
 // It is the core of the sandboxed containers plugin, so it is pure Go (no cgo,

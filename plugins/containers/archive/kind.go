@@ -15,6 +15,13 @@ const (
 	Zip
 	Tar
 	Gzip
+	// Bzip2 and Xz are compressed streams like Gzip: one file, or a tar
+	// (.tar.bz2, .tar.xz) read in one pass.
+	Bzip2
+	Xz
+	// SevenZip and Rar are archives with their own directories.
+	SevenZip
+	Rar
 )
 
 func (k Kind) String() string {
@@ -25,6 +32,14 @@ func (k Kind) String() string {
 		return "tar"
 	case Gzip:
 		return "gzip"
+	case Bzip2:
+		return "bzip2"
+	case Xz:
+		return "xz"
+	case SevenZip:
+		return "7z"
+	case Rar:
+		return "rar"
 	}
 	return "none"
 }
@@ -43,6 +58,15 @@ var zipDocuments = map[string]bool{
 	".ott": true, ".ots": true, ".otp": true, ".epub": true,
 }
 
+// Magic numbers of the formats recognised by their first bytes.
+const (
+	magicXz    = "\xfd7zXZ\x00"
+	magic7z    = "7z\xbc\xaf\x27\x1c"
+	magicRar4  = "Rar!\x1a\x07\x00"
+	magicRar5  = "Rar!\x1a\x07\x01\x00"
+	magicBzip2 = "BZh"
+)
+
 // Detect tells the container format from the first bytes (HeadSize is
 // enough) and the name. Magic bytes decide, so a renamed archive is still
 // found; the name only keeps zip-based documents (DOCX, XLSX, PPTX, ODF, EPUB)
@@ -57,10 +81,28 @@ func Detect(head []byte, name string) Kind {
 		return Zip
 	case len(head) >= 3 && head[0] == 0x1f && head[1] == 0x8b && head[2] == 8:
 		return Gzip
+	case isBzip2(head):
+		return Bzip2
+	case bytes.HasPrefix(head, []byte(magicXz)):
+		return Xz
+	case bytes.HasPrefix(head, []byte(magic7z)):
+		return SevenZip
+	case bytes.HasPrefix(head, []byte(magicRar4)), bytes.HasPrefix(head, []byte(magicRar5)):
+		return Rar
 	case isTar(head):
 		return Tar
 	}
 	return None
+}
+
+// isBzip2: "BZh", the block size digit, then the magic of a first block
+// (π) or of the end of an empty stream (√π).
+func isBzip2(head []byte) bool {
+	if len(head) < 10 || !bytes.HasPrefix(head, []byte(magicBzip2)) || head[3] < '1' || head[3] > '9' {
+		return false
+	}
+	block := string(head[4:10])
+	return block == "\x31\x41\x59\x26\x53\x59" || block == "\x17\x72\x45\x38\x50\x90"
 }
 
 func isZip(head []byte) bool {

@@ -28,11 +28,14 @@ var mimeByExt = map[string]string{
 	".flac": "audio/flac", ".m4a": "audio/mp4", ".mp4": "video/mp4", ".webm": "video/webm",
 	".mov": "video/quicktime", ".mkv": "video/x-matroska", ".avi": "video/x-msvideo",
 	".zip": "application/zip", ".tar": "application/x-tar", ".gz": "application/gzip",
-	".tgz": "application/gzip",
+	".tgz": "application/gzip", ".bz2": "application/x-bzip2", ".tbz2": "application/x-bzip2",
+	".tbz": "application/x-bzip2", ".xz": "application/x-xz", ".txz": "application/x-xz",
+	".7z": "application/x-7z-compressed", ".rar": "application/vnd.rar",
 }
 
 // containerMIME wins over the extension: the bytes were recognised.
-var containerMIME = [...]string{Zip: "application/zip", Tar: "application/x-tar", Gzip: "application/gzip"}
+var containerMIME = [...]string{Zip: "application/zip", Tar: "application/x-tar", Gzip: "application/gzip",
+	Bzip2: "application/x-bzip2", Xz: "application/x-xz", SevenZip: "application/x-7z-compressed", Rar: "application/vnd.rar"}
 
 // sniffs are magic prefixes at offset 0, checked in order.
 var sniffs = []struct {

@@ -113,6 +113,11 @@ func (w *walker) tarMember(c member, sc *scope, tr *tar.Reader, hdr *tar.Header,
 	// The header's type, not a trailing slash, says whether it is a folder.
 	name, _, kind, reason := cleanName(strings.ToValidUTF8(hdr.Name, "\uFFFD"))
 	var dir bool
+	if kind == ProblemName && hdr.Typeflag == tar.TypeDir && isRootName(hdr.Name) {
+		// "./" (or "."), which tar -C dir . writes first, is the
+		// archive's own root: nothing to list, and nothing wrong.
+		return c.path
+	}
 	if kind != "" {
 		p := c.path + "/" + display(hdr.Name)
 		w.problem(p, kind, reason)
@@ -220,4 +225,10 @@ func reopenTarMember(stream func() (io.ReadCloser, error), index int, name strin
 			return readCloser{sentinelReader{tr}, rc.Close}, nil
 		}
 	}
+}
+
+// isRootName reports whether a member name names the archive's root: only
+// "." segments and slashes ("./", ".", "./.").
+func isRootName(raw string) bool {
+	return raw != "" && strings.Trim(raw, "./") == "" && !strings.Contains(raw, "..")
 }

@@ -250,8 +250,12 @@ func (w *walker) openContainer(kind Kind, m member) {
 		w.openZip(m)
 	case Tar:
 		w.openTar(m)
-	case Gzip:
-		w.openGzip(m)
+	case Gzip, Bzip2, Xz:
+		w.openStream(kind, m)
+	case SevenZip:
+		w.open7z(m)
+	case Rar:
+		w.openRar(m)
 	}
 }
 

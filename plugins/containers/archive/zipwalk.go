@@ -12,41 +12,52 @@ import (
 // memory when it fits the budget derived from the limits, and refused
 // otherwise rather than spilled to a file.
 func (w *walker) openZip(m member) {
-	ra, reacq, size := m.src.ra, m.src.reacquire, m.src.size
-	if ra == nil {
-		buf, err := w.materialize(m)
-		if err != nil {
-			w.note(m.path, problemKind(err), "not opened: "+err.Error())
-			return
-		}
-		w.held += size
-		defer func() { w.held -= size }()
-		ra = bytes.NewReader(buf)
-		open := m.src.open
-		reacq = func() (io.ReaderAt, func() error, error) {
-			rc, err := open()
-			if err != nil {
-				return nil, nil, err
-			}
-			defer rc.Close()
-			buf, err := readExactly(rc, size)
-			if err != nil {
-				return nil, nil, err
-			}
-			return bytes.NewReader(buf), nil, nil
-		}
+	ra, reacq, release, err := w.randomAccess(m)
+	if err != nil {
+		w.note(m.path, problemKind(err), "not opened: "+err.Error())
+		return
 	}
-	w.walkZip(m, ra, size, reacq)
+	defer release()
+	w.walkZip(m, ra, m.src.size, reacq)
+}
+
+// randomAccess gives random access to a member, in place when it has it,
+// else read into memory within the budget (release gives the budget back),
+// for formats that need it (zip, 7z).
+func (w *walker) randomAccess(m member) (io.ReaderAt, reacquireFunc, func(), error) {
+	ra, reacq, size := m.src.ra, m.src.reacquire, m.src.size
+	if ra != nil {
+		return ra, reacq, func() {}, nil
+	}
+	buf, err := w.materialize(m)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w.held += size
+	open := m.src.open
+	reacq = func() (io.ReaderAt, func() error, error) {
+		rc, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		defer rc.Close()
+		buf, err := readExactly(rc, size)
+		if err != nil {
+			return nil, nil, err
+		}
+		return bytes.NewReader(buf), nil, nil
+	}
+	return bytes.NewReader(buf), reacq, func() { w.held -= size }, nil
 }
 
 func (w *walker) materialize(m member) ([]byte, error) {
 	size := m.src.size
 	if size > w.lim.nestedBudget() {
-		return nil, fmt.Errorf("%w: a zip inside a compressed entry needs random access, and its %d bytes exceed the in-memory budget of %d bytes",
+		return nil, fmt.Errorf("%w: an archive (zip, 7z) inside a compressed entry needs random access, and its %d bytes exceed the in-memory budget of %d bytes",
 			ErrLimit, size, w.lim.nestedBudget())
 	}
 	if w.held+size > w.lim.heldBudget() {
-		return nil, fmt.Errorf("%w: with %d bytes of enclosing zips in memory, its %d bytes exceed the in-memory budget of %d bytes",
+		return nil, fmt.Errorf("%w: with %d bytes of enclosing archives in memory, its %d bytes exceed the in-memory budget of %d bytes",
 			ErrLimit, w.held, size, w.lim.heldBudget())
 	}
 	r, done, err := w.stream(m.src)

@@ -110,9 +110,9 @@ func chartText(p *pkg, part string) string {
 			}
 			b.WriteByte(' ')
 			if j < len(s.cats) {
-				b.WriteString(s.cats[j] + " = ")
+				b.WriteString(chartNumber(s.cats[j]) + " = ")
 			}
-			b.WriteString(v)
+			b.WriteString(chartNumber(v))
 		}
 	}
 	return b.String()
@@ -167,4 +167,14 @@ func diagramText(p *pkg, part string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// chartNumber prints a cached chart value as Excel shows it (15
+// significant digits: 2.3, not 2.2999999999999998); text stays as it is.
+func chartNumber(v string) string {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		return v
+	}
+	return formatNumber(f)
 }

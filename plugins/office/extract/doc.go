@@ -1,9 +1,15 @@
 // Package extract turns office documents and simple formats into content
 // objects (pdk/content) with precise references: DOCX paragraphs, tables,
 // headers, footers, notes and comments; XLSX sheets as cell tables; PPTX
-// slides and speaker notes; plain text, Markdown, CSV, JSON, XML and HTML as
+// slides and speaker notes; OpenDocument text, spreadsheets and
+// presentations alike; RTF and Word 97-2003 (.doc) paragraphs; Excel
+// 97-2003 (.xls) sheets; plain text, Markdown, CSV, JSON, XML and HTML as
 // text; images, audio and video as one object each with what their headers
-// say (dimensions, format, duration).
+// say (dimensions, format, duration). Dates in spreadsheets are ISO dates,
+// numbers have no binary noise. The content decides over a type or a name
+// that would make a document garbage (an RTF sent as JSON or named .doc);
+// what is not read (PowerPoint 97-2003, password-protected files) is
+// refused by an error that names it.
 //
 // It is written to be compiled into sandboxed extractor plugins
 // (GOOS=wasip1): no cgo, no processes, no file system. The input is an
@@ -24,6 +30,13 @@
 //	PPTX  SlideIndex in presentation order (sldIdLst, not file names), Part
 //	      the slide's own part name ("slide3", "notesSlide3"), Location
 //	      "slide:2" or "slide:2/notes".
+//	ODT   as DOCX: Part "document", "footnotes", "endnotes", "comments";
+//	      Paragraph; SectionID and Label from text:h headings.
+//	ODS   as XLSX. ODP as PPTX, Part the page's name.
+//	RTF, DOC  Part "document" (and for DOC "footnotes", "headers",
+//	      "comments", "endnotes", "textboxes"), Paragraph of the block's
+//	      first paragraph, Location "paragraph:A-B".
+//	XLS   as XLSX.
 //	text  Location "line:A-B"; Markdown and HTML add SectionID and Label.
 //
 // Objects that are not text (images, embedded media) have an empty Data

@@ -24,9 +24,9 @@ var (
 	// ErrMalformed: the file is not what its type says, or is truncated.
 	ErrMalformed = errors.New("malformed file")
 	// ErrEncrypted: the file is password-protected (an OLE-wrapped OOXML
-	// file or an encrypted zip entry) or a legacy binary Office file, which
-	// share the same OLE container.
-	ErrEncrypted = errors.New("encrypted or legacy binary office file")
+	// file, an encrypted zip entry or OpenDocument part, an encrypted Word
+	// or Excel 97-2003 file).
+	ErrEncrypted = errors.New("encrypted office file")
 	// ErrLimit: a part the format cannot do without is larger than Limits
 	// allow. Limits on output (text, objects) truncate instead.
 	ErrLimit = errors.New("size limit exceeded")
@@ -95,11 +95,24 @@ type input struct {
 	size int64
 	name string
 	mime string // the MIME type dispatch settled on
-	lim  Limits
+	// declared is the MIME type the caller's type or the name's extension
+	// gave, when the content overrode it (mime otherwise).
+	declared string
+	lim      Limits
 }
 
-// The MIME types of the three OOXML formats, as reported in the index.
+// The MIME types of the OOXML, OpenDocument and legacy binary formats, as
+// reported in the index.
 const (
+	mimeODT = "application/vnd.oasis.opendocument.text"
+	mimeODS = "application/vnd.oasis.opendocument.spreadsheet"
+	mimeODP = "application/vnd.oasis.opendocument.presentation"
+	mimeDOC = "application/msword"
+	mimeXLS = "application/vnd.ms-excel"
+	mimePPT = "application/vnd.ms-powerpoint"
+	// mimeOLE is an OLE compound file not yet told apart (sniffing).
+	mimeOLE = "application/x-ole-storage"
+
 	mimeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 	mimeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 	mimePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
@@ -126,6 +139,13 @@ var formats = []format{
 		"application/vnd.ms-powerpoint.presentation.macroenabled.12",
 		"application/vnd.openxmlformats-officedocument.presentationml.slideshow"},
 		exts: []string{".pptx", ".pptm", ".ppsx"}, run: extractPPTX},
+	{mimes: []string{mimeODT, mimeODT + "-template"}, exts: []string{".odt", ".ott"}, run: extractODF},
+	{mimes: []string{mimeODS, mimeODS + "-template"}, exts: []string{".ods", ".ots"}, run: extractODF},
+	{mimes: []string{mimeODP, mimeODP + "-template"}, exts: []string{".odp", ".otp"}, run: extractODF},
+	{mimes: []string{mimeRTF, "text/rtf", "application/x-rtf"}, exts: []string{".rtf"}, run: extractRTF},
+	{mimes: []string{mimeDOC, "application/vnd.ms-word"}, exts: []string{".doc", ".dot"}, run: extractOLE},
+	{mimes: []string{mimeXLS, "application/x-msexcel", "application/x-excel"}, exts: []string{".xls", ".xlt"}, run: extractOLE},
+	{mimes: []string{mimeOLE}, run: extractOLE},
 	{mimes: []string{"text/markdown", "text/x-markdown"}, exts: []string{".md", ".markdown"}, run: extractMarkdown},
 	{mimes: []string{"text/csv", "text/tab-separated-values", "application/csv"}, exts: []string{".csv", ".tsv"}, run: extractCSV},
 	{mimes: []string{"application/json", "application/x-ndjson", "application/ld+json"}, exts: []string{".json", ".jsonl", ".ndjson", ".geojson"}, run: extractJSON},
@@ -173,17 +193,20 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 	if size < 0 {
 		return content.Index{}, nil, fmt.Errorf("extract %s: %w: negative size", name, ErrMalformed)
 	}
-	f, mt, ok := choose(r, size, name, mimeType)
+	f, mt, declared, ok := chooseChecked(r, size, name, mimeType)
 	if !ok {
 		return content.Index{}, nil, fmt.Errorf("extract %s (%q): %w", name, mimeType, ErrUnsupported)
 	}
-	in := input{r: r, size: size, name: name, mime: mt, lim: lim.withDefaults()}
+	in := input{r: r, size: size, name: name, mime: mt, declared: declared, lim: lim.withDefaults()}
 	s := newSink(ctx, in.lim)
 	if err := f.run(ctx, in, s); err != nil {
 		return content.Index{}, nil, fmt.Errorf("extract %s: %w", name, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return content.Index{}, nil, fmt.Errorf("extract %s: %w", name, err)
+	}
+	if s.mime != "" {
+		mt = s.mime // the format found inside (an OLE compound file)
 	}
 	idx = content.Index{
 		FileName:     name,
@@ -228,6 +251,27 @@ func choose(r io.ReaderAt, size int64, name, mimeType string) (format, string, b
 	return format{}, "", false
 }
 
+// chooseChecked is choose, then the content has the last word when it shows
+// a document format for sure (strongSniff): a type or an extension that
+// says otherwise would turn the document into garbage.
+// declared is what the type and the extension said (mt unless the content
+// overrode them).
+func chooseChecked(r io.ReaderAt, size int64, name, mimeType string) (f format, mt, declared string, ok bool) {
+	f, mt, ok = choose(r, size, name, mimeType)
+	m := sniff(r, size)
+	if !strongSniff(m) {
+		return f, mt, mt, ok
+	}
+	sf, sok := lookup(func(f format) bool { return slices.Contains(f.mimes, m) })
+	if !sok || ok && slices.Contains(f.mimes, m) {
+		return f, mt, mt, ok
+	}
+	if ok && m == mimeOLE && (f.mimes[0] == mimeDOC || f.mimes[0] == mimeXLS) {
+		return f, mt, mt, ok // the compound file tells which itself
+	}
+	return sf, m, mt, true
+}
+
 func lookup(match func(format) bool) (format, bool) {
 	for _, f := range formats {
 		if match(f) {
@@ -245,6 +289,7 @@ type sink struct {
 	text      int64
 	truncated string // why output stopped early; "" when it did not
 	structure map[string]any
+	mime      string // the MIME type the extractor found, when it knows better than dispatch
 }
 
 func newSink(ctx context.Context, lim Limits) *sink {

@@ -106,11 +106,23 @@ func extractPPTX(ctx context.Context, in input, s *sink) error {
 			}
 			notes++
 			entry["notes"] = partBase(target)
-			s.add(content.Object{ContentType: content.Text, Data: strings.Join(nc.blocks, "\n\n"),
+			var nmd map[string]any
+			if sc.hidden {
+				nmd = map[string]any{"hidden": true}
+			}
+			s.add(content.Object{ContentType: content.Text, Data: strings.Join(nc.blocks, "\n\n"), Metadata: nmd,
 				Ref: content.Ref{SlideIndex: k, Part: partBase(target), Label: headingText(sc.title), Location: "slide:" + strconv.Itoa(k) + "/notes"}})
 		}
 		for _, im := range append(sc.images, sc.media...) {
+			n := len(s.objs)
 			emitSlideMedia(p, s, in.lim, im, k, label, media)
+			if sc.hidden && len(s.objs) > n {
+				o := &s.objs[len(s.objs)-1]
+				if o.Metadata == nil {
+					o.Metadata = map[string]any{}
+				}
+				o.Metadata["hidden"] = true
+			}
 		}
 		if len(list) < 10_000 {
 			list = append(list, entry)

@@ -35,7 +35,7 @@ func TestPPTXOrder(t *testing.T) {
 	chart := `<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" ` + nsA + `><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Revenue</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:barChart>` +
 		`<c:ser><c:tx><c:strRef><c:f>B1</c:f><c:strCache><c:pt idx="0"><c:v>2024</c:v></c:pt></c:strCache></c:strRef></c:tx>` +
 		`<c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>Q1</c:v></c:pt><c:pt idx="1"><c:v>Q2</c:v></c:pt></c:strCache></c:strRef></c:cat>` +
-		`<c:val><c:numRef><c:numCache><c:pt idx="0"><c:v>10</c:v></c:pt><c:pt idx="1"><c:v>12</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>` +
+		`<c:val><c:numRef><c:numCache><c:pt idx="0"><c:v>10</c:v></c:pt><c:pt idx="1"><c:v>2.2999999999999998</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>` +
 		`</c:barChart><c:valAx><c:title><c:tx><c:rich><a:p><a:r><a:t>CHF</a:t></a:r></a:p></c:rich></c:tx></c:title></c:valAx></c:plotArea></c:chart></c:chartSpace>`
 	smartFrame := `<p:graphicFrame><p:nvGraphicFramePr/><p:xfrm/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" r:dm="rId5" r:lo="rId6"/></a:graphicData></a:graphic></p:graphicFrame>`
 	smart := `<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" ` + nsA + `><dgm:ptLst><dgm:pt modelId="0" type="doc"><dgm:t><a:p><a:r><a:t>Plan</a:t></a:r></a:p></dgm:t></dgm:pt><dgm:pt modelId="1"><dgm:t><a:p><a:r><a:t>Build</a:t></a:r></a:p><a:p><a:r><a:t>fast</a:t></a:r></a:p></dgm:t></dgm:pt><dgm:pt modelId="2" type="parTrans"/></dgm:ptLst></dgm:dataModel>`
@@ -71,7 +71,7 @@ func TestPPTXOrder(t *testing.T) {
 		{content.Text, "Speaker note", 1, "notesSlide2", "First shown", "slide:1/notes"},
 		{content.Image, "", 1, "slide2", "Logo", "slide:1"},
 		{content.VideoStream, "", 1, "slide2", "", "slide:1"},
-		{content.Text, "Second shown\n\n| k | v |\n| --- | --- |\n| 1 |  |\n\nGrouped\n\nChart: Revenue / CHF\n2024: Q1 = 10; Q2 = 12\n\nPlan\nBuild fast", 2, "slide1", "Second shown", "slide:2"},
+		{content.Text, "Second shown\n\n| k | v |\n| --- | --- |\n| 1 |  |\n\nGrouped\n\nChart: Revenue / CHF\n2024: Q1 = 10; Q2 = 2.3\n\nPlan\nBuild fast", 2, "slide1", "Second shown", "slide:2"},
 	}
 	if len(objs) != len(wants) {
 		t.Fatalf("%d objects, want %d: %q", len(objs), len(wants), texts(objs))

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +20,10 @@ func sniff(r io.ReaderAt, size int64) string {
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
 		return sniffZip(r, size)
+	case bytes.HasPrefix(head, oleMagic):
+		return mimeOLE
+	case bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte(`{\rtf`)):
+		return mimeRTF
 	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
 		return "image/png"
 	case bytes.HasPrefix(head, []byte{0xff, 0xd8, 0xff}):
@@ -54,11 +60,23 @@ func bmpHeaderSize(n uint32) bool {
 	return false
 }
 
-// sniffZip tells the three OOXML packages apart by their main parts.
+// sniffZip tells the three OOXML packages apart by their main parts, and
+// OpenDocument packages by their mimetype entry.
 func sniffZip(r io.ReaderAt, size int64) string {
 	zr, err := zip.NewReader(r, size)
 	if err != nil && zr == nil {
 		return ""
+	}
+	for _, f := range zr.File {
+		if f.Name == "mimetype" && f.UncompressedSize64 < 100 {
+			if rc, err := f.Open(); err == nil {
+				b, _ := io.ReadAll(io.LimitReader(rc, 100))
+				rc.Close()
+				if m := strings.TrimSpace(string(b)); odfKind(m) != "" {
+					return m
+				}
+			}
+		}
 	}
 	for _, f := range zr.File {
 		switch strings.ToLower(strings.ReplaceAll(f.Name, `\`, "/")) {
@@ -105,7 +123,40 @@ func sniffText(head []byte) string {
 		}
 		return "application/xml"
 	case strings.HasPrefix(t, "{"), strings.HasPrefix(t, "["):
-		return "application/json"
+		if looksLikeJSON(head) {
+			return "application/json"
+		}
 	}
 	return "text/plain"
+}
+
+// looksLikeJSON reports whether head is the start of JSON: its tokens parse
+// until the window ends. RTF ("{\rtf1") and other brace-led text do not.
+func looksLikeJSON(head []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))))
+	for {
+		_, err := d.Token()
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return true
+		}
+		var syn *json.SyntaxError
+		// A window that ends inside a string or a number fails as a
+		// syntax error at its very end.
+		return errors.As(err, &syn) && syn.Offset >= int64(len(head))-1
+	}
+}
+
+// strongSniff reports whether a sniffed type is sure enough to override the
+// declared type and the extension: a document format known by its magic or
+// its package structure (an RTF file named .doc, a DOCX sent as
+// application/octet-stream or text/plain).
+func strongSniff(m string) bool {
+	switch m {
+	case mimeRTF, mimeOLE, mimeDOCX, mimeXLSX, mimePPTX:
+		return true
+	}
+	return odfKind(m) != ""
 }

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"fmt"
@@ -16,8 +17,8 @@ import (
 
 // extractXLSX emits each sheet's non-empty cells as text objects, one per
 // block of rows of about Limits.BlockBytes, values as Excel displays them
-// (excelize applies the number formats), then the sheet's comments and
-// pictures.
+// (excelize applies the number formats) except dates, which are ISO dates,
+// then the sheet's comments and pictures.
 //
 // excelize reads every part of the package into memory, so the package is
 // checked against the limits first, by the sizes its directory declares
@@ -46,7 +47,15 @@ func extractXLSX(ctx context.Context, in input, s *sink) error {
 	}
 	// Options keep excelize in memory: a part over UnzipXMLSizeLimit would go
 	// to a temporary file, which a sandboxed plugin does not have.
-	f, err := excelize.OpenReader(io.NewSectionReader(in.r, 0, in.size), excelize.Options{
+	// Dates print as ISO dates: the styles part is rewritten so that
+	// every date format is yyyy-mm-dd.
+	var src io.Reader = io.NewSectionReader(in.r, 0, in.size)
+	if b, ok, err := withISODates(p, in.size); err != nil {
+		return err
+	} else if ok {
+		src = bytes.NewReader(b)
+	}
+	f, err := excelize.OpenReader(src, excelize.Options{
 		UnzipSizeLimit:    max(in.lim.MaxUnzippedBytes, int64(total)+1),
 		UnzipXMLSizeLimit: max(in.lim.MaxUnzippedBytes, int64(total)+1),
 	})

@@ -39,11 +39,13 @@ package pdftext
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -87,6 +89,13 @@ type Document struct {
 	outlineFlat []flatItem
 	outlineDone bool
 	repaired    bool
+
+	// Buffers reused from page to page: a page's glyphs live until the
+	// next page is interpreted, and one zlib reader (its window and
+	// tables) serves every Flate stream. In the sandbox every allocation
+	// feeds a garbage collector that runs on the only thread.
+	glyphBuf []glyph
+	zr       io.ReadCloser
 }
 
 // page is one leaf of the page tree with its inherited attributes resolved.
@@ -233,7 +242,8 @@ func (d *Document) Page(n int) (pc PageContent, err error) {
 }
 
 // pageGlyphs interprets page n and returns its glyphs in device space. When
-// st is not nil it also counts what the pre-scan wants to know.
+// st is not nil it also counts what the pre-scan wants to know. The glyphs
+// are valid until the next call.
 func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 	if n < 1 || n > len(d.pages) {
 		return nil, nil, fmt.Errorf("pdftext: page %d of %d: %w", n, len(d.pages), ErrPageRange)
@@ -244,7 +254,9 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 		return nil, p, fmt.Errorf("pdftext: page %d: %w", n, err)
 	}
 	in := newInterp(d, p, st)
+	in.glyphs = d.glyphBuf[:0]
 	in.run(content, p.resources, 0)
+	d.glyphBuf = in.glyphs
 	return in.glyphs, p, nil
 }
 
@@ -294,10 +306,82 @@ func (d *Document) streamData(sd types.StreamDict) ([]byte, error) {
 	if sd.Content != nil {
 		return sd.Content, nil
 	}
+	if len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == filter.Flate && sd.FilterPipeline[0].DecodeParms == nil {
+		return d.inflate(sd.Raw)
+	}
 	if err := sd.DecodeWithLimit(maxDecoded); err != nil {
 		return nil, fmt.Errorf("decode stream: %w", err)
 	}
 	return sd.Content, nil
+}
+
+// inflate decodes a Flate stream without predictor, the common case of
+// content streams, with the document's one zlib reader and an output sized
+// for text's usual ratio. It treats damage as pdfcpu's Flate filter does:
+// a truncated stream keeps what inflated, a bad checksum fails, and so
+// does output over maxDecoded.
+func (d *Document) inflate(raw []byte) ([]byte, error) {
+	src := bytes.NewReader(raw)
+	if d.zr == nil {
+		zr, err := zlib.NewReader(src)
+		if err != nil {
+			return nil, fmt.Errorf("decode stream: %w", err)
+		}
+		d.zr = zr
+	} else if err := d.zr.(zlib.Resetter).Reset(src, nil); err != nil {
+		return nil, fmt.Errorf("decode stream: %w", err)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(4*len(raw)+bytes.MinRead, maxDecoded+1)))
+	_, err := buf.ReadFrom(&io.LimitedReader{R: d.zr, N: maxDecoded + 1})
+	switch {
+	case buf.Len() > maxDecoded:
+		return nil, fmt.Errorf("decode stream: %w", filter.ErrDecodeLimitExceeded)
+	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("decode stream: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// xobjectRef is an XObject resource resolved: its stream and what it is.
+type xobjectRef struct {
+	sd          types.StreamDict
+	image, form bool
+	objNr       int // -1 for a direct object
+}
+
+// xobject resolves the XObject resource name of res; a name that is not
+// an image or form stream resolves to neither.
+func (d *Document) xobject(res types.Dict, name string) xobjectRef {
+	ref := d.dict(res["XObject"])[name]
+	x := xobjectRef{objNr: -1}
+	sd, ok := d.deref(ref).(types.StreamDict)
+	if !ok {
+		return x
+	}
+	x.sd = sd
+	switch d.name(sd.Dict["Subtype"]) {
+	case "Image":
+		x.image = true
+	case "Form":
+		x.form = true
+	}
+	if ir, ok := ref.(types.IndirectRef); ok {
+		x.objNr = ir.ObjectNumber.Value()
+	}
+	return x
+}
+
+// formContent is a form XObject's decoded content and the resources it
+// runs with: its own, or in old files the caller's (res).
+func (d *Document) formContent(sd types.StreamDict, res types.Dict) ([]byte, types.Dict, error) {
+	data, err := d.streamData(sd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if own := d.dict(sd.Dict["Resources"]); own != nil {
+		res = own
+	}
+	return data, res, nil
 }
 
 // deref resolves an indirect reference, treating failures as null, which is

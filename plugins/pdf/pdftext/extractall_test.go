@@ -10,7 +10,7 @@ import (
 )
 
 // TestExtractAllMatchesPageText: the one-pass extraction gives every page
-// the text PageText gives it, and the pre-scan Prescan gives.
+// the text PageText gives it, and the sections Prescan gives.
 func TestExtractAllMatchesPageText(t *testing.T) {
 	paths := testcorpus.Glob(t, "pdf", "deb-*.pdf")
 	for _, path := range paths[:min(3, len(paths))] {
@@ -28,7 +28,8 @@ func TestExtractAllMatchesPageText(t *testing.T) {
 		}
 		d2, _ := Open(bytes.NewReader(data))
 		ps2, err := d2.Prescan()
-		if err != nil || len(ps2.Sections) != len(ps.Sections) || len(ps2.Headings) != len(ps.Headings) {
+		// A sketched pre-scan (the document has an outline) finds no headings.
+		if err != nil || len(ps2.Sections) != len(ps.Sections) || (!ps2.Sketched && len(ps2.Headings) != len(ps.Headings)) {
 			t.Fatalf("%s: prescan differs", path)
 		}
 		for n := 1; n <= d2.PageCount(); n++ {

@@ -527,45 +527,22 @@ func expandLigature(s string) string {
 
 // xobject runs a form XObject, or counts an image one.
 func (in *interp) xobject(res types.Dict, name string, depth int) {
-	xo := in.d.dict(res["XObject"])
-	if xo == nil {
-		return
+	x := in.d.xobject(res, name)
+	if x.image && in.st != nil {
+		in.st.images++
 	}
-	ref := xo[name]
-	sd, ok := in.d.deref(ref).(types.StreamDict)
-	if !ok {
-		return
+	if !x.form || depth >= maxTreeDepth || in.forms[x.objNr] {
+		return // an image, not a form, too deep, or a form that draws itself
 	}
-	switch in.d.name(sd.Dict["Subtype"]) {
-	case "Image":
-		if in.st != nil {
-			in.st.images++
-		}
-		return
-	case "Form":
-	default:
-		return
+	if x.objNr >= 0 {
+		in.forms[x.objNr] = true
+		defer delete(in.forms, x.objNr)
 	}
-	if depth >= maxTreeDepth {
-		return
-	}
-	objNr := -1
-	if ir, ok := ref.(types.IndirectRef); ok {
-		objNr = ir.ObjectNumber.Value()
-		if in.forms[objNr] {
-			return // a form that draws itself
-		}
-		in.forms[objNr] = true
-		defer delete(in.forms, objNr)
-	}
-	data, err := in.d.streamData(sd)
+	data, formRes, err := in.d.formContent(x.sd, res)
 	if err != nil {
 		return
 	}
-	formRes := in.d.dict(sd.Dict["Resources"])
-	if formRes == nil {
-		formRes = res // old files let forms use the page's resources
-	}
+	sd := x.sd
 	saved := in.gs
 	savedStack := len(in.stack)
 	savedTm, savedTlm := in.tm, in.tlm
@@ -584,17 +561,7 @@ func (in *interp) xobject(res types.Dict, name string, depth int) {
 
 // inlineImage skips BI <dict> ID <data> EI, counting the image.
 func (in *interp) inlineImage(l *lexer) {
-	for n := 0; n < 1<<12; n++ {
-		t := l.next()
-		if t.kind == tokEOF {
-			return
-		}
-		if t.kind == tokKeyword && string(t.b) == "ID" {
-			l.skipInlineImage()
-			if in.st != nil {
-				in.st.images++
-			}
-			return
-		}
+	if l.skipInlineImageDict() && in.st != nil {
+		in.st.images++
 	}
 }

@@ -124,6 +124,7 @@ func uprightLine(l *line, dir uint8, cw float64) *line {
 func buildFrags(glyphs []glyph, dir uint8) []*frag {
 	var frags []*frag
 	var cur *frag
+	var slab []frag // fragments are allocated in blocks, not one by one
 	for i := range glyphs {
 		g := &glyphs[i]
 		if g.dir != dir {
@@ -150,7 +151,11 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			}
 		}
 		if cur == nil {
-			cur = &frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true}
+			if len(slab) == cap(slab) {
+				slab = make([]frag, 0, 64)
+			}
+			slab = append(slab, frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true})
+			cur = &slab[len(slab)-1]
 			frags = append(frags, cur)
 		}
 		cur.text = append(cur.text, g.text...)
@@ -209,7 +214,11 @@ func (l *line) overlaps(f *frag) bool {
 // charWidth is the page's typical advance per character: the grid on which
 // wide gaps become runs of spaces.
 func charWidth(glyphs []glyph, dir uint8) float64 {
-	var ws []float64
+	// A histogram of widths in 1/64 units finds the median without a slice
+	// of every width: a dense page has thousands of glyphs.
+	var hist [1024]uint32
+	var over []float64 // the rare wider ones, exactly
+	count := 0
 	for i := range glyphs {
 		g := &glyphs[i]
 		if g.dir != dir || g.space || g.w <= 0 {
@@ -219,13 +228,30 @@ func charWidth(glyphs []glyph, dir uint8) float64 {
 		if n == 0 {
 			continue
 		}
-		ws = append(ws, g.w/float64(n))
+		w := g.w / float64(n)
+		if b := int(w * 64); b < len(hist) {
+			hist[b]++
+		} else {
+			over = append(over, w)
+		}
+		count++
 	}
-	if len(ws) == 0 {
+	if count == 0 {
 		return 5
 	}
-	slices.Sort(ws)
-	w := ws[len(ws)/2]
+	w, mid := 0.0, uint32(count/2)
+	seen := uint32(0)
+	for b, c := range hist {
+		if seen+c > mid {
+			w = (float64(b) + 0.5) / 64
+			break
+		}
+		seen += c
+	}
+	if w == 0 && seen <= mid {
+		slices.Sort(over)
+		w = over[int(mid-seen)]
+	}
 	if w < 1 {
 		w = 1
 	}

@@ -37,6 +37,9 @@ type lexer struct {
 	// then appends may move it, but the slices already handed out keep
 	// pointing at the old, unchanged bytes.
 	scratch []byte
+	// noNumbers: numbers are not parsed (their tokens carry 0) and words
+	// that start like one are numbers, for readers that skip operands.
+	noNumbers bool
 }
 
 func isSpace(c byte) bool {
@@ -119,6 +122,12 @@ func (l *lexer) next() token {
 		l.pos++
 	}
 	word := l.data[start:l.pos]
+	if l.noNumbers && c != '.' && c != '-' && c != '+' && (c < '0' || c > '9') {
+		return token{kind: tokKeyword, b: word}
+	}
+	if l.noNumbers {
+		return token{kind: tokNumber}
+	}
 	if v, ok := parseNumber(word); ok {
 		return token{kind: tokNumber, num: v}
 	}
@@ -321,6 +330,23 @@ func (l *lexer) hexString() []byte {
 		l.scratch = append(l.scratch, hi<<4) // an odd final digit is followed by 0
 	}
 	return l.scratch[s0:]
+}
+
+// skipInlineImageDict moves past an inline image after its BI operator:
+// its parameters up to ID, its data and EI. It reports whether there was
+// an image (false when the stream ends first).
+func (l *lexer) skipInlineImageDict() bool {
+	for n := 0; n < 1<<12; n++ {
+		t := l.next()
+		if t.kind == tokEOF {
+			return false
+		}
+		if t.kind == tokKeyword && string(t.b) == "ID" {
+			l.skipInlineImage()
+			return true
+		}
+	}
+	return false
 }
 
 // skipInlineImage moves past an inline image's data, which follows the ID

@@ -29,6 +29,10 @@ type Prescan struct {
 	// one, from the headings ("headings"); none when neither exists.
 	Sections     []Section
 	SectionsFrom string
+	// Sketched: the pages were sketched, not laid out (a document with an
+	// outline, see Document.Prescan): no headings, no body size, no table
+	// guesses.
+	Sketched bool
 }
 
 // PageInfo is one page of the page map.
@@ -94,12 +98,39 @@ const maxHeadingLines = 3
 // maxHeadingLevels bounds the distinct heading sizes kept as levels.
 const maxHeadingLevels = 6
 
-// Prescan reads the whole document once. It interprets every page's content
-// (without building its text) and the outline: cost linear in the content,
-// about 1 ms per page of dense text natively. Errors on single pages are
-// reported in their PageInfo and do not fail the pre-scan.
+// Prescan reads the whole document once. With an outline, the outline gives
+// the sections and each page is only sketched (sketch.go): its text counted
+// through its fonts and its images, without laying it out, a fraction of
+// what extraction costs; Headings and BodySize stay empty and Table false
+// (Sketched says so). Without an outline it interprets every page's content
+// to find the headings that cut the sections (about 1 ms per page of dense
+// text natively). Errors on single pages are reported in their PageInfo
+// and do not fail the pre-scan.
 func (d *Document) Prescan() (ps Prescan, err error) {
-	return d.prescan(nil)
+	if len(d.Outline()) == 0 || len(d.outlineFlat) == 0 {
+		return d.prescan(nil)
+	}
+	defer recoverTo(&err, "prescan")
+	ps.Outline = d.Outline()
+	ps.Sketched = true
+	for n := 1; n <= len(d.pages); n++ {
+		info := d.pageSize(n)
+		d.sketchPage(n, &info)
+		ps.Pages = append(ps.Pages, info)
+	}
+	ps.Sections = outlineSections(d.outlineFlat, len(d.pages))
+	ps.SectionsFrom = "outline"
+	return ps, nil
+}
+
+// pageSize is page n's entry in the page map with its size as displayed.
+func (d *Document) pageSize(n int) PageInfo {
+	p := &d.pages[n-1]
+	info := PageInfo{Page: n, Width: p.crop.width(), Height: p.crop.height()}
+	if p.rotate == 90 || p.rotate == 270 {
+		info.Width, info.Height = info.Height, info.Width
+	}
+	return info
 }
 
 // ExtractAll is Prescan and the text of every page (texts[n-1] is page n's,
@@ -149,19 +180,14 @@ type headingCand struct {
 // scanPage measures one page and returns its heading candidates (lines
 // that could be headings once the body size is known).
 func (d *Document) scanPage(n int, sizes map[float64]int, each func(n int, glyphs []glyph)) (info PageInfo, cands []headingCand) {
-	info.Page = n
-	p := &d.pages[n-1]
-	info.Width, info.Height = p.crop.width(), p.crop.height()
-	if p.rotate == 90 || p.rotate == 270 {
-		info.Width, info.Height = info.Height, info.Width
-	}
+	info = d.pageSize(n)
 	var st pageStats
 	glyphs, err := d.pageGlyphsSafe(n, &st)
 	if err != nil {
 		info.Err = err.Error()
 	} else if each != nil {
-		// A copy: layout may reorder what the measuring below still reads.
-		each(n, slices.Clone(glyphs))
+		// Layout only reads the glyphs; the measuring below reads them too.
+		each(n, glyphs)
 	}
 	info.Images = st.images
 	info.Glyphs, info.Unmapped = st.shown, st.unmapped

@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -50,15 +51,36 @@ func TestCorpusPrescan(t *testing.T) {
 		if secs, ok, err := d.OutlineSections(); err != nil || ok != (ps.SectionsFrom == "outline") || (ok && !slices.Equal(secs, ps.Sections)) {
 			t.Errorf("%s: outline sections %v %v (%d), pre-scan's from %q (%d)", name, ok, err, len(secs), ps.SectionsFrom, len(ps.Sections))
 		}
-		// Where there is an outline, the heading heuristic should find most
-		// of its top-level titles on their pages.
+		// A sketched page map (a document with an outline) agrees with
+		// the laid-out one: the same images, text lengths within 5%.
+		full, err := d.prescan(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if ps.Sketched != (len(ps.Outline) > 0) {
+			t.Errorf("%s: sketched %v with %d outline items", name, ps.Sketched, len(ps.Outline))
+		}
+		sketchText, fullText := 0, 0
+		for i, p := range ps.Pages {
+			if p.Images != full.Pages[i].Images {
+				t.Errorf("%s: page %d: sketch counts %d images, layout %d", name, i+1, p.Images, full.Pages[i].Images)
+			}
+			sketchText += p.TextLen
+			fullText += full.Pages[i].TextLen
+		}
+		if math.Abs(float64(sketchText-fullText)) > 0.05*float64(fullText) {
+			t.Errorf("%s: sketched text length %d, laid out %d", name, sketchText, fullText)
+		}
+		// Where there is an outline, the heading heuristic (of the full
+		// pre-scan, which ExtractAll runs) should find most of its
+		// top-level titles on their pages.
 		found, top := 0, 0
-		for _, it := range ps.Outline {
+		for _, it := range full.Outline {
 			if it.Page == 0 {
 				continue
 			}
 			top++
-			for _, h := range ps.Headings {
+			for _, h := range full.Headings {
 				if h.Page == it.Page && strings.Contains(norm(h.Title), norm(it.Title)) {
 					found++
 					break
@@ -69,13 +91,13 @@ func TestCorpusPrescan(t *testing.T) {
 			t.Errorf("%s: headings found %d of %d top-level outline titles", name, found, top)
 		}
 		tables := 0
-		for _, p := range ps.Pages {
+		for _, p := range full.Pages {
 			if p.Table {
 				tables++
 			}
 		}
 		t.Logf("%s: body %.1f pt, %d headings, %d sections from %s, %d/%d outline titles as headings, %d table pages",
-			name, ps.BodySize, len(ps.Headings), len(ps.Sections), ps.SectionsFrom, found, top, tables)
+			name, full.BodySize, len(full.Headings), len(ps.Sections), ps.SectionsFrom, found, top, tables)
 	}
 }
 

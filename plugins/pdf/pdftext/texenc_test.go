@@ -116,6 +116,13 @@ func TestUnreadablePage(t *testing.T) {
 			if ps.Pages[0].TextStatus != c.status {
 				t.Errorf("Prescan: status %q, want %q", ps.Pages[0].TextStatus, c.status)
 			}
+			// The sketch (the pre-scan of a document with an outline)
+			// tells it too.
+			var info PageInfo
+			d.sketchPage(1, &info)
+			if info.TextStatus != c.status {
+				t.Errorf("sketch: status %q (%d of %d unmapped), want %q", info.TextStatus, info.Unmapped, info.Glyphs, c.status)
+			}
 		})
 	}
 }

@@ -1,0 +1,185 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/nwaples/rardecode/v2"
+)
+
+// maxRarDict bounds the dictionary a RAR file may ask the decoder to
+// allocate (RAR 5's default is 32 MiB; RAR 7 allows up to 64 GiB).
+const maxRarDict = 128 << 20
+
+// rarOptions are the decoder's options: a bounded dictionary.
+func rarOptions() []rardecode.Option {
+	return []rardecode.Option{rardecode.MaxDictionarySize(maxRarDict)}
+}
+
+// openRar resolves a RAR (4 or 5) member. RAR is read as a stream, like a
+// compressed tar: in one pass during the walk, members streaming live; Open
+// reads the archive again from its start up to the member. Multi-volume
+// archives, whose other volumes are not in the input, stop at the first
+// volume's end.
+func (w *walker) openRar(m member) {
+	var r io.Reader
+	if m.src.ra != nil {
+		r = io.NewSectionReader(m.src.ra, 0, m.src.size)
+	} else {
+		s, done, err := w.stream(m.src)
+		if err != nil {
+			w.note(m.path, problemKind(err), "not opened: "+err.Error())
+			return
+		}
+		if done != nil {
+			defer done()
+		}
+		r = s
+	}
+	rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(r, rarOptions()...) })
+	if err != nil {
+		err = rarError(err)
+		w.stop(m.path, problemKind(err), "", "not a readable RAR archive: "+err.Error())
+		return
+	}
+	reopen := m.src.open
+	sc := newScope()
+	for i := 0; !w.stopped(); i++ {
+		hdr, err := guard(rr.Next)
+		switch {
+		case err == io.EOF:
+			return
+		case err != nil && w.stopped():
+			return
+		case err != nil:
+			err = rarError(err)
+			w.stop(m.path, problemKind(err), "", fmt.Sprintf("reading stopped after %d entries: %v; the entries before are kept", i, err))
+			return
+		}
+		w.rarMember(m, sc, rr, hdr, i, reopen)
+	}
+}
+
+func (w *walker) rarMember(c member, sc *scope, rr *rardecode.Reader, hdr *rardecode.FileHeader, index int, reopen func() (io.ReadCloser, error)) {
+	name, dir, kind, reason := cleanName(hdr.Name)
+	if kind != "" {
+		w.problem(c.path+"/"+display(hdr.Name), kind, reason)
+		return
+	}
+	p := c.path + "/" + name
+	mode := hdr.Mode()
+	dir = dir || hdr.IsDir
+	if link, ok := sc.under(name); ok {
+		w.problem(p, ProblemSymlink, fmt.Sprintf("inside %q, which is a link: links are not followed", link))
+		return
+	}
+	switch {
+	case mode&fs.ModeSymlink != 0 || hdr.LinkType != rardecode.LinkTypeNone:
+		sc.link(name)
+		target := ""
+		if hdr.LinkTarget != "" {
+			target = fmt.Sprintf(" to %q", display(hdr.LinkTarget))
+		}
+		w.problem(p, ProblemSymlink, "link"+target+": links are not followed")
+		return
+	case mode&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0:
+		w.problem(p, ProblemSpecial, "a device, FIFO or socket entry")
+		return
+	}
+	if !sc.add(name, dir) {
+		if !dir || !sc.isDir(name) {
+			w.problem(p, ProblemDuplicate, "a second entry with this name; the first is kept")
+		}
+		return
+	}
+	if dir {
+		w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, dir: true})
+		return
+	}
+	size := hdr.UnPackedSize
+	switch {
+	case hdr.Encrypted:
+		w.problem(p, ProblemEncrypted, "encrypted: the contents cannot be read without the password")
+		return
+	case hdr.UnKnownSize || size < 0:
+		w.problem(p, ProblemUnsupported, "the entry does not declare its size")
+		return
+	case size > w.lim.MaxFileBytes:
+		w.problem(p, ProblemLimit, fmt.Sprintf("declares %d bytes, more than the per-file limit of %d", size, w.lim.MaxFileBytes))
+		return
+	case w.lim.bomb(size, hdr.PackedSize):
+		w.problem(p, ProblemBomb, fmt.Sprintf("declares %d bytes from %d compressed (%.0f:1, more than %g:1): not expanded",
+			size, hdr.PackedSize, float64(size)/float64(max(hdr.PackedSize, 1)), w.lim.MaxRatio))
+		return
+	}
+	src := source{size: size, live: &exact{r: rarErrors{rr}, left: size}, open: reopenRarMember(reopen, index, hdr.Name, size)}
+	w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, extracted: true, src: src})
+}
+
+// reopenRarMember reads the archive from its start to the member at index:
+// the cost of Open on a RAR member.
+func reopenRarMember(open func() (io.ReadCloser, error), index int, name string, size int64) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		rc, err := open()
+		if err != nil {
+			return nil, err
+		}
+		rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(rc, rarOptions()...) })
+		if err != nil {
+			rc.Close()
+			return nil, rarError(err)
+		}
+		for j := 0; ; j++ {
+			hdr, err := guard(rr.Next)
+			if err != nil {
+				rc.Close()
+				if err == io.EOF {
+					err = fmt.Errorf("%w: the archive ends before entry %d", ErrTruncated, index)
+				}
+				return nil, rarError(err)
+			}
+			if j < index {
+				continue
+			}
+			if hdr.Name != name {
+				rc.Close()
+				return nil, fmt.Errorf("%w: entry %d is now %q, not %q", ErrCorrupt, index, display(hdr.Name), display(name))
+			}
+			return readCloser{&exact{r: rarErrors{rr}, left: size}, rc.Close}, nil
+		}
+	}
+}
+
+// rarErrors gives the RAR reader's errors our sentinels.
+type rarErrors struct{ r io.Reader }
+
+func (e rarErrors) Read(p []byte) (n int, err error) {
+	defer recovered(&err)
+	n, err = e.r.Read(p)
+	return n, rarError(err)
+}
+
+func rarError(err error) error {
+	switch {
+	case err == nil, err == io.EOF:
+		return err
+	case errors.Is(err, rardecode.ErrArchiveEncrypted), errors.Is(err, rardecode.ErrArchivedFileEncrypted),
+		errors.Is(err, rardecode.ErrBadPassword):
+		return fmt.Errorf("%w: the contents cannot be read without the password (%w)", ErrEncrypted, err)
+	case errors.Is(err, rardecode.ErrDictionaryTooLarge):
+		return fmt.Errorf("%w: the entry needs a decoding dictionary larger than %d MiB (%w)", ErrLimit, maxRarDict>>20, err)
+	case errors.Is(err, rardecode.ErrMultiVolume):
+		return fmt.Errorf("%w: a multi-volume archive continues in a volume that is not here (%w)", ErrUnsupported, err)
+	case errors.Is(err, rardecode.ErrUnsupportedDecoder), errors.Is(err, rardecode.ErrUnknownDecoder),
+		errors.Is(err, rardecode.ErrUnknownVersion), errors.Is(err, rardecode.ErrUnknownEncryptMethod):
+		return fmt.Errorf("%w: %w", ErrUnsupported, err)
+	case errors.Is(err, rardecode.ErrUnexpectedArcEnd), errors.Is(err, rardecode.ErrShortFile):
+		return fmt.Errorf("%w: %w", ErrTruncated, err)
+	case strings.HasPrefix(err.Error(), "rardecode:"):
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return streamError(err)
+}
