@@ -16,15 +16,15 @@ import (
 
 // sketch counts what one page paints.
 type sketch struct {
-	d       *Document
-	forms   map[int]bool
-	ops     int
-	text    int // characters shown, white space excluded
+	d     *Document
+	forms map[int]bool
+	ops   int
+	text  int // characters shown, white space excluded
 	// glyphs counts the glyphs shown that are not white space, unmapped
 	// those without known text (see pageStats).
 	glyphs, unmapped int
 	images           int
-	strings [][]byte // the string operands since the last operator
+	strings          [][]byte // the string operands since the last operator
 }
 
 // sketchPage fills info's text length and image count from page n's
