@@ -298,3 +298,44 @@ func BenchmarkRTLRecall(b *testing.B) {
 		b.Logf("per document: %v", per)
 	}
 }
+
+// TestDamagedClassFiles: the class documents truncated and corrupted give
+// errors or results from every new reader (forms, attachments, page
+// status), never a panic.
+func TestDamagedClassFiles(t *testing.T) {
+	paths := testcorpus.Glob(t, "pdf", "classes", "*.pdf")
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var variants [][]byte
+		for _, frac := range []int{35, 90} {
+			variants = append(variants, data[:len(data)*frac/100])
+		}
+		for seed := range 3 {
+			c := bytes.Clone(data)
+			for k := range 40 {
+				i := (seed*7919 + k*104729) % len(c)
+				c[i] = byte(seed*31 + k*17)
+			}
+			variants = append(variants, c)
+		}
+		for _, v := range variants {
+			d, err := Open(bytes.NewReader(v))
+			if err != nil {
+				continue
+			}
+			for p := 1; p <= min(d.PageCount(), 2); p++ {
+				_, _ = d.Page(p)
+			}
+			_, _ = d.FormFields()
+			atts, _ := d.Attachments()
+			for _, a := range atts {
+				_, _, _ = a.Data(1 << 20)
+			}
+			var info PageInfo
+			d.sketchPage(1, &info)
+		}
+	}
+}

@@ -363,10 +363,11 @@ func (fr *formReader) pageLabels(n int) *pageLabels {
 	if pl, ok := fr.labels[n]; ok {
 		return pl
 	}
-	glyphs, p, err := fr.d.pageGlyphs(n, nil)
+	// A page that cannot be read costs its labels, not the form.
+	glyphs, err := fr.d.pageGlyphsSafe(n, nil)
 	var pl *pageLabels
-	if err == nil {
-		m, _, _ := p.deviceMatrix()
+	if err == nil && n >= 1 && n <= len(fr.d.pages) {
+		m, _, _ := fr.d.pages[n-1].deviceMatrix()
 		pl = &pageLabels{m: m, frags: buildFrags(glyphs, 0)}
 	}
 	fr.labels[n] = pl
