@@ -28,9 +28,13 @@ import (
 //     fragment at its column on a grid of the page's typical character
 //     width, which keeps tables readable, as pdftotext -layout does.
 //
-// Text in other directions (a sideways axis label, a rotated page's
-// text) is laid out the same way in its own frame; each of its lines then
-// joins the upright ones at the height of its middle.
+// Text in other directions (a sideways axis label, a rotated table
+// header) is laid out the same way in its own frame; each of its lines then
+// joins the main direction's lines at the height of its middle. The main
+// direction is the one most of the page's text runs in: on a page turned
+// by /Rotate, or drawn sideways on an upright page, that is not left to
+// right in device space, and the page is read in the frame of its text, as
+// a reader turns the sheet (and as pdftotext does).
 
 // wordGap is the gap, as a fraction of the font size, above which two
 // glyphs belong to different words. Inter-word spaces are 0.2 em and more
@@ -59,27 +63,30 @@ func layoutText(glyphs []glyph, columns bool) string {
 	if len(glyphs) == 0 {
 		return ""
 	}
-	lines := groupLines(buildFrags(glyphs, 0))
-	// Text in the other directions (a sideways axis label, a rotated
-	// table header) is laid out in its own frame, line by line, and each
-	// line joins the upright ones as one row at the height of its middle,
-	// where a reader's eye meets it and where pdftotext prints it.
-	for dir := uint8(1); dir < 4; dir++ {
+	main := mainDir(glyphs)
+	lines := groupLines(buildFrags(glyphs, main))
+	// Text in the other directions is laid out in its own frame, line by
+	// line, and each line joins the main ones as one row at the height of
+	// its middle, where a reader's eye meets it and where pdftotext prints
+	// it.
+	for dir := range uint8(4) {
+		if dir == main {
+			continue
+		}
 		frags := buildFrags(glyphs, dir)
 		if len(frags) == 0 {
 			continue
 		}
-		rot := groupLines(frags)
 		cw := charWidth(glyphs, dir)
-		for _, l := range rot {
-			lines = append(lines, uprightLine(l, dir, cw))
+		for _, l := range groupLines(frags) {
+			lines = append(lines, turnLine(l, dir, main, cw))
 		}
 	}
 	if len(lines) == 0 {
 		return ""
 	}
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].y < lines[j].y })
-	cw := charWidth(glyphs, 0)
+	cw := charWidth(glyphs, main)
 	var out strings.Builder
 	blocks := [][]*line{lines}
 	if columns {
@@ -94,28 +101,67 @@ func layoutText(glyphs []glyph, columns bool) string {
 	return out.String()
 }
 
-// uprightLine turns a line laid out in a rotated frame into a one-fragment
-// upright line covering the same place on the page.
-func uprightLine(l *line, dir uint8, cw float64) *line {
+// mainDir is the direction (see glyph) in which most of the page's
+// characters run; left to right when there is a tie.
+func mainDir(glyphs []glyph) uint8 {
+	var n [4]int
+	for i := range glyphs {
+		if g := &glyphs[i]; !g.space {
+			n[g.dir&3] += len(g.text)
+		}
+	}
+	best := uint8(0)
+	for dir := uint8(1); dir < 4; dir++ {
+		if n[dir] > n[best] {
+			best = dir
+		}
+	}
+	return best
+}
+
+// toDevice takes a point of the frame of direction dir (see glyph) back
+// to device space.
+func toDevice(dir uint8, u, v float64) (float64, float64) {
+	switch dir {
+	case 1:
+		return -v, u
+	case 2:
+		return -u, -v
+	case 3:
+		return v, -u
+	}
+	return u, v
+}
+
+// fromDevice takes a device-space point into the frame of direction dir.
+func fromDevice(dir uint8, x, y float64) (float64, float64) {
+	switch dir {
+	case 1:
+		return y, -x
+	case 2:
+		return -x, -y
+	case 3:
+		return -y, x
+	}
+	return x, y
+}
+
+// turnLine turns a line laid out in the frame of direction dir into a
+// one-fragment line of the frame of direction main covering the same
+// place on the page.
+func turnLine(l *line, dir, main uint8, cw float64) *line {
 	text := renderLine(nil, l, l.frags[0].x0, cw)
 	u0, u1 := l.frags[0].x0, l.frags[0].x1
 	for _, f := range l.frags {
 		u0, u1 = min(u0, f.x0), max(u1, f.x1)
 	}
 	v0, v1 := l.y-l.size, l.y
-	// Back from the frame to device space (see glyph): two corners.
-	toDevice := func(u, v float64) (float64, float64) {
-		switch dir {
-		case 1:
-			return -v, u
-		case 2:
-			return -u, -v
-		default:
-			return v, -u
-		}
+	turn := func(u, v float64) (float64, float64) {
+		x, y := toDevice(dir, u, v)
+		return fromDevice(main, x, y)
 	}
-	ax, ay := toDevice(u0, v0)
-	bx, by := toDevice(u1, v1)
+	ax, ay := turn(u0, v0)
+	bx, by := turn(u1, v1)
 	x0, y0, x1, y1 := min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
 	f := &frag{x0: x0, x1: max(x1, x0+float64(len(text))*cw), y: (y0 + y1) / 2, size: l.size, text: text}
 	return &line{frags: []*frag{f}, y: f.y, size: l.size}
