@@ -394,6 +394,7 @@ const (
 	minColumnLines   = 6   // lines of text on each side
 	minWordsPerLine  = 4.0 // average words per line on each side
 	maxGutterCrosses = 0.1 // fraction of lines that may cross it (headings, figures)
+	minCellGap       = 2.0 // character widths: a gap between table cells, not a word space
 )
 
 // readingOrder splits the lines into blocks to be read one after the other:
@@ -511,13 +512,50 @@ func columnGutter(lines []*line, cw float64) (g0, g1 float64, ok bool) {
 		a, b := minX+float64(i)*cw, minX+float64(j)*cw
 		mid := (a + b) / 2
 		if float64(j-i) >= minGutter && mid > minX+0.2*width && mid < maxX-0.2*width && j-i > best {
-			if runningText(lines, a, b) {
+			if runningText(lines, a, b) && !tableRows(lines, a, b, cw) {
 				best, g0, g1, ok = j-i, a, b, true
 			}
 		}
 		i = j
 	}
 	return g0, g1, ok
+}
+
+// tableRows reports whether the lines that have text on both sides of the
+// strip a..b are mostly rows of a table: on at least one side they hold a
+// cell gap of their own (a gap of minCellGap character widths), which a
+// column of prose, set with word spaces, does not. A wide table grid has
+// a clear strip between two of its columns, with several words on each
+// side, but its rows must be read whole: a row's key and its value belong
+// together.
+func tableRows(lines []*line, a, b, cw float64) bool {
+	mid := (a + b) / 2
+	both, rows := 0, 0
+	for _, l := range lines {
+		var left, right bool
+		cell := false
+		var prev *frag
+		for _, f := range l.frags {
+			switch {
+			case f.x1 <= mid:
+				left = true
+			case f.x0 >= mid:
+				right = true
+			}
+			// A gap on one side of the strip, not the strip itself.
+			if prev != nil && f.x0-prev.x1 >= minCellGap*cw && !(prev.x1 <= mid && f.x0 >= mid) {
+				cell = true
+			}
+			prev = f
+		}
+		if left && right {
+			both++
+			if cell {
+				rows++
+			}
+		}
+	}
+	return both >= minColumnLines && 2*rows >= both
 }
 
 // runningText reports whether both sides of the strip a..b carry enough

@@ -97,3 +97,44 @@ func TestRotatedPages(t *testing.T) {
 		t.Errorf("semsamp2 page 5: %v:\n%s", err, got)
 	}
 }
+
+// TestWideTableRows: a wide table grid has a clear strip between two of
+// its columns with several words on each side, like a page in two
+// columns; its rows are still read whole.
+func TestWideTableRows(t *testing.T) {
+	// Twelve rows of a key and seven values, in eight aligned columns.
+	var c strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&c, "BT /F1 10 Tf 72 %d Td (key%d) Tj", 700-12*i, i)
+		for k := range 7 {
+			fmt.Fprintf(&c, " 60 0 Td (%d.%d) Tj", i, k)
+		}
+		c.WriteString(" ET ")
+	}
+	grid := pageText(t, onePage(c.String(), "<< /Font << /F1 5 0 R >> >>", helvetica), 1)
+	for _, c := range []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"grid", grid, []string{"key0 0.0 0.1 0.2 0.3 0.4 0.5 0.6", "key11 11.0 11.1 11.2 11.3 11.4 11.5 11.6"}},
+		// ascii(7) set by groff: the character table is two tables side
+		// by side, each row of the left one beside a row of the right.
+		{"ascii(7)", classText(t, "layout-table-ascii7", 1), []string{
+			"Oct Dec Hex Char Oct Dec Hex Char",
+			`000 0 00 NUL '\0' (null character) 100 64 40 @`,
+			"001 1 01 SOH (start of heading) 101 65 41 A",
+			"052 42 2A * 152 106 6A j",
+		}},
+		{"ascii(7) page 2", classText(t, "layout-table-ascii7", 2), []string{
+			"053 43 2B + 153 107 6B k",
+			"077 63 3F ? 177 127 7F DEL",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := linesInOrder(c.text, c.want); err != nil {
+				t.Errorf("%v:\n%s", err, c.text)
+			}
+		})
+	}
+}
