@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -205,7 +206,219 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		cur.x0 = min(cur.x0, g.x)
 		cur.lastX, cur.lastText = g.x, g.text
 	}
-	return frags
+	return joinSpacedLetters(frags)
+}
+
+// Letter-spaced text (a heading set with Tc character spacing, with soul's
+// \so or microtype's \textls, or a logo placed letter by letter) comes as
+// one fragment per letter: its gaps are wider than wordGap. A run of such
+// letters joins into words when its gaps are uniform and small: either
+// the run also has wider gaps (or white-space glyphs) between its words,
+// so that the uniform small ones can only be letter spacing, or they are
+// clearly narrower than the line's word spaces (TeX stretches and shrinks
+// those from line to line; the page's count when the line has no other
+// words), or the run is a long one of capitals (six single capitals in a
+// row with even gaps are a spaced word, not six one-letter words). A
+// letter gap is also narrower than the letters: wider gaps are the cells
+// of a table or a character chart, or letters typed apart in a monospaced
+// font. Right-to-left scripts are not letter-spaced (Arabic stretches its
+// words with kashida instead), and their isolated letters stay apart.
+const (
+	maxLetterGap    = 1.5  // em: a gap wider than this ends a run
+	letterGapSpread = 0.35 // the letter gaps lie within this fraction of the narrowest (plus 0.06 em)
+	wordGapFactor   = 1.4  // a word gap in a run is this much wider than the widest letter gap
+	letterWordRatio = 0.75 // letter gaps below this share of the line's word space are letter spacing
+	longSpacedRun   = 6    // single capitals in a row that make a spaced word ...
+	longRunRatio    = 1.25 // ... as long as their gaps stay below this share of the word space
+	maxGapToWidth   = 0.8  // letter gaps stay below this share of the letters' mean advance
+	maxLetterRise   = 0.3  // em: baselines of one spaced word may differ this much (a bouncing logo)
+)
+
+// joinSpacedLetters merges the runs of letter-spaced fragments (in content
+// order) into words; other fragments are kept as they are.
+func joinSpacedLetters(frags []*frag) []*frag {
+	if len(frags) < 3 {
+		return frags
+	}
+	ws := wordSpace(frags)
+	out := make([]*frag, 0, len(frags))
+	for i := 0; i < len(frags); {
+		j := i
+		if spacedLetter(frags[i]) {
+			for j+1 < len(frags) && spacedLetter(frags[j+1]) && sameSpacedRun(frags[j], frags[j+1]) {
+				j++
+			}
+		}
+		if j-i+1 >= 3 {
+			out = append(out, spacedRun(frags[i:j+1], lineWordSpace(frags, i, j, ws))...)
+		} else {
+			out = append(out, frags[i:j+1]...)
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// spacedLetter reports whether f can be part of a letter-spaced word: one
+// or two letters or digits (a kerned pair may have joined).
+func spacedLetter(f *frag) bool {
+	n := 0
+	for _, r := range string(f.text) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) || unicode.In(r, rtlScripts...) {
+			return false
+		}
+		n++
+	}
+	return n >= 1 && n <= 2
+}
+
+// rtlScripts are the scripts written right to left.
+var rtlScripts = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko}
+
+// sameSpacedRun reports whether b may follow a in a run of spaced letters.
+func sameSpacedRun(a, b *frag) bool {
+	gap := (b.x0 - a.x1) / a.size
+	return math.Abs(a.size-b.size) <= 0.1*a.size && math.Abs(a.y-b.y) <= maxLetterRise*a.size &&
+		gap >= -0.05 && gap <= maxLetterGap
+}
+
+// spacedRun joins a run of spaced letters (see joinSpacedLetters) into
+// words, or returns it unchanged when its gaps are not letter spacing.
+func spacedRun(run []*frag, ws float64) []*frag {
+	gaps := make([]float64, len(run)-1)
+	lo := math.Inf(1)
+	for k := range gaps {
+		gaps[k] = (run[k+1].x0 - run[k].x1) / run[k].size
+		if !run[k].spaceAfter {
+			lo = min(lo, gaps[k])
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return run
+	}
+	letterMax := lo + max(0.06, letterGapSpread*lo)
+	letter := make([]bool, len(gaps))
+	var words, letters, single, alpha int
+	var sum float64
+	for k, g := range gaps {
+		switch {
+		case !run[k].spaceAfter && g <= letterMax:
+			letter[k] = true
+			letters++
+			sum += g
+		case run[k].spaceAfter || g >= wordGapFactor*letterMax:
+			words++
+		default:
+			return run // neither letter nor word spacing: not uniform
+		}
+	}
+	var upper, runes int
+	var width float64
+	for _, f := range run {
+		n := utf8.RuneCount(f.text)
+		if n == 1 {
+			single++
+		}
+		r, _ := utf8.DecodeRune(f.text)
+		if unicode.IsLetter(r) {
+			alpha++
+		}
+		if unicode.IsUpper(r) {
+			upper++
+		}
+		runes += n
+		width += (f.x1 - f.x0) / f.size
+	}
+	mean := sum / float64(max(letters, 1))
+	switch {
+	case letters < 2 || 3*single < 2*len(run) || 3*alpha < 2*len(run) || mean > maxGapToWidth*width/float64(runes):
+		return run
+	case words > 0, mean <= letterWordRatio*ws:
+	case single >= longSpacedRun && upper == len(run) && mean <= longRunRatio*ws:
+	default:
+		return run
+	}
+	var out []*frag
+	var cur *frag
+	var ys float64
+	var n int
+	flush := func() {
+		if cur != nil {
+			cur.y = ys / float64(n)
+			out = append(out, cur)
+		}
+	}
+	for k, f := range run {
+		if k == 0 || !letter[k-1] {
+			flush()
+			c := *f
+			c.text = slices.Clone(f.text)
+			cur, ys, n = &c, f.y, 1
+			continue
+		}
+		cur.text = append(cur.text, f.text...)
+		cur.x0, cur.x1 = min(cur.x0, f.x0), max(cur.x1, f.x1)
+		cur.bold = cur.bold && f.bold
+		cur.spaceAfter = f.spaceAfter
+		cur.lastX, cur.lastText = f.lastX, f.lastText
+		ys += f.y
+		n++
+	}
+	flush()
+	return out
+}
+
+// lineWordSpace is the word space (in em) of the line of the run
+// frags[i..j]: the median gap between the fragments next to the run in the
+// content stream on its baseline, where one of them is a longer word; the
+// page's word space ws when there are none.
+func lineWordSpace(frags []*frag, i, j int, ws float64) float64 {
+	var gs []float64
+	add := func(a, b *frag) {
+		if math.Abs(a.size-b.size) > 0.1*a.size || utf8.RuneCount(a.text) < 3 && utf8.RuneCount(b.text) < 3 {
+			return
+		}
+		if g := (b.x0 - a.x1) / a.size; g > wordGap && g < 1 {
+			gs = append(gs, g)
+		}
+	}
+	onLine := func(f *frag) bool { return math.Abs(f.y-frags[i].y) <= maxLetterRise*frags[i].size }
+	for k := i - 1; k >= 0 && onLine(frags[k]) && onLine(frags[k+1]); k-- {
+		add(frags[k], frags[k+1])
+	}
+	for k := j + 1; k < len(frags) && onLine(frags[k]) && onLine(frags[k-1]); k++ {
+		add(frags[k-1], frags[k])
+	}
+	if len(gs) == 0 {
+		return ws
+	}
+	slices.Sort(gs)
+	return gs[len(gs)/2]
+}
+
+// wordSpace is the page's typical gap between words, in em: the median of
+// the gaps between neighbouring fragments on one baseline where one of
+// them is a longer word (so that spaced letters do not count); 0.3 em when
+// the page has too few.
+func wordSpace(frags []*frag) float64 {
+	var gs []float64
+	for k := 1; k < len(frags); k++ {
+		a, b := frags[k-1], frags[k]
+		if math.Abs(a.y-b.y) > 0.1*a.size || math.Abs(a.size-b.size) > 0.1*a.size {
+			continue
+		}
+		if utf8.RuneCount(a.text) < 3 && utf8.RuneCount(b.text) < 3 {
+			continue
+		}
+		if g := (b.x0 - a.x1) / a.size; g > wordGap && g < 1 {
+			gs = append(gs, g)
+		}
+	}
+	if len(gs) < 5 {
+		return 0.3
+	}
+	slices.Sort(gs)
+	return gs[len(gs)/2]
 }
 
 func groupLines(frags []*frag) []*line {

@@ -138,3 +138,64 @@ func TestWideTableRows(t *testing.T) {
 		})
 	}
 }
+
+// TestLetterSpacedWords: letters set apart by character spacing (Tc), by
+// kerns between them (soul, microtype, a logo placed letter by letter)
+// join into their words; single letters that are words, table cells or
+// monospaced text stay apart.
+func TestLetterSpacedWords(t *testing.T) {
+	const body = "BT /F1 10 Tf 72 600 Td (An ordinary line of body text sets the word spacing of the page.) Tj ET " +
+		"BT /F1 10 Tf 72 588 Td (Another ordinary line of body text follows it, with its own words.) Tj ET "
+	for _, c := range []struct {
+		name, content string
+		want          []string
+	}{
+		{"Tc with spaces", "BT /F1 16 Tf 4 Tc 72 700 Td (SPACED HEADING) Tj ET " + body, []string{"SPACED HEADING"}},
+		{"Tc lower case", "BT /F1 16 Tf 3 Tc 72 700 Td (letter spacing) Tj ET " + body, []string{"letter spacing"}},
+		{"kerned letter by letter", "BT /F1 14 Tf 72 700 Td [(C) -300 (H) -300 (A) -300 (P) -300 (T) -300 (E) -300 (R) -900 (O) -300 (N) -300 (E)] TJ ET " + body,
+			[]string{"CHAPTER ONE"}},
+		{"placed letter by letter", "BT /F1 14 Tf 72 700 Td (T) Tj 10.6 0 Td (I) Tj 5.9 0 Td (T) Tj 10.6 0 Td (L) Tj 9.8 0 Td (E) Tj ET " + body,
+			[]string{"TITLE"}},
+		{"single-letter words", "BT /F1 10 Tf 72 700 Td (A B C d e) Tj ET " + body, []string{"A B C d e"}},
+		{"one-letter cells", "BT /F1 10 Tf 72 700 Td (S) Tj 30 0 Td (M) Tj 30 0 Td (T) Tj 30 0 Td (W) Tj 30 0 Td (T) Tj 30 0 Td (F) Tj 30 0 Td (S) Tj ET " + body,
+			[]string{"S M T W T F S"}},
+		{"monospaced", "BT /F2 10 Tf 72 700 Td (x y z w v) Tj ET " + body, []string{"x y z w v"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pdf := onePage(c.content, "<< /Font << /F1 5 0 R /F2 6 0 R >> >>", helvetica,
+				"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>")
+			got := pageText(t, pdf, 1)
+			if err := linesInOrder(got, c.want); err != nil {
+				t.Errorf("%v:\n%s", err, got)
+			}
+		})
+	}
+	// Real documents: the HITEC logo (small capitals on alternating
+	// baselines, set letter by letter), and datetime2-serbian's title and
+	// small capitals set with fontspec's LetterSpace; poppler splits both
+	// into single letters.
+	for _, c := range []struct {
+		name string
+		page int
+		want []string
+	}{
+		{"layout-spaced-hitec", 1, []string{
+			"The HITEC class",
+			"right away after changing to HITEC . The only exception is that HITEC doesn’t work",
+			"Aside from that, the HITEC class behaves a bit differently regarding document in-",
+		}},
+		{"layout-spaced-hitec", 2, []string{"to HITEC ."}},
+		{"layout-spaced-datetime2-serbian-p1-3", 1, []string{
+			"SERBIAN MODULE FOR DATETIME2 PACKAGE",
+			"andrej radović nicola l. c. talbot",
+			"abstract",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := classText(t, c.name, c.page)
+			if err := linesInOrder(got, c.want); err != nil {
+				t.Errorf("page %d: %v:\n%s", c.page, err, got)
+			}
+		})
+	}
+}
