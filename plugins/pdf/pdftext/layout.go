@@ -15,7 +15,9 @@ import (
 //     baseline, in one size, without a gap, form a fragment (a word or part
 //     of one). A gap wider than wordGap of the font size, a white-space
 //     glyph, a baseline or size change ends it. Glyphs drawn twice at the
-//     same place (fake bold, shadows) are dropped.
+//     same place (fake bold, shadows) are dropped, and so are fragments
+//     that repeat one at the same place (a stamp drawn five times);
+//     letter-spaced words are joined (see joinSpacedLetters).
 //  2. Lines: a fragment joins a line whose baseline lies within half a font
 //     size of its own, so that superscripts and subscripts stay in their
 //     line, unless it would overlap a fragment already there; lines are
@@ -206,7 +208,69 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		cur.x0 = min(cur.x0, g.x)
 		cur.lastX, cur.lastText = g.x, g.text
 	}
-	return joinSpacedLetters(frags)
+	return dropRepeats(joinSpacedLetters(frags))
+}
+
+// repeatOffset is how far (in em) a fragment may lie from an earlier one
+// with the same text and still be the same text drawn again; repeatCell
+// (points) is the cell of the grid the earlier fragments are looked up
+// in, and bounds that distance; repeatScan bounds the fragments compared
+// in one cell (a hostile page can put many in one).
+const (
+	repeatOffset = 0.3
+	repeatCell   = 24.0
+	repeatScan   = 32
+)
+
+type repeatKey struct {
+	text   string
+	cx, cy int
+}
+
+// dropRepeats drops the fragments that repeat an earlier one's text at
+// (nearly) the same place in the same size: a watermark or stamp drawn
+// several times over itself (each stamping pass adds a copy), text drawn
+// again for a glow, a shadow or an outline. A reader sees it once; printed
+// five times it would also get five lines, as no line takes two fragments
+// over each other.
+func dropRepeats(frags []*frag) []*frag {
+	if len(frags) < 2 {
+		return frags
+	}
+	cell := func(v float64) int { return int(math.Floor(v / repeatCell)) }
+	seen := make(map[repeatKey][]*frag, len(frags))
+	out := make([]*frag, 0, len(frags))
+	for _, f := range frags {
+		text := string(f.text)
+		if repeated(seen, f, text, cell(f.x0), cell(f.y)) {
+			continue
+		}
+		k := repeatKey{text, cell(f.x0), cell(f.y)}
+		seen[k] = append(seen[k], f)
+		out = append(out, f)
+	}
+	return out
+}
+
+// repeated reports whether f repeats a fragment in seen, in the cell
+// (cx, cy) of its origin or around it.
+func repeated(seen map[repeatKey][]*frag, f *frag, text string, cx, cy int) bool {
+	for dx := -1; dx <= 1; dx++ {
+		for dy := -1; dy <= 1; dy++ {
+			prev := seen[repeatKey{text, cx + dx, cy + dy}]
+			for _, g := range prev[max(0, len(prev)-repeatScan):] {
+				// Marks and narrow letters repeat one character apart
+				// (fathas on neighbouring letters, a row of kashidas): the
+				// copy must lie within half its width, or exactly on the
+				// original.
+				tol := min(repeatCell, max(0.01*g.size, min(repeatOffset*g.size, 0.5*max(f.x1-f.x0, g.x1-g.x0))))
+				if math.Abs(f.x0-g.x0) <= tol && math.Abs(f.y-g.y) <= tol && math.Abs(f.size-g.size) <= 0.1*g.size {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Letter-spaced text (a heading set with Tc character spacing, with soul's

@@ -199,3 +199,55 @@ func TestLetterSpacedWords(t *testing.T) {
 		})
 	}
 }
+
+// TestRepeatedText: text drawn again over itself (a stamp applied five
+// times, a glow drawn as seventeen copies around a heading) is read once;
+// the same words elsewhere on the page, and marks repeated one letter
+// apart, are kept.
+func TestRepeatedText(t *testing.T) {
+	const body = "BT /F1 10 Tf 72 600 Td (Each row says yes) Tj ET BT /F1 10 Tf 72 588 Td (Each row says yes) Tj ET " +
+		"BT /F1 10 Tf 72 576 Td (yes yes yes) Tj ET BT /F1 10 Tf 72 564 Td (i i i l l) Tj ET "
+	var stamp strings.Builder
+	for i := range 5 {
+		// Each pass of a stamping tool draws the stamp again, a hair
+		// off the last one.
+		fmt.Fprintf(&stamp, "q BT /F1 40 Tf %.1f %.1f Td (CONFIDENTIAL) Tj ET Q ", 150+0.4*float64(i), 400-0.3*float64(i))
+	}
+	got := pageText(t, onePage(stamp.String()+body, "<< /Font << /F1 5 0 R >> >>", helvetica), 1)
+	if n := strings.Count(got, "CONFIDENTIAL"); n != 1 {
+		t.Errorf("the stamp %d times:\n%s", n, got)
+	}
+	if err := linesInOrder(got, []string{"Each row says yes", "Each row says yes", "yes yes yes", "i i i l l"}); err != nil {
+		t.Errorf("%v:\n%s", err, got)
+	}
+	for _, c := range []struct {
+		name  string
+		count map[string]int
+		lines []string
+	}{
+		// boot(7) typeset by groff, stamped five times with qpdf
+		// --overlay (the stamp: DRAFT COPY / not for distribution).
+		{"layout-repeat-stamped5-boot7", map[string]int{"DRAFT": 1, "COPY": 1, "not for distribution": 1}, []string{
+			"boot(7) Miscellaneous Information Manual boot(7)",
+			"for historical reasons involving the personal computer, this program is often called \"the BIOS\".",
+		}},
+		// na-box's manual: the subtitle is drawn seventeen times on a
+		// small circle (a glow); poppler prints it once.
+		{"layout-repeat-nabox-p1", map[string]int{"لرسم إطارات ملونة لكتابة دروس في الرياضيات": 1}, []string{
+			"الحزمة na-box",
+			"تم إنشاء هذه الحزمة إعتمادا على تعديل في الحزمة pas-cours",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := classText(t, c.name, 1)
+			for s, n := range c.count {
+				if k := strings.Count(got, s); k != n {
+					t.Errorf("%q %d times, want %d:\n%s", s, k, n, got)
+				}
+			}
+			if err := linesInOrder(got, c.lines); err != nil {
+				t.Errorf("%v:\n%s", err, got)
+			}
+		})
+	}
+}
