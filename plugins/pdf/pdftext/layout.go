@@ -328,16 +328,14 @@ func joinSpacedLetters(frags []*frag) []*frag {
 func spacedLetter(f *frag) bool {
 	n := 0
 	for _, r := range string(f.text) {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) || unicode.In(r, rtlScripts...) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) ||
+			unicode.In(r, unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko) {
 			return false
 		}
 		n++
 	}
 	return n >= 1 && n <= 2
 }
-
-// rtlScripts are the scripts written right to left.
-var rtlScripts = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko}
 
 // sameSpacedRun reports whether b may follow a in a run of spaced letters.
 func sameSpacedRun(a, b *frag) bool {
