@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,7 +15,9 @@ import (
 //     baseline, in one size, without a gap, form a fragment (a word or part
 //     of one). A gap wider than wordGap of the font size, a white-space
 //     glyph, a baseline or size change ends it. Glyphs drawn twice at the
-//     same place (fake bold, shadows) are dropped.
+//     same place (fake bold, shadows) are dropped, and so are fragments
+//     that repeat one at the same place (a stamp drawn five times);
+//     letter-spaced words are joined (see joinSpacedLetters).
 //  2. Lines: a fragment joins a line whose baseline lies within half a font
 //     size of its own, so that superscripts and subscripts stay in their
 //     line, unless it would overlap a fragment already there; lines are
@@ -28,9 +31,13 @@ import (
 //     fragment at its column on a grid of the page's typical character
 //     width, which keeps tables readable, as pdftotext -layout does.
 //
-// Text in other directions (a sideways axis label, a rotated page's
-// text) is laid out the same way in its own frame; each of its lines then
-// joins the upright ones at the height of its middle.
+// Text in other directions (a sideways axis label, a rotated table
+// header) is laid out the same way in its own frame; each of its lines then
+// joins the main direction's lines at the height of its middle. The main
+// direction is the one most of the page's text runs in: on a page turned
+// by /Rotate, or drawn sideways on an upright page, that is not left to
+// right in device space, and the page is read in the frame of its text, as
+// a reader turns the sheet (and as pdftotext does).
 
 // wordGap is the gap, as a fraction of the font size, above which two
 // glyphs belong to different words. Inter-word spaces are 0.2 em and more
@@ -59,27 +66,30 @@ func layoutText(glyphs []glyph, columns bool) string {
 	if len(glyphs) == 0 {
 		return ""
 	}
-	lines := groupLines(buildFrags(glyphs, 0))
-	// Text in the other directions (a sideways axis label, a rotated
-	// table header) is laid out in its own frame, line by line, and each
-	// line joins the upright ones as one row at the height of its middle,
-	// where a reader's eye meets it and where pdftotext prints it.
-	for dir := uint8(1); dir < 4; dir++ {
+	main := mainDir(glyphs)
+	lines := groupLines(buildFrags(glyphs, main))
+	// Text in the other directions is laid out in its own frame, line by
+	// line, and each line joins the main ones as one row at the height of
+	// its middle, where a reader's eye meets it and where pdftotext prints
+	// it.
+	for dir := range uint8(4) {
+		if dir == main {
+			continue
+		}
 		frags := buildFrags(glyphs, dir)
 		if len(frags) == 0 {
 			continue
 		}
-		rot := groupLines(frags)
 		cw := charWidth(glyphs, dir)
-		for _, l := range rot {
-			lines = append(lines, uprightLine(l, dir, cw))
+		for _, l := range groupLines(frags) {
+			lines = append(lines, turnLine(l, dir, main, cw))
 		}
 	}
 	if len(lines) == 0 {
 		return ""
 	}
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].y < lines[j].y })
-	cw := charWidth(glyphs, 0)
+	cw := charWidth(glyphs, main)
 	var out strings.Builder
 	blocks := [][]*line{lines}
 	if columns {
@@ -94,28 +104,67 @@ func layoutText(glyphs []glyph, columns bool) string {
 	return out.String()
 }
 
-// uprightLine turns a line laid out in a rotated frame into a one-fragment
-// upright line covering the same place on the page.
-func uprightLine(l *line, dir uint8, cw float64) *line {
+// mainDir is the direction (see glyph) in which most of the page's
+// characters run; left to right when there is a tie.
+func mainDir(glyphs []glyph) uint8 {
+	var n [4]int
+	for i := range glyphs {
+		if g := &glyphs[i]; !g.space {
+			n[g.dir&3] += len(g.text)
+		}
+	}
+	best := uint8(0)
+	for dir := uint8(1); dir < 4; dir++ {
+		if n[dir] > n[best] {
+			best = dir
+		}
+	}
+	return best
+}
+
+// toDevice takes a point of the frame of direction dir (see glyph) back
+// to device space.
+func toDevice(dir uint8, u, v float64) (float64, float64) {
+	switch dir {
+	case 1:
+		return -v, u
+	case 2:
+		return -u, -v
+	case 3:
+		return v, -u
+	}
+	return u, v
+}
+
+// fromDevice takes a device-space point into the frame of direction dir.
+func fromDevice(dir uint8, x, y float64) (float64, float64) {
+	switch dir {
+	case 1:
+		return y, -x
+	case 2:
+		return -x, -y
+	case 3:
+		return -y, x
+	}
+	return x, y
+}
+
+// turnLine turns a line laid out in the frame of direction dir into a
+// one-fragment line of the frame of direction main covering the same
+// place on the page.
+func turnLine(l *line, dir, main uint8, cw float64) *line {
 	text := renderLine(nil, l, l.frags[0].x0, cw)
 	u0, u1 := l.frags[0].x0, l.frags[0].x1
 	for _, f := range l.frags {
 		u0, u1 = min(u0, f.x0), max(u1, f.x1)
 	}
 	v0, v1 := l.y-l.size, l.y
-	// Back from the frame to device space (see glyph): two corners.
-	toDevice := func(u, v float64) (float64, float64) {
-		switch dir {
-		case 1:
-			return -v, u
-		case 2:
-			return -u, -v
-		default:
-			return v, -u
-		}
+	turn := func(u, v float64) (float64, float64) {
+		x, y := toDevice(dir, u, v)
+		return fromDevice(main, x, y)
 	}
-	ax, ay := toDevice(u0, v0)
-	bx, by := toDevice(u1, v1)
+	ax, ay := turn(u0, v0)
+	bx, by := turn(u1, v1)
 	x0, y0, x1, y1 := min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
 	f := &frag{x0: x0, x1: max(x1, x0+float64(len(text))*cw), y: (y0 + y1) / 2, size: l.size, text: text}
 	return &line{frags: []*frag{f}, y: f.y, size: l.size}
@@ -164,7 +213,279 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		cur.x0 = min(cur.x0, g.x)
 		cur.lastX, cur.lastText = g.x, g.text
 	}
-	return frags
+	return dropRepeats(joinSpacedLetters(frags))
+}
+
+// repeatOffset is how far (in em) a fragment may lie from an earlier one
+// with the same text and still be the same text drawn again; repeatCell
+// (points) is the cell of the grid the earlier fragments are looked up
+// in, and bounds that distance; repeatScan bounds the fragments compared
+// in one cell (a hostile page can put many in one).
+const (
+	repeatOffset = 0.3
+	repeatCell   = 24.0
+	repeatScan   = 32
+)
+
+type repeatKey struct {
+	text   string
+	cx, cy int
+}
+
+// dropRepeats drops the fragments that repeat an earlier one's text at
+// (nearly) the same place in the same size: a watermark or stamp drawn
+// several times over itself (each stamping pass adds a copy), text drawn
+// again for a glow, a shadow or an outline. A reader sees it once; printed
+// five times it would also get five lines, as no line takes two fragments
+// over each other.
+func dropRepeats(frags []*frag) []*frag {
+	if len(frags) < 2 {
+		return frags
+	}
+	cell := func(v float64) int { return int(math.Floor(v / repeatCell)) }
+	seen := make(map[repeatKey][]*frag, len(frags))
+	out := make([]*frag, 0, len(frags))
+	for _, f := range frags {
+		text := string(f.text)
+		if repeated(seen, f, text, cell(f.x0), cell(f.y)) {
+			continue
+		}
+		k := repeatKey{text, cell(f.x0), cell(f.y)}
+		seen[k] = append(seen[k], f)
+		out = append(out, f)
+	}
+	return out
+}
+
+// repeated reports whether f repeats a fragment in seen, in the cell
+// (cx, cy) of its origin or around it.
+func repeated(seen map[repeatKey][]*frag, f *frag, text string, cx, cy int) bool {
+	for dx := -1; dx <= 1; dx++ {
+		for dy := -1; dy <= 1; dy++ {
+			prev := seen[repeatKey{text, cx + dx, cy + dy}]
+			for _, g := range prev[max(0, len(prev)-repeatScan):] {
+				// Marks and narrow letters repeat one character apart
+				// (fathas on neighbouring letters, a row of kashidas): the
+				// copy must lie within half its width, or exactly on the
+				// original.
+				tol := min(repeatCell, max(0.01*g.size, min(repeatOffset*g.size, 0.5*max(f.x1-f.x0, g.x1-g.x0))))
+				if math.Abs(f.x0-g.x0) <= tol && math.Abs(f.y-g.y) <= tol && math.Abs(f.size-g.size) <= 0.1*g.size {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Letter-spaced text (a heading set with Tc character spacing, with soul's
+// \so or microtype's \textls, or a logo placed letter by letter) comes as
+// one fragment per letter: its gaps are wider than wordGap. A run of such
+// letters joins into words when its gaps are uniform and small: either
+// the run also has wider gaps (or white-space glyphs) between its words,
+// so that the uniform small ones can only be letter spacing, or they are
+// clearly narrower than the line's word spaces (TeX stretches and shrinks
+// those from line to line; the page's count when the line has no other
+// words), or the run is a long one of capitals (six single capitals in a
+// row with even gaps are a spaced word, not six one-letter words). A
+// letter gap is also narrower than the letters: wider gaps are the cells
+// of a table or a character chart, or letters typed apart in a monospaced
+// font. Right-to-left scripts are not letter-spaced (Arabic stretches its
+// words with kashida instead), and their isolated letters stay apart.
+const (
+	maxLetterGap    = 1.5  // em: a gap wider than this ends a run
+	letterGapSpread = 0.35 // the letter gaps lie within this fraction of the narrowest (plus 0.06 em)
+	wordGapFactor   = 1.4  // a word gap in a run is this much wider than the widest letter gap
+	letterWordRatio = 0.75 // letter gaps below this share of the line's word space are letter spacing
+	longSpacedRun   = 6    // single capitals in a row that make a spaced word ...
+	longRunRatio    = 1.25 // ... as long as their gaps stay below this share of the word space
+	maxGapToWidth   = 0.8  // letter gaps stay below this share of the letters' mean advance
+	maxLetterRise   = 0.3  // em: baselines of one spaced word may differ this much (a bouncing logo)
+)
+
+// joinSpacedLetters merges the runs of letter-spaced fragments (in content
+// order) into words; other fragments are kept as they are.
+func joinSpacedLetters(frags []*frag) []*frag {
+	if len(frags) < 3 {
+		return frags
+	}
+	ws := wordSpace(frags)
+	out := make([]*frag, 0, len(frags))
+	for i := 0; i < len(frags); {
+		j := i
+		if spacedLetter(frags[i]) {
+			for j+1 < len(frags) && spacedLetter(frags[j+1]) && sameSpacedRun(frags[j], frags[j+1]) {
+				j++
+			}
+		}
+		if j-i+1 >= 3 {
+			out = append(out, spacedRun(frags[i:j+1], lineWordSpace(frags, i, j, ws))...)
+		} else {
+			out = append(out, frags[i:j+1]...)
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// spacedLetter reports whether f can be part of a letter-spaced word: one
+// or two letters or digits (a kerned pair may have joined).
+func spacedLetter(f *frag) bool {
+	n := 0
+	for _, r := range string(f.text) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) ||
+			unicode.In(r, unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko) {
+			return false
+		}
+		n++
+	}
+	return n >= 1 && n <= 2
+}
+
+// sameSpacedRun reports whether b may follow a in a run of spaced letters.
+func sameSpacedRun(a, b *frag) bool {
+	gap := (b.x0 - a.x1) / a.size
+	return math.Abs(a.size-b.size) <= 0.1*a.size && math.Abs(a.y-b.y) <= maxLetterRise*a.size &&
+		gap >= -0.05 && gap <= maxLetterGap
+}
+
+// spacedRun joins a run of spaced letters (see joinSpacedLetters) into
+// words, or returns it unchanged when its gaps are not letter spacing.
+func spacedRun(run []*frag, ws float64) []*frag {
+	gaps := make([]float64, len(run)-1)
+	lo := math.Inf(1)
+	for k := range gaps {
+		gaps[k] = (run[k+1].x0 - run[k].x1) / run[k].size
+		if !run[k].spaceAfter {
+			lo = min(lo, gaps[k])
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return run
+	}
+	letterMax := lo + max(0.06, letterGapSpread*lo)
+	letter := make([]bool, len(gaps))
+	var words, letters, single, alpha int
+	var sum float64
+	for k, g := range gaps {
+		switch {
+		case !run[k].spaceAfter && g <= letterMax:
+			letter[k] = true
+			letters++
+			sum += g
+		case run[k].spaceAfter || g >= wordGapFactor*letterMax:
+			words++
+		default:
+			return run // neither letter nor word spacing: not uniform
+		}
+	}
+	var upper, runes int
+	var width float64
+	for _, f := range run {
+		n := utf8.RuneCount(f.text)
+		if n == 1 {
+			single++
+		}
+		r, _ := utf8.DecodeRune(f.text)
+		if unicode.IsLetter(r) {
+			alpha++
+		}
+		if unicode.IsUpper(r) {
+			upper++
+		}
+		runes += n
+		width += (f.x1 - f.x0) / f.size
+	}
+	mean := sum / float64(max(letters, 1))
+	switch {
+	case letters < 2 || 3*single < 2*len(run) || 3*alpha < 2*len(run) || mean > maxGapToWidth*width/float64(runes):
+		return run
+	case words > 0, mean <= letterWordRatio*ws:
+	case single >= longSpacedRun && upper == len(run) && mean <= longRunRatio*ws:
+	default:
+		return run
+	}
+	var out []*frag
+	var cur *frag
+	var ys float64
+	var n int
+	flush := func() {
+		if cur != nil {
+			cur.y = ys / float64(n)
+			out = append(out, cur)
+		}
+	}
+	for k, f := range run {
+		if k == 0 || !letter[k-1] {
+			flush()
+			c := *f
+			c.text = slices.Clone(f.text)
+			cur, ys, n = &c, f.y, 1
+			continue
+		}
+		cur.text = append(cur.text, f.text...)
+		cur.x0, cur.x1 = min(cur.x0, f.x0), max(cur.x1, f.x1)
+		cur.bold = cur.bold && f.bold
+		cur.spaceAfter = f.spaceAfter
+		cur.lastX, cur.lastText = f.lastX, f.lastText
+		ys += f.y
+		n++
+	}
+	flush()
+	return out
+}
+
+// lineWordSpace is the word space (in em) of the line of the run
+// frags[i..j]: the median gap between the fragments next to the run in the
+// content stream on its baseline, where one of them is a longer word; the
+// page's word space ws when there are none.
+func lineWordSpace(frags []*frag, i, j int, ws float64) float64 {
+	var gs []float64
+	add := func(a, b *frag) {
+		if math.Abs(a.size-b.size) > 0.1*a.size || utf8.RuneCount(a.text) < 3 && utf8.RuneCount(b.text) < 3 {
+			return
+		}
+		if g := (b.x0 - a.x1) / a.size; g > wordGap && g < 1 {
+			gs = append(gs, g)
+		}
+	}
+	onLine := func(f *frag) bool { return math.Abs(f.y-frags[i].y) <= maxLetterRise*frags[i].size }
+	for k := i - 1; k >= 0 && onLine(frags[k]) && onLine(frags[k+1]); k-- {
+		add(frags[k], frags[k+1])
+	}
+	for k := j + 1; k < len(frags) && onLine(frags[k]) && onLine(frags[k-1]); k++ {
+		add(frags[k-1], frags[k])
+	}
+	if len(gs) == 0 {
+		return ws
+	}
+	slices.Sort(gs)
+	return gs[len(gs)/2]
+}
+
+// wordSpace is the page's typical gap between words, in em: the median of
+// the gaps between neighbouring fragments on one baseline where one of
+// them is a longer word (so that spaced letters do not count); 0.3 em when
+// the page has too few.
+func wordSpace(frags []*frag) float64 {
+	var gs []float64
+	for k := 1; k < len(frags); k++ {
+		a, b := frags[k-1], frags[k]
+		if math.Abs(a.y-b.y) > 0.1*a.size || math.Abs(a.size-b.size) > 0.1*a.size {
+			continue
+		}
+		if utf8.RuneCount(a.text) < 3 && utf8.RuneCount(b.text) < 3 {
+			continue
+		}
+		if g := (b.x0 - a.x1) / a.size; g > wordGap && g < 1 {
+			gs = append(gs, g)
+		}
+	}
+	if len(gs) < 5 {
+		return 0.3
+	}
+	slices.Sort(gs)
+	return gs[len(gs)/2]
 }
 
 func groupLines(frags []*frag) []*line {
@@ -374,6 +695,7 @@ const (
 	minColumnLines   = 6   // lines of text on each side
 	minWordsPerLine  = 4.0 // average words per line on each side
 	maxGutterCrosses = 0.1 // fraction of lines that may cross it (headings, figures)
+	minCellGap       = 2.0 // character widths: a gap between table cells, not a word space
 )
 
 // readingOrder splits the lines into blocks to be read one after the other:
@@ -491,13 +813,50 @@ func columnGutter(lines []*line, cw float64) (g0, g1 float64, ok bool) {
 		a, b := minX+float64(i)*cw, minX+float64(j)*cw
 		mid := (a + b) / 2
 		if float64(j-i) >= minGutter && mid > minX+0.2*width && mid < maxX-0.2*width && j-i > best {
-			if runningText(lines, a, b) {
+			if runningText(lines, a, b) && !tableRows(lines, a, b, cw) {
 				best, g0, g1, ok = j-i, a, b, true
 			}
 		}
 		i = j
 	}
 	return g0, g1, ok
+}
+
+// tableRows reports whether the lines that have text on both sides of the
+// strip a..b are mostly rows of a table: on at least one side they hold a
+// cell gap of their own (a gap of minCellGap character widths), which a
+// column of prose, set with word spaces, does not. A wide table grid has
+// a clear strip between two of its columns, with several words on each
+// side, but its rows must be read whole: a row's key and its value belong
+// together.
+func tableRows(lines []*line, a, b, cw float64) bool {
+	mid := (a + b) / 2
+	both, rows := 0, 0
+	for _, l := range lines {
+		var left, right bool
+		cell := false
+		var prev *frag
+		for _, f := range l.frags {
+			switch {
+			case f.x1 <= mid:
+				left = true
+			case f.x0 >= mid:
+				right = true
+			}
+			// A gap on one side of the strip, not the strip itself.
+			if prev != nil && f.x0-prev.x1 >= minCellGap*cw && !(prev.x1 <= mid && f.x0 >= mid) {
+				cell = true
+			}
+			prev = f
+		}
+		if left && right {
+			both++
+			if cell {
+				rows++
+			}
+		}
+	}
+	return both >= minColumnLines && 2*rows >= both
 }
 
 // runningText reports whether both sides of the strip a..b carry enough
