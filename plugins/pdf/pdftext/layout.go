@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"sort"
@@ -227,9 +228,20 @@ const (
 	repeatScan   = 32
 )
 
-type repeatKey struct {
-	text   string
-	cx, cy int
+// repeatKey keys the grid by a fragment's text and cell: a hash of the
+// text (fragments are compared byte for byte, so a collision costs a
+// comparison, never a wrong drop), so that looking up costs no string.
+func repeatKey(textHash uint64, cx, cy int) uint64 {
+	return textHash ^ uint64(cx)*0x9E3779B97F4A7C15 ^ uint64(cy)*0xC2B2AE3D27D4EB4F
+}
+
+// fnv1a is the 64-bit FNV-1a hash of b.
+func fnv1a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
 }
 
 // dropRepeats drops the fragments that repeat an earlier one's text at
@@ -243,14 +255,15 @@ func dropRepeats(frags []*frag) []*frag {
 		return frags
 	}
 	cell := func(v float64) int { return int(math.Floor(v / repeatCell)) }
-	seen := make(map[repeatKey][]*frag, len(frags))
+	seen := make(map[uint64][]*frag, len(frags))
 	out := make([]*frag, 0, len(frags))
 	for _, f := range frags {
-		text := string(f.text)
-		if repeated(seen, f, text, cell(f.x0), cell(f.y)) {
+		th := fnv1a(f.text)
+		cx, cy := cell(f.x0), cell(f.y)
+		if repeated(seen, f, th, cx, cy) {
 			continue
 		}
-		k := repeatKey{text, cell(f.x0), cell(f.y)}
+		k := repeatKey(th, cx, cy)
 		seen[k] = append(seen[k], f)
 		out = append(out, f)
 	}
@@ -259,11 +272,29 @@ func dropRepeats(frags []*frag) []*frag {
 
 // repeated reports whether f repeats a fragment in seen, in the cell
 // (cx, cy) of its origin or around it.
-func repeated(seen map[repeatKey][]*frag, f *frag, text string, cx, cy int) bool {
-	for dx := -1; dx <= 1; dx++ {
-		for dy := -1; dy <= 1; dy++ {
-			prev := seen[repeatKey{text, cx + dx, cy + dy}]
+func repeated(seen map[uint64][]*frag, f *frag, textHash uint64, cx, cy int) bool {
+	// A copy lies within tol of f (below), at most repeatOffset of its
+	// size (a copy's size is within 10% of f's): the neighbouring cells
+	// are looked in only when f is that close to their edge.
+	reach := min(repeatCell, repeatOffset*f.size/0.9)
+	near := func(v float64, c int) (lo, hi int) {
+		if v-float64(c)*repeatCell < reach {
+			lo = -1
+		}
+		if float64(c+1)*repeatCell-v < reach {
+			hi = 1
+		}
+		return lo, hi
+	}
+	x0, x1 := near(f.x0, cx)
+	y0, y1 := near(f.y, cy)
+	for dx := x0; dx <= x1; dx++ {
+		for dy := y0; dy <= y1; dy++ {
+			prev := seen[repeatKey(textHash, cx+dx, cy+dy)]
 			for _, g := range prev[max(0, len(prev)-repeatScan):] {
+				if !bytes.Equal(f.text, g.text) {
+					continue
+				}
 				// Marks and narrow letters repeat one character apart
 				// (fathas on neighbouring letters, a row of kashidas): the
 				// copy must lie within half its width, or exactly on the
@@ -309,7 +340,7 @@ func joinSpacedLetters(frags []*frag) []*frag {
 	if len(frags) < 3 {
 		return frags
 	}
-	ws := wordSpace(frags)
+	ws := -1.0 // the page's word space, measured when a run needs it
 	out := make([]*frag, 0, len(frags))
 	for i := 0; i < len(frags); {
 		j := i
@@ -319,6 +350,9 @@ func joinSpacedLetters(frags []*frag) []*frag {
 			}
 		}
 		if j-i+1 >= 3 {
+			if ws < 0 {
+				ws = wordSpace(frags)
+			}
 			out = append(out, spacedRun(frags[i:j+1], lineWordSpace(frags, i, j, ws))...)
 		} else {
 			out = append(out, frags[i:j+1]...)
@@ -331,6 +365,10 @@ func joinSpacedLetters(frags []*frag) []*frag {
 // spacedLetter reports whether f can be part of a letter-spaced word: one
 // or two letters or digits (a kerned pair may have joined).
 func spacedLetter(f *frag) bool {
+	// Most fragments are words: longer than two characters of any script.
+	if len(f.text) > 2*utf8.UTFMax || utf8.RuneCount(f.text) > 2 {
+		return false
+	}
 	n := 0
 	for _, r := range string(f.text) {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) ||
