@@ -59,14 +59,7 @@ func (w *walker) sevenZipMember(c member, sc *scope, zr *sevenzip.Reader, index 
 		w.problem(p, ProblemSpecial, "a device, FIFO or socket entry")
 		return
 	}
-	if !sc.add(name, dir) {
-		if !dir || !sc.isDir(name) {
-			w.problem(p, ProblemDuplicate, "a second entry with this name; the first is kept")
-		}
-		return
-	}
-	if dir {
-		w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, dir: true})
+	if !w.claim(sc, c, p, name, dir) {
 		return
 	}
 	size := int64(f.UncompressedSize)

@@ -148,14 +148,7 @@ func (w *walker) tarMember(c member, sc *scope, tr *tar.Reader, hdr *tar.Header,
 		w.problem(p, ProblemUnsupported, fmt.Sprintf("tar entry type %q is not supported", hdr.Typeflag))
 		return p
 	}
-	if !sc.add(name, dir) {
-		if !dir || !sc.isDir(name) {
-			w.problem(p, ProblemDuplicate, "a second entry with this name; the first is kept")
-		}
-		return p
-	}
-	if dir {
-		w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, dir: true})
+	if !w.claim(sc, c, p, name, dir) {
 		return p
 	}
 	if hdr.Size > w.lim.MaxFileBytes {

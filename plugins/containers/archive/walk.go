@@ -304,6 +304,23 @@ func (w *walker) stream(src source) (io.Reader, func() error, error) {
 
 // scope is what one container has named so far: duplicate names and entries
 // below a link are refused.
+// claim takes an entry's name in its archive's scope: a second entry of
+// the same name is refused (the first is kept), a directory is visited.
+// It reports whether the entry is a file, to be read on.
+func (w *walker) claim(sc *scope, c member, p, name string, dir bool) bool {
+	if !sc.add(name, dir) {
+		if !dir || !sc.isDir(name) {
+			w.problem(p, ProblemDuplicate, "a second entry with this name; the first is kept")
+		}
+		return false
+	}
+	if dir {
+		w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, dir: true})
+		return false
+	}
+	return true
+}
+
 type scope struct {
 	names map[string]bool // true for directories
 	links map[string]bool
