@@ -1,6 +1,7 @@
 package indexing_test
 
 import (
+	"errors"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -90,6 +91,17 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 			hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: c.text, FileIDs: []string{f.ID}})
 			if err != nil || len(hits) == 0 {
 				t.Errorf("the PDF's own text (%q): %+v %v", c.text, hits, err)
+			}
+			// An attachment is extracted on demand like an archive's entry
+			// (from what indexing stored); one the PDF does not carry is
+			// no entry, not "not a container".
+			for p := range c.want {
+				if en, err := entries.ExtractEntry(ctx, e.p, f.ID, p); err != nil || en.Path != p || en.Status != string(knowledge.StatusIndexed) {
+					t.Errorf("extracting %s on demand: %+v, %v", p, en, err)
+				}
+			}
+			if _, err := entries.ExtractEntry(ctx, e.p, f.ID, c.name+"/absent.txt"); !errors.Is(err, knowledge.ErrNoEntry) {
+				t.Errorf("an attachment the PDF does not carry: %v", err)
 			}
 		})
 	}

@@ -369,7 +369,9 @@ func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEnt
 // not indexed: one whose extraction failed earlier is extracted again; one
 // whose bytes the walk did not deliver (not listed, e.g. past the entry
 // limit) is resolved alone by the container plugin (a walk that reads only
-// that entry's bytes) and then extracted. The caller checks access.
+// that entry's bytes) and then extracted. A document's attachments are
+// entries the same way, from what its indexing stored. The caller checks
+// access.
 func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) (ContainerEntry, error) {
 	if in.containers == nil {
 		return ContainerEntry{}, fmt.Errorf("knowledge: %w: this host resolves no containers", ErrNotContainer)
@@ -378,9 +380,9 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 	if err != nil {
 		return ContainerEntry{}, err
 	}
-	if !in.isContainer(f) {
-		return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotContainer)
-	}
+	// A document with attached files (a PDF's attachments) has entries
+	// too, stored when it was indexed; it is not walked again.
+	container := in.isContainer(f)
 	cp := in.containers
 	find := func() (ContainerEntry, bool, error) {
 		entries, err := cp.store.ContainerEntriesForIndexing(ctx, f.TenantID, f.SHA256)
@@ -410,6 +412,14 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 	}
 	if ok && (e.Container || e.Status == string(StatusIndexed)) {
 		return full(e, nil)
+	}
+	if !container {
+		if entries, err := cp.store.ContainerEntriesForIndexing(ctx, f.TenantID, f.SHA256); err != nil || len(entries) == 0 {
+			return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotContainer)
+		}
+		if !ok || e.SHA256 == "" {
+			return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
+		}
 	}
 	if !ok || e.SHA256 == "" {
 		// The walk did not deliver its bytes: resolve that entry alone.
