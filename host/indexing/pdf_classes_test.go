@@ -1,9 +1,9 @@
 package indexing_test
 
 import (
-	"errors"
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
