@@ -53,6 +53,22 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 		{"apptools.pdf", testcorpus.Read(t, "pdf", "classes", "attach-apptools.pdf"), map[string]string{
 			"apptools.pdf/apptools.dtx": "docstrip",
 		}, "apptools"},
+		// A PDF first seen inside an archive: its attachments are
+		// resolved and become the archive's entries below it.
+		{"fresh.zip", zipOf(t, map[string][]byte{"fresh.pdf": testpdf.WithAttachments("Field guide to the lighthouse",
+			testpdf.File{Name: "glossary.txt", Data: []byte("A quokka is not a lighthouse keeper.\n")})}), map[string]string{
+			"fresh.zip/fresh.pdf":              "lighthouse",
+			"fresh.zip/fresh.pdf/glossary.txt": "quokka",
+		}, "lighthouse"},
+		// A PDF indexed before, inside an archive: its attachments,
+		// resolved once, are the archive's entries below it.
+		{"bundle.zip", zipOf(t, map[string][]byte{"docs/report.pdf": doc}), map[string]string{
+			"bundle.zip/docs/report.pdf":                        "harbour",
+			"bundle.zip/docs/report.pdf/notes.txt":              "marmalade",
+			"bundle.zip/docs/report.pdf/minutes.pdf":            "quarterly",
+			"bundle.zip/docs/report.pdf/minutes.pdf/ledger.csv": "zeppelin",
+			"bundle.zip/docs/report.pdf/passwd":                 "password",
+		}, "harbour"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := e.upload(t, svc, c.name, c.data)

@@ -91,6 +91,9 @@ type AttachmentResolver interface {
 	// Attachments emits the document's attached files into sink; ok is
 	// false when its extractor has no attachments tool.
 	Attachments(ctx context.Context, name, mimeType string, in wasm.Input, sink wasm.OutputSink) (idx content.Index, ok bool, err error)
+	// CarriesAttachments reports whether the document's extractor has an
+	// attachments tool.
+	CarriesAttachments(name, mimeType string) bool
 }
 
 // isContainerPlugin: an extractor that emits files (declares the output
@@ -110,13 +113,27 @@ func (c *Containers) plugin(name, mimeType string) (*wasm.Plugin, bool) {
 	return p, true
 }
 
-// Attachments implements AttachmentResolver.
-func (c *Containers) Attachments(ctx context.Context, name, mimeType string, in wasm.Input, sink wasm.OutputSink) (content.Index, bool, error) {
+// attachmentsPlugin is the document's extractor when it has an
+// attachments tool (and may emit files).
+func (c *Containers) attachmentsPlugin(name, mimeType string) (*wasm.Plugin, bool) {
 	p, ok := c.ex.For(name, mimeType)
 	if !ok || !p.Manifest().HasCapability("output") {
-		return content.Index{}, false, nil
+		return nil, false
 	}
-	if _, has := p.Manifest().Tool(AttachmentsTool); !has {
+	_, has := p.Manifest().Tool(AttachmentsTool)
+	return p, has
+}
+
+// CarriesAttachments implements AttachmentResolver.
+func (c *Containers) CarriesAttachments(name, mimeType string) bool {
+	_, ok := c.attachmentsPlugin(name, mimeType)
+	return ok
+}
+
+// Attachments implements AttachmentResolver.
+func (c *Containers) Attachments(ctx context.Context, name, mimeType string, in wasm.Input, sink wasm.OutputSink) (content.Index, bool, error) {
+	p, ok := c.attachmentsPlugin(name, mimeType)
+	if !ok {
 		return content.Index{}, false, nil
 	}
 	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
@@ -220,12 +237,16 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 		if e.SHA256 == "" || e.Container {
 			continue
 		}
-		if err := in.indexEntry(ctx, f, e, retry, batch); err != nil {
+		attached, err := in.indexEntryAttached(ctx, f, e, retry, batch)
+		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
 			failed++
+			continue
 		}
+		// A document in the archive may carry files of its own.
+		failed += in.entryAttachments(ctx, f, e, attached, retry, batch)
 	}
 	if err := batch.flush(ctx); err != nil {
 		return err
@@ -283,30 +304,54 @@ func hasAttachments(idx content.Index) bool {
 // archive's members are. The document stays indexed whatever happens to
 // its attachments: failures are entries' failures, or logged.
 func (in *Ingester) ingestAttachments(ctx context.Context, f files.Item, retry bool) {
-	cp := in.containers
-	ar, ok := cp.resolver.(AttachmentResolver)
+	entries, ok := in.resolveAttachments(ctx, f.TenantID, f.Name, f.MIMEType, f.SHA256)
 	if !ok {
 		return
 	}
-	r, err := in.blobs.Open(ctx, f.SHA256)
+	batch := in.newEmbedBatch(f)
+	failed := in.indexEntries(ctx, f, entries, retry, batch)
+	if err := batch.flush(ctx); err != nil {
+		in.logger.Warn("knowledge: attachments not embedded", "file", f.ID, "name", f.Name, "err", err)
+	}
+	in.logger.Info("attachments indexed", "file", f.ID, "name", f.Name, "entries", len(entries), "failed", failed)
+}
+
+// resolveAttachments runs a document's attachments tool on its content
+// (sha in tenant) and stores the attached files as the content's entries;
+// ok is false when there is nothing to store (no attachments tool, or the
+// content unreadable: logged). A tool that fails part way keeps what it
+// emitted, logged.
+func (in *Ingester) resolveAttachments(ctx context.Context, tenant, name, mimeType, sha string) (entries []ContainerEntry, ok bool) {
+	cp := in.containers
+	ar, isAR := cp.resolver.(AttachmentResolver)
+	if !isAR {
+		return nil, false
+	}
+	r, err := in.blobs.Open(ctx, sha)
 	if err != nil {
-		in.logger.Warn("knowledge: attachments not read", "file", f.ID, "name", f.Name, "err", err)
-		return
+		in.logger.Warn("knowledge: attachments not read", "name", name, "err", err)
+		return nil, false
 	}
 	defer r.Close()
-	sink := newEntrySink(cp.blobs, f.Name)
-	_, ran, callErr := ar.Attachments(wasm.WithTenant(ctx, f.TenantID), f.Name, f.MIMEType, r, sink)
+	sink := newEntrySink(cp.blobs, name)
+	_, ran, callErr := ar.Attachments(wasm.WithTenant(ctx, tenant), name, mimeType, r, sink)
 	sink.wait()
 	if !ran {
-		return
+		return nil, false
 	}
-	entries := sink.entries
-	if err := cp.store.SaveContainerEntries(ctx, f.TenantID, f.SHA256, entries); err != nil {
-		in.logger.Warn("knowledge: attachments not saved", "file", f.ID, "name", f.Name, "err", err)
-		return
+	if callErr != nil {
+		in.logger.Warn("knowledge: attachments resolved in part", "name", name, "entries", len(sink.entries), "err", callErr)
 	}
-	batch := in.newEmbedBatch(f)
-	failed := 0
+	if err := cp.store.SaveContainerEntries(ctx, tenant, sha, sink.entries); err != nil {
+		in.logger.Warn("knowledge: attachments not saved", "name", name, "err", err)
+		return nil, false
+	}
+	return sink.entries, true
+}
+
+// indexEntries indexes the readable ones of a container's entries (see
+// indexEntry) and counts those that failed.
+func (in *Ingester) indexEntries(ctx context.Context, f files.Item, entries []ContainerEntry, retry bool, batch *embedBatch) (failed int) {
 	for _, e := range entries {
 		if e.Error != "" {
 			failed++
@@ -317,19 +362,41 @@ func (in *Ingester) ingestAttachments(ctx context.Context, f files.Item, retry b
 		}
 		if err := in.indexEntry(ctx, f, e, retry, batch); err != nil {
 			if ctx.Err() != nil {
-				return
+				return failed
 			}
 			failed++
 		}
 	}
-	if err := batch.flush(ctx); err != nil {
-		in.logger.Warn("knowledge: attachments not embedded", "file", f.ID, "name", f.Name, "err", err)
+	return failed
+}
+
+// entryAttachments adds the files attached to an archive's inner document
+// (a PDF in a ZIP) to the archive's entries, below the document's path,
+// and indexes them. The document's own attachments are resolved once per
+// content, when it is first extracted (attached), and kept as its
+// entries; the same bytes in another archive reuse them.
+func (in *Ingester) entryAttachments(ctx context.Context, f files.Item, e ContainerEntry, attached bool, retry bool, batch *embedBatch) int {
+	if ar, ok := in.containers.resolver.(AttachmentResolver); !ok || !ar.CarriesAttachments(path.Base(e.Path), e.MIMEType) {
+		return 0
 	}
-	if callErr != nil {
-		in.logger.Warn("knowledge: attachments resolved in part", "file", f.ID, "name", f.Name, "entries", len(entries), "err", callErr)
-		return
+	var entries []ContainerEntry
+	if attached {
+		entries, _ = in.resolveAttachments(ctx, f.TenantID, path.Base(e.Path), e.MIMEType, e.SHA256)
+	} else {
+		var err error
+		if entries, err = in.containers.store.ContainerEntriesForIndexing(ctx, f.TenantID, e.SHA256); err != nil {
+			in.logger.Warn("knowledge: attachments not read", "file", f.ID, "entry", e.Path, "err", err)
+			return 0
+		}
 	}
-	in.logger.Info("attachments indexed", "file", f.ID, "name", f.Name, "entries", len(entries), "failed", failed)
+	for i := range entries {
+		entries[i].Path = e.Path + "/" + entries[i].Path
+		if err := in.containers.store.PutContainerEntry(ctx, f.TenantID, f.SHA256, entries[i]); err != nil {
+			in.logger.Warn("knowledge: attachment entry not saved", "file", f.ID, "entry", entries[i].Path, "err", err)
+			return 0
+		}
+	}
+	return in.indexEntries(ctx, f, entries, retry, batch)
 }
 
 // indexEntry extracts one inner file as content of its own, keyed by its
@@ -337,13 +404,20 @@ func (in *Ingester) ingestAttachments(ctx context.Context, f files.Item, retry b
 // indexed already (reclaim takes a pending or failed one again). Its
 // failure is recorded on the content, so the entry shows it.
 func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool, batch *embedBatch) error {
+	_, err := in.indexEntryAttached(ctx, f, e, reclaim, batch)
+	return err
+}
+
+// indexEntryAttached is indexEntry that also reports whether it extracted
+// the entry now and its index lists attached files.
+func (in *Ingester) indexEntryAttached(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool, batch *embedBatch) (attached bool, err error) {
 	claimed, err := in.store.ClaimContent(ctx, f.TenantID, e.SHA256, reclaim)
 	if err != nil || !claimed {
-		return err
+		return false, err
 	}
 	inner := f
 	inner.SHA256, inner.Name, inner.MIMEType, inner.Size = e.SHA256, path.Base(e.Path), e.MIMEType, e.Size
-	fail := func(err error) error { return in.failed(ctx, inner, e.Path, err) }
+	fail := func(err error) (bool, error) { return false, in.failed(ctx, inner, e.Path, err) }
 	r, err := in.blobs.Open(ctx, e.SHA256)
 	if err != nil {
 		return fail(fmt.Errorf("knowledge: content of %s: %w", e.Path, err))
@@ -361,8 +435,10 @@ func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEnt
 		return fail(fmt.Errorf("knowledge: extracting %s: %w", e.Path, err))
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize, idx.ContainerPath = inner.Name, inner.MIMEType, inner.Size, f.Name+"/"+e.Path
-	_, err = in.saveContent(ctx, inner, e.Path, idx, objects, batch)
-	return err
+	if _, err = in.saveContent(ctx, inner, e.Path, idx, objects, batch); err != nil {
+		return false, err
+	}
+	return hasAttachments(idx), nil
 }
 
 // ExtractEntry extracts on demand one entry of a container file that is
