@@ -34,8 +34,9 @@ var officeFormatCases = []formatCase{
 		text: []string{"| Cell 1 | Cell 2 |", "| Cell 3 (bold) | Cell 4 (italic) |"},
 		refs: map[string]content.Ref{"Cell 4": {Part: "document", Paragraph: 1}}},
 	{file: "odt/odfpy-headerfooter.odt", mime: mimeODT,
-		text: []string{"Lorem ipsum"},
-		refs: map[string]content.Ref{"Lorem ipsum": {Part: "document", Paragraph: 1, SectionID: "1", Label: "Lorem ipsum"}}},
+		text: []string{"Lorem ipsum", "Header\t1\tTest", "Footer\t1\tBottom"},
+		refs: map[string]content.Ref{"Lorem ipsum": {Part: "document", Paragraph: 1, SectionID: "1", Label: "Lorem ipsum"},
+			"Header": {Part: "header", Paragraph: 1}, "Bottom": {Part: "footer", Paragraph: 1}}},
 	{file: "ods/odfpy-countrystatistics.ods", mime: mimeODS,
 		text: []string{"| 1 | Country | Population<br>in millions |", "| 2 | Austria | 8.3 | 83,858 | 99 |", "| 2 | Norway | 968 |"},
 		refs: map[string]content.Ref{"Austria": {SheetName: "Population", Location: "sheet:Population!A1:D28"}, "Iceland": {SheetName: "HDI"}}},
@@ -356,6 +357,35 @@ func TestXLSMatchesXLSX(t *testing.T) {
 	for i := range xls {
 		if xls[i].Data != xlsx[i].Data || xls[i].Ref != xlsx[i].Ref {
 			t.Errorf("object %d:\nXLS  %+v %s\nXLSX %+v %s", i, xls[i].Ref, xls[i].Data, xlsx[i].Ref, xlsx[i].Data)
+		}
+	}
+}
+
+// TestRTFAsides: an RTF document's headers, footers and footnotes are read
+// as parts of their own (as a Word document's are), out of the body text,
+// where a footnote in the middle of a paragraph leaves the paragraph whole.
+func TestRTFAsides(t *testing.T) {
+	doc := `{\rtf1\ansi\deff0{\fonttbl{\f0 Times;}}` +
+		`{\header \pard Quarterly report\par}{\footerl \pard Page footer left\par}` +
+		`\pard Revenue grew{\footnote \pard Audited figures.} by eight percent.\par` +
+		`\pard Second paragraph.\par}`
+	_, objs, err := run(t, []byte(doc), "report.rtf", "application/rtf", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"document":  "Revenue grew by eight percent.\n\nSecond paragraph.",
+		"header":    "Quarterly report",
+		"footer":    "Page footer left",
+		"footnotes": "Audited figures.",
+	}
+	got := map[string]string{}
+	for _, o := range objs {
+		got[o.Ref.Part] += o.Data
+	}
+	for part, text := range want {
+		if got[part] != text {
+			t.Errorf("part %s: %q, want %q", part, got[part], text)
 		}
 	}
 }

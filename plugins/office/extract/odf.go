@@ -106,6 +106,11 @@ func extractODF(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return fmt.Errorf("content.xml: %w", err)
 	}
+	if kind == "text" && p.has("styles.xml") {
+		if err := w.headersFooters(p); err != nil {
+			return fmt.Errorf("styles.xml: %w", err)
+		}
+	}
 	w.finish()
 	s.structure["format"] = "odf-" + kind
 	return nil
@@ -320,6 +325,41 @@ func (w *odfWalker) inlineElement(b *strings.Builder, e xml.StartElement) error 
 }
 
 // aside collects a note's or annotation's paragraphs, emitted at the end.
+// headersFooters reads the headers and footers of a text document's
+// master pages (styles.xml), as DOCX's are read: objects of parts "header"
+// and "footer".
+func (w *odfWalker) headersFooters(p *pkg) error {
+	d, c, err := p.decoder("styles.xml")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	content := w.d
+	w.d = d
+	defer func() { w.d = content }()
+	return xmlRoot(d, func(xml.StartElement) error {
+		return xmlChildren(d, func(e xml.StartElement) error {
+			if e.Name.Local != "master-styles" {
+				return d.Skip()
+			}
+			return xmlChildren(d, func(e xml.StartElement) error {
+				if e.Name.Local != "master-page" {
+					return d.Skip()
+				}
+				return xmlChildren(d, func(e xml.StartElement) error {
+					switch e.Name.Local {
+					case "header", "header-left", "header-first":
+						return w.aside("header")
+					case "footer", "footer-left", "footer-first":
+						return w.aside("footer")
+					}
+					return d.Skip()
+				})
+			})
+		})
+	})
+}
+
 func (w *odfWalker) aside(part string) error {
 	outer := w.collect
 	var got []string

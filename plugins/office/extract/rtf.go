@@ -27,14 +27,21 @@ var rtfSkip = map[string]bool{
 	"datastore": true, "latentstyles": true, "listtable": true, "listoverridetable": true,
 	"rsidtbl": true, "generator": true, "xmlnstbl": true, "mmathPr": true, "filetbl": true,
 	"revtbl": true, "pgdsctbl": true, "protusertbl": true, "bkmkstart": true, "bkmkend": true,
-	"header": true, "headerl": true, "headerr": true, "headerf": true, "footer": true,
-	"footerl": true, "footerr": true, "footerf": true, "footnote": true, "annotation": true,
-	"atnid": true, "atnauthor": true, "xe": true, "tc": true, "sp": true,
+	"annotation": true,
+	"atnid":      true, "atnauthor": true, "xe": true, "tc": true, "sp": true,
 	"nonshppict": true, "blipuid": true, "passwordhash": true, "factoidname": true,
 	"defchp": true, "defpap": true, "wgrffmtfilter": true, "pnseclvl": true, "template": true,
 	"docvar": true, "listpicture": true, "userprops": true, "ftnsep": true, "ftnsepc": true,
 	"aftnsep": true, "aftnsepc": true, "ftncn": true, "aftncn": true, "oldcprops": true,
 	"oldpprops": true, "oldsprops": true, "oldtprops": true, "fchars": true, "lchars": true,
+}
+
+// rtfAsides are the destinations read as parts of their own, as a Word
+// document's are: headers, footers and footnotes.
+var rtfAsides = map[string]string{
+	"header": "header", "headerl": "header", "headerr": "header", "headerf": "header",
+	"footer": "footer", "footerl": "footer", "footerr": "footer", "footerf": "footer",
+	"footnote": "footnotes",
 }
 
 // rtfSymbols are control words that stand for one character.
@@ -72,13 +79,21 @@ type rtfParser struct {
 	fontTable int
 	skipChars int // characters still to skip after \uN
 	inTitle   bool
+	// An aside (header, footer, footnote) collects its paragraphs apart
+	// until its group closes: asidePart names it, asideDepth is its
+	// group's depth, asideB its current paragraph.
+	asidePart  string
+	asideDepth int
+	asideB     strings.Builder
+	asides     map[string][]string
 }
 
 // extractRTF reads Rich Text Format: the document's paragraphs (tables'
 // cells tab-separated, fields by their results, characters by their code
 // pages and \u escapes), without the font, colour and style tables,
-// pictures, headers and notes. References as for Word documents: Part
-// "document", Paragraph, Location "paragraph:A-B".
+// pictures and comments; headers, footers and footnotes as parts of their
+// own. References as for Word documents: Part "document" (or "header",
+// "footer", "footnotes"), Paragraph, Location "paragraph:A-B".
 func extractRTF(ctx context.Context, in input, s *sink) error {
 	b, cut, err := readInput(in)
 	if err != nil {
@@ -93,6 +108,11 @@ func extractRTF(ctx context.Context, in input, s *sink) error {
 		return err
 	}
 	n, _ := emitParagraphs(s, "document", p.paras, in.lim.BlockBytes)
+	for _, part := range []string{"header", "footer", "footnotes"} {
+		if k, _ := emitParagraphs(s, part, p.asides[part], in.lim.BlockBytes); k > 0 {
+			s.structure[part] = k
+		}
+	}
 	s.structure["format"] = "rtf"
 	s.structure["paragraphs"] = n
 	if t := headingText(p.titleB.String()); t != "" {
@@ -126,6 +146,10 @@ func (p *rtfParser) run(ctx context.Context) error {
 				}
 				p.st = p.stack[len(p.stack)-1]
 				p.stack = p.stack[:len(p.stack)-1]
+			}
+			if p.asidePart != "" && len(p.stack) < p.asideDepth {
+				p.endParagraph()
+				p.asidePart, p.dst = "", &p.cur
 			}
 			if p.inTitle && p.st.skip {
 				p.inTitle, p.dst = false, &p.cur
@@ -188,6 +212,14 @@ func (p *rtfParser) write(s string) {
 func (p *rtfParser) endParagraph() {
 	p.flushBytes()
 	if p.st.skip {
+		return
+	}
+	if p.asidePart != "" {
+		if p.asides == nil {
+			p.asides = map[string][]string{}
+		}
+		p.asides[p.asidePart] = append(p.asides[p.asidePart], p.asideB.String())
+		p.asideB.Reset()
 		return
 	}
 	p.paras = append(p.paras, p.cur.String())
@@ -279,6 +311,15 @@ func (p *rtfParser) word(w string, num int, hasNum bool) {
 	if rtfSkip[w] {
 		p.flushBytes()
 		p.st.skip = true
+		return
+	}
+	if part, ok := rtfAsides[w]; ok {
+		p.flushBytes()
+		if p.asidePart != "" || p.st.skip {
+			p.st.skip = true // an aside inside an aside, or in skipped text
+			return
+		}
+		p.asidePart, p.asideDepth, p.dst = part, len(p.stack), &p.asideB
 		return
 	}
 	if s, ok := rtfSymbols[w]; ok {
