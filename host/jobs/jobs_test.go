@@ -34,17 +34,23 @@ func TestEnqueueAndWork(t *testing.T) {
 		ctx := context.Background()
 
 		tests := []struct {
-			name string
-			args echoArgs
-			opts *jobs.EnqueueOpts
+			name  string
+			args  echoArgs
+			opts  *jobs.EnqueueOpts
+			delay time.Duration // scheduled this long after enqueueing
 		}{
-			{"no options", echoArgs{Name: "a", N: 1}, nil},
-			{"priority and attempts", echoArgs{Name: "b", N: 2}, &jobs.EnqueueOpts{Priority: 3, MaxAttempts: 7}},
-			{"scheduled soon", echoArgs{Name: "c", N: 3}, &jobs.EnqueueOpts{ScheduledAt: time.Now().Add(300 * time.Millisecond)}},
+			{"no options", echoArgs{Name: "a", N: 1}, nil, 0},
+			{"priority and attempts", echoArgs{Name: "b", N: 2}, &jobs.EnqueueOpts{Priority: 3, MaxAttempts: 7}, 0},
+			{"scheduled soon", echoArgs{Name: "c", N: 3}, &jobs.EnqueueOpts{}, 300 * time.Millisecond},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				before := time.Now()
+				if tc.delay > 0 {
+					// Scheduled from now, not from when the table was
+					// built: earlier cases may take any time.
+					tc.opts.ScheduledAt = before.Add(tc.delay)
+				}
 				res, err := q.Enqueue(ctx, tc.args, tc.opts)
 				if err != nil {
 					t.Fatal(err)
