@@ -186,7 +186,7 @@ func BenchmarkPrescan500(b *testing.B) {
 			}
 			whole = append(whole, time.Since(start))
 		}
-		figure.Report("pdf.prescan.vs_extract", t.Seconds()/median(whole).Seconds(), "ratio")
+		figure.Report("pdf.prescan.500p.vs_extract", t.Seconds()/median(whole).Seconds(), "ratio")
 		b.Logf("500 pages: pre-scan %v, extract %v", t, median(whole))
 		pdfinfo, err1 := exec.LookPath("pdfinfo")
 		pdftotext, err2 := exec.LookPath("pdftotext")
