@@ -108,7 +108,7 @@ func (w *walker) rarMember(c member, sc *scope, rr *rardecode.Reader, hdr *rarde
 			size, hdr.PackedSize, float64(size)/float64(max(hdr.PackedSize, 1)), w.lim.MaxRatio))
 		return
 	}
-	src := source{size: size, live: &exact{r: rarErrors{rr}, left: size}, open: reopenRarMember(reopen, index, hdr.Name, size)}
+	src := source{size: size, live: &exact{r: guarded{rr, rarError}, left: size}, open: reopenRarMember(reopen, index, hdr.Name, size)}
 	w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, extracted: true, src: src})
 }
 
@@ -141,18 +141,9 @@ func reopenRarMember(open func() (io.ReadCloser, error), index int, name string,
 				rc.Close()
 				return nil, fmt.Errorf("%w: entry %d is now %q, not %q", ErrCorrupt, index, display(hdr.Name), display(name))
 			}
-			return readCloser{&exact{r: rarErrors{rr}, left: size}, rc.Close}, nil
+			return readCloser{&exact{r: guarded{rr, rarError}, left: size}, rc.Close}, nil
 		}
 	}
-}
-
-// rarErrors gives the RAR reader's errors our sentinels.
-type rarErrors struct{ r io.Reader }
-
-func (e rarErrors) Read(p []byte) (n int, err error) {
-	defer recovered(&err)
-	n, err = e.r.Read(p)
-	return n, rarError(err)
 }
 
 func rarError(err error) error {

@@ -78,7 +78,7 @@ func (w *walker) sevenZipMember(c member, sc *scope, zr *sevenzip.Reader, index 
 		if err != nil {
 			return nil, sevenZipError(err)
 		}
-		return readCloser{&crcReader{r: &exact{r: sevenZipErrors{rc}, left: size}, want: f.CRC32}, rc.Close}, nil
+		return readCloser{&crcReader{r: &exact{r: guarded{rc, sevenZipError}, left: size}, want: f.CRC32}, rc.Close}, nil
 	}
 	live, err := open(zr)
 	if err != nil {
@@ -126,15 +126,6 @@ func (c *crcReader) Read(p []byte) (int, error) {
 		return n, fmt.Errorf("%w: CRC-32 %08x, want %08x", ErrCorrupt, c.got, c.want)
 	}
 	return n, err
-}
-
-// sevenZipErrors gives the 7z reader's errors our sentinels.
-type sevenZipErrors struct{ r io.Reader }
-
-func (s sevenZipErrors) Read(p []byte) (n int, err error) {
-	defer recovered(&err)
-	n, err = s.r.Read(p)
-	return n, sevenZipError(err)
 }
 
 func sevenZipError(err error) error {

@@ -53,7 +53,7 @@ func decompress(ctx context.Context, kind Kind, r io.Reader, lim Limits, max int
 	default:
 		return nil, "", fmt.Errorf("%w: %s is not a compressed stream", ErrUnsupported, kind)
 	}
-	return &meter{ctx: ctx, in: &cr.n, r: decoderErrors{zr}, lim: lim, max: max, what: what}, name, nil
+	return &meter{ctx: ctx, in: &cr.n, r: guarded{zr, streamError}, lim: lim, max: max, what: what}, name, nil
 }
 
 // checkXzDict reads the first block header of an xz stream (without
@@ -103,15 +103,18 @@ func checkXzDict(br *bufio.Reader) error {
 	return nil
 }
 
-// decoderErrors makes every failure of a decompressor ErrCorrupt (or
-// ErrTruncated for a cut stream): bzip2 and xz report bad data as plain
-// errors.
-type decoderErrors struct{ r io.Reader }
+// guarded reads a third-party decoder: a panic becomes ErrCorrupt
+// (recovered) and its errors our sentinels (mapErr: streamError for bzip2
+// and xz, which report bad data as plain errors; rarError; sevenZipError).
+type guarded struct {
+	r      io.Reader
+	mapErr func(error) error
+}
 
-func (d decoderErrors) Read(p []byte) (n int, err error) {
+func (g guarded) Read(p []byte) (n int, err error) {
 	defer recovered(&err)
-	n, err = d.r.Read(p)
-	return n, streamError(err)
+	n, err = g.r.Read(p)
+	return n, g.mapErr(err)
 }
 
 // recovered turns a panic of a third-party decoder (a division by zero on
