@@ -63,8 +63,9 @@ var ErrBadSet = errors.New("tool set cannot be resolved")
 
 // Registry resolves tool sets. A set lists tool names and other sets ("@core").
 type Registry struct {
-	runner Runner
-	sets   map[string][]string
+	runner  Runner
+	sets    map[string][]string
+	sources SourceFinder // nil: plugins only
 }
 
 // NewRegistry returns a registry over the runner's tools; sets nil means
@@ -149,9 +150,11 @@ func (r *Registry) expand(name string, seen map[string]bool) ([]string, error) {
 
 // Set is a resolved tool set: what one agent run may call.
 type Set struct {
-	runner Runner
-	byName map[string]Tool
-	order  []string
+	runner   Runner
+	byName   map[string]Tool
+	order    []string
+	sources  map[string]Source // the tools that are not the runner's
+	problems []error
 }
 
 func (s *Set) add(t wasm.ToolInfo) {
@@ -187,6 +190,9 @@ func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.Cal
 	if c, ok := toolcall.From(ctx); ok {
 		// A plugin instance serves one tenant; its calls are kept apart.
 		ctx = wasm.WithTenant(ctx, c.Principal.TenantID)
+	}
+	if src, ok := s.sources[name]; ok {
+		return src.Call(ctx, name, args)
 	}
 	return s.runner.Call(ctx, name, args, opts)
 }
