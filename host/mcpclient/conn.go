@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -48,6 +49,7 @@ type conn struct {
 	refused  []string // tools left out, with why
 	stale    bool     // the server said its tool list changed
 	failures int
+	deaths   int // calls in a row the server died in
 	lastErr  error
 	retryAt  time.Time
 	lastUsed time.Time
@@ -137,6 +139,24 @@ func (c *conn) ready(ctx context.Context) (*mcp.ClientSession, error) {
 		c.logger.Warn("mcp server tool refused", "why", r)
 	}
 	return s, nil
+}
+
+// deathsBeforeBackoff is how many calls in a row a server may die in
+// before it is held off like a server that cannot start.
+const deathsBeforeBackoff = 3
+
+// died counts a server's death during a call; it says whether that makes
+// the server held off.
+func (c *conn) died(err error) bool {
+	c.mu.Lock()
+	c.deaths++
+	n := c.deaths
+	c.mu.Unlock()
+	if n < deathsBeforeBackoff {
+		return false
+	}
+	_ = c.failed(err)
+	return true
 }
 
 // failed counts a failure and sets the back-off; it returns err, named.
@@ -300,8 +320,11 @@ func (c *conn) call(ctx context.Context, t tool, args []byte) wasm.Result {
 	timeout := c.srv.Config.Timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err := s.CallTool(cctx, &mcp.CallToolParams{Name: t.orig, Arguments: args})
+	out, err := s.CallTool(cctx, &mcp.CallToolParams{Name: t.orig, Arguments: json.RawMessage(args)})
 	if err == nil {
+		c.mu.Lock()
+		c.deaths = 0
+		c.mu.Unlock()
 		return result(out, c.srv.Config.ResultLimit())
 	}
 	return c.callFailed(ctx, cctx, s, f, p, timeout, err)
@@ -331,7 +354,9 @@ func (c *conn) callFailed(ctx, cctx context.Context, s *mcp.ClientSession, f *fa
 				msg += " (" + d + ")"
 			}
 		}
-		_ = c.failed(errors.New(msg))
+		if c.died(errors.New(msg)) {
+			return failure(wasm.CodeUnavailable, "%s, %d times in a row: it is held off for a while", msg, deathsBeforeBackoff)
+		}
 		return failure(wasm.CodeUnavailable, "%s; it is started again on the next call", msg)
 	case fault != nil:
 		c.drop(s)

@@ -1,7 +1,9 @@
 package mcpclient
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -134,7 +136,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	go p.readStderr(errR)
 	go p.wait()
 	t.proc = p
-	inner, err := (&mcp.IOTransport{Reader: &lineLimitReader{r: outR, limit: t.limit}, Writer: inW, MaxLineLength: -1}).Connect(ctx)
+	inner, err := (&mcp.IOTransport{Reader: newLineReader(outR, t.limit), Writer: inW, MaxLineLength: -1}).Connect(ctx)
 	if err != nil {
 		p.stop()
 		return nil, err
@@ -280,42 +282,68 @@ func (p *process) describe() string {
 	return msg
 }
 
-// lineLimitReader refuses a line (one JSON-RPC message) longer than limit
-// as soon as it is that long, so a huge answer is never buffered whole.
-type lineLimitReader struct {
-	r     io.ReadCloser
+// lineReader frames a server's output into lines (the stdio transport's
+// messages are newline-delimited and contain no newline): a line longer
+// than limit is refused as soon as it is that long, so a huge answer is
+// never buffered whole, and a line that is not JSON is refused at its end —
+// the SDK's decoder would otherwise wait for the rest of a broken value.
+type lineReader struct {
+	rc    io.ReadCloser
+	br    *bufio.Reader
 	limit int
-	n     int // bytes since the last newline
+	line  []byte // the current line, being handed out
 	err   error
 }
 
-func (l *lineLimitReader) Close() error { return l.r.Close() }
+func newLineReader(rc io.ReadCloser, limit int) *lineReader {
+	return &lineReader{rc: rc, br: bufio.NewReaderSize(rc, 64<<10), limit: limit}
+}
 
 // ErrTooLarge says a message from a server exceeded the server's bound.
 var ErrTooLarge = errors.New("message larger than the bound")
 
-func (l *lineLimitReader) Read(p []byte) (int, error) {
-	if l.err != nil {
-		return 0, l.err
-	}
-	n, err := l.r.Read(p)
-	rest := p[:n]
-	for {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			l.n += len(rest)
-			break
+// ErrMalformed says a server sent a line that is not JSON.
+var ErrMalformed = errors.New("a line that is not JSON")
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	for len(l.line) == 0 {
+		if l.err != nil {
+			return 0, l.err
 		}
-		if l.n+i > l.limit {
-			l.n += i
-			break
-		}
-		l.n = 0
-		rest = rest[i+1:]
+		l.line, l.err = l.next()
 	}
-	if l.n > l.limit {
-		l.err = fmt.Errorf("%w of %d bytes", ErrTooLarge, l.limit)
-		return 0, l.err
-	}
-	return n, err
+	n := copy(p, l.line)
+	l.line = l.line[n:]
+	return n, nil
 }
+
+// next reads one line, newline included; blank lines are skipped.
+func (l *lineReader) next() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		if len(line)+len(chunk) > l.limit+1 {
+			return nil, fmt.Errorf("%w of %d bytes", ErrTooLarge, l.limit)
+		}
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			if len(bytes.TrimSpace(line)) > 0 {
+				return nil, fmt.Errorf("%w: %q (then the output ended)", ErrMalformed, clip(string(line), 80))
+			}
+			return nil, err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			line = line[:0]
+			continue
+		}
+		if !json.Valid(line) {
+			return nil, fmt.Errorf("%w: %q", ErrMalformed, clip(strings.TrimSpace(string(line)), 80))
+		}
+		return line, nil
+	}
+}
+
+func (l *lineReader) Close() error { return l.rc.Close() }
