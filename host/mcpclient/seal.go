@@ -47,7 +47,9 @@ func NewSealer(key string) (*Sealer, error) {
 	return &Sealer{aead: aead}, nil
 }
 
-func sealContext(tenantID, name string) []byte { return []byte("agenthost mcp server\x00" + tenantID + "\x00" + name) }
+func sealContext(tenantID, name string) []byte {
+	return []byte("agenthost mcp server\x00" + tenantID + "\x00" + name)
+}
 
 // Seal encrypts a server's secrets; no secrets seal to nil.
 func (s *Sealer) Seal(tenantID, name string, sec Secrets) ([]byte, error) {
