@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -342,6 +343,10 @@ func (c *conn) callFailed(ctx, cctx context.Context, s *mcp.ClientSession, f *fa
 		return failure(wasm.CodePluginError, "the MCP server %q answered with error %d: %s", c.srv.Name, werr.Code, clip(werr.Message, 2000))
 	}
 	fault := f.get()
+	if fault == nil && strings.Contains(err.Error(), "SSE event exceeded") {
+		// The SDK bounds an event (MaxEventSize) with an unexported error.
+		fault = fmt.Errorf("%w: %v", ErrTooLarge, err)
+	}
 	switch {
 	case fault != nil && errors.Is(fault, ErrTooLarge):
 		c.drop(s)
