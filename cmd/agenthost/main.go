@@ -86,7 +86,7 @@ commands:
   serve                          run the HTTP server and background workers
   worker                         run background workers only
   migrate                        apply database migrations
-  admin bootstrap|user|workspace|member|token|tools|limits|usage   tenants, users, workspaces, roles, tokens, spending
+  admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp   tenants, users, workspaces, roles, tokens, spending, MCP servers
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
   plugin build DIR [-o FILE]     compile a plugin and embed its manifest
   plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature

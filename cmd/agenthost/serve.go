@@ -225,6 +225,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
 	// Every tool call an agent or the API makes is a transaction.
 	registry := tools.NewRegistry(meter.MeteredRunner(host), nil)
+	// External MCP servers an admin added join their workspaces' tool sets
+	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
+	mcpAdmin, err := mcpServers(db, *data, meter, tel, logger)
+	if err != nil {
+		return err
+	}
+	defer mcpAdmin.Manager.Close()
+	registry.WithSources(mcpAdmin.Manager)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
 	defer runner.Close()
 	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger)
@@ -276,7 +284,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,
-		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate},
+		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate}, MCPServers: mcpAdmin,
 		Model: func() string { return agentModels(model.Config()) },
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
