@@ -90,7 +90,10 @@ func call(t *testing.T, src tools.Source, tool, args string) wasm.Result {
 // then the honest tool: every failure is a clear error result, and the
 // server is usable again after it (reconnected or restarted as needed).
 func TestHostileContained(t *testing.T) {
-	src, _ := source(t, hostile(mcpclient.Config{TimeoutMs: 500, MaxResultBytes: 1 << 20}), mcpclient.Options{})
+	src, _ := source(t, hostile(mcpclient.Config{MaxResultBytes: 1 << 20}), mcpclient.Options{})
+	// The slow tool never answers: any timeout shows it, and only its
+	// case waits for one.
+	impatient, _ := source(t, hostile(mcpclient.Config{TimeoutMs: 500}), mcpclient.Options{})
 	for _, c := range []struct {
 		tool, args string
 		code, msg  string
@@ -107,6 +110,10 @@ func TestHostileContained(t *testing.T) {
 		{"hostile_nope", `{}`, wasm.CodeUnknownTool, "no tool"},
 	} {
 		t.Run(strings.TrimPrefix(c.tool, "hostile_")+c.code, func(t *testing.T) {
+			src := src
+			if c.tool == "hostile_slow" {
+				src = impatient
+			}
 			r := call(t, src, c.tool, c.args)
 			if c.code == "" {
 				if !r.OK || r.Text != c.msg {

@@ -135,8 +135,18 @@ func call(r request) {
 		if b, ok := p.Arguments["bytes"].(float64); ok {
 			n = int(b)
 		}
-		id, _ := json.Marshal(r.ID)
-		raw(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", n) + `"}]}}` + "\n")
+		// Streamed in chunks, so that the client's bound is reached at
+		// once rather than after the whole answer is built.
+		mu.Lock()
+		defer mu.Unlock()
+		os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":{"content":[{"type":"text","text":"`)
+		chunk := strings.Repeat("x", 64<<10)
+		for ; n > 0; n -= len(chunk) {
+			if _, err := os.Stdout.WriteString(chunk[:min(n, len(chunk))]); err != nil {
+				return
+			}
+		}
+		os.Stdout.WriteString(`"}]}}` + "\n")
 	case "garbage":
 		raw(`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":{"content":[` + "\n")
 	case "notjson":
