@@ -23,8 +23,8 @@ import (
 // flags name the environment variables that hold them.
 type mcpAdminFlags struct {
 	command, url, env, secretEnv, bearerEnv, headerEnv, readOnly, remove *string
-	timeout                                                            *time.Duration
-	maxResult                                                          *int
+	timeout                                                              *time.Duration
+	maxResult                                                            *int
 }
 
 func addMCPAdminFlags(fs *flag.FlagSet) *mcpAdminFlags {

@@ -10,7 +10,9 @@ import (
 )
 
 func TestValidate(t *testing.T) {
-	stdio := func(cmd ...string) mcpclient.Config { return mcpclient.Config{Transport: mcpclient.Stdio, Command: cmd} }
+	stdio := func(cmd ...string) mcpclient.Config {
+		return mcpclient.Config{Transport: mcpclient.Stdio, Command: cmd}
+	}
 	web := func(u string) mcpclient.Config { return mcpclient.Config{Transport: mcpclient.HTTP, URL: u} }
 	for _, c := range []struct {
 		name string
