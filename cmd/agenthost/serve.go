@@ -284,8 +284,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,
-		Rate: api.RateLimit{Counter: db, PerMinute: *tenantRate}, MCPServers: mcpAdmin,
-		Model: func() string { return agentModels(model.Config()) },
+		Rate:       api.RateLimit{Counter: db, PerMinute: *tenantRate},
+		MCPServers: mcpAdmin,
+		Model:      func() string { return agentModels(model.Config()) },
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	// Requests get half the shutdown's time (and are cancelled after a
