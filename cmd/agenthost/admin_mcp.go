@@ -72,7 +72,7 @@ func (f *mcpAdminFlags) run(ctx context.Context, db *store.DB, tenant, name, wor
 	if err != nil {
 		return err
 	}
-	a := mcpclient.Admin{Store: db, Sealer: sealer}
+	a := mcpclient.Admin{Store: db, Sealer: sealer, Commands: envMCPCommands()}
 	switch {
 	case list:
 		servers, err := a.List(ctx, admin)
@@ -163,14 +163,40 @@ func printMCPServers(w io.Writer, servers []mcpclient.Server) {
 
 // mcpServers is serve's side: the connections to the tenants' MCP servers
 // (stdio servers run in DATA/mcp/ID), billed and traced like plugin calls.
-func mcpServers(db *store.DB, data string, meter mcpclient.Meter, tel *telemetry.Telemetry, logger *slog.Logger) (mcpclient.Admin, error) {
+// HTTP servers are reached through host/egress's address checks, with the
+// plugins' -allow-host exceptions.
+func mcpServers(db *store.DB, data string, commands, allowHosts []string, meter mcpclient.Meter, tel *telemetry.Telemetry, logger *slog.Logger) (mcpclient.Admin, error) {
 	sealer, err := mcpclient.NewSealer(os.Getenv("AGENTHOST_SECRET_KEY"))
 	if err != nil {
 		return mcpclient.Admin{}, err
 	}
-	m, err := mcpclient.New(db, mcpclient.Options{DataDir: data, Sealer: sealer, Meter: meter, Tracer: tel.TracerProvider(), Logger: logger})
+	m, err := mcpclient.New(db, mcpclient.Options{DataDir: data, Sealer: sealer, Meter: meter, Tracer: tel.TracerProvider(), Logger: logger,
+		Commands: commands, AllowPrivateHosts: allowHosts})
 	if err != nil {
 		return mcpclient.Admin{}, err
 	}
-	return mcpclient.Admin{Store: db, Sealer: sealer, Manager: m}, nil
+	return mcpclient.Admin{Store: db, Sealer: sealer, Manager: m, Commands: commands}, nil
+}
+
+// mcpCommandFlag is serve's -mcp-command: the stdio commands tenant admins
+// may add, beside AGENTHOST_MCP_COMMANDS (entries separated by ";").
+type mcpCommandFlag struct{ items *stringList }
+
+func addMCPCommandFlag(fs *flag.FlagSet) mcpCommandFlag {
+	f := mcpCommandFlag{items: &stringList{}}
+	fs.Var(f.items, "mcp-command", `a stdio MCP server command tenant admins may add: the program and optionally its first arguments ("/usr/bin/node /srv/mcp/memory/index.js"); repeatable; also AGENTHOST_MCP_COMMANDS, separated by ";"`)
+	return f
+}
+
+func (f mcpCommandFlag) list() []string { return append(envMCPCommands(), *f.items...) }
+
+// envMCPCommands reads AGENTHOST_MCP_COMMANDS.
+func envMCPCommands() []string {
+	var out []string
+	for _, c := range strings.Split(os.Getenv("AGENTHOST_MCP_COMMANDS"), ";") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -35,8 +35,12 @@ func TestAdminMCP(t *testing.T) {
 	fail("not both", "-name", "jira", "-url", "https://x/mcp", "-command", "node x.js")
 	fail("name", "-name", "Bad Name", "-command", "node x.js")
 
+	fail("allows none", "-name", "memory", "-command", "/usr/bin/node /srv/other.js")
+	t.Setenv("AGENTHOST_MCP_COMMANDS", "/usr/bin/python3 /srv/x.py; /usr/bin/node /srv/memory/index.js")
+	fail("not one the operator allows", "-name", "memory", "-command", "/usr/bin/node /srv/other.js")
+	fail("load code", "-name", "memory", "-command", "/usr/bin/node /srv/memory/index.js", "-env", "NODE_OPTIONS=--require=/tmp/x.js")
 	out = admin("mcp", "-tenant", tenant[1], "-name", "memory", "-workspace", ws[1],
-		"-command", `["node","/srv/memory server/index.js"]`, "-env", "MEMORY_FILE_PATH=${WORKDIR}/memory.jsonl", "-read-only", "*")
+		"-command", `["/usr/bin/node","/srv/memory/index.js","--flag"]`, "-env", "MEMORY_FILE_PATH=${WORKDIR}/memory.jsonl", "-read-only", "*")
 	if !strings.Contains(out, "memory_TOOL") || !strings.Contains(out, ws[1]) {
 		t.Fatalf("add stdio: %s", out)
 	}
@@ -47,7 +51,7 @@ func TestAdminMCP(t *testing.T) {
 	}
 	list := admin("mcp", "-tenant", tenant[1], "-list")
 	if strings.Contains(list, "tok-from-env") || !strings.Contains(list, "Authorization") ||
-		!strings.Contains(list, "/srv/memory server/index.js") || !strings.Contains(list, "(all)") {
+		!strings.Contains(list, "/usr/bin/node /srv/memory/index.js --flag") || !strings.Contains(list, "(all)") {
 		t.Fatalf("list:\n%s", list)
 	}
 	admin("mcp", "-tenant", tenant[1], "-remove", id[1])

@@ -52,6 +52,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ef := addExtractorFlags(fs)
 	bf := addBillingFlags(fs)
 	tf := addTelemetryFlags(fs)
+	mcpCommands := addMCPCommandFlag(fs)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -227,7 +228,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	registry := tools.NewRegistry(meter.MeteredRunner(host), nil)
 	// External MCP servers an admin added join their workspaces' tool sets
 	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
-	mcpAdmin, err := mcpServers(db, *data, meter, tel, logger)
+	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), *pf.allowHosts, meter, tel, logger)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -155,7 +156,8 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcp, err := mcpclient.New(db, mcpclient.Options{DataDir: dir, Sealer: sealer, Meter: meter})
+	// The tests' MCP servers listen on loopback, which serve's transport refuses.
+	mcp, err := mcpclient.New(db, mcpclient.Options{DataDir: dir, Sealer: sealer, Meter: meter, HTTPTransport: http.DefaultTransport})
 	if err != nil {
 		t.Fatal(err)
 	}

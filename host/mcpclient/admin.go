@@ -47,6 +47,9 @@ type Admin struct {
 	Store   Registrations
 	Sealer  *Sealer
 	Manager *Manager // nil: no live connections to close (the admin CLI)
+	// Commands are the stdio commands the operator allows (AllowedCommand),
+	// as the manager's: a server that would not run is refused when added.
+	Commands []string
 }
 
 // Add validates, seals and stores a new server.
@@ -71,6 +74,11 @@ func (a Admin) Add(ctx context.Context, p tenancy.Principal, n NewServer) (Serve
 		TimeoutMs: n.TimeoutMs, MaxResultBytes: n.MaxResultBytes}}
 	if err := Validate(s, sec); err != nil {
 		return Server{}, err
+	}
+	if s.Config.Transport == Stdio {
+		if err := AllowedCommand(a.Commands, s.Config.Command); err != nil {
+			return Server{}, fmt.Errorf("%w: %w", tenancy.ErrForbidden, err)
+		}
 	}
 	for k := range sec.Env {
 		s.Config.SecretEnv = append(s.Config.SecretEnv, k)

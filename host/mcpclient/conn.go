@@ -178,6 +178,9 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	var st *stdioTransport
 	switch c.srv.Config.Transport {
 	case Stdio:
+		if err := AllowedCommand(c.m.cfg.Commands, c.srv.Config.Command); err != nil {
+			return nil, err
+		}
 		dir := filepath.Join(c.m.cfg.DataDir, "mcp", c.srv.ID)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("its directory: %w", err)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,9 +21,6 @@ func httpTransport(c Config, sec Secrets, base http.RoundTripper, f *faults) (*m
 	u, err := url.Parse(c.URL)
 	if err != nil {
 		return nil, err
-	}
-	if base == nil {
-		base = &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: MaxTimeout, IdleConnTimeout: 90 * time.Second}
 	}
 	client := &http.Client{
 		Transport: &authTransport{base: base, scheme: u.Scheme, host: u.Host, headers: sec.Headers, limit: int64(c.ResultLimit()), faults: f},

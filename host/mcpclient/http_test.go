@@ -71,7 +71,7 @@ func TestHTTPServer(t *testing.T) {
 			ts := sdkServer(t, "tok-1", jsonResponse)
 			s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}},
 				mcpclient.Config{MaxResultBytes: 64 << 10, ReadOnly: []string{"*"}})
-			src, _ := source(t, s, mcpclient.Options{Sealer: sealer})
+			src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(ts.URL)}})
 			list, err := src.Tools(context.Background())
 			if err != nil || len(list) != 2 || list[0].Name != "remote_echo" || !list[0].ReadOnly || list[1].ReadOnly {
 				t.Fatalf("tools %+v %v", list, err)
@@ -93,7 +93,7 @@ func TestHTTPServer(t *testing.T) {
 func TestHTTPAuthRefused(t *testing.T) {
 	ts := sdkServer(t, "tok-1", true)
 	s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer wrong"}}, mcpclient.Config{})
-	src, _ := source(t, s, mcpclient.Options{Sealer: sealer})
+	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(ts.URL)}})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Fatalf("wrong token: %v", err)
 	}
@@ -116,7 +116,7 @@ func TestHTTPRedirectNotFollowed(t *testing.T) {
 	}))
 	defer redirector.Close()
 	s, sealer := remote(t, redirector.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{})
-	src, _ := source(t, s, mcpclient.Options{Sealer: sealer})
+	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(redirector.URL), hostPort(other.URL)}})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "redirect") {
 		t.Fatalf("redirect: %v", err)
 	}
@@ -124,5 +124,24 @@ func TestHTTPRedirectNotFollowed(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 0 {
 		t.Fatalf("the other origin got requests: %q", seen)
+	}
+}
+
+func hostPort(u string) string { return strings.TrimPrefix(u, "http://") }
+
+// TestHTTPPrivateAddressRefused: an HTTP server on a loopback (or private,
+// or metadata) address is not reached unless the operator allows its host:
+// a tenant admin cannot point agenthost at the host's own services.
+func TestHTTPPrivateAddressRefused(t *testing.T) {
+	ts := sdkServer(t, "tok-1", true)
+	s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{})
+	src, _ := source(t, s, mcpclient.Options{Sealer: sealer})
+	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("a loopback server: %v", err)
+	}
+	meta, sealer := remote(t, "http://169.254.169.254/mcp", mcpclient.Secrets{}, mcpclient.Config{})
+	src, _ = source(t, meta, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{"169.254.169.254:80"}})
+	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "169.254.169.254") {
+		t.Fatalf("the metadata address: %v", err)
 	}
 }

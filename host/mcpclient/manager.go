@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -45,8 +46,17 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// IdleTimeout closes a connection unused that long [10m].
 	IdleTimeout time.Duration
-	// HTTPTransport carries HTTP servers' requests [a fresh http.Transport].
+	// HTTPTransport carries HTTP servers' requests [host/egress's transport:
+	// loopback, private and metadata addresses refused but for
+	// AllowPrivateHosts].
 	HTTPTransport http.RoundTripper
+	// AllowPrivateHosts are the hosts ("host" for ports 80 and 443, or
+	// "host:port") an HTTP server may be at although they resolve to a
+	// private or loopback address (the operator's -allow-host).
+	AllowPrivateHosts []string
+	// Commands are the stdio commands the operator allows (AllowedCommand);
+	// none: no stdio server runs.
+	Commands []string
 	// Version is agenthost's, told to servers.
 	Version string
 	Logger  *slog.Logger
@@ -86,6 +96,10 @@ func New(store Store, cfg Options) (*Manager, error) {
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
+	}
+	if cfg.HTTPTransport == nil {
+		cfg.HTTPTransport = egress.NewClient(egress.NewPolicy().WithTimeout(MaxTimeout).
+			WithPrivateHostsAllowed(cfg.AllowPrivateHosts...)).Transport()
 	}
 	tp := cfg.Tracer
 	if tp == nil {

@@ -2,6 +2,7 @@ package mcpclient_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -50,6 +51,15 @@ func (s servers) WorkspaceMCPServers(_ context.Context, p tenancy.Principal, ws 
 	return out, nil
 }
 
+func (servers) CreateMCPServer(_ context.Context, _ tenancy.Principal, s mcpclient.Server) (mcpclient.Server, error) {
+	return s, nil
+}
+func (s servers) MCPServers(context.Context, tenancy.Principal) ([]mcpclient.Server, error) { return s, nil }
+func (servers) MCPServer(context.Context, tenancy.Principal, string) (mcpclient.Server, error) {
+	return mcpclient.Server{}, tenancy.ErrNotFound
+}
+func (servers) DeleteMCPServer(context.Context, tenancy.Principal, string) error { return nil }
+
 var alice = tenancy.Principal{TenantID: "t1", UserID: "alice"}
 
 func hostile(cfg mcpclient.Config) mcpclient.Server {
@@ -65,6 +75,9 @@ func source(t *testing.T, s mcpclient.Server, opts mcpclient.Options) (tools.Sou
 	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
+	}
+	if opts.Commands == nil {
+		opts.Commands = []string{hostileBin}
 	}
 	m, err := mcpclient.New(servers{s}, opts)
 	if err != nil {
@@ -282,4 +295,35 @@ func alive(pid int) bool {
 	}
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// TestCommandNotAllowed: a stdio server whose command the operator did not
+// allow never runs, whoever stored it, and is refused when added.
+func TestCommandNotAllowed(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, c := range []struct {
+		allowed []string
+		command []string
+		want    string
+	}{
+		{[]string{"/usr/bin/node /srv/memory.js"}, []string{"/usr/bin/touch", marker}, "not one the operator allows"},
+		{[]string{}, []string{"/usr/bin/touch", marker}, "allows none"},
+		// An entry's words must all match: an allowed script does not allow another.
+		{[]string{"/usr/bin/touch /nowhere/else"}, []string{"/usr/bin/touch", marker}, "not one the operator allows"},
+	} {
+		s := hostile(mcpclient.Config{Command: c.command})
+		src, _ := source(t, s, mcpclient.Options{Commands: c.allowed})
+		if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("allowed %q, command %q: %v", c.allowed, c.command, err)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("the command ran")
+		}
+		a := mcpclient.Admin{Store: servers{}, Commands: c.allowed}
+		_, err := a.Add(context.Background(), tenancy.Principal{TenantID: "t1", Admin: true},
+			mcpclient.NewServer{Name: "x", Transport: mcpclient.Stdio, Command: c.command})
+		if !errors.Is(err, tenancy.ErrForbidden) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("add with allowed %q: %v", c.allowed, err)
+		}
+	}
 }

@@ -13,6 +13,7 @@ package mcpclient
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -148,6 +149,9 @@ func Validate(s Server, sec Secrets) error {
 		if c.URL != "" || len(sec.Headers) > 0 {
 			return bad("url and headers are for http servers")
 		}
+		if strings.Contains(c.Command[0], "/") && !filepath.IsAbs(c.Command[0]) {
+			return bad("command %q: a program is an absolute path or a name found in %s", c.Command[0], SafePath)
+		}
 		for k, v := range c.Env {
 			if !envName.MatchString(k) || k == "PATH" || strings.ContainsRune(v, 0) {
 				return bad("env %q: a variable name (PATH is the host's) without NUL in its value", k)
@@ -156,6 +160,13 @@ func Validate(s Server, sec Secrets) error {
 		for k, v := range sec.Env {
 			if _, clash := c.Env[k]; clash || !envName.MatchString(k) || k == "PATH" || strings.ContainsRune(v, 0) {
 				return bad("secret env %q: a variable name not also in env (PATH is the host's), without NUL in its value", k)
+			}
+		}
+		for _, m := range []map[string]string{c.Env, sec.Env} {
+			for k := range m {
+				if deniedEnvName(k) {
+					return bad("env %q would make the program load code the operator did not allow", k)
+				}
 			}
 		}
 	case HTTP:
@@ -186,4 +197,40 @@ func Validate(s Server, sec Secrets) error {
 		return bad("maxResultBytes %d: at most %d", c.MaxResultBytes, MaxResultBytes)
 	}
 	return nil
+}
+
+// AllowedCommand says whether the operator allows a stdio server's command.
+// A stdio server runs a program on the host, so tenant admins may only run
+// what the operator listed: each entry is the beginning of a command, the
+// program and optionally its first arguments separated by spaces
+// ("/usr/bin/node /srv/mcp/server-memory/dist/index.js"); a command is
+// allowed when its first words are exactly an entry's. Allowing a bare
+// interpreter ("/usr/bin/node") allows any code it can run.
+func AllowedCommand(allowed []string, command []string) error {
+	for _, a := range allowed {
+		words := strings.Fields(a)
+		if len(words) > 0 && len(command) >= len(words) && slices.Equal(command[:len(words)], words) {
+			return nil
+		}
+	}
+	if len(allowed) == 0 {
+		return fmt.Errorf("this host runs no stdio MCP servers: the operator allows none (-mcp-command, AGENTHOST_MCP_COMMANDS)")
+	}
+	return fmt.Errorf("the command %q is not one the operator allows (-mcp-command, AGENTHOST_MCP_COMMANDS): %s",
+		clip(strings.Join(command, " "), 200), strings.Join(allowed, "; "))
+}
+
+// deniedEnv are variables that would make a stdio server's program load code
+// the operator did not allow (NODE_OPTIONS=--require …, LD_PRELOAD, …).
+var deniedEnv = []string{"LD_", "DYLD_", "NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME",
+	"PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+	"BASH_ENV", "ENV", "GCONV_PATH", "HOSTALIASES", "LOCPATH", "MALLOC_", "GLIBC_TUNABLES"}
+
+func deniedEnvName(k string) bool {
+	for _, d := range deniedEnv {
+		if k == d || (strings.HasSuffix(d, "_") && strings.HasPrefix(k, d)) {
+			return true
+		}
+	}
+	return false
 }

@@ -34,6 +34,9 @@ func TestValidate(t *testing.T) {
 		{"x", web("https://host/x"), mcpclient.Secrets{Headers: map[string]string{"Mcp-Session-Id": "1"}}, "transport's own"},
 		{"x", web("https://host/x"), mcpclient.Secrets{Headers: map[string]string{"X-Key": "a\r\nInjected: 1"}}, "line breaks"},
 		{"x", mcpclient.Config{Transport: "ws"}, mcpclient.Secrets{}, "transport"},
+		{"x", stdio("bin/server"), mcpclient.Secrets{}, "absolute path"},
+		{"x", mcpclient.Config{Transport: mcpclient.Stdio, Command: []string{"node"}, Env: map[string]string{"NODE_OPTIONS": "--require /tmp/x.js"}}, mcpclient.Secrets{}, "load code"},
+		{"x", stdio("node"), mcpclient.Secrets{Env: map[string]string{"LD_PRELOAD": "/tmp/x.so"}}, "load code"},
 		{"x", mcpclient.Config{Transport: mcpclient.Stdio, Command: []string{"node"}, TimeoutMs: 3_600_000}, mcpclient.Secrets{}, "timeoutMs"},
 		{"x", mcpclient.Config{Transport: mcpclient.Stdio, Command: []string{"node"}, MaxResultBytes: 1 << 30}, mcpclient.Secrets{}, "maxResultBytes"},
 	} {
