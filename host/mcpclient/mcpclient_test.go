@@ -54,7 +54,9 @@ func (s servers) WorkspaceMCPServers(_ context.Context, p tenancy.Principal, ws 
 func (servers) CreateMCPServer(_ context.Context, _ tenancy.Principal, s mcpclient.Server) (mcpclient.Server, error) {
 	return s, nil
 }
-func (s servers) MCPServers(context.Context, tenancy.Principal) ([]mcpclient.Server, error) { return s, nil }
+func (s servers) MCPServers(context.Context, tenancy.Principal) ([]mcpclient.Server, error) {
+	return s, nil
+}
 func (servers) MCPServer(context.Context, tenancy.Principal, string) (mcpclient.Server, error) {
 	return mcpclient.Server{}, tenancy.ErrNotFound
 }
