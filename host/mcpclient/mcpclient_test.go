@@ -13,6 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
@@ -327,5 +332,35 @@ func TestCommandNotAllowed(t *testing.T) {
 		if !errors.Is(err, tenancy.ErrForbidden) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("add with allowed %q: %v", c.allowed, err)
 		}
+	}
+}
+
+// TestEndlessToolList: a tool list of pages without end is refused.
+func TestEndlessToolList(t *testing.T) {
+	src, _ := source(t, hostile(mcpclient.Config{Command: []string{hostileBin, "endless"}}), mcpclient.Options{Commands: []string{hostileBin + " endless"}})
+	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "more than 32 pages") {
+		t.Fatalf("endless pages: %v", err)
+	}
+}
+
+// TestCallSpans: each call is a client span naming the tool and server,
+// with the failure's code as its status.
+func TestCallSpans(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	src, _ := source(t, hostile(mcpclient.Config{}), mcpclient.Options{Tracer: tp})
+	call(t, src, "hostile_echo", `{"message":"x"}`)
+	call(t, src, "hostile_notjson", `{}`)
+	spans := exp.GetSpans()
+	if len(spans) != 2 || spans[0].Name != "mcp tools/call hostile_echo" || spans[0].SpanKind != trace.SpanKindClient ||
+		spans[1].Status.Code != codes.Error || !strings.Contains(spans[1].Status.Description, "invalid_output") {
+		t.Fatalf("spans %+v", spans)
+	}
+	attrs := map[string]string{}
+	for _, a := range spans[0].Attributes {
+		attrs[string(a.Key)] = a.Value.Emit()
+	}
+	if attrs["mcp.server"] != "hostile" || attrs["mcp.transport"] != "stdio" || attrs["gen_ai.tool.name"] != "hostile_echo" {
+		t.Fatalf("attributes %v", attrs)
 	}
 }

@@ -20,8 +20,12 @@ import (
 // mcpError is an error the server answered with.
 type mcpError = jsonrpc.Error
 
-// maxDescription bounds a tool's description as the model sees it.
-const maxDescription = 2048
+// maxDescription bounds a tool's description as the model sees it;
+// maxPages the pages of a server's tool list.
+const (
+	maxDescription = 2048
+	maxPages       = 32
+)
 
 // toolName is what a set's tool may be called (the model APIs' function-name rule).
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -38,25 +42,39 @@ type tool struct {
 // each with why, and the others kept.
 func (c *conn) list(ctx context.Context, s *mcp.ClientSession) (out []tool, refused []string, _ error) {
 	seen := map[string]bool{}
-	for t, err := range s.Tools(ctx, nil) {
+	params := &mcp.ListToolsParams{}
+	// Pages are bounded too: a server could answer empty pages forever.
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return nil, nil, fmt.Errorf("its tool list has more than %d pages", maxPages)
+		}
+		res, err := s.ListTools(ctx, params)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(out)+len(refused) >= MaxTools {
-			return nil, nil, fmt.Errorf("it offers more than %d tools", MaxTools)
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
+			}
+			if len(out)+len(refused) >= MaxTools {
+				return nil, nil, fmt.Errorf("it offers more than %d tools", MaxTools)
+			}
+			mt, err := c.mapTool(t)
+			if err == nil && seen[mt.Name] {
+				err = fmt.Errorf("it is listed twice")
+			}
+			if err != nil {
+				refused = append(refused, fmt.Sprintf("%q: %v", clip(t.Name, 80), err))
+				continue
+			}
+			seen[mt.Name] = true
+			out = append(out, mt)
 		}
-		mt, err := c.mapTool(t)
-		if err == nil && seen[mt.Name] {
-			err = fmt.Errorf("it is listed twice")
+		if res.NextCursor == "" {
+			return out, refused, nil
 		}
-		if err != nil {
-			refused = append(refused, fmt.Sprintf("%q: %v", clip(t.Name, 80), err))
-			continue
-		}
-		seen[mt.Name] = true
-		out = append(out, mt)
+		params = &mcp.ListToolsParams{Cursor: res.NextCursor}
 	}
-	return out, refused, nil
 }
 
 func (c *conn) mapTool(t *mcp.Tool) (tool, error) {

@@ -15,7 +15,8 @@
 //
 // and lists two tools that must be refused: one whose schema reads a host
 // file ($ref file:///…), one whose name is not a tool name. With the
-// argument "crash" it exits at once.
+// argument "crash" it exits at once; with "endless" its tool list has
+// empty pages without end.
 package main
 
 import (
@@ -88,6 +89,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hostile: crashing at start on purpose")
 		os.Exit(2)
 	}
+	endless := len(os.Args) > 1 && os.Args[1] == "endless"
 	fmt.Fprintln(os.Stderr, "hostile: ready")
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
@@ -107,6 +109,10 @@ func main() {
 		case "ping":
 			reply(r.ID, map[string]any{})
 		case "tools/list":
+			if endless {
+				reply(r.ID, map[string]any{"tools": []any{}, "nextCursor": "more"})
+				continue
+			}
 			reply(r.ID, map[string]any{"tools": tools()})
 		case "tools/call":
 			go call(r)
