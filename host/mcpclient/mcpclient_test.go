@@ -358,7 +358,7 @@ func TestCallSpans(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, a := range spans[0].Attributes {
-		attrs[string(a.Key)] = a.Value.Emit()
+		attrs[string(a.Key)] = a.Value.String()
 	}
 	if attrs["mcp.server"] != "hostile" || attrs["mcp.transport"] != "stdio" || attrs["gen_ai.tool.name"] != "hostile_echo" {
 		t.Fatalf("attributes %v", attrs)
