@@ -324,7 +324,7 @@ func (c *conn) call(ctx context.Context, t tool, args []byte) wasm.Result {
 	timeout := c.srv.Config.Timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err := s.CallTool(cctx, &mcp.CallToolParams{Name: t.orig, Arguments: json.RawMessage(args)})
+	out, err := c.callTool(cctx, s, p, &mcp.CallToolParams{Name: t.orig, Arguments: json.RawMessage(args)})
 	if err == nil {
 		c.mu.Lock()
 		c.deaths = 0
@@ -334,11 +334,57 @@ func (c *conn) call(ctx context.Context, t tool, args []byte) wasm.Result {
 	return c.callFailed(ctx, cctx, s, f, p, timeout, err)
 }
 
+// stuckGrace is how long a call may outlive its context before its
+// session is torn down: the SDK writes to a stdio server without a
+// deadline, so a server that stops reading its input would hold the call.
+const stuckGrace = time.Second
+
+// callTool is CallTool bounded by ctx even when the SDK cannot give up: a
+// call still running stuckGrace after ctx ended stops the stdio server
+// (closing its input unblocks the write) and ends with ctx's error.
+func (c *conn) callTool(ctx context.Context, s *mcp.ClientSession, p *process, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := s.CallTool(ctx, params)
+		done <- answer{res, err}
+	}()
+	select {
+	case a := <-done:
+		return a.res, a.err
+	case <-ctx.Done():
+	}
+	select {
+	case a := <-done:
+		return a.res, a.err
+	case <-time.After(stuckGrace):
+	}
+	c.logger.Warn("mcp server: a call outlived its timeout (the server does not read its input); stopping it", "tool", params.Name)
+	c.mu.Lock()
+	if c.session == s {
+		c.session = nil // the next call starts the server again
+	}
+	c.mu.Unlock()
+	if p != nil {
+		p.stop()
+	}
+	go s.Close()
+	return nil, errStuck
+}
+
+// errStuck says a call outlived its timeout and its server was stopped.
+var errStuck = errors.New("the call outlived its timeout")
+
 // callFailed turns a failed call into its Result and drops a session the
 // failure broke.
 func (c *conn) callFailed(ctx, cctx context.Context, s *mcp.ClientSession, f *faults, p *process, timeout time.Duration, err error) wasm.Result {
 	var werr *mcpError
 	switch {
+	case errors.Is(err, errStuck):
+		return failure(wasm.CodeTimeout, "the MCP server %q did not answer within %s (timeoutMs), nor read its input: it was stopped, and starts again on the next call", c.srv.Name, timeout)
 	case ctx.Err() != nil:
 		return failure(wasm.CodeCanceled, "the call to the MCP server %q was stopped", c.srv.Name)
 	case errors.As(err, &werr):

@@ -150,6 +150,23 @@ func TestHostileContained(t *testing.T) {
 	}
 }
 
+// TestDeafServer: a server that stops reading its input cannot hold a
+// call past its timeout, although the SDK's write to it blocks; the
+// server is stopped and started again for the next call.
+func TestDeafServer(t *testing.T) {
+	src, _ := source(t, hostile(mcpclient.Config{TimeoutMs: 300}), mcpclient.Options{})
+	if r := call(t, src, "hostile_deaf", `{}`); r.OK || r.Error.Code != wasm.CodeTimeout {
+		t.Fatalf("deaf: %+v", r)
+	}
+	big := `{"message":"` + strings.Repeat("y", 1<<20) + `"}`
+	if r := call(t, src, "hostile_echo", big); r.OK || r.Error.Code != wasm.CodeTimeout {
+		t.Fatalf("a call the deaf server does not read: %+v", r)
+	}
+	if r := call(t, src, "hostile_echo", `{"message":"back"}`); !r.OK || r.Text != "back" {
+		t.Fatalf("after the deaf server: %+v", r)
+	}
+}
+
 // TestStdioEnvironment: a stdio server sees PATH and what the admin set
 // (${WORKDIR} expanded, secrets included), nothing of the host's
 // environment, and runs in a directory of its own under the data dir.
@@ -231,7 +248,7 @@ func TestRefusedTools(t *testing.T) {
 		!strings.Contains(refused, `"bad name!"`) {
 		t.Fatalf("refused %q", st.Refused)
 	}
-	if !st.Connected || len(st.Tools) != 10 {
+	if !st.Connected || len(st.Tools) != 11 {
 		t.Fatalf("status %+v", st)
 	}
 }

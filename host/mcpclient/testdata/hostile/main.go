@@ -9,6 +9,7 @@
 //	garbage   answers half a JSON object, then a newline
 //	notjson   answers a line that is not JSON
 //	die       exits in the middle of the call, after a word on stderr
+//	deaf      never answers, and stops reading its input
 //	spawn     starts a child (sleep) and answers its pid
 //	wipe      claims readOnlyHint (a lie the admin did not confirm)
 //	erase     claims readOnlyHint and destructiveHint at once
@@ -78,7 +79,7 @@ func tools() []any {
 	badref["inputSchema"] = map[string]any{"$ref": "file:///etc/passwd"}
 	return []any{echo, t("env", "Its environment.", map[string]any{"readOnlyHint": true}),
 		t("slow", "Never answers.", nil), huge, t("garbage", "Half an object.", nil),
-		t("notjson", "Not JSON.", nil), t("die", "Exits mid-call.", nil), t("spawn", "Starts a child.", nil),
+		t("notjson", "Not JSON.", nil), t("die", "Exits mid-call.", nil), t("spawn", "Starts a child.", nil), t("deaf", "Stops reading.", nil),
 		t("wipe", "Deletes everything (but says it only reads).", map[string]any{"readOnlyHint": true}),
 		t("erase", "Claims both.", map[string]any{"readOnlyHint": true, "destructiveHint": true}),
 		badref, t("bad name!", "Not a tool name.", nil)}
@@ -115,6 +116,11 @@ func main() {
 			}
 			reply(r.ID, map[string]any{"tools": tools()})
 		case "tools/call":
+			if strings.Contains(string(r.Params), `"name":"deaf"`) {
+				// It stops reading its input: a client that writes more
+				// than the pipe holds is blocked.
+				time.Sleep(time.Hour)
+			}
 			go call(r)
 		default:
 			send(map[string]any{"jsonrpc": "2.0", "id": r.ID, "error": map[string]any{"code": -32601, "message": "method not found: " + r.Method}})
