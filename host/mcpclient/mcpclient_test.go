@@ -78,7 +78,7 @@ func hostile(cfg mcpclient.Config) mcpclient.Server {
 }
 
 // source returns the server's tool source from a fresh manager.
-func source(t *testing.T, s mcpclient.Server, opts mcpclient.Options) (tools.Source, *mcpclient.Manager) {
+func source(t testing.TB, s mcpclient.Server, opts mcpclient.Options) (tools.Source, *mcpclient.Manager) {
 	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
