@@ -99,6 +99,9 @@ func TestAgentCallsReferenceServers(t *testing.T) {
 	offered := map[string]bool{}
 	for _, tl := range srv.ChatRequests()[0].Tools {
 		offered[tl.Name] = true
+		if tl.Name == "everything_get-sum" && (!strings.Contains(string(tl.Parameters), `"a"`) || strings.Contains(string(tl.Parameters), "$schema")) {
+			t.Errorf("get-sum's parameters as the model sees them: %s", tl.Parameters)
+		}
 	}
 	for _, n := range []string{"lookup", "everything_echo", "everything_get-sum", "everything_get-env", "memory_create_entities", "memory_read_graph", "memory_search_nodes"} {
 		if !offered[n] {

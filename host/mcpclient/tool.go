@@ -103,7 +103,26 @@ func (c *conn) mapTool(t *mcp.Tool) (tool, error) {
 		(t.Annotations.DestructiveHint == nil || !*t.Annotations.DestructiveHint) &&
 		c.srv.Config.trustsReadOnly(t.Name)
 	return tool{Tool: tools.Tool{Name: name, Description: clip(strings.ToValidUTF8(desc, "?"), maxDescription),
-		ReadOnly: ro, Parameters: doc, Plugin: c.Name()}, orig: t.Name, schema: sc}, nil
+		ReadOnly: ro, Parameters: forModel(doc), Plugin: c.Name()}, orig: t.Name, schema: sc}, nil
+}
+
+// forModel is a schema as the model is shown it: without "$schema", which
+// function-calling APIs do not expect (the arguments are validated against
+// the whole document).
+func forModel(doc []byte) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(doc, &m) != nil {
+		return doc
+	}
+	if _, ok := m["$schema"]; !ok {
+		return doc
+	}
+	delete(m, "$schema")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return doc
+	}
+	return out
 }
 
 // selfContained refuses a schema that names another document ($ref or
