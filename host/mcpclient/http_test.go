@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,6 +26,11 @@ type hugeIn struct {
 // sdkServer is a streamable-HTTP MCP server of the Go SDK behind a bearer
 // token check: the real wire format, as a remote server speaks it.
 func sdkServer(t *testing.T, token string, jsonResponse bool) *httptest.Server {
+	ts, _ := sdkServerWith(t, token, jsonResponse)
+	return ts
+}
+
+func sdkServerWith(t *testing.T, token string, jsonResponse bool) (*httptest.Server, *mcp.Server) {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
@@ -44,7 +50,7 @@ func sdkServer(t *testing.T, token string, jsonResponse bool) *httptest.Server {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	return ts
+	return ts, srv
 }
 
 func remote(t *testing.T, url string, sec mcpclient.Secrets, cfg mcpclient.Config) (mcpclient.Server, *mcpclient.Sealer) {
@@ -143,5 +149,35 @@ func TestHTTPPrivateAddressRefused(t *testing.T) {
 	src, _ = source(t, meta, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{"169.254.169.254:80"}})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "169.254.169.254") {
 		t.Fatalf("the metadata address: %v", err)
+	}
+}
+
+// TestToolListChanged: a tool the server adds while connected joins the
+// source's tools once the server says its list changed.
+func TestToolListChanged(t *testing.T) {
+	ts, srv := sdkServerWith(t, "tok-1", false)
+	s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{})
+	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(ts.URL)}})
+	if list, err := src.Tools(context.Background()); err != nil || len(list) != 2 {
+		t.Fatalf("tools: %v %v", list, err)
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "late", Description: "Added later."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late " + in.Message}}}, nil, nil
+		})
+	// The notification arrives on its own stream: wait for it (a lost one
+	// ends the test at its deadline).
+	for {
+		list, err := src.Tools(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 3 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r := src.Call(context.Background(), "remote_late", []byte(`{"message":"x"}`)); !r.OK || r.Text != "late x" {
+		t.Fatalf("the new tool: %+v", r)
 	}
 }
