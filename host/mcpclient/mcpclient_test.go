@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -248,7 +250,7 @@ func TestRefusedTools(t *testing.T) {
 		!strings.Contains(refused, `"bad name!"`) {
 		t.Fatalf("refused %q", st.Refused)
 	}
-	if !st.Connected || len(st.Tools) != 11 {
+	if !st.Connected || len(st.Tools) != 12 {
 		t.Fatalf("status %+v", st)
 	}
 }
@@ -379,5 +381,44 @@ func TestCallSpans(t *testing.T) {
 	}
 	if attrs["mcp.server"] != "hostile" || attrs["mcp.transport"] != "stdio" || attrs["gen_ai.tool.name"] != "hostile_echo" {
 		t.Fatalf("attributes %v", attrs)
+	}
+}
+
+// countingHandler counts log records by message and keeps the longest
+// attribute value seen.
+type countingHandler struct {
+	mu      sync.Mutex
+	counts  map[string]int
+	longest int
+}
+
+func (h *countingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.counts[r.Message]++
+	r.Attrs(func(a slog.Attr) bool {
+		h.longest = max(h.longest, len(a.Value.String()))
+		return true
+	})
+	return nil
+}
+func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestNoisyStderr: a server's standard error reaches the log bounded in
+// lines and in line length.
+func TestNoisyStderr(t *testing.T) {
+	h := &countingHandler{counts: map[string]int{}}
+	s := hostile(mcpclient.Config{})
+	src, m := source(t, s, mcpclient.Options{Logger: slog.New(h)})
+	if r := call(t, src, "hostile_noisy", `{}`); !r.OK {
+		t.Fatal(r.Error)
+	}
+	m.Forget(s.ID) // the stderr reader ends with the process
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.counts["mcp server stderr"] != 1000 || h.counts["mcp server stderr: lines not logged"] != 1 || h.longest > 1100 {
+		t.Fatalf("log records %v, longest value %d", h.counts, h.longest)
 	}
 }

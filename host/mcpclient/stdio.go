@@ -37,6 +37,9 @@ const stopGrace = 2 * time.Second
 const (
 	stderrTail = 4 << 10
 	stderrLine = 1 << 10
+	// stderrLines is how many lines of one process are logged; the rest
+	// are counted, so that a noisy server cannot flood the host's log.
+	stderrLines = 1000
 )
 
 // stdioTransport runs a server's command as an mcp.Transport. The SDK's
@@ -219,11 +222,23 @@ func (p *process) readStderr(r *os.File) {
 	defer r.Close()
 	buf := make([]byte, 4096)
 	var line []byte
-	flush := func() {
-		if len(line) > 0 {
-			p.logger.Info("mcp server stderr", "line", string(bytes.ToValidUTF8(line, []byte("?"))))
-			line = line[:0]
+	logged, dropped := 0, 0
+	defer func() {
+		if dropped > 0 {
+			p.logger.Warn("mcp server stderr: lines not logged", "lines", dropped, "logged", logged)
 		}
+	}()
+	flush := func() {
+		if len(line) == 0 {
+			return
+		}
+		if logged < stderrLines {
+			p.logger.Info("mcp server stderr", "line", string(bytes.ToValidUTF8(line, []byte("?"))))
+			logged++
+		} else {
+			dropped++
+		}
+		line = line[:0]
 	}
 	for {
 		n, err := r.Read(buf)
