@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -455,5 +454,3 @@ type Status struct {
 	LastError string     `json:"lastError,omitempty"`
 	RetryAt   *time.Time `json:"retryAt,omitempty"`
 }
-
-var _ http.RoundTripper = (*authTransport)(nil)
