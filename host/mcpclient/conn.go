@@ -120,12 +120,18 @@ func (c *conn) ready(ctx context.Context) (*mcp.ClientSession, error) {
 	if s == nil {
 		var err error
 		if s, err = c.connect(cctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err() // the caller gave up: not the server's failure
+			}
 			return nil, c.failed(fmt.Errorf("connecting: %w", err))
 		}
 	}
 	list, refused, err := c.list(cctx, s)
 	if err != nil {
 		c.drop(s)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, c.failed(fmt.Errorf("listing its tools: %w", err))
 	}
 	c.mu.Lock()
@@ -223,6 +229,12 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, err
 	}
 	c.mu.Lock()
+	if c.closed {
+		// Removed while it connected.
+		c.mu.Unlock()
+		_ = s.Close()
+		return nil, fmt.Errorf("the MCP server %q was removed", c.srv.Name)
+	}
 	self = s
 	c.session, c.faults, c.proc = s, f, nil
 	if st != nil {
