@@ -70,7 +70,11 @@ type request struct {
 // any other status is an *Error (the body closed).
 func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	u := *c.base
-	u.Path = c.base.Path + r.path
+	unescaped, err := url.PathUnescape(r.path)
+	if err != nil {
+		return nil, fmt.Errorf("sdk: %s %s: %w", r.method, r.path, err)
+	}
+	u.Path = c.base.Path + unescaped
 	u.RawPath = c.base.EscapedPath() + r.path
 	if len(r.query) > 0 {
 		u.RawQuery = r.query.Encode()
@@ -84,7 +88,6 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 		}
 		body, contentType = bytes.NewReader(raw), "application/json"
 	case r.form != nil:
-		var err error
 		if body, contentType, err = streamForm(ctx, r.form); err != nil {
 			return nil, fmt.Errorf("sdk: %s %s: %w", r.method, r.path, err)
 		}

@@ -287,4 +287,3 @@ func (g *generator) named(name string, s *schema, request bool, fallbackDoc stri
 	g.decls[name] = b.String()
 	return nil
 }
-
