@@ -79,7 +79,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	if len(r.query) > 0 {
 		u.RawQuery = r.query.Encode()
 	}
-	body, contentType := r.body, r.contentType
+	body, contentType, length := r.body, r.contentType, int64(-1)
 	switch {
 	case r.json != nil:
 		raw, err := json.Marshal(r.json)
@@ -88,7 +88,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 		}
 		body, contentType = bytes.NewReader(raw), "application/json"
 	case r.form != nil:
-		if body, contentType, err = streamForm(ctx, r.form); err != nil {
+		if body, contentType, length, err = streamForm(ctx, r.form); err != nil {
 			return nil, fmt.Errorf("sdk: %s %s: %w", r.method, r.path, err)
 		}
 	}
@@ -98,6 +98,9 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 			rc.Close()
 		}
 		return nil, fmt.Errorf("sdk: %s %s: %w", r.method, r.path, err)
+	}
+	if length >= 0 {
+		req.ContentLength = length
 	}
 	for k, vs := range r.header {
 		req.Header[k] = vs

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +202,42 @@ func TestNewRefusesBadURLs(t *testing.T) {
 		if _, err := sdk.New(u); err == nil {
 			t.Errorf("New(%q) accepted", u)
 		}
+	}
+}
+
+// TestUploadLength: a file whose size is known is sent with an exact
+// Content-Length (some servers do not read a chunked body whole); one of
+// unknown size is sent chunked.
+func TestUploadLength(t *testing.T) {
+	var lengths []int64
+	var read []int
+	c := testClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		lengths = append(lengths, r.ContentLength)
+		read = append(read, len(raw))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"f1"}`)
+	}))
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(path, []byte(strings.Repeat("note ", 10000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	for _, body := range []sdk.UploadFileRequest{
+		{File: f, FileName: "notes.txt", Description: "d", Tags: "a"},
+		{File: strings.NewReader("hello"), FileName: "h.txt"},
+		{File: io.MultiReader(strings.NewReader("hello")), FileName: "h.txt"},
+	} {
+		if _, err := c.UploadFile(ctx, "ws", body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if lengths[0] != int64(read[0]) || lengths[1] != int64(read[1]) || lengths[2] != -1 || read[0] < 50000 {
+		t.Fatalf("Content-Length %v, bodies of %v bytes", lengths, read)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -230,6 +231,8 @@ type EventStream struct {
 
 	c          *Client
 	ctx        context.Context
+	cancel     context.CancelFunc
+	parent     context.Context
 	workflowID string
 	last       int64
 	body       io.ReadCloser
@@ -238,14 +241,15 @@ type EventStream struct {
 	reconnects int
 	connected  bool
 	retry      time.Duration
-	closed     bool
+	closed     atomic.Bool
 }
 
 // Events follows the events of workflow workflowID after sequence number
 // after (0: from the first). Each Next returns the next event; ending ctx
 // or Close ends the stream.
 func (c *Client) Events(ctx context.Context, workflowID string, after int64) *EventStream {
-	return &EventStream{c: c, ctx: ctx, workflowID: workflowID, last: after, MaxFailures: 8, retry: 250 * time.Millisecond}
+	inner, cancel := context.WithCancel(ctx)
+	return &EventStream{c: c, ctx: inner, cancel: cancel, parent: ctx, workflowID: workflowID, last: after, MaxFailures: 8, retry: 250 * time.Millisecond}
 }
 
 // LastEventID is the sequence number of the last event Next returned.
@@ -254,15 +258,24 @@ func (s *EventStream) LastEventID() int64 { return s.last }
 // Reconnects counts the connections made after the first.
 func (s *EventStream) Reconnects() int { return s.reconnects }
 
-// Close ends the stream.
+// Close ends the stream; it may be called while another goroutine waits
+// in Next, which then returns ErrStreamClosed.
 func (s *EventStream) Close() error {
-	s.closed = true
-	if s.body != nil {
-		err := s.body.Close()
-		s.body = nil
+	s.closed.Store(true)
+	s.cancel()
+	return nil
+}
+
+// ended is the error of a stream whose context ended: ErrStreamClosed
+// after Close, else the caller's context's error.
+func (s *EventStream) ended() error {
+	if s.closed.Load() {
+		return ErrStreamClosed
+	}
+	if err := s.parent.Err(); err != nil {
 		return err
 	}
-	return nil
+	return s.ctx.Err()
 }
 
 // Next returns the next event, waiting for it. Its error is the context's
@@ -272,8 +285,12 @@ func (s *EventStream) Close() error {
 // failed.
 func (s *EventStream) Next() (Event, error) {
 	for {
-		if s.closed {
-			return Event{}, ErrStreamClosed
+		if s.ctx.Err() != nil {
+			if s.body != nil {
+				s.body.Close()
+				s.body = nil
+			}
+			return Event{}, s.ended()
 		}
 		if s.body == nil {
 			if err := s.connect(); err != nil {
@@ -300,10 +317,7 @@ func (s *EventStream) Next() (Event, error) {
 		s.body.Close()
 		s.body = nil
 		if s.ctx.Err() != nil {
-			return Event{}, s.ctx.Err()
-		}
-		if s.closed {
-			return Event{}, ErrStreamClosed
+			return Event{}, s.ended()
 		}
 		if errors.Is(err, errLineTooLong) {
 			return Event{}, err
@@ -326,7 +340,7 @@ func (s *EventStream) connect() error {
 			select {
 			case <-s.ctx.Done():
 				t.Stop()
-				return s.ctx.Err()
+				return s.ended()
 			case <-t.C:
 			}
 		}
@@ -345,7 +359,7 @@ func (s *EventStream) connect() error {
 			}
 		}
 		if s.ctx.Err() != nil {
-			return s.ctx.Err()
+			return s.ended()
 		}
 		var apiErr *Error
 		if errors.As(err, &apiErr) && apiErr.Status < 500 && apiErr.Status != http.StatusTooManyRequests && apiErr.Status != http.StatusRequestTimeout {

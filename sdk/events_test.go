@@ -22,7 +22,7 @@ func sseEvent(seq int) string {
 		return fmt.Sprintf("id: %d\r\nevent: chunk\r\ndata: {\"messageId\":\"m\",\"text\":\"t%d\"}\r\n\r\n", seq, seq)
 	case 1:
 		return fmt.Sprintf(": ping\n\nid: %d\nevent: toolCall\ndata: {\"round\":1,\"callId\":\"c%d\",\n", seq, seq) +
-			fmt.Sprintf("data: \"tool\":\"searchKnowledge\",\"arguments\":{\"q\":\"x\"}}\n\n")
+			"data: \"tool\":\"searchKnowledge\",\"arguments\":{\"q\":\"x\"}}\n\n"
 	}
 	return fmt.Sprintf("id: %d\nevent: toolResult\ndata: {\"tool\":\"searchKnowledge\",\"ok\":true,\"durationMs\":%d}\n\n", seq, seq)
 }

@@ -145,24 +145,27 @@ func runWorkflow(ctx context.Context, c *sdk.Client, d *runDisplay, o runOptions
 	}
 }
 
-// runWorkspace is ws, or the caller's only workspace.
+// runWorkspace is ws, checked to be one of the caller's, or the caller's
+// only workspace.
 func runWorkspace(ctx context.Context, c *sdk.Client, ws string) (string, error) {
-	if ws != "" {
-		return ws, nil
-	}
 	list, err := c.ListWorkspaces(ctx)
 	if err != nil {
 		return "", fmt.Errorf("listing workspaces: %w", err)
 	}
-	switch len(list) {
-	case 0:
-		return "", errors.New("the token's user has no workspace")
-	case 1:
-		return list[0].ID, nil
-	}
 	var names []string
 	for _, w := range list {
+		if w.ID == ws {
+			return ws, nil
+		}
 		names = append(names, w.ID+" ("+w.Name+")")
+	}
+	switch {
+	case len(list) == 0:
+		return "", errors.New("the token's user has no workspace")
+	case ws != "":
+		return "", fmt.Errorf("workspace %s is not one of the token's workspaces: %s", ws, strings.Join(names, ", "))
+	case len(list) == 1:
+		return list[0].ID, nil
 	}
 	return "", fmt.Errorf("the token's user has %d workspaces: pass -workspace (%s)", len(list), strings.Join(names, ", "))
 }
