@@ -259,12 +259,14 @@ func runFollow(ctx context.Context, c *sdk.Client, d *runDisplay, id string) (sd
 		err error
 	}
 	events := make(chan next)
+	done := make(chan struct{})
+	defer close(done)
 	go func() {
 		for {
 			ev, err := stream.Next()
 			select {
 			case events <- next{ev, err}:
-			case <-ctx.Done():
+			case <-done:
 				return
 			}
 			if err != nil {

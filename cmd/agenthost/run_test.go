@@ -33,7 +33,8 @@ func TestRunAgainstServe(t *testing.T) {
 	model := llmtest.New(t)
 	t.Setenv("AGENTHOST_OPENAI_BASE_URL", model.URL())
 	t.Setenv("AGENTHOST_OPENAI_API_KEY", "")
-	t.Setenv("AGENTHOST_MODEL_AGENT", "scripted")
+	// A model of the built-in price table, so the run costs something.
+	t.Setenv("AGENTHOST_MODEL_AGENT", "gpt-4.1-mini")
 	model.SetDefault(llmtest.EndpointChat, llmtest.Decide(func(r llmtest.ChatRequest) llmtest.Step {
 		prompt := ""
 		for _, m := range r.Messages {
@@ -58,6 +59,11 @@ func TestRunAgainstServe(t *testing.T) {
 	tc := bootstrapTenant(t, data, plugins, "acme", nil)
 	logs := &syncBuffer{}
 	base := hostileServer(t, data, logs, plugins)
+	// Before serve stops: the client's transport may hold a connection it
+	// dialled and never used (Go dials while waiting for a busy one), and
+	// fasthttp's Shutdown waits for such a connection instead of closing it,
+	// until serve gives up and exits.
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
 	pdf := testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pdf")
 	client, err := sdk.New(base, sdk.WithToken(tc.token))
 	if err != nil {
@@ -77,6 +83,7 @@ func TestRunAgainstServe(t *testing.T) {
 			t.Fatalf("stdout %q, want the answer once", stdout.String())
 		}
 		progress := stderr.String()
+		t.Logf("agenthost run printed:\n%s", progress)
 		for _, want := range []*regexp.Regexp{
 			regexp.MustCompile(`(?m)^(uploaded|already there) deb-camlidl-1\.04\.pdf \(file \S+, [\d.]+ KB\)$`),
 			regexp.MustCompile(`(?m)^indexed deb-camlidl-1\.04\.pdf$`),
@@ -101,6 +108,15 @@ func TestRunAgainstServe(t *testing.T) {
 		}
 		if len(msgs) == 0 || msgs[0].Role != "user" || len(msgs[0].Documents) != 1 || msgs[0].Documents[0].Name != "deb-camlidl-1.04.pdf" {
 			t.Fatalf("first message %+v", msgs)
+		}
+		// The cost shown is the workflow's exact cost, as its trace sums it.
+		trace, err := client.GetWorkflowTrace(ctx, wf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := regexp.MustCompile(`(?m)^done in .* · CHF (\S+)$`).FindStringSubmatch(progress)
+		if shown == nil || shown[1] != trace.TotalCostCHF || trace.TotalCostCHF == "0.00" || strings.Trim(trace.TotalCostCHF, "0.") == "" {
+			t.Errorf("cost shown %q, the trace's %s", shown, trace.TotalCostCHF)
 		}
 		files, err := client.ListFiles(ctx, &sdk.ListFilesParams{Workspace: tc.workspace, Tag: "manual"})
 		if err != nil || len(files.Items) != 1 {
@@ -166,6 +182,29 @@ func TestRunAgainstServe(t *testing.T) {
 		}
 		if !strings.Contains(stderr.String(), "interrupted: workflow "+wf+" stopped on the server") {
 			t.Fatalf("stderr:\n%s", stderr.String())
+		}
+	})
+
+	t.Run("stopped elsewhere is an error", func(t *testing.T) {
+		var stdout, stderr syncBuffer
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"run", "Take your time", "-url", base, "-token", tc.token}, &stdout, &stderr)
+		}()
+		started := regexp.MustCompile(`workflow (\S+) started`)
+		for !strings.Contains(stderr.String(), ") ok ") {
+			select {
+			case err := <-done:
+				t.Fatalf("run ended early: %v\n%s", err, stderr.String())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		wf := started.FindStringSubmatch(stderr.String())[1]
+		if _, err := client.StopWorkflow(ctx, wf); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err == nil || !strings.Contains(err.Error(), "workflow "+wf+" was stopped") {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
 		}
 	})
 
