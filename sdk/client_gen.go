@@ -106,8 +106,8 @@ func (c *Client) ListFiles(ctx context.Context, params *ListFilesParams) (*FileP
 		if params.Folder != "" {
 			r.query.Set("folder", params.Folder)
 		}
-		if params.Tag != "" {
-			r.query.Set("tag", params.Tag)
+		for _, v := range params.Tag {
+			r.query.Add("tag", v)
 		}
 		if params.MIME != "" {
 			r.query.Set("mime", params.MIME)
@@ -518,8 +518,8 @@ func (c *Client) SearchKnowledge(ctx context.Context, ws string, params *SearchK
 		if params.Layer != "" {
 			r.query.Set("layer", params.Layer)
 		}
-		if params.File != "" {
-			r.query.Set("file", params.File)
+		for _, v := range params.File {
+			r.query.Add("file", v)
 		}
 		if params.Page != 0 {
 			r.query.Set("page", strconv.FormatInt(params.Page, 10))

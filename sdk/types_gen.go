@@ -277,7 +277,7 @@ type ListFilesParams struct {
 	// a folder id, or root for files in no folder
 	Folder string
 	// repeatable; files carrying all
-	Tag string
+	Tag []string
 	// exact type or family (image/*)
 	MIME string
 	// case-insensitive glob
@@ -384,7 +384,7 @@ type SearchKnowledgeParams struct {
 	// empty: every readable file
 	Layer string
 	// repeatable
-	File    string
+	File    []string
 	Page    int64
 	Section string
 	Type    string
@@ -442,9 +442,11 @@ type StartRequest struct {
 	// not supported yet: refused
 	DataSourceIDs []string `json:"dataSourceIds,omitempty"`
 	FileIDs       []string `json:"fileIds,omitempty"`
-	Prompt        string   `json:"prompt"`
-	UserLanguage  *string  `json:"userLanguage,omitempty"`
-	VoiceMode     *bool    `json:"voiceMode,omitempty"`
+	// the round's own budget in CHF (the lower of it and the host's applies); absent or 0: the host's
+	MaxCostCHF   *float64 `json:"maxCostCHF,omitempty"`
+	Prompt       string   `json:"prompt"`
+	UserLanguage *string  `json:"userLanguage,omitempty"`
+	VoiceMode    *bool    `json:"voiceMode,omitempty"`
 	// continue this workflow in a new round
 	WorkflowID *string `json:"workflowId,omitempty"`
 	// POST /workflows/start only: the workspace of a new workflow

@@ -20,6 +20,7 @@ type runOptions struct {
 	url, token, workspace, tools, tags string
 	files                              []string
 	indexTimeout                       time.Duration
+	maxCost                            float64
 }
 
 // runCmd is `agenthost run "prompt" -file x.pdf`: a workflow run from the
@@ -49,6 +50,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		o.files = append(o.files, s)
 		return nil
 	})
+	fs.Float64Var(&o.maxCost, "max-cost", 0, "the most the round may spend, in CHF (the lower of it and the server's limit applies); 0: the server's")
 	fs.DurationVar(&o.indexTimeout, "index-timeout", 10*time.Minute, "how long to wait for the files to be indexed")
 	// The prompt may come before, between or after the flags.
 	var prompts []string
@@ -70,6 +72,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errors.New(`run: want a prompt: agenthost run "PROMPT" [-file FILE]`)
 	case len(prompts) > 1:
 		return fmt.Errorf("run: want one prompt, got %d (quote it: agenthost run \"%s\")", len(prompts), strings.Join(prompts, " "))
+	case o.maxCost < 0:
+		return fmt.Errorf("run: -max-cost %v: want an amount of CHF, 0 or more", o.maxCost)
 	case o.token == "":
 		return errors.New("run: no API token: set AGENTHOST_TOKEN or pass -token (agenthost admin token makes one)")
 	}
@@ -112,7 +116,11 @@ func runWorkflow(ctx context.Context, c *sdk.Client, d *runDisplay, o runOptions
 			return err
 		}
 	}
-	wf, err := c.StartWorkflow(ctx, ws, sdk.StartRequest{Prompt: prompt, FileIDs: fileIDs})
+	start := sdk.StartRequest{Prompt: prompt, FileIDs: fileIDs}
+	if o.maxCost > 0 {
+		start.MaxCostCHF = &o.maxCost
+	}
+	wf, err := c.StartWorkflow(ctx, ws, start)
 	if err != nil {
 		return fmt.Errorf("starting the workflow: %w", err)
 	}

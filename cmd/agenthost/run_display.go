@@ -30,6 +30,7 @@ type runDisplay struct {
 
 	round, maxRounds, toolCalls int
 	costCHF                     float64
+	reason                      string // why the agent run ended, when not completed
 	started                     time.Time
 }
 
@@ -162,6 +163,9 @@ func (d *runDisplay) event(ev sdk.Event) {
 		d.draw()
 	case *sdk.AgentSummaryData:
 		d.costCHF = p.CostCHF
+		if p.Reason != "completed" {
+			d.reason = p.Reason
+		}
 	case *sdk.FileCreatedData:
 		d.line("file created: %s (%s, file %s)", p.Name, runByteSize(p.Size), p.FileID)
 	case *sdk.EndData:
@@ -183,7 +187,11 @@ func (d *runDisplay) answer(messageID, text string) {
 
 // summary prints the run's totals.
 func (d *runDisplay) summary(cost string) {
-	d.line("done in %s · %d rounds · %d tool calls · %s", runDuration(time.Since(d.started)), d.round, d.toolCalls, cost)
+	ended := ""
+	if d.reason != "" {
+		ended = " · ended early: " + d.reason
+	}
+	d.line("done in %s · %d rounds · %d tool calls · %s%s", runDuration(time.Since(d.started)), d.round, d.toolCalls, cost, ended)
 }
 
 // finish leaves the terminal clean.

@@ -118,7 +118,7 @@ func TestRunAgainstServe(t *testing.T) {
 		if shown == nil || shown[1] != trace.TotalCostCHF || trace.TotalCostCHF == "0.00" || strings.Trim(trace.TotalCostCHF, "0.") == "" {
 			t.Errorf("cost shown %q, the trace's %s", shown, trace.TotalCostCHF)
 		}
-		files, err := client.ListFiles(ctx, &sdk.ListFilesParams{Workspace: tc.workspace, Tag: "manual"})
+		files, err := client.ListFiles(ctx, &sdk.ListFilesParams{Workspace: tc.workspace, Tag: []string{"manual"}})
 		if err != nil || len(files.Items) != 1 {
 			t.Fatalf("files tagged manual: %+v %v", files, err)
 		}
@@ -182,6 +182,16 @@ func TestRunAgainstServe(t *testing.T) {
 		}
 		if !strings.Contains(stderr.String(), "interrupted: workflow "+wf+" stopped on the server") {
 			t.Fatalf("stderr:\n%s", stderr.String())
+		}
+	})
+
+	t.Run("max cost bounds the round", func(t *testing.T) {
+		var stdout, stderr syncBuffer
+		err := run(ctx, []string{"run", "Search, please", "-url", base, "-token", tc.token, "-max-cost", "0.000001"}, &stdout, &stderr)
+		// The round completes with what was done so far, and says why.
+		if err != nil || !strings.Contains(stdout.String(), "budget") ||
+			!regexp.MustCompile(`(?m)^done in .* · ended early: budgetExceeded$`).MatchString(stderr.String()) {
+			t.Fatalf("run: %v\nstdout %q\n%s", err, stdout.String(), stderr.String())
 		}
 	})
 
@@ -340,5 +350,35 @@ func TestRunDisplayOnATerminal(t *testing.T) {
 	}
 	if !strings.HasSuffix(progress, "\r\033[K") {
 		t.Errorf("status line left on the terminal: %q", progress)
+	}
+}
+
+// TestRunArguments: bad arguments are refused before anything is sent.
+func TestRunArguments(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "want a prompt"},
+		{[]string{"  "}, "want a prompt"},
+		{[]string{"one", "two"}, `want one prompt, got 2 (quote it: agenthost run "one two")`},
+		{[]string{"hi", "-token", ""}, "no API token"},
+		{[]string{"hi", "-file", dir}, "is not a regular file"},
+		{[]string{"hi", "-file", dir + "/missing.pdf"}, "missing.pdf: no such file"},
+		{[]string{"hi", "-max-cost", "-1"}, "want an amount of CHF"},
+		{[]string{"hi", "-url", "localhost:8080"}, "want http:// or https://"},
+		{[]string{"hi", "-nosuch"}, "-nosuch"},
+	} {
+		t.Setenv("AGENTHOST_TOKEN", "ahk_x")
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), append([]string{"run"}, c.args...), &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"run", "-h"}, &stdout, &stderr); err != nil || !strings.Contains(stderr.String(), "usage: agenthost run") {
+		t.Errorf("-h: %v %q", err, stderr.String())
 	}
 }
