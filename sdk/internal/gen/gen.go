@@ -140,6 +140,7 @@ func (g *generator) goType(s *schema, hint string, request bool) (string, error)
 		return exported(name), nil
 	}
 	if len(s.AllOf) > 0 {
+		hint = g.inlineName(hint)
 		if err := g.named(hint, s, request, ""); err != nil {
 			return "", err
 		}
@@ -161,6 +162,7 @@ func (g *generator) goType(s *schema, hint string, request bool) (string, error)
 	case len(types) == 0 && len(s.Properties) > 0:
 		types = []string{"object"}
 	case len(types) != 1:
+		// No type, several (oneOf, anyOf, a union): the JSON as sent.
 		return "json.RawMessage", nil
 	}
 	if t == "" {
@@ -190,6 +192,7 @@ func (g *generator) goType(s *schema, hint string, request bool) (string, error)
 			if len(s.Properties) == 0 {
 				return "json.RawMessage", nil
 			}
+			hint = g.inlineName(hint)
 			if err := g.named(hint, s, request, ""); err != nil {
 				return "", err
 			}
@@ -286,4 +289,15 @@ func (g *generator) named(name string, s *schema, request bool, fallbackDoc stri
 	b.WriteString("}\n")
 	g.decls[name] = b.String()
 	return nil
+}
+
+// inlineName is hint, or hint with a suffix when a schema of the document
+// has that name already: an inline object never takes a named one's type.
+func (g *generator) inlineName(hint string) string {
+	for n := range g.doc.Components.Schemas {
+		if exported(n) == hint {
+			return hint + "Inline"
+		}
+	}
+	return hint
 }

@@ -9,11 +9,17 @@ import (
 
 var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 
+// reserved are the methods of Client written by hand (client.go, events.go).
+var reserved = map[string]bool{"Do": true, "Events": true}
+
 // operation writes the client method of o, and its Params and Request
 // types.
 func (g *generator) operation(b *strings.Builder, o op) error {
 	name := exported(o.OperationID)
 	where := strings.ToUpper(o.Method) + " " + o.Path
+	if reserved[name] {
+		return fmt.Errorf("operationId %q would hide the hand-written Client.%s: choose another", o.OperationID, name)
+	}
 
 	// Path parameters become arguments, in the order of the path.
 	byName := map[string]*parameter{}
@@ -79,6 +85,7 @@ func (g *generator) operation(b *strings.Builder, o op) error {
 			if err != nil {
 				return fmt.Errorf("parameter %s: %w", p.Name, err)
 			}
+			t = paramType(strings.TrimPrefix(t, "*"), p.In)
 			text := p.Description
 			if p.Required {
 				text = strings.TrimSpace("Required. " + text)
@@ -107,8 +114,6 @@ func (g *generator) operation(b *strings.Builder, o op) error {
 					return fmt.Errorf("list header %s", p.Name)
 				}
 				fmt.Fprintf(&enc, "\t\tfor _, v := range %s {\n\t\t\tr.query.Add(%q, v)\n\t\t}\n", v, p.Name)
-			default:
-				return fmt.Errorf("parameter %s of type %s", p.Name, t)
 			}
 		}
 		enc.WriteString("\t}\n")
@@ -184,7 +189,10 @@ func (g *generator) operation(b *strings.Builder, o op) error {
 		raw = true
 	}
 
-	text := fmt.Sprintf("%s calls %s: %s.", name, where, strings.TrimSuffix(o.Summary, "."))
+	text := fmt.Sprintf("%s calls %s.", name, where)
+	if o.Summary != "" {
+		text = fmt.Sprintf("%s calls %s: %s.", name, where, strings.TrimSuffix(o.Summary, "."))
+	}
 	if raw {
 		text += " The caller reads and closes the response's body."
 	}
@@ -225,6 +233,7 @@ func (g *generator) multipart(b *strings.Builder, name string, s *schema) error 
 	var decl strings.Builder
 	comment(&decl, "", name+" is a multipart/form-data body; it is streamed, never held in memory whole. Empty values are not sent.")
 	decl.WriteString("type " + name + " struct {\n")
+	var lists strings.Builder
 	b.WriteString("\tr.form = []formPart{\n")
 	for _, k := range keys {
 		p := s.Properties[k]
@@ -251,16 +260,33 @@ func (g *generator) multipart(b *strings.Builder, name string, s *schema) error 
 			comment(&decl, "\t", field+"Name is the file name sent with "+field+".")
 			fmt.Fprintf(&decl, "\t%sName string\n", field)
 			fmt.Fprintf(b, "\t\t{name: %q, filename: body.%sName, content: body.%s, required: %v},\n", k, field, field, required[k])
-		case "string", "*string":
+		case "[]string":
+			comment(&decl, "\t", text)
+			fmt.Fprintf(&decl, "\t%s []string\n", field)
+			fmt.Fprintf(&lists, "\tfor _, v := range body.%s {\n\t\tr.form = append(r.form, formPart{name: %q, value: v})\n\t}\n", field, k)
+		default:
+			// Every other value travels as text, as the form encodes it.
 			comment(&decl, "\t", text)
 			fmt.Fprintf(&decl, "\t%s string\n", field)
 			fmt.Fprintf(b, "\t\t{name: %q, value: body.%s, required: %v},\n", k, field, required[k])
-		default:
-			return fmt.Errorf("%s: form field of type %s", k, t)
 		}
 	}
 	b.WriteString("\t}\n")
+	b.WriteString(lists.String())
 	decl.WriteString("}\n")
 	g.decls[name] = decl.String()
 	return nil
+}
+
+// paramType is the Go type of a query or header parameter's field: a
+// scalar, a list of strings for a repeated query parameter, or text for
+// anything else (sent as the caller writes it).
+func paramType(t, in string) string {
+	switch {
+	case t == "string", t == "int64", t == "float64", t == "bool":
+		return t
+	case strings.HasPrefix(t, "[]") && in == "query":
+		return "[]string"
+	}
+	return "string"
 }
