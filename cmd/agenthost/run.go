@@ -90,7 +90,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	d := newRunDisplay(stdout, stderr, runIsTerminal(stderr))
 	defer d.finish()
-	return runWorkflow(ctx, c, d, o, prompts[0])
+	err = runWorkflow(ctx, c, d, o, prompts[0])
+	if err != nil && ctx.Err() != nil && !strings.HasPrefix(err.Error(), "interrupted") {
+		return fmt.Errorf("interrupted before the workflow started: %w", err)
+	}
+	return err
 }
 
 func runWorkflow(ctx context.Context, c *sdk.Client, d *runDisplay, o runOptions, prompt string) error {
