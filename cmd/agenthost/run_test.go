@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -121,6 +122,45 @@ func TestRunAgainstServe(t *testing.T) {
 		files, err := client.ListFiles(ctx, &sdk.ListFilesParams{Workspace: tc.workspace, Tag: []string{"manual"}})
 		if err != nil || len(files.Items) != 1 {
 			t.Fatalf("files tagged manual: %+v %v", files, err)
+		}
+	})
+
+	t.Run("upload of unknown length", func(t *testing.T) {
+		// A reader that does not tell its size is sent chunked; the upload
+		// arrives whole and the requests after it are answered.
+		content := []byte(strings.Repeat("A line of notes for the upload of unknown length.\n", 2000))
+		// Everything the server sends, over every connection.
+		var wire syncBuffer
+		dial := (&net.Dialer{}).DialContext
+		tapped, err := sdk.New(base, sdk.WithToken(tc.token), sdk.WithHTTPClient(&http.Client{Transport: &http.Transport{
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := dial(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return tapConn{c, &wire}, nil
+			},
+		}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			up, err := tapped.UploadFile(ctx, tc.workspace, sdk.UploadFileRequest{
+				File: io.MultiReader(bytes.NewReader(content)), FileName: "notes.txt", NoDedupe: "true", Description: fmt.Sprint(i)})
+			if err != nil {
+				t.Fatalf("upload %d: %v", i, err)
+			}
+			if up.Size != int64(len(content)) {
+				t.Fatalf("upload %d: %d bytes stored, %d sent", i, up.Size, len(content))
+			}
+			if _, err := tapped.ListWorkspaces(ctx); err != nil {
+				t.Fatalf("after upload %d: %v", i, err)
+			}
+		}
+		// The server read each body whole: nothing left of one was taken
+		// for a request of its own.
+		if n := strings.Count(wire.String(), "400 Bad Request"); n > 0 {
+			t.Fatalf("%d answers 400 on the wire:\n%s", n, wire.String())
 		}
 	})
 
@@ -381,4 +421,16 @@ func TestRunArguments(t *testing.T) {
 	if err := run(context.Background(), []string{"run", "-h"}, &stdout, &stderr); err != nil || !strings.Contains(stderr.String(), "usage: agenthost run") {
 		t.Errorf("-h: %v %q", err, stderr.String())
 	}
+}
+
+// tapConn copies what a connection reads into w.
+type tapConn struct {
+	net.Conn
+	w io.Writer
+}
+
+func (c tapConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.w.Write(p[:n])
+	return n, err
 }
