@@ -147,13 +147,17 @@ func runWorkflow(ctx context.Context, c *sdk.Client, d *runDisplay, o runOptions
 		return fmt.Errorf("following workflow %s: %w", wf.ID, err)
 	}
 	d.summary(runCost(ctx, c, wf, d))
+	data, _ := end.Payload.(*sdk.EndData)
+	if data == nil {
+		data = &sdk.EndData{}
+	}
 	switch end.Type {
 	case sdk.EventComplete:
 		return nil
 	case sdk.EventStopped:
-		return fmt.Errorf("workflow %s was stopped: %s", wf.ID, runOr(end.Payload.(*sdk.EndData).Reason, "no reason given"))
+		return fmt.Errorf("workflow %s was stopped: %s", wf.ID, runOr(data.Reason, "no reason given"))
 	default:
-		return fmt.Errorf("workflow %s failed: %s", wf.ID, runOr(end.Payload.(*sdk.EndData).Message, "no message"))
+		return fmt.Errorf("workflow %s failed: %s", wf.ID, runOr(data.Message, "no message"))
 	}
 }
 
