@@ -615,7 +615,7 @@ func (c *Client) Transcribe(ctx context.Context, ws string, body io.Reader, cont
 	r := request{method: "POST", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/voice/transcribe"}
 	r.body, r.contentType = body, contentType
 	if r.contentType == "" {
-		r.contentType = "audio/*"
+		r.contentType = "application/octet-stream"
 	}
 	var out TranscribeResponse
 	if err := c.call(ctx, r, &out); err != nil {

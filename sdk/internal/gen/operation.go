@@ -154,6 +154,9 @@ func (g *generator) operation(b *strings.Builder, o op) error {
 			args = append(args, "body "+name+"Request")
 		default:
 			args = append(args, "body io.Reader", "contentType string")
+			if strings.Contains(ct, "*") {
+				ct = "application/octet-stream" // a range is no Content-Type: the server sniffs
+			}
 			fmt.Fprintf(&body, "\tr.body, r.contentType = body, contentType\n\tif r.contentType == \"\" {\n\t\tr.contentType = %q\n\t}\n", ct)
 		}
 	}
