@@ -27,7 +27,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	msg := fmt.Sprintf("agenthost: %s %s: %d %s", e.Method, e.Path, e.Status, e.Title)
+	msg := fmt.Sprintf("sdk: %s %s: %d %s", e.Method, e.Path, e.Status, e.Title)
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}

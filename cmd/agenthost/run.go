@@ -128,7 +128,7 @@ func runWorkflow(ctx context.Context, c *sdk.Client, d *runDisplay, o runOptions
 	if err != nil {
 		return fmt.Errorf("starting the workflow: %w", err)
 	}
-	d.line("workflow %s started in workspace %s", wf.ID, ws)
+	d.step("workflow %s started in workspace %s", wf.ID, ws)
 	end, err := runFollow(ctx, c, d, wf.ID)
 	if ctx.Err() != nil {
 		// Ctrl-C: the round is stopped on the server, not left running.
@@ -140,7 +140,7 @@ func runWorkflow(ctx context.Context, c *sdk.Client, d *runDisplay, o runOptions
 				return fmt.Errorf("interrupted; stopping workflow %s failed: %w", wf.ID, serr)
 			}
 		}
-		d.line("interrupted: workflow %s stopped on the server", wf.ID)
+		d.step("interrupted: workflow %s stopped on the server", wf.ID)
 		return fmt.Errorf("interrupted: workflow %s stopped", wf.ID)
 	}
 	if err != nil {
@@ -224,7 +224,7 @@ func runUpload(ctx context.Context, c *sdk.Client, d *runDisplay, ws, path, tags
 	if up.Existing {
 		how = "already there"
 	}
-	d.line("%s %s (file %s, %s)", how, name, up.ID, runByteSize(up.Size))
+	d.step("%s %s (file %s, %s)", how, name, up.ID, runByteSize(up.Size))
 	return up.ID, nil
 }
 
@@ -244,7 +244,7 @@ func runWaitIndexed(ctx context.Context, c *sdk.Client, d *runDisplay, id, name 
 		}
 		switch st.Status {
 		case "indexed":
-			d.line("indexed %s", name)
+			d.step("indexed %s", name)
 			return nil
 		case "failed":
 			return fmt.Errorf("%s could not be indexed: %s", name, runOr(st.Error, "no reason given"))

@@ -61,6 +61,12 @@ func (d *runDisplay) status(format string, args ...any) {
 	d.draw()
 }
 
+// step prints a lasting line that ends what the status line showed.
+func (d *runDisplay) step(format string, args ...any) {
+	d.statusText = ""
+	d.line(format, args...)
+}
+
 // line prints a lasting line of progress.
 func (d *runDisplay) line(format string, args ...any) {
 	d.clear()
