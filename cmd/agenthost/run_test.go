@@ -75,8 +75,8 @@ func TestRunAgainstServe(t *testing.T) {
 
 	t.Run("completes", func(t *testing.T) {
 		var stdout, stderr syncBuffer
-		err := run(ctx, []string{"run", "What does the manual say about interface attributes?", "-file", pdf,
-			"-url", base, "-token", tc.token, "-tools", "searchKnowledge", "-tags", "manual"}, &stdout, &stderr)
+		err := run(ctx, []string{"run", "What does the manual say about interface attributes?", "--file", pdf,
+			"--url", base, "--token", tc.token, "--tools", "searchKnowledge", "--tags", "manual"}, &stdout, &stderr)
 		if err != nil {
 			t.Fatalf("run: %v\n%s", err, stderr.String())
 		}
