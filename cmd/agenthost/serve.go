@@ -282,13 +282,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, UI: ui, Voice: model,
-		PluginAdmins: api.PluginAdmins{Installer: installs, Tenants: pluginAdmins},
-		Auth:         db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
+		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,
 		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate},
 		Model: func() string { return agentModels(model.Config()) },
+		// Plugin installs on the running host (plugin_installs.go).
+		PluginAdmins: api.PluginAdmins{Installer: installs, Tenants: pluginAdmins},
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	// Requests get half the shutdown's time (and are cancelled after a
