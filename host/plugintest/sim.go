@@ -383,4 +383,3 @@ func httpRequest(ctx context.Context, c *wasm.Call, s []uint64) {
 	}
 	s[0] = off
 }
-
