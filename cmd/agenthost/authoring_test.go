@@ -274,7 +274,7 @@ func TestAuthorsPath(t *testing.T) {
 
 // authorServer runs `serve` in this process with args and returns its base
 // URL once it answers.
-func authorServer(t *testing.T, logs *syncBuffer, args ...string) string {
+func authorServer(t testing.TB, logs *syncBuffer, args ...string) string {
 	t.Helper()
 	addr, err := freeLoopbackAddr()
 	if err != nil {
