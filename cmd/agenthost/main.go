@@ -88,7 +88,10 @@ commands:
   migrate                        apply database migrations
   admin bootstrap|user|workspace|member|token|tools|limits|usage   tenants, users, workspaces, roles, tokens, spending
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
+  plugin new NAME [-kind K]      scaffold a plugin folder (tool, extractor) with fixtures
   plugin build DIR [-o FILE]     compile a plugin and embed its manifest
+  plugin test DIR                run a plugin's fixtures with simulated capabilities
+  plugin install|upgrade|remove  change the plugins of a running server (-server URL -token T FILE)
   plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature
   plugin call FILE TOOL JSON     run one tool of a plugin and print the result
   plugin sign FILE -key KEY      sign a plugin (ed25519)
