@@ -28,7 +28,7 @@ var pluginNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,62}[a-z0-9]$`)
 func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plugin new", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	kind := fs.String("kind", "tool", "tool, extractor (connector and actions: not yet, see the message)")
+	kind := fs.String("kind", "tool", "tool, extractor or actions (connector: not yet, see the message)")
 	dir := fs.String("dir", "", "folder to make (default: ./NAME)")
 	source := fs.String("agenthost", "", "agenthost source checkout the plugin's go.mod points at, when the folder lies outside one (default: the checkout around the current directory)")
 	module := fs.String("module", "", "the plugin's Go module path outside a checkout (default: example.com/NAME)")
@@ -38,10 +38,6 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if !pluginNameRE.MatchString(name) {
 		return fmt.Errorf("plugin new: %q is not a plugin name (lower case letters, digits and dashes, 3 to 64, starting with a letter)", name)
-	}
-	files, err := scaffold(name, *kind)
-	if err != nil {
-		return err
 	}
 	if *dir == "" {
 		*dir = name
@@ -55,7 +51,9 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	// Inside an agenthost checkout the plugin builds in its module; outside,
 	// it gets a module of its own that points at a checkout for the PDK.
-	if root, mod := enclosingModule(filepath.Dir(abs)); mod != agenthostModule {
+	checkout, mod := enclosingModule(filepath.Dir(abs))
+	var extra map[string]string
+	if mod != agenthostModule {
 		src := *source
 		if src == "" {
 			if wd, err := os.Getwd(); err == nil {
@@ -66,18 +64,22 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		if src == "" {
 			where := "no Go module"
-			if root != "" {
+			if checkout != "" {
 				where = "module " + mod
 			}
 			return fmt.Errorf("plugin new: %s lies in %s; the PDK comes from an agenthost checkout: run this inside one, or pass -agenthost PATH (nothing written)", *dir, where)
 		}
-		extra, err := moduleFiles(name, *module, src)
-		if err != nil {
+		if extra, err = moduleFiles(name, *module, src); err != nil {
 			return err
 		}
-		for k, v := range extra {
-			files[k] = v
-		}
+		checkout, _ = filepath.Abs(src)
+	}
+	files, err := scaffold(name, *kind, checkout)
+	if err != nil {
+		return err
+	}
+	for k, v := range extra {
+		files[k] = v
 	}
 	for rel, body := range files {
 		p := filepath.Join(abs, rel)
@@ -93,8 +95,9 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // scaffold returns the files of a new plugin by path; a kind without a
-// buildable scaffold is refused with why.
-func scaffold(name, kind string) (map[string]string, error) {
+// buildable scaffold in the checkout the plugin builds against is refused
+// with why.
+func scaffold(name, kind, checkout string) (map[string]string, error) {
 	data := scaffoldData{Name: name, Tool: lowerCamel(name)}
 	var tmpl map[string]string
 	switch kind {
@@ -105,9 +108,14 @@ func scaffold(name, kind string) (map[string]string, error) {
 	case "connector":
 		return nil, errors.New("plugin new: -kind connector is not available yet: the PDK has no connector interface (provider connectors are designed in their own issue); a tool plugin can reach a provider through the http capability meanwhile")
 	case "actions":
-		return nil, errors.New("plugin new: -kind actions is not available yet: the PDK for legacy method.action descriptors (pdk/actions) and the host's actions adapter have not landed; a scaffold that cannot build is not made")
+		// The legacy-actions PDK is newer than some checkouts: a scaffold
+		// that cannot build is not made.
+		if _, err := os.Stat(filepath.Join(checkout, "pdk", "actions", "actions.go")); err != nil {
+			return nil, fmt.Errorf("plugin new: -kind actions needs the PDK for legacy method.action descriptors (pdk/actions), which the checkout %s does not have; a scaffold that cannot build is not made", checkout)
+		}
+		tmpl = actionsScaffold
 	default:
-		return nil, fmt.Errorf("plugin new: unknown -kind %q (tool, extractor)", kind)
+		return nil, fmt.Errorf("plugin new: unknown -kind %q (tool, extractor, actions)", kind)
 	}
 	out := map[string]string{}
 	for path, text := range tmpl {
@@ -365,6 +373,58 @@ Second paragraph, with the word lighthouse.
   "input": "sample.txt",
   "mimeType": "text/plain",
   "wantText": ["First paragraph", "lighthouse"]
+}
+`,
+}
+
+var actionsScaffold = map[string]string{
+	"plugin.json": `{
+  "name": "[[.Name]]",
+  "version": "0.1.0",
+  "kind": "actions",
+  "description": "[[.Name]]: legacy method.action descriptors run as agent tools."
+}
+`,
+	"main.go": `// Command [[.Name]] is an agenthost plugin of kind actions: each legacy
+// action is a Go function with a descriptor; dynamicMode actions become
+// agent tools named method.action, and the documents a result carries are
+// stored by the host as workspace files.
+package main
+
+import (
+	"strings"
+
+	"github.com/agenthost/agenthost/pdk/actions"
+)
+
+// Params are the action's parameters; its JSON Schema is made from these
+// fields and their tags, and the host validates every call against it.
+type Params struct {
+	Text string ` + "`" + `json:"text" description:"the note's text" minLength:"1"` + "`" + `
+}
+
+func init() {
+	actions.Register(actions.Descriptor{Method: "[[.Tool]]", Action: "makeNote",
+		Description: "Makes a note document of a text.", DynamicMode: true},
+		func(p Params) (actions.Result, error) {
+			note := strings.TrimSpace(p.Text) + "\n"
+			return actions.Success("made note.txt", actions.Document{Name: "note.txt", MIMEType: "text/plain", Data: []byte(note)}), nil
+		})
+}
+
+func main() {}
+`,
+	"main_test.go": toolScaffold["main_test.go"],
+	"testdata/makes-a-note.json": `{
+  "tool": "[[.Tool]].makeNote",
+  "args": {"text": "Call Ada back."},
+  "want": {"contains": ["\"success\":true", "\"documentName\":\"note.txt\""]}
+}
+`,
+	"testdata/refuses-an-empty-text.json": `{
+  "tool": "[[.Tool]].makeNote",
+  "args": {"text": ""},
+  "wantError": "invalid_arguments"
 }
 `,
 }
