@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
 // principals authenticates each secret as its principal.
@@ -89,6 +91,16 @@ func TestPluginChangesAreTheOperatorsAdmins(t *testing.T) {
 				t.Fatalf("%d (reached the installer: %v) %s", resp.StatusCode, inst.calls > 0, raw)
 			}
 		})
+	}
+	// An upgrade whose module is another plugin than the path names is
+	// refused before the installer.
+	inst0 := &countingInstaller{}
+	app0 := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: noPlugins{}, Auth: auth, PluginAdmins: api.PluginAdmins{Installer: inst0, Tenants: []string{"ops"}}})
+	req0 := httptest.NewRequest("PUT", "/api/v1/plugins/webfetch", bytes.NewReader(wasmtest.Module(t, "echo")))
+	req0.Header.Set("Authorization", "Bearer operator")
+	resp0, _ := app0.Test(req0)
+	if raw, _ := io.ReadAll(resp0.Body); resp0.StatusCode != 400 || inst0.calls != 0 || !strings.Contains(string(raw), `the module is plugin \"echo\", not \"webfetch\"`) {
+		t.Fatalf("an upgrade naming another plugin: %d %s", resp0.StatusCode, raw)
 	}
 	// An empty body is refused before the installer.
 	inst := &countingInstaller{}

@@ -2,16 +2,19 @@ package installed_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/agenthost/agenthost/host/installed"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
+	"github.com/agenthost/agenthost/host/wasm/wasmbin"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
@@ -139,5 +142,45 @@ func TestOnlyInstalledPluginsChange(t *testing.T) {
 	}
 	if p, _ := h.Plugin("echo"); p.Manifest().Version != "1.0.0" {
 		t.Errorf("echo is %s", p.Manifest().Version)
+	}
+}
+
+// TestHostileNamesWriteNothing: a module whose manifest names a path
+// instead of a plugin (or a version with a slash) is refused before
+// anything is written, inside the directory or outside it.
+func TestHostileNamesWriteNothing(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	dir := filepath.Join(root, "plugins")
+	d, err := installed.Open(ctx, dir, newHost(t), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := wasmtest.Module(t, "echo")
+	for _, edit := range []string{`"name":"../../evil"`, `"version":"1.0.0/../../evil"`} {
+		m, err := manifest.Read(echo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(m)
+		field, _, _ := strings.Cut(edit, ":")
+		re := regexp.MustCompile(regexp.QuoteMeta(field) + `:"[^"]*"`)
+		hostile, err := wasmbin.SetCustomSection(echo, manifest.SectionName, re.ReplaceAll(raw, []byte(edit)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Install(ctx, hostile); !errors.Is(err, wasm.ErrRefused) || !strings.Contains(err.Error(), "/"+strings.Trim(field, `"`)) {
+			t.Errorf("%s: %v, want a refusal naming the field", edit, err)
+		}
+	}
+	var files []string
+	filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 0 {
+		t.Fatalf("written: %v", files)
 	}
 }
