@@ -209,11 +209,55 @@ func (c *Client) GetOpenAPI(ctx context.Context) (*http.Response, error) {
 	return c.send(ctx, r)
 }
 
-// ListPlugins calls GET /api/v1/plugins: loaded plugins. The caller reads and closes the response's
-// body.
+// ListPlugins calls GET /api/v1/plugins: loaded plugins (and versions kept for pinned tool sets,
+// kept: true), each with its running calls. The caller reads and closes the response's body.
 func (c *Client) ListPlugins(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/api/v1/plugins"}
 	return c.send(ctx, r)
+}
+
+// InstallPlugin calls POST /api/v1/plugins: install a plugin on the running host (admins of the
+// operator's tenants, serve -plugin-admins): checked exactly as at start-up (signature policy,
+// grants, ceilings, its code against its manifest), compiled, then served and kept in the data
+// directory.
+func (c *Client) InstallPlugin(ctx context.Context, body io.Reader, contentType string) error {
+	r := request{method: "POST", path: "/api/v1/plugins"}
+	r.body, r.contentType = body, contentType
+	if r.contentType == "" {
+		r.contentType = "application/wasm"
+	}
+	return c.call(ctx, r, nil)
+}
+
+// UpgradePlugin calls PUT /api/v1/plugins/{name}: upgrade an installed plugin to another version:
+// calls running on the old version end on it, calls from then on run the new one; keep=true keeps
+// the old version for tool sets pinned to it (tool@version).
+func (c *Client) UpgradePlugin(ctx context.Context, name string, params *UpgradePluginParams, body io.Reader, contentType string) error {
+	r := request{method: "PUT", path: "/api/v1/plugins/" + url.PathEscape(name)}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Keep {
+			r.query.Set("keep", "true")
+		}
+	}
+	r.body, r.contentType = body, contentType
+	if r.contentType == "" {
+		r.contentType = "application/wasm"
+	}
+	return c.call(ctx, r, nil)
+}
+
+// RemovePlugin calls DELETE /api/v1/plugins/{name}: remove an installed plugin (every version), or
+// with version=V one kept version: its tools are gone at once, running calls end on it.
+func (c *Client) RemovePlugin(ctx context.Context, name string, params *RemovePluginParams) error {
+	r := request{method: "DELETE", path: "/api/v1/plugins/" + url.PathEscape(name)}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Version != "" {
+			r.query.Set("version", params.Version)
+		}
+	}
+	return c.call(ctx, r, nil)
 }
 
 // GetSession calls GET /api/v1/session: the session of the cookie: user, tenant, workspaces and the

@@ -362,6 +362,11 @@ type Problem struct {
 	Type   string `json:"type"`
 }
 
+// RemovePluginParams are the optional parameters of RemovePlugin; zero values are not sent.
+type RemovePluginParams struct {
+	Version string
+}
+
 // SearchKnowledgeLongRequest is the body of SearchKnowledgeLong.
 type SearchKnowledgeLongRequest struct {
 	Files []string `json:"files,omitempty"`
@@ -521,6 +526,11 @@ type ToolResultError struct {
 // TranscribeResponse is the answer of Transcribe.
 type TranscribeResponse struct {
 	Text string `json:"text"`
+}
+
+// UpgradePluginParams are the optional parameters of UpgradePlugin; zero values are not sent.
+type UpgradePluginParams struct {
+	Keep bool
 }
 
 // UploadFileRequest is a multipart/form-data body; it is streamed, never held in memory whole.
