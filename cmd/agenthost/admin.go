@@ -86,7 +86,7 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				extras = append(extras, n)
 			}
 		}
-		if err := checkToolSet(*toolSet, extras, *pluginDir); err != nil {
+		if err := checkToolSet(*toolSet, extras, *pluginDir, filepath.Join(*sf.data, "plugins")); err != nil {
 			return fmt.Errorf("admin tools: %w", err)
 		}
 	}
@@ -283,13 +283,18 @@ func printTokens(w io.Writer, toks []tenancy.Token, now time.Time) {
 // checkToolSet refuses a tool set the server does not define and extra
 // tools that neither a built-in plugin nor one in pluginDir declares. It
 // reads the plugins' manifests only (no compile).
-func checkToolSet(set string, extras []string, pluginDir string) error {
+func checkToolSet(set string, extras []string, pluginDir, installedDir string) error {
 	srcs, err := builtin.Sources()
 	if err != nil {
 		return err
 	}
-	if pluginDir != "" {
-		paths, err := filepath.Glob(filepath.Join(pluginDir, "*.wasm"))
+	// The operator's folder, and the plugins installed on the running
+	// host (with their kept versions, for pins "tool@1.2.0").
+	for _, dir := range []string{pluginDir, installedDir} {
+		if dir == "" {
+			continue
+		}
+		paths, err := filepath.Glob(filepath.Join(dir, "*.wasm"))
 		if err != nil {
 			return err
 		}
@@ -301,18 +306,23 @@ func checkToolSet(set string, extras []string, pluginDir string) error {
 			srcs = append(srcs, wasm.Source{Origin: p, Module: b})
 		}
 	}
-	var known manifestTools
+	var known, versioned manifestTools
 	for _, s := range srcs {
 		m, err := manifest.Read(s.Module)
 		if err != nil || m.Kind == manifest.KindExtractor {
 			continue // the server refuses it too, or its tools are not agent tools
 		}
+		kept := strings.Contains(filepath.Base(s.Origin), "@")
 		for _, t := range m.Tools {
-			known = append(known, wasm.ToolInfo{Plugin: m.Name, Tool: t})
+			if !kept {
+				known = append(known, wasm.ToolInfo{Plugin: m.Name, Tool: t})
+			}
+			t.Name += "@" + m.Version
+			versioned = append(versioned, wasm.ToolInfo{Plugin: m.Name, Tool: t})
 		}
 	}
 	// The server's registry resolves the set: an unknown set is its error.
-	_, missing, err := tools.NewRegistry(known, nil).Set(set, extras...)
+	_, missing, err := tools.NewRegistry(known, nil).WithVersions(versioned).Set(set, extras...)
 	if err != nil {
 		return err
 	}
@@ -333,6 +343,9 @@ func checkToolSet(set string, extras []string, pluginDir string) error {
 type manifestTools []wasm.ToolInfo
 
 func (m manifestTools) Tools() []wasm.ToolInfo { return m }
+
+// VersionedTools lists them as "tool@version" (tools.Versions).
+func (m manifestTools) VersionedTools() []wasm.ToolInfo { return m }
 
 func (manifestTools) Call(context.Context, string, []byte, *wasm.CallOptions) wasm.Result {
 	panic("admin: manifest tools are not callable")

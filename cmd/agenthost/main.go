@@ -5,6 +5,7 @@
 //	agenthost worker                   run background workers only
 //	agenthost migrate                  apply database migrations
 //	agenthost admin ...                tenants, users, workspaces, roles, API tokens
+//	agenthost run "PROMPT" -file F     run a workflow on a server and follow it
 //	agenthost plugin build DIR         compile a plugin and embed its manifest
 //	agenthost plugin inspect FILE      print manifest, capabilities, hash, signature
 //	agenthost plugin call FILE TOOL JSON  run one tool and print the result
@@ -45,6 +46,7 @@ func commands() map[string]command {
 		"migrate": migrateCmd,
 		"admin":   adminCmd,
 		"load":    loadCmd,
+		"run":     runCmd,
 	}
 }
 
@@ -88,7 +90,11 @@ commands:
   migrate                        apply database migrations
   admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp   tenants, users, workspaces, roles, tokens, spending, MCP servers
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
+  run "PROMPT" [-file FILE]...   run a workflow on a server and follow it (tool calls, cost, the answer)
+  plugin new NAME [-kind K]      scaffold a plugin folder (tool, extractor) with fixtures
   plugin build DIR [-o FILE]     compile a plugin and embed its manifest
+  plugin test DIR                run a plugin's fixtures with simulated capabilities
+  plugin install|upgrade|remove  change the plugins of a running server (-server URL -token T FILE)
   plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature
   plugin call FILE TOOL JSON     run one tool of a plugin and print the result
   plugin sign FILE -key KEY      sign a plugin (ed25519)

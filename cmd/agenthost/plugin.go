@@ -16,8 +16,13 @@ func pluginCommands() map[string]command {
 		"build":   pluginBuildCmd,
 		"call":    pluginCallCmd,
 		"inspect": pluginInspectCmd,
+		"install": pluginInstallCmd,
 		"keygen":  pluginKeygenCmd,
+		"new":     pluginNewCmd,
+		"remove":  pluginRemoveCmd,
 		"sign":    pluginSignCmd,
+		"test":    pluginTestCmd,
+		"upgrade": pluginUpgradeCmd,
 		"verify":  pluginVerifyCmd,
 		"warm":    pluginWarmCmd,
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
+	"github.com/agenthost/agenthost/host/installed"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -47,6 +49,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"requests that start work (workflows, background jobs, tool calls, uploads) each tenant may make per minute, over all hosts sharing the database; 0: no limit")
 	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
 	pf := addPluginFlags(fs)
+	var pluginAdmins stringList
+	fs.Var(&pluginAdmins, "plugin-admins", "tenant `ID` whose admins may install, upgrade and remove plugins on the running host (repeatable; none: nobody)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("AGENTHOST_SHUTDOWN_TIMEOUT", 10*time.Second),
 		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
 	ef := addExtractorFlags(fs)
@@ -115,6 +119,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		host.Close(context.WithoutCancel(ctx))
 	}()
+	// Plugins installed through the API (kept under the data directory)
+	// load with the same checks as the others.
+	installs, err := installed.Open(ctx, filepath.Join(*data, "plugins"), host, logger)
+	if err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
 		return nil // stopped during start-up
 	}
@@ -225,7 +235,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	*pf.caps.Models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger,
 		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
 	// Every tool call an agent or the API makes is a transaction.
-	registry := tools.NewRegistry(meter.MeteredRunner(host), nil)
+	registry := tools.NewRegistry(meter.MeteredRunner(host), nil).WithVersions(host)
 	// External MCP servers an admin added join their workspaces' tool sets
 	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
 	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), *pf.allowHosts, meter, tel, logger)
@@ -285,9 +295,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,
-		Rate:       api.RateLimit{Counter: db, PerMinute: *tenantRate},
+		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate},
+		Model: func() string { return agentModels(model.Config()) },
+		// Plugin installs on the running host (plugin_installs.go).
+		PluginAdmins: api.PluginAdmins{Installer: installs, Tenants: pluginAdmins},
+		// External MCP servers of the tenants (admin_mcp.go).
 		MCPServers: mcpAdmin,
-		Model:      func() string { return agentModels(model.Config()) },
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	// Requests get half the shutdown's time (and are cancelled after a

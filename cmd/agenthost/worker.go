@@ -6,10 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/agenthost/agenthost/host/indexing"
+	"github.com/agenthost/agenthost/host/installed"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -58,6 +60,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer host.Close(context.WithoutCancel(ctx))
+	// The plugins a serve of this data directory installed (as of now).
+	if _, err := installed.Open(ctx, filepath.Join(*sf.data, "plugins"), host, logger); err != nil {
+		return err
+	}
 	extractors, err := ef.open(host, logger)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
 type pluginView struct {
@@ -18,22 +19,47 @@ type pluginView struct {
 	// Grant is what the plugin asked for and what the operator granted
 	// (capabilities, mounts, ceilings and the limits it runs under).
 	Grant wasm.Assessment `json:"grant"`
+	// Running counts the calls running on it now; Kept marks an earlier
+	// version an upgrade kept for tool sets pinned to it ("tool@version").
+	Running int  `json:"running"`
+	Kept    bool `json:"kept,omitempty"`
+}
+
+func viewOf(pl *wasm.Plugin) pluginView {
+	m := pl.Manifest()
+	v := pluginView{Name: m.Name, Version: m.Version, Kind: string(m.Kind), Description: m.Description,
+		Builtin: pl.Builtin(), SHA256: pl.SHA256(), Capabilities: append([]string{}, m.Capabilities...), Tools: []string{}, Grant: pl.Assessment(),
+		Running: pl.Running()}
+	for _, t := range m.Tools {
+		v.Tools = append(v.Tools, t.Name)
+	}
+	return v
 }
 
 func handlePlugins(p Plugins) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		out := []pluginView{}
 		for _, pl := range p.Plugins() {
-			m := pl.Manifest()
-			v := pluginView{Name: m.Name, Version: m.Version, Kind: string(m.Kind), Description: m.Description,
-				Builtin: pl.Builtin(), SHA256: pl.SHA256(), Capabilities: append([]string{}, m.Capabilities...), Tools: []string{}, Grant: pl.Assessment()}
-			for _, t := range m.Tools {
-				v.Tools = append(v.Tools, t.Name)
+			out = append(out, viewOf(pl))
+		}
+		if k, ok := p.(interface{ Kept() []*wasm.Plugin }); ok {
+			for _, pl := range k.Kept() {
+				v := viewOf(pl)
+				v.Kept = true
+				out = append(out, v)
 			}
-			out = append(out, v)
 		}
 		return c.JSON(out)
 	}
+}
+
+// readManifest returns the name in a module's manifest.
+func readManifest(module []byte) (string, error) {
+	m, err := manifest.Read(module)
+	if err != nil {
+		return "", err
+	}
+	return m.Name, nil
 }
 
 func handleTools(p Plugins) fiber.Handler {

@@ -42,6 +42,11 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	// The plugin listings name every plugin, its version, capabilities and
 	// hosts: what an attacker would look for first, so they need a token.
 	authed.Get("/plugins", handlePlugins(d.Plugins))
+	// Installs change what every tenant's agents run: admins of the
+	// operator's tenants only (plugin_installs.go).
+	authed.Post("/plugins", handleInstallPlugin(d.PluginAdmins))
+	authed.Put("/plugins/:name", handleUpgradePlugin(d.PluginAdmins))
+	authed.Delete("/plugins/:name", handleRemovePlugin(d.PluginAdmins))
 	authed.Get("/tools", handleTools(d.Plugins))
 	if d.Tokens != nil {
 		authed.Get("/tokens", handleListTokens(d.Tokens))

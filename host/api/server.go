@@ -32,6 +32,9 @@ type Plugins interface {
 type Deps struct {
 	Logger  *slog.Logger
 	Plugins Plugins
+	// PluginAdmins install, upgrade and remove plugins on the running
+	// host; zero: those routes answer 403.
+	PluginAdmins PluginAdmins
 	// Ready reports whether start-up work (plugin warm-up) has finished.
 	Ready func() error
 	// Auth, Workspaces and Files serve the authenticated API; without them

@@ -213,3 +213,14 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	}
 	return nil, lastErr
 }
+
+// CheckURL applies the rules of one hop (scheme, method, cloud metadata
+// names, the allow-list) to rawURL without sending anything: what a
+// simulation of the network (`agenthost plugin test`) must refuse alike.
+func (c *Client) CheckURL(method, rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return &DeniedError{Reason: "invalid URL: " + err.Error(), Err: ErrSchemeNotAllowed}
+	}
+	return c.checkURL(strings.ToUpper(method), u)
+}

@@ -61,11 +61,27 @@ func DefaultSets() map[string][]string {
 // including itself): a configuration error, not a server fault.
 var ErrBadSet = errors.New("tool set cannot be resolved")
 
-// Registry resolves tool sets. A set lists tool names and other sets ("@core").
+// Registry resolves tool sets. A set lists tool names and other sets
+// ("@core"); "tool@1.2.0" pins a tool to a version of its plugin.
 type Registry struct {
-	runner  Runner
-	sets    map[string][]string
-	sources SourceFinder // nil: plugins only
+	runner   Runner
+	sets     map[string][]string
+	versions Versions
+	sources  SourceFinder // nil: plugins only
+}
+
+// Versions lists the tools of every loaded plugin version as
+// "tool@version" (wasm.Host), for sets that pin one; the runner runs such
+// a name on that version.
+type Versions interface {
+	VersionedTools() []wasm.ToolInfo
+}
+
+// WithVersions lets sets pin tools to plugin versions ("tool@1.2.0").
+// Without it a pinned name is missing.
+func (r *Registry) WithVersions(v Versions) *Registry {
+	r.versions = v
+	return r
 }
 
 // NewRegistry returns a registry over the runner's tools; sets nil means
@@ -105,8 +121,35 @@ func (r *Registry) Set(name string, extra ...string) (_ *Set, missing []string, 
 		return nil, nil, err
 	}
 	names = append(names, extra...)
-	s := &Set{runner: r.runner, byName: map[string]Tool{}}
+	s := &Set{runner: r.runner, byName: map[string]Tool{}, target: map[string]string{}}
+	// A pin comes first: the set offers the pinned version under the
+	// tool's own name, whatever else (an "all") would add.
+	var pins []string
 	for _, n := range names {
+		if strings.Contains(n, "@") && !strings.HasPrefix(n, "@") {
+			pins = append(pins, n)
+		}
+	}
+	if len(pins) > 0 {
+		versioned := map[string]wasm.ToolInfo{}
+		if r.versions != nil {
+			for _, t := range r.versions.VersionedTools() {
+				versioned[t.Name] = t
+			}
+		}
+		for _, n := range pins {
+			t, ok := versioned[n]
+			if !ok {
+				missing = append(missing, n)
+				continue
+			}
+			s.addAs(t, n)
+		}
+	}
+	for _, n := range names {
+		if strings.Contains(n, "@") {
+			continue
+		}
 		if n == AllTools {
 			for _, a := range all {
 				s.add(loaded[a])
@@ -150,19 +193,29 @@ func (r *Registry) expand(name string, seen map[string]bool) ([]string, error) {
 
 // Set is a resolved tool set: what one agent run may call.
 type Set struct {
-	runner   Runner
-	byName   map[string]Tool
-	order    []string
+	runner Runner
+	byName map[string]Tool
+	order  []string
+	// target is the runner's name of a pinned tool ("tool@1.2.0").
+	target   map[string]string
 	sources  map[string]Source // the tools that are not the runner's
 	problems []error
 }
 
-func (s *Set) add(t wasm.ToolInfo) {
-	if _, dup := s.byName[t.Name]; dup {
+func (s *Set) add(t wasm.ToolInfo) { s.addAs(t, "") }
+
+// addAs adds t; a pinned tool's name is "tool@version": the set offers it
+// as "tool" and runs it as pinned.
+func (s *Set) addAs(t wasm.ToolInfo, pinned string) {
+	name, _, _ := strings.Cut(t.Name, "@")
+	if _, dup := s.byName[name]; dup {
 		return
 	}
-	s.byName[t.Name] = Tool{Name: t.Name, Description: t.Description, ReadOnly: t.ReadOnly, Parameters: t.InputSchema, Plugin: t.Plugin}
-	s.order = append(s.order, t.Name)
+	s.byName[name] = Tool{Name: name, Description: t.Description, ReadOnly: t.ReadOnly, Parameters: t.InputSchema, Plugin: t.Plugin}
+	s.order = append(s.order, name)
+	if pinned != "" {
+		s.target[name] = pinned
+	}
 }
 
 // Tools lists the set's tools in a stable order (as the set names them).
@@ -193,6 +246,9 @@ func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.Cal
 	}
 	if src, ok := s.sources[name]; ok {
 		return src.Call(ctx, name, args)
+	}
+	if pinned, ok := s.target[name]; ok {
+		name = pinned
 	}
 	return s.runner.Call(ctx, name, args, opts)
 }

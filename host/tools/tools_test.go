@@ -59,3 +59,38 @@ func TestSets(t *testing.T) {
 		t.Fatalf("tool outside the set: %+v", r)
 	}
 }
+
+// TestPinnedVersions: "tool@1.0.0" offers the tool under its own name, runs
+// that version, wins over an unpinned mention of the same tool, and is
+// missing (never served by another version) when that version is not
+// loaded.
+func TestPinnedVersions(t *testing.T) {
+	h := wasmtest.Host(t, "echo")
+	reg := tools.NewRegistry(h, map[string][]string{
+		"pinned": {"echo@1.0.0", "@all"},
+		"gone":   {"echo@0.9.0"},
+		"all":    {tools.AllTools},
+	}).WithVersions(h)
+	s, missing, err := reg.Set("pinned")
+	if err != nil || len(missing) != 0 {
+		t.Fatalf("pinned: missing %v, err %v", missing, err)
+	}
+	var names []string
+	for _, tl := range s.Tools() {
+		names = append(names, tl.Name)
+	}
+	if !slices.Equal(names, []string{"echo", "echoJSON"}) {
+		t.Fatalf("pinned set offers %v", names)
+	}
+	if r := s.Call(context.Background(), "echo", []byte(`{"text":"hi"}`), nil); !r.OK || r.Text != "hi" {
+		t.Fatalf("pinned call: %+v", r)
+	}
+	s, missing, _ = reg.Set("gone")
+	if len(s.Tools()) != 0 || !slices.Equal(missing, []string{"echo@0.9.0"}) {
+		t.Fatalf("a pin to a version not loaded: tools %v, missing %v", s.Tools(), missing)
+	}
+	// Without versions known, a pin is missing too.
+	if _, missing, _ := tools.NewRegistry(h, map[string][]string{"p": {"echo@1.0.0"}}).Set("p"); !slices.Equal(missing, []string{"echo@1.0.0"}) {
+		t.Fatalf("no versions: missing %v", missing)
+	}
+}

@@ -215,3 +215,10 @@ func (b *logBucket) summary(now time.Time, dropped int) (int, bool) {
 	b.lastSummary = now
 	return n, true
 }
+
+// SetHTTPResponse records the status and headers that Extism's
+// http_status_code and http_headers answer after an http_request (for a
+// capability that serves http_request otherwise, such as a simulation).
+func (c *Call) SetHTTPResponse(status int, headers http.Header) {
+	c.httpLast = httpLast{status: status, headers: headers}
+}

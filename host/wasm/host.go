@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agenthost/agenthost/host/schema"
 	"github.com/agenthost/agenthost/host/wasm/interrupt"
@@ -45,6 +46,11 @@ type Host struct {
 	mu      sync.RWMutex
 	plugins map[string]*Plugin
 	tools   map[string]*Plugin // tool name → plugin
+	// kept are earlier versions of loaded plugins that an upgrade kept for
+	// tool sets pinned to them (lifecycle.go), by plugin name.
+	kept map[string][]*Plugin
+	// retiring holds retired plugins until their last call ends.
+	retiring sync.Map
 }
 
 // New creates a host. Close it to release compiled code and instances.
@@ -56,7 +62,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 			return nil, err
 		}
 	}
-	h := &Host{cfg: cfg, registry: reg, plugins: map[string]*Plugin{}, tools: map[string]*Plugin{}}
+	h := &Host{cfg: cfg, registry: reg, plugins: map[string]*Plugin{}, tools: map[string]*Plugin{}, kept: map[string][]*Plugin{}}
 	if cfg.cacheDir != "" {
 		// Every file is verified before wazero may read one.
 		disk, err := openDiskCache(cfg.cacheDir, cfg.logger)
@@ -98,6 +104,21 @@ var ErrRefused = errors.New("plugin refused")
 // capabilities it declares and is granted, and registers its tools. No plugin
 // code runs here; compilation happens on first use or in Warm.
 func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
+	p, err := h.open(src)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.register(p, src.Origin, nil); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// open makes a Plugin of src with every check Load makes (manifest,
+// signature, grants, imports, instrumentation), without registering it.
+func (h *Host) open(src Source) (*Plugin, error) {
 	m, err := manifest.Read(src.Module)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, src.Origin, err)
@@ -162,18 +183,31 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 		}
 	}
 
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if old, ok := h.plugins[m.Name]; ok {
-		return nil, fmt.Errorf("%w: %s: a plugin named %q is already loaded (sha256 %s)", ErrRefused, src.Origin, m.Name, old.sha256[:12])
+	return p, nil
+}
+
+// register makes p the loaded plugin of its name, its tools the host's;
+// replacing names the plugin it takes the place of (an upgrade), whose
+// name and tools p may reuse. The caller holds h.mu.
+func (h *Host) register(p *Plugin, origin string, replacing *Plugin) error {
+	m := p.m
+	if old, ok := h.plugins[m.Name]; ok && old != replacing {
+		return fmt.Errorf("%w: %s: a plugin named %q is already loaded (sha256 %s)", ErrRefused, origin, m.Name, old.sha256[:12])
 	}
 	// Extractors' tools are the host's, called on a plugin with a document
 	// (every extractor offers "extract"); they are not agent tools, so they
 	// stay out of the host-wide tool namespace.
 	agentTools := m.Kind != manifest.KindExtractor
 	for _, t := range m.Tools {
-		if other, ok := h.tools[t.Name]; ok && agentTools {
-			return nil, fmt.Errorf("%w: %s: tool %q is already provided by plugin %q", ErrRefused, m.Name, t.Name, other.Name())
+		if other, ok := h.tools[t.Name]; ok && agentTools && other != replacing {
+			return fmt.Errorf("%w: %s: tool %q is already provided by plugin %q", ErrRefused, m.Name, t.Name, other.Name())
+		}
+	}
+	if replacing != nil {
+		for name, q := range h.tools {
+			if q == replacing {
+				delete(h.tools, name)
+			}
 		}
 	}
 	h.plugins[m.Name] = p
@@ -182,7 +216,7 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 			h.tools[t.Name] = p
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // LoadDir loads every *.wasm file in dir as a third-party plugin.
@@ -362,15 +396,34 @@ func (h *Host) Tools() []ToolInfo {
 	return out
 }
 
-// Call runs a tool by name, wherever it lives.
+// Call runs a tool by name, wherever it lives. "tool@1.2.0" runs the tool
+// of that version of its plugin (a tool set's pin): the loaded one, or one
+// an upgrade kept. A call runs to its end on the plugin version it started
+// on, whatever upgrades or removals happen meanwhile.
 func (h *Host) Call(ctx context.Context, tool string, args []byte, opts *CallOptions) Result {
+	name, version, pinned := strings.Cut(tool, "@")
 	h.mu.RLock()
-	p, ok := h.tools[tool]
+	p, ok := h.tools[name]
+	if pinned {
+		p, ok = h.pinned(name, version)
+	}
+	// Taken under the host's lock: an upgrade or removal, which takes it
+	// exclusively, cannot retire p between the lookup and this.
+	if ok && !p.acquire() {
+		ok = false
+	}
 	h.mu.RUnlock()
 	if !ok {
+		if pinned {
+			return failed(CodeUnknownTool, "no tool named %q in version %s", name, version)
+		}
 		return failed(CodeUnknownTool, "no tool named %q", tool)
 	}
-	return p.Call(ctx, tool, args, opts)
+	defer p.release()
+	start := time.Now()
+	r := p.call(ctx, name, args, opts)
+	r.Stats.Duration = time.Since(start)
+	return r
 }
 
 // Warm compiles every loaded plugin in parallel (both link variants where it has
@@ -398,6 +451,10 @@ func (h *Host) Warm(ctx context.Context) error {
 // call and, for a third-party plugin, checks its code against its manifest.
 // A failure is the plugin's: its calls answer with it, others serve.
 func (p *Plugin) Warm(ctx context.Context) error {
+	if !p.acquire() {
+		return p.retiredError()
+	}
+	defer p.release()
 	var hasRO, hasRW bool
 	for _, ro := range p.readOnly {
 		hasRO = hasRO || ro
@@ -423,8 +480,19 @@ func (h *Host) Close(ctx context.Context) error {
 	for _, p := range h.plugins {
 		p.close(ctx)
 	}
+	for _, ks := range h.kept {
+		for _, p := range ks {
+			p.close(ctx)
+		}
+	}
+	// Plugins an upgrade or removal retired close too, calls or not.
+	h.retiring.Range(func(k, _ any) bool {
+		k.(*Plugin).close(ctx)
+		return true
+	})
 	h.plugins = map[string]*Plugin{}
 	h.tools = map[string]*Plugin{}
+	h.kept = map[string][]*Plugin{}
 	return h.cache.Close(ctx)
 }
 

@@ -61,6 +61,14 @@ type Plugin struct {
 
 	// logRate bounds the plugin's log output across calls (call.go).
 	logRate logBucket
+
+	// life counts the calls running on the plugin; once an upgrade or a
+	// removal retires it, no call starts and the last one to end closes it
+	// (lifecycle.go).
+	life      sync.Mutex
+	inflight  int
+	retired   bool
+	closeOnce sync.Once
 }
 
 type limits struct {
@@ -265,6 +273,10 @@ func linkFunctions(ctx context.Context, rt wazero.Runtime, fns []HostFunction) e
 // Call runs one tool. It never returns a Go error: every failure, from unknown
 // tools to guest traps, is a Result with an Error, and the host goes on.
 func (p *Plugin) Call(ctx context.Context, tool string, args json.RawMessage, opts *CallOptions) Result {
+	if !p.acquire() {
+		return Result{Error: &Error{Code: CodeUnavailable, Message: p.retiredError().Error()}}
+	}
+	defer p.release()
 	start := time.Now()
 	r := p.call(ctx, tool, args, opts)
 	r.Stats.Duration = time.Since(start)
@@ -486,6 +498,10 @@ func digest(b []byte) string {
 }
 
 func (p *Plugin) close(ctx context.Context) {
+	p.closeOnce.Do(func() { p.closeNow(ctx) })
+}
+
+func (p *Plugin) closeNow(ctx context.Context) {
 	for i := range p.variants {
 		v := &p.variants[i]
 		if v.pool != nil {

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPluginNewRefuses: what cannot be scaffolded as a plugin that builds
+// is refused with why, and nothing is written.
+func TestPluginNewRefuses(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := t.TempDir()
+	if err := os.WriteFile(filepath.Join(busy, "keep.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	actions := "needs the PDK for legacy method.action descriptors"
+	if _, err := os.Stat(filepath.Join(repo, "pdk", "actions", "actions.go")); err == nil {
+		actions = "" // this checkout has it: TestPluginNewKinds makes one
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"connector has no PDK", []string{"-kind", "connector"}, "no connector interface"},
+		{"actions without pdk/actions", []string{"-kind", "actions"}, actions},
+		{"unknown kind", []string{"-kind", "widget"}, `unknown -kind "widget"`},
+		{"a name the manifest refuses", []string{"Bad_Name"}, "is not a plugin name"},
+		{"a folder in use", []string{"-dir", busy}, "is not empty"},
+		{"not a checkout", []string{"-agenthost", t.TempDir()}, "is not an agenthost checkout"},
+	}
+	for _, c := range cases {
+		if c.want == "" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "made")
+			args := []string{"plugin", "new"}
+			if !strings.HasPrefix(c.args[0], "-") {
+				args = append(args, c.args...)
+			} else {
+				args = append(append(args, "good-name"), c.args...)
+			}
+			if !slices.Contains(args, "-dir") {
+				args = append(args, "-dir", dir)
+			}
+			_, _, err := run0(t, args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+			if _, err := os.Stat(dir); err == nil {
+				t.Fatalf("%s was made", dir)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(busy, "keep.txt")); string(b) != "mine" {
+		t.Fatal("the busy folder was touched")
+	}
+}
+
+// TestPluginNewKinds: each kind the checkout can scaffold builds and passes
+// its own fixtures as made (the tool kind runs in TestAuthorsPath).
+func TestPluginNewKinds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds plugins")
+	}
+	kinds := []string{"extractor"}
+	if _, err := os.Stat("../../pdk/actions/actions.go"); err == nil {
+		kinds = append(kinds, "actions")
+	}
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "made-"+kind)
+			if _, stderr, err := run0(t, "plugin", "new", "made-"+kind, "-kind", kind, "-dir", dir); err != nil {
+				t.Fatalf("new: %v %s", err, stderr)
+			}
+			out, stderr, err := run0(t, "plugin", "test", dir)
+			if err != nil || !strings.Contains(out, "0 failed") || strings.Contains(out, "FAIL") {
+				t.Fatalf("plugin test: %v\n%s%s", err, out, stderr)
+			}
+			t.Log(out)
+		})
+	}
+}

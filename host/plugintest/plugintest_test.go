@@ -1,0 +1,97 @@
+package plugintest_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/plugintest"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+)
+
+// TestSimulatedCapabilities runs a real guest that uses files, model,
+// knowledge and http against fixtures, allowed and hostile (a recorded
+// answer for a host the manifest does not allow is still denied, a
+// read-only tool may not POST), and every fixture must pass.
+func TestSimulatedCapabilities(t *testing.T) {
+	var out strings.Builder
+	rep, err := plugintest.Run(context.Background(), plugintest.Options{Dir: "testdata/capsclient", Module: wasmtest.Module(t, "capsclient"), Out: &out})
+	t.Log("\n" + out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 12 {
+		t.Errorf("ran %d fixtures, want 12", len(rep.Outcomes))
+	}
+	for _, o := range rep.Outcomes {
+		if !o.Pass {
+			t.Errorf("%s: %s", o.Fixture, o.Why)
+		}
+	}
+	for _, want := range []string{"plugin capsclient 1.0.0 (tool)", "capabilities: files, model, knowledge, http", "tool shout (writes)", `input:  {"additionalProperties":false`, "12 passed, 0 failed"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
+
+// TestFailuresAreReported: a fixture whose expectation is not met fails
+// with what differed, and the report counts it.
+func TestFailuresAreReported(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "wrong-text.json", `{"tool": "readText", "args": {"file": "a.txt"}, "files": {"a.txt": "x"}, "want": {"text": "y"}}`)
+	write(t, dir, "expects-an-error.json", `{"tool": "readText", "args": {"file": "a.txt"}, "files": {"a.txt": "x"}, "wantError": "not_found"}`)
+	write(t, dir, "missing-file-written.json", `{"tool": "shout", "args": {"file": "a.txt", "out": "b.txt"}, "files": {"a.txt": "x"}, "want": {"contains": ["b.txt"]}, "wantFiles": {"c.txt": "X"}}`)
+	var out strings.Builder
+	rep, err := plugintest.Run(context.Background(), plugintest.Options{Dir: dir, Module: wasmtest.Module(t, "capsclient"), Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed() != 3 || !strings.Contains(out.String(), "0 passed, 3 failed") {
+		t.Fatalf("failed %d:\n%s", rep.Failed(), out.String())
+	}
+	for _, want := range []string{`want text "y", got "a.txt (text/plain, 1 bytes): x"`, `want error "not_found", the call succeeded`, `no file "c.txt" was written`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestBadFixturesAreRefused: a fixture that cannot be run says why, naming
+// its file, and nothing runs.
+func TestBadFixturesAreRefused(t *testing.T) {
+	cases := []struct{ name, body, want string }{
+		{"unknown field", `{"tool": "x", "wnat": {"text": "y"}}`, `unknown field "wnat"`},
+		{"no expectation", `{"tool": "x"}`, "says nothing it expects"},
+		{"two expectations", `{"tool": "x", "want": {"text": "y"}, "wantError": "z"}`, "exclude each other"},
+		{"no call", `{"want": {"text": "y"}}`, "names neither a tool nor an input"},
+		{"input outside testdata", `{"input": "../../secret.txt", "wantText": ["x"]}`, "must lie in testdata/"},
+		{"not JSON", `{"tool": `, "unexpected EOF"},
+		{"http without url", `{"tool": "x", "http": [{"body": "y"}], "want": {"text": "y"}}`, "http[0] has no url"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "case.json", c.body)
+			_, err := plugintest.Load(dir)
+			if err == nil || !strings.Contains(err.Error(), "case.json") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error naming case.json and %q", err, c.want)
+			}
+		})
+	}
+	if _, err := plugintest.Run(context.Background(), plugintest.Options{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "has no fixtures") {
+		t.Errorf("a folder without fixtures: %v", err)
+	}
+}
+
+func write(t *testing.T, dir, name, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "testdata", name), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
