@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -55,8 +56,23 @@ func (r *Registry) WorkspaceSet(ctx context.Context, p tenancy.Principal, worksp
 	if err != nil {
 		return nil, nil, fmt.Errorf("tool sources of workspace %q: %w", workspaceID, err)
 	}
-	for _, src := range srcs {
-		if err := s.AddSource(ctx, src); err != nil {
+	// Sources list their tools at once (each may have to connect first);
+	// their tools join in the finder's order.
+	lists := make([][]Tool, len(srcs))
+	errs := make([]error, len(srcs))
+	var wg sync.WaitGroup
+	for i, src := range srcs {
+		wg.Go(func() { lists[i], errs[i] = src.Tools(ctx) })
+	}
+	wg.Wait()
+	for i, src := range srcs {
+		err := errs[i]
+		if err == nil {
+			err = s.addTools(src, lists[i])
+		} else {
+			err = fmt.Errorf("%s: %w", src.Name(), err)
+		}
+		if err != nil {
 			s.problems = append(s.problems, err)
 		}
 	}
@@ -71,6 +87,10 @@ func (s *Set) AddSource(ctx context.Context, src Source) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.Name(), err)
 	}
+	return s.addTools(src, list)
+}
+
+func (s *Set) addTools(src Source, list []Tool) error {
 	var taken []string
 	for _, t := range list {
 		if _, dup := s.byName[t.Name]; dup {
