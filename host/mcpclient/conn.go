@@ -39,6 +39,10 @@ type conn struct {
 	logger *slog.Logger
 
 	lock chan struct{} // held while connecting; a channel so waiting honours ctx
+	// life ends when the connection closes for good: calls in flight end
+	// with it (the SDK's Close waits for them otherwise).
+	life context.Context
+	end  context.CancelFunc
 
 	mu       sync.Mutex
 	session  *mcp.ClientSession
@@ -57,8 +61,9 @@ type conn struct {
 }
 
 func newConn(m *Manager, srv Server, sec Secrets) *conn {
+	life, end := context.WithCancel(context.Background())
 	return &conn{srv: srv, sec: sec, m: m, logger: m.logger.With("mcp_server", srv.Name, "mcp_server_id", srv.ID),
-		lock: make(chan struct{}, 1)}
+		lock: make(chan struct{}, 1), life: life, end: end}
 }
 
 // Name is the source's name in errors and usage records.
@@ -261,14 +266,20 @@ func (c *conn) drop(s *mcp.ClientSession) {
 	_ = s.Close()
 }
 
-// close ends the connection for good (the server was removed, the host stops).
+// close ends the connection for good (the server was removed, the host
+// stops): calls in flight end first, and a stdio server is stopped before
+// the session closes, so that nothing waits for a server's answer.
 func (c *conn) close() {
+	c.end()
 	c.mu.Lock()
 	c.closed = true
-	s := c.session
+	s, p := c.session, c.proc
 	c.session = nil
 	c.mu.Unlock()
 	if s != nil {
+		if p != nil {
+			p.stop()
+		}
 		_ = s.Close()
 	}
 }
@@ -335,6 +346,7 @@ func (c *conn) call(ctx context.Context, t tool, args []byte) wasm.Result {
 	timeout := c.srv.Config.Timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	defer context.AfterFunc(c.life, cancel)()
 	out, err := c.callTool(cctx, s, p, &mcp.CallToolParams{Name: t.orig, Arguments: json.RawMessage(args)})
 	if err == nil {
 		c.mu.Lock()
@@ -394,6 +406,8 @@ var errStuck = errors.New("the call outlived its timeout")
 func (c *conn) callFailed(ctx, cctx context.Context, s *mcp.ClientSession, f *faults, p *process, timeout time.Duration, err error) wasm.Result {
 	var werr *mcpError
 	switch {
+	case c.life.Err() != nil:
+		return failure(wasm.CodeUnavailable, "the MCP server %q was removed, or the host stops, during the call", c.srv.Name)
 	case errors.Is(err, errStuck):
 		return failure(wasm.CodeTimeout, "the MCP server %q did not answer within %s (timeoutMs), nor read its input: it was stopped, and starts again on the next call", c.srv.Name, timeout)
 	case ctx.Err() != nil:

@@ -422,3 +422,36 @@ func TestNoisyStderr(t *testing.T) {
 		t.Fatalf("log records %v, longest value %d", h.counts, h.longest)
 	}
 }
+
+// TestRemoveDuringCall: removing a server ends the calls it was serving
+// with an error result, and its process; nothing waits for the call's own
+// timeout.
+func TestRemoveDuringCall(t *testing.T) {
+	for _, tool := range []string{"hostile_slow", "hostile_deaf"} {
+		s := hostile(mcpclient.Config{TimeoutMs: 600_000})
+		src, m := source(t, s, mcpclient.Options{})
+		if _, err := src.Tools(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan wasm.Result, 2)
+		go func() { done <- src.Call(context.Background(), tool, []byte(`{}`)) }()
+		if tool == "hostile_deaf" {
+			// Its second call's write blocks: the server no longer reads.
+			time.Sleep(50 * time.Millisecond)
+			go func() {
+				done <- src.Call(context.Background(), "hostile_echo", []byte(`{"message":"`+strings.Repeat("z", 1<<20)+`"}`))
+			}()
+		}
+		time.Sleep(100 * time.Millisecond)
+		m.Forget(s.ID)
+		n := 1
+		if tool == "hostile_deaf" {
+			n = 2
+		}
+		for range n {
+			if r := <-done; r.OK || r.Error.Code != wasm.CodeUnavailable || !strings.Contains(r.Error.Message, "removed") {
+				t.Fatalf("%s: a call of a removed server: %+v", tool, r)
+			}
+		}
+	}
+}
