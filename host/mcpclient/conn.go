@@ -57,6 +57,7 @@ type conn struct {
 	lastErr  error
 	retryAt  time.Time
 	lastUsed time.Time
+	inflight int // calls running
 	closed   bool
 }
 
@@ -284,18 +285,20 @@ func (c *conn) close() {
 	}
 }
 
-// idle closes the session if unused since before; it connects again on use.
+// idle closes the session if unused since before and no call runs; it
+// connects again on use. The close runs apart: a stdio server may take its
+// grace to exit, and nobody waits for that.
 func (c *conn) idle(before time.Time) {
 	c.mu.Lock()
 	s := c.session
-	if s == nil || c.lastUsed.After(before) {
+	if s == nil || c.inflight > 0 || c.lastUsed.After(before) {
 		c.mu.Unlock()
 		return
 	}
 	c.session = nil
 	c.mu.Unlock()
 	c.logger.Info("mcp server idle: disconnected")
-	_ = s.Close()
+	go s.Close()
 }
 
 // Call runs one of the server's tools: arguments validated against its
@@ -342,7 +345,14 @@ func (c *conn) call(ctx context.Context, t tool, args []byte) wasm.Result {
 	}
 	c.mu.Lock()
 	f, p := c.faults, c.proc
+	c.inflight++
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.inflight--
+		c.lastUsed = c.m.now()
+		c.mu.Unlock()
+	}()
 	timeout := c.srv.Config.Timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

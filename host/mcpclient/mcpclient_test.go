@@ -455,3 +455,33 @@ func TestRemoveDuringCall(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleDisconnect: a server unused for the idle timeout is stopped, and
+// started again on its next use.
+func TestIdleDisconnect(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1_800_000_000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := hostile(mcpclient.Config{})
+	src, m := source(t, s, mcpclient.Options{Now: clock, IdleTimeout: time.Minute})
+	r := call(t, src, "hostile_spawn", `{}`)
+	pid, err := strconv.Atoi(r.Text)
+	if !r.OK || err != nil {
+		t.Fatalf("spawn: %+v", r)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	if _, err := m.Sources(context.Background(), alice, "ws1"); err != nil { // reaps idle connections
+		t.Fatal(err)
+	}
+	for i := 0; alive(pid); i++ {
+		if i > 500 {
+			t.Fatalf("the idle server's process group still runs (%d)", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r := call(t, src, "hostile_echo", `{"message":"again"}`); !r.OK || r.Text != "again" {
+		t.Fatalf("after idling: %+v", r)
+	}
+}
