@@ -172,8 +172,19 @@ func (h *Host) Load(ctx context.Context, src Source) (*Plugin, error) {
 	// stay out of the host-wide tool namespace.
 	agentTools := m.Kind != manifest.KindExtractor
 	for _, t := range m.Tools {
-		if other, ok := h.tools[t.Name]; ok && agentTools {
+		if !agentTools {
+			break
+		}
+		if other, ok := h.tools[t.Name]; ok {
 			return nil, fmt.Errorf("%w: %s: tool %q is already provided by plugin %q", ErrRefused, m.Name, t.Name, other.Name())
+		}
+		// A model sees "context.neutralizeData" as context_neutralizeData:
+		// two tools that look alike on the wire could not be told apart.
+		wire := manifest.WireName(t.Name)
+		for name, other := range h.tools {
+			if manifest.WireName(name) == wire {
+				return nil, fmt.Errorf("%w: %s: tool %q is %q to a model, as is tool %q of plugin %q", ErrRefused, m.Name, t.Name, wire, name, other.Name())
+			}
 		}
 	}
 	h.plugins[m.Name] = p
