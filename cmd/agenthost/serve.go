@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/agenthost/agenthost/host/actions"
 	"io"
 	"log/slog"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agenthost/agenthost/host/actions"
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/background"
