@@ -39,8 +39,10 @@ Seraina Ladina Flurina Curdin Gian-Marco Jon Men Mengia Nuot Reto
 // currency, a colour, a town): they count only with a surname or a cue.
 var ambiguousGiven = set(`Mark Will Frank Grace May June Rosa Ernst Art Bill Jean Summer Hope Joy Sky Florence Paris Christian Max Hans Beat Claude Urs Franc Roman`)
 
-// titles precede a name. Abbreviations are listed without their dot.
-var titles = set(`Herr Herrn Frau Hr Fr Dr Prof Mr Mrs Ms Miss Mister Monsieur Madame Mme Mlle Mademoiselle M Sig Signor Signora Signorina Dott Dottoressa Ing Sir Dame Maître Me Pfarrer Pfarrerin`)
+// titles precede a name. Abbreviations are listed without their dot;
+// Italian and French put them in lower case inside a sentence.
+var titles = set(`signor signora signorina sig dott monsieur madame mister `+
+	`Herr Herrn Frau Hr Fr Dr Prof Mr Mrs Ms Miss Mister Monsieur Madame Mme Mlle Mademoiselle M Sig Signor Signora Signorina Dott Dottoressa Ing Sir Dame Maître Me Pfarrer Pfarrerin`)
 
 // degrees may follow a title before the name ("Dr. med. Anna Keller").
 var degrees = set(`med iur phil oec rer nat dipl Dipl lic sc techn pol dent vet h.c MBA MSc BSc PhD`)
@@ -109,3 +111,13 @@ func set(words string) map[string]bool {
 	}
 	return m
 }
+
+// relations precede a name: "meinem Bruder Dario", "my colleague Sam".
+var relations = set(`bruder schwester sohn tochter ehemann ehefrau mann partner partnerin kollege kollegin chef chefin nachbar nachbarin
+brother sister son daughter husband wife colleague boss neighbour neighbor friend
+frère sœur soeur fils fille mari épouse époux collègue voisin voisine ami amie
+fratello sorella figlio figlia marito moglie collega amico amica`)
+
+// companyWords around a surname make it part of a company's name
+// ("Treuhand Widmer GmbH", "Hartmann Consulting"), which is not a person.
+var companyWords = set(`AG GmbH SA Sàrl Sarl Ltd Inc LLC KG Co Consulting Partners Treuhand Immobilien Architekten Holding Group Studio Advisory Associates`)

@@ -199,20 +199,31 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 				for j < len(toks) && toks[j].start < end {
 					j++
 				}
+				names, paren := 0, false
 				for j < len(toks) && !toks[j].lineStart {
-					if titles[toks[j].text] || degrees[toks[j].text] {
+					if strings.Contains(toks[j].sep, "(") {
+						paren = true
+					}
+					if strings.Contains(toks[j].sep, ")") {
+						paren = false
+					}
+					if paren || titles[toks[j].text] || degrees[toks[j].text] {
 						j++
 						continue
 					}
 					if isInitial(toks, text, j) && j+1 < len(toks) {
 						if e := nameSeq(toks, j+1, true); e > j+1 {
 							add(j, e)
+							names++
 							j = e
 							continue
 						}
 					}
-					if e := nameSeq(toks, j, true); e > j {
+					// After the first name, a single word is more often a
+					// role ("Anna Meier, Head of Logistics") than a name.
+					if e := nameSeq(toks, j, true); e > j && (names == 0 || e-j >= 2 || isGiven(toks[j].text, false)) {
 						add(j, e)
+						names++
 						j = e
 						continue
 					}
@@ -260,7 +271,7 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 			continue
 		}
 		t := toks[i]
-		if givenNames[t.text] {
+		if isGiven(t.text, true) {
 			if i+1 < len(toks) && !covered[i+1] && !toks[i+1].lineStart && joined(toks[i+1].sep) {
 				if e := nameSeq(toks, i+1, true); e > i+1 {
 					add(i, e)
@@ -268,10 +279,18 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 					continue
 				}
 			}
-			if !ambiguousGiven[t.text] {
+			if isGiven(t.text, false) {
 				add(i, i+1)
 			}
 			continue
+		}
+		// A relation before a name: "meinem Bruder Dario", "my colleague Sam".
+		if relations[strings.ToLower(t.text)] && i+1 < len(toks) && !covered[i+1] && !toks[i+1].lineStart && joined(toks[i+1].sep) {
+			if e := nameSeq(toks, i+1, false); e > i+1 {
+				add(i+1, e)
+				i = e - 1
+				continue
+			}
 		}
 		if isInitial(toks, text, i) && i+1 < len(toks) && !covered[i+1] && !toks[i+1].lineStart && toks[i+1].sep == ". " && givenOrCapitalisedSurname(toks[i+1].text) {
 			if e := nameSeq(toks, i+1, false); e > i+1 && e-(i+1) <= 2 {
@@ -281,6 +300,25 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 		}
 	}
 	return out
+}
+
+// isGiven: a known given name, or a compound of them ("Jean-Luc",
+// "Anna-Lena"); ambiguous ones count when allowAmbiguous.
+func isGiven(w string, allowAmbiguous bool) bool {
+	known := func(p string) bool { return givenNames[p] || (allowAmbiguous && ambiguousGiven[p]) }
+	if known(w) {
+		return true
+	}
+	parts := strings.Split(w, "-")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if !givenNames[p] && !ambiguousGiven[p] {
+			return false
+		}
+	}
+	return true
 }
 
 func givenOrCapitalisedSurname(w string) bool { return capitalised(w) && !notNames[w] && !titles[w] }
@@ -329,6 +367,17 @@ func closingLines(lower string) []closingLine {
 		start := pos
 		pos += len(line)
 		content := strings.TrimSpace(line)
+		if endsWithClosing(content) {
+			next := pos
+			for _, l := range lines[li+1:] {
+				if strings.TrimSpace(l) != "" {
+					out = append(out, closingLine{nameFrom: next, nameTo: next + len(strings.TrimRight(l, "\n"))})
+					break
+				}
+				next += len(l)
+			}
+			continue
+		}
 		for _, c := range closingsLongestFirst {
 			if !strings.HasPrefix(content, c) {
 				continue
@@ -357,4 +406,19 @@ func closingLines(lower string) []closingLine {
 		}
 	}
 	return out
+}
+
+// closingEnds end the long closing sentences of French (and formal German
+// and English) letters: "… mes salutations distinguées."
+var closingEnds = []string{"salutations distinguées", "salutations les meilleures", "meilleures salutations", "sentiments distingués",
+	"sentiments les meilleurs", "salutations", "grüsse", "grüssen", "grüße", "grüßen", "regards", "saluti", "sincerely", "faithfully"}
+
+func endsWithClosing(line string) bool {
+	l := strings.TrimRight(line, ".!, ")
+	for _, e := range closingEnds {
+		if strings.HasSuffix(l, e) && len(strings.Fields(l)) > len(strings.Fields(e)) {
+			return true
+		}
+	}
+	return false
 }

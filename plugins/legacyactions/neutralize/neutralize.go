@@ -146,13 +146,18 @@ func findNames(text string) []Span {
 		for k := c.from; k < c.to; k++ {
 			inCand[k] = true
 			w := toks[k].text
-			if len([]rune(w)) >= 3 && !particles[w] && !ambiguousGiven[w] {
+			// An ambiguous given name ("Beat", "Mark") is taken elsewhere
+			// only when the text used it with a surname.
+			if len([]rune(w)) >= 3 && !particles[w] && (!ambiguousGiven[w] || c.to-c.from >= 2) {
 				known[w] = true
 			}
 		}
 	}
 	for i, t := range toks {
 		if inCand[i] || !known[t.text] {
+			continue
+		}
+		if (i+1 < len(toks) && companyWords[toks[i+1].text] && joined(toks[i+1].sep)) || (i > 0 && companyWords[toks[i-1].text] && joined(t.sep)) {
 			continue
 		}
 		// Extend over adjacent known words ("Meier Anna" in a list).
