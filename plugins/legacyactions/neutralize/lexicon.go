@@ -1,6 +1,25 @@
 package neutralize
 
-import "strings"
+import (
+	_ "embed"
+	"strings"
+	"sync"
+)
+
+//go:embed data/givennames.txt
+var givenNamesData string
+
+// listedGiven holds data/givennames.txt (see data/README.md): 65,786 given
+// names, lower case. It backs only "given name + capitalised word".
+var listedGiven = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool, 70000)
+	for _, n := range strings.Split(givenNamesData, "\n") {
+		if n != "" {
+			m[n] = true
+		}
+	}
+	return m
+})
 
 // The word lists the name detector leans on. They were written for this
 // package from general knowledge of the names and letter conventions of
@@ -33,11 +52,12 @@ Aylin Ahmet Mehmet Fatima Ali Mohammed Arben Besnik Drita Dragan Milan Nikola An
 James John Robert Mary Patricia Jennifer William Richard Joseph Susan Jessica Karen Sarah Nancy Emily Oliver Jack Harry George
 Charlotte Amelia Olivia Sophia Emma Isabella Mia Liam Ethan Mason Lucy Rachel Rebecca Hannah Matthew Andrew Steven Kenneth Brian
 Seraina Ladina Flurina Curdin Gian-Marco Jon Men Mengia Nuot Reto
+Ruedi Vreni Toni Köbi Sepp Hansruedi Fritz Housi Dänu Sämi Chrigi Beni Röbi Heiri Kari Migg Ändu Fredi Trudi Käthi Rösli Bethli Fränzi Susi Mäxu
 `)
 
 // ambiguousGiven are given names that are also words (or, capitalised, a
 // currency, a colour, a town): they count only with a surname or a cue.
-var ambiguousGiven = set(`Mark Will Frank Grace May June Rosa Ernst Art Bill Jean Summer Hope Joy Sky Florence Paris Christian Max Hans Beat Claude Urs Franc Roman`)
+var ambiguousGiven = set(`Mark Will Frank Grace May June Rosa Ernst Bill Jean Florence Christian Max Hans Beat Claude Urs Roman`)
 
 // titles precede a name. Abbreviations are listed without their dot;
 // Italian and French put them in lower case inside a sentence.
@@ -57,7 +77,7 @@ var closings = []string{
 	"liebe grüsse", "liebe grüße", "herzliche grüsse", "herzliche grüße", "viele grüsse", "viele grüße", "gruss", "gruß", "grüsse", "grüße",
 	"best regards", "kind regards", "warm regards", "regards", "best wishes", "sincerely", "yours sincerely", "yours faithfully", "cheers", "thanks", "many thanks", "best",
 	"cordialement", "meilleures salutations", "salutations distinguées", "sincères salutations", "bien à vous", "avec mes meilleures salutations", "bien cordialement", "amicalement",
-	"cordiali saluti", "distinti saluti", "saluti", "mit besten grüssen", "mit freundlichen grüssen", "mit freundlichen grüßen", "en vous remerciant",
+	"cordiali saluti", "distinti saluti", "saluti", "liebi grüess", "liebi grüessli", "härzlichi grüess", "en liebe gruess", "liebe gruess", "gruess", "grüessli", "bis bald", "mit besten grüssen", "mit freundlichen grüssen", "mit freundlichen grüßen", "en vous remerciant",
 }
 
 // labels name a person field ("Name: Anna Meier", "Von: ...").
@@ -102,6 +122,8 @@ Lebenslauf Curriculum Vitae Ausbildung Berufserfahrung Sprachen Kenntnisse Forma
 Deutsch Englisch Französisch Italienisch German English French Italian Allemand Anglais Français Italien
 Herzliche Freundliche Beste Liebe Viele Mit Grüsse Grüße Gruss Gruß Cordialement Salutations Sincerely Cheers
 Kind Kinder Vater Mutter Partner Partnerin
+Eltern Parents Freunde Freundinnen Nachbarn Anwohner Anwohnende Genossenschafter Genossenschafterinnen Studierende Teilnehmende Mitglied
+Firma Stelle Summer Guest Head Chair
 `)
 
 func set(words string) map[string]bool {
@@ -120,4 +142,9 @@ fratello sorella figlio figlia marito moglie collega amico amica`)
 
 // companyWords around a surname make it part of a company's name
 // ("Treuhand Widmer GmbH", "Hartmann Consulting"), which is not a person.
-var companyWords = set(`AG GmbH SA Sàrl Sarl Ltd Inc LLC KG Co Consulting Partners Treuhand Immobilien Architekten Holding Group Studio Advisory Associates`)
+var companyWords = set(`AG GmbH SA Sàrl Sarl Ltd Inc LLC LLP KG Co Consulting Partners Partner Treuhand Immobilien Architekten Holding Group Studio Advisory Associates
+Bäckerei Metzgerei Garage Malerei Schreinerei Kanzlei Praxis Druckerei Gärtnerei Transporte Elektro Sanitär Café Restaurant Hotel Boutique Atelier Cabinet Étude Régie
+Club Verein Association Society Foundation Stiftung Clinic Klinik School Schule Hospital Spital`)
+
+// nameColumns head a table column of names (its first column).
+var nameColumns = set(`name namen mitarbeiter mitarbeiterin mitarbeiter/in mitarbeitende employee employees staff speaker speakers teilnehmer teilnehmerin teilnehmer/in teilnehmende participant participants nom nome person personne mieter mieterin kunde kundin customer client member mitglied patient patientin student schüler schülerin candidate kandidat kandidatin collaborateur collaboratrice dipendente`)

@@ -1,6 +1,7 @@
 package neutralize
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -94,13 +95,13 @@ func upperWord(w string) bool {
 // nameWord: a word that may be part of a name. allCaps admits upper-case
 // surnames ("DUPONT Jean" in French forms) where a cue vouches for them.
 func nameWord(w string, allCaps bool) bool {
-	if notNames[w] || titles[w] || salutations[w] {
+	if notNames[w] || titles[w] || salutations[w] || companyWords[w] {
 		return false
 	}
 	if capitalised(w) {
 		return true
 	}
-	return allCaps && upperWord(w) && !notNames[w]
+	return allCaps && upperWord(w) && utf8.RuneCountInString(w) >= 3 && !notNames[w]
 }
 
 // only a space (or nothing) between two words of one name.
@@ -164,10 +165,10 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case titles[t.text] && (t.text != "M" || (t.end < len(text) && text[t.end] == '.')):
+		case isTitle(t.text) && (t.text != "M" || (t.end < len(text) && text[t.end] == '.')):
 			// Titles and degrees may repeat: "Herr Dr. med. Peter Frei".
 			j := i + 1
-			for j < len(toks) && (titles[toks[j].text] || degrees[toks[j].text]) && !toks[j].lineStart {
+			for j < len(toks) && (isTitle(toks[j].text) || degrees[toks[j].text]) && !toks[j].lineStart {
 				j++
 			}
 			if j < len(toks) && !toks[j].lineStart && nearby(toks[j].sep) {
@@ -221,7 +222,7 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 					}
 					// After the first name, a single word is more often a
 					// role ("Anna Meier, Head of Logistics") than a name.
-					if e := nameSeq(toks, j, true); e > j && (names == 0 || e-j >= 2 || isGiven(toks[j].text, false)) {
+					if e := nameSeq(toks, j, true); e > j && !companyAfter(toks, text, e) && (names == 0 || e-j >= 2 || isGiven(toks[j].text, false)) {
 						add(j, e)
 						names++
 						j = e
@@ -231,6 +232,31 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 				}
 				i = j - 1
 			}
+		}
+	}
+	// Tables: the first column under a header that names people.
+	for _, r := range nameColumnCells(text) {
+		var from, to int = -1, -1
+		for k, t := range toks {
+			if t.start >= r[0] && t.end <= r[1] {
+				if from < 0 {
+					from = k
+				}
+				to = k + 1
+			}
+		}
+		if from < 0 {
+			continue
+		}
+		// A surname may open with a particle ("Da Silva Rui"), and a
+		// remark in parentheses may follow ("Ruppen Noemi (Lernende)").
+		start := from
+		if particles[strings.ToLower(toks[from].text)] && from+1 < to {
+			start = from + 1
+		}
+		e := nameSeq(toks, start, true)
+		if e > start && e-from <= 4 && (e == to || strings.Contains(toks[e].sep, "(")) {
+			add(from, e)
 		}
 	}
 	// Signatures: the line after a closing (blank lines skipped), or the
@@ -273,7 +299,7 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 		t := toks[i]
 		if isGiven(t.text, true) {
 			if i+1 < len(toks) && !covered[i+1] && !toks[i+1].lineStart && joined(toks[i+1].sep) {
-				if e := nameSeq(toks, i+1, true); e > i+1 {
+				if e := nameSeq(toks, i+1, true); e > i+1 && !companyAfter(toks, text, e) {
 					add(i, e)
 					i = e - 1
 					continue
@@ -305,7 +331,9 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 // isGiven: a known given name, or a compound of them ("Jean-Luc",
 // "Anna-Lena"); ambiguous ones count when allowAmbiguous.
 func isGiven(w string, allowAmbiguous bool) bool {
-	known := func(p string) bool { return givenNames[p] || (allowAmbiguous && ambiguousGiven[p]) }
+	known := func(p string) bool {
+		return givenNames[p] || (allowAmbiguous && (ambiguousGiven[p] || (capitalised(p) && !notNames[p] && listedGiven()[strings.ToLower(p)])))
+	}
 	if known(w) {
 		return true
 	}
@@ -322,6 +350,33 @@ func isGiven(w string, allowAmbiguous bool) bool {
 }
 
 func givenOrCapitalisedSurname(w string) bool { return capitalised(w) && !notNames[w] && !titles[w] }
+
+// isTitle: a title, or one written in capitals in an upper-case heading
+// ("REFERENCE FOR MS …").
+func isTitle(w string) bool {
+	if titles[w] {
+		return true
+	}
+	if upperWord(w) {
+		r := []rune(strings.ToLower(w))
+		r[0] = unicode.ToUpper(r[0])
+		return titles[string(r)] && len(r) >= 2
+	}
+	return false
+}
+
+// companyAfter: the words at e make the name before them a company's
+// ("Helvetic Events GmbH", "Price & Partners").
+func companyAfter(toks []token, text string, e int) bool {
+	if e < len(toks) && companyWords[toks[e].text] && !toks[e].lineStart {
+		return true
+	}
+	if e > 0 {
+		rest := strings.TrimLeft(text[toks[e-1].end:], " ")
+		return strings.HasPrefix(rest, "&")
+	}
+	return false
+}
 
 // nearby: the name follows its cue after a space, a dot and a space
 // ("Dr. Frei"), or nothing else than that.
@@ -421,4 +476,38 @@ func endsWithClosing(line string) bool {
 		}
 	}
 	return false
+}
+
+// cellSep splits a table row: a tab, a semicolon, a bar, or two spaces.
+var cellSep = regexp.MustCompile(`\t|;|\||\s{2,}`)
+
+// nameColumnCells returns the first cells [start, end) of the rows under a
+// header whose first cell names people ("Name", "Mitarbeiter/in",
+// "employee"), up to the next blank line.
+func nameColumnCells(text string) [][2]int {
+	var out [][2]int
+	pos := 0
+	inTable := false
+	for _, line := range strings.SplitAfter(text, "\n") {
+		start := pos
+		pos += len(line)
+		content := strings.TrimRight(line, "\n")
+		if strings.TrimSpace(content) == "" {
+			inTable = false
+			continue
+		}
+		lead := len(content) - len(strings.TrimLeft(content, " "))
+		cell := content[lead:]
+		if loc := cellSep.FindStringIndex(cell); loc != nil {
+			cell = cell[:loc[0]]
+		} else if !inTable {
+			continue
+		}
+		if !inTable {
+			inTable = nameColumns[strings.ToLower(strings.TrimRight(strings.TrimSpace(cell), ":"))]
+			continue
+		}
+		out = append(out, [2]int{start + lead, start + lead + len(cell)})
+	}
+	return out
 }

@@ -149,20 +149,20 @@ func findNames(text string) []Span {
 			// An ambiguous given name ("Beat", "Mark") is taken elsewhere
 			// only when the text used it with a surname.
 			if len([]rune(w)) >= 3 && !particles[w] && (!ambiguousGiven[w] || c.to-c.from >= 2) {
-				known[w] = true
+				known[strings.ToLower(w)] = true
 			}
 		}
 	}
 	for i, t := range toks {
-		if inCand[i] || !known[t.text] {
+		if inCand[i] || !known[strings.ToLower(t.text)] || !(capitalised(t.text) || upperWord(t.text)) {
 			continue
 		}
-		if (i+1 < len(toks) && companyWords[toks[i+1].text] && joined(toks[i+1].sep)) || (i > 0 && companyWords[toks[i-1].text] && joined(t.sep)) {
+		if companyAfter(toks, text, i+1) || (i > 0 && companyWords[toks[i-1].text] && joined(t.sep)) {
 			continue
 		}
 		// Extend over adjacent known words ("Meier Anna" in a list).
 		j := i + 1
-		for j < len(toks) && known[toks[j].text] && !inCand[j] && joined(toks[j].sep) && !toks[j].lineStart {
+		for j < len(toks) && known[strings.ToLower(toks[j].text)] && !inCand[j] && joined(toks[j].sep) && !toks[j].lineStart {
 			j++
 		}
 		out = append(out, Span{Start: t.start, End: toks[j-1].end, Kind: Name})
