@@ -123,7 +123,7 @@ Deutsch Englisch Französisch Italienisch German English French Italian Allemand
 Herzliche Freundliche Beste Liebe Viele Mit Grüsse Grüße Gruss Gruß Cordialement Salutations Sincerely Cheers
 Kind Kinder Vater Mutter Partner Partnerin
 Eltern Parents Freunde Freundinnen Nachbarn Anwohner Anwohnende Genossenschafter Genossenschafterinnen Studierende Teilnehmende Mitglied
-Firma Stelle Summer Guest Head Chair
+Firma Stelle Summer Guest Head Chair Customer Agent User Bot Support Moderator System Admin Morgen Abend Mittag Tag Tage Tagen Woche Wochen Jahr Jahre Monat Monate Consœur Confrère Consoeur Kollegin Collègue Chère Cher Papi Mami Maman Papa Oma Opa Tante Onkel
 `)
 
 func set(words string) map[string]bool {
@@ -144,7 +144,17 @@ fratello sorella figlio figlia marito moglie collega amico amica`)
 // ("Treuhand Widmer GmbH", "Hartmann Consulting"), which is not a person.
 var companyWords = set(`AG GmbH SA Sàrl Sarl Ltd Inc LLC LLP KG Co Consulting Partners Partner Treuhand Immobilien Architekten Holding Group Studio Advisory Associates
 Bäckerei Metzgerei Garage Malerei Schreinerei Kanzlei Praxis Druckerei Gärtnerei Transporte Elektro Sanitär Café Restaurant Hotel Boutique Atelier Cabinet Étude Régie
-Club Verein Association Society Foundation Stiftung Clinic Klinik School Schule Hospital Spital`)
+Club Verein Association Society Foundation Stiftung Clinic Klinik School Schule Hospital Spital
+Systems Solutions Technologies Software Engineering Logistics Labs Analytics Glaserei Spenglerei Käserei
+Team Department Abteilung Office Service Services Banque Kantonalbank Assurance Assurances Versicherung Versicherungen Immobilier Inkasso Gruppe Groupe`)
 
 // nameColumns head a table column of names (its first column).
 var nameColumns = set(`name namen mitarbeiter mitarbeiterin mitarbeiter/in mitarbeitende employee employees staff speaker speakers teilnehmer teilnehmerin teilnehmer/in teilnehmende participant participants nom nome person personne mieter mieterin kunde kundin customer client member mitglied patient patientin student schüler schülerin candidate kandidat kandidatin collaborateur collaboratrice dipendente`)
+
+// labelWords make a line's "…:" a person field even when the label is not
+// one of labels ("Name, Vorname:", "Nom et prénom :").
+var labelWords = set(`name vorname nachname nom prénom nome cognome surname firstname`)
+
+// placeWords come before a place rather than a person ("in Baden", "à
+// Bulle", "from Dublin"): a lone given name after them is not taken.
+var placeWords = set(`in im am an auf aus bei nach von vom zu zum zur ab via of from at to near à au aux de du des en par pour di da a per con mit für über unter vor seit bis the der die das den dem le la les il lo`)

@@ -50,9 +50,13 @@ func tokenize(text string) []token {
 			}
 			j += n2
 		}
-		// Trailing hyphens and apostrophes are not part of the word.
+		// Trailing hyphens and apostrophes are not part of the word, nor
+		// is an English possessive ("Aisha's").
 		for j > i && strings.ContainsAny(text[j-1:j], "-'") {
 			j--
+		}
+		if w := text[i:j]; strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
+			j -= len("s") + len(w[:len(w)-1]) - len(strings.TrimRight(w[:len(w)-1], "'’"))
 		}
 		out = append(out, token{text: text[i:j], start: i, end: j, lineStart: line, sep: text[prevEnd:i]})
 		line = false
@@ -144,8 +148,12 @@ func isInitial(toks []token, text string, i int) bool {
 // nameCandidate is a name found in the text, as token indexes [from, to).
 type nameCandidate struct{ from, to int }
 
-func findNameCandidates(text string, toks []token) []nameCandidate {
+// handleRE: a user handle made of a name ("ben.kessler", "yasmin_okafor").
+var handleRE = regexp.MustCompile(`^[a-z]+[._][a-z]+$`)
+
+func findNameCandidates(text string, toks []token) ([]nameCandidate, [][2]int) {
 	var out []nameCandidate
+	var handles [][2]int
 	covered := make([]bool, len(toks))
 	add := func(from, to int) {
 		if to <= from {
@@ -222,7 +230,7 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 					}
 					// After the first name, a single word is more often a
 					// role ("Anna Meier, Head of Logistics") than a name.
-					if e := nameSeq(toks, j, true); e > j && !companyAfter(toks, text, e) && (names == 0 || e-j >= 2 || isGiven(toks[j].text, false)) {
+					if e := nameSeq(toks, j, true); e > j && !companyAfter(toks, text, e) && !companyBefore(toks, j) && (names == 0 || e-j >= 2 || isGiven(toks[j].text, false)) {
 						add(j, e)
 						names++
 						j = e
@@ -232,6 +240,28 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 				}
 				i = j - 1
 			}
+		}
+	}
+	// Chats: who speaks on a line. A handle ("ben.kessler") is a name too.
+	for _, r := range speakers(text) {
+		var from, to int = -1, -1
+		for k, t := range toks {
+			if t.start >= r[0] && t.end <= r[1] {
+				if from < 0 {
+					from = k
+				}
+				to = k + 1
+			}
+		}
+		if from < 0 || notNames[toks[from].text] || companyWords[toks[from].text] {
+			continue
+		}
+		if handle := text[r[0]:r[1]]; handleRE.MatchString(handle) {
+			handles = append(handles, r)
+			continue
+		}
+		if e := nameSeq(toks, from, true); e == to {
+			add(from, to)
 		}
 	}
 	// Tables: the first column under a header that names people.
@@ -280,7 +310,7 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 						break
 					}
 				}
-				if e := nameSeq(toks, j, true); e > j && toks[e-1].end <= c.nameTo && e-j >= 1 {
+				if e := nameSeq(toks, j, true); e > j && toks[e-1].end <= c.nameTo && !companyAfter(toks, text, e) {
 					// The whole line is the name (a department or a company is not).
 					if strings.TrimSpace(strings.Trim(text[toks[e-1].end:c.nameTo], ".,;")) == "" || e-j >= 2 {
 						add(j, e)
@@ -305,7 +335,12 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 					continue
 				}
 			}
-			if isGiven(t.text, false) {
+			var prev *token
+			if i > 0 {
+				prev = &toks[i-1]
+			}
+			if isGiven(t.text, false) || (midSentence(text, t, prev) && !ambiguousGiven[t.text] && !companyBefore(toks, i)) ||
+				(t.lineStart && strings.HasPrefix(text[t.end:], ":")) {
 				add(i, i+1)
 			}
 			continue
@@ -325,7 +360,7 @@ func findNameCandidates(text string, toks []token) []nameCandidate {
 			}
 		}
 	}
-	return out
+	return out, handles
 }
 
 // isGiven: a known given name, or a compound of them ("Jean-Luc",
@@ -368,14 +403,27 @@ func isTitle(w string) bool {
 // companyAfter: the words at e make the name before them a company's
 // ("Helvetic Events GmbH", "Price & Partners").
 func companyAfter(toks []token, text string, e int) bool {
-	if e < len(toks) && companyWords[toks[e].text] && !toks[e].lineStart {
-		return true
+	// A company's form may come a few words later ("Landis Systems AG").
+	for k := e; k < len(toks) && k < e+3 && !toks[k].lineStart && joined(toks[k].sep); k++ {
+		if companyWords[toks[k].text] {
+			return true
+		}
 	}
 	if e > 0 {
 		rest := strings.TrimLeft(text[toks[e-1].end:], " ")
 		return strings.HasPrefix(rest, "&")
 	}
 	return false
+}
+
+// companyBefore: a company word or a trade ("Glaserei", "-erei") right
+// before the word makes it part of a company's name.
+func companyBefore(toks []token, i int) bool {
+	if i == 0 || !joined(toks[i].sep) || toks[i].lineStart {
+		return false
+	}
+	p := toks[i-1].text
+	return companyWords[p] || strings.HasSuffix(p, "erei")
 }
 
 // nearby: the name follows its cue after a space, a dot and a space
@@ -389,6 +437,14 @@ func nearby(sep string) bool {
 // returns where the value after its colon begins.
 func labelAt(lower string, offset int) (int, bool) {
 	rest := lower[offset:]
+	// "Name, Vorname:": a short label with a person word in it.
+	if c := strings.IndexAny(rest, ":\n"); c > 0 && c <= 32 && rest[c] == ':' {
+		for _, w := range strings.FieldsFunc(rest[:c], func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if labelWords[w] {
+				return offset + c + 1, true
+			}
+		}
+	}
 	for _, l := range labels {
 		if !strings.HasPrefix(rest, l) {
 			continue
@@ -508,6 +564,39 @@ func nameColumnCells(text string) [][2]int {
 			continue
 		}
 		out = append(out, [2]int{start + lead, start + lead + len(cell)})
+	}
+	return out
+}
+
+// midSentence: the word does not open a line or a sentence, where any
+// word is capitalised; a capitalised given name there is a name.
+func midSentence(text string, t token, prev *token) bool {
+	if t.lineStart {
+		return false
+	}
+	if prev != nil && placeWords[strings.ToLower(prev.text)] && joined(t.sep) {
+		return false
+	}
+	before := strings.TrimRight(text[:t.start], " \t\u00a0\"«(„“")
+	if before == "" {
+		return false
+	}
+	switch c := before[len(before)-1]; {
+	case c == '.', c == '!', c == '?', c == ':', c == '\n', c == '-', c == '*', c >= '0' && c <= '9':
+		return false
+	}
+	return true
+}
+
+// speakerRE: the speaker of a chat line: "[12.04.25, 08:14] Reto Caduff:",
+// "[09:01] ben.kessler:", "Mo 16.06., 18:12 – Mike:".
+var speakerRE = regexp.MustCompile(`(?m)^(?:\[[^\]\n]{3,30}\]|[^\n]{0,20}\d{1,2}[:.]\d{2}\s*[–—-])\s*([\p{L}][\p{L}.\-_' ]{0,40}?):\s`)
+
+// speakers returns the speaker spans of chat lines.
+func speakers(text string) [][2]int {
+	var out [][2]int
+	for _, m := range speakerRE.FindAllStringSubmatchIndex(text, -1) {
+		out = append(out, [2]int{m[2], m[3]})
 	}
 	return out
 }

@@ -137,9 +137,17 @@ func overlapsAny(spans []Span, s Span) bool {
 // occurrence of their words (a surname alone, a given name alone).
 func findNames(text string) []Span {
 	toks := tokenize(text)
-	cands := findNameCandidates(text, toks)
+	cands, handles := findNameCandidates(text, toks)
 	var out []Span
 	known := map[string]bool{}
+	for _, h := range handles {
+		out = append(out, Span{Start: h[0], End: h[1], Kind: Name})
+		for _, part := range strings.FieldsFunc(text[h[0]:h[1]], func(r rune) bool { return r == '.' || r == '_' }) {
+			if len(part) >= 3 {
+				known[part] = true
+			}
+		}
+	}
 	inCand := map[int]bool{}
 	for _, c := range cands {
 		out = append(out, Span{Start: toks[c.from].start, End: toks[c.to-1].end, Kind: Name})
@@ -157,7 +165,7 @@ func findNames(text string) []Span {
 		if inCand[i] || !known[strings.ToLower(t.text)] || !(capitalised(t.text) || upperWord(t.text)) {
 			continue
 		}
-		if companyAfter(toks, text, i+1) || (i > 0 && companyWords[toks[i-1].text] && joined(t.sep)) {
+		if companyAfter(toks, text, i+1) || companyBefore(toks, i) {
 			continue
 		}
 		// Extend over adjacent known words ("Meier Anna" in a list).

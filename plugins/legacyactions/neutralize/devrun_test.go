@@ -1,5 +1,0 @@
-package neutralize
-
-import "testing"
-
-func TestDevOnly(t *testing.T) { evaluate(loadCorpus(t, "dev")).log(t, "dev") }
