@@ -61,7 +61,7 @@ var ambiguousGiven = set(`Mark Will Frank Grace May June Rosa Ernst Bill Jean Fl
 
 // titles precede a name. Abbreviations are listed without their dot;
 // Italian and French put them in lower case inside a sentence.
-var titles = set(`signor signora signorina sig dott monsieur madame mister `+
+var titles = set(`signor signora signorina sig dott monsieur madame mister ` +
 	`Herr Herrn Frau Hr Fr Dr Prof Mr Mrs Ms Miss Mister Monsieur Madame Mme Mlle Mademoiselle M Sig Signor Signora Signorina Dott Dottoressa Ing Sir Dame Maître Me Pfarrer Pfarrerin`)
 
 // degrees may follow a title before the name ("Dr. med. Anna Keller").

@@ -230,8 +230,21 @@ func (n *Neutralizer) Neutralize(text string) (string, []Span) {
 func (n *Neutralizer) Mapping() []Entry {
 	out := make([]Entry, 0, len(n.entries))
 	for _, e := range n.entries {
-		out = append(out, e.Entry)
+		if e.Placeholder != "" {
+			out = append(out, e.Entry)
+		}
 	}
+	// By kind, then by number: [NAME_1], [NAME_2], …, [EMAIL_1], …
+	rank := map[Kind]int{}
+	for i, k := range Kinds {
+		rank[k] = i
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return rank[out[i].Kind] < rank[out[j].Kind]
+		}
+		return len(out[i].Placeholder) < len(out[j].Placeholder) || (len(out[i].Placeholder) == len(out[j].Placeholder) && out[i].Placeholder < out[j].Placeholder)
+	})
 	return out
 }
 
