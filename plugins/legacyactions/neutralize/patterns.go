@@ -57,7 +57,6 @@ func findIBANs(text string) []Span {
 			}
 			break
 		}
-		country := string(chars[:2])
 		try := func(n int) bool {
 			if n > len(chars) || n < 15 {
 				return false
@@ -69,7 +68,7 @@ func findIBANs(text string) []Span {
 			return ibanValid(string(chars[:n]))
 		}
 		n := 0
-		if want, ok := ibanLengths[country]; ok {
+		if want, ok := ibanLengths[string(chars[:2])]; ok {
 			if try(want) {
 				n = want
 			}
