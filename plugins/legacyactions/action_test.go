@@ -188,3 +188,45 @@ func TestPluginRunsTheLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractFromFiles: two workflow documents in, one CSV document out
+// (stored and bound to the workflow), the same rows as data.
+func TestExtractFromFiles(t *testing.T) {
+	e := newEnv(t)
+	caller := toolcall.Caller{Principal: e.w.P, WorkspaceID: e.w.Workspace, WorkflowID: e.w.Workflow}
+	var refs []string
+	for name, text := range map[string]string{
+		"rechnung.txt": "Rechnung Nr. 2025-044\nWinterthur, 08.04.2025\nTotal zu bezahlen: CHF 1'780.50\nIBAN CH63 0070 0655 1521 4426 5\nUID CHE-116.281.710",
+		"notiz.txt":    "Liebe Anna, bis morgen!",
+	} {
+		item, _, err := e.w.Files.Upload(context.Background(), e.w.P, files.Upload{WorkspaceID: e.w.Workspace, Name: name, Content: strings.NewReader(text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, _, err := files.Attach(context.Background(), e.w.Workflows, caller, item, "upload", "upload")
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, doc.Ref())
+	}
+	args, _ := json.Marshal(map[string]any{"documentList": refs})
+	res := e.adapter.Call(e.ctx(), "trustee.extractFromFiles", args, nil)
+	if !res.OK {
+		t.Fatalf("%+v", res.Error)
+	}
+	var m actions.Mapped
+	if err := json.Unmarshal(res.Data, &m); err != nil || len(m.Documents) != 1 || !strings.HasPrefix(m.Documents[0].DocItem, "docItem:") {
+		t.Fatalf("mapped %s (%v)", res.Data, err)
+	}
+	csv := e.content(t, m.Documents[0].FileID)
+	if !strings.Contains(csv, "rechnung.txt;2025-044;08.04.2025;1780.50;CHF;CH6300700655152144265;CHE-116.281.710;") ||
+		!strings.Contains(csv, "notiz.txt;;;;;;;no invoice data found") {
+		t.Errorf("csv:\n%s", csv)
+	}
+	if !strings.Contains(res.Text, "read 1 of 2 document(s) as invoices") {
+		t.Errorf("text: %s", res.Text)
+	}
+	if res := e.adapter.Call(e.ctx(), "trustee.extractFromFiles", []byte(`{"documentList":[]}`), nil); res.OK || res.Error.Code != wasm.CodeInvalidArguments {
+		t.Errorf("an empty list: %+v", res.Error)
+	}
+}

@@ -3,9 +3,12 @@
 // the agent's own work now). context.neutralizeData is the legacy action
 // of that name: personal data replaced by placeholders, in a text or in
 // documents of the workflow, with the mapping back on request.
+// trustee.extractFromFiles reads the payment data of invoices into a CSV.
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/agenthost/agenthost/pdk/actions"
 	"github.com/agenthost/agenthost/pdk/files"
+	"github.com/agenthost/agenthost/plugins/legacyactions/extract"
 	"github.com/agenthost/agenthost/plugins/legacyactions/neutralize"
 )
 
@@ -35,6 +39,59 @@ func init() {
 			"Give text, or documentList with docItem: references of text documents (each comes back as a neutralized document). " +
 			"Names are found by cues (titles, salutations, signatures, field labels, known given names), so check the result."},
 		neutralizeData)
+	actions.Register(actions.Descriptor{Method: "trustee", Action: "extractFromFiles", DynamicMode: true,
+		Description: "Reads the payment data of invoices (text documents): invoice number, date, total and currency, the IBAN to pay to " +
+			"(checked) and the Swiss company number (UID, checked). Give documentList with docItem: references; the result is a CSV " +
+			"document with one row per invoice, and the same rows as data."},
+		extractFromFiles)
+}
+
+type extractParams struct {
+	DocumentList []string `json:"documentList" minItems:"1" maxItems:"50" description:"docItem:<id> references (or file ids) of invoices as text documents"`
+}
+
+type invoiceRow struct {
+	File string `json:"file"`
+	extract.Invoice
+	Note string `json:"note,omitempty"`
+}
+
+func extractFromFiles(p extractParams) (actions.Result, error) {
+	var rows []invoiceRow
+	found := 0
+	for _, ref := range p.DocumentList {
+		f, err := files.Read(ref, maxDocument)
+		if err != nil {
+			return actions.Failure(fmt.Sprintf("reading %s: %v", ref, err)), nil
+		}
+		row := invoiceRow{File: f.Name}
+		switch {
+		case f.Truncated:
+			row.Note = fmt.Sprintf("larger than %d bytes; not read", maxDocument)
+		case !utf8.Valid(f.Data) || !textual(f.MIMEType):
+			row.Note = "not a text document; extract its text first"
+		default:
+			row.Invoice = extract.Read(string(f.Data))
+			if row.Invoice == (extract.Invoice{}) {
+				row.Note = "no invoice data found"
+			} else {
+				found++
+			}
+		}
+		rows = append(rows, row)
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Comma = ';'
+	_ = w.Write([]string{"file", "invoiceNumber", "date", "total", "currency", "iban", "uid", "note"})
+	for _, r := range rows {
+		_ = w.Write([]string{r.File, r.InvoiceNumber, r.Date, r.Total, r.Currency, r.IBAN, r.UID, r.Note})
+	}
+	w.Flush()
+	res := actions.Success(fmt.Sprintf("read %d of %d document(s) as invoices", found, len(rows)),
+		actions.Document{Name: "extracted-invoices.csv", MIMEType: "text/csv", Data: buf.Bytes()})
+	res.Data = rows
+	return res, nil
 }
 
 func neutralizeData(p neutralizeParams) (actions.Result, error) {
