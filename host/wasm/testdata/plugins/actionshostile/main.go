@@ -13,7 +13,7 @@ import (
 )
 
 type sizeParams struct {
-	Bytes int `json:"bytes" minimum:"1" maximum:"4000000"`
+	Bytes int `json:"bytes" minimum:"1" maximum:"30000000"`
 }
 
 type nameParams struct {
