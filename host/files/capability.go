@@ -211,20 +211,37 @@ func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMes
 	if err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "data is not base64: " + err.Error()}
 	}
-	item, existing, err := h.Files.Upload(ctx, c.Principal, Upload{WorkspaceID: c.WorkspaceID, Name: r.Name,
-		MIMEType: r.MIMEType, Content: bytes.NewReader(data), Description: "made by tool " + call.Tool})
+	return h.store(ctx, c, call.Tool, r.Name, r.MIMEType, data, r.Label)
+}
+
+// Store is files.write for the host's own use: it stores data as a new file
+// of the tool call's caller's workspace and binds it to the caller's
+// workflow (seed 001's bridge), as if the tool named tool had written it.
+// The legacy action adapter (host/actions) stores an ActionResult's
+// documents through it.
+func (h *Capability) Store(ctx context.Context, tool, name, mimeType string, data []byte, label string) (WriteResult, error) {
+	c, err := h.caller(ctx)
 	if err != nil {
-		return nil, capError(err)
+		return WriteResult{}, err
+	}
+	return h.store(ctx, c, tool, name, mimeType, data, label)
+}
+
+func (h *Capability) store(ctx context.Context, c toolcall.Caller, tool, name, mimeType string, data []byte, label string) (WriteResult, error) {
+	item, existing, err := h.Files.Upload(ctx, c.Principal, Upload{WorkspaceID: c.WorkspaceID, Name: name,
+		MIMEType: mimeType, Content: bytes.NewReader(data), Description: "made by tool " + tool})
+	if err != nil {
+		return WriteResult{}, capError(err)
 	}
 	res := WriteResult{FileID: item.ID, Name: item.Name, MIMEType: item.MIMEType, Size: item.Size, Existing: existing}
 	if c.WorkflowID == "" || h.Workflows == nil {
 		return res, nil
 	}
-	label := strings.TrimSpace(r.Label)
+	label = strings.TrimSpace(label)
 	if label == "" {
-		label = call.Tool + ":" + item.Name
+		label = tool + ":" + item.Name
 	}
-	doc, msgID, err := Attach(ctx, h.Workflows, c, item, label, call.Tool)
+	doc, msgID, err := Attach(ctx, h.Workflows, c, item, label, tool)
 	if err != nil {
 		// Seed 001: the file is stored and readable by its id; a failed
 		// bind is reported, not the write's failure.
