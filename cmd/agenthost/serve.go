@@ -237,7 +237,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Every tool call an agent or the API makes is a transaction.
 	// Legacy actions' results are mapped and their documents stored as the
 	// caller's files (host/actions, seed 000 §10.3).
-	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}), nil).WithVersions(host)
+	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}).WithVersions(host), nil).WithVersions(host)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
 	defer runner.Close()
 	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger)

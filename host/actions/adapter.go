@@ -72,9 +72,10 @@ func (l Limits) withDefaults() Limits {
 // Adapter is a Runner that maps the results of legacy actions; other tools'
 // calls pass through untouched.
 type Adapter struct {
-	runner Runner
-	docs   DocumentStore
-	limits Limits
+	runner   Runner
+	versions Versions
+	docs     DocumentStore
+	limits   Limits
 }
 
 // NewAdapter wraps runner; docs stores the actions' documents (nil: an
@@ -97,8 +98,27 @@ func (a *Adapter) Call(ctx context.Context, tool string, args []byte, opts *wasm
 	return a.mapResult(ctx, info, res)
 }
 
+// Versions lists the tools of every loaded plugin version as
+// "tool@version" (wasm.Host), for tool sets that pin a version.
+type Versions interface {
+	VersionedTools() []wasm.ToolInfo
+}
+
+// WithVersions lets the adapter map the results of pinned actions
+// ("method.action@1.2.0"), judged by the pinned version's manifest.
+func (a *Adapter) WithVersions(v Versions) *Adapter {
+	a.versions = v
+	return a
+}
+
 func (a *Adapter) lookup(name string) (wasm.ToolInfo, bool) {
 	ts := a.runner.Tools()
+	if strings.Contains(name, "@") {
+		if a.versions == nil {
+			return wasm.ToolInfo{}, false
+		}
+		ts = a.versions.VersionedTools()
+	}
 	i := sort.Search(len(ts), func(i int) bool { return ts[i].Name >= name })
 	if i < len(ts) && ts[i].Name == name {
 		return ts[i], true

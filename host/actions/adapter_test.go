@@ -40,7 +40,7 @@ func newEnv(t *testing.T) env {
 	}})
 	h := wasmtest.Host(t, "actionsdemo", "actionshostile", "echo")
 	fc := &files.Capability{Files: w.Files, Workflows: w.Workflows}
-	return env{w: w, host: h, files: fc, adapter: actions.NewAdapter(h, fc, actions.Limits{MaxDocumentBytes: maxDoc})}
+	return env{w: w, host: h, files: fc, adapter: actions.NewAdapter(h, fc, actions.Limits{MaxDocumentBytes: maxDoc}).WithVersions(h)}
 }
 
 func (e env) ctx() context.Context {
@@ -159,6 +159,7 @@ func TestAdapterResults(t *testing.T) {
 	}{
 		{"failure maps to an error", "demo.fail", `{}`, actions.CodeActionFailed, "the ledger is locked"},
 		{"failure with a reason", "demo.fail", `{"reason":"period closed"}`, actions.CodeActionFailed, "period closed"},
+		{"a pinned action is mapped too", "demo.fail@1.0.0", `{"reason":"pinned"}`, actions.CodeActionFailed, "pinned"},
 		{"read-only lookup", "demo.peek", `{"key":"alpha"}`, "", `the value of alpha`},
 		{"invalid arguments are refused", "demo.report", `{"title":"x","rows":0}`, wasm.CodeInvalidArguments, "rows"},
 		{"unknown parameter is refused", "demo.report", `{"title":"x","rows":1,"admin":true}`, wasm.CodeInvalidArguments, "admin"},
