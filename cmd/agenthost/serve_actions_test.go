@@ -8,6 +8,8 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -96,4 +98,22 @@ func TestServeLegacyActions(t *testing.T) {
 			t.Fatalf("the server after the hostile calls: %+v", r)
 		}
 	})
+}
+
+// plugin inspect shows an actions plugin's actions, and which of them are
+// tools (dynamicMode) and which are not.
+func TestInspectActions(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "actionsdemo.wasm")
+	if err := os.WriteFile(file, wasmtest.Module(t, "actionsdemo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run0(t, "plugin", "inspect", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"demo.archive             static (not a tool)", "demo.report              dynamic (a tool)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect does not show %q:\n%s", want, out)
+		}
+	}
 }
