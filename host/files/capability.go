@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/docref"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -112,24 +113,28 @@ func (h *Capability) caller(ctx context.Context) (toolcall.Caller, error) {
 	return c, nil
 }
 
-// ResolveFile turns a plugin's "file" argument into a file id: a bare id is
-// taken as is; "docItem:<id>" is looked up among the documents of the
-// caller's workflow (seed 001: the reference an agent got from a tool).
+// ResolveFile turns a plugin's "file" argument into a file id (docref
+// parses it): a bare id is a file id; "docItem:<id>" is looked up among the
+// documents of the caller's workflow (seed 001: the reference an agent got
+// from a tool); "docList:..." names several documents and is refused here.
 func ResolveFile(ctx context.Context, docs DocumentResolver, c toolcall.Caller, ref string) (string, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
+	if strings.TrimSpace(ref) == "" {
 		return "", &wasm.CapabilityError{Code: "invalid_request", Message: "file is empty (want a file id or docItem:<id>)"}
 	}
-	if !strings.HasPrefix(ref, "docItem:") {
-		if strings.Contains(ref, ":") {
-			return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("file %q: want a file id or docItem:<id>", ref)}
-		}
-		return ref, nil
+	r, err := docref.ParseString(ref)
+	if err != nil {
+		return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("file: %v (want a file id or docItem:<id>)", err)}
+	}
+	switch r.Kind {
+	case docref.Bare:
+		return r.ID, nil
+	case docref.List:
+		return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("%s names several documents; pass one docItem:<id> or file id", ref)}
 	}
 	if c.WorkflowID == "" || docs == nil {
 		return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("%s names a workflow document, and this call runs outside a workflow: use the file id", ref)}
 	}
-	found, err := docs.ResolveDocuments(ctx, c.Principal, c.WorkflowID, []string{ref})
+	found, err := docs.ResolveDocuments(ctx, c.Principal, c.WorkflowID, []string{r.String()})
 	if err != nil {
 		return "", capError(err)
 	}
