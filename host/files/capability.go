@@ -56,15 +56,22 @@ type Capability struct {
 	Logger *slog.Logger
 }
 
-// Wasm returns the capability "files" (agenthost:files read, write).
+// Wasm returns the capability "files" (agenthost:files read, write, list,
+// info, set_content, move, tag, propose).
 func (h *Capability) Wasm() wasm.Capability {
 	mod := wasm.CapabilityPrefix + "files"
 	return wasm.Capability{
 		Name:        "files",
-		Description: "read the workspace's files and store new ones in it (bound to the running workflow)",
+		Description: "list, read and describe the workspace's files; store new ones (bound to the running workflow), write new versions, move, tag, propose edits",
 		Functions: []wasm.HostFunction{
 			wasm.JSONFunction(mod, "read", false, h.read),
 			wasm.JSONFunction(mod, "write", true, h.write),
+			wasm.JSONFunction(mod, "list", false, h.list),
+			wasm.JSONFunction(mod, "info", false, h.info),
+			wasm.JSONFunction(mod, "set_content", true, h.setContent),
+			wasm.JSONFunction(mod, "move", true, h.move),
+			wasm.JSONFunction(mod, "tag", true, h.tag),
+			wasm.JSONFunction(mod, "propose", true, h.propose),
 		},
 	}
 }
@@ -75,6 +82,9 @@ type ReadResult struct {
 	Name     string `json:"name"`
 	MIMEType string `json:"mimeType"`
 	Size     int64  `json:"size"`
+	Version  int    `json:"version"`
+	// Offset is where Data starts in the file.
+	Offset int64 `json:"offset,omitempty"`
 	// Data is the content (base64), at most maxBytes of it.
 	Data      string `json:"data"`
 	Truncated bool   `json:"truncated,omitempty"`
@@ -171,9 +181,13 @@ func (h *Capability) read(ctx context.Context, _ *wasm.Call, req json.RawMessage
 	var r struct {
 		File     string `json:"file"`
 		MaxBytes int64  `json:"maxBytes"`
+		Offset   int64  `json:"offset"`
 	}
 	if err := json.Unmarshal(req, &r); err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "read: " + err.Error()}
+	}
+	if r.Offset < 0 {
+		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "offset must not be negative"}
 	}
 	limit := h.MaxRead
 	if limit <= 0 {
@@ -190,12 +204,23 @@ func (h *Capability) read(ctx context.Context, _ *wasm.Call, req json.RawMessage
 		return nil, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, limit))
+	if r.Offset > item.Size {
+		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("offset %d is past the end of the file (%d bytes)", r.Offset, item.Size)}
+	}
+	var src io.Reader
+	if ra, ok := rc.(io.ReaderAt); ok {
+		src = io.NewSectionReader(ra, r.Offset, limit)
+	} else if _, err := io.CopyN(io.Discard, rc, r.Offset); err != nil {
+		return nil, fmt.Errorf("files.read %s: %w", item.ID, err)
+	} else {
+		src = io.LimitReader(rc, limit)
+	}
+	data, err := io.ReadAll(src)
 	if err != nil {
 		return nil, fmt.Errorf("files.read %s: %w", item.ID, err)
 	}
-	return ReadResult{FileID: item.ID, Name: item.Name, MIMEType: item.MIMEType, Size: item.Size,
-		Data: base64.StdEncoding.EncodeToString(data), Truncated: int64(len(data)) < item.Size}, nil
+	return ReadResult{FileID: item.ID, Name: item.Name, MIMEType: item.MIMEType, Size: item.Size, Version: item.Version, Offset: r.Offset,
+		Data: base64.StdEncoding.EncodeToString(data), Truncated: r.Offset+int64(len(data)) < item.Size}, nil
 }
 
 func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMessage) (any, error) {
