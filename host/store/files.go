@@ -232,9 +232,13 @@ func (db *DB) Files(ctx context.Context, p tenancy.Principal, flt files.Filter) 
 		if family, ok := strings.CutSuffix(strings.ToLower(flt.MIMEType), "/*"); ok {
 			where = append(where, `f.mime_type LIKE ? ESCAPE '\'`)
 			args = append(args, likeEscape(family)+"/%")
-		} else {
+		} else if strings.Contains(flt.MIMEType, ";") {
 			where = append(where, "f.mime_type = ?")
 			args = append(args, flt.MIMEType)
+		} else {
+			// "text/csv" also finds "text/csv; charset=utf-8".
+			where = append(where, `(f.mime_type = ? OR f.mime_type LIKE ? ESCAPE '\')`)
+			args = append(args, flt.MIMEType, likeEscape(flt.MIMEType)+";%")
 		}
 	}
 	if flt.Name != "" {

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -373,8 +374,8 @@ func getFileInfo(a infoArgs) (string, error) {
 	return strings.TrimSpace(b.String()), nil
 }
 
-// text reads a whole text file for editing.
-func text(ref string) (files.File, string, error) {
+// readText reads a whole text file for editing.
+func readText(ref string) (files.File, string, error) {
 	f, err := files.Read(ref, 8<<20)
 	if err != nil {
 		return files.File{}, "", err
@@ -442,7 +443,7 @@ func joinInts(xs []int) string {
 }
 
 func replaceInFile(a replaceArgs) (string, error) {
-	f, s, err := text(a.File)
+	f, s, err := readText(a.File)
 	if err != nil {
 		return "", err
 	}
@@ -470,7 +471,7 @@ func applyFileEdit(a applyArgs) (string, error) {
 	if (len(a.Edits) == 0) == (a.Content == "") {
 		return "", pdk.Errorf("invalid_arguments", "give either edits or content")
 	}
-	f, s, err := text(a.File)
+	f, s, err := readText(a.File)
 	if err != nil {
 		return "", err
 	}
@@ -483,7 +484,11 @@ func applyFileEdit(a applyArgs) (string, error) {
 		next = s
 		for i, e := range a.Edits {
 			if next, _, err = replaceOnce(f.Name, next, e.Old, e.New, false); err != nil {
-				return "", fmt.Errorf("edit %d: %w", i+1, err)
+				var pe *pdk.Error
+				if errors.As(err, &pe) {
+					return "", pdk.Errorf(pe.Code, "edit %d of %d: %s", i+1, len(a.Edits), pe.Message)
+				}
+				return "", err
 			}
 		}
 	}
