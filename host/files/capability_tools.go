@@ -372,4 +372,3 @@ func (h *Capability) propose(ctx context.Context, _ *wasm.Call, req json.RawMess
 		Name: it.Name, Description: x.Description, Diff: x.Diff, BaseVersion: x.BaseVersion})
 	return res, nil
 }
-
