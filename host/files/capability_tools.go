@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -110,7 +109,7 @@ func (h *Capability) ResolveFolder(ctx context.Context, c toolcall.Caller, arg s
 	parent := ""
 	for _, el := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(arg, "/"), "/"), "/") {
 		if err := ValidateName("folder", el); err != nil {
-			return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("folder %q: %v", arg, errors.Unwrap(err))}
+			return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("folder path %q: %v", arg, err)}
 		}
 		next := ""
 		for _, f := range folders {
