@@ -46,6 +46,8 @@ const AllTools = "*"
 func DefaultSets() map[string][]string {
 	return map[string][]string{
 		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage",
+			// The rest of the file tools (plugins/filetools, seed 000 §7.3).
+			"getFileInfo", "moveFile", "tagFile", "replaceInFile", "applyFileEdit",
 			// The document tools (plugins/documents, seed 000 §6).
 			"browseContainer", "readContentObjects", "readSection", "searchKnowledge", "extractContainerItem",
 			// Background workflows (plugins/background, seed 000 §11.2).
