@@ -194,11 +194,11 @@ func (s *Service) Proposals(ctx context.Context, p tenancy.Principal, fileID str
 
 // Decided is the outcome of a decision on a proposal.
 type Decided struct {
-	Proposal Proposal
-	File     Item
+	Proposal Proposal `json:"proposal"`
+	File     Item     `json:"file"`
 	// Rebased is true when the proposal was made on an older version and
 	// was merged onto the current one.
-	Rebased bool
+	Rebased bool `json:"rebased"`
 }
 
 // Reject rejects a pending proposal; the file stays as it is.
