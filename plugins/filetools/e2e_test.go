@@ -56,6 +56,10 @@ func TestAgentProposesUserAccepts(t *testing.T) {
 		t.Fatalf("workflow %s", wf.Status)
 	}
 	s.flow = wf.ID
+	// The prompt's @reference reached the model as the file it names.
+	if reqs := s.w.Server.ChatRequests(); len(reqs) == 0 || !strings.Contains(reqs[0].LastUser(), "@handbook.md: file handbook.md (file id "+f.ID) {
+		t.Fatalf("the model was not told what @handbook.md is: %+v", reqs)
+	}
 	props := events[workflows.FileEditProposalData](t, s.env, workflows.EventFileEditProposal)
 	if len(props) != 1 || props[0].FileID != f.ID || !strings.Contains(props[0].Diff, "-Vacation: 20 days.\n+Vacation: 25 days.") {
 		t.Fatalf("fileEditProposal events: %+v", props)
