@@ -233,6 +233,9 @@ func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMes
 		MIMEType string `json:"mimeType"`
 		Data     string `json:"data"`
 		Label    string `json:"label"`
+		// Folder (an id or path of the caller's workspace) files the new
+		// file there in the same step.
+		Folder string `json:"folder"`
 	}
 	if err := json.Unmarshal(req, &r); err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "write: " + err.Error()}
@@ -241,7 +244,11 @@ func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMes
 	if err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "data is not base64: " + err.Error()}
 	}
-	item, existing, err := h.Files.Upload(ctx, c.Principal, Upload{WorkspaceID: c.WorkspaceID, Name: r.Name,
+	folder, err := h.ResolveFolder(ctx, c, r.Folder)
+	if err != nil {
+		return nil, err
+	}
+	item, existing, err := h.Files.Upload(ctx, c.Principal, Upload{WorkspaceID: c.WorkspaceID, Name: r.Name, FolderID: folder,
 		MIMEType: r.MIMEType, Content: bytes.NewReader(data), Description: "made by tool " + call.Tool})
 	if err != nil {
 		return nil, capError(err)

@@ -72,13 +72,21 @@ type Written struct {
 // like an upload) and binds it to the running workflow. label groups the
 // workflow's documents (docList:<label>); empty means "<tool>:<name>".
 func Write(name, mimeType string, data []byte, label string) (Written, error) {
+	return WriteInFolder("", name, mimeType, data, label)
+}
+
+// WriteInFolder is Write into a folder of the workspace (its id or path,
+// "Reports/2024"; "" for none), in one step: an unknown folder stores
+// nothing.
+func WriteInFolder(folder, name, mimeType string, data []byte, label string) (Written, error) {
 	var w Written
 	err := pdk.Invoke(write, struct {
 		Name     string `json:"name"`
 		MIMEType string `json:"mimeType,omitempty"`
 		Data     string `json:"data"`
 		Label    string `json:"label,omitempty"`
-	}{name, mimeType, base64.StdEncoding.EncodeToString(data), label}, &w)
+		Folder   string `json:"folder,omitempty"`
+	}{name, mimeType, base64.StdEncoding.EncodeToString(data), label, folder}, &w)
 	return w, err
 }
 

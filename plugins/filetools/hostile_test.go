@@ -50,6 +50,8 @@ func TestBadInput(t *testing.T) {
 		{"traversal in a move", "moveFile", map[string]any{"file": f.ID, "folder": "../Reports"}, "relative path element"},
 		{"an empty folder element", "moveFile", map[string]any{"file": f.ID, "folder": "Reports//x"}, "empty"},
 		{"another workspace's folder", "moveFile", map[string]any{"file": f.ID, "folder": other.ID}, "not_found"},
+		{"a new file into a folder that is not there", "writeFile", map[string]any{"name": "x.txt", "content": "x", "folder": "Reports/Nope"}, "no folder \"Nope\""},
+		{"a new file into another workspace's folder", "writeFile", map[string]any{"name": "x.txt", "content": "x", "folder": other.ID}, "not_found"},
 		{"a new file over the size limit", "writeFile", map[string]any{"name": "big.txt", "content": big}, "exceeds the limit"},
 		{"an overwrite over the size limit", "writeFile", map[string]any{"file": f.ID, "mode": "overwrite", "content": big}, "exceeds the limit"},
 		{"an append over the size limit", "writeFile", map[string]any{"file": f.ID, "mode": "append", "content": big[:maxUpload-3]}, "exceeds the limit"},

@@ -261,17 +261,13 @@ func writeFile(a writeArgs) (string, error) {
 		if a.File != "" {
 			return "", pdk.Errorf("invalid_arguments", "create makes a new file from name; to change file %s use mode overwrite or append", a.File)
 		}
-		w, err := files.Write(a.Name, a.MIMEType, []byte(a.Content), "")
+		w, err := files.WriteInFolder(a.Folder, a.Name, a.MIMEType, []byte(a.Content), "")
 		if err != nil {
 			return "", err
 		}
 		out := w.Summary("Created")
-		if a.Folder != "" {
-			it, err := files.Move(w.FileID, a.Folder, "")
-			if err != nil {
-				return out + fmt.Sprintf("\nbut not moved into folder %q: %v", a.Folder, err), nil
-			}
-			out += "\nfolder: " + it.FolderPath
+		if a.Folder != "" && a.Folder != "/" {
+			out += "\nfolder: " + strings.Trim(a.Folder, "/")
 		}
 		return out, nil
 	case "overwrite", "append":
