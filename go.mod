@@ -3,6 +3,7 @@ module github.com/agenthost/agenthost
 go 1.26.8
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/bodgit/sevenzip v1.6.5
 	github.com/extism/go-sdk v1.7.1
 	github.com/goccy/go-json v0.10.5
@@ -44,7 +45,6 @@ require (
 
 require (
 	github.com/andybalholm/brotli v1.2.6 // indirect
-	github.com/aymanbagabas/go-udiff v0.4.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bodgit/plumbing v1.3.0 // indirect
 	github.com/bodgit/windows v1.0.1 // indirect
