@@ -244,6 +244,16 @@ func (h *Capability) setContent(ctx context.Context, call *wasm.Call, req json.R
 	if err != nil {
 		return nil, err
 	}
+	// The file tools write text: a document (PDF, Office…) is not
+	// overwritten with text, nor a text file with binary data.
+	if ok, err := h.Files.LooksText(ctx, c.Principal, it.ID); err != nil {
+		return nil, capError(err)
+	} else if !ok {
+		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("%s (%s) is not a text file; write a new file instead", it.Name, it.MIMEType)}
+	}
+	if !IsText(data) {
+		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "the content to write is not UTF-8 text"}
+	}
 	var v Version
 	switch r.Mode {
 	case "overwrite":

@@ -93,6 +93,31 @@ func (s *Service) Text(ctx context.Context, p tenancy.Principal, id string, vers
 	return item, string(data), nil
 }
 
+// LooksText reports whether a file's current content is text, judged by
+// its first 8 KiB (a rune cut at the end does not count).
+func (s *Service) LooksText(ctx context.Context, p tenancy.Principal, id string) (bool, error) {
+	_, r, err := s.Open(ctx, p, id)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	head, err := io.ReadAll(io.LimitReader(r, 8<<10))
+	if err != nil {
+		return false, fmt.Errorf("files: content of %s: %w", id, err)
+	}
+	if len(head) == 8<<10 {
+		for i := 1; i <= utf8.UTFMax && i <= len(head); i++ {
+			if utf8.RuneStart(head[len(head)-i]) {
+				if !utf8.FullRune(head[len(head)-i:]) {
+					head = head[:len(head)-i]
+				}
+				break
+			}
+		}
+	}
+	return IsText(head), nil
+}
+
 // Versions lists a file's versions, newest first.
 func (s *Service) Versions(ctx context.Context, p tenancy.Principal, id string) ([]Version, error) {
 	return s.store.FileVersions(ctx, p, id)

@@ -33,6 +33,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := e.upload(t, e.p, e.ws, "doc.txt", "hello\n")
+	pdf := e.upload(t, e.p, e.ws, "doc.pdf", "%PDF-1.7\n\x00\x01binary")
 	before := e.fileCount(t)
 	big := strings.Repeat("x", maxUpload+1)
 
@@ -56,6 +57,9 @@ func TestBadInput(t *testing.T) {
 		{"an overwrite over the size limit", "writeFile", map[string]any{"file": f.ID, "mode": "overwrite", "content": big}, "exceeds the limit"},
 		{"an append over the size limit", "writeFile", map[string]any{"file": f.ID, "mode": "append", "content": big[:maxUpload-3]}, "exceeds the limit"},
 		{"a proposal over the size limit", "applyFileEdit", map[string]any{"file": f.ID, "content": big}, "limit"},
+		{"overwriting a document with text", "writeFile", map[string]any{"file": pdf.ID, "mode": "overwrite", "content": "text"}, "not a text file"},
+		{"replacing in a document", "replaceInFile", map[string]any{"file": pdf.ID, "old": "PDF", "new": "x"}, "not a text file"},
+		{"proposing an edit of a document", "applyFileEdit", map[string]any{"file": pdf.ID, "content": "x"}, "not a text file"},
 		{"overwrite without a file", "writeFile", map[string]any{"mode": "overwrite", "content": "x"}, "needs the file"},
 		{"overwrite of a name nobody has", "writeFile", map[string]any{"name": "ghost.txt", "mode": "overwrite", "content": "x"}, "no file is named"},
 		{"a file reference that is a path", "readFile", map[string]any{"file": "../../etc/passwd"}, "neither an id"},
@@ -78,6 +82,9 @@ func TestBadInput(t *testing.T) {
 	}
 	if it, s := e.current(t, f.ID); it.Version != 1 || s != "hello\n" || it.FolderID != "" || len(it.Tags) != 0 {
 		t.Fatalf("refused calls changed the file: %+v %q", it, s)
+	}
+	if it, _ := e.current(t, pdf.ID); it.Version != 1 {
+		t.Fatalf("refused calls changed the document: %+v", it)
 	}
 	if list, _ := e.svc.Proposals(ctx, e.p, f.ID); len(list) != 0 {
 		t.Fatalf("refused proposals stored: %+v", list)
