@@ -109,7 +109,7 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 		case 0:
 			return llmtest.CallTools(llmtest.Call("writeFile", `{"name":"ui-note.md","content":"status: draft\n"}`))
 		case 1:
-			id := regexp.MustCompile(`file id: (`+uuidRe.String()+`)`).FindStringSubmatch(results[0])
+			id := regexp.MustCompile(`file id: (` + uuidRe.String() + `)`).FindStringSubmatch(results[0])
 			if id == nil {
 				return llmtest.Reply("writeFile gave no file id: " + results[0])
 			}
