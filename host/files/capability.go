@@ -65,7 +65,7 @@ func (h *Capability) Wasm() wasm.Capability {
 		Description: "list, read and describe the workspace's files; store new ones (bound to the running workflow), write new versions, move, tag, propose edits",
 		Functions: []wasm.HostFunction{
 			wasm.JSONFunction(mod, "read", false, h.read),
-			wasm.JSONFunction(mod, "write", true, h.write),
+			wasm.JSONFunction(mod, "write", true, h.writeInFolder),
 			wasm.JSONFunction(mod, "list", false, h.list),
 			wasm.JSONFunction(mod, "info", false, h.info),
 			wasm.JSONFunction(mod, "set_content", true, h.setContent),
@@ -233,9 +233,6 @@ func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMes
 		MIMEType string `json:"mimeType"`
 		Data     string `json:"data"`
 		Label    string `json:"label"`
-		// Folder (an id or path of the caller's workspace) files the new
-		// file there in the same step.
-		Folder string `json:"folder"`
 	}
 	if err := json.Unmarshal(req, &r); err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "write: " + err.Error()}
@@ -244,11 +241,7 @@ func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMes
 	if err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "data is not base64: " + err.Error()}
 	}
-	folder, err := h.ResolveFolder(ctx, c, r.Folder)
-	if err != nil {
-		return nil, err
-	}
-	item, existing, err := h.Files.Upload(ctx, c.Principal, Upload{WorkspaceID: c.WorkspaceID, Name: r.Name, FolderID: folder,
+	item, existing, err := h.Files.Upload(ctx, c.Principal, Upload{WorkspaceID: c.WorkspaceID, Name: r.Name,
 		MIMEType: r.MIMEType, Content: bytes.NewReader(data), Description: "made by tool " + call.Tool})
 	if err != nil {
 		return nil, capError(err)

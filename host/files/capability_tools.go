@@ -381,3 +381,50 @@ func (h *Capability) propose(ctx context.Context, _ *wasm.Call, req json.RawMess
 		Name: it.Name, Description: x.Description, Diff: x.Diff, BaseVersion: x.BaseVersion})
 	return res, nil
 }
+
+// writeInFolder is files.write with an optional "folder" (an id or path of
+// the caller's workspace): the folder is resolved before anything is
+// stored, so an unknown folder stores nothing; the new file is then filed
+// there. Should filing fail after all (the folder was deleted meanwhile),
+// the file stays in no folder and the result's warning says so.
+func (h *Capability) writeInFolder(ctx context.Context, call *wasm.Call, req json.RawMessage) (any, error) {
+	var r struct {
+		Folder string `json:"folder"`
+	}
+	if err := json.Unmarshal(req, &r); err != nil {
+		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "write: " + err.Error()}
+	}
+	if strings.TrimSpace(r.Folder) == "" || strings.TrimSpace(r.Folder) == "/" {
+		return h.write(ctx, call, req)
+	}
+	c, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	folder, err := h.ResolveFolder(ctx, c, r.Folder)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.write(ctx, call, req)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := out.(WriteResult)
+	if !ok {
+		return out, nil
+	}
+	if res.Existing {
+		// The same name and bytes were there already: that file is the
+		// answer, and it stays where its owner put it.
+		res.Warning = strings.TrimPrefix(res.Warning+"; the same file already exists and keeps its folder", "; ")
+		return res, nil
+	}
+	if _, err := h.Files.Update(ctx, c.Principal, res.FileID, Update{Folder: &folder}); err != nil {
+		msg := fmt.Sprintf("stored, but not filed into folder %q: %v", r.Folder, err)
+		if res.Warning != "" {
+			msg = res.Warning + "; " + msg
+		}
+		res.Warning = msg
+	}
+	return res, nil
+}
