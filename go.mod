@@ -3,6 +3,7 @@ module github.com/agenthost/agenthost
 go 1.26.8
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/bodgit/sevenzip v1.6.5
 	github.com/extism/go-sdk v1.7.1
 	github.com/goccy/go-json v0.10.5

@@ -36,7 +36,16 @@ type toolDef struct {
 	ReadOnly     bool            `json:"readOnly"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	invoke       func(args []byte) (frame [][]byte)
+	// Action is set for a legacy action (pdk/actions): the host reads it
+	// from describe and compares it with the manifest's actions.
+	Action *actionInfo `json:"action,omitempty"`
+	invoke func(args []byte) (frame [][]byte)
+}
+
+type actionInfo struct {
+	Method      string `json:"method"`
+	Action      string `json:"action"`
+	DynamicMode bool   `json:"dynamicMode"`
 }
 
 // runtime is the plugin's state: its tools and the host's I/O mode. A Wasm
@@ -55,6 +64,13 @@ type Option func(*toolDef)
 // ReadOnly marks a tool that changes nothing outside the call: the host may run
 // it in parallel and links it only to read capabilities.
 func ReadOnly() Option { return func(t *toolDef) { t.ReadOnly = true } }
+
+// AsAction registers the tool as the legacy action method.action of an
+// actions plugin (pdk/actions uses it; register the tool under the name
+// "method.action"). dynamicMode says whether an agent may choose it.
+func AsAction(method, action string, dynamicMode bool) Option {
+	return func(t *toolDef) { t.Action = &actionInfo{Method: method, Action: action, DynamicMode: dynamicMode} }
+}
 
 // OutputSchema declares the JSON Schema of the tool's structured result; the
 // host checks results against it.

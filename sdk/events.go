@@ -127,6 +127,7 @@ type FileEditProposalData struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	Diff        string `json:"diff"`
+	BaseVersion int    `json:"baseVersion,omitempty"`
 }
 
 // FileVersionData is the payload of a fileVersion event.
@@ -136,6 +137,7 @@ type FileVersionData struct {
 	Name       string `json:"name"`
 	SHA256     string `json:"sha256"`
 	Size       int64  `json:"size"`
+	Version    int    `json:"version,omitempty"`
 }
 
 // DataSourceAccessData is the payload of a dataSourceAccess event.

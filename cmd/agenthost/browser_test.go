@@ -76,8 +76,8 @@ func lastUser(r llmtest.ChatRequest) string {
 // "interfaces" searches the knowledge store, then answers with a citation
 // of the file the search found, a table and code, streamed in pieces;
 // "slowly" streams a long answer slowly (for stop and reload); "please
-// fail" is refused by the model (a failed run); anything else gets a short
-// reply.
+// fail" is refused by the model (a failed run); "propose an edit" writes a
+// note and proposes an edit of it; anything else gets a short reply.
 func script(req llmtest.ChatRequest) llmtest.Step {
 	q := lastUser(req)
 	var toolResult string
@@ -97,6 +97,25 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 			"| attribute | meaning |\n|---|---|\n| `in` | passed to the function |\n| `out` | returned |\n\n" +
 			"```idl\ninterface foo { int bar([in] int x); }\n```\n\n" +
 			"Source: [camlidl manual, page 2](docItem:" + id + "#page=2)").WithChunkDelay(20 * time.Millisecond)
+	case strings.Contains(q, "propose an edit"):
+		// The agent writes a note, then proposes an edit of it.
+		var results []string
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				results = append(results, m.Content)
+			}
+		}
+		switch len(results) {
+		case 0:
+			return llmtest.CallTools(llmtest.Call("writeFile", `{"name":"ui-note.md","content":"status: draft\n"}`))
+		case 1:
+			id := regexp.MustCompile(`file id: (` + uuidRe.String() + `)`).FindStringSubmatch(results[0])
+			if id == nil {
+				return llmtest.Reply("writeFile gave no file id: " + results[0])
+			}
+			return llmtest.CallTools(llmtest.Call("applyFileEdit", `{"file":"`+id[1]+`","edits":[{"old":"draft","new":"final"}],"description":"mark it final"}`))
+		}
+		return llmtest.Reply("I proposed an edit of ui-note.md.")
 	case strings.Contains(q, "slowly"):
 		var b strings.Builder
 		for i := 1; i <= 60; i++ {

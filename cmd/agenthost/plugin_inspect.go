@@ -143,6 +143,18 @@ func pluginInspectCmd(_ context.Context, args []string, stdout, stderr io.Writer
 		}
 		fmt.Fprintf(stdout, "  %-24s args: %s; required: %s\n", "", orNone(props), orNone(s.Required))
 	}
+	// An actions plugin's tools are its dynamicMode actions; the others are
+	// declared but never offered to a model.
+	for i, a := range m.Actions {
+		if i == 0 {
+			fmt.Fprintf(stdout, "actions\n")
+		}
+		mode := "static (not a tool)"
+		if a.DynamicMode {
+			mode = "dynamic (a tool)"
+		}
+		fmt.Fprintf(stdout, "  %-24s %-19s %s\n", a.ToolName(), mode, a.Description)
+	}
 	fmt.Fprintf(stdout, "imports    %s\n", orNone(in.Imports))
 	return nil
 }

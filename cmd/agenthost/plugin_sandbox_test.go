@@ -38,11 +38,11 @@ func TestPluginCallAndInspectShareTheSandbox(t *testing.T) {
 		wantErr string // "" for success
 		wantOut string
 	}{
-		{"asked paths are not mounted", []string{"readFile", `{"path":"/host/etc/hostname"}`}, "io", ""},
-		{"asked /proc/self is not mounted", []string{"readFile", `{"path":"/self/environ"}`}, "io", ""},
-		{"an operator mount is", append([]string{"-mount", shared + ":/shared:ro"}, "readFile", `{"path":"/shared/note.txt"}`), "", "granted"},
-		{"a mount of the cache is refused", append([]string{"-mount", filepath.Join(dir, "cache") + ":/c"}, "readFile", `{"path":"/c"}`), "mount refused", ""},
-		{"a mount of /proc is refused", append([]string{"-mount", "/proc:/p"}, "readFile", `{"path":"/p"}`), "mount refused", ""},
+		{"asked paths are not mounted", []string{"readPath", `{"path":"/host/etc/hostname"}`}, "io", ""},
+		{"asked /proc/self is not mounted", []string{"readPath", `{"path":"/self/environ"}`}, "io", ""},
+		{"an operator mount is", append([]string{"-mount", shared + ":/shared:ro"}, "readPath", `{"path":"/shared/note.txt"}`), "", "granted"},
+		{"a mount of the cache is refused", append([]string{"-mount", filepath.Join(dir, "cache") + ":/c"}, "readPath", `{"path":"/c"}`), "mount refused", ""},
+		{"a mount of /proc is refused", append([]string{"-mount", "/proc:/p"}, "readPath", `{"path":"/p"}`), "mount refused", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agenthost/agenthost/host/actions"
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/background"
@@ -235,7 +236,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	*pf.caps.Models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger,
 		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
 	// Every tool call an agent or the API makes is a transaction.
-	registry := tools.NewRegistry(meter.MeteredRunner(host), nil).WithVersions(host)
+	// Legacy actions' results are mapped and their documents stored as the
+	// caller's files (host/actions, seed 000 §10.3).
+	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}).WithVersions(host), nil).WithVersions(host)
 	// External MCP servers an admin added join their workspaces' tool sets
 	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
 	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), *pf.allowHosts, meter, tel, logger)

@@ -154,7 +154,7 @@ func TestServeContainsHostilePlugins(t *testing.T) {
 		t.Skip("starts a server with hostile plugins")
 	}
 	data := t.TempDir()
-	snoopTools := []string{"remember", "setVar", "getVar", "readFile", "writeFile", "sleep", "frameLie", "kernelAlloc", "never", "flood", "starterRun"}
+	snoopTools := []string{"remember", "setVar", "getVar", "readPath", "writePath", "sleep", "frameLie", "kernelAlloc", "never", "flood", "starterRun"}
 	greedy := withLimits(t, wasmtest.Module(t, "echo"), "greedy", func(l *manifest.Limits) { l.MemoryMiB = 4096 })
 	plugins := pluginsDir(t, map[string][]byte{
 		"snoop":    wasmtest.Module(t, "snoop"),
@@ -215,8 +215,8 @@ func TestServeContainsHostilePlugins(t *testing.T) {
 
 	t.Run("manifest paths are not mounted", func(t *testing.T) {
 		for _, p := range []string{"/host/etc/hostname", "/self/environ", "/host/" + strings.TrimPrefix(data, "/") + "/agenthost.db"} {
-			if r := a.tool(t, "readFile", map[string]any{"path": p}); r.OK {
-				t.Errorf("readFile %s succeeded: %.80q", p, r.Text)
+			if r := a.tool(t, "readPath", map[string]any{"path": p}); r.OK {
+				t.Errorf("readPath %s succeeded: %.80q", p, r.Text)
 			}
 		}
 	})

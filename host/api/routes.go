@@ -79,6 +79,7 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	authed.Get("/files/:id/content", handleFileContent(d.Files))
 	authed.Patch("/files/:id", handleUpdateFile(d.Files))
 	authed.Delete("/files/:id", handleDeleteFile(d.Files))
+	fileVersionRoutes(authed, d)
 	if d.Knowledge != nil && d.IndexStates != nil {
 		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Post("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))

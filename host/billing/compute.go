@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
@@ -41,8 +42,11 @@ func (mr meteredRunner) Call(ctx context.Context, tool string, args []byte, opts
 }
 
 func (mr meteredRunner) pluginOf(tool string) string {
+	// A pinned call ("tool@1.2.0") runs a version of the plugin that
+	// offers the tool under its plain name.
+	name, _, _ := strings.Cut(tool, "@")
 	for _, t := range mr.Runner.Tools() {
-		if t.Name == tool {
+		if t.Name == name {
 			return t.Plugin
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/docref"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -55,15 +56,22 @@ type Capability struct {
 	Logger *slog.Logger
 }
 
-// Wasm returns the capability "files" (agenthost:files read, write).
+// Wasm returns the capability "files" (agenthost:files read, write, list,
+// info, set_content, move, tag, propose).
 func (h *Capability) Wasm() wasm.Capability {
 	mod := wasm.CapabilityPrefix + "files"
 	return wasm.Capability{
 		Name:        "files",
-		Description: "read the workspace's files and store new ones in it (bound to the running workflow)",
+		Description: "list, read and describe the workspace's files; store new ones (bound to the running workflow), write new versions, move, tag, propose edits",
 		Functions: []wasm.HostFunction{
 			wasm.JSONFunction(mod, "read", false, h.read),
-			wasm.JSONFunction(mod, "write", true, h.write),
+			wasm.JSONFunction(mod, "write", true, h.writeInFolder),
+			wasm.JSONFunction(mod, "list", false, h.list),
+			wasm.JSONFunction(mod, "info", false, h.info),
+			wasm.JSONFunction(mod, "set_content", true, h.setContent),
+			wasm.JSONFunction(mod, "move", true, h.move),
+			wasm.JSONFunction(mod, "tag", true, h.tag),
+			wasm.JSONFunction(mod, "propose", true, h.propose),
 		},
 	}
 }
@@ -74,6 +82,9 @@ type ReadResult struct {
 	Name     string `json:"name"`
 	MIMEType string `json:"mimeType"`
 	Size     int64  `json:"size"`
+	Version  int    `json:"version"`
+	// Offset is where Data starts in the file.
+	Offset int64 `json:"offset,omitempty"`
 	// Data is the content (base64), at most maxBytes of it.
 	Data      string `json:"data"`
 	Truncated bool   `json:"truncated,omitempty"`
@@ -112,24 +123,28 @@ func (h *Capability) caller(ctx context.Context) (toolcall.Caller, error) {
 	return c, nil
 }
 
-// ResolveFile turns a plugin's "file" argument into a file id: a bare id is
-// taken as is; "docItem:<id>" is looked up among the documents of the
-// caller's workflow (seed 001: the reference an agent got from a tool).
+// ResolveFile turns a plugin's "file" argument into a file id (docref
+// parses it): a bare id is a file id; "docItem:<id>" is looked up among the
+// documents of the caller's workflow (seed 001: the reference an agent got
+// from a tool); "docList:..." names several documents and is refused here.
 func ResolveFile(ctx context.Context, docs DocumentResolver, c toolcall.Caller, ref string) (string, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
+	if strings.TrimSpace(ref) == "" {
 		return "", &wasm.CapabilityError{Code: "invalid_request", Message: "file is empty (want a file id or docItem:<id>)"}
 	}
-	if !strings.HasPrefix(ref, "docItem:") {
-		if strings.Contains(ref, ":") {
-			return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("file %q: want a file id or docItem:<id>", ref)}
-		}
-		return ref, nil
+	r, err := docref.ParseString(ref)
+	if err != nil {
+		return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("file: %v (want a file id or docItem:<id>)", err)}
+	}
+	switch r.Kind {
+	case docref.Bare:
+		return r.ID, nil
+	case docref.List:
+		return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("%s names several documents; pass one docItem:<id> or file id", ref)}
 	}
 	if c.WorkflowID == "" || docs == nil {
 		return "", &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("%s names a workflow document, and this call runs outside a workflow: use the file id", ref)}
 	}
-	found, err := docs.ResolveDocuments(ctx, c.Principal, c.WorkflowID, []string{ref})
+	found, err := docs.ResolveDocuments(ctx, c.Principal, c.WorkflowID, []string{r.String()})
 	if err != nil {
 		return "", capError(err)
 	}
@@ -166,9 +181,13 @@ func (h *Capability) read(ctx context.Context, _ *wasm.Call, req json.RawMessage
 	var r struct {
 		File     string `json:"file"`
 		MaxBytes int64  `json:"maxBytes"`
+		Offset   int64  `json:"offset"`
 	}
 	if err := json.Unmarshal(req, &r); err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "read: " + err.Error()}
+	}
+	if r.Offset < 0 {
+		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "offset must not be negative"}
 	}
 	limit := h.MaxRead
 	if limit <= 0 {
@@ -185,12 +204,23 @@ func (h *Capability) read(ctx context.Context, _ *wasm.Call, req json.RawMessage
 		return nil, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, limit))
+	if r.Offset > item.Size {
+		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: fmt.Sprintf("offset %d is past the end of the file (%d bytes)", r.Offset, item.Size)}
+	}
+	var src io.Reader
+	if ra, ok := rc.(io.ReaderAt); ok {
+		src = io.NewSectionReader(ra, r.Offset, limit)
+	} else if _, err := io.CopyN(io.Discard, rc, r.Offset); err != nil {
+		return nil, fmt.Errorf("files.read %s: %w", item.ID, err)
+	} else {
+		src = io.LimitReader(rc, limit)
+	}
+	data, err := io.ReadAll(src)
 	if err != nil {
 		return nil, fmt.Errorf("files.read %s: %w", item.ID, err)
 	}
-	return ReadResult{FileID: item.ID, Name: item.Name, MIMEType: item.MIMEType, Size: item.Size,
-		Data: base64.StdEncoding.EncodeToString(data), Truncated: int64(len(data)) < item.Size}, nil
+	return ReadResult{FileID: item.ID, Name: item.Name, MIMEType: item.MIMEType, Size: item.Size, Version: item.Version, Offset: r.Offset,
+		Data: base64.StdEncoding.EncodeToString(data), Truncated: r.Offset+int64(len(data)) < item.Size}, nil
 }
 
 func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMessage) (any, error) {
@@ -211,20 +241,37 @@ func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMes
 	if err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "data is not base64: " + err.Error()}
 	}
-	item, existing, err := h.Files.Upload(ctx, c.Principal, Upload{WorkspaceID: c.WorkspaceID, Name: r.Name,
-		MIMEType: r.MIMEType, Content: bytes.NewReader(data), Description: "made by tool " + call.Tool})
+	return h.store(ctx, c, call.Tool, r.Name, r.MIMEType, data, r.Label)
+}
+
+// Store is files.write for the host's own use: it stores data as a new file
+// of the tool call's caller's workspace and binds it to the caller's
+// workflow (seed 001's bridge), as if the tool named tool had written it.
+// The legacy action adapter (host/actions) stores an ActionResult's
+// documents through it.
+func (h *Capability) Store(ctx context.Context, tool, name, mimeType string, data []byte, label string) (WriteResult, error) {
+	c, err := h.caller(ctx)
 	if err != nil {
-		return nil, capError(err)
+		return WriteResult{}, err
+	}
+	return h.store(ctx, c, tool, name, mimeType, data, label)
+}
+
+func (h *Capability) store(ctx context.Context, c toolcall.Caller, tool, name, mimeType string, data []byte, label string) (WriteResult, error) {
+	item, existing, err := h.Files.Upload(ctx, c.Principal, Upload{WorkspaceID: c.WorkspaceID, Name: name,
+		MIMEType: mimeType, Content: bytes.NewReader(data), Description: "made by tool " + tool})
+	if err != nil {
+		return WriteResult{}, capError(err)
 	}
 	res := WriteResult{FileID: item.ID, Name: item.Name, MIMEType: item.MIMEType, Size: item.Size, Existing: existing}
 	if c.WorkflowID == "" || h.Workflows == nil {
 		return res, nil
 	}
-	label := strings.TrimSpace(r.Label)
+	label = strings.TrimSpace(label)
 	if label == "" {
-		label = call.Tool + ":" + item.Name
+		label = tool + ":" + item.Name
 	}
-	doc, msgID, err := Attach(ctx, h.Workflows, c, item, label, call.Tool)
+	doc, msgID, err := Attach(ctx, h.Workflows, c, item, label, tool)
 	if err != nil {
 		// Seed 001: the file is stored and readable by its id; a failed
 		// bind is reported, not the write's failure.

@@ -29,14 +29,17 @@ func (s Status) Valid() bool {
 
 // Item is a stored file (the seeds' FileItem).
 type Item struct {
-	ID          string    `json:"id"`
-	TenantID    string    `json:"tenantId"`
-	WorkspaceID string    `json:"workspaceId"`
-	CreatedBy   string    `json:"createdBy"`
-	Name        string    `json:"name"`
-	MIMEType    string    `json:"mimeType"`
-	SHA256      string    `json:"sha256"`
-	Size        int64     `json:"size"`
+	ID          string `json:"id"`
+	TenantID    string `json:"tenantId"`
+	WorkspaceID string `json:"workspaceId"`
+	CreatedBy   string `json:"createdBy"`
+	Name        string `json:"name"`
+	MIMEType    string `json:"mimeType"`
+	SHA256      string `json:"sha256"`
+	Size        int64  `json:"size"`
+	// Version numbers the file's contents from 1; every change of content
+	// adds one (Service.Versions lists them).
+	Version     int       `json:"version"`
 	FolderID    string    `json:"folderId,omitempty"`
 	Tags        []string  `json:"tags"`
 	Description string    `json:"description"`

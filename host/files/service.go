@@ -36,6 +36,19 @@ type Store interface {
 	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]Folder, error)
 	UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u FolderUpdate) (Folder, error)
 	DeleteFolder(ctx context.Context, p tenancy.Principal, id string) error
+	// SetContent makes c the file's content as its next version, refusing
+	// with tenancy.ErrConflict when the file is no longer on c.BaseVersion.
+	SetContent(ctx context.Context, p tenancy.Principal, id string, c Content) (Item, Version, error)
+	FileVersions(ctx context.Context, p tenancy.Principal, id string) ([]Version, error)
+	FileVersion(ctx context.Context, p tenancy.Principal, id string, version int) (Version, error)
+	// InsertProposal records a pending proposal; p must be able to change
+	// the file, which must still be on the proposal's base version.
+	InsertProposal(ctx context.Context, p tenancy.Principal, pr Proposal) (Proposal, error)
+	Proposal(ctx context.Context, p tenancy.Principal, id string) (Proposal, error)
+	Proposals(ctx context.Context, p tenancy.Principal, fileID string) ([]Proposal, error)
+	// DecideProposal accepts (a new version, in the same transaction) or
+	// rejects a pending proposal.
+	DecideProposal(ctx context.Context, p tenancy.Principal, id string, d Decision) (Proposal, Item, error)
 }
 
 // Blobs is the content-addressed storage file content lives in.

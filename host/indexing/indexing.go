@@ -19,6 +19,10 @@ import (
 // IngestArgs is the job that indexes one uploaded file.
 type IngestArgs struct {
 	FileID string `json:"fileId"`
+	// SHA256 is the content to index: a new version of the file is a new
+	// job, not a duplicate of the one that indexed the old content (the
+	// job reads the file's current content either way).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Kind implements jobs.Args.
@@ -90,7 +94,7 @@ type Enqueuer interface {
 }
 
 // JobIndexer is the files.Indexer that queues an ingestion job per new file
-// (one per file even if told twice).
+// (one per file and content even if told twice: a new version is indexed anew).
 type JobIndexer struct{ q Enqueuer }
 
 // NewJobIndexer returns an indexer over a queue.
@@ -102,7 +106,7 @@ func NewJobIndexer(q Enqueuer) *JobIndexer { return &JobIndexer{q: q} }
 // what is missing as soon as the service answers; it runs a few seconds
 // later, after the ingestion it follows.
 func (j *JobIndexer) Index(ctx context.Context, f files.Item) error {
-	if _, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID}, &jobs.EnqueueOpts{Unique: &jobs.Unique{ByArgs: true}}); err != nil {
+	if _, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID, SHA256: f.SHA256}, &jobs.EnqueueOpts{Unique: &jobs.Unique{ByArgs: true}}); err != nil {
 		return err
 	}
 	if f.MIMEType == knowledge.PDF {

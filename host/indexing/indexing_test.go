@@ -98,6 +98,20 @@ func TestIngestion(t *testing.T) {
 		t.Fatalf("%d extractions for one content", n)
 	}
 
+	// A new version of a file is indexed anew: search finds its new text.
+	if _, _, err := svc.SetContent(ctx, p, policy.ID, strings.NewReader(doc+"\n\nBicycles park for free on Fridays."), 1, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: "bicycles park fridays"})
+		if err == nil && len(hits) > 0 && hits[0].FileID == policy.ID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new version was not indexed: %+v %v", hits, err)
+		}
+	}
+
 	// A type no plugin extracts fails, with the reason, and is not retried.
 	img := upload("photo.png", "\x89PNG\r\n\x1a\nxxxx")
 	st = waitStatus(img, knowledge.StatusFailed)

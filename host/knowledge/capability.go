@@ -147,33 +147,42 @@ func decode(req json.RawMessage, v any) error {
 }
 
 // file resolves a file argument, a file id or "docItem:<id>" of the
-// caller's workflow, to a file the caller can read.
+// caller's workflow, to a file the caller can read (files.ResolveFile: the
+// one reference parser).
 func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (files.Item, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
+	if strings.TrimSpace(ref) == "" {
 		return files.Item{}, fmt.Errorf("%w: file is required (a file id or docItem:<id>)", tenancy.ErrInvalid)
 	}
-	id := ref
-	if strings.HasPrefix(ref, "docItem:") {
-		if c.WorkflowID == "" || d.Documents == nil {
-			return files.Item{}, fmt.Errorf("%w: %s names a workflow document, and this call runs outside a workflow; pass the file id", tenancy.ErrInvalid, ref)
-		}
-		docs, err := d.Documents.ResolveDocuments(ctx, c.Principal, c.WorkflowID, []string{ref})
-		if err != nil {
-			return files.Item{}, err
-		}
-		if len(docs) != 1 {
-			return files.Item{}, fmt.Errorf("%w: %s", tenancy.ErrNotFound, ref)
-		}
-		id = docs[0].FileID
-	} else if strings.HasPrefix(ref, "docList:") {
-		return files.Item{}, fmt.Errorf("%w: %s names several documents; pass one docItem:<id> or file id", tenancy.ErrInvalid, ref)
+	var docs files.DocumentResolver
+	if d.Documents != nil {
+		docs = d.Documents
+	}
+	id, err := files.ResolveFile(ctx, docs, c, ref)
+	if err != nil {
+		return files.Item{}, fmt.Errorf("%w: %w", codeErr(err), err)
 	}
 	f, err := d.Files.Get(ctx, c.Principal, id)
 	if err != nil {
 		return files.Item{}, err
 	}
 	return f, nil
+}
+
+// codeErr maps a files capability error's code back to the domain error
+// this capability reports.
+func codeErr(err error) error {
+	var ce *wasm.CapabilityError
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case "not_found":
+			return tenancy.ErrNotFound
+		case "forbidden":
+			return tenancy.ErrForbidden
+		case "invalid_request":
+			return tenancy.ErrInvalid
+		}
+	}
+	return tenancy.ErrInvalid
 }
 
 // The capability's requests and answers are declared once, with the guest

@@ -65,6 +65,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 		}
 	}
 
+	names, err := newWireNames(req.Tools)
+	if err != nil {
+		return ChatResponse{}, err
+	}
+	// The tools' names as the provider takes them (and back, below).
+	wreq, onDelta := names.outgoing(req), names.deltas(onDelta)
+
 	start := time.Now()
 	var (
 		resp     ChatResponse
@@ -72,7 +79,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 		partial  *assembler    // the attempt that delivered deltas, if one did
 	)
 	used, attempts, err := c.run(ctx, op, chain, func(a *attempt, m *model) (bool, error) {
-		oreq := chatRequest(m, req)
+		oreq := chatRequest(m, wreq)
 		if onDelta == nil {
 			r, err := m.p.api.CreateChatCompletion(a.ctx, oreq)
 			if err != nil {
@@ -130,6 +137,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 		resp = ChatResponse{Message: partial.message(), FinishReason: partial.finish}
 		reported = nil
 	}
+	resp.Message = names.incoming(resp.Message)
 	resp.Usage = chatUsage(op, used, req, resp.Message, reported, attempts, time.Since(start))
 	if merr := c.record(ctx, resp.Usage); merr != nil {
 		err = errors.Join(err, merr)

@@ -13,7 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-const fileCols = `f.id, f.tenant_id, f.workspace_id, f.created_by, f.name, f.mime_type, f.sha256, f.size,
+const fileCols = `f.id, f.tenant_id, f.workspace_id, f.created_by, f.name, f.mime_type, f.sha256, f.size, f.version,
 	f.folder_id, f.description, f.status, f.shared, f.created_at, f.updated_at`
 
 func scanFile(row interface{ Scan(...any) error }) (files.Item, error) {
@@ -21,7 +21,7 @@ func scanFile(row interface{ Scan(...any) error }) (files.Item, error) {
 	var folder sql.NullString
 	var status string
 	var created, updated int64
-	err := row.Scan(&f.ID, &f.TenantID, &f.WorkspaceID, &f.CreatedBy, &f.Name, &f.MIMEType, &f.SHA256, &f.Size,
+	err := row.Scan(&f.ID, &f.TenantID, &f.WorkspaceID, &f.CreatedBy, &f.Name, &f.MIMEType, &f.SHA256, &f.Size, &f.Version,
 		&folder, &f.Description, &status, &f.Shared, &created, &updated)
 	f.FolderID, f.Status = folder.String, files.Status(status)
 	f.CreatedAt, f.UpdatedAt = fromMicros(created), fromMicros(updated)
@@ -126,6 +126,11 @@ func (db *DB) InsertFile(ctx context.Context, p tenancy.Principal, f files.Item,
 		if err := addTags(ctx, c, f.ID, f.Tags); err != nil {
 			return err
 		}
+		f.Version = 1
+		if _, err := c.exec(ctx, `INSERT INTO file_versions (file_id, version, sha256, size, created_by, created_at, note)
+			VALUES (?, 1, ?, ?, ?, ?, 'upload')`, f.ID, f.SHA256, f.Size, f.CreatedBy, micros(f.CreatedAt)); err != nil {
+			return fmt.Errorf("store: first version: %w", err)
+		}
 		if f.Tags == nil {
 			f.Tags = []string{}
 		}
@@ -227,9 +232,13 @@ func (db *DB) Files(ctx context.Context, p tenancy.Principal, flt files.Filter) 
 		if family, ok := strings.CutSuffix(strings.ToLower(flt.MIMEType), "/*"); ok {
 			where = append(where, `f.mime_type LIKE ? ESCAPE '\'`)
 			args = append(args, likeEscape(family)+"/%")
-		} else {
+		} else if strings.Contains(flt.MIMEType, ";") {
 			where = append(where, "f.mime_type = ?")
 			args = append(args, flt.MIMEType)
+		} else {
+			// "text/csv" also finds "text/csv; charset=utf-8".
+			where = append(where, `(f.mime_type = ? OR f.mime_type LIKE ? ESCAPE '\')`)
+			args = append(args, flt.MIMEType, likeEscape(flt.MIMEType)+";%")
 		}
 	}
 	if flt.Name != "" {

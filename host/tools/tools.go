@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/docref"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 )
@@ -45,6 +46,8 @@ const AllTools = "*"
 func DefaultSets() map[string][]string {
 	return map[string][]string{
 		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage",
+			// The rest of the file tools (plugins/filetools, seed 000 §7.3).
+			"getFileInfo", "moveFile", "tagFile", "replaceInFile", "applyFileEdit",
 			// The document tools (plugins/documents, seed 000 §6).
 			"browseContainer", "readContentObjects", "readSection", "searchKnowledge", "extractContainerItem",
 			// Background workflows (plugins/background, seed 000 §11.2).
@@ -236,10 +239,13 @@ func (s *Set) Lookup(name string) (Tool, bool) {
 // Call runs a tool of the set. A name outside the set (a hallucinated tool)
 // is an unknown_tool result naming the tools that exist, never a call.
 func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.CallOptions) wasm.Result {
-	if _, ok := s.byName[name]; !ok {
+	t, ok := s.byName[name]
+	if !ok {
 		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeUnknownTool,
 			Message: fmt.Sprintf("there is no tool named %q; the tools are: %s", name, strings.Join(s.order, ", "))}}
 	}
+	// Document lists arrive in whatever shape the model chose (seed 001).
+	args = docref.CoerceArgs(t.Parameters, args)
 	if c, ok := toolcall.From(ctx); ok {
 		// A plugin instance serves one tenant; its calls are kept apart.
 		ctx = wasm.WithTenant(ctx, c.Principal.TenantID)

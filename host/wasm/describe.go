@@ -27,13 +27,67 @@ const describeRunLimit = 30 * time.Second
 // guest's code runs under its own time limit, which starts once the module
 // is compiled; ctx bounds the whole.
 func Describe(ctx context.Context, module []byte, reg *Registry) ([]manifest.Tool, error) {
-	return describe(ctx, module, reg, describeRunLimit, nil)
+	d, err := DescribeModule(ctx, module, reg)
+	return d.Tools, err
 }
 
-// describe is Describe with the guest's run limit given, and compiled, when
-// not nil, called between the compilation and the guest's first instruction
-// (where a test stands in for a slow compile).
-func describe(ctx context.Context, module []byte, reg *Registry, runLimit time.Duration, compiled func()) ([]manifest.Tool, error) {
+// Description is what a module's code registers: tools, and the legacy
+// actions of an actions plugin (pdk/actions).
+type Description struct {
+	Tools   []manifest.Tool
+	Actions []manifest.Action
+}
+
+// DescribeModule is Describe with the actions too: `plugin build` writes an
+// actions plugin's manifest from them.
+func DescribeModule(ctx context.Context, module []byte, reg *Registry) (Description, error) {
+	out, err := describe(ctx, module, reg, describeRunLimit, nil)
+	if err != nil {
+		return Description{}, err
+	}
+	return parseDescription(out)
+}
+
+// describedEntry is one entry of describe's answer: a tool, or with Action
+// set a legacy action registered under the tool name "method.action".
+type describedEntry struct {
+	manifest.Tool
+	Action *struct {
+		Method      string `json:"method"`
+		Action      string `json:"action"`
+		DynamicMode bool   `json:"dynamicMode"`
+	} `json:"action"`
+}
+
+// parseDescription splits describe's answer into tools and actions. An
+// action whose tool name is not its method.action is refused: the host
+// dispatches by that name.
+func parseDescription(out []byte) (Description, error) {
+	var entries []describedEntry
+	if err := json.Unmarshal(out, &entries); err != nil {
+		return Description{}, fmt.Errorf("describe returned invalid JSON: %w", err)
+	}
+	var d Description
+	for _, e := range entries {
+		if e.Action == nil {
+			d.Tools = append(d.Tools, e.Tool)
+			continue
+		}
+		a := manifest.Action{Method: e.Action.Method, Action: e.Action.Action, Description: e.Description,
+			Parameters: e.InputSchema, DynamicMode: e.Action.DynamicMode, ReadOnly: e.ReadOnly}
+		if a.ToolName() != e.Name {
+			return Description{}, fmt.Errorf("describe: action %s is registered under the name %q", a.ToolName(), e.Name)
+		}
+		d.Actions = append(d.Actions, a)
+	}
+	return d, nil
+}
+
+// describe runs the module's describe export with the guest's run limit
+// given, and returns its answer; compiled, when not nil, is called between
+// the compilation and the guest's first instruction (where a test stands in
+// for a slow compile).
+func describe(ctx context.Context, module []byte, reg *Registry, runLimit time.Duration, compiled func()) ([]byte, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(256*16))
@@ -86,11 +140,7 @@ func describe(ctx context.Context, module []byte, reg *Registry, runLimit time.D
 	if oerr != nil {
 		return nil, fmt.Errorf("describe: %w", oerr)
 	}
-	var tools []manifest.Tool
-	if err := json.Unmarshal(out, &tools); err != nil {
-		return nil, fmt.Errorf("describe returned invalid JSON: %w", err)
-	}
-	return tools, nil
+	return out, nil
 }
 
 // refuseAll makes a capability function fail whatever the call.

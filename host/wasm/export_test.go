@@ -49,3 +49,6 @@ func (p *Plugin) WaitingForTest() int {
 	}
 	return n
 }
+
+// CompareActions is the check of an actions plugin's manifest against its code.
+var CompareActions = compareActions

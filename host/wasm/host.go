@@ -199,8 +199,19 @@ func (h *Host) register(p *Plugin, origin string, replacing *Plugin) error {
 	// stay out of the host-wide tool namespace.
 	agentTools := m.Kind != manifest.KindExtractor
 	for _, t := range m.Tools {
-		if other, ok := h.tools[t.Name]; ok && agentTools && other != replacing {
+		if !agentTools {
+			break
+		}
+		if other, ok := h.tools[t.Name]; ok && other != replacing {
 			return fmt.Errorf("%w: %s: tool %q is already provided by plugin %q", ErrRefused, m.Name, t.Name, other.Name())
+		}
+		// A model sees "context.neutralizeData" as context_neutralizeData:
+		// two tools that look alike on the wire could not be told apart.
+		wire := manifest.WireName(t.Name)
+		for name, other := range h.tools {
+			if other != replacing && manifest.WireName(name) == wire {
+				return fmt.Errorf("%w: %s: tool %q is %q to a model, as is tool %q of plugin %q", ErrRefused, m.Name, t.Name, wire, name, other.Name())
+			}
 		}
 	}
 	if replacing != nil {

@@ -448,13 +448,21 @@ func (p *Plugin) checkDescribe(ctx context.Context) error {
 		v.pool.put(in, false)
 		return fmt.Errorf("plugin %s: describe: %w", p.Name(), oerr)
 	}
-	var got []manifest.Tool
-	err = json.Unmarshal(out, &got)
+	got, err := parseDescription(out)
 	v.pool.put(in, true)
 	if err != nil {
-		return fmt.Errorf("plugin %s: describe returned invalid JSON: %w", p.Name(), err)
+		return fmt.Errorf("plugin %s: %w", p.Name(), err)
 	}
-	return compareTools(p.m.Tools, got)
+	if p.m.Kind == manifest.KindActions {
+		if len(got.Tools) > 0 {
+			return fmt.Errorf("%w: the code registers tool %q, and an actions plugin has only actions", ErrManifestMismatch, got.Tools[0].Name)
+		}
+		return compareActions(p.m.Actions, got.Actions)
+	}
+	if len(got.Actions) > 0 {
+		return fmt.Errorf("%w: the code registers action %s, and only an actions plugin has actions", ErrManifestMismatch, got.Actions[0].ToolName())
+	}
+	return compareTools(p.m.Tools, got.Tools)
 }
 
 // ErrManifestMismatch is returned for a plugin whose code and manifest disagree.
@@ -480,6 +488,34 @@ func compareTools(declared, actual []manifest.Tool) error {
 	}
 	for name := range byName {
 		return fmt.Errorf("%w: the code registers tool %q, which the manifest does not declare", ErrManifestMismatch, name)
+	}
+	return nil
+}
+
+// compareActions is compareTools for an actions plugin: every action,
+// dynamicMode or not, with its mode, readOnly flag and parameter schema.
+func compareActions(declared, actual []manifest.Action) error {
+	byName := map[string]manifest.Action{}
+	for _, a := range actual {
+		byName[a.ToolName()] = a
+	}
+	for _, d := range declared {
+		name := d.ToolName()
+		a, ok := byName[name]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: action %s is declared but the code does not register it", ErrManifestMismatch, name)
+		case a.DynamicMode != d.DynamicMode:
+			return fmt.Errorf("%w: action %s is declared dynamicMode=%v but the code registers dynamicMode=%v", ErrManifestMismatch, name, d.DynamicMode, a.DynamicMode)
+		case a.ReadOnly != d.ReadOnly:
+			return fmt.Errorf("%w: action %s is declared readOnly=%v but the code registers readOnly=%v", ErrManifestMismatch, name, d.ReadOnly, a.ReadOnly)
+		case !sameJSON(a.Parameters, d.Parameters):
+			return fmt.Errorf("%w: action %s: the declared parameter schema differs from the code's", ErrManifestMismatch, name)
+		}
+		delete(byName, name)
+	}
+	for name := range byName {
+		return fmt.Errorf("%w: the code registers action %s, which the manifest does not declare", ErrManifestMismatch, name)
 	}
 	return nil
 }

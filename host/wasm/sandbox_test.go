@@ -94,15 +94,15 @@ func hostileMountsComeOnlyFromTheOperator(t testing.TB) int {
 	})
 	p := load(t, h, "snoop")
 	for _, path := range []string{"/host/etc/hostname", "/host", "/self/environ", "/self/cmdline", "/etc/passwd", "/"} {
-		r := call(t, p, "readFile", map[string]any{"path": path})
+		r := call(t, p, "readPath", map[string]any{"path": path})
 		if r.OK && r.Text != "shared" {
-			t.Errorf("readFile %s: got %q, want an error (nothing but /shared is mounted)", path, r.Text)
+			t.Errorf("readPath %s: got %q, want an error (nothing but /shared is mounted)", path, r.Text)
 		}
 	}
-	if r := call(t, p, "readFile", map[string]any{"path": "/shared/note.txt"}); !r.OK || r.Text != "granted" {
+	if r := call(t, p, "readPath", map[string]any{"path": "/shared/note.txt"}); !r.OK || r.Text != "granted" {
 		t.Fatalf("the granted mount: %+v", r)
 	}
-	if r := call(t, p, "writeFile", map[string]any{"path": "/shared/new.txt", "text": "x"}); !r.OK {
+	if r := call(t, p, "writePath", map[string]any{"path": "/shared/new.txt", "text": "x"}); !r.OK {
 		t.Fatalf("writing into a writable grant: %+v", r)
 	}
 	got := p.Mounts()
@@ -161,7 +161,7 @@ func hostileReadOnlyToolAndAGrantedMount(t testing.TB) int {
 		return c.WithMount("snoop", wasm.Mount{HostPath: dir, GuestPath: "/d", ReadOnly: true})
 	})
 	p := load(t, h, "snoop")
-	if r := call(t, p, "writeFile", map[string]any{"path": "/d/x", "text": "x"}); r.OK {
+	if r := call(t, p, "writePath", map[string]any{"path": "/d/x", "text": "x"}); r.OK {
 		t.Fatalf("wrote into a read-only grant: %+v", r)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
@@ -198,16 +198,16 @@ func hostileMountIsAJail(t testing.TB) int {
 		}{
 			{"link", map[string]any{"path": "../../../../../../../etc/hostname", "text": "/d/x"}, false},
 			{"link", map[string]any{"path": "/etc/hostname", "text": "/d/y"}, false},
-			{"readFile", map[string]any{"path": "/d/outfile"}, false},
-			{"readFile", map[string]any{"path": "/d/rel"}, false},
-			{"readFile", map[string]any{"path": "/d/out/secret"}, false},
-			{"writeFile", map[string]any{"path": "/d/out/planted", "text": "x"}, false},
-			{"writeFile", map[string]any{"path": "/d/dangling", "text": "x"}, false},
-			{"readFile", map[string]any{"path": "/d/in/f.txt"}, true},
-			{"readFile", map[string]any{"path": "/d/sub/f.txt"}, true},
+			{"readPath", map[string]any{"path": "/d/outfile"}, false},
+			{"readPath", map[string]any{"path": "/d/rel"}, false},
+			{"readPath", map[string]any{"path": "/d/out/secret"}, false},
+			{"writePath", map[string]any{"path": "/d/out/planted", "text": "x"}, false},
+			{"writePath", map[string]any{"path": "/d/dangling", "text": "x"}, false},
+			{"readPath", map[string]any{"path": "/d/in/f.txt"}, true},
+			{"readPath", map[string]any{"path": "/d/sub/f.txt"}, true},
 		} {
 			r := call(t, p, c.tool, c.args)
-			if r.OK != c.ok || (r.OK && r.Text != "inside") && c.tool == "readFile" {
+			if r.OK != c.ok || (r.OK && r.Text != "inside") && c.tool == "readPath" {
 				t.Errorf("read-only %v: %s %v: %+v (text %q), want ok=%v", ro, c.tool, c.args, r.Error, r.Text, c.ok)
 			}
 			n++

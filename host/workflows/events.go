@@ -44,8 +44,8 @@ const (
 	// EventFileEditProposal: the agent proposes a change to a file, for the
 	// user to accept or reject; payload [FileEditProposalData].
 	EventFileEditProposal EventType = "fileEditProposal"
-	// EventFileVersion: a proposed change was accepted and is now a new
-	// version of the file; payload [FileVersionData].
+	// EventFileVersion: a new version of a file was written (a tool wrote
+	// it, or a proposed change was accepted); payload [FileVersionData].
 	EventFileVersion EventType = "fileVersion"
 	// EventDataSourceAccess: the agent reached into an external data source
 	// (SharePoint, Drive, FTP…); payload [DataSourceAccessData].
@@ -184,6 +184,8 @@ type FileEditProposalData struct {
 	Description string `json:"description,omitempty"`
 	// Diff is the change as a unified diff of the file's text.
 	Diff string `json:"diff"`
+	// BaseVersion is the file version the change was made on.
+	BaseVersion int `json:"baseVersion,omitempty"`
 }
 
 // FileVersionData is the payload of a `fileVersion` event.
@@ -194,6 +196,8 @@ type FileVersionData struct {
 	// SHA256 and Size are the new content's.
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`
+	// Version is the file's new version number.
+	Version int `json:"version,omitempty"`
 }
 
 // DataSourceAccessData is the payload of a `dataSourceAccess` event.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/docref"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -249,19 +250,27 @@ func (s *Service) RemoveFile(ctx context.Context, p tenancy.Principal, workflowI
 }
 
 // ResolveDocuments turns an agent's document references into the workflow's
-// documents: "docItem:<id>" names one (a bare id is taken as one too),
-// "docList:<label>" all with that label. A docItem that is not in the
-// workflow is ErrNotFound naming it; an empty docList is not an error.
+// documents (docref parses them): "docItem:<id>" names one (a bare id is
+// taken as one too), "docList:<label>" all with that label and
+// "docList:<messageId>:<label>" those of one message. A docItem that is not
+// in the workflow is ErrNotFound naming it; a reference that does not parse
+// is ErrInvalid; an empty docList is not an error.
 func (s *Service) ResolveDocuments(ctx context.Context, p tenancy.Principal, workflowID string, refs []string) ([]Document, error) {
 	var ids, labels []string
-	for _, r := range refs {
-		r = strings.TrimSpace(r)
-		switch {
-		case r == "":
-		case strings.HasPrefix(r, "docList:"):
-			labels = append(labels, strings.TrimPrefix(r, "docList:"))
-		default:
-			ids = append(ids, strings.TrimPrefix(r, "docItem:"))
+	var parsed []docref.Ref
+	for _, raw := range refs {
+		if strings.TrimSpace(raw) == "" {
+			continue
+		}
+		r, err := docref.ParseString(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", tenancy.ErrInvalid, err)
+		}
+		parsed = append(parsed, r)
+		if r.Kind == docref.List {
+			labels = append(labels, r.Label)
+		} else {
+			ids = append(ids, r.ID)
 		}
 	}
 	if len(ids) == 0 && len(labels) == 0 {
@@ -280,7 +289,18 @@ func (s *Service) ResolveDocuments(ctx context.Context, p tenancy.Principal, wor
 			return nil, fmt.Errorf("%w: document docItem:%s is not in workflow %q", tenancy.ErrNotFound, id, workflowID)
 		}
 	}
-	return docs, nil
+	// The store selects by id or label; a label limited to one message
+	// keeps only that message's documents.
+	out := docs[:0]
+	for _, d := range docs {
+		for _, r := range parsed {
+			if (r.Kind != docref.List && r.ID == d.ID) || (r.Kind == docref.List && r.Label == d.Label && (r.MessageID == "" || r.MessageID == d.MessageID)) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // AddLog appends a log entry. Type empty means info; Status empty means the

@@ -57,6 +57,20 @@ func documentsNote(docs []workflows.Document) string {
 	return s
 }
 
+// mentionsNote resolves the prompt's @references in the caller's scope; a
+// failure to look them up is noted, never the round's failure.
+func (s *Service) mentionsNote(ctx context.Context, p tenancy.Principal, workspaceID, prompt string) string {
+	if s.files == nil {
+		return ""
+	}
+	ms, err := ResolveMentions(ctx, s.files, p, workspaceID, prompt)
+	if err != nil {
+		s.logger.Warn("workspace: resolving @references", "workspace", workspaceID, "err", err)
+		return "\n\n(The @references of the prompt could not be looked up: " + err.Error() + ")"
+	}
+	return MentionsNote(ms)
+}
+
 // run is one round's agent loop and its ending.
 func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document, history []llm.Message, set *tools.Set) agent.Result {
 	start := time.Now()
@@ -94,7 +108,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 				min(90, 10+80*pr.Round/max(1, pr.MaxRounds)))
 		}
 	}
-	prompt := req.Prompt + documentsNote(docs)
+	prompt := req.Prompt + documentsNote(docs) + s.mentionsNote(ctx, p, w.WorkspaceID, req.Prompt)
 	if req.UserLanguage != "" {
 		prompt += "\n\n(Answer in the user's language: " + req.UserLanguage + ".)"
 	}

@@ -16,7 +16,11 @@ type File struct {
 	Name     string `json:"name"`
 	MIMEType string `json:"mimeType"`
 	// Size is the whole file's; Data may be shorter when Truncated.
-	Size      int64  `json:"size"`
+	Size int64 `json:"size"`
+	// Version is the file's current version number.
+	Version int `json:"version"`
+	// Offset is where Data starts in the file.
+	Offset    int64  `json:"offset"`
 	Data      []byte `json:"-"`
 	Truncated bool   `json:"truncated"`
 }
@@ -25,6 +29,11 @@ type File struct {
 // document reference "docItem:<id>". maxBytes > 0 reads at most that much
 // (the host caps every read too; File.Truncated says so).
 func Read(ref string, maxBytes int64) (File, error) {
+	return ReadAt(ref, 0, maxBytes)
+}
+
+// ReadAt is Read from byte offset on: a large file is read page by page.
+func ReadAt(ref string, offset, maxBytes int64) (File, error) {
 	var resp struct {
 		File
 		Data string `json:"data"`
@@ -32,7 +41,8 @@ func Read(ref string, maxBytes int64) (File, error) {
 	if err := pdk.Invoke(read, struct {
 		File     string `json:"file"`
 		MaxBytes int64  `json:"maxBytes,omitempty"`
-	}{ref, maxBytes}, &resp); err != nil {
+		Offset   int64  `json:"offset,omitempty"`
+	}{ref, maxBytes, offset}, &resp); err != nil {
 		return File{}, err
 	}
 	f := resp.File
@@ -62,13 +72,21 @@ type Written struct {
 // like an upload) and binds it to the running workflow. label groups the
 // workflow's documents (docList:<label>); empty means "<tool>:<name>".
 func Write(name, mimeType string, data []byte, label string) (Written, error) {
+	return WriteInFolder("", name, mimeType, data, label)
+}
+
+// WriteInFolder is Write into a folder of the workspace (its id or path,
+// "Reports/2024"; "" for none), in one step: an unknown folder stores
+// nothing.
+func WriteInFolder(folder, name, mimeType string, data []byte, label string) (Written, error) {
 	var w Written
 	err := pdk.Invoke(write, struct {
 		Name     string `json:"name"`
 		MIMEType string `json:"mimeType,omitempty"`
 		Data     string `json:"data"`
 		Label    string `json:"label,omitempty"`
-	}{name, mimeType, base64.StdEncoding.EncodeToString(data), label}, &w)
+		Folder   string `json:"folder,omitempty"`
+	}{name, mimeType, base64.StdEncoding.EncodeToString(data), label, folder}, &w)
 	return w, err
 }
 

@@ -23,6 +23,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,6 +254,15 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		setStatus(writeError(w, withParam(st, "tools")))
 		return
 	}
+	for i, t := range req.Tools {
+		// OpenAI refuses a function name outside this pattern (a dot, say).
+		if !functionName.MatchString(t.Name) {
+			st := Fail(http.StatusBadRequest, fmt.Sprintf("Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.", i))
+			st.ErrorCode = "invalid_value"
+			setStatus(writeError(w, withParam(st, fmt.Sprintf("tools[%d].function.name", i))))
+			return
+		}
+	}
 	step, ok := s.next(EndpointChat)
 	if !ok {
 		st := Fail(http.StatusBadRequest, fmt.Sprintf("llmtest: the chat script is exhausted (request %d, model %s) and no default step is set", n, req.Model))
@@ -279,6 +289,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	setStatus(s.stream(w, r, req, step, reply))
 }
+
+// functionName is the pattern OpenAI holds a function's name to.
+var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // buildReply makes the whole completion; streaming slices it into chunks.
 func (s *Server) buildReply(n int64, req ChatRequest, step Step) wireCompletion {

@@ -60,6 +60,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("AutoRuleOwner", func(t *testing.T) { testAutoRuleOwner(t, open) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, open) })
 	t.Run("ConcurrentUploads", func(t *testing.T) { testConcurrentUploads(t, open) })
+	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
+	t.Run("Proposals", func(t *testing.T) { testProposals(t, open) })
 	t.Run("Workflows", func(t *testing.T) { testWorkflows(t, open) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 	t.Run("WorkflowMemory", func(t *testing.T) { testMemory(t, open) })

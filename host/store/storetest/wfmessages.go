@@ -115,6 +115,33 @@ func testWorkflowMessages(t *testing.T, w *world) {
 		if _, err := svc.ResolveDocuments(ctx, w.alice, wf.ID, []string{"docItem:nope"}); !errors.Is(err, tenancy.ErrNotFound) {
 			t.Errorf("unknown docItem: %v", err)
 		}
+		// Seed 003: docList:<messageId>:<label> names the label's documents
+		// of one message only; docItem:<id>:<fileName> is the item.
+		wf2 := startWF(t, svc, w.alice, w.wsA.ID)
+		m1, err := svc.AddMessage(ctx, w.alice, workflows.Message{WorkflowID: wf2.ID, Status: workflows.MessageFirst, Role: workflows.RoleUser,
+			Content: "one", Documents: []workflows.Document{{FileID: report.ID, Label: "upload"}, {FileID: notes.ID, Label: "upload"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, err := svc.AddMessage(ctx, w.alice, workflows.Message{WorkflowID: wf2.ID, Status: workflows.MessageStep, Role: workflows.RoleAssistant,
+			Content: "two", Documents: []workflows.Document{{FileID: notes.ID, Label: "upload"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = svc.ResolveDocuments(ctx, w.alice, wf2.ID, []string{"docList:" + m1.ID + ":upload"})
+		if err != nil || len(got) != 2 || got[0].MessageID != m1.ID || got[1].MessageID != m1.ID {
+			t.Fatalf("docList of one message: %+v %v", got, err)
+		}
+		got, err = svc.ResolveDocuments(ctx, w.alice, wf2.ID, []string{"docList:" + m2.ID + ":upload", "docItem:" + m1.Documents[0].ID + ":report.pdf"})
+		if err != nil || len(got) != 2 || got[0].ID != m1.Documents[0].ID || got[1].MessageID != m2.ID {
+			t.Fatalf("docList of the other message and a named item: %+v %v", got, err)
+		}
+		if got, err := svc.ResolveDocuments(ctx, w.alice, wf2.ID, []string{"docList:upload"}); err != nil || len(got) != 3 {
+			t.Fatalf("docList over all messages: %+v %v", got, err)
+		}
+		if _, err := svc.ResolveDocuments(ctx, w.alice, wf2.ID, []string{"docList:"}); !errors.Is(err, tenancy.ErrInvalid) {
+			t.Errorf("empty label: %v", err)
+		}
 		other := startWF(t, svc, w.alice, w.wsA.ID)
 		if _, err := svc.ResolveDocuments(ctx, w.alice, other.ID, []string{"docItem:" + d0.ID}); !errors.Is(err, tenancy.ErrNotFound) {
 			t.Errorf("a document of another workflow resolved: %v", err)

@@ -55,20 +55,45 @@ func Build(ctx context.Context, dir string, o Options) ([]byte, *manifest.Manife
 			return nil, nil, err
 		}
 	}
-	// A test plugin that lies keeps plugin.json's tools without running its
-	// code (one whose initialisation never ends could not be described).
-	if !o.TrustManifestTools || len(m.Tools) == 0 {
-		tools, err := wasm.Describe(ctx, module, reg)
+	// A test plugin that lies keeps plugin.json's tools (or actions)
+	// without running its code (one whose initialisation never ends could
+	// not be described).
+	if !o.TrustManifestTools || len(m.Tools)+len(m.Actions) == 0 {
+		d, err := wasm.DescribeModule(ctx, module, reg)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		m.Tools = tools
+		if err := fill(&m, d); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", dir, err)
+		}
 	}
 	out, err := manifest.Embed(module, &m)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	return out, &m, nil
+	// Read back, so an actions plugin's derived tools are filled in.
+	built, err := manifest.Read(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return out, built, nil
+}
+
+// fill writes what the code registers into the manifest: the tools of a
+// plugin, the actions of an actions plugin (pdk/actions).
+func fill(m *manifest.Manifest, d wasm.Description) error {
+	if m.Kind == manifest.KindActions {
+		if len(d.Tools) > 0 {
+			return fmt.Errorf("the code registers tool %q: an actions plugin registers actions only (pdk/actions)", d.Tools[0].Name)
+		}
+		m.Tools, m.Actions = nil, d.Actions
+		return nil
+	}
+	if len(d.Actions) > 0 {
+		return fmt.Errorf(`the code registers action %s: declare "kind": "actions" in plugin.json`, d.Actions[0].ToolName())
+	}
+	m.Tools = d.Tools
+	return nil
 }
 
 // compile runs the Go toolchain for wasip1 in dir.

@@ -39,7 +39,11 @@ type Manifest struct {
 	Kind        Kind   `json:"kind"`
 	Description string `json:"description"`
 	// Tools lists every tool the plugin exports. Names are unique within a plugin.
+	// An actions plugin declares Actions instead, and its Tools are derived
+	// from them when the manifest is read (one per dynamicMode action).
 	Tools []Tool `json:"tools,omitempty"`
+	// Actions lists an actions plugin's legacy method.action descriptors.
+	Actions []Action `json:"actions,omitempty"`
 	// Extractor is set for extractor plugins.
 	Extractor *Extractor `json:"extractor,omitempty"`
 	// Connector is set for connector plugins.
@@ -62,7 +66,14 @@ type Tool struct {
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// OutputSchema, when set, is the JSON Schema that structured results must meet.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+
+	// action marks a tool derived from a legacy action (see IsAction).
+	action bool
 }
+
+// IsAction reports whether the tool stands for a legacy action of an
+// actions plugin: its results are ActionResults (ActionResultSchema).
+func (t Tool) IsAction() bool { return t.action }
 
 // Extractor says which documents an extractor plugin handles.
 type Extractor struct {

@@ -130,3 +130,110 @@ func TestEmbedAndRead(t *testing.T) {
 		t.Fatal("Read accepted garbage")
 	}
 }
+
+const validActions = `{
+  "manifestVersion": 1,
+  "name": "legacy",
+  "version": "1.0.0",
+  "kind": "actions",
+  "description": "Legacy actions.",
+  "actions": [
+    {"method": "context", "action": "neutralizeData", "description": "Redacts.", "dynamicMode": true,
+     "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    {"method": "context", "action": "getIndex", "description": "Lists.", "dynamicMode": true, "readOnly": true,
+     "parameters": {"type": "object"}},
+    {"method": "trustee", "action": "syncToAccounting", "description": "Syncs.", "dynamicMode": false,
+     "parameters": {"type": "object"}}
+  ]
+}`
+
+func TestParseActions(t *testing.T) {
+	m, err := Parse([]byte(validActions))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Actions) != 3 || len(m.Tools) != 2 {
+		t.Fatalf("actions %d, tools %d", len(m.Actions), len(m.Tools))
+	}
+	tl := m.Tools[0]
+	if tl.Name != "context.neutralizeData" || !tl.IsAction() || tl.ReadOnly || string(tl.OutputSchema) != string(ActionResultSchema()) {
+		t.Errorf("tool 0: %+v", tl)
+	}
+	if !m.Tools[1].ReadOnly {
+		t.Errorf("context.getIndex is read-only")
+	}
+	if _, ok := m.Tool("trustee.syncToAccounting"); ok {
+		t.Errorf("a non-dynamicMode action became a tool")
+	}
+	if a, ok := m.Action("trustee.syncToAccounting"); !ok || a.DynamicMode {
+		t.Errorf("Action = %+v, %v", a, ok)
+	}
+	// Written and read again, the tools are derived again, not written.
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"tools"`) {
+		t.Errorf("derived tools were written: %s", b)
+	}
+	again, err := Parse(b)
+	if err != nil || len(again.Tools) != 2 {
+		t.Fatalf("again: %v", err)
+	}
+}
+
+func TestParseRefusesBadActions(t *testing.T) {
+	editActions := func(f func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(validActions), &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	action0 := func(m map[string]any) map[string]any { return m["actions"].([]any)[0].(map[string]any) }
+	cases := []struct {
+		name  string
+		doc   []byte
+		field string
+	}{
+		{"actions plugin with tools", editActions(func(m map[string]any) {
+			var v map[string]any
+			json.Unmarshal([]byte(valid), &v)
+			m["tools"] = v["tools"]
+		}), "/tools"},
+		{"actions plugin without actions", editActions(func(m map[string]any) { delete(m, "actions") }), "/actions"},
+		{"tool plugin with actions", edit(t, func(m map[string]any) {
+			var v map[string]any
+			json.Unmarshal([]byte(validActions), &v)
+			m["actions"] = v["actions"]
+		}), "/actions"},
+		{"method with an underscore", editActions(func(m map[string]any) { action0(m)["method"] = "my_context" }), "/actions/0/method"},
+		{"action with a dot", editActions(func(m map[string]any) { action0(m)["action"] = "a.b" }), "/actions/0/action"},
+		{"missing dynamicMode", editActions(func(m map[string]any) { delete(action0(m), "dynamicMode") }), "/actions/0"},
+		{"name too long for the wire", editActions(func(m map[string]any) { action0(m)["action"] = strings.Repeat("a", 60) }), "longer than 64"},
+		{"duplicate action", editActions(func(m map[string]any) {
+			m["actions"] = append(m["actions"].([]any), action0(m))
+		}), "/actions/3"},
+		{"invalid parameter schema", editActions(func(m map[string]any) {
+			action0(m)["parameters"] = map[string]any{"type": "strin"}
+		}), "/actions/0/parameters"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse(c.doc)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.field) {
+				t.Fatalf("Parse = %v, want an error naming %q", err, c.field)
+			}
+		})
+	}
+}
+
+func TestWireName(t *testing.T) {
+	for in, want := range map[string]string{"context.neutralizeData": "context_neutralizeData", "fetchPage": "fetchPage", "a-b_c": "a-b_c", "x y/z": "x_y_z"} {
+		if got := WireName(in); got != want {
+			t.Errorf("WireName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

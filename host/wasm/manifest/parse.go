@@ -68,6 +68,9 @@ func (m *Manifest) Validate() error {
 }
 
 func (m *Manifest) check() error {
+	if err := m.checkActions(); err != nil {
+		return err
+	}
 	seen := map[string]int{}
 	for i, t := range m.Tools {
 		if j, dup := seen[t.Name]; dup {
@@ -84,7 +87,7 @@ func (m *Manifest) check() error {
 		}
 	}
 	switch m.Kind {
-	case KindTool, KindActions:
+	case KindTool:
 		if len(m.Tools) == 0 {
 			return &FieldError{Field: "/tools", Message: fmt.Sprintf("a %s plugin must declare at least one tool", m.Kind)}
 		}
@@ -111,3 +114,43 @@ func (m *Manifest) check() error {
 var compiledFormat = schema.MustCompile("agenthost:manifest-v1", schemaJSON)
 
 func formatSchema() *schema.Schema { return compiledFormat }
+
+// checkActions checks the actions of an actions plugin (and that no other
+// kind has any) and derives its tools. An actions plugin declares no tools
+// of its own: what its agent tools are follows from its actions alone.
+func (m *Manifest) checkActions() error {
+	if m.Kind != KindActions {
+		if len(m.Actions) > 0 {
+			return &FieldError{Field: "/actions", Message: fmt.Sprintf("only an actions plugin declares actions (this is a %s plugin)", m.Kind)}
+		}
+		for i, t := range m.Tools {
+			if t.action || WireName(t.Name) != t.Name {
+				return &FieldError{Field: fmt.Sprintf("/tools/%d/name", i), Message: "not a tool name"}
+			}
+		}
+		return nil
+	}
+	if len(m.Tools) > 0 {
+		return &FieldError{Field: "/tools", Message: "an actions plugin declares actions, not tools: its tools are its dynamicMode actions"}
+	}
+	if len(m.Actions) == 0 {
+		return &FieldError{Field: "/actions", Message: "an actions plugin must declare at least one action"}
+	}
+	seen := map[string]int{}
+	for i, a := range m.Actions {
+		name := a.ToolName()
+		if len(name) > maxToolName {
+			return &FieldError{Field: fmt.Sprintf("/actions/%d", i), Message: fmt.Sprintf("%s is longer than %d characters", name, maxToolName)}
+		}
+		if j, dup := seen[name]; dup {
+			return &FieldError{Field: fmt.Sprintf("/actions/%d", i), Message: fmt.Sprintf("duplicate action %s (also /actions/%d)", name, j)}
+		}
+		seen[name] = i
+		if _, err := schema.Compile("action:"+name+"/parameters", a.Parameters); err != nil {
+			return &FieldError{Field: fmt.Sprintf("/actions/%d/parameters", i), Message: err.Error()}
+		}
+	}
+	// The derived tools are checked below like any plugin's.
+	m.Tools = m.actionTools()
+	return nil
+}

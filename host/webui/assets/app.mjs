@@ -416,7 +416,35 @@ function Chat({ t, conv, openFile, spoken }) {
       ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
     </article>`)}
     ${conv.files.map((f) => html`<div class="file-card"><button type="button" class="cite" onClick=${() => openFile(f.fileId, 0)}>${f.name}</button> <span class="muted">${f.mimeType}</span></div>`)}
+    ${conv.proposals.map((p) => html`<${Proposal} key=${p.id} t=${t} p=${p} openFile=${openFile} />`)}
     <div ref=${end}></div>
+  </div>`;
+}
+
+// Proposal is an edit the agent proposed: its diff and, while it waits,
+// accept and reject. Its state is asked of the server too, since a
+// rejection leaves no event in the stream.
+function Proposal({ t, p, openFile }) {
+  const [decided, setDecided] = useState('');
+  const [err, setErr] = useState('');
+  useEffect(() => {
+    api('GET', `/proposals/${encodeURIComponent(p.id)}`).then((x) => x && x.status !== 'pending' && setDecided(x.status)).catch(() => {});
+  }, [p.id]);
+  const status = decided || p.status;
+  const decide = async (what) => {
+    setErr('');
+    try { const d = await api('POST', `/proposals/${encodeURIComponent(p.id)}/${what}`); setDecided(d.proposal.status); } catch (e) { setErr(e.message); }
+  };
+  const line = (l) => html`<span class=${l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : ''}>${l + '\n'}</span>`;
+  return html`<div class="file-card proposal" data-testid="proposal" data-status=${status}>
+    <div><strong>${t('proposal')}</strong> <button type="button" class="cite" onClick=${() => openFile(p.fileId, 0)}>${p.name}</button>
+      <span class=${'badge ' + status}>${t('proposal_' + status)}</span></div>
+    ${p.description && html`<p>${p.description}</p>`}
+    <pre class="diff" aria-label=${t('proposal')}>${p.diff.replace(/\n$/, '').split('\n').map(line)}</pre>
+    ${status === 'pending' && html`<div class="actions">
+      <button type="button" data-testid="proposal-accept" onClick=${() => decide('accept')}>${t('accept')}</button>
+      <button type="button" data-testid="proposal-reject" onClick=${() => decide('reject')}>${t('reject')}</button></div>`}
+    ${err && html`<p class="error" role="alert">${err}</p>`}
   </div>`;
 }
 

@@ -1,12 +1,12 @@
 // The conversation model: a workflow's state built from its events only
-// (messages, streamed chunks, tool calls with their results, progress, the
-// run's end). applyEvent applies each event once: an event at or below the
+// (messages, streamed chunks, tool calls with their results, progress,
+// files made, edits proposed, the run's end). applyEvent applies each event once: an event at or below the
 // last applied sequence number (a replay after a reconnect or a reload) is
 // ignored, so nothing shows twice. Pure: no DOM, so node tests it.
 
 export function newConversation() {
   return { lastSeq: 0, messages: [], byId: {}, tools: [], toolsById: {}, status: '', reason: '', label: '',
-    degraded: false, cost: 0, tokens: 0, rounds: 0, files: [], error: '' };
+    degraded: false, cost: 0, tokens: 0, rounds: 0, files: [], proposals: [], error: '' };
 }
 
 // The reasons an agent run ends early that the UI names (seed 000 §3.4).
@@ -65,6 +65,17 @@ export function applyEvent(c, e) {
     case 'fileCreated':
       c.files.push(d);
       break;
+    // An edit the agent proposes, for the user to accept or reject; its
+    // fileVersion event (on accepting) marks it accepted.
+    case 'fileEditProposal':
+      c.proposals.push({ id: d.proposalId, fileId: d.fileId, name: d.name, description: d.description || '', diff: d.diff || '',
+        baseVersion: d.baseVersion || 0, status: 'pending' });
+      break;
+    case 'fileVersion': {
+      const p = d.proposalId && c.proposals.find((x) => x.id === d.proposalId);
+      if (p) { p.status = 'accepted'; p.version = d.version || 0; }
+      break;
+    }
     case 'complete':
     case 'stopped':
       c.status = e.type === 'complete' ? 'completed' : 'stopped';

@@ -22,6 +22,8 @@ const en = {
   mainNav: 'Workspace', chat: 'Chat', sources: 'Sources',
   newFolder: 'New folder', create: 'Create', addOrg: 'Add organisation', cancel: 'Cancel',
   on: 'on', off: 'off', record: 'Speak', stopRecording: 'Stop recording', transcribing: 'Transcribing…',
+  proposal: 'Proposed edit', accept: 'Accept', reject: 'Reject',
+  proposal_pending: 'awaiting your decision', proposal_accepted: 'accepted', proposal_rejected: 'rejected',
 };
 const de = {
   signInTitle: 'Anmelden', signInLead: 'Melden Sie sich mit einem API-Token an. Tokens stellt eine Administratorin aus (agenthost admin token); agenthost hat keine Passwörter.',
@@ -44,6 +46,8 @@ const de = {
   mainNav: 'Arbeitsbereich', chat: 'Chat', sources: 'Quellen',
   newFolder: 'Neuer Ordner', create: 'Anlegen', addOrg: 'Organisation hinzufügen', cancel: 'Abbrechen',
   on: 'ein', off: 'aus', record: 'Sprechen', stopRecording: 'Aufnahme beenden', transcribing: 'Transkribiert…',
+  proposal: 'Änderungsvorschlag', accept: 'Annehmen', reject: 'Ablehnen',
+  proposal_pending: 'wartet auf Ihre Entscheidung', proposal_accepted: 'angenommen', proposal_rejected: 'abgelehnt',
 };
 export const languages = { en: 'English', de: 'Deutsch' };
 const dicts = { en, de };

@@ -100,3 +100,19 @@ test('an unfinished code fence still renders while streaming', () => {
   const nodes = walk(markdown('Here:\n```go\nfunc main() {'));
   assert.ok(nodes.some(([t]) => t === 'pre'));
 });
+
+test('an edit proposal is shown once, and accepted by its fileVersion event', () => {
+  const c = newConversation();
+  const proposal = ['fileEditProposal', { proposalId: 'p1', fileId: 'f1', name: 'notes.md', description: 'fix', diff: '-a\n+b\n', baseVersion: 1 }];
+  feed(c, [...start, proposal]);
+  assert.equal(c.proposals.length, 1);
+  assert.deepEqual([c.proposals[0].id, c.proposals[0].status, c.proposals[0].diff], ['p1', 'pending', '-a\n+b\n']);
+  // A replay (reload, reconnect) adds nothing.
+  applyEvent(c, { seq: 3, type: proposal[0], data: proposal[1] });
+  assert.equal(c.proposals.length, 1);
+  applyEvent(c, { seq: 4, type: 'fileVersion', data: { fileId: 'f9', version: 2 } });
+  assert.equal(c.proposals[0].status, 'pending', 'a version of another file changes nothing');
+  applyEvent(c, { seq: 5, type: 'fileVersion', data: { proposalId: 'p1', fileId: 'f1', version: 2 } });
+  assert.equal(c.proposals[0].status, 'accepted');
+  assert.equal(c.proposals[0].version, 2);
+});

@@ -209,6 +209,21 @@ await step('run-failed', async () => {
   assert.match(await page.locator('.run-state .error').innerText(), /refuses/);
 });
 
+await step('edit-proposal-accepted', async () => {
+  await page.click('button.new');
+  await ask('Write a note, then propose an edit of it.');
+  const card = page.locator('[data-testid=proposal]');
+  await card.waitFor({ timeout: 60000 });
+  const diff = await card.locator('.diff').innerText();
+  assert.match(diff, /-status: draft/);
+  assert.match(diff, /\+status: final/);
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  await card.locator('[data-testid=proposal-accept]').click();
+  await page.locator('[data-testid=proposal][data-status=accepted]').waitFor();
+  assert.equal(await card.locator('[data-testid=proposal-accept]').count(), 0);
+  await axe('proposal');
+});
+
 const everyWordOnce = async () => {
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
   const text = await assistantText();

@@ -58,7 +58,7 @@ func init() {
 		}
 		return string(b), nil
 	}, pdk.ReadOnly())
-	pdk.Tool("readFile", "Reads a file or lists a directory.", func(a pathArgs) (string, error) {
+	pdk.Tool("readPath", "Reads a file or lists a directory.", func(a pathArgs) (string, error) {
 		if entries, err := os.ReadDir(a.Path); err == nil {
 			var names []string
 			for _, e := range entries {
@@ -72,7 +72,7 @@ func init() {
 		}
 		return string(b), nil
 	}, pdk.ReadOnly())
-	pdk.Tool("writeFile", "Writes a file.", func(a pathArgs) (string, error) {
+	pdk.Tool("writePath", "Writes a file.", func(a pathArgs) (string, error) {
 		if err := os.WriteFile(a.Path, []byte(a.Text), 0o644); err != nil {
 			return "", pdk.Errorf("io", "%v", err)
 		}
