@@ -238,6 +238,48 @@ func (c *Client) DeleteFolder(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// ListMCPServers calls GET /api/v1/mcp-servers: the tenant's external MCP servers (tenant admin
+// only): their configuration in the clear and the names of their secrets, never the secrets.
+func (c *Client) ListMCPServers(ctx context.Context) ([]MCPServer, error) {
+	r := request{method: "GET", path: "/api/v1/mcp-servers"}
+	var out []MCPServer
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// AddMCPServer calls POST /api/v1/mcp-servers: add an external MCP server (tenant admin only) to
+// one workspace's tool set, or (no workspaceId) to every workspace of the tenant; its tools appear
+// as NAME_TOOL beside the plugins' tools. Secrets (bearerToken, headers, secretEnv) are sealed with
+// the host's key (AGENTHOST_SECRET_KEY) and never returned.
+func (c *Client) AddMCPServer(ctx context.Context, body MCPServerRequest) (*MCPServer, error) {
+	r := request{method: "POST", path: "/api/v1/mcp-servers"}
+	r.json = body
+	var out MCPServer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetMCPServer calls GET /api/v1/mcp-servers/{id}: one MCP server with its connection's status
+// (tenant admin only): it connects if not connected, and lists the tools it offers, the tools it
+// refused and why, and its failures.
+func (c *Client) GetMCPServer(ctx context.Context, id string) (*GetMCPServerResponse, error) {
+	r := request{method: "GET", path: "/api/v1/mcp-servers/" + url.PathEscape(id)}
+	var out GetMCPServerResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RemoveMCPServer calls DELETE /api/v1/mcp-servers/{id}: remove an MCP server (tenant admin only):
+// its tools leave the tool sets, its connection closes and a stdio server's directory is deleted.
+func (c *Client) RemoveMCPServer(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/mcp-servers/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
 // GetOpenAPI calls GET /api/v1/openapi.json: this document. The caller reads and closes the
 // response's body.
 func (c *Client) GetOpenAPI(ctx context.Context) (*http.Response, error) {

@@ -258,6 +258,12 @@ type GetFileIndexResponse struct {
 	Status string `json:"status,omitempty"`
 }
 
+// GetMCPServerResponse is the answer of GetMCPServer.
+type GetMCPServerResponse struct {
+	MCPServer
+	Status MCPServerStatus `json:"status,omitempty"`
+}
+
 // GetUsageReportParams are the optional parameters of GetUsageReport; zero values are not sent.
 type GetUsageReportParams struct {
 	// comma-separated dimensions: tenant, workspace, user, workflow, model, operation, purpose, day,
@@ -372,6 +378,71 @@ type Log struct {
 	// One of "info", "warning", "error".
 	Type       string `json:"type,omitempty"`
 	WorkflowID string `json:"workflowId,omitempty"`
+}
+
+// MCPServer is the schema MCPServer of the API.
+type MCPServer struct {
+	Config    MCPServerConfig `json:"config,omitempty"`
+	CreatedAt *time.Time      `json:"createdAt,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	// prefixes the server's tools (NAME_TOOL)
+	Name     string `json:"name,omitempty"`
+	TenantID string `json:"tenantId,omitempty"`
+	// absent: every workspace of the tenant
+	WorkspaceID string `json:"workspaceId,omitempty"`
+}
+
+// MCPServerConfig is the config of MCPServer.
+type MCPServerConfig struct {
+	Command        []string        `json:"command,omitempty"`
+	Env            json.RawMessage `json:"env,omitempty"`
+	MaxResultBytes int64           `json:"maxResultBytes,omitempty"`
+	ReadOnly       []string        `json:"readOnly,omitempty"`
+	// names of the sealed variables
+	SecretEnv []string `json:"secretEnv,omitempty"`
+	// names of the sealed headers
+	SecretHeaders []string `json:"secretHeaders,omitempty"`
+	TimeoutMs     int64    `json:"timeoutMs,omitempty"`
+	// One of "stdio", "http".
+	Transport string `json:"transport,omitempty"`
+	URL       string `json:"url,omitempty"`
+}
+
+// MCPServerRequest is the schema MCPServerRequest of the API.
+type MCPServerRequest struct {
+	// http: sent as Authorization: Bearer, sealed
+	BearerToken *string `json:"bearerToken,omitempty"`
+	// stdio: the program (absolute, or found in /usr/local/bin:/usr/bin:/bin) and its arguments; no
+	// shell
+	Command []string `json:"command,omitempty"`
+	// stdio: variables beside PATH, kept in the clear; ${WORKDIR} is the server's own directory
+	Env json.RawMessage `json:"env,omitempty"`
+	// http: headers sent to the server's origin only, sealed
+	Headers json.RawMessage `json:"headers,omitempty"`
+	// one message's bound (default 4 MiB, at most 64 MiB)
+	MaxResultBytes *int64 `json:"maxResultBytes,omitempty"`
+	Name           string `json:"name"`
+	// tools whose readOnlyHint the admin trusts ("*": all); other tools are not read-only
+	ReadOnly []string `json:"readOnly,omitempty"`
+	// stdio: variables kept sealed
+	SecretEnv json.RawMessage `json:"secretEnv,omitempty"`
+	// one call's bound (default 60000, at most 600000)
+	TimeoutMs *int64 `json:"timeoutMs,omitempty"`
+	// One of "stdio", "http".
+	Transport string `json:"transport"`
+	// http: the streamable-HTTP endpoint
+	URL         *string `json:"url,omitempty"`
+	WorkspaceID *string `json:"workspaceId,omitempty"`
+}
+
+// MCPServerStatus is the schema MCPServerStatus of the API.
+type MCPServerStatus struct {
+	Connected bool       `json:"connected,omitempty"`
+	Failures  int64      `json:"failures,omitempty"`
+	LastError string     `json:"lastError,omitempty"`
+	Refused   []string   `json:"refused,omitempty"`
+	RetryAt   *time.Time `json:"retryAt,omitempty"`
+	Tools     []Tool     `json:"tools,omitempty"`
 }
 
 // Message is the schema Message of the API.

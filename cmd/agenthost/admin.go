@@ -35,10 +35,11 @@ import (
 //	agenthost admin tools -workspace ID -set NAME [-extra a,b]   the workspace agent's tool set
 //	agenthost admin limits -tenant ID [-credit CHF] [-monthly CHF]   spending limits ("none" removes)
 //	agenthost admin usage -tenant ID [-by model,month] [-csv]        the tenant's usage report
+//	agenthost admin mcp -tenant ID -name NAME (-command CMD | -url URL) …   an external MCP server (-list, -remove ID)
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return fmt.Errorf("admin: want bootstrap, user, workspace, member, token, tools, limits or usage")
+		return fmt.Errorf("admin: want bootstrap, user, workspace, member, token, tools, limits, usage or mcp")
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		adminUsage(stdout)
@@ -67,6 +68,7 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
 	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins whose tools -extra may name (tools)")
 	bl := addBillingAdminFlags(fs)
+	mf := addMCPAdminFlags(fs)
 	// Everything is checked before the database is opened: a mistake must
 	// not create or migrate a data directory.
 	if ok, err := parseArgs(fs, args[1:]); !ok {
@@ -173,6 +175,8 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return bl.limits(ctx, db, *tenant, stdout)
 	case "usage":
 		return bl.usage(ctx, db, *tenant, stdout)
+	case "mcp":
+		return mf.run(ctx, db, *tenant, *name, *workspace, *list, stdout)
 	default:
 		return fmt.Errorf("admin: unknown subcommand %q", args[0])
 	}
@@ -191,6 +195,7 @@ func adminRequired() map[string][]string {
 		"tools":     {"workspace"},
 		"limits":    {"tenant"},
 		"usage":     {"tenant"},
+		"mcp":       {"tenant"},
 	}
 }
 
@@ -212,6 +217,14 @@ func adminUsage(w io.Writer) {
                                                  without -credit/-monthly: show limits and spending
   usage -tenant ID [-by model,month]             the tenant's usage report (CHF, exact), this month
       [-from DATE] [-to DATE] [-csv]             unless -from/-to say otherwise
+
+  mcp -tenant ID -name NAME [-workspace ID]     add an external MCP server to the workspace's tool set
+      -command "PROG ARGS" [-env K=V,…]          (or every workspace's): a stdio server (no shell; an
+      [-secret-env K=VAR,…]                      empty environment but PATH and -env; secrets read from
+      | -url URL [-bearer-env VAR]               this process's variables and sealed with
+      [-header-env Name=VAR,…]                   AGENTHOST_SECRET_KEY), or a streamable-HTTP server;
+      [-read-only a,b|*] [-timeout 60s]          -read-only trusts those tools' readOnlyHint
+  mcp -tenant ID -list | -remove ID              the tenant's MCP servers; remove one
 
 every subcommand takes -data DIR or -database URL (the embedded database in ./data by default)
 `)

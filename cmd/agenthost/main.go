@@ -88,7 +88,7 @@ commands:
   serve                          run the HTTP server and background workers
   worker                         run background workers only
   migrate                        apply database migrations
-  admin bootstrap|user|workspace|member|token|tools|limits|usage   tenants, users, workspaces, roles, tokens, spending
+  admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp   tenants, users, workspaces, roles, tokens, spending, MCP servers
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
   run "PROMPT" [-file FILE]...   run a workflow on a server and follow it (tool calls, cost, the answer)
   plugin new NAME [-kind K]      scaffold a plugin folder (tool, extractor) with fixtures

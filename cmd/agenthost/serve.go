@@ -57,6 +57,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ef := addExtractorFlags(fs)
 	bf := addBillingFlags(fs)
 	tf := addTelemetryFlags(fs)
+	mcpCommands := addMCPCommandFlag(fs)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -238,6 +239,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Legacy actions' results are mapped and their documents stored as the
 	// caller's files (host/actions, seed 000 §10.3).
 	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}).WithVersions(host), nil).WithVersions(host)
+	// External MCP servers an admin added join their workspaces' tool sets
+	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
+	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), *pf.allowHosts, meter, tel, logger)
+	if err != nil {
+		return err
+	}
+	defer mcpAdmin.Manager.Close()
+	registry.WithSources(mcpAdmin.Manager)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
 	defer runner.Close()
 	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger)
@@ -293,6 +302,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Model: func() string { return agentModels(model.Config()) },
 		// Plugin installs on the running host (plugin_installs.go).
 		PluginAdmins: api.PluginAdmins{Installer: installs, Tenants: pluginAdmins},
+		// External MCP servers of the tenants (admin_mcp.go).
+		MCPServers: mcpAdmin,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	// Requests get half the shutdown's time (and are cancelled after a

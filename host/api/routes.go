@@ -52,6 +52,12 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Get("/tokens", handleListTokens(d.Tokens))
 		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens))
 	}
+	if d.MCPServers != nil {
+		authed.Get("/mcp-servers", handleListMCPServers(d.MCPServers))
+		authed.Post("/mcp-servers", handleAddMCPServer(d.MCPServers))
+		authed.Get("/mcp-servers/:id", handleGetMCPServer(d.MCPServers))
+		authed.Delete("/mcp-servers/:id", handleRemoveMCPServer(d.MCPServers))
+	}
 	if d.Billing != nil {
 		authed.Get("/billing/usage", handleUsageReport(d.Billing))
 		authed.Get("/billing/budget", handleBudget(d.Billing))

@@ -60,6 +60,8 @@ type Deps struct {
 	Timeouts Timeouts
 	// Tokens lists and revokes API tokens (GET/DELETE /tokens).
 	Tokens Tokens
+	// MCPServers administers the tenant's external MCP servers (/mcp-servers).
+	MCPServers MCPServers
 	// Billing serves usage reports and the tenant's budget, and refuses to
 	// start workflows of a tenant over its limits; nil serves neither.
 	Billing Billing

@@ -1,9 +1,12 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +23,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/telemetry"
@@ -147,6 +151,17 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		runner = meter.MeteredRunner(pluginHost)
 	}
 	registry := tools.NewRegistry(runner, map[string][]string{"core": {"lookup", "writeNote", "echo"}})
+	// External MCP servers join the tool sets as in serve.
+	sealer, err := mcpclient.NewSealer(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tests' MCP servers listen on loopback, which serve's transport refuses.
+	mcp, err := mcpclient.New(db, mcpclient.Options{DataDir: dir, Sealer: sealer, Meter: meter, HTTPTransport: http.DefaultTransport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry.WithSources(mcp)
 	client, err := llm.New(cfg, meter, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +207,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
+	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -202,6 +218,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		queue.Stop(context.Background())
 		ts.ws.Close()
 		ts.app.Shutdown()
+		mcp.Close()
 		tel.Shutdown(context.Background())
 		db.Close()
 	})

@@ -24,7 +24,7 @@ func workspaceSet(c *fiber.Ctx, wt WorkspaceTools, reg *tools.Registry) (*tools.
 	if err != nil {
 		return nil, err
 	}
-	set, _, err := reg.Set(name, extra...)
+	set, _, err := reg.WorkspaceSet(c.UserContext(), principal(c), c.Params("ws"), name, extra...)
 	return set, err
 }
 

@@ -76,6 +76,13 @@ func NewClient(p Policy) *Client {
 	return c
 }
 
+// Transport is the client's connection layer alone: every connection it
+// opens is address-checked (special addresses refused unless the policy
+// allows the host by name), without the client's host list, method list,
+// size bound or redirect rules, which a caller with its own applies itself
+// (host/mcpclient's HTTP servers).
+func (c *Client) Transport() http.RoundTripper { return c.hc.Transport }
+
 // Do sends r and reads the response body.
 func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	method := strings.ToUpper(r.Method)

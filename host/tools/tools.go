@@ -70,6 +70,7 @@ type Registry struct {
 	runner   Runner
 	sets     map[string][]string
 	versions Versions
+	sources  SourceFinder // nil: plugins only
 }
 
 // Versions lists the tools of every loaded plugin version as
@@ -199,7 +200,9 @@ type Set struct {
 	byName map[string]Tool
 	order  []string
 	// target is the runner's name of a pinned tool ("tool@1.2.0").
-	target map[string]string
+	target   map[string]string
+	sources  map[string]Source // the tools that are not the runner's
+	problems []error
 }
 
 func (s *Set) add(t wasm.ToolInfo) { s.addAs(t, "") }
@@ -246,6 +249,9 @@ func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.Cal
 	if c, ok := toolcall.From(ctx); ok {
 		// A plugin instance serves one tenant; its calls are kept apart.
 		ctx = wasm.WithTenant(ctx, c.Principal.TenantID)
+	}
+	if src, ok := s.sources[name]; ok {
+		return src.Call(ctx, name, args)
 	}
 	if pinned, ok := s.target[name]; ok {
 		name = pinned

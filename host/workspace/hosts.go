@@ -122,7 +122,7 @@ func (s *Service) resume(ctx context.Context, w workflows.Workflow, from string)
 	if err != nil {
 		return err
 	}
-	set, _, err := s.registry.Set(setName, extra...)
+	set, _, err := s.registry.WorkspaceSet(ctx, p, w.WorkspaceID, setName, extra...)
 	if err != nil {
 		return err
 	}

@@ -157,12 +157,15 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 	if err != nil {
 		return workflows.Workflow{}, err
 	}
-	set, missing, err := s.registry.Set(setName, extra...)
+	set, missing, err := s.registry.WorkspaceSet(ctx, p, workspaceID, setName, extra...)
 	if err != nil {
 		return workflows.Workflow{}, err
 	}
 	if len(missing) > 0 {
 		s.logger.Debug("tool set names tools no plugin provides", "set", setName, "missing", missing)
+	}
+	for _, e := range set.Problems() {
+		s.logger.Warn("tool set: a source's tools are left out", "workspace", workspaceID, "err", e)
 	}
 
 	var w workflows.Workflow
