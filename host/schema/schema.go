@@ -64,6 +64,10 @@ func Compile(url string, doc []byte) (*Schema, error) {
 		return nil, fmt.Errorf("%w: %s: not JSON: %v", ErrInvalidSchema, url, err)
 	}
 	c := jsonschema.NewCompiler()
+	// Schemas come from plugins and remote MCP servers: a $ref to another
+	// document must not make the host read a file or fetch a URL (the
+	// library's default loader reads file:// URLs).
+	c.UseLoader(noLoader{})
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	if err := c.AddResource(url, v); err != nil {
@@ -74,6 +78,16 @@ func Compile(url string, doc []byte) (*Schema, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidSchema, url, flatten(err))
 	}
 	return &Schema{s: s}, nil
+}
+
+// ErrExternalRef is why a schema referring to another document is refused.
+var ErrExternalRef = errors.New("a schema may not refer to other documents")
+
+// noLoader refuses every external document.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%w: %s", ErrExternalRef, url)
 }
 
 // MustCompile is Compile for schemas that ship with the code; it panics on error.

@@ -2,6 +2,8 @@ package schema
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,5 +67,26 @@ func TestCompileRefusesInvalidSchemas(t *testing.T) {
 		if _, err := Compile("test:bad", []byte(doc)); !errors.Is(err, ErrInvalidSchema) {
 			t.Errorf("Compile(%s) = %v, want ErrInvalidSchema", doc, err)
 		}
+	}
+}
+
+// A schema is hostile input (a plugin's manifest, a remote MCP server's
+// tool): a reference to another document is refused, never read.
+func TestCompileReadsNoOtherDocument(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.json")
+	if err := os.WriteFile(secret, []byte(`{"type":"string"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"file://" + secret, "http://127.0.0.1:1/schema.json", "https://json-schema.example/s.json"} {
+		doc := `{"type":"object","properties":{"a":{"$ref":"` + ref + `"}}}`
+		_, err := Compile("test:ref", []byte(doc))
+		if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), "may not refer to other documents") {
+			t.Errorf("Compile with $ref %q = %v, want a refusal of the reference", ref, err)
+		}
+	}
+	// A reference inside the document stays fine.
+	if _, err := Compile("test:local", []byte(`{"$defs":{"s":{"type":"string"}},"$ref":"#/$defs/s"}`)); err != nil {
+		t.Errorf("local $ref: %v", err)
 	}
 }
