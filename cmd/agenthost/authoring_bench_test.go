@@ -47,7 +47,7 @@ func BenchmarkPluginInstallLive(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(work, "bench.pub"), signature.EncodePublic(pub), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	base := authorServer(b, &syncBuffer{}, "-data", data, "-trust", filepath.Join(work, "bench.pub"), "-plugin-admins", tenant[1])
+	base := serveInProcess(b, &syncBuffer{}, "-data", data, "-trust", filepath.Join(work, "bench.pub"), "-plugin-admins", tenant[1])
 	echo := wasmtest.Module(b, "echo")
 	m, err := manifest.Read(echo)
 	if err != nil {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -170,7 +168,7 @@ func TestAuthorsPath(t *testing.T) {
 	}
 	ws, token := creds[1], creds[2]
 	logs := &syncBuffer{}
-	base := authorServer(t, logs, "-data", data, "-trust", filepath.Join(work, "author.pub"),
+	base := serveInProcess(t, logs, "-data", data, "-trust", filepath.Join(work, "author.pub"),
 		"-plugin-admins", tenant[1], "-allow-host", hostPort, "-grant", "greeter=http")
 	remote := []string{"-server", base, "-token", token}
 
@@ -269,41 +267,3 @@ func TestAuthorsPath(t *testing.T) {
 	}
 }
 
-// authorServer runs `serve` in this process with args and returns its base
-// URL once it answers.
-func authorServer(t testing.TB, logs *syncBuffer, args ...string) string {
-	t.Helper()
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, append([]string{"serve", "-addr", addr}, args...), io.Discard, logs) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			t.Error("serve did not stop within a minute")
-		}
-		if t.Failed() {
-			t.Logf("serve log:\n%s", logs.String())
-		}
-	})
-	base := "http://" + addr
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("serve ended: %v\n%s", err, logs.String())
-		default:
-		}
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}

@@ -192,35 +192,6 @@ func TestServeExtractorChoice(t *testing.T) {
 // returns its base URL once its plugins are ready, and its log.
 func startServe(t *testing.T, args []string) (string, *syncBuffer) {
 	t.Helper()
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() { done <- serveCmd(ctx, append(args, "-addr", addr), io.Discard, logs) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	base := "http://" + addr
-	// Compiling the built-ins on a cold cache takes minutes on a busy
-	// machine: no deadline of its own (the test binary's -timeout bounds
-	// it), and the server is not stopped while it compiles.
-	for ; ; time.Sleep(100 * time.Millisecond) {
-		select {
-		case err := <-done:
-			t.Fatalf("serve ended: %v\n%s", err, logs)
-		default:
-		}
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base, logs
-			}
-		}
-	}
+	return serveInProcess(t, logs, args...), logs
 }

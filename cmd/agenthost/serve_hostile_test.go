@@ -8,7 +8,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -113,40 +112,7 @@ func pluginsDir(t *testing.T, modules map[string][]byte) string {
 
 func hostileServer(t *testing.T, data string, logs *syncBuffer, plugins string, extra ...string) string {
 	t.Helper()
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	args := append([]string{"serve", "-data", data, "-addr", addr, "-plugins", plugins, "-allow-unsigned"}, extra...)
-	go func() { done <- run(ctx, args, io.Discard, logs) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			t.Error("serve did not stop within a minute")
-		}
-		if t.Failed() {
-			t.Logf("serve log:\n%s", logs.String())
-		}
-	})
-	base := "http://" + addr
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("serve ended: %v\n%s", err, logs.String())
-		default:
-		}
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return serveInProcess(t, logs, append([]string{"-data", data, "-plugins", plugins, "-allow-unsigned"}, extra...)...)
 }
 
 func TestServeContainsHostilePlugins(t *testing.T) {
