@@ -179,7 +179,10 @@ func TestSearchErrors(t *testing.T) {
 				writeJSON(w, c.status, c.body)
 			})
 			s := f.searcher(c.provider)
-			s.sleep = func(context.Context, time.Duration) error { t.Error("slept for a Retry-After beyond the maximum"); return nil }
+			s.sleep = func(context.Context, time.Duration) error {
+				t.Error("slept for a Retry-After beyond the maximum")
+				return nil
+			}
 			_, err := s.Search(context.Background(), wire.SearchRequest{Query: "agents"})
 			var e *Error
 			if !errors.As(err, &e) || e.Code != c.code || !strings.Contains(e.Message, c.text) {
