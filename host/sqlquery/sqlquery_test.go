@@ -36,7 +36,7 @@ type fixture struct {
 	verify func(t *testing.T)
 }
 
-func newFixture(t *testing.T, timeout time.Duration) *fixture {
+func newFixture(t testing.TB, timeout time.Duration) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{pgURL: testenv.Postgres(t), lite: filepath.Join(t.TempDir(), "shop.db"), kinds: []string{"pg", "lite"}}
