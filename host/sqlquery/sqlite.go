@@ -13,6 +13,9 @@ import (
 	"modernc.org/sqlite"
 )
 
+// sqliteLimitLength is SQLITE_LIMIT_LENGTH, the largest string or blob.
+const sqliteLimitLength = 0
+
 type sqliteDB struct {
 	db *sql.DB
 }
@@ -76,6 +79,11 @@ func (s *sqliteDB) query(ctx context.Context, q string, params []any, l limits) 
 		_ = c.Raw(func(any) error { return driver.ErrBadConn }) // never reuse it
 		return wire.QueryResult{}, &Error{Code: "unavailable", Message: err.Error()}
 	}
+	// No string or blob may grow beyond what a result can hold: a
+	// statement like SELECT zeroblob(1e9) fails instead of allocating it.
+	if _, err := sqlite.Limit(c, sqliteLimitLength, max(l.bytes, 1<<20)); err != nil {
+		return wire.QueryResult{}, &Error{Code: "unavailable", Message: err.Error()}
+	}
 	rows, err := c.QueryContext(ctx, q, params...)
 	if err != nil {
 		return wire.QueryResult{}, liteError(err)
@@ -119,6 +127,8 @@ func liteError(err error) error {
 	switch {
 	case strings.Contains(msg, "readonly database"), strings.Contains(msg, "not authorized"), strings.Contains(msg, "authorization denied"), strings.Contains(msg, "prohibited"):
 		return &Error{Code: "read_only", Message: "refused, the database is read-only for sqlQuery: " + msg}
+	case strings.Contains(msg, "too big"):
+		return &Error{Code: "too_large", Message: "a value is larger than the result may be: " + msg}
 	case strings.Contains(msg, "interrupted"):
 		return &Error{Code: "timeout", Message: "the query ran longer than its time limit and was stopped"}
 	}

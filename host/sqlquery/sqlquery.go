@@ -58,7 +58,8 @@ type Database struct {
 }
 
 // Error is a query refused or failed, with a code: unknown_database,
-// invalid_arguments, read_only, forbidden, timeout, sql_error, unavailable.
+// invalid_arguments, read_only, forbidden, timeout, too_large, sql_error,
+// unavailable.
 type Error struct {
 	Code    string
 	Message string
@@ -163,11 +164,15 @@ func (d *database) granted(c toolcall.Caller) bool {
 		c.WorkspaceID != "" && slices.Contains(d.cfg.Workspaces, c.WorkspaceID)
 }
 
-// Names lists the databases caller may use.
+// Names lists the databases caller may use, each with the operator's
+// description in parentheses when it has one.
 func (s *Service) Names(c toolcall.Caller) []string {
 	var out []string
 	for name, d := range s.dbs {
 		if d.granted(c) {
+			if d.cfg.Description != "" {
+				name += " (" + d.cfg.Description + ")"
+			}
 			out = append(out, name)
 		}
 	}

@@ -78,7 +78,7 @@ func newFixture(t testing.TB, timeout time.Duration) *fixture {
 	}
 	u.User = url.UserPassword("agent", "agent-pw")
 	f.svc, err = sqlquery.New(sqlquery.Config{Databases: map[string]sqlquery.Database{
-		"pg":       {Driver: "postgres", DSN: u.String(), MaxRows: 20, Timeout: timeout, MaxResultBytes: 16 << 10, Tenants: []string{"t-acme"}},
+		"pg":       {Driver: "postgres", DSN: u.String(), Description: "the shop", MaxRows: 20, Timeout: timeout, MaxResultBytes: 16 << 10, Tenants: []string{"t-acme"}},
 		"lite":     {Driver: "sqlite", Path: f.lite, MaxRows: 20, Timeout: timeout, MaxResultBytes: 16 << 10, Tenants: []string{"t-acme"}},
 		"readonly": {Driver: "postgres", DSN: u.String(), Role: "reader", Workspaces: []string{"ws-sales"}},
 		"hidden":   {Driver: "sqlite", Path: f.lite, Tenants: []string{"t-other"}},
@@ -246,6 +246,12 @@ func TestLimits(t *testing.T) {
 			if err != nil || !r.Truncated || r.TruncatedBy != "bytes" || len(r.Rows) != 4 {
 				t.Fatalf("byte limit: %d rows, truncated %v by %q, %v", len(r.Rows), r.Truncated, r.TruncatedBy, err)
 			}
+			if db == "lite" {
+				// A value too large for any result is refused, not allocated.
+				if _, err := f.svc.Query(ctx, alice, wire.QueryRequest{Database: db, SQL: "SELECT length(zeroblob(1000000000))"}); code(err) != "too_large" {
+					t.Fatalf("zeroblob: %v", err)
+				}
+			}
 			slow := map[string]string{
 				"pg":   "SELECT pg_sleep(30)",
 				"lite": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
@@ -306,8 +312,8 @@ func TestGrants(t *testing.T) {
 		db   string
 		list string
 	}{
-		{alice, "nope", "lite, pg, readonly"},
-		{alice, "hidden", "lite, pg, readonly"}, // exists, not granted: the same answer
+		{alice, "nope", "lite, pg (the shop), readonly"},
+		{alice, "hidden", "lite, pg (the shop), readonly"}, // exists, not granted: the same answer
 		{mallo, "pg", "hidden"},
 		{toolcall.Caller{}, "pg", "none"},
 	} {

@@ -20,7 +20,7 @@ func init() {
 // SearchArgs are webSearch's arguments.
 type SearchArgs struct {
 	Query     string `json:"query" description:"what to search for" minLength:"1" maxLength:"1000"`
-	Count     int    `json:"count,omitempty" description:"how many results (the operator caps it)" minimum:"1" maximum:"20" default:"5"`
+	Count     int    `json:"count,omitempty" description:"how many results (default and maximum are the operator's)" minimum:"1" maximum:"20"`
 	TimeRange string `json:"timeRange,omitempty" description:"only results from the last day, week, month or year" enum:"day,week,month,year"`
 	Language  string `json:"language,omitempty" description:"preferred result language, e.g. de or en" pattern:"^[a-zA-Z]{2}(-[a-zA-Z]{2})?$"`
 }
