@@ -294,6 +294,16 @@ func TestTypesAreJSON(t *testing.T) {
 			t.Errorf("missing %s in %s", want, got)
 		}
 	}
+	// Less common types come back as their text.
+	r, err = f.svc.Query(context.Background(), alice, wire.QueryRequest{Database: "pg", SQL: `SELECT point(1,2) AS p, '12.5'::money AS m,
+		'a b'::tsvector AS ts, inet '10.0.0.1' AS ip, time '10:30' AS t, '{1.5,2}'::numeric[] AS na, 'x'::"char" AS c`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = json.Marshal(r.Rows)
+	if want := `[["(1,2)","$12.50","'a' 'b'","10.0.0.1","10:30:00.000000",["1.5","2"],"x"]]`; string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
 	r, err = f.svc.Query(context.Background(), alice, wire.QueryRequest{Database: "lite", SQL: `SELECT id, price, photo, added, day FROM items WHERE id = ?`, Params: []any{json.Number("2")}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -56,6 +57,14 @@ func (c *collector) result() wire.QueryResult {
 // timestamps as RFC 3339, dates as YYYY-MM-DD, NaN and infinities as
 // strings, anything else by its driver or text form.
 func jsonValue(v any, typ string) any {
+	if typ == "char" { // PostgreSQL's one-byte "char", decoded as a number
+		switch c := v.(type) {
+		case uint8:
+			return string(rune(c))
+		case int32:
+			return string(c)
+		}
+	}
 	switch x := v.(type) {
 	case nil, bool, string:
 		return x
@@ -102,6 +111,11 @@ func jsonValue(v any, typ string) any {
 			return nil
 		}
 		return t
+	case netip.Prefix: // inet, cidr: a host address without /32 or /128, as PostgreSQL prints it
+		if typ == "inet" && x.IsSingleIP() {
+			return x.Addr().String()
+		}
+		return x.String()
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
