@@ -276,3 +276,31 @@ func TestBadArgumentsAndConfig(t *testing.T) {
 		t.Fatalf("%v %+v", err, s2)
 	}
 }
+
+// A query cannot add or replace the request's parameters or path: it
+// arrives as the one q the provider reads.
+func TestQueryCannotInjectParameters(t *testing.T) {
+	const q = "agents&format=html&count=500/../admin?#frag"
+	for _, p := range []string{SearXNG, Brave, Tavily} {
+		f := newFake(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, okAnswer(p, 1)) })
+		if _, err := f.searcher(p).Search(context.Background(), wire.SearchRequest{Query: q, Count: 2}); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		s := f.last.Load()
+		switch p {
+		case SearXNG:
+			if s.path != "/search" || s.query.Get("q") != q || len(s.query["format"]) != 1 || s.query.Get("format") != "json" {
+				t.Errorf("searxng got %s %v", s.path, s.query)
+			}
+		case Brave:
+			if s.path != "/res/v1/web/search" || s.query.Get("q") != q || len(s.query["count"]) != 1 || s.query.Get("count") != "2" {
+				t.Errorf("brave got %s %v", s.path, s.query)
+			}
+		case Tavily:
+			var body map[string]any
+			if err := json.Unmarshal([]byte(s.body), &body); err != nil || body["query"] != q || body["max_results"] != float64(2) {
+				t.Errorf("tavily got %s", s.body)
+			}
+		}
+	}
+}
