@@ -223,6 +223,12 @@ func (s *Searcher) statusError(resp *egress.Response) error {
 	case resp.Status == http.StatusTooManyRequests:
 		e.Code = "rate_limited"
 		e.RetryAfter = retryAfter(resp.Headers.Get("Retry-After"), time.Now())
+		if e.RetryAfter == 0 && s.cfg.Provider == Brave {
+			// Brave gives the seconds until each window resets instead:
+			// "1, 1419704" (per second, per month); the first is the one hit.
+			first, _, _ := strings.Cut(resp.Headers.Get("X-RateLimit-Reset"), ",")
+			e.RetryAfter = retryAfter(first, time.Now())
+		}
 		if e.RetryAfter > 0 {
 			e.Message += fmt.Sprintf(" (retry after %s)", e.RetryAfter.Round(time.Second))
 		}

@@ -304,3 +304,24 @@ func TestQueryCannotInjectParameters(t *testing.T) {
 		}
 	}
 }
+
+// Brave's 429 names the window's reset in X-RateLimit-Reset rather than
+// Retry-After.
+func TestBraveRateLimitReset(t *testing.T) {
+	f := newFake(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		if n == 1 {
+			w.Header().Set("X-RateLimit-Limit", "1, 15000")
+			w.Header().Set("X-RateLimit-Remaining", "0, 14000")
+			w.Header().Set("X-RateLimit-Reset", "1, 1419704")
+			writeJSON(w, 429, `{"type":"ErrorResponse","error":{"id":"r","status":429,"code":"RATE_LIMITED","detail":"Request rate limit exceeded for plan."}}`)
+			return
+		}
+		writeJSON(w, 200, okAnswer(Brave, 1))
+	})
+	s := f.searcher(Brave)
+	var waited time.Duration
+	s.sleep = func(_ context.Context, d time.Duration) error { waited += d; return nil }
+	if out, err := s.Search(context.Background(), wire.SearchRequest{Query: "agents"}); err != nil || len(out.Results) != 1 || waited != time.Second {
+		t.Fatalf("%v, waited %s", err, waited)
+	}
+}
