@@ -75,6 +75,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("serve: -shutdown-timeout must be positive")
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	// webSearch's search API and sqlQuery's databases (docs/configuration.md).
+	closeToolServices, err := connectToolServices(*configPath, os.Getenv, pf, logger)
+	if err != nil {
+		return err
+	}
+	defer closeToolServices()
 	stop := watchShutdown(ctx, *shutdownTimeout, stderr, os.Exit)
 	defer stop.Disarm()
 	context.AfterFunc(ctx, func() {

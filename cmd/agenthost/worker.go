@@ -46,6 +46,12 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	// webSearch's search API and sqlQuery's databases (docs/configuration.md).
+	closeToolServices, err := connectToolServices(*configPath, os.Getenv, pf, logger)
+	if err != nil {
+		return err
+	}
+	defer closeToolServices()
 
 	db, err := sf.open(ctx, logger)
 	if err != nil {

@@ -5,7 +5,9 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/sqlquery"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/websearch"
 )
 
 // Capabilities are the capabilities the built-in plugins may ask for beyond
@@ -21,17 +23,21 @@ type Capabilities struct {
 	Knowledge *knowledge.Capability
 	// Background starts background jobs (only serve runs them).
 	Background *background.Capability
+	// WebSearch and SQL are the operator's search API and databases
+	// (webSearch, sqlQuery); unconfigured, their calls say so.
+	WebSearch *websearch.Capability
+	SQL       *sqlquery.Capability
 }
 
 // NewCapabilities returns capabilities not yet connected to any service.
 func NewCapabilities() *Capabilities {
 	return &Capabilities{Files: &files.Capability{}, Models: &llm.Capabilities{}, Knowledge: &knowledge.Capability{},
-		Background: &background.Capability{}}
+		Background: &background.Capability{}, WebSearch: &websearch.Capability{}, SQL: &sqlquery.Capability{}}
 }
 
 // List returns every capability a host offers: the standard ones and those
 // reaching the services.
 func (c *Capabilities) List(o wasm.EgressOptions) []wasm.Capability {
 	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm(),
-		c.Background.Wasm())
+		c.Background.Wasm(), c.WebSearch.Wasm(), c.SQL.Wasm())
 }

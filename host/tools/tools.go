@@ -57,6 +57,10 @@ func DefaultSets() map[string][]string {
 		"documentAnalysis": {"summarizeContent", "analyzeContent"},
 		"authoring":        {"generateDocument", "editDocument", "createChart", "generateImage"},
 		"all":              {AllTools},
+		// Seed 000 §10.1's SQL chatbot: core (with webSearch) and sqlQuery,
+		// which answers only for databases the operator configured and
+		// granted, so it is offered where a workspace is meant to use one.
+		"chatbot": {"@" + CoreSet, "sqlQuery"},
 	}
 }
 
