@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"github.com/agenthost/agenthost/host/background"
+	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -21,17 +22,21 @@ type Capabilities struct {
 	Knowledge *knowledge.Capability
 	// Background starts background jobs (only serve runs them).
 	Background *background.Capability
+	// Connections sends connector plugins' requests with users' connections.
+	Connections *connections.Capability
 }
 
 // NewCapabilities returns capabilities not yet connected to any service.
 func NewCapabilities() *Capabilities {
 	return &Capabilities{Files: &files.Capability{}, Models: &llm.Capabilities{}, Knowledge: &knowledge.Capability{},
-		Background: &background.Capability{}}
+		Background: &background.Capability{}, Connections: &connections.Capability{}}
 }
 
 // List returns every capability a host offers: the standard ones and those
 // reaching the services.
+// The connection capability takes the same egress options as http.
 func (c *Capabilities) List(o wasm.EgressOptions) []wasm.Capability {
+	c.Connections.Egress = o
 	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm(),
-		c.Background.Wasm())
+		c.Background.Wasm(), c.Connections.Wasm())
 }
