@@ -116,7 +116,7 @@ func newEnv(t *testing.T) *env {
 		Store:  db,
 		Sealer: sealer,
 		Providers: []connections.Provider{
-			{Name: "acme", Hosts: []string{e.apiHost}, OAuth: &connections.OAuth{ClientID: "client-1", ClientSecret: "client-secret-1",
+			{Name: "acme", Hosts: []string{e.apiHost, "api.acme.test"}, OAuth: &connections.OAuth{ClientID: "client-1", ClientSecret: "client-secret-1",
 				AuthURL: e.as.AuthURL(), TokenURL: e.as.TokenURL(), RedirectURL: redirect, Scopes: []string{"read", "write"}}},
 			{Name: "jira"},
 			{Name: "other", Hosts: []string{e.apiHost}},
