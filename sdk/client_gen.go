@@ -95,6 +95,75 @@ func (c *Client) GetUsageReport(ctx context.Context, params *GetUsageReportParam
 	return &out, nil
 }
 
+// ListConnections calls GET /api/v1/connections: the caller's connections to external providers
+// (revoked ones included); never a secret.
+func (c *Client) ListConnections(ctx context.Context) ([]Connection, error) {
+	r := request{method: "GET", path: "/api/v1/connections"}
+	var out []Connection
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CreateConnection calls POST /api/v1/connections: connect with an API token or password: auth
+// `token` (sent as a bearer token) or `basic` (account and token, e.g. Jira's e-mail and API
+// token); the secret is sealed at rest and never answered.
+func (c *Client) CreateConnection(ctx context.Context, body CreateConnectionRequest) (*Connection, error) {
+	r := request{method: "POST", path: "/api/v1/connections"}
+	r.json = body
+	var out Connection
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AuthorizeConnection calls POST /api/v1/connections/authorize: start an OAuth 2.0 authorisation
+// code grant with PKCE for the caller: answers the provider's authorisation URL to send the browser
+// to; the provider redirects to /api/v1/connections/callback.
+func (c *Client) AuthorizeConnection(ctx context.Context, body AuthorizeConnectionRequest) (*AuthorizeConnectionResponse, error) {
+	r := request{method: "POST", path: "/api/v1/connections/authorize"}
+	r.json = body
+	var out AuthorizeConnectionResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CompleteConnectionAuthorization calls GET /api/v1/connections/callback: the OAuth redirect URI:
+// exchanges the code (with the PKCE verifier) and stores the connection; the state must be one the
+// same user started, unused and unexpired.
+func (c *Client) CompleteConnectionAuthorization(ctx context.Context, params *CompleteConnectionAuthorizationParams) (*Connection, error) {
+	r := request{method: "GET", path: "/api/v1/connections/callback"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.State != "" {
+			r.query.Set("state", params.State)
+		}
+		if params.Code != "" {
+			r.query.Set("code", params.Code)
+		}
+		if params.Error != "" {
+			r.query.Set("error", params.Error)
+		}
+		if params.ErrorDescription != "" {
+			r.query.Set("error_description", params.ErrorDescription)
+		}
+	}
+	var out Connection
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeConnection calls DELETE /api/v1/connections/{id}: revoke one of the caller's connections (a
+// tenant admin: any of the tenant's); its secret is wiped and it cannot be used again.
+func (c *Client) RevokeConnection(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/connections/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
 // ListFiles calls GET /api/v1/files: list files (keyset paging).
 func (c *Client) ListFiles(ctx context.Context, params *ListFilesParams) (*FilePage, error) {
 	r := request{method: "GET", path: "/api/v1/files"}
@@ -187,6 +256,42 @@ func (c *Client) GetFileIndex(ctx context.Context, id string) (*GetFileIndexResp
 	return &out, nil
 }
 
+// ListFileProposals calls GET /api/v1/files/{id}/proposals: the edits agents proposed to a file,
+// newest first.
+func (c *Client) ListFileProposals(ctx context.Context, id string) ([]FileEditProposal, error) {
+	r := request{method: "GET", path: "/api/v1/files/" + url.PathEscape(id) + "/proposals"}
+	var out []FileEditProposal
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// ListFileVersions calls GET /api/v1/files/{id}/versions: a file's versions, newest first (every
+// content it has had; the first is the upload).
+func (c *Client) ListFileVersions(ctx context.Context, id string) ([]FileVersion, error) {
+	r := request{method: "GET", path: "/api/v1/files/" + url.PathEscape(id) + "/versions"}
+	var out []FileVersion
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// GetFileVersionContent calls GET /api/v1/files/{id}/versions/{version}/content: the bytes of one
+// version of a file. The caller reads and closes the response's body.
+func (c *Client) GetFileVersionContent(ctx context.Context, id string, version string) (*http.Response, error) {
+	r := request{method: "GET", path: "/api/v1/files/" + url.PathEscape(id) + "/versions/" + url.PathEscape(version) + "/content"}
+	return c.send(ctx, r)
+}
+
+// RestoreFileVersion calls POST /api/v1/files/{id}/versions/{version}/restore: make an older
+// version's content the file's next version (the versions between are kept).
+func (c *Client) RestoreFileVersion(ctx context.Context, id string, version string) (*VersionResult, error) {
+	r := request{method: "POST", path: "/api/v1/files/" + url.PathEscape(id) + "/versions/" + url.PathEscape(version) + "/restore"}
+	var out VersionResult
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // UpdateFolder calls PATCH /api/v1/folders/{id}: rename, move (cycles refused) or change the
 // auto-rule.
 func (c *Client) UpdateFolder(ctx context.Context, id string, body FolderRequest) error {
@@ -258,6 +363,41 @@ func (c *Client) RemovePlugin(ctx context.Context, name string, params *RemovePl
 		}
 	}
 	return c.call(ctx, r, nil)
+}
+
+// GetProposal calls GET /api/v1/proposals/{id}: a proposed edit with its unified diff (readable by
+// whoever can read the file).
+func (c *Client) GetProposal(ctx context.Context, id string) (*FileEditProposal, error) {
+	r := request{method: "GET", path: "/api/v1/proposals/" + url.PathEscape(id)}
+	var out FileEditProposal
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AcceptProposal calls POST /api/v1/proposals/{id}/accept: accept a pending proposal: its content
+// becomes the file's next version (a fileVersion event on the proposing workflow). A proposal made
+// on an older version is rebased when its changes and the file's touch different lines, and refused
+// with 409 when they overlap; a refused accept changes nothing.
+func (c *Client) AcceptProposal(ctx context.Context, id string) (*ProposalDecision, error) {
+	r := request{method: "POST", path: "/api/v1/proposals/" + url.PathEscape(id) + "/accept"}
+	var out ProposalDecision
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RejectProposal calls POST /api/v1/proposals/{id}/reject: reject a pending proposal; the file
+// stays as it is.
+func (c *Client) RejectProposal(ctx context.Context, id string) (*ProposalDecision, error) {
+	r := request{method: "POST", path: "/api/v1/proposals/" + url.PathEscape(id) + "/reject"}
+	var out ProposalDecision
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // GetSession calls GET /api/v1/session: the session of the cookie: user, tenant, workspaces and the

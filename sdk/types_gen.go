@@ -52,6 +52,17 @@ type AgentTraceRunRoundToolCall struct {
 	ToolName   string          `json:"toolName"`
 }
 
+// AuthorizeConnectionRequest is the body of AuthorizeConnection.
+type AuthorizeConnectionRequest struct {
+	Label    *string `json:"label,omitempty"`
+	Provider string  `json:"provider"`
+}
+
+// AuthorizeConnectionResponse is the answer of AuthorizeConnection.
+type AuthorizeConnectionResponse struct {
+	AuthorizationURL string `json:"authorizationUrl"`
+}
+
 // BackgroundJob is the schema BackgroundJob of the API.
 type BackgroundJob struct {
 	Attempts         int64      `json:"attempts"`
@@ -88,6 +99,31 @@ type Budget struct {
 	SpentTotalCHF string  `json:"spentTotalCHF"`
 }
 
+// CompleteConnectionAuthorizationParams are the optional parameters of
+// CompleteConnectionAuthorization; zero values are not sent.
+type CompleteConnectionAuthorizationParams struct {
+	// Required.
+	State            string
+	Code             string
+	Error            string
+	ErrorDescription string
+}
+
+// Connection is the schema Connection of the API.
+type Connection struct {
+	Account string `json:"account,omitempty"`
+	// One of "oauth2", "token", "basic".
+	Auth      string     `json:"auth"`
+	BaseURL   string     `json:"baseUrl,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	ID        string     `json:"id"`
+	Label     string     `json:"label"`
+	Provider  string     `json:"provider"`
+	Revoked   bool       `json:"revoked"`
+	Scopes    []string   `json:"scopes,omitempty"`
+}
+
 // ContainerEntry is the schema ContainerEntry of the API.
 type ContainerEntry struct {
 	// a nested container; its members are entries too
@@ -103,6 +139,18 @@ type ContainerEntry struct {
 	Size   int64  `json:"size"`
 	// One of "pending", "extracted", "embedding", "indexed", "failed".
 	Status string `json:"status"`
+}
+
+// CreateConnectionRequest is the body of CreateConnection.
+type CreateConnectionRequest struct {
+	Account *string `json:"account,omitempty"`
+	// One of "token", "basic".
+	Auth string `json:"auth"`
+	// the provider site, e.g. https://acme.atlassian.net
+	BaseURL  *string `json:"baseUrl,omitempty"`
+	Label    string  `json:"label"`
+	Provider string  `json:"provider"`
+	Token    string  `json:"token"`
 }
 
 // CreateSessionRequest is the body of CreateSession.
@@ -161,11 +209,38 @@ type File struct {
 	Shared      bool       `json:"shared,omitempty"`
 	Size        int64      `json:"size,omitempty"`
 	// One of "active", "archived", "processing".
-	Status      string     `json:"status,omitempty"`
-	Tags        []string   `json:"tags,omitempty"`
-	TenantID    string     `json:"tenantId,omitempty"`
-	UpdatedAt   *time.Time `json:"updatedAt,omitempty"`
-	WorkspaceID string     `json:"workspaceId,omitempty"`
+	Status    string     `json:"status,omitempty"`
+	Tags      []string   `json:"tags,omitempty"`
+	TenantID  string     `json:"tenantId,omitempty"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	// the current version number (every change of content adds one)
+	Version     int64  `json:"version,omitempty"`
+	WorkspaceID string `json:"workspaceId,omitempty"`
+}
+
+// FileEditProposal is an edit an agent proposed, for the user to accept or reject.
+type FileEditProposal struct {
+	// the version the edit was made on
+	BaseVersion int64      `json:"baseVersion,omitempty"`
+	CreatedAt   *time.Time `json:"createdAt,omitempty"`
+	CreatedBy   string     `json:"createdBy,omitempty"`
+	DecidedAt   *time.Time `json:"decidedAt,omitempty"`
+	DecidedBy   string     `json:"decidedBy,omitempty"`
+	Description string     `json:"description,omitempty"`
+	// unified diff from the base version to the proposed content, computed by the server
+	Diff   string `json:"diff,omitempty"`
+	FileID string `json:"fileId,omitempty"`
+	ID     string `json:"id,omitempty"`
+	// the proposed content's blob
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+	// One of "pending", "accepted", "rejected".
+	Status   string `json:"status,omitempty"`
+	TenantID string `json:"tenantId,omitempty"`
+	// the file version an accepted proposal became
+	Version     int64  `json:"version,omitempty"`
+	WorkflowID  string `json:"workflowId,omitempty"`
+	WorkspaceID string `json:"workspaceId,omitempty"`
 }
 
 // FilePage is the schema FilePage of the API.
@@ -186,6 +261,18 @@ type FileUpdate struct {
 	Shared *bool `json:"shared,omitempty"`
 	// One of "active", "archived", "processing".
 	Status *string `json:"status,omitempty"`
+}
+
+// FileVersion is one content a file has had: a content-addressed blob.
+type FileVersion struct {
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	CreatedBy string     `json:"createdBy,omitempty"`
+	FileID    string     `json:"fileId,omitempty"`
+	// what made it: upload, writeFile, proposal <id>, restore of version N
+	Note    string `json:"note,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
+	Size    int64  `json:"size,omitempty"`
+	Version int64  `json:"version,omitempty"`
 }
 
 // Folder is the schema Folder of the API.
@@ -360,6 +447,14 @@ type Problem struct {
 	Status int64  `json:"status"`
 	Title  string `json:"title"`
 	Type   string `json:"type"`
+}
+
+// ProposalDecision is the schema ProposalDecision of the API.
+type ProposalDecision struct {
+	File     File             `json:"file,omitempty"`
+	Proposal FileEditProposal `json:"proposal,omitempty"`
+	// the proposal was made on an older version and merged onto the current one
+	Rebased bool `json:"rebased,omitempty"`
 }
 
 // RemovePluginParams are the optional parameters of RemovePlugin; zero values are not sent.
@@ -574,6 +669,12 @@ type UsageRow struct {
 	// one value per dimension, in the order asked
 	Keys         []string `json:"keys"`
 	PromptTokens int64    `json:"promptTokens"`
+}
+
+// VersionResult is the schema VersionResult of the API.
+type VersionResult struct {
+	File    File        `json:"file,omitempty"`
+	Version FileVersion `json:"version,omitempty"`
 }
 
 // Workflow is the schema Workflow of the API.

@@ -60,6 +60,9 @@ type Deps struct {
 	Timeouts Timeouts
 	// Tokens lists and revokes API tokens (GET/DELETE /tokens).
 	Tokens Tokens
+	// Connections keeps users' connections to external providers; nil
+	// (no secret key configured) serves no connection routes.
+	Connections Connections
 	// Billing serves usage reports and the tenant's budget, and refuses to
 	// start workflows of a tenant over its limits; nil serves neither.
 	Billing Billing

@@ -224,6 +224,9 @@ func (s *Service) AddToken(ctx context.Context, p tenancy.Principal, n NewToken)
 	if err != nil {
 		return Connection{}, err
 	}
+	if base == "" && len(s.providers[n.Provider].Hosts) == 0 {
+		return Connection{}, fmt.Errorf("%w: a %s connection needs its site's base URL", tenancy.ErrInvalid, n.Provider)
+	}
 	return s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account},
 		secret{Token: n.Token})
 }
