@@ -74,28 +74,28 @@ func Serve(adapters map[string]ServiceAdapter) {
 		return a, nil
 	}
 	pdk.Tool(wire.ToolBrowse, "Lists the entries under a path of a service.", func(r BrowseRequest) (Listing, error) {
-		a, err := pick(r.Target)
+		a, err := pick(r.Target())
 		if err != nil {
 			return Listing{}, err
 		}
 		return a.Browse(r)
 	}, pdk.ReadOnly())
 	pdk.Tool(wire.ToolDownload, "Downloads one file of a service.", func(r DownloadRequest) (File, error) {
-		a, err := pick(r.Target)
+		a, err := pick(r.Target())
 		if err != nil {
 			return File{}, err
 		}
 		return a.Download(r)
 	}, pdk.ReadOnly())
 	pdk.Tool(wire.ToolUpload, "Uploads a file to a service.", func(r UploadRequest) (Entry, error) {
-		a, err := pick(r.Target)
+		a, err := pick(r.Target())
 		if err != nil {
 			return Entry{}, err
 		}
 		return a.Upload(r)
 	})
 	pdk.Tool(wire.ToolSearch, "Searches a service.", func(r SearchRequest) (Listing, error) {
-		a, err := pick(r.Target)
+		a, err := pick(r.Target())
 		if err != nil {
 			return Listing{}, err
 		}
@@ -122,14 +122,14 @@ func Serve(adapters map[string]ServiceAdapter) {
 		return m, nil
 	}
 	pdk.Tool(wire.ToolSendMail, "Sends a message.", func(r SendMailRequest) (Mail, error) {
-		m, err := pickMail(r.Target)
+		m, err := pickMail(r.Target())
 		if err != nil {
 			return Mail{}, err
 		}
 		return m.SendMail(r)
 	})
 	pdk.Tool(wire.ToolListMail, "Lists messages of a mail folder.", func(r ListMailRequest) (MailList, error) {
-		m, err := pickMail(r.Target)
+		m, err := pickMail(r.Target())
 		if err != nil {
 			return MailList{}, err
 		}

@@ -99,6 +99,15 @@ type Connector struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
+// HasAgentTools reports whether the plugin's tools are agent tools. An
+// extractor's tools are the host's (called with a document), and a
+// connector's are the connection tools' (called through the resolver with a
+// user's connection): neither is in the host-wide tool namespace, so every
+// connector may export the same browse, download, upload and search.
+func (m *Manifest) HasAgentTools() bool {
+	return m.Kind != KindExtractor && m.Kind != KindConnector
+}
+
 // HasService reports whether the connector serves service.
 func (c *Connector) HasService(service string) bool {
 	return c != nil && slices.Contains(c.Services, service)

@@ -16,10 +16,11 @@ const (
 	ToolListMail = "listMail"
 )
 
-// Target names the connection and service a request is for.
+// Target names the connection and service a request is for; every request
+// carries both (as fields, not embedded, so its JSON Schema is flat).
 type Target struct {
-	Connection string `json:"connection" minLength:"1" description:"the connection id"`
-	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
+	Connection string `json:"connection"`
+	Service    string `json:"service"`
 }
 
 // Entry is an item of an external service: a folder, a file, an issue, a
@@ -40,7 +41,8 @@ type Entry struct {
 
 // BrowseRequest lists what is under Path ("" for the service's root).
 type BrowseRequest struct {
-	Target
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
 	Path   string `json:"path,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
 	Limit  int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
@@ -54,7 +56,8 @@ type Listing struct {
 
 // DownloadRequest fetches one file (by the Path or ID a listing gave).
 type DownloadRequest struct {
-	Target
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
 	Path     string `json:"path,omitempty"`
 	ID       string `json:"id,omitempty"`
 	MaxBytes int64  `json:"maxBytes,omitempty" minimum:"0"`
@@ -69,7 +72,8 @@ type File struct {
 
 // UploadRequest stores a file under Path.
 type UploadRequest struct {
-	Target
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
 	Path     string `json:"path,omitempty"`
 	Name     string `json:"name" minLength:"1"`
 	MIMEType string `json:"mimeType,omitempty"`
@@ -78,7 +82,8 @@ type UploadRequest struct {
 
 // SearchRequest searches the service.
 type SearchRequest struct {
-	Target
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
 	Query  string `json:"query" minLength:"1"`
 	Cursor string `json:"cursor,omitempty"`
 	Limit  int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
@@ -97,13 +102,15 @@ type Mail struct {
 
 // SendMailRequest sends Mail.
 type SendMailRequest struct {
-	Target
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
 	Mail Mail `json:"mail"`
 }
 
 // ListMailRequest lists messages of a folder ("" for the inbox).
 type ListMailRequest struct {
-	Target
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
 	Folder string `json:"folder,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
 	Limit  int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
@@ -114,3 +121,24 @@ type MailList struct {
 	Messages []Mail `json:"messages"`
 	Next     string `json:"next,omitempty"`
 }
+
+// Of returns the target a request names.
+func Of(connection, service string) Target { return Target{Connection: connection, Service: service} }
+
+// Target returns the request's connection and service.
+func (r BrowseRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r DownloadRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r UploadRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r SearchRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r SendMailRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r ListMailRequest) Target() Target { return Of(r.Connection, r.Service) }
