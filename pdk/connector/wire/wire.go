@@ -43,9 +43,9 @@ type Entry struct {
 type BrowseRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
-	Path   string `json:"path,omitempty"`
-	Cursor string `json:"cursor,omitempty"`
-	Limit  int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
+	Path       string `json:"path,omitempty"`
+	Cursor     string `json:"cursor,omitempty"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
 }
 
 // Listing is a page of entries; Next is the cursor of the next page.
@@ -58,9 +58,9 @@ type Listing struct {
 type DownloadRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
-	Path     string `json:"path,omitempty"`
-	ID       string `json:"id,omitempty"`
-	MaxBytes int64  `json:"maxBytes,omitempty" minimum:"0"`
+	Path       string `json:"path,omitempty"`
+	ID         string `json:"id,omitempty"`
+	MaxBytes   int64  `json:"maxBytes,omitempty" minimum:"0"`
 }
 
 // File is a downloaded file.
@@ -74,19 +74,19 @@ type File struct {
 type UploadRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
-	Path     string `json:"path,omitempty"`
-	Name     string `json:"name" minLength:"1"`
-	MIMEType string `json:"mimeType,omitempty"`
-	Data     []byte `json:"data"`
+	Path       string `json:"path,omitempty"`
+	Name       string `json:"name" minLength:"1"`
+	MIMEType   string `json:"mimeType,omitempty"`
+	Data       []byte `json:"data"`
 }
 
 // SearchRequest searches the service.
 type SearchRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
-	Query  string `json:"query" minLength:"1"`
-	Cursor string `json:"cursor,omitempty"`
-	Limit  int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
+	Query      string `json:"query" minLength:"1"`
+	Cursor     string `json:"cursor,omitempty"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
 }
 
 // Mail is a message to send or one listed.
@@ -104,16 +104,16 @@ type Mail struct {
 type SendMailRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
-	Mail Mail `json:"mail"`
+	Mail       Mail   `json:"mail"`
 }
 
 // ListMailRequest lists messages of a folder ("" for the inbox).
 type ListMailRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
-	Folder string `json:"folder,omitempty"`
-	Cursor string `json:"cursor,omitempty"`
-	Limit  int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
+	Folder     string `json:"folder,omitempty"`
+	Cursor     string `json:"cursor,omitempty"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
 }
 
 // MailList is a page of messages.
