@@ -253,6 +253,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if connSvc != nil {
 		pf.caps.Connections.Service, conns = connSvc, connSvc
+		pf.caps.Connectors.Resolver = &connections.Resolver{Plugins: host, Service: connSvc}
 	} else {
 		logger.Info("connections disabled: set AGENTHOST_SECRET_KEY to store users' connections")
 	}

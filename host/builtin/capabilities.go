@@ -24,12 +24,16 @@ type Capabilities struct {
 	Background *background.Capability
 	// Connections sends connector plugins' requests with users' connections.
 	Connections *connections.Capability
+	// Connectors serves the connection tools (browse, download, ... through
+	// the connectors).
+	Connectors *connections.ToolsCapability
 }
 
 // NewCapabilities returns capabilities not yet connected to any service.
 func NewCapabilities() *Capabilities {
 	return &Capabilities{Files: &files.Capability{}, Models: &llm.Capabilities{}, Knowledge: &knowledge.Capability{},
-		Background: &background.Capability{}, Connections: &connections.Capability{}}
+		Background: &background.Capability{}, Connections: &connections.Capability{},
+		Connectors: &connections.ToolsCapability{}}
 }
 
 // List returns every capability a host offers: the standard ones and those
@@ -38,5 +42,5 @@ func NewCapabilities() *Capabilities {
 func (c *Capabilities) List(o wasm.EgressOptions) []wasm.Capability {
 	c.Connections.Egress = o
 	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm(),
-		c.Background.Wasm(), c.Connections.Wasm())
+		c.Background.Wasm(), c.Connections.Wasm(), c.Connectors.Wasm())
 }
