@@ -490,7 +490,7 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 		r.Headers["Authorization"] = authorization(rec, sec)
 		resp, err := send(ctx, r)
 		if err != nil {
-			return nil, fmt.Errorf("connection %q: %w", rec.Label, scrubError(err, sec))
+			return nil, fmt.Errorf("connection %q: %w", rec.Label, scrubError(err, rec, sec))
 		}
 		switch {
 		case resp.Status == http.StatusUnauthorized && rec.Auth == AuthOAuth2 && !refreshed:
@@ -510,7 +510,7 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 				continue
 			}
 		}
-		scrub(resp, sec)
+		scrub(resp, rec, sec)
 		return resp, nil
 	}
 }
@@ -561,14 +561,18 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// secretForms are the byte strings that reveal a secret: each token, and
-// the basic credential in its encoded form.
-func secretForms(sec secret) [][]byte {
+// secretForms are the byte strings that reveal a secret: each token, its
+// base64, and the credential of the Authorization header the host sends
+// (a basic credential is base64 of account:token).
+func secretForms(r store.ConnectionRecord, sec secret) [][]byte {
 	var out [][]byte
 	for _, v := range []string{sec.AccessToken, sec.RefreshToken, sec.Token} {
 		if len(v) >= 4 {
 			out = append(out, []byte(v), []byte(base64.StdEncoding.EncodeToString([]byte(v))))
 		}
+	}
+	if _, cred, ok := strings.Cut(authorization(r, sec), " "); ok && len(cred) >= 4 {
+		out = append(out, []byte(cred))
 	}
 	return out
 }
@@ -577,8 +581,8 @@ const redacted = "[redacted]"
 
 // scrub removes the secret from a response: a provider (or a hostile page
 // on an allowed host) echoing the credential must not hand it to the plugin.
-func scrub(resp *egress.Response, sec secret) {
-	forms := secretForms(sec)
+func scrub(resp *egress.Response, r store.ConnectionRecord, sec secret) {
+	forms := secretForms(r, sec)
 	for _, f := range forms {
 		resp.Body = bytes.ReplaceAll(resp.Body, f, []byte(redacted))
 	}
@@ -593,10 +597,10 @@ func scrub(resp *egress.Response, sec secret) {
 	}
 }
 
-func scrubError(err error, sec secret) error {
+func scrubError(err error, r store.ConnectionRecord, sec secret) error {
 	msg := err.Error()
 	clean := msg
-	for _, f := range secretForms(sec) {
+	for _, f := range secretForms(r, sec) {
 		clean = strings.ReplaceAll(clean, string(f), redacted)
 	}
 	if clean == msg {

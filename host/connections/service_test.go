@@ -367,6 +367,12 @@ func TestTokenConnections(t *testing.T) {
 	if got := e.seen[len(e.seen)-1]; got != "Basic "+basic("alice@acme.example", "jira-api-token-1") {
 		t.Fatalf("the provider saw %q", got)
 	}
+	// A page echoing the basic credential back gets it redacted.
+	echo, err := e.svc.Do(ctx, e.alice, c.ID, "jira", []string{e.apiHost}, egress.Request{URL: host + "/echo"}, e.send())
+	if err != nil || bytes.Contains(echo.Body, []byte(basic("alice@acme.example", "jira-api-token-1"))) || bytes.Contains(echo.Body, []byte("jira-api-token-1")) ||
+		!bytes.Contains(echo.Body, []byte("[redacted]")) {
+		t.Fatalf("echoed basic credential: %q %v", echo.Body, err)
+	}
 	// A wrong token: no refresh, a clear error.
 	bad, err := e.svc.AddToken(ctx, e.alice, connections.NewToken{Provider: "jira", Label: "stale", Auth: "basic", BaseURL: host,
 		Account: "alice@acme.example", Token: "revoked-token"})
