@@ -52,7 +52,7 @@ func (c *clock) add(d time.Duration) {
 
 const redirect = "https://agenthost.example/api/connections/callback"
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, store.Config{Dir: t.TempDir()})
@@ -154,7 +154,7 @@ func (e *env) requests() int {
 }
 
 // connectOAuth runs the whole authorisation code grant for p.
-func (e *env) connectOAuth(t *testing.T, p tenancy.Principal) connections.Connection {
+func (e *env) connectOAuth(t testing.TB, p tenancy.Principal) connections.Connection {
 	t.Helper()
 	ctx := context.Background()
 	authURL, err := e.svc.StartAuthorization(ctx, p, "acme", "work")
@@ -173,7 +173,7 @@ func (e *env) connectOAuth(t *testing.T, p tenancy.Principal) connections.Connec
 	return c
 }
 
-func mustQuery(t *testing.T, s string) url.Values {
+func mustQuery(t testing.TB, s string) url.Values {
 	t.Helper()
 	u, err := url.Parse(s)
 	if err != nil {
