@@ -11,7 +11,7 @@ import (
 // DefaultProviders and the OAuth clients named in AGENTHOST_OAUTH_PROVIDERS
 // (comma-separated), each configured by AGENTHOST_OAUTH_<NAME>_CLIENT_ID,
 // _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _REDIRECT_URL, _SCOPES and _HOSTS
-// (comma- or space-separated).
+// (comma- or space-separated) and _BASE_URL (its API root).
 func FromEnv(getenv func(string) string, st Store) (*Service, error) {
 	raw := getenv("AGENTHOST_SECRET_KEY")
 	if strings.TrimSpace(raw) == "" {
@@ -30,7 +30,7 @@ func FromEnv(getenv func(string) string, st Store) (*Service, error) {
 		env := func(k string) string {
 			return strings.TrimSpace(getenv("AGENTHOST_OAUTH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_" + k))
 		}
-		p := Provider{Name: name, Hosts: list(env("HOSTS")), OAuth: &OAuth{ClientID: env("CLIENT_ID"), ClientSecret: env("CLIENT_SECRET"),
+		p := Provider{Name: name, Hosts: list(env("HOSTS")), BaseURL: env("BASE_URL"), OAuth: &OAuth{ClientID: env("CLIENT_ID"), ClientSecret: env("CLIENT_SECRET"),
 			AuthURL: env("AUTH_URL"), TokenURL: env("TOKEN_URL"), RedirectURL: env("REDIRECT_URL"), Scopes: list(env("SCOPES"))}}
 		replaced := false
 		for i := range providers {

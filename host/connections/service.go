@@ -57,6 +57,9 @@ type Provider struct {
 	// Hosts are egress allow-list entries the provider's credentials may be
 	// sent to (besides a connection's own base URL host).
 	Hosts []string
+	// BaseURL is the provider's API root, the base URL of connections that
+	// name none (OAuth connections); its host is one of Hosts implicitly.
+	BaseURL string
 	// OAuth is set for providers users connect to by OAuth 2.0.
 	OAuth *OAuth
 }
@@ -144,6 +147,11 @@ func New(o Options) (*Service, error) {
 		if p.Name == "" {
 			return nil, errors.New("connections: a provider needs a name")
 		}
+		if p.BaseURL != "" {
+			if _, err := checkBaseURL(p.BaseURL); err != nil {
+				return nil, fmt.Errorf("connections: provider %s: %w", p.Name, err)
+			}
+		}
 		for _, h := range p.Hosts {
 			if _, err := egress.ParseHostEntry(h); err != nil {
 				return nil, fmt.Errorf("connections: provider %s: %w", p.Name, err)
@@ -182,9 +190,17 @@ type Connection struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-func view(r store.ConnectionRecord) Connection {
-	return Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: r.BaseURL, Account: r.Account,
+func (s *Service) view(r store.ConnectionRecord) Connection {
+	return Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: s.baseURL(r), Account: r.Account,
 		Scopes: r.Scopes, ExpiresAt: r.ExpiresAt, Revoked: r.Revoked(), CreatedAt: r.CreatedAt}
+}
+
+// baseURL is the connection's base URL, else its provider's.
+func (s *Service) baseURL(r store.ConnectionRecord) string {
+	if r.BaseURL != "" {
+		return r.BaseURL
+	}
+	return s.providers[r.Provider].BaseURL
 }
 
 // secret is what is sealed in a connection's row.
@@ -224,7 +240,7 @@ func (s *Service) AddToken(ctx context.Context, p tenancy.Principal, n NewToken)
 	if err != nil {
 		return Connection{}, err
 	}
-	if base == "" && len(s.providers[n.Provider].Hosts) == 0 {
+	if base == "" && len(s.providers[n.Provider].Hosts) == 0 && s.providers[n.Provider].BaseURL == "" {
 		return Connection{}, fmt.Errorf("%w: a %s connection needs its site's base URL", tenancy.ErrInvalid, n.Provider)
 	}
 	return s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account},
@@ -255,7 +271,7 @@ func (s *Service) create(ctx context.Context, p tenancy.Principal, r store.Conne
 	if err != nil {
 		return Connection{}, err
 	}
-	return view(r), nil
+	return s.view(r), nil
 }
 
 func (s *Service) seal(id string, sec secret) ([]byte, error) {
@@ -286,7 +302,7 @@ func (s *Service) List(ctx context.Context, p tenancy.Principal) ([]Connection, 
 	}
 	out := make([]Connection, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, view(r))
+		out = append(out, s.view(r))
 	}
 	return out, nil
 }
@@ -297,7 +313,7 @@ func (s *Service) Get(ctx context.Context, p tenancy.Principal, id string) (Conn
 	if err != nil {
 		return Connection{}, err
 	}
-	return view(r), nil
+	return s.view(r), nil
 }
 
 // Revoke revokes p's connection id; its secret is wiped.
@@ -524,8 +540,8 @@ func (s *Service) checkHost(rec store.ConnectionRecord, hosts []string, u *url.U
 		return fmt.Errorf("%w: %s is not among the connector's hosts", ErrHostRefused, u.Hostname())
 	}
 	own := slices.Clone(s.providers[rec.Provider].Hosts)
-	if rec.BaseURL != "" {
-		if b, err := url.Parse(rec.BaseURL); err == nil {
+	if base := s.baseURL(rec); base != "" {
+		if b, err := url.Parse(base); err == nil {
 			own = append(own, b.Host)
 		}
 	}

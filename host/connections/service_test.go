@@ -3,6 +3,7 @@ package connections_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -34,6 +35,7 @@ type env struct {
 
 	mu   sync.Mutex
 	seen []string // Authorization headers the resource server saw
+	mail []json.RawMessage // messages sent to the acme API
 	// script answers the next requests before the token check (429s).
 	script []func(w http.ResponseWriter) bool
 }
@@ -97,6 +99,10 @@ func newEnv(t testing.TB) *env {
 			_, _ = io.WriteString(w, `{"errorMessages":["Client must be authenticated to access this resource."],"errors":{}}`)
 			return
 		}
+		if strings.HasPrefix(r.URL.Path, "/v1/") { // the acme API of the third-party connector
+			e.acme(w, r)
+			return
+		}
 		if r.URL.Path == "/echo" { // a hostile page echoing the credential back
 			w.Header().Set("X-Echo", auth)
 			_, _ = io.WriteString(w, "you sent: "+auth)
@@ -116,7 +122,7 @@ func newEnv(t testing.TB) *env {
 		Store:  db,
 		Sealer: sealer,
 		Providers: []connections.Provider{
-			{Name: "acme", Hosts: []string{e.apiHost, "api.acme.test"}, OAuth: &connections.OAuth{ClientID: "client-1", ClientSecret: "client-secret-1",
+			{Name: "acme", Hosts: []string{e.apiHost}, BaseURL: "http://api.acme.test:" + u.Port(), OAuth: &connections.OAuth{ClientID: "client-1", ClientSecret: "client-secret-1",
 				AuthURL: e.as.AuthURL(), TokenURL: e.as.TokenURL(), RedirectURL: redirect, Scopes: []string{"read", "write"}}},
 			{Name: "jira"},
 			{Name: "other", Hosts: []string{e.apiHost}},
@@ -486,5 +492,39 @@ func TestResponsesScrubbed(t *testing.T) {
 	}
 	if !bytes.Contains(resp.Body, []byte("[redacted]")) {
 		t.Fatalf("body %q", resp.Body)
+	}
+}
+
+// acme serves the acme API: files and mail, as JSON.
+func (e *env) acme(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.Method == "GET" && r.URL.Path == "/v1/files":
+		_, _ = io.WriteString(w, `[{"id":"q3","name":"Quarterly report"},{"id":"plan","name":"Plan"}]`)
+	case r.Method == "GET" && r.URL.Path == "/v1/files/q3":
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = io.WriteString(w, "Q3 revenue rose.")
+	case r.Method == "POST" && r.URL.Path == "/v1/mail":
+		b, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			w.WriteHeader(400)
+			return
+		}
+		m["id"] = "m1"
+		out, _ := json.Marshal(m)
+		e.mu.Lock()
+		e.mail = append(e.mail, out)
+		e.mu.Unlock()
+		_, _ = w.Write(out)
+	case r.Method == "GET" && r.URL.Path == "/v1/mail":
+		e.mu.Lock()
+		msgs := append([]json.RawMessage{}, e.mail...)
+		e.mu.Unlock()
+		out, _ := json.Marshal(map[string]any{"messages": msgs})
+		_, _ = w.Write(out)
+	default:
+		w.WriteHeader(404)
+		_, _ = io.WriteString(w, `{"error":"no such route"}`)
 	}
 }
