@@ -34,7 +34,7 @@ type env struct {
 	slept      []time.Duration
 
 	mu   sync.Mutex
-	seen []string // Authorization headers the resource server saw
+	seen []string          // Authorization headers the resource server saw
 	mail []json.RawMessage // messages sent to the acme API
 	// script answers the next requests before the token check (429s).
 	script []func(w http.ResponseWriter) bool
