@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -116,6 +117,8 @@ type Options struct {
 type Service struct {
 	o         Options
 	providers map[string]Provider
+	// refreshing holds a mutex per connection id being refreshed.
+	refreshing sync.Map
 }
 
 // New checks the options and makes a Service. Without a sealer it refuses:
@@ -382,7 +385,7 @@ func (s *Service) CompleteAuthorization(ctx context.Context, p tenancy.Principal
 	if sc, ok := tok.Extra("scope").(string); ok && sc != "" {
 		scopes = strings.Fields(sc)
 	}
-	return s.create(ctx, p, store.ConnectionRecord{Provider: st.Provider, Label: st.Label, Auth: AuthOAuth2, Scopes: scopes, ExpiresAt: tok.Expiry},
+	return s.create(ctx, p, store.ConnectionRecord{Provider: st.Provider, Label: st.Label, Auth: AuthOAuth2, Scopes: scopes, ExpiresAt: s.expiry(tok)},
 		secret{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken})
 }
 
@@ -430,18 +433,31 @@ func (s *Service) usable(ctx context.Context, p tenancy.Principal, id, provider 
 	return r, sec, nil
 }
 
-// refresh trades the refresh token for a new access token and stores it. If
-// another refresh won meanwhile, its token is used.
+// refresh trades the refresh token for a new access token and stores it.
+// r is the version the caller used. Refreshes of one connection are
+// serialised in this process, and a refresh another caller (or host)
+// stored since r is used instead of refreshing again: providers rotate
+// refresh tokens, so a second refresh with the old one would fail.
 func (s *Service) refresh(ctx context.Context, p tenancy.Principal, r store.ConnectionRecord, sec secret) (store.ConnectionRecord, secret, error) {
 	pr, ok := s.providers[r.Provider]
 	if !ok || pr.OAuth == nil {
 		return r, sec, fmt.Errorf("%w: provider %q is not configured for OAuth", ErrUnknownProvider, r.Provider)
+	}
+	mu, _ := s.refreshing.LoadOrStore(r.ID, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	if cur, csec, changed, err := s.changedSince(ctx, p, r); err != nil || changed {
+		return cur, csec, err
 	}
 	if sec.RefreshToken == "" {
 		return r, sec, fmt.Errorf("%w: connection %q has no refresh token; connect again", ErrExpired, r.Label)
 	}
 	tok, err := pr.OAuth.config().TokenSource(s.tokenContext(ctx), &oauth2.Token{RefreshToken: sec.RefreshToken}).Token()
 	if err != nil {
+		// Another host may have rotated the refresh token meanwhile.
+		if cur, csec, changed, cerr := s.changedSince(ctx, p, r); cerr == nil && changed {
+			return cur, csec, nil
+		}
 		return r, sec, fmt.Errorf("%w: refreshing connection %q failed: %w", ErrExpired, r.Label, cleanOAuthError(err))
 	}
 	next := secret{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken}
@@ -452,21 +468,44 @@ func (s *Service) refresh(ctx context.Context, p tenancy.Principal, r store.Conn
 	if err != nil {
 		return r, sec, err
 	}
-	v, err := s.o.Store.UpdateConnectionSecret(ctx, p, r.ID, r.Version, sealed, tok.Expiry)
+	expiry := s.expiry(tok)
+	v, err := s.o.Store.UpdateConnectionSecret(ctx, p, r.ID, r.Version, sealed, expiry)
 	if errors.Is(err, tenancy.ErrConflict) {
-		// A concurrent refresh stored its token first: use that one.
-		r2, err := s.o.Store.Connection(ctx, p, r.ID)
-		if err != nil {
-			return r, sec, err
-		}
-		sec2, err := s.open(r2)
-		return r2, sec2, err
+		// Another host stored its refresh first: use that one.
+		cur, csec, _, err := s.changedSince(ctx, p, r)
+		return cur, csec, err
 	}
 	if err != nil {
 		return r, sec, err
 	}
-	r.Secret, r.Version, r.ExpiresAt = sealed, v, tok.Expiry
+	r.Secret, r.Version, r.ExpiresAt = sealed, v, expiry
 	return r, next, nil
+}
+
+// expiry is when tok ends on the service's clock (oauth2 computes it from
+// expires_in on the wall clock).
+func (s *Service) expiry(tok *oauth2.Token) time.Time {
+	if tok.Expiry.IsZero() {
+		return time.Time{}
+	}
+	return s.o.Now().Add(time.Until(tok.Expiry))
+}
+
+// changedSince reads the connection again and reports whether its secret
+// changed since r (a refresh by someone else), with the current secret.
+func (s *Service) changedSince(ctx context.Context, p tenancy.Principal, r store.ConnectionRecord) (store.ConnectionRecord, secret, bool, error) {
+	cur, err := s.o.Store.Connection(ctx, p, r.ID)
+	if err != nil {
+		return r, secret{}, false, err
+	}
+	if cur.Revoked() {
+		return cur, secret{}, false, fmt.Errorf("%w: connection %q (%s) was revoked; connect again", ErrRevoked, cur.Label, cur.Provider)
+	}
+	if cur.Version == r.Version {
+		return r, secret{}, false, nil
+	}
+	sec, err := s.open(cur)
+	return cur, sec, true, err
 }
 
 // Sender sends one request (the connector's egress client).

@@ -528,3 +528,36 @@ func (e *env) acme(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"error":"no such route"}`)
 	}
 }
+
+// TestConcurrentRefresh: requests racing on an expired token refresh it
+// once; the provider rotates refresh tokens, so a second refresh with the
+// old one would fail and lose the connection.
+func TestConcurrentRefresh(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	c := e.connectOAuth(t, e.alice)
+	e.clock.add(2 * time.Hour)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := e.svc.Do(ctx, e.alice, c.ID, "acme", []string{e.apiHost}, egress.Request{URL: e.api.URL}, e.send())
+			if err == nil && resp.Status != 200 {
+				err = errors.New(resp.Headers.Get("Status"))
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := e.as.Refreshes(); n != 1 {
+		t.Fatalf("%d refreshes, want 1", n)
+	}
+}
