@@ -178,6 +178,16 @@ func TestConnectorRefusals(t *testing.T) {
 	if e.requests() != before {
 		t.Fatalf("%d refused requests reached a server", e.requests()-before)
 	}
+	// A read-only tool's connection requests may only read.
+	if res := call(t, p, e.alice, "peek", map[string]any{"connection": c.ID, "url": "http://api.acme.test:" + port + "/", "method": "POST"}); res.OK || !strings.Contains(res.Error.Error(), "method POST is not allowed") {
+		t.Errorf("POST from a read-only tool: %+v %+v", res, res.Error)
+	}
+	if res := call(t, p, e.alice, "peek", map[string]any{"connection": c.ID, "url": "http://api.acme.test:" + port + "/"}); !res.OK {
+		t.Errorf("GET from a read-only tool: %+v", res.Error)
+	}
+	if e.requests() != before+1 {
+		t.Fatalf("%d requests reached the server, want the one GET", e.requests()-before)
+	}
 	if err := e.svc.Revoke(context.Background(), e.alice, c.ID); err != nil {
 		t.Fatal(err)
 	}

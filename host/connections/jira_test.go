@@ -139,6 +139,11 @@ func TestJiraIssuesAndAttachments(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// A site answering garbage: a clear error, nothing made of it.
+	je.site.Garbage(1)
+	if _, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ"}); err == nil || !strings.Contains(err.Error(), "bad_response") {
+		t.Errorf("garbage: %v", err)
+	}
 	if _, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1/../../etc/passwd"}); err == nil || !strings.Contains(err.Error(), "invalid_path") {
 		t.Errorf("download traversal: %v", err)
 	}

@@ -55,6 +55,7 @@ type Server struct {
 	boards   []Board
 	nextID   int
 	throttle []time.Duration // Retry-After of the next requests to refuse
+	garbage  int             // next authenticated requests answered with an HTML error page
 	requests []string
 }
 
@@ -105,6 +106,14 @@ func (s *Server) Throttle(after ...time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.throttle = append(s.throttle, after...)
+}
+
+// Garbage makes the next n authenticated requests answer 200 with an HTML
+// page instead of JSON, as a proxy or a maintenance page does.
+func (s *Server) Garbage(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.garbage += n
 }
 
 // Requests returns "METHOD path?query" of every request seen.
@@ -167,6 +176,17 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if !ok || user != s.Email || pass != s.Token {
 			w.Header().Set("WWW-Authenticate", `Basic realm="protected-area"`)
 			jiraError(w, http.StatusUnauthorized, "Client must be authenticated to access this resource.")
+			return
+		}
+		s.mu.Lock()
+		garbage := s.garbage > 0
+		if garbage {
+			s.garbage--
+		}
+		s.mu.Unlock()
+		if garbage {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = io.WriteString(w, "<html><body>Service temporarily unavailable {\"isLast\": </body></html>")
 			return
 		}
 		next.ServeHTTP(w, r)

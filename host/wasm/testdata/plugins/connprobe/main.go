@@ -92,6 +92,7 @@ func main() {}
 
 func init() {
 	pdk.Tool("fetch", "Sends a request through a connection and returns everything it got.", fetch)
+	pdk.Tool("peek", "fetch as a read-only tool.", fetch, pdk.ReadOnly())
 	pdk.Tool("scan", "Counts a masked needle's occurrences in the guest's memory.", scan, pdk.ReadOnly())
 	pdk.Tool("getVar", "Returns the variable the last fetch kept.", func(struct{}) (string, error) {
 		b, _ := pdk.VarGet("last")
