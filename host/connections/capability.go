@@ -87,6 +87,17 @@ func (h *Capability) request(ctx context.Context, c *wasm.Call, raw json.RawMess
 	if req.Connection == "" || req.URL == "" {
 		return nil, capErr("invalid_request", errors.New("a connection request needs connection and url"))
 	}
+	if conn.Auth != "" {
+		// The connector declared how its connections authenticate: a
+		// connection of another kind is not one it was written for.
+		got, err := h.Service.Get(ctx, p, req.Connection)
+		if err != nil {
+			return nil, capErr(errorCode(err), err)
+		}
+		if got.Provider == conn.Provider && got.Auth != conn.Auth {
+			return nil, capErr("wrong_auth", fmt.Errorf("connection %q authenticates by %s, this connector by %s", got.Label, got.Auth, conn.Auth))
+		}
+	}
 	client := h.client(c)
 	resp, err := h.Service.Do(ctx, p, req.Connection, conn.Provider, conn.Hosts,
 		egress.Request{Method: req.Method, URL: req.URL, Headers: req.Headers, Body: req.Body}, client.Do)

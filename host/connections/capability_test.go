@@ -157,6 +157,10 @@ func TestConnectorRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	acmeToken, err := e.svc.AddToken(context.Background(), e.alice, connections.NewToken{Provider: "acme", Label: "pat", Auth: "token", Token: "static-token-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, code string
 		who        tenancy.Principal
@@ -167,6 +171,7 @@ func TestConnectorRefusals(t *testing.T) {
 		{"another user's connection", "not_found", e.bob, c.ID, "http://api.acme.test:" + port + "/"},
 		{"another provider's connection", "wrong_provider", e.alice, other.ID, "http://api.acme.test:" + port + "/"},
 		{"an unknown connection", "not_found", e.alice, "nope", "http://api.acme.test:" + port + "/"},
+		{"a token connection to an OAuth connector", "wrong_auth", e.alice, acmeToken.ID, "http://api.acme.test:" + port + "/"},
 	}
 	before := e.requests()
 	for _, tc := range cases {
