@@ -95,6 +95,75 @@ func (c *Client) GetUsageReport(ctx context.Context, params *GetUsageReportParam
 	return &out, nil
 }
 
+// ListConnections calls GET /api/v1/connections: the caller's connections to external providers
+// (revoked ones included); never a secret.
+func (c *Client) ListConnections(ctx context.Context) ([]Connection, error) {
+	r := request{method: "GET", path: "/api/v1/connections"}
+	var out []Connection
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CreateConnection calls POST /api/v1/connections: connect with an API token or password: auth
+// `token` (sent as a bearer token) or `basic` (account and token, e.g. Jira's e-mail and API
+// token); the secret is sealed at rest and never answered.
+func (c *Client) CreateConnection(ctx context.Context, body CreateConnectionRequest) (*Connection, error) {
+	r := request{method: "POST", path: "/api/v1/connections"}
+	r.json = body
+	var out Connection
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AuthorizeConnection calls POST /api/v1/connections/authorize: start an OAuth 2.0 authorisation
+// code grant with PKCE for the caller: answers the provider's authorisation URL to send the browser
+// to; the provider redirects to /api/v1/connections/callback.
+func (c *Client) AuthorizeConnection(ctx context.Context, body AuthorizeConnectionRequest) (*AuthorizeConnectionResponse, error) {
+	r := request{method: "POST", path: "/api/v1/connections/authorize"}
+	r.json = body
+	var out AuthorizeConnectionResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CompleteConnectionAuthorization calls GET /api/v1/connections/callback: the OAuth redirect URI:
+// exchanges the code (with the PKCE verifier) and stores the connection; the state must be one the
+// same user started, unused and unexpired.
+func (c *Client) CompleteConnectionAuthorization(ctx context.Context, params *CompleteConnectionAuthorizationParams) (*Connection, error) {
+	r := request{method: "GET", path: "/api/v1/connections/callback"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.State != "" {
+			r.query.Set("state", params.State)
+		}
+		if params.Code != "" {
+			r.query.Set("code", params.Code)
+		}
+		if params.Error != "" {
+			r.query.Set("error", params.Error)
+		}
+		if params.ErrorDescription != "" {
+			r.query.Set("error_description", params.ErrorDescription)
+		}
+	}
+	var out Connection
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeConnection calls DELETE /api/v1/connections/{id}: revoke one of the caller's connections (a
+// tenant admin: any of the tenant's); its secret is wiped and it cannot be used again.
+func (c *Client) RevokeConnection(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/connections/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
 // ListFiles calls GET /api/v1/files: list files (keyset paging).
 func (c *Client) ListFiles(ctx context.Context, params *ListFilesParams) (*FilePage, error) {
 	r := request{method: "GET", path: "/api/v1/files"}

@@ -52,6 +52,17 @@ type AgentTraceRunRoundToolCall struct {
 	ToolName   string          `json:"toolName"`
 }
 
+// AuthorizeConnectionRequest is the body of AuthorizeConnection.
+type AuthorizeConnectionRequest struct {
+	Label    *string `json:"label,omitempty"`
+	Provider string  `json:"provider"`
+}
+
+// AuthorizeConnectionResponse is the answer of AuthorizeConnection.
+type AuthorizeConnectionResponse struct {
+	AuthorizationURL string `json:"authorizationUrl"`
+}
+
 // BackgroundJob is the schema BackgroundJob of the API.
 type BackgroundJob struct {
 	Attempts         int64      `json:"attempts"`
@@ -88,6 +99,31 @@ type Budget struct {
 	SpentTotalCHF string  `json:"spentTotalCHF"`
 }
 
+// CompleteConnectionAuthorizationParams are the optional parameters of
+// CompleteConnectionAuthorization; zero values are not sent.
+type CompleteConnectionAuthorizationParams struct {
+	// Required.
+	State            string
+	Code             string
+	Error            string
+	ErrorDescription string
+}
+
+// Connection is the schema Connection of the API.
+type Connection struct {
+	Account string `json:"account,omitempty"`
+	// One of "oauth2", "token", "basic".
+	Auth      string     `json:"auth"`
+	BaseURL   string     `json:"baseUrl,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	ID        string     `json:"id"`
+	Label     string     `json:"label"`
+	Provider  string     `json:"provider"`
+	Revoked   bool       `json:"revoked"`
+	Scopes    []string   `json:"scopes,omitempty"`
+}
+
 // ContainerEntry is the schema ContainerEntry of the API.
 type ContainerEntry struct {
 	// a nested container; its members are entries too
@@ -103,6 +139,18 @@ type ContainerEntry struct {
 	Size   int64  `json:"size"`
 	// One of "pending", "extracted", "embedding", "indexed", "failed".
 	Status string `json:"status"`
+}
+
+// CreateConnectionRequest is the body of CreateConnection.
+type CreateConnectionRequest struct {
+	Account *string `json:"account,omitempty"`
+	// One of "token", "basic".
+	Auth string `json:"auth"`
+	// the provider site, e.g. https://acme.atlassian.net
+	BaseURL  *string `json:"baseUrl,omitempty"`
+	Label    string  `json:"label"`
+	Provider string  `json:"provider"`
+	Token    string  `json:"token"`
 }
 
 // CreateSessionRequest is the body of CreateSession.

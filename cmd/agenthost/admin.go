@@ -309,7 +309,7 @@ func checkToolSet(set string, extras []string, pluginDir, installedDir string) e
 	var known, versioned manifestTools
 	for _, s := range srcs {
 		m, err := manifest.Read(s.Module)
-		if err != nil || m.Kind == manifest.KindExtractor {
+		if err != nil || !m.HasAgentTools() {
 			continue // the server refuses it too, or its tools are not agent tools
 		}
 		kept := strings.Contains(filepath.Base(s.Origin), "@")

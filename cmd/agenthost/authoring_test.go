@@ -266,4 +266,3 @@ func TestAuthorsPath(t *testing.T) {
 		t.Fatalf("files left: %v", left)
 	}
 }
-

@@ -21,6 +21,7 @@ import (
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/background/runjob"
+	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/installed"
@@ -258,6 +259,19 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger)
 	bgSvc.Store(bg)
 	pf.caps.Background.Service = bg
+	// Users' connections to external providers: only with a secret key,
+	// which seals their credentials at rest (docs/connectors.md).
+	var conns api.Connections
+	connSvc, err := connections.FromEnv(os.Getenv, db)
+	if err != nil {
+		return err
+	}
+	if connSvc != nil {
+		pf.caps.Connections.Service, conns = connSvc, connSvc
+		pf.caps.Connectors.Resolver = &connections.Resolver{Plugins: host, Service: connSvc}
+	} else {
+		logger.Info("connections disabled: set AGENTHOST_SECRET_KEY to store users' connections")
+	}
 	// Rounds left running by a stopped host end as failed (resumable). The
 	// embedded store has one host; several share PostgreSQL, so there only
 	// rounds silent for an hour count as orphaned.
@@ -300,7 +314,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, UI: ui, Voice: model,
-		Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
+		Auth: db, Tokens: db, Connections: conns, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,

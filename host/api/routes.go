@@ -58,6 +58,13 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Get("/mcp-servers/:id", handleGetMCPServer(d.MCPServers))
 		authed.Delete("/mcp-servers/:id", handleRemoveMCPServer(d.MCPServers))
 	}
+	if d.Connections != nil {
+		authed.Get("/connections", handleListConnections(d.Connections))
+		authed.Post("/connections", handleCreateConnection(d.Connections))
+		authed.Post("/connections/authorize", handleAuthorizeConnection(d.Connections))
+		authed.Get("/connections/callback", handleConnectionCallback(d.Connections))
+		authed.Delete("/connections/:id", handleRevokeConnection(d.Connections))
+	}
 	if d.Billing != nil {
 		authed.Get("/billing/usage", handleUsageReport(d.Billing))
 		authed.Get("/billing/budget", handleBudget(d.Billing))

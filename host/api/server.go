@@ -62,6 +62,9 @@ type Deps struct {
 	Tokens Tokens
 	// MCPServers administers the tenant's external MCP servers (/mcp-servers).
 	MCPServers MCPServers
+	// Connections keeps users' connections to external providers; nil
+	// (no secret key configured) serves no connection routes.
+	Connections Connections
 	// Billing serves usage reports and the tenant's budget, and refuses to
 	// start workflows of a tenant over its limits; nil serves neither.
 	Billing Billing

@@ -12,12 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
@@ -202,8 +204,16 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	connSealer, err := secrets.NewSealer(bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	connSvc, err := connections.New(connections.Options{Store: db, Sealer: connSealer, Providers: connections.DefaultProviders()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts.deps = api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
-		UI: ui, Voice: client, Auth: db, Tokens: db, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
+		UI: ui, Voice: client, Auth: db, Tokens: db, Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}

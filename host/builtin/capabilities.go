@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"github.com/agenthost/agenthost/host/background"
+	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -27,17 +28,25 @@ type Capabilities struct {
 	// (webSearch, sqlQuery); unconfigured, their calls say so.
 	WebSearch *websearch.Capability
 	SQL       *sqlquery.Capability
+	// Connections sends connector plugins' requests with users' connections.
+	Connections *connections.Capability
+	// Connectors serves the connection tools (browse, download, ... through
+	// the connectors).
+	Connectors *connections.ToolsCapability
 }
 
 // NewCapabilities returns capabilities not yet connected to any service.
 func NewCapabilities() *Capabilities {
 	return &Capabilities{Files: &files.Capability{}, Models: &llm.Capabilities{}, Knowledge: &knowledge.Capability{},
-		Background: &background.Capability{}, WebSearch: &websearch.Capability{}, SQL: &sqlquery.Capability{}}
+		Background: &background.Capability{}, WebSearch: &websearch.Capability{}, SQL: &sqlquery.Capability{},
+		Connections: &connections.Capability{}, Connectors: &connections.ToolsCapability{}}
 }
 
 // List returns every capability a host offers: the standard ones and those
 // reaching the services.
+// The connection capability takes the same egress options as http.
 func (c *Capabilities) List(o wasm.EgressOptions) []wasm.Capability {
+	c.Connections.Egress = o
 	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm(),
-		c.Background.Wasm(), c.WebSearch.Wasm(), c.SQL.Wasm())
+		c.Background.Wasm(), c.WebSearch.Wasm(), c.SQL.Wasm(), c.Connections.Wasm(), c.Connectors.Wasm())
 }

@@ -225,3 +225,9 @@ func defaultPort(scheme string) string {
 	}
 	return "80"
 }
+
+// HostMatches reports whether host (and port) matches one of the allow-list
+// entries, by the rules the client applies.
+func HostMatches(entries []string, host, port string) bool {
+	return NewPolicy().WithAllowedHosts(entries...).hostAllowed(host, port)
+}

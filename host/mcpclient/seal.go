@@ -1,54 +1,42 @@
 package mcpclient
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agenthost/agenthost/host/secrets"
 )
 
 // ErrNoSecretKey says a server has secrets but the host has no key to seal
 // them with (AGENTHOST_SECRET_KEY).
-var ErrNoSecretKey = errors.New("no secret key configured (AGENTHOST_SECRET_KEY: 32 random bytes, base64)")
+var ErrNoSecretKey = secrets.ErrNoKey
 
-// sealVersion is the first byte of a sealed blob: AES-256-GCM, 12-byte nonce.
-const sealVersion = 1
-
-// Sealer encrypts servers' secrets at rest with AES-256-GCM. The sealed
-// blob is bound to its tenant and server name, so a blob copied to another
-// row does not open.
+// Sealer seals servers' secrets at rest (host/secrets), each blob bound to
+// its tenant and server name, so a blob copied to another row does not open.
 type Sealer struct {
-	aead cipher.AEAD // nil: no key, only servers without secrets
+	s *secrets.Sealer // nil: no key, only servers without secrets
 }
 
 // NewSealer returns a sealer over a base64-encoded 32-byte key; an empty key
 // gives a sealer that refuses secrets (ErrNoSecretKey).
 func NewSealer(key string) (*Sealer, error) {
-	key = strings.TrimSpace(key)
-	if key == "" {
+	if strings.TrimSpace(key) == "" {
 		return &Sealer{}, nil
 	}
-	raw, err := base64.StdEncoding.DecodeString(key)
-	if err != nil || len(raw) != 32 {
-		return nil, fmt.Errorf("mcpclient: the secret key must be 32 bytes, base64-encoded (openssl rand -base64 32)")
-	}
-	block, err := aes.NewCipher(raw)
+	raw, err := secrets.ParseKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("mcpclient: secret key: %w", err)
+		return nil, fmt.Errorf("mcpclient: %w (openssl rand -base64 32)", err)
 	}
-	aead, err := cipher.NewGCM(block)
+	s, err := secrets.NewSealer(raw)
 	if err != nil {
-		return nil, fmt.Errorf("mcpclient: secret key: %w", err)
+		return nil, fmt.Errorf("mcpclient: %w", err)
 	}
-	return &Sealer{aead: aead}, nil
+	return &Sealer{s: s}, nil
 }
 
-func sealContext(tenantID, name string) []byte {
-	return []byte("agenthost mcp server\x00" + tenantID + "\x00" + name)
+func sealContext(tenantID, name string) string {
+	return "agenthost mcp server\x00" + tenantID + "\x00" + name
 }
 
 // Seal encrypts a server's secrets; no secrets seal to nil.
@@ -56,19 +44,14 @@ func (s *Sealer) Seal(tenantID, name string, sec Secrets) ([]byte, error) {
 	if len(sec.Env) == 0 && len(sec.Headers) == 0 {
 		return nil, nil
 	}
-	if s == nil || s.aead == nil {
+	if s == nil || s.s == nil {
 		return nil, ErrNoSecretKey
 	}
 	plain, err := json.Marshal(sec)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 1+s.aead.NonceSize(), 1+s.aead.NonceSize()+len(plain)+s.aead.Overhead())
-	out[0] = sealVersion
-	if _, err := rand.Read(out[1:]); err != nil {
-		return nil, err
-	}
-	return s.aead.Seal(out, out[1:], plain, sealContext(tenantID, name)), nil
+	return s.s.Seal(sealContext(tenantID, name), plain)
 }
 
 // Open decrypts what Seal sealed for the same tenant and name.
@@ -77,16 +60,12 @@ func (s *Sealer) Open(tenantID, name string, sealed []byte) (Secrets, error) {
 	if len(sealed) == 0 {
 		return sec, nil
 	}
-	if s == nil || s.aead == nil {
+	if s == nil || s.s == nil {
 		return sec, ErrNoSecretKey
 	}
-	n := s.aead.NonceSize()
-	if len(sealed) < 1+n || sealed[0] != sealVersion {
-		return sec, errors.New("mcpclient: sealed secrets: unknown format")
-	}
-	plain, err := s.aead.Open(nil, sealed[1:1+n], sealed[1+n:], sealContext(tenantID, name))
+	plain, err := s.s.Open(sealContext(tenantID, name), sealed)
 	if err != nil {
-		return sec, errors.New("mcpclient: sealed secrets do not open with this key (was the key changed?)")
+		return sec, fmt.Errorf("mcpclient: sealed secrets: %w", err)
 	}
 	if err := json.Unmarshal(plain, &sec); err != nil {
 		return sec, fmt.Errorf("mcpclient: sealed secrets: %w", err)

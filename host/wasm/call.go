@@ -222,3 +222,7 @@ func (b *logBucket) summary(now time.Time, dropped int) (int, bool) {
 func (c *Call) SetHTTPResponse(status int, headers http.Header) {
 	c.httpLast = httpLast{status: status, headers: headers}
 }
+
+// Runner is the plugin the call runs in, for capabilities whose answer
+// depends on what its manifest declares (a connector's provider and hosts).
+func (c *Call) Runner() *Plugin { return c.p }

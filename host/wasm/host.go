@@ -195,9 +195,10 @@ func (h *Host) register(p *Plugin, origin string, replacing *Plugin) error {
 		return fmt.Errorf("%w: %s: a plugin named %q is already loaded (sha256 %s)", ErrRefused, origin, m.Name, old.sha256[:12])
 	}
 	// Extractors' tools are the host's, called on a plugin with a document
-	// (every extractor offers "extract"); they are not agent tools, so they
-	// stay out of the host-wide tool namespace.
-	agentTools := m.Kind != manifest.KindExtractor
+	// (every extractor offers "extract"), and connectors' are called through
+	// the connection tools; they are not agent tools, so they stay out of
+	// the host-wide tool namespace.
+	agentTools := m.HasAgentTools()
 	for _, t := range m.Tools {
 		if !agentTools {
 			break
@@ -390,13 +391,13 @@ type ToolInfo struct {
 }
 
 // Tools lists every agent tool of every loaded plugin, by name (extractors'
-// tools are not agent tools).
+// and connectors' tools are not agent tools).
 func (h *Host) Tools() []ToolInfo {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	var out []ToolInfo
 	for _, p := range h.plugins {
-		if p.m.Kind == manifest.KindExtractor {
+		if !p.m.HasAgentTools() {
 			continue
 		}
 		for _, t := range p.m.Tools {

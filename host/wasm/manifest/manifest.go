@@ -9,6 +9,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"slices"
 )
 
 // Version is the manifest format version this host reads and writes.
@@ -81,10 +82,35 @@ type Extractor struct {
 	Extensions []string `json:"extensions,omitempty"`
 }
 
-// Connector says which provider and services a connector plugin speaks to.
+// Connector says which provider and services a connector plugin speaks to
+// (one provider, n services) and how: the hosts its connection requests may
+// reach, the auth scheme its connections use and the scopes it needs. The
+// host attaches a connection's credentials only to requests to these hosts
+// (and to the connection's own host); the plugin never holds them.
 type Connector struct {
 	Provider string   `json:"provider"`
 	Services []string `json:"services"`
+	// Hosts are allow-list entries (as Limits.AllowedHosts) for connection
+	// requests; checked by egress.ParseHostEntry.
+	Hosts []string `json:"hosts,omitempty"`
+	// Auth is "oauth2", "token" or "basic"; empty accepts any.
+	Auth string `json:"auth,omitempty"`
+	// Scopes are the OAuth scopes the connector needs.
+	Scopes []string `json:"scopes,omitempty"`
+}
+
+// HasAgentTools reports whether the plugin's tools are agent tools. An
+// extractor's tools are the host's (called with a document), and a
+// connector's are the connection tools' (called through the resolver with a
+// user's connection): neither is in the host-wide tool namespace, so every
+// connector may export the same browse, download, upload and search.
+func (m *Manifest) HasAgentTools() bool {
+	return m.Kind != KindExtractor && m.Kind != KindConnector
+}
+
+// HasService reports whether the connector serves service.
+func (c *Connector) HasService(service string) bool {
+	return c != nil && slices.Contains(c.Services, service)
 }
 
 // Limits bounds the resources of one call. Zero values take the host defaults.

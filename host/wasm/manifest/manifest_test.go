@@ -50,6 +50,22 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
+func TestParseConnector(t *testing.T) {
+	m, err := Parse(edit(t, func(m map[string]any) {
+		m["kind"] = "connector"
+		m["capabilities"] = []any{"http", "connection"}
+		m["connector"] = map[string]any{"provider": "jira", "services": []any{"issues", "boards"}, "hosts": []any{"*.atlassian.net"},
+			"auth": "basic", "scopes": []any{"read:jira-work"}}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Connector
+	if c.Provider != "jira" || !c.HasService("boards") || c.HasService("mail") || c.Auth != "basic" || len(c.Hosts) != 1 || len(c.Scopes) != 1 {
+		t.Fatalf("connector %+v", c)
+	}
+}
+
 func TestParseRefusesBadManifests(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -77,6 +93,24 @@ func TestParseRefusesBadManifests(t *testing.T) {
 		{"extractor without mime types", edit(t, func(m map[string]any) { m["kind"] = "extractor" }), "/extractor"},
 		{"negative timeout", edit(t, func(m map[string]any) { m["limits"].(map[string]any)["timeoutMs"] = -1 }), "/limits/timeoutMs"},
 		{"not json", []byte(`{"name":`), "JSON"},
+		{"connector without a connector section", edit(t, func(m map[string]any) { m["kind"] = "connector" }), "/connector"},
+		{"connector host malformed", edit(t, func(m map[string]any) {
+			m["kind"] = "connector"
+			m["capabilities"] = []any{"http", "connection"}
+			m["connector"] = map[string]any{"provider": "jira", "services": []any{"issues"}, "hosts": []any{"*.atlassian.net", "a.b:0"}}
+		}), "/connector/hosts/1"},
+		{"connector hosts without the connection capability", edit(t, func(m map[string]any) {
+			m["kind"] = "connector"
+			m["connector"] = map[string]any{"provider": "jira", "services": []any{"issues"}, "hosts": []any{"*.atlassian.net"}}
+		}), "/connector/hosts"},
+		{"connector unknown auth", edit(t, func(m map[string]any) {
+			m["kind"] = "connector"
+			m["capabilities"] = []any{"http", "connection"}
+			m["connector"] = map[string]any{"provider": "jira", "services": []any{"issues"}, "auth": "cookie"}
+		}), "/connector/auth"},
+		{"connector section on a tool plugin", edit(t, func(m map[string]any) {
+			m["connector"] = map[string]any{"provider": "jira", "services": []any{"issues"}}
+		}), "/connector"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

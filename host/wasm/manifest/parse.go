@@ -99,6 +99,17 @@ func (m *Manifest) check() error {
 		if m.Connector == nil {
 			return &FieldError{Field: "/connector", Message: "a connector plugin must declare its provider and services"}
 		}
+		for i, h := range m.Connector.Hosts {
+			if _, err := egress.ParseHostEntry(h); err != nil {
+				return &FieldError{Field: fmt.Sprintf("/connector/hosts/%d", i), Message: err.Error()}
+			}
+		}
+		if len(m.Connector.Hosts) > 0 && !m.HasCapability("connection") {
+			return &FieldError{Field: "/connector/hosts", Message: `connector hosts need the "connection" capability`}
+		}
+	}
+	if m.Connector != nil && m.Kind != KindConnector {
+		return &FieldError{Field: "/connector", Message: fmt.Sprintf("only a connector plugin declares a connector section (this is a %s plugin)", m.Kind)}
 	}
 	if len(m.Limits.AllowedHosts) > 0 && !m.HasCapability("http") {
 		return &FieldError{Field: "/limits/allowedHosts", Message: `allowed hosts need the "http" capability`}

@@ -1,0 +1,101 @@
+package api
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/tenancy"
+)
+
+// Connections is what the API needs of connections.Service: a user's own
+// connections to external providers. No route ever answers a secret.
+type Connections interface {
+	List(ctx context.Context, p tenancy.Principal) ([]connections.Connection, error)
+	AddToken(ctx context.Context, p tenancy.Principal, n connections.NewToken) (connections.Connection, error)
+	Revoke(ctx context.Context, p tenancy.Principal, id string) error
+	StartAuthorization(ctx context.Context, p tenancy.Principal, provider, label string) (string, error)
+	CompleteAuthorization(ctx context.Context, p tenancy.Principal, state, code string) (connections.Connection, error)
+}
+
+func handleListConnections(s Connections) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		out, err := s.List(c.UserContext(), principal(c))
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			out = []connections.Connection{}
+		}
+		return c.JSON(out)
+	}
+}
+
+type newConnectionRequest struct {
+	Provider string `json:"provider"`
+	Label    string `json:"label"`
+	Auth     string `json:"auth"`
+	BaseURL  string `json:"baseUrl"`
+	Account  string `json:"account"`
+	Token    string `json:"token"`
+}
+
+func handleCreateConnection(s Connections) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var r newConnectionRequest
+		if err := decodeJSON(c, &r); err != nil {
+			return err
+		}
+		out, err := s.AddToken(c.UserContext(), principal(c), connections.NewToken{Provider: r.Provider, Label: r.Label, Auth: r.Auth,
+			BaseURL: r.BaseURL, Account: r.Account, Token: r.Token})
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(out)
+	}
+}
+
+func handleRevokeConnection(s Connections) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := s.Revoke(c.UserContext(), principal(c), c.Params("id")); err != nil {
+			return err
+		}
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+}
+
+type authorizeRequest struct {
+	Provider string `json:"provider"`
+	Label    string `json:"label"`
+}
+
+func handleAuthorizeConnection(s Connections) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var r authorizeRequest
+		if err := decodeJSON(c, &r); err != nil {
+			return err
+		}
+		u, err := s.StartAuthorization(c.UserContext(), principal(c), r.Provider, r.Label)
+		if err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"authorizationUrl": u})
+	}
+}
+
+// handleConnectionCallback is where the provider sends the user's browser
+// back (the OAuth redirect URI). The state was bound to the user who
+// started the grant, so a code another session smuggles in is refused.
+func handleConnectionCallback(s Connections) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if e := c.Query("error"); e != "" {
+			return problem(c, fiber.StatusBadRequest, "Authorization refused", e+": "+c.Query("error_description"))
+		}
+		out, err := s.CompleteAuthorization(c.UserContext(), principal(c), c.Query("state"), c.Query("code"))
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(out)
+	}
+}

@@ -1,0 +1,209 @@
+package connections_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+)
+
+type fakeDNS map[string]string
+
+func (d fakeDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	if a, ok := d[host]; ok {
+		return []net.IPAddr{{IP: net.ParseIP(a)}}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// logSink keeps every log record's text, attributes included.
+type logSink struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logSink) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logSink) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// probeHost loads the hostile connector connprobe with the connection
+// capability reaching e's service; api.acme.test and evil.acme.test resolve
+// to the loopback test server.
+func probeHost(t *testing.T, e *env) (*wasm.Plugin, *logSink, string) {
+	t.Helper()
+	ctx := context.Background()
+	u, _ := url.Parse(e.api.URL)
+	port := u.Port()
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port, "evil.acme.test:" + port, "other.test:" + port},
+		Resolver: fakeDNS{"api.acme.test": "127.0.0.1", "evil.acme.test": "127.0.0.1", "other.test": "127.0.0.1"}}
+	capab := &connections.Capability{Service: e.svc, Egress: opts}
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), capab.Wasm())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logSink{}
+	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).
+		WithPluginLogLevel(slog.LevelDebug).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	p, err := h.Load(ctx, wasm.Source{Origin: "test:connprobe", Module: wasmtest.Module(t, "connprobe"), Builtin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, logs, port
+}
+
+func call(t *testing.T, p *wasm.Plugin, who tenancy.Principal, tool string, args any) wasm.Result {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	ctx := toolcall.With(context.Background(), toolcall.Caller{Principal: who})
+	return p.Call(ctx, tool, b, &wasm.CallOptions{Tenant: who.TenantID})
+}
+
+func mask(s string) string {
+	b := []byte(s)
+	for i := range b {
+		b[i] ^= 0x5a
+	}
+	return hex.EncodeToString(b)
+}
+
+// TestTokenNeverEntersTheSandbox: a hostile connector uses alice's OAuth
+// connection against a server that echoes the credential back. Its
+// result, its logs, its variables and its whole memory are then searched
+// for every token the provider issued: none is there. The scan is shown to
+// work by finding a marker the server did send.
+func TestTokenNeverEntersTheSandbox(t *testing.T) {
+	e := newEnv(t)
+	c := e.connectOAuth(t, e.alice)
+	p, logs, port := probeHost(t, e)
+	base := "http://api.acme.test:" + port
+	res := call(t, p, e.alice, "fetch", map[string]any{"connection": c.ID, "url": base + "/echo"})
+	if !res.OK {
+		t.Fatalf("fetch: %+v", res)
+	}
+	var got struct {
+		Status int
+		Body   string
+		Info   struct{ Provider, Label string }
+	}
+	if err := json.Unmarshal(res.Data, &got); err != nil || got.Status != 200 || got.Info.Provider != "acme" {
+		t.Fatalf("fetch answered %s (%v)", res.Data, err)
+	}
+	// The provider saw the host's credential, not the plugin's smuggled one.
+	e.mu.Lock()
+	last := e.seen[len(e.seen)-1]
+	e.mu.Unlock()
+	if !strings.HasPrefix(last, "Bearer ") || strings.Contains(last, "smuggled") || !e.as.Valid(strings.TrimPrefix(last, "Bearer ")) {
+		t.Fatalf("the provider saw %q", last)
+	}
+	// Look everywhere.
+	vars := call(t, p, e.alice, "getVar", map[string]any{})
+	if !vars.OK || !strings.Contains(vars.Text+string(vars.Data), "you sent") {
+		t.Fatalf("getVar: %+v", vars)
+	}
+	marker := call(t, p, e.alice, "scan", map[string]any{"masked": mask("you sent: Bearer ")})
+	if !marker.OK || strings.TrimSpace(string(marker.Data)) == "0" {
+		t.Fatalf("the memory scan does not find what the plugin did receive: %+v", marker)
+	}
+	tokens := e.as.Issued()
+	if len(tokens) == 0 {
+		t.Fatal("no tokens issued")
+	}
+	for _, tok := range tokens {
+		for where, text := range map[string]string{"result": res.Text + string(res.Data), "variables": vars.Text + string(vars.Data), "logs": logs.String()} {
+			if strings.Contains(text, tok) {
+				t.Errorf("a token is in the plugin's %s", where)
+			}
+		}
+		scan := call(t, p, e.alice, "scan", map[string]any{"masked": mask(tok)})
+		if !scan.OK || strings.TrimSpace(string(scan.Data)) != "0" {
+			t.Errorf("a token is in the plugin's memory: %+v", scan)
+		}
+	}
+}
+
+// TestConnectorRefusals: another host, another user's connection, a
+// connection of another provider, a revoked one, a plugin not a connector.
+func TestConnectorRefusals(t *testing.T) {
+	e := newEnv(t)
+	c := e.connectOAuth(t, e.alice)
+	p, _, port := probeHost(t, e)
+	other, err := e.svc.AddToken(context.Background(), e.alice, connections.NewToken{Provider: "other", Label: "o", Auth: "token", Token: "static-token-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acmeToken, err := e.svc.AddToken(context.Background(), e.alice, connections.NewToken{Provider: "acme", Label: "pat", Auth: "token", Token: "static-token-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, code string
+		who        tenancy.Principal
+		conn, url  string
+	}{
+		{"a host outside the manifest", "host_refused", e.alice, c.ID, "http://other.test:" + port + "/"},
+		{"a manifest host not the provider's", "host_refused", e.alice, c.ID, "http://evil.acme.test:" + port + "/"},
+		{"another user's connection", "not_found", e.bob, c.ID, "http://api.acme.test:" + port + "/"},
+		{"another provider's connection", "wrong_provider", e.alice, other.ID, "http://api.acme.test:" + port + "/"},
+		{"an unknown connection", "not_found", e.alice, "nope", "http://api.acme.test:" + port + "/"},
+		{"a token connection to an OAuth connector", "wrong_auth", e.alice, acmeToken.ID, "http://api.acme.test:" + port + "/"},
+	}
+	before := e.requests()
+	for _, tc := range cases {
+		res := call(t, p, tc.who, "fetch", map[string]any{"connection": tc.conn, "url": tc.url})
+		if res.OK || res.Error == nil || !strings.Contains(res.Error.Error(), tc.code) {
+			t.Errorf("%s: %+v %+v", tc.name, res, res.Error)
+		}
+	}
+	if e.requests() != before {
+		t.Fatalf("%d refused requests reached a server", e.requests()-before)
+	}
+	// A read-only tool's connection requests may only read.
+	if res := call(t, p, e.alice, "peek", map[string]any{"connection": c.ID, "url": "http://api.acme.test:" + port + "/", "method": "POST"}); res.OK || !strings.Contains(res.Error.Error(), "method POST is not allowed") {
+		t.Errorf("POST from a read-only tool: %+v %+v", res, res.Error)
+	}
+	if res := call(t, p, e.alice, "peek", map[string]any{"connection": c.ID, "url": "http://api.acme.test:" + port + "/"}); !res.OK {
+		t.Errorf("GET from a read-only tool: %+v", res.Error)
+	}
+	if e.requests() != before+1 {
+		t.Fatalf("%d requests reached the server, want the one GET", e.requests()-before)
+	}
+	if err := e.svc.Revoke(context.Background(), e.alice, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, p, e.alice, "fetch", map[string]any{"connection": c.ID, "url": "http://api.acme.test:" + port + "/"})
+	if res.OK || !strings.Contains(res.Error.Error(), "connection_revoked") {
+		t.Fatalf("revoked: %+v %+v", res, res.Error)
+	}
+	// Without a caller there is no user whose connection it could be.
+	b, _ := json.Marshal(map[string]any{"connection": c.ID, "url": "http://api.acme.test:" + port + "/"})
+	res = p.Call(context.Background(), "fetch", b, nil)
+	if res.OK || !strings.Contains(res.Error.Error(), "forbidden") {
+		t.Fatalf("no caller: %+v %+v", res, res.Error)
+	}
+}

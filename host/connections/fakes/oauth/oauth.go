@@ -1,0 +1,170 @@
+// Package oauth is a test OAuth 2.0 authorisation server speaking RFC 6749
+// and RFC 7636 (PKCE S256) on the wire: codes are issued for a challenge,
+// the token endpoint checks the client, the verifier and the redirect URI,
+// answers errors as {"error", "error_description"} with HTTP 400, and
+// refresh tokens rotate. Access tokens can be revoked to provoke a 401.
+package oauth
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is the fake authorisation server.
+type Server struct {
+	*httptest.Server
+	ClientID, ClientSecret, RedirectURI string
+	// TTL is the lifetime of issued access tokens (default one hour).
+	TTL time.Duration
+
+	mu        sync.Mutex
+	codes     map[string]string // code -> challenge
+	access    map[string]bool   // valid access tokens
+	refresh   map[string]bool   // valid refresh tokens
+	refreshes int
+	issued    []string
+}
+
+// New starts a server; close it with Close.
+func New(clientID, clientSecret, redirectURI string) *Server {
+	s := &Server{ClientID: clientID, ClientSecret: clientSecret, RedirectURI: redirectURI, TTL: time.Hour,
+		codes: map[string]string{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /token", s.token)
+	s.Server = httptest.NewServer(mux)
+	return s
+}
+
+// AuthURL and TokenURL are the endpoints to configure a client with.
+func (s *Server) AuthURL() string  { return s.URL + "/authorize" }
+func (s *Server) TokenURL() string { return s.URL + "/token" }
+
+// Consent plays the user approving the authorisation request at authURL:
+// it checks the request's PKCE parameters and returns the code the
+// redirect would carry ("" if the request is not acceptable).
+func (s *Server) Consent(authURL string) string {
+	i := strings.Index(authURL, "?")
+	if i < 0 {
+		return ""
+	}
+	q, err := url.ParseQuery(authURL[i+1:])
+	if err != nil || q.Get("client_id") != s.ClientID || q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("redirect_uri") != s.RedirectURI {
+		return ""
+	}
+	code := random()
+	s.mu.Lock()
+	s.codes[code] = q.Get("code_challenge")
+	s.mu.Unlock()
+	return code
+}
+
+// Valid reports whether an access token is currently accepted.
+func (s *Server) Valid(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.access[token]
+}
+
+// RevokeAccess makes every issued access token invalid (the provider
+// rotated keys): the next use gets 401 and needs a refresh.
+func (s *Server) RevokeAccess() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.access = map[string]bool{}
+}
+
+// RevokeRefresh makes every refresh token invalid (the user revoked the grant).
+func (s *Server) RevokeRefresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh = map[string]bool{}
+}
+
+// Refreshes counts refresh_token grants served.
+func (s *Server) Refreshes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refreshes
+}
+
+// Issued lists every token issued (access and refresh), to search leaks for.
+func (s *Server) Issued() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.issued...)
+}
+
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		oauthError(w, "invalid_request", "malformed body")
+		return
+	}
+	id, secret, ok := r.BasicAuth()
+	if !ok {
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if id != s.ClientID || secret != s.ClientSecret {
+		w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": "invalid_client"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch r.PostForm.Get("grant_type") {
+	case "authorization_code":
+		challenge, ok := s.codes[r.PostForm.Get("code")]
+		delete(s.codes, r.PostForm.Get("code"))
+		if !ok {
+			oauthError(w, "invalid_grant", "unknown or used code")
+			return
+		}
+		if r.PostForm.Get("redirect_uri") != s.RedirectURI {
+			oauthError(w, "invalid_grant", "redirect_uri mismatch")
+			return
+		}
+		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+		if base64.RawURLEncoding.EncodeToString(sum[:]) != challenge {
+			oauthError(w, "invalid_grant", "PKCE verification failed")
+			return
+		}
+	case "refresh_token":
+		rt := r.PostForm.Get("refresh_token")
+		if !s.refresh[rt] {
+			oauthError(w, "invalid_grant", "refresh token revoked")
+			return
+		}
+		delete(s.refresh, rt) // rotation
+		s.refreshes++
+	default:
+		oauthError(w, "unsupported_grant_type", "")
+		return
+	}
+	at, rt := random(), random()
+	s.access[at], s.refresh[rt] = true, true
+	s.issued = append(s.issued, at, rt)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.TTL.Seconds()),
+		"refresh_token": rt, "scope": "read write"})
+}
+
+func oauthError(w http.ResponseWriter, code, desc string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": desc})
+}
+
+func random() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

@@ -1,0 +1,224 @@
+package connections_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/fakes/jira"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
+)
+
+type jiraEnv struct {
+	*env
+	site     *jira.Server
+	resolver *connections.Resolver
+	base     string // the site as the connection names it
+	conn     connections.Connection
+	pdf      []byte
+}
+
+// newJiraEnv: the built-in Jira connector (plugins/jira) loaded with the
+// connection capability, a fake Jira Cloud site reached as
+// acme.atlassian.net, and alice's basic (e-mail + API token) connection.
+func newJiraEnv(t *testing.T) *jiraEnv {
+	t.Helper()
+	ctx := context.Background()
+	e := newEnv(t)
+	site := jira.New("alice@acme.example", "jira-api-token-1")
+	t.Cleanup(site.Close)
+	u, _ := url.Parse(site.URL)
+	port := u.Port()
+	pdf, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "pdf", "deb-camlidl-1.04.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.AddIssue("PROJ-1", "Invoice for the camlidl port", "In Progress", jira.Attachment{Filename: "camlidl.pdf", MIMEType: "application/pdf", Content: pdf})
+	site.AddIssue("PROJ-2", "Second issue", "To Do")
+	site.AddIssue("PROJ-3", "Third issue", "Done")
+	site.AddIssue("OPS-1", "Operations", "To Do")
+	for i, name := range []string{"PROJ board", "OPS board", "Release board"} {
+		site.AddBoard(jira.Board{ID: i + 1, Name: name, Type: "scrum", Issues: []string{"PROJ-1", "PROJ-2", "PROJ-3"}})
+	}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port}, Resolver: fakeDNS{"acme.atlassian.net": "127.0.0.1"}}
+	capab := &connections.Capability{Service: e.svc, Egress: opts}
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), capab.Wasm())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
+		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	if _, err := h.Load(ctx, wasm.Source{Origin: "test:jira", Module: wasmtest.Module(t, "jira"), Builtin: true}); err != nil {
+		t.Fatal(err)
+	}
+	je := &jiraEnv{env: e, site: site, resolver: &connections.Resolver{Plugins: h, Service: e.svc}, base: "http://acme.atlassian.net:" + port, pdf: pdf}
+	je.conn, err = e.svc.AddToken(ctx, e.alice, connections.NewToken{Provider: "jira", Label: "acme", Auth: "basic", BaseURL: je.base,
+		Account: "alice@acme.example", Token: "jira-api-token-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return je
+}
+
+func target(c connections.Connection, service string) wire.Target {
+	return wire.Target{Connection: c.ID, Service: service}
+}
+
+func TestJiraIssuesAndAttachments(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	tg := target(je.conn, "issues")
+	// A project's issues, one page at a time (enhanced search's nextPageToken).
+	first, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ", Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Entries) != 2 || first.Entries[0].Name != "PROJ-1" || first.Next == "" || !strings.Contains(first.Entries[0].Summary, "In Progress") {
+		t.Fatalf("first page %+v", first)
+	}
+	second, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ", Limit: 2, Cursor: first.Next})
+	if err != nil || len(second.Entries) != 1 || second.Entries[0].Name != "PROJ-3" || second.Next != "" {
+		t.Fatalf("second page %+v %v", second, err)
+	}
+	// The issue's attachment, downloaded byte for byte.
+	atts, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1"})
+	if err != nil || len(atts.Entries) != 1 || atts.Entries[0].Name != "camlidl.pdf" || atts.Entries[0].Size != int64(len(je.pdf)) {
+		t.Fatalf("attachments %+v %v", atts, err)
+	}
+	f, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, Path: atts.Entries[0].Path})
+	if err != nil || f.Name != "camlidl.pdf" || f.MIMEType != "application/pdf" || !bytes.Equal(f.Data, je.pdf) {
+		t.Fatalf("download %q %q %d bytes, %v", f.Name, f.MIMEType, len(f.Data), err)
+	}
+	// Over the caller's size limit: refused, clearly.
+	if _, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, Path: atts.Entries[0].Path, MaxBytes: 1000}); err == nil || !strings.Contains(err.Error(), "too_large") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	// Search by text.
+	hits, err := je.resolver.Search(ctx, je.alice, wire.SearchRequest{Connection: tg.Connection, Service: tg.Service, Query: `invoice`})
+	if err != nil || len(hits.Entries) != 1 || hits.Entries[0].Name != "PROJ-1" {
+		t.Fatalf("search %+v %v", hits, err)
+	}
+	// Upload an attachment (Jira's XSRF header and multipart part "file").
+	up, err := je.resolver.Upload(ctx, je.alice, wire.UploadRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-2", Name: "notes.txt", MIMEType: "text/plain", Data: []byte("hello")})
+	if err != nil || up.Name != "notes.txt" || len(je.site.Issue("PROJ-2").Attachments) != 1 {
+		t.Fatalf("upload %+v %v", up, err)
+	}
+	// Bad input and missing things: clear errors.
+	for name, tc := range map[string]struct {
+		req  wire.BrowseRequest
+		code string
+	}{
+		"unknown issue":  {wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-99"}, "not_found"},
+		"traversal":      {wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "../../admin"}, "invalid_path"},
+		"root":           {wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service}, "invalid_path"},
+		"unknown svc":    {wire.BrowseRequest{Connection: je.conn.ID, Service: "mail"}, "no connector"},
+		"bob's use":      {wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ"}, "not found"},
+		"forged cursor":  {wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ", Cursor: "x"}, "invalid"},
+		"bad attachment": {wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1/../../x"}, "invalid_path"},
+	} {
+		who := je.alice
+		if name == "bob's use" {
+			who = je.bob
+		}
+		_, err := je.resolver.Browse(ctx, who, tc.req)
+		if err == nil || !strings.Contains(err.Error(), tc.code) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A site answering garbage: a clear error, nothing made of it.
+	je.site.Garbage(1)
+	if _, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ"}); err == nil || !strings.Contains(err.Error(), "bad_response") {
+		t.Errorf("garbage: %v", err)
+	}
+	if _, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1/../../etc/passwd"}); err == nil || !strings.Contains(err.Error(), "invalid_path") {
+		t.Errorf("download traversal: %v", err)
+	}
+}
+
+func TestJiraBoardsPaging(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	tg := target(je.conn, "boards")
+	var names []string
+	cursor := ""
+	for range 5 {
+		page, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Limit: 2, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Entries {
+			names = append(names, e.Name)
+		}
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	if strings.Join(names, ",") != "PROJ board,OPS board,Release board" {
+		t.Fatalf("boards %v", names)
+	}
+	issues, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "2"})
+	if err != nil || len(issues.Entries) != 3 {
+		t.Fatalf("board issues %+v %v", issues, err)
+	}
+	if _, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, ID: "1"}); err == nil || !strings.Contains(err.Error(), "unsupported") {
+		t.Fatalf("download from boards: %v", err)
+	}
+}
+
+// TestJiraThrottledAndRejected: a 429 is waited out for its Retry-After (on
+// the injected clock) and retried once; a token Jira refuses is a clear
+// "connection rejected" without a retry; a revoked connection is refused
+// before any request.
+func TestJiraThrottledAndRejected(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	tg := target(je.conn, "issues")
+	je.site.Throttle(3 * time.Second)
+	if _, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(je.slept) != 1 || je.slept[0] != 3*time.Second {
+		t.Fatalf("slept %v", je.slept)
+	}
+	// Throttled for longer than the host waits: the connector says so.
+	je.site.Throttle(time.Hour)
+	_, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1"})
+	if err == nil || !strings.Contains(err.Error(), "rate_limited") || !strings.Contains(err.Error(), "3600") {
+		t.Fatalf("long throttle: %v", err)
+	}
+	stale, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "stale", Auth: "basic", BaseURL: je.base,
+		Account: "alice@acme.example", Token: "an-old-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(je.site.Requests())
+	_, err = je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: stale.ID, Service: "issues", Path: "PROJ-1"})
+	if err == nil || !strings.Contains(err.Error(), "connection_rejected") || strings.Contains(err.Error(), "an-old-token") {
+		t.Fatalf("rejected token: %v", err)
+	}
+	if n := len(je.site.Requests()) - before; n != 1 {
+		t.Fatalf("%d requests for a rejected token, want 1 (no retry)", n)
+	}
+	if err := je.svc.Revoke(ctx, je.alice, je.conn.ID); err != nil {
+		t.Fatal(err)
+	}
+	before = len(je.site.Requests())
+	_, err = je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1"})
+	if !errors.Is(err, connections.ErrRevoked) || len(je.site.Requests()) != before {
+		t.Fatalf("revoked: %v", err)
+	}
+}

@@ -1,0 +1,166 @@
+package connections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
+)
+
+// ErrNoConnector: no loaded connector plugin serves the connection's
+// provider and the asked service.
+var ErrNoConnector = errors.New("no connector for this provider and service")
+
+// Plugins lists the loaded plugins (*wasm.Host).
+type Plugins interface {
+	Plugins() []*wasm.Plugin
+}
+
+// Resolver is seed 000's ConnectorResolver: it picks the connector plugin
+// for a connection (by its provider) and a service, and calls the
+// plugin's ServiceAdapter operation as the user, whose connection the
+// plugin then uses through the connection capability.
+type Resolver struct {
+	Plugins Plugins
+	Service *Service
+}
+
+// ConnectorError is a connector's failure, with its code (not_found,
+// connection_rejected, rate_limited, ...).
+type ConnectorError struct {
+	Plugin, Code, Message string
+}
+
+func (e *ConnectorError) Error() string {
+	return fmt.Sprintf("connector %s: %s: %s", e.Plugin, e.Code, e.Message)
+}
+
+// Resolve returns p's connection id and the connector plugin serving its
+// provider's service. Among several, a built-in wins, then the first by name.
+func (r *Resolver) Resolve(ctx context.Context, p tenancy.Principal, id, service string) (Connection, *wasm.Plugin, error) {
+	c, err := r.Service.Get(ctx, p, id)
+	if err != nil {
+		return Connection{}, nil, err
+	}
+	if c.Revoked {
+		return c, nil, fmt.Errorf("%w: connection %q (%s); connect again", ErrRevoked, c.Label, c.Provider)
+	}
+	var found []*wasm.Plugin
+	for _, pl := range r.Plugins.Plugins() {
+		m := pl.Manifest()
+		if m.Kind == manifest.KindConnector && m.Connector.Provider == c.Provider && m.Connector.HasService(service) {
+			found = append(found, pl)
+		}
+	}
+	if len(found) == 0 {
+		return c, nil, fmt.Errorf("%w: provider %s, service %q", ErrNoConnector, c.Provider, service)
+	}
+	sort.SliceStable(found, func(i, j int) bool {
+		if found[i].Builtin() != found[j].Builtin() {
+			return found[i].Builtin()
+		}
+		return found[i].Name() < found[j].Name()
+	})
+	return c, found[0], nil
+}
+
+// Services lists the services the loaded connectors offer for provider.
+func (r *Resolver) Services(provider string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, pl := range r.Plugins.Plugins() {
+		m := pl.Manifest()
+		if m.Kind != manifest.KindConnector || m.Connector.Provider != provider {
+			continue
+		}
+		for _, s := range m.Connector.Services {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// call runs one connector operation for p and decodes its result into out.
+func (r *Resolver) call(ctx context.Context, p tenancy.Principal, t wire.Target, tool string, args, out any) error {
+	_, pl, err := r.Resolve(ctx, p, t.Connection, t.Service)
+	if err != nil {
+		return err
+	}
+	if c, ok := toolcall.From(ctx); !ok || c.Principal != p {
+		ctx = toolcall.With(ctx, toolcall.Caller{Principal: p})
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	res := pl.Call(ctx, tool, b, &wasm.CallOptions{Tenant: p.TenantID})
+	if !res.OK {
+		if res.Error == nil {
+			return &ConnectorError{Plugin: pl.Name(), Code: "error", Message: "the connector failed"}
+		}
+		return &ConnectorError{Plugin: pl.Name(), Code: res.Error.Code, Message: res.Error.Message}
+	}
+	if err := json.Unmarshal(res.Data, out); err != nil {
+		return &ConnectorError{Plugin: pl.Name(), Code: "bad_result", Message: fmt.Sprintf("%s answered %s with something else: %v", pl.Name(), tool, err)}
+	}
+	return nil
+}
+
+// Browse lists a path of the service.
+func (r *Resolver) Browse(ctx context.Context, p tenancy.Principal, req wire.BrowseRequest) (wire.Listing, error) {
+	var out wire.Listing
+	err := r.call(ctx, p, req.Target(), wire.ToolBrowse, req, &out)
+	return out, err
+}
+
+// Download fetches one file.
+func (r *Resolver) Download(ctx context.Context, p tenancy.Principal, req wire.DownloadRequest) (wire.File, error) {
+	var out wire.File
+	if err := r.call(ctx, p, req.Target(), wire.ToolDownload, req, &out); err != nil {
+		return wire.File{}, err
+	}
+	if req.MaxBytes > 0 && int64(len(out.Data)) > req.MaxBytes {
+		// The connector is not trusted to have checked.
+		return wire.File{}, fmt.Errorf("%w: %s is over the limit of %d bytes", tenancy.ErrInvalid, out.Name, req.MaxBytes)
+	}
+	return out, nil
+}
+
+// Upload stores a file.
+func (r *Resolver) Upload(ctx context.Context, p tenancy.Principal, req wire.UploadRequest) (wire.Entry, error) {
+	var out wire.Entry
+	err := r.call(ctx, p, req.Target(), wire.ToolUpload, req, &out)
+	return out, err
+}
+
+// Search searches the service.
+func (r *Resolver) Search(ctx context.Context, p tenancy.Principal, req wire.SearchRequest) (wire.Listing, error) {
+	var out wire.Listing
+	err := r.call(ctx, p, req.Target(), wire.ToolSearch, req, &out)
+	return out, err
+}
+
+// SendMail sends a message through a mail service.
+func (r *Resolver) SendMail(ctx context.Context, p tenancy.Principal, req wire.SendMailRequest) (wire.Mail, error) {
+	var out wire.Mail
+	err := r.call(ctx, p, req.Target(), wire.ToolSendMail, req, &out)
+	return out, err
+}
+
+// ListMail lists messages of a mail service.
+func (r *Resolver) ListMail(ctx context.Context, p tenancy.Principal, req wire.ListMailRequest) (wire.MailList, error) {
+	var out wire.MailList
+	err := r.call(ctx, p, req.Target(), wire.ToolListMail, req, &out)
+	return out, err
+}

@@ -1,0 +1,195 @@
+package connections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
+)
+
+// DefaultMaxDownload bounds one external download handed to a plugin.
+const DefaultMaxDownload int64 = 64 << 20
+
+// ToolsCapability serves the host capability "connectors" to the
+// connection tools (plugins/connections): the caller's connections, and
+// browse, search, download, upload and mail through the ConnectorResolver.
+// It acts for the tool call's caller only. Resolver may be set after the
+// plugin host is built, before the first call.
+type ToolsCapability struct {
+	Resolver *Resolver
+	// MaxDownload bounds one download (default DefaultMaxDownload).
+	MaxDownload int64
+}
+
+// ListedConnection is a connection as the connection tools show it, with
+// the services the loaded connectors offer for its provider.
+type ListedConnection struct {
+	Connection
+	Services []string `json:"services"`
+}
+
+// Wasm returns the capability "connectors".
+func (h *ToolsCapability) Wasm() wasm.Capability {
+	mod := wasm.CapabilityPrefix + "connectors"
+	return wasm.Capability{
+		Name:        "connectors",
+		Description: "the caller's connections to external providers; browse, search, download, upload and send mail through their connectors",
+		Functions: []wasm.HostFunction{
+			wasm.JSONFunction(mod, "list", false, h.list),
+			wasm.JSONFunction(mod, "browse", false, h.browse),
+			wasm.JSONFunction(mod, "search", false, h.search),
+			wasm.JSONFunction(mod, "download", false, h.download),
+			wasm.JSONFunction(mod, "upload", true, h.upload),
+			wasm.JSONFunction(mod, "send_mail", true, h.sendMail),
+		},
+	}
+}
+
+func (h *ToolsCapability) caller(ctx context.Context) (tenancy.Principal, error) {
+	if h.Resolver == nil || h.Resolver.Service == nil {
+		return tenancy.Principal{}, capErr("unavailable", errors.New("connections are not configured on this host (no secret key?)"))
+	}
+	c, ok := toolcall.From(ctx)
+	if !ok || c.Principal.UserID == "" {
+		return tenancy.Principal{}, capErr("forbidden", errors.New("connections are used only inside a user's tool call"))
+	}
+	return c.Principal, nil
+}
+
+// toolErr keeps a connector's own code, else names the error.
+func toolErr(err error) error {
+	var ce *ConnectorError
+	if errors.As(err, &ce) {
+		return &wasm.CapabilityError{Code: ce.Code, Message: err.Error()}
+	}
+	if errors.Is(err, ErrNoConnector) {
+		return capErr("no_connector", err)
+	}
+	return capErr(errorCode(err), err)
+}
+
+func (h *ToolsCapability) list(ctx context.Context, _ *wasm.Call, _ json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := h.Resolver.Service.List(ctx, p)
+	if err != nil {
+		return nil, toolErr(err)
+	}
+	out := []ListedConnection{}
+	for _, c := range cs {
+		if c.Revoked {
+			continue
+		}
+		svcs := h.Resolver.Services(c.Provider)
+		if svcs == nil {
+			svcs = []string{}
+		}
+		out = append(out, ListedConnection{Connection: c, Services: svcs})
+	}
+	return map[string]any{"connections": out}, nil
+}
+
+func decode[T any](raw json.RawMessage) (T, error) {
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, capErr("invalid_request", err)
+	}
+	return v, nil
+}
+
+func (h *ToolsCapability) browse(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := decode[wire.BrowseRequest](raw)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.Resolver.Browse(ctx, p, req)
+	if err != nil {
+		return nil, toolErr(err)
+	}
+	return out, nil
+}
+
+func (h *ToolsCapability) search(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := decode[wire.SearchRequest](raw)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.Resolver.Search(ctx, p, req)
+	if err != nil {
+		return nil, toolErr(err)
+	}
+	return out, nil
+}
+
+func (h *ToolsCapability) download(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := decode[wire.DownloadRequest](raw)
+	if err != nil {
+		return nil, err
+	}
+	limit := h.MaxDownload
+	if limit <= 0 {
+		limit = DefaultMaxDownload
+	}
+	if req.MaxBytes <= 0 || req.MaxBytes > limit {
+		req.MaxBytes = limit
+	}
+	out, err := h.Resolver.Download(ctx, p, req)
+	if err != nil {
+		return nil, toolErr(err)
+	}
+	if out.Name == "" {
+		return nil, capErr("bad_result", fmt.Errorf("the connector named no file for %q", req.Path+req.ID))
+	}
+	return out, nil
+}
+
+func (h *ToolsCapability) upload(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := decode[wire.UploadRequest](raw)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.Resolver.Upload(ctx, p, req)
+	if err != nil {
+		return nil, toolErr(err)
+	}
+	return out, nil
+}
+
+func (h *ToolsCapability) sendMail(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := decode[wire.SendMailRequest](raw)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.Resolver.SendMail(ctx, p, req)
+	if err != nil {
+		return nil, toolErr(err)
+	}
+	return out, nil
+}

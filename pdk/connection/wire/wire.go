@@ -1,0 +1,41 @@
+// Package wire declares the documents of the host capability "connection",
+// shared by the host (package connections) and the guest (pdk/connection).
+package wire
+
+// Request is one HTTP request a connector sends with a connection's
+// credentials. The plugin names the connection; the host attaches the
+// credential, which the plugin never sees.
+type Request struct {
+	// Connection is the id of the caller's connection to use.
+	Connection string `json:"connection"`
+	Method     string `json:"method,omitempty"`
+	URL        string `json:"url"`
+	// Headers are sent as given, except credentials (Authorization,
+	// Cookie, Proxy-Authorization), which only the host sets.
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    []byte            `json:"body,omitempty"`
+}
+
+// Response is the provider's answer (after the host's one refresh on a 401
+// and its wait on a short Retry-After).
+type Response struct {
+	Status  int               `json:"status"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    []byte            `json:"body,omitempty"`
+}
+
+// Connection is a connection as a connector sees it: no secret.
+type Connection struct {
+	ID       string   `json:"id"`
+	Provider string   `json:"provider"`
+	Label    string   `json:"label"`
+	Auth     string   `json:"auth"`
+	BaseURL  string   `json:"baseUrl,omitempty"`
+	Account  string   `json:"account,omitempty"`
+	Scopes   []string `json:"scopes,omitempty"`
+}
+
+// InfoRequest names the connection to describe.
+type InfoRequest struct {
+	Connection string `json:"connection"`
+}

@@ -1,0 +1,144 @@
+// Package wire declares the tools every connector plugin exports (seed
+// 000's ServiceAdapter operations) and their documents, shared by the host
+// (package connections' resolver) and the guest (pdk/connector).
+package wire
+
+import "time"
+
+// The tools of a connector plugin. Each takes the connection and service
+// in its arguments; the plugin dispatches to the service's adapter.
+const (
+	ToolBrowse   = "browse"
+	ToolDownload = "download"
+	ToolUpload   = "upload"
+	ToolSearch   = "search"
+	ToolSendMail = "sendMail"
+	ToolListMail = "listMail"
+)
+
+// Target names the connection and service a request is for; every request
+// carries both (as fields, not embedded, so its JSON Schema is flat).
+type Target struct {
+	Connection string `json:"connection"`
+	Service    string `json:"service"`
+}
+
+// Entry is an item of an external service: a folder, a file, an issue, a
+// board, a message.
+type Entry struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Path     string    `json:"path,omitempty"`
+	Folder   bool      `json:"folder,omitempty"`
+	Size     int64     `json:"size,omitempty"`
+	MIMEType string    `json:"mimeType,omitempty"`
+	Modified time.Time `json:"modified,omitzero"`
+	// Summary is a short text (an issue's summary and status).
+	Summary string `json:"summary,omitempty"`
+	// WebURL is where a person opens the item.
+	WebURL string `json:"webUrl,omitempty"`
+}
+
+// BrowseRequest lists what is under Path ("" for the service's root).
+type BrowseRequest struct {
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
+	Path       string `json:"path,omitempty"`
+	Cursor     string `json:"cursor,omitempty"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
+}
+
+// Listing is a page of entries; Next is the cursor of the next page.
+type Listing struct {
+	Entries []Entry `json:"entries"`
+	Next    string  `json:"next,omitempty"`
+}
+
+// DownloadRequest fetches one file (by the Path or ID a listing gave).
+type DownloadRequest struct {
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
+	Path       string `json:"path,omitempty"`
+	ID         string `json:"id,omitempty"`
+	MaxBytes   int64  `json:"maxBytes,omitempty" minimum:"0"`
+}
+
+// File is a downloaded file.
+type File struct {
+	Name     string `json:"name"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Data     []byte `json:"data"`
+}
+
+// UploadRequest stores a file under Path.
+type UploadRequest struct {
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
+	Path       string `json:"path,omitempty"`
+	Name       string `json:"name" minLength:"1"`
+	MIMEType   string `json:"mimeType,omitempty"`
+	Data       []byte `json:"data"`
+}
+
+// SearchRequest searches the service.
+type SearchRequest struct {
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
+	Query      string `json:"query" minLength:"1"`
+	Cursor     string `json:"cursor,omitempty"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
+}
+
+// Mail is a message to send or one listed.
+type Mail struct {
+	ID      string    `json:"id,omitempty"`
+	From    string    `json:"from,omitempty"`
+	To      []string  `json:"to"`
+	Cc      []string  `json:"cc,omitempty"`
+	Subject string    `json:"subject"`
+	Body    string    `json:"body"`
+	Date    time.Time `json:"date,omitzero"`
+}
+
+// SendMailRequest sends Mail.
+type SendMailRequest struct {
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
+	Mail       Mail   `json:"mail"`
+}
+
+// ListMailRequest lists messages of a folder ("" for the inbox).
+type ListMailRequest struct {
+	Connection string `json:"connection" minLength:"1" description:"the connection id"`
+	Service    string `json:"service" minLength:"1" description:"the provider's service (e.g. issues, drive, mail)"`
+	Folder     string `json:"folder,omitempty"`
+	Cursor     string `json:"cursor,omitempty"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"1000"`
+}
+
+// MailList is a page of messages.
+type MailList struct {
+	Messages []Mail `json:"messages"`
+	Next     string `json:"next,omitempty"`
+}
+
+// Of returns the target a request names.
+func Of(connection, service string) Target { return Target{Connection: connection, Service: service} }
+
+// Target returns the request's connection and service.
+func (r BrowseRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r DownloadRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r UploadRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r SearchRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r SendMailRequest) Target() Target { return Of(r.Connection, r.Service) }
+
+// Target returns the request's connection and service.
+func (r ListMailRequest) Target() Target { return Of(r.Connection, r.Service) }

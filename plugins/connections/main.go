@@ -1,0 +1,173 @@
+// Command connections is the agent's connection tools (seed 000 §8.3):
+// listConnections, externalBrowse, externalSearch, externalDownload (the
+// file lands in the workspace through the file bridge and is indexed),
+// externalUpload and sendMail. The connectors do the provider's work; the
+// host attaches the user's credentials, which neither this plugin nor the
+// connector ever sees.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agenthost/agenthost/pdk"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
+	"github.com/agenthost/agenthost/pdk/files"
+)
+
+type listArgs struct{}
+
+type browseArgs struct {
+	Connection string `json:"connection" minLength:"1" description:"the connection id from listConnections"`
+	Service    string `json:"service" minLength:"1" description:"one of the connection's services"`
+	Path       string `json:"path,omitempty" description:"what to list (e.g. a Jira project key PROJ or issue key PROJ-12); empty for the service's root"`
+	Cursor     string `json:"cursor,omitempty" description:"the next cursor of the previous page"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"200"`
+}
+
+type searchArgs struct {
+	Connection string `json:"connection" minLength:"1"`
+	Service    string `json:"service" minLength:"1"`
+	Query      string `json:"query" minLength:"1" description:"words to search for"`
+	Cursor     string `json:"cursor,omitempty"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"200"`
+}
+
+type downloadArgs struct {
+	Connection string `json:"connection" minLength:"1"`
+	Service    string `json:"service" minLength:"1"`
+	Path       string `json:"path" minLength:"1" description:"the path of a file entry from externalBrowse"`
+	Label      string `json:"label,omitempty" description:"groups the downloaded documents (docList:<label>)"`
+}
+
+type uploadArgs struct {
+	Connection string `json:"connection" minLength:"1"`
+	Service    string `json:"service" minLength:"1"`
+	Path       string `json:"path" minLength:"1" description:"where to upload (e.g. a Jira issue key)"`
+	File       string `json:"file" minLength:"1" description:"the workspace file: its id or a docItem reference"`
+}
+
+type mailArgs struct {
+	Connection string   `json:"connection" minLength:"1"`
+	Service    string   `json:"service" minLength:"1"`
+	To         []string `json:"to" minItems:"1"`
+	Cc         []string `json:"cc,omitempty"`
+	Subject    string   `json:"subject"`
+	Body       string   `json:"body"`
+}
+
+// maxUpload bounds what externalUpload reads from the workspace.
+const maxUpload = 64 << 20
+
+func listing(l wire.Listing) string {
+	if len(l.Entries) == 0 {
+		return "nothing here"
+	}
+	var b strings.Builder
+	for _, e := range l.Entries {
+		kind := "file"
+		if e.Folder {
+			kind = "folder"
+		}
+		fmt.Fprintf(&b, "- %s %q path=%s", kind, e.Name, e.Path)
+		if e.Size > 0 {
+			fmt.Fprintf(&b, " size=%d", e.Size)
+		}
+		if e.MIMEType != "" {
+			fmt.Fprintf(&b, " type=%s", e.MIMEType)
+		}
+		if e.Summary != "" {
+			fmt.Fprintf(&b, " — %s", e.Summary)
+		}
+		b.WriteString("\n")
+	}
+	if l.Next != "" {
+		fmt.Fprintf(&b, "more: pass cursor=%s\n", l.Next)
+	}
+	return b.String()
+}
+
+func main() {}
+
+func init() {
+	pdk.Tool("listConnections", "Lists the user's connections to external providers with the services each offers.", func(listArgs) (string, error) {
+		var out struct {
+			Connections []struct {
+				ID       string   `json:"id"`
+				Provider string   `json:"provider"`
+				Label    string   `json:"label"`
+				Account  string   `json:"account"`
+				BaseURL  string   `json:"baseUrl"`
+				Services []string `json:"services"`
+			} `json:"connections"`
+		}
+		if err := pdk.Invoke(capList, listArgs{}, &out); err != nil {
+			return "", err
+		}
+		if len(out.Connections) == 0 {
+			return "The user has no connections.", nil
+		}
+		var b strings.Builder
+		for _, c := range out.Connections {
+			fmt.Fprintf(&b, "- connection=%s provider=%s label=%q services=%s", c.ID, c.Provider, c.Label, strings.Join(c.Services, ","))
+			if c.BaseURL != "" {
+				fmt.Fprintf(&b, " site=%s", c.BaseURL)
+			}
+			b.WriteString("\n")
+		}
+		return b.String(), nil
+	}, pdk.ReadOnly())
+	pdk.Tool("externalBrowse", "Lists folders and files (or projects, issues, attachments) of a connection's service.", func(a browseArgs) (string, error) {
+		var out wire.Listing
+		err := pdk.Invoke(capBrowse, wire.BrowseRequest{Connection: a.Connection, Service: a.Service, Path: a.Path, Cursor: a.Cursor, Limit: a.Limit}, &out)
+		if err != nil {
+			return "", err
+		}
+		return listing(out), nil
+	}, pdk.ReadOnly())
+	pdk.Tool("externalSearch", "Searches a connection's service.", func(a searchArgs) (string, error) {
+		var out wire.Listing
+		err := pdk.Invoke(capSearch, wire.SearchRequest{Connection: a.Connection, Service: a.Service, Query: a.Query, Cursor: a.Cursor, Limit: a.Limit}, &out)
+		if err != nil {
+			return "", err
+		}
+		return listing(out), nil
+	}, pdk.ReadOnly())
+	pdk.Tool("externalDownload", "Downloads a file of a connection's service into the workspace, where it is indexed like an upload; returns its document reference.", func(a downloadArgs) (string, error) {
+		var f wire.File
+		if err := pdk.Invoke(capDownload, wire.DownloadRequest{Connection: a.Connection, Service: a.Service, Path: a.Path}, &f); err != nil {
+			return "", err
+		}
+		w, err := files.Write(f.Name, f.MIMEType, f.Data, a.Label)
+		if err != nil {
+			return "", err
+		}
+		return w.Summary("downloaded"), nil
+	})
+	pdk.Tool("externalUpload", "Uploads a workspace file to a connection's service.", func(a uploadArgs) (string, error) {
+		f, err := files.Read(a.File, maxUpload)
+		if err != nil {
+			return "", err
+		}
+		if f.Truncated {
+			return "", pdk.Errorf("too_large", "%s is %d bytes, over the upload limit of %d", f.Name, f.Size, maxUpload)
+		}
+		var e wire.Entry
+		err = pdk.Invoke(capUpload, wire.UploadRequest{Connection: a.Connection, Service: a.Service, Path: a.Path, Name: f.Name, MIMEType: f.MIMEType, Data: f.Data}, &e)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("uploaded %q to %s", e.Name, e.Path), nil
+	})
+	pdk.Tool("sendMail", "Sends a message through a connection's mail service.", func(a mailArgs) (string, error) {
+		var m wire.Mail
+		err := pdk.Invoke(capSendMail, wire.SendMailRequest{Connection: a.Connection, Service: a.Service,
+			Mail: wire.Mail{To: a.To, Cc: a.Cc, Subject: a.Subject, Body: a.Body}}, &m)
+		if err != nil {
+			return "", err
+		}
+		b, _ := json.Marshal(m.To)
+		return fmt.Sprintf("sent %q to %s", m.Subject, b), nil
+	})
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net/textproto"
+	"net/url"
+	"strings"
+
+	"github.com/agenthost/agenthost/pdk"
+	"github.com/agenthost/agenthost/pdk/connection"
+)
+
+// client speaks Jira Cloud's REST API through one connection.
+type client struct {
+	conn string
+	base string // https://NAME.atlassian.net
+}
+
+func newClient(connID string) (*client, error) {
+	info, err := connection.Info(connID)
+	if err != nil {
+		return nil, err
+	}
+	if info.BaseURL == "" {
+		return nil, pdk.Errorf("invalid_connection", "connection %q has no Jira site URL", info.Label)
+	}
+	return &client{conn: connID, base: strings.TrimSuffix(info.BaseURL, "/")}, nil
+}
+
+// jiraError is Jira's error body.
+type jiraError struct {
+	ErrorMessages []string          `json:"errorMessages"`
+	Errors        map[string]string `json:"errors"`
+}
+
+// do sends a request and decodes a 2xx JSON answer into out; any other
+// status becomes an error carrying Jira's messages.
+func (c *client) do(method, path string, q url.Values, body []byte, headers map[string]string, out any) ([]byte, error) {
+	u := c.base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	h := map[string]string{"Accept": "application/json"}
+	for k, v := range headers {
+		h[k] = v
+	}
+	resp, err := connection.Do(connection.Request{Connection: c.conn, Method: method, URL: u, Headers: h, Body: body})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return nil, statusError(resp)
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.Body, out); err != nil {
+			return nil, pdk.Errorf("bad_response", "Jira answered %s %s with something that is not its JSON: %v", method, path, err)
+		}
+	}
+	return resp.Body, nil
+}
+
+func statusError(resp connection.Response) error {
+	var je jiraError
+	msg := ""
+	if json.Unmarshal(resp.Body, &je) == nil {
+		parts := append([]string(nil), je.ErrorMessages...)
+		for k, v := range je.Errors {
+			parts = append(parts, k+": "+v)
+		}
+		msg = strings.Join(parts, "; ")
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("HTTP %d", resp.Status)
+	}
+	switch resp.Status {
+	case 404:
+		return pdk.Errorf("not_found", "%s", msg)
+	case 403:
+		return pdk.Errorf("forbidden", "%s", msg)
+	case 429:
+		return pdk.Errorf("rate_limited", "Jira is throttling requests (retry after %ss): %s", resp.Headers["retry-after"], msg)
+	case 400:
+		return pdk.Errorf("invalid", "%s", msg)
+	}
+	return pdk.Errorf("jira_error", "HTTP %d: %s", resp.Status, msg)
+}
+
+// multipartFile is the body Jira's attachment upload takes (part "file").
+func multipartFile(name, mimeType string, data []byte) ([]byte, string, error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
+	if mimeType == "" {
+		mimeType = "application/octet-stream"
+	}
+	h.Set("Content-Type", mimeType)
+	part, err := w.CreatePart(h)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := part.Write(data); err != nil {
+		return nil, "", err
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), w.FormDataContentType(), nil
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agenthost/agenthost/pdk"
+	"github.com/agenthost/agenthost/pdk/connector"
+)
+
+// issues is the service "issues". Paths: "" (nothing: name a project),
+// "PROJ" (the project's issues), "PROJ-12" (the issue's attachments),
+// "PROJ-12/<attachment id>" (one attachment).
+type issues struct{}
+
+var (
+	projectKey = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,49}$`)
+	issueKey   = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,49}-[1-9][0-9]{0,9}$`)
+	numericID  = regexp.MustCompile(`^[0-9]{1,18}$`)
+)
+
+const fields = "summary,status,attachment"
+
+func pageSize(n int) int {
+	if n <= 0 || n > 100 {
+		return 50
+	}
+	return n
+}
+
+func (issues) Browse(r connector.BrowseRequest) (connector.Listing, error) {
+	c, err := newClient(r.Connection)
+	if err != nil {
+		return connector.Listing{}, err
+	}
+	p := strings.Trim(r.Path, "/")
+	switch {
+	case p == "":
+		return connector.Listing{}, pdk.Errorf("invalid_path", "name a project key (e.g. PROJ) or an issue key (PROJ-12) to browse; use search to find issues")
+	case projectKey.MatchString(p):
+		return c.searchJQL(`project = "`+p+`" ORDER BY key ASC`, r.Cursor, r.Limit)
+	case issueKey.MatchString(p):
+		is, err := c.issue(p)
+		if err != nil {
+			return connector.Listing{}, err
+		}
+		out := connector.Listing{Entries: []connector.Entry{}}
+		for _, a := range is.Fields.Attachment {
+			out.Entries = append(out.Entries, attachmentEntry(is.Key, a))
+		}
+		return out, nil
+	}
+	return connector.Listing{}, pdk.Errorf("invalid_path", "%q is neither a project key nor an issue key", r.Path)
+}
+
+func attachmentEntry(key string, a attachment) connector.Entry {
+	return connector.Entry{ID: a.ID, Name: a.Filename, Path: key + "/" + a.ID, Size: a.Size, MIMEType: a.MIMEType, Modified: jiraTime(a.Created)}
+}
+
+func (c *client) issue(key string) (issue, error) {
+	var is issue
+	_, err := c.do("GET", "/rest/api/3/issue/"+url.PathEscape(key), url.Values{"fields": {fields}}, nil, nil, &is)
+	return is, err
+}
+
+func (c *client) searchJQL(jql, cursor string, limit int) (connector.Listing, error) {
+	q := url.Values{"jql": {jql}, "fields": {fields}, "maxResults": {strconv.Itoa(pageSize(limit))}}
+	if cursor != "" {
+		q.Set("nextPageToken", cursor)
+	}
+	var page searchPage
+	if _, err := c.do("GET", "/rest/api/3/search/jql", q, nil, nil, &page); err != nil {
+		return connector.Listing{}, err
+	}
+	out := connector.Listing{Entries: []connector.Entry{}}
+	for _, is := range page.Issues {
+		out.Entries = append(out.Entries, connector.Entry{ID: is.ID, Name: is.Key, Path: is.Key, Folder: true, Summary: summary(is),
+			WebURL: c.base + "/browse/" + is.Key})
+	}
+	if !page.IsLast && page.NextPageToken != "" {
+		out.Next = page.NextPageToken
+	}
+	return out, nil
+}
+
+// attachmentID reads "PROJ-12/10001" or an id.
+func attachmentID(r connector.DownloadRequest) (string, error) {
+	id := r.ID
+	if id == "" {
+		key, rest, ok := strings.Cut(strings.Trim(r.Path, "/"), "/")
+		if !ok || !issueKey.MatchString(key) {
+			return "", pdk.Errorf("invalid_path", "download a path PROJ-12/<attachment id> from browsing an issue")
+		}
+		id = rest
+	}
+	if !numericID.MatchString(id) {
+		return "", pdk.Errorf("invalid_path", "%q is not an attachment id", id)
+	}
+	return id, nil
+}
+
+func (issues) Download(r connector.DownloadRequest) (connector.File, error) {
+	id, err := attachmentID(r)
+	if err != nil {
+		return connector.File{}, err
+	}
+	c, err := newClient(r.Connection)
+	if err != nil {
+		return connector.File{}, err
+	}
+	var meta attachment
+	if _, err := c.do("GET", "/rest/api/3/attachment/"+id, nil, nil, nil, &meta); err != nil {
+		return connector.File{}, err
+	}
+	if r.MaxBytes > 0 && meta.Size > r.MaxBytes {
+		return connector.File{}, pdk.Errorf("too_large", "attachment %s is %d bytes, over the limit of %d", meta.Filename, meta.Size, r.MaxBytes)
+	}
+	// redirect=false: the content itself, not a 303 to the media host.
+	data, err := c.do("GET", "/rest/api/3/attachment/content/"+id, url.Values{"redirect": {"false"}}, nil, map[string]string{"Accept": "*/*"}, nil)
+	if err != nil {
+		return connector.File{}, err
+	}
+	if r.MaxBytes > 0 && int64(len(data)) > r.MaxBytes {
+		return connector.File{}, pdk.Errorf("too_large", "attachment %s is over the limit of %d bytes", meta.Filename, r.MaxBytes)
+	}
+	return connector.File{Name: meta.Filename, MIMEType: meta.MIMEType, Data: data}, nil
+}
+
+func (issues) Upload(r connector.UploadRequest) (connector.Entry, error) {
+	key := strings.Trim(r.Path, "/")
+	if !issueKey.MatchString(key) {
+		return connector.Entry{}, pdk.Errorf("invalid_path", "upload to an issue key (PROJ-12), not %q", r.Path)
+	}
+	c, err := newClient(r.Connection)
+	if err != nil {
+		return connector.Entry{}, err
+	}
+	body, ct, err := multipartFile(r.Name, r.MIMEType, r.Data)
+	if err != nil {
+		return connector.Entry{}, err
+	}
+	var out []attachment
+	if _, err := c.do("POST", "/rest/api/3/issue/"+url.PathEscape(key)+"/attachments", nil, body,
+		map[string]string{"Content-Type": ct, "X-Atlassian-Token": "no-check"}, &out); err != nil {
+		return connector.Entry{}, err
+	}
+	if len(out) == 0 {
+		return connector.Entry{}, pdk.Errorf("bad_response", "Jira stored no attachment")
+	}
+	return attachmentEntry(key, out[0]), nil
+}
+
+func (issues) Search(r connector.SearchRequest) (connector.Listing, error) {
+	c, err := newClient(r.Connection)
+	if err != nil {
+		return connector.Listing{}, err
+	}
+	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(r.Query)
+	return c.searchJQL(`text ~ "`+q+`" ORDER BY updated DESC`, r.Cursor, r.Limit)
+}
