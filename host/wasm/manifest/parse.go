@@ -100,6 +100,9 @@ func (m *Manifest) check() error {
 			return &FieldError{Field: "/connector", Message: "a connector plugin must declare its provider and services"}
 		}
 	}
+	if err := m.checkMCP(); err != nil {
+		return err
+	}
 	if len(m.Limits.AllowedHosts) > 0 && !m.HasCapability("http") {
 		return &FieldError{Field: "/limits/allowedHosts", Message: `allowed hosts need the "http" capability`}
 	}
