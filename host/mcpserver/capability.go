@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,6 +20,9 @@ const CapabilityName = "client"
 // MCP carry none, and the capability refuses them.
 type peer struct {
 	session *mcp.ServerSession
+	// closeStream ends the call's response stream (SEP-1699 polling); nil
+	// where the protocol revision has no resumable streams.
+	closeStream func(mcp.CloseSSEStreamArgs)
 }
 
 type peerKey struct{}
@@ -35,7 +39,7 @@ func peerFrom(ctx context.Context) *peer {
 var errNoPeer = &wasm.CapabilityError{Code: "unavailable",
 	Message: "there is no MCP client to ask: the call did not arrive over MCP (agents and the API have none)"}
 
-// Capability is "client" (agenthost:client: sample, elicit, log). Requests
+// Capability is "client" (agenthost:client: sample, elicit, log, poll). Requests
 // and responses are MCP's own shapes (CreateMessageParams/Result,
 // ElicitParams/Result, LoggingMessageParams), decoded by the SDK's types
 // before they are sent, so a plugin cannot put anything on the wire that
@@ -44,7 +48,7 @@ var errNoPeer = &wasm.CapabilityError{Code: "unavailable",
 func Capability() wasm.Capability {
 	return wasm.Capability{
 		Name:        CapabilityName,
-		Description: "ask the MCP client that made the call: sampling (its model), elicitation (its user), log messages",
+		Description: "ask the MCP client that made the call: sampling (its model), elicitation (its user), log messages, polling of long calls",
 		Functions: []wasm.HostFunction{
 			wasm.JSONFunction(wasm.CapabilityPrefix+CapabilityName, "sample", false, func(ctx context.Context, _ *wasm.Call, req json.RawMessage) (any, error) {
 				p := peerFrom(ctx)
@@ -80,6 +84,22 @@ func Capability() wasm.Capability {
 					return nil, &wasm.CapabilityError{Code: "invalid_request", Message: err.Error()}
 				}
 				return struct{}{}, clientError(p.session.Log(ctx, &params))
+			}),
+			wasm.JSONFunction(wasm.CapabilityPrefix+CapabilityName, "poll", false, func(ctx context.Context, _ *wasm.Call, req json.RawMessage) (any, error) {
+				p := peerFrom(ctx)
+				if p == nil {
+					return nil, errNoPeer
+				}
+				var r struct {
+					RetryAfterMs int `json:"retryAfterMs"`
+				}
+				if err := json.Unmarshal(req, &r); err != nil || r.RetryAfterMs < 0 || r.RetryAfterMs > 60000 {
+					return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "retryAfterMs must be 0..60000"}
+				}
+				if p.closeStream != nil {
+					p.closeStream(mcp.CloseSSEStreamArgs{RetryAfter: time.Duration(r.RetryAfterMs) * time.Millisecond})
+				}
+				return struct{}{}, nil
 			}),
 		},
 	}

@@ -56,7 +56,11 @@ func (s *Server) addPluginFeatures(srv *mcp.Server, ws string, cat catalogView, 
 // {"name", "arguments"}; its JSON result is the GetPromptResult.
 func (s *Server) promptHandler(ws, tool string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		args, _ := json.Marshal(map[string]any{"name": req.Params.Name, "arguments": req.Params.Arguments})
+		pargs := req.Params.Arguments
+		if pargs == nil {
+			pargs = map[string]string{}
+		}
+		args, _ := json.Marshal(map[string]any{"name": req.Params.Name, "arguments": pargs})
 		var out mcp.GetPromptResult
 		if err := s.produce(ctx, req.Extra, req.Session, ws, tool, args, &out); err != nil {
 			return nil, err

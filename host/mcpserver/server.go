@@ -188,7 +188,17 @@ func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 func (s *Server) build(ws string, list []tools.Tool) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "agenthost", Title: "agenthost workspace " + ws, Version: s.d.Version},
 		&mcp.ServerOptions{Logger: s.d.Logger,
-			Instructions: "The tools of one agenthost workspace; each call runs a sandboxed plugin for the authenticated caller."})
+			Instructions: "The tools of one agenthost workspace; each call runs a sandboxed plugin for the authenticated caller.",
+			// No argument of a prompt or resource template has completions
+			// to offer: the answer is honestly empty.
+			CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+				return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+			},
+			// Subscriptions are accepted and kept by the SDK; a plugin's
+			// resources are produced on each read and announce no updates.
+			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		})
 	cat := newCatalogView(s.d.Catalog)
 	for _, t := range list {
 		srv.AddTool(cat.mcpTool(t), s.toolHandler(ws, t.Name))

@@ -111,7 +111,11 @@ func (s *Server) run(ctx context.Context, extra *mcp.RequestExtra, ss *mcp.Serve
 		args = json.RawMessage("{}")
 	}
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: ws})
-	ctx = withPeer(ctx, &peer{session: ss})
+	pr := &peer{session: ss}
+	if extra != nil {
+		pr.closeStream = extra.CloseSSEStream
+	}
+	ctx = withPeer(ctx, pr)
 	opts := &wasm.CallOptions{}
 	if progress != nil && ss != nil {
 		opts.OnProgress = progressNotifier(ctx, ss, progress)
