@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,11 +57,8 @@ func startMCPServe(t *testing.T) mcpServe {
 	if token == "" || ws == nil {
 		t.Fatalf("bootstrap printed no token or workspace:\n%s", out.String())
 	}
-	if err := run(ctx, []string{"admin", "tools", "-data", data, "-workspace", ws[1], "-set", "core", "-extra",
-		"test_simple_text,test_image_content,test_audio_content,test_embedded_resource,test_multiple_content_types," +
-			"test_tool_with_logging,test_tool_with_progress,test_error_handling,test_sampling,test_elicitation," +
-			"test_elicitation_sep1034_defaults,test_elicitation_sep1330_enums,json_schema_2020_12_tool,test_reconnection," +
-			"mcp_read_resource,mcp_get_prompt"}, &out, &out); err != nil {
+	// The set of every loaded tool: the built-ins and, enabled below, the fixtures.
+	if err := run(ctx, []string{"admin", "tools", "-data", data, "-workspace", ws[1], "-set", "all"}, &out, &out); err != nil {
 		t.Fatalf("admin tools: %v\n%s", err, out.String())
 	}
 	apiAddr, err := freeLoopbackAddr()
@@ -107,6 +105,16 @@ func TestMCPConformance(t *testing.T) {
 		{"0.1.16", []string{"node_modules/@modelcontextprotocol/conformance/dist/index.js", "server", "--url", endpoint}},
 		{"0.2.0-alpha.12 (2026-07-28)", []string{"node_modules/conformance-alpha/dist/index.js", "server", "--url", endpoint, "--requirements", "2026-07-28"}},
 	}
+	// AGENTHOST_MCP_CONFORMANCE_SCENARIO runs one scenario, verbosely (to
+	// see why it fails).
+	if sc := os.Getenv("AGENTHOST_MCP_CONFORMANCE_SCENARIO"); sc != "" {
+		for i := range suites {
+			if j := slices.Index(suites[i].args, "--requirements"); j >= 0 {
+				suites[i].args = slices.Delete(suites[i].args, j, j+2)
+			}
+			suites[i].args = append(suites[i].args, "--scenario", sc, "--verbose")
+		}
+	}
 	total := regexp.MustCompile(`Total: (\d+) passed, (\d+) failed`)
 	for _, suite := range suites {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -116,7 +124,13 @@ func TestMCPConformance(t *testing.T) {
 		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+":"+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
 		cancel()
+		if f := os.Getenv("AGENTHOST_MCP_CONFORMANCE_LOG"); f != "" {
+			os.WriteFile(f+"."+strings.Fields(suite.name)[0], out, 0o644)
+		}
 		m := total.FindSubmatch(out)
+		if m == nil && os.Getenv("AGENTHOST_MCP_CONFORMANCE_SCENARIO") != "" {
+			continue // a scenario this suite does not know
+		}
 		if m == nil {
 			t.Fatalf("conformance %s printed no total (%v):\n%s", suite.name, err, out)
 		}

@@ -62,8 +62,13 @@ func (s *Server) promptHandler(ws, tool string) mcp.PromptHandler {
 		}
 		args, _ := json.Marshal(map[string]any{"name": req.Params.Name, "arguments": pargs})
 		var out mcp.GetPromptResult
-		if err := s.produce(ctx, req.Extra, req.Session, ws, tool, args, &out); err != nil {
+		more, err := s.produce(ctx, ws, tool, args, &out, request{extra: req.Extra, session: req.Session,
+			version: req.ProtocolVersion(), caps: req.ClientCapabilities(), responses: req.Params.InputResponses, state: req.Params.RequestState})
+		if err != nil {
 			return nil, err
+		}
+		if more.input != nil {
+			return &mcp.GetPromptResult{InputRequests: more.input, RequestState: more.state}, nil
 		}
 		return &out, nil
 	}
@@ -76,11 +81,16 @@ func (s *Server) resourceHandler(ws, tool string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		args, _ := json.Marshal(map[string]any{"uri": req.Params.URI})
 		var out mcp.ReadResourceResult
-		if err := s.produce(ctx, req.Extra, req.Session, ws, tool, args, &out); err != nil {
+		more, err := s.produce(ctx, ws, tool, args, &out, request{extra: req.Extra, session: req.Session,
+			version: req.ProtocolVersion(), caps: req.ClientCapabilities(), responses: req.Params.InputResponses, state: req.Params.RequestState})
+		if err != nil {
 			if e, ok := err.(*wasm.Error); ok && e.Code == "not_found" {
 				return nil, mcp.ResourceNotFoundError(req.Params.URI)
 			}
 			return nil, err
+		}
+		if more.input != nil {
+			return &mcp.ReadResourceResult{InputRequests: more.input, RequestState: more.state}, nil
 		}
 		return &out, nil
 	}
@@ -88,22 +98,23 @@ func (s *Server) resourceHandler(ws, tool string) mcp.ResourceHandler {
 
 // produce runs a prompt's or resource's tool and decodes its result into
 // out with the SDK's types, which refuse malformed content.
-func (s *Server) produce(ctx context.Context, extra *mcp.RequestExtra, ss *mcp.ServerSession, ws, tool string, args []byte, out any) error {
-	_, res, err := s.run(ctx, extra, ss, ws, tool, args, nil)
-	if err != nil {
-		return err
+func (s *Server) produce(ctx context.Context, ws, tool string, args []byte, out any, rq request) (outcome, error) {
+	o, err := s.run(ctx, ws, tool, args, rq)
+	if err != nil || o.input != nil {
+		return o, err
 	}
+	res := o.res
 	if !res.OK {
 		if res.Error != nil {
-			return res.Error
+			return o, res.Error
 		}
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the plugin failed"}
+		return o, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the plugin failed"}
 	}
 	if len(res.Data) == 0 {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s returned text, not the JSON result MCP needs", tool)}
+		return o, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s returned text, not the JSON result MCP needs", tool)}
 	}
 	if err := json.Unmarshal(res.Data, out); err != nil {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s returned a malformed result: %v", tool, err)}
+		return o, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s returned a malformed result: %v", tool, err)}
 	}
-	return nil
+	return o, nil
 }

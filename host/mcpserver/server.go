@@ -9,6 +9,7 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -71,6 +72,10 @@ type Server struct {
 	mux    *http.ServeMux
 	events mcp.EventStore
 
+	// stateKey signs the requestState of multi round-trip calls (a new
+	// key per process: a state outlives no restart).
+	stateKey []byte
+
 	mu        sync.Mutex
 	endpoints map[string]*endpoint // by workspace id
 	servers   map[string]*mcp.Server
@@ -91,7 +96,8 @@ func New(d Deps) *Server {
 	s := &Server{d: d, mux: http.NewServeMux(), endpoints: map[string]*endpoint{}, servers: map[string]*mcp.Server{},
 		// Streams of older protocol revisions are resumable: a client that
 		// lost its connection asks again with Last-Event-ID.
-		events: mcp.NewMemoryEventStore(nil)}
+		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32)}
+	rand.Read(s.stateKey)
 	s.mux.Handle(Path, s.checkHosts(s.authenticate(http.HandlerFunc(s.serveMCP))))
 	s.mux.Handle(metadataPrefix+Path, s.checkHosts(http.HandlerFunc(s.serveMetadata)))
 	return s

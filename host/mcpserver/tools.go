@@ -67,12 +67,37 @@ func (v catalogView) mcpTool(t tools.Tool) *mcp.Tool {
 // toolHandler serves tools/call.
 func (s *Server) toolHandler(ws, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		t, res, err := s.run(ctx, req.Extra, req.Session, ws, name, req.Params.Arguments, req.Params.GetProgressToken())
+		out, err := s.run(ctx, ws, name, req.Params.Arguments, request{extra: req.Extra, session: req.Session,
+			version: req.ProtocolVersion(), caps: req.ClientCapabilities(), progress: req.Params.GetProgressToken(),
+			responses: req.Params.InputResponses, state: req.Params.RequestState})
 		if err != nil {
 			return nil, err
 		}
-		return s.result(t, res), nil
+		if out.input != nil {
+			return &mcp.CallToolResult{InputRequests: out.input, RequestState: out.state}, nil
+		}
+		return s.result(out.tool, out.res), nil
 	}
+}
+
+// request is what run needs of an MCP request.
+type request struct {
+	extra     *mcp.RequestExtra
+	session   *mcp.ServerSession
+	version   string
+	caps      *mcp.ClientCapabilities
+	progress  any
+	responses mcp.InputResponseMap
+	state     string
+}
+
+// outcome is how a call ended: its result, or the questions for the client
+// (input, with the state to send back) when it needs answers first.
+type outcome struct {
+	tool  tools.Tool
+	res   wasm.Result
+	input mcp.InputRequestMap
+	state string
 }
 
 // run calls a tool the way the API's direct call does: the caller's
@@ -82,45 +107,68 @@ func (s *Server) toolHandler(ws, name string) mcp.ToolHandler {
 // capabilities). The call's context ends when the client cancels
 // (notifications/cancelled) or, without sessions, hangs up. A refusal is a
 // tool result (the model may read it); err is for a request that has no
-// caller or workspace.
-func (s *Server) run(ctx context.Context, extra *mcp.RequestExtra, ss *mcp.ServerSession, ws, name string, args json.RawMessage, progress any) (tools.Tool, wasm.Result, error) {
+// caller or workspace, or carries a requestState this server did not issue.
+func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage, rq request) (outcome, error) {
 	var ti *auth.TokenInfo
-	if extra != nil {
-		ti = extra.TokenInfo
+	if rq.extra != nil {
+		ti = rq.extra.TokenInfo
 	}
 	p, ok := principalOf(ti)
 	if !ok {
-		return tools.Tool{}, wasm.Result{}, fmt.Errorf("%w: the request carries no authenticated caller", tenancy.ErrUnauthenticated)
+		return outcome{}, fmt.Errorf("%w: the request carries no authenticated caller", tenancy.ErrUnauthenticated)
 	}
 	set, err := s.workspaceSet(ctx, p, ws)
 	if err != nil {
-		return tools.Tool{}, wasm.Result{}, err
+		return outcome{}, err
 	}
 	t, ok := set.Lookup(name)
 	if !ok {
-		return t, failure(wasm.CodeUnknownTool, fmt.Sprintf("the workspace no longer offers %q", name)), nil
+		return outcome{tool: t, res: failure(wasm.CodeUnknownTool, fmt.Sprintf("the workspace no longer offers %q", name))}, nil
 	}
 	if !t.ReadOnly {
 		if _, write, err := s.d.Workspaces.Levels(ctx, p, ws); err != nil {
-			return t, wasm.Result{}, err
+			return outcome{}, err
 		} else if write == tenancy.None {
-			return t, failure("forbidden", name+" writes, and the caller may not write in this workspace"), nil
+			return outcome{tool: t, res: failure("forbidden", name+" writes, and the caller may not write in this workspace")}, nil
 		}
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: ws})
-	pr := &peer{session: ss}
-	if extra != nil {
-		pr.closeStream = extra.CloseSSEStream
+	pr := &peer{session: rq.session, caps: rq.caps}
+	if rq.extra != nil {
+		pr.closeStream = rq.extra.CloseSSEStream
 	}
+	bind := stateBinding{Tenant: p.TenantID, User: p.UserID, Workspace: ws, Tool: name, Args: args}
+	if rq.version >= statelessFrom {
+		pr.round = &inputRound{answers: map[string]json.RawMessage{}}
+		if rq.state != "" {
+			if pr.round.answers, err = s.open(bind, rq.state); err != nil {
+				return outcome{}, err
+			}
+		}
+		for k, v := range rq.responses {
+			if b, err := json.Marshal(v); err == nil {
+				pr.round.answers[k] = b
+			}
+		}
+	}
+	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: ws})
 	ctx = withPeer(ctx, pr)
 	opts := &wasm.CallOptions{}
-	if progress != nil && ss != nil {
-		opts.OnProgress = progressNotifier(ctx, ss, progress)
+	if rq.progress != nil && rq.session != nil {
+		opts.OnProgress = progressNotifier(ctx, rq.session, rq.progress)
 	}
-	return t, set.Call(ctx, name, args, opts), nil
+	res := set.Call(ctx, name, args, opts)
+	if r := pr.round; r != nil {
+		if err := r.missingError(res); err != nil {
+			return outcome{}, err
+		}
+		if q := r.pending(); q != nil {
+			return outcome{tool: t, input: q, state: s.seal(bind, r.answers)}, nil
+		}
+	}
+	return outcome{tool: t, res: res}, nil
 }
 
 func failure(code, msg string) wasm.Result {

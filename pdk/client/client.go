@@ -1,16 +1,46 @@
 // Package client asks the MCP client that made the call (capability
 // "client"; declare it in plugin.json): sampling (its model answers),
-// elicitation (its user answers), log messages, and polling of long calls.
-// A call that did not arrive over MCP has no client: every function then
-// fails with code "unavailable". Requests and results are MCP's own JSON
-// shapes (sampling/createMessage, elicitation/create, notifications/message).
+// elicitation (its user answers), its roots, log messages, and polling of
+// long calls. A call that did not arrive over MCP has no client: every
+// function then fails with code "unavailable". Requests and results are
+// MCP's own JSON shapes (sampling/createMessage, elicitation/create,
+// roots/list, notifications/message).
+//
+// Each question has a key. Under MCP 2026-07-28 the server cannot ask
+// while the call runs: a question not yet answered fails with
+// IsInputRequired, the plugin returns (the error is fine), the client
+// answers, and the call runs again from the start — this time the same
+// question (same key) is answered at once. Ask every question you can
+// before giving up, so the client answers them in one round; keep the
+// code before the questions free of effects, as it runs again.
 package client
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/agenthost/agenthost/pdk"
 )
+
+// IsInputRequired reports whether err is a question the client answers in
+// the next round (the call should end; it runs again with the answer).
+func IsInputRequired(err error) bool {
+	var e *pdk.Error
+	return errors.As(err, &e) && e.Code == "input_required"
+}
+
+// IsMissingCapability reports whether the client did not declare it can
+// answer this kind of question (ending the call with this error tells the
+// client which capability it needs).
+func IsMissingCapability(err error) bool {
+	var e *pdk.Error
+	return errors.As(err, &e) && e.Code == "missing_client_capability"
+}
+
+type question struct {
+	Key     string `json:"key,omitempty"`
+	Request any    `json:"request"`
+}
 
 // Message is one sampling message; Content is an MCP content block.
 type Message struct {
@@ -30,15 +60,35 @@ type SampleRequest struct {
 
 // SampleResult is the client model's answer.
 type SampleResult struct {
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
+	Role  string `json:"role"`
+	Model string `json:"model"`
+	// Content is one content block, or (2026-07-28) a list of them.
 	Content json.RawMessage `json:"content"`
 }
 
-// Sample asks the client's model.
-func Sample(req SampleRequest) (SampleResult, error) {
+// Text is the answer's first text, or "" when it has none.
+func (r SampleResult) Text() string {
+	type block struct{ Type, Text string }
+	var one block
+	if json.Unmarshal(r.Content, &one) == nil && one.Type == "text" {
+		return one.Text
+	}
+	var many []block
+	if json.Unmarshal(r.Content, &many) == nil {
+		for _, b := range many {
+			if b.Type == "text" {
+				return b.Text
+			}
+		}
+	}
+	return ""
+}
+
+// Sample asks the client's model; key names the question (see the package
+// documentation; "" numbers questions in the order they are asked).
+func Sample(key string, req SampleRequest) (SampleResult, error) {
 	var res SampleResult
-	err := pdk.Invoke(sample, req, &res)
+	err := pdk.Invoke(sample, question{key, req}, &res)
 	return res, err
 }
 
@@ -55,11 +105,26 @@ type ElicitResult struct {
 	Content map[string]any `json:"content,omitempty"`
 }
 
-// Elicit asks the client's user.
-func Elicit(req ElicitRequest) (ElicitResult, error) {
+// Elicit asks the client's user; key names the question.
+func Elicit(key string, req ElicitRequest) (ElicitResult, error) {
 	var res ElicitResult
-	err := pdk.Invoke(elicit, req, &res)
+	err := pdk.Invoke(elicit, question{key, req}, &res)
 	return res, err
+}
+
+// Root is one of the client's roots (a directory or file it exposes).
+type Root struct {
+	URI  string `json:"uri"`
+	Name string `json:"name,omitempty"`
+}
+
+// Roots asks the client for its roots; key names the question.
+func Roots(key string) ([]Root, error) {
+	var res struct {
+		Roots []Root `json:"roots"`
+	}
+	err := pdk.Invoke(roots, question{key, struct{}{}}, &res)
+	return res.Roots, err
 }
 
 // Log sends a log message to the client (level: debug, info, notice,

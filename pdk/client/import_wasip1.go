@@ -13,3 +13,6 @@ func logMessage(req uint64) uint64
 
 //go:wasmimport agenthost:client poll
 func poll(req uint64) uint64
+
+//go:wasmimport agenthost:client roots
+func roots(req uint64) uint64

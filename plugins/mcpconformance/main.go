@@ -111,18 +111,15 @@ func init() {
 		return "", pdk.Errorf("tool_error", "This tool intentionally returns an error for testing")
 	}, ro)
 	pdk.Tool("test_sampling", "Tests server-initiated sampling (LLM completion request)", func(a SamplingArgs) (string, error) {
-		res, err := client.Sample(client.SampleRequest{Messages: []client.Message{{Role: "user", Content: client.Text(a.Prompt)}}, MaxTokens: 100})
+		res, err := client.Sample("prompt", client.SampleRequest{Messages: []client.Message{{Role: "user", Content: client.Text(a.Prompt)}}, MaxTokens: 100})
 		if err != nil {
 			return "", err
 		}
-		var c struct {
-			Type, Text string
+		text := res.Text()
+		if text == "" {
+			text = "(non-text response)"
 		}
-		_ = json.Unmarshal(res.Content, &c)
-		if c.Type != "text" {
-			c.Text = "(non-text response)"
-		}
-		return "LLM response: " + c.Text, nil
+		return "LLM response: " + text, nil
 	}, ro)
 	pdk.Tool("test_elicitation", "Tests server-initiated elicitation (user input request)", func(a ElicitationArgs) (string, error) {
 		return elicit(a.Message, map[string]any{"type": "object",
@@ -163,12 +160,13 @@ func init() {
 			time.Sleep(100 * time.Millisecond)
 			return "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.", nil
 		}, ro)
+	registerRoundTrips(ro)
 	pdk.Tool("mcp_read_resource", "Reads one of the conformance fixture resources (test://…) as MCP resource contents.", readResource, ro)
 	pdk.Tool("mcp_get_prompt", "Returns one of the conformance fixture prompts as MCP prompt messages.", getPrompt, ro)
 }
 
 func elicit(message string, schema map[string]any) (string, error) {
-	res, err := client.Elicit(client.ElicitRequest{Message: message, RequestedSchema: schema})
+	res, err := client.Elicit("answer", client.ElicitRequest{Message: message, RequestedSchema: schema})
 	if err != nil {
 		return "", err
 	}
@@ -246,6 +244,13 @@ func getPrompt(a PromptArgs) (PromptResult, error) {
 		return PromptResult{"A prompt with an embedded resource", []map[string]any{
 			user(embedded(a.Arguments["resourceUri"], "Embedded resource content for testing.")),
 			user(text("Please process the embedded resource above."))}}, nil
+	case "test_input_required_result_prompt":
+		res, err := client.Elicit("user_context", client.ElicitRequest{Message: "Please provide context for the prompt",
+			RequestedSchema: object("context", "string")})
+		if err != nil {
+			return PromptResult{}, err
+		}
+		return PromptResult{"A prompt with elicited context", []map[string]any{user(text(fmt.Sprintf("Context: %v", res.Content["context"])))}}, nil
 	case "test_prompt_with_image":
 		return PromptResult{"A prompt with an image", []map[string]any{user(image()), user(text("Please analyze the image above."))}}, nil
 	}

@@ -1,0 +1,441 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/host/mcpserver"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/worldtest"
+)
+
+// hangGuard only keeps a broken test from hanging; no assertion depends on it.
+const hangGuard = 2 * time.Minute
+
+// recorder is the runner under the registry: the plugin host, with every
+// finished call's result kept so a test can see how a call ended.
+type recorder struct {
+	*wasm.Host
+	mu   sync.Mutex
+	done []wasm.Result
+	ch   chan wasm.Result
+}
+
+func (r *recorder) Call(ctx context.Context, tool string, args []byte, opts *wasm.CallOptions) wasm.Result {
+	res := r.Host.Call(ctx, tool, args, opts)
+	r.mu.Lock()
+	r.done = append(r.done, res)
+	r.mu.Unlock()
+	select {
+	case r.ch <- res:
+	default:
+	}
+	return res
+}
+
+type fixture struct {
+	w       *worldtest.World
+	rec     *recorder
+	http    *httptest.Server
+	token   string
+	ws, ws2 string
+}
+
+// newFixture serves the MCP endpoint of a world with two workspaces whose
+// set offers the conformance fixtures, echo and a call that runs until
+// stopped, on a real net/http server.
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	w := worldtest.New(t, worldtest.Options{Workspaces: []string{"a", "b"}})
+	host := wasmtest.HostWith(t, []wasm.Capability{mcpserver.Capability()}, "mcpconformance", "echo", "stuck", "notebook")
+	rec := &recorder{Host: host, ch: make(chan wasm.Result, 16)}
+	reg := tools.NewRegistry(rec, map[string][]string{"core": {"*"}})
+	_, token, err := w.DB.CreateToken(context.Background(), w.User.ID, "mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcpserver.New(mcpserver.Deps{Auth: w.DB, Workspaces: w.DB, Tools: reg, Catalog: host})
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return &fixture{w: w, rec: rec, http: ts, token: token, ws: w.Workspaces[0], ws2: w.Workspaces[1]}
+}
+
+func (f *fixture) url(ws string) string { return f.http.URL + "/api/v1/workspaces/" + ws + "/mcp" }
+
+// bearer adds the token to every request of the client.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+func (f *fixture) connect(t *testing.T, ws, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url(ws),
+		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+func textOf(t *testing.T, r *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestToolsOverMCP(t *testing.T) {
+	f := newFixture(t)
+	var mu sync.Mutex
+	var progress []float64
+	cs, err := f.connect(t, f.ws, f.token, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*mcp.Tool{}
+	for _, tl := range list.Tools {
+		byName[tl.Name] = tl
+	}
+	t.Run("annotations map readOnly", func(t *testing.T) {
+		ro, rw := byName["echo"], byName["writeNote"]
+		if ro == nil || rw == nil {
+			t.Fatalf("tools listed: %v", list.Tools)
+		}
+		if !ro.Annotations.ReadOnlyHint || ro.Annotations.OpenWorldHint == nil || *ro.Annotations.OpenWorldHint {
+			t.Errorf("echo (read-only, no network): %+v", ro.Annotations)
+		}
+		if rw.Annotations.ReadOnlyHint || rw.Annotations.DestructiveHint == nil || !*rw.Annotations.DestructiveHint || rw.Annotations.IdempotentHint {
+			t.Errorf("writeNote (writes): %+v", rw.Annotations)
+		}
+		schema, _ := json.Marshal(byName["json_schema_2020_12_tool"].InputSchema)
+		for _, kw := range []string{`"$defs"`, `"allOf"`, `"if"`, `"then"`, `"else"`, `"$anchor"`} {
+			if !strings.Contains(string(schema), kw) {
+				t.Errorf("input schema lost %s: %s", kw, schema)
+			}
+		}
+	})
+	t.Run("text, structured and content results", func(t *testing.T) {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"})
+		if err != nil || r.IsError || textOf(t, r) != "This is a simple text response for testing." {
+			t.Fatalf("test_simple_text: %v %+v", err, r)
+		}
+		r, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echoJSON", Arguments: map[string]any{"text": "hi"}})
+		if err != nil || r.IsError {
+			t.Fatalf("echoJSON: %v %+v", err, r)
+		}
+		if got, _ := json.Marshal(r.StructuredContent); string(got) != `{"text":"hi"}` {
+			t.Errorf("structured content %s", got)
+		}
+		r, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_multiple_content_types"})
+		if err != nil || r.IsError || len(r.Content) != 3 {
+			t.Fatalf("test_multiple_content_types: %v %+v", err, r)
+		}
+		if img, ok := r.Content[1].(*mcp.ImageContent); !ok || img.MIMEType != "image/png" || len(img.Data) == 0 {
+			t.Errorf("second block %#v", r.Content[1])
+		}
+	})
+	t.Run("failures are tool errors", func(t *testing.T) {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_error_handling"})
+		if err != nil || !r.IsError || !strings.Contains(textOf(t, r), "intentionally returns an error") {
+			t.Fatalf("%v %+v", err, r)
+		}
+		// Arguments are validated against the schema before the plugin runs.
+		r, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": 42}})
+		if err != nil || !r.IsError || !strings.Contains(textOf(t, r), wasm.CodeInvalidArguments) {
+			t.Fatalf("bad arguments: %v %+v", err, r)
+		}
+	})
+	t.Run("progress reports become notifications", func(t *testing.T) {
+		p := &mcp.CallToolParams{Name: "test_tool_with_progress"}
+		p.SetProgressToken("tok")
+		if r, err := cs.CallTool(ctx, p); err != nil || r.IsError {
+			t.Fatalf("%v %+v", err, r)
+		}
+		// Notifications may trail the result on the stream.
+		deadline := time.Now().Add(hangGuard)
+		for {
+			mu.Lock()
+			n := len(progress)
+			got := fmt.Sprint(progress)
+			mu.Unlock()
+			if n >= 3 {
+				if got != "[0 0.5 1]" {
+					t.Errorf("progress %s", got)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("progress %s", got)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	t.Run("prompts and resources from the manifest", func(t *testing.T) {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/42/data"})
+		if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, `"id":"42"`) {
+			t.Fatalf("%v %+v", err, res)
+		}
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://nothing"}); err == nil {
+			t.Error("an unknown resource was read")
+		}
+		pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments", Arguments: map[string]string{"arg1": "x", "arg2": "y"}})
+		if err != nil || len(pr.Messages) != 1 || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "arg1='x', arg2='y'") {
+			t.Fatalf("%v %+v", err, pr)
+		}
+	})
+}
+
+// The client capability reaches the client of the call: its model and its
+// user; outside MCP it refuses.
+func TestSamplingAndElicitation(t *testing.T) {
+	f := newFixture(t)
+	cs, err := f.connect(t, f.ws, f.token, &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "echo of " + r.Params.Messages[0].Content.(*mcp.TextContent).Text}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada"}}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_sampling", Arguments: map[string]any{"prompt": "ping"}})
+	if err != nil || textOf(t, r) != "LLM response: echo of ping" {
+		t.Fatalf("sampling: %v %q", err, textOf(t, r))
+	}
+	r, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_elicitation", Arguments: map[string]any{"message": "name?"}})
+	if err != nil || !strings.Contains(textOf(t, r), `action=accept, content={"username":"ada"}`) {
+		t.Fatalf("elicitation: %v %+v", err, r)
+	}
+
+	// The same tool called by an agent or the API has no client to ask.
+	set, _, err := tools.NewRegistry(f.rec, map[string][]string{"core": {"*"}}).Set("core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := set.Call(toolcall.With(ctx, toolcall.Caller{Principal: f.w.P, WorkspaceID: f.ws}), "test_sampling", []byte(`{"prompt":"x"}`), nil)
+	if res.OK || res.Error == nil || !strings.Contains(res.Error.Message, "did not arrive over MCP") {
+		t.Fatalf("outside MCP: %+v", res)
+	}
+}
+
+// A client that cancels (notifications/cancelled) stops the plugin call.
+func TestCancellationReachesThePlugin(t *testing.T) {
+	f := newFixture(t)
+	cs, err := f.connect(t, f.ws, f.token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "spin"})
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the call is running (spin runs until stopped)
+	cancel()
+	if err := <-errc; err == nil {
+		t.Fatal("the cancelled call returned no error")
+	}
+	select {
+	case res := <-f.rec.ch:
+		if res.Error == nil || res.Error.Code != wasm.CodeCanceled {
+			t.Fatalf("the plugin call ended with %+v, want canceled", res)
+		}
+	case <-time.After(hangGuard):
+		t.Fatal("the plugin call was not stopped")
+	}
+}
+
+// Hostile requests: DNS rebinding, foreign origins, no or bad tokens,
+// another tenant's workspace, a session taken to another workspace or by
+// another user.
+func TestRefusals(t *testing.T) {
+	f := newFixture(t)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	post := func(path, host, origin, token, session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, f.http.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	path := "/api/v1/workspaces/" + f.ws + "/mcp"
+	other := worldtest.New(t, worldtest.Options{}) // another tenant, in another store: its ids are unknown here
+	_ = other
+	stranger, err := f.w.DB.CreateTenant(context.Background(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	strangerWS, err := f.w.DB.CreateWorkspace(context.Background(), tenancy.Workspace{TenantID: stranger.ID, Name: "theirs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name                      string
+		path, host, origin, token string
+		want                      int
+	}{
+		{"a rebinding Host is refused", path, "evil.example:80", "", f.token, http.StatusForbidden},
+		{"a rebinding Host is refused before authentication", path, "evil.example", "", "", http.StatusForbidden},
+		{"a foreign Origin is refused", path, "", "http://evil.example", f.token, http.StatusForbidden},
+		{"an Origin that is not http is refused", path, "", "null", f.token, http.StatusForbidden},
+		{"a loopback Origin passes", path, "", "http://localhost:3000", f.token, http.StatusOK},
+		{"no token", path, "", "", "", http.StatusUnauthorized},
+		{"a bad token", path, "", "", "ahk_not-a-token", http.StatusUnauthorized},
+		{"another tenant's workspace", "/api/v1/workspaces/" + strangerWS.ID + "/mcp", "", "", f.token, http.StatusNotFound},
+		{"a workspace that does not exist", "/api/v1/workspaces/nope/mcp", "", "", f.token, http.StatusNotFound},
+		{"the metadata is refused to a rebinding Host", "/.well-known/oauth-protected-resource" + path, "evil.example", "", "", http.StatusForbidden},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := post(c.path, c.host, c.origin, c.token, "", init)
+			if resp.StatusCode != c.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, c.want)
+			}
+			if c.want == http.StatusUnauthorized {
+				want := `resource_metadata="http://` + f.http.Listener.Addr().String() + `/.well-known/oauth-protected-resource` + path + `"`
+				if got := resp.Header.Get("WWW-Authenticate"); !strings.Contains(got, want) {
+					t.Errorf("WWW-Authenticate %q lacks %s", got, want)
+				}
+			}
+		})
+	}
+
+	t.Run("protected-resource metadata (RFC 9728)", func(t *testing.T) {
+		resp, err := http.Get(f.http.URL + "/.well-known/oauth-protected-resource" + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%d %v", resp.StatusCode, err)
+		}
+		if m["resource"] != f.url(f.ws) || fmt.Sprint(m["bearer_methods_supported"]) != "[header]" {
+			t.Errorf("metadata %v", m)
+		}
+	})
+
+	t.Run("a session stays with its user and workspace", func(t *testing.T) {
+		req, _ := http.NewRequest(http.MethodPost, f.url(f.ws), strings.NewReader(init))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+f.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		session := resp.Header.Get("Mcp-Session-Id")
+		if session == "" {
+			t.Fatalf("no session (%d)", resp.StatusCode)
+		}
+		list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+		// Another user of the same tenant, member of the workspace too.
+		u, err := f.w.DB.CreateUser(context.Background(), tenancy.User{TenantID: f.w.Tenant.ID, Email: "v@t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.w.DB.SetMembership(context.Background(), tenancy.Membership{WorkspaceID: f.ws, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+			t.Fatal(err)
+		}
+		_, token2, err := f.w.DB.CreateToken(context.Background(), u.ID, "other", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := post(path, "", "", token2, session, list); r.StatusCode < 400 {
+			t.Errorf("another user continued the session: %d", r.StatusCode)
+		}
+		if r := post("/api/v1/workspaces/"+f.ws2+"/mcp", "", "", f.token, session, list); r.StatusCode != http.StatusNotFound {
+			t.Errorf("the session reached another workspace: %d", r.StatusCode)
+		}
+	})
+}
+
+// A caller who may only read a workspace cannot run its writing tools.
+func TestWritingToolNeedsWriteAccess(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	u, err := f.w.DB.CreateUser(ctx, tenancy.User{TenantID: f.w.Tenant.ID, Email: "viewer@t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.w.DB.SetMembership(ctx, tenancy.Membership{WorkspaceID: f.ws, UserID: u.ID, Role: tenancy.RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := f.w.DB.CreateToken(ctx, u.ID, "viewer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := f.connect(t, f.ws, token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "writeNote", Arguments: map[string]any{"text": "x"}})
+	if err != nil || !r.IsError || !strings.Contains(textOf(t, r), "may not write") {
+		t.Fatalf("%v %+v", err, r)
+	}
+	if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"}); err != nil || r.IsError {
+		t.Fatalf("a read-only tool: %v %+v", err, r)
+	}
+}
