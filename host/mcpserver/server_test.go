@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,7 +59,7 @@ type fixture struct {
 // newFixture serves the MCP endpoint of a world with two workspaces whose
 // set offers the conformance fixtures, echo and a call that runs until
 // stopped, on a real net/http server.
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	w := worldtest.New(t, worldtest.Options{Workspaces: []string{"a", "b"}})
 	host := wasmtest.HostWith(t, []wasm.Capability{mcpserver.Capability()}, "mcpconformance", "echo", "stuck", "notebook")
@@ -88,13 +89,23 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-func (f *fixture) connect(t *testing.T, ws, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+// The protocol revisions the endpoint serves differently: with sessions
+// (server-to-client requests on the session) and without (2026-07-28,
+// questions as inputRequests of the result).
+var revisions = []string{"2025-11-25", "2026-07-28"}
+
+// connect opens a session of the Go SDK's client; version "" is its latest.
+func (f *fixture) connect(t testing.TB, ws, token string, opts *mcp.ClientOptions, version ...string) (*mcp.ClientSession, error) {
 	t.Helper()
+	var so *mcp.ClientSessionOptions
+	if len(version) > 0 {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: version[0]}
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url(ws),
-		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, so)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}
@@ -228,6 +239,21 @@ func TestToolsOverMCP(t *testing.T) {
 // user; outside MCP it refuses.
 func TestSamplingAndElicitation(t *testing.T) {
 	f := newFixture(t)
+	for _, v := range revisions {
+		t.Run(v, func(t *testing.T) { testSamplingAndElicitation(t, f, v) })
+	}
+	// The same tool called by an agent or the API has no client to ask.
+	set, _, err := tools.NewRegistry(f.rec, map[string][]string{"core": {"*"}}).Set("core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := set.Call(toolcall.With(context.Background(), toolcall.Caller{Principal: f.w.P, WorkspaceID: f.ws}), "test_sampling", []byte(`{"prompt":"x"}`), nil)
+	if res.OK || res.Error == nil || !strings.Contains(res.Error.Message, "did not arrive over MCP") {
+		t.Fatalf("outside MCP: %+v", res)
+	}
+}
+
+func testSamplingAndElicitation(t *testing.T, f *fixture, version string) {
 	cs, err := f.connect(t, f.ws, f.token, &mcp.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "echo of " + r.Params.Messages[0].Content.(*mcp.TextContent).Text}}, nil
@@ -235,7 +261,7 @@ func TestSamplingAndElicitation(t *testing.T) {
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada"}}, nil
 		},
-	})
+	}, version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,21 +275,18 @@ func TestSamplingAndElicitation(t *testing.T) {
 		t.Fatalf("elicitation: %v %+v", err, r)
 	}
 
-	// The same tool called by an agent or the API has no client to ask.
-	set, _, err := tools.NewRegistry(f.rec, map[string][]string{"core": {"*"}}).Set("core")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := set.Call(toolcall.With(ctx, toolcall.Caller{Principal: f.w.P, WorkspaceID: f.ws}), "test_sampling", []byte(`{"prompt":"x"}`), nil)
-	if res.OK || res.Error == nil || !strings.Contains(res.Error.Message, "did not arrive over MCP") {
-		t.Fatalf("outside MCP: %+v", res)
-	}
 }
 
 // A client that cancels (notifications/cancelled) stops the plugin call.
 func TestCancellationReachesThePlugin(t *testing.T) {
 	f := newFixture(t)
-	cs, err := f.connect(t, f.ws, f.token, nil)
+	for _, v := range revisions {
+		t.Run(v, func(t *testing.T) { testCancellation(t, f, v) })
+	}
+}
+
+func testCancellation(t *testing.T, f *fixture, version string) {
+	cs, err := f.connect(t, f.ws, f.token, nil, version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,4 +461,54 @@ func TestWritingToolNeedsWriteAccess(t *testing.T) {
 	if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"}); err != nil || r.IsError {
 		t.Fatalf("a read-only tool: %v %+v", err, r)
 	}
+}
+
+// Under 2026-07-28 the answers travel in a requestState the server signs
+// and binds to the call: a tampered state, or one taken to another tool,
+// is refused, and the answers in it cannot be forged.
+func TestRequestStateIsBound(t *testing.T) {
+	f := newFixture(t)
+	cs, err := f.connect(t, f.ws, f.token, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}},
+	}, "2026-07-28")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r1, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_multi_round"})
+	if err != nil || !r1.NeedsInput() || r1.InputRequests["step1"] == nil || r1.RequestState == "" {
+		t.Fatalf("round 1: %v %+v", err, r1)
+	}
+	answer := mcp.InputResponseMap{"step1": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}
+	r2, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_multi_round", InputResponses: answer, RequestState: r1.RequestState})
+	if err != nil || !r2.NeedsInput() || r2.InputRequests["step2"] == nil || r2.RequestState == r1.RequestState {
+		t.Fatalf("round 2: %v %+v", err, r2)
+	}
+	color := mcp.InputResponseMap{"step2": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"color": "blue"}}}
+	for _, c := range []struct {
+		name, tool, state string
+	}{
+		{"tampered", "test_input_required_result_multi_round", r2.RequestState + "-TAMPERED"},
+		{"forged answers", "test_input_required_result_multi_round", forge(r2.RequestState)},
+		{"taken to another tool", "test_input_required_result_request_state", r2.RequestState},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, InputResponses: color, RequestState: c.state})
+			if err == nil || !strings.Contains(err.Error(), "invalid requestState") {
+				t.Fatalf("accepted: %v %+v", err, r)
+			}
+		})
+	}
+	r3, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_multi_round", InputResponses: color, RequestState: r2.RequestState})
+	if err != nil || r3.NeedsInput() || textOf(t, r3) != "Multi-round complete: Ada likes blue" {
+		t.Fatalf("round 3: %v %+v", err, r3)
+	}
+}
+
+// forge replaces a state's answers, keeping its signature.
+func forge(state string) string {
+	_, mac, _ := strings.Cut(state, ".")
+	body := `{"step1":{"action":"accept","content":{"name":"Mallory"}}}`
+	return base64.RawURLEncoding.EncodeToString([]byte(body)) + "." + mac
 }
