@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/tools"
 )
 
 // metadataPrefix is where RFC 9728 puts a resource's metadata: the
@@ -101,17 +102,7 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 // writeError answers a refusal of the store as a JSON problem with the
 // status it stands for.
 func writeError(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
-	switch {
-	case errors.Is(err, tenancy.ErrNotFound):
-		status = http.StatusNotFound
-	case errors.Is(err, tenancy.ErrForbidden):
-		status = http.StatusForbidden
-	case errors.Is(err, tenancy.ErrUnauthenticated):
-		status = http.StatusUnauthorized
-	case errors.Is(err, tenancy.ErrInvalid):
-		status = http.StatusBadRequest
-	}
+	status := status(err)
 	msg := err.Error()
 	if status == http.StatusInternalServerError {
 		msg = "internal error"
@@ -119,4 +110,19 @@ func writeError(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"title": http.StatusText(status), "status": status, "detail": msg})
+}
+
+// status is the HTTP status a store error stands for.
+func status(err error) int {
+	switch {
+	case errors.Is(err, tenancy.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, tenancy.ErrForbidden):
+		return http.StatusForbidden
+	case errors.Is(err, tenancy.ErrUnauthenticated):
+		return http.StatusUnauthorized
+	case errors.Is(err, tenancy.ErrInvalid), errors.Is(err, tools.ErrBadSet):
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
 }

@@ -61,6 +61,6 @@ func BenchmarkMCPCallOverhead(b *testing.B) {
 		}
 		p50 := figure.Percentile(viaMCP, 50)
 		b.Logf("%s: direct p50 %v, MCP p50 %v", c.version, base, p50)
-		figure.Report(c.name, float64((p50-base).Microseconds()), "us")
+		figure.Report(c.name, float64((p50 - base).Microseconds()), "us")
 	}
 }

@@ -136,6 +136,8 @@ func (s *Server) endpoint(ws string) *endpoint {
 	return e
 }
 
+type setKey struct{}
+
 // statelessFrom is the first protocol revision without sessions (SEP-2575).
 const statelessFrom = "2026-07-28"
 
@@ -144,10 +146,16 @@ const statelessFrom = "2026-07-28"
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	ws := r.PathValue("ws")
 	p := principalFrom(r.Context())
-	if _, _, err := s.d.Workspaces.Levels(r.Context(), p, ws); err != nil {
+	set, err := s.workspaceSet(r.Context(), p, ws)
+	if err != nil {
+		if status(err) == http.StatusInternalServerError {
+			s.d.Logger.Error("mcp: workspace tool set", "workspace", ws, "err", err)
+		}
 		writeError(w, err)
 		return
 	}
+	// The SDK asks for the server on every request: it is built from this set.
+	r = r.WithContext(context.WithValue(r.Context(), setKey{}, set))
 	e := s.endpoint(ws)
 	if v := r.Header.Get("Mcp-Protocol-Version"); v >= statelessFrom {
 		e.stateless.ServeHTTP(w, r)
@@ -162,10 +170,8 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 // the set's tools change, and every call checks the caller's rights again.
 func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 	ws := r.PathValue("ws")
-	p := principalFrom(r.Context())
-	set, err := s.workspaceSet(r.Context(), p, ws)
-	if err != nil {
-		s.d.Logger.Warn("mcp: tool set", "workspace", ws, "err", err)
+	set, ok := r.Context().Value(setKey{}).(*tools.Set)
+	if !ok {
 		return nil
 	}
 	list := set.Tools()
