@@ -31,15 +31,19 @@ func addMCPFlags(fs *flag.FlagSet) mcpFlags {
 	return f
 }
 
-// serve starts the MCP endpoint in the background; it stops with ctx,
-// within grace.
-func (f mcpFlags) serve(ctx context.Context, logger *slog.Logger, d mcpserver.Deps, grace time.Duration) {
+// serve starts the MCP endpoint in the background; it stops with ctx, or
+// when the returned function is called, within grace. The function waits
+// for it to stop: serve calls it before it closes what calls use.
+func (f mcpFlags) serve(ctx context.Context, logger *slog.Logger, d mcpserver.Deps, grace time.Duration) (stop func()) {
 	if *f.addr == "off" || *f.addr == "" {
-		return
+		return func() {}
 	}
 	d.Hosts = *f.hosts
 	srv := mcpserver.New(d)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		err := mcpserver.Serve(ctx, srv, *f.addr, grace, func(a net.Addr) {
 			logger.Info("MCP endpoint listening", "addr", a.String(), "path", mcpserver.Path)
 		})
@@ -47,4 +51,8 @@ func (f mcpFlags) serve(ctx context.Context, logger *slog.Logger, d mcpserver.De
 			logger.Error("MCP endpoint", "err", err)
 		}
 	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

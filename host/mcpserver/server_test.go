@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated by revision 2026-07-28 (SEP-2577) but inside their deprecation window; clients of the older revisions and the conformance suite use them
+
 package mcpserver_test
 
 import (
