@@ -314,7 +314,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MCPServers: mcpAdmin,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
-	stopMCP := mf.serve(ctx, logger, mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host}, *shutdownTimeout/2)
+	stopMCP := mf.serve(ctx, logger, mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host,
+		Tracer: tel.TracerProvider()}, *shutdownTimeout/2)
 	defer stopMCP()
 	// Requests get half the shutdown's time (and are cancelled after a
 	// quarter); requests still running then would have the host closed

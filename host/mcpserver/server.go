@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
@@ -64,6 +66,9 @@ type Deps struct {
 	SessionTimeout time.Duration
 	// Version is the server version announced to clients.
 	Version string
+	// Tracer makes a span of every call (nil: none), as the API's request
+	// spans do for its direct calls.
+	Tracer trace.TracerProvider
 }
 
 // Server is the MCP endpoint of every workspace (an http.Handler).
@@ -92,6 +97,9 @@ func New(d Deps) *Server {
 	}
 	if d.Version == "" {
 		d.Version = "dev"
+	}
+	if d.Tracer == nil {
+		d.Tracer = noop.NewTracerProvider()
 	}
 	s := &Server{d: d, mux: http.NewServeMux(), endpoints: map[string]*endpoint{}, servers: map[string]*mcp.Server{},
 		// Streams of older protocol revisions are resumable: a client that

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -61,7 +63,7 @@ type fixture struct {
 // newFixture serves the MCP endpoint of a world with two workspaces whose
 // set offers the conformance fixtures, echo and a call that runs until
 // stopped, on a real net/http server.
-func newFixture(t testing.TB) *fixture {
+func newFixture(t testing.TB, with ...func(*mcpserver.Deps)) *fixture {
 	t.Helper()
 	w := worldtest.New(t, worldtest.Options{Workspaces: []string{"a", "b"}})
 	host := wasmtest.HostWith(t, []wasm.Capability{mcpserver.Capability()}, "mcpconformance", "echo", "stuck", "notebook")
@@ -71,7 +73,11 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mcpserver.New(mcpserver.Deps{Auth: w.DB, Workspaces: w.DB, Tools: reg, Catalog: host})
+	d := mcpserver.Deps{Auth: w.DB, Workspaces: w.DB, Tools: reg, Catalog: host}
+	for _, f := range with {
+		f(&d)
+	}
+	s := mcpserver.New(d)
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	return &fixture{w: w, rec: rec, http: ts, token: token, ws: w.Workspaces[0], ws2: w.Workspaces[1]}
@@ -513,4 +519,28 @@ func forge(state string) string {
 	_, mac, _ := strings.Cut(state, ".")
 	body := `{"step1":{"action":"accept","content":{"name":"Mallory"}}}`
 	return base64.RawURLEncoding.EncodeToString([]byte(body)) + "." + mac
+}
+
+// Every call over MCP is a span, failures marked, as the API's calls are.
+func TestCallsAreTraced(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	f := newFixture(t, func(d *mcpserver.Deps) { d.Tracer = tp })
+	cs, err := f.connect(t, f.ws, f.token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, name := range []string{"test_simple_text", "test_error_handling"} {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]string{}
+	for _, s := range rec.Ended() {
+		got[s.Name()] = s.Status().Code.String() + " " + s.Status().Description
+	}
+	if got["mcp call test_simple_text"] != "Unset " || got["mcp call test_error_handling"] != "Error tool_error" {
+		t.Fatalf("spans %v", got)
+	}
 }

@@ -9,6 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -153,6 +156,11 @@ func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage,
 			}
 		}
 	}
+	ctx, span := s.d.Tracer.Tracer("github.com/agenthost/agenthost/host/mcpserver").Start(ctx, "mcp call "+name,
+		trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("gen_ai.tool.name", name), attribute.String("agenthost.workspace", ws),
+			attribute.String("mcp.protocol.version", rq.version)))
+	defer span.End()
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: ws})
 	ctx = withPeer(ctx, pr)
 	opts := &wasm.CallOptions{}
@@ -160,6 +168,9 @@ func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage,
 		opts.OnProgress = progressNotifier(ctx, rq.session, rq.progress)
 	}
 	res := set.Call(ctx, name, args, opts)
+	if !res.OK && res.Error != nil {
+		span.SetStatus(codes.Error, res.Error.Code)
+	}
 	if r := pr.round; r != nil {
 		if err := r.missingError(res); err != nil {
 			return outcome{}, err
