@@ -231,7 +231,9 @@ type PromptResult struct {
 	Messages    []map[string]any `json:"messages"`
 }
 
-func user(content map[string]any) map[string]any { return map[string]any{"role": "user", "content": content} }
+func user(content map[string]any) map[string]any {
+	return map[string]any{"role": "user", "content": content}
+}
 
 func getPrompt(a PromptArgs) (PromptResult, error) {
 	switch a.Name {
