@@ -69,6 +69,16 @@ type Deps struct {
 	// Tracer makes a span of every call (nil: none), as the API's request
 	// spans do for its direct calls.
 	Tracer trace.TracerProvider
+	// Rate bounds each tenant's calls per minute together with the API's
+	// requests that start work (serve -tenant-rate); nil or 0: no limit.
+	Rate      RateCounter
+	PerMinute int64
+}
+
+// RateCounter counts a tenant's requests per window in storage every host
+// shares (store.DB), the counter the API's rate limit uses.
+type RateCounter interface {
+	CountRequest(ctx context.Context, tenantID string, window time.Time) (int64, error)
 }
 
 // Server is the MCP endpoint of every workspace (an http.Handler).

@@ -77,6 +77,9 @@ func newFixture(t testing.TB, with ...func(*mcpserver.Deps)) *fixture {
 	for _, f := range with {
 		f(&d)
 	}
+	if d.PerMinute > 0 {
+		d.Rate = w.DB
+	}
 	s := mcpserver.New(d)
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
@@ -542,5 +545,37 @@ func TestCallsAreTraced(t *testing.T) {
 	}
 	if got["mcp call test_simple_text"] != "Unset " || got["mcp call test_error_handling"] != "Error tool_error" {
 		t.Fatalf("spans %v", got)
+	}
+}
+
+// Calls over MCP count against the tenant's rate like the API's tool calls.
+func TestTenantRate(t *testing.T) {
+	f := newFixture(t, func(d *mcpserver.Deps) { d.PerMinute = 2 })
+	cs, err := f.connect(t, f.ws, f.token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// Three calls within one minute: the third is refused. Calls that
+	// straddle a minute boundary are counted in two windows; then the
+	// next minute is tried.
+	for attempt := 0; ; attempt++ {
+		minute := time.Now().UTC().Truncate(time.Minute)
+		var texts []string
+		for range 3 {
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, textOf(t, r))
+		}
+		if !time.Now().UTC().Truncate(time.Minute).Equal(minute) && attempt < 3 {
+			time.Sleep(time.Until(minute.Add(2 * time.Minute)))
+			continue
+		}
+		if !strings.HasPrefix(texts[2], "rate_limited: ") || strings.HasPrefix(texts[1], "rate_limited") {
+			t.Fatalf("calls: %q", texts)
+		}
+		return
 	}
 }

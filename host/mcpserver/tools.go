@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -137,6 +138,19 @@ func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage,
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
+	}
+	if s.d.Rate != nil && s.d.PerMinute > 0 {
+		now := time.Now().UTC()
+		window := now.Truncate(time.Minute)
+		n, err := s.d.Rate.CountRequest(ctx, p.TenantID, window)
+		if err != nil {
+			return outcome{}, err
+		}
+		if n > s.d.PerMinute {
+			retry := int(window.Add(time.Minute).Sub(now).Seconds()) + 1
+			return outcome{tool: t, res: failure("rate_limited", fmt.Sprintf(
+				"the tenant has made its %d requests that start work this minute (over all hosts); retry in %d s", s.d.PerMinute, retry))}, nil
+		}
 	}
 	pr := &peer{session: rq.session, caps: rq.caps}
 	if rq.extra != nil {
