@@ -20,7 +20,9 @@ import (
 
 func main() {}
 
-// The suite's fixture data: a 1x1 red PNG and a WAV of silence (base64).
+// The suite's fixture data: a 1x1 red PNG and a WAV of silence (base64),
+// as the conformance suite's example servers carry them
+// (github.com/modelcontextprotocol/conformance, MIT licence).
 const (
 	pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 	wavBase64 = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
