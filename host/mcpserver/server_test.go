@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -578,4 +579,40 @@ func TestTenantRate(t *testing.T) {
 		}
 		return
 	}
+}
+
+// With sessions a response stream is resumable: the tool ends its stream
+// mid-call (client.Poll), the client reconnects with Last-Event-ID and
+// receives the result from the event store.
+func TestResumableStream(t *testing.T) {
+	f := newFixture(t)
+	resumed := &resumeCounter{next: bearer{f.token, http.DefaultTransport}}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx := context.Background()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url(f.ws), HTTPClient: &http.Client{Transport: resumed}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_reconnection"})
+	if err != nil || r.IsError || !strings.Contains(textOf(t, r), "properly reconnected") {
+		t.Fatalf("%v %+v", err, r)
+	}
+	if resumed.n.Load() == 0 {
+		t.Fatal("the result arrived without the client resuming its stream")
+	}
+}
+
+// resumeCounter counts the requests that resume a stream (Last-Event-ID).
+type resumeCounter struct {
+	n    atomic.Int32
+	next http.RoundTripper
+}
+
+func (c *resumeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Header.Get("Last-Event-ID") != "" {
+		c.n.Add(1)
+	}
+	return c.next.RoundTrip(r)
 }
