@@ -72,6 +72,12 @@ func startMCPServe(t *testing.T) mcpServe {
 	}
 	c := startChild(t, "serve", "-data", data, "-addr", apiAddr, "-mcp-addr", mcpAddr, "-enable-plugin", "mcpconformance")
 	c.waitFor(t, "MCP endpoint listening")
+	// The suite's clients give each request a time limit: they start once
+	// every plugin has compiled (a cold compile cache, as in CI, takes
+	// minutes on a busy machine; no deadline of ours depends on it).
+	if !strings.Contains(c.stderr(), "plugins ready") {
+		c.waitFor(t, "plugins ready")
+	}
 	t.Cleanup(func() { noCrash(t, c) })
 	return mcpServe{base: "http://" + mcpAddr, token: token, ws: ws[1]}
 }
@@ -95,6 +101,9 @@ func TestMCPConformance(t *testing.T) {
 			r.Out.Header.Set("Authorization", "Bearer "+s.token)
 		},
 		FlushInterval: -1, // streams pass as they come
+		// One backend connection per request: no request of the suite
+		// waits on a connection another request's stream still holds.
+		Transport: &http.Transport{DisableKeepAlives: true},
 	})
 	t.Cleanup(proxy.Close)
 	endpoint := proxy.URL + "/api/v1/workspaces/" + s.ws + "/mcp"
@@ -116,11 +125,21 @@ func TestMCPConformance(t *testing.T) {
 			suites[i].args = append(suites[i].args, "--scenario", sc, "--verbose")
 		}
 	}
+	if os.Getenv("AGENTHOST_MCP_CONFORMANCE_VERBOSE") != "" {
+		for i := range suites {
+			suites[i].args = append(suites[i].args, "--verbose")
+		}
+	}
 	total := regexp.MustCompile(`Total: (\d+) passed, (\d+) failed`)
 	for _, suite := range suites {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		cmd := exec.CommandContext(ctx, node, suite.args...)
 		cmd.Dir = t.TempDir() // the suite writes its results where it runs
+		if f := os.Getenv("AGENTHOST_MCP_CONFORMANCE_LOG"); f != "" {
+			cmd.Dir = f + ".results." + strings.Fields(suite.name)[0]
+			os.MkdirAll(cmd.Dir, 0o755)
+			cmd.Args = append(cmd.Args, "-o", cmd.Dir)
+		}
 		cmd.Args[1] = filepath.Join(dir, suite.args[0])
 		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+":"+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
