@@ -10,7 +10,7 @@ GOTEST    ?= $(GO) test
 # TESTPKGS narrows `make test` to some packages (.ci/fresh-clone uses it too).
 TESTPKGS  ?= ./...
 
-.PHONY: all build plugins testplugins test bench run vet lint testdeps clean webui-vendor
+.PHONY: all build plugins testplugins test bench run vet lint testdeps clean webui-vendor mcp-conformance
 
 all: build
 
@@ -55,6 +55,17 @@ testdeps:
 test: testdeps plugins testplugins
 	$(GO) vet $(TESTPKGS)
 	$(GOTEST) -count=1 -timeout 25m $(TESTPKGS)
+
+# The MCP conformance suite (npm @modelcontextprotocol/conformance 0.1.16,
+# and 0.2.0-alpha.12 with --requirements 2026-07-28, on Node 22 from npm)
+# against `agenthost serve` on a fresh data directory with the fixture
+# plugin enabled (TestMCPConformance in cmd/agenthost; make test runs it too).
+# It ends with each suite's totals and fails when a scored scenario fails.
+mcp-conformance: testdeps plugins
+	@mkdir -p bin; CI=true $(GO) test -count=1 -run '^TestMCPConformance$$' -v ./cmd/agenthost > bin/mcp-conformance.log 2>&1; status=$$?; \
+	grep -E 'scored scenarios failing|^--- (PASS|FAIL)' bin/mcp-conformance.log; \
+	grep -E '^\s*mcp_test.go:[0-9]+: conformance .*Total:' bin/mcp-conformance.log | sed -E 's/^\s*mcp_test.go:[0-9]+: //'; \
+	exit $$status
 
 # Every benchmark measures with its own loops and prints FIGURE lines.
 # The full output goes to bin/bench.log; a failing benchmark fails the target

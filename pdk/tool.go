@@ -36,6 +36,8 @@ type toolDef struct {
 	ReadOnly     bool            `json:"readOnly"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// ContentResult: the JSON result is MCP content blocks (see ContentResult).
+	ContentResult bool `json:"contentResult,omitempty"`
 	// Action is set for a legacy action (pdk/actions): the host reads it
 	// from describe and compares it with the manifest's actions.
 	Action *actionInfo `json:"action,omitempty"`
@@ -76,6 +78,19 @@ func AsAction(method, action string, dynamicMode bool) Option {
 // host checks results against it.
 func OutputSchema(schema json.RawMessage) Option {
 	return func(t *toolDef) { t.OutputSchema = schema }
+}
+
+// ContentResult declares that the tool's JSON result is
+// {"content": [...]} in MCP's content-block format (text, image, audio,
+// resource): MCP clients receive the blocks, an agent the JSON.
+func ContentResult() Option { return func(t *toolDef) { t.ContentResult = true } }
+
+// InputSchema replaces the JSON Schema generated from the arguments struct
+// with one written by hand (keywords the struct tags cannot say, such as
+// allOf or if/then/else); the host validates arguments against it, and the
+// struct still decodes them.
+func InputSchema(schema json.RawMessage) Option {
+	return func(t *toolDef) { t.InputSchema = schema }
 }
 
 // Tool registers a tool. A is the arguments struct (its JSON Schema is

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ type pluginFlags struct {
 	initTimeout   *time.Duration
 	allowHosts    *stringList
 	cacheDir      *string
+	enable        *stringList // opt-in built-ins to load (builtin.OptIn)
 	// protect names more files no mount may contain (the model configuration).
 	protect []string
 	// caps are the host capabilities that reach the server's services.
@@ -42,7 +44,9 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 		allowHosts:    &stringList{},
 		cacheDir:      addCacheDirFlag(fs),
 		caps:          builtin.NewCapabilities(),
+		enable:        &stringList{},
 	}
+	fs.Var(pf.enable, "enable-plugin", "load an opt-in built-in plugin (mcpconformance: the MCP conformance fixtures) (repeatable)")
 	fs.Var(pf.trust, "trust", "public key file whose signatures third-party plugins may carry (repeatable)")
 	fs.Var(pf.allowHosts, "allow-host", "host (or host:port) plugins may reach although it resolves to a private or loopback address (repeatable; a bare name allows ports 80 and 443)")
 	return pf
@@ -162,6 +166,9 @@ func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Log
 		logger.Warn("this binary carries no built-in plugins; build it with `make build`")
 	}
 	for _, s := range srcs {
+		if builtin.OptIn(builtin.Name(s)) && !slices.Contains(*pf.enable, builtin.Name(s)) {
+			continue
+		}
 		if _, err := host.Load(ctx, s); err != nil {
 			host.Close(ctx)
 			return nil, fmt.Errorf("built-in plugin: %w", err)

@@ -28,6 +28,7 @@ import (
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -43,6 +44,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr("AGENTHOST_ADDR", "127.0.0.1:8080"), "listen address")
+	mf := addMCPFlags(fs)
 	sf := addStorageFlags(fs)
 	data := sf.data
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
@@ -326,6 +328,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MCPServers: mcpAdmin,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
+	stopMCP := mf.serve(ctx, logger, mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host,
+		Tracer: tel.TracerProvider(), Rate: db, PerMinute: *tenantRate}, *shutdownTimeout/2)
+	defer stopMCP()
 	// Requests get half the shutdown's time (and are cancelled after a
 	// quarter); requests still running then would have the host closed
 	// under them, so the process exits at once instead.

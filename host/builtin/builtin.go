@@ -35,3 +35,18 @@ func Sources() ([]wasm.Source, error) {
 	}
 	return out, nil
 }
+
+// OptIn reports whether a built-in plugin (by its file name, e.g.
+// "mcpconformance") is loaded only when the operator enables it (serve
+// -enable-plugin): fixtures for tests, not tools for agents, which would
+// otherwise join every tool set that offers all tools.
+func OptIn(name string) bool {
+	switch name {
+	case "mcpconformance":
+		return true
+	}
+	return false
+}
+
+// Name is a built-in source's file name ("builtin:NAME" origin).
+func Name(s wasm.Source) string { return strings.TrimPrefix(s.Origin, "builtin:") }

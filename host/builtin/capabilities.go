@@ -6,6 +6,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/sqlquery"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/websearch"
@@ -48,5 +49,5 @@ func NewCapabilities() *Capabilities {
 func (c *Capabilities) List(o wasm.EgressOptions) []wasm.Capability {
 	c.Connections.Egress = o
 	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm(),
-		c.Background.Wasm(), c.WebSearch.Wasm(), c.SQL.Wasm(), c.Connections.Wasm(), c.Connectors.Wasm())
+		c.Background.Wasm(), c.WebSearch.Wasm(), c.SQL.Wasm(), c.Connections.Wasm(), c.Connectors.Wasm(), mcpserver.Capability())
 }

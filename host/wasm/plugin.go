@@ -481,6 +481,9 @@ func compareTools(declared, actual []manifest.Tool) error {
 		if a.ReadOnly != d.ReadOnly {
 			return fmt.Errorf("%w: tool %q is declared readOnly=%v but the code registers readOnly=%v", ErrManifestMismatch, d.Name, d.ReadOnly, a.ReadOnly)
 		}
+		if a.ContentResult != d.ContentResult {
+			return fmt.Errorf("%w: tool %q is declared contentResult=%v but the code registers contentResult=%v", ErrManifestMismatch, d.Name, d.ContentResult, a.ContentResult)
+		}
 		if !sameJSON(a.InputSchema, d.InputSchema) {
 			return fmt.Errorf("%w: tool %q: the declared input schema differs from the code's", ErrManifestMismatch, d.Name)
 		}

@@ -54,6 +54,8 @@ type Manifest struct {
 	Capabilities []string `json:"capabilities,omitempty"`
 	// Limits bounds what one call may use.
 	Limits Limits `json:"limits"`
+	// MCP lists the prompts and resources the plugin offers MCP clients.
+	MCP *MCP `json:"mcp,omitempty"`
 }
 
 // Tool is one callable tool.
@@ -67,6 +69,10 @@ type Tool struct {
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// OutputSchema, when set, is the JSON Schema that structured results must meet.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// ContentResult says the tool's JSON result is {"content": [...]} in
+	// MCP's content-block format (text, image, audio, resource): MCP
+	// clients receive the blocks, an agent the JSON.
+	ContentResult bool `json:"contentResult,omitempty"`
 
 	// action marks a tool derived from a legacy action (see IsAction).
 	action bool

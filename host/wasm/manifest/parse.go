@@ -111,6 +111,9 @@ func (m *Manifest) check() error {
 	if m.Connector != nil && m.Kind != KindConnector {
 		return &FieldError{Field: "/connector", Message: fmt.Sprintf("only a connector plugin declares a connector section (this is a %s plugin)", m.Kind)}
 	}
+	if err := m.checkMCP(); err != nil {
+		return err
+	}
 	if len(m.Limits.AllowedHosts) > 0 && !m.HasCapability("http") {
 		return &FieldError{Field: "/limits/allowedHosts", Message: `allowed hosts need the "http" capability`}
 	}

@@ -1,0 +1,266 @@
+// Package mcpserver serves each workspace's tool set over the Model Context
+// Protocol (streamable HTTP, github.com/modelcontextprotocol/go-sdk) at
+// /api/v1/workspaces/{ws}/mcp, on a net/http listener of its own beside the
+// Fiber API (docs/mcp.md says why). A tools/call takes the same path as the
+// API's direct tool call (tools.Set.Call with a toolcall.Caller in the
+// context), so validation, tracing, billing and tenancy are the same; the
+// caller authenticates with the same API tokens.
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// Path is where a workspace's MCP endpoint is served; {ws} is its id.
+const Path = "/api/v1/workspaces/{ws}/mcp"
+
+// Authenticator turns an API token secret into the acting principal
+// (store.DB).
+type Authenticator interface {
+	Authenticate(ctx context.Context, secret string) (tenancy.Principal, error)
+}
+
+// WorkspaceTools finds a workspace's tool set and the caller's rights in it
+// (store.DB); both refuse a workspace the principal may not see.
+type WorkspaceTools interface {
+	WorkspaceTools(ctx context.Context, p tenancy.Principal, workspaceID string) (set string, extra []string, err error)
+	Levels(ctx context.Context, p tenancy.Principal, workspaceID string) (read, write tenancy.Level, err error)
+}
+
+// Catalog is what the server reads of the plugin runtime beyond the tool
+// set: output schemas, capabilities (for openWorldHint), and the prompts
+// and resources plugins offer (*wasm.Host).
+type Catalog interface {
+	Plugins() []*wasm.Plugin
+	Tools() []wasm.ToolInfo
+}
+
+// Deps are the server's dependencies.
+type Deps struct {
+	Logger     *slog.Logger
+	Auth       Authenticator
+	Workspaces WorkspaceTools
+	Tools      *tools.Registry
+	Catalog    Catalog
+	// Hosts are the Host header values (host or host:port) accepted
+	// besides the loopback names (localhost, 127.0.0.1, [::1]); requests
+	// naming any other host are refused (DNS rebinding). An Origin header,
+	// when present, must name one of these hosts or a loopback one.
+	Hosts []string
+	// SessionTimeout closes sessions idle this long (default 30 min).
+	SessionTimeout time.Duration
+	// Version is the server version announced to clients.
+	Version string
+	// Tracer makes a span of every call (nil: none), as the API's request
+	// spans do for its direct calls.
+	Tracer trace.TracerProvider
+	// Rate bounds each tenant's calls per minute together with the API's
+	// requests that start work (serve -tenant-rate); nil or 0: no limit.
+	Rate      RateCounter
+	PerMinute int64
+}
+
+// RateCounter counts a tenant's requests per window in storage every host
+// shares (store.DB), the counter the API's rate limit uses.
+type RateCounter interface {
+	CountRequest(ctx context.Context, tenantID string, window time.Time) (int64, error)
+}
+
+// Server is the MCP endpoint of every workspace (an http.Handler).
+type Server struct {
+	d      Deps
+	mux    *http.ServeMux
+	events mcp.EventStore
+
+	// stateKey signs the requestState of multi round-trip calls (a new
+	// key per process: a state outlives no restart).
+	stateKey []byte
+
+	mu        sync.Mutex
+	endpoints map[string]*endpoint // by workspace id
+	servers   map[string]*mcp.Server
+}
+
+// New returns the server; its routes are the endpoint and its OAuth
+// protected-resource metadata (RFC 9728).
+func New(d Deps) *Server {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.SessionTimeout <= 0 {
+		d.SessionTimeout = 30 * time.Minute
+	}
+	if d.Version == "" {
+		d.Version = "dev"
+	}
+	if d.Tracer == nil {
+		d.Tracer = noop.NewTracerProvider()
+	}
+	s := &Server{d: d, mux: http.NewServeMux(), endpoints: map[string]*endpoint{}, servers: map[string]*mcp.Server{},
+		// Streams of older protocol revisions are resumable: a client that
+		// lost its connection asks again with Last-Event-ID.
+		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32)}
+	rand.Read(s.stateKey)
+	s.mux.Handle(Path, s.checkHosts(s.authenticate(http.HandlerFunc(s.serveMCP))))
+	s.mux.Handle(metadataPrefix+Path, s.checkHosts(http.HandlerFunc(s.serveMetadata)))
+	return s
+}
+
+// ServeHTTP serves the MCP routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// endpoint is one workspace's pair of SDK handlers: the stateful one keeps
+// sessions (protocol revisions up to 2025-11-25, where server-to-client
+// requests such as sampling ride on the session), the stateless one serves
+// revision 2026-07-28 and later, which has no sessions. Sessions live in
+// their workspace's handler, so a session id never reaches another
+// workspace's tools.
+type endpoint struct {
+	stateful, stateless *mcp.StreamableHTTPHandler
+}
+
+func (s *Server) endpoint(ws string) *endpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.endpoints[ws]; ok {
+		return e
+	}
+	get := func(r *http.Request) *mcp.Server { return s.mcpServer(r) }
+	e := &endpoint{
+		stateful: mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+			Logger: s.d.Logger, EventStore: s.events, SessionTimeout: s.d.SessionTimeout}),
+		stateless: mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+			Logger: s.d.Logger, Stateless: true,
+			// Without sessions the POST is the whole request: a client that
+			// hangs up stops its call.
+			PropagateRequestCancellation: true}),
+	}
+	s.endpoints[ws] = e
+	return e
+}
+
+type setKey struct{}
+
+// statelessFrom is the first protocol revision without sessions (SEP-2575).
+const statelessFrom = "2026-07-28"
+
+// serveMCP has been authenticated; the workspace must be one the caller
+// may see before anything of it is built.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
+	ws := r.PathValue("ws")
+	p := principalFrom(r.Context())
+	set, err := s.workspaceSet(r.Context(), p, ws)
+	if err != nil {
+		if status(err) == http.StatusInternalServerError {
+			s.d.Logger.Error("mcp: workspace tool set", "workspace", ws, "err", err)
+		}
+		writeError(w, err)
+		return
+	}
+	// The SDK asks for the server on every request: it is built from this set.
+	r = r.WithContext(context.WithValue(r.Context(), setKey{}, set))
+	e := s.endpoint(ws)
+	if v := r.Header.Get("Mcp-Protocol-Version"); v >= statelessFrom {
+		e.stateless.ServeHTTP(w, r)
+		return
+	}
+	e.stateful.ServeHTTP(w, r)
+}
+
+// mcpServer builds (or reuses) the SDK server of the request's workspace
+// as the caller sees it: its tools, and the prompts and resources of their
+// plugins. The SDK asks for it on every request; it is rebuilt only when
+// the set's tools change, and every call checks the caller's rights again.
+func (s *Server) mcpServer(r *http.Request) *mcp.Server {
+	ws := r.PathValue("ws")
+	set, ok := r.Context().Value(setKey{}).(*tools.Set)
+	if !ok {
+		return nil
+	}
+	list := set.Tools()
+	names := make([]string, len(list))
+	for i, t := range list {
+		names[i] = t.Name
+	}
+	// The server holds only the workspace's definitions (calls find the
+	// caller in each request), so callers of one workspace share it.
+	key := ws + "\x00" + strings.Join(names, ",")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if srv, ok := s.servers[key]; ok {
+		return srv
+	}
+	srv := s.build(ws, list)
+	for k := range s.servers {
+		if strings.HasPrefix(k, ws+"\x00") {
+			delete(s.servers, k) // the set changed: the old definitions go
+		}
+	}
+	s.servers[key] = srv
+	return srv
+}
+
+func (s *Server) build(ws string, list []tools.Tool) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "agenthost", Title: "agenthost workspace " + ws, Version: s.d.Version},
+		&mcp.ServerOptions{Logger: s.d.Logger,
+			Instructions: "The tools of one agenthost workspace; each call runs a sandboxed plugin for the authenticated caller.",
+			// No argument of a prompt or resource template has completions
+			// to offer: the answer is honestly empty.
+			CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+				return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+			},
+			// Subscriptions are accepted and kept by the SDK; a plugin's
+			// resources are produced on each read and announce no updates.
+			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		})
+	cat := newCatalogView(s.d.Catalog)
+	for _, t := range list {
+		srv.AddTool(cat.mcpTool(t), s.toolHandler(ws, t.Name))
+	}
+	s.addPluginFeatures(srv, ws, cat, list)
+	return srv
+}
+
+func (s *Server) workspaceSet(ctx context.Context, p tenancy.Principal, ws string) (*tools.Set, error) {
+	name, extra, err := s.d.Workspaces.WorkspaceTools(ctx, p, ws)
+	if err != nil {
+		return nil, err
+	}
+	set, _, err := s.d.Tools.Set(name, extra...)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	return set, nil
+}
+
+// closeSessions ends every session (a stop): their running calls are
+// cancelled and their streams end, so a shutdown need not wait for them.
+func (s *Server) closeSessions() {
+	s.mu.Lock()
+	servers := make([]*mcp.Server, 0, len(s.servers))
+	for _, srv := range s.servers {
+		servers = append(servers, srv)
+	}
+	s.mu.Unlock()
+	for _, srv := range servers {
+		for ss := range srv.Sessions() {
+			ss.Close()
+		}
+	}
+}
