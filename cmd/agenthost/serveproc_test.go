@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 )
@@ -17,6 +18,11 @@ func serveInProcess(t testing.TB, logs *syncBuffer, args ...string) string {
 	addr, err := freeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The MCP endpoint's default port is one for the whole machine: a test
+	// that wants it names its own.
+	if !slices.Contains(args, "-mcp-addr") {
+		args = append([]string{"-mcp-addr", "off"}, args...)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
