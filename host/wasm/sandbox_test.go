@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -306,16 +307,22 @@ func hostileAnnouncedSizes(t testing.TB) int {
 		{"frame just under the output limit", "frameLie", wasm.DefaultCeilings.MaxOutputBytes - 1, wasm.CodeTrap},
 		{"alloc of 1 TiB", "kernelAlloc", 1 << 40, wasm.CodeOutOfMemory},
 	}
+	// The heap is the whole process's: other tests' work shows in one
+	// measurement, never in all three, while an allocation of the announced
+	// size (128 MiB or more) would show in every one.
+	const attempts, limit = 3, 64 << 20
 	for _, tc := range cases {
-		{
+		least := uint64(math.MaxUint64)
+		for range attempts {
 			var r wasm.Result
 			grew := heapGrowth(func() { r = call(t, p, tc.tool, map[string]any{"size": tc.size}) })
 			if r.OK || r.Error.Code != tc.code {
 				t.Fatalf("%s: %s: %+v, want %s", tc.name, tc.tool, r, tc.code)
 			}
-			if grew > 32<<20 {
-				t.Fatalf("%s: the host's heap grew by %d MiB", tc.name, grew>>20)
-			}
+			least = min(least, grew)
+		}
+		if least > limit {
+			t.Fatalf("%s: the host's heap grew by at least %d MiB in each of %d calls", tc.name, least>>20, attempts)
 		}
 	}
 	return len(cases)
