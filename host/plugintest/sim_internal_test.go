@@ -18,7 +18,7 @@ func TestSimulationsReplaceRealFunctions(t *testing.T) {
 			real[c.Name+"."+f.Name] = f
 		}
 	}
-	for _, key := range []string{"http.http_request", "files.read", "files.write", "model.info", "model.count", "model.complete", "knowledge.search"} {
+	for _, key := range []string{"http.http_request", "files.read", "files.write", "model.info", "model.count", "model.complete", "knowledge.search", "connection.request", "connection.info"} {
 		if _, ok := real[key]; !ok {
 			t.Errorf("the host links no %s, which plugin test simulates", key)
 		}
