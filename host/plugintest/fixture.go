@@ -179,6 +179,9 @@ func parseFixture(name string, b []byte) (Fixture, error) {
 		if c.Auth == "" {
 			c.Auth = "token"
 		}
+		if c.Label == "" {
+			c.Label = c.Provider
+		}
 		switch {
 		case c.Provider == "":
 			return f, fmt.Errorf("fixture %s: the connection names no provider", name)

@@ -70,6 +70,11 @@ func TestBadFixturesAreRefused(t *testing.T) {
 		{"input outside testdata", `{"input": "../../secret.txt", "wantText": ["x"]}`, "must lie in testdata/"},
 		{"not JSON", `{"tool": `, "unexpected EOF"},
 		{"http without url", `{"tool": "x", "http": [{"body": "y"}], "want": {"text": "y"}}`, "http[0] has no url"},
+		{"connection without provider", `{"tool": "x", "connection": {"token": "abcd", "baseUrl": "https://a.test"}, "want": {"text": "y"}}`, "names no provider"},
+		{"connection without credential", `{"tool": "x", "connection": {"provider": "p", "baseUrl": "https://a.test"}, "want": {"text": "y"}}`, "needs a fake credential"},
+		{"connection of an unknown auth", `{"tool": "x", "connection": {"provider": "p", "auth": "saml", "token": "abcd", "baseUrl": "https://a.test"}, "want": {"text": "y"}}`, `auth "saml"`},
+		{"basic connection without account", `{"tool": "x", "connection": {"provider": "p", "auth": "basic", "token": "abcd", "baseUrl": "https://a.test"}, "want": {"text": "y"}}`, "needs an account"},
+		{"connection without a host", `{"tool": "x", "connection": {"provider": "p", "token": "abcd"}, "want": {"text": "y"}}`, "needs a baseUrl"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
