@@ -44,15 +44,20 @@ func TestFailuresAreReported(t *testing.T) {
 	write(t, dir, "wrong-text.json", `{"tool": "readText", "args": {"file": "a.txt"}, "files": {"a.txt": "x"}, "want": {"text": "y"}}`)
 	write(t, dir, "expects-an-error.json", `{"tool": "readText", "args": {"file": "a.txt"}, "files": {"a.txt": "x"}, "wantError": "not_found"}`)
 	write(t, dir, "missing-file-written.json", `{"tool": "shout", "args": {"file": "a.txt", "out": "b.txt"}, "files": {"a.txt": "x"}, "want": {"contains": ["b.txt"]}, "wantFiles": {"c.txt": "X"}}`)
+	// The answer (the 401 the provider gives) is what the fixture wants,
+	// but the request lacked the header its recording wants.
+	write(t, dir, "missing-header.json", `{"tool": "fetch", "args": {"url": "https://api.allowed.test/v1/ping"},
+		"http": [{"url": "https://api.allowed.test/v1/ping", "wantHeaders": {"X-Api-Key": "k1"}, "body": "pong"}], "want": {"contains": ["401"]}}`)
 	var out strings.Builder
 	rep, err := plugintest.Run(context.Background(), plugintest.Options{Dir: dir, Module: wasmtest.Module(t, "capsclient"), Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Failed() != 3 || !strings.Contains(out.String(), "0 passed, 3 failed") {
+	if rep.Failed() != 4 || !strings.Contains(out.String(), "0 passed, 4 failed") {
 		t.Fatalf("failed %d:\n%s", rep.Failed(), out.String())
 	}
-	for _, want := range []string{`want text "y", got "a.txt (text/plain, 1 bytes): x"`, `want error "not_found", the call succeeded`, `no file "c.txt" was written`} {
+	for _, want := range []string{`want text "y", got "a.txt (text/plain, 1 bytes): x"`, `want error "not_found", the call succeeded`, `no file "c.txt" was written`,
+		`GET https://api.allowed.test/v1/ping: the provider saw X-Api-Key "", want "k1"`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
