@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,13 +27,13 @@ var pluginNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,62}[a-z0-9]$`)
 func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plugin new", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	kind := fs.String("kind", "tool", "tool, extractor or actions (connector: not yet, see the message)")
+	kind := fs.String("kind", "tool", "tool, extractor, connector or actions")
 	dir := fs.String("dir", "", "folder to make (default: ./NAME)")
 	source := fs.String("agenthost", "", "agenthost source checkout the plugin's go.mod points at, when the folder lies outside one (default: the checkout around the current directory)")
 	module := fs.String("module", "", "the plugin's Go module path outside a checkout (default: example.com/NAME)")
 	name, err := parseWithFile(fs, args)
 	if err != nil {
-		return fmt.Errorf("usage: agenthost plugin new NAME [-kind tool|extractor] [-dir DIR]")
+		return fmt.Errorf("usage: agenthost plugin new NAME [-kind tool|extractor|connector|actions] [-dir DIR]")
 	}
 	if !pluginNameRE.MatchString(name) {
 		return fmt.Errorf("plugin new: %q is not a plugin name (lower case letters, digits and dashes, 3 to 64, starting with a letter)", name)
@@ -98,7 +97,7 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 // buildable scaffold in the checkout the plugin builds against is refused
 // with why.
 func scaffold(name, kind, checkout string) (map[string]string, error) {
-	data := scaffoldData{Name: name, Tool: lowerCamel(name)}
+	data := scaffoldData{Name: name, Tool: lowerCamel(name), Host: "api." + name + ".example"}
 	var tmpl map[string]string
 	switch kind {
 	case "tool":
@@ -106,7 +105,13 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 	case "extractor":
 		tmpl = extractorScaffold
 	case "connector":
-		return nil, errors.New("plugin new: -kind connector is not available yet: the PDK has no connector interface (provider connectors are designed in their own issue); a tool plugin can reach a provider through the http capability meanwhile")
+		// The connector PDK is newer than some checkouts, as pdk/actions.
+		for _, f := range []string{"pdk/connector/connector.go", "pdk/connection/connection.go"} {
+			if _, err := os.Stat(filepath.Join(checkout, filepath.FromSlash(f))); err != nil {
+				return nil, fmt.Errorf("plugin new: -kind connector needs the connector PDK (%s), which the checkout %s does not have; a scaffold that cannot build is not made", f, checkout)
+			}
+		}
+		tmpl = connectorScaffold
 	case "actions":
 		// The legacy-actions PDK is newer than some checkouts: a scaffold
 		// that cannot build is not made.
@@ -115,7 +120,7 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 		}
 		tmpl = actionsScaffold
 	default:
-		return nil, fmt.Errorf("plugin new: unknown -kind %q (tool, extractor, actions)", kind)
+		return nil, fmt.Errorf("plugin new: unknown -kind %q (tool, extractor, connector, actions)", kind)
 	}
 	out := map[string]string{}
 	for path, text := range tmpl {
@@ -131,6 +136,9 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 type scaffoldData struct {
 	Name string // the plugin's name
 	Tool string // its tool's name
+	// Host is a connector's provider API host (a reserved .example name
+	// the author replaces).
+	Host string
 }
 
 // lowerCamel turns a plugin name into a tool name: "word-count" → "wordCount".

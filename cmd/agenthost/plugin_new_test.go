@@ -23,12 +23,16 @@ func TestPluginNewRefuses(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "pdk", "actions", "actions.go")); err == nil {
 		actions = "" // this checkout has it: TestPluginNewKinds makes one
 	}
+	connector := "needs the connector PDK"
+	if _, err := os.Stat(filepath.Join(repo, "pdk", "connector", "connector.go")); err == nil {
+		connector = "" // likewise
+	}
 	cases := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"connector has no PDK", []string{"-kind", "connector"}, "no connector interface"},
+		{"connector without pdk/connector", []string{"-kind", "connector"}, connector},
 		{"actions without pdk/actions", []string{"-kind", "actions"}, actions},
 		{"unknown kind", []string{"-kind", "widget"}, `unknown -kind "widget"`},
 		{"a name the manifest refuses", []string{"Bad_Name"}, "is not a plugin name"},
@@ -65,7 +69,10 @@ func TestPluginNewRefuses(t *testing.T) {
 }
 
 // TestPluginNewKinds: each kind the checkout can scaffold builds and passes
-// its own fixtures as made (the tool kind runs in TestAuthorsPath).
+// its own fixtures as made (the tool kind runs in TestAuthorsPath). The
+// connector's fixtures run against the simulated connection: the provider
+// must see the fake credential the host attaches, and a site outside the
+// connector's hosts and another provider's connection are refused.
 func TestPluginNewKinds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds plugins")
@@ -73,6 +80,15 @@ func TestPluginNewKinds(t *testing.T) {
 	kinds := []string{"extractor"}
 	if _, err := os.Stat("../../pdk/actions/actions.go"); err == nil {
 		kinds = append(kinds, "actions")
+	}
+	if _, err := os.Stat("../../pdk/connector/connector.go"); err == nil {
+		kinds = append(kinds, "connector")
+	}
+	// What each kind's report must show beyond "0 failed".
+	wants := map[string][]string{
+		"connector": {"connector: provider made-connector, services files, hosts api.made-connector.example, auth token",
+			"PASS browses-the-root-folder.json", "PASS downloads-a-file.json", "PASS refuses-a-site-outside-its-hosts.json",
+			"PASS refuses-another-providers-connection.json", "6 passed, 0 failed"},
 	}
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
@@ -83,6 +99,11 @@ func TestPluginNewKinds(t *testing.T) {
 			out, stderr, err := run0(t, "plugin", "test", dir)
 			if err != nil || !strings.Contains(out, "0 failed") || strings.Contains(out, "FAIL") {
 				t.Fatalf("plugin test: %v\n%s%s", err, out, stderr)
+			}
+			for _, want := range wants[kind] {
+				if !strings.Contains(out, want) {
+					t.Errorf("plugin test's report lacks %q:\n%s", want, out)
+				}
 			}
 			t.Log(out)
 		})

@@ -29,6 +29,10 @@ type Capability struct {
 	Service *Service
 	// Egress are the operator's settings (private hosts allowed, resolver).
 	Egress wasm.EgressOptions
+	// Send, when set, sends the checked requests in place of the network
+	// (plugin test answers them from recordings). It gets the connector's
+	// egress client, whose rules it must apply (CheckURL) before answering.
+	Send func(ctx context.Context, client *egress.Client, r egress.Request) (*egress.Response, error)
 
 	mu      sync.Mutex
 	clients map[clientKey]*egress.Client
@@ -99,8 +103,12 @@ func (h *Capability) request(ctx context.Context, c *wasm.Call, raw json.RawMess
 		}
 	}
 	client := h.client(c)
+	send := client.Do
+	if h.Send != nil {
+		send = func(ctx context.Context, r egress.Request) (*egress.Response, error) { return h.Send(ctx, client, r) }
+	}
 	resp, err := h.Service.Do(ctx, p, req.Connection, conn.Provider, conn.Hosts,
-		egress.Request{Method: req.Method, URL: req.URL, Headers: req.Headers, Body: req.Body}, client.Do)
+		egress.Request{Method: req.Method, URL: req.URL, Headers: req.Headers, Body: req.Body}, send)
 	if err != nil {
 		return nil, capErr(errorCode(err), err)
 	}

@@ -5,7 +5,8 @@
 // an extractor, a document and text its extraction must contain; beside
 // it, what the simulated capabilities hold for that call (files of an
 // in-memory workspace, scripted model replies, recorded HTTP responses
-// answered only for the manifest's allowed hosts, a small knowledge index).
+// answered only for the manifest's allowed hosts, a small knowledge index,
+// a user's connection for a connector).
 //
 // The simulations are linked under the real capabilities' names and
 // imports (the host's own list with their functions replaced), speak the
@@ -57,6 +58,33 @@ type Fixture struct {
 	// Knowledge are documents of the knowledge index (capability
 	// knowledge): search finds their paragraphs by words.
 	Knowledge []Document `json:"knowledge,omitempty"`
+	// Connection is the calling user's connection (capability
+	// connection, connector plugins): its requests are answered from HTTP,
+	// with the credential attached by the host's own code.
+	Connection *Connection `json:"connection,omitempty"`
+}
+
+// Connection is a connection of the fixture's user, with a fake
+// credential. The host's connection code checks and sends the connector's
+// requests with it: the provider must be the connector's, the URL's host
+// one of the connector's hosts and the connection's own (BaseURL's or
+// Hosts), a read-only tool only GETs; the credential goes in the
+// Authorization header and is scrubbed from answers, and a fixture fails
+// if it reaches the plugin's result.
+type Connection struct {
+	// ID is what the call's arguments name (default "conn-1").
+	ID       string `json:"id,omitempty"`
+	Provider string `json:"provider"`
+	Label    string `json:"label,omitempty"`
+	// Auth is token (Bearer), basic (Account and Token) or oauth2 (Token
+	// is the access token the provider's token endpoint grants).
+	Auth    string `json:"auth,omitempty"`
+	Token   string `json:"token"`
+	Account string `json:"account,omitempty"`
+	// BaseURL is the connection's site; Hosts the provider's configured
+	// API hosts (as AGENTHOST_OAUTH_<NAME>_HOSTS).
+	BaseURL string   `json:"baseUrl,omitempty"`
+	Hosts   []string `json:"hosts,omitempty"`
 }
 
 // Want is a successful result: exact text, JSON data, or fragments.
@@ -75,6 +103,10 @@ type Recorded struct {
 	// Body is a JSON string (sent as its text) or any JSON value (sent as
 	// JSON).
 	Body json.RawMessage `json:"body,omitempty"`
+	// WantHeaders are headers the request must carry (the credential a
+	// connection attaches: "Authorization": "Bearer …"); a request without
+	// them is answered 401 and fails the fixture.
+	WantHeaders map[string]string `json:"wantHeaders,omitempty"`
 }
 
 // Document is one document of the simulated knowledge index.
@@ -138,6 +170,29 @@ func parseFixture(name string, b []byte) (Fixture, error) {
 	for i, r := range f.HTTP {
 		if r.URL == "" {
 			return f, fmt.Errorf("fixture %s: http[%d] has no url", name, i)
+		}
+	}
+	if c := f.Connection; c != nil {
+		if c.ID == "" {
+			c.ID = "conn-1"
+		}
+		if c.Auth == "" {
+			c.Auth = "token"
+		}
+		if c.Label == "" {
+			c.Label = c.Provider
+		}
+		switch {
+		case c.Provider == "":
+			return f, fmt.Errorf("fixture %s: the connection names no provider", name)
+		case len(c.Token) < 4:
+			return f, fmt.Errorf("fixture %s: the connection needs a fake credential, token, of 4 characters or more", name)
+		case c.Auth != "token" && c.Auth != "basic" && c.Auth != "oauth2":
+			return f, fmt.Errorf("fixture %s: the connection's auth %q is not token, basic or oauth2", name, c.Auth)
+		case c.Auth == "basic" && c.Account == "":
+			return f, fmt.Errorf("fixture %s: a basic connection needs an account", name)
+		case c.BaseURL == "" && len(c.Hosts) == 0:
+			return f, fmt.Errorf("fixture %s: the connection needs a baseUrl or the provider's hosts", name)
 		}
 	}
 	return f, nil

@@ -124,8 +124,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 }
 
 func runOne(ctx context.Context, dir string, p *wasm.Plugin, f Fixture) Outcome {
-	w := newWorld(f, p.Manifest())
-	ctx = context.WithValue(ctx, worldKey{}, w)
+	w, err := newWorld(ctx, f, p.Manifest())
+	if err != nil {
+		return Outcome{Fixture: f.Name, Why: err.Error()}
+	}
+	ctx = withUser(context.WithValue(ctx, worldKey{}, w))
 	opts := &wasm.CallOptions{Tenant: "plugin-test"}
 	tool, args := f.Tool, f.Args
 	if f.Input != "" {
@@ -157,8 +160,35 @@ func runOne(ctx context.Context, dir string, p *wasm.Plugin, f Fixture) Outcome 
 }
 
 // check returns what differs from the fixture's expectations ("" if
-// nothing).
+// nothing): the answer, and whatever the simulation saw go wrong (a
+// request without the headers its recording wants, a credential that
+// reached the plugin).
 func check(f Fixture, res wasm.Result, w *world) string {
+	w.mu.Lock()
+	whys := append([]string{}, w.problems...)
+	var written []string
+	for _, name := range w.written {
+		written = append(written, string(w.files[name]))
+	}
+	w.mu.Unlock()
+	if w.conn != nil {
+		texts := append(written, res.Text, string(res.Data))
+		if res.Error != nil {
+			texts = append(texts, res.Error.Message)
+		}
+		if why := w.conn.leaked(texts...); why != "" {
+			whys = append(whys, why)
+		}
+	}
+	if why := checkAnswer(f, res, w); why != "" {
+		whys = append(whys, why)
+	}
+	return strings.Join(whys, "; ")
+}
+
+// checkAnswer returns what differs from the fixture's expectations of the
+// answer ("" if nothing).
+func checkAnswer(f Fixture, res wasm.Result, w *world) string {
 	if f.WantError != "" {
 		switch {
 		case res.OK:
@@ -261,6 +291,13 @@ func printManifest(w io.Writer, p *wasm.Plugin) {
 	fmt.Fprintf(w, "  capabilities: %s\n", caps)
 	if len(m.Limits.AllowedHosts) > 0 {
 		fmt.Fprintf(w, "  allowed hosts: %s\n", strings.Join(m.Limits.AllowedHosts, ", "))
+	}
+	if c := m.Connector; c != nil {
+		auth := c.Auth
+		if auth == "" {
+			auth = "any"
+		}
+		fmt.Fprintf(w, "  connector: provider %s, services %s, hosts %s, auth %s\n", c.Provider, strings.Join(c.Services, ", "), strings.Join(c.Hosts, ", "), auth)
 	}
 	if m.Extractor != nil {
 		fmt.Fprintf(w, "  extracts: %s %s\n", strings.Join(m.Extractor.MIMETypes, ", "), strings.Join(m.Extractor.Extensions, " "))

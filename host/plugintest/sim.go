@@ -33,6 +33,17 @@ type world struct {
 	docs    []Document
 	// allowed are the egress rules of the plugin (read-only [0], writing [1]).
 	allowed [2]*egress.Client
+	// conn is the fixture's connection (nil without one).
+	conn *connectionWorld
+	// problems are what the simulation saw go wrong beyond the call's
+	// answer (a request without the headers a recording wants).
+	problems []string
+}
+
+func (w *world) fail(why string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.problems = append(w.problems, why)
 }
 
 type worldKey struct{}
@@ -45,7 +56,7 @@ func worldFrom(ctx context.Context) (*world, error) {
 	return w, nil
 }
 
-func newWorld(f Fixture, m *manifest.Manifest) *world {
+func newWorld(ctx context.Context, f Fixture, m *manifest.Manifest) (*world, error) {
 	w := &world{files: map[string][]byte{}, replies: f.Model, http: f.HTTP, docs: f.Knowledge}
 	for name, text := range f.Files {
 		w.files[name] = []byte(text)
@@ -55,11 +66,18 @@ func newWorld(f Fixture, m *manifest.Manifest) *world {
 	pol := egress.NewPolicy().WithAllowedHosts(m.Limits.AllowedHosts...)
 	w.allowed[0] = egress.NewClient(pol.WithMethods(http.MethodGet, http.MethodHead))
 	w.allowed[1] = egress.NewClient(pol)
-	return w
+	if f.Connection != nil {
+		cw, err := newConnectionWorld(ctx, w, f.Connection)
+		if err != nil {
+			return nil, err
+		}
+		w.conn = cw
+	}
+	return w, nil
 }
 
 // capabilities are the host's own capabilities (their names, imports and
-// signatures), with files, model, knowledge and http served by the
+// signatures), with files, model, knowledge, http and connection served by the
 // simulation; the others (images, background, …) answer as on a host
 // without those services: unavailable.
 func capabilities() []wasm.Capability {
@@ -86,6 +104,8 @@ func simulated(capability string, f wasm.HostFunction) func(context.Context, *wa
 	switch capability + "." + f.Name {
 	case "http.http_request":
 		return httpRequest
+	case "connection.request", "connection.info":
+		return connectionFunction(f)
 	case "files.read":
 		h = filesRead
 	case "files.write":
@@ -323,8 +343,9 @@ func httpRequest(ctx context.Context, c *wasm.Call, s []uint64) {
 		c.Free(s[1])
 	}
 	var r struct {
-		URL    string `json:"url"`
-		Method string `json:"method"`
+		URL     string            `json:"url"`
+		Method  string            `json:"method"`
+		Headers map[string]string `json:"headers"`
 	}
 	if err := json.Unmarshal(reqJSON, &r); err != nil {
 		panic(c.Fail(wasm.CodeHTTPFailed, "http_request: invalid request document: %v", err))
@@ -349,20 +370,39 @@ func httpRequest(ctx context.Context, c *wasm.Call, s []uint64) {
 		}
 		panic(c.Fail(code, "plugin %s, tool %s: %v", c.Plugin, c.Tool, err))
 	}
-	var rec *Recorded
+	rec := w.recorded(method, r.URL)
+	if rec == nil {
+		panic(c.Fail(wasm.CodeHTTPFailed, "plugin test: no recorded response for %s %s (add one to the fixture's \"http\")", method, r.URL))
+	}
+	status, h, body := rec.response()
+	if why := rec.missingHeaders(r.Headers); why != "" {
+		w.fail(fmt.Sprintf("%s %s: %s", method, r.URL, why))
+		status, h, body = http.StatusUnauthorized, http.Header{}, nil
+	}
+	c.SetHTTPResponse(status, h)
+	off, err := c.Write(body)
+	if err != nil {
+		panic(c.Fail(wasm.CodeOutOfMemory, "http_request: %v", err))
+	}
+	s[0] = off
+}
+
+// recorded finds the recording answering method url (nil if none).
+func (w *world) recorded(method, url string) *Recorded {
 	for k := range w.http {
 		m := strings.ToUpper(w.http[k].Method)
 		if m == "" {
 			m = http.MethodGet
 		}
-		if m == method && w.http[k].URL == r.URL {
-			rec = &w.http[k]
-			break
+		if m == method && w.http[k].URL == url {
+			return &w.http[k]
 		}
 	}
-	if rec == nil {
-		panic(c.Fail(wasm.CodeHTTPFailed, "plugin test: no recorded response for %s %s (add one to the fixture's \"http\")", method, r.URL))
-	}
+	return nil
+}
+
+// response is the recording's status, headers and body.
+func (rec *Recorded) response() (int, http.Header, []byte) {
 	body := []byte(rec.Body)
 	var text string
 	if json.Unmarshal(rec.Body, &text) == nil {
@@ -376,10 +416,22 @@ func httpRequest(ctx context.Context, c *wasm.Call, s []uint64) {
 	for k, v := range rec.Headers {
 		h.Set(k, v)
 	}
-	c.SetHTTPResponse(status, h)
-	off, err := c.Write(bytes.Clone(body))
-	if err != nil {
-		panic(c.Fail(wasm.CodeOutOfMemory, "http_request: %v", err))
+	return status, h, bytes.Clone(body)
+}
+
+// missingHeaders says which of the headers the recording wants the
+// request lacks ("" if none).
+func (rec *Recorded) missingHeaders(got map[string]string) string {
+	have := http.Header{}
+	for k, v := range got {
+		have.Set(k, v)
 	}
-	s[0] = off
+	var whys []string
+	for k, v := range rec.WantHeaders {
+		if g := have.Get(k); g != v {
+			whys = append(whys, fmt.Sprintf("the provider saw %s %q, want %q", http.CanonicalHeaderKey(k), g, v))
+		}
+	}
+	sort.Strings(whys)
+	return strings.Join(whys, "; ")
 }
