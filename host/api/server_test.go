@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/background"
@@ -27,6 +26,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/telemetry"
 	"github.com/agenthost/agenthost/host/tenancy"
