@@ -102,12 +102,6 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	if length >= 0 {
 		req.ContentLength = length
 	}
-	if req.Body != nil && req.Body != http.NoBody && req.ContentLength <= 0 {
-		// A body of unknown length goes chunked. agenthost's server (fasthttp
-		// 1.51) can leave a chunked body's last bytes unread and take them for
-		// the next request on the connection, so this connection is not reused.
-		req.Close = true
-	}
 	for k, vs := range r.header {
 		req.Header[k] = vs
 	}

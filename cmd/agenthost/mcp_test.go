@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -222,4 +223,15 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		})
 	}
 	_ = http.StatusOK
+}
+
+// Enabling an opt-in plugin the binary does not carry (or one that is not
+// opt-in) is refused at start, not skipped in silence.
+func TestEnablePluginRefusesWhatIsNotThere(t *testing.T) {
+	for _, name := range []string{"nosuch", "pdf"} {
+		err := run(context.Background(), []string{"serve", "-data", t.TempDir(), "-addr", "127.0.0.1:0", "-mcp-addr", "off", "-enable-plugin", name}, io.Discard, &syncBuffer{})
+		if err == nil || !strings.Contains(err.Error(), "-enable-plugin "+name) {
+			t.Errorf("serve -enable-plugin %s: %v, want it refused", name, err)
+		}
+	}
 }

@@ -165,6 +165,14 @@ func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Log
 	if len(srcs) == 0 {
 		logger.Warn("this binary carries no built-in plugins; build it with `make build`")
 	}
+	// Enabling what this binary does not carry is a mistake to say, not to
+	// skip: the operator would wait for tools that never come.
+	for _, name := range *pf.enable {
+		if !builtin.OptIn(name) || !slices.ContainsFunc(srcs, func(s wasm.Source) bool { return builtin.Name(s) == name }) {
+			host.Close(ctx)
+			return nil, fmt.Errorf("-enable-plugin %s: this binary carries no opt-in built-in plugin of that name (build it with `make build`)", name)
+		}
+	}
 	for _, s := range srcs {
 		if builtin.OptIn(builtin.Name(s)) && !slices.Contains(*pf.enable, builtin.Name(s)) {
 			continue
