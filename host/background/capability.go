@@ -1,7 +1,6 @@
 package background
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,9 +90,7 @@ func wireJob(j Job) wire.Job {
 }
 
 func strictJSON(req json.RawMessage, v any) error {
-	d := json.NewDecoder(bytes.NewReader(req))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
+	if err := wasm.DecodeRequest(req, v); err != nil {
 		return fmt.Errorf("request: %w", err)
 	}
 	return nil

@@ -47,9 +47,7 @@ type ListResult struct {
 }
 
 func decodeStrict(req json.RawMessage, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(req)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := wasm.DecodeRequest(req, v); err != nil {
 		return &wasm.CapabilityError{Code: "invalid_request", Message: err.Error()}
 	}
 	return nil

@@ -138,9 +138,7 @@ func capabilityError(fn string, err error) error {
 // decode reads a request strictly: an unknown field is a mistake worth
 // reporting, not ignoring.
 func decode(req json.RawMessage, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(req)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := wasm.DecodeRequest(req, v); err != nil {
 		return fmt.Errorf("%w: %v", tenancy.ErrInvalid, err)
 	}
 	return nil

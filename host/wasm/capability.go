@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,6 +97,15 @@ type CapabilityError struct {
 }
 
 func (e *CapabilityError) Error() string { return e.Code + ": " + e.Message }
+
+// DecodeRequest decodes a JSON capability request strictly: a field the
+// host does not know is a guest's mistake worth reporting, not ignoring.
+// Callers wrap the error in the code their capability answers with.
+func DecodeRequest(req json.RawMessage, v any) error {
+	d := json.NewDecoder(bytes.NewReader(req))
+	d.DisallowUnknownFields()
+	return d.Decode(v)
+}
 
 // JSONFunction builds a host function that follows the agenthost capability
 // convention (docs/plugin-abi.md): one i64 parameter, the kernel offset of a JSON

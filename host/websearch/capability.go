@@ -1,7 +1,6 @@
 package websearch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,9 +42,7 @@ func (c *Capability) search(ctx context.Context, req json.RawMessage) (any, erro
 		return nil, &wasm.CapabilityError{Code: "not_configured", Message: "websearch.search: no search API is configured (webSearch in the configuration file, see docs/configuration.md)"}
 	}
 	var r wire.SearchRequest
-	d := json.NewDecoder(bytes.NewReader(req))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&r); err != nil {
+	if err := wasm.DecodeRequest(req, &r); err != nil {
 		return nil, &wasm.CapabilityError{Code: "invalid_arguments", Message: "websearch.search: request: " + err.Error()}
 	}
 	out, err := c.Searcher.Search(ctx, r)
