@@ -420,8 +420,11 @@ func TestProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.Progress != (jobs.ProgressReport{}) && info.State != jobs.StateRunning {
-			t.Fatalf("progress before the job ran: %+v", info.Progress)
+		// On a busy machine the job may run between Enqueue and Get (state
+		// and progress are two reads): then the progress is one it made,
+		// never one from nowhere.
+		if p := info.Progress; p != (jobs.ProgressReport{}) && (p.Attempt != 1 || (p.Message != "reading" && p.Message != "half way")) {
+			t.Fatalf("progress the job did not report: %+v (state %s)", p, info.State)
 		}
 		recv(t, reported, 5*time.Second, "progress report")
 		info, err = q.Get(ctx, res.ID)
