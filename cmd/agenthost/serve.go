@@ -247,7 +247,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Every tool call an agent or the API makes is a transaction.
 	// Legacy actions' results are mapped and their documents stored as the
 	// caller's files (host/actions, seed 000 §10.3).
-	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}).WithVersions(host), nil).WithVersions(host)
+	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}).WithVersions(host), nil).WithVersions(host).
+		WithDocumentLists(wfSvc) // docList:<label> in a tool's document list: the workflow's documents
 	// External MCP servers an admin added join their workspaces' tool sets
 	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
 	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), *pf.allowHosts, meter, tel, logger)

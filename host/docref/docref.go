@@ -247,9 +247,16 @@ func Strings(refs []Ref) []string {
 	return out
 }
 
-// ListParams are the tool parameters that take lists of document
-// references, whose values CoerceArgs normalises.
-var listParams = map[string]bool{"documents": true, "documentList": true, "files": true}
+// IsListParam reports whether a tool parameter of this name takes a list
+// of document references (documents, documentList, files): the values
+// CoerceArgs normalises and docList references are expanded in.
+func IsListParam(name string) bool {
+	switch name {
+	case "documents", "documentList", "files":
+		return true
+	}
+	return false
+}
 
 // CoerceArgs normalises the document-list arguments of a tool call before
 // its schema is checked: a parameter named documents, documentList or files
@@ -276,7 +283,7 @@ func CoerceArgs(schema json.RawMessage, args []byte) []byte {
 	changed := false
 	for name, raw := range in {
 		p, ok := sc.Properties[name]
-		if !ok || !listParams[name] || p.Type != "array" || p.Items.Type != "string" {
+		if !ok || !IsListParam(name) || p.Type != "array" || p.Items.Type != "string" {
 			continue
 		}
 		var already []string

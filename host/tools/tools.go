@@ -74,7 +74,8 @@ type Registry struct {
 	runner   Runner
 	sets     map[string][]string
 	versions Versions
-	sources  SourceFinder // nil: plugins only
+	sources  SourceFinder  // nil: plugins only
+	docLists DocumentLists // nil: docList references reach tools as written
 }
 
 // Versions lists the tools of every loaded plugin version as
@@ -128,7 +129,7 @@ func (r *Registry) Set(name string, extra ...string) (_ *Set, missing []string, 
 		return nil, nil, err
 	}
 	names = append(names, extra...)
-	s := &Set{runner: r.runner, byName: map[string]Tool{}, target: map[string]string{}}
+	s := &Set{runner: r.runner, byName: map[string]Tool{}, target: map[string]string{}, docLists: r.docLists}
 	// A pin comes first: the set offers the pinned version under the
 	// tool's own name, whatever else (an "all") would add.
 	var pins []string
@@ -207,6 +208,7 @@ type Set struct {
 	target   map[string]string
 	sources  map[string]Source // the tools that are not the runner's
 	problems []error
+	docLists DocumentLists
 }
 
 func (s *Set) add(t wasm.ToolInfo) { s.addAs(t, "") }
@@ -250,6 +252,15 @@ func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.Cal
 	}
 	// Document lists arrive in whatever shape the model chose (seed 001).
 	args = docref.CoerceArgs(t.Parameters, args)
+	if _, external := s.sources[name]; !external {
+		// A docList names documents of the caller's workflow, which only
+		// the host can list (seed 003); an external source could not
+		// resolve them anyway.
+		var bad *wasm.Error
+		if args, bad = expandDocumentLists(ctx, s.docLists, t.Parameters, args); bad != nil {
+			return wasm.Result{Error: bad}
+		}
+	}
 	if c, ok := toolcall.From(ctx); ok {
 		// A plugin instance serves one tenant; its calls are kept apart.
 		ctx = wasm.WithTenant(ctx, c.Principal.TenantID)
