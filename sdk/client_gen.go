@@ -157,6 +157,17 @@ func (c *Client) CompleteConnectionAuthorization(ctx context.Context, params *Co
 	return &out, nil
 }
 
+// ListConnectionProviders calls GET /api/v1/connections/providers: the providers the caller may
+// connect to and how: `oauth2` (POST /api/v1/connections/authorize) when the operator registered an
+// OAuth client, `token` and `basic` (POST /api/v1/connections); needsBaseUrl when a token
+// connection must name its site (Jira Cloud). Nothing of the OAuth client's registration.
+func (c *Client) ListConnectionProviders(ctx context.Context) ([]ConnectionProvider, error) {
+	r := request{method: "GET", path: "/api/v1/connections/providers"}
+	var out []ConnectionProvider
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
 // RevokeConnection calls DELETE /api/v1/connections/{id}: revoke one of the caller's connections (a
 // tenant admin: any of the tenant's); its secret is wiped and it cannot be used again.
 func (c *Client) RevokeConnection(ctx context.Context, id string) error {

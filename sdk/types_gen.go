@@ -124,6 +124,16 @@ type Connection struct {
 	Scopes    []string   `json:"scopes,omitempty"`
 }
 
+// ConnectionProvider is the schema ConnectionProvider of the API.
+type ConnectionProvider struct {
+	// the kinds of connection it takes
+	Auth []string `json:"auth"`
+	// the provider (jira, google, microsoft, …)
+	Name string `json:"name"`
+	// a token or basic connection must name its site (baseUrl)
+	NeedsBaseURL bool `json:"needsBaseUrl"`
+}
+
 // ContainerEntry is the schema ContainerEntry of the API.
 type ContainerEntry struct {
 	// a nested container; its members are entries too

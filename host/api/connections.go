@@ -17,6 +17,9 @@ type Connections interface {
 	Revoke(ctx context.Context, p tenancy.Principal, id string) error
 	StartAuthorization(ctx context.Context, p tenancy.Principal, provider, label string) (string, error)
 	CompleteAuthorization(ctx context.Context, p tenancy.Principal, state, code string) (connections.Connection, error)
+	// Providers lists the configured providers and how to connect to each
+	// (connection_providers.go).
+	Providers() []connections.ProviderInfo
 }
 
 func handleListConnections(s Connections) fiber.Handler {

@@ -39,6 +39,10 @@ func TestConnectionsAPI(t *testing.T) {
 			t.Errorf("%s: %d %s", name, status, raw)
 		}
 	}
+	if status, _, raw = do(t, ts.base, call{"GET", "/connections/providers", ts.alice, "", nil}); status != 200 ||
+		string(raw) != `[{"name":"jira","auth":["token","basic"],"needsBaseUrl":true}]` {
+		t.Fatalf("providers: %d %s", status, raw)
+	}
 	if status, _, raw = do(t, ts.base, call{"POST", "/connections/authorize", ts.alice, "application/json", strings.NewReader(`{"provider":"jira"}`)}); status != 400 {
 		t.Fatalf("OAuth for a token provider: %d %s", status, raw)
 	}

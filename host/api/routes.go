@@ -63,6 +63,7 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Post("/connections", handleCreateConnection(d.Connections))
 		authed.Post("/connections/authorize", handleAuthorizeConnection(d.Connections))
 		authed.Get("/connections/callback", handleConnectionCallback(d.Connections))
+		authed.Get("/connections/providers", handleConnectionProviders(d.Connections))
 		authed.Delete("/connections/:id", handleRevokeConnection(d.Connections))
 	}
 	if d.Billing != nil {
