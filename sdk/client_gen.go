@@ -881,6 +881,15 @@ func (c *Client) GetAsset(ctx context.Context, file string) (*http.Response, err
 	return c.send(ctx, r)
 }
 
+// GetConnectionsPage calls GET /connections: the workspace UI opened at the user's connections (the
+// same page as /); the OAuth callback may send the browser to any page path with ?connection=ok or
+// ?connection=error&reason=…, which the page shows here. The caller reads and closes the
+// response's body.
+func (c *Client) GetConnectionsPage(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/connections"}
+	return c.send(ctx, r)
+}
+
 // GetHealth calls GET /healthz: readiness (503 while plugins compile). The caller reads and closes
 // the response's body.
 func (c *Client) GetHealth(ctx context.Context) (*http.Response, error) {

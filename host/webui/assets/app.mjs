@@ -10,6 +10,7 @@ import htm from './htm.mjs';
 import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
 import { newConversation, applyEvent, runLabel } from './conv.mjs';
+import { Connections, callbackNotice, withoutCallback } from './connections.mjs';
 
 const html = htm.bind(h);
 const API = '/api/v1';
@@ -138,6 +139,7 @@ function follow(id, state, onEvent, onConn) {
 // ---- routing ------------------------------------------------------------
 
 function parseRoute(path) {
+  if (path === '/connections') return { ws: '', wf: '', view: 'connections' };
   const m = /^\/w\/([^/]+)(?:\/c\/([^/]+))?\/?$/.exec(path);
   if (m) return { ws: decodeURIComponent(m[1]), wf: m[2] ? decodeURIComponent(m[2]) : '' };
   return { ws: '', wf: '', unknown: path !== '/' };
@@ -194,7 +196,7 @@ function NotFound({ t, go }) {
   </main>`;
 }
 
-function Header({ t, session, ws, go, lang, setLang, onSignOut, onSwitch, onAdd }) {
+function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, onAdd }) {
   return html`<header class="top">
     <a class="skip" href="#main">${t('chat')}</a>
     <h1 class="brand">agenthost</h1>
@@ -214,6 +216,8 @@ function Header({ t, session, ws, go, lang, setLang, onSignOut, onSwitch, onAdd 
         ${Object.entries(languages).map(([k, v]) => html`<option value=${k}>${v}</option>`)}
       </select>
     </label>
+    <a href="/connections" class="conn-link" aria-current=${view === 'connections' ? 'page' : undefined}
+      onClick=${(e) => { e.preventDefault(); go('/connections'); }}>${t('connections')}</a>
     <span class="user">${session.user.email}</span>
     <a href="/status" class="status-link">${t('serverStatus')}</a>
     <button type="button" onClick=${onSignOut}>${t('signOut')}</button>
@@ -689,6 +693,15 @@ function Workspace({ t, lang, session, route, go }) {
   </div>`;
 }
 
+// takeCallbackNotice reads the outcome of an OAuth connection the server's
+// callback sent the browser back with (on any of the page's paths), and
+// moves to the Connections view without it in the URL.
+function takeCallbackNotice() {
+  const n = callbackNotice(location.search);
+  if (n) history.replaceState(null, '', '/connections' + withoutCallback(location.search) + location.hash);
+  return n;
+}
+
 function App() {
   const [lang, setLangState] = useState(pickLanguage);
   const t = useMemo(() => translator(lang), [lang]);
@@ -697,6 +710,8 @@ function App() {
   document.documentElement.lang = lang;
   const [session, setSession] = useState(undefined); // undefined: loading; null: signed out
   const [err, setErr] = useState('');
+  // Before useRoute: the callback's outcome moves the page to /connections.
+  const [notice, setNotice] = useState(takeCallbackNotice);
   const [route, go] = useRoute();
   const [adding, setAdding] = useState(false);
   const load = async () => {
@@ -712,8 +727,8 @@ function App() {
     return () => removeEventListener('agenthost:signedout', out);
   }, []);
   useEffect(() => {
-    if (session && !route.ws && !route.unknown && session.workspaces.length > 0) go('/w/' + encodeURIComponent(session.workspaces[0].id), true);
-  }, [session, route.ws]);
+    if (session && !route.ws && !route.unknown && !route.view && session.workspaces.length > 0) go('/w/' + encodeURIComponent(session.workspaces[0].id), true);
+  }, [session, route.ws, route.view]);
   if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${t('error')}: ${err}</p><button type="button" onClick=${load}>${t('retry')}</button></main>`;
   if (session === undefined) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
   if (session === null) return html`<${SignIn} t=${t} onSignedIn=${(s) => { csrf = s.csrf; setSession(s); }} />`;
@@ -726,9 +741,10 @@ function App() {
   };
   const signOut = async () => { try { await api('DELETE', '/session'); } finally { csrf = ''; setSession(null); go('/'); } };
   return html`<div class="app">
-    <${Header} t=${t} session=${session} ws=${route.ws} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut}
+    <${Header} t=${t} session=${session} ws=${route.ws} view=${route.view} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut}
       onSwitch=${switchTo} onAdd=${() => setAdding(true)} />
-    ${route.unknown ? html`<${NotFound} t=${t} go=${go} />` :
+    ${route.view === 'connections' ? html`<${Connections} t=${t} api=${api} notice=${notice} dismiss=${() => setNotice(null)} back=${() => go('/')} />` :
+      route.unknown ? html`<${NotFound} t=${t} go=${go} />` :
       session.workspaces.length === 0 ? html`<main id="main" class="signin"><p>${t('noWorkspaces')}</p></main>` :
       route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}
   </div>`;

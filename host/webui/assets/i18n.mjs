@@ -24,6 +24,16 @@ const en = {
   on: 'on', off: 'off', record: 'Speak', stopRecording: 'Stop recording', transcribing: 'Transcribing…',
   proposal: 'Proposed edit', accept: 'Accept', reject: 'Reject',
   proposal_pending: 'awaiting your decision', proposal_accepted: 'accepted', proposal_rejected: 'rejected',
+  connections: 'Connections', connectionsLead: 'Your connections to external services (Jira, Microsoft, Google, …). Agents use them through the connection tools; the secrets stay on the server and are never shown again.',
+  connectionsOff: 'Connections are off on this server (its operator sets AGENTHOST_SECRET_KEY to enable them).',
+  yourConnections: 'Your connections', noConnections: 'No connections yet.', provider: 'Provider', label: 'Label', authKind: 'Sign-in',
+  account: 'Account', state: 'State', actions: 'Actions', auth_oauth2: 'OAuth', auth_token: 'API token', auth_basic: 'E-mail and API token',
+  conn_active: 'active', conn_expired: 'expired', conn_revoked: 'revoked',
+  revoke: 'Revoke', revokeConfirm: 'Revoke this connection? Agents can no longer use it.',
+  connectOAuth: 'Connect an account', connect: 'Connect', badAuthUrl: 'The server answered no usable authorisation address.',
+  addTokenConnection: 'Add a connection with an API token', siteUrl: 'Site URL', email: 'E-mail', apiToken: 'API token',
+  tokenWriteOnly: 'The token is sent to the server once and never shown again.', addConnection: 'Add connection',
+  connectedOk: 'Connected: the account is now in your connections', connectFailed: 'The connection was not made', dismiss: 'Dismiss',
 };
 const de = {
   signInTitle: 'Anmelden', signInLead: 'Melden Sie sich mit einem API-Token an. Tokens stellt eine Administratorin aus (agenthost admin token); agenthost hat keine Passwörter.',
@@ -48,6 +58,16 @@ const de = {
   on: 'ein', off: 'aus', record: 'Sprechen', stopRecording: 'Aufnahme beenden', transcribing: 'Transkribiert…',
   proposal: 'Änderungsvorschlag', accept: 'Annehmen', reject: 'Ablehnen',
   proposal_pending: 'wartet auf Ihre Entscheidung', proposal_accepted: 'angenommen', proposal_rejected: 'abgelehnt',
+  connections: 'Verbindungen', connectionsLead: 'Ihre Verbindungen zu externen Diensten (Jira, Microsoft, Google, …). Agenten nutzen sie über die Verbindungswerkzeuge; die Geheimnisse bleiben auf dem Server und werden nie wieder angezeigt.',
+  connectionsOff: 'Verbindungen sind auf diesem Server ausgeschaltet (der Betreiber setzt AGENTHOST_SECRET_KEY, um sie einzuschalten).',
+  yourConnections: 'Ihre Verbindungen', noConnections: 'Noch keine Verbindungen.', provider: 'Anbieter', label: 'Bezeichnung', authKind: 'Anmeldung',
+  account: 'Konto', state: 'Zustand', actions: 'Aktionen', auth_oauth2: 'OAuth', auth_token: 'API-Token', auth_basic: 'E-Mail und API-Token',
+  conn_active: 'aktiv', conn_expired: 'abgelaufen', conn_revoked: 'widerrufen',
+  revoke: 'Widerrufen', revokeConfirm: 'Diese Verbindung widerrufen? Agenten können sie dann nicht mehr nutzen.',
+  connectOAuth: 'Konto verbinden', connect: 'Verbinden', badAuthUrl: 'Der Server nannte keine brauchbare Autorisierungsadresse.',
+  addTokenConnection: 'Verbindung mit API-Token hinzufügen', siteUrl: 'Website-URL', email: 'E-Mail', apiToken: 'API-Token',
+  tokenWriteOnly: 'Das Token geht einmal an den Server und wird nie wieder angezeigt.', addConnection: 'Verbindung hinzufügen',
+  connectedOk: 'Verbunden: das Konto steht jetzt in Ihren Verbindungen', connectFailed: 'Die Verbindung kam nicht zustande', dismiss: 'Ausblenden',
 };
 export const languages = { en: 'English', de: 'Deutsch' };
 const dicts = { en, de };

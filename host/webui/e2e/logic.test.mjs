@@ -1,10 +1,12 @@
 // The UI's pure modules under node's test runner (TestUILogic in
 // cmd/agenthost starts it): the conversation model's states and its
-// once-only event handling, and the Markdown renderer's safety.
+// once-only event handling, the Markdown renderer's safety, and how the
+// Connections view reads the OAuth callback's outcome and a connection's state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newConversation, applyEvent, runLabel } from '../assets/conv.mjs';
 import { markdown } from '../assets/md.mjs';
+import { callbackNotice, withoutCallback, connectionState, safeRedirect } from '../assets/connections.mjs';
 
 const feed = (c, events) => events.forEach(([type, data], i) => applyEvent(c, { seq: i + 1, type, data }));
 const start = [['status', { status: 'running', label: 'round 1' }], ['message', { id: 'u', role: 'user', content: 'q' }]];
@@ -115,4 +117,34 @@ test('an edit proposal is shown once, and accepted by its fileVersion event', ()
   applyEvent(c, { seq: 5, type: 'fileVersion', data: { proposalId: 'p1', fileId: 'f1', version: 2 } });
   assert.equal(c.proposals[0].status, 'accepted');
   assert.equal(c.proposals[0].version, 2);
+});
+
+test('the OAuth callback\'s outcome is read from the URL, and only from its parameters', () => {
+  const cases = [
+    { q: '', want: null },
+    { q: '?other=1', want: null },
+    { q: '?connection=ok', want: { ok: true, reason: '', provider: '' } },
+    { q: '?connection=ok&provider=google', want: { ok: true, reason: '', provider: 'google' } },
+    { q: '?connection=error&reason=access_denied%3A+refused', want: { ok: false, reason: 'access_denied: refused', provider: '' } },
+    // Anything but ok is a failure; a provider's own error names are read too.
+    { q: '?connection=maybe', want: { ok: false, reason: '', provider: '' } },
+    { q: '?connection=error&error=invalid_grant&error_description=code+used', want: { ok: false, reason: 'code used', provider: '' } },
+    { q: '?connection=error&reason=' + 'x'.repeat(1000), want: { ok: false, reason: 'x'.repeat(300), provider: '' } },
+  ];
+  for (const tc of cases) assert.deepEqual(callbackNotice(tc.q), tc.want, tc.q);
+  assert.equal(withoutCallback('?connection=error&reason=r&provider=p&keep=1'), '?keep=1');
+  assert.equal(withoutCallback('?connection=ok'), '');
+});
+
+test('a connection\'s state: revoked, expired or active', () => {
+  const now = Date.parse('2026-11-26T10:00:00Z');
+  assert.equal(connectionState({ revoked: true, expiresAt: '2027-01-01T00:00:00Z' }, now), 'revoked');
+  assert.equal(connectionState({ revoked: false, expiresAt: '2026-11-26T09:59:59Z' }, now), 'expired');
+  assert.equal(connectionState({ revoked: false, expiresAt: '2026-11-26T10:00:01Z' }, now), 'active');
+  assert.equal(connectionState({ revoked: false }, now), 'active');
+});
+
+test('the browser is sent to an http(s) authorisation URL only', () => {
+  assert.equal(safeRedirect('https://login.example/authorize?state=s'), 'https://login.example/authorize?state=s');
+  for (const bad of ['javascript:alert(1)', 'data:text/html,x', '/relative', '', undefined, null]) assert.equal(safeRedirect(bad), '', String(bad));
 });

@@ -39,6 +39,7 @@ func New(clientID, clientSecret, redirectURI string) *Server {
 		codes: map[string]string{}, access: map[string]bool{}, refresh: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /token", s.token)
+	mux.HandleFunc("GET /authorize", s.authorize)
 	s.Server = httptest.NewServer(mux)
 	return s
 }
@@ -64,6 +65,28 @@ func (s *Server) Consent(authURL string) string {
 	s.codes[code] = q.Get("code_challenge")
 	s.mu.Unlock()
 	return code
+}
+
+// authorize is the authorisation endpoint a browser is sent to, with a
+// user who approves at once (RFC 6749 §4.1.2): an acceptable request is
+// redirected to the redirect URI with a code and the state; a request
+// naming another client or redirect URI gets an error page and no
+// redirect (§4.1.2.1), one without PKCE a redirect with
+// error=invalid_request.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("client_id") != s.ClientID || q.Get("redirect_uri") != s.RedirectURI {
+		http.Error(w, "unknown client or redirect_uri", http.StatusBadRequest)
+		return
+	}
+	back := url.Values{"state": {q.Get("state")}}
+	if code := s.Consent(r.URL.String()); code != "" {
+		back.Set("code", code)
+	} else {
+		back.Set("error", "invalid_request")
+		back.Set("error_description", "response_type=code with an S256 code_challenge is required")
+	}
+	http.Redirect(w, r, s.RedirectURI+"?"+back.Encode(), http.StatusFound)
 }
 
 // Valid reports whether an access token is currently accepted.

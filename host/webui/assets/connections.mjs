@@ -1,0 +1,167 @@
+// The Connections view: the signed-in user's connections to external
+// providers (docs/connectors.md), connecting an OAuth provider (the browser
+// goes to the provider and comes back through the server's callback), adding
+// a token or password connection, and revoking one. A secret typed here goes
+// to the server once and is never kept in the page's state nor shown back:
+// the API never answers one.
+import { h } from './preact.mjs';
+import { useState, useEffect, useRef } from './preact-hooks.mjs';
+import htm from './htm.mjs';
+
+const html = htm.bind(h);
+
+// maxReason bounds the callback's reason as shown.
+const maxReason = 300;
+
+// callbackNotice reads the outcome the OAuth callback put in the URL it sent
+// the browser back to (?connection=ok, or ?connection=error&reason=…), or
+// null when there is none. Anything but "ok" is a failure.
+export function callbackNotice(search) {
+  const q = new URLSearchParams(search);
+  if (!q.has('connection')) return null;
+  const ok = q.get('connection') === 'ok';
+  const reason = (q.get('reason') || q.get('error_description') || q.get('error') || '').slice(0, maxReason);
+  return { ok, reason, provider: (q.get('provider') || '').slice(0, 60) };
+}
+
+// withoutCallback is the URL's query without the callback's parameters, so
+// a reload does not show the outcome again.
+export function withoutCallback(search) {
+  const q = new URLSearchParams(search);
+  for (const k of ['connection', 'reason', 'provider', 'error', 'error_description']) q.delete(k);
+  const s = q.toString();
+  return s ? '?' + s : '';
+}
+
+// connectionState is what a connection can do now: revoked (connect again),
+// expired (its access ended; an OAuth connection is renewed on its next
+// use when the provider still allows it) or active.
+export function connectionState(c, now = Date.now()) {
+  if (c.revoked) return 'revoked';
+  if (c.expiresAt && Date.parse(c.expiresAt) <= now) return 'expired';
+  return 'active';
+}
+
+// safeRedirect accepts the provider's authorisation URL only over http(s).
+export function safeRedirect(u) {
+  try {
+    const p = new URL(u);
+    return p.protocol === 'https:' || p.protocol === 'http:' ? p.href : '';
+  } catch { return ''; }
+}
+
+export function Connections({ t, api, notice, dismiss, back }) {
+  const [list, setList] = useState(null);
+  const [providers, setProviders] = useState([]);
+  const [err, setErr] = useState('');
+  const [formErr, setFormErr] = useState('');
+  const [oauthErr, setOauthErr] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [confirm, setConfirm] = useState('');
+  const [provider, setProvider] = useState('');
+  const [auth, setAuth] = useState('basic');
+  const [oauthProvider, setOauthProvider] = useState('');
+  const tokenField = useRef();
+  const load = async () => {
+    try {
+      const [cs, ps] = await Promise.all([api('GET', '/connections'), api('GET', '/connections/providers')]);
+      setList(cs || []);
+      setProviders(ps || []);
+      setErr('');
+    } catch (e) { setErr(e.status === 404 ? t('connectionsOff') : e.message); }
+  };
+  // The list is asked again whenever a callback's outcome arrives.
+  useEffect(() => { load(); }, [notice]);
+  const tokenProviders = providers.filter((p) => p.auth.includes('basic') || p.auth.includes('token'));
+  const oauthProviders = providers.filter((p) => p.auth.includes('oauth2'));
+  // A provider connected by OAuth takes a token too, but one that takes
+  // nothing else (Jira) is what this form is for: it comes first.
+  const chosen = tokenProviders.find((p) => p.name === provider) || tokenProviders.find((p) => !p.auth.includes('oauth2')) || tokenProviders[0];
+  const oauthChosen = oauthProviders.find((p) => p.name === oauthProvider) || oauthProviders[0];
+
+  const add = async (e) => {
+    e.preventDefault();
+    const f = e.target;
+    setFormErr(''); setBusy(true);
+    // The secret is read from the field at the moment it is sent and the
+    // field is emptied after: it never lives in the page's state.
+    const el = f.elements;
+    const body = { provider: chosen.name, label: el.label.value.trim() || chosen.name, auth, token: tokenField.current.value };
+    if (el.baseUrl.value.trim()) body.baseUrl = el.baseUrl.value.trim();
+    if (auth === 'basic') body.account = el.account.value.trim();
+    try {
+      await api('POST', '/connections', body);
+      for (const k of ['label', 'baseUrl', 'account']) if (el[k]) el[k].value = '';
+      tokenField.current.value = '';
+      await load();
+    } catch (ex) { setFormErr(ex.message); } finally { setBusy(false); }
+  };
+  const connect = async (e) => {
+    e.preventDefault();
+    setOauthErr('');
+    try {
+      const r = await api('POST', '/connections/authorize', { provider: oauthChosen.name, label: e.target.elements.oauthLabel.value.trim() });
+      const to = safeRedirect(r && r.authorizationUrl);
+      if (!to) throw new Error(t('badAuthUrl'));
+      location.assign(to);
+    } catch (ex) { setOauthErr(ex.message); }
+  };
+  const revoke = async (id) => {
+    setErr('');
+    try { await api('DELETE', `/connections/${encodeURIComponent(id)}`); setConfirm(''); await load(); } catch (ex) { setErr(ex.message); }
+  };
+
+  return html`<main class="connections" id="main" data-view="connections" aria-labelledby="conn-h">
+    <p><a href="/" onClick=${(e) => { e.preventDefault(); back(); }}>${t('backHome')}</a></p>
+    <h1 id="conn-h">${t('connections')}</h1>
+    <p class="muted">${t('connectionsLead')}</p>
+    ${notice && html`<div class=${'notice ' + (notice.ok ? 'ok' : 'error')} role=${notice.ok ? 'status' : 'alert'} data-testid="connection-notice" data-outcome=${notice.ok ? 'ok' : 'error'}>
+      <span>${notice.ok ? t('connectedOk') : t('connectFailed')}${notice.provider ? ` (${notice.provider})` : ''}${!notice.ok && notice.reason ? ': ' + notice.reason : ''}</span>
+      <button type="button" class="linkish" onClick=${dismiss}>${t('dismiss')}</button></div>`}
+    ${err && html`<p class="error" role="alert">${err}</p>`}
+    <section class="panel" aria-labelledby="conn-list-h">
+      <h2 id="conn-list-h">${t('yourConnections')}</h2>
+      ${list === null ? (!err && html`<p class="muted">${t('loading')}</p>`) : list.length === 0 ? html`<p class="muted">${t('noConnections')}</p>` :
+        html`<table class="conn-list"><thead><tr><th scope="col">${t('provider')}</th><th scope="col">${t('label')}</th><th scope="col">${t('authKind')}</th>
+          <th scope="col">${t('account')}</th><th scope="col">${t('state')}</th><th scope="col"><span class="visually-hidden">${t('actions')}</span></th></tr></thead>
+        <tbody>${list.map((c) => {
+          const st = connectionState(c);
+          return html`<tr key=${c.id} data-connection=${c.id} data-state=${st}>
+            <td>${c.provider}</td><td>${c.label}</td><td>${t('auth_' + c.auth)}</td>
+            <td>${[c.account, c.baseUrl].filter(Boolean).join(' · ')}</td>
+            <td><span class=${'badge ' + st}>${t('conn_' + st)}</span></td>
+            <td>${!c.revoked && (confirm === c.id ?
+              html`<span class="confirm">${t('revokeConfirm')} <button type="button" class="stop" data-testid="revoke-confirm" onClick=${() => revoke(c.id)}>${t('revoke')}</button>
+                <button type="button" onClick=${() => setConfirm('')}>${t('cancel')}</button></span>` :
+              html`<button type="button" data-testid="revoke" onClick=${() => setConfirm(c.id)} aria-label=${t('revoke') + ' ' + c.label}>${t('revoke')}</button>`)}</td>
+          </tr>`;
+        })}</tbody></table>`}
+    </section>
+    ${oauthProviders.length > 0 && html`<section class="panel" aria-labelledby="conn-oauth-h">
+      <h2 id="conn-oauth-h">${t('connectOAuth')}</h2>
+      <form class="conn-form" onSubmit=${connect}>
+        <label>${t('provider')}<select name="oauthProvider" value=${oauthChosen.name} onChange=${(e) => setOauthProvider(e.target.value)}>
+          ${oauthProviders.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
+        <label>${t('label')}<input name="oauthLabel" maxlength="200" /></label>
+        <button type="submit" data-testid="oauth-connect">${t('connect')}</button>
+      </form>
+      ${oauthErr && html`<p class="error" role="alert">${oauthErr}</p>`}
+    </section>`}
+    ${chosen && html`<section class="panel" aria-labelledby="conn-token-h">
+      <h2 id="conn-token-h">${t('addTokenConnection')}</h2>
+      <form class="conn-form" onSubmit=${add} autocomplete="off">
+        <label>${t('provider')}<select name="provider" id="conn-provider" value=${chosen.name} onChange=${(e) => setProvider(e.target.value)}>
+          ${tokenProviders.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
+        <label>${t('authKind')}<select name="auth" id="conn-auth" value=${auth} onChange=${(e) => setAuth(e.target.value)}>
+          <option value="basic">${t('auth_basic')}</option><option value="token">${t('auth_token')}</option></select></label>
+        <label>${t('label')}<input name="label" id="conn-label" maxlength="200" /></label>
+        <label>${t('siteUrl')}<input name="baseUrl" id="conn-base" type="url" placeholder="https://example.atlassian.net" required=${chosen.needsBaseUrl} /></label>
+        ${auth === 'basic' && html`<label>${t('email')}<input name="account" id="conn-account" type="email" autocomplete="off" required /></label>`}
+        <label>${t('apiToken')}<input ref=${tokenField} id="conn-token" type="password" autocomplete="new-password" required /></label>
+        <p class="muted">${t('tokenWriteOnly')}</p>
+        ${formErr && html`<p class="error" role="alert">${formErr}</p>`}
+        <button type="submit" data-testid="add-connection" disabled=${busy}>${t('addConnection')}</button>
+      </form>
+    </section>`}
+  </main>`;
+}

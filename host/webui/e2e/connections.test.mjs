@@ -1,0 +1,185 @@
+// The Connections view in headless Chromium against a real `serve` with
+// connections on and an OAuth provider "acme" (started by
+// TestBrowserConnections in cmd/agenthost; the Jira API token to type is
+// argv[2]). Every page state the test passes through is written to stdout
+// (the DOM, every field's value, local and session storage), where the Go
+// test looks for secrets. A failed check throws: the process exits non-zero.
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
+const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), out = env('UI_ARTEFACTS');
+const jiraToken = process.argv[2];
+if (!jiraToken) throw new Error('the Jira token to type is the first argument');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const log = (...a) => process.stderr.write(a.join(' ') + '\n');
+
+const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const ctx = await browser.newContext({ viewport: { width: 1300, height: 900 }, locale: 'en-US' });
+const page = await ctx.newPage();
+page.setDefaultTimeout(120000);
+page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
+
+// dump writes what the page holds now: markup, field values (which the
+// markup does not carry) and storage.
+async function dump(label) {
+  const s = await page.evaluate(() => JSON.stringify({
+    url: location.href,
+    html: document.documentElement.outerHTML,
+    fields: [...document.querySelectorAll('input, select, textarea')].map((e) => e.value),
+    local: { ...localStorage }, session: { ...sessionStorage },
+  }));
+  process.stdout.write(`=== ${label}\n${s}\n`);
+}
+
+let n = 0;
+async function step(name, f) {
+  const t0 = Date.now();
+  try {
+    await f();
+  } catch (e) {
+    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
+    log(`FAILED ${name} at ${page.url()}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
+    throw e;
+  }
+  await dump(name);
+  n++;
+  const file = path.join(out, `${String(n).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file });
+  log(`ok ${n} ${name} (${Date.now() - t0} ms) ${file}`);
+}
+
+async function axe(view) {
+  await page.evaluate(axeSource);
+  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 2).map((x) => x.target.join(' ')).join(', ')}`);
+  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
+}
+
+const row = (label) => page.locator('tr[data-connection]', { has: page.locator('td', { hasText: new RegExp(`^${label}$`) }) });
+
+await step('signed-in', async () => {
+  await page.goto(base + '/');
+  await page.fill('#token', token);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}/w/${ws}`);
+});
+
+await step('connections-view', async () => {
+  await page.click('a.conn-link');
+  await page.waitForURL(`${base}/connections`);
+  await page.locator('[data-view=connections]').waitFor();
+  await page.getByText('No connections yet.').waitFor();
+  // acme is connected by OAuth; jira takes a token.
+  assert.deepEqual(await page.locator('select[name=oauthProvider] option').allTextContents(), ['acme']);
+  assert.ok((await page.locator('#conn-provider option').allTextContents()).includes('jira'));
+  await axe('connections');
+});
+
+await step('jira-token-added', async () => {
+  await page.selectOption('#conn-provider', 'jira');
+  await page.selectOption('#conn-auth', 'basic');
+  await page.fill('#conn-label', 'work');
+  await page.fill('#conn-base', 'https://acme.atlassian.net');
+  await page.fill('#conn-account', 'ada@acme.example');
+  await page.fill('#conn-token', jiraToken);
+  assert.equal(await page.getAttribute('#conn-token', 'type'), 'password', 'the token field masks what is typed');
+  await page.click('[data-testid=add-connection]');
+  const r = row('work');
+  await r.waitFor();
+  assert.equal(await r.getAttribute('data-state'), 'active');
+  const text = await r.innerText();
+  assert.match(text, /jira/);
+  assert.match(text, /ada@acme\.example/);
+  assert.match(text, /E-mail and API token/);
+  // The token is gone from the form as well as from the list.
+  assert.equal(await page.inputValue('#conn-token'), '');
+  const everything = await page.evaluate(() => document.documentElement.outerHTML +
+    [...document.querySelectorAll('input')].map((e) => e.value).join('\n') + JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  assert.ok(!everything.includes(jiraToken), 'the API token is in the page');
+});
+
+await step('jira-token-not-after-reload', async () => {
+  await page.reload();
+  await row('work').waitFor();
+  assert.ok(!(await page.content()).includes(jiraToken), 'the API token is in the reloaded page');
+});
+
+await step('jira-revoked', async () => {
+  const r = row('work');
+  await r.locator('[data-testid=revoke]').click();
+  await r.locator('[data-testid=revoke-confirm]').click();
+  await page.locator('tr[data-connection][data-state=revoked]').waitFor();
+  assert.equal(await row('work').locator('[data-testid=revoke]').count(), 0, 'a revoked connection offers no revoke');
+  assert.match(await row('work').innerText(), /revoked/);
+});
+
+await step('oauth-round-trip', async () => {
+  await page.fill('input[name=oauthLabel]', 'acme-ui');
+  // The browser goes to the provider's authorisation endpoint with PKCE,
+  // the provider approves and sends it to the server's callback.
+  const toProvider = page.waitForRequest((r) => r.url().includes('/authorize?'));
+  const callback = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/connections/callback');
+  await page.click('[data-testid=oauth-connect]');
+  const u = new URL((await toProvider).url());
+  assert.equal(u.searchParams.get('code_challenge_method'), 'S256');
+  assert.equal(u.searchParams.get('client_id'), 'ui-client');
+  assert.ok(u.searchParams.get('state'), 'no state');
+  const answer = await callback;
+  assert.ok(answer.status() < 400, `the callback answered ${answer.status()}`);
+  await page.waitForLoadState();
+  if (answer.status() >= 300) {
+    // The callback sent the browser back into the UI.
+    await page.locator('[data-testid=connection-notice][data-outcome=ok]').waitFor();
+  } else {
+    // The callback answered the connection itself.
+    const body = await page.locator('body').innerText();
+    assert.match(body, /"auth":\s*"oauth2"/);
+    await page.goto(base + '/connections');
+  }
+  const r = row('acme-ui');
+  await r.waitFor();
+  assert.equal(await r.getAttribute('data-state'), 'active');
+  assert.match(await r.innerText(), /OAuth/);
+});
+
+await step('callback-ok', async () => {
+  await page.goto(base + '/?connection=ok&provider=acme');
+  await page.waitForURL(`${base}/connections`);
+  const note = page.locator('[data-testid=connection-notice]');
+  await note.waitFor();
+  assert.equal(await note.getAttribute('data-outcome'), 'ok');
+  assert.equal(await note.getAttribute('role'), 'status');
+  assert.match(await note.innerText(), /Connected/);
+  await row('acme-ui').waitFor(); // and the list
+  await axe('connections with a notice');
+});
+
+await step('callback-error', async () => {
+  const reason = 'access_denied: the user refused <img src=x onerror="window.__xss=1">';
+  await page.goto(`${base}/w/${ws}?connection=error&reason=${encodeURIComponent(reason)}`);
+  await page.waitForURL(`${base}/connections`);
+  const note = page.locator('[data-testid=connection-notice]');
+  await note.waitFor();
+  assert.equal(await note.getAttribute('data-outcome'), 'error');
+  assert.equal(await note.getAttribute('role'), 'alert');
+  const text = await note.innerText();
+  assert.match(text, /The connection was not made/);
+  assert.ok(text.includes(reason), 'the reason is shown as written: ' + text);
+  assert.equal(await note.locator('img').count(), 0, 'the reason became markup');
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  await row('acme-ui').waitFor();
+});
+
+await step('callback-not-shown-again', async () => {
+  await page.reload();
+  await row('acme-ui').waitFor();
+  assert.equal(await page.locator('[data-testid=connection-notice]').count(), 0, 'a reload shows the outcome again');
+});
+
+await browser.close();
