@@ -23,6 +23,7 @@ import (
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -40,6 +41,7 @@ type env struct {
 	p        tenancy.Principal
 	ws       string
 	workflow string
+	wf       *workflows.Service
 }
 
 func newEnv(t testing.TB) env {
@@ -53,7 +55,7 @@ func newEnv(t testing.TB) env {
 	h := wasmtest.HostWith(t, []wasm.Capability{fc.Wasm(), mc.ModelCapability(), kc.Wasm()}, "analysis", "office")
 	ex := knowledge.NewExtractors(h)
 	*kc = knowledge.Capability{Files: w.Files, Documents: w.Workflows, Search: knowledge.NewSearcher(w.DB, nil, nil), Reader: knowledge.NewReader(w.DB, w.Blobs, ex)}
-	return env{db: w.DB, blobs: w.Blobs, svc: w.Files, srv: w.Server, host: h, ex: ex, p: w.P, ws: w.Workspace, workflow: w.Workflow}
+	return env{db: w.DB, blobs: w.Blobs, svc: w.Files, srv: w.Server, host: h, ex: ex, p: w.P, ws: w.Workspace, workflow: w.Workflow, wf: w.Workflows}
 }
 
 // upload stores a file; indexed runs the knowledge store's ingestion on it.
