@@ -10,7 +10,6 @@ import htm from './htm.mjs';
 import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
 import { newConversation, applyEvent, runLabel } from './conv.mjs';
-import { Connections, callbackNotice, withoutCallback } from './connections.mjs';
 
 const html = htm.bind(h);
 const API = '/api/v1';
@@ -693,13 +692,27 @@ function Workspace({ t, lang, session, route, go }) {
   </div>`;
 }
 
-// takeCallbackNotice reads the outcome of an OAuth connection the server's
-// callback sent the browser back with (on any of the page's paths), and
-// moves to the Connections view without it in the URL.
-function takeCallbackNotice() {
-  const n = callbackNotice(location.search);
-  if (n) history.replaceState(null, '', '/connections' + withoutCallback(location.search) + location.hash);
-  return n;
+// ConnectionsView loads the Connections view's module (connections.mjs)
+// when it is first opened: most visits never need it.
+function ConnectionsView({ t, callback, ...props }) {
+  const [mod, setMod] = useState(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { import('./connections.mjs').then(setMod, (e) => setErr(e.message)); }, []);
+  const notice = useMemo(() => mod && callback ? mod.callbackNotice(callback) : null, [mod, callback]);
+  if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${err}</p></main>`;
+  if (!mod) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
+  return html`<${mod.Connections} t=${t} api=${api} notice=${notice} ...${props} />`;
+}
+
+// takeCallback keeps the query the server's OAuth callback sent the
+// browser back with (?connection=ok|error&reason=…, on any of the page's
+// paths, which take no query of their own) and moves to the Connections
+// view without it in the URL, so a reload does not show it again.
+function takeCallback() {
+  if (!new URLSearchParams(location.search).has('connection')) return '';
+  const q = location.search;
+  history.replaceState(null, '', '/connections' + location.hash);
+  return q;
 }
 
 function App() {
@@ -711,7 +724,7 @@ function App() {
   const [session, setSession] = useState(undefined); // undefined: loading; null: signed out
   const [err, setErr] = useState('');
   // Before useRoute: the callback's outcome moves the page to /connections.
-  const [notice, setNotice] = useState(takeCallbackNotice);
+  const [callback, setCallback] = useState(takeCallback);
   const [route, go] = useRoute();
   const [adding, setAdding] = useState(false);
   const load = async () => {
@@ -743,7 +756,7 @@ function App() {
   return html`<div class="app">
     <${Header} t=${t} session=${session} ws=${route.ws} view=${route.view} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut}
       onSwitch=${switchTo} onAdd=${() => setAdding(true)} />
-    ${route.view === 'connections' ? html`<${Connections} t=${t} api=${api} notice=${notice} dismiss=${() => setNotice(null)} back=${() => go('/')} />` :
+    ${route.view === 'connections' ? html`<${ConnectionsView} t=${t} callback=${callback} dismiss=${() => setCallback('')} back=${() => go('/')} />` :
       route.unknown ? html`<${NotFound} t=${t} go=${go} />` :
       session.workspaces.length === 0 ? html`<main id="main" class="signin"><p>${t('noWorkspaces')}</p></main>` :
       route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}

@@ -3,7 +3,8 @@
 // goes to the provider and comes back through the server's callback), adding
 // a token or password connection, and revoking one. A secret typed here goes
 // to the server once and is never kept in the page's state nor shown back:
-// the API never answers one.
+// the API never answers one. app.mjs loads this module when the view is
+// first opened.
 import { h } from './preact.mjs';
 import { useState, useEffect, useRef } from './preact-hooks.mjs';
 import htm from './htm.mjs';
@@ -22,15 +23,6 @@ export function callbackNotice(search) {
   const ok = q.get('connection') === 'ok';
   const reason = (q.get('reason') || q.get('error_description') || q.get('error') || '').slice(0, maxReason);
   return { ok, reason, provider: (q.get('provider') || '').slice(0, 60) };
-}
-
-// withoutCallback is the URL's query without the callback's parameters, so
-// a reload does not show the outcome again.
-export function withoutCallback(search) {
-  const q = new URLSearchParams(search);
-  for (const k of ['connection', 'reason', 'provider', 'error', 'error_description']) q.delete(k);
-  const s = q.toString();
-  return s ? '?' + s : '';
 }
 
 // connectionState is what a connection can do now: revoked (connect again),

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newConversation, applyEvent, runLabel } from '../assets/conv.mjs';
 import { markdown } from '../assets/md.mjs';
-import { callbackNotice, withoutCallback, connectionState, safeRedirect } from '../assets/connections.mjs';
+import { callbackNotice, connectionState, safeRedirect } from '../assets/connections.mjs';
 
 const feed = (c, events) => events.forEach(([type, data], i) => applyEvent(c, { seq: i + 1, type, data }));
 const start = [['status', { status: 'running', label: 'round 1' }], ['message', { id: 'u', role: 'user', content: 'q' }]];
@@ -132,8 +132,6 @@ test('the OAuth callback\'s outcome is read from the URL, and only from its para
     { q: '?connection=error&reason=' + 'x'.repeat(1000), want: { ok: false, reason: 'x'.repeat(300), provider: '' } },
   ];
   for (const tc of cases) assert.deepEqual(callbackNotice(tc.q), tc.want, tc.q);
-  assert.equal(withoutCallback('?connection=error&reason=r&provider=p&keep=1'), '?keep=1');
-  assert.equal(withoutCallback('?connection=ok'), '');
 });
 
 test('a connection\'s state: revoked, expired or active', () => {
