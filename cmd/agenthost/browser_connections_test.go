@@ -84,6 +84,10 @@ func TestBrowserConnections(t *testing.T) {
 	pages := runNode(t, e2e, "connections.test.mjs", w, artefacts, jiraToken)
 
 	// What the page held at each step is in pages: no secret is in any.
+	// (The dumps are there and hold the list: the search is not vacuous.)
+	if strings.Count(pages, "\n=== ") < 9 || !strings.Contains(pages, "ada@acme.example") || !strings.Contains(pages, "acme-ui") {
+		t.Fatalf("the script dumped no page states:\n%.2000s", pages)
+	}
 	leaks := append([]string{jiraToken, as.ClientSecret}, as.Issued()...)
 	if len(as.Issued()) < 2 {
 		t.Fatalf("the provider issued %d tokens: the OAuth round trip did not reach the token endpoint", len(as.Issued()))

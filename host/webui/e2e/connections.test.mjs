@@ -182,4 +182,12 @@ await step('callback-not-shown-again', async () => {
   assert.equal(await page.locator('[data-testid=connection-notice]').count(), 0, 'a reload shows the outcome again');
 });
 
+await step('connections-german', async () => {
+  await page.selectOption('#lang', 'de');
+  await page.locator('#conn-h', { hasText: 'Verbindungen' }).waitFor();
+  assert.match(await row('acme-ui').innerText(), /aktiv/);
+  assert.match(await row('work').innerText(), /widerrufen/);
+  await axe('connections (German)');
+});
+
 await browser.close();
