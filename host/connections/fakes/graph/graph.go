@@ -622,7 +622,9 @@ func (s *Server) itemJSON(r *http.Request, it *Item, withPath bool) map[string]a
 	m := map[string]any{"id": it.ID, "name": it.Name, "eTag": `"{` + it.ID + `},1"`, "cTag": `"c:{` + it.ID + `},1"`,
 		"createdDateTime": it.Modified.Format(time.RFC3339), "lastModifiedDateTime": it.Modified.Format(time.RFC3339),
 		"webUrl": "https://" + s.DownloadHost + "/" + url.PathEscape(d.name) + "/" + url.PathEscape(it.Name), "size": len(it.Content)}
-	if it.ParentID != "" {
+	if it.ParentID == "" {
+		m["root"] = map[string]any{}
+	} else {
 		ref := map[string]any{"driveId": d.id, "driveType": d.kind, "id": it.ParentID}
 		if withPath {
 			ref["path"] = s.pathOf(it)
