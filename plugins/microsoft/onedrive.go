@@ -13,6 +13,9 @@ var me = driveRef{api: "/me/drive"}
 
 func (onedrive) Browse(r connector.BrowseRequest) (connector.Listing, error) {
 	segs, err := segments(r.Path)
+	if err == nil {
+		err = driveSegments(segs)
+	}
 	if err != nil {
 		return connector.Listing{}, err
 	}
@@ -25,6 +28,9 @@ func (onedrive) Browse(r connector.BrowseRequest) (connector.Listing, error) {
 
 func (onedrive) Download(r connector.DownloadRequest) (connector.File, error) {
 	segs, err := segments(r.Path)
+	if err == nil {
+		err = driveSegments(segs)
+	}
 	if err != nil {
 		return connector.File{}, err
 	}
@@ -36,7 +42,13 @@ func (onedrive) Download(r connector.DownloadRequest) (connector.File, error) {
 }
 
 func (onedrive) Upload(r connector.UploadRequest) (connector.Entry, error) {
+	if err := itemName(r.Name); err != nil {
+		return connector.Entry{}, err
+	}
 	segs, err := segments(r.Path)
+	if err == nil {
+		err = driveSegments(segs)
+	}
 	if err != nil {
 		return connector.Entry{}, err
 	}

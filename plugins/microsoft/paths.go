@@ -88,3 +88,14 @@ func join(parts ...string) string {
 	}
 	return strings.Join(out, "/")
 }
+
+// driveSegments checks a path below a drive's root: every segment a valid
+// item name.
+func driveSegments(segs []string) error {
+	for _, s := range segs {
+		if err := itemName(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -77,6 +77,9 @@ func (c *client) parseSP(segs []string) (spPath, error) {
 		}
 		p.library = segs[i]
 		p.rest = segs[i+1:]
+		if err := driveSegments(p.rest); err != nil {
+			return p, err
+		}
 	}
 	return p, nil
 }
@@ -202,6 +205,9 @@ func (sharepoint) Download(r connector.DownloadRequest) (connector.File, error) 
 }
 
 func (sharepoint) Upload(r connector.UploadRequest) (connector.Entry, error) {
+	if err := itemName(r.Name); err != nil {
+		return connector.Entry{}, err
+	}
 	segs, err := segments(r.Path)
 	if err != nil {
 		return connector.Entry{}, err

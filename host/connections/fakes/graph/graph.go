@@ -1165,8 +1165,16 @@ func (s *Server) teamsAPI(w http.ResponseWriter, r *http.Request, p string) {
 
 func (s *Server) chatMessageJSON(t *team, c *channel, m *ChannelMessage) map[string]any {
 	return map[string]any{"id": m.ID, "messageType": "message", "createdDateTime": m.Created.Format(time.RFC3339), "subject": m.Subject,
-		"body":            map[string]string{"contentType": "text", "content": m.Content},
+		"body":            map[string]string{"contentType": contentType(m.Content), "content": m.Content},
 		"from":            map[string]any{"user": map[string]string{"id": uuidLike(), "displayName": m.From}},
 		"channelIdentity": map[string]string{"teamId": t.id, "channelId": c.id},
 		"webUrl":          "https://teams.microsoft.com/l/message/" + url.PathEscape(c.id) + "/" + m.ID}
+}
+
+// contentType is "html" for markup (what Teams clients post), else "text".
+func contentType(s string) string {
+	if strings.HasPrefix(strings.TrimSpace(s), "<") {
+		return "html"
+	}
+	return "text"
 }
