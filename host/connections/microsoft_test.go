@@ -168,9 +168,9 @@ func (m *msWorld) host(t testing.TB, logs *logSink, caps []wasm.Capability, plug
 type msEnv struct {
 	*msWorld
 	alice, bob tenancy.Principal
-	res  *connections.Resolver
-	conn connections.Connection
-	logs *logSink
+	res        *connections.Resolver
+	conn       connections.Connection
+	logs       *logSink
 }
 
 func newMSEnv(t *testing.T) *msEnv {
@@ -544,12 +544,18 @@ func TestMicrosoftHostileGraph(t *testing.T) {
 	}
 	// Garbage in place of JSON.
 	for _, op := range []func() error{
-		func() error { _, err := m.res.Browse(ctx, m.alice, wire.BrowseRequest{Connection: m.conn.ID, Service: "sharepoint", Path: lib}); return err },
+		func() error {
+			_, err := m.res.Browse(ctx, m.alice, wire.BrowseRequest{Connection: m.conn.ID, Service: "sharepoint", Path: lib})
+			return err
+		},
 		func() error {
 			_, err := m.res.ListMail(ctx, m.alice, wire.ListMailRequest{Connection: m.conn.ID, Service: "outlook"})
 			return err
 		},
-		func() error { _, err := m.res.Browse(ctx, m.alice, wire.BrowseRequest{Connection: m.conn.ID, Service: "teams"}); return err },
+		func() error {
+			_, err := m.res.Browse(ctx, m.alice, wire.BrowseRequest{Connection: m.conn.ID, Service: "teams"})
+			return err
+		},
 	} {
 		m.graph.Garbage(1)
 		if err := op(); err == nil || !strings.Contains(err.Error(), "bad_response") {
