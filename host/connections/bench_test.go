@@ -55,7 +55,7 @@ func BenchmarkConnectorEgressOverhead(b *testing.B) {
 }
 
 // report10MB builds the benchmark's document: a 10 MB report PDF, the
-// corpus' camlidl manual (20 pages of text) followed by photographs (JPEG
+// corpus' camlidl manual (text) followed by eleven photographs (JPEG
 // pages, seeded noise over gradients, which compress like photos do), as
 // reports in document libraries usually are.
 func report10MB(b *testing.B, text []byte) []byte {
