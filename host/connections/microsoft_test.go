@@ -626,6 +626,17 @@ func TestMicrosoftTokenNeverEntersTheSandbox(t *testing.T) {
 	if !strings.Contains(results[0], "cv.txt") || !strings.Contains(results[1], "Alice") {
 		t.Fatalf("fetched %v", results)
 	}
+	// The token goes to Graph only: not to a download host the connector
+	// may reach (redirects, without credentials), nor to any other host.
+	before := len(m.graph.Requests())
+	for _, u := range []string{"http://" + spHost + ":" + m.port + "/_layouts/15/download.aspx", "http://evil.test:" + m.port + "/"} {
+		if res := call(t, p, e.alice, "fetch", map[string]any{"connection": c.ID, "url": u}); res.OK || !strings.Contains(res.Error.Error(), "host_refused") {
+			t.Errorf("fetch %s with the connection: %+v %+v", u, res, res.Error)
+		}
+	}
+	if n := len(m.graph.Requests()) - before; n != 0 {
+		t.Fatalf("%d refused requests were sent", n)
+	}
 	vars := call(t, p, e.alice, "getVar", map[string]any{})
 	if marker := call(t, p, e.alice, "scan", map[string]any{"masked": mask("Alice's CV")}); !marker.OK || strings.TrimSpace(string(marker.Data)) == "0" {
 		t.Fatalf("the scan does not find what Graph answered: %+v", marker)
