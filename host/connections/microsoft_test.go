@@ -563,6 +563,7 @@ func TestMicrosoftHostileGraph(t *testing.T) {
 		}
 	}
 	// A folder cycle: Reports' parent made its own child Old.
+	orig, _ := m.graph.Item(m.reports)
 	m.graph.SetParent(m.reports, m.old)
 	done := make(chan error, 1)
 	go func() {
@@ -577,10 +578,16 @@ func TestMicrosoftHostileGraph(t *testing.T) {
 	case <-time.After(time.Minute): // the plugin's own timeout is 60 s; a loop would hit it
 		t.Fatal("the folder cycle did not end")
 	}
+	// A folder listing its own parent: refused, not offered as a path to follow.
+	m.graph.SetParent(m.reports, orig.ParentID)
+	m.graph.AlsoList(m.old, m.reports)
+	_, err := m.res.Browse(ctx, m.alice, wire.BrowseRequest{Connection: m.conn.ID, Service: "sharepoint", Path: lib + "/Reports/Old"})
+	if err == nil || !strings.Contains(err.Error(), "bad_response") || !strings.Contains(err.Error(), "cycle") {
+		t.Fatalf("a folder listing its parent: %v", err)
+	}
 	// A download redirected to a host outside the connector's: refused, never reached.
 	m.graph.RedirectDownloadsTo("http://evil.test:" + m.port)
-	m.graph.SetParent(m.reports, "")
-	_, err := m.res.Download(ctx, m.alice, wire.DownloadRequest{Connection: m.conn.ID, Service: "onedrive", Path: "Personal/cv.txt"})
+	_, err = m.res.Download(ctx, m.alice, wire.DownloadRequest{Connection: m.conn.ID, Service: "onedrive", Path: "Personal/cv.txt"})
 	if err == nil || !strings.Contains(err.Error(), "host") {
 		t.Fatalf("redirect to another host: %v", err)
 	}

@@ -113,6 +113,7 @@ type Server struct {
 	uploads   []Item
 	requests  []Request
 	downloads map[string]downloadGrant
+	extra     map[string][]string // parent id -> items also listed as its children
 	throttle  []time.Duration
 	garbage   int
 	redirect  string
@@ -221,6 +222,17 @@ func (s *Server) SetParent(id, parent string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.items[id].ParentID = parent
+}
+
+// AlsoList lists item id among parent's children as well (a hostile
+// Graph listing a folder's ancestor inside it).
+func (s *Server) AlsoList(parent, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.extra == nil {
+		s.extra = map[string][]string{}
+	}
+	s.extra[parent] = append(s.extra[parent], id)
 }
 
 // Item returns a copy of the item with that id.
@@ -600,6 +612,9 @@ func (s *Server) children(parent string) []*Item {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
+	for _, id := range s.extra[parent] {
+		out = append(out, s.items[id])
+	}
 	return out
 }
 
