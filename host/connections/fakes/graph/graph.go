@@ -1158,7 +1158,11 @@ func (s *Server) teamsAPI(w http.ResponseWriter, r *http.Request, p string) {
 			writeJSON(w, http.StatusCreated, s.chatMessageJSON(t, c, m))
 			return
 		}
-		// Newest first, at most 50 a page (Graph's bound for channel messages).
+		// Newest first, 20 a page by default, at most 50 (Graph refuses more).
+		if n, err := strconv.Atoi(r.URL.Query().Get("$top")); err == nil && n > 50 {
+			graphError(w, http.StatusBadRequest, "BadRequest", "Limit of '50' for Top Query has been exceeded.")
+			return
+		}
 		list := make([]*ChannelMessage, len(c.messages))
 		for i, m := range c.messages {
 			list[len(list)-1-i] = m
