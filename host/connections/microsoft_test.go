@@ -377,6 +377,9 @@ func TestMicrosoftOneDriveOutlookTeams(t *testing.T) {
 	if more := m.browse(t, "teams", m.teamID+"/"+m.general, msgs.Next, 2); len(more.Entries) != 1 || !strings.Contains(more.Entries[0].Summary, "hello team") {
 		t.Fatalf("channel messages page 2 %+v", more)
 	}
+	if all := m.browse(t, "teams", m.teamID+"/"+m.general, "", 200); len(all.Entries) != 3 { // $top capped at Graph's 50
+		t.Fatalf("channel messages, limit 200: %+v", all)
+	}
 	posted, err := m.res.SendMail(ctx, m.alice, wire.SendMailRequest{Connection: m.conn.ID, Service: "teams",
 		Mail: wire.Mail{To: []string{m.teamID + "/" + m.plans}, Subject: "Launch", Body: "We launch Monday."}})
 	if err != nil || posted.ID == "" {
