@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -42,4 +43,50 @@ func (s *Service) Providers() []ProviderInfo {
 	}
 	slices.SortFunc(out, func(a, b ProviderInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// oauthDefaults are the endpoints, API root, hosts and scopes of the OAuth
+// providers the host knows by name; the operator's configuration
+// (AGENTHOST_OAUTH_<NAME>_*) overrides each, and still has to name the
+// client id, secret and redirect URL of its own app registration.
+func oauthDefaults(name, tenant string) (Provider, bool) {
+	switch name {
+	case "microsoft":
+		// Microsoft identity platform v2.0 for a tenant ("common": work,
+		// school and personal accounts), Graph v1.0, delegated scopes of the
+		// microsoft connector (offline_access for the refresh token).
+		if tenant == "" {
+			tenant = "common"
+		}
+		login := "https://login.microsoftonline.com/" + url.PathEscape(tenant) + "/oauth2/v2.0/"
+		return Provider{Name: name, Hosts: []string{"graph.microsoft.com"}, BaseURL: "https://graph.microsoft.com/v1.0",
+			OAuth: &OAuth{AuthURL: login + "authorize", TokenURL: login + "token", Scopes: []string{"offline_access", "User.Read",
+				"Files.ReadWrite.All", "Sites.ReadWrite.All", "Mail.ReadWrite", "Mail.Send", "Calendars.Read",
+				"Team.ReadBasic.All", "Channel.ReadBasic.All", "ChannelMessage.Read.All", "ChannelMessage.Send"}}}, true
+	}
+	return Provider{}, false
+}
+
+// withDefaults fills what p leaves empty from its provider's defaults.
+func withDefaults(p Provider, tenant string) Provider {
+	d, ok := oauthDefaults(p.Name, tenant)
+	if !ok {
+		return p
+	}
+	if len(p.Hosts) == 0 {
+		p.Hosts = d.Hosts
+	}
+	if p.BaseURL == "" {
+		p.BaseURL = d.BaseURL
+	}
+	if p.OAuth.AuthURL == "" {
+		p.OAuth.AuthURL = d.OAuth.AuthURL
+	}
+	if p.OAuth.TokenURL == "" {
+		p.OAuth.TokenURL = d.OAuth.TokenURL
+	}
+	if len(p.OAuth.Scopes) == 0 {
+		p.OAuth.Scopes = d.OAuth.Scopes
+	}
+	return p
 }

@@ -21,7 +21,7 @@ type listArgs struct{}
 type browseArgs struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id from listConnections"`
 	Service    string `json:"service" minLength:"1" description:"one of the connection's services"`
-	Path       string `json:"path,omitempty" description:"what to list (e.g. a Jira project key PROJ or issue key PROJ-12); empty for the service's root"`
+	Path       string `json:"path,omitempty" description:"what to list; empty for the service's root. Jira: PROJ or PROJ-12. SharePoint: {host}/sites/{site}/{library}/{folder…} (or /sites/{site}/… on the tenant's host). OneDrive: a folder path. Outlook: mail, mail/{folder}, calendar, calendar/{from}/{to}. Teams: {team id}/{channel id}"`
 	Cursor     string `json:"cursor,omitempty" description:"the next cursor of the previous page"`
 	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"200"`
 }
@@ -29,7 +29,7 @@ type browseArgs struct {
 type searchArgs struct {
 	Connection string `json:"connection" minLength:"1"`
 	Service    string `json:"service" minLength:"1"`
-	Query      string `json:"query" minLength:"1" description:"words to search for"`
+	Query      string `json:"query" minLength:"1" description:"words to search for (SharePoint: \"{host}/sites/{site}[/{library}]: words\" searches that site)"`
 	Cursor     string `json:"cursor,omitempty"`
 	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"200"`
 }
@@ -44,14 +44,14 @@ type downloadArgs struct {
 type uploadArgs struct {
 	Connection string `json:"connection" minLength:"1"`
 	Service    string `json:"service" minLength:"1"`
-	Path       string `json:"path" minLength:"1" description:"where to upload (e.g. a Jira issue key)"`
+	Path       string `json:"path" minLength:"1" description:"where to upload (a Jira issue key; a SharePoint or OneDrive folder path)"`
 	File       string `json:"file" minLength:"1" description:"the workspace file: its id or a docItem reference"`
 }
 
 type mailArgs struct {
 	Connection string   `json:"connection" minLength:"1"`
 	Service    string   `json:"service" minLength:"1"`
-	To         []string `json:"to" minItems:"1"`
+	To         []string `json:"to" minItems:"1" description:"e-mail addresses (Teams: one channel, {team id}/{channel id})"`
 	Cc         []string `json:"cc,omitempty"`
 	Subject    string   `json:"subject"`
 	Body       string   `json:"body"`

@@ -82,7 +82,9 @@ func stale(src, pdk, out string) bool {
 	for _, dir := range []string{src, pdk} {
 		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
-				if info, err := d.Info(); err == nil && info.ModTime().After(st.ModTime()) {
+				// os.Stat follows a symbolic link to the source it names
+				// (msprobe's main.go is connprobe's).
+				if info, err := os.Stat(path); err == nil && info.ModTime().After(st.ModTime()) {
 					newer = true
 				}
 			}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/agenthost/agenthost/pdk"
+	"github.com/agenthost/agenthost/pdk/connector"
+)
+
+// driveRef is one drive (a SharePoint document library or the user's
+// OneDrive) as the service's paths name it.
+type driveRef struct {
+	api    string // "/me/drive" or "/drives/{id}"
+	prefix string // the path of the drive's root in the service's scheme
+}
+
+// itemAPI addresses an item by its path below the drive's root.
+func (d driveRef) itemAPI(segs []string) string {
+	if len(segs) == 0 {
+		return d.api + "/root"
+	}
+	return d.api + "/root:/" + escape(segs) + ":"
+}
+
+func (d driveRef) byID(id string) string { return d.api + "/items/" + url.PathEscape(id) }
+
+func itemEntry(it driveItem, path string) connector.Entry {
+	e := connector.Entry{ID: it.ID, Name: it.Name, Path: path, Size: it.Size, WebURL: it.WebURL, Modified: graphTime(it.LastModifiedDateTime)}
+	if it.Folder != nil {
+		e.Folder = true
+		e.Summary = fmt.Sprintf("folder, %d items", it.Folder.ChildCount)
+	}
+	if it.File != nil {
+		e.MIMEType = it.File.MIMEType
+	}
+	return e
+}
+
+// item fetches the item at segs, which must be a folder (wantFolder) or a file.
+func (c *client) item(d driveRef, segs []string, wantFolder bool) (driveItem, error) {
+	var it driveItem
+	if err := c.get(d.itemAPI(segs), nil, &it); err != nil {
+		return it, err
+	}
+	if it.ID == "" {
+		return it, pdk.Errorf("bad_response", "Microsoft Graph answered an item without an id")
+	}
+	where := "/" + join(append([]string{d.prefix}, segs...)...)
+	if wantFolder && it.Folder == nil {
+		return it, pdk.Errorf("invalid_path", "%s is a file, not a folder: download it", where)
+	}
+	if !wantFolder && it.File == nil {
+		return it, pdk.Errorf("invalid_path", "%s is a folder, not a file: browse it", where)
+	}
+	return it, nil
+}
+
+// browseDrive lists one page of the folder at segs.
+func (c *client) browseDrive(d driveRef, segs []string, cursor string, limit int) (connector.Listing, error) {
+	folder, err := c.item(d, segs, true)
+	if err != nil {
+		return connector.Listing{}, err
+	}
+	p, err := list[driveItem](c, d.itemAPI(segs)+"/children", top(limit), cursor)
+	if err != nil {
+		return connector.Listing{}, err
+	}
+	out := connector.Listing{Entries: []connector.Entry{}, Next: p.NextLink}
+	base := join(append([]string{d.prefix}, segs...)...)
+	for _, it := range p.Value {
+		// A child that is the folder itself or its parent: the provider's
+		// folders form a cycle; following it would never end.
+		if it.ID == "" || it.ID == folder.ID || it.ID == folder.ParentReference.ID && folder.ParentReference.ID != "" {
+			return connector.Listing{}, pdk.Errorf("bad_response", "Microsoft Graph listed folder %q inside itself (a folder cycle)", folder.Name)
+		}
+		if itemName(it.Name) != nil {
+			continue // a name no path can address (.., a slash): not offered
+		}
+		out.Entries = append(out.Entries, itemEntry(it, join(base, it.Name)))
+	}
+	return out, nil
+}
+
+// limitOf is a download's bound: the caller's, at most the connector's.
+func limitOf(n int64) int64 {
+	if n <= 0 || n > maxBytes {
+		return maxBytes
+	}
+	return n
+}
+
+// downloadDrive fetches the file at segs. Graph answers /content with a
+// 302 to a pre-authenticated URL on a download host; the host's client
+// follows it and drops the Authorization header on the way.
+func (c *client) downloadDrive(d driveRef, segs []string, max int64) (connector.File, error) {
+	if len(segs) == 0 {
+		return connector.File{}, pdk.Errorf("invalid_path", "name a file to download")
+	}
+	limit := limitOf(max)
+	it, err := c.item(d, segs, false)
+	if err != nil {
+		return connector.File{}, err
+	}
+	if it.Size > limit {
+		return connector.File{}, pdk.Errorf("too_large", "%s is %d bytes, over the limit of %d", it.Name, it.Size, limit)
+	}
+	resp, err := c.do("GET", c.base+d.byID(it.ID)+"/content", nil, map[string]string{"Accept": "*/*"}, nil)
+	if err != nil {
+		return connector.File{}, err
+	}
+	if int64(len(resp.Body)) > limit {
+		return connector.File{}, pdk.Errorf("too_large", "%s is over the limit of %d bytes", it.Name, limit)
+	}
+	mime := it.File.MIMEType
+	if mime == "" {
+		mime = resp.Headers["content-type"]
+	}
+	return connector.File{Name: it.Name, MIMEType: mime, Data: resp.Body}, nil
+}
+
+// uploadDrive stores a file in the folder at segs with Graph's simple
+// upload (PUT {parent}:/{name}:/content, which replaces a file of that
+// name). Files are bounded by maxBytes, far under the simple upload's
+// 250 MB, so an upload session is never needed.
+func (c *client) uploadDrive(d driveRef, segs []string, r connector.UploadRequest) (connector.Entry, error) {
+	if err := itemName(r.Name); err != nil {
+		return connector.Entry{}, err
+	}
+	if len(r.Data) > maxBytes {
+		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over the upload limit of %d", r.Name, len(r.Data), maxBytes)
+	}
+	folder, err := c.item(d, segs, true)
+	if err != nil {
+		return connector.Entry{}, err
+	}
+	ct := r.MIMEType
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	var it driveItem
+	u := c.base + d.byID(folder.ID) + ":/" + url.PathEscape(r.Name) + ":/content"
+	if _, err := c.do("PUT", u, r.Data, map[string]string{"Content-Type": ct}, &it); err != nil {
+		return connector.Entry{}, err
+	}
+	if it.ID == "" {
+		return connector.Entry{}, pdk.Errorf("bad_response", "Microsoft Graph stored no item")
+	}
+	return itemEntry(it, join(append(append([]string{d.prefix}, segs...), r.Name)...)), nil
+}
+
+// searchDrive runs search(q='…') over the drive. Search results carry no
+// parent path in SharePoint, so each hit's path is found by walking up
+// its parents (bounded, each folder fetched once).
+func (c *client) searchDrive(d driveRef, q, cursor string, limit int) (connector.Listing, error) {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return connector.Listing{}, pdk.Errorf("invalid", "search for some words")
+	}
+	path := d.api + "/root/search(q='" + url.PathEscape(strings.ReplaceAll(q, "'", "''")) + "')"
+	p, err := list[driveItem](c, path, top(limit), cursor)
+	if err != nil {
+		return connector.Listing{}, err
+	}
+	out := connector.Listing{Entries: []connector.Entry{}, Next: p.NextLink}
+	cache := map[string]driveItem{}
+	for _, it := range p.Value {
+		if itemName(it.Name) != nil {
+			continue
+		}
+		rel, err := c.pathOf(d, it, cache)
+		if err != nil {
+			return connector.Listing{}, err
+		}
+		out.Entries = append(out.Entries, itemEntry(it, join(d.prefix, rel)))
+	}
+	return out, nil
+}
+
+// pathOf is an item's path below its drive's root. A hostile provider can
+// make an item's parents a cycle (a parent id equal to a descendant's):
+// the walk remembers the ids it passed and stops at maxDepth.
+func (c *client) pathOf(d driveRef, it driveItem, cache map[string]driveItem) (string, error) {
+	if p := it.ParentReference.Path; p != "" {
+		if _, rel, ok := strings.Cut(p, "root:"); ok {
+			if segs, err := segments(rel); err == nil {
+				return join(append(segs, it.Name)...), nil
+			}
+		}
+	}
+	var segs []string
+	seen := map[string]bool{it.ID: true}
+	for parent, depth := it.ParentReference.ID, 0; parent != ""; depth++ {
+		if depth >= maxDepth {
+			return "", pdk.Errorf("bad_response", "Microsoft Graph nests %q deeper than %d folders", it.Name, maxDepth)
+		}
+		if seen[parent] {
+			return "", pdk.Errorf("bad_response", "Microsoft Graph's folders above %q form a cycle (item %s is its own ancestor)", it.Name, parent)
+		}
+		seen[parent] = true
+		p, ok := cache[parent]
+		if !ok {
+			if err := c.get(d.byID(parent), url.Values{"$select": {"id,name,parentReference,root"}}, &p); err != nil {
+				return "", err
+			}
+			cache[parent] = p
+		}
+		if p.Root != nil || p.ParentReference.ID == "" {
+			break
+		}
+		if itemName(p.Name) != nil {
+			return "", pdk.Errorf("bad_response", "Microsoft Graph named a folder %q", p.Name)
+		}
+		segs = append([]string{p.Name}, segs...)
+		parent = p.ParentReference.ID
+	}
+	return join(append(segs, it.Name)...), nil
+}
