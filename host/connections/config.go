@@ -12,7 +12,9 @@ import (
 // DefaultProviders and the OAuth clients named in AGENTHOST_OAUTH_PROVIDERS
 // (comma-separated), each configured by AGENTHOST_OAUTH_<NAME>_CLIENT_ID,
 // _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _REDIRECT_URL, _SCOPES and _HOSTS
-// (comma- or space-separated) and _BASE_URL (its API root).
+// (comma- or space-separated) and _BASE_URL (its API root). A provider
+// KnownOAuth describes (google) needs only the client id, secret and
+// redirect URL.
 func FromEnv(getenv func(string) string, st Store) (*Service, error) {
 	raw := getenv("AGENTHOST_SECRET_KEY")
 	if strings.TrimSpace(raw) == "" {
@@ -33,6 +35,9 @@ func FromEnv(getenv func(string) string, st Store) (*Service, error) {
 		}
 		p := Provider{Name: name, Hosts: list(env("HOSTS")), BaseURL: env("BASE_URL"), OAuth: &OAuth{ClientID: env("CLIENT_ID"), ClientSecret: env("CLIENT_SECRET"),
 			AuthURL: env("AUTH_URL"), TokenURL: env("TOKEN_URL"), RedirectURL: env("REDIRECT_URL"), Scopes: list(env("SCOPES"))}}
+		if d, ok := KnownOAuth(name); ok {
+			p = withDefaults(p, d)
+		}
 		replaced := false
 		for i := range providers {
 			if providers[i].Name == name {

@@ -224,12 +224,13 @@ func (drive) Browse(r connector.BrowseRequest) (connector.Listing, error) {
 	if err != nil {
 		return connector.Listing{}, err
 	}
-	return listing(l, strings.TrimSuffix(shown, "/")), nil
+	return listing(l, strings.TrimSuffix(shown, "/"), true), nil
 }
 
-// listing makes entries; a name that is not a usable path segment, or
-// that several entries share, gets the id form.
-func listing(l fileList, parent string) connector.Listing {
+// listing makes entries, by name under parent when byName; a name that is
+// not a usable path segment, or that several entries share, gets the id
+// form.
+func listing(l fileList, parent string, byName bool) connector.Listing {
 	seen := map[string]int{}
 	for _, f := range l.Files {
 		seen[f.Name]++
@@ -237,7 +238,7 @@ func listing(l fileList, parent string) connector.Listing {
 	out := connector.Listing{Entries: []connector.Entry{}, Next: l.NextPageToken}
 	for _, f := range l.Files {
 		p := "id:" + f.ID
-		if parent != "" && seen[f.Name] == 1 && !strings.Contains(f.Name, "/") && checkName(f.Name) == nil {
+		if byName && seen[f.Name] == 1 && !strings.Contains(f.Name, "/") && checkName(f.Name) == nil {
 			p = parent + "/" + f.Name
 		}
 		out.Entries = append(out.Entries, f.entry(p))
@@ -393,5 +394,5 @@ func (drive) Search(r connector.SearchRequest) (connector.Listing, error) {
 	}
 	// A hit's folder is not known without walking its parents: its path
 	// is the id form.
-	return listing(l, ""), nil
+	return listing(l, "", false), nil
 }

@@ -292,6 +292,11 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 		invalid(w, "q", "Invalid Value")
 		return
 	}
+	if q.Get("orderBy") != "" && strings.Contains(q.Get("q"), "fullText") {
+		googleError(w, http.StatusBadRequest, "global", "badRequest",
+			"Sorting is not supported for queries with fullText terms. Results are always in descending relevance order.", "INVALID_ARGUMENT", "parameter", "orderBy")
+		return
+	}
 	offset := 0
 	if tok := q.Get("pageToken"); tok != "" {
 		if offset, err = readPageToken(tok, q.Get("q")); err != nil {

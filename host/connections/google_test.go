@@ -1,0 +1,509 @@
+package connections_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/fakes/google"
+	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
+	"github.com/agenthost/agenthost/host/secrets"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
+)
+
+const (
+	docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+)
+
+// corpus reads a file of testdata/corpus.
+func corpus(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// googleProvider is the provider "google" as an operator would configure
+// it, with the fake OAuth server's endpoints and the fake API reached as
+// www.googleapis.com and gmail.googleapis.com on the test port.
+func googleProvider(as *oauth.Server, port, base string) connections.Provider {
+	return connections.Provider{Name: "google", Hosts: []string{"www.googleapis.com:" + port, "gmail.googleapis.com:" + port}, BaseURL: base,
+		OAuth: &connections.OAuth{ClientID: as.ClientID, ClientSecret: as.ClientSecret, AuthURL: as.AuthURL(), TokenURL: as.TokenURL(),
+			RedirectURL: as.RedirectURI, Scopes: []string{"https://www.googleapis.com/auth/drive", "https://www.googleapis.com/auth/gmail.send"}}}
+}
+
+// connectGoogle runs the authorisation code grant for p against as.
+func connectGoogle(t testing.TB, svc *connections.Service, as *oauth.Server, p tenancy.Principal) connections.Connection {
+	t.Helper()
+	ctx := context.Background()
+	authURL, err := svc.StartAuthorization(ctx, p, "google", "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := as.Consent(authURL)
+	if code == "" {
+		t.Fatalf("the provider refused %s", authURL)
+	}
+	c, err := svc.CompleteAuthorization(ctx, p, mustQuery(t, authURL).Get("state"), code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+type googleEnv struct {
+	*env
+	g        *google.Server
+	gsvc     *connections.Service
+	resolver *connections.Resolver
+	conn     connections.Connection
+	logs     *logSink
+	port     string
+	// seeded drive
+	finanzen, planID string
+	pdf, docx, xlsx  []byte
+}
+
+// newGoogleEnv: the built-in Google connector (plugins/google) with the
+// connection capability, the fake Drive and Gmail reached as Google's
+// hosts, and alice's OAuth connection. apiHost names the provider's API
+// root host ("" for www.googleapis.com).
+func newGoogleEnv(t *testing.T, apiHost string) *googleEnv {
+	t.Helper()
+	ctx := context.Background()
+	e := newEnv(t)
+	g := google.New(e.as.Valid, "alice@acme.example")
+	t.Cleanup(g.Close)
+	u, _ := url.Parse(g.URL)
+	port := u.Port()
+	if apiHost == "" {
+		apiHost = "www.googleapis.com"
+	}
+	base := "http://" + apiHost + ":" + port
+	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gsvc, err := connections.New(connections.Options{Store: e.db, Sealer: sealer, Providers: []connections.Provider{googleProvider(e.as, port, base)},
+		TokenClient: e.as.Client(), Now: e.clock.now,
+		Sleep: func(_ context.Context, d time.Duration) error {
+			e.slept = append(e.slept, d)
+			e.clock.add(d)
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := []string{"www.googleapis.com", "gmail.googleapis.com", "evil.example"}
+	opts := wasm.EgressOptions{Resolver: fakeDNS{}}
+	for _, h := range hosts {
+		opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, h+":"+port)
+		opts.Resolver.(fakeDNS)[h] = "127.0.0.1"
+	}
+	capab := &connections.Capability{Service: gsvc, Egress: opts}
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), capab.Wasm())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logSink{}
+	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).
+		WithPluginLogLevel(slog.LevelDebug).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	if _, err := h.Load(ctx, wasm.Source{Origin: "test:google", Module: wasmtest.Module(t, "google"), Builtin: true}); err != nil {
+		t.Fatal(err)
+	}
+	ge := &googleEnv{env: e, g: g, gsvc: gsvc, resolver: &connections.Resolver{Plugins: h, Service: gsvc}, logs: logs, port: port,
+		pdf: corpus(t, "pdf/deb-camlidl-1.04.pdf"), docx: corpus(t, "office/docx/textract-raw_text.docx"), xlsx: corpus(t, "office/xlsx/textract-raw_text.xlsx")}
+	ge.conn = connectGoogle(t, gsvc, e.as, e.alice)
+	ge.seed()
+	return ge
+}
+
+// seed fills My Drive: /Finanzen with a PDF, an .xlsx, a Google Doc, a
+// Google Sheet and notes; /Archiv.
+func (ge *googleEnv) seed() {
+	g := ge.g
+	ge.finanzen = g.AddFolder("Finanzen", "")
+	g.AddFolder("Archiv", "")
+	g.Add(google.File{Name: "Report.pdf", MIMEType: "application/pdf", Parents: []string{ge.finanzen}, Content: ge.pdf})
+	g.Add(google.File{Name: "Budget-2026.xlsx", MIMEType: xlsxType, Parents: []string{ge.finanzen}, Content: ge.xlsx})
+	ge.planID = g.Add(google.File{Name: "Plan", MIMEType: google.DocumentType, Parents: []string{ge.finanzen},
+		Exports: map[string][]byte{docxType: ge.docx}, Text: "The quarterly plan for the camlidl port."})
+	g.Add(google.File{Name: "Forecast", MIMEType: google.SpreadsheetType, Parents: []string{ge.finanzen}, Exports: map[string][]byte{xlsxType: ge.xlsx}})
+	for _, n := range []string{"note-1.txt", "note-2.txt", "note-3.txt"} {
+		g.Add(google.File{Name: n, MIMEType: "text/plain", Parents: []string{ge.finanzen}, Content: []byte("note " + n)})
+	}
+	g.Add(google.File{Name: "old.txt", MIMEType: "text/plain", Parents: []string{ge.finanzen}, Content: []byte("gone"), Trashed: true})
+}
+
+func (ge *googleEnv) browse(p string, limit int, cursor string) (wire.Listing, error) {
+	return ge.resolver.Browse(context.Background(), ge.alice, wire.BrowseRequest{Connection: ge.conn.ID, Service: "drive", Path: p, Limit: limit, Cursor: cursor})
+}
+
+func (ge *googleEnv) download(p string, max int64) (wire.File, error) {
+	return ge.resolver.Download(context.Background(), ge.alice, wire.DownloadRequest{Connection: ge.conn.ID, Service: "drive", Path: p, MaxBytes: max})
+}
+
+func names(l wire.Listing) []string {
+	var out []string
+	for _, e := range l.Entries {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// TestGoogleDrive: browse My Drive and a folder page by page, download a
+// PDF byte for byte and Google documents exported (a Doc to DOCX, a Sheet
+// addressed by its export name), upload small (multipart) and large
+// (resumable) files, search by text.
+func TestGoogleDrive(t *testing.T) {
+	ge := newGoogleEnv(t, "")
+	ctx := context.Background()
+	root, err := ge.browse("", 0, "")
+	if err != nil || strings.Join(names(root), ",") != "Archiv,Finanzen" || !root.Entries[1].Folder || root.Entries[1].Path != "/Finanzen" {
+		t.Fatalf("My Drive: %+v %v", root, err)
+	}
+	// /Finanzen three at a time, folders first then by name; trashed left out.
+	var all []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		if pages > 5 {
+			t.Fatal("paging does not end")
+		}
+		l, err := ge.browse("/Finanzen", 3, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Entries) > 3 {
+			t.Fatalf("page of %d", len(l.Entries))
+		}
+		all = append(all, names(l)...)
+		if cursor = l.Next; cursor == "" {
+			break
+		}
+	}
+	if got := strings.Join(all, ","); got != "Budget-2026.xlsx,Forecast,note-1.txt,note-2.txt,note-3.txt,Plan,Report.pdf" {
+		t.Fatalf("/Finanzen: %s", got)
+	}
+	// A PDF, byte for byte.
+	f, err := ge.download("/Finanzen/Report.pdf", 0)
+	if err != nil || f.Name != "Report.pdf" || f.MIMEType != "application/pdf" || !bytes.Equal(f.Data, ge.pdf) {
+		t.Fatalf("pdf: %q %q %d bytes %v", f.Name, f.MIMEType, len(f.Data), err)
+	}
+	// A Google Doc: exported to DOCX.
+	f, err = ge.download("/Finanzen/Plan", 0)
+	if err != nil || f.Name != "Plan.docx" || f.MIMEType != docxType || !bytes.Equal(f.Data, ge.docx) {
+		t.Fatalf("doc: %q %q %d bytes %v", f.Name, f.MIMEType, len(f.Data), err)
+	}
+	// A Google Sheet named by its export name; a real .xlsx by its name.
+	for _, p := range []string{"/Finanzen/Forecast.xlsx", "/Finanzen/Budget-2026.xlsx"} {
+		f, err = ge.download(p, 0)
+		if err != nil || f.MIMEType != xlsxType || !bytes.Equal(f.Data, ge.xlsx) || !strings.HasSuffix(f.Name, ".xlsx") {
+			t.Fatalf("%s: %q %q %v", p, f.Name, f.MIMEType, err)
+		}
+	}
+	var exported bool
+	for _, r := range ge.g.Requests() {
+		if r.Path == "/drive/v3/files/"+ge.planID+"/export" && strings.Contains(r.Query, url.QueryEscape(docxType)) && r.Host == "www.googleapis.com:"+ge.port {
+			exported = true
+		}
+	}
+	if !exported {
+		t.Fatal("no export request for the Doc")
+	}
+	// Upload: small by multipart, large by a resumable session.
+	up, err := ge.resolver.Upload(ctx, ge.alice, wire.UploadRequest{Connection: ge.conn.ID, Service: "drive", Path: "/Finanzen", Name: "summary.txt",
+		MIMEType: "text/plain", Data: []byte("Q3 revenue rose.")})
+	if err != nil || up.Path != "/Finanzen/summary.txt" || up.ID == "" {
+		t.Fatalf("upload: %+v %v", up, err)
+	}
+	big := bytes.Repeat([]byte("0123456789abcdef"), 6<<20/16)
+	upBig, err := ge.resolver.Upload(ctx, ge.alice, wire.UploadRequest{Connection: ge.conn.ID, Service: "drive", Path: "/Finanzen", Name: "big.bin", Data: big})
+	if err != nil || upBig.Size != int64(len(big)) {
+		t.Fatalf("large upload: %+v %v", upBig, err)
+	}
+	ups := ge.g.Uploads()
+	if len(ups) != 2 || ups[0].Name != "summary.txt" || string(ups[0].Content) != "Q3 revenue rose." || ups[0].Parents[0] != ge.finanzen ||
+		ups[1].Name != "big.bin" || !bytes.Equal(ups[1].Content, big) || ups[1].Parents[0] != ge.finanzen {
+		t.Fatalf("uploads %+v", ups)
+	}
+	var kinds []string
+	for _, r := range ge.g.Requests() {
+		if strings.HasPrefix(r.Path, "/upload/") {
+			kinds = append(kinds, r.Method+" "+mustQuery(t, "?"+r.Query).Get("uploadType"))
+		}
+	}
+	if strings.Join(kinds, ",") != "POST multipart,POST resumable,PUT resumable" {
+		t.Fatalf("upload requests %v", kinds)
+	}
+	// Search by text: hits carry the id form, which downloads.
+	hits, err := ge.resolver.Search(ctx, ge.alice, wire.SearchRequest{Connection: ge.conn.ID, Service: "drive", Query: "quarterly"})
+	if err != nil || len(hits.Entries) != 1 || hits.Entries[0].Name != "Plan" || hits.Entries[0].Path != "id:"+ge.planID {
+		t.Fatalf("search %+v %v", hits, err)
+	}
+	if f, err := ge.download(hits.Entries[0].Path, 0); err != nil || f.Name != "Plan.docx" {
+		t.Fatalf("download a hit: %v", err)
+	}
+	// A quote in the query is escaped, not a way out of the string.
+	if _, err := ge.resolver.Search(ctx, ge.alice, wire.SearchRequest{Connection: ge.conn.ID, Service: "drive", Query: `x' or name contains '`}); err != nil {
+		t.Fatalf("quoted search: %v", err)
+	}
+	// Every request went to Drive's host with the connection's token.
+	for _, r := range ge.g.Requests() {
+		if r.Host != "www.googleapis.com:"+ge.port || !ge.as.Valid(strings.TrimPrefix(r.Authorization, "Bearer ")) {
+			t.Fatalf("request %+v", r)
+		}
+	}
+}
+
+// TestGoogleDriveRefusals: traversal and encoded traversal, over-size,
+// an ambiguous name, a folder cycle, garbage, another user's connection,
+// a file where a folder is needed; none sends what it should not.
+func TestGoogleDriveRefusals(t *testing.T) {
+	ge := newGoogleEnv(t, "")
+	ctx := context.Background()
+	before := len(ge.g.Requests())
+	for _, p := range []string{"/Finanzen/../Archiv", "/Finanzen/%2e%2e/x", "/Finanzen/%252e%252e/x", "/Finanzen/a%2Fb", "/Fin\x00anzen",
+		`..\..\etc`, "id:../../gmail/v1/users/me/messages/send", "/Finanzen//x", "/./Finanzen", "id:a%2Fb"} {
+		if _, err := ge.browse(p, 0, ""); err == nil || !strings.Contains(err.Error(), "invalid_path") {
+			t.Errorf("browse %q: %v", p, err)
+		}
+		if _, err := ge.download(p, 0); err == nil || !strings.Contains(err.Error(), "invalid_path") {
+			t.Errorf("download %q: %v", p, err)
+		}
+	}
+	if _, err := ge.resolver.Download(ctx, ge.alice, wire.DownloadRequest{Connection: ge.conn.ID, Service: "drive", ID: "x/../y"}); err == nil || !strings.Contains(err.Error(), "invalid_path") {
+		t.Errorf("download id with a slash: %v", err)
+	}
+	for _, name := range []string{"../x.txt", "a/b.txt", "..", "x\x00.txt", "%2e%2e"} {
+		_, err := ge.resolver.Upload(ctx, ge.alice, wire.UploadRequest{Connection: ge.conn.ID, Service: "drive", Path: "/Finanzen", Name: name, Data: []byte("x")})
+		if err == nil || !strings.Contains(err.Error(), "invalid_name") {
+			t.Errorf("upload name %q: %v", name, err)
+		}
+	}
+	if n := len(ge.g.Requests()) - before; n != 0 {
+		t.Fatalf("refused paths sent %d requests", n)
+	}
+	// Over the size limit: refused by the file's size, before its content is asked for.
+	_, err := ge.download("/Finanzen/Report.pdf", 1000)
+	if err == nil || !strings.Contains(err.Error(), "too_large") {
+		t.Fatalf("over-size: %v", err)
+	}
+	// An export is sized only by its bytes: refused after, and Google's own
+	// 10 MB export limit is a clear too_large.
+	if _, err := ge.download("/Finanzen/Plan", 1000); err == nil || !(strings.Contains(err.Error(), "too_large") || strings.Contains(err.Error(), "over the limit")) {
+		t.Fatalf("over-size export: %v", err)
+	}
+	ge.g.ExportLimit = 100
+	if _, err := ge.download("/Finanzen/Plan", 0); err == nil || !strings.Contains(err.Error(), "too_large") {
+		t.Fatalf("over Google's export limit: %v", err)
+	}
+	ge.g.ExportLimit = 10 << 20
+	for _, r := range ge.g.Requests() {
+		if strings.Contains(r.Query, "alt=media") {
+			t.Fatalf("content of an over-size file requested: %+v", r)
+		}
+	}
+	// Drive allows one name twice in a folder: the path is refused naming both ids.
+	d1 := ge.g.Add(google.File{Name: "dup.txt", MIMEType: "text/plain", Parents: []string{ge.finanzen}, Content: []byte("one")})
+	d2 := ge.g.Add(google.File{Name: "dup.txt", MIMEType: "text/plain", Parents: []string{ge.finanzen}, Content: []byte("two")})
+	_, err = ge.download("/Finanzen/dup.txt", 0)
+	if err == nil || !strings.Contains(err.Error(), "ambiguous") || !strings.Contains(err.Error(), d1) || !strings.Contains(err.Error(), d2) {
+		t.Fatalf("ambiguous: %v", err)
+	}
+	l, err := ge.browse("/Finanzen", 100, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range l.Entries {
+		if e.Name == "dup.txt" && e.Path != "id:"+e.ID {
+			t.Fatalf("a duplicate's path %q is not its id form", e.Path)
+		}
+	}
+	if f, err := ge.download("id:"+d2, 0); err != nil || string(f.Data) != "two" {
+		t.Fatalf("by id: %q %v", f.Data, err)
+	}
+	// A folder cycle (a hostile drive: A in B and B in A): paths resolve one
+	// folder per request and are bounded in depth, so nothing loops.
+	a := ge.g.AddFolder("A", "")
+	b := ge.g.AddFolder("B", a)
+	ge.g.SetParents(a, google.RootID, b)
+	before = len(ge.g.Requests())
+	l, err = ge.browse("/A/B/A/B", 0, "")
+	if err != nil || strings.Join(names(l), ",") != "A" || l.Entries[0].Path != "/A/B/A/B/A" {
+		t.Fatalf("cycle: %+v %v", l, err)
+	}
+	if n := len(ge.g.Requests()) - before; n != 5 {
+		t.Fatalf("/A/B/A/B took %d requests, want 4 lookups and a listing", n)
+	}
+	deep := strings.Repeat("/A/B", 20)
+	before = len(ge.g.Requests())
+	if _, err := ge.browse(deep, 0, ""); err == nil || !strings.Contains(err.Error(), "deep") || len(ge.g.Requests()) != before {
+		t.Fatalf("a 40-deep path: %v", err)
+	}
+	// A file where a folder is needed, a folder where a file is.
+	if _, err := ge.browse("/Finanzen/Report.pdf/x", 0, ""); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Fatalf("file as folder: %v", err)
+	}
+	if _, err := ge.download("/Finanzen", 0); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Fatalf("download a folder: %v", err)
+	}
+	if _, err := ge.download("/Finanzen/missing.pdf", 0); err == nil || !strings.Contains(err.Error(), "not_found") {
+		t.Fatalf("missing: %v", err)
+	}
+	// Garbage: a clear error.
+	ge.g.Garbage(1)
+	if _, err := ge.browse("/Finanzen", 0, ""); err == nil || !strings.Contains(err.Error(), "bad_response") {
+		t.Fatalf("garbage: %v", err)
+	}
+	// A forged cursor is Google's 400, clearly.
+	if _, err := ge.browse("/Finanzen", 2, "bm90LWEtdG9rZW4"); err == nil || !strings.Contains(err.Error(), "invalid") {
+		t.Fatalf("forged cursor: %v", err)
+	}
+	if _, err := ge.browse("/Finanzen", 2, "a b"); err == nil || !strings.Contains(err.Error(), "invalid_cursor") {
+		t.Fatalf("cursor with a space: %v", err)
+	}
+	// Bob cannot use alice's connection.
+	before = len(ge.g.Requests())
+	if _, err := ge.resolver.Browse(ctx, ge.bob, wire.BrowseRequest{Connection: ge.conn.ID, Service: "drive"}); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("bob: %v", err)
+	}
+	if len(ge.g.Requests()) != before {
+		t.Fatal("bob's attempt reached Google")
+	}
+}
+
+// TestGoogleOutsideHostRefused: a provider configured with an API root on
+// a host the connector's manifest does not list (evil.example, resolving
+// to the fake) gets nothing sent there.
+func TestGoogleOutsideHostRefused(t *testing.T) {
+	ge := newGoogleEnv(t, "evil.example")
+	_, err := ge.browse("/Finanzen", 0, "")
+	if err == nil || !strings.Contains(err.Error(), "host_refused") {
+		t.Fatalf("outside host: %v", err)
+	}
+	if n := len(ge.g.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the outside host", n)
+	}
+}
+
+// TestGoogleRefreshAndThrottling: a 401 refreshes the token once and
+// retries; a 429's short Retry-After is waited out (on the injected
+// clock), a long one is rate_limited with the wait; Drive's 403
+// rateLimitExceeded is rate_limited too; a revoked grant is a clear error.
+func TestGoogleRefreshAndThrottling(t *testing.T) {
+	ge := newGoogleEnv(t, "")
+	ge.as.RevokeAccess()
+	before := len(ge.g.Requests())
+	if _, err := ge.browse("/Finanzen", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	reqs := ge.g.Requests()[before:]
+	if ge.as.Refreshes() != 1 || len(reqs) != 3 || reqs[0].Authorization == reqs[1].Authorization || reqs[1].Authorization != reqs[2].Authorization {
+		t.Fatalf("%d refreshes over %d requests", ge.as.Refreshes(), len(reqs))
+	}
+	ge.g.Throttle(429, 3*time.Second)
+	if _, err := ge.browse("/Finanzen", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(ge.slept) != 1 || ge.slept[0] != 3*time.Second {
+		t.Fatalf("slept %v", ge.slept)
+	}
+	ge.g.Throttle(429, time.Hour)
+	if _, err := ge.browse("", 0, ""); err == nil || !strings.Contains(err.Error(), "rate_limited") || !strings.Contains(err.Error(), "3600") {
+		t.Fatalf("long 429: %v", err)
+	}
+	ge.g.Throttle(403, 5*time.Second)
+	before = len(ge.g.Requests())
+	if _, err := ge.browse("", 0, ""); err == nil || !strings.Contains(err.Error(), "rate_limited") || !strings.Contains(err.Error(), "retry after 5s") {
+		t.Fatalf("403 rateLimitExceeded: %v", err)
+	}
+	if n := len(ge.g.Requests()) - before; n != 1 {
+		t.Fatalf("a 403 was retried: %d requests", n)
+	}
+	ge.as.RevokeAccess()
+	ge.as.RevokeRefresh()
+	if _, err := ge.browse("", 0, ""); !errors.Is(err, connections.ErrExpired) && (err == nil || !strings.Contains(err.Error(), "connection_expired")) {
+		t.Fatalf("revoked grant: %v", err)
+	}
+}
+
+// TestGoogleTokenNeverReachesTheConnector: Google's pages echo the
+// credential back (a file's content is the Authorization header it got);
+// the connector's result and logs hold no token the OAuth server issued,
+// only [redacted].
+func TestGoogleTokenNeverReachesTheConnector(t *testing.T) {
+	ge := newGoogleEnv(t, "")
+	ge.g.EchoCredential(2)
+	f, err := ge.download("/Finanzen/Report.pdf", 0)
+	if err != nil || !bytes.Contains(f.Data, []byte("you sent: Bearer [redacted]")) {
+		t.Fatalf("echo: %q %v", f.Data, err)
+	}
+	g, err := ge.download("/Finanzen/Plan", 0)
+	if err != nil || !bytes.Contains(g.Data, []byte("[redacted]")) {
+		t.Fatalf("echoed export: %q %v", g.Data, err)
+	}
+	tokens := ge.as.Issued()
+	if len(tokens) == 0 {
+		t.Fatal("no tokens issued")
+	}
+	for _, tok := range tokens {
+		for where, text := range map[string]string{"download": string(f.Data), "export": string(g.Data), "logs": ge.logs.String()} {
+			if strings.Contains(text, tok) {
+				t.Errorf("a token is in the connector's %s", where)
+			}
+		}
+	}
+}
+
+// TestGoogleProviderDefaults: AGENTHOST_OAUTH_PROVIDERS=google with only
+// the client registration gets Google's endpoints, API hosts and the
+// connector's scopes.
+func TestGoogleProviderDefaults(t *testing.T) {
+	e := newEnv(t)
+	env := map[string]string{"AGENTHOST_SECRET_KEY": base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("k"), 32)), "AGENTHOST_OAUTH_PROVIDERS": "google",
+		"AGENTHOST_OAUTH_GOOGLE_CLIENT_ID": "id.apps.googleusercontent.com", "AGENTHOST_OAUTH_GOOGLE_CLIENT_SECRET": "s",
+		"AGENTHOST_OAUTH_GOOGLE_REDIRECT_URL": "https://h.example/api/v1/connections/callback"}
+	svc, err := connections.FromEnv(func(k string) string { return env[k] }, e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authURL, err := svc.StartAuthorization(context.Background(), e.alice, "google", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(authURL)
+	q := u.Query()
+	if u.Host != "accounts.google.com" || u.Path != "/o/oauth2/v2/auth" || q.Get("access_type") != "offline" || q.Get("client_id") != "id.apps.googleusercontent.com" ||
+		!strings.Contains(q.Get("scope"), "https://www.googleapis.com/auth/drive") || !strings.Contains(q.Get("scope"), "gmail.send") {
+		t.Fatalf("authorisation URL %s", authURL)
+	}
+	// An operator's value wins over the default.
+	env["AGENTHOST_OAUTH_GOOGLE_SCOPES"] = "https://www.googleapis.com/auth/drive.readonly"
+	svc, err = connections.FromEnv(func(k string) string { return env[k] }, e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authURL, _ = svc.StartAuthorization(context.Background(), e.alice, "google", "")
+	if got := mustQuery(t, authURL).Get("scope"); got != "https://www.googleapis.com/auth/drive.readonly" {
+		t.Fatalf("scope %q", got)
+	}
+}
