@@ -507,3 +507,117 @@ func TestGoogleProviderDefaults(t *testing.T) {
 		t.Fatalf("scope %q", got)
 	}
 }
+
+// TestGoogleGmail: labels and a label's messages browsed, a message sent
+// (RFC 2822 through messages.send) arrives in the fake and carries SENT,
+// listMail and download read it back; search; bad mail sends nothing.
+func TestGoogleGmail(t *testing.T) {
+	ge := newGoogleEnv(t, "")
+	ctx := context.Background()
+	ge.g.AddLabel("Label_7", "Finance")
+	in := ge.g.AddMessage([]byte("From: Bob <bob@acme.example>\r\nTo: alice@acme.example\r\nSubject: Quarterly numbers\r\nDate: Sun, 01 Mar 2026 09:00:00 +0000\r\n"+
+		"Content-Type: multipart/alternative; boundary=b1\r\n\r\n--b1\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"+
+		"Revenue rose by 4 =E2=82=AC.\r\n--b1\r\nContent-Type: text/html\r\n\r\n<p>Revenue rose.</p>\r\n--b1--\r\n"), "INBOX", "UNREAD", "Label_7")
+	labels, err := ge.resolver.Browse(ctx, ge.alice, wire.BrowseRequest{Connection: ge.conn.ID, Service: "gmail"})
+	if err != nil || !strings.Contains(strings.Join(names(labels), ","), "INBOX") || !strings.Contains(strings.Join(names(labels), ","), "Finance") {
+		t.Fatalf("labels %+v %v", labels, err)
+	}
+	inbox, err := ge.resolver.Browse(ctx, ge.alice, wire.BrowseRequest{Connection: ge.conn.ID, Service: "gmail", Path: "Label_7"})
+	if err != nil || len(inbox.Entries) != 1 || inbox.Entries[0].Name != "Quarterly numbers" || inbox.Entries[0].Path != "Label_7/"+in ||
+		!strings.Contains(inbox.Entries[0].Summary, "bob@acme.example") || !strings.Contains(inbox.Entries[0].Summary, "Revenue rose by 4 €") {
+		t.Fatalf("label listing %+v %v", inbox, err)
+	}
+	// Send: a UTF-8 subject, To and Cc.
+	sent, err := ge.resolver.SendMail(ctx, ge.alice, wire.SendMailRequest{Connection: ge.conn.ID, Service: "gmail",
+		Mail: wire.Mail{To: []string{"Bob <bob@acme.example>"}, Cc: []string{"carol@acme.example"}, Subject: "Zusammenfassung – Q3", Body: "Der Umsatz stieg um 4 %.\nGrüsse"}})
+	if err != nil || sent.ID == "" {
+		t.Fatalf("send: %+v %v", sent, err)
+	}
+	out := ge.g.Sent()
+	if len(out) != 1 || out[0].ID != sent.ID || out[0].Header("Subject") != "Zusammenfassung – Q3" || !strings.Contains(out[0].Header("To"), "bob@acme.example") ||
+		out[0].Header("Cc") != "<carol@acme.example>" || out[0].Header("From") != "alice@acme.example" || out[0].LabelIDs[0] != "SENT" {
+		t.Fatalf("sent %+v", out)
+	}
+	// Read back: listMail of the sent folder (by label name) and the message as .eml.
+	for _, folder := range []string{"SENT", "sent"} {
+		l, err := ge.resolver.ListMail(ctx, ge.alice, wire.ListMailRequest{Connection: ge.conn.ID, Service: "gmail", Folder: folder})
+		if err != nil || len(l.Messages) != 1 {
+			t.Fatalf("listMail %s: %+v %v", folder, l, err)
+		}
+		m := l.Messages[0]
+		if m.ID != sent.ID || m.Subject != "Zusammenfassung – Q3" || m.Body != "Der Umsatz stieg um 4 %.\nGrüsse" || strings.Join(m.To, ",") != "bob@acme.example" ||
+			strings.Join(m.Cc, ",") != "carol@acme.example" || m.Date.IsZero() {
+			t.Fatalf("listMail %s: %+v", folder, m)
+		}
+	}
+	inboxMail, err := ge.resolver.ListMail(ctx, ge.alice, wire.ListMailRequest{Connection: ge.conn.ID, Service: "gmail"})
+	if err != nil || len(inboxMail.Messages) != 1 || inboxMail.Messages[0].Body != "Revenue rose by 4 €." || inboxMail.Messages[0].From != "Bob <bob@acme.example>" {
+		t.Fatalf("inbox %+v %v", inboxMail, err)
+	}
+	f, err := ge.resolver.Download(ctx, ge.alice, wire.DownloadRequest{Connection: ge.conn.ID, Service: "gmail", Path: "SENT/" + sent.ID})
+	if err != nil || f.MIMEType != "message/rfc822" || !bytes.Equal(f.Data, out[0].Raw) || !strings.HasSuffix(f.Name, ".eml") {
+		t.Fatalf("download %q %q %v", f.Name, f.MIMEType, err)
+	}
+	hits, err := ge.resolver.Search(ctx, ge.alice, wire.SearchRequest{Connection: ge.conn.ID, Service: "gmail", Query: "from:bob quarterly"})
+	if err != nil || len(hits.Entries) != 1 || hits.Entries[0].ID != in {
+		t.Fatalf("search %+v %v", hits, err)
+	}
+	// Paging: three more messages, two a page.
+	for i := range 3 {
+		ge.g.AddMessage([]byte("From: x@acme.example\r\nTo: alice@acme.example\r\nSubject: n" + string(rune('0'+i)) + "\r\n\r\nhi\r\n"))
+	}
+	var seen []string
+	cursor := ""
+	for range 5 {
+		l, err := ge.resolver.ListMail(ctx, ge.alice, wire.ListMailRequest{Connection: ge.conn.ID, Service: "gmail", Limit: 2, Cursor: cursor})
+		if err != nil || len(l.Messages) > 2 {
+			t.Fatalf("page %+v %v", l, err)
+		}
+		for _, m := range l.Messages {
+			seen = append(seen, m.Subject)
+		}
+		if cursor = l.Next; cursor == "" {
+			break
+		}
+	}
+	if strings.Join(seen, ",") != "n2,n1,n0,Quarterly numbers" {
+		t.Fatalf("paged inbox %v", seen)
+	}
+	// Bad mail: nothing reaches Google.
+	before := len(ge.g.Requests())
+	for name, m := range map[string]wire.Mail{
+		"header injection":  {To: []string{"bob@acme.example"}, Subject: "hi\r\nBcc: mallory@evil.example", Body: "x"},
+		"address injection": {To: []string{"bob@acme.example\r\nBcc: mallory@evil.example"}, Subject: "hi", Body: "x"},
+		"no recipient":      {To: []string{}, Subject: "hi", Body: "x"},
+		"bad address":       {To: []string{"not an address"}, Subject: "hi", Body: "x"},
+	} {
+		if _, err := ge.resolver.SendMail(ctx, ge.alice, wire.SendMailRequest{Connection: ge.conn.ID, Service: "gmail", Mail: m}); err == nil || !strings.Contains(err.Error(), "invalid_mail") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, p := range []string{"../drive", "INBOX/../../x", "INBOX/a%2Fb"} {
+		if _, err := ge.resolver.Browse(ctx, ge.alice, wire.BrowseRequest{Connection: ge.conn.ID, Service: "gmail", Path: p}); err == nil || !strings.Contains(err.Error(), "invalid_path") {
+			t.Errorf("browse %q: %v", p, err)
+		}
+	}
+	if len(ge.g.Requests()) != before || len(ge.g.Sent()) != 1 {
+		t.Fatal("refused mail reached Google")
+	}
+	if _, err := ge.resolver.Upload(ctx, ge.alice, wire.UploadRequest{Connection: ge.conn.ID, Service: "gmail", Name: "x", Data: []byte("x")}); err == nil || !strings.Contains(err.Error(), "unsupported") {
+		t.Fatalf("upload to gmail: %v", err)
+	}
+	// Gmail's requests went to gmail.googleapis.com.
+	for _, r := range ge.g.Requests() {
+		if strings.HasPrefix(r.Path, "/gmail/") != (r.Host == "gmail.googleapis.com:"+ge.port) {
+			t.Fatalf("request %s to %s", r.Path, r.Host)
+		}
+	}
+	// Garbage in a message: a clear error.
+	ge.g.Garbage(1)
+	if _, err := ge.resolver.ListMail(ctx, ge.alice, wire.ListMailRequest{Connection: ge.conn.ID, Service: "gmail"}); err == nil || !strings.Contains(err.Error(), "bad_response") {
+		t.Fatalf("garbage: %v", err)
+	}
+	if _, err := ge.resolver.Browse(ctx, ge.alice, wire.BrowseRequest{Connection: ge.conn.ID, Service: "gmail", Path: "INBOX/18f0000000000ffff"}); err == nil || !strings.Contains(err.Error(), "not_found") {
+		t.Fatalf("unknown message: %v", err)
+	}
+}
