@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -13,13 +15,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/fakes/google"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
+	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/worldtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
@@ -619,5 +629,157 @@ func TestGoogleGmail(t *testing.T) {
 	}
 	if _, err := ge.resolver.Browse(ctx, ge.alice, wire.BrowseRequest{Connection: ge.conn.ID, Service: "gmail", Path: "INBOX/18f0000000000ffff"}); err == nil || !strings.Contains(err.Error(), "not_found") {
 		t.Fatalf("unknown message: %v", err)
+	}
+}
+
+// TestAgentGoogleDriveToGmail: a scripted agent lists its connections,
+// browses a Drive folder, downloads a PDF and a Google Doc (exported to
+// DOCX) with the connection tools, and mails a summary through Gmail.
+// Both files land through the file bridge as the workflow's documents, go
+// to the indexer like uploads and are indexed by the real PDF and Office
+// extractors; the mail arrives in the fake. Over the download limit
+// nothing is stored. No request the model saw holds a token.
+func TestAgentGoogleDriveToGmail(t *testing.T) {
+	ctx := context.Background()
+	w := worldtest.New(t, worldtest.Options{Workflow: "google", Model: &worldtest.Model{
+		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
+		Timeout: 20 * time.Second,
+	}})
+	as := oauth.New("client-g", "secret-g", redirect)
+	t.Cleanup(as.Close)
+	g := google.New(as.Valid, "me@acme.example")
+	t.Cleanup(g.Close)
+	u, _ := url.Parse(g.URL)
+	port := u.Port()
+	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{5}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: sealer, TokenClient: as.Client(),
+		Providers: []connections.Provider{googleProvider(as, port, "http://www.googleapis.com:"+port)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := connectGoogle(t, svc, as, w.P)
+	pdf, docx := corpus(t, "pdf/deb-camlidl-1.04.pdf"), corpus(t, "office/docx/textract-raw_text.docx")
+	fin := g.AddFolder("Finanzen", "")
+	g.Add(google.File{Name: "Report.pdf", MIMEType: "application/pdf", Parents: []string{fin}, Content: pdf})
+	g.Add(google.File{Name: "Plan", MIMEType: google.DocumentType, Parents: []string{fin}, Exports: map[string][]byte{docxType: docx}})
+
+	rec := &recorder{}
+	fileSvc := w.Files.WithIndexer(rec, nil)
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"www.googleapis.com:" + port, "gmail.googleapis.com:" + port},
+		Resolver: fakeDNS{"www.googleapis.com": "127.0.0.1", "gmail.googleapis.com": "127.0.0.1"}}
+	fc := &files.Capability{Files: fileSvc, Workflows: w.Workflows}
+	toolsCap := &connections.ToolsCapability{}
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), fc.Wasm(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
+		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	for _, name := range []string{"google", "connections", "pdf", "office"} {
+		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + name, Module: wasmtest.Module(t, name), Builtin: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
+	for _, ti := range h.Tools() {
+		if ti.Plugin == "google" {
+			t.Fatalf("connector tool %s offered to agents", ti.Name)
+		}
+	}
+	set, missing, err := tools.NewRegistry(h, map[string][]string{"conn": {"listConnections", "externalBrowse", "externalDownload", "sendMail"}}).Set("conn")
+	if err != nil || len(missing) != 0 {
+		t.Fatalf("tool set: %v %v", missing, err)
+	}
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	w.Server.Script(
+		llmtest.CallTools(llmtest.Call("listConnections", `{}`)),
+		llmtest.CallTools(llmtest.Call("externalBrowse", args(map[string]string{"connection": conn.ID, "service": "drive", "path": "/Finanzen"}))),
+		llmtest.CallTools(
+			llmtest.Call("externalDownload", args(map[string]string{"connection": conn.ID, "service": "drive", "path": "/Finanzen/Report.pdf"})),
+			llmtest.Call("externalDownload", args(map[string]string{"connection": conn.ID, "service": "drive", "path": "/Finanzen/Plan"}))),
+		llmtest.CallTools(llmtest.Call("sendMail", args(map[string]any{"connection": conn.ID, "service": "gmail", "to": []string{"bob@acme.example"},
+			"subject": "Report summary", "body": "The report describes the camlidl port."}))),
+		llmtest.Reply("Sent."))
+	rctx := toolcall.With(ctx, toolcall.Caller{Principal: w.P, WorkspaceID: w.Workspace, WorkflowID: w.Workflow})
+	rctx = llm.WithAttribution(rctx, llm.Attribution{TenantID: w.Tenant.ID, WorkspaceID: w.Workspace, UserID: w.User.ID, WorkflowID: w.Workflow, Purpose: "agent"})
+	res := agent.New(w.Client, agent.Config{}, nil).Run(rctx, agent.Input{Prompt: "summarise the finance files and mail bob", Round: 1}, set, nil)
+	if res.Outcome != agent.Completed || res.ToolCalls != 5 {
+		t.Fatalf("run: %s, %d tool calls, %v", res.Outcome, res.ToolCalls, res.Err)
+	}
+	reqs := w.Server.ChatRequests()
+	results := func(i int) string {
+		var b strings.Builder
+		for _, m := range reqs[i].Messages {
+			if m.Role == "tool" {
+				b.WriteString(m.Content + "\n")
+			}
+		}
+		return b.String()
+	}
+	if got := results(1); !strings.Contains(got, "provider=google") || !strings.Contains(got, "drive,gmail") {
+		t.Fatalf("listConnections: %s", got)
+	}
+	if got := results(2); !strings.Contains(got, `"Plan" path=/Finanzen/Plan`) || !strings.Contains(got, `"Report.pdf" path=/Finanzen/Report.pdf`) {
+		t.Fatalf("externalBrowse: %s", got)
+	}
+	got := results(3)
+	if !strings.Contains(got, "downloaded 'Report.pdf'") || !strings.Contains(got, "downloaded 'Plan.docx'") {
+		t.Fatalf("externalDownload: %s", got)
+	}
+	if got := results(4); !strings.Contains(got, `sent "Report summary"`) {
+		t.Fatalf("sendMail: %s", got)
+	}
+	sent := g.Sent()
+	if len(sent) != 1 || sent[0].Header("Subject") != "Report summary" || sent[0].Header("To") != "<bob@acme.example>" {
+		t.Fatalf("sent %+v", sent)
+	}
+	// Both files are the workflow's documents, byte for byte, indexed by the real extractors.
+	want := map[string][]byte{"Report.pdf": pdf, "Plan.docx": docx}
+	if len(rec.ids) != 2 {
+		t.Fatalf("indexer got %v", rec.ids)
+	}
+	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
+	for _, id := range rec.ids {
+		info, r, err := fileSvc.Open(ctx, w.P, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, _ := io.ReadAll(r)
+		r.Close()
+		if !bytes.Equal(stored, want[info.Name]) {
+			t.Fatalf("%s: stored %d bytes", info.Name, len(stored))
+		}
+		if _, err := ing.Ingest(ctx, id, false); err != nil {
+			t.Fatal(err)
+		}
+		st, err := w.DB.ContentState(ctx, w.P, id)
+		if err != nil || st.Status != knowledge.StatusIndexed {
+			t.Fatalf("%s content state %+v %v", info.Name, st, err)
+		}
+	}
+	// Over the download limit: a clear error, nothing stored.
+	toolsCap.MaxDownload = 1000
+	b, _ := json.Marshal(map[string]string{"connection": conn.ID, "service": "drive", "path": "/Finanzen/Report.pdf"})
+	r := h.Call(rctx, "externalDownload", b, &wasm.CallOptions{Tenant: w.P.TenantID})
+	if r.OK || !strings.Contains(r.Error.Error(), "too_large") {
+		t.Fatalf("over the limit: %+v", r)
+	}
+	if len(rec.ids) != 2 {
+		t.Fatalf("an over-size download stored a file: %v", rec.ids)
+	}
+	for _, rq := range reqs {
+		b, _ := json.Marshal(rq)
+		for _, tok := range as.Issued() {
+			if bytes.Contains(b, []byte(tok)) {
+				t.Fatal("a token reached the model")
+			}
+		}
 	}
 }
