@@ -206,9 +206,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		tok, ok := strings.CutPrefix(auth, "Bearer ")
 		if !ok || tok == "" || s.Valid == nil || !s.Valid(tok) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="https://accounts.google.com/", error="invalid_token"`)
-			googleError(w, http.StatusUnauthorized, "global", "authError",
-				"Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
-				"UNAUTHENTICATED", "header", "Authorization")
+			googleError(w, http.StatusUnauthorized, "global", "authError", "Invalid Credentials", "UNAUTHENTICATED", "header", "Authorization")
 			return
 		}
 		s.mu.Lock()
@@ -228,8 +226,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				googleError(w, http.StatusForbidden, "usageLimits", "rateLimitExceeded", "Rate Limit Exceeded", "PERMISSION_DENIED")
 				return
 			}
-			googleError(w, http.StatusTooManyRequests, "usageLimits", "rateLimitExceeded",
-				"Quota exceeded for quota metric 'Queries' and limit 'Queries per minute per user'.", "RESOURCE_EXHAUSTED")
+			googleError(w, http.StatusTooManyRequests, "usageLimits", "rateLimitExceeded", "Rate Limit Exceeded", "RESOURCE_EXHAUSTED")
 			return
 		}
 		if garbage {
