@@ -232,7 +232,7 @@ func parseFields(s string) (selection, error) {
 func checkFile(sel selection) error {
 	for k := range sel {
 		if k != "*" && !slices.Contains(fileFields, k) {
-			return fmt.Errorf("Invalid field selection %s", k)
+			return fmt.Errorf("invalid field selection %s", k)
 		}
 	}
 	return nil
@@ -270,12 +270,12 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 			case "files":
 				err = checkFile(sub)
 			default:
-				err = fmt.Errorf("Invalid field selection %s", k)
+				err = fmt.Errorf("invalid field selection %s", k)
 			}
 		}
 	}
 	if err != nil {
-		googleError(w, http.StatusBadRequest, "global", "invalidParameter", err.Error(), "INVALID_ARGUMENT", "parameter", "fields")
+		fieldsError(w, err)
 		return
 	}
 	pageSize := 100
@@ -393,7 +393,7 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 		err = checkFile(sel)
 	}
 	if err != nil {
-		googleError(w, http.StatusBadRequest, "global", "invalidParameter", err.Error(), "INVALID_ARGUMENT", "parameter", "fields")
+		fieldsError(w, err)
 		return
 	}
 	writeJSON(w, pick(resource(&cp), sel))
@@ -620,4 +620,11 @@ func (s *Server) resumeUpload(w http.ResponseWriter, r *http.Request) {
 	delete(s.sessions, sid)
 	s.mu.Unlock()
 	s.create(w, ss.fields, ss.md, ss.mediaType, ss.data)
+}
+
+// fieldsError answers a bad fields selection as Google does.
+func fieldsError(w http.ResponseWriter, err error) {
+	msg := err.Error()
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	googleError(w, http.StatusBadRequest, "global", "invalidParameter", msg, "INVALID_ARGUMENT", "parameter", "fields")
 }
