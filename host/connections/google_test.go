@@ -250,6 +250,12 @@ func TestGoogleDrive(t *testing.T) {
 	if err != nil || upBig.Size != int64(len(big)) {
 		t.Fatalf("large upload: %+v %v", upBig, err)
 	}
+	// A session whose bytes Google refuses creates nothing.
+	ge.g.FailUploads(1)
+	if _, err := ge.resolver.Upload(ctx, ge.alice, wire.UploadRequest{Connection: ge.conn.ID, Service: "drive", Path: "/Finanzen", Name: "lost.bin", Data: big}); err == nil ||
+		!strings.Contains(err.Error(), "google_error") {
+		t.Fatalf("failed session: %v", err)
+	}
 	ups := ge.g.Uploads()
 	if len(ups) != 2 || ups[0].Name != "summary.txt" || string(ups[0].Content) != "Q3 revenue rose." || ups[0].Parents[0] != ge.finanzen ||
 		ups[1].Name != "big.bin" || !bytes.Equal(ups[1].Content, big) || ups[1].Parents[0] != ge.finanzen {
@@ -261,7 +267,7 @@ func TestGoogleDrive(t *testing.T) {
 			kinds = append(kinds, r.Method+" "+mustQuery(t, "?"+r.Query).Get("uploadType"))
 		}
 	}
-	if strings.Join(kinds, ",") != "POST multipart,POST resumable,PUT resumable" {
+	if strings.Join(kinds, ",") != "POST multipart,POST resumable,PUT resumable,POST resumable,PUT resumable" {
 		t.Fatalf("upload requests %v", kinds)
 	}
 	// Search by text: hits carry the id form, which downloads.
@@ -780,6 +786,86 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 			if bytes.Contains(b, []byte(tok)) {
 				t.Fatal("a token reached the model")
 			}
+		}
+	}
+}
+
+// TestGoogleEchoNeverEntersMemory: TestTokenNeverEntersTheSandbox's
+// hostile probe against the Google fake: Drive answers a download with
+// the Authorization header it received, before and after a refresh. No
+// token the OAuth server issued is in the probe's result, variables, logs
+// or memory; the scan finds the echo's marker, so it would find a token.
+func TestGoogleEchoNeverEntersMemory(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	g := google.New(e.as.Valid, "alice@acme.example")
+	t.Cleanup(g.Close)
+	u, _ := url.Parse(g.URL)
+	port := u.Port()
+	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{4}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The probe's provider (acme) is served by the Google fake here.
+	svc, err := connections.New(connections.Options{Store: e.db, Sealer: sealer, TokenClient: e.as.Client(), Providers: []connections.Provider{{
+		Name: "acme", Hosts: []string{"api.acme.test:" + port}, BaseURL: "http://api.acme.test:" + port,
+		OAuth: &connections.OAuth{ClientID: e.as.ClientID, ClientSecret: e.as.ClientSecret, AuthURL: e.as.AuthURL(), TokenURL: e.as.TokenURL(), RedirectURL: e.as.RedirectURI}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	authURL, err := svc.StartAuthorization(ctx, e.alice, "acme", "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := svc.CompleteAuthorization(ctx, e.alice, mustQuery(t, authURL).Get("state"), e.as.Consent(authURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port}, Resolver: fakeDNS{"api.acme.test": "127.0.0.1"}}
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), (&connections.Capability{Service: svc, Egress: opts}).Wasm())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logSink{}
+	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).
+		WithPluginLogLevel(slog.LevelDebug).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	p, err := h.Load(ctx, wasm.Source{Origin: "test:connprobe", Module: wasmtest.Module(t, "connprobe"), Builtin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := g.Add(google.File{Name: "r.txt", MIMEType: "text/plain", Content: []byte("report")})
+	media := "http://api.acme.test:" + port + "/drive/v3/files/" + id + "?alt=media"
+	var results string
+	for _, revoke := range []bool{false, true} {
+		if revoke {
+			e.as.RevokeAccess() // a 401, a refresh, a new token echoed
+		}
+		g.EchoCredential(1)
+		res := call(t, p, e.alice, "fetch", map[string]any{"connection": c.ID, "url": media})
+		if !res.OK || !strings.Contains(string(res.Data), "you sent: Bearer [redacted]") {
+			t.Fatalf("fetch: %+v %s", res.Error, res.Data)
+		}
+		results += res.Text + string(res.Data)
+	}
+	if e.as.Refreshes() != 1 {
+		t.Fatalf("%d refreshes", e.as.Refreshes())
+	}
+	vars := call(t, p, e.alice, "getVar", map[string]any{})
+	if marker := call(t, p, e.alice, "scan", map[string]any{"masked": mask("you sent: Bearer ")}); !marker.OK || strings.TrimSpace(string(marker.Data)) == "0" {
+		t.Fatalf("the memory scan does not find what the plugin did receive: %+v", marker)
+	}
+	for _, tok := range e.as.Issued() {
+		for where, text := range map[string]string{"result": results, "variables": vars.Text + string(vars.Data), "logs": logs.String()} {
+			if strings.Contains(text, tok) {
+				t.Errorf("a token is in the plugin's %s", where)
+			}
+		}
+		if scan := call(t, p, e.alice, "scan", map[string]any{"masked": mask(tok)}); !scan.OK || strings.TrimSpace(string(scan.Data)) != "0" {
+			t.Errorf("a token is in the plugin's memory: %+v", scan)
 		}
 	}
 }

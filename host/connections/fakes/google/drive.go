@@ -585,6 +585,12 @@ func (s *Server) resumeUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	if s.failPuts > 0 {
+		s.failPuts--
+		s.mu.Unlock()
+		googleError(w, http.StatusServiceUnavailable, "global", "backendError", "Backend Error", "UNAVAILABLE")
+		return
+	}
 	ss, ok := s.sessions[sid]
 	if !ok {
 		s.mu.Unlock()

@@ -65,6 +65,7 @@ type Server struct {
 	throttle []throttle
 	garbage  int
 	echo     int
+	failPuts int
 	requests []Request
 }
 
@@ -117,6 +118,14 @@ func (s *Server) Garbage(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.garbage += n
+}
+
+// FailUploads makes the next n resumable-session PUTs answer 503
+// backendError: the session's file is not created.
+func (s *Server) FailUploads(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failPuts += n
 }
 
 // EchoCredential makes the next n file contents (alt=media or export) the
