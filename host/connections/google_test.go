@@ -390,6 +390,21 @@ func TestGoogleDriveRefusals(t *testing.T) {
 	if _, err := ge.browse("/Finanzen", 0, ""); err == nil || !strings.Contains(err.Error(), "bad_response") {
 		t.Fatalf("garbage: %v", err)
 	}
+	// A hostile drive answering an id that is a path: refused, never put in a URL.
+	hostile := ge.g.AddFolder("Hostile", "")
+	ge.g.Add(google.File{ID: "../../gmail/v1/users/me/messages/send", Name: "x.pdf", MIMEType: "application/pdf", Parents: []string{hostile}})
+	before = len(ge.g.Requests())
+	if _, err := ge.browse("/Hostile", 0, ""); err == nil || !strings.Contains(err.Error(), "bad_response") {
+		t.Fatalf("hostile id in a listing: %v", err)
+	}
+	if _, err := ge.download("/Hostile/x.pdf", 0); err == nil || !strings.Contains(err.Error(), "bad_response") {
+		t.Fatalf("hostile id on the way: %v", err)
+	}
+	for _, r := range ge.g.Requests()[before:] {
+		if strings.Contains(r.Path, "gmail") || r.Method != "GET" {
+			t.Fatalf("a hostile id steered a request: %+v", r)
+		}
+	}
 	// A forged cursor is Google's 400, clearly.
 	if _, err := ge.browse("/Finanzen", 2, "bm90LWEtdG9rZW4"); err == nil || !strings.Contains(err.Error(), "invalid") {
 		t.Fatalf("forged cursor: %v", err)
