@@ -375,6 +375,24 @@ func TestGoogleDriveRefusals(t *testing.T) {
 	if _, err := ge.browse(deep, 0, ""); err == nil || !strings.Contains(err.Error(), "deep") || len(ge.g.Requests()) != before {
 		t.Fatalf("a 40-deep path: %v", err)
 	}
+	// Shortcuts are followed once: a shortcut to a shortcut is refused, a
+	// shortcut into its own folder is bounded like any cycle.
+	link := ge.g.Add(google.File{Name: "Link", MIMEType: google.ShortcutType, Target: ge.finanzen})
+	ge.g.Add(google.File{Name: "Loop", MIMEType: google.ShortcutType, Target: link})
+	s := ge.g.AddFolder("S", "")
+	ge.g.Add(google.File{Name: "Self", MIMEType: google.ShortcutType, Target: s, Parents: []string{s}})
+	if f, err := ge.download("/Link/Report.pdf", 0); err != nil || !bytes.Equal(f.Data, ge.pdf) {
+		t.Fatalf("through a shortcut: %v", err)
+	}
+	if _, err := ge.browse("/Loop", 0, ""); err == nil || !strings.Contains(err.Error(), "another shortcut") {
+		t.Fatalf("shortcut to a shortcut: %v", err)
+	}
+	if l, err := ge.browse("/S/Self/Self/Self", 0, ""); err != nil || strings.Join(names(l), ",") != "Self" {
+		t.Fatalf("shortcut into its folder: %+v %v", l, err)
+	}
+	if _, err := ge.browse(strings.Repeat("/Self", 33), 0, ""); err == nil || !strings.Contains(err.Error(), "deep") {
+		t.Fatalf("a 33-deep shortcut path: %v", err)
+	}
 	// A file where a folder is needed, a folder where a file is.
 	if _, err := ge.browse("/Finanzen/Report.pdf/x", 0, ""); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Fatalf("file as folder: %v", err)

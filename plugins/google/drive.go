@@ -22,13 +22,14 @@ import (
 type drive struct{}
 
 const (
-	folderType = "application/vnd.google-apps.folder"
+	folderType   = "application/vnd.google-apps.folder"
+	shortcutType = "application/vnd.google-apps.shortcut"
 	// multipartMax: Google documents multipart uploads for media of 5 MB
 	// or less; larger ones go resumable.
 	multipartMax = 5 << 20
 	// maxUpload is this connector's upload limit (as the host's download limit).
 	maxUpload  = 64 << 20
-	fileFields = "id,name,mimeType,size,modifiedTime,webViewLink"
+	fileFields = "id,name,mimeType,size,modifiedTime,webViewLink,shortcutDetails"
 )
 
 // exportAs is the format a Google-native document is exported to on
@@ -49,6 +50,10 @@ type driveFile struct {
 	Size         string `json:"size"` // int64 as a string
 	ModifiedTime string `json:"modifiedTime"`
 	WebViewLink  string `json:"webViewLink"`
+	// ShortcutDetails names a shortcut's target.
+	ShortcutDetails struct {
+		TargetID string `json:"targetId"`
+	} `json:"shortcutDetails"`
 }
 
 type fileList struct {
@@ -80,6 +85,9 @@ func (f driveFile) entry(path string) connector.Entry {
 	if x, ok := exportAs[f.MIMEType]; ok {
 		e.Summary = "Google document, downloads as " + strings.TrimPrefix(x.ext, ".")
 	}
+	if f.MIMEType == shortcutType {
+		e.Summary = "shortcut: browsing or downloading it follows it"
+	}
 	return e
 }
 
@@ -97,7 +105,8 @@ func (c *client) list(q, cursor string, limit int, ordered bool) (fileList, erro
 		return fileList{}, err
 	}
 	n := pageSize(limit, 100, 1000)
-	v := url.Values{"q": {q}, "pageSize": {strconv.Itoa(n)}, "fields": {"nextPageToken,files(" + fileFields + ")"}}
+	v := url.Values{"q": {q}, "pageSize": {strconv.Itoa(n)}, "fields": {"nextPageToken,files(" + fileFields + ")"},
+		"supportsAllDrives": {"true"}, "includeItemsFromAllDrives": {"true"}}
 	if ordered {
 		v.Set("orderBy", "folder,name")
 	}
@@ -121,10 +130,30 @@ func (c *client) list(q, cursor string, limit int, ordered bool) (fileList, erro
 
 func (c *client) get(id string) (driveFile, error) {
 	var f driveFile
-	if err := c.getJSON(c.drive, "/drive/v3/files/"+id, url.Values{"fields": {fileFields}}, &f); err != nil {
+	if err := c.getJSON(c.drive, "/drive/v3/files/"+id, url.Values{"fields": {fileFields}, "supportsAllDrives": {"true"}}, &f); err != nil {
 		return driveFile{}, err
 	}
 	return f, f.check()
+}
+
+// follow resolves a shortcut to its target, once: a shortcut to a
+// shortcut is refused, so shortcuts cannot chain or loop.
+func (c *client) follow(f driveFile, shown string) (driveFile, error) {
+	if f.MIMEType != shortcutType {
+		return f, nil
+	}
+	t := f.ShortcutDetails.TargetID
+	if !idPattern.MatchString(t) {
+		return driveFile{}, pdk.Errorf("bad_response", "shortcut %s has no valid target", shown)
+	}
+	target, err := c.get(t)
+	if err != nil {
+		return driveFile{}, err
+	}
+	if target.MIMEType == shortcutType {
+		return driveFile{}, pdk.Errorf("invalid_path", "shortcut %s points to another shortcut", shown)
+	}
+	return target, nil
 }
 
 // resolve walks a path folder by folder and returns the item and its
@@ -141,6 +170,9 @@ func (c *client) resolve(raw string) (driveFile, string, error) {
 			return driveFile{}, "", err
 		}
 		shown = "id:" + cur.ID
+		if cur, err = c.follow(cur, shown); err != nil {
+			return driveFile{}, "", err
+		}
 	}
 	for i, name := range p.names {
 		if !cur.folder() {
@@ -150,7 +182,10 @@ func (c *client) resolve(raw string) (driveFile, string, error) {
 		if err != nil {
 			return driveFile{}, "", err
 		}
-		cur, shown = next, shown+"/"+name
+		shown += "/" + name
+		if cur, err = c.follow(next, shown); err != nil {
+			return driveFile{}, "", err
+		}
 	}
 	return cur, or(shown, "/"), nil
 }
@@ -272,7 +307,7 @@ func (drive) Download(r connector.DownloadRequest) (connector.File, error) {
 	name, mimeType := f.Name, f.MIMEType
 	var u string
 	if x, ok := exportAs[f.MIMEType]; ok {
-		u = c.drive + "/drive/v3/files/" + f.ID + "/export?" + url.Values{"mimeType": {x.mimeType}}.Encode()
+		u = c.drive + "/drive/v3/files/" + f.ID + "/export?" + url.Values{"mimeType": {x.mimeType}, "supportsAllDrives": {"true"}}.Encode()
 		mimeType = x.mimeType
 		if !strings.HasSuffix(strings.ToLower(name), x.ext) {
 			name += x.ext
@@ -283,7 +318,7 @@ func (drive) Download(r connector.DownloadRequest) (connector.File, error) {
 		if f.size() > limit {
 			return connector.File{}, pdk.Errorf("too_large", "%s is %d bytes, over the limit of %d", shown, f.size(), limit)
 		}
-		u = c.drive + "/drive/v3/files/" + f.ID + "?alt=media"
+		u = c.drive + "/drive/v3/files/" + f.ID + "?alt=media&supportsAllDrives=true"
 	}
 	resp, err := c.send("GET", u, nil, map[string]string{"Accept": "*/*"})
 	if err != nil {
@@ -318,7 +353,7 @@ func (drive) Upload(r connector.UploadRequest) (connector.Entry, error) {
 		mimeType = "application/octet-stream"
 	}
 	meta, _ := json.Marshal(map[string]any{"name": r.Name, "parents": []string{folder.ID}})
-	fields := url.Values{"fields": {fileFields}}
+	fields := url.Values{"fields": {fileFields}, "supportsAllDrives": {"true"}}
 	var resp []byte
 	if len(r.Data) <= multipartMax {
 		body, ct, err := related(meta, mimeType, r.Data)

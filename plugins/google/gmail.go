@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"html"
 	"mime"
 	"net/mail"
 	"net/url"
@@ -190,8 +191,8 @@ func (m message) entry(path string) connector.Entry {
 		subject = "(no subject)"
 	}
 	sum := m.header("From")
-	if m.Snippet != "" {
-		sum += ": " + m.Snippet
+	if m.Snippet != "" { // Gmail's snippet is HTML-escaped
+		sum += ": " + html.UnescapeString(m.Snippet)
 	}
 	return connector.Entry{ID: m.ID, Name: subject, Path: path, MIMEType: "message/rfc822", Modified: m.date(), Summary: sum}
 }

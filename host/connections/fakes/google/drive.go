@@ -24,6 +24,7 @@ const (
 	SpreadsheetType  = "application/vnd.google-apps.spreadsheet"
 	PresentationType = "application/vnd.google-apps.presentation"
 	DrawingType      = "application/vnd.google-apps.drawing"
+	ShortcutType     = "application/vnd.google-apps.shortcut"
 	// RootID is the id of "My Drive" (alias "root").
 	RootID = "0AFakeRootFolderUk9PVA"
 )
@@ -50,8 +51,10 @@ type File struct {
 	// Exports are a Google-native document's renditions by MIME type (the
 	// fake converts nothing itself); Text is its text (text/plain export
 	// and full-text search).
-	Exports  map[string][]byte
-	Text     string
+	Exports map[string][]byte
+	Text    string
+	// Target is a shortcut's target id.
+	Target   string
 	Trashed  bool
 	Modified time.Time
 }
@@ -145,6 +148,8 @@ func resource(f *File) map[string]any {
 		m["description"] = f.Description
 	}
 	switch {
+	case f.MIMEType == ShortcutType:
+		m["shortcutDetails"] = map[string]string{"targetId": f.Target}
 	case f.MIMEType == FolderType:
 		m["webViewLink"] = "https://drive.google.com/drive/folders/" + f.ID
 	case native(f.MIMEType):
@@ -166,7 +171,7 @@ func resource(f *File) map[string]any {
 
 // fileFields are the fields a files(...) or a get selection may name.
 var fileFields = []string{"kind", "id", "name", "mimeType", "description", "parents", "trashed", "starred", "modifiedTime", "createdTime",
-	"size", "md5Checksum", "webViewLink", "webContentLink", "exportLinks"}
+	"size", "md5Checksum", "webViewLink", "webContentLink", "exportLinks", "shortcutDetails"}
 
 var defaultFileFields = "kind,id,name,mimeType"
 
