@@ -328,11 +328,11 @@ func TestGoogleDriveRefusals(t *testing.T) {
 	if _, err := ge.download("/Finanzen/Plan", 1000); err == nil || !(strings.Contains(err.Error(), "too_large") || strings.Contains(err.Error(), "over the limit")) {
 		t.Fatalf("over-size export: %v", err)
 	}
-	ge.g.ExportLimit = 100
+	ge.g.SetExportLimit(100)
 	if _, err := ge.download("/Finanzen/Plan", 0); err == nil || !strings.Contains(err.Error(), "too_large") {
 		t.Fatalf("over Google's export limit: %v", err)
 	}
-	ge.g.ExportLimit = 10 << 20
+	ge.g.SetExportLimit(10 << 20)
 	for _, r := range ge.g.Requests() {
 		if strings.Contains(r.Query, "alt=media") {
 			t.Fatalf("content of an over-size file requested: %+v", r)

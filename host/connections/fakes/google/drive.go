@@ -413,7 +413,7 @@ func (s *Server) exportFile(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		cp = *f
 	}
-	limit := s.ExportLimit
+	limit := s.exportLimit
 	s.mu.Unlock()
 	switch {
 	case !ok:
@@ -546,7 +546,10 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request) {
 			googleError(w, http.StatusBadRequest, "global", "badContent", "Metadata part is not JSON.", "INVALID_ARGUMENT")
 			return
 		}
-		if len(parts[1]) > s.MultipartLimit {
+		s.mu.Lock()
+		limit := s.multipartLimit
+		s.mu.Unlock()
+		if len(parts[1]) > limit {
 			googleError(w, http.StatusRequestEntityTooLarge, "global", "uploadTooLarge", "Media larger than the multipart limit; use a resumable upload.", "INVALID_ARGUMENT")
 			return
 		}

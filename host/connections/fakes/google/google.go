@@ -47,26 +47,25 @@ type Server struct {
 	Valid func(token string) bool
 	// Account is the mailbox's address (Gmail's "me").
 	Account string
-	// ExportLimit bounds an export (Google: 10 MB).
-	ExportLimit int
-	// MultipartLimit bounds a multipart upload's media (Google documents
-	// multipart for files of 5 MB or less; larger ones go resumable).
-	MultipartLimit int
 
-	mu       sync.Mutex
-	files    map[string]*File
-	order    []string
-	seq      int
-	msgs     []*Message
-	labels   []Label
-	sessions map[string]*session
-	uploads  []File
-	sent     []Message
-	throttle []throttle
-	garbage  int
-	echo     int
-	failPuts int
-	requests []Request
+	mu sync.Mutex
+	// exportLimit bounds an export (Google: 10 MB); multipartLimit a
+	// multipart upload's media (Google documents multipart for files of
+	// 5 MB or less; larger ones go resumable).
+	exportLimit, multipartLimit int
+	files                       map[string]*File
+	order                       []string
+	seq                         int
+	msgs                        []*Message
+	labels                      []Label
+	sessions                    map[string]*session
+	uploads                     []File
+	sent                        []Message
+	throttle                    []throttle
+	garbage                     int
+	echo                        int
+	failPuts                    int
+	requests                    []Request
 }
 
 type throttle struct {
@@ -76,7 +75,7 @@ type throttle struct {
 
 // New starts a fake whose tokens valid accepts, for the mailbox account.
 func New(valid func(string) bool, account string) *Server {
-	s := &Server{Valid: valid, Account: account, ExportLimit: 10 << 20, MultipartLimit: 5 << 20,
+	s := &Server{Valid: valid, Account: account, exportLimit: 10 << 20, multipartLimit: 5 << 20,
 		files: map[string]*File{}, sessions: map[string]*session{}}
 	s.files[RootID] = &File{ID: RootID, Name: "My Drive", MIMEType: FolderType, Modified: epoch}
 	for _, id := range []string{"INBOX", "SENT", "DRAFT", "SPAM", "TRASH", "UNREAD", "STARRED", "IMPORTANT", "CATEGORY_PERSONAL"} {
@@ -101,6 +100,13 @@ func New(valid func(string) bool, account string) *Server {
 }
 
 var epoch = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// SetExportLimit changes the largest export (Google: 10 MB).
+func (s *Server) SetExportLimit(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exportLimit = n
+}
 
 // Throttle makes the next len(after) authenticated requests answer status
 // (429, or 403 as Drive's rateLimitExceeded) with these Retry-After values.
