@@ -13,8 +13,8 @@ import (
 // (comma-separated), each configured by AGENTHOST_OAUTH_<NAME>_CLIENT_ID,
 // _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _REDIRECT_URL, _SCOPES and _HOSTS
 // (comma- or space-separated) and _BASE_URL (its API root). A provider
-// the host knows by name (microsoft, with _TENANT, default "common") has
-// defaults for all but the client id, secret and redirect URL.
+// the host knows by name (microsoft, with _TENANT, default "common";
+// google) has defaults for all but the client id, secret and redirect URL.
 func FromEnv(getenv func(string) string, st Store) (*Service, error) {
 	raw := getenv("AGENTHOST_SECRET_KEY")
 	if strings.TrimSpace(raw) == "" {

@@ -191,7 +191,7 @@ func (m *msEnv) browse(t *testing.T, service, path, cursor string, limit int) wi
 	return l
 }
 
-func names(l wire.Listing) string {
+func msNames(l wire.Listing) string {
 	var out []string
 	for _, e := range l.Entries {
 		out = append(out, e.Name)
@@ -206,7 +206,7 @@ func entry(t *testing.T, l wire.Listing, name string) wire.Entry {
 			return e
 		}
 	}
-	t.Fatalf("no %q in %s", name, names(l))
+	t.Fatalf("no %q in %s", name, msNames(l))
 	return wire.Entry{}
 }
 
@@ -222,7 +222,7 @@ func TestMicrosoftSharePoint(t *testing.T) {
 		t.Fatalf("site %+v", mk)
 	}
 	libs := m.browse(t, "sharepoint", spHost+"/sites/Marketing", "", 0)
-	if names(libs) != "Documents,Archive" || entry(t, libs, "Archive").Path != spHost+"/sites/Marketing/Archive" {
+	if msNames(libs) != "Documents,Archive" || entry(t, libs, "Archive").Path != spHost+"/sites/Marketing/Archive" {
 		t.Fatalf("libraries %+v", libs)
 	}
 	// The seed's form (/sites/…, the tenant's host) pages two at a time.
@@ -234,7 +234,7 @@ func TestMicrosoftSharePoint(t *testing.T) {
 		if len(l.Entries) > 2 {
 			t.Fatalf("page of %d", len(l.Entries))
 		}
-		all = append(all, names(l))
+		all = append(all, msNames(l))
 		if cursor = l.Next; cursor == "" {
 			break
 		}
@@ -296,13 +296,13 @@ func TestMicrosoftOneDriveOutlookTeams(t *testing.T) {
 	ctx := context.Background()
 	tg := func(service string) wire.Target { return wire.Target{Connection: m.conn.ID, Service: service} }
 	// OneDrive.
-	if l := m.browse(t, "onedrive", "", "", 0); names(l) != "Personal" {
+	if l := m.browse(t, "onedrive", "", "", 0); msNames(l) != "Personal" {
 		t.Fatalf("onedrive root %+v", l)
 	}
 	if _, err := m.res.Upload(ctx, m.alice, wire.UploadRequest{Connection: m.conn.ID, Service: "onedrive", Path: "Personal", Name: "notes.md", Data: []byte("# notes")}); err != nil {
 		t.Fatal(err)
 	}
-	if l := m.browse(t, "onedrive", "/Personal/", "", 0); names(l) != "cv.txt,notes.md" {
+	if l := m.browse(t, "onedrive", "/Personal/", "", 0); msNames(l) != "cv.txt,notes.md" {
 		t.Fatalf("onedrive folder %+v", l)
 	}
 	if f, err := m.res.Download(ctx, m.alice, wire.DownloadRequest{Connection: m.conn.ID, Service: "onedrive", Path: "Personal/cv.txt"}); err != nil || string(f.Data) != "Alice's CV" {
@@ -322,7 +322,7 @@ func TestMicrosoftOneDriveOutlookTeams(t *testing.T) {
 		t.Fatalf("inbox page 2 %+v %v", second, err)
 	}
 	folders := m.browse(t, "outlook", "mail", "", 0)
-	if !strings.Contains(names(folders), "Inbox") || !strings.Contains(names(folders), "Sent Items") {
+	if !strings.Contains(msNames(folders), "Inbox") || !strings.Contains(msNames(folders), "Sent Items") {
 		t.Fatalf("mail folders %+v", folders)
 	}
 	inbox := m.browse(t, "outlook", entry(t, folders, "Inbox").Path, "", 0)
@@ -357,17 +357,17 @@ func TestMicrosoftOneDriveOutlookTeams(t *testing.T) {
 		t.Fatal("a refused message was sent")
 	}
 	// Calendar: all events, and a window through calendarView.
-	if l := m.browse(t, "outlook", "calendar", "", 0); names(l) != "Board meeting,Retro" || !strings.Contains(l.Entries[0].Summary, "Room 1") {
+	if l := m.browse(t, "outlook", "calendar", "", 0); msNames(l) != "Board meeting,Retro" || !strings.Contains(l.Entries[0].Summary, "Room 1") {
 		t.Fatalf("events %+v", l)
 	}
-	if l := m.browse(t, "outlook", "calendar/2026-12-01/2026-12-31", "", 0); names(l) != "Retro" {
+	if l := m.browse(t, "outlook", "calendar/2026-12-01/2026-12-31", "", 0); msNames(l) != "Retro" {
 		t.Fatalf("calendarView %+v", l)
 	}
 	// Teams: teams, channels, messages newest first; posting.
-	if l := m.browse(t, "teams", "", "", 0); names(l) != "Marketing" || l.Entries[0].Path != m.teamID {
+	if l := m.browse(t, "teams", "", "", 0); msNames(l) != "Marketing" || l.Entries[0].Path != m.teamID {
 		t.Fatalf("teams %+v", l)
 	}
-	if l := m.browse(t, "teams", m.teamID, "", 0); names(l) != "General,Plans" || l.Entries[1].Path != m.teamID+"/"+m.plans {
+	if l := m.browse(t, "teams", m.teamID, "", 0); msNames(l) != "General,Plans" || l.Entries[1].Path != m.teamID+"/"+m.plans {
 		t.Fatalf("channels %+v", l)
 	}
 	msgs := m.browse(t, "teams", m.teamID+"/"+m.general, "", 2)
@@ -516,7 +516,7 @@ func TestMicrosoftHostileGraph(t *testing.T) {
 	// The identity platform no longer takes the access token: 401, one refresh, a retry.
 	m.as.RevokeAccess()
 	before := len(m.graph.Requests())
-	if l := m.browse(t, "onedrive", "Personal", "", 0); names(l) != "cv.txt" {
+	if l := m.browse(t, "onedrive", "Personal", "", 0); msNames(l) != "cv.txt" {
 		t.Fatalf("after refresh %+v", l)
 	}
 	if m.as.Refreshes() != 1 {
@@ -535,7 +535,7 @@ func TestMicrosoftHostileGraph(t *testing.T) {
 	m.conn = m.connect(t, m.alice, "again")
 	// Throttled: Retry-After honoured (on the injected clock), once.
 	m.graph.Throttle(4 * time.Second)
-	if l := m.browse(t, "onedrive", "Personal", "", 0); names(l) != "cv.txt" {
+	if l := m.browse(t, "onedrive", "Personal", "", 0); msNames(l) != "cv.txt" {
 		t.Fatalf("after throttling %+v", l)
 	}
 	if s := m.sleeps(); len(s) != 1 || s[0] != 4*time.Second {

@@ -63,6 +63,12 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 			OAuth: &OAuth{AuthURL: login + "authorize", TokenURL: login + "token", Scopes: []string{"offline_access", "User.Read",
 				"Files.ReadWrite.All", "Sites.ReadWrite.All", "Mail.ReadWrite", "Mail.Send", "Calendars.Read",
 				"Team.ReadBasic.All", "Channel.ReadBasic.All", "ChannelMessage.Read.All", "ChannelMessage.Send"}}}, true
+	case "google":
+		// Google: Drive v3 on www.googleapis.com, Gmail v1 on gmail.googleapis.com.
+		return Provider{Name: name, Hosts: []string{"www.googleapis.com", "gmail.googleapis.com"}, BaseURL: "https://www.googleapis.com",
+			OAuth: &OAuth{AuthURL: "https://accounts.google.com/o/oauth2/v2/auth", TokenURL: "https://oauth2.googleapis.com/token",
+				Scopes: []string{"https://www.googleapis.com/auth/drive", "https://www.googleapis.com/auth/gmail.send",
+					"https://www.googleapis.com/auth/gmail.readonly"}}}, true
 	}
 	return Provider{}, false
 }
@@ -79,14 +85,16 @@ func withDefaults(p Provider, tenant string) Provider {
 	if p.BaseURL == "" {
 		p.BaseURL = d.BaseURL
 	}
-	if p.OAuth.AuthURL == "" {
-		p.OAuth.AuthURL = d.OAuth.AuthURL
-	}
-	if p.OAuth.TokenURL == "" {
-		p.OAuth.TokenURL = d.OAuth.TokenURL
-	}
-	if len(p.OAuth.Scopes) == 0 {
-		p.OAuth.Scopes = d.OAuth.Scopes
+	if p.OAuth != nil && d.OAuth != nil {
+		if p.OAuth.AuthURL == "" {
+			p.OAuth.AuthURL = d.OAuth.AuthURL
+		}
+		if p.OAuth.TokenURL == "" {
+			p.OAuth.TokenURL = d.OAuth.TokenURL
+		}
+		if len(p.OAuth.Scopes) == 0 {
+			p.OAuth.Scopes = d.OAuth.Scopes
+		}
 	}
 	return p
 }
