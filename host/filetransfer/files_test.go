@@ -31,10 +31,10 @@ func tree(t *testing.T) (root string, pdf []byte) {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{
-		"docs/camlidl.pdf":          pdf,
-		"docs/notes.txt":            []byte("meeting notes"),
-		"deep/a/b/report-2024.txt":  []byte("the report"),
-		"../secret.txt":             []byte("top secret"),
+		"docs/camlidl.pdf":           pdf,
+		"docs/notes.txt":             []byte("meeting notes"),
+		"deep/a/b/report-2024.txt":   []byte("the report"),
+		"../secret.txt":              []byte("top secret"),
 		"deep/a/b/c/d/e/f/g/h/i/j/x": []byte("deeper than search goes"),
 	} {
 		p := filepath.Join(root, filepath.FromSlash(name))
