@@ -238,3 +238,40 @@ func TestPasswordNeverEntersTheSandbox(t *testing.T) {
 	}
 	_ = tenancy.Principal{}
 }
+
+// TestOverSizeRefusedBeforeTransfer: a file over the caller's limit is
+// refused on its listed size, before the server is asked for a byte.
+func TestOverSizeRefusedBeforeTransfer(t *testing.T) {
+	h := startHostileFTP(t, "plain")
+	e := newEnv(t, h.port)
+	c := e.connect(t, e.alice, "ftp://files.test:"+h.port+"/", account, password, "")
+	if _, err := e.download(e.alice, c, "big.bin", 50_000); err == nil || !strings.Contains(err.Error(), "too_large") || !strings.Contains(err.Error(), "100000 bytes") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if n := h.retrs.Load(); n != 0 {
+		t.Fatalf("%d RETR sent for a file over the limit", n)
+	}
+	if f, err := e.download(e.alice, c, "big.bin", 0); err != nil || len(f.Data) != 100_000 || h.retrs.Load() != 1 {
+		t.Fatalf("within the limit: %d bytes, %v", len(f.Data), err)
+	}
+}
+
+// TestSessionsClosedAtShutdown: a kept session is closed by Close, and
+// after it nothing is kept (an operation still works, on a session of its
+// own).
+func TestSessionsClosedAtShutdown(t *testing.T) {
+	root, _ := tree(t)
+	s := serve(t, "sftp", root)
+	e := s.e
+	c := e.connect(t, e.alice, s.url, account, password, s.pin)
+	if _, err := e.browse(e.alice, c, "", 0, ""); err != nil || e.ft.Kept() != 1 {
+		t.Fatalf("browse: %v, %d kept", err, e.ft.Kept())
+	}
+	e.ft.Close()
+	if n := e.ft.Kept(); n != 0 {
+		t.Fatalf("%d sessions kept after Close", n)
+	}
+	if _, err := e.browse(e.alice, c, "", 0, ""); err != nil || e.ft.Kept() != 0 {
+		t.Fatalf("browse after Close: %v, %d kept", err, e.ft.Kept())
+	}
+}

@@ -164,12 +164,14 @@ func startSFTP(t *testing.T, user, pass string, authorized ssh.PublicKey) *sftpS
 //   - "garbage": answers the connection with an HTTP error page;
 //   - "vanish": RETR sends part of the file, then drops both connections;
 //   - "stall": accepts and never greets;
-//   - "echo": answers LIST with an error quoting the password it was sent.
+//   - "echo": answers LIST with an error quoting the password it was sent;
+//   - "plain": behaves.
 type hostileFTP struct {
 	mode     string
 	ln       net.Listener
 	port     string
 	trapHits atomic.Int32
+	retrs    atomic.Int32 // RETR commands received
 	file     []byte // the one file, /big.bin
 	mu       sync.Mutex
 	password string
@@ -265,6 +267,7 @@ func (h *hostileFTP) serve(t *testing.T, c net.Conn) {
 			dc.Close()
 			say("226 done")
 		case "RETR":
+			h.retrs.Add(1)
 			dc, err := accept(data)
 			if err != nil {
 				say("425 no data connection")
