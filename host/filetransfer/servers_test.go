@@ -172,7 +172,7 @@ type hostileFTP struct {
 	port     string
 	trapHits atomic.Int32
 	retrs    atomic.Int32 // RETR commands received
-	file     []byte // the one file, /big.bin
+	file     []byte       // the one file, /big.bin
 	mu       sync.Mutex
 	password string
 }
