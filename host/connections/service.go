@@ -1,7 +1,8 @@
 // Package connections keeps users' connections to external providers (an
 // OAuth 2.0 grant, an API token, a password) and attaches their credentials
 // to requests the host sends on a connector plugin's behalf. Secrets are
-// sealed at rest (Sealer) and never leave this package in clear: a plugin
+// sealed at rest (Sealer) and never leave this package in clear, except
+// to host code that signs in to a file server itself (Login): a plugin
 // names a connection, the host adds the credential, and responses are
 // scrubbed of it before the plugin sees them.
 package connections

@@ -194,26 +194,36 @@ func (h *Capability) do(ctx context.Context, k call, op func(s session) (any, er
 		login: sha256.Sum256([]byte(strings.Join([]string{l.BaseURL, l.Account, l.Password, l.PrivateKey, l.HostKey}, "\x00")))}
 	pl := h.pool()
 	s := pl.take(key)
-	if s == nil {
-		octx, cancel := context.WithTimeout(ctx, timeout)
-		s, err = h.dial(octx, u, port, l, timeout)
-		cancel()
-		if err != nil {
-			return nil, capErr(errorCode(err), fmt.Errorf("connection %q: %w", l.Label, scrub(err, l)))
+	// A kept session the server has dropped meanwhile (its idle timeout)
+	// fails its first operation: that is retried once on a new session.
+	// Retrying a write is safe: it checks the target again and uploads
+	// under a new temporary name.
+	for kept := s != nil; ; kept = false {
+		if s == nil {
+			octx, cancel := context.WithTimeout(ctx, timeout)
+			s, err = h.dial(octx, u, port, l, timeout)
+			cancel()
+			if err != nil {
+				return nil, capErr(errorCode(err), fmt.Errorf("connection %q: %w", l.Label, scrub(err, l)))
+			}
 		}
+		end := s.begin(ctx, timeout)
+		out, err := op(s)
+		end()
+		if clean(err) {
+			pl.put(key, s)
+		} else {
+			_ = s.close()
+			s = nil
+			if kept && ctx.Err() == nil {
+				continue
+			}
+		}
+		if err != nil {
+			return nil, capErr(errorCode(err), scrub(err, l))
+		}
+		return out, nil
 	}
-	end := s.begin(ctx, timeout)
-	out, err := op(s)
-	end()
-	if !clean(err) {
-		_ = s.close()
-	} else {
-		pl.put(key, s)
-	}
-	if err != nil {
-		return nil, capErr(errorCode(err), scrub(err, l))
-	}
-	return out, nil
 }
 
 func (h *Capability) dial(ctx context.Context, u *url.URL, port string, l connections.Login, timeout time.Duration) (session, error) {

@@ -258,7 +258,8 @@ func (s *ftpSession) read(ctx context.Context, rel string, max int64) (wire.Entr
 	return e, data, nil
 }
 
-func tempName(name string) string {
+// tempName is an upload's temporary name in its target directory.
+func tempName() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return ".agenthost-" + hex.EncodeToString(b) + ".part"
@@ -282,7 +283,7 @@ func (s *ftpSession) write(ctx context.Context, rel string, data []byte, overwri
 	if dir == "." {
 		dir = ""
 	}
-	tmp := remote(s.base, path.Join(dir, tempName(rel)))
+	tmp := remote(s.base, path.Join(dir, tempName()))
 	if err := s.c.Stor(tmp, bytes.NewReader(data)); err != nil {
 		_ = s.c.Delete(tmp)
 		return wire.Entry{}, ftpWriteError("uploading "+rel, err)

@@ -275,3 +275,20 @@ func TestSessionsClosedAtShutdown(t *testing.T) {
 		t.Fatalf("browse after Close: %v, %d kept", err, e.ft.Kept())
 	}
 }
+
+// TestDroppedSessionRetried: a kept session the server dropped (its idle
+// timeout) fails its next operation, which is retried once on a new
+// sign-in instead of failing.
+func TestDroppedSessionRetried(t *testing.T) {
+	h := startHostileFTP(t, "oneshot")
+	e := newEnv(t, h.port)
+	c := e.connect(t, e.alice, "ftp://files.test:"+h.port+"/", account, password, "")
+	for i := range 3 {
+		if l, err := e.browse(e.alice, c, "", 0, ""); err != nil || len(l.Entries) != 1 {
+			t.Fatalf("browse %d: %+v %v", i, l, err)
+		}
+	}
+	if n := h.conns.Load(); n != 3 {
+		t.Fatalf("%d connections, want one per browse", n)
+	}
+}

@@ -165,6 +165,7 @@ func startSFTP(t *testing.T, user, pass string, authorized ssh.PublicKey) *sftpS
 //   - "vanish": RETR sends part of the file, then drops both connections;
 //   - "stall": accepts and never greets;
 //   - "echo": answers LIST with an error quoting the password it was sent;
+//   - "oneshot": drops the control connection after its first LIST;
 //   - "plain": behaves.
 type hostileFTP struct {
 	mode     string
@@ -172,6 +173,7 @@ type hostileFTP struct {
 	port     string
 	trapHits atomic.Int32
 	retrs    atomic.Int32 // RETR commands received
+	conns    atomic.Int32 // control connections accepted
 	file     []byte       // the one file, /big.bin
 	mu       sync.Mutex
 	password string
@@ -192,6 +194,7 @@ func startHostileFTP(t *testing.T, mode string) *hostileFTP {
 			if err != nil {
 				return
 			}
+			h.conns.Add(1)
 			go h.serve(t, c)
 		}
 	}()
@@ -266,6 +269,9 @@ func (h *hostileFTP) serve(t *testing.T, c net.Conn) {
 			_, _ = fmt.Fprintf(dc, "-rw-r--r--   1 owner    group   %d Jan 01  2024 big.bin\r\n", len(h.file))
 			dc.Close()
 			say("226 done")
+			if h.mode == "oneshot" {
+				return // as a server's idle timeout would
+			}
 		case "RETR":
 			h.retrs.Add(1)
 			dc, err := accept(data)

@@ -304,7 +304,7 @@ func (s *sftpSession) write(_ context.Context, rel string, data []byte, overwrit
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return wire.Entry{}, sftpError("looking up "+rel, err)
 	}
-	tmp := path.Join(parent, tempName(name))
+	tmp := path.Join(parent, tempName())
 	f, err := s.c.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return wire.Entry{}, sftpError("creating the upload of "+rel, err)
