@@ -176,6 +176,14 @@ func TestFTPHostileServers(t *testing.T) {
 			if n := e.ft.Kept(); n != 0 {
 				t.Fatalf("%d broken sessions kept", n)
 			}
+			if tc.mode != "vanish" {
+				return
+			}
+			// An upload it breaks off is never renamed to its real name.
+			_, err = e.upload(e.alice, c, "", "new.bin", make([]byte, 64<<10))
+			if err == nil || !strings.Contains(err.Error(), "server_error") || h.renames.Load() != 0 {
+				t.Fatalf("upload: %v, %d renames", err, h.renames.Load())
+			}
 		})
 	}
 }
@@ -253,6 +261,11 @@ func TestOverSizeRefusedBeforeTransfer(t *testing.T) {
 	}
 	if f, err := e.download(e.alice, c, "big.bin", 0); err != nil || len(f.Data) != 100_000 || h.retrs.Load() != 1 {
 		t.Fatalf("within the limit: %d bytes, %v", len(f.Data), err)
+	}
+	// A complete upload is renamed to its name (the rename the vanishing
+	// server never sees).
+	if _, err := e.upload(e.alice, c, "", "new.bin", []byte("data")); err != nil || h.renames.Load() != 1 {
+		t.Fatalf("upload: %v, %d renames", err, h.renames.Load())
 	}
 }
 

@@ -162,7 +162,8 @@ func startSFTP(t *testing.T, user, pass string, authorized ssh.PublicKey) *sftpS
 // told:
 //   - "bounce": PASV names 127.0.0.2, where a trap listens on the data port;
 //   - "garbage": answers the connection with an HTTP error page;
-//   - "vanish": RETR sends part of the file, then drops both connections;
+//   - "vanish": RETR sends part of the file, STOR reads part of it, then
+//     either drops both connections;
 //   - "stall": accepts and never greets;
 //   - "echo": answers LIST with an error quoting the password it was sent;
 //   - "oneshot": drops the control connection after its first LIST;
@@ -174,6 +175,7 @@ type hostileFTP struct {
 	trapHits atomic.Int32
 	retrs    atomic.Int32 // RETR commands received
 	conns    atomic.Int32 // control connections accepted
+	renames  atomic.Int32 // RNFR commands received
 	file     []byte       // the one file, /big.bin
 	mu       sync.Mutex
 	password string
@@ -288,6 +290,28 @@ func (h *hostileFTP) serve(t *testing.T, c net.Conn) {
 			_, _ = dc.Write(h.file)
 			dc.Close()
 			say("226 done")
+		case "STOR":
+			dc, err := accept(data)
+			if err != nil {
+				say("425 no data connection")
+				continue
+			}
+			say("150 send it")
+			if h.mode == "vanish" {
+				_, _ = dc.Read(make([]byte, 512))
+				dc.Close()
+				return // gone in the middle of the upload
+			}
+			_, _ = io.Copy(io.Discard, dc)
+			dc.Close()
+			say("226 stored")
+		case "RNFR":
+			h.renames.Add(1)
+			say("350 ready for RNTO")
+		case "RNTO":
+			say("250 renamed")
+		case "DELE":
+			say("250 deleted")
 		case "QUIT":
 			say("221 bye")
 			return
