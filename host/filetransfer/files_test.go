@@ -170,6 +170,17 @@ func TestFileServers(t *testing.T) {
 				t.Fatalf("stat: %s %s %+v", r.Text, r.Data, r.Error)
 			}
 
+			// A read-only tool reads but cannot write.
+			if r := e.probeCall(e.alice, "peek", map[string]any{"op": "read", "connection": c.ID, "path": "docs/notes.txt"}); !r.OK {
+				t.Fatalf("read from a read-only tool: %+v", r.Error)
+			}
+			for _, op := range []string{"write", "mkdir"} {
+				r := e.probeCall(e.alice, "peek", map[string]any{"op": op, "connection": c.ID, "path": "ro-" + op, "data": "x"})
+				if _, err := os.Stat(filepath.Join(root, "ro-"+op)); r.OK || err == nil || !strings.Contains(r.Error.Error(), "capability_denied") {
+					t.Fatalf("%s from a read-only tool: %+v", op, r)
+				}
+			}
+
 			// Traversal: ".." is refused before anything is sent; a
 			// leading "/" is the base directory.
 			for _, p := range []string{"../", "docs/../../secret.txt", "..", "docs/..\\..\\secret.txt", "docs/\r\nDELE notes.txt"} {

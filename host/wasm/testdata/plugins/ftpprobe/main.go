@@ -100,6 +100,7 @@ func main() {}
 
 func init() {
 	pdk.Tool("op", "Calls one filetransfer operation and returns what it answered.", op)
+	pdk.Tool("peek", "op as a read-only tool.", op, pdk.ReadOnly())
 	// Not read-only: the same variant, so the same instance, as op.
 	pdk.Tool("scan", "Counts a masked needle's occurrences in the guest's memory.", scan)
 	pdk.Tool("getVar", "Returns the variable the last op kept and everything kept.", func(struct{}) (string, error) {
