@@ -272,6 +272,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if connSvc != nil {
 		pf.caps.Connections.Service, conns = connSvc, connSvc
 		pf.caps.Connectors.Resolver = &connections.Resolver{Plugins: host, Service: connSvc}
+		// FTP and SFTP sessions are kept briefly per user and connection:
+		// closed when their connection is revoked, and at shutdown.
+		pf.caps.FileTransfer.Logins = connSvc
+		connSvc.OnRevoke(pf.caps.FileTransfer.Forget)
+		defer pf.caps.FileTransfer.Close()
 	} else {
 		logger.Info("connections disabled: set AGENTHOST_SECRET_KEY to store users' connections")
 	}

@@ -42,6 +42,9 @@ type newConnectionRequest struct {
 	BaseURL  string `json:"baseUrl"`
 	Account  string `json:"account"`
 	Token    string `json:"token"`
+	// HostKey and PrivateKey are an SFTP connection's.
+	HostKey    string `json:"hostKey"`
+	PrivateKey string `json:"privateKey"`
 }
 
 func handleCreateConnection(s Connections) fiber.Handler {
@@ -51,7 +54,7 @@ func handleCreateConnection(s Connections) fiber.Handler {
 			return err
 		}
 		out, err := s.AddToken(c.UserContext(), principal(c), connections.NewToken{Provider: r.Provider, Label: r.Label, Auth: r.Auth,
-			BaseURL: r.BaseURL, Account: r.Account, Token: r.Token})
+			BaseURL: r.BaseURL, Account: r.Account, Token: r.Token, HostKey: r.HostKey, PrivateKey: r.PrivateKey})
 		if err != nil {
 			return err
 		}

@@ -61,3 +61,23 @@ func TestConnectionsAPI(t *testing.T) {
 		t.Fatalf("after revoke: %s", raw)
 	}
 }
+
+// TestFileServerConnectionAPI: an SFTP connection needs its server's host
+// key fingerprint (400 without, nothing stored); with it, it is created
+// and listed with its URL, never the password.
+func TestFileServerConnectionAPI(t *testing.T) {
+	ts := server(t)
+	const password = "sftp-Passw0rd-secret"
+	const pin = "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s"
+	base := `{"provider":"ftp","label":"nas","auth":"basic","baseUrl":"sftp://files.example.org:22/srv/shared","account":"alice","token":"` + password + `"`
+	if status, _, raw := do(t, ts.base, call{"POST", "/connections", ts.alice, "application/json", strings.NewReader(base + `}`)}); status != 400 || !strings.Contains(string(raw), "hostKey") {
+		t.Fatalf("without a host key: %d %s", status, raw)
+	}
+	status, _, raw := do(t, ts.base, call{"POST", "/connections", ts.alice, "application/json", strings.NewReader(base + `,"hostKey":"` + pin + `"}`)})
+	if status != 201 || strings.Contains(string(raw), password) || !strings.Contains(string(raw), "sftp://files.example.org:22/srv/shared") {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	if _, _, raw = do(t, ts.base, call{"GET", "/connections", ts.alice, "", nil}); strings.Count(string(raw), `"provider":"ftp"`) != 1 || strings.Contains(string(raw), password) {
+		t.Fatalf("list: %s", raw)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/filetransfer"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/mcpserver"
@@ -34,13 +35,15 @@ type Capabilities struct {
 	// Connectors serves the connection tools (browse, download, ... through
 	// the connectors).
 	Connectors *connections.ToolsCapability
+	// FileTransfer reaches users' FTP and SFTP servers for connectors.
+	FileTransfer *filetransfer.Capability
 }
 
 // NewCapabilities returns capabilities not yet connected to any service.
 func NewCapabilities() *Capabilities {
 	return &Capabilities{Files: &files.Capability{}, Models: &llm.Capabilities{}, Knowledge: &knowledge.Capability{},
 		Background: &background.Capability{}, WebSearch: &websearch.Capability{}, SQL: &sqlquery.Capability{},
-		Connections: &connections.Capability{}, Connectors: &connections.ToolsCapability{}}
+		Connections: &connections.Capability{}, Connectors: &connections.ToolsCapability{}, FileTransfer: &filetransfer.Capability{}}
 }
 
 // List returns every capability a host offers: the standard ones and those
@@ -48,6 +51,7 @@ func NewCapabilities() *Capabilities {
 // The connection capability takes the same egress options as http.
 func (c *Capabilities) List(o wasm.EgressOptions) []wasm.Capability {
 	c.Connections.Egress = o
+	c.FileTransfer.Egress = o
 	return append(wasm.StandardCapabilities(o), c.Files.Wasm(), c.Models.ModelCapability(), c.Models.ImagesCapability(), c.Knowledge.Wasm(),
-		c.Background.Wasm(), c.WebSearch.Wasm(), c.SQL.Wasm(), c.Connections.Wasm(), c.Connectors.Wasm(), mcpserver.Capability())
+		c.Background.Wasm(), c.WebSearch.Wasm(), c.SQL.Wasm(), c.Connections.Wasm(), c.Connectors.Wasm(), c.FileTransfer.Wasm(), mcpserver.Capability())
 }

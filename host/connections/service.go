@@ -1,7 +1,8 @@
 // Package connections keeps users' connections to external providers (an
 // OAuth 2.0 grant, an API token, a password) and attaches their credentials
 // to requests the host sends on a connector plugin's behalf. Secrets are
-// sealed at rest (Sealer) and never leave this package in clear: a plugin
+// sealed at rest (Sealer) and never leave this package in clear, except
+// to host code that signs in to a file server itself (Login): a plugin
 // names a connection, the host adds the credential, and responses are
 // scrubbed of it before the plugin sees them.
 package connections
@@ -64,6 +65,9 @@ type Provider struct {
 	BaseURL string
 	// OAuth is set for providers users connect to by OAuth 2.0.
 	OAuth *OAuth
+	// Schemes are the URL schemes of its connections' base URLs (default
+	// http and https; the file servers' provider: ftp, ftps and sftp).
+	Schemes []string
 }
 
 // OAuth is a provider's OAuth 2.0 client.
@@ -120,6 +124,9 @@ type Service struct {
 	providers map[string]Provider
 	// refreshing holds a mutex per connection id being refreshed.
 	refreshing sync.Map
+
+	revokedMu sync.Mutex
+	onRevoke  []func(id string)
 }
 
 // New checks the options and makes a Service. Without a sealer it refuses:
@@ -211,8 +218,14 @@ func (s *Service) baseURL(r store.ConnectionRecord) string {
 type secret struct {
 	AccessToken  string `json:"accessToken,omitempty"`
 	RefreshToken string `json:"refreshToken,omitempty"`
-	// Token is an API token (token and basic connections).
+	// Token is an API token (token and basic connections), or a file
+	// server's password.
 	Token string `json:"token,omitempty"`
+	// PrivateKey (PEM) and HostKey (the server's pinned SHA256
+	// fingerprint) are an SFTP connection's; the pin is sealed with the
+	// secret, so it cannot be swapped in the database either.
+	PrivateKey string `json:"privateKey,omitempty"`
+	HostKey    string `json:"hostKey,omitempty"`
 }
 
 // NewToken is a connection made from an API token or password.
@@ -224,6 +237,11 @@ type NewToken struct {
 	BaseURL string
 	Account string
 	Token   string
+	// HostKey pins an SFTP server's host key ("SHA256:..." as ssh-keygen -l
+	// prints it); PrivateKey is an SFTP key (PEM, unencrypted) used with
+	// or instead of the password.
+	HostKey    string
+	PrivateKey string
 }
 
 // AddToken stores a token or password connection for p.
@@ -234,32 +252,38 @@ func (s *Service) AddToken(ctx context.Context, p tenancy.Principal, n NewToken)
 	if n.Auth != AuthToken && n.Auth != AuthBasic {
 		return Connection{}, fmt.Errorf("%w: a token connection's auth is %q or %q", tenancy.ErrInvalid, AuthToken, AuthBasic)
 	}
-	if strings.TrimSpace(n.Token) == "" {
+	if strings.TrimSpace(n.Token) == "" && n.PrivateKey == "" {
 		return Connection{}, fmt.Errorf("%w: the token is empty", tenancy.ErrInvalid)
 	}
 	if n.Auth == AuthBasic && (n.Account == "" || strings.Contains(n.Account, ":")) {
 		return Connection{}, fmt.Errorf("%w: basic authentication needs an account name without ':'", tenancy.ErrInvalid)
 	}
-	base, err := checkBaseURL(n.BaseURL)
+	base, err := checkBaseURL(n.BaseURL, s.providers[n.Provider].Schemes...)
 	if err != nil {
+		return Connection{}, err
+	}
+	if err := checkFileServer(n, base); err != nil {
 		return Connection{}, err
 	}
 	if base == "" && len(s.providers[n.Provider].Hosts) == 0 && s.providers[n.Provider].BaseURL == "" {
 		return Connection{}, fmt.Errorf("%w: a %s connection needs its site's base URL", tenancy.ErrInvalid, n.Provider)
 	}
 	return s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account},
-		secret{Token: n.Token})
+		secret{Token: n.Token, PrivateKey: n.PrivateKey, HostKey: n.HostKey})
 }
 
-// checkBaseURL accepts "" or an absolute http(s) URL without credentials,
-// query or fragment.
-func checkBaseURL(s string) (string, error) {
+// checkBaseURL accepts "" or an absolute URL of one of schemes (default
+// http and https) without credentials, query or fragment.
+func checkBaseURL(s string, schemes ...string) (string, error) {
 	if s == "" {
 		return "", nil
 	}
+	if len(schemes) == 0 {
+		schemes = []string{"http", "https"}
+	}
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("%w: base URL %q must be an http(s) URL with a host and nothing else", tenancy.ErrInvalid, s)
+	if err != nil || !slices.Contains(schemes, u.Scheme) || u.Host == "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", fmt.Errorf("%w: base URL %q must be a %s URL with a host and nothing else", tenancy.ErrInvalid, s, strings.Join(schemes, ", "))
 	}
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
@@ -320,9 +344,48 @@ func (s *Service) Get(ctx context.Context, p tenancy.Principal, id string) (Conn
 	return s.view(r), nil
 }
 
-// Revoke revokes p's connection id; its secret is wiped.
+// Revoke revokes p's connection id; its secret is wiped, and the
+// functions given to OnRevoke learn of it (to close sessions they keep).
 func (s *Service) Revoke(ctx context.Context, p tenancy.Principal, id string) error {
-	return s.o.Store.RevokeConnection(ctx, p, id)
+	if err := s.o.Store.RevokeConnection(ctx, p, id); err != nil {
+		return err
+	}
+	s.revokedMu.Lock()
+	hooks := slices.Clone(s.onRevoke)
+	s.revokedMu.Unlock()
+	for _, f := range hooks {
+		f(id)
+	}
+	return nil
+}
+
+// OnRevoke calls f with the id of every connection revoked from now on.
+func (s *Service) OnRevoke(f func(id string)) {
+	s.revokedMu.Lock()
+	defer s.revokedMu.Unlock()
+	s.onRevoke = append(s.onRevoke, f)
+}
+
+// Login is what the host needs to sign in to a file server with a
+// connection. The host speaks FTP and SFTP itself (a plugin has no
+// sockets), so this is the one place a secret leaves the package: to host
+// code, never to a plugin.
+type Login struct {
+	Connection
+	Password   string
+	PrivateKey string
+	// HostKey is the SFTP server's pinned SHA256 fingerprint.
+	HostKey string
+}
+
+// Login opens p's connection id for a connector of provider: revoked,
+// another provider's or another user's connections are refused as by Do.
+func (s *Service) Login(ctx context.Context, p tenancy.Principal, id, provider string) (Login, error) {
+	rec, sec, err := s.usable(ctx, p, id, provider)
+	if err != nil {
+		return Login{}, err
+	}
+	return Login{Connection: s.view(rec), Password: sec.Token, PrivateKey: sec.PrivateKey, HostKey: sec.HostKey}, nil
 }
 
 // StartAuthorization begins an OAuth 2.0 authorisation code grant with PKCE

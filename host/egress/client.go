@@ -214,6 +214,20 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	return nil, lastErr
 }
 
+// Dial connects to addr ("host:port") under the client's address rules
+// alone: the name is resolved once, loopback, private and other special
+// addresses are refused unless the operator allows the host by name on
+// that port (WithPrivateHostsAllowed), and exactly the checked address is
+// dialled. It is for protocols other than HTTP (FTP, SFTP), whose callers
+// decide which host and port they may ask for; the connection's remote
+// address is the pinned one.
+func (c *Client) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if host, _, err := net.SplitHostPort(addr); err == nil && isBlockedName(host) {
+		return nil, &DeniedError{Host: host, Reason: "cloud metadata host", Err: ErrAddressBlocked}
+	}
+	return c.dial(ctx, network, addr)
+}
+
 // CheckURL applies the rules of one hop (scheme, method, cloud metadata
 // names, the allow-list) to rawURL without sending anything: what a
 // simulation of the network (`agenthost plugin test`) must refuse alike.

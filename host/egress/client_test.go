@@ -251,3 +251,49 @@ func TestParseHostEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestDial: the raw dialer of other protocols applies the address rules
+// alone: a loopback name is refused unless allowed by name on that port,
+// then the connection goes to the address checked; metadata names and
+// addresses are refused whatever the allowance.
+func TestDial(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	dns := fakeDNS{"files.test": "127.0.0.1", "meta.test": "169.254.169.254"}
+	ctx := context.Background()
+	refused := egress.NewClient(egress.NewPolicy().WithResolver(dns))
+	if _, err := refused.Dial(ctx, "tcp", "files.test:"+port); !errors.Is(err, egress.ErrAddressBlocked) {
+		t.Fatalf("loopback without an allowance: %v", err)
+	}
+	otherPort := egress.NewClient(egress.NewPolicy().WithResolver(dns).WithPrivateHostsAllowed("files.test:1"))
+	if _, err := otherPort.Dial(ctx, "tcp", "files.test:"+port); !errors.Is(err, egress.ErrAddressBlocked) {
+		t.Fatalf("loopback allowed on another port: %v", err)
+	}
+	allowed := egress.NewClient(egress.NewPolicy().WithResolver(dns).WithPrivateHostsAllowed("files.test:"+port, "meta.test:"+port, "metadata:"+port))
+	c, err := allowed.Dial(ctx, "tcp", "files.test:"+port)
+	if err != nil {
+		t.Fatalf("allowed: %v", err)
+	}
+	if got := c.RemoteAddr().String(); got != "127.0.0.1:"+port {
+		t.Fatalf("dialled %s", got)
+	}
+	c.Close()
+	for _, host := range []string{"meta.test", "metadata"} {
+		if _, err := allowed.Dial(ctx, "tcp", host+":"+port); !errors.Is(err, egress.ErrAddressBlocked) {
+			t.Errorf("%s: %v", host, err)
+		}
+	}
+}
