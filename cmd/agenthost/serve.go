@@ -250,7 +250,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}).WithVersions(host), nil).WithVersions(host)
 	// External MCP servers an admin added join their workspaces' tool sets
 	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
-	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), *pf.allowHosts, meter, tel, logger)
+	eo, err := pf.egress()
+	if err != nil {
+		return err
+	}
+	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), eo, meter, tel, logger)
 	if err != nil {
 		return err
 	}
