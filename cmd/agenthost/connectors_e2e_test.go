@@ -454,7 +454,9 @@ func startJira(t *testing.T, _ string) *e2eFakes {
 		},
 		service: "issues", browse: "PROJ-7", download: "PROJ-7/" + issue.Attachments[0].ID,
 		fileName: "camlidl.pdf", mimeType: "application/pdf", text: "camlidl", data: pdf,
-		secrets: func() []string { return []string{token, base64.StdEncoding.EncodeToString([]byte(email + ":" + token))} },
+		secrets: func() []string {
+			return []string{token, base64.StdEncoding.EncodeToString([]byte(email + ":" + token))}
+		},
 		check: func(t *testing.T) {
 			// The connector went to the site by its name: the attachment's
 			// content was fetched there, with the host's credentials.
