@@ -689,6 +689,26 @@ function Workspace({ t, lang, session, route, go }) {
   </div>`;
 }
 
+// connectionNotice reads the outcome of an OAuth connection the callback
+// sent the browser back with (/?connected=<provider> or
+// /?connectionError=<reason>) and takes it out of the address bar.
+function connectionNotice() {
+  const q = new URLSearchParams(location.search);
+  const provider = q.get('connected'), reason = q.get('connectionError');
+  if (provider === null && reason === null) return null;
+  q.delete('connected'); q.delete('connectionError');
+  const rest = q.toString();
+  history.replaceState(null, '', location.pathname + (rest ? '?' + rest : ''));
+  return reason === null ? { provider } : { reason };
+}
+
+function ConnectionNotice({ t, notice, onDismiss }) {
+  const text = notice.reason === undefined ? t('connected').replace('{provider}', notice.provider) :
+    t('connectionFailed') + ' ' + (t('connErr_' + notice.reason) === 'connErr_' + notice.reason ? notice.reason : t('connErr_' + notice.reason));
+  return html`<p class=${notice.reason === undefined ? 'notice' : 'notice error'} role=${notice.reason === undefined ? 'status' : 'alert'} data-view="connection-notice">
+    ${text} <button type="button" class="linkish" onClick=${onDismiss}>${t('dismiss')}</button></p>`;
+}
+
 function App() {
   const [lang, setLangState] = useState(pickLanguage);
   const t = useMemo(() => translator(lang), [lang]);
@@ -699,6 +719,7 @@ function App() {
   const [err, setErr] = useState('');
   const [route, go] = useRoute();
   const [adding, setAdding] = useState(false);
+  const [notice, setNotice] = useState(connectionNotice);
   const load = async () => {
     setErr('');
     try { const s = await api('GET', '/session'); csrf = s.csrf; setSession(s); } catch (e) {
@@ -728,6 +749,7 @@ function App() {
   return html`<div class="app">
     <${Header} t=${t} session=${session} ws=${route.ws} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut}
       onSwitch=${switchTo} onAdd=${() => setAdding(true)} />
+    ${notice && html`<${ConnectionNotice} t=${t} notice=${notice} onDismiss=${() => setNotice(null)} />`}
     ${route.unknown ? html`<${NotFound} t=${t} go=${go} />` :
       session.workspaces.length === 0 ? html`<main id="main" class="signin"><p>${t('noWorkspaces')}</p></main>` :
       route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}

@@ -24,6 +24,13 @@ const en = {
   on: 'on', off: 'off', record: 'Speak', stopRecording: 'Stop recording', transcribing: 'Transcribing…',
   proposal: 'Proposed edit', accept: 'Accept', reject: 'Reject',
   proposal_pending: 'awaiting your decision', proposal_accepted: 'accepted', proposal_rejected: 'rejected',
+  connected: 'Connected: {provider}. Agents can now use it through the connection tools.', dismiss: 'Dismiss',
+  connectionFailed: 'The connection was not made.',
+  connErr_signed_out: 'You were not signed in when the provider sent you back: sign in and connect again.',
+  connErr_expired: 'The authorisation was unknown, already used or older than 10 minutes: connect again.',
+  connErr_invalid: 'The provider sent you back without an authorisation code.',
+  connErr_rejected: 'The provider refused the authorisation code: connect again.',
+  connErr_access_denied: 'Access was not granted at the provider.',
 };
 const de = {
   signInTitle: 'Anmelden', signInLead: 'Melden Sie sich mit einem API-Token an. Tokens stellt eine Administratorin aus (agenthost admin token); agenthost hat keine Passwörter.',
@@ -48,6 +55,13 @@ const de = {
   on: 'ein', off: 'aus', record: 'Sprechen', stopRecording: 'Aufnahme beenden', transcribing: 'Transkribiert…',
   proposal: 'Änderungsvorschlag', accept: 'Annehmen', reject: 'Ablehnen',
   proposal_pending: 'wartet auf Ihre Entscheidung', proposal_accepted: 'angenommen', proposal_rejected: 'abgelehnt',
+  connected: 'Verbunden: {provider}. Agenten können die Verbindung nun über die Verbindungswerkzeuge nutzen.', dismiss: 'Schliessen',
+  connectionFailed: 'Die Verbindung wurde nicht hergestellt.',
+  connErr_signed_out: 'Sie waren nicht angemeldet, als der Anbieter Sie zurückschickte: melden Sie sich an und verbinden Sie erneut.',
+  connErr_expired: 'Die Autorisierung war unbekannt, schon verwendet oder älter als 10 Minuten: verbinden Sie erneut.',
+  connErr_invalid: 'Der Anbieter schickte Sie ohne Autorisierungscode zurück.',
+  connErr_rejected: 'Der Anbieter lehnte den Autorisierungscode ab: verbinden Sie erneut.',
+  connErr_access_denied: 'Der Zugriff wurde beim Anbieter nicht gewährt.',
 };
 export const languages = { en: 'English', de: 'Deutsch' };
 const dicts = { en, de };
