@@ -52,6 +52,11 @@ func TestResolveFlag(t *testing.T) {
 				}
 				return
 			}
+			// Any other name goes to the system's resolver: an address
+			// (never a key of the table) comes back as itself.
+			if got, err := eo.Resolver.LookupIPAddr(context.Background(), "192.0.2.7"); err != nil || len(got) != 1 || got[0].IP.String() != "192.0.2.7" {
+				t.Fatalf("a name not overridden: %v %v", got, err)
+			}
 			for name, addr := range tc.want {
 				got, err := eo.Resolver.LookupIPAddr(context.Background(), name)
 				if err != nil || len(got) == 0 || got[0].IP.String() != addr {
