@@ -104,7 +104,6 @@ func TestConnectorsEndToEnd(t *testing.T) {
 type e2eServer struct {
 	host
 	root, token, workspace string
-	logs                   *syncBuffer
 }
 
 // do sends a request with the user's token and returns the status and body.
@@ -163,7 +162,7 @@ func runConnectorFlow(t *testing.T, p e2eProvider) {
 	if base != root {
 		t.Fatalf("serve at %s, want %s", base, root)
 	}
-	s := &e2eServer{host: host{base: root + "/api/v1"}, root: root, token: tc.token, workspace: tc.workspace, logs: logs}
+	s := &e2eServer{host: host{base: root + "/api/v1"}, root: root, token: tc.token, workspace: tc.workspace}
 	conn := fk.connect(t, s)
 
 	// The scripted agent: each step follows from the last tool result.
@@ -185,6 +184,9 @@ func runConnectorFlow(t *testing.T, p e2eProvider) {
 		case "listConnections":
 			return llmtest.CallTools(llmtest.Call("externalBrowse", args(map[string]string{"connection": conn, "service": fk.service, "path": fk.browse})))
 		case "externalBrowse":
+			if !strings.Contains(last.Content, "path="+fk.download) {
+				return llmtest.Reply("the listing does not name " + fk.download + ": " + last.Content)
+			}
 			return llmtest.CallTools(llmtest.Call("externalDownload", args(map[string]string{"connection": conn, "service": fk.service, "path": fk.download})))
 		case "externalDownload":
 			ref, id := docItemOf(last.Content), fileIDOf(last.Content)
