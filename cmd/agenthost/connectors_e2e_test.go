@@ -74,6 +74,8 @@ type e2eFakes struct {
 	secrets func() []string
 	// check asserts on the provider's side once the flow ended.
 	check func(t *testing.T)
+	// requests counts the requests the provider has received.
+	requests func() int
 }
 
 // e2eMail is a message as a provider received it.
@@ -157,6 +159,10 @@ func runConnectorFlow(t *testing.T, p e2eProvider) {
 		extra = append(extra, "sendMail")
 	}
 	tc := bootstrapTenant(t, data, plugins, "acme", extra)
+	// Bob shares the workspace; eve is another tenant's. Neither may use
+	// the user's connection.
+	bob := addMember(t, data, tc.tenant, tc.workspace, "bob@acme.example")
+	eve := bootstrapTenant(t, data, plugins, "evil", extra)
 	logs := &syncBuffer{}
 	base := hostileServer(t, data, logs, plugins, append([]string{"-addr", addr}, fk.args...)...)
 	if base != root {
@@ -372,6 +378,57 @@ func runConnectorFlow(t *testing.T, p e2eProvider) {
 	if fk.check != nil {
 		fk.check(t)
 	}
+
+	// Another user of the workspace and another tenant's user: the
+	// connection is not theirs to see, use or revoke, and the provider
+	// hears nothing of their attempts.
+	before := fk.requests()
+	for who, u := range map[string]struct{ token, workspace string }{"bob (same workspace)": {bob, s.workspace}, "eve (other tenant)": {eve.token, eve.workspace}} {
+		other := &e2eServer{host: s.host, root: s.root, token: u.token, workspace: u.workspace}
+		if st, body := other.do(t, "GET", "/connections", nil); st != 200 || strings.TrimSpace(string(body)) != "[]" {
+			t.Errorf("%s lists connections: %d %s", who, st, body)
+		}
+		st, body := other.do(t, "POST", "/workspaces/"+u.workspace+"/tools/externalBrowse", map[string]string{"connection": conn, "service": fk.service, "path": fk.browse})
+		var res struct {
+			OK    bool `json:"ok"`
+			Error *struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		if st != 200 || json.Unmarshal(body, &res) != nil || res.OK || res.Error == nil || res.Error.Code != "not_found" {
+			t.Errorf("%s browses with alice's connection: %d %s", who, st, body)
+		}
+		if st, body := other.do(t, "DELETE", "/connections/"+conn, nil); st != 404 {
+			t.Errorf("%s revokes alice's connection: %d %s", who, st, body)
+		}
+	}
+	if after := fk.requests(); after != before {
+		t.Errorf("the provider got %d requests from other users' attempts", after-before)
+	}
+}
+
+// addMember makes a user of the workspace's tenant, a member of the
+// workspace, and returns their API token.
+func addMember(t *testing.T, data, tenant, workspace, email string) string {
+	t.Helper()
+	admin := func(args ...string) string {
+		t.Helper()
+		out, stderr, err := run0(t, append([]string{"admin"}, append(args, "-data", data)...)...)
+		if err != nil {
+			t.Fatalf("admin %v: %v\n%s", args, err, stderr)
+		}
+		return out
+	}
+	m := regexp.MustCompile(`user (\S+)`).FindStringSubmatch(admin("user", "-tenant", tenant, "-email", email))
+	if m == nil {
+		t.Fatal("admin user printed no id")
+	}
+	admin("member", "-workspace", workspace, "-user", m[1], "-role", "member")
+	tok := regexp.MustCompile(`\(shown once, keep it\): (\S+)`).FindStringSubmatch(admin("token", "-user", m[1]))
+	if tok == nil {
+		t.Fatal("admin token printed no token")
+	}
+	return tok[1]
 }
 
 var (
@@ -461,6 +518,7 @@ func startJira(t *testing.T, _ string) *e2eFakes {
 		secrets: func() []string {
 			return []string{token, base64.StdEncoding.EncodeToString([]byte(email + ":" + token))}
 		},
+		requests: func() int { return len(site.Requests()) },
 		check: func(t *testing.T) {
 			// The connector went to the site by its name: the attachment's
 			// content was fetched there, with the host's credentials.
@@ -514,6 +572,7 @@ func startThirdParty(t *testing.T, base string) *e2eFakes {
 		mailService: "mail",
 		sentMail:    api.sent,
 		secrets:     as.Issued,
+		requests:    api.received,
 		check: func(t *testing.T) {
 			if n := api.authorised(); n < 3 {
 				t.Fatalf("the API saw %d authorised requests, want browse, download and mail", n)
@@ -573,6 +632,7 @@ type acmeAPI struct {
 	files map[string]acmeFile
 	mail  []e2eMail
 	auths int
+	total int
 }
 
 type acmeFile struct {
@@ -584,6 +644,12 @@ func (a *acmeAPI) sent() []e2eMail {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]e2eMail(nil), a.mail...)
+}
+
+func (a *acmeAPI) received() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.total
 }
 
 func (a *acmeAPI) authorised() int {
@@ -630,6 +696,9 @@ func newAcmeAPI(as *oauth.Server) *acmeAPI {
 		writeJSONBody(w, http.StatusOK, map[string]any{"messages": a.sent()})
 	})
 	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.total++
+		a.mu.Unlock()
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || !as.Valid(tok) {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
