@@ -405,6 +405,19 @@ func runConnectorFlow(t *testing.T, p e2eProvider) {
 	if after := fk.requests(); after != before {
 		t.Errorf("the provider got %d requests from other users' attempts", after-before)
 	}
+
+	// Revoked by its owner, the connection answers connection_revoked
+	// without a request to the provider.
+	if st, body := s.do(t, "DELETE", "/connections/"+conn, nil); st != 204 {
+		t.Fatalf("revoke: %d %s", st, body)
+	}
+	st, body := s.do(t, "POST", "/workspaces/"+s.workspace+"/tools/externalBrowse", map[string]string{"connection": conn, "service": fk.service, "path": fk.browse})
+	if st != 200 || !strings.Contains(string(body), `"ok":false`) || !strings.Contains(string(body), "connection_revoked") {
+		t.Errorf("browse with the revoked connection: %d %s", st, body)
+	}
+	if after := fk.requests(); after != before {
+		t.Errorf("the provider got %d requests after the revocation", after-before)
+	}
 }
 
 // addMember makes a user of the workspace's tenant, a member of the
