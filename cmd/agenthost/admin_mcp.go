@@ -16,6 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/telemetry"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/wasm"
 )
 
 // mcpAdminFlags are the flags of `admin mcp`: a tenant's external MCP
@@ -164,14 +165,14 @@ func printMCPServers(w io.Writer, servers []mcpclient.Server) {
 // mcpServers is serve's side: the connections to the tenants' MCP servers
 // (stdio servers run in DATA/mcp/ID), billed and traced like plugin calls.
 // HTTP servers are reached through host/egress's address checks, with the
-// plugins' -allow-host exceptions.
-func mcpServers(db *store.DB, data string, commands, allowHosts []string, meter mcpclient.Meter, tel *telemetry.Telemetry, logger *slog.Logger) (mcpclient.Admin, error) {
+// plugins' -allow-host exceptions and -resolve overrides.
+func mcpServers(db *store.DB, data string, commands []string, eo wasm.EgressOptions, meter mcpclient.Meter, tel *telemetry.Telemetry, logger *slog.Logger) (mcpclient.Admin, error) {
 	sealer, err := mcpclient.NewSealer(os.Getenv("AGENTHOST_SECRET_KEY"))
 	if err != nil {
 		return mcpclient.Admin{}, err
 	}
 	m, err := mcpclient.New(db, mcpclient.Options{DataDir: data, Sealer: sealer, Meter: meter, Tracer: tel.TracerProvider(), Logger: logger,
-		Commands: commands, AllowPrivateHosts: allowHosts})
+		Commands: commands, AllowPrivateHosts: eo.AllowPrivateHosts, Resolver: eo.Resolver})
 	if err != nil {
 		return mcpclient.Admin{}, err
 	}

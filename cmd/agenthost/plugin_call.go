@@ -23,6 +23,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flag.NewFlagSet("plugin call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var allow hostList
+	resolve := addResolveFlag(fs)
 	fs.Var(&allow, "allow-host", "`host[:port]` the plugin may reach even if it resolves to a private or loopback address; without a port, ports 80 and 443 only (repeatable)")
 	progress := fs.Bool("progress", false, "print progress reports to stderr")
 	inputFile := fs.String("input", "", "document the call reads through the input capability (extractors)")
@@ -51,7 +52,11 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	reg, err := wasm.NewRegistry(builtin.NewCapabilities().List(wasm.EgressOptions{AllowPrivateHosts: allow})...)
+	resolver, err := resolve.resolver()
+	if err != nil {
+		return err
+	}
+	reg, err := wasm.NewRegistry(builtin.NewCapabilities().List(wasm.EgressOptions{AllowPrivateHosts: allow, Resolver: resolver})...)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ type pluginFlags struct {
 	poolSize      *int
 	initTimeout   *time.Duration
 	allowHosts    *stringList
+	resolve       *resolveList
 	cacheDir      *string
 	enable        *stringList // opt-in built-ins to load (builtin.OptIn)
 	// protect names more files no mount may contain (the model configuration).
@@ -42,6 +43,7 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 		poolSize:      fs.Int("pool-size", int(envInt64("AGENTHOST_PLUGIN_POOL", 0)), "live instances per plugin (0: two per CPU)"),
 		initTimeout:   fs.Duration("plugin-init-timeout", 30*time.Second, "how long a plugin instance may take to start (its start function and runtime initialisation)"),
 		allowHosts:    &stringList{},
+		resolve:       addResolveFlag(fs),
 		cacheDir:      addCacheDirFlag(fs),
 		caps:          builtin.NewCapabilities(),
 		enable:        &stringList{},
@@ -128,10 +130,20 @@ func (g grantFlags) apply(cfg wasm.Config, plugin string) (wasm.Config, error) {
 	return cfg, nil
 }
 
+// egress are the operator's egress settings: -allow-host and -resolve.
+func (pf pluginFlags) egress() (wasm.EgressOptions, error) {
+	r, err := pf.resolve.resolver()
+	return wasm.EgressOptions{AllowPrivateHosts: *pf.allowHosts, Resolver: r}, err
+}
+
 // open makes the plugin host with the built-in plugins and the operator's,
 // its compile cache in the data directory. The caller closes it.
 func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Logger) (*wasm.Host, error) {
-	reg, err := wasm.NewRegistry(pf.caps.List(wasm.EgressOptions{AllowPrivateHosts: *pf.allowHosts})...)
+	eo, err := pf.egress()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := wasm.NewRegistry(pf.caps.List(eo)...)
 	if err != nil {
 		return nil, err
 	}

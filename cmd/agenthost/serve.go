@@ -251,7 +251,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		WithDocumentLists(wfSvc) // docList:<label> in a tool's document list: the workflow's documents
 	// External MCP servers an admin added join their workspaces' tool sets
 	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
-	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), *pf.allowHosts, meter, tel, logger)
+	eo, err := pf.egress()
+	if err != nil {
+		return err
+	}
+	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), eo, meter, tel, logger)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ import (
 // tenantClient calls the API as one tenant's admin.
 type tenantClient struct {
 	base, token, workspace string
+	tenant                 string // its id
 }
 
 func (tc tenantClient) do(t *testing.T, method, path string, body any) (int, []byte) {
@@ -93,7 +94,11 @@ func bootstrapTenant(t *testing.T, data, plugins, name string, tools []string) t
 	if _, stderr, err := run0(t, "admin", "tools", "-data", data, "-plugins", plugins, "-workspace", m[1], "-set", "core", "-extra", strings.Join(tools, ",")); err != nil {
 		t.Fatalf("tools: %v\n%s", err, stderr)
 	}
-	return tenantClient{token: m[2], workspace: m[1]}
+	tn := regexp.MustCompile(`(?m)^tenant (\S+)$`).FindStringSubmatch(out)
+	if tn == nil {
+		t.Fatalf("bootstrap printed no tenant: %q", out)
+	}
+	return tenantClient{token: m[2], workspace: m[1], tenant: tn[1]}
 }
 
 // hostileServer runs `serve` in this process with the named test plugins

@@ -15,9 +15,16 @@ import (
 // an error or does not stop within a minute of the test's end fails it.
 func serveInProcess(t testing.TB, logs *syncBuffer, args ...string) string {
 	t.Helper()
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		t.Fatal(err)
+	// A test that must know the address before serve starts (an OAuth
+	// redirect URL in the environment) gives its own -addr.
+	addr := ""
+	if i := slices.Index(args, "-addr"); i >= 0 && i+1 < len(args) {
+		addr = args[i+1]
+	} else {
+		var err error
+		if addr, err = freeLoopbackAddr(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The MCP endpoint's default port is one for the whole machine: a test
 	// that wants it names its own.

@@ -54,7 +54,11 @@ func connectToolServices(path string, env func(string) string, pf pluginFlags, l
 		if k := env("AGENTHOST_WEBSEARCH_API_KEY"); k != "" {
 			ws.APIKey, ws.APIKeyEnv = k, ""
 		}
-		s, err := websearch.New(*ws, env, *pf.allowHosts)
+		eo, err := pf.egress()
+		if err != nil {
+			return nil, err
+		}
+		s, err := websearch.New(*ws, env, eo)
 		if err != nil {
 			return nil, err
 		}

@@ -24,30 +24,35 @@ const principalKey = "agenthost.principal"
 // cookie; the cookie's CSRF rules are the UI's (webui.UI.Principal).
 func requireAuth(a Authenticator, ui *webui.UI) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		h := c.Get(fiber.HeaderAuthorization)
-		secret, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok && h == "" && ui != nil {
-			p, has, err := ui.Principal(c)
-			if has {
-				if err != nil {
-					return err
-				}
-				c.Locals(principalKey, p)
-				return c.Next()
-			}
-		}
-		if !ok {
-			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="agenthost"`)
-			return fmt.Errorf("%w: send Authorization: Bearer <API token>", tenancy.ErrUnauthenticated)
-		}
-		p, err := a.Authenticate(c.UserContext(), strings.TrimSpace(secret))
+		p, err := authenticate(c, a, ui)
 		if err != nil {
-			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="agenthost", error="invalid_token"`)
 			return err
 		}
 		c.Locals(principalKey, p)
 		return c.Next()
 	}
+}
+
+// authenticate is requireAuth's check: the bearer token, or else the UI's
+// session cookie.
+func authenticate(c *fiber.Ctx, a Authenticator, ui *webui.UI) (tenancy.Principal, error) {
+	h := c.Get(fiber.HeaderAuthorization)
+	secret, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok && h == "" && ui != nil {
+		if p, has, err := ui.Principal(c); has {
+			return p, err
+		}
+	}
+	if !ok {
+		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="agenthost"`)
+		return tenancy.Principal{}, fmt.Errorf("%w: send Authorization: Bearer <API token>", tenancy.ErrUnauthenticated)
+	}
+	p, err := a.Authenticate(c.UserContext(), strings.TrimSpace(secret))
+	if err != nil {
+		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="agenthost", error="invalid_token"`)
+		return tenancy.Principal{}, err
+	}
+	return p, nil
 }
 
 // principal is the authenticated principal of the request.

@@ -89,19 +89,3 @@ func handleAuthorizeConnection(s Connections) fiber.Handler {
 		return c.JSON(fiber.Map{"authorizationUrl": u})
 	}
 }
-
-// handleConnectionCallback is where the provider sends the user's browser
-// back (the OAuth redirect URI). The state was bound to the user who
-// started the grant, so a code another session smuggles in is refused.
-func handleConnectionCallback(s Connections) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		if e := c.Query("error"); e != "" {
-			return problem(c, fiber.StatusBadRequest, "Authorization refused", e+": "+c.Query("error_description"))
-		}
-		out, err := s.CompleteAuthorization(c.UserContext(), principal(c), c.Query("state"), c.Query("code"))
-		if err != nil {
-			return err
-		}
-		return c.Status(fiber.StatusCreated).JSON(out)
-	}
-}

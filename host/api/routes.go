@@ -34,6 +34,11 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		v1.Post("/session", d.UI.HandleSignIn(decodeJSON))
 		v1.Get("/session", d.UI.HandleSession())
 	}
+	if d.Connections != nil {
+		// Browsers come back from the provider's site without the
+		// SameSite=Strict cookie: the callback authenticates by itself.
+		v1.Get("/connections/callback", handleConnectionCallback(d.Connections, d.Auth, d.UI))
+	}
 	authed := v1.Group("", requireAuth(d.Auth, d.UI))
 	if d.UI != nil {
 		authed.Delete("/session", d.UI.HandleSignOut())
@@ -62,7 +67,6 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Get("/connections", handleListConnections(d.Connections))
 		authed.Post("/connections", handleCreateConnection(d.Connections))
 		authed.Post("/connections/authorize", handleAuthorizeConnection(d.Connections))
-		authed.Get("/connections/callback", handleConnectionCallback(d.Connections))
 		authed.Get("/connections/providers", handleConnectionProviders(d.Connections))
 		authed.Delete("/connections/:id", handleRevokeConnection(d.Connections))
 	}

@@ -2,8 +2,11 @@ package mcpclient_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/wasm"
 )
@@ -179,5 +183,60 @@ func TestToolListChanged(t *testing.T) {
 	}
 	if r := src.Call(context.Background(), "remote_late", []byte(`{"message":"x"}`)); !r.OK || r.Text != "late x" {
 		t.Fatalf("the new tool: %+v", r)
+	}
+}
+
+// noDNS knows no name: only an override reaches anything.
+type noDNS struct{}
+
+func (noDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	return nil, fmt.Errorf("no such host %s", host)
+}
+
+// TestHTTPResolveOverride: the operator's -resolve reaches HTTP servers'
+// transport: a server registered by a name only the override knows is
+// reached when its host is also allowed by name, and refused as loopback
+// when not.
+func TestHTTPResolveOverride(t *testing.T) {
+	// A server answering any Host (the SDK's own DNS-rebinding check
+	// refuses names on loopback), recording the Host it was asked for.
+	srv := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true, DisableLocalhostProtection: true})
+	var mu sync.Mutex
+	var hosts []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer tok-1" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	u, _ := url.Parse(ts.URL)
+	named := "http://mcp.example.test:" + u.Port() + "/mcp"
+	o, err := egress.NewOverrides(noDNS{}, "mcp.example.test=127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, sealer := remote(t, named, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{})
+	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, Resolver: o})
+	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("override to loopback without -allow-host: %v", err)
+	}
+	src, _ = source(t, s, mcpclient.Options{Sealer: sealer, Resolver: o, AllowPrivateHosts: []string{"mcp.example.test:" + u.Port()}})
+	if list, err := src.Tools(context.Background()); err != nil || len(list) != 1 {
+		t.Fatalf("tools through the override: %+v %v", list, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(hosts) == 0 || hosts[0] != "mcp.example.test:"+u.Port() {
+		t.Fatalf("the server was asked for hosts %v, want the registered name", hosts)
 	}
 }

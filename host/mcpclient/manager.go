@@ -54,6 +54,9 @@ type Options struct {
 	// "host:port") an HTTP server may be at although they resolve to a
 	// private or loopback address (the operator's -allow-host).
 	AllowPrivateHosts []string
+	// Resolver resolves HTTP servers' names [the system's DNS] (the
+	// operator's -resolve).
+	Resolver egress.Resolver
 	// Commands are the stdio commands the operator allows (AllowedCommand);
 	// none: no stdio server runs.
 	Commands []string
@@ -98,8 +101,11 @@ func New(store Store, cfg Options) (*Manager, error) {
 		cfg.Version = "dev"
 	}
 	if cfg.HTTPTransport == nil {
-		cfg.HTTPTransport = egress.NewClient(egress.NewPolicy().WithTimeout(MaxTimeout).
-			WithPrivateHostsAllowed(cfg.AllowPrivateHosts...)).Transport()
+		pol := egress.NewPolicy().WithTimeout(MaxTimeout).WithPrivateHostsAllowed(cfg.AllowPrivateHosts...)
+		if cfg.Resolver != nil {
+			pol = pol.WithResolver(cfg.Resolver)
+		}
+		cfg.HTTPTransport = egress.NewClient(pol).Transport()
 	}
 	tp := cfg.Tracer
 	if tp == nil {

@@ -35,7 +35,7 @@ func BenchmarkWebSearchCall(b *testing.B) {
 	}))
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
-	s, err := websearch.New(websearch.Config{Provider: websearch.SearXNG, URL: srv.URL}, nil, []string{u.Host})
+	s, err := websearch.New(websearch.Config{Provider: websearch.SearXNG, URL: srv.URL}, nil, wasm.EgressOptions{AllowPrivateHosts: []string{u.Host}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func TestWebSearchPlugin(t *testing.T) {
 	}))
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
-	s, err := websearch.New(websearch.Config{Provider: websearch.Brave, URL: srv.URL, APIKey: key}, nil, []string{u.Host})
+	s, err := websearch.New(websearch.Config{Provider: websearch.Brave, URL: srv.URL, APIKey: key}, nil, wasm.EgressOptions{AllowPrivateHosts: []string{u.Host}})
 	if err != nil {
 		t.Fatal(err)
 	}

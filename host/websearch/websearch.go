@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/egress"
+	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/websearch/wire"
 )
 
@@ -75,9 +76,10 @@ type Searcher struct {
 }
 
 // New checks cfg and builds the searcher; env reads APIKeyEnv (os.Getenv).
-// allowPrivate lists hosts that may resolve to private addresses (the
-// operator's -allow-host entries: an on-premises SearXNG).
-func New(cfg Config, env func(string) string, allowPrivate []string) (*Searcher, error) {
+// o are the operator's egress settings: hosts that may resolve to private
+// addresses (-allow-host: an on-premises SearXNG) and the resolver
+// (-resolve; nil: the system's DNS).
+func New(cfg Config, env func(string) string, o wasm.EgressOptions) (*Searcher, error) {
 	cfg.Provider = strings.ToLower(strings.TrimSpace(cfg.Provider))
 	switch cfg.Provider {
 	case SearXNG:
@@ -133,7 +135,10 @@ func New(cfg Config, env func(string) string, allowPrivate []string) (*Searcher,
 		WithMethods(http.MethodGet, http.MethodPost).
 		WithMaxResponseBytes(cfg.MaxResponseBytes).
 		WithTimeout(cfg.Timeout).
-		WithPrivateHostsAllowed(allowPrivate...)
+		WithPrivateHostsAllowed(o.AllowPrivateHosts...)
+	if o.Resolver != nil {
+		pol = pol.WithResolver(o.Resolver)
+	}
 	return &Searcher{cfg: cfg, key: key, base: u, client: egress.NewClient(pol), sleep: sleepCtx}, nil
 }
 

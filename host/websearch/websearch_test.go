@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/egress"
+	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/websearch/wire"
 )
 
@@ -51,7 +54,7 @@ func newFake(t *testing.T, answer func(n int, w http.ResponseWriter, r *http.Req
 func (f *fakeProvider) searcher(provider string) *Searcher {
 	f.t.Helper()
 	u, _ := url.Parse(f.srv.URL)
-	s, err := New(Config{Provider: provider, URL: f.srv.URL, APIKey: testKey, MaxResponseBytes: 64 << 10}, nil, []string{u.Host})
+	s, err := New(Config{Provider: provider, URL: f.srv.URL, APIKey: testKey, MaxResponseBytes: 64 << 10}, nil, wasm.EgressOptions{AllowPrivateHosts: []string{u.Host}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -233,7 +236,7 @@ func TestRedirectElsewhereIsRefused(t *testing.T) {
 	// so that only the allow-list stands in the way.
 	u, _ := url.Parse(other.srv.URL)
 	fu, _ := url.Parse(f.srv.URL)
-	s, err := New(Config{Provider: Brave, URL: f.srv.URL, APIKey: testKey}, nil, []string{fu.Host, u.Host})
+	s, err := New(Config{Provider: Brave, URL: f.srv.URL, APIKey: testKey}, nil, wasm.EgressOptions{AllowPrivateHosts: []string{fu.Host, u.Host}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,11 +270,11 @@ func TestBadArgumentsAndConfig(t *testing.T) {
 		{Provider: SearXNG, URL: "ftp://x"},
 		{Provider: SearXNG, URL: "https://user:pw@searx.example.org"},
 	} {
-		if _, err := New(c, func(string) string { return "" }, nil); err == nil {
+		if _, err := New(c, func(string) string { return "" }, wasm.EgressOptions{}); err == nil {
 			t.Errorf("%+v accepted", c)
 		}
 	}
-	s2, err := New(Config{Provider: "Brave", APIKeyEnv: "K"}, func(k string) string { return map[string]string{"K": "v"}[k] }, nil)
+	s2, err := New(Config{Provider: "Brave", APIKeyEnv: "K"}, func(k string) string { return map[string]string{"K": "v"}[k] }, wasm.EgressOptions{})
 	if err != nil || s2.key != "v" || s2.base.String() != "https://api.search.brave.com" {
 		t.Fatalf("%v %+v", err, s2)
 	}
@@ -323,5 +326,40 @@ func TestBraveRateLimitReset(t *testing.T) {
 	s.sleep = func(_ context.Context, d time.Duration) error { waited += d; return nil }
 	if out, err := s.Search(context.Background(), wire.SearchRequest{Query: "agents"}); err != nil || len(out.Results) != 1 || waited != time.Second {
 		t.Fatalf("%v, waited %s", err, waited)
+	}
+}
+
+// noDNS knows no name: the only way to reach the fake is the override.
+type noDNS struct{}
+
+func (noDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	return nil, fmt.Errorf("no such host %s", host)
+}
+
+// TestResolveOverride: the operator's -resolve reaches the search API's
+// client (a name only the override knows is reached), and the override
+// alone does not let it reach loopback: -allow-host still must.
+func TestResolveOverride(t *testing.T) {
+	f := newFake(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, okAnswer(SearXNG, 1)) })
+	u, _ := url.Parse(f.srv.URL)
+	o, err := egress.NewOverrides(noDNS{}, "search.example.test=127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Provider: SearXNG, URL: "http://search.example.test:" + u.Port()}
+	refused, err := New(cfg, nil, wasm.EgressOptions{Resolver: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := refused.Search(context.Background(), wire.SearchRequest{Query: "agents"}); err == nil || f.calls.Load() != 0 {
+		t.Fatalf("override to loopback without -allow-host: %v, %d calls", err, f.calls.Load())
+	}
+	s, err := New(cfg, nil, wasm.EgressOptions{Resolver: o, AllowPrivateHosts: []string{"search.example.test:" + u.Port()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Search(context.Background(), wire.SearchRequest{Query: "agents"})
+	if err != nil || len(res.Results) != 1 || f.calls.Load() != 1 {
+		t.Fatalf("search: %+v %v, %d calls", res, err, f.calls.Load())
 	}
 }

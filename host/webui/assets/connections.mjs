@@ -25,6 +25,14 @@ export function callbackNotice(search) {
   return { ok, reason, provider: (q.get('provider') || '').slice(0, 60) };
 }
 
+// reasonText explains a reason code the server's callback names (connErr_*
+// in i18n.mjs); anything else (a provider's own words) is shown as written.
+function reasonText(t, reason) {
+  const key = 'connErr_' + reason;
+  const text = t(key);
+  return text === key ? reason : text;
+}
+
 // connectionState is what a connection can do now: revoked (connect again),
 // expired (its access ended; an OAuth connection is renewed on its next
 // use when the provider still allows it) or active.
@@ -107,8 +115,8 @@ export function Connections({ t, api, notice, dismiss, back }) {
     <p><a href="/" onClick=${(e) => { e.preventDefault(); back(); }}>${t('backHome')}</a></p>
     <h1 id="conn-h">${t('connections')}</h1>
     <p class="muted">${t('connectionsLead')}</p>
-    ${notice && html`<div class=${'notice ' + (notice.ok ? 'ok' : 'error')} role=${notice.ok ? 'status' : 'alert'} data-testid="connection-notice" data-outcome=${notice.ok ? 'ok' : 'error'}>
-      <span>${notice.ok ? t('connectedOk') : t('connectFailed')}${notice.provider ? ` (${notice.provider})` : ''}${!notice.ok && notice.reason ? ': ' + notice.reason : ''}</span>
+    ${notice && html`<div class=${'notice ' + (notice.ok ? 'ok' : 'error')} role=${notice.ok ? 'status' : 'alert'} data-testid="connection-notice" data-view="connection-notice" data-outcome=${notice.ok ? 'ok' : 'error'}>
+      <span>${notice.ok ? t('connectedOk') : t('connectFailed')}${notice.provider ? ` (${notice.provider})` : ''}${!notice.ok && notice.reason ? ': ' + reasonText(t, notice.reason) : ''}</span>
       <button type="button" class="linkish" onClick=${dismiss}>${t('dismiss')}</button></div>`}
     ${err && html`<p class="error" role="alert">${err}</p>`}
     <section class="panel" aria-labelledby="conn-list-h">

@@ -34,6 +34,11 @@ const en = {
   addTokenConnection: 'Add a connection with an API token', siteUrl: 'Site URL', email: 'E-mail', apiToken: 'API token',
   tokenWriteOnly: 'The token is sent to the server once and never shown again.', addConnection: 'Add connection',
   connectedOk: 'Connected: the account is now in your connections', connectFailed: 'The connection was not made', dismiss: 'Dismiss',
+  connErr_signed_out: 'You were not signed in when the provider sent you back: sign in and connect again.',
+  connErr_expired: 'The authorisation was unknown, already used or older than 10 minutes: connect again.',
+  connErr_invalid: 'The provider sent you back without an authorisation code.',
+  connErr_rejected: 'The provider refused the authorisation code: connect again.',
+  connErr_access_denied: 'Access was not granted at the provider.',
 };
 const de = {
   signInTitle: 'Anmelden', signInLead: 'Melden Sie sich mit einem API-Token an. Tokens stellt eine Administratorin aus (agenthost admin token); agenthost hat keine Passwörter.',
@@ -68,6 +73,11 @@ const de = {
   addTokenConnection: 'Verbindung mit API-Token hinzufügen', siteUrl: 'Website-URL', email: 'E-Mail', apiToken: 'API-Token',
   tokenWriteOnly: 'Das Token geht einmal an den Server und wird nie wieder angezeigt.', addConnection: 'Verbindung hinzufügen',
   connectedOk: 'Verbunden: das Konto steht jetzt in Ihren Verbindungen', connectFailed: 'Die Verbindung kam nicht zustande', dismiss: 'Ausblenden',
+  connErr_signed_out: 'Sie waren nicht angemeldet, als der Anbieter Sie zurückschickte: melden Sie sich an und verbinden Sie erneut.',
+  connErr_expired: 'Die Autorisierung war unbekannt, schon verwendet oder älter als 10 Minuten: verbinden Sie erneut.',
+  connErr_invalid: 'Der Anbieter schickte Sie ohne Autorisierungscode zurück.',
+  connErr_rejected: 'Der Anbieter lehnte den Autorisierungscode ab: verbinden Sie erneut.',
+  connErr_access_denied: 'Der Zugriff wurde beim Anbieter nicht gewährt.',
 };
 export const languages = { en: 'English', de: 'Deutsch' };
 const dicts = { en, de };
