@@ -162,7 +162,7 @@ func (s *Service) Create(ctx context.Context, p tenancy.Principal, n NewDataSour
 	}
 	d, err := s.store.CreateDataSource(ctx, p, store.DataSource{WorkspaceID: n.WorkspaceID, ConnectionID: n.ConnectionID,
 		Service: strings.TrimSpace(n.Service), Path: n.Path, Label: n.Label, SourceType: n.SourceType, AutoSync: n.AutoSync,
-		Interval: time.Duration(n.IntervalSeconds) * time.Second})
+		Interval: time.Duration(n.IntervalSeconds) * time.Second, NextSync: s.dueNow(n.AutoSync)})
 	if err != nil {
 		return DataSource{}, err
 	}
@@ -174,6 +174,16 @@ func (s *Service) Create(ctx context.Context, p tenancy.Principal, n NewDataSour
 			d.Provider, d.Service, strings.Join(s.remote.Services(d.Provider), ", "))
 	}
 	return d, nil
+}
+
+// dueNow is the first sync of a new auto-syncing source: now, on the
+// service's clock.
+func (s *Service) dueNow(auto bool) *time.Time {
+	if !auto {
+		return nil
+	}
+	t := s.now()
+	return &t
 }
 
 func contains(l []string, s string) bool {

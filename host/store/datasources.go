@@ -81,7 +81,7 @@ const MinSyncInterval = time.Minute
 // CreateDataSource stores a new data source of p: the connection must be
 // p's own and the workspace one p may write to (ErrNotFound, ErrForbidden
 // otherwise); a revoked connection is refused. An auto-syncing source is
-// due at once.
+// due at d.NextSync, or at once.
 func (db *DB) CreateDataSource(ctx context.Context, p tenancy.Principal, d DataSource) (DataSource, error) {
 	if p.UserID == "" || p.TenantID == "" {
 		return DataSource{}, fmt.Errorf("%w: a data source needs a signed-in user", tenancy.ErrForbidden)
@@ -112,8 +112,11 @@ func (db *DB) CreateDataSource(ctx context.Context, p tenancy.Principal, d DataS
 	d.State, d.Seq, d.FolderID, d.QueueJobID = SyncIdle, 0, "", 0
 	d.CreatedAt = now()
 	d.UpdatedAt, d.StateAt = d.CreatedAt, d.CreatedAt
-	d.LastSynced, d.LastError, d.LastSummary, d.NextSync = nil, "", "", nil
-	if d.AutoSync {
+	d.LastSynced, d.LastError, d.LastSummary = nil, "", ""
+	switch {
+	case !d.AutoSync:
+		d.NextSync = nil
+	case d.NextSync == nil || d.NextSync.IsZero():
 		t := d.CreatedAt
 		d.NextSync = &t
 	}
