@@ -97,21 +97,21 @@ func (q *claims) all() []claim {
 // with PROJ-1 (a PDF and a note), PROJ-2 (nothing) and PROJ-3 (a text);
 // alice's connection to it.
 type env struct {
-	w           *worldtest.World
-	alice, bob  tenancy.Principal
-	carol       tenancy.Principal
-	site        *jira.Server
-	conns       *connections.Service
-	resolver    *connections.Resolver
-	host        *wasm.Host
-	files       *files.Service
-	index       *recorder
-	conn        connections.Connection
-	base        string
-	pdf, note   []byte
-	clock       *clock
-	queue       *claims
-	svc         *datasources.Service
+	w             *worldtest.World
+	alice, bob    tenancy.Principal
+	carol         tenancy.Principal
+	site          *jira.Server
+	conns         *connections.Service
+	resolver      *connections.Resolver
+	host          *wasm.Host
+	files         *files.Service
+	index         *recorder
+	conn          connections.Connection
+	base          string
+	pdf, note     []byte
+	clock         *clock
+	queue         *claims
+	svc           *datasources.Service
 	noteID, pdfID string
 }
 
