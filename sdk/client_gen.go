@@ -164,6 +164,74 @@ func (c *Client) RevokeConnection(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// ListDataSources calls GET /api/v1/datasources: the caller's data sources (seed 000 §8.2) with
+// their sync status, oldest first; a data source is its owner's alone.
+func (c *Client) ListDataSources(ctx context.Context, params *ListDataSourcesParams) ([]DataSource, error) {
+	r := request{method: "GET", path: "/api/v1/datasources"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Workspace != "" {
+			r.query.Set("workspace", params.Workspace)
+		}
+	}
+	var out []DataSource
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CreateDataSource calls POST /api/v1/datasources: make a data source: a path of a service of one
+// of the caller's own connections, mirrored into a folder of a workspace named after its label, on
+// demand (sync) or every intervalSeconds with autoSync.
+func (c *Client) CreateDataSource(ctx context.Context, body DataSourceRequest) (*DataSource, error) {
+	r := request{method: "POST", path: "/api/v1/datasources"}
+	r.json = body
+	var out DataSource
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetDataSource calls GET /api/v1/datasources/{id}: one of the caller's data sources with its sync
+// status.
+func (c *Client) GetDataSource(ctx context.Context, id string) (*DataSource, error) {
+	r := request{method: "GET", path: "/api/v1/datasources/" + url.PathEscape(id)}
+	var out DataSource
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteDataSource calls DELETE /api/v1/datasources/{id}: delete one of the caller's data sources
+// and its sync records; the files it stored stay in the workspace.
+func (c *Client) DeleteDataSource(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/datasources/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// GetDataSourceSync calls GET /api/v1/datasources/{id}/sync: the data source's sync status.
+func (c *Client) GetDataSourceSync(ctx context.Context, id string) (*DataSourceSync, error) {
+	r := request{method: "GET", path: "/api/v1/datasources/" + url.PathEscape(id) + "/sync"}
+	var out DataSourceSync
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SyncDataSource calls POST /api/v1/datasources/{id}/sync: sync now: queue a sync of the data
+// source (new and changed files are downloaded into its folder and indexed); 409 when a sync is
+// already queued or running, or its connection was revoked.
+func (c *Client) SyncDataSource(ctx context.Context, id string) (*DataSource, error) {
+	r := request{method: "POST", path: "/api/v1/datasources/" + url.PathEscape(id) + "/sync"}
+	var out DataSource
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListFiles calls GET /api/v1/files: list files (keyset paging).
 func (c *Client) ListFiles(ctx context.Context, params *ListFilesParams) (*FilePage, error) {
 	r := request{method: "GET", path: "/api/v1/files"}

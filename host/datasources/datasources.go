@@ -212,16 +212,16 @@ func (s *Service) Delete(ctx context.Context, p tenancy.Principal, id string) er
 }
 
 // SyncNow claims p's data source and enqueues its sync. A revoked
-// connection is refused with connections.ErrRevoked; a source already
-// syncing with ErrBusy.
+// connection is refused with connections.ErrRevoked, a source already
+// syncing with ErrBusy (both tenancy.ErrConflict).
 func (s *Service) SyncNow(ctx context.Context, p tenancy.Principal, id string) (DataSource, error) {
 	d, err := s.store.DataSource(ctx, p, id)
 	if err != nil {
 		return DataSource{}, err
 	}
 	if d.ConnectionRevoked {
-		return d, fmt.Errorf("%w: data source %q reads through connection %s, which was revoked; connect again and add the data source anew",
-			connections.ErrRevoked, d.Label, d.ConnectionID)
+		return d, fmt.Errorf("%w: %w: data source %q reads through connection %s, which was revoked; connect again and add the data source anew",
+			tenancy.ErrConflict, connections.ErrRevoked, d.Label, d.ConnectionID)
 	}
 	ok, err := s.enqueue(ctx, d, false)
 	if err != nil {
