@@ -416,3 +416,76 @@ func (e *env) project2(t *testing.T) datasources.DataSource {
 	}
 	return d
 }
+
+// tree is a provider of the walk test: folders by path, each listing its
+// entries, one page per call unless pages says otherwise. It stands for a
+// connector (a Remote), so the walk's bounds are tested on shapes no fake
+// provider makes: a folder that contains its ancestor, a chain deeper than
+// the limit, a cursor handed back again.
+type tree struct {
+	folders map[string][]wire.Entry
+	data    map[string][]byte
+	browsed []string
+}
+
+func (tr *tree) Browse(_ context.Context, _ tenancy.Principal, r wire.BrowseRequest) (wire.Listing, error) {
+	tr.browsed = append(tr.browsed, r.Path)
+	l := wire.Listing{Entries: tr.folders[r.Path]}
+	if r.Path == "loop" {
+		// Every page answers the same cursor.
+		l.Next = "again"
+	}
+	return l, nil
+}
+
+func (tr *tree) Download(_ context.Context, _ tenancy.Principal, r wire.DownloadRequest) (wire.File, error) {
+	return wire.File{Name: r.Path[strings.LastIndex(r.Path, "/")+1:], MIMEType: "text/plain", Data: tr.data[r.Path]}, nil
+}
+
+func (tr *tree) Services(string) []string { return []string{"drive"} }
+
+// TestWalkIsBoundedAndCycleSafe: a folder that lists its own ancestor is
+// not followed again (by entry id), a chain deeper than MaxDepth stops at
+// it, a connector repeating its cursor does not page forever, and the
+// files within the bounds are stored in their sub-folders.
+func TestWalkIsBoundedAndCycleSafe(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	tr := &tree{folders: map[string][]wire.Entry{
+		"root":         {{ID: "1", Name: "a", Path: "root/a", Folder: true}, {ID: "f0", Name: "top.txt", Path: "root/top.txt"}, {ID: "L", Name: "loop", Path: "loop", Folder: true}},
+		"root/a":       {{ID: "2", Name: "b", Path: "root/a/b", Folder: true}, {ID: "f1", Name: "one.txt", Path: "root/a/one.txt"}},
+		"root/a/b":     {{ID: "1", Name: "a", Path: "root/a/b/a", Folder: true}, {ID: "3", Name: "c", Path: "root/a/b/c", Folder: true}},
+		"root/a/b/c":   {{ID: "4", Name: "d", Path: "root/a/b/c/d", Folder: true}, {ID: "f3", Name: "deep.txt", Path: "root/a/b/c/deep.txt"}},
+		"root/a/b/c/d": {{ID: "f4", Name: "too-deep.txt", Path: "root/a/b/c/d/too-deep.txt"}},
+		"loop":         {{ID: "f5", Name: "looped.txt", Path: "loop/looped.txt"}},
+	}, data: map[string][]byte{"root/top.txt": []byte("top"), "root/a/one.txt": []byte("one"), "root/a/b/c/deep.txt": []byte("deep"),
+		"root/a/b/c/d/too-deep.txt": []byte("x"), "loop/looped.txt": []byte("looped")}}
+	svc := datasources.New(e.w.DB, tr, e.files, e.queue, datasources.Config{Now: e.clock.now, MaxDepth: 3}, nil)
+	d, err := svc.Create(ctx, e.alice, datasources.NewDataSource{WorkspaceID: e.w.Workspace, ConnectionID: e.conn.ID, Service: "drive", Path: "root", Label: "Drive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SyncNow(ctx, e.alice, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	c := e.queue.all()[0]
+	res, err := svc.Sync(ctx, c.id, c.seq, 1, 3)
+	if err != nil || res.New != 4 || !res.Truncated {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if slices.Contains(tr.browsed, "root/a/b/a") || slices.Contains(tr.browsed, "root/a/b/c/d") {
+		t.Fatalf("browsed %v: followed the cycle or went too deep", tr.browsed)
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(tr.browsed), func(p string) bool { return p != "loop" })); n != 2 {
+		t.Fatalf("the repeating cursor was followed %d times", n)
+	}
+	for name, dir := range map[string]string{"top.txt": "Drive", "one.txt": "Drive/a", "deep.txt": "Drive/a/b/c", "looped.txt": "Drive/loop"} {
+		fs := e.filesNamed(t, name)
+		if len(fs) != 1 || e.folderPath(t, fs[0].FolderID) != dir {
+			t.Errorf("%s: %+v", name, fs)
+		}
+	}
+	if len(e.filesNamed(t, "too-deep.txt")) != 0 {
+		t.Fatal("a file beyond the depth limit was synced")
+	}
+}
