@@ -284,6 +284,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if connSvc != nil {
 		pf.caps.Connections.Service, conns = connSvc, connSvc
 		pf.caps.Connectors.Resolver = &connections.Resolver{Plugins: host, Service: connSvc}
+		// Each reach of the connection tools into a source is a
+		// dataSourceAccess event of the agent's workflow.
+		pf.caps.Connectors.Events = wfSvc
 		// Data sources sync through the same resolver into the workspace's
 		// files (indexed like uploads); every host ticks the scheduler, and
 		// the claim in the database makes each due source one job.
