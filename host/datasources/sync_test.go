@@ -81,7 +81,8 @@ func (e *env) folderPath(t *testing.T, id string) string {
 // to the indexer and indexed by the real PDF extractor; nothing of
 // another project is fetched. A second sync downloads nothing; after an
 // attachment changed and one was added, the third fetches just those two,
-// the changed one as a new version of the same file.
+// the changed one as a new version of the same file. A source the
+// provider does not know ends its job at once, without retries.
 func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -189,6 +190,23 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	// The changed and the new file went to the indexer too.
 	if ids := e.index.got(); len(ids) != 5 || !slices.Contains(ids[3:], stored["notes.txt"].ID) {
 		t.Fatalf("indexer got %v", ids)
+	}
+
+	// A source the provider does not know fails for good: the queue's job
+	// ends after one attempt (no retries), the source says why.
+	gone, err := svc.Create(ctx, e.alice, datasources.NewDataSource{WorkspaceID: e.w.Workspace, ConnectionID: e.conn.ID, Service: "issues", Path: "PROJ-99", Label: "Gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued, err := svc.SyncNow(ctx, e.alice, gone.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := waitJob(t, q, queued.QueueJobID); info.State != jobs.StateCancelled || info.Attempt != 1 {
+		t.Fatalf("job of an unknown source: %s after %d attempts", info.State, info.Attempt)
+	}
+	if got, _ := svc.Get(ctx, e.alice, gone.ID); got.State != store.SyncFailed || !strings.Contains(got.LastError, "not_found") {
+		t.Fatalf("unknown source: %+v", got)
 	}
 }
 
