@@ -276,7 +276,7 @@ func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 	} else {
 		folder, err := r.folder(ctx, f.dirs)
 		if err != nil {
-			return err
+			return classify(err)
 		}
 		stored, _, err = r.s.files.Upload(ctx, r.p, files.Upload{WorkspaceID: r.d.WorkspaceID, Name: name, MIMEType: dl.MIMEType,
 			FolderID: folder, Description: "synced from data source " + r.d.Label, Content: bytes.NewReader(dl.Data)})
@@ -317,7 +317,9 @@ func (r *run) entryError(name string, err error, res *Result) error {
 // fatal: the connection cannot serve this sync at all.
 func fatal(err error) bool {
 	if errors.Is(err, connections.ErrRevoked) || errors.Is(err, connections.ErrExpired) || errors.Is(err, connections.ErrRejected) ||
-		errors.Is(err, connections.ErrWrongProvider) || errors.Is(err, connections.ErrNoConnector) || errors.Is(err, tenancy.ErrNotFound) {
+		errors.Is(err, connections.ErrWrongProvider) || errors.Is(err, connections.ErrNoConnector) ||
+		// The owner lost the workspace (or the right to write to it).
+		errors.Is(err, tenancy.ErrNotFound) || errors.Is(err, tenancy.ErrForbidden) {
 		return true
 	}
 	var ce *connections.ConnectorError

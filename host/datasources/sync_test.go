@@ -507,3 +507,35 @@ func TestWalkIsBoundedAndCycleSafe(t *testing.T) {
 		t.Fatal("a file beyond the depth limit was synced")
 	}
 }
+
+// TestOwnerLosesTheWorkspace: a sync acts for the data source's owner
+// only, with the owner's rights of the moment: once the owner is a viewer
+// of the workspace, or no member at all, the sync stores nothing there and
+// ends for good, saying why.
+func TestOwnerLosesTheWorkspace(t *testing.T) {
+	for _, role := range []tenancy.Role{tenancy.RoleViewer, ""} {
+		t.Run("role="+string(role), func(t *testing.T) {
+			e := newEnv(t)
+			ctx := context.Background()
+			d := e.project(t, false)
+			if _, err := e.svc.SyncNow(ctx, e.alice, d.ID); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.w.DB.SetMembership(ctx, tenancy.Membership{WorkspaceID: e.w.Workspace, UserID: e.alice.UserID, Role: role}); err != nil {
+				t.Fatal(err)
+			}
+			c := e.queue.all()[0]
+			_, err := e.svc.Sync(ctx, c.id, c.seq, 1, 5)
+			if !errors.Is(err, datasources.ErrPermanent) {
+				t.Fatalf("sync without write access: %v", err)
+			}
+			page, _ := e.files.List(ctx, e.bob, files.Filter{WorkspaceID: e.w.Workspace, Limit: 100})
+			if len(page.Items) != 0 {
+				t.Fatalf("%d files stored for an owner who lost the workspace", len(page.Items))
+			}
+			if got, _ := e.svc.Get(ctx, e.alice, d.ID); got.State != store.SyncFailed || got.LastError == "" {
+				t.Fatalf("after: %+v", got)
+			}
+		})
+	}
+}
