@@ -61,7 +61,7 @@ export function DataSources({ t, ws, api, onSynced }) {
     ${list === null ? html`<p class="muted">${t('loading')}</p>` : list.length === 0 ? html`<p class="muted">${t('noDataSources')}</p>` :
       html`<ul class="ds-list">${list.map((d) => html`<li key=${d.id} data-datasource=${d.id}>
         <span class="name">${d.label}</span>
-        <span class=${'badge ' + d.syncState} data-state=${d.syncState}>${t('sync_' + d.syncState)}</span>
+        <span class=${'badge ' + d.syncState} data-state=${d.syncState}>${t(d.syncState === 'idle' && !d.lastSynced ? 'sync_never' : 'sync_' + d.syncState)}</span>
         <button type="button" class="linkish" disabled=${busy(d.syncState) || d.connectionRevoked} onClick=${() => sync(d)}>${t('syncNow')}</button>
         ${d.connectionRevoked ? html`<p class="error">${t('connectionRevoked')}</p>` :
           d.lastError ? html`<p class="error">${d.lastError}</p>` : d.lastSummary && html`<p class="muted">${d.lastSummary}</p>`}

@@ -25,7 +25,7 @@ const en = {
   proposal: 'Proposed edit', accept: 'Accept', reject: 'Reject',
   proposal_pending: 'awaiting your decision', proposal_accepted: 'accepted', proposal_rejected: 'rejected',
   dataSources: 'Data sources', noDataSources: 'No data sources yet.', addDataSource: 'Add a data source', syncNow: 'Sync now',
-  sync_idle: 'synced', sync_queued: 'queued', sync_running: 'syncing', sync_retrying: 'retrying', sync_failed: 'failed',
+  sync_idle: 'synced', sync_never: 'not synced yet', sync_queued: 'queued', sync_running: 'syncing', sync_retrying: 'retrying', sync_failed: 'failed',
   connectionRevoked: 'Its connection was revoked: connect again and add it anew.', noConnections: 'You have no connections yet.',
   connection: 'Connection', service: 'Service', remotePath: 'Path', dsLabel: 'Label (its folder)', autoSyncHourly: 'sync every hour',
 };
@@ -53,7 +53,7 @@ const de = {
   proposal: 'Änderungsvorschlag', accept: 'Annehmen', reject: 'Ablehnen',
   proposal_pending: 'wartet auf Ihre Entscheidung', proposal_accepted: 'angenommen', proposal_rejected: 'abgelehnt',
   dataSources: 'Datenquellen', noDataSources: 'Noch keine Datenquellen.', addDataSource: 'Datenquelle hinzufügen', syncNow: 'Jetzt abgleichen',
-  sync_idle: 'abgeglichen', sync_queued: 'eingereiht', sync_running: 'gleicht ab', sync_retrying: 'neuer Versuch', sync_failed: 'fehlgeschlagen',
+  sync_idle: 'abgeglichen', sync_never: 'noch nicht abgeglichen', sync_queued: 'eingereiht', sync_running: 'gleicht ab', sync_retrying: 'neuer Versuch', sync_failed: 'fehlgeschlagen',
   connectionRevoked: 'Ihre Verbindung wurde widerrufen: neu verbinden und neu anlegen.', noConnections: 'Sie haben noch keine Verbindungen.',
   connection: 'Verbindung', service: 'Dienst', remotePath: 'Pfad', dsLabel: 'Name (ihr Ordner)', autoSyncHourly: 'stündlich abgleichen',
 };
