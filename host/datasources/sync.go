@@ -154,7 +154,7 @@ func (r *run) do(ctx context.Context) (Result, error) {
 	if r.items, err = r.s.store.DataSourceItems(ctx, r.d.ID); err != nil {
 		return res, err
 	}
-	found, truncated, err := r.walk(ctx)
+	found, truncated, err := r.walk(ctx, &res)
 	res.Truncated = truncated
 	if err != nil {
 		return res, err
@@ -168,15 +168,17 @@ func (r *run) do(ctx context.Context) (Result, error) {
 		}
 	}
 	if res.Failed > 0 {
-		return res, fmt.Errorf("%d of %d files could not be synced: %s", res.Failed, len(found), strings.Join(res.Problems, "; "))
+		return res, fmt.Errorf("%d entries could not be synced: %s", res.Failed, strings.Join(res.Problems, "; "))
 	}
 	return res, nil
 }
 
 // walk lists the source breadth first, at most MaxDepth folders deep and
 // MaxEntries entries in all; an entry seen before (by id, else path) is
-// not followed again, so a folder cycle ends.
-func (r *run) walk(ctx context.Context) ([]file, bool, error) {
+// not followed again, so a folder cycle ends. The source's own path must
+// list; a sub-folder that does not counts in res (its files wait for the
+// retry) and the walk goes on.
+func (r *run) walk(ctx context.Context, res *Result) ([]file, bool, error) {
 	cfg := r.s.cfg
 	seen := map[string]bool{}
 	browsed := map[string]bool{}
@@ -195,11 +197,13 @@ func (r *run) walk(ctx context.Context) ([]file, bool, error) {
 		for {
 			l, err := r.s.remote.Browse(ctx, r.p, wire.BrowseRequest{Connection: r.d.ConnectionID, Service: r.d.Service, Path: n.path, Cursor: cursor, Limit: browsePage})
 			if err != nil {
-				if n.depth == 0 || fatal(err) {
+				if n.depth == 0 || fatal(err) || ctx.Err() != nil {
 					return nil, truncated, classify(fmt.Errorf("browsing %q: %w", n.path, err))
 				}
-				// A sub-folder that cannot be listed: its files wait for the next sync.
-				return nil, truncated, fmt.Errorf("browsing %q: %w", n.path, err)
+				if err := r.entryError(n.path, err, res); err != nil {
+					return nil, truncated, err
+				}
+				break
 			}
 			for _, e := range l.Entries {
 				if entries++; entries > cfg.MaxEntries {

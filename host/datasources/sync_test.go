@@ -449,6 +449,9 @@ type tree struct {
 func (tr *tree) Browse(_ context.Context, _ tenancy.Principal, r wire.BrowseRequest) (wire.Listing, error) {
 	tr.browsed = append(tr.browsed, r.Path)
 	l := wire.Listing{Entries: tr.folders[r.Path]}
+	if r.Path == "broken" {
+		return wire.Listing{}, errors.New("the provider failed listing this folder")
+	}
 	if r.Path == "loop" {
 		// Every page answers the same cursor.
 		l.Next = "again"
@@ -464,13 +467,14 @@ func (tr *tree) Services(string) []string { return []string{"drive"} }
 
 // TestWalkIsBoundedAndCycleSafe: a folder that lists its own ancestor is
 // not followed again (by entry id), a chain deeper than MaxDepth stops at
-// it, a connector repeating its cursor does not page forever, and the
-// files within the bounds are stored in their sub-folders.
+// it, a connector repeating its cursor does not page forever, a folder
+// that fails to list fails the attempt without stopping the others, and
+// the files within the bounds are stored in their sub-folders.
 func TestWalkIsBoundedAndCycleSafe(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	tr := &tree{folders: map[string][]wire.Entry{
-		"root":         {{ID: "1", Name: "a", Path: "root/a", Folder: true}, {ID: "f0", Name: "top.txt", Path: "root/top.txt"}, {ID: "L", Name: "loop", Path: "loop", Folder: true}},
+		"root":         {{ID: "1", Name: "a", Path: "root/a", Folder: true}, {ID: "f0", Name: "top.txt", Path: "root/top.txt"}, {ID: "L", Name: "loop", Path: "loop", Folder: true}, {ID: "B", Name: "broken", Path: "broken", Folder: true}},
 		"root/a":       {{ID: "2", Name: "b", Path: "root/a/b", Folder: true}, {ID: "f1", Name: "one.txt", Path: "root/a/one.txt"}},
 		"root/a/b":     {{ID: "1", Name: "a", Path: "root/a/b/a", Folder: true}, {ID: "3", Name: "c", Path: "root/a/b/c", Folder: true}},
 		"root/a/b/c":   {{ID: "4", Name: "d", Path: "root/a/b/c/d", Folder: true}, {ID: "f3", Name: "deep.txt", Path: "root/a/b/c/deep.txt"}},
@@ -487,8 +491,9 @@ func TestWalkIsBoundedAndCycleSafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := e.queue.all()[0]
+	// The folder that fails to list fails the attempt, after the rest is stored.
 	res, err := svc.Sync(ctx, c.id, c.seq, 1, 3)
-	if err != nil || res.New != 4 || !res.Truncated {
+	if err == nil || errors.Is(err, datasources.ErrPermanent) || res.New != 4 || res.Failed != 1 || !res.Truncated || !strings.Contains(err.Error(), "broken") {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if slices.Contains(tr.browsed, "root/a/b/a") || slices.Contains(tr.browsed, "root/a/b/c/d") {
