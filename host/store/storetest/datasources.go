@@ -121,7 +121,7 @@ func testDataSources(t *testing.T, open Opener) {
 	next := at.Add(time.Hour)
 	synced := at
 	if ok, err := db.UpdateDataSourceSync(ctx, ds.ID, seq, at, store.DataSourceSync{State: store.SyncIdle, LastSynced: &synced,
-		LastSummary: ptr("1 new"), LastError: ptr(""), NextSync: &next, FolderID: ptr("folder-1")}); err != nil || !ok {
+		LastSummary: dsRef("1 new"), LastError: dsRef(""), NextSync: &next, FolderID: dsRef("folder-1")}); err != nil || !ok {
 		t.Fatalf("finish: %v %v", ok, err)
 	}
 	if ok, _ := db.UpdateDataSourceSync(ctx, ds.ID, seq-1, at, store.DataSourceSync{State: store.SyncFailed}); ok {
@@ -176,4 +176,4 @@ func testDataSources(t *testing.T, open Opener) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func dsRef[T any](v T) *T { return &v }
