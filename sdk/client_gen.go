@@ -132,8 +132,12 @@ func (c *Client) AuthorizeConnection(ctx context.Context, body AuthorizeConnecti
 
 // CompleteConnectionAuthorization calls GET /api/v1/connections/callback: the OAuth redirect URI:
 // exchanges the code (with the PKCE verifier) and stores the connection; the state must be one the
-// same user started, unused and unexpired.
-func (c *Client) CompleteConnectionAuthorization(ctx context.Context, params *CompleteConnectionAuthorizationParams) (*Connection, error) {
+// same user started, unused and unexpired. An API client (Authorization: Bearer) gets JSON; a
+// browser (the session cookie) is redirected to the workspace UI, /?connected=<provider> or
+// /?connectionError=<reason> (signed_out, expired, invalid, rejected, or the provider's error
+// code), and a browser arriving without its SameSite=Strict cookie first gets a page that reloads
+// the callback from this site. The caller reads and closes the response's body.
+func (c *Client) CompleteConnectionAuthorization(ctx context.Context, params *CompleteConnectionAuthorizationParams) (*http.Response, error) {
 	r := request{method: "GET", path: "/api/v1/connections/callback"}
 	if params != nil {
 		r.query = url.Values{}
@@ -150,11 +154,7 @@ func (c *Client) CompleteConnectionAuthorization(ctx context.Context, params *Co
 			r.query.Set("error_description", params.ErrorDescription)
 		}
 	}
-	var out Connection
-	if err := c.call(ctx, r, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return c.send(ctx, r)
 }
 
 // ListConnectionProviders calls GET /api/v1/connections/providers: the providers the caller may
@@ -173,6 +173,74 @@ func (c *Client) ListConnectionProviders(ctx context.Context) ([]ConnectionProvi
 func (c *Client) RevokeConnection(ctx context.Context, id string) error {
 	r := request{method: "DELETE", path: "/api/v1/connections/" + url.PathEscape(id)}
 	return c.call(ctx, r, nil)
+}
+
+// ListDataSources calls GET /api/v1/datasources: the caller's data sources (seed 000 §8.2) with
+// their sync status, oldest first; a data source is its owner's alone.
+func (c *Client) ListDataSources(ctx context.Context, params *ListDataSourcesParams) ([]DataSource, error) {
+	r := request{method: "GET", path: "/api/v1/datasources"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Workspace != "" {
+			r.query.Set("workspace", params.Workspace)
+		}
+	}
+	var out []DataSource
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CreateDataSource calls POST /api/v1/datasources: make a data source: a path of a service of one
+// of the caller's own connections, mirrored into a folder of a workspace named after its label, on
+// demand (sync) or every intervalSeconds with autoSync.
+func (c *Client) CreateDataSource(ctx context.Context, body DataSourceRequest) (*DataSource, error) {
+	r := request{method: "POST", path: "/api/v1/datasources"}
+	r.json = body
+	var out DataSource
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetDataSource calls GET /api/v1/datasources/{id}: one of the caller's data sources with its sync
+// status.
+func (c *Client) GetDataSource(ctx context.Context, id string) (*DataSource, error) {
+	r := request{method: "GET", path: "/api/v1/datasources/" + url.PathEscape(id)}
+	var out DataSource
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteDataSource calls DELETE /api/v1/datasources/{id}: delete one of the caller's data sources
+// and its sync records; the files it stored stay in the workspace.
+func (c *Client) DeleteDataSource(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/datasources/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// GetDataSourceSync calls GET /api/v1/datasources/{id}/sync: the data source's sync status.
+func (c *Client) GetDataSourceSync(ctx context.Context, id string) (*DataSourceSync, error) {
+	r := request{method: "GET", path: "/api/v1/datasources/" + url.PathEscape(id) + "/sync"}
+	var out DataSourceSync
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SyncDataSource calls POST /api/v1/datasources/{id}/sync: sync now: queue a sync of the data
+// source (new and changed files are downloaded into its folder and indexed); 409 when a sync is
+// already queued or running, or its connection was revoked.
+func (c *Client) SyncDataSource(ctx context.Context, id string) (*DataSource, error) {
+	r := request{method: "POST", path: "/api/v1/datasources/" + url.PathEscape(id) + "/sync"}
+	var out DataSource
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // ListFiles calls GET /api/v1/files: list files (keyset paging).

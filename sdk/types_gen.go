@@ -169,6 +169,79 @@ type CreateSessionRequest struct {
 	Token string `json:"token"`
 }
 
+// DataSource is the schema DataSource of the API.
+type DataSource struct {
+	AutoSync     bool   `json:"autoSync"`
+	ConnectionID string `json:"connectionId"`
+	// its connection was revoked: it cannot sync until the owner connects again and makes a new data
+	// source
+	ConnectionRevoked bool      `json:"connectionRevoked"`
+	CreatedAt         time.Time `json:"createdAt"`
+	// the workspace folder its files land in (made at the first sync)
+	FolderID        string `json:"folderId,omitempty"`
+	ID              string `json:"id"`
+	IntervalSeconds int64  `json:"intervalSeconds"`
+	// names the workspace folder the files land in
+	Label string `json:"label"`
+	// why the last sync failed (empty after a success)
+	LastError string `json:"lastError,omitempty"`
+	// what the last sync did: new, changed, unchanged, skipped and failed files
+	LastSummary string `json:"lastSummary,omitempty"`
+	// when the last sync completed
+	LastSynced *time.Time `json:"lastSynced,omitempty"`
+	// when the scheduler syncs it next (autoSync only)
+	NextSync *time.Time `json:"nextSync,omitempty"`
+	// the remote path synced, e.g. a Jira project key
+	Path     string `json:"path"`
+	Provider string `json:"provider"`
+	// the provider's service, e.g. issues
+	Service string `json:"service"`
+	// a free tag, e.g. jiraProject, sharepointFolder
+	SourceType string    `json:"sourceType,omitempty"`
+	StateAt    time.Time `json:"stateAt"`
+	// queued, running and retrying hold the source's one sync: nothing else syncs it meanwhile. One of
+	// "idle", "queued", "running", "retrying", "failed".
+	SyncState   string    `json:"syncState"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	WorkspaceID string    `json:"workspaceId"`
+}
+
+// DataSourceRequest is the schema DataSourceRequest of the API.
+type DataSourceRequest struct {
+	AutoSync *bool `json:"autoSync,omitempty"`
+	// one of the caller's own connections
+	ConnectionID string `json:"connectionId"`
+	// the time between automatic syncs: at least 60 with autoSync
+	IntervalSeconds *int64 `json:"intervalSeconds,omitempty"`
+	// a valid folder name, unique among the caller's data sources of the workspace
+	Label       string  `json:"label"`
+	Path        *string `json:"path,omitempty"`
+	Service     string  `json:"service"`
+	SourceType  *string `json:"sourceType,omitempty"`
+	WorkspaceID string  `json:"workspaceId"`
+}
+
+// DataSourceSync is the schema DataSourceSync of the API.
+type DataSourceSync struct {
+	// its connection was revoked: it cannot sync until the owner connects again and makes a new data
+	// source
+	ConnectionRevoked bool `json:"connectionRevoked"`
+	// the workspace folder its files land in (made at the first sync)
+	FolderID string `json:"folderId,omitempty"`
+	// why the last sync failed (empty after a success)
+	LastError string `json:"lastError,omitempty"`
+	// what the last sync did: new, changed, unchanged, skipped and failed files
+	LastSummary string `json:"lastSummary,omitempty"`
+	// when the last sync completed
+	LastSynced *time.Time `json:"lastSynced,omitempty"`
+	// when the scheduler syncs it next (autoSync only)
+	NextSync *time.Time `json:"nextSync,omitempty"`
+	StateAt  time.Time  `json:"stateAt"`
+	// queued, running and retrying hold the source's one sync: nothing else syncs it meanwhile. One of
+	// "idle", "queued", "running", "retrying", "failed".
+	SyncState string `json:"syncState"`
+}
+
 // Document is the schema Document of the API.
 type Document struct {
 	FileID    string `json:"fileId,omitempty"`
@@ -372,6 +445,12 @@ type ListBackgroundJobsParams struct {
 	// rows per answer; absent: the route's default; values outside 1..1000 are refused (400), not
 	// clamped
 	Limit int64
+}
+
+// ListDataSourcesParams are the optional parameters of ListDataSources; zero values are not sent.
+type ListDataSourcesParams struct {
+	// only the data sources of this workspace
+	Workspace string
 }
 
 // ListFilesParams are the optional parameters of ListFiles; zero values are not sent.

@@ -22,6 +22,8 @@ import (
 	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/datasources"
+	"github.com/agenthost/agenthost/host/datasources/syncjob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/installed"
@@ -185,9 +187,19 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	})
+	// Data source syncs reach connectors, so only serve works their queue
+	// too; the service exists once connections do (below).
+	var dsSvc atomic.Pointer[datasources.Service]
+	syncjob.Register(kinds, func() syncjob.Worker {
+		if s := dsSvc.Load(); s != nil {
+			return s
+		}
+		return nil
+	})
 	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: indexing.Periodic(), Logger: logger,
 		TracerProvider: tel.TracerProvider(),
-		Queues:         map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2}})
+		Queues: map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2,
+			syncjob.QueueName: 2}})
 	if err != nil {
 		return err
 	}
@@ -269,6 +281,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Users' connections to external providers: only with a secret key,
 	// which seals their credentials at rest (docs/connectors.md).
 	var conns api.Connections
+	var dataSources api.DataSources
 	connSvc, err := connections.FromEnv(os.Getenv, db)
 	if err != nil {
 		return err
@@ -281,6 +294,16 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		pf.caps.FileTransfer.Logins = connSvc
 		connSvc.OnRevoke(pf.caps.FileTransfer.Forget)
 		defer pf.caps.FileTransfer.Close()
+		// Each reach of the connection tools into a source is a
+		// dataSourceAccess event of the agent's workflow.
+		pf.caps.Connectors.Events = wfSvc
+		// Data sources sync through the same resolver into the workspace's
+		// files (indexed like uploads); every host ticks the scheduler, and
+		// the claim in the database makes each due source one job.
+		ds := datasources.New(db, pf.caps.Connectors.Resolver, fileSvc, syncjob.Queue{Q: queue, MaxAttempts: 5}, datasources.Config{}, logger)
+		dsSvc.Store(ds)
+		dataSources = ds
+		go ds.Schedule(ctx, envDuration("AGENTHOST_DATASOURCE_TICK", 30*time.Second))
 	} else {
 		logger.Info("connections disabled: set AGENTHOST_SECRET_KEY to store users' connections")
 	}
@@ -326,7 +349,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	app := api.New(api.Deps{
 		Logger: logger, Plugins: host, UI: ui, Voice: model,
-		Auth: db, Tokens: db, Connections: conns, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
+		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
 		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,

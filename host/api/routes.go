@@ -70,6 +70,14 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		authed.Get("/connections/providers", handleConnectionProviders(d.Connections))
 		authed.Delete("/connections/:id", handleRevokeConnection(d.Connections))
 	}
+	if d.DataSources != nil {
+		authed.Get("/datasources", handleListDataSources(d.DataSources))
+		authed.Post("/datasources", handleCreateDataSource(d.DataSources))
+		authed.Get("/datasources/:id", handleGetDataSource(d.DataSources))
+		authed.Delete("/datasources/:id", handleDeleteDataSource(d.DataSources))
+		authed.Post("/datasources/:id/sync", handleSyncDataSource(d.DataSources))
+		authed.Get("/datasources/:id/sync", handleDataSourceSync(d.DataSources))
+	}
 	if d.Billing != nil {
 		authed.Get("/billing/usage", handleUsageReport(d.Billing))
 		authed.Get("/billing/budget", handleBudget(d.Billing))

@@ -65,6 +65,9 @@ type Deps struct {
 	// Connections keeps users' connections to external providers; nil
 	// (no secret key configured) serves no connection routes.
 	Connections Connections
+	// DataSources keeps users' data sources and syncs them; nil serves no
+	// data source routes.
+	DataSources DataSources
 	// Billing serves usage reports and the tenant's budget, and refuses to
 	// start workflows of a tenant over its limits; nil serves neither.
 	Billing Billing

@@ -19,6 +19,8 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/datasources"
+	"github.com/agenthost/agenthost/host/datasources/syncjob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
@@ -83,6 +85,9 @@ type serverOptions struct {
 	otlp string
 	// ratePerMinute bounds each tenant's requests that start work.
 	ratePerMinute int64
+	// connectors, when set, loads the Jira connector for data sources, its
+	// connection capability reaching providers by these egress options.
+	connectors *wasm.EgressOptions
 }
 
 var (
@@ -192,7 +197,14 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		}
 		return nil
 	})
-	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Queues: map[string]int{runjob.QueueName: 2}})
+	var dsSvc atomic.Pointer[datasources.Service]
+	syncjob.Register(kinds, func() syncjob.Worker {
+		if s := dsSvc.Load(); s != nil {
+			return s
+		}
+		return nil
+	})
+	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Queues: map[string]int{runjob.QueueName: 2, syncjob.QueueName: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,10 +224,18 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Data sources sync through the same queue, with the Jira connector
+	// when the test asks for it.
+	var connectors connections.Plugins = pluginHost
+	if o.connectors != nil {
+		connectors = wasmtest.HostWith(t, []wasm.Capability{(&connections.Capability{Service: connSvc, Egress: *o.connectors}).Wasm()}, "jira")
+	}
+	dsSvc.Store(datasources.New(db, &connections.Resolver{Plugins: connectors, Service: connSvc}, fileSvc, syncjob.Queue{Q: queue, MaxAttempts: 2}, datasources.Config{}, nil))
 	ts.deps = api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		UI: ui, Voice: client, Auth: db, Tokens: db, Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
+	ts.deps.DataSources = dsSvc.Load()
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
 	ts.app = api.New(ts.deps)

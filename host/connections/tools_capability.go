@@ -9,6 +9,7 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
@@ -24,6 +25,32 @@ type ToolsCapability struct {
 	Resolver *Resolver
 	// MaxDownload bounds one download (default DefaultMaxDownload).
 	MaxDownload int64
+	// Events, when set, gets a dataSourceAccess event (seed 000 §9.4) in
+	// the caller's workflow for each browse, search, download and upload
+	// that succeeded (workflows.Service).
+	Events Events
+}
+
+// Events appends events to a workflow (workflows.Service).
+type Events interface {
+	Append(ctx context.Context, p tenancy.Principal, workflowID string, typ workflows.EventType, payload any) (workflows.Event, error)
+}
+
+// access records that the caller's workflow reached into a source. A
+// failure to record is not the operation's: the data was read already.
+func (h *ToolsCapability) access(ctx context.Context, call *wasm.Call, p tenancy.Principal, t wire.Target, op, path string) {
+	c, ok := toolcall.From(ctx)
+	if h.Events == nil || !ok || c.WorkflowID == "" {
+		return
+	}
+	d := workflows.DataSourceAccessData{Service: t.Service, Operation: op, Path: path}
+	if call != nil {
+		d.Tool = call.Tool
+	}
+	if conn, err := h.Resolver.Service.Get(ctx, p, t.Connection); err == nil {
+		d.Provider = conn.Provider
+	}
+	_, _ = h.Events.Append(ctx, p, c.WorkflowID, workflows.EventDataSourceAccess, d)
 }
 
 // ListedConnection is a connection as the connection tools show it, with
@@ -104,7 +131,7 @@ func decode[T any](raw json.RawMessage) (T, error) {
 	return v, nil
 }
 
-func (h *ToolsCapability) browse(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+func (h *ToolsCapability) browse(ctx context.Context, call *wasm.Call, raw json.RawMessage) (any, error) {
 	p, err := h.caller(ctx)
 	if err != nil {
 		return nil, err
@@ -117,10 +144,11 @@ func (h *ToolsCapability) browse(ctx context.Context, _ *wasm.Call, raw json.Raw
 	if err != nil {
 		return nil, toolErr(err)
 	}
+	h.access(ctx, call, p, req.Target(), "browse", req.Path)
 	return out, nil
 }
 
-func (h *ToolsCapability) search(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+func (h *ToolsCapability) search(ctx context.Context, call *wasm.Call, raw json.RawMessage) (any, error) {
 	p, err := h.caller(ctx)
 	if err != nil {
 		return nil, err
@@ -133,10 +161,11 @@ func (h *ToolsCapability) search(ctx context.Context, _ *wasm.Call, raw json.Raw
 	if err != nil {
 		return nil, toolErr(err)
 	}
+	h.access(ctx, call, p, req.Target(), "search", req.Query)
 	return out, nil
 }
 
-func (h *ToolsCapability) download(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+func (h *ToolsCapability) download(ctx context.Context, call *wasm.Call, raw json.RawMessage) (any, error) {
 	p, err := h.caller(ctx)
 	if err != nil {
 		return nil, err
@@ -159,10 +188,15 @@ func (h *ToolsCapability) download(ctx context.Context, _ *wasm.Call, raw json.R
 	if out.Name == "" {
 		return nil, capErr("bad_result", fmt.Errorf("the connector named no file for %q", req.Path+req.ID))
 	}
+	path := req.Path
+	if path == "" {
+		path = req.ID
+	}
+	h.access(ctx, call, p, req.Target(), "download", path)
 	return out, nil
 }
 
-func (h *ToolsCapability) upload(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+func (h *ToolsCapability) upload(ctx context.Context, call *wasm.Call, raw json.RawMessage) (any, error) {
 	p, err := h.caller(ctx)
 	if err != nil {
 		return nil, err
@@ -175,6 +209,7 @@ func (h *ToolsCapability) upload(ctx context.Context, _ *wasm.Call, raw json.Raw
 	if err != nil {
 		return nil, toolErr(err)
 	}
+	h.access(ctx, call, p, req.Target(), "upload", req.Path)
 	return out, nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -81,7 +82,7 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: fakeDNS{"acme.atlassian.net": "127.0.0.1"}}
 	fc := &files.Capability{Files: fileSvc, Workflows: w.Workflows}
 	connCap := &connections.Capability{Service: svc, Egress: opts}
-	toolsCap := &connections.ToolsCapability{}
+	toolsCap := &connections.ToolsCapability{Events: w.Workflows}
 	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), fc.Wasm(), connCap.Wasm(), toolsCap.Wasm())...)
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +167,25 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 	st, err := w.DB.ContentState(ctx, w.P, rec.ids[0])
 	if err != nil || st.Status != knowledge.StatusIndexed {
 		t.Fatalf("content state %+v %v", st, err)
+	}
+	// The workflow records each reach into the source (seed 000 §9.4):
+	// the browse and the download, with the connector and the path.
+	evs, err := w.Workflows.Events(ctx, w.P, w.Workflow, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var access []string
+	for _, ev := range evs {
+		if ev.Type == workflows.EventDataSourceAccess {
+			var d workflows.DataSourceAccessData
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			access = append(access, d.Operation+" "+d.Provider+"/"+d.Service+" "+d.Path+" by "+d.Tool)
+		}
+	}
+	if strings.Join(access, "; ") != "browse jira/issues PROJ-7 by externalBrowse; download jira/issues PROJ-7/"+att+" by externalDownload" {
+		t.Fatalf("dataSourceAccess events: %q", access)
 	}
 	// Nothing the model saw holds the API token.
 	for _, rq := range reqs {

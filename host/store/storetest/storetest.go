@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("WorkflowMemory", func(t *testing.T) { testMemory(t, open) })
 	t.Run("MCPServers", func(t *testing.T) { testMCPServers(t, open) })
 	t.Run("Connections", func(t *testing.T) { testConnections(t, open) })
+	t.Run("DataSources", func(t *testing.T) { testDataSources(t, open) })
 }
 
 // world is the cast of the access scenarios: two tenants; in tenant 1 the

@@ -10,6 +10,7 @@ import htm from './htm.mjs';
 import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
 import { newConversation, applyEvent, runLabel } from './conv.mjs';
+import { DataSources } from './datasources.mjs';
 
 const html = htm.bind(h);
 const API = '/api/v1';
@@ -677,6 +678,7 @@ function Workspace({ t, lang, session, route, go }) {
     <nav class="left" aria-label=${t('mainNav')}>
       <${Conversations} t=${t} ws=${ws} wf=${wf} list=${convs} go=${go} error=${convErr} />
       <${FileBrowser} t=${t} ws=${ws} files=${files} folders=${folders} reload=${loadFiles} openFile=${openFile} error=${fileErr} />
+      <${DataSources} t=${t} ws=${ws} api=${api} onSynced=${loadFiles} />
       <${Search} t=${t} ws=${ws} openFile=${openFile} />
     </nav>
     <main class="center" id="main" aria-label=${t('chat')}>

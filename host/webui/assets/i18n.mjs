@@ -39,6 +39,10 @@ const en = {
   connErr_invalid: 'The provider sent you back without an authorisation code.',
   connErr_rejected: 'The provider refused the authorisation code: connect again.',
   connErr_access_denied: 'Access was not granted at the provider.',
+  dataSources: 'Data sources', noDataSources: 'No data sources yet.', addDataSource: 'Add a data source', syncNow: 'Sync now',
+  sync_idle: 'synced', sync_never: 'not synced yet', sync_queued: 'queued', sync_running: 'syncing', sync_retrying: 'retrying', sync_failed: 'failed',
+  connectionRevoked: 'Its connection was revoked: connect again and add it anew.', dsNoConnections: 'You have no connections yet.',
+  connection: 'Connection', service: 'Service', remotePath: 'Path', dsLabel: 'Label (its folder)', autoSyncHourly: 'sync every hour',
 };
 const de = {
   signInTitle: 'Anmelden', signInLead: 'Melden Sie sich mit einem API-Token an. Tokens stellt eine Administratorin aus (agenthost admin token); agenthost hat keine Passwörter.',
@@ -78,6 +82,10 @@ const de = {
   connErr_invalid: 'Der Anbieter schickte Sie ohne Autorisierungscode zurück.',
   connErr_rejected: 'Der Anbieter lehnte den Autorisierungscode ab: verbinden Sie erneut.',
   connErr_access_denied: 'Der Zugriff wurde beim Anbieter nicht gewährt.',
+  dataSources: 'Datenquellen', noDataSources: 'Noch keine Datenquellen.', addDataSource: 'Datenquelle hinzufügen', syncNow: 'Jetzt abgleichen',
+  sync_idle: 'abgeglichen', sync_never: 'noch nicht abgeglichen', sync_queued: 'eingereiht', sync_running: 'gleicht ab', sync_retrying: 'neuer Versuch', sync_failed: 'fehlgeschlagen',
+  connectionRevoked: 'Ihre Verbindung wurde widerrufen: neu verbinden und neu anlegen.', dsNoConnections: 'Sie haben noch keine Verbindungen.',
+  connection: 'Verbindung', service: 'Dienst', remotePath: 'Pfad', dsLabel: 'Name (ihr Ordner)', autoSyncHourly: 'stündlich abgleichen',
 };
 export const languages = { en: 'English', de: 'Deutsch' };
 const dicts = { en, de };

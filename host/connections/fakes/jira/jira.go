@@ -56,6 +56,7 @@ type Server struct {
 	nextID   int
 	throttle []time.Duration // Retry-After of the next requests to refuse
 	garbage  int             // next authenticated requests answered with an HTML error page
+	failures int             // next attachment content requests answered 500
 	requests []string
 }
 
@@ -114,6 +115,32 @@ func (s *Server) Garbage(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.garbage += n
+}
+
+// FailContent makes the next n requests for an attachment's content answer
+// 500 with Jira's error body, as when its media store fails mid-download.
+func (s *Server) FailContent(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures += n
+}
+
+// ReplaceAttachment gives attachment id new content and a new creation
+// time. Jira keeps attachments immutable (a new version is a new
+// attachment); this stands in for providers whose files change in place
+// (Drive, SharePoint), which a sync must notice by size and time.
+func (s *Server) ReplaceAttachment(id string, content []byte, created time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, is := range s.issues {
+		for i := range is.Attachments {
+			if is.Attachments[i].ID == id {
+				is.Attachments[i].Content, is.Attachments[i].Created = content, created
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Requests returns "METHOD path?query" of every request seen.
@@ -323,6 +350,16 @@ func (s *Server) attachmentMeta(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) attachmentContent(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	fail := s.failures > 0
+	if fail {
+		s.failures--
+	}
+	s.mu.Unlock()
+	if fail {
+		jiraError(w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
 	a, ok := s.attachment(r.PathValue("id"))
 	if !ok {
 		jiraError(w, http.StatusNotFound, "The attachment with id '"+r.PathValue("id")+"' does not exist")

@@ -1,0 +1,466 @@
+package datasources
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
+)
+
+// browsePage is how many entries one browse asks for.
+const browsePage = 200
+
+// Result is what one sync did.
+type Result struct {
+	New, Changed, Unchanged, Skipped, Failed int
+	// Truncated says the walk stopped at Config.MaxEntries or MaxDepth.
+	Truncated bool
+	// Problems name the skipped and failed entries (the first few).
+	Problems []string
+}
+
+// Summary is the result in a line.
+func (r Result) Summary() string {
+	s := fmt.Sprintf("%d new, %d changed, %d unchanged, %d skipped, %d failed", r.New, r.Changed, r.Unchanged, r.Skipped, r.Failed)
+	if r.Truncated {
+		s += "; stopped at the depth or entry limit"
+	}
+	if len(r.Problems) > 0 {
+		s += " (" + strings.Join(r.Problems, "; ") + ")"
+	}
+	return s
+}
+
+func (r *Result) problem(name string, err error) {
+	if len(r.Problems) < 5 {
+		r.Problems = append(r.Problems, fmt.Sprintf("%s: %v", name, err))
+	}
+}
+
+// Sync runs the sync claimed with seq (the queue's job calls it; attempt
+// counts from 1). A deleted data source or a superseded claim ends it
+// without doing anything. Files are stored one by one, each whole or not at
+// all, and recorded only once stored, so a failed download leaves no file
+// and the retry fetches just what is missing. The error wraps ErrPermanent
+// when retrying cannot help.
+func (s *Service) Sync(ctx context.Context, id string, seq int64, attempt, maxAttempts int) (Result, error) {
+	d, err := s.store.DataSourceByID(ctx, id)
+	if errors.Is(err, tenancy.ErrNotFound) {
+		return Result{}, nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	if d.Seq != seq {
+		return Result{}, nil
+	}
+	if d.ConnectionRevoked {
+		return Result{}, s.finish(ctx, d, seq, Result{}, fmt.Errorf("%w: %w: connection %s was revoked; connect again and add the data source anew",
+			ErrPermanent, connections.ErrRevoked, d.ConnectionID), attempt, maxAttempts)
+	}
+	if ok, err := s.store.UpdateDataSourceSync(ctx, id, seq, s.now(), store.DataSourceSync{State: store.SyncRunning}); err != nil || !ok {
+		return Result{}, err
+	}
+	owner := tenancy.Principal{TenantID: d.TenantID, UserID: d.UserID}
+	u, err := s.store.User(ctx, owner)
+	if err != nil {
+		return Result{}, s.finish(ctx, d, seq, Result{}, fmt.Errorf("%w: the data source's owner: %w", ErrPermanent, err), attempt, maxAttempts)
+	}
+	owner.Admin = u.Admin
+	r := &run{s: s, d: d, seq: seq, p: owner}
+	res, err := r.do(ctx)
+	return res, s.finish(ctx, d, seq, res, err, attempt, maxAttempts)
+}
+
+// finish records the sync's outcome and returns err for the queue: nil,
+// a retryable error, or one wrapping ErrPermanent.
+func (s *Service) finish(ctx context.Context, d DataSource, seq int64, res Result, err error, attempt, maxAttempts int) error {
+	at := s.now()
+	u := store.DataSourceSync{State: store.SyncIdle}
+	summary := res.Summary()
+	u.LastSummary = &summary
+	var next *time.Time
+	if d.AutoSync && d.Interval > 0 {
+		t := at.Add(d.Interval)
+		next = &t
+	}
+	switch {
+	case err == nil:
+		u.LastSynced = &at
+		empty := ""
+		u.LastError, u.NextSync = &empty, next
+	case errors.Is(err, ErrPermanent) || attempt >= maxAttempts:
+		msg := err.Error()
+		u.State, u.LastError, u.NextSync = store.SyncFailed, &msg, next
+	default:
+		// The queue tries again; the claim stays, so nothing else syncs
+		// the source meanwhile.
+		msg := fmt.Sprintf("attempt %d of %d: %v", attempt, maxAttempts, err)
+		u.State, u.LastError = store.SyncRetrying, &msg
+	}
+	// A context that ended still records the outcome.
+	if _, uerr := s.store.UpdateDataSourceSync(context.WithoutCancel(ctx), d.ID, seq, at, u); uerr != nil {
+		return errors.Join(err, uerr)
+	}
+	if err != nil {
+		s.log.Warn("data sources: sync failed", "dataSource", d.ID, "attempt", attempt, "err", err)
+	}
+	return err
+}
+
+// run is one sync of one data source.
+type run struct {
+	s       *Service
+	d       DataSource
+	seq     int64
+	p       tenancy.Principal
+	items   map[string]store.DataSourceItem
+	folders map[string]string // parent id + "/" + name → folder id
+	root    string
+}
+
+// node is a remote folder to browse and where its files go.
+type node struct {
+	path  string
+	depth int
+	dirs  []string // the workspace sub-folders under the source's folder
+}
+
+// file is a remote file to sync.
+type file struct {
+	e    wire.Entry
+	dirs []string
+}
+
+func entryKey(e wire.Entry) string {
+	if e.ID != "" {
+		return "id:" + e.ID
+	}
+	return "path:" + e.Path
+}
+
+func (r *run) do(ctx context.Context) (Result, error) {
+	var res Result
+	var err error
+	if r.items, err = r.s.store.DataSourceItems(ctx, r.d.ID); err != nil {
+		return res, err
+	}
+	found, truncated, err := r.walk(ctx, &res)
+	res.Truncated = truncated
+	if err != nil {
+		return res, err
+	}
+	for _, f := range found {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if err := r.syncFile(ctx, f, &res); err != nil {
+			return res, err
+		}
+	}
+	if res.Failed > 0 {
+		return res, fmt.Errorf("%d entries could not be synced: %s", res.Failed, strings.Join(res.Problems, "; "))
+	}
+	return res, nil
+}
+
+// walk lists the source breadth first, at most MaxDepth folders deep and
+// MaxEntries entries in all; an entry seen before (by id, else path) is
+// not followed again, so a folder cycle ends. The source's own path must
+// list; a sub-folder that does not counts in res (its files wait for the
+// retry) and the walk goes on.
+func (r *run) walk(ctx context.Context, res *Result) ([]file, bool, error) {
+	cfg := r.s.cfg
+	seen := map[string]bool{}
+	browsed := map[string]bool{}
+	queue := []node{{path: r.d.Path}}
+	var out []file
+	entries, truncated := 0, false
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if browsed[n.path] {
+			continue
+		}
+		browsed[n.path] = true
+		cursors := map[string]bool{}
+		cursor := ""
+		for {
+			l, err := r.s.remote.Browse(ctx, r.p, wire.BrowseRequest{Connection: r.d.ConnectionID, Service: r.d.Service, Path: n.path, Cursor: cursor, Limit: browsePage})
+			if err != nil {
+				if n.depth == 0 || fatal(err) || ctx.Err() != nil {
+					return nil, truncated, classify(fmt.Errorf("browsing %q: %w", n.path, err))
+				}
+				if err := r.entryError(n.path, err, res); err != nil {
+					return nil, truncated, err
+				}
+				break
+			}
+			for _, e := range l.Entries {
+				if entries++; entries > cfg.MaxEntries {
+					return out, true, nil
+				}
+				k := entryKey(e)
+				if seen[k] || (e.ID == "" && e.Path == "") {
+					continue
+				}
+				seen[k] = true
+				if e.Folder {
+					if n.depth+1 > cfg.MaxDepth || e.Path == "" {
+						truncated = true
+						continue
+					}
+					queue = append(queue, node{path: e.Path, depth: n.depth + 1, dirs: append(append([]string(nil), n.dirs...), safeName(e.Name, e.ID))})
+					continue
+				}
+				out = append(out, file{e: e, dirs: n.dirs})
+			}
+			// A connector handing back a cursor it gave before would page forever.
+			if l.Next == "" || cursors[l.Next] {
+				break
+			}
+			cursors[l.Next] = true
+			cursor = l.Next
+			if entries++; entries > cfg.MaxEntries {
+				return out, true, nil
+			}
+		}
+	}
+	return out, truncated, nil
+}
+
+// syncFile stores one file if it is new or changed. A per-file problem is
+// counted in res; the error returned ends the whole sync.
+func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
+	key := entryKey(f.e)
+	prev, had := r.items[key]
+	var cur files.Item
+	exists := false
+	if had {
+		item, err := r.s.files.Get(ctx, r.p, prev.FileID)
+		switch {
+		case err == nil:
+			cur, exists = item, true
+		case !errors.Is(err, tenancy.ErrNotFound):
+			return err
+		}
+	}
+	if exists && prev.Size == f.e.Size && prev.Modified.Equal(f.e.Modified.UTC().Truncate(time.Microsecond)) {
+		res.Unchanged++
+		return nil
+	}
+	req := wire.DownloadRequest{Connection: r.d.ConnectionID, Service: r.d.Service, Path: f.e.Path, MaxBytes: r.s.cfg.MaxFileBytes}
+	if req.Path == "" {
+		req.ID = f.e.ID
+	}
+	dl, err := r.s.remote.Download(ctx, r.p, req)
+	if err != nil {
+		return r.entryError(f.e.Name, err, res)
+	}
+	name := safeName(dl.Name, f.e.ID)
+	if dl.Name == "" {
+		name = safeName(f.e.Name, f.e.ID)
+	}
+	var stored files.Item
+	if exists {
+		stored, _, err = r.s.files.SetContent(ctx, r.p, cur.ID, bytes.NewReader(dl.Data), cur.Version, "synced from data source "+r.d.Label)
+		if err != nil {
+			return r.entryError(name, err, res)
+		}
+		res.Changed++
+	} else {
+		folder, err := r.folder(ctx, f.dirs)
+		if err != nil {
+			return classify(err)
+		}
+		stored, _, err = r.s.files.Upload(ctx, r.p, files.Upload{WorkspaceID: r.d.WorkspaceID, Name: name, MIMEType: dl.MIMEType,
+			FolderID: folder, Description: "synced from data source " + r.d.Label, Content: bytes.NewReader(dl.Data)})
+		if err != nil {
+			return r.entryError(name, err, res)
+		}
+		res.New++
+	}
+	ok, err := r.s.store.PutDataSourceItem(ctx, r.d.ID, r.seq, store.DataSourceItem{EntryID: key, EntryPath: f.e.Path, Name: name,
+		Size: f.e.Size, Modified: f.e.Modified, FileID: stored.ID})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: the data source was deleted or synced anew meanwhile", ErrPermanent)
+	}
+	r.items[key] = store.DataSourceItem{EntryID: key, Size: f.e.Size, Modified: f.e.Modified.UTC().Truncate(time.Microsecond), FileID: stored.ID}
+	return nil
+}
+
+// entryError sorts a file's failure: the connection's failures end the
+// sync (permanently); a file the host will never take (too large, a bad
+// name, gone) is skipped; anything else fails the file, and the sync is
+// retried for it.
+func (r *run) entryError(name string, err error, res *Result) error {
+	if fatal(err) {
+		return classify(err)
+	}
+	if skippable(err) {
+		res.Skipped++
+	} else {
+		res.Failed++
+	}
+	res.problem(name, err)
+	return nil
+}
+
+// fatal: the connection cannot serve this sync at all.
+func fatal(err error) bool {
+	if errors.Is(err, connections.ErrRevoked) || errors.Is(err, connections.ErrExpired) || errors.Is(err, connections.ErrRejected) ||
+		errors.Is(err, connections.ErrWrongProvider) || errors.Is(err, connections.ErrNoConnector) ||
+		// The owner lost the workspace (or the right to write to it).
+		errors.Is(err, tenancy.ErrNotFound) || errors.Is(err, tenancy.ErrForbidden) {
+		return true
+	}
+	var ce *connections.ConnectorError
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case "connection_revoked", "connection_expired", "connection_rejected", "wrong_provider", "wrong_auth", "host_refused", "no_connector", "forbidden":
+			return true
+		}
+	}
+	return false
+}
+
+// classify marks the errors retrying cannot fix as permanent.
+func classify(err error) error {
+	var ce *connections.ConnectorError
+	if fatal(err) || (errors.As(err, &ce) && (ce.Code == "not_found" || ce.Code == "invalid_path" || ce.Code == "unsupported")) {
+		return fmt.Errorf("%w: %w", ErrPermanent, err)
+	}
+	return err
+}
+
+func skippable(err error) bool {
+	if errors.Is(err, tenancy.ErrInvalid) {
+		return true
+	}
+	var ce *connections.ConnectorError
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case "too_large", "not_found", "invalid_path", "unsupported", "invalid_request":
+			return true
+		}
+	}
+	return false
+}
+
+// folder returns the workspace folder for dirs under the source's own
+// folder (named after its label), making what is missing.
+func (r *run) folder(ctx context.Context, dirs []string) (string, error) {
+	if r.folders == nil {
+		if err := r.loadFolders(ctx); err != nil {
+			return "", err
+		}
+	}
+	if r.root == "" {
+		if r.d.FolderID != "" && r.known(r.d.FolderID) {
+			r.root = r.d.FolderID
+		} else {
+			id, err := r.child(ctx, "", r.d.Label)
+			if err != nil {
+				return "", err
+			}
+			r.root = id
+			if _, err := r.s.store.UpdateDataSourceSync(ctx, r.d.ID, r.seq, r.s.now(), store.DataSourceSync{State: store.SyncRunning, FolderID: &id}); err != nil {
+				return "", err
+			}
+		}
+	}
+	at := r.root
+	for _, name := range dirs {
+		id, err := r.child(ctx, at, name)
+		if err != nil {
+			return "", err
+		}
+		at = id
+	}
+	return at, nil
+}
+
+func (r *run) loadFolders(ctx context.Context) error {
+	fs, err := r.s.files.Folders(ctx, r.p, r.d.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	r.folders = map[string]string{}
+	for _, f := range fs {
+		r.folders[f.ParentID+"/"+f.Name] = f.ID
+	}
+	return nil
+}
+
+func (r *run) known(id string) bool {
+	for _, v := range r.folders {
+		if v == id {
+			return true
+		}
+	}
+	return false
+}
+
+// child returns the folder name under parent, making it if needed (one
+// made meanwhile by someone else is used).
+func (r *run) child(ctx context.Context, parent, name string) (string, error) {
+	if id, ok := r.folders[parent+"/"+name]; ok {
+		return id, nil
+	}
+	f, err := r.s.files.CreateFolder(ctx, r.p, files.Folder{WorkspaceID: r.d.WorkspaceID, ParentID: parent, Name: name})
+	if errors.Is(err, tenancy.ErrConflict) {
+		if err := r.loadFolders(ctx); err != nil {
+			return "", err
+		}
+		if id, ok := r.folders[parent+"/"+name]; ok {
+			return id, nil
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("datasources: folder %q: %w", name, err)
+	}
+	r.folders[parent+"/"+name] = f.ID
+	return f.ID, nil
+}
+
+// safeName makes a provider's name a workspace name: separators and
+// control characters replaced, trimmed; an unusable one becomes the
+// entry's id.
+func safeName(name, id string) string {
+	name = strings.Map(func(c rune) rune {
+		if c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
+			return '_'
+		}
+		return c
+	}, name)
+	name = strings.TrimSpace(name)
+	for len(name) > 200 {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	if name == "" || name == "." || name == ".." {
+		name = "entry-" + safeID(id)
+	}
+	return name
+}
+
+func safeID(id string) string {
+	return strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			return c
+		}
+		return '_'
+	}, id)
+}
