@@ -285,16 +285,24 @@ func checkPath(p string) (string, error) {
 	return r, nil
 }
 
+// open decodes a request into req, checks the path it names (target, req
+// itself or the PathRequest it embeds) and begins the call's use of its
+// connection.
+func (h *Capability) open(ctx context.Context, c *wasm.Call, raw json.RawMessage, req any, target *wire.PathRequest) (string, call, error) {
+	if err := decode(raw, req); err != nil {
+		return "", call{}, err
+	}
+	rel, err := checkPath(target.Path)
+	if err != nil {
+		return "", call{}, err
+	}
+	k, err := h.begin(ctx, c, target.Connection)
+	return rel, k, err
+}
+
 func (h *Capability) list(ctx context.Context, c *wasm.Call, raw json.RawMessage) (any, error) {
 	var req wire.ListRequest
-	if err := decode(raw, &req); err != nil {
-		return nil, err
-	}
-	rel, err := checkPath(req.Path)
-	if err != nil {
-		return nil, err
-	}
-	k, err := h.begin(ctx, c, req.Connection)
+	rel, k, err := h.open(ctx, c, raw, &req, &req.PathRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -316,14 +324,7 @@ func (h *Capability) list(ctx context.Context, c *wasm.Call, raw json.RawMessage
 
 func (h *Capability) stat(ctx context.Context, c *wasm.Call, raw json.RawMessage) (any, error) {
 	var req wire.PathRequest
-	if err := decode(raw, &req); err != nil {
-		return nil, err
-	}
-	rel, err := checkPath(req.Path)
-	if err != nil {
-		return nil, err
-	}
-	k, err := h.begin(ctx, c, req.Connection)
+	rel, k, err := h.open(ctx, c, raw, &req, &req)
 	if err != nil {
 		return nil, err
 	}
@@ -332,14 +333,7 @@ func (h *Capability) stat(ctx context.Context, c *wasm.Call, raw json.RawMessage
 
 func (h *Capability) read(ctx context.Context, c *wasm.Call, raw json.RawMessage) (any, error) {
 	var req wire.ReadRequest
-	if err := decode(raw, &req); err != nil {
-		return nil, err
-	}
-	rel, err := checkPath(req.Path)
-	if err != nil {
-		return nil, err
-	}
-	k, err := h.begin(ctx, c, req.Connection)
+	rel, k, err := h.open(ctx, c, raw, &req, &req.PathRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -362,14 +356,7 @@ func (h *Capability) read(ctx context.Context, c *wasm.Call, raw json.RawMessage
 
 func (h *Capability) write(ctx context.Context, c *wasm.Call, raw json.RawMessage) (any, error) {
 	var req wire.WriteRequest
-	if err := decode(raw, &req); err != nil {
-		return nil, err
-	}
-	rel, err := checkPath(req.Path)
-	if err != nil {
-		return nil, err
-	}
-	k, err := h.begin(ctx, c, req.Connection)
+	rel, k, err := h.open(ctx, c, raw, &req, &req.PathRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -378,14 +365,7 @@ func (h *Capability) write(ctx context.Context, c *wasm.Call, raw json.RawMessag
 
 func (h *Capability) mkdir(ctx context.Context, c *wasm.Call, raw json.RawMessage) (any, error) {
 	var req wire.PathRequest
-	if err := decode(raw, &req); err != nil {
-		return nil, err
-	}
-	rel, err := checkPath(req.Path)
-	if err != nil {
-		return nil, err
-	}
-	k, err := h.begin(ctx, c, req.Connection)
+	rel, k, err := h.open(ctx, c, raw, &req, &req)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ type (
 // directory), at most limit entries (0: the host's bound).
 func List(connection, path string, limit int) (Listing, error) {
 	var out Listing
-	err := pdk.Invoke(list, wire.ListRequest{Connection: connection, Path: path, Limit: limit}, &out)
+	err := pdk.Invoke(list, wire.ListRequest{PathRequest: wire.PathRequest{Connection: connection, Path: path}, Limit: limit}, &out)
 	return out, err
 }
 
@@ -38,7 +38,7 @@ func Stat(connection, path string) (Entry, error) {
 // limit) is refused with the code "too_large" before any byte is sent.
 func Read(connection, path string, maxBytes int64) (File, error) {
 	var out File
-	err := pdk.Invoke(read, wire.ReadRequest{Connection: connection, Path: path, MaxBytes: maxBytes}, &out)
+	err := pdk.Invoke(read, wire.ReadRequest{PathRequest: wire.PathRequest{Connection: connection, Path: path}, MaxBytes: maxBytes}, &out)
 	return out, err
 }
 
@@ -47,7 +47,7 @@ func Read(connection, path string, maxBytes int64) (File, error) {
 // otherwise).
 func Write(connection, path string, data []byte, overwrite bool) (Entry, error) {
 	var out Entry
-	err := pdk.Invoke(write, wire.WriteRequest{Connection: connection, Path: path, Data: data, Overwrite: overwrite}, &out)
+	err := pdk.Invoke(write, wire.WriteRequest{PathRequest: wire.PathRequest{Connection: connection, Path: path}, Data: data, Overwrite: overwrite}, &out)
 	return out, err
 }
 

@@ -25,9 +25,8 @@ type Entry struct {
 // ListRequest lists a directory, at most Limit entries (0: the host's
 // bound).
 type ListRequest struct {
-	Connection string `json:"connection"`
-	Path       string `json:"path,omitempty"`
-	Limit      int    `json:"limit,omitempty"`
+	PathRequest
+	Limit int `json:"limit,omitempty"`
 }
 
 // Listing is a directory's entries, sorted by name; Truncated says the
@@ -37,7 +36,8 @@ type Listing struct {
 	Truncated bool    `json:"truncated,omitempty"`
 }
 
-// PathRequest names one path (stat, mkdir).
+// PathRequest names one path of a connection (stat, mkdir; the others
+// embed it).
 type PathRequest struct {
 	Connection string `json:"connection"`
 	Path       string `json:"path"`
@@ -46,9 +46,8 @@ type PathRequest struct {
 // ReadRequest reads a whole file of at most MaxBytes (0: the plugin's
 // response limit, which also bounds a larger MaxBytes).
 type ReadRequest struct {
-	Connection string `json:"connection"`
-	Path       string `json:"path"`
-	MaxBytes   int64  `json:"maxBytes,omitempty"`
+	PathRequest
+	MaxBytes int64 `json:"maxBytes,omitempty"`
 }
 
 // File is a file read whole.
@@ -61,8 +60,7 @@ type File struct {
 // same directory, then renamed, so the file appears whole or not at all.
 // An existing file is replaced only when Overwrite is set.
 type WriteRequest struct {
-	Connection string `json:"connection"`
-	Path       string `json:"path"`
-	Data       []byte `json:"data"`
-	Overwrite  bool   `json:"overwrite,omitempty"`
+	PathRequest
+	Data      []byte `json:"data"`
+	Overwrite bool   `json:"overwrite,omitempty"`
 }
