@@ -135,9 +135,9 @@ func startMicrosoft(t *testing.T, base string) *e2eFakes {
 	}
 }
 
-// startGoogle: the provider "google" with its defaults but for the
-// identity platform (fakes/oauth) and the API's root and hosts, which
-// name the fake's port (fakes/google serves Drive as www.googleapis.com
+// startGoogle: the provider "google" with its defaults (hosts, scopes)
+// but for the identity platform (fakes/oauth) and the API's root, on the
+// fake's port (fakes/google serves Drive as www.googleapis.com
 // and Gmail as gmail.googleapis.com). Drive's /Finanzen holds the PDF and
 // a Google Doc, which is downloaded too (exported to DOCX) once the flow
 // ended. The connection is made by the browser's OAuth dance; the summary
@@ -150,9 +150,9 @@ func startGoogle(t *testing.T, base string) *e2eFakes {
 	u, _ := url.Parse(gs.URL)
 	port := u.Port()
 	drive, gmail := "www.googleapis.com:"+port, "gmail.googleapis.com:"+port
-	// The default hosts are bare names (ports 80 and 443): on the fake's
-	// port the operator names both with it.
-	oauthEnv(t, as, "google", map[string]string{"BASE_URL": "http://" + drive, "HOSTS": drive + "," + gmail})
+	// The default hosts (www. and gmail.googleapis.com) stay: the
+	// connector derives Gmail's root from Drive's, port included.
+	oauthEnv(t, as, "google", map[string]string{"BASE_URL": "http://" + drive})
 
 	pdf := corpusPDF(t)
 	docx := corpusFile(t, "office/docx/textract-raw_text.docx")

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -106,6 +107,8 @@ func startSFTP(t *testing.T, _ string) *e2eFakes {
 		}
 	}
 	host := "files.example:" + srv.port
+	var api *e2eServer
+	var conn string
 	return &e2eFakes{
 		args: []string{"-resolve", "files.example=127.0.0.1", "-allow-host", host},
 		connect: func(t *testing.T, s *e2eServer) string {
@@ -115,6 +118,7 @@ func startSFTP(t *testing.T, _ string) *e2eFakes {
 			if st != 201 || json.Unmarshal(body, &c) != nil || c.ID == "" || c.Provider != "ftp" || c.Auth != "basic" {
 				t.Fatalf("POST /connections: %d %s", st, body)
 			}
+			api, conn = s, c.ID
 			return c.ID
 		},
 		service: "files", browse: "docs", download: "docs/camlidl.pdf",
@@ -127,6 +131,25 @@ func startSFTP(t *testing.T, _ string) *e2eFakes {
 			// session kept for the browse and the download).
 			if n := srv.logins.Load(); n < 1 {
 				t.Fatalf("%d sign-ins at the SFTP server", n)
+			}
+			// The base directory confines the connection: the file beside
+			// it is refused, not resolved, and nothing of it is stored.
+			st, body := api.do(t, "POST", "/workspaces/"+api.workspace+"/tools/externalDownload",
+				map[string]string{"connection": conn, "service": "files", "path": "../secret.txt"})
+			var res struct {
+				OK    bool `json:"ok"`
+				Error *struct {
+					Code string `json:"code"`
+				} `json:"error"`
+			}
+			if st != 200 || json.Unmarshal(body, &res) != nil || res.OK || res.Error == nil || res.Error.Code != "invalid_path" || strings.Contains(string(body), "outside the base") {
+				t.Fatalf("download beside the base: %d %s", st, body)
+			}
+			var page struct {
+				Items []struct{ Name string } `json:"items"`
+			}
+			if st := api.call(t, api.token, "GET", "/files?workspace="+api.workspace, "", &page); st != 200 || len(page.Items) != 1 || page.Items[0].Name != "camlidl.pdf" {
+				t.Fatalf("workspace files: %d %+v", st, page)
 			}
 		},
 	}
