@@ -86,7 +86,14 @@ func startMicrosoft(t *testing.T, base string) *e2eFakes {
 	return &e2eFakes{
 		args: []string{"-resolve", graphHost + "=127.0.0.1", "-resolve", spHost + "=127.0.0.1",
 			"-allow-host", graphHost + ":" + port, "-allow-host", spHost + ":" + port},
-		connect: func(t *testing.T, s *e2eServer) string { return oauthConnect(t, s, as, "microsoft") },
+		connect: func(t *testing.T, s *e2eServer) string {
+			id := oauthConnect(t, s, as, "microsoft")
+			// The identity platform then drops the access token (keys
+			// rotated): the flow's first Graph call gets 401, and the
+			// host refreshes the token once and sends it again.
+			as.RevokeAccess()
+			return id
+		},
 		service: "sharepoint", browse: folder, download: folder + "/camlidl.pdf",
 		fileName: "camlidl.pdf", mimeType: "application/pdf", text: "camlidl", data: pdf,
 		mailService: "outlook",
@@ -112,8 +119,8 @@ func startMicrosoft(t *testing.T, base string) *e2eFakes {
 		check: func(t *testing.T) {
 			// Graph's requests carried the connection's token; the
 			// download host got the PDF's request, without it.
-			var downloads int
-			for _, r := range g.Requests() {
+			var downloads, stale int
+			for i, r := range g.Requests() {
 				switch r.Host {
 				case spHost:
 					downloads++
@@ -121,15 +128,22 @@ func startMicrosoft(t *testing.T, base string) *e2eFakes {
 						t.Fatalf("the bearer token followed the redirect to %s", spHost)
 					}
 				case graphHost:
-					if !as.Valid(strings.TrimPrefix(r.Authorization, "Bearer ")) {
-						t.Fatalf("Graph request without a valid token: %+v", r)
+					tok, ok := strings.CutPrefix(r.Authorization, "Bearer ")
+					if !ok || tok == "" {
+						t.Fatalf("Graph request without the token: %+v", r)
+					}
+					if !as.Valid(tok) {
+						stale++
+						if i != 0 {
+							t.Fatalf("request %d carried a dropped token: %+v", i, r)
+						}
 					}
 				default:
 					t.Fatalf("a request to %s: %+v", r.Host, r)
 				}
 			}
-			if downloads != 1 {
-				t.Fatalf("%d requests to the download host, want the PDF's", downloads)
+			if downloads != 1 || stale != 1 || as.Refreshes() != 1 {
+				t.Fatalf("%d requests to the download host (want the PDF's), %d with the dropped token and %d refreshes (want 1 each)", downloads, stale, as.Refreshes())
 			}
 		},
 	}
