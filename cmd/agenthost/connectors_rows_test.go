@@ -27,6 +27,9 @@ func e2eProviders() []e2eProvider {
 	return []e2eProvider{
 		{name: "jira", start: startJira},
 		{name: "oauth-thirdparty", start: startThirdParty},
+		{name: "microsoft", start: startMicrosoft},
+		{name: "google", start: startGoogle},
+		{name: "sftp", start: startSFTP},
 	}
 }
 

@@ -103,8 +103,10 @@ type Options struct {
 	Store     Store
 	Sealer    *secrets.Sealer
 	Providers []Provider
-	// TokenClient sends requests to providers' token endpoints (default:
-	// an egress client refusing private addresses).
+	// TokenClient sends requests to providers' token endpoints (default: a
+	// plain client with a 30 s time-out; the endpoints are the operator's
+	// configuration, not a plugin's choice, so neither the egress policy
+	// nor -resolve applies to them).
 	TokenClient *http.Client
 	// Now and Sleep replace the clock (tests).
 	Now   func() time.Time
