@@ -51,6 +51,9 @@ func (s *Service) Providers() []ProviderInfo {
 	out := make([]ProviderInfo, 0, len(s.providers))
 	for _, p := range s.providers {
 		auth := []string{AuthToken, AuthBasic}
+		if p.Name == ProviderFiles {
+			auth = []string{AuthBasic} // checkFileServer: an account and a password or key
+		}
 		if p.OAuth != nil {
 			auth = append([]string{AuthOAuth2}, auth...)
 		}
