@@ -128,6 +128,9 @@ type Connection struct {
 type ConnectionProvider struct {
 	// the kinds of connection it takes
 	Auth []string `json:"auth"`
+	// a file server (FTP, FTPS, SFTP): baseUrl is ftp://, ftps:// or sftp://host:port/dir, account and
+	// password (token), and an SFTP connection pins the server's host key (hostKey, SHA256:…)
+	FileServer bool `json:"fileServer,omitempty"`
 	// the provider (jira, google, microsoft, …)
 	Name string `json:"name"`
 	// a token or basic connection must name its site (baseUrl)

@@ -116,7 +116,10 @@ func TestBrowserConnections(t *testing.T) {
 	for _, c := range list {
 		got[c.Provider+"/"+c.Label+"/"+c.Auth] = c.Revoked
 	}
-	if revoked, ok := got["jira/work/basic"]; !ok || !revoked || len(list) != 2 {
+	if revoked, ok := got["jira/work/basic"]; !ok || !revoked || len(list) != 3 {
+		t.Errorf("connections after the run: %+v", list)
+	}
+	if revoked, ok := got["ftp/files/basic"]; !ok || !revoked {
 		t.Errorf("connections after the run: %+v", list)
 	}
 	if revoked, ok := got["acme/acme-ui/oauth2"]; !ok || revoked {

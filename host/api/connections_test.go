@@ -40,7 +40,7 @@ func TestConnectionsAPI(t *testing.T) {
 		}
 	}
 	if status, _, raw = do(t, ts.base, call{"GET", "/connections/providers", ts.alice, "", nil}); status != 200 ||
-		string(raw) != `[{"name":"ftp","auth":["basic"],"needsBaseUrl":true},{"name":"jira","auth":["token","basic"],"needsBaseUrl":true}]` {
+		string(raw) != `[{"name":"ftp","auth":["basic"],"needsBaseUrl":true,"fileServer":true},{"name":"jira","auth":["token","basic"],"needsBaseUrl":true}]` {
 		t.Fatalf("providers: %d %s", status, raw)
 	}
 	if status, _, raw = do(t, ts.base, call{"POST", "/connections/authorize", ts.alice, "application/json", strings.NewReader(`{"provider":"jira"}`)}); status != 400 {

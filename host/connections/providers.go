@@ -44,6 +44,10 @@ type ProviderInfo struct {
 	// NeedsBaseURL: a token or basic connection must name its site (the
 	// provider has no API root or hosts of its own, as Jira Cloud).
 	NeedsBaseURL bool `json:"needsBaseUrl"`
+	// FileServer: an FTP, FTPS or SFTP server (ProviderFiles): its URL
+	// names the protocol, an account and a password sign in, and an SFTP
+	// connection pins the server's host key.
+	FileServer bool `json:"fileServer,omitempty"`
 }
 
 // Providers lists the configured providers by name.
@@ -57,7 +61,7 @@ func (s *Service) Providers() []ProviderInfo {
 		if p.OAuth != nil {
 			auth = append([]string{AuthOAuth2}, auth...)
 		}
-		out = append(out, ProviderInfo{Name: p.Name, Auth: auth, NeedsBaseURL: p.BaseURL == "" && len(p.Hosts) == 0})
+		out = append(out, ProviderInfo{Name: p.Name, Auth: auth, NeedsBaseURL: p.BaseURL == "" && len(p.Hosts) == 0, FileServer: p.Name == ProviderFiles})
 	}
 	slices.SortFunc(out, func(a, b ProviderInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out

@@ -77,6 +77,10 @@ export function Connections({ t, api, notice, dismiss, back }) {
   // A provider connected by OAuth takes a token too, but one that takes
   // nothing else (Jira) is what this form is for: it comes first.
   const chosen = tokenProviders.find((p) => p.name === provider) || tokenProviders.find((p) => !p.auth.includes('oauth2')) || tokenProviders[0];
+  // A file server signs in with an account and a password only, at an
+  // ftp://, ftps:// or sftp:// URL; SFTP pins the server's host key.
+  const files = !!(chosen && chosen.fileServer);
+  const kind = files ? 'basic' : auth;
   const oauthChosen = oauthProviders.find((p) => p.name === oauthProvider) || oauthProviders[0];
 
   const add = async (e) => {
@@ -86,12 +90,13 @@ export function Connections({ t, api, notice, dismiss, back }) {
     // The secret is read from the field at the moment it is sent and the
     // field is emptied after: it never lives in the page's state.
     const el = f.elements;
-    const body = { provider: chosen.name, label: el.label.value.trim() || chosen.name, auth, token: tokenField.current.value };
+    const body = { provider: chosen.name, label: el.label.value.trim() || chosen.name, auth: kind, token: tokenField.current.value };
     if (el.baseUrl.value.trim()) body.baseUrl = el.baseUrl.value.trim();
-    if (auth === 'basic') body.account = el.account.value.trim();
+    if (kind === 'basic') body.account = el.account.value.trim();
+    if (el.hostKey && el.hostKey.value.trim()) body.hostKey = el.hostKey.value.trim();
     try {
       await api('POST', '/connections', body);
-      for (const k of ['label', 'baseUrl', 'account']) if (el[k]) el[k].value = '';
+      for (const k of ['label', 'baseUrl', 'account', 'hostKey']) if (el[k]) el[k].value = '';
       tokenField.current.value = '';
       await load();
     } catch (ex) { setFormErr(ex.message); } finally { setBusy(false); }
@@ -152,12 +157,15 @@ export function Connections({ t, api, notice, dismiss, back }) {
       <form class="conn-form" onSubmit=${add} autocomplete="off">
         <label>${t('provider')}<select name="provider" id="conn-provider" value=${chosen.name} onChange=${(e) => setProvider(e.target.value)}>
           ${tokenProviders.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
-        <label>${t('authKind')}<select name="auth" id="conn-auth" value=${auth} onChange=${(e) => setAuth(e.target.value)}>
-          <option value="basic">${t('auth_basic')}</option><option value="token">${t('auth_token')}</option></select></label>
+        ${!files && html`<label>${t('authKind')}<select name="auth" id="conn-auth" value=${auth} onChange=${(e) => setAuth(e.target.value)}>
+          <option value="basic">${t('auth_basic')}</option><option value="token">${t('auth_token')}</option></select></label>`}
         <label>${t('label')}<input name="label" id="conn-label" maxlength="200" /></label>
-        <label>${t('siteUrl')}<input name="baseUrl" id="conn-base" type="url" placeholder="https://example.atlassian.net" required=${chosen.needsBaseUrl} /></label>
-        ${auth === 'basic' && html`<label>${t('email')}<input name="account" id="conn-account" type="email" autocomplete="off" required /></label>`}
-        <label>${t('apiToken')}<input ref=${tokenField} id="conn-token" type="password" autocomplete="new-password" required /></label>
+        <label>${files ? t('serverUrl') : t('siteUrl')}<input name="baseUrl" id="conn-base" type="url"
+          placeholder=${files ? 'sftp://files.example.com:22/reports' : 'https://example.atlassian.net'} required=${chosen.needsBaseUrl} /></label>
+        ${kind === 'basic' && html`<label>${files ? t('accountName') : t('email')}<input name="account" id="conn-account" type=${files ? 'text' : 'email'} autocomplete="off" required /></label>`}
+        <label>${files ? t('password') : t('apiToken')}<input ref=${tokenField} id="conn-token" type="password" autocomplete="new-password" required /></label>
+        ${files && html`<label>${t('hostKey')}<input name="hostKey" id="conn-hostkey" placeholder="SHA256:…" pattern="SHA256:[A-Za-z0-9+/]{43}" aria-describedby="conn-hostkey-hint" /></label>
+          <p class="muted" id="conn-hostkey-hint">${t('hostKeyHint')}</p>`}
         <p class="muted">${t('tokenWriteOnly')}</p>
         ${formErr && html`<p class="error" role="alert">${formErr}</p>`}
         <button type="submit" data-testid="add-connection" disabled=${busy}>${t('addConnection')}</button>

@@ -119,6 +119,33 @@ await step('jira-revoked', async () => {
   assert.match(await row('work').innerText(), /revoked/);
 });
 
+await step('sftp-connection-added', async () => {
+  // A file server: URL, account, password and the SFTP host key; no
+  // sign-in kind to choose, and the password is as write-only as a token.
+  const password = 'sftp-pass-' + Math.random().toString(36).slice(2);
+  await page.selectOption('#conn-provider', 'ftp');
+  assert.equal(await page.locator('#conn-auth').count(), 0, 'a file server offers a sign-in kind');
+  await page.locator('#conn-hostkey').waitFor();
+  await axe('connections, file server form');
+  await page.fill('#conn-label', 'files');
+  await page.fill('#conn-base', 'sftp://files.example:2222/reports');
+  await page.fill('#conn-account', 'ada');
+  await page.fill('#conn-token', password);
+  await page.fill('#conn-hostkey', 'SHA256:' + 'A'.repeat(43));
+  await page.click('[data-testid=add-connection]');
+  const r = row('files');
+  await r.waitFor();
+  assert.match(await r.innerText(), /sftp:\/\/files\.example:2222\/reports/);
+  assert.equal(await page.inputValue('#conn-token'), '');
+  assert.equal(await page.inputValue('#conn-hostkey'), '');
+  const everything = await page.evaluate(() => document.documentElement.outerHTML + [...document.querySelectorAll('input')].map((e) => e.value).join('\n'));
+  assert.ok(!everything.includes(password), 'the password is in the page');
+  await r.locator('[data-testid=revoke]').click();
+  await r.locator('[data-testid=revoke-confirm]').click();
+  await page.locator('tr[data-connection][data-state=revoked]', { has: page.locator('td', { hasText: /^files$/ }) }).waitFor();
+  await page.selectOption('#conn-provider', 'jira');
+});
+
 await step('oauth-round-trip', async () => {
   await page.fill('input[name=oauthLabel]', 'acme-ui');
   // The browser goes to the provider's authorisation endpoint with PKCE,
