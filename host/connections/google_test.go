@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,13 +16,13 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/google"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
-	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
@@ -82,7 +81,7 @@ type googleEnv struct {
 	gsvc     *connections.Service
 	resolver *connections.Resolver
 	conn     connections.Connection
-	logs     *logSink
+	logs     *connectionstest.LogSink
 	port     string
 	// seeded drive
 	finanzen, planID string
@@ -95,7 +94,6 @@ type googleEnv struct {
 // root host ("" for www.googleapis.com).
 func newGoogleEnv(t *testing.T, apiHost string) *googleEnv {
 	t.Helper()
-	ctx := context.Background()
 	e := newEnv(t)
 	g := google.New(e.as.Valid, "alice@acme.example")
 	t.Cleanup(g.Close)
@@ -105,41 +103,21 @@ func newGoogleEnv(t *testing.T, apiHost string) *googleEnv {
 		apiHost = "www.googleapis.com"
 	}
 	base := "http://" + apiHost + ":" + port
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{9}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gsvc, err := connections.New(connections.Options{Store: e.db, Sealer: sealer, Providers: []connections.Provider{googleProvider(e.as, port, base)},
-		TokenClient: e.as.Client(), Now: e.clock.now,
-		Sleep: func(_ context.Context, d time.Duration) error {
-			e.slept = append(e.slept, d)
-			e.clock.add(d)
-			return nil
-		}})
+	gsvc, err := connections.New(connections.Options{Store: e.db, Sealer: connectionstest.Sealer(t), Providers: []connections.Provider{googleProvider(e.as, port, base)},
+		TokenClient: e.as.Client(), Now: e.clock.Now, Sleep: e.clock.Sleep})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosts := []string{"www.googleapis.com", "gmail.googleapis.com", "evil.example"}
-	opts := wasm.EgressOptions{Resolver: fakeDNS{}}
+	dns := connectionstest.DNS{}
+	opts := wasm.EgressOptions{Resolver: dns}
 	for _, h := range hosts {
 		opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, h+":"+port)
-		opts.Resolver.(fakeDNS)[h] = "127.0.0.1"
+		dns[h] = "127.0.0.1"
 	}
 	capab := &connections.Capability{Service: gsvc, Egress: opts}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), capab.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &logSink{}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).
-		WithPluginLogLevel(slog.LevelDebug).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	if _, err := h.Load(ctx, wasm.Source{Origin: "test:google", Module: wasmtest.Module(t, "google"), Builtin: true}); err != nil {
-		t.Fatal(err)
-	}
+	logs := &connectionstest.LogSink{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{capab.Wasm()}, Logs: logs}, "google")
 	ge := &googleEnv{env: e, g: g, gsvc: gsvc, resolver: &connections.Resolver{Plugins: h, Service: gsvc}, logs: logs, port: port,
 		pdf: corpus(t, "pdf/deb-camlidl-1.04.pdf"), docx: corpus(t, "office/docx/textract-raw_text.docx"), xlsx: corpus(t, "office/xlsx/textract-raw_text.xlsx")}
 	ge.conn = connectGoogle(t, gsvc, e.as, e.alice)
@@ -473,8 +451,8 @@ func TestGoogleRefreshAndThrottling(t *testing.T) {
 	if _, err := ge.browse("/Finanzen", 0, ""); err != nil {
 		t.Fatal(err)
 	}
-	if len(ge.slept) != 1 || ge.slept[0] != 3*time.Second {
-		t.Fatalf("slept %v", ge.slept)
+	if slept := ge.clock.Slept(); len(slept) != 1 || slept[0] != 3*time.Second {
+		t.Fatalf("slept %v", slept)
 	}
 	ge.g.Throttle(429, time.Hour)
 	if _, err := ge.browse("", 0, ""); err == nil || !strings.Contains(err.Error(), "rate_limited") || !strings.Contains(err.Error(), "3600") {
@@ -690,11 +668,7 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	t.Cleanup(g.Close)
 	u, _ := url.Parse(g.URL)
 	port := u.Port()
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{5}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: sealer, TokenClient: as.Client(),
+	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), TokenClient: as.Client(),
 		Providers: []connections.Provider{googleProvider(as, port, "http://www.googleapis.com:"+port)}})
 	if err != nil {
 		t.Fatal(err)
@@ -705,27 +679,14 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	g.Add(google.File{Name: "Report.pdf", MIMEType: "application/pdf", Parents: []string{fin}, Content: pdf})
 	g.Add(google.File{Name: "Plan", MIMEType: google.DocumentType, Parents: []string{fin}, Exports: map[string][]byte{docxType: docx}})
 
-	rec := &recorder{}
+	rec := &connectionstest.Recorder{}
 	fileSvc := w.Files.WithIndexer(rec, nil)
 	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"www.googleapis.com:" + port, "gmail.googleapis.com:" + port},
-		Resolver: fakeDNS{"www.googleapis.com": "127.0.0.1", "gmail.googleapis.com": "127.0.0.1"}}
+		Resolver: connectionstest.DNS{"www.googleapis.com": "127.0.0.1", "gmail.googleapis.com": "127.0.0.1"}}
 	fc := &files.Capability{Files: fileSvc, Workflows: w.Workflows}
 	toolsCap := &connections.ToolsCapability{}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), fc.Wasm(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	for _, name := range []string{"google", "connections", "pdf", "office"} {
-		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + name, Module: wasmtest.Module(t, name), Builtin: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{fc.Wasm(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm()}},
+		"google", "connections", "pdf", "office")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
 	for _, ti := range h.Tools() {
 		if ti.Plugin == "google" {
@@ -781,11 +742,12 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	}
 	// Both files are the workflow's documents, byte for byte, indexed by the real extractors.
 	want := map[string][]byte{"Report.pdf": pdf, "Plan.docx": docx}
-	if len(rec.ids) != 2 {
-		t.Fatalf("indexer got %v", rec.ids)
+	ids := rec.IDs()
+	if len(ids) != 2 {
+		t.Fatalf("indexer got %v", ids)
 	}
 	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
-	for _, id := range rec.ids {
+	for _, id := range ids {
 		info, r, err := fileSvc.Open(ctx, w.P, id)
 		if err != nil {
 			t.Fatal(err)
@@ -810,8 +772,8 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	if r.OK || !strings.Contains(r.Error.Error(), "too_large") {
 		t.Fatalf("over the limit: %+v", r)
 	}
-	if len(rec.ids) != 2 {
-		t.Fatalf("an over-size download stored a file: %v", rec.ids)
+	if ids := rec.IDs(); len(ids) != 2 {
+		t.Fatalf("an over-size download stored a file: %v", ids)
 	}
 	for _, rq := range reqs {
 		b, _ := json.Marshal(rq)
@@ -835,12 +797,8 @@ func TestGoogleEchoNeverEntersMemory(t *testing.T) {
 	t.Cleanup(g.Close)
 	u, _ := url.Parse(g.URL)
 	port := u.Port()
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{4}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The probe's provider (acme) is served by the Google fake here.
-	svc, err := connections.New(connections.Options{Store: e.db, Sealer: sealer, TokenClient: e.as.Client(), Providers: []connections.Provider{{
+	svc, err := connections.New(connections.Options{Store: e.db, Sealer: connectionstest.Sealer(t), TokenClient: e.as.Client(), Providers: []connections.Provider{{
 		Name: "acme", Hosts: []string{"api.acme.test:" + port}, BaseURL: "http://api.acme.test:" + port,
 		OAuth: &connections.OAuth{ClientID: e.as.ClientID, ClientSecret: e.as.ClientSecret, AuthURL: e.as.AuthURL(), TokenURL: e.as.TokenURL(), RedirectURL: e.as.RedirectURI}}}})
 	if err != nil {
@@ -854,22 +812,10 @@ func TestGoogleEchoNeverEntersMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port}, Resolver: fakeDNS{"api.acme.test": "127.0.0.1"}}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), (&connections.Capability{Service: svc, Egress: opts}).Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &logSink{}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).
-		WithPluginLogLevel(slog.LevelDebug).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	p, err := h.Load(ctx, wasm.Source{Origin: "test:connprobe", Module: wasmtest.Module(t, "connprobe"), Builtin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port}, Resolver: connectionstest.DNS{"api.acme.test": "127.0.0.1"}}
+	logs := &connectionstest.LogSink{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{(&connections.Capability{Service: svc, Egress: opts}).Wasm()}, Logs: logs}, "connprobe")
+	p := wasmtest.Plugin(t, h, "connprobe")
 	id := g.Add(google.File{Name: "r.txt", MIMEType: "text/plain", Content: []byte("report")})
 	media := "http://api.acme.test:" + port + "/drive/v3/files/" + id + "?alt=media"
 	var results string

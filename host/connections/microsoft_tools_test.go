@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -35,7 +36,7 @@ func TestAgentSharePointToOutlook(t *testing.T) {
 	}})
 	m := newMSWorld(t, w.DB)
 	conn := m.connect(t, w.P, "work")
-	rec := &recorder{}
+	rec := &connectionstest.Recorder{}
 	fileSvc := w.Files.WithIndexer(rec, nil)
 	toolsCap := &connections.ToolsCapability{}
 	h := m.host(t, nil, []wasm.Capability{(&files.Capability{Files: fileSvc, Workflows: w.Workflows}).Wasm(), toolsCap.Wasm()}, "connections", "pdf")
@@ -98,14 +99,15 @@ func TestAgentSharePointToOutlook(t *testing.T) {
 	if !bytes.Equal(stored, m.pdf) {
 		t.Fatalf("stored %d bytes, want the PDF's %d", len(stored), len(m.pdf))
 	}
-	if len(rec.ids) != 1 || rec.ids[0] != docs[0].FileID {
-		t.Fatalf("indexer got %v", rec.ids)
+	ids := rec.IDs()
+	if len(ids) != 1 || ids[0] != docs[0].FileID {
+		t.Fatalf("indexer got %v", ids)
 	}
 	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
-	if _, err := ing.Ingest(ctx, rec.ids[0], false); err != nil {
+	if _, err := ing.Ingest(ctx, ids[0], false); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := w.DB.ContentState(ctx, w.P, rec.ids[0]); err != nil || st.Status != knowledge.StatusIndexed {
+	if st, err := w.DB.ContentState(ctx, w.P, ids[0]); err != nil || st.Status != knowledge.StatusIndexed {
 		t.Fatalf("content state %+v %v", st, err)
 	}
 
@@ -132,8 +134,8 @@ func TestAgentSharePointToOutlook(t *testing.T) {
 		t.Fatalf("over the limit: %+v %+v", big, big.Error)
 	}
 	after, err := fileSvc.List(ctx, w.P, files.Filter{WorkspaceID: w.Workspace})
-	if err != nil || len(after.Items) != len(before.Items) || len(rec.ids) != 1 {
-		t.Fatalf("a refused download left %d files (was %d), %d indexed: %v", len(after.Items), len(before.Items), len(rec.ids), err)
+	if err != nil || len(after.Items) != len(before.Items) || len(rec.IDs()) != 1 {
+		t.Fatalf("a refused download left %d files (was %d), %d indexed: %v", len(after.Items), len(before.Items), len(rec.IDs()), err)
 	}
 	// Nothing the model saw holds a token.
 	for _, rq := range reqs {

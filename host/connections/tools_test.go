@@ -5,23 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
-	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -29,20 +27,6 @@ import (
 	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
-
-// recorder is the files.Indexer of the test: it takes every new file as the
-// ingestion queue would, for the test to ingest when the round is over.
-type recorder struct {
-	mu  sync.Mutex
-	ids []string
-}
-
-func (r *recorder) Index(_ context.Context, f files.Item) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ids = append(r.ids, f.ID)
-	return nil
-}
 
 // TestAgentDownloadsJiraAttachment: a scripted agent lists the user's
 // connections, browses a Jira issue, downloads its PDF attachment with the
@@ -55,11 +39,7 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
 		Timeout: 20 * time.Second,
 	}})
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{3}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: sealer, Providers: connections.DefaultProviders()})
+	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,27 +57,13 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rec := &recorder{}
+	rec := &connectionstest.Recorder{}
 	fileSvc := w.Files.WithIndexer(rec, nil)
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: fakeDNS{"acme.atlassian.net": "127.0.0.1"}}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
 	fc := &files.Capability{Files: fileSvc, Workflows: w.Workflows}
 	connCap := &connections.Capability{Service: svc, Egress: opts}
 	toolsCap := &connections.ToolsCapability{Events: w.Workflows}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), fc.Wasm(), connCap.Wasm(), toolsCap.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	for _, name := range []string{"jira", "connections", "pdf"} {
-		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + name, Module: wasmtest.Module(t, name), Builtin: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{fc.Wasm(), connCap.Wasm(), toolsCap.Wasm()}}, "jira", "connections", "pdf")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
 	// The connector's own tools are not agent tools.
 	for _, ti := range h.Tools() {
@@ -157,14 +123,15 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 		t.Fatalf("stored %d bytes, want the %d of the attachment", len(stored), len(pdf))
 	}
 	// Handed to the indexer like an upload, then indexed by the PDF extractor.
-	if len(rec.ids) != 1 || rec.ids[0] != docs[0].FileID {
-		t.Fatalf("indexer got %v", rec.ids)
+	ids := rec.IDs()
+	if len(ids) != 1 || ids[0] != docs[0].FileID {
+		t.Fatalf("indexer got %v", ids)
 	}
 	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
-	if _, err := ing.Ingest(ctx, rec.ids[0], false); err != nil {
+	if _, err := ing.Ingest(ctx, ids[0], false); err != nil {
 		t.Fatal(err)
 	}
-	st, err := w.DB.ContentState(ctx, w.P, rec.ids[0])
+	st, err := w.DB.ContentState(ctx, w.P, ids[0])
 	if err != nil || st.Status != knowledge.StatusIndexed {
 		t.Fatalf("content state %+v %v", st, err)
 	}

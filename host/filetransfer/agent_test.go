@@ -5,42 +5,25 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/filetransfer"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
-	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
-
-// recorder is the files.Indexer of the test: it takes every new file as the
-// ingestion queue would.
-type recorder struct {
-	mu  sync.Mutex
-	ids []string
-}
-
-func (r *recorder) Index(_ context.Context, f files.Item) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ids = append(r.ids, f.ID)
-	return nil
-}
 
 // TestAgentDownloadsFromSFTP: a scripted agent browses the user's SFTP
 // server with the connection tools, downloads a PDF (it lands in the
@@ -53,11 +36,7 @@ func TestAgentDownloadsFromSFTP(t *testing.T) {
 		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
 		Timeout: 20 * time.Second,
 	}})
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{5}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: sealer, Providers: connections.DefaultProviders()})
+	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,28 +54,14 @@ func TestAgentDownloadsFromSFTP(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rec := &recorder{}
+	rec := &connectionstest.Recorder{}
 	fileSvc := w.Files.WithIndexer(rec, nil)
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"files.test:" + srv.port, "files.test:" + vanish.port}, Resolver: fakeDNS{"files.test": "127.0.0.1"}}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"files.test:" + srv.port, "files.test:" + vanish.port}, Resolver: connectionstest.DNS{"files.test": "127.0.0.1"}}
 	fc := &files.Capability{Files: fileSvc, Workflows: w.Workflows}
 	ft := &filetransfer.Capability{Logins: svc, Egress: opts}
 	t.Cleanup(ft.Close)
 	toolsCap := &connections.ToolsCapability{}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), fc.Wasm(), ft.Wasm(), toolsCap.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	for _, name := range []string{"ftp", "connections", "pdf"} {
-		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + name, Module: wasmtest.Module(t, name), Builtin: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{fc.Wasm(), ft.Wasm(), toolsCap.Wasm()}}, "ftp", "connections", "pdf")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
 
 	set, missing, err := tools.NewRegistry(h, map[string][]string{"conn": {"listConnections", "externalBrowse", "externalDownload", "externalSearch"}}).Set("conn")
@@ -153,14 +118,15 @@ func TestAgentDownloadsFromSFTP(t *testing.T) {
 	}
 	// Only the PDF is in the workspace and went to the indexer.
 	page, err := fileSvc.List(ctx, w.P, files.Filter{WorkspaceID: w.Workspace})
-	if err != nil || len(page.Items) != 1 || len(rec.ids) != 1 || rec.ids[0] != docs[0].FileID {
-		t.Fatalf("workspace files %+v, indexer got %v (%v)", page.Items, rec.ids, err)
+	ids := rec.IDs()
+	if err != nil || len(page.Items) != 1 || len(ids) != 1 || ids[0] != docs[0].FileID {
+		t.Fatalf("workspace files %+v, indexer got %v (%v)", page.Items, ids, err)
 	}
 	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
-	if _, err := ing.Ingest(ctx, rec.ids[0], false); err != nil {
+	if _, err := ing.Ingest(ctx, ids[0], false); err != nil {
 		t.Fatal(err)
 	}
-	st, err := w.DB.ContentState(ctx, w.P, rec.ids[0])
+	st, err := w.DB.ContentState(ctx, w.P, ids[0])
 	if err != nil || st.Status != knowledge.StatusIndexed {
 		t.Fatalf("content state %+v %v", st, err)
 	}
