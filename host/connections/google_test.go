@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,21 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/google"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
-	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
-	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/tenancy"
-	"github.com/agenthost/agenthost/host/toolcall"
-	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
-	"github.com/agenthost/agenthost/host/worldtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
@@ -657,11 +649,7 @@ func TestGoogleGmail(t *testing.T) {
 // extractors; the mail arrives in the fake. Over the download limit
 // nothing is stored. No request the model saw holds a token.
 func TestAgentGoogleDriveToGmail(t *testing.T) {
-	ctx := context.Background()
-	w := worldtest.New(t, worldtest.Options{Workflow: "google", Model: &worldtest.Model{
-		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
-		Timeout: 20 * time.Second,
-	}})
+	w := connectionstest.NewAgent(t, "google")
 	as := oauth.New("client-g", "secret-g", redirect)
 	t.Cleanup(as.Close)
 	g := google.New(as.Valid, "me@acme.example")
@@ -679,13 +667,10 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	g.Add(google.File{Name: "Report.pdf", MIMEType: "application/pdf", Parents: []string{fin}, Content: pdf})
 	g.Add(google.File{Name: "Plan", MIMEType: google.DocumentType, Parents: []string{fin}, Exports: map[string][]byte{docxType: docx}})
 
-	rec := &connectionstest.Recorder{}
-	fileSvc := w.Files.WithIndexer(rec, nil)
 	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"www.googleapis.com:" + port, "gmail.googleapis.com:" + port},
 		Resolver: connectionstest.DNS{"www.googleapis.com": "127.0.0.1", "gmail.googleapis.com": "127.0.0.1"}}
-	fc := &files.Capability{Files: fileSvc, Workflows: w.Workflows}
 	toolsCap := &connections.ToolsCapability{}
-	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{fc.Wasm(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm()}},
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{w.FileBridge(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm()}},
 		"google", "connections", "pdf", "office")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
 	for _, ti := range h.Tools() {
@@ -693,12 +678,8 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 			t.Fatalf("connector tool %s offered to agents", ti.Name)
 		}
 	}
-	set, missing, err := tools.NewRegistry(h, map[string][]string{"conn": {"listConnections", "externalBrowse", "externalDownload", "sendMail"}}).Set("conn")
-	if err != nil || len(missing) != 0 {
-		t.Fatalf("tool set: %v %v", missing, err)
-	}
-	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	w.Server.Script(
+	args := connectionstest.Args
+	reqs := w.Run(t, h, "summarise the finance files and mail bob", []string{"listConnections", "externalBrowse", "externalDownload", "sendMail"}, 5,
 		llmtest.CallTools(llmtest.Call("listConnections", `{}`)),
 		llmtest.CallTools(llmtest.Call("externalBrowse", args(map[string]string{"connection": conn.ID, "service": "drive", "path": "/Finanzen"}))),
 		llmtest.CallTools(
@@ -707,13 +688,6 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 		llmtest.CallTools(llmtest.Call("sendMail", args(map[string]any{"connection": conn.ID, "service": "gmail", "to": []string{"bob@acme.example"},
 			"subject": "Report summary", "body": "The report describes the camlidl port."}))),
 		llmtest.Reply("Sent."))
-	rctx := toolcall.With(ctx, toolcall.Caller{Principal: w.P, WorkspaceID: w.Workspace, WorkflowID: w.Workflow})
-	rctx = llm.WithAttribution(rctx, llm.Attribution{TenantID: w.Tenant.ID, WorkspaceID: w.Workspace, UserID: w.User.ID, WorkflowID: w.Workflow, Purpose: "agent"})
-	res := agent.New(w.Client, agent.Config{}, nil).Run(rctx, agent.Input{Prompt: "summarise the finance files and mail bob", Round: 1}, set, nil)
-	if res.Outcome != agent.Completed || res.ToolCalls != 5 {
-		t.Fatalf("run: %s, %d tool calls, %v", res.Outcome, res.ToolCalls, res.Err)
-	}
-	reqs := w.Server.ChatRequests()
 	results := func(i int) string {
 		var b strings.Builder
 		for _, m := range reqs[i].Messages {
@@ -742,47 +716,28 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	}
 	// Both files are the workflow's documents, byte for byte, indexed by the real extractors.
 	want := map[string][]byte{"Report.pdf": pdf, "Plan.docx": docx}
-	ids := rec.IDs()
+	ids := w.Index.IDs()
 	if len(ids) != 2 {
 		t.Fatalf("indexer got %v", ids)
 	}
-	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
 	for _, id := range ids {
-		info, r, err := fileSvc.Open(ctx, w.P, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stored, _ := io.ReadAll(r)
-		r.Close()
+		info, stored := w.File(t, id)
 		if !bytes.Equal(stored, want[info.Name]) {
 			t.Fatalf("%s: stored %d bytes", info.Name, len(stored))
 		}
-		if _, err := ing.Ingest(ctx, id, false); err != nil {
-			t.Fatal(err)
-		}
-		st, err := w.DB.ContentState(ctx, w.P, id)
-		if err != nil || st.Status != knowledge.StatusIndexed {
-			t.Fatalf("%s content state %+v %v", info.Name, st, err)
-		}
+		w.Ingest(t, h, id)
 	}
 	// Over the download limit: a clear error, nothing stored.
 	toolsCap.MaxDownload = 1000
 	b, _ := json.Marshal(map[string]string{"connection": conn.ID, "service": "drive", "path": "/Finanzen/Report.pdf"})
-	r := h.Call(rctx, "externalDownload", b, &wasm.CallOptions{Tenant: w.P.TenantID})
+	r := h.Call(w.Context(), "externalDownload", b, &wasm.CallOptions{Tenant: w.P.TenantID})
 	if r.OK || !strings.Contains(r.Error.Error(), "too_large") {
 		t.Fatalf("over the limit: %+v", r)
 	}
-	if ids := rec.IDs(); len(ids) != 2 {
+	if ids := w.Index.IDs(); len(ids) != 2 {
 		t.Fatalf("an over-size download stored a file: %v", ids)
 	}
-	for _, rq := range reqs {
-		b, _ := json.Marshal(rq)
-		for _, tok := range as.Issued() {
-			if bytes.Contains(b, []byte(tok)) {
-				t.Fatal("a token reached the model")
-			}
-		}
-	}
+	connectionstest.NeverSent(t, reqs, as.Issued()...)
 }
 
 // TestGoogleEchoNeverEntersMemory: TestTokenNeverEntersTheSandbox's

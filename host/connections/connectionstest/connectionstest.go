@@ -1,10 +1,12 @@
 // Package connectionstest holds what the tests of connectors share: a
 // store with two users of one tenant, a sealer, a resolver for test host
-// names, a log sink, a recording indexer and a settable clock.
+// names, a log sink, a recording indexer, a settable clock, and the world
+// of an agent using the connection tools.
 //
-// It imports store, files and worldtest, so only external tests (package
-// x_test) of connections and of packages above it, such as filetransfer
-// and datasources, can use it.
+// It imports store, files, worldtest, agent and knowledge, so only
+// external tests (package x_test) of connections and of packages above it,
+// such as filetransfer and datasources, can use it; connections itself
+// never does.
 package connectionstest
 
 import (
