@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/worldtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
@@ -42,15 +42,7 @@ func waitJob(t *testing.T, q *jobs.Queue, id int64) *jobs.Info {
 
 func (e *env) read(t *testing.T, id string) []byte {
 	t.Helper()
-	_, r, err := e.files.Open(context.Background(), e.alice, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := worldtest.ReadFile(t, e.files, e.alice, id)
 	return b
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -77,16 +76,7 @@ func (a *Agent) Run(tb testing.TB, h *wasm.Host, prompt string, toolNames []stri
 // when the user cannot read it.
 func (a *Agent) File(tb testing.TB, id string) (files.Item, []byte) {
 	tb.Helper()
-	info, r, err := a.Files.Open(context.Background(), a.P, id)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return info, b
+	return worldtest.ReadFile(tb, a.Files, a.P, id)
 }
 
 // Document returns the file of the workflow's document ref (a docItem a
