@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -107,7 +108,7 @@ func BenchmarkDownloadToIndexed(b *testing.B) {
 	for i := range 5 {
 		m.graph.Put(docs, fmt.Sprintf("Reports/annual-report-%d.pdf", i), "application/pdf", append(bytes.Clone(doc), fmt.Sprintf("%%run %d\n", i)...))
 	}
-	rec := &recorder{}
+	rec := &connectionstest.Recorder{}
 	fileSvc := w.Files.WithIndexer(rec, nil)
 	toolsCap := &connections.ToolsCapability{}
 	h := m.host(b, nil, []wasm.Capability{(&files.Capability{Files: fileSvc, Workflows: w.Workflows}).Wasm(), toolsCap.Wasm()}, "connections", "pdf")
@@ -123,10 +124,11 @@ func BenchmarkDownloadToIndexed(b *testing.B) {
 			b.Fatalf("externalDownload: %+v", res.Error)
 		}
 		downloads = append(downloads, figure.Millis(time.Since(t0)))
-		if len(rec.ids) != i+1 {
-			b.Fatalf("%d files handed to the indexer, want %d", len(rec.ids), i+1)
+		ids := rec.IDs()
+		if len(ids) != i+1 {
+			b.Fatalf("%d files handed to the indexer, want %d", len(ids), i+1)
 		}
-		id := rec.ids[i]
+		id := ids[i]
 		if _, err := ing.Ingest(ctx, id, false); err != nil {
 			b.Fatal(err)
 		}

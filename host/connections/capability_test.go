@@ -1,80 +1,34 @@
 package connections_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"log/slog"
-	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
-type fakeDNS map[string]string
-
-func (d fakeDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	if a, ok := d[host]; ok {
-		return []net.IPAddr{{IP: net.ParseIP(a)}}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-// logSink keeps every log record's text, attributes included.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // probeHost loads the hostile connector connprobe with the connection
 // capability reaching e's service; api.acme.test and evil.acme.test resolve
 // to the loopback test server.
-func probeHost(t *testing.T, e *env) (*wasm.Plugin, *logSink, string) {
+func probeHost(t *testing.T, e *env) (*wasm.Plugin, *connectionstest.LogSink, string) {
 	t.Helper()
-	ctx := context.Background()
 	u, _ := url.Parse(e.api.URL)
 	port := u.Port()
 	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port, "evil.acme.test:" + port, "other.test:" + port},
-		Resolver: fakeDNS{"api.acme.test": "127.0.0.1", "evil.acme.test": "127.0.0.1", "other.test": "127.0.0.1"}}
+		Resolver: connectionstest.DNS{"api.acme.test": "127.0.0.1", "evil.acme.test": "127.0.0.1", "other.test": "127.0.0.1"}}
 	capab := &connections.Capability{Service: e.svc, Egress: opts}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), capab.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &logSink{}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).
-		WithPluginLogLevel(slog.LevelDebug).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	p, err := h.Load(ctx, wasm.Source{Origin: "test:connprobe", Module: wasmtest.Module(t, "connprobe"), Builtin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, logs, port
+	logs := &connectionstest.LogSink{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{capab.Wasm()}, Logs: logs}, "connprobe")
+	return wasmtest.Plugin(t, h, "connprobe"), logs, port
 }
 
 func call(t *testing.T, p *wasm.Plugin, who tenancy.Principal, tool string, args any) wasm.Result {

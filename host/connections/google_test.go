@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,21 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/google"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
-	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
-	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
-	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/tenancy"
-	"github.com/agenthost/agenthost/host/toolcall"
-	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
-	"github.com/agenthost/agenthost/host/worldtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
@@ -82,7 +73,7 @@ type googleEnv struct {
 	gsvc     *connections.Service
 	resolver *connections.Resolver
 	conn     connections.Connection
-	logs     *logSink
+	logs     *connectionstest.LogSink
 	port     string
 	// seeded drive
 	finanzen, planID string
@@ -95,7 +86,6 @@ type googleEnv struct {
 // root host ("" for www.googleapis.com).
 func newGoogleEnv(t *testing.T, apiHost string) *googleEnv {
 	t.Helper()
-	ctx := context.Background()
 	e := newEnv(t)
 	g := google.New(e.as.Valid, "alice@acme.example")
 	t.Cleanup(g.Close)
@@ -105,41 +95,21 @@ func newGoogleEnv(t *testing.T, apiHost string) *googleEnv {
 		apiHost = "www.googleapis.com"
 	}
 	base := "http://" + apiHost + ":" + port
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{9}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gsvc, err := connections.New(connections.Options{Store: e.db, Sealer: sealer, Providers: []connections.Provider{googleProvider(e.as, port, base)},
-		TokenClient: e.as.Client(), Now: e.clock.now,
-		Sleep: func(_ context.Context, d time.Duration) error {
-			e.slept = append(e.slept, d)
-			e.clock.add(d)
-			return nil
-		}})
+	gsvc, err := connections.New(connections.Options{Store: e.db, Sealer: connectionstest.Sealer(t), Providers: []connections.Provider{googleProvider(e.as, port, base)},
+		TokenClient: e.as.Client(), Now: e.clock.Now, Sleep: e.clock.Sleep})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosts := []string{"www.googleapis.com", "gmail.googleapis.com", "evil.example"}
-	opts := wasm.EgressOptions{Resolver: fakeDNS{}}
+	dns := connectionstest.DNS{}
+	opts := wasm.EgressOptions{Resolver: dns}
 	for _, h := range hosts {
 		opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, h+":"+port)
-		opts.Resolver.(fakeDNS)[h] = "127.0.0.1"
+		dns[h] = "127.0.0.1"
 	}
 	capab := &connections.Capability{Service: gsvc, Egress: opts}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), capab.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &logSink{}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).
-		WithPluginLogLevel(slog.LevelDebug).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	if _, err := h.Load(ctx, wasm.Source{Origin: "test:google", Module: wasmtest.Module(t, "google"), Builtin: true}); err != nil {
-		t.Fatal(err)
-	}
+	logs := &connectionstest.LogSink{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{capab.Wasm()}, Logs: logs}, "google")
 	ge := &googleEnv{env: e, g: g, gsvc: gsvc, resolver: &connections.Resolver{Plugins: h, Service: gsvc}, logs: logs, port: port,
 		pdf: corpus(t, "pdf/deb-camlidl-1.04.pdf"), docx: corpus(t, "office/docx/textract-raw_text.docx"), xlsx: corpus(t, "office/xlsx/textract-raw_text.xlsx")}
 	ge.conn = connectGoogle(t, gsvc, e.as, e.alice)
@@ -473,8 +443,8 @@ func TestGoogleRefreshAndThrottling(t *testing.T) {
 	if _, err := ge.browse("/Finanzen", 0, ""); err != nil {
 		t.Fatal(err)
 	}
-	if len(ge.slept) != 1 || ge.slept[0] != 3*time.Second {
-		t.Fatalf("slept %v", ge.slept)
+	if slept := ge.clock.Slept(); len(slept) != 1 || slept[0] != 3*time.Second {
+		t.Fatalf("slept %v", slept)
 	}
 	ge.g.Throttle(429, time.Hour)
 	if _, err := ge.browse("", 0, ""); err == nil || !strings.Contains(err.Error(), "rate_limited") || !strings.Contains(err.Error(), "3600") {
@@ -679,22 +649,14 @@ func TestGoogleGmail(t *testing.T) {
 // extractors; the mail arrives in the fake. Over the download limit
 // nothing is stored. No request the model saw holds a token.
 func TestAgentGoogleDriveToGmail(t *testing.T) {
-	ctx := context.Background()
-	w := worldtest.New(t, worldtest.Options{Workflow: "google", Model: &worldtest.Model{
-		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
-		Timeout: 20 * time.Second,
-	}})
+	w := connectionstest.NewAgent(t, "google")
 	as := oauth.New("client-g", "secret-g", redirect)
 	t.Cleanup(as.Close)
 	g := google.New(as.Valid, "me@acme.example")
 	t.Cleanup(g.Close)
 	u, _ := url.Parse(g.URL)
 	port := u.Port()
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{5}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: sealer, TokenClient: as.Client(),
+	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), TokenClient: as.Client(),
 		Providers: []connections.Provider{googleProvider(as, port, "http://www.googleapis.com:"+port)}})
 	if err != nil {
 		t.Fatal(err)
@@ -705,39 +667,19 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	g.Add(google.File{Name: "Report.pdf", MIMEType: "application/pdf", Parents: []string{fin}, Content: pdf})
 	g.Add(google.File{Name: "Plan", MIMEType: google.DocumentType, Parents: []string{fin}, Exports: map[string][]byte{docxType: docx}})
 
-	rec := &recorder{}
-	fileSvc := w.Files.WithIndexer(rec, nil)
 	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"www.googleapis.com:" + port, "gmail.googleapis.com:" + port},
-		Resolver: fakeDNS{"www.googleapis.com": "127.0.0.1", "gmail.googleapis.com": "127.0.0.1"}}
-	fc := &files.Capability{Files: fileSvc, Workflows: w.Workflows}
+		Resolver: connectionstest.DNS{"www.googleapis.com": "127.0.0.1", "gmail.googleapis.com": "127.0.0.1"}}
 	toolsCap := &connections.ToolsCapability{}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), fc.Wasm(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	for _, name := range []string{"google", "connections", "pdf", "office"} {
-		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + name, Module: wasmtest.Module(t, name), Builtin: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{w.FileBridge(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm()}},
+		"google", "connections", "pdf", "office")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
 	for _, ti := range h.Tools() {
 		if ti.Plugin == "google" {
 			t.Fatalf("connector tool %s offered to agents", ti.Name)
 		}
 	}
-	set, missing, err := tools.NewRegistry(h, map[string][]string{"conn": {"listConnections", "externalBrowse", "externalDownload", "sendMail"}}).Set("conn")
-	if err != nil || len(missing) != 0 {
-		t.Fatalf("tool set: %v %v", missing, err)
-	}
-	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	w.Server.Script(
+	args := connectionstest.Args
+	reqs := w.Run(t, h, "summarise the finance files and mail bob", []string{"listConnections", "externalBrowse", "externalDownload", "sendMail"}, 5,
 		llmtest.CallTools(llmtest.Call("listConnections", `{}`)),
 		llmtest.CallTools(llmtest.Call("externalBrowse", args(map[string]string{"connection": conn.ID, "service": "drive", "path": "/Finanzen"}))),
 		llmtest.CallTools(
@@ -746,13 +688,6 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 		llmtest.CallTools(llmtest.Call("sendMail", args(map[string]any{"connection": conn.ID, "service": "gmail", "to": []string{"bob@acme.example"},
 			"subject": "Report summary", "body": "The report describes the camlidl port."}))),
 		llmtest.Reply("Sent."))
-	rctx := toolcall.With(ctx, toolcall.Caller{Principal: w.P, WorkspaceID: w.Workspace, WorkflowID: w.Workflow})
-	rctx = llm.WithAttribution(rctx, llm.Attribution{TenantID: w.Tenant.ID, WorkspaceID: w.Workspace, UserID: w.User.ID, WorkflowID: w.Workflow, Purpose: "agent"})
-	res := agent.New(w.Client, agent.Config{}, nil).Run(rctx, agent.Input{Prompt: "summarise the finance files and mail bob", Round: 1}, set, nil)
-	if res.Outcome != agent.Completed || res.ToolCalls != 5 {
-		t.Fatalf("run: %s, %d tool calls, %v", res.Outcome, res.ToolCalls, res.Err)
-	}
-	reqs := w.Server.ChatRequests()
 	results := func(i int) string {
 		var b strings.Builder
 		for _, m := range reqs[i].Messages {
@@ -781,46 +716,28 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	}
 	// Both files are the workflow's documents, byte for byte, indexed by the real extractors.
 	want := map[string][]byte{"Report.pdf": pdf, "Plan.docx": docx}
-	if len(rec.ids) != 2 {
-		t.Fatalf("indexer got %v", rec.ids)
+	ids := w.Index.IDs()
+	if len(ids) != 2 {
+		t.Fatalf("indexer got %v", ids)
 	}
-	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
-	for _, id := range rec.ids {
-		info, r, err := fileSvc.Open(ctx, w.P, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stored, _ := io.ReadAll(r)
-		r.Close()
+	for _, id := range ids {
+		info, stored := w.File(t, id)
 		if !bytes.Equal(stored, want[info.Name]) {
 			t.Fatalf("%s: stored %d bytes", info.Name, len(stored))
 		}
-		if _, err := ing.Ingest(ctx, id, false); err != nil {
-			t.Fatal(err)
-		}
-		st, err := w.DB.ContentState(ctx, w.P, id)
-		if err != nil || st.Status != knowledge.StatusIndexed {
-			t.Fatalf("%s content state %+v %v", info.Name, st, err)
-		}
+		w.Ingest(t, h, id)
 	}
 	// Over the download limit: a clear error, nothing stored.
 	toolsCap.MaxDownload = 1000
 	b, _ := json.Marshal(map[string]string{"connection": conn.ID, "service": "drive", "path": "/Finanzen/Report.pdf"})
-	r := h.Call(rctx, "externalDownload", b, &wasm.CallOptions{Tenant: w.P.TenantID})
+	r := h.Call(w.Context(), "externalDownload", b, &wasm.CallOptions{Tenant: w.P.TenantID})
 	if r.OK || !strings.Contains(r.Error.Error(), "too_large") {
 		t.Fatalf("over the limit: %+v", r)
 	}
-	if len(rec.ids) != 2 {
-		t.Fatalf("an over-size download stored a file: %v", rec.ids)
+	if ids := w.Index.IDs(); len(ids) != 2 {
+		t.Fatalf("an over-size download stored a file: %v", ids)
 	}
-	for _, rq := range reqs {
-		b, _ := json.Marshal(rq)
-		for _, tok := range as.Issued() {
-			if bytes.Contains(b, []byte(tok)) {
-				t.Fatal("a token reached the model")
-			}
-		}
-	}
+	connectionstest.NeverSent(t, reqs, as.Issued()...)
 }
 
 // TestGoogleEchoNeverEntersMemory: TestTokenNeverEntersTheSandbox's
@@ -835,12 +752,8 @@ func TestGoogleEchoNeverEntersMemory(t *testing.T) {
 	t.Cleanup(g.Close)
 	u, _ := url.Parse(g.URL)
 	port := u.Port()
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{4}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The probe's provider (acme) is served by the Google fake here.
-	svc, err := connections.New(connections.Options{Store: e.db, Sealer: sealer, TokenClient: e.as.Client(), Providers: []connections.Provider{{
+	svc, err := connections.New(connections.Options{Store: e.db, Sealer: connectionstest.Sealer(t), TokenClient: e.as.Client(), Providers: []connections.Provider{{
 		Name: "acme", Hosts: []string{"api.acme.test:" + port}, BaseURL: "http://api.acme.test:" + port,
 		OAuth: &connections.OAuth{ClientID: e.as.ClientID, ClientSecret: e.as.ClientSecret, AuthURL: e.as.AuthURL(), TokenURL: e.as.TokenURL(), RedirectURL: e.as.RedirectURI}}}})
 	if err != nil {
@@ -854,22 +767,10 @@ func TestGoogleEchoNeverEntersMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port}, Resolver: fakeDNS{"api.acme.test": "127.0.0.1"}}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), (&connections.Capability{Service: svc, Egress: opts}).Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &logSink{}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).
-		WithPluginLogLevel(slog.LevelDebug).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	p, err := h.Load(ctx, wasm.Source{Origin: "test:connprobe", Module: wasmtest.Module(t, "connprobe"), Builtin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port}, Resolver: connectionstest.DNS{"api.acme.test": "127.0.0.1"}}
+	logs := &connectionstest.LogSink{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{(&connections.Capability{Service: svc, Egress: opts}).Wasm()}, Logs: logs}, "connprobe")
+	p := wasmtest.Plugin(t, h, "connprobe")
 	id := g.Add(google.File{Name: "r.txt", MIMEType: "text/plain", Content: []byte("report")})
 	media := "http://api.acme.test:" + port + "/drive/v3/files/" + id + "?alt=media"
 	var results string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -50,21 +50,9 @@ func newJiraEnv(t *testing.T) *jiraEnv {
 	for i, name := range []string{"PROJ board", "OPS board", "Release board"} {
 		site.AddBoard(jira.Board{ID: i + 1, Name: name, Type: "scrum", Issues: []string{"PROJ-1", "PROJ-2", "PROJ-3"}})
 	}
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port}, Resolver: fakeDNS{"acme.atlassian.net": "127.0.0.1"}}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
 	capab := &connections.Capability{Service: e.svc, Egress: opts}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), capab.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	if _, err := h.Load(ctx, wasm.Source{Origin: "test:jira", Module: wasmtest.Module(t, "jira"), Builtin: true}); err != nil {
-		t.Fatal(err)
-	}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{capab.Wasm()}}, "jira")
 	je := &jiraEnv{env: e, site: site, resolver: &connections.Resolver{Plugins: h, Service: e.svc}, base: "http://acme.atlassian.net:" + port, pdf: pdf}
 	je.conn, err = e.svc.AddToken(ctx, e.alice, connections.NewToken{Provider: "jira", Label: "acme", Auth: "basic", BaseURL: je.base,
 		Account: "alice@acme.example", Token: "jira-api-token-1"})
@@ -191,8 +179,8 @@ func TestJiraThrottledAndRejected(t *testing.T) {
 	if _, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if len(je.slept) != 1 || je.slept[0] != 3*time.Second {
-		t.Fatalf("slept %v", je.slept)
+	if slept := je.clock.Slept(); len(slept) != 1 || slept[0] != 3*time.Second {
+		t.Fatalf("slept %v", slept)
 	}
 	// Throttled for longer than the host waits: the connector says so.
 	je.site.Throttle(time.Hour)

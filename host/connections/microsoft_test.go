@@ -4,20 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"log/slog"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/graph"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
-	"github.com/agenthost/agenthost/host/secrets"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -39,10 +37,7 @@ type msWorld struct {
 	svc   *connections.Service
 	port  string
 	opts  wasm.EgressOptions
-
-	mu    sync.Mutex
-	slept []time.Duration
-	now   time.Time
+	clock *connectionstest.Clock
 
 	// Seeded content.
 	pdf                    []byte
@@ -50,15 +45,9 @@ type msWorld struct {
 	teamID, general, plans string
 }
 
-func (m *msWorld) sleeps() []time.Duration {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]time.Duration(nil), m.slept...)
-}
-
 func newMSWorld(t testing.TB, db connections.Store) *msWorld {
 	t.Helper()
-	m := &msWorld{now: time.Now()}
+	m := &msWorld{clock: connectionstest.NewClock(time.Now())}
 	m.as = oauth.New("ms-client", "ms-secret", redirect)
 	t.Cleanup(m.as.Close)
 	m.graph = graph.New(m.as.Valid, "alice@contoso.com", "Alice")
@@ -66,24 +55,15 @@ func newMSWorld(t testing.TB, db connections.Store) *msWorld {
 	u, _ := url.Parse(m.graph.URL)
 	m.port = u.Port()
 	m.opts = wasm.EgressOptions{AllowPrivateHosts: []string{graphHost + ":" + m.port, spHost + ":" + m.port, "evil.test:" + m.port},
-		Resolver: fakeDNS{graphHost: "127.0.0.1", spHost: "127.0.0.1", "evil.test": "127.0.0.1"}}
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{9}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.svc, err = connections.New(connections.Options{Store: db, Sealer: sealer,
+		Resolver: connectionstest.DNS{graphHost: "127.0.0.1", spHost: "127.0.0.1", "evil.test": "127.0.0.1"}}
+	var err error
+	m.svc, err = connections.New(connections.Options{Store: db, Sealer: connectionstest.Sealer(t),
 		Providers: []connections.Provider{{Name: "microsoft", Hosts: []string{graphHost}, BaseURL: "http://" + graphHost + ":" + m.port + "/v1.0",
 			OAuth: &connections.OAuth{ClientID: "ms-client", ClientSecret: "ms-secret", AuthURL: m.as.AuthURL(), TokenURL: m.as.TokenURL(),
 				RedirectURL: redirect, Scopes: []string{"offline_access", "Files.ReadWrite.All"}}}},
 		TokenClient: m.as.Client(),
-		Now:         func() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.now },
-		Sleep: func(_ context.Context, d time.Duration) error {
-			m.mu.Lock()
-			defer m.mu.Unlock()
-			m.slept = append(m.slept, d)
-			m.now = m.now.Add(d)
-			return nil
-		},
+		Now:         m.clock.Now,
+		Sleep:       m.clock.Sleep,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -139,30 +119,12 @@ func (m *msWorld) connect(t testing.TB, p tenancy.Principal, label string) conne
 }
 
 // host loads the microsoft connector (and the other plugins named) with
-// the connection capability and caps.
-func (m *msWorld) host(t testing.TB, logs *logSink, caps []wasm.Capability, plugins ...string) *wasm.Host {
+// the connection capability and caps; logs, when not nil, gets the host's
+// logs.
+func (m *msWorld) host(t testing.TB, logs io.Writer, caps []wasm.Capability, plugins ...string) *wasm.Host {
 	t.Helper()
-	ctx := context.Background()
-	reg, err := wasm.NewRegistry(append(append(wasm.StandardCapabilities(m.opts), (&connections.Capability{Service: m.svc, Egress: m.opts}).Wasm()), caps...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.DiscardHandler)
-	if logs != nil {
-		logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(logger).WithPluginLogLevel(slog.LevelDebug).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	for _, name := range append([]string{"microsoft"}, plugins...) {
-		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + name, Module: wasmtest.Module(t, name), Builtin: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return h
+	caps = append([]wasm.Capability{(&connections.Capability{Service: m.svc, Egress: m.opts}).Wasm()}, caps...)
+	return wasmtest.NewHost(t, wasmtest.Options{Egress: m.opts, Capabilities: caps, Logs: logs}, append([]string{"microsoft"}, plugins...)...)
 }
 
 type msEnv struct {
@@ -170,14 +132,14 @@ type msEnv struct {
 	alice, bob tenancy.Principal
 	res        *connections.Resolver
 	conn       connections.Connection
-	logs       *logSink
+	logs       *connectionstest.LogSink
 }
 
 func newMSEnv(t *testing.T) *msEnv {
 	t.Helper()
 	e := newEnv(t)
 	m := newMSWorld(t, e.db)
-	logs := &logSink{}
+	logs := &connectionstest.LogSink{}
 	h := m.host(t, logs, nil)
 	return &msEnv{msWorld: m, alice: e.alice, bob: e.bob, res: &connections.Resolver{Plugins: h, Service: m.svc}, conn: m.connect(t, e.alice, "work"), logs: logs}
 }
@@ -538,7 +500,7 @@ func TestMicrosoftHostileGraph(t *testing.T) {
 	if l := m.browse(t, "onedrive", "Personal", "", 0); msNames(l) != "cv.txt" {
 		t.Fatalf("after throttling %+v", l)
 	}
-	if s := m.sleeps(); len(s) != 1 || s[0] != 4*time.Second {
+	if s := m.clock.Slept(); len(s) != 1 || s[0] != 4*time.Second {
 		t.Fatalf("slept %v", s)
 	}
 	m.graph.Throttle(2 * time.Hour)
@@ -616,14 +578,9 @@ func TestMicrosoftTokenNeverEntersTheSandbox(t *testing.T) {
 	e := newEnv(t)
 	m := newMSWorld(t, e.db)
 	c := m.connect(t, e.alice, "work")
-	logs := &logSink{}
+	logs := &connectionstest.LogSink{}
 	h := m.host(t, logs, nil, "msprobe")
-	var p *wasm.Plugin
-	for _, pl := range h.Plugins() {
-		if pl.Name() == "msprobe" {
-			p = pl
-		}
-	}
+	p := wasmtest.Plugin(t, h, "msprobe")
 	base := "http://" + graphHost + ":" + m.port + "/v1.0"
 	var results []string
 	for _, u := range []string{base + "/me/drive/root:/Personal:/children", base + "/me/drive/root:/Personal/cv.txt:/content"} {
@@ -673,17 +630,8 @@ func TestMicrosoftTokenNeverEntersTheSandbox(t *testing.T) {
 // defaults the operator may override.
 func TestMicrosoftProviderDefaults(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tn, _ := db.CreateTenant(ctx, "t")
-	u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "a@t", Name: "a"})
-	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	us := connectionstest.NewUsers(t)
+	db, p := us.DB, us.Alice
 	env := map[string]string{"AGENTHOST_SECRET_KEY": base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("k"), 32)), "AGENTHOST_OAUTH_PROVIDERS": "microsoft",
 		"AGENTHOST_OAUTH_MICROSOFT_CLIENT_ID": "app-id", "AGENTHOST_OAUTH_MICROSOFT_CLIENT_SECRET": "s", "AGENTHOST_OAUTH_MICROSOFT_REDIRECT_URL": redirect}
 	for name, tc := range map[string]struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
 	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/secrets"
@@ -31,8 +32,7 @@ type env struct {
 	as         *oauth.Server
 	api        *httptest.Server
 	apiHost    string
-	clock      *clock
-	slept      []time.Duration
+	clock      *connectionstest.Clock
 
 	mu   sync.Mutex
 	seen []string          // Authorization headers the resource server saw
@@ -41,43 +41,12 @@ type env struct {
 	script []func(w http.ResponseWriter) bool
 }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 const redirect = "https://agenthost.example/api/connections/callback"
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tn, err := db.CreateTenant(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	user := func(email string) tenancy.Principal {
-		u, err := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: email, Name: email})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-	}
-	e := &env{db: db, alice: user("alice@acme"), bob: user("bob@acme"), clock: &clock{t: time.Now()}}
+	us := connectionstest.NewUsers(t)
+	e := &env{db: us.DB, alice: us.Alice, bob: us.Bob, clock: connectionstest.NewClock(time.Now())}
 	e.as = oauth.New("client-1", "client-secret-1", redirect)
 	t.Cleanup(e.as.Close)
 	e.api = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -114,14 +83,10 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(e.api.Close)
 	u, _ := url.Parse(e.api.URL)
 	e.apiHost = u.Host
-	key := bytes.Repeat([]byte{7}, 32)
-	sealer, err := secrets.NewSealer(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var err error
 	e.svc, err = connections.New(connections.Options{
-		Store:  db,
-		Sealer: sealer,
+		Store:  e.db,
+		Sealer: connectionstest.Sealer(t),
 		Providers: []connections.Provider{
 			{Name: "acme", Hosts: []string{e.apiHost}, BaseURL: "http://api.acme.test:" + u.Port(), OAuth: &connections.OAuth{ClientID: "client-1", ClientSecret: "client-secret-1",
 				AuthURL: e.as.AuthURL(), TokenURL: e.as.TokenURL(), RedirectURL: redirect, Scopes: []string{"read", "write"}}},
@@ -129,12 +94,8 @@ func newEnv(t testing.TB) *env {
 			{Name: "other", Hosts: []string{e.apiHost}},
 		},
 		TokenClient: e.as.Client(),
-		Now:         e.clock.now,
-		Sleep: func(_ context.Context, d time.Duration) error {
-			e.slept = append(e.slept, d)
-			e.clock.add(d)
-			return nil
-		},
+		Now:         e.clock.Now,
+		Sleep:       e.clock.Sleep,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +229,7 @@ func TestRefreshBeforeExpiry(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	c := e.connectOAuth(t, e.alice)
-	e.clock.add(59*time.Minute + 30*time.Second) // within the minute of leeway
+	e.clock.Add(59*time.Minute + 30*time.Second) // within the minute of leeway
 	if _, err := e.svc.Do(ctx, e.alice, c.ID, "acme", []string{e.apiHost}, egress.Request{URL: e.api.URL}, e.send()); err != nil {
 		t.Fatal(err)
 	}
@@ -427,17 +388,17 @@ func TestRetryAfter(t *testing.T) {
 	if err != nil || resp.Status != 200 {
 		t.Fatalf("after 429: %+v %v", resp, err)
 	}
-	if len(e.slept) != 1 || e.slept[0] != 7*time.Second || e.requests() != 2 {
-		t.Fatalf("slept %v over %d requests; want [7s] and 2", e.slept, e.requests())
+	if slept := e.clock.Slept(); len(slept) != 1 || slept[0] != 7*time.Second || e.requests() != 2 {
+		t.Fatalf("slept %v over %d requests; want [7s] and 2", slept, e.requests())
 	}
 	// An HTTP date works too; a wait beyond the bound is returned, not slept.
-	e.script = []func(http.ResponseWriter) bool{throttle(e.clock.now().Add(3 * time.Second).UTC().Format(http.TimeFormat)), throttle("3600")}
+	e.script = []func(http.ResponseWriter) bool{throttle(e.clock.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)), throttle("3600")}
 	resp, err = e.svc.Do(ctx, e.alice, c.ID, "other", []string{e.apiHost}, egress.Request{URL: e.api.URL}, e.send())
 	if err != nil || resp.Status != http.StatusTooManyRequests || resp.Headers.Get("Retry-After") != "3600" {
 		t.Fatalf("long Retry-After: %+v %v", resp, err)
 	}
-	if len(e.slept) != 2 || e.slept[1] > 3*time.Second || e.slept[1] < time.Second {
-		t.Fatalf("slept %v", e.slept)
+	if slept := e.clock.Slept(); len(slept) != 2 || slept[1] > 3*time.Second || slept[1] < time.Second {
+		t.Fatalf("slept %v", slept)
 	}
 }
 
@@ -500,7 +461,7 @@ func TestConcurrentRefresh(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	c := e.connectOAuth(t, e.alice)
-	e.clock.add(2 * time.Hour)
+	e.clock.Add(2 * time.Hour)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {

@@ -3,14 +3,12 @@ package connections_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -28,25 +26,10 @@ func TestThirdPartyConnector(t *testing.T) {
 	ctx := context.Background()
 	c := e.connectOAuth(t, e.alice)
 	u, _ := url.Parse(e.api.URL)
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + u.Port()}, Resolver: fakeDNS{"api.acme.test": "127.0.0.1"}}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + u.Port()}, Resolver: connectionstest.DNS{"api.acme.test": "127.0.0.1"}}
 	toolsCap := &connections.ToolsCapability{}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), (&connections.Capability{Service: e.svc, Egress: opts}).Wasm(), toolsCap.Wasm(),
-		(&files.Capability{}).Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	if _, err := h.Load(ctx, wasm.Source{Origin: "test:connections", Module: wasmtest.Module(t, "connections"), Builtin: true}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Load(ctx, wasm.Source{Origin: "test:thirdparty", Module: wasmtest.Module(t, "thirdparty"), Builtin: true}); err != nil {
-		t.Fatal(err)
-	}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{(&connections.Capability{Service: e.svc, Egress: opts}).Wasm(), toolsCap.Wasm(),
+		(&files.Capability{}).Wasm()}}, "connections", "thirdparty")
 	res := &connections.Resolver{Plugins: h, Service: e.svc}
 	toolsCap.Resolver = res
 	// The connection is an OAuth one of acme, whose base URL is the

@@ -4,45 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
-	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
-	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
-	"github.com/agenthost/agenthost/host/secrets"
-	"github.com/agenthost/agenthost/host/toolcall"
-	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/worldtest"
 )
-
-// recorder is the files.Indexer of the test: it takes every new file as the
-// ingestion queue would, for the test to ingest when the round is over.
-type recorder struct {
-	mu  sync.Mutex
-	ids []string
-}
-
-func (r *recorder) Index(_ context.Context, f files.Item) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ids = append(r.ids, f.ID)
-	return nil
-}
 
 // TestAgentDownloadsJiraAttachment: a scripted agent lists the user's
 // connections, browses a Jira issue, downloads its PDF attachment with the
@@ -51,15 +26,8 @@ func (r *recorder) Index(_ context.Context, f files.Item) error {
 // upload, and is indexed by the real PDF extractor.
 func TestAgentDownloadsJiraAttachment(t *testing.T) {
 	ctx := context.Background()
-	w := worldtest.New(t, worldtest.Options{Workflow: "jira", Model: &worldtest.Model{
-		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
-		Timeout: 20 * time.Second,
-	}})
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{3}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: sealer, Providers: connections.DefaultProviders()})
+	w := connectionstest.NewAgent(t, "jira")
+	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,27 +45,10 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rec := &recorder{}
-	fileSvc := w.Files.WithIndexer(rec, nil)
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: fakeDNS{"acme.atlassian.net": "127.0.0.1"}}
-	fc := &files.Capability{Files: fileSvc, Workflows: w.Workflows}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
 	connCap := &connections.Capability{Service: svc, Egress: opts}
 	toolsCap := &connections.ToolsCapability{Events: w.Workflows}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), fc.Wasm(), connCap.Wasm(), toolsCap.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	for _, name := range []string{"jira", "connections", "pdf"} {
-		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + name, Module: wasmtest.Module(t, name), Builtin: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{w.FileBridge(), connCap.Wasm(), toolsCap.Wasm()}}, "jira", "connections", "pdf")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
 	// The connector's own tools are not agent tools.
 	for _, ti := range h.Tools() {
@@ -106,68 +57,34 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 		}
 	}
 
-	set, missing, err := tools.NewRegistry(h, map[string][]string{"conn": {"listConnections", "externalBrowse", "externalDownload", "externalSearch"}}).Set("conn")
-	if err != nil || len(missing) != 0 {
-		t.Fatalf("tool set: %v %v", missing, err)
-	}
-	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	att := issue.Attachments[0].ID
-	w.Server.Script(
+	reqs := w.Run(t, h, "get the PDF of PROJ-7", []string{"listConnections", "externalBrowse", "externalDownload", "externalSearch"}, 3,
 		llmtest.CallTools(llmtest.Call("listConnections", `{}`)),
-		llmtest.CallTools(llmtest.Call("externalBrowse", args(map[string]string{"connection": conn.ID, "service": "issues", "path": "PROJ-7"}))),
-		llmtest.CallTools(llmtest.Call("externalDownload", args(map[string]string{"connection": conn.ID, "service": "issues", "path": "PROJ-7/" + att}))),
+		llmtest.CallTools(llmtest.Call("externalBrowse", connectionstest.Args(map[string]string{"connection": conn.ID, "service": "issues", "path": "PROJ-7"}))),
+		llmtest.CallTools(llmtest.Call("externalDownload", connectionstest.Args(map[string]string{"connection": conn.ID, "service": "issues", "path": "PROJ-7/" + att}))),
 		llmtest.Reply("Downloaded camlidl.pdf."))
-	rctx := toolcall.With(ctx, toolcall.Caller{Principal: w.P, WorkspaceID: w.Workspace, WorkflowID: w.Workflow})
-	rctx = llm.WithAttribution(rctx, llm.Attribution{TenantID: w.Tenant.ID, WorkspaceID: w.Workspace, UserID: w.User.ID, WorkflowID: w.Workflow, Purpose: "agent"})
-	res := agent.New(w.Client, agent.Config{}, nil).Run(rctx, agent.Input{Prompt: "get the PDF of PROJ-7", Round: 1}, set, nil)
-	if res.Outcome != agent.Completed || res.ToolCalls != 3 {
-		t.Fatalf("run: %s, %d tool calls, %v", res.Outcome, res.ToolCalls, res.Err)
-	}
-	reqs := w.Server.ChatRequests()
-	toolResult := func(i int) string {
-		m := reqs[i].Messages[len(reqs[i].Messages)-1]
-		if m.Role != "tool" {
-			t.Fatalf("request %d ends with %+v", i, m)
-		}
-		return m.Content
-	}
-	if got := toolResult(1); !strings.Contains(got, conn.ID) || !strings.Contains(got, "provider=jira") || !strings.Contains(got, "issues") {
+	if got := connectionstest.ToolResult(t, reqs, 1); !strings.Contains(got, conn.ID) || !strings.Contains(got, "provider=jira") || !strings.Contains(got, "issues") {
 		t.Fatalf("listConnections: %s", got)
 	}
-	if got := toolResult(2); !strings.Contains(got, `"camlidl.pdf" path=PROJ-7/`+att) {
+	if got := connectionstest.ToolResult(t, reqs, 2); !strings.Contains(got, `"camlidl.pdf" path=PROJ-7/`+att) {
 		t.Fatalf("externalBrowse: %s", got)
 	}
-	got := toolResult(3)
-	ref := docItemRef(got)
+	got := connectionstest.ToolResult(t, reqs, 3)
+	ref := connectionstest.DocItemRef(got)
 	if !strings.Contains(got, "downloaded 'camlidl.pdf'") || ref == "" {
 		t.Fatalf("externalDownload: %s", got)
 	}
 	// The file is the workflow's document, byte for byte.
-	docs, err := w.Workflows.ResolveDocuments(ctx, w.P, w.Workflow, []string{ref})
-	if err != nil || len(docs) != 1 {
-		t.Fatalf("docItem: %v %v", docs, err)
-	}
-	_, r, err := fileSvc.Open(ctx, w.P, docs[0].FileID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stored, _ := io.ReadAll(r)
-	r.Close()
+	doc, stored := w.Document(t, ref)
 	if !bytes.Equal(stored, pdf) {
 		t.Fatalf("stored %d bytes, want the %d of the attachment", len(stored), len(pdf))
 	}
 	// Handed to the indexer like an upload, then indexed by the PDF extractor.
-	if len(rec.ids) != 1 || rec.ids[0] != docs[0].FileID {
-		t.Fatalf("indexer got %v", rec.ids)
+	ids := w.Index.IDs()
+	if len(ids) != 1 || ids[0] != doc.ID {
+		t.Fatalf("indexer got %v", ids)
 	}
-	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
-	if _, err := ing.Ingest(ctx, rec.ids[0], false); err != nil {
-		t.Fatal(err)
-	}
-	st, err := w.DB.ContentState(ctx, w.P, rec.ids[0])
-	if err != nil || st.Status != knowledge.StatusIndexed {
-		t.Fatalf("content state %+v %v", st, err)
-	}
+	w.Ingest(t, h, ids[0])
 	// The workflow records each reach into the source (seed 000 §9.4):
 	// the browse and the download, with the connector and the path.
 	evs, err := w.Workflows.Events(ctx, w.P, w.Workflow, 0, 1000)
@@ -188,22 +105,5 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 		t.Fatalf("dataSourceAccess events: %q", access)
 	}
 	// Nothing the model saw holds the API token.
-	for _, rq := range reqs {
-		b, _ := json.Marshal(rq)
-		if bytes.Contains(b, []byte("jira-api-token-7")) {
-			t.Fatal("the token reached the model")
-		}
-	}
-}
-
-func docItemRef(s string) string {
-	i := strings.Index(s, "docItem:")
-	if i < 0 {
-		return ""
-	}
-	j := i + len("docItem:")
-	for j < len(s) && (s[j] == '-' || s[j] == '_' || s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
-		j++
-	}
-	return s[i:j]
+	connectionstest.NeverSent(t, reqs, "jira-api-token-7")
 }

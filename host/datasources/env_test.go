@@ -1,10 +1,7 @@
 package datasources_test
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,57 +11,15 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
 	"github.com/agenthost/agenthost/host/datasources"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
-
-type fakeDNS map[string]string
-
-func (d fakeDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	if a, ok := d[host]; ok {
-		return []net.IPAddr{{IP: net.ParseIP(a)}}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-// recorder is the files.Indexer of the tests: it takes every new or
-// changed file as the ingestion queue would.
-type recorder struct {
-	mu  sync.Mutex
-	ids []string
-}
-
-func (r *recorder) Index(_ context.Context, f files.Item) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ids = append(r.ids, f.ID)
-	return nil
-}
-
-func (r *recorder) got() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.ids...)
-}
-
-// clock is the injected clock of the service.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // claims is a datasources.Queue that keeps what it was asked to run, for
 // tests that run the sync themselves (attempt by attempt).
@@ -105,11 +60,11 @@ type env struct {
 	resolver      *connections.Resolver
 	host          *wasm.Host
 	files         *files.Service
-	index         *recorder
+	index         *connectionstest.Recorder
 	conn          connections.Connection
 	base          string
 	pdf, note     []byte
-	clock         *clock
+	clock         *connectionstest.Clock
 	queue         *claims
 	svc           *datasources.Service
 	noteID, pdfID string
@@ -119,7 +74,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
 	w := worldtest.New(t, worldtest.Options{})
-	e := &env{w: w, alice: w.P, clock: &clock{t: time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)}, queue: &claims{}, index: &recorder{}}
+	e := &env{w: w, alice: w.P, clock: connectionstest.NewClock(time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)), queue: &claims{}, index: &connectionstest.Recorder{}}
 	bob, err := w.DB.CreateUser(ctx, tenancy.User{TenantID: w.Tenant.ID, Email: "bob@t"})
 	if err != nil {
 		t.Fatal(err)
@@ -138,11 +93,7 @@ func newEnv(t *testing.T) *env {
 	}
 	e.carol = tenancy.Principal{TenantID: t2.ID, UserID: carol.ID, Admin: true}
 
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{5}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.conns, err = connections.New(connections.Options{Store: w.DB, Sealer: sealer, Providers: connections.DefaultProviders()})
+	e.conns, err = connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,22 +113,8 @@ func newEnv(t *testing.T) *env {
 	e.site.AddIssue("OPS-1", "Not in the project", "To Do", jira.Attachment{Filename: "ops.txt", MIMEType: "text/plain", Content: []byte("ops")})
 
 	u, _ := url.Parse(e.site.URL)
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: fakeDNS{"acme.atlassian.net": "127.0.0.1"}}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), (&connections.Capability{Service: e.conns, Egress: opts}).Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.host, err = wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithLogger(slog.New(slog.DiscardHandler)).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.host.Close(context.Background()) })
-	for _, name := range []string{"jira", "pdf"} {
-		if _, err := e.host.Load(ctx, wasm.Source{Origin: "test:" + name, Module: wasmtest.Module(t, name), Builtin: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
+	e.host = wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{(&connections.Capability{Service: e.conns, Egress: opts}).Wasm()}}, "jira", "pdf")
 	e.resolver = &connections.Resolver{Plugins: e.host, Service: e.conns}
 	e.base = "http://acme.atlassian.net:" + u.Port()
 	e.conn, err = e.conns.AddToken(ctx, e.alice, connections.NewToken{Provider: "jira", Label: "acme", Auth: "basic", BaseURL: e.base,
@@ -193,7 +130,7 @@ func newEnv(t *testing.T) *env {
 // service is a data source service on the env's store, connectors, files
 // and clock, enqueueing to q (another host's service when called twice).
 func (e *env) service(q datasources.Queue) *datasources.Service {
-	return datasources.New(e.w.DB, e.resolver, e.files, q, datasources.Config{Now: e.clock.now}, nil)
+	return datasources.New(e.w.DB, e.resolver, e.files, q, datasources.Config{Now: e.clock.Now}, nil)
 }
 
 // contentRequests counts the attachment downloads the site served.

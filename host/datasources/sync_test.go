@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/worldtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
@@ -42,15 +42,7 @@ func waitJob(t *testing.T, q *jobs.Queue, id int64) *jobs.Info {
 
 func (e *env) read(t *testing.T, id string) []byte {
 	t.Helper()
-	_, r, err := e.files.Open(context.Background(), e.alice, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := worldtest.ReadFile(t, e.files, e.alice, id)
 	return b
 }
 
@@ -148,7 +140,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	if len(e.filesNamed(t, "ops.txt")) != 0 || slices.ContainsFunc(e.site.Requests(), func(r string) bool { return strings.Contains(r, "OPS") }) {
 		t.Fatal("a file of another project was synced")
 	}
-	if ids := e.index.got(); len(ids) != 3 {
+	if ids := e.index.IDs(); len(ids) != 3 {
 		t.Fatalf("indexer got %v", ids)
 	}
 	// Indexed by the real PDF extractor, as an upload is.
@@ -188,7 +180,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 		t.Fatalf("new file: %+v", plan)
 	}
 	// The changed and the new file went to the indexer too.
-	if ids := e.index.got(); len(ids) != 5 || !slices.Contains(ids[3:], stored["notes.txt"].ID) {
+	if ids := e.index.IDs(); len(ids) != 5 || !slices.Contains(ids[3:], stored["notes.txt"].ID) {
 		t.Fatalf("indexer got %v", ids)
 	}
 
@@ -281,7 +273,7 @@ func TestFailedDownloadStoresNothing(t *testing.T) {
 func TestOversizedFileIsSkipped(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	e.svc = datasources.New(e.w.DB, e.resolver, e.files, e.queue, datasources.Config{Now: e.clock.now, MaxFileBytes: 1000}, nil)
+	e.svc = datasources.New(e.w.DB, e.resolver, e.files, e.queue, datasources.Config{Now: e.clock.Now, MaxFileBytes: 1000}, nil)
 	d := e.project(t, false)
 	if _, err := e.svc.SyncNow(ctx, e.alice, d.ID); err != nil {
 		t.Fatal(err)
@@ -322,7 +314,7 @@ func TestRevokedConnection(t *testing.T) {
 	if _, err := e.svc.SyncNow(ctx, e.alice, d.ID); !errors.Is(err, connections.ErrRevoked) || !strings.Contains(err.Error(), "connect again") {
 		t.Fatalf("sync now: %v", err)
 	}
-	e.clock.add(24 * time.Hour)
+	e.clock.Add(24 * time.Hour)
 	if n, err := e.svc.Tick(ctx); err != nil || n != 0 {
 		t.Fatalf("the scheduler queued a revoked source: %d %v", n, err)
 	}
@@ -397,20 +389,20 @@ func TestSchedulerEnqueuesDueSourceOnce(t *testing.T) {
 		t.Fatalf("queued %+v", got)
 	}
 	c := e.queue.all()[0]
-	e.clock.add(10 * time.Minute)
+	e.clock.Add(10 * time.Minute)
 	if _, err := e.svc.Sync(ctx, c.id, c.seq, 1, 3); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := e.svc.Get(ctx, e.alice, d.ID)
-	if got.NextSync == nil || !got.NextSync.Equal(e.clock.now().Add(time.Hour)) {
-		t.Fatalf("next sync %v, want an hour after %v", got.NextSync, e.clock.now())
+	if got.NextSync == nil || !got.NextSync.Equal(e.clock.Now().Add(time.Hour)) {
+		t.Fatalf("next sync %v, want an hour after %v", got.NextSync, e.clock.Now())
 	}
-	e.clock.add(59 * time.Minute)
+	e.clock.Add(59 * time.Minute)
 	restarted := e.service(other)
 	if n, _ := restarted.Tick(ctx); n != 0 {
 		t.Fatal("queued before the interval passed")
 	}
-	e.clock.add(time.Minute)
+	e.clock.Add(time.Minute)
 	if n, _ := restarted.Tick(ctx); n != 1 {
 		t.Fatal("not queued when due")
 	}
@@ -482,7 +474,7 @@ func TestWalkIsBoundedAndCycleSafe(t *testing.T) {
 		"loop":         {{ID: "f5", Name: "looped.txt", Path: "loop/looped.txt"}},
 	}, data: map[string][]byte{"root/top.txt": []byte("top"), "root/a/one.txt": []byte("one"), "root/a/b/c/deep.txt": []byte("deep"),
 		"root/a/b/c/d/too-deep.txt": []byte("x"), "loop/looped.txt": []byte("looped")}}
-	svc := datasources.New(e.w.DB, tr, e.files, e.queue, datasources.Config{Now: e.clock.now, MaxDepth: 3}, nil)
+	svc := datasources.New(e.w.DB, tr, e.files, e.queue, datasources.Config{Now: e.clock.Now, MaxDepth: 3}, nil)
 	d, err := svc.Create(ctx, e.alice, datasources.NewDataSource{WorkspaceID: e.w.Workspace, ConnectionID: e.conn.ID, Service: "drive", Path: "root", Label: "Drive"})
 	if err != nil {
 		t.Fatal(err)

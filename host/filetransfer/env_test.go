@@ -1,22 +1,16 @@
 package filetransfer_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net"
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/filetransfer"
-	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -24,33 +18,6 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
-
-type fakeDNS map[string]string
-
-func (d fakeDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	if a, ok := d[host]; ok {
-		return []net.IPAddr{{IP: net.ParseIP(a)}}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-// logSink keeps every log record's text.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // env is a SQLite store with two users of one tenant, their connections
 // service, the filetransfer capability and a plugin host with the ftp
@@ -63,39 +30,17 @@ type env struct {
 	ft         *filetransfer.Capability
 	host       *wasm.Host
 	resolver   *connections.Resolver
-	logs       *logSink
+	logs       *connectionstest.LogSink
 	probe      *wasm.Plugin
 	n          int // connections made
 }
 
 func newEnv(t *testing.T, allowed ...string) *env {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tn, err := db.CreateTenant(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	user := func(email string) tenancy.Principal {
-		u, err := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: email, Name: email})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
-	}
-	e := &env{db: db, alice: user("alice@acme"), bob: user("bob@acme"), logs: &logSink{}}
-	sealer, err := secrets.NewSealer(bytes.Repeat([]byte{9}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.svc, err = connections.New(connections.Options{Store: db, Sealer: sealer, Providers: connections.DefaultProviders()})
+	us := connectionstest.NewUsers(t)
+	e := &env{db: us.DB, alice: us.Alice, bob: us.Bob, logs: &connectionstest.LogSink{}}
+	var err error
+	e.svc, err = connections.New(connections.Options{Store: e.db, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,27 +48,12 @@ func newEnv(t *testing.T, allowed ...string) *env {
 	for _, p := range allowed {
 		hosts = append(hosts, "files.test:"+p)
 	}
-	opts := wasm.EgressOptions{AllowPrivateHosts: hosts, Resolver: fakeDNS{"files.test": "127.0.0.1", "public.test": "127.0.0.1"}}
+	opts := wasm.EgressOptions{AllowPrivateHosts: hosts, Resolver: connectionstest.DNS{"files.test": "127.0.0.1", "public.test": "127.0.0.1"}}
 	e.ft = &filetransfer.Capability{Logins: e.svc, Egress: opts, Timeout: 10 * time.Second}
 	e.svc.OnRevoke(e.ft.Forget)
 	t.Cleanup(e.ft.Close)
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(opts), e.ft.Wasm())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).
-		WithLogger(slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).WithPluginLogLevel(slog.LevelDebug).
-		WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	if _, err := h.Load(ctx, wasm.Source{Origin: "test:ftp", Module: wasmtest.Module(t, "ftp"), Builtin: true}); err != nil {
-		t.Fatal(err)
-	}
-	if e.probe, err = h.Load(ctx, wasm.Source{Origin: "test:ftpprobe", Module: wasmtest.Module(t, "ftpprobe"), Builtin: true}); err != nil {
-		t.Fatal(err)
-	}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{e.ft.Wasm()}, Logs: e.logs}, "ftp", "ftpprobe")
+	e.probe = wasmtest.Plugin(t, h, "ftpprobe")
 	e.host = h
 	e.resolver = &connections.Resolver{Plugins: h, Service: e.svc}
 	return e

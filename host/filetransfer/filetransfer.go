@@ -13,6 +13,7 @@ package filetransfer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/agenthost/agenthost/pdk/filetransfer/wire"
@@ -64,4 +65,22 @@ func clean(err error) bool {
 		}
 	}
 	return err == nil
+}
+
+// readable refuses a read of e, at rel, before any byte moves: a
+// directory, or a file whose listed size is over max bytes.
+func readable(e wire.Entry, rel string, max int64) error {
+	if e.Dir {
+		return fmt.Errorf("%w: %s", ErrIsDir, rel)
+	}
+	if e.Size > max {
+		return fmt.Errorf("%w: %s is %d bytes, over the limit of %d", ErrTooLarge, rel, e.Size, max)
+	}
+	return nil
+}
+
+// grew is the error of a file that grew over max bytes while it was read
+// (its listed size was under).
+func grew(rel string, max int64) error {
+	return fmt.Errorf("%w: %s grew over the limit of %d bytes while read", ErrTooLarge, rel, max)
 }

@@ -227,14 +227,11 @@ func (s *ftpSession) stat(_ context.Context, rel string) (wire.Entry, error) {
 
 func (s *ftpSession) read(ctx context.Context, rel string, max int64) (wire.Entry, []byte, error) {
 	e, err := s.stat(ctx, rel)
+	if err == nil {
+		err = readable(e, rel, max)
+	}
 	if err != nil {
 		return e, nil, err
-	}
-	if e.Dir {
-		return e, nil, fmt.Errorf("%w: %s", ErrIsDir, rel)
-	}
-	if e.Size > max {
-		return e, nil, fmt.Errorf("%w: %s is %d bytes, over the limit of %d", ErrTooLarge, rel, e.Size, max)
 	}
 	r, err := s.c.Retr(remote(s.base, rel))
 	if err != nil {
@@ -243,7 +240,7 @@ func (s *ftpSession) read(ctx context.Context, rel string, max int64) (wire.Entr
 	data, rerr := io.ReadAll(io.LimitReader(r, max+1))
 	if int64(len(data)) > max {
 		_ = r.Close()
-		return e, nil, fmt.Errorf("%w: %s grew over the limit of %d bytes while read", ErrTooLarge, rel, max)
+		return e, nil, grew(rel, max)
 	}
 	// Close reads the transfer's final reply: a transfer the server broke
 	// off is an error here even when the bytes so far looked complete.

@@ -250,14 +250,11 @@ func (s *sftpSession) stat(_ context.Context, rel string) (wire.Entry, error) {
 
 func (s *sftpSession) read(ctx context.Context, rel string, max int64) (wire.Entry, []byte, error) {
 	e, err := s.stat(ctx, rel)
+	if err == nil {
+		err = readable(e, rel, max)
+	}
 	if err != nil {
 		return e, nil, err
-	}
-	if e.Dir {
-		return e, nil, fmt.Errorf("%w: %s", ErrIsDir, rel)
-	}
-	if e.Size > max {
-		return e, nil, fmt.Errorf("%w: %s is %d bytes, over the limit of %d", ErrTooLarge, rel, e.Size, max)
 	}
 	p, err := s.resolve(rel, true)
 	if err != nil {
@@ -273,7 +270,7 @@ func (s *sftpSession) read(ctx context.Context, rel string, max int64) (wire.Ent
 		return e, nil, sftpError("reading "+rel, err)
 	}
 	if int64(len(data)) > max {
-		return e, nil, fmt.Errorf("%w: %s grew over the limit of %d bytes while read", ErrTooLarge, rel, max)
+		return e, nil, grew(rel, max)
 	}
 	e.Size = int64(len(data))
 	return e, data, nil

@@ -10,6 +10,7 @@ package worldtest
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -140,6 +141,22 @@ func Store(tb testing.TB) (*store.DB, *blob.Dir) {
 		tb.Fatal(err)
 	}
 	return db, blobs
+}
+
+// ReadFile reads file id of svc as p: its item and content. The test ends
+// when p cannot read it.
+func ReadFile(tb testing.TB, svc *files.Service, p tenancy.Principal, id string) (files.Item, []byte) {
+	tb.Helper()
+	info, r, err := svc.Open(context.Background(), p, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return info, b
 }
 
 // NewModel starts a scripted provider (closed when the test ends) and a

@@ -63,18 +63,7 @@ type apiError struct {
 // send sends a request and returns a 2xx answer; any other status becomes
 // an error carrying Google's message and reason.
 func (c *client) send(method, u string, body []byte, headers map[string]string) (connection.Response, error) {
-	h := map[string]string{"Accept": "application/json"}
-	for k, v := range headers {
-		h[k] = v
-	}
-	resp, err := connection.Do(connection.Request{Connection: c.conn, Method: method, URL: u, Headers: h, Body: body})
-	if err != nil {
-		return connection.Response{}, err
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return connection.Response{}, statusError(resp)
-	}
-	return resp, nil
+	return connection.Send(connection.Request{Connection: c.conn, Method: method, URL: u, Headers: headers, Body: body}, statusError)
 }
 
 // getJSON GETs base+path?q and decodes the JSON answer into out.

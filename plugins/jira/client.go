@@ -43,16 +43,9 @@ func (c *client) do(method, path string, q url.Values, body []byte, headers map[
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
-	h := map[string]string{"Accept": "application/json"}
-	for k, v := range headers {
-		h[k] = v
-	}
-	resp, err := connection.Do(connection.Request{Connection: c.conn, Method: method, URL: u, Headers: h, Body: body})
+	resp, err := connection.Send(connection.Request{Connection: c.conn, Method: method, URL: u, Headers: headers, Body: body}, statusError)
 	if err != nil {
 		return nil, err
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return nil, statusError(resp)
 	}
 	if out != nil {
 		if err := json.Unmarshal(resp.Body, out); err != nil {

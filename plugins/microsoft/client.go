@@ -66,16 +66,9 @@ func (c *client) get(path string, q url.Values, out any) error {
 // not nil and the answer has a body); any other status becomes an error
 // carrying Graph's code and message.
 func (c *client) do(method, u string, body []byte, headers map[string]string, out any) (connection.Response, error) {
-	h := map[string]string{"Accept": "application/json"}
-	for k, v := range headers {
-		h[k] = v
-	}
-	resp, err := connection.Do(connection.Request{Connection: c.conn, Method: method, URL: u, Headers: h, Body: body})
+	resp, err := connection.Send(connection.Request{Connection: c.conn, Method: method, URL: u, Headers: headers, Body: body}, statusError)
 	if err != nil {
 		return resp, err
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return resp, statusError(resp)
 	}
 	if out != nil && resp.Status != 202 && resp.Status != 204 {
 		if err := json.Unmarshal(resp.Body, out); err != nil {

@@ -7,7 +7,9 @@ package wasmtest
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +96,77 @@ func stale(src, pdk, out string) bool {
 	return newer
 }
 
+// Options says how NewHost builds a host; the zero value is a host with
+// the standard capabilities on default egress options, its logs discarded
+// and its plugins compiled at their first call.
+type Options struct {
+	// Egress configures the standard capabilities' network access (the
+	// hosts a test server is allowed on, a resolver for their names).
+	Egress wasm.EgressOptions
+	// Capabilities are offered beside the standard ones (the host's files,
+	// connections or knowledge capabilities of a test).
+	Capabilities []wasm.Capability
+	// Logs, when not nil, receives the host's logs as text at debug level,
+	// plugins' debug logs included (a test searching them for a secret);
+	// nil discards them.
+	Logs io.Writer
+	// Warm compiles the plugins before NewHost returns rather than at their
+	// first call.
+	Warm bool
+}
+
+// NewHost returns a host built as o says with the named test plugins loaded
+// (as built-ins, in order); it is closed when the test ends. Plugin gives a
+// loaded plugin's handle.
+func NewHost(tb testing.TB, o Options, names ...string) *wasm.Host {
+	tb.Helper()
+	cfg := wasm.NewConfig().WithLogger(slog.New(slog.DiscardHandler))
+	if o.Logs != nil {
+		cfg = cfg.WithLogger(slog.New(slog.NewTextHandler(o.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).WithPluginLogLevel(slog.LevelDebug)
+	}
+	return newHost(tb, cfg, o, names...)
+}
+
+// newHost is NewHost on cfg, the host's configuration but for its
+// capabilities and compilation cache.
+func newHost(tb testing.TB, cfg wasm.Config, o Options, names ...string) *wasm.Host {
+	tb.Helper()
+	ctx := context.Background()
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(o.Egress), o.Capabilities...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := wasm.New(ctx, cfg.WithCapabilities(reg).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Close(context.Background()) })
+	for _, n := range names {
+		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + n, Module: Module(tb, n), Builtin: true}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if o.Warm {
+		// Generous: the first compilation of a large plugin on a busy machine.
+		wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+		if err := h.Warm(wctx); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return h
+}
+
+// Plugin returns h's loaded plugin name; the test ends when there is none.
+func Plugin(tb testing.TB, h *wasm.Host, name string) *wasm.Plugin {
+	tb.Helper()
+	p, ok := h.Plugin(name)
+	if !ok {
+		tb.Fatalf("no plugin %q loaded", name)
+	}
+	return p
+}
+
 // Host returns a host with the standard capabilities and the named test
 // plugins loaded (as built-ins) and warmed; it is closed when the test ends.
 func Host(tb testing.TB, names ...string) *wasm.Host {
@@ -105,26 +178,6 @@ func Host(tb testing.TB, names ...string) *wasm.Host {
 // ones (the host's files, model or knowledge capabilities of a test).
 func HostWith(tb testing.TB, caps []wasm.Capability, names ...string) *wasm.Host {
 	tb.Helper()
-	ctx := context.Background()
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(wasm.EgressOptions{}), caps...)...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithCapabilities(reg).WithCompilationCacheDir(filepath.Join(os.TempDir(), "agenthost-test-wasm-cache")))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { h.Close(context.Background()) })
-	for _, n := range names {
-		if _, err := h.Load(ctx, wasm.Source{Origin: "test:" + n, Module: Module(tb, n), Builtin: true}); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	// Generous: the first compilation of a large plugin on a busy machine.
-	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	if err := h.Warm(wctx); err != nil {
-		tb.Fatal(err)
-	}
-	return h
+	// The default logger: host warnings show in a failing test's output.
+	return newHost(tb, wasm.NewConfig(), Options{Capabilities: caps, Warm: true}, names...)
 }

@@ -2,14 +2,12 @@
 // the filetransfer capability's operations as asked, keeps everything it
 // is answered (errors included) in a variable, in its memory and in its
 // logs, returns it, and scans its own linear memory for a needle the test
-// hands it masked (as connprobe does for HTTP connections).
+// hands it masked (connprobe's scan: scan.go is a link to connprobe's).
 package main
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"strings"
-	"unsafe"
 
 	"github.com/agenthost/agenthost/pdk"
 	"github.com/agenthost/agenthost/pdk/filetransfer"
@@ -23,11 +21,6 @@ type opArgs struct {
 	Overwrite  bool   `json:"overwrite,omitempty"`
 	MaxBytes   int64  `json:"maxBytes,omitempty"`
 	Limit      int    `json:"limit,omitempty"`
-}
-
-type scanArgs struct {
-	// Masked is the needle, each byte XOR 0x5a, hex-encoded.
-	Masked string `json:"masked"`
 }
 
 // kept holds every answer, so a later scan finds whatever reached the guest.
@@ -67,33 +60,6 @@ func op(a opArgs) (string, error) {
 		return "", err
 	}
 	return text, nil
-}
-
-// scan counts occurrences of the needle in the guest's linear memory (see
-// connprobe).
-func scan(a scanArgs) (int, error) {
-	m, err := hex.DecodeString(a.Masked)
-	if err != nil || len(m) == 0 {
-		return 0, pdk.Errorf("invalid", "masked needle")
-	}
-	needle := make([]byte, len(m))
-	for i := range m {
-		needle[i] = m[i] ^ 0x5a
-	}
-	top := make([]byte, 1<<16)
-	end := uintptr(unsafe.Pointer(&top[len(top)-1]))
-	self := uintptr(unsafe.Pointer(&needle[0]))
-	mem := unsafe.Slice((*byte)(unsafe.Pointer(uintptr(1024))), end-1024)
-	n := 0
-	for i := 0; i+len(needle) <= len(mem); i++ {
-		if mem[i] == needle[0] && uintptr(unsafe.Pointer(&mem[i])) != self && string(mem[i:i+len(needle)]) == string(needle) {
-			n++
-		}
-	}
-	for i := range needle {
-		needle[i] = 0
-	}
-	return n, nil
 }
 
 func main() {}

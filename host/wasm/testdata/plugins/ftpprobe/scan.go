@@ -1,0 +1,1 @@
+../connprobe/scan.go
