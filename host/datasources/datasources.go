@@ -247,7 +247,10 @@ func (s *Service) enqueue(ctx context.Context, d DataSource, onlyIfDue bool) (bo
 		_, _ = s.store.UpdateDataSourceSync(ctx, d.ID, seq, at, store.DataSourceSync{State: store.SyncFailed, LastError: &msg})
 		return false, fmt.Errorf("datasources: enqueue sync of %s: %w", d.ID, err)
 	}
-	_, err = s.store.UpdateDataSourceSync(ctx, d.ID, seq, at, store.DataSourceSync{State: store.SyncQueued, QueueJobID: &jobID})
+	// The claim made the source queued; the worker may have taken the job
+	// (running) or even finished it (idle) by now, so only the job's id is
+	// recorded, never the state set back.
+	_, err = s.store.UpdateDataSourceSync(ctx, d.ID, seq, at, store.DataSourceSync{QueueJobID: &jobID})
 	return true, err
 }
 

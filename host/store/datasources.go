@@ -302,7 +302,8 @@ func (db *DB) ClaimDataSourceSync(ctx context.Context, id string, at time.Time, 
 	return seq, ok, err
 }
 
-// DataSourceSync is a change of a claimed sync's state; nil fields stay.
+// DataSourceSync is a change of a claimed sync's state; nil fields (and an
+// empty State) stay.
 type DataSourceSync struct {
 	State       SyncState
 	QueueJobID  *int64
@@ -317,8 +318,10 @@ type DataSourceSync struct {
 // UpdateDataSourceSync applies u if the data source's claim is still seq;
 // ok is false when a newer claim (or a delete) superseded it.
 func (db *DB) UpdateDataSourceSync(ctx context.Context, id string, seq int64, at time.Time, u DataSourceSync) (ok bool, err error) {
-	sets := []string{"sync_state = ?", "state_at = ?", "updated_at = ?"}
-	args := []any{string(u.State), micros(at), micros(now())}
+	sets, args := []string{"updated_at = ?"}, []any{micros(now())}
+	if u.State != "" {
+		sets, args = append(sets, "sync_state = ?", "state_at = ?"), append(args, string(u.State), micros(at))
+	}
 	if u.QueueJobID != nil {
 		sets, args = append(sets, "queue_job_id = ?"), append(args, *u.QueueJobID)
 	}

@@ -127,8 +127,13 @@ func testDataSources(t *testing.T, open Opener) {
 	if ok, _ := db.UpdateDataSourceSync(ctx, ds.ID, seq-1, at, store.DataSourceSync{State: store.SyncFailed}); ok {
 		t.Fatal("a superseded claim changed the state")
 	}
+	// Recording the job's id after the fact keeps the state a worker set.
+	job := int64(42)
+	if ok, err := db.UpdateDataSourceSync(ctx, ds.ID, seq, at, store.DataSourceSync{QueueJobID: &job}); err != nil || !ok {
+		t.Fatalf("job id: %v %v", ok, err)
+	}
 	got, _ = db.DataSource(ctx, w.alice, ds.ID)
-	if got.State != store.SyncIdle || got.LastSynced == nil || got.LastSummary != "1 new" || got.FolderID != "folder-1" || got.NextSync == nil || !got.NextSync.Equal(next.UTC().Truncate(time.Microsecond)) {
+	if got.State != store.SyncIdle || got.QueueJobID != 42 || got.LastSynced == nil || got.LastSummary != "1 new" || got.FolderID != "folder-1" || got.NextSync == nil || !got.NextSync.Equal(next.UTC().Truncate(time.Microsecond)) {
 		t.Fatalf("after the sync %+v", got)
 	}
 	if due, _ := db.DueDataSources(ctx, at, time.Hour, 10); len(due) != 0 {
