@@ -99,7 +99,7 @@ type pptTexts struct {
 }
 
 func (t *pptTexts) add(headerType uint32, s string) {
-	if s == "" {
+	if s == "" || s == "*" { // "*" stands for a field (slide number, date) drawn by the master
 		return
 	}
 	if t.title == "" && (headerType == 0 || headerType == 6) {
