@@ -8,11 +8,11 @@ import (
 // Offsets and property codes of Word 97-2003 paragraph properties
 // (MS-DOC 2.5.6, 2.9.{70,71}, 2.6.2).
 const (
-	fibFcPlcfBtePapx = 0x0102 // the bin table of paragraph property pages
+	fibFcPlcfBtePapx  = 0x0102 // the bin table of paragraph property pages
 	fibLcbPlcfBtePapx = 0x0106
-	sprmPFInTable = 0x2416
-	sprmPFTtp     = 0x2417
-	wordFkpSize   = 512
+	sprmPFInTable     = 0x2416
+	sprmPFTtp         = 0x2417
+	wordFkpSize       = 512
 )
 
 // wordMarks says, by the byte offset of a paragraph's mark in the
