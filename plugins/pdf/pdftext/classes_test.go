@@ -29,7 +29,7 @@ func classDocs(class string) []string {
 	case "type3":
 		return []string{"type3-ctib4tex-p1-3", "type3-xkeyval-p4-6"}
 	case "rtl":
-		return []string{"rtl-sexam-exam-ar-DZ", "rtl-arabi-samplebook", "rtl-cjhebrew"}
+		return []string{"rtl-sexam-exam-ar-DZ", "rtl-arabi-samplebook", "rtl-cjhebrew", "rtl-quran-ur-test"}
 	}
 	return nil
 }
@@ -185,8 +185,9 @@ func rtlWords(text string) []string {
 }
 
 // rtlReference is a right-to-left document's words as its author wrote
-// them: the Arabic of its LaTeX source (comments dropped; decoded from
-// windows-1256 for arabi's sample), or the Hebrew verse.
+// them: the Arabic and Urdu of its LaTeX source (comments dropped; decoded
+// from windows-1256 for arabi's sample; for quran-ur's test the package's
+// data lines the test prints), or the Hebrew verse.
 func rtlReference(tb testing.TB, name string) []string {
 	tb.Helper()
 	if name == "rtl-cjhebrew" {
@@ -249,8 +250,9 @@ func rtlRecall(tb testing.TB) (float64, map[string]float64) {
 	return float64(hits) / float64(max(total, 1)), per
 }
 
-// TestRTLDocuments: Arabic (XeLaTeX with ToUnicode; pdfTeX's arabi) and
-// Hebrew (cjhebrew: glyph names, no ToUnicode) come out in logical order.
+// TestRTLDocuments: Arabic (XeLaTeX with ToUnicode; pdfTeX's arabi), Urdu
+// (XeLaTeX, quran-ur's eight translations in two columns) and Hebrew
+// (cjhebrew: glyph names, no ToUnicode) come out in logical order.
 func TestRTLDocuments(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -266,6 +268,11 @@ func TestRTLDocuments(t *testing.T) {
 			"في باريس (١٩٢٤ - ١٩٢٨ )",
 		}},
 		{"rtl-cjhebrew", 3, []string{rtlLine(genesis, 14)}},
+		{"rtl-quran-ur-test", 1, []string{
+			"شروع الله کا نام لے کر جو بڑا مہربان نہایت رحم والا ہے", "نہ اس کی کوئی اولاد ہے اور نہ وہ کسی کی اولاد ہے",
+			"اور اس کے برابر کا کوئی نہیں ہے",
+		}},
+		{"rtl-quran-ur-test", 2, []string{"یہ وہ کتاب ہے جس میں کوئی بھی شک نہیں", "وہی لوگ اپنے رب کے راستہ پر ہیں اور وہی نجات پانے والے ہیں"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := words(strings.ReplaceAll(unorm.NFKC.String(classText(t, c.name, c.page)), "\u0640", ""))
