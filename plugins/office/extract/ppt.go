@@ -205,6 +205,11 @@ func extractPPT(ctx context.Context, o *oleFile, s *sink) error {
 	if err != nil {
 		return err
 	}
+	return pptSlides(ctx, doc, cur, s)
+}
+
+// pptSlides reads the presentation from its two streams' bytes.
+func pptSlides(ctx context.Context, doc, cur []byte, s *sink) error {
 	dir, docRef, err := pptPersist(doc, cur)
 	if err != nil {
 		return err
@@ -219,6 +224,7 @@ func extractPPT(ctx context.Context, o *oleFile, s *sink) error {
 	}
 	var slides []*slideRef
 	notesOf := map[uint32][]byte{} // slide id → notes container body
+	seenNotes := map[uint32]bool{} // notes persist ids read, each once
 	kids, _ := pptChildren(dc.data)
 	for _, l := range kids {
 		if l.typ != pptSlideList || l.inst != 0 && l.inst != 2 {
@@ -232,6 +238,10 @@ func extractPPT(ctx context.Context, o *oleFile, s *sink) error {
 			case r.typ == pptSlidePersist && len(r.data) >= 16:
 				ref := binary.LittleEndian.Uint32(r.data)
 				if l.inst == 2 {
+					if seenNotes[ref] {
+						continue
+					}
+					seenNotes[ref] = true
 					if nc, ok := pptAt(doc, dir[ref]); ok && nc.typ == pptNotes {
 						if na, ok := pptFirst(nc.data, pptNotesAtom); ok && len(na.data) >= 4 {
 							notesOf[binary.LittleEndian.Uint32(na.data)] = nc.data
@@ -253,8 +263,17 @@ func extractPPT(ctx context.Context, o *oleFile, s *sink) error {
 	var (
 		list    []map[string]any
 		skipped []string
+		dropped int // skipped slides beyond what the index lists
 		notes   int
+		read    = map[int64]int{} // slide record offset → the slide that read it
 	)
+	skip := func(msg string) {
+		if len(skipped) < 100 {
+			skipped = append(skipped, msg)
+		} else {
+			dropped++
+		}
+	}
 	for i, sr := range slides {
 		if s.full() {
 			break
@@ -266,9 +285,16 @@ func extractPPT(ctx context.Context, o *oleFile, s *sink) error {
 		num := strconv.Itoa(k)
 		sc, ok := pptAt(doc, dir[sr.persist])
 		if _, known := dir[sr.persist]; !known || !ok || sc.typ != pptSlide {
-			skipped = append(skipped, fmt.Sprintf("slide %d: no slide record for persist id %d", k, sr.persist))
+			skip(fmt.Sprintf("slide %d: no slide record for persist id %d", k, sr.persist))
 			continue
 		}
+		// A slide record listed twice is read once: a hostile list
+		// could otherwise make one large slide cost its size many times.
+		if j, dup := read[dir[sr.persist]]; dup {
+			skip(fmt.Sprintf("slide %d: the slide record of slide %d again", k, j))
+			continue
+		}
+		read[dir[sr.persist]] = k
 		t := sr.texts
 		var drawn pptTexts
 		drawn.walk(sc.data, 0)
@@ -317,7 +343,7 @@ func extractPPT(ctx context.Context, o *oleFile, s *sink) error {
 			list = append(list, entry)
 		}
 	}
-	if len(slides) > 0 && len(skipped) == len(slides) {
+	if len(slides) > 0 && len(skipped)+dropped == len(slides) && len(read) == 0 {
 		return fmt.Errorf("%w: none of the %d slides of the PowerPoint presentation could be found (%s)", ErrMalformed, len(slides), skipped[0])
 	}
 	s.structure["format"] = "ppt"
@@ -326,6 +352,9 @@ func extractPPT(ctx context.Context, o *oleFile, s *sink) error {
 	s.structure["notes"] = notes
 	if len(skipped) > 0 {
 		s.structure["skipped"] = skipped
+	}
+	if dropped > 0 {
+		s.structure["skippedMore"] = dropped
 	}
 	return nil
 }

@@ -110,3 +110,90 @@ func TestPPTTextLimit(t *testing.T) {
 		t.Errorf("%d bytes of text, structure %v", n, idx.Structure)
 	}
 }
+
+// pptRecord builds one record of the PowerPoint binary format.
+func pptRecord(ver, inst, typ uint16, data ...[]byte) []byte {
+	body := bytes.Join(data, nil)
+	b := binary.LittleEndian.AppendUint16(nil, ver|inst<<4)
+	b = binary.LittleEndian.AppendUint16(b, typ)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(body)))
+	return append(b, body...)
+}
+
+// pptStreams builds the two streams of a presentation whose slide list
+// names persist id 2 n times (slide ids 256…), persist id 2 being one
+// slide with the given body.
+func pptStreams(n int, slideBody []byte) (doc, cur []byte) {
+	le := func(vs ...uint32) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint32(b, v)
+		}
+		return b
+	}
+	var list [][]byte
+	for i := range n {
+		list = append(list, pptRecord(0, 0, pptSlidePersist, le(2, 0, 0, uint32(256+i), 0)))
+	}
+	dc := pptRecord(0xF, 0, pptDocument, pptRecord(0xF, 0, pptSlideList, list...))
+	sc := pptRecord(0xF, 0, pptSlide, slideBody)
+	pdOff := len(dc) + len(sc)
+	pd := pptRecord(0, 0, pptPersistDir, le(2<<20|1, 0, uint32(len(dc))))
+	ue := pptRecord(0, 0, pptUserEdit, le(0, 3<<24, 0, uint32(pdOff), 1, 3, 1))
+	doc = bytes.Join([][]byte{dc, sc, pd, ue}, nil)
+	cur = pptRecord(0, 0, pptCurrentUserAtom, le(0x14, pptTokenPlain, uint32(pdOff+len(pd)), 0, 0))
+	return doc, cur
+}
+
+func utf16Bytes(s string) []byte {
+	var b []byte
+	for _, r := range s {
+		b = binary.LittleEndian.AppendUint16(b, uint16(r))
+	}
+	return b
+}
+
+// TestPPTHostileStructure: a slide list that names one slide 200,000 times
+// reads it once (the others are reported, the report bounded); containers
+// nested 100,000 deep are followed only so far; a slide list whose slides
+// are nowhere is an error, not an empty success.
+func TestPPTHostileStructure(t *testing.T) {
+	text := pptRecord(0xF, 0, 0xF00D, pptRecord(0, 0, pptTextHeader, []byte{0, 0, 0, 0}), pptRecord(0, 0, pptTextChars, utf16Bytes("Only once")))
+	doc, cur := pptStreams(200_000, text)
+	s := newSink(t.Context(), DefaultLimits())
+	if err := pptSlides(t.Context(), doc, cur, s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.objs) != 1 || s.objs[0].Data != "Only once" || s.objs[0].Ref.Label != "Only once" {
+		t.Fatalf("objects %q", texts(s.objs))
+	}
+	if sk, _ := s.structure["skipped"].([]string); len(sk) != 100 || s.structure["skippedMore"] != 200_000-1-100 {
+		t.Errorf("skipped %d listed, %v more", len(sk), s.structure["skippedMore"])
+	}
+
+	inner := pptRecord(0, 0, pptTextChars, utf16Bytes("too deep"))
+	const depth = 100_000
+	var deep []byte
+	for i := range depth { // headers outermost first, each body the rest
+		deep = binary.LittleEndian.AppendUint16(deep, 0xF)
+		deep = binary.LittleEndian.AppendUint16(deep, 0xF003)
+		deep = binary.LittleEndian.AppendUint32(deep, uint32(len(inner)+8*(depth-1-i)))
+	}
+	deep = append(deep, inner...)
+	doc, cur = pptStreams(1, append(bytes.Clone(text), deep...))
+	s = newSink(t.Context(), DefaultLimits())
+	if err := pptSlides(t.Context(), doc, cur, s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.objs) != 1 || strings.Contains(s.objs[0].Data, "too deep") {
+		t.Errorf("objects %q", texts(s.objs))
+	}
+
+	doc, cur = pptStreams(3, text)
+	// The directory keeps the document (id 1) and loses the slide (id 2).
+	binary.LittleEndian.PutUint32(doc[bytes.Index(doc, []byte{0, 0, 0x72, 0x17})+8:], 1<<20|1)
+	err := pptSlides(t.Context(), doc, cur, newSink(t.Context(), DefaultLimits()))
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "none of the 3 slides") {
+		t.Errorf("slides nowhere: %v", err)
+	}
+}
