@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"bytes"
+	"encoding/binary"
 	"strings"
 	"testing"
 
@@ -33,5 +35,27 @@ func TestDOCTables(t *testing.T) {
 	}
 	if tables != 40 || idx.Structure["tables"] != 40 {
 		t.Errorf("%d table objects, structure %v; want 40", tables, idx.Structure["tables"])
+	}
+}
+
+// TestDOCTablesWithoutProperties: when the paragraph property table is
+// out of reach (damaged), a Word table's cells come out as paragraphs:
+// no text is lost and nothing fails.
+func TestDOCTablesWithoutProperties(t *testing.T) {
+	b := bytes.Clone(testcorpus.Read(t, "office", "doc", "lo-stations-table.doc"))
+	fib := bytes.Index(b, []byte{0xEC, 0xA5}) // wIdent opens the WordDocument stream
+	if fib < 0 {
+		t.Fatal("no FIB")
+	}
+	binary.LittleEndian.PutUint32(b[fib+fibFcPlcfBtePapx:], 0x7FFFFFF0)
+	idx, objs := mustRun(t, b, "t.doc", "", Limits{})
+	all := strings.Join(texts(objs), "\n\n")
+	for _, w := range []string{"Station readings before the table.", "Jungfraujoch", "3571 m", "Säntis", "first line", "second line", "Text after the table."} {
+		if !strings.Contains(all, w) {
+			t.Errorf("lost %q: %q", w, all)
+		}
+	}
+	if strings.Contains(all, "|") || idx.Structure["tables"] != 0 {
+		t.Errorf("a table without paragraph properties: %q %v", all, idx.Structure)
 	}
 }
