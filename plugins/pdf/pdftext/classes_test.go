@@ -295,19 +295,21 @@ func TestRTLDocuments(t *testing.T) {
 
 // TestNastaliqUrdu: Urdu set in Nastaliq (Awami Nastaliq, LibreOffice's
 // PDF export), whose letters climb on a slope and sit over one another,
-// keeps most words whole and in logical order. It is the weakest of the
-// right-to-left documents (about 0.6 of its words; stacked letters such as
-// the ہ over ے of ہے still come apart), and this guards what is reached.
+// keeps most words whole and in logical order, its lines whole. It is the
+// weakest of the right-to-left documents (0.8 of its words: a final ں set
+// apart and a letter drawn after the next word's space still split a
+// word), and this guards what is reached.
 func TestNastaliqUrdu(t *testing.T) {
 	got := words(unorm.NFKC.String(classText(t, "rtl-urdu-nastaliq-lo", 1)))
-	for _, w := range []string{"اردو پاکستان کی قومی زبان", "یہ زبان برصغیر", "لاہور", "پاکستان کے بڑے شہر", "پانی کم ہو رہا"} {
+	for _, w := range []string{"اردو پاکستان کی قومی زبان", "یہ زبان برصغیر", "لاہور", "پاکستان کے بڑے شہر", "پانی کم ہو رہا ہے",
+		"اردو پاکستان کی قومی زبان ہے۔ یہ زبان برصغیر", "پہاڑوں کے گلیشیئر پگھل رہے"} {
 		if !strings.Contains(got, words(unorm.NFKC.String(w))) {
 			t.Errorf("lacks %q:\n%s", w, got)
 		}
 	}
 	_, per := rtlRecall(t)
-	if r := per["rtl-urdu-nastaliq-lo"]; r < 0.6 {
-		t.Errorf("Nastaliq recall %.3f < 0.6", r)
+	if r := per["rtl-urdu-nastaliq-lo"]; r < 0.75 {
+		t.Errorf("Nastaliq recall %.3f < 0.75", r)
 	}
 }
 

@@ -66,6 +66,7 @@ type frag struct {
 	bold       bool    // every glyph is bold (fragments are words or less)
 	lastX      float64 // origin of the last glyph, for the duplicate check
 	lastY      float64 // baseline of the last glyph, for Nastaliq's slope
+	lastW      float64 // advance of the last glyph
 	lastText   string
 }
 
@@ -208,11 +209,14 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			gap := g.x - cur.x1
 			sameLine := dy <= 0.1*min(g.size, cur.size)
 			sameSize := math.Abs(g.size-cur.size) <= 0.1*cur.size
-			// Nastaliq sets a word's letters on a slope, and a letter
-			// may sit over the wide one before it: touching glyphs of
-			// Arabic script stay one word.
-			nastaliq := !sameLine && sameSize && math.Abs(g.y-cur.lastY) <= nastaliqRise*cur.size &&
-				gap <= wordGap*cur.size && g.x >= cur.x0-0.1*cur.size && arabicScript(g.text) && arabicScript(cur.lastText)
+			// Nastaliq sets a word's letters on a slope (each within
+			// nastaliqRise of the one before, the word within 1.5 em of
+			// its first), a letter may sit over the wide one before it,
+			// and a letter of no advance is placed by the next one's
+			// position: such glyphs of Arabic script stay one word.
+			nastaliq := sameSize && arabicScript(g.text) && arabicScript(cur.lastText) && g.x >= cur.x0-0.1*cur.size &&
+				(!sameLine && (math.Abs(g.y-cur.lastY) <= nastaliqRise*cur.size || dy <= 1.5*cur.size) && gap <= wordGap*cur.size ||
+					cur.lastW == 0 && gap <= 0.35*cur.size || gap < 0 && g.x >= cur.lastX)
 			if !nastaliq && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
 				cur = nil
 			}
@@ -229,7 +233,7 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		cur.bold = cur.bold && g.bold
 		cur.x1 = max(cur.x1, g.x+g.w)
 		cur.x0 = min(cur.x0, g.x)
-		cur.lastX, cur.lastY, cur.lastText = g.x, g.y, g.text
+		cur.lastX, cur.lastY, cur.lastW, cur.lastText = g.x, g.y, g.w, g.text
 	}
 	return dropRepeats(joinSpacedLetters(frags))
 }
