@@ -44,6 +44,8 @@ func TestOfficeFormatsIngestion(t *testing.T) {
 			}},
 		{file: []string{"xls", "readxl-clippy.xls"}, query: "paperclip",
 			match: func(h knowledge.Hit) bool { return h.Ref.SheetName != "" && strings.Contains(h.Text, "2007-01-01") }},
+		{file: []string{"doc", "lo-stations-table.doc"}, query: "Jungfraujoch",
+			match: func(h knowledge.Hit) bool { return strings.Contains(h.Text, "| Jungfraujoch | 3571 m |  |") }},
 		{file: []string{"ppt", "lo-glacier-deck.ppt"}, query: "drone flights moraine",
 			match: func(h knowledge.Hit) bool { return h.Ref.Location == "slide:1/notes" && h.Ref.Part == "notes1" }},
 		{file: []string{"ppt", "mscfb-test.ppt"}, name: "slides-without-extension", query: "claritatem insitam",
