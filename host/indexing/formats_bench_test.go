@@ -43,6 +43,7 @@ var officeSamples = []formatSample{
 	{format: "rtf", name: "a.rtf", data: corpusFile("office", "rtf", "unrtf-accents.rtf"), query: "caffè", want: "andrò a un caffè"},
 	{format: "doc", name: "t.doc", data: corpusFile("office", "doc", "antiword-testdoc.doc"), query: "Antiword icon", want: "This JPEG image is the Antiword icon."},
 	{format: "xls", name: "c.xls", data: corpusFile("office", "xls", "readxl-clippy.xls"), query: "paperclip", want: "2007-01-01"},
+	{format: "ppt", name: "g.ppt", data: corpusFile("office", "ppt", "lo-glacier-deck.ppt"), query: "Aletsch measurements", want: "Aletsch measurements resumed in August"},
 }
 
 // readme is the start of unrtf's README (the corpus's constructed-docs

@@ -12,8 +12,8 @@ import (
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
-// TestOfficeFormatsIngestion: OpenDocument, RTF, Word 97-2003 and Excel
-// 97-2003 files go through the sandboxed office plugin into chunks a
+// TestOfficeFormatsIngestion: OpenDocument, RTF, Word, Excel and
+// PowerPoint 97-2003 files go through the sandboxed office plugin into chunks a
 // question finds with their references; an RTF uploaded without an
 // extension (sniffed by the host as text) is still read as RTF, not as its
 // markup.
@@ -44,6 +44,12 @@ func TestOfficeFormatsIngestion(t *testing.T) {
 			}},
 		{file: []string{"xls", "readxl-clippy.xls"}, query: "paperclip",
 			match: func(h knowledge.Hit) bool { return h.Ref.SheetName != "" && strings.Contains(h.Text, "2007-01-01") }},
+		{file: []string{"doc", "lo-stations-table.doc"}, query: "Jungfraujoch",
+			match: func(h knowledge.Hit) bool { return strings.Contains(h.Text, "| Jungfraujoch | 3571 m |  |") }},
+		{file: []string{"ppt", "lo-glacier-deck.ppt"}, query: "drone flights moraine",
+			match: func(h knowledge.Hit) bool { return h.Ref.Location == "slide:1/notes" && h.Ref.Part == "notes1" }},
+		{file: []string{"ppt", "mscfb-test.ppt"}, name: "slides-without-extension", query: "claritatem insitam",
+			match: func(h knowledge.Hit) bool { return h.Ref.SlideIndex == 1 && h.Ref.Label == "Test" }},
 	} {
 		name := c.name
 		if name == "" {

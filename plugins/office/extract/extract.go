@@ -145,6 +145,7 @@ var formats = []format{
 	{mimes: []string{mimeRTF, "text/rtf", "application/x-rtf"}, exts: []string{".rtf"}, run: extractRTF},
 	{mimes: []string{mimeDOC, "application/vnd.ms-word"}, exts: []string{".doc", ".dot"}, run: extractOLE},
 	{mimes: []string{mimeXLS, "application/x-msexcel", "application/x-excel"}, exts: []string{".xls", ".xlt"}, run: extractOLE},
+	{mimes: []string{mimePPT, "application/mspowerpoint", "application/x-mspowerpoint"}, exts: []string{".ppt", ".pps", ".pot"}, run: extractOLE},
 	{mimes: []string{mimeOLE}, run: extractOLE},
 	{mimes: []string{"text/markdown", "text/x-markdown"}, exts: []string{".md", ".markdown"}, run: extractMarkdown},
 	{mimes: []string{"text/csv", "text/tab-separated-values", "application/csv"}, exts: []string{".csv", ".tsv"}, run: extractCSV},
@@ -266,7 +267,7 @@ func chooseChecked(r io.ReaderAt, size int64, name, mimeType string) (f format, 
 	if !sok || ok && slices.Contains(f.mimes, m) {
 		return f, mt, mt, ok
 	}
-	if ok && m == mimeOLE && (f.mimes[0] == mimeDOC || f.mimes[0] == mimeXLS) {
+	if ok && m == mimeOLE && (f.mimes[0] == mimeDOC || f.mimes[0] == mimeXLS || f.mimes[0] == mimePPT) {
 		return f, mt, mt, ok // the compound file tells which itself
 	}
 	return sf, m, mt, true

@@ -35,9 +35,10 @@ func (o *oleFile) read(name string) ([]byte, error) {
 
 func (o *oleFile) has(name string) bool { _, ok := o.streams[name]; return ok }
 
-// extractOLE reads an OLE compound file: a Word 97-2003 document or an
-// Excel 97-2003 workbook. Other contents are refused by name: PowerPoint
-// 97-2003, password-protected OOXML, Word 6/95 and Excel 5/95 files. An
+// extractOLE reads an OLE compound file: a Word 97-2003 document, an
+// Excel 97-2003 workbook or a PowerPoint 97-2003 presentation. Other
+// contents are refused by name: password-protected OOXML, Word 6/95 and
+// Excel 5/95 files, Visio drawings, Outlook messages. An
 // RTF file named .doc (as Word writes them) is read as RTF.
 func extractOLE(ctx context.Context, in input, s *sink) error {
 	head := make([]byte, 8)
@@ -46,7 +47,7 @@ func extractOLE(ctx context.Context, in input, s *sink) error {
 			s.mime = mimeRTF
 			return extractRTF(ctx, in, s)
 		}
-		return fmt.Errorf("%w: not an OLE compound file, as Word 97-2003 and Excel 97-2003 files are", ErrMalformed)
+		return fmt.Errorf("%w: not an OLE compound file, as Word, Excel and PowerPoint 97-2003 files are", ErrMalformed)
 	}
 	r, err := mscfb.New(io.NewSectionReader(in.r, 0, in.size))
 	if err != nil {
@@ -75,7 +76,8 @@ func extractOLE(ctx context.Context, in input, s *sink) error {
 	case o.has("Book"):
 		return fmt.Errorf("%w: an Excel 5.0/95 workbook (BIFF5); only Excel 97-2003 (BIFF8) and later are read", ErrUnsupported)
 	case o.has("PowerPoint Document"):
-		return fmt.Errorf("%w: a PowerPoint 97-2003 presentation (.ppt); only PPTX and ODP presentations are read", ErrUnsupported)
+		s.mime = mimePPT
+		return extractPPT(ctx, o, s)
 	case o.has("VisioDocument"):
 		return fmt.Errorf("%w: a Visio drawing (.vsd)", ErrUnsupported)
 	case o.has("__substg1.0_0037001F") || o.has("__substg1.0_0037001E"):
@@ -85,5 +87,5 @@ func extractOLE(ctx context.Context, in input, s *sink) error {
 	for n := range o.streams {
 		names = append(names, n)
 	}
-	return fmt.Errorf("%w: an OLE compound file that is neither a Word nor an Excel document (streams: %s)", ErrUnsupported, strings.Join(names, ", "))
+	return fmt.Errorf("%w: an OLE compound file that is neither a Word, an Excel nor a PowerPoint document (streams: %s)", ErrUnsupported, strings.Join(names, ", "))
 }

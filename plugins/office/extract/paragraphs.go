@@ -22,7 +22,13 @@ func paragraphRange(a, b int) string {
 // last when it differs. It returns the number of paragraphs, and false
 // once the sink is full.
 func emitParagraphs(s *sink, part string, paras []string, size int) (int, bool) {
-	n := 0
+	return emitParagraphsFrom(s, part, paras, size, 0)
+}
+
+// emitParagraphsFrom is emitParagraphs numbering after the first done
+// paragraphs of the part; it returns the number of new ones.
+func emitParagraphsFrom(s *sink, part string, paras []string, size, done int) (int, bool) {
+	n := done
 	var b strings.Builder
 	first := 0
 	flush := func() bool {
@@ -56,5 +62,59 @@ func emitParagraphs(s *sink, part string, paras []string, size int) (int, bool) 
 		}
 		b.WriteString(p)
 	}
-	return n, flush()
+	return n - done, flush()
+}
+
+// wordBlock is a paragraph, or a table (rows of cell texts) when rows is set.
+type wordBlock struct {
+	text string
+	rows [][]string
+}
+
+// emitBlocks is emitParagraphs for paragraphs and tables: a table ends the
+// current text object and becomes an object of its own, a Markdown table
+// (as DOCX tables are) whose Paragraph is the number its first cell takes;
+// each non-empty cell counts as a paragraph. It returns the paragraphs and
+// tables emitted, and false once the sink is full.
+func emitBlocks(s *sink, part string, blocks []wordBlock, size int) (paras, tables int, ok bool) {
+	var run []string
+	flush := func() bool {
+		k, ok := emitParagraphsFrom(s, part, run, size, paras)
+		paras += k
+		run = run[:0]
+		return ok
+	}
+	for _, b := range blocks {
+		if b.rows == nil {
+			run = append(run, b.text)
+			continue
+		}
+		if !flush() {
+			return paras, tables, false
+		}
+		text := markdownTable(b.rows)
+		cells, cols := 0, 0
+		for _, r := range b.rows {
+			cols = max(cols, len(r))
+			for _, c := range r {
+				if c != "" {
+					cells++
+				}
+			}
+		}
+		if cells == 0 || text == "" {
+			continue
+		}
+		tables++
+		md := map[string]any{"table": tables, "rows": len(b.rows), "cols": cols}
+		if cells > 1 {
+			md["lastParagraph"] = paras + cells
+		}
+		if !s.add(content.Object{ContentType: content.Text, Data: text, Metadata: md,
+			Ref: content.Ref{Part: part, Paragraph: paras + 1, Location: paragraphRange(paras+1, paras+cells)}}) {
+			return paras + cells, tables, false
+		}
+		paras += cells
+	}
+	return paras, tables, flush()
 }

@@ -65,12 +65,15 @@ func extractDOC(ctx context.Context, o *oleFile, s *sink) error {
 	if uint64(fcClx)+uint64(lcbClx) > uint64(len(table)) || lcbClx == 0 {
 		return fmt.Errorf("%w: the piece table lies outside the %s stream", ErrMalformed, tableName)
 	}
-	text, err := wordPieces(wd, table[fcClx:fcClx+lcbClx], s.lim.MaxTextBytes)
+	text, pieces, err := wordPieces(wd, table[fcClx:fcClx+lcbClx], s.lim.MaxTextBytes)
 	if err != nil {
 		return err
 	}
+	// Paragraph properties tell table cells and rows apart; without them
+	// (a damaged property table) cells come out as paragraphs.
+	marks := wordTableMarks(wd, table, pieces)
 	// Split the character stream into stories by the FIB's counts.
-	pos := 0
+	pos, tables := 0, 0
 	counts := map[string]any{}
 	for i, part := range wordParts {
 		off := fibCcpText + 4*i
@@ -90,42 +93,53 @@ func extractDOC(ctx context.Context, o *oleFile, s *sink) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		k, _ := emitParagraphs(s, part, wordParagraphs(story), s.lim.BlockBytes)
+		k, t, _ := emitBlocks(s, part, wordBlocks(story, pos-len(story), marks), s.lim.BlockBytes)
 		if k > 0 {
 			counts[part] = k
 		}
+		tables += t
 	}
 	s.structure["format"] = "doc"
 	s.structure["paragraphs"] = counts
+	s.structure["tables"] = tables
 	return nil
+}
+
+// wordPiece is one piece of the piece table: characters [cp0, cp1) stored
+// from byte offset off of the WordDocument stream, one byte each when
+// compressed, two otherwise.
+type wordPiece struct {
+	cp0, cp1, off int
+	compressed    bool
 }
 
 // wordPieces reads the document's characters through the piece table (the
 // Pcdt of the Clx): each piece is 8-bit Windows-1252 ("compressed") or
 // UTF-16LE text at its offset in the WordDocument stream.
-func wordPieces(wd, clx []byte, maxText int64) ([]rune, error) {
+func wordPieces(wd, clx []byte, maxText int64) ([]rune, []wordPiece, error) {
 	i := 0
 	for i < len(clx) && clx[i] == 0x01 { // Prc: property modifiers, skipped
 		if i+3 > len(clx) {
-			return nil, fmt.Errorf("%w: a cut Clx", ErrMalformed)
+			return nil, nil, fmt.Errorf("%w: a cut Clx", ErrMalformed)
 		}
 		i += 3 + int(binary.LittleEndian.Uint16(clx[i+1:]))
 	}
 	if i+5 > len(clx) || clx[i] != 0x02 {
-		return nil, fmt.Errorf("%w: no piece table in the Clx", ErrMalformed)
+		return nil, nil, fmt.Errorf("%w: no piece table in the Clx", ErrMalformed)
 	}
 	lcb := int(binary.LittleEndian.Uint32(clx[i+1:]))
 	plc := clx[i+5:]
 	if lcb > len(plc) || lcb < 4 || (lcb-4)%12 != 0 {
-		return nil, fmt.Errorf("%w: a piece table of %d bytes", ErrMalformed, lcb)
+		return nil, nil, fmt.Errorf("%w: a piece table of %d bytes", ErrMalformed, lcb)
 	}
 	n := (lcb - 4) / 12
 	cps := func(k int) int { return int(binary.LittleEndian.Uint32(plc[4*k:])) }
 	var out []rune
+	var pieces []wordPiece
 	for k := 0; k < n; k++ {
 		cp0, cp1 := cps(k), cps(k+1)
 		if cp1 < cp0 {
-			return nil, fmt.Errorf("%w: piece %d ends before it starts", ErrMalformed, k)
+			return nil, nil, fmt.Errorf("%w: piece %d ends before it starts", ErrMalformed, k)
 		}
 		pcd := plc[4*(n+1)+8*k:]
 		fc := binary.LittleEndian.Uint32(pcd[2:])
@@ -136,15 +150,17 @@ func wordPieces(wd, clx []byte, maxText int64) ([]rune, error) {
 		if fc&0x40000000 != 0 {
 			off := int(fc&0x3FFFFFFF) / 2
 			if off+count > len(wd) {
-				return nil, fmt.Errorf("%w: piece %d lies outside the WordDocument stream", ErrMalformed, k)
+				return nil, nil, fmt.Errorf("%w: piece %d lies outside the WordDocument stream", ErrMalformed, k)
 			}
+			pieces = append(pieces, wordPiece{cp0: len(out), cp1: len(out) + count, off: off, compressed: true})
 			dec, _ := charmap.Windows1252.NewDecoder().Bytes(wd[off : off+count])
 			out = append(out, []rune(string(dec))...)
 		} else {
 			off := int(fc)
 			if off+2*count > len(wd) {
-				return nil, fmt.Errorf("%w: piece %d lies outside the WordDocument stream", ErrMalformed, k)
+				return nil, nil, fmt.Errorf("%w: piece %d lies outside the WordDocument stream", ErrMalformed, k)
 			}
+			pieces = append(pieces, wordPiece{cp0: len(out), cp1: len(out) + count, off: off})
 			u := make([]uint16, count)
 			for j := range u {
 				u[j] = binary.LittleEndian.Uint16(wd[off+2*j:])
@@ -155,15 +171,39 @@ func wordPieces(wd, clx []byte, maxText int64) ([]rune, error) {
 			break
 		}
 	}
-	return out, nil
+	return out, pieces, nil
 }
 
-// wordParagraphs splits a story into paragraphs and cleans Word's special
-// characters: paragraph and cell marks end paragraphs, field codes are
-// dropped and their results kept, object anchors and note references go.
-func wordParagraphs(story []rune) []string {
-	var paras []string
-	var b strings.Builder
+// wordBlocks splits a story, which starts at character position base, into
+// paragraphs and tables and cleans Word's special characters: paragraph
+// marks end paragraphs, cell marks cells and row marks (told apart by
+// marks) rows; field codes are dropped and their results kept, object
+// anchors and note references go. Without marks every cell is a paragraph.
+func wordBlocks(story []rune, base int, marks *wordMarks) []wordBlock {
+	var (
+		out   []wordBlock
+		b     strings.Builder
+		cell  []string   // the current cell's paragraphs
+		row   []string   // the current row's cells
+		rows  [][]string // the current table's rows
+		table bool       // rows or cells are open
+	)
+	endRow := func() {
+		if len(cell) > 0 {
+			row = append(row, strings.TrimSpace(strings.Join(cell, "\n")))
+		}
+		if len(row) > 0 {
+			rows = append(rows, row)
+		}
+		cell, row = nil, nil
+	}
+	endTable := func() {
+		endRow()
+		if len(rows) > 0 {
+			out = append(out, wordBlock{rows: rows})
+		}
+		cell, row, rows, table = nil, nil, nil, false
+	}
 	// fields is a stack: true while in a field's code (before its
 	// separator), whose text is not shown.
 	var fields []bool
@@ -175,7 +215,7 @@ func wordParagraphs(story []rune) []string {
 		}
 		return false
 	}
-	for _, r := range story {
+	for i, r := range story {
 		switch r {
 		case 0x13: // field begin
 			fields = append(fields, true)
@@ -195,8 +235,29 @@ func wordParagraphs(story []rune) []string {
 			continue
 		}
 		switch r {
-		case '\r', 0x07, 0x0c: // paragraph, cell or row end, page or section break
-			paras = append(paras, b.String())
+		case '\r', 0x0c: // paragraph end, page or section break
+			if r == '\r' && marks.inTable(base+i) {
+				cell = append(cell, strings.TrimSpace(b.String()))
+				table = true
+			} else {
+				if table {
+					endTable()
+				}
+				out = append(out, wordBlock{text: b.String()})
+			}
+			b.Reset()
+		case 0x07: // cell or row end
+			switch {
+			case !marks.known():
+				out = append(out, wordBlock{text: b.String()})
+			case marks.rowEnd(base + i):
+				endRow()
+				table = true
+			default:
+				cell = append(cell, strings.TrimSpace(b.String()))
+				row = append(row, strings.TrimSpace(strings.Join(cell, "\n")))
+				cell, table = nil, true
+			}
 			b.Reset()
 		case 0x0b: // line break
 			b.WriteByte('\n')
@@ -215,8 +276,11 @@ func wordParagraphs(story []rune) []string {
 			}
 		}
 	}
-	if b.Len() > 0 {
-		paras = append(paras, b.String())
+	if table {
+		endTable()
 	}
-	return paras
+	if b.Len() > 0 {
+		out = append(out, wordBlock{text: b.String()})
+	}
+	return out
 }

@@ -46,6 +46,17 @@ import (
 // below 0.1.
 const wordGap = 0.12
 
+// nastaliqRise is how far (in em) a glyph of a Nastaliq word may climb or
+// fall from the one before it.
+const nastaliqRise = 0.9
+
+// arabicScript reports whether s starts with a letter of the Arabic
+// script (Arabic, Arabic Supplement, presentation forms).
+func arabicScript(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r >= 0x0600 && r <= 0x06FF || r >= 0x0750 && r <= 0x077F || r >= 0xFB50 && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFF
+}
+
 type frag struct {
 	x0, x1     float64
 	y          float64
@@ -54,6 +65,8 @@ type frag struct {
 	spaceAfter bool
 	bold       bool    // every glyph is bold (fragments are words or less)
 	lastX      float64 // origin of the last glyph, for the duplicate check
+	lastY      float64 // baseline of the last glyph, for Nastaliq's slope
+	lastW      float64 // advance of the last glyph
 	lastText   string
 }
 
@@ -196,7 +209,15 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			gap := g.x - cur.x1
 			sameLine := dy <= 0.1*min(g.size, cur.size)
 			sameSize := math.Abs(g.size-cur.size) <= 0.1*cur.size
-			if !sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size {
+			// Nastaliq sets a word's letters on a slope (each within
+			// nastaliqRise of the one before, the word within 1.5 em of
+			// its first), a letter may sit over the wide one before it,
+			// and a letter of no advance is placed by the next one's
+			// position: such glyphs of Arabic script stay one word.
+			nastaliq := sameSize && arabicScript(g.text) && arabicScript(cur.lastText) && g.x >= cur.x0-0.1*cur.size &&
+				(!sameLine && (math.Abs(g.y-cur.lastY) <= nastaliqRise*cur.size || dy <= 1.5*cur.size) && gap <= wordGap*cur.size ||
+					cur.lastW == 0 && gap <= 0.35*cur.size || gap < 0 && g.x >= cur.lastX)
+			if !nastaliq && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
 				cur = nil
 			}
 		}
@@ -212,7 +233,7 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		cur.bold = cur.bold && g.bold
 		cur.x1 = max(cur.x1, g.x+g.w)
 		cur.x0 = min(cur.x0, g.x)
-		cur.lastX, cur.lastText = g.x, g.text
+		cur.lastX, cur.lastY, cur.lastW, cur.lastText = g.x, g.y, g.w, g.text
 	}
 	return dropRepeats(joinSpacedLetters(frags))
 }

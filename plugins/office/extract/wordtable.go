@@ -1,0 +1,145 @@
+package extract
+
+import (
+	"encoding/binary"
+	"sort"
+)
+
+// Offsets and property codes of Word 97-2003 paragraph properties
+// (MS-DOC 2.5.6, 2.9.{70,71}, 2.6.2).
+const (
+	fibFcPlcfBtePapx  = 0x0102 // the bin table of paragraph property pages
+	fibLcbPlcfBtePapx = 0x0106
+	sprmPFInTable     = 0x2416
+	sprmPFTtp         = 0x2417
+	wordFkpSize       = 512
+)
+
+// wordMarks says, by the byte offset of a paragraph's mark in the
+// WordDocument stream, which paragraphs lie in a table and which marks end
+// table rows: the properties of Word's paragraph property pages (FKPs).
+type wordMarks struct {
+	pieces []wordPiece
+	runs   []wordRun // sorted by start
+}
+
+// wordRun is a range of stream offsets whose paragraphs share properties.
+type wordRun struct {
+	start, end     int
+	inTable, rowTp bool
+}
+
+// known reports whether paragraph properties were read at all.
+func (m *wordMarks) known() bool { return m != nil && len(m.runs) > 0 }
+
+// props returns the properties of the paragraph whose mark is at character
+// position cp.
+func (m *wordMarks) props(cp int) wordRun {
+	if !m.known() {
+		return wordRun{}
+	}
+	k := sort.Search(len(m.pieces), func(i int) bool { return m.pieces[i].cp1 > cp })
+	if k == len(m.pieces) || cp < m.pieces[k].cp0 {
+		return wordRun{}
+	}
+	p := m.pieces[k]
+	off := p.off + (cp - p.cp0)
+	if !p.compressed {
+		off = p.off + 2*(cp-p.cp0)
+	}
+	i := sort.Search(len(m.runs), func(i int) bool { return m.runs[i].end > off })
+	if i == len(m.runs) || off < m.runs[i].start {
+		return wordRun{}
+	}
+	return m.runs[i]
+}
+
+func (m *wordMarks) inTable(cp int) bool { return m.props(cp).inTable }
+func (m *wordMarks) rowEnd(cp int) bool  { return m.props(cp).rowTp }
+
+// wordTableMarks reads the paragraph property pages the bin table of the
+// FIB points to. It returns nil when they are missing or damaged: tables
+// then come out as paragraphs, and nothing else is lost.
+func wordTableMarks(wd, table []byte, pieces []wordPiece) *wordMarks {
+	if len(wd) < fibLcbPlcfBtePapx+4 {
+		return nil
+	}
+	fc := int(binary.LittleEndian.Uint32(wd[fibFcPlcfBtePapx:]))
+	lcb := int(binary.LittleEndian.Uint32(wd[fibLcbPlcfBtePapx:]))
+	if lcb < 12 || (lcb-4)%8 != 0 || fc < 0 || fc+lcb > len(table) || fc+lcb < fc {
+		return nil
+	}
+	plc := table[fc : fc+lcb]
+	n := (lcb - 4) / 8
+	m := &wordMarks{pieces: pieces}
+	for k := range n {
+		pn := int(binary.LittleEndian.Uint32(plc[4*(n+1)+4*k:]) & 0x3FFFFF)
+		if (pn+1)*wordFkpSize > len(wd) {
+			return nil
+		}
+		page := wd[pn*wordFkpSize : (pn+1)*wordFkpSize]
+		crun := int(page[wordFkpSize-1])
+		if 4*(crun+1)+13*crun > wordFkpSize-1 {
+			return nil
+		}
+		for i := range crun {
+			r := wordRun{start: int(binary.LittleEndian.Uint32(page[4*i:])), end: int(binary.LittleEndian.Uint32(page[4*i+4:]))}
+			if o := 2 * int(page[4*(crun+1)+13*i]); o > 0 {
+				r.inTable, r.rowTp = papxFlags(page, o)
+			}
+			if r.end > r.start && (r.inTable || r.rowTp) {
+				m.runs = append(m.runs, r)
+			}
+		}
+	}
+	sort.Slice(m.runs, func(i, j int) bool { return m.runs[i].start < m.runs[j].start })
+	return m
+}
+
+// papxFlags reads a PapxInFkp at offset o of an FKP page: whether its
+// paragraph is in a table, and whether its mark ends a table row.
+func papxFlags(page []byte, o int) (inTable, rowEnd bool) {
+	if o >= len(page)-1 {
+		return false, false
+	}
+	var grpprl []byte
+	if cb := int(page[o]); cb != 0 {
+		grpprl = page[o+1 : min(len(page), o+2*cb)]
+	} else {
+		grpprl = page[o+2 : min(len(page), o+2+2*int(page[o+1]))]
+	}
+	if len(grpprl) < 2 {
+		return false, false
+	}
+	for i := 2; i+2 <= len(grpprl); { // after the style index
+		sprm := binary.LittleEndian.Uint16(grpprl[i:])
+		i += 2
+		var size int
+		switch sprm >> 13 {
+		case 0, 1:
+			size = 1
+		case 2, 4, 5:
+			size = 2
+		case 3:
+			size = 4
+		case 7:
+			size = 3
+		case 6:
+			if i >= len(grpprl) {
+				return inTable, rowEnd
+			}
+			size = 1 + int(grpprl[i])
+		}
+		if i+size > len(grpprl) {
+			break
+		}
+		switch sprm {
+		case sprmPFInTable:
+			inTable = grpprl[i] != 0
+		case sprmPFTtp:
+			rowEnd = grpprl[i] != 0
+		}
+		i += size
+	}
+	return inTable, rowEnd
+}
