@@ -17,7 +17,9 @@ func Invoke(fn func(uint64) uint64, req, resp any) error {
 	if err != nil {
 		return fmt.Errorf("encoding capability request: %w", err)
 	}
-	out := kernelRead(fn(kernelWrite(doc)))
+	// Requests and answers may be megabytes (a file's base64): they cross
+	// in one host call each (blockWrite, blockRead), not 8 bytes a call.
+	out := blockRead(fn(blockWrite(doc)))
 	var env struct {
 		OK    bool            `json:"ok"`
 		Data  json.RawMessage `json:"data"`
