@@ -17,10 +17,11 @@ import (
 // own functions, so a plugin imports — and must declare — only what it uses.
 func Invoke(fn func(uint64) uint64, req, resp any) error {
 	// Requests and answers may be megabytes (a file in base64). They cross
-	// in one host call each (blockWrite, blockRead), not 8 bytes a call,
-	// and go-json encodes and decodes them several times faster than
-	// encoding/json does in Wasm, where a large string's scan dominates.
-	doc, err := gojson.Marshal(req)
+	// in one host call each (blockWrite, blockRead), not 8 bytes a call.
+	// Requests are encoded by encoding/json (go-json knows no omitzero);
+	// answers are decoded by go-json, several times faster in Wasm, where
+	// encoding/json's scan of a large string dominates.
+	doc, err := json.Marshal(req)
 	if err != nil {
 		return fmt.Errorf("encoding capability request: %w", err)
 	}

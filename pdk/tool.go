@@ -166,9 +166,7 @@ func resultFrame(res any) [][]byte {
 	case json.RawMessage:
 		return [][]byte{jsonHeader, newline, v}
 	}
-	// go-json: a large result (a download's bytes in base64) encodes
-	// several times faster than with encoding/json in Wasm.
-	body, err := gojson.Marshal(res)
+	body, err := json.Marshal(res)
 	if err != nil {
 		return errorFrame(Errorf("tool_error", "encoding result: %v", err))
 	}
