@@ -58,6 +58,9 @@ func NewRegistry(caps ...Capability) (*Registry, error) {
 		}
 		r.caps[c.Name] = c
 		for _, f := range c.Functions {
+			if f.Module == KernelModule {
+				return nil, fmt.Errorf("capability %q provides %s.%s: that module is the host's own", c.Name, f.Module, f.Name)
+			}
 			key := f.Module + "\x00" + f.Name
 			if other, dup := r.byImport[key]; dup {
 				return nil, fmt.Errorf("import %s.%s provided by capabilities %q and %q", f.Module, f.Name, other, c.Name)

@@ -17,7 +17,8 @@ var (
 )
 
 // kernelFunctions are the Extism kernel and runtime functions every plugin gets:
-// memory, input/output, errors, config, variables and logs. HTTP is a capability.
+// memory, input/output, errors, config, variables and logs, and agenthost's
+// block copies (blockFunctions). HTTP is a capability.
 func kernelFunctions(logLevel slog.Level) []HostFunction {
 	f := func(name string, params, results []api.ValueType, fn func(ctx context.Context, c *Call, s []uint64)) HostFunction {
 		return HostFunction{Module: ExtismEnv, Name: name, Params: params, Results: results, Func: fn}
@@ -183,7 +184,7 @@ func kernelFunctions(logLevel slog.Level) []HostFunction {
 			c.k.free(s[0])
 		}))
 	}
-	return out
+	return append(out, blockFunctions()...)
 }
 
 // extismLevel maps a slog level to Extism's numbering (0 trace … 4 error).

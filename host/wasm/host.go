@@ -280,8 +280,9 @@ func isUnsigned(err error) bool {
 }
 
 // checkImports refuses a module that imports anything it was not granted: the
-// WASI preview 1 functions and the Extism kernel are always there; everything
-// else belongs to a capability that the manifest must declare.
+// WASI preview 1 functions, the Extism kernel and agenthost's block copies are
+// always there; everything else belongs to a capability that the manifest must
+// declare.
 func (h *Host) checkImports(p *Plugin) error {
 	imports, err := wasmbin.Imports(p.module)
 	if err != nil {
@@ -289,7 +290,7 @@ func (h *Host) checkImports(p *Plugin) error {
 	}
 	kernel := map[string]bool{}
 	for _, f := range kernelFunctions(0) {
-		kernel[f.Name] = true
+		kernel[f.Module+"\x00"+f.Name] = true
 	}
 	for _, im := range imports {
 		if im.Kind != wasmbin.ImportFunc {
@@ -298,7 +299,7 @@ func (h *Host) checkImports(p *Plugin) error {
 		switch {
 		case im.Module == "wasi_snapshot_preview1":
 			continue
-		case im.Module == ExtismEnv && kernel[im.Name]:
+		case kernel[im.Module+"\x00"+im.Name]:
 			continue
 		}
 		capName, ok := h.registry.provider(im.Module, im.Name)

@@ -80,14 +80,25 @@ func Write(name, mimeType string, data []byte, label string) (Written, error) {
 // nothing.
 func WriteInFolder(folder, name, mimeType string, data []byte, label string) (Written, error) {
 	var w Written
+	// A []byte field encodes straight to base64 in the request: no
+	// intermediate string for encoding/json to scan again.
 	err := pdk.Invoke(write, struct {
 		Name     string `json:"name"`
 		MIMEType string `json:"mimeType,omitempty"`
-		Data     string `json:"data"`
+		Data     []byte `json:"data"`
 		Label    string `json:"label,omitempty"`
 		Folder   string `json:"folder,omitempty"`
-	}{name, mimeType, base64.StdEncoding.EncodeToString(data), label, folder}, &w)
+	}{name, mimeType, nonNil(data), label, folder}, &w)
 	return w, err
+}
+
+// nonNil keeps empty data an empty string in a request (a nil []byte
+// encodes as null).
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
 
 // Summary is the result text seed 001 asks of every tool that makes a file:

@@ -1,7 +1,6 @@
 package files
 
 import (
-	"encoding/base64"
 	"time"
 
 	"github.com/agenthost/agenthost/pdk"
@@ -110,10 +109,10 @@ func setContentMode(ref string, data []byte, mode string, baseVersion int) (Chan
 	var c Changed
 	err := pdk.Invoke(setContent, struct {
 		File        string `json:"file"`
-		Data        string `json:"data"`
+		Data        []byte `json:"data"`
 		Mode        string `json:"mode"`
 		BaseVersion int    `json:"baseVersion,omitempty"`
-	}{ref, base64.StdEncoding.EncodeToString(data), mode, baseVersion}, &c)
+	}{ref, nonNil(data), mode, baseVersion}, &c)
 	return c, err
 }
 
