@@ -25,15 +25,15 @@ import (
 func main() {}
 
 func init() {
-	pdk.Tool("summarizeContent", "Summarise documents of the workspace (file ids or docItem references) or given text with the language model. Inputs larger than the model's context are split into parts, summarised part by part and merged; the result says how many parts and model calls it took.",
+	pdk.Tool("summarizeContent", "Summarise documents of the workspace (file ids, docItem:<id> references, or docList:<label> for every document of a list in the conversation) or given text with the language model. Inputs larger than the model's context are split into parts, summarised part by part and merged; the result says how many parts and model calls it took.",
 		summarize, pdk.ReadOnly())
-	pdk.Tool("analyzeContent", "Analyse documents of the workspace (file ids or docItem references) or given text according to an instruction (extract facts, answer a question, compare, classify) with the language model. Inputs larger than the model's context are processed part by part and the partial results merged; the result says how many parts and model calls it took.",
+	pdk.Tool("analyzeContent", "Analyse documents of the workspace (file ids, docItem:<id> references, or docList:<label> for every document of a list in the conversation) or given text according to an instruction (extract facts, answer a question, compare, classify) with the language model. Inputs larger than the model's context are processed part by part and the partial results merged; the result says how many parts and model calls it took.",
 		analyze, pdk.ReadOnly())
 }
 
 // SummarizeArgs are summarizeContent's arguments.
 type SummarizeArgs struct {
-	Documents []string `json:"documents,omitempty" description:"file ids or docItem:<id> references of the documents to summarise" maxItems:"20"`
+	Documents []string `json:"documents,omitempty" description:"file ids, docItem:<id> or docList:<label> references of the documents to summarise" maxItems:"20"`
 	Text      string   `json:"text,omitempty" description:"text to summarise (instead of or besides documents)"`
 	Focus     string   `json:"focus,omitempty" description:"what the summary should concentrate on" maxLength:"2000"`
 	Length    string   `json:"length,omitempty" description:"how long the summary should be" enum:"short,medium,long"`
@@ -43,7 +43,7 @@ type SummarizeArgs struct {
 
 // AnalyzeArgs are analyzeContent's arguments.
 type AnalyzeArgs struct {
-	Documents   []string `json:"documents,omitempty" description:"file ids or docItem:<id> references of the documents to analyse" maxItems:"20"`
+	Documents   []string `json:"documents,omitempty" description:"file ids, docItem:<id> or docList:<label> references of the documents to analyse" maxItems:"20"`
 	Text        string   `json:"text,omitempty" description:"text to analyse (instead of or besides documents)"`
 	Instruction string   `json:"instruction" description:"what to do with the content: a question, facts to extract, a comparison" minLength:"1" maxLength:"8000"`
 	Pages       []int    `json:"pages,omitempty" description:"only these pages (documents with pages)"`

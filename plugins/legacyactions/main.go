@@ -23,7 +23,7 @@ import (
 
 type neutralizeParams struct {
 	Text         string   `json:"text,omitempty" maxLength:"1000000" description:"text to neutralize; the neutralized text is the result"`
-	DocumentList []string `json:"documentList,omitempty" maxItems:"20" description:"docItem:<id> references (or file ids) of text documents; each comes back neutralized as a new document"`
+	DocumentList []string `json:"documentList,omitempty" maxItems:"20" description:"docItem:<id> or docList:<label> references (or file ids) of text documents; each comes back neutralized as a new document"`
 	Kinds        []string `json:"kinds,omitempty" description:"what to replace: NAME, EMAIL, IBAN, AHV, PHONE (default: all)"`
 	// The mapping undoes the neutralization, so it is only made on request.
 	ReturnMapping bool `json:"returnMapping,omitempty" description:"also return the placeholder→original mapping as a JSON document (it contains the personal data)"`
@@ -47,7 +47,7 @@ func init() {
 }
 
 type extractParams struct {
-	DocumentList []string `json:"documentList" minItems:"1" maxItems:"50" description:"docItem:<id> references (or file ids) of invoices as text documents"`
+	DocumentList []string `json:"documentList" minItems:"1" maxItems:"50" description:"docItem:<id> or docList:<label> references (or file ids) of invoices as text documents"`
 }
 
 type invoiceRow struct {
