@@ -592,13 +592,11 @@ func (s *Server) resumeUpload(w http.ResponseWriter, r *http.Request) {
 		invalid(w, "body", "unreadable body")
 		return
 	}
-	s.mu.Lock()
-	if s.failPuts > 0 {
-		s.failPuts--
-		s.mu.Unlock()
+	if s.failPuts.Take() {
 		googleError(w, http.StatusServiceUnavailable, "global", "backendError", "Backend Error", "UNAVAILABLE")
 		return
 	}
+	s.mu.Lock()
 	ss, ok := s.sessions[sid]
 	if !ok {
 		s.mu.Unlock()

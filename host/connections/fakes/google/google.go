@@ -31,6 +31,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agenthost/agenthost/host/connections/fakes/fault"
 )
 
 // Request is one request the fake received.
@@ -62,9 +64,9 @@ type Server struct {
 	uploads                     []File
 	sent                        []Message
 	throttle                    []throttle
-	garbage                     int
-	echo                        int
-	failPuts                    int
+	garbage                     fault.Countdown
+	echo                        fault.Countdown
+	failPuts                    fault.Countdown
 	requests                    []Request
 }
 
@@ -121,25 +123,19 @@ func (s *Server) Throttle(status int, after ...time.Duration) {
 // Garbage makes the next n authenticated requests answer 200 with an HTML
 // page instead of JSON, as a captive proxy or a maintenance page does.
 func (s *Server) Garbage(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.garbage += n
+	s.garbage.Add(n)
 }
 
 // FailUploads makes the next n resumable-session PUTs answer 503
 // backendError: the session's file is not created.
 func (s *Server) FailUploads(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failPuts += n
+	s.failPuts.Add(n)
 }
 
 // EchoCredential makes the next n file contents (alt=media or export) the
 // Authorization header the request carried, as a hostile page would.
 func (s *Server) EchoCredential(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.echo += n
+	s.echo.Add(n)
 }
 
 // Requests returns every request received.
@@ -230,11 +226,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			t := s.throttle[0]
 			s.throttle, th = s.throttle[1:], &t
 		}
-		garbage := s.garbage > 0
-		if garbage && th == nil {
-			s.garbage--
-		}
 		s.mu.Unlock()
+		// A throttled request is not also garbage: the fault waits.
+		garbage := th == nil && s.garbage.Take()
 		if th != nil {
 			w.Header().Set("Retry-After", strconv.Itoa(int(th.after.Seconds())))
 			if th.status == http.StatusForbidden {
@@ -255,15 +249,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 
 // echoed reports whether this content answer is to echo the credential.
 func (s *Server) echoed(w http.ResponseWriter, r *http.Request) bool {
-	s.mu.Lock()
-	on := s.echo > 0
-	if on {
-		s.echo--
+	if !s.echo.Take() {
+		return false
 	}
-	s.mu.Unlock()
-	if on {
-		w.Header().Set("Content-Type", "text/plain")
-		fmt.Fprint(w, "you sent: "+r.Header.Get("Authorization"))
-	}
-	return on
+	w.Header().Set("Content-Type", "text/plain")
+	fmt.Fprint(w, "you sent: "+r.Header.Get("Authorization"))
+	return true
 }

@@ -29,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agenthost/agenthost/host/connections/fakes/fault"
 )
 
 // SimpleUploadLimit is Graph's bound on a simple upload (PUT …/content):
@@ -115,7 +117,7 @@ type Server struct {
 	downloads map[string]downloadGrant
 	extra     map[string][]string // parent id -> items also listed as its children
 	throttle  []time.Duration
-	garbage   int
+	garbage   fault.Countdown
 	redirect  string
 	seq       int
 }
@@ -343,9 +345,7 @@ func (s *Server) Throttle(d time.Duration) {
 
 // Garbage answers the next n API requests with 200 and a body that is not JSON.
 func (s *Server) Garbage(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.garbage = n
+	s.garbage.Add(n)
 }
 
 // RedirectDownloadsTo makes /content redirect to base (a hostile Graph
@@ -406,13 +406,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		graphError(w, http.StatusUnauthorized, "InvalidAuthenticationToken", "Access token has expired or is not yet valid.")
 		return
 	}
-	s.mu.Lock()
-	garbage := s.garbage > 0
-	if garbage {
-		s.garbage--
-	}
-	s.mu.Unlock()
-	if garbage {
+	if s.garbage.Take() {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, "<html><body>Service Unavailable</body></html>")
 		return

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agenthost/agenthost/host/connections/fakes/fault"
 )
 
 // Attachment is a file on an issue.
@@ -55,8 +57,8 @@ type Server struct {
 	boards   []Board
 	nextID   int
 	throttle []time.Duration // Retry-After of the next requests to refuse
-	garbage  int             // next authenticated requests answered with an HTML error page
-	failures int             // next attachment content requests answered 500
+	garbage  fault.Countdown // next authenticated requests answered with an HTML error page
+	failures fault.Countdown // next attachment content requests answered 500
 	requests []string
 }
 
@@ -112,17 +114,13 @@ func (s *Server) Throttle(after ...time.Duration) {
 // Garbage makes the next n authenticated requests answer 200 with an HTML
 // page instead of JSON, as a proxy or a maintenance page does.
 func (s *Server) Garbage(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.garbage += n
+	s.garbage.Add(n)
 }
 
 // FailContent makes the next n requests for an attachment's content answer
 // 500 with Jira's error body, as when its media store fails mid-download.
 func (s *Server) FailContent(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures += n
+	s.failures.Add(n)
 }
 
 // ReplaceAttachment gives attachment id new content and a new creation
@@ -205,13 +203,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			jiraError(w, http.StatusUnauthorized, "Client must be authenticated to access this resource.")
 			return
 		}
-		s.mu.Lock()
-		garbage := s.garbage > 0
-		if garbage {
-			s.garbage--
-		}
-		s.mu.Unlock()
-		if garbage {
+		if s.garbage.Take() {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = io.WriteString(w, "<html><body>Service temporarily unavailable {\"isLast\": </body></html>")
 			return
@@ -350,13 +342,7 @@ func (s *Server) attachmentMeta(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) attachmentContent(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	fail := s.failures > 0
-	if fail {
-		s.failures--
-	}
-	s.mu.Unlock()
-	if fail {
+	if s.failures.Take() {
 		jiraError(w, http.StatusInternalServerError, "Internal server error")
 		return
 	}
