@@ -1,90 +1,20 @@
 package main
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	gssh "github.com/gliderlabs/ssh"
-	"github.com/pkg/sftp"
-	"golang.org/x/crypto/ssh"
+	"github.com/agenthost/agenthost/host/filetransfer/sftptest"
 )
 
 // The SFTP row of TestConnectorsEndToEnd: a real SSH server in the test
-// process (gliderlabs/ssh with pkg/sftp's server as its sftp subsystem,
-// as host/filetransfer's tests run it) reached as files.example on its
+// process (host/filetransfer/sftptest: gliderlabs/ssh with pkg/sftp's
+// server as its sftp subsystem) reached as files.example on its
 // port. The host speaks SFTP for the ftp connector (capability
 // filetransfer); the connection pins the server's host key.
-
-// e2eSFTP is the server: what it serves and what it saw.
-type e2eSFTP struct {
-	port, fingerprint string
-	// conns counts TCP connections accepted, logins password sign-ins
-	// accepted.
-	conns, logins atomic.Int32
-}
-
-// countingListener counts the connections it accepts.
-type countingListener struct {
-	net.Listener
-	n *atomic.Int32
-}
-
-func (l countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err == nil {
-		l.n.Add(1)
-	}
-	return c, err
-}
-
-// serveSFTP serves the real file system over SFTP to user with password
-// pass, on loopback.
-func serveSFTP(t *testing.T, user, pass string) *e2eSFTP {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &e2eSFTP{fingerprint: ssh.FingerprintSHA256(signer.PublicKey())}
-	srv := &gssh.Server{
-		Handler: func(sess gssh.Session) { _ = sess.Exit(1) },
-		PasswordHandler: func(ctx gssh.Context, p string) bool {
-			ok := ctx.User() == user && p == pass
-			if ok {
-				s.logins.Add(1)
-			}
-			return ok
-		},
-		SubsystemHandlers: map[string]gssh.SubsystemHandler{"sftp": func(sess gssh.Session) {
-			fs, err := sftp.NewServer(sess)
-			if err != nil {
-				return
-			}
-			_ = fs.Serve()
-			_ = fs.Close()
-		}},
-	}
-	srv.AddHostKey(signer)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(countingListener{Listener: ln, n: &s.conns}) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	_, s.port, _ = net.SplitHostPort(ln.Addr().String())
-	return s
-}
 
 // startSFTP: the user's SFTP server, whose base directory holds docs/ with
 // the PDF and notes; beside the base, a file the connection must not
@@ -92,7 +22,7 @@ func serveSFTP(t *testing.T, user, pass string) *e2eSFTP {
 // the password and the server's host key; the provider has no mail.
 func startSFTP(t *testing.T, _ string) *e2eFakes {
 	const account, password = "alice", "sftp-password-e2e-3"
-	srv := serveSFTP(t, account, password)
+	srv := sftptest.Start(t, account, password, nil)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "shared")
 	pdf := corpusPDF(t)
@@ -106,7 +36,7 @@ func startSFTP(t *testing.T, _ string) *e2eFakes {
 			t.Fatal(err)
 		}
 	}
-	host := "files.example:" + srv.port
+	host := "files.example:" + srv.Port
 	var api *e2eServer
 	var conn string
 	return &e2eFakes{
@@ -114,7 +44,7 @@ func startSFTP(t *testing.T, _ string) *e2eFakes {
 		connect: func(t *testing.T, s *e2eServer) string {
 			var c struct{ ID, Provider, Auth, BaseURL string }
 			st, body := s.do(t, "POST", "/connections", map[string]string{"provider": "ftp", "label": "nas", "auth": "basic",
-				"baseUrl": "sftp://" + host + filepath.ToSlash(root), "account": account, "token": password, "hostKey": srv.fingerprint})
+				"baseUrl": "sftp://" + host + filepath.ToSlash(root), "account": account, "token": password, "hostKey": srv.Fingerprint})
 			if st != 201 || json.Unmarshal(body, &c) != nil || c.ID == "" || c.Provider != "ftp" || c.Auth != "basic" {
 				t.Fatalf("POST /connections: %d %s", st, body)
 			}
@@ -125,11 +55,11 @@ func startSFTP(t *testing.T, _ string) *e2eFakes {
 		fileName: "camlidl.pdf", mimeType: "application/pdf", text: "camlidl", data: pdf,
 		mailService: "",
 		secrets:     func() []string { return []string{password} },
-		requests:    func() int { return int(srv.conns.Load()) },
+		requests:    func() int { return int(srv.Conns.Load()) },
 		check: func(t *testing.T) {
 			// The host signed in with the connection's password (a
 			// session kept for the browse and the download).
-			if n := srv.logins.Load(); n < 1 {
+			if n := srv.Logins.Load(); n < 1 {
 				t.Fatalf("%d sign-ins at the SFTP server", n)
 			}
 			// The base directory confines the connection: the file beside

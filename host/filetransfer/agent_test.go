@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/filetransfer"
+	"github.com/agenthost/agenthost/host/filetransfer/sftptest"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -29,10 +30,10 @@ func TestAgentDownloadsFromSFTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	root, pdf := tree(t)
-	srv := startSFTP(t, account, password, nil)
+	srv := sftptest.Start(t, account, password, nil)
 	vanish := startHostileFTP(t, "vanish")
 	conn, err := svc.AddToken(ctx, w.P, connections.NewToken{Provider: "ftp", Label: "files", Auth: "basic",
-		BaseURL: "sftp://files.test:" + srv.port + filepath.ToSlash(root), Account: account, Token: password, HostKey: srv.fingerprint})
+		BaseURL: "sftp://files.test:" + srv.Port + filepath.ToSlash(root), Account: account, Token: password, HostKey: srv.Fingerprint})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestAgentDownloadsFromSFTP(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"files.test:" + srv.port, "files.test:" + vanish.port}, Resolver: connectionstest.DNS{"files.test": "127.0.0.1"}}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"files.test:" + srv.Port, "files.test:" + vanish.port}, Resolver: connectionstest.DNS{"files.test": "127.0.0.1"}}
 	ft := &filetransfer.Capability{Logins: svc, Egress: opts}
 	t.Cleanup(ft.Close)
 	toolsCap := &connections.ToolsCapability{}

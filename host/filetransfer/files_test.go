@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/filetransfer/sftptest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
@@ -63,9 +64,9 @@ func serve(t *testing.T, proto, root string) served {
 	t.Helper()
 	switch proto {
 	case "sftp":
-		s := startSFTP(t, account, password, nil)
-		e := newEnv(t, s.port)
-		return served{e: e, url: "sftp://files.test:" + s.port + filepath.ToSlash(root), pin: s.fingerprint, logins: s.logins.Load}
+		s := sftptest.Start(t, account, password, nil)
+		e := newEnv(t, s.Port)
+		return served{e: e, url: "sftp://files.test:" + s.Port + filepath.ToSlash(root), pin: s.Fingerprint, logins: s.Logins.Load}
 	case "ftps":
 		cfg, pool := selfSigned(t, "files.test")
 		d := &ftpDriver{root: root, user: account, pass: password, tls: cfg}

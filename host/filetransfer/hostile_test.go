@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/filetransfer/sftptest"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -23,27 +24,27 @@ import (
 // without a well-formed pin is not stored; FTP connections carry none.
 func TestSFTPHostKeyPinned(t *testing.T) {
 	root, _ := tree(t)
-	s := startSFTP(t, account, password, nil)
-	e := newEnv(t, s.port)
-	url := "sftp://files.test:" + s.port + filepath.ToSlash(root)
-	other := startSFTP(t, account, password, nil) // another key
-	wrong := e.connect(t, e.alice, url, account, password, other.fingerprint)
+	s := sftptest.Start(t, account, password, nil)
+	e := newEnv(t, s.Port)
+	url := "sftp://files.test:" + s.Port + filepath.ToSlash(root)
+	other := sftptest.Start(t, account, password, nil) // another key
+	wrong := e.connect(t, e.alice, url, account, password, other.Fingerprint)
 	_, err := e.browse(e.alice, wrong, "", 0, "")
-	if err == nil || !strings.Contains(err.Error(), "host_key_mismatch") || !strings.Contains(err.Error(), s.fingerprint) {
+	if err == nil || !strings.Contains(err.Error(), "host_key_mismatch") || !strings.Contains(err.Error(), s.Fingerprint) {
 		t.Fatalf("wrong host key: %v", err)
 	}
-	if s.logins.Load() != 0 {
+	if s.Logins.Load() != 0 {
 		t.Fatal("signed in to a server whose host key is not the pinned one")
 	}
 	for name, n := range map[string]connections.NewToken{
 		"no pin":         {HostKey: ""},
 		"not SHA256":     {HostKey: "MD5:16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48"},
 		"short":          {HostKey: "SHA256:abc"},
-		"ftp with a pin": {HostKey: s.fingerprint, BaseURL: "ftp://files.test:21/"},
-		"bad key":        {HostKey: s.fingerprint, PrivateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nnope\n-----END OPENSSH PRIVATE KEY-----\n"},
-		"http URL":       {HostKey: s.fingerprint, BaseURL: "https://files.test/"},
-		"no URL":         {HostKey: s.fingerprint, BaseURL: "-"},
-		"token auth":     {HostKey: s.fingerprint, Auth: "token"},
+		"ftp with a pin": {HostKey: s.Fingerprint, BaseURL: "ftp://files.test:21/"},
+		"bad key":        {HostKey: s.Fingerprint, PrivateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nnope\n-----END OPENSSH PRIVATE KEY-----\n"},
+		"http URL":       {HostKey: s.Fingerprint, BaseURL: "https://files.test/"},
+		"no URL":         {HostKey: s.Fingerprint, BaseURL: "-"},
+		"token auth":     {HostKey: s.Fingerprint, Auth: "token"},
 	} {
 		n.Provider, n.Label, n.Account, n.Token = "ftp", name, account, password
 		if n.BaseURL == "" {
@@ -69,10 +70,10 @@ func TestSFTPPrivateKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startSFTP(t, account, "", sshPub)
-	e := newEnv(t, s.port)
+	s := sftptest.Start(t, account, "", sshPub)
+	e := newEnv(t, s.Port)
 	c, err := e.svc.AddToken(context.Background(), e.alice, connections.NewToken{Provider: "ftp", Label: "key", Auth: "basic",
-		BaseURL: "sftp://files.test:" + s.port + filepath.ToSlash(root), Account: account, PrivateKey: string(pem.EncodeToMemory(block)), HostKey: s.fingerprint})
+		BaseURL: "sftp://files.test:" + s.Port + filepath.ToSlash(root), Account: account, PrivateKey: string(pem.EncodeToMemory(block)), HostKey: s.Fingerprint})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,9 +101,9 @@ func TestSFTPSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := startSFTP(t, account, password, nil)
-	e := newEnv(t, s.port)
-	c := e.connect(t, e.alice, "sftp://files.test:"+s.port+filepath.ToSlash(root), account, password, s.fingerprint)
+	s := sftptest.Start(t, account, password, nil)
+	e := newEnv(t, s.Port)
+	c := e.connect(t, e.alice, "sftp://files.test:"+s.Port+filepath.ToSlash(root), account, password, s.Fingerprint)
 
 	if f, err := e.download(e.alice, c, "docs/alias.txt", 0); err != nil || string(f.Data) != "meeting notes" {
 		t.Fatalf("a link inside: %q %v", f.Data, err)

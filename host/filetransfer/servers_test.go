@@ -3,7 +3,6 @@ package filetransfer_test
 import (
 	"bufio"
 	"crypto/ecdsa"
-	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
@@ -22,10 +21,7 @@ import (
 	"time"
 
 	ftpserver "github.com/fclairamb/ftpserverlib"
-	gssh "github.com/gliderlabs/ssh"
-	"github.com/pkg/sftp"
 	"github.com/spf13/afero"
-	"golang.org/x/crypto/ssh"
 )
 
 // ftpDriver serves a directory over FTP (ftpserverlib, afero's base-path
@@ -97,64 +93,6 @@ func selfSigned(t *testing.T, host string) (*tls.Config, *x509.CertPool) {
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}, pool
-}
-
-// sftpServer is an SSH server (gliderlabs/ssh) with pkg/sftp's server as
-// its sftp subsystem, serving the real file system (the connection's
-// base directory confines the client).
-type sftpServer struct {
-	port        string
-	fingerprint string
-	logins      atomic.Int32
-}
-
-func startSFTP(t *testing.T, user, pass string, authorized ssh.PublicKey) *sftpServer {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &sftpServer{fingerprint: ssh.FingerprintSHA256(signer.PublicKey())}
-	srv := &gssh.Server{
-		Handler: func(sess gssh.Session) { _ = sess.Exit(1) },
-		PasswordHandler: func(ctx gssh.Context, p string) bool {
-			ok := ctx.User() == user && p == pass
-			if ok {
-				s.logins.Add(1)
-			}
-			return ok
-		},
-		SubsystemHandlers: map[string]gssh.SubsystemHandler{"sftp": func(sess gssh.Session) {
-			srv, err := sftp.NewServer(sess)
-			if err != nil {
-				return
-			}
-			_ = srv.Serve()
-			_ = srv.Close()
-		}},
-	}
-	if authorized != nil {
-		srv.PublicKeyHandler = func(ctx gssh.Context, key gssh.PublicKey) bool {
-			ok := ctx.User() == user && gssh.KeysEqual(key, authorized)
-			if ok {
-				s.logins.Add(1)
-			}
-			return ok
-		}
-	}
-	srv.AddHostKey(signer)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	_, s.port, _ = net.SplitHostPort(ln.Addr().String())
-	return s
 }
 
 // hostileFTP is a scripted FTP server that speaks the protocol's wire
