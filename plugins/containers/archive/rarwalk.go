@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -21,12 +22,17 @@ func rarOptions() []rardecode.Option {
 
 // openRar resolves a RAR (4 or 5) member. RAR is read as a stream, like a
 // compressed tar: in one pass during the walk, members streaming live; Open
-// reads the archive again from its start up to the member. Multi-volume
-// archives, whose other volumes are not in the input, stop at the first
-// volume's end.
+// reads the archive again from its start up to the member. A volume of a
+// multi-volume set is read as far as it goes (see rarVolume).
 func (w *walker) openRar(m member) {
 	var r io.Reader
+	var lead []byte
 	if m.src.ra != nil {
+		lead = make([]byte, min(m.src.size, rarVolumeHeadSize))
+		if err := readAt(m.src.ra, lead, 0); err != nil {
+			w.stop(m.path, problemKind(err), "", "not a readable RAR archive: "+err.Error())
+			return
+		}
 		r = io.NewSectionReader(m.src.ra, 0, m.src.size)
 	} else {
 		s, done, err := w.stream(m.src)
@@ -37,7 +43,15 @@ func (w *walker) openRar(m member) {
 		if done != nil {
 			defer done()
 		}
-		r = s
+		br := bufio.NewReaderSize(s, rarVolumeHeadSize)
+		lead, _ = br.Peek(rarVolumeHeadSize) // a shorter archive gives what it has
+		r = br
+	}
+	vol := sniffRarVolume(lead)
+	if vol.later {
+		w.stop(m.path, ProblemUnsupported, "", vol.describe()+
+			": a set is read from its first volume, and the volumes before this one are not part of this upload, so nothing in it was read")
+		return
 	}
 	rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(r, rarOptions()...) })
 	if err != nil {
@@ -53,6 +67,12 @@ func (w *walker) openRar(m member) {
 		case err == io.EOF:
 			return
 		case err != nil && w.stopped():
+			return
+		case err != nil && vol.multi:
+			// A volume ends mid-set; the decoder's complaint (often "bad
+			// block header") is about bytes that are in the next volume.
+			w.stop(m.path, ProblemUnsupported, "", fmt.Sprintf("%s ends after %d entries: the rest of the set is in volumes that are not part of this upload; the entries wholly in this volume are kept (decoder: %v)",
+				vol.describe(), i, err))
 			return
 		case err != nil:
 			err = rarError(err)
