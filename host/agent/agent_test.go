@@ -243,7 +243,7 @@ func TestBudgetEndsWithSummary(t *testing.T) {
 
 func TestStopMidRun(t *testing.T) {
 	e := newEnv(t, llm.ModelConfig{})
-	e.srv.Script(llmtest.CallTools(llmtest.Call("lookup", lookupArgs("epsilon", 3000))))
+	e.srv.Script(llmtest.CallTools(llmtest.Call("lookup", lookupArgs("epsilon", 120_000))))
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{}
 	done := make(chan agent.Result)
@@ -260,11 +260,12 @@ func TestStopMidRun(t *testing.T) {
 		if res.Outcome != agent.Stopped || !strings.Contains(res.Answer, "Stopped") {
 			t.Fatalf("result: %+v", res)
 		}
-		// The tool was asleep for 3 s; the stop cuts it short.
-		if took := time.Since(started); took > time.Second {
+		// The tool sleeps for two minutes unless the stop cuts it short; a
+		// bound well under that holds however busy the machine is.
+		if took := time.Since(started); took > time.Minute {
 			t.Fatalf("stopping took %v", took)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(90 * time.Second):
 		t.Fatal("run did not stop")
 	}
 }

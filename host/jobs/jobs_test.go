@@ -552,8 +552,10 @@ func TestStop(t *testing.T) {
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("Stop = %v, want DeadlineExceeded", err)
 			}
-			if d := time.Since(begin); d > 3*time.Second {
-				t.Fatalf("Stop took %s", d)
+			// Stop gave up on the 60 s job instead of waiting for it; a
+			// bound well under that holds however busy the machine is.
+			if d := time.Since(begin); d > 30*time.Second {
+				t.Fatalf("Stop took %s: it waited for the job", d)
 			}
 			// The interrupted job is not lost, nor its attempt: it is
 			// available to run again.

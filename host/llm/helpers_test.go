@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,7 @@ type setup struct {
 	srv    *llmtest.Server
 	client *llm.Client
 	meter  *meter
+	waits  *waits
 }
 
 func newSetup(t *testing.T, timeoutA time.Duration, chains map[llm.Operation][]llm.ModelConfig, opts ...llmtest.Option) setup {
@@ -60,11 +62,12 @@ func newSetup(t *testing.T, timeoutA time.Duration, chains map[llm.Operation][]l
 		Retry:  fastRetry,
 	}
 	m := &meter{}
-	c, err := llm.New(cfg, m, nil)
+	w := &waits{}
+	c, err := llm.New(cfg, m, slog.New(w))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return setup{srv: srv, client: c, meter: m}
+	return setup{srv: srv, client: c, meter: m, waits: w}
 }
 
 // agentChain is the usual two-model chain: m-a on provider a, m-b on b,
@@ -87,3 +90,35 @@ func models(reqs []llmtest.ChatRequest) []string {
 }
 
 func userMsg(s string) []llm.Message { return []llm.Message{{Role: llm.RoleUser, Content: s}} }
+
+// waits is a log handler keeping the wait the client announces before each
+// retry: what the retry policy decided, asserted without timing the test.
+type waits struct {
+	mu  sync.Mutex
+	got []time.Duration
+}
+
+func (w *waits) Enabled(context.Context, slog.Level) bool { return true }
+func (w *waits) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *waits) WithGroup(string) slog.Handler            { return w }
+
+func (w *waits) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "llm: retrying" {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "wait" {
+			w.mu.Lock()
+			w.got = append(w.got, a.Value.Duration())
+			w.mu.Unlock()
+		}
+		return true
+	})
+	return nil
+}
+
+func (w *waits) list() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.got...)
+}

@@ -13,7 +13,7 @@ import (
 
 type lookupArgs struct {
 	Topic   string `json:"topic" description:"what to look up" minLength:"1"`
-	SleepMs int    `json:"sleepMs,omitempty" description:"how long the lookup takes" minimum:"0" maximum:"5000"`
+	SleepMs int    `json:"sleepMs,omitempty" description:"how long the lookup takes" minimum:"0" maximum:"300000"`
 }
 
 type lookupResult struct {
