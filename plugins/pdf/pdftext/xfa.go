@@ -218,8 +218,8 @@ func xfaData(b []byte) ([]xfaValue, error) {
 				rich = len(path)
 			}
 		case xml.CharData:
-			if inData && (leaf || rich > 0) && text.Len() < maxXFAValue {
-				text.Write(t)
+			if inData && (leaf || rich > 0) {
+				writeBounded(&text, t)
 			}
 		case xml.EndElement:
 			if rich > 0 && len(path) > rich {
@@ -227,7 +227,7 @@ func xfaData(b []byte) ([]xfaValue, error) {
 				continue
 			}
 			if inData && (leaf || rich > 0) && len(path) > dataDepth {
-				if v := strings.Join(strings.Fields(text.String()), " "); v != "" {
+				if v := strings.Join(strings.Fields(strings.ToValidUTF8(text.String(), "")), " "); v != "" {
 					out = appendXFAValue(out, path[dataDepth:], v)
 				}
 			}
@@ -255,4 +255,11 @@ func appendXFAValue(out []xfaValue, path []string, v string) []xfaValue {
 		return append(out, xfaValue{path: parent, values: []string{v}, multi: true})
 	}
 	return append(out, xfaValue{path: strings.Join(path, "/"), values: []string{v}})
+}
+
+// writeBounded appends p to b up to maxXFAValue bytes in all.
+func writeBounded(b *strings.Builder, p []byte) {
+	if room := maxXFAValue - b.Len(); room > 0 {
+		b.Write(p[:min(len(p), room)])
+	}
 }

@@ -160,11 +160,11 @@ func readXFATemplate(b []byte, record string) *xfaTemplate {
 				capture, capDepth, capInto = &strings.Builder{}, depth, &c.node.speak
 			}
 		case xml.CharData:
-			if capture != nil && capture.Len() < maxXFAValue {
-				capture.Write(e)
+			if capture != nil {
+				writeBounded(capture, e)
 			}
-			if itemsDepth > 0 && len(names) == itemsDepth+1 && item.Len() < maxXFAValue {
-				item.Write(e)
+			if itemsDepth > 0 && len(names) == itemsDepth+1 {
+				writeBounded(&item, e)
 			}
 		case xml.EndElement:
 			depth := len(names)
