@@ -240,3 +240,21 @@ func firstValue(f []FormField) string {
 	}
 	return f[0].Value
 }
+
+// TestXFAOneStream: /XFA may be one stream holding the whole XDP (template
+// and datasets among other packets) instead of an array of packets.
+func TestXFAOneStream(t *testing.T) {
+	xdp := `<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/"><config><present><pdf><version>1.7</version></pdf></present></config>` +
+		xfaTemplateOf(`<subform name="p"><field name="Name"><caption><value><text>Name</text></value></caption></field></subform>`) +
+		xfaDatasets(`<form1><p><Name>Jane Roe</Name></p></form1>`) + `</xdp:xdp>`
+	pdf := buildPDF(
+		"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /XFA 4 0 R >> >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+		"<< >> STREAM("+xdp+")",
+	)
+	got, err := formFieldsOf(t, pdf)
+	if err != nil || len(got) != 1 || got[0].Label != "Name" || got[0].Value != "Jane Roe" || got[0].Name != "form1/p/Name" {
+		t.Errorf("got %+v, %v", got, err)
+	}
+}
