@@ -202,7 +202,7 @@ func xfaData(b []byte) ([]xfaValue, error) {
 			}
 			path = append(path, t.Name.Local)
 			if rich > 0 {
-				if !slices.Contains(inlineHTML, t.Name.Local) {
+				if !isInlineHTML(t.Name.Local) {
 					text.WriteByte(' ') // a paragraph of the rich text
 				}
 				continue

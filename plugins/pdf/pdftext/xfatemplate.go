@@ -49,12 +49,25 @@ type xfaContainer struct {
 	depth     int // element depth of its start tag
 }
 
-// containerTags are the template elements that scope fields. Only named
+// isContainer tells the template elements that hold fields. Only named
 // subforms, fields and exclusion groups are levels of the data.
-var containerTags = []string{"subform", "subformSet", "area", "pageSet", "pageArea", "exclGroup", "field"}
+func isContainer(tag string) bool {
+	switch tag {
+	case "subform", "subformSet", "area", "pageSet", "pageArea", "exclGroup", "field":
+		return true
+	}
+	return false
+}
 
-// inlineHTML are the rich text elements inside a word ("Ye<span>s</span>").
-var inlineHTML = []string{"span", "b", "i", "u", "sub", "sup", "a", "em", "strong", "font"}
+// isInlineHTML tells the rich text elements that may stand inside a word
+// ("Ye<span>s</span>"): they separate no words.
+func isInlineHTML(tag string) bool {
+	switch tag {
+	case "span", "b", "i", "u", "sub", "sup", "a", "em", "strong", "font":
+		return true
+	}
+	return false
+}
 
 // readXFATemplate reads the template packet (or the whole XDP); record is
 // the name of the data's record (the first element under xfa:data), which
@@ -106,7 +119,7 @@ func readXFATemplate(b []byte, record string) *xfaTemplate {
 			case skip > 0:
 				continue
 			case capture != nil:
-				if !slices.Contains(inlineHTML, name) {
+				if !isInlineHTML(name) {
 					capture.WriteByte(' ') // words of a caption's paragraphs
 				}
 				continue
@@ -118,7 +131,7 @@ func readXFATemplate(b []byte, record string) *xfaTemplate {
 			case name == "proto":
 				skip = depth
 				continue
-			case slices.Contains(containerTags, name):
+			case isContainer(name):
 				stack = append(stack, newXFAContainer(e, top(), depth))
 				continue
 			}
