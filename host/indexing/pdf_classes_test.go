@@ -177,6 +177,24 @@ func TestPDFUnreadPagesAndForms(t *testing.T) {
 	if !found {
 		t.Errorf("form value not found as 'First Name: Jackie' on page 1: %+v", hits)
 	}
+
+	// A dynamic XFA form has no widgets: its values are the XFA data,
+	// labelled by the template, on page 1 (whose text is "Please wait...").
+	xfa := e.upload(t, svc, "imm1344e.pdf", testcorpus.Read(t, "pdf", "classes", "forms-xfa-imm1344e-filled.pdf"))
+	if _, err := ing.Ingest(ctx, xfa.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	hits, err = e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "Osthoff", FileIDs: []string{xfa.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, h := range hits {
+		found = found || (h.Ref.PageIndex == 1 && h.Ref.Location == "page:1/form" && strings.Contains(h.Text, "Family name(s): Osthoff"))
+	}
+	if !found {
+		t.Errorf("XFA value not found as 'Family name(s): Osthoff' on page 1: %+v", hits)
+	}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

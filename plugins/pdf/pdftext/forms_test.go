@@ -3,6 +3,7 @@ package pdftext
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agenthost/agenthost/host/figure"
@@ -19,9 +20,13 @@ type formCase struct {
 
 // formCases: pdfcpu's English demo form (created from its JSON, which
 // fills every kind of field), the LaTeX3 text field manual filled in with
-// qpdf, and an XFA form whose data are partly also AcroForm fields (a
-// hybrid form, as Adobe LiveCycle writes them).
-func formCases() []formCase {
+// qpdf, an XFA form whose data are partly also AcroForm fields (a hybrid
+// form, as Adobe LiveCycle writes them), two real hybrid forms from pdf.js
+// (their XFA data repeat the AcroForm values, which must not come out
+// twice) and a real dynamic XFA form filled in pdf.js (no widgets: its
+// values are all in the XFA data; the expected fields were read from its
+// packets with Python, see testdata/corpus/pdf/xfa-expect.py).
+func formCases(tb testing.TB) []formCase {
 	return []formCase{
 		{"pdfcpu demo form", func(tb testing.TB) []byte {
 			return testcorpus.Read(tb, "pdf", "classes", "forms-pdfcpu-demo-en.pdf")
@@ -46,7 +51,38 @@ func formCases() []formCase {
 			{Label: "City of residence", Value: "Lyon", Kind: "xfa"},
 			{Label: "Reason for the request", Value: "renewal of a permit", Kind: "xfa"},
 		}},
+		{"pdf.js hybrid XFA buttons", func(tb testing.TB) []byte {
+			return testcorpus.Read(tb, "pdf", "classes", "forms-xfa-hybrid-pdfjs-button-widget.pdf")
+		}, []FormField{
+			{Label: "Check box, checked", Value: "Yes", Kind: "checkbox", Page: 1},
+			{Label: "Radio buton, selected", Value: "Radio button, selected", Kind: "radio", Page: 1},
+		}},
+		{"pdf.js hybrid XFA choices", func(tb testing.TB) []byte {
+			return testcorpus.Read(tb, "pdf", "classes", "forms-xfa-hybrid-pdfjs-choice-widget.pdf")
+		}, []FormField{
+			{Label: "Combo box", Value: "Dolor", Kind: "combo", Page: 1},
+			{Label: "List box, single selection", Value: "Sit", Kind: "list", Page: 1},
+			{Label: "List box, multiple selection", Value: "Ipsum, Amet, Consectetur, Elit", Kind: "list", Page: 1},
+		}},
+		{"filled dynamic XFA (IMM 1344, pdf.js)", func(tb testing.TB) []byte {
+			return testcorpus.Read(tb, "pdf", "classes", "forms-xfa-imm1344e-filled.pdf")
+		}, fieldsTSV(tb, "forms-xfa-imm1344e-filled.fields.tsv")},
 	}
+}
+
+// fieldsTSV reads a corpus file of expected XFA fields, label and value a
+// line.
+func fieldsTSV(tb testing.TB, name string) []FormField {
+	tb.Helper()
+	var out []FormField
+	for _, line := range strings.Split(strings.TrimRight(string(testcorpus.Read(tb, "pdf", "classes", name)), "\n"), "\n") {
+		label, value, ok := strings.Cut(line, "\t")
+		if !ok {
+			tb.Fatalf("%s: not label<TAB>value: %q", name, line)
+		}
+		out = append(out, FormField{Label: label, Value: value, Kind: "xfa"})
+	}
+	return out
 }
 
 // xfaForm is a one-page hybrid form: the AcroForm field Name (printed label
@@ -78,7 +114,7 @@ func xfaForm() []byte {
 func formRecall(tb testing.TB) (float64, map[string]float64) {
 	per := map[string]float64{}
 	hits, total := 0, 0
-	for _, c := range formCases() {
+	for _, c := range formCases(tb) {
 		d, err := Open(bytes.NewReader(c.pdf(tb)))
 		if err != nil {
 			tb.Fatalf("%s: %v", c.name, err)
@@ -104,7 +140,7 @@ func formRecall(tb testing.TB) (float64, map[string]float64) {
 }
 
 func TestFormFields(t *testing.T) {
-	for _, c := range formCases() {
+	for _, c := range formCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := Open(bytes.NewReader(c.pdf(t)))
 			if err != nil {
