@@ -50,6 +50,18 @@ const wordGap = 0.12
 // fall from the one before it.
 const nastaliqRise = 0.9
 
+// spacedReach is how far (in em) apart two glyphs of Arabic script with no
+// space between them may be drawn and still be one word, in a font that
+// draws its word spaces (see spacedFonts); spacedRise is how far above
+// or below its word's baseline a glyph may be drawn. Nastaliq's letters
+// cascade down to the baseline from an em and more above it, and a letter
+// drawn with no advance is placed where its ink ends, over half an em from
+// the letter before.
+const (
+	spacedReach = 1.0
+	spacedRise  = 2.0
+)
+
 // arabicScript reports whether s starts with a letter of the Arabic
 // script (Arabic, Arabic Supplement, presentation forms).
 func arabicScript(s string) bool {
@@ -59,6 +71,7 @@ func arabicScript(s string) bool {
 
 type frag struct {
 	x0, x1     float64
+	font       uint16 // the font of its first glyph (see glyph.font)
 	y          float64
 	size       float64
 	text       []byte
@@ -188,6 +201,8 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 	var frags []*frag
 	var cur *frag
 	var slab []frag // fragments are allocated in blocks, not one by one
+	spaced := spacedFonts(glyphs, dir)
+	var space *glyph // the space glyph just drawn, if the last glyph was one
 	for i := range glyphs {
 		g := &glyphs[i]
 		if g.dir != dir {
@@ -196,10 +211,14 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		if g.space {
 			if cur != nil {
 				cur.spaceAfter = true
+				cur.y = spaceBaseline(cur, g, spaced)
 				cur = nil
 			}
+			space = g
 			continue
 		}
+		after := space
+		space = nil
 		if cur != nil {
 			dy := math.Abs(g.y - cur.y)
 			// Fake bold: the same glyph again, a hair to the side.
@@ -209,15 +228,21 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			gap := g.x - cur.x1
 			sameLine := dy <= 0.1*min(g.size, cur.size)
 			sameSize := math.Abs(g.size-cur.size) <= 0.1*cur.size
+			arabic := sameSize && arabicScript(g.text) && arabicScript(cur.lastText) && g.x >= cur.x0-0.1*cur.size
 			// Nastaliq sets a word's letters on a slope (each within
 			// nastaliqRise of the one before, the word within 1.5 em of
 			// its first), a letter may sit over the wide one before it,
 			// and a letter of no advance is placed by the next one's
 			// position: such glyphs of Arabic script stay one word.
-			nastaliq := sameSize && arabicScript(g.text) && arabicScript(cur.lastText) && g.x >= cur.x0-0.1*cur.size &&
+			nastaliq := arabic &&
 				(!sameLine && (math.Abs(g.y-cur.lastY) <= nastaliqRise*cur.size || dy <= 1.5*cur.size) && gap <= wordGap*cur.size ||
 					cur.lastW == 0 && gap <= 0.35*cur.size || gap < 0 && g.x >= cur.lastX)
-			if !nastaliq && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
+			// A font that draws its word spaces says where its words
+			// end: glyphs of Arabic script with no space between them
+			// are one word, however far apart its calligraphy sets them.
+			drawn := arabic && spaced.has(g.font) && g.font == cur.font &&
+				gap <= spacedReach*cur.size && dy <= spacedRise*cur.size
+			if !nastaliq && !drawn && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
 				cur = nil
 			}
 		}
@@ -225,17 +250,74 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			if len(slab) == cap(slab) {
 				slab = make([]frag, 0, 64)
 			}
-			slab = append(slab, frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true})
+			slab = append(slab, frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true, font: g.font})
 			cur = &slab[len(slab)-1]
 			frags = append(frags, cur)
 		}
 		cur.text = append(cur.text, g.text...)
+		if after != nil && len(cur.text) == len(g.text) {
+			cur.y = spaceBaseline(cur, after, spaced)
+		}
 		cur.bold = cur.bold && g.bold
 		cur.x1 = max(cur.x1, g.x+g.w)
 		cur.x0 = min(cur.x0, g.x)
 		cur.lastX, cur.lastY, cur.lastW, cur.lastText = g.x, g.y, g.w, g.text
 	}
 	return dropRepeats(joinSpacedLetters(frags))
+}
+
+// fontSet is a set of the page's fonts by number (see glyph.font).
+type fontSet []bool
+
+func (s fontSet) has(id uint16) bool { return id != 0 && int(id) < len(s) && s[id] }
+
+// spacedFonts finds the fonts that draw the spaces between their words:
+// on the page, at least two of their space glyphs stand between two of
+// their other glyphs near one baseline. LibreOffice and word processors
+// draw them; TeX positions words apart instead, and a gap is all there is.
+func spacedFonts(glyphs []glyph, dir uint8) fontSet {
+	var count []uint8
+	var prev, space *glyph // the last glyph drawn, and the space after it
+	for i := range glyphs {
+		g := &glyphs[i]
+		if g.dir != dir {
+			continue
+		}
+		if g.space {
+			space = g
+			continue
+		}
+		if space != nil && prev != nil && g.font != 0 && prev.font == g.font && space.font == g.font &&
+			math.Abs(prev.y-space.y) <= spacedRise*space.size && math.Abs(g.y-space.y) <= spacedRise*space.size {
+			if int(g.font) >= len(count) {
+				count = append(count, make([]uint8, int(g.font)+1-len(count))...)
+			}
+			count[g.font] = min(count[g.font]+1, 2)
+		}
+		prev, space = g, nil
+	}
+	var set fontSet
+	for id, n := range count {
+		if n >= 2 {
+			if set == nil {
+				set = make(fontSet, len(count))
+			}
+			set[id] = true
+		}
+	}
+	return set
+}
+
+// spaceBaseline is the baseline of a fragment of Arabic script next to a
+// drawn space: a font that draws its spaces sets them on the line's
+// baseline, while the letters of a Nastaliq word are drawn above and
+// below it, its first or last one too.
+func spaceBaseline(f *frag, space *glyph, spaced fontSet) float64 {
+	if space.font != f.font || !spaced.has(f.font) || !arabicScript(string(f.text)) ||
+		math.Abs(space.y-f.y) > spacedRise*f.size || math.Abs(space.size-f.size) > 0.1*f.size {
+		return f.y
+	}
+	return space.y
 }
 
 // repeatOffset is how far (in em) a fragment may lie from an earlier one
