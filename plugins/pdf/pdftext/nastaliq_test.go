@@ -1,0 +1,115 @@
+package pdftext
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// nastaliqFont is a simple font named name whose codes A..J are Urdu
+// letters (ک ر ا چ ی و ب ل ت ے) and whose code 32 is a space; K is a
+// glyph no mapping gives text to. A glyph of width 0 is drawn where its
+// ink ends, as Nastaliq fonts do.
+func nastaliqFont(name string) string {
+	return "<< /Type /Font /Subtype /Type1 /BaseFont /" + name + " /FirstChar 32 /LastChar 75 /Widths [250" +
+		strings.Repeat(" 0", 32) + " 0 500 300 500 500 500 0 400 500 700 400] /Encoding << /Differences [32 /space " +
+		"65 /uni06A9 /uni0631 /uni0627 /uni0686 /uni06CC /uni0648 /uni0628 /uni0644 /uni062A /uni06D2 /g9999] >> >>"
+}
+
+// nastaliqLine draws glyphs one by one at the given x (12 pt text on one
+// baseline, y 700 plus the glyph's rise), in the given fonts.
+type placed struct {
+	font, code string
+	x, rise    float64
+}
+
+func nastaliqLine(glyphs []placed) string {
+	var b strings.Builder
+	b.WriteString("BT ")
+	for _, g := range glyphs {
+		fmt.Fprintf(&b, "/%s 12 Tf 1 0 0 1 %.1f %.1f Tm (%s) Tj ", g.font, g.x, 700+g.rise, g.code)
+	}
+	b.WriteString("ET")
+	return b.String()
+}
+
+// urduLine is "بولتے اور کراچی" drawn as LibreOffice draws Awami
+// Nastaliq: left to right as seen, so each word's letters from its last
+// to its first; a letter of no advance (ک, ب) set two thirds of an em
+// past the letter before it; letters climbing above the baseline; and
+// when spaces is set, a space glyph between the words in the font sp.
+func urduLine(letters, sp string, spaces bool) string {
+	l := func(code string, x, rise float64) placed { return placed{letters, code, x, rise} }
+	var gs []placed
+	gs = append(gs, l("E", 100, 0), l("D", 105, 4), l("C", 110, 8), l("B", 114, 3), l("A", 127, 0)) // کراچی
+	if spaces {
+		gs = append(gs, placed{sp, " ", 128, 0})
+	}
+	gs = append(gs, l("B", 134, 0), l("F", 140, 0), l("C", 146, 0)) // اور
+	if spaces {
+		gs = append(gs, placed{sp, " ", 150, 0})
+	}
+	gs = append(gs, l("J", 156, 0), l("I", 163, 10), l("H", 167, 6), l("F", 171, 0), l("G", 184, 0)) // بولتے
+	return nastaliqLine(gs)
+}
+
+// TestNastaliqDrawnSpaces: in a typeface that draws its word spaces, the
+// letters of a word between two spaces stay one word however far apart
+// and however high they are drawn, also when the writer put the spaces in
+// another subset of the typeface than the letters (LibreOffice 7.0); a
+// typeface that draws no spaces is read by its gaps, and glyphs far apart
+// stay apart even between drawn spaces.
+func TestNastaliqDrawnSpaces(t *testing.T) {
+	font := nastaliqFont("ABCDEF+Nastaliq")
+	res := "<< /Font << /N 5 0 R /S 6 0 R >> >>"
+	for _, c := range []struct {
+		name, content string
+		other         string // the font /S: another subset of the typeface, or another typeface
+		want          string
+	}{
+		{"spaces drawn", urduLine("N", "N", true), font, "بولتے اور کراچی"},
+		{"spaces in another subset", urduLine("N", "S", true), nastaliqFont("GHIJKL+Nastaliq"), "بولتے اور کراچی"},
+		// Without drawn spaces the gaps decide: a letter two thirds of an
+		// em away starts a word.
+		{"no spaces drawn", urduLine("N", "N", false), font, "ب ولتے اور ک راچی"},
+		// Spaces of another typeface say nothing of this one's words.
+		{"spaces of another typeface", urduLine("N", "S", true), nastaliqFont("Other"), "ب ولتے اور ک راچی"},
+		// Between drawn spaces, a letter three ems away is another word
+		// (a table's next cell), not part of this one.
+		{"far apart", nastaliqLine([]placed{{"N", "G", 100, 0}, {"N", "F", 106, 0}, {"N", " ", 112, 0}, {"N", "B", 116, 0},
+			{"N", "F", 122, 0}, {"N", "C", 160, 0}, {"N", " ", 165, 0}, {"N", "C", 170, 0}}), font, "ا ا ور وب"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := words(pageText(t, onePage(c.content, res, font, c.other), 1))
+			if got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestActualTextUnmapped: an ActualText over a glyph that has no text of
+// its own (a subset's ToUnicode leaves it out) gives the glyph its text,
+// in its place in the word; a Span left open at the end of the content
+// gives none, and its glyph adds no empty word.
+func TestActualTextUnmapped(t *testing.T) {
+	font := nastaliqFont("ABCDEF+Nastaliq")
+	res := "<< /Font << /N 5 0 R >> >>"
+	content := "BT /N 12 Tf 1 0 0 1 100 700 Tm (C) Tj /Span << /ActualText <FEFF062F> >> BDC (K) Tj EMC (B) Tj ET"
+	if got := words(pageText(t, onePage(content, res, font), 1)); got != "ردا" {
+		t.Errorf("got %q, want %q", got, "ردا")
+	}
+	open := "BT /N 12 Tf 1 0 0 1 100 700 Tm (C) Tj ( ) Tj /Span << /ActualText <FEFF062F> >> BDC (K) Tj ET"
+	d, err := Open(bytes.NewReader(onePage(open, res, font)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := d.Page(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := words(pc.Text); got != "ا" {
+		t.Errorf("open span: got %q, want %q", got, "ا")
+	}
+}
