@@ -31,7 +31,7 @@ func classDocs(class string) []string {
 		return []string{"type3-ctib4tex-p1-3", "type3-xkeyval-p4-6"}
 	case "rtl":
 		return []string{"rtl-sexam-exam-ar-DZ", "rtl-arabi-samplebook", "rtl-cjhebrew", "rtl-quran-ur-test", "rtl-urdu-nastaliq-lo",
-			"rtl-urdu-nastaliq-sil-typesample-p5-6"}
+			"rtl-urdu-nastaliq-sil-typesample-p5-6", "rtl-urdu-nastaliq-cairo"}
 	}
 	return nil
 }
@@ -189,18 +189,21 @@ func rtlWords(text string) []string {
 // rtlReference is a right-to-left document's words as its author wrote
 // them: the Arabic and Urdu of its LaTeX source (comments dropped; decoded
 // from windows-1256 for arabi's sample; for quran-ur's test the package's
-// data lines the test prints), the text of the ODF a LibreOffice document
-// was made from, or the Hebrew verse.
+// data lines the test prints), the text a document was set from (the ODF
+// a LibreOffice document was made from, pango-view's input), or the
+// Hebrew verse.
 func rtlReference(tb testing.TB, name string) []string {
 	tb.Helper()
 	if name == "rtl-cjhebrew" {
 		return rtlWords(genesis)
 	}
+	if _, err := os.Stat(testcorpus.Path(tb, "pdf", "classes", name+".source.txt")); err == nil {
+		// The text a document was set from (pango-view's input, the text
+		// of SIL's ODF), a paragraph a line.
+		return rtlWords(string(testcorpus.Read(tb, "pdf", "classes", name+".source.txt")))
+	}
 	if strings.HasSuffix(name, "-lo") { // made with LibreOffice: its flat ODF source holds no other Arabic script
 		return rtlWords(string(testcorpus.Read(tb, "pdf", "classes", name+".source.fodt")))
-	}
-	if strings.Contains(name, "-sil-") { // the text of SIL's ODF source, one paragraph a line
-		return rtlWords(string(testcorpus.Read(tb, "pdf", "classes", name+".source.txt")))
 	}
 	src := testcorpus.Read(tb, "pdf", "classes", name+".source.tex")
 	if name == "rtl-arabi-samplebook" {
@@ -300,7 +303,8 @@ func TestRTLDocuments(t *testing.T) {
 }
 
 // TestNastaliqUrdu: Urdu and Saraiki set in Nastaliq (Awami Nastaliq in
-// LibreOffice 7.4 and 7.0 PDF exports), whose letters climb on a slope,
+// LibreOffice 7.4 and 7.0 PDF exports, drawn from the left, and by
+// pango and cairo, drawn from the right), whose letters climb on a slope,
 // sit over one another and stand apart where their calligraphy puts them,
 // come out word for word in logical order, within their lines: the drawn
 // spaces say where words end (see spacedFonts), and the letters that a
@@ -321,6 +325,11 @@ func TestNastaliqUrdu(t *testing.T) {
 			"کیا۔ اگلے صفحات پر اس منشور کا مکمل متن درج ہے۔ اس تاریخی کارنامے کے بعد اسمبلی نے اپنے تمام ممبر ممالک پر",
 			"نمایاں مقامات پر آویزاں کیا جایٔے۔ اور خاص طور پر اسکولوں اور تعلیمی اداروں میں اسے پڑھ کر سنایا جایٔے اور اس",
 		}},
+		{"rtl-urdu-nastaliq-cairo", 1, []string{
+			"اردو پاکستان کی قومی زبان ہے۔ یہ زبان برصغیر میں کروڑوں لوگ بولتے اور",
+			"لاہور اور کراچی پاکستان کے بڑے شہر ہیں۔ پہاڑوں کے گلیشیئر پگھل",
+			"رہے ہیں اور دریاؤں میں پانی کم ہو رہا ہے۔",
+		}},
 		{"rtl-urdu-nastaliq-sil-typesample-p5-6", 2, []string{
 			"دنیا دے سارے انسان ہکو ڄئے تے نہ مکڻ والے حقوق تے ازادیاں گھن تے پیدا تھیڈن۔ اقوام متحدہ نے ہر کہیں",
 			"منشور اچ اقوام متحدہ نے صاف تے سادہ لفظاں اچ حقوق ڋساڋتن ۔ جنباں وچ ہر کوئی برابر داشر یک ہے۔",
@@ -337,8 +346,13 @@ func TestNastaliqUrdu(t *testing.T) {
 			}
 		})
 	}
+	// A number is drawn from the left inside a line drawn from the left,
+	// whichever side its space lies on.
+	if got := classText(t, "rtl-urdu-nastaliq-sil-typesample-p5-6", 1); !strings.Contains(got, "۱۹۴۸") || strings.Contains(got, "۸۴۹۱") {
+		t.Errorf("the year 1948 is not ۱۹۴۸:\n%s", got)
+	}
 	_, per := rtlRecall(t)
-	for _, name := range []string{"rtl-urdu-nastaliq-lo", "rtl-urdu-nastaliq-sil-typesample-p5-6"} {
+	for _, name := range []string{"rtl-urdu-nastaliq-lo", "rtl-urdu-nastaliq-sil-typesample-p5-6", "rtl-urdu-nastaliq-cairo"} {
 		if r := per[name]; r < 0.95 {
 			t.Errorf("%s: Nastaliq recall %.3f < 0.95", name, r)
 		}

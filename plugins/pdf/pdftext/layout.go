@@ -81,6 +81,15 @@ type frag struct {
 	lastY      float64 // baseline of the last glyph, for Nastaliq's slope
 	lastW      float64 // advance of the last glyph
 	lastText   string
+	// firstX is the origin of the first glyph; drawn says that drawn
+	// spaces, not gaps, held the glyphs together (see buildFrags); cuts
+	// are where the text of each glyph of Arabic script starts; spaces
+	// are the middles of the space glyphs drawn just before and after it
+	// (NaN when there is none).
+	firstX float64
+	drawn  bool
+	cuts   []int
+	spaces [2]float64
 }
 
 type line struct {
@@ -203,6 +212,12 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 	var slab []frag // fragments are allocated in blocks, not one by one
 	spaced := spacedFonts(glyphs, dir)
 	var space *glyph // the space glyph just drawn, if the last glyph was one
+	end := func() {
+		if cur != nil {
+			cur.settle()
+			cur = nil
+		}
+	}
 	for i := range glyphs {
 		g := &glyphs[i]
 		if g.dir != dir {
@@ -212,7 +227,8 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			if cur != nil {
 				cur.spaceAfter = true
 				cur.y = spaceBaseline(cur, g, spaced)
-				cur = nil
+				cur.spaces[1] = g.x + g.w/2
+				end()
 			}
 			space = g
 			continue
@@ -228,42 +244,89 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			gap := g.x - cur.x1
 			sameLine := dy <= 0.1*min(g.size, cur.size)
 			sameSize := math.Abs(g.size-cur.size) <= 0.1*cur.size
-			arabic := sameSize && arabicScript(g.text) && arabicScript(cur.lastText) && g.x >= cur.x0-0.1*cur.size
+			arabic := sameSize && arabicScript(g.text) && arabicScript(cur.lastText)
 			// Nastaliq sets a word's letters on a slope (each within
 			// nastaliqRise of the one before, the word within 1.5 em of
 			// its first), a letter may sit over the wide one before it,
 			// and a letter of no advance is placed by the next one's
 			// position: such glyphs of Arabic script stay one word.
-			nastaliq := arabic &&
+			nastaliq := arabic && g.x >= cur.x0-0.1*cur.size &&
 				(!sameLine && (math.Abs(g.y-cur.lastY) <= nastaliqRise*cur.size || dy <= 1.5*cur.size) && gap <= wordGap*cur.size ||
 					cur.lastW == 0 && gap <= 0.35*cur.size || gap < 0 && g.x >= cur.lastX)
 			// A font that draws its word spaces says where its words
 			// end: glyphs of Arabic script with no space between them
-			// are one word, however far apart its calligraphy sets them.
-			drawn := arabic && spaced.has(g.font) && g.font == cur.font &&
-				gap <= spacedReach*cur.size && dy <= spacedRise*cur.size
+			// are one word, however far apart its calligraphy sets
+			// them, drawn from the left (in visual order) or from the
+			// right (in logical order, see settle).
+			drawn := arabic && spaced.has(g.font) && g.font == cur.font && dy <= spacedRise*cur.size &&
+				g.x <= cur.x1+spacedReach*cur.size && g.x+g.w >= cur.x0-spacedReach*cur.size
+			if drawn && !nastaliq {
+				cur.drawn = true
+			}
 			if !nastaliq && !drawn && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
-				cur = nil
+				end()
 			}
 		}
 		if cur == nil {
 			if len(slab) == cap(slab) {
 				slab = make([]frag, 0, 64)
 			}
-			slab = append(slab, frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true, font: g.font})
+			slab = append(slab, frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true, font: g.font, firstX: g.x,
+				spaces: [2]float64{math.NaN(), math.NaN()}})
 			cur = &slab[len(slab)-1]
 			frags = append(frags, cur)
+		}
+		if arabicScript(g.text) {
+			cur.cuts = append(cur.cuts, len(cur.text))
 		}
 		cur.text = append(cur.text, g.text...)
 		if after != nil && len(cur.text) == len(g.text) {
 			cur.y = spaceBaseline(cur, after, spaced)
+			cur.spaces[0] = after.x + after.w/2
 		}
 		cur.bold = cur.bold && g.bold
 		cur.x1 = max(cur.x1, g.x+g.w)
 		cur.x0 = min(cur.x0, g.x)
 		cur.lastX, cur.lastY, cur.lastW, cur.lastText = g.x, g.y, g.w, g.text
 	}
+	end()
 	return dropRepeats(joinSpacedLetters(frags))
+}
+
+// settle finishes a fragment. A word of Arabic script joined by its drawn
+// spaces (see buildFrags) was drawn from the right, in logical order, as
+// cairo draws it, when its last glyph starts left of its first and the
+// spaces drawn around it agree (the one before it lies to its right, the
+// one after it to its left; with neither, its last glyph must lie wholly
+// left of its first); a line is laid out in visual order, so its glyphs
+// are turned round. Word processors draw from the left, numbers too, and
+// a Nastaliq letter may sit anywhere over its word, so the letters alone
+// do not tell.
+func (f *frag) settle() {
+	if !f.drawn || len(f.cuts) < 2 || f.cuts[0] != 0 {
+		return
+	}
+	mid := (f.x0 + f.x1) / 2
+	before, after := f.spaces[0], f.spaces[1]
+	var fromRight bool
+	switch {
+	case !math.IsNaN(before) || !math.IsNaN(after):
+		fromRight = f.lastX < f.firstX && !(before <= mid) && !(after >= mid) // NaN compares false
+	default:
+		fromRight = f.lastX+f.lastW <= f.firstX
+	}
+	if !fromRight {
+		return
+	}
+	out := make([]byte, 0, len(f.text))
+	for k := len(f.cuts) - 1; k >= 0; k-- {
+		end := len(f.text)
+		if k+1 < len(f.cuts) {
+			end = f.cuts[k+1]
+		}
+		out = append(out, f.text[f.cuts[k]:end]...)
+	}
+	f.text = out
 }
 
 // fontSet is a set of the page's fonts by number (see glyph.font).

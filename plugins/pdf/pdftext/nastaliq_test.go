@@ -3,6 +3,7 @@ package pdftext
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,7 +40,7 @@ func nastaliqLine(glyphs []placed) string {
 // to its first; a letter of no advance (ک, ب) set two thirds of an em
 // past the letter before it; letters climbing above the baseline; and
 // when spaces is set, a space glyph between the words in the font sp.
-func urduLine(letters, sp string, spaces bool) string {
+func urduLine(letters, sp string, spaces bool) []placed {
 	l := func(code string, x, rise float64) placed { return placed{letters, code, x, rise} }
 	var gs []placed
 	gs = append(gs, l("E", 100, 0), l("D", 105, 4), l("C", 110, 8), l("B", 114, 3), l("A", 127, 0)) // کراچی
@@ -51,12 +52,21 @@ func urduLine(letters, sp string, spaces bool) string {
 		gs = append(gs, placed{sp, " ", 150, 0})
 	}
 	gs = append(gs, l("J", 156, 0), l("I", 163, 10), l("H", 167, 6), l("F", 171, 0), l("G", 184, 0)) // بولتے
-	return nastaliqLine(gs)
+	return gs
+}
+
+// fromRight is a line drawn as cairo draws it: the same glyphs in the
+// order they are written, from the right.
+func fromRight(gs []placed) []placed {
+	gs = slices.Clone(gs)
+	slices.Reverse(gs)
+	return gs
 }
 
 // TestNastaliqDrawnSpaces: in a typeface that draws its word spaces, the
 // letters of a word between two spaces stay one word however far apart
-// and however high they are drawn, also when the writer put the spaces in
+// and however high they are drawn, from the left or from the right (see
+// frag.settle), also when the writer put the spaces in
 // another subset of the typeface than the letters (LibreOffice 7.0); a
 // typeface that draws no spaces is read by its gaps, and glyphs far apart
 // stay apart even between drawn spaces.
@@ -68,13 +78,15 @@ func TestNastaliqDrawnSpaces(t *testing.T) {
 		other         string // the font /S: another subset of the typeface, or another typeface
 		want          string
 	}{
-		{"spaces drawn", urduLine("N", "N", true), font, "بولتے اور کراچی"},
-		{"spaces in another subset", urduLine("N", "S", true), nastaliqFont("GHIJKL+Nastaliq"), "بولتے اور کراچی"},
+		{"spaces drawn", nastaliqLine(urduLine("N", "N", true)), font, "بولتے اور کراچی"},
+		{"spaces in another subset", nastaliqLine(urduLine("N", "S", true)), nastaliqFont("GHIJKL+Nastaliq"), "بولتے اور کراچی"},
+		// Drawn from the right, each word in logical order.
+		{"drawn from the right", nastaliqLine(fromRight(urduLine("N", "N", true))), font, "بولتے اور کراچی"},
 		// Without drawn spaces the gaps decide: a letter two thirds of an
 		// em away starts a word.
-		{"no spaces drawn", urduLine("N", "N", false), font, "ب ولتے اور ک راچی"},
+		{"no spaces drawn", nastaliqLine(urduLine("N", "N", false)), font, "ب ولتے اور ک راچی"},
 		// Spaces of another typeface say nothing of this one's words.
-		{"spaces of another typeface", urduLine("N", "S", true), nastaliqFont("Other"), "ب ولتے اور ک راچی"},
+		{"spaces of another typeface", nastaliqLine(urduLine("N", "S", true)), nastaliqFont("Other"), "ب ولتے اور ک راچی"},
 		// Between drawn spaces, a letter three ems away is another word
 		// (a table's next cell), not part of this one.
 		{"far apart", nastaliqLine([]placed{{"N", "G", 100, 0}, {"N", "F", 106, 0}, {"N", " ", 112, 0}, {"N", "B", 116, 0},
