@@ -94,8 +94,11 @@ type interp struct {
 	// marked holds the open marked-content sequences (BMC/BDC … EMC); one
 	// with /ActualText replaces the glyphs shown inside it by that text.
 	marked []markedContent
-	// fontIDs numbers the typefaces used on the page (see glyph.font).
-	fontIDs map[fontKey]uint16
+	// fontIDs numbers the typefaces used on the page (see glyph.font);
+	// the last font asked for is remembered, glyphs come in runs of one.
+	fontIDs    map[fontKey]uint16
+	lastFont   *font
+	lastFontID uint16
 }
 
 type markedContent struct {
@@ -505,6 +508,15 @@ type fontKey struct {
 
 // fontID is the number of f's typeface on the page (see glyph.font).
 func (in *interp) fontID(f *font) uint16 {
+	if f == in.lastFont {
+		return in.lastFontID
+	}
+	in.lastFont = f
+	in.lastFontID = in.lookupFontID(f)
+	return in.lastFontID
+}
+
+func (in *interp) lookupFontID(f *font) uint16 {
 	k := fontKey{name: f.name}
 	if f.name == "" {
 		k.f = f
