@@ -31,6 +31,21 @@ func TestNestedTables(t *testing.T) {
 	}
 }
 
+// TestNestedTableWord: a nested table of a document from elsewhere
+// (textract's test DOCX) reads the same way.
+func TestNestedTableWord(t *testing.T) {
+	_, objs := mustRun(t, testcorpus.Read(t, "office", "docx", "textract-paragraphs_and_tables.docx"), "t.docx", "", Limits{})
+	for _, o := range objs {
+		if o.Metadata["table"] == 1 {
+			if !strings.Contains(o.Data, "|  | INNER TABLE!<br>Inner 1,1 · Inner 1,2<br>Inner 2,1 · Inner 1,2 |  |") || o.Metadata["nestedTables"] != 1 {
+				t.Errorf("table %q, metadata %v", o.Data, o.Metadata)
+			}
+			return
+		}
+	}
+	t.Fatalf("no table in %q", texts(objs))
+}
+
 func TestNestedTableText(t *testing.T) {
 	for _, c := range []struct {
 		name string
