@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/bidi"
 )
 
 // Layout turns positioned glyphs into text, in four passes:
@@ -90,6 +92,9 @@ type frag struct {
 	drawn  bool
 	cuts   []int
 	spaces [2]float64
+	// leftward and rightward count the glyphs drawn left and right of
+	// the one before them.
+	leftward, rightward int
 }
 
 type line struct {
@@ -249,10 +254,11 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			// nastaliqRise of the one before, the word within 1.5 em of
 			// its first), a letter may sit over the wide one before it,
 			// and a letter of no advance is placed by the next one's
-			// position: such glyphs of Arabic script stay one word.
+			// position (on its line: not the next line's first letter):
+			// such glyphs of Arabic script stay one word.
 			nastaliq := arabic && g.x >= cur.x0-0.1*cur.size &&
 				(!sameLine && (math.Abs(g.y-cur.lastY) <= nastaliqRise*cur.size || dy <= 1.5*cur.size) && gap <= wordGap*cur.size ||
-					cur.lastW == 0 && gap <= 0.35*cur.size || gap < 0 && g.x >= cur.lastX)
+					dy <= 1.5*cur.size && (cur.lastW == 0 && gap <= 0.35*cur.size || gap < 0 && g.x >= cur.lastX))
 			// A font that draws its word spaces says where its words
 			// end: glyphs of Arabic script with no space between them
 			// are one word, however far apart its calligraphy sets
@@ -265,6 +271,10 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			}
 			if !nastaliq && !drawn && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
 				end()
+			} else if g.x < cur.lastX-0.05*cur.size {
+				cur.leftward++
+			} else if g.x > cur.lastX+0.05*cur.size {
+				cur.rightward++
 			}
 		}
 		if cur == nil {
@@ -295,15 +305,16 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 
 // settle finishes a fragment. A word of Arabic script joined by its drawn
 // spaces (see buildFrags) was drawn from the right, in logical order, as
-// cairo draws it, when its last glyph starts left of its first and the
-// spaces drawn around it agree (the one before it lies to its right, the
-// one after it to its left; with neither, its last glyph must lie wholly
-// left of its first); a line is laid out in visual order, so its glyphs
-// are turned round. Word processors draw from the left, numbers too, and
-// a Nastaliq letter may sit anywhere over its word, so the letters alone
-// do not tell.
+// cairo draws it, when most of its glyphs were drawn left of the one
+// before them and the spaces drawn around it agree (the one before it
+// lies to its right, the one after it to its left; with neither, its
+// last glyph must lie wholly left of its first); a line is laid out in
+// visual order, so its glyphs are turned round, but for the numbers in
+// it, which are drawn from the left whichever way their line runs. Word
+// processors draw from the left, and a Nastaliq letter may sit anywhere
+// over its word, so no one letter tells.
 func (f *frag) settle() {
-	if !f.drawn || len(f.cuts) < 2 || f.cuts[0] != 0 {
+	if !f.drawn || len(f.cuts) < 2 || f.cuts[0] != 0 || f.leftward <= f.rightward {
 		return
 	}
 	mid := (f.x0 + f.x1) / 2
@@ -311,22 +322,46 @@ func (f *frag) settle() {
 	var fromRight bool
 	switch {
 	case !math.IsNaN(before) || !math.IsNaN(after):
-		fromRight = f.lastX < f.firstX && !(before <= mid) && !(after >= mid) // NaN compares false
+		fromRight = !(before <= mid) && !(after >= mid) // NaN compares false
 	default:
 		fromRight = f.lastX+f.lastW <= f.firstX
 	}
 	if !fromRight {
 		return
 	}
-	out := make([]byte, 0, len(f.text))
-	for k := len(f.cuts) - 1; k >= 0; k-- {
+	// The glyphs as units, a number's digits one unit.
+	type unit struct{ start, end int }
+	var units []unit
+	for k, c := range f.cuts {
 		end := len(f.text)
 		if k+1 < len(f.cuts) {
 			end = f.cuts[k+1]
 		}
-		out = append(out, f.text[f.cuts[k]:end]...)
+		if n := len(units); n > 0 && isDigits(f.text[c:end]) && isDigits(f.text[units[n-1].start:units[n-1].end]) {
+			units[n-1].end = end
+			continue
+		}
+		units = append(units, unit{c, end})
+	}
+	out := make([]byte, 0, len(f.text))
+	for k := len(units) - 1; k >= 0; k-- {
+		out = append(out, f.text[units[k].start:units[k].end]...)
 	}
 	f.text = out
+}
+
+// isDigits reports whether b holds only digits (European, Arabic-Indic
+// and their separators: bidirectional classes EN and AN).
+func isDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, r := range string(b) {
+		if c := bidiClass(r); c != bidi.EN && c != bidi.AN {
+			return false
+		}
+	}
+	return true
 }
 
 // fontSet is a set of the page's fonts by number (see glyph.font).

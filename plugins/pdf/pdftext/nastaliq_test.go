@@ -9,13 +9,13 @@ import (
 )
 
 // nastaliqFont is a simple font named name whose codes A..J are Urdu
-// letters (ک ر ا چ ی و ب ل ت ے) and whose code 32 is a space; K is a
-// glyph no mapping gives text to. A glyph of width 0 is drawn where its
+// letters (ک ر ا چ ی و ب ل ت ے), L and M the digits ۱ ۲, and whose code
+// 32 is a space; K is a glyph no mapping gives text to. A glyph of width 0 is drawn where its
 // ink ends, as Nastaliq fonts do.
 func nastaliqFont(name string) string {
-	return "<< /Type /Font /Subtype /Type1 /BaseFont /" + name + " /FirstChar 32 /LastChar 75 /Widths [250" +
-		strings.Repeat(" 0", 32) + " 0 500 300 500 500 500 0 400 500 700 400] /Encoding << /Differences [32 /space " +
-		"65 /uni06A9 /uni0631 /uni0627 /uni0686 /uni06CC /uni0648 /uni0628 /uni0644 /uni062A /uni06D2 /g9999] >> >>"
+	return "<< /Type /Font /Subtype /Type1 /BaseFont /" + name + " /FirstChar 32 /LastChar 77 /Widths [250" +
+		strings.Repeat(" 0", 32) + " 0 500 300 500 500 500 0 400 500 700 400 500 500] /Encoding << /Differences [32 /space " +
+		"65 /uni06A9 /uni0631 /uni0627 /uni0686 /uni06CC /uni0648 /uni0628 /uni0644 /uni062A /uni06D2 /g9999 /uni06F1 /uni06F2] >> >>"
 }
 
 // nastaliqLine draws glyphs one by one at the given x (12 pt text on one
@@ -87,6 +87,12 @@ func TestNastaliqDrawnSpaces(t *testing.T) {
 		{"no spaces drawn", nastaliqLine(urduLine("N", "N", false)), font, "ب ولتے اور ک راچی"},
 		// Spaces of another typeface say nothing of this one's words.
 		{"spaces of another typeface", nastaliqLine(urduLine("N", "S", true)), nastaliqFont("Other"), "ب ولتے اور ک راچی"},
+		// A number in a word drawn from the right is drawn from the left.
+		{"number drawn from the left", nastaliqLine([]placed{{"N", "F", 155, 0}, {"N", " ", 150, 0}, {"N", "C", 140, 0}, {"N", "G", 130, 0},
+			{"N", "L", 114, 0}, {"N", "M", 120, 0}, {"N", " ", 105, 0}, {"N", "B", 95, 0}}), font, "و اب۱۲ ر"},
+		// A letter of no advance at a line's end does not take the next
+		// line's first letter below it into its word.
+		{"next line", nastaliqLine([]placed{{"N", "E", 100, 0}, {"N", "A", 106, 0}, {"N", "B", 105, -40}}), font, "کی ر"},
 		// Between drawn spaces, a letter three ems away is another word
 		// (a table's next cell), not part of this one.
 		{"far apart", nastaliqLine([]placed{{"N", "G", 100, 0}, {"N", "F", 106, 0}, {"N", " ", 112, 0}, {"N", "B", 116, 0},
