@@ -46,6 +46,16 @@ func TestOfficeFormatsIngestion(t *testing.T) {
 			match: func(h knowledge.Hit) bool { return h.Ref.SheetName != "" && strings.Contains(h.Text, "2007-01-01") }},
 		{file: []string{"doc", "lo-stations-table.doc"}, query: "Jungfraujoch",
 			match: func(h knowledge.Hit) bool { return strings.Contains(h.Text, "| Jungfraujoch | 3571 m |  |") }},
+		// A table nested in a cell: a search for a station finds its
+		// row of the inner table, beside its altitude, in the outer row.
+		{file: []string{"nested", "lo-nested-table.doc"}, query: "Hospental",
+			match: func(h knowledge.Hit) bool {
+				return strings.Contains(h.Text, "| Gotthard | Uri | Two stations:<br>Station · Altitude<br>Hospental · 1452 m")
+			}},
+		{file: []string{"nested", "lo-nested-table.docx"}, query: "Oberaar snow",
+			match: func(h knowledge.Hit) bool {
+				return strings.Contains(h.Text, "Oberaar · (Wind · since 1994; Snow · since 2003) |")
+			}},
 		{file: []string{"ppt", "lo-glacier-deck.ppt"}, query: "drone flights moraine",
 			match: func(h knowledge.Hit) bool { return h.Ref.Location == "slide:1/notes" && h.Ref.Part == "notes1" }},
 		{file: []string{"ppt", "mscfb-test.ppt"}, name: "slides-without-extension", query: "claritatem insitam",

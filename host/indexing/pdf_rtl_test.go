@@ -12,7 +12,7 @@ import (
 )
 
 // TestUrduPDFSearch: Urdu text of real PDFs (XeTeX with Amiri; LibreOffice
-// with a Nastaliq font) goes through the sandboxed PDF plugin into the index
+// and cairo with a Nastaliq font) goes through the sandboxed PDF plugin into the index
 // in logical order: an Urdu word finds its page, and the hit holds the
 // phrase as written.
 func TestUrduPDFSearch(t *testing.T) {
@@ -27,6 +27,11 @@ func TestUrduPDFSearch(t *testing.T) {
 		{"rtl-quran-ur-test.pdf", "مہربان", "شروع الله کا نام لے کر جو بڑا مہربان نہایت رحم والا ہے", 1},
 		{"rtl-quran-ur-test.pdf", "پرہیز", "شک نہیں پرہیز گارو ں کے لیے ہدایت ہے", 2},
 		{"rtl-urdu-nastaliq-lo.pdf", "گلیشیئر", "پہاڑوں کے گلیشیئر پگھل رہے", 1},
+		// Nastaliq words whose letters are drawn apart are found whole:
+		// LibreOffice's, SIL's and cairo's.
+		{"rtl-urdu-nastaliq-lo.pdf", "کروڑوں", "برصغیر میں کروڑوں لوگ بولتے اور سمجھتے ہیں۔", 1},
+		{"rtl-urdu-nastaliq-sil-typesample-p5-6.pdf", "اسمبلی", "اقوامِ متحدہ کی جنرل اسمبلی نے", 1},
+		{"rtl-urdu-nastaliq-cairo.pdf", "کراچی", "لاہور اور کراچی پاکستان کے بڑے شہر ہیں۔", 1},
 	} {
 		t.Run(c.query, func(t *testing.T) {
 			f := e.upload(t, svc, c.file, testcorpus.Read(t, "pdf", "classes", c.file))

@@ -207,6 +207,8 @@ type docxWalker struct {
 	meta     map[string]any // the note or comment being walked
 	sections bool           // headings open sections (the main document only)
 	depth    int            // element nesting of the walk
+	// nestedTables counts the tables in cells of the table being read.
+	nestedTables int
 }
 
 // paraResult is what a paragraph holds.
@@ -291,6 +293,7 @@ func (w *docxWalker) block(e xml.StartElement, cell *docxCell) error {
 		}
 		if cell != nil {
 			cell.addTable(rows, first, last, later)
+			w.nestedTables++
 			return nil
 		}
 		w.emitTable(rows, first, last)
@@ -543,7 +546,7 @@ func (x *docx) orphanMedia(names []string) {
 	}
 }
 
-// docxCell collects a table cell: paragraph texts, nested tables flattened,
+// docxCell collects a table cell: paragraph texts, nested tables a line per row,
 // the paragraph numbers it spans and what to emit after the table.
 type docxCell struct {
 	parts       []string
@@ -572,23 +575,11 @@ func (c *docxCell) mark(first, last int) {
 	c.last = max(c.last, last)
 }
 
-// addTable flattens a nested table into the cell: cells joined by " · ",
-// rows by line breaks (Markdown tables cannot nest).
+// addTable writes a nested table into the cell, a line per row (see
+// nestedTableText).
 func (c *docxCell) addTable(rows [][]string, first, last int, later []func()) {
-	var lines []string
-	for _, r := range rows {
-		var cells []string
-		for _, v := range r {
-			if v != "" {
-				cells = append(cells, v)
-			}
-		}
-		if len(cells) > 0 {
-			lines = append(lines, strings.Join(cells, " · "))
-		}
-	}
-	if len(lines) > 0 {
-		c.parts = append(c.parts, strings.Join(lines, "\n"))
+	if text := nestedTableText(rows); text != "" {
+		c.parts = append(c.parts, text)
 	}
 	c.mark(first, last)
 	c.later = append(c.later, later...)
@@ -687,5 +678,9 @@ func (w *docxWalker) emitTable(rows [][]string, first, last int) {
 	if last > first {
 		md["lastParagraph"] = last
 	}
+	if w.nestedTables > 0 {
+		md["nestedTables"] = w.nestedTables
+	}
+	w.nestedTables = 0
 	w.x.s.add(content.Object{ContentType: content.Text, Data: markdownTable(rows), Ref: w.ref(first), Metadata: md})
 }

@@ -149,7 +149,10 @@ type odfWalker struct {
 	outline outline
 	paras   int
 	tables  int
-	notes   []odfNote
+	// cells is how deep in table cells the walk is; nestedTables counts
+	// the tables met in the cells of the table being read.
+	cells, nestedTables int
+	notes               []odfNote
 	// hiddenStyles are drawing-page styles with presentation:visibility
 	// hidden and table styles with table:display false.
 	hiddenStyles map[string]bool
@@ -364,7 +367,9 @@ func (w *odfWalker) aside(part string) error {
 	outer := w.collect
 	var got []string
 	w.collect = &got
+	w.cells++
 	err := w.blocks()
+	w.cells--
 	w.collect = outer
 	if len(got) > 0 && len(w.notes) < w.lim.MaxObjects {
 		w.notes = append(w.notes, odfNote{part: part, text: strings.Join(got, "\n")})
@@ -442,6 +447,15 @@ func (w *odfWalker) table() error {
 	for i := range rows {
 		rows[i] = rows[i][:min(len(rows[i]), width)]
 	}
+	if w.cells > 0 {
+		// In another table's cell: a line per row (Markdown tables
+		// cannot nest).
+		if text := nestedTableText(rows); text != "" {
+			*w.collect = append(*w.collect, text)
+			w.nestedTables++
+		}
+		return nil
+	}
 	text := markdownTable(rows)
 	if w.collect != nil {
 		*w.collect = append(*w.collect, text)
@@ -449,9 +463,14 @@ func (w *odfWalker) table() error {
 	}
 	w.tables++
 	w.paras++
+	md := map[string]any{"table": w.tables, "rows": len(rows), "cols": width}
+	if w.nestedTables > 0 {
+		md["nestedTables"] = w.nestedTables
+	}
+	w.nestedTables = 0
 	w.s.add(content.Object{ContentType: content.Text, Data: text,
 		Ref:      content.Ref{Part: "document", Paragraph: w.paras, SectionID: w.outline.current()},
-		Metadata: map[string]any{"table": w.tables, "rows": len(rows), "cols": width}})
+		Metadata: md})
 	return nil
 }
 
@@ -460,7 +479,9 @@ func (w *odfWalker) cellText() (string, error) {
 	outer := w.collect
 	var got []string
 	w.collect = &got
+	w.cells++
 	err := w.blocks()
+	w.cells--
 	w.collect = outer
 	return strings.Join(got, "\n"), err
 }

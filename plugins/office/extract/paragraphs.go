@@ -67,8 +67,9 @@ func emitParagraphsFrom(s *sink, part string, paras []string, size, done int) (i
 
 // wordBlock is a paragraph, or a table (rows of cell texts) when rows is set.
 type wordBlock struct {
-	text string
-	rows [][]string
+	text   string
+	rows   [][]string
+	nested int // tables written into the cells of rows
 }
 
 // emitBlocks is emitParagraphs for paragraphs and tables: a table ends the
@@ -109,6 +110,9 @@ func emitBlocks(s *sink, part string, blocks []wordBlock, size int) (paras, tabl
 		md := map[string]any{"table": tables, "rows": len(b.rows), "cols": cols}
 		if cells > 1 {
 			md["lastParagraph"] = paras + cells
+		}
+		if b.nested > 0 {
+			md["nestedTables"] = b.nested
 		}
 		if !s.add(content.Object{ContentType: content.Text, Data: text, Metadata: md,
 			Ref: content.Ref{Part: part, Paragraph: paras + 1, Location: paragraphRange(paras+1, paras+cells)}}) {

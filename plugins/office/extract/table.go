@@ -67,3 +67,35 @@ func emptyRow(r []string) bool {
 	}
 	return true
 }
+
+// nestedTableText renders a table that sits in a cell of another, for that
+// cell's text (Markdown tables cannot nest): a line per row, its cells
+// joined by " · ", so that a row still reads as one (a search for a name
+// finds the values beside it); the lines of a cell (its paragraphs, a
+// table nested deeper) are joined by "; " in parentheses, to keep its row
+// one line and its cells apart. Empty cells and rows are left out.
+func nestedTableText(rows [][]string) string {
+	var lines []string
+	for _, r := range rows {
+		var cells []string
+		for _, v := range r {
+			var parts []string
+			for l := range strings.SplitSeq(v, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					parts = append(parts, l)
+				}
+			}
+			switch len(parts) {
+			case 0:
+			case 1:
+				cells = append(cells, parts[0])
+			default:
+				cells = append(cells, "("+strings.Join(parts, "; ")+")")
+			}
+		}
+		if len(cells) > 0 {
+			lines = append(lines, strings.Join(cells, " · "))
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -179,30 +179,40 @@ func wordPieces(wd, clx []byte, maxText int64) ([]rune, []wordPiece, error) {
 // marks end paragraphs, cell marks cells and row marks (told apart by
 // marks) rows; field codes are dropped and their results kept, object
 // anchors and note references go. Without marks every cell is a paragraph.
+// A table nested in a cell (its cells and rows end with paragraph marks
+// that say so) is written into that cell, a line per row (see
+// nestedTableText).
 func wordBlocks(story []rune, base int, marks *wordMarks) []wordBlock {
 	var (
-		out   []wordBlock
-		b     strings.Builder
-		cell  []string   // the current cell's paragraphs
-		row   []string   // the current row's cells
-		rows  [][]string // the current table's rows
-		table bool       // rows or cells are open
+		out    []wordBlock
+		b      strings.Builder
+		tables []*wordTable // the open tables, outermost first
 	)
-	endRow := func() {
-		if len(cell) > 0 {
-			row = append(row, strings.TrimSpace(strings.Join(cell, "\n")))
+	// closeTo ends the tables nested deeper than depth: a nested one goes
+	// into the cell it sits in, an outermost one out as a table block.
+	closeTo := func(depth int) {
+		for len(tables) > depth {
+			t := tables[len(tables)-1]
+			tables = tables[:len(tables)-1]
+			t.endRow("")
+			switch {
+			case len(tables) > 0:
+				if text := nestedTableText(t.rows); text != "" {
+					up := tables[len(tables)-1]
+					up.cell = append(up.cell, text)
+					tables[0].nested++
+				}
+			case len(t.rows) > 0:
+				out = append(out, wordBlock{rows: t.rows, nested: t.nested})
+			}
 		}
-		if len(row) > 0 {
-			rows = append(rows, row)
-		}
-		cell, row = nil, nil
 	}
-	endTable := func() {
-		endRow()
-		if len(rows) > 0 {
-			out = append(out, wordBlock{rows: rows})
+	openTo := func(depth int) *wordTable {
+		closeTo(depth)
+		for len(tables) < depth {
+			tables = append(tables, &wordTable{})
 		}
-		cell, row, rows, table = nil, nil, nil, false
+		return tables[depth-1]
 	}
 	// fields is a stack: true while in a field's code (before its
 	// separator), whose text is not shown.
@@ -236,27 +246,36 @@ func wordBlocks(story []rune, base int, marks *wordMarks) []wordBlock {
 		}
 		switch r {
 		case '\r', 0x0c: // paragraph end, page or section break
-			if r == '\r' && marks.inTable(base+i) {
-				cell = append(cell, strings.TrimSpace(b.String()))
-				table = true
-			} else {
-				if table {
-					endTable()
-				}
+			p := marks.para(base + i)
+			if r != '\r' || p.depth == 0 {
+				closeTo(0)
 				out = append(out, wordBlock{text: b.String()})
+				b.Reset()
+				break
+			}
+			t := openTo(p.depth)
+			switch {
+			case p.depth > 1 && p.innerTtp:
+				t.endRow(b.String())
+			case p.depth > 1 && p.innerCell:
+				t.cell = append(t.cell, strings.TrimSpace(b.String()))
+				t.endCell()
+			default:
+				t.cell = append(t.cell, strings.TrimSpace(b.String()))
 			}
 			b.Reset()
-		case 0x07: // cell or row end
-			switch {
-			case !marks.known():
+		case 0x07: // cell or row end: a cell mark ends the outermost table's cells
+			if !marks.known() {
 				out = append(out, wordBlock{text: b.String()})
-			case marks.rowEnd(base + i):
-				endRow()
-				table = true
-			default:
-				cell = append(cell, strings.TrimSpace(b.String()))
-				row = append(row, strings.TrimSpace(strings.Join(cell, "\n")))
-				cell, table = nil, true
+				b.Reset()
+				break
+			}
+			t := openTo(1)
+			if marks.para(base + i).rowTp {
+				t.endRow(b.String())
+			} else {
+				t.cell = append(t.cell, strings.TrimSpace(b.String()))
+				t.endCell()
 			}
 			b.Reset()
 		case 0x0b: // line break
@@ -276,11 +295,38 @@ func wordBlocks(story []rune, base int, marks *wordMarks) []wordBlock {
 			}
 		}
 	}
-	if table {
-		endTable()
-	}
+	closeTo(0)
 	if b.Len() > 0 {
 		out = append(out, wordBlock{text: b.String()})
 	}
 	return out
+}
+
+// wordTable is a table being read: its rows, the cells of the open row
+// and the paragraphs of the open cell.
+type wordTable struct {
+	rows   [][]string
+	row    []string
+	cell   []string
+	nested int // tables closed into its cells (the outermost's count)
+}
+
+func (t *wordTable) endCell() {
+	t.row = append(t.row, strings.TrimSpace(strings.Join(t.cell, "\n")))
+	t.cell = nil
+}
+
+// endRow ends the open row; text before its mark (none in Word's files)
+// is kept as a cell.
+func (t *wordTable) endRow(text string) {
+	if text = strings.TrimSpace(text); text != "" {
+		t.cell = append(t.cell, text)
+	}
+	if len(t.cell) > 0 {
+		t.endCell()
+	}
+	if len(t.row) > 0 {
+		t.rows = append(t.rows, t.row)
+	}
+	t.row = nil
 }

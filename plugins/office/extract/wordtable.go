@@ -12,6 +12,10 @@ const (
 	fibLcbPlcfBtePapx = 0x0106
 	sprmPFInTable     = 0x2416
 	sprmPFTtp         = 0x2417
+	sprmPItap         = 0x6649 // table depth: 2 and more in a nested table
+	sprmPDtap         = 0x664A // a change of the table depth
+	sprmPFInnerCell   = 0x244B // the mark ends a cell of a nested table
+	sprmPFInnerTtp    = 0x244C // the mark ends a row of a nested table
 	wordFkpSize       = 512
 )
 
@@ -25,8 +29,19 @@ type wordMarks struct {
 
 // wordRun is a range of stream offsets whose paragraphs share properties.
 type wordRun struct {
-	start, end     int
-	inTable, rowTp bool
+	start, end int
+	wordPara
+}
+
+// wordPara is what a paragraph's properties say of its place in tables.
+// A table's cells end with cell marks (0x07), one of them ending each
+// row (rowTp); the cells of a table nested in a cell end with paragraph
+// marks instead (innerCell, innerTtp for the row's end), and depth says
+// how deep the paragraph lies (1 in a table, 2 in a table in its cell…).
+type wordPara struct {
+	inTable, rowTp      bool
+	innerCell, innerTtp bool
+	depth               int
 }
 
 // known reports whether paragraph properties were read at all.
@@ -54,8 +69,19 @@ func (m *wordMarks) props(cp int) wordRun {
 	return m.runs[i]
 }
 
-func (m *wordMarks) inTable(cp int) bool { return m.props(cp).inTable }
-func (m *wordMarks) rowEnd(cp int) bool  { return m.props(cp).rowTp }
+// para returns the table properties of the paragraph whose mark is at
+// character position cp; depth is 1 for a paragraph in a table that says
+// no more.
+func (m *wordMarks) para(cp int) wordPara {
+	p := m.props(cp).wordPara
+	if p.inTable && p.depth < 1 {
+		p.depth = 1
+	}
+	if !p.inTable {
+		p.depth = 0
+	}
+	return p
+}
 
 // wordTableMarks reads the paragraph property pages the bin table of the
 // FIB points to. It returns nil when they are missing or damaged: tables
@@ -85,7 +111,7 @@ func wordTableMarks(wd, table []byte, pieces []wordPiece) *wordMarks {
 		for i := range crun {
 			r := wordRun{start: int(binary.LittleEndian.Uint32(page[4*i:])), end: int(binary.LittleEndian.Uint32(page[4*i+4:]))}
 			if o := 2 * int(page[4*(crun+1)+13*i]); o > 0 {
-				r.inTable, r.rowTp = papxFlags(page, o)
+				r.wordPara = papxFlags(page, o)
 			}
 			if r.end > r.start && (r.inTable || r.rowTp) {
 				m.runs = append(m.runs, r)
@@ -97,10 +123,11 @@ func wordTableMarks(wd, table []byte, pieces []wordPiece) *wordMarks {
 }
 
 // papxFlags reads a PapxInFkp at offset o of an FKP page: whether its
-// paragraph is in a table, and whether its mark ends a table row.
-func papxFlags(page []byte, o int) (inTable, rowEnd bool) {
+// paragraph is in a table, how deep, and whether its mark ends a cell or
+// a row.
+func papxFlags(page []byte, o int) (p wordPara) {
 	if o >= len(page)-1 {
-		return false, false
+		return p
 	}
 	var grpprl []byte
 	if cb := int(page[o]); cb != 0 {
@@ -109,7 +136,7 @@ func papxFlags(page []byte, o int) (inTable, rowEnd bool) {
 		grpprl = page[o+2 : min(len(page), o+2+2*int(page[o+1]))]
 	}
 	if len(grpprl) < 2 {
-		return false, false
+		return p
 	}
 	for i := 2; i+2 <= len(grpprl); { // after the style index
 		sprm := binary.LittleEndian.Uint16(grpprl[i:])
@@ -126,7 +153,7 @@ func papxFlags(page []byte, o int) (inTable, rowEnd bool) {
 			size = 3
 		case 6:
 			if i >= len(grpprl) {
-				return inTable, rowEnd
+				return p
 			}
 			size = 1 + int(grpprl[i])
 		}
@@ -135,11 +162,23 @@ func papxFlags(page []byte, o int) (inTable, rowEnd bool) {
 		}
 		switch sprm {
 		case sprmPFInTable:
-			inTable = grpprl[i] != 0
+			p.inTable = grpprl[i] != 0
 		case sprmPFTtp:
-			rowEnd = grpprl[i] != 0
+			p.rowTp = grpprl[i] != 0
+		case sprmPFInnerCell:
+			p.innerCell = grpprl[i] != 0
+		case sprmPFInnerTtp:
+			p.innerTtp = grpprl[i] != 0
+		case sprmPItap:
+			p.depth = int(min(binary.LittleEndian.Uint32(grpprl[i:]), maxTableDepth))
+		case sprmPDtap:
+			p.depth = min(max(p.depth+int(int32(binary.LittleEndian.Uint32(grpprl[i:]))), 0), maxTableDepth)
 		}
 		i += size
 	}
-	return inTable, rowEnd
+	return p
 }
+
+// maxTableDepth bounds how deep tables nest (Word allows 63): a hostile
+// depth cannot make the reader keep millions of open tables.
+const maxTableDepth = 64

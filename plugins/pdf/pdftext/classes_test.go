@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -29,7 +30,8 @@ func classDocs(class string) []string {
 	case "type3":
 		return []string{"type3-ctib4tex-p1-3", "type3-xkeyval-p4-6"}
 	case "rtl":
-		return []string{"rtl-sexam-exam-ar-DZ", "rtl-arabi-samplebook", "rtl-cjhebrew", "rtl-quran-ur-test", "rtl-urdu-nastaliq-lo"}
+		return []string{"rtl-sexam-exam-ar-DZ", "rtl-arabi-samplebook", "rtl-cjhebrew", "rtl-quran-ur-test", "rtl-urdu-nastaliq-lo",
+			"rtl-urdu-nastaliq-sil-typesample-p5-6", "rtl-urdu-nastaliq-cairo"}
 	}
 	return nil
 }
@@ -187,11 +189,18 @@ func rtlWords(text string) []string {
 // rtlReference is a right-to-left document's words as its author wrote
 // them: the Arabic and Urdu of its LaTeX source (comments dropped; decoded
 // from windows-1256 for arabi's sample; for quran-ur's test the package's
-// data lines the test prints), or the Hebrew verse.
+// data lines the test prints), the text a document was set from (the ODF
+// a LibreOffice document was made from, pango-view's input), or the
+// Hebrew verse.
 func rtlReference(tb testing.TB, name string) []string {
 	tb.Helper()
 	if name == "rtl-cjhebrew" {
 		return rtlWords(genesis)
+	}
+	if _, err := os.Stat(testcorpus.Path(tb, "pdf", "classes", name+".source.txt")); err == nil {
+		// The text a document was set from (pango-view's input, the text
+		// of SIL's ODF), a paragraph a line.
+		return rtlWords(string(testcorpus.Read(tb, "pdf", "classes", name+".source.txt")))
 	}
 	if strings.HasSuffix(name, "-lo") { // made with LibreOffice: its flat ODF source holds no other Arabic script
 		return rtlWords(string(testcorpus.Read(tb, "pdf", "classes", name+".source.fodt")))
@@ -293,23 +302,60 @@ func TestRTLDocuments(t *testing.T) {
 	}
 }
 
-// TestNastaliqUrdu: Urdu set in Nastaliq (Awami Nastaliq, LibreOffice's
-// PDF export), whose letters climb on a slope and sit over one another,
-// keeps most words whole and in logical order, its lines whole. It is the
-// weakest of the right-to-left documents (0.8 of its words: a final ں set
-// apart and a letter drawn after the next word's space still split a
-// word), and this guards what is reached.
+// TestNastaliqUrdu: Urdu and Saraiki set in Nastaliq (Awami Nastaliq in
+// LibreOffice 7.4 and 7.0 PDF exports, drawn from the left, and by
+// pango and cairo, drawn from the right), whose letters climb on a slope,
+// sit over one another and stand apart where their calligraphy puts them,
+// come out word for word in logical order, within their lines: the drawn
+// spaces say where words end (see spacedFonts), and the letters that a
+// subset font's ToUnicode leaves out come from their ActualText.
 func TestNastaliqUrdu(t *testing.T) {
-	got := words(unorm.NFKC.String(classText(t, "rtl-urdu-nastaliq-lo", 1)))
-	for _, w := range []string{"اردو پاکستان کی قومی زبان", "یہ زبان برصغیر", "لاہور", "پاکستان کے بڑے شہر", "پانی کم ہو رہا ہے",
-		"اردو پاکستان کی قومی زبان ہے۔ یہ زبان برصغیر", "پہاڑوں کے گلیشیئر پگھل رہے"} {
-		if !strings.Contains(got, words(unorm.NFKC.String(w))) {
-			t.Errorf("lacks %q:\n%s", w, got)
-		}
+	for _, c := range []struct {
+		name string
+		page int
+		want []string
+	}{
+		{"rtl-urdu-nastaliq-lo", 1, []string{
+			"اردو پاکستان کی قومی زبان ہے۔ یہ زبان برصغیر میں کروڑوں لوگ بولتے اور سمجھتے ہیں۔",
+			"لاہور اور کراچی پاکستان کے بڑے شہر ہیں۔ پہاڑوں کے گلیشیئر پگھل رہے ہیں اور دریاؤں",
+			"میں پانی کم ہو رہا ہے۔",
+		}},
+		{"rtl-urdu-nastaliq-sil-typesample-p5-6", 1, []string{
+			"اقوامِ متحدہ کی جنرل اسمبلی نے",
+			"کیا۔ اگلے صفحات پر اس منشور کا مکمل متن درج ہے۔ اس تاریخی کارنامے کے بعد اسمبلی نے اپنے تمام ممبر ممالک پر",
+			"نمایاں مقامات پر آویزاں کیا جایٔے۔ اور خاص طور پر اسکولوں اور تعلیمی اداروں میں اسے پڑھ کر سنایا جایٔے اور اس",
+		}},
+		{"rtl-urdu-nastaliq-cairo", 1, []string{
+			"اردو پاکستان کی قومی زبان ہے۔ یہ زبان برصغیر میں کروڑوں لوگ بولتے اور",
+			"لاہور اور کراچی پاکستان کے بڑے شہر ہیں۔ پہاڑوں کے گلیشیئر پگھل",
+			"رہے ہیں اور دریاؤں میں پانی کم ہو رہا ہے۔",
+		}},
+		{"rtl-urdu-nastaliq-sil-typesample-p5-6", 2, []string{
+			"دنیا دے سارے انسان ہکو ڄئے تے نہ مکڻ والے حقوق تے ازادیاں گھن تے پیدا تھیڈن۔ اقوام متحدہ نے ہر کہیں",
+			"منشور اچ اقوام متحدہ نے صاف تے سادہ لفظاں اچ حقوق ڋساڋتن ۔ جنباں وچ ہر کوئی برابر داشر یک ہے۔",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := classText(t, c.name, c.page)
+			lines := strings.Split(unorm.NFKC.String(got), "\n")
+			for _, w := range c.want {
+				w = " " + words(unorm.NFKC.String(w)) + " "
+				if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(" "+words(l)+" ", w) }) {
+					t.Errorf("page %d: no line holds %q:\n%s", c.page, w, got)
+				}
+			}
+		})
+	}
+	// A number is drawn from the left inside a line drawn from the left,
+	// whichever side its space lies on.
+	if got := classText(t, "rtl-urdu-nastaliq-sil-typesample-p5-6", 1); !strings.Contains(got, "۱۹۴۸") || strings.Contains(got, "۸۴۹۱") {
+		t.Errorf("the year 1948 is not ۱۹۴۸:\n%s", got)
 	}
 	_, per := rtlRecall(t)
-	if r := per["rtl-urdu-nastaliq-lo"]; r < 0.75 {
-		t.Errorf("Nastaliq recall %.3f < 0.75", r)
+	for _, name := range []string{"rtl-urdu-nastaliq-lo", "rtl-urdu-nastaliq-sil-typesample-p5-6", "rtl-urdu-nastaliq-cairo"} {
+		if r := per[name]; r < 0.95 {
+			t.Errorf("%s: Nastaliq recall %.3f < 0.95", name, r)
+		}
 	}
 }
 

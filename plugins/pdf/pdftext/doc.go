@@ -256,8 +256,8 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 	in := newInterp(d, p, st)
 	in.glyphs = d.glyphBuf[:0]
 	in.run(content, p.resources, 0)
-	d.glyphBuf = in.glyphs
-	return in.glyphs, p, nil
+	d.glyphBuf = in.shown()
+	return d.glyphBuf, p, nil
 }
 
 // pageContent decodes and concatenates the page's content streams. A stream

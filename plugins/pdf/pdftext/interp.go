@@ -47,6 +47,12 @@ type glyph struct {
 	dir   uint8
 	space bool // white space: a word break, not output
 	bold  bool
+	// font tells the page's typefaces apart (1, 2, … in the order they
+	// are first used; 0 past the last number): the fonts of one BaseFont,
+	// subsets a writer split a typeface into (LibreOffice puts its spaces
+	// in one and the letters in others), have one number. Whether a
+	// typeface draws the spaces between its words is known per number.
+	font uint16
 }
 
 type gstate struct {
@@ -88,6 +94,11 @@ type interp struct {
 	// marked holds the open marked-content sequences (BMC/BDC … EMC); one
 	// with /ActualText replaces the glyphs shown inside it by that text.
 	marked []markedContent
+	// fontIDs numbers the typefaces used on the page (see glyph.font);
+	// the last font asked for is remembered, glyphs come in runs of one.
+	fontIDs    map[fontKey]uint16
+	lastFont   *font
+	lastFontID uint16
 }
 
 type markedContent struct {
@@ -448,7 +459,10 @@ func (in *interp) emit(text string, f *font, tx float64, space bool) {
 			in.st.unmapped++
 		}
 	}
-	if (text == "" && !space) || len(in.glyphs) >= maxGlyphs {
+	// A glyph without text of its own is kept inside an ActualText
+	// sequence: it places the text that replaces it (a letter that a
+	// subset font's ToUnicode leaves out, given by its Span).
+	if (text == "" && !space && !in.inActualText()) || len(in.glyphs) >= maxGlyphs {
 		return
 	}
 	gs := &in.gs
@@ -466,7 +480,7 @@ func (in *interp) emit(text string, f *font, tx float64, space bool) {
 		return
 	}
 	w := tx * scaleX
-	g := glyph{text: text, w: w, size: size, space: space, bold: f.bold}
+	g := glyph{text: text, w: w, size: size, space: space, bold: f.bold, font: in.fontID(f)}
 	switch {
 	case math.Abs(bx) >= math.Abs(by) && bx >= 0:
 		g.dir, g.x, g.y = 0, x, y
@@ -483,6 +497,53 @@ func (in *interp) emit(text string, f *font, tx float64, space bool) {
 	}
 	g.text = visualText(expandLigature(text))
 	in.glyphs = append(in.glyphs, g)
+}
+
+// fontKey is a typeface: its BaseFont name, or the font itself when it
+// has none.
+type fontKey struct {
+	name string
+	f    *font
+}
+
+// fontID is the number of f's typeface on the page (see glyph.font).
+func (in *interp) fontID(f *font) uint16 {
+	if f == in.lastFont {
+		return in.lastFontID
+	}
+	in.lastFont = f
+	in.lastFontID = in.lookupFontID(f)
+	return in.lastFontID
+}
+
+func (in *interp) lookupFontID(f *font) uint16 {
+	k := fontKey{name: f.name}
+	if f.name == "" {
+		k.f = f
+	}
+	id, ok := in.fontIDs[k]
+	if !ok {
+		if in.fontIDs == nil {
+			in.fontIDs = map[fontKey]uint16{}
+		}
+		if n := len(in.fontIDs); n < math.MaxUint16 {
+			id = uint16(n + 1)
+			in.fontIDs[k] = id
+		}
+	}
+	return id
+}
+
+// shown is the page's glyphs once its content has run: glyphs kept for an
+// ActualText whose sequence never ended (see emit) have no text and go.
+func (in *interp) shown() []glyph {
+	out := in.glyphs[:0]
+	for _, g := range in.glyphs {
+		if g.text != "" || g.space {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // inActualText reports whether a marked-content sequence with /ActualText

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/bidi"
 )
 
 // Layout turns positioned glyphs into text, in four passes:
@@ -50,6 +52,18 @@ const wordGap = 0.12
 // fall from the one before it.
 const nastaliqRise = 0.9
 
+// spacedReach is how far (in em) apart two glyphs of Arabic script with no
+// space between them may be drawn and still be one word, in a font that
+// draws its word spaces (see spacedFonts); spacedRise is how far above
+// or below its word's baseline a glyph may be drawn. Nastaliq's letters
+// cascade down to the baseline from an em and more above it, and a letter
+// drawn with no advance is placed where its ink ends, over half an em from
+// the letter before.
+const (
+	spacedReach = 1.0
+	spacedRise  = 2.0
+)
+
 // arabicScript reports whether s starts with a letter of the Arabic
 // script (Arabic, Arabic Supplement, presentation forms).
 func arabicScript(s string) bool {
@@ -59,6 +73,7 @@ func arabicScript(s string) bool {
 
 type frag struct {
 	x0, x1     float64
+	font       uint16 // the font of its first glyph (see glyph.font)
 	y          float64
 	size       float64
 	text       []byte
@@ -68,6 +83,18 @@ type frag struct {
 	lastY      float64 // baseline of the last glyph, for Nastaliq's slope
 	lastW      float64 // advance of the last glyph
 	lastText   string
+	// firstX is the origin of the first glyph; drawn says that drawn
+	// spaces, not gaps, held the glyphs together (see buildFrags); cuts
+	// are where the text of each glyph of Arabic script starts; spaces
+	// are the middles of the space glyphs drawn just before and after it
+	// (NaN when there is none).
+	firstX float64
+	drawn  bool
+	cuts   []int
+	spaces [2]float64
+	// leftward and rightward count the glyphs drawn left and right of
+	// the one before them.
+	leftward, rightward int
 }
 
 type line struct {
@@ -188,6 +215,14 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 	var frags []*frag
 	var cur *frag
 	var slab []frag // fragments are allocated in blocks, not one by one
+	spaced := spacedFonts(glyphs, dir)
+	var space *glyph // the space glyph just drawn, if the last glyph was one
+	end := func() {
+		if cur != nil {
+			cur.settle()
+			cur = nil
+		}
+	}
 	for i := range glyphs {
 		g := &glyphs[i]
 		if g.dir != dir {
@@ -196,10 +231,15 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		if g.space {
 			if cur != nil {
 				cur.spaceAfter = true
-				cur = nil
+				cur.y = spaceBaseline(cur, g, spaced)
+				cur.spaces[1] = g.x + g.w/2
+				end()
 			}
+			space = g
 			continue
 		}
+		after := space
+		space = nil
 		if cur != nil {
 			dy := math.Abs(g.y - cur.y)
 			// Fake bold: the same glyph again, a hair to the side.
@@ -209,33 +249,173 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			gap := g.x - cur.x1
 			sameLine := dy <= 0.1*min(g.size, cur.size)
 			sameSize := math.Abs(g.size-cur.size) <= 0.1*cur.size
+			arabic := sameSize && arabicScript(g.text) && arabicScript(cur.lastText)
 			// Nastaliq sets a word's letters on a slope (each within
 			// nastaliqRise of the one before, the word within 1.5 em of
 			// its first), a letter may sit over the wide one before it,
 			// and a letter of no advance is placed by the next one's
-			// position: such glyphs of Arabic script stay one word.
-			nastaliq := sameSize && arabicScript(g.text) && arabicScript(cur.lastText) && g.x >= cur.x0-0.1*cur.size &&
+			// position (on its line: not the next line's first letter):
+			// such glyphs of Arabic script stay one word.
+			nastaliq := arabic && g.x >= cur.x0-0.1*cur.size &&
 				(!sameLine && (math.Abs(g.y-cur.lastY) <= nastaliqRise*cur.size || dy <= 1.5*cur.size) && gap <= wordGap*cur.size ||
-					cur.lastW == 0 && gap <= 0.35*cur.size || gap < 0 && g.x >= cur.lastX)
-			if !nastaliq && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
-				cur = nil
+					dy <= 1.5*cur.size && (cur.lastW == 0 && gap <= 0.35*cur.size || gap < 0 && g.x >= cur.lastX))
+			// A font that draws its word spaces says where its words
+			// end: glyphs of Arabic script with no space between them
+			// are one word, however far apart its calligraphy sets
+			// them, drawn from the left (in visual order) or from the
+			// right (in logical order, see settle).
+			drawn := arabic && spaced.has(g.font) && g.font == cur.font && dy <= spacedRise*cur.size &&
+				g.x <= cur.x1+spacedReach*cur.size && g.x+g.w >= cur.x0-spacedReach*cur.size
+			if drawn && !nastaliq {
+				cur.drawn = true
+			}
+			if !nastaliq && !drawn && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
+				end()
+			} else if g.x < cur.lastX-0.05*cur.size {
+				cur.leftward++
+			} else if g.x > cur.lastX+0.05*cur.size {
+				cur.rightward++
 			}
 		}
 		if cur == nil {
 			if len(slab) == cap(slab) {
 				slab = make([]frag, 0, 64)
 			}
-			slab = append(slab, frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true})
+			slab = append(slab, frag{x0: g.x, x1: g.x, y: g.y, size: g.size, bold: true, font: g.font, firstX: g.x,
+				spaces: [2]float64{math.NaN(), math.NaN()}})
 			cur = &slab[len(slab)-1]
 			frags = append(frags, cur)
 		}
+		if arabicScript(g.text) {
+			cur.cuts = append(cur.cuts, len(cur.text))
+		}
 		cur.text = append(cur.text, g.text...)
+		if after != nil && len(cur.text) == len(g.text) {
+			cur.y = spaceBaseline(cur, after, spaced)
+			cur.spaces[0] = after.x + after.w/2
+		}
 		cur.bold = cur.bold && g.bold
 		cur.x1 = max(cur.x1, g.x+g.w)
 		cur.x0 = min(cur.x0, g.x)
 		cur.lastX, cur.lastY, cur.lastW, cur.lastText = g.x, g.y, g.w, g.text
 	}
+	end()
 	return dropRepeats(joinSpacedLetters(frags))
+}
+
+// settle finishes a fragment. A word of Arabic script joined by its drawn
+// spaces (see buildFrags) was drawn from the right, in logical order, as
+// cairo draws it, when most of its glyphs were drawn left of the one
+// before them and the spaces drawn around it agree (the one before it
+// lies to its right, the one after it to its left; with neither, its
+// last glyph must lie wholly left of its first); a line is laid out in
+// visual order, so its glyphs are turned round, but for the numbers in
+// it, which are drawn from the left whichever way their line runs. Word
+// processors draw from the left, and a Nastaliq letter may sit anywhere
+// over its word, so no one letter tells.
+func (f *frag) settle() {
+	if !f.drawn || len(f.cuts) < 2 || f.cuts[0] != 0 || f.leftward <= f.rightward {
+		return
+	}
+	mid := (f.x0 + f.x1) / 2
+	before, after := f.spaces[0], f.spaces[1]
+	var fromRight bool
+	switch {
+	case !math.IsNaN(before) || !math.IsNaN(after):
+		fromRight = !(before <= mid) && !(after >= mid) // NaN compares false
+	default:
+		fromRight = f.lastX+f.lastW <= f.firstX
+	}
+	if !fromRight {
+		return
+	}
+	// The glyphs as units, a number's digits one unit.
+	type unit struct{ start, end int }
+	var units []unit
+	for k, c := range f.cuts {
+		end := len(f.text)
+		if k+1 < len(f.cuts) {
+			end = f.cuts[k+1]
+		}
+		if n := len(units); n > 0 && isDigits(f.text[c:end]) && isDigits(f.text[units[n-1].start:units[n-1].end]) {
+			units[n-1].end = end
+			continue
+		}
+		units = append(units, unit{c, end})
+	}
+	out := make([]byte, 0, len(f.text))
+	for k := len(units) - 1; k >= 0; k-- {
+		out = append(out, f.text[units[k].start:units[k].end]...)
+	}
+	f.text = out
+}
+
+// isDigits reports whether b holds only digits (European, Arabic-Indic
+// and their separators: bidirectional classes EN and AN).
+func isDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, r := range string(b) {
+		if c := bidiClass(r); c != bidi.EN && c != bidi.AN {
+			return false
+		}
+	}
+	return true
+}
+
+// fontSet is a set of the page's fonts by number (see glyph.font).
+type fontSet []bool
+
+func (s fontSet) has(id uint16) bool { return id != 0 && int(id) < len(s) && s[id] }
+
+// spacedFonts finds the fonts that draw the spaces between their words:
+// on the page, at least two of their space glyphs stand between two of
+// their other glyphs near one baseline. LibreOffice and word processors
+// draw them; TeX positions words apart instead, and a gap is all there is.
+func spacedFonts(glyphs []glyph, dir uint8) fontSet {
+	var count []uint8
+	var prev, space *glyph // the last glyph drawn, and the space after it
+	for i := range glyphs {
+		g := &glyphs[i]
+		if g.dir != dir {
+			continue
+		}
+		if g.space {
+			space = g
+			continue
+		}
+		if space != nil && prev != nil && g.font != 0 && prev.font == g.font && space.font == g.font &&
+			math.Abs(prev.y-space.y) <= spacedRise*space.size && math.Abs(g.y-space.y) <= spacedRise*space.size {
+			if int(g.font) >= len(count) {
+				count = append(count, make([]uint8, int(g.font)+1-len(count))...)
+			}
+			count[g.font] = min(count[g.font]+1, 2)
+		}
+		prev, space = g, nil
+	}
+	var set fontSet
+	for id, n := range count {
+		if n >= 2 {
+			if set == nil {
+				set = make(fontSet, len(count))
+			}
+			set[id] = true
+		}
+	}
+	return set
+}
+
+// spaceBaseline is the baseline of a fragment of Arabic script next to a
+// drawn space: a font that draws its spaces sets them on the line's
+// baseline, while the letters of a Nastaliq word are drawn above and
+// below it, its first or last one too.
+func spaceBaseline(f *frag, space *glyph, spaced fontSet) float64 {
+	if space.font != f.font || !spaced.has(f.font) || !arabicScript(string(f.text)) ||
+		math.Abs(space.y-f.y) > spacedRise*f.size || math.Abs(space.size-f.size) > 0.1*f.size {
+		return f.y
+	}
+	return space.y
 }
 
 // repeatOffset is how far (in em) a fragment may lie from an earlier one
