@@ -452,6 +452,7 @@ func hashFile(path string) (string, int64, error) {
 // compileModule compiles module on rt, through the verified disk cache when
 // the host has one. Every compile of a plugin module goes through here.
 func (h *Host) compileModule(ctx context.Context, rt wazero.Runtime, module []byte) (wazero.CompiledModule, error) {
+	h.compiles.Add(1)
 	if h.disk == nil {
 		return rt.CompileModule(ctx, module)
 	}
