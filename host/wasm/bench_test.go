@@ -3,6 +3,7 @@ package wasm_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -108,7 +109,13 @@ func BenchmarkPluginLoad(b *testing.B) {
 	}
 	// What serve loads: the opt-in fixtures are not among them.
 	srcs = slices.DeleteFunc(srcs, func(s wasm.Source) bool { return builtin.OptIn(builtin.Name(s)) })
-	dir := b.TempDir()
+	// AGENTHOST_BENCH_WASM_CACHE keeps the compile cache between runs, so
+	// that builds to compare skip filling it (they must share wazero's
+	// version and the instrumentation's).
+	dir := os.Getenv("AGENTHOST_BENCH_WASM_CACHE")
+	if dir == "" {
+		dir = b.TempDir()
+	}
 	// The built-ins ask for the host's capabilities too, registered here
 	// unconnected as `plugin build` registers them: loading and warming
 	// never calls them.
