@@ -127,7 +127,7 @@ func hostileReadOnlyToolCallsAWriteFunction(t testing.TB) int {
 		}()
 	}
 	wg.Wait()
-	n += 2 * each
+	n++ // the concurrent mix is one case
 
 	store.mu.Lock()
 	defer store.mu.Unlock()
