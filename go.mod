@@ -125,3 +125,5 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+replace github.com/goccy/go-json => ./third_party/go-json

@@ -224,11 +224,36 @@ func moduleFiles(name, module, src string) (map[string]string, error) {
 	if module == "" {
 		module = "example.com/" + name
 	}
+	replaces := ""
+	if r := localReplaces(string(goMod), src); len(r) > 0 {
+		// The checkout's patched copies (third_party/), which a dependency's
+		// replace directives would not bring along.
+		replaces = "\n// The checkout's patched copies of its dependencies.\n" + strings.Join(r, "\n") + "\n"
+	}
 	return map[string]string{
-		"go.mod": fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s v0.0.0\n\n// The PDK and `agenthost plugin test`'s harness come from this checkout.\nreplace %s => %s\n\n// What the checkout uses, at its versions.\nrequire (\n\t%s // indirect\n)\n",
-			module, goVersion, agenthostModule, agenthostModule, src, strings.Join(reqs, " // indirect\n\t")),
+		"go.mod": fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s v0.0.0\n\n// The PDK and `agenthost plugin test`'s harness come from this checkout.\nreplace %s => %s\n%s\n// What the checkout uses, at its versions.\nrequire (\n\t%s // indirect\n)\n",
+			module, goVersion, agenthostModule, agenthostModule, src, replaces, strings.Join(reqs, " // indirect\n\t")),
 		"go.sum": string(sum),
 	}, nil
+}
+
+// localReplaces returns goMod's single-line replace directives that point
+// at a directory of the checkout, as directives naming it absolutely.
+func localReplaces(goMod, src string) []string {
+	var out []string
+	for _, l := range strings.Split(goMod, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(l), "replace ")
+		if !ok {
+			continue
+		}
+		from, to, ok := strings.Cut(rest, "=>")
+		to = strings.TrimSpace(to)
+		if !ok || !strings.HasPrefix(to, "./") && !strings.HasPrefix(to, "../") {
+			continue
+		}
+		out = append(out, "replace "+strings.TrimSpace(from)+" => "+filepath.Join(src, filepath.FromSlash(to)))
+	}
+	return out
 }
 
 // The scaffolds use [[ ]] as template delimiters, so that Go code and JSON

@@ -34,8 +34,9 @@ import (
 // unknown or differs before wazero may read anything; an index that fails
 // its authentication is discarded with all its entries (every file is then
 // deleted and compiled again). A compile records the files that appeared
-// while it ran; an instrumented module is checked against its digest each
-// time it is read.
+// while it ran; an instrumented module is checked each time it is read: it
+// is hashed again unless it kept, while it was read, the stamp recorded when
+// its digest was last checked.
 //
 // Several processes (the server, the CLI) may share one directory: opening
 // holds an exclusive lock on DIR/.lock-compile while it verifies, compiles
@@ -315,18 +316,24 @@ func (d *diskCache) list() (map[string]bool, error) {
 }
 
 // read returns the cached file rel if the index vouches for exactly these
-// bytes; anything else is deleted, logged and reported as a miss.
+// bytes; anything else is deleted, logged and reported as a miss. Bytes
+// read while the file kept the stamp recorded when its digest was last
+// checked are those bytes, as at open (verify); otherwise they are hashed.
 func (d *diskCache) read(rel string) ([]byte, bool) {
 	path := filepath.Join(d.dir, filepath.FromSlash(rel))
-	b, err := os.ReadFile(path)
+	b, stamp, err := readStamped(path)
 	if err != nil {
 		return nil, false
 	}
 	index, err := d.readIndex()
 	want, ok := index[rel]
-	sum := sha256.Sum256(b)
-	if err == nil && ok && hex.EncodeToString(sum[:]) == want.SHA256 && int64(len(b)) == want.Size {
-		return b, true
+	if err == nil && ok && int64(len(b)) == want.Size {
+		if stamp != "" && stamp == want.Stamp {
+			return b, true
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) == want.SHA256 {
+			return b, true
+		}
 	}
 	reason := "not written by this host"
 	switch {
@@ -435,6 +442,33 @@ func (d *diskCache) mac(payload []byte) []byte {
 	return m.Sum(nil)
 }
 
+// readStamped reads a file and returns its stamp (fileStamp), or "" when
+// the file's stamp changed while it was read.
+func readStamped(path string) ([]byte, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return nil, "", err
+	}
+	b := make([]byte, before.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, "", err
+	}
+	after, err := f.Stat()
+	if err != nil {
+		return nil, "", err
+	}
+	stamp := fileStamp(before)
+	if fileStamp(after) != stamp {
+		stamp = ""
+	}
+	return b, stamp, nil
+}
+
 func hashFile(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -452,6 +486,7 @@ func hashFile(path string) (string, int64, error) {
 // compileModule compiles module on rt, through the verified disk cache when
 // the host has one. Every compile of a plugin module goes through here.
 func (h *Host) compileModule(ctx context.Context, rt wazero.Runtime, module []byte) (wazero.CompiledModule, error) {
+	h.compiles.Add(1)
 	if h.disk == nil {
 		return rt.CompileModule(ctx, module)
 	}

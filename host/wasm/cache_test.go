@@ -241,6 +241,69 @@ func TestCompileCacheTampering(t *testing.T) {
 	}
 }
 
+// TestCompileCacheChangedWhileOpen: an instrumented module changed after a
+// host opened (and verified) the cache, in place, at its size, with its
+// modification time set back, is refused when the host reads it: its change
+// time moved, so the host hashes it instead of trusting the stamp it
+// checked at open.
+func TestCompileCacheChangedWhileOpen(t *testing.T) {
+	ctx := context.Background()
+	echo := testModule(t, "echo")
+	dir := filepath.Join(t.TempDir(), "cache")
+	h := cacheHost(t, dir, &logCapture{})
+	p, err := h.Load(ctx, wasm.Source{Origin: "echo", Module: echo, Builtin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, p, "echo", map[string]any{"text": "hello"}); !r.OK {
+		t.Fatal(r.Error)
+	}
+	h.Close(ctx)
+	cacheHost(t, dir, &logCapture{}).Close(ctx) // records the files' stamps
+
+	var instrumented string
+	for rel := range cacheFiles(t, dir) {
+		if strings.HasPrefix(rel, "instrumented/") {
+			instrumented = rel
+		}
+	}
+	logs := &logCapture{}
+	h = cacheHost(t, dir, logs)
+	defer h.Close(ctx)
+	path := filepath.Join(dir, instrumented)
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 0xff
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(b[len(b)-1:], int64(len(b)-1)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+
+	p, err = h.Load(ctx, wasm.Source{Origin: "echo", Module: echo, Builtin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, p, "echo", map[string]any{"text": "still echo"}); !r.OK || r.Text != "still echo" {
+		t.Fatalf("echo after tampering: %+v %+v", r.Text, r.Error)
+	}
+	if w := strings.Join(logs.cacheWarnings(), "\n"); !strings.Contains(w, "file="+instrumented+" reason=content differs") {
+		t.Errorf("no warning refuses the changed %s:\n%s", instrumented, w)
+	}
+}
+
 // TestCompileCacheShared: hosts in one process (as the server and the CLI in
 // two) compile into one directory at once; every file they write is
 // recorded, so a later host deletes nothing.

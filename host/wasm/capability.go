@@ -161,11 +161,30 @@ func errorResponse(err error) []byte {
 	return b
 }
 
-// refuseWrite replaces a write function in the instances that serve read-only tools.
-func refuseWrite(f HostFunction) HostFunction {
+// refuseReadOnly makes a write function refuse on the instances that serve
+// read-only tools.
+//
+// Both variants of a plugin run on one runtime (one compile instead of two),
+// so a write function is linked once for both and decides per call. This is
+// as strict as linking a refusing function into a separate read-only
+// runtime was, because the flag it reads cannot be chosen by the guest:
+// Call.ReadOnly is set by the host, and instance.invoke and newInstance, the
+// only ways guest code runs, set it from the instance's variant whatever the
+// caller passed (a read-only instance never runs with it unset); the Call
+// reaches the host function through the Go context wazero hands from the
+// invocation to the host function, which no guest can see or change; a guest
+// runs on its caller's goroutine, one call per instance at a time; and a host
+// function reached without a Call panics (callFrom) rather than default to
+// writable. What the guest keeps between calls cannot carry writes over
+// either: the variants' instances are pooled apart. TestHostileSuite's
+// "a read-only tool cannot call a write function" holds it.
+func refuseReadOnly(f HostFunction) HostFunction {
 	g := f
 	g.Func = func(ctx context.Context, c *Call, stack []uint64) {
-		panic(c.Fail(CodeCapabilityDenied, "%s.%s writes, and tool %q is read-only", f.Module, f.Name, c.Tool))
+		if c.ReadOnly {
+			panic(c.Fail(CodeCapabilityDenied, "%s.%s writes, and tool %q is read-only", f.Module, f.Name, c.Tool))
+		}
+		f.Func(ctx, c, stack)
 	}
 	return g
 }

@@ -67,7 +67,7 @@ func NewConfig() Config {
 // plugins without compiling them again.
 func (c Config) WithCompilationCacheDir(dir string) Config { c.cacheDir = dir; return c }
 
-// WithPoolSize bounds the live instances per plugin and link variant (0: 2×GOMAXPROCS).
+// WithPoolSize bounds the live instances per plugin and kind (read-only, writing) (0: 2×GOMAXPROCS).
 func (c Config) WithPoolSize(n int) Config { c.poolSize = n; return c }
 
 // DefaultMaxIdleMemory is the guest memory above which an instance is

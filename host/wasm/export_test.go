@@ -52,3 +52,6 @@ func (p *Plugin) WaitingForTest() int {
 
 // CompareActions is the check of an actions plugin's manifest against its code.
 var CompareActions = compareActions
+
+// CompilesForTest counts the modules the host handed to wazero to compile.
+func (h *Host) CompilesForTest() int64 { return h.compiles.Load() }

@@ -7,7 +7,7 @@
 // go-sdk keeps private: stopping a runaway guest cheaply (a flag the module is
 // instrumented to check at every loop, instead of wazero's close-on-context-done,
 // which made Go plugins 5-8× slower), moving large inputs and outputs straight
-// through guest memory, per-call memory figures, read-only link variants, and an
+// through guest memory, per-call memory figures, read-only instances, and an
 // egress-checked http_request. Plugins stay portable: the same .wasm runs in
 // go-sdk and in the npm Extism host (see the tests).
 //
@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenthost/agenthost/host/schema"
@@ -42,6 +43,9 @@ type Host struct {
 	registry *Registry
 	cache    wazero.CompilationCache
 	disk     *diskCache // nil without a cache directory (cache.go)
+	// compiles counts the modules handed to wazero to compile (natively
+	// or from its cache): each costs a decode and a validation.
+	compiles atomic.Int64
 
 	mu      sync.RWMutex
 	plugins map[string]*Plugin
@@ -439,9 +443,9 @@ func (h *Host) Call(ctx context.Context, tool string, args []byte, opts *CallOpt
 	return r
 }
 
-// Warm compiles every loaded plugin in parallel (both link variants where it has
-// both kinds of tools), verifies each against its manifest, and returns the
-// joined errors. Calls compile lazily anyway; Warm moves that cost to start-up.
+// Warm compiles every loaded plugin in parallel (once, whatever kinds of
+// tools it has), verifies each against its manifest, and returns the joined
+// errors. Calls compile lazily anyway; Warm moves that cost to start-up.
 func (h *Host) Warm(ctx context.Context) error {
 	plugins := h.Plugins()
 	errs := make([]error, len(plugins))
@@ -460,8 +464,9 @@ func (h *Host) Warm(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Warm compiles the plugin's link variants now rather than at its first
-// call and, for a third-party plugin, checks its code against its manifest.
+// Warm compiles the plugin now rather than at its first call, prepares the
+// instance pools of the kinds of tools it has and, for a third-party plugin,
+// checks its code against its manifest.
 // A failure is the plugin's: its calls answer with it, others serve.
 func (p *Plugin) Warm(ctx context.Context) error {
 	if !p.acquire() {

@@ -201,6 +201,9 @@ const maxKernelBytes = 1 << 30
 // invoke runs one export under the call's deadline and returns its Extism
 // return code. Any error means the instance must not be reused.
 func (in *instance) invoke(ctx context.Context, c *Call, fn api.Function, input []byte, timeout time.Duration) (uint32, *Error) {
+	// A read-only instance runs read-only whatever the caller says: its
+	// write functions refuse on this flag (refuseReadOnly).
+	c.ReadOnly = c.ReadOnly || in.v.readOnly
 	in.k.reset(input)
 	in.stdin.reset(input)
 	in.stdout.reset(in.v.p.limits.maxOutput)

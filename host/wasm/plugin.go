@@ -42,9 +42,11 @@ type Plugin struct {
 	outputs    map[string]*schema.Schema
 	readOnly   map[string]bool
 
-	// Two link variants: read-only tools run on instances whose write host
-	// functions refuse and whose paths are mounted read-only.
+	// Two variants: read-only tools run on instances whose write host
+	// functions refuse and whose paths are mounted read-only. Both run the
+	// same compiled code (code).
 	variants [2]variant
+	code     code
 
 	describeOnce sync.Once
 	describeErr  error
@@ -78,12 +80,28 @@ type limits struct {
 	maxHTTP     int64
 }
 
+// code is a plugin's module compiled on its own runtime, linked to the
+// functions of its granted capabilities. It is compiled once, at the first
+// use of either variant: wazero decodes and validates a module on every
+// compile, even when its native code comes from the cache, and that is most
+// of a warm load.
+type code struct {
+	once         sync.Once
+	err          error
+	rt           wazero.Runtime
+	compiled     wazero.CompiledModule
+	instrumented bool
+}
+
+// variant is one kind of instance of a plugin: read-only or writing. Each
+// has its own pool, so a read-only call never runs on an instance that a
+// writing call left its state in, and its own mounts.
 type variant struct {
 	p            *Plugin
 	readOnly     bool
 	once         sync.Once
 	err          error
-	rt           wazero.Runtime
+	rt           wazero.Runtime // the plugin's, shared by both variants
 	compiled     wazero.CompiledModule
 	instrumented bool
 	pool         *pool
@@ -170,8 +188,8 @@ func (p *Plugin) prepare() ([]byte, bool, error) {
 	return p.prepared, p.instrumented, p.prepareErr
 }
 
-// compile prepares a link variant once: a runtime with the plugin's memory limit,
-// the host modules it may import, the compiled module and an instance pool.
+// compile prepares a variant once: the plugin's compiled code, the variant's
+// mounts and an instance pool.
 func (v *variant) compile(ctx context.Context) error {
 	// One caller compiles for all: its cancellation must not poison the result.
 	v.once.Do(func() { v.err = v.doCompile(context.WithoutCancel(ctx)) })
@@ -179,7 +197,27 @@ func (v *variant) compile(ctx context.Context) error {
 }
 
 func (v *variant) doCompile(ctx context.Context) error {
-	p := v.p
+	c, err := v.p.compile(ctx)
+	if err != nil {
+		return err
+	}
+	if err := v.mount(); err != nil {
+		return err
+	}
+	v.rt, v.compiled, v.instrumented = c.rt, c.compiled, c.instrumented
+	v.pool = newPool(v.p.h.poolSize(), v.newInstance)
+	return nil
+}
+
+// compile compiles the plugin's code once for both variants: a runtime with
+// the plugin's memory limit, the host modules it may import and the module.
+func (p *Plugin) compile(ctx context.Context) (*code, error) {
+	c := &p.code
+	c.once.Do(func() { c.err = p.doCompile(ctx) })
+	return c, c.err
+}
+
+func (p *Plugin) doCompile(ctx context.Context) error {
 	h := p.h
 	rc := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(p.limits.memoryPages).
@@ -188,7 +226,6 @@ func (v *variant) doCompile(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	v.instrumented = instrumented
 	if !instrumented {
 		// Fallback for modules the instrumentation cannot rewrite: slower, still stoppable.
 		rc = rc.WithCloseOnContextDone(true)
@@ -198,29 +235,23 @@ func (v *variant) doCompile(ctx context.Context) error {
 		rt.Close(ctx)
 		return fmt.Errorf("plugin %s: WASI: %w", p.Name(), err)
 	}
-	if err := v.linkHostModules(ctx, rt); err != nil {
+	if err := p.linkHostModules(ctx, rt); err != nil {
 		rt.Close(ctx)
 		return err
 	}
-	compiled, err := p.h.compileModule(ctx, rt, module)
+	compiled, err := h.compileModule(ctx, rt, module)
 	if err != nil {
 		rt.Close(ctx)
 		return fmt.Errorf("plugin %s: compile: %w", p.Name(), err)
 	}
-	if err := v.mount(); err != nil {
-		rt.Close(ctx)
-		return err
-	}
-	v.rt, v.compiled = rt, compiled
-	v.pool = newPool(h.poolSize(), v.newInstance)
+	p.code.rt, p.code.compiled, p.code.instrumented = rt, compiled, instrumented
 	return nil
 }
 
 // linkHostModules instantiates the host modules this plugin may import: the
-// Extism kernel and the functions of its granted capabilities; write functions
-// refuse in the read-only variant.
-func (v *variant) linkHostModules(ctx context.Context, rt wazero.Runtime) error {
-	p := v.p
+// Extism kernel and the functions of its granted capabilities, each write
+// function behind refuseReadOnly.
+func (p *Plugin) linkHostModules(ctx context.Context, rt wazero.Runtime) error {
 	fns := kernelFunctions(p.h.cfg.logLevel)
 	for _, name := range p.m.Capabilities {
 		if !p.granted[name] {
@@ -228,8 +259,8 @@ func (v *variant) linkHostModules(ctx context.Context, rt wazero.Runtime) error 
 		}
 		c, _ := p.h.registry.Lookup(name)
 		for _, f := range c.Functions {
-			if v.readOnly && f.Write {
-				f = refuseWrite(f)
+			if f.Write {
+				f = refuseReadOnly(f)
 			}
 			fns = append(fns, f)
 		}
@@ -416,7 +447,7 @@ func (p *Plugin) ensureReady(ctx context.Context) error {
 
 func (p *Plugin) checkDescribe(ctx context.Context) error {
 	// A plugin whose tools all read is asked on its read-only variant, the
-	// only one it will ever run, so warming it compiles one variant, not two.
+	// only one it will ever run, so warming it makes one pool, not two.
 	allRead := true
 	for _, ro := range p.readOnly {
 		allRead = allRead && ro
@@ -546,12 +577,13 @@ func (p *Plugin) closeNow(ctx context.Context) {
 		if v.pool != nil {
 			v.pool.close()
 		}
-		if v.rt != nil {
-			v.rt.Close(ctx)
-		}
 		for _, c := range v.closers {
 			c()
 		}
+	}
+	// No compile is under way: a plugin is closed when no call holds it.
+	if p.code.rt != nil {
+		p.code.rt.Close(ctx)
 	}
 }
 

@@ -32,6 +32,7 @@ var hostileScenarios = []struct {
 	{"mounts come only from the operator", hostileMountsComeOnlyFromTheOperator},
 	{"mount grants that expose the host are refused", hostileMountGrantsThatExposeTheHost},
 	{"a read-only tool cannot write a granted mount", hostileReadOnlyToolAndAGrantedMount},
+	{"a read-only tool cannot call a write function", hostileReadOnlyToolCallsAWriteFunction},
 	{"a granted mount is a jail (no links out)", hostileMountIsAJail},
 	{"limits above the ceilings are refused", hostileLimitsAboveTheCeilings},
 	{"announced sizes do not allocate", hostileAnnouncedSizes},
