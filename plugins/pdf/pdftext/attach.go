@@ -70,7 +70,7 @@ func (d *Document) Attachments() (atts []Attachment, err error) {
 		a.Page = page
 		atts = append(atts, a)
 	}
-	if root := d.xref.RootDict; root != nil {
+	if root := d.root; root != nil {
 		if names := d.dict(root["Names"]); names != nil {
 			d.embeddedTree(names["EmbeddedFiles"], 0, map[int]bool{}, add)
 		}

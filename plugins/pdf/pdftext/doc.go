@@ -72,10 +72,12 @@ const maxDecoded = 64 << 20
 // XObjects; real documents stay far below it, hostile ones loop.
 const maxTreeDepth = 64
 
-// Document is an opened PDF: pdfcpu's parsed objects plus our page list and
-// font cache.
+// Document is an opened PDF: its objects (read on demand, or pdfcpu's
+// parsed ones) plus our page list and font cache.
 type Document struct {
-	xref  *model.XRefTable
+	xref objects
+	// root is the catalog.
+	root  types.Dict
 	pages []page
 	// pageByObj maps a page object's number to its 1-based page number, so
 	// outline destinations resolve without walking the page tree each time.
@@ -96,6 +98,12 @@ type Document struct {
 	// feeds a garbage collector that runs on the only thread.
 	glyphBuf []glyph
 	zr       io.ReadCloser
+}
+
+// objects resolves indirect references: the lazy reader (lazy.go) or
+// pdfcpu's XRefTable.
+type objects interface {
+	Dereference(o types.Object) (types.Object, error)
 }
 
 // page is one leaf of the page tree with its inherited attributes resolved.
@@ -129,6 +137,9 @@ func Open(r io.ReadSeeker) (d *Document, err error) {
 	// pdfcpu otherwise looks for (and creates) a configuration directory
 	// under the user's home, which a sandbox does not have.
 	api.DisableConfigDir()
+	if d, err := openObjects(r); err == nil {
+		return d, nil
+	}
 	d, err = openContext(r)
 	if err == nil || errors.Is(err, ErrEncrypted) {
 		return d, err
@@ -154,7 +165,45 @@ func Open(r io.ReadSeeker) (d *Document, err error) {
 	return d2, nil
 }
 
+// openObjects opens the file with the lazy reader, which reads only the
+// objects asked for; it gives an error (and Open falls back to pdfcpu's
+// reader) for what it does not handle: encryption, an unreadable
+// cross-reference, a catalog without pages.
+func openObjects(r io.ReadSeeker) (d *Document, err error) {
+	defer recoverTo(&err, "open")
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		ra = &seekReaderAt{r}
+	}
+	f, err := openLazy(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	d = &Document{xref: f, root: f.root, pageByObj: map[int]int{}, fonts: map[int]*font{}}
+	if err := d.collectPages(); err != nil {
+		return nil, fmt.Errorf("%w: %w", errLazy, err)
+	}
+	return d, nil
+}
+
+// seekReaderAt reads at an offset through Seek and Read.
+type seekReaderAt struct{ r io.ReadSeeker }
+
+func (s *seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if _, err := s.r.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(s.r, p)
+}
+
 func openContext(r io.ReadSeeker) (d *Document, err error) {
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("pdftext: open: %w", err)
+	}
 	defer recoverTo(&err, "open")
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
@@ -166,7 +215,14 @@ func openContext(r io.ReadSeeker) (d *Document, err error) {
 		}
 		return nil, fmt.Errorf("pdftext: open: %w: %w", ErrMalformed, err)
 	}
-	d = &Document{xref: ctx.XRefTable, pageByObj: map[int]int{}, fonts: map[int]*font{}}
+	d = &Document{xref: ctx.XRefTable, root: ctx.XRefTable.RootDict, pageByObj: map[int]int{}, fonts: map[int]*font{}}
+	if d.root == nil {
+		cat, err := ctx.XRefTable.Catalog()
+		if err != nil {
+			return nil, fmt.Errorf("pdftext: open: %w: catalog: %w", ErrMalformed, err)
+		}
+		d.root = cat
+	}
 	if err := d.collectPages(); err != nil {
 		return nil, fmt.Errorf("pdftext: open: %w: %w", ErrMalformed, err)
 	}
@@ -458,14 +514,7 @@ type inherited struct {
 // collectPages walks the page tree once, in order, resolving inherited
 // attributes, so that later page lookups are an index.
 func (d *Document) collectPages() error {
-	root := d.xref.RootDict
-	if root == nil {
-		cat, err := d.xref.Catalog()
-		if err != nil {
-			return fmt.Errorf("catalog: %w", err)
-		}
-		root = cat
-	}
+	root := d.root
 	pagesRef := root["Pages"]
 	if pagesRef == nil {
 		return errors.New("catalog has no page tree")

@@ -50,7 +50,7 @@ const maxXFA = 16 << 20
 // order, then the XFA data's. A document without a form gives nothing.
 func (d *Document) FormFields() (fields []FormField, err error) {
 	defer recoverTo(&err, "form fields")
-	root := d.xref.RootDict
+	root := d.root
 	if root == nil {
 		return nil, nil
 	}
