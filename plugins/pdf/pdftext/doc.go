@@ -86,6 +86,8 @@ type Document struct {
 	// pages share fonts, and a ToUnicode CMap is worth parsing once.
 	fonts    map[int]*font
 	fallback *font
+	// counters caches the sketch's counters by font object (sketch.go).
+	counters map[int]counter
 
 	outline     []OutlineItem
 	outlineFlat []flatItem
@@ -98,6 +100,8 @@ type Document struct {
 	// feeds a garbage collector that runs on the only thread.
 	glyphBuf []glyph
 	zr       io.ReadCloser
+	// sketchBuf holds the page content the sketch reads, page after page.
+	sketchBuf []byte
 }
 
 // objects resolves indirect references: the lazy reader (lazy.go) or
@@ -305,7 +309,7 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 		return nil, nil, fmt.Errorf("pdftext: page %d of %d: %w", n, len(d.pages), ErrPageRange)
 	}
 	p := &d.pages[n-1]
-	content, err := d.pageContent(p)
+	content, err := d.pageContent(p, nil)
 	if err != nil {
 		return nil, p, fmt.Errorf("pdftext: page %d: %w", n, err)
 	}
@@ -318,17 +322,25 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 
 // pageContent decodes and concatenates the page's content streams. A stream
 // that fails to decode is skipped rather than failing the page: the other
-// streams usually still carry the text.
-func (d *Document) pageContent(p *page) ([]byte, error) {
+// streams usually still carry the text. With buf (not nil) the content is
+// inflated into it where it can be, for a caller that keeps nothing of
+// the content past the next page.
+func (d *Document) pageContent(p *page, buf []byte) ([]byte, error) {
 	o, err := d.xref.Dereference(p.dict["Contents"])
 	if err != nil || o == nil {
 		return nil, nil
 	}
 	switch o := o.(type) {
 	case types.StreamDict:
+		if buf != nil && o.Content == nil && isPlainFlate(o) {
+			if err := d.load(&o); err != nil {
+				return nil, err
+			}
+			return d.inflateTo(buf[:0], o.Raw)
+		}
 		return d.streamData(o)
 	case types.Array:
-		var all []byte
+		all := buf[:0]
 		var firstErr error
 		for _, e := range o {
 			sd, ok := d.deref(e).(types.StreamDict)
@@ -347,7 +359,7 @@ func (d *Document) pageContent(p *page) ([]byte, error) {
 			// separator keeps the last token of one from joining the next.
 			all = append(all, '\n')
 		}
-		if all == nil && firstErr != nil {
+		if len(all) == 0 && firstErr != nil {
 			return nil, firstErr
 		}
 		return all, nil
@@ -362,7 +374,10 @@ func (d *Document) streamData(sd types.StreamDict) ([]byte, error) {
 	if sd.Content != nil {
 		return sd.Content, nil
 	}
-	if len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == filter.Flate && sd.FilterPipeline[0].DecodeParms == nil {
+	if err := d.load(&sd); err != nil {
+		return nil, err
+	}
+	if isPlainFlate(sd) {
 		return d.inflate(sd.Raw)
 	}
 	if err := sd.DecodeWithLimit(maxDecoded); err != nil {
@@ -371,12 +386,31 @@ func (d *Document) streamData(sd types.StreamDict) ([]byte, error) {
 	return sd.Content, nil
 }
 
+// load reads a stream's encoded data when the lazy reader left it in the
+// file; pdfcpu's streams hold theirs.
+func (d *Document) load(sd *types.StreamDict) error {
+	if f, ok := d.xref.(*lazyFile); ok {
+		return f.load(sd)
+	}
+	return nil
+}
+
 // inflate decodes a Flate stream without predictor, the common case of
 // content streams, with the document's one zlib reader and an output sized
 // for text's usual ratio. It treats damage as pdfcpu's Flate filter does:
 // a truncated stream keeps what inflated, a bad checksum fails, and so
 // does output over maxDecoded.
 func (d *Document) inflate(raw []byte) ([]byte, error) {
+	return d.inflateTo(make([]byte, 0, min(4*len(raw)+bytes.MinRead, maxDecoded+1)), raw)
+}
+
+// isPlainFlate: the stream's one filter is Flate, without predictor.
+func isPlainFlate(sd types.StreamDict) bool {
+	return len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == filter.Flate && sd.FilterPipeline[0].DecodeParms == nil
+}
+
+// inflateTo is inflate into dst's spare capacity (grown as needed).
+func (d *Document) inflateTo(dst, raw []byte) ([]byte, error) {
 	src := bytes.NewReader(raw)
 	if d.zr == nil {
 		zr, err := zlib.NewReader(src)
@@ -387,7 +421,7 @@ func (d *Document) inflate(raw []byte) ([]byte, error) {
 	} else if err := d.zr.(zlib.Resetter).Reset(src, nil); err != nil {
 		return nil, fmt.Errorf("decode stream: %w", err)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(4*len(raw)+bytes.MinRead, maxDecoded+1)))
+	buf := bytes.NewBuffer(dst[:0])
 	_, err := buf.ReadFrom(&io.LimitedReader{R: d.zr, N: maxDecoded + 1})
 	switch {
 	case buf.Len() > maxDecoded:

@@ -2,13 +2,11 @@ package pdftext
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
@@ -56,6 +54,9 @@ type lazyFile struct {
 	busy     map[int]bool
 	depth    int
 	repaired bool
+	// pdfcpuParse parses every object with pdfcpu's parser (the tests
+	// compare both parsers on every object of the corpus).
+	pdfcpuParse bool
 }
 
 // objStream is a decoded object stream: its objects' numbers and offsets.
@@ -259,8 +260,7 @@ func (f *lazyFile) xrefTable(off int64, section map[int]xrefEntry) (types.Dict, 
 			}
 		}
 	}
-	s := string(buf[t+len("trailer"):])
-	o, err := model.ParseObjectContext(context.Background(), &s, 0)
+	o, _, err := f.parse(buf[t+len("trailer"):])
 	d, ok := o.(types.Dict)
 	if err != nil || !ok {
 		return nil, fmt.Errorf("%w: cross-reference table at %d: trailer: %v", errLazy, off, err)
@@ -311,6 +311,9 @@ func (f *lazyFile) xrefStream(off int64, section map[int]xrefEntry) (types.Dict,
 	sd, ok := o.(types.StreamDict)
 	if !ok || f.name(sd.Dict["Type"]) != "XRef" {
 		return nil, fmt.Errorf("%w: no cross-reference table or stream at %d", errLazy, off)
+	}
+	if err := f.load(&sd); err != nil {
+		return nil, fmt.Errorf("%w: cross-reference stream at %d: %w", errLazy, off, err)
 	}
 	if err := sd.DecodeWithLimit(maxDecoded); err != nil {
 		return nil, fmt.Errorf("%w: cross-reference stream at %d: %w", errLazy, off, err)
@@ -403,11 +406,7 @@ func (f *lazyFile) Dereference(o types.Object) (types.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, stream := v.(types.StreamDict); !stream {
-		// Streams are read again when asked again: their data is the
-		// bulk of a file and most are read once (a page's content).
-		f.cache[nr] = v
-	}
+	f.cache[nr] = v
 	return v, nil
 }
 
@@ -466,7 +465,7 @@ func (f *lazyFile) repair() error {
 // parseAt parses the object whose header is at off; want is its number,
 // or -1 for any.
 func (f *lazyFile) parseAt(off int64, want int) (types.Object, error) {
-	n := 4096
+	n := 512
 	for {
 		buf, err := f.read(off, n)
 		if err != nil {
@@ -477,9 +476,18 @@ func (f *lazyFile) parseAt(off int64, want int) (types.Object, error) {
 		if !ok {
 			return nil, fmt.Errorf("object %d at %d: %w", want, off, errBadOffset)
 		}
-		s := string(body)
-		o, perr := model.ParseObjectContext(context.Background(), &s, 0)
-		after := body[len(body)-len(s):]
+		// A window that ends inside the object fails to parse: pdfcpu's
+		// parser is only worth trying on a complete one.
+		complete := atEnd || n >= maxObjectBytes || bytes.Contains(body, []byte("endobj")) || bytes.Contains(body, []byte("stream"))
+		var o types.Object
+		var k int
+		var perr error
+		if f.pdfcpuParse {
+			o, k, perr = pdfcpuParse(body)
+		} else if o, k, perr = parseObject(body); perr != nil && complete {
+			o, k, perr = pdfcpuParse(body)
+		}
+		after := body[k:]
 		rest := bytes.TrimLeft(after, " \t\r\n\f\x00")
 		if perr == nil && (len(rest) > 0 || atEnd) {
 			// Complete: something follows the object in the window.
@@ -501,6 +509,14 @@ func (f *lazyFile) parseAt(off int64, want int) (types.Object, error) {
 		}
 		n *= 4
 	}
+}
+
+// parse is parseAny, or pdfcpu's parser alone when pdfcpuParse is set.
+func (f *lazyFile) parse(b []byte) (types.Object, int, error) {
+	if f.pdfcpuParse {
+		return pdfcpuParse(b)
+	}
+	return parseAny(b)
 }
 
 // objectBody checks buf starts (after white space) with "want G obj" and
@@ -544,17 +560,29 @@ func (f *lazyFile) stream(d types.Dict, start int64) (types.Object, error) {
 	if length < 0 || length > f.size-start || !f.endsAt(start+length) {
 		length = f.findEndstream(start)
 	}
-	raw, err := f.read(start, int(length))
-	if err != nil && length > 0 {
-		return nil, fmt.Errorf("stream at %d: %w", start, err)
-	}
 	fp, err := filterPipeline(f, d)
 	if err != nil {
 		return nil, err
 	}
+	// The data is read when decoded (see load): a page's image is
+	// looked at for its dictionary alone.
 	sd := types.NewStreamDict(d, start, &length, nil, fp)
-	sd.Raw = raw
 	return sd, nil
+}
+
+// load reads a stream's encoded data, which stream left in the file: the
+// cached dictionary keeps none, so that what a document holds in memory is
+// its dictionaries, not its content.
+func (f *lazyFile) load(sd *types.StreamDict) error {
+	if sd.Raw != nil || sd.StreamLength == nil || *sd.StreamLength <= 0 {
+		return nil
+	}
+	raw, err := f.read(sd.StreamOffset, int(*sd.StreamLength))
+	if err != nil {
+		return fmt.Errorf("stream at %d: %w", sd.StreamOffset, err)
+	}
+	sd.Raw = raw
+	return nil
 }
 
 // endsAt tells whether endstream follows at off (after white space).
@@ -651,8 +679,7 @@ func (f *lazyFile) fromStream(nr int, e xrefEntry) (types.Object, error) {
 	if start < 0 || start > end || end > len(os.data) {
 		return nil, fmt.Errorf("object %d in object stream %d: offset out of range", nr, e.stm)
 	}
-	s := string(os.data[start:end])
-	o, err := model.ParseObjectContext(context.Background(), &s, 0)
+	o, _, err := f.parse(os.data[start:end])
 	if err != nil {
 		return nil, fmt.Errorf("object %d in object stream %d: %w", nr, e.stm, err)
 	}
@@ -673,6 +700,9 @@ func (f *lazyFile) objStream(nr int) (*objStream, error) {
 	sd, ok := o.(types.StreamDict)
 	if !ok {
 		return nil, errors.New("not a stream")
+	}
+	if err := f.load(&sd); err != nil {
+		return nil, err
 	}
 	if err := sd.DecodeWithLimit(maxDecoded); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
 // TestLazyMatchesPdfcpu: every corpus PDF the lazy reader opens reads the
@@ -84,4 +85,66 @@ func TestLazyMatchesPdfcpu(t *testing.T) {
 		t.Errorf("the lazy reader opened %d of %d PDFs", lazy, docs)
 	}
 	t.Logf("%d of %d PDFs read lazily", lazy, docs)
+}
+
+// TestObjectParserMatchesPdfcpu: every object of every corpus PDF (and of
+// its rewrite with object streams) parses to the same value with our
+// parser as with pdfcpu's.
+func TestObjectParserMatchesPdfcpu(t *testing.T) {
+	api.DisableConfigDir()
+	dir, names := corpusFiles(t)
+	objects := 0
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(dir, name+".pdf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf := model.NewDefaultConfiguration()
+		conf.WriteObjectStream, conf.WriteXRefStream = true, true
+		var streams bytes.Buffer
+		variants := [][]byte{data}
+		if api.Optimize(bytes.NewReader(data), &streams, conf) == nil {
+			variants = append(variants, streams.Bytes())
+		}
+		for _, v := range variants {
+			ours, err1 := openLazy(bytes.NewReader(v), int64(len(v)))
+			theirs, err2 := openLazy(bytes.NewReader(v), int64(len(v)))
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			theirs.pdfcpuParse = true
+			for nr := range ours.xref {
+				ref := types.IndirectRef{ObjectNumber: types.Integer(nr)}
+				a, aerr := ours.Dereference(ref)
+				b, berr := theirs.Dereference(ref)
+				if (aerr == nil) != (berr == nil) || !reflect.DeepEqual(a, b) {
+					t.Errorf("%s object %d: ours %v (%v), pdfcpu's %v (%v)", name, nr, a, aerr, b, berr)
+				}
+				objects++
+			}
+		}
+	}
+	t.Logf("%d objects", objects)
+}
+
+// TestObjectParserCases: objects written oddly parse as pdfcpu parses them
+// (directly, or through pdfcpu where ours refuses).
+func TestObjectParserCases(t *testing.T) {
+	for _, in := range []string{
+		"<< /Type /Page /Kids [1 0 R 2 0 R] /Count 2 >>",
+		"<</A 1/B 2.5/C -.5/D +3/E(x\\)y)/F<ab c>/G true/H null/I false>>",
+		"[1 2 R 3 0 RG 4]", "[1 0 R]", "[1 0]", "[1 +0 R]", "[1 0.5 R]", "5 %c\n0 R",
+		"/Name#20With#2FHash", "/A{b}", "(a(b)c)", "(unbalanced", "<4142 434>", "<41 4>", "<zz>", "<>",
+		"[/a/b]", "<< /K >>", "<<>>", "[ ]", "True", "nullx", "0+5", "1e5", "1,5", "12345678901234567890",
+		"<< /Length 5 0 R >>stream", "[(a)(b)<c>]", "% comment\n<< /X 1 >>", "<< /Dup 1 /Dup 2 >>",
+	} {
+		ours, n1, err1 := parseObject([]byte(in))
+		theirs, n2, err2 := pdfcpuParse([]byte(in))
+		if err1 != nil {
+			continue // pdfcpu's parser reads it in its place
+		}
+		if err2 != nil || !reflect.DeepEqual(ours, theirs) || n1 != n2 {
+			t.Errorf("%q: ours %#v after %d bytes, pdfcpu's %#v after %d (%v)", in, ours, n1, theirs, n2, err2)
+		}
+	}
 }

@@ -27,11 +27,20 @@ type sketch struct {
 	strings          [][]byte // the string operands since the last operator
 }
 
+// maxSketchBuf bounds the content buffer the sketch keeps between pages.
+const maxSketchBuf = 4 << 20
+
 // sketchPage fills info's text length and image count from page n's
 // content, forms included.
 func (d *Document) sketchPage(n int, info *PageInfo) {
 	p := &d.pages[n-1]
-	content, err := d.pageContent(p)
+	if d.sketchBuf == nil {
+		d.sketchBuf = make([]byte, 0, 64<<10)
+	}
+	content, err := d.pageContent(p, d.sketchBuf)
+	if cap(content) > cap(d.sketchBuf) && cap(content) <= maxSketchBuf {
+		d.sketchBuf = content[:0]
+	}
 	if err != nil {
 		info.Err = err.Error()
 		return
@@ -190,6 +199,22 @@ func visibleChars(f *font, s []byte) int {
 
 func (s *sketch) fontResource(res types.Dict, name []byte) counter {
 	ref, ok := s.d.dict(res["Font"])[string(name)]
+	ir, indirect := ref.(types.IndirectRef)
+	if c, ok := s.d.counters[int(ir.ObjectNumber)]; indirect && ok {
+		// Pages share their fonts: a font's table is worth making once.
+		return c
+	}
+	c := s.counter(ref, ok)
+	if indirect {
+		if s.d.counters == nil {
+			s.d.counters = map[int]counter{}
+		}
+		s.d.counters[int(ir.ObjectNumber)] = c
+	}
+	return c
+}
+
+func (s *sketch) counter(ref types.Object, ok bool) counter {
 	fd := s.d.dict(ref)
 	if !ok || fd == nil {
 		return counter{font: s.d.fallbackFont()}
