@@ -2,10 +2,13 @@ package pdftext
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -147,4 +150,307 @@ func TestObjectParserCases(t *testing.T) {
 			t.Errorf("%q: ours %#v after %d bytes, pdfcpu's %#v after %d (%v)", in, ours, n1, theirs, n2, err2)
 		}
 	}
+}
+
+// objectsOnly writes the header and the objects of a PDF (objs[i] is
+// object i+1) without a cross-reference; it returns their offsets.
+func objectsOnly(objs ...string) ([]byte, []int) {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, expandStream(o))
+	}
+	return b.Bytes(), offsets
+}
+
+// xrefTable is a classic table for objects 0..len(offsets) (a negative
+// offset is a free entry) with the trailer's extra entries.
+func xrefTable(offsets []int, trailer string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, off := range offsets {
+		if off < 0 {
+			b.WriteString("0000000000 65535 f \n")
+			continue
+		}
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R %s >>\n", len(offsets)+1, trailer)
+	return b.String()
+}
+
+// pageObjs is a one-page document: catalog, page tree, page, content
+// (with Helvetica as 5).
+func pageObjs(text string) []string {
+	return []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		"<< >> STREAM(BT /F1 12 Tf 72 700 Td (" + text + ") Tj ET)",
+		helvetica,
+	}
+}
+
+// TestLazyHostileXref: cross-references that loop, lie or overflow are
+// bounded: the lazy reader refuses them with a clear error (and pdfcpu
+// gets its chance) or reads around them; nothing hangs or panics.
+func TestLazyHostileXref(t *testing.T) {
+	body, offs := objectsOnly(pageObjs("hello lazy")...)
+	at := len(body)
+	withTail := func(tail string, startxref int) []byte {
+		return append(append([]byte{}, body...), fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", tail, startxref)...)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		// refuse: the lazy reader's error contains it; "" means it opens
+		// and reads page 1.
+		refuse string
+		// repaired: the objects were found by their headers.
+		repaired bool
+	}{
+		{"a /Prev that points to its own section", withTail(xrefTable(offs, fmt.Sprintf("/Prev %d", at)), at), "loops back", false},
+		{"two sections whose /Prev point at each other", func() []byte {
+			first := xrefTable(offs, fmt.Sprintf("/Prev %010d", at+len(xrefTable(offs, "/Prev 0000000000"))))
+			second := xrefTable(offs, fmt.Sprintf("/Prev %010d", at))
+			return withTail(first+second, at+len(first))
+		}(), "loops back", false},
+		{"a startxref past the end of the file", withTail(xrefTable(offs, ""), 1<<40), "outside the file", false},
+		{"a subsection claiming more entries than the file holds", withTail("xref\n0 99999999\n"+xrefTable(offs, "")[len("xref\n"):], at), "bad subsection", false},
+		{"every object offset wrong: the objects are found by their headers", func() []byte {
+			wrong := make([]int, len(offs))
+			for i, o := range offs {
+				wrong[i] = o + 7
+			}
+			return withTail(xrefTable(wrong, ""), at)
+		}(), "", true},
+		{"junk before the header: no startxref leads anywhere, pdfcpu's reader gets it", func() []byte {
+			return append([]byte("junk junk junk\n"), withTail(xrefTable(offs, ""), at)...)
+		}(), "no %PDF- header", false},
+		{"an encrypted trailer goes to pdfcpu", withTail(xrefTable(offs, "/Encrypt << /Filter /Standard >>"), at), "encrypted", false},
+		{"a /Root that is not a dictionary", func() []byte {
+			return withTail(strings.Replace(xrefTable(offs, ""), "/Root 1 0 R", "/Root 4 0 R", 1), at)
+		}(), "not a dictionary", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := openLazy(bytes.NewReader(c.data), int64(len(c.data)))
+			if c.refuse != "" {
+				if err == nil || !strings.Contains(err.Error(), c.refuse) {
+					t.Fatalf("lazy reader: got %v, want an error saying %q", err, c.refuse)
+				}
+				// Open still answers: pdfcpu's reader, or a clear error.
+				if _, err := Open(bytes.NewReader(c.data)); err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrEncrypted) {
+					t.Fatalf("Open: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("lazy reader: %v", err)
+			}
+			if f.repaired != c.repaired {
+				t.Errorf("repaired %v, want %v", f.repaired, c.repaired)
+			}
+			d, err := openObjects(bytes.NewReader(c.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, err := d.PageText(1); err != nil || words(s) != "hello lazy" {
+				t.Fatalf("page 1: %q, %v", s, err)
+			}
+		})
+	}
+}
+
+// xrefStreamObj is a cross-reference stream object (uncompressed, /W [1 4
+// 1]) with the given entries and extra dictionary entries.
+func xrefStreamObj(nr int, entries [][3]int, extra string) string {
+	var data []byte
+	for _, e := range entries {
+		data = append(data, byte(e[0]), byte(e[1]>>24), byte(e[1]>>16), byte(e[1]>>8), byte(e[1]), byte(e[2]))
+	}
+	return fmt.Sprintf("%d 0 obj\n<< /Type /XRef /W [1 4 1] /Root 1 0 R %s /Length %d >>\nstream\n%s\nendstream\nendobj\n", nr, extra, len(data), data)
+}
+
+// TestLazyHostileStreams: cross-reference streams and object streams that
+// overflow or refer to themselves, and stream lengths that lie.
+func TestLazyHostileStreams(t *testing.T) {
+	body, offs := objectsOnly(pageObjs("stream test")...)
+	entries := [][3]int{{0, 0, 255}}
+	for _, o := range offs {
+		entries = append(entries, [3]int{1, o, 0})
+	}
+	withStream := func(extra string, ents [][3]int) []byte {
+		at := len(body)
+		return append(append([]byte{}, body...), fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", xrefStreamObj(len(offs)+1, ents, extra), at)...)
+	}
+	t.Run("a valid cross-reference stream reads", func(t *testing.T) {
+		data := withStream(fmt.Sprintf("/Size %d", len(offs)+2), entries)
+		d, err := openObjects(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := d.PageText(1); words(s) != "stream test" {
+			t.Fatalf("page 1: %q", s)
+		}
+	})
+	for _, c := range []struct {
+		name, extra, refuse string
+		ents                [][3]int
+	}{
+		{"an /Index claiming two billion entries", "/Size 6 /Index [0 2147483647]", "bad /Index", entries},
+		{"a negative /Index", "/Size 6 /Index [-5 6]", "bad /Index", entries},
+		{"field widths over 8 bytes", "/Size 6 /W [1 40 1]", "/W", entries},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := withStream(c.extra, c.ents)
+			if c.extra == "/Size 6 /W [1 40 1]" {
+				data = bytes.Replace(data, []byte("/W [1 4 1] /Root 1 0 R /Size 6 /W [1 40 1]"), []byte("/W [1 40 1] /Root 1 0 R /Size 6"), 1)
+			}
+			_, err := openLazy(bytes.NewReader(data), int64(len(data)))
+			if err == nil || !strings.Contains(err.Error(), c.refuse) {
+				t.Fatalf("got %v, want an error saying %q", err, c.refuse)
+			}
+		})
+	}
+	t.Run("an object stream listed inside itself is refused, its objects are null", func(t *testing.T) {
+		ents := append([][3]int{}, entries...)
+		ents[4] = [3]int{2, 4, 0} // the content stream, "in" object stream 4
+		data := withStream(fmt.Sprintf("/Size %d", len(offs)+2), ents)
+		d, err := openObjects(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err := d.PageText(1); err != nil || s != "" {
+			t.Fatalf("page 1: %q, %v", s, err)
+		}
+	})
+	t.Run("a /Length that refers to its own stream is read up to endstream", func(t *testing.T) {
+		objs := pageObjs("self length")
+		objs[3] = "<< /Length 4 0 R >>\nstream\nBT /F1 12 Tf 72 700 Td (self length) Tj ET\nendstream"
+		b, o := objectsOnly(objs...)
+		data := append(b, fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", xrefTable(o, ""), len(b))...)
+		d, err := openObjects(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err := d.PageText(1); err != nil || words(s) != "self length" {
+			t.Fatalf("page 1: %q, %v", s, err)
+		}
+	})
+	t.Run("a /Length past the end of the file is read up to endstream", func(t *testing.T) {
+		objs := pageObjs("long length")
+		objs[3] = "<< /Length 999999999 >>\nstream\nBT /F1 12 Tf 72 700 Td (long length) Tj ET\nendstream"
+		b, o := objectsOnly(objs...)
+		data := append(b, fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", xrefTable(o, ""), len(b))...)
+		d, err := openObjects(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err := d.PageText(1); err != nil || words(s) != "long length" {
+			t.Fatalf("page 1: %q, %v", s, err)
+		}
+	})
+}
+
+// TestLazyUpdates: an incremental update's objects replace the original
+// ones; a hybrid file's /XRefStm finds what its table lists as free.
+func TestLazyUpdates(t *testing.T) {
+	body, offs := objectsOnly(pageObjs("first version")...)
+	first := len(body)
+	data := append(append([]byte{}, body...), fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", xrefTable(offs, ""), first)...)
+	// The update: a new content stream for object 4 and a section that
+	// lists it alone, pointing back to the first.
+	upd := len(data)
+	content := "BT /F1 12 Tf 72 700 Td (second version) Tj ET"
+	data = append(data, fmt.Sprintf("4 0 obj\n<< /Length %d >>\nstream\n%s\nendstream\nendobj\n", len(content), content)...)
+	sec := len(data)
+	data = append(data, fmt.Sprintf("xref\n0 1\n0000000000 65535 f \n4 1\n%010d 00000 n \ntrailer\n<< /Size 6 /Root 1 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n", upd, first, sec)...)
+	d, err := openObjects(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := d.PageText(1); words(s) != "second version" {
+		t.Errorf("updated page: %q", s)
+	}
+
+	// Hybrid: the table says object 4 is free, the /XRefStm stream says
+	// where it is.
+	hb := append([]byte{}, body...)
+	xs := len(hb)
+	hb = append(hb, xrefStreamObj(6, [][3]int{{1, offs[3], 0}}, "/Size 7 /Index [4 1]")...)
+	tab := len(hb)
+	hoffs := append([]int{}, offs...)
+	hoffs[3] = -1
+	hb = append(hb, fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", xrefTable(hoffs, fmt.Sprintf("/XRefStm %d", xs)), tab)...)
+	d, err = openObjects(bytes.NewReader(hb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := d.PageText(1); words(s) != "first version" {
+		t.Errorf("hybrid page: %q", s)
+	}
+}
+
+// TestLazyHostileTrees: page trees and outlines that loop or lie about
+// their size cost a bounded walk; each page and item is read once.
+func TestLazyHostileTrees(t *testing.T) {
+	objs := pageObjs("tree")
+	open := func(t *testing.T, objs []string) *Document {
+		t.Helper()
+		b, o := objectsOnly(objs...)
+		data := append(b, fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", xrefTable(o, ""), len(b))...)
+		d, err := openObjects(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	t.Run("a page tree whose kids list the tree itself and the page twice", func(t *testing.T) {
+		o := append([]string{}, objs...)
+		o[1] = "<< /Type /Pages /Kids [3 0 R 2 0 R 3 0 R] /Count 3 >>"
+		if d := open(t, o); d.PageCount() != 1 {
+			t.Fatalf("%d pages", d.PageCount())
+		}
+	})
+	t.Run("a /Count of two billion over one page", func(t *testing.T) {
+		o := append([]string{}, objs...)
+		o[1] = "<< /Type /Pages /Kids [3 0 R] /Count 2147483647 >>"
+		d := open(t, o)
+		ps, err := d.Prescan()
+		if err != nil || d.PageCount() != 1 || len(ps.Pages) != 1 {
+			t.Fatalf("%d pages, %d in the pre-scan, %v", d.PageCount(), len(ps.Pages), err)
+		}
+	})
+	t.Run("an outline whose items loop through /Next and /First", func(t *testing.T) {
+		o := append([]string{}, objs...)
+		o[0] = "<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>"
+		o = append(o,
+			"<< /Type /Outlines /First 7 0 R /Count 2 >>",
+			"<< /Title (One) /Dest [3 0 R /Fit] /Next 8 0 R /First 7 0 R >>",
+			"<< /Title (Two) /Dest [3 0 R /Fit] /Next 7 0 R /First 6 0 R >>",
+		)
+		d := open(t, o)
+		ps, err := d.Prescan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps.Outline) != 2 || ps.Outline[0].Title != "One" || ps.Outline[1].Title != "Two" || len(ps.Outline[0].Children) != 0 {
+			t.Fatalf("outline %+v", ps.Outline)
+		}
+	})
+	t.Run("arrays nested ten thousand deep", func(t *testing.T) {
+		o := append([]string{}, objs...)
+		o[2] = strings.Replace(o[2], "/MediaBox [0 0 612 792]", "/MediaBox [0 0 612 792] /Junk "+strings.Repeat("[", 10000)+strings.Repeat("]", 10000), 1)
+		b, off := objectsOnly(o...)
+		data := append(b, fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", xrefTable(off, ""), len(b))...)
+		d, err := Open(bytes.NewReader(data))
+		if err == nil {
+			_, err = d.Prescan()
+		}
+		if err != nil && !errors.Is(err, ErrMalformed) {
+			t.Fatalf("got %v, want a document or ErrMalformed", err)
+		}
+	})
 }
