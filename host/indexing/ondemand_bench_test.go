@@ -21,7 +21,7 @@ import (
 // least 500 pages, their outlines kept under one bookmark each: with the
 // present corpus, the Gri manual, the Debian maintainers' guide and the
 // Gutenprint manual, 501 pages.
-func mergedLong(b *testing.B) []byte {
+func mergedLong(b testing.TB) []byte {
 	b.Helper()
 	api.DisableConfigDir()
 	paths := testcorpus.Glob(b, "pdf", "*.pdf")
