@@ -3,6 +3,7 @@ package indexing_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -141,7 +143,9 @@ func BenchmarkSmartPDF500(b *testing.B) {
 // plugin as ingestion calls them, warm, median of three each, side by
 // side; and pdf.prescan.vs_extract.gri, the same for the corpus's longest
 // real manual (285 pages, pdfTeX, object streams), whose objects pdfcpu
-// opens lazily.
+// opens lazily. pdf.prescan.instance_mib is the guest memory of a fresh
+// instance after the pre-scan of the long document: what the pool keeps
+// between calls (see TestPrescanInstanceMemory).
 func BenchmarkPrescanVsExtract(b *testing.B) {
 	ctx := context.Background()
 	x := knowledge.NewExtractors(wasmtest.Host(b, "pdf"))
@@ -179,5 +183,12 @@ func BenchmarkPrescanVsExtract(b *testing.B) {
 			figure.Report(doc.figure, pre[1].Seconds()/whole[1].Seconds(), "ratio")
 			b.Logf("%s: %d bytes through the plugin: pre-scan %v, extract %v", doc.figure, len(doc.data), pre[1].Round(time.Millisecond), whole[1].Round(time.Millisecond))
 		}
+		p := wasmtest.Plugin(b, wasmtest.Host(b, "pdf"), "pdf")
+		args, _ := json.Marshal(map[string]any{"name": "long.pdf", "mimeType": "application/pdf"})
+		r := p.Call(ctx, "prescan", args, &wasm.CallOptions{Input: bytesInput{bytes.NewReader(mergedLong(b))}})
+		if !r.OK {
+			b.Fatalf("prescan: %v", r.Error)
+		}
+		figure.Report("pdf.prescan.instance_mib", float64(r.Stats.MemoryBytes)/(1<<20), "MiB")
 	}
 }

@@ -40,7 +40,7 @@ type corpusPDF struct {
 }
 
 // extractable lists the corpus PDFs that open, with their bytes.
-func extractable(b testing.TB) []corpusPDF {
+func extractable(b *testing.B) []corpusPDF {
 	dir, names := corpusFiles(b)
 	var out []corpusPDF
 	for _, name := range names {

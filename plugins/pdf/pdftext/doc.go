@@ -2,8 +2,14 @@
 // pure Go, so that it compiles into the sandboxed PDF extractor plugin
 // (GOOS=wasip1): no cgo, no processes, no goroutines, no file paths.
 //
-// pdfcpu parses the file (cross-reference table, objects, streams,
-// decryption); everything about text is ours, one concept a file:
+// The lazy reader reads the file's objects as they are asked for (lazy.go,
+// objparse.go); pdfcpu opens what it refuses (encrypted files, broken
+// cross-references) and decodes streams. Everything about text is ours, one
+// concept a file:
+//
+//	lazy.go        the lazy reader: cross-reference sections, objects on
+//	               demand, object streams, repair by object headers
+//	objparse.go    PDF objects into pdfcpu's types, strictly
 //
 //	lexer.go       the tokenizer of content streams and CMaps
 //	interp.go      the content-stream interpreter: graphics and text state,
@@ -125,10 +131,12 @@ type box [4]float64
 func (b box) width() float64  { return b[2] - b[0] }
 func (b box) height() float64 { return b[3] - b[1] }
 
-// Open reads a PDF from r. The whole file is parsed into memory (pdfcpu
-// loads every object, but decodes streams only when a page asks for them),
-// so Open costs time and memory roughly linear in the file size; page text
-// is extracted later, on demand. Encrypted files open when the empty user
+// Open reads a PDF from r: its cross-reference and page tree; other objects
+// are parsed when first asked for and stream data is read when decoded
+// (the lazy reader), so a caller pays for the pages it reads. A file the
+// lazy reader refuses (encrypted, a cross-reference it cannot follow) is
+// parsed whole by pdfcpu instead, in time and memory linear in its size.
+// Page text is extracted later, on demand. Encrypted files open when the empty user
 // password decrypts them; otherwise the error wraps ErrEncrypted. A file
 // whose end is lost (truncated) is opened from its complete objects when
 // they include the catalog and pages (see Repaired). Files that cannot be

@@ -58,7 +58,35 @@ func (s *sketch) run(data []byte, res types.Dict, depth int) {
 	var name []byte               // the last name operand
 	fonts := map[string]counter{} // by resource name: pages switch fonts often
 	for s.ops < maxOps {
-		t := l.next()
+		// The common tokens inline, without the lexer's call: white space,
+		// numbers and brackets carry nothing the sketch counts, and most
+		// keywords are operators it skips.
+		i := l.pos
+		for i < len(data) && isSpace(data[i]) {
+			i++
+		}
+		var t token
+		switch {
+		case i >= len(data):
+			return
+		case isRegular(data[i]):
+			c := data[i]
+			start := i
+			for i < len(data) && isRegular(data[i]) {
+				i++
+			}
+			l.pos = i
+			if c == '.' || c == '-' || c == '+' || (c >= '0' && c <= '9') {
+				continue // a number (the lexer's noNumbers)
+			}
+			t = token{kind: tokKeyword, b: data[start:i]}
+		case data[i] == '[' || data[i] == ']' || data[i] == '{' || data[i] == '}':
+			l.pos = i + 1
+			continue
+		default:
+			l.pos = i
+			t = l.next()
+		}
 		switch t.kind {
 		case tokEOF:
 			return
