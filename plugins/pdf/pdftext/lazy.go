@@ -14,8 +14,8 @@ import (
 // it opens it (objects in object streams excepted), which in the sandbox
 // costs more than pre-scanning the pages does. This reader only reads the
 // cross-reference sections (tables, streams, hybrids, incremental updates)
-// and parses an object when it is first asked for, with pdfcpu's object
-// parser, so that a document costs what its pages use. Files it does not
+// and parses an object when it is first asked for (objparse.go, pdfcpu's
+// parser where ours refuses), so that a document costs what its pages use. Files it does not
 // handle (encrypted ones, a cross-reference it cannot read) are opened by
 // pdfcpu as before; an object whose offset is wrong makes it index the
 // file's objects by their headers once, as pdfcpu's repair does.
@@ -54,6 +54,11 @@ type lazyFile struct {
 	busy     map[int]bool
 	depth    int
 	repaired bool
+	// searched counts the bytes read looking for where something ends
+	// (a cross-reference table's trailer, an object without endobj, a
+	// stream without a true /Length): bounded by searchBudget, so that a
+	// file whose every object lies about its end costs a bounded read.
+	searched int64
 	// pdfcpuParse parses every object with pdfcpu's parser (the tests
 	// compare both parsers on every object of the corpus).
 	pdfcpuParse bool
@@ -93,6 +98,19 @@ func openLazy(r io.ReaderAt, size int64) (*lazyFile, error) {
 		return nil, fmt.Errorf("%w: the trailer's /Root is not a dictionary", errLazy)
 	}
 	return f, nil
+}
+
+// errSearchBudget: the file made the reader search past its budget.
+var errSearchBudget = errors.New("the file's objects do not say where they end: read past the search budget")
+
+// search accounts for n bytes about to be read in a search, or refuses
+// them when the budget is spent.
+func (f *lazyFile) search(n int) error {
+	if f.searched+int64(n) > 4*f.size+maxObjectBytes {
+		return errSearchBudget
+	}
+	f.searched += int64(n)
+	return nil
 }
 
 // read returns up to n bytes at off (fewer at the end of the file).
@@ -213,6 +231,9 @@ func (f *lazyFile) xrefTable(off int64, section map[int]xrefEntry) (types.Dict, 
 	var buf []byte
 	chunk := 64 << 10
 	for {
+		if serr := f.search(int(min(int64(chunk), f.size-off-int64(len(buf))))); serr != nil {
+			return nil, fmt.Errorf("%w: cross-reference table at %d: %w", errLazy, off, serr)
+		}
 		b, err := f.read(off+int64(len(buf)), chunk)
 		if err != nil && len(b) == 0 {
 			return nil, fmt.Errorf("%w: cross-reference table at %d: no trailer", errLazy, off)
@@ -467,6 +488,13 @@ func (f *lazyFile) repair() error {
 func (f *lazyFile) parseAt(off int64, want int) (types.Object, error) {
 	n := 512
 	for {
+		if n > 512 && off < f.size {
+			// A window grown past the first: the object is long, or
+			// does not end.
+			if err := f.search(int(min(int64(n), f.size-off))); err != nil {
+				return nil, fmt.Errorf("object %d at %d: %w", want, off, err)
+			}
+		}
 		buf, err := f.read(off, n)
 		if err != nil {
 			return nil, fmt.Errorf("object %d at %d: %w", want, off, errBadOffset)
@@ -558,7 +586,11 @@ func (f *lazyFile) stream(d types.Dict, start int64) (types.Object, error) {
 		}
 	}
 	if length < 0 || length > f.size-start || !f.endsAt(start+length) {
-		length = f.findEndstream(start)
+		n, err := f.findEndstream(start)
+		if err != nil {
+			return nil, fmt.Errorf("stream at %d: %w", start, err)
+		}
+		length = n
 	}
 	fp, err := filterPipeline(f, d)
 	if err != nil {
@@ -594,24 +626,29 @@ func (f *lazyFile) endsAt(off int64) bool {
 // findEndstream returns the length of the stream data starting at start,
 // up to its endstream keyword (without the end of line before it), or to
 // the end of the file.
-func (f *lazyFile) findEndstream(start int64) int64 {
+func (f *lazyFile) findEndstream(start int64) (int64, error) {
 	const chunk = 1 << 20
 	for at := start; at < f.size && at-start < maxObjectBytes; at += chunk - 16 {
+		if err := f.search(int(min(chunk, f.size-at))); err != nil {
+			return 0, err
+		}
 		b, _ := f.read(at, chunk)
 		if k := bytes.Index(b, []byte("endstream")); k >= 0 {
 			end := at + int64(k)
-			if end > start && b[k-1] == '\n' {
-				end--
-			}
-			if end > start {
-				if c, _ := f.read(end-1, 1); len(c) == 1 && c[0] == '\r' {
+			if c, _ := f.read(max(start, end-2), int(end-max(start, end-2))); len(c) > 0 {
+				// Drop the end of line before the keyword: LF, CRLF or CR.
+				if c[len(c)-1] == '\n' {
+					end--
+					c = c[:len(c)-1]
+				}
+				if len(c) > 0 && c[len(c)-1] == '\r' {
 					end--
 				}
 			}
-			return end - start
+			return end - start, nil
 		}
 	}
-	return min(f.size-start, maxObjectBytes)
+	return min(f.size-start, maxObjectBytes), nil
 }
 
 // filterPipeline is the stream's filters with their parameters.

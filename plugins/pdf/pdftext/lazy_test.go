@@ -454,3 +454,48 @@ func TestLazyHostileTrees(t *testing.T) {
 		}
 	})
 }
+
+// TestLazySearchBudget: streams whose /Length lies and that never end make
+// the reader search the file for their end; the searches together stop
+// at a budget of a few times the file's size, and the streams past it are
+// refused (null, as a missing object is) instead of costing a read of the
+// file each.
+func TestLazySearchBudget(t *testing.T) {
+	const pages = 200
+	kids := make([]string, pages)
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
+	for i := range pages {
+		kids[i] = fmt.Sprintf("%d 0 R", 3+i)
+		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R >>", 3+pages+i))
+	}
+	objs[1] = "<< /Type /Pages /Kids [" + strings.Join(kids, " ") + fmt.Sprintf("] /Count %d >>", pages)
+	body, offs := objectsOnly(objs...)
+	for i := range pages {
+		offs = append(offs, len(body))
+		body = append(body, fmt.Sprintf("%d 0 obj\n<< /Length 99999999 >>\nstream\nBT ET\n", 3+pages+i)...)
+	}
+	body = append(body, "%"+strings.Repeat("x", 1<<20)+"\n"...)
+	data := append(body, fmt.Sprintf("%sstartxref\n%d\n%%%%EOF\n", xrefTable(offs, ""), len(body))...)
+	d, err := openObjects(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := d.Prescan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := d.xref.(*lazyFile)
+	if budget := 4*f.size + maxObjectBytes; f.searched > budget || f.searched < budget-2<<20 {
+		t.Errorf("searched %d bytes, want the budget, %d", f.searched, budget)
+	}
+	refused := 0
+	for n := 3 + pages; n < 3+2*pages; n++ {
+		if _, err := f.Dereference(types.IndirectRef{ObjectNumber: types.Integer(n)}); err != nil && errors.Is(err, errSearchBudget) {
+			refused++
+		}
+	}
+	if refused == 0 || refused == pages || len(ps.Pages) != pages {
+		t.Errorf("%d of %d content streams refused by the search budget, %d pages; want the later ones only", refused, pages, len(ps.Pages))
+	}
+	t.Logf("%d of %d content streams past the budget after %d bytes searched in a %d-byte file", refused, pages, f.searched, len(data))
+}
