@@ -23,7 +23,11 @@ import (
 // Bounds on hostile cross-references.
 const (
 	maxXrefSections = 1024    // incremental updates followed through /Prev
-	maxObjNr        = 8 << 20 // pdfcpu's own bound on object numbers is lower
+	maxObjNr        = 8 << 20 // pdfcpu allows 10 million
+	// maxEntries bounds the cross-reference entries beyond those a file's
+	// size accounts for (entries/4 bytes): a compressed stream of a few
+	// bytes can claim millions, each costing the plugin's memory.
+	maxEntries = 1 << 20
 	maxObjectBytes  = 64 << 20
 	maxResolveDepth = 16 // /Length and object streams resolved while resolving
 )
@@ -200,16 +204,24 @@ func leadingInt(b []byte) (int64, bool) {
 	return v, err == nil
 }
 
+// errTooManyEntries: the cross-reference lists more objects than the file
+// could hold.
+var errTooManyEntries = errors.New("more cross-reference entries than the file can hold")
+
 // add records an entry of one section; within a section an object in use
 // wins over a free entry for it (hybrid files list both).
-func add(section map[int]xrefEntry, nr int, e xrefEntry) {
+func (f *lazyFile) add(section map[int]xrefEntry, nr int, e xrefEntry) error {
 	if nr < 0 || nr > maxObjNr {
-		return
+		return nil
 	}
 	if old, ok := section[nr]; ok && !old.free {
-		return
+		return nil
+	}
+	if _, ok := section[nr]; !ok && int64(len(section)+len(f.xref)) >= maxEntries+f.size/4 {
+		return fmt.Errorf("%w: %w", errLazy, errTooManyEntries)
 	}
 	section[nr] = e
+	return nil
 }
 
 // xrefSection reads the table or stream at off into section.
@@ -273,11 +285,15 @@ func (f *lazyFile) xrefTable(off int64, section map[int]xrefEntry) (types.Dict, 
 			if !ok1 || !ok2 || (kind != "n" && kind != "f") {
 				return nil, fmt.Errorf("%w: cross-reference table at %d: bad entry for object %d", errLazy, off, first+i)
 			}
+			var err error
 			switch {
 			case kind == "f":
-				add(section, first+i, xrefEntry{free: true})
+				err = f.add(section, first+i, xrefEntry{free: true})
 			case o > 0:
-				add(section, first+i, xrefEntry{off: int64(o)})
+				err = f.add(section, first+i, xrefEntry{off: int64(o)})
+			}
+			if err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -391,15 +407,19 @@ func (f *lazyFile) xrefStream(off int64, section map[int]xrefEntry) (types.Dict,
 				typ = field(e[:w[0]])
 			}
 			f2, f3 := field(e[w[0]:w[0]+w[1]]), field(e[w[0]+w[1]:])
+			var err error
 			switch typ {
 			case 0:
-				add(section, first+k, xrefEntry{free: true})
+				err = f.add(section, first+k, xrefEntry{free: true})
 			case 1:
 				if f2 > 0 {
-					add(section, first+k, xrefEntry{off: f2})
+					err = f.add(section, first+k, xrefEntry{off: f2})
 				}
 			case 2:
-				add(section, first+k, xrefEntry{compressed: true, stm: int(f2), idx: int(f3)})
+				err = f.add(section, first+k, xrefEntry{compressed: true, stm: int(f2), idx: int(f3)})
+			}
+			if err != nil {
+				return nil, err
 			}
 		}
 	}

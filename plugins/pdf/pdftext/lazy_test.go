@@ -314,6 +314,22 @@ func TestLazyHostileStreams(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a few compressed bytes claiming three million entries", func(t *testing.T) {
+		var z bytes.Buffer
+		w, err := flateWriter(&z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(make([]byte, 3_000_000)) // type 0 (free) entries, one byte each
+		w.Close()
+		at := len(body)
+		data := append(append([]byte{}, body...), fmt.Sprintf("%d 0 obj\n<< /Type /XRef /W [1 0 0] /Size 3000000 /Root 1 0 R /Filter /FlateDecode /Length %d >>\nstream\n", len(offs)+1, z.Len())...)
+		data = append(append(data, z.Bytes()...), fmt.Sprintf("\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", at)...)
+		_, err = openLazy(bytes.NewReader(data), int64(len(data)))
+		if !errors.Is(err, errTooManyEntries) {
+			t.Fatalf("%d-byte file: got %v, want %v", len(data), err, errTooManyEntries)
+		}
+	})
 	t.Run("an object stream listed inside itself is refused, its objects are null", func(t *testing.T) {
 		ents := append([][3]int{}, entries...)
 		ents[4] = [3]int{2, 4, 0} // the content stream, "in" object stream 4
