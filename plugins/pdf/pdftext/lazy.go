@@ -27,7 +27,7 @@ const (
 	// maxEntries bounds the cross-reference entries beyond those a file's
 	// size accounts for (entries/4 bytes): a compressed stream of a few
 	// bytes can claim millions, each costing the plugin's memory.
-	maxEntries = 1 << 20
+	maxEntries      = 1 << 20
 	maxObjectBytes  = 64 << 20
 	maxResolveDepth = 16 // /Length and object streams resolved while resolving
 )
