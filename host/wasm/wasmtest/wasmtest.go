@@ -113,6 +113,9 @@ type Options struct {
 	// Warm compiles the plugins before NewHost returns rather than at their
 	// first call.
 	Warm bool
+	// MaxIdleMemory, when not 0, is the guest memory past which an
+	// instance is closed after its call (wasm.Config.WithMaxIdleMemory).
+	MaxIdleMemory uint64
 }
 
 // NewHost returns a host built as o says with the named test plugins loaded
@@ -123,6 +126,9 @@ func NewHost(tb testing.TB, o Options, names ...string) *wasm.Host {
 	cfg := wasm.NewConfig().WithLogger(slog.New(slog.DiscardHandler))
 	if o.Logs != nil {
 		cfg = cfg.WithLogger(slog.New(slog.NewTextHandler(o.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))).WithPluginLogLevel(slog.LevelDebug)
+	}
+	if o.MaxIdleMemory != 0 {
+		cfg = cfg.WithMaxIdleMemory(o.MaxIdleMemory)
 	}
 	return newHost(tb, cfg, o, names...)
 }

@@ -32,6 +32,8 @@ type Attachment struct {
 	Page int
 
 	stream types.StreamDict
+	// load reads the stream's data (see Document.load).
+	load func(*types.StreamDict) error
 }
 
 // maxAttachments bounds the attachments listed.
@@ -70,7 +72,7 @@ func (d *Document) Attachments() (atts []Attachment, err error) {
 		a.Page = page
 		atts = append(atts, a)
 	}
-	if root := d.xref.RootDict; root != nil {
+	if root := d.root; root != nil {
 		if names := d.dict(root["Names"]); names != nil {
 			d.embeddedTree(names["EmbeddedFiles"], 0, map[int]bool{}, add)
 		}
@@ -136,7 +138,7 @@ func (d *Document) attachment(spec types.Object) (Attachment, int, bool) {
 	if ir, ok := ref.(types.IndirectRef); ok {
 		objNr = ir.ObjectNumber.Value()
 	}
-	a := Attachment{Size: -1, stream: sd}
+	a := Attachment{Size: -1, stream: sd, load: d.load}
 	for _, k := range []string{"UF", "F", "Unix", "DOS", "Mac"} {
 		if t, err := textString(d.deref(fs[k])); err == nil && strings.TrimSpace(t) != "" {
 			a.Name = t
@@ -183,6 +185,12 @@ func textString(o types.Object) (string, error) {
 func (a Attachment) Data(limit int64) (data []byte, packed int64, err error) {
 	defer recoverTo(&err, "attachment "+a.Name)
 	sd := a.stream
+	if a.load == nil {
+		return nil, 0, fmt.Errorf("pdftext: attachment %q: %w", a.Name, ErrMalformed)
+	}
+	if err := a.load(&sd); err != nil {
+		return nil, 0, fmt.Errorf("pdftext: attachment %q: %w", a.Name, err)
+	}
 	packed = int64(len(sd.Raw))
 	if a.Size > limit {
 		return nil, packed, fmt.Errorf("pdftext: attachment %q: %d bytes: %w", a.Name, a.Size, ErrTooLarge)

@@ -2,8 +2,14 @@
 // pure Go, so that it compiles into the sandboxed PDF extractor plugin
 // (GOOS=wasip1): no cgo, no processes, no goroutines, no file paths.
 //
-// pdfcpu parses the file (cross-reference table, objects, streams,
-// decryption); everything about text is ours, one concept a file:
+// The lazy reader reads the file's objects as they are asked for (lazy.go,
+// objparse.go); pdfcpu opens what it refuses (encrypted files, broken
+// cross-references) and decodes streams. Everything about text is ours, one
+// concept a file:
+//
+//	lazy.go        the lazy reader: cross-reference sections, objects on
+//	               demand, object streams, repair by object headers
+//	objparse.go    PDF objects into pdfcpu's types, strictly
 //
 //	lexer.go       the tokenizer of content streams and CMaps
 //	interp.go      the content-stream interpreter: graphics and text state,
@@ -72,10 +78,12 @@ const maxDecoded = 64 << 20
 // XObjects; real documents stay far below it, hostile ones loop.
 const maxTreeDepth = 64
 
-// Document is an opened PDF: pdfcpu's parsed objects plus our page list and
-// font cache.
+// Document is an opened PDF: its objects (read on demand, or pdfcpu's
+// parsed ones) plus our page list and font cache.
 type Document struct {
-	xref  *model.XRefTable
+	xref objects
+	// root is the catalog.
+	root  types.Dict
 	pages []page
 	// pageByObj maps a page object's number to its 1-based page number, so
 	// outline destinations resolve without walking the page tree each time.
@@ -84,6 +92,8 @@ type Document struct {
 	// pages share fonts, and a ToUnicode CMap is worth parsing once.
 	fonts    map[int]*font
 	fallback *font
+	// counters caches the sketch's counters by font object (sketch.go).
+	counters map[int]counter
 
 	outline     []OutlineItem
 	outlineFlat []flatItem
@@ -96,6 +106,14 @@ type Document struct {
 	// feeds a garbage collector that runs on the only thread.
 	glyphBuf []glyph
 	zr       io.ReadCloser
+	// sketchBuf holds the page content the sketch reads, page after page.
+	sketchBuf []byte
+}
+
+// objects resolves indirect references: the lazy reader (lazy.go) or
+// pdfcpu's XRefTable.
+type objects interface {
+	Dereference(o types.Object) (types.Object, error)
 }
 
 // page is one leaf of the page tree with its inherited attributes resolved.
@@ -113,10 +131,12 @@ type box [4]float64
 func (b box) width() float64  { return b[2] - b[0] }
 func (b box) height() float64 { return b[3] - b[1] }
 
-// Open reads a PDF from r. The whole file is parsed into memory (pdfcpu
-// loads every object, but decodes streams only when a page asks for them),
-// so Open costs time and memory roughly linear in the file size; page text
-// is extracted later, on demand. Encrypted files open when the empty user
+// Open reads a PDF from r: its cross-reference and page tree; other objects
+// are parsed when first asked for and stream data is read when decoded
+// (the lazy reader), so a caller pays for the pages it reads. A file the
+// lazy reader refuses (encrypted, a cross-reference it cannot follow) is
+// parsed whole by pdfcpu instead, in time and memory linear in its size.
+// Page text is extracted later, on demand. Encrypted files open when the empty user
 // password decrypts them; otherwise the error wraps ErrEncrypted. A file
 // whose end is lost (truncated) is opened from its complete objects when
 // they include the catalog and pages (see Repaired). Files that cannot be
@@ -129,6 +149,9 @@ func Open(r io.ReadSeeker) (d *Document, err error) {
 	// pdfcpu otherwise looks for (and creates) a configuration directory
 	// under the user's home, which a sandbox does not have.
 	api.DisableConfigDir()
+	if d, err := openObjects(r); err == nil {
+		return d, nil
+	}
 	d, err = openContext(r)
 	if err == nil || errors.Is(err, ErrEncrypted) {
 		return d, err
@@ -154,7 +177,45 @@ func Open(r io.ReadSeeker) (d *Document, err error) {
 	return d2, nil
 }
 
+// openObjects opens the file with the lazy reader, which reads only the
+// objects asked for; it gives an error (and Open falls back to pdfcpu's
+// reader) for what it does not handle: encryption, an unreadable
+// cross-reference, a catalog without pages.
+func openObjects(r io.ReadSeeker) (d *Document, err error) {
+	defer recoverTo(&err, "open")
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		ra = &seekReaderAt{r}
+	}
+	f, err := openLazy(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	d = &Document{xref: f, root: f.root, pageByObj: map[int]int{}, fonts: map[int]*font{}}
+	if err := d.collectPages(); err != nil {
+		return nil, fmt.Errorf("%w: %w", errLazy, err)
+	}
+	return d, nil
+}
+
+// seekReaderAt reads at an offset through Seek and Read.
+type seekReaderAt struct{ r io.ReadSeeker }
+
+func (s *seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if _, err := s.r.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(s.r, p)
+}
+
 func openContext(r io.ReadSeeker) (d *Document, err error) {
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("pdftext: open: %w", err)
+	}
 	defer recoverTo(&err, "open")
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
@@ -166,7 +227,14 @@ func openContext(r io.ReadSeeker) (d *Document, err error) {
 		}
 		return nil, fmt.Errorf("pdftext: open: %w: %w", ErrMalformed, err)
 	}
-	d = &Document{xref: ctx.XRefTable, pageByObj: map[int]int{}, fonts: map[int]*font{}}
+	d = &Document{xref: ctx.XRefTable, root: ctx.XRefTable.RootDict, pageByObj: map[int]int{}, fonts: map[int]*font{}}
+	if d.root == nil {
+		cat, err := ctx.XRefTable.Catalog()
+		if err != nil {
+			return nil, fmt.Errorf("pdftext: open: %w: catalog: %w", ErrMalformed, err)
+		}
+		d.root = cat
+	}
 	if err := d.collectPages(); err != nil {
 		return nil, fmt.Errorf("pdftext: open: %w: %w", ErrMalformed, err)
 	}
@@ -249,7 +317,7 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 		return nil, nil, fmt.Errorf("pdftext: page %d of %d: %w", n, len(d.pages), ErrPageRange)
 	}
 	p := &d.pages[n-1]
-	content, err := d.pageContent(p)
+	content, err := d.pageContent(p, nil)
 	if err != nil {
 		return nil, p, fmt.Errorf("pdftext: page %d: %w", n, err)
 	}
@@ -262,17 +330,25 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 
 // pageContent decodes and concatenates the page's content streams. A stream
 // that fails to decode is skipped rather than failing the page: the other
-// streams usually still carry the text.
-func (d *Document) pageContent(p *page) ([]byte, error) {
+// streams usually still carry the text. With buf (not nil) the content is
+// inflated into it where it can be, for a caller that keeps nothing of
+// the content past the next page.
+func (d *Document) pageContent(p *page, buf []byte) ([]byte, error) {
 	o, err := d.xref.Dereference(p.dict["Contents"])
 	if err != nil || o == nil {
 		return nil, nil
 	}
 	switch o := o.(type) {
 	case types.StreamDict:
+		if buf != nil && o.Content == nil && isPlainFlate(o) {
+			if err := d.load(&o); err != nil {
+				return nil, err
+			}
+			return d.inflateTo(buf[:0], o.Raw)
+		}
 		return d.streamData(o)
 	case types.Array:
-		var all []byte
+		all := buf[:0]
 		var firstErr error
 		for _, e := range o {
 			sd, ok := d.deref(e).(types.StreamDict)
@@ -291,7 +367,7 @@ func (d *Document) pageContent(p *page) ([]byte, error) {
 			// separator keeps the last token of one from joining the next.
 			all = append(all, '\n')
 		}
-		if all == nil && firstErr != nil {
+		if len(all) == 0 && firstErr != nil {
 			return nil, firstErr
 		}
 		return all, nil
@@ -306,7 +382,10 @@ func (d *Document) streamData(sd types.StreamDict) ([]byte, error) {
 	if sd.Content != nil {
 		return sd.Content, nil
 	}
-	if len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == filter.Flate && sd.FilterPipeline[0].DecodeParms == nil {
+	if err := d.load(&sd); err != nil {
+		return nil, err
+	}
+	if isPlainFlate(sd) {
 		return d.inflate(sd.Raw)
 	}
 	if err := sd.DecodeWithLimit(maxDecoded); err != nil {
@@ -315,12 +394,31 @@ func (d *Document) streamData(sd types.StreamDict) ([]byte, error) {
 	return sd.Content, nil
 }
 
+// load reads a stream's encoded data when the lazy reader left it in the
+// file; pdfcpu's streams hold theirs.
+func (d *Document) load(sd *types.StreamDict) error {
+	if f, ok := d.xref.(*lazyFile); ok {
+		return f.load(sd)
+	}
+	return nil
+}
+
 // inflate decodes a Flate stream without predictor, the common case of
 // content streams, with the document's one zlib reader and an output sized
 // for text's usual ratio. It treats damage as pdfcpu's Flate filter does:
 // a truncated stream keeps what inflated, a bad checksum fails, and so
 // does output over maxDecoded.
 func (d *Document) inflate(raw []byte) ([]byte, error) {
+	return d.inflateTo(make([]byte, 0, min(4*len(raw)+bytes.MinRead, maxDecoded+1)), raw)
+}
+
+// isPlainFlate: the stream's one filter is Flate, without predictor.
+func isPlainFlate(sd types.StreamDict) bool {
+	return len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == filter.Flate && sd.FilterPipeline[0].DecodeParms == nil
+}
+
+// inflateTo is inflate into dst's spare capacity (grown as needed).
+func (d *Document) inflateTo(dst, raw []byte) ([]byte, error) {
 	src := bytes.NewReader(raw)
 	if d.zr == nil {
 		zr, err := zlib.NewReader(src)
@@ -331,7 +429,7 @@ func (d *Document) inflate(raw []byte) ([]byte, error) {
 	} else if err := d.zr.(zlib.Resetter).Reset(src, nil); err != nil {
 		return nil, fmt.Errorf("decode stream: %w", err)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(4*len(raw)+bytes.MinRead, maxDecoded+1)))
+	buf := bytes.NewBuffer(dst[:0])
 	_, err := buf.ReadFrom(&io.LimitedReader{R: d.zr, N: maxDecoded + 1})
 	switch {
 	case buf.Len() > maxDecoded:
@@ -458,14 +556,7 @@ type inherited struct {
 // collectPages walks the page tree once, in order, resolving inherited
 // attributes, so that later page lookups are an index.
 func (d *Document) collectPages() error {
-	root := d.xref.RootDict
-	if root == nil {
-		cat, err := d.xref.Catalog()
-		if err != nil {
-			return fmt.Errorf("catalog: %w", err)
-		}
-		root = cat
-	}
+	root := d.root
 	pagesRef := root["Pages"]
 	if pagesRef == nil {
 		return errors.New("catalog has no page tree")

@@ -42,7 +42,7 @@ const maxFormFields = 20_000
 // order, then the XFA data's. A document without a form gives nothing.
 func (d *Document) FormFields() (fields []FormField, err error) {
 	defer recoverTo(&err, "form fields")
-	root := d.xref.RootDict
+	root := d.root
 	if root == nil {
 		return nil, nil
 	}

@@ -41,7 +41,7 @@ func (d *Document) Outline() (items []OutlineItem) {
 			items = d.outline // what was read before the panic, if anything
 		}
 	}()
-	root := d.xref.RootDict
+	root := d.root
 	if root == nil {
 		return nil
 	}
@@ -225,7 +225,7 @@ func rawString(o types.Object) string {
 func (o *outlineReader) namedDest(name string) types.Object {
 	if o.named == nil {
 		o.named = map[string]types.Object{}
-		root := o.d.xref.RootDict
+		root := o.d.root
 		for k, v := range o.d.dict(root["Dests"]) {
 			o.named[k] = v
 		}

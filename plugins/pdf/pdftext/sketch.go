@@ -27,11 +27,20 @@ type sketch struct {
 	strings          [][]byte // the string operands since the last operator
 }
 
+// maxSketchBuf bounds the content buffer the sketch keeps between pages.
+const maxSketchBuf = 4 << 20
+
 // sketchPage fills info's text length and image count from page n's
 // content, forms included.
 func (d *Document) sketchPage(n int, info *PageInfo) {
 	p := &d.pages[n-1]
-	content, err := d.pageContent(p)
+	if d.sketchBuf == nil {
+		d.sketchBuf = make([]byte, 0, 64<<10)
+	}
+	content, err := d.pageContent(p, d.sketchBuf)
+	if cap(content) > cap(d.sketchBuf) && cap(content) <= maxSketchBuf {
+		d.sketchBuf = content[:0]
+	}
 	if err != nil {
 		info.Err = err.Error()
 		return
@@ -49,7 +58,35 @@ func (s *sketch) run(data []byte, res types.Dict, depth int) {
 	var name []byte               // the last name operand
 	fonts := map[string]counter{} // by resource name: pages switch fonts often
 	for s.ops < maxOps {
-		t := l.next()
+		// The common tokens inline, without the lexer's call: white space,
+		// numbers and brackets carry nothing the sketch counts, and most
+		// keywords are operators it skips.
+		i := l.pos
+		for i < len(data) && isSpace(data[i]) {
+			i++
+		}
+		var t token
+		switch {
+		case i >= len(data):
+			return
+		case isRegular(data[i]):
+			c := data[i]
+			start := i
+			for i < len(data) && isRegular(data[i]) {
+				i++
+			}
+			l.pos = i
+			if c == '.' || c == '-' || c == '+' || (c >= '0' && c <= '9') {
+				continue // a number (the lexer's noNumbers)
+			}
+			t = token{kind: tokKeyword, b: data[start:i]}
+		case data[i] == '[' || data[i] == ']' || data[i] == '{' || data[i] == '}':
+			l.pos = i + 1
+			continue
+		default:
+			l.pos = i
+			t = l.next()
+		}
 		switch t.kind {
 		case tokEOF:
 			return
@@ -190,6 +227,22 @@ func visibleChars(f *font, s []byte) int {
 
 func (s *sketch) fontResource(res types.Dict, name []byte) counter {
 	ref, ok := s.d.dict(res["Font"])[string(name)]
+	ir, indirect := ref.(types.IndirectRef)
+	if c, ok := s.d.counters[int(ir.ObjectNumber)]; indirect && ok {
+		// Pages share their fonts: a font's table is worth making once.
+		return c
+	}
+	c := s.counter(ref, ok)
+	if indirect {
+		if s.d.counters == nil {
+			s.d.counters = map[int]counter{}
+		}
+		s.d.counters[int(ir.ObjectNumber)] = c
+	}
+	return c
+}
+
+func (s *sketch) counter(ref types.Object, ok bool) counter {
 	fd := s.d.dict(ref)
 	if !ok || fd == nil {
 		return counter{font: s.d.fallbackFont()}
