@@ -132,7 +132,7 @@ func TestXFAHybridMatchesAcroForm(t *testing.T) {
 				}
 				acro = append(acro, f.Value)
 			}
-			xfa, err := d.xfaFields(d.dict(d.xref.RootDict["AcroForm"])["XFA"], nil)
+			xfa, err := d.xfaFields(d.dict(d.root["AcroForm"])["XFA"], nil)
 			if err != nil {
 				t.Fatal(err)
 			}
