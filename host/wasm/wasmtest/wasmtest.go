@@ -45,7 +45,9 @@ func Module(tb testing.TB, name string) []byte {
 		src = filepath.Join(r, "plugins", name)
 	}
 	out := filepath.Join(r, "host", "wasm", "testdata", "build", name+".wasm")
-	if stale(src, filepath.Join(r, "pdk"), out) {
+	// A plugin is built from its folder, the PDK and the module's
+	// dependencies (go.mod, go.sum and the patched copies in third_party).
+	if stale(out, src, filepath.Join(r, "pdk"), filepath.Join(r, "go.mod"), filepath.Join(r, "go.sum"), filepath.Join(r, "third_party")) {
 		// Built-in plugins take minutes under the race detector's CPU load;
 		// one build serves every package's tests.
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
@@ -74,14 +76,15 @@ func Module(tb testing.TB, name string) []byte {
 	return b
 }
 
-// stale reports whether out is missing or older than any file under the dirs.
-func stale(src, pdk, out string) bool {
+// stale reports whether out is missing or older than any file under the
+// paths (folders or files).
+func stale(out string, paths ...string) bool {
 	st, err := os.Stat(out)
 	if err != nil {
 		return true
 	}
 	newer := false
-	for _, dir := range []string{src, pdk} {
+	for _, dir := range paths {
 		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				// os.Stat follows a symbolic link to the source it names
