@@ -23,6 +23,7 @@ type Config struct {
 	allowUnsigned bool
 	defaults      Defaults
 	maxIdleMemory uint64
+	guestGOGC     int
 	// closeOnDoneOnly skips instrumentation (tests of the fallback mode).
 	closeOnDoneOnly bool
 }
