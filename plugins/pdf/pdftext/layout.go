@@ -52,7 +52,14 @@ const nastaliqRise = 0.9
 
 // arabicScript reports whether s starts with a letter of the Arabic
 // script (Arabic, Arabic Supplement, presentation forms).
-func arabicScript(s string) bool {
+//
+// Every rune of those blocks is encoded from a lead byte of 0xD8 or more:
+// the test of that byte, inlined, answers for Latin text without the call
+// (two per glyph in buildFrags; a call costs a Go guest dearly on wasm).
+func arabicScript(s string) bool { return len(s) > 0 && s[0] >= 0xD8 && arabicRune(s) }
+
+// arabicRune reports whether s's first rune is in one of arabicScript's blocks.
+func arabicRune(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r >= 0x0600 && r <= 0x06FF || r >= 0x0750 && r <= 0x077F || r >= 0xFB50 && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFF
 }
