@@ -23,6 +23,7 @@ type Config struct {
 	allowUnsigned bool
 	defaults      Defaults
 	maxIdleMemory uint64
+	guestGOGC     int
 	// closeOnDoneOnly skips instrumentation (tests of the fallback mode).
 	closeOnDoneOnly bool
 }
@@ -77,7 +78,9 @@ const DefaultMaxIdleMemory = 256 << 20
 // WithMaxIdleMemory sets the guest memory (bytes) an instance may keep
 // between calls: a guest's memory never shrinks (Go's heap in Wasm grows
 // and stays), so an instance that a large document grew is closed after
-// its call and its memory returned, instead of held idle in the pool.
+// its call and its memory returned, instead of held idle in the pool. Go
+// guests get three quarters of it as their soft memory limit (GOMEMLIMIT)
+// when that is below three quarters of their memory limit.
 func (c Config) WithMaxIdleMemory(n uint64) Config { c.maxIdleMemory = n; return c }
 
 // WithLogger sets the logger plugin logs and host warnings go to.

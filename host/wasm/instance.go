@@ -139,6 +139,9 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 	if v.fs != nil {
 		cfg = cfg.WithFSConfig(v.fs)
 	}
+	if h != nil {
+		cfg = guestEnv(cfg, h.cfg.guestGOGC, p.limits.memoryPages, h.cfg.maxIdleMemory)
+	}
 	initTimeout := p.limits.timeout
 	if h != nil && h.cfg.initTimeout > 0 {
 		initTimeout = h.cfg.initTimeout

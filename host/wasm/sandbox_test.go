@@ -41,6 +41,7 @@ var hostileScenarios = []struct {
 	{"code reaching for the interrupt globals is refused", hostileInterruptGlobals},
 	{"no state crosses tenants", hostileTenantState},
 	{"waiting is bounded, cancellable and fair", hostileWaiting},
+	{"the host's environment does not reach a guest", hostileHostEnvironment},
 }
 
 func TestHostileSuite(t *testing.T) {

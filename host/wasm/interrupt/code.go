@@ -124,8 +124,9 @@ func (w *walker) invalid(instr string, idx uint32, what string, have uint32) err
 	return fmt.Errorf("%w: function %d: %s %d names a %s the module does not define (it has %d)", ErrInvalid, w.fn, instr, idx, what, have)
 }
 
-// instrumentBody copies one function body, inserting check at its entry and
-// after every loop instruction.
+// instrumentBody copies one function body, inserting check at its entry
+// (unless its first loop comes first, see loopFirst) and after every loop
+// instruction.
 func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 	r := wasmbin.NewReader(code)
 	groups, err := r.U32()
@@ -154,7 +155,9 @@ func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 	}
 	w.locals = uint32(locals)
 	out = append(out, code[:r.Offset()]...)
-	out = append(out, check...)
+	if !loopFirst(code[r.Offset():]) {
+		out = append(out, check...)
+	}
 	w.depth = 1 // the function body is a block closed by the final end
 	for w.depth > 0 {
 		start := r.Offset()
@@ -187,6 +190,48 @@ func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %d bytes after the end of a function body", wasmbin.ErrMalformed, r.Len())
 	}
 	return out, nil
+}
+
+// loopFirst reports whether a function body (its instructions) reaches a
+// loop header before it can branch, call or trap: when it opens with
+// straight-line code of blocks, constants and local and global accesses
+// and then a loop, the loop's check runs at every entry, so the entry's own
+// check would only repeat it. Go compiles every function with jumps that
+// way (its blocks are dispatched by a br_table in one outer loop), and half
+// a call's checks, each a possible call that makes wazero reload what it
+// keeps in registers, cost Go guests some 10%. Anything it does not
+// recognise keeps the entry check.
+func loopFirst(code []byte) bool {
+	r := wasmbin.NewReader(code)
+	for {
+		op, err := r.Byte()
+		if err != nil {
+			return false
+		}
+		switch op {
+		case 0x03: // loop
+			return true
+		case 0x01: // nop
+		case 0x02: // block
+			if _, err := r.S33(); err != nil {
+				return false
+			}
+		case 0x20, 0x21, 0x22, 0x23, 0x24: // local.get/set/tee, global.get/set
+			if _, err := r.U32(); err != nil {
+				return false
+			}
+		case 0x41: // i32.const
+			if _, err := r.S32(); err != nil {
+				return false
+			}
+		case 0x42: // i64.const
+			if _, err := r.S64(); err != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
 }
 
 // blockType reads the type of a block, loop or if. It accepts only the

@@ -6,7 +6,8 @@
 // makes every loop iteration leave native code to check for cancellation; Go
 // plugins measured 5-8× slower under it. Instead, Instrument adds two mutable
 // i32 globals, a flag and a fuel counter, and inserts at the top of every loop
-// and every function:
+// and every function (but one whose straight-line opening leads into a loop,
+// whose check then runs at every entry):
 //
 //	fuel = fuel - 1
 //	if fuel < 0 {
@@ -54,8 +55,9 @@ const DefaultGlobalExport = "agenthost.interrupt"
 // they do not define, which version 1 rewrote into valid ones; version 3
 // refuses block types and typed selects wazero reads with more bytes, behind
 // which version 2 could overlook such an index. A cached rewrite of an older
-// version must not outlive the fix.
-const Version = "3"
+// version must not outlive the fix. Version 4 leaves out the entry check of
+// a function that opens into a loop (loopFirst).
+const Version = "4"
 
 // YieldEvery is how many loop iterations and calls pass between two host calls.
 // It bounds how long a guest can hold off the Go scheduler and how late it sees

@@ -490,3 +490,63 @@ func TestInstrumentDecodesLikeWazero(t *testing.T) {
 		})
 	}
 }
+
+// TestEntryCheckLeftOutOnlyBeforeALoop: a function's entry check is left
+// out only when its opening runs straight into a loop (whose check then
+// runs at every entry), and every such function is still stopped by
+// Trigger; an opening that can call, branch or trap before its loop keeps
+// the entry check, and endless recursion through each shape stops.
+func TestEntryCheckLeftOutOnlyBeforeALoop(t *testing.T) {
+	ctx := context.Background()
+	// Function 1 (0 is sched_yield) recurses for ever, the recursion
+	// placed as each case says.
+	const self = 1
+	cases := []struct {
+		name   string
+		body   [][]byte
+		checks int // in the rewritten body
+	}{
+		{"Go's shape: blocks, locals, then the dispatch loop", [][]byte{
+			asm.GlobalGet(0), asm.LocalSet(0), asm.Block(), asm.Loop(), asm.Block(), asm.LocalGet(0),
+			asm.BrTable([]uint32{0}, 0), asm.End(), asm.Call(self), asm.End(), asm.End(),
+		}, 1},
+		{"loop first", [][]byte{asm.Loop(), asm.Call(self), asm.End()}, 1},
+		{"call before the loop", [][]byte{asm.Call(self), asm.Loop(), asm.End()}, 2},
+		{"branch over the loop", [][]byte{asm.Block(), asm.Br(0), asm.Loop(), asm.End(), asm.End(), asm.Call(self)}, 2},
+		{"conditional branch before the loop", [][]byte{asm.Block(), asm.I32Const(1), asm.BrIf(0), asm.Loop(), asm.End(), asm.End(), asm.Call(self)}, 2},
+		{"return before the loop", [][]byte{asm.Call(self), asm.Return(), asm.Loop(), asm.End()}, 2},
+		{"if before the loop", [][]byte{asm.I32Const(1), asm.If(), asm.Call(self), asm.End(), asm.Loop(), asm.End()}, 2},
+		{"a load (may trap) before the loop", [][]byte{asm.I32Const(0), asm.I32Load(0), asm.Drop(), asm.Call(self), asm.Loop(), asm.End()}, 2},
+		{"no loop", [][]byte{asm.Call(self)}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, void := base()
+			m.ExportFunc("f", m.Func(void, []asm.ValType{asm.I32}, tc.body...))
+			out, err := interrupt.Instrument(m.Bytes(), interrupt.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := interrupt.CheckSequence(flagIndex, fuelIndex, 0)
+			if n := bytes.Count(bodies(t, out)[0], check); n != tc.checks {
+				t.Fatalf("%d checks in the rewritten body, want %d", n, tc.checks)
+			}
+			rt := wazero.NewRuntime(ctx)
+			defer rt.Close(ctx)
+			wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+			mod, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := interrupt.Trigger(mod, ""); err != nil {
+				t.Fatal(err)
+			}
+			// Flag set before the call: the first check reached traps, long
+			// before the recursion could exhaust wazero's call stack.
+			_, err = mod.ExportedFunction("f").Call(ctx)
+			if err == nil || !strings.Contains(err.Error(), "unreachable") {
+				t.Fatalf("f ended with %v, want the check's trap (unreachable)", err)
+			}
+		})
+	}
+}

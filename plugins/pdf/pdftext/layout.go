@@ -66,7 +66,14 @@ const (
 
 // arabicScript reports whether s starts with a letter of the Arabic
 // script (Arabic, Arabic Supplement, presentation forms).
-func arabicScript(s string) bool {
+//
+// Every rune of those blocks is encoded from a lead byte of 0xD8 or more:
+// the test of that byte, inlined, answers for Latin text without the call
+// (two per glyph in buildFrags; a call costs a Go guest dearly on wasm).
+func arabicScript(s string) bool { return len(s) > 0 && s[0] >= 0xD8 && arabicRune(s) }
+
+// arabicRune reports whether s's first rune is in one of arabicScript's blocks.
+func arabicRune(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r >= 0x0600 && r <= 0x06FF || r >= 0x0750 && r <= 0x077F || r >= 0xFB50 && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFF
 }
@@ -197,7 +204,7 @@ func turnLine(l *line, dir, main uint8, cw float64) *line {
 	text := renderLine(nil, l, l.frags[0].x0, cw)
 	u0, u1 := l.frags[0].x0, l.frags[0].x1
 	for _, f := range l.frags {
-		u0, u1 = min(u0, f.x0), max(u1, f.x1)
+		u0, u1 = fmin(u0, f.x0), fmax(u1, f.x1)
 	}
 	v0, v1 := l.y-l.size, l.y
 	turn := func(u, v float64) (float64, float64) {
@@ -206,8 +213,8 @@ func turnLine(l *line, dir, main uint8, cw float64) *line {
 	}
 	ax, ay := turn(u0, v0)
 	bx, by := turn(u1, v1)
-	x0, y0, x1, y1 := min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
-	f := &frag{x0: x0, x1: max(x1, x0+float64(len(text))*cw), y: (y0 + y1) / 2, size: l.size, text: text}
+	x0, y0, x1, y1 := fmin(ax, bx), fmin(ay, by), fmax(ax, bx), fmax(ay, by)
+	f := &frag{x0: x0, x1: fmax(x1, x0+float64(len(text))*cw), y: (y0 + y1) / 2, size: l.size, text: text}
 	return &line{frags: []*frag{f}, y: f.y, size: l.size}
 }
 
@@ -247,7 +254,7 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 				continue
 			}
 			gap := g.x - cur.x1
-			sameLine := dy <= 0.1*min(g.size, cur.size)
+			sameLine := dy <= 0.1*fmin(g.size, cur.size)
 			sameSize := math.Abs(g.size-cur.size) <= 0.1*cur.size
 			arabic := sameSize && arabicScript(g.text) && arabicScript(cur.lastText)
 			// Nastaliq sets a word's letters on a slope (each within
@@ -295,8 +302,8 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			cur.spaces[0] = after.x + after.w/2
 		}
 		cur.bold = cur.bold && g.bold
-		cur.x1 = max(cur.x1, g.x+g.w)
-		cur.x0 = min(cur.x0, g.x)
+		cur.x1 = fmax(cur.x1, g.x+g.w)
+		cur.x0 = fmin(cur.x0, g.x)
 		cur.lastX, cur.lastY, cur.lastW, cur.lastText = g.x, g.y, g.w, g.text
 	}
 	end()
@@ -477,7 +484,7 @@ func repeated(seen map[uint64][]*frag, f *frag, textHash uint64, cx, cy int) boo
 	// A copy lies within tol of f (below), at most repeatOffset of its
 	// size (a copy's size is within 10% of f's): the neighbouring cells
 	// are looked in only when f is that close to their edge.
-	reach := min(repeatCell, repeatOffset*f.size/0.9)
+	reach := fmin(repeatCell, repeatOffset*f.size/0.9)
 	near := func(v float64, c int) (lo, hi int) {
 		if v-float64(c)*repeatCell < reach {
 			lo = -1
@@ -500,7 +507,7 @@ func repeated(seen map[uint64][]*frag, f *frag, textHash uint64, cx, cy int) boo
 				// (fathas on neighbouring letters, a row of kashidas): the
 				// copy must lie within half its width, or exactly on the
 				// original.
-				tol := min(repeatCell, max(0.01*g.size, min(repeatOffset*g.size, 0.5*max(f.x1-f.x0, g.x1-g.x0))))
+				tol := fmin(repeatCell, fmax(0.01*g.size, fmin(repeatOffset*g.size, 0.5*fmax(f.x1-f.x0, g.x1-g.x0))))
 				if math.Abs(f.x0-g.x0) <= tol && math.Abs(f.y-g.y) <= tol && math.Abs(f.size-g.size) <= 0.1*g.size {
 					return true
 				}
@@ -596,13 +603,13 @@ func spacedRun(run []*frag, ws float64) []*frag {
 	for k := range gaps {
 		gaps[k] = (run[k+1].x0 - run[k].x1) / run[k].size
 		if !run[k].spaceAfter {
-			lo = min(lo, gaps[k])
+			lo = fmin(lo, gaps[k])
 		}
 	}
 	if math.IsInf(lo, 1) {
 		return run
 	}
-	letterMax := lo + max(0.06, letterGapSpread*lo)
+	letterMax := lo + fmax(0.06, letterGapSpread*lo)
 	letter := make([]bool, len(gaps))
 	var words, letters, single, alpha int
 	var sum float64
@@ -663,7 +670,7 @@ func spacedRun(run []*frag, ws float64) []*frag {
 			continue
 		}
 		cur.text = append(cur.text, f.text...)
-		cur.x0, cur.x1 = min(cur.x0, f.x0), max(cur.x1, f.x1)
+		cur.x0, cur.x1 = fmin(cur.x0, f.x0), fmax(cur.x1, f.x1)
 		cur.bold = cur.bold && f.bold
 		cur.spaceAfter = f.spaceAfter
 		cur.lastX, cur.lastText = f.lastX, f.lastText
@@ -738,7 +745,7 @@ func groupLines(frags []*frag) []*line {
 		var into *line
 		for i := len(lines) - 1; i >= 0 && i >= len(lines)-3; i-- {
 			l := lines[i]
-			if f.y-l.y > 0.5*max(l.size, f.size) {
+			if f.y-l.y > 0.5*fmax(l.size, f.size) {
 				break
 			}
 			if !l.overlaps(f) {
@@ -751,7 +758,7 @@ func groupLines(frags []*frag) []*line {
 			continue
 		}
 		into.frags = append(into.frags, f)
-		into.size = max(into.size, f.size)
+		into.size = fmax(into.size, f.size)
 	}
 	for _, l := range lines {
 		sort.SliceStable(l.frags, func(i, j int) bool { return l.frags[i].x0 < l.frags[j].x0 })
@@ -763,8 +770,8 @@ func groupLines(frags []*frag) []*line {
 // fragment already in the line, or the other way round.
 func (l *line) overlaps(f *frag) bool {
 	for _, g := range l.frags {
-		o := min(f.x1, g.x1) - max(f.x0, g.x0)
-		if o > 0 && o > 0.5*min(f.x1-f.x0, g.x1-g.x0) {
+		o := fmin(f.x1, g.x1) - fmax(f.x0, g.x0)
+		if o > 0 && o > 0.5*fmin(f.x1-f.x0, g.x1-g.x0) {
 			return true
 		}
 	}
@@ -821,7 +828,7 @@ func charWidth(glyphs []glyph, dir uint8) float64 {
 func renderLines(out *strings.Builder, lines []*line, cw float64) {
 	minX := math.Inf(1)
 	for _, l := range lines {
-		minX = min(minX, l.frags[0].x0)
+		minX = fmin(minX, l.frags[0].x0)
 	}
 	var buf []byte
 	for i, l := range lines {
@@ -829,7 +836,7 @@ func renderLines(out *strings.Builder, lines []*line, cw float64) {
 			out.WriteByte('\n')
 			// A wide vertical gap (a new paragraph or section) shows as a
 			// blank line.
-			if gap := l.y - lines[i-1].y; gap > 2*max(l.size, lines[i-1].size) {
+			if gap := l.y - lines[i-1].y; gap > 2*fmax(l.size, lines[i-1].size) {
 				out.WriteByte('\n')
 			}
 		}
@@ -887,11 +894,11 @@ func renderVisual(buf []byte, l *line, minX, cw float64) []byte {
 // the gap: that is how pdftotext treats text on different baselines.
 func joins(prev, f *frag) bool {
 	gap := f.x0 - prev.x1
-	small := min(f.size, prev.size)
+	small := fmin(f.size, prev.size)
 	if math.Abs(f.y-prev.y) > 0.1*small {
 		return gap <= 0.01*small
 	}
-	return gap <= wordGap*max(prev.size, f.size)
+	return gap <= wordGap*fmax(prev.size, f.size)
 }
 
 // mainSize is the font size that covers most of a line's characters: a
@@ -1004,9 +1011,9 @@ func columnGutter(lines []*line, cw float64) (g0, g1 float64, ok bool) {
 	}
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
-		minX = min(minX, l.frags[0].x0)
+		minX = fmin(minX, l.frags[0].x0)
 		for _, f := range l.frags {
-			maxX = max(maxX, f.x1)
+			maxX = fmax(maxX, f.x1)
 		}
 	}
 	width := maxX - minX
@@ -1032,7 +1039,7 @@ func columnGutter(lines []*line, cw float64) (g0, g1 float64, ok bool) {
 				mark(start, end)
 				start = f.x0
 			}
-			end = max(end, f.x1)
+			end = fmax(end, f.x1)
 		}
 		mark(start, end)
 	}

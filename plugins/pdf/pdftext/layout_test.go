@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestColumnsReadInOrder(t *testing.T) {
@@ -42,5 +43,27 @@ func TestTableStaysRowWise(t *testing.T) {
 	lines := strings.Split(got, "\n")
 	if len(lines) != 12 || words(lines[3]) != "item3 3.5 kg" {
 		t.Errorf("table not row by row:\n%s", got)
+	}
+}
+
+// TestArabicScriptFastPath: the lead-byte test before the decoding changes
+// no answer, for every rune and for bytes that are not UTF-8.
+func TestArabicScriptFastPath(t *testing.T) {
+	ref := func(s string) bool {
+		r, _ := utf8.DecodeRuneInString(s)
+		return r >= 0x0600 && r <= 0x06FF || r >= 0x0750 && r <= 0x077F || r >= 0xFB50 && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFF
+	}
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if s := string(r) + "x"; arabicScript(s) != ref(s) {
+			t.Fatalf("arabicScript(%U) = %v", r, !ref(s))
+		}
+	}
+	for b := 0; b < 256; b++ {
+		if s := string([]byte{byte(b)}); arabicScript(s) != ref(s) {
+			t.Fatalf("arabicScript(%#x) = %v", b, !ref(s))
+		}
+	}
+	if arabicScript("") {
+		t.Fatal(`arabicScript("") = true`)
 	}
 }

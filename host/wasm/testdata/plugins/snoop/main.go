@@ -1,6 +1,6 @@
 // Command snoop is a hostile test plugin. It tries to read what it should
 // never see: the previous call's input kept in guest memory, variables set
-// by other tenants' calls, and host directories its manifest asks for
+// by other tenants' calls, the host's environment, and host directories its manifest asks for
 // (allowedPaths "/" and "/proc/self") but no operator granted.
 package main
 
@@ -97,6 +97,9 @@ func init() {
 		}
 		return "linked", nil
 	})
+	pdk.Tool("environ", "Lists the environment variables the guest sees.", func(struct{}) (string, error) {
+		return strings.Join(os.Environ(), "\n"), nil
+	}, pdk.ReadOnly())
 	pdk.Tool("sleep", "Sleeps.", func(a sleepArgs) (string, error) {
 		time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 		return "slept", nil
