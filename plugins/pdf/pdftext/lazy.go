@@ -487,19 +487,9 @@ func (f *lazyFile) repair() error {
 	if err != nil {
 		return err
 	}
-	for i := 0; ; {
-		k := bytes.Index(data[i:], []byte("obj"))
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 3
-		nr, _, start, ok := objectHeader(data, at)
-		if !ok || nr <= 0 || nr > maxObjNr {
-			continue
-		}
+	eachObjectHeader(data, maxObjNr, func(nr, _, start, _ int) {
 		f.xref[nr] = xrefEntry{off: int64(start)}
-	}
+	})
 	return nil
 }
 

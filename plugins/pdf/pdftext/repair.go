@@ -42,17 +42,7 @@ func rebuildXref(data []byte) ([]byte, bool) {
 	maxNr := 0
 	root := -1
 	var pages []int
-	for i := 0; ; {
-		k := bytes.Index(data[i:], []byte("obj"))
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 3
-		nr, gen, start, ok := objectHeader(data, at)
-		if !ok || nr <= 0 || nr > 1<<23 {
-			continue
-		}
+	eachObjectHeader(data, 1<<23, func(nr, gen, start, at int) {
 		objs[nr] = entry{off: start, gen: gen}
 		maxNr = max(maxNr, nr)
 		// The catalog: "/Type /Catalog" before this object's end.
@@ -66,7 +56,7 @@ func rebuildXref(data []byte) ([]byte, bool) {
 		if isPageObject(body) {
 			pages = append(pages, nr)
 		}
-	}
+	})
 	if len(objs) == 0 || (root < 0 && len(pages) == 0) {
 		return nil, false
 	}
@@ -103,6 +93,26 @@ func rebuildXref(data []byte) ([]byte, bool) {
 
 // objectHeader reads "N G obj" ending at the "obj" found at index at, which
 // must start a line (or the file) and be followed by a delimiter.
+// eachObjectHeader calls fn for every "N G obj" header in data, in order,
+// whose number is in 1..maxNr: the number, generation, where the header
+// starts and where its "obj" stands. Repairs find objects this way when the
+// cross-reference cannot be trusted.
+func eachObjectHeader(data []byte, maxNr int, fn func(nr, gen, start, at int)) {
+	for i := 0; ; {
+		k := bytes.Index(data[i:], []byte("obj"))
+		if k < 0 {
+			return
+		}
+		at := i + k
+		i = at + 3
+		nr, gen, start, ok := objectHeader(data, at)
+		if !ok || nr <= 0 || nr > maxNr {
+			continue
+		}
+		fn(nr, gen, start, at)
+	}
+}
+
 func objectHeader(data []byte, at int) (nr, gen, start int, ok bool) {
 	if after := at + 3; after < len(data) && isRegular(data[after]) {
 		return 0, 0, 0, false // "objects", "obj2"
