@@ -79,21 +79,8 @@ func (db *DB) BackgroundJobs(ctx context.Context, p tenancy.Principal, limit int
 	if limit <= 0 || limit > 500 {
 		limit = 100
 	}
-	rows, err := db.conn().query(ctx, `SELECT `+backgroundCols+` FROM background_jobs WHERE tenant_id = ? AND (? OR user_id = ?)
+	return queryAll(ctx, db.conn(), "background jobs", scanBackground, `SELECT `+backgroundCols+` FROM background_jobs WHERE tenant_id = ? AND (? OR user_id = ?)
 		ORDER BY created_at DESC, id DESC LIMIT ?`, p.TenantID, p.Admin, p.UserID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("store: background jobs: %w", err)
-	}
-	defer rows.Close()
-	out := []background.Job{}
-	for rows.Next() {
-		j, err := scanBackground(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: background jobs: %w", err)
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
 }
 
 // BackgroundJobByID implements background.Store (administrative).

@@ -137,24 +137,8 @@ func (db *DB) Connection(ctx context.Context, p tenancy.Principal, id string) (C
 
 // Connections lists p's connections (revoked ones included), oldest first.
 func (db *DB) Connections(ctx context.Context, p tenancy.Principal) ([]ConnectionRecord, error) {
-	rows, err := db.conn().query(ctx, `SELECT `+connectionCols+` FROM connections WHERE tenant_id = ? AND user_id = ? ORDER BY created_at, id`,
+	return queryAll(ctx, db.conn(), "connections", scanConnection, `SELECT `+connectionCols+` FROM connections WHERE tenant_id = ? AND user_id = ? ORDER BY created_at, id`,
 		p.TenantID, p.UserID)
-	if err != nil {
-		return nil, fmt.Errorf("store: connections: %w", err)
-	}
-	defer rows.Close()
-	var out []ConnectionRecord
-	for rows.Next() {
-		r, err := scanConnection(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: connections: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: connections: %w", err)
-	}
-	return out, nil
 }
 
 // UpdateConnectionSecret replaces the sealed secret of p's connection id

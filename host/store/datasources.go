@@ -209,23 +209,7 @@ func (db *DB) DataSources(ctx context.Context, p tenancy.Principal, workspaceID 
 }
 
 func (db *DB) dataSources(ctx context.Context, q string, args ...any) ([]DataSource, error) {
-	rows, err := db.conn().query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: data sources: %w", err)
-	}
-	defer rows.Close()
-	out := []DataSource{}
-	for rows.Next() {
-		d, err := scanDataSource(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: data sources: %w", err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: data sources: %w", err)
-	}
-	return out, nil
+	return queryAll(ctx, db.conn(), "data sources", scanDataSource, q, args...)
 }
 
 // DeleteDataSource deletes p's data source and its sync records; the files

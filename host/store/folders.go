@@ -73,21 +73,8 @@ func (db *DB) Folders(ctx context.Context, p tenancy.Principal, workspaceID stri
 		return nil, err
 	}
 	q, args := scope(p, false, "f", "")
-	rows, err := db.conn().query(ctx, `SELECT `+folderCols+` FROM folders f WHERE f.workspace_id = ? AND `+q+` ORDER BY f.name, f.id`,
+	return queryAll(ctx, db.conn(), "folders", scanFolder, `SELECT `+folderCols+` FROM folders f WHERE f.workspace_id = ? AND `+q+` ORDER BY f.name, f.id`,
 		append([]any{workspaceID}, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: folders: %w", err)
-	}
-	defer rows.Close()
-	out := []files.Folder{}
-	for rows.Next() {
-		f, err := scanFolder(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: folders: %w", err)
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
 }
 
 // UpdateFolder implements files.Store. A move into the folder itself or any

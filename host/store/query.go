@@ -43,6 +43,28 @@ func (c conn) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 	return c.q.QueryRowContext(ctx, c.rebind(query), args...)
 }
 
+// queryAll runs query and reads every row with scan; the list is empty, not
+// nil, when nothing matches. what names the rows in errors.
+func queryAll[T any](ctx context.Context, c conn, what string, scan func(interface{ Scan(...any) error }) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := c.query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return out, nil
+}
+
 // rebind turns '?' placeholders into PostgreSQL's $1, $2, …; it leaves
 // question marks inside string literals alone.
 func (c conn) rebind(query string) string {

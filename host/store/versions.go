@@ -78,20 +78,7 @@ func (db *DB) FileVersions(ctx context.Context, p tenancy.Principal, id string) 
 	if _, err := db.File(ctx, p, id); err != nil {
 		return nil, err
 	}
-	rows, err := db.conn().query(ctx, `SELECT `+versionCols+` FROM file_versions v WHERE v.file_id = ? ORDER BY v.version DESC`, id)
-	if err != nil {
-		return nil, fmt.Errorf("store: versions: %w", err)
-	}
-	defer rows.Close()
-	out := []files.Version{}
-	for rows.Next() {
-		v, err := scanVersion(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: versions: %w", err)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, db.conn(), "versions", scanVersion, `SELECT `+versionCols+` FROM file_versions v WHERE v.file_id = ? ORDER BY v.version DESC`, id)
 }
 
 // FileVersion implements files.Store.
@@ -180,20 +167,7 @@ func (db *DB) Proposals(ctx context.Context, p tenancy.Principal, fileID string)
 	if _, err := db.File(ctx, p, fileID); err != nil {
 		return nil, err
 	}
-	rows, err := db.conn().query(ctx, `SELECT `+proposalCols+` FROM file_proposals x WHERE x.file_id = ? ORDER BY x.created_at DESC, x.id DESC`, fileID)
-	if err != nil {
-		return nil, fmt.Errorf("store: proposals: %w", err)
-	}
-	defer rows.Close()
-	out := []files.Proposal{}
-	for rows.Next() {
-		x, err := scanProposal(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: proposals: %w", err)
-		}
-		out = append(out, x)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, db.conn(), "proposals", scanProposal, `SELECT `+proposalCols+` FROM file_proposals x WHERE x.file_id = ? ORDER BY x.created_at DESC, x.id DESC`, fileID)
 }
 
 // DecideProposal implements files.Store. Accepting writes the new version
