@@ -116,15 +116,12 @@ func (l *logCapture) cacheWarnings() []string {
 	return out
 }
 
-// TestCompileCacheTampering fills a compile cache, tampers with it as an
-// attacker with write access to the directory would, and opens a new host on
-// it: every tampered or foreign file is deleted (and logged) before wazero may
-// read it, the plugin works, compiled again, and the cache is whole again.
-func TestCompileCacheTampering(t *testing.T) {
+// fillCache runs the echo plugin once on a host whose compile cache is dir,
+// leaving its instrumented module and native code there.
+func fillCache(t *testing.T, dir string, echo []byte) {
+	t.Helper()
 	ctx := context.Background()
-	echo := testModule(t, "echo")
-	pristine := filepath.Join(t.TempDir(), "cache")
-	h := cacheHost(t, pristine, &logCapture{})
+	h := cacheHost(t, dir, &logCapture{})
 	p, err := h.Load(ctx, wasm.Source{Origin: "echo", Module: echo, Builtin: true})
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +130,17 @@ func TestCompileCacheTampering(t *testing.T) {
 		t.Fatal(r.Error)
 	}
 	h.Close(ctx)
+}
+
+// TestCompileCacheTampering fills a compile cache, tampers with it as an
+// attacker with write access to the directory would, and opens a new host on
+// it: every tampered or foreign file is deleted (and logged) before wazero may
+// read it, the plugin works, compiled again, and the cache is whole again.
+func TestCompileCacheTampering(t *testing.T) {
+	ctx := context.Background()
+	echo := testModule(t, "echo")
+	pristine := filepath.Join(t.TempDir(), "cache")
+	fillCache(t, pristine, echo)
 	files := cacheFiles(t, pristine)
 	var instrumented, native string
 	for rel := range files {
@@ -250,15 +258,7 @@ func TestCompileCacheChangedWhileOpen(t *testing.T) {
 	ctx := context.Background()
 	echo := testModule(t, "echo")
 	dir := filepath.Join(t.TempDir(), "cache")
-	h := cacheHost(t, dir, &logCapture{})
-	p, err := h.Load(ctx, wasm.Source{Origin: "echo", Module: echo, Builtin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := call(t, p, "echo", map[string]any{"text": "hello"}); !r.OK {
-		t.Fatal(r.Error)
-	}
-	h.Close(ctx)
+	fillCache(t, dir, echo)
 	cacheHost(t, dir, &logCapture{}).Close(ctx) // records the files' stamps
 
 	var instrumented string
@@ -268,7 +268,7 @@ func TestCompileCacheChangedWhileOpen(t *testing.T) {
 		}
 	}
 	logs := &logCapture{}
-	h = cacheHost(t, dir, logs)
+	h := cacheHost(t, dir, logs)
 	defer h.Close(ctx)
 	path := filepath.Join(dir, instrumented)
 	info, err := os.Stat(path)
@@ -292,7 +292,7 @@ func TestCompileCacheChangedWhileOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p, err = h.Load(ctx, wasm.Source{Origin: "echo", Module: echo, Builtin: true})
+	p, err := h.Load(ctx, wasm.Source{Origin: "echo", Module: echo, Builtin: true})
 	if err != nil {
 		t.Fatal(err)
 	}
