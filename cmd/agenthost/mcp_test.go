@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -44,6 +45,7 @@ func needMCPNode(t *testing.T) string {
 // bootstrapped workspace's tool set.
 type mcpServe struct {
 	base, token, ws string // base: the MCP listener
+	c               *child
 }
 
 func startMCPServe(t *testing.T) mcpServe {
@@ -80,7 +82,7 @@ func startMCPServe(t *testing.T) mcpServe {
 		c.waitFor(t, "plugins ready")
 	}
 	t.Cleanup(func() { noCrash(t, c) })
-	return mcpServe{base: "http://" + mcpAddr, token: token, ws: ws[1]}
+	return mcpServe{base: "http://" + mcpAddr, token: token, ws: ws[1], c: c}
 }
 
 func (s mcpServe) url() string { return s.base + "/api/v1/workspaces/" + s.ws + "/mcp" }
@@ -131,6 +133,14 @@ func TestMCPConformance(t *testing.T) {
 			suites[i].args = append(suites[i].args, "--verbose")
 		}
 	}
+	// AGENTHOST_MCP_CONFORMANCE_REPEAT=N runs the suites N times against
+	// the same server (to catch a rare failure).
+	if n, _ := strconv.Atoi(os.Getenv("AGENTHOST_MCP_CONFORMANCE_REPEAT")); n > 1 {
+		once := suites
+		for range n - 1 {
+			suites = append(suites, once...)
+		}
+	}
 	total := regexp.MustCompile(`Total: (\d+) passed, (\d+) failed`)
 	for _, suite := range suites {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -139,8 +149,8 @@ func TestMCPConformance(t *testing.T) {
 		if f := os.Getenv("AGENTHOST_MCP_CONFORMANCE_LOG"); f != "" {
 			cmd.Dir = f + ".results." + strings.Fields(suite.name)[0]
 			os.MkdirAll(cmd.Dir, 0o755)
-			cmd.Args = append(cmd.Args, "-o", cmd.Dir)
 		}
+		cmd.Args = append(cmd.Args, "-o", cmd.Dir)
 		cmd.Args[1] = filepath.Join(dir, suite.args[0])
 		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+":"+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
@@ -164,9 +174,39 @@ func TestMCPConformance(t *testing.T) {
 		}
 		t.Logf("conformance %s: %s; scored scenarios failing: %d%s", suite.name, m[0], len(scoredFailures), note)
 		if passed == 0 || len(scoredFailures) > 0 {
-			t.Errorf("conformance %s: %s; scored scenarios failing: %s\n%s", suite.name, m[0], strings.Join(scoredFailures, ", "), out)
+			t.Errorf("conformance %s: %s; scored scenarios failing: %s\n%s\nwhy:\n%s\nserve's log:\n%s",
+				suite.name, m[0], strings.Join(scoredFailures, ", "), out, failedChecks(cmd.Dir, scoredFailures), s.c.stderr())
 		}
 	}
+}
+
+// failedChecks returns the failing checks of the named scenarios, with
+// their messages, from the results the suite wrote under dir (one folder
+// per scenario: server-NAME-TIMESTAMP/checks.json).
+func failedChecks(dir string, scenarios []string) string {
+	var b strings.Builder
+	for _, sc := range scenarios {
+		files, _ := filepath.Glob(filepath.Join(dir, "server-"+sc+"-*", "checks.json"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			var checks []struct {
+				ID, Status, ErrorMessage string
+			}
+			if err := json.Unmarshal(data, &checks); err != nil {
+				fmt.Fprintf(&b, "%s: %v\n", f, err)
+				continue
+			}
+			for _, c := range checks {
+				if c.Status == "FAILURE" {
+					fmt.Fprintf(&b, "%s: %s: %s\n", sc, c.ID, c.ErrorMessage)
+				}
+			}
+		}
+	}
+	return b.String()
 }
 
 // scoredFailures lists the failing scenarios of a suite's summary that

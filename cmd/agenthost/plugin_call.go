@@ -28,7 +28,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	progress := fs.Bool("progress", false, "print progress reports to stderr")
 	inputFile := fs.String("input", "", "document the call reads through the input capability (extractors)")
 	grants := addGrantFlags(fs, false)
-	cacheDir := addCacheDirFlag(fs)
+	cache := addCacheFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,7 +68,8 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		WithGrantDeclared(true).
 		WithAllowUnsigned(true).
 		WithPoolSize(1).
-		WithCompilationCacheDir(*cacheDir)
+		WithCompilationCacheDir(*cache.dir).
+		WithCompilationCacheLimits(cache.limits())
 	if m, err := manifest.Read(module); err == nil {
 		if cfg, err = grants.apply(cfg, m.Name); err != nil {
 			return err

@@ -22,7 +22,7 @@ func pluginTestCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	wasmFile := fs.String("wasm", "", "run this built plugin instead of building DIR (DIR still holds the fixtures)")
 	verbose := fs.Bool("v", false, "print the plugin's log lines")
-	cacheDir := addCacheDirFlag(fs)
+	cache := addCacheFlags(fs)
 	dir, err := parseWithFile(fs, args)
 	if err != nil {
 		return fmt.Errorf("usage: agenthost plugin test DIR [-wasm FILE]")
@@ -31,7 +31,7 @@ func pluginTestCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if strings.HasSuffix(dir, ".wasm") && *wasmFile == "" {
 		*wasmFile, dir = dir, filepath.Dir(dir)
 	}
-	o := plugintest.Options{Dir: dir, Out: stdout, CacheDir: *cacheDir}
+	o := plugintest.Options{Dir: dir, Out: stdout, CacheDir: *cache.dir, CacheLimits: cache.limits()}
 	if *verbose {
 		o.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}

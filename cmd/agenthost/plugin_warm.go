@@ -25,7 +25,7 @@ import (
 func pluginWarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plugin warm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cacheDir := addCacheDirFlag(fs)
+	cache := addCacheFlags(fs)
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "plugins compiled at once")
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
@@ -38,7 +38,7 @@ func pluginWarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithLogger(logger).WithCapabilities(reg).WithCompilationCacheDir(*cacheDir))
+	h, err := wasm.New(ctx, wasm.NewConfig().WithLogger(logger).WithCapabilities(reg).WithCompilationCacheDir(*cache.dir).WithCompilationCacheLimits(cache.limits()))
 	if err != nil {
 		return err
 	}
@@ -82,6 +82,6 @@ func pluginWarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d built-in plugins ready in %s (%.1f s)\n", len(srcs), *cacheDir, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "%d built-in plugins ready in %s (%.1f s)\n", len(srcs), *cache.dir, time.Since(start).Seconds())
 	return nil
 }

@@ -26,7 +26,7 @@ type pluginFlags struct {
 	initTimeout   *time.Duration
 	allowHosts    *stringList
 	resolve       *resolveList
-	cacheDir      *string
+	cache         cacheFlags
 	enable        *stringList // opt-in built-ins to load (builtin.OptIn)
 	// protect names more files no mount may contain (the model configuration).
 	protect []string
@@ -44,7 +44,7 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 		initTimeout:   fs.Duration("plugin-init-timeout", 30*time.Second, "how long a plugin instance may take to start (its start function and runtime initialisation)"),
 		allowHosts:    &stringList{},
 		resolve:       addResolveFlag(fs),
-		cacheDir:      addCacheDirFlag(fs),
+		cache:         addCacheFlags(fs),
 		caps:          builtin.NewCapabilities(),
 		enable:        &stringList{},
 	}
@@ -54,11 +54,32 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 	return pf
 }
 
-// addCacheDirFlag is the compile cache's flag: one verified cache per
+// cacheFlags are the compile cache's flags: one verified cache per
 // machine, shared by the server, the worker and the CLI, so a plugin is
-// compiled once per machine, not once per data directory or command.
-func addCacheDirFlag(fs *flag.FlagSet) *string {
-	return fs.String("cache-dir", envOr("AGENTHOST_CACHE_DIR", defaultCacheDir()), "compile cache (verified; shared by serve, worker and plugin call)")
+// compiled once per machine, not once per data directory or command. Its
+// limits come from the environment as well, so that every command on the
+// machine keeps the directory to the same size.
+type cacheFlags struct {
+	dir       *string
+	maxMB     *int64
+	maxUnused *time.Duration
+}
+
+func addCacheFlags(fs *flag.FlagSet) cacheFlags {
+	unused := wasm.DefaultCacheLimits.MaxUnused
+	if d, err := time.ParseDuration(os.Getenv("AGENTHOST_CACHE_MAX_UNUSED")); err == nil && d > 0 {
+		unused = d
+	}
+	return cacheFlags{
+		dir: fs.String("cache-dir", envOr("AGENTHOST_CACHE_DIR", defaultCacheDir()), "compile cache (verified; shared by serve, worker and plugin call)"),
+		maxMB: fs.Int64("cache-max-mb", envInt64("AGENTHOST_CACHE_MAX_MB", wasm.DefaultCacheLimits.MaxBytes>>20),
+			"compile cache size (MB; 0: the default); past it the least recently started plugins' code is deleted"),
+		maxUnused: fs.Duration("cache-max-unused", unused, "compile cache: code no start used for this long is deleted"),
+	}
+}
+
+func (c cacheFlags) limits() wasm.CacheLimits {
+	return wasm.CacheLimits{MaxBytes: *c.maxMB << 20, MaxUnused: *c.maxUnused}
 }
 
 // defaultCacheDir is the user's cache directory (XDG_CACHE_HOME or
@@ -158,7 +179,8 @@ func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Log
 		WithAllowUnsigned(*pf.allowUnsigned).
 		WithPoolSize(*pf.poolSize).
 		WithInitTimeout(*pf.initTimeout).
-		WithCompilationCacheDir(*pf.cacheDir).
+		WithCompilationCacheDir(*pf.cache.dir).
+		WithCompilationCacheLimits(pf.cache.limits()).
 		// The embedded database and the blobs live here, and the operator's
 		// grants, trusted keys and configuration: no mount reaches them.
 		WithProtectedPaths(append([]string{dataDir, *pf.grants.file}, append(*pf.trust, pf.protect...)...)...), "")

@@ -28,6 +28,8 @@ type Options struct {
 	Out io.Writer
 	// CacheDir is the compile cache ("" compiles in memory).
 	CacheDir string
+	// CacheLimits bound it (zero: wasm.DefaultCacheLimits).
+	CacheLimits wasm.CacheLimits
 	// Logger receives the plugin's log lines (nil: discarded).
 	Logger *slog.Logger
 }
@@ -99,7 +101,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return Report{}, err
 	}
 	h, err := wasm.New(ctx, wasm.NewConfig().WithLogger(o.Logger).WithCapabilities(reg).
-		WithGrantDeclared(true).WithAllowUnsigned(true).WithPoolSize(1).WithCompilationCacheDir(o.CacheDir))
+		WithGrantDeclared(true).WithAllowUnsigned(true).WithPoolSize(1).WithCompilationCacheDir(o.CacheDir).WithCompilationCacheLimits(o.CacheLimits))
 	if err != nil {
 		return Report{}, err
 	}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -52,7 +53,13 @@ type diskCache struct {
 	dir    string
 	key    []byte
 	logger *slog.Logger
+	limits CacheLimits
+	now    func() time.Time
 	mu     sync.Mutex // serialises this process's index updates (the file lock is per open file)
+	// compiling counts this process's compiles in flight by module: the
+	// files that appear while one runs may be another's (cache_prune.go).
+	cmu       sync.Mutex
+	compiling map[string]int
 }
 
 const (
@@ -73,11 +80,18 @@ type cacheEntry struct {
 	// stamp spares the hash at the next open: content cannot change without
 	// the change time moving, which no unprivileged process can set back.
 	Stamp string `json:"stamp,omitempty"`
+	// Modules are the plugin modules (sha256 of the module as loaded) whose
+	// compile may have written the file; a start of any of them marks it
+	// used.
+	Modules []string `json:"modules,omitempty"`
+	// Used is when a start of one of its modules last marked it (Unix
+	// seconds, at most touchEvery old while used).
+	Used int64 `json:"used,omitempty"`
 }
 
 // openDiskCache prepares dir for use: it makes the key on first use, and
 // deletes every file that the authenticated index does not vouch for.
-func openDiskCache(dir string, logger *slog.Logger) (*diskCache, error) {
+func openDiskCache(dir string, limits CacheLimits, now func() time.Time, logger *slog.Logger) (*diskCache, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -85,7 +99,16 @@ func openDiskCache(dir string, logger *slog.Logger) (*diskCache, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	d := &diskCache{dir: dir, logger: logger}
+	if limits.MaxBytes <= 0 {
+		limits.MaxBytes = DefaultCacheLimits.MaxBytes
+	}
+	if limits.MaxUnused <= 0 {
+		limits.MaxUnused = DefaultCacheLimits.MaxUnused
+	}
+	if now == nil {
+		now = time.Now
+	}
+	d := &diskCache{dir: dir, logger: logger, limits: limits, now: now, compiling: map[string]int{}}
 	if d.key, err = loadCacheKey(dir+".key", logger); err != nil {
 		return nil, fmt.Errorf("compile cache key: %w", err)
 	}
@@ -212,6 +235,12 @@ func (d *diskCache) verify() error {
 		stamp := ""
 		if ierr == nil {
 			stamp = fileStamp(info)
+			if want.Used == 0 {
+				// Recorded before files were marked used: as old as the file.
+				want.Used = info.ModTime().Unix()
+				index[rel] = want
+				changed = true
+			}
 		}
 		if stamp != "" && stamp == want.Stamp {
 			return nil
@@ -241,24 +270,30 @@ func (d *diskCache) verify() error {
 	if removed > cacheMaxWarnings {
 		d.logger.Warn("compile cache: more unverified files deleted", "dir", d.dir, "count", removed-cacheMaxWarnings)
 	}
+	if d.prune(index, 0) {
+		changed = true
+	}
 	if changed || removed > 0 {
 		return d.writeIndex(index)
 	}
 	return nil
 }
 
-// compile runs fn, which compiles through wazero's cache in this directory,
-// and records the files that appeared meanwhile. The shared lock keeps an
-// opening host from deleting a file this compile is writing.
-func (d *diskCache) compile(fn func() (wazero.CompiledModule, error)) (wazero.CompiledModule, error) {
+// compile runs fn, which compiles module (sha256 of the plugin's module)
+// through wazero's cache in this directory, records the files that
+// appeared meanwhile and marks the module's files used. The shared lock
+// keeps an opening host from deleting a file this compile is writing.
+func (d *diskCache) compile(module string, fn func() (wazero.CompiledModule, error)) (wazero.CompiledModule, error) {
 	unlock, err := lockFile(filepath.Join(d.dir, cacheCompileLockName), false)
 	if err != nil {
 		d.logger.Warn("compile cache: lock", "err", err)
 		unlock = func() {}
 	}
 	defer unlock()
+	owners := d.startCompile(module)
 	before, lerr := d.list()
 	compiled, err := fn()
+	owners = d.endCompile(module, owners)
 	if err != nil || lerr != nil {
 		return compiled, err
 	}
@@ -276,13 +311,11 @@ func (d *diskCache) compile(fn func() (wazero.CompiledModule, error)) (wazero.Co
 		if err != nil {
 			continue // removed again meanwhile (another process's stale entry)
 		}
-		add[rel] = cacheEntry{SHA256: sum, Size: size}
+		add[rel] = cacheEntry{SHA256: sum, Size: size, Modules: owners}
 	}
-	if len(add) > 0 {
-		if err := d.record(add); err != nil {
-			// Unrecorded files are only deleted and compiled again at the next start.
-			d.logger.Warn("compile cache: recording new files", "err", err)
-		}
+	if err := d.record(add, module); err != nil {
+		// Unrecorded files are only deleted and compiled again at the next start.
+		d.logger.Warn("compile cache: recording new files", "err", err)
 	}
 	return compiled, nil
 }
@@ -357,8 +390,8 @@ func (d *diskCache) has(rel string) bool {
 	return ok
 }
 
-// write stores b as rel (atomically) and records it.
-func (d *diskCache) write(rel string, b []byte) error {
+// write stores b as rel (atomically) and records it as module's.
+func (d *diskCache) write(rel, module string, b []byte) error {
 	unlock, err := lockFile(filepath.Join(d.dir, cacheCompileLockName), false)
 	if err != nil {
 		return err
@@ -372,11 +405,14 @@ func (d *diskCache) write(rel string, b []byte) error {
 		return err
 	}
 	sum := sha256.Sum256(b)
-	return d.record(map[string]cacheEntry{rel: {SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}})
+	return d.record(map[string]cacheEntry{rel: {SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b)), Modules: []string{module}}}, module)
 }
 
-// record adds entries to the index.
-func (d *diskCache) record(add map[string]cacheEntry) error {
+// record adds entries to the index, marks module's files used, and keeps
+// the directory within its size. It writes the index only when this
+// changes it: a start whose files were marked within touchEvery costs a
+// read of the index.
+func (d *diskCache) record(add map[string]cacheEntry, module string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	unlock, err := lockFile(filepath.Join(d.dir, cacheIndexLockName), true)
@@ -391,8 +427,24 @@ func (d *diskCache) record(add map[string]cacheEntry) error {
 		d.logger.Warn("compile cache: the index failed its check and is started anew", "dir", d.dir, "err", err)
 		index = map[string]cacheEntry{}
 	}
+	now := d.now().Unix()
+	changed := false
 	for rel, e := range add {
+		if old, ok := index[rel]; ok && old.SHA256 == e.SHA256 {
+			e.Modules = union(old.Modules, e.Modules)
+		}
+		e.Used = now
 		index[rel] = e
+		changed = true
+	}
+	if d.touch(index, module, now) {
+		changed = true
+	}
+	if d.prune(index, touchEvery) {
+		changed = true
+	}
+	if !changed {
+		return nil
 	}
 	return d.writeIndex(index)
 }
@@ -485,10 +537,12 @@ func hashFile(path string) (string, int64, error) {
 
 // compileModule compiles module on rt, through the verified disk cache when
 // the host has one. Every compile of a plugin module goes through here.
-func (h *Host) compileModule(ctx context.Context, rt wazero.Runtime, module []byte) (wazero.CompiledModule, error) {
+// sha names the plugin's module (as loaded, before instrumentation) for
+// the cache's record of use.
+func (h *Host) compileModule(ctx context.Context, rt wazero.Runtime, module []byte, sha string) (wazero.CompiledModule, error) {
 	h.compiles.Add(1)
 	if h.disk == nil {
 		return rt.CompileModule(ctx, module)
 	}
-	return h.disk.compile(func() (wazero.CompiledModule, error) { return rt.CompileModule(ctx, module) })
+	return h.disk.compile(sha, func() (wazero.CompiledModule, error) { return rt.CompileModule(ctx, module) })
 }

@@ -9,6 +9,8 @@ import (
 // a copy, so one Config can be shared and varied safely.
 type Config struct {
 	cacheDir      string
+	cacheLimits   CacheLimits
+	now           func() time.Time // the compile cache's clock (tests move it)
 	poolSize      int
 	logger        *slog.Logger
 	logLevel      slog.Level
@@ -67,6 +69,24 @@ func NewConfig() Config {
 // WithCompilationCacheDir keeps compiled modules in dir, so a restart loads
 // plugins without compiling them again.
 func (c Config) WithCompilationCacheDir(dir string) Config { c.cacheDir = dir; return c }
+
+// CacheLimits bound a compile cache directory. Each start of a plugin
+// marks its files used; a file unused for MaxUnused is deleted when a host
+// opens the directory, and past MaxBytes the least recently used files go
+// first (a deleted file costs its plugin one compile at its next start).
+type CacheLimits struct {
+	MaxBytes  int64         // 0: DefaultCacheLimits.MaxBytes
+	MaxUnused time.Duration // 0: DefaultCacheLimits.MaxUnused
+}
+
+// DefaultCacheLimits keep about twenty generations of the built-in plugins
+// (about 100 MB each, both kinds) and forget a plugin a month after its
+// last start.
+var DefaultCacheLimits = CacheLimits{MaxBytes: 2 << 30, MaxUnused: 30 * 24 * time.Hour}
+
+// WithCompilationCacheLimits bounds the compile cache directory's size
+// and how long it keeps files no start used.
+func (c Config) WithCompilationCacheLimits(l CacheLimits) Config { c.cacheLimits = l; return c }
 
 // WithPoolSize bounds the live instances per plugin and kind (read-only, writing) (0: 2×GOMAXPROCS).
 func (c Config) WithPoolSize(n int) Config { c.poolSize = n; return c }

@@ -1,6 +1,9 @@
 package wasm
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // AcquireForBenchmark takes an instance from a variant's pool and returns the
 // function that puts it back: the pool's cost alone, for BenchmarkPoolAcquire.
@@ -55,3 +58,7 @@ var CompareActions = compareActions
 
 // CompilesForTest counts the modules the host handed to wazero to compile.
 func (h *Host) CompilesForTest() int64 { return h.compiles.Load() }
+
+// WithCacheClockForTest sets the clock the compile cache marks and judges
+// use by.
+func (c Config) WithCacheClockForTest(now func() time.Time) Config { c.now = now; return c }

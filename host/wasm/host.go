@@ -69,7 +69,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	h := &Host{cfg: cfg, registry: reg, plugins: map[string]*Plugin{}, tools: map[string]*Plugin{}, kept: map[string][]*Plugin{}}
 	if cfg.cacheDir != "" {
 		// Every file is verified before wazero may read one.
-		disk, err := openDiskCache(cfg.cacheDir, cfg.logger)
+		disk, err := openDiskCache(cfg.cacheDir, cfg.cacheLimits, cfg.now, cfg.logger)
 		if err != nil {
 			return nil, fmt.Errorf("compilation cache %s: %w", cfg.cacheDir, err)
 		}
@@ -355,7 +355,7 @@ func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
 	out, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal})
 	if err == nil && cached != "" {
 		// A failed write only costs the next start the rewrite.
-		if werr := h.disk.write(cached, out); werr != nil {
+		if werr := h.disk.write(cached, sha, out); werr != nil {
 			h.cfg.logger.Warn("keeping the instrumented module", "err", werr)
 		}
 	}

@@ -239,7 +239,7 @@ func (p *Plugin) doCompile(ctx context.Context) error {
 		rt.Close(ctx)
 		return err
 	}
-	compiled, err := h.compileModule(ctx, rt, module)
+	compiled, err := h.compileModule(ctx, rt, module, p.sha256)
 	if err != nil {
 		rt.Close(ctx)
 		return fmt.Errorf("plugin %s: compile: %w", p.Name(), err)
