@@ -123,7 +123,8 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 	}
 }
 
-// TestPDFUnreadPagesAndForms: a page whose glyphs have no known text is
+// TestPDFUnreadPagesAndForms: a page whose glyphs have no known text, or
+// whose content stream does not decode, is
 // reported in the stored index (unreadPages, the page map) rather than
 // indexed as an empty success; a filled form's values are indexed as
 // "label: value", referenced to their page.
@@ -135,11 +136,11 @@ func TestPDFUnreadPagesAndForms(t *testing.T) {
 	ctx := context.Background()
 
 	// Page 1 readable, page 2 drawn in a Type 3 font whose glyph names say
-	// nothing.
+	// nothing, page 3's content stream does not decode.
 	content := func(s string) string { return "<< /Length " + itoa(len(s)) + " >>\nstream\n" + s + "\nendstream" }
 	unreadable := testpdf.Build(
 		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+		"<< /Type /Pages /Kids [3 0 R 4 0 R 10 0 R] /Count 3 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 5 0 R >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /T3 8 0 R >> >> /Contents 6 0 R >>",
 		content("BT /F1 12 Tf 72 700 Td (A readable first page) Tj ET"),
@@ -148,6 +149,8 @@ func TestPDFUnreadPagesAndForms(t *testing.T) {
 		"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /glyphA 9 0 R /glyphB 9 0 R >>"+
 			" /Encoding << /Differences [65 /glyphA /glyphB] >> /FirstChar 65 /LastChar 66 /Widths [500 500] >>",
 		content("500 0 d0"),
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 11 0 R >>",
+		strings.Replace(content("not deflate data, whatever the filter says"), "<<", "<< /Filter /FlateDecode", 1),
 	)
 	f := e.upload(t, svc, "scanned-fonts.pdf", unreadable)
 	if _, err := ing.Ingest(ctx, f.ID, false); err != nil {
@@ -158,7 +161,9 @@ func TestPDFUnreadPagesAndForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	unread, _ := st.Index.Structure["unreadPages"].([]any)
-	if len(unread) != 1 || !strings.Contains(toJSON(unread[0]), `"page":2`) || !strings.Contains(toJSON(unread[0]), `"textStatus":"unreadable"`) {
+	if len(unread) != 2 || !strings.Contains(toJSON(unread[0]), `"page":2`) || !strings.Contains(toJSON(unread[0]), `"textStatus":"unreadable"`) ||
+		!strings.Contains(toJSON(unread[1]), `"page":3`) || !strings.Contains(toJSON(unread[1]), `"textStatus":"unreadable"`) ||
+		!strings.Contains(toJSON(unread[1]), "content stream cannot be read") {
 		t.Errorf("unreadPages: %s", toJSON(st.Index.Structure["unreadPages"]))
 	}
 

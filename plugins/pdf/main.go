@@ -7,6 +7,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/agenthost/agenthost/pdk"
@@ -70,9 +71,9 @@ func structure(d *pdftext.Document, ps pdftext.Prescan) map[string]any {
 		pages[i] = map[string]any{"page": p.Page, "textLength": p.TextLen, "images": p.Images, "table": p.Table}
 		if p.TextStatus != pdftext.TextComplete {
 			pages[i]["textStatus"] = string(p.TextStatus)
-			pages[i]["warning"] = unreadWarning(p.TextStatus, p.Glyphs, p.Unmapped)
+			pages[i]["warning"] = unreadWarning(p.TextStatus, p.Glyphs, p.Unmapped, p.Err)
 			unread = append(unread, map[string]any{"page": p.Page, "textStatus": string(p.TextStatus),
-				"warning": unreadWarning(p.TextStatus, p.Glyphs, p.Unmapped)})
+				"warning": unreadWarning(p.TextStatus, p.Glyphs, p.Unmapped, p.Err)})
 		}
 		images += p.Images
 		if p.Table {
@@ -97,11 +98,15 @@ func structure(d *pdftext.Document, ps pdftext.Prescan) map[string]any {
 	return st
 }
 
-// unreadWarning says why a page's text is missing or incomplete.
-func unreadWarning(s pdftext.TextStatus, glyphs, unmapped int) string {
+// unreadWarning says why a page's text is missing or incomplete: content
+// that could not be read (lost), or glyphs without known text.
+func unreadWarning(s pdftext.TextStatus, glyphs, unmapped int, lost string) string {
 	what := "part of the page's text was not recovered"
 	if s == pdftext.TextUnreadable {
 		what = "the page's text was not recovered"
+	}
+	if lost != "" {
+		return fmt.Sprintf("%s: %s", what, lost)
 	}
 	return fmt.Sprintf("%s: %d of %d glyphs are in fonts that do not say which characters they draw", what, unmapped, glyphs)
 }
@@ -138,12 +143,14 @@ func fromPrescan(secs []pdftext.Section) []pageSection {
 func pages(d *pdftext.Document, secs []pageSection, from, to int) ([]content.Object, error) {
 	var out []content.Object
 	for n := from; n <= to && n <= d.PageCount(); n++ {
+		// A page that cannot be read is reported unreadable; the others
+		// are still read.
 		pc, err := d.Page(n)
-		if err != nil {
-			return nil, pdk.Errorf("invalid_document", "page %d: %v", n, err)
+		if errors.Is(err, pdftext.ErrPageRange) {
+			return nil, pdk.Errorf("invalid_arguments", "page %d: %v", n, err)
 		}
 		o := pageObject(secs, n, pc.Text)
-		markUnread(&o, pc.Status, pc.Glyphs, pc.Unmapped)
+		markUnread(&o, pc.Status, pc.Glyphs, pc.Unmapped, pc.Lost)
 		out = append(out, o)
 	}
 	return out, nil
@@ -198,11 +205,11 @@ func formObjects(d *pdftext.Document, from, to int) ([]content.Object, int, erro
 
 // markUnread records on a page's object that its text is missing or
 // incomplete, so that the store and a reader know the page is unread.
-func markUnread(o *content.Object, s pdftext.TextStatus, glyphs, unmapped int) {
+func markUnread(o *content.Object, s pdftext.TextStatus, glyphs, unmapped int, lost string) {
 	if s == pdftext.TextComplete {
 		return
 	}
-	o.Metadata = map[string]any{"textStatus": string(s), "warning": unreadWarning(s, glyphs, unmapped)}
+	o.Metadata = map[string]any{"textStatus": string(s), "warning": unreadWarning(s, glyphs, unmapped, lost)}
 }
 
 func init() {
@@ -222,7 +229,7 @@ func init() {
 			o := pageObject(secs, i+1, text)
 			if i < len(ps.Pages) {
 				p := ps.Pages[i]
-				markUnread(&o, p.TextStatus, p.Glyphs, p.Unmapped)
+				markUnread(&o, p.TextStatus, p.Glyphs, p.Unmapped, p.Err)
 			}
 			objs = append(objs, o)
 		}

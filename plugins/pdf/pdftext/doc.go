@@ -45,6 +45,7 @@ package pdftext
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"errors"
 	"fmt"
@@ -271,6 +272,10 @@ type PageContent struct {
 	// excluded), Unmapped those without text.
 	Status           TextStatus
 	Glyphs, Unmapped int
+	// Lost says why content of the page could not be read (a content
+	// stream or form that does not decode): Status is then TextPartial, or
+	// TextUnreadable when nothing of it could be read.
+	Lost string
 }
 
 // TextStatus says whether a page's text could be read whole.
@@ -296,17 +301,43 @@ func textStatus(glyphs, unmapped int) TextStatus {
 	return TextComplete
 }
 
+// contentStatus is textStatus for a page of which some content could not
+// be read (lost): partial at best, unreadable when it showed no glyph.
+func contentStatus(glyphs, unmapped int, lost error) TextStatus {
+	s := textStatus(glyphs, unmapped)
+	switch {
+	case lost == nil:
+		return s
+	case glyphs == 0:
+		return TextUnreadable
+	case s == TextComplete:
+		return TextPartial
+	}
+	return s
+}
+
 // Page is PageText with the page's text status: a page whose glyphs
-// cannot be read is reported as such, not as a page without text.
+// cannot be read is reported as such, not as a page without text. A page
+// whose content cannot be read at all gives the error, and pc says so
+// too (TextUnreadable, Lost).
 func (d *Document) Page(n int) (pc PageContent, err error) {
+	defer func() {
+		if err != nil && !errors.Is(err, ErrPageRange) {
+			pc = PageContent{Status: TextUnreadable, Lost: err.Error()}
+		}
+	}()
 	defer recoverTo(&err, fmt.Sprintf("page %d", n))
 	var st pageStats
 	glyphs, _, err := d.pageGlyphs(n, &st)
 	if err != nil {
 		return PageContent{}, err
 	}
-	return PageContent{Text: layoutText(glyphs, true), Status: textStatus(st.shown, st.unmapped),
-		Glyphs: st.shown, Unmapped: st.unmapped}, nil
+	pc = PageContent{Text: layoutText(glyphs, true), Status: contentStatus(st.shown, st.unmapped, st.lost),
+		Glyphs: st.shown, Unmapped: st.unmapped}
+	if st.lost != nil {
+		pc.Lost = st.lost.Error()
+	}
+	return pc, nil
 }
 
 // pageGlyphs interprets page n and returns its glyphs in device space. When
@@ -317,10 +348,11 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 		return nil, nil, fmt.Errorf("pdftext: page %d of %d: %w", n, len(d.pages), ErrPageRange)
 	}
 	p := &d.pages[n-1]
-	content, err := d.pageContent(p, nil)
+	content, lost, err := d.pageContent(p, nil)
 	if err != nil {
 		return nil, p, fmt.Errorf("pdftext: page %d: %w", n, err)
 	}
+	st.lose(lost)
 	in := newInterp(d, p, st)
 	in.glyphs = d.glyphBuf[:0]
 	in.run(content, p.resources, 0)
@@ -330,36 +362,47 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 
 // pageContent decodes and concatenates the page's content streams. A stream
 // that fails to decode is skipped rather than failing the page: the other
-// streams usually still carry the text. With buf (not nil) the content is
-// inflated into it where it can be, for a caller that keeps nothing of
-// the content past the next page.
-func (d *Document) pageContent(p *page, buf []byte) ([]byte, error) {
+// streams usually still carry the text; the first such failure is returned
+// as lost, so that the page is reported incomplete rather than whole. A
+// page none of whose content could be read fails. With buf (not nil) the
+// content is inflated into it where it can be, for a caller that keeps
+// nothing of the content past the next page.
+func (d *Document) pageContent(p *page, buf []byte) (content []byte, lost, err error) {
 	o, err := d.xref.Dereference(p.dict["Contents"])
-	if err != nil || o == nil {
-		return nil, nil
+	if err != nil {
+		// A missing object is null (no content); one that is there and
+		// cannot be read is not.
+		return nil, nil, fmt.Errorf("%w: its content stream cannot be read: %v", ErrMalformed, err)
 	}
 	switch o := o.(type) {
 	case types.StreamDict:
+		var b []byte
 		if buf != nil && o.Content == nil && isPlainFlate(o) {
-			if err := d.load(&o); err != nil {
-				return nil, err
+			if err = d.load(&o); err == nil {
+				b, err = d.inflateTo(buf[:0], o.Raw)
 			}
-			return d.inflateTo(buf[:0], o.Raw)
+		} else {
+			b, err = d.streamData(o)
 		}
-		return d.streamData(o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("its content stream cannot be read: %w", err)
+		}
+		return b, nil, nil
 	case types.Array:
 		all := buf[:0]
-		var firstErr error
 		for _, e := range o {
-			sd, ok := d.deref(e).(types.StreamDict)
+			el, err := d.xref.Dereference(e)
+			if err != nil {
+				lost = cmp.Or(lost, fmt.Errorf("a content stream cannot be read: %w", err))
+				continue
+			}
+			sd, ok := el.(types.StreamDict)
 			if !ok {
 				continue
 			}
 			b, err := d.streamData(sd)
 			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
+				lost = cmp.Or(lost, fmt.Errorf("a content stream cannot be read: %w", err))
 				continue
 			}
 			all = append(all, b...)
@@ -367,12 +410,12 @@ func (d *Document) pageContent(p *page, buf []byte) ([]byte, error) {
 			// separator keeps the last token of one from joining the next.
 			all = append(all, '\n')
 		}
-		if len(all) == 0 && firstErr != nil {
-			return nil, firstErr
+		if len(all) == 0 && lost != nil {
+			return nil, nil, lost
 		}
-		return all, nil
+		return all, lost, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // streamData decodes a stream's filters. pdfcpu keeps the decoded bytes on

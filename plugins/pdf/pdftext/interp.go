@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -75,6 +76,16 @@ type pageStats struct {
 	// those of them whose text is unknown (a font without a Unicode
 	// mapping for them and no ActualText around them).
 	shown, unmapped int
+	// lost is the first content (a content stream, a form) that could not
+	// be read: the page's text is then incomplete.
+	lost error
+}
+
+// lose records content that could not be read; st may be nil.
+func (st *pageStats) lose(err error) {
+	if st != nil && st.lost == nil {
+		st.lost = err
+	}
 }
 
 type interp struct {
@@ -601,6 +612,7 @@ func (in *interp) xobject(res types.Dict, name string, depth int) {
 	}
 	data, formRes, err := in.d.formContent(x.sd, res)
 	if err != nil {
+		in.st.lose(fmt.Errorf("form %s cannot be read: %w", name, err))
 		return
 	}
 	sd := x.sd

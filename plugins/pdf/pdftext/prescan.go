@@ -50,8 +50,9 @@ type PageInfo struct {
 	// Table is the table heuristic: several lines whose words stand in
 	// aligned columns, or ruled boxes around aligned text.
 	Table bool
-	// Err is set when the page's content could not be read; the rest of
-	// the page map is still valid.
+	// Err is set when the page's content, or part of it, could not be
+	// read (TextStatus then says which); the rest of the page map is still
+	// valid.
 	Err string `json:",omitempty"`
 	// TextStatus is TextUnreadable or TextPartial when the page shows
 	// glyphs whose text is unknown: Glyphs shown, Unmapped of them.
@@ -184,14 +185,17 @@ func (d *Document) scanPage(n int, sizes map[float64]int, each func(n int, glyph
 	var st pageStats
 	glyphs, err := d.pageGlyphsSafe(n, &st)
 	if err != nil {
-		info.Err = err.Error()
+		st.lose(err)
 	} else if each != nil {
 		// Layout only reads the glyphs; the measuring below reads them too.
 		each(n, glyphs)
 	}
 	info.Images = st.images
 	info.Glyphs, info.Unmapped = st.shown, st.unmapped
-	info.TextStatus = textStatus(st.shown, st.unmapped)
+	info.TextStatus = contentStatus(st.shown, st.unmapped, st.lost)
+	if st.lost != nil {
+		info.Err = st.lost.Error()
+	}
 	// A run of glyphs of one size adds to sizes once: a map with float
 	// keys takes the runtime's slow generic path, which cost 2% of the
 	// plugin's time under wazero when done per glyph. The sums and keys

@@ -1,6 +1,8 @@
 package pdftext
 
 import (
+	"cmp"
+	"fmt"
 	"unicode"
 	"unicode/utf8"
 
@@ -25,6 +27,7 @@ type sketch struct {
 	glyphs, unmapped int
 	images           int
 	strings          [][]byte // the string operands since the last operator
+	lost             error    // the first content that could not be read (see pageStats)
 }
 
 // maxSketchBuf bounds the content buffer the sketch keeps between pages.
@@ -37,19 +40,23 @@ func (d *Document) sketchPage(n int, info *PageInfo) {
 	if d.sketchBuf == nil {
 		d.sketchBuf = make([]byte, 0, 64<<10)
 	}
-	content, err := d.pageContent(p, d.sketchBuf)
+	content, lost, err := d.pageContent(p, d.sketchBuf)
 	if cap(content) > cap(d.sketchBuf) && cap(content) <= maxSketchBuf {
 		d.sketchBuf = content[:0]
 	}
 	if err != nil {
 		info.Err = err.Error()
+		info.TextStatus = TextUnreadable
 		return
 	}
-	s := &sketch{d: d, forms: map[int]bool{}}
+	s := &sketch{d: d, forms: map[int]bool{}, lost: lost}
 	s.run(content, p.resources, 0)
 	info.TextLen, info.Images = s.text, s.images
 	info.Glyphs, info.Unmapped = s.glyphs, s.unmapped
-	info.TextStatus = textStatus(s.glyphs, s.unmapped)
+	info.TextStatus = contentStatus(s.glyphs, s.unmapped, s.lost)
+	if s.lost != nil {
+		info.Err = s.lost.Error()
+	}
 }
 
 func (s *sketch) run(data []byte, res types.Dict, depth int) {
@@ -289,6 +296,7 @@ func (s *sketch) xobject(res types.Dict, name []byte, depth int) {
 	}
 	data, formRes, err := s.d.formContent(x.sd, res)
 	if err != nil {
+		s.lost = cmp.Or(s.lost, fmt.Errorf("form %s cannot be read: %w", name, err))
 		return
 	}
 	saved := s.strings
