@@ -90,11 +90,11 @@ func TestCompileCachePrune(t *testing.T) {
 	const day = 24 * time.Hour
 	month := wasm.CacheLimits{MaxBytes: 1 << 40, MaxUnused: 30 * day}
 	type step struct {
-		after   time.Duration // the clock moves this far first
-		limits  wasm.CacheLimits
-		starts  []string // plugins started on a host opened now ("" : open only)
-		want    []string // plugins whose files the directory holds after the step
-		pruned  bool     // the step logs a deletion
+		after  time.Duration // the clock moves this far first
+		limits wasm.CacheLimits
+		starts []string // plugins started on a host opened now ("" : open only)
+		want   []string // plugins whose files the directory holds after the step
+		pruned bool     // the step logs a deletion
 	}
 	cases := []struct {
 		name  string
