@@ -28,18 +28,9 @@ func (c *testClock) advance(d time.Duration) {
 // pruneHost is a host on the compile cache dir with these limits and clock.
 func pruneHost(t *testing.T, dir string, limits wasm.CacheLimits, clock *testClock, logs *logCapture) *wasm.Host {
 	t.Helper()
-	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wasm.New(context.Background(), wasm.NewConfig().
-		WithCapabilities(reg).WithGrantDeclared(true).WithAllowUnsigned(true).
-		WithLogger(slog.New(logs)).
-		WithCompilationCacheDir(dir).WithCompilationCacheLimits(limits).WithCacheClockForTest(clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
+	return cacheHost(t, dir, logs, func(c wasm.Config) wasm.Config {
+		return c.WithCompilationCacheLimits(limits).WithCacheClockForTest(clock.Now)
+	})
 }
 
 // start loads module on h and compiles it (a start of the plugin).

@@ -17,17 +17,22 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/interrupt"
 )
 
-// cacheHost is a host with its compile cache in dir, logging into logs.
-func cacheHost(t *testing.T, dir string, logs *logCapture) *wasm.Host {
+// cacheHost is a host with its compile cache in dir, logging into logs;
+// more changes its configuration further.
+func cacheHost(t *testing.T, dir string, logs *logCapture, more ...func(wasm.Config) wasm.Config) *wasm.Host {
 	t.Helper()
 	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := wasm.New(context.Background(), wasm.NewConfig().
+	cfg := wasm.NewConfig().
 		WithCapabilities(reg).WithGrantDeclared(true).WithAllowUnsigned(true).
 		WithLogger(slog.New(logs)).
-		WithCompilationCacheDir(dir))
+		WithCompilationCacheDir(dir)
+	for _, f := range more {
+		cfg = f(cfg)
+	}
+	h, err := wasm.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
