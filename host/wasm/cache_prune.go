@@ -140,8 +140,10 @@ func (d *diskCache) prune(index map[string]cacheEntry, spare time.Duration) bool
 			}
 			remove(c.rel)
 		}
-		d.logger.Info("compile cache: deleted the least recently used files to keep its size",
-			"dir", d.dir, "files", n, "bytes", freed, "size", total, "max_bytes", d.limits.MaxBytes)
+		if n > 0 {
+			d.logger.Info("compile cache: deleted the least recently used files to keep its size",
+				"dir", d.dir, "files", n, "bytes", freed, "size", total, "max_bytes", d.limits.MaxBytes)
+		}
 	}
 	return len(old) > 0 || n > 0
 }
