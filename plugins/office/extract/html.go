@@ -110,7 +110,22 @@ func findTitleAt(n *html.Node, depth int) string {
 
 // textOf is the plain text under a node, whitespace collapsed.
 func textOf(n *html.Node) string {
+	return strings.Join(htmlLines(n, 0, false), " ")
+}
+
+// htmlLines is the text under a node, whitespace collapsed, as one line;
+// with nestTables, each table under it ends the line and adds its rows as
+// lines of their own (nestedTableText), as the Word and OpenDocument
+// extractors write a table nested in a cell.
+func htmlLines(n *html.Node, depth int, nestTables bool) []string {
+	var lines []string
 	var b strings.Builder
+	flush := func() {
+		if line := strings.Join(strings.Fields(b.String()), " "); line != "" {
+			lines = append(lines, line)
+		}
+		b.Reset()
+	}
 	var walk func(*html.Node, int)
 	walk = func(n *html.Node, depth int) {
 		if depth > maxDepth {
@@ -126,13 +141,20 @@ func textOf(n *html.Node) string {
 			if alt := attrOf(n, "alt"); alt != "" {
 				b.WriteString(alt + " ")
 			}
+		case nestTables && n.Type == html.ElementNode && n.DataAtom == atom.Table:
+			flush()
+			if text := nestedTableText(htmlTableAt(n, depth+1)); text != "" {
+				lines = append(lines, text)
+			}
+			return
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			walk(c, depth+1)
 		}
 	}
-	walk(n, 0)
-	return strings.Join(strings.Fields(b.String()), " ")
+	walk(n, depth)
+	flush()
+	return lines
 }
 
 func attrOf(n *html.Node, key string) string {
@@ -354,12 +376,17 @@ func (h *htmlRenderer) children(n *html.Node) {
 	}
 }
 
-// htmlTable collects a table's rows of cell texts (nested tables'
-// text flattened into their cell). colspan leaves empty cells after.
-func htmlTable(t *html.Node) [][]string {
+// htmlTable collects a table's rows of cell texts; a table in a cell is
+// written into it a row per line. colspan leaves empty cells after.
+func htmlTable(t *html.Node) [][]string { return htmlTableAt(t, 0) }
+
+func htmlTableAt(t *html.Node, depth int) [][]string {
 	var rows [][]string
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
+	var walk func(n *html.Node, depth int)
+	walk = func(n *html.Node, depth int) {
+		if depth > maxDepth {
+			return
+		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type != html.ElementNode {
 				continue
@@ -369,7 +396,7 @@ func htmlTable(t *html.Node) [][]string {
 				var row []string
 				for td := c.FirstChild; td != nil; td = td.NextSibling {
 					if td.Type == html.ElementNode && (td.DataAtom == atom.Td || td.DataAtom == atom.Th) {
-						row = append(row, textOf(td))
+						row = append(row, strings.Join(htmlLines(td, depth+2, true), "\n"))
 						if span, err := strconv.Atoi(attrOf(td, "colspan")); err == nil && span > 1 && span < 64 {
 							for i := 1; i < span; i++ {
 								row = append(row, "")
@@ -381,10 +408,10 @@ func htmlTable(t *html.Node) [][]string {
 					rows = append(rows, row)
 				}
 			case atom.Thead, atom.Tbody, atom.Tfoot:
-				walk(c)
+				walk(c, depth+1)
 			}
 		}
 	}
-	walk(t)
+	walk(t, depth)
 	return rows
 }

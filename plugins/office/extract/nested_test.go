@@ -7,6 +7,11 @@ import (
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
+// nestedWant is the table of lo-nested-table in every format.
+const nestedWant = "| Pass | Canton | Stations |\n| --- | --- | --- |\n" +
+	"| Gotthard | Uri | Two stations:<br>Station · Altitude<br>Hospental · 1452 m<br>Gütsch · 2283 m<br>Readings every ten minutes. |\n" +
+	"| Grimsel | Bern | Grimsel Hospiz · 1980 m<br>Oberaar · (Wind · since 1994; Snow · since 2003) |"
+
 // TestNestedTables: a table in a table's cell (LibreOffice's DOCX, ODT
 // and Word 97-2003 saves of one document) is written into its cell a row per
 // line, its cells joined by " · ", after and before the cell's own
@@ -14,15 +19,12 @@ import (
 // parentheses. The three formats give the same table, which says how many
 // tables it holds.
 func TestNestedTables(t *testing.T) {
-	want := "| Pass | Canton | Stations |\n| --- | --- | --- |\n" +
-		"| Gotthard | Uri | Two stations:<br>Station · Altitude<br>Hospental · 1452 m<br>Gütsch · 2283 m<br>Readings every ten minutes. |\n" +
-		"| Grimsel | Bern | Grimsel Hospiz · 1980 m<br>Oberaar · (Wind · since 1994; Snow · since 2003) |"
 	for _, file := range []string{"lo-nested-table.docx", "lo-nested-table.doc", "lo-nested-table.odt"} {
 		t.Run(file, func(t *testing.T) {
 			idx, objs := mustRun(t, testcorpus.Read(t, "office", "nested", file), file, "", Limits{})
 			got := texts(objs)
-			if len(got) != 3 || got[0] != "Passes and their weather stations." || got[1] != want || got[2] != "Text after the table." {
-				t.Fatalf("objects %q, want the table as\n%s", got, want)
+			if len(got) != 3 || got[0] != "Passes and their weather stations." || got[1] != nestedWant || got[2] != "Text after the table." {
+				t.Fatalf("objects %q, want the table as\n%s", got, nestedWant)
 			}
 			if md := objs[1].Metadata; md["table"] != 1 || md["rows"] != 3 || md["cols"] != 3 || md["nestedTables"] != 3 || idx.Structure["tables"] != 1 {
 				t.Errorf("table metadata %v, structure %v", md, idx.Structure)
@@ -138,5 +140,15 @@ func TestDOCNestedMarksHostile(t *testing.T) {
 	copy(page[11:], grpprl)
 	if p := papxFlags(page, 10); !p.inTable || p.depth != 0 {
 		t.Errorf("negative depth change: %+v", p)
+	}
+}
+
+// TestNestedTableHTML: LibreOffice's HTML save of the same document gives
+// the same table in the page's Markdown.
+func TestNestedTableHTML(t *testing.T) {
+	_, objs := mustRun(t, testcorpus.Read(t, "office", "nested", "lo-nested-table.html"), "lo-nested-table.html", "text/html", Limits{})
+	got := strings.Join(texts(objs), "\n\n")
+	if !strings.Contains(got, nestedWant) || !strings.Contains(got, "Passes and their weather stations.") || !strings.Contains(got, "Text after the table.") {
+		t.Fatalf("got\n%s\nwant the table as\n%s", got, nestedWant)
 	}
 }
