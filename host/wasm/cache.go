@@ -304,8 +304,8 @@ func (d *diskCache) compile(module string, fn func() (wazero.CompiledModule, err
 	}
 	add := map[string]cacheEntry{}
 	for rel := range after {
-		if before[rel] {
-			continue
+		if before[rel] || strings.HasPrefix(rel, instrumentedDir) {
+			continue // instrumented modules are recorded by write, as their module's
 		}
 		sum, size, err := hashFile(filepath.Join(d.dir, filepath.FromSlash(rel)))
 		if err != nil {

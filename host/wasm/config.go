@@ -79,9 +79,9 @@ type CacheLimits struct {
 	MaxUnused time.Duration // 0: DefaultCacheLimits.MaxUnused
 }
 
-// DefaultCacheLimits keep about twenty generations of the built-in plugins
-// (about 100 MB each, both kinds) and forget a plugin a month after its
-// last start.
+// DefaultCacheLimits keep about four generations of the built-in plugins
+// (about 520 MB of native code and instrumented modules each) and forget a
+// plugin a month after its last start.
 var DefaultCacheLimits = CacheLimits{MaxBytes: 2 << 30, MaxUnused: 30 * 24 * time.Hour}
 
 // WithCompilationCacheLimits bounds the compile cache directory's size

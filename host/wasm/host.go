@@ -326,8 +326,11 @@ func (h *Host) checkImports(p *Plugin) error {
 // milliseconds.
 // instrumentedName is the cache entry of a module's instrumented form.
 func instrumentedName(sha string) string {
-	return "instrumented/" + sha + "-" + interrupt.Version + ".wasm"
+	return instrumentedDir + sha + "-" + interrupt.Version + ".wasm"
 }
+
+// instrumentedDir holds the instrumented modules in the cache directory.
+const instrumentedDir = "instrumented/"
 
 // CompiledBefore reports whether this machine's compile cache holds the
 // plugin from an earlier compile, so its first use reads native code rather
