@@ -355,7 +355,9 @@ func (d *Document) pageGlyphs(n int, st *pageStats) ([]glyph, *page, error) {
 	st.lose(lost)
 	in := newInterp(d, p, st)
 	in.glyphs = d.glyphBuf[:0]
+	base := in.gs
 	in.run(content, p.resources, 0)
+	in.annotations(p, base)
 	d.glyphBuf = in.shown()
 	return d.glyphBuf, p, nil
 }

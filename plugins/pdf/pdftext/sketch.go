@@ -51,6 +51,7 @@ func (d *Document) sketchPage(n int, info *PageInfo) {
 	}
 	s := &sketch{d: d, forms: map[int]bool{}, lost: lost}
 	s.run(content, p.resources, 0)
+	s.annotations(p)
 	info.TextLen, info.Images = s.text, s.images
 	info.Glyphs, info.Unmapped = s.glyphs, s.unmapped
 	info.TextStatus = contentStatus(s.glyphs, s.unmapped, s.lost)
