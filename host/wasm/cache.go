@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -380,14 +381,22 @@ func (d *diskCache) read(rel string) ([]byte, bool) {
 	return nil, false
 }
 
-// has reports whether the index vouches for rel (without reading it).
-func (d *diskCache) has(rel string) bool {
+// compiledBefore reports whether the index vouches for module's
+// instrumented form (rel) and for native code a compile of it wrote.
+func (d *diskCache) compiledBefore(module, rel string) bool {
 	index, err := d.readIndex()
 	if err != nil {
 		return false
 	}
-	_, ok := index[rel]
-	return ok
+	if _, ok := index[rel]; !ok {
+		return false
+	}
+	for name, e := range index {
+		if !strings.HasPrefix(name, instrumentedDir) && slices.Contains(e.Modules, module) {
+			return true
+		}
+	}
+	return false
 }
 
 // write stores b as rel (atomically) and records it as module's.

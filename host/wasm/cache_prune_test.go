@@ -3,6 +3,7 @@ package wasm_test
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -205,4 +206,52 @@ func TestCompileCachePrune(t *testing.T) {
 			t.Errorf("%d bytes cached after open, over MaxBytes %d", total, limits.MaxBytes)
 		}
 	})
+}
+
+// TestCompiledBefore: a plugin counts as compiled before (serve then
+// leaves it to its first use) only while the cache holds both its
+// instrumented module and native code of it; either gone, it is not.
+func TestCompiledBefore(t *testing.T) {
+	ctx := context.Background()
+	echo := testModule(t, "echo")
+	compiledBefore := func(dir string) bool {
+		h := cacheHost(t, dir, &logCapture{})
+		defer h.Close(ctx)
+		p, err := h.Load(ctx, wasm.Source{Origin: "echo", Module: echo, Builtin: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.CompiledBefore()
+	}
+	dir := filepath.Join(t.TempDir(), "cache")
+	if compiledBefore(dir) {
+		t.Fatal("compiled before in an empty cache")
+	}
+	fillCache(t, dir, echo)
+	if !compiledBefore(dir) {
+		t.Fatal("not compiled before after a start")
+	}
+	for _, c := range []struct {
+		remove string // the files removed: names that start so
+		want   bool
+	}{{"", true}, {"wazero-", false}, {"instrumented/", false}} {
+		name := "nothing removed"
+		if c.remove != "" {
+			name = "without " + c.remove
+		}
+		t.Run(name, func(t *testing.T) {
+			copyDir := filepath.Join(t.TempDir(), "cache")
+			copyCache(t, dir, copyDir)
+			for rel := range cacheFiles(t, copyDir) {
+				if c.remove != "" && strings.HasPrefix(rel, c.remove) {
+					if err := os.Remove(filepath.Join(copyDir, rel)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if got := compiledBefore(copyDir); got != c.want {
+				t.Errorf("compiled before: %v, want %v", got, c.want)
+			}
+		})
+	}
 }

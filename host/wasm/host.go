@@ -336,7 +336,7 @@ const instrumentedDir = "instrumented/"
 // plugin from an earlier compile, so its first use reads native code rather
 // than compiling (serve then leaves it to its first use).
 func (p *Plugin) CompiledBefore() bool {
-	return p.h.disk != nil && p.h.disk.has(instrumentedName(p.sha256))
+	return p.h.disk != nil && p.h.disk.compiledBefore(p.sha256, instrumentedName(p.sha256))
 }
 
 func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
