@@ -126,8 +126,9 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 // TestPDFUnreadPagesAndForms: a page whose glyphs have no known text, or
 // whose content stream does not decode, is
 // reported in the stored index (unreadPages, the page map) rather than
-// indexed as an empty success; a filled form's values are indexed as
-// "label: value", referenced to their page.
+// indexed as an empty success; a comment drawn over a page is found on
+// it; a filled form's values are indexed as "label: value", referenced to
+// their page.
 func TestPDFUnreadPagesAndForms(t *testing.T) {
 	e := newEnv(t)
 	h := wasmtest.Host(t, "pdf")
@@ -167,11 +168,21 @@ func TestPDFUnreadPagesAndForms(t *testing.T) {
 		t.Errorf("unreadPages: %s", toJSON(st.Index.Structure["unreadPages"]))
 	}
 
+	// A comment drawn over a page is found on that page.
+	annotated := e.upload(t, svc, "annotated.pdf", testcorpus.Read(t, "pdf", "classes", "annots-pdfcpu-annottest.pdf"))
+	if _, err := ing.Ingest(ctx, annotated.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "gopher", FileIDs: []string{annotated.ID}})
+	if err != nil || len(hits) == 0 || hits[0].Ref.PageIndex != 1 {
+		t.Errorf("the comment 'gopher' not found on page 1: %v %+v", err, hits)
+	}
+
 	form := e.upload(t, svc, "form.pdf", testcorpus.Read(t, "pdf", "classes", "forms-pdfcpu-demo-en.pdf"))
 	if _, err := ing.Ingest(ctx, form.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "Jackie", FileIDs: []string{form.ID}})
+	hits, err = e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "Jackie", FileIDs: []string{form.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
