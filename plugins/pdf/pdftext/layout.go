@@ -771,11 +771,69 @@ func groupLines(frags []*frag) []*line {
 func (l *line) overlaps(f *frag) bool {
 	for _, g := range l.frags {
 		o := fmin(f.x1, g.x1) - fmax(f.x0, g.x0)
-		if o > 0 && o > 0.5*fmin(f.x1-f.x0, g.x1-g.x0) {
+		if o > 0 && o > 0.5*fmin(f.x1-f.x0, g.x1-g.x0) && !kernedIn(f, g) && !kernedIn(g, f) {
 			return true
 		}
 	}
 	return false
+}
+
+// kernedIn reports whether s is a piece of o's word set over its edge: the
+// raised, smaller A of the LaTeX logo or the lowered E of TeX's, kerned
+// back into the letter before; a TeX accent raised over a capital. It is
+// at most two characters, off o's baseline by less than half o's size,
+// and either a spacing accent over o or set between half and nine tenths
+// of o's size across o's edge; text drawn over other text (a stamp, a
+// heading over a footnote) is larger, further off or wider.
+func kernedIn(s, o *frag) bool {
+	dy := math.Abs(s.y - o.y)
+	if len(s.text) > 8 || utf8.RuneCount(s.text) > 2 || dy <= 0.1*fmin(s.size, o.size) || dy >= 0.5*o.size {
+		return false
+	}
+	if spacingAccent(s.text) != 0 {
+		return s.size <= 1.1*o.size && s.x0 >= o.x0-0.2*o.size && s.x1 <= o.x1+0.2*o.size
+	}
+	return s.size >= 0.5*o.size && s.size <= 0.9*o.size &&
+		(s.x0 < o.x0 && s.x1 > o.x0 || s.x0 < o.x1 && s.x1 > o.x1)
+}
+
+// spacingAccent is the combining mark of the spacing accent b (TeX draws
+// an accent as a glyph of its own over the letter), or 0 when b is not
+// one.
+func spacingAccent(b []byte) rune {
+	r, n := utf8.DecodeRune(b)
+	if n != len(b) {
+		return 0
+	}
+	switch r {
+	case '\u02C6':
+		return '\u0302'
+	case '\u02DC':
+		return '\u0303'
+	case '\u00A8':
+		return '\u0308'
+	case '\u00B4':
+		return '\u0301'
+	case '`':
+		return '\u0300'
+	case '\u00B8':
+		return '\u0327'
+	case '\u02C7':
+		return '\u030C'
+	case '\u02D8':
+		return '\u0306'
+	case '\u00AF':
+		return '\u0304'
+	case '\u02D9':
+		return '\u0307'
+	case '\u02DD':
+		return '\u030B'
+	case '\u02DB':
+		return '\u0328'
+	case '\u02DA':
+		return '\u030A'
+	}
+	return 0
 }
 
 // charWidth is the page's typical advance per character: the grid on which
