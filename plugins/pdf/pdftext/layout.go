@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/bidi"
+	unorm "golang.org/x/text/unicode/norm"
 )
 
 // Layout turns positioned glyphs into text, in four passes:
@@ -247,6 +248,9 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		}
 		after := space
 		space = nil
+		if cur != nil && cur.combine(g) {
+			continue
+		}
 		if cur != nil {
 			dy := math.Abs(g.y - cur.y)
 			// Fake bold: the same glyph again, a hair to the side.
@@ -308,6 +312,46 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 	}
 	end()
 	return dropRepeats(joinSpacedLetters(frags))
+}
+
+// combine joins a TeX accent to its letter, as pdftotext does: TeX draws
+// \accent as a spacing accent glyph (OT1 has no accented letters) over
+// the letter, before it or after it, raised over a capital. When g or the
+// fragment's last glyph is such an accent and the other a letter under
+// it, the letter and its combining mark, composed, take the pair's place
+// and combine reports true.
+func (f *frag) combine(g *glyph) bool {
+	if math.Abs(g.y-f.lastY) >= 0.5*fmax(g.size, f.size) || g.size > 1.25*f.size || f.size > 1.25*g.size ||
+		f.lastW <= 0 || g.w <= 0 {
+		return false
+	}
+	// The accent's middle lies over its letter.
+	over := func(ax, aw, lx, lw float64) bool { m := ax + aw/2; return m > lx && m < lx+lw }
+	if mark := spacingAccent([]byte(f.lastText)); mark != 0 && startsLetter(g.text) && over(f.lastX, f.lastW, g.x, g.w) {
+		f.text = f.text[:len(f.text)-len(f.lastText)]
+		if len(f.text) == 0 {
+			// The accent began the fragment: the letter gives its
+			// baseline and place.
+			f.y, f.size, f.font, f.firstX, f.x0 = g.y, g.size, g.font, g.x, g.x
+		}
+		f.lastText = unorm.NFC.String(g.text + string(mark))
+		f.lastX, f.lastY, f.lastW = g.x, g.y, g.w
+	} else if mark := spacingAccent([]byte(g.text)); mark != 0 && startsLetter(f.lastText) && over(g.x, g.w, f.lastX, f.lastW) {
+		f.text = f.text[:len(f.text)-len(f.lastText)]
+		f.lastText = unorm.NFC.String(f.lastText + string(mark))
+	} else {
+		return false
+	}
+	f.text = append(f.text, f.lastText...)
+	f.bold = f.bold && g.bold
+	f.x0, f.x1 = fmin(f.x0, g.x), fmax(f.x1, g.x+g.w)
+	return true
+}
+
+// startsLetter reports whether s starts with a letter.
+func startsLetter(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r)
 }
 
 // settle finishes a fragment. A word of Arabic script joined by its drawn
