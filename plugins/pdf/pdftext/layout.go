@@ -436,8 +436,12 @@ func spacedFonts(glyphs []glyph, dir uint8) fontSet {
 			space = g
 			continue
 		}
+		// XeTeX draws a zero width non-joiner as a space glyph and
+		// a kern taking its width back: the next glyph starts where
+		// the space does, and says nothing of word spaces.
 		if space != nil && prev != nil && g.font != 0 && prev.font == g.font && space.font == g.font &&
-			math.Abs(prev.y-space.y) <= spacedRise*space.size && math.Abs(g.y-space.y) <= spacedRise*space.size {
+			math.Abs(prev.y-space.y) <= spacedRise*space.size && math.Abs(g.y-space.y) <= spacedRise*space.size &&
+			math.Abs(g.x-space.x) > 0.05*space.size {
 			if int(g.font) >= len(count) {
 				count = append(count, make([]uint8, int(g.font)+1-len(count))...)
 			}
