@@ -805,6 +805,13 @@ func groupLines(frags []*frag) []*line {
 			lines = append(lines, &line{frags: []*frag{f}, y: f.y, size: f.size})
 			continue
 		}
+		// A line begun by a superscript (a footnote mark, the A of
+		// LaTeX) takes the baseline of the larger text that follows
+		// it on its line, so that what is set below that baseline (the
+		// E of TeX) is within reach.
+		if f.size > into.size && f.y-into.y <= 0.5*into.size {
+			into.y = f.y
+		}
 		into.frags = append(into.frags, f)
 		into.size = fmax(into.size, f.size)
 	}

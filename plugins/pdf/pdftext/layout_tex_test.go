@@ -1,0 +1,104 @@
+package pdftext
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// fieldsOf is the page's words without the punctuation around them.
+func fieldsOf(s string) map[string]int {
+	m := map[string]int{}
+	for _, w := range strings.Fields(s) {
+		m[strings.TrimFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '’' })]++
+	}
+	return m
+}
+
+// TestTeXLogosAndAccents: TeX's logos (a raised, smaller A and a lowered E
+// kerned into their neighbours; XeTeX's mirrored E) and its accents (a
+// glyph of their own over the letter) read as the words they make, on
+// their line, as pdftotext reads them; the spacing accents do not show.
+func TestTeXLogosAndAccents(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		page  int
+		words map[string]int // whole words, at least this many times
+		lines []string       // whole lines, in this order
+	}{
+		{"tex-accents-pdflatex-ot1", 1, map[string]int{
+			"Façade": 1, "façade": 1, "naı̈ve": 1, "rôle": 1, "señor’s": 1, "piñata": 1, "Élève": 1, "Être": 1,
+			"Zürich": 1, "KÖLN": 1, "Český": 1, "Gdańsk": 1, "Ångström": 1, "déjà": 1, "crème": 1, "brûlée": 1,
+			"LATEX": 2, "TEX": 1, "Café": 1,
+		}, []string{"The Façade of the LATEX Café"}},
+		{"tex-logo-hyph-utf8-p1-2", 1, map[string]int{"LATEX": 3}, nil},
+		{"tex-logo-hyph-utf8-p1-2", 2, map[string]int{"LATEX": 5, "LuaLATEX": 1}, []string{
+			"1.2 LATEX",
+			"1.2.1 LATEX with Babel",
+			"You can switch the language in LATEX with:",
+			"1.2.2 LATEX with Polyglossia",
+		}},
+		{"tex-logo-xetex-notes-p1", 1, map[string]int{"XETEX": 1}, []string{"About XETEX", "Jonathan Kew"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := classText(t, c.name, c.page)
+			have := fieldsOf(got)
+			for w, n := range c.words {
+				if have[w] < n {
+					t.Errorf("%q %d times, want %d or more:\n%s", w, have[w], n, got)
+				}
+			}
+			if err := linesInOrder(got, c.lines); err != nil {
+				t.Errorf("%v:\n%s", err, got)
+			}
+			if i := strings.IndexAny(got, "¸ˆ˜¨´ˇ˘¯˙˝˛˚`"); i >= 0 {
+				t.Errorf("a spacing accent left at %d: %q:\n%s", i, got[max(0, i-20):min(len(got), i+20)], got)
+			}
+			for _, l := range strings.Split(got, "\n") {
+				if w := words(l); w == "A" || w == "E" {
+					t.Errorf("a logo's letter on a line of its own:\n%s", got)
+				}
+			}
+		})
+	}
+}
+
+// TestXeTeXZeroWidthNonJoiner: XeTeX draws a Persian zero width non-joiner
+// as a space glyph and a kern taking its width back, and sets its word
+// spaces as gaps: the non-joiner does not make the font one that draws
+// its spaces, and the words keep their spaces.
+func TestXeTeXZeroWidthNonJoiner(t *testing.T) {
+	got := classText(t, "rtl-xetex-zwnj-bidi-atbegshi", 1)
+	text := words(got)
+	for _, want := range []string{
+		"راست بالا",
+		"چپ بالا",
+		"کنون ای خردمند وصف خرد بدین جایگه گفتن اندرخورد",
+		"خرد رهنمای و خرد دلگشای خرد دست گیرد به هر دو سرای",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+}
+
+// TestMirroredGlyph: a glyph drawn mirrored (a negative determinant, as
+// XeTeX draws its logo's E) reads on its line at its ink, while one
+// turned round (180°) is upside-down text, read in its own frame.
+func TestMirroredGlyph(t *testing.T) {
+	const res = "<< /Font << /F1 5 0 R >> >>"
+	// "Xe" then a mirrored "E" whose origin is at its right edge, then "TeX".
+	mirrored := "BT /F1 20 Tf 100 700 Td (Xe) Tj ET q -1 0 0 1 137.8 700 cm BT /F1 20 Tf 0 0 Td (E) Tj ET Q " +
+		"BT /F1 20 Tf 138 700 Td (TeX) Tj ET BT /F1 10 Tf 100 650 Td (The next line) Tj ET"
+	if got := words(pageText(t, onePage(mirrored, res, helvetica), 1)); got != "XeETeX The next line" {
+		t.Errorf("mirrored: %q", got)
+	}
+	// The same E turned round is drawn from right to left, upside down,
+	// and read apart from the upright line.
+	turned := "BT /F1 20 Tf 100 700 Td (Xe) Tj ET q -1 0 0 -1 300 500 cm BT /F1 20 Tf 0 0 Td (Upside) Tj ET Q " +
+		"BT /F1 20 Tf 138 700 Td (TeX) Tj ET"
+	got := pageText(t, onePage(turned, res, helvetica), 1)
+	if !strings.Contains(got, "Upside") || strings.Contains(words(got), "Xe Upside") || !strings.Contains(words(got), "Xe TeX") {
+		t.Errorf("turned: %q", got)
+	}
+}
