@@ -109,6 +109,7 @@ type line struct {
 	frags []*frag
 	y     float64
 	size  float64
+	ysize float64 // the size of the fragment whose baseline is y (groupLines)
 }
 
 func layoutText(glyphs []glyph, columns bool) string {
@@ -802,15 +803,16 @@ func groupLines(frags []*frag) []*line {
 			}
 		}
 		if into == nil {
-			lines = append(lines, &line{frags: []*frag{f}, y: f.y, size: f.size})
+			lines = append(lines, &line{frags: []*frag{f}, y: f.y, size: f.size, ysize: f.size})
 			continue
 		}
-		// A line begun by a superscript (a footnote mark, the A of
-		// LaTeX) takes the baseline of the larger text that follows
-		// it on its line, so that what is set below that baseline (the
-		// E of TeX) is within reach.
-		if f.size > into.size && f.y-into.y <= 0.5*into.size {
-			into.y = f.y
+		// A line begun by a superscript (a footnote mark) takes the
+		// baseline of the larger text after it, so that what is set
+		// below that baseline (the E of TeX) is within reach; a word,
+		// not a big operator of a formula, whose subscripts would then
+		// be out of reach.
+		if d := f.y - into.y; f.size > 1.2*into.ysize && d > 0.1*into.ysize && d <= 0.6*into.ysize && utf8.RuneCount(f.text) >= 2 {
+			into.y, into.ysize = f.y, f.size
 		}
 		into.frags = append(into.frags, f)
 		into.size = fmax(into.size, f.size)
