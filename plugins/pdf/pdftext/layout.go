@@ -836,14 +836,15 @@ func (l *line) overlaps(f *frag) bool {
 }
 
 // kernedIn reports whether s is a piece of o's word set over its edge: the
-// raised, smaller A of the LaTeX logo or the lowered E of TeX's, kerned
-// back into the letter before; a TeX accent raised over a capital. It is
-// at most two characters, off o's baseline by less than half o's size,
-// and either a spacing accent over o or set between half and nine tenths
-// of o's size across o's edge; text drawn over other text (a stamp, a
-// heading over a footnote) is larger, further off or wider.
+// raised, smaller A of the LaTeX logo kerned back into the L; a TeX
+// accent raised over a capital. It is at most two characters, raised
+// over o's baseline by less than half o's size, and either a spacing
+// accent over o or set between half and nine tenths of o's size across
+// o's edge; text drawn over other text (a stamp, a heading over a
+// footnote) is larger, further off or wider, and a subscript, below,
+// belongs to the line above it no more than before.
 func kernedIn(s, o *frag) bool {
-	dy := math.Abs(s.y - o.y)
+	dy := o.y - s.y
 	if len(s.text) > 8 || utf8.RuneCount(s.text) > 2 || dy <= 0.1*fmin(s.size, o.size) || dy >= 0.5*o.size {
 		return false
 	}
