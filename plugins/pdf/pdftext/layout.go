@@ -806,12 +806,12 @@ func groupLines(frags []*frag) []*line {
 			lines = append(lines, &line{frags: []*frag{f}, y: f.y, size: f.size, ysize: f.size})
 			continue
 		}
-		// A line begun by a superscript (a footnote mark) takes the
-		// baseline of the larger text after it, so that what is set
-		// below that baseline (the E of TeX) is within reach; a word,
-		// not a big operator of a formula, whose subscripts would then
-		// be out of reach.
-		if d := f.y - into.y; f.size > 1.2*into.ysize && d > 0.1*into.ysize && d <= 0.6*into.ysize && utf8.RuneCount(f.text) >= 2 {
+		// A line begun by a footnote mark takes the baseline of the
+		// larger word it marks, so that what is set below that
+		// baseline (the E of TeX) is within reach. In a formula (a big
+		// operator's limit, a numerator over its fraction) the line
+		// keeps its baseline: its subscripts would be out of reach.
+		if d := f.y - into.y; f.size > 1.2*into.ysize && d > 0.1*into.ysize && d <= 0.6*into.ysize && into.marks(f) {
 			into.y, into.ysize = f.y, f.size
 		}
 		into.frags = append(into.frags, f)
@@ -821,6 +821,29 @@ func groupLines(frags []*frag) []*line {
 		sort.SliceStable(l.frags, func(i, j int) bool { return l.frags[i].x0 < l.frags[j].x0 })
 	}
 	return lines
+}
+
+// marks reports whether the fragment that gives l its baseline is a
+// footnote mark (digits or a sign such as * or †, not a formula's letter)
+// set against f: after the word it marks (starting where f ends, f ending
+// in a letter or digit) or before a footnote's text (f starting with a
+// letter less than half an em after it).
+func (l *line) marks(f *frag) bool {
+	word := func(r rune) bool {
+		return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !(r >= 0x1D400 && r <= 0x1D7FF)
+	}
+	last, _ := utf8.DecodeLastRune(f.text)
+	first, _ := utf8.DecodeRune(f.text)
+	for _, g := range l.frags {
+		if g.y != l.y || utf8.RuneCount(g.text) > 2 || bytes.ContainsFunc(g.text, unicode.IsLetter) {
+			continue
+		}
+		if word(last) && math.Abs(g.x0-f.x1) <= 0.15*f.size ||
+			unicode.IsLetter(first) && word(first) && f.x0 >= g.x1 && f.x0-g.x1 <= 0.5*f.size {
+			return true
+		}
+	}
+	return false
 }
 
 // overlaps reports whether f covers more than half of the width of a
