@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -104,5 +105,45 @@ func TestMirroredGlyph(t *testing.T) {
 	got := pageText(t, onePage(turned, res, helvetica), 1)
 	if !strings.Contains(got, "Upside") || strings.Contains(words(got), "Xe Upside") || !strings.Contains(words(got), "Xe TeX") {
 		t.Errorf("turned: %q", got)
+	}
+}
+
+// TestKernedPieces: the geometry of TeX's logos and accents, drawn
+// glyph by glyph, reads as words; text that only looks alike (a line of
+// small text raised further over a word, a subscript under the line
+// above, an accent beside its letter) keeps its own place.
+func TestKernedPieces(t *testing.T) {
+	const winAnsi = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+	const res = "<< /Font << /F1 5 0 R >> >>"
+	bt := func(size, x, y float64, s string) string {
+		return fmt.Sprintf("BT /F1 %g Tf %g %g Td (%s) Tj ET ", size, x, y, s)
+	}
+	for _, c := range []struct {
+		name    string
+		content string
+		want    string // the page's text, white space normalised
+	}{
+		// L (6.67 wide), an A at 8.4 pt (5.6 wide) raised 2.2 pt and
+		// kerned 4.2 pt back into it, TeX kerned back into the A.
+		{"latex logo", bt(12, 100, 700, "L") + bt(8.4, 102.5, 702.2, "A") + bt(12, 107.6, 700, "TeX") + bt(12, 100, 680, "next line"),
+			"LATeX next line"},
+		// The same letters, the small ones raised 0.6 em: another line.
+		{"raised further", bt(12, 100, 700, "L") + bt(8.4, 102.5, 707.2, "A") + bt(12, 107.6, 700, "TeX"),
+			"A LTeX"},
+		// A cedilla drawn after its c and kerned back over it.
+		{"accent after its letter", bt(10, 100, 700, "Fac") + bt(10, 112.5, 700, "\\270") + bt(10, 116.67, 700, "ade"),
+			"Façade"},
+		// An acute drawn before its e, raised over a capital É.
+		{"accent over a capital", bt(10, 101.67, 702.5, "\\264") + bt(10, 100, 700, "Etre"),
+			"Étre"},
+		// An acute beside a letter, not over it, is left as it is.
+		{"accent beside", bt(10, 100, 700, "don") + bt(10, 117, 700, "\\264") + bt(10, 120.5, 700, "t"),
+			"don´t"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := words(pageText(t, onePage(c.content, res, winAnsi), 1)); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
 	}
 }
