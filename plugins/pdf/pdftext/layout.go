@@ -862,8 +862,9 @@ func (l *line) overlaps(f *frag) bool {
 // raised, smaller A of the LaTeX logo kerned back into the L; a TeX
 // accent raised over a capital. It is at most two characters, raised
 // over o's baseline by less than half o's size, and either a spacing
-// accent over o or set between half and nine tenths of o's size across
-// o's edge; text drawn over other text (a stamp, a heading over a
+// accent over o or set across o's edge between half and nine tenths of
+// o's size (one letter may be as large: LaTeX 2.09's small a is a
+// smaller glyph of the same font size); text drawn over other text (a stamp, a heading over a
 // footnote) is larger, further off or wider, and a subscript, below,
 // belongs to the line above it no more than before.
 func kernedIn(s, o *frag) bool {
@@ -874,7 +875,7 @@ func kernedIn(s, o *frag) bool {
 	if spacingAccent(s.text) != 0 {
 		return s.size <= 1.1*o.size && s.x0 >= o.x0-0.2*o.size && s.x1 <= o.x1+0.2*o.size
 	}
-	return s.size >= 0.5*o.size && s.size <= 0.9*o.size &&
+	return s.size >= 0.5*o.size && (s.size <= 0.9*o.size || s.size <= 1.01*o.size && utf8.RuneCount(s.text) == 1) &&
 		(s.x0 < o.x0 && s.x1 > o.x0 || s.x0 < o.x1 && s.x1 > o.x1)
 }
 
