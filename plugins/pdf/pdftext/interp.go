@@ -495,6 +495,12 @@ func (in *interp) emit(text string, f *font, tx float64, space bool) {
 	switch {
 	case math.Abs(bx) >= math.Abs(by) && bx >= 0:
 		g.dir, g.x, g.y = 0, x, y
+	case math.Abs(bx) >= math.Abs(by) && bx*uy-by*ux > 0:
+		// Mirrored, not turned round (device space flips y, so an
+		// upright glyph's matrix has a negative determinant): XeTeX's
+		// reversed E. The glyph reads on its line, its ink left of its
+		// origin.
+		g.dir, g.x, g.y = 0, x-w, y
 	case math.Abs(bx) >= math.Abs(by):
 		g.dir, g.x, g.y = 2, -x, -y
 	case by > 0:

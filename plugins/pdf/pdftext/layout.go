@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/bidi"
+	unorm "golang.org/x/text/unicode/norm"
 )
 
 // Layout turns positioned glyphs into text, in four passes:
@@ -108,6 +109,7 @@ type line struct {
 	frags []*frag
 	y     float64
 	size  float64
+	ysize float64 // the size of the fragment whose baseline is y (groupLines)
 }
 
 func layoutText(glyphs []glyph, columns bool) string {
@@ -247,6 +249,9 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 		}
 		after := space
 		space = nil
+		if cur != nil && cur.combine(g) {
+			continue
+		}
 		if cur != nil {
 			dy := math.Abs(g.y - cur.y)
 			// Fake bold: the same glyph again, a hair to the side.
@@ -308,6 +313,46 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 	}
 	end()
 	return dropRepeats(joinSpacedLetters(frags))
+}
+
+// combine joins a TeX accent to its letter, as pdftotext does: TeX draws
+// \accent as a spacing accent glyph (OT1 has no accented letters) over
+// the letter, before it or after it, raised over a capital. When g or the
+// fragment's last glyph is such an accent and the other a letter under
+// it, the letter and its combining mark, composed, take the pair's place
+// and combine reports true.
+func (f *frag) combine(g *glyph) bool {
+	if math.Abs(g.y-f.lastY) >= 0.5*fmax(g.size, f.size) || g.size > 1.25*f.size || f.size > 1.25*g.size ||
+		f.lastW <= 0 || g.w <= 0 {
+		return false
+	}
+	// The accent's middle lies over its letter.
+	over := func(ax, aw, lx, lw float64) bool { m := ax + aw/2; return m > lx && m < lx+lw }
+	if mark := spacingAccent([]byte(f.lastText)); mark != 0 && startsLetter(g.text) && over(f.lastX, f.lastW, g.x, g.w) {
+		f.text = f.text[:len(f.text)-len(f.lastText)]
+		if len(f.text) == 0 {
+			// The accent began the fragment: the letter gives its
+			// baseline and place.
+			f.y, f.size, f.font, f.firstX, f.x0 = g.y, g.size, g.font, g.x, g.x
+		}
+		f.lastText = unorm.NFC.String(g.text + string(mark))
+		f.lastX, f.lastY, f.lastW = g.x, g.y, g.w
+	} else if mark := spacingAccent([]byte(g.text)); mark != 0 && startsLetter(f.lastText) && over(g.x, g.w, f.lastX, f.lastW) {
+		f.text = f.text[:len(f.text)-len(f.lastText)]
+		f.lastText = unorm.NFC.String(f.lastText + string(mark))
+	} else {
+		return false
+	}
+	f.text = append(f.text, f.lastText...)
+	f.bold = f.bold && g.bold
+	f.x0, f.x1 = fmin(f.x0, g.x), fmax(f.x1, g.x+g.w)
+	return true
+}
+
+// startsLetter reports whether s starts with a letter.
+func startsLetter(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r)
 }
 
 // settle finishes a fragment. A word of Arabic script joined by its drawn
@@ -392,8 +437,12 @@ func spacedFonts(glyphs []glyph, dir uint8) fontSet {
 			space = g
 			continue
 		}
+		// XeTeX draws a zero width non-joiner as a space glyph and
+		// a kern taking its width back: the next glyph starts where
+		// the space does, and says nothing of word spaces.
 		if space != nil && prev != nil && g.font != 0 && prev.font == g.font && space.font == g.font &&
-			math.Abs(prev.y-space.y) <= spacedRise*space.size && math.Abs(g.y-space.y) <= spacedRise*space.size {
+			math.Abs(prev.y-space.y) <= spacedRise*space.size && math.Abs(g.y-space.y) <= spacedRise*space.size &&
+			math.Abs(g.x-space.x) > 0.05*space.size {
 			if int(g.font) >= len(count) {
 				count = append(count, make([]uint8, int(g.font)+1-len(count))...)
 			}
@@ -754,8 +803,16 @@ func groupLines(frags []*frag) []*line {
 			}
 		}
 		if into == nil {
-			lines = append(lines, &line{frags: []*frag{f}, y: f.y, size: f.size})
+			lines = append(lines, &line{frags: []*frag{f}, y: f.y, size: f.size, ysize: f.size})
 			continue
+		}
+		// A line begun by a footnote mark takes the baseline of the
+		// larger word it marks, so that what is set below that
+		// baseline (the E of TeX) is within reach. In a formula (a big
+		// operator's limit, a numerator over its fraction) the line
+		// keeps its baseline: its subscripts would be out of reach.
+		if d := f.y - into.y; f.size > 1.2*into.ysize && d > 0.1*into.ysize && d <= 0.6*into.ysize && into.marks(f) {
+			into.y, into.ysize = f.y, f.size
 		}
 		into.frags = append(into.frags, f)
 		into.size = fmax(into.size, f.size)
@@ -766,16 +823,99 @@ func groupLines(frags []*frag) []*line {
 	return lines
 }
 
+// marks reports whether the fragment that gives l its baseline is a
+// footnote mark (digits or a sign such as * or †, not a formula's letter)
+// set against f: after the word it marks (starting where f ends, f ending
+// in a letter or digit) or before a footnote's text (f starting with a
+// letter less than half an em after it).
+func (l *line) marks(f *frag) bool {
+	word := func(r rune) bool {
+		return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !(r >= 0x1D400 && r <= 0x1D7FF)
+	}
+	last, _ := utf8.DecodeLastRune(f.text)
+	first, _ := utf8.DecodeRune(f.text)
+	for _, g := range l.frags {
+		if g.y != l.y || utf8.RuneCount(g.text) > 2 || bytes.ContainsFunc(g.text, unicode.IsLetter) {
+			continue
+		}
+		if word(last) && math.Abs(g.x0-f.x1) <= 0.15*f.size ||
+			unicode.IsLetter(first) && word(first) && f.x0 >= g.x1 && f.x0-g.x1 <= 0.5*f.size {
+			return true
+		}
+	}
+	return false
+}
+
 // overlaps reports whether f covers more than half of the width of a
 // fragment already in the line, or the other way round.
 func (l *line) overlaps(f *frag) bool {
 	for _, g := range l.frags {
 		o := fmin(f.x1, g.x1) - fmax(f.x0, g.x0)
-		if o > 0 && o > 0.5*fmin(f.x1-f.x0, g.x1-g.x0) {
+		if o > 0 && o > 0.5*fmin(f.x1-f.x0, g.x1-g.x0) && !kernedIn(f, g) && !kernedIn(g, f) {
 			return true
 		}
 	}
 	return false
+}
+
+// kernedIn reports whether s is a piece of o's word set over its edge: the
+// raised, smaller A of the LaTeX logo kerned back into the L; a TeX
+// accent raised over a capital. It is at most two characters, raised
+// over o's baseline by less than half o's size, and either a spacing
+// accent over o or set across o's edge between half and nine tenths of
+// o's size (one letter may be as large: LaTeX 2.09's small a is a
+// smaller glyph of the same font size); text drawn over other text (a stamp, a heading over a
+// footnote) is larger, further off or wider, and a subscript, below,
+// belongs to the line above it no more than before.
+func kernedIn(s, o *frag) bool {
+	dy := o.y - s.y
+	if len(s.text) > 8 || utf8.RuneCount(s.text) > 2 || dy <= 0.1*fmin(s.size, o.size) || dy >= 0.5*o.size {
+		return false
+	}
+	if spacingAccent(s.text) != 0 {
+		return s.size <= 1.1*o.size && s.x0 >= o.x0-0.2*o.size && s.x1 <= o.x1+0.2*o.size
+	}
+	return s.size >= 0.5*o.size && (s.size <= 0.9*o.size || s.size <= 1.01*o.size && utf8.RuneCount(s.text) == 1) &&
+		(s.x0 < o.x0 && s.x1 > o.x0 || s.x0 < o.x1 && s.x1 > o.x1)
+}
+
+// spacingAccent is the combining mark of the spacing accent b (TeX draws
+// an accent as a glyph of its own over the letter), or 0 when b is not
+// one.
+func spacingAccent(b []byte) rune {
+	r, n := utf8.DecodeRune(b)
+	if n != len(b) {
+		return 0
+	}
+	switch r {
+	case '\u02C6':
+		return '\u0302'
+	case '\u02DC':
+		return '\u0303'
+	case '\u00A8':
+		return '\u0308'
+	case '\u00B4':
+		return '\u0301'
+	case '`':
+		return '\u0300'
+	case '\u00B8':
+		return '\u0327'
+	case '\u02C7':
+		return '\u030C'
+	case '\u02D8':
+		return '\u0306'
+	case '\u00AF':
+		return '\u0304'
+	case '\u02D9':
+		return '\u0307'
+	case '\u02DD':
+		return '\u030B'
+	case '\u02DB':
+		return '\u0328'
+	case '\u02DA':
+		return '\u030A'
+	}
+	return 0
 }
 
 // charWidth is the page's typical advance per character: the grid on which
