@@ -456,7 +456,20 @@ func (in *interp) show(s []byte) {
 			tx += gs.wordSpace
 		}
 		tx *= gs.hScale
-		in.emit(text, f, tx, isBlank(text))
+		// The glyph's box is its own advance: spacing added after it is a
+		// gap (poppler subtracts Tc and Tw likewise), and a space whose
+		// spacing takes its width back is no word break.
+		box := w0 * fs * gs.hScale
+		blank := isBlank(text)
+		if blank && tx < 0.1*fs*gs.hScale {
+			in.tm[4] += tx * in.tm[0]
+			in.tm[5] += tx * in.tm[1]
+			continue
+		}
+		if blank || tx < box {
+			box = tx
+		}
+		in.emit(text, f, box, blank)
 		in.tm[4] += tx * in.tm[0]
 		in.tm[5] += tx * in.tm[1]
 	}

@@ -160,6 +160,13 @@ func TestLetterSpacedWords(t *testing.T) {
 		{"one-letter cells", "BT /F1 10 Tf 72 700 Td (S) Tj 30 0 Td (M) Tj 30 0 Td (T) Tj 30 0 Td (W) Tj 30 0 Td (T) Tj 30 0 Td (F) Tj 30 0 Td (S) Tj ET " + body,
 			[]string{"S M T W T F S"}},
 		{"monospaced", "BT /F2 10 Tf 72 700 Td (x y z w v) Tj ET " + body, []string{"x y z w v"}},
+		// A justifier that makes word gaps with Tc on the chunk before a
+		// gap and cancels spaces' width with a negative Tw (ps2pdf output
+		// of a typeset book): gaps make words, not the space glyphs.
+		{"word gaps made by Tc, spaces taken back by Tw", "BT /F1 10 Tf " +
+			"1 0 0 1 72 700 Tm 0 Tc 0 Tw (a) Tj 1 0 0 1 77.56 700 Tm 3 Tc (no) Tj 1 0 0 1 91.68 700 Tm 0 Tc (pe) Tj " +
+			"1 0 0 1 102.8 700 Tm 3 Tc (ns) Tj 1 0 0 1 116.36 700 Tm 0 Tc (our) Tj 1 0 0 1 130.81 700 Tm -2.5 Tw (c e) Tj ET " + body,
+			[]string{"an open source"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pdf := onePage(c.content, "<< /Font << /F1 5 0 R /F2 6 0 R >> >>", helvetica,
