@@ -475,7 +475,8 @@ func (in *interp) show(s []byte) {
 	}
 }
 
-// emit records one glyph whose advance in text space is tx.
+// emit records one glyph whose box is tx wide in text space (its advance
+// without the spacing after it).
 func (in *interp) emit(text string, f *font, tx float64, space bool) {
 	if in.st != nil && !space {
 		in.st.shown++
