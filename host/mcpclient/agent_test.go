@@ -70,7 +70,7 @@ func TestAgentCallsReferenceServers(t *testing.T) {
 	data := t.TempDir()
 	meter := billing.NewMeter(db, billing.Prices{}, nil)
 	mgr, err := mcpclient.New(db, mcpclient.Options{DataDir: data, Meter: meter,
-		Commands: []string{strings.Join(everything.Config.Command[:2], " "), strings.Join(memory.Config.Command, " ")}})
+		Commands: []string{strings.Join(everything.Config.Command[:2], " "), "env=MEMORY_FILE_PATH " + strings.Join(memory.Config.Command, " ")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -34,8 +38,19 @@ type Meter interface {
 
 // Options configure a Manager. DataDir is required.
 type Options struct {
-	// DataDir holds each stdio server's working directory (DataDir/mcp/ID).
+	// DataDir is the host's data directory. A stdio server runs outside it
+	// (WorkRoot may not be in it); DataDir/mcp/ID, where servers ran before,
+	// is removed with the server.
 	DataDir string
+	// WorkRoot holds each stdio process's working directory, a fresh empty
+	// one (0700) removed when the process ends [os.TempDir()].
+	WorkRoot string
+	// User is who stdio servers run as when the host runs as root [nobody]:
+	// never root, whose CAP_SYS_PTRACE reads any process's memory. A host
+	// that is not root runs them as its own user (it cannot switch), hidden
+	// from them by procguard.Undumpable; User is then refused unless it is
+	// the host's own.
+	User string
 	// Sealer opens the servers' secrets; nil: servers with secrets fail.
 	Sealer *Sealer
 	// Meter bills tool calls like plugin runs; nil: not billed.
@@ -57,8 +72,8 @@ type Options struct {
 	// Resolver resolves HTTP servers' names [the system's DNS] (the
 	// operator's -resolve).
 	Resolver egress.Resolver
-	// Commands are the stdio commands the operator allows (AllowedCommand);
-	// none: no stdio server runs.
+	// Commands are the stdio commands the operator allows, with the
+	// variables allowed for each (AllowedCommand); none: no stdio server runs.
 	Commands []string
 	// Version is agenthost's, told to servers.
 	Version string
@@ -76,6 +91,9 @@ type Manager struct {
 	tracer trace.Tracer
 	now    func() time.Time
 
+	// cred is who stdio servers run as (nil: the host's user).
+	cred *syscall.Credential
+
 	mu    sync.Mutex
 	conns map[string]*conn // by server ID
 }
@@ -84,6 +102,19 @@ type Manager struct {
 func New(store Store, cfg Options) (*Manager, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("mcpclient: Options.DataDir is required")
+	}
+	if err := CheckCommands(cfg.Commands); err != nil {
+		return nil, fmt.Errorf("mcpclient: %w", err)
+	}
+	if cfg.WorkRoot == "" {
+		cfg.WorkRoot = os.TempDir()
+	}
+	if inside(cfg.WorkRoot, cfg.DataDir) {
+		return nil, fmt.Errorf("mcpclient: stdio servers' directories (%s) would be inside the data directory %s", cfg.WorkRoot, cfg.DataDir)
+	}
+	cred, err := stdioCredential(cfg.User)
+	if err != nil {
+		return nil, fmt.Errorf("mcpclient: %w", err)
 	}
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = 30 * time.Second
@@ -112,7 +143,53 @@ func New(store Store, cfg Options) (*Manager, error) {
 		tp = noop.NewTracerProvider()
 	}
 	return &Manager{store: store, cfg: cfg, logger: cfg.Logger, tracer: tp.Tracer("github.com/agenthost/agenthost/host/mcpclient"),
-		now: cfg.Now, conns: map[string]*conn{}}, nil
+		now: cfg.Now, conns: map[string]*conn{}, cred: cred}, nil
+}
+
+// inside says whether path is dir or in it (both made absolute and clean;
+// symbolic links resolved where they exist).
+func inside(path, dir string) bool {
+	abs := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		return a
+	}
+	rel, err := filepath.Rel(abs(dir), abs(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// stdioCredential is who stdio servers run as: as root, name [nobody] with
+// no supplementary groups; otherwise the host's user (nil).
+func stdioCredential(name string) (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		if name != "" {
+			if u, err := user.Current(); err != nil || u.Username != name {
+				return nil, fmt.Errorf("stdio servers can run as %q only when the host runs as root (it runs as uid %d)", name, os.Geteuid())
+			}
+		}
+		return nil, nil
+	}
+	if name == "" {
+		name = "nobody"
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("the user stdio servers run as: %w", err)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("the user %q has no numeric uid and gid (%s:%s)", name, u.Uid, u.Gid)
+	}
+	if uid == 0 || gid == 0 {
+		return nil, fmt.Errorf("stdio servers never run as root or its group (the user %q is %d:%d)", name, uid, gid)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, nil
 }
 
 // Sources returns the workspace's servers as tool sources (tools.SourceFinder).
