@@ -243,7 +243,8 @@ func (m *Manager) Status(ctx context.Context, s Server) (Status, error) {
 	return st, nil
 }
 
-// Forget closes a removed server's connection and deletes its directory.
+// Forget closes a removed server's connection (its process's directory goes
+// with the process) and deletes DataDir/mcp/ID, where servers ran before.
 func (m *Manager) Forget(id string) {
 	m.mu.Lock()
 	c := m.conns[id]
