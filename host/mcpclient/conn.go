@@ -192,7 +192,7 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		if err := AllowedCommand(c.m.cfg.Commands, c.srv.Config.Command, envNames(c.srv.Config.Env, c.sec.Env)); err != nil {
 			return nil, err
 		}
-		st = &stdioTransport{cfg: c.srv.Config, sec: c.sec, root: c.m.cfg.WorkRoot, cred: c.m.cred,
+		st = &stdioTransport{cfg: c.srv.Config, sec: c.sec, root: c.m.cfg.WorkRoot, ids: c.m.ids,
 			limit: c.srv.Config.ResultLimit(), faults: f, logger: c.logger}
 		t = st
 	case HTTP:

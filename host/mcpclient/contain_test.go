@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -288,5 +289,79 @@ func TestStdioCannotReadHost(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStdioServersApart: with a uid range, each stdio process of a root
+// host runs as a uid of its own, so that one tenant's server cannot read
+// another's environment (its sealed variables, in the clear there) or
+// memory; what a server started outside its process group is killed when
+// it ends, before its uid is handed out again.
+func TestStdioServersApart(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("uids of their own need a root host")
+	}
+	sealer, err := mcpclient.NewSealer(testKey(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list servers
+	for _, name := range []string{"alpha", "beta"} {
+		s := mcpclient.Server{ID: "srv-" + name, TenantID: "t1", Name: name, Config: mcpclient.Config{Transport: mcpclient.Stdio,
+			Command: []string{hostileBin}, SecretEnv: []string{"API_TOKEN"}}}
+		if s.Secrets, err = sealer.Seal(s.TenantID, s.Name, mcpclient.Secrets{Env: map[string]string{"API_TOKEN": "token-of-" + name}}); err != nil {
+			t.Fatal(err)
+		}
+		list = append(list, s)
+	}
+	m, err := mcpclient.New(list, mcpclient.Options{DataDir: t.TempDir(), Sealer: sealer, Commands: []string{"env=API_TOKEN " + hostileBin},
+		UIDs: mcpclient.UIDRange{First: 231000, Count: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	srcs, err := m.Sources(context.Background(), alice, "ws1")
+	if err != nil || len(srcs) != 2 {
+		t.Fatalf("sources: %v %v", srcs, err)
+	}
+	alpha, beta := srcs[0], srcs[1]
+	r := call(t, beta, "beta_snoop", `{}`)
+	who := regexp.MustCompile(`uid=(\d+) gid=\d+ ppid=\d+ pid=(\d+)`)
+	b := who.FindStringSubmatch(r.Text)
+	if !r.OK || b == nil {
+		t.Fatalf("beta's snoop: %+v", r)
+	}
+	r = call(t, alpha, "alpha_snoop", fmt.Sprintf(`{"paths":["/proc/%s/environ","/proc/%s/mem"]}`, b[2], b[2]))
+	a := who.FindStringSubmatch(r.Text)
+	if !r.OK || a == nil {
+		t.Fatalf("alpha's snoop: %+v", r)
+	}
+	t.Logf("alpha saw:\n%s", r.Text)
+	if a[1] == b[1] || a[1] == "0" || b[1] == "0" {
+		t.Fatalf("alpha runs as %s, beta as %s", a[1], b[1])
+	}
+	if strings.Contains(r.Text, "token-of-beta") {
+		t.Errorf("alpha read beta's sealed variable")
+	}
+	for _, f := range []string{"/proc/" + b[2] + "/environ", "/proc/" + b[2] + "/mem"} {
+		if !strings.Contains(r.Text, f+": denied: ") {
+			t.Errorf("alpha read %s", f)
+		}
+	}
+	// What alpha starts out of its group dies with it.
+	r = call(t, alpha, "alpha_escape", `{}`)
+	pid, err := strconv.Atoi(r.Text)
+	if !r.OK || err != nil {
+		t.Fatalf("escape: %+v", r)
+	}
+	if !alive(pid) {
+		t.Fatal("the escaped child is not running")
+	}
+	m.Forget("srv-alpha")
+	// Forget returns once the process ended and its uid was given back,
+	// which kills what still ran as it.
+	if alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("alpha's escaped child %d outlived it", pid)
 	}
 }

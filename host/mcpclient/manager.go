@@ -51,6 +51,13 @@ type Options struct {
 	// from them by procguard.Undumpable; User is then refused unless it is
 	// the host's own.
 	User string
+	// UIDs, when the host runs as root, gives each stdio process a uid of
+	// its own from the range (its gid the same number, no supplementary
+	// groups), free again when the process ends: servers then cannot read
+	// one another's /proc files or signal one another, as they can when
+	// they all run as User. The ids need no passwd entry; they must be
+	// used by nothing else on the machine (nor by another host's range).
+	UIDs UIDRange
 	// Sealer opens the servers' secrets; nil: servers with secrets fail.
 	Sealer *Sealer
 	// Meter bills tool calls like plugin runs; nil: not billed.
@@ -91,8 +98,8 @@ type Manager struct {
 	tracer trace.Tracer
 	now    func() time.Time
 
-	// cred is who stdio servers run as (nil: the host's user).
-	cred *syscall.Credential
+	// ids is who stdio servers run as.
+	ids *identities
 
 	mu    sync.Mutex
 	conns map[string]*conn // by server ID
@@ -115,6 +122,12 @@ func New(store Store, cfg Options) (*Manager, error) {
 	cred, err := stdioCredential(cfg.User)
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient: %w", err)
+	}
+	if err := cfg.UIDs.check(); err != nil {
+		return nil, fmt.Errorf("mcpclient: %w", err)
+	}
+	if cfg.UIDs.Count > 0 && cred == nil {
+		return nil, fmt.Errorf("mcpclient: stdio servers can have uids of their own only when the host runs as root")
 	}
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = 30 * time.Second
@@ -143,7 +156,7 @@ func New(store Store, cfg Options) (*Manager, error) {
 		tp = noop.NewTracerProvider()
 	}
 	return &Manager{store: store, cfg: cfg, logger: cfg.Logger, tracer: tp.Tracer("github.com/agenthost/agenthost/host/mcpclient"),
-		now: cfg.Now, conns: map[string]*conn{}, cred: cred}, nil
+		now: cfg.Now, conns: map[string]*conn{}, ids: &identities{shared: cred, r: cfg.UIDs, used: map[uint32]bool{}}}, nil
 }
 
 // inside says whether path is dir or in it (both made absolute and clean;

@@ -277,7 +277,7 @@ func TestRefusedTools(t *testing.T) {
 		!strings.Contains(refused, `"bad name!"`) {
 		t.Fatalf("refused %q", st.Refused)
 	}
-	if !st.Connected || len(st.Tools) != 13 {
+	if !st.Connected || len(st.Tools) != 14 {
 		t.Fatalf("status %+v", st)
 	}
 }

@@ -55,8 +55,8 @@ const (
 type stdioTransport struct {
 	cfg    Config
 	sec    Secrets
-	root   string              // where its directory is made
-	cred   *syscall.Credential // nil: the host's user
+	root   string      // where its directory is made
+	ids    *identities // who it runs as
 	limit  int
 	faults *faults
 	logger *slog.Logger
@@ -129,14 +129,20 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err := procguard.Undumpable(); err != nil {
 		return nil, err
 	}
-	dir, err := workDir(t.root, t.cred)
+	cred, release, err := t.ids.take()
 	if err != nil {
+		return nil, err
+	}
+	dir, err := workDir(t.root, cred)
+	if err != nil {
+		release()
 		return nil, err
 	}
 	started := false
 	defer func() {
 		if !started {
 			os.RemoveAll(dir)
+			release()
 		}
 	}()
 	inR, inW, err := os.Pipe()
@@ -160,7 +166,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	cmd := &exec.Cmd{Path: prog, Args: append([]string{argv[0]}, argv[1:]...), Env: stdioEnv(t.cfg, t.sec, dir), Dir: dir,
 		Stdin: inR, Stdout: outW, Stderr: errW,
 		// Its own process group: whatever it starts dies with it.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Credential: t.cred}}
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Credential: cred}}
 	err = cmd.Start()
 	// The child's ends belong to the child now.
 	inR.Close()
@@ -173,7 +179,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, fmt.Errorf("starting %s: %w", prog, err)
 	}
 	started = true
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, dir: dir, exited: make(chan struct{}), logger: t.logger}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, dir: dir, release: release, exited: make(chan struct{}), logger: t.logger}
 	p.stderrDone = make(chan struct{})
 	go p.readStderr(errR)
 	go p.wait()
@@ -220,7 +226,9 @@ type process struct {
 	stdin  *os.File
 	stdout *os.File
 	dir    string // its working directory, removed when it ends
-	logger *slog.Logger
+	// release gives its identity back once nothing of it runs.
+	release func()
+	logger  *slog.Logger
 
 	exited     chan struct{}
 	exitErr    error
@@ -240,6 +248,7 @@ func (p *process) wait() {
 	if err := os.RemoveAll(p.dir); err != nil {
 		p.logger.Warn("removing an MCP server's directory", "dir", p.dir, "err", err)
 	}
+	p.release()
 	close(p.exited)
 }
 
