@@ -177,8 +177,14 @@ func mcpServers(db *store.DB, data, key string, f mcpCommandFlag, eo wasm.Egress
 		return mcpclient.Admin{}, err
 	}
 	commands := f.list()
+	var uids mcpclient.UIDRange
+	if *f.uids != "" {
+		if uids, err = mcpclient.ParseUIDRange(*f.uids); err != nil {
+			return mcpclient.Admin{}, fmt.Errorf("-mcp-uids: %w", err)
+		}
+	}
 	m, err := mcpclient.New(db, mcpclient.Options{DataDir: data, Sealer: sealer, Meter: meter, Tracer: tel.TracerProvider(), Logger: logger,
-		Commands: commands, User: *f.user, AllowPrivateHosts: eo.AllowPrivateHosts, Resolver: eo.Resolver})
+		Commands: commands, User: *f.user, UIDs: uids, AllowPrivateHosts: eo.AllowPrivateHosts, Resolver: eo.Resolver})
 	if err != nil {
 		return mcpclient.Admin{}, err
 	}
@@ -187,16 +193,17 @@ func mcpServers(db *store.DB, data, key string, f mcpCommandFlag, eo wasm.Egress
 
 // mcpCommandFlag is serve's -mcp-command: the stdio commands tenant admins
 // may add, beside AGENTHOST_MCP_COMMANDS (entries separated by ";"), and
-// -mcp-user, who runs them when serve is root.
+// -mcp-user and -mcp-uids, who runs them when serve is root.
 type mcpCommandFlag struct {
-	items *stringList
-	user  *string
+	items      *stringList
+	user, uids *string
 }
 
 func addMCPCommandFlag(fs *flag.FlagSet) mcpCommandFlag {
 	f := mcpCommandFlag{items: &stringList{}}
 	fs.Var(f.items, "mcp-command", `a stdio MCP server command tenant admins may add: the program and optionally its first arguments ("/usr/bin/node /srv/mcp/memory/index.js"), after "env=NAME,…" naming the variables they may set for it; repeatable; also AGENTHOST_MCP_COMMANDS, separated by ";"`)
 	f.user = fs.String("mcp-user", envOr("AGENTHOST_MCP_USER", ""), "the user stdio MCP servers run as when serve runs as root (default nobody; never root)")
+	f.uids = fs.String("mcp-uids", envOr("AGENTHOST_MCP_UIDS", ""), `user ids FIRST-LAST ("231000-231999") for stdio MCP processes of a root serve, one each, so that they cannot read or signal one another (instead of -mcp-user); ids nothing else on the machine uses`)
 	return f
 }
 
