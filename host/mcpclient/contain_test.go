@@ -365,3 +365,25 @@ func TestStdioServersApart(t *testing.T) {
 		t.Fatalf("alpha's escaped child %d outlived it", pid)
 	}
 }
+
+// TestParseUIDRange: -mcp-uids is FIRST-LAST, never root's.
+func TestParseUIDRange(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want mcpclient.UIDRange
+		err  string
+	}{
+		{"231000-231999", mcpclient.UIDRange{First: 231000, Count: 1000}, ""},
+		{"5-5", mcpclient.UIDRange{First: 5, Count: 1}, ""},
+		{"0-10", mcpclient.UIDRange{}, "root"},
+		{"10-5", mcpclient.UIDRange{}, "FIRST-LAST"},
+		{"10", mcpclient.UIDRange{}, "FIRST-LAST"},
+		{"a-b", mcpclient.UIDRange{}, "FIRST-LAST"},
+		{"4294967290-4294967295", mcpclient.UIDRange{}, "largest"},
+	} {
+		got, err := mcpclient.ParseUIDRange(c.in)
+		if c.err == "" && (err != nil || got != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%q: %+v %v, want %+v %q", c.in, got, err, c.want, c.err)
+		}
+	}
+}

@@ -68,7 +68,9 @@ func (ids *identities) take() (*syscall.Credential, func(), error) {
 	defer ids.mu.Unlock()
 	for i := range ids.r.Count {
 		uid := ids.r.First + i
-		if ids.used[uid] {
+		// A uid a process still runs as (left by a host that was killed)
+		// is not handed out until that process is gone.
+		if ids.used[uid] || !reapUID(uid) {
 			continue
 		}
 		ids.used[uid] = true
