@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -145,5 +147,13 @@ func TestServeStdioMCPCannotReadHost(t *testing.T) {
 				t.Errorf("the server read %s", p)
 			}
 		}
+	}
+	// A stopped serve leaves no directory of its servers behind.
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	srv.wait(t)
+	if _, err := os.Stat(cwd); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the server's directory %s outlived serve: %v", cwd, err)
 	}
 }

@@ -387,3 +387,34 @@ func TestParseUIDRange(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleWorkDirsSwept: a host killed before its servers' directories
+// were removed leaves them; the next manager removes those of hosts that no
+// longer run, and leaves those of hosts that do.
+func TestStaleWorkDirsSwept(t *testing.T) {
+	root := t.TempDir()
+	// A pid that runs no longer: a child that has exited and been waited for.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(root, fmt.Sprintf("agenthost-mcp-%d-123", gone.Process.Pid))
+	live := filepath.Join(root, fmt.Sprintf("agenthost-mcp-%d-456", os.Getpid()))
+	other := filepath.Join(root, "agenthost-mcp-notapid")
+	for _, d := range []string{stale, live, other} {
+		if err := os.MkdirAll(filepath.Join(d, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mcpclient.New(servers{}, mcpclient.Options{DataDir: t.TempDir(), WorkRoot: root}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a stopped host's directory stays: %v", err)
+	}
+	for _, d := range []string{live, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s removed: %v", d, err)
+		}
+	}
+}

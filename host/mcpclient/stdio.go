@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -101,10 +102,15 @@ func lookProgram(name string) (string, error) {
 	return "", fmt.Errorf("program %q is not in %s (name it by its absolute path)", name, SafePath)
 }
 
+// workDirPrefix begins a stdio process's directory's name; the host's pid
+// follows, so that a host can tell the directories of hosts no longer
+// running (sweepWorkDirs).
+const workDirPrefix = "agenthost-mcp-"
+
 // workDir makes a stdio process's directory: fresh and empty, 0700, its
 // user's.
 func workDir(root string, cred *syscall.Credential) (string, error) {
-	dir, err := os.MkdirTemp(root, "agenthost-mcp-")
+	dir, err := os.MkdirTemp(root, fmt.Sprintf("%s%d-", workDirPrefix, os.Getpid()))
 	if err != nil {
 		return "", fmt.Errorf("its directory: %w", err)
 	}
@@ -115,6 +121,29 @@ func workDir(root string, cred *syscall.Credential) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// sweepWorkDirs removes the directories in root that hosts left when they
+// were killed (their pid runs no longer), so that what a server wrote there
+// does not stay readable for the next server of its user.
+func sweepWorkDirs(root string, logger *slog.Logger) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), workDirPrefix)
+		pid, err := strconv.Atoi(strings.Split(rest, "-")[0])
+		if !ok || !e.IsDir() || err != nil || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			continue // its host runs (or is another user's)
+		}
+		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+			logger.Warn("removing a stopped host's MCP server directory", "dir", e.Name(), "err", err)
+		}
+	}
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
