@@ -158,6 +158,8 @@ func New(store Store, cfg Options) (*Manager, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
+	// What killed hosts left in WorkRoot goes before any server starts.
+	sweepWorkDirs(cfg.WorkRoot, cfg.Logger)
 	var ec *egress.Client
 	if cfg.HTTPTransport == nil {
 		pol := egress.NewPolicy().WithTimeout(MaxTimeout).WithPrivateHostsAllowed(cfg.AllowPrivateHosts...)
