@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/installed"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
@@ -28,17 +30,17 @@ func (p principals) Authenticate(_ context.Context, secret string) (tenancy.Prin
 // countingInstaller refuses every module, counting the calls that reached it.
 type countingInstaller struct{ calls int }
 
-func (c *countingInstaller) Install(context.Context, []byte) (*wasm.Plugin, error) {
+func (c *countingInstaller) Install(context.Context, []byte, installed.Actor) (*wasm.Plugin, error) {
 	c.calls++
 	return nil, wasm.ErrRefused
 }
 
-func (c *countingInstaller) Upgrade(context.Context, []byte, bool) (*wasm.Plugin, *wasm.Plugin, error) {
+func (c *countingInstaller) Upgrade(context.Context, []byte, installed.UpgradeOptions) (*wasm.Plugin, *wasm.Plugin, []manifest.Change, error) {
 	c.calls++
-	return nil, nil, wasm.ErrRefused
+	return nil, nil, nil, wasm.ErrRefused
 }
 
-func (c *countingInstaller) Remove(context.Context, string, string) ([]*wasm.Plugin, error) {
+func (c *countingInstaller) Remove(context.Context, string, string, installed.Actor) ([]*wasm.Plugin, error) {
 	c.calls++
 	return nil, wasm.ErrNotInstalled
 }
