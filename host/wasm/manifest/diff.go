@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agenthost/agenthost/host/egress"
 )
 
 // Change is one difference between two versions of a plugin's manifest.
@@ -203,15 +205,16 @@ func hosts(old, new []string, prefix string, add func(what, from, to string, wid
 // them ("*.x" any subdomain of x, no port any port); one that does not
 // parse is never covered.
 func covered(e string, entries []string) bool {
-	h, p, ok := splitEntry(e)
-	if !ok {
+	ne, err := egress.ParseHostEntry(e)
+	if err != nil {
 		return false
 	}
 	for _, o := range entries {
-		oh, op, ok := splitEntry(o)
-		if !ok || (op != "" && op != p) {
+		oe, err := egress.ParseHostEntry(o)
+		if err != nil || (oe.Port != "" && oe.Port != ne.Port) {
 			continue
 		}
+		h, oh := ne.Host, oe.Host
 		if oh == h {
 			return true
 		}
@@ -221,21 +224,6 @@ func covered(e string, entries []string) bool {
 		}
 	}
 	return false
-}
-
-// splitEntry is a light ParseHostEntry (package egress imports this one):
-// the lower-case host and the port, false for what it cannot read.
-func splitEntry(e string) (host, port string, ok bool) {
-	e = strings.ToLower(strings.TrimSpace(e))
-	if e == "" || strings.Contains(e, "[") {
-		// IPv6 entries are compared as strings only.
-		return e, "", e != ""
-	}
-	host, port, found := strings.Cut(e, ":")
-	if found && (port == "" || strings.Contains(port, ":")) {
-		return "", "", false
-	}
-	return strings.TrimSuffix(host, "."), port, host != ""
 }
 
 // paths compares the directories asked for: a new one widens, and so
