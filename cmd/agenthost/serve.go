@@ -358,7 +358,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate},
 		Model: func() string { return agentModels(model.Config()) },
 		// Plugin installs on the running host (plugin_installs.go).
-		PluginAdmins: api.PluginAdmins{Installer: installs, Tenants: pluginAdmins},
+		PluginAdmins: api.PluginAdmins{Installer: installs, Audit: db, Tenants: pluginAdmins},
 		// External MCP servers of the tenants (admin_mcp.go).
 		MCPServers: mcpAdmin,
 	})

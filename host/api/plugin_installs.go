@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/installed"
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
@@ -28,11 +29,18 @@ func actor(c *fiber.Ctx) installed.Actor {
 	return installed.Actor{TenantID: p.TenantID, UserID: p.UserID}
 }
 
+// PluginAuditLog reads the plugin audit log (*store.DB).
+type PluginAuditLog interface {
+	PluginAudit(ctx context.Context, plugin string) ([]store.PluginAuditRecord, error)
+}
+
 // PluginAdmins says who may change the host's plugins: the admins of the
 // named tenants. A plugin serves every tenant of the host, so a tenant's
 // own admin may not change it unless the operator names that tenant.
 type PluginAdmins struct {
 	Installer Installer
+	// Audit is the log of changes they read.
+	Audit PluginAuditLog
 	// Tenants are the tenants whose admins may install; none: nobody.
 	Tenants []string
 }
@@ -168,5 +176,22 @@ func handleRemovePlugin(a PluginAdmins) fiber.Handler {
 			return problem(c, fiber.StatusInternalServerError, "Removed But Files Remain", err.Error())
 		}
 		return c.JSON(out)
+	}
+}
+
+// handlePluginAudit answers the plugin audit log (of ?plugin=NAME, or all).
+func handlePluginAudit(a PluginAdmins) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := a.check(c); err != nil {
+			return err
+		}
+		if a.Audit == nil {
+			return fmt.Errorf("%w: this host keeps no plugin audit log", tenancy.ErrNotFound)
+		}
+		recs, err := a.Audit.PluginAudit(c.UserContext(), c.Query("plugin"))
+		if err != nil {
+			return err
+		}
+		return c.JSON(recs)
 	}
 }
