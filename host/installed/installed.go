@@ -18,6 +18,8 @@ package installed
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,9 +70,10 @@ func (e *WideningError) Error() string {
 
 func (e *WideningError) Unwrap() error { return ErrWidening }
 
-// Audit is where changes are recorded (*store.DB).
+// Audit is where changes are recorded, and read back at a start (*store.DB).
 type Audit interface {
 	RecordPluginChange(ctx context.Context, r store.PluginAuditRecord) (store.PluginAuditRecord, error)
+	PluginAudit(ctx context.Context, plugin string) ([]store.PluginAuditRecord, error)
 }
 
 // Options are the directory's policy and audit log.
@@ -112,8 +115,9 @@ type Dir struct {
 
 // Open loads the plugins of path (made if missing) into rt: each NAME.wasm,
 // then the kept NAME@VERSION.wasm files. A file the runtime refuses (a
-// signature no longer trusted, a grant withdrawn) is logged and skipped;
-// the others serve.
+// signature no longer trusted, a grant withdrawn), or one that is not what
+// the audit log last installed (asRecorded), is logged and skipped; the
+// others serve.
 func Open(ctx context.Context, path string, rt Runtime, logger *slog.Logger, opts Options) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, fmt.Errorf("installed plugins: %w", err)
@@ -135,6 +139,9 @@ func Open(ctx context.Context, path string, rt Runtime, logger *slog.Logger, opt
 			logger.Error("installed plugin unreadable", "file", f, "err", err)
 			continue
 		}
+		if !d.asRecorded(ctx, strings.TrimSuffix(filepath.Base(f), ".wasm"), f, b) {
+			continue
+		}
 		p, err := rt.Load(ctx, wasm.Source{Origin: f, Module: b})
 		if err != nil {
 			logger.Error("installed plugin refused", "file", f, "err", err)
@@ -152,6 +159,44 @@ func Open(ctx context.Context, path string, rt Runtime, logger *slog.Logger, opt
 		}
 	}
 	return d, nil
+}
+
+// asRecorded reports whether the file of plugin name is a build the audit
+// log saw installed or upgraded through the API (on this host or another
+// sharing the database). A file copied into the directory behind the API's
+// back would be an upgrade nobody compared: it is not loaded, unless the
+// operator's policy lets upgrades widen. A plugin the log does not know
+// (installed before it was kept) loads as before.
+func (d *Dir) asRecorded(ctx context.Context, name, file string, module []byte) bool {
+	if d.opts.Audit == nil {
+		return true
+	}
+	recs, err := d.opts.Audit.PluginAudit(ctx, name)
+	if err != nil {
+		d.logger.Error("installed plugin not loaded: the audit log is unreadable", "file", file, "err", err)
+		return false
+	}
+	sum := sha256.Sum256(module)
+	got := hex.EncodeToString(sum[:])
+	var recorded []string
+	for _, r := range recs {
+		if r.Action == store.PluginInstalled || r.Action == store.PluginUpgraded {
+			if r.ToSHA256 == got {
+				return true
+			}
+			recorded = append(recorded, r.ToSHA256)
+		}
+	}
+	if len(recorded) == 0 {
+		return true
+	}
+	if d.opts.MayWiden {
+		d.logger.Warn("installed plugin file changed outside the API: loaded, as the operator lets upgrades widen", "file", file, "sha256", got)
+		return true
+	}
+	d.logger.Error("installed plugin file changed outside the API: NOT loaded (upgrade it through the API, which compares it with the version that ran)",
+		"file", file, "sha256", got, "last_recorded", recorded[len(recorded)-1])
+	return false
 }
 
 // Path is the directory.

@@ -30,6 +30,18 @@ func (a *auditLog) RecordPluginChange(_ context.Context, r store.PluginAuditReco
 	return r, nil
 }
 
+func (a *auditLog) PluginAudit(_ context.Context, plugin string) ([]store.PluginAuditRecord, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []store.PluginAuditRecord
+	for _, r := range a.recs {
+		if r.Plugin == plugin {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 func (a *auditLog) last() store.PluginAuditRecord {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -187,5 +199,55 @@ func TestWideningPolicyAndNarrowing(t *testing.T) {
 	}
 	if r := audit.last(); r.Action != store.PluginRemoved || r.ActorUser != "u3" || r.FromVersion != "3.0.0" || r.FromSHA256 == "" {
 		t.Fatalf("removal record %+v", r)
+	}
+}
+
+// TestFileSwappedOnDisk: a plugin file replaced in the directory behind the
+// API's back (a widened build copied over it) is not loaded at the next
+// start, said in the log; under the policy that upgrades may widen it
+// loads, with a warning. A plugin the audit log does not know loads.
+func TestFileSwappedOnDisk(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	audit := &auditLog{}
+	d, err := installed.Open(ctx, dir, newHost(t), slog.New(slog.DiscardHandler), installed.Options{Audit: audit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Install(ctx, narrowNotes(t), installed.Actor{TenantID: "ops", UserID: "u1"}); err != nil {
+		t.Fatal(err)
+	}
+	wide := editNotes(t, "notes2", "9.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })
+	if err := os.WriteFile(filepath.Join(dir, "notes.wasm"), wide, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "echo.wasm"), wasmtest.Module(t, "echo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		mayWiden bool
+		loaded   bool
+		log      string
+	}{
+		{"refused", false, false, "changed outside the API: NOT loaded"},
+		{"the policy lets it widen", true, true, "changed outside the API: loaded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &bytes.Buffer{}
+			h := newHost(t)
+			if _, err := installed.Open(ctx, dir, h, slog.New(slog.NewTextHandler(logs, nil)), installed.Options{Audit: audit, MayWiden: tc.mayWiden}); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := h.Plugin("notes"); ok != tc.loaded {
+				t.Fatalf("notes loaded: %v, want %v", ok, tc.loaded)
+			}
+			if !strings.Contains(logs.String(), tc.log) {
+				t.Fatalf("log:\n%s", logs)
+			}
+			if _, ok := h.Plugin("echo"); !ok {
+				t.Fatal("echo, which the audit log does not know, is not loaded")
+			}
+		})
 	}
 }
