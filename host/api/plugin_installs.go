@@ -143,7 +143,7 @@ func handleUpgradePlugin(a PluginAdmins) fiber.Handler {
 			}
 			return c.Status(fiber.StatusConflict).JSON(wideningProblem{
 				Problem: Problem{Type: "about:blank", Title: "Upgrade Widens The Plugin", Status: fiber.StatusConflict,
-					Detail: err.Error() + "; send it again with ?confirmWidening=true to apply it"},
+					Detail: err.Error() + "; nothing changed: send it again with ?confirmWidening=true to apply it"},
 				Widenings: ws, Changes: changes}, "application/problem+json")
 		}
 		if p == nil && err != nil {

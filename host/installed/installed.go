@@ -64,8 +64,7 @@ func (e *WideningError) Error() string {
 	for i, w := range e.Widenings {
 		ws[i] = w.String()
 	}
-	return fmt.Sprintf("%s: upgrading %s %s to %s widens it: %s (confirm the widening, or the operator lets upgrades widen)",
-		ErrWidening, e.Plugin, e.From, e.To, strings.Join(ws, "; "))
+	return fmt.Sprintf("upgrading %s %s to %s widens it: %s", e.Plugin, e.From, e.To, strings.Join(ws, "; "))
 }
 
 func (e *WideningError) Unwrap() error { return ErrWidening }
