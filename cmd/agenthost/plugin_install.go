@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
@@ -232,4 +233,51 @@ func manifestName(module []byte) (string, error) {
 		return "", err
 	}
 	return m.Name, nil
+}
+
+// pluginAuditCmd prints the running host's plugin audit log, oldest first:
+// every install, upgrade, upgrade refused for widening and removal, who
+// asked and what changed.
+func pluginAuditCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plugin audit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rf := addRemoteFlags(fs)
+	plugin := fs.String("plugin", "", "only this plugin's records")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	path := "/api/v1/plugins/audit"
+	if *plugin != "" {
+		path += "?plugin=" + url.QueryEscape(*plugin)
+	}
+	var recs []store.PluginAuditRecord
+	if err := rf.do(ctx, http.MethodGet, path, nil, &recs); err != nil {
+		return fmt.Errorf("plugin audit: %w", err)
+	}
+	for _, r := range recs {
+		fmt.Fprintf(stdout, "%s %s %s %s by %s/%s", r.At.Format(time.RFC3339), r.Action, r.Plugin, versions(r.FromVersion, r.ToVersion), r.ActorTenant, r.ActorUser)
+		if r.AllowedBy != "" {
+			fmt.Fprintf(stdout, " (widening %s)", r.AllowedBy)
+		}
+		fmt.Fprintln(stdout)
+		for _, c := range r.Changes {
+			mark := ""
+			if c.Widens {
+				mark = " (widens)"
+			}
+			fmt.Fprintf(stdout, "  %s%s\n", c, mark)
+		}
+	}
+	return nil
+}
+
+// versions is "1.0.0 → 2.0.0", or the one side there is.
+func versions(from, to string) string {
+	switch {
+	case from == "":
+		return to
+	case to == "":
+		return from
+	}
+	return from + " → " + to
 }

@@ -208,6 +208,12 @@ func TestServeRefusesWideningUpgrades(t *testing.T) {
 			t.Errorf("%s: the narrowing's record %+v", tc.name, back)
 		}
 	}
+	// The same log through the command.
+	out, stderr, err = run0(t, "plugin", "audit", "-plugin", "notes", "-server", base, "-token", token)
+	if err != nil || !strings.Contains(out, " upgrade-refused notes 1.0.7 → 3.0.0 by "+tenant[1]+"/"+user[1]+"\n  timeoutMs 1000 → 600000 (widens)\n") ||
+		!strings.Contains(out, " upgrade notes 1.0.7 → 3.0.0 by "+tenant[1]+"/"+user[1]+" (widening confirmed)\n") || !strings.Contains(out, " remove notes 3.0.0 by ") {
+		t.Fatalf("plugin audit: %v\n%s%s", err, out, stderr)
+	}
 	if !strings.Contains(logs.String(), "plugin upgrade refused") {
 		t.Fatalf("the refusals are not in the server's log:\n%s", logs.String())
 	}
