@@ -217,6 +217,14 @@ func TestFileSwappedOnDisk(t *testing.T) {
 	if _, err := d.Install(ctx, narrowNotes(t), installed.Actor{TenantID: "ops", UserID: "u1"}); err != nil {
 		t.Fatal(err)
 	}
+	// Unchanged, it loads at a start as it was installed.
+	same := newHost(t)
+	if _, err := installed.Open(ctx, dir, same, slog.New(slog.DiscardHandler), installed.Options{Audit: audit}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := same.Plugin("notes"); !ok {
+		t.Fatal("the installed build is not loaded at a start")
+	}
 	wide := editNotes(t, "notes2", "9.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })
 	if err := os.WriteFile(filepath.Join(dir, "notes.wasm"), wide, 0o600); err != nil {
 		t.Fatal(err)
