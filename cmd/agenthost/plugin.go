@@ -13,6 +13,7 @@ import (
 func pluginCommands() map[string]command {
 	return map[string]command{
 		// one line per subcommand, e.g. "build": pluginBuildCmd,
+		"audit":   pluginAuditCmd,
 		"build":   pluginBuildCmd,
 		"call":    pluginCallCmd,
 		"inspect": pluginInspectCmd,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
@@ -62,23 +64,38 @@ func (r remoteFlags) do(ctx context.Context, method, path string, body []byte, o
 		return err
 	}
 	if resp.StatusCode >= 300 {
-		var p struct{ Title, Detail string }
+		var p remoteProblem
 		if json.Unmarshal(raw, &p) == nil && p.Title != "" {
-			if p.Detail != "" {
-				return fmt.Errorf("%d %s: %s", resp.StatusCode, p.Title, p.Detail)
-			}
-			return fmt.Errorf("%d %s", resp.StatusCode, p.Title)
+			p.Status = resp.StatusCode
+			return &p
 		}
 		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
 	}
 	return json.Unmarshal(raw, out)
 }
 
+// remoteProblem is the API's problem document; Widenings lists what an
+// upgrade refused for widening the plugin would widen.
+type remoteProblem struct {
+	Status    int      `json:"status"`
+	Title     string   `json:"title"`
+	Detail    string   `json:"detail"`
+	Widenings []string `json:"widenings"`
+}
+
+func (p *remoteProblem) Error() string {
+	if p.Detail != "" {
+		return fmt.Sprintf("%d %s: %s", p.Status, p.Title, p.Detail)
+	}
+	return fmt.Sprintf("%d %s", p.Status, p.Title)
+}
+
 // pluginChangeView is the API's answer to a change (api.pluginChange).
 type pluginChangeView struct {
-	Plugin   *remotePlugin  `json:"plugin"`
-	Replaced *remotePlugin  `json:"replaced"`
-	Removed  []remotePlugin `json:"removed"`
+	Plugin   *remotePlugin     `json:"plugin"`
+	Replaced *remotePlugin     `json:"replaced"`
+	Removed  []remotePlugin    `json:"removed"`
+	Changes  []manifest.Change `json:"changes"`
 }
 
 type remotePlugin struct {
@@ -120,6 +137,7 @@ func pluginUpgradeCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.SetOutput(stderr)
 	rf := addRemoteFlags(fs)
 	keep := fs.Bool("keep", false, "keep the replaced version loaded for tool sets pinned to it (tool@VERSION)")
+	confirm := fs.Bool("confirm", false, "apply an upgrade that widens the plugin (higher limits, tools, write access, capabilities, hosts); without it such an upgrade is refused and its widenings printed")
 	file, err := parseWithFile(fs, args)
 	if err != nil {
 		return err
@@ -132,15 +150,38 @@ func pluginUpgradeCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("plugin upgrade %s: %w", file, err)
 	}
-	path := "/api/v1/plugins/" + url.PathEscape(name)
+	q := url.Values{}
 	if *keep {
-		path += "?keep=true"
+		q.Set("keep", "true")
+	}
+	if *confirm {
+		q.Set("confirmWidening", "true")
+	}
+	path := "/api/v1/plugins/" + url.PathEscape(name)
+	if len(q) > 0 {
+		path += "?" + q.Encode()
 	}
 	var out pluginChangeView
 	if err := rf.do(ctx, http.MethodPut, path, module, &out); err != nil {
+		var p *remoteProblem
+		if errors.As(err, &p) && len(p.Widenings) > 0 {
+			fmt.Fprintf(stdout, "the upgrade widens %s:\n", name)
+			for _, w := range p.Widenings {
+				fmt.Fprintf(stdout, "  %s\n", w)
+			}
+			fmt.Fprintf(stdout, "nothing changed; run it again with -confirm to apply it\n")
+			return fmt.Errorf("plugin upgrade %s: %d widening(s) not confirmed (-confirm)", file, len(p.Widenings))
+		}
 		return fmt.Errorf("plugin upgrade %s: %w", file, err)
 	}
 	fmt.Fprintf(stdout, "upgraded %s\n", out.Plugin)
+	for _, c := range out.Changes {
+		mark := ""
+		if c.Widens {
+			mark = " (widens)"
+		}
+		fmt.Fprintf(stdout, "  %s%s\n", c, mark)
+	}
 	if out.Replaced != nil {
 		how := "retired: its running calls end on it"
 		if *keep {
@@ -192,4 +233,51 @@ func manifestName(module []byte) (string, error) {
 		return "", err
 	}
 	return m.Name, nil
+}
+
+// pluginAuditCmd prints the running host's plugin audit log, oldest first:
+// every install, upgrade, upgrade refused for widening and removal, who
+// asked and what changed.
+func pluginAuditCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plugin audit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rf := addRemoteFlags(fs)
+	plugin := fs.String("plugin", "", "only this plugin's records")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	path := "/api/v1/plugins/audit"
+	if *plugin != "" {
+		path += "?plugin=" + url.QueryEscape(*plugin)
+	}
+	var recs []store.PluginAuditRecord
+	if err := rf.do(ctx, http.MethodGet, path, nil, &recs); err != nil {
+		return fmt.Errorf("plugin audit: %w", err)
+	}
+	for _, r := range recs {
+		fmt.Fprintf(stdout, "%s %s %s %s by %s/%s", r.At.Format(time.RFC3339), r.Action, r.Plugin, versions(r.FromVersion, r.ToVersion), r.ActorTenant, r.ActorUser)
+		if r.AllowedBy != "" {
+			fmt.Fprintf(stdout, " (widening %s)", r.AllowedBy)
+		}
+		fmt.Fprintln(stdout)
+		for _, c := range r.Changes {
+			mark := ""
+			if c.Widens {
+				mark = " (widens)"
+			}
+			fmt.Fprintf(stdout, "  %s%s\n", c, mark)
+		}
+	}
+	return nil
+}
+
+// versions is "1.0.0 → 2.0.0", or the one side there is.
+func versions(from, to string) string {
+	switch {
+	case from == "":
+		return to
+	case to == "":
+		return from
+	}
+	return from + " → " + to
 }

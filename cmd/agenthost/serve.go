@@ -57,6 +57,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pf := addPluginFlags(fs)
 	var pluginAdmins stringList
 	fs.Var(&pluginAdmins, "plugin-admins", "tenant `ID` whose admins may install, upgrade and remove plugins on the running host (repeatable; none: nobody)")
+	mayWiden := fs.Bool("plugin-upgrades-may-widen", envBool("AGENTHOST_PLUGIN_UPGRADES_MAY_WIDEN", false),
+		"let a plugin upgrade widen the plugin (higher limits, tools, write access, capabilities, hosts) without the admin confirming it; still logged and recorded")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("AGENTHOST_SHUTDOWN_TIMEOUT", 10*time.Second),
 		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
 	ef := addExtractorFlags(fs)
@@ -141,7 +143,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}()
 	// Plugins installed through the API (kept under the data directory)
 	// load with the same checks as the others.
-	installs, err := installed.Open(ctx, filepath.Join(*data, "plugins"), host, logger)
+	installs, err := installed.Open(ctx, filepath.Join(*data, "plugins"), host, logger, installed.Options{MayWiden: *mayWiden, Audit: db})
 	if err != nil {
 		return err
 	}
@@ -364,7 +366,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate},
 		Model: func() string { return agentModels(model.Config()) },
 		// Plugin installs on the running host (plugin_installs.go).
-		PluginAdmins: api.PluginAdmins{Installer: installs, Tenants: pluginAdmins},
+		PluginAdmins: api.PluginAdmins{Installer: installs, Audit: db, Tenants: pluginAdmins},
 		// External MCP servers of the tenants (admin_mcp.go).
 		MCPServers: mcpAdmin,
 	})

@@ -71,7 +71,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer host.Close(context.WithoutCancel(ctx))
 	// The plugins a serve of this data directory installed (as of now).
-	if _, err := installed.Open(ctx, filepath.Join(*sf.data, "plugins"), host, logger); err != nil {
+	if _, err := installed.Open(ctx, filepath.Join(*sf.data, "plugins"), host, logger, installed.Options{Audit: db}); err != nil {
 		return err
 	}
 	extractors, err := ef.open(host, logger)

@@ -9,16 +9,29 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/installed"
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
 // Installer installs, upgrades and removes plugins on the running host
-// (installed.Dir).
+// (installed.Dir), recording who asked.
 type Installer interface {
-	Install(ctx context.Context, module []byte) (*wasm.Plugin, error)
-	Upgrade(ctx context.Context, module []byte, keep bool) (*wasm.Plugin, *wasm.Plugin, error)
-	Remove(ctx context.Context, name, version string) ([]*wasm.Plugin, error)
+	Install(ctx context.Context, module []byte, by installed.Actor) (*wasm.Plugin, error)
+	Upgrade(ctx context.Context, module []byte, opts installed.UpgradeOptions) (*wasm.Plugin, *wasm.Plugin, []manifest.Change, error)
+	Remove(ctx context.Context, name, version string, by installed.Actor) ([]*wasm.Plugin, error)
+}
+
+// actor is who makes the request.
+func actor(c *fiber.Ctx) installed.Actor {
+	p := principal(c)
+	return installed.Actor{TenantID: p.TenantID, UserID: p.UserID}
+}
+
+// PluginAuditLog reads the plugin audit log (*store.DB).
+type PluginAuditLog interface {
+	PluginAudit(ctx context.Context, plugin string) ([]store.PluginAuditRecord, error)
 }
 
 // PluginAdmins says who may change the host's plugins: the admins of the
@@ -26,6 +39,8 @@ type Installer interface {
 // own admin may not change it unless the operator names that tenant.
 type PluginAdmins struct {
 	Installer Installer
+	// Audit is the log of changes they read.
+	Audit PluginAuditLog
 	// Tenants are the tenants whose admins may install; none: nobody.
 	Tenants []string
 }
@@ -48,6 +63,18 @@ type pluginChange struct {
 	// removal took out. Their running calls end on them.
 	Replaced *pluginView  `json:"replaced,omitempty"`
 	Removed  []pluginView `json:"removed,omitempty"`
+	// Changes are what an upgrade changed in the manifest (each says
+	// whether it widens).
+	Changes []manifest.Change `json:"changes,omitempty"`
+}
+
+// wideningProblem is the 409 answer to an upgrade that widens the plugin
+// unconfirmed: the problem document and each widening, as a list of
+// sentences ("timeoutMs 1000 → 600000") and as changes.
+type wideningProblem struct {
+	Problem
+	Widenings []string          `json:"widenings"`
+	Changes   []manifest.Change `json:"changes"`
 }
 
 // installErr maps the runtime's refusals to statuses: a module refused is
@@ -84,7 +111,7 @@ func handleInstallPlugin(a PluginAdmins) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		p, err := a.Installer.Install(c.UserContext(), module)
+		p, err := a.Installer.Install(c.UserContext(), module, actor(c))
 		if err != nil {
 			return installErr(err)
 		}
@@ -106,7 +133,19 @@ func handleUpgradePlugin(a PluginAdmins) fiber.Handler {
 		if m, err := readManifest(module); err == nil && m != c.Params("name") {
 			return fmt.Errorf("%w: the module is plugin %q, not %q", tenancy.ErrInvalid, m, c.Params("name"))
 		}
-		p, old, err := a.Installer.Upgrade(c.UserContext(), module, c.QueryBool("keep"))
+		p, old, changes, err := a.Installer.Upgrade(c.UserContext(), module,
+			installed.UpgradeOptions{Keep: c.QueryBool("keep"), ConfirmWidening: c.QueryBool("confirmWidening"), Actor: actor(c)})
+		var we *installed.WideningError
+		if errors.As(err, &we) {
+			ws := make([]string, len(we.Widenings))
+			for i, w := range we.Widenings {
+				ws[i] = w.String()
+			}
+			return c.Status(fiber.StatusConflict).JSON(wideningProblem{
+				Problem: Problem{Type: "about:blank", Title: "Upgrade Widens The Plugin", Status: fiber.StatusConflict,
+					Detail: err.Error() + "; nothing changed: send it again with ?confirmWidening=true to apply it"},
+				Widenings: ws, Changes: changes}, "application/problem+json")
+		}
 		if p == nil && err != nil {
 			return installErr(err)
 		}
@@ -115,7 +154,7 @@ func handleUpgradePlugin(a PluginAdmins) fiber.Handler {
 			// Running, but not persisted: said as a failure, with what runs.
 			return problem(c, fiber.StatusInternalServerError, "Upgraded But Not Kept", err.Error())
 		}
-		return c.JSON(pluginChange{Plugin: &v, Replaced: &o})
+		return c.JSON(pluginChange{Plugin: &v, Replaced: &o, Changes: changes})
 	}
 }
 
@@ -125,7 +164,7 @@ func handleRemovePlugin(a PluginAdmins) fiber.Handler {
 		if err := a.check(c); err != nil {
 			return err
 		}
-		gone, err := a.Installer.Remove(c.UserContext(), c.Params("name"), c.Query("version"))
+		gone, err := a.Installer.Remove(c.UserContext(), c.Params("name"), c.Query("version"), actor(c))
 		if len(gone) == 0 && err != nil {
 			return installErr(err)
 		}
@@ -137,5 +176,22 @@ func handleRemovePlugin(a PluginAdmins) fiber.Handler {
 			return problem(c, fiber.StatusInternalServerError, "Removed But Files Remain", err.Error())
 		}
 		return c.JSON(out)
+	}
+}
+
+// handlePluginAudit answers the plugin audit log (of ?plugin=NAME, or all).
+func handlePluginAudit(a PluginAdmins) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := a.check(c); err != nil {
+			return err
+		}
+		if a.Audit == nil {
+			return fmt.Errorf("%w: this host keeps no plugin audit log", tenancy.ErrNotFound)
+		}
+		recs, err := a.Audit.PluginAudit(c.UserContext(), c.Query("plugin"))
+		if err != nil {
+			return err
+		}
+		return c.JSON(recs)
 	}
 }

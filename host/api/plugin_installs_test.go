@@ -3,17 +3,25 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/installed"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files")
 
 // principals authenticates each secret as its principal.
 type principals map[string]tenancy.Principal
@@ -28,17 +36,17 @@ func (p principals) Authenticate(_ context.Context, secret string) (tenancy.Prin
 // countingInstaller refuses every module, counting the calls that reached it.
 type countingInstaller struct{ calls int }
 
-func (c *countingInstaller) Install(context.Context, []byte) (*wasm.Plugin, error) {
+func (c *countingInstaller) Install(context.Context, []byte, installed.Actor) (*wasm.Plugin, error) {
 	c.calls++
 	return nil, wasm.ErrRefused
 }
 
-func (c *countingInstaller) Upgrade(context.Context, []byte, bool) (*wasm.Plugin, *wasm.Plugin, error) {
+func (c *countingInstaller) Upgrade(context.Context, []byte, installed.UpgradeOptions) (*wasm.Plugin, *wasm.Plugin, []manifest.Change, error) {
 	c.calls++
-	return nil, nil, wasm.ErrRefused
+	return nil, nil, nil, wasm.ErrRefused
 }
 
-func (c *countingInstaller) Remove(context.Context, string, string) ([]*wasm.Plugin, error) {
+func (c *countingInstaller) Remove(context.Context, string, string, installed.Actor) ([]*wasm.Plugin, error) {
 	c.calls++
 	return nil, wasm.ErrNotInstalled
 }
@@ -110,5 +118,60 @@ func TestPluginChangesAreTheOperatorsAdmins(t *testing.T) {
 	resp, _ := app.Test(req)
 	if raw, _ := io.ReadAll(resp.Body); resp.StatusCode != 400 || inst.calls != 0 || !strings.Contains(string(raw), "application/wasm") {
 		t.Fatalf("an empty install: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// widening refuses every upgrade as one that widens the plugin.
+type widening struct{ countingInstaller }
+
+func (widening) Upgrade(context.Context, []byte, installed.UpgradeOptions) (*wasm.Plugin, *wasm.Plugin, []manifest.Change, error) {
+	changes := []manifest.Change{
+		{What: "timeoutMs", From: "1000", To: "600000", Widens: true},
+		{What: "tool deleteAll", To: "writing", Widens: true},
+		{What: "tool read", From: "readOnly", To: "writing", Widens: true},
+		{What: "capability http", To: "present", Widens: true},
+		{What: "host api.example.com", To: "present", Widens: true},
+		{What: "tool old", From: "present"},
+	}
+	return nil, nil, changes, &installed.WideningError{Plugin: "notes", From: "1.0.0", To: "2.0.0", Widenings: manifest.Widenings(changes)}
+}
+
+// TestWideningProblemGolden: the 409 an upgrade that widens the plugin
+// gets, byte for byte (testdata/widening-409.json; -update rewrites it).
+func TestWideningProblemGolden(t *testing.T) {
+	auth := principals{"operator": {TenantID: "ops", UserID: "u1", Admin: true}}
+	app := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: noPlugins{}, Auth: auth,
+		PluginAdmins: api.PluginAdmins{Installer: &widening{}, Tenants: []string{"ops"}}})
+	req := httptest.NewRequest("PUT", "/api/v1/plugins/notes", strings.NewReader("\x00asm not really"))
+	req.Header.Set("Authorization", "Bearer operator")
+	req.Header.Set("Content-Type", "application/wasm")
+	resp, err := app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 409 || resp.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), got)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, got, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	golden := filepath.Join("testdata", "widening-409.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Fatalf("the 409 body differs from %s:\n%s", golden, pretty.Bytes())
 	}
 }

@@ -50,6 +50,7 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 	// Installs change what every tenant's agents run: admins of the
 	// operator's tenants only (plugin_installs.go).
 	authed.Post("/plugins", handleInstallPlugin(d.PluginAdmins))
+	authed.Get("/plugins/audit", handlePluginAudit(d.PluginAdmins))
 	authed.Put("/plugins/:name", handleUpgradePlugin(d.PluginAdmins))
 	authed.Delete("/plugins/:name", handleRemovePlugin(d.PluginAdmins))
 	authed.Get("/tools", handleTools(d.Plugins))

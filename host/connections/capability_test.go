@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -17,14 +18,14 @@ import (
 )
 
 // probeHost loads the hostile connector connprobe with the connection
-// capability reaching e's service; api.acme.test and evil.acme.test resolve
-// to the loopback test server.
+// capability reaching e's service; api.acme.test, its subdomain
+// x.api.acme.test and evil.acme.test resolve to the loopback test server.
 func probeHost(t *testing.T, e *env) (*wasm.Plugin, *connectionstest.LogSink, string) {
 	t.Helper()
 	u, _ := url.Parse(e.api.URL)
 	port := u.Port()
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port, "evil.acme.test:" + port, "other.test:" + port},
-		Resolver: connectionstest.DNS{"api.acme.test": "127.0.0.1", "evil.acme.test": "127.0.0.1", "other.test": "127.0.0.1"}}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"api.acme.test:" + port, "evil.acme.test:" + port, "x.api.acme.test:" + port, "other.test:" + port},
+		Resolver: connectionstest.DNS{"api.acme.test": "127.0.0.1", "evil.acme.test": "127.0.0.1", "x.api.acme.test": "127.0.0.1", "other.test": "127.0.0.1"}}
 	capab := &connections.Capability{Service: e.svc, Egress: opts}
 	logs := &connectionstest.LogSink{}
 	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{capab.Wasm()}, Logs: logs}, "connprobe")
@@ -159,5 +160,44 @@ func TestConnectorRefusals(t *testing.T) {
 	res = p.Call(context.Background(), "fetch", b, nil)
 	if res.OK || !strings.Contains(res.Error.Error(), "forbidden") {
 		t.Fatalf("no caller: %+v %+v", res, res.Error)
+	}
+}
+
+// TestConnectorRedirectRefused: through the capability, the provider
+// answering a connector's request with a redirect to a subdomain of the
+// connection's host, or to another host the connector may reach, hands the
+// plugin host_refused naming the hop; the hop is never sent, so neither the
+// token nor an answer from there reaches anyone. A redirect on the
+// connection's host is followed with the token.
+func TestConnectorRedirectRefused(t *testing.T) {
+	e := newEnv(t)
+	c := e.connectOAuth(t, e.alice)
+	p, _, port := probeHost(t, e)
+	redirectTo := func(loc string) func(http.ResponseWriter) bool {
+		return func(w http.ResponseWriter) bool {
+			w.Header().Set("Location", loc)
+			w.WriteHeader(http.StatusFound)
+			return true
+		}
+	}
+	for _, host := range []string{"x.api.acme.test", "evil.acme.test"} {
+		e.mu.Lock()
+		e.script = append(e.script, redirectTo("http://"+host+":"+port+"/echo"))
+		e.mu.Unlock()
+		before := e.requests()
+		res := call(t, p, e.alice, "fetch", map[string]any{"connection": c.ID, "url": "http://api.acme.test:" + port + "/files"})
+		if res.OK || !strings.Contains(res.Error.Error(), "host_refused") || !strings.Contains(res.Error.Error(), host) {
+			t.Errorf("redirect to %s: %s %+v", host, res.Data, res.Error)
+		}
+		if n := e.requests() - before; n != 1 {
+			t.Errorf("redirect to %s: %d requests reached the server, want the first only", host, n)
+		}
+	}
+	e.mu.Lock()
+	e.script = append(e.script, redirectTo("/echo"))
+	e.mu.Unlock()
+	res := call(t, p, e.alice, "fetch", map[string]any{"connection": c.ID, "url": "http://api.acme.test:" + port + "/files"})
+	if !res.OK || !strings.Contains(string(res.Data), "you sent: Bearer [redacted]") {
+		t.Fatalf("redirect on the connection's host: %s %+v", res.Data, res.Error)
 	}
 }

@@ -11,8 +11,9 @@ import (
 // and the host runs without connections. The providers are
 // DefaultProviders and the OAuth clients named in AGENTHOST_OAUTH_PROVIDERS
 // (comma-separated), each configured by AGENTHOST_OAUTH_<NAME>_CLIENT_ID,
-// _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _REDIRECT_URL, _SCOPES and _HOSTS
-// (comma- or space-separated) and _BASE_URL (its API root). A provider
+// _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _REDIRECT_URL, _SCOPES, _HOSTS
+// and _DOWNLOAD_HOSTS (comma- or space-separated) and _BASE_URL (its API
+// root). A provider
 // the host knows by name (microsoft, with _TENANT, default "common";
 // google) has defaults for all but the client id, secret and redirect URL.
 func FromEnv(getenv func(string) string, st Store) (*Service, error) {
@@ -33,7 +34,7 @@ func FromEnv(getenv func(string) string, st Store) (*Service, error) {
 		env := func(k string) string {
 			return strings.TrimSpace(getenv("AGENTHOST_OAUTH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_" + k))
 		}
-		p := Provider{Name: name, Hosts: list(env("HOSTS")), BaseURL: env("BASE_URL"), OAuth: &OAuth{ClientID: env("CLIENT_ID"), ClientSecret: env("CLIENT_SECRET"),
+		p := Provider{Name: name, Hosts: list(env("HOSTS")), DownloadHosts: list(env("DOWNLOAD_HOSTS")), BaseURL: env("BASE_URL"), OAuth: &OAuth{ClientID: env("CLIENT_ID"), ClientSecret: env("CLIENT_SECRET"),
 			AuthURL: env("AUTH_URL"), TokenURL: env("TOKEN_URL"), RedirectURL: env("REDIRECT_URL"), Scopes: list(env("SCOPES"))}}
 		p = withDefaults(p, env("TENANT"))
 		replaced := false

@@ -28,6 +28,9 @@ func TestFromEnv(t *testing.T) {
 		"oauth bad host": {env: map[string]string{"AGENTHOST_SECRET_KEY": key, "AGENTHOST_OAUTH_PROVIDERS": "x",
 			"AGENTHOST_OAUTH_X_CLIENT_ID": "id", "AGENTHOST_OAUTH_X_AUTH_URL": "a", "AGENTHOST_OAUTH_X_TOKEN_URL": "t", "AGENTHOST_OAUTH_X_REDIRECT_URL": "r",
 			"AGENTHOST_OAUTH_X_HOSTS": "a.b:0"}, err: "port"},
+		"oauth bad download host": {env: map[string]string{"AGENTHOST_SECRET_KEY": key, "AGENTHOST_OAUTH_PROVIDERS": "x",
+			"AGENTHOST_OAUTH_X_CLIENT_ID": "id", "AGENTHOST_OAUTH_X_AUTH_URL": "a", "AGENTHOST_OAUTH_X_TOKEN_URL": "t", "AGENTHOST_OAUTH_X_REDIRECT_URL": "r",
+			"AGENTHOST_OAUTH_X_DOWNLOAD_HOSTS": "dl.example:http"}, err: "port"},
 	} {
 		svc, err := connections.FromEnv(func(k string) string { return tc.env[k] }, &store.DB{})
 		switch {

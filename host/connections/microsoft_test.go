@@ -58,7 +58,7 @@ func newMSWorld(t testing.TB, db connections.Store) *msWorld {
 		Resolver: connectionstest.DNS{graphHost: "127.0.0.1", spHost: "127.0.0.1", "evil.test": "127.0.0.1"}}
 	var err error
 	m.svc, err = connections.New(connections.Options{Store: db, Sealer: connectionstest.Sealer(t),
-		Providers: []connections.Provider{{Name: "microsoft", Hosts: []string{graphHost}, BaseURL: "http://" + graphHost + ":" + m.port + "/v1.0",
+		Providers: []connections.Provider{{Name: "microsoft", Hosts: []string{graphHost}, DownloadHosts: []string{"*.sharepoint.com"}, BaseURL: "http://" + graphHost + ":" + m.port + "/v1.0",
 			OAuth: &connections.OAuth{ClientID: "ms-client", ClientSecret: "ms-secret", AuthURL: m.as.AuthURL(), TokenURL: m.as.TokenURL(),
 				RedirectURL: redirect, Scopes: []string{"offline_access", "Files.ReadWrite.All"}}}},
 		TokenClient: m.as.Client(),

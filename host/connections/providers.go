@@ -67,7 +67,7 @@ func (s *Service) Providers() []ProviderInfo {
 	return out
 }
 
-// oauthDefaults are the endpoints, API root, hosts and scopes of the OAuth
+// oauthDefaults are the endpoints, API root, hosts, download hosts and scopes of the OAuth
 // providers the host knows by name; the operator's configuration
 // (AGENTHOST_OAUTH_<NAME>_*) overrides each, and still has to name the
 // client id, secret and redirect URL of its own app registration.
@@ -81,7 +81,10 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 			tenant = "common"
 		}
 		login := "https://login.microsoftonline.com/" + url.PathEscape(tenant) + "/oauth2/v2.0/"
+		// Downloads answer 302 to a pre-authenticated URL on SharePoint or
+		// OneDrive's storage, fetched without the token.
 		return Provider{Name: name, Hosts: []string{"graph.microsoft.com"}, BaseURL: "https://graph.microsoft.com/v1.0",
+			DownloadHosts: []string{"*.sharepoint.com", "*.1drv.com", "*.livefilestore.com"},
 			OAuth: &OAuth{AuthURL: login + "authorize", TokenURL: login + "token", Scopes: []string{"offline_access", "User.Read",
 				"Files.ReadWrite.All", "Sites.ReadWrite.All", "Mail.ReadWrite", "Mail.Send", "Calendars.Read",
 				"Team.ReadBasic.All", "Channel.ReadBasic.All", "ChannelMessage.Read.All", "ChannelMessage.Send"}}}, true
@@ -103,6 +106,9 @@ func withDefaults(p Provider, tenant string) Provider {
 	}
 	if len(p.Hosts) == 0 {
 		p.Hosts = d.Hosts
+	}
+	if len(p.DownloadHosts) == 0 {
+		p.DownloadHosts = d.DownloadHosts
 	}
 	if p.BaseURL == "" {
 		p.BaseURL = d.BaseURL

@@ -63,6 +63,12 @@ type Provider struct {
 	// BaseURL is the provider's API root, the base URL of connections that
 	// name none (OAuth connections); its host is one of Hosts implicitly.
 	BaseURL string
+	// DownloadHosts are allow-list entries a redirect from the
+	// connection's hosts may lead to, fetched without the credentials and
+	// only to read (GET, HEAD): Graph's /content answers 302 to a
+	// pre-authenticated URL on *.sharepoint.com. A request is never sent
+	// there directly with the connection.
+	DownloadHosts []string
 	// OAuth is set for providers users connect to by OAuth 2.0.
 	OAuth *OAuth
 	// Schemes are the URL schemes of its connections' base URLs (default
@@ -165,7 +171,7 @@ func New(o Options) (*Service, error) {
 				return nil, fmt.Errorf("connections: provider %s: %w", p.Name, err)
 			}
 		}
-		for _, h := range p.Hosts {
+		for _, h := range slices.Concat(p.Hosts, p.DownloadHosts) {
 			if _, err := egress.ParseHostEntry(h); err != nil {
 				return nil, fmt.Errorf("connections: provider %s: %w", p.Name, err)
 			}
@@ -584,7 +590,9 @@ type Sender func(ctx context.Context, r egress.Request) (*egress.Response, error
 // provider's). Credentials the plugin put in the request are dropped. A 401
 // refreshes an OAuth token once and retries; a token the provider still
 // refuses is ErrRejected. A 429 whose Retry-After is short is waited out and
-// retried once. The response's headers and body are scrubbed of the secret.
+// retried once. Every redirect hop is decided by the connection (hop): the
+// credentials follow only to its own hosts. The response's headers and body
+// are scrubbed of the secret.
 func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider string, hosts []string, r egress.Request, send Sender) (*egress.Response, error) {
 	u, err := url.Parse(r.URL)
 	if err != nil || u.Host == "" {
@@ -609,6 +617,14 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 	refreshed, waited := false, false
 	for {
 		r.Headers["Authorization"] = authorization(rec, sec)
+		left := false // a hop left the connection's hosts: no credential after it
+		r.Redirect = func(h egress.Hop) error {
+			credential, err := s.hop(rec, hosts, h, &left)
+			if credential {
+				h.Header.Set("Authorization", authorization(rec, sec))
+			}
+			return err
+		}
 		resp, err := send(ctx, r)
 		if err != nil {
 			return nil, fmt.Errorf("connection %q: %w", rec.Label, scrubError(err, rec, sec))
@@ -637,23 +653,62 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 }
 
 func (s *Service) checkHost(rec store.ConnectionRecord, hosts []string, u *url.URL) error {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	if !egress.HostMatches(hosts, u.Hostname(), port) {
+	if !matches(hosts, u) {
 		return fmt.Errorf("%w: %s is not among the connector's hosts", ErrHostRefused, u.Hostname())
 	}
+	if !matches(s.ownHosts(rec), u) {
+		return fmt.Errorf("%w: %s is not connection %q's host", ErrHostRefused, u.Host, rec.Label)
+	}
+	return nil
+}
+
+// ownHosts are the hosts rec's credentials may go to: its provider's and
+// its base URL's.
+func (s *Service) ownHosts(rec store.ConnectionRecord) []string {
 	own := slices.Clone(s.providers[rec.Provider].Hosts)
 	if base := s.baseURL(rec); base != "" {
 		if b, err := url.Parse(base); err == nil {
 			own = append(own, b.Host)
 		}
 	}
-	if !egress.HostMatches(own, u.Hostname(), port) {
-		return fmt.Errorf("%w: %s is not connection %q's host", ErrHostRefused, u.Host, rec.Label)
+	return own
+}
+
+// matches reports whether u's host and port match one of the allow-list
+// entries.
+func matches(entries []string, u *url.URL) bool {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	return nil
+	return egress.HostMatches(entries, u.Hostname(), port)
+}
+
+// hop decides one redirect of a request sent with rec's credentials,
+// whichever hosts the connector may reach: a hop is checked as a request
+// of its own would be, since the provider, not the plugin, chose it. To
+// the connection's own hosts it carries the credentials, unless an earlier
+// hop left them (*left) or it falls from https to http; to one of the
+// provider's download hosts it goes without them, to read only; anywhere
+// else it is refused.
+func (s *Service) hop(rec store.ConnectionRecord, hosts []string, h egress.Hop, left *bool) (credential bool, err error) {
+	if h.First.Scheme == "https" && h.URL.Scheme != "https" {
+		return false, fmt.Errorf("%w: %s is not https, and connection %q's request was", ErrHostRefused, h.URL.Host, rec.Label)
+	}
+	if !matches(hosts, h.URL) {
+		return false, fmt.Errorf("%w: %s is not among the connector's hosts", ErrHostRefused, h.URL.Host)
+	}
+	if matches(s.ownHosts(rec), h.URL) {
+		return !*left, nil
+	}
+	if !matches(s.providers[rec.Provider].DownloadHosts, h.URL) {
+		return false, fmt.Errorf("%w: %s is not connection %q's host", ErrHostRefused, h.URL.Host, rec.Label)
+	}
+	if h.Method != http.MethodGet && h.Method != http.MethodHead {
+		return false, fmt.Errorf("%w: %s is a download host of %s, which is only read from, and the redirect keeps the %s", ErrHostRefused, h.URL.Host, rec.Provider, h.Method)
+	}
+	*left = true
+	return false, nil
 }
 
 func authorization(r store.ConnectionRecord, sec secret) string {

@@ -43,6 +43,24 @@ type Request struct {
 	URL     string
 	Headers map[string]string
 	Body    []byte
+	// Redirect, when set, decides every redirect hop the policy allowed:
+	// the hop leaves without the request's credentials unless Redirect
+	// sets them in the hop's Header, and an error refuses it (Do fails,
+	// naming the hop, before anything is sent there). Without it, Go's
+	// rule applies: credentials follow to the same domain or a subdomain.
+	Redirect func(h Hop) error
+}
+
+// Hop is a redirect the client is about to follow.
+type Hop struct {
+	// Method and URL are the next request's (a 303, or a 301 or 302 of a
+	// POST, turns it into a GET without body; 307 and 308 keep both).
+	Method string
+	URL    *url.URL
+	// From answered with the redirect; First is the request's own URL.
+	From, First *url.URL
+	// Header is what the hop sends, credentials removed.
+	Header http.Header
 }
 
 // Response is a response with its body read (up to the policy's cap).
@@ -112,8 +130,35 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := c.hc.Do(req)
+	hc := c.hc
+	var hopErr error
+	if r.Redirect != nil {
+		// A copy per request: the decision is the request's own (its
+		// connection's hosts), the transport is shared.
+		own := *c.hc
+		own.CheckRedirect = func(next *http.Request, via []*http.Request) error {
+			if err := c.checkRedirect(next, via); err != nil {
+				return err
+			}
+			// The hop loses every credential Go's client may have copied
+			// (it copies them to subdomains); Redirect sets back its own.
+			for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie", "Cookie2"} {
+				next.Header.Del(k)
+			}
+			from := via[len(via)-1].URL
+			if err := r.Redirect(Hop{Method: next.Method, URL: next.URL, From: from, First: via[0].URL, Header: next.Header}); err != nil {
+				hopErr = fmt.Errorf("redirect from %s to %s: %w", from.Host, next.URL.Host, err)
+				return hopErr
+			}
+			return nil
+		}
+		hc = &own
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
+		if hopErr != nil {
+			return nil, hopErr
+		}
 		var denied *DeniedError
 		if errors.As(err, &denied) {
 			return nil, denied

@@ -297,3 +297,58 @@ func TestDial(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectDecider: with Request.Redirect, a hop carries no credential
+// Go's client would have copied (it copies them to subdomains) unless the
+// decider sets it, and the decider's refusal fails the request naming the
+// hop, before anything is sent there.
+func TestRedirectDecider(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{} // host → Authorization
+	_, port := server(t, func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.Host)
+		mu.Lock()
+		seen[host+r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		if to := r.URL.Query().Get("to"); to != "" {
+			http.Redirect(w, r, to, http.StatusFound)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	dns := fakeDNS{"api.example.test": "127.0.0.1", "x.api.example.test": "127.0.0.1"}
+	pol := egress.NewPolicy().WithResolver(dns).WithAllowedHosts("*.example.test", "api.example.test").
+		WithPrivateHostsAllowed("api.example.test:"+port, "x.api.example.test:"+port)
+	sub := "http://x.api.example.test:" + port + "/sub"
+	start := "http://api.example.test:" + port + "/start?to=" + url.QueryEscape(sub)
+	refusal := errors.New("not this one")
+	cases := []struct {
+		name    string
+		decide  func(egress.Hop) error
+		want    error
+		subAuth string
+		subSeen bool
+	}{
+		{"Go's rule without a decider", nil, nil, "Bearer t", true},
+		{"a decider adding nothing", func(egress.Hop) error { return nil }, nil, "", true},
+		{"a decider setting its own", func(h egress.Hop) error { h.Header.Set("Authorization", "Bearer hop"); return nil }, nil, "Bearer hop", true},
+		{"a decider refusing", func(egress.Hop) error { return refusal }, refusal, "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			clear(seen)
+			mu.Unlock()
+			_, err := egress.NewClient(pol).Do(context.Background(), egress.Request{URL: start, Headers: map[string]string{"Authorization": "Bearer t"}, Redirect: tc.decide})
+			if !errors.Is(err, tc.want) || (err != nil && !strings.Contains(err.Error(), "x.api.example.test")) {
+				t.Fatalf("Do = %v, want %v naming the hop", err, tc.want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			auth, ok := seen["x.api.example.test/sub"]
+			if ok != tc.subSeen || auth != tc.subAuth || seen["api.example.test/start"] != "Bearer t" {
+				t.Fatalf("seen %q", seen)
+			}
+		})
+	}
+}

@@ -4,7 +4,9 @@
 // name resolves to is checked and pinned for the connection, so DNS cannot
 // change between check and connect; loopback, private, link-local, cloud
 // metadata and other special addresses are refused unless the operator allows
-// a host by name; responses are capped.
+// a host by name; responses are capped. A request may decide its own hops
+// further (Request.Redirect: a connection's, whose credentials follow only to
+// its own hosts).
 //
 // Host entries. A plugin's allow-list entry is a name ("api.example.org"), a
 // pattern ("*.example.org": any subdomain) or an IP address, optionally with

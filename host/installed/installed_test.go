@@ -65,20 +65,20 @@ func TestInstallsSurviveARestart(t *testing.T) {
 	echo := wasmtest.Module(t, "echo")
 
 	h := newHost(t)
-	d, err := installed.Open(ctx, dir, h, logger)
+	d, err := installed.Open(ctx, dir, h, logger, installed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Install(ctx, echo); err != nil {
+	if _, err := d.Install(ctx, echo, installed.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := d.Upgrade(ctx, version(t, echo, "1.1.0"), true); err != nil {
+	if _, _, _, err := d.Upgrade(ctx, version(t, echo, "1.1.0"), installed.UpgradeOptions{Keep: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Install(ctx, wasmtest.Module(t, "compute")); err != nil {
+	if _, err := d.Install(ctx, wasmtest.Module(t, "compute"), installed.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Remove(ctx, "compute", ""); err != nil {
+	if _, err := d.Remove(ctx, "compute", "", installed.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(dir); got != "echo.wasm echo@1.0.0.wasm" {
@@ -90,7 +90,7 @@ func TestInstallsSurviveARestart(t *testing.T) {
 	}
 
 	restarted := newHost(t)
-	d2, err := installed.Open(ctx, dir, restarted, logger)
+	d2, err := installed.Open(ctx, dir, restarted, logger, installed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestInstallsSurviveARestart(t *testing.T) {
 	if _, ok := restarted.Plugin("compute"); ok {
 		t.Fatal("a removed plugin came back")
 	}
-	if _, err := d2.Remove(ctx, "echo", "1.0.0"); err != nil {
+	if _, err := d2.Remove(ctx, "echo", "1.0.0", installed.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(dir); got != "broken.wasm echo.wasm" {
@@ -124,20 +124,20 @@ func TestOnlyInstalledPluginsChange(t *testing.T) {
 	if _, err := h.Load(ctx, wasm.Source{Origin: "operator dir", Module: echo}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := installed.Open(ctx, t.TempDir(), h, slog.New(slog.DiscardHandler))
+	d, err := installed.Open(ctx, t.TempDir(), h, slog.New(slog.DiscardHandler), installed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := d.Upgrade(ctx, version(t, echo, "2.0.0"), false); !errors.Is(err, installed.ErrNotManaged) {
+	if _, _, _, err := d.Upgrade(ctx, version(t, echo, "2.0.0"), installed.UpgradeOptions{}); !errors.Is(err, installed.ErrNotManaged) {
 		t.Errorf("upgrade of the operator's plugin: %v", err)
 	}
-	if _, err := d.Remove(ctx, "echo", ""); !errors.Is(err, installed.ErrNotManaged) {
+	if _, err := d.Remove(ctx, "echo", "", installed.Actor{}); !errors.Is(err, installed.ErrNotManaged) {
 		t.Errorf("removal of the operator's plugin: %v", err)
 	}
-	if _, err := d.Remove(ctx, "nothing", ""); !errors.Is(err, wasm.ErrNotInstalled) {
+	if _, err := d.Remove(ctx, "nothing", "", installed.Actor{}); !errors.Is(err, wasm.ErrNotInstalled) {
 		t.Errorf("removal of nothing: %v", err)
 	}
-	if _, err := d.Install(ctx, []byte("not wasm")); !errors.Is(err, wasm.ErrRefused) {
+	if _, err := d.Install(ctx, []byte("not wasm"), installed.Actor{}); !errors.Is(err, wasm.ErrRefused) {
 		t.Errorf("install of garbage: %v", err)
 	}
 	if p, _ := h.Plugin("echo"); p.Manifest().Version != "1.0.0" {
@@ -152,7 +152,7 @@ func TestHostileNamesWriteNothing(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	dir := filepath.Join(root, "plugins")
-	d, err := installed.Open(ctx, dir, newHost(t), slog.New(slog.DiscardHandler))
+	d, err := installed.Open(ctx, dir, newHost(t), slog.New(slog.DiscardHandler), installed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestHostileNamesWriteNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.Install(ctx, hostile); !errors.Is(err, wasm.ErrRefused) || !strings.Contains(err.Error(), "/"+strings.Trim(field, `"`)) {
+		if _, err := d.Install(ctx, hostile, installed.Actor{}); !errors.Is(err, wasm.ErrRefused) || !strings.Contains(err.Error(), "/"+strings.Trim(field, `"`)) {
 			t.Errorf("%s: %v, want a refusal naming the field", edit, err)
 		}
 	}

@@ -148,6 +148,11 @@ type UpgradeOptions struct {
 	// ("tool@1.2.0"); otherwise it is retired: its running calls end on it
 	// and it is closed after the last.
 	Keep bool
+	// Check, when set, sees the loaded version and the new one once the
+	// new one is read and checked (limits in force, tools, grants) and
+	// before anything is compiled or swapped: its error refuses the
+	// upgrade (installed: a widening nobody confirmed).
+	Check func(old, new *Plugin) error
 }
 
 // Upgrade replaces the loaded plugin of src's name with src, another
@@ -174,6 +179,12 @@ func (h *Host) Upgrade(ctx context.Context, src Source, opts UpgradeOptions) (*P
 	}
 	if err := h.checkFree(p, src.Origin, old); err != nil {
 		return nil, nil, err
+	}
+	if opts.Check != nil {
+		if err := opts.Check(old, p); err != nil {
+			p.close(ctx)
+			return nil, nil, err
+		}
 	}
 	if err := p.Warm(ctx); err != nil {
 		p.close(ctx)
