@@ -555,7 +555,8 @@ type MCPServerRequest struct {
 	// stdio: the program (absolute, or found in /usr/local/bin:/usr/bin:/bin) and its arguments; no
 	// shell
 	Command []string `json:"command,omitempty"`
-	// stdio: variables beside PATH, kept in the clear; ${WORKDIR} is the server's own directory
+	// stdio: variables beside PATH, kept in the clear, only those the operator allows for the command
+	// (403 naming one it does not); ${WORKDIR} is the server's own directory, fresh for each process
 	Env json.RawMessage `json:"env,omitempty"`
 	// http: headers sent to the server's origin only, sealed
 	Headers json.RawMessage `json:"headers,omitempty"`
@@ -564,7 +565,7 @@ type MCPServerRequest struct {
 	Name           string `json:"name"`
 	// tools whose readOnlyHint the admin trusts ("*": all); other tools are not read-only
 	ReadOnly []string `json:"readOnly,omitempty"`
-	// stdio: variables kept sealed
+	// stdio: variables kept sealed, only those the operator allows for the command
 	SecretEnv json.RawMessage `json:"secretEnv,omitempty"`
 	// one call's bound (default 60000, at most 600000)
 	TimeoutMs *int64 `json:"timeoutMs,omitempty"`

@@ -220,9 +220,10 @@ func adminUsage(w io.Writer) {
 
   mcp -tenant ID -name NAME [-workspace ID]     add an external MCP server to the workspace's tool set
       -command "PROG ARGS" [-env K=V,…]          (or every workspace's): a stdio server (no shell; an
-      [-secret-env K=VAR,…]                      empty environment but PATH and -env; secrets read from
-      | -url URL [-bearer-env VAR]               this process's variables and sealed with
-      [-header-env Name=VAR,…]                   AGENTHOST_SECRET_KEY), or a streamable-HTTP server;
+      [-secret-env K=VAR,…]                      empty environment but PATH and -env, only variables the
+      | -url URL [-bearer-env VAR]               operator's env= allows; secrets read from this process's
+      [-header-env Name=VAR,…]                   variables and sealed with AGENTHOST_SECRET_KEY or
+                                                 AGENTHOST_SECRET_KEY_FILE), or a streamable-HTTP server;
       [-read-only a,b|*] [-timeout 60s]          -read-only trusts those tools' readOnlyHint
   mcp -tenant ID -list | -remove ID              the tenant's MCP servers; remove one
 

@@ -69,7 +69,11 @@ func pairs(flagName, s string, fromEnv bool) (map[string]string, error) {
 // run lists, adds or removes the tenant's MCP servers.
 func (f *mcpAdminFlags) run(ctx context.Context, db *store.DB, tenant, name, workspace string, list bool, stdout io.Writer) error {
 	admin := tenancy.Principal{TenantID: tenant, Admin: true}
-	sealer, err := mcpclient.NewSealer(os.Getenv("AGENTHOST_SECRET_KEY"))
+	key, err := secretKey(os.Getenv)
+	if err != nil {
+		return err
+	}
+	sealer, err := mcpclient.NewSealer(key)
 	if err != nil {
 		return err
 	}
@@ -163,16 +167,24 @@ func printMCPServers(w io.Writer, servers []mcpclient.Server) {
 }
 
 // mcpServers is serve's side: the connections to the tenants' MCP servers
-// (stdio servers run in DATA/mcp/ID), billed and traced like plugin calls.
-// HTTP servers are reached through host/egress's address checks, with the
+// (stdio servers run in fresh directories outside the data directory, as
+// -mcp-user when serve is root), billed and traced like plugin calls. HTTP
+// servers are reached through host/egress's address checks, with the
 // plugins' -allow-host exceptions and -resolve overrides.
-func mcpServers(db *store.DB, data string, commands []string, eo wasm.EgressOptions, meter mcpclient.Meter, tel *telemetry.Telemetry, logger *slog.Logger) (mcpclient.Admin, error) {
-	sealer, err := mcpclient.NewSealer(os.Getenv("AGENTHOST_SECRET_KEY"))
+func mcpServers(db *store.DB, data, key string, f mcpCommandFlag, eo wasm.EgressOptions, meter mcpclient.Meter, tel *telemetry.Telemetry, logger *slog.Logger) (mcpclient.Admin, error) {
+	sealer, err := mcpclient.NewSealer(key)
 	if err != nil {
 		return mcpclient.Admin{}, err
 	}
+	commands := f.list()
+	var uids mcpclient.UIDRange
+	if *f.uids != "" {
+		if uids, err = mcpclient.ParseUIDRange(*f.uids); err != nil {
+			return mcpclient.Admin{}, fmt.Errorf("-mcp-uids: %w", err)
+		}
+	}
 	m, err := mcpclient.New(db, mcpclient.Options{DataDir: data, Sealer: sealer, Meter: meter, Tracer: tel.TracerProvider(), Logger: logger,
-		Commands: commands, AllowPrivateHosts: eo.AllowPrivateHosts, Resolver: eo.Resolver})
+		Commands: commands, User: *f.user, UIDs: uids, AllowPrivateHosts: eo.AllowPrivateHosts, Resolver: eo.Resolver})
 	if err != nil {
 		return mcpclient.Admin{}, err
 	}
@@ -180,13 +192,42 @@ func mcpServers(db *store.DB, data string, commands []string, eo wasm.EgressOpti
 }
 
 // mcpCommandFlag is serve's -mcp-command: the stdio commands tenant admins
-// may add, beside AGENTHOST_MCP_COMMANDS (entries separated by ";").
-type mcpCommandFlag struct{ items *stringList }
+// may add, beside AGENTHOST_MCP_COMMANDS (entries separated by ";"), and
+// -mcp-user and -mcp-uids, who runs them when serve is root.
+type mcpCommandFlag struct {
+	items      *stringList
+	user, uids *string
+}
 
 func addMCPCommandFlag(fs *flag.FlagSet) mcpCommandFlag {
 	f := mcpCommandFlag{items: &stringList{}}
-	fs.Var(f.items, "mcp-command", `a stdio MCP server command tenant admins may add: the program and optionally its first arguments ("/usr/bin/node /srv/mcp/memory/index.js"); repeatable; also AGENTHOST_MCP_COMMANDS, separated by ";"`)
+	fs.Var(f.items, "mcp-command", `a stdio MCP server command tenant admins may add: the program and optionally its first arguments ("/usr/bin/node /srv/mcp/memory/index.js"), after "env=NAME,…" naming the variables they may set for it; repeatable; also AGENTHOST_MCP_COMMANDS, separated by ";"`)
+	f.user = fs.String("mcp-user", envOr("AGENTHOST_MCP_USER", ""), "the user stdio MCP servers run as when serve runs as root (default nobody; never root)")
+	f.uids = fs.String("mcp-uids", envOr("AGENTHOST_MCP_UIDS", ""), `user ids FIRST-LAST ("231000-231999") for stdio MCP processes of a root serve, one each, so that they cannot read or signal one another (instead of -mcp-user); ids nothing else on the machine uses`)
 	return f
+}
+
+// addSecretKeyFileFlag is -secret-key-file: the secret key read from a file
+// rather than AGENTHOST_SECRET_KEY.
+func addSecretKeyFileFlag(fs *flag.FlagSet) *string {
+	return fs.String("secret-key-file", "", "a file holding the secret key (32 random bytes, base64) instead of AGENTHOST_SECRET_KEY; also "+secretKeyFileEnv)
+}
+
+// secretKey is AGENTHOST_SECRET_KEY, or the content of the file
+// AGENTHOST_SECRET_KEY_FILE names.
+func secretKey(getenv func(string) string) (string, error) {
+	key, file := getenv("AGENTHOST_SECRET_KEY"), getenv(secretKeyFileEnv)
+	if file == "" {
+		return key, nil
+	}
+	if key != "" {
+		return "", fmt.Errorf("the secret key comes from AGENTHOST_SECRET_KEY or %s, not both", secretKeyFileEnv)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("the secret key file: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 func (f mcpCommandFlag) list() []string { return append(envMCPCommands(), *f.items...) }

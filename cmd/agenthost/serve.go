@@ -65,12 +65,20 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	bf := addBillingFlags(fs)
 	tf := addTelemetryFlags(fs)
 	mcpCommands := addMCPCommandFlag(fs)
+	keyFile := addSecretKeyFileFlag(fs)
 	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	// Secrets are read from a copy of the environment taken now: the
+	// process's own loses them, and the process becomes undumpable, before
+	// anything (a stdio MCP server) is started.
+	env, err := hideSecrets(*keyFile, *configPath)
+	if err != nil {
 		return err
 	}
 	// The model configuration is read before anything is opened: a wrong
 	// path or value is refused with no data directory made.
-	modelCfg, err := llm.LoadConfig(*configPath, os.Getenv)
+	modelCfg, err := llm.LoadConfig(*configPath, env)
 	if err != nil {
 		return err
 	}
@@ -83,7 +91,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	// webSearch's search API and sqlQuery's databases (docs/configuration.md).
-	closeToolServices, err := connectToolServices(*configPath, os.Getenv, pf, logger)
+	closeToolServices, err := connectToolServices(*configPath, env, pf, logger)
 	if err != nil {
 		return err
 	}
@@ -94,7 +102,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("stopping", "deadline", shutdownTimeout.String(), "hint", "a second signal ends the process at once")
 	})
 
-	if err := os.MkdirAll(*data, 0o755); err != nil {
+	if err := privateDataDir(*data, logger); err != nil {
 		return err
 	}
 	// A stop during start-up makes a step fail with the context's error:
@@ -269,7 +277,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	mcpAdmin, err := mcpServers(db, *data, mcpCommands.list(), eo, meter, tel, logger)
+	mcpAdmin, err := mcpServers(db, *data, env("AGENTHOST_SECRET_KEY"), mcpCommands, eo, meter, tel, logger)
 	if err != nil {
 		return err
 	}
@@ -284,7 +292,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// which seals their credentials at rest (docs/connectors.md).
 	var conns api.Connections
 	var dataSources api.DataSources
-	connSvc, err := connections.FromEnv(os.Getenv, db)
+	connSvc, err := connections.FromEnv(env, db)
 	if err != nil {
 		return err
 	}

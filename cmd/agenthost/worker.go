@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -34,10 +33,15 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	ef := addExtractorFlags(fs)
 	bf := addBillingFlags(fs)
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
+	keyFile := addSecretKeyFileFlag(fs)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
-	modelCfg, err := llm.LoadConfig(*configPath, os.Getenv) // before anything is opened
+	env, err := hideSecrets(*keyFile, *configPath) // as serve's
+	if err != nil {
+		return err
+	}
+	modelCfg, err := llm.LoadConfig(*configPath, env) // before anything is opened
 	if err != nil {
 		return err
 	}
@@ -47,7 +51,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	// webSearch's search API and sqlQuery's databases (docs/configuration.md).
-	closeToolServices, err := connectToolServices(*configPath, os.Getenv, pf, logger)
+	closeToolServices, err := connectToolServices(*configPath, env, pf, logger)
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func (a Admin) Add(ctx context.Context, p tenancy.Principal, n NewServer) (Serve
 		return Server{}, err
 	}
 	if s.Config.Transport == Stdio {
-		if err := AllowedCommand(a.Commands, s.Config.Command); err != nil {
+		if err := AllowedCommand(a.Commands, s.Config.Command, envNames(n.Env, n.SecretEnv)); err != nil {
 			return Server{}, fmt.Errorf("%w: %w", tenancy.ErrForbidden, err)
 		}
 	}

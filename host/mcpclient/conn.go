@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -189,14 +187,12 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	var st *stdioTransport
 	switch c.srv.Config.Transport {
 	case Stdio:
-		if err := AllowedCommand(c.m.cfg.Commands, c.srv.Config.Command); err != nil {
+		// Checked again before each start: the store's row may predate the
+		// operator's current allow list, or not come from Admin.Add.
+		if err := AllowedCommand(c.m.cfg.Commands, c.srv.Config.Command, envNames(c.srv.Config.Env, c.sec.Env)); err != nil {
 			return nil, err
 		}
-		dir := filepath.Join(c.m.cfg.DataDir, "mcp", c.srv.ID)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("its directory: %w", err)
-		}
-		st = &stdioTransport{argv: c.srv.Config.Command, env: stdioEnv(c.srv.Config, c.sec, dir), dir: dir,
+		st = &stdioTransport{cfg: c.srv.Config, sec: c.sec, root: c.m.cfg.WorkRoot, ids: c.m.ids,
 			limit: c.srv.Config.ResultLimit(), faults: f, logger: c.logger}
 		t = st
 	case HTTP:

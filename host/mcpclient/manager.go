@@ -7,8 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -34,8 +38,26 @@ type Meter interface {
 
 // Options configure a Manager. DataDir is required.
 type Options struct {
-	// DataDir holds each stdio server's working directory (DataDir/mcp/ID).
+	// DataDir is the host's data directory. A stdio server runs outside it
+	// (WorkRoot may not be in it); DataDir/mcp/ID, where servers ran before,
+	// is removed with the server.
 	DataDir string
+	// WorkRoot holds each stdio process's working directory, a fresh empty
+	// one (0700) removed when the process ends [os.TempDir()].
+	WorkRoot string
+	// User is who stdio servers run as when the host runs as root [nobody]:
+	// never root, whose CAP_SYS_PTRACE reads any process's memory. A host
+	// that is not root runs them as its own user (it cannot switch), hidden
+	// from them by procguard.Undumpable; User is then refused unless it is
+	// the host's own.
+	User string
+	// UIDs, when the host runs as root, gives each stdio process a uid of
+	// its own from the range (its gid the same number, no supplementary
+	// groups), free again when the process ends: servers then cannot read
+	// one another's /proc files or signal one another, as they can when
+	// they all run as User. The ids need no passwd entry; they must be
+	// used by nothing else on the machine (nor by another host's range).
+	UIDs UIDRange
 	// Sealer opens the servers' secrets; nil: servers with secrets fail.
 	Sealer *Sealer
 	// Meter bills tool calls like plugin runs; nil: not billed.
@@ -57,8 +79,8 @@ type Options struct {
 	// Resolver resolves HTTP servers' names [the system's DNS] (the
 	// operator's -resolve).
 	Resolver egress.Resolver
-	// Commands are the stdio commands the operator allows (AllowedCommand);
-	// none: no stdio server runs.
+	// Commands are the stdio commands the operator allows, with the
+	// variables allowed for each (AllowedCommand); none: no stdio server runs.
 	Commands []string
 	// Version is agenthost's, told to servers.
 	Version string
@@ -79,6 +101,8 @@ type Manager struct {
 	// egress checks HTTP servers' addresses; nil when the caller gave its
 	// own HTTPTransport.
 	egress *egress.Client
+	// ids is who stdio servers run as.
+	ids *identities
 
 	mu    sync.Mutex
 	conns map[string]*conn // by server ID
@@ -100,6 +124,25 @@ func New(store Store, cfg Options) (*Manager, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("mcpclient: Options.DataDir is required")
 	}
+	if err := CheckCommands(cfg.Commands); err != nil {
+		return nil, fmt.Errorf("mcpclient: %w", err)
+	}
+	if cfg.WorkRoot == "" {
+		cfg.WorkRoot = os.TempDir()
+	}
+	if inside(cfg.WorkRoot, cfg.DataDir) {
+		return nil, fmt.Errorf("mcpclient: stdio servers' directories (%s) would be inside the data directory %s", cfg.WorkRoot, cfg.DataDir)
+	}
+	cred, err := stdioCredential(cfg.User)
+	if err != nil {
+		return nil, fmt.Errorf("mcpclient: %w", err)
+	}
+	if err := cfg.UIDs.check(); err != nil {
+		return nil, fmt.Errorf("mcpclient: %w", err)
+	}
+	if cfg.UIDs.Count > 0 && cred == nil {
+		return nil, fmt.Errorf("mcpclient: stdio servers can have uids of their own only when the host runs as root")
+	}
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = 30 * time.Second
 	}
@@ -115,6 +158,8 @@ func New(store Store, cfg Options) (*Manager, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
+	// What killed hosts left in WorkRoot goes before any server starts.
+	sweepWorkDirs(cfg.WorkRoot, cfg.Logger)
 	var ec *egress.Client
 	if cfg.HTTPTransport == nil {
 		pol := egress.NewPolicy().WithTimeout(MaxTimeout).WithPrivateHostsAllowed(cfg.AllowPrivateHosts...)
@@ -129,7 +174,53 @@ func New(store Store, cfg Options) (*Manager, error) {
 		tp = noop.NewTracerProvider()
 	}
 	return &Manager{store: store, cfg: cfg, logger: cfg.Logger, tracer: tp.Tracer("github.com/agenthost/agenthost/host/mcpclient"),
-		now: cfg.Now, egress: ec, conns: map[string]*conn{}}, nil
+		now: cfg.Now, egress: ec, conns: map[string]*conn{}, ids: &identities{shared: cred, r: cfg.UIDs, used: map[uint32]bool{}}}, nil
+}
+
+// inside says whether path is dir or in it (both made absolute and clean;
+// symbolic links resolved where they exist).
+func inside(path, dir string) bool {
+	abs := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		return a
+	}
+	rel, err := filepath.Rel(abs(dir), abs(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// stdioCredential is who stdio servers run as: as root, name [nobody] with
+// no supplementary groups; otherwise the host's user (nil).
+func stdioCredential(name string) (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		if name != "" {
+			if u, err := user.Current(); err != nil || u.Username != name {
+				return nil, fmt.Errorf("stdio servers can run as %q only when the host runs as root (it runs as uid %d)", name, os.Geteuid())
+			}
+		}
+		return nil, nil
+	}
+	if name == "" {
+		name = "nobody"
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("the user stdio servers run as: %w", err)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("the user %q has no numeric uid and gid (%s:%s)", name, u.Uid, u.Gid)
+	}
+	if uid == 0 || gid == 0 {
+		return nil, fmt.Errorf("stdio servers never run as root or its group (the user %q is %d:%d)", name, uid, gid)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, nil
 }
 
 // Sources returns the workspace's servers as tool sources (tools.SourceFinder).
@@ -183,7 +274,8 @@ func (m *Manager) Status(ctx context.Context, s Server) (Status, error) {
 	return st, nil
 }
 
-// Forget closes a removed server's connection and deletes its directory.
+// Forget closes a removed server's connection (its process's directory goes
+// with the process) and deletes DataDir/mcp/ID, where servers ran before.
 func (m *Manager) Forget(id string) {
 	m.mu.Lock()
 	c := m.conns[id]

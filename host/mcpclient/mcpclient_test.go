@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,8 +31,16 @@ import (
 var hostileBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(snoopingHostEnv) != "" {
+		os.Exit(snoopingHost())
+	}
 	dir, err := os.MkdirTemp("", "mcpclient-test")
 	if err != nil {
+		panic(err)
+	}
+	// Servers run as nobody when the tests run as root: the program must
+	// be theirs to run.
+	if err := os.Chmod(dir, 0o755); err != nil {
 		panic(err)
 	}
 	hostileBin = filepath.Join(dir, "hostile")
@@ -169,9 +178,10 @@ func TestDeafServer(t *testing.T) {
 	}
 }
 
-// TestStdioEnvironment: a stdio server sees PATH and what the admin set
-// (${WORKDIR} expanded, secrets included), nothing of the host's
-// environment, and runs in a directory of its own under the data dir.
+// TestStdioEnvironment: a stdio server sees PATH and what the admin set of
+// what the operator allowed (${WORKDIR} expanded, secrets included),
+// nothing of the host's environment, and runs in a fresh empty directory
+// outside the data directory, its own, removed when it ends.
 func TestStdioEnvironment(t *testing.T) {
 	t.Setenv("AGENTHOST_SECRET_KEY", "must-not-leak")
 	key := testKey(t)
@@ -184,24 +194,41 @@ func TestStdioEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
-	src, _ := source(t, s, mcpclient.Options{DataDir: data, Sealer: sealer})
+	src, m := source(t, s, mcpclient.Options{DataDir: data, Sealer: sealer, Commands: []string{"env=MEMORY_FILE_PATH,API_TOKEN " + hostileBin}})
 	r := call(t, src, "hostile_env", `{}`)
 	if !r.OK {
 		t.Fatal(r.Error)
 	}
-	dir := filepath.Join(data, "mcp", s.ID)
-	want := []string{"cwd=" + dir, "API_TOKEN=s3cret", "MEMORY_FILE_PATH=" + dir + "/memory.jsonl", "PATH=" + mcpclient.SafePath}
 	got := strings.Split(r.Text, "\n")
-	if len(got) != len(want) {
+	dir, ok := strings.CutPrefix(got[0], "cwd=")
+	if !ok || !filepath.IsAbs(dir) {
+		t.Fatalf("no working directory in %q", got)
+	}
+	if rel, err := filepath.Rel(data, dir); err != nil || !strings.HasPrefix(rel, "..") {
+		t.Errorf("working directory %s is inside the data directory %s", dir, data)
+	}
+	want := []string{"cwd=" + dir, "API_TOKEN=s3cret", "MEMORY_FILE_PATH=" + dir + "/memory.jsonl", "PATH=" + mcpclient.SafePath}
+	slices.Sort(got[1:])
+	slices.Sort(want[1:])
+	if !slices.Equal(got, want) {
 		t.Fatalf("environment %q, want exactly %q", got, want)
 	}
-	for _, w := range want {
-		if !strings.Contains(r.Text, w) {
-			t.Errorf("environment %q lacks %q", got, w)
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("working directory %v %v", fi, err)
+	}
+	if os.Geteuid() == 0 {
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid == 0 {
+			t.Errorf("working directory owned by root: the server runs as another user")
 		}
 	}
-	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Fatalf("working directory %v %v", fi, err)
+	if es, err := os.ReadDir(dir); err != nil || len(es) != 0 {
+		t.Errorf("working directory not fresh and empty: %v %v", es, err)
+	}
+	// A second process of the same server gets a directory of its own.
+	m.Forget(s.ID)
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("working directory left after the server ended: %v", err)
 	}
 }
 
@@ -250,7 +277,7 @@ func TestRefusedTools(t *testing.T) {
 		!strings.Contains(refused, `"bad name!"`) {
 		t.Fatalf("refused %q", st.Refused)
 	}
-	if !st.Connected || len(st.Tools) != 12 {
+	if !st.Connected || len(st.Tools) != 14 {
 		t.Fatalf("status %+v", st)
 	}
 }

@@ -3,14 +3,18 @@
 // stdio, or a streamable-HTTP URL with its auth) for one workspace or every
 // workspace of a tenant; its tools then appear beside the plugins' tools,
 // prefixed with the server's name, with the same argument validation,
-// tracing, billing and read-only treatment. Every server is hostile: it runs
-// with an empty environment in a directory of its own, its answers are
+// tracing, billing and read-only treatment. Every server is hostile: a
+// stdio server runs only as the operator allowed, with no variable the
+// operator did not allow for its command, in a fresh directory outside the
+// data directory, as an unprivileged user when the host is root, unable to
+// read the host's memory or environment (host/procguard); its answers are
 // bounded in time and size, protocol garbage becomes an error result, and a
 // server that dies is restarted on the next call or, after repeated
 // failures, marked failed for a while — never a crash of the host.
 package mcpclient
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -199,25 +203,128 @@ func Validate(s Server, sec Secrets) error {
 	return nil
 }
 
-// AllowedCommand says whether the operator allows a stdio server's command.
-// A stdio server runs a program on the host, so tenant admins may only run
+// ErrEnvNotAllowed says a stdio server sets a variable the operator did not
+// allow for its command.
+var ErrEnvNotAllowed = errors.New("a variable the operator does not allow for this command")
+
+// commandEntry is one of the operator's entries (-mcp-command): the first
+// words of the commands it allows, and the variables a tenant admin may set
+// for them.
+type commandEntry struct {
+	words []string
+	env   []string
+}
+
+// parseCommand reads an entry: words "env=NAME,NAME2" before the program
+// name the variables a tenant admin may set ("env=MEMORY_FILE_PATH
+// /usr/bin/node /srv/mcp/memory/index.js"); the rest is the command's
+// beginning. A variable that loads code (deniedEnv) or PATH cannot be
+// allowed at all.
+func parseCommand(s string) (commandEntry, error) {
+	var e commandEntry
+	for _, w := range strings.Fields(s) {
+		if len(e.words) == 0 && strings.HasPrefix(w, "env=") {
+			for _, k := range strings.Split(strings.TrimPrefix(w, "env="), ",") {
+				switch {
+				case k == "":
+				case !envName.MatchString(k):
+					return e, fmt.Errorf("the MCP command %q: env %q is not a variable name", s, k)
+				case k == "PATH" || deniedEnvName(k):
+					return e, fmt.Errorf("the MCP command %q: env %s cannot be allowed (PATH is the host's; the others make a program load other code)", s, k)
+				default:
+					e.env = append(e.env, k)
+				}
+			}
+			continue
+		}
+		e.words = append(e.words, w)
+	}
+	if len(e.words) == 0 {
+		return e, fmt.Errorf("the MCP command %q names no program", s)
+	}
+	if strings.Contains(e.words[0], "/") && !filepath.IsAbs(e.words[0]) {
+		return e, fmt.Errorf("the MCP command %q: a program is an absolute path or a name found in %s", s, SafePath)
+	}
+	return e, nil
+}
+
+// CheckCommands checks the operator's entries (AllowedCommand), so that a
+// mistyped one is refused at start-up rather than when a server starts.
+func CheckCommands(allowed []string) error {
+	for _, a := range allowed {
+		if _, err := parseCommand(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AllowedCommand says whether the operator allows a stdio server's command
+// with the variables env (their names: the clear and the sealed ones). A
+// stdio server runs a program on the host, so tenant admins may only run
 // what the operator listed: each entry is the beginning of a command, the
 // program and optionally its first arguments separated by spaces
 // ("/usr/bin/node /srv/mcp/server-memory/dist/index.js"); a command is
 // allowed when its first words are exactly an entry's. Allowing a bare
 // interpreter ("/usr/bin/node") allows any code it can run.
-func AllowedCommand(allowed []string, command []string) error {
+//
+// Variables are an allow list too, written before the program
+// ("env=MEMORY_FILE_PATH,API_TOKEN /usr/bin/node …"): a variable can change
+// what a program runs (GIT_CONFIG_*, GIT_SSH_COMMAND, npm_config_*, HOME,
+// proxies), so a server may set only variables one entry that allows its
+// command names, and none without one.
+func AllowedCommand(allowed []string, command []string, env []string) error {
+	var best *commandEntry
 	for _, a := range allowed {
-		words := strings.Fields(a)
-		if len(words) > 0 && len(command) >= len(words) && slices.Equal(command[:len(words)], words) {
+		e, err := parseCommand(a)
+		if err != nil {
+			return err
+		}
+		if len(command) < len(e.words) || !slices.Equal(command[:len(e.words)], e.words) {
+			continue
+		}
+		if missingEnv(e, env) == "" {
 			return nil
 		}
+		if best == nil || len(e.words) > len(best.words) {
+			best = &e
+		}
+	}
+	if best != nil {
+		allows := "none"
+		if len(best.env) > 0 {
+			allows = strings.Join(best.env, ", ")
+		}
+		return fmt.Errorf("%w: the operator does not allow the variable %s for the command %q (it allows %s; an operator allows variables as env=NAME,… before the command in -mcp-command)",
+			ErrEnvNotAllowed, missingEnv(*best, env), clip(strings.Join(best.words, " "), 200), allows)
 	}
 	if len(allowed) == 0 {
 		return fmt.Errorf("this host runs no stdio MCP servers: the operator allows none (-mcp-command, AGENTHOST_MCP_COMMANDS)")
 	}
 	return fmt.Errorf("the command %q is not one the operator allows (-mcp-command, AGENTHOST_MCP_COMMANDS): %s",
 		clip(strings.Join(command, " "), 200), strings.Join(allowed, "; "))
+}
+
+// missingEnv is the first of env (sorted) that e does not allow; "": none.
+func missingEnv(e commandEntry, env []string) string {
+	names := slices.Sorted(slices.Values(env))
+	for _, k := range names {
+		if !slices.Contains(e.env, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// envNames are the names of a stdio server's variables, the clear and the sealed.
+func envNames(env ...map[string]string) []string {
+	var out []string
+	for _, m := range env {
+		for k := range m {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // deniedEnv are variables that would make a stdio server's program load code

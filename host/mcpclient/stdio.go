@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/host/procguard"
 )
 
 // SafePath is the whole PATH of a stdio server, and where a command without
@@ -46,12 +49,15 @@ const (
 // CommandTransport cannot bound a message's size and signals only the
 // process it started, so this one starts the process itself: in a process
 // group of its own (killed whole on close), with an empty environment but
-// PATH and what the admin set, in the server's own directory, its standard
-// output read through a bound on one line.
+// PATH and what the admin set (the operator allowed), in a fresh empty
+// directory outside the data directory, as an unprivileged user when the
+// host is root, the host hidden from it (procguard), its standard output
+// read through a bound on one line.
 type stdioTransport struct {
-	argv   []string
-	env    []string
-	dir    string
+	cfg    Config
+	sec    Secrets
+	root   string      // where its directory is made
+	ids    *identities // who it runs as
 	limit  int
 	faults *faults
 	logger *slog.Logger
@@ -96,11 +102,78 @@ func lookProgram(name string) (string, error) {
 	return "", fmt.Errorf("program %q is not in %s (name it by its absolute path)", name, SafePath)
 }
 
+// workDirPrefix begins a stdio process's directory's name; the host's pid
+// follows, so that a host can tell the directories of hosts no longer
+// running (sweepWorkDirs).
+const workDirPrefix = "agenthost-mcp-"
+
+// workDir makes a stdio process's directory: fresh and empty, 0700, its
+// user's.
+func workDir(root string, cred *syscall.Credential) (string, error) {
+	dir, err := os.MkdirTemp(root, fmt.Sprintf("%s%d-", workDirPrefix, os.Getpid()))
+	if err != nil {
+		return "", fmt.Errorf("its directory: %w", err)
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			os.Remove(dir)
+			return "", fmt.Errorf("its directory: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+// sweepWorkDirs removes the directories in root that hosts left when they
+// were killed (their pid runs no longer), so that what a server wrote there
+// does not stay readable for the next server of its user.
+func sweepWorkDirs(root string, logger *slog.Logger) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), workDirPrefix)
+		pid, err := strconv.Atoi(strings.Split(rest, "-")[0])
+		if !ok || !e.IsDir() || err != nil || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			continue // its host runs (or is another user's)
+		}
+		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+			logger.Warn("removing a stopped host's MCP server directory", "dir", e.Name(), "err", err)
+		}
+	}
+}
+
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	prog, err := lookProgram(t.argv[0])
+	argv := t.cfg.Command
+	prog, err := lookProgram(argv[0])
 	if err != nil {
 		return nil, err
 	}
+	// A server of the host's user could read the host's memory and
+	// initial environment (the secret key) through /proc; without the
+	// guard it does not start.
+	if err := procguard.Undumpable(); err != nil {
+		return nil, err
+	}
+	cred, release, err := t.ids.take()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := workDir(t.root, cred)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			os.RemoveAll(dir)
+			release()
+		}
+	}()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -119,10 +192,10 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		outW.Close()
 		return nil, err
 	}
-	cmd := &exec.Cmd{Path: prog, Args: append([]string{t.argv[0]}, t.argv[1:]...), Env: t.env, Dir: t.dir,
+	cmd := &exec.Cmd{Path: prog, Args: append([]string{argv[0]}, argv[1:]...), Env: stdioEnv(t.cfg, t.sec, dir), Dir: dir,
 		Stdin: inR, Stdout: outW, Stderr: errW,
 		// Its own process group: whatever it starts dies with it.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Credential: cred}}
 	err = cmd.Start()
 	// The child's ends belong to the child now.
 	inR.Close()
@@ -134,7 +207,8 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		errR.Close()
 		return nil, fmt.Errorf("starting %s: %w", prog, err)
 	}
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), logger: t.logger}
+	started = true
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, dir: dir, release: release, exited: make(chan struct{}), logger: t.logger}
 	p.stderrDone = make(chan struct{})
 	go p.readStderr(errR)
 	go p.wait()
@@ -180,7 +254,10 @@ type process struct {
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
-	logger *slog.Logger
+	dir    string // its working directory, removed when it ends
+	// release gives its identity back once nothing of it runs.
+	release func()
+	logger  *slog.Logger
 
 	exited     chan struct{}
 	exitErr    error
@@ -193,10 +270,15 @@ type process struct {
 
 func (p *process) wait() {
 	p.exitErr = p.cmd.Wait()
-	close(p.exited)
 	// The leader is gone: so is its group, so that nothing it started
-	// keeps the output open (which would hide its death from the session).
+	// keeps the output open (which would hide its death from the session),
+	// and then its directory: nothing of it stays for the next process.
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	if err := os.RemoveAll(p.dir); err != nil {
+		p.logger.Warn("removing an MCP server's directory", "dir", p.dir, "err", err)
+	}
+	p.release()
+	close(p.exited)
 }
 
 // stop ends the server: its input closes (the spec's polite way), and its
