@@ -45,6 +45,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	budget, err := bf.budget()
+	if err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	// webSearch's search API and sqlQuery's databases (docs/configuration.md).
 	closeToolServices, err := connectToolServices(*configPath, os.Getenv, pf, logger)
@@ -78,7 +82,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	model, meter, err := openModels(ctx, modelCfg, prices, db, logger)
+	model, meter, err := openModels(ctx, modelCfg, prices, budget, db, logger)
 	if err != nil {
 		return err
 	}

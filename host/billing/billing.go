@@ -34,6 +34,10 @@ type Record struct {
 	Duration    time.Duration `json:"-"`
 	// PriceVersion names the price table the cost was computed with.
 	PriceVersion string `json:"priceVersion,omitempty"`
+	// ReservationID names the reservation the record settles: it is
+	// deleted in the record's transaction, so the estimate and the cost
+	// are never both counted, nor neither.
+	ReservationID string `json:"-"`
 }
 
 // Totals sums records.
@@ -57,6 +61,15 @@ type Store interface {
 	// TenantBudget returns the tenant's limits and what it has spent, in
 	// total and in the calendar month (UTC) of now.
 	TenantBudget(ctx context.Context, tenantID string, now time.Time) (Budget, error)
+	// Reserve holds r.Amount against the tenant's limits if admit accepts
+	// the tenant's budget as it is with every other unexpired reservation
+	// (read and written under a per-tenant lock that holds across hosts),
+	// and returns the reservation's id; admit's error is returned as is.
+	// A tenant without limits gets no reservation: the id is empty.
+	Reserve(ctx context.Context, r Reservation, admit func(Budget) error) (string, error)
+	// ReleaseReservation deletes a reservation whose call recorded
+	// nothing; an unknown or expired one is no error.
+	ReleaseReservation(ctx context.Context, id string) error
 }
 
 // ErrUnattributed: a call carried no tenant, so nobody could be billed.
@@ -68,6 +81,7 @@ var ErrUnattributed = errors.New("billing: the call carries no tenant (llm.WithA
 type Meter struct {
 	store  Store
 	prices Prices
+	budget BudgetConfig
 	log    *slog.Logger
 	now    func() time.Time
 }
@@ -79,7 +93,8 @@ func NewMeter(store Store, prices Prices, logger *slog.Logger) *Meter {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Meter{store: store, prices: prices, log: logger, now: func() time.Time { return time.Now().UTC() }}
+	return &Meter{store: store, prices: prices, budget: BudgetConfig{}.withDefaults(), log: logger,
+		now: func() time.Time { return time.Now().UTC() }}
 }
 
 // Record implements llm.Meter. A call without a tenant in its context is

@@ -48,6 +48,10 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 			end++
 		}
 		batch := texts[start:end]
+		h, err := c.hold(ctx, OpEmbedding, estimate(chain, sum, 0))
+		if err != nil {
+			return nil, total, err
+		}
 		began := time.Now()
 		var resp openai.EmbeddingResponse
 		used, attempts, err := c.run(ctx, OpEmbedding, chain, func(a *attempt, m *model) (bool, error) {
@@ -64,6 +68,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 			return false, nil
 		})
 		if err != nil {
+			h.Release(ctx)
 			return nil, total, err
 		}
 		for _, e := range resp.Data {
@@ -71,6 +76,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 			if dim == 0 {
 				dim = len(e.Embedding)
 			} else if len(e.Embedding) != dim {
+				h.Release(ctx) // refused unrecorded, as the wrong vectors are
 				return nil, total, fmt.Errorf("llm: embedding: %s returned vectors of %d and %d dimensions", used, dim, len(e.Embedding))
 			}
 		}
@@ -81,7 +87,8 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 		}
 		u.Cost = used.tokenCost(u.PromptTokens, 0, 0)
 		total = total.Add(u)
-		if err := c.record(ctx, u); err != nil {
+		if err := c.record(ctx, h, u); err != nil {
+			h.Release(ctx)
 			return out, total, err
 		}
 		start = end

@@ -24,6 +24,9 @@ const (
 	CodeHTTPFailed       = "http_failed"
 	CodePluginError      = "plugin_error"
 	CodeUnavailable      = "plugin_unavailable"
+	// CodeBudgetExceeded: the call was refused before it started, the
+	// tenant's spending limit being reached (the message says which).
+	CodeBudgetExceeded = "budget_exceeded"
 )
 
 // Error is why a call failed.
