@@ -20,8 +20,11 @@ type Runner interface {
 }
 
 // MeteredRunner wraps a runner so that every tool call made for a caller
-// becomes a transaction priced by its wall time (Prices.PluginPerHour),
-// attributed like the model calls of the same run.
+// becomes a transaction priced by its wall time (Prices.PluginPerHour), at
+// most its plugin's time limit, attributed like the model calls of the same
+// run. With plugin time priced, the call first holds its time limit, priced,
+// against the caller's limits (ReserveCompute); a call that does not fit is
+// refused with wasm.CodeBudgetExceeded and does not run.
 func (m *Meter) MeteredRunner(r Runner) Runner { return meteredRunner{Runner: r, m: m} }
 
 type meteredRunner struct {
@@ -33,13 +36,20 @@ func (mr meteredRunner) Call(ctx context.Context, tool string, args []byte, opts
 	plugin := mr.pluginOf(tool)
 	// The run may last its plugin's time limit: that, priced, is held
 	// against the caller's limits before it starts.
-	h, err := mr.m.ReserveCompute(ctx, tool, mr.timeoutOf(plugin))
+	timeout := mr.timeoutOf(plugin)
+	h, err := mr.m.ReserveCompute(ctx, tool, timeout)
 	if err != nil {
 		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeBudgetExceeded, Message: err.Error()}}
 	}
 	res := mr.Runner.Call(ctx, tool, args, opts)
-	// A stopped call still used what it used.
-	if err := mr.m.SettleCompute(ctx, h, plugin, tool, res.Stats.Duration); err != nil {
+	// A stopped call still used what it used, but never more than its time
+	// limit: beyond it is the host's compiling or checking a plugin on its
+	// first call, which is not the caller's, and the estimate stays a bound.
+	d := res.Stats.Duration
+	if timeout > 0 {
+		d = min(d, timeout)
+	}
+	if err := mr.m.SettleCompute(ctx, h, plugin, tool, d); err != nil {
 		// The tool ran and may have changed something: its result stands
 		// (an error would invite a retry), and the lost record is logged.
 		mr.m.log.Error("billing: plugin run not recorded", "tool", tool, "err", err)

@@ -20,12 +20,12 @@ import (
 // Client calls the configured models. It is safe for concurrent use; one
 // Client per process is enough (it keeps a connection pool per provider).
 type Client struct {
-	cfg    Config
+	cfg     Config
 	meter   Meter
 	admit   Admitter
 	reserve Reserver
-	log    *slog.Logger
-	chains map[Operation][]*model
+	log     *slog.Logger
+	chains  map[Operation][]*model
 }
 
 // provider is one configured endpoint with its go-openai client.
