@@ -201,6 +201,23 @@ func (m *Meter) SettleCompute(ctx context.Context, h *Hold, plugin, tool string,
 	return h.Settle(ctx, m.computeUsage(plugin, d))
 }
 
+// HoldCompute is ReserveCompute for callers that know the meter by an
+// interface of their own (the MCP client, extractors): the returned func
+// settles the hold with the run's plugin and duration (SettleCompute). An
+// error is a refusal: the run must not start.
+func (m *Meter) HoldCompute(ctx context.Context, tool string, limit time.Duration) (func(ctx context.Context, plugin string, d time.Duration) error, error) {
+	h, err := m.ReserveCompute(ctx, tool, limit)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, plugin string, d time.Duration) error {
+		if limit > 0 {
+			d = min(d, limit) // see meteredRunner.Call
+		}
+		return m.SettleCompute(ctx, h, plugin, tool, d)
+	}, nil
+}
+
 // computeAttribution is whom a plugin run is billed to: the model
 // attribution of ctx, else the tool call's caller.
 func computeAttribution(ctx context.Context) (llm.Attribution, bool) {
