@@ -332,7 +332,7 @@ func TestProgressiveSummary(t *testing.T) {
 type refusingTools struct{ *tools.Set }
 
 func (refusingTools) Call(context.Context, string, []byte, *wasm.CallOptions) wasm.Result {
-	return wasm.Result{Error: &wasm.Error{Code: wasm.CodeBudgetExceeded,
+	return wasm.Result{Error: &wasm.Error{Code: wasm.CodeSpendingLimit,
 		Message: "billing: the tenant is over its spending limit: credit exhausted (CHF 2.00 spent of CHF 2.00 credit)"}}
 }
 
@@ -364,7 +364,7 @@ func TestRefusedToolEndsRun(t *testing.T) {
 			if n := len(e.srv.ChatRequests()); n != 1 {
 				t.Fatalf("%d model calls, want 1 (the round that asked for the tool)", n)
 			}
-			if rs := rec.results(); len(rs) != 1 || rs[0].ErrorCode != wasm.CodeBudgetExceeded || rs[0].Attempts != 1 {
+			if rs := rec.results(); len(rs) != 1 || rs[0].ErrorCode != wasm.CodeSpendingLimit || rs[0].Attempts != 1 {
 				t.Fatalf("tool results: %+v", rs)
 			}
 		})

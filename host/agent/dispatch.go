@@ -89,7 +89,7 @@ func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
 // would only repeat the refusal.
 func refusedCall(calls []call, outs []outcome) error {
 	for i, o := range outs {
-		if !o.res.OK && o.res.Error != nil && o.res.Error.Code == wasm.CodeBudgetExceeded {
+		if !o.res.OK && o.res.Error != nil && o.res.Error.Code == wasm.CodeSpendingLimit {
 			return fmt.Errorf("agent: tool %s: %w: %s", calls[i].name, llm.ErrRefused, o.res.Error.Message)
 		}
 	}

@@ -74,7 +74,7 @@ func handleCallTool(wt WorkspaceTools, reg *tools.Registry) fiber.Handler {
 		defer cancel()
 		ctx = toolcall.With(ctx, toolcall.Caller{Principal: principal(c), WorkspaceID: c.Params("ws")})
 		res := set.Call(ctx, name, args, nil)
-		if res.Error != nil && res.Error.Code == wasm.CodeBudgetExceeded {
+		if res.Error != nil && res.Error.Code == wasm.CodeSpendingLimit {
 			// Nothing ran: the caller is told as for a refused workflow.
 			return problem(c, fiber.StatusPaymentRequired, "Spending Limit Reached", res.Error.Message)
 		}

@@ -24,7 +24,7 @@ type Runner interface {
 // most its plugin's time limit, attributed like the model calls of the same
 // run. With plugin time priced, the call first holds its time limit, priced,
 // against the caller's limits (ReserveCompute); a call that does not fit is
-// refused with wasm.CodeBudgetExceeded and does not run.
+// refused with wasm.CodeSpendingLimit and does not run.
 func (m *Meter) MeteredRunner(r Runner) Runner { return meteredRunner{Runner: r, m: m} }
 
 type meteredRunner struct {
@@ -39,7 +39,7 @@ func (mr meteredRunner) Call(ctx context.Context, tool string, args []byte, opts
 	timeout := mr.timeoutOf(plugin)
 	h, err := mr.m.ReserveCompute(ctx, tool, timeout)
 	if err != nil {
-		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeBudgetExceeded, Message: err.Error()}}
+		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeSpendingLimit, Message: err.Error()}}
 	}
 	res := mr.Runner.Call(ctx, tool, args, opts)
 	// A stopped call still used what it used, but never more than its time

@@ -71,7 +71,7 @@ func TestHoldsSettleOrRelease(t *testing.T) {
 		return func(ctx context.Context) error {
 			ran := false
 			out := meter.MeteredRunner(fakeRunner{res: res, ran: &ran}).Call(ctx, "book", []byte(`{}`), nil)
-			if out.Error != nil && out.Error.Code == wasm.CodeBudgetExceeded {
+			if out.Error != nil && out.Error.Code == wasm.CodeSpendingLimit {
 				if ran {
 					t.Error("a refused tool call ran")
 				}

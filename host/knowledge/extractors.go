@@ -68,7 +68,7 @@ func (e *Extractors) call(ctx context.Context, p *wasm.Plugin, tool string, args
 	}
 	settle, err := e.meter.HoldCompute(ctx, tool, time.Duration(p.Limits().TimeoutMs)*time.Millisecond)
 	if err != nil {
-		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeBudgetExceeded, Message: err.Error()}}
+		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeSpendingLimit, Message: err.Error()}}
 	}
 	r := p.Call(ctx, tool, args, opts)
 	if err := settle(ctx, p.Name(), r.Stats.Duration); err != nil {

@@ -321,7 +321,7 @@ func (c *conn) Call(ctx context.Context, name string, args []byte) wasm.Result {
 		// against the caller's limits before anything starts.
 		var err error
 		if settle, err = c.m.cfg.Meter.HoldCompute(ctx, name, c.m.cfg.ConnectTimeout+c.srv.Config.Timeout()); err != nil {
-			return failure(wasm.CodeBudgetExceeded, "%v", err)
+			return failure(wasm.CodeSpendingLimit, "%v", err)
 		}
 	}
 	ctx, span := c.m.tracer.Start(ctx, "mcp tools/call "+name, trace.WithSpanKind(trace.SpanKindClient),
