@@ -104,7 +104,9 @@ type budgetView struct {
 	// limits, on every host (their estimates).
 	ReservedCHF string `json:"reservedCHF"`
 	Month       string `json:"month"`
-	// Admitted says whether a model call may start now; Reason says why not.
+	// Admitted says whether the tenant is below its limits; Reason says
+	// why not. A call also needs its estimate to fit with what calls in
+	// flight hold (docs/billing.md).
 	Admitted bool   `json:"admitted"`
 	Reason   string `json:"reason,omitempty"`
 }
