@@ -142,10 +142,22 @@ func readBudget(ctx context.Context, c conn, tenantID string, at time.Time) (bil
 // SQLite's immediate transactions hold the whole database anyway. Settling
 // needs no lock: it only ever lowers what is held.
 func (db *DB) Reserve(ctx context.Context, r billing.Reservation, admit func(billing.Budget) error) (string, error) {
+	// Most tenants have no limits: they are told so by a read, without a
+	// write transaction per call.
+	var limited bool
+	err := db.conn().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenant_limits WHERE tenant_id = ?
+		AND (credit_nchf IS NOT NULL OR monthly_nchf IS NOT NULL))`, r.TenantID).Scan(&limited)
+	if err != nil {
+		return "", fmt.Errorf("store: reserve: %w", err)
+	}
+	if !limited {
+		return "", nil
+	}
 	var id string
 	var refused error
-	err := db.tx(ctx, func(c conn) error {
-		res, err := c.exec(ctx, `UPDATE tenant_limits SET updated_at = updated_at WHERE tenant_id = ?`, r.TenantID)
+	err = db.tx(ctx, func(c conn) error {
+		res, err := c.exec(ctx, `UPDATE tenant_limits SET updated_at = updated_at WHERE tenant_id = ?
+			AND (credit_nchf IS NOT NULL OR monthly_nchf IS NOT NULL)`, r.TenantID)
 		if err != nil {
 			return err
 		}
