@@ -48,7 +48,13 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 			end++
 		}
 		batch := texts[start:end]
-		h, err := c.hold(ctx, OpEmbedding, estimate(chain, sum, 0))
+		// The tokenizer's count, or a third of the bytes when that is more:
+		// the hold must cover a provider whose tokenizer is not ours.
+		size := 0
+		for _, t := range batch {
+			size += len(t)
+		}
+		h, err := c.hold(ctx, OpEmbedding, estimate(chain, max(sum, size/3+1), 0))
 		if err != nil {
 			return nil, total, err
 		}
