@@ -78,8 +78,9 @@ type Store interface {
 var ErrUnattributed = errors.New("billing: the call carries no tenant (llm.WithAttribution)")
 
 // Meter is the llm.Meter that writes every call's usage to the store, and
-// the llm.Admitter that refuses calls of a tenant over its limits. It also
-// meters plugin runs (RecordCompute).
+// the llm.Reserver that holds each call's estimate against its tenant's
+// limits, refusing calls that do not fit (reserve.go). It also meters and
+// holds plugin runs (MeteredRunner, HoldCompute).
 type Meter struct {
 	store  Store
 	prices Prices
