@@ -2,11 +2,11 @@
 // model call, embedding batch, transcription, speech synthesis and plugin
 // run is one usage record (a transaction), priced in CHF from the price
 // table in force when it happened and attributed to the tenant, workspace,
-// user and workflow that caused it. Before each billable
-// call its estimated cost is held against the tenant's credit limit and
-// monthly budget (limits.go, reserve.go), so that concurrent calls pass a
-// limit by at most the overdraft; reports sum the records by any of their
-// attributions (report.go).
+// user and workflow that caused it. Before each billable call its estimated
+// cost is held against the tenant's credit limit and monthly budget
+// (limits.go, reserve.go), so that concurrent calls pass a limit by at most
+// the overdraft; reports sum the records by any of their attributions
+// (report.go).
 //
 // Amounts are integer nano-francs (package money): sums are exact.
 package billing
