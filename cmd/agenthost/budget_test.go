@@ -47,7 +47,6 @@ func startBudgetWorld(t *testing.T) *budgetWorld {
 	w.model.SetDefault(llmtest.EndpointChat, llmtest.CallTools(llmtest.Call("lookup", budgetSleep)))
 	t.Setenv("AGENTHOST_OPENAI_BASE_URL", w.model.URL())
 	t.Setenv("AGENTHOST_OPENAI_API_KEY", "")
-	t.Setenv("AGENTHOST_AGENT_MAX_ROUNDS", "6")
 	t.Setenv(overdraftEnv, budgetOverdraft)
 	notebook := withLimits(t, wasmtest.Module(t, "notebook"), "notebook", func(l *manifest.Limits) { l.TimeoutMs = budgetToolTimeoutMs })
 	w.tools = pluginsDir(t, map[string][]byte{"notebook": notebook})
