@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/money"
@@ -43,8 +44,10 @@ type budgetWorld struct {
 func startBudgetWorld(t *testing.T) *budgetWorld {
 	t.Helper()
 	w := &budgetWorld{model: llmtest.New(t), data: t.TempDir(), logs: &syncBuffer{}}
-	// The agent loops on a slow lookup until something stops it.
-	w.model.SetDefault(llmtest.EndpointChat, llmtest.CallTools(llmtest.Call("lookup", budgetSleep)))
+	// The agent loops on a slow lookup until something stops it; the model
+	// takes a moment, so that parallel runs' calls are in flight together
+	// (the bound does not depend on it).
+	w.model.SetDefault(llmtest.EndpointChat, llmtest.CallTools(llmtest.Call("lookup", budgetSleep)).WithDelay(200*time.Millisecond))
 	t.Setenv("AGENTHOST_OPENAI_BASE_URL", w.model.URL())
 	t.Setenv("AGENTHOST_OPENAI_API_KEY", "")
 	t.Setenv(overdraftEnv, budgetOverdraft)
