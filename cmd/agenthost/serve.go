@@ -86,6 +86,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	budget, err := bf.budget()
+	if err != nil {
+		return err
+	}
 	if *shutdownTimeout <= 0 {
 		return fmt.Errorf("serve: -shutdown-timeout must be positive")
 	}
@@ -158,7 +162,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	model, meter, err := openModels(ctx, modelCfg, prices, db, logger)
+	model, meter, err := openModels(ctx, modelCfg, prices, budget, db, logger)
 	if err != nil {
 		return err
 	}

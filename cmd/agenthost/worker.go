@@ -49,6 +49,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	budget, err := bf.budget()
+	if err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	// webSearch's search API and sqlQuery's databases (docs/configuration.md).
 	closeToolServices, err := connectToolServices(*configPath, env, pf, logger)
@@ -82,7 +86,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	model, meter, err := openModels(ctx, modelCfg, prices, db, logger)
+	model, meter, err := openModels(ctx, modelCfg, prices, budget, db, logger)
 	if err != nil {
 		return err
 	}

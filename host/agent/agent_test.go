@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -322,5 +324,49 @@ func TestProgressiveSummary(t *testing.T) {
 	}
 	if tool > 2 {
 		t.Fatalf("%d verbatim tool results after summarising, want at most the kept round's", tool)
+	}
+}
+
+// refusingTools is a tool set whose every call the tenant's spending limits
+// refuse before it runs, as the billing meter's runner does.
+type refusingTools struct{ *tools.Set }
+
+func (refusingTools) Call(context.Context, string, []byte, *wasm.CallOptions) wasm.Result {
+	return wasm.Result{Error: &wasm.Error{Code: wasm.CodeSpendingLimit,
+		Message: "billing: the tenant is over its spending limit: credit exhausted (CHF 2.00 spent of CHF 2.00 credit)"}}
+}
+
+// A tool call refused by the tenant's limits ends the run budgetExceeded,
+// with the reason, after the round that asked for it: no further model
+// call, no retry of the tool.
+func TestRefusedToolEndsRun(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		model  llm.ModelConfig
+		opts   []llmtest.Option
+		script []llmtest.Step
+	}{
+		{"function calling", llm.ModelConfig{}, []llmtest.Option{llmtest.WithDefault(alwaysLookup(0))}, nil},
+		{"text protocol", llm.ModelConfig{Model: "plain", NoFunctionCalling: true}, []llmtest.Option{llmtest.WithNoFunctionCalling("plain")},
+			[]llmtest.Step{llmtest.Reply(`{"decision":"continue","action":{"name":"lookup","parameters":{"topic":"delta"}}}`)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, c.model, c.opts...)
+			if c.script != nil {
+				e.srv.Script(c.script...)
+			}
+			rec := &recorder{}
+			res := agent.New(e.model, agent.Config{MaxRounds: 5}, nil).Run(context.Background(), agent.Input{Prompt: "loop"}, refusingTools{e.tools}, rec.sink)
+			if res.Outcome != agent.BudgetExceeded || !errors.Is(res.Err, llm.ErrRefused) ||
+				!strings.Contains(res.Answer, "spending limit is reached") || !strings.Contains(res.Answer, "credit exhausted (CHF 2.00 spent") {
+				t.Fatalf("result: %+v", res)
+			}
+			if n := len(e.srv.ChatRequests()); n != 1 {
+				t.Fatalf("%d model calls, want 1 (the round that asked for the tool)", n)
+			}
+			if rs := rec.results(); len(rs) != 1 || rs[0].ErrorCode != wasm.CodeSpendingLimit || rs[0].Attempts != 1 {
+				t.Fatalf("tool results: %+v", rs)
+			}
+		})
 	}
 }

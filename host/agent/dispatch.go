@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -80,6 +81,19 @@ func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
 		r.log = append(r.log, fmt.Sprintf("round %d: %s → %s", round, c.name, state))
 	}
 	return out
+}
+
+// refusedCall is the error of a round whose tool call the tenant's
+// spending limits refused: the run ends as after a refused model call, for
+// the next round's model call would be refused too, and the tools' retries
+// would only repeat the refusal.
+func refusedCall(calls []call, outs []outcome) error {
+	for i, o := range outs {
+		if !o.res.OK && o.res.Error != nil && o.res.Error.Code == wasm.CodeSpendingLimit {
+			return fmt.Errorf("agent: tool %s: %w: %s", calls[i].name, llm.ErrRefused, o.res.Error.Message)
+		}
+	}
+	return nil
 }
 
 // transient reports failures worth another attempt. A writing tool is tried

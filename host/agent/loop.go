@@ -237,10 +237,11 @@ func (r *run) nativeRound(ctx context.Context, round int) (string, bool, error) 
 	for i, tc := range msg.ToolCalls {
 		calls[i] = call{id: tc.ID, name: tc.Name, args: tc.Arguments}
 	}
-	for i, out := range r.execute(ctx, round, calls) {
+	outs := r.execute(ctx, round, calls)
+	for i, out := range outs {
 		r.msgs = append(r.msgs, llm.Message{Role: "tool", ToolCallID: calls[i].id, Name: calls[i].name, Content: out.forModel()})
 	}
-	return "", false, nil
+	return "", false, refusedCall(calls, outs)
 }
 
 func toolDefs(ts []tools.Tool) []llm.ToolDef {

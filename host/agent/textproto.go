@@ -161,7 +161,8 @@ func (r *run) textRound(ctx context.Context, round int) (string, bool, error) {
 		}
 	}
 	id := fmt.Sprintf("call_%d_1", round)
-	out := r.execute(ctx, round, []call{{id: id, name: sel.Action.Name, args: string(args)}})[0]
+	calls := []call{{id: id, name: sel.Action.Name, args: string(args)}}
+	out := r.execute(ctx, round, calls)[0]
 	obs := observation{Success: out.res.OK, Tool: sel.Action.Name, ResultLabel: fmt.Sprintf("round%d_action1_results", round)}
 	if out.res.OK {
 		obs.Preview = clipText(out.forModel(), previewBytes)
@@ -170,7 +171,7 @@ func (r *run) textRound(ctx context.Context, round int) (string, bool, error) {
 	}
 	b, _ := json.Marshal(obs)
 	r.tell("Observation: " + string(b) + "\nChoose the next step (JSON only).")
-	return "", false, nil
+	return "", false, refusedCall(calls, []outcome{out})
 }
 
 func toolNames(ts []tools.Tool) []string {

@@ -100,8 +100,13 @@ type budgetView struct {
 	MonthlyCHF    *string `json:"monthlyCHF"`
 	SpentTotalCHF string  `json:"spentTotalCHF"`
 	SpentMonthCHF string  `json:"spentMonthCHF"`
-	Month         string  `json:"month"`
-	// Admitted says whether a model call may start now; Reason says why not.
+	// ReservedCHF is what the tenant's calls in flight hold against its
+	// limits, on every host (their estimates).
+	ReservedCHF string `json:"reservedCHF"`
+	Month       string `json:"month"`
+	// Admitted says whether the tenant is below its limits; Reason says
+	// why not. A call also needs its estimate to fit with what calls in
+	// flight hold (docs/billing.md).
 	Admitted bool   `json:"admitted"`
 	Reason   string `json:"reason,omitempty"`
 }
@@ -115,7 +120,8 @@ func handleBudget(b Billing) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		v := budgetView{SpentTotalCHF: bud.SpentTotal.String(), SpentMonthCHF: bud.SpentMonth.String(), Month: now.Format("2006-01"), Admitted: true}
+		v := budgetView{SpentTotalCHF: bud.SpentTotal.String(), SpentMonthCHF: bud.SpentMonth.String(),
+			ReservedCHF: bud.Reserved.String(), Month: now.Format("2006-01"), Admitted: true}
 		if bud.Credit != nil {
 			s := bud.Credit.String()
 			v.CreditCHF = &s

@@ -10,6 +10,7 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
+	"github.com/agenthost/agenthost/host/wasm"
 )
 
 // WorkspaceTools is what the API needs to find a workspace's tool set and
@@ -72,6 +73,11 @@ func handleCallTool(wt WorkspaceTools, reg *tools.Registry) fiber.Handler {
 		ctx, cancel := untilDisconnect(c)
 		defer cancel()
 		ctx = toolcall.With(ctx, toolcall.Caller{Principal: principal(c), WorkspaceID: c.Params("ws")})
-		return c.JSON(set.Call(ctx, name, args, nil))
+		res := set.Call(ctx, name, args, nil)
+		if res.Error != nil && res.Error.Code == wasm.CodeSpendingLimit {
+			// Nothing ran: the caller is told as for a refused workflow.
+			return problem(c, fiber.StatusPaymentRequired, "Spending Limit Reached", res.Error.Message)
+		}
+		return c.JSON(res)
 	}
 }

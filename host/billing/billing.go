@@ -2,9 +2,11 @@
 // model call, embedding batch, transcription, speech synthesis and plugin
 // run is one usage record (a transaction), priced in CHF from the price
 // table in force when it happened and attributed to the tenant, workspace,
-// user and workflow that caused it (seed 000 §12.2). Tenants' credit limits
-// and monthly budgets are checked before each model call (limits.go), and
-// reports sum the records by any of their attributions (report.go).
+// user and workflow that caused it. Before each billable call its estimated
+// cost is held against the tenant's credit limit and monthly budget
+// (limits.go, reserve.go), so that concurrent calls pass a limit by at most
+// the overdraft; reports sum the records by any of their attributions
+// (report.go).
 //
 // Amounts are integer nano-francs (package money): sums are exact.
 package billing
@@ -34,6 +36,10 @@ type Record struct {
 	Duration    time.Duration `json:"-"`
 	// PriceVersion names the price table the cost was computed with.
 	PriceVersion string `json:"priceVersion,omitempty"`
+	// ReservationID names the reservation the record settles: it is
+	// deleted in the record's transaction, so the estimate and the cost
+	// are never both counted, nor neither.
+	ReservationID string `json:"-"`
 }
 
 // Totals sums records.
@@ -57,17 +63,28 @@ type Store interface {
 	// TenantBudget returns the tenant's limits and what it has spent, in
 	// total and in the calendar month (UTC) of now.
 	TenantBudget(ctx context.Context, tenantID string, now time.Time) (Budget, error)
+	// Reserve holds r.Amount against the tenant's limits if admit accepts
+	// the tenant's budget as it is with every other unexpired reservation
+	// (read and written under a per-tenant lock that holds across hosts),
+	// and returns the reservation's id; admit's error is returned as is.
+	// A tenant without limits gets no reservation: the id is empty.
+	Reserve(ctx context.Context, r Reservation, admit func(Budget) error) (string, error)
+	// ReleaseReservation deletes a reservation whose call recorded
+	// nothing; an unknown or expired one is no error.
+	ReleaseReservation(ctx context.Context, id string) error
 }
 
 // ErrUnattributed: a call carried no tenant, so nobody could be billed.
 var ErrUnattributed = errors.New("billing: the call carries no tenant (llm.WithAttribution)")
 
 // Meter is the llm.Meter that writes every call's usage to the store, and
-// the llm.Admitter that refuses calls of a tenant over its limits. It also
-// meters plugin runs (RecordCompute).
+// the llm.Reserver that holds each call's estimate against its tenant's
+// limits, refusing calls that do not fit (reserve.go). It also meters and
+// holds plugin runs (MeteredRunner, HoldCompute).
 type Meter struct {
 	store  Store
 	prices Prices
+	budget BudgetConfig
 	log    *slog.Logger
 	now    func() time.Time
 }
@@ -79,7 +96,8 @@ func NewMeter(store Store, prices Prices, logger *slog.Logger) *Meter {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Meter{store: store, prices: prices, log: logger, now: func() time.Time { return time.Now().UTC() }}
+	return &Meter{store: store, prices: prices, budget: BudgetConfig{}.withDefaults(), log: logger,
+		now: func() time.Time { return time.Now().UTC() }}
 }
 
 // Record implements llm.Meter. A call without a tenant in its context is

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
-	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -21,8 +20,11 @@ type Runner interface {
 }
 
 // MeteredRunner wraps a runner so that every tool call made for a caller
-// becomes a transaction priced by its wall time (Prices.PluginPerHour),
-// attributed like the model calls of the same run.
+// becomes a transaction priced by its wall time (Prices.PluginPerHour), at
+// most its plugin's time limit, attributed like the model calls of the same
+// run. With plugin time priced, the call first holds its time limit, priced,
+// against the caller's limits (ReserveCompute); a call that does not fit is
+// refused with wasm.CodeSpendingLimit and does not run.
 func (m *Meter) MeteredRunner(r Runner) Runner { return meteredRunner{Runner: r, m: m} }
 
 type meteredRunner struct {
@@ -31,14 +33,44 @@ type meteredRunner struct {
 }
 
 func (mr meteredRunner) Call(ctx context.Context, tool string, args []byte, opts *wasm.CallOptions) wasm.Result {
+	plugin := mr.pluginOf(tool)
+	// The run may last its plugin's time limit: that, priced, is held
+	// against the caller's limits before it starts.
+	timeout := mr.timeoutOf(plugin)
+	h, err := mr.m.ReserveCompute(ctx, tool, timeout)
+	if err != nil {
+		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeSpendingLimit, Message: err.Error()}}
+	}
 	res := mr.Runner.Call(ctx, tool, args, opts)
-	// A stopped call still used what it used.
-	if err := mr.m.recordCompute(context.WithoutCancel(ctx), mr.pluginOf(tool), tool, res.Stats.Duration); err != nil {
+	// A stopped call still used what it used, but never more than its time
+	// limit: beyond it is the host's compiling or checking a plugin on its
+	// first call, which is not the caller's, and the estimate stays a bound.
+	d := res.Stats.Duration
+	if timeout > 0 {
+		d = min(d, timeout)
+	}
+	if err := mr.m.SettleCompute(ctx, h, plugin, tool, d); err != nil {
 		// The tool ran and may have changed something: its result stands
 		// (an error would invite a retry), and the lost record is logged.
 		mr.m.log.Error("billing: plugin run not recorded", "tool", tool, "err", err)
 	}
 	return res
+}
+
+// timeoutOf is the time limit of the plugin's calls, when the runner can
+// say (a wasm.Host can); 0 otherwise.
+func (mr meteredRunner) timeoutOf(plugin string) time.Duration {
+	ps, ok := mr.Runner.(interface {
+		Plugin(name string) (*wasm.Plugin, bool)
+	})
+	if !ok || plugin == "" {
+		return 0
+	}
+	p, ok := ps.Plugin(plugin)
+	if !ok {
+		return 0
+	}
+	return time.Duration(p.Limits().TimeoutMs) * time.Millisecond
 }
 
 func (mr meteredRunner) pluginOf(tool string) string {
@@ -63,18 +95,15 @@ func (m *Meter) RecordCompute(ctx context.Context, plugin, tool string, d time.D
 // recordCompute writes one plugin run. Calls outside any caller (start-up
 // checks, unattributed internal calls) are not billed to anyone.
 func (m *Meter) recordCompute(ctx context.Context, plugin, tool string, d time.Duration) error {
-	a := llm.AttributionFrom(ctx)
-	if a.TenantID == "" {
-		c, ok := toolcall.From(ctx)
-		if !ok || c.Principal.TenantID == "" {
-			return nil
-		}
-		a = llm.Attribution{TenantID: c.Principal.TenantID, WorkspaceID: c.WorkspaceID, UserID: c.Principal.UserID, WorkflowID: c.WorkflowID}
-	}
-	if d <= 0 || plugin == "" {
+	a, ok := computeAttribution(ctx)
+	if !ok || d <= 0 || plugin == "" {
 		return nil
 	}
-	u := llm.Usage{Operation: OpPlugin, Provider: "plugin", Model: plugin, Duration: d, Cost: m.prices.computeCost(d), Attempts: 1}
 	return m.store.InsertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
-		WorkflowID: a.WorkflowID, Purpose: "tool:" + tool, Usage: u, CreatedAt: m.now(), PriceVersion: m.prices.Version()})
+		WorkflowID: a.WorkflowID, Purpose: "tool:" + tool, Usage: m.computeUsage(plugin, d), CreatedAt: m.now(), PriceVersion: m.prices.Version()})
+}
+
+// computeUsage is the usage of a plugin run of d.
+func (m *Meter) computeUsage(plugin string, d time.Duration) llm.Usage {
+	return llm.Usage{Operation: OpPlugin, Provider: "plugin", Model: plugin, Duration: d, Cost: m.prices.computeCost(d), Attempts: 1}
 }

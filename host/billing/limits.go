@@ -24,6 +24,9 @@ type Budget struct {
 	// calendar month's part of it.
 	SpentTotal money.Amount
 	SpentMonth money.Amount
+	// Reserved is what the tenant's calls in flight hold (their estimates,
+	// on every host), unexpired reservations only.
+	Reserved money.Amount
 }
 
 // Errors of a refused call; both wrap ErrOverLimit.
@@ -33,10 +36,10 @@ var (
 	ErrMonthlyBudgetMet = fmt.Errorf("%w: monthly budget spent", ErrOverLimit)
 )
 
-// Check says whether another call may start: it may while the spending is
-// below every limit. A call admitted just below a limit may end above it;
-// since each concurrent run is checked before each call, the overspend is
-// at most the calls in flight, one per run.
+// Check says whether the tenant is below every limit. It is the check of
+// a call without an estimate (Admit) and what the budget API reports;
+// calls with an estimate are admitted by Admits, which also counts what
+// calls in flight hold.
 func (b Budget) Check() error {
 	if b.Credit != nil && b.SpentTotal >= *b.Credit {
 		return fmt.Errorf("%w (CHF %s spent of CHF %s credit)", ErrCreditExhausted, b.SpentTotal, *b.Credit)
@@ -61,4 +64,25 @@ func (m *Meter) Admit(ctx context.Context, op llm.Operation) error {
 		return fmt.Errorf("billing: %s call: reading the tenant's budget: %w", op, err)
 	}
 	return b.Check()
+}
+
+// Admits says whether a call estimated at estimate may start: the tenant
+// must be below every limit (Check), and what it spent, plus what its calls
+// in flight hold, plus this estimate must stay within each limit plus the
+// overdraft. So whatever its concurrency, on however many hosts, a tenant
+// spends at most a limit plus the overdraft, unless calls cost more than
+// their estimates.
+func (b Budget) Admits(estimate, overdraft money.Amount) error {
+	if err := b.Check(); err != nil {
+		return err
+	}
+	if b.Credit != nil && b.SpentTotal+b.Reserved+estimate > *b.Credit+overdraft {
+		return fmt.Errorf("%w (CHF %s spent and CHF %s held by calls in flight of CHF %s credit, overdraft CHF %s; this call needs up to CHF %s)",
+			ErrCreditExhausted, b.SpentTotal, b.Reserved, *b.Credit, overdraft, estimate)
+	}
+	if b.Monthly != nil && b.SpentMonth+b.Reserved+estimate > *b.Monthly+overdraft {
+		return fmt.Errorf("%w (CHF %s spent this month and CHF %s held by calls in flight of CHF %s, overdraft CHF %s; this call needs up to CHF %s)",
+			ErrMonthlyBudgetMet, b.SpentMonth, b.Reserved, *b.Monthly, overdraft, estimate)
+	}
+	return nil
 }

@@ -47,10 +47,12 @@ type Extractors struct {
 	meter   ComputeMeter
 }
 
-// ComputeMeter records what an extractor run cost (billing.Meter): every
-// plugin run is a transaction, attributed by the run's context.
+// ComputeMeter bills an extractor run (billing.Meter): every plugin run is
+// a transaction, attributed by the run's context. HoldCompute holds a run of
+// at most limit against the payer's spending limits before it starts (an
+// error refuses it) and returns what records it once it ended.
 type ComputeMeter interface {
-	RecordCompute(ctx context.Context, plugin, tool string, d time.Duration) error
+	HoldCompute(ctx context.Context, tool string, limit time.Duration) (settle func(ctx context.Context, plugin string, d time.Duration) error, err error)
 }
 
 // WithMeter bills every extractor run through m.
@@ -61,11 +63,16 @@ func (e *Extractors) WithMeter(m ComputeMeter) *Extractors {
 
 // call runs an extractor's tool and bills the run.
 func (e *Extractors) call(ctx context.Context, p *wasm.Plugin, tool string, args []byte, opts *wasm.CallOptions) wasm.Result {
+	if e.meter == nil {
+		return p.Call(ctx, tool, args, opts)
+	}
+	settle, err := e.meter.HoldCompute(ctx, tool, time.Duration(p.Limits().TimeoutMs)*time.Millisecond)
+	if err != nil {
+		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeSpendingLimit, Message: err.Error()}}
+	}
 	r := p.Call(ctx, tool, args, opts)
-	if e.meter != nil {
-		if err := e.meter.RecordCompute(ctx, p.Name(), tool, r.Stats.Duration); err != nil {
-			e.logger.Error("knowledge: extractor run not billed", "plugin", p.Name(), "tool", tool, "err", err)
-		}
+	if err := settle(ctx, p.Name(), r.Stats.Duration); err != nil {
+		e.logger.Error("knowledge: extractor run not billed", "plugin", p.Name(), "tool", tool, "err", err)
 	}
 	return r
 }

@@ -50,6 +50,17 @@ func (c *Client) Transcribe(ctx context.Context, audio io.Reader, filename strin
 	if filename == "" {
 		filename = "audio" + sniffAudioExt(data)
 	}
+	// The audio's length is known only from a WAV header before the call.
+	secs, _ := wavSeconds(data)
+	var most money.Amount
+	for _, m := range chain {
+		most = max(most, m.audioCost(secs))
+	}
+	h, err := c.hold(ctx, OpTranscription, most)
+	if err != nil {
+		return "", Usage{Operation: OpTranscription}, err
+	}
+	defer h.Release(ctx)
 	start := time.Now()
 	var resp openai.AudioResponse
 	used, attempts, err := c.run(ctx, OpTranscription, chain, func(a *attempt, m *model) (bool, error) {
@@ -78,7 +89,7 @@ func (c *Client) Transcribe(ctx context.Context, audio io.Reader, filename strin
 	}
 	u.Cost = used.audioCost(u.AudioSeconds)
 	text := strings.TrimSpace(resp.Text)
-	return text, u, c.record(ctx, u)
+	return text, u, c.record(ctx, h, u)
 }
 
 // Speak turns text into audio with the speech chain's model. voice empty
@@ -97,6 +108,16 @@ func (c *Client) Speak(ctx context.Context, text, voice string) ([]byte, string,
 		voice = c.cfg.Speech.Voice
 	}
 	format := c.cfg.Speech.Format
+	chars := int64(utf8.RuneCountInString(text))
+	var most money.Amount
+	for _, m := range chain {
+		most = max(most, money.PerMillion(chars, money.FromCHF(m.CHFPer1MChars)))
+	}
+	h, err := c.hold(ctx, OpSpeech, most)
+	if err != nil {
+		return nil, "", Usage{Operation: OpSpeech}, err
+	}
+	defer h.Release(ctx)
 	start := time.Now()
 	var audio []byte
 	var mimeType string
@@ -132,7 +153,7 @@ func (c *Client) Speak(ctx context.Context, text, voice string) ([]byte, string,
 	u := Usage{Operation: OpSpeech, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
 		Duration: time.Since(start), Characters: utf8.RuneCountInString(text)}
 	u.Cost = money.PerMillion(int64(u.Characters), money.FromCHF(used.CHFPer1MChars))
-	return audio, mimeType, u, c.record(ctx, u)
+	return audio, mimeType, u, c.record(ctx, h, u)
 }
 
 // sniffAudioExt names the container of data by its magic bytes, so that a

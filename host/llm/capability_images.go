@@ -55,6 +55,17 @@ func (c *Client) GenerateImage(ctx context.Context, req ImageRequest) ([]Image, 
 	if req.Size != "" && !validImageSize(req.Size) {
 		return nil, Usage{Operation: OpImage}, fmt.Errorf("llm: image: %w: size %q (want WIDTHxHEIGHT, e.g. 1024x1024)", ErrInvalidRequest, req.Size)
 	}
+	// Priced per image, the call's most is known; priced by tokens, the
+	// prompt's part of it.
+	var most money.Amount
+	for _, m := range chain {
+		most = max(most, m.tokenCost(len(req.Prompt)/3+1, 0, 0)+money.Times(int64(req.N), money.FromCHF(m.CHFPerImage)))
+	}
+	h, err := c.hold(ctx, OpImage, most)
+	if err != nil {
+		return nil, Usage{Operation: OpImage}, err
+	}
+	defer h.Release(ctx)
 	start := time.Now()
 	var images []Image
 	var reported openai.ImageResponseUsage
@@ -96,7 +107,7 @@ func (c *Client) GenerateImage(ctx context.Context, req ImageRequest) ([]Image, 
 		Duration: time.Since(start), Images: len(images),
 		PromptTokens: reported.InputTokens, CompletionTokens: reported.OutputTokens}
 	u.Cost = used.tokenCost(u.PromptTokens, 0, u.CompletionTokens) + money.Times(int64(u.Images), money.FromCHF(used.CHFPerImage))
-	return images, u, c.record(ctx, u)
+	return images, u, c.record(ctx, h, u)
 }
 
 // validImageSize accepts "WxH" with both sides 16..8192.

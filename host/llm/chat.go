@@ -72,6 +72,11 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 	// The tools' names as the provider takes them (and back, below).
 	wreq, onDelta := names.outgoing(req), names.deltas(onDelta)
 
+	h, err := c.hold(ctx, op, estimate(chain, estimatePromptTokens(req), estimateOutputTokens(req, chain)))
+	if err != nil {
+		return ChatResponse{}, err
+	}
+	defer h.Release(ctx)
 	start := time.Now()
 	var (
 		resp     ChatResponse
@@ -139,10 +144,43 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 	}
 	resp.Message = names.incoming(resp.Message)
 	resp.Usage = chatUsage(op, used, req, resp.Message, reported, attempts, time.Since(start))
-	if merr := c.record(ctx, resp.Usage); merr != nil {
+	if merr := c.record(ctx, h, resp.Usage); merr != nil {
 		err = errors.Join(err, merr)
 	}
 	return resp, err
+}
+
+// estimatePromptTokens bounds a request's prompt from its size: a token
+// is rarely shorter than three bytes, and counting with the tokenizer before
+// every call would cost as much as the check is worth.
+func estimatePromptTokens(req ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content) + len(m.Name) + 3*tokensPerMessage
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Name) + len(tc.Arguments) + 3*tokensPerToolCall
+		}
+	}
+	for _, t := range req.Tools {
+		n += len(t.Name) + len(t.Description) + len(t.Parameters)
+	}
+	return n/3 + 1
+}
+
+// estimateOutputTokens is the most a request may be answered with: its
+// MaxTokens, else what a tool's completion may ask at most
+// (DefaultMaxOutputTokens), within the smallest context window of the chain.
+func estimateOutputTokens(req ChatRequest, chain []*model) int {
+	if req.MaxTokens > 0 {
+		return req.MaxTokens
+	}
+	out := DefaultMaxOutputTokens
+	for _, m := range chain {
+		if m.ContextWindow > 0 {
+			out = min(out, max(1, m.ContextWindow/4))
+		}
+	}
+	return out
 }
 
 // chatUsage prices a chat call, from the provider's figures when it gave

@@ -20,11 +20,12 @@ import (
 // Client calls the configured models. It is safe for concurrent use; one
 // Client per process is enough (it keeps a connection pool per provider).
 type Client struct {
-	cfg    Config
-	meter  Meter
-	admit  Admitter
-	log    *slog.Logger
-	chains map[Operation][]*model
+	cfg     Config
+	meter   Meter
+	admit   Admitter
+	reserve Reserver
+	log     *slog.Logger
+	chains  map[Operation][]*model
 }
 
 // provider is one configured endpoint with its go-openai client.
@@ -53,7 +54,8 @@ func (m *model) info() ModelInfo {
 
 // New builds a Client from cfg (defaults applied, then validated; see
 // Config.Validate). meter may be nil (nothing is recorded); a meter that is
-// also an Admitter is asked before every call (each embedding batch); logger may be nil
+// also a Reserver holds each call's estimate before it starts (each embedding
+// batch), one that is only an Admitter is asked instead; logger may be nil
 // (nothing is logged). It makes no network calls: a wrong key or URL shows at
 // the first call. Operations without a chain are allowed; calling them
 // returns an error wrapping ErrNotConfigured.
@@ -67,6 +69,7 @@ func New(cfg Config, meter Meter, logger *slog.Logger) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, meter: meter, log: logger, chains: map[Operation][]*model{}}
 	c.admit, _ = meter.(Admitter)
+	c.reserve, _ = meter.(Reserver)
 	providers := map[string]*provider{}
 	for _, pc := range cfg.Providers {
 		// One pool per provider; the default two idle connections per host
@@ -186,11 +189,6 @@ var errAttemptTimeout = errors.New("attempt timed out")
 // describes. It returns the model that answered and the number of HTTP
 // attempts made.
 func (c *Client) run(ctx context.Context, op Operation, chain []*model, try tryFunc) (*model, int, error) {
-	if c.admit != nil {
-		if err := c.admit.Admit(ctx, op); err != nil {
-			return nil, 0, fmt.Errorf("llm: %s: %w: %w", op, ErrRefused, err)
-		}
-	}
 	attempts := 0
 	var last *ProviderError
 	var tried []string
@@ -357,16 +355,56 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// record hands u to the meter. The context keeps its values (attribution)
-// but not its cancellation: a stopped call still pays for what it used.
-func (c *Client) record(ctx context.Context, u Usage) error {
+// hold admits a call before anything is sent: a Reserver holds its
+// estimate against the tenant's limits, an Admitter only checks them. The
+// hold records the call's usage (record) or, deferred, gives the estimate
+// back when the call failed before any usage.
+func (c *Client) hold(ctx context.Context, op Operation, estimate money.Amount) (Hold, error) {
+	switch {
+	case c.reserve != nil:
+		h, err := c.reserve.Reserve(ctx, op, estimate)
+		if err != nil {
+			return nil, fmt.Errorf("llm: %s: %w: %w", op, ErrRefused, err)
+		}
+		return h, nil
+	case c.admit != nil:
+		if err := c.admit.Admit(ctx, op); err != nil {
+			return nil, fmt.Errorf("llm: %s: %w: %w", op, ErrRefused, err)
+		}
+	}
+	return meterHold{c.meter}, nil
+}
+
+// meterHold is the hold of a meter that holds nothing: Settle records.
+type meterHold struct{ m Meter }
+
+func (h meterHold) Settle(ctx context.Context, u Usage) error {
+	if h.m == nil {
+		return nil
+	}
+	return h.m.Record(ctx, u)
+}
+
+func (meterHold) Release(context.Context) {}
+
+// estimate is the most a call's chain may charge: the dearest model's
+// price of prompt input tokens and output completion tokens.
+func estimate(chain []*model, prompt, output int) money.Amount {
+	var most money.Amount
+	for _, m := range chain {
+		most = max(most, m.tokenCost(prompt, 0, output))
+	}
+	return most
+}
+
+// record hands u to the meter through the call's hold. The context keeps
+// its values (attribution) but not its cancellation: a stopped call still
+// pays for what it used.
+func (c *Client) record(ctx context.Context, h Hold, u Usage) error {
 	c.log.Debug("llm: usage", "operation", u.Operation, "model", u.Provider+"/"+u.Model,
 		"promptTokens", u.PromptTokens, "completionTokens", u.CompletionTokens,
 		"costCHF", u.Cost, "estimated", u.Estimated, "duration", u.Duration)
-	if c.meter == nil {
-		return nil
-	}
-	if err := c.meter.Record(context.WithoutCancel(ctx), u); err != nil {
+	if err := h.Settle(context.WithoutCancel(ctx), u); err != nil {
 		return fmt.Errorf("llm: %s: %w: %w", u.Operation, ErrMeter, err)
 	}
 	return nil

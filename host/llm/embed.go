@@ -48,6 +48,16 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 			end++
 		}
 		batch := texts[start:end]
+		// The tokenizer's count, or a third of the bytes when that is more:
+		// the hold must cover a provider whose tokenizer is not ours.
+		size := 0
+		for _, t := range batch {
+			size += len(t)
+		}
+		h, err := c.hold(ctx, OpEmbedding, estimate(chain, max(sum, size/3+1), 0))
+		if err != nil {
+			return nil, total, err
+		}
 		began := time.Now()
 		var resp openai.EmbeddingResponse
 		used, attempts, err := c.run(ctx, OpEmbedding, chain, func(a *attempt, m *model) (bool, error) {
@@ -64,6 +74,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 			return false, nil
 		})
 		if err != nil {
+			h.Release(ctx)
 			return nil, total, err
 		}
 		for _, e := range resp.Data {
@@ -71,6 +82,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 			if dim == 0 {
 				dim = len(e.Embedding)
 			} else if len(e.Embedding) != dim {
+				h.Release(ctx) // refused unrecorded, as the wrong vectors are
 				return nil, total, fmt.Errorf("llm: embedding: %s returned vectors of %d and %d dimensions", used, dim, len(e.Embedding))
 			}
 		}
@@ -81,7 +93,8 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 		}
 		u.Cost = used.tokenCost(u.PromptTokens, 0, 0)
 		total = total.Add(u)
-		if err := c.record(ctx, u); err != nil {
+		if err := c.record(ctx, h, u); err != nil {
+			h.Release(ctx)
 			return out, total, err
 		}
 		start = end

@@ -222,6 +222,23 @@ type Admitter interface {
 	Admit(ctx context.Context, op Operation) error
 }
 
+// Reserver is a meter that, before each call, holds the call's estimated
+// cost against the tenant's limits (the billing meter), so that concurrent
+// calls cannot together spend past them: a call whose estimate does not fit
+// is refused (wrapped in ErrRefused) and nothing is sent. The client asks a
+// Reserver instead of an Admitter.
+type Reserver interface {
+	Reserve(ctx context.Context, op Operation, estimate money.Amount) (Hold, error)
+}
+
+// Hold is one call's reservation: Settle records the call's usage in place
+// of the estimate (instead of Meter.Record); Release gives the estimate
+// back when the call recorded nothing. Whichever comes first ends the hold.
+type Hold interface {
+	Settle(ctx context.Context, u Usage) error
+	Release(ctx context.Context)
+}
+
 // MeterFunc adapts a function to Meter.
 type MeterFunc func(ctx context.Context, u Usage) error
 

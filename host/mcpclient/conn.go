@@ -311,6 +311,15 @@ func (c *conn) Call(ctx context.Context, name string, args []byte) wasm.Result {
 	if err := t.schema.ValidateJSON(args); err != nil {
 		return failure(wasm.CodeInvalidArguments, "%v", err)
 	}
+	var settle func(context.Context, string, time.Duration) error
+	if c.m.cfg.Meter != nil {
+		// Connecting and the call may take their time-outs; that is held
+		// against the caller's limits before anything starts.
+		var err error
+		if settle, err = c.m.cfg.Meter.HoldCompute(ctx, name, c.m.cfg.ConnectTimeout+c.srv.Config.Timeout()); err != nil {
+			return failure(wasm.CodeSpendingLimit, "%v", err)
+		}
+	}
 	ctx, span := c.m.tracer.Start(ctx, "mcp tools/call "+name, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("gen_ai.tool.name", name), attribute.String("mcp.server", c.srv.Name),
 			attribute.String("mcp.method.name", "tools/call"), attribute.String("mcp.transport", c.srv.Config.Transport)))
@@ -322,9 +331,9 @@ func (c *conn) Call(ctx context.Context, name string, args []byte) wasm.Result {
 	}
 	span.SetAttributes(attribute.Int("agenthost.output_bytes", res.Stats.OutputBytes))
 	span.End()
-	if c.m.cfg.Meter != nil {
+	if settle != nil {
 		// A stopped call still used what it used.
-		if err := c.m.cfg.Meter.RecordCompute(context.WithoutCancel(ctx), c.Name(), name, res.Stats.Duration); err != nil {
+		if err := settle(context.WithoutCancel(ctx), c.Name(), res.Stats.Duration); err != nil {
 			c.logger.Error("billing: mcp tool call not recorded", "tool", name, "err", err)
 		}
 	}

@@ -31,9 +31,11 @@ type Store interface {
 	WorkspaceMCPServers(ctx context.Context, p tenancy.Principal, workspaceID string) ([]Server, error)
 }
 
-// Meter records a tool call's wall time (billing.Meter).
+// Meter bills a tool call's wall time (billing.Meter): HoldCompute holds
+// a call of at most limit against the caller's spending limits before it
+// starts (an error refuses it) and returns what records it once it ended.
 type Meter interface {
-	RecordCompute(ctx context.Context, plugin, tool string, d time.Duration) error
+	HoldCompute(ctx context.Context, tool string, limit time.Duration) (settle func(ctx context.Context, plugin string, d time.Duration) error, err error)
 }
 
 // Options configure a Manager. DataDir is required.

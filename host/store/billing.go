@@ -27,6 +27,13 @@ func (db *DB) InsertUsage(ctx context.Context, r billing.Record) error {
 			r.PriceVersion, u.Estimated, u.Duration.Microseconds(), micros(r.CreatedAt)); err != nil {
 			return err
 		}
+		if r.ReservationID != "" {
+			// The cost replaces the estimate in one commit: a reserver
+			// reading both never counts the call twice, nor not at all.
+			if _, err := c.exec(ctx, `DELETE FROM budget_reservations WHERE id = ?`, r.ReservationID); err != nil {
+				return err
+			}
+		}
 		_, err := c.exec(ctx, `INSERT INTO tenant_spend (tenant_id, month, spent_nchf) VALUES (?, ?, ?)
 			ON CONFLICT (tenant_id, month) DO UPDATE SET spent_nchf = tenant_spend.spent_nchf + excluded.spent_nchf`,
 			r.TenantID, monthKey(r.CreatedAt), int64(u.Cost))
@@ -98,21 +105,97 @@ func (db *DB) SetTenantLimits(ctx context.Context, tenantID string, l billing.Li
 
 // TenantBudget implements billing.Store.
 func (db *DB) TenantBudget(ctx context.Context, tenantID string, at time.Time) (billing.Budget, error) {
-	var b billing.Budget
-	var credit, monthly sql.NullInt64
-	err := db.conn().queryRow(ctx, `SELECT credit_nchf, monthly_nchf FROM tenant_limits WHERE tenant_id = ?`, tenantID).Scan(&credit, &monthly)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return b, fmt.Errorf("store: tenant budget: %w", err)
-	}
-	b.Credit, b.Monthly = amountOf(credit), amountOf(monthly)
-	var total, month int64
-	err = db.conn().queryRow(ctx, `SELECT COALESCE(SUM(spent_nchf), 0), COALESCE(SUM(CASE WHEN month = ? THEN spent_nchf ELSE 0 END), 0)
-		FROM tenant_spend WHERE tenant_id = ?`, monthKey(at), tenantID).Scan(&total, &month)
+	b, err := readBudget(ctx, db.conn(), tenantID, at)
 	if err != nil {
 		return b, fmt.Errorf("store: tenant budget: %w", err)
 	}
-	b.SpentTotal, b.SpentMonth = money.Amount(total), money.Amount(month)
 	return b, nil
+}
+
+// readBudget reads a tenant's limits, spending and unexpired reservations.
+// The sums come from one statement, so from one snapshot: a record that
+// settles a reservation is seen with it gone, or neither.
+func readBudget(ctx context.Context, c conn, tenantID string, at time.Time) (billing.Budget, error) {
+	var b billing.Budget
+	var credit, monthly sql.NullInt64
+	err := c.queryRow(ctx, `SELECT credit_nchf, monthly_nchf FROM tenant_limits WHERE tenant_id = ?`, tenantID).Scan(&credit, &monthly)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return b, err
+	}
+	b.Credit, b.Monthly = amountOf(credit), amountOf(monthly)
+	var total, month, reserved int64
+	err = c.queryRow(ctx, `SELECT
+		(SELECT COALESCE(SUM(spent_nchf), 0) FROM tenant_spend WHERE tenant_id = ?),
+		(SELECT COALESCE(SUM(spent_nchf), 0) FROM tenant_spend WHERE tenant_id = ? AND month = ?),
+		(SELECT COALESCE(SUM(amount_nchf), 0) FROM budget_reservations WHERE tenant_id = ? AND expires_at > ?)`,
+		tenantID, tenantID, monthKey(at), tenantID, micros(at)).Scan(&total, &month, &reserved)
+	if err != nil {
+		return b, err
+	}
+	b.SpentTotal, b.SpentMonth, b.Reserved = money.Amount(total), money.Amount(month), money.Amount(reserved)
+	return b, nil
+}
+
+// Reserve implements billing.Store. The no-op update of the tenant's
+// limits row is the lock: on PostgreSQL it holds the row until commit, so
+// reservers of one tenant, on any host, read and insert one after another;
+// SQLite's immediate transactions hold the whole database anyway. Settling
+// needs no lock: it only ever lowers what is held.
+func (db *DB) Reserve(ctx context.Context, r billing.Reservation, admit func(billing.Budget) error) (string, error) {
+	// Most tenants have no limits: they are told so by a read, without a
+	// write transaction per call.
+	var limited bool
+	err := db.conn().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenant_limits WHERE tenant_id = ?
+		AND (credit_nchf IS NOT NULL OR monthly_nchf IS NOT NULL))`, r.TenantID).Scan(&limited)
+	if err != nil {
+		return "", fmt.Errorf("store: reserve: %w", err)
+	}
+	if !limited {
+		return "", nil
+	}
+	var id string
+	var refused error
+	err = db.tx(ctx, func(c conn) error {
+		res, err := c.exec(ctx, `UPDATE tenant_limits SET updated_at = updated_at WHERE tenant_id = ?
+			AND (credit_nchf IS NOT NULL OR monthly_nchf IS NOT NULL)`, r.TenantID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // no limits: nothing to hold
+		}
+		b, err := readBudget(ctx, c, r.TenantID, r.CreatedAt)
+		if err != nil {
+			return err
+		}
+		if refused = admit(b); refused != nil {
+			return refused
+		}
+		// What dead processes left is swept by the living.
+		if _, err := c.exec(ctx, `DELETE FROM budget_reservations WHERE tenant_id = ? AND expires_at <= ?`,
+			r.TenantID, micros(r.CreatedAt)); err != nil {
+			return err
+		}
+		id = newID()
+		_, err = c.exec(ctx, `INSERT INTO budget_reservations (id, tenant_id, amount_nchf, purpose, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, r.TenantID, int64(r.Amount), r.Purpose, micros(r.CreatedAt), micros(r.ExpiresAt))
+		return err
+	})
+	switch {
+	case refused != nil:
+		return "", refused
+	case err != nil:
+		return "", fmt.Errorf("store: reserve: %w", err)
+	}
+	return id, nil
+}
+
+// ReleaseReservation implements billing.Store.
+func (db *DB) ReleaseReservation(ctx context.Context, id string) error {
+	if _, err := db.conn().exec(ctx, `DELETE FROM budget_reservations WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("store: release reservation: %w", err)
+	}
+	return nil
 }
 
 func nullAmount(a *money.Amount) any {

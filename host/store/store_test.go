@@ -19,11 +19,16 @@ func openSQLite(t testing.TB) storetest.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	peer, err := store.Open(context.Background(), store.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
 	blobs, err := blob.NewDir(dir + "/blobs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return storetest.Env{DB: db, Blobs: blobs}
+	return storetest.Env{DB: db, Blobs: blobs, Peer: peer}
 }
 
 func TestSQLite(t *testing.T) { storetest.Run(t, openSQLite) }
@@ -31,12 +36,18 @@ func TestSQLite(t *testing.T) { storetest.Run(t, openSQLite) }
 func openPostgres(t testing.TB) storetest.Env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, store.Config{URL: testenv.Postgres(t)})
+	url := testenv.Postgres(t)
+	db, err := store.Open(ctx, store.Config{URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return storetest.Env{DB: db, Blobs: blob.NewPostgres(db.Pool(), blob.WithStagingDir(t.TempDir()))}
+	peer, err := store.Open(ctx, store.Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	return storetest.Env{DB: db, Blobs: blob.NewPostgres(db.Pool(), blob.WithStagingDir(t.TempDir())), Peer: peer}
 }
 
 func TestPostgres(t *testing.T) { storetest.Run(t, openPostgres) }

@@ -24,6 +24,11 @@ const (
 	CodeHTTPFailed       = "http_failed"
 	CodePluginError      = "plugin_error"
 	CodeUnavailable      = "plugin_unavailable"
+	// CodeSpendingLimit: the call was refused before it started: the
+	// tenant's credit or monthly budget would not cover it (the message
+	// says which, and the sums). A workflow's own budget is another
+	// matter (the model capability's "budget_exceeded").
+	CodeSpendingLimit = "spending_limit"
 )
 
 // Error is why a call failed.

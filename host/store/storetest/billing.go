@@ -12,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/store"
 )
 
 // testUsage: records are summed per workflow and per user; a user sees their
@@ -242,5 +243,146 @@ func testConcurrentSpend(t *testing.T, open Opener) {
 	b, err := db.TenantBudget(ctx, w.t1.ID, time.Now())
 	if err != nil || b.SpentTotal != 140 || b.SpentMonth != 140 {
 		t.Fatalf("after 20 concurrent records of 7 nCHF: %+v %v", b, err)
+	}
+}
+
+// testReservations: a reservation holds its amount against the tenant's
+// limits until the usage record that settles it (in the record's
+// transaction) or its release; one that nobody settled (its process died)
+// holds until it expires, and the next reservation sweeps it. A tenant
+// without limits holds nothing.
+func testReservations(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	now := time.Now().UTC()
+	overdraft := 10 * money.Rappen
+	reserve := func(tenant string, at time.Time, amount money.Amount) (string, error) {
+		t.Helper()
+		return db.Reserve(ctx, billing.Reservation{TenantID: tenant, Amount: amount, Purpose: "test", CreatedAt: at, ExpiresAt: at.Add(time.Minute)},
+			func(b billing.Budget) error { return b.Admits(amount, overdraft) })
+	}
+	budget := func(at time.Time) billing.Budget {
+		t.Helper()
+		b, err := db.TenantBudget(ctx, w.t1.ID, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	settle := func(id string, cost money.Amount) {
+		t.Helper()
+		if err := db.InsertUsage(ctx, billing.Record{TenantID: w.t1.ID, CreatedAt: now, ReservationID: id,
+			Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", Cost: cost}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if id, err := reserve(w.t2.ID, now, 1000*money.CHF); id != "" || err != nil {
+		t.Fatalf("a tenant without limits: %q %v, want nothing held", id, err)
+	}
+	credit := money.CHF
+	if err := db.SetTenantLimits(ctx, w.t1.ID, billing.Limits{Credit: &credit}); err != nil {
+		t.Fatal(err)
+	}
+	a, errA := reserve(w.t1.ID, now, 40*money.Rappen)
+	b, errB := reserve(w.t1.ID, now, 40*money.Rappen)
+	if a == "" || b == "" || errA != nil || errB != nil {
+		t.Fatalf("two reservations within the credit: %q %v, %q %v", a, errA, b, errB)
+	}
+	// 0.80 held + 0.40 > 1.00 + 0.10 overdraft.
+	if id, err := reserve(w.t1.ID, now, 40*money.Rappen); id != "" || !errors.Is(err, billing.ErrCreditExhausted) {
+		t.Fatalf("a third: %q %v, want ErrCreditExhausted", id, err)
+	}
+	if got := budget(now); got.Reserved != 80*money.Rappen || got.SpentTotal != 0 {
+		t.Fatalf("held: %+v, want 0.80 reserved", got)
+	}
+	settle(a, 5*money.Rappen)
+	if got := budget(now); got.Reserved != 40*money.Rappen || got.SpentTotal != 5*money.Rappen {
+		t.Fatalf("after settling one at 0.05: %+v, want 0.40 reserved and 0.05 spent", got)
+	}
+	if err := db.ReleaseReservation(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReleaseReservation(ctx, b); err != nil {
+		t.Fatalf("releasing twice: %v", err)
+	}
+	settle(a, 5*money.Rappen) // a settled reservation's id again: the cost counts, nothing else changes
+	if got := budget(now); got.Reserved != 0 || got.SpentTotal != 10*money.Rappen {
+		t.Fatalf("after the release: %+v, want nothing reserved and 0.10 spent", got)
+	}
+	// A process dies holding 0.90: until it expires the tenant is held to
+	// what is left; then the hold is gone and swept.
+	if id, err := reserve(w.t1.ID, now, 90*money.Rappen); id == "" || err != nil {
+		t.Fatalf("the dying process's reservation: %q %v", id, err)
+	}
+	if _, err := reserve(w.t1.ID, now.Add(30*time.Second), 30*money.Rappen); !errors.Is(err, billing.ErrCreditExhausted) {
+		t.Fatalf("while the dead reservation holds: %v, want ErrCreditExhausted", err)
+	}
+	later := now.Add(2 * time.Minute)
+	if got := budget(later); got.Reserved != 0 {
+		t.Fatalf("after it expired: %+v, want nothing reserved", got)
+	}
+	if id, err := reserve(w.t1.ID, later, 30*money.Rappen); id == "" || err != nil {
+		t.Fatalf("after it expired: %q %v", id, err)
+	}
+	// Read as of before its expiry, only the new reservation is left: the
+	// dead one was deleted, not merely ignored.
+	if got := budget(now); got.Reserved != 30*money.Rappen {
+		t.Fatalf("the expired reservation was not swept: %+v, want 0.30 reserved", got)
+	}
+}
+
+// testConcurrentReservations: 40 concurrent reservations of 0.10 against a
+// credit of 1.00 with no overdraft, through two handles on one database
+// (two hosts): exactly 10 hold, whatever the interleaving, and settling
+// them all spends exactly the credit.
+func testConcurrentReservations(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	hosts := []*store.DB{w.env.DB}
+	if w.env.Peer != nil {
+		hosts = append(hosts, w.env.Peer)
+	}
+	credit := money.CHF
+	if err := w.env.DB.SetTenantLimits(ctx, w.t1.ID, billing.Limits{Credit: &credit}); err != nil {
+		t.Fatal(err)
+	}
+	const n, each = 40, 10 * money.Rappen
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			now := time.Now()
+			id, err := hosts[i%len(hosts)].Reserve(ctx, billing.Reservation{TenantID: w.t1.ID, Amount: each, CreatedAt: now, ExpiresAt: now.Add(time.Hour)},
+				func(b billing.Budget) error { return b.Admits(each, 0) })
+			if err != nil && !errors.Is(err, billing.ErrOverLimit) {
+				t.Error(err)
+			}
+			ids[i] = id
+		}()
+	}
+	wg.Wait()
+	held := 0
+	for i, id := range ids {
+		if id == "" {
+			continue
+		}
+		held++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := hosts[i%len(hosts)].InsertUsage(ctx, billing.Record{TenantID: w.t1.ID, CreatedAt: time.Now(), ReservationID: id,
+				Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", Cost: each}}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	b, err := w.env.DB.TenantBudget(ctx, w.t1.ID, time.Now())
+	if err != nil || held != 10 || b.SpentTotal != credit || b.Reserved != 0 {
+		t.Fatalf("%d of %d reservations held over %d handle(s), then settled: %+v %v; want 10, CHF 1.00 spent and nothing held",
+			held, n, len(hosts), b, err)
 	}
 }

@@ -18,6 +18,9 @@ import (
 type Env struct {
 	DB    *store.DB
 	Blobs files.Blobs
+	// Peer is a second handle on the same database, as a second host
+	// sharing it has; nil when the opener gives none.
+	Peer *store.DB
 }
 
 // Opener makes a fresh, empty (unmigrated) Env for one test; it registers
@@ -46,6 +49,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("PriceVersions", func(t *testing.T) { testPriceVersions(t, open) })
 	t.Run("UsageReport", func(t *testing.T) { testUsageReport(t, open) })
 	t.Run("ConcurrentSpend", func(t *testing.T) { testConcurrentSpend(t, open) })
+	t.Run("Reservations", func(t *testing.T) { testReservations(t, open) })
+	t.Run("ConcurrentReservations", func(t *testing.T) { testConcurrentReservations(t, open) })
 	t.Run("Knowledge", func(t *testing.T) { testKnowledge(t, open) })
 	t.Run("ContentPages", func(t *testing.T) { testContentPages(t, open) })
 	t.Run("ContentExtractor", func(t *testing.T) { testContentExtractor(t, open) })

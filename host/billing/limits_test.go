@@ -1,0 +1,36 @@
+package billing_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/money"
+)
+
+// Admits: a call fits while spending, what is held and its estimate stay
+// within every limit plus the overdraft, and never once a limit is met.
+func TestBudgetAdmits(t *testing.T) {
+	chf := func(r int64) *money.Amount { a := money.Amount(r) * money.Rappen; return &a }
+	const rp = money.Rappen
+	for _, c := range []struct {
+		name                string
+		b                   billing.Budget
+		estimate, overdraft money.Amount
+		want                error
+	}{
+		{"no limits", billing.Budget{SpentTotal: 1000 * money.CHF, Reserved: 1000 * money.CHF}, 1000 * money.CHF, 0, nil},
+		{"fits", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 20 * rp, 0, nil},
+		{"one rappen over", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 21 * rp, 0, billing.ErrCreditExhausted},
+		{"within the overdraft", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 30 * rp, 10 * rp, nil},
+		{"credit met, overdraft left", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, SpentTotal: 100 * rp}, 1, 10 * rp, billing.ErrCreditExhausted},
+		{"held by others", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, Reserved: 95 * rp}, 10 * rp, 0, billing.ErrCreditExhausted},
+		{"monthly", billing.Budget{Limits: billing.Limits{Credit: chf(1000), Monthly: chf(100)}, SpentTotal: 500 * rp, SpentMonth: 90 * rp}, 20 * rp, 5 * rp, billing.ErrMonthlyBudgetMet},
+		{"monthly fits", billing.Budget{Limits: billing.Limits{Credit: chf(1000), Monthly: chf(100)}, SpentTotal: 500 * rp, SpentMonth: 90 * rp}, 15 * rp, 5 * rp, nil},
+	} {
+		err := c.b.Admits(c.estimate, c.overdraft)
+		if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+}
