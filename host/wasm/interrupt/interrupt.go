@@ -80,7 +80,8 @@ const YieldEvery = 100000
 
 // ErrUnsupported is returned for modules that use instructions the rewriter
 // does not decode (SIMD, threads, exceptions, multi-memory), that do not
-// import WASI's sched_yield or that have a start function. Callers fall back to wazero's
+// import WASI's sched_yield or that have a start function (unless
+// Options.AllowStart). Callers fall back to wazero's
 // close-on-context-done mode for them. The fallback is safe for any module
 // because it runs the module as written, which wazero validates itself; an
 // invalid module is refused with ErrInvalid instead, since only its rewrite
@@ -91,6 +92,14 @@ var ErrUnsupported = errors.New("module cannot be instrumented for interruption"
 type Options struct {
 	// GlobalExport names the exported flag; DefaultGlobalExport when empty.
 	GlobalExport string
+	// AllowStart instruments a module with a start function too. The flag
+	// cannot reach a start function (it runs inside instantiation, before
+	// the host holds the instance), but its checks still yield every
+	// YieldEvery units of work: a host whose sched_yield traps once the
+	// instantiation is to stop can stop it there. Without it such a module
+	// is ErrUnsupported, and would run in wazero's mode, where straight-line
+	// work is not bounded at all.
+	AllowStart bool
 }
 
 // Instrument returns a copy of module with the interrupt flag and checks added.
@@ -140,7 +149,7 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 	if m.yield < 0 {
 		return nil, fmt.Errorf("%w: the module does not import wasi_snapshot_preview1.sched_yield", ErrUnsupported)
 	}
-	if hasSection(secs, wasmbin.SecStart) {
+	if hasSection(secs, wasmbin.SecStart) && !opts.AllowStart {
 		// wazero runs the start function inside instantiation, before the
 		// host holds the instance and so before it can reach the flag: an
 		// endless start function could not be stopped. wazero's own mode
