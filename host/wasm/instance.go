@@ -41,7 +41,8 @@ type instance struct {
 	wake    chan struct{}
 	// abandon is closed when the current call is given up (abandon): the
 	// caller returns at once and the instance is never used again.
-	abandon chan struct{}
+	abandon     chan struct{}
+	abandonOnce sync.Once
 }
 
 // errStopped is what a stopped guest's yield or host call traps with; the
@@ -131,11 +132,13 @@ func (in *instance) giveUp() {
 	if in.mod == nil {
 		return
 	}
-	in.v.p.logger.Error("plugin call did not stop within the grace after its deadline; abandoning its instance",
-		"plugin", in.v.p.Name())
-	in.v.p.abandoned.Add(1)
-	close(in.abandon)
-	_ = in.mod.CloseWithExitCode(context.Background(), 137)
+	in.abandonOnce.Do(func() {
+		in.v.p.logger.Error("plugin call did not stop within the grace after its deadline; abandoning its instance",
+			"plugin", in.v.p.Name())
+		in.v.p.abandoned.Add(1)
+		close(in.abandon)
+		_ = in.mod.CloseWithExitCode(context.Background(), 137)
+	})
 }
 
 func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, error) {
