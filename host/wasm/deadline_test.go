@@ -160,3 +160,38 @@ func hostileStraightLineStart(t testing.TB) int {
 	}
 	return 1
 }
+
+// TestAbandonedGuestReturnsTheCall: a guest that cannot be stopped in time
+// (here, straight-line fills in wazero's close-on-done mode, which checks
+// only loops and calls) is abandoned after the grace: its call returns with
+// a timeout while the guest still runs, and the next call gets a fresh
+// instance.
+func TestAbandonedGuestReturnsTheCall(t *testing.T) {
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
+		return c.WithCloseOnDoneOnly().WithKillGrace(100 * time.Millisecond)
+	})
+	// 200 fills of 128 MiB: seconds of work on any machine, far more than
+	// the deadline and the grace, yet over soon after the test.
+	mod := straightLineModule(t, "hand", func(m *asm.Module) []byte {
+		m.Memory(2048, 2048)
+		return asm.Repeat(200, asm.I32Const(0), asm.I32Const(0), asm.I32Const(128<<20), asm.MemoryFill())
+	})
+	p, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: mod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Warm(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if r := p.Call(ctx, "run", nil, nil); r.OK || r.Error.Code != wasm.CodeTimeout {
+		t.Fatalf("%+v, want a timeout", r)
+	}
+	if n := p.AbandonedForTest(); n != 1 {
+		t.Fatalf("%d instances abandoned, want 1", n)
+	}
+	if p.BusyForTest() {
+		t.Fatal("the abandoned instance still holds a slot")
+	}
+}
