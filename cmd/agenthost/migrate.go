@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
@@ -17,17 +18,19 @@ import (
 // storageFlags are the flags every command that opens the database shares.
 type storageFlags struct {
 	data, url *string
+	wait      *time.Duration
 }
 
 func addStorageFlags(fs *flag.FlagSet) storageFlags {
 	return storageFlags{
 		data: fs.String("data", envOr("AGENTHOST_DATA", "data"), "data directory (embedded database, blobs, compile cache)"),
 		url:  fs.String("database", envOr("AGENTHOST_DATABASE_URL", ""), "PostgreSQL URL (postgres://…); empty uses the embedded database in -data"),
+		wait: fs.Duration("database-wait", envDuration("AGENTHOST_DATABASE_WAIT", 30*time.Second), "how long to keep retrying a PostgreSQL server that does not answer at start-up (0: fail at once)"),
 	}
 }
 
 func (s storageFlags) open(ctx context.Context, logger *slog.Logger) (*store.DB, error) {
-	return store.Open(ctx, store.Config{URL: *s.url, Dir: *s.data, Logger: logger})
+	return store.Open(ctx, store.Config{URL: *s.url, Dir: *s.data, Logger: logger, ConnectWait: *s.wait})
 }
 
 // blobs returns the blob backend that goes with the database: a directory

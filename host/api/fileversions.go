@@ -59,10 +59,8 @@ func handleVersionContent(svc *files.Service) fiber.Handler {
 			return err
 		}
 		defer r.Close()
-		c.Set(fiber.HeaderContentType, it.MIMEType)
+		setStoredContentHeaders(c, it.MIMEType, it.Name)
 		c.Set(fiber.HeaderETag, `"`+v.SHA256+`"`)
-		c.Set("X-Content-Type-Options", "nosniff")
-		c.Set(fiber.HeaderContentDisposition, "attachment")
 		_, err = io.Copy(c.Response().BodyWriter(), r)
 		return err
 	}

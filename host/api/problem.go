@@ -9,6 +9,7 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workspace"
@@ -38,6 +39,13 @@ func problemHandler(log *slog.Logger) fiber.ErrorHandler {
 			if errors.Is(err, m.err) {
 				return problem(c, m.status, m.title, err.Error())
 			}
+		}
+		if store.IsStorageFull(err) {
+			// The operator's to fix; the caller learns that nothing is lost
+			// but the request, and may try again later.
+			log.Error("request failed: storage full", "method", c.Method(), "path", c.Path(), "err", err)
+			return problem(c, fiber.StatusInsufficientStorage, "Insufficient Storage",
+				"the server's storage is full: nothing of this request was stored; try again once the operator has freed space")
 		}
 		log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
 		return problem(c, fiber.StatusInternalServerError, "Internal Server Error", "")

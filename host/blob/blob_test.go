@@ -637,6 +637,33 @@ func TestPostgresReadsOnlyCoveringChunks(t *testing.T) {
 	}
 }
 
+// TestPostgresStagingFolderMissing: a fresh host's staging folder (inside a
+// data directory nothing else on PostgreSQL writes to) does not exist yet, and
+// a temporary folder's cleaner may remove it later; a Put creates it.
+func TestPostgresStagingFolderMissing(t *testing.T) {
+	f := newPostgres(t)
+	pool := f.pool
+	staging := filepath.Join(t.TempDir(), "data", "staging")
+	b := blob.NewPostgres(pool, blob.WithStagingDir(staging))
+	if n, err := b.CleanStaging(0); err != nil || n != 0 {
+		t.Fatalf("CleanStaging of a folder never made = %d, %v", n, err)
+	}
+	for i := 0; i < 2; i++ {
+		content := data(uint64(40+i), chunk+10)
+		sha := put(t, b, content)
+		if got := readAll(t, b, sha); !bytes.Equal(got, content) {
+			t.Fatalf("put %d: read back %d bytes, want %d", i, len(got), len(content))
+		}
+		if s := listDir(t, staging); len(s) != 0 {
+			t.Fatalf("staging files left: %v", s)
+		}
+		// The second Put finds the folder removed under it.
+		if err := os.RemoveAll(staging); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestMain re-executes this binary as the child of the crash and memory tests
 // when BLOB_CHILD is set; otherwise it runs the tests (with the test servers).
 func TestMain(m *testing.M) {

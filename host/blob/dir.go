@@ -213,6 +213,9 @@ func (d *Dir) CleanStaging(olderThan time.Duration) (int, error) {
 // and whose modification time is older than olderThan.
 func cleanStaging(dir, prefix string, olderThan time.Duration) (int, error) {
 	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // nothing was ever staged there
+	}
 	if err != nil {
 		return 0, fmt.Errorf("blob: clean staging: %w", err)
 	}

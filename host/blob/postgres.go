@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -62,9 +63,9 @@ func NewPostgres(pool *pgxpool.Pool, opts ...PostgresOption) *Postgres {
 // unique key: one inserts, the others wait for its commit and store nothing.
 // Costs: writing and reading the data once locally, sending it once.
 func (p *Postgres) Put(ctx context.Context, r io.Reader, max int64) (sha string, size int64, err error) {
-	f, err := os.CreateTemp(p.staging, pgStagingPrefix+"*")
+	f, err := p.createStaging()
 	if err != nil {
-		return "", 0, fmt.Errorf("blob: create staging file: %w", err)
+		return "", 0, err
 	}
 	defer func() {
 		f.Close()
@@ -85,6 +86,24 @@ func (p *Postgres) Put(ctx context.Context, r io.Reader, max int64) (sha string,
 		return "", 0, err
 	}
 	return sha, size, nil
+}
+
+// createStaging makes a staging file, creating its folder when it is
+// missing: the folder is usually inside a data directory that a fresh host
+// has not made (nothing else on PostgreSQL writes there), and a temporary
+// folder's cleaner may remove it while the host runs.
+func (p *Postgres) createStaging() (*os.File, error) {
+	f, err := os.CreateTemp(p.staging, pgStagingPrefix+"*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if mkErr := os.MkdirAll(p.staging, 0o700); mkErr != nil {
+			return nil, fmt.Errorf("blob: create staging folder: %w", mkErr)
+		}
+		f, err = os.CreateTemp(p.staging, pgStagingPrefix+"*")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("blob: create staging file: %w", err)
+	}
+	return f, nil
 }
 
 // insert commits one blob: its row and, if the row is new, its chunks read

@@ -180,28 +180,14 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	privateOK := c.pol.privateAllowed(host, port)
-	var addrs []netip.Addr
-	if ip, err := netip.ParseAddr(host); err == nil {
-		addrs = []netip.Addr{ip}
-	} else {
-		ips, err := c.pol.resolver.LookupIPAddr(ctx, host)
-		if err != nil {
-			return nil, fmt.Errorf("resolving %s: %w", host, err)
-		}
-		for _, ip := range ips {
-			if a, ok := netip.AddrFromSlice(ip.IP); ok {
-				addrs = append(addrs, a.Unmap())
-			}
-		}
-	}
-	if len(addrs) == 0 {
-		return nil, fmt.Errorf("resolving %s: no addresses", host)
+	addrs, err := c.resolve(ctx, host)
+	if err != nil {
+		return nil, err
 	}
 	var lastErr error
 	for _, a := range addrs {
-		if reason := blockedReason(a); reason != "" && (!privateOK || metadataAddrs[a.WithZone("").Unmap()]) {
-			lastErr = &DeniedError{Host: host, Reason: c.blockedMessage(host, port, a, reason), Err: ErrAddressBlocked}
+		if err := c.checkAddr(host, port, a); err != nil {
+			lastErr = err
 			continue
 		}
 		d := net.Dialer{Timeout: 10 * time.Second}
@@ -212,6 +198,75 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 		lastErr = err
 	}
 	return nil, lastErr
+}
+
+// resolve returns host's addresses (host itself when it is one).
+func (c *Client) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{ip}, nil
+	}
+	ips, err := c.pol.resolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", host, err)
+	}
+	var addrs []netip.Addr
+	for _, ip := range ips {
+		if a, ok := netip.AddrFromSlice(ip.IP); ok {
+			addrs = append(addrs, a.Unmap())
+		}
+	}
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("resolving %s: no addresses", host)
+	}
+	return addrs, nil
+}
+
+// checkAddr refuses a special address of host unless the operator allows the
+// host by name on that port; metadata addresses are refused always.
+func (c *Client) checkAddr(host, port string, a netip.Addr) error {
+	if reason := blockedReason(a); reason != "" && (!c.pol.privateAllowed(host, port) || metadataAddrs[a.WithZone("").Unmap()]) {
+		return &DeniedError{Host: host, Reason: c.blockedMessage(host, port, a, reason), Err: ErrAddressBlocked}
+	}
+	return nil
+}
+
+// CheckDestination refuses rawURL as a request to it would be refused by
+// its scheme, its name or the addresses the name resolves to now, without
+// connecting: what a configuration naming a server is checked with when it
+// is saved, so that an address that can never be reached is refused at
+// once instead of at every later use. A name that does not resolve is not
+// refused (the server may be down); a name with no allowed address is.
+func (c *Client) CheckDestination(ctx context.Context, rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return &DeniedError{Reason: "invalid URL: " + err.Error(), Err: ErrSchemeNotAllowed}
+	}
+	host := u.Hostname()
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return &DeniedError{Host: host, Reason: fmt.Sprintf("scheme %q is not allowed", u.Scheme), Err: ErrSchemeNotAllowed}
+	}
+	if isBlockedName(host) {
+		return &DeniedError{Host: host, Reason: "cloud metadata host", Err: ErrAddressBlocked}
+	}
+	port := u.Port()
+	if port == "" {
+		port = defaultPort(u.Scheme)
+	}
+	addrs, err := c.resolve(ctx, host)
+	if err != nil {
+		return nil
+	}
+	var first error
+	for _, a := range addrs {
+		err := c.checkAddr(host, port, a)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // Dial connects to addr ("host:port") under the client's address rules

@@ -80,6 +80,11 @@ func (a Admin) Add(ctx context.Context, p tenancy.Principal, n NewServer) (Serve
 			return Server{}, fmt.Errorf("%w: %w", tenancy.ErrForbidden, err)
 		}
 	}
+	if s.Config.Transport == HTTP && a.Manager != nil {
+		if err := a.Manager.CheckDestination(ctx, s.Config.URL); err != nil {
+			return Server{}, fmt.Errorf("%w: the server's address is refused: %w", tenancy.ErrForbidden, err)
+		}
+	}
 	for k := range sec.Env {
 		s.Config.SecretEnv = append(s.Config.SecretEnv, k)
 	}

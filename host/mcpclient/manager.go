@@ -76,8 +76,23 @@ type Manager struct {
 	tracer trace.Tracer
 	now    func() time.Time
 
+	// egress checks HTTP servers' addresses; nil when the caller gave its
+	// own HTTPTransport.
+	egress *egress.Client
+
 	mu    sync.Mutex
 	conns map[string]*conn // by server ID
+}
+
+// CheckDestination refuses an HTTP server's URL that its connections would
+// be refused (a loopback, private or metadata address the operator did not
+// allow), so that a server is refused when it is added, not at every
+// connection. Without the manager's own transport it checks nothing.
+func (m *Manager) CheckDestination(ctx context.Context, rawURL string) error {
+	if m.egress == nil {
+		return nil
+	}
+	return m.egress.CheckDestination(ctx, rawURL)
 }
 
 // New returns a manager over the store.
@@ -100,19 +115,21 @@ func New(store Store, cfg Options) (*Manager, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
+	var ec *egress.Client
 	if cfg.HTTPTransport == nil {
 		pol := egress.NewPolicy().WithTimeout(MaxTimeout).WithPrivateHostsAllowed(cfg.AllowPrivateHosts...)
 		if cfg.Resolver != nil {
 			pol = pol.WithResolver(cfg.Resolver)
 		}
-		cfg.HTTPTransport = egress.NewClient(pol).Transport()
+		ec = egress.NewClient(pol)
+		cfg.HTTPTransport = ec.Transport()
 	}
 	tp := cfg.Tracer
 	if tp == nil {
 		tp = noop.NewTracerProvider()
 	}
 	return &Manager{store: store, cfg: cfg, logger: cfg.Logger, tracer: tp.Tracer("github.com/agenthost/agenthost/host/mcpclient"),
-		now: cfg.Now, conns: map[string]*conn{}}, nil
+		now: cfg.Now, egress: ec, conns: map[string]*conn{}}, nil
 }
 
 // Sources returns the workspace's servers as tool sources (tools.SourceFinder).

@@ -60,7 +60,8 @@ type Deps struct {
 	// Hosts are the Host header values (host or host:port) accepted
 	// besides the loopback names (localhost, 127.0.0.1, [::1]); requests
 	// naming any other host are refused (DNS rebinding). An Origin header,
-	// when present, must name one of these hosts or a loopback one.
+	// when present, must be the request's own origin or one of these hosts
+	// with the port written here (none: the scheme's default).
 	Hosts []string
 	// SessionTimeout closes sessions idle this long (default 30 min).
 	SessionTimeout time.Duration

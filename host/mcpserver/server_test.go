@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -374,7 +375,12 @@ func TestRefusals(t *testing.T) {
 		{"a rebinding Host is refused before authentication", path, "evil.example", "", "", http.StatusForbidden},
 		{"a foreign Origin is refused", path, "", "http://evil.example", f.token, http.StatusForbidden},
 		{"an Origin that is not http is refused", path, "", "null", f.token, http.StatusForbidden},
-		{"a loopback Origin passes", path, "", "http://localhost:3000", f.token, http.StatusOK},
+		// An origin is host and port: another program's page on the same
+		// machine is another origin (issue 24 item 6).
+		{"another port's Origin is refused", path, "", "http://localhost:3000", f.token, http.StatusForbidden},
+		{"another loopback port's Origin is refused", path, "", "http://" + loopbackOtherPort(f.http.Listener.Addr().String()), f.token, http.StatusForbidden},
+		{"the server's own Origin passes", path, "", "http://" + f.http.Listener.Addr().String(), f.token, http.StatusOK},
+		{"an Origin with a path is refused", path, "", "http://" + f.http.Listener.Addr().String() + "/x", f.token, http.StatusForbidden},
 		{"no token", path, "", "", "", http.StatusUnauthorized},
 		{"a bad token", path, "", "", "ahk_not-a-token", http.StatusUnauthorized},
 		{"another tenant's workspace", "/api/v1/workspaces/" + strangerWS.ID + "/mcp", "", "", f.token, http.StatusNotFound},
@@ -615,4 +621,13 @@ func (c *resumeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 		c.n.Add(1)
 	}
 	return c.next.RoundTrip(r)
+}
+
+// loopbackOtherPort is addr with another port.
+func loopbackOtherPort(addr string) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if port == "1" {
+		return net.JoinHostPort(host, "2")
+	}
+	return net.JoinHostPort(host, "1")
 }

@@ -25,6 +25,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -52,6 +54,9 @@ type Config struct {
 	Dir string
 	// Logger receives migration progress; nil discards it.
 	Logger *slog.Logger
+	// ConnectWait is how long Open keeps retrying a PostgreSQL server that
+	// does not answer (0: one attempt).
+	ConnectWait time.Duration
 	// VectorExactBelow applies on PostgreSQL with pgvector: a vector search
 	// whose scope holds at most this many vectors compares them all instead
 	// of asking the HNSW index (0: 10,000; negative: always the index).
@@ -91,12 +96,44 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
-	if err := pool.Ping(ctx); err != nil {
+	if err := ping(ctx, pool, cfg, logger); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("store: connect to %s: %w", redact(cfg.URL), err)
+		return nil, err
 	}
 	return &DB{dialect: Postgres, sql: stdlib.OpenDBFromPool(pool), pool: pool, logger: logger,
 		vectors: newPGVectors(cfg.VectorExactBelow, logger)}, nil
+}
+
+// ping waits for the database to answer: a host started beside its
+// database (a deploy, a machine's boot) must not fail because the database
+// came up a few seconds later. It retries with a doubling pause (up to 5 s)
+// until cfg.ConnectWait has passed, logging each failure.
+func ping(ctx context.Context, pool *pgxpool.Pool, cfg Config, logger *slog.Logger) error {
+	start := time.Now()
+	pause := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := pool.Ping(ctx)
+		if err == nil {
+			if attempt > 1 {
+				logger.Info("database reachable", "attempts", attempt, "after", time.Since(start).Round(time.Millisecond))
+			}
+			return nil
+		}
+		waited := time.Since(start)
+		if ctx.Err() != nil || waited+pause > cfg.ConnectWait {
+			if attempt > 1 {
+				return fmt.Errorf("store: connect to %s: not reachable after %d attempts in %v: %w", redact(cfg.URL), attempt, waited.Round(time.Millisecond), err)
+			}
+			return fmt.Errorf("store: connect to %s: %w", redact(cfg.URL), err)
+		}
+		logger.Warn("database not reachable, retrying", "url", redact(cfg.URL), "attempt", attempt, "retryIn", pause, "err", err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("store: connect to %s: %w", redact(cfg.URL), ctx.Err())
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
 }
 
 func openSQLite(dir string, logger *slog.Logger) (*DB, error) {
@@ -104,7 +141,13 @@ func openSQLite(dir string, logger *slog.Logger) (*DB, error) {
 		return nil, errors.New("store: the embedded database needs a data directory")
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
+		if errors.Is(err, syscall.EROFS) || errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("store: the data directory %s cannot be created: %w: %w", dir, ErrReadOnly, err)
+		}
 		return nil, fmt.Errorf("store: %w", err)
+	}
+	if err := checkWritable(dir); err != nil {
+		return nil, err
 	}
 	// WAL lets readers run beside the one writer; immediate transactions take
 	// the write lock up front, so two writers queue on busy_timeout instead of

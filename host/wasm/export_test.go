@@ -42,6 +42,19 @@ func (p *Plugin) BusyForTest() bool {
 // guest did not stop within the kill grace.
 func (p *Plugin) AbandonedForTest() int64 { return p.abandoned.Load() }
 
+// LiveForTest counts the plugin's instances alive or being made.
+func (p *Plugin) LiveForTest() int {
+	n := 0
+	for i := range p.variants {
+		if pl := p.variants[i].pool; pl != nil {
+			pl.mu.Lock()
+			n += pl.live
+			pl.mu.Unlock()
+		}
+	}
+	return n
+}
+
 // WaitingForTest counts the calls waiting for an instance.
 func (p *Plugin) WaitingForTest() int {
 	n := 0

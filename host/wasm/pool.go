@@ -9,23 +9,30 @@ import (
 // pool keeps a bounded set of live instances of one plugin variant and hands
 // them out one call at a time.
 //
-// Two rules make it safe to share between tenants:
+// Three rules make it safe to share between tenants:
 //   - an instance serves one tenant for its whole life: guest memory keeps
 //     whatever a call left in it, so an idle instance of another tenant is
 //     closed and a fresh one made rather than reused;
 //   - when every instance is busy, callers wait in one queue per tenant and a
-//     freed instance goes to the tenants in turn, so a tenant with forty
-//     waiting calls cannot starve one with a single call.
+//     freed instance goes to the tenant holding the fewest (the tenants in
+//     turn among equals), so a tenant with forty waiting calls cannot starve
+//     one with a single call;
+//   - a few slots beyond the bound (reserve) are kept for tenants holding no
+//     instance at all: a tenant whose calls occupy every instance cannot make
+//     another tenant's first call wait for one of them to end. A freed slot
+//     above the bound goes only to such a tenant, or is given up.
 //
 // A wait ends with the caller's context (its deadline or its cancellation).
 // Instances that trapped or were interrupted are closed instead of returned.
 type pool struct {
-	size int
-	make func(ctx context.Context, tenant string) (*instance, error)
+	size    int
+	reserve int // slots above size, for tenants holding none
+	make    func(ctx context.Context, tenant string) (*instance, error)
 
 	mu     sync.Mutex
-	live   int         // instances alive or being made
-	idle   []*instance // most recently used last
+	live   int            // instances alive or being made
+	busy   map[string]int // slots held by callers, per tenant
+	idle   []*instance    // most recently used last
 	queues map[string][]*waiter
 	turn   []string // tenants with waiters, in the order they are served
 	closed bool
@@ -45,12 +52,18 @@ type waiter struct {
 // errPoolClosed is returned to callers waiting when the plugin is closed.
 var errPoolClosed = errors.New("the plugin is being closed")
 
+// poolReserve is how many slots above a pool's bound are kept for tenants
+// holding no instance: one per four of the bound, at least one. Each costs
+// an instance's memory at most while another tenant holds every other one.
+func poolReserve(size int) int { return max(1, size/4) }
+
 func newPool(size int, mk func(ctx context.Context, tenant string) (*instance, error)) *pool {
-	return &pool{size: size, make: mk, queues: map[string][]*waiter{}}
+	return &pool{size: size, reserve: poolReserve(size), make: mk, busy: map[string]int{}, queues: map[string][]*waiter{}}
 }
 
 // get returns an idle instance of the tenant, a new one while under the bound
-// (closing an idle instance of another tenant to make room), or waits its turn.
+// (closing an idle instance of another tenant to make room) or in the
+// reserve when the tenant holds none, or waits its turn.
 func (p *pool) get(ctx context.Context, tenant string) (in *instance, reused bool, err error) {
 	p.mu.Lock()
 	if p.closed {
@@ -58,6 +71,7 @@ func (p *pool) get(ctx context.Context, tenant string) (in *instance, reused boo
 		return nil, false, errPoolClosed
 	}
 	if in := p.takeIdle(tenant); in != nil {
+		p.busy[tenant]++
 		p.mu.Unlock()
 		return in, true, nil
 	}
@@ -69,6 +83,8 @@ func (p *pool) get(ctx context.Context, tenant string) (in *instance, reused boo
 		// The slot of another tenant's idle instance (the least recently used).
 		discard = p.idle[0]
 		p.idle = p.idle[1:]
+	case p.busy[tenant] == 0 && p.live < p.size+p.reserve:
+		p.live++
 	default:
 		w := &waiter{tenant: tenant, ready: make(chan struct{})}
 		if len(p.queues[tenant]) == 0 {
@@ -93,7 +109,7 @@ func (p *pool) get(ctx context.Context, tenant string) (in *instance, reused boo
 			case w.in != nil:
 				p.put(w.in, true)
 			default:
-				p.release()
+				p.release(tenant)
 			}
 			return nil, false, ctx.Err()
 		}
@@ -105,6 +121,7 @@ func (p *pool) get(ctx context.Context, tenant string) (in *instance, reused boo
 		}
 		return p.fresh(ctx, tenant, nil)
 	}
+	p.busy[tenant]++
 	p.mu.Unlock()
 	return p.fresh(ctx, tenant, discard)
 }
@@ -116,7 +133,7 @@ func (p *pool) fresh(ctx context.Context, tenant string, discard *instance) (*in
 	}
 	in, err := p.make(ctx, tenant)
 	if err != nil {
-		p.release()
+		p.release(tenant)
 		return nil, false, err
 	}
 	return in, false, nil
@@ -155,15 +172,23 @@ func (p *pool) dequeue(w *waiter) {
 	}
 }
 
-// next pops the waiter whose tenant's turn it is; nil when nobody waits.
+// next pops the waiter to be served, nil when nobody waits: of the tenant
+// holding the fewest slots, the first in turn among equals; for a slot above
+// the bound only one of a tenant holding none. The slot becomes the waiter's.
 func (p *pool) next() *waiter {
-	if len(p.turn) == 0 {
+	best := -1
+	for i, t := range p.turn {
+		if best < 0 || p.busy[t] < p.busy[p.turn[best]] {
+			best = i
+		}
+	}
+	if best < 0 || (p.live > p.size && p.busy[p.turn[best]] > 0) {
 		return nil
 	}
-	t := p.turn[0]
+	t := p.turn[best]
 	q := p.queues[t]
 	w := q[0]
-	p.turn = p.turn[1:]
+	p.turn = append(p.turn[:best:best], p.turn[best+1:]...)
 	if len(q) > 1 {
 		p.queues[t] = q[1:]
 		p.turn = append(p.turn, t) // back of the line
@@ -171,17 +196,27 @@ func (p *pool) next() *waiter {
 		delete(p.queues, t)
 	}
 	w.done = true
+	p.busy[t]++
 	return w
 }
 
+// unbusy gives back one of tenant's slots (under the lock).
+func (p *pool) unbusy(tenant string) {
+	if p.busy[tenant]--; p.busy[tenant] <= 0 {
+		delete(p.busy, tenant)
+	}
+}
+
 // put returns a healthy instance, or closes a broken one; either way its slot
-// goes to the next waiting tenant.
+// goes to the next waiting tenant, or is given up when it is above the bound
+// and no tenant holding none waits.
 func (p *pool) put(in *instance, healthy bool) {
 	p.mu.Lock()
+	p.unbusy(in.tenant)
 	if p.closed || !healthy {
 		p.mu.Unlock()
 		in.close()
-		p.release()
+		p.release("")
 		return
 	}
 	if w := p.next(); w != nil {
@@ -194,17 +229,29 @@ func (p *pool) put(in *instance, healthy bool) {
 		close(w.ready)
 		return
 	}
+	if p.live > p.size {
+		p.live--
+		p.mu.Unlock()
+		in.close()
+		return
+	}
 	p.idle = append(p.idle, in)
 	p.mu.Unlock()
 }
 
-// release frees a slot whose instance is gone.
-func (p *pool) release() {
+// release frees a slot whose instance is gone; tenant, when not empty, is
+// the holder whose slot it was (put gave back its holder's already).
+func (p *pool) release(tenant string) {
 	p.mu.Lock()
-	if w := p.next(); w != nil && !p.closed {
-		p.mu.Unlock()
-		close(w.ready)
-		return
+	if tenant != "" {
+		p.unbusy(tenant)
+	}
+	if !p.closed {
+		if w := p.next(); w != nil {
+			p.mu.Unlock()
+			close(w.ready)
+			return
+		}
 	}
 	p.live--
 	p.mu.Unlock()
@@ -219,9 +266,13 @@ func (p *pool) close() {
 	p.idle = nil
 	p.live -= len(idle)
 	var waiters []*waiter
-	for len(p.turn) > 0 {
-		waiters = append(waiters, p.next())
+	for _, t := range p.turn {
+		waiters = append(waiters, p.queues[t]...)
 	}
+	for _, w := range waiters {
+		w.done = true
+	}
+	p.turn, p.queues = nil, map[string][]*waiter{}
 	p.mu.Unlock()
 	for _, in := range idle {
 		in.close()

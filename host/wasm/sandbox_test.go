@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -390,14 +389,18 @@ func hostileWaiting(t testing.TB) int {
 	}
 	callAs(t, p, "a", "remember", map[string]any{"text": "warm"})
 
-	// Tenant A occupies the only instance; A's queued calls outlast their
-	// deadline and say so; a cancelled waiter ends at once.
-	hold := make(chan wasm.Result, 1)
+	// Tenant A occupies the only instance and R the one kept for tenants
+	// holding none; queued calls outlast their deadline and say so; a
+	// cancelled waiter ends at once.
+	hold := make(chan wasm.Result, 2)
 	go func() { hold <- callAs(t, p, "a", "sleep", map[string]any{"ms": 1500}) }()
 	waitBusy(t, p)
+	go func() { hold <- callAs(t, p, "r", "sleep", map[string]any{"ms": 1500}) }()
+	waitLive(t, p, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := make(chan wasm.Result, 1)
 	go func() { cancelled <- p.Call(ctx, "sleep", json.RawMessage(`{"ms":1}`), &wasm.CallOptions{Tenant: "c"}) }()
+	waitWaiting(t, p, 1)
 	cancel()
 	if r := <-cancelled; r.OK || r.Error.Code != wasm.CodeCanceled {
 		t.Fatalf("cancelled waiter: %+v", r)
@@ -407,44 +410,82 @@ func hostileWaiting(t testing.TB) int {
 	if r := p.Call(short, "sleep", json.RawMessage(`{"ms":1}`), &wasm.CallOptions{Tenant: "a"}); r.OK || r.Error.Code != wasm.CodeTimeout {
 		t.Fatalf("a waiter past its deadline: %+v", r)
 	}
-	if r := <-hold; !r.OK {
-		t.Fatalf("holder: %+v", r)
-	}
-
-	// Fairness: A holds the instance and queues five more calls, then B
-	// queues one; B is served before A's third.
-	var mu sync.Mutex
-	var order []string
-	var wg sync.WaitGroup
-	run := func(tenant string) {
-		defer wg.Done()
-		r := callAs(t, p, tenant, "sleep", map[string]any{"ms": 50})
-		mu.Lock()
-		order = append(order, tenant+":"+map[bool]string{true: "ok", false: "err"}[r.OK])
-		mu.Unlock()
-	}
-	wg.Add(1)
-	go run("a")
-	waitBusy(t, p)
-	for i := 0; i < 5; i++ {
-		wg.Add(1)
-		go run("a")
-	}
-	waitWaiting(t, p, 5)
-	wg.Add(1)
-	go run("b")
-	waitWaiting(t, p, 6)
-	wg.Wait()
-	pos := -1
-	for i, o := range order {
-		if strings.HasPrefix(o, "b:") {
-			pos = i
+	for i := 0; i < 2; i++ {
+		if r := <-hold; !r.OK {
+			t.Fatalf("holder: %+v", r)
 		}
 	}
-	if pos < 0 || pos > 2 {
-		t.Fatalf("completion order %v: tenant B waited behind tenant A's queue", order)
+	return 3 + hostileWaitingShare(t)
+}
+
+// hostileWaitingShare: a tenant whose long calls hold every instance of a
+// shared plugin, with more queued, does not make another tenant's first
+// call wait for one of them (it runs in a slot kept for tenants holding
+// none); a third tenant arriving while that slot is taken is served next,
+// before the queue of the tenant holding everything. Nothing here depends
+// on timing: the holders run until the test ends them.
+func hostileWaitingShare(t testing.TB) int {
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithPoolSize(2) })
+	mod := withManifest(t, "snoop", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })
+	p, err := h.Load(context.Background(), wasm.Source{Origin: "snoop", Module: mod})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return 3
+	long := map[string]any{"ms": 600000}
+	holdA, stopA := context.WithCancel(context.Background())
+	defer stopA()
+	aDone := make(chan wasm.Result, 5)
+	for i := 0; i < 5; i++ { // two run, three wait
+		go func() { aDone <- p.Call(holdA, "sleep", mustJSON(t, long), &wasm.CallOptions{Tenant: "a"}) }()
+	}
+	waitWaiting(t, p, 3)
+	if r := callAs(t, p, "b", "sleep", map[string]any{"ms": 1}); !r.OK {
+		t.Fatalf("tenant B's call while A holds every instance: %+v", r)
+	}
+	// B holds the kept slot; C waits, and is served when B's call ends,
+	// although A's calls waited longer.
+	holdB, stopB := context.WithCancel(context.Background())
+	defer stopB()
+	bDone := make(chan wasm.Result, 1)
+	go func() { bDone <- p.Call(holdB, "sleep", mustJSON(t, long), &wasm.CallOptions{Tenant: "b"}) }()
+	waitLive(t, p, 3)
+	cDone := make(chan wasm.Result, 1)
+	go func() { cDone <- callAs(t, p, "c", "sleep", map[string]any{"ms": 1}) }()
+	waitWaiting(t, p, 4)
+	stopB()
+	if r := <-bDone; r.OK {
+		t.Fatalf("B's stopped call: %+v", r)
+	}
+	if r := <-cDone; !r.OK {
+		t.Fatalf("tenant C's call: %+v", r)
+	}
+	select {
+	case r := <-aDone:
+		t.Fatalf("one of A's calls ended before the test stopped them: %+v", r)
+	default:
+	}
+	stopA()
+	for i := 0; i < 5; i++ {
+		<-aDone
+	}
+	return 2
+}
+
+func mustJSON(tb testing.TB, v any) json.RawMessage {
+	tb.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+// waitLive waits until the plugin has n instances alive or being made.
+func waitLive(tb testing.TB, p *wasm.Plugin, n int) {
+	tb.Helper()
+	for p.LiveForTest() < n {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // waitBusy waits until the plugin has a call running (no sleep-based guess).

@@ -1,0 +1,57 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// ErrReadOnly is returned (wrapped, naming the path) by Open when the data
+// directory cannot be written: a read-only mount or missing permissions.
+var ErrReadOnly = errors.New("read-only")
+
+// IsStorageFull reports whether err says the storage under the server is
+// full: a file system out of space or quota (the data directory, a blob's
+// staging file), SQLite's "database or disk is full", PostgreSQL's
+// disk_full (SQLSTATE 53100). Such a failure is the operator's to fix, and
+// a caller is told so instead of meeting an unexplained server error.
+func IsStorageFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "53100" {
+		return true
+	}
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL
+}
+
+// checkWritable fails with ErrReadOnly, naming dir, when nothing can be
+// created in it. SQLite would only say "unable to open database file (14)"
+// (or fail on the first write), which names neither the path nor the cause.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil
+	}
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("store: the data directory %s is on a read-only file system: %w", dir, ErrReadOnly)
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("store: the data directory %s is read-only for this user (permission denied): %w", dir, ErrReadOnly)
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("store: the data directory %s is full: %w", dir, err)
+	}
+	return fmt.Errorf("store: the data directory %s cannot be written: %w", dir, err)
+}
