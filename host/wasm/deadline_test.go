@@ -4,10 +4,12 @@ import (
 	"context"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	asm "github.com/agenthost/agenthost/host/wasm/wasmtest/wasmasm"
 )
@@ -161,21 +163,42 @@ func hostileStraightLineStart(t testing.TB) int {
 	return 1
 }
 
-// TestAbandonedGuestReturnsTheCall: a guest that cannot be stopped in time
-// (here, straight-line fills in wazero's close-on-done mode, which checks
-// only loops and calls) is abandoned after the grace: its call returns with
-// a timeout while the guest still runs, and the next call gets a fresh
-// instance.
+// TestAbandonedGuestReturnsTheCall: a guest that does not stop within the
+// grace (here, inside a host function that ignores the stop) is abandoned:
+// its call returns with a timeout while the guest still runs, its instance
+// is never used again and frees its slot, and the next call gets a fresh
+// one. (A guest that held off the Go scheduler would hold off the timer
+// that abandons it too: that is why work between checks is bounded.)
 func TestAbandonedGuestReturnsTheCall(t *testing.T) {
+	release := make(chan struct{})
+	var entered atomic.Int32
+	hang := wasm.Capability{Name: "hang", Description: "blocks until the test releases it",
+		Functions: []wasm.HostFunction{{Module: wasm.CapabilityPrefix + "hang", Name: "wait",
+			Func: func(context.Context, *wasm.Call, []uint64) {
+				if entered.Add(1) == 1 {
+					<-release
+				}
+			}}}}
+	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(wasm.EgressOptions{}), hang)...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
-		return c.WithCloseOnDoneOnly().WithKillGrace(100 * time.Millisecond)
+		return c.WithCapabilities(reg).WithKillGrace(100 * time.Millisecond)
 	})
-	// 200 fills of 128 MiB: seconds of work on any machine, far more than
-	// the deadline and the grace, yet over soon after the test.
-	mod := straightLineModule(t, "hand", func(m *asm.Module) []byte {
-		m.Memory(2048, 2048)
-		return asm.Repeat(200, asm.I32Const(0), asm.I32Const(0), asm.I32Const(128<<20), asm.MemoryFill())
+	mod := wasmtest.HandModuleWith(t, "hand", func(m *asm.Module) ([]byte, []byte) {
+		wait := m.ImportFunc(wasm.CapabilityPrefix+"hang", "wait", m.Type(nil, nil))
+		m.Memory(1, 1)
+		return append(asm.Call(wait), asm.I32Const(0)...), nil
 	})
+	man, err := manifest.Read(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man.Capabilities = []string{"hang"}
+	if mod, err = manifest.Embed(mod, man); err != nil {
+		t.Fatal(err)
+	}
 	p, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: mod})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +208,16 @@ func TestAbandonedGuestReturnsTheCall(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if r := p.Call(ctx, "run", nil, nil); r.OK || r.Error.Code != wasm.CodeTimeout {
+	done := make(chan wasm.Result, 1)
+	go func() { done <- p.Call(ctx, "run", nil, nil) }()
+	var r wasm.Result
+	select {
+	case r = <-done:
+	case <-time.After(straightLineWait):
+		close(release)
+		t.Fatalf("the call returned only once the guest did: %+v", <-done)
+	}
+	if r.OK || r.Error.Code != wasm.CodeTimeout {
 		t.Fatalf("%+v, want a timeout", r)
 	}
 	if n := p.AbandonedForTest(); n != 1 {
@@ -194,4 +226,9 @@ func TestAbandonedGuestReturnsTheCall(t *testing.T) {
 	if p.BusyForTest() {
 		t.Fatal("the abandoned instance still holds a slot")
 	}
+	// The next call runs (on a fresh instance) as far as the host function.
+	if r := p.Call(context.Background(), "run", nil, nil); !r.OK && r.Error.Code == wasm.CodeTimeout || entered.Load() != 2 {
+		t.Fatalf("the next call: %+v (the host function entered %d times)", r.Error, entered.Load())
+	}
+	close(release) // the abandoned guest returns into its closed module
 }
