@@ -275,7 +275,7 @@ func (w *walker) instrumentBody(out, code []byte) ([]byte, error) {
 			cost = 0 // joins: their weight is that of what reaches them
 		}
 		if weight > 0 && weight+cost > maxRun {
-			body = append(body, checkSequence(in.flag, in.fuel, in.yield, weight)...)
+			body = w.check(body, weight)
 			weight = 0
 		}
 		if h, ok, err := in.helpers.replace(op, instr); err != nil {
@@ -350,16 +350,29 @@ func (w *walker) instrumentBody(out, code []byte) ([]byte, error) {
 	return append(out, body[prev:]...), nil
 }
 
+// check appends checkSequence(cost).
+func (w *walker) check(body []byte, cost int) []byte {
+	in := w.in
+	body = append(wasmbin.AppendU32(append(body, 0x23), in.fuel), 0x41) // global.get $fuel; i32.const
+	return append(wasmbin.AppendS64(body, int64(cost)), w.tail()...)
+}
+
 // pendingCheck appends a check whose cost is patched in at the end of the
 // body.
 func (w *walker) pendingCheck(body []byte) []byte {
 	in := w.in
 	body = append(wasmbin.AppendU32(append(body, 0x23), in.fuel), 0x41) // global.get $fuel; i32.const
 	w.patches = append(w.patches, patch{pos: len(body)})
+	return append(body, w.tail()...)
+}
+
+// tail is checkTail, made once.
+func (w *walker) tail() []byte {
+	in := w.in
 	if in.tail == nil {
 		in.tail = checkTail(in.flag, in.fuel, in.yield)
 	}
-	return append(body, in.tail...)
+	return in.tail
 }
 
 // branch records the weight a br, br_if or br_table (whose labels the walker
