@@ -38,6 +38,10 @@ func (p *Plugin) BusyForTest() bool {
 	return false
 }
 
+// AbandonedForTest counts the instances the plugin abandoned because their
+// guest did not stop within the kill grace.
+func (p *Plugin) AbandonedForTest() int64 { return p.abandoned.Load() }
+
 // LiveForTest counts the plugin's instances alive or being made.
 func (p *Plugin) LiveForTest() int {
 	n := 0

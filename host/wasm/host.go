@@ -355,7 +355,9 @@ func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
 			return b, true, nil
 		}
 	}
-	out, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal})
+	// A start function is stopped by the instance's sched_yield, which
+	// traps once the instantiation's time is up (newInstance).
+	out, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal, AllowStart: true})
 	if err == nil && cached != "" {
 		// A failed write only costs the next start the rewrite.
 		if werr := h.disk.write(cached, sha, out); werr != nil {

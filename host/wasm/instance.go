@@ -30,6 +30,7 @@ type instance struct {
 	stdout stdoutSink
 	stderr tail
 	flag   api.MutableGlobal // nil when the runtime stops guests itself
+	fuel   api.MutableGlobal // the instrumentation's fuel, emptied with the flag set
 	// stopped is set when the current call is to stop. It lives on the host
 	// side, out of the guest's reach: a guest asleep in poll_oneoff
 	// (time.Sleep, an idle Go scheduler) wakes at once and every later sleep
@@ -38,6 +39,10 @@ type instance struct {
 	// header (the flag), yield or host call, whichever comes first.
 	stopped atomic.Bool
 	wake    chan struct{}
+	// abandon is closed when the current call is given up (abandon): the
+	// caller returns at once and the instance is never used again.
+	abandon     chan struct{}
+	abandonOnce sync.Once
 }
 
 // errStopped is what a stopped guest's yield or host call traps with; the
@@ -76,7 +81,7 @@ func (in *instance) stopOn(ctx context.Context, grace time.Duration) (disarm fun
 	case <-in.wake:
 	default:
 	}
-	flag := in.flag
+	flag, fuel := in.flag, in.fuel
 	var kill *time.Timer
 	var mu sync.Mutex
 	done := make(chan struct{})
@@ -84,6 +89,9 @@ func (in *instance) stopOn(ctx context.Context, grace time.Duration) (disarm fun
 		defer close(done)
 		if flag != nil {
 			flag.Set(1)
+			// An empty fuel sends the guest to the flag at its next check,
+			// not after a yield's worth of work.
+			fuel.Set(api.EncodeI32(-1))
 		}
 		in.stopped.Store(true)
 		select {
@@ -93,7 +101,7 @@ func (in *instance) stopOn(ctx context.Context, grace time.Duration) (disarm fun
 		mu.Lock()
 		defer mu.Unlock()
 		if grace > 0 {
-			kill = time.AfterFunc(grace, in.kill)
+			kill = time.AfterFunc(grace, in.giveUp)
 		}
 	})
 	return func() bool {
@@ -112,21 +120,31 @@ func (in *instance) stopOn(ctx context.Context, grace time.Duration) (disarm fun
 	}
 }
 
-// kill closes the module of a guest that did not stop within the grace after
-// its deadline. The instance is discarded by the call that used it.
-func (in *instance) kill() {
+// giveUp abandons the instance of a guest that did not stop within the
+// grace after its deadline: its call returns to the caller at once, which
+// discards the instance, and the guest is left to end on its own goroutine,
+// which nothing waits for. The instrumentation bounds the work between two
+// checks (and so between two safe points for the Go scheduler), so this is
+// a last resort: a guest that gets here still holds off neither the host's
+// garbage collector nor any caller. Closing the module makes wazero end it
+// at its next host call.
+func (in *instance) giveUp() {
 	if in.mod == nil {
 		return
 	}
-	in.v.p.logger.Error("plugin call did not stop within the grace after its deadline; closing its module",
-		"plugin", in.v.p.Name())
-	_ = in.mod.CloseWithExitCode(context.Background(), 137)
+	in.abandonOnce.Do(func() {
+		in.v.p.logger.Error("plugin call did not stop within the grace after its deadline; abandoning its instance",
+			"plugin", in.v.p.Name())
+		in.v.p.abandoned.Add(1)
+		close(in.abandon)
+		_ = in.mod.CloseWithExitCode(context.Background(), 137)
+	})
 }
 
 func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, error) {
 	p := v.p
 	h := p.h
-	in := &instance{v: v, tenant: tenant, k: newKernel(kernelLimit(p.limits.maxOutput)), wake: make(chan struct{}, 1)}
+	in := &instance{v: v, tenant: tenant, k: newKernel(kernelLimit(p.limits.maxOutput)), wake: make(chan struct{}, 1), abandon: make(chan struct{})}
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions().
@@ -135,7 +153,7 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 		WithStderr(&in.stderr).
 		WithSysWalltime().WithSysNanotime().WithNanosleep(in.sleep).
 		WithOsyield(in.yield).
-		WithRandSource(rand.Reader)
+		WithRandSource(stoppableReader{&in.stopped})
 	if v.fs != nil {
 		cfg = cfg.WithFSConfig(v.fs)
 	}
@@ -171,11 +189,12 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 	in.mod = mod
 	if v.instrumented {
 		g, ok := mod.ExportedGlobal(interruptGlobal).(api.MutableGlobal)
-		if !ok {
+		fuel, ok2 := mod.ExportedGlobal(interruptGlobal + ".fuel").(api.MutableGlobal)
+		if !ok || !ok2 {
 			mod.Close(ctx)
 			return nil, fmt.Errorf("plugin %s: instrumented module lacks %s", p.Name(), interruptGlobal)
 		}
-		in.flag = g
+		in.flag, in.fuel = g, fuel
 	}
 	if in.call = mod.ExportedFunction("call"); in.call == nil {
 		mod.Close(ctx)
@@ -190,6 +209,21 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 		}
 	}
 	return in, nil
+}
+
+// stoppableReader is a guest's random source (WASI random_get): crypto/rand
+// in slices of randChunk, failing once the call is stopped. One random_get
+// may ask for the whole memory, which takes a loaded machine seconds; the
+// guest's next check stops it after the slice.
+type stoppableReader struct{ stopped *atomic.Bool }
+
+const randChunk = 64 << 10
+
+func (r stoppableReader) Read(p []byte) (int, error) {
+	if r.stopped.Load() {
+		return 0, errStopped
+	}
+	return rand.Read(p[:min(len(p), randChunk)])
 }
 
 // kernelLimit bounds an instance's Extism kernel memory: what the plugin may
@@ -224,7 +258,7 @@ func (in *instance) invoke(ctx context.Context, c *Call, fn api.Function, input 
 		grace = h.cfg.killGrace
 	}
 	disarm := in.stopOn(ctx, grace)
-	res, err := fn.Call(context.WithValue(ctx, callKey{}, c))
+	res, err := in.run(context.WithValue(ctx, callKey{}, c), fn)
 	interrupted := disarm()
 	if err == nil && !interrupted {
 		if len(res) == 0 {
@@ -235,9 +269,38 @@ func (in *instance) invoke(ctx context.Context, c *Call, fn api.Function, input 
 	return 0, in.classify(ctx, c, err, interrupted)
 }
 
+// errAbandoned is what an abandoned call returns with (instance.giveUp).
+var errAbandoned = errors.New("agenthost: the guest did not stop within the grace and was abandoned")
+
+// run calls fn on a goroutine of its own and waits for it to return or to be
+// abandoned: a guest that does not stop keeps only that goroutine.
+func (in *instance) run(ctx context.Context, fn api.Function) ([]uint64, error) {
+	type result struct {
+		res []uint64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r.err = fmt.Errorf("agenthost: plugin call panicked: %v", p)
+			}
+			done <- r
+		}()
+		r.res, r.err = fn.Call(ctx)
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-in.abandon:
+		return nil, errAbandoned
+	}
+}
+
 // classify turns a failed invocation into an *Error with a precise code.
 func (in *instance) classify(ctx context.Context, c *Call, err error, interrupted bool) *Error {
-	if interrupted || (err != nil && ctx.Err() != nil && in.flag == nil) || errors.Is(err, errStopped) {
+	if interrupted || (err != nil && ctx.Err() != nil && in.flag == nil) || errors.Is(err, errStopped) || errors.Is(err, errAbandoned) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &Error{Code: CodeTimeout, Message: "the call exceeded its time limit and was stopped"}
 		}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenthost/agenthost/host/egress"
@@ -63,6 +64,10 @@ type Plugin struct {
 
 	// logRate bounds the plugin's log output across calls (call.go).
 	logRate logBucket
+
+	// abandoned counts the instances whose guest did not stop within the
+	// kill grace and were left to end by themselves (instance.abandon).
+	abandoned atomic.Int64
 
 	// life counts the calls running on the plugin; once an upgrade or a
 	// removal retires it, no call starts and the last one to end closes it

@@ -19,22 +19,39 @@ const (
 )
 
 // instrumentCode rewrites every function body of a code section, checking
-// that each names only what the module defines (see ErrInvalid). A body with
+// that each names only what the module defines (see ErrInvalid), and returns
+// it with the bodies of the helpers the rewrite calls appended. A body with
 // an instruction it does not decode makes it return ErrUnsupported, but
 // only after checking the other bodies: an invalid one among them must still
 // be refused. Without a sched_yield import, the check calls function 0; the
 // caller discards such a rewrite.
-func instrumentCode(payload []byte, m *module, flag, fuel uint32) ([]byte, error) {
+func instrumentCode(payload []byte, m *module, flag, fuel uint32) ([]byte, *helpers, error) {
 	yield := uint32(0)
 	if m.yield >= 0 {
 		yield = uint32(m.yield)
 	}
-	return rewriteCode(payload, m, walker{m: m}, checkSequence(flag, fuel, yield))
+	for {
+		in := &instrumentation{flag: flag, fuel: fuel, yield: yield, helpers: newHelpers(m)}
+		out, err := rewriteCode(payload, m, walker{m: m, in: in})
+		if errors.Is(err, errImportRef) {
+			// A ref.func in code named an import only after earlier
+			// bodies were rewritten with call_indirect as a guest call.
+			m.importRef = true
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return in.helpers.appendBodies(out, in), in.helpers, nil
+	}
 }
 
-// rewriteCode is instrumentCode with a given check and walker (tests insert
-// other code at other places).
-func rewriteCode(payload []byte, m *module, w walker, check []byte) ([]byte, error) {
+// errImportRef restarts a rewrite that met a ref.func naming an import.
+var errImportRef = errors.New("interrupt: a ref.func names an imported function")
+
+// rewriteCode is instrumentCode with a given walker (tests insert other code
+// at other places).
+func rewriteCode(payload []byte, m *module, w walker) ([]byte, error) {
 	var unsupported error
 
 	r := wasmbin.NewReader(payload)
@@ -58,10 +75,12 @@ func rewriteCode(payload []byte, m *module, w walker, check []byte) ([]byte, err
 		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", w.fn, err)
 		}
-		body, err = w.instrumentBody(body[:0], code, check)
+		body, err = w.instrumentBody(body[:0], code)
 		switch {
 		case errors.Is(err, ErrInvalid):
 			return nil, err // names the function already
+		case errors.Is(err, errImportRef):
+			return nil, err
 		case errors.Is(err, ErrUnsupported):
 			if unsupported == nil {
 				unsupported = fmt.Errorf("function %d: %w", w.fn, err)
@@ -82,14 +101,26 @@ func rewriteCode(payload []byte, m *module, w walker, check []byte) ([]byte, err
 	return out, nil
 }
 
-// checkSequence is the code inserted at every loop header and function entry
-// (see the package documentation).
-func checkSequence(flag, fuel, yield uint32) []byte {
+// maxRun bounds the weight of the code a guest runs between two checks
+// (see the package documentation): an ordinary instruction weighs 1, a
+// host call maxRun, so every host call has a check before it.
+const maxRun = 256
+
+// checkSequence is the code inserted at loop headers, function entries and
+// within straight-line code (see the package documentation); it charges
+// cost units of fuel.
+func checkSequence(flag, fuel, yield uint32, cost int) []byte {
+	c := append(wasmbin.AppendU32([]byte{0x23}, fuel), 0x41) // global.get $fuel; i32.const
+	c = wasmbin.AppendS64(c, int64(cost))
+	return append(c, checkTail(flag, fuel, yield)...)
+}
+
+// checkTail follows the cost of a check: it subtracts it from the fuel and,
+// once the fuel runs out, refills it, yields and traps if the flag is set.
+func checkTail(flag, fuel, yield uint32) []byte {
 	getFuel := wasmbin.AppendU32([]byte{0x23}, fuel)
 	setFuel := wasmbin.AppendU32([]byte{0x24}, fuel)
-	var c []byte
-	c = append(c, getFuel...)
-	c = append(c, 0x41, 0x01, 0x6B) // i32.const 1; i32.sub
+	c := []byte{0x6B} // i32.sub
 	c = append(c, setFuel...)
 	c = append(c, getFuel...)
 	c = append(c, 0x41, 0x00, 0x48) // i32.const 0; i32.lt_s
@@ -102,6 +133,27 @@ func checkSequence(flag, fuel, yield uint32) []byte {
 	return append(c, 0x0B)                                                       // end
 }
 
+// instrumentation is what the walker inserts: checks on the two globals and
+// calls to helpers in place of bulk instructions.
+type instrumentation struct {
+	flag, fuel, yield uint32
+	helpers           *helpers
+	tail              []byte // checkTail, made once
+}
+
+// frame is an open block of the body being rewritten, with the weight of
+// the code that reaches its end or, for a loop, its header.
+type frame struct {
+	loop   bool
+	reach  int // largest weight since a check on a path to its end (for a loop: its header); -1 for none yet
+	start  int // for an if before its else: the weight at the if, which falls through without an else; else -1
+	header int // for a loop: the index of its header check in the body's patches
+}
+
+// patch is a check whose cost is only known later: a loop header's or a
+// function entry's.
+type patch struct{ pos, cost int }
+
 // walker decodes the instructions of one function body at a time and checks
 // every index they name against the module's index spaces. Its decoding must
 // be at least as strict as wazero's: where the two could read an instruction
@@ -113,10 +165,16 @@ type walker struct {
 	locals uint32 // parameters and declared locals
 	total  uint64 // declared locals of the functions walked so far
 	depth  uint32 // open blocks, counting the function's own
+	// in is what to insert; nil only for every's tests.
+	in *instrumentation
 	// every, when set, is inserted after every instruction but the final
 	// end: a test compares wazero's verdicts on a module with nops there
 	// and without, which differ where the two decoders disagree.
 	every []byte
+
+	frames  []frame
+	patches []patch
+	scratch []byte
 }
 
 // invalid reports an index the module does not define in the current function.
@@ -124,10 +182,20 @@ func (w *walker) invalid(instr string, idx uint32, what string, have uint32) err
 	return fmt.Errorf("%w: function %d: %s %d names a %s the module does not define (it has %d)", ErrInvalid, w.fn, instr, idx, what, have)
 }
 
-// instrumentBody copies one function body, inserting check at its entry
-// (unless its first loop comes first, see loopFirst) and after every loop
-// instruction.
-func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
+// instrumentBody copies one function body, inserting checks (see the package
+// documentation) and calling helpers for bulk instructions.
+//
+// The weight since the last check is counted along every path: a block's
+// end takes the largest weight of the paths that reach it (falling through
+// or branching), a loop's header the largest of its entry and its back
+// edges; code after an unconditional branch is unreachable and weighs
+// nothing. Before an instruction that would take the weight past maxRun a
+// check is inserted, charging the weight so far. A check at a loop header or
+// the entry charges what reaches it, known only at the loop's end or the
+// body's, and its cost is patched in then; the entry's (or, in a body that
+// opens into a loop, the first header's) also charges the heaviest way out
+// of the function, which no check follows.
+func (w *walker) instrumentBody(out, code []byte) ([]byte, error) {
 	r := wasmbin.NewReader(code)
 	groups, err := r.U32()
 	if err != nil {
@@ -154,10 +222,17 @@ func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 		}
 	}
 	w.locals = uint32(locals)
-	out = append(out, code[:r.Offset()]...)
-	if !loopFirst(code[r.Offset():]) {
-		out = append(out, check...)
+	in := w.in
+	body := w.scratch[:0]
+	body = append(body, code[:r.Offset()]...)
+	w.frames = append(w.frames[:0], frame{reach: -1, start: -1})
+	w.patches = w.patches[:0]
+	exitPatch := -1 // the check that charges the way out
+	if in != nil && !loopFirst(code[r.Offset():]) {
+		body = w.pendingCheck(body)
+		exitPatch = 0
 	}
+	weight := 0 // since the last check; -1 when unreachable
 	w.depth = 1 // the function body is a block closed by the final end
 	for w.depth > 0 {
 		start := r.Offset()
@@ -165,6 +240,7 @@ func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		cost := 1
 		switch op {
 		case 0x02, 0x03, 0x04: // block, loop, if
 			w.depth++
@@ -178,18 +254,158 @@ func (w *walker) instrumentBody(out, code, check []byte) ([]byte, error) {
 				return nil, err
 			}
 		}
-		out = append(out, code[start:r.Offset()]...)
-		if op == 0x03 {
-			out = append(out, check...)
+		instr := code[start:r.Offset()]
+		if in == nil {
+			body = append(body, instr...)
+			if w.every != nil && w.depth > 0 {
+				body = append(body, w.every...)
+			}
+			continue
 		}
-		if w.every != nil && w.depth > 0 {
-			out = append(out, w.every...)
+		if op == 0xD2 && !w.m.importRef {
+			if f, _ := wasmbin.NewReader(instr[1:]).U32(); f < w.m.importedFuncs {
+				return nil, errImportRef
+			}
+		}
+		heavy := w.heavy(op, instr)
+		if heavy {
+			cost = maxRun
+		}
+		if op == 0x0B || op == 0x05 || op == 0x03 {
+			cost = 0 // joins: their weight is that of what reaches them
+		}
+		if weight > 0 && weight+cost > maxRun {
+			body = w.check(body, weight)
+			weight = 0
+		}
+		if h, ok, err := in.helpers.replace(op, instr); err != nil {
+			return nil, err
+		} else if ok {
+			body = wasmbin.AppendU32(append(body, 0x10), h) // call $helper
+		} else {
+			body = append(body, instr...)
+		}
+		if weight >= 0 {
+			weight += cost
+		}
+		switch op {
+		case 0x02: // block
+			w.frames = append(w.frames, frame{reach: -1, start: -1})
+		case 0x04: // if
+			w.frames = append(w.frames, frame{reach: -1, start: weight})
+		case 0x03: // loop: its header check charges its entry and back edges
+			f := frame{loop: true, reach: weight, header: len(w.patches)}
+			if exitPatch < 0 {
+				exitPatch = len(w.patches)
+			}
+			body = w.pendingCheck(body)
+			w.frames = append(w.frames, f)
+			weight = 0
+		case 0x05: // else
+			f := &w.frames[len(w.frames)-1]
+			f.reach = max(f.reach, weight)
+			weight, f.start = f.start, -1
+		case 0x0B: // end
+			f := w.frames[len(w.frames)-1]
+			w.frames = w.frames[:len(w.frames)-1]
+			if f.loop {
+				w.patches[f.header].cost = max(w.patches[f.header].cost, f.reach)
+				break // falls through with the weight of the body's end
+			}
+			weight = max(weight, f.reach, f.start)
+			if len(w.frames) == 0 && exitPatch >= 0 {
+				w.patches[exitPatch].cost = max(w.patches[exitPatch].cost, weight)
+			}
+		case 0x0C: // br
+			w.branch(instr, weight)
+			weight = -1
+		case 0x0D: // br_if
+			w.branch(instr, weight)
+		case 0x0E: // br_table
+			w.branch(instr, weight)
+			weight = -1
+		case 0x0F, 0x12, 0x13: // return, return_call, return_call_indirect
+			if exitPatch >= 0 && weight >= 0 {
+				w.patches[exitPatch].cost = max(w.patches[exitPatch].cost, weight)
+			}
+			weight = -1
+		case 0x00: // unreachable: traps, nothing follows
+			weight = -1
 		}
 	}
 	if r.Len() != 0 {
 		return nil, fmt.Errorf("%w: %d bytes after the end of a function body", wasmbin.ErrMalformed, r.Len())
 	}
-	return out, nil
+	w.scratch = body
+	if in == nil {
+		return append(out, body...), nil
+	}
+	// Splice in the costs of the checks that waited for them.
+	prev := 0
+	for _, p := range w.patches {
+		out = append(out, body[prev:p.pos]...)
+		out = wasmbin.AppendS64(out, int64(max(p.cost, 1)))
+		prev = p.pos
+	}
+	return append(out, body[prev:]...), nil
+}
+
+// check appends checkSequence(cost).
+func (w *walker) check(body []byte, cost int) []byte {
+	in := w.in
+	body = append(wasmbin.AppendU32(append(body, 0x23), in.fuel), 0x41) // global.get $fuel; i32.const
+	return append(wasmbin.AppendS64(body, int64(cost)), w.tail()...)
+}
+
+// pendingCheck appends a check whose cost is patched in at the end of the
+// body.
+func (w *walker) pendingCheck(body []byte) []byte {
+	in := w.in
+	body = append(wasmbin.AppendU32(append(body, 0x23), in.fuel), 0x41) // global.get $fuel; i32.const
+	w.patches = append(w.patches, patch{pos: len(body)})
+	return append(body, w.tail()...)
+}
+
+// tail is checkTail, made once.
+func (w *walker) tail() []byte {
+	in := w.in
+	if in.tail == nil {
+		in.tail = checkTail(in.flag, in.fuel, in.yield)
+	}
+	return in.tail
+}
+
+// branch records the weight a br, br_if or br_table (whose labels the walker
+// has checked) carries to its targets.
+func (w *walker) branch(instr []byte, weight int) {
+	if weight < 0 {
+		return
+	}
+	r := wasmbin.NewReader(instr[1:])
+	n := uint32(1)
+	if instr[0] == 0x0E {
+		n, _ = r.U32()
+		n++
+	}
+	for i := uint32(0); i < n; i++ {
+		l, _ := r.U32()
+		f := &w.frames[len(w.frames)-1-int(l)]
+		f.reach = max(f.reach, weight)
+	}
+}
+
+// heavy reports whether an instruction may take long whatever its weight: a
+// call to an import is a host call (random_get fills a gigabyte), and so is
+// call_indirect when a table may hold an import.
+func (w *walker) heavy(op byte, instr []byte) bool {
+	switch op {
+	case 0x10, 0x12: // call, return_call
+		f, _ := wasmbin.NewReader(instr[1:]).U32()
+		return f < w.m.importedFuncs
+	case 0x11, 0x13: // call_indirect, return_call_indirect
+		return w.m.importRef
+	}
+	return false
 }
 
 // loopFirst reports whether a function body (its instructions) reaches a

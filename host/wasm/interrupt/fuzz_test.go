@@ -80,6 +80,12 @@ var codeSeeds = []struct {
 	{bytes.Join([][]byte{asm.Block(), asm.Loop(), asm.LocalGet(0), asm.BrTable([]uint32{0, 1}, 0), asm.End(), asm.End(), asm.End()}, nil), true},
 	{bytes.Join([][]byte{asm.Loop(), asm.LocalGet(0), asm.I32Const(0), asm.CallIndirect(1, 0), asm.LocalSet(1), asm.LocalGet(1), asm.Call(1), asm.Br(0), asm.End(), asm.End()}, nil), true},
 	{bytes.Join([][]byte{asm.I32Const(0), asm.I32Const(0), asm.I32Const(1), asm.MemoryInit(0), asm.I32Const(1), asm.MemoryGrow(), asm.Drop(), asm.End()}, nil), true},
+	// Straight-line bulk work: fills, copies, inits and table fills in a row.
+	{bytes.Join([][]byte{asm.Repeat(8, asm.I32Const(0), asm.I32Const(7), asm.I32Const(65536), asm.MemoryFill(),
+		asm.I32Const(1), asm.I32Const(0), asm.I32Const(65535), asm.MemoryCopy(),
+		asm.I32Const(0), asm.I32Const(0), asm.I32Const(4), asm.MemoryInit(0),
+		asm.I32Const(0), asm.RefNull(asm.FuncRef), asm.I32Const(1), asm.TableFill(0),
+		asm.RefNull(asm.FuncRef), asm.I32Const(0), asm.TableGrow(0), asm.Drop()), asm.End()}, nil), true},
 	{bytes.Join([][]byte{asm.Loop(), asm.I32Const(0), asm.GlobalSet(1), asm.Br(0), asm.End(), asm.End()}, nil), false},
 	{bytes.Join([][]byte{asm.GlobalGet(0), asm.I32Const(1000), asm.GlobalSet(2), asm.Drop(), asm.End()}, nil), false},
 }
@@ -269,17 +275,21 @@ func checkOnlyChecksAdded(t *testing.T, in, out []byte) {
 			funcs++
 		}
 	}
-	check := interrupt.CheckSequence(flag, flag+1, uint32(yield))
+	check := interrupt.CheckTail(flag, flag+1, uint32(yield))
 	a, b := bodies(t, in), bodies(t, out)
-	if len(a) != len(b) {
+	if len(b) < len(a) {
 		t.Fatalf("%d function bodies before, %d after", len(a), len(b))
+	}
+	orig, err := interrupt.Uninstrument(out, uint32(len(a)))
+	if err != nil {
+		t.Fatalf("taking the rewrite apart: %v", err)
 	}
 	for i := range a {
 		if !bytes.Contains(b[i], check) {
 			t.Fatalf("function body %d has no check", i)
 		}
-		if got := bytes.ReplaceAll(b[i], check, nil); !bytes.Equal(got, a[i]) {
-			t.Fatalf("function body %d without its checks differs from the original", i)
+		if !bytes.Equal(orig[i], a[i]) {
+			t.Fatalf("function body %d without its checks and helpers differs from the original", i)
 		}
 	}
 }
@@ -428,7 +438,10 @@ func hugeTables(module []byte) bool {
 }
 
 // generatedModules are seeds with the control flow the rewrite must handle:
-// endless loops, nested loops, br_table, calls in loops, recursion.
+// endless loops, nested loops, br_table, calls in loops, recursion, and
+// straight-line code that would run for minutes without a loop or a call
+// of its own (bulk instructions, growth, host calls, long runs of ordinary
+// instructions).
 func generatedModules() [][]byte {
 	var out [][]byte
 	add := func(build func(m *asm.Module, void, yield uint32)) {
@@ -469,6 +482,36 @@ func generatedModules() [][]byte {
 		m.ExportFunc("calls", m.Func(void, nil, asm.Loop(), asm.Call(helper), asm.Call(yield), asm.Drop(), asm.Br(0), asm.End()))
 		// Memory growth until the limit, forever.
 		m.ExportFunc("grow", m.Func(void, nil, asm.Loop(), asm.I32Const(1), asm.MemoryGrow(), asm.Drop(), asm.Br(0), asm.End()))
+	})
+	straight := func(build func(m *asm.Module, void uint32)) {
+		m := asm.New()
+		m.ImportFunc("wasi_snapshot_preview1", "sched_yield", m.Type(nil, i32))
+		build(m, m.Type(nil, nil))
+		out = append(out, m.Bytes())
+	}
+	straight(func(m *asm.Module, void uint32) {
+		// 64 MiB, what the fuzz runtime allows.
+		m.Memory(1024, 1024)
+		m.ExportFunc("fills", m.Func(void, nil, asm.Repeat(3000, asm.I32Const(0), asm.I32Const(1), asm.I32Const(64<<20), asm.MemoryFill())))
+		m.ExportFunc("copies", m.Func(void, nil, asm.Repeat(3000, asm.I32Const(0), asm.I32Const(32<<20), asm.I32Const(32<<20), asm.MemoryCopy())))
+		m.ExportFunc("loads", m.Func(void, nil, asm.Repeat(5000, asm.I32Const(64), asm.I32Load(0), asm.Drop())))
+	})
+	straight(func(m *asm.Module, void uint32) {
+		// Growth a page at a time, each time filling all the memory; table
+		// fills and copies.
+		m.Memory(1, 1024)
+		m.ExportFunc("grow", m.Func(void, nil, asm.Repeat(1000, asm.I32Const(1), asm.MemoryGrow(), asm.Drop(),
+			asm.I32Const(0), asm.I32Const(3), asm.MemorySize(), asm.I32Const(16), asm.Ops(0x74), asm.MemoryFill())))
+		m.Table(asm.FuncRef, 1<<16, 1<<16)
+		m.ExportFunc("tables", m.Func(void, nil, asm.Repeat(2000,
+			asm.I32Const(0), asm.RefNull(asm.FuncRef), asm.I32Const(1<<16), asm.TableFill(0),
+			asm.I32Const(1), asm.I32Const(0), asm.I32Const(1<<16-1), asm.TableCopy(0, 0))))
+	})
+	straight(func(m *asm.Module, void uint32) {
+		// Host calls in a row: random_get of 16 MiB each.
+		random := m.ImportFunc("wasi_snapshot_preview1", "random_get", m.Type([]asm.ValType{asm.I32, asm.I32}, i32))
+		m.Memory(256, 256)
+		m.ExportFunc("random", m.Func(void, nil, asm.Repeat(3000, asm.I32Const(0), asm.I32Const(16<<20), asm.Call(random), asm.Drop())))
 	})
 	add(func(m *asm.Module, void, _ uint32) {
 		// Loop-free mutual recursion (ends in a stack overflow) and a loop

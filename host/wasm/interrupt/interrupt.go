@@ -7,24 +7,35 @@
 // plugins measured 5-8× slower under it. Instead, Instrument adds two mutable
 // i32 globals, a flag and a fuel counter, and inserts at the top of every loop
 // and every function (but one whose straight-line opening leads into a loop,
-// whose check then runs at every entry):
+// whose check then runs at every entry), and within straight-line code:
 //
-//	fuel = fuel - 1
+//	fuel = fuel - cost
 //	if fuel < 0 {
 //	  fuel = YieldEvery
 //	  sched_yield()          // the module's own WASI import
 //	  if flag { unreachable }
 //	}
 //
+// Fuel pays for work, not for iterations: a check's cost is the weight of
+// the code run since the check before it on the heaviest path there (an
+// instruction weighs 1), and a check is inserted wherever straight-line code
+// would otherwise pass maxRun of weight without one. A host call (a call of
+// an import, or a call_indirect when a table may hold one) weighs maxRun, so
+// a check precedes each. Bulk instructions and growth become calls of
+// helpers that do their work in bounded chunks and charge for it by the byte
+// (helpers.go). So no path runs more than maxRun instructions or one chunk
+// between two checks, loops or none: a function of 2000 memory.fills of
+// 128 MiB is as stoppable as an endless loop.
+//
 // The host sets the flag (and empties the fuel) from another goroutine
-// (Trigger) when a call's context ends; the guest traps within YieldEvery loop
-// iterations or calls, and the host discards the instance.
+// (Trigger) when a call's context ends; the guest traps at its next check,
+// and the host discards the instance.
 //
 // The periodic sched_yield is not optional: compiled Wasm code has no Go
 // preemption points, so a guest that never calls the host would hold up every
 // stop-the-world phase of the Go garbage collector — and with it the goroutine
 // that is to set the flag — forever. The host call gives the Go scheduler a
-// safe point every YieldEvery iterations.
+// safe point every YieldEvery units of work.
 //
 // The flag and the fuel take the first two global indices the original
 // module does not define. Code naming those indices is invalid in the
@@ -56,17 +67,21 @@ const DefaultGlobalExport = "agenthost.interrupt"
 // refuses block types and typed selects wazero reads with more bytes, behind
 // which version 2 could overlook such an index. A cached rewrite of an older
 // version must not outlive the fix. Version 4 leaves out the entry check of
-// a function that opens into a loop (loopFirst).
-const Version = "4"
+// a function that opens into a loop (loopFirst). Version 5 charges fuel by
+// work: checks within straight-line code and before host calls, chunked
+// helpers for bulk instructions (a version 4 rewrite let straight-line code
+// run unchecked for minutes).
+const Version = "5"
 
-// YieldEvery is how many loop iterations and calls pass between two host calls.
-// It bounds how long a guest can hold off the Go scheduler and how late it sees
-// the flag: about 10-100 µs of guest work.
-const YieldEvery = 10000
+// YieldEvery is how much work (in instructions, see the package
+// documentation) passes between two host calls. It bounds how long a guest
+// can hold off the Go scheduler: about 10-100 µs of guest work.
+const YieldEvery = 100000
 
 // ErrUnsupported is returned for modules that use instructions the rewriter
 // does not decode (SIMD, threads, exceptions, multi-memory), that do not
-// import WASI's sched_yield or that have a start function. Callers fall back to wazero's
+// import WASI's sched_yield or that have a start function (unless
+// Options.AllowStart). Callers fall back to wazero's
 // close-on-context-done mode for them. The fallback is safe for any module
 // because it runs the module as written, which wazero validates itself; an
 // invalid module is refused with ErrInvalid instead, since only its rewrite
@@ -77,6 +92,14 @@ var ErrUnsupported = errors.New("module cannot be instrumented for interruption"
 type Options struct {
 	// GlobalExport names the exported flag; DefaultGlobalExport when empty.
 	GlobalExport string
+	// AllowStart instruments a module with a start function too. The flag
+	// cannot reach a start function (it runs inside instantiation, before
+	// the host holds the instance), but its checks still yield every
+	// YieldEvery units of work: a host whose sched_yield traps once the
+	// instantiation is to stop can stop it there. Without it such a module
+	// is ErrUnsupported, and would run in wazero's mode, where straight-line
+	// work is not bounded at all.
+	AllowStart bool
 }
 
 // Instrument returns a copy of module with the interrupt flag and checks added.
@@ -112,17 +135,21 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 	// it (four billion locals cost its decoder gigabytes), and an invalid
 	// module must be refused rather than left to the fallback.
 	var code []byte
+	var helps *helpers
 	for _, s := range secs {
 		if s.ID == wasmbin.SecCode {
-			if code, err = instrumentCode(s.Payload, m, globalIdx, globalIdx+1); err != nil {
+			if code, helps, err = instrumentCode(s.Payload, m, globalIdx, globalIdx+1); err != nil {
 				return nil, err
 			}
 		}
 	}
+	if helps != nil && len(helps.instrs) > 0 && m.funcs()+uint32(len(helps.instrs)) > maxFunctions {
+		return nil, fmt.Errorf("%w: no room for the rewrite's %d helper functions", ErrUnsupported, len(helps.instrs))
+	}
 	if m.yield < 0 {
 		return nil, fmt.Errorf("%w: the module does not import wasi_snapshot_preview1.sched_yield", ErrUnsupported)
 	}
-	if hasSection(secs, wasmbin.SecStart) {
+	if hasSection(secs, wasmbin.SecStart) && !opts.AllowStart {
 		// wazero runs the start function inside instantiation, before the
 		// host holds the instance and so before it can reach the flag: an
 		// endless start function could not be stopped. wazero's own mode
@@ -160,6 +187,15 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 			haveExport = true
 		case wasmbin.SecCode:
 			out[i].Payload = code
+		case wasmbin.SecType:
+			// Helpers exist only for code, which has types and functions.
+			if helps != nil {
+				out[i].Payload = helps.appendTypes(s.Payload)
+			}
+		case wasmbin.SecFunction:
+			if helps != nil {
+				out[i].Payload = helps.appendFunctions(s.Payload)
+			}
 		}
 	}
 	if !haveExport {
@@ -169,8 +205,8 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 	return wasmbin.Encode(out), nil
 }
 
-// Trigger sets the interrupt flag of an instantiated module: its next loop
-// iteration or call traps. It is safe to call from any goroutine while the
+// Trigger sets the interrupt flag of an instantiated module and empties its
+// fuel: its next check traps. It is safe to call from any goroutine while the
 // guest runs: wazero keeps a module's globals in memory that compiled code
 // loads afresh at every global.get (globals are never cached in registers
 // across the instrumented check), so the store becomes visible to the running
@@ -187,7 +223,7 @@ func Trigger(mod api.Module, exportName string) error {
 	g.Set(1)
 	// Emptying the fuel sends the guest to the flag check at once. The guest
 	// may overwrite it with its own decrement; then it gets there within
-	// YieldEvery iterations anyway.
+	// YieldEvery units of work anyway.
 	fuel.Set(api.EncodeI32(-1))
 	return nil
 }

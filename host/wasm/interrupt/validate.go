@@ -43,12 +43,17 @@ type module struct {
 	importedGlobal uint32
 	globals        uint32
 	tables         uint32
+	tableTypes     []byte // element type per table (0x70 funcref, 0x6F externref)
 	memories       uint32
 	elems          uint32
 	datas          uint32
 	hasDataCount   bool
 	definedFuncs   uint32 // entries of the function section
 	yield          int    // function index of wasi_snapshot_preview1.sched_yield, or -1
+	// importRef is set when an element segment or a ref.func names an
+	// imported function: a table may then hold one, and call_indirect
+	// may be a host call.
+	importRef bool
 }
 
 func invalid(format string, args ...any) error {
@@ -246,15 +251,15 @@ func readLimits(r *wasmbin.Reader) error {
 	return err
 }
 
-func readRefType(r *wasmbin.Reader) error {
+func readRefType(r *wasmbin.Reader) (byte, error) {
 	t, err := r.Byte()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if t != 0x70 && t != 0x6F {
-		return fmt.Errorf("%w: reference type 0x%02X", ErrUnsupported, t)
+		return 0, fmt.Errorf("%w: reference type 0x%02X", ErrUnsupported, t)
 	}
-	return nil
+	return t, nil
 }
 
 func (m *module) readImports(r *wasmbin.Reader, types int) error {
@@ -290,13 +295,15 @@ func (m *module) readImports(r *wasmbin.Reader, types int) error {
 			m.funcTypes = append(m.funcTypes, t)
 			m.importedFuncs++
 		case wasmbin.ImportTable:
-			if err := readRefType(r); err != nil {
+			t, err := readRefType(r)
+			if err != nil {
 				return err
 			}
 			if err := readLimits(r); err != nil {
 				return err
 			}
 			m.tables++
+			m.tableTypes = append(m.tableTypes, t)
 		case wasmbin.ImportMemory:
 			if err := readLimits(r); err != nil {
 				return err
@@ -374,12 +381,14 @@ func (m *module) readTables(r *wasmbin.Reader) error {
 	for i := uint32(0); i < n; i++ {
 		// A table with an initialiser (0x40 0x00) belongs to the typed
 		// function references proposal.
-		if err := readRefType(r); err != nil {
+		t, err := readRefType(r)
+		if err != nil {
 			return err
 		}
 		if err := readLimits(r); err != nil {
 			return err
 		}
+		m.tableTypes = append(m.tableTypes, t)
 	}
 	m.tables += n
 	return m.checkCounts()
@@ -431,7 +440,7 @@ func (m *module) constExpr(r *wasmbin.Reader, what string, idx uint32) error {
 				_, err = r.Bytes(16)
 			}
 		case 0xD0:
-			err = readRefType(r)
+			_, err = readRefType(r)
 		case 0x23:
 			var g uint32
 			if g, err = r.U32(); err == nil && g >= m.importedGlobal {
@@ -441,6 +450,9 @@ func (m *module) constExpr(r *wasmbin.Reader, what string, idx uint32) error {
 			var f uint32
 			if f, err = r.U32(); err == nil && f >= m.funcs() {
 				return invalid("the initialiser of %s %d names function %d, which the module does not define (it has %d)", what, idx, f, m.funcs())
+			}
+			if err == nil && f < m.importedFuncs {
+				m.importRef = true
 			}
 		default:
 			return fmt.Errorf("%w: opcode 0x%02X in the initialiser of %s %d", ErrUnsupported, op, what, idx)
@@ -527,7 +539,7 @@ func (m *module) readElements(r *wasmbin.Reader) error {
 				} else if kind != 0 {
 					return fmt.Errorf("%w: element kind 0x%02X", wasmbin.ErrMalformed, kind)
 				}
-			} else if err := readRefType(r); err != nil {
+			} else if _, err := readRefType(r); err != nil {
 				return err
 			}
 		}
@@ -549,6 +561,7 @@ func (m *module) readElements(r *wasmbin.Reader) error {
 			if f >= m.funcs() {
 				return invalid("element segment %d names function %d, which the module does not define (it has %d)", i, f, m.funcs())
 			}
+			m.importRef = m.importRef || f < m.importedFuncs
 		}
 	}
 	m.elems = n

@@ -527,7 +527,7 @@ func TestEntryCheckLeftOutOnlyBeforeALoop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			check := interrupt.CheckSequence(flagIndex, fuelIndex, 0)
+			check := interrupt.CheckTail(flagIndex, fuelIndex, 0)
 			if n := bytes.Count(bodies(t, out)[0], check); n != tc.checks {
 				t.Fatalf("%d checks in the rewritten body, want %d", n, tc.checks)
 			}

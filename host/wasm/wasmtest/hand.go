@@ -1,6 +1,7 @@
 package wasmtest
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"testing"
 
@@ -11,21 +12,26 @@ import (
 // HandModule assembles a hostile guest by hand, what no Go compiler would
 // emit, named name. It imports WASI's sched_yield (so a host instruments
 // it), has one page of memory, exports `call` (no parameters, an i32
-// result) with the given body, and carries a manifest declaring one
-// read-only tool "run" (its tool name is name+"Run" when name is not
-// "hand", so several can be loaded beside each other). start, when set,
-// is the body of the module's start function.
+// result) with the given body and a `describe` that answers as the PDK
+// does, and carries a manifest declaring one read-only tool "run" (its tool
+// name is name+"Run" when name is not "hand", so several can be loaded
+// beside each other). start, when set, is the body of the module's start
+// function.
 func HandModule(tb testing.TB, name string, call, start []byte) []byte {
 	tb.Helper()
-	m := asm.New()
-	void := m.Type(nil, nil)
-	ret := m.Type(nil, []asm.ValType{asm.I32})
-	m.ImportFunc("wasi_snapshot_preview1", "sched_yield", ret)
-	m.Memory(1, 1)
-	m.ExportFunc("call", m.Func(ret, nil, call))
-	if start != nil {
-		m.Start(m.Func(void, nil, start))
-	}
+	return HandModuleWith(tb, name, func(m *asm.Module) ([]byte, []byte) {
+		m.Memory(1, 1)
+		return call, start
+	})
+}
+
+// HandModuleWith is HandModule for guests that need more memory, a table or
+// other imports: build adds them (sched_yield is already function 0; its
+// imports come next) and a memory of at least one page, and returns the
+// bodies of `call` and of the start function (nil for none). The first
+// kilobyte of memory holds describe's answer.
+func HandModuleWith(tb testing.TB, name string, build func(m *asm.Module) (call, start []byte)) []byte {
+	tb.Helper()
 	tool := "run"
 	if name != "hand" {
 		tool = name + "Run"
@@ -34,6 +40,31 @@ func HandModule(tb testing.TB, name string, call, start []byte) []byte {
 		Description: "hand-written hostile guest",
 		Tools: []manifest.Tool{{Name: tool, Description: "runs", ReadOnly: true,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)}}}
+	tools, err := json.Marshal(man.Tools)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := asm.New()
+	void := m.Type(nil, nil)
+	ret := m.Type(nil, []asm.ValType{asm.I32})
+	m.ImportFunc("wasi_snapshot_preview1", "sched_yield", ret)
+	call, start := build(m)
+	i32 := asm.I32
+	fdWrite := m.ImportFunc("wasi_snapshot_preview1", "fd_write", m.Type([]asm.ValType{i32, i32, i32, i32}, []asm.ValType{i32}))
+	// describe writes one result frame (docs/plugin-abi.md) to stdout: an
+	// iovec at 0 names the frame at 16.
+	frame := binary.LittleEndian.AppendUint64([]byte("\x00AGHOUT1"), uint64(len(tools)))
+	frame = append(frame, tools...)
+	data := binary.LittleEndian.AppendUint32(nil, 16)
+	data = binary.LittleEndian.AppendUint32(data, uint32(len(frame)))
+	data = append(data, make([]byte, 8)...)
+	m.Data(asm.I32Const(0), append(data, frame...))
+	m.ExportFunc("describe", m.Func(ret, nil, asm.I32Const(1), asm.I32Const(0), asm.I32Const(1), asm.I32Const(8),
+		asm.Call(fdWrite), asm.Drop(), asm.I32Const(0)))
+	m.ExportFunc("call", m.Func(ret, nil, call))
+	if start != nil {
+		m.Start(m.Func(void, nil, start))
+	}
 	out, err := manifest.Embed(m.Bytes(), &man)
 	if err != nil {
 		tb.Fatal(err)

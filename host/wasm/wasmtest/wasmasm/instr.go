@@ -176,3 +176,44 @@ func RefFunc(fn uint32) []byte { return wasmbin.AppendU32([]byte{0xD2}, fn) }
 
 // RefNull pushes a null reference of type t (FuncRef or ExternRef).
 func RefNull(t ValType) []byte { return []byte{0xD0, byte(t)} }
+
+// MemoryCopy pops destination, source and length and copies within memory 0.
+func MemoryCopy() []byte { return []byte{0xFC, 0x0A, 0x00, 0x00} }
+
+// MemoryFill pops destination, byte value and length and fills memory 0.
+func MemoryFill() []byte { return []byte{0xFC, 0x0B, 0x00} }
+
+// TableInit pops destination, source offset and length and copies from
+// element segment elem into table.
+func TableInit(elem, table uint32) []byte {
+	return wasmbin.AppendU32(wasmbin.AppendU32([]byte{0xFC, 0x0C}, elem), table)
+}
+
+// TableCopy pops destination, source and length and copies from table src
+// into table dst.
+func TableCopy(dst, src uint32) []byte {
+	return wasmbin.AppendU32(wasmbin.AppendU32([]byte{0xFC, 0x0E}, dst), src)
+}
+
+// TableGrow pops an initial reference and a count, grows table and pushes
+// the old size or -1.
+func TableGrow(table uint32) []byte { return wasmbin.AppendU32([]byte{0xFC, 0x0F}, table) }
+
+// TableSize pushes the size of table.
+func TableSize(table uint32) []byte { return wasmbin.AppendU32([]byte{0xFC, 0x10}, table) }
+
+// TableFill pops destination, a reference and length and fills table.
+func TableFill(table uint32) []byte { return wasmbin.AppendU32([]byte{0xFC, 0x11}, table) }
+
+// Repeat returns n copies of the instructions, for straight-line code.
+func Repeat(n int, instrs ...[]byte) []byte {
+	var one []byte
+	for _, in := range instrs {
+		one = append(one, in...)
+	}
+	out := make([]byte, 0, n*len(one))
+	for range n {
+		out = append(out, one...)
+	}
+	return out
+}

@@ -213,6 +213,17 @@ func (m *Module) Elem(offset []byte, funcs ...uint32) {
 	m.elems = append(m.elems, e)
 }
 
+// PassiveElem adds a passive element segment of funcs (for table.init) and
+// returns its index among the element segments.
+func (m *Module) PassiveElem(funcs ...uint32) uint32 {
+	e := wasmbin.AppendU32([]byte{0x01, 0x00}, uint32(len(funcs))) // passive, elemkind funcref
+	for _, f := range funcs {
+		e = wasmbin.AppendU32(e, f)
+	}
+	m.elems = append(m.elems, e)
+	return uint32(len(m.elems) - 1)
+}
+
 // Custom adds a custom section, e.g. Custom("agenthost.manifest", json).
 // Custom sections are written after all others, in the order added.
 func (m *Module) Custom(name string, payload []byte) {
