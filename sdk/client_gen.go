@@ -455,15 +455,37 @@ func (c *Client) InstallPlugin(ctx context.Context, body io.Reader, contentType 
 	return c.call(ctx, r, nil)
 }
 
+// PluginAudit calls GET /api/v1/plugins/audit: the plugin audit log, oldest first (plugin=NAME for
+// one plugin's): every install, upgrade, upgrade refused for widening and removal, with who asked
+// (actorTenant, actorUser), the versions and digests from and to, the manifest's changes and how a
+// widening was allowed (confirmed, policy); admins of the operator's tenants only. The caller reads
+// and closes the response's body.
+func (c *Client) PluginAudit(ctx context.Context, params *PluginAuditParams) (*http.Response, error) {
+	r := request{method: "GET", path: "/api/v1/plugins/audit"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Plugin != "" {
+			r.query.Set("plugin", params.Plugin)
+		}
+	}
+	return c.send(ctx, r)
+}
+
 // UpgradePlugin calls PUT /api/v1/plugins/{name}: upgrade an installed plugin to another version:
 // calls running on the old version end on it, calls from then on run the new one; keep=true keeps
-// the old version for tool sets pinned to it (tool@version).
+// the old version for tool sets pinned to it (tool@version). A version that widens the plugin (a
+// higher limit, a tool, write access, a capability, a host) is refused with 409, the problem
+// listing each widening (widenings, changes), unless confirmWidening=true or the operator's serve
+// -plugin-upgrades-may-widen; every change is recorded in the plugin audit log.
 func (c *Client) UpgradePlugin(ctx context.Context, name string, params *UpgradePluginParams, body io.Reader, contentType string) error {
 	r := request{method: "PUT", path: "/api/v1/plugins/" + url.PathEscape(name)}
 	if params != nil {
 		r.query = url.Values{}
 		if params.Keep {
 			r.query.Set("keep", "true")
+		}
+		if params.ConfirmWidening {
+			r.query.Set("confirmWidening", "true")
 		}
 	}
 	r.body, r.contentType = body, contentType

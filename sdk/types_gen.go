@@ -605,6 +605,11 @@ type Message struct {
 	WorkflowID string `json:"workflowId,omitempty"`
 }
 
+// PluginAuditParams are the optional parameters of PluginAudit; zero values are not sent.
+type PluginAuditParams struct {
+	Plugin string
+}
+
 // Problem is the schema Problem of the API.
 type Problem struct {
 	Detail string `json:"detail,omitempty"`
@@ -789,7 +794,8 @@ type TranscribeResponse struct {
 
 // UpgradePluginParams are the optional parameters of UpgradePlugin; zero values are not sent.
 type UpgradePluginParams struct {
-	Keep bool
+	Keep            bool
+	ConfirmWidening bool
 }
 
 // UploadFileRequest is a multipart/form-data body; it is streamed, never held in memory whole.
