@@ -47,10 +47,10 @@ func noYieldModule() []byte {
 	elem([]byte{2, 0}, off(1), []byte{0}, vec(idx(f[1])))
 	elem([]byte{4}, off(2), vec(refExpr(f[2])))
 	elem([]byte{6, 0}, off(3), []byte{0x70}, vec(refExpr(f[3]), []byte{0xD0, 0x70, 0x0B}))
-	elem([]byte{1, 0}, vec(idx(f[4])))          // segment 4
-	elem([]byte{5, 0x70}, vec(refExpr(f[5])))   // segment 5
-	elem([]byte{3, 0}, vec(idx(f[6])))          // declares f[6] for ref.func
-	elem([]byte{7, 0x70}, vec(refExpr(f[7])))   // declares f[7]
+	elem([]byte{1, 0}, vec(idx(f[4])))        // segment 4
+	elem([]byte{5, 0x70}, vec(refExpr(f[5]))) // segment 5
+	elem([]byte{3, 0}, vec(idx(f[6])))        // declares f[6] for ref.func
+	elem([]byte{7, 0x70}, vec(refExpr(f[7]))) // declares f[7]
 	m.Raw(wasmbin.SecElement, vec(elems...))
 	ind := m.Type(i32, i32)
 	m.ExportFunc("indirect", m.Func(ind, nil, asm.LocalGet(0), asm.CallIndirect(ret, 0)))
