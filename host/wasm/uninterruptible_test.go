@@ -1,0 +1,97 @@
+package wasm_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	asm "github.com/agenthost/agenthost/host/wasm/wasmtest/wasmasm"
+)
+
+// uninstrumentable are modules the rewrite does not decode: each would run
+// in wazero's close-on-context-done mode, where straight-line bulk work is
+// not stopped, so the host refuses them, naming why, unless the operator
+// allows the plugin to run uninterruptible. runs tells whether wazero
+// (without its experimental features) runs the module once allowed.
+var uninstrumentable = []struct {
+	name, reason string
+	runs         bool
+	build        func(m *asm.Module) []byte
+}{
+	{"SIMD", "SIMD", true, func(m *asm.Module) []byte {
+		m.Memory(1, 1)
+		return append(append([]byte{0xFD, 0x0C}, make([]byte, 16)...), asm.Drop()...) // v128.const 0; drop
+	}},
+	{"threads", "threads", false, func(m *asm.Module) []byte {
+		m.Memory(1, 1)
+		return []byte{0xFE, 0x03, 0x00} // atomic.fence
+	}},
+	{"exceptions", "exception handling", false, func(m *asm.Module) []byte {
+		m.Memory(1, 1)
+		return []byte{0x08, 0x00} // throw 0
+	}},
+	{"multi-memory", "multi-memory", false, func(m *asm.Module) []byte {
+		m.Memory(1, 1)
+		m.Memory(1, 1)
+		return nil
+	}},
+}
+
+func hostileUninstrumentable(t testing.TB) int {
+	for _, tc := range uninstrumentable {
+		for _, yield := range []bool{true, false} {
+			module := straightLineModule
+			if !yield {
+				module = straightLineModuleWithoutYield
+			}
+			mod := module(t, "hand", tc.build)
+			h := newHost(t, wasm.EgressOptions{}, nil)
+			_, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: mod})
+			if !errors.Is(err, wasm.ErrRefused) || !strings.Contains(err.Error(), tc.reason) || !strings.Contains(err.Error(), "-allow-uninterruptible hand") {
+				t.Fatalf("%s (sched_yield imported: %v): Load = %v, want a refusal naming %q and the operator's allowance", tc.name, yield, err, tc.reason)
+			}
+		}
+		// The operator's allowance, for this plugin only.
+		mod := straightLineModule(t, "hand", tc.build)
+		h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithUninterruptible("other") })
+		if _, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: mod}); !errors.Is(err, wasm.ErrRefused) {
+			t.Fatalf("%s: allowed for another plugin: Load = %v, want refused", tc.name, err)
+		}
+		h = newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithUninterruptible("hand") })
+		p, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: mod})
+		if err != nil {
+			t.Fatalf("%s: allowed: Load = %v", tc.name, err)
+		}
+		if tc.runs {
+			// The guest runs to its end, writing no result frame: an
+			// invalid output, not a refusal.
+			if r := p.Call(context.Background(), "run", nil, nil); r.OK || r.Error.Code != wasm.CodeInvalidOutput {
+				t.Fatalf("%s: allowed: run = %+v, want it run (to an invalid output)", tc.name, r.Error)
+			}
+		}
+	}
+	return len(uninstrumentable)
+}
+
+// TestUninterruptibleGrantFromFile: the grants file's uninterruptible key
+// is the operator's allowance too.
+func TestUninterruptibleGrantFromFile(t *testing.T) {
+	f := wasm.GrantsFile{Plugins: map[string]wasm.GrantFile{"hand": {Uninterruptible: true}}}
+	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
+		c, err := f.Apply(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	})
+	mod := wasmtest.HandModuleWith(t, "hand", func(m *asm.Module) ([]byte, []byte) {
+		m.Memory(1, 1)
+		return append(append(append([]byte{0xFD, 0x0C}, make([]byte, 16)...), asm.Drop()...), asm.I32Const(0)...), nil
+	})
+	if _, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: mod}); err != nil {
+		t.Fatalf("Load = %v, want it allowed by the grants file", err)
+	}
+}
