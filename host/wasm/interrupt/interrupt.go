@@ -12,7 +12,7 @@
 //	fuel = fuel - cost
 //	if fuel < 0 {
 //	  fuel = YieldEvery
-//	  sched_yield()          // the module's own WASI import
+//	  sched_yield()          // WASI's, imported by the module or the rewrite
 //	  if flag { unreachable }
 //	}
 //
@@ -35,7 +35,17 @@
 // preemption points, so a guest that never calls the host would hold up every
 // stop-the-world phase of the Go garbage collector — and with it the goroutine
 // that is to set the flag — forever. The host call gives the Go scheduler a
-// safe point every YieldEvery units of work.
+// safe point every YieldEvery units of work. A module that does not import
+// sched_yield gets the import added (yield.go), so leaving it out does not
+// take a module out of the rewrite: sched_yield is standard WASI, and the
+// rewrite still runs in any host that provides WASI.
+//
+// A module using what the rewrite does not decode (SIMD, threads,
+// exceptions, multi-memory, GC types) is ErrUnsupported: nothing in it can
+// be checked, and wazero's close-on-context-done mode, the only other way
+// to stop it, stops loops and calls but not straight-line bulk work, nor a
+// guest holding up the collector. The host refuses such a module unless
+// its operator allows the plugin to run uninterruptible.
 //
 // The flag and the fuel take the first two global indices the original
 // module does not define. Code naming those indices is invalid in the
