@@ -3,6 +3,8 @@ package wasm_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,7 +81,14 @@ func hostileUninstrumentable(t testing.TB) int {
 // TestUninterruptibleGrantFromFile: the grants file's uninterruptible key
 // is the operator's allowance too.
 func TestUninterruptibleGrantFromFile(t *testing.T) {
-	f := wasm.GrantsFile{Plugins: map[string]wasm.GrantFile{"hand": {Uninterruptible: true}}}
+	path := filepath.Join(t.TempDir(), "grants.yaml")
+	if err := os.WriteFile(path, []byte("plugins:\n  hand:\n    uninterruptible: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := wasm.LoadGrantsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config {
 		c, err := f.Apply(c)
 		if err != nil {
