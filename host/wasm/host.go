@@ -369,8 +369,8 @@ func (h *Host) prepareModule(name string, module []byte, sha string) ([]byte, bo
 		}
 	}
 	if errors.Is(err, interrupt.ErrUnsupported) {
-		if !h.cfg.grants[name].Uninterruptible {
-			return nil, false, fmt.Errorf("%w: plugin %s uses what this host cannot stop at a deadline (%w); the operator may allow it to run uninterruptible with -allow-uninterruptible %s or `uninterruptible: true` in its grant", ErrRefused, name, err, name)
+		if rerr := h.cfg.uninstrumentable(name, err); rerr != nil {
+			return nil, false, rerr
 		}
 		h.cfg.logger.Warn("plugin cannot be instrumented; running it uninterruptible, as its grant allows: its straight-line work is not stopped at the deadline",
 			"plugin", name, "reason", err)
@@ -380,6 +380,31 @@ func (h *Host) prepareModule(name string, module []byte, sha string) ([]byte, bo
 		return nil, false, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	return out, true, nil
+}
+
+// uninstrumentable is the refusal of plugin name's module, which the rewrite
+// cannot instrument (err), or nil when the operator allows the plugin to
+// run uninterruptible.
+func (c Config) uninstrumentable(name string, err error) error {
+	if c.grants[name].Uninterruptible {
+		return nil
+	}
+	return fmt.Errorf("%w: plugin %s uses what this host cannot stop at a deadline (%w); the operator may allow it to run uninterruptible with -allow-uninterruptible %s or `uninterruptible: true` in its grant", ErrRefused, name, err, name)
+}
+
+// CheckModule reports why the host would refuse the code of plugin name's
+// module: it names what it does not define, or it cannot be instrumented
+// to stop at a deadline and the operator does not allow it uninterruptible.
+// Like Assess it runs nothing; it costs a rewrite of the module.
+func (c Config) CheckModule(name string, module []byte) error {
+	_, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal, AllowStart: true})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, interrupt.ErrUnsupported):
+		return c.uninstrumentable(name, err)
+	}
+	return fmt.Errorf("%w: %w", ErrRefused, err)
 }
 
 // Plugin returns a loaded plugin by name.

@@ -104,3 +104,21 @@ func TestUninterruptibleGrantFromFile(t *testing.T) {
 		t.Fatalf("Load = %v, want it allowed by the grants file", err)
 	}
 }
+
+// TestCheckModuleNamesWhy: plugin inspect's check of a module's code gives
+// the refusal Load would, and none once the operator allows the plugin.
+func TestCheckModuleNamesWhy(t *testing.T) {
+	for _, tc := range uninstrumentable {
+		mod := straightLineModuleWithoutYield(t, "hand", tc.build)
+		if err := wasm.NewConfig().CheckModule("hand", mod); !errors.Is(err, wasm.ErrRefused) || !strings.Contains(err.Error(), tc.reason) {
+			t.Errorf("%s: CheckModule = %v, want a refusal naming %q", tc.name, err, tc.reason)
+		}
+		if err := wasm.NewConfig().WithUninterruptible("hand").CheckModule("hand", mod); err != nil {
+			t.Errorf("%s: allowed: CheckModule = %v", tc.name, err)
+		}
+	}
+	fill := straightLineModuleWithoutYield(t, "hand", straightLineShapes[0].build)
+	if err := wasm.NewConfig().CheckModule("hand", fill); err != nil {
+		t.Errorf("a module without sched_yield: CheckModule = %v, want nil (the rewrite adds it)", err)
+	}
+}
