@@ -317,9 +317,9 @@ func appendYieldImport(payload []byte, typ uint32) ([]byte, error) {
 }
 
 // yieldType is sched_yield's type, () -> i32, as a type section entry.
-var yieldType = []byte{0x60, 0x00, 0x01, 0x7F}
+func yieldType() []byte { return []byte{0x60, 0x00, 0x01, 0x7F} }
 
-// addYield renumbers the sections of a module that lacks sched_yield and
+// addYieldTo renumbers the sections of a module that lacks sched_yield and
 // adds the import (and its type, when the module has none of it; it goes
 // after the types the helpers add, whose indices are fixed already).
 // Instrument has rewritten the code section already.
@@ -337,7 +337,7 @@ func (m *module) addYieldTo(secs []wasmbin.Section, helperTypes int) ([]wasmbin.
 		case wasmbin.SecType:
 			haveTypes = true
 			if newType {
-				s.Payload, err = appendEntry(s.Payload, yieldType)
+				s.Payload, err = appendEntry(s.Payload, yieldType())
 			}
 		case wasmbin.SecImport:
 			haveImports = true
@@ -363,7 +363,7 @@ func (m *module) addYieldTo(secs []wasmbin.Section, helperTypes int) ([]wasmbin.
 		out = append(out, s)
 	}
 	if !haveTypes {
-		p, _ := appendEntry([]byte{0}, yieldType)
+		p, _ := appendEntry([]byte{0}, yieldType())
 		out = insertSection(out, wasmbin.Section{ID: wasmbin.SecType, Payload: p})
 	}
 	if !haveImports {
