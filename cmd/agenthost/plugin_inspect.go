@@ -95,6 +95,9 @@ func pluginInspectCmd(_ context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	in.Grant = cfg.Assess(in.Manifest, false)
+	if err := cfg.CheckModule(in.Manifest.Name, module); err != nil {
+		in.Grant.Problems = append(in.Grant.Problems, err.Error())
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

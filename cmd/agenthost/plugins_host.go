@@ -98,19 +98,28 @@ type grantFlags struct {
 	file   *string
 	mounts *stringList // PLUGIN=HOST:GUEST[:ro], or HOST:GUEST[:ro] for plugin call
 	caps   *stringList // PLUGIN=CAP,CAP
+	// uninterruptible names plugins that may load although the host
+	// cannot instrument them; one bool for plugin call's single plugin.
+	uninterruptible    *stringList
+	uninterruptibleOne *bool
 }
 
 func addGrantFlags(fs *flag.FlagSet, named bool) grantFlags {
 	g := grantFlags{
-		file:   fs.String("grants", envOr("AGENTHOST_PLUGIN_GRANTS", ""), "operator grants file (YAML or JSON: ceilings, and per plugin capabilities, mounts, ceilings; see docs/plugins.md)"),
-		mounts: &stringList{},
-		caps:   &stringList{},
+		file:               fs.String("grants", envOr("AGENTHOST_PLUGIN_GRANTS", ""), "operator grants file (YAML or JSON: ceilings, and per plugin capabilities, mounts, ceilings; see docs/plugins.md)"),
+		mounts:             &stringList{},
+		caps:               &stringList{},
+		uninterruptible:    &stringList{},
+		uninterruptibleOne: new(bool),
 	}
+	const why = "although the host cannot instrument it to stop at a deadline (SIMD, threads, exceptions, multi-memory): its straight-line work then runs past the deadline and can hold up the host"
 	if named {
 		fs.Var(g.mounts, "mount", "grant a plugin a host directory: PLUGIN=HOST:GUEST or PLUGIN=HOST:GUEST:ro (repeatable)")
 		fs.Var(g.caps, "grant", "grant a third-party plugin capabilities: PLUGIN=CAP,CAP (repeatable)")
+		fs.Var(g.uninterruptible, "allow-uninterruptible", "load the named plugin "+why+" (repeatable)")
 	} else {
 		fs.Var(g.mounts, "mount", "grant the plugin a host directory: HOST:GUEST or HOST:GUEST:ro (repeatable)")
+		fs.BoolVar(g.uninterruptibleOne, "allow-uninterruptible", false, "load the plugin "+why)
 	}
 	return g
 }
@@ -147,6 +156,12 @@ func (g grantFlags) apply(cfg wasm.Config, plugin string) (wasm.Config, error) {
 			return cfg, fmt.Errorf("-grant %q: want PLUGIN=CAP,CAP", s)
 		}
 		cfg = cfg.WithGrant(name, strings.Split(list, ",")...)
+	}
+	for _, name := range *g.uninterruptible {
+		cfg = cfg.WithUninterruptible(name)
+	}
+	if *g.uninterruptibleOne && plugin != "" {
+		cfg = cfg.WithUninterruptible(plugin)
 	}
 	return cfg, nil
 }

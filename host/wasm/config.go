@@ -26,7 +26,8 @@ type Config struct {
 	defaults      Defaults
 	maxIdleMemory uint64
 	guestGOGC     int
-	// closeOnDoneOnly skips instrumentation (tests of the fallback mode).
+	// closeOnDoneOnly skips instrumentation: every plugin runs as an
+	// uninterruptible one does (tests of that mode).
 	closeOnDoneOnly bool
 }
 
@@ -125,6 +126,12 @@ func (c Config) WithMount(plugin string, m Mount) Config {
 	return c.withGrant(plugin, func(g *Grant) { g.Mounts = append(g.Mounts, m) })
 }
 
+// WithUninterruptible lets the named plugin load although the host cannot
+// instrument it to stop at a deadline (see Grant.Uninterruptible).
+func (c Config) WithUninterruptible(plugin string) Config {
+	return c.withGrant(plugin, func(g *Grant) { g.Uninterruptible = true })
+}
+
 // WithPluginGrant sets everything the operator grants one plugin at once.
 func (c Config) WithPluginGrant(plugin string, grant Grant) Config {
 	return c.withGrant(plugin, func(g *Grant) { *g = grant })
@@ -133,7 +140,8 @@ func (c Config) WithPluginGrant(plugin string, grant Grant) Config {
 func (c Config) withGrant(plugin string, edit func(*Grant)) Config {
 	gs := make(map[string]Grant, len(c.grants)+1)
 	for k, v := range c.grants {
-		gs[k] = Grant{Capabilities: append([]string(nil), v.Capabilities...), Mounts: append([]Mount(nil), v.Mounts...), Ceilings: v.Ceilings, SHA256: v.SHA256}
+		gs[k] = Grant{Capabilities: append([]string(nil), v.Capabilities...), Mounts: append([]Mount(nil), v.Mounts...), Ceilings: v.Ceilings, SHA256: v.SHA256,
+			Uninterruptible: v.Uninterruptible}
 	}
 	g := gs[plugin]
 	edit(&g)

@@ -61,16 +61,43 @@ func straightLineModule(tb testing.TB, name string, build func(m *asm.Module) []
 	})
 }
 
+// straightLineModuleWithoutYield is a shape whose module does not import
+// sched_yield: once, that alone sent it to wazero's close-on-context-done
+// mode, where none of the shapes stops before its work is done.
+func straightLineModuleWithoutYield(tb testing.TB, name string, build func(m *asm.Module) []byte) []byte {
+	return wasmtest.HandModuleWithoutYield(tb, name, func(m *asm.Module) ([]byte, []byte) {
+		return append(build(m), asm.I32Const(0)...), nil
+	})
+}
+
+type shapeModule func(tb testing.TB, name string, build func(m *asm.Module) []byte) []byte
+
+func hostileStraightLineWork(t testing.TB) int { return straightLineStops(t, straightLineModule) }
+
+func hostileStraightLineWorkAndTheCollector(t testing.TB) int {
+	return straightLineLetsTheCollectorRun(t, straightLineModule)
+}
+
+// A module cannot opt out of the checks by not importing sched_yield: the
+// rewrite adds the import, and every shape stops as it does with one.
+func hostileStraightLineWorkWithoutYield(t testing.TB) int {
+	return straightLineStops(t, straightLineModuleWithoutYield)
+}
+
+func hostileStraightLineWorkWithoutYieldAndTheCollector(t testing.TB) int {
+	return straightLineLetsTheCollectorRun(t, straightLineModuleWithoutYield)
+}
+
 // straightLineWait bounds how long a test waits for a stopped call: far
 // beyond the kill grace, far below the minutes each shape runs unstopped.
 const straightLineWait = time.Minute
 
 // Every shape stops at its deadline through its own checks: the call ends
 // with a timeout, and the host did not have to abandon the instance.
-func hostileStraightLineWork(t testing.TB) int {
+func straightLineStops(t testing.TB, module shapeModule) int {
 	for _, sc := range straightLineShapes {
 		h := newHost(t, wasm.EgressOptions{}, nil)
-		p, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: straightLineModule(t, "hand", sc.build)})
+		p, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: module(t, "hand", sc.build)})
 		if err != nil {
 			t.Fatalf("%s: Load: %v", sc.name, err)
 		}
@@ -99,10 +126,10 @@ func hostileStraightLineWork(t testing.TB) int {
 // The host's garbage collector does not wait for a guest: a collection
 // started while every shape runs ends while it still runs (each call has a
 // deadline of a minute and is cancelled after the collection).
-func hostileStraightLineWorkAndTheCollector(t testing.TB) int {
+func straightLineLetsTheCollectorRun(t testing.TB, module shapeModule) int {
 	for _, sc := range straightLineShapes {
 		h := newHost(t, wasm.EgressOptions{}, nil)
-		mod := straightLineModule(t, "hand", sc.build)
+		mod := module(t, "hand", sc.build)
 		p, err := h.Load(context.Background(), wasm.Source{Origin: "hand", Module: mod})
 		if err != nil {
 			t.Fatalf("%s: Load: %v", sc.name, err)

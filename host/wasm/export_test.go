@@ -20,7 +20,8 @@ func (p *Plugin) AcquireForBenchmark(ctx context.Context, readOnly bool) (func()
 }
 
 // WithCloseOnDoneOnly makes the host run every plugin in wazero's
-// close-on-context-done mode, the fallback for modules it cannot instrument.
+// close-on-context-done mode, the mode of a plugin its operator allows to
+// run uninterruptible (Grant.Uninterruptible).
 func (c Config) WithCloseOnDoneOnly() Config { c.closeOnDoneOnly = true; return c }
 
 // BusyForTest reports whether a call holds one of the plugin's instances.

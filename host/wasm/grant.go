@@ -33,6 +33,15 @@ type Grant struct {
 	// with other bytes is refused rather than given the grant (a grant is
 	// otherwise keyed by the name the module's own manifest announces).
 	SHA256 string `json:"sha256,omitempty"`
+	// Uninterruptible lets the plugin load although the host cannot
+	// instrument it (it uses SIMD, threads, exceptions, multi-memory or
+	// something else the rewrite does not decode). Such a plugin runs in
+	// wazero's close-on-context-done mode, which stops its loops and calls
+	// at the deadline but not its straight-line bulk work, and which lets
+	// it hold up the host's garbage collector for as long as that runs: a
+	// plugin granted this is trusted not to. Pin the grant (SHA256) to the
+	// module it was given for. Without it such a plugin is refused at load.
+	Uninterruptible bool `json:"uninterruptible,omitempty"`
 }
 
 // Mount is one host directory granted to a plugin.

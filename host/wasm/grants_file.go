@@ -24,6 +24,9 @@ import (
 //	    capabilities: [http, progress]
 //	    mounts: ["/srv/exports:/exports:ro"]
 //	    ceilings: {timeoutMs: 1200000}
+//	  simd-tool:
+//	    sha256: 9f86d081884c7d65...   # the module this grant was given for
+//	    uninterruptible: true         # loads although it cannot be instrumented
 //
 // A manifest asks; this file grants. Nothing in it is inferred from a plugin.
 type GrantsFile struct {
@@ -38,6 +41,9 @@ type GrantFile struct {
 	Ceilings     CeilingsFile `yaml:"ceilings" json:"ceilings,omitzero"`
 	// SHA256 pins the grant to one module (see Grant.SHA256).
 	SHA256 string `yaml:"sha256" json:"sha256,omitempty"`
+	// Uninterruptible lets a plugin the host cannot instrument load (see
+	// Grant.Uninterruptible).
+	Uninterruptible bool `yaml:"uninterruptible" json:"uninterruptible,omitempty"`
 }
 
 // CeilingsFile are Ceilings as written in a GrantsFile.
@@ -88,7 +94,7 @@ func (g *GrantsFile) Apply(c Config) (Config, error) {
 	}
 	c = c.WithCeilings(ceil)
 	for name, p := range g.Plugins {
-		grant := Grant{Capabilities: p.Capabilities, SHA256: p.SHA256}
+		grant := Grant{Capabilities: p.Capabilities, SHA256: p.SHA256, Uninterruptible: p.Uninterruptible}
 		for _, s := range p.Mounts {
 			m, err := ParseMount(s)
 			if err != nil {

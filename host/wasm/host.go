@@ -317,8 +317,12 @@ func (h *Host) checkImports(p *Plugin) error {
 	return nil
 }
 
-// prepareModule instruments a module so the host can stop it cheaply; a module
-// the instrumentation cannot rewrite runs in wazero's slower stoppable mode.
+// prepareModule instruments a module so the host can stop it cheaply. A module
+// the instrumentation cannot rewrite (interrupt.ErrUnsupported) is refused
+// unless the operator's grant lets the plugin run uninterruptible, in
+// wazero's close-on-context-done mode: that mode stops loops and calls, but
+// not straight-line bulk work, and cannot keep the guest from holding up the
+// host's garbage collector, so it is the operator's call, never the module's.
 // With a compilation cache directory the instrumented module is kept there
 // too (by the original's hash and the instrumentation's version), and used
 // only when its bytes match the digest the host recorded (cache.go):
@@ -339,7 +343,7 @@ func (p *Plugin) CompiledBefore() bool {
 	return p.h.disk != nil && p.h.disk.compiledBefore(p.sha256, instrumentedName(p.sha256))
 }
 
-func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
+func (h *Host) prepareModule(name string, module []byte, sha string) ([]byte, bool, error) {
 	if h.cfg.closeOnDoneOnly {
 		// The module runs as it is, but is still validated: wazero is never
 		// handed code that names what it does not define, nor a locals bomb.
@@ -365,13 +369,42 @@ func (h *Host) prepareModule(module []byte, sha string) ([]byte, bool, error) {
 		}
 	}
 	if errors.Is(err, interrupt.ErrUnsupported) {
-		h.cfg.logger.Info("plugin cannot be instrumented; using close-on-context-done", "reason", err)
+		if rerr := h.cfg.uninstrumentable(name, err); rerr != nil {
+			return nil, false, rerr
+		}
+		h.cfg.logger.Warn("plugin cannot be instrumented; running it uninterruptible, as its grant allows: its straight-line work is not stopped at the deadline",
+			"plugin", name, "reason", err)
 		return module, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	return out, true, nil
+}
+
+// uninstrumentable is the refusal of plugin name's module, which the rewrite
+// cannot instrument (err), or nil when the operator allows the plugin to
+// run uninterruptible.
+func (c Config) uninstrumentable(name string, err error) error {
+	if c.grants[name].Uninterruptible {
+		return nil
+	}
+	return fmt.Errorf("%w: plugin %s uses what this host cannot stop at a deadline (%w); the operator may allow it to run uninterruptible with -allow-uninterruptible %s or `uninterruptible: true` in its grant", ErrRefused, name, err, name)
+}
+
+// CheckModule reports why the host would refuse the code of plugin name's
+// module: it names what it does not define, or it cannot be instrumented
+// to stop at a deadline and the operator does not allow it uninterruptible.
+// Like Assess it runs nothing; it costs a rewrite of the module.
+func (c Config) CheckModule(name string, module []byte) error {
+	_, err := interrupt.Instrument(module, interrupt.Options{GlobalExport: interruptGlobal, AllowStart: true})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, interrupt.ErrUnsupported):
+		return c.uninstrumentable(name, err)
+	}
+	return fmt.Errorf("%w: %w", ErrRefused, err)
 }
 
 // Plugin returns a loaded plugin by name.

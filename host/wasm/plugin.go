@@ -189,7 +189,7 @@ func (p *Plugin) variant(readOnly bool) *variant {
 // prepare instruments the module once (see Host.prepareModule); both link
 // variants run the result.
 func (p *Plugin) prepare() ([]byte, bool, error) {
-	p.prepareOnce.Do(func() { p.prepared, p.instrumented, p.prepareErr = p.h.prepareModule(p.module, p.sha256) })
+	p.prepareOnce.Do(func() { p.prepared, p.instrumented, p.prepareErr = p.h.prepareModule(p.Name(), p.module, p.sha256) })
 	return p.prepared, p.instrumented, p.prepareErr
 }
 

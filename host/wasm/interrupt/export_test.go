@@ -39,7 +39,9 @@ func NopAfterEveryInstruction(module []byte) ([]byte, error) {
 // whose original defined defined functions: it returns their bodies with
 // every check removed and every call of a helper replaced by the
 // instruction the helper stands for, decoding instruction by instruction.
-func Uninstrument(out []byte, defined uint32) ([][]byte, error) {
+// When the rewrite added the sched_yield import (addedYield), the functions
+// it names are numbered back as the original had them.
+func Uninstrument(out []byte, defined uint32, addedYield bool) ([][]byte, error) {
 	secs, err := wasmbin.Parse(out)
 	if err != nil {
 		return nil, err
@@ -114,6 +116,19 @@ func Uninstrument(out []byte, defined uint32) ([][]byte, error) {
 			if instr[0] == 0x10 {
 				if f, _ := wasmbin.NewReader(instr[1:]).U32(); f >= base {
 					orig = append(orig, helperInstr[f-base]...)
+					return false
+				}
+			}
+			if addedYield && (instr[0] == 0x10 || instr[0] == 0x12 || instr[0] == 0xD2) {
+				r := wasmbin.NewReader(instr[1:])
+				if f, _ := r.U32(); f > uint32(m.yield) {
+					// The rewrite kept a padded width; where the index
+					// grew a byte, the original's was canonical.
+					width := r.Offset()
+					if len(wasmbin.AppendU32(nil, f)) == width {
+						width = 0
+					}
+					orig = appendIndex(append(orig, instr[0]), f-1, width)
 					return false
 				}
 			}

@@ -49,6 +49,7 @@ func FuzzInstrument(f *testing.F) {
 		f.Add(tc.build())
 	}
 	f.Add(validModule())
+	f.Add(noYieldModule()) // the rewrite adds sched_yield and renumbers
 	// Instructions wazero reads with more bytes than a plain decoder would.
 	f.Add(misalignedModule())
 	f.Add([]byte{0x02, 0x63, 0x70, 0xD0, 0x70, 0x0B, 0x1A, 0x0B}) // block (result (ref null func)), as code
@@ -275,12 +276,16 @@ func checkOnlyChecksAdded(t *testing.T, in, out []byte) {
 			funcs++
 		}
 	}
+	added := yield < 0
+	if added {
+		yield = funcs // the rewrite adds it after the function imports
+	}
 	check := interrupt.CheckTail(flag, flag+1, uint32(yield))
 	a, b := bodies(t, in), bodies(t, out)
 	if len(b) < len(a) {
 		t.Fatalf("%d function bodies before, %d after", len(a), len(b))
 	}
-	orig, err := interrupt.Uninstrument(out, uint32(len(a)))
+	orig, err := interrupt.Uninstrument(out, uint32(len(a)), added)
 	if err != nil {
 		t.Fatalf("taking the rewrite apart: %v", err)
 	}

@@ -49,9 +49,10 @@ type helpers struct {
 
 func newHelpers(m *module) *helpers { return &helpers{m: m, byInstr: map[string]uint32{}} }
 
-// base is the function index of the first helper: the functions the module
-// defines keep theirs.
-func (h *helpers) base() uint32 { return h.m.funcs() }
+// base is the function index of the first helper: the helpers follow the
+// functions the module defines (and the sched_yield import the rewrite may
+// add before those).
+func (h *helpers) base() uint32 { return h.m.fn(h.m.funcs()) }
 
 // replace returns the helper to call in place of instr, if it is a bulk
 // instruction.

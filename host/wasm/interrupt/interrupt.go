@@ -12,7 +12,7 @@
 //	fuel = fuel - cost
 //	if fuel < 0 {
 //	  fuel = YieldEvery
-//	  sched_yield()          // the module's own WASI import
+//	  sched_yield()          // WASI's, imported by the module or the rewrite
 //	  if flag { unreachable }
 //	}
 //
@@ -35,7 +35,17 @@
 // preemption points, so a guest that never calls the host would hold up every
 // stop-the-world phase of the Go garbage collector — and with it the goroutine
 // that is to set the flag — forever. The host call gives the Go scheduler a
-// safe point every YieldEvery units of work.
+// safe point every YieldEvery units of work. A module that does not import
+// sched_yield gets the import added (yield.go), so leaving it out does not
+// take a module out of the rewrite: sched_yield is standard WASI, and the
+// rewrite still runs in any host that provides WASI.
+//
+// A module using what the rewrite does not decode (SIMD, threads,
+// exceptions, multi-memory, GC types) is ErrUnsupported: nothing in it can
+// be checked, and wazero's close-on-context-done mode, the only other way
+// to stop it, stops loops and calls but not straight-line bulk work, nor a
+// guest holding up the collector. The host refuses such a module unless
+// its operator allows the plugin to run uninterruptible.
 //
 // The flag and the fuel take the first two global indices the original
 // module does not define. Code naming those indices is invalid in the
@@ -70,22 +80,28 @@ const DefaultGlobalExport = "agenthost.interrupt"
 // a function that opens into a loop (loopFirst). Version 5 charges fuel by
 // work: checks within straight-line code and before host calls, chunked
 // helpers for bulk instructions (a version 4 rewrite let straight-line code
-// run unchecked for minutes).
-const Version = "5"
+// run unchecked for minutes). Version 6 adds the sched_yield import to a
+// module that lacks it, which version 5 left to wazero's mode, and names
+// the proposal an undecoded instruction belongs to.
+const Version = "6"
 
 // YieldEvery is how much work (in instructions, see the package
 // documentation) passes between two host calls. It bounds how long a guest
 // can hold off the Go scheduler: about 10-100 µs of guest work.
 const YieldEvery = 100000
 
-// ErrUnsupported is returned for modules that use instructions the rewriter
-// does not decode (SIMD, threads, exceptions, multi-memory), that do not
-// import WASI's sched_yield or that have a start function (unless
-// Options.AllowStart). Callers fall back to wazero's
-// close-on-context-done mode for them. The fallback is safe for any module
-// because it runs the module as written, which wazero validates itself; an
-// invalid module is refused with ErrInvalid instead, since only its rewrite
-// could have turned it valid.
+// ErrUnsupported is returned for modules that use what the rewriter does
+// not decode (SIMD, threads, exceptions, multi-memory, GC types and the
+// like), that need more helpers than it adds, or that have a start function
+// (unless Options.AllowStart). Such a module cannot be stopped by the flag:
+// only wazero's close-on-context-done mode could stop it, and that mode
+// stops neither straight-line bulk work nor a guest holding up the host's
+// garbage collector, so the host refuses it unless its operator allows it
+// to run uninterruptible. That mode runs the module as written, which
+// wazero validates itself; an invalid module is refused with ErrInvalid
+// instead, since only its rewrite could have turned it valid. A module that
+// does not import sched_yield is not unsupported: the rewrite adds the
+// import (yield.go).
 var ErrUnsupported = errors.New("module cannot be instrumented for interruption")
 
 // Options configure Instrument.
@@ -103,7 +119,9 @@ type Options struct {
 }
 
 // Instrument returns a copy of module with the interrupt flag and checks added.
-// Function, global and type indices do not change. It decodes every
+// Global and type indices do not change, nor do function indices unless the
+// module lacks the sched_yield import, which is added after its function
+// imports (moving each function it defines up by one). It decodes every
 // instruction, so malformed input yields an error wrapping wasmbin.ErrMalformed,
 // never a panic. It checks every index the module's code and constant
 // expressions name while it decodes them: a module naming an index it does
@@ -130,6 +148,7 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 	// The flag and the fuel take the first two global indices the module
 	// does not define; the code walk makes sure its code names none of them.
 	globalIdx := m.globals
+	m.addYield = m.yield < 0
 	// Every body is walked, even of a module that is to run uninstrumented:
 	// the walk refuses what wazero would only refuse after allocating for
 	// it (four billion locals cost its decoder gigabytes), and an invalid
@@ -143,11 +162,12 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 			}
 		}
 	}
-	if helps != nil && len(helps.instrs) > 0 && m.funcs()+uint32(len(helps.instrs)) > maxFunctions {
-		return nil, fmt.Errorf("%w: no room for the rewrite's %d helper functions", ErrUnsupported, len(helps.instrs))
-	}
-	if m.yield < 0 {
-		return nil, fmt.Errorf("%w: the module does not import wasi_snapshot_preview1.sched_yield", ErrUnsupported)
+	helperTypes := 0
+	if helps != nil {
+		if len(helps.instrs) > 0 && helps.base()+uint32(len(helps.instrs)) > maxFunctions {
+			return nil, fmt.Errorf("%w: no room for the rewrite's %d helper functions", ErrUnsupported, len(helps.instrs))
+		}
+		helperTypes = len(helps.newTypes)
 	}
 	if hasSection(secs, wasmbin.SecStart) && !opts.AllowStart {
 		// wazero runs the start function inside instantiation, before the
@@ -201,6 +221,13 @@ func Instrument(module []byte, opts Options) ([]byte, error) {
 	if !haveExport {
 		p, _ := appendExports([]byte{0}, name, globalIdx)
 		out = insertSection(out, wasmbin.Section{ID: wasmbin.SecExport, Payload: p})
+	}
+	if m.addYield {
+		// After the rewrite's own exports were appended: they name
+		// globals, which the import does not move.
+		if out, err = m.addYieldTo(out, helperTypes); err != nil {
+			return nil, err
+		}
 	}
 	return wasmbin.Encode(out), nil
 }

@@ -50,6 +50,10 @@ type module struct {
 	hasDataCount   bool
 	definedFuncs   uint32 // entries of the function section
 	yield          int    // function index of wasi_snapshot_preview1.sched_yield, or -1
+	yieldType      int    // the first type () -> i32, or -1
+	// addYield is set when the rewrite adds the sched_yield import, which
+	// renumbers the functions the module defines (yield.go).
+	addYield bool
 	// importRef is set when an element segment or a ref.func names an
 	// imported function: a table may then hold one, and call_indirect
 	// may be a host call.
@@ -63,7 +67,7 @@ func invalid(format string, args ...any) error {
 // analyse checks every section but the code section (which instrumentCode
 // checks while it rewrites) and gathers the index spaces.
 func analyse(secs []wasmbin.Section) (*module, error) {
-	m := &module{yield: -1}
+	m := &module{yield: -1, yieldType: -1}
 	last := -1
 	var yieldType uint32
 	var types []funcType
@@ -84,8 +88,11 @@ func analyse(secs []wasmbin.Section) (*module, error) {
 		switch s.ID {
 		case wasmbin.SecType:
 			types, err = readTypes(rd)
-			for _, t := range types {
+			for i, t := range types {
 				m.typeParams = append(m.typeParams, t.params)
+				if t.isYield && m.yieldType < 0 {
+					m.yieldType = i
+				}
 			}
 		case wasmbin.SecImport:
 			err = m.readImports(rd, len(types))

@@ -32,6 +32,19 @@ func HandModule(tb testing.TB, name string, call, start []byte) []byte {
 // kilobyte of memory holds describe's answer.
 func HandModuleWith(tb testing.TB, name string, build func(m *asm.Module) (call, start []byte)) []byte {
 	tb.Helper()
+	return handModule(tb, name, true, build)
+}
+
+// HandModuleWithoutYield is HandModuleWith without the sched_yield import:
+// a guest that declines the host call its checks would yield through (its
+// imports start at function 0).
+func HandModuleWithoutYield(tb testing.TB, name string, build func(m *asm.Module) (call, start []byte)) []byte {
+	tb.Helper()
+	return handModule(tb, name, false, build)
+}
+
+func handModule(tb testing.TB, name string, yield bool, build func(m *asm.Module) (call, start []byte)) []byte {
+	tb.Helper()
 	tool := "run"
 	if name != "hand" {
 		tool = name + "Run"
@@ -47,7 +60,9 @@ func HandModuleWith(tb testing.TB, name string, build func(m *asm.Module) (call,
 	m := asm.New()
 	void := m.Type(nil, nil)
 	ret := m.Type(nil, []asm.ValType{asm.I32})
-	m.ImportFunc("wasi_snapshot_preview1", "sched_yield", ret)
+	if yield {
+		m.ImportFunc("wasi_snapshot_preview1", "sched_yield", ret)
+	}
 	call, start := build(m)
 	i32 := asm.I32
 	fdWrite := m.ImportFunc("wasi_snapshot_preview1", "fd_write", m.Type([]asm.ValType{i32, i32, i32, i32}, []asm.ValType{i32}))
