@@ -103,15 +103,6 @@ func rewriteCode(payload []byte, m *module, w walker) ([]byte, error) {
 // host call maxRun, so every host call has a check before it.
 const maxRun = 256
 
-// checkSequence is the code inserted at loop headers, function entries and
-// within straight-line code (see the package documentation); it charges
-// cost units of fuel.
-func checkSequence(flag, fuel, yield uint32, cost int) []byte {
-	c := append(wasmbin.AppendU32([]byte{0x23}, fuel), 0x41) // global.get $fuel; i32.const
-	c = wasmbin.AppendS64(c, int64(cost))
-	return append(c, checkTail(flag, fuel, yield)...)
-}
-
 // checkTail follows the cost of a check: it subtracts it from the fuel and,
 // once the fuel runs out, refills it, yields and traps if the flag is set.
 func checkTail(flag, fuel, yield uint32) []byte {
@@ -349,7 +340,9 @@ func (w *walker) instrumentBody(out, code []byte) ([]byte, error) {
 	return append(out, body[prev:]...), nil
 }
 
-// check appends checkSequence(cost).
+// check appends the code inserted at loop headers, function entries and
+// within straight-line code (see the package documentation); it charges
+// cost units of fuel.
 func (w *walker) check(body []byte, cost int) []byte {
 	in := w.in
 	body = append(wasmbin.AppendU32(append(body, 0x23), in.fuel), 0x41) // global.get $fuel; i32.const
