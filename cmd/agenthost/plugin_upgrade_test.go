@@ -17,27 +17,6 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
-// notesVersion is the test plugin code (notes1: one read-only tool read;
-// notes2: and deleteAll; notes3: read writes) as the plugin notes in
-// version v: a tight manifest (http to one host, small limits), then edit.
-func notesVersion(t *testing.T, code, v string, edit func(*manifest.Manifest)) []byte {
-	t.Helper()
-	mod := wasmtest.Module(t, code)
-	m, err := manifest.Read(mod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Name, m.Version = "notes", v
-	m.Capabilities = []string{"http"}
-	m.Limits = manifest.Limits{TimeoutMs: 1000, MemoryMiB: 64, MaxOutputBytes: 1 << 20, MaxHTTPResponseBytes: 1 << 20, AllowedHosts: []string{"api.example.com"}}
-	edit(m)
-	out, err := manifest.Embed(mod, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // sendModule sends a plugin module (or nothing) with the admin's token and
 // returns the status and body.
 func sendModule(t *testing.T, base, token, method, path string, module []byte) (int, []byte) {
@@ -99,7 +78,7 @@ func TestServeRefusesWideningUpgrades(t *testing.T) {
 		}
 		return ""
 	}
-	narrow := func(v string) []byte { return notesVersion(t, "notes1", v, func(*manifest.Manifest) {}) }
+	narrow := func(v string) []byte { return wasmtest.NotesVersion(t, "notes1", v, func(*manifest.Manifest) {}) }
 	if st, b := sendModule(t, base, token, http.MethodPost, "/api/v1/plugins", narrow("1.0.0")); st != http.StatusCreated {
 		t.Fatalf("install: %d %s", st, b)
 	}
@@ -108,13 +87,13 @@ func TestServeRefusesWideningUpgrades(t *testing.T) {
 		name, want string
 		module     []byte
 	}{
-		{"timeout", "timeoutMs 1000 → 600000", notesVersion(t, "notes1", "2.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })},
-		{"memory", "memoryMiB 64 → 1024", notesVersion(t, "notes1", "2.1.0", func(m *manifest.Manifest) { m.Limits.MemoryMiB = 1024 })},
-		{"output to the ceiling", "maxOutputBytes 1048576 → 134217728", notesVersion(t, "notes1", "2.2.0", func(m *manifest.Manifest) { m.Limits.MaxOutputBytes = 128 << 20 })},
-		{"tool added", "tool deleteAll added", notesVersion(t, "notes2", "2.3.0", same)},
-		{"read-only tool made writing", "tool read: readOnly → writing", notesVersion(t, "notes3", "2.4.0", same)},
-		{"capability added", "capability progress added", notesVersion(t, "notes1", "2.5.0", func(m *manifest.Manifest) { m.Capabilities = append(m.Capabilities, "progress") })},
-		{"host added", "host evil.example.org added", notesVersion(t, "notes1", "2.6.0", func(m *manifest.Manifest) {
+		{"timeout", "timeoutMs 1000 → 600000", wasmtest.NotesVersion(t, "notes1", "2.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })},
+		{"memory", "memoryMiB 64 → 1024", wasmtest.NotesVersion(t, "notes1", "2.1.0", func(m *manifest.Manifest) { m.Limits.MemoryMiB = 1024 })},
+		{"output to the ceiling", "maxOutputBytes 1048576 → 134217728", wasmtest.NotesVersion(t, "notes1", "2.2.0", func(m *manifest.Manifest) { m.Limits.MaxOutputBytes = 128 << 20 })},
+		{"tool added", "tool deleteAll added", wasmtest.NotesVersion(t, "notes2", "2.3.0", same)},
+		{"read-only tool made writing", "tool read: readOnly → writing", wasmtest.NotesVersion(t, "notes3", "2.4.0", same)},
+		{"capability added", "capability progress added", wasmtest.NotesVersion(t, "notes1", "2.5.0", func(m *manifest.Manifest) { m.Capabilities = append(m.Capabilities, "progress") })},
+		{"host added", "host evil.example.org added", wasmtest.NotesVersion(t, "notes1", "2.6.0", func(m *manifest.Manifest) {
 			m.Limits.AllowedHosts = append(m.Limits.AllowedHosts, "evil.example.org")
 		})},
 	}
@@ -154,7 +133,7 @@ func TestServeRefusesWideningUpgrades(t *testing.T) {
 
 	// The command: the widening printed, nothing applied; with -confirm applied.
 	file := filepath.Join(t.TempDir(), "notes.wasm")
-	if err := os.WriteFile(file, notesVersion(t, "notes2", "3.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 }), 0o644); err != nil {
+	if err := os.WriteFile(file, wasmtest.NotesVersion(t, "notes2", "3.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 }), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	remote := []string{"-server", base, "-token", token}

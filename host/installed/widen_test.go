@@ -54,28 +54,7 @@ func (a *auditLog) last() store.PluginAuditRecord {
 // narrowNotes is the plugin notes 1.0.0 as a tight first version: one
 // read-only tool (read), http to one host, small limits.
 func narrowNotes(t *testing.T) []byte {
-	return editNotes(t, "notes1", "1.0.0", func(*manifest.Manifest) {})
-}
-
-// editNotes is the code of the test plugin code as notes in version v,
-// with narrowNotes' manifest, then edit. The notes1, notes2 (a tool more)
-// and notes3 (read writes) plugins are its versions' code.
-func editNotes(t *testing.T, code, v string, edit func(*manifest.Manifest)) []byte {
-	t.Helper()
-	mod := wasmtest.Module(t, code)
-	m, err := manifest.Read(mod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Name, m.Version = "notes", v
-	m.Capabilities = []string{"http"}
-	m.Limits = manifest.Limits{TimeoutMs: 1000, MemoryMiB: 64, MaxOutputBytes: 1 << 20, MaxHTTPResponseBytes: 1 << 20, AllowedHosts: []string{"api.example.com"}}
-	edit(m)
-	out, err := manifest.Embed(mod, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return wasmtest.NotesVersion(t, "notes1", "1.0.0", func(*manifest.Manifest) {})
 }
 
 // widenings are the upgrades of the incident, one kind each, and the
@@ -89,14 +68,14 @@ func widenings(t *testing.T) []struct {
 		name, want string
 		module     []byte
 	}{
-		{"timeout", "timeoutMs 1000 → 600000", editNotes(t, "notes1", "2.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })},
-		{"memory", "memoryMiB 64 → 1024", editNotes(t, "notes1", "2.0.1", func(m *manifest.Manifest) { m.Limits.MemoryMiB = 1024 })},
-		{"output to the ceiling", "maxOutputBytes 1048576 → 134217728", editNotes(t, "notes1", "2.0.2", func(m *manifest.Manifest) { m.Limits.MaxOutputBytes = 128 << 20 })},
-		{"a limit left to the default", "timeoutMs 1000 → 30000", editNotes(t, "notes1", "2.0.3", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 0 })},
-		{"tool added", "tool deleteAll added", editNotes(t, "notes2", "2.1.0", same)},
-		{"read-only tool made writing", "tool read: readOnly → writing", editNotes(t, "notes3", "2.2.0", same)},
-		{"capability added", "capability progress added", editNotes(t, "notes1", "2.3.0", func(m *manifest.Manifest) { m.Capabilities = append(m.Capabilities, "progress") })},
-		{"host added", "host evil.example.org added", editNotes(t, "notes1", "2.4.0", func(m *manifest.Manifest) {
+		{"timeout", "timeoutMs 1000 → 600000", wasmtest.NotesVersion(t, "notes1", "2.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })},
+		{"memory", "memoryMiB 64 → 1024", wasmtest.NotesVersion(t, "notes1", "2.0.1", func(m *manifest.Manifest) { m.Limits.MemoryMiB = 1024 })},
+		{"output to the ceiling", "maxOutputBytes 1048576 → 134217728", wasmtest.NotesVersion(t, "notes1", "2.0.2", func(m *manifest.Manifest) { m.Limits.MaxOutputBytes = 128 << 20 })},
+		{"a limit left to the default", "timeoutMs 1000 → 30000", wasmtest.NotesVersion(t, "notes1", "2.0.3", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 0 })},
+		{"tool added", "tool deleteAll added", wasmtest.NotesVersion(t, "notes2", "2.1.0", same)},
+		{"read-only tool made writing", "tool read: readOnly → writing", wasmtest.NotesVersion(t, "notes3", "2.2.0", same)},
+		{"capability added", "capability progress added", wasmtest.NotesVersion(t, "notes1", "2.3.0", func(m *manifest.Manifest) { m.Capabilities = append(m.Capabilities, "progress") })},
+		{"host added", "host evil.example.org added", wasmtest.NotesVersion(t, "notes1", "2.4.0", func(m *manifest.Manifest) {
 			m.Limits.AllowedHosts = append(m.Limits.AllowedHosts, "evil.example.org")
 		})},
 	}
@@ -171,13 +150,13 @@ func TestWideningPolicyAndNarrowing(t *testing.T) {
 	if _, err := d.Install(ctx, narrowNotes(t), by); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := d.Upgrade(ctx, editNotes(t, "notes1", "2.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 }), installed.UpgradeOptions{Actor: by}); err != nil {
+	if _, _, _, err := d.Upgrade(ctx, wasmtest.NotesVersion(t, "notes1", "2.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 }), installed.UpgradeOptions{Actor: by}); err != nil {
 		t.Fatalf("a widening under the policy: %v", err)
 	}
 	if r := audit.last(); r.AllowedBy != "policy" || !r.Widened {
 		t.Fatalf("policy record %+v", r)
 	}
-	narrow := editNotes(t, "notes1", "3.0.0", func(m *manifest.Manifest) {
+	narrow := wasmtest.NotesVersion(t, "notes1", "3.0.0", func(m *manifest.Manifest) {
 		m.Limits.TimeoutMs, m.Limits.AllowedHosts, m.Capabilities = 500, nil, nil
 	})
 	d2, err := installed.Open(ctx, t.TempDir(), newHost(t), slog.New(slog.DiscardHandler), installed.Options{Audit: audit})
@@ -225,7 +204,7 @@ func TestFileSwappedOnDisk(t *testing.T) {
 	if _, ok := same.Plugin("notes"); !ok {
 		t.Fatal("the installed build is not loaded at a start")
 	}
-	wide := editNotes(t, "notes2", "9.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })
+	wide := wasmtest.NotesVersion(t, "notes2", "9.0.0", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 600000 })
 	if err := os.WriteFile(filepath.Join(dir, "notes.wasm"), wide, 0o600); err != nil {
 		t.Fatal(err)
 	}
