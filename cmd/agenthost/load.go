@@ -166,7 +166,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
 		if err := os.Mkdir(plugins, 0o700); err != nil {
 			return loadResult{}, err
 		}
-		cmd := cfg.hostCommand(hostCtx, "serve", "-database", cfg.Database, "-addr", addr, "-config", conf, "-plugins", plugins)
+		cmd := cfg.hostCommand(hostCtx, "serve", "-database", cfg.Database, "-addr", addr, "-mcp-addr", "off", "-config", conf, "-plugins", plugins)
 		cmd.Stdout, cmd.Stderr = io.Discard, warnings(logs)
 		// Stopped like an operator would stop it; killed if it lingers.
 		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }

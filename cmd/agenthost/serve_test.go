@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,6 +49,11 @@ type child struct {
 
 func startChild(t testing.TB, args ...string) *child {
 	t.Helper()
+	// The MCP endpoint's default port is one for the whole machine: a
+	// serve that wants it names its own (as serveInProcess).
+	if len(args) > 0 && args[0] == "serve" && !slices.Contains(args, "-mcp-addr") {
+		args = append(args, "-mcp-addr", "off")
+	}
 	c := &child{cmd: exec.Command(os.Args[0], args...), lines: make(chan string, 1024), done: make(chan struct{})}
 	c.cmd.Env = append(os.Environ(), "AGENTHOST_TEST_MAIN=1")
 	c.cmd.Stdout = io.Discard
