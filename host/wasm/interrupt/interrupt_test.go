@@ -50,6 +50,21 @@ func guest(tb testing.TB) []byte {
 	return guestWasm
 }
 
+// runWASI instantiates module, nameless, in a fresh runtime with WASI that
+// is closed when the test ends.
+func runWASI(tb testing.TB, module []byte) api.Module {
+	tb.Helper()
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	tb.Cleanup(func() { rt.Close(ctx) })
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	mod, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithName(""))
+	if err != nil {
+		tb.Fatalf("instantiate: %v", err)
+	}
+	return mod
+}
+
 // instantiate compiles module in a runtime WITHOUT close-on-context-done and
 // initialises the Go runtime.
 func instantiate(tb testing.TB, module []byte, closeOnDone bool) api.Module {

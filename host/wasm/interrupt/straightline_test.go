@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/agenthost/agenthost/host/wasm/interrupt"
 	asm "github.com/agenthost/agenthost/host/wasm/wasmtest/wasmasm"
@@ -91,13 +89,7 @@ func TestStraightLineWorkIsCharged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rt := wazero.NewRuntime(ctx)
-			defer rt.Close(ctx)
-			wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-			mod, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
-			if err != nil {
-				t.Fatal(err)
-			}
+			mod := runWASI(t, out)
 			mod.ExportedGlobal(interrupt.DefaultGlobalExport).(api.MutableGlobal).Set(1)
 			mod.ExportedGlobal(interrupt.DefaultGlobalExport + ".fuel").(api.MutableGlobal).Set(uint64(fuel))
 			_, err = mod.ExportedFunction("f").Call(ctx)

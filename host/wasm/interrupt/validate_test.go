@@ -243,13 +243,7 @@ func TestInstrumentAcceptsValidModules(t *testing.T) {
 		t.Fatalf("Instrument: %v", err)
 	}
 	results := func(module []byte) []uint64 {
-		rt := wazero.NewRuntime(ctx)
-		defer rt.Close(ctx)
-		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-		mod, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithName(""))
-		if err != nil {
-			t.Fatalf("instantiate: %v", err)
-		}
+		mod := runWASI(t, module)
 		if _, err := mod.ExportedFunction("init").Call(ctx); err != nil {
 			t.Fatalf("init: %v", err)
 		}
@@ -287,13 +281,7 @@ func TestTriggerStopsAssembledSpin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	mod, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mod := runWASI(t, out)
 	done := make(chan error, 1)
 	go func() {
 		_, err := mod.ExportedFunction("spin").Call(ctx)
@@ -531,13 +519,7 @@ func TestEntryCheckLeftOutOnlyBeforeALoop(t *testing.T) {
 			if n := bytes.Count(bodies(t, out)[0], check); n != tc.checks {
 				t.Fatalf("%d checks in the rewritten body, want %d", n, tc.checks)
 			}
-			rt := wazero.NewRuntime(ctx)
-			defer rt.Close(ctx)
-			wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-			mod, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
-			if err != nil {
-				t.Fatal(err)
-			}
+			mod := runWASI(t, out)
 			if err := interrupt.Trigger(mod, ""); err != nil {
 				t.Fatal(err)
 			}

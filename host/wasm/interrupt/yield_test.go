@@ -182,13 +182,7 @@ func TestAddedYieldSmallModules(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Instrument: %v", err)
 			}
-			rt := wazero.NewRuntime(ctx)
-			defer rt.Close(ctx)
-			wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-			mod, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
-			if err != nil {
-				t.Fatalf("instantiate the rewrite: %v", err)
-			}
+			mod := runWASI(t, out)
 			if f := mod.ExportedFunction("f"); f != nil {
 				res, err := f.Call(ctx, 9)
 				if err != nil || res[0] != tc.want {
