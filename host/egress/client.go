@@ -178,6 +178,8 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 
 // checkURL applies the scheme, method and allow-list rules to one hop.
 func (c *Client) checkURL(method string, u *url.URL) error {
+	// Not checkURL: a client's Transport (what an MCP server's connection
+	// uses) applies the dial rules only, not the allow-list or methods.
 	host := u.Hostname()
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return &DeniedError{Host: host, Reason: fmt.Sprintf("scheme %q is not allowed", u.Scheme), Err: ErrSchemeNotAllowed}
