@@ -21,8 +21,11 @@
 //     input ever becomes a path or reaches a query in another form.
 //
 // Blobs carry no owner: who may read a blob is decided by the rows that point
-// at it (files), which is also why [Dir.Delete] and [Postgres.Delete] exist
-// only for the garbage collector.
+// at it (files), which is also why deleting exists only for the sweeper
+// (package sweep): [Dir.Retire] for a directory, and for Postgres the
+// sweeper's own transaction on the blobs row. Both stores record when a
+// blob's bytes were last written (a Dir file's modification time, the
+// blobs row's written_at): a Put of bytes already stored renews it.
 package blob
 
 import (

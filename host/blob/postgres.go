@@ -109,6 +109,19 @@ func (p *Postgres) createStaging() (*os.File, error) {
 // insert commits one blob: its row and, if the row is new, its chunks read
 // from data.
 func (p *Postgres) insert(ctx context.Context, sha string, size int64, data io.Reader) error {
+	// Bytes stored already are written again in name only: renewing
+	// written_at restarts the sweeper's grace period, so a Put of content
+	// that nothing refers to any more is not undone by a sweep before its
+	// caller's row refers to it. A sweep deleting the row at this moment
+	// holds its lock: this waits, finds no row, and stores the bytes anew.
+	t := time.Now().UnixMicro()
+	tag, err := p.pool.Exec(ctx, `UPDATE blobs SET written_at = $2 WHERE sha256 = $1`, sha, t)
+	if err != nil {
+		return fmt.Errorf("blob: store %s: %w", sha, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
 	tx, err := p.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("blob: store %s: %w", sha, err)
@@ -116,9 +129,9 @@ func (p *Postgres) insert(ctx context.Context, sha string, size int64, data io.R
 	defer tx.Rollback(context.WithoutCancel(ctx)) // a no-op after Commit
 	var inserted string
 	err = tx.QueryRow(ctx,
-		`INSERT INTO blobs (sha256, size, created_at) VALUES ($1, $2, $3)
+		`INSERT INTO blobs (sha256, size, created_at, written_at) VALUES ($1, $2, $3, $3)
 		 ON CONFLICT (sha256) DO NOTHING RETURNING sha256`,
-		sha, size, time.Now().UnixMicro()).Scan(&inserted)
+		sha, size, t).Scan(&inserted)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Stored already (or by a racing Put that committed while we waited
 		// on the key): the same sha means the same bytes.
@@ -183,7 +196,9 @@ func (p *Postgres) Stat(ctx context.Context, sha string) (int64, error) {
 }
 
 // Delete removes the blob named sha and its chunks in one statement; a missing
-// blob is not an error. It is for the garbage collector, which must make sure
+// blob is not an error. The sweeper (package sweep) does not call it: it
+// deletes rows in its own transaction, checked against every reference. It is
+// for a garbage collector, which must make sure
 // nothing refers to the blob and no upload of the same bytes is under way (a
 // Put that finds the row in place stores nothing and may return just before
 // the Delete); the files table's foreign key refuses to delete a blob a file
