@@ -35,6 +35,7 @@ import (
 //	agenthost admin tools -workspace ID -set NAME [-extra a,b]   the workspace agent's tool set
 //	agenthost admin limits -tenant ID [-credit CHF] [-monthly CHF]   spending limits ("none" removes)
 //	agenthost admin usage -tenant ID [-by model,month] [-csv]        the tenant's usage report
+//	agenthost admin storage [-sweep]                             what storage holds and can reclaim
 //	agenthost admin mcp -tenant ID -name NAME (-command CMD | -url URL) …   an external MCP server (-list, -remove ID)
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -44,6 +45,9 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		adminUsage(stdout)
 		return nil
+	}
+	if args[0] == "storage" {
+		return adminStorageCmd(ctx, args[1:], stdout, stderr)
 	}
 	required, ok := adminRequired()[args[0]]
 	if !ok {
@@ -217,6 +221,8 @@ func adminUsage(w io.Writer) {
                                                  without -credit/-monthly: show limits and spending
   usage -tenant ID [-by model,month]             the tenant's usage report (CHF, exact), this month
       [-from DATE] [-to DATE] [-csv]             unless -from/-to say otherwise
+  storage [-sweep]                               bytes and blobs held (by tenant) and what a sweep would
+                                                 reclaim; -sweep reclaims it now (docs/storage.md)
 
   mcp -tenant ID -name NAME [-workspace ID]     add an external MCP server to the workspace's tool set
       -command "PROG ARGS" [-env K=V,…]          (or every workspace's): a stdio server (no shell; an

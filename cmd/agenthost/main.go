@@ -47,6 +47,8 @@ func commands() map[string]command {
 		"admin":   adminCmd,
 		"load":    loadCmd,
 		"run":     runCmd,
+		"backup":  backupCmd,
+		"restore": restoreCmd,
 	}
 }
 
@@ -88,7 +90,9 @@ commands:
   serve                          run the HTTP server and background workers
   worker                         run background workers only
   migrate                        apply database migrations
-  admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp   tenants, users, workspaces, roles, tokens, spending, MCP servers
+  admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp|storage   tenants, users, workspaces, roles, tokens, spending, MCP servers, storage
+  backup -data DIR -to PATH      a consistent copy of the embedded database and its blobs, while serve runs
+  restore -from PATH -data DIR   bring a backup back (an empty DIR, or -force)
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
   run "PROMPT" [-file FILE]...   run a workflow on a server and follow it (tool calls, cost, the answer)
   plugin new NAME [-kind K]      scaffold a plugin folder (tool, extractor) with fixtures

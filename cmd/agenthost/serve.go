@@ -66,6 +66,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tf := addTelemetryFlags(fs)
 	mcpCommands := addMCPCommandFlag(fs)
 	keyFile := addSecretKeyFileFlag(fs)
+	sw := addSweepFlags(fs)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -194,7 +195,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Pages of large PDFs are read on demand by the knowledge capability,
 	// and the rest extracted in the background by the queue.
 	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
-	kinds := jobKinds(ingester, reader, db)
+	kinds := jobKinds(ingester, reader, db, sw.sweeper(db, blobs, logger))
 	runjob.Register(kinds, func() runjob.Worker {
 		if s := bgSvc.Load(); s != nil {
 			return s
@@ -210,7 +211,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	})
-	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: indexing.Periodic(), Logger: logger,
+	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: periodicJobs(sw), Logger: logger,
 		TracerProvider: tel.TracerProvider(),
 		Queues: map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2,
 			syncjob.QueueName: 2}})

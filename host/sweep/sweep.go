@@ -313,15 +313,9 @@ type Args struct{}
 // Kind implements jobs.Args.
 func (Args) Kind() string { return "storage.sweep" }
 
-// Register adds the sweep job to a registry; sweeper is called when the job
-// runs (it may return nil on a process that cannot sweep, which then
-// leaves the job to the next period).
-func Register(reg *jobs.Registry, sweeper func() *Sweeper) {
+// Register adds the sweep job to a registry.
+func Register(reg *jobs.Registry, s *Sweeper) {
 	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[Args]) error {
-		s := sweeper()
-		if s == nil {
-			return nil
-		}
 		_, err := s.Sweep(ctx)
 		if errors.Is(err, ErrHeld) {
 			// A backup is copying: the next period sweeps.

@@ -463,3 +463,64 @@ func age(t *testing.T, e *env, bodies [][]byte) {
 		}
 	}
 }
+
+// sweepingBlobs runs a sweep inside every Put, after the bytes are stored
+// and before the caller's row refers to them: the worst moment for an
+// upload, made certain instead of left to chance.
+type sweepingBlobs struct {
+	files.Blobs
+	t testing.TB
+	s *sweep.Sweeper
+}
+
+func (b sweepingBlobs) Put(ctx context.Context, r io.Reader, max int64) (string, int64, error) {
+	sha, n, err := b.Blobs.Put(ctx, r, max)
+	if err == nil {
+		if _, serr := b.s.Sweep(ctx); serr != nil {
+			b.t.Errorf("sweep inside Put: %v", serr)
+		}
+	}
+	return sha, n, err
+}
+
+// TestSweepBetweenPutAndRow uploads bytes that are stored already, nothing
+// refers to and look older than the grace period, with a sweep between the
+// upload's Put and its row: the Put must have renewed them.
+func TestSweepBetweenPutAndRow(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e := b.open(t)
+			body := random(t, 3000)
+			f := e.upload(t, e.ws, "old.bin", body)
+			if err := e.svc.Delete(ctx, e.p, f.ID); err != nil {
+				t.Fatal(err)
+			}
+			s := sweep.New(e.db, dirOf(e), sweep.Config{Retention: store.Retention{Trash: 0}, Grace: time.Minute})
+			if _, err := s.Sweep(ctx); err != nil { // empties the trash
+				t.Fatal(err)
+			}
+			age(t, e, [][]byte{body})
+			svc := files.NewService(e.db, sweepingBlobs{Blobs: e.blobs, t: t, s: s}, files.DefaultMaxUpload)
+			g, _, err := svc.Upload(ctx, e.p, files.Upload{WorkspaceID: e.ws, Name: "again.bin", Content: bytes.NewReader(body)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !e.present(t, g.SHA256) {
+				t.Fatal("the upload's bytes were deleted between its Put and its row")
+			}
+			// Once nothing refers to them and the grace has passed, they go.
+			if err := e.svc.Delete(ctx, e.p, g.ID); err != nil {
+				t.Fatal(err)
+			}
+			s.Sweep(ctx)
+			age(t, e, [][]byte{body})
+			if _, err := s.Sweep(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if e.present(t, g.SHA256) {
+				t.Fatal("bytes kept after their last file was deleted and the grace passed")
+			}
+		})
+	}
+}
