@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -95,14 +97,11 @@ func (d *Dir) Retire(ctx context.Context, sha string, writtenBefore time.Time) (
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("blob: retire %s: %w", sha, err)
 	}
-	f, err := os.CreateTemp(d.tmp, retiredPrefix+sha+"-*")
-	if err != nil {
-		return nil, fmt.Errorf("blob: retire %s: %w", sha, err)
-	}
-	to := f.Name()
-	f.Close()
+	// A random suffix, not a file made first: one rename per blob. Two
+	// sweepers retiring the same blob at once cannot meet here (only one
+	// rename of it succeeds).
+	to := filepath.Join(d.tmp, retiredPrefix+sha+"-"+strconv.FormatUint(rand.Uint64(), 36))
 	if err := os.Rename(d.path(sha), to); err != nil {
-		os.Remove(to)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("blob %s: %w", sha, ErrNotFound)
 		}

@@ -217,35 +217,101 @@ func (db *DB) ReclaimTx(ctx context.Context, fn func(r *Reclaim) error) error {
 	})
 }
 
-// DeleteBlob deletes blob sha's row if it was written before writtenBefore
-// and no row refers to it, together with its content indexes (which nothing
-// could reach without a file); on PostgreSQL the blob backend's chunks go
-// with the row. It reports whether it deleted the row. A blob that gained a
-// reference meanwhile is kept (false, nil).
-func (r *Reclaim) DeleteBlob(ctx context.Context, sha string, writtenBefore time.Time) (bool, error) {
-	r.sp++
-	sp := fmt.Sprintf("reclaim_%d", r.sp)
-	if _, err := r.c.exec(ctx, `SAVEPOINT `+sp); err != nil {
-		return false, fmt.Errorf("store: reclaim %s: %w", sha, err)
+// DeleteBlobs deletes the rows of those of shas that were written before
+// writtenBefore and that no row refers to, together with their content
+// indexes (which nothing could reach without a file); on PostgreSQL the blob
+// backend's chunks go with the rows. It returns the shas it deleted; a blob
+// that gained a reference meanwhile is kept.
+func (r *Reclaim) DeleteBlobs(ctx context.Context, shas []string, writtenBefore time.Time) (map[string]bool, error) {
+	if len(shas) == 0 {
+		return map[string]bool{}, nil
 	}
-	n, err := execCount(ctx, r.c, `DELETE FROM blobs WHERE sha256 = ? AND written_at < ? AND NOT `+
-		strings.ReplaceAll(blobReferenced, "b.sha256", "blobs.sha256"), sha, micros(writtenBefore))
+	deleted, err := r.deleteBlobs(ctx, shas, writtenBefore)
+	if isForeignKey(err) {
+		// On PostgreSQL a transaction that committed a reference while
+		// the delete waited for its row lock fails the whole statement:
+		// one row at a time finds which.
+		deleted = map[string]bool{}
+		for _, sha := range shas {
+			d, err := r.deleteBlobs(ctx, []string{sha}, writtenBefore)
+			if isForeignKey(err) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			for k := range d {
+				deleted[k] = true
+			}
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	if len(deleted) > 0 {
+		args := make([]any, 0, len(deleted))
+		for sha := range deleted {
+			args = append(args, sha)
+		}
+		if _, err := r.c.exec(ctx, `DELETE FROM content_indexes WHERE sha256 IN (`+placeholders(len(args))+`)`, args...); err != nil {
+			return nil, fmt.Errorf("store: drop content indexes: %w", err)
+		}
+	}
+	return deleted, nil
+}
+
+// deleteBlobs is one DELETE of DeleteBlobs, inside a savepoint on
+// PostgreSQL so that a foreign-key violation leaves the transaction usable.
+// (On SQLite the write lock makes the violation impossible: no reference
+// can be committed beside this transaction, and the statement's own
+// condition covers every table with a foreign key to blobs.)
+func (r *Reclaim) deleteBlobs(ctx context.Context, shas []string, writtenBefore time.Time) (map[string]bool, error) {
+	sp := ""
+	if r.c.dialect == Postgres {
+		r.sp++
+		sp = fmt.Sprintf("reclaim_%d", r.sp)
+		if _, err := r.c.exec(ctx, `SAVEPOINT `+sp); err != nil {
+			return nil, fmt.Errorf("store: reclaim: %w", err)
+		}
+	}
+	args := make([]any, 0, len(shas)+1)
+	for _, sha := range shas {
+		args = append(args, sha)
+	}
+	args = append(args, micros(writtenBefore))
+	out := map[string]bool{}
+	err := func() error {
+		rows, err := r.c.query(ctx, `DELETE FROM blobs WHERE sha256 IN (`+placeholders(len(shas))+`) AND written_at < ? AND NOT `+
+			strings.ReplaceAll(blobReferenced, "b.sha256", "blobs.sha256")+` RETURNING sha256`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var sha string
+			if err := rows.Scan(&sha); err != nil {
+				return err
+			}
+			out[sha] = true
+		}
+		return rows.Err()
+	}()
 	if err != nil {
-		if _, rerr := r.c.exec(ctx, `ROLLBACK TO SAVEPOINT `+sp); rerr != nil {
-			return false, fmt.Errorf("store: reclaim %s: %w (and rolling back: %w)", sha, err, rerr)
+		if sp != "" {
+			if _, rerr := r.c.exec(ctx, `ROLLBACK TO SAVEPOINT `+sp); rerr != nil {
+				return nil, fmt.Errorf("store: reclaim: %w (and rolling back: %w)", err, rerr)
+			}
 		}
 		if isForeignKey(err) {
-			return false, nil // referred to by a transaction that committed meanwhile
+			return nil, err
 		}
-		return false, fmt.Errorf("store: reclaim %s: %w", sha, err)
+		return nil, fmt.Errorf("store: reclaim: %w", err)
 	}
-	if _, err := r.c.exec(ctx, `RELEASE SAVEPOINT `+sp); err != nil {
-		return false, fmt.Errorf("store: reclaim %s: %w", sha, err)
+	if sp != "" {
+		if _, err := r.c.exec(ctx, `RELEASE SAVEPOINT `+sp); err != nil {
+			return nil, fmt.Errorf("store: reclaim: %w", err)
+		}
 	}
-	if n == 0 {
-		return false, nil
-	}
-	return true, r.dropIndexes(ctx, sha)
+	return out, nil
 }
 
 // Unrecorded reports whether blob sha has no row and no row refers to it:

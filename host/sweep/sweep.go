@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/agenthost/agenthost/host/blob"
@@ -177,30 +178,41 @@ func (s *Sweeper) sweepRows(ctx context.Context, cutoff time.Time, res *Result) 
 		var deleted []store.StoredBlob
 		err = s.db.ReclaimTx(ctx, func(r *store.Reclaim) error {
 			retired, deleted = retired[:0], deleted[:0]
+			// Bytes first (out of place, a Put racing this one wins), then
+			// the rows, then the bytes whose rows stayed go back.
+			held := map[string]*blob.Retired{}
+			shas := make([]string, 0, len(batch))
 			for _, b := range batch {
-				var rt *blob.Retired
 				if s.dir != nil {
-					var err error
-					rt, err = s.dir.Retire(ctx, b.SHA256, cutoff)
+					rt, err := s.dir.Retire(ctx, b.SHA256, cutoff)
 					switch {
 					case errors.Is(err, blob.ErrFresh):
 						res.Kept++
 						continue
 					case errors.Is(err, blob.ErrNotFound):
-						rt = nil // the row outlived its bytes: it goes too
+						// The row outlived its bytes: it goes too.
 					case err != nil:
-						return err
+						return errors.Join(err, restoreAll(held))
+					default:
+						held[b.SHA256] = rt
 					}
 				}
-				ok, err := r.DeleteBlob(ctx, b.SHA256, cutoff)
-				if err != nil || !ok {
+				shas = append(shas, b.SHA256)
+			}
+			gone, err := r.DeleteBlobs(ctx, shas, cutoff)
+			if err != nil {
+				return errors.Join(err, restoreAll(held))
+			}
+			for _, b := range batch {
+				rt := held[b.SHA256]
+				if !gone[b.SHA256] {
 					if rt != nil {
-						err = errors.Join(err, rt.Restore())
+						if err := rt.Restore(); err != nil {
+							delete(held, b.SHA256)
+							return errors.Join(err, restoreAll(held))
+						}
+						res.Kept++
 					}
-					if err != nil {
-						return err
-					}
-					res.Kept++
 					continue
 				}
 				if rt != nil {
@@ -223,8 +235,18 @@ func (s *Sweeper) sweepRows(ctx context.Context, cutoff time.Time, res *Result) 
 	}
 }
 
+// restoreAll puts retired bytes back.
+func restoreAll(held map[string]*blob.Retired) error {
+	var errs []error
+	for _, rt := range held {
+		errs = append(errs, rt.Restore())
+	}
+	return errors.Join(errs...)
+}
+
 // finish deletes the retired bytes of a committed transaction, or puts them
-// back when it failed (err).
+// back when it failed (err). Unlinks run a few at a time: on a busy disk
+// each waits on the file system's journal, not on the CPU.
 func (s *Sweeper) finish(retired []*blob.Retired, err error) error {
 	if err != nil {
 		for _, rt := range retired {
@@ -232,12 +254,24 @@ func (s *Sweeper) finish(retired []*blob.Retired, err error) error {
 		}
 		return err
 	}
-	var errs []error
-	for _, rt := range retired {
-		if err := rt.Delete(); err != nil {
-			errs = append(errs, err)
-		}
+	const workers = 8
+	errs := make([]error, len(retired))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, len(retired)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = retired[i].Delete()
+			}
+		}()
 	}
+	for i := range retired {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

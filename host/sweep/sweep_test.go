@@ -524,3 +524,78 @@ func TestSweepBetweenPutAndRow(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepMeetsUncommittedReference (PostgreSQL): a transaction has
+// inserted a file row referring to a blob nothing else refers to, and not
+// committed, when a sweep comes to delete the blob. The sweep waits on the
+// row's lock; once the reference commits, the foreign key refuses the
+// delete, and the sweep keeps the blob (and its bytes) and finishes.
+func TestSweepMeetsUncommittedReference(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends {
+		if b.name == "sqlite+dir" {
+			continue // one writer at a time: the situation cannot arise
+		}
+		t.Run(b.name, func(t *testing.T) {
+			e := b.open(t)
+			body := random(t, 4000)
+			f := e.upload(t, e.ws, "x.bin", body)
+			other := e.upload(t, e.ws, "other.bin", random(t, 10)) // deleted too: the batch has more than one
+			for _, id := range []string{f.ID, other.ID} {
+				if err := e.svc.Delete(ctx, e.p, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := sweep.New(e.db, dirOf(e), sweep.Config{Retention: store.Retention{Trash: 0, Versions: -1}, Grace: -1})
+			// The trash is emptied first, so the sweep goes straight to the blobs.
+			if _, err := e.db.PurgeExpired(ctx, store.Retention{Trash: 0}, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			tx, err := e.db.SQL().BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			now := time.Now().UnixMicro()
+			if _, err := tx.ExecContext(ctx, `INSERT INTO files (id, tenant_id, workspace_id, created_by, name, mime_type, sha256, size, status, created_at, updated_at)
+				VALUES ('late', $1, $2, $3, 'late.bin', 'application/octet-stream', $4, $5, 'active', $6, $6)`,
+				e.p.TenantID, e.ws, e.p.UserID, f.SHA256, len(body), now); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			var res sweep.Result
+			go func() {
+				var err error
+				res, err = s.Sweep(ctx)
+				done <- err
+			}()
+			// Wait until the sweep's delete waits on the row lock.
+			for {
+				var waiting int
+				if err := e.db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM blobs%'`).Scan(&waiting); err != nil {
+					t.Fatal(err)
+				}
+				if waiting > 0 {
+					break
+				}
+				select {
+				case err := <-done:
+					t.Fatalf("the sweep ended without waiting for the uncommitted reference: %v %+v", err, res)
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("sweep: %v", err)
+			}
+			if !e.present(t, f.SHA256) {
+				t.Fatal("a blob referred to by a transaction that committed during the sweep was deleted")
+			}
+			if e.present(t, other.SHA256) || res.Blobs != 1 {
+				t.Fatalf("the other unreferenced blob was kept: %+v", res)
+			}
+		})
+	}
+}
