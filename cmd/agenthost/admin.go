@@ -29,6 +29,7 @@ import (
 //	agenthost admin user -tenant ID -email ADDR [-admin]
 //	agenthost admin workspace -tenant ID -name NAME [-kind KIND]
 //	agenthost admin member -workspace ID -user ID -role ROLE   (role "" removes)
+//	agenthost admin delete-workspace -workspace ID               the workspace and everything in it
 //	agenthost admin token -user ID [-name NAME] [-ttl 2160h]   a token (90 days unless -ttl; -ttl 0 never expires)
 //	agenthost admin token -list -user ID                         the user's tokens
 //	agenthost admin token -revoke TOKEN_ID                       ends a token at once
@@ -40,7 +41,7 @@ import (
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return fmt.Errorf("admin: want bootstrap, user, workspace, member, token, tools, limits, usage or mcp")
+		return fmt.Errorf("admin: want bootstrap, user, workspace, member, delete-workspace, token, tools, limits, usage, mcp or storage")
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		adminUsage(stdout)
@@ -154,6 +155,13 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		fmt.Fprintf(stdout, "workspace %s\n", w.ID)
+	case "delete-workspace":
+		// Its files go to no trash: the workspace is gone. Their blobs go at
+		// the first sweep after the grace period unless other rows share them.
+		if err := db.DeleteWorkspace(ctx, *workspace); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "workspace %s deleted with its files, folders and conversations; its storage is reclaimed by the next sweep (admin storage)\n", *workspace)
 	case "member":
 		return db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)})
 	case "token":
@@ -191,15 +199,16 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // without.
 func adminRequired() map[string][]string {
 	return map[string][]string{
-		"bootstrap": {"tenant", "email"},
-		"user":      {"tenant", "email"},
-		"workspace": {"tenant", "name"},
-		"member":    {"workspace", "user"},
-		"token":     {"user"},
-		"tools":     {"workspace"},
-		"limits":    {"tenant"},
-		"usage":     {"tenant"},
-		"mcp":       {"tenant"},
+		"bootstrap":        {"tenant", "email"},
+		"user":             {"tenant", "email"},
+		"workspace":        {"tenant", "name"},
+		"member":           {"workspace", "user"},
+		"delete-workspace": {"workspace"},
+		"token":            {"user"},
+		"tools":            {"workspace"},
+		"limits":           {"tenant"},
+		"usage":            {"tenant"},
+		"mcp":              {"tenant"},
 	}
 }
 
@@ -210,6 +219,8 @@ func adminUsage(w io.Writer) {
   user -tenant ID -email ADDR [-admin]           a user of the tenant
   workspace -tenant ID -name NAME [-kind KIND]   a workspace
   member -workspace ID -user ID -role ROLE       a membership (role "" removes it)
+  delete-workspace -workspace ID                 delete a workspace and everything in it (files, folders,
+                                                 conversations); its bytes go at the next sweep
   token -user ID [-name NAME] [-ttl 2160h]       an API token (shown once); expires after 90 days
                                                  unless -ttl says otherwise (-ttl 0: never)
   token -list -user ID                           the user's tokens, with their state

@@ -78,8 +78,11 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer db.Close()
-	if err := prepareSchema(ctx, db, false); err != nil {
+	// A backup never changes the schema under a running server.
+	if pending, err := db.Pending(ctx); err != nil {
 		return err
+	} else if pending {
+		return fmt.Errorf("backup: the database in %s has migrations this agenthost would apply: back it up with the agenthost that serves it, or run serve (or migrate) of this version first", data)
 	}
 	hold, err := db.Hold(ctx, "backup to "+*to, holdTTL)
 	if err != nil {

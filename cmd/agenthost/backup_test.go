@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -322,5 +323,33 @@ func TestAdminStorageSweep(t *testing.T) {
 	}
 	if st, got := getRaw(t, h.base+"/files/"+keep+"/content", token); st != 200 || string(got) != "kept" {
 		t.Fatalf("the kept file after the sweep: %d %q", st, got)
+	}
+
+	// A deleted workspace's files go with it, and their bytes at the sweep.
+	tenant := regexp.MustCompile(`(?m)^tenant (\S+)$`).FindStringSubmatch(out)[1]
+	made, stderr, err := run0(t, "admin", "workspace", "-data", data, "-tenant", tenant, "-name", "scratch")
+	if err != nil {
+		t.Fatalf("admin workspace: %v\n%s", err, stderr)
+	}
+	scratch := strings.TrimPrefix(strings.TrimSpace(made), "workspace ")
+	other := make([]byte, 100_000)
+	rand.Read(other)
+	oid, err := uploadFile(h.base, token, scratch, "scratch.bin", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var of struct{ SHA256 string }
+	h.call(t, token, "GET", "/files/"+oid, "", &of)
+	if _, stderr, err := run0(t, "admin", "delete-workspace", "-data", data, "-workspace", scratch); err != nil {
+		t.Fatalf("admin delete-workspace: %v\n%s", err, stderr)
+	}
+	if st, _ := getRaw(t, h.base+"/files/"+oid+"/content", token); st != 404 {
+		t.Fatalf("a deleted workspace's file answers %d", st)
+	}
+	if _, stderr, err := run0(t, "admin", "storage", "-data", data, "-sweep", "-sweep-grace", "0"); err != nil {
+		t.Fatalf("admin storage -sweep: %v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "blobs", of.SHA256[:2], of.SHA256[2:])); !os.IsNotExist(err) {
+		t.Fatalf("the deleted workspace's bytes are still on disk: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func (db *DB) StorageReport(ctx context.Context, r Retention, at, writtenBefore 
 	if err := c.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(size), 0) FROM blobs`).Scan(&out.Blobs, &out.Bytes); err != nil {
 		return out, fmt.Errorf("store: storage report: %w", err)
 	}
-	if err := c.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(b.size), 0) FROM blobs b WHERE b.written_at < ? AND NOT `+blobReferenced,
+	if err := c.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(b.size), 0) FROM blobs b WHERE b.written_at < ? AND `+blobUnreferenced,
 		micros(writtenBefore)).Scan(&out.Unreferenced, &out.UnreferencedBytes); err != nil {
 		return out, fmt.Errorf("store: storage report: %w", err)
 	}

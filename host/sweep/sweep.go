@@ -276,61 +276,64 @@ func (s *Sweeper) finish(retired []*blob.Retired, err error) error {
 }
 
 // sweepDir deletes the blob files written before cutoff that have no row
-// and that no row refers to.
+// and that no row refers to, a page at a time as the walk finds them.
 func (s *Sweeper) sweepDir(ctx context.Context, cutoff time.Time, res *Result) error {
-	var old []string
-	sizes := map[string]int64{}
+	page := make([]string, 0, s.cfg.Batch)
 	err := s.dir.Walk(ctx, func(b blob.Stored) error {
-		if b.Written.Before(cutoff) {
-			old = append(old, b.SHA256)
-			sizes[b.SHA256] = b.Size
+		if !b.Written.Before(cutoff) {
+			return nil
 		}
-		return nil
+		page = append(page, b.SHA256)
+		if len(page) < s.cfg.Batch {
+			return nil
+		}
+		err := s.sweepOrphans(ctx, page, cutoff, res)
+		page = page[:0]
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	for len(old) > 0 {
-		n := min(len(old), s.cfg.Batch)
-		orphans, err := s.db.Unrecorded(ctx, old[:n])
-		old = old[n:]
-		if err != nil {
-			return err
-		}
-		if len(orphans) == 0 {
-			continue
-		}
-		var retired []*blob.Retired
-		err = s.db.ReclaimTx(ctx, func(r *store.Reclaim) error {
-			retired = retired[:0]
-			for _, sha := range orphans {
-				rt, err := s.dir.Retire(ctx, sha, cutoff)
-				if errors.Is(err, blob.ErrFresh) || errors.Is(err, blob.ErrNotFound) {
-					res.Kept++
-					continue
-				}
-				if err != nil {
+	return s.sweepOrphans(ctx, page, cutoff, res)
+}
+
+// sweepOrphans deletes those of shas (files of the directory) that have no
+// row and that no row refers to.
+func (s *Sweeper) sweepOrphans(ctx context.Context, shas []string, cutoff time.Time, res *Result) error {
+	orphans, err := s.db.Unrecorded(ctx, shas)
+	if err != nil || len(orphans) == 0 {
+		return err
+	}
+	var retired []*blob.Retired
+	err = s.db.ReclaimTx(ctx, func(r *store.Reclaim) error {
+		retired = retired[:0]
+		for _, sha := range orphans {
+			rt, err := s.dir.Retire(ctx, sha, cutoff)
+			if errors.Is(err, blob.ErrFresh) || errors.Is(err, blob.ErrNotFound) {
+				res.Kept++
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			ok, err := r.Unrecorded(ctx, sha)
+			if err != nil || !ok {
+				if err = errors.Join(err, rt.Restore()); err != nil {
 					return err
 				}
-				ok, err := r.Unrecorded(ctx, sha)
-				if err != nil || !ok {
-					if err = errors.Join(err, rt.Restore()); err != nil {
-						return err
-					}
-					res.Kept++
-					continue
-				}
-				retired = append(retired, rt)
+				res.Kept++
+				continue
 			}
-			return nil
-		})
-		if err := s.finish(retired, err); err != nil {
-			return err
+			retired = append(retired, rt)
 		}
-		for _, rt := range retired {
-			res.Blobs++
-			res.Bytes += rt.Size
-		}
+		return nil
+	})
+	if err := s.finish(retired, err); err != nil {
+		return err
+	}
+	for _, rt := range retired {
+		res.Blobs++
+		res.Bytes += rt.Size
 	}
 	return nil
 }

@@ -331,6 +331,23 @@ func TestSweep(t *testing.T) {
 				t.Fatal("bytes kept after the hold was released")
 			}
 		}},
+		{"bytes a killed sweep left retired are put back", func(t *testing.T, e *env) {
+			if e.dir == nil {
+				t.Skip("the PostgreSQL backend's bytes go with their rows, in one transaction")
+			}
+			f := e.upload(t, e.ws, "live.bin", random(t, 700))
+			// A sweep killed between moving the bytes away and its commit.
+			if _, err := e.dir.Retire(ctx, f.SHA256, time.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			if e.present(t, f.SHA256) {
+				t.Fatal("Retire left the blob readable")
+			}
+			res := e.sweep(t, e.sweeper(noTrash, 0))
+			if res.Restored != 1 || res.Blobs != 0 || !e.present(t, f.SHA256) {
+				t.Fatalf("after the next sweep (%+v) the live file's bytes are not back", res)
+			}
+		}},
 		{"report counts what is held and reclaimable", func(t *testing.T, e *env) {
 			e.upload(t, e.ws, "r.bin", random(t, 1000))
 			g := e.upload(t, e.ws, "g.bin", random(t, 500))
