@@ -40,6 +40,7 @@ build: plugins
 	$(BIN) plugin warm
 
 run: build
+	@echo 'A server without an organisation prints a one-time setup link in its log (setup=http://...): open it to create the first organisation and its admin.'
 	$(BIN) serve
 
 # The UI's vendored modules (Preact, htm) are committed; this fetches them

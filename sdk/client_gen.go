@@ -590,6 +590,31 @@ func (c *Client) SwitchSession(ctx context.Context, body SwitchSessionRequest) (
 	return &out, nil
 }
 
+// GetSetup calls GET /api/v1/setup: whether the server still waits for its first organisation (a
+// fresh server prints a one-time setup link in its log).
+func (c *Client) GetSetup(ctx context.Context) (*GetSetupResponse, error) {
+	r := request{method: "GET", path: "/api/v1/setup"}
+	var out GetSetupResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CompleteSetup calls POST /api/v1/setup: use the one-time setup link of a fresh server: make the
+// first organisation, its admin and a first workspace, and sign the browser in as the admin. The
+// link works once, for a day, and only while the server has no organisation; a request with an
+// Origin of another site is refused.
+func (c *Client) CompleteSetup(ctx context.Context, body CompleteSetupRequest) (*CompleteSetupResponse, error) {
+	r := request{method: "POST", path: "/api/v1/setup"}
+	r.json = body
+	var out CompleteSetupResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListTokens calls GET /api/v1/tokens: the caller's API tokens, or every token of the tenant's
 // users for a tenant admin; revoked and expired ones included, newest first.
 func (c *Client) ListTokens(ctx context.Context) ([]Token, error) {

@@ -109,6 +109,24 @@ type CompleteConnectionAuthorizationParams struct {
 	ErrorDescription string
 }
 
+// CompleteSetupRequest is the body of CompleteSetup.
+type CompleteSetupRequest struct {
+	// the admin's e-mail address
+	Email string `json:"email"`
+	// the secret of the setup link (ahs_…, after #setup= in the link)
+	Link string `json:"link"`
+	// the admin's name (the e-mail address when empty)
+	Name *string `json:"name,omitempty"`
+	// the organisation's name
+	Organisation string `json:"organisation"`
+}
+
+// CompleteSetupResponse is the answer of CompleteSetup.
+type CompleteSetupResponse struct {
+	Session
+	Token string `json:"token"`
+}
+
 // Connection is the schema Connection of the API.
 type Connection struct {
 	Account string `json:"account,omitempty"`
@@ -396,6 +414,11 @@ type GetFileIndexResponse struct {
 type GetMCPServerResponse struct {
 	MCPServer
 	Status MCPServerStatus `json:"status,omitempty"`
+}
+
+// GetSetupResponse is the answer of GetSetup.
+type GetSetupResponse struct {
+	Needed bool `json:"needed"`
 }
 
 // GetUsageReportParams are the optional parameters of GetUsageReport; zero values are not sent.
