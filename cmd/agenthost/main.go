@@ -82,7 +82,7 @@ func parseArgs(fs *flag.FlagSet, args []string) (bool, error) {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage: agenthost COMMAND [ARGS]
+	fmt.Fprint(w, `usage: agenthost COMMAND [ARGS]   (COMMAND -h lists its flags)
 
 commands:
   serve                          run the HTTP server and background workers
@@ -91,14 +91,7 @@ commands:
   admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp   tenants, users, workspaces, roles, tokens, spending, MCP servers
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
   run "PROMPT" [-file FILE]...   run a workflow on a server and follow it (tool calls, cost, the answer)
-  plugin new NAME [-kind K]      scaffold a plugin folder (tool, extractor) with fixtures
-  plugin build DIR [-o FILE]     compile a plugin and embed its manifest
-  plugin test DIR                run a plugin's fixtures with simulated capabilities
-  plugin install|upgrade|remove  change the plugins of a running server (-server URL -token T FILE)
-  plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature
-  plugin call FILE TOOL JSON     run one tool of a plugin and print the result
-  plugin sign FILE -key KEY      sign a plugin (ed25519)
-  plugin verify FILE -pub KEY    check a plugin's signature
-  plugin keygen -o PREFIX        make an ed25519 key pair
+  plugin SUBCOMMAND              build, test, sign and manage plugins:
 `)
+	pluginUsage(w)
 }
