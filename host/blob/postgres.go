@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -88,22 +87,9 @@ func (p *Postgres) Put(ctx context.Context, r io.Reader, max int64) (sha string,
 	return sha, size, nil
 }
 
-// createStaging makes a staging file, creating its folder when it is
-// missing: the folder is usually inside a data directory that a fresh host
-// has not made (nothing else on PostgreSQL writes there), and a temporary
-// folder's cleaner may remove it while the host runs.
+// createStaging makes a staging file in the staging folder.
 func (p *Postgres) createStaging() (*os.File, error) {
-	f, err := os.CreateTemp(p.staging, pgStagingPrefix+"*")
-	if errors.Is(err, fs.ErrNotExist) {
-		if mkErr := os.MkdirAll(p.staging, 0o700); mkErr != nil {
-			return nil, fmt.Errorf("blob: create staging folder: %w", mkErr)
-		}
-		f, err = os.CreateTemp(p.staging, pgStagingPrefix+"*")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("blob: create staging file: %w", err)
-	}
-	return f, nil
+	return createStagingFile(p.staging, pgStagingPrefix)
 }
 
 // insert commits one blob: its row and, if the row is new, its chunks read
