@@ -33,12 +33,25 @@ func (s storageFlags) open(ctx context.Context, logger *slog.Logger) (*store.DB,
 	return store.Open(ctx, store.Config{URL: *s.url, Dir: *s.data, Logger: logger, ConnectWait: *s.wait})
 }
 
-// blobs returns the blob backend that goes with the database: a directory
-// beside the embedded database, or the database itself for PostgreSQL, so
-// every host of a cluster reads the same bytes.
-func (s storageFlags) blobs(db *store.DB) (files.Blobs, error) {
+// blobs returns the blob backend: the bucket s3 names when object storage
+// is configured (loadObjectStorage), else the one that goes with the
+// database: a directory beside the embedded database, or the database
+// itself for PostgreSQL, so every host of a cluster reads the same bytes.
+// Uploads to S3 and PostgreSQL are staged in DATA/staging.
+func (s storageFlags) blobs(ctx context.Context, db *store.DB, s3 *blob.S3Config, logger *slog.Logger) (files.Blobs, error) {
+	staging := filepath.Join(*s.data, "staging")
+	if s3 != nil {
+		cfg := *s3
+		cfg.StagingDir = staging
+		b, err := blob.NewS3(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		logger.Info("blobs in object storage", "s3", cfg)
+		return b, nil
+	}
 	if db.Dialect() == store.Postgres {
-		return blob.NewPostgres(db.Pool(), blob.WithStagingDir(filepath.Join(*s.data, "staging"))), nil
+		return blob.NewPostgres(db.Pool(), blob.WithStagingDir(staging)), nil
 	}
 	return blob.NewDir(filepath.Join(*s.data, "blobs"))
 }

@@ -90,6 +90,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	objectStorage, err := loadObjectStorage(*configPath, env)
+	if err != nil {
+		return err
+	}
 	if *shutdownTimeout <= 0 {
 		return fmt.Errorf("serve: -shutdown-timeout must be positive")
 	}
@@ -158,7 +162,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return stopped(err)
 	}
-	blobs, err := sf.blobs(db)
+	blobs, err := sf.blobs(ctx, db, objectStorage, logger)
 	if err != nil {
 		return err
 	}

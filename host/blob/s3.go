@@ -510,9 +510,16 @@ func (r *s3Reader) get(off, end int64) (io.ReadCloser, error) {
 	if err := opts.SetRange(off, end-1); err != nil {
 		return nil, fmt.Errorf("blob %s: %w", r.sha, err)
 	}
-	body, _, _, err := r.s.core.GetObject(r.ctx, r.s.bucket, r.key, opts)
+	body, _, h, err := r.s.core.GetObject(r.ctx, r.s.bucket, r.key, opts)
 	if err != nil {
 		return nil, r.s.fail("read", r.sha, err)
+	}
+	// A server or gateway that ignores Range answers the whole object: its
+	// bytes would be read as the range's.
+	if want := fmt.Sprintf("bytes %d-%d/", off, end-1); !strings.HasPrefix(h.Get("Content-Range"), want) &&
+		(off != 0 || end != r.size || h.Get("Content-Range") != "") {
+		body.Close()
+		return nil, fmt.Errorf("blob %s: s3 %s answered a GET of %s with Content-Range %q", r.sha, r.s.endpoint, opts.Header().Get("Range"), h.Get("Content-Range"))
 	}
 	return body, nil
 }

@@ -160,6 +160,27 @@ func TestS3RangeReads(t *testing.T) {
 	}
 }
 
+// TestS3RangeIgnored: a server that answers a ranged GET with the whole
+// object is an error, never the object's first bytes taken for the range's.
+func TestS3RangeIgnored(t *testing.T) {
+	srv, s := newS3Store(t, nil)
+	content := data(58, 100_000)
+	sha := put(t, s, content)
+	r, err := s.Open(context.Background(), sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	srv.IgnoreRange(true)
+	if n, err := r.ReadAt(make([]byte, 10), 1000); err == nil || !strings.Contains(err.Error(), "Content-Range") {
+		t.Fatalf("ReadAt with the range ignored = %d, %v; want an error about Content-Range", n, err)
+	}
+	// Reading everything from the start is the same bytes either way.
+	if got := readAll(t, s, sha); !bytes.Equal(got, content) {
+		t.Fatal("whole read with the range ignored: content differs")
+	}
+}
+
 // TestS3Missing: an object that is not there, or is deleted under an open
 // Reader, is the store's ErrNotFound.
 func TestS3Missing(t *testing.T) {

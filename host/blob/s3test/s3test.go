@@ -57,9 +57,10 @@ type Server struct {
 	// Backend holds the objects, for looking behind the protocol.
 	Backend *s3mem.Backend
 
-	srv *httptest.Server
-	mu  sync.Mutex
-	log []Request
+	srv         *httptest.Server
+	mu          sync.Mutex
+	log         []Request
+	ignoreRange bool
 }
 
 // Start runs a server with the bucket Bucket until the test ends.
@@ -76,6 +77,9 @@ func Start(t testing.TB) *Server {
 		s.mu.Lock()
 		s.log = append(s.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
 			Header: r.Header.Clone(), ContentLength: r.ContentLength})
+		if s.ignoreRange {
+			r.Header.Del("Range")
+		}
 		s.mu.Unlock()
 		handler.ServeHTTP(w, r)
 	}))
@@ -104,6 +108,14 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.log...)
+}
+
+// IgnoreRange makes the server answer GETs with the whole object whatever
+// their Range asks, as some gateways in front of object stores do.
+func (s *Server) IgnoreRange(ignore bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ignoreRange = ignore
 }
 
 // Reset forgets the requests received so far.
