@@ -308,9 +308,10 @@ func (s *S3) fail(op, sha string, err error) error {
 // up to the part size, above it as a multipart upload whose parts are read
 // from the file (several in flight, none held in memory). The object becomes
 // visible only when S3 has every byte (the PUT or the upload's completion),
-// so a failed, cancelled or killed Put leaves nothing visible; a killed one
-// may leave an unfinished multipart upload, which CleanStaging aborts (and a
-// lifecycle rule should, see docs/storage.md). Concurrent Puts of the same
+// so a failed, cancelled or killed Put leaves nothing visible. A failed or
+// cancelled one also aborts its multipart upload (the client does, under a
+// context of its own); a killed one leaves it unfinished, for CleanStaging
+// (or a lifecycle rule, see docs/storage.md) to abort. Concurrent Puts of the same
 // bytes may each upload; the object is the same whichever completes last.
 // Costs: writing and reading the data once locally, sending it once, one HEAD.
 func (s *S3) Put(ctx context.Context, r io.Reader, max int64) (sha string, size int64, err error) {

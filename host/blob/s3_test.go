@@ -441,3 +441,33 @@ func BenchmarkS3RangeRead(b *testing.B) {
 	}
 	figure.Report("blob.s3.range_read.p50.ms", figure.Millis(figure.Percentile(ds, 50)), "ms")
 }
+
+// TestS3CancelledMultipart cancels a Put while its parts are being sent:
+// it fails with the context's error, and neither an object nor an
+// unfinished upload (parts S3 would keep billing) is left.
+func TestS3CancelledMultipart(t *testing.T) {
+	srv, s := newS3Store(t, func(c *blob.S3Config) { c.PartSize = blob.MinS3PartSize; c.Concurrency = 1 })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			for _, r := range srv.Requests() {
+				if r.Method == "PUT" && r.Query.Has("uploadId") {
+					cancel()
+					return
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	content := data(59, int(8*blob.MinS3PartSize))
+	if _, _, err := s.Put(ctx, bytes.NewReader(content), blob.NoLimit); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Put cancelled mid-upload: %v", err)
+	}
+	if objs := srv.Objects(t, ""); len(objs) != 0 {
+		t.Fatalf("objects after a cancelled Put: %v", objs)
+	}
+	if u := srv.Uploads(t, ""); len(u) != 0 {
+		t.Fatalf("unfinished uploads after a cancelled Put: %v", u)
+	}
+}
