@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +43,7 @@ type backend interface {
 	Stat(ctx context.Context, sha string) (int64, error)
 	Delete(ctx context.Context, sha string) error
 	CleanStaging(olderThan time.Duration) (int, error)
+	List(ctx context.Context) iter.Seq2[string, error]
 }
 
 // fixture is one backend under test plus ways to look behind its API.
@@ -611,6 +614,45 @@ func TestConformance(t *testing.T) {
 			put(t, f.b, content)
 			if !bytes.Equal(readAll(t, f.b, sha), content) {
 				t.Fatal("Put after Delete: content differs")
+			}
+		}},
+		{"List", func(t *testing.T, f *fixture) {
+			ctx := context.Background()
+			var want []string
+			for i, n := range []int{0, 10, chunk + 1} {
+				want = append(want, put(t, f.b, data(uint64(70+i), n)))
+			}
+			slices.Sort(want)
+			// A staging file does not count.
+			if _, _, err := f.b.Put(ctx, &failingReader{data: data(73, 100), err: errBroken}, blob.NoLimit); !errors.Is(err, errBroken) {
+				t.Fatal(err)
+			}
+			var got []string
+			for sha, err := range f.b.List(ctx) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, sha)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("List = %v, want %v", got, want)
+			}
+			// Stopping early is allowed.
+			for range f.b.List(ctx) {
+				break
+			}
+			if err := f.b.Delete(ctx, want[0]); err != nil {
+				t.Fatal(err)
+			}
+			got = got[:0]
+			for sha, err := range f.b.List(ctx) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, sha)
+			}
+			if !slices.Equal(got, want[1:]) {
+				t.Fatalf("List after Delete = %v, want %v", got, want[1:])
 			}
 		}},
 		{"Closed", func(t *testing.T, f *fixture) {

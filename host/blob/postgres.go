@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"sync"
 	"time"
@@ -182,6 +183,39 @@ func (p *Postgres) Delete(ctx context.Context, sha string) error {
 		return fmt.Errorf("blob: delete %s: %w", sha, err)
 	}
 	return nil
+}
+
+// listPage is how many shas one query of List fetches.
+const listPage = 1000
+
+// List yields the sha of every stored blob, in order, a page of shas per
+// query (so no query stays open while the caller works on a blob). Blobs
+// stored or deleted meanwhile may or may not be yielded.
+func (p *Postgres) List(ctx context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		after := ""
+		for {
+			rows, err := p.pool.Query(ctx, `SELECT sha256 FROM blobs WHERE sha256 > $1 ORDER BY sha256 LIMIT $2`, after, listPage)
+			if err != nil {
+				yield("", fmt.Errorf("blob: list: %w", err))
+				return
+			}
+			page, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				yield("", fmt.Errorf("blob: list: %w", err))
+				return
+			}
+			for _, sha := range page {
+				if !yield(sha, nil) {
+					return
+				}
+			}
+			if len(page) < listPage {
+				return
+			}
+			after = page[len(page)-1]
+		}
+	}
 }
 
 // CleanStaging removes this package's staging files in the staging folder not

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -407,6 +408,32 @@ func (s *S3) Delete(ctx context.Context, sha string) error {
 		return s.fail("delete", sha, err)
 	}
 	return nil
+}
+
+// List yields the sha of every stored blob, in key order, as the bucket
+// lists them (1,000 keys a request); keys under the prefix that are not a
+// blob's name are skipped. Blobs stored or deleted meanwhile may or may not
+// be yielded.
+func (s *S3) List(ctx context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		// Cancelling ends the client's listing goroutine when the caller
+		// stops early.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		for o := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix, Recursive: true}) {
+			if o.Err != nil {
+				yield("", s.fail("list", "", o.Err))
+				return
+			}
+			sha := strings.TrimPrefix(o.Key, s.prefix)
+			if checkSHA(sha) != nil {
+				continue
+			}
+			if !yield(sha, nil) {
+				return
+			}
+		}
+	}
 }
 
 // cleanTimeout bounds CleanStaging's requests to the bucket.
