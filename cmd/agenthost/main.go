@@ -4,6 +4,7 @@
 //	agenthost serve                    run the HTTP server (and workers)
 //	agenthost worker                   run background workers only
 //	agenthost migrate                  apply database migrations
+//	agenthost blobs copy               copy blobs into object storage (S3)
 //	agenthost admin ...                tenants, users, workspaces, roles, API tokens
 //	agenthost run "PROMPT" -file F     run a workflow on a server and follow it
 //	agenthost plugin build DIR         compile a plugin and embed its manifest
@@ -44,6 +45,7 @@ func commands() map[string]command {
 		"serve":   serveCmd,
 		"worker":  workerCmd,
 		"migrate": migrateCmd,
+		"blobs":   blobsCmd,
 		"admin":   adminCmd,
 		"load":    loadCmd,
 		"run":     runCmd,
@@ -88,6 +90,7 @@ commands:
   serve                          run the HTTP server and background workers
   worker                         run background workers only
   migrate                        apply database migrations
+  blobs copy                     copy the database's blobs into the configured object storage (S3)
   admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp   tenants, users, workspaces, roles, tokens, spending, MCP servers
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
   run "PROMPT" [-file FILE]...   run a workflow on a server and follow it (tool calls, cost, the answer)

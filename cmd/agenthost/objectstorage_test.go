@@ -280,3 +280,106 @@ func TestServeObjectStorageUnreachable(t *testing.T) {
 		t.Fatalf("the secret was printed: %v\n%s", err, stderr)
 	}
 }
+
+// TestBlobsCopyThenServe moves an installation to object storage: files
+// uploaded while blobs were in the data directory are copied by `blobs
+// copy` and served by a serve that keeps its blobs in the bucket; a second
+// copy sends nothing.
+func TestBlobsCopyThenServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server with the built-in plugins")
+	}
+	srv := s3test.Start(t)
+	data := filepath.Join(t.TempDir(), "data")
+	out, stderr, err := run0(t, "admin", "bootstrap", "-tenant", "Acme", "-email", "ada@acme.example", "-data", data)
+	if err != nil {
+		t.Fatalf("bootstrap: %v\n%s", err, stderr)
+	}
+	m := tokenLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("bootstrap printed %q", out)
+	}
+	ws, token := m[1], m[2]
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	get := func(base, path string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+"/api/v1"+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, raw
+	}
+	content := []byte(strings.Repeat("notes kept before the move\n", 2000))
+	var id string
+	t.Run("before", func(t *testing.T) {
+		base := serveInProcess(t, &syncBuffer{}, "-data", data)
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		part, _ := mw.CreateFormFile("file", "notes.txt")
+		part.Write(content)
+		mw.Close()
+		req, _ := http.NewRequest("POST", base+"/api/v1/workspaces/"+ws+"/files", &body)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var f struct{ ID string }
+		if err := json.NewDecoder(resp.Body).Decode(&f); err != nil || resp.StatusCode != 201 {
+			t.Fatalf("upload: %d %v", resp.StatusCode, err)
+		}
+		id = f.ID
+	})
+	if id == "" {
+		t.FailNow()
+	}
+
+	for k, v := range map[string]string{"AGENTHOST_S3_ENDPOINT": srv.URL, "AGENTHOST_S3_BUCKET": s3test.Bucket,
+		"AGENTHOST_S3_PATH_STYLE": "true", "AGENTHOST_S3_REGION": "us-east-1", "AGENTHOST_S3_ACCESS_KEY_ID": s3test.AccessKeyID} {
+		t.Setenv(k, v)
+	}
+	t.Setenv("AGENTHOST_S3_SECRET_ACCESS_KEY", s3test.SecretAccessKey)
+	out, stderr, err = run0(t, "blobs", "copy", "-data", data)
+	if err != nil || !strings.Contains(out, "copied 1 blobs") || !strings.Contains(out, "0 were there already") {
+		t.Fatalf("blobs copy: %v\n%s\n%s", err, out, stderr)
+	}
+	if strings.Contains(out+stderr, s3test.SecretAccessKey) {
+		t.Fatalf("blobs copy printed the secret:\n%s\n%s", out, stderr)
+	}
+	if objs := srv.Objects(t, ""); len(objs) != 1 {
+		t.Fatalf("bucket holds %v after the copy", objs)
+	}
+	if out, _, err := run0(t, "blobs", "copy", "-data", data); err != nil || !strings.Contains(out, "copied 0 blobs") || !strings.Contains(out, "1 were there already") {
+		t.Fatalf("second blobs copy: %v\n%s", err, out)
+	}
+	// The old folder goes; serve reads from the bucket alone.
+	if err := os.RemoveAll(filepath.Join(data, "blobs")); err != nil {
+		t.Fatal(err)
+	}
+	base := serveInProcess(t, &syncBuffer{}, "-data", data)
+	if st, raw := get(base, "/files/"+id+"/content"); st != 200 || !bytes.Equal(raw, content) {
+		t.Fatalf("content after the move: %d, %d bytes; want the %d uploaded", st, len(raw), len(content))
+	}
+}
+
+// TestBlobsCopyNeedsObjectStorage: without object storage configured the
+// copy says what to set, and touches nothing.
+func TestBlobsCopyNeedsObjectStorage(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	_, _, err := run0(t, "blobs", "copy", "-data", data)
+	if err == nil || !strings.Contains(err.Error(), "no object storage configured") {
+		t.Fatalf("blobs copy without object storage: %v", err)
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Fatalf("the data directory was made: %v", err)
+	}
+	if _, _, err := run0(t, "blobs", "move"); err == nil || !strings.Contains(err.Error(), `unknown subcommand "move"`) {
+		t.Fatalf("blobs move: %v", err)
+	}
+}
