@@ -340,11 +340,16 @@ func TestBlobsCopyThenServe(t *testing.T) {
 		t.FailNow()
 	}
 
-	for k, v := range map[string]string{"AGENTHOST_S3_ENDPOINT": srv.URL, "AGENTHOST_S3_BUCKET": s3test.Bucket,
-		"AGENTHOST_S3_PATH_STYLE": "true", "AGENTHOST_S3_REGION": "us-east-1", "AGENTHOST_S3_ACCESS_KEY_ID": s3test.AccessKeyID} {
-		t.Setenv(k, v)
+	// serve takes the secret variables (the key id's too) out of the
+	// process's environment: they are set again before each start.
+	s3env := func(t *testing.T) {
+		for k, v := range map[string]string{"AGENTHOST_S3_ENDPOINT": srv.URL, "AGENTHOST_S3_BUCKET": s3test.Bucket,
+			"AGENTHOST_S3_PATH_STYLE": "true", "AGENTHOST_S3_REGION": "us-east-1", "AGENTHOST_S3_ACCESS_KEY_ID": s3test.AccessKeyID,
+			"AGENTHOST_S3_SECRET_ACCESS_KEY": s3test.SecretAccessKey} {
+			t.Setenv(k, v)
+		}
 	}
-	t.Setenv("AGENTHOST_S3_SECRET_ACCESS_KEY", s3test.SecretAccessKey)
+	s3env(t)
 	out, stderr, err = run0(t, "blobs", "copy", "-data", data)
 	if err != nil || !strings.Contains(out, "copied 1 blobs") || !strings.Contains(out, "0 were there already") {
 		t.Fatalf("blobs copy: %v\n%s\n%s", err, out, stderr)
@@ -358,13 +363,27 @@ func TestBlobsCopyThenServe(t *testing.T) {
 	if out, _, err := run0(t, "blobs", "copy", "-data", data); err != nil || !strings.Contains(out, "copied 0 blobs") || !strings.Contains(out, "1 were there already") {
 		t.Fatalf("second blobs copy: %v\n%s", err, out)
 	}
-	// The old folder goes; serve reads from the bucket alone.
+	// While the old folder holds blobs, serve warns; once it is gone, serve
+	// reads from the bucket alone.
+	t.Run("old folder kept", func(t *testing.T) {
+		s3env(t)
+		logs := &syncBuffer{}
+		serveInProcess(t, logs, "-data", data)
+		if !strings.Contains(logs.String(), "blobs remain in the database's store") {
+			t.Fatalf("no warning about the blobs left in %s:\n%s", filepath.Join(data, "blobs"), logs.String())
+		}
+	})
 	if err := os.RemoveAll(filepath.Join(data, "blobs")); err != nil {
 		t.Fatal(err)
 	}
-	base := serveInProcess(t, &syncBuffer{}, "-data", data)
+	s3env(t)
+	logs := &syncBuffer{}
+	base := serveInProcess(t, logs, "-data", data)
 	if st, raw := get(base, "/files/"+id+"/content"); st != 200 || !bytes.Equal(raw, content) {
 		t.Fatalf("content after the move: %d, %d bytes; want the %d uploaded", st, len(raw), len(content))
+	}
+	if strings.Contains(logs.String(), "blobs remain") {
+		t.Fatalf("warning with no blobs left:\n%s", logs.String())
 	}
 }
 
