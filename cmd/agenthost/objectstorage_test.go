@@ -258,7 +258,8 @@ func TestLoadObjectStorage(t *testing.T) {
 }
 
 // TestServeObjectStorageUnreachable: a bucket that cannot be reached stops
-// start-up with an error naming the endpoint, before the API answers.
+// start-up of serve and of worker (which read the same settings) with an
+// error naming the endpoint, before the API answers or a job runs.
 func TestServeObjectStorageUnreachable(t *testing.T) {
 	srv := s3test.Start(t)
 	srv.Close()
@@ -266,18 +267,24 @@ func TestServeObjectStorageUnreachable(t *testing.T) {
 	t.Setenv("AGENTHOST_S3_BUCKET", s3test.Bucket)
 	t.Setenv("AGENTHOST_S3_PATH_STYLE", "true")
 	t.Setenv("AGENTHOST_S3_REGION", "us-east-1")
-	t.Setenv("AGENTHOST_S3_ACCESS_KEY_ID", s3test.AccessKeyID)
-	t.Setenv("AGENTHOST_S3_SECRET_ACCESS_KEY", s3test.SecretAccessKey)
 	addr, err := freeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, err := run0(t, "serve", "-addr", addr, "-mcp-addr", "off", "-data", filepath.Join(t.TempDir(), "data"))
-	if err == nil || !strings.Contains(err.Error(), srv.URL) || !strings.Contains(err.Error(), "connection refused") {
-		t.Fatalf("serve with the bucket unreachable: %v\n%s", err, stderr)
-	}
-	if strings.Contains(err.Error()+stderr, s3test.SecretAccessKey) {
-		t.Fatalf("the secret was printed: %v\n%s", err, stderr)
+	for _, args := range [][]string{
+		{"serve", "-addr", addr, "-mcp-addr", "off", "-data", filepath.Join(t.TempDir(), "data")},
+		{"worker", "-data", filepath.Join(t.TempDir(), "data")},
+	} {
+		// The command takes the secrets out of the environment.
+		t.Setenv("AGENTHOST_S3_ACCESS_KEY_ID", s3test.AccessKeyID)
+		t.Setenv("AGENTHOST_S3_SECRET_ACCESS_KEY", s3test.SecretAccessKey)
+		_, stderr, err := run0(t, args...)
+		if err == nil || !strings.Contains(err.Error(), srv.URL) || !strings.Contains(err.Error(), "connection refused") {
+			t.Fatalf("%s with the bucket unreachable: %v\n%s", args[0], err, stderr)
+		}
+		if strings.Contains(err.Error()+stderr, s3test.SecretAccessKey) {
+			t.Fatalf("%s printed the secret: %v\n%s", args[0], err, stderr)
+		}
 	}
 }
 

@@ -481,7 +481,7 @@ func (s *S3) unfinishedUploads(ctx context.Context) ([]minio.ObjectMultipartInfo
 	for {
 		res, err := s.core.ListMultipartUploads(ctx, s.bucket, s.prefix, keyMarker, idMarker, "", 1000)
 		if minio.ToErrorResponse(err).Code == minio.NoSuchUpload {
-			// S3 answers an empty list; some servers (gofakes3) this, for
+			// S3 answers an empty list; some servers (gofakes3) answer this for
 			// a bucket that never had a multipart upload.
 			return out, nil
 		}
