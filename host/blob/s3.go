@@ -285,9 +285,11 @@ func (s *S3) Key(sha string) (string, error) {
 }
 
 // fail turns a client error into the store's: ErrNotFound for a missing
-// object, the context's error when the caller gave up, and otherwise an
-// error naming the operation, the endpoint and the bucket (never the
-// credentials, which the client's errors do not carry either).
+// object, otherwise the client's error (a cancelled context stays visible
+// to errors.Is) wrapped in one naming the operation, the endpoint and the
+// bucket, never the credentials, which the client's errors do not carry
+// either. A HEAD has no body to tell a missing bucket from a missing key:
+// the client, and so the store, says the key is missing.
 func (s *S3) fail(op, sha string, err error) error {
 	what := op
 	if sha != "" {
@@ -312,8 +314,9 @@ func (s *S3) fail(op, sha string, err error) error {
 // so a failed, cancelled or killed Put leaves nothing visible. A failed or
 // cancelled one also aborts its multipart upload (the client does, under a
 // context of its own); a killed one leaves it unfinished, for CleanStaging
-// (or a lifecycle rule, see docs/storage.md) to abort. Concurrent Puts of the same
-// bytes may each upload; the object is the same whichever completes last.
+// (or a lifecycle rule, see docs/storage.md) to abort. Concurrent Puts of
+// the same bytes may each upload; the object is the same whichever
+// completes last.
 // Costs: writing and reading the data once locally, sending it once, one HEAD.
 func (s *S3) Put(ctx context.Context, r io.Reader, max int64) (sha string, size int64, err error) {
 	f, err := createStagingFile(s.staging, s3StagingPrefix)
