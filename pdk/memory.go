@@ -114,4 +114,3 @@ func (r *runtime) writeOutput(parts ...[]byte) {
 	}
 	extismOutputSet(kernelWrite(buf), uint64(total))
 }
-

@@ -166,4 +166,3 @@ func flatten(err error) string {
 	}
 	return err.Error()
 }
-
