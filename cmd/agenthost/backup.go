@@ -56,6 +56,7 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.SetOutput(stderr)
 	sf := addStorageFlags(fl)
 	to := fl.String("to", "", "folder to write the backup to (new, empty, or an earlier backup to update)")
+	configPath := fl.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (with an objectStorage section the blobs are in a bucket, and only the database is copied)")
 	if ok, err := parseArgs(fl, args); !ok {
 		return err
 	}
@@ -64,6 +65,10 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *to == "" {
 		return errors.New("backup: -to PATH is required")
+	}
+	objectStorage, err := loadObjectStorage(*configPath, os.Getenv)
+	if err != nil {
+		return err
 	}
 	data := *sf.data
 	if _, err := os.Stat(filepath.Join(data, dbFile)); err != nil {
@@ -117,17 +122,21 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	src, err := blob.NewDir(filepath.Join(data, "blobs"))
-	if err != nil {
-		return err
-	}
-	dst := filepath.Join(*to, "blobs")
-	n, size, err := copyBlobs(ctx, src, dst, false)
-	if err != nil {
-		return err
-	}
-	if err := checkSnapshotBlobs(ctx, tmp, dst); err != nil {
-		return err
+	n, size := 0, int64(0)
+	if objectStorage == nil {
+		src, err := blob.NewDir(filepath.Join(data, "blobs"))
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(*to, "blobs")
+		if n, size, err = copyBlobs(ctx, src, dst, false); err != nil {
+			return err
+		}
+		if err := checkSnapshotBlobs(ctx, tmp, dst); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(stdout, "blobs are in object storage: back the bucket up with the provider's tools (versioning, replication); the sweeper deletes no object, so the bucket holds every blob this snapshot refers to")
 	}
 	if err := copyTree(filepath.Join(data, "plugins"), filepath.Join(*to, "plugins")); err != nil {
 		return err
@@ -342,13 +351,16 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := os.MkdirAll(*data, 0o700); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	src, err := blob.NewDir(filepath.Join(*from, "blobs"))
-	if err != nil {
-		return err
-	}
-	n, size, err := copyBlobs(ctx, src, filepath.Join(*data, "blobs"), true)
-	if err != nil {
-		return fmt.Errorf("restore: %w", err)
+	n, size := 0, int64(0)
+	// A backup of an installation with its blobs in object storage has none.
+	if _, err := os.Stat(filepath.Join(*from, "blobs")); err == nil {
+		src, err := blob.NewDir(filepath.Join(*from, "blobs"))
+		if err != nil {
+			return err
+		}
+		if n, size, err = copyBlobs(ctx, src, filepath.Join(*data, "blobs"), true); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
 	}
 	if err := copyTree(filepath.Join(*from, "plugins"), filepath.Join(*data, "plugins")); err != nil {
 		return fmt.Errorf("restore: %w", err)

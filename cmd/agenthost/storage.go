@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -38,16 +39,26 @@ func addSweepFlags(fs *flag.FlagSet) sweepFlags {
 }
 
 // sweeper builds the sweeper of db and its blob backend.
+// A blob directory is swept file by file; PostgreSQL's blobs go with their
+// rows; object storage is not swept (the sweeper has no safe delete for it
+// yet), only the rows past their retention are.
 func (f sweepFlags) sweeper(db *store.DB, blobs files.Blobs, logger *slog.Logger) *sweep.Sweeper {
 	var dir sweep.Dir
-	if d, ok := blobs.(*blob.Dir); ok {
-		dir = d
+	rowsOnly := false
+	switch b := blobs.(type) {
+	case *blob.Dir:
+		dir = b
+	case *blob.Postgres:
+	default:
+		rowsOnly = true
+		logger.Warn("the storage sweep does not reclaim blobs in object storage: deleted files' objects stay in the bucket", "store", fmt.Sprintf("%T", blobs))
 	}
 	grace := *f.grace
 	if grace <= 0 {
 		grace = -1 // no grace, as asked (sweep.Config reads 0 as the default)
 	}
-	return sweep.New(db, dir, sweep.Config{Retention: store.Retention{Versions: *f.versions, Trash: *f.trash}, Grace: grace, Logger: logger})
+	return sweep.New(db, dir, sweep.Config{Retention: store.Retention{Versions: *f.versions, Trash: *f.trash}, Grace: grace,
+		RowsOnly: rowsOnly, Logger: logger})
 }
 
 // periodicJobs lists the periodic jobs of every process that works the queue.
@@ -65,6 +76,7 @@ func adminStorageCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	sf := addStorageFlags(fs)
 	sw := addSweepFlags(fs)
 	now := fs.Bool("sweep", false, "reclaim now what nothing refers to (as the periodic sweep does), then report")
+	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (its objectStorage section says where blobs are)")
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -77,7 +89,11 @@ func adminStorageCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := prepareSchema(ctx, db, false); err != nil {
 		return err
 	}
-	blobs, err := sf.blobs(db)
+	objectStorage, err := loadObjectStorage(*configPath, os.Getenv)
+	if err != nil {
+		return err
+	}
+	blobs, err := sf.blobs(ctx, db, objectStorage, logger)
 	if err != nil {
 		return err
 	}

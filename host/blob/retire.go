@@ -30,40 +30,23 @@ type Stored struct {
 	Written time.Time
 }
 
-// Walk calls fn for every blob in the directory, in no particular order.
-// Files that are not blobs (no 64-hex name in a 2-hex folder) are skipped.
-// A blob deleted while Walk runs may or may not be reported.
+// Walk calls fn for every blob in the directory (as List finds them), with
+// its size and modification time; one stat per blob. A blob deleted while
+// Walk runs may or may not be reported.
 func (d *Dir) Walk(ctx context.Context, fn func(Stored) error) error {
-	shards, err := os.ReadDir(d.root)
-	if err != nil {
-		return fmt.Errorf("blob: walk %s: %w", d.root, err)
-	}
-	for _, sh := range shards {
-		if !sh.IsDir() || len(sh.Name()) != 2 {
+	for sha, err := range d.List(ctx) {
+		if err != nil {
+			return err
+		}
+		info, err := os.Stat(d.path(sha))
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		entries, err := os.ReadDir(filepath.Join(d.root, sh.Name()))
 		if err != nil {
-			return fmt.Errorf("blob: walk %s: %w", sh.Name(), err)
+			return fmt.Errorf("blob: walk %s: %w", sha, err)
 		}
-		for _, e := range entries {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("blob: walk: %w", err)
-			}
-			sha := sh.Name() + e.Name()
-			if !e.Type().IsRegular() || checkSHA(sha) != nil {
-				continue
-			}
-			info, err := e.Info()
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("blob: walk %s: %w", sha, err)
-			}
-			if err := fn(Stored{SHA256: sha, Size: info.Size(), Written: info.ModTime()}); err != nil {
-				return err
-			}
+		if err := fn(Stored{SHA256: sha, Size: info.Size(), Written: info.ModTime()}); err != nil {
+			return err
 		}
 	}
 	return nil

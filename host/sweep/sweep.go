@@ -65,6 +65,10 @@ type Config struct {
 	// Batch is how many blobs one transaction deletes (default 200): short
 	// transactions keep the write lock (SQLite) free for uploads.
 	Batch int
+	// RowsOnly is for a blob backend the sweeper cannot delete from safely
+	// (object storage, blob.S3): only the rows past their retention are
+	// deleted, and blob rows and bytes stay where they are.
+	RowsOnly bool
 	// Logger receives a line per sweep; nil discards.
 	Logger *slog.Logger
 }
@@ -151,6 +155,11 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	cutoff := time.Now().Add(-s.cfg.Grace)
 	if s.cfg.Grace == 0 {
 		cutoff = time.Now().Add(time.Microsecond) // the store keeps microseconds
+	}
+	if s.cfg.RowsOnly {
+		s.logger.Info("storage sweep: rows past their retention deleted; blobs in object storage are not reclaimed",
+			"versions", purged.Versions, "proposals", purged.Proposals, "trash", purged.Trash)
+		return res, nil
 	}
 	if err := s.sweepRows(ctx, cutoff, &res); err != nil {
 		return res, err
