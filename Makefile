@@ -83,9 +83,9 @@ bin/staticcheck:
 
 # The race detector over the packages where goroutines meet: the plugin
 # pool and the calls that share it, workflows and the event broker, jobs,
-# billing's reservations, the API and MCP. The runtime's whole suite under
+# billing's reservations, the storage sweep against uploads, the API and MCP. The runtime's whole suite under
 # the race detector takes too long for CI; its concurrent tests run here.
-RACEPKGS ?= ./host/blob/ ./host/workflows/ ./host/jobs/ ./host/background/ ./host/billing/ ./host/api/ ./host/mcpserver/ ./host/mcpclient/ ./host/egress/
+RACEPKGS ?= ./host/blob/ ./host/sweep/ ./host/workflows/ ./host/jobs/ ./host/background/ ./host/billing/ ./host/api/ ./host/mcpserver/ ./host/mcpclient/ ./host/egress/
 race: testdeps testplugins
 	$(GO) test -race -count=1 -timeout 30m $(RACEPKGS)
 	$(GO) test -race -count=1 -timeout 30m -run 'TestHostileSuite|TestManyCallsDoNotLeak|TestUpgradeWhileACallRuns|TestAbandonedGuestReturnsTheCall|TestProgressReports|TestEcho$$' ./host/wasm/
