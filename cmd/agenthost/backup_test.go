@@ -353,3 +353,48 @@ func TestAdminStorageSweep(t *testing.T) {
 		t.Fatalf("the deleted workspace's bytes are still on disk: %v", err)
 	}
 }
+
+// TestServeSweepsPeriodically: serve runs the sweep as a periodic job of
+// its queue, so a deleted file's bytes leave the disk without an operator.
+func TestServeSweepsPeriodically(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server with the built-in plugins")
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	out, stderr, err := run0(t, "admin", "bootstrap", "-data", data, "-tenant", "Acme", "-email", "ada@acme.example")
+	if err != nil {
+		t.Fatalf("bootstrap: %v\n%s", err, stderr)
+	}
+	m := tokenLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("bootstrap printed %q", out)
+	}
+	ws, token := m[1], m[2]
+	logs := &syncBuffer{}
+	// No grace: nothing else uploads here.
+	h := host{base: serveInProcess(t, logs, "-data", data, "-sweep-every", "1s", "-trash-retention", "0", "-sweep-grace", "0") + "/api/v1"}
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	body := make([]byte, 300_000)
+	rand.Read(body)
+	id, err := uploadFile(h.base, token, ws, "gone.bin", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ SHA256 string }
+	h.call(t, token, "GET", "/files/"+id, "", &f)
+	if st := h.call(t, token, "DELETE", "/files/"+id, "", nil); st != 204 {
+		t.Fatalf("delete: %d", st)
+	}
+	// No deadline of its own (River elects its leader first, then enqueues
+	// every second): the test binary's -timeout bounds it.
+	onDisk := filepath.Join(data, "blobs", f.SHA256[:2], f.SHA256[2:])
+	for {
+		if _, err := os.Stat(onDisk); os.IsNotExist(err) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), "storage sweep") {
+		t.Fatalf("the bytes went without a sweep in the log:\n%s", logs.String())
+	}
+}
