@@ -28,7 +28,7 @@ type sweepFlags struct {
 func addSweepFlags(fs *flag.FlagSet) sweepFlags {
 	return sweepFlags{
 		versions: fs.Duration("version-retention", envDuration("AGENTHOST_VERSION_RETENTION", sweep.DefaultVersionRetention),
-			"how long a file's older versions (and decided edit proposals) are kept; 0: forever"),
+			"how long a file's older versions are kept once superseded (and edit proposals once decided); 0: forever"),
 		trash: fs.Duration("trash-retention", envDuration("AGENTHOST_TRASH_RETENTION", sweep.DefaultTrashRetention),
 			"how long a deleted file stays in the trash before its bytes may be reclaimed; 0: reclaim at the next sweep, negative: keep forever"),
 		grace: fs.Duration("sweep-grace", envDuration("AGENTHOST_SWEEP_GRACE", sweep.DefaultGrace),

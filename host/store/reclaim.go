@@ -104,9 +104,9 @@ var (
 // Retention says how long rows that keep blobs alive are kept after they
 // stopped being current.
 type Retention struct {
-	// Versions: a version older than this that is not its file's current
-	// one is deleted, as is a decided (accepted or rejected) proposal
-	// decided longer ago. Zero or negative keeps them forever.
+	// Versions: a version that stopped being its file's current one
+	// longer ago than this is deleted, as is a proposal decided (accepted
+	// or rejected) longer ago. Zero or negative keeps them forever.
 	Versions time.Duration
 	// Trash: a deleted file stays in the trash (its bytes kept) this long;
 	// zero empties it at every sweep; negative keeps it forever.
@@ -126,12 +126,11 @@ func (db *DB) PurgeExpired(ctx context.Context, r Retention, at time.Time) (Purg
 	err := db.tx(ctx, func(c conn) error {
 		if r.Versions > 0 {
 			before := micros(at.Add(-r.Versions))
-			old := `SELECT v.sha256 FROM file_versions v JOIN files f ON f.id = v.file_id WHERE v.version < f.version AND v.created_at < ?`
+			old := `SELECT v.sha256 FROM file_versions v WHERE ` + supersededBefore("v")
 			if err := touchBlobs(ctx, c, old, before); err != nil {
 				return err
 			}
-			n, err := execCount(ctx, c, `DELETE FROM file_versions WHERE created_at < ?
-				AND version < (SELECT f.version FROM files f WHERE f.id = file_versions.file_id)`, before)
+			n, err := execCount(ctx, c, `DELETE FROM file_versions WHERE `+supersededBefore("file_versions"), before)
 			if err != nil {
 				return fmt.Errorf("store: purge versions: %w", err)
 			}
@@ -161,6 +160,13 @@ func (db *DB) PurgeExpired(ctx context.Context, r Retention, at time.Time) (Purg
 		return nil
 	})
 	return out, err
+}
+
+// supersededBefore is the condition "version row v stopped being its
+// file's current content (its successor was made) before ?": retention
+// counts from then, not from when the version itself was made.
+func supersededBefore(v string) string {
+	return `EXISTS (SELECT 1 FROM file_versions n WHERE n.file_id = ` + v + `.file_id AND n.version = ` + v + `.version + 1 AND n.created_at < ?)`
 }
 
 func execCount(ctx context.Context, c conn, query string, args ...any) (int64, error) {

@@ -48,7 +48,7 @@ func (db *DB) StorageReport(ctx context.Context, r Retention, at, writtenBefore 
 		return out, fmt.Errorf("store: storage report: %w", err)
 	}
 	if r.Versions > 0 {
-		if err := c.queryRow(ctx, `SELECT COUNT(*) FROM file_versions v JOIN files f ON f.id = v.file_id WHERE v.version < f.version AND v.created_at < ?`,
+		if err := c.queryRow(ctx, `SELECT COUNT(*) FROM file_versions v WHERE `+supersededBefore("v"),
 			micros(at.Add(-r.Versions))).Scan(&out.ExpiredVersions); err != nil {
 			return out, fmt.Errorf("store: storage report: %w", err)
 		}

@@ -244,8 +244,9 @@ func TestSweep(t *testing.T) {
 					t.Fatal("a version within its retention lost its blob")
 				}
 			}
-			// Version 1 becomes two hours old: past the retention.
-			e.exec(t, `UPDATE file_versions SET created_at = ? WHERE file_id = ? AND version = 1`, time.Now().Add(-2*time.Hour).UnixMicro(), f.ID)
+			// Versions 1 and 2 were made two hours ago: version 1 stopped
+			// being current then (past the retention), version 2 just now.
+			e.exec(t, `UPDATE file_versions SET created_at = ? WHERE file_id = ? AND version <= 2`, time.Now().Add(-2*time.Hour).UnixMicro(), f.ID)
 			res := e.sweep(t, e.sweeper(noTrash, 0))
 			if res.Purged.Versions != 1 || e.present(t, f.SHA256) {
 				t.Fatalf("version 1 past its retention kept: %+v", res)
