@@ -57,8 +57,9 @@ func (f sweepFlags) sweeper(db *store.DB, blobs files.Blobs, logger *slog.Logger
 	if grace <= 0 {
 		grace = -1 // no grace, as asked (sweep.Config reads 0 as the default)
 	}
+	staging, _ := blobs.(sweep.Staging)
 	return sweep.New(db, dir, sweep.Config{Retention: store.Retention{Versions: *f.versions, Trash: *f.trash}, Grace: grace,
-		RowsOnly: rowsOnly, Logger: logger})
+		RowsOnly: rowsOnly, Staging: staging, Logger: logger})
 }
 
 // periodicJobs lists the periodic jobs of every process that works the queue.

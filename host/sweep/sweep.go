@@ -69,6 +69,11 @@ type Config struct {
 	// (object storage, blob.S3): only the rows past their retention are
 	// deleted, and blob rows and bytes stay where they are.
 	RowsOnly bool
+	// Staging, when set, has the staging files and unfinished multipart
+	// uploads a killed process left behind (older than the grace) removed
+	// at each sweep: every blob store keeps its partial uploads apart from
+	// its blobs, and nothing else removes them.
+	Staging Staging
 	// Logger receives a line per sweep; nil discards.
 	Logger *slog.Logger
 }
@@ -87,6 +92,12 @@ type Dir interface {
 	Walk(ctx context.Context, fn func(blob.Stored) error) error
 	Retire(ctx context.Context, sha string, writtenBefore time.Time) (*blob.Retired, error)
 	RestoreRetired() (int, error)
+}
+
+// Staging is a blob store's clean-up of its partial uploads (blob.Dir,
+// blob.Postgres and blob.S3 have it).
+type Staging interface {
+	CleanStaging(olderThan time.Duration) (int, error)
 }
 
 // Sweeper deletes what nothing refers to.
@@ -128,6 +139,8 @@ type Result struct {
 	Kept int
 	// Restored counts blobs a killed sweep had left retired.
 	Restored int
+	// Staging counts partial uploads removed (Config.Staging).
+	Staging int
 }
 
 // ErrHeld is returned (wrapped, with who holds) while a storage hold is in
@@ -155,6 +168,15 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	cutoff := time.Now().Add(-s.cfg.Grace)
 	if s.cfg.Grace == 0 {
 		cutoff = time.Now().Add(time.Microsecond) // the store keeps microseconds
+	}
+	if s.cfg.Staging != nil {
+		// A live upload touches its staging file as it writes, so the grace
+		// that protects fresh blobs protects uploads in progress too.
+		n, err := s.cfg.Staging.CleanStaging(max(s.cfg.Grace, time.Minute))
+		res.Staging = n
+		if err != nil {
+			s.logger.Warn("storage sweep: partial uploads not cleaned", "err", err)
+		}
 	}
 	if s.cfg.RowsOnly {
 		s.logger.Info("storage sweep: rows past their retention deleted; blobs in object storage are not reclaimed",

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -615,5 +617,59 @@ func TestSweepMeetsUncommittedReference(t *testing.T) {
 				t.Fatalf("the other unreferenced blob was kept: %+v", res)
 			}
 		})
+	}
+}
+
+// TestSweepCleansStaging: the staging file of an upload that stopped
+// writing longer ago than the grace (as a killed process leaves it) is
+// removed by the sweep; a fresh one is not.
+func TestSweepCleansStaging(t *testing.T) {
+	dir := t.TempDir()
+	d, err := blob.NewDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled := func() (string, func()) {
+		pr, pw := io.Pipe()
+		done := make(chan struct{})
+		go func() { defer close(done); d.Put(context.Background(), pr, 1<<20) }()
+		pw.Write([]byte("the first bytes of an upload that never ends"))
+		for {
+			// Once the bytes are in the file, the upload writes no more.
+			names, _ := filepath.Glob(filepath.Join(dir, "tmp", "*"))
+			if len(names) == 1 {
+				if fi, err := os.Stat(names[0]); err == nil && fi.Size() > 0 {
+					return names[0], func() { pw.CloseWithError(errors.New("gone")); <-done }
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	old, stop := stalled()
+	defer stop()
+	past := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), store.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := setup(t, db, d, d)
+	res, err := sweep.New(e.db, d, sweep.Config{Grace: time.Hour, Staging: d}).Sweep(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) || res.Staging != 1 {
+		t.Fatalf("the stalled upload's staging file: %v, %d removed", err, res.Staging)
+	}
+	stop()
+	fresh, stop2 := stalled()
+	defer stop2()
+	if _, err := sweep.New(e.db, d, sweep.Config{Grace: time.Hour, Staging: d}).Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Fatalf("a live upload's staging file was removed: %v", err)
 	}
 }
