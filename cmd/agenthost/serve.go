@@ -259,12 +259,22 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
 	}
 	// Events appended by other hosts sharing PostgreSQL (a stop among them)
-	// arrive within the broker's interval.
+	// are announced by LISTEN/NOTIFY within milliseconds; the broker's
+	// periodic read of the heads delivers those whose announcement was lost
+	// (the listening connection dropped) within its interval.
 	brokerCfg := workflows.BrokerConfig{Logger: logger}
 	if db.Dialect() == store.Postgres {
 		brokerCfg.Interval = 250 * time.Millisecond
 	}
-	wfSvc := workflows.NewService(db, workflows.NewBroker(db, brokerCfg), logger)
+	broker := workflows.NewBroker(db, brokerCfg)
+	wfSvc := workflows.NewService(db, broker, logger)
+	listenCtx, stopListening := context.WithCancel(ctx)
+	listened := make(chan struct{})
+	go func() {
+		defer close(listened)
+		db.ListenEvents(listenCtx, store.ListenConfig{Advance: broker.Advance, Resync: broker.Resync})
+	}()
+	defer func() { stopListening(); <-listened }() // before the database closes
 	// The host capabilities reach the services from here on; tools called
 	// before (none: the API is not listening yet) would be refused.
 	*pf.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}

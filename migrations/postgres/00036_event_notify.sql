@@ -1,0 +1,18 @@
+-- +goose Up
+-- Every committed event is announced on the channel agenthost_events, with
+-- the payload "<workflow id> <seq>", so the other hosts sharing the database
+-- hand it to their event streams within milliseconds instead of at their
+-- next poll (host/store/listen.go). A trigger rather than the append
+-- statement, so that every way an event is written (the streaming append,
+-- the transactions that start, complete or stop a workflow) announces it.
+-- NOTIFY is delivered at commit and never for a rolled-back transaction.
+-- +goose StatementBegin
+CREATE FUNCTION agenthost_event_notify() RETURNS trigger AS $$
+BEGIN
+    PERFORM pg_notify('agenthost_events', NEW.workflow_id || ' ' || NEW.seq);
+    RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+-- +goose StatementEnd
+CREATE TRIGGER events_notify AFTER INSERT ON events
+    FOR EACH ROW EXECUTE FUNCTION agenthost_event_notify();
