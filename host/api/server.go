@@ -95,6 +95,7 @@ type Deps struct {
 // event streams, which otherwise hold their connections until a write fails.
 type Server struct {
 	*fiber.App
+	streams      *eventStreams
 	stopStreams  context.CancelFunc
 	stopRequests context.CancelFunc
 	timeouts     Timeouts
@@ -119,7 +120,9 @@ func (s *Server) Listen(addr string) error {
 // waiting for running requests however long they take.
 func (s *Server) Shutdown() error {
 	s.stopStreams()
-	return s.App.Shutdown()
+	err := s.App.Shutdown()
+	s.streams.wg.Wait()
+	return err
 }
 
 // ShutdownWithContext is Shutdown with a deadline. When ctx has one, requests
@@ -134,7 +137,19 @@ func (s *Server) ShutdownWithContext(ctx context.Context) error {
 		t := time.AfterFunc(time.Until(dl)/2, s.stopRequests)
 		defer t.Stop()
 	}
-	return s.App.ShutdownWithContext(ctx)
+	err := s.App.ShutdownWithContext(ctx)
+	// The streams' goroutines end once their context has (a write to a
+	// client that stopped reading, within streamWriteTimeout).
+	done := make(chan struct{})
+	go func() { s.streams.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	return err
 }
 
 // New builds the server with every route.
@@ -160,7 +175,11 @@ func New(d Deps) *Server {
 		ReadTimeout: timeouts.Header,
 		IdleTimeout: timeouts.Idle,
 	})
-	streams, stop := context.WithCancel(context.Background())
+	// Event streams take their connections over from fasthttp (see
+	// handleEvents): the server must leave those to them.
+	app.Server().KeepHijackedConns = true
+	streamsCtx, stop := context.WithCancel(context.Background())
+	streams := &eventStreams{ctx: streamsCtx}
 	// Every request runs under one context that a shutdown may cancel.
 	requests, stopRequests := context.WithCancel(context.Background())
 	app.Use(func(c *fiber.Ctx) error {
@@ -172,7 +191,7 @@ func New(d Deps) *Server {
 		app.Get("/metrics", handleMetrics(d.Telemetry, d.MetricsToken))
 	}
 	routes(app, d, streams)
-	return &Server{App: app, stopStreams: stop, stopRequests: stopRequests, timeouts: timeouts}
+	return &Server{App: app, streams: streams, stopStreams: stop, stopRequests: stopRequests, timeouts: timeouts}
 }
 
 // ErrShutdownTimeout is Serve's error when requests were still running at

@@ -403,3 +403,12 @@ func clampLimit(limit int) int {
 	}
 	return min(limit, maxListLimit)
 }
+
+// Open follows a workflow's events for a caller that reads them in its own
+// goroutine: see [Broker.Open].
+func (s *Service) Open(ctx context.Context, p tenancy.Principal, workflowID string, afterSeq int64) (*Subscription, error) {
+	if s.broker == nil {
+		return nil, fmt.Errorf("workflows: this service has no broker to subscribe to")
+	}
+	return s.broker.Open(ctx, p, workflowID, afterSeq)
+}
