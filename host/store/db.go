@@ -72,6 +72,7 @@ type DB struct {
 	logger  *slog.Logger
 	vectors *pgVectors // PostgreSQL only: the pgvector HNSW index (pgvector.go)
 	own     *pidSet    // PostgreSQL only: the pool's backend pids (listen.go)
+	tokens  tokenLookups
 }
 
 // Open connects to the configured database. It does not migrate; call
@@ -110,8 +111,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{dialect: Postgres, sql: stdlib.OpenDBFromPool(pool), pool: pool, logger: logger,
-		vectors: newPGVectors(cfg.VectorExactBelow, logger), own: own}, nil
+	db := &DB{dialect: Postgres, sql: stdlib.OpenDBFromPool(pool), pool: pool, logger: logger,
+		vectors: newPGVectors(cfg.VectorExactBelow, logger), own: own}
+	db.tokens.db = db
+	return db, nil
 }
 
 // ping waits for the database to answer: a host started beside its
@@ -173,7 +176,9 @@ func openSQLite(dir string, logger *slog.Logger) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open embedded database: %w", err)
 	}
-	return &DB{dialect: SQLite, sql: db, logger: logger}, nil
+	d := &DB{dialect: SQLite, sql: db, logger: logger}
+	d.tokens.db = d
+	return d, nil
 }
 
 // Dialect reports which database this is.
