@@ -175,7 +175,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
-	tel, err := tf.open(ctx, db, logger)
+	// One id names this process among the hosts: in the job queue's
+	// heartbeats, on the rounds it runs, and on its spans.
+	hostID := jobs.NewHostID()
+	tel, err := tf.open(ctx, hostID, logger)
 	if err != nil {
 		return err
 	}
@@ -211,12 +214,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	})
 	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: indexing.Periodic(), Logger: logger,
-		TracerProvider: tel.TracerProvider(),
+		TracerProvider: tel.TracerProvider(), HostID: hostID,
 		Queues: map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2,
 			syncjob.QueueName: 2}})
 	if err != nil {
 		return err
 	}
+	collectStore(tel, db, queue, logger)
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
@@ -376,7 +380,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
-		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,
+		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, TraceHealth: *tf.traceHealth, Background: bg,
 		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate},
 		Model: func() string { return agentModels(model.Config()) },
 		// Plugin installs on the running host (plugin_installs.go).

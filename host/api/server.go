@@ -80,6 +80,9 @@ type Deps struct {
 	// neither. MetricsToken lets non-loopback clients read /metrics.
 	Telemetry    Telemetry
 	MetricsToken string
+	// TraceHealth makes spans of health checks and metric scrapes too
+	// (by default they have none).
+	TraceHealth bool
 	// Model names the agent's model for the status page; nil or "" when no
 	// model is configured (the page then says what to set).
 	Model func() string
@@ -187,7 +190,7 @@ func New(d Deps) *Server {
 		return c.Next()
 	})
 	if d.Telemetry != nil {
-		app.Use(instrument(d.Telemetry))
+		app.Use(instrument(d.Telemetry, d.TraceHealth))
 		app.Get("/metrics", handleMetrics(d.Telemetry, d.MetricsToken))
 	}
 	routes(app, d, streams)
