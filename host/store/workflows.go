@@ -38,7 +38,7 @@ func ownerScope(p tenancy.Principal, write bool, alias string) (string, []any) {
 // workflowCols lists a workflow's columns, unqualified: RETURNING on SQLite
 // wants them so, and the SELECTs read one table.
 const workflowCols = `id, tenant_id, workspace_id, user_id, name, status, current_round, exec_task, exec_action, summary,
-	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity`
+	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity, outcome`
 
 func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, error) {
 	var w workflows.Workflow
@@ -46,7 +46,7 @@ func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, erro
 	var started, last int64
 	err := row.Scan(&w.ID, &w.TenantID, &w.WorkspaceID, &w.UserID, &w.Name, &status, &w.CurrentRound, &w.Exec.Task,
 		&w.Exec.Action, &w.Summary, &w.Stats.BytesSent, &w.Stats.BytesReceived, &w.Stats.TokensUsed,
-		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last)
+		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome)
 	w.Status, w.Exec.Round = workflows.Status(status), w.CurrentRound
 	w.StartedAt, w.LastActivity = fromMicros(started), fromMicros(last)
 	return w, err
@@ -192,7 +192,7 @@ func (db *DB) Transition(ctx context.Context, p tenancy.Principal, t workflows.T
 	if len(t.From) == 0 || !t.To.Valid() {
 		return out, ev, fmt.Errorf("%w: transition to %q from %v", tenancy.ErrInvalid, t.To, t.From)
 	}
-	sets := "status = ?, last_activity = ?"
+	sets := "status = ?, last_activity = ?, outcome = ?"
 	if t.NewRound {
 		sets += ", current_round = current_round + 1, exec_task = 0, exec_action = 0"
 	}
@@ -206,7 +206,7 @@ func (db *DB) Transition(ctx context.Context, p tenancy.Principal, t workflows.T
 		// on SQLite, whose transactions are serial, it never happens.
 		for attempt := 0; ; attempt++ {
 			q, args := ownerScope(p, true, "workflows")
-			args = append(append([]any{string(t.To), micros(now()), t.ID}, from...), args...)
+			args = append(append([]any{string(t.To), micros(now()), t.Outcome, t.ID}, from...), args...)
 			w, err := scanWorkflow(c.queryRow(ctx, `UPDATE workflows SET `+sets+` WHERE workflows.id = ? AND workflows.status IN (`+
 				placeholders(len(from))+`) AND `+q+` RETURNING `+workflowCols, args...))
 			if err == nil {

@@ -118,7 +118,11 @@ func (s *Service) Resume(ctx context.Context, p tenancy.Principal, id string) (W
 
 // Complete ends the round successfully and appends `complete`.
 func (s *Service) Complete(ctx context.Context, p tenancy.Principal, id, reason string) (Workflow, error) {
-	return s.transition(ctx, p, Transition{ID: id, To: StatusCompleted, Emit: func(Workflow) (EventType, any) {
+	outcome := reason
+	if outcome == "" {
+		outcome = string(StatusCompleted)
+	}
+	return s.transition(ctx, p, Transition{ID: id, To: StatusCompleted, Outcome: outcome, Emit: func(Workflow) (EventType, any) {
 		return EventComplete, EndData{Reason: reason}
 	}})
 }
@@ -126,14 +130,14 @@ func (s *Service) Complete(ctx context.Context, p tenancy.Principal, id, reason 
 // Stop stops a running workflow at the user's request and appends `stopped`.
 // The agent working on it notices by its state (or its context) and ends.
 func (s *Service) Stop(ctx context.Context, p tenancy.Principal, id, reason string) (Workflow, error) {
-	return s.transition(ctx, p, Transition{ID: id, To: StatusStopped, Emit: func(Workflow) (EventType, any) {
+	return s.transition(ctx, p, Transition{ID: id, To: StatusStopped, Outcome: string(StatusStopped), Emit: func(Workflow) (EventType, any) {
 		return EventStopped, EndData{Reason: reason}
 	}})
 }
 
 // Fail marks a running workflow failed and appends `error` with message.
 func (s *Service) Fail(ctx context.Context, p tenancy.Principal, id, message string) (Workflow, error) {
-	return s.transition(ctx, p, Transition{ID: id, To: StatusFailed, Emit: func(Workflow) (EventType, any) {
+	return s.transition(ctx, p, Transition{ID: id, To: StatusFailed, Outcome: string(StatusFailed), Emit: func(Workflow) (EventType, any) {
 		return EventError, EndData{Message: message}
 	}})
 }

@@ -16,3 +16,13 @@ $$ LANGUAGE plpgsql;
 -- +goose StatementEnd
 CREATE TRIGGER events_notify AFTER INSERT ON events
     FOR EACH ROW EXECUTE FUNCTION agenthost_event_notify();
+
+-- How a workflow's last run ended (completed, maxRoundsReached,
+-- budgetExceeded, stopped, failed; empty while one runs), so that reading
+-- the workflow says a run stopped by its budget without reading its events.
+-- Workflows that ended before are filled in from their last end event.
+ALTER TABLE workflows ADD COLUMN outcome TEXT NOT NULL DEFAULT '';
+UPDATE workflows SET outcome = status WHERE status IN ('stopped', 'failed');
+UPDATE workflows SET outcome = COALESCE(NULLIF((SELECT e.data::json->>'reason' FROM events e
+    WHERE e.workflow_id = workflows.id AND e.type = 'complete' ORDER BY e.seq DESC LIMIT 1), ''), 'completed')
+    WHERE status = 'completed';
