@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenthost/agenthost/host/agent"
@@ -31,11 +32,26 @@ func workflowAttr(ctx context.Context) trace.SpanStartOption {
 	return trace.WithAttributes()
 }
 
+// continues links a run to the trace it continues (a round taken over from
+// a host that stopped), given as a W3C traceparent.
+func continues(traceparent string) trace.SpanStartOption {
+	if traceparent == "" {
+		return trace.WithLinks()
+	}
+	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(),
+		propagation.MapCarrier{"traceparent": traceparent}))
+	if !sc.IsValid() {
+		return trace.WithLinks()
+	}
+	return trace.WithLinks(trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.String("agenthost.link", "continues")}})
+}
+
 // WorkflowIDKey is the span attribute that names a span's workflow.
 const WorkflowIDKey = "agenthost.workflow.id"
 
 func (o observer) StartRun(ctx context.Context, in agent.Input) (context.Context, func(agent.Result)) {
-	ctx, span := o.t.tracer.Start(ctx, "agent.run", trace.WithAttributes(attribute.Int("agenthost.round", in.Round)), workflowAttr(ctx))
+	ctx, span := o.t.tracer.Start(ctx, "agent.run", trace.WithAttributes(attribute.Int("agenthost.round", in.Round)), workflowAttr(ctx),
+		continues(in.Continues))
 	return ctx, func(res agent.Result) {
 		span.SetAttributes(attribute.String("agenthost.outcome", string(res.Outcome)), attribute.Int("agenthost.rounds", res.Rounds),
 			attribute.Int("agenthost.tool_calls", res.ToolCalls), attribute.Float64("agenthost.cost_chf", res.CostCHF))

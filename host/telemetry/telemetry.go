@@ -43,6 +43,9 @@ type Config struct {
 	// InstanceID tells this process's spans from those of the other hosts
 	// and workers (service.instance.id); empty makes a random one.
 	InstanceID string
+	// Exporter, when set, receives the spans instead of an OTLP endpoint
+	// (batched all the same): for a program embedding the host, and tests.
+	Exporter sdktrace.SpanExporter
 }
 
 // Telemetry holds a tracer provider and the metrics.
@@ -70,16 +73,18 @@ func New(ctx context.Context, cfg Config) (*Telemetry, error) {
 	t := &Telemetry{reg: prometheus.NewRegistry(), shutdown: func(context.Context) error { return nil }}
 	t.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	t.m = newMetrics(t.reg)
-	if cfg.OTLPEndpoint == "" {
+	if cfg.OTLPEndpoint == "" && cfg.Exporter == nil {
 		t.tp = noop.NewTracerProvider()
 	} else {
-		opts, err := otlpOptions(cfg.OTLPEndpoint)
-		if err != nil {
-			return nil, err
-		}
-		exp, err := otlptracehttp.New(ctx, opts...)
-		if err != nil {
-			return nil, fmt.Errorf("telemetry: OTLP exporter for %s: %w", cfg.OTLPEndpoint, err)
+		exp := cfg.Exporter
+		if exp == nil {
+			opts, err := otlpOptions(cfg.OTLPEndpoint)
+			if err != nil {
+				return nil, err
+			}
+			if exp, err = otlptracehttp.New(ctx, opts...); err != nil {
+				return nil, fmt.Errorf("telemetry: OTLP exporter for %s: %w", cfg.OTLPEndpoint, err)
+			}
 		}
 		res := resource.NewSchemaless(semconv.ServiceName(cfg.ServiceName), semconv.ServiceVersion(cfg.Version),
 			semconv.ServiceInstanceID(cfg.InstanceID))

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agenthost/agenthost/host/docref"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -96,13 +99,24 @@ func (s *Service) Start(ctx context.Context, p tenancy.Principal, nw NewWorkflow
 	if name == "" {
 		name = "Workflow"
 	}
-	w, ev, err := s.store.CreateWorkflow(ctx, p, Workflow{WorkspaceID: nw.WorkspaceID, Name: name}, emitRound)
+	w, ev, err := s.store.CreateWorkflow(ctx, p, Workflow{WorkspaceID: nw.WorkspaceID, Name: name, RoundTrace: traceParent(ctx)}, emitRound)
 	if err != nil {
 		return Workflow{}, err
 	}
 	s.broker.Notify(ev)
 	s.logger.DebugContext(ctx, "workflow started", "workflow", w.ID, "workspace", w.WorkspaceID, "user", p.UserID)
 	return w, nil
+}
+
+// traceParent is the W3C traceparent of ctx's span, empty when ctx is not
+// traced.
+func traceParent(ctx context.Context) string {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return ""
+	}
+	c := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, c)
+	return c["traceparent"]
 }
 
 func emitRound(w Workflow) (EventType, any) {
@@ -113,7 +127,7 @@ func emitRound(w Workflow) (EventType, any) {
 // (round+1, task and action 0) and appends `status` running. A running
 // workflow cannot be resumed: *TransitionError (ErrConflict).
 func (s *Service) Resume(ctx context.Context, p tenancy.Principal, id string) (Workflow, error) {
-	return s.transition(ctx, p, Transition{ID: id, To: StatusRunning, NewRound: true, Emit: emitRound})
+	return s.transition(ctx, p, Transition{ID: id, To: StatusRunning, NewRound: true, Emit: emitRound, RoundTrace: traceParent(ctx)})
 }
 
 // Complete ends the round successfully and appends `complete`.

@@ -183,6 +183,10 @@ type Workflow struct {
 	// (seed 000 §4.7), kept with the workflow so a resumed workflow, on any
 	// host, continues from it. The agent decides its shape.
 	Summary string `json:"summary,omitempty"`
+	// RoundTrace is the W3C traceparent of the request that started the
+	// current round (empty when it was not traced): a host that takes the
+	// round over links its spans to that trace.
+	RoundTrace string `json:"-"`
 }
 
 // MessageStatus is a message's place in its round.
@@ -348,6 +352,9 @@ type Transition struct {
 	// Outcome is recorded as the workflow's Outcome (empty clears it: a run
 	// starts).
 	Outcome string
+	// RoundTrace is recorded as the workflow's RoundTrace when the change
+	// starts a round (NewRound).
+	RoundTrace string
 }
 
 // Emit makes the event a state change appends, from the workflow as changed.

@@ -12,3 +12,8 @@ UPDATE workflows SET outcome = status WHERE status IN ('stopped', 'failed');
 UPDATE workflows SET outcome = COALESCE(NULLIF((SELECT json_extract(e.data, '$.reason') FROM events e
     WHERE e.workflow_id = workflows.id AND e.type = 'complete' ORDER BY e.seq DESC LIMIT 1), ''), 'completed')
     WHERE status = 'completed';
+
+-- The W3C traceparent of the request that started the running round, so
+-- that a host taking the round over from one that died links its trace to
+-- the one it continues.
+ALTER TABLE workflows ADD COLUMN round_trace TEXT NOT NULL DEFAULT '';
