@@ -44,11 +44,11 @@ func TestRunSpans(t *testing.T) {
 			s := spans[0]
 			attrs := map[string]string{}
 			for _, kv := range s.Attributes {
-				attrs[string(kv.Key)] = kv.Value.Emit()
+				attrs[string(kv.Key)] = kv.Value.AsString()
 			}
 			res := map[string]string{}
 			for _, kv := range s.Resource.Attributes() {
-				res[string(kv.Key)] = kv.Value.Emit()
+				res[string(kv.Key)] = kv.Value.AsString()
 			}
 			if attrs[telemetry.WorkflowIDKey] != "wf-1" || res["service.instance.id"] != "host-1" || res["service.version"] != "v9" {
 				t.Errorf("attributes %v, resource %v", attrs, res)
