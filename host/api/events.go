@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -23,11 +24,43 @@ const heartbeat = 15 * time.Second
 // reading loses its stream instead of holding it forever.
 const streamWriteTimeout = 30 * time.Second
 
+// hijackWait is how long a stream's subscription waits for fasthttp to
+// hand the connection over before it is given up (the connection failed).
+const hijackWait = 30 * time.Second
+
 // eventStreams are the server's running event streams: ctx ends them all (a
-// shutdown), wg waits for their goroutines.
+// shutdown), wait waits for their goroutines.
 type eventStreams struct {
 	ctx context.Context
-	wg  sync.WaitGroup
+	mu  sync.Mutex
+	// closed: wait has begun, no stream starts any more.
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// start runs fn as a stream's goroutine, unless the server is shutting
+// down (false).
+func (s *eventStreams) start(fn func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn()
+	}()
+	return true
+}
+
+// wait stops new streams and waits for the running ones to end (their
+// context must have ended).
+func (s *eventStreams) wait() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.wg.Wait()
 }
 
 // handleEvents streams a workflow's events as Server-Sent Events: first
@@ -74,9 +107,23 @@ func handleEvents(wf *workflows.Service, streams *eventStreams) fiber.Handler {
 			rc.Response.Header.SetContentLength(-2)
 		}
 		rc.Response.Header.SetConnectionClose()
-		streams.wg.Add(1)
+		// fasthttp calls the hijack handler after this returns, unless the
+		// connection fails first; then nobody would close the
+		// subscription. Whichever comes first of the handler and the
+		// abandon timer owns it.
+		var state atomic.Int32 // 0 pending, 1 streaming, 2 abandoned
+		abandon := time.AfterFunc(hijackWait, func() {
+			if state.CompareAndSwap(0, 2) {
+				sub.Close()
+			}
+		})
 		rc.HijackSetNoResponse(true)
 		rc.Hijack(func(conn net.Conn) {
+			abandon.Stop()
+			if !state.CompareAndSwap(0, 1) {
+				conn.Close()
+				return
+			}
 			// The server (KeepHijackedConns) leaves the connection to us
 			// and releases the request's context once this returns; the
 			// header is copied out of it first.
@@ -84,10 +131,10 @@ func handleEvents(wf *workflows.Service, streams *eventStreams) fiber.Handler {
 			if u, ok := conn.(interface{ UnsafeConn() net.Conn }); ok {
 				conn = u.UnsafeConn() // drops fasthttp's read buffer
 			}
-			go func() {
-				defer streams.wg.Done()
-				streamEvents(streams.ctx, conn, sub, header, chunked)
-			}()
+			if !streams.start(func() { streamEvents(streams.ctx, conn, sub, header, chunked) }) {
+				sub.Close()
+				conn.Close()
+			}
 		})
 		return nil
 	}

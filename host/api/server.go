@@ -124,7 +124,7 @@ func (s *Server) Listen(addr string) error {
 func (s *Server) Shutdown() error {
 	s.stopStreams()
 	err := s.App.Shutdown()
-	s.streams.wg.Wait()
+	s.streams.wait()
 	return err
 }
 
@@ -144,7 +144,7 @@ func (s *Server) ShutdownWithContext(ctx context.Context) error {
 	// The streams' goroutines end once their context has (a write to a
 	// client that stopped reading, within streamWriteTimeout).
 	done := make(chan struct{})
-	go func() { s.streams.wg.Wait(); close(done) }()
+	go func() { s.streams.wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

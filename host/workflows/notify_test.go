@@ -14,12 +14,18 @@ import (
 // every call of its Resync is sent on the returned channel (the listener
 // started listening, or lost its connection).
 func listener(t *testing.T, db *store.DB, b *workflows.Broker, retry time.Duration) <-chan struct{} {
+	return listenerChecking(t, db, b, retry, 0)
+}
+
+// listenerChecking is listener with the silence after which it pings its
+// connection (0: the default).
+func listenerChecking(t *testing.T, db *store.DB, b *workflows.Broker, retry, check time.Duration) <-chan struct{} {
 	t.Helper()
 	resyncs := make(chan struct{}, 100)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- db.ListenEvents(ctx, store.ListenConfig{Advance: b.Advance, RetryPause: retry,
+		done <- db.ListenEvents(ctx, store.ListenConfig{Advance: b.Advance, RetryPause: retry, Check: check,
 			Resync: func() { b.Resync(); resyncs <- struct{}{} }})
 	}()
 	t.Cleanup(func() {
@@ -116,4 +122,32 @@ func TestEventsAcrossHostsFallBackToThePoll(t *testing.T) {
 		t.Fatal("the listener reconnected; the test no longer shows the poll delivering")
 	default:
 	}
+}
+
+// TestListenerSurvivesSilence: a listener whose connection stays silent
+// pings it and keeps it (no reconnect, so no resync), and still hears the
+// next announcement.
+func TestListenerSurvivesSilence(t *testing.T) {
+	url := testenv.Postgres(t)
+	c := newCluster(t, func(tb testing.TB) *store.DB { return open(tb, store.Config{URL: url}) })
+	b := workflows.NewBroker(c.b.db, workflows.BrokerConfig{Interval: time.Hour})
+	svcB := workflows.NewService(c.b.db, b, nil)
+	resyncs := listenerChecking(t, c.b.db, b, 10*time.Millisecond, 20*time.Millisecond)
+	waitResync(t, resyncs, "start listening")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wf := c.start(t)
+	ch, err := svcB.Subscribe(ctx, c.alice, wf.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, ch, 1, 1)
+	time.Sleep(300 * time.Millisecond) // fifteen silent checks
+	select {
+	case <-resyncs:
+		t.Fatal("the listener reconnected after a silence")
+	default:
+	}
+	appendN(t, c.a.svc, c.alice, wf.ID, 1, 3)
+	expect(t, ch, 2, 4)
 }
