@@ -266,7 +266,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// are announced by LISTEN/NOTIFY within milliseconds; the broker's
 	// periodic read of the heads delivers those whose announcement was lost
 	// (the listening connection dropped) within its interval.
-	brokerCfg := workflows.BrokerConfig{Logger: logger}
+	brokerCfg := workflows.BrokerConfig{Logger: logger, Announcer: db}
 	if db.Dialect() == store.Postgres {
 		brokerCfg.Interval = 250 * time.Millisecond
 	}

@@ -12,9 +12,27 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// eventsChannel is the channel on which PostgreSQL announces every committed
-// event (migration 00036): payload "<workflow id> <seq>".
+// eventsChannel is the channel on which the hosts announce committed
+// events: payload "<workflow id> <seq>", the highest of that workflow.
 const eventsChannel = "agenthost_events"
+
+// Announce implements workflows.Announcer: it tells the hosts listening
+// (ListenEvents) that the workflows' events up to the given numbers are
+// committed, in one statement (one NOTIFY each, delivered when it commits).
+// On SQLite (one host) it does nothing.
+func (db *DB) Announce(ctx context.Context, heads map[string]int64) error {
+	if db.dialect != Postgres || len(heads) == 0 {
+		return nil
+	}
+	payloads := make([]string, 0, len(heads))
+	for id, seq := range heads {
+		payloads = append(payloads, id+" "+strconv.FormatInt(seq, 10))
+	}
+	if _, err := db.pool.Exec(ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p`, eventsChannel, payloads); err != nil {
+		return fmt.Errorf("store: announce events: %w", err)
+	}
+	return nil
+}
 
 // ListenConfig says where ListenEvents hands what it hears.
 type ListenConfig struct {
@@ -35,7 +53,8 @@ type ListenConfig struct {
 }
 
 // ListenEvents listens, on a connection of its own, for the events committed
-// by other hosts sharing this PostgreSQL database, until ctx ends. A lost
+// by other hosts sharing this PostgreSQL database (their Announce), until
+// ctx ends. A lost
 // connection is reconnected with a doubling pause; meanwhile (and whenever
 // an announcement is lost) the broker's periodic read of the heads delivers
 // the events, later but complete. Announcements of events appended through

@@ -34,8 +34,18 @@ type BrokerConfig struct {
 	// broker keeps in memory, so subscribers that keep up take live events
 	// without reading the database. Default 256.
 	Recent int
+	// Announcer, when set, tells the other hosts sharing the database of
+	// every event Notify hears (PostgreSQL's NOTIFY), so that they need not
+	// wait for their periodic read.
+	Announcer Announcer
 	// Logger receives read failures; nil discards them.
 	Logger *slog.Logger
+}
+
+// Announcer tells the other hosts that workflows' events up to the given
+// sequence numbers exist (store.DB.Announce).
+type Announcer interface {
+	Announce(ctx context.Context, heads map[string]int64) error
 }
 
 // Broker lets any number of subscribers follow workflows' event streams
@@ -59,9 +69,18 @@ type Broker struct {
 	recent   int
 	logger   *slog.Logger
 
+	announcer Announcer
+
 	mu      sync.Mutex
 	topics  map[string]*topic
 	polling bool
+
+	// The events to announce, by workflow the highest sequence number;
+	// one goroutine announces them while there are some, in batches that
+	// gather while the previous one is sent.
+	amu        sync.Mutex
+	announce   map[string]int64
+	announcing bool
 	// resync asks the ticker for a read of the heads now (buffered: one
 	// pending request is enough).
 	resync chan struct{}
@@ -138,7 +157,7 @@ func NewBroker(src EventSource, cfg BrokerConfig) *Broker {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Broker{src: src, interval: cfg.Interval, recent: cfg.Recent, logger: cfg.Logger, topics: map[string]*topic{},
-		resync: make(chan struct{}, 1)}
+		resync: make(chan struct{}, 1), announcer: cfg.Announcer}
 }
 
 // Notify tells the broker an event was committed. Events of workflows nobody
@@ -147,6 +166,7 @@ func (b *Broker) Notify(ev Event) {
 	if b == nil || ev.Seq <= 0 {
 		return
 	}
+	b.queueAnnouncement(ev)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.topics[ev.WorkflowID]
@@ -160,6 +180,51 @@ func (b *Broker) Notify(ev Event) {
 	if ev.Seq > t.head {
 		t.head = ev.Seq
 		t.wake()
+	}
+}
+
+// queueAnnouncement queues ev for the other hosts. The announcement is
+// sent after the event's commit, outside the append's transaction (a NOTIFY
+// inside it would make every append wait for PostgreSQL's notification
+// queue lock at commit), and one statement carries many: the other hosts
+// need only the highest number of each workflow. One lost (this process
+// dies between the commit and the announcement) is found by their periodic
+// read.
+func (b *Broker) queueAnnouncement(ev Event) {
+	if b.announcer == nil {
+		return
+	}
+	b.amu.Lock()
+	defer b.amu.Unlock()
+	if b.announce == nil {
+		b.announce = map[string]int64{}
+	}
+	if ev.Seq > b.announce[ev.WorkflowID] {
+		b.announce[ev.WorkflowID] = ev.Seq
+	}
+	if !b.announcing {
+		b.announcing = true
+		go b.announceLoop()
+	}
+}
+
+func (b *Broker) announceLoop() {
+	for {
+		b.amu.Lock()
+		batch := b.announce
+		if len(batch) == 0 {
+			b.announcing = false
+			b.amu.Unlock()
+			return
+		}
+		b.announce = nil
+		b.amu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := b.announcer.Announce(ctx, batch); err != nil {
+			b.logger.Warn("workflow events: announcing to the other hosts failed; they find the events by their periodic read",
+				"workflows", len(batch), "err", err)
+		}
+		cancel()
 	}
 }
 

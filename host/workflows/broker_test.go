@@ -52,7 +52,7 @@ func (c *countingSource) EventHeads(ctx context.Context, ids []string) (map[stri
 }
 
 func newHost(db *store.DB, src workflows.EventSource) host {
-	b := workflows.NewBroker(src, workflows.BrokerConfig{Interval: interval})
+	b := workflows.NewBroker(src, workflows.BrokerConfig{Interval: interval, Announcer: db})
 	return host{db: db, broker: b, svc: workflows.NewService(db, b, nil)}
 }
 

@@ -1,8 +1,4 @@
 -- +goose Up
--- On PostgreSQL this migration also announces every committed event to the
--- other hosts (LISTEN/NOTIFY). The embedded database has one host: events
--- reach its streams in-process, so there is nothing to announce.
-
 -- How a workflow's last run ended (completed, maxRoundsReached,
 -- budgetExceeded, stopped, failed; empty while one runs), so that reading
 -- the workflow says a run stopped by its budget without reading its events.
