@@ -90,6 +90,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	objectStorage, err := loadObjectStorage(*configPath, env)
+	if err != nil {
+		return err
+	}
 	if *shutdownTimeout <= 0 {
 		return fmt.Errorf("serve: -shutdown-timeout must be positive")
 	}
@@ -158,7 +162,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return stopped(err)
 	}
-	blobs, err := sf.blobs(db)
+	blobs, err := sf.blobs(ctx, db, objectStorage, logger)
 	if err != nil {
 		return err
 	}
@@ -371,7 +375,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Containers: containers, Folders: fileSvc}
 	// The workspace UI signs people in with a session cookie; behind HTTPS
 	// (directly or through a proxy) the cookie is marked Secure.
-	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false)})
+	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL})
 	if err != nil {
 		return err
 	}
@@ -389,6 +393,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MCPServers: mcpAdmin,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
+	if err := announceSetup(ctx, db, *addr, logger); err != nil {
+		return err
+	}
 	stopMCP := mf.serve(ctx, logger, mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host,
 		Tracer: tel.TracerProvider(), Rate: db, PerMinute: *tenantRate}, *shutdownTimeout/2)
 	defer stopMCP()

@@ -48,6 +48,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	objectStorage, err := loadObjectStorage(*configPath, env) // as serve's
+	if err != nil {
+		return err
+	}
 	prices, err := bf.prices(modelCfg)
 	if err != nil {
 		return err
@@ -85,7 +89,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	blobs, err := sf.blobs(db)
+	blobs, err := sf.blobs(ctx, db, objectStorage, logger)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"iter"
 	"os"
 	"sync"
 	"time"
@@ -88,22 +88,9 @@ func (p *Postgres) Put(ctx context.Context, r io.Reader, max int64) (sha string,
 	return sha, size, nil
 }
 
-// createStaging makes a staging file, creating its folder when it is
-// missing: the folder is usually inside a data directory that a fresh host
-// has not made (nothing else on PostgreSQL writes there), and a temporary
-// folder's cleaner may remove it while the host runs.
+// createStaging makes a staging file in the staging folder.
 func (p *Postgres) createStaging() (*os.File, error) {
-	f, err := os.CreateTemp(p.staging, pgStagingPrefix+"*")
-	if errors.Is(err, fs.ErrNotExist) {
-		if mkErr := os.MkdirAll(p.staging, 0o700); mkErr != nil {
-			return nil, fmt.Errorf("blob: create staging folder: %w", mkErr)
-		}
-		f, err = os.CreateTemp(p.staging, pgStagingPrefix+"*")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("blob: create staging file: %w", err)
-	}
-	return f, nil
+	return createStagingFile(p.staging, pgStagingPrefix)
 }
 
 // insert commits one blob: its row and, if the row is new, its chunks read
@@ -196,6 +183,39 @@ func (p *Postgres) Delete(ctx context.Context, sha string) error {
 		return fmt.Errorf("blob: delete %s: %w", sha, err)
 	}
 	return nil
+}
+
+// listPage is how many shas one query of List fetches.
+const listPage = 1000
+
+// List yields the sha of every stored blob, in order, a page of shas per
+// query (so no query stays open while the caller works on a blob). Blobs
+// stored or deleted meanwhile may or may not be yielded.
+func (p *Postgres) List(ctx context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		after := ""
+		for {
+			rows, err := p.pool.Query(ctx, `SELECT sha256 FROM blobs WHERE sha256 > $1 ORDER BY sha256 LIMIT $2`, after, listPage)
+			if err != nil {
+				yield("", fmt.Errorf("blob: list: %w", err))
+				return
+			}
+			page, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				yield("", fmt.Errorf("blob: list: %w", err))
+				return
+			}
+			for _, sha := range page {
+				if !yield(sha, nil) {
+					return
+				}
+			}
+			if len(page) < listPage {
+				return
+			}
+			after = page[len(page)-1]
+		}
+	}
 }
 
 // CleanStaging removes this package's staging files in the staging folder not
