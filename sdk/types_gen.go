@@ -879,7 +879,11 @@ type Workflow struct {
 	ID           string       `json:"id,omitempty"`
 	LastActivity *time.Time   `json:"lastActivity,omitempty"`
 	Name         string       `json:"name,omitempty"`
-	StartedAt    *time.Time   `json:"startedAt,omitempty"`
+	// How the last run ended; absent while a run is running. budgetExceeded: the workflow's or the
+	// tenant's budget stopped it (the workflow stays completed and may be resumed). One of
+	// "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".
+	Outcome   string     `json:"outcome,omitempty"`
+	StartedAt *time.Time `json:"startedAt,omitempty"`
 	// One of "running", "completed", "stopped", "failed".
 	Status      string `json:"status,omitempty"`
 	Summary     string `json:"summary,omitempty"`

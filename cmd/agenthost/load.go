@@ -124,47 +124,78 @@ func (r loadResult) report(rep *figure.Reporter) {
 	rep.Report("load.events.lost", float64(r.Lost), "events")
 }
 
-// runLoad starts the model and the hosts, runs the workflows and stops
-// everything.
-func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
-	model := llmtest.Start(llmtest.WithChunkSize(cfg.Chunk),
-		llmtest.WithDefault(llmtest.Reply("Load test answer: the quick brown fox jumps over the lazy dog, and every event of this answer must arrive once.")))
-	defer model.Close()
+// loadHosts are the hosts of a run, started by startLoadHosts.
+type loadHosts struct {
+	// Bases are the hosts' API base URLs (…/api/v1), PIDs their process
+	// ids.
+	Bases []string
+	PIDs  []int
+	// Token is an admin's API token of the run's own tenant, Workspace a
+	// workspace of it.
+	Token, Workspace string
+	// Logs receives the hosts' warnings and errors (the run's log,
+	// serialised).
+	Logs io.Writer
+	stop func()
+}
+
+// Stop stops the hosts and the model and removes their files.
+func (h *loadHosts) Stop() { h.stop() }
+
+// startLoadHosts starts the scripted model (answering with reply, or the
+// load's answer when reply is empty) and cfg.Hosts hosts on cfg.Database,
+// and returns once every host answers.
+func startLoadHosts(ctx context.Context, cfg loadConfig, reply llmtest.Step) (_ *loadHosts, err error) {
+	if reply.Content == "" {
+		reply = llmtest.Reply("Load test answer: the quick brown fox jumps over the lazy dog, and every event of this answer must arrive once.")
+	}
+	model := llmtest.Start(llmtest.WithChunkSize(cfg.Chunk), llmtest.WithDefault(reply))
+	var cleanup []func()
+	h := &loadHosts{stop: func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}}
+	cleanup = append(cleanup, model.Close)
+	defer func() {
+		if err != nil {
+			h.Stop()
+		}
+	}()
 	dir, err := os.MkdirTemp("", "agenthost-load-")
 	if err != nil {
-		return loadResult{}, err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	cleanup = append(cleanup, func() { os.RemoveAll(dir) })
 	conf := filepath.Join(dir, "agenthost.yaml")
 	if err := os.WriteFile(conf, fmt.Appendf(nil, "llm:\n  providers:\n    - name: load\n      baseURL: %s\n  models:\n    agent:\n      - provider: load\n        model: scripted\n        free: true\n", model.URL()), 0o600); err != nil {
-		return loadResult{}, err
+		return nil, err
 	}
 	// Migrated once, before the hosts start, so they do not race to.
 	if err := migrateCmd(ctx, []string{"-database", cfg.Database}, io.Discard, io.Discard); err != nil {
-		return loadResult{}, fmt.Errorf("load: migrating: %w", err)
+		return nil, fmt.Errorf("load: migrating: %w", err)
 	}
-	token, ws, err := loadTenant(ctx, cfg.Database)
-	if err != nil {
-		return loadResult{}, err
+	if h.Token, h.Workspace, err = loadTenant(ctx, cfg.Database); err != nil {
+		return nil, err
 	}
 	// Each host is a process of its own, as on separate machines: one that
 	// misbehaves in its shutdown cannot take the run down with it.
 	hostCtx, stopHosts := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	defer func() {
+	cleanup = append(cleanup, func() {
 		stopHosts()
 		wg.Wait()
-	}()
+	})
 	logs := &lockedWriter{w: cfg.Log}
-	var bases []string
+	h.Logs = logs
 	for i := range cfg.Hosts {
 		addr, err := freeLoopbackAddr()
 		if err != nil {
-			return loadResult{}, err
+			return nil, err
 		}
 		plugins := filepath.Join(dir, "plugins-"+strconv.Itoa(i))
 		if err := os.Mkdir(plugins, 0o700); err != nil {
-			return loadResult{}, err
+			return nil, err
 		}
 		cmd := cfg.hostCommand(hostCtx, "serve", "-database", cfg.Database, "-addr", addr, "-mcp-addr", "off", "-config", conf, "-plugins", plugins)
 		cmd.Stdout, cmd.Stderr = io.Discard, warnings(logs)
@@ -172,7 +203,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
 		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 		cmd.WaitDelay = 30 * time.Second
 		if err := cmd.Start(); err != nil {
-			return loadResult{}, fmt.Errorf("load: host %d: %w", i, err)
+			return nil, fmt.Errorf("load: host %d: %w", i, err)
 		}
 		exited := make(chan error, 1)
 		wg.Add(1)
@@ -186,10 +217,23 @@ func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
 		}()
 		base := "http://" + addr
 		if err := waitHealthy(ctx, base, exited); err != nil {
-			return loadResult{}, fmt.Errorf("load: host %d: %w", i, err)
+			return nil, fmt.Errorf("load: host %d: %w", i, err)
 		}
-		bases = append(bases, base+"/api/v1")
+		h.Bases = append(h.Bases, base+"/api/v1")
+		h.PIDs = append(h.PIDs, cmd.Process.Pid)
 	}
+	return h, nil
+}
+
+// runLoad starts the model and the hosts, runs the workflows and stops
+// everything.
+func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
+	hosts, err := startLoadHosts(ctx, cfg, llmtest.Step{})
+	if err != nil {
+		return loadResult{}, err
+	}
+	defer hosts.Stop()
+	bases, token, ws, logs := hosts.Bases, hosts.Token, hosts.Workspace, hosts.Logs
 
 	var mu sync.Mutex
 	var res loadResult

@@ -180,7 +180,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if model.Configured(llm.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
-	tel, err := tf.open(ctx, db, logger)
+	// One id names this process among the hosts: in the job queue's
+	// heartbeats, on the rounds it runs, and on its spans.
+	hostID := jobs.NewHostID()
+	tel, err := tf.open(ctx, hostID, logger)
 	if err != nil {
 		return err
 	}
@@ -216,12 +219,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	})
 	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: periodicJobs(sw), Logger: logger,
-		TracerProvider: tel.TracerProvider(),
+		TracerProvider: tel.TracerProvider(), HostID: hostID,
 		Queues: map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2,
 			syncjob.QueueName: 2}})
 	if err != nil {
 		return err
 	}
+	collectStore(tel, db, queue, logger)
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
@@ -264,12 +268,22 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
 	}
 	// Events appended by other hosts sharing PostgreSQL (a stop among them)
-	// arrive within the broker's interval.
-	brokerCfg := workflows.BrokerConfig{Logger: logger}
+	// are announced by LISTEN/NOTIFY within milliseconds; the broker's
+	// periodic read of the heads delivers those whose announcement was lost
+	// (the listening connection dropped) within its interval.
+	brokerCfg := workflows.BrokerConfig{Logger: logger, Announcer: db}
 	if db.Dialect() == store.Postgres {
 		brokerCfg.Interval = 250 * time.Millisecond
 	}
-	wfSvc := workflows.NewService(db, workflows.NewBroker(db, brokerCfg), logger)
+	broker := workflows.NewBroker(db, brokerCfg)
+	wfSvc := workflows.NewService(db, broker, logger)
+	listenCtx, stopListening := context.WithCancel(ctx)
+	listened := make(chan struct{})
+	go func() {
+		defer close(listened)
+		db.ListenEvents(listenCtx, store.ListenConfig{Advance: broker.Advance, Resync: broker.Resync})
+	}()
+	defer func() { stopListening(); <-listened }() // before the database closes
 	// The host capabilities reach the services from here on; tools called
 	// before (none: the API is not listening yet) would be refused.
 	*pf.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
@@ -371,7 +385,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,
-		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, Background: bg,
+		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, TraceHealth: *tf.traceHealth, Background: bg,
 		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate},
 		Model: func() string { return agentModels(model.Config()) },
 		// Plugin installs on the running host (plugin_installs.go).

@@ -30,6 +30,13 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	if os.Getenv("AGENTHOST_TEST_SSE_PEER") == "1" {
+		if err := ssePeerMain(os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, "ssepeer:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(testenv.Main(m))
 }
 

@@ -36,6 +36,9 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	keyFile := addSecretKeyFileFlag(fs)
 	sw := addSweepFlags(fs)
+	tf := addTelemetryFlags(fs)
+	metricsAddr := fs.String("metrics-addr", envOr("AGENTHOST_WORKER_METRICS_ADDR", "127.0.0.1:9464"),
+		`address serving /metrics (loopback clients, or -metrics-token holders); "off" serves none`)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -103,11 +106,30 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		ingester.WithEmbedder(model)
 	}
 	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
-	reg := jobKinds(ingester, reader, db, sw.sweeper(db, blobs, logger))
-	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Periodic: periodicJobs(sw), Logger: logger})
+	hostID := jobs.NewHostID()
+	tel, err := tf.open(ctx, hostID, logger)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tel.Shutdown(sctx); err != nil {
+			logger.Warn("telemetry: flushing spans", "err", err)
+		}
+	}()
+	reg := jobKinds(ingester, reader, db, sw.sweeper(db, blobs, logger))
+	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Periodic: periodicJobs(sw), Logger: logger,
+		TracerProvider: tel.TracerProvider(), HostID: hostID})
+	if err != nil {
+		return err
+	}
+	collectStore(tel, db, q, logger)
+	stopMetrics, err := serveMetrics(*metricsAddr, tel.Handler(), *tf.metricsToken, logger)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	if err := q.Start(ctx); err != nil {
 		return err
 	}

@@ -151,6 +151,9 @@ type Input struct {
 	MaxCostCHF float64
 	// Round is the workflow round this run serves (for events).
 	Round int
+	// Continues is the W3C traceparent of the trace this run continues: a
+	// round taken over from a host that stopped (its spans link to it).
+	Continues string
 }
 
 // Outcome is how a run ended.

@@ -151,6 +151,12 @@ func TestBillingRefusesOverLimit(t *testing.T) {
 	if !strings.Contains(end, "budgetExceeded") || !strings.Contains(last, "spending limit") || !strings.Contains(last, "credit exhausted") {
 		t.Fatalf("events %v, answer %q: want budgetExceeded naming the exhausted credit", evs, last)
 	}
+	// Reading the workflow says the budget stopped it, and what it cost.
+	var got workflows.Workflow
+	getJSON(t, ts, "/workflows/"+w.ID, &got)
+	if got.Status != workflows.StatusCompleted || got.Outcome != "budgetExceeded" || got.Stats.CostCHF < 0.0025-1e-9 {
+		t.Fatalf("workflow after its budget stopped it: status %s, outcome %q, cost %v", got.Status, got.Outcome, got.Stats.CostCHF)
+	}
 
 	var bud struct {
 		CreditCHF     *string `json:"creditCHF"`

@@ -1,16 +1,14 @@
 package api
 
 import (
-	"context"
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/webui"
 )
 
 // routes lists every route of the API, so the surface is visible at a glance.
-// streams is cancelled when the server shuts down; event streams end with it.
-func routes(app *fiber.App, d Deps, streams context.Context) {
+// streams are the event streams, which end when the server shuts down.
+func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	app.Get("/status", handleStatus(d))
 	app.Get("/healthz", handleHealth(d.Ready))
 	v1 := app.Group("/api/v1")

@@ -80,6 +80,9 @@ type Deps struct {
 	// neither. MetricsToken lets non-loopback clients read /metrics.
 	Telemetry    Telemetry
 	MetricsToken string
+	// TraceHealth makes spans of health checks and metric scrapes too
+	// (by default they have none).
+	TraceHealth bool
 	// Model names the agent's model for the status page; nil or "" when no
 	// model is configured (the page then says what to set).
 	Model func() string
@@ -95,6 +98,7 @@ type Deps struct {
 // event streams, which otherwise hold their connections until a write fails.
 type Server struct {
 	*fiber.App
+	streams      *eventStreams
 	stopStreams  context.CancelFunc
 	stopRequests context.CancelFunc
 	timeouts     Timeouts
@@ -119,7 +123,9 @@ func (s *Server) Listen(addr string) error {
 // waiting for running requests however long they take.
 func (s *Server) Shutdown() error {
 	s.stopStreams()
-	return s.App.Shutdown()
+	err := s.App.Shutdown()
+	s.streams.wait()
+	return err
 }
 
 // ShutdownWithContext is Shutdown with a deadline. When ctx has one, requests
@@ -134,7 +140,19 @@ func (s *Server) ShutdownWithContext(ctx context.Context) error {
 		t := time.AfterFunc(time.Until(dl)/2, s.stopRequests)
 		defer t.Stop()
 	}
-	return s.App.ShutdownWithContext(ctx)
+	err := s.App.ShutdownWithContext(ctx)
+	// The streams' goroutines end once their context has (a write to a
+	// client that stopped reading, within streamWriteTimeout).
+	done := make(chan struct{})
+	go func() { s.streams.wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	return err
 }
 
 // New builds the server with every route.
@@ -160,7 +178,11 @@ func New(d Deps) *Server {
 		ReadTimeout: timeouts.Header,
 		IdleTimeout: timeouts.Idle,
 	})
-	streams, stop := context.WithCancel(context.Background())
+	// Event streams take their connections over from fasthttp (see
+	// handleEvents): the server must leave those to them.
+	app.Server().KeepHijackedConns = true
+	streamsCtx, stop := context.WithCancel(context.Background())
+	streams := &eventStreams{ctx: streamsCtx}
 	// Every request runs under one context that a shutdown may cancel.
 	requests, stopRequests := context.WithCancel(context.Background())
 	app.Use(func(c *fiber.Ctx) error {
@@ -168,11 +190,11 @@ func New(d Deps) *Server {
 		return c.Next()
 	})
 	if d.Telemetry != nil {
-		app.Use(instrument(d.Telemetry))
+		app.Use(instrument(d.Telemetry, d.TraceHealth))
 		app.Get("/metrics", handleMetrics(d.Telemetry, d.MetricsToken))
 	}
 	routes(app, d, streams)
-	return &Server{App: app, stopStreams: stop, stopRequests: stopRequests, timeouts: timeouts}
+	return &Server{App: app, streams: streams, stopStreams: stop, stopRequests: stopRequests, timeouts: timeouts}
 }
 
 // ErrShutdownTimeout is Serve's error when requests were still running at

@@ -180,7 +180,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tel.CollectStore(db, nil)
+	tel.CollectStore(db, nil, nil)
 	ts.tel = tel
 	o.agent.Observer = tel.Observer()
 	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, o.logger)

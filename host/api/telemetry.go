@@ -29,11 +29,25 @@ type Telemetry interface {
 // method, route and status. Unlike otelfiber it never cancels the request's
 // context when the handler returns: event streams and uploads outlive their
 // handlers' return.
-func instrument(t Telemetry) fiber.Handler {
+//
+// Health checks and metric scrapes (/healthz, /status, /metrics) come every
+// few seconds from every probe and would bury the requests worth tracing:
+// they get no span unless traceHealth, and their latency is still recorded.
+func instrument(t Telemetry, traceHealth bool) fiber.Handler {
 	tracer := t.TracerProvider().Tracer("github.com/agenthost/agenthost/host/api")
 	prop := propagation.TraceContext{}
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
+		if !traceHealth && isHealthPath(c.Path()) {
+			err := c.Next()
+			if err != nil {
+				if herr := c.App().ErrorHandler(c, err); herr != nil {
+					return herr
+				}
+			}
+			t.ObserveHTTP(strings.Clone(c.Method()), c.Route().Path, strconv.Itoa(c.Response().StatusCode()), time.Since(start))
+			return nil
+		}
 		h := http.Header{}
 		for _, k := range []string{"Traceparent", "Tracestate"} {
 			if v := c.Get(k); v != "" {
@@ -58,6 +72,11 @@ func instrument(t Telemetry) fiber.Handler {
 		route, status := c.Route().Path, c.Response().StatusCode()
 		span.SetName(method + " " + route)
 		span.SetAttributes(attribute.String("http.route", route), attribute.Int("http.response.status_code", status))
+		if strings.HasPrefix(route, "/api/v1/workflows/:id") {
+			// Every span of a workflow carries its id (the agent's spans
+			// take it from the round).
+			span.SetAttributes(attribute.String(workflowIDKey, strings.Clone(c.Params("id"))))
+		}
 		if status >= 500 {
 			span.SetStatus(codes.Error, http.StatusText(status))
 		}
@@ -65,6 +84,19 @@ func instrument(t Telemetry) fiber.Handler {
 		t.ObserveHTTP(method, route, strconv.Itoa(status), time.Since(start))
 		return nil
 	}
+}
+
+// workflowIDKey is telemetry.WorkflowIDKey (not imported: the API knows
+// telemetry only by the small interface above).
+const workflowIDKey = "agenthost.workflow.id"
+
+// isHealthPath reports whether path is a health check or a metrics scrape.
+func isHealthPath(path string) bool {
+	switch path {
+	case "/healthz", "/status", "/metrics":
+		return true
+	}
+	return false
 }
 
 // handleMetrics serves the metrics to loopback clients and to those who

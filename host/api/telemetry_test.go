@@ -23,11 +23,13 @@ import (
 type otlpReceiver struct {
 	mu    sync.Mutex
 	spans []*tracepb.Span
-	srv   *httptest.Server
+	// resources holds each span's resource attributes, by span id.
+	resources map[string]map[string]string
+	srv       *httptest.Server
 }
 
 func newOTLPReceiver(t *testing.T) *otlpReceiver {
-	r := &otlpReceiver{}
+	r := &otlpReceiver{resources: map[string]map[string]string{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
 			http.Error(w, "want POST /v1/traces with application/x-protobuf", http.StatusBadRequest)
@@ -41,8 +43,15 @@ func newOTLPReceiver(t *testing.T) *otlpReceiver {
 		}
 		r.mu.Lock()
 		for _, rs := range msg.ResourceSpans {
+			res := map[string]string{}
+			for _, kv := range rs.GetResource().GetAttributes() {
+				res[kv.Key] = kv.Value.GetStringValue()
+			}
 			for _, ss := range rs.ScopeSpans {
 				r.spans = append(r.spans, ss.Spans...)
+				for _, sp := range ss.Spans {
+					r.resources[string(sp.SpanId)] = res
+				}
 			}
 		}
 		r.mu.Unlock()
@@ -54,9 +63,21 @@ func newOTLPReceiver(t *testing.T) *otlpReceiver {
 	return r
 }
 
+// spanAttr is a span's string attribute.
+func spanAttr(s *tracepb.Span, key string) string {
+	for _, kv := range s.Attributes {
+		if kv.Key == key {
+			return kv.Value.GetStringValue()
+		}
+	}
+	return ""
+}
+
 // TestTraceExported: a scripted run exported to an OTLP endpoint has one
 // span per run, round, model call and tool call, each with the right
-// parent, and the HTTP request that started it is a server span.
+// parent and the workflow's id, and the HTTP request that started it is a
+// server span; every span's resource names the service's instance and
+// version; health checks and metric scrapes make no span.
 func TestTraceExported(t *testing.T) {
 	recv := newOTLPReceiver(t)
 	ts := server(t, func(o *serverOptions) { o.otlp = recv.srv.URL })
@@ -67,6 +88,13 @@ func TestTraceExported(t *testing.T) {
 	w := startWorkflow(t, ts, ts.alice, `{"prompt":"trace me"}`)
 	if _, end := waitDone(t, ts, w.ID); !strings.Contains(end, `"completed"`) {
 		t.Fatalf("run ended %s", end)
+	}
+	for _, path := range []string{"/healthz", "/status", "/metrics"} {
+		resp, err := http.Get(strings.TrimSuffix(ts.base, "/api/v1") + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 	}
 	if err := ts.tel.Shutdown(context.Background()); err != nil { // flushes the batch
 		t.Fatal(err)
@@ -116,6 +144,20 @@ func TestTraceExported(t *testing.T) {
 	}
 	if len(server) != 1 {
 		t.Fatalf("no server span for the request that started the run")
+	}
+	for _, s := range append(append(append(runs, rounds...), models...), tools...) {
+		if got := spanAttr(s, "agenthost.workflow.id"); got != w.ID {
+			t.Errorf("%s span: workflow id %q, want %q", s.Name, got, w.ID)
+		}
+	}
+	for _, s := range spans {
+		res := recv.resources[string(s.SpanId)]
+		if res["service.instance.id"] == "" || res["service.version"] == "" || res["service.name"] != "agenthost" {
+			t.Errorf("%s span's resource %v lacks the service's instance or version", s.Name, res)
+		}
+		if route := spanAttr(s, "http.route"); route == "/healthz" || route == "/status" || route == "/metrics" {
+			t.Errorf("a health check or scrape was traced: %s", s.Name)
+		}
 	}
 }
 

@@ -1,11 +1,8 @@
 package api
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -204,71 +201,6 @@ func handleRemoveMessageFile(wf *workflows.Service) fiber.Handler {
 			return err
 		}
 		return c.SendStatus(fiber.StatusNoContent)
-	}
-}
-
-// heartbeat keeps idle streams alive through proxies and is how a dropped
-// client is noticed: Fiber shows a disconnect only as a failed write.
-const heartbeat = 15 * time.Second
-
-// handleEvents streams a workflow's events as Server-Sent Events: first
-// everything after Last-Event-ID (or ?after=), then live ones, each with its
-// sequence number as the SSE id, so a reconnecting client misses nothing.
-func handleEvents(wf *workflows.Service, streams context.Context) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		last := c.Get("Last-Event-ID")
-		if last == "" {
-			last = c.Query("after", "0")
-		}
-		afterSeq, err := strconv.ParseInt(last, 10, 64)
-		if err != nil || afterSeq < 0 {
-			return fmt.Errorf("%w: Last-Event-ID %q is not a sequence number", tenancy.ErrInvalid, last)
-		}
-		// The subscription outlives the handler (the body is written after
-		// it returns), so it gets its own context, ended by the writer or by
-		// the server's shutdown.
-		ctx, cancel := context.WithCancel(streams)
-		// Fiber's params alias the request's buffer, which fasthttp reuses
-		// once the handler returns; the broker keeps the id (a map key) for
-		// the stream's life, so it gets its own copy. Without it a stream
-		// could stop receiving live events when the buffer was overwritten.
-		id := strings.Clone(c.Params("id"))
-		events, err := wf.Subscribe(ctx, principal(c), id, afterSeq)
-		if err != nil {
-			cancel()
-			return err
-		}
-		c.Set(fiber.HeaderContentType, "text/event-stream")
-		c.Set(fiber.HeaderCacheControl, "no-cache")
-		c.Set(fiber.HeaderConnection, "keep-alive")
-		c.Set("X-Accel-Buffering", "no")
-		c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-			defer cancel()
-			tick := time.NewTicker(heartbeat)
-			defer tick.Stop()
-			if _, err := w.WriteString(": connected\n\n"); err != nil || w.Flush() != nil {
-				return
-			}
-			for {
-				select {
-				case ev, ok := <-events:
-					if !ok {
-						return
-					}
-					fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, ev.Data)
-					// Flush once the burst is written: a replay of many events
-					// goes out in few writes.
-					if len(events) == 0 && w.Flush() != nil {
-						return
-					}
-				case <-tick.C:
-					if _, err := w.WriteString(": ping\n\n"); err != nil || w.Flush() != nil {
-						return
-					}
-				}
-			}
-		})
-		return nil
 	}
 }
 

@@ -299,6 +299,11 @@ func TestWorkflowLimits(t *testing.T) {
 	if !strings.Contains(last, "budget of CHF 0.35") {
 		t.Fatalf("budget answer: %q", last)
 	}
+	var got workflows.Workflow
+	getJSON(t, ts, "/workflows/"+w.ID, &got)
+	if got.Outcome != "budgetExceeded" || got.Stats.CostCHF < 0.3-1e-9 {
+		t.Fatalf("workflow stopped by its budget: outcome %q, cost %v", got.Outcome, got.Stats.CostCHF)
+	}
 	reqs := ts.model.ChatRequests()
 	lastReq := reqs[len(reqs)-1]
 	var history string

@@ -50,10 +50,12 @@ func isRescue(msg string) bool {
 	return strings.HasPrefix(msg, RescueMessage) || msg == riverRescueMessage
 }
 
-// newHostID returns a fresh host id: the process id for people reading it,
-// and random bytes so that two processes never share one (River requires
-// its client ids to be unique, and a restarted process is a new host).
-func newHostID() string {
+// NewHostID returns a fresh host id: the host name and process id for
+// people reading it, and random bytes so that two processes never share
+// one (River requires its client ids to be unique, and a restarted process
+// is a new host). A process that names itself elsewhere too (its trace
+// spans' service.instance.id) makes one and passes it as Config.HostID.
+func NewHostID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	host, _ := os.Hostname()

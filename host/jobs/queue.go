@@ -96,6 +96,9 @@ type Config struct {
 	// before its running jobs are handed back to be run again (lease.go).
 	// Defaults 2 s and 15 s; the lease must be at least twice the interval.
 	HeartbeatInterval, HostLease time.Duration
+	// HostID is this process's id among the hosts (see NewHostID); empty
+	// makes a fresh one.
+	HostID string
 	// TracerProvider, when set, makes a span of every job insert and every
 	// attempt (River's OpenTelemetry middleware); nil makes none.
 	TracerProvider trace.TracerProvider
@@ -224,7 +227,11 @@ func New(db *store.DB, cfg Config) (*Queue, error) {
 		if leaseFor < 2*interval {
 			return nil, fmt.Errorf("jobs: HostLease (%s) must be at least twice HeartbeatInterval (%s)", leaseFor, interval)
 		}
-		lease = &leaseKeeper{db: db.SQL(), dialect: db.Dialect(), id: newHostID(), interval: interval, lease: leaseFor, logger: logger}
+		id := cfg.HostID
+		if id == "" {
+			id = NewHostID()
+		}
+		lease = &leaseKeeper{db: db.SQL(), dialect: db.Dialect(), id: id, interval: interval, lease: leaseFor, logger: logger}
 		// River records its client id in each job's attempted_by: that is
 		// how a running job is traced to the host whose heartbeat it lives by.
 		rc.ID = lease.id

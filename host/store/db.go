@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -69,6 +70,8 @@ type DB struct {
 	pool    *pgxpool.Pool // PostgreSQL only
 	logger  *slog.Logger
 	vectors *pgVectors // PostgreSQL only: the pgvector HNSW index (pgvector.go)
+	own     *pidSet    // PostgreSQL only: the pool's backend pids (listen.go)
+	tokens  tokenLookups
 }
 
 // Open connects to the configured database. It does not migrate; call
@@ -91,6 +94,14 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		// streams run beside it. A URL may still set pool_max_conns.
 		pcfg.MaxConns = int32(max(16, 4*runtime.NumCPU()))
 	}
+	// The pool's backends are known by pid, so that the events listener
+	// can skip announcements of this process's own appends.
+	own := &pidSet{}
+	pcfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		own.add(c.PgConn().PID())
+		return nil
+	}
+	pcfg.BeforeClose = func(c *pgx.Conn) { own.remove(c.PgConn().PID()) }
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)
@@ -99,8 +110,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{dialect: Postgres, sql: stdlib.OpenDBFromPool(pool), pool: pool, logger: logger,
-		vectors: newPGVectors(cfg.VectorExactBelow, logger)}, nil
+	db := &DB{dialect: Postgres, sql: stdlib.OpenDBFromPool(pool), pool: pool, logger: logger,
+		vectors: newPGVectors(cfg.VectorExactBelow, logger), own: own}
+	db.tokens.db = db
+	return db, nil
 }
 
 // ping waits for the database to answer: a host started beside its
@@ -162,7 +175,9 @@ func openSQLite(dir string, logger *slog.Logger) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open embedded database: %w", err)
 	}
-	return &DB{dialect: SQLite, sql: db, logger: logger}, nil
+	d := &DB{dialect: SQLite, sql: db, logger: logger}
+	d.tokens.db = d
+	return d, nil
 }
 
 // Dialect reports which database this is.

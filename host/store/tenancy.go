@@ -205,16 +205,14 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (tenancy.Principa
 	if err != nil {
 		return tenancy.Principal{}, err
 	}
-	var p tenancy.Principal
-	var expires, revoked sql.NullInt64
-	err = db.conn().queryRow(ctx, `SELECT u.tenant_id, u.id, u.admin, t.expires_at, t.revoked_at
-		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash).
-		Scan(&p.TenantID, &p.UserID, &p.Admin, &expires, &revoked)
+	// Lookups arriving together share one query (tokenlookup.go).
+	r, err := db.tokens.lookup(ctx, hash)
+	p, expires, revoked := r.p, r.expires, r.revoked
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return tenancy.Principal{}, fmt.Errorf("%w: unknown API token", tenancy.ErrUnauthenticated)
 	case err != nil:
-		return tenancy.Principal{}, fmt.Errorf("store: authenticate: %w", err)
+		return tenancy.Principal{}, err
+	case !r.found:
+		return tenancy.Principal{}, fmt.Errorf("%w: unknown API token", tenancy.ErrUnauthenticated)
 	case revoked.Valid:
 		return tenancy.Principal{}, fmt.Errorf("%w: API token revoked", tenancy.ErrUnauthenticated)
 	case expires.Valid && expires.Int64 <= micros(now()):

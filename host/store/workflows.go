@@ -38,7 +38,7 @@ func ownerScope(p tenancy.Principal, write bool, alias string) (string, []any) {
 // workflowCols lists a workflow's columns, unqualified: RETURNING on SQLite
 // wants them so, and the SELECTs read one table.
 const workflowCols = `id, tenant_id, workspace_id, user_id, name, status, current_round, exec_task, exec_action, summary,
-	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity`
+	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity, outcome, round_trace`
 
 func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, error) {
 	var w workflows.Workflow
@@ -46,7 +46,7 @@ func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, erro
 	var started, last int64
 	err := row.Scan(&w.ID, &w.TenantID, &w.WorkspaceID, &w.UserID, &w.Name, &status, &w.CurrentRound, &w.Exec.Task,
 		&w.Exec.Action, &w.Summary, &w.Stats.BytesSent, &w.Stats.BytesReceived, &w.Stats.TokensUsed,
-		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last)
+		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome, &w.RoundTrace)
 	w.Status, w.Exec.Round = workflows.Status(status), w.CurrentRound
 	w.StartedAt, w.LastActivity = fromMicros(started), fromMicros(last)
 	return w, err
@@ -128,10 +128,11 @@ func (db *DB) CreateWorkflow(ctx context.Context, p tenancy.Principal, w workflo
 		}
 		t := now()
 		w = workflows.Workflow{ID: newID(), TenantID: p.TenantID, WorkspaceID: w.WorkspaceID, UserID: p.UserID, Name: w.Name,
-			Status: workflows.StatusRunning, CurrentRound: 1, Exec: workflows.Exec{Round: 1}, StartedAt: t, LastActivity: t}
+			Status: workflows.StatusRunning, CurrentRound: 1, Exec: workflows.Exec{Round: 1}, StartedAt: t, LastActivity: t,
+			RoundTrace: w.RoundTrace}
 		_, err := c.exec(ctx, `INSERT INTO workflows (id, tenant_id, workspace_id, user_id, name, status, current_round,
-			started_at, last_activity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			w.ID, w.TenantID, w.WorkspaceID, w.UserID, w.Name, string(w.Status), w.CurrentRound, micros(t), micros(t))
+			started_at, last_activity, round_trace) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			w.ID, w.TenantID, w.WorkspaceID, w.UserID, w.Name, string(w.Status), w.CurrentRound, micros(t), micros(t), w.RoundTrace)
 		if err != nil {
 			return fmt.Errorf("store: insert workflow: %w", err)
 		}
@@ -192,9 +193,11 @@ func (db *DB) Transition(ctx context.Context, p tenancy.Principal, t workflows.T
 	if len(t.From) == 0 || !t.To.Valid() {
 		return out, ev, fmt.Errorf("%w: transition to %q from %v", tenancy.ErrInvalid, t.To, t.From)
 	}
-	sets := "status = ?, last_activity = ?"
+	sets := "status = ?, last_activity = ?, outcome = ?"
+	var trace []any
 	if t.NewRound {
-		sets += ", current_round = current_round + 1, exec_task = 0, exec_action = 0"
+		sets += ", current_round = current_round + 1, exec_task = 0, exec_action = 0, round_trace = ?"
+		trace = []any{t.RoundTrace}
 	}
 	from := make([]any, len(t.From))
 	for i, s := range t.From {
@@ -206,7 +209,7 @@ func (db *DB) Transition(ctx context.Context, p tenancy.Principal, t workflows.T
 		// on SQLite, whose transactions are serial, it never happens.
 		for attempt := 0; ; attempt++ {
 			q, args := ownerScope(p, true, "workflows")
-			args = append(append([]any{string(t.To), micros(now()), t.ID}, from...), args...)
+			args = append(append(append(append([]any{string(t.To), micros(now()), t.Outcome}, trace...), t.ID), from...), args...)
 			w, err := scanWorkflow(c.queryRow(ctx, `UPDATE workflows SET `+sets+` WHERE workflows.id = ? AND workflows.status IN (`+
 				placeholders(len(from))+`) AND `+q+` RETURNING `+workflowCols, args...))
 			if err == nil {

@@ -70,15 +70,25 @@ type Counter interface {
 	Counts(ctx context.Context, at time.Time) (store.Counts, error)
 }
 
+// Elector decides, at each scrape, whether this process exports the
+// gauges read from the database. Every host and worker sharing a database
+// reads the same figures, so if each exported them a sum() over the hosts
+// would count them once per host: one process exports them, the others
+// only say they do not (agenthost_database_gauges_exporter 0).
+type Elector interface {
+	ExportsDatabaseGauges(ctx context.Context) (bool, error)
+}
+
 // CollectStore registers gauges read from the database when scraped:
 // workflows by state, files, chunks and vectors, jobs by state and kind,
-// and each tenant's spending against its limits. A failed read is logged
-// and leaves those gauges out of that scrape.
-func (t *Telemetry) CollectStore(c Counter, logger *slog.Logger) {
+// and each tenant's spending against its limits, exported only while el
+// elects this process (nil: always, a single process). A failed read is
+// logged and leaves those gauges out of that scrape.
+func (t *Telemetry) CollectStore(c Counter, el Elector, logger *slog.Logger) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	t.reg.MustRegister(&storeCollector{c: c, log: logger})
+	t.reg.MustRegister(&storeCollector{c: c, el: el, log: logger})
 }
 
 var (
@@ -89,15 +99,18 @@ var (
 	descJobs      = prometheus.NewDesc("agenthost_jobs", "Jobs of the queue by state and kind (the queue's depth: state available).", []string{"state", "kind"}, nil)
 	descSpent     = prometheus.NewDesc("agenthost_tenant_spent_chf", "A tenant's spending in CHF, this calendar month and in total.", []string{"tenant", "period"}, nil)
 	descLimit     = prometheus.NewDesc("agenthost_tenant_limit_chf", "A tenant's spending limits in CHF (credit, monthly), when set.", []string{"tenant", "limit"}, nil)
+	descExporter  = prometheus.NewDesc("agenthost_database_gauges_exporter",
+		"1 on the one process that exports the gauges read from the database (agenthost_workflows, _knowledge_*, _jobs, _tenant_*), 0 on the others.", nil, nil)
 )
 
 type storeCollector struct {
 	c   Counter
+	el  Elector
 	log *slog.Logger
 }
 
 func (s *storeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descWorkflows, descFiles, descChunks, descVectors, descJobs, descSpent, descLimit} {
+	for _, d := range []*prometheus.Desc{descWorkflows, descFiles, descChunks, descVectors, descJobs, descSpent, descLimit, descExporter} {
 		ch <- d
 	}
 }
@@ -105,6 +118,22 @@ func (s *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 func (s *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	exports := true
+	if s.el != nil {
+		var err error
+		if exports, err = s.el.ExportsDatabaseGauges(ctx); err != nil {
+			s.log.Error("telemetry: deciding which process exports the database gauges", "err", err)
+			exports = false
+		}
+	}
+	flag := 0.0
+	if exports {
+		flag = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descExporter, prometheus.GaugeValue, flag)
+	if !exports {
+		return
+	}
 	c, err := s.c.Counts(ctx, time.Now())
 	if err != nil {
 		s.log.Error("telemetry: reading counts for /metrics", "err", err)

@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenthost/agenthost/host/agent"
@@ -21,8 +22,36 @@ func (t *Telemetry) Observer() agent.Observer { return observer{t} }
 
 type observer struct{ t *Telemetry }
 
+// workflowAttr is the workflow a span belongs to, from the round's
+// attribution (every model call and tool call of a round runs under it),
+// so that every span of a workflow can be found by its id.
+func workflowAttr(ctx context.Context) trace.SpanStartOption {
+	if id := llm.AttributionFrom(ctx).WorkflowID; id != "" {
+		return trace.WithAttributes(attribute.String(WorkflowIDKey, id))
+	}
+	return trace.WithAttributes()
+}
+
+// continues links a run to the trace it continues (a round taken over from
+// a host that stopped), given as a W3C traceparent.
+func continues(traceparent string) trace.SpanStartOption {
+	if traceparent == "" {
+		return trace.WithLinks()
+	}
+	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(),
+		propagation.MapCarrier{"traceparent": traceparent}))
+	if !sc.IsValid() {
+		return trace.WithLinks()
+	}
+	return trace.WithLinks(trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.String("agenthost.link", "continues")}})
+}
+
+// WorkflowIDKey is the span attribute that names a span's workflow.
+const WorkflowIDKey = "agenthost.workflow.id"
+
 func (o observer) StartRun(ctx context.Context, in agent.Input) (context.Context, func(agent.Result)) {
-	ctx, span := o.t.tracer.Start(ctx, "agent.run", trace.WithAttributes(attribute.Int("agenthost.round", in.Round)))
+	ctx, span := o.t.tracer.Start(ctx, "agent.run", trace.WithAttributes(attribute.Int("agenthost.round", in.Round)), workflowAttr(ctx),
+		continues(in.Continues))
 	return ctx, func(res agent.Result) {
 		span.SetAttributes(attribute.String("agenthost.outcome", string(res.Outcome)), attribute.Int("agenthost.rounds", res.Rounds),
 			attribute.Int("agenthost.tool_calls", res.ToolCalls), attribute.Float64("agenthost.cost_chf", res.CostCHF))
@@ -35,7 +64,7 @@ func (o observer) StartRun(ctx context.Context, in agent.Input) (context.Context
 }
 
 func (o observer) StartRound(ctx context.Context, round int) (context.Context, func()) {
-	ctx, span := o.t.tracer.Start(ctx, "agent.round", trace.WithAttributes(attribute.Int("agenthost.round", round)))
+	ctx, span := o.t.tracer.Start(ctx, "agent.round", trace.WithAttributes(attribute.Int("agenthost.round", round)), workflowAttr(ctx))
 	return ctx, func() {
 		span.End()
 		o.t.m.rounds.Inc()
@@ -45,7 +74,7 @@ func (o observer) StartRound(ctx context.Context, round int) (context.Context, f
 func (o observer) StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, error)) {
 	start := time.Now()
 	ctx, span := o.t.tracer.Start(ctx, "model."+string(op), trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", model)))
+		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", model)), workflowAttr(ctx))
 	return ctx, func(u llm.Usage, err error) {
 		span.SetAttributes(attribute.String("gen_ai.response.model", u.Model), attribute.String("gen_ai.provider.name", u.Provider),
 			attribute.Int("gen_ai.usage.input_tokens", u.PromptTokens), attribute.Int("gen_ai.usage.output_tokens", u.CompletionTokens),
@@ -71,7 +100,7 @@ func (o observer) StartModelCall(ctx context.Context, op llm.Operation, model st
 func (o observer) StartToolCall(ctx context.Context, tool string, readOnly bool) (context.Context, func(wasm.Result, int)) {
 	start := time.Now()
 	ctx, span := o.t.tracer.Start(ctx, "tool "+tool, trace.WithAttributes(attribute.String("gen_ai.tool.name", tool),
-		attribute.Bool("agenthost.read_only", readOnly)))
+		attribute.Bool("agenthost.read_only", readOnly)), workflowAttr(ctx))
 	return ctx, func(res wasm.Result, attempts int) {
 		result := "ok"
 		if res.Error != nil {

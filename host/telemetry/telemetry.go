@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -34,8 +36,16 @@ type Config struct {
 	OTLPEndpoint string
 	// ServiceName names this host's spans [agenthost].
 	ServiceName string
-	// Version is the build's version, recorded with the spans.
+	// Version is the build's version, recorded with the spans
+	// (service.version); empty takes the module's version from the build
+	// information (a VCS revision for a build from a checkout).
 	Version string
+	// InstanceID tells this process's spans from those of the other hosts
+	// and workers (service.instance.id); empty makes a random one.
+	InstanceID string
+	// Exporter, when set, receives the spans instead of an OTLP endpoint
+	// (batched all the same): for a program embedding the host, and tests.
+	Exporter sdktrace.SpanExporter
 }
 
 // Telemetry holds a tracer provider and the metrics.
@@ -54,26 +64,63 @@ func New(ctx context.Context, cfg Config) (*Telemetry, error) {
 	if cfg.ServiceName == "" {
 		cfg.ServiceName = "agenthost"
 	}
+	if cfg.Version == "" {
+		cfg.Version = BuildVersion()
+	}
+	if cfg.InstanceID == "" {
+		cfg.InstanceID = uuid.NewString()
+	}
 	t := &Telemetry{reg: prometheus.NewRegistry(), shutdown: func(context.Context) error { return nil }}
 	t.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	t.m = newMetrics(t.reg)
-	if cfg.OTLPEndpoint == "" {
+	if cfg.OTLPEndpoint == "" && cfg.Exporter == nil {
 		t.tp = noop.NewTracerProvider()
 	} else {
-		opts, err := otlpOptions(cfg.OTLPEndpoint)
-		if err != nil {
-			return nil, err
+		exp := cfg.Exporter
+		if exp == nil {
+			opts, err := otlpOptions(cfg.OTLPEndpoint)
+			if err != nil {
+				return nil, err
+			}
+			if exp, err = otlptracehttp.New(ctx, opts...); err != nil {
+				return nil, fmt.Errorf("telemetry: OTLP exporter for %s: %w", cfg.OTLPEndpoint, err)
+			}
 		}
-		exp, err := otlptracehttp.New(ctx, opts...)
-		if err != nil {
-			return nil, fmt.Errorf("telemetry: OTLP exporter for %s: %w", cfg.OTLPEndpoint, err)
-		}
-		res := resource.NewSchemaless(semconv.ServiceName(cfg.ServiceName), semconv.ServiceVersion(cfg.Version))
+		res := resource.NewSchemaless(semconv.ServiceName(cfg.ServiceName), semconv.ServiceVersion(cfg.Version),
+			semconv.ServiceInstanceID(cfg.InstanceID))
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 		t.tp, t.shutdown = tp, tp.Shutdown
 	}
 	t.tracer = t.tp.Tracer("github.com/agenthost/agenthost")
 	return t, nil
+}
+
+// BuildVersion is the running binary's version: its module version, or
+// for a build from a checkout the VCS revision (with "+dirty" when it had
+// uncommitted changes); "unknown" without build information.
+func BuildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return "(devel)"
+	}
+	return rev + dirty
 }
 
 // otlpOptions reads the endpoint as OTEL_EXPORTER_OTLP_ENDPOINT is read: a

@@ -55,7 +55,7 @@ func newHost(db *store.DB, src workflows.EventSource) host { return newHostEvery
 
 // newHostEvery is a host whose broker falls back to a read every interval.
 func newHostEvery(db *store.DB, src workflows.EventSource, every time.Duration) host {
-	b := workflows.NewBroker(src, workflows.BrokerConfig{Interval: every})
+	b := workflows.NewBroker(src, workflows.BrokerConfig{Interval: every, Announcer: db})
 	return host{db: db, broker: b, svc: workflows.NewService(db, b, nil)}
 }
 

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agenthost/agenthost/host/docref"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -96,13 +99,24 @@ func (s *Service) Start(ctx context.Context, p tenancy.Principal, nw NewWorkflow
 	if name == "" {
 		name = "Workflow"
 	}
-	w, ev, err := s.store.CreateWorkflow(ctx, p, Workflow{WorkspaceID: nw.WorkspaceID, Name: name}, emitRound)
+	w, ev, err := s.store.CreateWorkflow(ctx, p, Workflow{WorkspaceID: nw.WorkspaceID, Name: name, RoundTrace: traceParent(ctx)}, emitRound)
 	if err != nil {
 		return Workflow{}, err
 	}
 	s.broker.Notify(ev)
 	s.logger.DebugContext(ctx, "workflow started", "workflow", w.ID, "workspace", w.WorkspaceID, "user", p.UserID)
 	return w, nil
+}
+
+// traceParent is the W3C traceparent of ctx's span, empty when ctx is not
+// traced.
+func traceParent(ctx context.Context) string {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return ""
+	}
+	c := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, c)
+	return c["traceparent"]
 }
 
 func emitRound(w Workflow) (EventType, any) {
@@ -113,12 +127,16 @@ func emitRound(w Workflow) (EventType, any) {
 // (round+1, task and action 0) and appends `status` running. A running
 // workflow cannot be resumed: *TransitionError (ErrConflict).
 func (s *Service) Resume(ctx context.Context, p tenancy.Principal, id string) (Workflow, error) {
-	return s.transition(ctx, p, Transition{ID: id, To: StatusRunning, NewRound: true, Emit: emitRound})
+	return s.transition(ctx, p, Transition{ID: id, To: StatusRunning, NewRound: true, Emit: emitRound, RoundTrace: traceParent(ctx)})
 }
 
 // Complete ends the round successfully and appends `complete`.
 func (s *Service) Complete(ctx context.Context, p tenancy.Principal, id, reason string) (Workflow, error) {
-	return s.transition(ctx, p, Transition{ID: id, To: StatusCompleted, Emit: func(Workflow) (EventType, any) {
+	outcome := reason
+	if outcome == "" {
+		outcome = string(StatusCompleted)
+	}
+	return s.transition(ctx, p, Transition{ID: id, To: StatusCompleted, Outcome: outcome, Emit: func(Workflow) (EventType, any) {
 		return EventComplete, EndData{Reason: reason}
 	}})
 }
@@ -126,14 +144,14 @@ func (s *Service) Complete(ctx context.Context, p tenancy.Principal, id, reason 
 // Stop stops a running workflow at the user's request and appends `stopped`.
 // The agent working on it notices by its state (or its context) and ends.
 func (s *Service) Stop(ctx context.Context, p tenancy.Principal, id, reason string) (Workflow, error) {
-	return s.transition(ctx, p, Transition{ID: id, To: StatusStopped, Emit: func(Workflow) (EventType, any) {
+	return s.transition(ctx, p, Transition{ID: id, To: StatusStopped, Outcome: string(StatusStopped), Emit: func(Workflow) (EventType, any) {
 		return EventStopped, EndData{Reason: reason}
 	}})
 }
 
 // Fail marks a running workflow failed and appends `error` with message.
 func (s *Service) Fail(ctx context.Context, p tenancy.Principal, id, message string) (Workflow, error) {
-	return s.transition(ctx, p, Transition{ID: id, To: StatusFailed, Emit: func(Workflow) (EventType, any) {
+	return s.transition(ctx, p, Transition{ID: id, To: StatusFailed, Outcome: string(StatusFailed), Emit: func(Workflow) (EventType, any) {
 		return EventError, EndData{Message: message}
 	}})
 }
@@ -402,4 +420,13 @@ func clampLimit(limit int) int {
 		return defaultListLimit
 	}
 	return min(limit, maxListLimit)
+}
+
+// Open follows a workflow's events for a caller that reads them in its own
+// goroutine: see [Broker.Open].
+func (s *Service) Open(ctx context.Context, p tenancy.Principal, workflowID string, afterSeq int64) (*Subscription, error) {
+	if s.broker == nil {
+		return nil, fmt.Errorf("workflows: this service has no broker to subscribe to")
+	}
+	return s.broker.Open(ctx, p, workflowID, afterSeq)
 }

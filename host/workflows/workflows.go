@@ -174,10 +174,19 @@ type Workflow struct {
 	LastActivity time.Time `json:"lastActivity"`
 	Stats        Stats     `json:"dataStats"`
 	Exec         Exec      `json:"exec"`
+	// Outcome is how the last run ended: completed, maxRoundsReached,
+	// budgetExceeded (the workflow's or the tenant's budget stopped it),
+	// stopped, failed; empty while a run is running. A completed workflow
+	// whose outcome is not "completed" may be resumed all the same.
+	Outcome string `json:"outcome,omitempty"`
 	// Summary is the progressive summary of the conversation's older rounds
 	// (seed 000 §4.7), kept with the workflow so a resumed workflow, on any
 	// host, continues from it. The agent decides its shape.
 	Summary string `json:"summary,omitempty"`
+	// RoundTrace is the W3C traceparent of the request that started the
+	// current round (empty when it was not traced): a host that takes the
+	// round over links its spans to that trace.
+	RoundTrace string `json:"-"`
 }
 
 // MessageStatus is a message's place in its round.
@@ -340,6 +349,12 @@ type Transition struct {
 	NewRound bool
 	// Emit, when set, makes the event the change appends in its transaction.
 	Emit Emit
+	// Outcome is recorded as the workflow's Outcome (empty clears it: a run
+	// starts).
+	Outcome string
+	// RoundTrace is recorded as the workflow's RoundTrace when the change
+	// starts a round (NewRound).
+	RoundTrace string
 }
 
 // Emit makes the event a state change appends, from the workflow as changed.

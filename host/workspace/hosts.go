@@ -127,6 +127,6 @@ func (s *Service) resume(ctx context.Context, w workflows.Workflow, from string)
 		return err
 	}
 	s.log(ctx, p, w.ID, workflows.LogWarning, "Round taken over from host "+from+", which stopped; it runs again from its request", 0)
-	s.launch(ctx, p, w, StartRequest{Prompt: req.Content}, req.Documents, history, set, nil)
+	s.launch(ctx, p, w, StartRequest{Prompt: req.Content, continues: w.RoundTrace}, req.Documents, history, set, nil)
 	return nil
 }

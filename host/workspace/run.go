@@ -119,7 +119,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	// Host capabilities of the tools act for this user in this workflow.
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: w.WorkspaceID, WorkflowID: w.ID})
 	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound,
-		MaxCostCHF: req.MaxCostCHF}
+		MaxCostCHF: req.MaxCostCHF, Continues: req.continues}
 	if rk != nil {
 		in.ContextSource = rk
 	}

@@ -39,6 +39,9 @@ type StartRequest struct {
 	// MaxCostCHF is the round's own budget (the lower of it and the
 	// host's applies); 0 leaves the host's.
 	MaxCostCHF float64 `json:"maxCostCHF,omitempty"`
+	// continues is the traceparent of the trace a taken-over round
+	// continues (agent.Input.Continues).
+	continues string
 }
 
 // Orphans finds rounds left running by a host that stopped (administrative).

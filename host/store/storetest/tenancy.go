@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,6 +159,51 @@ func testTokens(t *testing.T, open Opener) {
 		t.Fatalf("revoking twice: %v", err)
 	}
 	testTokenListing(t, w, tok.ID)
+	testConcurrentTokens(t, w)
+}
+
+// testConcurrentTokens: lookups that arrive together (a thousand clients
+// reconnecting) share queries, and each still gets its own token's answer:
+// two users' tokens, an unknown one and a revoked one, at once; a token
+// revoked before the lookups arrive is refused to every one of them.
+func testConcurrentTokens(t *testing.T, w *world) {
+	ctx := context.Background()
+	db := w.env.DB
+	_, aliceSecret, err := db.CreateToken(ctx, w.alice.UserID, "tab", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bobSecret, err := db.CreateToken(ctx, w.bob.UserID, "tab", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, revokedSecret, err := db.CreateToken(ctx, w.bob.UserID, "gone", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RevokeToken(ctx, w.bob, revoked.ID); err != nil {
+		t.Fatal(err)
+	}
+	unknown := tenancy.NewTokenSecret()
+	cases := []struct {
+		secret string
+		want   tenancy.Principal
+		ok     bool
+	}{{aliceSecret, w.alice, true}, {bobSecret, w.bob, true}, {unknown, tenancy.Principal{}, false}, {revokedSecret, tenancy.Principal{}, false}}
+	var wg sync.WaitGroup
+	for i := range 400 {
+		c := cases[i%len(cases)]
+		wg.Go(func() {
+			p, err := db.Authenticate(ctx, c.secret)
+			switch {
+			case c.ok && (err != nil || p != c.want):
+				t.Errorf("lookup %d: %+v %v, want %+v", i, p, err, c.want)
+			case !c.ok && !errors.Is(err, tenancy.ErrUnauthenticated):
+				t.Errorf("lookup %d of a refused token: %+v %v", i, p, err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // testTokenListing: a user lists their own tokens (revoked and expired ones
