@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -91,6 +92,9 @@ func (s *Service) TakeOver(ctx context.Context) (int, error) {
 			continue // another host was faster, or the round ended
 		}
 		if err := s.resume(ctx, r.Workflow, r.HostID); err != nil {
+			if errors.Is(err, ErrHandingOff) {
+				return n, nil // this host stops too; the next one takes it
+			}
 			owner := tenancy.Principal{TenantID: r.Workflow.TenantID, UserID: r.Workflow.UserID}
 			s.failEarly(ctx, owner, r.Workflow, fmt.Errorf("taking over the round of stopped host %s: %w", r.HostID, err))
 			continue
@@ -126,7 +130,12 @@ func (s *Service) resume(ctx context.Context, w workflows.Workflow, from string)
 	if err != nil {
 		return err
 	}
-	s.log(ctx, p, w.ID, workflows.LogWarning, "Round taken over from host "+from+", which stopped; it runs again from its request", 0)
+	if s.isStopping() {
+		s.release(ctx, w.ID)
+		return ErrHandingOff
+	}
+	s.log(ctx, p, w.ID, workflows.LogWarning, "Round taken over from host "+strings.TrimPrefix(from, releasedPrefix)+", which stopped; it runs again from its request", 0)
+	s.restarted(ctx, p, w, from)
 	s.launch(ctx, p, w, StartRequest{Prompt: req.Content}, req.Documents, history, set, nil)
 	return nil
 }

@@ -74,14 +74,25 @@ func (s *Service) mentionsNote(ctx context.Context, p tenancy.Principal, workspa
 // run is one round's agent loop and its ending.
 func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document, history []llm.Message, set *tools.Set) agent.Result {
 	start := time.Now()
-	bg := context.WithoutCancel(ctx)
+	// The round's records outlive its cancellation (a stop still records
+	// the answer so far), and wait out an unavailable database until a
+	// stop of the host can wait no longer (HandOff).
+	bg, cancelBg := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBg()
+	defer context.AfterFunc(s.records, cancelBg)()
 	answerID := uuid.Must(uuid.NewV7()).String()
 	rk := s.roundKnowledge(ctx, p, w, req.Prompt)
 	sink := func(_ context.Context, e agent.Event) {
 		data := e.Data
-		if c, ok := data.(workflows.ChunkData); ok {
-			c.MessageID = answerID // chunks name the answer they will become
-			data = c
+		switch d := data.(type) {
+		case workflows.ChunkData:
+			d.MessageID = answerID // chunks name the answer they will become
+			data = d
+		case workflows.AgentSummaryData:
+			if handedOff(ctx) {
+				d.Reason = handedOffReason
+				data = d
+			}
 		}
 		// Seed 003's execution state follows the loop: a loop round is a
 		// task, a tool call an action of it.
@@ -132,6 +143,17 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	now := time.Now()
 	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,
 		ProcessingTime: now.Sub(start).Seconds(), BytesSent: traffic.Sent(), BytesReceived: traffic.Received()}
+	if handedOff(ctx) && res.Outcome != agent.Completed && res.Outcome != agent.MaxRounds && res.Outcome != agent.BudgetExceeded {
+		// The host stops before the round ended: no answer, no end. What
+		// the attempt cost counts (its model calls were billed), and the
+		// round is released for another host to run again.
+		if _, err := s.wf.Update(bg, p, w.ID, workflows.Update{Stats: stats}); err != nil {
+			s.recordFailed("workspace: workflow statistics", w.ID, err)
+		}
+		s.log(bg, p, w.ID, workflows.LogWarning, "This host is stopping: the round is handed to another host, which runs it again from its request", 0)
+		s.release(bg, w.ID)
+		return res
+	}
 	if _, err := s.wf.AddMessage(bg, p, workflows.Message{ID: answerID, WorkflowID: w.ID, Status: workflows.MessageLast,
 		Role: workflows.RoleAssistant, Content: res.Answer, AgentName: "agent", StartedAt: start, FinishedAt: &now, Stats: stats}); err != nil {
 		s.recordFailed("workspace: storing the answer", w.ID, err)

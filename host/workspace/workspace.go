@@ -75,8 +75,14 @@ type Service struct {
 	hosts    Hosts      // nil: one host, rounds are not stamped
 
 	mu      sync.Mutex
-	running map[string]context.CancelFunc
-	wg      sync.WaitGroup
+	running map[string]context.CancelCauseFunc
+	// stopping: HandOff began; no new round runs here.
+	stopping bool
+	wg       sync.WaitGroup
+	// records ends the writes of rounds that wait for the database, once a
+	// stop can wait no longer (HandOff); recordsDone ends it.
+	records     context.Context
+	recordsDone context.CancelFunc
 }
 
 // New returns a service; ag nil means no model is configured.
@@ -90,8 +96,9 @@ func New(wf *workflows.Service, fs *files.Service, ag *agent.Agent, registry *to
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	records, recordsDone := context.WithCancel(context.Background())
 	return &Service{wf: wf, files: fs, agent: ag, registry: registry, toolSets: toolSets, cfg: cfg, logger: logger,
-		running: map[string]context.CancelFunc{}}
+		running: map[string]context.CancelCauseFunc{}, records: records, recordsDone: recordsDone}
 }
 
 // Start starts a workflow (or a new round of req.WorkflowID) in a workspace
@@ -140,6 +147,8 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 		return workflows.Workflow{}, fmt.Errorf("%w: data sources are not supported yet", tenancy.ErrInvalid)
 	case s.agent == nil:
 		return workflows.Workflow{}, ErrNoModel
+	case s.isStopping():
+		return workflows.Workflow{}, ErrHandingOff
 	}
 	// Everything the round needs is checked before the workflow changes.
 	var docs []workflows.Document
@@ -198,10 +207,12 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 
 // launch runs a round's agent loop in the background on this host: the
 // round is stamped with the host (so that another host can take it over
-// should this one die), and a stop recorded by any host cancels it.
+// should this one die), and a stop recorded by any host cancels it. The
+// round's writes wait out a database that is away (workflows.WithRetries).
 func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document,
 	history []llm.Message, set *tools.Set, onEnd func(agent.Result)) {
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	runCtx, cancelCause := context.WithCancelCause(workflows.WithRetries(context.WithoutCancel(ctx)))
+	cancel := func() { cancelCause(nil) }
 	// A round whose caller waits for it (a background job) is recovered by
 	// that caller's own lease should this host die; stamping it for
 	// take-over too would run it twice.
@@ -211,9 +222,21 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 		}
 	}
 	s.mu.Lock()
-	s.running[w.ID] = cancel
-	s.mu.Unlock()
+	if s.stopping {
+		// A round launched while the host stops (a request that passed
+		// the check, a take-over under way) is handed off at once.
+		s.mu.Unlock()
+		cancel()
+		s.log(ctx, p, w.ID, workflows.LogWarning, "This host is stopping: the round is handed to another host", 0)
+		s.release(context.WithoutCancel(ctx), w.ID)
+		if onEnd != nil {
+			onEnd(agent.Result{Outcome: agent.Stopped})
+		}
+		return
+	}
+	s.running[w.ID] = cancelCause
 	s.wg.Add(2)
+	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
 		s.watchStop(runCtx, p, w.ID, cancel)
@@ -280,7 +303,7 @@ func (s *Service) Stop(ctx context.Context, p tenancy.Principal, workflowID stri
 	cancel := s.running[workflowID]
 	s.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(nil)
 	}
 	return w, nil
 }
@@ -298,7 +321,7 @@ func (s *Service) Running(workflowID string) bool {
 func (s *Service) Close() {
 	s.mu.Lock()
 	for _, cancel := range s.running {
-		cancel()
+		cancel(nil)
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
