@@ -69,11 +69,12 @@ func TestRoundSurvivesDatabaseOutage(t *testing.T) {
 			}
 			// A client follows live from the start, across the outage.
 			var live []hostEvent
+			var liveErr error
 			var following sync.WaitGroup
 			following.Add(1)
 			go func() {
 				defer following.Done()
-				live = h.events(t, token, w.ID, roundEnd)
+				live, liveErr = h.stream(token, w.ID, roundEnd)
 			}()
 			if tc.upload {
 				h.events(t, token, w.ID, func(e hostEvent) bool { return e.typ == "chunk" })
@@ -95,6 +96,9 @@ func TestRoundSurvivesDatabaseOutage(t *testing.T) {
 				}
 			}
 			following.Wait()
+			if liveErr != nil {
+				t.Fatalf("the live client: %v", liveErr)
+			}
 			all := h.events(t, token, w.ID, roundEnd)
 			checkStream(t, all, tc.answer)
 			if len(live) != len(all) {

@@ -76,13 +76,22 @@ type hostEvent struct {
 // events follows a workflow's event stream on h until stop says so.
 func (h host) events(t *testing.T, token, workflowID string, stop func(hostEvent) bool) []hostEvent {
 	t.Helper()
+	evs, err := h.stream(token, workflowID, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// stream is events for any goroutine: it returns what failed.
+func (h host) stream(token, workflowID string, stop func(hostEvent) bool) ([]hostEvent, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", h.base+"/workflows/"+workflowID+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	var out []hostEvent
@@ -95,7 +104,7 @@ func (h host) events(t *testing.T, token, workflowID string, stop func(hostEvent
 		case line == "" && cur.typ != "":
 			out = append(out, cur)
 			if stop(cur) {
-				return out
+				return out, nil
 			}
 			cur = hostEvent{}
 		case strings.HasPrefix(line, "id: "):
@@ -106,8 +115,7 @@ func (h host) events(t *testing.T, token, workflowID string, stop func(hostEvent
 			cur.data = line[6:]
 		}
 	}
-	t.Fatalf("event stream of %s ended early: %v", workflowID, out)
-	return nil
+	return nil, fmt.Errorf("event stream of %s ended early: %v", workflowID, out)
 }
 
 // twoHostsSetup migrates a fresh PostgreSQL database, bootstraps a tenant
