@@ -76,6 +76,20 @@ func (s *Service) HandOff(wait, record context.Context) int {
 	return n
 }
 
+// errTakenOver is the cause a round's context is cancelled with when
+// another host claimed the round meanwhile: this host was cut off from the
+// database for longer than its lease, and the round runs there now.
+var errTakenOver = errors.New("taken over: another host runs this round now")
+
+// stillMine reports whether the round stamped with this host is still
+// stamped so: false once another host took it over (this one lost the
+// database for longer than its lease). A failure to read says yes: the
+// writes that follow wait for the database anyway.
+func (s *Service) stillMine(ctx context.Context, workflowID string) bool {
+	host, err := s.hosts.RoundHost(ctx, workflowID)
+	return err != nil || host == s.hosts.HostID()
+}
+
 // handedOff reports whether ctx, a round's, was cancelled by HandOff.
 func handedOff(ctx context.Context) bool {
 	return errors.Is(context.Cause(ctx), errHandOff)

@@ -19,6 +19,7 @@ type Hosts interface {
 	SetRoundHost(ctx context.Context, workflowID, hostID string) error
 	HostedRounds(ctx context.Context) ([]workflows.HostedRound, error)
 	ClaimRound(ctx context.Context, workflowID, from, to string) (bool, error)
+	RoundHost(ctx context.Context, workflowID string) (string, error)
 }
 
 // WithHosts makes the service one of several hosts: its rounds are stamped

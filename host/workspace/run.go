@@ -71,8 +71,22 @@ func (s *Service) mentionsNote(ctx context.Context, p tenancy.Principal, workspa
 	return MentionsNote(ms)
 }
 
+// round is what one round's run needs.
+type round struct {
+	w       workflows.Workflow
+	req     StartRequest
+	docs    []workflows.Document
+	history []llm.Message
+	set     *tools.Set
+	// stamped: the round carries this host's id, and another host may
+	// take it over.
+	stamped bool
+	cancel  context.CancelCauseFunc
+}
+
 // run is one round's agent loop and its ending.
-func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document, history []llm.Message, set *tools.Set) agent.Result {
+func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.Result {
+	w, req, docs, history, set := r.w, r.req, r.docs, r.history, r.set
 	start := time.Now()
 	// The round's records outlive its cancellation (a stop still records
 	// the answer so far), and wait out an unavailable database until a
@@ -102,6 +116,13 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 				s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
 			}
 		case workflows.EventAgentProgress:
+			// A host cut off from the database for longer than its lease
+			// finds, once it is back, that another host took the round
+			// over: it stops at the next loop round and records nothing.
+			if r.stamped && !s.stillMine(bg, w.ID) {
+				r.cancel(errTakenOver)
+				return
+			}
 			defer func() {
 				if _, err := s.wf.NextTask(bg, p, w.ID); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
 					s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
@@ -143,6 +164,11 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	now := time.Now()
 	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,
 		ProcessingTime: now.Sub(start).Seconds(), BytesSent: traffic.Sent(), BytesReceived: traffic.Received()}
+	if r.stamped && (errors.Is(context.Cause(ctx), errTakenOver) || !s.stillMine(bg, w.ID)) {
+		s.logger.Warn("workspace: another host took this round over while this one could not reach the database; its end is that host's to record",
+			"workflow", w.ID)
+		return res
+	}
 	if handedOff(ctx) && res.Outcome != agent.Completed && res.Outcome != agent.MaxRounds && res.Outcome != agent.BudgetExceeded {
 		// The host stops before the round ended: no answer, no end. What
 		// the attempt cost counts (its model calls were billed), and the

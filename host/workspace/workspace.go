@@ -216,7 +216,8 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 	// A round whose caller waits for it (a background job) is recovered by
 	// that caller's own lease should this host die; stamping it for
 	// take-over too would run it twice.
-	if s.hosts != nil && onEnd == nil {
+	stamped := s.hosts != nil && onEnd == nil
+	if stamped {
 		if err := s.hosts.SetRoundHost(runCtx, w.ID, s.hosts.HostID()); err != nil {
 			s.logger.Warn("workspace: stamping the round's host", "workflow", w.ID, "err", err)
 		}
@@ -249,7 +250,8 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 			s.mu.Unlock()
 			cancel()
 		}()
-		res := s.run(runCtx, p, w, req, docs, history, set)
+		r := round{w: w, req: req, docs: docs, history: history, set: set, stamped: stamped, cancel: cancelCause}
+		res := s.run(runCtx, p, r)
 		if onEnd != nil {
 			onEnd(res)
 		}
