@@ -275,8 +275,7 @@ func (s *Service) RecoverInterrupted(ctx context.Context, orphans Orphans, befor
 		if s.Running(w.ID) {
 			continue
 		}
-		owner := tenancy.Principal{TenantID: w.TenantID, UserID: w.UserID}
-		if _, err := s.wf.Fail(ctx, owner, w.ID, "interrupted: the host running this round stopped; send the request again to resume"); err != nil {
+		if _, err := s.wf.Fail(ctx, s.owner(ctx, w), w.ID, "interrupted: the host running this round stopped; send the request again to resume"); err != nil {
 			s.logger.Warn("workspace: failing an interrupted round", "workflow", w.ID, "err", err)
 			continue
 		}
