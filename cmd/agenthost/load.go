@@ -129,23 +129,31 @@ type loadResult struct {
 	// exited with an error; Restarted the rounds run again after their
 	// host stopped (roundRestarted).
 	Restarts, BadStops, Restarted int
-	Rolling                       bool
+	// Gapped counts completed workflows whose stream lost or repeated
+	// events.
+	Gapped  int
+	Rolling bool
 }
 
 func (r loadResult) report(rep *figure.Reporter) {
+	if r.Rolling {
+		// A deploy's figures are its own: its rounds are slowed on
+		// purpose, so its latencies say nothing of the load's. A
+		// conversation is lost when its workflow did not complete (it was
+		// stopped, failed, or never ended) or its stream had a gap.
+		rep.Report("deploy.rolling.lost", float64(r.Failed+r.Gapped), "conversations")
+		rep.Report("deploy.rolling.events.lost", float64(r.Lost), "events")
+		rep.Report("deploy.rolling.completed", float64(r.Completed), "workflows")
+		rep.Report("deploy.rolling.restarts", float64(r.Restarts), "host restarts")
+		rep.Report("deploy.rolling.restarted", float64(r.Restarted), "rounds")
+		return
+	}
 	rep.Report("load.completed", float64(r.Completed), "workflows")
 	rep.Report("load.failed", float64(r.Failed), "workflows")
 	rep.Report("load.round.p50.ms", figure.Millis(figure.Percentile(r.Rounds, 0.50)), "ms")
 	rep.Report("load.round.p99.ms", figure.Millis(figure.Percentile(r.Rounds, 0.99)), "ms")
 	rep.Report("load.events_per_s", float64(r.Events)/r.Wall.Seconds(), "events/s")
 	rep.Report("load.events.lost", float64(r.Lost), "events")
-	if r.Rolling {
-		// A conversation is lost when its workflow did not complete (it
-		// was stopped, failed, or never ended) or its stream had a gap.
-		rep.Report("deploy.rolling.lost", float64(r.Failed), "conversations")
-		rep.Report("deploy.rolling.restarts", float64(r.Restarts), "host restarts")
-		rep.Report("deploy.rolling.restarted", float64(r.Restarted), "rounds")
-	}
 }
 
 // rollingDelay is the pause between chunks of a rolling run's answers: a
@@ -255,6 +263,9 @@ func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
 				return
 			}
 			res.Completed++
+			if o.lost > 0 {
+				res.Gapped++
+			}
 			res.Rounds = append(res.Rounds, o.round)
 		}()
 	}
