@@ -58,8 +58,8 @@ func TestRoundSurvivesDatabaseOutage(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			proxied, direct, proxy := testenv.PostgresBehindProxy(t)
-			start, model, token, ws := hostsSetupOn(t, direct, proxied)
-			h := start()
+			startOn, model, token, ws := hostsSetupOn(t, direct)
+			h := startOn(proxied)
 			model.Script(tc.step(proxy.Cut, proxy.Restore))
 			var w struct {
 				ID string `json:"id"`
@@ -180,4 +180,66 @@ func uploadFile(t *testing.T, h host, token, ws, name, content string) (int, str
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(raw)
+}
+
+// TestCutOffHostYieldsItsRound (issue 32 item 3): host A loses the database
+// (its proxy is cut) mid-round for longer than its heartbeat lease; host B
+// takes the round over (roundRestarted hostDied) and completes it. When A
+// reaches the database again, its waiting writes find the round stamped
+// with B and are dropped: nothing of A's attempt follows B's answer.
+func TestCutOffHostYieldsItsRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	proxied, direct, proxy := testenv.PostgresBehindProxy(t)
+	startOn, model, token, ws := hostsSetupOn(t, direct)
+	a, b := startOn(proxied), startOn(direct)
+	model.Script(llmtest.CallTools(llmtest.Call("lookup", `{"topic":"slow","sleepMs":1500}`)))
+	model.SetDefault(llmtest.EndpointChat, llmtest.Reply("Done on B."))
+	var w struct {
+		ID string `json:"id"`
+	}
+	if st := a.call(t, token, "POST", "/workspaces/"+ws+"/workflows", `{"prompt":"first"}`, &w); st != 202 {
+		t.Fatalf("start on A: %d", st)
+	}
+	b.events(t, token, w.ID, func(e hostEvent) bool { return e.typ == "toolCall" })
+	proxy.Cut()
+	first := b.events(t, token, w.ID, roundEnd)
+	if last := first[len(first)-1]; last.typ != "complete" {
+		t.Fatalf("the round ended %s %s", last.typ, last.data)
+	}
+	restarted := false
+	for _, e := range first {
+		restarted = restarted || (e.typ == "roundRestarted" && strings.Contains(e.data, `"reason":"hostDied"`))
+	}
+	if !restarted {
+		t.Fatalf("no roundRestarted hostDied: %v", first)
+	}
+	proxy.Restore()
+	a.waitFor(t, "a write waiting for the database is dropped")
+	// The next round follows B's answer directly: no event of A's cut
+	// attempt came in between.
+	if st := b.call(t, token, "POST", "/workspaces/"+ws+"/workflows", `{"prompt":"second","workflowId":"`+w.ID+`"}`, nil); st != 202 {
+		t.Fatalf("second round on B: %d", st)
+	}
+	all := b.events(t, token, w.ID, func(e hostEvent) bool { return e.typ == "complete" && e.id > first[len(first)-1].id })
+	for i, e := range all {
+		if e.id != int64(i+1) {
+			t.Fatalf("event %d has id %d", i+1, e.id)
+		}
+	}
+	if next := all[len(first)]; next.typ != "status" || !strings.Contains(next.data, `"running"`) {
+		t.Fatalf("after the first round's end came %s %s, want the second round's status", next.typ, next.data)
+	}
+	answers := 0
+	for _, e := range all[:len(first)] {
+		if e.typ == "message" && strings.Contains(e.data, `"role":"assistant"`) {
+			answers++
+		}
+	}
+	if answers != 1 {
+		t.Fatalf("the first round stored %d answers, want B's only", answers)
+	}
+	noCrash(t, a.child)
+	noCrash(t, b.child)
 }

@@ -18,15 +18,24 @@ import (
 
 type retriesKey struct{}
 
-// WithRetries marks ctx: the service's writes under it wait out a database
-// that is unavailable, until ctx ends.
-func WithRetries(ctx context.Context) context.Context {
-	return context.WithValue(ctx, retriesKey{}, true)
+// retrying is what WithRetries puts in a context.
+type retrying struct {
+	guard func(context.Context) error
 }
 
-func retries(ctx context.Context) bool {
-	v, _ := ctx.Value(retriesKey{}).(bool)
-	return v
+// WithRetries marks ctx: the service's writes under it wait out a database
+// that is unavailable, until ctx ends. guard, when set, is asked before
+// each new try whether the write still may go in (the round may have been
+// taken over by another host while this one could not reach the
+// database): an error that does not say the database is unavailable ends
+// the write with that error.
+func WithRetries(ctx context.Context, guard func(context.Context) error) context.Context {
+	return context.WithValue(ctx, retriesKey{}, retrying{guard: guard})
+}
+
+func retries(ctx context.Context) (retrying, bool) {
+	v, ok := ctx.Value(retriesKey{}).(retrying)
+	return v, ok
 }
 
 // Backoff between tries of a write that waits for the database.
@@ -46,7 +55,8 @@ func (s *Service) WithRetry(transient func(error) bool) *Service {
 // database, or ctx ends; only under a context marked by WithRetries.
 func retry[T any](ctx context.Context, s *Service, what, workflowID string, f func() (T, error)) (T, error) {
 	v, err := f()
-	if err == nil || s.transient == nil || !retries(ctx) || !s.transient(err) {
+	r, marked := retries(ctx)
+	if err == nil || s.transient == nil || !marked || !s.transient(err) {
 		return v, err
 	}
 	start, wait := time.Now(), retryFirst
@@ -60,6 +70,15 @@ func retry[T any](ctx context.Context, s *Service, what, workflowID string, f fu
 		case <-t.C:
 		}
 		wait = min(2*wait, retryMax)
+		if r.guard != nil {
+			if gerr := r.guard(ctx); gerr != nil {
+				if s.transient(gerr) {
+					continue
+				}
+				s.logger.WarnContext(ctx, "workflows: a write waiting for the database is dropped", "op", what, "workflow", workflowID, "why", gerr)
+				return v, gerr
+			}
+		}
 		if v, err = f(); err == nil || !s.transient(err) {
 			lvl := slog.LevelInfo
 			if err != nil {

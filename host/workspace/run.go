@@ -97,6 +97,9 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	answerID := uuid.Must(uuid.NewV7()).String()
 	rk := s.roundKnowledge(ctx, p, w, req.Prompt)
 	sink := func(_ context.Context, e agent.Event) {
+		if errors.Is(context.Cause(ctx), errTakenOver) {
+			return // the round is another host's now: nothing more of this attempt
+		}
 		data := e.Data
 		switch d := data.(type) {
 		case workflows.ChunkData:

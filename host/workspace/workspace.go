@@ -211,12 +211,28 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 // round's writes wait out a database that is away (workflows.WithRetries).
 func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document,
 	history []llm.Message, set *tools.Set, onEnd func(agent.Result)) {
-	runCtx, cancelCause := context.WithCancelCause(workflows.WithRetries(context.WithoutCancel(ctx)))
-	cancel := func() { cancelCause(nil) }
 	// A round whose caller waits for it (a background job) is recovered by
 	// that caller's own lease should this host die; stamping it for
 	// take-over too would run it twice.
 	stamped := s.hosts != nil && onEnd == nil
+	var cancelCause context.CancelCauseFunc
+	var guard func(context.Context) error
+	if stamped {
+		// A write that waited for the database goes in only if the round
+		// is still this host's: one cut off for longer than its lease has
+		// had it taken over, and its writes would interleave with the
+		// taker's.
+		guard = func(ctx context.Context) error {
+			host, err := s.hosts.RoundHost(ctx, w.ID)
+			if err == nil && host != s.hosts.HostID() {
+				cancelCause(errTakenOver)
+				return errTakenOver
+			}
+			return err
+		}
+	}
+	runCtx, cancelCause := context.WithCancelCause(workflows.WithRetries(context.WithoutCancel(ctx), guard))
+	cancel := func() { cancelCause(nil) }
 	if stamped {
 		if err := s.hosts.SetRoundHost(runCtx, w.ID, s.hosts.HostID()); err != nil {
 			s.logger.Warn("workspace: stamping the round's host", "workflow", w.ID, "err", err)
