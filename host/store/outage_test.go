@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/testenv"
@@ -57,14 +58,14 @@ func TestRoundWritesWaitOutAnOutage(t *testing.T) {
 		t.Fatalf("an unmarked append while the database is away: %v, want an unavailable error", err)
 	}
 	// A waiting write whose context ends gives up.
-	short, cancel := context.WithTimeout(workflows.WithRetries(ctx, nil), 300*time.Millisecond)
+	short, cancel := context.WithTimeout(dbwait.WithRetries(ctx, nil), 300*time.Millisecond)
 	_, err = svc.Append(short, p, w.ID, workflows.EventChunk, workflows.ChunkData{Text: "late"})
 	cancel()
 	if !store.IsUnavailable(err) {
 		t.Fatalf("a retried append whose context ended: %v", err)
 	}
 	// The round's appends wait, in order, and go in once it is back.
-	round := workflows.WithRetries(ctx, nil)
+	round := dbwait.WithRetries(ctx, nil)
 	const n = 20
 	done := make(chan error, 1)
 	go func() {

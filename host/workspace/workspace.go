@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -231,7 +232,7 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 			return err
 		}
 	}
-	runCtx, cancelCause := context.WithCancelCause(workflows.WithRetries(context.WithoutCancel(ctx), guard))
+	runCtx, cancelCause := context.WithCancelCause(dbwait.WithRetries(context.WithoutCancel(ctx), guard))
 	cancel := func() { cancelCause(nil) }
 	if stamped {
 		if err := s.hosts.SetRoundHost(runCtx, w.ID, s.hosts.HostID()); err != nil {
