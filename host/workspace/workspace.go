@@ -234,8 +234,15 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 	}
 	runCtx, cancelCause := context.WithCancelCause(dbwait.WithRetries(context.WithoutCancel(ctx), guard))
 	cancel := func() { cancelCause(nil) }
-	if stamped {
-		if err := s.hosts.SetRoundHost(runCtx, w.ID, s.hosts.HostID()); err != nil {
+	if s.hosts != nil {
+		// A waited-for round clears the stamp an earlier round of the
+		// workflow left, which would otherwise make it look like a dead
+		// host's round to take over.
+		host := ""
+		if stamped {
+			host = s.hosts.HostID()
+		}
+		if err := s.hosts.SetRoundHost(runCtx, w.ID, host); err != nil {
 			s.logger.Warn("workspace: stamping the round's host", "workflow", w.ID, "err", err)
 		}
 	}
