@@ -10,7 +10,7 @@ GOTEST    ?= $(GO) test
 # TESTPKGS narrows `make test` to some packages (.ci/fresh-clone uses it too).
 TESTPKGS  ?= ./...
 
-.PHONY: all build plugins testplugins test bench run vet lint testdeps clean webui-vendor mcp-conformance
+.PHONY: all build plugins testplugins test bench run vet lint race testdeps clean webui-vendor mcp-conformance
 
 all: build
 
@@ -40,6 +40,7 @@ build: plugins
 	$(BIN) plugin warm
 
 run: build
+	@echo 'A server without an organisation prints a one-time setup link in its log (setup=http://...): open it to create the first organisation and its admin.'
 	$(BIN) serve
 
 # The UI's vendored modules (Preact, htm) are committed; this fetches them
@@ -79,6 +80,15 @@ bench: testdeps plugins testplugins
 # host-side stubs exist only so their tests compile natively.
 bin/staticcheck:
 	GOBIN=$(CURDIR)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# The race detector over the packages where goroutines meet: the plugin
+# pool and the calls that share it, workflows and the event broker, jobs,
+# billing's reservations, the storage sweep against uploads, the API and MCP. The runtime's whole suite under
+# the race detector takes too long for CI; its concurrent tests run here.
+RACEPKGS ?= ./host/blob/ ./host/sweep/ ./host/workflows/ ./host/jobs/ ./host/background/ ./host/billing/ ./host/api/ ./host/mcpserver/ ./host/mcpclient/ ./host/egress/
+race: testdeps testplugins
+	$(GO) test -race -count=1 -timeout 30m $(RACEPKGS)
+	$(GO) test -race -count=1 -timeout 30m -run 'TestHostileSuite|TestManyCallsDoNotLeak|TestUpgradeWhileACallRuns|TestAbandonedGuestReturnsTheCall|TestProgressReports|TestEcho$$' ./host/wasm/
 
 lint: bin/staticcheck
 	$(GO) vet ./...

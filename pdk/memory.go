@@ -114,6 +114,3 @@ func (r *runtime) writeOutput(parts ...[]byte) {
 	}
 	extismOutputSet(kernelWrite(buf), uint64(total))
 }
-
-// setError reports a failure through the Extism error channel.
-func setError(msg string) { extismErrorSet(kernelWrite([]byte(msg))) }

@@ -175,8 +175,8 @@ func (c *Client) RevokeConnection(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
-// ListDataSources calls GET /api/v1/datasources: the caller's data sources (seed 000 §8.2) with
-// their sync status, oldest first; a data source is its owner's alone.
+// ListDataSources calls GET /api/v1/datasources: the caller's data sources with their sync status,
+// oldest first; a data source is its owner's alone.
 func (c *Client) ListDataSources(ctx context.Context, params *ListDataSourcesParams) ([]DataSource, error) {
 	r := request{method: "GET", path: "/api/v1/datasources"}
 	if params != nil {
@@ -590,6 +590,31 @@ func (c *Client) SwitchSession(ctx context.Context, body SwitchSessionRequest) (
 	return &out, nil
 }
 
+// GetSetup calls GET /api/v1/setup: whether the server still waits for its first organisation (a
+// fresh server prints a one-time setup link in its log).
+func (c *Client) GetSetup(ctx context.Context) (*GetSetupResponse, error) {
+	r := request{method: "GET", path: "/api/v1/setup"}
+	var out GetSetupResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CompleteSetup calls POST /api/v1/setup: use the one-time setup link of a fresh server: make the
+// first organisation, its admin and a first workspace, and sign the browser in as the admin. The
+// link works once, for a day, and only while the server has no organisation; a request with an
+// Origin of another site is refused.
+func (c *Client) CompleteSetup(ctx context.Context, body CompleteSetupRequest) (*CompleteSetupResponse, error) {
+	r := request{method: "POST", path: "/api/v1/setup"}
+	r.json = body
+	var out CompleteSetupResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListTokens calls GET /api/v1/tokens: the caller's API tokens, or every token of the tenant's
 // users for a tenant admin; revoked and expired ones included, newest first.
 func (c *Client) ListTokens(ctx context.Context) ([]Token, error) {
@@ -633,8 +658,8 @@ func (c *Client) ListWorkflows(ctx context.Context, params *ListWorkflowsParams)
 	return out, err
 }
 
-// StartOrContinueWorkflow calls POST /api/v1/workflows/start: seed 004's start or continue: ?id=
-// continues that workflow, else body.workspaceId starts one.
+// StartOrContinueWorkflow calls POST /api/v1/workflows/start: start or continue: ?id= continues
+// that workflow, else body.workspaceId starts one.
 func (c *Client) StartOrContinueWorkflow(ctx context.Context, params *StartOrContinueWorkflowParams, body StartRequest) (*Workflow, error) {
 	r := request{method: "POST", path: "/api/v1/workflows/start"}
 	if params != nil {
@@ -685,8 +710,8 @@ func (c *Client) StreamWorkflowEvents(ctx context.Context, id string, params *St
 	return c.send(ctx, r)
 }
 
-// ListWorkflowLogs calls GET /api/v1/workflows/{id}/logs: logs after an id or sequence number (seed
-// 004 polling).
+// ListWorkflowLogs calls GET /api/v1/workflows/{id}/logs: logs after an id or sequence number (for
+// polling clients).
 func (c *Client) ListWorkflowLogs(ctx context.Context, id string, params *ListWorkflowLogsParams) ([]Log, error) {
 	r := request{method: "GET", path: "/api/v1/workflows/" + url.PathEscape(id) + "/logs"}
 	if params != nil {
@@ -707,7 +732,7 @@ func (c *Client) ListWorkflowLogs(ctx context.Context, id string, params *ListWo
 }
 
 // ListWorkflowMessages calls GET /api/v1/workflows/{id}/messages: messages after an id or sequence
-// number (seed 004 polling).
+// number (for polling clients).
 func (c *Client) ListWorkflowMessages(ctx context.Context, id string, params *ListWorkflowMessagesParams) ([]Message, error) {
 	r := request{method: "GET", path: "/api/v1/workflows/" + url.PathEscape(id) + "/messages"}
 	if params != nil {
@@ -761,9 +786,9 @@ func (c *Client) StopWorkflow(ctx context.Context, id string) (*Workflow, error)
 	return &out, nil
 }
 
-// GetWorkflowTrace calls GET /api/v1/workflows/{id}/trace: the workflow's AgentTrace (seed 000
-// §12.1): its runs, each round's model, tokens, cost and duration, every tool call with its
-// arguments, result and duration; reconstructed from the workflow's events and usage records.
+// GetWorkflowTrace calls GET /api/v1/workflows/{id}/trace: the workflow's agent trace: its runs,
+// each round's model, tokens, cost and duration, every tool call with its arguments, result and
+// duration; reconstructed from the workflow's events and usage records.
 func (c *Client) GetWorkflowTrace(ctx context.Context, id string) (*AgentTrace, error) {
 	r := request{method: "GET", path: "/api/v1/workflows/" + url.PathEscape(id) + "/trace"}
 	var out AgentTrace
@@ -781,11 +806,11 @@ func (c *Client) ListWorkspaces(ctx context.Context) ([]Workspace, error) {
 	return out, err
 }
 
-// StartBackgroundJob calls POST /api/v1/workspaces/{ws}/background: start a background job (seed
-// 000 §11): the description and subtasks are given to an agent run in a workflow of its own, on
-// the job queue; it survives restarts (a dead host's job runs again elsewhere), runs within
-// maxCostCHF, waits while the tenant's cap of running jobs is reached, is retried when it fails,
-// and when it ends the workflow originWorkflowId gets a message and a backgroundJob event.
+// StartBackgroundJob calls POST /api/v1/workspaces/{ws}/background: start a background job: the
+// description and subtasks are given to an agent run in a workflow of its own, on the job queue; it
+// survives restarts (a dead host's job runs again elsewhere), runs within maxCostCHF, waits while
+// the tenant's cap of running jobs is reached, is retried when it fails, and when it ends the
+// workflow originWorkflowId gets a message and a backgroundJob event.
 func (c *Client) StartBackgroundJob(ctx context.Context, ws string, body StartBackgroundJobRequest) (*BackgroundJob, error) {
 	r := request{method: "POST", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/background"}
 	r.json = body
@@ -925,18 +950,18 @@ func (c *Client) CallTool(ctx context.Context, ws string, name string, body any)
 	return &out, nil
 }
 
-// Synthesize calls POST /api/v1/workspaces/{ws}/voice/synthesize: text to speech (seed 000 §9.5):
-// the speech chain's model (AGENTHOST_MODEL_SPEECH) speaks the text (at most 4,096 characters);
-// billed to the workspace. The caller reads and closes the response's body.
+// Synthesize calls POST /api/v1/workspaces/{ws}/voice/synthesize: text to speech: the speech
+// chain's model (AGENTHOST_MODEL_SPEECH) speaks the text (at most 4,096 characters); billed to the
+// workspace. The caller reads and closes the response's body.
 func (c *Client) Synthesize(ctx context.Context, ws string, body SynthesizeRequest) (*http.Response, error) {
 	r := request{method: "POST", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/voice/synthesize"}
 	r.json = body
 	return c.send(ctx, r)
 }
 
-// Transcribe calls POST /api/v1/workspaces/{ws}/voice/transcribe: speech to text (seed 000 §9.5):
-// the recorded audio as the body, its Content-Type naming the format (audio/webm, audio/wav,
-// audio/mpeg…; sniffed otherwise), transcribed by the transcription chain's model
+// Transcribe calls POST /api/v1/workspaces/{ws}/voice/transcribe: speech to text: the recorded
+// audio as the body, its Content-Type naming the format (audio/webm, audio/wav, audio/mpeg…;
+// sniffed otherwise), transcribed by the transcription chain's model
 // (AGENTHOST_MODEL_TRANSCRIPTION); billed to the workspace.
 func (c *Client) Transcribe(ctx context.Context, ws string, body io.Reader, contentType string) (*TranscribeResponse, error) {
 	r := request{method: "POST", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/voice/transcribe"}

@@ -109,6 +109,24 @@ type CompleteConnectionAuthorizationParams struct {
 	ErrorDescription string
 }
 
+// CompleteSetupRequest is the body of CompleteSetup.
+type CompleteSetupRequest struct {
+	// the admin's e-mail address
+	Email string `json:"email"`
+	// the secret of the setup link (ahs_…, after #setup= in the link)
+	Link string `json:"link"`
+	// the admin's name (the e-mail address when empty)
+	Name *string `json:"name,omitempty"`
+	// the organisation's name
+	Organisation string `json:"organisation"`
+}
+
+// CompleteSetupResponse is the answer of CompleteSetup.
+type CompleteSetupResponse struct {
+	Session
+	Token string `json:"token"`
+}
+
 // Connection is the schema Connection of the API.
 type Connection struct {
 	Account string `json:"account,omitempty"`
@@ -398,6 +416,11 @@ type GetMCPServerResponse struct {
 	Status MCPServerStatus `json:"status,omitempty"`
 }
 
+// GetSetupResponse is the answer of GetSetup.
+type GetSetupResponse struct {
+	Needed bool `json:"needed"`
+}
+
 // GetUsageReportParams are the optional parameters of GetUsageReport; zero values are not sent.
 type GetUsageReportParams struct {
 	// comma-separated dimensions: tenant, workspace, user, workflow, model, operation, purpose, day,
@@ -476,7 +499,7 @@ type ListFilesParams struct {
 
 // ListWorkflowLogsParams are the optional parameters of ListWorkflowLogs; zero values are not sent.
 type ListWorkflowLogsParams struct {
-	// list the rows after this one (seed 004 polling)
+	// list the rows after this one (for polling clients)
 	ID string
 	// list the rows after this sequence number
 	Seq int64
@@ -488,7 +511,7 @@ type ListWorkflowLogsParams struct {
 // ListWorkflowMessagesParams are the optional parameters of ListWorkflowMessages; zero values are
 // not sent.
 type ListWorkflowMessagesParams struct {
-	// list the rows after this one (seed 004 polling)
+	// list the rows after this one (for polling clients)
 	ID string
 	// list the rows after this sequence number
 	Seq int64
@@ -706,7 +729,8 @@ type StartOrContinueWorkflowParams struct {
 	ID string
 }
 
-// StartRequest is seed 000 §9.6 WorkspaceInputRequest.
+// StartRequest is the workspace input of a prompt: text, files, data sources, voice mode, language
+// and the workflow it continues.
 type StartRequest struct {
 	// not supported yet: refused
 	DataSourceIDs []string `json:"dataSourceIds,omitempty"`
@@ -880,13 +904,12 @@ type Workspace struct {
 	TenantID  string     `json:"tenantId,omitempty"`
 }
 
-// WorkspaceSettings is a workspace's agent settings as its rounds see them (seed 000 §3.1
-// AgentConfig per workspace).
+// WorkspaceSettings is a workspace's agent settings as its rounds see them.
 type WorkspaceSettings struct {
 	// the host's default for workspaces without a setting of their own
 	EntityCacheDefault bool `json:"entityCacheDefault"`
-	// whether the workspace's rounds run the entity cache (§4.8: one extra summary-model call after
-	// each round with tool results)
+	// whether the workspace's rounds run the entity cache (off by default: one extra summary-model
+	// call after each round with tool results)
 	EntityCacheEnabled bool `json:"entityCacheEnabled"`
 	// where that comes from: the workspace's own setting, the host's default
 	// (AGENTHOST_AGENT_ENTITY_CACHE), or unavailable (the host has no model or memory store for it:

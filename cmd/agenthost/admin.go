@@ -29,21 +29,26 @@ import (
 //	agenthost admin user -tenant ID -email ADDR [-admin]
 //	agenthost admin workspace -tenant ID -name NAME [-kind KIND]
 //	agenthost admin member -workspace ID -user ID -role ROLE   (role "" removes)
+//	agenthost admin delete-workspace -workspace ID               the workspace and everything in it
 //	agenthost admin token -user ID [-name NAME] [-ttl 2160h]   a token (90 days unless -ttl; -ttl 0 never expires)
 //	agenthost admin token -list -user ID                         the user's tokens
 //	agenthost admin token -revoke TOKEN_ID                       ends a token at once
 //	agenthost admin tools -workspace ID -set NAME [-extra a,b]   the workspace agent's tool set
 //	agenthost admin limits -tenant ID [-credit CHF] [-monthly CHF]   spending limits ("none" removes)
 //	agenthost admin usage -tenant ID [-by model,month] [-csv]        the tenant's usage report
+//	agenthost admin storage [-sweep]                             what storage holds and can reclaim
 //	agenthost admin mcp -tenant ID -name NAME (-command CMD | -url URL) …   an external MCP server (-list, -remove ID)
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return fmt.Errorf("admin: want bootstrap, user, workspace, member, token, tools, limits, usage or mcp")
+		return fmt.Errorf("admin: want bootstrap, user, workspace, member, delete-workspace, token, tools, limits, usage, mcp or storage")
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		adminUsage(stdout)
 		return nil
+	}
+	if args[0] == "storage" {
+		return adminStorageCmd(ctx, args[1:], stdout, stderr)
 	}
 	required, ok := adminRequired()[args[0]]
 	if !ok {
@@ -150,6 +155,13 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		fmt.Fprintf(stdout, "workspace %s\n", w.ID)
+	case "delete-workspace":
+		// Its files go to no trash: the workspace is gone. Their blobs go at
+		// the first sweep after the grace period unless other rows share them.
+		if err := db.DeleteWorkspace(ctx, *workspace); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "workspace %s deleted with its files, folders and conversations; its storage is reclaimed by the next sweep (admin storage)\n", *workspace)
 	case "member":
 		return db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)})
 	case "token":
@@ -187,15 +199,16 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // without.
 func adminRequired() map[string][]string {
 	return map[string][]string{
-		"bootstrap": {"tenant", "email"},
-		"user":      {"tenant", "email"},
-		"workspace": {"tenant", "name"},
-		"member":    {"workspace", "user"},
-		"token":     {"user"},
-		"tools":     {"workspace"},
-		"limits":    {"tenant"},
-		"usage":     {"tenant"},
-		"mcp":       {"tenant"},
+		"bootstrap":        {"tenant", "email"},
+		"user":             {"tenant", "email"},
+		"workspace":        {"tenant", "name"},
+		"member":           {"workspace", "user"},
+		"delete-workspace": {"workspace"},
+		"token":            {"user"},
+		"tools":            {"workspace"},
+		"limits":           {"tenant"},
+		"usage":            {"tenant"},
+		"mcp":              {"tenant"},
 	}
 }
 
@@ -206,6 +219,8 @@ func adminUsage(w io.Writer) {
   user -tenant ID -email ADDR [-admin]           a user of the tenant
   workspace -tenant ID -name NAME [-kind KIND]   a workspace
   member -workspace ID -user ID -role ROLE       a membership (role "" removes it)
+  delete-workspace -workspace ID                 delete a workspace and everything in it (files, folders,
+                                                 conversations); its bytes go at the next sweep
   token -user ID [-name NAME] [-ttl 2160h]       an API token (shown once); expires after 90 days
                                                  unless -ttl says otherwise (-ttl 0: never)
   token -list -user ID                           the user's tokens, with their state
@@ -217,6 +232,8 @@ func adminUsage(w io.Writer) {
                                                  without -credit/-monthly: show limits and spending
   usage -tenant ID [-by model,month]             the tenant's usage report (CHF, exact), this month
       [-from DATE] [-to DATE] [-csv]             unless -from/-to say otherwise
+  storage [-sweep]                               bytes and blobs held (by tenant) and what a sweep would
+                                                 reclaim; -sweep reclaims it now (docs/storage.md)
 
   mcp -tenant ID -name NAME [-workspace ID]     add an external MCP server to the workspace's tool set
       -command "PROG ARGS" [-env K=V,…]          (or every workspace's): a stdio server (no shell; an

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"mime/multipart"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -74,19 +70,19 @@ func TestRoundSurvivesDatabaseOutage(t *testing.T) {
 			following.Add(1)
 			go func() {
 				defer following.Done()
-				live, liveErr = h.stream(token, w.ID, roundEnd)
+				live, liveErr = h.follow(token, w.ID, roundEnd)
 			}()
 			if tc.upload {
 				h.events(t, token, w.ID, func(e hostEvent) bool { return e.typ == "chunk" })
 				proxy.Cut()
-				st, body := uploadFile(t, h, token, ws, "notes.txt", "kept once")
-				if st != http.StatusServiceUnavailable || !strings.Contains(body, "database is unavailable") {
-					t.Errorf("upload while the database is away: %d %s, want 503 saying so", st, body)
+				_, err := uploadFile(h.base, token, ws, "notes.txt", []byte("kept once"))
+				if err == nil || !strings.Contains(err.Error(), ": 503 ") || !strings.Contains(err.Error(), "database is unavailable") {
+					t.Errorf("upload while the database is away: %v, want 503 saying so", err)
 				}
 				time.Sleep(2 * time.Second) // the round's writes meet the outage
 				proxy.Restore()
-				if st, body := uploadFile(t, h, token, ws, "notes.txt", "kept once"); st != http.StatusCreated {
-					t.Fatalf("upload once the database is back: %d %s", st, body)
+				if _, err := uploadFile(h.base, token, ws, "notes.txt", []byte("kept once")); err != nil {
+					t.Fatalf("upload once the database is back: %v", err)
 				}
 				// The refused upload left nothing behind: one file.
 				var page struct{ Items []struct{ Name string } }
@@ -160,86 +156,4 @@ func fileNames(files []struct{ Name string }) []string {
 		out = append(out, f.Name)
 	}
 	return out
-}
-
-// uploadFile uploads content as name to the workspace.
-func uploadFile(t *testing.T, h host, token, ws, name, content string) (int, string) {
-	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	part, _ := mw.CreateFormFile("file", name)
-	part.Write([]byte(content))
-	mw.Close()
-	req, _ := http.NewRequest("POST", h.base+"/workspaces/"+ws+"/files", &body)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw)
-}
-
-// TestCutOffHostYieldsItsRound (issue 32 item 3): host A loses the database
-// (its proxy is cut) mid-round for longer than its heartbeat lease; host B
-// takes the round over (roundRestarted hostDied) and completes it. When A
-// reaches the database again, its waiting writes find the round stamped
-// with B and are dropped: nothing of A's attempt follows B's answer.
-func TestCutOffHostYieldsItsRound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts two servers")
-	}
-	proxied, direct, proxy := testenv.PostgresBehindProxy(t)
-	startOn, model, token, ws := hostsSetupOn(t, direct)
-	a, b := startOn(proxied), startOn(direct)
-	model.Script(llmtest.CallTools(llmtest.Call("lookup", `{"topic":"slow","sleepMs":1500}`)))
-	model.SetDefault(llmtest.EndpointChat, llmtest.Reply("Done on B."))
-	var w struct {
-		ID string `json:"id"`
-	}
-	if st := a.call(t, token, "POST", "/workspaces/"+ws+"/workflows", `{"prompt":"first"}`, &w); st != 202 {
-		t.Fatalf("start on A: %d", st)
-	}
-	b.events(t, token, w.ID, func(e hostEvent) bool { return e.typ == "toolCall" })
-	proxy.Cut()
-	first := b.events(t, token, w.ID, roundEnd)
-	if last := first[len(first)-1]; last.typ != "complete" {
-		t.Fatalf("the round ended %s %s", last.typ, last.data)
-	}
-	restarted := false
-	for _, e := range first {
-		restarted = restarted || (e.typ == "roundRestarted" && strings.Contains(e.data, `"reason":"hostDied"`))
-	}
-	if !restarted {
-		t.Fatalf("no roundRestarted hostDied: %v", first)
-	}
-	proxy.Restore()
-	a.waitFor(t, "a write waiting for the database is dropped")
-	// The next round follows B's answer directly: no event of A's cut
-	// attempt came in between.
-	if st := b.call(t, token, "POST", "/workspaces/"+ws+"/workflows", `{"prompt":"second","workflowId":"`+w.ID+`"}`, nil); st != 202 {
-		t.Fatalf("second round on B: %d", st)
-	}
-	all := b.events(t, token, w.ID, func(e hostEvent) bool { return e.typ == "complete" && e.id > first[len(first)-1].id })
-	for i, e := range all {
-		if e.id != int64(i+1) {
-			t.Fatalf("event %d has id %d", i+1, e.id)
-		}
-	}
-	if next := all[len(first)]; next.typ != "status" || !strings.Contains(next.data, `"running"`) {
-		t.Fatalf("after the first round's end came %s %s, want the second round's status", next.typ, next.data)
-	}
-	answers := 0
-	for _, e := range all[:len(first)] {
-		if e.typ == "message" && strings.Contains(e.data, `"role":"assistant"`) {
-			answers++
-		}
-	}
-	if answers != 1 {
-		t.Fatalf("the first round stored %d answers, want B's only", answers)
-	}
-	noCrash(t, a.child)
-	noCrash(t, b.child)
 }

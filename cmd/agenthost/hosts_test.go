@@ -76,15 +76,15 @@ type hostEvent struct {
 // events follows a workflow's event stream on h until stop says so.
 func (h host) events(t *testing.T, token, workflowID string, stop func(hostEvent) bool) []hostEvent {
 	t.Helper()
-	evs, err := h.stream(token, workflowID, stop)
+	out, err := h.follow(token, workflowID, stop)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return evs
+	return out
 }
 
-// stream is events for any goroutine: it returns what failed.
-func (h host) stream(token, workflowID string, stop func(hostEvent) bool) ([]hostEvent, error) {
+// follow is events for any goroutine: it returns what went wrong.
+func (h host) follow(token, workflowID string, stop func(hostEvent) bool) ([]hostEvent, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", h.base+"/workflows/"+workflowID+"/events", nil)

@@ -4,6 +4,7 @@
 //	agenthost serve                    run the HTTP server (and workers)
 //	agenthost worker                   run background workers only
 //	agenthost migrate                  apply database migrations
+//	agenthost blobs copy               copy blobs into object storage (S3)
 //	agenthost admin ...                tenants, users, workspaces, roles, API tokens
 //	agenthost run "PROMPT" -file F     run a workflow on a server and follow it
 //	agenthost plugin build DIR         compile a plugin and embed its manifest
@@ -44,9 +45,12 @@ func commands() map[string]command {
 		"serve":   serveCmd,
 		"worker":  workerCmd,
 		"migrate": migrateCmd,
+		"blobs":   blobsCmd,
 		"admin":   adminCmd,
 		"load":    loadCmd,
 		"run":     runCmd,
+		"backup":  backupCmd,
+		"restore": restoreCmd,
 	}
 }
 
@@ -82,23 +86,19 @@ func parseArgs(fs *flag.FlagSet, args []string) (bool, error) {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage: agenthost COMMAND [ARGS]
+	fmt.Fprint(w, `usage: agenthost COMMAND [ARGS]   (COMMAND -h lists its flags)
 
 commands:
   serve                          run the HTTP server and background workers
   worker                         run background workers only
   migrate                        apply database migrations
-  admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp   tenants, users, workspaces, roles, tokens, spending, MCP servers
+  blobs copy                     copy the database's blobs into the configured object storage (S3)
+  admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp|storage   tenants, users, workspaces, roles, tokens, spending, MCP servers, storage
+  backup -data DIR -to PATH      a consistent copy of the embedded database and its blobs, while serve runs
+  restore -from PATH -data DIR   bring a backup back (an empty DIR, or -force)
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
   run "PROMPT" [-file FILE]...   run a workflow on a server and follow it (tool calls, cost, the answer)
-  plugin new NAME [-kind K]      scaffold a plugin folder (tool, extractor) with fixtures
-  plugin build DIR [-o FILE]     compile a plugin and embed its manifest
-  plugin test DIR                run a plugin's fixtures with simulated capabilities
-  plugin install|upgrade|remove  change the plugins of a running server (-server URL -token T FILE)
-  plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature
-  plugin call FILE TOOL JSON     run one tool of a plugin and print the result
-  plugin sign FILE -key KEY      sign a plugin (ed25519)
-  plugin verify FILE -pub KEY    check a plugin's signature
-  plugin keygen -o PREFIX        make an ed25519 key pair
+  plugin SUBCOMMAND              build, test, sign and manage plugins:
 `)
+	pluginUsage(w)
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -161,5 +163,31 @@ func TestBadArgumentsOpenNothing(t *testing.T) {
 				t.Errorf("the command made %s in the working directory", left[0].Name())
 			}
 		})
+	}
+}
+
+// TestUsageListsEveryCommand: the top-level usage names every command and
+// every plugin subcommand, and `plugin -h` prints the plugin part.
+func TestUsageListsEveryCommand(t *testing.T) {
+	var top bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, &top, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for name := range commands() {
+		if !strings.Contains(top.String(), "\n  "+name+" ") {
+			t.Errorf("usage does not list %q:\n%s", name, top.String())
+		}
+	}
+	var plugin bytes.Buffer
+	if err := run(context.Background(), []string{"plugin", "-h"}, &plugin, io.Discard); err != nil {
+		t.Fatalf("plugin -h: %v", err)
+	}
+	for name := range pluginCommands() {
+		if !regexp.MustCompile(`(?m)^  plugin (\S+\|)*` + name + `[ |]`).MatchString(plugin.String()) {
+			t.Errorf("plugin -h does not list %q:\n%s", name, plugin.String())
+		}
+	}
+	if !strings.Contains(top.String(), plugin.String()) {
+		t.Error("the top-level usage lacks the plugin subcommands")
 	}
 }

@@ -107,6 +107,17 @@ func TestMCPConformance(t *testing.T) {
 		// One backend connection per request: no request of the suite
 		// waits on a connection another request's stream still holds.
 		Transport: &http.Transport{DisableKeepAlives: true},
+		// And one client connection per request. The suite's client
+		// (Node's undici) cancels a stream's body once it has read the
+		// answer; when the stream ends at that moment, the socket can go
+		// back to undici's pool and be destroyed under the next request,
+		// which then ends with no answer (a stateless call "got no result
+		// in response body", a session's request waits out its 60 s).
+		// Closing after each response leaves no socket to reuse.
+		ModifyResponse: func(r *http.Response) error {
+			r.Header.Set("Connection", "close")
+			return nil
+		},
 	})
 	t.Cleanup(proxy.Close)
 	endpoint := proxy.URL + "/api/v1/workspaces/" + s.ws + "/mcp"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -33,14 +34,54 @@ func (s storageFlags) open(ctx context.Context, logger *slog.Logger) (*store.DB,
 	return store.Open(ctx, store.Config{URL: *s.url, Dir: *s.data, Logger: logger, ConnectWait: *s.wait})
 }
 
-// blobs returns the blob backend that goes with the database: a directory
-// beside the embedded database, or the database itself for PostgreSQL, so
-// every host of a cluster reads the same bytes.
-func (s storageFlags) blobs(db *store.DB) (files.Blobs, error) {
+// blobs returns the blob backend: the bucket s3 names when object storage
+// is configured (loadObjectStorage), else the one that goes with the
+// database: a directory beside the embedded database, or the database
+// itself for PostgreSQL, so every host of a cluster reads the same bytes.
+// Uploads to S3 and PostgreSQL are staged in DATA/staging.
+func (s storageFlags) blobs(ctx context.Context, db *store.DB, s3 *blob.S3Config, logger *slog.Logger) (files.Blobs, error) {
+	staging := filepath.Join(*s.data, "staging")
+	if s3 != nil {
+		cfg := *s3
+		cfg.StagingDir = staging
+		b, err := blob.NewS3(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		logger.Info("blobs in object storage", "s3", cfg)
+		if where := s.databaseBlobsLeft(ctx, db); where != "" {
+			logger.Warn("blobs remain in the database's store: files stored before the move read as not found until `agenthost blobs copy` has copied them; remove them after", "where", where)
+		}
+		return b, nil
+	}
 	if db.Dialect() == store.Postgres {
-		return blob.NewPostgres(db.Pool(), blob.WithStagingDir(filepath.Join(*s.data, "staging"))), nil
+		return blob.NewPostgres(db.Pool(), blob.WithStagingDir(staging)), nil
 	}
 	return blob.NewDir(filepath.Join(*s.data, "blobs"))
+}
+
+// databaseBlobsLeft says where the database's own blob store still holds
+// blobs ("" when it holds none, or cannot tell): what an installation that
+// moved to object storage has not copied, or not removed yet.
+func (s storageFlags) databaseBlobsLeft(ctx context.Context, db *store.DB) string {
+	if db.Dialect() == store.Postgres {
+		var any bool
+		if err := db.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM blobs)`).Scan(&any); err != nil || !any {
+			return ""
+		}
+		return "PostgreSQL table blobs"
+	}
+	dir := filepath.Join(*s.data, "blobs")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if e.IsDir() && len(e.Name()) == 2 {
+			return dir
+		}
+	}
+	return ""
 }
 
 // migrateAll applies agenthost's schema and the job queue's.

@@ -67,6 +67,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tf := addTelemetryFlags(fs)
 	mcpCommands := addMCPCommandFlag(fs)
 	keyFile := addSecretKeyFileFlag(fs)
+	sw := addSweepFlags(fs)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -88,6 +89,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	budget, err := bf.budget()
+	if err != nil {
+		return err
+	}
+	objectStorage, err := loadObjectStorage(*configPath, env)
 	if err != nil {
 		return err
 	}
@@ -159,7 +164,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return stopped(err)
 	}
-	blobs, err := sf.blobs(db)
+	blobs, err := sf.blobs(ctx, db, objectStorage, logger)
 	if err != nil {
 		return err
 	}
@@ -195,7 +200,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Pages of large PDFs are read on demand by the knowledge capability,
 	// and the rest extracted in the background by the queue.
 	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
-	kinds := jobKinds(ingester, reader, db)
+	kinds := jobKinds(ingester, reader, db, sw.sweeper(db, blobs, logger))
 	runjob.Register(kinds, func() runjob.Worker {
 		if s := bgSvc.Load(); s != nil {
 			return s
@@ -211,7 +216,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	})
-	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: indexing.Periodic(), Logger: logger,
+	queue, err := jobs.New(db, jobs.Config{Registry: kinds, Work: true, Periodic: periodicJobs(sw), Logger: logger,
 		TracerProvider: tel.TracerProvider(),
 		Queues: map[string]int{jobs.DefaultQueue: max(4, runtime.GOMAXPROCS(0)), runjob.QueueName: background.DefaultPerTenant * 2,
 			syncjob.QueueName: 2}})
@@ -388,7 +393,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Containers: containers, Folders: fileSvc}
 	// The workspace UI signs people in with a session cookie; behind HTTPS
 	// (directly or through a proxy) the cookie is marked Secure.
-	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false)})
+	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL})
 	if err != nil {
 		return err
 	}
@@ -406,6 +411,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MCPServers: mcpAdmin,
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
+	if err := announceSetup(ctx, db, *addr, logger); err != nil {
+		return err
+	}
 	stopMCP := mf.serve(ctx, logger, mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host,
 		Tracer: tel.TracerProvider(), Rate: db, PerMinute: *tenantRate}, *shutdownTimeout/2)
 	defer stopMCP()

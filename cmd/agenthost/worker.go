@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/sweep"
 )
 
 // workerStopTimeout is how long an interrupted worker lets running jobs
@@ -34,6 +35,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bf := addBillingFlags(fs)
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	keyFile := addSecretKeyFileFlag(fs)
+	sw := addSweepFlags(fs)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -42,6 +44,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	modelCfg, err := llm.LoadConfig(*configPath, env) // before anything is opened
+	if err != nil {
+		return err
+	}
+	objectStorage, err := loadObjectStorage(*configPath, env) // as serve's
 	if err != nil {
 		return err
 	}
@@ -82,7 +88,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	blobs, err := sf.blobs(db)
+	blobs, err := sf.blobs(ctx, db, objectStorage, logger)
 	if err != nil {
 		return err
 	}
@@ -97,8 +103,8 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		ingester.WithEmbedder(model)
 	}
 	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
-	reg := jobKinds(ingester, reader, db)
-	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Periodic: indexing.Periodic(), Logger: logger})
+	reg := jobKinds(ingester, reader, db, sw.sweeper(db, blobs, logger))
+	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Periodic: periodicJobs(sw), Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -121,8 +127,9 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // so every process knows every kind: a kind is added with one jobs.Register
 // line in this function and nowhere else. (Background jobs, which run an
 // agent, are serve's own, on a queue of their own: see serve.go.)
-func jobKinds(ingester *knowledge.Ingester, reader *knowledge.Reader, db *store.DB) *jobs.Registry {
+func jobKinds(ingester *knowledge.Ingester, reader *knowledge.Reader, db *store.DB, sweeper *sweep.Sweeper) *jobs.Registry {
 	reg := jobs.NewRegistry()
+	sweep.Register(reg, sweeper)
 	indexing.RegisterJobs(reg, ingester, db)
 	indexing.RegisterCompletion(reg, reader, db, db)
 	return reg

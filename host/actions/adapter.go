@@ -1,5 +1,6 @@
-// Package actions is seed 000 §10.3's ActionToolAdapter: legacy workflow
-// actions, shipped as plugins of kind "actions", run as agent tools.
+// Package actions is the action-tool adapter: legacy workflow actions,
+// shipped as plugins of kind "actions", run as agent tools, so they serve
+// agents without being rewritten (docs/plugins.md).
 //
 // The plugin runtime does most of it: a plugin's manifest declares its
 // method.action descriptors, the host checks them against what the code
@@ -8,7 +9,7 @@
 // against the action's parameter schema and its result against the
 // ActionResult schema. The Adapter does the rest, on the way back: a failed
 // ActionResult becomes an error result, and its documents are stored as
-// files of the caller's workspace through seed 001's file bridge, so the
+// files of the caller's workspace through the file bridge, so the
 // model gets a docItem: reference for each, which other tools take.
 package actions
 
@@ -132,7 +133,7 @@ func (a *Adapter) lookup(name string) (wasm.ToolInfo, bool) {
 	return wasm.ToolInfo{}, false
 }
 
-// Result is seed 003's ActionResult as a guest returns it
+// Result is an action's result as a guest returns it
 // (manifest.ActionResultSchema, which the host checked).
 type Result struct {
 	Success   bool            `json:"success"`
@@ -221,8 +222,8 @@ func (a *Adapter) mapResult(ctx context.Context, info wasm.ToolInfo, res wasm.Re
 }
 
 // forModel is what the model reads: the action's text and data, then each
-// document with both references, as seed 001 asks of every tool that makes
-// a file (the docItem: goes into another tool's documentList).
+// document with both references, like every tool that makes a file (the
+// docItem: goes into another tool's documentList).
 func (m Mapped) forModel() string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(m.Text))

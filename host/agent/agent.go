@@ -1,10 +1,10 @@
-// Package agent runs the agent loop of seed 000 §3: a ReAct loop with native
-// OpenAI-style function calling (or, for models without it, seed 002's
+// Package agent runs the agent loop (docs/agent.md): a ReAct loop with native
+// OpenAI-style function calling (or, for models without it, a JSON
 // selection / parameters / observation text protocol), read-only tools of a
 // round in parallel and writing tools in order, tool errors and hallucinated
 // tools returned to the model, external errors retried, a round budget and a
 // cost budget that end in a progress summary rather than a silent stop, and
-// progressive summarisation of older rounds (§4.7).
+// progressive summarisation of older rounds.
 //
 // The loop knows nothing of HTTP or storage: it gets a model, a tool set and
 // a sink for its events, and returns what happened. Stopping is cancelling
@@ -21,8 +21,8 @@ import (
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
-// Config is seed 000's AgentConfig plus the loop's limits. Zero values take
-// the defaults in brackets.
+// Config is a workspace's agent configuration plus the loop's limits. Zero
+// values take the defaults in brackets.
 type Config struct {
 	// MaxRounds bounds the model calls of one run [25].
 	MaxRounds int
@@ -192,8 +192,9 @@ type Result struct {
 	Duration time.Duration
 }
 
-// ContextSource supplies the context of each model round (seed 000 §4.5's
-// context manager). The agent knows nothing of where it comes from.
+// ContextSource supplies the context of each model round (in agenthost the
+// knowledge store's context builder). The agent knows nothing of where it
+// comes from.
 type ContextSource interface {
 	// RoundContext is called before every model round of a run. Its text
 	// goes to the model as a system message after the system prompt, in

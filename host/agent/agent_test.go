@@ -27,10 +27,8 @@ type env struct {
 	tools *tools.Set
 }
 
-var (
-	hostOnce  sync.Once
-	toolsOnce *tools.Set
-)
+// sharedPlugins is the test plugins' host, built once for every test here.
+var sharedPlugins = wasmtest.NewShared("notebook", "echo")
 
 func newEnv(t *testing.T, model llm.ModelConfig, opts ...llmtest.Option) env {
 	t.Helper()
@@ -48,15 +46,11 @@ func newEnv(t *testing.T, model llm.ModelConfig, opts ...llmtest.Option) env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hostOnce.Do(func() {
-		h := wasmtest.Host(&testing.T{}, "notebook", "echo")
-		set, missing, err := tools.NewRegistry(h, map[string][]string{"test": {"lookup", "writeNote", "echo"}}).Set("test")
-		if err != nil || len(missing) > 0 {
-			panic("tool set: " + strings.Join(missing, ","))
-		}
-		toolsOnce = set
-	})
-	return env{srv: srv, model: c, tools: toolsOnce}
+	set, missing, err := tools.NewRegistry(sharedPlugins.Host(t), map[string][]string{"test": {"lookup", "writeNote", "echo"}}).Set("test")
+	if err != nil || len(missing) > 0 {
+		t.Fatalf("tool set: %v (missing %s)", err, strings.Join(missing, ","))
+	}
+	return env{srv: srv, model: c, tools: set}
 }
 
 // recorder keeps a run's events.

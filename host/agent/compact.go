@@ -12,7 +12,8 @@ import (
 // defaultWindow is assumed when the model's context window is not configured.
 const defaultWindow = 8192
 
-// compact folds older rounds into the running summary (seed 000 §4.7) so the
+// compact folds older rounds into the running summary, rather than dropping
+// them, so the
 // agent keeps the thread without the prompt outgrowing the model: the last
 // KeepRounds rounds stay verbatim; older ones are summarised by the cheaper
 // summary model when the prompt passes SummarizeAt of the context window, or

@@ -41,9 +41,10 @@ func (o outcome) forModel() string {
 	return fmt.Sprintf("error (%s): %s", o.res.Error.Code, o.res.Error.Message)
 }
 
-// execute runs a round's tool calls as seed 000 §3.2 does: read-only tools
-// concurrently (bounded), then writing tools one after another in the order
-// the model gave; results come back in call order.
+// execute runs a round's tool calls: read-only tools concurrently (bounded),
+// then writing tools one after another in the order the model gave, so no
+// two calls race on the state a writing tool changes; results come back in
+// call order.
 func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
 	out := make([]outcome, len(calls))
 	readOnly := make([]bool, len(calls))

@@ -7,8 +7,8 @@ import (
 )
 
 // Event is something the loop did, for the workflow's event stream: Type is
-// one of seed 000 §9.4's event names and Data that type's payload struct of
-// package workflows (ChunkData, ToolCallData, ToolResultData,
+// one of the stream's event names (docs/agent.md#events) and Data that
+// type's payload struct of package workflows (ChunkData, ToolCallData, ToolResultData,
 // AgentProgressData, AgentSummaryData, StatusData). The loop leaves
 // ChunkData.MessageID empty: the caller knows which message the answer
 // becomes.

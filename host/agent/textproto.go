@@ -12,7 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
-// The text protocol (seed 002) serves models without function calling. Each
+// The text protocol serves models without function calling. Each
 // round the model picks one action by JSON, then gives its parameters by
 // JSON, and sees a compact observation of the result:
 //
@@ -21,8 +21,9 @@ import (
 //	parameters:  {"parameters":{"url":"…"}}
 //	observation: {"success":true,"tool":"webfetch","resultLabel":"round2_action1_results","preview":"…"}
 //
-// Seed 002's separate refinement step ("continue" or "stop" after each
-// observation) is folded into the next selection, which carries the same
+// A separate refinement step ("continue" or "stop" after each observation,
+// as plan-act-observe-refine loops have it) is folded into the next
+// selection, which carries the same
 // decision, so a round costs two model calls rather than three. A selection
 // may carry "parameters" itself, saving the second call. A reply that holds
 // no JSON at all is taken as the final answer: such models often just answer.
@@ -144,7 +145,8 @@ func (r *run) textRound(ctx context.Context, round int) (string, bool, error) {
 		if _, ok := r.tools.Lookup(sel.Action.Name); ok || try == 1 {
 			break
 		}
-		// Seed 002: an invalid selection gets one more chance.
+		// An invalid selection gets one more chance: a slip of a weak
+		// model should not end the round.
 		r.tell(fmt.Sprintf(`There is no tool named %q. Choose one of: %s. Reply with the JSON object only.`,
 			sel.Action.Name, strings.Join(toolNames(r.tools.Tools()), ", ")))
 	}

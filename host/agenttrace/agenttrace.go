@@ -1,4 +1,4 @@
-// Package agenttrace reconstructs seed 000 §12.1's AgentTrace of a workflow
+// Package agenttrace reconstructs the trace of a workflow
 // (its runs, their rounds with the model, tokens, cost and duration of
 // each, and every tool call with its arguments, result and duration) from
 // what is already stored: the workflow's persisted events and its usage
@@ -38,7 +38,7 @@ type Run struct {
 	Rounds      []Round `json:"rounds"`
 }
 
-// Round is seed 000's AgentRoundLog.
+// Round is one model round of a trace.
 type Round struct {
 	RoundNumber  int        `json:"roundNumber"`
 	AIModel      string     `json:"aiModel"`
@@ -49,7 +49,7 @@ type Round struct {
 	ToolCalls    []ToolCall `json:"toolCalls"`
 }
 
-// ToolCall is seed 000's ToolCallLog.
+// ToolCall is one tool call of a round.
 type ToolCall struct {
 	ToolName   string          `json:"toolName"`
 	Args       json.RawMessage `json:"args"`

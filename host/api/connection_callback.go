@@ -107,7 +107,7 @@ func resumePage(c *fiber.Ctx) error {
 		`<body><p><a href="` + target + `">Continue to agenthost</a></p></body></html>`)
 }
 
-// providerReason keeps an OAuth error code (RFC 6749 §4.1.2.1:
+// providerReason keeps an OAuth error code (RFC 6749 section 4.1.2.1:
 // access_denied, …) as a short word; anything else the provider sent is
 // not echoed.
 func providerReason(e string) string {

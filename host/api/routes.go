@@ -33,6 +33,9 @@ func routes(app *fiber.App, d Deps, streams context.Context) {
 		app.Get("/assets/:file", d.UI.HandleAsset())
 		v1.Post("/session", d.UI.HandleSignIn(decodeJSON))
 		v1.Get("/session", d.UI.HandleSession())
+		// A fresh server's first organisation: the setup link its log shows.
+		v1.Get("/setup", d.UI.HandleSetupState())
+		v1.Post("/setup", d.UI.HandleSetup(decodeJSON))
 	}
 	if d.Connections != nil {
 		// Browsers come back from the provider's site without the

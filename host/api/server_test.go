@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,8 +90,8 @@ type serverOptions struct {
 }
 
 var (
-	pluginsOnce sync.Once
-	pluginHost  *wasm.Host
+	// plugins is the test plugins' host, built once for every test here.
+	plugins = wasmtest.NewShared("notebook", "echo")
 )
 
 func server(t testing.TB, opts ...func(*serverOptions)) testServer {
@@ -136,7 +135,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		carol: token("carol@acme", b, tenancy.RoleMember), victor: token("victor@acme", a, tenancy.RoleViewer), wsA: a.ID,
 	}
 
-	pluginsOnce.Do(func() { pluginHost = wasmtest.Host(&testing.T{}, "notebook", "echo") })
+	pluginHost := plugins.Host(t)
 	ts.model = llmtest.New(t, o.llmOpts...)
 	if o.model.Model == "" {
 		o.model.Model = "scripted"

@@ -7,7 +7,7 @@ import (
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
-// handleTrace: GET /workflows/:id/trace, seed 000's AgentTrace of the
+// handleTrace: GET /workflows/:id/trace, the agent trace of the
 // workflow, reconstructed from its events and usage records.
 func handleTrace(wf *workflows.Service, b Billing) fiber.Handler {
 	const page = 1000

@@ -14,7 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-// Voice is what the voice routes need of the model layer (seed 000 §9.5):
+// Voice is what the voice routes need of the model layer:
 // speech to text and text to speech on the configured chains.
 type Voice interface {
 	Transcribe(ctx context.Context, audio io.Reader, filename string) (string, llm.Usage, error)

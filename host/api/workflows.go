@@ -15,8 +15,8 @@ import (
 	"github.com/agenthost/agenthost/host/workspace"
 )
 
-// startRequest is the body of a start: seed 000 §9.6's workspace input, plus
-// the workspace for the seed 004 form (POST /workflows/start).
+// startRequest is the body of a start: the workspace input, plus the
+// workspace for the start-or-continue form (POST /workflows/start).
 type startRequest struct {
 	workspace.StartRequest
 	WorkspaceID string `json:"workspaceId,omitempty"`
@@ -34,7 +34,8 @@ func handleStartInWorkspace(ws *workspace.Service) fiber.Handler {
 	}
 }
 
-// handleStart: POST /workflows/start?id= (seed 004): continue workflow id,
+// handleStart: POST /workflows/start?id=, one endpoint for a polling
+// client's first and later prompts: continue workflow id,
 // or start one in body.workspaceId.
 func handleStart(ws *workspace.Service, wf *workflows.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -95,7 +96,8 @@ func handleGetWorkflow(wf *workflows.Service) fiber.Handler {
 	}
 }
 
-// workflowStatus is seed 004's status endpoint: status and last activity.
+// workflowStatus is the status a polling client asks for: status and last
+// activity.
 type workflowStatus struct {
 	ID           string           `json:"id"`
 	Status       workflows.Status `json:"status"`
@@ -140,7 +142,7 @@ func handleDeleteWorkflow(ws *workspace.Service, wf *workflows.Service) fiber.Ha
 	}
 }
 
-// after reads seed 004's ?id= (after that row) or ?seq= (after that number).
+// after reads a poller's ?id= (after that row) or ?seq= (after that number).
 func after(c *fiber.Ctx) (workflows.After, int, error) {
 	seq, err := queryInt(c, "seq")
 	if err != nil {

@@ -1,6 +1,6 @@
-// Package background runs long agent work in the background (seed 000
-// §11): a BackgroundJob is a description and subtasks that the job queue
-// hands to an agent run in a workflow of its own, with a budget cap, a cap on
+// Package background runs long agent work in the background
+// (docs/agent.md): a BackgroundJob is a description and subtasks that the
+// job queue hands to an agent run in a workflow of its own, with a budget cap, a cap on
 // how many of a tenant's jobs run at once, retries, progress and a result
 // summary. When a job ends, the workflow that started it gets a message and
 // a `backgroundJob` event. Jobs survive restarts: the queue's lease hands a
@@ -25,7 +25,7 @@ import (
 // Status is where a job is.
 type Status string
 
-// The states of seed 000's BackgroundJob.
+// The states of a background job.
 const (
 	Queued    Status = "queued"
 	Running   Status = "running"
@@ -37,7 +37,7 @@ const (
 // Terminal reports whether the job has ended.
 func (s Status) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
 
-// Job is seed 000's BackgroundJob.
+// Job is a background job as its users see it.
 type Job struct {
 	ID          string `json:"id"`
 	TenantID    string `json:"-"`

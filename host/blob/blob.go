@@ -1,28 +1,35 @@
 // Package blob stores immutable byte strings under the lowercase hex SHA-256
-// of their content, in one of two backends:
+// of their content, in one of three backends:
 //
 //   - [Dir], the embedded default: one file per blob in a local directory
 //     (DIR/ab/cdef…), for a single host;
 //   - [Postgres], chunks of 1 MiB in the blob_chunks table, for the PostgreSQL
-//     deployment, where every host of a cluster reads the same bytes.
+//     deployment, where every host of a cluster reads the same bytes;
+//   - [S3], one object per blob in an S3-compatible bucket (AWS S3, MinIO,
+//     Ceph, Cloudflare R2, …), for clusters without a shared disk and for
+//     more documents than a database should hold.
 //
-// Both give the same guarantees, checked by one conformance test:
+// All give the same guarantees, checked by one conformance test:
 //
 //   - Put streams: it never holds the whole input in memory. It hashes while
 //     copying to a local staging file and makes the blob visible in one atomic
-//     step (a rename, a transaction) only once every byte is durable, so a
+//     step (a rename, a transaction, an upload's completion) only once every
+//     byte is durable, so a
 //     reader never sees a partial blob, and an upload that fails, is cancelled
 //     or whose process is killed leaves nothing visible.
 //   - Put is idempotent and safe to race: any number of concurrent Puts of the
 //     same bytes store one blob and return the same sha.
 //   - Reads of a range cost the range (on Postgres rounded out to whole
-//     chunks), not the blob.
+//     chunks; on S3 one ranged GET), not the blob.
 //   - A sha is validated before use (64 lowercase hex digits), so no caller
 //     input ever becomes a path or reaches a query in another form.
 //
 // Blobs carry no owner: who may read a blob is decided by the rows that point
-// at it (files), which is also why [Dir.Delete] and [Postgres.Delete] exist
-// only for the garbage collector.
+// at it (files), which is also why deleting exists only for the garbage
+// collector (package sweep): [Dir.Retire] for a directory, and for Postgres
+// the sweeper's own transaction on the blobs row. Both record when a blob's
+// bytes were last written (a Dir file's modification time, the blobs row's
+// written_at): a Put of bytes already stored renews it.
 package blob
 
 import (
@@ -32,6 +39,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 )
 
 // Reader reads one stored blob; ranges are served without reading the whole
@@ -116,4 +125,23 @@ func stage(ctx context.Context, w io.Writer, r io.Reader, max int64) (sha string
 			return "", size, fmt.Errorf("blob: read upload after %d bytes: %w", size, rerr)
 		}
 	}
+}
+
+// createStagingFile makes a staging file named prefix* in dir, creating dir
+// when it is missing: for the stores that stage outside their own directory
+// (Postgres, S3) it is usually inside a data directory that a fresh host has
+// not made (nothing else writes there), and a temporary folder's cleaner may
+// remove it while the host runs.
+func createStagingFile(dir, prefix string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, prefix+"*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if mkErr := os.MkdirAll(dir, 0o700); mkErr != nil {
+			return nil, fmt.Errorf("blob: create staging folder: %w", mkErr)
+		}
+		f, err = os.CreateTemp(dir, prefix+"*")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("blob: create staging file: %w", err)
+	}
+	return f, nil
 }

@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,13 +26,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/blob/s3test"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/testenv"
 )
 
 // chunk is the Postgres backend's chunk size; the range scenarios are cut at
-// its multiples on both backends.
+// its multiples on every backend.
 const chunk = 1 << 20
 
 // backend is what the conformance suite needs of a blob store.
@@ -40,24 +43,27 @@ type backend interface {
 	Stat(ctx context.Context, sha string) (int64, error)
 	Delete(ctx context.Context, sha string) error
 	CleanStaging(olderThan time.Duration) (int, error)
+	List(ctx context.Context) iter.Seq2[string, error]
 }
 
 // fixture is one backend under test plus ways to look behind its API.
 type fixture struct {
 	b backend
-	// stored counts what is stored under sha: files (Dir) or the blobs row
-	// and chunk rows (Postgres).
+	// stored counts what is stored under sha: files (Dir), objects (S3) or
+	// the blobs row and chunk rows (Postgres).
 	stored func(t testing.TB, sha string) (blobs, chunks int)
 	// total counts every stored blob.
 	total func(t testing.TB) int
-	// staging lists the leftover staging files.
+	// staging lists the leftover staging files (and, on S3, unfinished
+	// multipart uploads).
 	staging func(t testing.TB) []string
 	// pool is the database (Postgres only).
 	pool *pgxpool.Pool
 	// env passes the backend to a child process (see TestMain).
 	env []string
 	// inCommit, if set, waits until another process's Put is inside its
-	// commit (Postgres: a transaction that has inserted chunks).
+	// commit (Postgres: a transaction that has inserted chunks; S3: a
+	// multipart upload with a part sent).
 	inCommit func(t testing.TB)
 }
 
@@ -153,10 +159,47 @@ func newPostgres(t testing.TB) *fixture {
 	}
 }
 
+// newS3 runs a real S3 server (s3test) for the test, and the store on it.
+func newS3(t testing.TB) *fixture {
+	srv := s3test.Start(t)
+	staging := t.TempDir()
+	s, err := blob.NewS3(context.Background(), srv.Config(staging))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "blobs/"
+	return &fixture{
+		b: s,
+		stored: func(t testing.TB, sha string) (int, int) {
+			if srv.Metadata(t, prefix+sha) == nil {
+				return 0, 0
+			}
+			return 1, 0
+		},
+		total: func(t testing.TB) int { return len(srv.Objects(t, prefix)) },
+		staging: func(t testing.TB) []string {
+			return append(listDir(t, staging), srv.Uploads(t, prefix)...)
+		},
+		inCommit: func(t testing.TB) {
+			deadline := time.Now().Add(20 * time.Second)
+			for time.Now().Before(deadline) {
+				for _, r := range srv.Requests() {
+					if r.Method == "PUT" && r.Query.Has("uploadId") {
+						return
+					}
+				}
+				time.Sleep(time.Millisecond)
+			}
+			t.Fatal("the child's Put never sent a part")
+		},
+		env: []string{"BLOB_CHILD_BACKEND=s3", "BLOB_CHILD_URL=" + srv.URL, "BLOB_CHILD_DIR=" + staging},
+	}
+}
+
 var backends = []struct {
 	name string
 	new  func(testing.TB) *fixture
-}{{"dir", newDir}, {"postgres", newPostgres}}
+}{{"dir", newDir}, {"postgres", newPostgres}, {"s3", newS3}}
 
 func listDir(t testing.TB, dir string) []string {
 	es, err := os.ReadDir(dir)
@@ -573,6 +616,45 @@ func TestConformance(t *testing.T) {
 				t.Fatal("Put after Delete: content differs")
 			}
 		}},
+		{"List", func(t *testing.T, f *fixture) {
+			ctx := context.Background()
+			var want []string
+			for i, n := range []int{0, 10, chunk + 1} {
+				want = append(want, put(t, f.b, data(uint64(70+i), n)))
+			}
+			slices.Sort(want)
+			// A staging file does not count.
+			if _, _, err := f.b.Put(ctx, &failingReader{data: data(73, 100), err: errBroken}, blob.NoLimit); !errors.Is(err, errBroken) {
+				t.Fatal(err)
+			}
+			var got []string
+			for sha, err := range f.b.List(ctx) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, sha)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("List = %v, want %v", got, want)
+			}
+			// Stopping early is allowed.
+			for range f.b.List(ctx) {
+				break
+			}
+			if err := f.b.Delete(ctx, want[0]); err != nil {
+				t.Fatal(err)
+			}
+			got = got[:0]
+			for sha, err := range f.b.List(ctx) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, sha)
+			}
+			if !slices.Equal(got, want[1:]) {
+				t.Fatalf("List after Delete = %v, want %v", got, want[1:])
+			}
+		}},
 		{"Closed", func(t *testing.T, f *fixture) {
 			sha := put(t, f.b, data(13, 100))
 			r, err := f.b.Open(context.Background(), sha)
@@ -688,6 +770,11 @@ func childBackend(ctx context.Context) (backend, error) {
 			return nil, err
 		}
 		return blob.NewPostgres(pool, blob.WithStagingDir(os.Getenv("BLOB_CHILD_DIR"))), nil
+	case "s3":
+		cfg := blob.S3Config{Endpoint: os.Getenv("BLOB_CHILD_URL"), Region: "us-east-1", Bucket: s3test.Bucket,
+			Prefix: "blobs/", PathStyle: true, AccessKeyID: s3test.AccessKeyID, SecretAccessKey: s3test.SecretAccessKey,
+			StagingDir: os.Getenv("BLOB_CHILD_DIR")}
+		return blob.NewS3(ctx, cfg)
 	}
 	return nil, errors.New("no backend")
 }
@@ -845,8 +932,8 @@ func TestKilledPut(t *testing.T) {
 			}
 
 			// Killed when the input has ended: while the file is synced and
-			// renamed (Dir), or inside the transaction, with chunks inserted
-			// (Postgres). The blob is then either absent or whole, never
+			// renamed (Dir), inside the transaction, with chunks inserted
+			// (Postgres), or with a part of the multipart upload sent (S3). The blob is then either absent or whole, never
 			// partial; absent is expected, whole means the commit won the race.
 			runChild(t, f, "commit", "END", f.inCommit)
 			content := data(32, crashCommitSize)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,3 +267,43 @@ func (r *fileReader) Seek(off int64, whence int) (int64, error) {
 }
 func (r *fileReader) Close() error { return r.f.Close() }
 func (r *fileReader) Size() int64  { return r.size }
+
+// List yields the sha of every stored blob, in order, reading one shard
+// folder at a time; staging files and anything else that is not a blob's
+// name are skipped. Blobs stored or deleted meanwhile may or may not be
+// yielded.
+func (d *Dir) List(ctx context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		shards, err := os.ReadDir(d.root)
+		if err != nil {
+			yield("", fmt.Errorf("blob: list %s: %w", d.root, err))
+			return
+		}
+		for _, shard := range shards {
+			if !shard.IsDir() || len(shard.Name()) != 2 {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				yield("", fmt.Errorf("blob: list: %w", err))
+				return
+			}
+			files, err := os.ReadDir(filepath.Join(d.root, shard.Name()))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				yield("", fmt.Errorf("blob: list: %w", err))
+				return
+			}
+			for _, f := range files {
+				sha := shard.Name() + f.Name()
+				if !f.Type().IsRegular() || checkSHA(sha) != nil {
+					continue
+				}
+				if !yield(sha, nil) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"iter"
 	"os"
 	"sync"
 	"time"
@@ -88,27 +88,27 @@ func (p *Postgres) Put(ctx context.Context, r io.Reader, max int64) (sha string,
 	return sha, size, nil
 }
 
-// createStaging makes a staging file, creating its folder when it is
-// missing: the folder is usually inside a data directory that a fresh host
-// has not made (nothing else on PostgreSQL writes there), and a temporary
-// folder's cleaner may remove it while the host runs.
+// createStaging makes a staging file in the staging folder.
 func (p *Postgres) createStaging() (*os.File, error) {
-	f, err := os.CreateTemp(p.staging, pgStagingPrefix+"*")
-	if errors.Is(err, fs.ErrNotExist) {
-		if mkErr := os.MkdirAll(p.staging, 0o700); mkErr != nil {
-			return nil, fmt.Errorf("blob: create staging folder: %w", mkErr)
-		}
-		f, err = os.CreateTemp(p.staging, pgStagingPrefix+"*")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("blob: create staging file: %w", err)
-	}
-	return f, nil
+	return createStagingFile(p.staging, pgStagingPrefix)
 }
 
 // insert commits one blob: its row and, if the row is new, its chunks read
 // from data.
 func (p *Postgres) insert(ctx context.Context, sha string, size int64, data io.Reader) error {
+	// Bytes stored already are written again in name only: renewing
+	// written_at restarts the sweeper's grace period, so a Put of content
+	// that nothing refers to any more is not undone by a sweep before its
+	// caller's row refers to it. A sweep deleting the row at this moment
+	// holds its lock: this waits, finds no row, and stores the bytes anew.
+	t := time.Now().UnixMicro()
+	tag, err := p.pool.Exec(ctx, `UPDATE blobs SET written_at = $2 WHERE sha256 = $1`, sha, t)
+	if err != nil {
+		return fmt.Errorf("blob: store %s: %w", sha, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
 	tx, err := p.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("blob: store %s: %w", sha, err)
@@ -116,9 +116,9 @@ func (p *Postgres) insert(ctx context.Context, sha string, size int64, data io.R
 	defer tx.Rollback(context.WithoutCancel(ctx)) // a no-op after Commit
 	var inserted string
 	err = tx.QueryRow(ctx,
-		`INSERT INTO blobs (sha256, size, created_at) VALUES ($1, $2, $3)
+		`INSERT INTO blobs (sha256, size, created_at, written_at) VALUES ($1, $2, $3, $3)
 		 ON CONFLICT (sha256) DO NOTHING RETURNING sha256`,
-		sha, size, time.Now().UnixMicro()).Scan(&inserted)
+		sha, size, t).Scan(&inserted)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Stored already (or by a racing Put that committed while we waited
 		// on the key): the same sha means the same bytes.
@@ -183,7 +183,9 @@ func (p *Postgres) Stat(ctx context.Context, sha string) (int64, error) {
 }
 
 // Delete removes the blob named sha and its chunks in one statement; a missing
-// blob is not an error. It is for the garbage collector, which must make sure
+// blob is not an error. The sweeper (package sweep) does not call it: it
+// deletes rows in its own transaction, checked against every reference. It is
+// for a garbage collector, which must make sure
 // nothing refers to the blob and no upload of the same bytes is under way (a
 // Put that finds the row in place stores nothing and may return just before
 // the Delete); the files table's foreign key refuses to delete a blob a file
@@ -196,6 +198,39 @@ func (p *Postgres) Delete(ctx context.Context, sha string) error {
 		return fmt.Errorf("blob: delete %s: %w", sha, err)
 	}
 	return nil
+}
+
+// listPage is how many shas one query of List fetches.
+const listPage = 1000
+
+// List yields the sha of every stored blob, in order, a page of shas per
+// query (so no query stays open while the caller works on a blob). Blobs
+// stored or deleted meanwhile may or may not be yielded.
+func (p *Postgres) List(ctx context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		after := ""
+		for {
+			rows, err := p.pool.Query(ctx, `SELECT sha256 FROM blobs WHERE sha256 > $1 ORDER BY sha256 LIMIT $2`, after, listPage)
+			if err != nil {
+				yield("", fmt.Errorf("blob: list: %w", err))
+				return
+			}
+			page, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				yield("", fmt.Errorf("blob: list: %w", err))
+				return
+			}
+			for _, sha := range page {
+				if !yield(sha, nil) {
+					return
+				}
+			}
+			if len(page) < listPage {
+				return
+			}
+			after = page[len(page)-1]
+		}
+	}
 }
 
 // CleanStaging removes this package's staging files in the staging folder not

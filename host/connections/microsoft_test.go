@@ -187,7 +187,7 @@ func TestMicrosoftSharePoint(t *testing.T) {
 	if msNames(libs) != "Documents,Archive" || entry(t, libs, "Archive").Path != spHost+"/sites/Marketing/Archive" {
 		t.Fatalf("libraries %+v", libs)
 	}
-	// The seed's form (/sites/…, the tenant's host) pages two at a time.
+	// The site-path form (/sites/…, the tenant's host) pages two at a time.
 	var all []string
 	cursor, pages := "", 0
 	for {

@@ -23,7 +23,7 @@ type Plugins interface {
 	Plugins() []*wasm.Plugin
 }
 
-// Resolver is seed 000's ConnectorResolver: it picks the connector plugin
+// Resolver is the connector resolver: it picks the connector plugin
 // for a connection (by its provider) and a service, and calls the
 // plugin's ServiceAdapter operation as the user, whose connection the
 // plugin then uses through the connection capability.

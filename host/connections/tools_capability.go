@@ -25,7 +25,7 @@ type ToolsCapability struct {
 	Resolver *Resolver
 	// MaxDownload bounds one download (default DefaultMaxDownload).
 	MaxDownload int64
-	// Events, when set, gets a dataSourceAccess event (seed 000 §9.4) in
+	// Events, when set, gets a dataSourceAccess event in
 	// the caller's workflow for each browse, search, download and upload
 	// that succeeded (workflows.Service).
 	Events Events

@@ -85,7 +85,7 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 		t.Fatalf("indexer got %v", ids)
 	}
 	w.Ingest(t, h, ids[0])
-	// The workflow records each reach into the source (seed 000 §9.4):
+	// The workflow records each reach into the source (dataSourceAccess):
 	// the browse and the download, with the connector and the path.
 	evs, err := w.Workflows.Events(ctx, w.P, w.Workflow, 0, 1000)
 	if err != nil {

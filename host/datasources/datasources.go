@@ -1,4 +1,4 @@
-// Package datasources is seed 000's DataSource (§8.2): a folder, project or
+// Package datasources is data sources (docs/connectors.md): a folder, project or
 // drive path of a user's connection that the host mirrors into a workspace
 // folder named after it, on demand ("sync now") or on a schedule. A sync
 // is a job of the persistent queue (package syncjob binds it): it browses

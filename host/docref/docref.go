@@ -1,6 +1,6 @@
 // Package docref is the one parser of the document references agents pass
-// to tools (seed 001's tolerant documentList layer, seed 003's typed
-// references): "docItem:<id>", "docItem:<id>:<fileName>", "docList:<label>",
+// to tools, typed and tolerant of the shapes models send (docs/files.md):
+// "docItem:<id>", "docItem:<id>:<fileName>", "docList:<label>",
 // "docList:<messageId>:<label>", and the shapes a model sends lists in — a
 // list of strings, a list of objects with an id, an object wrapping a
 // "documents" list, or a single string. Every resolver of references
@@ -39,8 +39,7 @@ type Ref struct {
 	Kind Kind
 	// ID is the document id (Item) or the bare id (Bare).
 	ID string
-	// FileName is the optional name of an Item (seed 003's
-	// DocumentItemReference.fileName); informative only.
+	// FileName is the optional name of an Item; informative only.
 	FileName string
 	// MessageID optionally limits a List to one message.
 	MessageID string
@@ -48,7 +47,7 @@ type Ref struct {
 	Label string
 }
 
-// String is the canonical form (seed 003's to_string).
+// String is the canonical form.
 func (r Ref) String() string {
 	switch r.Kind {
 	case Item:
@@ -131,7 +130,7 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 const MaxRefs = 200
 
 // Parse is the tolerant parser of a documentList value as a model sends it
-// (seed 001's coerceDocumentReferenceList): ["docItem:a", "docItem:b"],
+// (the four shapes of docs/files.md): ["docItem:a", "docItem:b"],
 // [{"id": "a", "name": "x.pdf"}], {"documents": [{"id": "a"}]}, "docItem:a",
 // and mixtures of strings and objects in one list. An object names its
 // document by "id" or "documentId" (a reference or a bare id), or a list by
@@ -203,7 +202,7 @@ func parseObject(o map[string]any, depth int) ([]Ref, error) {
 			if err != nil {
 				return nil, err
 			}
-			// A bare id stays bare: seed 001 means a document's, but a
+			// A bare id stays bare: it usually means a document's, but a
 			// model also copies file ids from listings; the resolver
 			// knows which it takes.
 			if name, ok := o["name"].(string); ok && r.Kind == Item && r.FileName == "" {

@@ -24,7 +24,7 @@ func TestParseString(t *testing.T) {
 		{"docItem:" + doc + ":a:b.txt", Ref{Kind: Item, ID: doc, FileName: "a:b.txt"}},
 		{"docItem:legacy-id", Ref{Kind: Item, ID: "legacy-id"}},
 		{"docList:upload", Ref{Kind: List, Label: "upload"}},
-		// A label may hold colons (seed 001's "writeFile:<name>"): only an
+		// A label may hold colons (a tool's "writeFile:<name>"): only an
 		// id before the first colon is a message.
 		{"docList:writeFile:summary.md", Ref{Kind: List, Label: "writeFile:summary.md"}},
 		{"docList:" + msg + ":task1_results", Ref{Kind: List, MessageID: msg, Label: "task1_results"}},
@@ -53,7 +53,7 @@ func TestParseStringRefuses(t *testing.T) {
 	}
 }
 
-// TestParseShapes: seed 001's four shapes and seed 003's docList forms all
+// TestParseShapes: the four list shapes and the docList forms all
 // become the same typed references.
 func TestParseShapes(t *testing.T) {
 	item := Ref{Kind: Item, ID: doc}

@@ -24,7 +24,7 @@ type DocumentResolver interface {
 	ResolveDocuments(ctx context.Context, p tenancy.Principal, workflowID string, refs []string) ([]workflows.Document, error)
 }
 
-// Bridge is seed 001's file bridge on the workflow side: a message that
+// Bridge is the file bridge (docs/files.md) on the workflow side: a message that
 // carries the new file as a document, and the fileCreated event
 // (workflows.Service).
 type Bridge interface {
@@ -39,7 +39,7 @@ const DefaultMaxRead int64 = 16 << 20
 // Capability serves the host capability `files` to plugins: read (a file of
 // the caller's workspace, by id or docItem reference) and write (a new file
 // stored through the Service, so it is deduplicated and indexed, then bound
-// to the caller's workflow by seed 001's bridge). Every call acts for the
+// to the caller's workflow by the bridge). Every call acts for the
 // caller of the tool call (toolcall.From) inside its access rights.
 //
 // The fields may be set after the plugin host is built (the host and the
@@ -125,8 +125,8 @@ func (h *Capability) caller(ctx context.Context) (toolcall.Caller, error) {
 
 // ResolveFile turns a plugin's "file" argument into a file id (docref
 // parses it): a bare id is a file id; "docItem:<id>" is looked up among the
-// documents of the caller's workflow (seed 001: the reference an agent got
-// from a tool); "docList:..." names several documents and is refused here.
+// documents of the caller's workflow (the reference an agent got from a
+// tool); "docList:..." names several documents and is refused here.
 func ResolveFile(ctx context.Context, docs DocumentResolver, c toolcall.Caller, ref string) (string, error) {
 	if strings.TrimSpace(ref) == "" {
 		return "", &wasm.CapabilityError{Code: "invalid_request", Message: "file is empty (want a file id or docItem:<id>)"}
@@ -246,7 +246,7 @@ func (h *Capability) write(ctx context.Context, call *wasm.Call, req json.RawMes
 
 // Store is files.write for the host's own use: it stores data as a new file
 // of the tool call's caller's workspace and binds it to the caller's
-// workflow (seed 001's bridge), as if the tool named tool had written it.
+// workflow (the bridge), as if the tool named tool had written it.
 // The legacy action adapter (host/actions) stores an ActionResult's
 // documents through it.
 func (h *Capability) Store(ctx context.Context, tool, name, mimeType string, data []byte, label string) (WriteResult, error) {
@@ -273,8 +273,8 @@ func (h *Capability) store(ctx context.Context, c toolcall.Caller, tool, name, m
 	}
 	doc, msgID, err := Attach(ctx, h.Workflows, c, item, label, tool)
 	if err != nil {
-		// Seed 001: the file is stored and readable by its id; a failed
-		// bind is reported, not the write's failure.
+		// The file is stored and readable by its id, which the result
+		// names; a failed bind is reported, not the write's failure.
 		h.logger().Warn("files: binding a tool's file to its workflow", "file", item.ID, "workflow", c.WorkflowID, "err", err)
 		res.Warning = "stored, but not attached to the workflow: " + err.Error()
 		return res, nil
@@ -283,8 +283,8 @@ func (h *Capability) store(ctx context.Context, c toolcall.Caller, tool, name, m
 	return res, nil
 }
 
-// Attach is seed 001's bridge (_attachFileAsChatDocument): it binds a stored
-// file to the caller's workflow as a document of a new assistant step
+// Attach is the bridge, the one place a tool's file joins a workflow: it
+// binds a stored file to the caller's workflow as a document of a new assistant step
 // message, then announces it with a fileCreated event. It returns the
 // document (whose Ref is the docItem reference) and the message id.
 func Attach(ctx context.Context, b Bridge, c toolcall.Caller, item Item, label, tool string) (workflows.Document, string, error) {

@@ -72,7 +72,7 @@ func TestFilesCapabilityRefusesWithoutCaller(t *testing.T) {
 
 // TestFilesCapabilityBridge: a write in a workflow stores the file, adds a
 // message carrying it as a document and appends a fileCreated event; the
-// docItem reference it returns reads the file back (seed 001).
+// docItem reference it returns reads the file back.
 func TestFilesCapabilityBridge(t *testing.T) {
 	e := newCapEnv(t)
 	ctx := e.ctx(e.workflow)

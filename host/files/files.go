@@ -4,7 +4,8 @@
 //
 // Every operation names the acting principal and goes through the store's
 // access scope, including the duplicate check, so a duplicate found is always
-// a file the caller can read (seed 001's "ghost duplicate" cannot happen):
+// a file the caller can read (a "ghost duplicate", docs/files.md, cannot
+// happen):
 // identical bytes uploaded in two workspaces are two files over one blob.
 package files
 
@@ -27,7 +28,7 @@ func (s Status) Valid() bool {
 	return s == StatusActive || s == StatusArchived || s == StatusProcessing
 }
 
-// Item is a stored file (the seeds' FileItem).
+// Item is a stored file.
 type Item struct {
 	ID          string `json:"id"`
 	TenantID    string `json:"tenantId"`
@@ -49,7 +50,7 @@ type Item struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
-// Folder is a folder of a workspace (the seeds' FileFolder). AutoRule, when
+// Folder is a folder of a workspace. AutoRule, when
 // set, files new and retagged files that match it and have no folder into
 // this folder: "tag:financial", "mime:image/*", "name:*.pdf".
 type Folder struct {

@@ -41,7 +41,7 @@ const (
 )
 
 // Proposal is an edit an agent proposes to a file, for its user to accept
-// or reject (seed 000 §9.4's fileEditProposal): the proposed content (a
+// or reject (the fileEditProposal event): the proposed content (a
 // blob), the version it was made on and the unified diff between them.
 type Proposal struct {
 	ID          string `json:"id"`

@@ -83,7 +83,7 @@ func TestDocumentsPluginArchive(t *testing.T) {
 }
 
 // TestDocumentsPluginFolder: a folder of the workspace browsed like a
-// container (seed 000 §5.4, "@folder/"): subfolders, then files with their
+// container (a prompt's "@folder/"): subfolders, then files with their
 // indexing status; the files in no folder under "/"; another workspace's
 // folder is not found.
 func TestDocumentsPluginFolder(t *testing.T) {

@@ -20,7 +20,7 @@ type FolderLister interface {
 }
 
 // folder answers knowledge.folder: a folder of the caller's workspace as a
-// container (seed 000 §5.4, "@projektordner/"): its subfolders and one page
+// container (a prompt's "@folder/" reference): its subfolders and one page
 // of its files with their indexing status, so an agent sees what is ready
 // to read before reading it.
 func (d *Capability) folder(ctx context.Context, c toolcall.Caller, req json.RawMessage) (any, error) {

@@ -9,7 +9,8 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// ChunkTokens is the chunk size of seed 000 §4.9.
+// ChunkTokens is the chunk size: small enough that a hit is a passage worth
+// citing, large enough to keep a paragraph's sense (docs/knowledge.md).
 const ChunkTokens = 512
 
 // tokenModel names the tokenizer chunks are measured with (cl100k, the

@@ -499,7 +499,7 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 	}
 	if !ok || e.SHA256 == "" {
 		// The walk did not deliver its bytes: resolve that entry alone.
-		// The seed's limits still apply to its bytes; an entry refused for
+		// The container limits still apply to its bytes; an entry refused for
 		// what it is (traversal, link, bomb) stays refused.
 		if _, err := in.store.ClaimContent(ctx, f.TenantID, f.SHA256, false); err != nil {
 			return ContainerEntry{}, err

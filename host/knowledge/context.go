@@ -15,7 +15,7 @@ import (
 
 // ErrUnavailable: the knowledge store could not be searched (it failed or
 // did not answer within the context builder's deadline). The agent then
-// works without retrieved context: seed 000 §3.4's degraded mode.
+// works without retrieved context (degraded, never failed: docs/agent.md).
 var ErrUnavailable = errors.New("the knowledge store is unavailable")
 
 // Retriever is what the context builder needs of search (Searcher).
@@ -39,11 +39,12 @@ type ContextConfig struct {
 	ToolResults int
 	// Entities bounds the workflow's facts offered [50].
 	Entities int
-	// MinScore drops hits scoring below it; 0 keeps all. Seed 000 §4.5 asks
-	// 0.65/0.7 of cosine similarity, but hybrid search fuses ranks (its
-	// scores are reciprocal-rank sums) and lexical scores are BM25, neither
-	// a similarity: a floor is only meaningful for a searcher whose scores
-	// are, so none is set by default.
+	// MinScore drops hits scoring below it; 0 keeps all. A cosine
+	// similarity floor (0.65 or 0.7) would suit pure vector search, but
+	// hybrid search fuses ranks (its scores are reciprocal-rank sums) and
+	// lexical scores are BM25, neither a similarity: a floor is only
+	// meaningful for a searcher whose scores are, so none is set by
+	// default.
 	MinScore float64
 	// SearchTimeout is how long the searches of one round may take before
 	// the round goes on without them (degraded) [3s].
@@ -69,7 +70,7 @@ func (c ContextConfig) withDefaults() ContextConfig {
 	return c
 }
 
-// ContextBuilder is seed 000 §4.5's context manager: before an agent round
+// ContextBuilder is the agent's context manager: before an agent round
 // it gathers, by priority, (1) the prompt, (2) chunks of the workspace's
 // documents found for it, (3) the workflow's entities, (4) chunks of the
 // tenant's shared documents, (5) the conversation's running summary and (6)

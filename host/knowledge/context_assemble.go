@@ -11,11 +11,13 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 )
 
-// Priority orders the parts of an agent's context (seed 000 §4.5): 1 is
-// placed first and cut last.
+// Priority orders the parts of an agent's context: 1 is placed first and
+// cut last.
 type Priority int
 
-// The priorities of seed 000 §4.5.
+// The priorities: what the user asked and their own documents come before
+// the workflow's facts, the tenant's shared documents, the summary and old
+// tool results (docs/agent.md#design-decisions).
 const (
 	PriorityPrompt      Priority = 1
 	PriorityInstance    Priority = 2

@@ -41,7 +41,7 @@ type Extractor interface {
 	Extract(ctx context.Context, name, mimeType string, in wasm.Input) (content.Index, []content.Object, error)
 }
 
-// Ingester indexes uploaded files (seed 000 §4.3): extract with the
+// Ingester indexes uploaded files: extract with the
 // document's extractor plugin, cut into chunks, write the lexical index
 // (vectors join when an embedding model is configured), with the status
 // moving pending → extracted → indexed, or failed with the reason. The same

@@ -1,4 +1,4 @@
-// Package knowledge is the knowledge store (seed 000 §4): files are
+// Package knowledge is the knowledge store (docs/knowledge.md): files are
 // extracted once, on upload and with no model, into content objects; their
 // text is cut into chunks of about 512 tokens that keep where they came from;
 // chunks are indexed lexically always and by vectors when an embedding model
@@ -19,7 +19,7 @@ import (
 // capability's answers carry it, so it is declared with them (pdk/knowledge/wire).
 type Status = wire.Status
 
-// The indexing states (seed 000 §4.4): pending → extracted → embedding →
+// The indexing states: pending → extracted → embedding →
 // indexed, or failed with the reason.
 const (
 	StatusPending   = wire.StatusPending
@@ -36,8 +36,10 @@ type Chunk = wire.Chunk
 // Layer selects the knowledge layers a search covers.
 type Layer string
 
-// The layers (seed 000 §4.2). The workflow layer (summaries, entities, tool
-// results) is read through the workflow, not searched here.
+// The layers: the tenant's shared documents, a workspace's own, and the
+// workflow's (docs/knowledge.md#design-decisions). The workflow layer
+// (summaries, entities, tool results) is read through the workflow, not
+// searched here.
 const (
 	// LayerAll: every file the caller can read.
 	LayerAll Layer = ""

@@ -10,8 +10,7 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-// MemorySource says where an entry of a workflow's memory came from (seed
-// 000 §4.4's WorkflowMemory.source).
+// MemorySource says where an entry of a workflow's memory came from.
 type MemorySource string
 
 // The memory sources.

@@ -13,7 +13,8 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// Smart PDFs (seed 000 §5.2): a large PDF is not extracted whole at upload.
+// Smart PDFs: a large PDF is not extracted whole at upload, since most
+// questions need a few of its pages (docs/knowledge.md#large-pdfs).
 // Ingestion runs the PDF plugin's pre-scan only (outline, headings, page map,
 // sections: about a millisecond a page), stores that structure as the file's
 // index with status "indexed" and the marker structure["onDemand"] = true,

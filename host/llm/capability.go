@@ -185,7 +185,7 @@ func (h *Capabilities) complete(ctx context.Context, call *wasm.Call, req json.R
 		r.MaxTokens = limit
 	}
 	// A request that cannot fit is refused before it costs anything, with
-	// the figures a plugin needs to split its input (seed 003's chunking).
+	// the figures a plugin needs to split its input (model-aware chunking).
 	if n := CountMessageTokens(m.Name, msgs, nil); n+r.MaxTokens > m.ContextWindow {
 		return nil, &wasm.CapabilityError{Code: "context_exceeded", Message: fmt.Sprintf(
 			"the messages take %d tokens and %d are asked for the answer, more than the %d of %s's context: split the input (model.info, model.count)",

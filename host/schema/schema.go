@@ -8,7 +8,6 @@ package schema
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -166,10 +165,4 @@ func flatten(err error) string {
 		}
 	}
 	return err.Error()
-}
-
-// IsJSONObject reports whether data is a JSON object (after white space).
-func IsJSONObject(data []byte) bool {
-	d := bytes.TrimSpace(data)
-	return len(d) > 0 && d[0] == '{' && json.Valid(d)
 }

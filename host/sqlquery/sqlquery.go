@@ -1,5 +1,5 @@
-// Package sqlquery is the host side of the sqlQuery tool (seed 000 §10.1's
-// chatbot): read-only, parameterised queries against the databases the
+// Package sqlquery is the host side of the sqlQuery tool (the "chatbot"
+// tool set): read-only, parameterised queries against the databases the
 // operator configured, for the workspaces the operator granted each one to.
 // Read-only is enforced by the database, never by parsing the statement:
 // PostgreSQL runs it in a READ ONLY transaction that is always rolled back,

@@ -9,7 +9,7 @@ import (
 	"github.com/agenthost/agenthost/host/money"
 )
 
-// Counts is what the host holds right now, for monitoring (seed 000 §12.3):
+// Counts is what the host holds right now, for monitoring:
 // workflows by state, the knowledge store's size, the job queue and the
 // tenants' spending against their limits.
 type Counts struct {

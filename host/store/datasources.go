@@ -27,7 +27,7 @@ const (
 // Busy reports whether the state holds the source's claim.
 func (s SyncState) Busy() bool { return s == SyncQueued || s == SyncRunning || s == SyncRetrying }
 
-// DataSource is seed 000's DataSource (§8.2): a path of a service of the
+// DataSource is a data source: a path of a service of the
 // owner's connection, mirrored into a folder of a workspace.
 type DataSource struct {
 	ID           string `json:"id"`

@@ -18,7 +18,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -241,9 +240,6 @@ func (db *DB) migrator() (*goose.Provider, error) {
 	}
 	return p, nil
 }
-
-// MigrationsFS exposes a dialect's migrations (for tests and tools).
-func MigrationsFS(d Dialect) (fs.FS, error) { return migrations.FS(string(d)) }
 
 // redact drops the password from a URL for messages.
 func redact(raw string) string {

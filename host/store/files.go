@@ -87,9 +87,8 @@ func (db *DB) InsertFile(ctx context.Context, p tenancy.Principal, f files.Item,
 				return err
 			}
 		}
-		if _, err := c.exec(ctx, `INSERT INTO blobs (sha256, size, created_at) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING`,
-			f.SHA256, f.Size, micros(now())); err != nil {
-			return fmt.Errorf("store: blob row: %w", err)
+		if err := referBlob(ctx, c, f.SHA256, f.Size); err != nil {
+			return err
 		}
 		if f.FolderID != "" {
 			if err := folderIn(ctx, c, p, f.FolderID, f.WorkspaceID); err != nil {
@@ -403,7 +402,6 @@ func (db *DB) DeleteFile(ctx context.Context, p tenancy.Principal, id string) er
 		if err := authorize(ctx, c, p, "files", "shared", id); err != nil {
 			return err
 		}
-		_, err := c.exec(ctx, `DELETE FROM files WHERE id = ?`, id)
-		return err
+		return trashFile(ctx, c, p, id)
 	})
 }

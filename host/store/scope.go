@@ -9,7 +9,7 @@ import (
 // scope builds the WHERE fragment that limits a query of a workspace-owned
 // table (columns tenant_id, workspace_id, created_by) to the rows the
 // principal may read or write. Every tenant-data query goes through it: it is
-// the one place the seeds' MY / GROUP / ALL levels become SQL, and membership
+// the one place the MY / GROUP / ALL access levels become SQL, and membership
 // is read at query time, so revoking a role takes effect at once.
 //
 // sharedCol names a boolean column whose true rows every user of the tenant

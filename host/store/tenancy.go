@@ -16,11 +16,15 @@ import (
 
 // CreateTenant makes a tenant.
 func (db *DB) CreateTenant(ctx context.Context, name string) (tenancy.Tenant, error) {
+	return createTenant(ctx, db.conn(), name)
+}
+
+func createTenant(ctx context.Context, c conn, name string) (tenancy.Tenant, error) {
 	if strings.TrimSpace(name) == "" {
 		return tenancy.Tenant{}, fmt.Errorf("%w: tenant name is empty", tenancy.ErrInvalid)
 	}
 	t := tenancy.Tenant{ID: newID(), Name: name, CreatedAt: now()}
-	_, err := db.conn().exec(ctx, `INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`, t.ID, t.Name, micros(t.CreatedAt))
+	_, err := c.exec(ctx, `INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`, t.ID, t.Name, micros(t.CreatedAt))
 	if err != nil {
 		return tenancy.Tenant{}, fmt.Errorf("store: create tenant: %w", err)
 	}
@@ -29,11 +33,15 @@ func (db *DB) CreateTenant(ctx context.Context, name string) (tenancy.Tenant, er
 
 // CreateUser makes a user of a tenant; the e-mail address is unique per tenant.
 func (db *DB) CreateUser(ctx context.Context, u tenancy.User) (tenancy.User, error) {
+	return createUser(ctx, db.conn(), u)
+}
+
+func createUser(ctx context.Context, c conn, u tenancy.User) (tenancy.User, error) {
 	if strings.TrimSpace(u.Email) == "" {
 		return tenancy.User{}, fmt.Errorf("%w: user e-mail is empty", tenancy.ErrInvalid)
 	}
 	u.ID, u.CreatedAt = newID(), now()
-	_, err := db.conn().exec(ctx, `INSERT INTO users (id, tenant_id, email, name, admin, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err := c.exec(ctx, `INSERT INTO users (id, tenant_id, email, name, admin, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		u.ID, u.TenantID, u.Email, u.Name, u.Admin, micros(u.CreatedAt))
 	switch {
 	case isUnique(err):
@@ -48,11 +56,15 @@ func (db *DB) CreateUser(ctx context.Context, u tenancy.User) (tenancy.User, err
 
 // CreateWorkspace makes a workspace of a tenant.
 func (db *DB) CreateWorkspace(ctx context.Context, w tenancy.Workspace) (tenancy.Workspace, error) {
+	return createWorkspace(ctx, db.conn(), w)
+}
+
+func createWorkspace(ctx context.Context, c conn, w tenancy.Workspace) (tenancy.Workspace, error) {
 	if strings.TrimSpace(w.Name) == "" {
 		return tenancy.Workspace{}, fmt.Errorf("%w: workspace name is empty", tenancy.ErrInvalid)
 	}
 	w.ID, w.CreatedAt = newID(), now()
-	_, err := db.conn().exec(ctx, `INSERT INTO workspaces (id, tenant_id, name, kind, created_at) VALUES (?, ?, ?, ?, ?)`,
+	_, err := c.exec(ctx, `INSERT INTO workspaces (id, tenant_id, name, kind, created_at) VALUES (?, ?, ?, ?, ?)`,
 		w.ID, w.TenantID, w.Name, w.Kind, micros(w.CreatedAt))
 	switch {
 	case isForeignKey(err):
@@ -66,7 +78,10 @@ func (db *DB) CreateWorkspace(ctx context.Context, w tenancy.Workspace) (tenancy
 // SetMembership gives a user a role in a workspace of the same tenant,
 // replacing any role it had; role "" removes the membership.
 func (db *DB) SetMembership(ctx context.Context, m tenancy.Membership) error {
-	c := db.conn()
+	return setMembership(ctx, db.conn(), m)
+}
+
+func setMembership(ctx context.Context, c conn, m tenancy.Membership) error {
 	if m.Role == "" {
 		_, err := c.exec(ctx, `DELETE FROM memberships WHERE workspace_id = ? AND user_id = ?`, m.WorkspaceID, m.UserID)
 		return err
@@ -96,13 +111,17 @@ func (db *DB) SetMembership(ctx context.Context, m tenancy.Membership) error {
 // CreateToken issues an API token for a user and returns its record and the
 // secret, which is not kept and cannot be shown again.
 func (db *DB) CreateToken(ctx context.Context, userID, name string, expires *time.Time) (tenancy.Token, string, error) {
+	return createToken(ctx, db.conn(), userID, name, expires)
+}
+
+func createToken(ctx context.Context, c conn, userID, name string, expires *time.Time) (tenancy.Token, string, error) {
 	secret := tenancy.NewTokenSecret()
 	hash, err := tenancy.HashToken(secret)
 	if err != nil {
 		return tenancy.Token{}, "", err
 	}
 	t := tenancy.Token{ID: newID(), UserID: userID, Name: name, CreatedAt: now(), ExpiresAt: expires}
-	_, err = db.conn().exec(ctx, `INSERT INTO api_tokens (id, user_id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err = c.exec(ctx, `INSERT INTO api_tokens (id, user_id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		t.ID, t.UserID, t.Name, hash, micros(t.CreatedAt), nullMicros(expires))
 	switch {
 	case isForeignKey(err):

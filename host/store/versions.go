@@ -19,9 +19,8 @@ func setContent(ctx context.Context, c conn, p tenancy.Principal, cur files.Item
 		return files.Item{}, files.Version{}, fmt.Errorf("%w: file %q is at version %d, and the change was made on version %d: read it again and redo the change",
 			tenancy.ErrConflict, cur.Name, cur.Version, ct.BaseVersion)
 	}
-	if _, err := c.exec(ctx, `INSERT INTO blobs (sha256, size, created_at) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING`,
-		ct.SHA256, ct.Size, micros(now())); err != nil {
-		return files.Item{}, files.Version{}, fmt.Errorf("store: blob row: %w", err)
+	if err := referBlob(ctx, c, ct.SHA256, ct.Size); err != nil {
+		return files.Item{}, files.Version{}, err
 	}
 	v := files.Version{FileID: cur.ID, Version: cur.Version + 1, SHA256: ct.SHA256, Size: ct.Size, CreatedBy: p.UserID,
 		CreatedAt: now(), Note: ct.Note}
@@ -124,9 +123,8 @@ func (db *DB) InsertProposal(ctx context.Context, p tenancy.Principal, x files.P
 			return fmt.Errorf("%w: file %q is at version %d, and the edit was made on version %d: read it again and propose again",
 				tenancy.ErrConflict, cur.Name, cur.Version, x.BaseVersion)
 		}
-		if _, err := c.exec(ctx, `INSERT INTO blobs (sha256, size, created_at) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING`,
-			x.SHA256, x.Size, micros(now())); err != nil {
-			return fmt.Errorf("store: blob row: %w", err)
+		if err := referBlob(ctx, c, x.SHA256, x.Size); err != nil {
+			return err
 		}
 		x.ID, x.TenantID, x.WorkspaceID, x.CreatedBy, x.CreatedAt = newID(), cur.TenantID, cur.WorkspaceID, p.UserID, now()
 		x.Status, x.DecidedBy, x.DecidedAt, x.Version = files.ProposalPending, "", nil, 0

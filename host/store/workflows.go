@@ -332,7 +332,8 @@ func scanDocument(row interface{ Scan(...any) error }) (workflows.Document, erro
 }
 
 // AddMessage implements workflows.Store: the message, its documents and its
-// `message` event in one transaction (seed 001's storeMessageWithDocuments).
+// `message` event in one transaction, so a reader never sees a message
+// without its documents.
 func (db *DB) AddMessage(ctx context.Context, p tenancy.Principal, m workflows.Message) (out workflows.Message, ev workflows.Event, err error) {
 	err = db.tx(ctx, func(c conn) error {
 		q, args := ownerScope(p, true, "workflows")

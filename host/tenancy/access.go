@@ -5,7 +5,8 @@ import (
 	"slices"
 )
 
-// Level is how far an access reaches, as the seeds' RBAC names it.
+// Level is how far an access reaches: one's own (MY), a workspace's
+// (GROUP) or the tenant's (ALL).
 type Level int
 
 // The access levels, from none to the whole tenant.

@@ -1,5 +1,5 @@
-// Package tenancy is agenthost's model of who owns what: tenants (the seeds'
-// mandates), their users, workspaces (feature instances) and the roles users
+// Package tenancy is agenthost's model of who owns what: tenants (customer
+// organisations), their users, workspaces and the roles users
 // hold in workspaces. Every read and write of tenant data names the acting
 // [Principal]; the store turns the principal's roles into the WHERE clause of
 // the query, so there is no unscoped read path outside administrative code.

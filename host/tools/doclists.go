@@ -19,7 +19,7 @@ type DocumentLists interface {
 
 // WithDocumentLists makes the sets' plugin tools receive docList references
 // in their document-list arguments as the documents of the list, in the
-// caller's workflow (seed 003). Without it a docList reaches the tool as
+// caller's workflow. Without it a docList reaches the tool as
 // written (the files capability refuses it).
 func (r *Registry) WithDocumentLists(d DocumentLists) *Registry {
 	r.docLists = d

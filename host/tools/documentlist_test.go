@@ -31,10 +31,10 @@ func (r *recorder) Call(_ context.Context, _ string, args []byte, _ *wasm.CallOp
 	return wasm.Result{OK: true}
 }
 
-// TestFailureModeInvalidDocumentListTypeDict is seed 001's failure mode
-// "Invalid documentList type: <class 'dict'>" (the tolerant coercer was
-// bypassed): every call of a tool goes through the set, which normalises
-// the document list in each shape a model sends before the tool (and its
+// TestFailureModeInvalidDocumentListTypeDict is the file bridge's failure
+// mode "Invalid documentList type: <class 'dict'>" (docs/files.md: the
+// tolerant parser was bypassed): every call of a tool goes through the set,
+// which normalises the document list in each shape a model sends before the tool (and its
 // schema check) sees it.
 func TestFailureModeInvalidDocumentListTypeDict(t *testing.T) {
 	const id = "0192f1a0-7b3c-7def-8a12-3456789abcde"

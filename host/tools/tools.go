@@ -1,8 +1,8 @@
 // Package tools is what an agent sees of the plugin runtime: the tools of a
 // workspace's tool set, each with its description, JSON Schema and readOnly
-// flag, and one way to call them. Tool sets are named lists (seed 000 §10.1:
-// "core" plus extras per feature); the registry resolves them against the
-// tools the loaded plugins declare.
+// flag, and one way to call them. Tool sets are named lists ("core" plus
+// extras per kind of workspace, docs/agent.md#tools); the registry resolves
+// them against the tools the loaded plugins declare.
 package tools
 
 import (
@@ -34,30 +34,30 @@ type Runner interface {
 	Call(ctx context.Context, tool string, args []byte, opts *wasm.CallOptions) wasm.Result
 }
 
-// CoreSet is the set every workspace starts from (seed 000 §10.1).
+// CoreSet is the set every workspace starts from.
 const CoreSet = "core"
 
 // AllTools in a set's list stands for every loaded tool.
 const AllTools = "*"
 
 // DefaultSets are the tool sets when the operator configures none: "core"
-// lists the seed's core tools (those that are loaded), and "all" offers
+// lists the core tools (those that are loaded), and "all" offers
 // every loaded tool.
 func DefaultSets() map[string][]string {
 	return map[string][]string{
 		CoreSet: {"readFile", "writeFile", "listFiles", "searchFiles", "extractContent", "summarizeContent", "generateDocument", "webSearch", "fetchPage",
-			// The rest of the file tools (plugins/filetools, seed 000 §7.3).
+			// The rest of the file tools (plugins/filetools).
 			"getFileInfo", "moveFile", "tagFile", "replaceInFile", "applyFileEdit",
-			// The document tools (plugins/documents, seed 000 §6).
+			// The document tools (plugins/documents).
 			"browseContainer", "readContentObjects", "readSection", "searchKnowledge", "extractContainerItem",
-			// Background workflows (plugins/background, seed 000 §11.2).
+			// Background workflows (plugins/background).
 			"startBackground", "checkBackgroundStatus"},
-		// Seed 000 §10.1's documentAnalysis set (plugins/analysis) and the
+		// The documentAnalysis set (plugins/analysis) and the
 		// file-making tools beyond core's generateDocument (plugins/docgen).
 		"documentAnalysis": {"summarizeContent", "analyzeContent"},
 		"authoring":        {"generateDocument", "editDocument", "createChart", "generateImage"},
 		"all":              {AllTools},
-		// Seed 000 §10.1's SQL chatbot: core (with webSearch) and sqlQuery,
+		// The SQL chatbot: core (with webSearch) and sqlQuery,
 		// which answers only for databases the operator configured and
 		// granted, so it is offered where a workspace is meant to use one.
 		"chatbot": {"@" + CoreSet, "sqlQuery"},
@@ -250,11 +250,11 @@ func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.Cal
 		return wasm.Result{Error: &wasm.Error{Code: wasm.CodeUnknownTool,
 			Message: fmt.Sprintf("there is no tool named %q; the tools are: %s", name, strings.Join(s.order, ", "))}}
 	}
-	// Document lists arrive in whatever shape the model chose (seed 001).
+	// Document lists arrive in whatever shape the model chose.
 	args = docref.CoerceArgs(t.Parameters, args)
 	if _, external := s.sources[name]; !external {
 		// A docList names documents of the caller's workflow, which only
-		// the host can list (seed 003); an external source could not
+		// the host can list; an external source could not
 		// resolve them anyway.
 		var bad *wasm.Error
 		if args, bad = expandDocumentLists(ctx, s.docLists, t.Parameters, args); bad != nil {

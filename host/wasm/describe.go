@@ -21,16 +21,6 @@ import (
 // into a guest's timeout.
 const describeRunLimit = 30 * time.Second
 
-// Describe runs a module's `describe` export once, in a sandbox where every
-// capability refuses, and returns the tools its code registers. `plugin build`
-// uses it to write the manifest; it needs no manifest in the module. The
-// guest's code runs under its own time limit, which starts once the module
-// is compiled; ctx bounds the whole.
-func Describe(ctx context.Context, module []byte, reg *Registry) ([]manifest.Tool, error) {
-	d, err := DescribeModule(ctx, module, reg)
-	return d.Tools, err
-}
-
 // Description is what a module's code registers: tools, and the legacy
 // actions of an actions plugin (pdk/actions).
 type Description struct {
@@ -38,8 +28,11 @@ type Description struct {
 	Actions []manifest.Action
 }
 
-// DescribeModule is Describe with the actions too: `plugin build` writes an
-// actions plugin's manifest from them.
+// DescribeModule runs a module's `describe` export once, in a sandbox where
+// every capability refuses, and returns the tools (and the legacy actions)
+// its code registers. `plugin build` writes the manifest from them; the
+// module needs no manifest. The guest's code runs under its own time limit,
+// which starts once the module is compiled; ctx bounds the whole.
 func DescribeModule(ctx context.Context, module []byte, reg *Registry) (Description, error) {
 	out, err := describe(ctx, module, reg, describeRunLimit, nil)
 	if err != nil {

@@ -48,7 +48,7 @@ type OutputWriter interface {
 }
 
 // OutputLimits bound what one call may emit. Zero fields take the defaults
-// of seed 000's container limits.
+// of the container limits (docs/knowledge.md#containers).
 type OutputLimits struct {
 	// MaxFiles bounds the files begun (containers included); failures are
 	// bounded separately by MaxFiles + 16 (a walk reports at most one problem

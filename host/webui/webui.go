@@ -76,6 +76,11 @@ type Config struct {
 	// Secure marks the cookie Secure (serve over HTTPS, or behind a proxy
 	// that terminates it).
 	Secure bool
+	// Setup, when set, lets the holder of a setup link create the first
+	// organisation from the page (POST /api/v1/setup).
+	Setup FirstRun
+	// SetupTokenTTL is the life of the API token a setup makes [90 days].
+	SetupTokenTTL time.Duration
 }
 
 // UI serves the page, its assets and the session routes.
@@ -95,6 +100,9 @@ type asset struct {
 func New(s Sessions, cfg Config) (*UI, error) {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 12 * time.Hour
+	}
+	if cfg.SetupTokenTTL <= 0 {
+		cfg.SetupTokenTTL = 90 * 24 * time.Hour
 	}
 	u := &UI{sessions: s, cfg: cfg, assets: map[string]asset{}}
 	err := fs.WalkDir(assetFS, "assets", func(p string, d fs.DirEntry, err error) error {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,20 +25,11 @@ import (
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
-var (
-	pluginsOnce sync.Once
-	pluginHost  *wasm.Host
-)
-
-// plugins is one host with the test extractor (textextract) and the
+// sharedPlugins is one host with the test extractor (textextract) and the
 // notebook tools (lookup), shared by the tests of this file.
-func plugins(t *testing.T) *wasm.Host {
-	pluginsOnce.Do(func() { pluginHost = wasmtest.Host(&testing.T{}, "textextract", "notebook") })
-	if pluginHost == nil {
-		t.Fatal("test plugins did not build")
-	}
-	return pluginHost
-}
+var sharedPlugins = wasmtest.NewShared("textextract", "notebook")
+
+func plugins(t *testing.T) *wasm.Host { return sharedPlugins.Host(t) }
 
 // kenv is a workspace service whose rounds get their context from the
 // knowledge store: the embedded store, documents indexed by the test

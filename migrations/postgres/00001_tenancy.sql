@@ -1,5 +1,5 @@
 -- +goose Up
--- Tenants (the seeds' mandates), their users, workspaces (feature instances),
+-- Tenants (customer organisations), their users, workspaces,
 -- memberships with a role, and API tokens. Times are Unix microseconds.
 CREATE TABLE tenants (
     id         TEXT PRIMARY KEY,

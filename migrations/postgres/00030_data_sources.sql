@@ -1,5 +1,5 @@
 -- +goose Up
--- Data sources (seed 000 §8.2, issue 14): a folder or project of a user's
+-- Data sources (issue 14, docs/connectors.md): a folder or project of a user's
 -- connection that the host mirrors into a workspace folder, on demand or on
 -- a schedule. A data source is its owner's alone, like the connection it
 -- reads through. sync_state and sync_seq make a sync one claim at a time:

@@ -1,5 +1,5 @@
 -- +goose Up
--- Workflows (the seeds' ChatWorkflow), their messages with documents, logs
+-- Workflows (one conversation with the agent each), their messages with documents, logs
 -- and the persisted event stream. A workflow is private to the user who
 -- started it. Times are Unix microseconds.
 --
@@ -54,7 +54,7 @@ CREATE TABLE workflow_messages (
 ) STRICT;
 CREATE INDEX workflow_messages_parent ON workflow_messages (parent_id);
 
--- A document attached to a message (the seeds' ChatDocument), pointing at a
+-- A document attached to a message, pointing at a
 -- stored file; agents name it docItem:<id>, or docList:<label> for all
 -- documents of the workflow with that label. A deleted file takes its
 -- documents with it.

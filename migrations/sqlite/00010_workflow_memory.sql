@@ -1,6 +1,6 @@
 -- +goose Up
--- The workflow layer of the knowledge store (seed 000 §4.2, §4.4's
--- WorkflowMemory): key/value entries a workflow keeps for its later rounds —
+-- The workflow layer of the knowledge store (its memory, which lives and
+-- goes with the workflow): key/value entries a workflow keeps for its later rounds —
 -- facts extracted by the entity cache (source 'extraction', keys
 -- 'entity:<name>'), tool results ('tool'), notes of the conversation and
 -- summaries. An entry is reached only through its workflow's row (the

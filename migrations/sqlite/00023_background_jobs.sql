@@ -1,5 +1,5 @@
 -- +goose Up
--- Background workflows (issue 15, seed 000 §11): long work the agent or a
+-- Background workflows (issue 15, docs/agent.md): long work the agent or a
 -- user hands to the job queue. Each job runs its agent in a workflow of its
 -- own and reports to the workflow that started it when it ends. The queue's
 -- job (river_job) carries only the id; this row is the job as users see it.

@@ -1,6 +1,6 @@
-// Package actions lets a legacy workflow action (seed 000 §10.3, seed 003's
-// action registry) run as a plugin of kind "actions": each action is one Go
-// function with a descriptor.
+// Package actions lets a legacy workflow action (a method.action pair of the
+// workflow system agenthost replaces, docs/plugins.md) run as a plugin of
+// kind "actions": each action is one Go function with a descriptor.
 //
 //	func init() {
 //		actions.Register(actions.Descriptor{Method: "context", Action: "neutralizeData",
@@ -12,8 +12,8 @@
 //
 // The parameters struct's JSON Schema is generated as for pdk.Tool, and the
 // host validates arguments against it before the action runs. A Result is
-// seed 003's ActionResult (success, documents, error): the host turns a
-// failed one into an error result and stores each document as a workspace
+// what every legacy action returns (success, documents, error): the host
+// turns a failed one into an error result and stores each document as a workspace
 // file of the caller, bound to the running workflow, handing the model its
 // docItem: reference. The action needs no files capability for that.
 //
@@ -39,14 +39,14 @@ type Descriptor struct {
 	ReadOnly bool
 }
 
-// Document is a file an action produces (seed 003's DocumentData).
+// Document is a file an action produces: a name, a type and the bytes.
 type Document struct {
 	Name     string
 	MIMEType string
 	Data     []byte
 }
 
-// Result is seed 003's ActionResult.
+// Result is an action's outcome: success or the error, and what it made.
 type Result struct {
 	Success bool
 	// Error says why the action failed (Success false).

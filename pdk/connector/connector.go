@@ -1,7 +1,8 @@
-// Package connector is what a connector plugin is written against: seed
-// 000's ServiceAdapter operations (browse, download, upload, search; mail
-// send and list for mail services) as Go interfaces. A connector is one
-// package: it implements an adapter per service of its provider, calls
+// Package connector is what a connector plugin is written against: the
+// operations every service of a provider offers (browse, download, upload,
+// search; mail send and list for mail services) as Go interfaces. A
+// connector is one package: it implements an adapter per service of its
+// provider, calls
 // Serve in init, and sends its HTTP requests with pdk/connection, which
 // carries the user's connection without the plugin ever holding its
 // credentials. Its plugin.json has kind "connector", the capability

@@ -1,4 +1,4 @@
-// Package content is the shape of extracted content (seed 000 §5.4), shared
+// Package content is the shape of extracted content (docs/knowledge.md), shared
 // by extractor plugins, which produce it, and the host's knowledge store,
 // which keeps it: scalar content objects, each with a reference to where in
 // its file (and container) it came from, and a compact index per file.
@@ -63,8 +63,8 @@ type Summary struct {
 	Duration float64 `json:"duration,omitempty"`
 }
 
-// Index is a file's content index (seed 000's FileContentIndex without the
-// store's ownership fields).
+// Index is a file's content index: its structure and a summary per content
+// object, without the store's ownership fields.
 type Index struct {
 	FileName      string `json:"fileName"`
 	MIMEType      string `json:"mimeType"`

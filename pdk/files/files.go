@@ -101,8 +101,9 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// Summary is the result text seed 001 asks of every tool that makes a file:
-// both references, so the model can pass either on.
+// Summary is the result text of every tool that makes a file: both
+// references, so the model can pass the docItem to a tool taking document
+// lists and the file id to the file tools (docs/files.md).
 func (w Written) Summary(what string) string {
 	s := fmt.Sprintf("%s '%s' (%d bytes)\n", what, w.Name, w.Size)
 	if w.DocItem != "" {

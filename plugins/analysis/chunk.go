@@ -5,14 +5,16 @@ import (
 	"strings"
 )
 
-// Seed 003's model-aware chunking, as pure functions over a token counter so
-// they are tested without a host.
+// Model-aware chunking: the part size follows from the model in use and the
+// call at hand, never a fixed size, so a large model gets few calls and a
+// small one still fits. Pure functions over a token counter so they are
+// tested without a host.
 
 // counter counts the tokens of text for the model in use.
 type counter func(text string) (int, error)
 
-// Reserves of seed 003's calculation: the system message and the JSON
-// structure of a request, on top of the instruction and the answer.
+// Reserves of the calculation: the system message and the JSON structure of
+// a request, on top of the instruction and the answer.
 const (
 	systemReserve   = 10
 	messageOverhead = 100

@@ -14,7 +14,7 @@ func TestPartBudget(t *testing.T) {
 		ctx, prompt, out, want int
 		wantErr                bool
 	}{
-		{"seed 003's formula", 8192, 200, 1024, 5486, false},
+		{"8k context, 1k answer", 8192, 200, 1024, 5486, false},
 		{"small model", 1024, 60, 213, 512, false},
 		{"instruction fills the context", 512, 400, 100, 0, true},
 	}

@@ -1,7 +1,7 @@
 // Plugin analysis offers summarizeContent and analyzeContent: documents of
 // the workspace (read through the knowledge store, extracted text files
 // directly) or given text, processed by the workspace's language model with
-// seed 003's model-aware chunking. Inputs larger than the model's context
+// model-aware chunking. Inputs larger than the model's context
 // are split into parts that fit (the part size comes from the model's
 // context, the instruction's tokens and the answer's reserve), each part is
 // processed (map), and the partial results are merged (reduce), recursively
@@ -66,7 +66,7 @@ type Result struct {
 	Model       string   `json:"model"`
 	InputTokens int      `json:"inputTokens"`
 	// PartTokens is the most content one call carried, from the model's
-	// context (seed 003's calculation).
+	// context (partBudget).
 	PartTokens  int     `json:"partTokens"`
 	Parts       int     `json:"parts"`
 	MapCalls    int     `json:"mapCalls"`

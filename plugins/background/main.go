@@ -1,4 +1,4 @@
-// Plugin background offers the agent seed 000 §11.2's workflow tools:
+// Plugin background offers the agent its background workflow tools:
 // startBackground hands long work (a description and subtasks) to a
 // background job that runs its own agent on the job queue, within a budget,
 // and reports to this workflow when it ends; checkBackgroundStatus reads a

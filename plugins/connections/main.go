@@ -1,4 +1,4 @@
-// Command connections is the agent's connection tools (seed 000 §8.3):
+// Command connections is the agent's connection tools (docs/connectors.md):
 // listConnections, externalBrowse, externalSearch, externalDownload (the
 // file lands in the workspace through the file bridge and is indexed),
 // externalUpload and sendMail. The connectors do the provider's work; the

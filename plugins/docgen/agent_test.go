@@ -19,7 +19,7 @@ import (
 
 var docItemRe = regexp.MustCompile(`docItem:[0-9a-f-]+`)
 
-// TestAgentRoundBridge is seed 001's chain in a real workflow round: the
+// TestAgentRoundBridge is the file bridge's chain in a real workflow round: the
 // agent calls generateDocument, whose file the bridge binds to the
 // workflow; the agent hands the docItem reference from the tool's result to
 // summarizeContent, which reads the file through it and asks the model.

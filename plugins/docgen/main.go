@@ -3,7 +3,7 @@
 // Markdown, CSV or DOCX document), createChart (a PNG chart from tabular
 // data) and generateImage (through the provider's image model). Every file
 // is stored through the host's files capability, which binds it to the
-// running workflow (seed 001's bridge); results name both the docItem
+// running workflow (the file bridge, docs/files.md); results name both the docItem
 // reference and the file id.
 package main
 
@@ -41,8 +41,8 @@ type GenerateArgs struct {
 	Blocks   []Block `json:"blocks,omitempty" description:"the document's content in order" maxItems:"5000"`
 }
 
-// FileResult is what the file-making tools return: seed 001's text with
-// both references, and the fields for programs.
+// FileResult is what the file-making tools return: the text with both
+// references (files.Written.Summary), and the fields for programs.
 type FileResult struct {
 	Summary  string `json:"summary"`
 	FileID   string `json:"fileId"`
@@ -166,8 +166,8 @@ func generateImage(a ImageArgs) (FileResult, error) {
 	return res, nil
 }
 
-// storeFile writes the file through the host (seed 001's bridge) and words the
-// result.
+// storeFile writes the file through the host (which binds it to the
+// workflow) and words the result.
 func storeFile(name, mimeType string, data []byte, tool, verb string) (FileResult, error) {
 	w, err := files.Write(name, mimeType, data, tool+":"+name)
 	if err != nil {

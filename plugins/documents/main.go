@@ -1,5 +1,5 @@
-// Command documents is the built-in plugin of document tools (seed 000 §5.4
-// and §6): browseContainer, readContentObjects, readSection,
+// Command documents is the built-in plugin of document tools
+// (docs/knowledge.md): browseContainer, readContentObjects, readSection,
 // searchKnowledge and extractContainerItem. It holds no data and reaches no
 // file itself: every tool asks the host's knowledge capability, which acts
 // for the user the call runs for, inside that user's access rights. Results

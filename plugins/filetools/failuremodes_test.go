@@ -1,8 +1,9 @@
 //go:build !wasip1
 
-// Seed 001's failure-mode table, one test each (the dict-typed document
-// list is host/tools' TestFailureModeInvalidDocumentListTypeDict): each
-// shows the failure cannot happen here.
+// The failure modes a file bridge is known for (docs/files.md), one test
+// each (the dict-typed document list is host/tools'
+// TestFailureModeInvalidDocumentListTypeDict): each shows the failure
+// cannot happen here.
 
 package main
 

@@ -1,5 +1,5 @@
-// Command filetools is the built-in plugin of the agent's file tools (seed
-// 000 §7.3 and the codeeditor's applyFileEdit): listFiles, readFile,
+// Command filetools is the built-in plugin of the agent's file tools
+// (docs/files.md): listFiles, readFile,
 // writeFile, moveFile, tagFile, searchFiles, getFileInfo, replaceInFile and
 // applyFileEdit. It holds no data and reaches no file itself: every tool
 // asks the host's files capability (and, for searching and for the text of

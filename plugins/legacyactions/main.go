@@ -1,6 +1,6 @@
-// Command legacyactions is the built-in plugin of kind "actions" with seed
-// 000 §10.3's domain actions that are not AI actions (the AI actions are
-// the agent's own work now). context.neutralizeData is the legacy action
+// Command legacyactions is the built-in plugin of kind "actions" with the
+// legacy domain actions that are not AI actions (the AI actions are the
+// agent's own work now, docs/plugins.md). context.neutralizeData is the legacy action
 // of that name: personal data replaced by placeholders, in a text or in
 // documents of the workflow, with the mapping back on request.
 // trustee.extractFromFiles reads the payment data of invoices into a CSV.

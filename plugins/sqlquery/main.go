@@ -1,4 +1,4 @@
-// Plugin sqlquery offers the agent sqlQuery (seed 000 §10.1's chatbot): one
+// Plugin sqlquery offers the agent sqlQuery (the "chatbot" tool set): one
 // read-only SQL statement with parameters against a database the operator
 // configured and granted to the workspace. The database refuses writes;
 // rows, time and result size are bounded by the operator.

@@ -1,4 +1,4 @@
-// Plugin websearch offers the agent webSearch (seed 000 §3.6's core tool):
+// Plugin websearch offers the agent webSearch (a core tool):
 // a query to the search API the operator configured, answered with
 // titles, URLs, snippets and dates. The host holds the endpoint and key;
 // this plugin sees neither.

@@ -13,7 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
-// testMemory: a workflow's memory (the workflow layer, seed 000 §4.4) is
+// testMemory: a workflow's memory (the knowledge store's workflow layer) is
 // upserted by (workflow, key), listed newest first by source, reached only
 // as its workflow is (owner writes, tenant admin reads, anyone else sees
 // nothing), refuses bad input, and goes with its workflow.

@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Migrations", func(t *testing.T) { testMigrations(t, open) })
 	t.Run("Tenancy", func(t *testing.T) { testTenancy(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
+	t.Run("Setup", func(t *testing.T) { testSetup(t, open) })
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
 	t.Run("WorkspaceTools", func(t *testing.T) { testWorkspaceTools(t, open) })
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })

@@ -20,7 +20,7 @@ func msgIDs(ms []workflows.Message) []string {
 	return out
 }
 
-// testWorkflowMessages: messages with documents (seed 001's bridge), their
+// testWorkflowMessages: messages with documents (the file bridge), their
 // listing after an id or a sequence number, deletion, and file removal.
 func testWorkflowMessages(t *testing.T, w *world) {
 	ctx := context.Background()
@@ -115,7 +115,7 @@ func testWorkflowMessages(t *testing.T, w *world) {
 		if _, err := svc.ResolveDocuments(ctx, w.alice, wf.ID, []string{"docItem:nope"}); !errors.Is(err, tenancy.ErrNotFound) {
 			t.Errorf("unknown docItem: %v", err)
 		}
-		// Seed 003: docList:<messageId>:<label> names the label's documents
+		// docList:<messageId>:<label> names the label's documents
 		// of one message only; docItem:<id>:<fileName> is the item.
 		wf2 := startWF(t, svc, w.alice, w.wsA.ID)
 		m1, err := svc.AddMessage(ctx, w.alice, workflows.Message{WorkflowID: wf2.ID, Status: workflows.MessageFirst, Role: workflows.RoleUser,

@@ -137,7 +137,8 @@ func testWorkflows(t *testing.T, open Opener) {
 	})
 
 	t.Run("state machine", func(t *testing.T) {
-		// Every operation from every state: seed 004's transitions succeed,
+		// Every operation from every state: the state machine's transitions
+		// (docs/agent.md#design-decisions) succeed,
 		// everything else is a conflict naming both states and changes
 		// nothing (not even the event stream).
 		rows := []struct {

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Action is one legacy workflow action of an actions plugin (seed 000
-// §10.3, seed 003's action registry): a method.action pair with its
+// Action is one legacy workflow action of an actions plugin: a
+// method.action pair with its
 // description, the JSON Schema of its parameters and dynamicMode. The host
 // makes every dynamicMode action an agent tool named [Action.ToolName];
 // the others stay declared (the code must still register them) but are
@@ -53,8 +53,8 @@ func WireName(name string) string {
 //go:embed action_result.json
 var actionResultSchema []byte
 
-// ActionResultSchema is the JSON Schema of what an action returns (seed
-// 003's ActionResult: success, documents, error); the host checks every
+// ActionResultSchema is the JSON Schema of what an action returns
+// (success, documents, error); the host checks every
 // result of an action tool against it.
 func ActionResultSchema() json.RawMessage { return append(json.RawMessage(nil), actionResultSchema...) }
 

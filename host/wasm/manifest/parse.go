@@ -13,9 +13,6 @@ import (
 //go:embed schema.json
 var schemaJSON []byte
 
-// SchemaJSON returns the JSON Schema of the manifest format.
-func SchemaJSON() []byte { return append([]byte(nil), schemaJSON...) }
-
 // ErrInvalid wraps every reason a manifest is refused.
 var ErrInvalid = errors.New("invalid plugin manifest")
 

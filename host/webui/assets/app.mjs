@@ -44,7 +44,7 @@ async function api(method, path, body) {
   const data = await r.json().catch(() => null);
   // A session that ended (signed out elsewhere, expired, token revoked)
   // sends the page back to the sign-in form instead of failing piecemeal.
-  if (r.status === 401 && path !== '/session') dispatchEvent(new Event('agenthost:signedout'));
+  if (r.status === 401 && path !== '/session' && path !== '/setup') dispatchEvent(new Event('agenthost:signedout'));
   if (!r.ok) throw new Problem(r.status, data);
   return data;
 }
@@ -163,7 +163,7 @@ function useRoute() {
 
 // ---- components ---------------------------------------------------------
 
-function SignIn({ t, onSignedIn, onCancel }) {
+function SignIn({ t, onSignedIn, onCancel, fresh, setUp }) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState('');
@@ -179,12 +179,61 @@ function SignIn({ t, onSignedIn, onCancel }) {
     <form onSubmit=${submit} aria-labelledby="signin-title">
       <h1 id="signin-title">${onCancel ? t('addOrg') : t('signInTitle')}</h1>
       <p>${t('signInLead')}</p>
+      ${fresh && html`<p class="notice" role="status">${t('setupNeeded')}</p>`}
+      ${setUp && html`<p class="notice" role="status">${t('setupAlready')}</p>`}
       <label for="token">${t('token')}</label>
       <input id="token" name="token" type="password" autocomplete="current-password" required value=${token}
         onInput=${(e) => setToken(e.target.value)} aria-describedby=${err ? 'signin-error' : undefined} />
       ${err && html`<p id="signin-error" class="error" role="alert">${err}</p>`}
       <button type="submit" disabled=${busy}>${busy ? t('signingIn') : t('signIn')}</button>
       ${onCancel && html`<button type="button" onClick=${onCancel}>${t('cancel')}</button>`}
+    </form>
+  </main>`;
+}
+
+// takeSetupLink reads a setup link's secret from the address (#setup=…)
+// and takes it out of the address bar and the history.
+function takeSetupLink() {
+  const m = /^#setup=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (!m) return '';
+  history.replaceState(null, '', location.pathname + location.search);
+  return m[1];
+}
+
+// Setup creates a fresh server's first organisation and its admin with the
+// one-time link the server printed in its log.
+function Setup({ t, link, onSignedIn }) {
+  const [form, setForm] = useState({ organisation: '', email: '', name: '' });
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState('');
+  const [done, setDone] = useState(null);
+  const field = (k) => (e) => setForm({ ...form, [k]: e.target.value });
+  const submit = async (e) => {
+    e.preventDefault();
+    setBusy(true); setErr('');
+    try { setDone(await api('POST', '/setup', { link, ...form })); } catch (ex) { setErr(ex.message); } finally { setBusy(false); }
+  };
+  if (done) return html`<main class="signin" id="main" data-view="setup-done">
+    <section aria-labelledby="setup-done-title">
+      <h1 id="setup-done-title">${t('setupDone')}</h1>
+      <p>${t('setupTokenLead')}</p>
+      <label for="setup-token">${t('token')}</label>
+      <input id="setup-token" readonly value=${done.token} onFocus=${(e) => e.target.select()} />
+      <button type="button" onClick=${() => onSignedIn(done)}>${t('setupContinue')}</button>
+    </section>
+  </main>`;
+  return html`<main class="signin" id="main" data-view="setup">
+    <form onSubmit=${submit} aria-labelledby="setup-title">
+      <h1 id="setup-title">${t('setupTitle')}</h1>
+      <p>${t('setupLead')}</p>
+      <label for="setup-org">${t('setupOrg')}</label>
+      <input id="setup-org" name="organisation" required autocomplete="organization" value=${form.organisation} onInput=${field('organisation')} />
+      <label for="setup-email">${t('setupEmail')}</label>
+      <input id="setup-email" name="email" type="email" required autocomplete="email" value=${form.email} onInput=${field('email')} />
+      <label for="setup-name">${t('setupName')}</label>
+      <input id="setup-name" name="name" autocomplete="name" value=${form.name} onInput=${field('name')} />
+      ${err && html`<p id="setup-error" class="error" role="alert">${err}</p>`}
+      <button type="submit" disabled=${busy}>${busy ? t('setupBusy') : t('setupSubmit')}</button>
     </form>
   </main>`;
 }
@@ -729,12 +778,23 @@ function App() {
   const [callback, setCallback] = useState(takeCallback);
   const [route, go] = useRoute();
   const [adding, setAdding] = useState(false);
+  const [setupLink, setSetupLink] = useState(takeSetupLink);
+  const [fresh, setFresh] = useState(false); // the server has no organisation yet
   const load = async () => {
     setErr('');
     try { const s = await api('GET', '/session'); csrf = s.csrf; setSession(s); } catch (e) {
-      if (e.status === 401) setSession(null); else setErr(e.message);
+      if (e.status !== 401) { setErr(e.message); return; }
+      try { setFresh((await api('GET', '/setup')).needed); } catch { setFresh(false); }
+      setSession(null);
     }
   };
+  useEffect(() => {
+    // A link pasted into the address bar of the open page changes only
+    // the fragment: no reload, so the page takes it from the event.
+    const onHash = () => { const l = takeSetupLink(); if (l) setSetupLink(l); };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
   useEffect(() => {
     load();
     const out = () => { csrf = ''; setSession(null); };
@@ -746,7 +806,10 @@ function App() {
   }, [session, route.ws, route.view]);
   if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${t('error')}: ${err}</p><button type="button" onClick=${load}>${t('retry')}</button></main>`;
   if (session === undefined) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
-  if (session === null) return html`<${SignIn} t=${t} onSignedIn=${(s) => { csrf = s.csrf; setSession(s); }} />`;
+  if (session === null && setupLink && fresh) {
+    return html`<${Setup} t=${t} link=${setupLink} onSignedIn=${(s) => { csrf = s.csrf; setSetupLink(''); setFresh(false); setSession(s); }} />`;
+  }
+  if (session === null) return html`<${SignIn} t=${t} fresh=${fresh} setUp=${!!setupLink && !fresh} onSignedIn=${(s) => { csrf = s.csrf; setSetupLink(''); setSession(s); }} />`;
   // Another organisation: sign in with its token; the session so far is
   // kept, and the switcher moves between them.
   const signedIn = (s) => { csrf = s.csrf; setAdding(false); setSession(s); go('/'); };

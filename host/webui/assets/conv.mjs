@@ -12,7 +12,8 @@ export function newConversation() {
     priorCost: 0, priorTokens: 0, restarts: 0 };
 }
 
-// The reasons an agent run ends early that the UI names (seed 000 §3.4).
+// The reasons an agent run ends early that the UI names: both end the run with an
+// account of its progress, not an error (docs/agent.md#design-decisions).
 const earlyEnds = new Set(['budgetExceeded', 'maxRoundsReached']);
 
 // runLabel is the i18n key of the run's state: why it ended early when it

@@ -1,4 +1,4 @@
-// The left sidebar's data sources (seed 000 §9.3): the user's own data
+// The left sidebar's data sources (docs/ui.md): the user's own data
 // sources of the workspace with their sync status, "sync now", and a form
 // to add one from a connection. The panel hides itself on a server
 // without connections (no secret key), whose data source routes answer 404.

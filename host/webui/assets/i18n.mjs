@@ -2,6 +2,12 @@
 // to English, so a new string never shows as a key.
 const en = {
   appName: 'agenthost',
+  setupTitle: 'Set up agenthost', setupLead: 'This server has no organisation yet. Create the first one; you become its administrator, with a first workspace.',
+  setupOrg: 'Organisation', setupEmail: 'Your e-mail address', setupName: 'Your name', setupSubmit: 'Create the organisation', setupBusy: 'Creating…',
+  setupDone: 'Your organisation is ready', setupTokenLead: 'This is your API token for programs and the command line (valid for 90 days). It is shown only now: copy it if you need it. The browser is signed in already.',
+  setupContinue: 'Continue to the workspace',
+  setupNeeded: 'This server has no organisation yet. Open the one-time setup link the server printed in its log (the line with "setup="), or run agenthost admin bootstrap.',
+  setupAlready: 'This server is set up already: sign in with an API token.',
   signInTitle: 'Sign in', signInLead: 'Sign in with an API token. An administrator issues tokens (agenthost admin token); agenthost has no passwords.',
   token: 'API token', signIn: 'Sign in', signOut: 'Sign out', signingIn: 'Signing in…',
   workspace: 'Workspace', tenant: 'Organisation', language: 'Language', noWorkspaces: 'You are not a member of any workspace yet.',
@@ -47,6 +53,12 @@ const en = {
   connection: 'Connection', service: 'Service', remotePath: 'Path', dsLabel: 'Label (its folder)', autoSyncHourly: 'sync every hour',
 };
 const de = {
+  setupTitle: 'agenthost einrichten', setupLead: 'Dieser Server hat noch keine Organisation. Legen Sie die erste an; Sie werden ihre Administratorin bzw. ihr Administrator, mit einem ersten Arbeitsbereich.',
+  setupOrg: 'Organisation', setupEmail: 'Ihre E-Mail-Adresse', setupName: 'Ihr Name', setupSubmit: 'Organisation anlegen', setupBusy: 'Wird angelegt…',
+  setupDone: 'Ihre Organisation ist bereit', setupTokenLead: 'Dies ist Ihr API-Token für Programme und die Kommandozeile (90 Tage gültig). Es wird nur jetzt angezeigt: Kopieren Sie es, wenn Sie es brauchen. Der Browser ist bereits angemeldet.',
+  setupContinue: 'Weiter zum Arbeitsbereich',
+  setupNeeded: 'Dieser Server hat noch keine Organisation. Öffnen Sie den einmaligen Einrichtungslink, den der Server in sein Log geschrieben hat (die Zeile mit "setup="), oder führen Sie agenthost admin bootstrap aus.',
+  setupAlready: 'Dieser Server ist bereits eingerichtet: Melden Sie sich mit einem API-Token an.',
   signInTitle: 'Anmelden', signInLead: 'Melden Sie sich mit einem API-Token an. Tokens stellt eine Administratorin aus (agenthost admin token); agenthost hat keine Passwörter.',
   token: 'API-Token', signIn: 'Anmelden', signOut: 'Abmelden', signingIn: 'Anmeldung…',
   workspace: 'Arbeitsbereich', tenant: 'Organisation', language: 'Sprache', noWorkspaces: 'Sie sind noch in keinem Arbeitsbereich Mitglied.',

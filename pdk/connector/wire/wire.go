@@ -1,6 +1,7 @@
-// Package wire declares the tools every connector plugin exports (seed
-// 000's ServiceAdapter operations) and their documents, shared by the host
-// (package connections' resolver) and the guest (pdk/connector).
+// Package wire declares the tools every connector plugin exports (the
+// operations every service of a provider offers) and their documents,
+// shared by the host (package connections' resolver) and the guest
+// (pdk/connector).
 package wire
 
 import "time"

@@ -9,7 +9,7 @@ package wire
 import "github.com/agenthost/agenthost/pdk/content"
 
 // Status is where a file's (or a container entry's) content stands in the
-// indexing pipeline (seed 000 §4.4).
+// indexing pipeline.
 type Status string
 
 // The indexing states: pending → extracted → embedding → indexed, or failed

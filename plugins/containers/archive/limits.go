@@ -23,8 +23,9 @@ type Limits struct {
 	RatioFloor int64
 }
 
-// DefaultLimits are seed 000's container limits (depth 5, 500 MiB extracted,
-// 10,000 files) plus a 100:1 compression ratio beyond 8 MiB.
+// DefaultLimits guard against archive bombs (docs/knowledge.md): depth 5,
+// 500 MiB extracted, 10,000 files, plus a 100:1 compression ratio beyond
+// 8 MiB.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxDepth:      5,

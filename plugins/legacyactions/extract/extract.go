@@ -1,5 +1,5 @@
 // Package extract reads the payment data of an invoice from its text: the
-// legacy action trustee.extractFromFiles (seed 000 §10.3) without a model.
+// legacy action trustee.extractFromFiles without a model.
 // It finds the IBAN or QR-IBAN to pay to (mod-97 checked), the Swiss
 // company number (UID, CHE-123.456.789, check digit verified), the invoice
 // number, the invoice date and the total with its currency.

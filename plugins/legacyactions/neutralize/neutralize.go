@@ -1,5 +1,5 @@
 // Package neutralize replaces personal data in text by placeholders: the
-// legacy action context.neutralizeData (seed 000 §10.3) without a model.
+// legacy action context.neutralizeData without a model.
 // It finds e-mail addresses, IBANs (mod-97 checked), Swiss AHV numbers
 // (EAN-13 check digit), phone numbers (Swiss and international formats)
 // and person names (by cues: titles, salutations, signatures, field labels,

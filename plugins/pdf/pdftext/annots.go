@@ -14,7 +14,7 @@ import (
 // comment or a stamp, and poppler's pdftotext prints them. A page's text
 // therefore includes the normal appearance (/AP /N, the /AS state of it
 // when it has several) of every annotation shown, placed on its /Rect as
-// PDF 32000-1 §12.5.5 says, and a FreeText comment without an appearance
+// PDF 32000-1 section 12.5.5 says, and a FreeText comment without an appearance
 // gives its /Contents there. Left out: links and pop-ups (no text of
 // their own), form fields' widgets, whose values FormFields reports
 // (drawing them too would print each value twice; signature fields,
@@ -100,7 +100,7 @@ func (d *Document) normalAppearance(ad types.Dict) (types.StreamDict, bool) {
 }
 
 // appearanceMatrix maps an appearance stream's bounding box, as its
-// /Matrix transforms it, onto the annotation's rectangle (§12.5.5).
+// /Matrix transforms it, onto the annotation's rectangle (PDF 32000-1 section 12.5.5).
 func (d *Document) appearanceMatrix(sd types.StreamDict, rect box) (matrix, bool) {
 	bbox, ok := d.boxOf(sd.Dict["BBox"])
 	if !ok {

@@ -68,10 +68,10 @@ func (s *Server) Consent(authURL string) string {
 }
 
 // authorize is the authorisation endpoint a browser is sent to, with a
-// user who approves at once (RFC 6749 §4.1.2): an acceptable request is
+// user who approves at once (RFC 6749 section 4.1.2): an acceptable request is
 // redirected to the redirect URI with a code and the state; a request
 // naming another client or redirect URI gets an error page and no
-// redirect (§4.1.2.1), one without PKCE a redirect with
+// redirect (section 4.1.2.1), one without PKCE a redirect with
 // error=invalid_request.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()

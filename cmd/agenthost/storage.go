@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/indexing"
+	"github.com/agenthost/agenthost/host/jobs"
+	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/sweep"
+)
+
+// sweepFlags are the settings of the storage sweeper (host/sweep), taken by
+// serve, worker and admin storage alike: every process that works the job
+// queue may run the periodic sweep, so all should be given the same values.
+type sweepFlags struct {
+	versions, trash, grace, every *time.Duration
+}
+
+func addSweepFlags(fs *flag.FlagSet) sweepFlags {
+	return sweepFlags{
+		versions: fs.Duration("version-retention", envDuration("AGENTHOST_VERSION_RETENTION", sweep.DefaultVersionRetention),
+			"how long a file's older versions are kept once superseded (and edit proposals once decided); 0: forever"),
+		trash: fs.Duration("trash-retention", envDuration("AGENTHOST_TRASH_RETENTION", sweep.DefaultTrashRetention),
+			"how long a deleted file stays in the trash before its bytes may be reclaimed; 0: reclaim at the next sweep, negative: keep forever"),
+		grace: fs.Duration("sweep-grace", envDuration("AGENTHOST_SWEEP_GRACE", sweep.DefaultGrace),
+			"bytes written (or last referred to) less than this long ago are never reclaimed; must exceed the longest upload's time between its last byte and its row"),
+		every: fs.Duration("sweep-every", envDuration("AGENTHOST_SWEEP_EVERY", sweep.DefaultEvery),
+			"how often the storage sweep runs (once for all hosts sharing the database)"),
+	}
+}
+
+// sweeper builds the sweeper of db and its blob backend.
+// A blob directory is swept file by file; PostgreSQL's blobs go with their
+// rows; object storage is not swept (the sweeper has no safe delete for it
+// yet), only the rows past their retention are.
+func (f sweepFlags) sweeper(db *store.DB, blobs files.Blobs, logger *slog.Logger) *sweep.Sweeper {
+	var dir sweep.Dir
+	rowsOnly := false
+	switch b := blobs.(type) {
+	case *blob.Dir:
+		dir = b
+	case *blob.Postgres:
+	default:
+		rowsOnly = true
+		logger.Warn("the storage sweep does not reclaim blobs in object storage: deleted files' objects stay in the bucket", "store", fmt.Sprintf("%T", blobs))
+	}
+	grace := *f.grace
+	if grace <= 0 {
+		grace = -1 // no grace, as asked (sweep.Config reads 0 as the default)
+	}
+	staging, _ := blobs.(sweep.Staging)
+	return sweep.New(db, dir, sweep.Config{Retention: store.Retention{Versions: *f.versions, Trash: *f.trash}, Grace: grace,
+		RowsOnly: rowsOnly, Staging: staging, Logger: logger})
+}
+
+// periodicJobs lists the periodic jobs of every process that works the queue.
+func periodicJobs(f sweepFlags) []jobs.Periodic {
+	return append(indexing.Periodic(), sweep.Periodic(*f.every)...)
+}
+
+// adminStorageCmd reports what storage holds and what can be reclaimed, and
+// with -sweep reclaims it now.
+//
+//	agenthost admin storage [-sweep] [-version-retention D] [-trash-retention D] [-sweep-grace D]
+func adminStorageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("admin storage", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sf := addStorageFlags(fs)
+	sw := addSweepFlags(fs)
+	now := fs.Bool("sweep", false, "reclaim now what nothing refers to (as the periodic sweep does), then report")
+	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (its objectStorage section says where blobs are)")
+	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	db, err := sf.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := prepareSchema(ctx, db, false); err != nil {
+		return err
+	}
+	objectStorage, err := loadObjectStorage(*configPath, os.Getenv)
+	if err != nil {
+		return err
+	}
+	blobs, err := sf.blobs(ctx, db, objectStorage, logger)
+	if err != nil {
+		return err
+	}
+	s := sw.sweeper(db, blobs, logger)
+	if *now {
+		res, err := s.Sweep(ctx)
+		if err != nil {
+			return fmt.Errorf("admin storage: sweep: %w", err)
+		}
+		fmt.Fprintf(stdout, "reclaimed %d blobs, %s; deleted %d old versions, %d decided proposals, %d trash entries\n",
+			res.Blobs, bytesText(res.Bytes), res.Purged.Versions, res.Purged.Proposals, res.Purged.Trash)
+	}
+	rep, err := s.Report(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "stored: %d blobs, %s\n", rep.Blobs, bytesText(rep.Bytes))
+	fmt.Fprintf(stdout, "reclaimable by the next sweep: %d blobs nothing refers to, %s; %d versions and %d trash entries past their retention\n",
+		rep.Unreferenced, bytesText(rep.UnreferencedBytes), rep.ExpiredVersions, rep.ExpiredTrash)
+	for _, h := range rep.Holds {
+		fmt.Fprintf(stdout, "held (no sweep until released): %s\n", h)
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TENANT\tNAME\tBLOBS\tBYTES\tFILES\tFILE BYTES\tTRASHED\tTRASH BYTES")
+	for _, t := range rep.Tenants {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%s\n", t.TenantID, t.Name, t.Blobs, bytesText(t.Bytes), t.Files, bytesText(t.FileBytes), t.Trashed, bytesText(t.TrashBytes))
+	}
+	return tw.Flush()
+}
+
+// bytesText writes a byte count for people: 6.3 MB.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}
