@@ -32,6 +32,7 @@ const (
 	EventDataSourceAccess EventType = "dataSourceAccess" // an external source reached: *DataSourceAccessData
 	EventVoiceResponse    EventType = "voiceResponse"    // spoken audio of an answer: *VoiceResponseData
 	EventBackgroundJob    EventType = "backgroundJob"    // a background job ended: *BackgroundJobData
+	EventRoundRestarted   EventType = "roundRestarted"   // the round runs again elsewhere: *RoundRestartedData
 	EventComplete         EventType = "complete"         // the round ended well: *EndData
 	EventStopped          EventType = "stopped"          // the round was stopped: *EndData
 	EventError            EventType = "error"            // the round failed: *EndData
@@ -105,7 +106,9 @@ type AgentSummaryData struct {
 	CostCHF    float64 `json:"costCHF"`
 	Tokens     int64   `json:"tokens"`
 	DurationMS int64   `json:"durationMs"`
-	// Reason is completed, maxRoundsReached, budgetExceeded, stopped or failed.
+	// Reason is completed, maxRoundsReached, budgetExceeded, stopped or
+	// failed; handedOff for an attempt cut by its host's stop (the round
+	// goes on: a roundRestarted event follows).
 	Reason string `json:"reason"`
 }
 
@@ -169,6 +172,18 @@ type BackgroundJobData struct {
 	WorkflowID  string `json:"workflowId,omitempty"`
 }
 
+// RoundRestartedData is the payload of a roundRestarted event: the host
+// running the round stopped before it ended (Reason handedOff: a deploy;
+// hostDied: it was killed or cut off), and another host (or the same one
+// restarted) runs it again from its request. The message the cut attempt
+// was streaming (chunk events with no message event) never ends: drop it.
+// Later agentProgress and agentSummary costs are the new attempt's own.
+type RoundRestartedData struct {
+	Round    int    `json:"round"`
+	Reason   string `json:"reason"`
+	FromHost string `json:"fromHost,omitempty"`
+}
+
 // EndData is the payload of complete and stopped (Reason) and error
 // (Message) events.
 type EndData struct {
@@ -205,6 +220,8 @@ func payload(t EventType) any {
 		return new(VoiceResponseData)
 	case EventBackgroundJob:
 		return new(BackgroundJobData)
+	case EventRoundRestarted:
+		return new(RoundRestartedData)
 	case EventComplete, EventStopped, EventError:
 		return new(EndData)
 	}

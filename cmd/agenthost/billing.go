@@ -63,7 +63,7 @@ func openModels(ctx context.Context, cfg llm.Config, prices billing.Prices, budg
 	if err := prices.Save(ctx, db); err != nil {
 		return nil, nil, err
 	}
-	meter := billing.NewMeter(db, prices, logger).WithBudget(budget)
+	meter := billing.NewMeter(db, prices, logger).WithBudget(budget).WithRetry(store.IsUnavailable)
 	client, err := llm.New(cfg, meter, logger)
 	if err != nil {
 		return nil, nil, err

@@ -131,6 +131,14 @@ func twoHostsSetup(t *testing.T) (a, b host, model *llmtest.Server, token, ws st
 func hostsSetup(t *testing.T) (start func() host, model *llmtest.Server, token, ws string) {
 	t.Helper()
 	database := testenv.Postgres(t)
+	startOn, model, token, ws := hostsSetupOn(t, database)
+	return func() host { return startOn(database) }, model, token, ws
+}
+
+// hostsSetupOn is hostsSetup on a given database, whose hosts are started
+// with the URL they are to reach it by (a proxy the test cuts).
+func hostsSetupOn(t *testing.T, database string) (startOn func(served string) host, model *llmtest.Server, token, ws string) {
+	t.Helper()
 	if _, stderr, err := run0(t, "migrate", "-database", database); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
@@ -151,7 +159,7 @@ func hostsSetup(t *testing.T) (start func() host, model *llmtest.Server, token, 
 	t.Setenv("AGENTHOST_OPENAI_BASE_URL", model.URL())
 	t.Setenv("AGENTHOST_OPENAI_API_KEY", "")
 	t.Setenv("AGENTHOST_MODEL_AGENT", "scripted")
-	return func() host { return startHost(t, database, plugins) }, model, m[2], m[1]
+	return func(served string) host { return startHost(t, served, plugins) }, model, m[2], m[1]
 }
 
 // TestTwoHostsStopAndStream: two hosts on one PostgreSQL. A round runs on

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agenthost/agenthost/host/figure"
@@ -34,7 +35,10 @@ import (
 // that every client saw every event once. Everything listens on loopback
 // and stops by itself.
 //
-//	agenthost load -database postgres://127.0.0.1/db -n 1000 [-hosts 2] [-concurrency 50]
+// With -rolling it deploys meanwhile: each host in turn is stopped
+// (SIGTERM) and started again, and every workflow must still complete.
+//
+//	agenthost load -database postgres://127.0.0.1/db -n 1000 [-hosts 2] [-concurrency 50] [-rolling]
 func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -44,6 +48,7 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	concurrency := fs.Int("concurrency", 50, "workflows in flight at once")
 	chunks := fs.Int("chunk", 8, "characters per streamed chunk of the scripted answer (smaller: more events)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "the whole run's limit")
+	rolling := fs.Bool("rolling", false, "deploy while the load runs: stop each host in turn (SIGTERM) and start it again, round after round, until the workflows are done; clients move to another host as behind a load balancer, and every workflow must still complete")
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
@@ -58,13 +63,16 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	res, err := runLoad(ctx, loadConfig{Database: *database, Workflows: *n, Hosts: *hosts, Concurrency: *concurrency, Chunk: *chunks, Log: stderr})
+	if *rolling && *hosts < 2 {
+		return errors.New("load: -rolling needs at least two hosts")
+	}
+	res, err := runLoad(ctx, loadConfig{Database: *database, Workflows: *n, Hosts: *hosts, Concurrency: *concurrency, Chunk: *chunks, Rolling: *rolling, Log: stderr})
 	if err != nil {
 		return err
 	}
 	res.report(&figure.Reporter{W: stdout})
-	if res.Failed > 0 || res.Lost > 0 {
-		return fmt.Errorf("load: %d failed, %d events lost or repeated", res.Failed, res.Lost)
+	if res.Failed > 0 || res.Lost > 0 || res.BadStops > 0 {
+		return fmt.Errorf("load: %d failed, %d events lost or repeated, %d hosts stopped badly", res.Failed, res.Lost, res.BadStops)
 	}
 	return nil
 }
@@ -89,6 +97,10 @@ func loopbackDatabase(raw string) error {
 type loadConfig struct {
 	Database                             string
 	Workflows, Hosts, Concurrency, Chunk int
+	// Rolling restarts the hosts one after the other while the workflows
+	// run (a deploy); the answers then stream slowly enough (RollingDelay
+	// between chunks) for stops to meet rounds mid-answer.
+	Rolling bool
 	// Log receives the hosts' warnings and errors.
 	Log io.Writer
 	// Command starts a host (`agenthost serve …`); nil runs this
@@ -113,9 +125,29 @@ type loadResult struct {
 	Events            int
 	Lost              int
 	Wall              time.Duration
+	// Restarts counts host stops of a rolling run; BadStops those that
+	// exited with an error; Restarted the rounds run again after their
+	// host stopped (roundRestarted).
+	Restarts, BadStops, Restarted int
+	// Gapped counts completed workflows whose stream lost or repeated
+	// events.
+	Gapped  int
+	Rolling bool
 }
 
 func (r loadResult) report(rep *figure.Reporter) {
+	if r.Rolling {
+		// A deploy's figures are its own: its rounds are slowed on
+		// purpose, so its latencies say nothing of the load's. A
+		// conversation is lost when its workflow did not complete (it was
+		// stopped, failed, or never ended) or its stream had a gap.
+		rep.Report("deploy.rolling.lost", float64(r.Failed+r.Gapped), "conversations")
+		rep.Report("deploy.rolling.events.lost", float64(r.Lost), "events")
+		rep.Report("deploy.rolling.completed", float64(r.Completed), "workflows")
+		rep.Report("deploy.rolling.restarts", float64(r.Restarts), "host restarts")
+		rep.Report("deploy.rolling.restarted", float64(r.Restarted), "rounds")
+		return
+	}
 	rep.Report("load.completed", float64(r.Completed), "workflows")
 	rep.Report("load.failed", float64(r.Failed), "workflows")
 	rep.Report("load.round.p50.ms", figure.Millis(figure.Percentile(r.Rounds, 0.50)), "ms")
@@ -124,10 +156,14 @@ func (r loadResult) report(rep *figure.Reporter) {
 	rep.Report("load.events.lost", float64(r.Lost), "events")
 }
 
+// rollingDelay is the pause between chunks of a rolling run's answers: a
+// round then streams for about two seconds, so a stop meets many mid-answer.
+const rollingDelay = 120 * time.Millisecond
+
 // loadHosts are the hosts of a run, started by startLoadHosts.
 type loadHosts struct {
 	// Bases are the hosts' API base URLs (…/api/v1), PIDs their process
-	// ids.
+	// ids (as started; a rolling run's restarts change them).
 	Bases []string
 	PIDs  []int
 	// Token is an admin's API token of the run's own tenant, Workspace a
@@ -136,7 +172,11 @@ type loadHosts struct {
 	// Logs receives the hosts' warnings and errors (the run's log,
 	// serialised).
 	Logs io.Writer
-	stop func()
+
+	hosts   []*loadHost
+	hostCtx context.Context
+	wg      *sync.WaitGroup
+	stop    func()
 }
 
 // Stop stops the hosts and the model and removes their files.
@@ -148,10 +188,13 @@ func (h *loadHosts) Stop() { h.stop() }
 func startLoadHosts(ctx context.Context, cfg loadConfig, reply llmtest.Step) (_ *loadHosts, err error) {
 	if reply.Content == "" {
 		reply = llmtest.Reply("Load test answer: the quick brown fox jumps over the lazy dog, and every event of this answer must arrive once.")
+		if cfg.Rolling {
+			reply = reply.WithChunkDelay(rollingDelay)
+		}
 	}
 	model := llmtest.Start(llmtest.WithChunkSize(cfg.Chunk), llmtest.WithDefault(reply))
 	var cleanup []func()
-	h := &loadHosts{stop: func() {
+	h := &loadHosts{wg: &sync.WaitGroup{}, stop: func() {
 		for i := len(cleanup) - 1; i >= 0; i-- {
 			cleanup[i]()
 		}
@@ -181,14 +224,15 @@ func startLoadHosts(ctx context.Context, cfg loadConfig, reply llmtest.Step) (_ 
 	// Each host is a process of its own, as on separate machines: one that
 	// misbehaves in its shutdown cannot take the run down with it.
 	hostCtx, stopHosts := context.WithCancel(ctx)
-	var wg sync.WaitGroup
+	h.hostCtx = hostCtx
 	cleanup = append(cleanup, func() {
 		stopHosts()
-		wg.Wait()
+		h.wg.Wait()
 	})
 	logs := &lockedWriter{w: cfg.Log}
 	h.Logs = logs
-	for i := range cfg.Hosts {
+	h.hosts = make([]*loadHost, cfg.Hosts)
+	for i := range h.hosts {
 		addr, err := freeLoopbackAddr()
 		if err != nil {
 			return nil, err
@@ -197,30 +241,19 @@ func startLoadHosts(ctx context.Context, cfg loadConfig, reply llmtest.Step) (_ 
 		if err := os.Mkdir(plugins, 0o700); err != nil {
 			return nil, err
 		}
-		cmd := cfg.hostCommand(hostCtx, "serve", "-database", cfg.Database, "-addr", addr, "-mcp-addr", "off", "-config", conf, "-plugins", plugins)
-		cmd.Stdout, cmd.Stderr = io.Discard, warnings(logs)
-		// Stopped like an operator would stop it; killed if it lingers.
-		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-		cmd.WaitDelay = 30 * time.Second
-		if err := cmd.Start(); err != nil {
-			return nil, fmt.Errorf("load: host %d: %w", i, err)
+		args := []string{"serve", "-database", cfg.Database, "-addr", addr, "-mcp-addr", "off", "-config", conf, "-plugins", plugins}
+		if cfg.Rolling {
+			// A short stop: rounds get a second to finish, then are
+			// handed off, so a deploy meets many mid-answer.
+			args = append(args, "-shutdown-timeout", "4s")
 		}
-		exited := make(chan error, 1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := cmd.Wait()
-			if err == nil {
-				err = errors.New("exited")
-			}
-			exited <- err
-		}()
-		base := "http://" + addr
-		if err := waitHealthy(ctx, base, exited); err != nil {
-			return nil, fmt.Errorf("load: host %d: %w", i, err)
+		host := &loadHost{i: i, base: "http://" + addr, args: args}
+		h.hosts[i] = host
+		if err := host.start(ctx, hostCtx, cfg, logs, h.wg); err != nil {
+			return nil, err
 		}
-		h.Bases = append(h.Bases, base+"/api/v1")
-		h.PIDs = append(h.PIDs, cmd.Process.Pid)
+		h.Bases = append(h.Bases, host.base+"/api/v1")
+		h.PIDs = append(h.PIDs, host.cmd.Process.Pid)
 	}
 	return h, nil
 }
@@ -228,18 +261,32 @@ func startLoadHosts(ctx context.Context, cfg loadConfig, reply llmtest.Step) (_ 
 // runLoad starts the model and the hosts, runs the workflows and stops
 // everything.
 func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
-	hosts, err := startLoadHosts(ctx, cfg, llmtest.Step{})
+	lh, err := startLoadHosts(ctx, cfg, llmtest.Step{})
 	if err != nil {
 		return loadResult{}, err
 	}
-	defer hosts.Stop()
-	bases, token, ws, logs := hosts.Bases, hosts.Token, hosts.Workspace, hosts.Logs
+	defer lh.Stop()
+	bases, token, ws, logs := lh.Bases, lh.Token, lh.Workspace, lh.Logs
+	hosts, hostCtx, wg := lh.hosts, lh.hostCtx, lh.wg
 
 	var mu sync.Mutex
-	var res loadResult
+	res := loadResult{Rolling: cfg.Rolling}
 	sem := make(chan struct{}, cfg.Concurrency)
 	start := time.Now()
 	var clients sync.WaitGroup
+	clientsDone := make(chan struct{})
+	rolled := make(chan struct{})
+	if cfg.Rolling {
+		go func() {
+			defer close(rolled)
+			restarts, bad := rollHosts(ctx, hostCtx, hosts, cfg, logs, wg, clientsDone)
+			mu.Lock()
+			res.Restarts, res.BadStops = restarts, bad
+			mu.Unlock()
+		}()
+	} else {
+		close(rolled)
+	}
 	for i := range cfg.Workflows {
 		select {
 		case sem <- struct{}{}:
@@ -254,21 +301,27 @@ func runLoad(ctx context.Context, cfg loadConfig) (loadResult, error) {
 			defer func() { <-sem }()
 			// Started on one host, followed on the next: every stream
 			// crosses hosts when there are several.
-			o := runOne(ctx, bases[i%len(bases)], bases[(i+1)%len(bases)], token, ws, i)
+			o := runOne(ctx, bases, i, token, ws)
 			mu.Lock()
 			defer mu.Unlock()
 			res.Events += o.events
 			res.Lost += o.lost
+			res.Restarted += o.restarted
 			if o.err != nil {
 				res.Failed++
 				fmt.Fprintf(logs, "load: workflow %d: %v\n", i, o.err)
 				return
 			}
 			res.Completed++
+			if o.lost > 0 {
+				res.Gapped++
+			}
 			res.Rounds = append(res.Rounds, o.round)
 		}()
 	}
 	clients.Wait()
+	close(clientsDone)
+	<-rolled
 	res.Wall = time.Since(start)
 	res.Failed += cfg.Workflows - res.Completed - res.Failed // never started (the run's limit)
 	return res, nil
@@ -317,45 +370,90 @@ func waitHealthy(ctx context.Context, base string, exited <-chan error) error {
 }
 
 type oneResult struct {
-	round  time.Duration
-	events int
-	lost   int
-	err    error
+	round     time.Duration
+	events    int
+	lost      int
+	restarted int
+	err       error
 }
 
-// runOne starts a workflow on one host and follows its events on another
-// until the round ends; every event id must follow the previous one.
-func runOne(ctx context.Context, startOn, followOn, token, ws string, i int) oneResult {
+// runOne starts a workflow on host i and follows its events on the next
+// until the round ends; every event id must follow the previous one. A host
+// that does not answer or is stopping (a rolling restart) is left for the
+// next, as a load balancer would: the start is sent again there, and a
+// stream that ends early is resumed there from its last id (Last-Event-ID).
+func runOne(ctx context.Context, bases []string, i int, token, ws string) oneResult {
 	began := time.Now()
-	req, _ := http.NewRequestWithContext(ctx, "POST", startOn+"/workspaces/"+ws+"/workflows",
+	var w struct {
+		ID string `json:"id"`
+	}
+	var err error
+	for try := 0; ; try++ {
+		base := bases[(i+try)%len(bases)]
+		var retry bool
+		retry, err = startOne(ctx, base, token, ws, i, &w)
+		if err == nil {
+			break
+		}
+		if !retry || try >= 20*len(bases) || ctx.Err() != nil {
+			return oneResult{err: err}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var o oneResult
+	var last int64
+	var typ string
+	for try := 1; ; try++ {
+		follow := bases[(i+try)%len(bases)]
+		done, err := followOne(ctx, follow, token, w.ID, &last, &typ, &o)
+		if done {
+			if o.err == nil {
+				o.round = time.Since(began)
+			}
+			return o
+		}
+		if try >= 50*len(bases) || ctx.Err() != nil {
+			o.err = fmt.Errorf("the event stream of %s ended after event %d (%s): %v", w.ID, last, typ, err)
+			return o
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// startOne starts the workflow; retry says another host may take it.
+func startOne(ctx context.Context, base, token, ws string, i int, w any) (retry bool, err error) {
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/workspaces/"+ws+"/workflows",
 		strings.NewReader(fmt.Sprintf(`{"prompt":"load workflow %d"}`, i)))
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return oneResult{err: err}
+		return true, err
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusAccepted {
-		return oneResult{err: fmt.Errorf("start: %d %s", resp.StatusCode, bytes.TrimSpace(raw))}
+		return resp.StatusCode == http.StatusServiceUnavailable, fmt.Errorf("start: %d %s", resp.StatusCode, bytes.TrimSpace(raw))
 	}
-	var w struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return oneResult{err: err}
-	}
-	req, _ = http.NewRequestWithContext(ctx, "GET", followOn+"/workflows/"+w.ID+"/events", nil)
+	return false, json.Unmarshal(raw, w)
+}
+
+// followOne reads the workflow's events after *last on one host; done when
+// the round ended (o.err set unless it completed).
+func followOne(ctx context.Context, base, token, id string, last *int64, typ *string, o *oneResult) (done bool, err error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/workflows/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err = http.DefaultClient.Do(req)
+	if *last > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(*last, 10))
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return oneResult{err: err}
+		return false, err
 	}
 	defer resp.Body.Close()
-	var o oneResult
-	var last int64
-	var typ string
+	if resp.StatusCode != http.StatusOK {
+		return false, fmt.Errorf("events: %d", resp.StatusCode)
+	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -363,25 +461,115 @@ func runOne(ctx context.Context, startOn, followOn, token, ws string, i int) one
 		switch {
 		case strings.HasPrefix(line, "id: "):
 			id, _ := strconv.ParseInt(line[4:], 10, 64)
-			if id != last+1 {
+			if id != *last+1 {
 				o.lost++ // a gap or a repeat
 			}
-			last = id
+			*last = id
 			o.events++
 		case strings.HasPrefix(line, "event: "):
-			typ = line[7:]
-			switch typ {
+			*typ = line[7:]
+			switch *typ {
+			case "roundRestarted":
+				o.restarted++
 			case "complete":
-				o.round = time.Since(began)
-				return o
+				return true, nil
 			case "stopped", "error":
-				o.err = fmt.Errorf("the round ended %s", typ)
-				return o
+				o.err = fmt.Errorf("the round ended %s", *typ)
+				return true, nil
 			}
 		}
 	}
-	o.err = fmt.Errorf("the event stream of %s on %s ended after event %d (%s): %v", w.ID, followOn, last, typ, sc.Err())
-	return o
+	return false, sc.Err()
+}
+
+// loadHost is one serve process of the run, restarted in place by a
+// rolling run.
+type loadHost struct {
+	i    int
+	base string
+	args []string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan error
+}
+
+// start runs the host and waits until it answers.
+func (h *loadHost) start(ctx, hostCtx context.Context, cfg loadConfig, logs io.Writer, wg *sync.WaitGroup) error {
+	cmd := cfg.hostCommand(hostCtx, h.args...)
+	cmd.Stdout, cmd.Stderr = io.Discard, warnings(logs)
+	// Stopped like an operator would stop it; killed if it lingers.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("load: host %d: %w", h.i, err)
+	}
+	exited := make(chan error, 1)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		exited <- cmd.Wait()
+	}()
+	h.mu.Lock()
+	h.cmd, h.exited = cmd, exited
+	h.mu.Unlock()
+	if err := waitHealthy(ctx, h.base, exited); err != nil {
+		return fmt.Errorf("load: host %d: %w", h.i, err)
+	}
+	return nil
+}
+
+// restart stops the host as a deploy does (SIGTERM, then waits for it to
+// exit) and starts it again; clean says its stop ended without an error.
+func (h *loadHost) restart(ctx, hostCtx context.Context, cfg loadConfig, logs io.Writer, wg *sync.WaitGroup) (clean bool, err error) {
+	h.mu.Lock()
+	cmd, exited := h.cmd, h.exited
+	h.mu.Unlock()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return false, err
+	}
+	var stopErr error
+	select {
+	case stopErr = <-exited:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	if stopErr != nil {
+		fmt.Fprintf(logs, "load: host %d: its stop: %v\n", h.i, stopErr)
+	}
+	return stopErr == nil, h.start(ctx, hostCtx, cfg, logs, wg)
+}
+
+// rollHosts restarts the hosts one after the other, pass after pass, until
+// the clients are done (at least one whole pass); it returns the restarts
+// and how many stops ended with an error.
+func rollHosts(ctx, hostCtx context.Context, hosts []*loadHost, cfg loadConfig, logs io.Writer, wg *sync.WaitGroup, clientsDone <-chan struct{}) (restarts, bad int) {
+	for pass := 0; ; pass++ {
+		for _, h := range hosts {
+			if pass > 0 {
+				select {
+				case <-clientsDone:
+					return restarts, bad
+				default:
+				}
+			}
+			// Let rounds get under way on the host before it stops.
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return restarts, bad
+			}
+			clean, err := h.restart(ctx, hostCtx, cfg, logs, wg)
+			restarts++
+			if !clean {
+				bad++
+			}
+			if err != nil {
+				fmt.Fprintf(logs, "load: restarting host %d: %v\n", h.i, err)
+				return restarts, bad
+			}
+		}
+	}
 }
 
 // warnings passes on a host's log lines of level WARN and above.

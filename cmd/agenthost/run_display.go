@@ -30,7 +30,8 @@ type runDisplay struct {
 
 	round, maxRounds, toolCalls int
 	costCHF                     float64
-	reason                      string // why the agent run ended, when not completed
+	priorCHF                    float64 // attempts of the round cut by a host's stop
+	reason                      string  // why the agent run ended, when not completed
 	started                     time.Time
 }
 
@@ -148,6 +149,15 @@ func (d *runDisplay) event(ev sdk.Event) {
 		}
 	case *sdk.ChunkData:
 		d.answer(p.MessageID, p.Text)
+	case *sdk.RoundRestartedData:
+		// The answer so far never ends: say so, and the new attempt's
+		// text follows on a line of its own.
+		if d.midAnswer {
+			fmt.Fprintln(d.out)
+			d.midAnswer = false
+		}
+		d.priorCHF = d.costCHF
+		d.line("the host running this round stopped (%s); it runs again from the request on another host", p.Reason)
 	case *sdk.Message:
 		if p.Role == "assistant" && p.Content != "" {
 			done := d.streamed[p.ID]
@@ -162,14 +172,14 @@ func (d *runDisplay) event(ev sdk.Event) {
 			}
 		}
 	case *sdk.AgentProgressData:
-		d.round, d.maxRounds, d.costCHF = p.Round, p.MaxRounds, p.CostCHF
+		d.round, d.maxRounds, d.costCHF = p.Round, p.MaxRounds, d.priorCHF+p.CostCHF
 		if !d.tty {
 			fmt.Fprintf(d.err, "round %d/%d done · %d tool calls · CHF %.6f so far\n", p.Round, p.MaxRounds, p.ToolCalls, p.CostCHF)
 		}
 		d.draw()
 	case *sdk.AgentSummaryData:
-		d.costCHF = p.CostCHF
-		if p.Reason != "completed" {
+		d.costCHF = d.priorCHF + p.CostCHF
+		if p.Reason != "completed" && p.Reason != "handedOff" {
 			d.reason = p.Reason
 		}
 	case *sdk.FileCreatedData:

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -276,7 +277,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		brokerCfg.Interval = 250 * time.Millisecond
 	}
 	broker := workflows.NewBroker(db, brokerCfg)
-	wfSvc := workflows.NewService(db, broker, logger)
+	// A round's writes wait out a database restart instead of losing
+	// events or its end (host/workflows/retry.go).
+	wfSvc := workflows.NewService(db, broker, logger).WithRetry(store.IsUnavailable)
 	listenCtx, stopListening := context.WithCancel(ctx)
 	listened := make(chan struct{})
 	go func() {
@@ -307,7 +310,26 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer mcpAdmin.Manager.Close()
 	registry.WithSources(mcpAdmin.Manager)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
-	defer runner.Close()
+	// A stop ends no conversation: from the signal on, no new round starts
+	// here; running rounds get a quarter of the shutdown's time to finish,
+	// and those still running then are handed off (released, with what
+	// they streamed and cost) for another host, or this one restarted, to
+	// run again at once. The queue's heartbeat goes after (its defer runs
+	// later).
+	handOff := sync.OnceFunc(func() {
+		wait, cancelWait := stop.At(0.25)
+		defer cancelWait()
+		record, cancelRecord := stop.At(0.45)
+		defer cancelRecord()
+		if n := runner.HandOff(wait, record); n > 0 {
+			logger.Warn("rounds still running at the stop were handed off to another host", "count", n)
+		}
+	})
+	context.AfterFunc(ctx, handOff)
+	defer func() {
+		handOff()
+		runner.Close()
+	}()
 	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger)
 	bgSvc.Store(bg)
 	pf.caps.Background.Service = bg
@@ -349,6 +371,15 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if ctx.Err() != nil {
 		return nil // stopped during start-up
+	}
+	if db.Dialect() == store.SQLite {
+		// The embedded database has one host: rounds its last run handed
+		// off at its stop (or left when it died over a lease ago) go on.
+		if n, err := runner.TakeOver(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("resuming rounds of the last run", "err", err)
+		} else if n > 0 {
+			logger.Warn("rounds the last run did not finish run again", "count", n)
+		}
 	}
 	if n, err := runner.RecoverInterrupted(ctx, db, horizon); err != nil && ctx.Err() == nil {
 		logger.Error("recovering interrupted workflows", "err", err)

@@ -47,6 +47,13 @@ func problemHandler(log *slog.Logger) fiber.ErrorHandler {
 			return problem(c, fiber.StatusInsufficientStorage, "Insufficient Storage",
 				"the server's storage is full: nothing of this request was stored; try again once the operator has freed space")
 		}
+		if store.IsUnavailable(err) {
+			// A database restart or failover: the request did not happen
+			// (or is undone with its transaction) and may be sent again.
+			log.Warn("request failed: database unavailable", "method", c.Method(), "path", c.Path(), "err", err)
+			return problem(c, fiber.StatusServiceUnavailable, "Database Unavailable",
+				"the database is unavailable for a moment: try again shortly")
+		}
 		log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
 		return problem(c, fiber.StatusInternalServerError, "Internal Server Error", "")
 	}
@@ -61,6 +68,7 @@ var clientErrors = []struct {
 	{billing.ErrOverLimit, fiber.StatusPaymentRequired, "Spending Limit Reached"},
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
 	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
+	{workspace.ErrHandingOff, fiber.StatusServiceUnavailable, "Host Stopping"},
 	{llm.ErrNotConfigured, fiber.StatusServiceUnavailable, "No Model Configured"},
 	{llm.ErrInvalidRequest, fiber.StatusBadRequest, "Bad Request"},
 	{workspace.ErrNoSettings, fiber.StatusNotImplemented, "Not Implemented"},

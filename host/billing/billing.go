@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -87,6 +88,26 @@ type Meter struct {
 	budget BudgetConfig
 	log    *slog.Logger
 	now    func() time.Time
+	// transient says which store errors pass once the database is back
+	// (WithRetry); nil: none is retried.
+	transient func(error) bool
+}
+
+// WithRetry sets which store errors say the database is unavailable
+// (store.IsUnavailable): a usage record made under a context marked by
+// dbwait.WithRetries (a round's model and tool calls) then waits for the
+// database instead of failing the call, so the round's cost is recorded.
+func (m *Meter) WithRetry(transient func(error) bool) *Meter {
+	m.transient = transient
+	return m
+}
+
+// insertUsage writes r, waiting out an unavailable database for a round.
+func (m *Meter) insertUsage(ctx context.Context, r Record) error {
+	_, err := dbwait.Do(ctx, m.transient, m.log, "billing: usage", r.WorkflowID, func() (struct{}, error) {
+		return struct{}{}, m.store.InsertUsage(ctx, r)
+	})
+	return err
 }
 
 // NewMeter returns a meter over the store that prices with prices (its
@@ -107,6 +128,6 @@ func (m *Meter) Record(ctx context.Context, u llm.Usage) error {
 	if a.TenantID == "" {
 		return fmt.Errorf("%w: %s call to %s", ErrUnattributed, u.Operation, u.Model)
 	}
-	return m.store.InsertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
+	return m.insertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
 		WorkflowID: a.WorkflowID, Purpose: a.Purpose, Usage: u, CreatedAt: m.now(), PriceVersion: m.prices.Version()})
 }

@@ -99,7 +99,7 @@ func (m *Meter) recordCompute(ctx context.Context, plugin, tool string, d time.D
 	if !ok || d <= 0 || plugin == "" {
 		return nil
 	}
-	return m.store.InsertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
+	return m.insertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
 		WorkflowID: a.WorkflowID, Purpose: "tool:" + tool, Usage: m.computeUsage(plugin, d), CreatedAt: m.now(), PriceVersion: m.prices.Version()})
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -98,7 +99,7 @@ func (h *Hold) Settle(ctx context.Context, u llm.Usage) error {
 		return nil
 	}
 	a := h.a
-	err := h.m.store.InsertUsage(context.WithoutCancel(ctx), Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID,
+	err := h.m.insertUsage(context.WithoutCancel(ctx), Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID,
 		UserID: a.UserID, WorkflowID: a.WorkflowID, Purpose: a.Purpose, Usage: u, CreatedAt: h.m.now(),
 		PriceVersion: h.m.prices.Version(), ReservationID: h.id})
 	if err == nil {
@@ -143,10 +144,15 @@ func (u unattributed) Settle(ctx context.Context, us llm.Usage) error { return u
 func (unattributed) Release(context.Context)                          {}
 
 func (m *Meter) reserve(ctx context.Context, a llm.Attribution, estimate money.Amount, ttl time.Duration) (*Hold, error) {
-	now := m.now()
-	r := Reservation{TenantID: a.TenantID, Amount: max(estimate, 0), Purpose: a.Purpose, CreatedAt: now, ExpiresAt: now.Add(ttl)}
 	overdraft := m.budget.Overdraft
-	id, err := m.store.Reserve(ctx, r, func(b Budget) error { return b.Admits(r.Amount, overdraft) })
+	var r Reservation
+	// A round's call waits out an unavailable database here too: refused,
+	// it would fail the round. Each try's hold runs from its own time.
+	id, err := dbwait.Do(ctx, m.transient, m.log, "billing: reserve", a.WorkflowID, func() (string, error) {
+		now := m.now()
+		r = Reservation{TenantID: a.TenantID, Amount: max(estimate, 0), Purpose: a.Purpose, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+		return m.store.Reserve(ctx, r, func(b Budget) error { return b.Admits(r.Amount, overdraft) })
+	})
 	if err != nil {
 		return nil, err
 	}

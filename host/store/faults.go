@@ -1,9 +1,14 @@
 package store
 
 import (
+	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -54,4 +59,36 @@ func checkWritable(dir string) error {
 		return fmt.Errorf("store: the data directory %s is full: %w", dir, err)
 	}
 	return fmt.Errorf("store: the data directory %s cannot be written: %w", dir, err)
+}
+
+// IsUnavailable reports whether err says the database could not be reached
+// or the connection to it broke: a failure to connect, a connection closed
+// under a statement, PostgreSQL shutting down or starting (SQLSTATE class 08,
+// 57P01-57P03). Such a failure passes once the database is back, so work
+// that must not be lost (a round's events, its end) waits and tries again,
+// where any other error is final. A statement whose connection broke after
+// the server ran it but before it answered may have taken effect: a retry
+// of it can apply twice, which is why only writes of a round are retried.
+func IsUnavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, driver.ErrBadConn) {
+		return true
+	}
+	// pgx reports some broken connections only in words.
+	msg := err.Error()
+	return strings.Contains(msg, "failed to connect") || strings.Contains(msg, "conn closed") ||
+		strings.Contains(msg, "connection reset") || strings.Contains(msg, "unexpected EOF")
 }

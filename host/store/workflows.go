@@ -709,6 +709,20 @@ func (db *DB) ClaimRound(ctx context.Context, workflowID, from, to string) (bool
 	return n == 1, err
 }
 
+// RoundHost returns the host stamped on the workflow's round ("" when
+// none), for a host to check that a round it runs is still its own
+// (administrative).
+func (db *DB) RoundHost(ctx context.Context, workflowID string) (string, error) {
+	var host string
+	if err := db.conn().queryRow(ctx, `SELECT host_id FROM workflows WHERE id = ?`, workflowID).Scan(&host); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", fmt.Errorf("store: round host: %w", tenancy.ErrNotFound)
+		}
+		return "", fmt.Errorf("store: round host: %w", err)
+	}
+	return host, nil
+}
+
 // hostScanner scans a workflow row followed by its host id.
 type hostScanner struct {
 	row  interface{ Scan(...any) error }

@@ -6,7 +6,8 @@ import (
 )
 
 // EventType names an event of a workflow's stream; it is the SSE event name.
-// The set is seed 000 §9.4's.
+// The set is seed 000 §9.4's, plus roundRestarted (a round that runs again
+// after its host stopped).
 type EventType string
 
 // The event types and their payloads (the JSON in Event.Data).
@@ -57,6 +58,16 @@ const (
 	// state (it ended: completed, failed, cancelled); payload
 	// [BackgroundJobData]. The job's result is also a message.
 	EventBackgroundJob EventType = "backgroundJob"
+	// EventRoundRestarted: the round runs again from its request on another
+	// host (or this one restarted), because the host running it stopped
+	// before it ended: handed off in a deploy, or died; payload
+	// [RoundRestartedData]. The cut attempt's events stay in the stream,
+	// but the message it was streaming (chunks and no `message` event)
+	// never ends: clients drop such messages here. The costCHF of later
+	// agentProgress and agentSummary events is the new attempt's own; what
+	// the cut attempt cost is in its last agentProgress or agentSummary
+	// (and, for a hand-off, in the workflow's statistics).
+	EventRoundRestarted EventType = "roundRestarted"
 	// EventComplete: the round ended successfully, the workflow is
 	// completed; payload [EndData] (Reason). Appended by Complete only.
 	EventComplete EventType = "complete"
@@ -73,7 +84,7 @@ const (
 func EventTypes() []EventType {
 	return []EventType{EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventComplete, EventStopped, EventError}
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventComplete, EventStopped, EventError}
 }
 
 // Valid reports whether t is a known event type.
@@ -81,7 +92,7 @@ func (t EventType) Valid() bool {
 	switch t {
 	case EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventComplete, EventStopped, EventError:
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventComplete, EventStopped, EventError:
 		return true
 	}
 	return false
@@ -158,7 +169,9 @@ type AgentSummaryData struct {
 	Tokens     int64   `json:"tokens"`
 	DurationMS int64   `json:"durationMs"`
 	// Reason the run ended, seed 000's AgentTrace status: "completed",
-	// "maxRoundsReached", "budgetExceeded", "stopped", "failed".
+	// "maxRoundsReached", "budgetExceeded", "stopped", "failed"; and
+	// "handedOff" for an attempt cut because its host stopped (the round
+	// goes on elsewhere: `roundRestarted`).
 	Reason string `json:"reason"`
 }
 
@@ -231,6 +244,25 @@ type VoiceResponseData struct {
 type EndData struct {
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+}
+
+// The reasons of a `roundRestarted` event.
+const (
+	// RestartHandedOff: the host stopped (a deploy) and handed the round
+	// over on purpose.
+	RestartHandedOff = "handedOff"
+	// RestartHostDied: the host stopped beating (killed, cut off) and the
+	// round was taken over once its lease lapsed.
+	RestartHostDied = "hostDied"
+)
+
+// RoundRestartedData is the payload of a `roundRestarted` event.
+type RoundRestartedData struct {
+	Round int `json:"round"`
+	// Reason is handedOff or hostDied.
+	Reason string `json:"reason"`
+	// FromHost is the host that ran the cut attempt.
+	FromHost string `json:"fromHost,omitempty"`
 }
 
 // BackgroundJobData is the payload of a `backgroundJob` event.

@@ -68,6 +68,9 @@ type Service struct {
 	store  Store
 	broker *Broker
 	logger *slog.Logger
+	// transient says which store errors pass once the database is back
+	// (WithRetry); nil: none is retried.
+	transient func(error) bool
 }
 
 // NewService returns a workflow service over store. Events it appends are
@@ -158,7 +161,15 @@ func (s *Service) Fail(ctx context.Context, p tenancy.Principal, id, message str
 
 func (s *Service) transition(ctx context.Context, p tenancy.Principal, t Transition) (Workflow, error) {
 	t.From = sources(t.To)
-	w, ev, err := s.store.Transition(ctx, p, t)
+	type result struct {
+		w  Workflow
+		ev Event
+	}
+	r, err := retry(ctx, s, "transition", t.ID, func() (result, error) {
+		w, ev, err := s.store.Transition(ctx, p, t)
+		return result{w, ev}, err
+	})
+	w, ev := r.w, r.ev
 	if err != nil {
 		return Workflow{}, err
 	}
@@ -204,19 +215,19 @@ func (s *Service) Update(ctx context.Context, p tenancy.Principal, id string, u 
 	if st.BytesSent < 0 || st.BytesReceived < 0 || st.TokensUsed < 0 || st.ProcessingTime < 0 || st.CostCHF < 0 {
 		return Workflow{}, fmt.Errorf("%w: statistics only grow", tenancy.ErrInvalid)
 	}
-	return s.store.UpdateWorkflow(ctx, p, id, u)
+	return retry(ctx, s, "update", id, func() (Workflow, error) { return s.store.UpdateWorkflow(ctx, p, id, u) })
 }
 
 // NextTask starts the next task of the current round (seed 003's
 // incrementTask) and returns the new position.
 func (s *Service) NextTask(ctx context.Context, p tenancy.Principal, id string) (Exec, error) {
-	return s.store.AdvanceExec(ctx, p, id, StepTask)
+	return retry(ctx, s, "next task", id, func() (Exec, error) { return s.store.AdvanceExec(ctx, p, id, StepTask) })
 }
 
 // NextAction starts the next action of the current task (seed 003's
 // incrementAction).
 func (s *Service) NextAction(ctx context.Context, p tenancy.Principal, id string) (Exec, error) {
-	return s.store.AdvanceExec(ctx, p, id, StepAction)
+	return retry(ctx, s, "next action", id, func() (Exec, error) { return s.store.AdvanceExec(ctx, p, id, StepAction) })
 }
 
 // AddMessage stores a message with its documents and appends its `message`
@@ -241,7 +252,15 @@ func (s *Service) AddMessage(ctx context.Context, p tenancy.Principal, m Message
 			return Message{}, fmt.Errorf("%w: document %d names no file", tenancy.ErrInvalid, i)
 		}
 	}
-	out, ev, err := s.store.AddMessage(ctx, p, m)
+	type result struct {
+		m  Message
+		ev Event
+	}
+	r, err := retry(ctx, s, "add message", m.WorkflowID, func() (result, error) {
+		out, ev, err := s.store.AddMessage(ctx, p, m)
+		return result{out, ev}, err
+	})
+	out, ev := r.m, r.ev
 	if err != nil {
 		return Message{}, err
 	}
@@ -336,7 +355,7 @@ func (s *Service) AddLog(ctx context.Context, p tenancy.Principal, l Log) (Log, 
 	if l.Progress < 0 || l.Progress > 100 {
 		return Log{}, fmt.Errorf("%w: log progress %d is not within 0..100", tenancy.ErrInvalid, l.Progress)
 	}
-	return s.store.AddLog(ctx, p, l)
+	return retry(ctx, s, "add log", l.WorkflowID, func() (Log, error) { return s.store.AddLog(ctx, p, l) })
 }
 
 // Logs lists a workflow's log entries after a position. limit ≤ 0 means 200;
@@ -375,7 +394,9 @@ func (s *Service) Append(ctx context.Context, p tenancy.Principal, workflowID st
 		}
 		data = b
 	}
-	ev, err := s.store.AppendEvent(ctx, p, workflowID, typ, data)
+	ev, err := retry(ctx, s, "append event", workflowID, func() (Event, error) {
+		return s.store.AppendEvent(ctx, p, workflowID, typ, data)
+	})
 	if err != nil {
 		return Event{}, err
 	}

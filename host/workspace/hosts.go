@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -18,6 +19,26 @@ type Hosts interface {
 	SetRoundHost(ctx context.Context, workflowID, hostID string) error
 	HostedRounds(ctx context.Context) ([]workflows.HostedRound, error)
 	ClaimRound(ctx context.Context, workflowID, from, to string) (bool, error)
+	RoundHost(ctx context.Context, workflowID string) (string, error)
+	// User is the principal's user record: a round taken over runs as its
+	// owner, with the owner's rights (a tenant admin's reach every
+	// workspace, member or not).
+	User(ctx context.Context, p tenancy.Principal) (tenancy.User, error)
+}
+
+// owner is the principal a round taken over runs as: its workflow's user,
+// an admin if the user is one.
+func (s *Service) owner(ctx context.Context, w workflows.Workflow) tenancy.Principal {
+	p := tenancy.Principal{TenantID: w.TenantID, UserID: w.UserID}
+	if s.hosts == nil {
+		return p
+	}
+	if u, err := s.hosts.User(ctx, p); err == nil {
+		p.Admin = u.Admin
+	} else {
+		s.logger.Warn("workspace: reading a round's owner; acting without admin rights", "workflow", w.ID, "err", err)
+	}
+	return p
 }
 
 // WithHosts makes the service one of several hosts: its rounds are stamped
@@ -91,8 +112,10 @@ func (s *Service) TakeOver(ctx context.Context) (int, error) {
 			continue // another host was faster, or the round ended
 		}
 		if err := s.resume(ctx, r.Workflow, r.HostID); err != nil {
-			owner := tenancy.Principal{TenantID: r.Workflow.TenantID, UserID: r.Workflow.UserID}
-			s.failEarly(ctx, owner, r.Workflow, fmt.Errorf("taking over the round of stopped host %s: %w", r.HostID, err))
+			if errors.Is(err, ErrHandingOff) {
+				return n, nil // this host stops too; the next one takes it
+			}
+			s.failEarly(ctx, s.owner(ctx, r.Workflow), r.Workflow, fmt.Errorf("taking over the round of stopped host %s: %w", r.HostID, err))
 			continue
 		}
 		n++
@@ -103,7 +126,7 @@ func (s *Service) TakeOver(ctx context.Context) (int, error) {
 // resume runs a round again from its request: the workflow's last prompt,
 // with the conversation before it as history.
 func (s *Service) resume(ctx context.Context, w workflows.Workflow, from string) error {
-	p := tenancy.Principal{TenantID: w.TenantID, UserID: w.UserID}
+	p := s.owner(ctx, w)
 	msgs, err := s.wf.Messages(ctx, p, w.ID, workflows.After{}, 1000)
 	if err != nil {
 		return err
@@ -126,7 +149,12 @@ func (s *Service) resume(ctx context.Context, w workflows.Workflow, from string)
 	if err != nil {
 		return err
 	}
-	s.log(ctx, p, w.ID, workflows.LogWarning, "Round taken over from host "+from+", which stopped; it runs again from its request", 0)
+	if s.isStopping() {
+		s.release(ctx, w.ID)
+		return ErrHandingOff
+	}
+	s.log(ctx, p, w.ID, workflows.LogWarning, "Round taken over from host "+strings.TrimPrefix(from, releasedPrefix)+", which stopped; it runs again from its request", 0)
+	s.restarted(ctx, p, w, from)
 	s.launch(ctx, p, w, StartRequest{Prompt: req.Content, continues: w.RoundTrace}, req.Documents, history, set, nil)
 	return nil
 }

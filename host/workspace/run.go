@@ -71,17 +71,45 @@ func (s *Service) mentionsNote(ctx context.Context, p tenancy.Principal, workspa
 	return MentionsNote(ms)
 }
 
+// round is what one round's run needs.
+type round struct {
+	w       workflows.Workflow
+	req     StartRequest
+	docs    []workflows.Document
+	history []llm.Message
+	set     *tools.Set
+	// stamped: the round carries this host's id, and another host may
+	// take it over.
+	stamped bool
+	cancel  context.CancelCauseFunc
+}
+
 // run is one round's agent loop and its ending.
-func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document, history []llm.Message, set *tools.Set) agent.Result {
+func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.Result {
+	w, req, docs, history, set := r.w, r.req, r.docs, r.history, r.set
 	start := time.Now()
-	bg := context.WithoutCancel(ctx)
+	// The round's records outlive its cancellation (a stop still records
+	// the answer so far), and wait out an unavailable database until a
+	// stop of the host can wait no longer (HandOff).
+	bg, cancelBg := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBg()
+	defer context.AfterFunc(s.records, cancelBg)()
 	answerID := uuid.Must(uuid.NewV7()).String()
 	rk := s.roundKnowledge(ctx, p, w, req.Prompt)
 	sink := func(_ context.Context, e agent.Event) {
+		if errors.Is(context.Cause(ctx), errTakenOver) {
+			return // the round is another host's now: nothing more of this attempt
+		}
 		data := e.Data
-		if c, ok := data.(workflows.ChunkData); ok {
-			c.MessageID = answerID // chunks name the answer they will become
-			data = c
+		switch d := data.(type) {
+		case workflows.ChunkData:
+			d.MessageID = answerID // chunks name the answer they will become
+			data = d
+		case workflows.AgentSummaryData:
+			if handedOff(ctx) {
+				d.Reason = handedOffReason
+				data = d
+			}
 		}
 		// Seed 003's execution state follows the loop: a loop round is a
 		// task, a tool call an action of it.
@@ -91,6 +119,13 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 				s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
 			}
 		case workflows.EventAgentProgress:
+			// A host cut off from the database for longer than its lease
+			// finds, once it is back, that another host took the round
+			// over: it stops at the next loop round and records nothing.
+			if r.stamped && !s.stillMine(bg, w.ID) {
+				r.cancel(errTakenOver)
+				return
+			}
 			defer func() {
 				if _, err := s.wf.NextTask(bg, p, w.ID); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
 					s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
@@ -132,6 +167,22 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, w workflows.Work
 	now := time.Now()
 	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,
 		ProcessingTime: now.Sub(start).Seconds(), BytesSent: traffic.Sent(), BytesReceived: traffic.Received()}
+	if r.stamped && (errors.Is(context.Cause(ctx), errTakenOver) || !s.stillMine(bg, w.ID)) {
+		s.logger.Warn("workspace: another host took this round over while this one could not reach the database; its end is that host's to record",
+			"workflow", w.ID)
+		return res
+	}
+	if handedOff(ctx) && res.Outcome != agent.Completed && res.Outcome != agent.MaxRounds && res.Outcome != agent.BudgetExceeded {
+		// The host stops before the round ended: no answer, no end. What
+		// the attempt cost counts (its model calls were billed), and the
+		// round is released for another host to run again.
+		if _, err := s.wf.Update(bg, p, w.ID, workflows.Update{Stats: stats}); err != nil {
+			s.recordFailed("workspace: workflow statistics", w.ID, err)
+		}
+		s.log(bg, p, w.ID, workflows.LogWarning, "This host is stopping: the round is handed to another host, which runs it again from its request", 0)
+		s.release(bg, w.ID)
+		return res
+	}
 	if _, err := s.wf.AddMessage(bg, p, workflows.Message{ID: answerID, WorkflowID: w.ID, Status: workflows.MessageLast,
 		Role: workflows.RoleAssistant, Content: res.Answer, AgentName: "agent", StartedAt: start, FinishedAt: &now, Stats: stats}); err != nil {
 		s.recordFailed("workspace: storing the answer", w.ID, err)

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -78,8 +79,14 @@ type Service struct {
 	hosts    Hosts      // nil: one host, rounds are not stamped
 
 	mu      sync.Mutex
-	running map[string]context.CancelFunc
-	wg      sync.WaitGroup
+	running map[string]context.CancelCauseFunc
+	// stopping: HandOff began; no new round runs here.
+	stopping bool
+	wg       sync.WaitGroup
+	// records ends the writes of rounds that wait for the database, once a
+	// stop can wait no longer (HandOff); recordsDone ends it.
+	records     context.Context
+	recordsDone context.CancelFunc
 }
 
 // New returns a service; ag nil means no model is configured.
@@ -93,8 +100,9 @@ func New(wf *workflows.Service, fs *files.Service, ag *agent.Agent, registry *to
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	records, recordsDone := context.WithCancel(context.Background())
 	return &Service{wf: wf, files: fs, agent: ag, registry: registry, toolSets: toolSets, cfg: cfg, logger: logger,
-		running: map[string]context.CancelFunc{}}
+		running: map[string]context.CancelCauseFunc{}, records: records, recordsDone: recordsDone}
 }
 
 // Start starts a workflow (or a new round of req.WorkflowID) in a workspace
@@ -143,6 +151,8 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 		return workflows.Workflow{}, fmt.Errorf("%w: data sources are not supported yet", tenancy.ErrInvalid)
 	case s.agent == nil:
 		return workflows.Workflow{}, ErrNoModel
+	case s.isStopping():
+		return workflows.Workflow{}, ErrHandingOff
 	}
 	// Everything the round needs is checked before the workflow changes.
 	var docs []workflows.Document
@@ -201,22 +211,60 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 
 // launch runs a round's agent loop in the background on this host: the
 // round is stamped with the host (so that another host can take it over
-// should this one die), and a stop recorded by any host cancels it.
+// should this one die), and a stop recorded by any host cancels it. The
+// round's writes wait out a database that is away (workflows.WithRetries).
 func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.Workflow, req StartRequest, docs []workflows.Document,
 	history []llm.Message, set *tools.Set, onEnd func(agent.Result)) {
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	// A round whose caller waits for it (a background job) is recovered by
 	// that caller's own lease should this host die; stamping it for
 	// take-over too would run it twice.
-	if s.hosts != nil && onEnd == nil {
-		if err := s.hosts.SetRoundHost(runCtx, w.ID, s.hosts.HostID()); err != nil {
+	stamped := s.hosts != nil && onEnd == nil
+	var cancelCause context.CancelCauseFunc
+	var guard func(context.Context) error
+	if stamped {
+		// A write that waited for the database goes in only if the round
+		// is still this host's: one cut off for longer than its lease has
+		// had it taken over, and its writes would interleave with the
+		// taker's.
+		guard = func(ctx context.Context) error {
+			host, err := s.hosts.RoundHost(ctx, w.ID)
+			if err == nil && host != s.hosts.HostID() {
+				cancelCause(errTakenOver)
+				return errTakenOver
+			}
+			return err
+		}
+	}
+	runCtx, cancelCause := context.WithCancelCause(dbwait.WithRetries(context.WithoutCancel(ctx), guard))
+	cancel := func() { cancelCause(nil) }
+	if s.hosts != nil {
+		// A waited-for round clears the stamp an earlier round of the
+		// workflow left, which would otherwise make it look like a dead
+		// host's round to take over.
+		host := ""
+		if stamped {
+			host = s.hosts.HostID()
+		}
+		if err := s.hosts.SetRoundHost(runCtx, w.ID, host); err != nil {
 			s.logger.Warn("workspace: stamping the round's host", "workflow", w.ID, "err", err)
 		}
 	}
 	s.mu.Lock()
-	s.running[w.ID] = cancel
-	s.mu.Unlock()
+	if s.stopping {
+		// A round launched while the host stops (a request that passed
+		// the check, a take-over under way) is handed off at once.
+		s.mu.Unlock()
+		cancel()
+		s.log(ctx, p, w.ID, workflows.LogWarning, "This host is stopping: the round is handed to another host", 0)
+		s.release(context.WithoutCancel(ctx), w.ID)
+		if onEnd != nil {
+			onEnd(agent.Result{Outcome: agent.Stopped})
+		}
+		return
+	}
+	s.running[w.ID] = cancelCause
 	s.wg.Add(2)
+	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
 		s.watchStop(runCtx, p, w.ID, cancel)
@@ -229,7 +277,8 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 			s.mu.Unlock()
 			cancel()
 		}()
-		res := s.run(runCtx, p, w, req, docs, history, set)
+		r := round{w: w, req: req, docs: docs, history: history, set: set, stamped: stamped, cancel: cancelCause}
+		res := s.run(runCtx, p, r)
 		if onEnd != nil {
 			onEnd(res)
 		}
@@ -253,8 +302,7 @@ func (s *Service) RecoverInterrupted(ctx context.Context, orphans Orphans, befor
 		if s.Running(w.ID) {
 			continue
 		}
-		owner := tenancy.Principal{TenantID: w.TenantID, UserID: w.UserID}
-		if _, err := s.wf.Fail(ctx, owner, w.ID, "interrupted: the host running this round stopped; send the request again to resume"); err != nil {
+		if _, err := s.wf.Fail(ctx, s.owner(ctx, w), w.ID, "interrupted: the host running this round stopped; send the request again to resume"); err != nil {
 			s.logger.Warn("workspace: failing an interrupted round", "workflow", w.ID, "err", err)
 			continue
 		}
@@ -283,7 +331,7 @@ func (s *Service) Stop(ctx context.Context, p tenancy.Principal, workflowID stri
 	cancel := s.running[workflowID]
 	s.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(nil)
 	}
 	return w, nil
 }
@@ -301,7 +349,7 @@ func (s *Service) Running(workflowID string) bool {
 func (s *Service) Close() {
 	s.mu.Lock()
 	for _, cancel := range s.running {
-		cancel()
+		cancel(nil)
 	}
 	s.mu.Unlock()
 	s.wg.Wait()

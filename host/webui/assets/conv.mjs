@@ -6,7 +6,10 @@
 
 export function newConversation() {
   return { lastSeq: 0, messages: [], byId: {}, tools: [], toolsById: {}, status: '', reason: '', label: '',
-    degraded: false, cost: 0, tokens: 0, rounds: 0, files: [], proposals: [], error: '' };
+    degraded: false, cost: 0, tokens: 0, rounds: 0, files: [], proposals: [], error: '',
+    // What attempts of the current round cut by a host's stop cost
+    // (roundRestarted): the new attempt's progress counts from zero.
+    priorCost: 0, priorTokens: 0, restarts: 0 };
 }
 
 // The reasons an agent run ends early that the UI names: both end the run with an
@@ -42,8 +45,17 @@ export function applyEvent(c, e) {
       // The workspace's degraded-mode label (host/workspace): the round
       // answers without the knowledge store.
       if (/^Knowledge store unavailable/.test(d.label || '')) c.degraded = true;
-      if (d.status === 'running') { c.reason = ''; c.error = ''; }
+      if (d.status === 'running') { c.reason = ''; c.error = ''; c.priorCost = 0; c.priorTokens = 0; }
       break;
+    // The round runs again from its request on another host (its host
+    // stopped): the answer the cut attempt was streaming never ends, so
+    // it is dropped, and what that attempt cost is carried over.
+    case 'roundRestarted': {
+      c.messages = c.messages.filter((m) => !m.streaming);
+      for (const id of Object.keys(c.byId)) if (c.byId[id].streaming) delete c.byId[id];
+      c.priorCost = c.cost; c.priorTokens = c.tokens; c.restarts++;
+      break;
+    }
     case 'toolCall': {
       const t = { id: d.callId, tool: d.tool, round: d.round, args: d.arguments, result: null, seq: e.seq };
       c.toolsById[d.callId] = t;
@@ -57,10 +69,10 @@ export function applyEvent(c, e) {
       break;
     }
     case 'agentProgress':
-      c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.round; c.maxRounds = d.maxRounds || 0;
+      c.cost = c.priorCost + d.costCHF; c.tokens = c.priorTokens + d.tokens; c.rounds = d.round; c.maxRounds = d.maxRounds || 0;
       break;
     case 'agentSummary':
-      c.cost = d.costCHF; c.tokens = d.tokens; c.rounds = d.rounds;
+      c.cost = c.priorCost + d.costCHF; c.tokens = c.priorTokens + d.tokens; c.rounds = d.rounds;
       if (earlyEnds.has(d.reason)) c.reason = d.reason;
       break;
     case 'fileCreated':

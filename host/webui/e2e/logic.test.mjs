@@ -35,6 +35,27 @@ test('a new round clears the last one\'s end', () => {
   assert.equal(runLabel(c), 'running');
 });
 
+test('a round restarted on another host drops the cut answer and keeps its cost', () => {
+  const c = newConversation();
+  feed(c, [...start, ['chunk', { messageId: 'a', text: 'Half an ans' }], ['agentProgress', { round: 1, costCHF: 0.25, tokens: 100 }],
+    ['chunk', { messageId: 'a', text: 'wer' }], ['agentSummary', { reason: 'handedOff', costCHF: 0.5, tokens: 200 }],
+    ['roundRestarted', { round: 1, reason: 'handedOff', fromHost: 'h1' }],
+    ['chunk', { messageId: 'b', text: 'Whole' }], ['agentProgress', { round: 1, costCHF: 0.125, tokens: 50 }],
+    ['message', { id: 'b', role: 'assistant', content: 'Whole answer.' }],
+    ['agentSummary', { reason: 'completed', costCHF: 0.25, tokens: 80 }], ['complete', { reason: 'completed' }]]);
+  assert.deepEqual(c.messages.map((m) => m.id), ['u', 'b'], 'the cut attempt\'s answer is gone');
+  assert.equal(c.byId.a, undefined);
+  assert.equal(c.byId.b.content, 'Whole answer.');
+  assert.equal(c.cost, 0.75, 'both attempts\' cost, as the workflow records it');
+  assert.equal(c.tokens, 280);
+  assert.equal(c.status, 'completed');
+  // The next round counts from zero again.
+  feed2(c, [['status', { status: 'running', label: 'round 2' }], ['agentProgress', { round: 1, costCHF: 0.5, tokens: 10 }]]);
+  assert.equal(c.cost, 0.5);
+});
+
+const feed2 = (c, events) => events.forEach(([type, data]) => applyEvent(c, { seq: c.lastSeq + 1, type, data }));
+
 test('degraded mode is flagged', () => {
   const c = newConversation();
   feed(c, [...start, ['status', { status: 'running', label: 'Knowledge store unavailable: answering without document context' }]]);
