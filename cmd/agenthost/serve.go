@@ -294,7 +294,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
 	// Every tool call an agent or the API makes is a transaction.
 	// Legacy actions' results are mapped and their documents stored as the
-	// caller's files (host/actions, seed 000 §10.3).
+	// caller's files (host/actions, docs/plugins.md#legacy-actions-the-actions-kind).
 	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}).WithVersions(host), nil).WithVersions(host).
 		WithDocumentLists(wfSvc) // docList:<label> in a tool's document list: the workflow's documents
 	// External MCP servers an admin added join their workspaces' tool sets
@@ -394,8 +394,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	// Search is hybrid when an embedding model is configured, lexical otherwise.
 	searcher := knowledge.NewSearcher(db, embedderOf(model), logger)
-	// Every round's context comes from the knowledge store (seed 000 §4.5);
-	// the entity cache (§4.8) costs a model call per round with tool
+	// Every round's context comes from the knowledge store's context builder;
+	// the entity cache costs a model call per round with tool
 	// results, so it is opt-in: the variable is the host's default, and a
 	// workspace may turn it on or off for itself (PUT /workspaces/:ws/settings,
 	// kept by the store, which the runner reaches as its tool sets).

@@ -1,4 +1,4 @@
-// Package telemetry makes agenthost observable (seed 000 §12): OpenTelemetry
+// Package telemetry makes agenthost observable (docs/observability.md): OpenTelemetry
 // trace spans for HTTP requests, agent runs, rounds, model calls and tool
 // calls, exported over OTLP/HTTP when an endpoint is configured, and
 // Prometheus metrics served at /metrics: workflows by state, tool calls and

@@ -18,7 +18,7 @@ const maxLabelPages = 20
 const maxLabelsNamed = 20
 
 // ExpandDocumentLists replaces every docList reference among refs by the
-// docItem references of its documents in the workflow (seed 003: a list
+// docItem references of its documents in the workflow (a list
 // names the documents carrying its label, in message order;
 // "docList:<messageId>:<label>" only those of one message), and drops
 // repeats: a document named twice, by docItem or through lists, or a bare

@@ -67,7 +67,7 @@ func refs(docs ...workflows.Document) []string {
 	return out
 }
 
-// TestExpandDocumentLists: each shape of seed 003's references in a tool's
+// TestExpandDocumentLists: each form of docList and docItem references in a tool's
 // document list becomes the documents it names, once each, in order.
 func TestExpandDocumentLists(t *testing.T) {
 	e := newDocListWorld(t)

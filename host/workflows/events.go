@@ -6,8 +6,8 @@ import (
 )
 
 // EventType names an event of a workflow's stream; it is the SSE event name.
-// The set is seed 000 §9.4's, plus roundRestarted (a round that runs again
-// after its host stopped).
+// The set is the workspace UI's (docs/agent.md#events), with roundRestarted
+// (a round that runs again after its host stopped).
 type EventType string
 
 // The event types and their payloads (the JSON in Event.Data).
@@ -40,7 +40,7 @@ const (
 	// why it ended; payload [AgentSummaryData].
 	EventAgentSummary EventType = "agentSummary"
 	// EventFileCreated: a tool created a file and bound it to the workflow
-	// (seed 001's bridge); payload [FileCreatedData].
+	// (the file bridge); payload [FileCreatedData].
 	EventFileCreated EventType = "fileCreated"
 	// EventFileEditProposal: the agent proposes a change to a file, for the
 	// user to accept or reject; payload [FileEditProposalData].
@@ -80,7 +80,7 @@ const (
 	EventError EventType = "error"
 )
 
-// EventTypes lists every event type in seed 000 §9.4's order.
+// EventTypes lists every event type, the ends of a run last.
 func EventTypes() []EventType {
 	return []EventType{EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
@@ -168,7 +168,7 @@ type AgentSummaryData struct {
 	CostCHF    float64 `json:"costCHF"`
 	Tokens     int64   `json:"tokens"`
 	DurationMS int64   `json:"durationMs"`
-	// Reason the run ended, seed 000's AgentTrace status: "completed",
+	// Reason the run ended, as the trace names it: "completed",
 	// "maxRoundsReached", "budgetExceeded", "stopped", "failed"; and
 	// "handedOff" for an attempt cut because its host stopped (the round
 	// goes on elsewhere: `roundRestarted`).

@@ -92,7 +92,7 @@ type NewWorkflow struct {
 	Name        string
 }
 
-// Start creates a running workflow in round 1 (seed 004's [null] → [running])
+// Start creates a running workflow in round 1 ((new) → running)
 // and appends its first event, `status` running.
 func (s *Service) Start(ctx context.Context, p tenancy.Principal, nw NewWorkflow) (Workflow, error) {
 	if strings.TrimSpace(nw.WorkspaceID) == "" {
@@ -218,20 +218,18 @@ func (s *Service) Update(ctx context.Context, p tenancy.Principal, id string, u 
 	return retry(ctx, s, "update", id, func() (Workflow, error) { return s.store.UpdateWorkflow(ctx, p, id, u) })
 }
 
-// NextTask starts the next task of the current round (seed 003's
-// incrementTask) and returns the new position.
+// NextTask starts the next task of the current round and returns the new position.
 func (s *Service) NextTask(ctx context.Context, p tenancy.Principal, id string) (Exec, error) {
 	return retry(ctx, s, "next task", id, func() (Exec, error) { return s.store.AdvanceExec(ctx, p, id, StepTask) })
 }
 
-// NextAction starts the next action of the current task (seed 003's
-// incrementAction).
+// NextAction starts the next action of the current task.
 func (s *Service) NextAction(ctx context.Context, p tenancy.Principal, id string) (Exec, error) {
 	return retry(ctx, s, "next action", id, func() (Exec, error) { return s.store.AdvanceExec(ctx, p, id, StepAction) })
 }
 
 // AddMessage stores a message with its documents and appends its `message`
-// event, in one transaction: seed 001's storeMessageWithDocuments. Every
+// event, in one transaction, so no reader sees a message without its documents. Every
 // document's file must be readable by p. Status and Role are required; Round
 // 0 means the current round.
 func (s *Service) AddMessage(ctx context.Context, p tenancy.Principal, m Message) (Message, error) {
@@ -280,8 +278,8 @@ func (s *Service) DeleteMessage(ctx context.Context, p tenancy.Principal, workfl
 	return s.store.DeleteMessage(ctx, p, workflowID, messageID)
 }
 
-// RemoveFile detaches a file from a message of the workflow (seed 004's
-// DELETE …/messages/{messageId}/files/{fileId}); the file stays stored.
+// RemoveFile detaches a file from a message of the workflow (DELETE
+// …/messages/{messageId}/files/{fileId}); the file stays stored.
 func (s *Service) RemoveFile(ctx context.Context, p tenancy.Principal, workflowID, messageID, fileID string) error {
 	return s.store.RemoveMessageFile(ctx, p, workflowID, messageID, fileID)
 }

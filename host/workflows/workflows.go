@@ -1,11 +1,12 @@
-// Package workflows keeps agenthost's workflows (the seeds' ChatWorkflow):
+// Package workflows keeps agenthost's workflows:
 // one conversation of a user with a workspace's agent, in rounds, with its
 // messages and their documents, its logs, its statistics and execution state,
 // and the event stream clients follow live.
 //
 // # State machine
 //
-// Exactly seed 004's "State Transitions":
+// A workflow ends each round completed, stopped or failed, and any of these
+// can take a new round; nothing else moves (docs/agent.md#design-decisions):
 //
 //	(new)     → running     Start: round 1
 //	running   → completed   Complete
@@ -54,7 +55,7 @@ import (
 // Status is a workflow's state.
 type Status string
 
-// The workflow states of seed 004.
+// The workflow states.
 const (
 	StatusRunning   Status = "running"
 	StatusCompleted Status = "completed"
@@ -62,7 +63,7 @@ const (
 	StatusFailed    Status = "failed"
 )
 
-// Statuses lists every state, in the seed's order.
+// Statuses lists every state, running first.
 func Statuses() []Status {
 	return []Status{StatusRunning, StatusCompleted, StatusStopped, StatusFailed}
 }
@@ -134,8 +135,8 @@ func (e *TransitionError) Error() string {
 // Unwrap makes the error an ErrConflict.
 func (e *TransitionError) Unwrap() error { return tenancy.ErrConflict }
 
-// Stats are a workflow's (or a message's) data statistics, seed 004's
-// dataStats plus the cost.
+// Stats are a workflow's (or a message's) data statistics (sizes and
+// counts) plus the cost.
 type Stats struct {
 	BytesSent     int64 `json:"bytesSent"`
 	BytesReceived int64 `json:"bytesReceived"`
@@ -145,7 +146,7 @@ type Stats struct {
 	CostCHF        float64 `json:"costCHF"`
 }
 
-// Exec is seed 003's execution state: where in the workflow the work is. A
+// Exec is the execution state: where in the workflow the work is. A
 // new round (Start, Resume) sets Round and puts Task and Action back to 0;
 // NextTask counts a task and puts Action back to 0; NextAction counts an
 // action of the current task. Workflows run one round at a time, so the
@@ -166,8 +167,8 @@ type Workflow struct {
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	// CurrentRound counts the user's inputs: 1 after Start, +1 per Resume.
-	// It is always Exec.Round (one column); both are kept because the seeds
-	// name both.
+	// It is always Exec.Round (one column); both are kept because clients
+	// read the one and the execution state the other.
 	CurrentRound int       `json:"currentRound"`
 	StartedAt    time.Time `json:"startedAt"`
 	// LastActivity moves with every change of the workflow or its children.
@@ -180,7 +181,7 @@ type Workflow struct {
 	// whose outcome is not "completed" may be resumed all the same.
 	Outcome string `json:"outcome,omitempty"`
 	// Summary is the progressive summary of the conversation's older rounds
-	// (seed 000 §4.7), kept with the workflow so a resumed workflow, on any
+	// (older rounds folded in rather than dropped), kept with the workflow so a resumed workflow, on any
 	// host, continues from it. The agent decides its shape.
 	Summary string `json:"summary,omitempty"`
 	// RoundTrace is the W3C traceparent of the request that started the
@@ -192,7 +193,7 @@ type Workflow struct {
 // MessageStatus is a message's place in its round.
 type MessageStatus string
 
-// Seed 004's message states: the user's input opens a round (first), the
+// The message states: the user's input opens a round (first), the
 // agent's intermediate messages are steps, its final answer is last.
 const (
 	MessageFirst MessageStatus = "first"
@@ -221,7 +222,7 @@ func (r Role) Valid() bool {
 	return r == RoleUser || r == RoleAssistant || r == RoleSystem || r == RoleTool
 }
 
-// Message is one message of a workflow (the seeds' ChatMessage).
+// Message is one message of a workflow.
 type Message struct {
 	// ID may be chosen by the caller (to name the message in `chunk` events
 	// streamed before it is stored); empty gets a new id.
@@ -245,9 +246,9 @@ type Message struct {
 	Stats      Stats      `json:"dataStats,omitzero"`
 }
 
-// Document is a file attached to a message (the seeds' ChatDocument). Agents
+// Document is a file attached to a message. Agents
 // name it "docItem:<ID>"; "docList:<Label>" names every document of the
-// workflow with that label. This is seed 001's file bridge: a tool that makes
+// workflow with that label. This is the file bridge (docs/files.md): a tool that makes
 // a file stores it (files.Service), then adds a message carrying a Document
 // with its FileID in one call ([Service.AddMessage]), and hands the model
 // both ids.
@@ -260,8 +261,8 @@ type Document struct {
 	Name     string `json:"name"`
 	MIMEType string `json:"mimeType"`
 	Size     int64  `json:"size"`
-	// Label groups documents for docList:<label> (seed 001's documentsLabel,
-	// e.g. "writeFile:report.md").
+	// Label groups documents for docList:<label> (a tool names
+	// its files' label, e.g. "writeFile:report.md").
 	Label string `json:"label,omitempty"`
 }
 
@@ -281,7 +282,7 @@ const (
 // Valid reports whether t is a known log type.
 func (t LogType) Valid() bool { return t == LogInfo || t == LogWarning || t == LogError }
 
-// Log is one entry of a workflow's log (seed 004's WorkflowLog), what a
+// Log is one entry of a workflow's log, what a
 // polling client shows as progress.
 type Log struct {
 	ID         string `json:"id"`
@@ -300,7 +301,7 @@ type Log struct {
 }
 
 // After positions a listing of messages or logs: the rows after the one with
-// ID (seed 004's ?id= polling), or else after sequence number Seq. The zero
+// ID (a poller's ?id=), or else after sequence number Seq. The zero
 // value lists from the first row. An ID that is not (or no longer) in the
 // workflow is ErrNotFound: a client whose last message was deleted polls by
 // sequence number instead.
@@ -331,7 +332,7 @@ type Update struct {
 // ExecStep is what AdvanceExec counts.
 type ExecStep int
 
-// The two steps of seed 003's execution state.
+// The two steps of the execution state.
 const (
 	// StepTask starts the next task of the round: task+1, action 0.
 	StepTask ExecStep = iota + 1

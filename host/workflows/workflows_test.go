@@ -16,7 +16,7 @@ func TestCanTransition(t *testing.T) {
 		stopped   = workflows.StatusStopped
 		failed    = workflows.StatusFailed
 	)
-	// Seed 004's "State Transitions", and nothing else.
+	// The state machine's transitions (package doc), and nothing else.
 	legal := map[[2]workflows.Status]bool{
 		{none, running}:      true, // new workflow
 		{running, completed}: true,

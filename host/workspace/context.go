@@ -17,8 +17,8 @@ import (
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
-// Knowledge gives the agent its context from the knowledge store (seed 000
-// §4.5-4.8): before every model round the builder gathers the workspace's
+// Knowledge gives the agent its context from the knowledge store
+// (docs/agent.md#design-decisions): before every model round the builder gathers the workspace's
 // and the tenant's shared chunks for the prompt, the workflow's entities,
 // the running summary and recent tool results into the room the
 // conversation leaves; every tool result of a round is kept in the
@@ -29,7 +29,7 @@ type Knowledge struct {
 	// Memory keeps tool results and entities (the workflow layer); nil
 	// keeps nothing.
 	Memory knowledge.MemoryStore
-	// EntityCache turns on seed 000 §4.8's entity extraction: one extra
+	// EntityCache turns on entity extraction: one extra
 	// call of the summary model after each round with tool results, billed
 	// as purpose "entities" and counted in the workflow's budget. It is the
 	// host's default: a workspace may turn it on or off for itself
@@ -141,7 +141,7 @@ func (rk *roundKnowledge) RoundContext(ctx context.Context, req agent.ContextReq
 }
 
 // degraded tells the workflow, once per run, that the knowledge store is
-// unavailable (seed 000 §3.4): a warning in its log and a status event on
+// unavailable (a degraded round, not a failed one): a warning in its log and a status event on
 // its stream. The agent answers without retrieved context.
 func (rk *roundKnowledge) degraded(ctx context.Context, cause error) {
 	rk.mu.Lock()

@@ -14,7 +14,7 @@ import (
 // MaxMentions bounds the @references of one prompt that are resolved.
 const MaxMentions = 20
 
-// Mention is an @reference of a prompt (seed 000 §7.4: "@report.pdf",
+// Mention is an @reference of a prompt ("@report.pdf",
 // "@folder/") and what it names in the caller's workspace.
 type Mention struct {
 	// Text is the name as written (without the @).

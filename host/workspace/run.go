@@ -45,7 +45,7 @@ func (s *Service) conversation(msgs []workflows.Message) []llm.Message {
 }
 
 // documentsNote tells the model which documents came with a prompt, by the
-// references its tools take (seed 001: docItem:<id> and the file id).
+// references its tools take (docItem:<id> and the file id, docs/files.md).
 func documentsNote(docs []workflows.Document) string {
 	if len(docs) == 0 {
 		return ""
@@ -111,7 +111,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 				data = d
 			}
 		}
-		// Seed 003's execution state follows the loop: a loop round is a
+		// The workflow's execution state follows the loop: a loop round is a
 		// task, a tool call an action of it.
 		switch e.Type {
 		case workflows.EventToolCall:

@@ -8,8 +8,8 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-// SettingsStore keeps a workspace's own agent settings (seed 000 §3.1's
-// AgentConfig per workspace). The service finds it on its ToolSets (the
+// SettingsStore keeps a workspace's own agent settings (the agent
+// configuration per workspace). The service finds it on its ToolSets (the
 // store implements both): a workspace's settings live beside its tool set.
 type SettingsStore interface {
 	// WorkspaceEntityCache is the workspace's entity-cache setting, nil
@@ -36,8 +36,8 @@ const (
 
 // Settings is a workspace's agent configuration as its rounds see it.
 type Settings struct {
-	// EntityCacheEnabled says whether the workspace's rounds run seed 000
-	// §4.8's entity cache (an extra summary-model call after each round
+	// EntityCacheEnabled says whether the workspace's rounds run the
+	// entity cache (an extra summary-model call after each round
 	// with tool results).
 	EntityCacheEnabled bool `json:"entityCacheEnabled"`
 	// EntityCacheSource says where that comes from: "workspace",

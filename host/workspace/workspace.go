@@ -1,7 +1,8 @@
-// Package workspace runs what a user asks of a workspace (seed 000 §9.6): a
+// Package workspace runs what a user asks of a workspace: a
 // prompt with files becomes a workflow round whose agent loop runs in the
 // background, every step persisted as an event that clients stream, and the
-// round ends in the seed 004 state machine (completed, stopped, failed).
+// round ends in a state of the workflow state machine (completed, stopped,
+// failed; package workflows).
 package workspace
 
 import (
@@ -27,7 +28,8 @@ import (
 // serves files, search and direct tool calls.
 var ErrNoModel = errors.New("no model is configured for the agent: set AGENTHOST_OPENAI_BASE_URL, AGENTHOST_OPENAI_API_KEY and AGENTHOST_MODEL_AGENT, or an llm section in the configuration file (docs/configuration.md)")
 
-// StartRequest is seed 000 §9.6's WorkspaceInputRequest.
+// StartRequest is a prompt as a user sends it: text, files, data sources,
+// voice mode, language and the workflow it continues.
 type StartRequest struct {
 	Prompt  string   `json:"prompt"`
 	FileIDs []string `json:"fileIds,omitempty"`
