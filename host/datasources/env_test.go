@@ -72,8 +72,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, worldtest.Options{})
+}
+
+// newEnvWith is newEnv in the world o describes (PostgreSQL, say).
+func newEnvWith(t *testing.T, o worldtest.Options) *env {
+	t.Helper()
 	ctx := context.Background()
-	w := worldtest.New(t, worldtest.Options{})
+	w := worldtest.New(t, o)
 	e := &env{w: w, alice: w.P, clock: connectionstest.NewClock(time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)), queue: &claims{}, index: &connectionstest.Recorder{}}
 	bob, err := w.DB.CreateUser(ctx, tenancy.User{TenantID: w.Tenant.ID, Email: "bob@t"})
 	if err != nil {

@@ -39,6 +39,10 @@ type Options struct {
 	Workflow string
 	// Model, when not nil, starts a scripted provider and a client on it.
 	Model *Model
+	// DatabaseURL, when set, is a PostgreSQL database (empty, or migrated)
+	// the world is made in instead of an embedded store; the blobs stay in
+	// a directory of the test.
+	DatabaseURL string
 }
 
 // Model describes a scripted provider and the client that reaches it.
@@ -81,7 +85,17 @@ type World struct {
 func New(tb testing.TB, o Options) *World {
 	tb.Helper()
 	ctx := context.Background()
-	db, blobs := Store(tb)
+	var db *store.DB
+	var blobs *blob.Dir
+	if o.DatabaseURL == "" {
+		db, blobs = Store(tb)
+	} else {
+		db = open(tb, store.Config{URL: o.DatabaseURL})
+		var err error
+		if blobs, err = blob.NewDir(tb.TempDir()); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	tn, err := db.CreateTenant(ctx, "t")
 	if err != nil {
 		tb.Fatal(err)
@@ -126,9 +140,20 @@ func New(tb testing.TB, o Options) *World {
 // test ends.
 func Store(tb testing.TB) (*store.DB, *blob.Dir) {
 	tb.Helper()
-	ctx := context.Background()
 	dir := tb.TempDir()
-	db, err := store.Open(ctx, store.Config{Dir: dir})
+	db := open(tb, store.Config{Dir: dir})
+	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db, blobs
+}
+
+// open opens and migrates a store, closed when the test ends.
+func open(tb testing.TB, cfg store.Config) *store.DB {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -136,11 +161,7 @@ func Store(tb testing.TB) (*store.DB, *blob.Dir) {
 	if err := db.Migrate(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	blobs, err := blob.NewDir(filepath.Join(dir, "blobs"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return db, blobs
+	return db
 }
 
 // ReadFile reads file id of svc as p: its item and content. The test ends

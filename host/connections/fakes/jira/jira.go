@@ -60,6 +60,9 @@ type Server struct {
 	garbage  fault.Countdown // next authenticated requests answered with an HTML error page
 	failures fault.Countdown // next attachment content requests answered 500
 	requests []string
+	// onContent, when set, runs before an attachment's content is served
+	// (a test's moment to act mid-download: cut a database, say).
+	onContent func()
 }
 
 // New starts a site accepting email and token.
@@ -341,7 +344,21 @@ func (s *Server) attachmentMeta(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, s.attachmentJSON(a))
 }
 
+// OnContent runs f before each attachment content request is served; nil
+// stops it.
+func (s *Server) OnContent(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onContent = f
+}
+
 func (s *Server) attachmentContent(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	hook := s.onContent
+	s.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	if s.failures.Take() {
 		jiraError(w, http.StatusInternalServerError, "Internal server error")
 		return
