@@ -12,11 +12,11 @@ func (p *Plugin) AcquireForBenchmark(ctx context.Context, readOnly bool) (func()
 	if err := v.compile(ctx); err != nil {
 		return nil, err
 	}
-	in, _, err := v.pool.get(ctx, "")
+	in, _, err := v.pool.Load().get(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	return func() { v.pool.put(in, true) }, nil
+	return func() { v.pool.Load().put(in, true) }, nil
 }
 
 // WithCloseOnDoneOnly makes the host run every plugin in wazero's
@@ -27,7 +27,7 @@ func (c Config) WithCloseOnDoneOnly() Config { c.closeOnDoneOnly = true; return 
 // BusyForTest reports whether a call holds one of the plugin's instances.
 func (p *Plugin) BusyForTest() bool {
 	for i := range p.variants {
-		if pl := p.variants[i].pool; pl != nil {
+		if pl := p.variants[i].pool.Load(); pl != nil {
 			pl.mu.Lock()
 			busy := pl.live > len(pl.idle)
 			pl.mu.Unlock()
@@ -47,7 +47,7 @@ func (p *Plugin) AbandonedForTest() int64 { return p.abandoned.Load() }
 func (p *Plugin) LiveForTest() int {
 	n := 0
 	for i := range p.variants {
-		if pl := p.variants[i].pool; pl != nil {
+		if pl := p.variants[i].pool.Load(); pl != nil {
 			pl.mu.Lock()
 			n += pl.live
 			pl.mu.Unlock()
@@ -60,7 +60,7 @@ func (p *Plugin) LiveForTest() int {
 func (p *Plugin) WaitingForTest() int {
 	n := 0
 	for i := range p.variants {
-		if pl := p.variants[i].pool; pl != nil {
+		if pl := p.variants[i].pool.Load(); pl != nil {
 			pl.mu.Lock()
 			for _, q := range pl.queues {
 				n += len(q)

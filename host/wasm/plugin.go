@@ -20,7 +20,6 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // Plugin is one loaded plugin: its manifest, its module and, once compiled, its
@@ -109,7 +108,9 @@ type variant struct {
 	rt           wazero.Runtime // the plugin's, shared by both variants
 	compiled     wazero.CompiledModule
 	instrumented bool
-	pool         *pool
+	// pool is set once compiled; atomic because closing the plugin (an
+	// upgrade, a removal) reads it while a first call may be compiling.
+	pool atomic.Pointer[pool]
 	// fs serves the granted mounts to every instance (mountfs.go); closers
 	// release their directory handles.
 	fs      wazero.FSConfig
@@ -210,7 +211,7 @@ func (v *variant) doCompile(ctx context.Context) error {
 		return err
 	}
 	v.rt, v.compiled, v.instrumented = c.rt, c.compiled, c.instrumented
-	v.pool = newPool(v.p.h.poolSize(), v.newInstance)
+	v.pool.Store(newPool(v.p.h.poolSize(), v.newInstance))
 	return nil
 }
 
@@ -236,9 +237,9 @@ func (p *Plugin) doCompile(ctx context.Context) error {
 		rc = rc.WithCloseOnContextDone(true)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+	if err := instantiateWASI(ctx, rt); err != nil {
 		rt.Close(ctx)
-		return fmt.Errorf("plugin %s: WASI: %w", p.Name(), err)
+		return fmt.Errorf("plugin %s: %w", p.Name(), err)
 	}
 	if err := p.linkHostModules(ctx, rt); err != nil {
 		rt.Close(ctx)
@@ -345,7 +346,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	ctx, cancel := context.WithTimeout(ctx, p.limits.timeout)
 	defer cancel()
 	waitStart := time.Now()
-	in, reused, err := v.pool.get(ctx, tenant)
+	in, reused, err := v.pool.Load().get(ctx, tenant)
 	wait := time.Since(waitStart)
 	if err != nil {
 		switch {
@@ -364,14 +365,14 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	c.endLogs(ctx)
 	stats := Stats{MemoryBytes: in.memoryBytes(), InputBytes: len(args), Reused: reused, Wait: wait}
 	if ierr != nil {
-		v.pool.put(in, false)
+		v.pool.Load().put(in, false)
 		return Result{Error: ierr, Stats: stats}
 	}
 	// An instance a call grew past the idle bound is closed, not kept.
 	keep := stats.MemoryBytes <= p.h.cfg.maxIdleMemory
 	if rc != 0 {
 		msg := in.k.err
-		v.pool.put(in, keep)
+		v.pool.Load().put(in, keep)
 		if msg == "" {
 			msg = fmt.Sprintf("plugin returned code %d", rc)
 		}
@@ -379,7 +380,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	}
 	out, oerr := in.output()
 	if oerr != nil {
-		v.pool.put(in, keep)
+		v.pool.Load().put(in, keep)
 		return Result{Error: oerr, Stats: stats}
 	}
 	stats.OutputBytes = len(out)
@@ -388,7 +389,7 @@ func (p *Plugin) call(ctx context.Context, tool string, args json.RawMessage, op
 	if perr == nil && res.Data != nil {
 		res.Data = bytes.Clone(res.Data)
 	}
-	v.pool.put(in, keep)
+	v.pool.Load().put(in, keep)
 	if perr != nil {
 		return Result{Error: &Error{Code: CodeInvalidOutput, Message: perr.Error()}, Stats: stats}
 	}
@@ -461,19 +462,19 @@ func (p *Plugin) checkDescribe(ctx context.Context) error {
 	if err := v.compile(ctx); err != nil {
 		return err
 	}
-	in, _, err := v.pool.get(ctx, "")
+	in, _, err := v.pool.Load().get(ctx, "")
 	if err != nil {
 		return err
 	}
 	fn := in.mod.ExportedFunction("describe")
 	if fn == nil {
-		v.pool.put(in, true)
+		v.pool.Load().put(in, true)
 		return fmt.Errorf("plugin %s: no `describe` export", p.Name())
 	}
 	c := &Call{Plugin: p.Name(), Tool: "describe", Logger: p.logger, p: p}
 	rc, ierr := in.invoke(ctx, c, fn, nil, p.limits.timeout)
 	if ierr != nil || rc != 0 {
-		v.pool.put(in, false)
+		v.pool.Load().put(in, false)
 		if ierr != nil {
 			return fmt.Errorf("plugin %s: describe: %w", p.Name(), ierr)
 		}
@@ -481,11 +482,11 @@ func (p *Plugin) checkDescribe(ctx context.Context) error {
 	}
 	out, oerr := in.output()
 	if oerr != nil {
-		v.pool.put(in, false)
+		v.pool.Load().put(in, false)
 		return fmt.Errorf("plugin %s: describe: %w", p.Name(), oerr)
 	}
 	got, err := parseDescription(out)
-	v.pool.put(in, true)
+	v.pool.Load().put(in, true)
 	if err != nil {
 		return fmt.Errorf("plugin %s: %w", p.Name(), err)
 	}
@@ -579,8 +580,8 @@ func (p *Plugin) close(ctx context.Context) {
 func (p *Plugin) closeNow(ctx context.Context) {
 	for i := range p.variants {
 		v := &p.variants[i]
-		if v.pool != nil {
-			v.pool.close()
+		if pl := v.pool.Load(); pl != nil {
+			pl.close()
 		}
 		for _, c := range v.closers {
 			c()

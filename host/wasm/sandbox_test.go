@@ -269,8 +269,9 @@ func heapGrowth(f func()) uint64 {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	var peak uint64
-	done := make(chan struct{})
+	done, sampled := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(sampled)
 		t := time.NewTicker(2 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -286,6 +287,7 @@ func heapGrowth(f func()) uint64 {
 	}()
 	f()
 	close(done)
+	<-sampled // peak is the sampler's until it has stopped
 	runtime.ReadMemStats(&after)
 	peak = max(peak, after.HeapAlloc)
 	if peak < before.HeapAlloc {
