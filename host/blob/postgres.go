@@ -367,19 +367,9 @@ func (r *pgReader) Read(p []byte) (int, error) {
 // Seek sets the offset of the next Read; it may lie past the end (Reads there
 // return io.EOF) but not before the start.
 func (r *pgReader) Seek(offset int64, whence int) (int64, error) {
-	var abs int64
-	switch whence {
-	case io.SeekStart:
-		abs = offset
-	case io.SeekCurrent:
-		abs = r.off + offset
-	case io.SeekEnd:
-		abs = r.size + offset
-	default:
-		return 0, fmt.Errorf("blob %s: seek: invalid whence %d", r.sha, whence)
-	}
-	if abs < 0 {
-		return 0, fmt.Errorf("blob %s: seek to negative offset %d", r.sha, abs)
+	abs, err := seekOffset(r.sha, r.off, r.size, offset, whence)
+	if err != nil {
+		return 0, err
 	}
 	r.off = abs
 	return abs, nil
@@ -398,4 +388,24 @@ func (r *pgReader) Close() error {
 	r.closed = true
 	r.cache = nil
 	return nil
+}
+
+// seekOffset is where a Seek of a blob's reader at off of size bytes goes:
+// past the end is allowed (reads there return io.EOF), before the start not.
+func seekOffset(sha string, off, size, offset int64, whence int) (int64, error) {
+	var abs int64
+	switch whence {
+	case io.SeekStart:
+		abs = offset
+	case io.SeekCurrent:
+		abs = off + offset
+	case io.SeekEnd:
+		abs = size + offset
+	default:
+		return 0, fmt.Errorf("blob %s: seek: invalid whence %d", sha, whence)
+	}
+	if abs < 0 {
+		return 0, fmt.Errorf("blob %s: seek to negative offset %d", sha, abs)
+	}
+	return abs, nil
 }

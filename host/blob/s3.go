@@ -652,19 +652,9 @@ func (r *s3Reader) dropBody() {
 // return io.EOF) but not before the start. It sends nothing: the next Read
 // does, unless it continues the open GET.
 func (r *s3Reader) Seek(offset int64, whence int) (int64, error) {
-	var abs int64
-	switch whence {
-	case io.SeekStart:
-		abs = offset
-	case io.SeekCurrent:
-		abs = r.off + offset
-	case io.SeekEnd:
-		abs = r.size + offset
-	default:
-		return 0, fmt.Errorf("blob %s: seek: invalid whence %d", r.sha, whence)
-	}
-	if abs < 0 {
-		return 0, fmt.Errorf("blob %s: seek to negative offset %d", r.sha, abs)
+	abs, err := seekOffset(r.sha, r.off, r.size, offset, whence)
+	if err != nil {
+		return 0, err
 	}
 	r.off = abs
 	return abs, nil
