@@ -262,21 +262,9 @@ func (r *pgReader) Size() int64 { return r.size }
 // ReadAt fetches only the chunks that overlap [off, off+len(p)), in one query,
 // unless the range lies in the chunk fetched last.
 func (r *pgReader) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("blob %s: read at negative offset %d", r.sha, off)
-	}
-	if r.isClosed() {
-		return 0, fmt.Errorf("blob %s: %w", r.sha, os.ErrClosed)
-	}
-	if off >= r.size {
-		return 0, io.EOF
-	}
-	want := p
-	if rest := r.size - off; int64(len(want)) > rest {
-		want = want[:rest]
-	}
-	if len(want) == 0 {
-		return 0, nil
+	want, err := readWindow(r.sha, r.isClosed(), r.size, p, off)
+	if err != nil || len(want) == 0 {
+		return 0, err
 	}
 	first, last := off/chunkSize, (off+int64(len(want))-1)/chunkSize
 
@@ -408,4 +396,23 @@ func seekOffset(sha string, off, size, offset int64, whence int) (int64, error) 
 		return 0, fmt.Errorf("blob %s: seek to negative offset %d", sha, abs)
 	}
 	return abs, nil
+}
+
+// readWindow checks a ReadAt of p at off on a reader of size bytes and
+// returns the part of p the read fills (cut at the end); an empty one with
+// no error means there is nothing to read.
+func readWindow(sha string, closed bool, size int64, p []byte, off int64) ([]byte, error) {
+	if off < 0 {
+		return nil, fmt.Errorf("blob %s: read at negative offset %d", sha, off)
+	}
+	if closed {
+		return nil, fmt.Errorf("blob %s: %w", sha, os.ErrClosed)
+	}
+	if off >= size {
+		return nil, io.EOF
+	}
+	if rest := size - off; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	return p, nil
 }

@@ -557,21 +557,9 @@ func (r *s3Reader) get(off, end int64) (io.ReadCloser, error) {
 
 // ReadAt fetches exactly [off, off+len(p)) (cut at the end) in one GET.
 func (r *s3Reader) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("blob %s: read at negative offset %d", r.sha, off)
-	}
-	if r.isClosed() {
-		return 0, fmt.Errorf("blob %s: %w", r.sha, os.ErrClosed)
-	}
-	if off >= r.size {
-		return 0, io.EOF
-	}
-	want := p
-	if rest := r.size - off; int64(len(want)) > rest {
-		want = want[:rest]
-	}
-	if len(want) == 0 {
-		return 0, nil
+	want, err := readWindow(r.sha, r.isClosed(), r.size, p, off)
+	if err != nil || len(want) == 0 {
+		return 0, err
 	}
 	body, err := r.get(off, off+int64(len(want)))
 	if err != nil {
