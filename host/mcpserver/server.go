@@ -74,6 +74,10 @@ type Deps struct {
 	// requests that start work (serve -tenant-rate); nil or 0: no limit.
 	Rate      RateCounter
 	PerMinute int64
+	// ResumeGrace is how long a session's call whose stream was lost waits
+	// for the client to resume it before it is stopped (default
+	// DefaultResumeGrace).
+	ResumeGrace time.Duration
 }
 
 // RateCounter counts a tenant's requests per window in storage every host
@@ -91,6 +95,9 @@ type Server struct {
 	// stateKey signs the requestState of multi round-trip calls (a new
 	// key per process: a state outlives no restart).
 	stateKey []byte
+
+	// abandon stops the calls of session-ful clients that went away.
+	abandon *abandonment
 
 	mu        sync.Mutex
 	endpoints map[string]*endpoint // by workspace id
@@ -115,7 +122,7 @@ func New(d Deps) *Server {
 	s := &Server{d: d, mux: http.NewServeMux(), endpoints: map[string]*endpoint{}, servers: map[string]*mcp.Server{},
 		// Streams of older protocol revisions are resumable: a client that
 		// lost its connection asks again with Last-Event-ID.
-		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32)}
+		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32), abandon: newAbandonment(d.ResumeGrace)}
 	rand.Read(s.stateKey)
 	s.mux.Handle(Path, s.checkHosts(s.authenticate(http.HandlerFunc(s.serveMCP))))
 	s.mux.Handle(metadataPrefix+Path, s.checkHosts(http.HandlerFunc(s.serveMetadata)))
@@ -180,6 +187,8 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		e.stateless.ServeHTTP(w, r)
 		return
 	}
+	r, done := s.abandon.observe(r, p)
+	defer done()
 	e.stateful.ServeHTTP(w, r)
 }
 

@@ -109,7 +109,9 @@ type outcome struct {
 // began), a writing tool needs write access, and the call runs through the
 // workspace's set with the caller in its context (tenancy, billing, host
 // capabilities). The call's context ends when the client cancels
-// (notifications/cancelled) or, without sessions, hangs up. A refusal is a
+// (notifications/cancelled), without sessions when it hangs up, and with
+// sessions when it ends the session or its stream is lost for good (see
+// abandonment). A refusal is a
 // tool result (the model may read it); err is for a request that has no
 // caller or workspace, or carries a requestState this server did not issue.
 func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage, rq request) (outcome, error) {
@@ -151,6 +153,11 @@ func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage,
 			return outcome{tool: t, res: failure("rate_limited", fmt.Sprintf(
 				"the tenant has made its %d requests that start work this minute (over all hosts); retry in %d s", s.d.PerMinute, retry))}, nil
 		}
+	}
+	if rq.session != nil && rq.extra != nil {
+		var release func()
+		ctx, release = s.abandon.watch(ctx, rq.session.ID(), rq.extra.Header.Get(streamHeader), p)
+		defer release()
 	}
 	pr := &peer{session: rq.session, caps: rq.caps}
 	if rq.extra != nil {
