@@ -36,7 +36,7 @@ type abandonment struct {
 	grace time.Duration
 
 	mu      sync.Mutex
-	streams map[string]context.Context        // POST (streamHeader value) → its request's context
+	streams map[string]context.Context       // POST (streamHeader value) → its request's context
 	calls   map[string]map[*watchedCall]bool // session id → its running calls
 }
 
