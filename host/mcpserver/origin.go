@@ -19,7 +19,8 @@ import (
 // server (http://localhost:8081), as browsers see it. So an Origin passes
 // only when it is the request's own (its host and port those of the Host
 // header) or names an allowed host with the port the operator wrote (a host
-// allowed without a port: that scheme's default port).
+// allowed without a port: that scheme's default port), or is one of the
+// origins listed for CORS.
 func (s *Server) checkHosts(next http.Handler) http.Handler {
 	allowed := map[string]bool{}
 	for _, h := range s.d.Hosts {
@@ -58,7 +59,7 @@ func (s *Server) checkHosts(next http.Handler) http.Handler {
 			http.Error(w, "Forbidden: the Host header names a host this server does not serve (DNS rebinding protection)", http.StatusForbidden)
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !originOK(o, r.Host) {
+		if o := r.Header.Get("Origin"); o != "" && !s.origins[strings.ToLower(o)] && !originOK(o, r.Host) {
 			http.Error(w, "Forbidden: requests from other origins are refused", http.StatusForbidden)
 			return
 		}

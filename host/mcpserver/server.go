@@ -63,6 +63,10 @@ type Deps struct {
 	// when present, must be the request's own origin or one of these hosts
 	// with the port written here (none: the scheme's default).
 	Hosts []string
+	// Origins are the origins (scheme://host[:port]) of browser-based
+	// clients served across origins: their requests pass the Origin check
+	// and get CORS headers, their preflights an answer. None: no CORS.
+	Origins []string
 	// SessionTimeout closes sessions idle this long (default 30 min).
 	SessionTimeout time.Duration
 	// Version is the server version announced to clients.
@@ -96,6 +100,8 @@ type Server struct {
 	// key per process: a state outlives no restart).
 	stateKey []byte
 
+	origins map[string]bool // Deps.Origins in lower case
+
 	// abandon stops the calls of session-ful clients that went away.
 	abandon *abandonment
 
@@ -124,8 +130,12 @@ func New(d Deps) *Server {
 		// lost its connection asks again with Last-Event-ID.
 		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32), abandon: newAbandonment(d.ResumeGrace)}
 	rand.Read(s.stateKey)
-	s.mux.Handle(Path, s.checkHosts(s.authenticate(http.HandlerFunc(s.serveMCP))))
-	s.mux.Handle(metadataPrefix+Path, s.checkHosts(http.HandlerFunc(s.serveMetadata)))
+	s.origins = map[string]bool{}
+	for _, o := range d.Origins {
+		s.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
+	}
+	s.mux.Handle(Path, s.checkHosts(s.cors(s.authenticate(http.HandlerFunc(s.serveMCP)))))
+	s.mux.Handle(metadataPrefix+Path, s.checkHosts(s.cors(http.HandlerFunc(s.serveMetadata))))
 	return s
 }
 
