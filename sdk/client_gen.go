@@ -929,8 +929,8 @@ func (c *Client) SetWorkspaceSettings(ctx context.Context, ws string, body SetWo
 	return &out, nil
 }
 
-// ListWorkspaceTools calls GET /api/v1/workspaces/{ws}/tools: the tools the workspace's agent sees
-// (its tool set).
+// ListWorkspaceTools calls GET /api/v1/workspaces/{ws}/tools: the tools of the workspace's set the
+// caller may call (a caller who may not write is not offered writing tools).
 func (c *Client) ListWorkspaceTools(ctx context.Context, ws string) ([]Tool, error) {
 	r := request{method: "GET", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/tools"}
 	var out []Tool

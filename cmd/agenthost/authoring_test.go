@@ -170,7 +170,7 @@ func TestAuthorsPath(t *testing.T) {
 	logs := &syncBuffer{}
 	base := serveInProcess(t, logs, "-data", data, "-trust", filepath.Join(work, "author.pub"),
 		"-plugin-admins", tenant[1], "-allow-host", hostPort, "-grant", "greeter=http")
-	remote := []string{"-server", base, "-token", token}
+	remote := []string{"-url", base, "-token", token}
 
 	// The signature policy of a start-up: unsigned is refused.
 	if _, stderr, err := run0(t, append([]string{"plugin", "install", filepath.Join(work, "unsigned.wasm")}, remote...)...); err == nil || !strings.Contains(err.Error(), "422 plugin refused") || !strings.Contains(err.Error(), "not signed") {

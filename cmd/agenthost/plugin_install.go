@@ -27,9 +27,15 @@ type remoteFlags struct {
 	server, token *string
 }
 
+// The server is named as `run` names it (-url, AGENTHOST_URL); -server and
+// AGENTHOST_SERVER, the names of earlier releases, still work.
 func addRemoteFlags(fs *flag.FlagSet) remoteFlags {
+	server := new(string)
+	def := envOr("AGENTHOST_URL", envOr("AGENTHOST_SERVER", "http://127.0.0.1:8080"))
+	fs.StringVar(server, "url", def, "the running host's base URL (env AGENTHOST_URL)")
+	fs.StringVar(server, "server", def, "the same as -url (an earlier name)")
 	return remoteFlags{
-		server: fs.String("server", envOr("AGENTHOST_SERVER", "http://127.0.0.1:8080"), "the running host's base URL"),
+		server: server,
 		token:  fs.String("token", envOr("AGENTHOST_TOKEN", ""), "API token of an admin of a tenant the host names in -plugin-admins (or AGENTHOST_TOKEN)"),
 	}
 }
@@ -42,7 +48,7 @@ func (r remoteFlags) do(ctx context.Context, method, path string, body []byte, o
 	}
 	u, err := url.Parse(strings.TrimRight(*r.server, "/") + path)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return fmt.Errorf("-server %q: want http(s)://host:port", *r.server)
+		return fmt.Errorf("-url %q: want http(s)://host:port", *r.server)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,14 +30,22 @@ func workspaceSet(c *fiber.Ctx, wt WorkspaceTools, reg *tools.Registry) (*tools.
 	return set, err
 }
 
-// handleWorkspaceTools lists the tools a workspace's agent sees.
+// handleWorkspaceTools lists the tools of the workspace's set that the
+// caller may call: a caller who may not write in the workspace (a viewer)
+// is not offered the writing tools a call would refuse.
 func handleWorkspaceTools(wt WorkspaceTools, reg *tools.Registry) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		set, err := workspaceSet(c, wt, reg)
 		if err != nil {
 			return err
 		}
-		return c.JSON(set.Tools())
+		list := set.Tools()
+		if _, write, err := wt.Levels(c.UserContext(), principal(c), c.Params("ws")); err != nil {
+			return err
+		} else if write == tenancy.None {
+			list = slices.DeleteFunc(list, func(t tools.Tool) bool { return !t.ReadOnly })
+		}
+		return c.JSON(list)
 	}
 }
 

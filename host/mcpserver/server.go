@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -174,6 +175,13 @@ func (s *Server) endpoint(ws string) *endpoint {
 
 type setKey struct{}
 
+// offer is what a request's caller is offered: the workspace's set, and
+// whether its writing tools are among it.
+type offer struct {
+	set   *tools.Set
+	write bool
+}
+
 // statelessFrom is the first protocol revision without sessions (SEP-2575).
 const statelessFrom = "2026-07-28"
 
@@ -190,8 +198,15 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	// A caller who may not write (a viewer) is not offered the writing
+	// tools a call would refuse; run checks again on every call.
+	_, write, err := s.d.Workspaces.Levels(r.Context(), p, ws)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	// The SDK asks for the server on every request: it is built from this set.
-	r = r.WithContext(context.WithValue(r.Context(), setKey{}, set))
+	r = r.WithContext(context.WithValue(r.Context(), setKey{}, offer{set, write != tenancy.None}))
 	e := s.endpoint(ws)
 	if v := r.Header.Get("Mcp-Protocol-Version"); v >= statelessFrom {
 		e.stateless.ServeHTTP(w, r)
@@ -208,18 +223,23 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 // the set's tools change, and every call checks the caller's rights again.
 func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 	ws := r.PathValue("ws")
-	set, ok := r.Context().Value(setKey{}).(*tools.Set)
+	o, ok := r.Context().Value(setKey{}).(offer)
 	if !ok {
 		return nil
 	}
-	list := set.Tools()
+	list := o.set.Tools()
+	variant := ws + "\x00all\x00"
+	if !o.write {
+		list = slices.DeleteFunc(list, func(t tools.Tool) bool { return !t.ReadOnly })
+		variant = ws + "\x00read-only\x00"
+	}
 	names := make([]string, len(list))
 	for i, t := range list {
 		names[i] = t.Name
 	}
 	// The server holds only the workspace's definitions (calls find the
 	// caller in each request), so callers of one workspace share it.
-	key := ws + "\x00" + strings.Join(names, ",")
+	key := variant + strings.Join(names, ",")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if srv, ok := s.servers[key]; ok {
@@ -227,7 +247,7 @@ func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 	}
 	srv := s.build(ws, list)
 	for k := range s.servers {
-		if strings.HasPrefix(k, ws+"\x00") {
+		if strings.HasPrefix(k, variant) {
 			delete(s.servers, k) // the set changed: the old definitions go
 		}
 	}
