@@ -149,3 +149,25 @@ func firstEventID(t *testing.T, r io.Reader) string {
 	t.Fatalf("the stream carried no event id: %v", sc.Err())
 	return ""
 }
+
+// A stream's priming event is an id with empty data and no event name, as
+// the specification has it (2025-11-25, transports: "an SSE event
+// consisting of an event ID and an empty data field"); a name of the SDK's
+// own made the Python SDK warn on every call.
+func TestPrimingEventHasNoName(t *testing.T) {
+	f := newFixture(t)
+	session := f.rawSession(t)
+	resp := f.rawPost(t, http.MethodPost, session, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := strings.Split(strings.TrimSpace(string(body)), "\n\n")
+	if len(events) < 2 || !strings.HasPrefix(events[0], "id: ") || !strings.HasSuffix(events[0], "\ndata: ") {
+		t.Fatalf("want a priming event (id, empty data) first, got %q", body)
+	}
+	if strings.Contains(string(body), "event: prime") {
+		t.Errorf("the priming event is named: %q", body)
+	}
+}

@@ -214,7 +214,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	r, done := s.abandon.observe(r, p)
 	defer done()
-	e.stateful.ServeHTTP(w, r)
+	e.stateful.ServeHTTP(unnamedPrime{w}, r)
 }
 
 // mcpServer builds (or reuses) the SDK server of the request's workspace
