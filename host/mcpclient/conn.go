@@ -70,14 +70,27 @@ func (c *conn) Name() string { return "mcp:" + c.srv.Name }
 
 // Tools lists the server's tools as a set shows them, connecting first if
 // needed.
+//
+// A server that cannot be reached now but listed its tools before keeps
+// them in the list, each marked Unavailable with the reason: a workspace's
+// set (and its agent runs, and its MCP endpoint) still shows them, and a
+// call says why it fails. A server never listed has nothing to show: the
+// error is the set's problem.
 func (c *conn) Tools(ctx context.Context) ([]tools.Tool, error) {
-	if _, err := c.ready(ctx); err != nil {
+	_, err := c.ready(ctx)
+	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err != nil && len(c.tools) == 0 {
+		return nil, err
+	}
 	out := make([]tools.Tool, 0, len(c.tools))
 	for _, t := range c.tools {
+		if err != nil {
+			t.Unavailable = err.Error()
+		}
 		out = append(out, t.Tool)
 	}
 	return out, nil
@@ -110,8 +123,13 @@ func (c *conn) ready(ctx context.Context) (*mcp.ClientSession, error) {
 		return s, nil
 	}
 	if c.session == nil && c.m.now().Before(c.retryAt) {
+		wait := c.retryAt.Sub(c.m.now()).Round(time.Second)
 		err := fmt.Errorf("the MCP server %q failed %d times in a row (last: %v); next try in %s",
-			c.srv.Name, c.failures, c.lastErr, c.retryAt.Sub(c.m.now()).Round(time.Second))
+			c.srv.Name, c.failures, c.lastErr, wait)
+		if why, ok := unreachable(c.lastErr); ok {
+			err = fmt.Errorf("the MCP server %q is not reachable (%s, %d times in a row); next try in %s",
+				c.srv.Name, why, c.failures, wait)
+		}
 		c.mu.Unlock()
 		return nil, err
 	}
@@ -178,6 +196,9 @@ func (c *conn) failed(err error) error {
 	d := backoffMin << min(c.failures-1, 20)
 	c.retryAt = c.m.now().Add(min(d, backoffMax))
 	c.logger.Warn("mcp server failed", "failures", c.failures, "err", err)
+	if why, ok := unreachable(err); ok {
+		return said{fmt.Sprintf("the MCP server %q is not reachable (%s)", c.srv.Name, why), err}
+	}
 	return fmt.Errorf("the MCP server %q: %w", c.srv.Name, err)
 }
 
@@ -427,6 +448,15 @@ func (c *conn) callFailed(ctx, cctx context.Context, s *mcp.ClientSession, f *fa
 		return failure(wasm.CodeTimeout, "the MCP server %q did not answer within %s (timeoutMs), nor read its input: it was stopped, and starts again on the next call", c.srv.Name, timeout)
 	case ctx.Err() != nil:
 		return failure(wasm.CodeCanceled, "the call to the MCP server %q was stopped", c.srv.Name)
+	case isUnreachable(err) || isRejected(err):
+		// The SDK wraps the network's failure in an error of JSON-RPC's
+		// shape (ErrRejected, -32005): nothing answered.
+		c.drop(s)
+		why, ok := unreachable(err)
+		if !ok {
+			why = "the connection to it was lost"
+		}
+		return failure(wasm.CodeUnavailable, "the MCP server %q is not reachable (%s); the call did not reach it", c.srv.Name, why)
 	case errors.As(err, &werr):
 		// The server answered with an error: the session is fine.
 		return failure(wasm.CodePluginError, "the MCP server %q answered with error %d: %s", c.srv.Name, werr.Code, clip(werr.Message, 2000))

@@ -282,7 +282,9 @@ func (s *Server) workspaceSet(ctx context.Context, p tenancy.Principal, ws strin
 	if err != nil {
 		return nil, err
 	}
-	set, _, err := s.d.Tools.Set(name, extra...)
+	// The workspace's external MCP servers' tools are its tools here too,
+	// as in its agent runs.
+	set, _, err := s.d.Tools.WorkspaceSet(ctx, p, ws, name, extra...)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", ws, err)
 	}

@@ -25,6 +25,10 @@ type Tool struct {
 	ReadOnly    bool            `json:"readOnly"`
 	Parameters  json.RawMessage `json:"parameters"`
 	Plugin      string          `json:"plugin"`
+	// Unavailable says why the tool cannot be called now (its MCP server
+	// is not reachable); empty when it can. Such a tool stays listed, so
+	// that it does not vanish from a set without a word.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // Runner runs plugin tools: the wasm host. Arguments are validated against
