@@ -1,10 +1,10 @@
 package api
 
 import (
-	"slices"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/gofiber/fiber/v2"
 

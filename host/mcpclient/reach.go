@@ -64,4 +64,3 @@ type said struct {
 
 func (e said) Error() string { return e.msg }
 func (e said) Unwrap() error { return e.err }
-
