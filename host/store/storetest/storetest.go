@@ -44,6 +44,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Setup", func(t *testing.T) { testSetup(t, open) })
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
+	t.Run("Invitations", func(t *testing.T) { testInvitations(t, open) })
+	t.Run("IdentitySignIn", func(t *testing.T) { testIdentitySignIn(t, open) })
 	t.Run("WorkspaceTools", func(t *testing.T) { testWorkspaceTools(t, open) })
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })
 	t.Run("TenantBudget", func(t *testing.T) { testTenantBudget(t, open) })
