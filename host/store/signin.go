@@ -238,3 +238,105 @@ func addGrant(ctx context.Context, c conn, tenantID, userID string, g Grant) err
 	}
 	return setMembership(ctx, c, tenancy.Membership{WorkspaceID: g.WorkspaceID, UserID: userID, Role: g.Role})
 }
+
+// SignInFlow is a sign-in under way at a provider, kept between the
+// redirect there and the callback.
+type SignInFlow struct {
+	// State is the secret the provider hands back (kept as its hash).
+	State    string
+	Provider string
+	Nonce    string
+	// Verifier is the PKCE code verifier.
+	Verifier string
+	// Invitation is the invitation secret followed, or "".
+	Invitation string
+	ExpiresAt  time.Time
+}
+
+// StartSignInFlow keeps a flow until its callback takes it or it expires;
+// expired flows are removed on the way.
+func (db *DB) StartSignInFlow(ctx context.Context, f SignInFlow) error {
+	if f.State == "" || f.Provider == "" || f.Nonce == "" || f.Verifier == "" {
+		return fmt.Errorf("%w: a sign-in flow needs state, provider, nonce and verifier", tenancy.ErrInvalid)
+	}
+	t := micros(now())
+	return db.tx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `DELETE FROM signin_flows WHERE expires_at <= ?`, t); err != nil {
+			return fmt.Errorf("store: sign-in flow: %w", err)
+		}
+		_, err := c.exec(ctx, `INSERT INTO signin_flows (state_hash, provider, nonce, verifier, invitation, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, sessionHash(f.State), f.Provider, f.Nonce, f.Verifier, f.Invitation, t, micros(f.ExpiresAt))
+		if err != nil {
+			return fmt.Errorf("store: sign-in flow: %w", err)
+		}
+		return nil
+	})
+}
+
+// TakeSignInFlow returns the flow of a state and removes it, so a state
+// (and the code that came with it) is good once. An unknown, taken or
+// expired state is ErrUnauthenticated.
+func (db *DB) TakeSignInFlow(ctx context.Context, state string) (SignInFlow, error) {
+	var f SignInFlow
+	err := db.tx(ctx, func(c conn) error {
+		var expires int64
+		err := c.queryRow(ctx, `SELECT provider, nonce, verifier, invitation, expires_at FROM signin_flows WHERE state_hash = ?`, sessionHash(state)).
+			Scan(&f.Provider, &f.Nonce, &f.Verifier, &f.Invitation, &expires)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: this sign-in is unknown, finished or too old; start again", tenancy.ErrUnauthenticated)
+		}
+		if err != nil {
+			return fmt.Errorf("store: sign-in flow: %w", err)
+		}
+		res, err := c.exec(ctx, `DELETE FROM signin_flows WHERE state_hash = ?`, sessionHash(state))
+		if err != nil {
+			return fmt.Errorf("store: sign-in flow: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%w: this sign-in was finished already", tenancy.ErrUnauthenticated)
+		}
+		f.State, f.ExpiresAt = state, fromMicros(expires)
+		return nil
+	})
+	if err != nil {
+		return SignInFlow{}, err
+	}
+	// Checked after the flow is removed: an expired one goes too.
+	if !now().Before(f.ExpiresAt) {
+		return SignInFlow{}, fmt.Errorf("%w: this sign-in took too long; start again", tenancy.ErrUnauthenticated)
+	}
+	return f, nil
+}
+
+// TenantByRef finds a tenant by its id or, failing that, its exact name
+// (how the operator's configuration names it). A name two tenants share
+// is ErrConflict; none is ErrNotFound.
+func (db *DB) TenantByRef(ctx context.Context, ref string) (tenancy.Tenant, error) {
+	rows, err := db.conn().query(ctx, `SELECT id, name, created_at FROM tenants WHERE id = ? OR name = ? ORDER BY (id = ?) DESC, id LIMIT 2`, ref, ref, ref)
+	if err != nil {
+		return tenancy.Tenant{}, fmt.Errorf("store: tenant: %w", err)
+	}
+	defer rows.Close()
+	var found []tenancy.Tenant
+	for rows.Next() {
+		var t tenancy.Tenant
+		var created int64
+		if err := rows.Scan(&t.ID, &t.Name, &created); err != nil {
+			return tenancy.Tenant{}, fmt.Errorf("store: tenant: %w", err)
+		}
+		t.CreatedAt = fromMicros(created)
+		found = append(found, t)
+	}
+	if err := rows.Err(); err != nil {
+		return tenancy.Tenant{}, fmt.Errorf("store: tenant: %w", err)
+	}
+	switch {
+	case len(found) == 0:
+		return tenancy.Tenant{}, fmt.Errorf("%w: tenant %q", tenancy.ErrNotFound, ref)
+	case found[0].ID == ref:
+		return found[0], nil
+	case len(found) > 1:
+		return tenancy.Tenant{}, fmt.Errorf("%w: two tenants are named %q; name the tenant by its id", tenancy.ErrConflict, ref)
+	}
+	return found[0], nil
+}

@@ -44,3 +44,17 @@ CREATE TABLE identities (
     PRIMARY KEY (provider, subject)
 ) STRICT;
 CREATE INDEX identities_user ON identities (user_id);
+
+-- signin_flows are sign-ins under way at a provider: the state's hash, and
+-- what the callback needs back (the nonce, the PKCE verifier, an
+-- invitation followed). A flow is taken once by its callback and lives ten
+-- minutes; any host sharing the database can finish it.
+CREATE TABLE signin_flows (
+    state_hash  BLOB PRIMARY KEY,
+    provider    TEXT NOT NULL,
+    nonce       TEXT NOT NULL,
+    verifier    TEXT NOT NULL,
+    invitation  TEXT NOT NULL DEFAULT '',
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL
+) STRICT;

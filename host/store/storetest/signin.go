@@ -169,3 +169,47 @@ func testIdentitySignIn(t *testing.T, open Opener) {
 		t.Fatalf("token session: %+v %v", s, err)
 	}
 }
+
+// testSignInFlows: a flow is taken once, not after it expired, and a
+// tenant is found by id or its unique name.
+func testSignInFlows(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	f := store.SignInFlow{State: "st-1", Provider: "oidc:idp", Nonce: "n", Verifier: "v", Invitation: "ahi_x", ExpiresAt: time.Now().Add(time.Minute)}
+	if err := db.StartSignInFlow(ctx, store.SignInFlow{State: "x"}); !errors.Is(err, tenancy.ErrInvalid) {
+		t.Fatalf("incomplete flow: %v", err)
+	}
+	if err := db.StartSignInFlow(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.TakeSignInFlow(ctx, "st-1")
+	if err != nil || got.Nonce != "n" || got.Verifier != "v" || got.Invitation != "ahi_x" || got.Provider != "oidc:idp" {
+		t.Fatalf("take: %+v %v", got, err)
+	}
+	if _, err := db.TakeSignInFlow(ctx, "st-1"); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Fatalf("taken twice: %v", err)
+	}
+	f.State, f.ExpiresAt = "st-2", time.Now().Add(-time.Second)
+	if err := db.StartSignInFlow(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.TakeSignInFlow(ctx, "st-2"); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Fatalf("expired flow taken: %v", err)
+	}
+	if tn, err := db.TenantByRef(ctx, "Acme"); err != nil || tn.ID != w.t1.ID {
+		t.Fatalf("by name: %+v %v", tn, err)
+	}
+	if tn, err := db.TenantByRef(ctx, w.t2.ID); err != nil || tn.ID != w.t2.ID {
+		t.Fatalf("by id: %+v %v", tn, err)
+	}
+	if _, err := db.TenantByRef(ctx, "nope"); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("unknown: %v", err)
+	}
+	if _, err := db.CreateTenant(ctx, "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.TenantByRef(ctx, "Acme"); !errors.Is(err, tenancy.ErrConflict) {
+		t.Fatalf("ambiguous name: %v", err)
+	}
+}

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
 	t.Run("Invitations", func(t *testing.T) { testInvitations(t, open) })
 	t.Run("IdentitySignIn", func(t *testing.T) { testIdentitySignIn(t, open) })
+	t.Run("SignInFlows", func(t *testing.T) { testSignInFlows(t, open) })
 	t.Run("WorkspaceTools", func(t *testing.T) { testWorkspaceTools(t, open) })
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })
 	t.Run("TenantBudget", func(t *testing.T) { testTenantBudget(t, open) })
