@@ -41,6 +41,8 @@ type Invitations struct {
 	signIn *Service
 	ttl    time.Duration
 	public string
+	// Audit records invitations made and revoked; nil: none.
+	Audit Recorder
 }
 
 // NewInvitations builds the invitation service; mail nil shows links
@@ -90,6 +92,14 @@ func (v *Invitations) Invite(ctx context.Context, p tenancy.Principal, base stri
 	}
 	link := root + "/invite/" + secret
 	out := Invited{Invitation: inv}
+	if v.Audit != nil {
+		grants := make([]any, 0, len(inv.Workspaces))
+		for _, g := range inv.Workspaces {
+			grants = append(grants, map[string]any{"workspaceId": g.WorkspaceID, "role": string(g.Role)})
+		}
+		v.Audit.Record(ctx, Event{Action: "invitation.create", TenantID: p.TenantID, UserID: p.UserID, Target: inv.ID,
+			Detail: map[string]any{"email": inv.Email, "admin": inv.Admin, "workspaces": grants, "expiresAt": inv.ExpiresAt}})
+	}
 	if v.mail == nil {
 		out.Link = link
 		return out, nil
@@ -116,7 +126,12 @@ func (v *Invitations) List(ctx context.Context, p tenancy.Principal) ([]store.In
 
 // Revoke ends a pending invitation.
 func (v *Invitations) Revoke(ctx context.Context, p tenancy.Principal, id string) (store.Invitation, error) {
-	return v.store.RevokeInvitation(ctx, p, id)
+	inv, err := v.store.RevokeInvitation(ctx, p, id)
+	if err == nil && v.Audit != nil {
+		v.Audit.Record(ctx, Event{Action: "invitation.revoke", TenantID: p.TenantID, UserID: p.UserID, Target: inv.ID,
+			Detail: map[string]any{"email": inv.Email}})
+	}
+	return inv, err
 }
 
 // HandleLanding serves GET /invite/:secret: the invitation's page, which
