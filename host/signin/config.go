@@ -234,7 +234,9 @@ func (c Config) withDefaults() Config {
 // field.
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(field, format string, a ...any) { errs = append(errs, fmt.Errorf("signIn.%s: "+format, append([]any{field}, a...)...)) }
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("signIn.%s: "+format, append([]any{field}, a...)...))
+	}
 	if len(c.Providers) > 0 {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			bad("publicURL", "%q is not an http(s) URL (redirect URIs are built from it)", c.PublicURL)

@@ -254,7 +254,9 @@ func (e *env) nothingMade(t *testing.T, before [3]int) {
 	}
 }
 
-func (e *env) counts() [3]int { return [3]int{e.count("users"), e.count("identities"), e.count("sessions")} }
+func (e *env) counts() [3]int {
+	return [3]int{e.count("users"), e.count("identities"), e.count("sessions")}
+}
 
 func TestSignInSQLite(t *testing.T) { testSignIn(t, openSQLite) }
 

@@ -69,7 +69,7 @@ type OP struct {
 	mu      sync.Mutex
 	users   map[string]*User // by ID
 	clients map[string]*Client
-	keys    []*signingKey // keys[0] signs; the rest are still published
+	keys    []*signingKey       // keys[0] signs; the rest are still published
 	sids    map[string]string   // auth request id → session id
 	logins  map[string][]string // user id → session ids
 	tamper  func(map[string]any)
@@ -489,9 +489,11 @@ func (c client) AuthMethod() oidc.AuthMethod {
 	}
 	return oidc.AuthMethodBasic
 }
-func (c client) ResponseTypes() []oidc.ResponseType { return []oidc.ResponseType{oidc.ResponseTypeCode} }
-func (c client) GrantTypes() []oidc.GrantType      { return []oidc.GrantType{oidc.GrantTypeCode} }
-func (c client) LoginURL(id string) string         { return "/login?authRequestID=" + url.QueryEscape(id) }
+func (c client) ResponseTypes() []oidc.ResponseType {
+	return []oidc.ResponseType{oidc.ResponseTypeCode}
+}
+func (c client) GrantTypes() []oidc.GrantType { return []oidc.GrantType{oidc.GrantTypeCode} }
+func (c client) LoginURL(id string) string    { return "/login?authRequestID=" + url.QueryEscape(id) }
 func (c client) AccessTokenType() op.AccessTokenType {
 	return op.AccessTokenTypeBearer
 }
