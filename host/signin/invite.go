@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net"
 	"net/smtp"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -42,7 +44,7 @@ type Invitations struct {
 	ttl    time.Duration
 	public string
 	// Audit records invitations made and revoked; nil: none.
-	Audit Recorder
+	Audit audit.Recorder
 }
 
 // NewInvitations builds the invitation service; mail nil shows links
@@ -97,8 +99,9 @@ func (v *Invitations) Invite(ctx context.Context, p tenancy.Principal, base stri
 		for _, g := range inv.Workspaces {
 			grants = append(grants, map[string]any{"workspaceId": g.WorkspaceID, "role": string(g.Role)})
 		}
-		v.Audit.Record(ctx, Event{Action: "invitation.create", TenantID: p.TenantID, UserID: p.UserID, Target: inv.ID,
-			Detail: map[string]any{"email": inv.Email, "admin": inv.Admin, "workspaces": grants, "expiresAt": inv.ExpiresAt}})
+		v.record(ctx, audit.Entry{Action: InvitationCreated, TenantID: p.TenantID, Actor: audit.Actor{Kind: audit.ActorUser, ID: p.UserID},
+			TargetType: "invitation", TargetID: inv.ID,
+			Detail: audit.Detail(map[string]any{"email": inv.Email, "admin": inv.Admin, "workspaces": grants, "expiresAt": inv.ExpiresAt})})
 	}
 	if v.mail == nil {
 		out.Link = link
@@ -128,10 +131,18 @@ func (v *Invitations) List(ctx context.Context, p tenancy.Principal) ([]store.In
 func (v *Invitations) Revoke(ctx context.Context, p tenancy.Principal, id string) (store.Invitation, error) {
 	inv, err := v.store.RevokeInvitation(ctx, p, id)
 	if err == nil && v.Audit != nil {
-		v.Audit.Record(ctx, Event{Action: "invitation.revoke", TenantID: p.TenantID, UserID: p.UserID, Target: inv.ID,
-			Detail: map[string]any{"email": inv.Email}})
+		v.record(ctx, audit.Entry{Action: InvitationRevoked, TenantID: p.TenantID, Actor: audit.Actor{Kind: audit.ActorUser, ID: p.UserID},
+			TargetType: "invitation", TargetID: inv.ID, Detail: audit.Detail(map[string]any{"email": inv.Email})})
 	}
 	return inv, err
+}
+
+// record appends to the audit log; a lost record is logged, the change
+// it describes stands (as package audit says).
+func (v *Invitations) record(ctx context.Context, e audit.Entry) {
+	if err := v.Audit.Record(ctx, e); err != nil {
+		slog.Default().Error("audit record lost", "action", e.Action, "err", err)
+	}
 }
 
 // HandleLanding serves GET /invite/:secret: the invitation's page, which

@@ -19,6 +19,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/oauth2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -39,21 +40,13 @@ type Sessions interface {
 	SignInUser(c *fiber.Ctx, userID string, o store.SessionOrigin) (store.Session, error)
 }
 
-// Event is one thing worth an audit record: a sign-in, a failed one, an
-// invitation made, accepted or revoked.
-type Event struct {
-	Action   string // "signin.success", "signin.failure", "invitation.create", …
-	TenantID string
-	UserID   string // who acted or signed in, when known
-	Target   string // the invitation's id, the e-mail address tried
-	Detail   map[string]any
-	IP       string
-}
-
-// Recorder keeps events (the audit log); nil records nothing.
-type Recorder interface {
-	Record(ctx context.Context, e Event)
-}
+// Audit actions of invitations (sign-ins use audit.SignInSucceeded and
+// audit.SignInFailed).
+const (
+	InvitationCreated  = "invitation.created"
+	InvitationAccepted = "invitation.accepted"
+	InvitationRevoked  = "invitation.revoked"
+)
 
 // Deps are the service's collaborators.
 type Deps struct {
@@ -64,8 +57,8 @@ type Deps struct {
 	HTTP *http.Client
 	// Now is the clock tokens are checked against [time.Now].
 	Now func() time.Time
-	// Audit records sign-ins and invitations; nil: none.
-	Audit Recorder
+	// Audit records sign-ins and their failures; nil: none.
+	Audit audit.Recorder
 }
 
 // Service serves sign-in through the configured providers.
@@ -392,11 +385,12 @@ func (s *Service) finish(c *fiber.Ctx, p *provider, flow store.SignInFlow, subje
 		return s.failTenant(c, p, tn.ID, email, err)
 	}
 	if out.Invitation != nil {
-		s.record(c, Event{Action: "invitation.accept", TenantID: tn.ID, UserID: out.User.ID, Target: out.Invitation.ID,
-			Detail: map[string]any{"email": email, "provider": p.cfg.Name}})
+		s.record(c, audit.Entry{Action: InvitationAccepted, TenantID: tn.ID, Actor: audit.Actor{Kind: audit.ActorUser, ID: out.User.ID, Via: "oidc"},
+			TargetType: "invitation", TargetID: out.Invitation.ID, Detail: audit.Detail(map[string]any{"email": email, "provider": p.cfg.Name})})
 	}
-	s.record(c, Event{Action: "signin.success", TenantID: tn.ID, UserID: out.User.ID, Target: email,
-		Detail: map[string]any{"provider": p.cfg.Name, "created": out.Created, "session": sess.ID}})
+	s.record(c, audit.Entry{Action: audit.SignInSucceeded, TenantID: tn.ID, Actor: audit.Actor{Kind: audit.ActorUser, ID: out.User.ID, Via: "oidc"},
+		TargetType: "user", TargetID: out.User.ID,
+		Detail: audit.Detail(map[string]any{"provider": p.cfg.Name, "email": email, "created": out.Created, "session": sess.ID})})
 	s.d.Logger.Info("signed in", "provider", p.cfg.Name, "tenant", tn.ID, "user", out.User.ID, "created", out.Created)
 	return s.redirectPage(c, "/")
 }
@@ -518,17 +512,20 @@ func (s *Service) failTenant(c *fiber.Ctx, p *provider, tenantID, email string, 
 	}
 	s.d.Logger.Warn("sign-in failed", "provider", p.cfg.Name, "status", status, "err", msg)
 	if tenantID != "" {
-		s.record(c, Event{Action: "signin.failure", TenantID: tenantID, Target: email, Detail: map[string]any{"provider": p.cfg.Name, "reason": msg}})
+		s.record(c, audit.Entry{Action: audit.SignInFailed, TenantID: tenantID, Actor: audit.Actor{Kind: audit.ActorSystem},
+			TargetType: "email", TargetID: email, Detail: audit.Detail(map[string]any{"provider": p.cfg.Name, "reason": msg})})
 	}
 	return s.page(c, status, title, msg)
 }
 
-func (s *Service) record(c *fiber.Ctx, e Event) {
+func (s *Service) record(c *fiber.Ctx, e audit.Entry) {
 	if s.d.Audit == nil {
 		return
 	}
-	e.IP = c.IP()
-	s.d.Audit.Record(c.UserContext(), e)
+	e.IP, e.UserAgent = c.IP(), c.Get(fiber.HeaderUserAgent)
+	if err := s.d.Audit.Record(c.UserContext(), e); err != nil {
+		s.d.Logger.Error("audit record lost", "action", e.Action, "err", err)
+	}
 }
 
 // pageCSP allows the page's inline style only: it has no script.

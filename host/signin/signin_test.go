@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/signin/oidctest"
 	"github.com/agenthost/agenthost/host/store"
@@ -42,10 +43,18 @@ type env struct {
 	audit  *events
 }
 
-// events is a Recorder that keeps what it is given.
-type events struct{ got []signin.Event }
+// events is the audit log of the test: audit.Normalize (what the real Log
+// stores) over what it is given, kept in memory.
+type events struct{ got []audit.Entry }
 
-func (e *events) Record(_ context.Context, ev signin.Event) { e.got = append(e.got, ev) }
+func (e *events) Record(ctx context.Context, ev audit.Entry) error {
+	n, err := audit.Normalize(ctx, ev)
+	if err != nil {
+		return err
+	}
+	e.got = append(e.got, n)
+	return nil
+}
 
 func (e *events) has(action string) bool {
 	for _, ev := range e.got {
@@ -284,7 +293,7 @@ func testSignIn(t *testing.T, open func(testing.TB) *store.DB) {
 		if len(ws) != 1 {
 			t.Fatalf("workspaces %v", ws)
 		}
-		if !e.audit.has("signin.success") {
+		if !e.audit.has(audit.SignInSucceeded) {
 			t.Fatal("no audit record of the sign-in")
 		}
 		// Signing in again finds the same user.
@@ -334,7 +343,7 @@ func testSignIn(t *testing.T, open func(testing.TB) *store.DB) {
 			e.nothingMade(t, before)
 		})
 	}
-	if !e.audit.has("signin.failure") {
+	if !e.audit.has(audit.SignInFailed) {
 		t.Fatal("no audit record of the failures")
 	}
 
@@ -558,7 +567,7 @@ func TestInvitationOnly(t *testing.T) {
 	if err != nil || got.Mailed || !strings.HasPrefix(got.Link, e.base+"/invite/ahi_") {
 		t.Fatalf("invite: %+v %v", got, err)
 	}
-	if !e.audit.has("invitation.create") {
+	if !e.audit.has(signin.InvitationCreated) {
 		t.Fatal("no audit record of the invitation")
 	}
 	// The wrong person following the link is refused and the link stays.
@@ -573,7 +582,7 @@ func TestInvitationOnly(t *testing.T) {
 	if s["user"].(map[string]any)["email"] != "gus@guest.test" || len(s["workspaces"].([]any)) != 1 {
 		t.Fatalf("session %v", s)
 	}
-	if !e.audit.has("invitation.accept") {
+	if !e.audit.has(signin.InvitationAccepted) {
 		t.Fatal("no audit record of the acceptance")
 	}
 	// Used once: the link now explains itself.
@@ -591,7 +600,7 @@ func TestInvitationOnly(t *testing.T) {
 	if status, _ := e.browser().get(r.Link); status != 410 {
 		t.Fatalf("revoked link: %d", status)
 	}
-	if !e.audit.has("invitation.revoke") {
+	if !e.audit.has(signin.InvitationRevoked) {
 		t.Fatal("no audit record of the revocation")
 	}
 	if _, err := e.inv.Invite(ctx, tenancy.Principal{TenantID: e.tenant.ID, UserID: "x"}, e.base, signin.InviteRequest{Email: "x@acme.test"}); !errors.Is(err, tenancy.ErrForbidden) {
