@@ -27,39 +27,40 @@ func TestInvitationsAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	root := strings.TrimSuffix(ts.base, "/api/v1")
 	body := `{"email":"new@acme","workspaces":[{"workspaceId":"` + ts.wsA + `","role":"member"}],"ttlHours":2}`
-	if st, _, raw := do(t, ts.base, call{method: "POST", path: "/api/v1/invitations", token: ts.alice, contentType: "application/json", body: strings.NewReader(body)}); st != 403 {
+	if st, _, raw := do(t, ts.base, call{method: "POST", path: "/invitations", token: ts.alice, contentType: "application/json", body: strings.NewReader(body)}); st != 403 {
 		t.Fatalf("member invites: %d %s", st, raw)
 	}
-	st, _, raw := do(t, ts.base, call{method: "POST", path: "/api/v1/invitations", token: admin, contentType: "application/json", body: strings.NewReader(body)})
+	st, _, raw := do(t, ts.base, call{method: "POST", path: "/invitations", token: admin, contentType: "application/json", body: strings.NewReader(body)})
 	var got struct {
 		Invitation struct{ ID, Email string }
 		Mailed     bool
 		Link       string
 	}
 	json.Unmarshal(raw, &got)
-	if st != 201 || got.Mailed || !strings.HasPrefix(got.Link, ts.base+"/invite/ahi_") || got.Invitation.Email != "new@acme" {
+	if st != 201 || got.Mailed || !strings.HasPrefix(got.Link, root+"/invite/ahi_") || got.Invitation.Email != "new@acme" {
 		t.Fatalf("invite: %d %s", st, raw)
 	}
-	if st, _, raw := do(t, ts.base, call{method: "POST", path: "/api/v1/invitations", token: admin, contentType: "application/json", body: strings.NewReader(`{"email":"nobody"}`)}); st != 400 {
+	if st, _, raw := do(t, ts.base, call{method: "POST", path: "/invitations", token: admin, contentType: "application/json", body: strings.NewReader(`{"email":"nobody"}`)}); st != 400 {
 		t.Fatalf("bad address: %d %s", st, raw)
 	}
-	if st, _, raw := do(t, ts.base, call{method: "GET", path: "/api/v1/invitations", token: admin}); st != 200 || !strings.Contains(string(raw), got.Invitation.ID) || strings.Contains(string(raw), "ahi_") {
+	if st, _, raw := do(t, ts.base, call{method: "GET", path: "/invitations", token: admin}); st != 200 || !strings.Contains(string(raw), got.Invitation.ID) || strings.Contains(string(raw), "ahi_") {
 		t.Fatalf("list: %d %s", st, raw)
 	}
-	if st, _, _ := do(t, ts.base, call{method: "GET", path: "/api/v1/invitations", token: ts.alice}); st != 403 {
+	if st, _, _ := do(t, ts.base, call{method: "GET", path: "/invitations", token: ts.alice}); st != 403 {
 		t.Fatalf("member lists: %d", st)
 	}
-	if st, _, raw := do(t, ts.base, call{method: "DELETE", path: "/api/v1/invitations/" + got.Invitation.ID, token: admin}); st != 200 || !strings.Contains(string(raw), "revokedAt") {
+	if st, _, raw := do(t, ts.base, call{method: "DELETE", path: "/invitations/" + got.Invitation.ID, token: admin}); st != 200 || !strings.Contains(string(raw), "revokedAt") {
 		t.Fatalf("revoke: %d %s", st, raw)
 	}
-	if st, _, _ := do(t, ts.base, call{method: "DELETE", path: "/api/v1/invitations/" + got.Invitation.ID, token: admin}); st != 404 {
+	if st, _, _ := do(t, ts.base, call{method: "DELETE", path: "/invitations/" + got.Invitation.ID, token: admin}); st != 404 {
 		t.Fatalf("revoke twice: %d", st)
 	}
-	if st, _, raw := do(t, ts.base, call{method: "GET", path: "/api/v1/auth/providers"}); st != 200 || string(raw) != "[]" {
+	if st, _, raw := do(t, ts.base, call{method: "GET", path: "/auth/providers"}); st != 200 || string(raw) != "[]" {
 		t.Fatalf("providers: %d %s", st, raw)
 	}
-	if st, _, _ := do(t, ts.base, call{method: "GET", path: "/auth/oidc/any"}); st != 404 {
+	if st, _, _ := do(t, root, call{method: "GET", path: "/auth/oidc/any"}); st != 404 {
 		t.Fatalf("no provider: %d", st)
 	}
 }
