@@ -36,7 +36,7 @@ type Deps struct {
 	// Invitations are a tenant admin's invitations; nil: those routes
 	// answer 404.
 	Invitations Invitations
-	Plugins Plugins
+	Plugins     Plugins
 	// PluginAdmins install, upgrade and remove plugins on the running
 	// host; zero: those routes answer 403.
 	PluginAdmins PluginAdmins
