@@ -407,11 +407,20 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Containers: containers, Folders: fileSvc}
 	// The workspace UI signs people in with a session cookie; behind HTTPS
 	// (directly or through a proxy) the cookie is marked Secure.
-	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL})
+	// Sign-in through identity providers and invitations (signin.go).
+	si, err := loadSignIn(*configPath, env, db, logger)
 	if err != nil {
 		return err
 	}
+	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL,
+		LogoutURL: si.logoutURL})
+	if err != nil {
+		return err
+	}
+	si.attach(ui)
+	signIn, invitations := si.deps()
 	app := api.New(api.Deps{
+		SignIn: signIn, Invitations: invitations,
 		Logger: logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,

@@ -34,6 +34,8 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 		// A fresh server's first organisation: the setup link its log shows.
 		v1.Get("/setup", d.UI.HandleSetupState())
 		v1.Post("/setup", d.UI.HandleSetup(decodeJSON))
+		// Sign-in through identity providers and invitation links (signin.go).
+		signInRoutes(app, v1, d.SignIn, d.Invitations)
 	}
 	if d.Connections != nil {
 		// Browsers come back from the provider's site without the
@@ -55,6 +57,10 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Put("/plugins/:name", handleUpgradePlugin(d.PluginAdmins))
 	authed.Delete("/plugins/:name", handleRemovePlugin(d.PluginAdmins))
 	authed.Get("/tools", handleTools(d.Plugins))
+	// A tenant admin's invitations (signin.go).
+	authed.Post("/invitations", handleInvite(d.Invitations))
+	authed.Get("/invitations", handleListInvitations(d.Invitations))
+	authed.Delete("/invitations/:id", handleRevokeInvitation(d.Invitations))
 	if d.Tokens != nil {
 		authed.Get("/tokens", handleListTokens(d.Tokens))
 		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens))

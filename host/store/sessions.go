@@ -23,6 +23,9 @@ type Session struct {
 	// unsafe request; it is not a cookie, so another site cannot send it.
 	CSRF      string
 	ExpiresAt time.Time
+	// Origin is where a session opened without an API token came from
+	// (OpenUserSession); zero for a token's session.
+	Origin SessionOrigin
 }
 
 // sessionPrefix marks session secrets, as TokenPrefix marks API tokens.
@@ -90,9 +93,13 @@ func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, erro
 	var s Session
 	var expiresAt int64
 	var ended, tokExpires, revoked sql.NullInt64
-	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.expires_at, s.ended_at, t.expires_at, t.revoked_at, u.tenant_id, u.id, u.admin
-		FROM sessions s JOIN api_tokens t ON t.id = s.token_id JOIN users u ON u.id = t.user_id WHERE s.hash = ?`, sessionHash(secret)).
-		Scan(&s.ID, &s.CSRF, &expiresAt, &ended, &tokExpires, &revoked, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin)
+	// A session stands for its user directly (user_id) or through an API
+	// token (token_id), whose end ends it.
+	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.expires_at, s.ended_at, t.expires_at, t.revoked_at, u.tenant_id, u.id, u.admin,
+		s.provider, s.subject, s.sid, s.id_token
+		FROM sessions s LEFT JOIN api_tokens t ON t.id = s.token_id JOIN users u ON u.id = COALESCE(s.user_id, t.user_id) WHERE s.hash = ?`, sessionHash(secret)).
+		Scan(&s.ID, &s.CSRF, &expiresAt, &ended, &tokExpires, &revoked, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin,
+			&s.Origin.Provider, &s.Origin.Subject, &s.Origin.SID, &s.Origin.IDToken)
 	nowUS := micros(now())
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
