@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/builtin"
+	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/signature"
 )
@@ -98,6 +99,7 @@ type grantFlags struct {
 	file   *string
 	mounts *stringList // PLUGIN=HOST:GUEST[:ro], or HOST:GUEST[:ro] for plugin call
 	caps   *stringList // PLUGIN=CAP,CAP
+	hosts  *stringList // PLUGIN=HOST,HOST (plugin call: HOST,HOST)
 	// uninterruptible names plugins that may load although the host
 	// cannot instrument them; one bool for plugin call's single plugin.
 	uninterruptible    *stringList
@@ -109,6 +111,7 @@ func addGrantFlags(fs *flag.FlagSet, named bool) grantFlags {
 		file:               fs.String("grants", envOr("AGENTHOST_PLUGIN_GRANTS", ""), "operator grants file (YAML or JSON: ceilings, and per plugin capabilities, mounts, ceilings; see docs/plugins.md)"),
 		mounts:             &stringList{},
 		caps:               &stringList{},
+		hosts:              &stringList{},
 		uninterruptible:    &stringList{},
 		uninterruptibleOne: new(bool),
 	}
@@ -116,9 +119,11 @@ func addGrantFlags(fs *flag.FlagSet, named bool) grantFlags {
 	if named {
 		fs.Var(g.mounts, "mount", "grant a plugin a host directory: PLUGIN=HOST:GUEST or PLUGIN=HOST:GUEST:ro (repeatable)")
 		fs.Var(g.caps, "grant", "grant a third-party plugin capabilities: PLUGIN=CAP,CAP (repeatable)")
+		fs.Var(g.hosts, "grant-host", "let a plugin with the http capability reach hosts its manifest does not list: PLUGIN=HOST,HOST (allowedHosts syntax, e.g. *.example.org; repeatable)")
 		fs.Var(g.uninterruptible, "allow-uninterruptible", "load the named plugin "+why+" (repeatable)")
 	} else {
 		fs.Var(g.mounts, "mount", "grant the plugin a host directory: HOST:GUEST or HOST:GUEST:ro (repeatable)")
+		fs.Var(g.hosts, "grant-host", "let the plugin reach hosts its manifest does not list: HOST,HOST (allowedHosts syntax; repeatable)")
 		fs.BoolVar(g.uninterruptibleOne, "allow-uninterruptible", false, "load the plugin "+why)
 	}
 	return g
@@ -156,6 +161,21 @@ func (g grantFlags) apply(cfg wasm.Config, plugin string) (wasm.Config, error) {
 			return cfg, fmt.Errorf("-grant %q: want PLUGIN=CAP,CAP", s)
 		}
 		cfg = cfg.WithGrant(name, strings.Split(list, ",")...)
+	}
+	for _, s := range *g.hosts {
+		name, list := plugin, s
+		if plugin == "" {
+			var ok bool
+			if name, list, ok = strings.Cut(s, "="); !ok || list == "" {
+				return cfg, fmt.Errorf("-grant-host %q: want PLUGIN=HOST,HOST", s)
+			}
+		}
+		for _, h := range strings.Split(list, ",") {
+			if _, err := egress.ParseHostEntry(h); err != nil {
+				return cfg, fmt.Errorf("-grant-host %q: %w", s, err)
+			}
+			cfg = cfg.WithHosts(name, h)
+		}
 	}
 	for _, name := range *g.uninterruptible {
 		cfg = cfg.WithUninterruptible(name)

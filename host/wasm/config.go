@@ -132,6 +132,12 @@ func (c Config) WithUninterruptible(plugin string) Config {
 	return c.withGrant(plugin, func(g *Grant) { g.Uninterruptible = true })
 }
 
+// WithHosts lets the named plugin reach these hosts over HTTP besides those
+// its manifest lists (see Grant.Hosts).
+func (c Config) WithHosts(plugin string, hosts ...string) Config {
+	return c.withGrant(plugin, func(g *Grant) { g.Hosts = append(g.Hosts, hosts...) })
+}
+
 // WithPluginGrant sets everything the operator grants one plugin at once.
 func (c Config) WithPluginGrant(plugin string, grant Grant) Config {
 	return c.withGrant(plugin, func(g *Grant) { *g = grant })
@@ -141,7 +147,7 @@ func (c Config) withGrant(plugin string, edit func(*Grant)) Config {
 	gs := make(map[string]Grant, len(c.grants)+1)
 	for k, v := range c.grants {
 		gs[k] = Grant{Capabilities: append([]string(nil), v.Capabilities...), Mounts: append([]Mount(nil), v.Mounts...), Ceilings: v.Ceilings, SHA256: v.SHA256,
-			Uninterruptible: v.Uninterruptible}
+			Uninterruptible: v.Uninterruptible, Hosts: append([]string(nil), v.Hosts...)}
 	}
 	g := gs[plugin]
 	edit(&g)

@@ -6,10 +6,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
@@ -42,6 +44,11 @@ type Grant struct {
 	// plugin granted this is trusted not to. Pin the grant (SHA256) to the
 	// module it was given for. Without it such a plugin is refused at load.
 	Uninterruptible bool `json:"uninterruptible,omitempty"`
+	// Hosts are allow-list entries (the syntax of the manifest's
+	// limits.allowedHosts) the operator adds to those the manifest asks
+	// for: how a built-in such as webfetch reaches a host its author did
+	// not list. They take effect only with the "http" capability.
+	Hosts []string `json:"hosts,omitempty"`
 }
 
 // Mount is one host directory granted to a plugin.
@@ -256,6 +263,10 @@ type Assessment struct {
 	Mounts []Mount `json:"mounts"`
 	// RequestedPaths are the manifest's allowedPaths: shown, never mounted.
 	RequestedPaths map[string]string `json:"requestedPaths,omitempty"`
+	// Hosts are the hosts the plugin may reach over HTTP: the manifest's
+	// allowedHosts and the operator's grant (GrantedHosts of them).
+	Hosts        []string `json:"hosts,omitempty"`
+	GrantedHosts []string `json:"grantedHosts,omitempty"`
 	// Ceilings are the most this plugin may ask for; Limits what it runs under.
 	Ceilings Limits `json:"ceilings"`
 	Limits   Limits `json:"limits"`
@@ -306,6 +317,17 @@ func (c Config) assess(m *manifest.Manifest, builtin bool) (Assessment, error) {
 	}
 	a.Mounts = append([]Mount{}, mounts...)
 	a.RequestedPaths = m.Limits.AllowedPaths
+	a.Hosts = append([]string(nil), m.Limits.AllowedHosts...)
+	for i, h := range grant.Hosts {
+		if _, err := egress.ParseHostEntry(h); err != nil {
+			errs = append(errs, fmt.Errorf("grant hosts[%d]: %w", i, err))
+			continue
+		}
+		a.GrantedHosts = append(a.GrantedHosts, h)
+		if !slices.Contains(a.Hosts, h) {
+			a.Hosts = append(a.Hosts, h)
+		}
+	}
 	for _, e := range errs {
 		a.Problems = append(a.Problems, e.Error())
 	}

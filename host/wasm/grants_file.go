@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/agenthost/agenthost/host/egress"
 )
 
 // GrantsFile is the operator's plugin configuration (YAML or JSON), read by
@@ -44,6 +46,8 @@ type GrantFile struct {
 	// Uninterruptible lets a plugin the host cannot instrument load (see
 	// Grant.Uninterruptible).
 	Uninterruptible bool `yaml:"uninterruptible" json:"uninterruptible,omitempty"`
+	// Hosts are added to the manifest's allowedHosts (see Grant.Hosts).
+	Hosts []string `yaml:"hosts" json:"hosts,omitempty"`
 }
 
 // CeilingsFile are Ceilings as written in a GrantsFile.
@@ -95,6 +99,12 @@ func (g *GrantsFile) Apply(c Config) (Config, error) {
 	c = c.WithCeilings(ceil)
 	for name, p := range g.Plugins {
 		grant := Grant{Capabilities: p.Capabilities, SHA256: p.SHA256, Uninterruptible: p.Uninterruptible}
+		for i, h := range p.Hosts {
+			if _, err := egress.ParseHostEntry(h); err != nil {
+				return c, fmt.Errorf("plugins.%s.hosts[%d]: %w", name, i, err)
+			}
+			grant.Hosts = append(grant.Hosts, h)
+		}
 		for _, s := range p.Mounts {
 			m, err := ParseMount(s)
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -289,7 +290,8 @@ func TestEgress(t *testing.T) {
 		{"read-only POST refused", "fetch", "POST", at("allowed.test", "/hello"), false, "method POST"},
 		{"read-only DELETE refused", "fetch", "DELETE", at("allowed.test", "/hello"), false, "method DELETE"},
 		{"writer POST allowed", "send", "POST", at("allowed.test", "/hello"), true, "200 hello POST"},
-		{"forbidden host", "fetch", "GET", at("evil.test", "/"), false, `"evil.test"`},
+		// The denial names the host and the grant that would allow it.
+		{"forbidden host", "fetch", "GET", at("evil.test", "/"), false, `plugins.netclient.hosts: ["evil.test"]`},
 		{"redirect outside allow-list", "fetch", "GET", at("allowed.test", "/redirect-out"), false, `"evil.test"`},
 		{"redirect to 127.0.0.1", "fetch", "GET", at("api.allowed.test", "/redirect-loopback"), false, "127.0.0.1"},
 		{"redirect to metadata", "fetch", "GET", at("allowed.test", "/redirect-metadata"), false, "169.254.169.254"},
@@ -318,6 +320,32 @@ func TestEgress(t *testing.T) {
 	}
 	if n := strings.Count(strings.Join(got, "\n"), "POST"); n != 1 {
 		t.Errorf("server saw %d POSTs, want exactly the writer's one: %v", n, got)
+	}
+}
+
+// An operator lets a plugin reach a host its manifest does not list
+// (Grant.Hosts): the plugin reaches it, and nothing else more.
+func TestGrantedHosts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	port := u.Port()
+	dns := fakeDNS{"extra.test": "127.0.0.1", "other.test": "127.0.0.1"}
+	h := newHost(t, wasm.EgressOptions{AllowPrivateHosts: []string{"extra.test:" + port, "other.test:" + port}, Resolver: dns},
+		func(c wasm.Config) wasm.Config { return c.WithHosts("netclient", "extra.test") })
+	p := load(t, h, "netclient")
+	if a := p.Assessment(); !slices.Contains(a.Hosts, "extra.test") || !slices.Equal(a.GrantedHosts, []string{"extra.test"}) {
+		t.Errorf("assessment hosts %v, granted %v", a.Hosts, a.GrantedHosts)
+	}
+	if r := call(t, p, "fetch", map[string]any{"url": "http://extra.test:" + port + "/", "method": "GET"}); !r.OK {
+		t.Fatalf("the granted host: %+v", r.Error)
+	}
+	if r := call(t, p, "fetch", map[string]any{"url": "http://other.test:" + port + "/", "method": "GET"}); r.OK || r.Error.Code != wasm.CodeHTTPDenied {
+		t.Fatalf("a host granted to nobody: %+v", r)
+	}
+	bad := wasm.NewConfig().WithHosts("netclient", "http://extra.test/path")
+	if a := bad.Assess(p.Manifest(), false); len(a.Problems) == 0 {
+		t.Errorf("a malformed granted host is not refused: %+v", a)
 	}
 }
 

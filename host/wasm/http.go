@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -72,6 +73,9 @@ func HTTPCapability(o EgressOptions) Capability {
 				var denied *egress.DeniedError
 				if errors.As(err, &denied) {
 					code = CodeHTTPDenied
+					if errors.Is(err, egress.ErrHostNotAllowed) {
+						panic(c.Fail(code, "plugin %s, tool %s: %v; %s", c.Plugin, c.Tool, err, c.p.hostsHint(denied.Host)))
+					}
 				}
 				panic(c.Fail(code, "plugin %s, tool %s: %v", c.Plugin, c.Tool, err))
 			}
@@ -122,7 +126,7 @@ func (p *Plugin) egressClient(readOnly bool, o EgressOptions) *egress.Client {
 	}
 	p.egressOnce[i].Do(func() {
 		pol := egress.NewPolicy().
-			WithAllowedHosts(p.m.Limits.AllowedHosts...).
+			WithAllowedHosts(p.assessment.Hosts...).
 			WithMaxResponseBytes(p.limits.maxHTTP).
 			WithTimeout(min(p.limits.timeout, 5*time.Minute)).
 			WithPrivateHostsAllowed(o.AllowPrivateHosts...)
@@ -135,4 +139,15 @@ func (p *Plugin) egressClient(readOnly bool, o EgressOptions) *egress.Client {
 		p.egress[i] = egress.NewClient(pol)
 	})
 	return p.egress[i]
+}
+
+// hostsHint says, for a host the plugin may not reach, what it may reach and
+// which grant would allow the host: the operator's answer, not the author's.
+func (p *Plugin) hostsHint(host string) string {
+	may := "no host"
+	if len(p.assessment.Hosts) > 0 {
+		may = strings.Join(p.assessment.Hosts, ", ")
+	}
+	return fmt.Sprintf("the plugin may reach %s (its manifest's limits.allowedHosts and the operator's grant); "+
+		"the operator allows %s with the grants file's plugins.%s.hosts: [%q] (or -grant-host %s=%s)", may, host, p.m.Name, host, p.m.Name, host)
 }
