@@ -32,6 +32,9 @@ type PageImage struct {
 	JPEG []byte
 	// Image is the decoded picture of any other supported filter.
 	Image image.Image
+	// Mask: a stencil mask, whose white is transparent (only its black
+	// paints).
+	Mask bool
 	// Err says why the image could not be decoded (an unsupported filter,
 	// damaged data); the other fields but CTM may then be empty.
 	Err string
@@ -121,6 +124,9 @@ func (d *Document) pageImage(pl placedImage) PageImage {
 		// Kept as it is: what a vision model reads best, at no cost.
 		im.JPEG = data
 		return im
+	}
+	if b, ok := d.deref(sd.Dict["ImageMask"]).(types.Boolean); ok && bool(b) {
+		im.Mask = true
 	}
 	img, err := d.samples(sd, im.Width, im.Height, data)
 	if err != nil {
