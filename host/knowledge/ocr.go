@@ -77,9 +77,9 @@ type OCRState struct {
 	Pages int `json:"pages"`
 	Done  int `json:"done"`
 	// Skipped counts pages whose images could not be decoded (JPX, JBIG2).
-	Skipped int    `json:"skipped,omitempty"`
-	Message string `json:"message,omitempty"`
-	Model   string `json:"model,omitempty"`
+	Skipped int     `json:"skipped,omitempty"`
+	Message string  `json:"message,omitempty"`
+	Model   string  `json:"model,omitempty"`
 	CostCHF float64 `json:"costCHF,omitempty"`
 }
 

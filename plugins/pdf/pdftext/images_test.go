@@ -138,4 +138,3 @@ func gray(im image.Image, x, y int) uint8 {
 	r, g, b, _ := im.At(x, y).RGBA()
 	return uint8((r + g + b) / 3 >> 8)
 }
-

@@ -103,7 +103,7 @@ type interp struct {
 	forms map[int]bool
 	// placed, when set, collects the image XObjects painted (PageImages).
 	placed *[]placedImage
-	ops   int
+	ops    int
 	// marked holds the open marked-content sequences (BMC/BDC … EMC); one
 	// with /ActualText replaces the glyphs shown inside it by that text.
 	marked []markedContent
