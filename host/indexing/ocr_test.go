@@ -15,6 +15,7 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
+	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -40,6 +41,15 @@ type ocrWorld struct {
 }
 
 func newOCRWorld(t *testing.T, withOCR bool, plugins ...string) *ocrWorld {
+	t.Helper()
+	return newOCRWorldOf(t, withOCR, plugins...)
+}
+
+// newOCRWorldTB is a world with an OCR model and the pdf plugin, for
+// benchmarks.
+func newOCRWorldTB(b *testing.B) *ocrWorld { return newOCRWorldOf(b, true, "pdf") }
+
+func newOCRWorldOf(t testing.TB, withOCR bool, plugins ...string) *ocrWorld {
 	t.Helper()
 	models := map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "text-only", InputCHFPer1M: 1, OutputCHFPer1M: 1}}}
 	if withOCR {
@@ -68,6 +78,11 @@ func newOCRWorld(t *testing.T, withOCR bool, plugins ...string) *ocrWorld {
 }
 
 func (o *ocrWorld) ingest(t *testing.T, name string, data []byte) files.Item {
+	t.Helper()
+	return o.ingestTB(t, name, data)
+}
+
+func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) files.Item {
 	t.Helper()
 	f, _, err := o.svc.Upload(context.Background(), o.w.P, files.Upload{WorkspaceID: o.w.Workspace, Name: name, Content: bytes.NewReader(data)})
 	if err != nil {
@@ -296,4 +311,45 @@ func TestOCRImageFile(t *testing.T) {
 	if p := knowledge.ProgressOf(o.state(t, f)); p.Searchable != 1 || p.Pending {
 		t.Fatalf("progress %+v", p)
 	}
+}
+
+// BenchmarkOCRPagesPerMinute: the host-side cost of the OCR path, with a
+// scripted model that answers at once: a 20-page scan (the corpus's JPEG
+// page and its CCITT fax, alternating) is indexed, then every page is
+// taken out of the PDF in the sandbox (the JPEG as it is, the fax decoded
+// and re-encoded as PNG), sent to the model in OpenAI's wire format and
+// its text stored and indexed. The figure is pages read per minute of
+// that run.
+func BenchmarkOCRPagesPerMinute(b *testing.B) {
+	dir := b.TempDir()
+	var in []string
+	for range 10 {
+		in = append(in, testcorpus.Path(b, "pdf", "ocrmypdf-c02-22-scanned.pdf"), testcorpus.Path(b, "pdf", "fax-c02-22-g4.pdf"))
+	}
+	merged := filepath.Join(dir, "scans.pdf")
+	if err := api.MergeCreateFile(in, merged, false, nil); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(merged)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rates []float64
+	for range b.N {
+		o := newOCRWorldTB(b)
+		o.w.Server.SetDefault(llmtest.EndpointChat, llmtest.Decide(func(r llmtest.ChatRequest) llmtest.Step {
+			if _, _, ok := pageImage(r); !ok {
+				return llmtest.Fail(400, "no page image")
+			}
+			return llmtest.Reply(huckFinn)
+		}))
+		f := o.ingestTB(b, "scans.pdf", data)
+		start := time.Now()
+		n, err := o.ocr.Run(context.Background(), f, nil)
+		if err != nil || n != len(in) {
+			b.Fatalf("read %d of %d pages: %v", n, len(in), err)
+		}
+		rates = append(rates, float64(n)/time.Since(start).Minutes())
+	}
+	figure.Report("ocr.pages_per_min", figure.Median(rates), "pages/min")
 }
