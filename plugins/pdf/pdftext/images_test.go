@@ -3,9 +3,11 @@ package pdftext
 import (
 	"bytes"
 	"image"
+	"image/color"
 	"image/jpeg"
 	"image/png"
 	"os"
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -137,4 +139,97 @@ func TestPageImagesCCITT(t *testing.T) {
 func gray(im image.Image, x, y int) uint8 {
 	r, g, b, _ := im.At(x, y).RGBA()
 	return uint8((r + g + b) / 3 >> 8)
+}
+
+// A scan that already carries an OCR text layer (the words drawn
+// invisibly, render mode 3, over the page image, as OCRmyPDF and scanners
+// write it) is read as text: not image only, its words extracted.
+func TestInvisibleTextLayerIsText(t *testing.T) {
+	img := "<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8 >> STREAM(\x00\xff\xff\x00)"
+	content := "q 612 0 0 792 0 0 cm /Im1 Do Q BT 3 Tr /F1 12 Tf 72 700 Td (We went tiptoeing along a path amongst the trees) Tj ET"
+	pdf := onePage(content, "<< /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >>", img, helvetica)
+	d, err := Open(bytes.NewReader(pdf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := d.Page(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.Status != TextComplete || pc.Images != 1 || !strings.Contains(words(pc.Text), "tiptoeing along a path") {
+		t.Fatalf("status %q, %d images, text %q", pc.Status, pc.Images, pc.Text)
+	}
+	ps, err := d.Prescan()
+	if err != nil || ps.Pages[0].TextStatus != TextComplete {
+		t.Fatalf("pre-scan status %q (%v)", ps.Pages[0].TextStatus, err)
+	}
+	// Without the text layer the same page is image only.
+	bare := onePage("q 612 0 0 792 0 0 cm /Im1 Do Q", "<< /XObject << /Im1 5 0 R >> >>", img)
+	if d, _ := Open(bytes.NewReader(bare)); d == nil {
+		t.Fatal("bare page does not open")
+	} else if pc, _ := d.Page(1); pc.Status != TextImageOnly {
+		t.Fatalf("bare scan: status %q", pc.Status)
+	}
+}
+
+// Samples are read by their colour space, bit depth and Decode array.
+func TestPageImageSamples(t *testing.T) {
+	tests := []struct {
+		name, dict, data string
+		want             []color.RGBA // the pixels, row by row
+	}{
+		{"gray 8", "/ColorSpace /DeviceGray /BitsPerComponent 8", "\x00\xff", []color.RGBA{{0, 0, 0, 255}, {255, 255, 255, 255}}},
+		{"gray 1, Decode inverted", "/ColorSpace /DeviceGray /BitsPerComponent 1 /Decode [1 0]", "\x80", []color.RGBA{{0, 0, 0, 255}, {255, 255, 255, 255}}},
+		{"RGB", "/ColorSpace /DeviceRGB /BitsPerComponent 8", "\xff\x00\x00\x00\x00\xff", []color.RGBA{{255, 0, 0, 255}, {0, 0, 255, 255}}},
+		{"CMYK", "/ColorSpace /DeviceCMYK /BitsPerComponent 8", "\x00\x00\x00\xff\x00\x00\x00\x00", []color.RGBA{{0, 0, 0, 255}, {255, 255, 255, 255}}},
+		{"indexed", "/ColorSpace [/Indexed /DeviceRGB 1 <00ff00ff0000>] /BitsPerComponent 8", "\x00\x01", []color.RGBA{{0, 255, 0, 255}, {255, 0, 0, 255}}},
+		{"image mask", "/ImageMask true", "\x40", []color.RGBA{{0, 0, 0, 255}, {255, 255, 255, 255}}},
+		{"a short stream is white", "/ColorSpace /DeviceGray /BitsPerComponent 8", "\x00", []color.RGBA{{0, 0, 0, 255}, {255, 255, 255, 255}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			img := "<< /Type /XObject /Subtype /Image /Width 2 /Height 1 " + tc.dict + " >> STREAM(" + tc.data + ")"
+			pdf := onePage("q 100 0 0 50 10 20 cm /Im1 Do Q", "<< /XObject << /Im1 5 0 R >> >>", img)
+			d, err := Open(bytes.NewReader(pdf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ims, _, _, err := d.PageImages(1)
+			if err != nil || len(ims) != 1 || ims[0].Err != "" {
+				t.Fatalf("%+v %v", ims, err)
+			}
+			for x, want := range tc.want {
+				r, g, b, a := ims[0].Image.At(x, 0).RGBA()
+				if got := (color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}); got != want {
+					t.Errorf("pixel %d = %v, want %v", x, got, want)
+				}
+			}
+			// Placed by its CTM in device space (y down from the top).
+			if m := ims[0].CTM; m != [6]float64{100, 0, 0, -50, 10, 772} || !ims[0].Upright() {
+				t.Errorf("CTM %v", m)
+			}
+		})
+	}
+}
+
+// Hostile images are refused one by one, not the page.
+func TestPageImagesHostile(t *testing.T) {
+	for _, tc := range []struct{ name, img, err string }{
+		{"huge", "<< /Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ColorSpace /DeviceGray /BitsPerComponent 8 >> STREAM(x)", "pixels"},
+		{"JBIG2", "<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode >> STREAM(x)", "not decoded"},
+		{"a bad depth", "<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 7 >> STREAM(xxxx)", "bits per component"},
+		{"an unknown colour space", "<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /Pattern /BitsPerComponent 8 >> STREAM(xxxx)", "colour space"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pdf := onePage("q 100 0 0 50 10 20 cm /Im1 Do Q", "<< /XObject << /Im1 5 0 R >> >>", tc.img)
+			d, err := Open(bytes.NewReader(pdf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ims, _, _, err := d.PageImages(1)
+			if err != nil || len(ims) != 1 || !strings.Contains(ims[0].Err, tc.err) {
+				t.Fatalf("%+v %v, want an image error mentioning %q", ims, err, tc.err)
+			}
+		})
+	}
 }
