@@ -14,7 +14,9 @@ var (
 )
 
 func TestDecodeImageParts(t *testing.T) {
-	url := func(mime string, b []byte) string { return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b) }
+	url := func(mime string, b []byte) string {
+		return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b)
+	}
 	part := func(u string) string { return `{"type":"image_url","image_url":{"url":"` + u + `"}}` }
 	body := func(role, content string) string {
 		return `{"model":"m","messages":[{"role":"` + role + `","content":` + content + `}]}`
