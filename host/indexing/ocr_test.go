@@ -353,3 +353,39 @@ func BenchmarkOCRPagesPerMinute(b *testing.B) {
 	}
 	figure.Report("ocr.pages_per_min", figure.Median(rates), "pages/min")
 }
+
+// TestProgressOfLongPDF: a long PDF indexed by its pre-scan says, in its
+// index and where the agent reads it, how many pages are searchable so far,
+// until the background completion has extracted every page.
+func TestProgressOfLongPDF(t *testing.T) {
+	w := newKnowledgeWorld(t, "pdf")
+	f := w.ingest(t, knowledge.SmartPDF{MaxPages: 40}, "pdf", "deb-gutenprint-users-manual.pdf")
+	var ix knowledge.IndexResponse
+	if err := w.call(w.caller, "index", map[string]any{"file": f.ID}, &ix); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Status != knowledge.StatusIndexed || ix.Progress == nil || ix.Progress.Searchable != 0 || ix.Progress.Pages != 73 || !ix.Progress.Pending {
+		t.Fatalf("index of a pre-scanned PDF: status %s, progress %+v", ix.Status, ix.Progress)
+	}
+	var read knowledge.ReadObjectsResponse
+	if err := w.call(w.caller, "read_objects", map[string]any{"file": f.ID, "pages": []int{9}}, &read); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(read.Indexing, "still being indexed: 1 of 73 pages searchable; 72 pages are still being extracted") {
+		t.Fatalf("read_objects says %q", read.Indexing)
+	}
+	reader := knowledge.NewReader(w.db, w.blobs, w.pages)
+	if _, err := reader.ExtractRest(context.Background(), f, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.call(w.caller, "index", map[string]any{"file": f.ID}, &ix); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Progress.Searchable != 73 || ix.Progress.Pending {
+		t.Fatalf("progress after completion %+v", ix.Progress)
+	}
+	read = knowledge.ReadObjectsResponse{}
+	if err := w.call(w.caller, "read_objects", map[string]any{"file": f.ID, "pages": []int{9}}, &read); err != nil || read.Indexing != "" {
+		t.Fatalf("read_objects of a complete PDF says %q (%v)", read.Indexing, err)
+	}
+}

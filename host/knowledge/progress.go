@@ -63,20 +63,28 @@ func ProgressOf(st ContentState) *Progress {
 		}
 	}
 	if extracting {
-		msg += fmt.Sprintf("; %s pages are still being extracted in the background", thousands(total-len(extracted)))
+		msg += fmt.Sprintf("; %s still being extracted in the background", pagesAre(total-len(extracted), ""))
 	}
 	switch {
-	case unread == 0 && len(imageOnly) > 0:
-		msg += fmt.Sprintf("; %d image-only pages read by OCR", len(imageOnly))
+	case unread == 0 && len(imageOnly) > 0 && pageCount(st.Index) > 0:
+		msg += fmt.Sprintf("; %s read by OCR", pagesAre(len(imageOnly), "image-only "))
 	case unread > 0 && p.OCR == OCRNotConfigured:
-		msg += fmt.Sprintf("; %d image-only pages are not read: %s", unread, NoOCRModel)
+		msg += fmt.Sprintf("; %s not read: %s", pagesAre(unread, "image-only "), NoOCRModel)
 	case unread > 0 && p.OCR == OCRStopped:
-		msg += fmt.Sprintf("; %d image-only pages are not read: OCR stopped: %s", unread, ocr.Message)
+		msg += fmt.Sprintf("; %s not read: OCR stopped: %s", pagesAre(unread, "image-only "), ocr.Message)
 	case unread > 0:
-		msg += fmt.Sprintf("; %d image-only pages are being read by OCR in the background (%d of %d done)", unread, len(imageOnly)-unread, len(imageOnly))
+		msg += fmt.Sprintf("; %s being read by OCR in the background (%d of %d done)", pagesAre(unread, "image-only "), len(imageOnly)-unread, len(imageOnly))
 	}
 	p.Message = msg
 	return p
+}
+
+// pagesAre is "1 page is" or "1,038 pages are", kind before "page".
+func pagesAre(n int, kind string) string {
+	if n == 1 {
+		return "1 " + kind + "page is"
+	}
+	return thousands(n) + " " + kind + "pages are"
 }
 
 // thousands writes n with commas between thousands (1,158).
