@@ -201,6 +201,11 @@ func (d *Document) samples(sd types.StreamDict, w, h int, data []byte) (image.Im
 		return float64(row[bit/8] >> (8 - bpc - bit%8) & byte(maxV))
 	}
 	gray := cs.comps == 1 && cs.indexed == nil
+	if gray && !cs.tint && (bpc == 1 || bpc == 8) {
+		// Scans are 1-bit (fax) or 8-bit grey: read without the general
+		// path's per-sample arithmetic (a page is millions of samples).
+		return fastGray(data, w, h, rowBytes, bpc, dec[0], dec[1], mask), nil
+	}
 	var gimg *image.Gray
 	var rimg *image.RGBA
 	if gray {
@@ -236,6 +241,40 @@ func (d *Document) samples(sd types.StreamDict, w, h int, data []byte) (image.Im
 		return gimg, nil
 	}
 	return rimg, nil
+}
+
+// fastGray reads 1- or 8-bit grey samples through a 256-entry table
+// (Decode applied; a mask's painted samples black, the rest white).
+func fastGray(data []byte, w, h, rowBytes, bpc int, d0, d1 float64, mask bool) *image.Gray {
+	maxV := float64(int(1)<<bpc - 1)
+	var lut [256]uint8
+	for v := range 1 << bpc {
+		x := d0 + float64(v)*(d1-d0)/maxV
+		if mask {
+			if x < 0.5 {
+				lut[v] = 0
+			} else {
+				lut[v] = 255
+			}
+			continue
+		}
+		lut[v] = clamp8(x * 255)
+	}
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for y := range h {
+		row := data[y*rowBytes : (y+1)*rowBytes]
+		out := img.Pix[y*img.Stride : y*img.Stride+w]
+		if bpc == 8 {
+			for x := range out {
+				out[x] = lut[row[x]]
+			}
+			continue
+		}
+		for x := range out {
+			out[x] = lut[row[x>>3]>>(7-uint(x&7))&1]
+		}
+	}
+	return img
 }
 
 // im1 reports a CCITT or JBIG2 image without a bit depth, which is 1.
