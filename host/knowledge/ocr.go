@@ -338,9 +338,9 @@ func (o *OCR) WithEmbedder(e Embedder, logger *slog.Logger) *OCR {
 	return o
 }
 
-// Capability error codes that end a run without a retry: no model, a
-// budget or spending limit reached.
-var ocrStops = map[string]string{"no_model": OCRNotConfigured, "budget_exceeded": OCRStopped, wasm.CodeSpendingLimit: OCRStopped}
+// Capability error codes that end a run without a retry: a budget or
+// spending limit reached.
+var ocrStops = map[string]string{"budget_exceeded": OCRStopped, wasm.CodeSpendingLimit: OCRStopped}
 
 // Run reads the image-only pages of f's content that OCR has not read,
 // one at a time, each stored as soon as it is read; progress is told how
@@ -424,11 +424,15 @@ func (o *OCR) Run(ctx context.Context, f files.Item, progress func(done, total i
 		}
 		var werr *wasm.Error
 		if err != nil && errors.As(err, &werr) {
+			if werr.Code == "no_model" {
+				// The OCR chain is configured (checked above): the
+				// plugin host's model capability is not connected to it
+				// yet (serve connects it after the queue starts). The
+				// job tries again.
+				return read, fmt.Errorf("knowledge: OCR of %s page %d: the model capability is not connected yet: %w", f.Name, pg, err)
+			}
 			if s, ok := ocrStops[werr.Code]; ok {
 				state.Status, state.Message = s, werr.Message
-				if s == OCRNotConfigured {
-					state.Message = NoOCRModel
-				}
 				return read, set(state)
 			}
 			if werr.Code == "no_images" {
