@@ -378,6 +378,7 @@ func TestProgressOfLongPDF(t *testing.T) {
 	if _, err := reader.ExtractRest(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
+	ix = knowledge.IndexResponse{}
 	if err := w.call(w.caller, "index", map[string]any{"file": f.ID}, &ix); err != nil {
 		t.Fatal(err)
 	}
