@@ -17,6 +17,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/indexing"
+	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -388,5 +390,47 @@ func TestProgressOfLongPDF(t *testing.T) {
 	read = knowledge.ReadObjectsResponse{}
 	if err := w.call(w.caller, "read_objects", map[string]any{"file": f.ID, "pages": []int{9}}, &read); err != nil || read.Indexing != "" {
 		t.Fatalf("read_objects of a complete PDF says %q (%v)", read.Indexing, err)
+	}
+}
+
+// TestOCRThroughTheQueue: an upload queues its ingestion and its OCR; the
+// OCR job waits for the ingestion, then reads the scan in the background,
+// and the file becomes searchable without anyone asking.
+func TestOCRThroughTheQueue(t *testing.T) {
+	o := newOCRWorld(t, true, "pdf")
+	ctx := context.Background()
+	db := o.w.DB
+	if err := jobs.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	reg := jobs.NewRegistry()
+	indexing.RegisterJobs(reg, knowledge.NewIngester(db, o.w.Blobs, o.ex, nil), db)
+	indexing.RegisterCompletion(reg, knowledge.NewReader(db, o.w.Blobs, o.ex), db, db)
+	indexing.RegisterOCR(reg, o.ocr, db)
+	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, RetryBase: 50 * time.Millisecond, MaxAttempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop(ctx)
+	o.w.Server.SetDefault(llmtest.EndpointChat, llmtest.Decide(readsScan))
+	svc := files.NewService(db, o.w.Blobs, 0).WithIndexer(indexing.NewJobIndexer(q), nil)
+	f, _, err := svc.Upload(ctx, o.w.P, files.Upload{WorkspaceID: o.w.Workspace, Name: "scan.pdf", Content: bytes.NewReader(testcorpus.Read(t, "pdf", "ocrmypdf-c02-22-scanned.pdf"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if got := o.found(t, f, "tiptoeing"); got[1] == "ocr-1" {
+			break
+		}
+		if time.Now().After(deadline) {
+			st, _ := db.ContentStateOf(ctx, f.TenantID, f.SHA256)
+			t.Fatalf("the scan was not read by OCR in the background: %s %+v", st.Status, knowledge.ProgressOf(st))
+		}
+	}
+	if p := knowledge.ProgressOf(o.state(t, f)); p.Pending || p.Searchable != 1 || p.OCR != knowledge.OCRDone {
+		t.Fatalf("progress %+v", p)
 	}
 }
