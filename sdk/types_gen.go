@@ -436,12 +436,36 @@ type FolderRequest struct {
 type GetFileIndexResponse struct {
 	Error     string          `json:"error,omitempty"`
 	Extractor ExtractorRecord `json:"extractor,omitempty"`
-	Index     json.RawMessage `json:"index,omitempty"`
+	// the content index: structure (a PDF's pageMap gives each page's textStatus: partial, unreadable,
+	// imageOnly (a scan or photo of text: only OCR reads it) or ocr (read by OCR); an image file's
+	// textStatus is imageOnly or ocr; ocr is the OCR state, ocrPages the pages OCR read) and object
+	// summaries
+	Index json.RawMessage `json:"index,omitempty"`
 	// what is happening to a file not indexed yet: 'queued' (its indexing job waits for a worker),
 	// 'retrying after restart: …' (the process indexing it died and another attempt runs); absent
 	// once indexed or failed
-	Note   string `json:"note,omitempty"`
-	Status string `json:"status,omitempty"`
+	Note string `json:"note,omitempty"`
+	// for a paged document (a PDF, an image file): how many pages are searchable so far, while pages
+	// are still extracted or read by OCR in the background
+	Progress GetFileIndexResponseProgress `json:"progress,omitempty"`
+	Status   string                       `json:"status,omitempty"`
+}
+
+// GetFileIndexResponseProgress is for a paged document (a PDF, an image file): how many pages are
+// searchable so far, while pages are still extracted or read by OCR in the background.
+type GetFileIndexResponseProgress struct {
+	// pages only OCR can read
+	ImageOnly int64 `json:"imageOnly,omitempty"`
+	// the same in words, e.g. '120 of 1,158 pages searchable; 1,038 pages are still being extracted in
+	// the background'; without an OCR model it says how to configure one
+	Message string `json:"message,omitempty"`
+	// One of "pending", "running", "done", "notConfigured", "stopped".
+	Ocr   string `json:"ocr,omitempty"`
+	Pages int64  `json:"pages,omitempty"`
+	// pages are still being extracted or read by OCR in the background
+	Pending bool `json:"pending,omitempty"`
+	// pages whose text is in the index
+	Searchable int64 `json:"searchable,omitempty"`
 }
 
 // GetMCPServerResponse is the answer of GetMCPServer.

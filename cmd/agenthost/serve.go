@@ -203,7 +203,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Pages of large PDFs are read on demand by the knowledge capability,
 	// and the rest extracted in the background by the queue.
 	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
-	kinds := jobKinds(ingester, reader, db, sw.sweeper(db, blobs, logger))
+	ocr := knowledge.NewOCR(db, blobs, extractors, model).WithEmbedder(embedderOf(model), logger)
+	kinds := jobKinds(ingester, reader, ocr, db, sw.sweeper(db, blobs, logger))
 	runjob.Register(kinds, func() runjob.Worker {
 		if s := bgSvc.Load(); s != nil {
 			return s

@@ -102,6 +102,11 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return c.JSON(st)
+		// A paged document says how many of its pages are searchable so
+		// far (background extraction, OCR).
+		return c.JSON(struct {
+			knowledge.ContentState
+			Progress *knowledge.Progress `json:"progress,omitempty"`
+		}{st, knowledge.ProgressOf(st)})
 	}
 }

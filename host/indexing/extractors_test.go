@@ -28,7 +28,7 @@ const injectedMarker = "zzinjectedzz"
 func operatorHost(t *testing.T, builtins, thirdParty []string, grants map[string][]string) *wasm.Host {
 	t.Helper()
 	ctx := context.Background()
-	reg, err := wasm.NewRegistry(wasm.StandardCapabilities(wasm.EgressOptions{})...)
+	reg, err := wasm.NewRegistry(wasmtest.WithModel(wasm.StandardCapabilities(wasm.EgressOptions{}))...)
 	if err != nil {
 		t.Fatal(err)
 	}

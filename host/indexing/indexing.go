@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agenthost/agenthost/host/files"
@@ -118,6 +119,14 @@ func (j *JobIndexer) Index(ctx context.Context, f files.Item) error {
 			return err
 		}
 	}
+	if wantsOCR(f) {
+		// Image-only pages are read after the file is indexed, in the
+		// background (a document without any is done at once).
+		if _, err := j.q.Enqueue(ctx, OCRArgs{FileID: f.ID, SHA256: f.SHA256}, &jobs.EnqueueOpts{Priority: 3, ScheduledAt: time.Now().Add(completeWait),
+			Unique: &jobs.Unique{ByArgs: true}}); err != nil {
+			return err
+		}
+	}
 	_, err := j.q.Enqueue(ctx, BackfillArgs{}, &jobs.EnqueueOpts{Priority: 4, ScheduledAt: time.Now().Add(backfillDelay),
 		Unique: &jobs.Unique{ByPeriod: backfillDelay}})
 	return err
@@ -177,4 +186,40 @@ func RegisterCompletion(reg *jobs.Registry, r *knowledge.Reader, lookup FileLook
 		}
 		return err
 	})
+}
+
+// OCRArgs is the low-priority job that reads a document's image-only pages
+// by OCR in the background, page by page (knowledge.OCR.Run): queued with
+// the ingestion of every PDF and image file, it waits for it, and finds
+// nothing to do in a document without such pages. A run stopped by a
+// restart is picked up again and goes on from the first page not read.
+type OCRArgs struct {
+	FileID string `json:"fileId"`
+	// SHA256 makes a new version of the file a new job.
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// Kind implements jobs.Args.
+func (OCRArgs) Kind() string { return "knowledge.ocr" }
+
+// RegisterOCR adds the OCR job, worked through o.
+func RegisterOCR(reg *jobs.Registry, o *knowledge.OCR, lookup FileLookup) {
+	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[OCRArgs]) error {
+		f, err := lookup.FileForIndexing(ctx, job.Args.FileID)
+		if err != nil {
+			return jobs.Permanent(err) // the file was deleted
+		}
+		_, err = o.Run(ctx, f, func(done, total int) {
+			_ = jobs.Progress(ctx, float64(done)/float64(max(total, 1)), fmt.Sprintf("OCR: %d of %d image-only pages read", done, total))
+		})
+		if errors.Is(err, knowledge.ErrNotReady) {
+			return jobs.Snooze(completeWait)
+		}
+		return err
+	})
+}
+
+// wantsOCR: files that may hold image-only pages (PDFs) or are pictures.
+func wantsOCR(f files.Item) bool {
+	return f.MIMEType == knowledge.PDF || strings.HasSuffix(strings.ToLower(f.Name), ".pdf") || knowledge.IsImageFile(f.Name, f.MIMEType)
 }

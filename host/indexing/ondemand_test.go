@@ -64,7 +64,7 @@ func newKnowledgeWorld(t testing.TB, plugins ...string) *knowledgeWorld {
 	t.Helper()
 	ctx := context.Background()
 	w := &knowledgeWorld{env: newEnv(t), kc: &knowledge.Capability{}}
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(wasm.EgressOptions{}), w.kc.Wasm())...)
+	reg, err := wasm.NewRegistry(wasmtest.WithModel(append(wasm.StandardCapabilities(wasm.EgressOptions{}), w.kc.Wasm()))...)
 	if err != nil {
 		t.Fatal(err)
 	}

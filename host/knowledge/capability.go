@@ -286,6 +286,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 		}
 	}
 	out.Sections = Sections(st.Index)
+	out.Progress = ProgressOf(st)
 	out.Structure = maps.Clone(st.Index.Structure)
 	for _, k := range []string{"pageMap", "outline", "headings", "sections", StructOnDemand, StructExtractedPages} {
 		delete(out.Structure, k)
@@ -315,6 +316,15 @@ func (d *Capability) read(ctx context.Context, c toolcall.Caller, r wire.Objects
 		return nil, err
 	}
 	out := ReadObjectsResponse{FileID: f.ID, FileName: f.Name, ObjectPage: pg}
+	if r.Path == "" {
+		// Said where the agent reads, not only in the index: pages read
+		// now are complete, but a search may miss pages not indexed yet.
+		if st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID); err == nil {
+			if p := ProgressOf(st); p != nil && p.Pending {
+				out.Indexing = "this document is still being indexed: " + p.Message
+			}
+		}
+	}
 	if r.Path != "" {
 		out.Path = f.Name + "/" + strings.TrimPrefix(strings.Trim(r.Path, "/ "), f.Name+"/")
 	}

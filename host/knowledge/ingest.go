@@ -176,6 +176,7 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return true, err
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize = f.Name, f.MIMEType, f.Size
+	markImageFile(f, &idx)
 	chunks, err := in.saveContent(ctx, f, f.Name, idx, objects, nil)
 	if err != nil {
 		return true, err

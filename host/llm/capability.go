@@ -72,11 +72,12 @@ func (h *Capabilities) ModelCapability() wasm.Capability {
 	mod := wasm.CapabilityPrefix + "model"
 	return wasm.Capability{
 		Name:        "model",
-		Description: "ask the workspace's language model (calls are billed to the user running the tool)",
+		Description: "ask the workspace's language model, and read images with its OCR model (calls are billed to the user running the tool)",
 		Functions: []wasm.HostFunction{
 			wasm.JSONFunction(mod, "info", false, h.info),
 			wasm.JSONFunction(mod, "count", false, h.count),
 			wasm.JSONFunction(mod, "complete", false, h.complete),
+			wasm.JSONFunction(mod, "ocr", false, h.ocr),
 		},
 	}
 }

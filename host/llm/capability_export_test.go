@@ -12,7 +12,7 @@ import (
 // store).
 func CapCall(h *Capabilities, ctx context.Context, fn, tool, req string) (any, error) {
 	handlers := map[string]func(context.Context, *wasm.Call, json.RawMessage) (any, error){
-		"info": h.info, "count": h.count, "complete": h.complete, "generate": h.generate,
+		"info": h.info, "count": h.count, "complete": h.complete, "generate": h.generate, "ocr": h.ocr,
 	}
 	return handlers[fn](ctx, &wasm.Call{Tool: tool}, json.RawMessage(req))
 }

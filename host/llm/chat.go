@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,7 +157,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 func estimatePromptTokens(req ChatRequest) int {
 	n := 0
 	for _, m := range req.Messages {
-		n += len(m.Content) + len(m.Name) + 3*tokensPerMessage
+		n += len(m.Content) + len(m.Name) + 3*tokensPerMessage + 3*imageTokens*len(m.Images)
 		for _, tc := range m.ToolCalls {
 			n += len(tc.Name) + len(tc.Arguments) + 3*tokensPerToolCall
 		}
@@ -220,6 +221,18 @@ func chatRequest(m *model, req ChatRequest) openai.ChatCompletionRequest {
 	out := openai.ChatCompletionRequest{Model: m.Model}
 	for _, msg := range req.Messages {
 		om := openai.ChatCompletionMessage{Role: msg.Role, Content: msg.Content, Name: msg.Name, ToolCallID: msg.ToolCallID}
+		if len(msg.Images) > 0 {
+			// OpenAI's wire format for vision: content becomes an array of
+			// parts, the text first, each image a data: URL.
+			om.Content = ""
+			if msg.Content != "" {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: msg.Content})
+			}
+			for _, im := range msg.Images {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
+					ImageURL: &openai.ChatMessageImageURL{URL: dataURL(im), Detail: openai.ImageURLDetail(im.Detail)}})
+			}
+		}
 		if msg.Role == RoleTool && msg.Content == "" {
 			// go-openai omits empty content, and providers reject a tool
 			// message without it.
@@ -261,6 +274,16 @@ func chatRequest(m *model, req ChatRequest) openai.ChatCompletionRequest {
 	}
 	return out
 }
+
+// dataURL is an image as a data: URL.
+func dataURL(im ImageInput) string {
+	return "data:" + im.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+}
+
+// imageTokens is what one image input is counted as before the provider
+// says: OpenAI bills a 1024x1024 image at high detail 765 tokens (85 base
+// plus 170 per 512-pixel tile, four tiles); a page scan is of that order.
+const imageTokens = 765
 
 // fromOpenAIMessage converts a non-streamed reply.
 func fromOpenAIMessage(om openai.ChatCompletionMessage) Message {

@@ -89,7 +89,7 @@ const (
 func CountMessageTokens(model string, msgs []Message, tools []ToolDef) int {
 	n := tokensReplyPrimer
 	for _, m := range msgs {
-		n += tokensPerMessage + CountTokens(model, m.Role) + CountTokens(model, m.Content)
+		n += tokensPerMessage + CountTokens(model, m.Role) + CountTokens(model, m.Content) + imageTokens*len(m.Images)
 		if m.Name != "" {
 			n += tokensPerName + CountTokens(model, m.Name)
 		}

@@ -28,22 +28,27 @@ const (
 	OpSpeech Operation = "speech"
 	// OpImage is image generation (the provider's images API).
 	OpImage Operation = "image"
+	// OpOCR reads the text of page images: a chat completion with image
+	// inputs (content parts image_url with data: URLs) on a vision-capable
+	// model. It has no fallback to other chains: a model that cannot see
+	// would answer from nothing.
+	OpOCR Operation = "ocr"
 )
 
 // Operations lists every operation in a fixed order (configuration, docs).
 func Operations() []Operation {
-	return []Operation{OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage}
+	return []Operation{OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage, OpOCR}
 }
 
 func (op Operation) valid() bool {
 	switch op {
-	case OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage:
+	case OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage, OpOCR:
 		return true
 	}
 	return false
 }
 
-func (op Operation) chat() bool { return op == OpAgent || op == OpSummary }
+func (op Operation) chat() bool { return op == OpAgent || op == OpSummary || op == OpOCR }
 
 // Message roles.
 const (
@@ -57,13 +62,25 @@ const (
 //
 // Role is system, user, assistant or tool. An assistant message may carry
 // ToolCalls (with or without Content); a tool message answers one of them and
-// names it by ToolCallID. Name is optional (a participant's name).
+// names it by ToolCallID. Name is optional (a participant's name). A user
+// message may carry Images (sent as image_url content parts after its
+// text), for a vision-capable model.
 type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
-	ToolCallID string     `json:"toolCallId,omitempty"`
-	Name       string     `json:"name,omitempty"`
+	Role       string       `json:"role"`
+	Content    string       `json:"content,omitempty"`
+	Images     []ImageInput `json:"images,omitempty"`
+	ToolCalls  []ToolCall   `json:"toolCalls,omitempty"`
+	ToolCallID string       `json:"toolCallId,omitempty"`
+	Name       string       `json:"name,omitempty"`
+}
+
+// ImageInput is a picture given to the model: its bytes (PNG, JPEG, WEBP
+// or GIF, which OpenAI-compatible vision endpoints take) and the detail
+// asked for ("low", "high", or "" for the provider's "auto").
+type ImageInput struct {
+	MIMEType string `json:"mimeType"`
+	Data     []byte `json:"data"`
+	Detail   string `json:"detail,omitempty"`
 }
 
 // ToolCall is one function call the model asked for.

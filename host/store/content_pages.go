@@ -113,6 +113,35 @@ func (db *DB) contentChunks(ctx context.Context, from string, where []string, ar
 // pages into structure["extractedPages"]. The content row is locked for the
 // merge, so concurrent additions never lose each other's pages.
 func (db *DB) AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []knowledge.Chunk) error {
+	return db.addPages(ctx, tenantID, sha, pages, summaries, chunks, func(st map[string]any) {
+		done := knowledge.ExtractedPages(content.Index{Structure: st})
+		done = append(done, pages...)
+		slices.Sort(done)
+		st[knowledge.StructExtractedPages] = slices.Compact(done)
+	})
+}
+
+// AddOCRPages records pages (of a PDF; page 1 of an image file) as read by
+// OCR, like AddContentPages: their chunks join the lexical index, their
+// summaries the index, the pages structure["ocrPages"], and the page map
+// says "ocr" for them where it said "imageOnly" (unreadPages drops them),
+// all in one transaction on the locked content row.
+func (db *DB) AddOCRPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []knowledge.Chunk) error {
+	return db.addPages(ctx, tenantID, sha, pages, summaries, chunks, func(st map[string]any) {
+		knowledge.MarkOCRPages(st, pages)
+	})
+}
+
+// SetContentOCR records how far OCR of a content is (structure["ocr"]),
+// keeping the rest of its structure.
+func (db *DB) SetContentOCR(ctx context.Context, tenantID, sha string, state knowledge.OCRState) error {
+	return db.addPages(ctx, tenantID, sha, nil, nil, nil, func(st map[string]any) {
+		st[knowledge.StructOCR] = state
+	})
+}
+
+// addPages is AddContentPages with the structure's update given.
+func (db *DB) addPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []knowledge.Chunk, update func(st map[string]any)) error {
 	return db.tx(ctx, func(c conn) error {
 		lock := ""
 		if db.dialect == Postgres {
@@ -134,10 +163,7 @@ func (db *DB) AddContentPages(ctx context.Context, tenantID, sha string, pages [
 		if err := json.Unmarshal([]byte(objects), &sums); err != nil {
 			return fmt.Errorf("store: content objects: %w", err)
 		}
-		done := knowledge.ExtractedPages(content.Index{Structure: st})
-		done = append(done, pages...)
-		slices.Sort(done)
-		st[knowledge.StructExtractedPages] = slices.Compact(done)
+		update(st)
 		have := make(map[string]bool, len(sums))
 		for _, s := range sums {
 			have[s.ID] = true

@@ -10,3 +10,6 @@ func count(req uint64) uint64
 
 //go:wasmimport agenthost:model complete
 func complete(req uint64) uint64
+
+//go:wasmimport agenthost:model ocr
+func ocr(req uint64) uint64

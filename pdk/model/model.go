@@ -64,3 +64,40 @@ func Complete(r Request) (Response, error) {
 	err := pdk.Invoke(complete, r, &resp)
 	return resp, err
 }
+
+// Image is a picture given to the OCR model: PNG, JPEG, WEBP or GIF bytes
+// (the types OpenAI-compatible vision endpoints take).
+type Image struct {
+	MIMEType string `json:"mimeType"`
+	Data     []byte `json:"data"`
+	// Detail is "low", "high" or "" (the provider's default).
+	Detail string `json:"detail,omitempty"`
+}
+
+// OCRRequest asks the OCR model to read images. Prompt "" takes the host's
+// transcription prompt.
+type OCRRequest struct {
+	Images    []Image `json:"images"`
+	Prompt    string  `json:"prompt,omitempty"`
+	MaxTokens int     `json:"maxTokens,omitempty"`
+	Purpose   string  `json:"purpose,omitempty"`
+}
+
+// OCRResponse is the text the OCR model read and what it cost.
+type OCRResponse struct {
+	Text             string  `json:"text"`
+	FinishReason     string  `json:"finishReason"`
+	PromptTokens     int     `json:"promptTokens"`
+	CompletionTokens int     `json:"completionTokens"`
+	CostCHF          float64 `json:"costCHF"`
+	Model            string  `json:"model"`
+}
+
+// OCR reads the text of images with the workspace's OCR model (operation
+// "ocr" of the host's model configuration). Without one it fails with code
+// "no_model", whose message says how to configure it.
+func OCR(r OCRRequest) (OCRResponse, error) {
+	var resp OCRResponse
+	err := pdk.Invoke(ocr, r, &resp)
+	return resp, err
+}

@@ -101,6 +101,9 @@ func structure(d *pdftext.Document, ps pdftext.Prescan) map[string]any {
 // unreadWarning says why a page's text is missing or incomplete: content
 // that could not be read (lost), or glyphs without known text.
 func unreadWarning(s pdftext.TextStatus, glyphs, unmapped int, lost string) string {
+	if s == pdftext.TextImageOnly {
+		return ImageOnlyWarning
+	}
 	what := "part of the page's text was not recovered"
 	if s == pdftext.TextUnreadable {
 		what = "the page's text was not recovered"
@@ -110,6 +113,10 @@ func unreadWarning(s pdftext.TextStatus, glyphs, unmapped int, lost string) stri
 	}
 	return fmt.Sprintf("%s: %d of %d glyphs are in fonts that do not say which characters they draw", what, unmapped, glyphs)
 }
+
+// ImageOnlyWarning is the page map's reason for an image-only page; the
+// host's OCR replaces it by the text read, or says why it cannot.
+const ImageOnlyWarning = "image only: the page holds images and no text layer (a scan or a photo of text); its words are found only once OCR has read it"
 
 // sectionOf names the innermost section that holds a page; a section
 // without an id is "s<n>", n its place in the list from 1 (as the host
@@ -299,3 +306,5 @@ func init() {
 }
 
 func main() {}
+
+func init() { registerOCR() }

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -51,10 +52,12 @@ type ChatRequest struct {
 }
 
 // Message is one chat message of a request. Content joins the text parts
-// when the client sent content as an array.
+// when the client sent content as an array; Images are its image_url parts,
+// decoded.
 type Message struct {
 	Role       string
 	Content    string
+	Images     []Image
 	ToolCalls  []ToolCall
 	ToolCallID string
 	Name       string
@@ -200,9 +203,13 @@ func decodeChat(body []byte) (ChatRequest, error) {
 		r.IncludeUsage = w.StreamOptions.IncludeUsage
 	}
 	for i, m := range w.Messages {
-		content, err := decodeContent(m.Content)
+		content, images, err := decodeContent(m.Content)
 		if err != nil {
 			return ChatRequest{}, fmt.Errorf("messages[%d].content: %v", i, err)
+		}
+		if len(images) > 0 && m.Role != "user" {
+			//lint:ignore ST1005 the text is OpenAI's own error message, reproduced for fidelity
+			return ChatRequest{}, fmt.Errorf("Invalid 'messages[%d]'. Image content parts are only allowed for messages with role 'user'.", i)
 		}
 		switch m.Role {
 		case "system", "developer", "user", "assistant":
@@ -213,7 +220,7 @@ func decodeChat(body []byte) (ChatRequest, error) {
 		default:
 			return ChatRequest{}, fmt.Errorf("messages[%d].role: '%s' is not one of ['system', 'assistant', 'user', 'tool', 'developer']", i, m.Role)
 		}
-		msg := Message{Role: m.Role, Content: content, ToolCallID: m.ToolCallID, Name: m.Name}
+		msg := Message{Role: m.Role, Content: content, Images: images, ToolCallID: m.ToolCallID, Name: m.Name}
 		for _, tc := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}
@@ -228,29 +235,105 @@ func decodeChat(body []byte) (ChatRequest, error) {
 	return r, nil
 }
 
-// decodeContent accepts content as a string, null, or an array of parts.
-func decodeContent(raw json.RawMessage) (string, error) {
+// Image is one image_url content part of a user message, decoded from its
+// data: URL.
+type Image struct {
+	MIMEType string
+	Data     []byte
+	// Detail is "low", "high" or "auto" (the default).
+	Detail string
+}
+
+// Limits of image inputs, from OpenAI's vision guide ("Images and vision",
+// platform.openai.com/docs/guides/images-vision): PNG, JPEG, WEBP and
+// non-animated GIF; up to 50 MB of images per request and 500 images.
+const (
+	maxImagesPerRequest = 500
+	maxImageBytes       = 50 << 20
+)
+
+// decodeContent accepts content as a string, null, or an array of parts
+// ("text", and "image_url" with a base64 data: URL; an http(s) URL is
+// refused here, since the scripted server fetches nothing).
+func decodeContent(raw json.RawMessage) (string, []Image, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", nil, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+		return s, nil, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL    string `json:"url"`
+			Detail string `json:"detail"`
+		} `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", fmt.Errorf("expected a string or an array of parts")
+		return "", nil, fmt.Errorf("expected a string or an array of parts")
 	}
 	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
+	var images []Image
+	total := 0
+	for i, p := range parts {
+		switch p.Type {
+		case "text":
 			b.WriteString(p.Text)
+		case "image_url":
+			if p.ImageURL == nil || p.ImageURL.URL == "" {
+				return "", nil, fmt.Errorf("[%d]: missing required parameter 'image_url.url'", i)
+			}
+			im, err := decodeDataURL(p.ImageURL.URL)
+			if err != nil {
+				return "", nil, fmt.Errorf("[%d].image_url: %v", i, err)
+			}
+			switch p.ImageURL.Detail {
+			case "", "auto", "low", "high":
+				im.Detail = p.ImageURL.Detail
+			default:
+				return "", nil, fmt.Errorf("[%d].image_url.detail: '%s' is not one of ['auto', 'low', 'high']", i, p.ImageURL.Detail)
+			}
+			total += len(im.Data)
+			images = append(images, im)
+		default:
+			return "", nil, fmt.Errorf("[%d].type: '%s' is not one of ['text', 'image_url']", i, p.Type)
 		}
 	}
-	return b.String(), nil
+	if len(images) > maxImagesPerRequest {
+		return "", nil, fmt.Errorf("too many images: %d (at most %d)", len(images), maxImagesPerRequest)
+	}
+	if total > maxImageBytes {
+		return "", nil, fmt.Errorf("the images take %d bytes (at most %d)", total, maxImageBytes)
+	}
+	return b.String(), images, nil
+}
+
+// decodeDataURL decodes "data:image/png;base64,...": the type must be one
+// OpenAI takes and the bytes must be that type.
+func decodeDataURL(u string) (Image, error) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return Image{}, fmt.Errorf("only data: URLs are served by the scripted server, not %.20q", u)
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	mime, enc, _ := strings.Cut(meta, ";")
+	if !ok || enc != "base64" {
+		return Image{}, fmt.Errorf("invalid image URL: expected data:<type>;base64,<data>")
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return Image{}, fmt.Errorf("invalid base64 image data: %v", err)
+	}
+	want := map[string]string{"image/png": "image/png", "image/jpeg": "image/jpeg", "image/webp": "image/webp", "image/gif": "image/gif"}
+	if _, ok := want[mime]; !ok {
+		return Image{}, fmt.Errorf("invalid MIME type %q: only image/png, image/jpeg, image/webp and image/gif are supported", mime)
+	}
+	if got := http.DetectContentType(b); got != mime {
+		return Image{}, fmt.Errorf("you uploaded an unsupported image. The data is %s, not the declared %s", got, mime)
+	}
+	return Image{MIMEType: mime, Data: b}, nil
 }
 
 // Reply shapes.

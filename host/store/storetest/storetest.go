@@ -57,6 +57,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ConcurrentReservations", func(t *testing.T) { testConcurrentReservations(t, open) })
 	t.Run("Knowledge", func(t *testing.T) { testKnowledge(t, open) })
 	t.Run("ContentPages", func(t *testing.T) { testContentPages(t, open) })
+	t.Run("OCRPages", func(t *testing.T) { testOCRPages(t, open) })
 	t.Run("ContentExtractor", func(t *testing.T) { testContentExtractor(t, open) })
 	t.Run("Containers", func(t *testing.T) { testContainers(t, open) })
 	t.Run("Vectors", func(t *testing.T) { testVectors(t, open) })

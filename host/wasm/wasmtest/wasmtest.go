@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -141,7 +142,7 @@ func NewHost(tb testing.TB, o Options, names ...string) *wasm.Host {
 func newHost(tb testing.TB, cfg wasm.Config, o Options, names ...string) *wasm.Host {
 	tb.Helper()
 	ctx := context.Background()
-	reg, err := wasm.NewRegistry(append(wasm.StandardCapabilities(o.Egress), o.Capabilities...)...)
+	reg, err := wasm.NewRegistry(WithModel(append(wasm.StandardCapabilities(o.Egress), o.Capabilities...))...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -189,4 +190,17 @@ func HostWith(tb testing.TB, caps []wasm.Capability, names ...string) *wasm.Host
 	tb.Helper()
 	// The default logger: host warnings show in a failing test's output.
 	return newHost(tb, wasm.NewConfig(), Options{Capabilities: caps, Warm: true}, names...)
+}
+
+// WithModel adds the model capability, with no model configured (its calls
+// answer no_model, as a host without models does), unless caps has one: the
+// pdf plugin declares it for OCR, and a host without it would refuse the
+// plugin.
+func WithModel(caps []wasm.Capability) []wasm.Capability {
+	for _, c := range caps {
+		if c.Name == "model" {
+			return caps
+		}
+	}
+	return append(caps, (&llm.Capabilities{}).ModelCapability())
 }

@@ -291,6 +291,10 @@ function Conversations({ t, ws, wf, list, go, error }) {
 }
 
 const finalIndex = (s) => s === 'indexed' || s === 'failed';
+// A paged document (a PDF, a picture) is asked for its progress once it is
+// indexed, and again while pages are still extracted or read by OCR.
+const paged = (f) => /\.(pdf|png|jpe?g|gif|webp|bmp|tiff?)$/i.test(f.name || '');
+const settled = (f) => finalIndex(f.index) && (!paged(f) || f.index === 'failed' || (f.progress !== undefined && !(f.progress && f.progress.pending)));
 
 function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
   const [folder, setFolder] = useState('');
@@ -365,6 +369,8 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
       html`<ul class="file-list">${shown.map((f) => html`<li key=${f.id} data-file=${f.id}>
         <button type="button" class="file" onClick=${() => openFile(f.id, 0)}>${f.name}</button>
         <span class=${'idx ' + (f.index || 'pending')} data-status=${f.index || 'pending'}>${t('status_' + (f.index || 'pending'))}</span>
+        ${f.progress && (f.progress.pending || f.progress.searchable < f.progress.pages) && html`<span class=${'idx-progress' + (f.progress.pending ? ' pending' : ' partial')} data-testid="index-progress"
+          data-searchable=${f.progress.searchable} data-pages=${f.progress.pages} title=${f.progress.message}>${f.progress.message}</span>`}
         ${f.tags && f.tags.map((tg) => html`<span class="tag">${tg}</span>`)}
         ${f.container && html`<button type="button" class="linkish" aria-expanded=${!!entries[f.id]} onClick=${() => showEntries(f)}>${t('entries')}</button>`}
         ${Array.isArray(entries[f.id]) && html`<ul class="entries">${entries[f.id].map((en) => html`<li>${en.path} <span class="muted">${en.status}</span></li>`)}</ul>`}
@@ -643,7 +649,7 @@ function Workspace({ t, lang, session, route, go }) {
       const [page, fl] = await Promise.all([api('GET', `/files?workspace=${encodeURIComponent(ws)}&limit=200`), api('GET', `/workspaces/${ws}/folders`)]);
       const prev = {};
       (files || []).forEach((f) => { prev[f.id] = f; });
-      setFiles(page.items.map((f) => ({ ...f, index: prev[f.id] && prev[f.id].index,
+      setFiles(page.items.map((f) => ({ ...f, index: prev[f.id] && prev[f.id].index, progress: prev[f.id] ? prev[f.id].progress : undefined,
         container: /zip|tar|gzip/.test(f.mimeType) })));
       setFolders(fl || []);
       setFileErr('');
@@ -656,12 +662,15 @@ function Workspace({ t, lang, session, route, go }) {
   // they are indexed or failed.
   useEffect(() => {
     if (!files) return;
-    const open = files.filter((f) => !finalIndex(f.index));
+    const open = files.filter((f) => !settled(f));
     if (open.length === 0) return;
+    // Background pages (extraction, OCR) take seconds to minutes: asked
+    // less often than a file still being indexed.
+    const slow = open.every((f) => finalIndex(f.index) && f.progress !== undefined);
     const timer = setTimeout(async () => {
-      const states = await Promise.all(open.map((f) => api('GET', `/files/${f.id}/index`).then((s) => s.status).catch(() => f.index)));
-      setFiles((fs) => fs && fs.map((f) => { const i = open.findIndex((o) => o.id === f.id); return i < 0 ? f : { ...f, index: states[i] }; }));
-    }, files.some((f) => f.index) ? 700 : 0);
+      const states = await Promise.all(open.map((f) => api('GET', `/files/${f.id}/index`).then((s) => ({ index: s.status, progress: s.progress || null })).catch(() => ({ index: f.index, progress: f.progress === undefined ? null : f.progress }))));
+      setFiles((fs) => fs && fs.map((f) => { const i = open.findIndex((o) => o.id === f.id); return i < 0 ? f : { ...f, ...states[i] }; }));
+    }, slow ? 3000 : files.some((f) => f.index) ? 700 : 0);
     return () => clearTimeout(timer);
   }, [files]);
 

@@ -117,6 +117,24 @@ type Index struct {
 	// Entries are a container's entries (archives, folders), nested
 	// containers' members included, each by its full path.
 	Entries []Entry `json:"entries,omitempty"`
+	// Progress says how many pages are searchable so far, for a paged
+	// document (a PDF, an image file).
+	Progress *Progress `json:"progress,omitempty"`
+}
+
+// Progress is how far a paged document's indexing is: of Pages, Searchable
+// have their text in the index; Pending while pages are still being
+// extracted or read by OCR in the background; ImageOnly pages only OCR can
+// read (OCR is the state of reading them: pending, running, done,
+// notConfigured, stopped). Message says it in words ("120 of 1,158 pages
+// searchable; ...").
+type Progress struct {
+	Pages      int    `json:"pages"`
+	Searchable int    `json:"searchable"`
+	Pending    bool   `json:"pending,omitempty"`
+	ImageOnly  int    `json:"imageOnly,omitempty"`
+	OCR        string `json:"ocr,omitempty"`
+	Message    string `json:"message"`
 }
 
 // Entry is one member of a container file (ZIP, TAR, GZ, TGZ), found by
@@ -186,6 +204,10 @@ type ObjectPage struct {
 	// ExtractedPages are the pages this read extracted on demand (none when
 	// everything came from the store).
 	ExtractedPages []int `json:"extractedPages,omitempty"`
+	// Indexing is set when the document is still being indexed (pages
+	// extracted or read by OCR in the background): what was read may be
+	// incomplete, and a search may miss pages not in the index yet.
+	Indexing string `json:"indexing,omitempty"`
 }
 
 // Objects is knowledge.read_objects' (and read_section's) answer: a page

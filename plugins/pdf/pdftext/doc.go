@@ -272,6 +272,8 @@ type PageContent struct {
 	// excluded), Unmapped those without text.
 	Status           TextStatus
 	Glyphs, Unmapped int
+	// Images counts the images the page paints.
+	Images int
 	// Lost says why content of the page could not be read (a content
 	// stream or form that does not decode): Status is then TextPartial, or
 	// TextUnreadable when nothing of it could be read.
@@ -289,7 +291,26 @@ const (
 	TextComplete   TextStatus = ""
 	TextPartial    TextStatus = "partial"
 	TextUnreadable TextStatus = "unreadable"
+	// TextImageOnly: the page's text layer is empty or negligible (fewer
+	// than negligibleGlyphs glyphs) while it paints images: a scan or a
+	// photo of text, whose words only OCR can read.
+	TextImageOnly TextStatus = "imageOnly"
 )
+
+// negligibleGlyphs: a page showing fewer glyphs than this besides images
+// is image only; a scan with a stamped page number ("Page 3 of 10") still
+// is, a page with a caption under a figure is not.
+const negligibleGlyphs = 16
+
+// withImages turns a complete status into TextImageOnly when the page's
+// text is negligible and it paints images. A page whose content could not
+// be read, or whose glyphs cannot be, keeps that status: it says more.
+func withImages(s TextStatus, glyphs, images int) TextStatus {
+	if s == TextComplete && images > 0 && glyphs < negligibleGlyphs {
+		return TextImageOnly
+	}
+	return s
+}
 
 func textStatus(glyphs, unmapped int) TextStatus {
 	switch {
@@ -332,8 +353,8 @@ func (d *Document) Page(n int) (pc PageContent, err error) {
 	if err != nil {
 		return PageContent{}, err
 	}
-	pc = PageContent{Text: layoutText(glyphs, true), Status: contentStatus(st.shown, st.unmapped, st.lost),
-		Glyphs: st.shown, Unmapped: st.unmapped}
+	pc = PageContent{Text: layoutText(glyphs, true), Status: withImages(contentStatus(st.shown, st.unmapped, st.lost), st.shown, st.images),
+		Glyphs: st.shown, Unmapped: st.unmapped, Images: st.images}
 	if st.lost != nil {
 		pc.Lost = st.lost.Error()
 	}

@@ -101,7 +101,9 @@ type interp struct {
 	pageW, pageH float64
 	// forms holds the form XObjects being run, to refuse cycles.
 	forms map[int]bool
-	ops   int
+	// placed, when set, collects the image XObjects painted (PageImages).
+	placed *[]placedImage
+	ops    int
 	// marked holds the open marked-content sequences (BMC/BDC … EMC); one
 	// with /ActualText replaces the glyphs shown inside it by that text.
 	marked []markedContent
@@ -622,6 +624,9 @@ func (in *interp) xobject(res types.Dict, name string, depth int) {
 	x := in.d.xobject(res, name)
 	if x.image && in.st != nil {
 		in.st.images++
+	}
+	if x.image && in.placed != nil && len(*in.placed) < maxPageImages {
+		*in.placed = append(*in.placed, placedImage{sd: x.sd, ctm: in.gs.ctm})
 	}
 	if !x.form || depth >= maxTreeDepth || in.forms[x.objNr] {
 		return // an image, not a form, too deep, or a form that draws itself

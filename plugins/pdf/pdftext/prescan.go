@@ -55,7 +55,8 @@ type PageInfo struct {
 	// valid.
 	Err string `json:",omitempty"`
 	// TextStatus is TextUnreadable or TextPartial when the page shows
-	// glyphs whose text is unknown: Glyphs shown, Unmapped of them.
+	// glyphs whose text is unknown: Glyphs shown, Unmapped of them;
+	// TextImageOnly when it shows (almost) no text but images.
 	TextStatus       TextStatus `json:",omitempty"`
 	Glyphs, Unmapped int
 }
@@ -192,7 +193,7 @@ func (d *Document) scanPage(n int, sizes map[float64]int, each func(n int, glyph
 	}
 	info.Images = st.images
 	info.Glyphs, info.Unmapped = st.shown, st.unmapped
-	info.TextStatus = contentStatus(st.shown, st.unmapped, st.lost)
+	info.TextStatus = withImages(contentStatus(st.shown, st.unmapped, st.lost), st.shown, st.images)
 	if st.lost != nil {
 		info.Err = st.lost.Error()
 	}

@@ -54,7 +54,7 @@ func (d *Document) sketchPage(n int, info *PageInfo) {
 	s.annotations(p)
 	info.TextLen, info.Images = s.text, s.images
 	info.Glyphs, info.Unmapped = s.glyphs, s.unmapped
-	info.TextStatus = contentStatus(s.glyphs, s.unmapped, s.lost)
+	info.TextStatus = withImages(contentStatus(s.glyphs, s.unmapped, s.lost), s.glyphs, s.images)
 	if s.lost != nil {
 		info.Err = s.lost.Error()
 	}

@@ -1,0 +1,530 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
+	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// OCR (docs/knowledge.md#ocr): a page whose text layer is empty or
+// negligible while it paints images is marked image only in the page map
+// (textStatus "imageOnly", by the PDF extractor), as is every image file
+// (structure textStatus, by ingestion). After indexing, a background job
+// reads those pages one at a time with the PDF plugin's OCR tools (the
+// images taken out of the PDF inside the sandbox, read by the OCR model
+// through the model capability, billed to the file's uploader), and stores
+// each page's text as an object "ocr-<page>" on its page as soon as it is
+// read, so the document is searchable as pages arrive. The pages read are
+// listed in structure["ocrPages"], so a run stopped by a restart goes on
+// where it stopped; structure["ocr"] says how far it is (OCRState).
+
+// Structure keys and text statuses of OCR.
+const (
+	// StructOCRPages lists the pages read by OCR (1 for an image file).
+	StructOCRPages = "ocrPages"
+	// StructOCR holds the OCRState.
+	StructOCR = "ocr"
+	// StructTextStatus is an image file's text status (a PDF's are in its
+	// page map, per page).
+	StructTextStatus = "textStatus"
+	// TextImageOnly marks a page (or image file) whose words only OCR can
+	// read; TextOCR one whose text OCR has read.
+	TextImageOnly = "imageOnly"
+	TextOCR       = "ocr"
+)
+
+// The tools of the PDF plugin that OCR uses.
+const (
+	OCRPageTool  = "ocrPage"
+	OCRImageTool = "ocrImage"
+)
+
+// ImageFileWarning is an image file's reason in its index.
+const ImageFileWarning = "image only: a picture, whose words are found only once OCR has read it"
+
+// NoOCRModel says why image-only pages stay unread and how to change it.
+var NoOCRModel = "no OCR model is configured, so the text of image-only pages is not read: set " +
+	"AGENTHOST_MODEL_OCR=model[@provider] (a vision-capable model of any OpenAI-compatible endpoint, e.g. gpt-4o-mini, " +
+	"or qwen2.5vl on Ollama) or llm.models.ocr in the configuration file (see docs/knowledge.md#ocr), then upload the file again " +
+	"or restart the server"
+
+// OCR states (OCRState.Status).
+const (
+	OCRPending       = "pending"
+	OCRRunning       = "running"
+	OCRDone          = "done"
+	OCRNotConfigured = "notConfigured"
+	// OCRStopped: a limit (budget, spending limit) ended the run; the
+	// pages read so far stay.
+	OCRStopped = "stopped"
+)
+
+// OCRState is how far OCR of a content is.
+type OCRState struct {
+	Status string `json:"status"`
+	// Pages is how many pages need OCR; Done how many are read.
+	Pages int `json:"pages"`
+	Done  int `json:"done"`
+	// Skipped counts pages whose images could not be decoded (JPX, JBIG2).
+	Skipped int     `json:"skipped,omitempty"`
+	Message string  `json:"message,omitempty"`
+	Model   string  `json:"model,omitempty"`
+	CostCHF float64 `json:"costCHF,omitempty"`
+}
+
+// MarkOCRPages records pages as read by OCR in a structure map: merged
+// into StructOCRPages, "ocr" for their page map entries and for an image
+// file's text status, dropped from unreadPages.
+func MarkOCRPages(st map[string]any, pages []int) {
+	done := intList(st[StructOCRPages])
+	done = append(done, pages...)
+	slices.Sort(done)
+	st[StructOCRPages] = slices.Compact(done)
+	if s, _ := st[StructTextStatus].(string); s == TextImageOnly {
+		st[StructTextStatus] = TextOCR
+		delete(st, "warning")
+	}
+	read := func(m map[string]any) bool {
+		pg, ok := number(m["page"])
+		return ok && slices.Contains(pages, pg) && m["textStatus"] == TextImageOnly
+	}
+	switch pm := st["pageMap"].(type) {
+	case []any:
+		for _, e := range pm {
+			if m, ok := e.(map[string]any); ok && read(m) {
+				m["textStatus"] = TextOCR
+				delete(m, "warning")
+			}
+		}
+	case []map[string]any:
+		for _, m := range pm {
+			if read(m) {
+				m["textStatus"] = TextOCR
+				delete(m, "warning")
+			}
+		}
+	}
+	if un, ok := st["unreadPages"].([]any); ok {
+		keep := un[:0]
+		for _, e := range un {
+			if m, ok := e.(map[string]any); ok && read(m) {
+				continue
+			}
+			keep = append(keep, e)
+		}
+		if len(keep) == 0 {
+			delete(st, "unreadPages")
+		} else {
+			st["unreadPages"] = keep
+		}
+	}
+}
+
+// ImageOnlyPages lists the pages of an index that need OCR, read or not:
+// the page map's image-only pages (and those OCR has read), or [1] for an
+// image file.
+func ImageOnlyPages(idx content.Index) []int {
+	if s, _ := idx.Structure[StructTextStatus].(string); s == TextImageOnly || s == TextOCR {
+		return []int{1}
+	}
+	var out []int
+	add := func(m map[string]any) {
+		if s, _ := m["textStatus"].(string); s == TextImageOnly || s == TextOCR {
+			if pg, ok := number(m["page"]); ok {
+				out = append(out, pg)
+			}
+		}
+	}
+	switch pm := idx.Structure["pageMap"].(type) {
+	case []any:
+		for _, e := range pm {
+			if m, ok := e.(map[string]any); ok {
+				add(m)
+			}
+		}
+	case []map[string]any:
+		for _, m := range pm {
+			add(m)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// OCRPages lists the pages OCR has read.
+func OCRPages(idx content.Index) []int { return intList(idx.Structure[StructOCRPages]) }
+
+// OCRStateOf is an index's OCR state; nil when OCR has nothing to do
+// with it.
+func OCRStateOf(idx content.Index) *OCRState {
+	raw, ok := idx.Structure[StructOCR]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var s OCRState
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	return &s
+}
+
+func intList(v any) []int {
+	var out []int
+	switch l := v.(type) {
+	case []int:
+		out = slices.Clone(l)
+	case []any:
+		for _, x := range l {
+			if n, ok := number(x); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func number(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case float64:
+		return int(n), true
+	case json.Number:
+		i, err := n.Int64()
+		return int(i), err == nil
+	}
+	return 0, false
+}
+
+// IsImageFile reports an image file by MIME type or extension.
+func IsImageFile(name, mimeType string) bool {
+	m, _, _ := strings.Cut(mimeType, ";")
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(m)), "image/") {
+		return true
+	}
+	switch strings.ToLower(pathExt(name)) {
+	case ".png", ".jpg", ".jpeg", ".jpe", ".gif", ".webp", ".bmp", ".tif", ".tiff":
+		return true
+	}
+	return false
+}
+
+// markImageFile marks an image file's index image only (ingestion).
+func markImageFile(f files.Item, idx *content.Index) {
+	if !IsImageFile(f.Name, f.MIMEType) {
+		return
+	}
+	if idx.Structure == nil {
+		idx.Structure = map[string]any{}
+	}
+	idx.Structure[StructTextStatus] = TextImageOnly
+	idx.Structure["warning"] = ImageFileWarning
+}
+
+// OCRText is what the OCR tools answer.
+type OCRText struct {
+	Text     string  `json:"text"`
+	Sent     string  `json:"sent"`
+	MIMEType string  `json:"mimeType"`
+	Width    int     `json:"width"`
+	Height   int     `json:"height"`
+	Bytes    int     `json:"bytes"`
+	CostCHF  float64 `json:"costCHF"`
+	Model    string  `json:"model"`
+}
+
+// OCRReader reads a page of a PDF, or an image file, by OCR.
+type OCRReader interface {
+	OCRPage(ctx context.Context, name, mimeType string, in wasm.Input, page int) (OCRText, error)
+	OCRImage(ctx context.Context, name, mimeType string, in wasm.Input) (OCRText, error)
+}
+
+// OCRPage runs the PDF extractor's ocrPage tool.
+func (e *Extractors) OCRPage(ctx context.Context, name, mimeType string, in wasm.Input, page int) (OCRText, error) {
+	p, _, err := e.pick(name, mimeType, OCRPageTool)
+	if err != nil {
+		return OCRText{}, err
+	}
+	if !p.HasTool(OCRPageTool) {
+		return OCRText{}, fmt.Errorf("%w with OCR: %s (%s): %s has no %s tool", ErrNoExtractor, mimeType, name, p.Name(), OCRPageTool)
+	}
+	args, _ := json.Marshal(map[string]int{"page": page})
+	return e.ocrCall(ctx, p, OCRPageTool, args, in)
+}
+
+// OCRImage runs ocrImage of the image's chosen extractor if it has one,
+// else of a built-in plugin that has.
+func (e *Extractors) OCRImage(ctx context.Context, name, mimeType string, in wasm.Input) (OCRText, error) {
+	p, _, err := e.pick(name, mimeType, OCRImageTool)
+	if err != nil || !p.HasTool(OCRImageTool) {
+		p = nil
+		for _, q := range e.plugins.Plugins() {
+			if q.Builtin() && q.HasTool(OCRImageTool) {
+				p = q
+				break
+			}
+		}
+	}
+	if p == nil {
+		return OCRText{}, fmt.Errorf("%w with OCR: no loaded plugin has the %s tool", ErrNoExtractor, OCRImageTool)
+	}
+	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
+	return e.ocrCall(ctx, p, OCRImageTool, args, in)
+}
+
+func (e *Extractors) ocrCall(ctx context.Context, p *wasm.Plugin, tool string, args []byte, in wasm.Input) (OCRText, error) {
+	r := e.call(ctx, p, tool, args, &wasm.CallOptions{Input: in})
+	if !r.OK {
+		return OCRText{}, fmt.Errorf("extractor %s: %s: %w", p.Name(), tool, r.Error)
+	}
+	var out OCRText
+	if err := json.Unmarshal(r.Data, &out); err != nil {
+		return OCRText{}, fmt.Errorf("extractor %s: %s result: %w", p.Name(), tool, err)
+	}
+	return out, nil
+}
+
+// OCRStore is what OCR needs of the database.
+type OCRStore interface {
+	ContentStateOf(ctx context.Context, tenantID, sha string) (ContentState, error)
+	AddOCRPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []Chunk) error
+	SetContentOCR(ctx context.Context, tenantID, sha string, state OCRState) error
+	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
+}
+
+// ModelConfig tells whether an operation has a model (llm.Client).
+type ModelConfig interface {
+	Configured(op llm.Operation) bool
+}
+
+// OCR reads image-only pages in the background (see the top of this file).
+type OCR struct {
+	store  OCRStore
+	blobs  Blobs
+	reader OCRReader
+	models ModelConfig // nil: no OCR model
+	embed  Embedder    // nil: OCR text found by words only
+	logger *slog.Logger
+	locks  keyedMutex
+}
+
+// NewOCR returns the OCR runner; models nil means no OCR model.
+func NewOCR(store OCRStore, blobs Blobs, reader OCRReader, models ModelConfig) *OCR {
+	return &OCR{store: store, blobs: blobs, reader: reader, models: models, logger: slog.New(slog.DiscardHandler)}
+}
+
+// WithEmbedder embeds the chunks OCR stores; logger hears of failures.
+func (o *OCR) WithEmbedder(e Embedder, logger *slog.Logger) *OCR {
+	o.embed = e
+	if logger != nil {
+		o.logger = logger
+	}
+	return o
+}
+
+// Capability error codes that end a run without a retry: a budget or
+// spending limit reached.
+var ocrStops = map[string]string{"budget_exceeded": OCRStopped, wasm.CodeSpendingLimit: OCRStopped}
+
+// Run reads the image-only pages of f's content that OCR has not read,
+// one at a time, each stored as soon as it is read; progress is told how
+// many of how many after each. It returns how many pages it read. A
+// content not indexed yet is ErrNotReady; one without image-only pages
+// has nothing to do. Without an OCR model the content's OCR state says so
+// and how to configure one; a limit reached stops the run with the reason
+// (the pages read stay). Other failures are returned, for the job to try
+// again: it goes on from the first page not read.
+func (o *OCR) Run(ctx context.Context, f files.Item, progress func(done, total int)) (int, error) {
+	unlock := o.locks.lock(f.TenantID + ":" + f.SHA256)
+	defer unlock()
+	st, err := o.store.ContentStateOf(ctx, f.TenantID, f.SHA256)
+	if errors.Is(err, tenancy.ErrNotFound) {
+		return 0, fmt.Errorf("%w: %s is not indexed yet", ErrNotReady, f.Name)
+	}
+	if err != nil {
+		return 0, err
+	}
+	switch st.Status {
+	case StatusFailed:
+		return 0, nil
+	case StatusIndexed, StatusEmbedding:
+	default:
+		return 0, fmt.Errorf("%w: %s is being indexed (%s)", ErrNotReady, f.Name, st.Status)
+	}
+	need := ImageOnlyPages(st.Index)
+	if len(need) == 0 {
+		return 0, nil
+	}
+	done := OCRPages(st.Index)
+	var todo []int
+	for _, pg := range need {
+		if _, ok := slices.BinarySearch(done, pg); !ok {
+			todo = append(todo, pg)
+		}
+	}
+	state := OCRState{Status: OCRRunning, Pages: len(need), Done: len(need) - len(todo)}
+	if prev := OCRStateOf(st.Index); prev != nil {
+		state.Skipped, state.CostCHF, state.Model = prev.Skipped, prev.CostCHF, prev.Model
+	}
+	set := func(s OCRState) error {
+		return o.store.SetContentOCR(context.WithoutCancel(ctx), f.TenantID, f.SHA256, s)
+	}
+	if len(todo) == 0 {
+		if prev := OCRStateOf(st.Index); prev == nil || prev.Status != OCRDone {
+			state.Status = OCRDone
+			return 0, set(state)
+		}
+		return 0, nil
+	}
+	if o.models == nil || !o.models.Configured(llm.OpOCR) {
+		state.Status, state.Message = OCRNotConfigured, NoOCRModel
+		return 0, set(state)
+	}
+	// The model capability acts for a caller: the file's uploader in its
+	// workspace, who is billed as for the file's embeddings.
+	ctx = wasm.WithTenant(ctx, f.TenantID)
+	ctx = toolcall.With(ctx, toolcall.Caller{Principal: tenancy.Principal{TenantID: f.TenantID, UserID: f.CreatedBy}, WorkspaceID: f.WorkspaceID})
+	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "ocr"})
+	blob, err := o.blobs.Open(ctx, f.SHA256)
+	if err != nil {
+		return 0, fmt.Errorf("knowledge: content of %s: %w", f.Name, err)
+	}
+	defer blob.Close()
+	image := IsImageFile(f.Name, f.MIMEType) && !isPDF(f)
+	sections := Sections(st.Index)
+	read := 0
+	if err := set(state); err != nil {
+		return 0, err
+	}
+	for _, pg := range todo {
+		if err := ctx.Err(); err != nil {
+			return read, err
+		}
+		var t OCRText
+		if image {
+			t, err = o.reader.OCRImage(ctx, f.Name, f.MIMEType, blob)
+		} else {
+			t, err = o.reader.OCRPage(ctx, f.Name, f.MIMEType, blob, pg)
+		}
+		var werr *wasm.Error
+		if err != nil && errors.As(err, &werr) {
+			if werr.Code == "no_model" {
+				// The OCR chain is configured (checked above): the
+				// plugin host's model capability is not connected to it
+				// yet (serve connects it after the queue starts). The
+				// job tries again.
+				return read, fmt.Errorf("knowledge: OCR of %s page %d: the model capability is not connected yet: %w", f.Name, pg, err)
+			}
+			if s, ok := ocrStops[werr.Code]; ok {
+				state.Status, state.Message = s, werr.Message
+				return read, set(state)
+			}
+			if werr.Code == "no_images" {
+				// Nothing OCR can read (JPX, JBIG2, damaged images): the
+				// page counts as done, and the state says how many.
+				state.Skipped++
+				err = o.store.AddOCRPages(ctx, f.TenantID, f.SHA256, []int{pg}, nil, nil)
+				if err == nil {
+					state.Done++
+					err = set(state)
+				}
+				if err != nil {
+					return read, err
+				}
+				continue
+			}
+		}
+		if err != nil {
+			state.Message = err.Error()
+			_ = set(state)
+			return read, fmt.Errorf("knowledge: OCR of %s page %d: %w", f.Name, pg, err)
+		}
+		obj := ocrObject(pg, image, sections, t)
+		var sums []content.Summary
+		var chunks []Chunk
+		if strings.TrimSpace(obj.Data) != "" {
+			sums = []content.Summary{content.Summarize(obj)}
+			chunks = Split([]content.Object{obj}, ChunkTokens)
+		}
+		if err := o.store.AddOCRPages(ctx, f.TenantID, f.SHA256, []int{pg}, sums, chunks); err != nil {
+			return read, fmt.Errorf("knowledge: storing OCR of %s page %d: %w", f.Name, pg, err)
+		}
+		o.embedChunks(ctx, f, chunks)
+		read++
+		state.Done++
+		state.CostCHF += t.CostCHF
+		if t.Model != "" {
+			state.Model = t.Model
+		}
+		state.Message = ""
+		if err := set(state); err != nil {
+			return read, err
+		}
+		if progress != nil {
+			progress(state.Done, state.Pages)
+		}
+	}
+	state.Status = OCRDone
+	return read, set(state)
+}
+
+// ocrObject is the text OCR read of page pg (of an image file: the
+// picture), referenced to its page and section and marked as OCR's.
+func ocrObject(pg int, image bool, sections []Section, t OCRText) content.Object {
+	o := content.Object{ID: fmt.Sprintf("ocr-%d", pg), ContentType: content.Text, Data: strings.TrimSpace(t.Text), Sequence: pg,
+		Metadata: map[string]any{"textSource": TextOCR, "model": t.Model, "sent": t.Sent}}
+	if image {
+		o.ID = "ocr"
+		o.Ref = content.Ref{Label: "ocr", Location: "ocr"}
+		return o
+	}
+	o.Ref = content.Ref{PageIndex: pg, Label: "ocr", Location: fmt.Sprintf("page:%d/ocr", pg)}
+	best := -1
+	for i, s := range sections {
+		if s.StartPage <= pg && pg <= s.EndPage && (best < 0 || s.Level >= sections[best].Level) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		o.Ref.SectionID = sections[best].ID
+	}
+	return o
+}
+
+func (o *OCR) embedChunks(ctx context.Context, f files.Item, chunks []Chunk) {
+	if o.embed == nil || len(chunks) == 0 {
+		return
+	}
+	m, ok := o.embed.Model(llm.OpEmbedding)
+	if !ok {
+		return
+	}
+	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "embedding"})
+	texts := make([]string, len(chunks))
+	for i, ch := range chunks {
+		texts[i] = ch.Text
+	}
+	vecs, _, err := o.embed.Embed(ctx, texts)
+	if err == nil {
+		err = o.store.AddVectors(ctx, f.TenantID, f.SHA256, m.Name, chunks, vecs)
+	}
+	if err != nil {
+		o.logger.Warn("knowledge: embedding OCR text failed; it is found by its words", "file", f.ID, "err", err)
+	}
+}

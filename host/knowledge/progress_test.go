@@ -1,0 +1,56 @@
+package knowledge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+func TestProgressOf(t *testing.T) {
+	pages := func(n int) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = float64(i + 1)
+		}
+		return out
+	}
+	tests := []struct {
+		name       string
+		status     Status
+		structure  map[string]any
+		searchable int
+		total      int
+		pending    bool
+		message    string
+	}{
+		{"a long PDF still extracted", StatusIndexed, map[string]any{"pages": float64(1158), StructOnDemand: true, StructExtractedPages: pages(120)},
+			120, 1158, true, "120 of 1,158 pages searchable; 1,038 pages are still being extracted in the background"},
+		{"a long PDF complete", StatusIndexed, map[string]any{"pages": float64(1158), StructOnDemand: true, StructExtractedPages: pages(1158)},
+			1158, 1158, false, "1,158 of 1,158 pages searchable"},
+		{"a scan waiting for OCR", StatusIndexed, map[string]any{"pages": float64(3), "pageMap": []any{
+			map[string]any{"page": float64(1), "textStatus": TextImageOnly}, map[string]any{"page": float64(2)}, map[string]any{"page": float64(3), "textStatus": TextOCR}},
+			StructOCRPages: []any{float64(3)}, StructOCR: map[string]any{"status": OCRRunning}},
+			2, 3, true, "2 of 3 pages searchable; 1 image-only page is being read by OCR in the background (1 of 2 done)"},
+		{"a scan without an OCR model", StatusIndexed, map[string]any{"pages": float64(1), "pageMap": []any{map[string]any{"page": float64(1), "textStatus": TextImageOnly}},
+			StructOCR: map[string]any{"status": OCRNotConfigured}},
+			0, 1, false, "AGENTHOST_MODEL_OCR"},
+		{"a picture read", StatusIndexed, map[string]any{StructTextStatus: TextOCR, StructOCRPages: []any{float64(1)}}, 1, 1, false, "the image's text is searchable"},
+		{"not indexed yet", StatusPending, map[string]any{"pages": float64(4)}, -1, 0, false, ""},
+		{"no pages", StatusIndexed, map[string]any{"sheets": float64(2)}, -1, 0, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := ProgressOf(ContentState{Status: tc.status, Index: content.Index{Structure: tc.structure}})
+			if tc.searchable < 0 {
+				if p != nil {
+					t.Fatalf("progress %+v, want none", p)
+				}
+				return
+			}
+			if p == nil || p.Searchable != tc.searchable || p.Pages != tc.total || p.Pending != tc.pending || !strings.Contains(p.Message, tc.message) {
+				t.Fatalf("progress %+v, want %d of %d, pending %v, %q", p, tc.searchable, tc.total, tc.pending, tc.message)
+			}
+		})
+	}
+}
