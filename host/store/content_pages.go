@@ -161,7 +161,7 @@ func (db *DB) AddContentPages(ctx context.Context, tenantID, sha string, pages [
 			return fmt.Errorf("store: content pages: %w", err)
 		}
 		for _, ch := range chunks {
-			if err := insertChunk(ctx, c, tenantID, sha, ch, "ON CONFLICT (id) DO NOTHING"); err != nil {
+			if err := insertChunk(ctx, c, db.analyzer, tenantID, sha, ch, "ON CONFLICT (id) DO NOTHING"); err != nil {
 				return err
 			}
 		}

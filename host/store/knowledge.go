@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/analysis"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -144,7 +145,7 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 			return fmt.Errorf("store: replace chunks: %w", err)
 		}
 		for _, ch := range chunks {
-			if err := insertChunk(ctx, c, tenantID, sha, ch, ""); err != nil {
+			if err := insertChunk(ctx, c, db.analyzer, tenantID, sha, ch, ""); err != nil {
 				return err
 			}
 		}
@@ -152,13 +153,16 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 	})
 }
 
-// insertChunk writes one chunk of a content; conflict is the statement's
-// ON CONFLICT clause ("" for none).
-func insertChunk(ctx context.Context, c conn, tenantID, sha string, ch knowledge.Chunk, conflict string) error {
+// insertChunk writes one chunk of a content with its text analysed for
+// search; conflict is the statement's ON CONFLICT clause ("" for none).
+func insertChunk(ctx context.Context, c conn, an *analysis.Analyzer, tenantID, sha string, ch knowledge.Chunk, conflict string) error {
 	ref, _ := json.Marshal(ch.Ref)
-	if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens, hidden)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) `+conflict, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
-		string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens, ch.Hidden); err != nil {
+	f := an.Document(ch.Text, "")
+	if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens, hidden,
+		lang, terms_exact, terms_stems, terms_parts, analysis)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) `+conflict, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
+		string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens, ch.Hidden,
+		f.Lang, f.Exact, f.Stems, f.Parts, analysis.Version); err != nil {
 		return fmt.Errorf("store: chunk %s: %w", ch.ID, err)
 	}
 	return nil
@@ -201,11 +205,14 @@ func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID stri
 }
 
 // SearchLexical finds chunks by their words, best first: FTS5's bm25 on
-// SQLite, ts_rank_cd on PostgreSQL, any of the query's terms matching. Only
+// SQLite, ts_rank_cd on PostgreSQL, any of the query's terms matching. The
+// query is analysed as the chunks were (host/knowledge/analysis), as each of
+// its languages: a word matches a chunk by its exact form, its stem or, in
+// a German compound, as one of its parts, ranked in that order. Only
 // chunks of files the principal can read are considered (through the files
 // that carry their bytes), in the query's layer and filters.
 func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowledge.Query) ([]knowledge.Hit, error) {
-	terms := knowledge.Terms(qy.Text)
+	terms := db.analyzer.Query(strings.Join(knowledge.Terms(qy.Text), " "), qy.Languages)
 	if len(terms) == 0 {
 		return nil, fmt.Errorf("%w: the query has no words to search for", tenancy.ErrInvalid)
 	}
@@ -234,18 +241,16 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 		var matchArg any
 		switch db.dialect {
 		case SQLite:
-			quoted := make([]string, len(terms))
-			for i, t := range terms {
-				quoted[i] = `"` + t + `"`
-			}
-			matchArg = strings.Join(quoted, " OR ")
-			q = `SELECT ` + cols + `, -bm25(chunks_fts) AS score FROM chunks_fts
+			// Weights of terms_exact, terms_stems, terms_parts: as
+			// PostgreSQL's A, B, C below.
+			matchArg = matchSQLite(terms)
+			q = `SELECT ` + cols + `, -bm25(chunks_fts, 4.0, 2.0, 1.0) AS score FROM chunks_fts
 			JOIN chunks c ON c.rowid = chunks_fts.rowid
 			` + carrier.join + `
 			WHERE chunks_fts MATCH ? AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
 		case Postgres:
-			matchArg = strings.Join(terms, " | ")
-			q = `SELECT ` + cols + `, ts_rank_cd(c.tsv, query) AS score FROM chunks c
+			matchArg = matchPostgres(terms)
+			q = `SELECT ` + cols + `, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', c.tsv, query) AS score FROM chunks c
 			` + carrier.join + `
 			CROSS JOIN to_tsquery('simple', ?) query
 			WHERE c.tsv @@ query AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
