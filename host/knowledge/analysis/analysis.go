@@ -191,6 +191,9 @@ func (a *Analyzer) stemWord(env *snowballstem.Env, tok, lang string, stem func(*
 	if stem == nil || !isLetters(tok) {
 		return foldAccents(tok, lang)
 	}
+	if lang == "de" {
+		tok = umlauts(tok)
+	}
 	env.SetCurrent(tok)
 	stem(env)
 	s := env.Current()
@@ -198,6 +201,37 @@ func (a *Analyzer) stemWord(env *snowballstem.Env, tok, lang string, stem func(*
 		s = tok
 	}
 	return foldAccents(s, lang)
+}
+
+// umlauts writes a German word's ae, oe and ue as ä, ö and ü (not ue after
+// q: Quelle), as Snowball's german2 variant does, so that Pruefung and
+// Prüfung have one stem.
+func umlauts(w string) string {
+	if !strings.Contains(w, "e") {
+		return w
+	}
+	var b strings.Builder
+	rs := []rune(w)
+	for i := 0; i < len(rs); i++ {
+		if i+1 < len(rs) && rs[i+1] == 'e' {
+			switch {
+			case rs[i] == 'a':
+				b.WriteRune('ä')
+				i++
+				continue
+			case rs[i] == 'o':
+				b.WriteRune('ö')
+				i++
+				continue
+			case rs[i] == 'u' && (i == 0 || rs[i-1] != 'q'):
+				b.WriteRune('ü')
+				i++
+				continue
+			}
+		}
+		b.WriteRune(rs[i])
+	}
+	return b.String()
 }
 
 func isLetters(s string) bool {
