@@ -62,26 +62,18 @@ func (db *DB) reanalyse(ctx context.Context) error {
 }
 
 // matchSQLite is an FTS5 query for the terms: any term, each by any of its
-// exact forms in terms_exact or its stems in terms_stems or terms_parts.
+// forms in any column (bm25's column weights rank exact forms over stems
+// over compound parts).
 func matchSQLite(terms []analysis.Term) string {
-	quote := func(forms []string) string {
+	var ors []string
+	for _, t := range terms {
+		forms := t.Forms()
 		q := make([]string, len(forms))
 		for i, f := range forms {
 			q[i] = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
 		}
-		return "(" + strings.Join(q, " OR ") + ")"
-	}
-	var ors []string
-	for _, t := range terms {
-		var alt []string
-		if len(t.Exact) > 0 {
-			alt = append(alt, "terms_exact : "+quote(t.Exact))
-		}
-		if len(t.Stems) > 0 {
-			alt = append(alt, "{terms_stems terms_parts} : "+quote(t.Stems))
-		}
-		if len(alt) > 0 {
-			ors = append(ors, "("+strings.Join(alt, " OR ")+")")
+		if len(q) > 0 {
+			ors = append(ors, strings.Join(q, " OR "))
 		}
 	}
 	return strings.Join(ors, " OR ")
@@ -90,16 +82,10 @@ func matchSQLite(terms []analysis.Term) string {
 // matchPostgres is the same query as a tsquery over the weighted tsvector
 // (A exact forms, B stems, C compound parts).
 func matchPostgres(terms []analysis.Term) string {
-	quote := func(f, weights string) string {
-		return "'" + strings.NewReplacer(`'`, `''`, `\`, `\\`).Replace(f) + "':" + weights
-	}
 	var ors []string
 	for _, t := range terms {
-		for _, f := range t.Exact {
-			ors = append(ors, quote(f, "A"))
-		}
-		for _, f := range t.Stems {
-			ors = append(ors, quote(f, "BC"))
+		for _, f := range t.Forms() {
+			ors = append(ors, "'"+strings.NewReplacer(`'`, `''`, `\`, `\\`).Replace(f)+"'")
 		}
 	}
 	return strings.Join(ors, " | ")

@@ -6,10 +6,11 @@
 // (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) cut into character bigrams.
 //
 // A chunk is analysed into three fields (Fields): the exact forms, the
-// stems and the parts (compound parts, single CJK characters). The store
-// indexes each field as a column, weighted exact over stems over parts, so
-// that the form a user typed ranks above its inflections and a compound's
-// part finds the compound but below the word itself.
+// stems that differ from them and the parts (compound parts, single CJK
+// characters). The store indexes each field as a column, weighted exact over
+// stems over parts, and looks each query word up by all its forms in all
+// three, so that the form a user typed ranks above its inflections and a
+// compound's part finds the compound but below the word itself.
 package analysis
 
 import (
@@ -36,18 +37,29 @@ type Fields struct {
 	Lang string
 	// Exact holds the normalised forms of the words (CJK bigrams).
 	Exact string
-	// Stems holds their stems (Korean words without their particles).
+	// Stems holds the stems that differ from their exact form (Korean
+	// words without their particles).
 	Stems string
 	// Parts holds the stems of German compounds' parts and single CJK
 	// characters.
 	Parts string
 }
 
-// Term is one word of a query with the forms it is looked up by; a chunk
-// matches the term when any of its forms is in the field of that name.
+// Term is one word of a query with the forms it is looked up by: a chunk
+// matches the term when any of its forms is in any of its fields (the
+// fields' weights rank the matches).
 type Term struct {
-	Exact []string
-	Stems []string // looked up in the stems and the parts fields
+	Exact []string // the word's normalised forms
+	Stems []string // its stems
+}
+
+// Forms are the term's exact forms and stems, each once.
+func (t Term) Forms() []string {
+	out := append([]string(nil), t.Exact...)
+	for _, s := range t.Stems {
+		out = appendNew(out, s)
+	}
+	return out
 }
 
 // Analyzer analyses texts. It is safe for concurrent use; the German
@@ -107,15 +119,18 @@ func (a *Analyzer) Document(text, lang string) Fields {
 					return
 				}
 				add(&exact, gram)
-				add(&stems, gram)
 			})
 		case hangul:
 			add(&exact, tok)
-			add(&stems, stripParticle(tok))
+			if s := stripParticle(tok); s != tok {
+				add(&stems, s)
+			}
 		default:
 			e, s := a.word(env, tok, lang, stem)
 			add(&exact, e)
-			add(&stems, s)
+			if s != e {
+				add(&stems, s)
+			}
 			if lang == "de" {
 				for _, p := range a.compoundParts(tok) {
 					add(&parts, a.stemWord(env, p, "de", stem))

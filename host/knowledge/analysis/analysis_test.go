@@ -21,17 +21,19 @@ func field(a *Analyzer, doc, docLang, query string, langs []string) string {
 	}
 	terms := a.Query(query, langs)
 	found := ""
+	rank := map[string]int{"": 0, "parts": 1, "stems": 2, "exact": 3}
 	for _, t := range terms {
+		forms := t.Forms()
 		switch {
-		case has(f.Exact, t.Exact):
+		case has(f.Exact, forms):
 			if found == "" {
 				found = "exact"
 			}
-		case has(f.Stems, t.Stems):
-			if found == "" || found == "parts" {
+		case has(f.Stems, forms):
+			if rank[found] < 2 || found == "exact" {
 				found = "stems"
 			}
-		case has(f.Parts, t.Stems):
+		case has(f.Parts, forms):
 			if found == "" {
 				found = "parts"
 			}
@@ -50,7 +52,8 @@ func TestDocumentAndQuery(t *testing.T) {
 		want                   string
 	}{
 		{"de plural finds singular", "Alle Pflichtfelder müssen ausgefüllt sein.", "de", "Pflichtfeld", []string{"de"}, "stems"},
-		{"de singular finds plural", "Das Pflichtfeld ist markiert.", "de", "Pflichtfelder", []string{"de"}, "stems"},
+		// The plural's stem is the singular's exact form.
+		{"de singular finds plural", "Das Pflichtfeld ist markiert.", "de", "Pflichtfelder", []string{"de"}, "exact"},
 		{"de Abbildung", "Die Abbildungen zeigen den Ablauf.", "de", "Abbildung", []string{"de"}, "stems"},
 		{"de Sortierungen", "Die Sortierung der Liste.", "de", "Sortierungen", []string{"de"}, "stems"},
 		{"de Klausuren", "Die Klausuren finden im Juli statt.", "de", "Klausur", []string{"de"}, "stems"},
@@ -112,8 +115,8 @@ func TestDetect(t *testing.T) {
 		"La configuration du serveur est enregistrée dans le fichier lu au démarrage.":              "fr",
 		"La configurazione del server è salvata nel file che viene letto all'avvio.":                "it",
 		"The server's configuration is stored in the file that is read at start-up.":                "en",
-		"서버 설정은 시작할 때 읽는 파일에 저장됩니다.":                                                              "ko",
-		"サーバーの設定は起動時に読み込まれるファイルに保存されます。":                                                         "ja",
+		"서버 설정은 시작할 때 읽는 파일에 저장됩니다.":                                                                "ko",
+		"サーバーの設定は起動時に読み込まれるファイルに保存されます。":                                                            "ja",
 	}
 	for text, want := range cases {
 		if got := a.Detect(text); got != want {
