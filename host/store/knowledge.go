@@ -228,36 +228,51 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 		return nil, err
 	}
 	// Chunks reach files directly (the file's own bytes) and through the
-	// containers that carry them (containers.go): one query each, merged by
-	// score, which keeps the direct query as fast as it was.
+	// containers that carry them (containers.go). On SQLite one query
+	// matches once (FTS5 scores every match: the MATCH is the cost) and
+	// ranks rowids of both carriers before it reads any text; on PostgreSQL
+	// one query a carrier, merged by score.
 	var hits []knowledge.Hit
 	seen := map[string]bool{}
-	for _, carrier := range []struct{ join, path string }{
-		{`JOIN files f ON f.sha256 = c.sha256`, `''`},
-		{containerCarrier, `f.name || '/' || ce.path`},
-	} {
-		cols := hitCols + `, ` + carrier.path
-		var q string
-		var matchArg any
-		switch db.dialect {
-		case SQLite:
-			// Weights of terms_exact, terms_stems, terms_parts: as
-			// PostgreSQL's A, B, C below.
-			matchArg = matchSQLite(terms)
-			q = `SELECT ` + cols + `, -bm25(chunks_fts, 4.0, 2.0, 1.0) AS score FROM chunks_fts
-			JOIN chunks c ON c.rowid = chunks_fts.rowid
-			` + carrier.join + `
-			WHERE chunks_fts MATCH ? AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
-		case Postgres:
-			matchArg = matchPostgres(terms)
-			q = `SELECT ` + cols + `, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', c.tsv, query) AS score FROM chunks c
+	cond := strings.Join(where, " AND ")
+	type search struct {
+		q    string
+		args []any
+	}
+	var searches []search
+	switch db.dialect {
+	case SQLite:
+		// Weights of terms_exact, terms_stems, terms_parts: as
+		// PostgreSQL's A, B, C below.
+		q := `WITH m AS MATERIALIZED (SELECT rowid AS rid, -bm25(chunks_fts, 4.0, 2.0, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ?),
+		top AS (
+			SELECT c.rowid AS rid, f.id AS fid, '' AS inner_path, m.score AS score FROM m JOIN chunks c ON c.rowid = m.rid
+			JOIN files f ON f.sha256 = c.sha256 WHERE ` + cond + `
+			UNION ALL
+			SELECT c.rowid, f.id, f.name || '/' || ce.path, m.score FROM m JOIN chunks c ON c.rowid = m.rid
+			` + containerCarrier + ` WHERE ` + cond + `
+			ORDER BY score DESC LIMIT ?)
+		SELECT ` + hitCols + `, top.inner_path, top.score FROM top JOIN chunks c ON c.rowid = top.rid JOIN files f ON f.id = top.fid
+		ORDER BY top.score DESC`
+		a := append([]any{matchSQLite(terms)}, args...)
+		a = append(append(a, args...), limit*3)
+		searches = append(searches, search{q, a})
+	case Postgres:
+		for _, carrier := range []struct{ join, path string }{
+			{`JOIN files f ON f.sha256 = c.sha256`, `''`},
+			{containerCarrier, `f.name || '/' || ce.path`},
+		} {
+			q := `SELECT ` + hitCols + `, ` + carrier.path + `, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', c.tsv, query) AS score FROM chunks c
 			` + carrier.join + `
 			CROSS JOIN to_tsquery('simple', ?) query
-			WHERE c.tsv @@ query AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
+			WHERE c.tsv @@ query AND ` + cond + ` ORDER BY score DESC LIMIT ?`
+			searches = append(searches, search{q, append(append([]any{matchPostgres(terms)}, args...), limit*3)})
 		}
+	}
+	for _, sr := range searches {
 		// Several readable files may carry the same bytes: fetch extra rows
 		// and keep each chunk once, with its best file.
-		rows, err := db.conn().query(ctx, q, append(append([]any{matchArg}, args...), limit*3)...)
+		rows, err := db.conn().query(ctx, sr.q, sr.args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: search: %w", err)
 		}

@@ -182,6 +182,27 @@ func testLanguages(t *testing.T, open Opener) {
 		}
 	}
 
+	// A word in a form its language's document never uses finds the pages
+	// with its other forms.
+	for _, c := range []struct{ lang, query, form string }{
+		{"en", "timestamp", "timestamps"}, {"en", "shutdowns", "shutdown"},
+		{"de", "Zeitstempels", "zeitstempel"},
+		{"fr", "horodatages", "horodatage"}, {"fr", "personnalisations", "personnalisation"},
+		{"it", "personalizzazioni", "personalizzazione"}, {"it", "configurazioni", "configurazione"},
+	} {
+		pages, err := evalPages(evalDocs[c.lang])
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := db.SearchLexical(ctx, w.alice, knowledge.Query{Text: c.query, FileIDs: []string{ids[c.lang]}, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || !strings.Contains(strings.ToLower(pages[hits[0].Ref.PageIndex]), c.form) {
+			t.Errorf("%s: %q finds %d chunks; want first one of a page with %q", c.lang, c.query, len(hits), c.form)
+		}
+	}
+
 	// The words of issue 33, in a document of their own.
 	doc := upload(t, w, w.alice, w.wsA.ID, "formular.txt", "formular")
 	objects := []content.Object{
