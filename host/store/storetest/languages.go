@@ -270,3 +270,87 @@ func testLanguages(t *testing.T, open Opener) {
 		t.Error("a member who is no manager set the workspace's languages")
 	}
 }
+
+// testReanalysis: chunks indexed before the analysis (schema version 37)
+// are searchable by their words after the upgrade and analysed again by it:
+// found by another inflection, with their language stored, nothing lost.
+func testReanalysis(t *testing.T, open Opener) {
+	ctx := context.Background()
+	env := open(t)
+	db := env.DB
+	if _, err := db.MigrateTo(ctx, 37); err != nil {
+		t.Fatal(err)
+	}
+	tn := must(db.CreateTenant(ctx, "old"))
+	ws := must(db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn.ID, Name: "ws"}))
+	u := must(db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "u@old", Name: "u"}))
+	if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: ws.ID, UserID: u.ID, Role: tenancy.RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
+	svc := files.NewService(db, env.Blobs, 1<<20)
+	f, _, err := svc.Upload(ctx, p, files.Upload{WorkspaceID: ws.ID, Name: "alt.txt", Content: strings.NewReader("alt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the store of version 37 wrote them (its SaveContent).
+	texts := []string{
+		"Alle Pflichtfelder des Formulars müssen ausgefüllt werden, bevor Sie es absenden.",
+		"Les fichiers de configuration sont lus au démarrage du serveur.",
+	}
+	if _, err := db.SQL().ExecContext(ctx, rebind(db, `INSERT INTO content_indexes (tenant_id, sha256, status, updated_at) VALUES (?, ?, 'indexed', 1)`), tn.ID, f.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		if _, err := db.SQL().ExecContext(ctx, rebind(db, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens, hidden)
+			VALUES (?, ?, ?, ?, ?, 'text', ?, '{}', ?, '', 20, ?)`), fmt.Sprintf("%s:%s:c%d", tn.ID, f.SHA256, i), tn.ID, f.SHA256, i, fmt.Sprint("o", i), text, i+1, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		page  int
+	}{{"Pflichtfeld", 1}, {"Feld", 1}, {"fichier", 2}, {"demarrage", 2}} {
+		hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: c.query, WorkspaceID: ws.ID})
+		if err != nil || len(hits) != 1 || hits[0].Text != texts[c.page-1] {
+			t.Errorf("%q after the upgrade: %+v %v, want chunk %d", c.query, hits, err, c.page)
+		}
+	}
+	var langs []string
+	rows, err := db.SQL().QueryContext(ctx, `SELECT lang FROM chunks ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		langs = append(langs, l)
+	}
+	if fmt.Sprint(langs) != "[de fr]" {
+		t.Errorf("languages after the upgrade: %v, want [de fr]", langs)
+	}
+}
+
+// rebind writes '?' placeholders as $1, $2, … on PostgreSQL.
+func rebind(db *store.DB, q string) string {
+	if db.Dialect() != store.Postgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
