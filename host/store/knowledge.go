@@ -232,76 +232,92 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 	// matches once (FTS5 scores every match: the MATCH is the cost) and
 	// ranks rowids of both carriers before it reads any text; on PostgreSQL
 	// one query a carrier, merged by score.
-	var hits []knowledge.Hit
-	seen := map[string]bool{}
 	cond := strings.Join(where, " AND ")
 	type search struct {
 		q    string
 		args []any
 	}
-	var searches []search
-	switch db.dialect {
-	case SQLite:
-		// Weights of terms_exact, terms_stems, terms_parts: as
-		// PostgreSQL's A, B, C below.
-		q := `WITH m AS MATERIALIZED (SELECT rowid AS rid, -bm25(chunks_fts, 4.0, 2.0, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ?),
-		top AS (
-			SELECT c.rowid AS rid, f.id AS fid, '' AS inner_path, m.score AS score FROM m JOIN chunks c ON c.rowid = m.rid
-			JOIN files f ON f.sha256 = c.sha256 WHERE ` + cond + `
-			UNION ALL
-			SELECT c.rowid, f.id, f.name || '/' || ce.path, m.score FROM m JOIN chunks c ON c.rowid = m.rid
-			` + containerCarrier + ` WHERE ` + cond + `
-			ORDER BY score DESC LIMIT ?)
-		SELECT ` + hitCols + `, top.inner_path, top.score FROM top JOIN chunks c ON c.rowid = top.rid JOIN files f ON f.id = top.fid
-		ORDER BY top.score DESC`
-		a := append([]any{matchSQLite(terms)}, args...)
-		a = append(append(a, args...), limit*3)
-		searches = append(searches, search{q, a})
-	case Postgres:
-		for _, carrier := range []struct{ join, path string }{
-			{`JOIN files f ON f.sha256 = c.sha256`, `''`},
-			{containerCarrier, `f.name || '/' || ce.path`},
-		} {
-			q := `SELECT ` + hitCols + `, ` + carrier.path + `, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', c.tsv, query) AS score FROM chunks c
-			` + carrier.join + `
-			CROSS JOIN to_tsquery('simple', ?) query
-			WHERE c.tsv @@ query AND ` + cond + ` ORDER BY score DESC LIMIT ?`
-			searches = append(searches, search{q, append(append([]any{matchPostgres(terms)}, args...), limit*3)})
-		}
+	// On SQLite the MATCH is first cut to the window best-scoring chunks
+	// (FTS5 sorts its matches by score as the bare query does), and only
+	// those are joined to their files and filtered; when fewer than the
+	// rows wanted pass, the search is run again over every match. The
+	// window's rows that pass are the best of all that pass, so the answer
+	// is the same.
+	windows := []int{-1}
+	if db.dialect == SQLite {
+		windows = []int{limit * 30, -1}
 	}
-	for _, sr := range searches {
-		// Several readable files may carry the same bytes: fetch extra rows
-		// and keep each chunk once, with its best file.
-		rows, err := db.conn().query(ctx, sr.q, sr.args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: search: %w", err)
+	var hits []knowledge.Hit
+	for _, window := range windows {
+		hits = hits[:0]
+		seen := map[string]bool{}
+		var searches []search
+		switch db.dialect {
+		case SQLite:
+			// Weights of terms_exact, terms_stems, terms_parts: as
+			// PostgreSQL's A, B, C below.
+			q := `WITH m AS MATERIALIZED (SELECT rowid AS rid, -bm25(chunks_fts, 4.0, 2.0, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?),
+			top AS (
+				SELECT c.rowid AS rid, f.id AS fid, '' AS inner_path, m.score AS score FROM m JOIN chunks c ON c.rowid = m.rid
+				JOIN files f ON f.sha256 = c.sha256 WHERE ` + cond + `
+				UNION ALL
+				SELECT c.rowid, f.id, f.name || '/' || ce.path, m.score FROM m JOIN chunks c ON c.rowid = m.rid
+				` + containerCarrier + ` WHERE ` + cond + `
+				ORDER BY score DESC LIMIT ?)
+			SELECT ` + hitCols + `, top.inner_path, top.score FROM top JOIN chunks c ON c.rowid = top.rid JOIN files f ON f.id = top.fid
+			ORDER BY top.score DESC`
+			a := append([]any{matchSQLite(terms), window}, args...)
+			a = append(append(a, args...), limit*3)
+			searches = append(searches, search{q, a})
+		case Postgres:
+			for _, carrier := range []struct{ join, path string }{
+				{`JOIN files f ON f.sha256 = c.sha256`, `''`},
+				{containerCarrier, `f.name || '/' || ce.path`},
+			} {
+				q := `SELECT ` + hitCols + `, ` + carrier.path + `, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', c.tsv, query) AS score FROM chunks c
+				` + carrier.join + `
+				CROSS JOIN to_tsquery('simple', ?) query
+				WHERE c.tsv @@ query AND ` + cond + ` ORDER BY score DESC LIMIT ?`
+				searches = append(searches, search{q, append(append([]any{matchPostgres(terms)}, args...), limit*3)})
+			}
 		}
-		for rows.Next() {
-			var h knowledge.Hit
-			var ct, ref, inner string
-			if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.Hidden, &h.FileID, &h.FileName, &h.WorkspaceID, &inner, &h.Score); err != nil {
-				rows.Close()
+		for _, sr := range searches {
+			// Several readable files may carry the same bytes: fetch extra rows
+			// and keep each chunk once, with its best file.
+			rows, err := db.conn().query(ctx, sr.q, sr.args...)
+			if err != nil {
 				return nil, fmt.Errorf("store: search: %w", err)
 			}
-			if seen[h.ID] {
-				continue
+			for rows.Next() {
+				var h knowledge.Hit
+				var ct, ref, inner string
+				if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.Hidden, &h.FileID, &h.FileName, &h.WorkspaceID, &inner, &h.Score); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("store: search: %w", err)
+				}
+				if seen[h.ID] {
+					continue
+				}
+				seen[h.ID] = true
+				h.ContentType = content.Type(ct)
+				if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("store: chunk reference: %w", err)
+				}
+				if inner != "" {
+					h.Ref.ContainerPath = inner
+				}
+				h.ID = ownChunkID(h.ID)
+				hits = append(hits, h)
 			}
-			seen[h.ID] = true
-			h.ContentType = content.Type(ct)
-			if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: chunk reference: %w", err)
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return nil, fmt.Errorf("store: search: %w", err)
 			}
-			if inner != "" {
-				h.Ref.ContainerPath = inner
-			}
-			h.ID = ownChunkID(h.ID)
-			hits = append(hits, h)
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("store: search: %w", err)
+		if len(hits) >= limit {
+			break
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
