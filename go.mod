@@ -3,7 +3,9 @@ module github.com/agenthost/agenthost
 go 1.26.8
 
 require (
+	github.com/abadojack/whatlanggo v1.0.1
 	github.com/aymanbagabas/go-udiff v0.4.1
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/bodgit/sevenzip v1.6.5
 	github.com/extism/go-sdk v1.7.1
 	github.com/fclairamb/ftpserverlib v0.26.0
@@ -54,11 +56,9 @@ require (
 )
 
 require (
-	github.com/abadojack/whatlanggo v1.0.1 // indirect
 	github.com/andybalholm/brotli v1.2.6 // indirect
 	github.com/anmitsu/go-shlex v0.0.0-20200514113438-38f4b401e2be // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/blevesearch/snowballstem v0.9.0 // indirect
 	github.com/bodgit/plumbing v1.3.0 // indirect
 	github.com/bodgit/windows v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
