@@ -3,7 +3,9 @@ module github.com/agenthost/agenthost
 go 1.26.8
 
 require (
+	github.com/abadojack/whatlanggo v1.0.1
 	github.com/aymanbagabas/go-udiff v0.4.1
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/bodgit/sevenzip v1.6.5
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6

@@ -798,6 +798,10 @@ type SessionAccount struct {
 type SetWorkspaceSettingsRequest struct {
 	// turn the entity cache on or off for the workspace; null: the host's default
 	EntityCacheEnabled *bool `json:"entityCacheEnabled,omitempty"`
+	// the languages (ISO 639-1: de, fr, it, en, es, pt, nl, sv, da, no, fi, ru, ro, hu, tr, ko, ja,
+	// zh, th) the workspace's searches are analysed as; empty: every analysed language; absent:
+	// unchanged
+	SearchLanguages []string `json:"searchLanguages,omitempty"`
 }
 
 // StartBackgroundJobRequest is the body of StartBackgroundJob.
@@ -1011,4 +1015,7 @@ type WorkspaceSettings struct {
 	// (AGENTHOST_AGENT_ENTITY_CACHE), or unavailable (the host has no model or memory store for it:
 	// off whatever is set) One of "workspace", "default", "unavailable".
 	EntityCacheSource string `json:"entityCacheSource"`
+	// the languages (ISO 639-1) the workspace's searches are analysed as; empty: every analysed
+	// language
+	SearchLanguages []string `json:"searchLanguages"`
 }

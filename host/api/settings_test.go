@@ -3,6 +3,8 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,7 +50,7 @@ func TestWorkspaceSettings(t *testing.T) {
 		}
 		return "off"
 	}
-	unavailable := workspace.Settings{EntityCacheSource: workspace.SettingUnavailable}
+	unavailable := workspace.Settings{EntityCacheSource: workspace.SettingUnavailable, SearchLanguages: []string{}}
 
 	cases := []struct {
 		name, method, token, body string
@@ -68,6 +70,8 @@ func TestWorkspaceSettings(t *testing.T) {
 		{"not JSON", "PUT", mia, `entityCacheEnabled=false`, 400, "on"},
 		{"the manager turns it off", "PUT", mia, `{"entityCacheEnabled": false}`, 200, "off"},
 		{"back to the default", "PUT", mia, `{"entityCacheEnabled": null}`, 200, "default"},
+		{"a language nobody analyses", "PUT", mia, `{"searchLanguages": ["xx"]}`, 400, "default"},
+		{"search languages not a list", "PUT", mia, `{"searchLanguages": "de"}`, 400, "default"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -81,7 +85,7 @@ func TestWorkspaceSettings(t *testing.T) {
 			}
 			if status == 200 {
 				var got workspace.Settings
-				if err := json.Unmarshal(raw, &got); err != nil || got != unavailable {
+				if err := json.Unmarshal(raw, &got); err != nil || !reflect.DeepEqual(got, unavailable) {
 					t.Fatalf("settings %s (%v), want %+v", raw, err, unavailable)
 				}
 			}
@@ -89,5 +93,17 @@ func TestWorkspaceSettings(t *testing.T) {
 				t.Fatalf("stored %s, want %s", s, c.stored)
 			}
 		})
+	}
+	// The workspace's search languages: set by a manager, read back
+	// canonical, and emptied again.
+	for _, c := range []struct{ body, want string }{
+		{`{"searchLanguages": ["de-CH", "fr", "de"]}`, "[de fr]"},
+		{`{"searchLanguages": []}`, "[]"},
+	} {
+		status, _, raw := do(t, ts.base, call{"PUT", path, mia, "application/json", strings.NewReader(c.body)})
+		var got workspace.Settings
+		if err := json.Unmarshal(raw, &got); status != 200 || err != nil || fmt.Sprint(got.SearchLanguages) != c.want {
+			t.Fatalf("%s: status %d, %s (%v), want languages %s", c.body, status, raw, err, c.want)
+		}
 	}
 }

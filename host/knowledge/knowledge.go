@@ -64,6 +64,9 @@ type Query struct {
 	// Hidden filters what documents hide (HiddenInclude, the default;
 	// HiddenExclude; HiddenOnly).
 	Hidden string
+	// Languages the query is analysed as (ISO 639-1 codes): the
+	// workspace's search languages; none: every analysed language.
+	Languages []string
 }
 
 // Values of Query.Hidden.

@@ -15,6 +15,12 @@ type SearchStore interface {
 	SearchVectors(ctx context.Context, p tenancy.Principal, q Query, model string, vec []float32) ([]Hit, error)
 }
 
+// languageStore is the optional part of a SearchStore that knows the
+// languages a workspace searches in.
+type languageStore interface {
+	WorkspaceLanguages(ctx context.Context, p tenancy.Principal, workspaceID string) ([]string, error)
+}
+
 // Embedder turns texts into vectors (the model layer's embedding operation).
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error)
@@ -49,6 +55,13 @@ func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
+	}
+	if ls, ok := s.store.(languageStore); ok && q.Languages == nil && q.WorkspaceID != "" {
+		langs, err := ls.WorkspaceLanguages(ctx, p, q.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		q.Languages = langs
 	}
 	lexical, lerr := s.store.SearchLexical(ctx, p, q)
 	if lerr != nil && !(errors.Is(lerr, tenancy.ErrInvalid) && len(Terms(q.Text)) == 0 && s.embed != nil) {

@@ -187,7 +187,7 @@ func (db *DB) addPages(ctx context.Context, tenantID, sha string, pages []int, s
 			return fmt.Errorf("store: content pages: %w", err)
 		}
 		for _, ch := range chunks {
-			if err := insertChunk(ctx, c, tenantID, sha, ch, "ON CONFLICT (id) DO NOTHING"); err != nil {
+			if err := insertChunk(ctx, c, db.analyzer, tenantID, sha, ch, "ON CONFLICT (id) DO NOTHING"); err != nil {
 				return err
 			}
 		}

@@ -33,6 +33,7 @@ import (
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/agenthost/agenthost/host/knowledge/analysis"
 	"github.com/agenthost/agenthost/migrations"
 )
 
@@ -72,6 +73,9 @@ type DB struct {
 	vectors *pgVectors // PostgreSQL only: the pgvector HNSW index (pgvector.go)
 	own     *pidSet    // PostgreSQL only: the pool's backend pids (listen.go)
 	tokens  tokenLookups
+	// analyzer analyses chunks and queries for the lexical index, the same
+	// on both dialects (host/knowledge/analysis).
+	analyzer *analysis.Analyzer
 }
 
 // Open connects to the configured database. It does not migrate; call
@@ -111,7 +115,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{dialect: Postgres, sql: stdlib.OpenDBFromPool(pool), pool: pool, logger: logger,
-		vectors: newPGVectors(cfg.VectorExactBelow, logger), own: own}
+		vectors: newPGVectors(cfg.VectorExactBelow, logger), own: own, analyzer: analysis.New()}
 	db.tokens.db = db
 	return db, nil
 }
@@ -175,7 +179,7 @@ func openSQLite(dir string, logger *slog.Logger) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open embedded database: %w", err)
 	}
-	d := &DB{dialect: SQLite, sql: db, logger: logger}
+	d := &DB{dialect: SQLite, sql: db, logger: logger, analyzer: analysis.New()}
 	d.tokens.db = d
 	return d, nil
 }
@@ -224,7 +228,16 @@ func (db *DB) MigrateTo(ctx context.Context, version int64) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: migrate: %w", err)
 	}
-	return p.GetDBVersion(ctx)
+	v, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("store: migrate: %w", err)
+	}
+	if v >= analysisMigration {
+		if err := db.reanalyse(ctx); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
 }
 
 // Migrations lists the versions of the schema's migrations, oldest first.

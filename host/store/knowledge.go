@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/analysis"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -144,7 +145,7 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 			return fmt.Errorf("store: replace chunks: %w", err)
 		}
 		for _, ch := range chunks {
-			if err := insertChunk(ctx, c, tenantID, sha, ch, ""); err != nil {
+			if err := insertChunk(ctx, c, db.analyzer, tenantID, sha, ch, ""); err != nil {
 				return err
 			}
 		}
@@ -152,13 +153,16 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 	})
 }
 
-// insertChunk writes one chunk of a content; conflict is the statement's
-// ON CONFLICT clause ("" for none).
-func insertChunk(ctx context.Context, c conn, tenantID, sha string, ch knowledge.Chunk, conflict string) error {
+// insertChunk writes one chunk of a content with its text analysed for
+// search; conflict is the statement's ON CONFLICT clause ("" for none).
+func insertChunk(ctx context.Context, c conn, an *analysis.Analyzer, tenantID, sha string, ch knowledge.Chunk, conflict string) error {
 	ref, _ := json.Marshal(ch.Ref)
-	if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens, hidden)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) `+conflict, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
-		string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens, ch.Hidden); err != nil {
+	f := an.Document(ch.Text, "")
+	if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens, hidden,
+		lang, terms_exact, terms_stems, terms_parts, analysis)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) `+conflict, tenantID+":"+sha+":"+ch.ID, tenantID, sha, ch.Seq, ch.ObjectID,
+		string(ch.ContentType), ch.Text, string(ref), ch.Ref.PageIndex, ch.Ref.SectionID, ch.Tokens, ch.Hidden,
+		f.Lang, f.Exact, f.Stems, f.Parts, analysis.Version); err != nil {
 		return fmt.Errorf("store: chunk %s: %w", ch.ID, err)
 	}
 	return nil
@@ -201,11 +205,14 @@ func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID stri
 }
 
 // SearchLexical finds chunks by their words, best first: FTS5's bm25 on
-// SQLite, ts_rank_cd on PostgreSQL, any of the query's terms matching. Only
+// SQLite, ts_rank_cd on PostgreSQL, any of the query's terms matching. The
+// query is analysed as the chunks were (host/knowledge/analysis), as each of
+// its languages: a word matches a chunk by its exact form, its stem or, in
+// a German compound, as one of its parts, ranked in that order. Only
 // chunks of files the principal can read are considered (through the files
 // that carry their bytes), in the query's layer and filters.
 func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowledge.Query) ([]knowledge.Hit, error) {
-	terms := knowledge.Terms(qy.Text)
+	terms := db.analyzer.Query(strings.Join(knowledge.Terms(qy.Text), " "), qy.Languages)
 	if len(terms) == 0 {
 		return nil, fmt.Errorf("%w: the query has no words to search for", tenancy.ErrInvalid)
 	}
@@ -221,67 +228,96 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 		return nil, err
 	}
 	// Chunks reach files directly (the file's own bytes) and through the
-	// containers that carry them (containers.go): one query each, merged by
-	// score, which keeps the direct query as fast as it was.
+	// containers that carry them (containers.go). On SQLite one query
+	// matches once (FTS5 scores every match: the MATCH is the cost) and
+	// ranks rowids of both carriers before it reads any text; on PostgreSQL
+	// one query a carrier, merged by score.
+	cond := strings.Join(where, " AND ")
+	type search struct {
+		q    string
+		args []any
+	}
+	// On SQLite the MATCH is first cut to the window best-scoring chunks
+	// (FTS5 sorts its matches by score as the bare query does), and only
+	// those are joined to their files and filtered; when fewer than the
+	// rows wanted pass, the search is run again over every match. The
+	// window's rows that pass are the best of all that pass, so the answer
+	// is the same.
+	windows := []int{-1}
+	if db.dialect == SQLite {
+		windows = []int{limit * 30, -1}
+	}
 	var hits []knowledge.Hit
-	seen := map[string]bool{}
-	for _, carrier := range []struct{ join, path string }{
-		{`JOIN files f ON f.sha256 = c.sha256`, `''`},
-		{containerCarrier, `f.name || '/' || ce.path`},
-	} {
-		cols := hitCols + `, ` + carrier.path
-		var q string
-		var matchArg any
+	for _, window := range windows {
+		hits = hits[:0]
+		seen := map[string]bool{}
+		var searches []search
 		switch db.dialect {
 		case SQLite:
-			quoted := make([]string, len(terms))
-			for i, t := range terms {
-				quoted[i] = `"` + t + `"`
-			}
-			matchArg = strings.Join(quoted, " OR ")
-			q = `SELECT ` + cols + `, -bm25(chunks_fts) AS score FROM chunks_fts
-			JOIN chunks c ON c.rowid = chunks_fts.rowid
-			` + carrier.join + `
-			WHERE chunks_fts MATCH ? AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
+			// Weights of terms_exact, terms_stems, terms_parts: as
+			// PostgreSQL's A, B, C below.
+			q := `WITH m AS MATERIALIZED (SELECT rowid AS rid, -bm25(chunks_fts, 4.0, 2.0, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?),
+			top AS (
+				SELECT c.rowid AS rid, f.id AS fid, '' AS inner_path, m.score AS score FROM m JOIN chunks c ON c.rowid = m.rid
+				JOIN files f ON f.sha256 = c.sha256 WHERE ` + cond + `
+				UNION ALL
+				SELECT c.rowid, f.id, f.name || '/' || ce.path, m.score FROM m JOIN chunks c ON c.rowid = m.rid
+				` + containerCarrier + ` WHERE ` + cond + `
+				ORDER BY score DESC LIMIT ?)
+			SELECT ` + hitCols + `, top.inner_path, top.score FROM top JOIN chunks c ON c.rowid = top.rid JOIN files f ON f.id = top.fid
+			ORDER BY top.score DESC`
+			a := append([]any{matchSQLite(terms), window}, args...)
+			a = append(append(a, args...), limit*3)
+			searches = append(searches, search{q, a})
 		case Postgres:
-			matchArg = strings.Join(terms, " | ")
-			q = `SELECT ` + cols + `, ts_rank_cd(c.tsv, query) AS score FROM chunks c
-			` + carrier.join + `
-			CROSS JOIN to_tsquery('simple', ?) query
-			WHERE c.tsv @@ query AND ` + strings.Join(where, " AND ") + ` ORDER BY score DESC LIMIT ?`
+			for _, carrier := range []struct{ join, path string }{
+				{`JOIN files f ON f.sha256 = c.sha256`, `''`},
+				{containerCarrier, `f.name || '/' || ce.path`},
+			} {
+				q := `SELECT ` + hitCols + `, ` + carrier.path + `, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', c.tsv, query) AS score FROM chunks c
+				` + carrier.join + `
+				CROSS JOIN to_tsquery('simple', ?) query
+				WHERE c.tsv @@ query AND ` + cond + ` ORDER BY score DESC LIMIT ?`
+				searches = append(searches, search{q, append(append([]any{matchPostgres(terms)}, args...), limit*3)})
+			}
 		}
-		// Several readable files may carry the same bytes: fetch extra rows
-		// and keep each chunk once, with its best file.
-		rows, err := db.conn().query(ctx, q, append(append([]any{matchArg}, args...), limit*3)...)
-		if err != nil {
-			return nil, fmt.Errorf("store: search: %w", err)
-		}
-		for rows.Next() {
-			var h knowledge.Hit
-			var ct, ref, inner string
-			if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.Hidden, &h.FileID, &h.FileName, &h.WorkspaceID, &inner, &h.Score); err != nil {
-				rows.Close()
+		for _, sr := range searches {
+			// Several readable files may carry the same bytes: fetch extra rows
+			// and keep each chunk once, with its best file.
+			rows, err := db.conn().query(ctx, sr.q, sr.args...)
+			if err != nil {
 				return nil, fmt.Errorf("store: search: %w", err)
 			}
-			if seen[h.ID] {
-				continue
+			for rows.Next() {
+				var h knowledge.Hit
+				var ct, ref, inner string
+				if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.Hidden, &h.FileID, &h.FileName, &h.WorkspaceID, &inner, &h.Score); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("store: search: %w", err)
+				}
+				if seen[h.ID] {
+					continue
+				}
+				seen[h.ID] = true
+				h.ContentType = content.Type(ct)
+				if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("store: chunk reference: %w", err)
+				}
+				if inner != "" {
+					h.Ref.ContainerPath = inner
+				}
+				h.ID = ownChunkID(h.ID)
+				hits = append(hits, h)
 			}
-			seen[h.ID] = true
-			h.ContentType = content.Type(ct)
-			if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: chunk reference: %w", err)
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return nil, fmt.Errorf("store: search: %w", err)
 			}
-			if inner != "" {
-				h.Ref.ContainerPath = inner
-			}
-			h.ID = ownChunkID(h.ID)
-			hits = append(hits, h)
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("store: search: %w", err)
+		if len(hits) >= limit {
+			break
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -388,8 +389,8 @@ func TestEntityCache(t *testing.T) {
 					t.Fatal(err)
 				}
 				read, err := svc.Settings(ctx, e.alice, e.wsA)
-				want := workspace.Settings{EntityCacheEnabled: c.wantCalls == 1, EntityCacheSource: c.source, EntityCacheDefault: c.def}
-				if err != nil || read != want || got != want {
+				want := workspace.Settings{EntityCacheEnabled: c.wantCalls == 1, EntityCacheSource: c.source, EntityCacheDefault: c.def, SearchLanguages: []string{}}
+				if err != nil || !reflect.DeepEqual(read, want) || !reflect.DeepEqual(got, want) {
 					t.Fatalf("settings %+v (set: %+v) %v, want %+v", read, got, err, want)
 				}
 				w := e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "What does the company earn?"})

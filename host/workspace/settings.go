@@ -18,6 +18,12 @@ type SettingsStore interface {
 	// SetWorkspaceEntityCache sets it (nil: back to the default); it is for
 	// the workspace's managers and the tenant's admin.
 	SetWorkspaceEntityCache(ctx context.Context, p tenancy.Principal, workspaceID string, enabled *bool) error
+	// WorkspaceLanguages are the languages the workspace searches in
+	// (ISO 639-1 codes; none: every analysed language).
+	WorkspaceLanguages(ctx context.Context, p tenancy.Principal, workspaceID string) ([]string, error)
+	// SetWorkspaceLanguages sets them; it refuses a language the search
+	// does not analyse.
+	SetWorkspaceLanguages(ctx context.Context, p tenancy.Principal, workspaceID string, langs []string) error
 }
 
 // ErrNoSettings: the service was built without a settings store.
@@ -46,12 +52,18 @@ type Settings struct {
 	// EntityCacheDefault is the host's default for workspaces without a
 	// setting of their own.
 	EntityCacheDefault bool `json:"entityCacheDefault"`
+	// SearchLanguages are the languages the workspace's searches are
+	// analysed as (empty: every analysed language).
+	SearchLanguages []string `json:"searchLanguages"`
 }
 
 // SettingsUpdate changes a workspace's settings. EntityCacheEnabled nil
 // (JSON null or absent) returns the workspace to the host's default.
 type SettingsUpdate struct {
 	EntityCacheEnabled *bool `json:"entityCacheEnabled"`
+	// SearchLanguages replaces the workspace's search languages; nil
+	// (absent) leaves them as they are, empty means every language.
+	SearchLanguages *[]string `json:"searchLanguages"`
 }
 
 func (s *Service) settingsStore() (SettingsStore, error) {
@@ -94,7 +106,14 @@ func (s *Service) Settings(ctx context.Context, p tenancy.Principal, workspaceID
 	if err != nil {
 		return Settings{}, err
 	}
-	return s.settings(own), nil
+	out := s.settings(own)
+	if out.SearchLanguages, err = st.WorkspaceLanguages(ctx, p, workspaceID); err != nil {
+		return Settings{}, err
+	}
+	if out.SearchLanguages == nil {
+		out.SearchLanguages = []string{}
+	}
+	return out, nil
 }
 
 // SetSettings changes a workspace's agent settings (its managers and the
@@ -105,10 +124,15 @@ func (s *Service) SetSettings(ctx context.Context, p tenancy.Principal, workspac
 	if err != nil {
 		return Settings{}, err
 	}
+	if u.SearchLanguages != nil {
+		if err := st.SetWorkspaceLanguages(ctx, p, workspaceID, *u.SearchLanguages); err != nil {
+			return Settings{}, err
+		}
+	}
 	if err := st.SetWorkspaceEntityCache(ctx, p, workspaceID, u.EntityCacheEnabled); err != nil {
 		return Settings{}, err
 	}
-	return s.settings(u.EntityCacheEnabled), nil
+	return s.Settings(ctx, p, workspaceID)
 }
 
 // entityCache decides whether a round of the workspace runs the entity
