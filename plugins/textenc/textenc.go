@@ -549,6 +549,9 @@ func cjkWeight(r rune, c *candidate) float64 {
 	if c != nil {
 		fam = c.name
 	}
+	if fam == "gbk" {
+		fam = "gb18030"
+	}
 	switch {
 	case unicode.Is(unicode.Hiragana, r):
 		return 2.5
@@ -602,4 +605,36 @@ func encodeRune(e encoding.Encoding, r rune) []byte {
 		return nil
 	}
 	return out
+}
+
+// oemCandidates are the DOS ("OEM") code pages that Windows archivers write
+// file names in when they do not write UTF-8: the code page of the system's
+// language. Code page 437 comes first and wins ties, as the ZIP
+// specification names it the default.
+var oemCandidates = []candidate{
+	{"ibm437", charmap.CodePage437, false},
+	{"ibm850", charmap.CodePage850, false},
+	{"ibm866", charmap.CodePage866, false},
+	{"gbk", simplifiedchinese.GBK, true},
+	{"shift_jis", japanese.ShiftJIS, true},
+	{"euc-kr", korean.EUCKR, true},
+	{"big5", traditionalchinese.Big5, true},
+}
+
+// DecodeName decodes a file name stored without an encoding (a ZIP entry
+// name without the UTF-8 flag): UTF-8 when it is valid UTF-8, else the
+// OEM code page that reads it best.
+func DecodeName(raw []byte) (string, string) {
+	if utf8.Valid(raw) {
+		return string(raw), "utf-8"
+	}
+	best, bestText, bestScore := "", "", -1e18
+	for i := range oemCandidates {
+		c := &oemCandidates[i]
+		t := decodeWith(raw, c.enc)
+		if sc := scoreAs(t, c); sc > bestScore {
+			best, bestText, bestScore = c.name, t, sc
+		}
+	}
+	return bestText, best
 }
