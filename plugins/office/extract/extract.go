@@ -98,7 +98,10 @@ type input struct {
 	// declared is the MIME type the caller's type or the name's extension
 	// gave, when the content overrode it (mime otherwise).
 	declared string
-	lim      Limits
+	// charset is the charset parameter of the caller's MIME type, "" for
+	// none: a claim the text extractors check against the bytes.
+	charset string
+	lim     Limits
 }
 
 // The MIME types of the OOXML, OpenDocument and legacy binary formats, as
@@ -198,7 +201,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 	if !ok {
 		return content.Index{}, nil, fmt.Errorf("extract %s (%q): %w", name, mimeType, ErrUnsupported)
 	}
-	in := input{r: r, size: size, name: name, mime: mt, declared: declared, lim: lim.withDefaults()}
+	in := input{r: r, size: size, name: name, mime: mt, declared: declared, charset: charsetParam(mimeType), lim: lim.withDefaults()}
 	s := newSink(ctx, in.lim)
 	if err := f.run(ctx, in, s); err != nil {
 		return content.Index{}, nil, fmt.Errorf("extract %s: %w", name, err)
@@ -224,6 +227,15 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 		idx.Objects = append(idx.Objects, content.Summarize(o))
 	}
 	return idx, s.objs, nil
+}
+
+// charsetParam is the charset parameter of a MIME type, "" for none.
+func charsetParam(mimeType string) string {
+	_, params, err := mime.ParseMediaType(mimeType)
+	if err != nil {
+		return ""
+	}
+	return params["charset"]
 }
 
 // choose picks the format: MIME type, extension, then sniffing.
