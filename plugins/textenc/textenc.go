@@ -143,7 +143,10 @@ func nameOr(e encoding.Encoding, label string) string {
 func plausible(b []byte, d encoding.Encoding) bool {
 	s := b[:min(len(b), sampleBytes)]
 	if d == xunicode.UTF8 || Name(d) == "utf-8" {
-		return utf8.Valid(trimPartial(s))
+		return utf8.Valid(trimPartial(s)) && !isISO2022JP(s)
+	}
+	if d == japanese.ISO2022JP {
+		return isASCII(s)
 	}
 	_, best := Detect(b)
 	if best == "utf-8" {
@@ -238,6 +241,9 @@ func Detect(b []byte) (encoding.Encoding, string) {
 	if e, n, ok := utf16NoBOM(s); ok {
 		return e, n
 	}
+	if isISO2022JP(s) {
+		return japanese.ISO2022JP, "iso-2022-jp"
+	}
 	if utf8.Valid(trimPartial(s)) {
 		return xunicode.UTF8, "utf-8"
 	}
@@ -249,6 +255,12 @@ func Detect(b []byte) (encoding.Encoding, string) {
 		}
 	}
 	return best.enc, best.name
+}
+
+// isISO2022JP: 7-bit text with the escape sequences that switch ISO-2022-JP
+// (Japanese mail's charset) to JIS X 0208 and back.
+func isISO2022JP(s []byte) bool {
+	return (bytes.Contains(s, []byte("\x1b$B")) || bytes.Contains(s, []byte("\x1b$@"))) && isASCII(s)
 }
 
 // utf16NoBOM recognises UTF-16 without a byte-order mark: text is never

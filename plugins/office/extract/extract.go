@@ -150,6 +150,9 @@ var formats = []format{
 	{mimes: []string{mimeXLS, "application/x-msexcel", "application/x-excel"}, exts: []string{".xls", ".xlt"}, run: extractOLE},
 	{mimes: []string{mimePPT, "application/mspowerpoint", "application/x-mspowerpoint"}, exts: []string{".ppt", ".pps", ".pot"}, run: extractOLE},
 	{mimes: []string{mimeOLE}, run: extractOLE},
+	{mimes: []string{mimeMSG, "application/x-msg"}, exts: []string{".msg"}, run: extractOLE},
+	{mimes: []string{mimeEML, "message/global"}, exts: []string{".eml"}, run: extractEML},
+	{mimes: []string{mimeMbox}, exts: []string{".mbox", ".mbx"}, run: extractMbox},
 	{mimes: []string{"text/markdown", "text/x-markdown"}, exts: []string{".md", ".markdown"}, run: extractMarkdown},
 	{mimes: []string{"text/csv", "text/tab-separated-values", "application/csv"}, exts: []string{".csv", ".tsv"}, run: extractCSV},
 	{mimes: []string{"application/json", "application/x-ndjson", "application/ld+json"}, exts: []string{".json", ".jsonl", ".ndjson", ".geojson"}, run: extractJSON},
@@ -279,7 +282,7 @@ func chooseChecked(r io.ReaderAt, size int64, name, mimeType string) (f format, 
 	if !sok || ok && slices.Contains(f.mimes, m) {
 		return f, mt, mt, ok
 	}
-	if ok && m == mimeOLE && (f.mimes[0] == mimeDOC || f.mimes[0] == mimeXLS || f.mimes[0] == mimePPT) {
+	if ok && m == mimeOLE && (f.mimes[0] == mimeDOC || f.mimes[0] == mimeXLS || f.mimes[0] == mimePPT || f.mimes[0] == mimeMSG) {
 		return f, mt, mt, ok // the compound file tells which itself
 	}
 	return sf, m, mt, true

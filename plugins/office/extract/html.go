@@ -103,6 +103,9 @@ func metaCharset(b []byte) string {
 	return ""
 }
 
+// parseHTML parses a page that is UTF-8 already.
+func parseHTML(src string) (*html.Node, error) { return html.Parse(strings.NewReader(src)) }
+
 func findTitle(n *html.Node) string {
 	return findTitleAt(n, 0)
 }

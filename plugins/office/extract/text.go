@@ -35,7 +35,7 @@ func decodeText(b []byte) string {
 // mark, Shift-JIS, GB18030, Big5, EUC-KR, Windows-125x, KOI8, cp866).
 func decodeTextAs(b []byte, declared string) (string, string) {
 	if !bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) && !bytes.HasPrefix(b, []byte{0xff, 0xfe}) && !bytes.HasPrefix(b, []byte{0xfe, 0xff}) {
-		if t := trimPartialRune(b); utf8.Valid(t) && !hasControls(t) {
+		if t := trimPartialRune(b); utf8.Valid(t) && !hasControls(t) && !bytes.Contains(t, []byte("\x1b$")) {
 			return string(t), "utf-8"
 		}
 	}
