@@ -1,5 +1,5 @@
 // Command containers is the container extractor plugin: it reads a ZIP, TAR,
-// gzip (GZ, TGZ), bzip2, xz, 7z or RAR (4 and 5) through the input capability (by range) and resolves it
+// gzip (GZ, TGZ), bzip2, xz, zstd, 7z or RAR (4 and 5) through the input capability (by range) and resolves it
 // recursively with the archive library's limits, which hold across the
 // nesting (one walk: depth 5, 500 MiB extracted, 10,000 entries, 100:1
 // ratio). Every inner file goes back to the host through the output
@@ -190,7 +190,7 @@ func extract(a extractArgs) (result, error) {
 		return result{}, pdk.Errorf("invalid_document", "%v", werr)
 	}
 	if len(res.Entries) > 0 && res.Entries[0].Container == archive.None {
-		return result{}, pdk.Errorf("invalid_document", "%s is not a ZIP, TAR, gzip, bzip2, xz, 7z or RAR container", name)
+		return result{}, pdk.Errorf("invalid_document", "%s is not a ZIP, TAR, gzip, bzip2, xz, zstd, 7z or RAR container", name)
 	}
 	problems := 0
 	for _, p := range res.Problems {
