@@ -141,6 +141,23 @@ func (em *emitter) refused(p string, err error) error {
 	return nil
 }
 
+// encryptedOnly: the walk read no file, and what it could not read it
+// could not for want of a password (the file entries of an encrypted RAR,
+// 7z or ZIP; a RAR whose headers are encrypted).
+func encryptedOnly(res archive.Result, files int) bool {
+	if files > 0 {
+		return false
+	}
+	enc := 0
+	for _, p := range res.Problems {
+		if p.Kind != archive.ProblemEncrypted {
+			return false
+		}
+		enc++
+	}
+	return enc > 0
+}
+
 // kindOf classifies a read error with the library's sentinels.
 func kindOf(err error) string {
 	switch {
@@ -214,6 +231,11 @@ func extract(a extractArgs) (result, error) {
 		"container": res.Entries[0].Container.String(),
 		"files":     em.files, "containers": em.containers,
 		"failed": em.failed + problems, "truncated": res.Truncated,
+	}
+	if encryptedOnly(res, em.files) {
+		// Nothing could be read without the password: the host reports
+		// the container as encrypted, not as an indexed empty archive.
+		st["encrypted"] = true
 	}
 	if len(res.Stops) > 0 {
 		stops := make([]map[string]any, len(res.Stops))

@@ -151,6 +151,7 @@ var formats = []format{
 	{mimes: []string{mimePPT, "application/mspowerpoint", "application/x-mspowerpoint"}, exts: []string{".ppt", ".pps", ".pot"}, run: extractOLE},
 	{mimes: []string{mimeOLE}, run: extractOLE},
 	{mimes: []string{mimeMSG, "application/x-msg"}, exts: []string{".msg"}, run: extractOLE},
+	{mimes: []string{mimeEPUB}, exts: []string{".epub"}, run: extractEPUB},
 	{mimes: []string{mimeEML, "message/global"}, exts: []string{".eml"}, run: extractEML},
 	{mimes: []string{mimeMbox}, exts: []string{".mbox", ".mbx"}, run: extractMbox},
 	{mimes: []string{"text/markdown", "text/x-markdown"}, exts: []string{".md", ".markdown"}, run: extractMarkdown},

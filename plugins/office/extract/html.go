@@ -313,7 +313,7 @@ func (h *htmlRenderer) walk(n *html.Node) {
 			return
 		}
 		id := h.outline.heading(level, title, nil)
-		h.ref = content.Ref{SectionID: id, Label: title}
+		h.ref = content.Ref{SectionID: id, Label: title, Part: h.ref.Part, Location: h.ref.Location}
 		h.md = map[string]any{"heading": level}
 		h.out.WriteString(strings.Repeat("#", level) + " " + title + "\n\n")
 		return
