@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
@@ -18,7 +21,7 @@ import (
 // .eml, .msg and .mbox had no extractor.
 func TestMailIngestion(t *testing.T) {
 	ctx := context.Background()
-	c := newContainerEnv(t)
+	c := newMailEnv(t)
 	cases := []struct {
 		file    string
 		body    string // found in the mail itself
@@ -74,6 +77,16 @@ func TestMailIngestion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newMailEnv is a containerEnv whose resolver is the plugins' own, which
+// resolves documents' attachments too.
+func newMailEnv(t *testing.T) containerEnv {
+	t.Helper()
+	e := newEnv(t)
+	h := wasmtest.Host(t, "containers", "pdf", "office")
+	ing := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(h), nil).WithContainers(knowledge.NewContainers(h), e.db, e.blobs)
+	return containerEnv{env: e, ingester: ing, svc: files.NewService(e.db, e.blobs, 0), entries: indexing.NewContainers(e.db, ing)}
 }
 
 // TestEncryptedRAR: a RAR whose files all need the password is reported as
