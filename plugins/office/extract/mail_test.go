@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/text/encoding/charmap"
 
-	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/plugins/containers/archive"
 )
@@ -290,42 +289,4 @@ func TestMailHostile(t *testing.T) {
 			t.Errorf("truncated = %q", tr)
 		}
 	})
-}
-
-// BenchmarkMail prints mail.formats.supported: of eml, msg and mbox, how
-// many formats a corpus sample of is read whole (headers, body text, every
-// attachment back as an entry).
-func BenchmarkMail(b *testing.B) {
-	samples := []struct {
-		file string
-		atts int
-	}{
-		{"report-iso-8859-2-attachments.eml", 3},
-		{"mscfb-test.msg", 2},
-		{"list-archive.mbox", 4},
-	}
-	supported := 0
-	for b.Loop() {
-		supported = 0
-		for _, s := range samples {
-			data := testcorpus.Read(b, "mail", s.file)
-			idx, objs, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), s.file, "", Limits{})
-			if err != nil || len(objs) == 0 {
-				continue
-			}
-			if _, ok := idx.Structure["attachments"]; !ok {
-				continue
-			}
-			if s.file != "list-archive.mbox" && (idx.Structure["from"] == nil || idx.Structure["subject"] == nil || idx.Structure["body"] == "") {
-				continue
-			}
-			r := newRecorder()
-			res, err := Attachments(context.Background(), bytes.NewReader(data), int64(len(data)), s.file, "", "", Limits{}, r)
-			if err != nil || res.Files != s.atts || res.Failed != 0 {
-				continue
-			}
-			supported++
-		}
-	}
-	figure.Report("mail.formats.supported", float64(supported), "formats")
 }
