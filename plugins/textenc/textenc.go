@@ -33,7 +33,7 @@ import (
 
 // sampleBytes is how much of a text detection looks at: enough for a
 // stable score, little enough that it costs nothing on a large file.
-const sampleBytes = 64 << 10
+const sampleBytes = 16 << 10
 
 // candidate is one legacy encoding the detector tries.
 type candidate struct {
@@ -369,6 +369,9 @@ func scoreAs(t string, c *candidate) float64 {
 	var counts [scriptCount]int
 	kana := 0
 	prev := rune(' ')
+	// A text repeats its characters: each CJK character is weighed once
+	// (weighing encodes it in up to three character sets).
+	weights := map[rune]float64{}
 	word := make([]rune, 0, 32)
 	endWord := func() {
 		if len(word) > 0 {
@@ -382,7 +385,12 @@ func scoreAs(t string, c *candidate) float64 {
 			counts[s]++
 			if s == scriptCJK {
 				endWord()
-				sc += cjkWeight(r, c)
+				w, ok := weights[r]
+				if !ok {
+					w = cjkWeight(r, c)
+					weights[r] = w
+				}
+				sc += w
 				if prev < 0x80 && unicode.IsLetter(prev) {
 					sc -= 4 // glued to a Latin word: a misread accented letter
 				}
