@@ -193,8 +193,12 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 	case ct == "message/rfc822" || ct == "message/global":
 		if name == "" {
 			name = "message.eml"
-			if inner, err := readMail(data, w.lim); err == nil && inner.subject != "" {
-				name = inner.subject + ".eml"
+			// Its headers only: a message nested ten thousand deep is not
+			// read ten thousand times over.
+			if msg, err := mail.ReadMessage(bufio.NewReader(bytes.NewReader(data))); err == nil {
+				if subj := decodeHeader(msg.Header.Get("Subject")); subj != "" {
+					name = subj + ".eml"
+				}
 			}
 		}
 		if path.Ext(name) == "" {

@@ -283,6 +283,23 @@ func TestMailHostile(t *testing.T) {
 			t.Errorf("took %v", d)
 		}
 	})
+	t.Run("nested without names", func(t *testing.T) {
+		// Attached messages without file names are named by their
+		// subjects: reading those must not walk the whole nesting.
+		var msg strings.Builder
+		for i := 4999; i >= 0; i-- {
+			fmt.Fprintf(&msg, "Subject: level %d\r\nMIME-Version: 1.0\r\nContent-Type: message/rfc822\r\n\r\n", i)
+		}
+		msg.WriteString("Subject: bottom\r\n\r\nbottom\r\n")
+		start := time.Now()
+		idx, _ := mustRun(t, []byte(msg.String()), "nested.eml", "", Limits{})
+		if atts, _ := idx.Structure["attachments"].([]map[string]any); len(atts) != 1 || atts[0]["name"] != "level 4998.eml" {
+			t.Errorf("attachments %v", atts)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v", d)
+		}
+	})
 	t.Run("deep multiparts", func(t *testing.T) {
 		idx, _ := mustRun(t, deepMultipart(5000), "deep.eml", "", Limits{})
 		if tr, _ := idx.Structure["truncated"].(string); !strings.Contains(tr, "nested deeper than 20") {
