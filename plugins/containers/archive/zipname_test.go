@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/binary"
+	"hash/crc32"
 	"io"
 	"testing"
 
@@ -42,9 +44,26 @@ func TestZipNamesWithoutUTF8Flag(t *testing.T) {
 		}
 		w.Write([]byte("data of " + c.name))
 	}
+	// 7-Zip's way: the name in the DOS code page, its UTF-8 form in the
+	// Unicode Path extra field.
+	const both = "Ελληνικά/σημειώσεις.txt"
+	oem, _ := charmap.CodePage437.NewEncoder().String("Ellinika/simeioseis.txt")
+	field := []byte{1, 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(field[1:], crc32.ChecksumIEEE([]byte(oem)))
+	field = append(field, both...)
+	extra := binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint16(nil, 0x7075), uint16(len(field)))
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: oem, Method: zip.Store, NonUTF8: true, Extra: append(extra, field...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("notes"))
 	zw.Close()
+	cases = append(cases, struct {
+		name string
+		enc  encoding.Encoding
+	}{both, nil})
 	got := map[string]bool{}
-	_, err := Walk(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), "names.zip", DefaultLimits(), func(e Entry, _ io.Reader) error {
+	_, err = Walk(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), "names.zip", DefaultLimits(), func(e Entry, _ io.Reader) error {
 		got[e.Path] = true
 		return nil
 	})
