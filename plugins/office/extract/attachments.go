@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"path"
 	"strings"
 
@@ -202,6 +203,11 @@ func (w *mailWalk) attachment(a mailAttachment, p string, depth int) error {
 			mt = mimeEML
 		} else if mt == "application/octet-stream" && strings.Contains(a.mimeType, "/") {
 			mt = a.mimeType
+		}
+		if base, _, _ := strings.Cut(mt, ";"); strings.HasPrefix(base, "text/") && a.charset != "" {
+			// The mail's word on a text's charset, not the extension's
+			// guess (the text extractors still check it against the bytes).
+			mt = mime.FormatMediaType(strings.TrimSpace(base), map[string]string{"charset": a.charset})
 		}
 		if err := w.out.File(p, mt, a.data); err != nil {
 			if ferr := w.fail(p, archive.ProblemLimit, err.Error()); ferr != nil {

@@ -60,6 +60,7 @@ type mailMsg struct {
 // bytes: .eml; an Outlook message's embedded one is written as one).
 type mailAttachment struct {
 	name, mimeType string
+	charset        string // a text part's declared charset
 	data           []byte
 	message        bool
 }
@@ -216,7 +217,7 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 		if name == "" {
 			name = fmt.Sprintf("part-%d%s", w.parts, extFor(ct))
 		}
-		w.m.atts = append(w.m.atts, mailAttachment{name: name, mimeType: ct, data: data})
+		w.m.atts = append(w.m.atts, mailAttachment{name: name, mimeType: ct, charset: params["charset"], data: data})
 	}
 }
 

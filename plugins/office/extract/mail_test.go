@@ -129,7 +129,7 @@ func TestMailAttachments(t *testing.T) {
 		{"report-iso-8859-2-attachments.eml", map[string]string{
 			"report-iso-8859-2-attachments.eml/Rozpočet 2024.docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 			"report-iso-8859-2-attachments.eml/annotations.pdf":    "application/pdf",
-			"report-iso-8859-2-attachments.eml/otchet.txt":         "text/plain",
+			"report-iso-8859-2-attachments.eml/otchet.txt":         "text/plain; charset=koi8-r",
 		}},
 		{"forwarded-report.eml", map[string]string{
 			"forwarded-report.eml/Čtvrtletní zpráva – výsledky a přílohy.eml":                    "message/rfc822",
