@@ -322,3 +322,30 @@ func TestZstdWindowBound(t *testing.T) {
 		t.Errorf("problems %v, want a window limit", res.Problems)
 	}
 }
+
+// rar5HeadersEncrypted is the start of a RAR 5 archive made with
+// encrypted headers (rar -hp): the signature, then an archive encryption
+// header (type 4: version 0, no flags, KDF count 15, a salt), as the RAR 5
+// format (www.rarlab.com/technote.htm) lays it out; everything after it is
+// encrypted.
+func rar5HeadersEncrypted() []byte {
+	body := append([]byte{4, 0, 0, 0, 15}, bytes.Repeat([]byte{0x5a}, 16)...)
+	hdr := append([]byte{byte(len(body))}, body...)
+	out := []byte("Rar!\x1a\x07\x01\x00")
+	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(hdr))
+	out = append(out, hdr...)
+	return append(out, bytes.Repeat([]byte{0xa7}, 64)...) // encrypted blocks
+}
+
+// TestRarHeadersEncrypted: a RAR whose headers are encrypted lists
+// nothing; the walk says the archive is encrypted, not corrupt or empty.
+func TestRarHeadersEncrypted(t *testing.T) {
+	b := rar5HeadersEncrypted()
+	res, err := Walk(context.Background(), bytes.NewReader(b), int64(len(b)), "secret.rar", DefaultLimits(), func(Entry, io.Reader) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Entries) != 1 || len(res.Problems) != 1 || res.Problems[0].Kind != ProblemEncrypted || res.Problems[0].Path != "secret.rar" {
+		t.Errorf("entries %v, problems %+v", paths(res), res.Problems)
+	}
+}
