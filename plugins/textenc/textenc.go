@@ -379,10 +379,18 @@ func scoreAs(t string, c *candidate) float64 {
 			word = word[:0]
 		}
 	}
+	upper, lower := 0, 0
 	for _, r := range t {
 		if unicode.IsLetter(r) || unicode.IsMark(r) {
 			s := scriptOf(r)
 			counts[s]++
+			if r >= 0x80 {
+				if unicode.IsUpper(r) {
+					upper++
+				} else if unicode.IsLower(r) {
+					lower++
+				}
+			}
 			if s == scriptCJK {
 				endWord()
 				w, ok := weights[r]
@@ -437,6 +445,11 @@ func scoreAs(t string, c *candidate) float64 {
 		// GB2312 and KS X 1001 have the kana at the places EUC-JP has them:
 		// many kana mean Japanese, not Chinese or Korean.
 		sc -= float64(kana) * 3
+	}
+	// Text in capitals throughout is rare; a caseless script (Hebrew,
+	// Arabic) read in a Cyrillic or Greek code page gives it.
+	if upper >= 16 && upper > 4*lower {
+		sc -= 1.5 * float64(upper)
 	}
 	// Letters of one script are expected; a second non-Latin script in
 	// the same text usually means a wrong code page.
