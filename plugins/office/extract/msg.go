@@ -239,8 +239,17 @@ func readMSG(o *oleFile, prefix string, header, depth int) *mailMsg {
 		if ok {
 			t, _ := decodeTextAs(h, r.codepage)
 			m.body, m.bodyType = htmlToText(t, o.lim), "text/html"
-		} else if _, ok := r.bin(pidRTFCompressed); ok {
-			m.stops = append(m.stops, "the body is kept only as compressed RTF, which is not read")
+		} else if c, ok := r.bin(pidRTFCompressed); ok {
+			rtf, err := decompressRTF(c, int(o.lim.MaxPartBytes))
+			if err == nil {
+				var t string
+				if t, err = rtfText(context.Background(), rtf, o.lim); err == nil {
+					m.body, m.bodyType = strings.TrimSpace(t), "application/rtf"
+				}
+			}
+			if err != nil {
+				m.stops = append(m.stops, "the body, kept only as compressed RTF, is not readable: "+err.Error())
+			}
 		}
 	}
 	for _, name := range o.children(prefix) {
