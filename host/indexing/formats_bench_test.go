@@ -44,6 +44,15 @@ var officeSamples = []formatSample{
 	{format: "doc", name: "t.doc", data: corpusFile("office", "doc", "antiword-testdoc.doc"), query: "Antiword icon", want: "This JPEG image is the Antiword icon."},
 	{format: "xls", name: "c.xls", data: corpusFile("office", "xls", "readxl-clippy.xls"), query: "paperclip", want: "2007-01-01"},
 	{format: "ppt", name: "g.ppt", data: corpusFile("office", "ppt", "lo-glacier-deck.ppt"), query: "Aletsch measurements", want: "Aletsch measurements resumed in August"},
+	{format: "epub", name: "c.epub", data: corpusFile("office", "epub", "candide-3-chapters.epub"), query: "Vestphalie baron", want: "Il y avait en Vestphalie"},
+}
+
+// mailSamples are the mail formats: a message found by its attachment's
+// text at the attachment's path, by its body, a mailbox by a message.
+var mailSamples = []formatSample{
+	{format: "eml", name: "r.eml", data: corpusFile("mail", "report-iso-8859-2-attachments.eml"), query: "Отчёт о продажах", path: "otchet.txt"},
+	{format: "msg", name: "t.msg", data: corpusFile("mail", "mscfb-test.msg"), query: "State Records Authority", want: "State Records Authority of New South Wales"},
+	{format: "mbox", name: "l.mbox", data: corpusFile("mail", "list-archive.mbox"), query: "planning meeting Thursday", path: "00001 Planning meeting.eml"},
 }
 
 // readme is the start of unrtf's README (the corpus's constructed-docs
@@ -91,10 +100,12 @@ var archiveSamples = []formatSample{
 	{format: "7z", name: "d.7z", data: corpusFile("archives", "formats", "constructed-docs.7z"), query: "moderately complicated converter", path: "README.txt"},
 	{format: "rar4", name: "r4.rar", data: corpusFile("archives", "formats", "libarchive-rar4.rar"), query: "test text document", path: "test.txt"},
 	{format: "rar5", name: "r5.rar", data: corpusFile("archives", "formats", "libarchive-rar5-symlink.rar"), query: "1234", path: "file.txt"},
+	{format: "zstd", name: "d.tar.zst", data: corpusFile("archives", "formats", "constructed-docs.tar.zst"), query: "moderately complicated converter", path: "README.txt"},
 }
 
-// BenchmarkFormatsSupported reports office.formats.supported and
-// archive.formats.supported: how many formats of each family go through the
+// BenchmarkFormatsSupported reports office.formats.supported,
+// archive.formats.supported and mail.formats.supported: how many formats of
+// each family go through the
 // sandboxed plugins into the index with their text found by a search (a
 // real file per format; issue 16 items 7 and 8).
 func BenchmarkFormatsSupported(b *testing.B) {
@@ -129,10 +140,11 @@ func BenchmarkFormatsSupported(b *testing.B) {
 		}
 		return n
 	}
-	office, archives := count(officeSamples), count(archiveSamples)
+	office, archives, mails := count(officeSamples), count(archiveSamples), count(mailSamples)
 	for range b.N {
 		// Counted once above: each format is one file.
 	}
 	figure.Report("office.formats.supported", office, "formats")
 	figure.Report("archive.formats.supported", archives, "formats")
+	figure.Report("mail.formats.supported", mails, "formats")
 }

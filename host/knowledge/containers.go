@@ -264,6 +264,16 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 		return fmt.Errorf("knowledge: saving %s: %w", f.Name, err)
 	}
 	reason := strings.Join(sink.notes, "; ")
+	if enc, _ := idx.Structure["encrypted"].(bool); enc && callErr == nil {
+		// Nothing in it could be read without its password: the
+		// container says so instead of counting as indexed and empty.
+		why := fmt.Sprintf("encrypted: %s needs its password; none of its %d entries could be read", f.Name, len(entries))
+		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusFailed, why); err != nil {
+			return err
+		}
+		in.logger.Info("container encrypted", "file", f.ID, "name", f.Name, "entries", len(entries))
+		return nil
+	}
 	if callErr != nil {
 		err := fmt.Errorf("knowledge: resolving %s (%d entries kept): %w", f.Name, len(entries), callErr)
 		if errors.As(callErr, new(*wasm.Error)) {

@@ -1,5 +1,5 @@
 // Command containers is the container extractor plugin: it reads a ZIP, TAR,
-// gzip (GZ, TGZ), bzip2, xz, 7z or RAR (4 and 5) through the input capability (by range) and resolves it
+// gzip (GZ, TGZ), bzip2, xz, zstd, 7z or RAR (4 and 5) through the input capability (by range) and resolves it
 // recursively with the archive library's limits, which hold across the
 // nesting (one walk: depth 5, 500 MiB extracted, 10,000 entries, 100:1
 // ratio). Every inner file goes back to the host through the output
@@ -141,6 +141,23 @@ func (em *emitter) refused(p string, err error) error {
 	return nil
 }
 
+// encryptedOnly: the walk read no file, and what it could not read it
+// could not for want of a password (the file entries of an encrypted RAR,
+// 7z or ZIP; a RAR whose headers are encrypted).
+func encryptedOnly(res archive.Result, files int) bool {
+	if files > 0 {
+		return false
+	}
+	enc := 0
+	for _, p := range res.Problems {
+		if p.Kind != archive.ProblemEncrypted {
+			return false
+		}
+		enc++
+	}
+	return enc > 0
+}
+
 // kindOf classifies a read error with the library's sentinels.
 func kindOf(err error) string {
 	switch {
@@ -190,7 +207,7 @@ func extract(a extractArgs) (result, error) {
 		return result{}, pdk.Errorf("invalid_document", "%v", werr)
 	}
 	if len(res.Entries) > 0 && res.Entries[0].Container == archive.None {
-		return result{}, pdk.Errorf("invalid_document", "%s is not a ZIP, TAR, gzip, bzip2, xz, 7z or RAR container", name)
+		return result{}, pdk.Errorf("invalid_document", "%s is not a ZIP, TAR, gzip, bzip2, xz, zstd, 7z or RAR container", name)
 	}
 	problems := 0
 	for _, p := range res.Problems {
@@ -214,6 +231,11 @@ func extract(a extractArgs) (result, error) {
 		"container": res.Entries[0].Container.String(),
 		"files":     em.files, "containers": em.containers,
 		"failed": em.failed + problems, "truncated": res.Truncated,
+	}
+	if encryptedOnly(res, em.files) {
+		// Nothing could be read without the password: the host reports
+		// the container as encrypted, not as an indexed empty archive.
+		st["encrypted"] = true
 	}
 	if len(res.Stops) > 0 {
 		stops := make([]map[string]any, len(res.Stops))

@@ -56,6 +56,8 @@ func TestManifestRoutesWhatTheLibraryResolves(t *testing.T) {
 	}{{"a.zip", zbuf.Bytes()}, {"a.tar", tbuf.Bytes()}, {"a.tgz", gbuf.Bytes()}, {"a.gz", gbuf.Bytes()},
 		{"a.bz2", testcorpus.Read(t, "archives", "formats", "constructed-docs.tar.bz2")},
 		{"a.xz", testcorpus.Read(t, "archives", "formats", "constructed-docs.tar.xz")},
+		{"a.zst", testcorpus.Read(t, "archives", "formats", "constructed-docs.tar.zst")},
+		{"a.tzst", testcorpus.Read(t, "archives", "formats", "constructed-docs.tar.zst")},
 		{"a.7z", testcorpus.Read(t, "archives", "formats", "constructed-docs.7z")},
 		{"a.rar", testcorpus.Read(t, "archives", "formats", "libarchive-rar4.rar")},
 		{"b.rar", testcorpus.Read(t, "archives", "formats", "libarchive-rar5-solid.rar")}} {

@@ -147,6 +147,12 @@ var hostileCases = map[string]hostileCase{
 			t.Errorf("entries %v, want only the input", paths(res))
 		}
 	},
+	"bomb-1GiB-zeros.zst": func(t *testing.T, name string, res Result) {
+		wantProblem(t, res, name+"/bomb-1GiB-zeros", ProblemBomb)
+		if len(res.Entries) != 1 {
+			t.Errorf("entries %v, want only the input", paths(res))
+		}
+	},
 	"bomb-single-entry-1GiB.zip": func(t *testing.T, name string, res Result) {
 		wantProblem(t, res, name+"/zeros.bin", ProblemBomb)
 	},

@@ -40,6 +40,11 @@ var formatCases = []formatCase{
 		dirs:  []string{"docs"}},
 	{file: "constructed-README.txt.xz", kind: Xz,
 		files: map[string]string{"constructed-README.txt": "UnRTF is a moderately complicated converter"}},
+	{file: "constructed-docs.tar.zst", kind: Zstd,
+		files: map[string]string{"README.txt": "UnRTF is a moderately complicated converter", "docs/antiword-FAQ.txt": "Antiword"},
+		dirs:  []string{"docs"}},
+	{file: "constructed-README.txt.zst", kind: Zstd,
+		files: map[string]string{"constructed-README.txt": "UnRTF is a moderately complicated converter"}},
 	{file: "constructed-docs.7z", kind: SevenZip,
 		files: map[string]string{"README.txt": "UnRTF is a moderately complicated converter", "docs/antiword-FAQ.txt": "Antiword"},
 		dirs:  []string{"docs"}},
@@ -293,5 +298,54 @@ func TestFormatsSurviveDamage(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestZstdWindowBound: a zstd frame that asks for a 2 GiB window (its
+// header's Window_Descriptor, RFC 8878 3.1.1.1.2) is refused as over a
+// limit before the decoder allocates it; the sandbox has less memory.
+func TestZstdWindowBound(t *testing.T) {
+	// Magic, a frame header without content size (FHD 0), window log
+	// 10+21 = 31, then one last raw block of one byte.
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 21 << 3, 0x09, 0x00, 0x00, 'x'}
+	res, err := Walk(context.Background(), bytes.NewReader(frame), int64(len(frame)), "window.zst", DefaultLimits(), func(Entry, io.Reader) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range res.Problems {
+		if p.Kind == ProblemLimit && strings.Contains(p.Reason, "window") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("problems %v, want a window limit", res.Problems)
+	}
+}
+
+// rar5HeadersEncrypted is the start of a RAR 5 archive made with
+// encrypted headers (rar -hp): the signature, then an archive encryption
+// header (type 4: version 0, no flags, KDF count 15, a salt), as the RAR 5
+// format (www.rarlab.com/technote.htm) lays it out; everything after it is
+// encrypted.
+func rar5HeadersEncrypted() []byte {
+	body := append([]byte{4, 0, 0, 0, 15}, bytes.Repeat([]byte{0x5a}, 16)...)
+	hdr := append([]byte{byte(len(body))}, body...)
+	out := []byte("Rar!\x1a\x07\x01\x00")
+	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(hdr))
+	out = append(out, hdr...)
+	return append(out, bytes.Repeat([]byte{0xa7}, 64)...) // encrypted blocks
+}
+
+// TestRarHeadersEncrypted: a RAR whose headers are encrypted lists
+// nothing; the walk says the archive is encrypted, not corrupt or empty.
+func TestRarHeadersEncrypted(t *testing.T) {
+	b := rar5HeadersEncrypted()
+	res, err := Walk(context.Background(), bytes.NewReader(b), int64(len(b)), "secret.rar", DefaultLimits(), func(Entry, io.Reader) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Entries) != 1 || len(res.Problems) != 1 || res.Problems[0].Kind != ProblemEncrypted || res.Problems[0].Path != "secret.rar" {
+		t.Errorf("entries %v, problems %+v", paths(res), res.Problems)
 	}
 }

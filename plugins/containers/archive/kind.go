@@ -22,6 +22,8 @@ const (
 	// SevenZip and Rar are archives with their own directories.
 	SevenZip
 	Rar
+	// Zstd is a compressed stream (.zst, .tar.zst) like Gzip.
+	Zstd
 )
 
 func (k Kind) String() string {
@@ -40,6 +42,8 @@ func (k Kind) String() string {
 		return "7z"
 	case Rar:
 		return "rar"
+	case Zstd:
+		return "zstd"
 	}
 	return "none"
 }
@@ -65,6 +69,7 @@ const (
 	magicRar4  = "Rar!\x1a\x07\x00"
 	magicRar5  = "Rar!\x1a\x07\x01\x00"
 	magicBzip2 = "BZh"
+	magicZstd  = "\x28\xb5\x2f\xfd"
 )
 
 // Detect tells the container format from the first bytes (HeadSize is
@@ -85,6 +90,8 @@ func Detect(head []byte, name string) Kind {
 		return Bzip2
 	case bytes.HasPrefix(head, []byte(magicXz)):
 		return Xz
+	case bytes.HasPrefix(head, []byte(magicZstd)):
+		return Zstd
 	case bytes.HasPrefix(head, []byte(magic7z)):
 		return SevenZip
 	case bytes.HasPrefix(head, []byte(magicRar4)), bytes.HasPrefix(head, []byte(magicRar5)):

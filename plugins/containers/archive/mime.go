@@ -30,12 +30,14 @@ var mimeByExt = map[string]string{
 	".zip": "application/zip", ".tar": "application/x-tar", ".gz": "application/gzip",
 	".tgz": "application/gzip", ".bz2": "application/x-bzip2", ".tbz2": "application/x-bzip2",
 	".tbz": "application/x-bzip2", ".xz": "application/x-xz", ".txz": "application/x-xz",
-	".7z": "application/x-7z-compressed", ".rar": "application/vnd.rar",
+	".7z": "application/x-7z-compressed", ".rar": "application/vnd.rar", ".zst": "application/zstd",
+	".tzst": "application/zstd", ".mbox": "application/mbox", ".msg": "application/vnd.ms-outlook",
 }
 
 // containerMIME wins over the extension: the bytes were recognised.
 var containerMIME = [...]string{Zip: "application/zip", Tar: "application/x-tar", Gzip: "application/gzip",
-	Bzip2: "application/x-bzip2", Xz: "application/x-xz", SevenZip: "application/x-7z-compressed", Rar: "application/vnd.rar"}
+	Bzip2: "application/x-bzip2", Xz: "application/x-xz", SevenZip: "application/x-7z-compressed", Rar: "application/vnd.rar",
+	Zstd: "application/zstd"}
 
 // sniffs are magic prefixes at offset 0, checked in order.
 var sniffs = []struct {

@@ -250,7 +250,7 @@ func (w *walker) openContainer(kind Kind, m member) {
 		w.openZip(m)
 	case Tar:
 		w.openTar(m)
-	case Gzip, Bzip2, Xz:
+	case Gzip, Bzip2, Xz, Zstd:
 		w.openStream(kind, m)
 	case SevenZip:
 		w.open7z(m)

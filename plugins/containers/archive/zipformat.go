@@ -225,7 +225,7 @@ func forEachZipEntry(ra io.ReaderAt, size int64, fn func(zipEntry) bool) error {
 		if _, err := br.Discard(cl); err != nil {
 			return fmt.Errorf("%w: central directory ends inside header %d", ErrCorrupt, i)
 		}
-		e.name = zipName(varlen[:nl])
+		e.name = zipNameWith(varlen[:nl], varlen[nl:])
 		hdrOff := uint64(e.header)
 		e.zip64(varlen[nl:], e.usize == 0xffffffff, e.csize == 0xffffffff, hdrOff == 0xffffffff, &hdrOff)
 		if hdrOff > math.MaxInt64 || e.csize > math.MaxInt64 || e.usize > math.MaxInt64 {
@@ -424,7 +424,7 @@ func scanLocalHeaders(ctx context.Context, ra io.ReaderAt, size int64, lim Limit
 		if err := readAt(ra, varlen, off+localLen); err != nil {
 			return err
 		}
-		e.name = zipName(varlen[:nl])
+		e.name = zipNameWith(varlen[:nl], varlen[nl:])
 		is64 := e.zip64(varlen[nl:], e.usize == 0xffffffff, e.csize == 0xffffffff, false, nil)
 		e.data = off + localLen + nl + xl
 		next := int64(0)

@@ -98,7 +98,10 @@ type input struct {
 	// declared is the MIME type the caller's type or the name's extension
 	// gave, when the content overrode it (mime otherwise).
 	declared string
-	lim      Limits
+	// charset is the charset parameter of the caller's MIME type, "" for
+	// none: a claim the text extractors check against the bytes.
+	charset string
+	lim     Limits
 }
 
 // The MIME types of the OOXML, OpenDocument and legacy binary formats, as
@@ -147,6 +150,10 @@ var formats = []format{
 	{mimes: []string{mimeXLS, "application/x-msexcel", "application/x-excel"}, exts: []string{".xls", ".xlt"}, run: extractOLE},
 	{mimes: []string{mimePPT, "application/mspowerpoint", "application/x-mspowerpoint"}, exts: []string{".ppt", ".pps", ".pot"}, run: extractOLE},
 	{mimes: []string{mimeOLE}, run: extractOLE},
+	{mimes: []string{mimeMSG, "application/x-msg"}, exts: []string{".msg"}, run: extractOLE},
+	{mimes: []string{mimeEPUB}, exts: []string{".epub"}, run: extractEPUB},
+	{mimes: []string{mimeEML, "message/global"}, exts: []string{".eml"}, run: extractEML},
+	{mimes: []string{mimeMbox}, exts: []string{".mbox", ".mbx"}, run: extractMbox},
 	{mimes: []string{"text/markdown", "text/x-markdown"}, exts: []string{".md", ".markdown"}, run: extractMarkdown},
 	{mimes: []string{"text/csv", "text/tab-separated-values", "application/csv"}, exts: []string{".csv", ".tsv"}, run: extractCSV},
 	{mimes: []string{"application/json", "application/x-ndjson", "application/ld+json"}, exts: []string{".json", ".jsonl", ".ndjson", ".geojson"}, run: extractJSON},
@@ -198,7 +205,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 	if !ok {
 		return content.Index{}, nil, fmt.Errorf("extract %s (%q): %w", name, mimeType, ErrUnsupported)
 	}
-	in := input{r: r, size: size, name: name, mime: mt, declared: declared, lim: lim.withDefaults()}
+	in := input{r: r, size: size, name: name, mime: mt, declared: declared, charset: charsetParam(mimeType), lim: lim.withDefaults()}
 	s := newSink(ctx, in.lim)
 	if err := f.run(ctx, in, s); err != nil {
 		return content.Index{}, nil, fmt.Errorf("extract %s: %w", name, err)
@@ -224,6 +231,15 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 		idx.Objects = append(idx.Objects, content.Summarize(o))
 	}
 	return idx, s.objs, nil
+}
+
+// charsetParam is the charset parameter of a MIME type, "" for none.
+func charsetParam(mimeType string) string {
+	_, params, err := mime.ParseMediaType(mimeType)
+	if err != nil {
+		return ""
+	}
+	return params["charset"]
 }
 
 // choose picks the format: MIME type, extension, then sniffing.
@@ -267,7 +283,7 @@ func chooseChecked(r io.ReaderAt, size int64, name, mimeType string) (f format, 
 	if !sok || ok && slices.Contains(f.mimes, m) {
 		return f, mt, mt, ok
 	}
-	if ok && m == mimeOLE && (f.mimes[0] == mimeDOC || f.mimes[0] == mimeXLS || f.mimes[0] == mimePPT) {
+	if ok && m == mimeOLE && (f.mimes[0] == mimeDOC || f.mimes[0] == mimeXLS || f.mimes[0] == mimePPT || f.mimes[0] == mimeMSG) {
 		return f, mt, mt, ok // the compound file tells which itself
 	}
 	return sf, m, mt, true

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"regexp"
@@ -10,7 +9,6 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-	"golang.org/x/net/html/charset"
 
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -62,11 +60,17 @@ func extractHTML(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
-	r, err := charset.NewReader(bytes.NewReader(b), "text/html")
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	// The meta tag's charset is a claim: the bytes have the last word (a
+	// Windows-1256 page labelled UTF-8 is read as Windows-1256).
+	label := in.charset
+	if label == "" {
+		label = metaCharset(b)
 	}
-	doc, err := html.Parse(r)
+	text, enc := decodeTextAs(b, label)
+	if enc != "utf-8" {
+		s.structure["encoding"] = enc
+	}
+	doc, err := html.Parse(strings.NewReader(text))
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
@@ -85,6 +89,22 @@ func extractHTML(ctx context.Context, in input, s *sink) error {
 	}
 	return nil
 }
+
+// metaCharsetRE finds a charset in the head of a page: <meta charset=…> or
+// the content type of <meta http-equiv>, or an XML declaration's encoding.
+var metaCharsetRE = regexp.MustCompile(`(?i)(?:<meta[^>]+charset\s*=\s*["']?|<\?xml[^>]+encoding\s*=\s*["'])\s*([a-z0-9_.:-]+)`)
+
+// metaCharset is the charset the page declares in its first 4 KiB, "" for
+// none.
+func metaCharset(b []byte) string {
+	if m := metaCharsetRE.FindSubmatch(b[:min(len(b), 4096)]); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// parseHTML parses a page that is UTF-8 already.
+func parseHTML(src string) (*html.Node, error) { return html.Parse(strings.NewReader(src)) }
 
 func findTitle(n *html.Node) string {
 	return findTitleAt(n, 0)
@@ -293,7 +313,7 @@ func (h *htmlRenderer) walk(n *html.Node) {
 			return
 		}
 		id := h.outline.heading(level, title, nil)
-		h.ref = content.Ref{SectionID: id, Label: title}
+		h.ref = content.Ref{SectionID: id, Label: title, Part: h.ref.Part, Location: h.ref.Location}
 		h.md = map[string]any{"heading": level}
 		h.out.WriteString(strings.Repeat("#", level) + " " + title + "\n\n")
 		return

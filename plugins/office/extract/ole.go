@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/richardlehane/mscfb"
@@ -13,7 +14,33 @@ import (
 // oleFile is an OLE compound file's top-level streams, by name.
 type oleFile struct {
 	streams map[string]*mscfb.File
-	lim     Limits
+	// all are every entry (streams and storages) by its path from the
+	// root, "storage/substorage/name": an Outlook message keeps its
+	// recipients and attachments in storages.
+	all   map[string]*mscfb.File
+	order []string // the paths of all, in the file's order
+	lim   Limits
+}
+
+// readPath returns a whole stream by its path, bounded by MaxPartBytes.
+func (o *oleFile) readPath(p string) ([]byte, error) {
+	f, ok := o.all[p]
+	if !ok {
+		return nil, fmt.Errorf("%w: no %s stream", ErrMalformed, p)
+	}
+	return o.readFile(p, f)
+}
+
+// children are the names of the entries right below storage prefix ("" for
+// the root, else "a/b/"), in the file's order.
+func (o *oleFile) children(prefix string) []string {
+	var out []string
+	for _, p := range o.order {
+		if rest, ok := strings.CutPrefix(p, prefix); ok && rest != "" && !strings.Contains(rest, "/") {
+			out = append(out, rest)
+		}
+	}
+	return out
 }
 
 // read returns a whole stream, bounded by MaxPartBytes.
@@ -22,6 +49,10 @@ func (o *oleFile) read(name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: no %s stream", ErrMalformed, name)
 	}
+	return o.readFile(name, f)
+}
+
+func (o *oleFile) readFile(name string, f *mscfb.File) ([]byte, error) {
 	if f.Size > o.lim.MaxPartBytes {
 		return nil, fmt.Errorf("%w: stream %s has %d bytes, over %d", ErrLimit, name, f.Size, o.lim.MaxPartBytes)
 	}
@@ -38,7 +69,7 @@ func (o *oleFile) has(name string) bool { _, ok := o.streams[name]; return ok }
 // extractOLE reads an OLE compound file: a Word 97-2003 document, an
 // Excel 97-2003 workbook or a PowerPoint 97-2003 presentation. Other
 // contents are refused by name: password-protected OOXML, Word 6/95 and
-// Excel 5/95 files, Visio drawings, Outlook messages. An
+// Excel 5/95 files, Visio drawings. Outlook messages are read as mail (msg.go). An
 // RTF file named .doc (as Word writes them) is read as RTF.
 func extractOLE(ctx context.Context, in input, s *sink) error {
 	head := make([]byte, 8)
@@ -49,20 +80,9 @@ func extractOLE(ctx context.Context, in input, s *sink) error {
 		}
 		return fmt.Errorf("%w: not an OLE compound file, as Word, Excel and PowerPoint 97-2003 files are", ErrMalformed)
 	}
-	r, err := mscfb.New(io.NewSectionReader(in.r, 0, in.size))
+	o, err := openOLE(in)
 	if err != nil {
-		if in.declared == mimeDOCX || in.declared == mimeXLSX || in.declared == mimePPTX {
-			return fmt.Errorf("%w: an OLE compound file where an Office Open XML package was expected, as Office stores password-protected documents (and an unreadable one: %v)", ErrEncrypted, err)
-		}
-		return fmt.Errorf("%w: an unreadable OLE compound file: %w", ErrMalformed, err)
-	}
-	o := &oleFile{streams: map[string]*mscfb.File{}, lim: in.lim}
-	for _, f := range r.File {
-		if len(f.Path) == 0 && f.Size >= 0 {
-			if _, dup := o.streams[f.Name]; !dup {
-				o.streams[f.Name] = f
-			}
-		}
+		return err
 	}
 	switch {
 	case o.has("EncryptedPackage"):
@@ -80,12 +100,38 @@ func extractOLE(ctx context.Context, in input, s *sink) error {
 		return extractPPT(ctx, o, s)
 	case o.has("VisioDocument"):
 		return fmt.Errorf("%w: a Visio drawing (.vsd)", ErrUnsupported)
-	case o.has("__substg1.0_0037001F") || o.has("__substg1.0_0037001E"):
-		return fmt.Errorf("%w: an Outlook message (.msg)", ErrUnsupported)
+	case o.has("__properties_version1.0") && (o.has("__substg1.0_0037001F") || o.has("__substg1.0_0037001E") || o.has("__nameid_version1.0")):
+		s.mime = mimeMSG
+		return extractMSG(ctx, o, s)
 	}
 	names := make([]string, 0, len(o.streams))
 	for n := range o.streams {
 		names = append(names, n)
 	}
 	return fmt.Errorf("%w: an OLE compound file that is neither a Word, an Excel nor a PowerPoint document (streams: %s)", ErrUnsupported, strings.Join(names, ", "))
+}
+
+// openOLE reads an OLE compound file's directory.
+func openOLE(in input) (*oleFile, error) {
+	r, err := mscfb.New(io.NewSectionReader(in.r, 0, in.size))
+	if err != nil {
+		if in.declared == mimeDOCX || in.declared == mimeXLSX || in.declared == mimePPTX {
+			return nil, fmt.Errorf("%w: an OLE compound file where an Office Open XML package was expected, as Office stores password-protected documents (and an unreadable one: %v)", ErrEncrypted, err)
+		}
+		return nil, fmt.Errorf("%w: an unreadable OLE compound file: %w", ErrMalformed, err)
+	}
+	o := &oleFile{streams: map[string]*mscfb.File{}, all: map[string]*mscfb.File{}, lim: in.lim}
+	for _, f := range r.File {
+		if len(f.Path) == 0 && f.Size >= 0 {
+			if _, dup := o.streams[f.Name]; !dup {
+				o.streams[f.Name] = f
+			}
+		}
+		p := strings.Join(append(slices.Clone(f.Path), f.Name), "/")
+		if _, dup := o.all[p]; !dup && f.Size >= 0 {
+			o.all[p] = f
+			o.order = append(o.order, p)
+		}
+	}
+	return o, nil
 }

@@ -72,7 +72,7 @@ func sniffZip(r io.ReaderAt, size int64) string {
 			if rc, err := f.Open(); err == nil {
 				b, _ := io.ReadAll(io.LimitReader(rc, 100))
 				rc.Close()
-				if m := strings.TrimSpace(string(b)); odfKind(m) != "" {
+				if m := strings.TrimSpace(string(b)); odfKind(m) != "" || m == mimeEPUB {
 					return m
 				}
 			}

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/unicode"
-
 	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/plugins/textenc"
 )
 
 // readInput reads a whole text input, at most MaxPartBytes of it; cut says
@@ -24,30 +22,36 @@ func readInput(in input) (b []byte, cut bool, err error) {
 	return b, in.size > n, nil
 }
 
-// decodeText turns bytes into UTF-8: a byte-order mark decides UTF-8 or
-// UTF-16; otherwise valid UTF-8 stays as it is and anything else is read as
-// Windows-1252, the usual encoding of legacy Western text files.
+// decodeText turns bytes into UTF-8 (decodeTextAs without the name).
 func decodeText(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\xef\xbb\xbf")):
-		return strings.ToValidUTF8(string(b[3:]), "\uFFFD")
-	case bytes.HasPrefix(b, []byte{0xff, 0xfe}), bytes.HasPrefix(b, []byte{0xfe, 0xff}):
-		out, err := unicode.UTF16(unicode.BigEndian, unicode.UseBOM).NewDecoder().Bytes(b)
-		if err == nil {
-			return string(out)
+	t, _ := decodeTextAs(b, "")
+	return t
+}
+
+// decodeTextAs turns bytes into UTF-8 and names the encoding it read:
+// valid UTF-8 stays as it is (a cut at the read limit may split its last
+// rune); otherwise a byte-order mark, the declared charset when the bytes
+// bear it out, or detection decide (textenc: UTF-16 without a byte-order
+// mark, Shift-JIS, GB18030, Big5, EUC-KR, Windows-125x, KOI8, cp866).
+func decodeTextAs(b []byte, declared string) (string, string) {
+	if !bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) && !bytes.HasPrefix(b, []byte{0xff, 0xfe}) && !bytes.HasPrefix(b, []byte{0xfe, 0xff}) {
+		if t := trimPartialRune(b); utf8.Valid(t) && !hasControls(t) && !bytes.Contains(t, []byte("\x1b$")) {
+			return string(t), "utf-8"
 		}
-	case utf8.Valid(b):
-		return string(b)
 	}
-	// A cut at the read limit may split the last rune of valid UTF-8.
-	if t := trimPartialRune(b); len(t) < len(b) && utf8.Valid(t) {
-		return string(t)
+	return textenc.Decode(b, declared)
+}
+
+// hasControls: NUL and other C0 controls, which text has not and UTF-16
+// without a byte-order mark has in every other byte.
+func hasControls(b []byte) bool {
+	n := 0
+	for _, c := range b[:min(len(b), 4096)] {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' {
+			n++
+		}
 	}
-	out, err := charmap.Windows1252.NewDecoder().Bytes(b)
-	if err != nil {
-		return strings.ToValidUTF8(string(b), "\uFFFD")
-	}
-	return string(out)
+	return n > 0 && n*10 >= min(len(b), 4096)
 }
 
 // trimPartialRune drops an incomplete rune at the end of b.
@@ -133,10 +137,14 @@ func extractPlain(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
-	if bytes.IndexByte(b[:min(len(b), 8192)], 0) >= 0 && !bytes.HasPrefix(b, []byte{0xff, 0xfe}) && !bytes.HasPrefix(b, []byte{0xfe, 0xff}) {
+	text, enc := decodeTextAs(b, in.charset)
+	if strings.IndexByte(text[:min(len(text), 8192)], 0) >= 0 {
 		return fmt.Errorf("%w: binary data, not text", ErrMalformed)
 	}
-	ls := lines(decodeText(b))
+	if enc != "utf-8" {
+		s.structure["encoding"] = enc
+	}
+	ls := lines(text)
 	emitLineBlocks(s, ls, 1, in.lim.BlockBytes, content.Ref{}, nil)
 	s.structure["lines"] = len(ls)
 	if cut {

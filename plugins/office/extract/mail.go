@@ -1,0 +1,363 @@
+package extract
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net/mail"
+	"net/textproto"
+	"path"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/plugins/textenc"
+)
+
+// Mail: an RFC 5322 message with MIME (.eml), an Outlook message (.msg,
+// read from its OLE compound file in msg.go) or a mailbox of messages
+// (.mbox). Each is read into a mailMsg: the headers as structure (from, to,
+// cc, date, subject), the body as text (the plain-text part preferred, the
+// HTML one as text otherwise) and the attached files, which the host takes
+// through the attachments tool (Attachments) as a container's entries, each
+// extracted by its own extractor ("mail.eml/report.pdf"); an attached
+// message's own attachments follow below its path.
+
+const (
+	mimeEML  = "message/rfc822"
+	mimeMbox = "application/mbox"
+	mimeMSG  = "application/vnd.ms-outlook"
+)
+
+// The bounds of one message's MIME tree: a real message has tens of parts
+// and a few levels; a hostile one has ten thousand parts or nests
+// multiparts until the stack gives out. Past a bound the rest is not read
+// and the index says so.
+const (
+	maxMailParts = 1000
+	maxMailDepth = 20
+)
+
+// mailMsg is one message as read.
+type mailMsg struct {
+	from, to, cc, date, subject, messageID string
+	body                                   string // the body as text
+	bodyType                               string // the part it came from: text/plain, text/html, "" for none
+	atts                                   []mailAttachment
+	parts                                  int
+	stops                                  []string // where reading stopped early, and why
+}
+
+// mailAttachment is one attached file, or an attached message (as RFC 5322
+// bytes: .eml; an Outlook message's embedded one is written as one).
+type mailAttachment struct {
+	name, mimeType string
+	charset        string // a text part's declared charset
+	data           []byte
+	message        bool
+}
+
+// mailHeaderDecoder decodes RFC 2047 encoded-words in any charset
+// golang.org/x/text knows.
+var mailHeaderDecoder = &mime.WordDecoder{CharsetReader: func(label string, r io.Reader) (io.Reader, error) {
+	e := textenc.Lookup(label)
+	if e == nil {
+		return nil, fmt.Errorf("unknown charset %q", label)
+	}
+	return e.NewDecoder().Reader(r), nil
+}}
+
+// decodeHeader decodes a header value: raw 8-bit bytes (legacy mailers
+// wrote headers in their code page) by detection, encoded-words by their
+// charset; a value that does not decode stays as it is.
+func decodeHeader(v string) string {
+	if !utf8.ValidString(v) {
+		v, _ = textenc.Decode([]byte(v), "")
+	}
+	if d, err := mailHeaderDecoder.DecodeHeader(v); err == nil {
+		v = d
+	}
+	return strings.Join(strings.Fields(v), " ")
+}
+
+// readMail parses an RFC 5322 message.
+func readMail(b []byte, lim Limits) (*mailMsg, error) {
+	// An mbox "From " line before the headers is not a header.
+	if bytes.HasPrefix(b, []byte("From ")) {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	msg, err := mail.ReadMessage(bufio.NewReader(bytes.NewReader(b)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: not an RFC 5322 message: %w", ErrMalformed, err)
+	}
+	if len(msg.Header) == 0 {
+		return nil, fmt.Errorf("%w: not an RFC 5322 message: no headers", ErrMalformed)
+	}
+	m := &mailMsg{
+		from: decodeHeader(msg.Header.Get("From")), to: decodeHeader(msg.Header.Get("To")),
+		cc: decodeHeader(msg.Header.Get("Cc")), subject: decodeHeader(msg.Header.Get("Subject")),
+		messageID: strings.TrimSpace(msg.Header.Get("Message-Id")),
+	}
+	if d := msg.Header.Get("Date"); d != "" {
+		m.date = strings.TrimSpace(d)
+		if t, err := mail.ParseDate(d); err == nil {
+			m.date = t.UTC().Format(time.RFC3339)
+		}
+	}
+	w := &mimeWalk{m: m, lim: lim}
+	w.part(textproto.MIMEHeader(msg.Header), msg.Body, 0)
+	switch {
+	case strings.TrimSpace(strings.Join(w.plain, "")) != "":
+		m.body, m.bodyType = strings.Join(w.plain, "\n\n"), "text/plain"
+	case len(w.html) > 0:
+		var out []string
+		for _, h := range w.html {
+			out = append(out, htmlToText(h, lim))
+		}
+		m.body, m.bodyType = strings.Join(out, "\n\n"), "text/html"
+	}
+	m.parts = w.parts
+	return m, nil
+}
+
+// mimeWalk reads a message's MIME tree.
+type mimeWalk struct {
+	m           *mailMsg
+	lim         Limits
+	parts       int
+	plain, html []string
+	partsNoted  bool
+}
+
+// part reads one MIME entity at depth (the message itself is 0).
+func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
+	w.parts++
+	if w.parts > maxMailParts {
+		if !w.partsNoted {
+			w.partsNoted = true
+			w.m.stops = append(w.m.stops, fmt.Sprintf("the message has more than %d MIME parts (the limit): the rest is not read", maxMailParts))
+		}
+		return
+	}
+	ct, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil || ct == "" {
+		ct, params = "text/plain", map[string]string{}
+	}
+	disp, dparams, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
+	if strings.HasPrefix(ct, "multipart/") {
+		if depth >= maxMailDepth {
+			w.m.stops = append(w.m.stops, fmt.Sprintf("multiparts nested deeper than %d (the limit): the inner parts are not read", maxMailDepth))
+			return
+		}
+		if params["boundary"] == "" {
+			w.m.stops = append(w.m.stops, ct+" without a boundary: its parts are not read")
+			return
+		}
+		mr := multipart.NewReader(body, params["boundary"])
+		for w.parts <= maxMailParts {
+			p, err := mr.NextRawPart()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				w.m.stops = append(w.m.stops, "a "+ct+" ends early: "+err.Error())
+				return
+			}
+			w.part(p.Header, p, depth+1)
+		}
+		return
+	}
+	data, err := transferDecode(h.Get("Content-Transfer-Encoding"), body, w.lim.MaxPartBytes)
+	if err != nil {
+		w.m.stops = append(w.m.stops, fmt.Sprintf("part %d: %v", w.parts, err))
+		if len(data) == 0 {
+			return
+		}
+	}
+	name := dparams["filename"]
+	if name == "" {
+		name = params["name"]
+	}
+	name = decodeHeader(name)
+	attached := disp == "attachment" || name != "" && disp != "inline"
+	switch {
+	case ct == "message/rfc822" || ct == "message/global":
+		if name == "" {
+			name = "message.eml"
+			// Its headers only: a message nested ten thousand deep is not
+			// read ten thousand times over.
+			if msg, err := mail.ReadMessage(bufio.NewReader(bytes.NewReader(data))); err == nil {
+				if subj := decodeHeader(msg.Header.Get("Subject")); subj != "" {
+					name = subj + ".eml"
+				}
+			}
+		}
+		if path.Ext(name) == "" {
+			name += ".eml"
+		}
+		w.m.atts = append(w.m.atts, mailAttachment{name: name, mimeType: mimeEML, data: data, message: true})
+	case !attached && ct == "text/plain":
+		t, _ := decodeTextAs(data, params["charset"])
+		w.plain = append(w.plain, t)
+	case !attached && ct == "text/html":
+		t, _ := decodeTextAs(data, params["charset"])
+		w.html = append(w.html, t)
+	case !attached && (strings.HasPrefix(ct, "multipart/") || ct == "text/enriched" || ct == "text/rtf"):
+	default:
+		if name == "" {
+			name = fmt.Sprintf("part-%d%s", w.parts, extFor(ct))
+		}
+		w.m.atts = append(w.m.atts, mailAttachment{name: name, mimeType: ct, charset: params["charset"], data: data})
+	}
+}
+
+// extFor is a file extension for a part without a name.
+func extFor(ct string) string {
+	// Our own table, not mime.ExtensionsByType: that reads the system's
+	// mime.types, absent in the sandbox.
+	switch ct {
+	case "image/png":
+		return ".png"
+	case "image/jpeg":
+		return ".jpg"
+	case "image/gif":
+		return ".gif"
+	case "text/plain":
+		return ".txt"
+	case "text/html":
+		return ".html"
+	case "text/calendar":
+		return ".ics"
+	case "application/pdf":
+		return ".pdf"
+	}
+	return ".bin"
+}
+
+// transferDecode undoes a Content-Transfer-Encoding, reading at most max
+// bytes of the result. Damaged base64 keeps what decoded before the damage.
+func transferDecode(cte string, body io.Reader, max int64) ([]byte, error) {
+	var r io.Reader
+	switch strings.ToLower(strings.TrimSpace(cte)) {
+	case "base64":
+		r = base64.NewDecoder(base64.StdEncoding, &base64Clean{r: body})
+	case "quoted-printable":
+		r = quotedprintable.NewReader(body)
+	default: // 7bit, 8bit, binary, or none
+		r = body
+	}
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if int64(len(b)) > max {
+		return b[:max], fmt.Errorf("%w: a part of more than %d bytes", ErrLimit, max)
+	}
+	if err != nil {
+		return b, fmt.Errorf("%s data damaged: %w", cte, err)
+	}
+	return b, nil
+}
+
+// base64Clean drops what base64 has no place for (spaces, stray
+// characters some mailers add), so a body decodes as far as it goes.
+type base64Clean struct{ r io.Reader }
+
+func (c *base64Clean) Read(p []byte) (int, error) {
+	for {
+		n, err := c.r.Read(p)
+		k := 0
+		for _, b := range p[:n] {
+			if b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '+' || b == '/' || b == '=' {
+				p[k] = b
+				k++
+			}
+		}
+		if k > 0 || err != nil {
+			return k, err
+		}
+	}
+}
+
+// htmlToText renders an HTML body as text, as the HTML extractor reads a
+// page.
+func htmlToText(src string, lim Limits) string {
+	doc, err := parseHTML(src)
+	if err != nil {
+		return src
+	}
+	tmp := newSink(context.Background(), lim)
+	h := &htmlRenderer{s: tmp, lim: lim, outline: outline{max: 10_000}}
+	h.walk(doc)
+	h.flush()
+	out := make([]string, 0, len(tmp.objs))
+	for _, o := range tmp.objs {
+		out = append(out, o.Data)
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// extractEML reads an RFC 5322 message.
+func extractEML(ctx context.Context, in input, s *sink) error {
+	b, cut, err := readInput(in)
+	if err != nil {
+		return err
+	}
+	m, err := readMail(b, in.lim)
+	if err != nil {
+		return err
+	}
+	if cut {
+		m.stops = append(m.stops, fmt.Sprintf("the message is larger than %d bytes: the rest is not read", in.lim.MaxPartBytes))
+	}
+	emitMail(s, m, in.lim)
+	return nil
+}
+
+// emitMail adds a message's objects (its headers, its body by lines) and
+// structure.
+func emitMail(s *sink, m *mailMsg, lim Limits) {
+	var head []string
+	for _, h := range [][2]string{{"From", m.from}, {"To", m.to}, {"Cc", m.cc}, {"Date", m.date}, {"Subject", m.subject}} {
+		if h[1] != "" {
+			head = append(head, h[0]+": "+h[1])
+			s.structure[strings.ToLower(h[0])] = h[1]
+		}
+	}
+	if m.messageID != "" {
+		s.structure["messageId"] = m.messageID
+	}
+	if len(head) > 0 {
+		s.add(content.Object{ContentType: content.Text, Data: strings.Join(head, "\n"), Ref: content.Ref{Location: "headers", Label: m.subject, Part: "headers"}})
+	}
+	if m.body != "" {
+		emitLineBlocks(s, lines(m.body), 1, lim.BlockBytes, content.Ref{Part: "body", Label: m.subject}, nil)
+	}
+	s.structure["body"] = m.bodyType
+	s.structure["parts"] = m.parts
+	if len(m.atts) > 0 {
+		// The host hands the files to the attachments tool and indexes
+		// each as a container entry.
+		list := make([]map[string]any, len(m.atts))
+		for i, a := range m.atts {
+			list[i] = map[string]any{"name": a.name, "size": len(a.data), "mimeType": a.mimeType}
+		}
+		s.structure["attachments"] = list
+	}
+	if len(m.stops) > 0 {
+		s.structure["stops"] = m.stops
+		if s.truncated == "" {
+			s.truncated = strings.Join(m.stops, "; ")
+		}
+	}
+}
+
+// errNotMail: Attachments was given a document that is not a mail.
+var errNotMail = errors.New("not a mail")
