@@ -45,6 +45,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Setup", func(t *testing.T) { testSetup(t, open) })
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
 	t.Run("Deactivation", func(t *testing.T) { testDeactivation(t, open) })
+	t.Run("Passkeys", func(t *testing.T) { testPasskeys(t, open) })
+	t.Run("People", func(t *testing.T) { testPeople(t, open) })
 	t.Run("WorkspaceTools", func(t *testing.T) { testWorkspaceTools(t, open) })
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })
 	t.Run("TenantBudget", func(t *testing.T) { testTenantBudget(t, open) })
