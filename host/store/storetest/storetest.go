@@ -47,6 +47,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Deactivation", func(t *testing.T) { testDeactivation(t, open) })
 	t.Run("Passkeys", func(t *testing.T) { testPasskeys(t, open) })
 	t.Run("People", func(t *testing.T) { testPeople(t, open) })
+	t.Run("Invitations", func(t *testing.T) { testInvitations(t, open) })
+	t.Run("IdentitySignIn", func(t *testing.T) { testIdentitySignIn(t, open) })
+	t.Run("SignInFlows", func(t *testing.T) { testSignInFlows(t, open) })
 	t.Run("WorkspaceTools", func(t *testing.T) { testWorkspaceTools(t, open) })
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })
 	t.Run("TenantBudget", func(t *testing.T) { testTenantBudget(t, open) })
@@ -78,6 +81,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Connections", func(t *testing.T) { testConnections(t, open) })
 	t.Run("DataSources", func(t *testing.T) { testDataSources(t, open) })
 	t.Run("PluginAudit", func(t *testing.T) { testPluginAudit(t, open) })
+	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
 }
 
 // world is the cast of the access scenarios: two tenants; in tenant 1 the

@@ -1,0 +1,70 @@
+package audit
+
+// The actions the host records. Names are stable: exports, alerts and
+// searches depend on them; a new action gets a new name.
+const (
+	// Sign-ins (the UI's token sign-in; other helpers' OIDC and passkeys
+	// use the same names).
+	SignInSucceeded = "signin.succeeded"
+	SignInFailed    = "signin.failed"
+	SignedOut       = "signin.signed_out"
+
+	TokenCreated = "token.created"
+	TokenRevoked = "token.revoked"
+
+	// MembershipSet gives a user a role in a workspace (new or changed:
+	// the detail has from and to); MembershipRemoved takes it away.
+	MembershipSet     = "membership.set"
+	MembershipRemoved = "membership.removed"
+
+	PluginInstalled      = "plugin.installed"
+	PluginUpgraded       = "plugin.upgraded"
+	PluginUpgradeRefused = "plugin.upgrade_refused"
+	PluginRemoved        = "plugin.removed"
+	// GrantChanged: what a plugin is granted (hosts, capabilities, limits)
+	// changed, by an install, upgrade or removal; the detail lists it.
+	GrantChanged = "grant.changed"
+	// ToolSetChanged: the tools a workspace offers changed.
+	ToolSetChanged = "toolset.changed"
+
+	MCPServerAdded   = "mcp_server.added"
+	MCPServerRemoved = "mcp_server.removed"
+
+	ConnectionCreated = "connection.created"
+	ConnectionRevoked = "connection.revoked"
+
+	LimitsChanged = "billing.limits_changed"
+
+	// ToolCalled is a call of a tool with external side effects (a
+	// connector's or an MCP server's tool that is not read-only).
+	ToolCalled = "tool.called"
+
+	SCIMTokenCreated    = "scim.token_created"
+	SCIMTokenRevoked    = "scim.token_revoked"
+	SCIMUserCreated     = "scim.user_created"
+	SCIMUserUpdated     = "scim.user_updated"
+	SCIMUserDeactivated = "scim.user_deactivated"
+	SCIMUserReactivated = "scim.user_reactivated"
+	SCIMUserDeleted     = "scim.user_deleted"
+	SCIMGroupCreated    = "scim.group_created"
+	SCIMGroupUpdated    = "scim.group_updated"
+	SCIMGroupDeleted    = "scim.group_deleted"
+)
+
+// Actions lists every action above, for documentation and for the test
+// that each is recorded where it happens.
+func Actions() []string {
+	return []string{
+		SignInSucceeded, SignInFailed, SignedOut,
+		TokenCreated, TokenRevoked,
+		MembershipSet, MembershipRemoved,
+		PluginInstalled, PluginUpgraded, PluginUpgradeRefused, PluginRemoved, GrantChanged, ToolSetChanged,
+		MCPServerAdded, MCPServerRemoved,
+		ConnectionCreated, ConnectionRevoked,
+		LimitsChanged,
+		ToolCalled,
+		SCIMTokenCreated, SCIMTokenRevoked,
+		SCIMUserCreated, SCIMUserUpdated, SCIMUserDeactivated, SCIMUserReactivated, SCIMUserDeleted,
+		SCIMGroupCreated, SCIMGroupUpdated, SCIMGroupDeleted,
+	}
+}

@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agenthost/agenthost/host/audit"
+)
+
+const auditColumns = `id, tenant_id, at, actor_kind, actor_id, actor_via, ip, user_agent, action, target_type, target_id, workspace_id, detail`
+
+// AppendAudit appends e (normalized by host/audit) to its tenant's audit
+// log; its id and time are the store's. There is no way to change an entry
+// afterwards: the tables' triggers refuse updates.
+func (db *DB) AppendAudit(ctx context.Context, e audit.Entry) (audit.Entry, error) {
+	if e.TenantID == "" || e.Action == "" || e.Actor.Kind == "" {
+		return audit.Entry{}, fmt.Errorf("store: an audit entry needs a tenant, an action and an actor")
+	}
+	if len(e.Detail) == 0 {
+		e.Detail = []byte(`{}`)
+	}
+	e.ID, e.At = newID(), now()
+	_, err := db.conn().exec(ctx, `INSERT INTO audit_log (`+auditColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, e.TenantID, micros(e.At), string(e.Actor.Kind), e.Actor.ID, e.Actor.Via, e.IP, e.UserAgent, e.Action,
+		e.TargetType, e.TargetID, e.WorkspaceID, string(e.Detail))
+	if isForeignKey(err) {
+		return audit.Entry{}, fmt.Errorf("store: audit entry: tenant %q does not exist", e.TenantID)
+	}
+	if err != nil {
+		return audit.Entry{}, fmt.Errorf("store: append audit entry: %w", err)
+	}
+	return e, nil
+}
+
+// SearchAudit returns a page of q's tenant's entries, newest first.
+func (db *DB) SearchAudit(ctx context.Context, q audit.Query) (audit.Page, error) {
+	q, err := q.Check()
+	if err != nil {
+		return audit.Page{}, err
+	}
+	where := []string{`tenant_id = ?`}
+	args := []any{q.TenantID}
+	switch {
+	case strings.HasSuffix(q.Action, ".*"):
+		where, args = append(where, `action LIKE ? ESCAPE '\'`), append(args, likeEscape(strings.TrimSuffix(q.Action, "*"))+"%")
+	case strings.HasSuffix(q.Action, "."):
+		where, args = append(where, `action LIKE ? ESCAPE '\'`), append(args, likeEscape(q.Action)+"%")
+	case q.Action != "":
+		where, args = append(where, `action = ?`), append(args, q.Action)
+	}
+	if q.Actor != "" {
+		where, args = append(where, `actor_id = ?`), append(args, q.Actor)
+	}
+	if q.Target != "" {
+		where, args = append(where, `target_id = ?`), append(args, q.Target)
+	}
+	if !q.Since.IsZero() {
+		where, args = append(where, `at >= ?`), append(args, micros(q.Since))
+	}
+	if !q.Until.IsZero() {
+		where, args = append(where, `at < ?`), append(args, micros(q.Until))
+	}
+	if q.Text != "" {
+		pat := "%" + likeEscape(strings.ToLower(q.Text)) + "%"
+		where = append(where, `(LOWER(action) LIKE ? ESCAPE '\' OR LOWER(target_id) LIKE ? ESCAPE '\' OR LOWER(actor_id) LIKE ? ESCAPE '\'
+			OR LOWER(ip) LIKE ? ESCAPE '\' OR LOWER(detail) LIKE ? ESCAPE '\')`)
+		args = append(args, pat, pat, pat, pat, pat)
+	}
+	if c, ok, _ := audit.DecodeCursor(q.After); ok {
+		where = append(where, `(at < ? OR (at = ? AND id < ?))`)
+		args = append(args, micros(c.At), micros(c.At), c.ID)
+	}
+	// One more than the page says whether there is a next one.
+	args = append(args, q.Limit+1)
+	list, err := queryAll(ctx, db.conn(), "audit search", scanAudit,
+		`SELECT `+auditColumns+` FROM audit_log WHERE `+strings.Join(where, ` AND `)+` ORDER BY at DESC, id DESC LIMIT ?`, args...)
+	if err != nil {
+		return audit.Page{}, err
+	}
+	p := audit.Page{Entries: list}
+	if len(list) > q.Limit {
+		p.Entries = list[:q.Limit]
+		p.Next = audit.EncodeCursor(p.Entries[q.Limit-1])
+	}
+	return p, nil
+}
+
+// PurgeAudit deletes every tenant's entries older than before: the
+// retention sweep's, and the only delete of the log.
+func (db *DB) PurgeAudit(ctx context.Context, before time.Time) (int64, error) {
+	n, err := execCount(ctx, db.conn(), `DELETE FROM audit_log WHERE at < ?`, micros(before))
+	if err != nil {
+		return n, fmt.Errorf("store: purge audit log: %w", err)
+	}
+	return n, nil
+}
+
+func scanAudit(row interface{ Scan(...any) error }) (audit.Entry, error) {
+	var e audit.Entry
+	var at int64
+	var kind, detail string
+	if err := row.Scan(&e.ID, &e.TenantID, &at, &kind, &e.Actor.ID, &e.Actor.Via, &e.IP, &e.UserAgent, &e.Action,
+		&e.TargetType, &e.TargetID, &e.WorkspaceID, &detail); err != nil {
+		return e, err
+	}
+	e.At, e.Actor.Kind, e.Detail = fromMicros(at), audit.ActorKind(kind), []byte(detail)
+	return e, nil
+}
