@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agenthost/agenthost/host/audit"
 	"log/slog"
 	"net"
 	"time"
@@ -89,6 +90,15 @@ type Deps struct {
 	// Voice transcribes recorded speech and speaks answers (the model
 	// layer's transcription and speech chains); nil serves no voice routes.
 	Voice Voice
+	// Passkeys signs people in with passkeys and lets them manage their
+	// own; nil (no public URL configured) serves no passkey routes.
+	Passkeys Passkeys
+	// People serves people management to tenant admins (/people) and a
+	// person's own sessions and tokens (/me); nil serves neither.
+	People People
+	// Audit records passkey, role, membership, deactivation, token and
+	// session changes made through the routes above; nil records nothing.
+	Audit audit.Recorder
 	// UI is the workspace UI in the browser, served at / with its session
 	// routes; nil serves the status page at / instead.
 	UI *webui.UI

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"github.com/agenthost/agenthost/host/passkey"
 	"log/slog"
 	"net"
 	"net/http"
@@ -237,6 +238,11 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.deps.DataSources = dsSvc.Load()
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
+	pk, err := passkey.New(db, passkey.Config{PublicURL: "http://localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.deps.Passkeys, ts.deps.People = pk, db
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -106,8 +106,8 @@ func (s *Service) RPID() string { return s.wa.Config.RPID }
 type waUser struct {
 	u      tenancy.User
 	handle []byte
-	keys  []store.Passkey
-	creds []webauthn.Credential
+	keys   []store.Passkey
+	creds  []webauthn.Credential
 }
 
 func (w *waUser) WebAuthnID() []byte                         { return w.handle }
