@@ -5,8 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agenthost/agenthost/host/audit"
+	"github.com/agenthost/agenthost/host/passkey"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -411,7 +414,20 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// Passkeys need the server's public URL (its host is the WebAuthn RP
+	// ID); without one, a loopback address stands for localhost.
+	var passkeys api.Passkeys
+	if public := publicURL(*addr); public != "" {
+		pk, err := passkey.New(db, passkey.Config{PublicURL: public})
+		if err != nil {
+			return err
+		}
+		passkeys = pk
+	} else {
+		logger.Info("passkeys disabled: set AGENTHOST_PUBLIC_URL to the URL people open the server at")
+	}
 	app := api.New(api.Deps{
+		Passkeys: passkeys, People: db, Audit: audit.NewLog(db, logger),
 		Logger: logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
@@ -441,6 +457,22 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// publicURL is the server's public URL: AGENTHOST_PUBLIC_URL, or for a
+// loopback listen address http://localhost:PORT; "" when neither.
+func publicURL(addr string) string {
+	if v := strings.TrimRight(os.Getenv("AGENTHOST_PUBLIC_URL"), "/"); v != "" {
+		return v
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return "http://localhost:" + port
+	}
+	return ""
 }
 
 func envDuration(key string, def time.Duration) time.Duration {
