@@ -19,6 +19,16 @@ func (c *Client) GetHomePage(ctx context.Context) (*http.Response, error) {
 	return c.send(ctx, r)
 }
 
+// ListSignInProviders calls GET /api/v1/auth/providers: the identity providers people sign in with
+// (the sign-in page's buttons): name, label and the URL that starts the sign-in; empty when none is
+// configured.
+func (c *Client) ListSignInProviders(ctx context.Context) ([]ListSignInProvidersResponseItem, error) {
+	r := request{method: "GET", path: "/api/v1/auth/providers"}
+	var out []ListSignInProvidersResponseItem
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
 // ListBackgroundJobs calls GET /api/v1/background: the caller's background jobs (a tenant admin's:
 // the tenant's), newest first.
 func (c *Client) ListBackgroundJobs(ctx context.Context, params *ListBackgroundJobsParams) ([]BackgroundJob, error) {
@@ -386,6 +396,40 @@ func (c *Client) DeleteFolder(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// ListInvitations calls GET /api/v1/invitations: the tenant's invitations, newest first, pending,
+// accepted, expired and revoked (tenant admins).
+func (c *Client) ListInvitations(ctx context.Context) ([]Invitation, error) {
+	r := request{method: "GET", path: "/api/v1/invitations"}
+	var out []Invitation
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CreateInvitation calls POST /api/v1/invitations: invite a person by e-mail to the caller's tenant
+// (tenant admins): a link valid for a set time and usable once, with the admin flag and workspace
+// roles it gives; mailed when SMTP is configured, else (or when the mail fails) returned to pass
+// on.
+func (c *Client) CreateInvitation(ctx context.Context, body CreateInvitationRequest) (*CreateInvitationResponse, error) {
+	r := request{method: "POST", path: "/api/v1/invitations"}
+	r.json = body
+	var out CreateInvitationResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeInvitation calls DELETE /api/v1/invitations/{id}: revoke a pending invitation (tenant
+// admins).
+func (c *Client) RevokeInvitation(ctx context.Context, id string) (*Invitation, error) {
+	r := request{method: "DELETE", path: "/api/v1/invitations/" + url.PathEscape(id)}
+	var out Invitation
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListMCPServers calls GET /api/v1/mcp-servers: the tenant's external MCP servers (tenant admin
 // only): their configuration in the clear and the names of their secrets, never the secrets.
 func (c *Client) ListMCPServers(ctx context.Context) ([]MCPServer, error) {
@@ -571,9 +615,13 @@ func (c *Client) CreateSession(ctx context.Context, body CreateSessionRequest) (
 // DeleteSession calls DELETE /api/v1/session: sign out: end the session and every other
 // organisation's session this browser kept, and clear the cookies (with the cookie, X-CSRF-Token is
 // required).
-func (c *Client) DeleteSession(ctx context.Context) error {
+func (c *Client) DeleteSession(ctx context.Context) (*DeleteSessionResponse, error) {
 	r := request{method: "DELETE", path: "/api/v1/session"}
-	return c.call(ctx, r, nil)
+	var out DeleteSessionResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // SwitchSession calls POST /api/v1/session/switch: switch organisation: make another session this
@@ -996,6 +1044,55 @@ func (c *Client) GetAsset(ctx context.Context, file string) (*http.Response, err
 	return c.send(ctx, r)
 }
 
+// StartOIDCSignIn calls GET /auth/oidc/{provider}: start signing in with an OpenID provider: keeps
+// a flow (state, nonce, PKCE verifier) and redirects the browser to the provider's authorization
+// endpoint; ?invitation= follows an invitation link. The caller reads and closes the response's
+// body.
+func (c *Client) StartOIDCSignIn(ctx context.Context, provider string, params *StartOIDCSignInParams) (*http.Response, error) {
+	r := request{method: "GET", path: "/auth/oidc/" + url.PathEscape(provider)}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Invitation != "" {
+			r.query.Set("invitation", params.Invitation)
+		}
+	}
+	return c.send(ctx, r)
+}
+
+// OidcBackChannelLogout calls POST /auth/oidc/{provider}/backchannel-logout: OpenID Connect
+// Back-Channel Logout 1.0: the provider posts a signed logout token and the sessions it names (sid
+// or sub) end.
+func (c *Client) OidcBackChannelLogout(ctx context.Context, provider string, body io.Reader, contentType string) error {
+	r := request{method: "POST", path: "/auth/oidc/" + url.PathEscape(provider) + "/backchannel-logout"}
+	r.body, r.contentType = body, contentType
+	if r.contentType == "" {
+		r.contentType = "application/x-www-form-urlencoded"
+	}
+	return c.call(ctx, r, nil)
+}
+
+// FinishOIDCSignIn calls GET /auth/oidc/{provider}/callback: the redirect URI: checks the state
+// against the browser's, exchanges the code (PKCE), verifies the ID token (keys, issuer, audience,
+// expiry, issue time, nonce), admits the person (allowed domains, invitation or just-in-time
+// provisioning, mapped roles) and opens the session cookie; failures answer a page that says why,
+// with nothing half-made. The caller reads and closes the response's body.
+func (c *Client) FinishOIDCSignIn(ctx context.Context, provider string, params *FinishOIDCSignInParams) (*http.Response, error) {
+	r := request{method: "GET", path: "/auth/oidc/" + url.PathEscape(provider) + "/callback"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Code != "" {
+			r.query.Set("code", params.Code)
+		}
+		if params.State != "" {
+			r.query.Set("state", params.State)
+		}
+		if params.Error != "" {
+			r.query.Set("error", params.Error)
+		}
+	}
+	return c.send(ctx, r)
+}
+
 // GetConnectionsPage calls GET /connections: the workspace UI opened at the user's connections (the
 // same page as /); the OAuth callback may send the browser to any page path with ?connection=ok or
 // ?connection=error&reason=…, which the page shows here. The caller reads and closes the
@@ -1009,6 +1106,14 @@ func (c *Client) GetConnectionsPage(ctx context.Context) (*http.Response, error)
 // the response's body.
 func (c *Client) GetHealth(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/healthz"}
+	return c.send(ctx, r)
+}
+
+// OpenInvitation calls GET /invite/{secret}: an invitation link: leads to sign-in with the invited
+// tenant's provider (straight there when it has one). The caller reads and closes the response's
+// body.
+func (c *Client) OpenInvitation(ctx context.Context, secret string) (*http.Response, error) {
+	r := request{method: "GET", path: "/invite/" + url.PathEscape(secret)}
 	return c.send(ctx, r)
 }
 

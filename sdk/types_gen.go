@@ -184,6 +184,28 @@ type CreateConnectionRequest struct {
 	Token    string  `json:"token"`
 }
 
+// CreateInvitationRequest is the body of CreateInvitation.
+type CreateInvitationRequest struct {
+	Admin      *bool                              `json:"admin,omitempty"`
+	Email      string                             `json:"email"`
+	TtlHours   *float64                           `json:"ttlHours,omitempty"`
+	Workspaces []CreateInvitationRequestWorkspace `json:"workspaces,omitempty"`
+}
+
+// CreateInvitationRequestWorkspace is one of the workspaces of CreateInvitationRequest.
+type CreateInvitationRequestWorkspace struct {
+	Role        *string `json:"role,omitempty"`
+	WorkspaceID *string `json:"workspaceId,omitempty"`
+}
+
+// CreateInvitationResponse is the answer of CreateInvitation.
+type CreateInvitationResponse struct {
+	Invitation Invitation `json:"invitation,omitempty"`
+	Link       string     `json:"link,omitempty"`
+	MailError  string     `json:"mailError,omitempty"`
+	Mailed     bool       `json:"mailed,omitempty"`
+}
+
 // CreateSessionRequest is the body of CreateSession.
 type CreateSessionRequest struct {
 	// an API token (ahk_…)
@@ -261,6 +283,11 @@ type DataSourceSync struct {
 	// queued, running and retrying hold the source's one sync: nothing else syncs it meanwhile. One of
 	// "idle", "queued", "running", "retrying", "failed".
 	SyncState string `json:"syncState"`
+}
+
+// DeleteSessionResponse is the answer of DeleteSession.
+type DeleteSessionResponse struct {
+	Redirect string `json:"redirect,omitempty"`
 }
 
 // Document is the schema Document of the API.
@@ -379,6 +406,13 @@ type FileVersion struct {
 	Version int64  `json:"version,omitempty"`
 }
 
+// FinishOIDCSignInParams are the optional parameters of FinishOIDCSignIn; zero values are not sent.
+type FinishOIDCSignInParams struct {
+	Code  string
+	State string
+	Error string
+}
+
 // Folder is the schema Folder of the API.
 type Folder struct {
 	AutoRule    string     `json:"autoRule,omitempty"`
@@ -465,6 +499,28 @@ type Hit struct {
 	WorkspaceID string  `json:"workspaceId,omitempty"`
 }
 
+// Invitation is the schema Invitation of the API.
+type Invitation struct {
+	AcceptedAt *time.Time            `json:"acceptedAt,omitempty"`
+	AcceptedBy string                `json:"acceptedBy,omitempty"`
+	Admin      bool                  `json:"admin,omitempty"`
+	CreatedAt  *time.Time            `json:"createdAt,omitempty"`
+	CreatedBy  string                `json:"createdBy,omitempty"`
+	Email      string                `json:"email,omitempty"`
+	ExpiresAt  *time.Time            `json:"expiresAt,omitempty"`
+	ID         string                `json:"id,omitempty"`
+	RevokedAt  *time.Time            `json:"revokedAt,omitempty"`
+	TenantID   string                `json:"tenantId,omitempty"`
+	Workspaces []InvitationWorkspace `json:"workspaces,omitempty"`
+}
+
+// InvitationWorkspace is one of the workspaces of Invitation.
+type InvitationWorkspace struct {
+	// One of "viewer", "member", "manager", "personal".
+	Role        string `json:"role,omitempty"`
+	WorkspaceID string `json:"workspaceId,omitempty"`
+}
+
 // ListBackgroundJobsParams are the optional parameters of ListBackgroundJobs; zero values are not
 // sent.
 type ListBackgroundJobsParams struct {
@@ -495,6 +551,13 @@ type ListFilesParams struct {
 	// rows per answer; absent: the default; values outside 1..1000 are refused (400), not clamped
 	Limit  int64
 	Cursor string
+}
+
+// ListSignInProvidersResponseItem is one item of the answer of ListSignInProviders.
+type ListSignInProvidersResponseItem struct {
+	Label string `json:"label,omitempty"`
+	Name  string `json:"name,omitempty"`
+	URL   string `json:"url,omitempty"`
 }
 
 // ListWorkflowLogsParams are the optional parameters of ListWorkflowLogs; zero values are not sent.
@@ -721,6 +784,11 @@ type StartBackgroundJobRequest struct {
 	// a workflow of the same workspace to tell when the job ends
 	OriginWorkflowID *string  `json:"originWorkflowId,omitempty"`
 	Subtasks         []string `json:"subtasks,omitempty"`
+}
+
+// StartOIDCSignInParams are the optional parameters of StartOIDCSignIn; zero values are not sent.
+type StartOIDCSignInParams struct {
+	Invitation string
 }
 
 // StartOrContinueWorkflowParams are the optional parameters of StartOrContinueWorkflow; zero values

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/signin"
 	"io"
 	"log/slog"
 	"net"
@@ -410,10 +411,18 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Containers: containers, Folders: fileSvc}
 	// The workspace UI signs people in with a session cookie; behind HTTPS
 	// (directly or through a proxy) the cookie is marked Secure.
-	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL})
+	// Sign-in through identity providers and invitations (signin.go).
+	si, err := loadSignIn(*configPath, env, db, logger)
 	if err != nil {
 		return err
 	}
+	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL,
+		LogoutURL: si.logoutURL})
+	if err != nil {
+		return err
+	}
+	si.attach(ui)
+	signIn, invitations := si.deps()
 	// Passkeys need the server's public URL (its host is the WebAuthn RP
 	// ID); without one, a loopback address stands for localhost.
 	var passkeys api.Passkeys
@@ -423,10 +432,15 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		passkeys = pk
+		// An invitation's page offers registering a passkey.
+		if inv, ok := invitations.(*signin.Invitations); ok && inv != nil {
+			inv.Passkeys = true
+		}
 	} else {
 		logger.Info("passkeys disabled: set AGENTHOST_PUBLIC_URL to the URL people open the server at")
 	}
 	app := api.New(api.Deps{
+		SignIn: signIn, Invitations: invitations,
 		Passkeys: passkeys, People: db, Audit: audit.NewLog(db, logger),
 		Logger: logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,

@@ -42,6 +42,8 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 			v1.Post("/invitation/passkey/options", handleInvitationPasskeyOptions(d.Passkeys))
 			v1.Post("/invitation/passkey", handleInvitationPasskey(d.Passkeys, d.UI, d.Audit))
 		}
+		// Sign-in through identity providers and invitation links (signin.go).
+		signInRoutes(app, v1, d.SignIn, d.Invitations)
 	}
 	if d.Connections != nil {
 		// Browsers come back from the provider's site without the
@@ -64,6 +66,10 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Put("/plugins/:name", handleUpgradePlugin(d.PluginAdmins))
 	authed.Delete("/plugins/:name", handleRemovePlugin(d.PluginAdmins))
 	authed.Get("/tools", handleTools(d.Plugins))
+	// A tenant admin's invitations (signin.go).
+	authed.Post("/invitations", handleInvite(d.Invitations))
+	authed.Get("/invitations", handleListInvitations(d.Invitations))
+	authed.Delete("/invitations/:id", handleRevokeInvitation(d.Invitations))
 	if d.Tokens != nil {
 		authed.Get("/tokens", handleListTokens(d.Tokens))
 		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens))

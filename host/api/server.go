@@ -31,8 +31,13 @@ type Plugins interface {
 
 // Deps are the server's dependencies.
 type Deps struct {
-	Logger  *slog.Logger
-	Plugins Plugins
+	Logger *slog.Logger
+	// SignIn signs people in through identity providers; nil: none.
+	SignIn SignIn
+	// Invitations are a tenant admin's invitations; nil: those routes
+	// answer 404.
+	Invitations Invitations
+	Plugins     Plugins
 	// PluginAdmins install, upgrade and remove plugins on the running
 	// host; zero: those routes answer 403.
 	PluginAdmins PluginAdmins

@@ -29,6 +29,7 @@ import (
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/secrets"
+	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/telemetry"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -232,7 +233,9 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	}
 	dsSvc.Store(datasources.New(db, &connections.Resolver{Plugins: connectors, Service: connSvc}, fileSvc, syncjob.Queue{Q: queue, MaxAttempts: 2}, datasources.Config{}, nil))
 	ts.deps = api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
-		UI: ui, Voice: client, Auth: db, Tokens: db, Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
+		// Invitations as serve has them without providers: links to copy.
+		Invitations: signin.NewInvitations(db, nil, nil, signin.Config{}),
+		UI:          ui, Voice: client, Auth: db, Tokens: db, Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.DataSources = dsSvc.Load()

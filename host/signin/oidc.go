@@ -233,6 +233,9 @@ func (s *Service) HandleStart() fiber.Handler {
 		c.Cookie(&fiber.Cookie{Name: stateCookie, Value: f.State, Path: "/auth/oidc/" + p.cfg.Name, HTTPOnly: true,
 			SameSite: fiber.CookieSameSiteLaxMode, Secure: strings.HasPrefix(s.cfg.PublicURL, "https:"), MaxAge: int(flowTTL / time.Second)})
 		c.Set("Cache-Control", "no-store")
+		// The invitation's secret is in this address: it must not reach the
+		// provider as a Referer.
+		c.Set("Referrer-Policy", "no-referrer")
 		return c.Redirect(s.oauth(p, rp).AuthCodeURL(f.State, oidc.Nonce(f.Nonce), oauth2.S256ChallengeOption(f.Verifier)), fiber.StatusFound)
 	}
 }

@@ -145,6 +145,7 @@ func New(tb testing.TB, users []User, clients []Client) *OP {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/login", o.login)
 	mux.HandleFunc("/logged-out", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "signed out") })
+	mux.HandleFunc("/portal/signout", o.portalSignOut)
 	mux.Handle("/", o.tampering(prov))
 	handler.Store(http.Handler(mux))
 	return o
@@ -384,6 +385,36 @@ func (o *OP) login(w http.ResponseWriter, r *http.Request) {
 	o.logins[user.ID] = append(o.logins[user.ID], sid)
 	o.mu.Unlock()
 	http.Redirect(w, r, op.AuthCallbackURL(o.prov)(r.Context(), id), http.StatusFound)
+}
+
+// portalSignOut is the provider's own "sign out" (a person signing out at
+// the provider's portal, not through a client): GET shows a form, POST
+// with username ends that person's sessions here and at every client.
+func (o *OP) portalSignOut(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if r.Method != http.MethodPost {
+		io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test IdP portal</title></head><body>`+
+			`<form method="post"><label>Username <input name="username" id="username"></label> <button type="submit">Sign out everywhere</button></form></body></html>`)
+		return
+	}
+	name := r.FormValue("username")
+	o.mu.Lock()
+	id := ""
+	for _, u := range o.users {
+		if u.Username == name {
+			id = u.ID
+		}
+	}
+	o.mu.Unlock()
+	if id == "" {
+		http.Error(w, "unknown user", http.StatusNotFound)
+		return
+	}
+	if err := o.SignOut(r.Context(), id); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test IdP portal</title></head><body><p id="done">Signed out everywhere.</p></body></html>`)
 }
 
 func renderLogin(w http.ResponseWriter, id, errMsg string) {

@@ -12,6 +12,7 @@ import { languages, pickLanguage, translator } from './i18n.mjs';
 import { newConversation, applyEvent, runLabel } from './conv.mjs';
 import { DataSources } from './datasources.mjs';
 import { PasskeySignIn, Join, takeInvitation } from './passkeys.mjs';
+import { ProviderButtons, afterSignOut } from './sso.mjs';
 
 const html = htm.bind(h);
 const API = '/api/v1';
@@ -183,6 +184,7 @@ function SignIn({ t, onSignedIn, onCancel, fresh, setUp }) {
       <p>${t('signInLead')}</p>
       ${fresh && html`<p class="notice" role="status">${t('setupNeeded')}</p>`}
       ${setUp && html`<p class="notice" role="status">${t('setupAlready')}</p>`}
+      ${!onCancel && html`<${ProviderButtons} t=${t} />`}
       <label for="token">${t('token')}</label>
       <input id="token" name="token" type="password" autocomplete="current-password" required value=${token}
         onInput=${(e) => setToken(e.target.value)} aria-describedby=${err ? 'signin-error' : undefined} />
@@ -837,7 +839,10 @@ function App() {
   const switchTo = async (id) => {
     try { signedIn(await api('POST', '/session/switch', { sessionId: id })); } catch (e) { setErr(e.message); }
   };
-  const signOut = async () => { try { await api('DELETE', '/session'); } finally { csrf = ''; setSession(null); go('/'); } };
+  const signOut = async () => {
+    let answer = null;
+    try { answer = await api('DELETE', '/session'); } finally { csrf = ''; if (!afterSignOut(answer)) { setSession(null); go('/'); } }
+  };
   return html`<div class="app">
     <${Header} t=${t} session=${session} ws=${route.ws} view=${route.view} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut}
       onSwitch=${switchTo} onAdd=${() => setAdding(true)} />
