@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -122,6 +123,7 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := prepareSchema(ctx, db, false); err != nil {
 		return err
 	}
+	rec := newCLIAudit(ctx, db, slog.New(slog.NewTextHandler(stderr, nil)))
 	token := func(userID string) error {
 		var exp *time.Time
 		if *ttl > 0 {
@@ -132,6 +134,8 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
+		rec.record("user", userID, audit.Entry{Action: audit.TokenCreated, TargetType: "token", TargetID: tok.ID,
+			Detail: audit.Detail(tok)})
 		fmt.Fprintf(stdout, "token %s (shown once, keep it): %s\n", tok.ID, secret)
 		if exp == nil {
 			fmt.Fprintln(stdout, "this token never expires: revoke it with `agenthost admin token -revoke "+tok.ID+"` when done")
@@ -163,13 +167,29 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stdout, "workspace %s deleted with its files, folders and conversations; its storage is reclaimed by the next sweep (admin storage)\n", *workspace)
 	case "member":
-		return db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)})
+		from, err := db.MembershipRole(ctx, *workspace, *user)
+		if err != nil {
+			return err
+		}
+		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)}); err != nil {
+			return err
+		}
+		action := audit.MembershipSet
+		if *role == "" {
+			action = audit.MembershipRemoved
+		}
+		if from != tenancy.Role(*role) {
+			rec.record("workspace", *workspace, audit.Entry{Action: action, TargetType: "user", TargetID: *user, WorkspaceID: *workspace,
+				Detail: audit.Detail(map[string]string{"from": string(from), "to": *role})})
+		}
+		return nil
 	case "token":
 		switch {
 		case *revoke != "":
 			if err := db.RevokeAnyToken(ctx, *revoke); err != nil {
 				return err
 			}
+			rec.record("token", *revoke, audit.Entry{Action: audit.TokenRevoked, TargetType: "token", TargetID: *revoke})
 			fmt.Fprintf(stdout, "token %s revoked\n", *revoke)
 			return nil
 		case *list:
@@ -182,7 +202,12 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return token(*user)
 	case "tools":
-		return db.SetWorkspaceTools(ctx, *workspace, *toolSet, extras)
+		if err := db.SetWorkspaceTools(ctx, *workspace, *toolSet, extras); err != nil {
+			return err
+		}
+		rec.record("workspace", *workspace, audit.Entry{Action: audit.ToolSetChanged, TargetType: "workspace", TargetID: *workspace,
+			WorkspaceID: *workspace, Detail: audit.Detail(map[string]any{"set": *toolSet, "extra": extras})})
+		return nil
 	case "limits":
 		return bl.limits(ctx, db, *tenant, stdout)
 	case "usage":
