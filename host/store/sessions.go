@@ -21,7 +21,10 @@ type Session struct {
 	Principal tenancy.Principal
 	// CSRF is the synchronizer token the UI sends back in a header on every
 	// unsafe request; it is not a cookie, so another site cannot send it.
-	CSRF      string
+	CSRF string
+	// Method is how the session was opened (MethodToken, MethodPasskey…).
+	Method    string
+	CreatedAt time.Time
 	ExpiresAt time.Time
 }
 
@@ -44,7 +47,7 @@ func sessionHash(secret string) []byte {
 // OpenSession signs in with an API token: it checks the token as
 // Authenticate does and opens a session acting as the token's user until
 // ttl has passed or the token ends, whichever is first. It returns the
-// session and its secret.
+// session and its secret. A deactivated user's token opens nothing.
 func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (Session, string, error) {
 	hash, err := tenancy.HashToken(tokenSecret)
 	if err != nil {
@@ -52,10 +55,10 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 	}
 	var tokenID string
 	var p tenancy.Principal
-	var expires, revoked sql.NullInt64
-	err = db.conn().queryRow(ctx, `SELECT t.id, u.tenant_id, u.id, u.admin, t.expires_at, t.revoked_at
+	var expires, revoked, deactivated sql.NullInt64
+	err = db.conn().queryRow(ctx, `SELECT t.id, u.tenant_id, u.id, u.admin, t.expires_at, t.revoked_at, u.deactivated_at
 		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash).
-		Scan(&tokenID, &p.TenantID, &p.UserID, &p.Admin, &expires, &revoked)
+		Scan(&tokenID, &p.TenantID, &p.UserID, &p.Admin, &expires, &revoked, &deactivated)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return Session{}, "", fmt.Errorf("%w: unknown API token", tenancy.ErrUnauthenticated)
@@ -65,15 +68,59 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 		return Session{}, "", fmt.Errorf("%w: API token revoked", tenancy.ErrUnauthenticated)
 	case expires.Valid && expires.Int64 <= micros(now()):
 		return Session{}, "", fmt.Errorf("%w: API token expired", tenancy.ErrUnauthenticated)
+	case deactivated.Valid:
+		return Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
 	}
+	return db.openSession(ctx, p, tokenID, MethodToken, ttl, fromNullMicros(expires))
+}
+
+// Sign-in methods a session records (Session.Method).
+const (
+	MethodToken   = "token"
+	MethodPasskey = "passkey"
+)
+
+// OpenUserSession opens a session for a user whose identity another
+// sign-in method (a passkey, an identity provider) has proven; method names
+// it (MethodPasskey…). The session ends at ttl, on sign-out, or when the
+// user is deactivated. An unknown or deactivated user is
+// ErrUnauthenticated.
+func (db *DB) OpenUserSession(ctx context.Context, userID, method string, ttl time.Duration) (Session, string, error) {
+	if method == "" || method == MethodToken {
+		return Session{}, "", fmt.Errorf("%w: sign-in method %q", tenancy.ErrInvalid, method)
+	}
+	var p tenancy.Principal
+	var deactivated sql.NullInt64
+	err := db.conn().queryRow(ctx, `SELECT tenant_id, id, admin, deactivated_at FROM users WHERE id = ?`, userID).
+		Scan(&p.TenantID, &p.UserID, &p.Admin, &deactivated)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Session{}, "", fmt.Errorf("%w: unknown user", tenancy.ErrUnauthenticated)
+	case err != nil:
+		return Session{}, "", fmt.Errorf("store: open session: %w", err)
+	case deactivated.Valid:
+		return Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
+	}
+	return db.openSession(ctx, p, "", method, ttl, nil)
+}
+
+// openSession writes a session of p (tokenID "" for none), ending at ttl or
+// at limit, whichever is first, and records the user's sign-in.
+func (db *DB) openSession(ctx context.Context, p tenancy.Principal, tokenID, method string, ttl time.Duration, limit *time.Time) (Session, string, error) {
 	created := now()
-	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), ExpiresAt: created.Add(ttl)}
-	if expires.Valid && fromMicros(expires.Int64).Before(s.ExpiresAt) {
-		s.ExpiresAt = fromMicros(expires.Int64)
+	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), Method: method, CreatedAt: created, ExpiresAt: created.Add(ttl)}
+	if limit != nil && limit.Before(s.ExpiresAt) {
+		s.ExpiresAt = *limit
 	}
 	secret := newSecret(sessionPrefix)
-	_, err = db.conn().exec(ctx, `INSERT INTO sessions (id, hash, token_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		s.ID, sessionHash(secret), tokenID, s.CSRF, micros(created), micros(s.ExpiresAt))
+	err := db.tx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, user_id, token_id, method, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, sessionHash(secret), p.UserID, nullString(tokenID), method, s.CSRF, micros(created), micros(s.ExpiresAt)); err != nil {
+			return err
+		}
+		_, err := c.exec(ctx, `UPDATE users SET last_sign_in_at = ? WHERE id = ?`, micros(created), p.UserID)
+		return err
+	})
 	if err != nil {
 		return Session{}, "", fmt.Errorf("store: open session: %w", err)
 	}
@@ -81,18 +128,20 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 }
 
 // SessionBySecret returns the live session a cookie's secret stands for. An
-// unknown, ended or expired session, or one whose API token was revoked or
-// has expired, is ErrUnauthenticated.
+// unknown, ended or expired session, one whose API token was revoked or has
+// expired, or one of a deactivated user is ErrUnauthenticated.
 func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, error) {
 	if len(secret) != len(sessionPrefix)+43 || secret[:len(sessionPrefix)] != sessionPrefix {
 		return Session{}, fmt.Errorf("%w: malformed session", tenancy.ErrUnauthenticated)
 	}
 	var s Session
-	var expiresAt int64
-	var ended, tokExpires, revoked sql.NullInt64
-	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.expires_at, s.ended_at, t.expires_at, t.revoked_at, u.tenant_id, u.id, u.admin
-		FROM sessions s JOIN api_tokens t ON t.id = s.token_id JOIN users u ON u.id = t.user_id WHERE s.hash = ?`, sessionHash(secret)).
-		Scan(&s.ID, &s.CSRF, &expiresAt, &ended, &tokExpires, &revoked, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin)
+	var createdAt, expiresAt int64
+	var ended, tokExpires, revoked, deactivated sql.NullInt64
+	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.method, s.created_at, s.expires_at, s.ended_at, t.expires_at, t.revoked_at,
+		u.tenant_id, u.id, u.admin, u.deactivated_at
+		FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN api_tokens t ON t.id = s.token_id WHERE s.hash = ?`, sessionHash(secret)).
+		Scan(&s.ID, &s.CSRF, &s.Method, &createdAt, &expiresAt, &ended, &tokExpires, &revoked,
+			&s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin, &deactivated)
 	nowUS := micros(now())
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -103,12 +152,14 @@ func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, erro
 		return Session{}, fmt.Errorf("%w: signed out", tenancy.ErrUnauthenticated)
 	case expiresAt <= nowUS:
 		return Session{}, fmt.Errorf("%w: session expired", tenancy.ErrUnauthenticated)
+	case deactivated.Valid:
+		return Session{}, fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
 	case revoked.Valid:
 		return Session{}, fmt.Errorf("%w: the session's API token was revoked", tenancy.ErrUnauthenticated)
 	case tokExpires.Valid && tokExpires.Int64 <= nowUS:
 		return Session{}, fmt.Errorf("%w: the session's API token expired", tenancy.ErrUnauthenticated)
 	}
-	s.ExpiresAt = fromMicros(expiresAt)
+	s.CreatedAt, s.ExpiresAt = fromMicros(createdAt), fromMicros(expiresAt)
 	return s, nil
 }
 
@@ -141,14 +192,15 @@ func (db *DB) Tenant(ctx context.Context, p tenancy.Principal) (tenancy.Tenant, 
 func (db *DB) User(ctx context.Context, p tenancy.Principal) (tenancy.User, error) {
 	var u tenancy.User
 	var created int64
-	err := db.conn().queryRow(ctx, `SELECT id, tenant_id, email, name, admin, created_at FROM users WHERE id = ? AND tenant_id = ?`,
-		p.UserID, p.TenantID).Scan(&u.ID, &u.TenantID, &u.Email, &u.Name, &u.Admin, &created)
+	var deactivated, lastSignIn sql.NullInt64
+	err := db.conn().queryRow(ctx, `SELECT id, tenant_id, email, name, admin, created_at, deactivated_at, last_sign_in_at FROM users WHERE id = ? AND tenant_id = ?`,
+		p.UserID, p.TenantID).Scan(&u.ID, &u.TenantID, &u.Email, &u.Name, &u.Admin, &created, &deactivated, &lastSignIn)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenancy.User{}, fmt.Errorf("%w: user", tenancy.ErrNotFound)
 	}
 	if err != nil {
 		return tenancy.User{}, fmt.Errorf("store: user: %w", err)
 	}
-	u.CreatedAt = fromMicros(created)
+	u.CreatedAt, u.DeactivatedAt, u.LastSignInAt = fromMicros(created), fromNullMicros(deactivated), fromNullMicros(lastSignIn)
 	return u, nil
 }

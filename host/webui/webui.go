@@ -62,6 +62,7 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 // Sessions is what the UI needs of the store.
 type Sessions interface {
 	OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (store.Session, string, error)
+	OpenUserSession(ctx context.Context, userID, method string, ttl time.Duration) (store.Session, string, error)
 	SessionBySecret(ctx context.Context, secret string) (store.Session, error)
 	EndSession(ctx context.Context, secret string) error
 	Tenant(ctx context.Context, p tenancy.Principal) (tenancy.Tenant, error)
@@ -258,6 +259,46 @@ func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
 		}
 		return c.Status(fiber.StatusCreated).JSON(info)
 	}
+}
+
+// SignInAs opens a session for a user another sign-in method has proven
+// (method: store.MethodPasskey…) and answers as POST /api/v1/session does:
+// the cookie, and who is signed in. The caller has checked the request's
+// origin and the proof.
+func (u *UI) SignInAs(c *fiber.Ctx, userID, method string) error {
+	s, secret, err := u.sessions.OpenUserSession(c.UserContext(), userID, method, u.cfg.SessionTTL)
+	if err != nil {
+		return err
+	}
+	kept := u.live(c.UserContext(), append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...))
+	var others []string
+	for _, k := range kept {
+		if k.s.Principal.UserID != s.Principal.UserID {
+			others = append(others, k.secret)
+		}
+	}
+	u.setCookies(c, secret, s.ExpiresAt, others)
+	info, err := u.info(c.UserContext(), s, others)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(info)
+}
+
+// SameOrigin refuses a request whose Origin (or Referer) names another
+// host: sign-in routes use it against login CSRF.
+func SameOrigin(c *fiber.Ctx) error { return sameOrigin(c) }
+
+// CurrentSession is the session the request's cookie stands for (ok false
+// without a live one): the settings page marks it and keeps it when ending
+// the others.
+func (u *UI) CurrentSession(c *fiber.Ctx) (store.Session, bool) {
+	secret := c.Cookies(CookieName)
+	if secret == "" {
+		return store.Session{}, false
+	}
+	s, err := u.sessions.SessionBySecret(c.UserContext(), secret)
+	return s, err == nil
 }
 
 // HandleSession answers who the session is (401 without one).
