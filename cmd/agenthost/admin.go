@@ -39,10 +39,12 @@ import (
 //	agenthost admin usage -tenant ID [-by model,month] [-csv]        the tenant's usage report
 //	agenthost admin storage [-sweep]                             what storage holds and can reclaim
 //	agenthost admin mcp -tenant ID -name NAME (-command CMD | -url URL) …   an external MCP server (-list, -remove ID)
+//	agenthost admin scim-token -tenant ID [-name NAME] | -revoke ID   the tenant's SCIM token (docs/scim.md)
+//	agenthost admin scim-map -tenant ID -group NAME [-workspace ID] -role ROLE | -list   what a SCIM group gives
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return fmt.Errorf("admin: want bootstrap, user, workspace, member, delete-workspace, token, tools, limits, usage, mcp or storage")
+		return fmt.Errorf("admin: want bootstrap, user, workspace, member, delete-workspace, token, tools, limits, usage, mcp, scim-token, scim-map or storage")
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		adminUsage(stdout)
@@ -70,6 +72,7 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ttl := fs.Duration("ttl", DefaultTokenTTL, "token lifetime; 0 makes a token that never expires (revoke it with -revoke when done)")
 	list := fs.Bool("list", false, "list the -user's tokens (token)")
 	revoke := fs.String("revoke", "", "revoke the token with this id (token)")
+	group := fs.String("group", "", "SCIM group displayName (scim-map)")
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
 	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins whose tools -extra may name (tools)")
@@ -208,6 +211,10 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		rec.record("workspace", *workspace, audit.Entry{Action: audit.ToolSetChanged, TargetType: "workspace", TargetID: *workspace,
 			WorkspaceID: *workspace, Detail: audit.Detail(map[string]any{"set": *toolSet, "extra": extras})})
 		return nil
+	case "scim-token":
+		return adminSCIMToken(db, rec, *tenant, *name, *revoke, stdout)
+	case "scim-map":
+		return adminSCIMMap(ctx, db, *tenant, *group, *workspace, *role, *list, stdout)
 	case "limits":
 		return bl.limits(ctx, db, *tenant, stdout)
 	case "usage":
@@ -234,6 +241,8 @@ func adminRequired() map[string][]string {
 		"limits":           {"tenant"},
 		"usage":            {"tenant"},
 		"mcp":              {"tenant"},
+		"scim-token":       {"tenant"},
+		"scim-map":         {"tenant"},
 	}
 }
 
@@ -268,6 +277,11 @@ func adminUsage(w io.Writer) {
                                                  AGENTHOST_SECRET_KEY_FILE), or a streamable-HTTP server;
       [-read-only a,b|*] [-timeout 60s]          -read-only trusts those tools' readOnlyHint
   mcp -tenant ID -list | -remove ID              the tenant's MCP servers; remove one
+  scim-token -tenant ID [-name NAME]             a SCIM token for the tenant's identity provider (shown
+                                                 once; docs/scim.md); -revoke ID ends one
+  scim-map -tenant ID -group NAME                the role a SCIM group gives in a workspace (-role ""
+      [-workspace ID] -role ROLE                 removes); without -workspace, -role admin makes the
+                                                 group's members tenant admins; -list shows the mappings
 
 every subcommand takes -data DIR or -database URL (the embedded database in ./data by default)
 `)

@@ -33,6 +33,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/mcpserver"
+	"github.com/agenthost/agenthost/host/scim"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -430,6 +431,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// External MCP servers of the tenants (admin_mcp.go).
 		MCPServers: mcpAdmin,
 		Audit:      auditLog, AuditLog: db,
+		// SCIM 2.0 provisioning from the tenants' identity providers
+		// (docs/scim.md).
+		SCIM: scim.New(db, auditLog, logger).Handler(),
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	if err := announceSetup(ctx, db, *addr, logger); err != nil {
