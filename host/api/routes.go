@@ -18,7 +18,10 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	}
 	if d.SCIM != nil {
 		// SCIM authenticates by the tenant's SCIM token, not by users'.
-		app.All("/scim/v2/*", d.SCIM)
+		for _, m := range []string{fiber.MethodGet, fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete} {
+			app.Add(m, "/scim/v2/:resource", d.SCIM)
+			app.Add(m, "/scim/v2/:resource/:id", d.SCIM)
+		}
 	}
 	if d.Auth == nil {
 		return // without an authenticator only health and this description are served

@@ -13,6 +13,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/audit"
+	"github.com/agenthost/agenthost/host/scim"
 	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/billing"
@@ -167,7 +169,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	registry.WithSources(mcp)
+	registry.WithSources(mcp).WithAudit(audit.NewLog(db, nil))
 	client, err := llm.New(cfg, meter, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +239,8 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.deps.DataSources = dsSvc.Load()
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
+	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db
+	ts.deps.SCIM = scim.New(db, ts.deps.Audit, nil).Handler()
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
