@@ -118,7 +118,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			logger.Warn("telemetry: flushing spans", "err", err)
 		}
 	}()
-	reg := jobKinds(ingester, reader, db, sw.sweeper(db, blobs, logger))
+	reg := jobKinds(ingester, reader, db, sw.sweeper(db, blobs, logger), *sw.audit, logger)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Periodic: periodicJobs(sw), Logger: logger,
 		TracerProvider: tel.TracerProvider(), HostID: hostID})
 	if err != nil {
@@ -149,9 +149,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // so every process knows every kind: a kind is added with one jobs.Register
 // line in this function and nowhere else. (Background jobs, which run an
 // agent, are serve's own, on a queue of their own: see serve.go.)
-func jobKinds(ingester *knowledge.Ingester, reader *knowledge.Reader, db *store.DB, sweeper *sweep.Sweeper) *jobs.Registry {
+func jobKinds(ingester *knowledge.Ingester, reader *knowledge.Reader, db *store.DB, sweeper *sweep.Sweeper, auditRetention time.Duration, logger *slog.Logger) *jobs.Registry {
 	reg := jobs.NewRegistry()
 	sweep.Register(reg, sweeper)
+	sweep.RegisterAudit(reg, db, auditRetention, logger)
 	indexing.RegisterJobs(reg, ingester, db)
 	indexing.RegisterCompletion(reg, reader, db, db)
 	return reg

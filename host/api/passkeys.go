@@ -42,9 +42,9 @@ const (
 	maxCredentialJSONBytes = 64 << 10
 )
 
-// record appends to the audit log as p, from the request's address; a
+// recordAs appends to the audit log as p (who may not be the request's principal yet: a sign-in), from the request's address; a
 // lost record is logged and the change stands (package audit).
-func record(c *fiber.Ctx, r audit.Recorder, p tenancy.Principal, e audit.Entry) {
+func recordAs(c *fiber.Ctx, r audit.Recorder, p tenancy.Principal, e audit.Entry) {
 	if r == nil {
 		return
 	}
@@ -142,7 +142,7 @@ func handlePasskeySignIn(pk Passkeys, ui *webui.UI, rec audit.Recorder) fiber.Ha
 			return err
 		}
 		p := tenancy.Principal{TenantID: u.TenantID, UserID: u.ID, Admin: u.Admin}
-		record(c, rec, p, audit.Entry{Action: audit.SignInSucceeded, Actor: audit.Actor{Kind: audit.ActorUser, ID: u.ID, Via: auditViaPasskey},
+		recordAs(c, rec, p, audit.Entry{Action: audit.SignInSucceeded, Actor: audit.Actor{Kind: audit.ActorUser, ID: u.ID, Via: auditViaPasskey},
 			TargetType: "passkey", TargetID: k.ID, Detail: audit.Detail(map[string]any{"passkey": k.Name, "email": u.Email})})
 		return ui.SignInAs(c, u.ID, store.SessionOrigin{Provider: store.MethodPasskey, Subject: k.ID})
 	}
@@ -187,11 +187,11 @@ func handleInvitationPasskey(pk Passkeys, ui *webui.UI, rec audit.Recorder) fibe
 		}
 		p := tenancy.Principal{TenantID: u.TenantID, UserID: u.ID, Admin: u.Admin}
 		actor := audit.Actor{Kind: audit.ActorUser, ID: u.ID, Via: auditViaPasskey}
-		record(c, rec, p, audit.Entry{Action: AuditInvitationUsed, Actor: actor, TargetType: "user", TargetID: u.ID,
+		recordAs(c, rec, p, audit.Entry{Action: AuditInvitationUsed, Actor: actor, TargetType: "user", TargetID: u.ID,
 			Detail: audit.Detail(map[string]any{"email": u.Email, "method": "passkey"})})
-		record(c, rec, p, audit.Entry{Action: AuditPasskeyAdded, Actor: actor, TargetType: "passkey", TargetID: k.ID,
+		recordAs(c, rec, p, audit.Entry{Action: AuditPasskeyAdded, Actor: actor, TargetType: "passkey", TargetID: k.ID,
 			Detail: audit.Detail(map[string]any{"name": k.Name, "user": u.ID})})
-		record(c, rec, p, audit.Entry{Action: audit.SignInSucceeded, Actor: actor, TargetType: "passkey", TargetID: k.ID,
+		recordAs(c, rec, p, audit.Entry{Action: audit.SignInSucceeded, Actor: actor, TargetType: "passkey", TargetID: k.ID,
 			Detail: audit.Detail(map[string]any{"passkey": k.Name, "email": u.Email})})
 		return ui.SignInAs(c, u.ID, store.SessionOrigin{Provider: store.MethodPasskey, Subject: k.ID})
 	}
@@ -229,7 +229,7 @@ func handleAddPasskey(pk Passkeys, rec audit.Recorder) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		record(c, rec, p, audit.Entry{Action: AuditPasskeyAdded, TargetType: "passkey", TargetID: k.ID,
+		recordAs(c, rec, p, audit.Entry{Action: AuditPasskeyAdded, TargetType: "passkey", TargetID: k.ID,
 			Detail: audit.Detail(map[string]any{"name": k.Name, "user": p.UserID})})
 		return c.Status(fiber.StatusCreated).JSON(k)
 	}
@@ -242,7 +242,7 @@ func handleRemovePasskey(pk Passkeys, rec audit.Recorder) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		record(c, rec, p, audit.Entry{Action: AuditPasskeyRemoved, TargetType: "passkey", TargetID: k.ID,
+		recordAs(c, rec, p, audit.Entry{Action: AuditPasskeyRemoved, TargetType: "passkey", TargetID: k.ID,
 			Detail: audit.Detail(map[string]any{"name": k.Name, "user": p.UserID})})
 		return c.SendStatus(fiber.StatusNoContent)
 	}

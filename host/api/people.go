@@ -95,7 +95,7 @@ func handlePatchPerson(pe People, rec audit.Recorder) fiber.Handler {
 			if err := pe.SetAdmin(ctx, p.TenantID, id, *r.Admin); err != nil {
 				return err
 			}
-			record(c, rec, p, audit.Entry{Action: AuditUserAdminChanged, TargetType: "user", TargetID: id,
+			recordAs(c, rec, p, audit.Entry{Action: AuditUserAdminChanged, TargetType: "user", TargetID: id,
 				Detail: audit.Detail(map[string]any{"email": before.Email, "from": before.Admin, "to": *r.Admin})})
 		}
 		if r.Deactivated != nil && *r.Deactivated != (before.DeactivatedAt != nil) {
@@ -109,7 +109,7 @@ func handlePatchPerson(pe People, rec audit.Recorder) fiber.Handler {
 			if err != nil {
 				return err
 			}
-			record(c, rec, p, audit.Entry{Action: action, TargetType: "user", TargetID: id,
+			recordAs(c, rec, p, audit.Entry{Action: action, TargetType: "user", TargetID: id,
 				Detail: audit.Detail(map[string]any{"email": before.Email})})
 		}
 		after, err := pe.Person(ctx, p.TenantID, id)
@@ -169,7 +169,7 @@ func changeMembership(c *fiber.Ctx, pe People, rec audit.Recorder, role tenancy.
 		if role == "" {
 			action = audit.MembershipRemoved
 		}
-		record(c, rec, p, audit.Entry{Action: action, TargetType: "user", TargetID: id, WorkspaceID: ws,
+		recordAs(c, rec, p, audit.Entry{Action: action, TargetType: "user", TargetID: id, WorkspaceID: ws,
 			Detail: audit.Detail(map[string]any{"email": before.Email, "from": from, "to": role})})
 	}
 	after, err := pe.Person(ctx, p.TenantID, id)
@@ -217,7 +217,7 @@ func handleEndMySession(pe People, rec audit.Recorder) fiber.Handler {
 		if err := pe.EndUserSession(c.UserContext(), p.UserID, c.Params("id")); err != nil {
 			return err
 		}
-		record(c, rec, p, audit.Entry{Action: AuditSessionEnded, TargetType: "session", TargetID: c.Params("id")})
+		recordAs(c, rec, p, audit.Entry{Action: AuditSessionEnded, TargetType: "session", TargetID: c.Params("id")})
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 }
@@ -232,7 +232,7 @@ func handleEndOtherSessions(pe People, ui *webui.UI, rec audit.Recorder) fiber.H
 		if err != nil {
 			return err
 		}
-		record(c, rec, p, audit.Entry{Action: AuditSessionEnded, TargetType: "user", TargetID: p.UserID,
+		recordAs(c, rec, p, audit.Entry{Action: AuditSessionEnded, TargetType: "user", TargetID: p.UserID,
 			Detail: audit.Detail(map[string]any{"ended": n, "kept": cur.ID})})
 		return c.JSON(map[string]int{"ended": n})
 	}
@@ -280,7 +280,7 @@ func handleCreateMyToken(pe People, rec audit.Recorder) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		record(c, rec, p, audit.Entry{Action: audit.TokenCreated, TargetType: "token", TargetID: t.ID,
+		recordAs(c, rec, p, audit.Entry{Action: audit.TokenCreated, TargetType: "token", TargetID: t.ID,
 			Detail: audit.Detail(map[string]any{"name": t.Name, "expiresAt": t.ExpiresAt, "user": p.UserID})})
 		c.Set("Cache-Control", "no-store")
 		return c.Status(fiber.StatusCreated).JSON(createdToken{Token: t, Secret: secret})
@@ -296,7 +296,7 @@ func handleRevokeMyToken(pe People, rec audit.Recorder) fiber.Handler {
 		if err := pe.RevokeToken(c.UserContext(), own, c.Params("id")); err != nil {
 			return err
 		}
-		record(c, rec, p, audit.Entry{Action: audit.TokenRevoked, TargetType: "token", TargetID: c.Params("id"),
+		recordAs(c, rec, p, audit.Entry{Action: audit.TokenRevoked, TargetType: "token", TargetID: c.Params("id"),
 			Detail: audit.Detail(map[string]any{"user": p.UserID})})
 		return c.SendStatus(fiber.StatusNoContent)
 	}

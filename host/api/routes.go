@@ -16,6 +16,13 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	if d.UI == nil || d.Auth == nil {
 		app.Get("/", handleStatus(d))
 	}
+	if d.SCIM != nil {
+		// SCIM authenticates by the tenant's SCIM token, not by users'.
+		for _, m := range []string{fiber.MethodGet, fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete} {
+			app.Add(m, "/scim/v2/:resource", d.SCIM)
+			app.Add(m, "/scim/v2/:resource/:id", d.SCIM)
+		}
+	}
 	if d.Auth == nil {
 		return // without an authenticator only health and this description are served
 	}
@@ -48,11 +55,11 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	if d.Connections != nil {
 		// Browsers come back from the provider's site without the
 		// SameSite=Strict cookie: the callback authenticates by itself.
-		v1.Get("/connections/callback", handleConnectionCallback(d.Connections, d.Auth, d.UI))
+		v1.Get("/connections/callback", handleConnectionCallback(d.Connections, d.Auth, d.UI, d.Audit))
 	}
 	authed := v1.Group("", requireAuth(d.Auth, d.UI))
 	if d.UI != nil {
-		authed.Delete("/session", d.UI.HandleSignOut())
+		authed.Delete("/session", recordSignOut(d.UI.HandleSignOut(), d.Audit))
 		authed.Post("/session/switch", d.UI.HandleSwitch(decodeJSON))
 	}
 	peopleRoutes(authed, d)
@@ -72,20 +79,24 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Delete("/invitations/:id", handleRevokeInvitation(d.Invitations))
 	if d.Tokens != nil {
 		authed.Get("/tokens", handleListTokens(d.Tokens))
-		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens))
+		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens, d.Audit))
+	}
+	if d.AuditLog != nil {
+		authed.Get("/audit", handleAuditSearch(d.AuditLog))
+		authed.Get("/audit/export", handleAuditExport(d.AuditLog, d.Logger))
 	}
 	if d.MCPServers != nil {
 		authed.Get("/mcp-servers", handleListMCPServers(d.MCPServers))
-		authed.Post("/mcp-servers", handleAddMCPServer(d.MCPServers))
+		authed.Post("/mcp-servers", handleAddMCPServer(d.MCPServers, d.Audit))
 		authed.Get("/mcp-servers/:id", handleGetMCPServer(d.MCPServers))
-		authed.Delete("/mcp-servers/:id", handleRemoveMCPServer(d.MCPServers))
+		authed.Delete("/mcp-servers/:id", handleRemoveMCPServer(d.MCPServers, d.Audit))
 	}
 	if d.Connections != nil {
 		authed.Get("/connections", handleListConnections(d.Connections))
-		authed.Post("/connections", handleCreateConnection(d.Connections))
+		authed.Post("/connections", handleCreateConnection(d.Connections, d.Audit))
 		authed.Post("/connections/authorize", handleAuthorizeConnection(d.Connections))
 		authed.Get("/connections/providers", handleConnectionProviders(d.Connections))
-		authed.Delete("/connections/:id", handleRevokeConnection(d.Connections))
+		authed.Delete("/connections/:id", handleRevokeConnection(d.Connections, d.Audit))
 	}
 	if d.DataSources != nil {
 		authed.Get("/datasources", handleListDataSources(d.DataSources))

@@ -8,13 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agenthost/agenthost/host/audit"
 	"log/slog"
 	"net"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -101,12 +101,16 @@ type Deps struct {
 	// People serves people management to tenant admins (/people) and a
 	// person's own sessions and tokens (/me); nil serves neither.
 	People People
-	// Audit records passkey, role, membership, deactivation, token and
-	// session changes made through the routes above; nil records nothing.
-	Audit audit.Recorder
 	// UI is the workspace UI in the browser, served at / with its session
 	// routes; nil serves the status page at / instead.
 	UI *webui.UI
+	// Audit records the changes made through the API in the tenant's
+	// audit log; nil records none. AuditLog serves the log to tenant
+	// admins (/audit); nil serves no audit routes.
+	Audit    audit.Recorder
+	AuditLog audit.Searcher
+	// SCIM serves SCIM 2.0 provisioning at /scim/v2; nil serves none.
+	SCIM fiber.Handler
 }
 
 // Server is the Fiber app with every route. Its Shutdown first ends the
@@ -202,6 +206,7 @@ func New(d Deps) *Server {
 	requests, stopRequests := context.WithCancel(context.Background())
 	app.Use(func(c *fiber.Ctx) error {
 		c.SetUserContext(requests)
+		withRequestMeta(c)
 		return c.Next()
 	})
 	if d.Telemetry != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"github.com/agenthost/agenthost/host/passkey"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/billing"
@@ -28,6 +28,8 @@ import (
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/scim"
 	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/store"
@@ -169,7 +171,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	registry.WithSources(mcp)
+	registry.WithSources(mcp).WithAudit(audit.NewLog(db, nil))
 	client, err := llm.New(cfg, meter, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -246,6 +248,8 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		t.Fatal(err)
 	}
 	ts.deps.Passkeys, ts.deps.People = pk, db
+	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db
+	ts.deps.SCIM = scim.New(db, ts.deps.Audit, nil).Handler()
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

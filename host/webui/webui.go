@@ -30,6 +30,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -86,6 +87,8 @@ type Config struct {
 	// of a session (the identity provider's end-session page for a session
 	// it opened), or "" for nowhere.
 	LogoutURL func(ctx context.Context, s store.Session) string
+	// Audit records sign-ins in the tenant's audit log; nil records none.
+	Audit audit.Recorder
 }
 
 // UI serves the page, its assets and the session routes.
@@ -238,8 +241,13 @@ func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
 		}
 		s, secret, err := u.sessions.OpenSession(c.UserContext(), strings.TrimSpace(r.Token), u.cfg.SessionTTL)
 		if err != nil {
+			// A token that opens no session names no tenant: there is no
+			// tenant's log to record the failure in (the server log has it).
 			return err
 		}
+		_ = audit.Record(c.UserContext(), u.cfg.Audit, audit.Entry{TenantID: s.Principal.TenantID,
+			Actor: audit.Actor{Kind: audit.ActorUser, ID: s.Principal.UserID, Via: audit.ViaToken}, Action: audit.SignInSucceeded,
+			TargetType: "user", TargetID: s.Principal.UserID, Detail: audit.Detail(map[string]string{"method": "token"})})
 		// Signing in while signed in adds an organisation: the session so
 		// far is kept (unless it is the same user's), and the new one is
 		// the session.
