@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -139,6 +141,18 @@ func TestPeopleAPI(t *testing.T) {
 	}
 	if status, _, _ := do(t, ts.base, call{"GET", "/workspaces", ts.alice, "", nil}); status != 200 {
 		t.Errorf("reactivated person's token: %d", status)
+	}
+
+	// Each change is in tenant A's audit log, by the admin, about alice;
+	// none in tenant B's.
+	for _, action := range []string{audit.MembershipSet, audit.MembershipRemoved, api.AuditUserAdminChanged, api.AuditUserDeactivated, api.AuditUserReactivated} {
+		page, err := ts.db.SearchAudit(ctx, audit.Query{TenantID: alice.TenantID, Action: action, Target: alice.UserID})
+		if err != nil || len(page.Entries) == 0 || page.Entries[0].Actor.ID != admin.ID {
+			t.Errorf("audit %s: %+v %v", action, page.Entries, err)
+		}
+		if page, _ := ts.db.SearchAudit(ctx, audit.Query{TenantID: tb.ID, Action: action}); len(page.Entries) != 0 {
+			t.Errorf("audit %s in the other tenant: %+v", action, page.Entries)
+		}
 	}
 }
 
