@@ -607,3 +607,59 @@ func TestInvitationOnly(t *testing.T) {
 		t.Fatalf("non-admin invites: %v", err)
 	}
 }
+
+// TestInvitationLanding: an invitation link goes straight to the tenant's
+// one provider, offers a choice among several, says so when the tenant
+// has none, and explains a used or unknown link.
+func TestInvitationLanding(t *testing.T) {
+	ctx := context.Background()
+	db := openSQLite(t)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	acme, _ := db.CreateTenant(ctx, "Acme")
+	other, _ := db.CreateTenant(ctx, "Other")
+	mk := func(tn tenancy.Tenant) string {
+		u, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "root@" + tn.Name + ".test", Admin: true})
+		_, secret, err := db.CreateInvitation(ctx, tenancy.Principal{TenantID: tn.ID, UserID: u.ID, Admin: true}, store.NewInvitation{Email: "x@acme.test", TTL: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return secret
+	}
+	acmeLink, otherLink := mk(acme), mk(other)
+	p := func(name, tenant string) signin.Provider {
+		return signin.Provider{Name: name, Label: strings.ToUpper(name), Issuer: "https://" + name + ".test", ClientID: "c", Tenant: tenant, AllowedDomains: []string{"acme.test"}}
+	}
+	landing := func(cfg signin.Config, secret string) (int, string, string) {
+		var svc *signin.Service
+		if len(cfg.Providers) > 0 {
+			var err error
+			if svc, err = signin.New(cfg, signin.Deps{Store: db}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		app := fiber.New()
+		app.Get("/invite/:secret", signin.NewInvitations(db, nil, svc, cfg).HandleLanding())
+		resp, err := app.Test(httptestRequest("/invite/" + secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Location"), string(b)
+	}
+	one := signin.Config{PublicURL: "https://agenthost.test", Providers: []signin.Provider{p("entra", "Acme"), p("okta", "Other")}}
+	if st, loc, _ := landing(one, acmeLink); st != 302 || loc != "/auth/oidc/entra?invitation="+acmeLink {
+		t.Fatalf("one provider: %d %s", st, loc)
+	}
+	two := signin.Config{PublicURL: "https://agenthost.test", Providers: []signin.Provider{p("entra", "Acme"), p("google", acme.ID), p("okta", "Other")}}
+	if st, _, body := landing(two, acmeLink); st != 200 || !strings.Contains(body, "Sign in with ENTRA") || !strings.Contains(body, "Sign in with GOOGLE") || strings.Contains(body, "OKTA") {
+		t.Fatalf("two providers: %d %s", st, body)
+	}
+	if st, _, body := landing(signin.Config{}, otherLink); st != 200 || !strings.Contains(body, "no sign-in provider") {
+		t.Fatalf("no provider: %d %s", st, body)
+	}
+	if st, _, body := landing(one, "ahi_"+strings.Repeat("A", 43)); st != 410 || !strings.Contains(body, "unknown invitation") {
+		t.Fatalf("unknown link: %d %s", st, body)
+	}
+}
