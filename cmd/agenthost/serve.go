@@ -414,7 +414,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The workspace UI signs people in with a session cookie; behind HTTPS
 	// (directly or through a proxy) the cookie is marked Secure.
 	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL,
-		Audit: auditLog})
+		Audit: auditLog, TokenOwner: db.TokenOwner})
 	if err != nil {
 		return err
 	}

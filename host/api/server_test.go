@@ -213,7 +213,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err := queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ui, err := webui.New(db, webui.Config{})
+	ui, err := webui.New(db, webui.Config{Audit: audit.NewLog(db, nil), TokenOwner: db.TokenOwner})
 	if err != nil {
 		t.Fatal(err)
 	}
