@@ -19,6 +19,76 @@ func (c *Client) GetHomePage(ctx context.Context) (*http.Response, error) {
 	return c.send(ctx, r)
 }
 
+// SearchAudit calls GET /api/v1/audit: the tenant's audit log, newest first, a page at a time
+// (tenant admins only).
+func (c *Client) SearchAudit(ctx context.Context, params *SearchAuditParams) (*AuditPage, error) {
+	r := request{method: "GET", path: "/api/v1/audit"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Action != "" {
+			r.query.Set("action", params.Action)
+		}
+		if params.Actor != "" {
+			r.query.Set("actor", params.Actor)
+		}
+		if params.Target != "" {
+			r.query.Set("target", params.Target)
+		}
+		if params.Since != "" {
+			r.query.Set("since", params.Since)
+		}
+		if params.Until != "" {
+			r.query.Set("until", params.Until)
+		}
+		if params.Q != "" {
+			r.query.Set("q", params.Q)
+		}
+		if params.Limit != 0 {
+			r.query.Set("limit", strconv.FormatInt(params.Limit, 10))
+		}
+		if params.After != "" {
+			r.query.Set("after", params.After)
+		}
+	}
+	var out AuditPage
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ExportAudit calls GET /api/v1/audit/export: every entry a search selects, streamed as JSON lines
+// (the last line is {"complete":true,"entries":N}) or CSV (tenant admins only). The caller reads
+// and closes the response's body.
+func (c *Client) ExportAudit(ctx context.Context, params *ExportAuditParams) (*http.Response, error) {
+	r := request{method: "GET", path: "/api/v1/audit/export"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Action != "" {
+			r.query.Set("action", params.Action)
+		}
+		if params.Actor != "" {
+			r.query.Set("actor", params.Actor)
+		}
+		if params.Target != "" {
+			r.query.Set("target", params.Target)
+		}
+		if params.Since != "" {
+			r.query.Set("since", params.Since)
+		}
+		if params.Until != "" {
+			r.query.Set("until", params.Until)
+		}
+		if params.Q != "" {
+			r.query.Set("q", params.Q)
+		}
+		if params.Format != "" {
+			r.query.Set("format", params.Format)
+		}
+	}
+	return c.send(ctx, r)
+}
+
 // ListBackgroundJobs calls GET /api/v1/background: the caller's background jobs (a tenant admin's:
 // the tenant's), newest first.
 func (c *Client) ListBackgroundJobs(ctx context.Context, params *ListBackgroundJobsParams) ([]BackgroundJob, error) {
@@ -1020,6 +1090,98 @@ func (c *Client) GetHealth(ctx context.Context) (*http.Response, error) {
 func (c *Client) GetMetrics(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/metrics"}
 	return c.send(ctx, r)
+}
+
+// ScimGet calls GET /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's identity
+// provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users, Groups,
+// ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema. The caller reads and closes the response's
+// body.
+func (c *Client) ScimGet(ctx context.Context, resource string) (*http.Response, error) {
+	r := request{method: "GET", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.send(ctx, r)
+}
+
+// ScimPut calls PUT /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's identity
+// provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users, Groups,
+// ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPut(ctx context.Context, resource string) error {
+	r := request{method: "PUT", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimPost calls POST /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPost(ctx context.Context, resource string) error {
+	r := request{method: "POST", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimPatch calls PATCH /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPatch(ctx context.Context, resource string) error {
+	r := request{method: "PATCH", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimDelete calls DELETE /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimDelete(ctx context.Context, resource string) error {
+	r := request{method: "DELETE", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimGetItem calls GET /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema. The caller reads and closes the response's
+// body.
+func (c *Client) ScimGetItem(ctx context.Context, resource string, id string) (*http.Response, error) {
+	r := request{method: "GET", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.send(ctx, r)
+}
+
+// ScimPutItem calls PUT /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPutItem(ctx context.Context, resource string, id string) error {
+	r := request{method: "PUT", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimPostItem calls POST /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the
+// tenant's identity provider, authenticated by the tenant's SCIM token (agenthost admin
+// scim-token); Users, Groups, ServiceProviderConfig, ResourceTypes, Schemas below it
+// (docs/scim.md). Answers are application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPostItem(ctx context.Context, resource string, id string) error {
+	r := request{method: "POST", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimPatchItem calls PATCH /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the
+// tenant's identity provider, authenticated by the tenant's SCIM token (agenthost admin
+// scim-token); Users, Groups, ServiceProviderConfig, ResourceTypes, Schemas below it
+// (docs/scim.md). Answers are application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPatchItem(ctx context.Context, resource string, id string) error {
+	r := request{method: "PATCH", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimDeleteItem calls DELETE /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the
+// tenant's identity provider, authenticated by the tenant's SCIM token (agenthost admin
+// scim-token); Users, Groups, ServiceProviderConfig, ResourceTypes, Schemas below it
+// (docs/scim.md). Answers are application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimDeleteItem(ctx context.Context, resource string, id string) error {
+	r := request{method: "DELETE", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
 }
 
 // GetStatusPage calls GET /status: status page: what this server is, a link to this document, and

@@ -52,6 +52,39 @@ type AgentTraceRunRoundToolCall struct {
 	ToolName   string          `json:"toolName"`
 }
 
+// AuditEntry is one entry of the tenant's audit log (host/audit).
+type AuditEntry struct {
+	// a stable dotted name, e.g. signin.succeeded, plugin.upgraded (docs/audit.md lists them)
+	Action string          `json:"action,omitempty"`
+	Actor  AuditEntryActor `json:"actor,omitempty"`
+	At     *time.Time      `json:"at,omitempty"`
+	// what changed (at most 16 KiB of JSON)
+	Detail      json.RawMessage `json:"detail,omitempty"`
+	ID          string          `json:"id,omitempty"`
+	Ip          string          `json:"ip,omitempty"`
+	TargetID    string          `json:"targetId,omitempty"`
+	TargetType  string          `json:"targetType,omitempty"`
+	TenantID    string          `json:"tenantId,omitempty"`
+	UserAgent   string          `json:"userAgent,omitempty"`
+	WorkspaceID string          `json:"workspaceId,omitempty"`
+}
+
+// AuditEntryActor is the actor of AuditEntry.
+type AuditEntryActor struct {
+	ID string `json:"id,omitempty"`
+	// One of "user", "scim", "system".
+	Kind string `json:"kind,omitempty"`
+	// One of "token", "session", "cli".
+	Via string `json:"via,omitempty"`
+}
+
+// AuditPage is the schema AuditPage of the API.
+type AuditPage struct {
+	Entries []AuditEntry `json:"entries,omitempty"`
+	// the cursor of the next page (pass as after); absent at the end
+	Next string `json:"next,omitempty"`
+}
+
 // AuthorizeConnectionRequest is the body of AuthorizeConnection.
 type AuthorizeConnectionRequest struct {
 	Label    *string `json:"label,omitempty"`
@@ -272,6 +305,23 @@ type Document struct {
 	MIMEType  string `json:"mimeType,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Size      int64  `json:"size,omitempty"`
+}
+
+// ExportAuditParams are the optional parameters of ExportAudit; zero values are not sent.
+type ExportAuditParams struct {
+	// an action, or a prefix ending in . or .* (plugin.* selects every plugin action)
+	Action string
+	// an actor's id (user or SCIM token)
+	Actor string
+	// a target's id
+	Target string
+	// from (inclusive, RFC 3339)
+	Since string
+	// until (exclusive, RFC 3339)
+	Until string
+	// text found, case-insensitively, in action, target, actor, IP and detail
+	Q      string
+	Format string
 }
 
 // ExtractorRecord is which extractor plugin a file's content was given, and why (absent for
@@ -652,6 +702,25 @@ type ProposalDecision struct {
 // RemovePluginParams are the optional parameters of RemovePlugin; zero values are not sent.
 type RemovePluginParams struct {
 	Version string
+}
+
+// SearchAuditParams are the optional parameters of SearchAudit; zero values are not sent.
+type SearchAuditParams struct {
+	// an action, or a prefix ending in . or .* (plugin.* selects every plugin action)
+	Action string
+	// an actor's id (user or SCIM token)
+	Actor string
+	// a target's id
+	Target string
+	// from (inclusive, RFC 3339)
+	Since string
+	// until (exclusive, RFC 3339)
+	Until string
+	// text found, case-insensitively, in action, target, actor, IP and detail
+	Q     string
+	Limit int64
+	// the next cursor of the previous page
+	After string
 }
 
 // SearchKnowledgeLongRequest is the body of SearchKnowledgeLong.
