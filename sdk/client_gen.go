@@ -89,6 +89,16 @@ func (c *Client) ExportAudit(ctx context.Context, params *ExportAuditParams) (*h
 	return c.send(ctx, r)
 }
 
+// ListSignInProviders calls GET /api/v1/auth/providers: the identity providers people sign in with
+// (the sign-in page's buttons): name, label and the URL that starts the sign-in; empty when none is
+// configured.
+func (c *Client) ListSignInProviders(ctx context.Context) ([]ListSignInProvidersResponseItem, error) {
+	r := request{method: "GET", path: "/api/v1/auth/providers"}
+	var out []ListSignInProvidersResponseItem
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
 // ListBackgroundJobs calls GET /api/v1/background: the caller's background jobs (a tenant admin's:
 // the tenant's), newest first.
 func (c *Client) ListBackgroundJobs(ctx context.Context, params *ListBackgroundJobsParams) ([]BackgroundJob, error) {
@@ -456,6 +466,65 @@ func (c *Client) DeleteFolder(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// InvitationPasskey calls POST /api/v1/invitation/passkey: finish an invitation's passkey
+// registration: the invitation is accepted (once), the person becomes the invited user with its
+// roles and this passkey, and is signed in.
+func (c *Client) InvitationPasskey(ctx context.Context, body CeremonyFinish) (*Session, error) {
+	r := request{method: "POST", path: "/api/v1/invitation/passkey"}
+	r.json = body
+	var out Session
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// InvitationPasskeyOptions calls POST /api/v1/invitation/passkey/options: start registering a
+// passkey for the person an invitation link invites (before their user exists).
+func (c *Client) InvitationPasskeyOptions(ctx context.Context, body InvitationPasskeyOptionsRequest) (*CeremonyStart, error) {
+	r := request{method: "POST", path: "/api/v1/invitation/passkey/options"}
+	r.json = body
+	var out CeremonyStart
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListInvitations calls GET /api/v1/invitations: the tenant's invitations, newest first, pending,
+// accepted, expired and revoked (tenant admins).
+func (c *Client) ListInvitations(ctx context.Context) ([]Invitation, error) {
+	r := request{method: "GET", path: "/api/v1/invitations"}
+	var out []Invitation
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CreateInvitation calls POST /api/v1/invitations: invite a person by e-mail to the caller's tenant
+// (tenant admins): a link valid for a set time and usable once, with the admin flag and workspace
+// roles it gives; mailed when SMTP is configured, else (or when the mail fails) returned to pass
+// on.
+func (c *Client) CreateInvitation(ctx context.Context, body CreateInvitationRequest) (*CreateInvitationResponse, error) {
+	r := request{method: "POST", path: "/api/v1/invitations"}
+	r.json = body
+	var out CreateInvitationResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeInvitation calls DELETE /api/v1/invitations/{id}: revoke a pending invitation (tenant
+// admins).
+func (c *Client) RevokeInvitation(ctx context.Context, id string) (*Invitation, error) {
+	r := request{method: "DELETE", path: "/api/v1/invitations/" + url.PathEscape(id)}
+	var out Invitation
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListMCPServers calls GET /api/v1/mcp-servers: the tenant's external MCP servers (tenant admin
 // only): their configuration in the clear and the names of their secrets, never the secrets.
 func (c *Client) ListMCPServers(ctx context.Context) ([]MCPServer, error) {
@@ -498,11 +567,148 @@ func (c *Client) RemoveMCPServer(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// ListMyPasskeys calls GET /api/v1/me/passkeys: the caller's own passkeys.
+func (c *Client) ListMyPasskeys(ctx context.Context) ([]Passkey, error) {
+	r := request{method: "GET", path: "/api/v1/me/passkeys"}
+	var out []Passkey
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// AddMyPasskey calls POST /api/v1/me/passkeys: finish registering a passkey (the ceremony from POST
+// /me/passkeys/options) under a name.
+func (c *Client) AddMyPasskey(ctx context.Context, body CeremonyFinish) (*Passkey, error) {
+	r := request{method: "POST", path: "/api/v1/me/passkeys"}
+	r.json = body
+	var out Passkey
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// MyPasskeyOptions calls POST /api/v1/me/passkeys/options: start registering a new passkey for the
+// caller; the options exclude the passkeys they have.
+func (c *Client) MyPasskeyOptions(ctx context.Context) (*CeremonyStart, error) {
+	r := request{method: "POST", path: "/api/v1/me/passkeys/options"}
+	var out CeremonyStart
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RemoveMyPasskey calls DELETE /api/v1/me/passkeys/{id}: revoke one of the caller's passkeys: it
+// signs in no more.
+func (c *Client) RemoveMyPasskey(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/me/passkeys/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ListMySessions calls GET /api/v1/me/sessions: the caller's live sessions, newest first, the
+// current one marked.
+func (c *Client) ListMySessions(ctx context.Context) ([]MySession, error) {
+	r := request{method: "GET", path: "/api/v1/me/sessions"}
+	var out []MySession
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// EndMyOtherSessions calls DELETE /api/v1/me/sessions: end every session of the caller but the
+// current one (with a bearer token: all of them).
+func (c *Client) EndMyOtherSessions(ctx context.Context) (*EndMyOtherSessionsResponse, error) {
+	r := request{method: "DELETE", path: "/api/v1/me/sessions"}
+	var out EndMyOtherSessionsResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// EndMySession calls DELETE /api/v1/me/sessions/{id}: end one of the caller's sessions.
+func (c *Client) EndMySession(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/me/sessions/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ListMyTokens calls GET /api/v1/me/tokens: the caller's own API tokens (revoked and expired
+// included), newest first.
+func (c *Client) ListMyTokens(ctx context.Context) ([]Token, error) {
+	r := request{method: "GET", path: "/api/v1/me/tokens"}
+	var out []Token
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CreateMyToken calls POST /api/v1/me/tokens: create a personal API token that expires; its secret
+// is answered this once.
+func (c *Client) CreateMyToken(ctx context.Context, body CreateMyTokenRequest) (*CreatedToken, error) {
+	r := request{method: "POST", path: "/api/v1/me/tokens"}
+	r.json = body
+	var out CreatedToken
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeMyToken calls DELETE /api/v1/me/tokens/{id}: revoke one of the caller's own tokens; it and
+// its sessions stop at once.
+func (c *Client) RevokeMyToken(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/me/tokens/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
 // GetOpenAPI calls GET /api/v1/openapi.json: this document. The caller reads and closes the
 // response's body.
 func (c *Client) GetOpenAPI(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/api/v1/openapi.json"}
 	return c.send(ctx, r)
+}
+
+// ListPeople calls GET /api/v1/people: the people of the caller's tenant (tenant admin only) with
+// their roles, workspaces, last sign-in, passkey count and deactivation.
+func (c *Client) ListPeople(ctx context.Context) ([]Person, error) {
+	r := request{method: "GET", path: "/api/v1/people"}
+	var out []Person
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// UpdatePerson calls PATCH /api/v1/people/{id}: make a person a tenant admin or not, deactivate or
+// reactivate them (tenant admin only). Deactivation ends their sessions and stops their API tokens
+// at once; an admin cannot do either to themselves and the tenant keeps one active admin (409).
+func (c *Client) UpdatePerson(ctx context.Context, id string, body UpdatePersonRequest) (*Person, error) {
+	r := request{method: "PATCH", path: "/api/v1/people/" + url.PathEscape(id)}
+	r.json = body
+	var out Person
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetPersonWorkspace calls PUT /api/v1/people/{id}/workspaces/{ws}: give a person a role in a
+// workspace of the tenant, or change it (tenant admin only).
+func (c *Client) SetPersonWorkspace(ctx context.Context, id string, ws string, body SetPersonWorkspaceRequest) (*Person, error) {
+	r := request{method: "PUT", path: "/api/v1/people/" + url.PathEscape(id) + "/workspaces/" + url.PathEscape(ws)}
+	r.json = body
+	var out Person
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RemovePersonWorkspace calls DELETE /api/v1/people/{id}/workspaces/{ws}: remove a person from a
+// workspace (tenant admin only).
+func (c *Client) RemovePersonWorkspace(ctx context.Context, id string, ws string) (*Person, error) {
+	r := request{method: "DELETE", path: "/api/v1/people/" + url.PathEscape(id) + "/workspaces/" + url.PathEscape(ws)}
+	var out Person
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // ListPlugins calls GET /api/v1/plugins: loaded plugins (and versions kept for pinned tool sets,
@@ -641,9 +847,41 @@ func (c *Client) CreateSession(ctx context.Context, body CreateSessionRequest) (
 // DeleteSession calls DELETE /api/v1/session: sign out: end the session and every other
 // organisation's session this browser kept, and clear the cookies (with the cookie, X-CSRF-Token is
 // required).
-func (c *Client) DeleteSession(ctx context.Context) error {
+func (c *Client) DeleteSession(ctx context.Context) (*DeleteSessionResponse, error) {
 	r := request{method: "DELETE", path: "/api/v1/session"}
-	return c.call(ctx, r, nil)
+	var out DeleteSessionResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PasskeySignIn calls POST /api/v1/session/passkey: finish a passkey sign-in with the
+// authenticator's assertion; a verified one opens a session (the cookie) as POST /session does.
+// Replayed, forged, other-origin or cloned-counter assertions, revoked passkeys and deactivated
+// people are 401.
+func (c *Client) PasskeySignIn(ctx context.Context, body CeremonyFinish) (*Session, error) {
+	r := request{method: "POST", path: "/api/v1/session/passkey"}
+	r.json = body
+	var out Session
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PasskeySignInOptions calls POST /api/v1/session/passkey/options: start a passkey sign-in:
+// discoverable (no body, or no e-mail), or narrowed to the passkeys of the one person with this
+// e-mail address (an unknown or shared address gives a discoverable sign-in, so the answer reveals
+// nothing).
+func (c *Client) PasskeySignInOptions(ctx context.Context, body PasskeySignInOptionsRequest) (*CeremonyStart, error) {
+	r := request{method: "POST", path: "/api/v1/session/passkey/options"}
+	r.json = body
+	var out CeremonyStart
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // SwitchSession calls POST /api/v1/session/switch: switch organisation: make another session this
@@ -1066,6 +1304,55 @@ func (c *Client) GetAsset(ctx context.Context, file string) (*http.Response, err
 	return c.send(ctx, r)
 }
 
+// StartOIDCSignIn calls GET /auth/oidc/{provider}: start signing in with an OpenID provider: keeps
+// a flow (state, nonce, PKCE verifier) and redirects the browser to the provider's authorization
+// endpoint; ?invitation= follows an invitation link. The caller reads and closes the response's
+// body.
+func (c *Client) StartOIDCSignIn(ctx context.Context, provider string, params *StartOIDCSignInParams) (*http.Response, error) {
+	r := request{method: "GET", path: "/auth/oidc/" + url.PathEscape(provider)}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Invitation != "" {
+			r.query.Set("invitation", params.Invitation)
+		}
+	}
+	return c.send(ctx, r)
+}
+
+// OidcBackChannelLogout calls POST /auth/oidc/{provider}/backchannel-logout: OpenID Connect
+// Back-Channel Logout 1.0: the provider posts a signed logout token and the sessions it names (sid
+// or sub) end.
+func (c *Client) OidcBackChannelLogout(ctx context.Context, provider string, body io.Reader, contentType string) error {
+	r := request{method: "POST", path: "/auth/oidc/" + url.PathEscape(provider) + "/backchannel-logout"}
+	r.body, r.contentType = body, contentType
+	if r.contentType == "" {
+		r.contentType = "application/x-www-form-urlencoded"
+	}
+	return c.call(ctx, r, nil)
+}
+
+// FinishOIDCSignIn calls GET /auth/oidc/{provider}/callback: the redirect URI: checks the state
+// against the browser's, exchanges the code (PKCE), verifies the ID token (keys, issuer, audience,
+// expiry, issue time, nonce), admits the person (allowed domains, invitation or just-in-time
+// provisioning, mapped roles) and opens the session cookie; failures answer a page that says why,
+// with nothing half-made. The caller reads and closes the response's body.
+func (c *Client) FinishOIDCSignIn(ctx context.Context, provider string, params *FinishOIDCSignInParams) (*http.Response, error) {
+	r := request{method: "GET", path: "/auth/oidc/" + url.PathEscape(provider) + "/callback"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Code != "" {
+			r.query.Set("code", params.Code)
+		}
+		if params.State != "" {
+			r.query.Set("state", params.State)
+		}
+		if params.Error != "" {
+			r.query.Set("error", params.Error)
+		}
+	}
+	return c.send(ctx, r)
+}
+
 // GetConnectionsPage calls GET /connections: the workspace UI opened at the user's connections (the
 // same page as /); the OAuth callback may send the browser to any page path with ?connection=ok or
 // ?connection=error&reason=…, which the page shows here. The caller reads and closes the
@@ -1079,6 +1366,14 @@ func (c *Client) GetConnectionsPage(ctx context.Context) (*http.Response, error)
 // the response's body.
 func (c *Client) GetHealth(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/healthz"}
+	return c.send(ctx, r)
+}
+
+// OpenInvitation calls GET /invite/{secret}: an invitation link: leads to sign-in with the invited
+// tenant's provider (straight there when it has one). The caller reads and closes the response's
+// body.
+func (c *Client) OpenInvitation(ctx context.Context, secret string) (*http.Response, error) {
+	r := request{method: "GET", path: "/invite/" + url.PathEscape(secret)}
 	return c.send(ctx, r)
 }
 

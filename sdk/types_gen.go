@@ -132,6 +132,28 @@ type Budget struct {
 	SpentTotalCHF string  `json:"spentTotalCHF"`
 }
 
+// CeremonyFinish is the schema CeremonyFinish of the API.
+type CeremonyFinish struct {
+	CeremonyID string `json:"ceremonyId"`
+	// the PublicKeyCredential as its toJSON() gives it
+	Credential json.RawMessage `json:"credential"`
+	// the invitation link's secret (invitation ceremonies)
+	Invitation *string `json:"invitation,omitempty"`
+	// the passkey's name (registrations)
+	Name *string `json:"name,omitempty"`
+}
+
+// CeremonyStart is the schema CeremonyStart of the API.
+type CeremonyStart struct {
+	// sent back with the authenticator's answer; usable once, for 5 minutes
+	CeremonyID string `json:"ceremonyId"`
+	// the invited address (invitation ceremonies)
+	Email string `json:"email,omitempty"`
+	// the publicKey member of navigator.credentials.create or .get (WebAuthn
+	// PublicKeyCredentialCreationOptions / RequestOptions, binary fields base64url)
+	Options json.RawMessage `json:"options"`
+}
+
 // CompleteConnectionAuthorizationParams are the optional parameters of
 // CompleteConnectionAuthorization; zero values are not sent.
 type CompleteConnectionAuthorizationParams struct {
@@ -217,10 +239,45 @@ type CreateConnectionRequest struct {
 	Token    string  `json:"token"`
 }
 
+// CreateInvitationRequest is the body of CreateInvitation.
+type CreateInvitationRequest struct {
+	Admin      *bool                              `json:"admin,omitempty"`
+	Email      string                             `json:"email"`
+	TtlHours   *float64                           `json:"ttlHours,omitempty"`
+	Workspaces []CreateInvitationRequestWorkspace `json:"workspaces,omitempty"`
+}
+
+// CreateInvitationRequestWorkspace is one of the workspaces of CreateInvitationRequest.
+type CreateInvitationRequestWorkspace struct {
+	Role        *string `json:"role,omitempty"`
+	WorkspaceID *string `json:"workspaceId,omitempty"`
+}
+
+// CreateInvitationResponse is the answer of CreateInvitation.
+type CreateInvitationResponse struct {
+	Invitation Invitation `json:"invitation,omitempty"`
+	Link       string     `json:"link,omitempty"`
+	MailError  string     `json:"mailError,omitempty"`
+	Mailed     bool       `json:"mailed,omitempty"`
+}
+
+// CreateMyTokenRequest is the body of CreateMyToken.
+type CreateMyTokenRequest struct {
+	ExpiresInDays int64  `json:"expiresInDays"`
+	Name          string `json:"name"`
+}
+
 // CreateSessionRequest is the body of CreateSession.
 type CreateSessionRequest struct {
 	// an API token (ahk_…)
 	Token string `json:"token"`
+}
+
+// CreatedToken is the schema CreatedToken of the API.
+type CreatedToken struct {
+	// shown this once; only its hash is kept
+	Secret string `json:"secret"`
+	Token  Token  `json:"token"`
 }
 
 // DataSource is the schema DataSource of the API.
@@ -296,6 +353,11 @@ type DataSourceSync struct {
 	SyncState string `json:"syncState"`
 }
 
+// DeleteSessionResponse is the answer of DeleteSession.
+type DeleteSessionResponse struct {
+	Redirect string `json:"redirect,omitempty"`
+}
+
 // Document is the schema Document of the API.
 type Document struct {
 	FileID    string `json:"fileId,omitempty"`
@@ -305,6 +367,11 @@ type Document struct {
 	MIMEType  string `json:"mimeType,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Size      int64  `json:"size,omitempty"`
+}
+
+// EndMyOtherSessionsResponse is the answer of EndMyOtherSessions.
+type EndMyOtherSessionsResponse struct {
+	Ended int64 `json:"ended,omitempty"`
 }
 
 // ExportAuditParams are the optional parameters of ExportAudit; zero values are not sent.
@@ -429,6 +496,13 @@ type FileVersion struct {
 	Version int64  `json:"version,omitempty"`
 }
 
+// FinishOIDCSignInParams are the optional parameters of FinishOIDCSignIn; zero values are not sent.
+type FinishOIDCSignInParams struct {
+	Code  string
+	State string
+	Error string
+}
+
 // Folder is the schema Folder of the API.
 type Folder struct {
 	AutoRule    string     `json:"autoRule,omitempty"`
@@ -515,6 +589,34 @@ type Hit struct {
 	WorkspaceID string  `json:"workspaceId,omitempty"`
 }
 
+// Invitation is the schema Invitation of the API.
+type Invitation struct {
+	AcceptedAt *time.Time            `json:"acceptedAt,omitempty"`
+	AcceptedBy string                `json:"acceptedBy,omitempty"`
+	Admin      bool                  `json:"admin,omitempty"`
+	CreatedAt  *time.Time            `json:"createdAt,omitempty"`
+	CreatedBy  string                `json:"createdBy,omitempty"`
+	Email      string                `json:"email,omitempty"`
+	ExpiresAt  *time.Time            `json:"expiresAt,omitempty"`
+	ID         string                `json:"id,omitempty"`
+	RevokedAt  *time.Time            `json:"revokedAt,omitempty"`
+	TenantID   string                `json:"tenantId,omitempty"`
+	Workspaces []InvitationWorkspace `json:"workspaces,omitempty"`
+}
+
+// InvitationPasskeyOptionsRequest is the body of InvitationPasskeyOptions.
+type InvitationPasskeyOptionsRequest struct {
+	// the link's secret
+	Invitation string `json:"invitation"`
+}
+
+// InvitationWorkspace is one of the workspaces of Invitation.
+type InvitationWorkspace struct {
+	// One of "viewer", "member", "manager", "personal".
+	Role        string `json:"role,omitempty"`
+	WorkspaceID string `json:"workspaceId,omitempty"`
+}
+
 // ListBackgroundJobsParams are the optional parameters of ListBackgroundJobs; zero values are not
 // sent.
 type ListBackgroundJobsParams struct {
@@ -545,6 +647,13 @@ type ListFilesParams struct {
 	// rows per answer; absent: the default; values outside 1..1000 are refused (400), not clamped
 	Limit  int64
 	Cursor string
+}
+
+// ListSignInProvidersResponseItem is one item of the answer of ListSignInProviders.
+type ListSignInProvidersResponseItem struct {
+	Label string `json:"label,omitempty"`
+	Name  string `json:"name,omitempty"`
+	URL   string `json:"url,omitempty"`
 }
 
 // ListWorkflowLogsParams are the optional parameters of ListWorkflowLogs; zero values are not sent.
@@ -678,6 +787,52 @@ type Message struct {
 	WorkflowID string `json:"workflowId,omitempty"`
 }
 
+// MySession is the schema MySession of the API.
+type MySession struct {
+	CreatedAt time.Time `json:"createdAt"`
+	// the session this request came with
+	Current   bool      `json:"current"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	ID        string    `json:"id"`
+	// token, passkey, or oidc:PROVIDER
+	Method string `json:"method"`
+}
+
+// Passkey is the schema Passkey of the API.
+type Passkey struct {
+	CreatedAt  time.Time  `json:"createdAt"`
+	ID         string     `json:"id"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+	Name       string     `json:"name"`
+	UserID     string     `json:"userId"`
+}
+
+// PasskeySignInOptionsRequest is the body of PasskeySignInOptions.
+type PasskeySignInOptionsRequest struct {
+	Email *string `json:"email,omitempty"`
+}
+
+// Person is the schema Person of the API.
+type Person struct {
+	Admin         bool              `json:"admin"`
+	CreatedAt     time.Time         `json:"createdAt"`
+	DeactivatedAt *time.Time        `json:"deactivatedAt,omitempty"`
+	Email         string            `json:"email"`
+	ID            string            `json:"id"`
+	LastSignInAt  *time.Time        `json:"lastSignInAt,omitempty"`
+	Name          string            `json:"name"`
+	Passkeys      int64             `json:"passkeys"`
+	TenantID      string            `json:"tenantId"`
+	Workspaces    []PersonWorkspace `json:"workspaces"`
+}
+
+// PersonWorkspace is the schema PersonWorkspace of the API.
+type PersonWorkspace struct {
+	Name        string `json:"name"`
+	Role        string `json:"role"`
+	WorkspaceID string `json:"workspaceId"`
+}
+
 // PluginAuditParams are the optional parameters of PluginAudit; zero values are not sent.
 type PluginAuditParams struct {
 	Plugin string
@@ -776,6 +931,11 @@ type SessionAccount struct {
 	Tenant    string `json:"tenant,omitempty"`
 }
 
+// SetPersonWorkspaceRequest is the body of SetPersonWorkspace.
+type SetPersonWorkspaceRequest struct {
+	Role string `json:"role"`
+}
+
 // SetWorkspaceSettingsRequest is the body of SetWorkspaceSettings.
 type SetWorkspaceSettingsRequest struct {
 	// turn the entity cache on or off for the workspace; null: the host's default
@@ -790,6 +950,11 @@ type StartBackgroundJobRequest struct {
 	// a workflow of the same workspace to tell when the job ends
 	OriginWorkflowID *string  `json:"originWorkflowId,omitempty"`
 	Subtasks         []string `json:"subtasks,omitempty"`
+}
+
+// StartOIDCSignInParams are the optional parameters of StartOIDCSignIn; zero values are not sent.
+type StartOIDCSignInParams struct {
+	Invitation string
 }
 
 // StartOrContinueWorkflowParams are the optional parameters of StartOrContinueWorkflow; zero values
@@ -883,6 +1048,12 @@ type ToolResultError struct {
 // TranscribeResponse is the answer of Transcribe.
 type TranscribeResponse struct {
 	Text string `json:"text"`
+}
+
+// UpdatePersonRequest is the body of UpdatePerson.
+type UpdatePersonRequest struct {
+	Admin       *bool `json:"admin,omitempty"`
+	Deactivated *bool `json:"deactivated,omitempty"`
 }
 
 // UpgradePluginParams are the optional parameters of UpgradePlugin; zero values are not sent.

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/signin"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -413,12 +416,37 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Containers: containers, Folders: fileSvc}
 	// The workspace UI signs people in with a session cookie; behind HTTPS
 	// (directly or through a proxy) the cookie is marked Secure.
-	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL,
-		Audit: auditLog, TokenOwner: db.TokenOwner})
+	// Sign-in through identity providers and invitations (signin.go).
+	si, err := loadSignIn(*configPath, env, db, logger)
 	if err != nil {
 		return err
 	}
+	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL,
+		LogoutURL: si.logoutURL, Audit: auditLog, TokenOwner: db.TokenOwner})
+	if err != nil {
+		return err
+	}
+	si.attach(ui)
+	signIn, invitations := si.deps()
+	// Passkeys need the server's public URL (its host is the WebAuthn RP
+	// ID); without one, a loopback address stands for localhost.
+	var passkeys api.Passkeys
+	if public := publicURL(*addr); public != "" {
+		pk, err := passkey.New(db, passkey.Config{PublicURL: public})
+		if err != nil {
+			return err
+		}
+		passkeys = pk
+		// An invitation's page offers registering a passkey.
+		if inv, ok := invitations.(*signin.Invitations); ok && inv != nil {
+			inv.Passkeys = true
+		}
+	} else {
+		logger.Info("passkeys disabled: set AGENTHOST_PUBLIC_URL to the URL people open the server at")
+	}
 	app := api.New(api.Deps{
+		SignIn: signIn, Invitations: invitations,
+		Passkeys: passkeys, People: db,
 		Logger: logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
@@ -452,6 +480,22 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// publicURL is the server's public URL: AGENTHOST_PUBLIC_URL, or for a
+// loopback listen address http://localhost:PORT; "" when neither.
+func publicURL(addr string) string {
+	if v := strings.TrimRight(os.Getenv("AGENTHOST_PUBLIC_URL"), "/"); v != "" {
+		return v
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return "http://localhost:" + port
+	}
+	return ""
 }
 
 func envDuration(key string, def time.Duration) time.Duration {

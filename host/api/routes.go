@@ -41,6 +41,16 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 		// A fresh server's first organisation: the setup link its log shows.
 		v1.Get("/setup", d.UI.HandleSetupState())
 		v1.Post("/setup", d.UI.HandleSetup(decodeJSON))
+		if d.Passkeys != nil {
+			// Passkey sign-in and an invitation's passkey registration
+			// come before the authenticated group (passkeys.go).
+			v1.Post("/session/passkey/options", handlePasskeySignInOptions(d.Passkeys))
+			v1.Post("/session/passkey", handlePasskeySignIn(d.Passkeys, d.UI, d.Audit))
+			v1.Post("/invitation/passkey/options", handleInvitationPasskeyOptions(d.Passkeys))
+			v1.Post("/invitation/passkey", handleInvitationPasskey(d.Passkeys, d.UI, d.Audit))
+		}
+		// Sign-in through identity providers and invitation links (signin.go).
+		signInRoutes(app, v1, d.SignIn, d.Invitations)
 	}
 	if d.Connections != nil {
 		// Browsers come back from the provider's site without the
@@ -52,6 +62,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 		authed.Delete("/session", recordSignOut(d.UI.HandleSignOut(), d.Audit))
 		authed.Post("/session/switch", d.UI.HandleSwitch(decodeJSON))
 	}
+	peopleRoutes(authed, d)
 	// The plugin listings name every plugin, its version, capabilities and
 	// hosts: what an attacker would look for first, so they need a token.
 	authed.Get("/plugins", handlePlugins(d.Plugins))
@@ -62,6 +73,10 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Put("/plugins/:name", handleUpgradePlugin(d.PluginAdmins))
 	authed.Delete("/plugins/:name", handleRemovePlugin(d.PluginAdmins))
 	authed.Get("/tools", handleTools(d.Plugins))
+	// A tenant admin's invitations (signin.go).
+	authed.Post("/invitations", handleInvite(d.Invitations))
+	authed.Get("/invitations", handleListInvitations(d.Invitations))
+	authed.Delete("/invitations/:id", handleRevokeInvitation(d.Invitations))
 	if d.Tokens != nil {
 		authed.Get("/tokens", handleListTokens(d.Tokens))
 		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens, d.Audit))
@@ -154,4 +169,29 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Get("/workflows/:id/messages", handleMessages(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid", handleDeleteMessage(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid/files/:fid", handleRemoveMessageFile(d.Workflows))
+}
+
+// peopleRoutes are people management (tenant admins) and a person's own
+// settings: passkeys, sessions, personal API tokens (people.go,
+// passkeys.go).
+func peopleRoutes(authed fiber.Router, d Deps) {
+	if d.Passkeys != nil {
+		authed.Get("/me/passkeys", handleListPasskeys(d.Passkeys))
+		authed.Post("/me/passkeys/options", handlePasskeyOptions(d.Passkeys))
+		authed.Post("/me/passkeys", handleAddPasskey(d.Passkeys, d.Audit))
+		authed.Delete("/me/passkeys/:id", handleRemovePasskey(d.Passkeys, d.Audit))
+	}
+	if d.People == nil {
+		return
+	}
+	authed.Get("/me/sessions", handleMySessions(d.People, d.UI))
+	authed.Delete("/me/sessions", handleEndOtherSessions(d.People, d.UI, d.Audit))
+	authed.Delete("/me/sessions/:id", handleEndMySession(d.People, d.Audit))
+	authed.Get("/me/tokens", handleMyTokens(d.People))
+	authed.Post("/me/tokens", handleCreateMyToken(d.People, d.Audit))
+	authed.Delete("/me/tokens/:id", handleRevokeMyToken(d.People, d.Audit))
+	authed.Get("/people", handleListPeople(d.People))
+	authed.Patch("/people/:id", handlePatchPerson(d.People, d.Audit))
+	authed.Put("/people/:id/workspaces/:ws", handleSetPersonWorkspace(d.People, d.Audit))
+	authed.Delete("/people/:id/workspaces/:ws", handleRemovePersonWorkspace(d.People, d.Audit))
 }

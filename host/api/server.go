@@ -31,8 +31,13 @@ type Plugins interface {
 
 // Deps are the server's dependencies.
 type Deps struct {
-	Logger  *slog.Logger
-	Plugins Plugins
+	Logger *slog.Logger
+	// SignIn signs people in through identity providers; nil: none.
+	SignIn SignIn
+	// Invitations are a tenant admin's invitations; nil: those routes
+	// answer 404.
+	Invitations Invitations
+	Plugins     Plugins
 	// PluginAdmins install, upgrade and remove plugins on the running
 	// host; zero: those routes answer 403.
 	PluginAdmins PluginAdmins
@@ -90,10 +95,17 @@ type Deps struct {
 	// Voice transcribes recorded speech and speaks answers (the model
 	// layer's transcription and speech chains); nil serves no voice routes.
 	Voice Voice
+	// Passkeys signs people in with passkeys and lets them manage their
+	// own; nil (no public URL configured) serves no passkey routes.
+	Passkeys Passkeys
+	// People serves people management to tenant admins (/people) and a
+	// person's own sessions and tokens (/me); nil serves neither.
+	People People
 	// UI is the workspace UI in the browser, served at / with its session
 	// routes; nil serves the status page at / instead.
 	UI *webui.UI
-	// Audit records the changes made through the API in the tenant's
+	// Audit records the changes made through the API (tokens, passkeys,
+	// people, roles, MCP servers, connections, sign-outs) in the tenant's
 	// audit log; nil records none. AuditLog serves the log to tenant
 	// admins (/audit); nil serves no audit routes.
 	Audit    audit.Recorder

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"github.com/agenthost/agenthost/host/passkey"
 	"log/slog"
 	"net"
 	"net/http"
@@ -30,6 +31,7 @@ import (
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/scim"
 	"github.com/agenthost/agenthost/host/secrets"
+	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/telemetry"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -233,7 +235,9 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	}
 	dsSvc.Store(datasources.New(db, &connections.Resolver{Plugins: connectors, Service: connSvc}, fileSvc, syncjob.Queue{Q: queue, MaxAttempts: 2}, datasources.Config{}, nil))
 	ts.deps = api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
-		UI: ui, Voice: client, Auth: db, Tokens: db, Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
+		// Invitations as serve has them without providers: links to copy.
+		Invitations: signin.NewInvitations(db, nil, nil, signin.Config{}),
+		UI:          ui, Voice: client, Auth: db, Tokens: db, Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.DataSources = dsSvc.Load()
@@ -241,6 +245,11 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
 	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db
 	ts.deps.SCIM = scim.New(db, ts.deps.Audit, nil).Handler()
+	pk, err := passkey.New(db, passkey.Config{PublicURL: "http://localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.deps.Passkeys, ts.deps.People = pk, db
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -9,12 +9,15 @@
 //
 // The relying party is the server's public URL: its host is the RP ID, its
 // origin the one origin accepted. The user handle given to authenticators
-// is the user's id (a random UUID, no personal data).
+// is the user's id (a random UUID, no personal data), or, for a person who
+// registered from an invitation link before their user existed, 32 random
+// bytes kept with the user.
 package passkey
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +43,9 @@ type Store interface {
 	UsePasskey(ctx context.Context, passkeyID string, signCount uint32, credential []byte) error
 	SaveCeremony(ctx context.Context, kind, userID string, data []byte, ttl time.Duration) (string, error)
 	TakeCeremony(ctx context.Context, id, kind string) (userID string, data []byte, err error)
+	UserHandle(ctx context.Context, userID string) ([]byte, error)
+	InvitationBySecret(ctx context.Context, secret string) (store.Invitation, error)
+	AcceptInvitationWithPasskey(ctx context.Context, secret string, handle []byte, k store.NewPasskey) (tenancy.User, store.Passkey, error)
 }
 
 // Config names the relying party.
@@ -98,12 +104,13 @@ func (s *Service) RPID() string { return s.wa.Config.RPID }
 
 // waUser is a user as the WebAuthn library sees them.
 type waUser struct {
-	u     tenancy.User
-	keys  []store.Passkey
-	creds []webauthn.Credential
+	u      tenancy.User
+	handle []byte
+	keys   []store.Passkey
+	creds  []webauthn.Credential
 }
 
-func (w *waUser) WebAuthnID() []byte                         { return []byte(w.u.ID) }
+func (w *waUser) WebAuthnID() []byte                         { return w.handle }
 func (w *waUser) WebAuthnName() string                       { return w.u.Email }
 func (w *waUser) WebAuthnDisplayName() string                { return displayName(w.u) }
 func (w *waUser) WebAuthnCredentials() []webauthn.Credential { return w.creds }
@@ -120,7 +127,11 @@ func (s *Service) loadUser(ctx context.Context, u tenancy.User) (*waUser, error)
 	if err != nil {
 		return nil, err
 	}
-	w := &waUser{u: u, keys: keys}
+	handle, err := s.st.UserHandle(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	w := &waUser{u: u, handle: handle, keys: keys}
 	for _, k := range keys {
 		var c webauthn.Credential
 		if err := json.Unmarshal(k.Credential, &c); err != nil {
@@ -309,16 +320,19 @@ func (s *Service) FinishSignIn(ctx context.Context, ceremonyID string, response 
 			if err != nil {
 				return nil, err
 			}
-			if k.UserID != string(userHandle) {
-				return nil, errors.New("the passkey is not this user's")
-			}
 			u, err := s.st.UserByID(ctx, k.UserID)
 			if err != nil {
 				return nil, err
 			}
 			w, err := s.loadUser(ctx, u)
+			if err != nil {
+				return nil, err
+			}
+			if !bytes.Equal(w.handle, userHandle) {
+				return nil, errors.New("the passkey is not this user's")
+			}
 			who = w
-			return w, err
+			return w, nil
 		}
 		if _, cred, err = s.wa.ValidatePasskeyLogin(handler, session, parsed); err != nil {
 			return tenancy.User{}, store.Passkey{}, refused("passkey sign-in", err)
@@ -361,4 +375,82 @@ func (s *Service) List(ctx context.Context, p tenancy.Principal) ([]store.Passke
 // Remove revokes one of the principal's own passkeys.
 func (s *Service) Remove(ctx context.Context, p tenancy.Principal, passkeyID string) (store.Passkey, error) {
 	return s.st.RemovePasskey(ctx, p.UserID, passkeyID)
+}
+
+// invitationCeremony is what an invitation's registration keeps between
+// its begin and finish.
+type invitationCeremony struct {
+	Session    webauthn.SessionData `json:"session"`
+	Invitation string               `json:"invitation"`
+	Handle     []byte               `json:"handle"`
+}
+
+// BeginInvitation starts registering a passkey for the person an
+// invitation link (its secret) invites, before their user exists. It
+// returns the ceremony id, the options for navigator.credentials.create and
+// the invited address. A secret that is not a pending invitation's is
+// ErrUnauthenticated.
+func (s *Service) BeginInvitation(ctx context.Context, secret string) (string, *protocol.CredentialCreation, string, error) {
+	inv, err := s.st.InvitationBySecret(ctx, secret)
+	if err != nil {
+		return "", nil, "", err
+	}
+	handle := make([]byte, 32)
+	if _, err := rand.Read(handle); err != nil {
+		return "", nil, "", fmt.Errorf("passkey: %w", err)
+	}
+	w := &waUser{u: tenancy.User{Email: inv.Email, Name: inv.Email}, handle: handle}
+	creation, session, err := s.wa.BeginRegistration(w)
+	if err != nil {
+		return "", nil, "", fmt.Errorf("passkey: begin registration: %w", err)
+	}
+	data, err := json.Marshal(invitationCeremony{Session: *session, Invitation: inv.ID, Handle: handle})
+	if err != nil {
+		return "", nil, "", fmt.Errorf("passkey: ceremony: %w", err)
+	}
+	id, err := s.st.SaveCeremony(ctx, store.CeremonyInvite, "", data, s.ttl)
+	if err != nil {
+		return "", nil, "", err
+	}
+	return id, creation, inv.Email, nil
+}
+
+// FinishInvitation verifies the authenticator's answer to an invitation's
+// ceremony and, at once, accepts the invitation: the invited person becomes
+// a user of the tenant with the invitation's roles and this passkey. The
+// ceremony must be the same invitation's; the invitation is used once.
+func (s *Service) FinishInvitation(ctx context.Context, secret, ceremonyID, name string, response []byte) (tenancy.User, store.Passkey, error) {
+	if strings.TrimSpace(name) == "" {
+		return tenancy.User{}, store.Passkey{}, fmt.Errorf("%w: a passkey needs a name", tenancy.ErrInvalid)
+	}
+	_, data, err := s.st.TakeCeremony(ctx, ceremonyID, store.CeremonyInvite)
+	if err != nil {
+		return tenancy.User{}, store.Passkey{}, err
+	}
+	var ic invitationCeremony
+	if err := json.Unmarshal(data, &ic); err != nil {
+		return tenancy.User{}, store.Passkey{}, fmt.Errorf("passkey: ceremony: %w", err)
+	}
+	inv, err := s.st.InvitationBySecret(ctx, secret)
+	if err != nil {
+		return tenancy.User{}, store.Passkey{}, err
+	}
+	if inv.ID != ic.Invitation {
+		return tenancy.User{}, store.Passkey{}, fmt.Errorf("%w: the passkey ceremony is another invitation's", tenancy.ErrUnauthenticated)
+	}
+	parsed, err := protocol.ParseCredentialCreationResponseBytes(response)
+	if err != nil {
+		return tenancy.User{}, store.Passkey{}, refused("passkey registration", err)
+	}
+	w := &waUser{u: tenancy.User{Email: inv.Email, Name: inv.Email}, handle: ic.Handle}
+	cred, err := s.wa.CreateCredential(w, ic.Session, parsed)
+	if err != nil {
+		return tenancy.User{}, store.Passkey{}, refused("passkey registration", err)
+	}
+	cdata, err := json.Marshal(cred)
+	if err != nil {
+		return tenancy.User{}, store.Passkey{}, fmt.Errorf("passkey: %w", err)
+	}
+	return s.st.AcceptInvitationWithPasskey(ctx, secret, ic.Handle,
+		store.NewPasskey{Name: name, CredentialID: cred.ID, Credential: cdata, SignCount: cred.Authenticator.SignCount})
 }

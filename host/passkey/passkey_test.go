@@ -269,3 +269,70 @@ func TestConfig(t *testing.T) {
 		t.Errorf("localhost: %v", err)
 	}
 }
+
+// TestInvitation: a person follows an invitation link, registers a passkey
+// and becomes the invited user with the invitation's roles; the passkey
+// signs them in; the link works once and only with its own ceremony.
+func TestInvitation(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	admin, err := f.db.CreateUser(ctx, tenancy.User{TenantID: f.alice.TenantID, Email: "root@acme.example", Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := f.db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: f.alice.TenantID, Name: "Desk"})
+	ap := tenancy.Principal{TenantID: admin.TenantID, UserID: admin.ID, Admin: true}
+	_, secret, err := f.db.CreateInvitation(ctx, ap, store.NewInvitation{Email: "erin@acme.example", TTL: time.Hour,
+		Workspaces: []store.Grant{{WorkspaceID: ws.ID, Role: tenancy.RoleMember}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, other, _ := f.db.CreateInvitation(ctx, ap, store.NewInvitation{Email: "fred@acme.example", TTL: time.Hour})
+
+	if _, _, _, err := f.svc.BeginInvitation(ctx, "ahi_nonsense"); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Errorf("unknown invitation: %v", err)
+	}
+	id, opts, email, err := f.svc.BeginInvitation(ctx, secret)
+	if err != nil || email != "erin@acme.example" || opts.Response.User.Name != "erin@acme.example" {
+		t.Fatalf("begin: %q %v", email, err)
+	}
+	handle := []byte(opts.Response.User.ID.(protocol.URLEncodedBase64))
+	resp, c := f.auth.create(t, opts.Response.Challenge.String(), handle)
+	// Another invitation's link cannot finish this ceremony (and uses it up).
+	if _, _, err := f.svc.FinishInvitation(ctx, other, id, "laptop", resp); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Errorf("other invitation: %v", err)
+	}
+	id, opts, _, _ = f.svc.BeginInvitation(ctx, secret)
+	handle = []byte(opts.Response.User.ID.(protocol.URLEncodedBase64))
+	resp, c = f.auth.create(t, opts.Response.Challenge.String(), handle)
+	u, k, err := f.svc.FinishInvitation(ctx, secret, id, "laptop", resp)
+	if err != nil || u.Email != "erin@acme.example" || u.TenantID != f.alice.TenantID || k.UserID != u.ID {
+		t.Fatalf("finish: %+v %+v %v", u, k, err)
+	}
+	if p, err := f.db.Person(ctx, u.TenantID, u.ID); err != nil || len(p.Workspaces) != 1 || p.Workspaces[0].Role != tenancy.RoleMember {
+		t.Errorf("invited roles: %+v %v", p, err)
+	}
+	if got, _, err := f.signIn(t, "", c); err != nil || got.ID != u.ID {
+		t.Errorf("sign-in with the invitation's passkey: %+v %v", got, err)
+	}
+	if got, _, err := f.signIn(t, "erin@acme.example", c); err != nil || got.ID != u.ID {
+		t.Errorf("sign-in by e-mail with the invitation's passkey: %+v %v", got, err)
+	}
+	// A second passkey of the same person keeps their handle.
+	ep := tenancy.Principal{TenantID: u.TenantID, UserID: u.ID}
+	rid, ropts, err := f.svc.BeginRegistration(ctx, ep)
+	if err != nil || string(ropts.Response.User.ID.(protocol.URLEncodedBase64)) != string(handle) {
+		t.Fatalf("second registration: %v", err)
+	}
+	resp2, c2 := f.auth.create(t, ropts.Response.Challenge.String(), handle)
+	if _, err := f.svc.FinishRegistration(ctx, ep, rid, "phone", resp2); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := f.signIn(t, "", c2); err != nil || got.ID != u.ID {
+		t.Errorf("second passkey: %v", err)
+	}
+	// The link is used.
+	if _, _, _, err := f.svc.BeginInvitation(ctx, secret); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Errorf("used invitation: %v", err)
+	}
+}

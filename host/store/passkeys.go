@@ -239,3 +239,71 @@ func (db *DB) TakeCeremony(ctx context.Context, id, kind string) (userID string,
 	}
 	return user.String, data, nil
 }
+
+// CeremonyInvite is a passkey registration by a person following an
+// invitation link, before their user exists.
+const CeremonyInvite = "invite"
+
+// UserHandle is the WebAuthn user handle of a user: the one set when they
+// registered from an invitation, else their id.
+func (db *DB) UserHandle(ctx context.Context, userID string) ([]byte, error) {
+	var h []byte
+	err := db.conn().queryRow(ctx, `SELECT webauthn_handle FROM users WHERE id = ?`, userID).Scan(&h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: user", tenancy.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: user handle: %w", err)
+	}
+	if len(h) == 0 {
+		return []byte(userID), nil
+	}
+	return h, nil
+}
+
+// NewPasskey is a verified credential to keep.
+type NewPasskey struct {
+	Name         string
+	CredentialID []byte
+	Credential   []byte
+	SignCount    uint32
+}
+
+// AcceptInvitationWithPasskey accepts an invitation (see AcceptInvitation:
+// once, the invited address) for a new person who has just registered a
+// passkey under handle, in one transaction: the user is created with the
+// invitation's roles, gets the handle and the passkey. Nothing is half-made.
+func (db *DB) AcceptInvitationWithPasskey(ctx context.Context, secret string, handle []byte, k NewPasskey) (tenancy.User, Passkey, error) {
+	name, err := passkeyName(k.Name)
+	if err != nil {
+		return tenancy.User{}, Passkey{}, err
+	}
+	if len(handle) == 0 || len(handle) > 64 || len(k.CredentialID) == 0 || len(k.CredentialID) > 1023 || len(k.Credential) == 0 {
+		return tenancy.User{}, Passkey{}, fmt.Errorf("%w: passkey credential", tenancy.ErrInvalid)
+	}
+	var u tenancy.User
+	var p Passkey
+	err = db.tx(ctx, func(c conn) error {
+		var err error
+		if u, _, err = acceptInvitation(ctx, c, secret, tenancy.User{}); err != nil {
+			return err
+		}
+		if _, err := c.exec(ctx, `UPDATE users SET webauthn_handle = ? WHERE id = ?`, handle, u.ID); err != nil {
+			if isUnique(err) {
+				return fmt.Errorf("%w: this passkey's user handle is taken", tenancy.ErrConflict)
+			}
+			return fmt.Errorf("store: accept invitation: %w", err)
+		}
+		p = Passkey{ID: newID(), UserID: u.ID, Name: name, CredentialID: k.CredentialID, Credential: k.Credential, SignCount: k.SignCount, CreatedAt: now()}
+		_, err = c.exec(ctx, `INSERT INTO passkeys (id, user_id, credential_id, name, credential, sign_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, p.UserID, p.CredentialID, p.Name, p.Credential, int64(p.SignCount), micros(p.CreatedAt))
+		if isUnique(err) {
+			return fmt.Errorf("%w: this passkey is registered already", tenancy.ErrConflict)
+		}
+		if err != nil {
+			return fmt.Errorf("store: accept invitation: %w", err)
+		}
+		return nil
+	})
+	return u, p, err
+}

@@ -28,7 +28,8 @@ func (db *DB) DeactivateUser(ctx context.Context, tenantID, userID string) error
 			t, userID, tenantID); err != nil {
 			return fmt.Errorf("store: deactivate user: %w", err)
 		}
-		if _, err := c.exec(ctx, `UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL`, t, userID); err != nil {
+		if _, err := c.exec(ctx, `UPDATE sessions SET ended_at = ? WHERE ended_at IS NULL
+			AND (user_id = ? OR token_id IN (SELECT id FROM api_tokens WHERE user_id = ?))`, t, userID, userID); err != nil {
 			return fmt.Errorf("store: deactivate user: %w", err)
 		}
 		return nil
@@ -189,14 +190,14 @@ func (db *DB) SetTenantMembership(ctx context.Context, tenantID string, m tenanc
 }
 
 // UserSessions lists a user's live sessions (not ended, not expired, not
-// ended by their API token), newest first.
+// ended by their API token), newest first, however they were opened.
 func (db *DB) UserSessions(ctx context.Context, userID string) ([]Session, error) {
 	t := micros(now())
-	rows, err := db.conn().query(ctx, `SELECT s.id, s.method, s.created_at, s.expires_at, u.tenant_id, u.id, u.admin
-		FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN api_tokens t ON t.id = s.token_id
-		WHERE s.user_id = ? AND s.ended_at IS NULL AND s.expires_at > ? AND u.deactivated_at IS NULL
+	rows, err := db.conn().query(ctx, `SELECT s.id, s.provider, s.created_at, s.expires_at, u.tenant_id, u.id, u.admin
+		FROM sessions s LEFT JOIN api_tokens t ON t.id = s.token_id JOIN users u ON u.id = COALESCE(s.user_id, t.user_id)
+		WHERE u.id = ? AND s.ended_at IS NULL AND s.expires_at > ? AND u.deactivated_at IS NULL
 		AND (s.token_id IS NULL OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)))
-		ORDER BY s.created_at DESC, s.id`, userID, t, t)
+		ORDER BY s.created_at DESC, s.id DESC`, userID, t, t)
 	if err != nil {
 		return nil, fmt.Errorf("store: sessions: %w", err)
 	}
@@ -205,7 +206,7 @@ func (db *DB) UserSessions(ctx context.Context, userID string) ([]Session, error
 	for rows.Next() {
 		var s Session
 		var created, expires int64
-		if err := rows.Scan(&s.ID, &s.Method, &created, &expires, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin); err != nil {
+		if err := rows.Scan(&s.ID, &s.Origin.Provider, &created, &expires, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin); err != nil {
 			return nil, fmt.Errorf("store: sessions: %w", err)
 		}
 		s.CreatedAt, s.ExpiresAt = fromMicros(created), fromMicros(expires)
@@ -214,11 +215,15 @@ func (db *DB) UserSessions(ctx context.Context, userID string) ([]Session, error
 	return out, rows.Err()
 }
 
+// ownSession is the condition that a session (s) is the user's, opened
+// directly or with one of their API tokens.
+const ownSession = `(sessions.user_id = ? OR sessions.token_id IN (SELECT id FROM api_tokens WHERE user_id = ?))`
+
 // EndUserSession ends one of the user's sessions by its id; another user's
 // session, or an ended or unknown one, is ErrNotFound.
 func (db *DB) EndUserSession(ctx context.Context, userID, sessionID string) error {
-	res, err := db.conn().exec(ctx, `UPDATE sessions SET ended_at = ? WHERE id = ? AND user_id = ? AND ended_at IS NULL`,
-		micros(now()), sessionID, userID)
+	res, err := db.conn().exec(ctx, `UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL AND `+ownSession,
+		micros(now()), sessionID, userID, userID)
 	if err != nil {
 		return fmt.Errorf("store: end session: %w", err)
 	}
@@ -231,8 +236,8 @@ func (db *DB) EndUserSession(ctx context.Context, userID, sessionID string) erro
 // EndOtherSessions ends every session of the user but keepID (the one
 // asking) and returns how many it ended.
 func (db *DB) EndOtherSessions(ctx context.Context, userID, keepID string) (int, error) {
-	res, err := db.conn().exec(ctx, `UPDATE sessions SET ended_at = ? WHERE user_id = ? AND id <> ? AND ended_at IS NULL`,
-		micros(now()), userID, keepID)
+	res, err := db.conn().exec(ctx, `UPDATE sessions SET ended_at = ? WHERE id <> ? AND ended_at IS NULL AND `+ownSession,
+		micros(now()), keepID, userID, userID)
 	if err != nil {
 		return 0, fmt.Errorf("store: end sessions: %w", err)
 	}

@@ -525,9 +525,9 @@ func (db *DB) DeleteSCIMGroup(ctx context.Context, tenantID, id string) error {
 	})
 }
 
-// roleRank orders roles by what they allow, for a user in several groups
+// scimRoleRank orders roles by what they allow, for a user in several groups
 // mapped to one workspace: the strongest wins.
-var roleRank = map[string]int{string(tenancy.RolePersonal): 1, string(tenancy.RoleViewer): 2, string(tenancy.RoleMember): 3, string(tenancy.RoleManager): 4, scim.AdminRole: 5}
+var scimRoleRank = map[string]int{string(tenancy.RolePersonal): 1, string(tenancy.RoleViewer): 2, string(tenancy.RoleMember): 3, string(tenancy.RoleManager): 4, scim.AdminRole: 5}
 
 // reconcileSCIM gives each user the roles their groups map to and takes
 // back what provisioning granted and no group gives any more. A
@@ -554,7 +554,7 @@ func reconcileSCIM(ctx context.Context, c conn, tenantID string, users []string)
 		}
 		want := map[string]string{}
 		for _, p := range mapped {
-			if roleRank[p.role] > roleRank[want[p.ws]] {
+			if scimRoleRank[p.role] > scimRoleRank[want[p.ws]] {
 				want[p.ws] = p.role
 			}
 		}

@@ -21,11 +21,27 @@ type Session struct {
 	Principal tenancy.Principal
 	// CSRF is the synchronizer token the UI sends back in a header on every
 	// unsafe request; it is not a cookie, so another site cannot send it.
-	CSRF string
-	// Method is how the session was opened (MethodToken, MethodPasskey…).
-	Method    string
+	CSRF      string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// Origin is where a session opened without an API token came from
+	// (OpenUserSession); zero for a token's session.
+	Origin SessionOrigin
+}
+
+// Sign-in methods a session reports (Session.Method).
+const (
+	MethodToken   = "token"
+	MethodPasskey = "passkey"
+)
+
+// Method is how the session was opened: MethodToken for an API token's,
+// else its origin's provider (MethodPasskey, "oidc:NAME").
+func (s Session) Method() string {
+	if s.Origin.Provider == "" {
+		return MethodToken
+	}
+	return s.Origin.Provider
 }
 
 // sessionPrefix marks session secrets, as TokenPrefix marks API tokens.
@@ -71,60 +87,29 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 	case deactivated.Valid:
 		return Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
 	}
-	return db.openSession(ctx, p, tokenID, MethodToken, ttl, fromNullMicros(expires))
-}
-
-// Sign-in methods a session records (Session.Method).
-const (
-	MethodToken   = "token"
-	MethodPasskey = "passkey"
-)
-
-// OpenUserSession opens a session for a user whose identity another
-// sign-in method (a passkey, an identity provider) has proven; method names
-// it (MethodPasskey…). The session ends at ttl, on sign-out, or when the
-// user is deactivated. An unknown or deactivated user is
-// ErrUnauthenticated.
-func (db *DB) OpenUserSession(ctx context.Context, userID, method string, ttl time.Duration) (Session, string, error) {
-	if method == "" || method == MethodToken {
-		return Session{}, "", fmt.Errorf("%w: sign-in method %q", tenancy.ErrInvalid, method)
-	}
-	var p tenancy.Principal
-	var deactivated sql.NullInt64
-	err := db.conn().queryRow(ctx, `SELECT tenant_id, id, admin, deactivated_at FROM users WHERE id = ?`, userID).
-		Scan(&p.TenantID, &p.UserID, &p.Admin, &deactivated)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return Session{}, "", fmt.Errorf("%w: unknown user", tenancy.ErrUnauthenticated)
-	case err != nil:
-		return Session{}, "", fmt.Errorf("store: open session: %w", err)
-	case deactivated.Valid:
-		return Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
-	}
-	return db.openSession(ctx, p, "", method, ttl, nil)
-}
-
-// openSession writes a session of p (tokenID "" for none), ending at ttl or
-// at limit, whichever is first, and records the user's sign-in.
-func (db *DB) openSession(ctx context.Context, p tenancy.Principal, tokenID, method string, ttl time.Duration, limit *time.Time) (Session, string, error) {
 	created := now()
-	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), Method: method, CreatedAt: created, ExpiresAt: created.Add(ttl)}
-	if limit != nil && limit.Before(s.ExpiresAt) {
-		s.ExpiresAt = *limit
+	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), CreatedAt: created, ExpiresAt: created.Add(ttl)}
+	if expires.Valid && fromMicros(expires.Int64).Before(s.ExpiresAt) {
+		s.ExpiresAt = fromMicros(expires.Int64)
 	}
 	secret := newSecret(sessionPrefix)
-	err := db.tx(ctx, func(c conn) error {
-		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, user_id, token_id, method, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, sessionHash(secret), p.UserID, nullString(tokenID), method, s.CSRF, micros(created), micros(s.ExpiresAt)); err != nil {
+	err = db.tx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, token_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			s.ID, sessionHash(secret), tokenID, s.CSRF, micros(created), micros(s.ExpiresAt)); err != nil {
 			return err
 		}
-		_, err := c.exec(ctx, `UPDATE users SET last_sign_in_at = ? WHERE id = ?`, micros(created), p.UserID)
-		return err
+		return recordSignIn(ctx, c, p.UserID, created)
 	})
 	if err != nil {
 		return Session{}, "", fmt.Errorf("store: open session: %w", err)
 	}
 	return s, secret, nil
+}
+
+// recordSignIn notes when a user last opened a session.
+func recordSignIn(ctx context.Context, c conn, userID string, at time.Time) error {
+	_, err := c.exec(ctx, `UPDATE users SET last_sign_in_at = ? WHERE id = ?`, micros(at), userID)
+	return err
 }
 
 // SessionBySecret returns the live session a cookie's secret stands for. An
@@ -137,11 +122,13 @@ func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, erro
 	var s Session
 	var createdAt, expiresAt int64
 	var ended, tokExpires, revoked, deactivated sql.NullInt64
-	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.method, s.created_at, s.expires_at, s.ended_at, t.expires_at, t.revoked_at,
-		u.tenant_id, u.id, u.admin, u.deactivated_at
-		FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN api_tokens t ON t.id = s.token_id WHERE s.hash = ?`, sessionHash(secret)).
-		Scan(&s.ID, &s.CSRF, &s.Method, &createdAt, &expiresAt, &ended, &tokExpires, &revoked,
-			&s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin, &deactivated)
+	// A session stands for its user directly (user_id) or through an API
+	// token (token_id), whose end ends it.
+	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.created_at, s.expires_at, s.ended_at, t.expires_at, t.revoked_at, u.tenant_id, u.id, u.admin,
+		u.deactivated_at, s.provider, s.subject, s.sid, s.id_token
+		FROM sessions s LEFT JOIN api_tokens t ON t.id = s.token_id JOIN users u ON u.id = COALESCE(s.user_id, t.user_id) WHERE s.hash = ?`, sessionHash(secret)).
+		Scan(&s.ID, &s.CSRF, &createdAt, &expiresAt, &ended, &tokExpires, &revoked, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin,
+			&deactivated, &s.Origin.Provider, &s.Origin.Subject, &s.Origin.SID, &s.Origin.IDToken)
 	nowUS := micros(now())
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

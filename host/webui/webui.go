@@ -63,9 +63,9 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 // Sessions is what the UI needs of the store.
 type Sessions interface {
 	OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (store.Session, string, error)
-	OpenUserSession(ctx context.Context, userID, method string, ttl time.Duration) (store.Session, string, error)
 	SessionBySecret(ctx context.Context, secret string) (store.Session, error)
 	EndSession(ctx context.Context, secret string) error
+	OpenUserSession(ctx context.Context, userID string, ttl time.Duration, o store.SessionOrigin) (store.Session, string, error)
 	Tenant(ctx context.Context, p tenancy.Principal) (tenancy.Tenant, error)
 	User(ctx context.Context, p tenancy.Principal) (tenancy.User, error)
 	Workspaces(ctx context.Context, p tenancy.Principal) ([]tenancy.Workspace, error)
@@ -90,6 +90,10 @@ type Config struct {
 	// tenant's log (nil: refusals are not recorded).
 	Audit      audit.Recorder
 	TokenOwner func(ctx context.Context, secret string) (tenantID, userID string, ok bool)
+	// LogoutURL, when set, names where the browser goes after signing out
+	// of a session (the identity provider's end-session page for a session
+	// it opened), or "" for nowhere.
+	LogoutURL func(ctx context.Context, s store.Session) string
 }
 
 // UI serves the page, its assets and the session routes.
@@ -146,7 +150,9 @@ func New(s Sessions, cfg Config) (*UI, error) {
 
 // Pages are the paths the page itself answers (the UI routes in the
 // browser); each serves index.html, and the page decides what to show.
-func Pages() []string { return []string{"/", "/connections", "/w/:ws", "/w/:ws/c/:wf"} }
+func Pages() []string {
+	return []string{"/", "/connections", "/settings", "/people", "/join", "/w/:ws", "/w/:ws/c/:wf"}
+}
 
 // HandlePage serves index.html under the CSP.
 func (u *UI) HandlePage() fiber.Handler {
@@ -274,23 +280,22 @@ func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
 	}
 }
 
-// SignInAs opens a session for a user another sign-in method has proven
-// (method: store.MethodPasskey…) and answers as POST /api/v1/session does:
-// the cookie, and who is signed in. The caller has checked the request's
-// origin and the proof.
-func (u *UI) SignInAs(c *fiber.Ctx, userID, method string) error {
-	s, secret, err := u.sessions.OpenUserSession(c.UserContext(), userID, method, u.cfg.SessionTTL)
+// SignInAs is SignInUser for a sign-in made by the page itself (a
+// passkey): it answers as POST /api/v1/session does, with who is signed in.
+// The caller has checked the request's origin and the proof.
+func (u *UI) SignInAs(c *fiber.Ctx, userID string, o store.SessionOrigin) error {
+	s, err := u.SignInUser(c, userID, o)
 	if err != nil {
 		return err
 	}
-	kept := u.live(c.UserContext(), append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...))
+	// The organisations kept are those SignInUser kept: the request's
+	// other live sessions of other users.
 	var others []string
-	for _, k := range kept {
+	for _, k := range u.live(c.UserContext(), append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...)) {
 		if k.s.Principal.UserID != s.Principal.UserID {
 			others = append(others, k.secret)
 		}
 	}
-	u.setCookies(c, secret, s.ExpiresAt, others)
 	info, err := u.info(c.UserContext(), s, others)
 	if err != nil {
 		return err
@@ -371,11 +376,44 @@ func (u *UI) HandleSwitch(decode func(*fiber.Ctx, any) error) fiber.Handler {
 	}
 }
 
+// SignInUser opens a session for a user whom a sign-in method (an
+// identity provider, a passkey) has authenticated, and makes it the
+// browser's session; the browser's other organisations are kept, as
+// HandleSignIn keeps them.
+func (u *UI) SignInUser(c *fiber.Ctx, userID string, o store.SessionOrigin) (store.Session, error) {
+	s, secret, err := u.sessions.OpenUserSession(c.UserContext(), userID, u.cfg.SessionTTL, o)
+	if err != nil {
+		return store.Session{}, err
+	}
+	kept := u.live(c.UserContext(), append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...))
+	var others []string
+	for _, k := range kept {
+		if k.s.Principal.UserID != s.Principal.UserID {
+			others = append(others, k.secret)
+		}
+	}
+	u.setCookies(c, secret, s.ExpiresAt, others)
+	return s, nil
+}
+
+// signedOut is HandleSignOut's answer when the browser has somewhere to go
+// next: the identity provider's end-session page.
+type signedOut struct {
+	Redirect string `json:"redirect"`
+}
+
 // HandleSignOut ends the session and every other one the browser kept, and
 // clears the cookies. It is an unsafe method, so it goes through
-// Principal's CSRF check first (routes.go).
+// Principal's CSRF check first (routes.go). A session an identity provider
+// opened answers where to sign out there too (RP-initiated logout).
 func (u *UI) HandleSignOut() fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		redirect := ""
+		if cur := c.Cookies(CookieName); cur != "" && u.cfg.LogoutURL != nil {
+			if s, err := u.sessions.SessionBySecret(c.UserContext(), cur); err == nil {
+				redirect = u.cfg.LogoutURL(c.UserContext(), s)
+			}
+		}
 		for _, secret := range append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...) {
 			if secret == "" {
 				continue
@@ -387,6 +425,9 @@ func (u *UI) HandleSignOut() fiber.Handler {
 		for _, name := range []string{CookieName, KeptCookie} {
 			c.Cookie(&fiber.Cookie{Name: name, Value: "", Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
 				Secure: u.cfg.Secure, Expires: time.Unix(1, 0), MaxAge: -1})
+		}
+		if redirect != "" {
+			return c.JSON(signedOut{Redirect: redirect})
 		}
 		return c.SendStatus(fiber.StatusNoContent)
 	}

@@ -4,7 +4,12 @@
 -- credential is the verified credential (public key, flags, AAGUID,
 -- transports) as the WebAuthn library's JSON; sign_count is the last
 -- signature counter seen, so a cloned authenticator shows. The user handle
--- given to authenticators is the user's id. Times are Unix microseconds.
+-- given to authenticators is users.webauthn_handle, or the user's id when
+-- that is NULL (a person who registers from an invitation gets their
+-- handle before their user exists). Times are Unix microseconds.
+ALTER TABLE users ADD COLUMN webauthn_handle BYTEA;
+CREATE UNIQUE INDEX users_webauthn_handle ON users (webauthn_handle);
+
 CREATE TABLE passkeys (
     id            TEXT PRIMARY KEY,
     user_id       TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
