@@ -847,13 +847,9 @@ func (c *Client) CreateSession(ctx context.Context, body CreateSessionRequest) (
 // DeleteSession calls DELETE /api/v1/session: sign out: end the session and every other
 // organisation's session this browser kept, and clear the cookies (with the cookie, X-CSRF-Token is
 // required).
-func (c *Client) DeleteSession(ctx context.Context) (*DeleteSessionResponse, error) {
+func (c *Client) DeleteSession(ctx context.Context) error {
 	r := request{method: "DELETE", path: "/api/v1/session"}
-	var out DeleteSessionResponse
-	if err := c.call(ctx, r, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return c.call(ctx, r, nil)
 }
 
 // PasskeySignIn calls POST /api/v1/session/passkey: finish a passkey sign-in with the
@@ -1377,6 +1373,14 @@ func (c *Client) OpenInvitation(ctx context.Context, secret string) (*http.Respo
 	return c.send(ctx, r)
 }
 
+// GetJoinPage calls GET /join: the workspace UI's invitation page (?invitation=SECRET, taken out of
+// the address at once): register a passkey and join (the same page as /). The caller reads and
+// closes the response's body.
+func (c *Client) GetJoinPage(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/join"}
+	return c.send(ctx, r)
+}
+
 // GetMetrics calls GET /metrics: Prometheus metrics (text format): agent runs by outcome, rounds,
 // model and tool calls by result with latency histograms, HTTP latency by route, workflows by
 // state, knowledge store size, jobs by state and kind, tenants' spending and limits. Served to
@@ -1384,6 +1388,13 @@ func (c *Client) OpenInvitation(ctx context.Context, secret string) (*http.Respo
 // when the server runs without telemetry. The caller reads and closes the response's body.
 func (c *Client) GetMetrics(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/metrics"}
+	return c.send(ctx, r)
+}
+
+// GetPeoplePage calls GET /people: the workspace UI opened at the tenant's people (tenant admins;
+// the same page as /). The caller reads and closes the response's body.
+func (c *Client) GetPeoplePage(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/people"}
 	return c.send(ctx, r)
 }
 
@@ -1477,6 +1488,14 @@ func (c *Client) ScimPatchItem(ctx context.Context, resource string, id string) 
 func (c *Client) ScimDeleteItem(ctx context.Context, resource string, id string) error {
 	r := request{method: "DELETE", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
 	return c.call(ctx, r, nil)
+}
+
+// GetSettingsPage calls GET /settings: the workspace UI opened at the person's own settings:
+// passkeys, sessions, personal API tokens (the same page as /). The caller reads and closes the
+// response's body.
+func (c *Client) GetSettingsPage(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/settings"}
+	return c.send(ctx, r)
 }
 
 // GetStatusPage calls GET /status: status page: what this server is, a link to this document, and

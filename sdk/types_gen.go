@@ -353,11 +353,6 @@ type DataSourceSync struct {
 	SyncState string `json:"syncState"`
 }
 
-// DeleteSessionResponse is the answer of DeleteSession.
-type DeleteSessionResponse struct {
-	Redirect string `json:"redirect,omitempty"`
-}
-
 // Document is the schema Document of the API.
 type Document struct {
 	FileID    string `json:"fileId,omitempty"`
