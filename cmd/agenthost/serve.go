@@ -422,7 +422,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL,
-		LogoutURL: si.logoutURL, Audit: auditLog})
+		LogoutURL: si.logoutURL, Audit: auditLog, TokenOwner: db.TokenOwner})
 	if err != nil {
 		return err
 	}

@@ -32,9 +32,9 @@ func withActor(c *fiber.Ctx, p tenancy.Principal, bearer bool) {
 	c.SetUserContext(audit.WithActor(c.UserContext(), audit.Actor{Kind: audit.ActorUser, ID: p.UserID, Via: via}))
 }
 
-// record appends an entry of the principal's tenant. The change is made by
+// recordChange appends an entry of the principal's tenant. The change is made by
 // then: a failure is logged by the recorder, the response stands.
-func record(c *fiber.Ctx, r audit.Recorder, e audit.Entry) {
+func recordChange(c *fiber.Ctx, r audit.Recorder, e audit.Entry) {
 	if e.TenantID == "" {
 		e.TenantID = principal(c).TenantID
 	}
@@ -190,7 +190,7 @@ func recordSignOut(next fiber.Handler, rec audit.Recorder) fiber.Handler {
 			return err
 		}
 		p := principal(c)
-		record(c, rec, audit.Entry{Action: audit.SignedOut, TargetType: "user", TargetID: p.UserID})
+		recordChange(c, rec, audit.Entry{Action: audit.SignedOut, TargetType: "user", TargetID: p.UserID})
 		return nil
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/webui"
 )
 
 // TestAuditAPI: the changes made through the API are in the tenant's
@@ -76,12 +77,34 @@ func TestAuditAPI(t *testing.T) {
 	if status, _ = req("DELETE", "/connections/"+conn.ID, ts.alice, ""); status != 204 {
 		t.Fatalf("revoke connection: %d", status)
 	}
-	tok, _, err := ts.db.CreateToken(ctx, alice.UserID, "spare", nil)
+	tok, spare, err := ts.db.CreateToken(ctx, alice.UserID, "spare", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if status, _ = req("DELETE", "/tokens/"+tok.ID, ts.alice, ""); status != 204 {
 		t.Fatalf("revoke token: %d", status)
+	}
+
+	// Sign-in with a revoked token fails (recorded in its tenant's log);
+	// with a live one it succeeds; signing out is recorded too.
+	origin := strings.TrimSuffix(ts.base, "/api/v1")
+	b := &sessionClient{t: t, origin: origin}
+	if resp, body := b.do("POST", ts.base+"/session", `{"token":"`+spare+`"}`, map[string]string{"Origin": origin}); resp.StatusCode != 401 {
+		t.Fatalf("sign-in with a revoked token: %d %s", resp.StatusCode, body)
+	}
+	resp, body := b.do("POST", ts.base+"/session", `{"token":"`+ts.bob+`"}`, map[string]string{"Origin": origin})
+	if resp.StatusCode != 201 {
+		t.Fatalf("sign-in: %d %s", resp.StatusCode, body)
+	}
+	for _, c := range resp.Cookies() {
+		if c.Name == webui.CookieName {
+			b.cookie = c
+		}
+	}
+	var info struct{ CSRF string }
+	json.Unmarshal([]byte(body), &info)
+	if resp, body := b.do("DELETE", ts.base+"/session", "", map[string]string{"Origin": origin, webui.CSRFHeader: info.CSRF}); resp.StatusCode != 204 {
+		t.Fatalf("sign-out: %d %s", resp.StatusCode, body)
 	}
 
 	// Only the admin reads the log.
@@ -112,19 +135,23 @@ func TestAuditAPI(t *testing.T) {
 	for _, e := range page.Entries {
 		got[e.Action] = e
 	}
-	for _, a := range []string{audit.MCPServerAdded, audit.ToolCalled, audit.MCPServerRemoved, audit.ConnectionCreated, audit.ConnectionRevoked, audit.TokenRevoked} {
+	for _, a := range []string{audit.MCPServerAdded, audit.ToolCalled, audit.MCPServerRemoved, audit.ConnectionCreated, audit.ConnectionRevoked, audit.TokenRevoked,
+		audit.SignInFailed, audit.SignInSucceeded, audit.SignedOut} {
 		e, ok := got[a]
 		if !ok {
 			t.Errorf("%s is not in the log: %s", a, raw)
 			continue
 		}
-		if e.Actor.Kind != audit.ActorUser || e.Actor.ID == "" || e.IP != "127.0.0.1" || e.UserAgent != "audit-test/1.0" || e.TenantID != alice.TenantID {
+		if e.Actor.Kind != audit.ActorUser || e.Actor.ID == "" || e.IP != "127.0.0.1" || e.UserAgent == "" || e.TenantID != alice.TenantID {
 			t.Errorf("%s: who/where %+v", a, e)
 		}
 	}
 	if e := got[audit.ToolCalled]; e.TargetID != "remote_shout" || e.WorkspaceID != ts.wsA || e.Actor.ID != alice.UserID ||
 		!strings.Contains(string(e.Detail), `"text":"(7 bytes)"`) || !strings.Contains(string(e.Detail), `"apiKey":"[redacted]"`) {
 		t.Errorf("the tool call's entry: %+v %s", e, e.Detail)
+	}
+	if e := got[audit.SignInFailed]; e.Actor.ID != alice.UserID || !strings.Contains(string(e.Detail), "revoked") {
+		t.Errorf("the failed sign-in %+v %s", e, e.Detail)
 	}
 	if e := got[audit.MCPServerAdded]; e.Actor.ID != admin.ID || e.Actor.Via != audit.ViaToken || e.TargetID != srv.ID {
 		t.Errorf("the MCP server's entry %+v", e)

@@ -76,7 +76,7 @@ func handleRevokeConnection(s Connections, rec audit.Recorder) fiber.Handler {
 		if err := s.Revoke(c.UserContext(), principal(c), c.Params("id")); err != nil {
 			return err
 		}
-		record(c, rec, audit.Entry{Action: audit.ConnectionRevoked, TargetType: "connection", TargetID: c.Params("id")})
+		recordChange(c, rec, audit.Entry{Action: audit.ConnectionRevoked, TargetType: "connection", TargetID: c.Params("id")})
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 }

@@ -52,7 +52,7 @@ func handleAddMCPServer(m MCPServers, rec audit.Recorder) fiber.Handler {
 		// The server as stored: its configuration and the names of its
 		// secrets, never their values (mcpclient.Server does not marshal
 		// them).
-		record(c, rec, audit.Entry{Action: audit.MCPServerAdded, TargetType: "mcp_server", TargetID: s.ID,
+		recordChange(c, rec, audit.Entry{Action: audit.MCPServerAdded, TargetType: "mcp_server", TargetID: s.ID,
 			WorkspaceID: s.WorkspaceID, Detail: audit.Detail(s)})
 		return c.Status(fiber.StatusCreated).JSON(s)
 	}
@@ -77,7 +77,7 @@ func handleRemoveMCPServer(m MCPServers, rec audit.Recorder) fiber.Handler {
 		if err := m.Remove(c.UserContext(), principal(c), c.Params("id")); err != nil {
 			return err
 		}
-		record(c, rec, audit.Entry{Action: audit.MCPServerRemoved, TargetType: "mcp_server", TargetID: c.Params("id")})
+		recordChange(c, rec, audit.Entry{Action: audit.MCPServerRemoved, TargetType: "mcp_server", TargetID: c.Params("id")})
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 }

@@ -104,7 +104,8 @@ type Deps struct {
 	// UI is the workspace UI in the browser, served at / with its session
 	// routes; nil serves the status page at / instead.
 	UI *webui.UI
-	// Audit records the changes made through the API in the tenant's
+	// Audit records the changes made through the API (tokens, passkeys,
+	// people, roles, MCP servers, connections, sign-outs) in the tenant's
 	// audit log; nil records none. AuditLog serves the log to tenant
 	// admins (/audit); nil serves no audit routes.
 	Audit    audit.Recorder

@@ -215,7 +215,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err := queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ui, err := webui.New(db, webui.Config{})
+	ui, err := webui.New(db, webui.Config{Audit: audit.NewLog(db, nil), TokenOwner: db.TokenOwner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,13 +243,13 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.deps.DataSources = dsSvc.Load()
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
+	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db
+	ts.deps.SCIM = scim.New(db, ts.deps.Audit, nil).Handler()
 	pk, err := passkey.New(db, passkey.Config{PublicURL: "http://localhost"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts.deps.Passkeys, ts.deps.People = pk, db
-	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db
-	ts.deps.SCIM = scim.New(db, ts.deps.Audit, nil).Handler()
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -34,7 +34,7 @@ func handleRevokeToken(t Tokens, rec audit.Recorder) fiber.Handler {
 		if err := t.RevokeToken(c.UserContext(), principal(c), c.Params("id")); err != nil {
 			return err
 		}
-		record(c, rec, audit.Entry{Action: audit.TokenRevoked, TargetType: "token", TargetID: c.Params("id")})
+		recordChange(c, rec, audit.Entry{Action: audit.TokenRevoked, TargetType: "token", TargetID: c.Params("id")})
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 }

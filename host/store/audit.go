@@ -150,3 +150,16 @@ func (db *DB) MembershipRole(ctx context.Context, workspaceID, userID string) (t
 	}
 	return tenancy.Role(role), nil
 }
+
+// TokenOwner returns the tenant and user of an API token secret whatever
+// its state (revoked, expired, its user deactivated): a failed sign-in
+// with it is recorded in that tenant's audit log. An unknown or malformed
+// secret has none.
+func (db *DB) TokenOwner(ctx context.Context, secret string) (tenantID, userID string, ok bool) {
+	hash, err := tenancy.HashToken(secret)
+	if err != nil {
+		return "", "", false
+	}
+	err = db.conn().queryRow(ctx, `SELECT u.tenant_id, u.id FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash).Scan(&tenantID, &userID)
+	return tenantID, userID, err == nil
+}

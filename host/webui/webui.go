@@ -20,6 +20,7 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -83,12 +84,16 @@ type Config struct {
 	Setup FirstRun
 	// SetupTokenTTL is the life of the API token a setup makes [90 days].
 	SetupTokenTTL time.Duration
+	// Audit records sign-ins in the tenant's audit log; nil records none.
+	// TokenOwner names the tenant and user of a token whatever its state,
+	// so that a refused sign-in with a known token is recorded in its
+	// tenant's log (nil: refusals are not recorded).
+	Audit      audit.Recorder
+	TokenOwner func(ctx context.Context, secret string) (tenantID, userID string, ok bool)
 	// LogoutURL, when set, names where the browser goes after signing out
 	// of a session (the identity provider's end-session page for a session
 	// it opened), or "" for nowhere.
 	LogoutURL func(ctx context.Context, s store.Session) string
-	// Audit records sign-ins in the tenant's audit log; nil records none.
-	Audit audit.Recorder
 }
 
 // UI serves the page, its assets and the session routes.
@@ -241,8 +246,16 @@ func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
 		}
 		s, secret, err := u.sessions.OpenSession(c.UserContext(), strings.TrimSpace(r.Token), u.cfg.SessionTTL)
 		if err != nil {
-			// A token that opens no session names no tenant: there is no
-			// tenant's log to record the failure in (the server log has it).
+			// An unknown token names no tenant: there is no tenant's log to
+			// record that failure in. A known one (revoked, expired, its
+			// user deactivated) is recorded in its tenant's.
+			if u.cfg.TokenOwner != nil && errors.Is(err, tenancy.ErrUnauthenticated) {
+				if tenant, user, ok := u.cfg.TokenOwner(c.UserContext(), strings.TrimSpace(r.Token)); ok {
+					_ = audit.Record(c.UserContext(), u.cfg.Audit, audit.Entry{TenantID: tenant,
+						Actor: audit.Actor{Kind: audit.ActorUser, ID: user, Via: audit.ViaToken}, Action: audit.SignInFailed,
+						TargetType: "user", TargetID: user, Detail: audit.Detail(map[string]string{"method": "token", "reason": err.Error()})})
+				}
+			}
 			return err
 		}
 		_ = audit.Record(c.UserContext(), u.cfg.Audit, audit.Entry{TenantID: s.Principal.TenantID,
