@@ -19,6 +19,76 @@ func (c *Client) GetHomePage(ctx context.Context) (*http.Response, error) {
 	return c.send(ctx, r)
 }
 
+// SearchAudit calls GET /api/v1/audit: the tenant's audit log, newest first, a page at a time
+// (tenant admins only).
+func (c *Client) SearchAudit(ctx context.Context, params *SearchAuditParams) (*AuditPage, error) {
+	r := request{method: "GET", path: "/api/v1/audit"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Action != "" {
+			r.query.Set("action", params.Action)
+		}
+		if params.Actor != "" {
+			r.query.Set("actor", params.Actor)
+		}
+		if params.Target != "" {
+			r.query.Set("target", params.Target)
+		}
+		if params.Since != "" {
+			r.query.Set("since", params.Since)
+		}
+		if params.Until != "" {
+			r.query.Set("until", params.Until)
+		}
+		if params.Q != "" {
+			r.query.Set("q", params.Q)
+		}
+		if params.Limit != 0 {
+			r.query.Set("limit", strconv.FormatInt(params.Limit, 10))
+		}
+		if params.After != "" {
+			r.query.Set("after", params.After)
+		}
+	}
+	var out AuditPage
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ExportAudit calls GET /api/v1/audit/export: every entry a search selects, streamed as JSON lines
+// (the last line is {"complete":true,"entries":N}) or CSV (tenant admins only). The caller reads
+// and closes the response's body.
+func (c *Client) ExportAudit(ctx context.Context, params *ExportAuditParams) (*http.Response, error) {
+	r := request{method: "GET", path: "/api/v1/audit/export"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Action != "" {
+			r.query.Set("action", params.Action)
+		}
+		if params.Actor != "" {
+			r.query.Set("actor", params.Actor)
+		}
+		if params.Target != "" {
+			r.query.Set("target", params.Target)
+		}
+		if params.Since != "" {
+			r.query.Set("since", params.Since)
+		}
+		if params.Until != "" {
+			r.query.Set("until", params.Until)
+		}
+		if params.Q != "" {
+			r.query.Set("q", params.Q)
+		}
+		if params.Format != "" {
+			r.query.Set("format", params.Format)
+		}
+	}
+	return c.send(ctx, r)
+}
+
 // ListSignInProviders calls GET /api/v1/auth/providers: the identity providers people sign in with
 // (the sign-in page's buttons): name, label and the URL that starts the sign-in; empty when none is
 // configured.
@@ -396,6 +466,31 @@ func (c *Client) DeleteFolder(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// InvitationPasskey calls POST /api/v1/invitation/passkey: finish an invitation's passkey
+// registration: the invitation is accepted (once), the person becomes the invited user with its
+// roles and this passkey, and is signed in.
+func (c *Client) InvitationPasskey(ctx context.Context, body CeremonyFinish) (*Session, error) {
+	r := request{method: "POST", path: "/api/v1/invitation/passkey"}
+	r.json = body
+	var out Session
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// InvitationPasskeyOptions calls POST /api/v1/invitation/passkey/options: start registering a
+// passkey for the person an invitation link invites (before their user exists).
+func (c *Client) InvitationPasskeyOptions(ctx context.Context, body InvitationPasskeyOptionsRequest) (*CeremonyStart, error) {
+	r := request{method: "POST", path: "/api/v1/invitation/passkey/options"}
+	r.json = body
+	var out CeremonyStart
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListInvitations calls GET /api/v1/invitations: the tenant's invitations, newest first, pending,
 // accepted, expired and revoked (tenant admins).
 func (c *Client) ListInvitations(ctx context.Context) ([]Invitation, error) {
@@ -472,11 +567,148 @@ func (c *Client) RemoveMCPServer(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// ListMyPasskeys calls GET /api/v1/me/passkeys: the caller's own passkeys.
+func (c *Client) ListMyPasskeys(ctx context.Context) ([]Passkey, error) {
+	r := request{method: "GET", path: "/api/v1/me/passkeys"}
+	var out []Passkey
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// AddMyPasskey calls POST /api/v1/me/passkeys: finish registering a passkey (the ceremony from POST
+// /me/passkeys/options) under a name.
+func (c *Client) AddMyPasskey(ctx context.Context, body CeremonyFinish) (*Passkey, error) {
+	r := request{method: "POST", path: "/api/v1/me/passkeys"}
+	r.json = body
+	var out Passkey
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// MyPasskeyOptions calls POST /api/v1/me/passkeys/options: start registering a new passkey for the
+// caller; the options exclude the passkeys they have.
+func (c *Client) MyPasskeyOptions(ctx context.Context) (*CeremonyStart, error) {
+	r := request{method: "POST", path: "/api/v1/me/passkeys/options"}
+	var out CeremonyStart
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RemoveMyPasskey calls DELETE /api/v1/me/passkeys/{id}: revoke one of the caller's passkeys: it
+// signs in no more.
+func (c *Client) RemoveMyPasskey(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/me/passkeys/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ListMySessions calls GET /api/v1/me/sessions: the caller's live sessions, newest first, the
+// current one marked.
+func (c *Client) ListMySessions(ctx context.Context) ([]MySession, error) {
+	r := request{method: "GET", path: "/api/v1/me/sessions"}
+	var out []MySession
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// EndMyOtherSessions calls DELETE /api/v1/me/sessions: end every session of the caller but the
+// current one (with a bearer token: all of them).
+func (c *Client) EndMyOtherSessions(ctx context.Context) (*EndMyOtherSessionsResponse, error) {
+	r := request{method: "DELETE", path: "/api/v1/me/sessions"}
+	var out EndMyOtherSessionsResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// EndMySession calls DELETE /api/v1/me/sessions/{id}: end one of the caller's sessions.
+func (c *Client) EndMySession(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/me/sessions/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ListMyTokens calls GET /api/v1/me/tokens: the caller's own API tokens (revoked and expired
+// included), newest first.
+func (c *Client) ListMyTokens(ctx context.Context) ([]Token, error) {
+	r := request{method: "GET", path: "/api/v1/me/tokens"}
+	var out []Token
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CreateMyToken calls POST /api/v1/me/tokens: create a personal API token that expires; its secret
+// is answered this once.
+func (c *Client) CreateMyToken(ctx context.Context, body CreateMyTokenRequest) (*CreatedToken, error) {
+	r := request{method: "POST", path: "/api/v1/me/tokens"}
+	r.json = body
+	var out CreatedToken
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeMyToken calls DELETE /api/v1/me/tokens/{id}: revoke one of the caller's own tokens; it and
+// its sessions stop at once.
+func (c *Client) RevokeMyToken(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/me/tokens/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
 // GetOpenAPI calls GET /api/v1/openapi.json: this document. The caller reads and closes the
 // response's body.
 func (c *Client) GetOpenAPI(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/api/v1/openapi.json"}
 	return c.send(ctx, r)
+}
+
+// ListPeople calls GET /api/v1/people: the people of the caller's tenant (tenant admin only) with
+// their roles, workspaces, last sign-in, passkey count and deactivation.
+func (c *Client) ListPeople(ctx context.Context) ([]Person, error) {
+	r := request{method: "GET", path: "/api/v1/people"}
+	var out []Person
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// UpdatePerson calls PATCH /api/v1/people/{id}: make a person a tenant admin or not, deactivate or
+// reactivate them (tenant admin only). Deactivation ends their sessions and stops their API tokens
+// at once; an admin cannot do either to themselves and the tenant keeps one active admin (409).
+func (c *Client) UpdatePerson(ctx context.Context, id string, body UpdatePersonRequest) (*Person, error) {
+	r := request{method: "PATCH", path: "/api/v1/people/" + url.PathEscape(id)}
+	r.json = body
+	var out Person
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetPersonWorkspace calls PUT /api/v1/people/{id}/workspaces/{ws}: give a person a role in a
+// workspace of the tenant, or change it (tenant admin only).
+func (c *Client) SetPersonWorkspace(ctx context.Context, id string, ws string, body SetPersonWorkspaceRequest) (*Person, error) {
+	r := request{method: "PUT", path: "/api/v1/people/" + url.PathEscape(id) + "/workspaces/" + url.PathEscape(ws)}
+	r.json = body
+	var out Person
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RemovePersonWorkspace calls DELETE /api/v1/people/{id}/workspaces/{ws}: remove a person from a
+// workspace (tenant admin only).
+func (c *Client) RemovePersonWorkspace(ctx context.Context, id string, ws string) (*Person, error) {
+	r := request{method: "DELETE", path: "/api/v1/people/" + url.PathEscape(id) + "/workspaces/" + url.PathEscape(ws)}
+	var out Person
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // ListPlugins calls GET /api/v1/plugins: loaded plugins (and versions kept for pinned tool sets,
@@ -615,9 +847,33 @@ func (c *Client) CreateSession(ctx context.Context, body CreateSessionRequest) (
 // DeleteSession calls DELETE /api/v1/session: sign out: end the session and every other
 // organisation's session this browser kept, and clear the cookies (with the cookie, X-CSRF-Token is
 // required).
-func (c *Client) DeleteSession(ctx context.Context) (*DeleteSessionResponse, error) {
+func (c *Client) DeleteSession(ctx context.Context) error {
 	r := request{method: "DELETE", path: "/api/v1/session"}
-	var out DeleteSessionResponse
+	return c.call(ctx, r, nil)
+}
+
+// PasskeySignIn calls POST /api/v1/session/passkey: finish a passkey sign-in with the
+// authenticator's assertion; a verified one opens a session (the cookie) as POST /session does.
+// Replayed, forged, other-origin or cloned-counter assertions, revoked passkeys and deactivated
+// people are 401.
+func (c *Client) PasskeySignIn(ctx context.Context, body CeremonyFinish) (*Session, error) {
+	r := request{method: "POST", path: "/api/v1/session/passkey"}
+	r.json = body
+	var out Session
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PasskeySignInOptions calls POST /api/v1/session/passkey/options: start a passkey sign-in:
+// discoverable (no body, or no e-mail), or narrowed to the passkeys of the one person with this
+// e-mail address (an unknown or shared address gives a discoverable sign-in, so the answer reveals
+// nothing).
+func (c *Client) PasskeySignInOptions(ctx context.Context, body PasskeySignInOptionsRequest) (*CeremonyStart, error) {
+	r := request{method: "POST", path: "/api/v1/session/passkey/options"}
+	r.json = body
+	var out CeremonyStart
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -1117,6 +1373,14 @@ func (c *Client) OpenInvitation(ctx context.Context, secret string) (*http.Respo
 	return c.send(ctx, r)
 }
 
+// GetJoinPage calls GET /join: the workspace UI's invitation page (?invitation=SECRET, taken out of
+// the address at once): register a passkey and join (the same page as /). The caller reads and
+// closes the response's body.
+func (c *Client) GetJoinPage(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/join"}
+	return c.send(ctx, r)
+}
+
 // GetMetrics calls GET /metrics: Prometheus metrics (text format): agent runs by outcome, rounds,
 // model and tool calls by result with latency histograms, HTTP latency by route, workflows by
 // state, knowledge store size, jobs by state and kind, tenants' spending and limits. Served to
@@ -1124,6 +1388,113 @@ func (c *Client) OpenInvitation(ctx context.Context, secret string) (*http.Respo
 // when the server runs without telemetry. The caller reads and closes the response's body.
 func (c *Client) GetMetrics(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/metrics"}
+	return c.send(ctx, r)
+}
+
+// GetPeoplePage calls GET /people: the workspace UI opened at the tenant's people (tenant admins;
+// the same page as /). The caller reads and closes the response's body.
+func (c *Client) GetPeoplePage(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/people"}
+	return c.send(ctx, r)
+}
+
+// ScimGet calls GET /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's identity
+// provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users, Groups,
+// ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema. The caller reads and closes the response's
+// body.
+func (c *Client) ScimGet(ctx context.Context, resource string) (*http.Response, error) {
+	r := request{method: "GET", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.send(ctx, r)
+}
+
+// ScimPut calls PUT /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's identity
+// provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users, Groups,
+// ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPut(ctx context.Context, resource string) error {
+	r := request{method: "PUT", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimPost calls POST /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPost(ctx context.Context, resource string) error {
+	r := request{method: "POST", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimPatch calls PATCH /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPatch(ctx context.Context, resource string) error {
+	r := request{method: "PATCH", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimDelete calls DELETE /scim/v2/{resource}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimDelete(ctx context.Context, resource string) error {
+	r := request{method: "DELETE", path: "/scim/v2/" + url.PathEscape(resource)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimGetItem calls GET /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema. The caller reads and closes the response's
+// body.
+func (c *Client) ScimGetItem(ctx context.Context, resource string, id string) (*http.Response, error) {
+	r := request{method: "GET", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.send(ctx, r)
+}
+
+// ScimPutItem calls PUT /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the tenant's
+// identity provider, authenticated by the tenant's SCIM token (agenthost admin scim-token); Users,
+// Groups, ServiceProviderConfig, ResourceTypes, Schemas below it (docs/scim.md). Answers are
+// application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPutItem(ctx context.Context, resource string, id string) error {
+	r := request{method: "PUT", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimPostItem calls POST /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the
+// tenant's identity provider, authenticated by the tenant's SCIM token (agenthost admin
+// scim-token); Users, Groups, ServiceProviderConfig, ResourceTypes, Schemas below it
+// (docs/scim.md). Answers are application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPostItem(ctx context.Context, resource string, id string) error {
+	r := request{method: "POST", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimPatchItem calls PATCH /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the
+// tenant's identity provider, authenticated by the tenant's SCIM token (agenthost admin
+// scim-token); Users, Groups, ServiceProviderConfig, ResourceTypes, Schemas below it
+// (docs/scim.md). Answers are application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimPatchItem(ctx context.Context, resource string, id string) error {
+	r := request{method: "PATCH", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ScimDeleteItem calls DELETE /scim/v2/{resource}/{id}: SCIM 2.0 provisioning (RFC 7644) for the
+// tenant's identity provider, authenticated by the tenant's SCIM token (agenthost admin
+// scim-token); Users, Groups, ServiceProviderConfig, ResourceTypes, Schemas below it
+// (docs/scim.md). Answers are application/scim+json, errors SCIM's error schema.
+func (c *Client) ScimDeleteItem(ctx context.Context, resource string, id string) error {
+	r := request{method: "DELETE", path: "/scim/v2/" + url.PathEscape(resource) + "/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// GetSettingsPage calls GET /settings: the workspace UI opened at the person's own settings:
+// passkeys, sessions, personal API tokens (the same page as /). The caller reads and closes the
+// response's body.
+func (c *Client) GetSettingsPage(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/settings"}
 	return c.send(ctx, r)
 }
 

@@ -52,6 +52,39 @@ type AgentTraceRunRoundToolCall struct {
 	ToolName   string          `json:"toolName"`
 }
 
+// AuditEntry is one entry of the tenant's audit log (host/audit).
+type AuditEntry struct {
+	// a stable dotted name, e.g. signin.succeeded, plugin.upgraded (docs/audit.md lists them)
+	Action string          `json:"action,omitempty"`
+	Actor  AuditEntryActor `json:"actor,omitempty"`
+	At     *time.Time      `json:"at,omitempty"`
+	// what changed (at most 16 KiB of JSON)
+	Detail      json.RawMessage `json:"detail,omitempty"`
+	ID          string          `json:"id,omitempty"`
+	Ip          string          `json:"ip,omitempty"`
+	TargetID    string          `json:"targetId,omitempty"`
+	TargetType  string          `json:"targetType,omitempty"`
+	TenantID    string          `json:"tenantId,omitempty"`
+	UserAgent   string          `json:"userAgent,omitempty"`
+	WorkspaceID string          `json:"workspaceId,omitempty"`
+}
+
+// AuditEntryActor is the actor of AuditEntry.
+type AuditEntryActor struct {
+	ID string `json:"id,omitempty"`
+	// One of "user", "scim", "system".
+	Kind string `json:"kind,omitempty"`
+	// One of "token", "session", "cli".
+	Via string `json:"via,omitempty"`
+}
+
+// AuditPage is the schema AuditPage of the API.
+type AuditPage struct {
+	Entries []AuditEntry `json:"entries,omitempty"`
+	// the cursor of the next page (pass as after); absent at the end
+	Next string `json:"next,omitempty"`
+}
+
 // AuthorizeConnectionRequest is the body of AuthorizeConnection.
 type AuthorizeConnectionRequest struct {
 	Label    *string `json:"label,omitempty"`
@@ -97,6 +130,28 @@ type Budget struct {
 	Reason        string  `json:"reason,omitempty"`
 	SpentMonthCHF string  `json:"spentMonthCHF"`
 	SpentTotalCHF string  `json:"spentTotalCHF"`
+}
+
+// CeremonyFinish is the schema CeremonyFinish of the API.
+type CeremonyFinish struct {
+	CeremonyID string `json:"ceremonyId"`
+	// the PublicKeyCredential as its toJSON() gives it
+	Credential json.RawMessage `json:"credential"`
+	// the invitation link's secret (invitation ceremonies)
+	Invitation *string `json:"invitation,omitempty"`
+	// the passkey's name (registrations)
+	Name *string `json:"name,omitempty"`
+}
+
+// CeremonyStart is the schema CeremonyStart of the API.
+type CeremonyStart struct {
+	// sent back with the authenticator's answer; usable once, for 5 minutes
+	CeremonyID string `json:"ceremonyId"`
+	// the invited address (invitation ceremonies)
+	Email string `json:"email,omitempty"`
+	// the publicKey member of navigator.credentials.create or .get (WebAuthn
+	// PublicKeyCredentialCreationOptions / RequestOptions, binary fields base64url)
+	Options json.RawMessage `json:"options"`
 }
 
 // CompleteConnectionAuthorizationParams are the optional parameters of
@@ -206,10 +261,23 @@ type CreateInvitationResponse struct {
 	Mailed     bool       `json:"mailed,omitempty"`
 }
 
+// CreateMyTokenRequest is the body of CreateMyToken.
+type CreateMyTokenRequest struct {
+	ExpiresInDays int64  `json:"expiresInDays"`
+	Name          string `json:"name"`
+}
+
 // CreateSessionRequest is the body of CreateSession.
 type CreateSessionRequest struct {
 	// an API token (ahk_…)
 	Token string `json:"token"`
+}
+
+// CreatedToken is the schema CreatedToken of the API.
+type CreatedToken struct {
+	// shown this once; only its hash is kept
+	Secret string `json:"secret"`
+	Token  Token  `json:"token"`
 }
 
 // DataSource is the schema DataSource of the API.
@@ -285,11 +353,6 @@ type DataSourceSync struct {
 	SyncState string `json:"syncState"`
 }
 
-// DeleteSessionResponse is the answer of DeleteSession.
-type DeleteSessionResponse struct {
-	Redirect string `json:"redirect,omitempty"`
-}
-
 // Document is the schema Document of the API.
 type Document struct {
 	FileID    string `json:"fileId,omitempty"`
@@ -299,6 +362,28 @@ type Document struct {
 	MIMEType  string `json:"mimeType,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Size      int64  `json:"size,omitempty"`
+}
+
+// EndMyOtherSessionsResponse is the answer of EndMyOtherSessions.
+type EndMyOtherSessionsResponse struct {
+	Ended int64 `json:"ended,omitempty"`
+}
+
+// ExportAuditParams are the optional parameters of ExportAudit; zero values are not sent.
+type ExportAuditParams struct {
+	// an action, or a prefix ending in . or .* (plugin.* selects every plugin action)
+	Action string
+	// an actor's id (user or SCIM token)
+	Actor string
+	// a target's id
+	Target string
+	// from (inclusive, RFC 3339)
+	Since string
+	// until (exclusive, RFC 3339)
+	Until string
+	// text found, case-insensitively, in action, target, actor, IP and detail
+	Q      string
+	Format string
 }
 
 // ExtractorRecord is which extractor plugin a file's content was given, and why (absent for
@@ -538,6 +623,12 @@ type Invitation struct {
 	Workspaces []InvitationWorkspace `json:"workspaces,omitempty"`
 }
 
+// InvitationPasskeyOptionsRequest is the body of InvitationPasskeyOptions.
+type InvitationPasskeyOptionsRequest struct {
+	// the link's secret
+	Invitation string `json:"invitation"`
+}
+
 // InvitationWorkspace is one of the workspaces of Invitation.
 type InvitationWorkspace struct {
 	// One of "viewer", "member", "manager", "personal".
@@ -715,6 +806,52 @@ type Message struct {
 	WorkflowID string `json:"workflowId,omitempty"`
 }
 
+// MySession is the schema MySession of the API.
+type MySession struct {
+	CreatedAt time.Time `json:"createdAt"`
+	// the session this request came with
+	Current   bool      `json:"current"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	ID        string    `json:"id"`
+	// token, passkey, or oidc:PROVIDER
+	Method string `json:"method"`
+}
+
+// Passkey is the schema Passkey of the API.
+type Passkey struct {
+	CreatedAt  time.Time  `json:"createdAt"`
+	ID         string     `json:"id"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+	Name       string     `json:"name"`
+	UserID     string     `json:"userId"`
+}
+
+// PasskeySignInOptionsRequest is the body of PasskeySignInOptions.
+type PasskeySignInOptionsRequest struct {
+	Email *string `json:"email,omitempty"`
+}
+
+// Person is the schema Person of the API.
+type Person struct {
+	Admin         bool              `json:"admin"`
+	CreatedAt     time.Time         `json:"createdAt"`
+	DeactivatedAt *time.Time        `json:"deactivatedAt,omitempty"`
+	Email         string            `json:"email"`
+	ID            string            `json:"id"`
+	LastSignInAt  *time.Time        `json:"lastSignInAt,omitempty"`
+	Name          string            `json:"name"`
+	Passkeys      int64             `json:"passkeys"`
+	TenantID      string            `json:"tenantId"`
+	Workspaces    []PersonWorkspace `json:"workspaces"`
+}
+
+// PersonWorkspace is the schema PersonWorkspace of the API.
+type PersonWorkspace struct {
+	Name        string `json:"name"`
+	Role        string `json:"role"`
+	WorkspaceID string `json:"workspaceId"`
+}
+
 // PluginAuditParams are the optional parameters of PluginAudit; zero values are not sent.
 type PluginAuditParams struct {
 	Plugin string
@@ -739,6 +876,25 @@ type ProposalDecision struct {
 // RemovePluginParams are the optional parameters of RemovePlugin; zero values are not sent.
 type RemovePluginParams struct {
 	Version string
+}
+
+// SearchAuditParams are the optional parameters of SearchAudit; zero values are not sent.
+type SearchAuditParams struct {
+	// an action, or a prefix ending in . or .* (plugin.* selects every plugin action)
+	Action string
+	// an actor's id (user or SCIM token)
+	Actor string
+	// a target's id
+	Target string
+	// from (inclusive, RFC 3339)
+	Since string
+	// until (exclusive, RFC 3339)
+	Until string
+	// text found, case-insensitively, in action, target, actor, IP and detail
+	Q     string
+	Limit int64
+	// the next cursor of the previous page
+	After string
 }
 
 // SearchKnowledgeLongRequest is the body of SearchKnowledgeLong.
@@ -792,6 +948,11 @@ type SessionAccount struct {
 	Email     string `json:"email,omitempty"`
 	SessionID string `json:"sessionId,omitempty"`
 	Tenant    string `json:"tenant,omitempty"`
+}
+
+// SetPersonWorkspaceRequest is the body of SetPersonWorkspace.
+type SetPersonWorkspaceRequest struct {
+	Role string `json:"role"`
 }
 
 // SetWorkspaceSettingsRequest is the body of SetWorkspaceSettings.
@@ -910,6 +1071,12 @@ type ToolResultError struct {
 // TranscribeResponse is the answer of Transcribe.
 type TranscribeResponse struct {
 	Text string `json:"text"`
+}
+
+// UpdatePersonRequest is the body of UpdatePerson.
+type UpdatePersonRequest struct {
+	Admin       *bool `json:"admin,omitempty"`
+	Deactivated *bool `json:"deactivated,omitempty"`
 }
 
 // UpgradePluginParams are the optional parameters of UpgradePlugin; zero values are not sent.

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -38,10 +39,12 @@ import (
 //	agenthost admin usage -tenant ID [-by model,month] [-csv]        the tenant's usage report
 //	agenthost admin storage [-sweep]                             what storage holds and can reclaim
 //	agenthost admin mcp -tenant ID -name NAME (-command CMD | -url URL) …   an external MCP server (-list, -remove ID)
+//	agenthost admin scim-token -tenant ID [-name NAME] | -revoke ID   the tenant's SCIM token (docs/scim.md)
+//	agenthost admin scim-map -tenant ID -group NAME [-workspace ID] -role ROLE | -list   what a SCIM group gives
 func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return fmt.Errorf("admin: want bootstrap, user, workspace, member, delete-workspace, token, tools, limits, usage, mcp or storage")
+		return fmt.Errorf("admin: want bootstrap, user, workspace, member, delete-workspace, token, tools, limits, usage, mcp, scim-token, scim-map or storage")
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		adminUsage(stdout)
@@ -69,6 +72,7 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ttl := fs.Duration("ttl", DefaultTokenTTL, "token lifetime; 0 makes a token that never expires (revoke it with -revoke when done)")
 	list := fs.Bool("list", false, "list the -user's tokens (token)")
 	revoke := fs.String("revoke", "", "revoke the token with this id (token)")
+	group := fs.String("group", "", "SCIM group displayName (scim-map)")
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
 	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins whose tools -extra may name (tools)")
@@ -122,6 +126,7 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := prepareSchema(ctx, db, false); err != nil {
 		return err
 	}
+	rec := newCLIAudit(ctx, db, slog.New(slog.NewTextHandler(stderr, nil)))
 	token := func(userID string) error {
 		var exp *time.Time
 		if *ttl > 0 {
@@ -132,6 +137,8 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
+		rec.record("user", userID, audit.Entry{Action: audit.TokenCreated, TargetType: "token", TargetID: tok.ID,
+			Detail: audit.Detail(tok)})
 		fmt.Fprintf(stdout, "token %s (shown once, keep it): %s\n", tok.ID, secret)
 		if exp == nil {
 			fmt.Fprintln(stdout, "this token never expires: revoke it with `agenthost admin token -revoke "+tok.ID+"` when done")
@@ -163,13 +170,29 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stdout, "workspace %s deleted with its files, folders and conversations; its storage is reclaimed by the next sweep (admin storage)\n", *workspace)
 	case "member":
-		return db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)})
+		from, err := db.MembershipRole(ctx, *workspace, *user)
+		if err != nil {
+			return err
+		}
+		if err := db.SetMembership(ctx, tenancy.Membership{WorkspaceID: *workspace, UserID: *user, Role: tenancy.Role(*role)}); err != nil {
+			return err
+		}
+		action := audit.MembershipSet
+		if *role == "" {
+			action = audit.MembershipRemoved
+		}
+		if from != tenancy.Role(*role) {
+			rec.record("workspace", *workspace, audit.Entry{Action: action, TargetType: "user", TargetID: *user, WorkspaceID: *workspace,
+				Detail: audit.Detail(map[string]string{"from": string(from), "to": *role})})
+		}
+		return nil
 	case "token":
 		switch {
 		case *revoke != "":
 			if err := db.RevokeAnyToken(ctx, *revoke); err != nil {
 				return err
 			}
+			rec.record("token", *revoke, audit.Entry{Action: audit.TokenRevoked, TargetType: "token", TargetID: *revoke})
 			fmt.Fprintf(stdout, "token %s revoked\n", *revoke)
 			return nil
 		case *list:
@@ -182,7 +205,16 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return token(*user)
 	case "tools":
-		return db.SetWorkspaceTools(ctx, *workspace, *toolSet, extras)
+		if err := db.SetWorkspaceTools(ctx, *workspace, *toolSet, extras); err != nil {
+			return err
+		}
+		rec.record("workspace", *workspace, audit.Entry{Action: audit.ToolSetChanged, TargetType: "workspace", TargetID: *workspace,
+			WorkspaceID: *workspace, Detail: audit.Detail(map[string]any{"set": *toolSet, "extra": extras})})
+		return nil
+	case "scim-token":
+		return adminSCIMToken(db, rec, *tenant, *name, *revoke, stdout)
+	case "scim-map":
+		return adminSCIMMap(ctx, db, *tenant, *group, *workspace, *role, *list, stdout)
 	case "limits":
 		return bl.limits(ctx, db, *tenant, stdout)
 	case "usage":
@@ -209,6 +241,8 @@ func adminRequired() map[string][]string {
 		"limits":           {"tenant"},
 		"usage":            {"tenant"},
 		"mcp":              {"tenant"},
+		"scim-token":       {"tenant"},
+		"scim-map":         {"tenant"},
 	}
 }
 
@@ -243,6 +277,11 @@ func adminUsage(w io.Writer) {
                                                  AGENTHOST_SECRET_KEY_FILE), or a streamable-HTTP server;
       [-read-only a,b|*] [-timeout 60s]          -read-only trusts those tools' readOnlyHint
   mcp -tenant ID -list | -remove ID              the tenant's MCP servers; remove one
+  scim-token -tenant ID [-name NAME]             a SCIM token for the tenant's identity provider (shown
+                                                 once; docs/scim.md); -revoke ID ends one
+  scim-map -tenant ID -group NAME                the role a SCIM group gives in a workspace (-role ""
+      [-workspace ID] -role ROLE                 removes); without -workspace, -role admin makes the
+                                                 group's members tenant admins; -list shows the mappings
 
 every subcommand takes -data DIR or -database URL (the embedded database in ./data by default)
 `)

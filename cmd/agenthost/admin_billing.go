@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
@@ -118,6 +119,9 @@ func (b *billingAdminFlags) limits(ctx context.Context, db *store.DB, tenantID s
 		if err := db.SetTenantLimits(ctx, tenantID, l); err != nil {
 			return err
 		}
+		newCLIAudit(ctx, db, nil).record("", "", audit.Entry{TenantID: tenantID, Action: audit.LimitsChanged, TargetType: "tenant",
+			TargetID: tenantID, Detail: audit.Detail(map[string]any{"credit": map[string]string{"from": chf(bud.Credit), "to": chf(l.Credit)},
+				"monthly": map[string]string{"from": chf(bud.Monthly), "to": chf(l.Monthly)}})})
 		bud.Limits = l
 	}
 	show := func(a *money.Amount) string {
@@ -173,4 +177,12 @@ func prefix(keys []string) string {
 		return ""
 	}
 	return strings.Join(keys, "\t") + "\t"
+}
+
+// chf is an amount for the audit log ("" when none is set).
+func chf(a *money.Amount) string {
+	if a == nil {
+		return ""
+	}
+	return "CHF " + a.String()
 }

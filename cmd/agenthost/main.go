@@ -93,7 +93,7 @@ commands:
   worker                         run background workers only
   migrate                        apply database migrations
   blobs copy                     copy the database's blobs into the configured object storage (S3)
-  admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp|storage   tenants, users, workspaces, roles, tokens, spending, MCP servers, storage
+  admin bootstrap|user|workspace|member|token|tools|limits|usage|mcp|scim-token|scim-map|storage   tenants, users, workspaces, roles, tokens, spending, MCP servers, SCIM, storage
   backup -data DIR -to PATH      a consistent copy of the embedded database and its blobs, while serve runs
   restore -from PATH -data DIR   bring a backup back (an empty DIR, or -force)
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,6 +21,7 @@ import (
 	"github.com/agenthost/agenthost/host/actions"
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/connections"
@@ -32,6 +34,9 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/mcpserver"
+	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/scim"
+	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -153,7 +158,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}()
 	// Plugins installed through the API (kept under the data directory)
 	// load with the same checks as the others.
-	installs, err := installed.Open(ctx, filepath.Join(*data, "plugins"), host, logger, installed.Options{MayWiden: *mayWiden, Audit: db})
+	// The tenants' audit log (host/audit): what the API, the tools and
+	// the installs change is recorded there.
+	auditLog := audit.NewLog(db, logger)
+	installs, err := installed.Open(ctx, filepath.Join(*data, "plugins"), host, logger, installed.Options{MayWiden: *mayWiden, Audit: db, Tenants: auditLog})
 	if err != nil {
 		return err
 	}
@@ -204,7 +212,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// and the rest extracted in the background by the queue.
 	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
 	ocr := knowledge.NewOCR(db, blobs, extractors, model).WithEmbedder(embedderOf(model), logger)
-	kinds := jobKinds(ingester, reader, ocr, db, sw.sweeper(db, blobs, logger))
+	kinds := jobKinds(ingester, reader, ocr, db, sw.sweeper(db, blobs, logger), *sw.audit, logger)
 	runjob.Register(kinds, func() runjob.Worker {
 		if s := bgSvc.Load(); s != nil {
 			return s
@@ -297,7 +305,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Legacy actions' results are mapped and their documents stored as the
 	// caller's files (host/actions, docs/plugins.md#legacy-actions-the-actions-kind).
 	registry := tools.NewRegistry(actions.NewAdapter(meter.MeteredRunner(host), pf.caps.Files, actions.Limits{}).WithVersions(host), nil).WithVersions(host).
-		WithDocumentLists(wfSvc) // docList:<label> in a tool's document list: the workflow's documents
+		WithDocumentLists(wfSvc). // docList:<label> in a tool's document list: the workflow's documents
+		WithAudit(auditLog)       // calls of MCP servers' writing tools
 	// External MCP servers an admin added join their workspaces' tool sets
 	// (host/mcpclient); their secrets open with AGENTHOST_SECRET_KEY.
 	eo, err := pf.egress()
@@ -344,7 +353,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if connSvc != nil {
 		pf.caps.Connections.Service, conns = connSvc, connSvc
-		pf.caps.Connectors.Resolver = &connections.Resolver{Plugins: host, Service: connSvc}
+		pf.caps.Connectors.Resolver = &connections.Resolver{Plugins: host, Service: connSvc, Audit: auditLog}
 		// FTP and SFTP sessions are kept briefly per user and connection:
 		// closed when their connection is revoked, and at shutdown.
 		pf.caps.FileTransfer.Logins = connSvc
@@ -414,14 +423,31 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	ui, err := webui.New(db, webui.Config{Secure: envBool("AGENTHOST_COOKIE_SECURE", false), Setup: db, SetupTokenTTL: DefaultTokenTTL,
-		LogoutURL: si.logoutURL})
+		LogoutURL: si.logoutURL, Audit: auditLog, TokenOwner: db.TokenOwner})
 	if err != nil {
 		return err
 	}
 	si.attach(ui)
 	signIn, invitations := si.deps()
+	// Passkeys need the server's public URL (its host is the WebAuthn RP
+	// ID); without one, a loopback address stands for localhost.
+	var passkeys api.Passkeys
+	if public := publicURL(*addr); public != "" {
+		pk, err := passkey.New(db, passkey.Config{PublicURL: public})
+		if err != nil {
+			return err
+		}
+		passkeys = pk
+		// An invitation's page offers registering a passkey.
+		if inv, ok := invitations.(*signin.Invitations); ok && inv != nil {
+			inv.Passkeys = true
+		}
+	} else {
+		logger.Info("passkeys disabled: set AGENTHOST_PUBLIC_URL to the URL people open the server at")
+	}
 	app := api.New(api.Deps{
 		SignIn: signIn, Invitations: invitations,
+		Passkeys: passkeys, People: db,
 		Logger: logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
@@ -433,6 +459,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PluginAdmins: api.PluginAdmins{Installer: installs, Audit: db, Tenants: pluginAdmins},
 		// External MCP servers of the tenants (admin_mcp.go).
 		MCPServers: mcpAdmin,
+		Audit:      auditLog, AuditLog: db,
+		// SCIM 2.0 provisioning from the tenants' identity providers
+		// (docs/scim.md).
+		SCIM: scim.New(db, auditLog, logger).Handler(),
 	})
 	logger.Info("agenthost listening", "addr", *addr, "plugins", len(host.Plugins()))
 	if err := announceSetup(ctx, db, *addr, logger); err != nil {
@@ -451,6 +481,22 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// publicURL is the server's public URL: AGENTHOST_PUBLIC_URL, or for a
+// loopback listen address http://localhost:PORT; "" when neither.
+func publicURL(addr string) string {
+	if v := strings.TrimRight(os.Getenv("AGENTHOST_PUBLIC_URL"), "/"); v != "" {
+		return v
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return "http://localhost:" + port
+	}
+	return ""
 }
 
 func envDuration(key string, def time.Duration) time.Duration {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
@@ -23,6 +24,8 @@ import (
 // queue may run the periodic sweep, so all should be given the same values.
 type sweepFlags struct {
 	versions, trash, grace, every *time.Duration
+	// audit is how long the audit log keeps its entries (host/audit).
+	audit *time.Duration
 }
 
 func addSweepFlags(fs *flag.FlagSet) sweepFlags {
@@ -35,6 +38,8 @@ func addSweepFlags(fs *flag.FlagSet) sweepFlags {
 			"bytes written (or last referred to) less than this long ago are never reclaimed; must exceed the longest upload's time between its last byte and its row"),
 		every: fs.Duration("sweep-every", envDuration("AGENTHOST_SWEEP_EVERY", sweep.DefaultEvery),
 			"how often the storage sweep runs (once for all hosts sharing the database)"),
+		audit: fs.Duration("audit-retention", envDuration("AGENTHOST_AUDIT_RETENTION", audit.DefaultRetention),
+			"how long the audit log keeps its entries (deleted every 6 h once older); 0: forever"),
 	}
 }
 
@@ -64,7 +69,7 @@ func (f sweepFlags) sweeper(db *store.DB, blobs files.Blobs, logger *slog.Logger
 
 // periodicJobs lists the periodic jobs of every process that works the queue.
 func periodicJobs(f sweepFlags) []jobs.Periodic {
-	return append(indexing.Periodic(), sweep.Periodic(*f.every)...)
+	return append(append(indexing.Periodic(), sweep.Periodic(*f.every)...), sweep.AuditPeriodic()...)
 }
 
 // adminStorageCmd reports what storage holds and what can be reclaimed, and

@@ -122,7 +122,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// plugins reach the models too (no workflow: indexing runs outside one).
 	*pf.caps.Models = llm.Capabilities{Client: model, Logger: logger}
 	ocr := knowledge.NewOCR(db, blobs, extractors, model).WithEmbedder(embedderOf(model), logger)
-	reg := jobKinds(ingester, reader, ocr, db, sw.sweeper(db, blobs, logger))
+	reg := jobKinds(ingester, reader, ocr, db, sw.sweeper(db, blobs, logger), *sw.audit, logger)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, Periodic: periodicJobs(sw), Logger: logger,
 		TracerProvider: tel.TracerProvider(), HostID: hostID})
 	if err != nil {
@@ -153,9 +153,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // so every process knows every kind: a kind is added with one jobs.Register
 // line in this function and nowhere else. (Background jobs, which run an
 // agent, are serve's own, on a queue of their own: see serve.go.)
-func jobKinds(ingester *knowledge.Ingester, reader *knowledge.Reader, ocr *knowledge.OCR, db *store.DB, sweeper *sweep.Sweeper) *jobs.Registry {
+func jobKinds(ingester *knowledge.Ingester, reader *knowledge.Reader, ocr *knowledge.OCR, db *store.DB, sweeper *sweep.Sweeper, auditRetention time.Duration, logger *slog.Logger) *jobs.Registry {
 	reg := jobs.NewRegistry()
 	sweep.Register(reg, sweeper)
+	sweep.RegisterAudit(reg, db, auditRetention, logger)
 	indexing.RegisterJobs(reg, ingester, db)
 	indexing.RegisterCompletion(reg, reader, db, db)
 	indexing.RegisterOCR(reg, ocr, db)

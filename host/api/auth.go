@@ -29,6 +29,7 @@ func requireAuth(a Authenticator, ui *webui.UI) fiber.Handler {
 			return err
 		}
 		c.Locals(principalKey, p)
+		withActor(c, p, strings.HasPrefix(c.Get(fiber.HeaderAuthorization), "Bearer "))
 		return c.Next()
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/webui"
 )
@@ -29,7 +30,7 @@ import (
 // provider's site (a cross-site navigation) does not send it. Such a
 // request first gets a page that loads the callback again from this site
 // (a meta refresh, no script), and that request carries the cookie.
-func handleConnectionCallback(s Connections, a Authenticator, ui *webui.UI) fiber.Handler {
+func handleConnectionCallback(s Connections, a Authenticator, ui *webui.UI, rec audit.Recorder) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if c.Get(fiber.HeaderAuthorization) != "" || ui == nil {
 			p, err := authenticate(c, a, ui)
@@ -43,6 +44,7 @@ func handleConnectionCallback(s Connections, a Authenticator, ui *webui.UI) fibe
 			if err != nil {
 				return err
 			}
+			recordConnection(c, rec, p, out)
 			return c.Status(fiber.StatusCreated).JSON(out)
 		}
 		// The code is in this URL: no page loaded from here passes it on.
@@ -64,6 +66,7 @@ func handleConnectionCallback(s Connections, a Authenticator, ui *webui.UI) fibe
 		out, err := s.CompleteAuthorization(c.UserContext(), p, c.Query("state"), c.Query("code"))
 		switch {
 		case err == nil:
+			recordConnection(c, rec, p, out)
 			return backToUI(c, out.Provider, "")
 		case errors.Is(err, tenancy.ErrNotFound):
 			// Unknown, used, expired, or another user's state.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -47,7 +48,14 @@ type newConnectionRequest struct {
 	PrivateKey string `json:"privateKey"`
 }
 
-func handleCreateConnection(s Connections) fiber.Handler {
+// recordConnection records a connection's creation (its view: never a
+// secret).
+func recordConnection(c *fiber.Ctx, rec audit.Recorder, p tenancy.Principal, out connections.Connection) {
+	_ = audit.Record(c.UserContext(), rec, audit.Entry{TenantID: p.TenantID, Actor: audit.Actor{Kind: audit.ActorUser, ID: p.UserID},
+		Action: audit.ConnectionCreated, TargetType: "connection", TargetID: out.ID, Detail: audit.Detail(out)})
+}
+
+func handleCreateConnection(s Connections, rec audit.Recorder) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var r newConnectionRequest
 		if err := decodeJSON(c, &r); err != nil {
@@ -58,15 +66,17 @@ func handleCreateConnection(s Connections) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		recordConnection(c, rec, principal(c), out)
 		return c.Status(fiber.StatusCreated).JSON(out)
 	}
 }
 
-func handleRevokeConnection(s Connections) fiber.Handler {
+func handleRevokeConnection(s Connections, rec audit.Recorder) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if err := s.Revoke(c.UserContext(), principal(c), c.Params("id")); err != nil {
 			return err
 		}
+		recordChange(c, rec, audit.Entry{Action: audit.ConnectionRevoked, TargetType: "connection", TargetID: c.Params("id")})
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 }

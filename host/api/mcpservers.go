@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -38,7 +39,7 @@ func handleListMCPServers(m MCPServers) fiber.Handler {
 	}
 }
 
-func handleAddMCPServer(m MCPServers) fiber.Handler {
+func handleAddMCPServer(m MCPServers, rec audit.Recorder) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var n mcpclient.NewServer
 		if err := decodeJSON(c, &n); err != nil {
@@ -48,6 +49,11 @@ func handleAddMCPServer(m MCPServers) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		// The server as stored: its configuration and the names of its
+		// secrets, never their values (mcpclient.Server does not marshal
+		// them).
+		recordChange(c, rec, audit.Entry{Action: audit.MCPServerAdded, TargetType: "mcp_server", TargetID: s.ID,
+			WorkspaceID: s.WorkspaceID, Detail: audit.Detail(s)})
 		return c.Status(fiber.StatusCreated).JSON(s)
 	}
 }
@@ -66,11 +72,12 @@ func handleGetMCPServer(m MCPServers) fiber.Handler {
 	}
 }
 
-func handleRemoveMCPServer(m MCPServers) fiber.Handler {
+func handleRemoveMCPServer(m MCPServers, rec audit.Recorder) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if err := m.Remove(c.UserContext(), principal(c), c.Params("id")); err != nil {
 			return err
 		}
+		recordChange(c, rec, audit.Entry{Action: audit.MCPServerRemoved, TargetType: "mcp_server", TargetID: c.Params("id")})
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 }

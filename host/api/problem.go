@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/llm"
@@ -80,4 +81,5 @@ var clientErrors = []struct {
 	{tenancy.ErrForbidden, fiber.StatusForbidden, "Forbidden"},
 	{tenancy.ErrConflict, fiber.StatusConflict, "Conflict"},
 	{tenancy.ErrInvalid, fiber.StatusBadRequest, "Bad Request"},
+	{audit.ErrInvalid, fiber.StatusBadRequest, "Bad Request"},
 }

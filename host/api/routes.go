@@ -16,6 +16,13 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	if d.UI == nil || d.Auth == nil {
 		app.Get("/", handleStatus(d))
 	}
+	if d.SCIM != nil {
+		// SCIM authenticates by the tenant's SCIM token, not by users'.
+		for _, m := range []string{fiber.MethodGet, fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete} {
+			app.Add(m, "/scim/v2/:resource", d.SCIM)
+			app.Add(m, "/scim/v2/:resource/:id", d.SCIM)
+		}
+	}
 	if d.Auth == nil {
 		return // without an authenticator only health and this description are served
 	}
@@ -34,19 +41,28 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 		// A fresh server's first organisation: the setup link its log shows.
 		v1.Get("/setup", d.UI.HandleSetupState())
 		v1.Post("/setup", d.UI.HandleSetup(decodeJSON))
+		if d.Passkeys != nil {
+			// Passkey sign-in and an invitation's passkey registration
+			// come before the authenticated group (passkeys.go).
+			v1.Post("/session/passkey/options", handlePasskeySignInOptions(d.Passkeys))
+			v1.Post("/session/passkey", handlePasskeySignIn(d.Passkeys, d.UI, d.Audit))
+			v1.Post("/invitation/passkey/options", handleInvitationPasskeyOptions(d.Passkeys))
+			v1.Post("/invitation/passkey", handleInvitationPasskey(d.Passkeys, d.UI, d.Audit))
+		}
 		// Sign-in through identity providers and invitation links (signin.go).
 		signInRoutes(app, v1, d.SignIn, d.Invitations)
 	}
 	if d.Connections != nil {
 		// Browsers come back from the provider's site without the
 		// SameSite=Strict cookie: the callback authenticates by itself.
-		v1.Get("/connections/callback", handleConnectionCallback(d.Connections, d.Auth, d.UI))
+		v1.Get("/connections/callback", handleConnectionCallback(d.Connections, d.Auth, d.UI, d.Audit))
 	}
 	authed := v1.Group("", requireAuth(d.Auth, d.UI))
 	if d.UI != nil {
-		authed.Delete("/session", d.UI.HandleSignOut())
+		authed.Delete("/session", recordSignOut(d.UI.HandleSignOut(), d.Audit))
 		authed.Post("/session/switch", d.UI.HandleSwitch(decodeJSON))
 	}
+	peopleRoutes(authed, d)
 	// The plugin listings name every plugin, its version, capabilities and
 	// hosts: what an attacker would look for first, so they need a token.
 	authed.Get("/plugins", handlePlugins(d.Plugins))
@@ -63,20 +79,24 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Delete("/invitations/:id", handleRevokeInvitation(d.Invitations))
 	if d.Tokens != nil {
 		authed.Get("/tokens", handleListTokens(d.Tokens))
-		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens))
+		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens, d.Audit))
+	}
+	if d.AuditLog != nil {
+		authed.Get("/audit", handleAuditSearch(d.AuditLog))
+		authed.Get("/audit/export", handleAuditExport(d.AuditLog, d.Logger))
 	}
 	if d.MCPServers != nil {
 		authed.Get("/mcp-servers", handleListMCPServers(d.MCPServers))
-		authed.Post("/mcp-servers", handleAddMCPServer(d.MCPServers))
+		authed.Post("/mcp-servers", handleAddMCPServer(d.MCPServers, d.Audit))
 		authed.Get("/mcp-servers/:id", handleGetMCPServer(d.MCPServers))
-		authed.Delete("/mcp-servers/:id", handleRemoveMCPServer(d.MCPServers))
+		authed.Delete("/mcp-servers/:id", handleRemoveMCPServer(d.MCPServers, d.Audit))
 	}
 	if d.Connections != nil {
 		authed.Get("/connections", handleListConnections(d.Connections))
-		authed.Post("/connections", handleCreateConnection(d.Connections))
+		authed.Post("/connections", handleCreateConnection(d.Connections, d.Audit))
 		authed.Post("/connections/authorize", handleAuthorizeConnection(d.Connections))
 		authed.Get("/connections/providers", handleConnectionProviders(d.Connections))
-		authed.Delete("/connections/:id", handleRevokeConnection(d.Connections))
+		authed.Delete("/connections/:id", handleRevokeConnection(d.Connections, d.Audit))
 	}
 	if d.DataSources != nil {
 		authed.Get("/datasources", handleListDataSources(d.DataSources))
@@ -149,4 +169,29 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Get("/workflows/:id/messages", handleMessages(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid", handleDeleteMessage(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid/files/:fid", handleRemoveMessageFile(d.Workflows))
+}
+
+// peopleRoutes are people management (tenant admins) and a person's own
+// settings: passkeys, sessions, personal API tokens (people.go,
+// passkeys.go).
+func peopleRoutes(authed fiber.Router, d Deps) {
+	if d.Passkeys != nil {
+		authed.Get("/me/passkeys", handleListPasskeys(d.Passkeys))
+		authed.Post("/me/passkeys/options", handlePasskeyOptions(d.Passkeys))
+		authed.Post("/me/passkeys", handleAddPasskey(d.Passkeys, d.Audit))
+		authed.Delete("/me/passkeys/:id", handleRemovePasskey(d.Passkeys, d.Audit))
+	}
+	if d.People == nil {
+		return
+	}
+	authed.Get("/me/sessions", handleMySessions(d.People, d.UI))
+	authed.Delete("/me/sessions", handleEndOtherSessions(d.People, d.UI, d.Audit))
+	authed.Delete("/me/sessions/:id", handleEndMySession(d.People, d.Audit))
+	authed.Get("/me/tokens", handleMyTokens(d.People))
+	authed.Post("/me/tokens", handleCreateMyToken(d.People, d.Audit))
+	authed.Delete("/me/tokens/:id", handleRevokeMyToken(d.People, d.Audit))
+	authed.Get("/people", handleListPeople(d.People))
+	authed.Patch("/people/:id", handlePatchPerson(d.People, d.Audit))
+	authed.Put("/people/:id/workspaces/:ws", handleSetPersonWorkspace(d.People, d.Audit))
+	authed.Delete("/people/:id/workspaces/:ws", handleRemovePersonWorkspace(d.People, d.Audit))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -94,9 +95,23 @@ type Deps struct {
 	// Voice transcribes recorded speech and speaks answers (the model
 	// layer's transcription and speech chains); nil serves no voice routes.
 	Voice Voice
+	// Passkeys signs people in with passkeys and lets them manage their
+	// own; nil (no public URL configured) serves no passkey routes.
+	Passkeys Passkeys
+	// People serves people management to tenant admins (/people) and a
+	// person's own sessions and tokens (/me); nil serves neither.
+	People People
 	// UI is the workspace UI in the browser, served at / with its session
 	// routes; nil serves the status page at / instead.
 	UI *webui.UI
+	// Audit records the changes made through the API (tokens, passkeys,
+	// people, roles, MCP servers, connections, sign-outs) in the tenant's
+	// audit log; nil records none. AuditLog serves the log to tenant
+	// admins (/audit); nil serves no audit routes.
+	Audit    audit.Recorder
+	AuditLog audit.Searcher
+	// SCIM serves SCIM 2.0 provisioning at /scim/v2; nil serves none.
+	SCIM fiber.Handler
 }
 
 // Server is the Fiber app with every route. Its Shutdown first ends the
@@ -192,6 +207,7 @@ func New(d Deps) *Server {
 	requests, stopRequests := context.WithCancel(context.Background())
 	app.Use(func(c *fiber.Ctx) error {
 		c.SetUserContext(requests)
+		withRequestMeta(c)
 		return c.Next()
 	})
 	if d.Telemetry != nil {

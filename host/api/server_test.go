@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/background"
 	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/billing"
@@ -27,6 +28,8 @@ import (
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/scim"
 	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/store"
@@ -168,7 +171,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	registry.WithSources(mcp)
+	registry.WithSources(mcp).WithAudit(audit.NewLog(db, nil))
 	client, err := llm.New(cfg, meter, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +215,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err := queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ui, err := webui.New(db, webui.Config{})
+	ui, err := webui.New(db, webui.Config{Audit: audit.NewLog(db, nil), TokenOwner: db.TokenOwner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,6 +243,13 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.deps.DataSources = dsSvc.Load()
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
+	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db
+	ts.deps.SCIM = scim.New(db, ts.deps.Audit, nil).Handler()
+	pk, err := passkey.New(db, passkey.Config{PublicURL: "http://localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.deps.Passkeys, ts.deps.People = pk, db
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

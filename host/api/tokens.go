@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -28,11 +29,12 @@ func handleListTokens(t Tokens) fiber.Handler {
 	}
 }
 
-func handleRevokeToken(t Tokens) fiber.Handler {
+func handleRevokeToken(t Tokens, rec audit.Recorder) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if err := t.RevokeToken(c.UserContext(), principal(c), c.Params("id")); err != nil {
 			return err
 		}
+		recordChange(c, rec, audit.Entry{Action: audit.TokenRevoked, TargetType: "token", TargetID: c.Params("id")})
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 }

@@ -251,7 +251,8 @@ func RequestFrom(ctx context.Context) (Request, bool) {
 // Summarize returns a bounded, secret-free summary of a tool call's
 // arguments: the top-level keys with their values' types and, for short
 // strings, numbers and booleans, the values; keys that look like secrets
-// are named but never shown. It is what tool.called entries keep.
+// are named but never shown, and contents (data, body, text…) only by
+// their size. It is what tool.called entries keep.
 func Summarize(args json.RawMessage) map[string]any {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(args, &obj); err != nil {
@@ -270,6 +271,11 @@ func Summarize(args json.RawMessage) map[string]any {
 			out[key] = "[redacted]"
 			continue
 		}
+		if contentKey(k) {
+			// A file's bytes or a message's body: its size, not its text.
+			out[key] = fmt.Sprintf("(%d bytes)", len(raw))
+			continue
+		}
 		var v any
 		_ = json.Unmarshal(raw, &v)
 		switch x := v.(type) {
@@ -284,6 +290,14 @@ func Summarize(args json.RawMessage) map[string]any {
 		}
 	}
 	return out
+}
+
+func contentKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "data", "content", "body", "html", "text", "bytes":
+		return true
+	}
+	return false
 }
 
 func secretKey(k string) bool {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -30,7 +31,14 @@ type Plugins interface {
 type Resolver struct {
 	Plugins Plugins
 	Service *Service
+	// Audit records the operations with external side effects (an upload,
+	// a mail sent) in the tenant's audit log; nil records none.
+	Audit audit.Recorder
 }
+
+// sideEffects are the connector operations that change something at the
+// provider: each call is recorded (Resolver.Audit).
+var sideEffects = map[string]bool{wire.ToolUpload: true, wire.ToolSendMail: true}
 
 // ConnectorError is a connector's failure, with its code (not_found,
 // connection_rejected, rate_limited, ...).
@@ -105,6 +113,9 @@ func (r *Resolver) call(ctx context.Context, p tenancy.Principal, t wire.Target,
 		return err
 	}
 	res := pl.Call(ctx, tool, b, &wasm.CallOptions{Tenant: p.TenantID})
+	if sideEffects[tool] {
+		r.record(ctx, p, t, pl.Name(), tool, b, res)
+	}
 	if !res.OK {
 		if res.Error == nil {
 			return &ConnectorError{Plugin: pl.Name(), Code: "error", Message: "the connector failed"}
@@ -163,4 +174,22 @@ func (r *Resolver) ListMail(ctx context.Context, p tenancy.Principal, req wire.L
 	var out wire.MailList
 	err := r.call(ctx, p, req.Target(), wire.ToolListMail, req, &out)
 	return out, err
+}
+
+// record records a connector operation with external side effects: the
+// operation, the connection and service, a bounded summary of the
+// request (contents by their size only, never a token) and how it ended.
+func (r *Resolver) record(ctx context.Context, p tenancy.Principal, t wire.Target, plugin, tool string, args []byte, res wasm.Result) {
+	if r.Audit == nil {
+		return
+	}
+	c, _ := toolcall.From(ctx)
+	d := map[string]any{"tool": tool, "connector": plugin, "connection": t.Connection, "service": t.Service,
+		"workflowId": c.WorkflowID, "ok": res.OK, "arguments": audit.Summarize(args)}
+	if res.Error != nil {
+		d["error"] = audit.Clip(res.Error.Code+": "+res.Error.Message, 300)
+	}
+	_ = r.Audit.Record(ctx, audit.Entry{TenantID: p.TenantID, Actor: audit.Actor{Kind: audit.ActorUser, ID: p.UserID},
+		Action: audit.ToolCalled, TargetType: "connector", TargetID: plugin + "." + tool, WorkspaceID: c.WorkspaceID,
+		Detail: audit.Detail(d)})
 }

@@ -29,6 +29,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/manifest"
@@ -84,6 +85,10 @@ type Options struct {
 	// Audit records every change; nil records none (a worker, which
 	// changes nothing).
 	Audit Audit
+	// Tenants records every change in the audit log of the tenant whose
+	// admin asked for it (host/audit), beside the host-wide plugin log:
+	// nil records none there.
+	Tenants audit.Recorder
 }
 
 // Actor is who asks for a change: an admin of a tenant the operator names.
@@ -239,12 +244,43 @@ func (d *Dir) Install(ctx context.Context, module []byte, by Actor) (*wasm.Plugi
 // already (a running upgrade is not undone under its calls), so a failure
 // is logged as loudly as the log allows.
 func (d *Dir) record(ctx context.Context, r store.PluginAuditRecord) {
+	d.recordTenant(ctx, r)
 	if d.opts.Audit == nil {
 		return
 	}
 	if _, err := d.opts.Audit.RecordPluginChange(context.WithoutCancel(ctx), r); err != nil {
 		d.logger.Error("plugin change NOT recorded in the audit log", "action", r.Action, "plugin", r.Plugin,
 			"from", r.FromVersion, "to", r.ToVersion, "tenant", r.ActorTenant, "user", r.ActorUser, "err", err)
+	}
+}
+
+// tenantActions are the tenant audit log's names of the plugin log's.
+var tenantActions = map[string]string{
+	store.PluginInstalled:      audit.PluginInstalled,
+	store.PluginUpgraded:       audit.PluginUpgraded,
+	store.PluginUpgradeRefused: audit.PluginUpgradeRefused,
+	store.PluginRemoved:        audit.PluginRemoved,
+}
+
+// recordTenant records r in the asking tenant's audit log too, with the
+// change as its detail; an applied widening is also a grant.changed entry
+// (the plugin was given more than it had: hosts, capabilities, limits).
+func (d *Dir) recordTenant(ctx context.Context, r store.PluginAuditRecord) {
+	if d.opts.Tenants == nil || r.ActorTenant == "" {
+		return
+	}
+	e := audit.Entry{TenantID: r.ActorTenant, Action: tenantActions[r.Action], TargetType: "plugin", TargetID: r.Plugin,
+		Detail: audit.Detail(map[string]any{"fromVersion": r.FromVersion, "toVersion": r.ToVersion, "fromSha256": r.FromSHA256,
+			"toSha256": r.ToSHA256, "changes": r.Changes, "widened": r.Widened, "allowedBy": r.AllowedBy})}
+	if _, ok := audit.ActorFrom(ctx); !ok && r.ActorUser != "" {
+		e.Actor = audit.Actor{Kind: audit.ActorUser, ID: r.ActorUser}
+	}
+	_ = d.opts.Tenants.Record(ctx, e)
+	if r.Action == store.PluginUpgraded && r.Widened {
+		e.Action = audit.GrantChanged
+		e.Detail = audit.Detail(map[string]any{"plugin": r.Plugin, "version": r.ToVersion, "widenings": manifest.Widenings(r.Changes),
+			"allowedBy": r.AllowedBy})
+		_ = d.opts.Tenants.Record(ctx, e)
 	}
 }
 

@@ -45,6 +45,10 @@ type Invitations struct {
 	public string
 	// Audit records invitations made and revoked; nil: none.
 	Audit audit.Recorder
+	// Passkeys offers registering a passkey on the landing page (the
+	// workspace UI's /join page, host/passkey), for tenants with or
+	// without a sign-in provider.
+	Passkeys bool
 }
 
 // NewInvitations builds the invitation service; mail nil shows links
@@ -169,6 +173,9 @@ func (v *Invitations) HandleLanding() fiber.Handler {
 					links = append(links, [2]string{"/auth/oidc/" + n + "?invitation=" + secret, "Sign in with " + pr.cfg.Label})
 				}
 			}
+		}
+		if v.Passkeys {
+			links = append(links, [2]string{"/join?invitation=" + secret, "Register a passkey"})
 		}
 		if len(links) == 1 {
 			c.Set("Referrer-Policy", "no-referrer")

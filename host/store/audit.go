@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/agenthost/agenthost/host/audit"
+	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 const auditColumns = `id, tenant_id, at, actor_kind, actor_id, actor_via, ip, user_agent, action, target_type, target_id, workspace_id, detail`
@@ -107,4 +110,56 @@ func scanAudit(row interface{ Scan(...any) error }) (audit.Entry, error) {
 	}
 	e.At, e.Actor.Kind, e.Detail = fromMicros(at), audit.ActorKind(kind), []byte(detail)
 	return e, nil
+}
+
+// TenantOf returns the tenant of a user, workspace or API token (kind
+// "user", "workspace", "token"): what the operator's command line needs
+// to record its changes in the right tenant's log.
+func (db *DB) TenantOf(ctx context.Context, kind, id string) (string, error) {
+	var q string
+	switch kind {
+	case "user":
+		q = `SELECT tenant_id FROM users WHERE id = ?`
+	case "workspace":
+		q = `SELECT tenant_id FROM workspaces WHERE id = ?`
+	case "token":
+		q = `SELECT u.tenant_id FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.id = ?`
+	default:
+		return "", fmt.Errorf("store: TenantOf: unknown kind %q", kind)
+	}
+	var tenant string
+	err := db.conn().queryRow(ctx, q, id).Scan(&tenant)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("%w: %s %q", tenancy.ErrNotFound, kind, id)
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: tenant of %s: %w", kind, err)
+	}
+	return tenant, nil
+}
+
+// MembershipRole returns a user's role in a workspace ("" when none).
+func (db *DB) MembershipRole(ctx context.Context, workspaceID, userID string) (tenancy.Role, error) {
+	var role string
+	err := db.conn().queryRow(ctx, `SELECT role FROM memberships WHERE workspace_id = ? AND user_id = ?`, workspaceID, userID).Scan(&role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: membership role: %w", err)
+	}
+	return tenancy.Role(role), nil
+}
+
+// TokenOwner returns the tenant and user of an API token secret whatever
+// its state (revoked, expired, its user deactivated): a failed sign-in
+// with it is recorded in that tenant's audit log. An unknown or malformed
+// secret has none.
+func (db *DB) TokenOwner(ctx context.Context, secret string) (tenantID, userID string, ok bool) {
+	hash, err := tenancy.HashToken(secret)
+	if err != nil {
+		return "", "", false
+	}
+	err = db.conn().queryRow(ctx, `SELECT u.tenant_id, u.id FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash).Scan(&tenantID, &userID)
+	return tenantID, userID, err == nil
 }

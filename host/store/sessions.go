@@ -22,10 +22,26 @@ type Session struct {
 	// CSRF is the synchronizer token the UI sends back in a header on every
 	// unsafe request; it is not a cookie, so another site cannot send it.
 	CSRF      string
+	CreatedAt time.Time
 	ExpiresAt time.Time
 	// Origin is where a session opened without an API token came from
 	// (OpenUserSession); zero for a token's session.
 	Origin SessionOrigin
+}
+
+// Sign-in methods a session reports (Session.Method).
+const (
+	MethodToken   = "token"
+	MethodPasskey = "passkey"
+)
+
+// Method is how the session was opened: MethodToken for an API token's,
+// else its origin's provider (MethodPasskey, "oidc:NAME").
+func (s Session) Method() string {
+	if s.Origin.Provider == "" {
+		return MethodToken
+	}
+	return s.Origin.Provider
 }
 
 // sessionPrefix marks session secrets, as TokenPrefix marks API tokens.
@@ -47,7 +63,7 @@ func sessionHash(secret string) []byte {
 // OpenSession signs in with an API token: it checks the token as
 // Authenticate does and opens a session acting as the token's user until
 // ttl has passed or the token ends, whichever is first. It returns the
-// session and its secret.
+// session and its secret. A deactivated user's token opens nothing.
 func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (Session, string, error) {
 	hash, err := tenancy.HashToken(tokenSecret)
 	if err != nil {
@@ -55,10 +71,10 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 	}
 	var tokenID string
 	var p tenancy.Principal
-	var expires, revoked sql.NullInt64
-	err = db.conn().queryRow(ctx, `SELECT t.id, u.tenant_id, u.id, u.admin, t.expires_at, t.revoked_at
+	var expires, revoked, deactivated sql.NullInt64
+	err = db.conn().queryRow(ctx, `SELECT t.id, u.tenant_id, u.id, u.admin, t.expires_at, t.revoked_at, u.deactivated_at
 		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash).
-		Scan(&tokenID, &p.TenantID, &p.UserID, &p.Admin, &expires, &revoked)
+		Scan(&tokenID, &p.TenantID, &p.UserID, &p.Admin, &expires, &revoked, &deactivated)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return Session{}, "", fmt.Errorf("%w: unknown API token", tenancy.ErrUnauthenticated)
@@ -68,38 +84,51 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 		return Session{}, "", fmt.Errorf("%w: API token revoked", tenancy.ErrUnauthenticated)
 	case expires.Valid && expires.Int64 <= micros(now()):
 		return Session{}, "", fmt.Errorf("%w: API token expired", tenancy.ErrUnauthenticated)
+	case deactivated.Valid:
+		return Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
 	}
 	created := now()
-	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), ExpiresAt: created.Add(ttl)}
+	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), CreatedAt: created, ExpiresAt: created.Add(ttl)}
 	if expires.Valid && fromMicros(expires.Int64).Before(s.ExpiresAt) {
 		s.ExpiresAt = fromMicros(expires.Int64)
 	}
 	secret := newSecret(sessionPrefix)
-	_, err = db.conn().exec(ctx, `INSERT INTO sessions (id, hash, token_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		s.ID, sessionHash(secret), tokenID, s.CSRF, micros(created), micros(s.ExpiresAt))
+	err = db.tx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, token_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			s.ID, sessionHash(secret), tokenID, s.CSRF, micros(created), micros(s.ExpiresAt)); err != nil {
+			return err
+		}
+		return recordSignIn(ctx, c, p.UserID, created)
+	})
 	if err != nil {
 		return Session{}, "", fmt.Errorf("store: open session: %w", err)
 	}
 	return s, secret, nil
 }
 
+// recordSignIn notes when a user last opened a session.
+func recordSignIn(ctx context.Context, c conn, userID string, at time.Time) error {
+	_, err := c.exec(ctx, `UPDATE users SET last_sign_in_at = ? WHERE id = ?`, micros(at), userID)
+	return err
+}
+
 // SessionBySecret returns the live session a cookie's secret stands for. An
-// unknown, ended or expired session, or one whose API token was revoked or
-// has expired, is ErrUnauthenticated.
+// unknown, ended or expired session, one whose API token was revoked or has
+// expired, or one of a deactivated user is ErrUnauthenticated.
 func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, error) {
 	if len(secret) != len(sessionPrefix)+43 || secret[:len(sessionPrefix)] != sessionPrefix {
 		return Session{}, fmt.Errorf("%w: malformed session", tenancy.ErrUnauthenticated)
 	}
 	var s Session
-	var expiresAt int64
-	var ended, tokExpires, revoked sql.NullInt64
+	var createdAt, expiresAt int64
+	var ended, tokExpires, revoked, deactivated sql.NullInt64
 	// A session stands for its user directly (user_id) or through an API
 	// token (token_id), whose end ends it.
-	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.expires_at, s.ended_at, t.expires_at, t.revoked_at, u.tenant_id, u.id, u.admin,
-		s.provider, s.subject, s.sid, s.id_token
+	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.created_at, s.expires_at, s.ended_at, t.expires_at, t.revoked_at, u.tenant_id, u.id, u.admin,
+		u.deactivated_at, s.provider, s.subject, s.sid, s.id_token
 		FROM sessions s LEFT JOIN api_tokens t ON t.id = s.token_id JOIN users u ON u.id = COALESCE(s.user_id, t.user_id) WHERE s.hash = ?`, sessionHash(secret)).
-		Scan(&s.ID, &s.CSRF, &expiresAt, &ended, &tokExpires, &revoked, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin,
-			&s.Origin.Provider, &s.Origin.Subject, &s.Origin.SID, &s.Origin.IDToken)
+		Scan(&s.ID, &s.CSRF, &createdAt, &expiresAt, &ended, &tokExpires, &revoked, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin,
+			&deactivated, &s.Origin.Provider, &s.Origin.Subject, &s.Origin.SID, &s.Origin.IDToken)
 	nowUS := micros(now())
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -110,12 +139,14 @@ func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, erro
 		return Session{}, fmt.Errorf("%w: signed out", tenancy.ErrUnauthenticated)
 	case expiresAt <= nowUS:
 		return Session{}, fmt.Errorf("%w: session expired", tenancy.ErrUnauthenticated)
+	case deactivated.Valid:
+		return Session{}, fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
 	case revoked.Valid:
 		return Session{}, fmt.Errorf("%w: the session's API token was revoked", tenancy.ErrUnauthenticated)
 	case tokExpires.Valid && tokExpires.Int64 <= nowUS:
 		return Session{}, fmt.Errorf("%w: the session's API token expired", tenancy.ErrUnauthenticated)
 	}
-	s.ExpiresAt = fromMicros(expiresAt)
+	s.CreatedAt, s.ExpiresAt = fromMicros(createdAt), fromMicros(expiresAt)
 	return s, nil
 }
 
@@ -148,14 +179,15 @@ func (db *DB) Tenant(ctx context.Context, p tenancy.Principal) (tenancy.Tenant, 
 func (db *DB) User(ctx context.Context, p tenancy.Principal) (tenancy.User, error) {
 	var u tenancy.User
 	var created int64
-	err := db.conn().queryRow(ctx, `SELECT id, tenant_id, email, name, admin, created_at FROM users WHERE id = ? AND tenant_id = ?`,
-		p.UserID, p.TenantID).Scan(&u.ID, &u.TenantID, &u.Email, &u.Name, &u.Admin, &created)
+	var deactivated, lastSignIn sql.NullInt64
+	err := db.conn().queryRow(ctx, `SELECT id, tenant_id, email, name, admin, created_at, deactivated_at, last_sign_in_at FROM users WHERE id = ? AND tenant_id = ?`,
+		p.UserID, p.TenantID).Scan(&u.ID, &u.TenantID, &u.Email, &u.Name, &u.Admin, &created, &deactivated, &lastSignIn)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenancy.User{}, fmt.Errorf("%w: user", tenancy.ErrNotFound)
 	}
 	if err != nil {
 		return tenancy.User{}, fmt.Errorf("store: user: %w", err)
 	}
-	u.CreatedAt = fromMicros(created)
+	u.CreatedAt, u.DeactivatedAt, u.LastSignInAt = fromMicros(created), fromNullMicros(deactivated), fromNullMicros(lastSignIn)
 	return u, nil
 }

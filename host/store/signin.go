@@ -31,25 +31,36 @@ type SessionOrigin struct {
 
 // OpenUserSession opens a session acting as a user, until ttl has passed;
 // the caller has authenticated the person. It returns the session and its
-// secret.
+// secret. An unknown user is ErrNotFound; a deactivated one
+// ErrUnauthenticated. The user's last sign-in is recorded.
 func (db *DB) OpenUserSession(ctx context.Context, userID string, ttl time.Duration, o SessionOrigin) (Session, string, error) {
 	if ttl <= 0 {
 		return Session{}, "", fmt.Errorf("%w: a session needs a positive lifetime", tenancy.ErrInvalid)
 	}
 	var p tenancy.Principal
-	err := db.conn().queryRow(ctx, `SELECT tenant_id, id, admin FROM users WHERE id = ?`, userID).Scan(&p.TenantID, &p.UserID, &p.Admin)
+	var deactivated sql.NullInt64
+	err := db.conn().queryRow(ctx, `SELECT tenant_id, id, admin, deactivated_at FROM users WHERE id = ?`, userID).
+		Scan(&p.TenantID, &p.UserID, &p.Admin, &deactivated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, "", fmt.Errorf("%w: user %q", tenancy.ErrNotFound, userID)
 	}
 	if err != nil {
 		return Session{}, "", fmt.Errorf("store: open session: %w", err)
 	}
+	if deactivated.Valid {
+		return Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
+	}
 	created := now()
-	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), ExpiresAt: created.Add(ttl), Origin: o}
+	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), CreatedAt: created, ExpiresAt: created.Add(ttl), Origin: o}
 	secret := newSecret(sessionPrefix)
-	_, err = db.conn().exec(ctx, `INSERT INTO sessions (id, hash, user_id, csrf, created_at, expires_at, provider, subject, sid, id_token)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, sessionHash(secret), userID, s.CSRF, micros(created), micros(s.ExpiresAt),
-		o.Provider, o.Subject, o.SID, o.IDToken)
+	err = db.tx(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, user_id, csrf, created_at, expires_at, provider, subject, sid, id_token)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, sessionHash(secret), userID, s.CSRF, micros(created), micros(s.ExpiresAt),
+			o.Provider, o.Subject, o.SID, o.IDToken); err != nil {
+			return err
+		}
+		return recordSignIn(ctx, c, userID, created)
+	})
 	if err != nil {
 		return Session{}, "", fmt.Errorf("store: open session: %w", err)
 	}

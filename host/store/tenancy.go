@@ -199,7 +199,8 @@ func (db *DB) RevokeAnyToken(ctx context.Context, tokenID string) error {
 }
 
 // Authenticate returns the principal an API token secret stands for. A
-// malformed, unknown, expired or revoked token is ErrUnauthenticated.
+// malformed, unknown, expired or revoked token, or one of a deactivated
+// user, is ErrUnauthenticated.
 func (db *DB) Authenticate(ctx context.Context, secret string) (tenancy.Principal, error) {
 	hash, err := tenancy.HashToken(secret)
 	if err != nil {
@@ -217,6 +218,8 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (tenancy.Principa
 		return tenancy.Principal{}, fmt.Errorf("%w: API token revoked", tenancy.ErrUnauthenticated)
 	case expires.Valid && expires.Int64 <= micros(now()):
 		return tenancy.Principal{}, fmt.Errorf("%w: API token expired", tenancy.ErrUnauthenticated)
+	case r.deactivated.Valid:
+		return tenancy.Principal{}, fmt.Errorf("%w: the token's user is deactivated", tenancy.ErrUnauthenticated)
 	}
 	return p, nil
 }

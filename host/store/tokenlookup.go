@@ -28,10 +28,10 @@ type tokenLookups struct {
 // tokenRow is what a token's lookup found; found is false for an unknown
 // token.
 type tokenRow struct {
-	p                tenancy.Principal
-	expires, revoked sql.NullInt64
-	found            bool
-	err              error
+	p                             tenancy.Principal
+	expires, revoked, deactivated sql.NullInt64
+	found                         bool
+	err                           error
 }
 
 // tokenBatch bounds one query's IN list.
@@ -96,7 +96,7 @@ func (l *tokenLookups) query(batch map[string][]chan<- tokenRow) (map[string]tok
 	for h := range batch {
 		args = append(args, []byte(h))
 	}
-	rows, err := l.db.conn().query(ctx, `SELECT t.hash, u.tenant_id, u.id, u.admin, t.expires_at, t.revoked_at
+	rows, err := l.db.conn().query(ctx, `SELECT t.hash, u.tenant_id, u.id, u.admin, t.expires_at, t.revoked_at, u.deactivated_at
 		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash IN (`+placeholders(len(args))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: authenticate: %w", err)
@@ -106,7 +106,7 @@ func (l *tokenLookups) query(batch map[string][]chan<- tokenRow) (map[string]tok
 	for rows.Next() {
 		var hash []byte
 		r := tokenRow{found: true}
-		if err := rows.Scan(&hash, &r.p.TenantID, &r.p.UserID, &r.p.Admin, &r.expires, &r.revoked); err != nil {
+		if err := rows.Scan(&hash, &r.p.TenantID, &r.p.UserID, &r.p.Admin, &r.expires, &r.revoked, &r.deactivated); err != nil {
 			return nil, fmt.Errorf("store: authenticate: %w", err)
 		}
 		out[string(hash)] = r

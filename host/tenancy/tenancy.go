@@ -41,6 +41,11 @@ type User struct {
 	Name      string    `json:"name"`
 	Admin     bool      `json:"admin"`
 	CreatedAt time.Time `json:"createdAt"`
+	// DeactivatedAt is set while the user is deactivated: they can neither
+	// sign in nor use their API tokens, and their data stays.
+	DeactivatedAt *time.Time `json:"deactivatedAt,omitempty"`
+	// LastSignInAt is when the user last opened a browser session.
+	LastSignInAt *time.Time `json:"lastSignInAt,omitempty"`
 }
 
 // Workspace is one feature instance of a tenant (a chatbot, a trustee desk…)

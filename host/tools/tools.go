@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/docref"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -80,6 +81,17 @@ type Registry struct {
 	versions Versions
 	sources  SourceFinder  // nil: plugins only
 	docLists DocumentLists // nil: docList references reach tools as written
+	audit    audit.Recorder
+}
+
+// WithAudit records every call of a tool with external side effects in
+// the caller's tenant's audit log: a tool of an external source (an MCP
+// server) that the set does not know as read-only. Plugin tools act on
+// the host's own data (files, knowledge) or reach providers through
+// connectors, whose side effects host/connections records.
+func (r *Registry) WithAudit(rec audit.Recorder) *Registry {
+	r.audit = rec
+	return r
 }
 
 // Versions lists the tools of every loaded plugin version as
@@ -133,7 +145,7 @@ func (r *Registry) Set(name string, extra ...string) (_ *Set, missing []string, 
 		return nil, nil, err
 	}
 	names = append(names, extra...)
-	s := &Set{runner: r.runner, byName: map[string]Tool{}, target: map[string]string{}, docLists: r.docLists}
+	s := &Set{runner: r.runner, byName: map[string]Tool{}, target: map[string]string{}, docLists: r.docLists, audit: r.audit}
 	// A pin comes first: the set offers the pinned version under the
 	// tool's own name, whatever else (an "all") would add.
 	var pins []string
@@ -213,6 +225,7 @@ type Set struct {
 	sources  map[string]Source // the tools that are not the runner's
 	problems []error
 	docLists DocumentLists
+	audit    audit.Recorder
 }
 
 func (s *Set) add(t wasm.ToolInfo) { s.addAs(t, "") }
@@ -270,10 +283,32 @@ func (s *Set) Call(ctx context.Context, name string, args []byte, opts *wasm.Cal
 		ctx = wasm.WithTenant(ctx, c.Principal.TenantID)
 	}
 	if src, ok := s.sources[name]; ok {
-		return src.Call(ctx, name, args)
+		res := src.Call(ctx, name, args)
+		if !t.ReadOnly {
+			s.recordCall(ctx, t, src.Name(), args, res)
+		}
+		return res
 	}
 	if pinned, ok := s.target[name]; ok {
 		name = pinned
 	}
 	return s.runner.Call(ctx, name, args, opts)
+}
+
+// recordCall records a call with external side effects: the tool, where
+// it ran, a bounded summary of its arguments (secret-looking keys
+// redacted) and how it ended.
+func (s *Set) recordCall(ctx context.Context, t Tool, source string, args []byte, res wasm.Result) {
+	c, ok := toolcall.From(ctx)
+	if !ok || s.audit == nil {
+		return
+	}
+	d := map[string]any{"tool": t.Name, "source": source, "workflowId": c.WorkflowID, "ok": res.OK,
+		"arguments": audit.Summarize(args)}
+	if res.Error != nil {
+		d["error"] = audit.Clip(res.Error.Code+": "+res.Error.Message, 300)
+	}
+	_ = s.audit.Record(ctx, audit.Entry{TenantID: c.Principal.TenantID,
+		Actor: audit.Actor{Kind: audit.ActorUser, ID: c.Principal.UserID}, Action: audit.ToolCalled,
+		TargetType: "tool", TargetID: t.Name, WorkspaceID: c.WorkspaceID, Detail: audit.Detail(d)})
 }

@@ -20,6 +20,7 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -82,6 +84,12 @@ type Config struct {
 	Setup FirstRun
 	// SetupTokenTTL is the life of the API token a setup makes [90 days].
 	SetupTokenTTL time.Duration
+	// Audit records sign-ins in the tenant's audit log; nil records none.
+	// TokenOwner names the tenant and user of a token whatever its state,
+	// so that a refused sign-in with a known token is recorded in its
+	// tenant's log (nil: refusals are not recorded).
+	Audit      audit.Recorder
+	TokenOwner func(ctx context.Context, secret string) (tenantID, userID string, ok bool)
 	// LogoutURL, when set, names where the browser goes after signing out
 	// of a session (the identity provider's end-session page for a session
 	// it opened), or "" for nowhere.
@@ -142,7 +150,9 @@ func New(s Sessions, cfg Config) (*UI, error) {
 
 // Pages are the paths the page itself answers (the UI routes in the
 // browser); each serves index.html, and the page decides what to show.
-func Pages() []string { return []string{"/", "/connections", "/w/:ws", "/w/:ws/c/:wf"} }
+func Pages() []string {
+	return []string{"/", "/connections", "/settings", "/people", "/join", "/w/:ws", "/w/:ws/c/:wf"}
+}
 
 // HandlePage serves index.html under the CSP.
 func (u *UI) HandlePage() fiber.Handler {
@@ -236,8 +246,21 @@ func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
 		}
 		s, secret, err := u.sessions.OpenSession(c.UserContext(), strings.TrimSpace(r.Token), u.cfg.SessionTTL)
 		if err != nil {
+			// An unknown token names no tenant: there is no tenant's log to
+			// record that failure in. A known one (revoked, expired, its
+			// user deactivated) is recorded in its tenant's.
+			if u.cfg.TokenOwner != nil && errors.Is(err, tenancy.ErrUnauthenticated) {
+				if tenant, user, ok := u.cfg.TokenOwner(c.UserContext(), strings.TrimSpace(r.Token)); ok {
+					_ = audit.Record(c.UserContext(), u.cfg.Audit, audit.Entry{TenantID: tenant,
+						Actor: audit.Actor{Kind: audit.ActorUser, ID: user, Via: audit.ViaToken}, Action: audit.SignInFailed,
+						TargetType: "user", TargetID: user, Detail: audit.Detail(map[string]string{"method": "token", "reason": err.Error()})})
+				}
+			}
 			return err
 		}
+		_ = audit.Record(c.UserContext(), u.cfg.Audit, audit.Entry{TenantID: s.Principal.TenantID,
+			Actor: audit.Actor{Kind: audit.ActorUser, ID: s.Principal.UserID, Via: audit.ViaToken}, Action: audit.SignInSucceeded,
+			TargetType: "user", TargetID: s.Principal.UserID, Detail: audit.Detail(map[string]string{"method": "token"})})
 		// Signing in while signed in adds an organisation: the session so
 		// far is kept (unless it is the same user's), and the new one is
 		// the session.
@@ -255,6 +278,45 @@ func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
 		}
 		return c.Status(fiber.StatusCreated).JSON(info)
 	}
+}
+
+// SignInAs is SignInUser for a sign-in made by the page itself (a
+// passkey): it answers as POST /api/v1/session does, with who is signed in.
+// The caller has checked the request's origin and the proof.
+func (u *UI) SignInAs(c *fiber.Ctx, userID string, o store.SessionOrigin) error {
+	s, err := u.SignInUser(c, userID, o)
+	if err != nil {
+		return err
+	}
+	// The organisations kept are those SignInUser kept: the request's
+	// other live sessions of other users.
+	var others []string
+	for _, k := range u.live(c.UserContext(), append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...)) {
+		if k.s.Principal.UserID != s.Principal.UserID {
+			others = append(others, k.secret)
+		}
+	}
+	info, err := u.info(c.UserContext(), s, others)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(info)
+}
+
+// SameOrigin refuses a request whose Origin (or Referer) names another
+// host: sign-in routes use it against login CSRF.
+func SameOrigin(c *fiber.Ctx) error { return sameOrigin(c) }
+
+// CurrentSession is the session the request's cookie stands for (ok false
+// without a live one): the settings page marks it and keeps it when ending
+// the others.
+func (u *UI) CurrentSession(c *fiber.Ctx) (store.Session, bool) {
+	secret := c.Cookies(CookieName)
+	if secret == "" {
+		return store.Session{}, false
+	}
+	s, err := u.sessions.SessionBySecret(c.UserContext(), secret)
+	return s, err == nil
 }
 
 // HandleSession answers who the session is (401 without one).

@@ -11,6 +11,7 @@ import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
 import { newConversation, applyEvent, runLabel } from './conv.mjs';
 import { DataSources } from './datasources.mjs';
+import { PasskeySignIn, Join, takeInvitation } from './passkeys.mjs';
 import { ProviderButtons, afterSignOut } from './sso.mjs';
 
 const html = htm.bind(h);
@@ -141,6 +142,7 @@ function follow(id, state, onEvent, onConn) {
 
 function parseRoute(path) {
   if (path === '/connections') return { ws: '', wf: '', view: 'connections' };
+  if (path === '/settings' || path === '/people' || path === '/join') return { ws: '', wf: '', view: path.slice(1) };
   const m = /^\/w\/([^/]+)(?:\/c\/([^/]+))?\/?$/.exec(path);
   if (m) return { ws: decodeURIComponent(m[1]), wf: m[2] ? decodeURIComponent(m[2]) : '' };
   return { ws: '', wf: '', unknown: path !== '/' };
@@ -190,6 +192,7 @@ function SignIn({ t, onSignedIn, onCancel, fresh, setUp }) {
       <button type="submit" disabled=${busy}>${busy ? t('signingIn') : t('signIn')}</button>
       ${onCancel && html`<button type="button" onClick=${onCancel}>${t('cancel')}</button>`}
     </form>
+    <${PasskeySignIn} api=${api} onSignedIn=${onSignedIn} />
   </main>`;
 }
 
@@ -269,7 +272,10 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
     </label>
     <a href="/connections" class="conn-link" aria-current=${view === 'connections' ? 'page' : undefined}
       onClick=${(e) => { e.preventDefault(); go('/connections'); }}>${t('connections')}</a>
-    <span class="user">${session.user.email}</span>
+    ${session.user.admin && html`<a href="/people" class="people-link" aria-current=${view === 'people' ? 'page' : undefined}
+      onClick=${(e) => { e.preventDefault(); go('/people'); }}>People</a>`}
+    <a href="/settings" class="user" aria-current=${view === 'settings' ? 'page' : undefined}
+      onClick=${(e) => { e.preventDefault(); go('/settings'); }}>${session.user.email}</a>
     <a href="/status" class="status-link">${t('serverStatus')}</a>
     <button type="button" onClick=${onSignOut}>${t('signOut')}</button>
   </header>`;
@@ -766,6 +772,18 @@ function ConnectionsView({ t, callback, ...props }) {
   return html`<${mod.Connections} t=${t} api=${api} notice=${notice} ...${props} />`;
 }
 
+// Lazy shows a view of a module loaded when first opened (settings.mjs,
+// people.mjs).
+function Lazy({ t, load, name, ...props }) {
+  const [mod, setMod] = useState(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { load().then(setMod, (e) => setErr(e.message)); }, []);
+  if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${err}</p></main>`;
+  if (!mod) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
+  const View = mod[name];
+  return html`<${View} api=${api} ...${props} />`;
+}
+
 // takeCallback keeps the query the server's OAuth callback sent the
 // browser back with (?connection=ok|error&reason=…, on any of the page's
 // paths, which take no query of their own) and moves to the Connections
@@ -791,6 +809,7 @@ function App() {
   const [adding, setAdding] = useState(false);
   const [setupLink, setSetupLink] = useState(takeSetupLink);
   const [fresh, setFresh] = useState(false); // the server has no organisation yet
+  const [invitation] = useState(takeInvitation);
   const load = async () => {
     setErr('');
     try { const s = await api('GET', '/session'); csrf = s.csrf; setSession(s); } catch (e) {
@@ -820,6 +839,7 @@ function App() {
   if (session === null && setupLink && fresh) {
     return html`<${Setup} t=${t} link=${setupLink} onSignedIn=${(s) => { csrf = s.csrf; setSetupLink(''); setFresh(false); setSession(s); }} />`;
   }
+  if (session === null && route.view === 'join') return html`<${Join} api=${api} secret=${invitation} onSignedIn=${(s) => { csrf = s.csrf; setSession(s); go('/'); }} />`;
   if (session === null) return html`<${SignIn} t=${t} fresh=${fresh} setUp=${!!setupLink && !fresh} onSignedIn=${(s) => { csrf = s.csrf; setSetupLink(''); setSession(s); }} />`;
   // Another organisation: sign in with its token; the session so far is
   // kept, and the switcher moves between them.
@@ -836,6 +856,8 @@ function App() {
     <${Header} t=${t} session=${session} ws=${route.ws} view=${route.view} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut}
       onSwitch=${switchTo} onAdd=${() => setAdding(true)} />
     ${route.view === 'connections' ? html`<${ConnectionsView} t=${t} callback=${callback} dismiss=${() => setCallback('')} back=${() => go('/')} />` :
+      route.view === 'settings' ? html`<${Lazy} key="settings" t=${t} load=${() => import('./settings.mjs')} name="Settings" />` :
+      route.view === 'people' ? html`<${Lazy} key="people" t=${t} load=${() => import('./people.mjs')} name="People" session=${session} />` :
       route.unknown ? html`<${NotFound} t=${t} go=${go} />` :
       session.workspaces.length === 0 ? html`<main id="main" class="signin"><p>${t('noWorkspaces')}</p></main>` :
       route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}
