@@ -82,6 +82,14 @@ type ToolResultData struct {
 	Tool       string `json:"tool"`
 	OK         bool   `json:"ok"`
 	Content    string `json:"content,omitempty"`
+	// Bytes is the size of the whole result; Fitted says it was too large
+	// for the model's context, and Content is a preview of what the model
+	// got (its head): the whole is the document Document (docItem:<id>),
+	// file FileID.
+	Bytes      int64  `json:"bytes,omitempty"`
+	Fitted     bool   `json:"fitted,omitempty"`
+	Document   string `json:"document,omitempty"`
+	FileID     string `json:"fileId,omitempty"`
 	ErrorCode  string `json:"errorCode,omitempty"`
 	Error      string `json:"error,omitempty"`
 	Attempts   int    `json:"attempts,omitempty"`

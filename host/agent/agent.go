@@ -53,6 +53,17 @@ type Config struct {
 	// ContextSource's message may take [0.4]; it gets less when the
 	// conversation leaves less (see ContextRequest.Budget).
 	ContextShare float64
+	// ResultShare is the most of the room the model's window leaves in a
+	// round (window minus prompt minus the reply's reserve) that the
+	// round's tool results may take together [0.5]; a result over its
+	// share is kept as a document and the model gets its head (fit.go).
+	ResultShare float64
+	// ResultHeadTokens bounds the head of a result over its share [2000].
+	ResultHeadTokens int
+	// Results keeps tool results too large for the model's context as
+	// documents of the run's workflow (it acts for the tool call's caller
+	// in the context) [none: such a result reaches the model as a head].
+	Results ResultKeeper
 	// Observer is told of runs, rounds, model and tool calls (telemetry)
 	// [none].
 	Observer Observer
@@ -85,6 +96,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ContextShare <= 0 || c.ContextShare > 1 {
 		c.ContextShare = 0.4
+	}
+	if c.ResultShare <= 0 || c.ResultShare > 1 {
+		c.ResultShare = 0.5
+	}
+	if c.ResultHeadTokens <= 0 {
+		c.ResultHeadTokens = 2000
 	}
 	if c.Observer == nil {
 		c.Observer = nopObserver{}

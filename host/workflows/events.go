@@ -141,8 +141,17 @@ type ToolResultData struct {
 	CallID string `json:"callId"`
 	Tool   string `json:"tool"`
 	OK     bool   `json:"ok"`
-	// Content is the result as the model sees it (possibly shortened).
+	// Content is a preview of the result as the model sees it (at most
+	// some 4 KB; the whole is Document's when Fitted).
 	Content string `json:"content,omitempty"`
+	// Bytes is the size of the whole result.
+	Bytes int64 `json:"bytes,omitempty"`
+	// Fitted: the result was too large for the model's context; the model
+	// got its head and shape, and the whole is kept as Document
+	// (docItem:<id>) / FileID, which the UI links to.
+	Fitted   bool   `json:"fitted,omitempty"`
+	Document string `json:"document,omitempty"`
+	FileID   string `json:"fileId,omitempty"`
 	// ErrorCode is the runtime's stable code (unknown_tool, invalid_arguments,
 	// timeout…) of a failed call; Error its message.
 	ErrorCode string `json:"errorCode,omitempty"`

@@ -1,0 +1,232 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agenthost/agenthost/host/llm"
+)
+
+// ResultKeeper keeps a tool result too large for the model's context whole,
+// as a document of the run's workflow (in agenthost the files capability:
+// a file of the caller's workspace bound to the workflow, which the
+// document tools read by its docItem: reference).
+type ResultKeeper interface {
+	KeepResult(ctx context.Context, tool, name, mimeType string, data []byte) (KeptResult, error)
+}
+
+// KeptResult is where a kept result now is.
+type KeptResult struct {
+	// Ref is the document's docItem:<id> reference ("" when the run has no
+	// workflow: FileID alone names it).
+	Ref    string
+	FileID string
+	Name   string
+}
+
+// Bounds of result fitting.
+const (
+	// fitNoteTokens is what the note around a fitted head (size, shape,
+	// how to read on) takes at most.
+	fitNoteTokens = 400
+	// minHeadTokens is the least head a fitted result keeps, even when the
+	// round has almost no room left (the next round's compaction makes
+	// room; a model with nothing to look at cannot decide what to read).
+	minHeadTokens = 64
+	// uncountedBytesPerToken: a result longer than this many bytes per
+	// token of its limit is over without being counted (counting 10 MB
+	// costs over a second; no real text is that sparse in tokens).
+	uncountedBytesPerToken = 16
+	// eventPreviewBytes bounds the content of a toolResult event: the UI
+	// shows a preview and links to the whole.
+	eventPreviewBytes = 4096
+)
+
+// fitted is a result as the model receives it after fitting.
+type fitted struct {
+	text string
+	// over: the whole did not fit and text is a head.
+	over   bool
+	tokens int // the whole result's tokens (estimated above the counting bound)
+	bytes  int
+	kept   KeptResult
+	// keepErr says why the whole could not be kept.
+	keepErr error
+}
+
+// resultLimit is the most tokens each of n results of the round may take:
+// ResultShare of what the model's window leaves after the prompt (the
+// conversation, tool definitions and round context) and the reply's
+// reserve, shared among the round's results.
+func (r *run) resultLimit(n int) int {
+	window := r.window()
+	room := window - r.promptTokens() - r.tokens.text(r.context) - window/replyReserve
+	limit := int(r.cfg.ResultShare * float64(max(0, room)) / float64(max(1, n)))
+	return max(limit, minHeadTokens+fitNoteTokens)
+}
+
+// window is the context window of the model in use.
+func (r *run) window() int {
+	if r.info.ContextWindow > 0 {
+		return r.info.ContextWindow
+	}
+	return defaultWindow
+}
+
+// fit measures a tool result in the model's tokens against limit. A result
+// within it goes to the model as it is; one over it is kept whole through
+// the run's ResultKeeper and the model receives a bounded head, the
+// result's shape and how to read the rest with the document tools, never
+// the whole.
+func (r *run) fit(ctx context.Context, c call, text string, limit int) fitted {
+	f := fitted{text: text, bytes: len(text)}
+	switch {
+	case len(text) <= limit:
+		// A token covers at least one byte: no need to count.
+		return f
+	case len(text) > uncountedBytesPerToken*limit:
+		f.tokens = len(text) / 4
+	default:
+		f.tokens = r.tokens.text(text)
+		if f.tokens <= limit {
+			return f
+		}
+	}
+	f.over = true
+	shape := describeShape(text)
+	if r.cfg.Results == nil {
+		f.keepErr = errNoKeeper
+	} else {
+		name := resultName(c, shape.ext)
+		f.kept, f.keepErr = r.cfg.Results.KeepResult(ctx, c.name, name, shape.mime, []byte(text))
+		if f.keepErr == nil && f.kept.Name == "" {
+			f.kept.Name = name
+		}
+	}
+	head := r.head(text, max(minHeadTokens, min(r.cfg.ResultHeadTokens, limit-fitNoteTokens)))
+	f.text = r.fittedText(c, f, shape, head, limit)
+	return f
+}
+
+var errNoKeeper = fmt.Errorf("this run keeps no documents")
+
+// head is the longest prefix of text within tokens, cut at a line end when
+// one is near, never inside a character.
+func (r *run) head(text string, tokens int) string {
+	n := min(len(text), tokens*4)
+	for {
+		h := cutAt(text, n)
+		if n <= 1 || r.tokens.text(h) <= tokens {
+			return h
+		}
+		n = n * 3 / 4
+	}
+}
+
+// cutAt is text[:n] moved back to a rune boundary, and to the last line end
+// of its final fifth when there is one.
+func cutAt(text string, n int) string {
+	if n >= len(text) {
+		return text
+	}
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	h := text[:n]
+	if i := strings.LastIndexByte(h, '\n'); i >= 0 && i >= n*4/5 {
+		h = h[:i+1]
+	}
+	return h
+}
+
+// fittedText is what the model reads of a result over its limit.
+func (r *run) fittedText(c call, f fitted, shape shape, head string, limit int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[The result of %s is too large for the model's context: about %d tokens (%d bytes); this round can take %d tokens of it (model %s, context window %d tokens). ",
+		c.name, f.tokens, f.bytes, limit, r.info.Name, r.window())
+	ref := f.kept.Ref
+	if ref == "" {
+		ref = f.kept.FileID
+	}
+	switch {
+	case f.keepErr != nil:
+		fmt.Fprintf(&b, "It could not be kept as a document (%v): only the head below reaches you.]\n", f.keepErr)
+	default:
+		fmt.Fprintf(&b, "It is kept whole as the document %s (%q).]\n", ref, f.kept.Name)
+	}
+	fmt.Fprintf(&b, "Shape: %s.\n", shape.summary)
+	fmt.Fprintf(&b, "Head (the first %d of %d bytes):\n", len(head), f.bytes)
+	b.WriteString(head)
+	if !strings.HasSuffix(head, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("[End of the head. ")
+	if f.keepErr == nil {
+		b.WriteString(r.readOn(ref))
+	}
+	b.WriteString("Do not ask for the whole result again: it will not fit either.]")
+	return b.String()
+}
+
+// readOn says how to read a kept result with the document tools of the
+// run's tool set (they take the reference as their file).
+func (r *run) readOn(ref string) string {
+	var ways []string
+	for _, t := range r.tools.Tools() {
+		name := t.Name
+		base := name[strings.LastIndexAny(name, "._")+1:]
+		switch base {
+		case "readContentObjects":
+			ways = append(ways, fmt.Sprintf(`%s {"file":%q,"offset":N,"limit":N,"maxBytes":N} reads it in parts`, name, ref))
+		case "readSection":
+			ways = append(ways, fmt.Sprintf(`%s {"file":%q,"section":"…"} reads one section`, name, ref))
+		case "searchKnowledge":
+			ways = append(ways, fmt.Sprintf(`%s {"query":"…","files":[%q]} finds passages`, name, ref))
+		case "browseContainer":
+			ways = append(ways, fmt.Sprintf(`%s {"file":%q} shows its structure`, name, ref))
+		}
+	}
+	if len(ways) == 0 {
+		return "No document tools are offered in this workflow; tell the user the document " + ref + " holds the whole result. "
+	}
+	return "Read on with the document tools: " + strings.Join(ways, "; ") + ". "
+}
+
+// resultName is the file name a kept result is stored under.
+func resultName(c call, ext string) string {
+	safe := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r < 0x20 || r == 0x7f {
+			return '-'
+		}
+		return r
+	}, c.name)
+	id := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r < 0x20 || r == 0x7f {
+			return '-'
+		}
+		return r
+	}, c.id)
+	if len(id) > 40 {
+		id = id[:40]
+	}
+	return fmt.Sprintf("%s result %s.%s", safe, id, ext)
+}
+
+// preview bounds a result's text for its toolResult event.
+func preview(s string) string {
+	if len(s) <= eventPreviewBytes {
+		return s
+	}
+	return cutAt(s, eventPreviewBytes) + "…"
+}
+
+// text counts tokens of a text outside the conversation with the run's
+// model tokenizer.
+func (t *tokenCount) text(s string) int {
+	if s == "" {
+		return 0
+	}
+	return llm.CountTokens(t.model, s)
+}
