@@ -105,6 +105,9 @@ type AgentProgressData struct {
 	ToolCalls int     `json:"toolCalls"`
 	CostCHF   float64 `json:"costCHF"`
 	Tokens    int64   `json:"tokens"`
+	// Model is the model that answered the round (the fallback chain's
+	// next when the first failed).
+	Model string `json:"model,omitempty"`
 }
 
 // AgentSummaryData is the payload of an agentSummary event.
@@ -118,6 +121,8 @@ type AgentSummaryData struct {
 	// failed; handedOff for an attempt cut by its host's stop (the round
 	// goes on: a roundRestarted event follows).
 	Reason string `json:"reason"`
+	// Model is the model that answered the run's last call.
+	Model string `json:"model,omitempty"`
 }
 
 // FileCreatedData is the payload of a fileCreated event.

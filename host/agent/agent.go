@@ -203,6 +203,9 @@ type Result struct {
 	SpentCHF         float64
 	PromptTokens     int
 	CompletionTokens int
+	// Model is the model that answered the run's last model call (another
+	// than the configured first when the fallback chain took over).
+	Model string
 	// Summary is the updated running summary of older conversation; the
 	// caller keeps it with the workflow.
 	Summary string

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -229,4 +230,58 @@ func (t *tokenCount) text(s string) int {
 		return 0
 	}
 	return llm.CountTokens(t.model, s)
+}
+
+// shrink makes the conversation fit after the provider refused it as
+// longer than the model's window: the window it named (or, when it named
+// none, three quarters of what was sent) replaces the configured one for
+// the rest of the run, every earlier round but the last is folded into the
+// summary, tool results that take more than their share of the smaller
+// room are fitted (kept as documents, a head for the model), and the
+// round's context is fetched again within the new budget.
+func (r *run) shrink(ctx context.Context, round int, err error) {
+	sent := r.promptTokens() + r.tokens.text(r.context)
+	window := sent * 3 / 4
+	var pe *llm.ProviderError
+	if errors.As(err, &pe) && pe.ContextWindow > 0 {
+		window = pe.ContextWindow
+	}
+	if window < r.window() {
+		r.a.logger.Warn("agent: the provider's context window is smaller than configured; using its",
+			"model", r.info.Name, "configured", r.window(), "provider", window)
+		r.info.ContextWindow = window
+	}
+	if err := r.fold(ctx, 1, true); err != nil {
+		r.a.logger.Warn("agent: folding earlier rounds after a context error", "err", err)
+	}
+	r.refit(ctx)
+	r.refreshContext(ctx, round)
+}
+
+// refit fits the conversation's tool results to the present room, as
+// callTool fits new ones.
+func (r *run) refit(ctx context.Context) {
+	n, results := 0, 0
+	for _, m := range r.msgs {
+		if m.Role == "tool" && !r.fitted[m.ToolCallID] {
+			n++
+			results += r.tokens.text(m.Content)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	// The room the results share is what the rest of the prompt leaves.
+	window := r.window()
+	room := window - (r.promptTokens() - results) - r.tokens.text(r.context) - window/replyReserve
+	limit := max(int(r.cfg.ResultShare*float64(max(0, room))/float64(n)), minHeadTokens+fitNoteTokens)
+	for i, m := range r.msgs {
+		if m.Role != "tool" || r.fitted[m.ToolCallID] || len(m.Content) <= limit {
+			continue
+		}
+		if f := r.fit(ctx, call{id: m.ToolCallID, name: m.Name}, m.Content, limit); f.over {
+			r.msgs[i].Content = f.text
+			r.fitted[m.ToolCallID] = true
+		}
+	}
 }

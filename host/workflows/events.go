@@ -168,6 +168,9 @@ type AgentProgressData struct {
 	ToolCalls int     `json:"toolCalls"`
 	CostCHF   float64 `json:"costCHF"`
 	Tokens    int64   `json:"tokens"`
+	// Model is the model that answered the round (the fallback chain's
+	// next when the first failed).
+	Model string `json:"model,omitempty"`
 }
 
 // AgentSummaryData is the payload of an `agentSummary` event.
@@ -182,6 +185,8 @@ type AgentSummaryData struct {
 	// "handedOff" for an attempt cut because its host stopped (the round
 	// goes on elsewhere: `roundRestarted`).
 	Reason string `json:"reason"`
+	// Model is the model that answered the run's last call.
+	Model string `json:"model,omitempty"`
 }
 
 // FileCreatedData is the payload of a `fileCreated` event: the file and the
