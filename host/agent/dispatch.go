@@ -65,7 +65,7 @@ func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
 	}
 	// What each result may take of the model's context is decided once
 	// for the round, before any runs: the results share the room.
-	limit := r.resultLimit(len(calls))
+	limit := r.resultRoom(len(calls))
 	sem := make(chan struct{}, r.cfg.ToolParallelism)
 	var wg sync.WaitGroup
 	for i, c := range calls {
@@ -129,7 +129,7 @@ func transient(res wasm.Result, readOnly bool) bool {
 // callTool runs one call with retries, fits its result to the model's
 // context (every tool's result passes here: plugins, MCP tools, connector
 // downloads, model-backed tools) and reports it.
-func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool, limit int) outcome {
+func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool, limit *room) outcome {
 	args := []byte(c.args)
 	if len(args) == 0 {
 		args = []byte("{}")

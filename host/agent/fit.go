@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/llm"
@@ -68,6 +69,44 @@ func (r *run) resultLimit(n int) int {
 	return max(limit, minHeadTokens+fitNoteTokens)
 }
 
+// room is what each of a round's results may take, worked out lazily:
+// counting the prompt's tokens costs more than a round's other work, and a
+// result shorter than a bound from byte sizes (a token covers at least a
+// byte) fits without it. Safe for the round's concurrent calls.
+type room struct {
+	r     *run
+	n     int
+	lower int // a bound below the limit
+	once  sync.Once
+	limit int
+}
+
+// resultRoom is the room of a round of n results.
+func (r *run) resultRoom(n int) *room {
+	window := r.window()
+	upper := llm.CountMessageTokens(r.tokens.model, nil, nil) + len(r.context) + 8
+	for _, m := range r.msgs {
+		upper += len(m.Content) + len(m.Name) + len(m.Role) + 8
+		for _, tc := range m.ToolCalls {
+			upper += len(tc.Name) + len(tc.Arguments) + 8
+		}
+	}
+	for _, t := range r.tools.Tools() {
+		upper += len(t.Name) + len(t.Description) + len(t.Parameters) + 16
+	}
+	lower := int(r.cfg.ResultShare * float64(max(0, window-upper-window/replyReserve)) / float64(max(1, n)))
+	return &room{r: r, n: n, lower: lower}
+}
+
+// fits reports whether a text of size bytes surely fits without counting.
+func (l *room) fits(size int) bool { return size <= l.lower }
+
+// exact is the limit from the prompt's token count.
+func (l *room) exact() int {
+	l.once.Do(func() { l.limit = l.r.resultLimit(l.n) })
+	return l.limit
+}
+
 // window is the context window of the model in use.
 func (r *run) window() int {
 	if r.info.ContextWindow > 0 {
@@ -81,7 +120,15 @@ func (r *run) window() int {
 // the run's ResultKeeper and the model receives a bounded head, the
 // result's shape and how to read the rest with the document tools, never
 // the whole.
-func (r *run) fit(ctx context.Context, c call, text string, limit int) fitted {
+func (r *run) fit(ctx context.Context, c call, text string, rm *room) fitted {
+	if rm.fits(len(text)) {
+		return fitted{text: text, bytes: len(text)}
+	}
+	return r.fitTo(ctx, c, text, rm.exact())
+}
+
+// fitTo fits a result to a limit of tokens.
+func (r *run) fitTo(ctx context.Context, c call, text string, limit int) fitted {
 	f := fitted{text: text, bytes: len(text)}
 	switch {
 	case len(text) <= limit:
@@ -279,7 +326,7 @@ func (r *run) refit(ctx context.Context) {
 		if m.Role != "tool" || r.fitted[m.ToolCallID] || len(m.Content) <= limit {
 			continue
 		}
-		if f := r.fit(ctx, call{id: m.ToolCallID, name: m.Name}, m.Content, limit); f.over {
+		if f := r.fitTo(ctx, call{id: m.ToolCallID, name: m.Name}, m.Content, limit); f.over {
 			r.msgs[i].Content = f.text
 			r.fitted[m.ToolCallID] = true
 		}
