@@ -77,11 +77,11 @@ type ToolCallData struct {
 
 // ToolResultData is the payload of a toolResult event.
 type ToolResultData struct {
-	Round      int    `json:"round"`
-	CallID     string `json:"callId"`
-	Tool       string `json:"tool"`
-	OK         bool   `json:"ok"`
-	Content    string `json:"content,omitempty"`
+	Round   int    `json:"round"`
+	CallID  string `json:"callId"`
+	Tool    string `json:"tool"`
+	OK      bool   `json:"ok"`
+	Content string `json:"content,omitempty"`
 	// Bytes is the size of the whole result; Fitted says it was too large
 	// for the model's context, and Content is a preview of what the model
 	// got (its head): the whole is the document Document (docItem:<id>),
