@@ -73,6 +73,8 @@ type ToolCallData struct {
 	CallID    string          `json:"callId"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	// CostCHF is the run's cost when the model asked for the call.
+	CostCHF CHF `json:"costCHF,omitempty"`
 }
 
 // ToolResultData is the payload of a toolResult event.
@@ -97,14 +99,14 @@ type ToolResultData struct {
 }
 
 // AgentProgressData is the payload of an agentProgress event, sent after
-// each round; CostCHF is the run's cost so far (approximate: the exact
-// amounts are in GetUsageReport).
+// each round; CostCHF is the run's cost so far, exact (the sum of its
+// model calls as billed).
 type AgentProgressData struct {
-	Round     int     `json:"round"`
-	MaxRounds int     `json:"maxRounds"`
-	ToolCalls int     `json:"toolCalls"`
-	CostCHF   float64 `json:"costCHF"`
-	Tokens    int64   `json:"tokens"`
+	Round     int   `json:"round"`
+	MaxRounds int   `json:"maxRounds"`
+	ToolCalls int   `json:"toolCalls"`
+	CostCHF   CHF   `json:"costCHF"`
+	Tokens    int64 `json:"tokens"`
 	// Model is the model that answered the round (the fallback chain's
 	// next when the first failed).
 	Model string `json:"model,omitempty"`
@@ -112,11 +114,11 @@ type AgentProgressData struct {
 
 // AgentSummaryData is the payload of an agentSummary event.
 type AgentSummaryData struct {
-	Rounds     int     `json:"rounds"`
-	ToolCalls  int     `json:"toolCalls"`
-	CostCHF    float64 `json:"costCHF"`
-	Tokens     int64   `json:"tokens"`
-	DurationMS int64   `json:"durationMs"`
+	Rounds     int   `json:"rounds"`
+	ToolCalls  int   `json:"toolCalls"`
+	CostCHF    CHF   `json:"costCHF"`
+	Tokens     int64 `json:"tokens"`
+	DurationMS int64 `json:"durationMs"`
 	// Reason is completed, maxRoundsReached, budgetExceeded, stopped or
 	// failed; handedOff for an attempt cut by its host's stop (the round
 	// goes on: a roundRestarted event follows).

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 )
@@ -197,6 +198,8 @@ type Result struct {
 	// statistics receive it when the run ends); the model calls of its
 	// tools are recorded as they happen and are not in it.
 	CostCHF float64
+	// Cost is CostCHF exactly (the events carry it).
+	Cost money.Amount
 	// SpentCHF is the workflow's spending when the run ended, the figure
 	// its budget was judged by: Input.SpentCHF, CostCHF and the tools'
 	// model calls.

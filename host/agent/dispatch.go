@@ -61,7 +61,8 @@ func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
 	for i, c := range calls {
 		t, ok := r.tools.Lookup(c.name)
 		readOnly[i] = ok && t.ReadOnly
-		r.emit(ctx, workflows.EventToolCall, workflows.ToolCallData{Round: round, CallID: c.id, Tool: c.name, Arguments: jsonOrString(c.args)})
+		r.emit(ctx, workflows.EventToolCall, workflows.ToolCallData{Round: round, CallID: c.id, Tool: c.name, Arguments: jsonOrString(c.args),
+			CostCHF: r.res.Cost.String()})
 	}
 	// What each result may take of the model's context is decided once
 	// for the round, before any runs: the results share the room.

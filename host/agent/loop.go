@@ -69,7 +69,7 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	r.res.Duration = time.Since(start)
 	endRun(r.res)
 	r.emit(ctx, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: string(r.res.Outcome), Rounds: r.res.Rounds,
-		ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
+		ToolCalls: r.res.ToolCalls, CostCHF: r.res.Cost.String(), Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
 		DurationMS: r.res.Duration.Milliseconds(), Model: r.res.Model})
 	return r.res
 }
@@ -126,7 +126,7 @@ func (r *run) loop(ctx context.Context) Result {
 		endRound()
 		r.rounds = append(r.rounds, span{before, len(r.msgs)})
 		r.emit(ctx, workflows.EventAgentProgress, workflows.AgentProgressData{Round: round, MaxRounds: r.cfg.MaxRounds,
-			ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
+			ToolCalls: r.res.ToolCalls, CostCHF: r.res.Cost.String(), Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
 			Model: r.res.Model})
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -218,7 +218,8 @@ func (r *run) chat(ctx context.Context, req llm.ChatRequest, stream bool) (llm.C
 }
 
 func (r *run) account(u llm.Usage) {
-	r.res.CostCHF += u.Cost.CHF()
+	r.res.Cost += u.Cost
+	r.res.CostCHF = r.res.Cost.CHF()
 	r.res.PromptTokens += u.PromptTokens
 	r.res.CompletionTokens += u.CompletionTokens
 	r.cost.Add(u.Cost.CHF())

@@ -133,6 +133,10 @@ type ToolCallData struct {
 	Tool   string `json:"tool"`
 	// Arguments as the model sent them (JSON).
 	Arguments json.RawMessage `json:"arguments"`
+	// CostCHF is what the run's model calls cost when the model asked for
+	// the call, an exact decimal: a round cut while its tools run (its
+	// host killed) has shown what its model call cost, as billed.
+	CostCHF string `json:"costCHF,omitempty"`
 }
 
 // ToolResultData is the payload of a `toolResult` event.
@@ -163,11 +167,13 @@ type ToolResultData struct {
 
 // AgentProgressData is the payload of an `agentProgress` event.
 type AgentProgressData struct {
-	Round     int     `json:"round"`
-	MaxRounds int     `json:"maxRounds"`
-	ToolCalls int     `json:"toolCalls"`
-	CostCHF   float64 `json:"costCHF"`
-	Tokens    int64   `json:"tokens"`
+	Round     int `json:"round"`
+	MaxRounds int `json:"maxRounds"`
+	ToolCalls int `json:"toolCalls"`
+	// CostCHF is what the run's model calls cost so far, an exact decimal
+	// ("0.42"; host/money).
+	CostCHF string `json:"costCHF"`
+	Tokens  int64  `json:"tokens"`
 	// Model is the model that answered the round (the fallback chain's
 	// next when the first failed).
 	Model string `json:"model,omitempty"`
@@ -175,11 +181,12 @@ type AgentProgressData struct {
 
 // AgentSummaryData is the payload of an `agentSummary` event.
 type AgentSummaryData struct {
-	Rounds     int     `json:"rounds"`
-	ToolCalls  int     `json:"toolCalls"`
-	CostCHF    float64 `json:"costCHF"`
-	Tokens     int64   `json:"tokens"`
-	DurationMS int64   `json:"durationMs"`
+	Rounds    int `json:"rounds"`
+	ToolCalls int `json:"toolCalls"`
+	// CostCHF is what the run's model calls cost, an exact decimal.
+	CostCHF    string `json:"costCHF"`
+	Tokens     int64  `json:"tokens"`
+	DurationMS int64  `json:"durationMs"`
 	// Reason the run ended, as the trace names it: "completed",
 	// "maxRoundsReached", "budgetExceeded", "stopped", "failed"; and
 	// "handedOff" for an attempt cut because its host stopped (the round
