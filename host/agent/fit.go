@@ -212,7 +212,7 @@ func (r *run) fittedText(c call, f fitted, shape shape, head string, limit int) 
 	}
 	b.WriteString("[End of the head. ")
 	if f.keepErr == nil {
-		b.WriteString(r.readOn(ref))
+		b.WriteString(r.readOn(ref, len(head)))
 	}
 	b.WriteString("Do not ask for the whole result again: it will not fit either.]")
 	return b.String()
@@ -220,12 +220,15 @@ func (r *run) fittedText(c call, f fitted, shape shape, head string, limit int) 
 
 // readOn says how to read a kept result with the document tools of the
 // run's tool set (they take the reference as their file).
-func (r *run) readOn(ref string) string {
+func (r *run) readOn(ref string, headBytes int) string {
 	var ways []string
 	for _, t := range r.tools.Tools() {
 		name := t.Name
 		base := name[strings.LastIndexAny(name, "._")+1:]
 		switch base {
+		case "readFile":
+			// filetools' readFile pages a text file by byte offset.
+			ways = append(ways, fmt.Sprintf(`%s {"file":%q,"offset":%d,"maxBytes":N} reads on from the end of the head`, name, ref, headBytes))
 		case "readContentObjects":
 			ways = append(ways, fmt.Sprintf(`%s {"file":%q,"offset":N,"limit":N,"maxBytes":N} reads it in parts`, name, ref))
 		case "readSection":
