@@ -158,7 +158,7 @@ func (r *run) fitTo(ctx context.Context, c call, text string, limit int) fitted 
 	return f
 }
 
-var errNoKeeper = fmt.Errorf("this run keeps no documents")
+var errNoKeeper = errors.New("this run keeps no documents")
 
 // head is the longest prefix of text within tokens, cut at a line end when
 // one is near, never inside a character.
@@ -245,24 +245,26 @@ func (r *run) readOn(ref string, headBytes int) string {
 	return "Read on with the document tools: " + strings.Join(ways, "; ") + ". "
 }
 
-// resultName is the file name a kept result is stored under.
+// resultName is the file name a kept result is stored under: the tool's
+// name and the call's id, without what a file name may not hold.
 func resultName(c call, ext string) string {
-	safe := strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ':' || r < 0x20 || r == 0x7f {
-			return '-'
-		}
-		return r
-	}, c.name)
-	id := strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ':' || r < 0x20 || r == 0x7f {
-			return '-'
-		}
-		return r
-	}, c.id)
+	safe := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '/' || r == '\\' || r == ':' || r < 0x20 || r == 0x7f {
+				return '-'
+			}
+			return r
+		}, s)
+	}
+	id := safe(c.id)
 	if len(id) > 40 {
 		id = id[:40]
 	}
-	return fmt.Sprintf("%s result %s.%s", safe, id, ext)
+	name := strings.ToValidUTF8(safe(c.name), "-")
+	if len(name) > 100 {
+		name = cutAt(name, 100)
+	}
+	return fmt.Sprintf("%s result %s.%s", strings.TrimSpace(name), id, ext)
 }
 
 // preview bounds a result's text for its toolResult event.
