@@ -239,6 +239,8 @@ func (r *run) readOn(ref string, headBytes int) string {
 			ways = append(ways, fmt.Sprintf(`%s {"file":%q} shows its structure`, name, ref))
 		}
 	}
+	// Three ways at most: the note must not crowd out the head.
+	ways = ways[:min(len(ways), 3)]
 	if len(ways) == 0 {
 		return "No document tools are offered in this workflow; tell the user the document " + ref + " holds the whole result. "
 	}
