@@ -73,15 +73,25 @@ type ToolCallData struct {
 	CallID    string          `json:"callId"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	// CostCHF is the run's cost when the model asked for the call.
+	CostCHF CHF `json:"costCHF,omitempty"`
 }
 
 // ToolResultData is the payload of a toolResult event.
 type ToolResultData struct {
-	Round      int    `json:"round"`
-	CallID     string `json:"callId"`
-	Tool       string `json:"tool"`
-	OK         bool   `json:"ok"`
-	Content    string `json:"content,omitempty"`
+	Round   int    `json:"round"`
+	CallID  string `json:"callId"`
+	Tool    string `json:"tool"`
+	OK      bool   `json:"ok"`
+	Content string `json:"content,omitempty"`
+	// Bytes is the size of the whole result; Fitted says it was too large
+	// for the model's context, and Content is a preview of what the model
+	// got (its head): the whole is the document Document (docItem:<id>),
+	// file FileID.
+	Bytes      int64  `json:"bytes,omitempty"`
+	Fitted     bool   `json:"fitted,omitempty"`
+	Document   string `json:"document,omitempty"`
+	FileID     string `json:"fileId,omitempty"`
 	ErrorCode  string `json:"errorCode,omitempty"`
 	Error      string `json:"error,omitempty"`
 	Attempts   int    `json:"attempts,omitempty"`
@@ -89,27 +99,32 @@ type ToolResultData struct {
 }
 
 // AgentProgressData is the payload of an agentProgress event, sent after
-// each round; CostCHF is the run's cost so far (approximate: the exact
-// amounts are in GetUsageReport).
+// each round; CostCHF is the run's cost so far, exact (the sum of its
+// model calls as billed).
 type AgentProgressData struct {
-	Round     int     `json:"round"`
-	MaxRounds int     `json:"maxRounds"`
-	ToolCalls int     `json:"toolCalls"`
-	CostCHF   float64 `json:"costCHF"`
-	Tokens    int64   `json:"tokens"`
+	Round     int   `json:"round"`
+	MaxRounds int   `json:"maxRounds"`
+	ToolCalls int   `json:"toolCalls"`
+	CostCHF   CHF   `json:"costCHF"`
+	Tokens    int64 `json:"tokens"`
+	// Model is the model that answered the round (the fallback chain's
+	// next when the first failed).
+	Model string `json:"model,omitempty"`
 }
 
 // AgentSummaryData is the payload of an agentSummary event.
 type AgentSummaryData struct {
-	Rounds     int     `json:"rounds"`
-	ToolCalls  int     `json:"toolCalls"`
-	CostCHF    float64 `json:"costCHF"`
-	Tokens     int64   `json:"tokens"`
-	DurationMS int64   `json:"durationMs"`
+	Rounds     int   `json:"rounds"`
+	ToolCalls  int   `json:"toolCalls"`
+	CostCHF    CHF   `json:"costCHF"`
+	Tokens     int64 `json:"tokens"`
+	DurationMS int64 `json:"durationMs"`
 	// Reason is completed, maxRoundsReached, budgetExceeded, stopped or
 	// failed; handedOff for an attempt cut by its host's stop (the round
 	// goes on: a roundRestarted event follows).
 	Reason string `json:"reason"`
+	// Model is the model that answered the run's last call.
+	Model string `json:"model,omitempty"`
 }
 
 // FileCreatedData is the payload of a fileCreated event.

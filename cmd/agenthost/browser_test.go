@@ -92,7 +92,13 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 	case strings.Contains(q, "interfaces") && toolResult == "":
 		return llmtest.CallTools(llmtest.Call("searchKnowledge", `{"query":"interface attributes","limit":3}`))
 	case strings.Contains(q, "interfaces"):
+		// The passage's file: "(file <id>)" in searchKnowledge's text,
+		// also when the result reached the model as a head (too large
+		// for the 8,192-token window assumed for this model).
 		id := uuidRe.FindString(toolResult)
+		if m := regexp.MustCompile(`\(file (` + uuidRe.String() + `)\)`).FindStringSubmatch(toolResult); m != nil {
+			id = m[1]
+		}
 		return llmtest.Reply("The manual describes **interface attributes** [1].\n\n" +
 			"| attribute | meaning |\n|---|---|\n| `in` | passed to the function |\n| `out` | returned |\n\n" +
 			"```idl\ninterface foo { int bar([in] int x); }\n```\n\n" +
@@ -153,7 +159,11 @@ func startUIWorld(t testing.TB) *uiWorld {
 	}
 	t.Setenv("AGENTHOST_OPENAI_BASE_URL", w.model.URL())
 	t.Setenv("AGENTHOST_OPENAI_API_KEY", "sk-test")
-	t.Setenv("AGENTHOST_MODEL_AGENT", "scripted")
+	// A model name with a real window (gpt-4o-mini: 128,000 tokens): with
+	// the 8,192 assumed for an unknown model and 17 plugins' tool
+	// definitions, a search result of 1,200 tokens would not fit and reach
+	// the model as a head (docs/agent.md#context-budget-and-result-fitting).
+	t.Setenv("AGENTHOST_MODEL_AGENT", "gpt-4o-mini")
 	t.Setenv("AGENTHOST_MODEL_TRANSCRIPTION", "whisper-1")
 	t.Setenv("AGENTHOST_MODEL_SPEECH", "tts-1")
 	w.server = startChild(t, "serve", "-data", data, "-addr", addr)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/testenv"
+	"github.com/agenthost/agenthost/sdk"
 )
 
 // host is one `agenthost serve` child process of a multi-host test.
@@ -200,8 +201,15 @@ func TestTwoHostsStopAndStream(t *testing.T) {
 // TestTwoHostsTakeOver: host A is killed (SIGKILL) while its round waits on
 // a tool; host B notices A's heartbeat has stopped, claims the round and
 // runs it again from its request, to one completion.
+//
+// The model is priced (gpt-4o-mini's list price): the cost the stream
+// shows, as a client folds it (sdk.Answer: the cut attempt's toolCall
+// carried what its model call cost), equals the cost the trace records
+// from billing, to the nano-franc.
 func TestTwoHostsTakeOver(t *testing.T) {
-	a, b, model, token, ws := twoHostsSetup(t)
+	start, model, token, ws := hostsSetup(t)
+	t.Setenv("AGENTHOST_MODEL_AGENT", "gpt-4o-mini")
+	a, b := start(), start()
 	// Host A's round keeps looking things up until A dies.
 	model.SetDefault(llmtest.EndpointChat, llmtest.CallTools(llmtest.Call("lookup", `{"topic":"slow","sleepMs":5000}`)))
 	var w struct {
@@ -248,7 +256,49 @@ func TestTwoHostsTakeOver(t *testing.T) {
 	if n := model.Pending(llmtest.EndpointChat); n != 0 {
 		t.Fatalf("the scripted answer was not asked for (%d pending)", n)
 	}
+	var answer sdk.Answer
+	for _, e := range evs {
+		answer.Apply(decodeHostEvent(t, e))
+	}
+	var trace struct {
+		TotalCostCHF string `json:"totalCostCHF"`
+	}
+	if st := b.call(t, token, "GET", "/workflows/"+w.ID+"/trace", "", &trace); st != 200 {
+		t.Fatalf("trace: %d", st)
+	}
+	if answer.Restarts != 1 || answer.Text != "Done on the host that took over." || answer.Cost == "0.00" ||
+		answer.Cost.String() != sdk.CHF(trace.TotalCostCHF).String() {
+		t.Fatalf("the stream shows %q (restarts %d, text %q), the trace records %q", answer.Cost, answer.Restarts, answer.Text, trace.TotalCostCHF)
+	}
 	noCrash(t, b.child)
+}
+
+// decodeHostEvent decodes an event of the stream as the SDK does.
+func decodeHostEvent(t *testing.T, e hostEvent) sdk.Event {
+	t.Helper()
+	ev := sdk.Event{Seq: e.id, Type: sdk.EventType(e.typ), Data: json.RawMessage(e.data)}
+	var p any
+	switch ev.Type {
+	case sdk.EventChunk:
+		p = new(sdk.ChunkData)
+	case sdk.EventMessage:
+		p = new(sdk.Message)
+	case sdk.EventToolCall:
+		p = new(sdk.ToolCallData)
+	case sdk.EventAgentProgress:
+		p = new(sdk.AgentProgressData)
+	case sdk.EventAgentSummary:
+		p = new(sdk.AgentSummaryData)
+	case sdk.EventRoundRestarted:
+		p = new(sdk.RoundRestartedData)
+	default:
+		return ev
+	}
+	if err := json.Unmarshal(ev.Data, p); err != nil {
+		t.Fatalf("event %s %s: %v", e.typ, e.data, err)
+	}
+	ev.Payload = p
+	return ev
 }
 
 // TestBackgroundJobSurvivesKill: a background job runs on host A, which is

@@ -172,13 +172,13 @@ func (d *runDisplay) event(ev sdk.Event) {
 			}
 		}
 	case *sdk.AgentProgressData:
-		d.round, d.maxRounds, d.costCHF = p.Round, p.MaxRounds, d.priorCHF+p.CostCHF
+		d.round, d.maxRounds, d.costCHF = p.Round, p.MaxRounds, d.priorCHF+p.CostCHF.Float()
 		if !d.tty {
-			fmt.Fprintf(d.err, "round %d/%d done · %d tool calls · CHF %.6f so far\n", p.Round, p.MaxRounds, p.ToolCalls, p.CostCHF)
+			fmt.Fprintf(d.err, "round %d/%d done · %d tool calls · CHF %s so far\n", p.Round, p.MaxRounds, p.ToolCalls, p.CostCHF)
 		}
 		d.draw()
 	case *sdk.AgentSummaryData:
-		d.costCHF = d.priorCHF + p.CostCHF
+		d.costCHF = d.priorCHF + p.CostCHF.Float()
 		if p.Reason != "completed" && p.Reason != "handedOff" {
 			d.reason = p.Reason
 		}

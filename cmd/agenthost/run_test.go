@@ -363,7 +363,7 @@ func TestRunDisplayOnATerminal(t *testing.T) {
 	ev(sdk.EventToolCall, &sdk.ToolCallData{CallID: "c1", Tool: "webfetch", Arguments: json.RawMessage(`{"url":"https://example.org/` + strings.Repeat("x", 80) + `"}`)})
 	d.tick()
 	ev(sdk.EventToolResult, &sdk.ToolResultData{CallID: "c1", Tool: "webfetch", OK: false, ErrorCode: "timeout", Error: "no answer", DurationMS: 1500})
-	ev(sdk.EventAgentProgress, &sdk.AgentProgressData{Round: 1, MaxRounds: 10, CostCHF: 0.0125})
+	ev(sdk.EventAgentProgress, &sdk.AgentProgressData{Round: 1, MaxRounds: 10, CostCHF: "0.0125"})
 	ev(sdk.EventChunk, &sdk.ChunkData{MessageID: "m1", Text: "Hello "})
 	ev(sdk.EventMessage, &sdk.Message{ID: "m1", Role: "assistant", Content: "Hello world"})
 	ev(sdk.EventComplete, &sdk.EndData{Reason: "done"})

@@ -273,6 +273,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			MaxRounds:  int(envInt64("AGENTHOST_AGENT_MAX_ROUNDS", 25)),
 			MaxCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0),
 			Observer:   tel.Observer(),
+			// Tool results too large for the model's context are kept as
+			// documents of the workflow (docs/agent.md#context-budget).
+			Results: resultKeeper{pf.caps.Files},
 		}, logger)
 	} else {
 		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
@@ -582,4 +585,17 @@ func embedderOf(model *llm.Client) knowledge.Embedder {
 		return model
 	}
 	return nil
+}
+
+// resultKeeper keeps the agent's oversized tool results through the files
+// capability: a file of the caller's workspace, bound to its workflow as a
+// document the document tools read by its docItem: reference.
+type resultKeeper struct{ files *files.Capability }
+
+func (k resultKeeper) KeepResult(ctx context.Context, tool, name, mimeType string, data []byte) (agent.KeptResult, error) {
+	w, err := k.files.Store(ctx, tool, name, mimeType, data, tool+":result")
+	if err != nil {
+		return agent.KeptResult{}, err
+	}
+	return agent.KeptResult{Ref: w.DocItem, FileID: w.FileID, Name: w.Name}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 )
@@ -53,6 +54,17 @@ type Config struct {
 	// ContextSource's message may take [0.4]; it gets less when the
 	// conversation leaves less (see ContextRequest.Budget).
 	ContextShare float64
+	// ResultShare is the most of the room the model's window leaves in a
+	// round (window minus prompt minus the reply's reserve) that the
+	// round's tool results may take together [0.5]; a result over its
+	// share is kept as a document and the model gets its head (fit.go).
+	ResultShare float64
+	// ResultHeadTokens bounds the head of a result over its share [2000].
+	ResultHeadTokens int
+	// Results keeps tool results too large for the model's context as
+	// documents of the run's workflow (it acts for the tool call's caller
+	// in the context) [none: such a result reaches the model as a head].
+	Results ResultKeeper
 	// Observer is told of runs, rounds, model and tool calls (telemetry)
 	// [none].
 	Observer Observer
@@ -85,6 +97,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ContextShare <= 0 || c.ContextShare > 1 {
 		c.ContextShare = 0.4
+	}
+	if c.ResultShare <= 0 || c.ResultShare > 1 {
+		c.ResultShare = 0.5
+	}
+	if c.ResultHeadTokens <= 0 {
+		c.ResultHeadTokens = 2000
 	}
 	if c.Observer == nil {
 		c.Observer = nopObserver{}
@@ -180,12 +198,17 @@ type Result struct {
 	// statistics receive it when the run ends); the model calls of its
 	// tools are recorded as they happen and are not in it.
 	CostCHF float64
+	// Cost is CostCHF exactly (the events carry it).
+	Cost money.Amount
 	// SpentCHF is the workflow's spending when the run ended, the figure
 	// its budget was judged by: Input.SpentCHF, CostCHF and the tools'
 	// model calls.
 	SpentCHF         float64
 	PromptTokens     int
 	CompletionTokens int
+	// Model is the model that answered the run's last model call (another
+	// than the configured first when the fallback chain took over).
+	Model string
 	// Summary is the updated running summary of older conversation; the
 	// caller keeps it with the workflow.
 	Summary string

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,18 +22,21 @@ const defaultWindow = 8192
 // call every few rounds rather than every round. The summary's cost counts
 // toward the budget.
 func (r *run) compact(ctx context.Context) error {
-	keep := r.cfg.KeepRounds
+	return r.fold(ctx, r.cfg.KeepRounds, false)
+}
+
+// fold summarises all but the last keep rounds: when the prompt presses
+// on the window or periodically, or at once when now is set (the provider
+// refused the prompt as too long).
+func (r *run) fold(ctx context.Context, keep int, now bool) error {
 	if len(r.rounds) <= keep {
 		return nil
 	}
-	window := r.info.ContextWindow
-	if window <= 0 {
-		window = defaultWindow
-	}
+	window := r.window()
 	tokens := r.promptTokens()
 	pressure := float64(tokens) > r.cfg.SummarizeAt*float64(window)
 	periodic := len(r.rounds) >= 2*keep
-	if !pressure && !periodic {
+	if !pressure && !periodic && !now {
 		return nil
 	}
 	fold := r.rounds[:len(r.rounds)-keep]
@@ -45,7 +49,13 @@ func (r *run) compact(ctx context.Context) error {
 	}}
 	cctx, endCall := r.cfg.Observer.StartModelCall(ctx, llm.OpSummary, "")
 	resp, err := r.a.model.Chat(cctx, req, nil)
-	endCall(resp.Usage, err)
+	if errors.Is(err, llm.ErrContextLength) {
+		// The rounds to fold are too long for the summary model as they
+		// are: fold them with their tool results cut short.
+		req.Messages[1].Content = "Summary so far:\n" + orNone(r.summary) + "\n\nNew steps to fold in:\n" + renderClipped(r.msgs[from:to], 300)
+		resp, err = r.a.model.Chat(cctx, req, nil)
+	}
+	endCall(resp.Usage, resp.Tries, err)
 	r.account(resp.Usage)
 	if err != nil || strings.TrimSpace(resp.Message.Content) == "" {
 		// Without a summary the rounds stay verbatim; the run goes on.
@@ -87,7 +97,10 @@ func orNone(s string) string {
 }
 
 // render writes messages as plain text for the summary model.
-func render(msgs []llm.Message) string {
+func render(msgs []llm.Message) string { return renderClipped(msgs, 2000) }
+
+// renderClipped is render with each tool result cut to clip bytes.
+func renderClipped(msgs []llm.Message, clip int) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		switch {
@@ -99,7 +112,7 @@ func render(msgs []llm.Message) string {
 				fmt.Fprintf(&b, "assistant: %s\n", m.Content)
 			}
 		case m.Role == "tool":
-			fmt.Fprintf(&b, "result of %s: %s\n", m.Name, clipText(m.Content, 2000))
+			fmt.Fprintf(&b, "result of %s: %s\n", m.Name, clipText(m.Content, clip))
 		default:
 			fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
 		}

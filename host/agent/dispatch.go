@@ -21,11 +21,21 @@ type call struct {
 type outcome struct {
 	res      wasm.Result
 	attempts int
+	// fit is the result as fitted to the model's context (fit.go).
+	fit fitted
 }
 
 // forModel renders a result for the model: the text (or data) of a success,
 // the code and message of a failure, so the model can correct itself.
 func (o outcome) forModel() string {
+	if o.fit.text != "" {
+		return o.fit.text
+	}
+	return o.raw()
+}
+
+// raw is the result's text before fitting.
+func (o outcome) raw() string {
 	if o.res.OK {
 		if o.res.Text != "" {
 			return o.res.Text
@@ -51,8 +61,12 @@ func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
 	for i, c := range calls {
 		t, ok := r.tools.Lookup(c.name)
 		readOnly[i] = ok && t.ReadOnly
-		r.emit(ctx, workflows.EventToolCall, workflows.ToolCallData{Round: round, CallID: c.id, Tool: c.name, Arguments: jsonOrString(c.args)})
+		r.emit(ctx, workflows.EventToolCall, workflows.ToolCallData{Round: round, CallID: c.id, Tool: c.name, Arguments: jsonOrString(c.args),
+			CostCHF: r.res.Cost.String()})
 	}
+	// What each result may take of the model's context is decided once
+	// for the round, before any runs: the results share the room.
+	limit := r.resultRoom(len(calls))
 	sem := make(chan struct{}, r.cfg.ToolParallelism)
 	var wg sync.WaitGroup
 	for i, c := range calls {
@@ -64,13 +78,13 @@ func (r *run) execute(ctx context.Context, round int, calls []call) []outcome {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i] = r.callTool(ctx, round, c, true)
+			out[i] = r.callTool(ctx, round, c, true, limit)
 		}()
 	}
 	wg.Wait()
 	for i, c := range calls {
 		if !readOnly[i] {
-			out[i] = r.callTool(ctx, round, c, false)
+			out[i] = r.callTool(ctx, round, c, false, limit)
 		}
 	}
 	r.res.ToolCalls += len(calls)
@@ -113,8 +127,10 @@ func transient(res wasm.Result, readOnly bool) bool {
 	return false
 }
 
-// callTool runs one call with retries and reports its result.
-func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool) outcome {
+// callTool runs one call with retries, fits its result to the model's
+// context (every tool's result passes here: plugins, MCP tools, connector
+// downloads, model-backed tools) and reports it.
+func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool, limit *room) outcome {
 	args := []byte(c.args)
 	if len(args) == 0 {
 		args = []byte("{}")
@@ -135,8 +151,13 @@ func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool) ou
 		}
 		delay *= 2
 	}
-	ev := workflows.ToolResultData{Round: round, CallID: c.id, Tool: c.name, OK: o.res.OK, Content: o.forModel(),
-		Attempts: o.attempts, DurationMS: time.Since(start).Milliseconds()}
+	o.fit = r.fit(tctx, c, o.raw(), limit)
+	ev := workflows.ToolResultData{Round: round, CallID: c.id, Tool: c.name, OK: o.res.OK, Content: preview(o.forModel()),
+		Attempts: o.attempts, DurationMS: time.Since(start).Milliseconds(), Bytes: int64(o.fit.bytes)}
+	if o.fit.over {
+		ev.Fitted = true
+		ev.Document, ev.FileID = o.fit.kept.Ref, o.fit.kept.FileID
+	}
 	if o.res.Error != nil {
 		ev.ErrorCode, ev.Error = o.res.Error.Code, o.res.Error.Message
 	}

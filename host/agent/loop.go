@@ -33,6 +33,9 @@ type run struct {
 	// and the model calls of its tools (which add to it through the
 	// context); the budget is judged by it.
 	cost *llm.RunCost
+	// fitted holds the call ids of tool results the model got as a head
+	// (fit.go): they are bounded already.
+	fitted map[string]bool
 }
 
 // span is a half-open range of msgs.
@@ -45,7 +48,8 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	if sink == nil {
 		sink = func(context.Context, Event) {}
 	}
-	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.SpentCHF)}
+	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.SpentCHF),
+		fitted: map[string]bool{}}
 	if in.MaxCostCHF > 0 && (r.cfg.MaxCostCHF <= 0 || in.MaxCostCHF < r.cfg.MaxCostCHF) {
 		r.cfg.MaxCostCHF = in.MaxCostCHF
 	}
@@ -65,9 +69,17 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	r.res.Duration = time.Since(start)
 	endRun(r.res)
 	r.emit(ctx, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: string(r.res.Outcome), Rounds: r.res.Rounds,
-		ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
-		DurationMS: r.res.Duration.Milliseconds()})
+		ToolCalls: r.res.ToolCalls, CostCHF: r.res.Cost.String(), Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
+		DurationMS: r.res.Duration.Milliseconds(), Model: r.res.Model})
 	return r.res
+}
+
+// round runs one loop round in the run's protocol.
+func (r *run) round(ctx context.Context, round int) (string, bool, error) {
+	if r.text {
+		return r.textRound(ctx, round)
+	}
+	return r.nativeRound(ctx, round)
 }
 
 func (r *run) emit(ctx context.Context, typ workflows.EventType, data any) {
@@ -99,15 +111,23 @@ func (r *run) loop(ctx context.Context) Result {
 		var answer string
 		var done bool
 		var err error
-		if r.text {
-			answer, done, err = r.textRound(rctx, round)
-		} else {
-			answer, done, err = r.nativeRound(rctx, round)
+		answer, done, err = r.round(rctx, round)
+		if errors.Is(err, llm.ErrContextLength) && ctx.Err() == nil {
+			// Sending the same request again cannot help: the context is
+			// compacted to what the model's window takes, and the round
+			// runs once more.
+			r.msgs = r.msgs[:before]
+			r.shrink(rctx, round, err)
+			answer, done, err = r.round(rctx, round)
+			if errors.Is(err, llm.ErrContextLength) {
+				err = fmt.Errorf("agent: the conversation does not fit the model's context window even compacted: %w", err)
+			}
 		}
 		endRound()
 		r.rounds = append(r.rounds, span{before, len(r.msgs)})
 		r.emit(ctx, workflows.EventAgentProgress, workflows.AgentProgressData{Round: round, MaxRounds: r.cfg.MaxRounds,
-			ToolCalls: r.res.ToolCalls, CostCHF: r.res.CostCHF, Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens)})
+			ToolCalls: r.res.ToolCalls, CostCHF: r.res.Cost.String(), Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
+			Model: r.res.Model})
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
@@ -188,14 +208,18 @@ func (r *run) chat(ctx context.Context, req llm.ChatRequest, stream bool) (llm.C
 	}
 	cctx, endCall := r.cfg.Observer.StartModelCall(ctx, req.Operation, r.info.Name)
 	resp, err := r.a.model.Chat(cctx, req, onDelta)
-	endCall(resp.Usage, err)
+	endCall(resp.Usage, resp.Tries, err)
 	flush()
 	r.account(resp.Usage)
+	if resp.Usage.Model != "" {
+		r.res.Model = resp.Usage.Model
+	}
 	return resp, err
 }
 
 func (r *run) account(u llm.Usage) {
-	r.res.CostCHF += u.Cost.CHF()
+	r.res.Cost += u.Cost
+	r.res.CostCHF = r.res.Cost.CHF()
 	r.res.PromptTokens += u.PromptTokens
 	r.res.CompletionTokens += u.CompletionTokens
 	r.cost.Add(u.Cost.CHF())
@@ -240,6 +264,9 @@ func (r *run) nativeRound(ctx context.Context, round int) (string, bool, error) 
 	outs := r.execute(ctx, round, calls)
 	for i, out := range outs {
 		r.msgs = append(r.msgs, llm.Message{Role: "tool", ToolCallID: calls[i].id, Name: calls[i].name, Content: out.forModel()})
+		if out.fit.over {
+			r.fitted[calls[i].id] = true
+		}
 	}
 	return "", false, refusedCall(calls, outs)
 }

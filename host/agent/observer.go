@@ -16,8 +16,10 @@ type Observer interface {
 	StartRun(ctx context.Context, in Input) (context.Context, func(Result))
 	// StartRound opens a loop round (1, 2, …).
 	StartRound(ctx context.Context, round int) (context.Context, func())
-	// StartModelCall opens a model call of the loop (rounds, summaries).
-	StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, error))
+	// StartModelCall opens a model call of the loop (rounds, summaries);
+	// end receives its usage (Model: the model that answered), every
+	// HTTP attempt it made (retries, fallback models) and its error.
+	StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, []llm.Try, error))
 	// StartToolCall opens a tool call (all its attempts).
 	StartToolCall(ctx context.Context, tool string, readOnly bool) (context.Context, func(res wasm.Result, attempts int))
 }
@@ -33,8 +35,8 @@ func (nopObserver) StartRound(ctx context.Context, _ int) (context.Context, func
 	return ctx, func() {}
 }
 
-func (nopObserver) StartModelCall(ctx context.Context, _ llm.Operation, _ string) (context.Context, func(llm.Usage, error)) {
-	return ctx, func(llm.Usage, error) {}
+func (nopObserver) StartModelCall(ctx context.Context, _ llm.Operation, _ string) (context.Context, func(llm.Usage, []llm.Try, error)) {
+	return ctx, func(llm.Usage, []llm.Try, error) {}
 }
 
 func (nopObserver) StartToolCall(ctx context.Context, _ string, _ bool) (context.Context, func(wasm.Result, int)) {

@@ -168,6 +168,11 @@ func (r *run) textRound(ctx context.Context, round int) (string, bool, error) {
 	obs := observation{Success: out.res.OK, Tool: sel.Action.Name, ResultLabel: fmt.Sprintf("round%d_action1_results", round)}
 	if out.res.OK {
 		obs.Preview = clipText(out.forModel(), previewBytes)
+		if out.fit.over {
+			// A fitted result is bounded already, and its end says
+			// where the whole is and how to read it.
+			obs.Preview = out.forModel()
+		}
 	} else {
 		obs.Error = out.forModel()
 	}

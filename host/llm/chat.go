@@ -84,7 +84,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 		reported *openai.Usage // the provider's figures, if any
 		partial  *assembler    // the attempt that delivered deltas, if one did
 	)
-	used, attempts, err := c.run(ctx, op, chain, func(a *attempt, m *model) (bool, error) {
+	used, tries, err := c.runTraced(ctx, op, chain, func(a *attempt, m *model) (bool, error) {
 		oreq := chatRequest(m, wreq)
 		if onDelta == nil {
 			r, err := m.p.api.CreateChatCompletion(a.ctx, oreq)
@@ -137,14 +137,15 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 
 	if err != nil {
 		if partial == nil || !partial.delivered || used == nil {
-			return ChatResponse{}, err
+			return ChatResponse{Tries: tries}, err
 		}
 		// The caller saw part of an answer, and the provider billed it.
 		resp = ChatResponse{Message: partial.message(), FinishReason: partial.finish}
 		reported = nil
 	}
 	resp.Message = names.incoming(resp.Message)
-	resp.Usage = chatUsage(op, used, req, resp.Message, reported, attempts, time.Since(start))
+	resp.Usage = chatUsage(op, used, req, resp.Message, reported, len(tries), time.Since(start))
+	resp.Tries = tries
 	if merr := c.record(ctx, h, resp.Usage); merr != nil {
 		err = errors.Join(err, merr)
 	}

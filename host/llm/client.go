@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -189,7 +190,14 @@ var errAttemptTimeout = errors.New("attempt timed out")
 // describes. It returns the model that answered and the number of HTTP
 // attempts made.
 func (c *Client) run(ctx context.Context, op Operation, chain []*model, try tryFunc) (*model, int, error) {
+	m, tries, err := c.runTraced(ctx, op, chain, try)
+	return m, len(tries), err
+}
+
+// runTraced is run returning every attempt made, in order.
+func (c *Client) runTraced(ctx context.Context, op Operation, chain []*model, try tryFunc) (*model, []Try, error) {
 	attempts := 0
+	var tries []Try
 	var last *ProviderError
 	var tried []string
 	for mi, m := range chain {
@@ -201,26 +209,30 @@ func (c *Client) run(ctx context.Context, op Operation, chain []*model, try tryF
 			actx, cancel := context.WithCancelCause(context.WithValue(ctx, attemptKey{}, rec))
 			a := &attempt{ctx: actx, rec: rec, timeout: m.p.Timeout}
 			a.timer = time.AfterFunc(m.p.Timeout, func() { cancel(errAttemptTimeout) })
+			began := time.Now()
 			delivered, err := try(a, m)
 			timedOut := errors.Is(context.Cause(actx), errAttemptTimeout)
+			tries = append(tries, Try{Provider: m.p.Name, Model: m.Model, Status: rec.status, Duration: time.Since(began)})
 			a.timer.Stop()
 			cancel(nil)
 			if err == nil {
 				if mi > 0 || n > 1 {
 					c.log.Info("llm: call succeeded after retry or fallback", "operation", op, "model", m.String(), "attempts", attempts)
 				}
-				return m, attempts, nil
+				return m, tries, nil
 			}
 			if ctx.Err() != nil {
-				return m, attempts, stopped(op, ctx)
+				return m, tries, stopped(op, ctx)
 			}
 			pe := classify(m, rec, err, timedOut)
 			last = pe
+			tr := &tries[len(tries)-1]
+			tr.Status, tr.Kind, tr.Error = pe.StatusCode, pe.Kind, pe.Error()
 			if delivered {
-				return m, attempts, fmt.Errorf("llm: %s: %w: %w", op, ErrStreamInterrupted, pe)
+				return m, tries, fmt.Errorf("llm: %s: %w: %w", op, ErrStreamInterrupted, pe)
 			}
 			if !pe.retryable {
-				return m, attempts, pe
+				return m, tries, pe
 			}
 			if n >= c.cfg.Retry.Attempts {
 				break
@@ -238,11 +250,12 @@ func (c *Client) run(ctx context.Context, op Operation, chain []*model, try tryF
 				break // waiting would outlive the caller; another model may answer now
 			}
 			c.log.Warn("llm: retrying", "operation", op, "model", m.String(), "attempt", n, "wait", wait, "err", pe)
+			tries[len(tries)-1].Wait = wait
 			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return m, attempts, stopped(op, ctx)
+				return m, tries, stopped(op, ctx)
 			case <-t.C:
 			}
 		}
@@ -252,7 +265,7 @@ func (c *Client) run(ctx context.Context, op Operation, chain []*model, try tryF
 				"to", chain[mi+1].String(), "err", last)
 		}
 	}
-	return nil, attempts, fmt.Errorf("llm: %s: %w (tried %s): %w", op, ErrUnavailable, strings.Join(tried, ", "), last)
+	return nil, tries, fmt.Errorf("llm: %s: %w (tried %s): %w", op, ErrUnavailable, strings.Join(tried, ", "), last)
 }
 
 // stopped is the error of a call whose context ended.
@@ -313,22 +326,61 @@ func classify(m *model, rec *attemptRecord, err error, timedOut bool) *ProviderE
 	switch s := pe.StatusCode; {
 	case timedOut:
 		pe.Err = fmt.Errorf("%w after %s: %w", ErrTimeout, m.p.Timeout, err)
-		pe.retryable = true
-	case s == http.StatusTooManyRequests || s == http.StatusRequestTimeout || s >= 500:
-		pe.retryable = true
+		pe.retryable, pe.Kind = true, KindTimeout
+	case s == http.StatusTooManyRequests:
+		pe.retryable, pe.Kind = true, KindRateLimit
+	case s == http.StatusRequestTimeout:
+		pe.retryable, pe.Kind = true, KindTimeout
+	case s >= 500:
+		// 529 is Anthropic's "overloaded".
+		pe.retryable, pe.Kind = true, KindServer
 	case s >= 200 && s < 300:
 		// The provider accepted the request and then sent something broken
 		// (bad JSON, a cut stream, an error event): its fault, try again.
-		pe.retryable = true
+		pe.retryable, pe.Kind = true, KindServer
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		pe.Kind = KindAuth
 	case s != 0:
-		// Other 4xx: the request or the configuration is wrong.
+		// Other 4xx: the request or the configuration is wrong; retrying
+		// the same request cannot help.
+		pe.Kind = KindInvalidRequest
+		if w, ok := contextOverflow(pe); ok {
+			pe.Kind, pe.ContextWindow = KindContextLength, w
+		}
 	case rec.sent:
-		pe.retryable = true // no response: connection refused, reset, DNS
+		pe.retryable, pe.Kind = true, KindTransport // no response: connection refused, reset, DNS
 	default:
 		// go-openai refused the request before sending it (its checks of
 		// model-specific parameters): retrying cannot help.
+		pe.Kind = KindInvalidRequest
 	}
 	return pe
+}
+
+// contextWindowIn finds the window in the providers' context-length
+// messages: OpenAI's and Azure's "maximum context length is 8192 tokens",
+// Anthropic's "prompt is too long: 9000 tokens > 8192 maximum".
+var contextWindowIn = regexp.MustCompile(`(?i)maximum context length is (\d+)|tokens > (\d+) maximum`)
+
+// contextOverflow reports a refusal for the context window: OpenAI's and
+// Azure's code context_length_exceeded, or a message that says so (local
+// servers and Anthropic give no code), and the window named, if any.
+func contextOverflow(pe *ProviderError) (int, bool) {
+	msg := strings.ToLower(pe.Message)
+	if pe.Code != "context_length_exceeded" && !strings.Contains(msg, "maximum context length") &&
+		!strings.Contains(msg, "prompt is too long") && !strings.Contains(msg, "context window") &&
+		!strings.Contains(msg, "context length") {
+		return 0, false
+	}
+	window := 0
+	if m := contextWindowIn.FindStringSubmatch(pe.Message); m != nil {
+		for _, g := range m[1:] {
+			if n, err := strconv.Atoi(g); err == nil && n > 0 {
+				window = n
+			}
+		}
+	}
+	return window, true
 }
 
 // retryAfter reads retry-after-ms (OpenAI, Azure) or Retry-After (seconds

@@ -34,6 +34,13 @@ var (
 	// tenant is over its spending limits; see Admitter). The wrapping error
 	// says which limit.
 	ErrRefused = errors.New("call refused")
+	// ErrContextLength: the provider refused the request as longer than the
+	// model's context window (OpenAI's and Azure's
+	// context_length_exceeded, Anthropic's "prompt is too long"). It is
+	// not retried: the caller must shorten the request (the agent compacts
+	// its context and calls once more). ProviderError.ContextWindow holds
+	// the window the provider named, when it named one.
+	ErrContextLength = errors.New("the request exceeds the model's context window")
 	// ErrInvalidRequest: the request was rejected before anything was sent
 	// (empty input, wrong operation, audio too large).
 	ErrInvalidRequest = errors.New("invalid request")
@@ -56,8 +63,35 @@ type ProviderError struct {
 	RetryAfter time.Duration
 	// RequestID is the provider's x-request-id, for support tickets.
 	RequestID string
-	Err       error
-	retryable bool
+	// Kind is what kind of failure it was, which decides what is done
+	// about it (see ErrorKind).
+	Kind ErrorKind
+	// ContextWindow is the window a context-length error named (0: none).
+	ContextWindow int
+	Err           error
+	retryable     bool
+}
+
+// ErrorKind sorts provider failures by what helps: waiting and trying
+// again (rate limit, server, time-out, transport), another model
+// (the same and quota), or nothing but a different request (context
+// length, invalid request, authentication).
+type ErrorKind string
+
+// The kinds of provider failure.
+const (
+	KindContextLength  ErrorKind = "contextLength"
+	KindInvalidRequest ErrorKind = "invalidRequest"
+	KindAuth           ErrorKind = "auth"
+	KindRateLimit      ErrorKind = "rateLimit"
+	KindServer         ErrorKind = "server"
+	KindTimeout        ErrorKind = "timeout"
+	KindTransport      ErrorKind = "transport"
+)
+
+// Is makes a context-length failure match ErrContextLength.
+func (e *ProviderError) Is(target error) bool {
+	return target == ErrContextLength && e.Kind == KindContextLength
 }
 
 // Error says who failed and what the provider said: "llm: openai model

@@ -153,6 +153,18 @@ type Usage struct {
 	Attempts int
 }
 
+// Try is one HTTP request of a call, a retry or a fallback model's.
+type Try struct {
+	Provider, Model string
+	// Status is the HTTP status, 0 when no response came.
+	Status int
+	// Kind and Error say how it failed; both empty for the answer.
+	Kind  ErrorKind
+	Error string
+	// Duration is the request's; Wait the back-off before the next one.
+	Duration, Wait time.Duration
+}
+
 // Add sums two usages of the same operation (e.g. embedding batches). The
 // provider and model are u's unless empty.
 func (u Usage) Add(v Usage) Usage {
@@ -181,7 +193,13 @@ func (u Usage) Add(v Usage) Usage {
 type ChatResponse struct {
 	Message      Message
 	FinishReason string
-	Usage        Usage
+	// Usage is the call's, billed to the model that answered (Usage.Model).
+	Usage Usage
+	// Tries are the call's HTTP requests in order, retries and fallback
+	// models included: which model each went to and how each failed; the
+	// last is the one that answered when the call succeeded. They are
+	// returned with an error too.
+	Tries []Try
 }
 
 // Delta is one streamed fragment, delivered to Chat's onDelta in arrival

@@ -71,11 +71,23 @@ func (o observer) StartRound(ctx context.Context, round int) (context.Context, f
 	}
 }
 
-func (o observer) StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, error)) {
+func (o observer) StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, []llm.Try, error)) {
 	start := time.Now()
 	ctx, span := o.t.tracer.Start(ctx, "model."+string(op), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", model)), workflowAttr(ctx))
-	return ctx, func(u llm.Usage, err error) {
+	return ctx, func(u llm.Usage, tries []llm.Try, err error) {
+		// Every HTTP attempt (retries, fallback models) is an event of the
+		// call's span: which model it went to and how it failed.
+		for i, tr := range tries {
+			span.AddEvent("model.attempt", trace.WithAttributes(attribute.Int("agenthost.attempt", i+1),
+				attribute.String("gen_ai.provider.name", tr.Provider), attribute.String("gen_ai.request.model", tr.Model),
+				attribute.Int("http.response.status_code", tr.Status), attribute.String("error.type", string(tr.Kind)),
+				attribute.String("agenthost.error", tr.Error), attribute.Int64("agenthost.duration_ms", tr.Duration.Milliseconds()),
+				attribute.Int64("agenthost.wait_ms", tr.Wait.Milliseconds())))
+		}
+		if n := len(tries); n > 0 && u.Model == "" {
+			u.Provider, u.Model = tries[n-1].Provider, tries[n-1].Model
+		}
 		span.SetAttributes(attribute.String("gen_ai.response.model", u.Model), attribute.String("gen_ai.provider.name", u.Provider),
 			attribute.Int("gen_ai.usage.input_tokens", u.PromptTokens), attribute.Int("gen_ai.usage.output_tokens", u.CompletionTokens),
 			attribute.String("agenthost.cost_chf", u.Cost.String()), attribute.Int("agenthost.attempts", u.Attempts))

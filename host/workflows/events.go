@@ -133,6 +133,10 @@ type ToolCallData struct {
 	Tool   string `json:"tool"`
 	// Arguments as the model sent them (JSON).
 	Arguments json.RawMessage `json:"arguments"`
+	// CostCHF is what the run's model calls cost when the model asked for
+	// the call, an exact decimal: a round cut while its tools run (its
+	// host killed) has shown what its model call cost, as billed.
+	CostCHF string `json:"costCHF,omitempty"`
 }
 
 // ToolResultData is the payload of a `toolResult` event.
@@ -141,8 +145,17 @@ type ToolResultData struct {
 	CallID string `json:"callId"`
 	Tool   string `json:"tool"`
 	OK     bool   `json:"ok"`
-	// Content is the result as the model sees it (possibly shortened).
+	// Content is a preview of the result as the model sees it (at most
+	// some 4 KB; the whole is Document's when Fitted).
 	Content string `json:"content,omitempty"`
+	// Bytes is the size of the whole result.
+	Bytes int64 `json:"bytes,omitempty"`
+	// Fitted: the result was too large for the model's context; the model
+	// got its head and shape, and the whole is kept as Document
+	// (docItem:<id>) / FileID, which the UI links to.
+	Fitted   bool   `json:"fitted,omitempty"`
+	Document string `json:"document,omitempty"`
+	FileID   string `json:"fileId,omitempty"`
 	// ErrorCode is the runtime's stable code (unknown_tool, invalid_arguments,
 	// timeout…) of a failed call; Error its message.
 	ErrorCode string `json:"errorCode,omitempty"`
@@ -154,25 +167,33 @@ type ToolResultData struct {
 
 // AgentProgressData is the payload of an `agentProgress` event.
 type AgentProgressData struct {
-	Round     int     `json:"round"`
-	MaxRounds int     `json:"maxRounds"`
-	ToolCalls int     `json:"toolCalls"`
-	CostCHF   float64 `json:"costCHF"`
-	Tokens    int64   `json:"tokens"`
+	Round     int `json:"round"`
+	MaxRounds int `json:"maxRounds"`
+	ToolCalls int `json:"toolCalls"`
+	// CostCHF is what the run's model calls cost so far, an exact decimal
+	// ("0.42"; host/money).
+	CostCHF string `json:"costCHF"`
+	Tokens  int64  `json:"tokens"`
+	// Model is the model that answered the round (the fallback chain's
+	// next when the first failed).
+	Model string `json:"model,omitempty"`
 }
 
 // AgentSummaryData is the payload of an `agentSummary` event.
 type AgentSummaryData struct {
-	Rounds     int     `json:"rounds"`
-	ToolCalls  int     `json:"toolCalls"`
-	CostCHF    float64 `json:"costCHF"`
-	Tokens     int64   `json:"tokens"`
-	DurationMS int64   `json:"durationMs"`
+	Rounds    int `json:"rounds"`
+	ToolCalls int `json:"toolCalls"`
+	// CostCHF is what the run's model calls cost, an exact decimal.
+	CostCHF    string `json:"costCHF"`
+	Tokens     int64  `json:"tokens"`
+	DurationMS int64  `json:"durationMs"`
 	// Reason the run ended, as the trace names it: "completed",
 	// "maxRoundsReached", "budgetExceeded", "stopped", "failed"; and
 	// "handedOff" for an attempt cut because its host stopped (the round
 	// goes on elsewhere: `roundRestarted`).
 	Reason string `json:"reason"`
+	// Model is the model that answered the run's last call.
+	Model string `json:"model,omitempty"`
 }
 
 // FileCreatedData is the payload of a `fileCreated` event: the file and the

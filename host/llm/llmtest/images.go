@@ -45,7 +45,7 @@ func (s *Server) handleImages(w http.ResponseWriter, r *http.Request) {
 		Quality        string `json:"quality"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, Fail(http.StatusBadRequest, "We could not parse the JSON body of your request."))
+		s.writeError(w, Fail(http.StatusBadRequest, "We could not parse the JSON body of your request."))
 		return
 	}
 	req := ImageRequest(body)
@@ -55,22 +55,22 @@ func (s *Server) handleImages(w http.ResponseWriter, r *http.Request) {
 	width, height := 1024, 1024
 	if req.Size != "" && req.Size != "auto" {
 		if _, err := fmt.Sscanf(req.Size, "%dx%d", &width, &height); err != nil || width < 1 || height < 1 || width > maxImageSide || height > maxImageSide {
-			setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, "Invalid size "+req.Size), "size")))
+			setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, "Invalid size "+req.Size), "size")))
 			return
 		}
 	}
 	switch {
 	case req.Prompt == "":
-		setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, "'prompt' is required"), "prompt")))
+		setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, "'prompt' is required"), "prompt")))
 		return
 	case n > 10:
-		setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, "'n' must be at most 10"), "n")))
+		setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, "'n' must be at most 10"), "n")))
 		return
 	case gptImage && req.ResponseFormat != "":
-		setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, "Unknown parameter: 'response_format'."), "response_format")))
+		setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, "Unknown parameter: 'response_format'."), "response_format")))
 		return
 	case req.ResponseFormat != "" && req.ResponseFormat != "b64_json" && req.ResponseFormat != "url":
-		setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, "'response_format' must be url or b64_json"), "response_format")))
+		setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, "'response_format' must be url or b64_json"), "response_format")))
 		return
 	}
 	step, ok := s.serveSimple(w, r, EndpointImages, setStatus)

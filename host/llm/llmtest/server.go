@@ -58,6 +58,8 @@ type options struct {
 	transcript string
 	noUsage    bool
 	defaults   map[Endpoint]Step
+	flavor     Flavor
+	windows    map[string]int // model → enforced context window
 }
 
 // Option configures a Server.
@@ -108,7 +110,8 @@ func New(t testing.TB, opts ...Option) *Server {
 
 // Start starts a server outside a test (demos, benchmarks); Close it.
 func Start(opts ...Option) *Server {
-	o := options{dim: 16, chunk: 6, transcript: "hello from llmtest", noTools: map[string]bool{}, defaults: map[Endpoint]Step{}}
+	o := options{dim: 16, chunk: 6, transcript: "hello from llmtest", noTools: map[string]bool{}, defaults: map[Endpoint]Step{},
+		windows: map[string]int{}}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -120,7 +123,7 @@ func Start(opts ...Option) *Server {
 	mux.HandleFunc("POST "+string(EndpointSpeech), s.handleSpeech)
 	mux.HandleFunc("POST "+string(EndpointImages), s.handleImages)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, Fail(http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")"))
+		s.writeError(w, Fail(http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")"))
 	})
 	s.srv = httptest.NewServer(mux)
 	return s
@@ -229,7 +232,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if s.opts.apiKey == "" || r.Header.Get("Authorization") == "Bearer "+s.opts.apiKey {
 		return true
 	}
-	writeError(w, Fail(http.StatusUnauthorized, "Incorrect API key provided."))
+	s.writeError(w, Fail(http.StatusUnauthorized, "Incorrect API key provided."))
 	return false
 }
 
@@ -243,7 +246,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := decodeChat(body)
 	if err != nil {
-		writeError(w, Fail(http.StatusBadRequest, err.Error()))
+		s.writeError(w, Fail(http.StatusBadRequest, err.Error()))
 		return
 	}
 	n := s.seq.Add(1)
@@ -251,7 +254,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if len(req.Tools) > 0 && s.opts.noTools[req.Model] {
 		st := Fail(http.StatusBadRequest, req.Model+" does not support tools")
 		st.ErrorCode = "unsupported_parameter"
-		setStatus(writeError(w, withParam(st, "tools")))
+		setStatus(s.writeError(w, withParam(st, "tools")))
 		return
 	}
 	for i, t := range req.Tools {
@@ -259,15 +262,20 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		if !functionName.MatchString(t.Name) {
 			st := Fail(http.StatusBadRequest, fmt.Sprintf("Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.", i))
 			st.ErrorCode = "invalid_value"
-			setStatus(writeError(w, withParam(st, fmt.Sprintf("tools[%d].function.name", i))))
+			setStatus(s.writeError(w, withParam(st, fmt.Sprintf("tools[%d].function.name", i))))
 			return
 		}
+	}
+	if st, over := s.overWindow(req); over {
+		// Refused before any generation: no script step is used.
+		setStatus(s.writeError(w, st))
+		return
 	}
 	step, ok := s.next(EndpointChat)
 	if !ok {
 		st := Fail(http.StatusBadRequest, fmt.Sprintf("llmtest: the chat script is exhausted (request %d, model %s) and no default step is set", n, req.Model))
 		st.ErrorCode = "llmtest_script_exhausted"
-		setStatus(writeError(w, st))
+		setStatus(s.writeError(w, st))
 		return
 	}
 	if step.Func != nil {
@@ -278,7 +286,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if step.Status >= 400 {
-		setStatus(writeError(w, step))
+		setStatus(s.writeError(w, step))
 		return
 	}
 	reply := s.buildReply(n, req, step)
@@ -463,9 +471,9 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// writeError writes an OpenAI error body for an error step and returns the
-// status.
-func writeError(w http.ResponseWriter, s Step) int {
+// writeOpenAIError writes an OpenAI error body for an error step and
+// returns the status.
+func writeOpenAIError(w http.ResponseWriter, s Step) int {
 	if d := s.RetryAfter; d > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 		if d%time.Second != 0 {
@@ -500,7 +508,7 @@ func (s *Server) serveSimple(w http.ResponseWriter, r *http.Request, e Endpoint,
 		return step, false
 	}
 	if step.Status >= 400 {
-		setStatus(writeError(w, step))
+		setStatus(s.writeError(w, step))
 		return step, false
 	}
 	return step, true
@@ -517,7 +525,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		EncodingFormat string          `json:"encoding_format"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, Fail(http.StatusBadRequest, "We could not parse the JSON body of your request."))
+		s.writeError(w, Fail(http.StatusBadRequest, "We could not parse the JSON body of your request."))
 		return
 	}
 	var inputs []string
@@ -525,18 +533,18 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	if err := json.Unmarshal(body.Input, &one); err == nil {
 		inputs = []string{one}
 	} else if err := json.Unmarshal(body.Input, &inputs); err != nil {
-		writeError(w, withParam(Fail(http.StatusBadRequest, "'input' must be a string or an array of strings"), "input"))
+		s.writeError(w, withParam(Fail(http.StatusBadRequest, "'input' must be a string or an array of strings"), "input"))
 		return
 	}
 	req := EmbeddingRequest{Model: body.Model, Input: inputs, Dimensions: body.Dimensions, EncodingFormat: body.EncodingFormat}
 	setStatus := s.record(Request{Endpoint: EndpointEmbeddings, Header: r.Header.Clone(), Embedding: &req})
 	if body.Model == "" || len(inputs) == 0 {
-		setStatus(writeError(w, Fail(http.StatusBadRequest, "'model' and a non-empty 'input' are required")))
+		setStatus(s.writeError(w, Fail(http.StatusBadRequest, "'model' and a non-empty 'input' are required")))
 		return
 	}
 	for i, in := range inputs {
 		if in == "" {
-			setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, fmt.Sprintf("'$.input[%d]' is invalid: empty string", i)), "input")))
+			setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, fmt.Sprintf("'$.input[%d]' is invalid: empty string", i)), "input")))
 			return
 		}
 	}
@@ -627,7 +635,7 @@ func (s *Server) handleTranscriptions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := r.ParseMultipartForm(64 << 20); err != nil {
-		writeError(w, Fail(http.StatusBadRequest, "expected a multipart/form-data body: "+err.Error()))
+		s.writeError(w, Fail(http.StatusBadRequest, "expected a multipart/form-data body: "+err.Error()))
 		return
 	}
 	req := TranscriptionRequest{Model: r.FormValue("model"), ResponseFormat: r.FormValue("response_format"),
@@ -639,7 +647,7 @@ func (s *Server) handleTranscriptions(w http.ResponseWriter, r *http.Request) {
 	}
 	setStatus := s.record(Request{Endpoint: EndpointTranscriptions, Header: r.Header.Clone(), Transcription: &req})
 	if req.Model == "" || len(req.Audio) == 0 {
-		setStatus(writeError(w, Fail(http.StatusBadRequest, "'model' and 'file' are required")))
+		setStatus(s.writeError(w, Fail(http.StatusBadRequest, "'model' and 'file' are required")))
 		return
 	}
 	step, ok := s.serveSimple(w, r, EndpointTranscriptions, setStatus)
@@ -660,7 +668,7 @@ func (s *Server) handleTranscriptions(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, text+"\n")
 	default:
-		setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, "unsupported response_format "+req.ResponseFormat), "response_format")))
+		setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, "unsupported response_format "+req.ResponseFormat), "response_format")))
 		return
 	}
 	setStatus(http.StatusOK)
@@ -708,7 +716,7 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		Speed          float64 `json:"speed"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, Fail(http.StatusBadRequest, "We could not parse the JSON body of your request."))
+		s.writeError(w, Fail(http.StatusBadRequest, "We could not parse the JSON body of your request."))
 		return
 	}
 	req = SpeechRequest(body)
@@ -717,13 +725,13 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 	ctype, known := speechTypes[format]
 	switch {
 	case req.Model == "" || req.Input == "":
-		setStatus(writeError(w, Fail(http.StatusBadRequest, "'model' and 'input' are required")))
+		setStatus(s.writeError(w, Fail(http.StatusBadRequest, "'model' and 'input' are required")))
 		return
 	case req.Voice == "":
-		setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, "'voice' is required"), "voice")))
+		setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, "'voice' is required"), "voice")))
 		return
 	case !known:
-		setStatus(writeError(w, withParam(Fail(http.StatusBadRequest, "unsupported response_format "+format), "response_format")))
+		setStatus(s.writeError(w, withParam(Fail(http.StatusBadRequest, "unsupported response_format "+format), "response_format")))
 		return
 	}
 	step, ok := s.serveSimple(w, r, EndpointSpeech, setStatus)

@@ -449,12 +449,14 @@ function Activity({ t, conv }) {
   const tools = conv ? conv.tools : [];
   return html`<section class="panel activity" aria-labelledby="act-h">
     <h2 id="act-h">${t('activity')}</h2>
-    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.cost.toFixed(4)} · ${t('tokens')}: ${conv.tokens} · ${t('rounds')}: ${conv.rounds}${conv.maxRounds ? ' / ' + conv.maxRounds : ''}</p>`}
+    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.costCHF} · ${t('tokens')}: ${conv.tokens} · ${t('rounds')}: ${conv.rounds}${conv.maxRounds ? ' / ' + conv.maxRounds : ''}${conv.model ? html` · ${t('model')}: <span data-testid="model">${conv.model}</span>` : ''}</p>`}
     ${tools.length === 0 ? html`<p class="muted">${t('noActivity')}</p>` : html`<ol class="tool-log" aria-live="polite">${tools.map((c) => html`<li key=${c.id} class=${c.result ? (c.result.ok ? 'ok' : 'fail') : 'pending'} data-tool=${c.tool}>
       <details>
         <summary><strong>${c.tool}</strong> ${c.result ? html`<span>${c.result.ok ? '✓' : '✗'} ${fmtMs(c.result.durationMs)}</span>` : html`<span class="muted">…</span>`}</summary>
         <h3>${t('arguments')}</h3><pre tabindex="0">${c.args ? JSON.stringify(c.args, null, 1) : ''}</pre>
         ${c.result && html`<h3>${t('result')}</h3><pre tabindex="0">${c.result.ok ? c.result.content : `${c.result.errorCode}: ${c.result.error}`}</pre>`}
+        ${c.result && c.result.fitted && c.result.fileId && html`<p class="muted" data-testid="whole-result">${t('resultFitted')} (${c.result.document}):
+          <a href=${`${API}/files/${c.result.fileId}/content`} target="_blank" rel="noopener">${t('wholeResult')} (${c.result.bytes} B)</a></p>`}
       </details></li>`)}</ol>`}
   </section>`;
 }

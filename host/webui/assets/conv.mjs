@@ -4,12 +4,39 @@
 // last applied sequence number (a replay after a reconnect or a reload) is
 // ignored, so nothing shows twice. Pure: no DOM, so node tests it.
 
+// Costs arrive as exact decimal strings ("0.42"); they are summed as
+// nano-francs (host/money's unit) in BigInt, so no sum drifts, and shown
+// from costCHF.
+const NANO = 1000000000n;
+export function nanoCHF(v) {
+  const s = String(v ?? '0').trim();
+  const m = /^(-?)(\d*)(?:\.(\d{0,9})\d*)?$/.exec(s);
+  if (!m) return 0n;
+  const n = BigInt(m[2] || '0') * NANO + BigInt((m[3] || '').padEnd(9, '0'));
+  return m[1] ? -n : n;
+}
+export function formatCHF(n) {
+  const neg = n < 0n; if (neg) n = -n;
+  let frac = (n % NANO).toString().padStart(9, '0').replace(/0+$/, '');
+  while (frac.length < 2) frac += '0';
+  return (neg ? '-' : '') + (n / NANO).toString() + '.' + frac;
+}
+
 export function newConversation() {
   return { lastSeq: 0, messages: [], byId: {}, tools: [], toolsById: {}, status: '', reason: '', label: '',
-    degraded: false, cost: 0, tokens: 0, rounds: 0, files: [], proposals: [], error: '',
+    degraded: false, cost: 0, costCHF: '0.00', tokens: 0, rounds: 0, files: [], proposals: [], error: '', model: '',
     // What attempts of the current round cut by a host's stop cost
-    // (roundRestarted): the new attempt's progress counts from zero.
-    priorCost: 0, priorTokens: 0, restarts: 0 };
+    // (roundRestarted), in nano-francs: the new attempt's progress counts
+    // from zero.
+    priorNano: 0n, nano: 0n, priorTokens: 0, restarts: 0 };
+}
+
+// setCost sets the round's cost from the current attempt's running total.
+function setCost(c, costCHF) {
+  if (costCHF === undefined || costCHF === null || costCHF === '') return;
+  c.nano = c.priorNano + nanoCHF(costCHF);
+  c.costCHF = formatCHF(c.nano);
+  c.cost = Number(c.costCHF);
 }
 
 // The reasons an agent run ends early that the UI names: both end the run with an
@@ -45,7 +72,7 @@ export function applyEvent(c, e) {
       // The workspace's degraded-mode label (host/workspace): the round
       // answers without the knowledge store.
       if (/^Knowledge store unavailable/.test(d.label || '')) c.degraded = true;
-      if (d.status === 'running') { c.reason = ''; c.error = ''; c.priorCost = 0; c.priorTokens = 0; }
+      if (d.status === 'running') { c.reason = ''; c.error = ''; c.priorNano = 0n; c.priorTokens = 0; }
       break;
     // The round runs again from its request on another host (its host
     // stopped): the answer the cut attempt was streaming never ends, so
@@ -53,11 +80,14 @@ export function applyEvent(c, e) {
     case 'roundRestarted': {
       c.messages = c.messages.filter((m) => !m.streaming);
       for (const id of Object.keys(c.byId)) if (c.byId[id].streaming) delete c.byId[id];
-      c.priorCost = c.cost; c.priorTokens = c.tokens; c.restarts++;
+      c.priorNano = c.nano; c.priorTokens = c.tokens; c.restarts++;
       break;
     }
     case 'toolCall': {
       const t = { id: d.callId, tool: d.tool, round: d.round, args: d.arguments, result: null, seq: e.seq };
+      // The cost of the model call that asked for the tool: a round cut
+      // while its tools run has shown it, as it was billed.
+      setCost(c, d.costCHF);
       c.toolsById[d.callId] = t;
       c.tools.push(t);
       break;
@@ -69,10 +99,12 @@ export function applyEvent(c, e) {
       break;
     }
     case 'agentProgress':
-      c.cost = c.priorCost + d.costCHF; c.tokens = c.priorTokens + d.tokens; c.rounds = d.round; c.maxRounds = d.maxRounds || 0;
+      setCost(c, d.costCHF); c.tokens = c.priorTokens + d.tokens; c.rounds = d.round; c.maxRounds = d.maxRounds || 0;
+      if (d.model) c.model = d.model;
       break;
     case 'agentSummary':
-      c.cost = c.priorCost + d.costCHF; c.tokens = c.priorTokens + d.tokens; c.rounds = d.rounds;
+      setCost(c, d.costCHF); c.tokens = c.priorTokens + d.tokens; c.rounds = d.rounds;
+      if (d.model) c.model = d.model;
       if (earlyEnds.has(d.reason)) c.reason = d.reason;
       break;
     case 'fileCreated':

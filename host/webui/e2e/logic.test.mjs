@@ -37,21 +37,49 @@ test('a new round clears the last one\'s end', () => {
 
 test('a round restarted on another host drops the cut answer and keeps its cost', () => {
   const c = newConversation();
-  feed(c, [...start, ['chunk', { messageId: 'a', text: 'Half an ans' }], ['agentProgress', { round: 1, costCHF: 0.25, tokens: 100 }],
-    ['chunk', { messageId: 'a', text: 'wer' }], ['agentSummary', { reason: 'handedOff', costCHF: 0.5, tokens: 200 }],
+  feed(c, [...start, ['chunk', { messageId: 'a', text: 'Half an ans' }], ['agentProgress', { round: 1, costCHF: '0.25', tokens: 100 }],
+    ['chunk', { messageId: 'a', text: 'wer' }], ['agentSummary', { reason: 'handedOff', costCHF: '0.5', tokens: 200 }],
     ['roundRestarted', { round: 1, reason: 'handedOff', fromHost: 'h1' }],
-    ['chunk', { messageId: 'b', text: 'Whole' }], ['agentProgress', { round: 1, costCHF: 0.125, tokens: 50 }],
+    ['chunk', { messageId: 'b', text: 'Whole' }], ['agentProgress', { round: 1, costCHF: '0.125', tokens: 50, model: 'backup' }],
     ['message', { id: 'b', role: 'assistant', content: 'Whole answer.' }],
-    ['agentSummary', { reason: 'completed', costCHF: 0.25, tokens: 80 }], ['complete', { reason: 'completed' }]]);
+    ['agentSummary', { reason: 'completed', costCHF: '0.25', tokens: 80, model: 'backup' }], ['complete', { reason: 'completed' }]]);
   assert.deepEqual(c.messages.map((m) => m.id), ['u', 'b'], 'the cut attempt\'s answer is gone');
   assert.equal(c.byId.a, undefined);
   assert.equal(c.byId.b.content, 'Whole answer.');
-  assert.equal(c.cost, 0.75, 'both attempts\' cost, as the workflow records it');
+  assert.equal(c.costCHF, '0.75', 'both attempts\' cost, as the workflow records it');
+  assert.equal(c.cost, 0.75);
   assert.equal(c.tokens, 280);
   assert.equal(c.status, 'completed');
+  assert.equal(c.model, 'backup', 'the model that answered is shown');
   // The next round counts from zero again.
-  feed2(c, [['status', { status: 'running', label: 'round 2' }], ['agentProgress', { round: 1, costCHF: 0.5, tokens: 10 }]]);
-  assert.equal(c.cost, 0.5);
+  feed2(c, [['status', { status: 'running', label: 'round 2' }], ['agentProgress', { round: 1, costCHF: '0.5', tokens: 10 }]]);
+  assert.equal(c.costCHF, '0.50');
+});
+
+// A host killed (kill -9) while the round's tools ran sent no agentProgress
+// for the round: the toolCall events carry what its model call cost, as it
+// was billed, so the live cost after the restart equals the recorded one.
+test('a round cut by a killed host keeps the cost its toolCall events carried', () => {
+  const c = newConversation();
+  feed(c, [...start, ['agentProgress', { round: 1, costCHF: '0.14', tokens: 100 }],
+    ['toolCall', { round: 2, callId: 'c1', tool: 'lookup', arguments: {}, costCHF: '0.28' }],
+    ['chunk', { messageId: 'a', text: 'cut' }],
+    ['roundRestarted', { round: 1, reason: 'hostDied', fromHost: 'h1' }],
+    ['toolCall', { round: 1, callId: 'c2', tool: 'lookup', arguments: {}, costCHF: '0.07' }],
+    ['agentSummary', { reason: 'completed', costCHF: '0.14', tokens: 80 }], ['complete', { reason: 'completed' }]]);
+  assert.equal(c.costCHF, '0.42', 'the cut attempt\'s 0.28 and the new one\'s 0.14, exactly');
+  assert.ok(!c.messages.some((m) => m.id === 'a'));
+});
+
+test('costs are summed exactly', () => {
+  const c = newConversation();
+  let evs = [...start];
+  for (let i = 0; i < 3; i++) {
+    evs.push(['agentSummary', { reason: 'handedOff', costCHF: '0.1' }], ['roundRestarted', { round: 1, reason: 'hostDied' }]);
+  }
+  evs.push(['agentSummary', { reason: 'completed', costCHF: '0.000000001' }]);
+  feed(c, evs);
+  assert.equal(c.costCHF, '0.300000001');
 });
 
 const feed2 = (c, events) => events.forEach(([type, data]) => applyEvent(c, { seq: c.lastSeq + 1, type, data }));
