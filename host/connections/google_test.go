@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/google"
@@ -546,11 +547,21 @@ func TestGoogleGmail(t *testing.T) {
 		!strings.Contains(inbox.Entries[0].Summary, "bob@acme.example") || !strings.Contains(inbox.Entries[0].Summary, "Revenue rose by 4 €") {
 		t.Fatalf("label listing %+v %v", inbox, err)
 	}
-	// Send: a UTF-8 subject, To and Cc.
+	// Send: a UTF-8 subject, To and Cc; the send is in the audit log.
+	ge.resolver.Audit = audit.NewLog(ge.env.db, nil)
 	sent, err := ge.resolver.SendMail(ctx, ge.alice, wire.SendMailRequest{Connection: ge.conn.ID, Service: "gmail",
 		Mail: wire.Mail{To: []string{"Bob <bob@acme.example>"}, Cc: []string{"carol@acme.example"}, Subject: "Zusammenfassung – Q3", Body: "Der Umsatz stieg um 4 %.\nGrüsse"}})
 	if err != nil || sent.ID == "" {
 		t.Fatalf("send: %+v %v", sent, err)
+	}
+	page, err := ge.env.db.SearchAudit(ctx, audit.Query{TenantID: ge.alice.TenantID, Action: audit.ToolCalled})
+	if err != nil || len(page.Entries) != 1 {
+		t.Fatalf("the send's audit entries: %+v %v", page, err)
+	}
+	if e, d := page.Entries[0], string(page.Entries[0].Detail); e.TargetID != "google.sendMail" || e.Actor.ID != ge.alice.UserID ||
+		!strings.Contains(d, `"subject":"Zusammenfassung – Q3"`) || !strings.Contains(d, "bob@acme.example") || strings.Contains(d, "Umsatz") ||
+		!strings.Contains(d, `"ok":true`) {
+		t.Fatalf("the send's entry %+v %s", e, d)
 	}
 	out := ge.g.Sent()
 	if len(out) != 1 || out[0].ID != sent.ID || out[0].Header("Subject") != "Zusammenfassung – Q3" || !strings.Contains(out[0].Header("To"), "bob@acme.example") ||

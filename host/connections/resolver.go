@@ -114,7 +114,7 @@ func (r *Resolver) call(ctx context.Context, p tenancy.Principal, t wire.Target,
 	}
 	res := pl.Call(ctx, tool, b, &wasm.CallOptions{Tenant: p.TenantID})
 	if sideEffects[tool] {
-		r.record(ctx, p, t, pl.Name(), tool, b, res)
+		r.record(ctx, p, t, pl.Name(), tool, args, res)
 	}
 	if !res.OK {
 		if res.Error == nil {
@@ -179,17 +179,39 @@ func (r *Resolver) ListMail(ctx context.Context, p tenancy.Principal, req wire.L
 // record records a connector operation with external side effects: the
 // operation, the connection and service, a bounded summary of the
 // request (contents by their size only, never a token) and how it ended.
-func (r *Resolver) record(ctx context.Context, p tenancy.Principal, t wire.Target, plugin, tool string, args []byte, res wasm.Result) {
+func (r *Resolver) record(ctx context.Context, p tenancy.Principal, t wire.Target, plugin, tool string, args any, res wasm.Result) {
 	if r.Audit == nil {
 		return
 	}
 	c, _ := toolcall.From(ctx)
 	d := map[string]any{"tool": tool, "connector": plugin, "connection": t.Connection, "service": t.Service,
-		"workflowId": c.WorkflowID, "ok": res.OK, "arguments": audit.Summarize(args)}
+		"workflowId": c.WorkflowID, "ok": res.OK, "arguments": sideEffectSummary(args)}
 	if res.Error != nil {
 		d["error"] = audit.Clip(res.Error.Code+": "+res.Error.Message, 300)
 	}
 	_ = r.Audit.Record(ctx, audit.Entry{TenantID: p.TenantID, Actor: audit.Actor{Kind: audit.ActorUser, ID: p.UserID},
 		Action: audit.ToolCalled, TargetType: "connector", TargetID: plugin + "." + tool, WorkspaceID: c.WorkspaceID,
 		Detail: audit.Detail(d)})
+}
+
+// sideEffectSummary says what an operation sent, bounded: a mail's
+// recipients and subject (the body by its size), a file's place, name and
+// size (never its bytes).
+func sideEffectSummary(args any) map[string]any {
+	clip := func(list []string) []string {
+		out := make([]string, 0, min(len(list), 20))
+		for _, s := range list[:min(len(list), 20)] {
+			out = append(out, audit.Clip(s, 200))
+		}
+		return out
+	}
+	switch a := args.(type) {
+	case wire.SendMailRequest:
+		return map[string]any{"to": clip(a.Mail.To), "cc": clip(a.Mail.Cc), "recipients": len(a.Mail.To) + len(a.Mail.Cc),
+			"subject": audit.Clip(a.Mail.Subject, 200), "bodyBytes": len(a.Mail.Body)}
+	case wire.UploadRequest:
+		return map[string]any{"path": audit.Clip(a.Path, 300), "name": audit.Clip(a.Name, 200), "mimeType": audit.Clip(a.MIMEType, 100), "bytes": len(a.Data)}
+	}
+	b, _ := json.Marshal(args)
+	return audit.Summarize(b)
 }

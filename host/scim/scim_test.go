@@ -200,6 +200,7 @@ func testProviders(t *testing.T, db *store.DB) {
 	c.want(c.do("PATCH", "Users/"+entraID, `{"Operations":[{"op":"replace","path":"active","value":"perhaps"}]}`), 400, "not a boolean")
 	c.want(c.do("POST", "Users", `{"userName": ""}`), 400, "no userName")
 	c.want(c.do("POST", "Users", `{"userName": `), 400, "broken JSON")
+	c.want(c.do("POST", "Users", `{"userName":"big@x","displayName":"`+strings.Repeat("x", scim.MaxBody)+`"}`), 413, "a body over the limit")
 
 	// Deactivation ends access at once: the user's API token stops.
 	_, apiSecret, err := db.CreateToken(ctx, entraID, "laptop", nil)
