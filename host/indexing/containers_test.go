@@ -459,7 +459,7 @@ func TestContainerJob(t *testing.T) {
 	}
 	fake := c.upload(t, svc, "fake.zip", []byte("just some text, no archive at all"))
 	st := wait(fake, knowledge.StatusFailed)
-	if !strings.Contains(st.Error, "not a ZIP, TAR, gzip, bzip2, xz, 7z or RAR container") {
+	if !strings.Contains(st.Error, "not a ZIP, TAR, gzip, bzip2, xz, zstd, 7z or RAR container") {
 		t.Fatalf("reason: %q", st.Error)
 	}
 	if n := c.res.n.Load(); n != 2 {

@@ -53,6 +53,8 @@ try {
   });
   await step('invitation-through-the-provider', async () => {
     await page.goto(invite);
+    // With passkeys on too, the invitation offers both ways in.
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
     await loginAtProvider();
     await page.locator('header .tenant', { hasText: 'Acme' }).waitFor();
     assert.equal(await sessionStatus(), 200);
