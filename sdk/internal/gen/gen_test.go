@@ -77,7 +77,7 @@ func TestFutureRoutesTypeCheck(t *testing.T) {
 	// its event stream, which this document lacks.
 	stub, err := parser.ParseFile(fset, "stub.go", `package sdk
 import ("context"; "net/http")
-type Message struct{}
+type Message struct{ ID, Role, Content string }
 type Problem struct{ Type, Title, Detail string }
 type StreamWorkflowEventsParams struct{ LastEventID int64 }
 func (c *Client) StreamWorkflowEvents(ctx context.Context, id string, p *StreamWorkflowEventsParams) (*http.Response, error) {
