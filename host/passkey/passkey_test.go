@@ -297,14 +297,14 @@ func TestInvitation(t *testing.T) {
 		t.Fatalf("begin: %q %v", email, err)
 	}
 	handle := []byte(opts.Response.User.ID.(protocol.URLEncodedBase64))
-	resp, c := f.auth.create(t, opts.Response.Challenge.String(), handle)
+	resp, _ := f.auth.create(t, opts.Response.Challenge.String(), handle)
 	// Another invitation's link cannot finish this ceremony (and uses it up).
 	if _, _, err := f.svc.FinishInvitation(ctx, other, id, "laptop", resp); !errors.Is(err, tenancy.ErrUnauthenticated) {
 		t.Errorf("other invitation: %v", err)
 	}
 	id, opts, _, _ = f.svc.BeginInvitation(ctx, secret)
 	handle = []byte(opts.Response.User.ID.(protocol.URLEncodedBase64))
-	resp, c = f.auth.create(t, opts.Response.Challenge.String(), handle)
+	resp, c := f.auth.create(t, opts.Response.Challenge.String(), handle)
 	u, k, err := f.svc.FinishInvitation(ctx, secret, id, "laptop", resp)
 	if err != nil || u.Email != "erin@acme.example" || u.TenantID != f.alice.TenantID || k.UserID != u.ID {
 		t.Fatalf("finish: %+v %+v %v", u, k, err)

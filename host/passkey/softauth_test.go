@@ -66,9 +66,12 @@ func (a *softAuthenticator) create(t *testing.T, challenge string, userHandle []
 	}
 	c := &softCred{id: make([]byte, 32), key: key, userHandle: userHandle}
 	rand.Read(c.id)
-	x, y := make([]byte, 32), make([]byte, 32)
-	key.PublicKey.X.FillBytes(x)
-	key.PublicKey.Y.FillBytes(y)
+	// The uncompressed point: 0x04, then X and Y of 32 bytes each.
+	pt, err := key.PublicKey.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := pt[1:33], pt[33:65]
 	cose, err := webauthncbor.Marshal(map[int]any{1: 2, 3: -7, -1: 1, -2: x, -3: y})
 	if err != nil {
 		t.Fatal(err)

@@ -360,10 +360,8 @@ const (
 	topKorean   = "이다의는에하고을가로서한지기를시사도일대어자리한수정보사인는게해나전부국내위주상제그만적면여실요구원화장성아경회관세동방거연소음교문없들분"
 )
 
-// score rates decoded text: higher is more like real text. c is the
+// scoreAs rates decoded text: higher is more like real text. c is the
 // candidate that decoded it, nil for Unicode.
-func score(t string) float64 { return scoreAs(t, nil) }
-
 func scoreAs(t string, c *candidate) float64 {
 	var sc float64
 	var counts [scriptCount]int

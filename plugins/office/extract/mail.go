@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -358,6 +357,3 @@ func emitMail(s *sink, m *mailMsg, lim Limits) {
 		}
 	}
 }
-
-// errNotMail: Attachments was given a document that is not a mail.
-var errNotMail = errors.New("not a mail")
