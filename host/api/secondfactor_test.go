@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/audit"
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/webui"
 )
@@ -137,6 +138,25 @@ func TestSecondFactorAPI(t *testing.T) {
 	} {
 		if status, body := b.call(r.method, r.path, "{}"); status != 401 || !strings.Contains(body, "second factor is required") {
 			t.Errorf("%s %s on a pending session: %d %s", r.method, r.path, status, body)
+		}
+	}
+	// An identity provider's session is pending too; a passkey sign-in's
+	// is not.
+	_, oidcCookie, err := ts.db.OpenUserSession(ctx, alice.UserID, 3600e9, store.SessionOrigin{Provider: "oidc:corp", Subject: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pkCookie, err := ts.db.OpenUserSession(ctx, alice.UserID, 3600e9, store.SessionOrigin{Provider: store.MethodPasskey, Subject: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, cookie string
+		want         int
+	}{{"identity provider", oidcCookie, 401}, {"passkey", pkCookie, 200}} {
+		o := &sfBrowser{sessionClient: &sessionClient{t: t, origin: b.origin, cookie: &http.Cookie{Name: webui.CookieName, Value: c.cookie}}, base: ts.base}
+		if status, body := o.call("GET", "/workspaces", ""); status != c.want {
+			t.Errorf("%s session: %d %s", c.name, status, body)
 		}
 	}
 	// A program's bearer token is not a browser sign-in.
