@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -207,8 +208,46 @@ func TestSecondFactorAPI(t *testing.T) {
 	if status, _ := b.call("POST", "/session/second-factor", answer); status != 401 {
 		t.Fatalf("completing a finished session again: %d", status)
 	}
-	// The same answer replayed on a new pending session is refused.
+	// Switching to a kept pending session shows nothing of its tenant.
 	b2, _, _ := signInByToken(t, ts.base, ts.alice)
+	var kept *http.Cookie
+	if b2.cookie != nil {
+		kept = &http.Cookie{Name: webui.KeptCookie, Value: b2.cookie.Value}
+	}
+	req, _ = http.NewRequest("GET", ts.base+"/session", nil)
+	req.AddCookie(b.cookie)
+	req.AddCookie(kept)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		Accounts []struct {
+			SessionID string `json:"sessionId"`
+		} `json:"accounts"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&info)
+	resp.Body.Close()
+	if len(info.Accounts) != 2 {
+		t.Fatalf("accounts with a kept pending session: %+v", info)
+	}
+	sw, _ := json.Marshal(map[string]string{"sessionId": info.Accounts[1].SessionID})
+	req, _ = http.NewRequest("POST", ts.base+"/session/switch", strings.NewReader(string(sw)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", b.origin)
+	req.Header.Set(webui.CSRFHeader, b.csrf)
+	req.AddCookie(b.cookie)
+	req.AddCookie(kept)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(raw), `"secondFactor":"required"`) || strings.Contains(string(raw), "workspaces") {
+		t.Fatalf("switch to a pending session: %d %s", resp.StatusCode, raw)
+	}
+	// The same answer replayed on a new pending session is refused.
 	if status, body := b2.call("POST", "/session/second-factor", answer); status != 401 {
 		t.Fatalf("replayed answer: %d %s", status, body)
 	}

@@ -428,6 +428,11 @@ func (u *UI) HandleSwitch(decode func(*fiber.Ctx, any) error) fiber.Handler {
 				}
 			}
 			u.setCookies(c, k.secret, k.s.ExpiresAt, others)
+			if k.s.SecondFactorPending {
+				// The page goes on to the second step; nothing of the
+				// tenant is shown before it.
+				return c.JSON(pendingInfo{SecondFactor: "required", CSRF: k.s.CSRF})
+			}
 			info, err := u.info(c.UserContext(), k.s, others)
 			if err != nil {
 				return err
