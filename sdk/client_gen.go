@@ -5,6 +5,7 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -880,6 +881,66 @@ func (c *Client) PasskeySignInOptions(ctx context.Context, body PasskeySignInOpt
 	return &out, nil
 }
 
+// SecondFactorState calls GET /api/v1/session/second-factor: what a session pending its second
+// factor has to do next: assert or register.
+func (c *Client) SecondFactorState(ctx context.Context) (*SecondFactorStateResponse, error) {
+	r := request{method: "GET", path: "/api/v1/session/second-factor"}
+	var out SecondFactorStateResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CompleteSecondFactor calls POST /api/v1/session/second-factor: the passkey assertion of a pending
+// session; a verified one of the person's own passkey completes the session.
+func (c *Client) CompleteSecondFactor(ctx context.Context, body any) (json.RawMessage, error) {
+	r := request{method: "POST", path: "/api/v1/session/second-factor"}
+	r.json = body
+	var out json.RawMessage
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// CancelSecondFactor calls DELETE /api/v1/session/second-factor: give up the second step: the
+// pending session ends.
+func (c *Client) CancelSecondFactor(ctx context.Context) error {
+	r := request{method: "DELETE", path: "/api/v1/session/second-factor"}
+	return c.call(ctx, r, nil)
+}
+
+// SecondFactorOptions calls POST /api/v1/session/second-factor/options: start the passkey assertion
+// of a pending session, narrowed to the person's passkeys.
+func (c *Client) SecondFactorOptions(ctx context.Context) (*CeremonyStart, error) {
+	r := request{method: "POST", path: "/api/v1/session/second-factor/options"}
+	var out CeremonyStart
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SecondFactorAddPasskey calls POST /api/v1/session/second-factor/passkeys: register a first
+// passkey on a pending session; the session stays pending until it is proved.
+func (c *Client) SecondFactorAddPasskey(ctx context.Context, body any) (json.RawMessage, error) {
+	r := request{method: "POST", path: "/api/v1/session/second-factor/passkeys"}
+	r.json = body
+	var out json.RawMessage
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// SecondFactorPasskeyOptions calls POST /api/v1/session/second-factor/passkeys/options: start
+// registering a first passkey on a pending session (only for a person who has none).
+func (c *Client) SecondFactorPasskeyOptions(ctx context.Context) (*CeremonyStart, error) {
+	r := request{method: "POST", path: "/api/v1/session/second-factor/passkeys/options"}
+	var out CeremonyStart
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // SwitchSession calls POST /api/v1/session/switch: switch organisation: make another session this
 // browser is signed in to (one of the session's accounts; signing in with another organisation's
 // token while signed in adds it) the session; the current one is kept. Cookie only, with
@@ -913,6 +974,29 @@ func (c *Client) CompleteSetup(ctx context.Context, body CompleteSetupRequest) (
 	r := request{method: "POST", path: "/api/v1/setup"}
 	r.json = body
 	var out CompleteSetupResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetSecondFactorSetting calls GET /api/v1/tenant/second-factor: the tenant's passkey second-factor
+// setting.
+func (c *Client) GetSecondFactorSetting(ctx context.Context) (*GetSecondFactorSettingResponse, error) {
+	r := request{method: "GET", path: "/api/v1/tenant/second-factor"}
+	var out GetSecondFactorSettingResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetSecondFactorSetting calls PUT /api/v1/tenant/second-factor: require (or stop requiring) a
+// passkey as second factor (tenant admins).
+func (c *Client) SetSecondFactorSetting(ctx context.Context, body SetSecondFactorSettingRequest) (*SetSecondFactorSettingResponse, error) {
+	r := request{method: "PUT", path: "/api/v1/tenant/second-factor"}
+	r.json = body
+	var out SetSecondFactorSettingResponse
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}

@@ -559,6 +559,12 @@ type GetMCPServerResponse struct {
 	Status MCPServerStatus `json:"status,omitempty"`
 }
 
+// GetSecondFactorSettingResponse is the answer of GetSecondFactorSetting.
+type GetSecondFactorSettingResponse struct {
+	// browser sign-ins by API token or identity provider wait for a passkey of the person's
+	PasskeyRequired bool `json:"passkeyRequired,omitempty"`
+}
+
 // GetSetupResponse is the answer of GetSetup.
 type GetSetupResponse struct {
 	Needed bool `json:"needed"`
@@ -929,6 +935,13 @@ type SearchKnowledgeParams struct {
 	Limit int64
 }
 
+// SecondFactorStateResponse is the answer of SecondFactorState.
+type SecondFactorStateResponse struct {
+	CSRF string `json:"csrf,omitempty"`
+	// One of "assert", "register".
+	Next string `json:"next,omitempty"`
+}
+
 // Session is the schema Session of the API.
 type Session struct {
 	// the organisations this browser is signed in to (the session's first)
@@ -953,6 +966,18 @@ type SessionAccount struct {
 // SetPersonWorkspaceRequest is the body of SetPersonWorkspace.
 type SetPersonWorkspaceRequest struct {
 	Role string `json:"role"`
+}
+
+// SetSecondFactorSettingRequest is the body of SetSecondFactorSetting.
+type SetSecondFactorSettingRequest struct {
+	// browser sign-ins by API token or identity provider wait for a passkey of the person's
+	PasskeyRequired *bool `json:"passkeyRequired,omitempty"`
+}
+
+// SetSecondFactorSettingResponse is the answer of SetSecondFactorSetting.
+type SetSecondFactorSettingResponse struct {
+	// browser sign-ins by API token or identity provider wait for a passkey of the person's
+	PasskeyRequired bool `json:"passkeyRequired,omitempty"`
 }
 
 // SetWorkspaceSettingsRequest is the body of SetWorkspaceSettings.

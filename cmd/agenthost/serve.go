@@ -451,7 +451,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	app := api.New(api.Deps{
 		SignIn: signIn, Invitations: invitations,
 		Passkeys: passkeys, People: db,
-		Logger: logger, Plugins: host, UI: ui, Voice: model,
+		SecondFactor: db,
+		Logger:       logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db,

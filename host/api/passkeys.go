@@ -26,20 +26,28 @@ type Passkeys interface {
 	FinishInvitation(ctx context.Context, secret, ceremonyID, name string, response []byte) (tenancy.User, store.Passkey, error)
 	List(ctx context.Context, p tenancy.Principal) ([]store.Passkey, error)
 	Remove(ctx context.Context, p tenancy.Principal, passkeyID string) (store.Passkey, error)
+	BeginSecondFactor(ctx context.Context, p tenancy.Principal) (string, *protocol.CredentialAssertion, error)
+	FinishSecondFactor(ctx context.Context, p tenancy.Principal, ceremonyID string, response []byte) (store.Passkey, error)
 }
 
 // Audit actions of people management and self-service settings (sign-ins,
 // memberships and tokens use package audit's names).
 const (
-	AuditPasskeyAdded      = "passkey.added"
-	AuditPasskeyRemoved    = "passkey.removed"
-	AuditUserDeactivated   = "user.deactivated"
-	AuditUserReactivated   = "user.reactivated"
-	AuditUserAdminChanged  = "user.admin_changed"
-	AuditSessionEnded      = "session.ended"
-	AuditInvitationUsed    = "invitation.accepted"
-	auditViaPasskey        = "passkey"
-	maxCredentialJSONBytes = 64 << 10
+	AuditPasskeyAdded   = "passkey.added"
+	AuditPasskeyRemoved = "passkey.removed"
+	// Second factor (secondfactor.go): the tenant setting changed, a
+	// pending session's passkey proved or refused, the step given up.
+	AuditSecondFactorSetting   = "second_factor.setting_changed"
+	AuditSecondFactorPassed    = "second_factor.passed"
+	AuditSecondFactorFailed    = "second_factor.failed"
+	AuditSecondFactorCancelled = "second_factor.cancelled"
+	AuditUserDeactivated       = "user.deactivated"
+	AuditUserReactivated       = "user.reactivated"
+	AuditUserAdminChanged      = "user.admin_changed"
+	AuditSessionEnded          = "session.ended"
+	AuditInvitationUsed        = "invitation.accepted"
+	auditViaPasskey            = "passkey"
+	maxCredentialJSONBytes     = 64 << 10
 )
 
 // recordAs appends to the audit log as p (who may not be the request's principal yet: a sign-in), from the request's address; a

@@ -49,6 +49,11 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 			v1.Post("/invitation/passkey/options", handleInvitationPasskeyOptions(d.Passkeys))
 			v1.Post("/invitation/passkey", handleInvitationPasskey(d.Passkeys, d.UI, d.Audit))
 		}
+		if d.Passkeys != nil && d.SecondFactor != nil {
+			// A pending session's second step: before the authenticated
+			// group, which refuses pending sessions (secondfactor.go).
+			secondFactorRoutes(v1, d)
+		}
 		// Sign-in through identity providers and invitation links (signin.go).
 		signInRoutes(app, v1, d.SignIn, d.Invitations)
 	}
@@ -180,6 +185,10 @@ func peopleRoutes(authed fiber.Router, d Deps) {
 		authed.Post("/me/passkeys/options", handlePasskeyOptions(d.Passkeys))
 		authed.Post("/me/passkeys", handleAddPasskey(d.Passkeys, d.Audit))
 		authed.Delete("/me/passkeys/:id", handleRemovePasskey(d.Passkeys, d.Audit))
+	}
+	if d.SecondFactor != nil {
+		authed.Get("/tenant/second-factor", handleGetSecondFactorSetting(d.SecondFactor))
+		authed.Put("/tenant/second-factor", handleSetSecondFactorSetting(d.SecondFactor, d.Audit))
 	}
 	if d.People == nil {
 		return

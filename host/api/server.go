@@ -98,6 +98,9 @@ type Deps struct {
 	// Passkeys signs people in with passkeys and lets them manage their
 	// own; nil (no public URL configured) serves no passkey routes.
 	Passkeys Passkeys
+	// SecondFactor keeps each tenant's "require a passkey as second
+	// factor" setting; nil (or no Passkeys) serves no second-factor routes.
+	SecondFactor SecondFactorSettings
 	// People serves people management to tenant admins (/people) and a
 	// person's own sessions and tokens (/me); nil serves neither.
 	People People

@@ -249,7 +249,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.deps.Passkeys, ts.deps.People = pk, db
+	ts.deps.Passkeys, ts.deps.People, ts.deps.SecondFactor = pk, db, db
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

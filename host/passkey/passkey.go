@@ -295,6 +295,13 @@ func (s *Service) FinishSignIn(ctx context.Context, ceremonyID string, response 
 	if err != nil {
 		return tenancy.User{}, store.Passkey{}, err
 	}
+	return s.verifyAssertion(ctx, userID, session, response)
+}
+
+// verifyAssertion checks an assertion against a taken ceremony: of userID's
+// passkeys when userID is set, else of whichever passkey the (discoverable)
+// answer names.
+func (s *Service) verifyAssertion(ctx context.Context, userID string, session webauthn.SessionData, response []byte) (tenancy.User, store.Passkey, error) {
 	parsed, err := protocol.ParseCredentialRequestResponseBytes(response)
 	if err != nil {
 		return tenancy.User{}, store.Passkey{}, refused("passkey sign-in", err)
@@ -365,6 +372,54 @@ func (s *Service) FinishSignIn(ctx context.Context, ceremonyID string, response 
 		return tenancy.User{}, store.Passkey{}, err
 	}
 	return who.u, key, nil
+}
+
+// BeginSecondFactor starts the second factor of a pending session: an
+// assertion narrowed to the principal's own passkeys. A person without a
+// passkey is ErrInvalid (they register one first).
+func (s *Service) BeginSecondFactor(ctx context.Context, p tenancy.Principal) (string, *protocol.CredentialAssertion, error) {
+	u, err := s.st.UserByID(ctx, p.UserID)
+	if err != nil {
+		return "", nil, err
+	}
+	if u.TenantID != p.TenantID {
+		return "", nil, fmt.Errorf("%w: user", tenancy.ErrNotFound)
+	}
+	w, err := s.loadUser(ctx, u)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(w.creds) == 0 {
+		return "", nil, fmt.Errorf("%w: register a passkey first (POST /api/v1/session/second-factor/passkeys/options)", tenancy.ErrInvalid)
+	}
+	assertion, session, err := s.wa.BeginLogin(w)
+	if err != nil {
+		return "", nil, fmt.Errorf("passkey: begin second factor: %w", err)
+	}
+	id, err := s.save(ctx, store.CeremonySecondFactor, u.ID, session)
+	return id, assertion, err
+}
+
+// FinishSecondFactor verifies the assertion answering a second-factor
+// ceremony: the ceremony must be the principal's (another person's, or a
+// sign-in's, is refused) and the passkey theirs. The ceremony is used up
+// whatever the outcome, so an answer cannot be replayed.
+func (s *Service) FinishSecondFactor(ctx context.Context, p tenancy.Principal, ceremonyID string, response []byte) (store.Passkey, error) {
+	userID, session, err := s.take(ctx, ceremonyID, store.CeremonySecondFactor)
+	if err != nil {
+		return store.Passkey{}, err
+	}
+	if userID == "" || userID != p.UserID {
+		return store.Passkey{}, fmt.Errorf("%w: the passkey ceremony is another user's", tenancy.ErrUnauthenticated)
+	}
+	u, k, err := s.verifyAssertion(ctx, userID, session, response)
+	if err != nil {
+		return store.Passkey{}, err
+	}
+	if u.ID != p.UserID || k.UserID != p.UserID {
+		return store.Passkey{}, fmt.Errorf("%w: the passkey is another user's", tenancy.ErrUnauthenticated)
+	}
+	return k, nil
 }
 
 // List lists the principal's own passkeys.

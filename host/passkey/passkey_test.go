@@ -336,3 +336,44 @@ func TestInvitation(t *testing.T) {
 		t.Errorf("used invitation: %v", err)
 	}
 }
+
+// TestSecondFactor: a second-factor ceremony is the person's own, narrowed
+// to their passkeys, used once; a sign-in ceremony does not count, nor
+// does another person's passkey or ceremony, nor a person without one.
+func TestSecondFactor(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	if _, _, err := f.svc.BeginSecondFactor(ctx, f.alice); !errors.Is(err, tenancy.ErrInvalid) {
+		t.Fatalf("without a passkey: %v", err)
+	}
+	k, c := f.register(t, f.alice, "laptop")
+	_, cb := f.register(t, f.bob, "bob's")
+	id, opts, err := f.svc.BeginSecondFactor(ctx, f.alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts.Response.AllowedCredentials) != 1 {
+		t.Fatalf("not narrowed to the person's passkeys: %+v", opts.Response.AllowedCredentials)
+	}
+	answer := f.auth.get(t, c, opts.Response.Challenge.String())
+	if _, err := f.svc.FinishSecondFactor(ctx, f.bob, id, answer); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Fatalf("another person's ceremony: %v", err)
+	}
+	// That try used the ceremony up.
+	if _, err := f.svc.FinishSecondFactor(ctx, f.alice, id, answer); err == nil {
+		t.Fatal("a used ceremony answered again")
+	}
+	id, opts, _ = f.svc.BeginSecondFactor(ctx, f.alice)
+	if _, err := f.svc.FinishSecondFactor(ctx, f.alice, id, f.auth.get(t, cb, opts.Response.Challenge.String())); !errors.Is(err, tenancy.ErrUnauthenticated) {
+		t.Fatalf("another person's passkey: %v", err)
+	}
+	signInID, signInOpts, _ := f.svc.BeginSignIn(ctx, "alice@acme.example")
+	if _, err := f.svc.FinishSecondFactor(ctx, f.alice, signInID, f.auth.get(t, c, signInOpts.Response.Challenge.String())); err == nil {
+		t.Fatal("a sign-in ceremony counted as a second factor")
+	}
+	id, opts, _ = f.svc.BeginSecondFactor(ctx, f.alice)
+	got, err := f.svc.FinishSecondFactor(ctx, f.alice, id, f.auth.get(t, c, opts.Response.Challenge.String()))
+	if err != nil || got.ID != k.ID {
+		t.Fatalf("own passkey: %+v %v", got, err)
+	}
+}

@@ -196,6 +196,8 @@ func (db *DB) users(ctx context.Context, where string, args ...any) ([]tenancy.U
 const (
 	CeremonyRegister = "register"
 	CeremonySignIn   = "signin"
+	// CeremonySecondFactor is a pending session's passkey assertion.
+	CeremonySecondFactor = "second_factor"
 )
 
 // SaveCeremony keeps a WebAuthn ceremony's state until ttl has passed and

@@ -27,6 +27,10 @@ type Session struct {
 	// Origin is where a session opened without an API token came from
 	// (OpenUserSession); zero for a token's session.
 	Origin SessionOrigin
+	// SecondFactorPending: the tenant requires a passkey as second factor
+	// and this session's person has not proved one yet; the session may
+	// only complete or cancel that step (CompleteSecondFactor).
+	SecondFactorPending bool
 }
 
 // Sign-in methods a session reports (Session.Method).
@@ -94,8 +98,13 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 	}
 	secret := newSecret(sessionPrefix)
 	err = db.tx(ctx, func(c conn) error {
-		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, token_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			s.ID, sessionHash(secret), tokenID, s.CSRF, micros(created), micros(s.ExpiresAt)); err != nil {
+		pending, err := secondFactorPending(ctx, c, p.TenantID, MethodToken)
+		if err != nil {
+			return err
+		}
+		s.SecondFactorPending = pending
+		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, token_id, csrf, created_at, expires_at, second_factor_pending) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, sessionHash(secret), tokenID, s.CSRF, micros(created), micros(s.ExpiresAt), pending); err != nil {
 			return err
 		}
 		return recordSignIn(ctx, c, p.UserID, created)
@@ -125,10 +134,10 @@ func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, erro
 	// A session stands for its user directly (user_id) or through an API
 	// token (token_id), whose end ends it.
 	err := db.conn().queryRow(ctx, `SELECT s.id, s.csrf, s.created_at, s.expires_at, s.ended_at, t.expires_at, t.revoked_at, u.tenant_id, u.id, u.admin,
-		u.deactivated_at, s.provider, s.subject, s.sid, s.id_token
+		u.deactivated_at, s.provider, s.subject, s.sid, s.id_token, s.second_factor_pending
 		FROM sessions s LEFT JOIN api_tokens t ON t.id = s.token_id JOIN users u ON u.id = COALESCE(s.user_id, t.user_id) WHERE s.hash = ?`, sessionHash(secret)).
 		Scan(&s.ID, &s.CSRF, &createdAt, &expiresAt, &ended, &tokExpires, &revoked, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin,
-			&deactivated, &s.Origin.Provider, &s.Origin.Subject, &s.Origin.SID, &s.Origin.IDToken)
+			&deactivated, &s.Origin.Provider, &s.Origin.Subject, &s.Origin.SID, &s.Origin.IDToken, &s.SecondFactorPending)
 	nowUS := micros(now())
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

@@ -54,9 +54,14 @@ func (db *DB) OpenUserSession(ctx context.Context, userID string, ttl time.Durat
 	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), CreatedAt: created, ExpiresAt: created.Add(ttl), Origin: o}
 	secret := newSecret(sessionPrefix)
 	err = db.tx(ctx, func(c conn) error {
-		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, user_id, csrf, created_at, expires_at, provider, subject, sid, id_token)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, sessionHash(secret), userID, s.CSRF, micros(created), micros(s.ExpiresAt),
-			o.Provider, o.Subject, o.SID, o.IDToken); err != nil {
+		pending, err := secondFactorPending(ctx, c, p.TenantID, s.Method())
+		if err != nil {
+			return err
+		}
+		s.SecondFactorPending = pending
+		if _, err := c.exec(ctx, `INSERT INTO sessions (id, hash, user_id, csrf, created_at, expires_at, provider, subject, sid, id_token, second_factor_pending)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, sessionHash(secret), userID, s.CSRF, micros(created), micros(s.ExpiresAt),
+			o.Provider, o.Subject, o.SID, o.IDToken, pending); err != nil {
 			return err
 		}
 		return recordSignIn(ctx, c, userID, created)

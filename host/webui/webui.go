@@ -65,6 +65,7 @@ type Sessions interface {
 	OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (store.Session, string, error)
 	SessionBySecret(ctx context.Context, secret string) (store.Session, error)
 	EndSession(ctx context.Context, secret string) error
+	CompleteSecondFactor(ctx context.Context, sessionID string) error
 	OpenUserSession(ctx context.Context, userID string, ttl time.Duration, o store.SessionOrigin) (store.Session, string, error)
 	Tenant(ctx context.Context, p tenancy.Principal) (tenancy.Tenant, error)
 	User(ctx context.Context, p tenancy.Principal) (tenancy.User, error)
@@ -272,12 +273,70 @@ func (u *UI) HandleSignIn(decode func(*fiber.Ctx, any) error) fiber.Handler {
 			}
 		}
 		u.setCookies(c, secret, s.ExpiresAt, others)
+		if s.SecondFactorPending {
+			// Nothing of the tenant is shown before the second factor.
+			return c.Status(fiber.StatusCreated).JSON(pendingInfo{SecondFactor: "required", CSRF: s.CSRF})
+		}
 		info, err := u.info(c.UserContext(), s, others)
 		if err != nil {
 			return err
 		}
 		return c.Status(fiber.StatusCreated).JSON(info)
 	}
+}
+
+// pendingInfo is what a sign-in answers when the session waits for its
+// second factor: only that, and the CSRF token its next steps need.
+type pendingInfo struct {
+	SecondFactor string `json:"secondFactor"`
+	CSRF         string `json:"csrf"`
+}
+
+// PendingSession is the session of the request's cookie when it waits for
+// its second factor; the CSRF rules are Principal's. Any other is
+// ErrUnauthenticated.
+func (u *UI) PendingSession(c *fiber.Ctx) (store.Session, error) {
+	secret := c.Cookies(CookieName)
+	if secret == "" {
+		return store.Session{}, fmt.Errorf("%w: not signed in", tenancy.ErrUnauthenticated)
+	}
+	s, err := u.sessions.SessionBySecret(c.UserContext(), secret)
+	if err != nil {
+		return store.Session{}, err
+	}
+	if err := checkCSRF(c, s); err != nil {
+		return store.Session{}, err
+	}
+	if !s.SecondFactorPending {
+		return store.Session{}, fmt.Errorf("%w: the session is not waiting for a second factor", tenancy.ErrUnauthenticated)
+	}
+	return s, nil
+}
+
+// CompleteSecondFactor marks the pending session s as having passed its
+// second factor and answers who is signed in, as a sign-in does.
+func (u *UI) CompleteSecondFactor(c *fiber.Ctx, s store.Session) error {
+	if err := u.sessions.CompleteSecondFactor(c.UserContext(), s.ID); err != nil {
+		return err
+	}
+	s.SecondFactorPending = false
+	info, err := u.info(c.UserContext(), s, strings.Fields(c.Cookies(KeptCookie)))
+	if err != nil {
+		return err
+	}
+	return c.JSON(info)
+}
+
+// CancelSecondFactor ends the pending session of the request (the person
+// gave up the second step) and clears its cookie; the browser's other
+// organisations are kept.
+func (u *UI) CancelSecondFactor(c *fiber.Ctx) error {
+	if err := u.sessions.EndSession(c.UserContext(), c.Cookies(CookieName)); err != nil {
+		return err
+	}
+	c.Cookie(&fiber.Cookie{Name: CookieName, Value: "", Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
+		Secure: u.cfg.Secure, Expires: time.Unix(1, 0), MaxAge: -1})
+	return c.SendStatus(fiber.StatusNoContent)
 }
 
 // SignInAs is SignInUser for a sign-in made by the page itself (a
@@ -330,6 +389,9 @@ func (u *UI) HandleSession() fiber.Handler {
 		if err != nil {
 			return err
 		}
+		if s.SecondFactorPending {
+			return store.ErrSecondFactorRequired
+		}
 		info, err := u.info(c.UserContext(), s, strings.Fields(c.Cookies(KeptCookie)))
 		if err != nil {
 			return err
@@ -366,6 +428,11 @@ func (u *UI) HandleSwitch(decode func(*fiber.Ctx, any) error) fiber.Handler {
 				}
 			}
 			u.setCookies(c, k.secret, k.s.ExpiresAt, others)
+			if k.s.SecondFactorPending {
+				// The page goes on to the second step; nothing of the
+				// tenant is shown before it.
+				return c.JSON(pendingInfo{SecondFactor: "required", CSRF: k.s.CSRF})
+			}
 			info, err := u.info(c.UserContext(), k.s, others)
 			if err != nil {
 				return err
@@ -514,18 +581,31 @@ func (u *UI) Principal(c *fiber.Ctx) (p tenancy.Principal, ok bool, err error) {
 	if err != nil {
 		return tenancy.Principal{}, true, err
 	}
-	switch c.Method() {
-	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
-	default:
-		if err := sameOrigin(c); err != nil {
-			return tenancy.Principal{}, true, err
-		}
-		got := c.Get(CSRFHeader)
-		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.CSRF)) != 1 {
-			return tenancy.Principal{}, true, fmt.Errorf("%w: missing or wrong %s (a page of another site, or a stale page: reload)", tenancy.ErrForbidden, CSRFHeader)
-		}
+	if err := checkCSRF(c, s); err != nil {
+		return tenancy.Principal{}, true, err
+	}
+	if s.SecondFactorPending {
+		// Only the second-factor routes (PendingSession) serve it.
+		return tenancy.Principal{}, true, store.ErrSecondFactorRequired
 	}
 	return s.Principal, true, nil
+}
+
+// checkCSRF refuses an unsafe request without the session's CSRF token or
+// from another origin.
+func checkCSRF(c *fiber.Ctx, s store.Session) error {
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+		return nil
+	}
+	if err := sameOrigin(c); err != nil {
+		return err
+	}
+	got := c.Get(CSRFHeader)
+	if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.CSRF)) != 1 {
+		return fmt.Errorf("%w: missing or wrong %s (a page of another site, or a stale page: reload)", tenancy.ErrForbidden, CSRFHeader)
+	}
+	return nil
 }
 
 // sameOrigin refuses a request whose Origin (or, without one, Referer)

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
 	t.Run("Deactivation", func(t *testing.T) { testDeactivation(t, open) })
 	t.Run("Passkeys", func(t *testing.T) { testPasskeys(t, open) })
+	t.Run("SecondFactor", func(t *testing.T) { testSecondFactor(t, open) })
 	t.Run("People", func(t *testing.T) { testPeople(t, open) })
 	t.Run("Invitations", func(t *testing.T) { testInvitations(t, open) })
 	t.Run("IdentitySignIn", func(t *testing.T) { testIdentitySignIn(t, open) })

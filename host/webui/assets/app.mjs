@@ -11,7 +11,7 @@ import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
 import { newConversation, applyEvent, runLabel } from './conv.mjs';
 import { DataSources } from './datasources.mjs';
-import { PasskeySignIn, Join, takeInvitation } from './passkeys.mjs';
+import { PasskeySignIn, Join, takeInvitation, SecondFactor } from './passkeys.mjs';
 import { ProviderButtons, afterSignOut } from './sso.mjs';
 
 const html = htm.bind(h);
@@ -812,10 +812,17 @@ function App() {
   const [setupLink, setSetupLink] = useState(takeSetupLink);
   const [fresh, setFresh] = useState(false); // the server has no organisation yet
   const [invitation] = useState(takeInvitation);
+  // pending: the session waits for its second factor (a passkey); its
+  // state is GET /session/second-factor's answer.
+  const [pending, setPending] = useState(null);
+  const toPending = async () => {
+    try { const st = await api('GET', '/session/second-factor'); csrf = st.csrf; setPending(st); return true; } catch { return false; }
+  };
   const load = async () => {
     setErr('');
     try { const s = await api('GET', '/session'); csrf = s.csrf; setSession(s); } catch (e) {
       if (e.status !== 401) { setErr(e.message); return; }
+      if (await toPending()) { setSession(null); return; }
       try { setFresh((await api('GET', '/setup')).needed); } catch { setFresh(false); }
       setSession(null);
     }
@@ -838,14 +845,19 @@ function App() {
   }, [session, route.ws, route.view]);
   if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${t('error')}: ${err}</p><button type="button" onClick=${load}>${t('retry')}</button></main>`;
   if (session === undefined) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
+  if (pending) {
+    return html`<${SecondFactor} api=${api} state=${pending}
+      onDone=${(s) => { csrf = s.csrf; setPending(null); setAdding(false); setSession(s); go('/'); }}
+      onCancel=${() => { csrf = ''; setPending(null); load(); }} />`;
+  }
   if (session === null && setupLink && fresh) {
     return html`<${Setup} t=${t} link=${setupLink} onSignedIn=${(s) => { csrf = s.csrf; setSetupLink(''); setFresh(false); setSession(s); }} />`;
   }
   if (session === null && route.view === 'join') return html`<${Join} api=${api} secret=${invitation} onSignedIn=${(s) => { csrf = s.csrf; setSession(s); go('/'); }} />`;
-  if (session === null) return html`<${SignIn} t=${t} fresh=${fresh} setUp=${!!setupLink && !fresh} onSignedIn=${(s) => { csrf = s.csrf; setSetupLink(''); setSession(s); }} />`;
+  if (session === null) return html`<${SignIn} t=${t} fresh=${fresh} setUp=${!!setupLink && !fresh} onSignedIn=${(s) => { csrf = s.csrf; setSetupLink(''); if (s.secondFactor) toPending(); else setSession(s); }} />`;
   // Another organisation: sign in with its token; the session so far is
   // kept, and the switcher moves between them.
-  const signedIn = (s) => { csrf = s.csrf; setAdding(false); setSession(s); go('/'); };
+  const signedIn = (s) => { csrf = s.csrf; if (s.secondFactor) { toPending(); return; } setAdding(false); setSession(s); go('/'); };
   if (adding) return html`<${SignIn} t=${t} onSignedIn=${signedIn} onCancel=${() => setAdding(false)} />`;
   const switchTo = async (id) => {
     try { signedIn(await api('POST', '/session/switch', { sessionId: id })); } catch (e) { setErr(e.message); }

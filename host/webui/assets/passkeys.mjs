@@ -133,3 +133,49 @@ export function Join({ api, secret, onSignedIn }) {
     </form>
   </main>`;
 }
+
+// SecondFactor is the step after a token or identity-provider sign-in
+// when the organisation requires a passkey as second factor: the session
+// is pending until a passkey of the person's is proved. A person without
+// one registers it first (the server allows that on a pending session only
+// while they have none), then proves it. state is GET
+// /api/v1/session/second-factor's answer; onDone gets the session.
+export function SecondFactor({ api, state, onDone, onCancel }) {
+  const [next, setNext] = useState(state.next);
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState('');
+  const prove = async () => {
+    const start = await api('POST', '/session/second-factor/options');
+    const cred = await navigator.credentials.get({ publicKey: requestOptions(start.options) });
+    onDone(await api('POST', '/session/second-factor', { ceremonyId: start.ceremonyId, credential: credentialJSON(cred) }));
+  };
+  const run = async (e) => {
+    e.preventDefault();
+    setBusy(true); setErr('');
+    try {
+      if (next === 'register') {
+        await register(api, '/session/second-factor/passkeys/options', undefined, '/session/second-factor/passkeys', { name: name.trim() || 'Passkey' });
+        setNext('assert');
+      } else {
+        await prove();
+      }
+    } catch (ex) { setErr(message(ex)); } finally { setBusy(false); }
+  };
+  const cancel = async () => { try { await api('DELETE', '/session/second-factor'); } finally { onCancel(); } };
+  return html`<main class="signin" id="main" data-view="second-factor">
+    <form onSubmit=${run} aria-labelledby="second-factor-title">
+      <h1 id="second-factor-title">Confirm with a passkey</h1>
+      ${next === 'register'
+        ? html`<p>Your organisation requires a passkey as a second factor, and you have none yet. Register one now, then confirm with it.</p>
+          <label for="second-factor-name">Passkey name</label>
+          <input id="second-factor-name" value=${name} onInput=${(e) => setName(e.target.value)} placeholder="Laptop" />`
+        : html`<p>Your organisation requires a passkey as a second factor. Confirm it is you with one of your passkeys.</p>`}
+      ${!supported() && html`<p class="error" role="alert">This browser does not support passkeys.</p>`}
+      ${err && html`<p id="second-factor-error" class="error" role="alert">${err}</p>`}
+      <button type="submit" id="second-factor-go" disabled=${busy || !supported()}>
+        ${busy ? 'Waiting for the passkey…' : next === 'register' ? 'Register a passkey' : 'Confirm with a passkey'}</button>
+      <button type="button" id="second-factor-cancel" onClick=${cancel}>Cancel and sign out</button>
+    </form>
+  </main>`;
+}

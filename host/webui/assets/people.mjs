@@ -43,6 +43,22 @@ function Person({ api, p, workspaces, onChange, setErr, self }) {
   </tr>`;
 }
 
+// SecondFactorSetting is the organisation's "require a passkey as second
+// factor" switch (GET and PUT /api/v1/tenant/second-factor).
+function SecondFactorSetting({ api, setErr }) {
+  const [on, setOn] = useState(null);
+  useEffect(() => { api('GET', '/tenant/second-factor').then((r) => setOn(r.passkeyRequired), (ex) => setErr(ex.message)); }, []);
+  if (on === null) return null;
+  const toggle = async (e) => {
+    const want = e.target.checked;
+    try { setOn((await api('PUT', '/tenant/second-factor', { passkeyRequired: want })).passkeyRequired); } catch (ex) { setErr(ex.message); }
+  };
+  return html`<p class="setting">
+    <label><input type="checkbox" id="second-factor-required" checked=${on} onChange=${toggle} />
+      Require a passkey as second factor for sign-ins by API token or identity provider</label>
+  </p>`;
+}
+
 export function People({ api, session }) {
   const [people, setPeople] = useState(null);
   const [err, setErr] = useState('');
@@ -53,6 +69,7 @@ export function People({ api, session }) {
   return html`<main id="main" class="people" data-view="people">
     <h1>People of ${session.tenant.name}</h1>
     ${err && html`<p class="error" role="alert">${err}</p>`}
+    <${SecondFactorSetting} api=${api} setErr=${setErr} />
     ${people && html`<table class="list">
       <thead><tr><th scope="col">Person</th><th scope="col">Admin</th><th scope="col">Workspaces and roles</th>
         <th scope="col">Last sign-in</th><th scope="col">Passkeys</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
