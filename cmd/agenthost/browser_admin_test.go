@@ -2,7 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"crypto/rand"
+	"encoding/base64"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,6 +70,12 @@ func TestBrowserAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
+	// Connections on (a sealing key), so that the providers are listed.
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AGENTHOST_SECRET_KEY", base64.StdEncoding.EncodeToString(key))
 	logs := &syncBuffer{}
 	base := serveInProcess(t, logs, "-data", data)
 	artefacts, _ := filepath.Abs(filepath.Join("..", "..", "bin", "ui-artefacts"))
@@ -84,5 +91,5 @@ func TestBrowserAdmin(t *testing.T) {
 	if err != nil {
 		t.Fatalf("admin.test.mjs: %v\nserver log tail:\n%s", err, tail(logs.String(), 30))
 	}
-	t.Logf("screenshots: %s", fmt.Sprint(artefacts))
+	t.Logf("screenshots: %s", artefacts)
 }

@@ -97,17 +97,17 @@ function MCP({ api }) {
         <td><code>${s.config?.url || (s.config?.command || []).join(' ')}</code></td><td>${s.workspaceId || 'all'}</td><td>${when(s.createdAt)}</td></tr>`)}</tbody>
     </table>`)}<//>
     <h3>Connection providers</h3>
-    <${Loaded} state=${providers}>${(list) => html`<table class="list" data-table="providers">
+    ${providers.err ? html`<p class="muted">Connections are not enabled on this host (${providers.err}).</p>` : html`<${Loaded} state=${providers}>${(list) => html`<table class="list" data-table="providers">
       <thead><tr><th scope="col">Provider</th><th scope="col">Sign-in</th><th scope="col">File server</th></tr></thead>
       <tbody>${list.map((p) => html`<tr><th scope="row">${p.name}</th><td>${p.auth}</td><td>${p.fileServer ? 'yes' : 'no'}</td></tr>`)}</tbody>
-    </table>`}<//>
+    </table>`}<//>`}
   </div>`;
 }
 
 // Chart draws the cost per day as bars in inline SVG, with a text
 // alternative (the table beside it holds the same figures).
 function Chart({ rows }) {
-  const days = rows.map((r) => ({ day: r.keys?.day || '', cost: Number(r.costCHF || 0) })).sort((a, b) => a.day.localeCompare(b.day));
+  const days = rows.map((r) => ({ day: r.keys?.[0] || '', cost: Number(r.costCHF || 0) })).sort((a, b) => a.day.localeCompare(b.day));
   if (days.length === 0) return html`<p class="muted">No usage in the period.</p>`;
   const W = 600, H = 160, max = Math.max(...days.map((d) => d.cost), 0.01), bw = W / days.length;
   return html`<svg role="img" aria-label=${'Cost per day, ' + days.length + ' days, highest ' + chf(max)} viewBox=${`0 0 ${W} ${H + 20}`} width="100%" style="max-width:40rem" data-chart="usage">
@@ -119,21 +119,26 @@ function Chart({ rows }) {
   </svg>`;
 }
 
-function UsageTable({ api, by, label, from }) {
+function UsageTable({ api, by, label, from, name = (k) => k }) {
   const r = useLoad(api, '/billing/usage?by=' + by + '&from=' + from);
   return html`<section aria-labelledby=${'usage-' + by}><h3 id=${'usage-' + by}>By ${label}</h3>
     <${Loaded} state=${r}>${(rep) => html`<table class="list" data-usage=${by}>
       <thead><tr><th scope="col">${label}</th><th scope="col">Calls</th><th scope="col">Tokens in / out</th><th scope="col">Cost</th></tr></thead>
-      <tbody>${(rep.rows || []).map((row) => html`<tr><th scope="row">${row.keys?.[by] || '—'}</th><td>${row.calls}</td>
+      <tbody>${(rep.rows || []).map((row) => html`<tr><th scope="row">${name(row.keys?.[0]) || '—'}</th><td>${row.calls}</td>
         <td>${row.promptTokens} / ${row.completionTokens}</td><td>${chf(row.costCHF)}</td></tr>`)}</tbody>
     </table>`}<//></section>`;
 }
 
-function Spending({ api }) {
+function Spending({ api, session }) {
   const budget = useLoad(api, '/billing/budget');
   // The last 30 days, from UTC midnight.
   const from = new Date(Date.now() - 30 * 86400000).toISOString().slice(0, 10);
   const daily = useLoad(api, '/billing/usage?by=day&from=' + from);
+  // The report names people and workspaces by id; the admin knows them by
+  // e-mail address and name.
+  const people = useLoad(api, '/people');
+  const email = (id) => people.data?.find((p) => p.id === id)?.email || id;
+  const wsName = (id) => session.workspaces.find((w) => w.id === id)?.name || id;
   return html`<div>
     <h3>Spending limits</h3>
     <${Loaded} state=${budget}>${(b) => html`<dl class="budget" data-budget>
@@ -145,8 +150,8 @@ function Spending({ api }) {
     <h3>Cost per day since ${from}</h3>
     <${Loaded} state=${daily}>${(rep) => html`<${Chart} rows=${rep.rows || []} />`}<//>
     <p><a href=${API + '/billing/usage?by=workspace,user,model,day&format=csv&from=' + from} download>Usage as CSV</a></p>
-    <${UsageTable} api=${api} by="workspace" label="Workspace" from=${from} />
-    <${UsageTable} api=${api} by="user" label="Person" from=${from} />
+    <${UsageTable} api=${api} by="workspace" label="Workspace" from=${from} name=${wsName} />
+    <${UsageTable} api=${api} by="user" label="Person" from=${from} name=${email} />
     <${UsageTable} api=${api} by="model" label="Model" from=${from} />
   </div>`;
 }

@@ -27,7 +27,7 @@ const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'), args
 async function newPage() {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
-  page.setDefaultTimeout(120000); // how long a check may take to fail on a busy machine
+  page.setDefaultTimeout(60000); // how long a check may take to fail on a busy machine
   page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
   return page;
 }
@@ -92,8 +92,8 @@ try {
     await v.locator('dl[data-budget]').waitFor();
     assert.equal(await v.locator('svg[data-chart="usage"] rect').count(), 3, 'a bar a day of usage');
     await v.locator('table[data-usage="model"] tr', { hasText: 'gpt-4o-mini' }).locator('td', { hasText: 'CHF 1.75' }).waitFor();
-    await v.locator('table[data-usage="workspace"] td', { hasText: 'CHF 1.75' }).waitFor();
-    await v.locator('table[data-usage="user"] td', { hasText: 'CHF 1.75' }).waitFor();
+    await v.locator('table[data-usage="workspace"] tr', { hasText: 'CHF 1.75' }).locator('th').waitFor();
+    await v.locator('table[data-usage="user"] tr', { hasText: 'ada@acme.example' }).locator('td', { hasText: 'CHF 1.75' }).waitFor();
   });
   await view('jobs', 'Background jobs', async (v) => {
     await v.getByText('No background jobs.').or(v.locator('table[data-table="jobs"]')).waitFor();
