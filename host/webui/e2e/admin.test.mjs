@@ -120,10 +120,13 @@ try {
   assert.equal(await page.getByRole('link', { name: 'Admin', exact: true }).count(), 0, 'a member sees no console link');
   await page.goto(base + '/admin/audit');
   await page.getByText("Only the organisation's admins use the admin console.").waitFor();
-  for (const p of ['/audit', '/mcp-servers', '/billing/usage', '/people']) {
+  for (const p of ['/audit', '/audit/export?format=csv', '/mcp-servers', '/people', '/plugins/audit']) {
     const status = await page.evaluate(async (u) => (await fetch(u)).status, '/api/v1' + p);
     assert.equal(status, 403, `GET ${p} as a member`);
   }
+  // The usage report is the member's own (none), not the tenant's.
+  const own = await page.evaluate(async () => (await fetch('/api/v1/billing/usage?by=user&from=2000-01-01')).json());
+  assert.equal(own.rows.length, 0, 'a member sees only their own usage: ' + JSON.stringify(own));
   await page.screenshot({ path: path.join(out, 'admin-member.png') });
   log('ok member: no console');
 } catch (e) {
