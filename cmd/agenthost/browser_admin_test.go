@@ -16,6 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
 // TestBrowserAdmin drives the admin console in headless Chromium
@@ -69,6 +70,13 @@ func TestBrowserAdmin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What an upgrade changed, as `plugin upgrade` records it (the audit
+	// view shows it; upgrading a plugin for real is plugin_upgrade_test's).
+	if _, err := db.RecordPluginChange(ctx, store.PluginAuditRecord{ActorTenant: admin.TenantID, ActorUser: admin.UserID,
+		Action: "upgrade", Plugin: "greeter", FromVersion: "0.1.0", ToVersion: "0.2.0", FromSHA256: "aa11", ToSHA256: "bb22",
+		Changes: []manifest.Change{{What: "host api.example.com", To: "api.example.com", Widens: true}}, Widened: true, AllowedBy: "confirmed"}); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	// Connections on (a sealing key), so that the providers are listed.
 	key := make([]byte, 32)
@@ -77,7 +85,7 @@ func TestBrowserAdmin(t *testing.T) {
 	}
 	t.Setenv("AGENTHOST_SECRET_KEY", base64.StdEncoding.EncodeToString(key))
 	logs := &syncBuffer{}
-	base := serveInProcess(t, logs, "-data", data)
+	base := serveInProcess(t, logs, "-data", data, "-plugin-admins", admin.TenantID)
 	artefacts, _ := filepath.Abs(filepath.Join("..", "..", "bin", "ui-artefacts"))
 	if err := os.MkdirAll(artefacts, 0o755); err != nil {
 		t.Fatal(err)

@@ -81,8 +81,11 @@ function Plugins({ api }) {
     <h3>Plugin audit</h3>
     ${audit.err ? html`<p class="muted">${audit.err}</p>` : html`<${Loaded} state=${audit}>${(recs) => (recs.length === 0
       ? html`<p class="muted">No installs or upgrades recorded.</p>`
-      : html`<table class="list" data-table="plugin-audit"><thead><tr><th scope="col">When</th><th scope="col">Record</th></tr></thead>
-        <tbody>${recs.map((r) => html`<tr><td>${when(r.at || r.createdAt)}</td><td><code>${JSON.stringify(r)}</code></td></tr>`)}</tbody></table>`)}<//>`}
+      : html`<table class="list" data-table="plugin-audit">
+        <thead><tr><th scope="col">When</th><th scope="col">Plugin</th><th scope="col">Action</th><th scope="col">Version</th><th scope="col">What changed</th></tr></thead>
+        <tbody>${recs.map((r) => html`<tr data-audit-plugin=${r.plugin}><td>${when(r.at)}</td><th scope="row">${r.plugin}</th><td>${r.action}${r.allowedBy ? ' (' + r.allowedBy + ')' : ''}</td>
+          <td>${r.fromVersion || '—'} → ${r.toVersion || '—'}</td>
+          <td><ul class="plain">${(r.changes || []).map((c) => html`<li>${c.what}: ${c.from || '—'} → ${c.to || '—'}${c.widens ? html` <strong>widens</strong>` : ''}</li>`)}</ul></td></tr>`)}</tbody></table>`)}<//>`}
   </div>`;
 }
 

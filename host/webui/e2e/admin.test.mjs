@@ -81,6 +81,9 @@ try {
     await first.locator('summary').click();
     await first.locator('details li').first().waitFor();
     await v.getByRole('heading', { name: 'Plugin audit' }).waitFor();
+    const up = v.locator('tr[data-audit-plugin="greeter"]');
+    await up.locator('td', { hasText: '0.1.0 → 0.2.0' }).waitFor();
+    await up.locator('li', { hasText: 'host api.example.com: — → api.example.com widens' }).waitFor();
   });
   await view('mcp', 'MCP servers and connections', async (v) => {
     const row = v.locator('tr[data-mcp="wiki"]');
