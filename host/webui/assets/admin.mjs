@@ -170,6 +170,8 @@ function Jobs({ api }) {
 const auditFields = [['action', 'Action'], ['actor', 'Actor'], ['target', 'Target'], ['q', 'Text'], ['since', 'Since'], ['until', 'Until']];
 
 function Audit({ api }) {
+  const people = useLoad(api, '/people');
+  const actor = (a) => (!a ? '' : (a.kind === 'user' ? people.data?.find((p) => p.id === a.id)?.email || a.id : a.kind + (a.id ? ' ' + a.id : '')) + (a.via ? ' (' + a.via + ')' : ''));
   const [filters, setFilters] = useState({});
   const [pages, setPages] = useState([]); // the cursors of the pages shown, '' first
   const [entries, setEntries] = useState(null);
@@ -201,7 +203,7 @@ function Audit({ api }) {
     ${err && html`<p class="error" role="alert">${err}</p>`}
     ${entries && html`<table class="list" data-table="audit">
       <thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Detail</th></tr></thead>
-      <tbody>${entries.map((a) => html`<tr><td>${when(a.at)}</td><th scope="row">${a.action}</th><td>${a.actor}</td>
+      <tbody>${entries.map((a) => html`<tr><td>${when(a.at)}</td><th scope="row">${a.action}</th><td>${actor(a.actor)}</td>
         <td>${a.targetType} ${a.targetId}</td><td><code>${a.detail ? JSON.stringify(a.detail) : ''}</code></td></tr>`)}</tbody></table>
       <nav aria-label="Audit pages">
         <button type="button" disabled=${pages.length <= 1} onClick=${() => { const p = pages.slice(0, -1); setPages(p); load(filters, p[p.length - 1]); }}>Previous page</button>

@@ -22,6 +22,13 @@ const added = await fetch(base + '/api/v1/mcp-servers', { method: 'POST',
   headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
   body: JSON.stringify({ name: 'wiki', transport: 'http', url: 'https://mcp.example.com/mcp' }) });
 assert.equal(added.status, 201, 'adding the MCP server: ' + await added.text());
+// 55 API tokens: 55 audit entries, more than one page of the audit log.
+for (let i = 0; i < 55; i++) {
+  const r = await fetch(base + '/api/v1/me/tokens', { method: 'POST',
+    headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'pager ' + i, expiresInDays: 1 }) });
+  assert.equal(r.status, 201, 'token ' + i + ': ' + await r.text());
+}
 
 const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'), args: ['--headless', '--no-sandbox', '--disable-gpu'] });
 async function newPage() {
@@ -102,7 +109,21 @@ try {
     await v.getByText('No background jobs.').or(v.locator('table[data-table="jobs"]')).waitFor();
   });
   await view('audit', 'Audit log', async (v) => {
-    await v.locator('table[data-table="audit"] th', { hasText: 'mcp_server' }).first().waitFor();
+    // The newest 50 first (the tokens), then the next page with the rest.
+    const rows = v.locator('table[data-table="audit"] tbody tr');
+    await rows.nth(49).waitFor();
+    assert.equal(await rows.count(), 50);
+    await rows.first().locator('td', { hasText: 'ada@acme.example (token)' }).waitFor();
+    await v.getByRole('button', { name: 'Next page' }).click();
+    await v.locator('table[data-table="audit"] th', { hasText: 'mcp_server.added' }).waitFor();
+    assert.ok(await rows.count() < 50, 'the second page holds the rest');
+    assert.ok(await v.getByRole('button', { name: 'Next page' }).isDisabled());
+    await v.getByRole('button', { name: 'Previous page' }).click();
+    await rows.nth(49).waitFor();
+    await v.getByLabel('Action').fill('mcp_server.added');
+    await v.getByRole('button', { name: 'Search' }).click();
+    await v.locator('table[data-table="audit"] tbody tr').nth(1).waitFor({ state: 'detached' });
+    await v.locator('table[data-table="audit"] th', { hasText: 'mcp_server.added' }).waitFor();
     await v.getByLabel('Action').fill('no.such.action');
     await v.getByRole('button', { name: 'Search' }).click();
     await v.locator('table[data-table="audit"] tbody tr').first().waitFor({ state: 'detached' });
@@ -110,9 +131,10 @@ try {
     assert.match(csv, /^\/api\/v1\/audit\/export\?format=csv&action=no\.such\.action$/);
     await v.getByLabel('Action').fill('');
     await v.getByRole('button', { name: 'Search' }).click();
-    await v.locator('table[data-table="audit"] th', { hasText: 'mcp_server' }).first().waitFor();
+    await rows.nth(49).waitFor();
     const jsonl = await page.evaluate(async (h) => (await fetch(h)).text(), await v.getByRole('link', { name: 'JSON lines' }).getAttribute('href'));
-    assert.match(jsonl, /mcp_server/);
+    assert.match(jsonl, /mcp_server\.added/);
+    assert.ok(jsonl.trim().split('\n').length > 50, 'the export is not paged');
   });
   await page.context().close();
 
