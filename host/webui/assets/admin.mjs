@@ -159,11 +159,12 @@ function Spending({ api, session }) {
   </div>`;
 }
 
-function Jobs({ api }) {
+function Jobs({ api, session }) {
+  const wsName = (id) => session.workspaces.find((w) => w.id === id)?.name || id;
   const jobs = useLoad(api, '/background?limit=100');
   return html`<${Loaded} state=${jobs}>${(list) => (list.length === 0 ? html`<p class="muted">No background jobs.</p>` : html`<table class="list" data-table="jobs">
     <thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Workspace</th><th scope="col">Created</th><th scope="col">Result or error</th></tr></thead>
-    <tbody>${list.map((j) => html`<tr><th scope="row">${j.description || j.id}</th><td>${j.status}</td><td>${j.workspaceId}</td>
+    <tbody>${list.map((j) => html`<tr><th scope="row">${j.description || j.id}</th><td>${j.status}</td><td>${wsName(j.workspaceId)}</td>
       <td>${when(j.createdAt)}</td><td>${j.error || j.resultSummary || ''}</td></tr>`)}</tbody></table>`)}<//>`;
 }
 

@@ -22,6 +22,12 @@ const added = await fetch(base + '/api/v1/mcp-servers', { method: 'POST',
   headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
   body: JSON.stringify({ name: 'wiki', transport: 'http', url: 'https://mcp.example.com/mcp' }) });
 assert.equal(added.status, 201, 'adding the MCP server: ' + await added.text());
+// A background job (with no model configured it fails or waits; either
+// way the console lists it).
+const job = await fetch(base + '/api/v1/workspaces/' + env('UI_WORKSPACE') + '/background', { method: 'POST',
+  headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
+  body: JSON.stringify({ description: 'Summarise the quarterly reports', maxCostCHF: '0.50' }) });
+assert.equal(job.status, 202, 'starting the background job: ' + await job.clone().text());
 // 55 API tokens: 55 audit entries, more than one page of the audit log.
 for (let i = 0; i < 55; i++) {
   const r = await fetch(base + '/api/v1/me/tokens', { method: 'POST',
@@ -106,7 +112,9 @@ try {
     await v.locator('table[data-usage="user"] tr', { hasText: 'ada@acme.example' }).locator('td', { hasText: 'CHF 1.75' }).waitFor();
   });
   await view('jobs', 'Background jobs', async (v) => {
-    await v.getByText('No background jobs.').or(v.locator('table[data-table="jobs"]')).waitFor();
+    const row = v.locator('table[data-table="jobs"] tr', { hasText: 'Summarise the quarterly reports' });
+    await row.waitFor();
+    assert.match(await row.locator('td').first().innerText(), /^(queued|running|completed|failed|cancelled)$/);
   });
   await view('audit', 'Audit log', async (v) => {
     // The newest 50 first (the tokens), then the next page with the rest.
