@@ -83,7 +83,9 @@ try {
   });
   await view('tools', 'Tool sets', async (v) => {
     await v.locator('table[data-toolset] tbody tr').first().waitFor();
-    assert.ok(await v.locator('table[data-toolset] tbody tr').count() > 3, 'the workspace has its tools');
+    const api = await (await fetch(base + '/api/v1/workspaces/' + env('UI_WORKSPACE') + '/tools', { headers: { Authorization: 'Bearer ' + token } })).json();
+    assert.equal(await v.locator('table[data-toolset] tbody tr').count(), api.length, 'one row a tool of the set');
+    await v.locator('table[data-toolset] tr', { hasText: api[0].name }).locator('td', { hasText: api[0].plugin }).first().waitFor();
   });
   await view('plugins', 'Plugins', async (v) => {
     await v.locator('table[data-table="plugins"] tbody tr').first().waitFor();
