@@ -1,7 +1,8 @@
 // The admin console in headless Chromium against a real serve process
-// (TestBrowserAdmin in cmd/agenthost), which seeded usage over three days
-// and a member who is no admin. This test adds an external MCP server
-// through the API (which writes an audit entry), then opens each view of
+// (TestBrowserAdmin in cmd/agenthost), which seeded usage over three days,
+// a plugin upgrade in the plugin audit and a member who is no admin. This
+// test adds an external MCP server, a background job and 55 API tokens
+// through the API (audit entries, more than a page), then opens each view of
 // the console, checks what it shows and runs axe-core on it (no serious or
 // critical violation); the member sees no console link, the console's
 // refusal, and the API refuses them. Screenshots go to UI_ARTEFACTS.
@@ -64,7 +65,8 @@ async function view(key, name, check) {
   await page.getByRole('heading', { level: 2, name, exact: true }).waitFor();
   assert.equal(new URL(page.url()).pathname, '/admin/' + key);
   await check(page.locator(`[data-admin="${key}"]`));
-  await page.waitForFunction(() => !document.querySelector('[data-view="admin"] .muted:only-child')?.textContent.startsWith('Loading'));
+  // axe-core and the screenshot on the view as loaded, not half of it.
+  await page.waitForFunction(() => ![...document.querySelectorAll('[data-view="admin"] p.muted')].some((p) => p.textContent === 'Loading…'));
   await axe(key);
   await page.screenshot({ path: path.join(out, `admin-${key}.png`), fullPage: key !== 'audit' }); // the audit log's 50 rows: the first screenful
   log(`ok admin: ${key}`);
