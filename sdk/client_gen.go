@@ -20,6 +20,21 @@ func (c *Client) GetHomePage(ctx context.Context) (*http.Response, error) {
 	return c.send(ctx, r)
 }
 
+// GetAdminPage calls GET /admin: the workspace UI opened at the admin console (tenant admins; the
+// same page as /; docs/admin-console.md). The caller reads and closes the response's body.
+func (c *Client) GetAdminPage(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/admin"}
+	return c.send(ctx, r)
+}
+
+// GetAdminViewPage calls GET /admin/{view}: the workspace UI opened at one view of the admin
+// console: workspaces, tools, plugins, mcp, spending, jobs or audit (the same page as /). The
+// caller reads and closes the response's body.
+func (c *Client) GetAdminViewPage(ctx context.Context, view string) (*http.Response, error) {
+	r := request{method: "GET", path: "/admin/" + url.PathEscape(view)}
+	return c.send(ctx, r)
+}
+
 // SearchAudit calls GET /api/v1/audit: the tenant's audit log, newest first, a page at a time
 // (tenant admins only).
 func (c *Client) SearchAudit(ctx context.Context, params *SearchAuditParams) (*AuditPage, error) {

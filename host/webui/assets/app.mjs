@@ -142,6 +142,7 @@ function follow(id, state, onEvent, onConn) {
 
 function parseRoute(path) {
   if (path === '/connections') return { ws: '', wf: '', view: 'connections' };
+  if (path === '/admin' || path.startsWith('/admin/')) return { ws: '', wf: '', view: 'admin' };
   if (path === '/settings' || path === '/people' || path === '/join') return { ws: '', wf: '', view: path.slice(1) };
   const m = /^\/w\/([^/]+)(?:\/c\/([^/]+))?\/?$/.exec(path);
   if (m) return { ws: decodeURIComponent(m[1]), wf: m[2] ? decodeURIComponent(m[2]) : '' };
@@ -274,6 +275,8 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
       onClick=${(e) => { e.preventDefault(); go('/connections'); }}>${t('connections')}</a>
     ${session.user.admin && html`<a href="/people" class="people-link" aria-current=${view === 'people' ? 'page' : undefined}
       onClick=${(e) => { e.preventDefault(); go('/people'); }}>People</a>`}
+    ${session.user.admin && html`<a href="/admin" class="admin-link" aria-current=${view === 'admin' ? 'page' : undefined}
+      onClick=${(e) => { e.preventDefault(); go('/admin'); }}>Admin</a>`}
     <a href="/settings" class="user" aria-current=${view === 'settings' ? 'page' : undefined}
       onClick=${(e) => { e.preventDefault(); go('/settings'); }}>${session.user.email}</a>
     <a href="/status" class="status-link">${t('serverStatus')}</a>
@@ -872,6 +875,7 @@ function App() {
     ${route.view === 'connections' ? html`<${ConnectionsView} t=${t} callback=${callback} dismiss=${() => setCallback('')} back=${() => go('/')} />` :
       route.view === 'settings' ? html`<${Lazy} key="settings" t=${t} load=${() => import('./settings.mjs')} name="Settings" />` :
       route.view === 'people' ? html`<${Lazy} key="people" t=${t} load=${() => import('./people.mjs')} name="People" session=${session} />` :
+      route.view === 'admin' ? html`<${Lazy} key="admin" t=${t} load=${() => import('./admin.mjs')} name="Admin" session=${session} go=${go} />` :
       route.unknown ? html`<${NotFound} t=${t} go=${go} />` :
       session.workspaces.length === 0 ? html`<main id="main" class="signin"><p>${t('noWorkspaces')}</p></main>` :
       route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}
