@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/audit"
+	"github.com/agenthost/agenthost/host/passkey/passkeytest"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/webui"
@@ -78,14 +79,14 @@ func finish(ceremonyID, name string, credential []byte) string {
 
 // register makes the pending browser's person a first passkey on the soft
 // authenticator.
-func (b *sfBrowser) register(auth *softAuthenticator) *softCred {
+func (b *sfBrowser) register(auth *passkeytest.Authenticator) *passkeytest.Credential {
 	b.t.Helper()
 	s := b.ceremony("/session/second-factor/passkeys/options")
 	handle, err := base64.RawURLEncoding.DecodeString(s.Options.User.ID)
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	resp, c := auth.create(b.t, s.Options.Challenge, handle)
+	resp, c := auth.Create(b.t, s.Options.Challenge, handle)
 	if status, body := b.call("POST", "/session/second-factor/passkeys", finish(s.CeremonyID, "laptop", resp)); status != 201 {
 		b.t.Fatalf("register on the pending session: %d %s", status, body)
 	}
@@ -101,7 +102,7 @@ func (b *sfBrowser) register(auth *softAuthenticator) *softCred {
 func TestSecondFactorAPI(t *testing.T) {
 	ctx := context.Background()
 	ts := server(t)
-	auth := &softAuthenticator{origin: "http://localhost", rpID: "localhost"}
+	auth := &passkeytest.Authenticator{Origin: "http://localhost", RPID: "localhost"}
 	alice, err := ts.db.Authenticate(ctx, ts.alice)
 	if err != nil {
 		t.Fatal(err)
@@ -188,17 +189,17 @@ func TestSecondFactorAPI(t *testing.T) {
 	// Bob's passkey answering Alice's ceremony is refused, and uses the
 	// ceremony up.
 	s := b.ceremony("/session/second-factor/options")
-	if status, body := b.call("POST", "/session/second-factor", finish(s.CeremonyID, "", auth.get(t, bobKey, s.Options.Challenge))); status != 401 {
+	if status, body := b.call("POST", "/session/second-factor", finish(s.CeremonyID, "", auth.Get(t, bobKey, s.Options.Challenge))); status != 401 {
 		t.Fatalf("another person's passkey: %d %s", status, body)
 	}
 	// Bob's own ceremony, answered by him, is refused on Alice's session.
 	sb := bob.ceremony("/session/second-factor/options")
-	if status, body := b.call("POST", "/session/second-factor", finish(sb.CeremonyID, "", auth.get(t, bobKey, sb.Options.Challenge))); status != 401 {
+	if status, body := b.call("POST", "/session/second-factor", finish(sb.CeremonyID, "", auth.Get(t, bobKey, sb.Options.Challenge))); status != 401 {
 		t.Fatalf("another person's ceremony: %d %s", status, body)
 	}
 
 	s = b.ceremony("/session/second-factor/options")
-	answer := finish(s.CeremonyID, "", auth.get(t, aliceKey, s.Options.Challenge))
+	answer := finish(s.CeremonyID, "", auth.Get(t, aliceKey, s.Options.Challenge))
 	if status, body := b.call("POST", "/session/second-factor", answer); status != 200 || !strings.Contains(body, `"workspaces"`) {
 		t.Fatalf("second factor: %d %s", status, body)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-webauthn/webauthn/protocol"
 
 	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/passkey/passkeytest"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
@@ -17,7 +18,7 @@ import (
 type fixture struct {
 	db          *store.DB
 	svc         *passkey.Service
-	auth        *softAuthenticator
+	auth        *passkeytest.Authenticator
 	alice, bob  tenancy.Principal
 	aliceRecord tenancy.User
 }
@@ -43,11 +44,11 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	b, _ := db.CreateUser(ctx, tenancy.User{TenantID: tn.ID, Email: "bob@acme.example", Name: "Bob"})
-	return &fixture{db: db, svc: svc, auth: &softAuthenticator{origin: "https://agents.example.com", rpID: "agents.example.com"},
+	return &fixture{db: db, svc: svc, auth: &passkeytest.Authenticator{Origin: "https://agents.example.com", RPID: "agents.example.com"},
 		alice: tenancy.Principal{TenantID: tn.ID, UserID: a.ID}, bob: tenancy.Principal{TenantID: tn.ID, UserID: b.ID}, aliceRecord: a}
 }
 
-func (f *fixture) register(t *testing.T, p tenancy.Principal, name string) (store.Passkey, *softCred) {
+func (f *fixture) register(t *testing.T, p tenancy.Principal, name string) (store.Passkey, *passkeytest.Credential) {
 	t.Helper()
 	ctx := context.Background()
 	id, opts, err := f.svc.BeginRegistration(ctx, p)
@@ -57,7 +58,7 @@ func (f *fixture) register(t *testing.T, p tenancy.Principal, name string) (stor
 	if opts.Response.RelyingParty.ID != "agents.example.com" || string(opts.Response.User.ID.(protocol.URLEncodedBase64)) != p.UserID {
 		t.Fatalf("options: %+v", opts.Response)
 	}
-	resp, c := f.auth.create(t, opts.Response.Challenge.String(), []byte(p.UserID))
+	resp, c := f.auth.Create(t, opts.Response.Challenge.String(), []byte(p.UserID))
 	k, err := f.svc.FinishRegistration(ctx, p, id, name, resp)
 	if err != nil {
 		t.Fatal(err)
@@ -65,14 +66,14 @@ func (f *fixture) register(t *testing.T, p tenancy.Principal, name string) (stor
 	return k, c
 }
 
-func (f *fixture) signIn(t *testing.T, email string, c *softCred) (tenancy.User, store.Passkey, error) {
+func (f *fixture) signIn(t *testing.T, email string, c *passkeytest.Credential) (tenancy.User, store.Passkey, error) {
 	t.Helper()
 	ctx := context.Background()
 	id, opts, err := f.svc.BeginSignIn(ctx, email)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.svc.FinishSignIn(ctx, id, f.auth.get(t, c, opts.Response.Challenge.String()))
+	return f.svc.FinishSignIn(ctx, id, f.auth.Get(t, c, opts.Response.Challenge.String()))
 }
 
 // TestPasskeys: registration, sign-in (discoverable and by e-mail), a
@@ -91,7 +92,7 @@ func TestPasskeys(t *testing.T) {
 	t.Run("sign in", func(t *testing.T) {
 		for _, c := range []struct {
 			name, email string
-			cred        *softCred
+			cred        *passkeytest.Credential
 			key         store.Passkey
 		}{
 			{"discoverable", "", c1, k1},
@@ -122,11 +123,11 @@ func TestPasskeys(t *testing.T) {
 
 	t.Run("refused", func(t *testing.T) {
 		id, opts, _ := f.svc.BeginSignIn(ctx, "")
-		good := f.auth.get(t, c1, opts.Response.Challenge.String())
+		good := f.auth.Get(t, c1, opts.Response.Challenge.String())
 		if _, _, err := f.svc.FinishSignIn(ctx, id, good); err != nil {
 			t.Fatal(err)
 		}
-		accepted := c1.counter // the last counter the server saw
+		accepted := c1.Counter // the last counter the server saw
 		// The same assertion again: its ceremony is used up.
 		if _, _, err := f.svc.FinishSignIn(ctx, id, good); !errors.Is(err, tenancy.ErrUnauthenticated) {
 			t.Errorf("replayed to its ceremony: %v", err)
@@ -141,32 +142,32 @@ func TestPasskeys(t *testing.T) {
 			make func(challenge string) []byte
 		}{
 			{"forged signature", func(ch string) []byte {
-				c1.counter++
-				return f.auth.assert(t, c1, ch, c1.counter, func(sig []byte) []byte { sig[len(sig)-1] ^= 1; return sig })
+				c1.Counter++
+				return f.auth.Assert(t, c1, ch, c1.Counter, func(sig []byte) []byte { sig[len(sig)-1] ^= 1; return sig })
 			}},
-			{"counter gone back", func(ch string) []byte { return f.auth.assert(t, c1, ch, 1, nil) }},
-			{"counter not increased", func(ch string) []byte { return f.auth.assert(t, c1, ch, accepted, nil) }},
+			{"counter gone back", func(ch string) []byte { return f.auth.Assert(t, c1, ch, 1, nil) }},
+			{"counter not increased", func(ch string) []byte { return f.auth.Assert(t, c1, ch, accepted, nil) }},
 			{"other origin", func(ch string) []byte {
-				evil := &softAuthenticator{origin: "https://evil.example", rpID: "agents.example.com"}
-				c1.counter++
-				return evil.assert(t, c1, ch, c1.counter, nil)
+				evil := &passkeytest.Authenticator{Origin: "https://evil.example", RPID: "agents.example.com"}
+				c1.Counter++
+				return evil.Assert(t, c1, ch, c1.Counter, nil)
 			}},
 			{"other RP ID", func(ch string) []byte {
-				evil := &softAuthenticator{origin: "https://agents.example.com", rpID: "evil.example"}
-				c1.counter++
-				return evil.assert(t, c1, ch, c1.counter, nil)
+				evil := &passkeytest.Authenticator{Origin: "https://agents.example.com", RPID: "evil.example"}
+				c1.Counter++
+				return evil.Assert(t, c1, ch, c1.Counter, nil)
 			}},
 			{"unknown key under alice's user handle", func(ch string) []byte {
-				other := &softAuthenticator{origin: f.auth.origin, rpID: f.auth.rpID}
-				_, c := other.create(t, "x", []byte(f.alice.UserID))
-				return other.get(t, c, ch)
+				other := &passkeytest.Authenticator{Origin: f.auth.Origin, RPID: f.auth.RPID}
+				_, c := other.Create(t, "x", []byte(f.alice.UserID))
+				return other.Get(t, c, ch)
 			}},
 			{"alice's key under bob's user handle", func(ch string) []byte {
 				swapped := *c1
-				swapped.userHandle = []byte(f.bob.UserID)
-				c1.counter++
-				swapped.counter = c1.counter
-				return f.auth.assert(t, &swapped, ch, swapped.counter, nil)
+				swapped.UserHandle = []byte(f.bob.UserID)
+				c1.Counter++
+				swapped.Counter = c1.Counter
+				return f.auth.Assert(t, &swapped, ch, swapped.Counter, nil)
 			}},
 			{"not JSON", func(string) []byte { return []byte("{") }},
 		}
@@ -186,12 +187,12 @@ func TestPasskeys(t *testing.T) {
 
 	t.Run("registration refused", func(t *testing.T) {
 		id, opts, _ := f.svc.BeginRegistration(ctx, f.alice)
-		resp, _ := f.auth.create(t, opts.Response.Challenge.String(), []byte(f.alice.UserID))
+		resp, _ := f.auth.Create(t, opts.Response.Challenge.String(), []byte(f.alice.UserID))
 		if _, err := f.svc.FinishRegistration(ctx, f.bob, id, "stolen", resp); !errors.Is(err, tenancy.ErrUnauthenticated) {
 			t.Errorf("another user's ceremony: %v", err)
 		}
 		id, _, _ = f.svc.BeginRegistration(ctx, f.alice)
-		resp, _ = f.auth.create(t, "wrong-challenge", []byte(f.alice.UserID))
+		resp, _ = f.auth.Create(t, "wrong-challenge", []byte(f.alice.UserID))
 		if _, err := f.svc.FinishRegistration(ctx, f.alice, id, "x", resp); !errors.Is(err, tenancy.ErrUnauthenticated) {
 			t.Errorf("wrong challenge: %v", err)
 		}
@@ -253,7 +254,7 @@ func TestCeremonyExpiry(t *testing.T) {
 	}
 	id, opts, _ := svc.BeginSignIn(ctx, "")
 	time.Sleep(100 * time.Millisecond)
-	if _, _, err := svc.FinishSignIn(ctx, id, f.auth.get(t, c, opts.Response.Challenge.String())); !errors.Is(err, tenancy.ErrUnauthenticated) || !strings.Contains(err.Error(), "expired") {
+	if _, _, err := svc.FinishSignIn(ctx, id, f.auth.Get(t, c, opts.Response.Challenge.String())); !errors.Is(err, tenancy.ErrUnauthenticated) || !strings.Contains(err.Error(), "expired") {
 		t.Errorf("expired ceremony: %v", err)
 	}
 }
@@ -297,14 +298,14 @@ func TestInvitation(t *testing.T) {
 		t.Fatalf("begin: %q %v", email, err)
 	}
 	handle := []byte(opts.Response.User.ID.(protocol.URLEncodedBase64))
-	resp, _ := f.auth.create(t, opts.Response.Challenge.String(), handle)
+	resp, _ := f.auth.Create(t, opts.Response.Challenge.String(), handle)
 	// Another invitation's link cannot finish this ceremony (and uses it up).
 	if _, _, err := f.svc.FinishInvitation(ctx, other, id, "laptop", resp); !errors.Is(err, tenancy.ErrUnauthenticated) {
 		t.Errorf("other invitation: %v", err)
 	}
 	id, opts, _, _ = f.svc.BeginInvitation(ctx, secret)
 	handle = []byte(opts.Response.User.ID.(protocol.URLEncodedBase64))
-	resp, c := f.auth.create(t, opts.Response.Challenge.String(), handle)
+	resp, c := f.auth.Create(t, opts.Response.Challenge.String(), handle)
 	u, k, err := f.svc.FinishInvitation(ctx, secret, id, "laptop", resp)
 	if err != nil || u.Email != "erin@acme.example" || u.TenantID != f.alice.TenantID || k.UserID != u.ID {
 		t.Fatalf("finish: %+v %+v %v", u, k, err)
@@ -324,7 +325,7 @@ func TestInvitation(t *testing.T) {
 	if err != nil || string(ropts.Response.User.ID.(protocol.URLEncodedBase64)) != string(handle) {
 		t.Fatalf("second registration: %v", err)
 	}
-	resp2, c2 := f.auth.create(t, ropts.Response.Challenge.String(), handle)
+	resp2, c2 := f.auth.Create(t, ropts.Response.Challenge.String(), handle)
 	if _, err := f.svc.FinishRegistration(ctx, ep, rid, "phone", resp2); err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +356,7 @@ func TestSecondFactor(t *testing.T) {
 	if len(opts.Response.AllowedCredentials) != 1 {
 		t.Fatalf("not narrowed to the person's passkeys: %+v", opts.Response.AllowedCredentials)
 	}
-	answer := f.auth.get(t, c, opts.Response.Challenge.String())
+	answer := f.auth.Get(t, c, opts.Response.Challenge.String())
 	if _, err := f.svc.FinishSecondFactor(ctx, f.bob, id, answer); !errors.Is(err, tenancy.ErrUnauthenticated) {
 		t.Fatalf("another person's ceremony: %v", err)
 	}
@@ -364,15 +365,15 @@ func TestSecondFactor(t *testing.T) {
 		t.Fatal("a used ceremony answered again")
 	}
 	id, opts, _ = f.svc.BeginSecondFactor(ctx, f.alice)
-	if _, err := f.svc.FinishSecondFactor(ctx, f.alice, id, f.auth.get(t, cb, opts.Response.Challenge.String())); !errors.Is(err, tenancy.ErrUnauthenticated) {
+	if _, err := f.svc.FinishSecondFactor(ctx, f.alice, id, f.auth.Get(t, cb, opts.Response.Challenge.String())); !errors.Is(err, tenancy.ErrUnauthenticated) {
 		t.Fatalf("another person's passkey: %v", err)
 	}
 	signInID, signInOpts, _ := f.svc.BeginSignIn(ctx, "alice@acme.example")
-	if _, err := f.svc.FinishSecondFactor(ctx, f.alice, signInID, f.auth.get(t, c, signInOpts.Response.Challenge.String())); err == nil {
+	if _, err := f.svc.FinishSecondFactor(ctx, f.alice, signInID, f.auth.Get(t, c, signInOpts.Response.Challenge.String())); err == nil {
 		t.Fatal("a sign-in ceremony counted as a second factor")
 	}
 	id, opts, _ = f.svc.BeginSecondFactor(ctx, f.alice)
-	got, err := f.svc.FinishSecondFactor(ctx, f.alice, id, f.auth.get(t, c, opts.Response.Challenge.String()))
+	got, err := f.svc.FinishSecondFactor(ctx, f.alice, id, f.auth.Get(t, c, opts.Response.Challenge.String()))
 	if err != nil || got.ID != k.ID {
 		t.Fatalf("own passkey: %+v %v", got, err)
 	}
