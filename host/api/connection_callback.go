@@ -33,7 +33,7 @@ import (
 func handleConnectionCallback(s Connections, a Authenticator, ui *webui.UI, rec audit.Recorder) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if c.Get(fiber.HeaderAuthorization) != "" || ui == nil {
-			p, err := authenticate(c, a, ui)
+			p, _, err := authenticate(c, a, ui)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -23,6 +25,12 @@ const heartbeat = 15 * time.Second
 // streamWriteTimeout bounds one write of a stream: a client that stops
 // reading loses its stream instead of holding it forever.
 const streamWriteTimeout = 30 * time.Second
+
+// recheckEvery is how often a stream that delivers events checks its
+// credential again (an idle one checks at each heartbeat): a revoked token
+// or ended session stops the stream within this time, and a busy stream
+// costs its database one lookup per interval.
+const recheckEvery = 2 * time.Second
 
 // hijackWait is how long a stream's subscription waits for fasthttp to
 // hand the connection over before it is given up (the connection failed).
@@ -88,6 +96,7 @@ func handleEvents(wf *workflows.Service, streams *eventStreams) fiber.Handler {
 		// The id outlives the handler (a key of the broker's map), and
 		// fasthttp reuses the request's buffer once it returns.
 		id := strings.Clone(c.Params("id"))
+		again := requestRecheck(c)
 		sub, err := wf.Open(c.UserContext(), principal(c), id, afterSeq)
 		if err != nil {
 			return err
@@ -131,7 +140,7 @@ func handleEvents(wf *workflows.Service, streams *eventStreams) fiber.Handler {
 			if u, ok := conn.(interface{ UnsafeConn() net.Conn }); ok {
 				conn = u.UnsafeConn() // drops fasthttp's read buffer
 			}
-			if !streams.start(func() { streamEvents(streams.ctx, conn, sub, header, chunked) }) {
+			if !streams.start(func() { streamEvents(streams.ctx, conn, sub, again, header, chunked) }) {
 				sub.Close()
 				conn.Close()
 			}
@@ -141,8 +150,9 @@ func handleEvents(wf *workflows.Service, streams *eventStreams) fiber.Handler {
 }
 
 // streamEvents writes the header and then the subscription's events to
-// conn until the stream ends, the client goes away or ctx ends.
-func streamEvents(ctx context.Context, conn net.Conn, sub *workflows.Subscription, header []byte, chunked bool) {
+// conn until the stream ends, the client goes away, its credential no
+// longer admits it (again; nil: never checked) or ctx ends.
+func streamEvents(ctx context.Context, conn net.Conn, sub *workflows.Subscription, again recheck, header []byte, chunked bool) {
 	defer conn.Close()
 	defer sub.Close()
 	w := sseWriter{conn: conn, chunked: chunked}
@@ -151,11 +161,19 @@ func streamEvents(ctx context.Context, conn net.Conn, sub *workflows.Subscriptio
 	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
+	checked := time.Now()
 	for {
 		evs, wait, err := sub.Next(ctx)
 		if err != nil {
 			w.end()
 			return
+		}
+		if len(evs) > 0 && time.Since(checked) >= recheckEvery {
+			checked = time.Now()
+			if revoked(ctx, again) {
+				w.end()
+				return
+			}
 		}
 		if len(evs) > 0 {
 			var buf []byte
@@ -170,6 +188,11 @@ func streamEvents(ctx context.Context, conn net.Conn, sub *workflows.Subscriptio
 		select {
 		case <-wait:
 		case <-tick.C:
+			checked = time.Now()
+			if revoked(ctx, again) {
+				w.end()
+				return
+			}
 			if !w.write(nil, []byte(": ping\n\n")) {
 				return
 			}
@@ -178,6 +201,20 @@ func streamEvents(ctx context.Context, conn net.Conn, sub *workflows.Subscriptio
 			return
 		}
 	}
+}
+
+// revoked reports whether the stream's credential no longer admits it. A
+// check that could not be made (the database is away) keeps the stream: it
+// is made again at the next interval, and reads the stream serves are
+// checked as they were when it opened.
+func revoked(ctx context.Context, again recheck) bool {
+	if again == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	err := again(ctx)
+	return errors.Is(err, tenancy.ErrUnauthenticated) || errors.Is(err, tenancy.ErrForbidden) || errors.Is(err, store.ErrSecondFactorRequired)
 }
 
 // sseWriter frames a stream's writes (as chunks when chunked) and bounds

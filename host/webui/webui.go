@@ -591,6 +591,21 @@ func (u *UI) Principal(c *fiber.Ctx) (p tenancy.Principal, ok bool, err error) {
 	return s.Principal, true, nil
 }
 
+// SessionPrincipal is the principal of the session whose cookie secret is
+// given, as Principal admits it for a safe request: an error once the
+// session ended, its token was revoked or its second factor is pending.
+// Responses that outlive their request (event streams) check it again.
+func (u *UI) SessionPrincipal(ctx context.Context, secret string) (tenancy.Principal, error) {
+	s, err := u.sessions.SessionBySecret(ctx, secret)
+	if err != nil {
+		return tenancy.Principal{}, err
+	}
+	if s.SecondFactorPending {
+		return tenancy.Principal{}, store.ErrSecondFactorRequired
+	}
+	return s.Principal, nil
+}
+
 // checkCSRF refuses an unsafe request without the session's CSRF token or
 // from another origin.
 func checkCSRF(c *fiber.Ctx, s store.Session) error {
