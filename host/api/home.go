@@ -16,7 +16,8 @@ var homePage = template.Must(template.New("home").Parse(`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:42em;margin:2em auto;padding:0 1em}
 code{background:#f3f3f3;padding:0 .2em}.ok{color:#176b20}.no{color:#a33}</style></head>
-<body><h1>agenthost</h1>
+<body><header><h1>agenthost</h1></header>
+<main>
 <p>agenthost runs AI agents and workflows over your files, with tools that are WebAssembly plugins
 in a sandbox. This server speaks an HTTP API; the workspace is at <a href="/">/</a> when the UI is served.</p>
 <p>API description: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3).
@@ -30,6 +31,7 @@ Set <code>AGENTHOST_OPENAI_API_KEY</code> (or <code>AGENTHOST_OPENAI_BASE_URL</c
 </ul>
 <p>Requests under <code>/api/v1</code> need a token: <code>agenthost admin token</code> makes one;
 send it as <code>Authorization: Bearer …</code>.</p>
+</main>
 </body></html>
 `))
 

@@ -37,7 +37,7 @@ func TestHomePage(t *testing.T) {
 				t.Fatalf("/: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 			}
 			page := string(body)
-			for _, w := range append(tc.want, "agenthost", `href="/api/v1/openapi.json"`, "Plugins loaded: 0") {
+			for _, w := range append(tc.want, "agenthost", "<main>", "<header>", `href="/api/v1/openapi.json"`, "Plugins loaded: 0") {
 				if !strings.Contains(page, w) {
 					t.Errorf("page lacks %q:\n%s", w, page)
 				}

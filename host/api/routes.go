@@ -36,6 +36,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 			app.Get(p, d.UI.HandlePage())
 		}
 		app.Get("/assets/:file", d.UI.HandleAsset())
+		app.Get("/favicon.ico", d.UI.HandleFavicon())
 		v1.Post("/session", d.UI.HandleSignIn(decodeJSON))
 		v1.Get("/session", d.UI.HandleSession())
 		// A fresh server's first organisation: the setup link its log shows.

@@ -148,11 +148,11 @@ func TestSessionSignIn(t *testing.T) {
 
 // TestUIPageHeaders: the page and its assets are served under a CSP that
 // allows no inline script (nor eval), compressed when the browser accepts
-// it; the status page moved to /status.
+// it; the status page moved to /status; /favicon.ico is the page's icon.
 func TestUIPageHeaders(t *testing.T) {
 	ts := server(t)
 	origin := strings.TrimSuffix(ts.base, "/api/v1")
-	for _, path := range []string{"/", "/w/x", "/w/x/c/y", "/assets/app.mjs", "/assets/preact.mjs"} {
+	for _, path := range []string{"/", "/w/x", "/w/x/c/y", "/assets/app.mjs", "/assets/preact.mjs", "/favicon.ico", "/assets/icon.svg"} {
 		req, _ := http.NewRequest("GET", origin+path, nil)
 		req.Header.Set("Accept-Encoding", "gzip")
 		resp, err := http.DefaultTransport.RoundTrip(req)
@@ -172,6 +172,9 @@ func TestUIPageHeaders(t *testing.T) {
 		}
 		body, _ := io.ReadAll(zr)
 		resp.Body.Close()
+		if strings.HasSuffix(path, ".ico") && (resp.Header.Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(string(body), "<svg")) {
+			t.Errorf("%s: %s %.40q", path, resp.Header.Get("Content-Type"), body)
+		}
 		if path == "/" && (strings.Contains(string(body), "<script>") || !strings.Contains(string(body), `<script type="module" src="/assets/app.mjs">`)) {
 			t.Errorf("/ has inline script or lacks the module:\n%s", body)
 		}

@@ -176,6 +176,16 @@ func (u *UI) HandleAsset() fiber.Handler {
 	}
 }
 
+// HandleFavicon answers /favicon.ico, which browsers ask for whatever the
+// page links, with the page's icon (an SVG, which browsers take by its
+// content type).
+func (u *UI) HandleFavicon() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Set("Cache-Control", "max-age=86400")
+		return u.send(c, "icon.svg")
+	}
+}
+
 func (u *UI) send(c *fiber.Ctx, name string) error {
 	a, ok := u.assets[name]
 	if !ok {

@@ -337,6 +337,8 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
       setUploads((us) => [...us]);
       reload();
     }
+    // Tags name one batch: the next upload starts without them.
+    setTags('');
     setTimeout(() => setUploads((us) => us.filter((x) => !x.done)), 1500);
   };
   const drop = (e) => { e.preventDefault(); setOver(false); send([...e.dataTransfer.files]); };
@@ -354,6 +356,7 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
       <button type="button" onClick=${() => input.current.click()}>${t('chooseFiles')}</button>
       <label class="visually-hidden" for="upload-tags">${t('tagsPlaceholder')}</label>
       <input id="upload-tags" placeholder=${t('tagsPlaceholder')} value=${tags} onInput=${(e) => setTags(e.target.value)} />
+      <p class="upload-target muted" data-testid="upload-target">${t('uploadsGoTo')}: ${folder && folder !== 'root' && folders ? ((folders.find((x) => x.id === folder) || {}).name || '') : t('noFolder')}</p>
     </div>
     ${uploads.map((u) => html`<div class="upload" key=${u.name}>
       <span>${u.name}</span>
@@ -374,10 +377,12 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
       ${folderErr && html`<p class="error" role="alert">${folderErr}</p>`}
     </div>
     ${error ? html`<p class="error" role="alert">${error}</p>` : shown === null ? html`<p class="muted">${t('loading')}</p>` :
-      shown.length === 0 ? html`<p class="muted">${t('noFiles')}</p>` :
+      shown.length === 0 ? html`<p class="muted" data-testid="files-empty">${t(files.length === 0 ? 'noFiles' : folder === 'root' ? 'noFilesOutsideFolders' : 'folderEmpty')}</p>` :
       html`<ul class="file-list">${shown.map((f) => html`<li key=${f.id} data-file=${f.id}>
         <button type="button" class="file" onClick=${() => openFile(f.id, 0)}>${f.name}</button>
         <span class=${'idx ' + (f.index || 'pending')} data-status=${f.index || 'pending'}>${t('status_' + (f.index || 'pending'))}</span>
+        ${f.index === 'failed' && f.indexError && html`<span class="idx-reason" data-testid="index-error">${f.indexError}</span>`}
+        ${f.index === 'indexed' && f.indexNote && html`<span class="idx-reason note" data-testid="index-note">${f.indexNote}</span>`}
         ${f.progress && (f.progress.pending || f.progress.searchable < f.progress.pages) && html`<span class=${'idx-progress' + (f.progress.pending ? ' pending' : ' partial')} data-testid="index-progress"
           data-searchable=${f.progress.searchable} data-pages=${f.progress.pages} title=${f.progress.message}>${f.progress.message}</span>`}
         ${f.tags && f.tags.map((tg) => html`<span class="tag">${tg}</span>`)}
@@ -436,6 +441,14 @@ function Preview({ t, ws, target, close }) {
     })();
     return () => { live = false; };
   }, [target && target.id, target && target.page, ws]);
+  // Escape closes the preview wherever the focus is, unless something
+  // focused handles it first (the composer's suggestions).
+  useEffect(() => {
+    if (!target) return;
+    const onKey = (e) => { if (e.key === 'Escape' && !e.defaultPrevented) close(); };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [target, close]);
   if (!target) return null;
   return html`<section class="panel preview" aria-labelledby="preview-h" data-file=${target.id} data-page=${target.page || ''}>
     <h2 id="preview-h">${t('preview')}${state.file ? ': ' + state.file.name : ''}${target.page ? ` — ${t('page')} ${target.page}` : ''}</h2>
@@ -661,6 +674,7 @@ function Workspace({ t, lang, session, route, go }) {
       const prev = {};
       (files || []).forEach((f) => { prev[f.id] = f; });
       setFiles(page.items.map((f) => ({ ...f, index: prev[f.id] && prev[f.id].index, progress: prev[f.id] ? prev[f.id].progress : undefined,
+        indexError: prev[f.id] ? prev[f.id].indexError : '', indexNote: prev[f.id] ? prev[f.id].indexNote : '',
         container: /zip|tar|gzip/.test(f.mimeType) })));
       setFolders(fl || []);
       setFileErr('');
@@ -679,7 +693,7 @@ function Workspace({ t, lang, session, route, go }) {
     // less often than a file still being indexed.
     const slow = open.every((f) => finalIndex(f.index) && f.progress !== undefined);
     const timer = setTimeout(async () => {
-      const states = await Promise.all(open.map((f) => api('GET', `/files/${f.id}/index`).then((s) => ({ index: s.status, progress: s.progress || null })).catch(() => ({ index: f.index, progress: f.progress === undefined ? null : f.progress }))));
+      const states = await Promise.all(open.map((f) => api('GET', `/files/${f.id}/index`).then((s) => ({ index: s.status, progress: s.progress || null, indexError: s.error || '', indexNote: s.note || '' })).catch(() => ({ index: f.index, progress: f.progress === undefined ? null : f.progress }))));
       setFiles((fs) => fs && fs.map((f) => { const i = open.findIndex((o) => o.id === f.id); return i < 0 ? f : { ...f, ...states[i] }; }));
     }, slow ? 3000 : files.some((f) => f.index) ? 700 : 0);
     return () => clearTimeout(timer);

@@ -164,6 +164,9 @@ await step('knowledge-search-opens-page', async () => {
   assert.ok(m, 'the hit names its page: ' + label);
   await hit.click();
   await page.locator(`.preview[data-file="${fileId}"][data-page="${m[1]}"] .preview-text`).waitFor();
+  // Escape closes the preview (the focus is in the search field).
+  await page.keyboard.press('Escape');
+  await page.locator('.preview').waitFor({ state: 'detached' });
 });
 
 await step('archive-chosen-and-entries', async () => {
@@ -183,15 +186,31 @@ await step('folder-made-and-filled', async () => {
   await page.locator('#folder-pick option', { hasText: 'Manuals' }).waitFor({ state: 'attached' });
   await page.waitForFunction(() => document.querySelector('#folder-pick').selectedOptions[0].text === 'Manuals');
   assert.equal(await page.locator('.file-list li').count(), 0, 'the new folder is empty');
+  assert.match(await page.locator('[data-testid=files-empty]').innerText(), /folder is empty/);
+  // The new folder is the upload target, and the page says so.
+  assert.match(await page.locator('[data-testid=upload-target]').innerText(), /Uploads go to: Manuals/);
   await page.fill('#upload-tags', 'manual, v1');
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
   await chooser.setFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Release notes: interfaces are stable.') });
   const li = page.locator('.file-list li', { hasText: 'notes.txt' });
   await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 60000 });
   assert.deepEqual(await li.locator('.tag').allInnerTexts(), ['manual', 'v1']);
+  // The tags were for that batch: the field is empty for the next one.
+  assert.equal(await page.inputValue('#upload-tags'), '');
   await page.selectOption('#folder-pick', '');
   await page.locator(`.file-list li[data-file="${fileId}"]`).waitFor();
-  await page.fill('#upload-tags', '');
+  assert.match(await page.locator('[data-testid=upload-target]').innerText(), /Uploads go to: No folder/);
+});
+
+await step('failed-file-says-why', async () => {
+  // A type no extractor reads fails, and the list says why instead of a
+  // bare "failed".
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles({ name: 'blob.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 1, 2, 3, 254, 255, 0, 7]) });
+  const li = page.locator('.file-list li', { hasText: 'blob.bin' });
+  await li.locator('.idx[data-status=failed]').waitFor({ timeout: 60000 });
+  const reason = await li.locator('[data-testid=index-error]').innerText();
+  assert.ok(reason.length > 10, 'the failure has a reason: ' + reason);
 });
 
 await step('run-stopped', async () => {
