@@ -393,6 +393,10 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
   </section>`;
 }
 
+// entryOf is an archive hit's entry inside the archive (the container path
+// starts with the archive's own name).
+const entryOf = (archive, p) => (p.startsWith(archive + '/') ? p.slice(archive.length + 1) : p);
+
 function Search({ t, ws, openFile }) {
   const [q, setQ] = useState('');
   const [hits, setHits] = useState(null);
@@ -415,7 +419,7 @@ function Search({ t, ws, openFile }) {
     ${busy && html`<p class="muted">${t('loading')}</p>`}
     ${hits && (hits.length === 0 ? html`<p class="muted">${t('noHits')}</p>` : html`<ol class="hits">${hits.map((hit) => html`<li key=${hit.id}>
       <button type="button" class="cite" onClick=${() => openFile(hit.fileId, hit.contextRef.pageIndex || 0)}>
-        ${hit.fileName}${hit.contextRef.pageIndex ? `, ${t('page')} ${hit.contextRef.pageIndex}` : ''}</button>
+        ${hit.fileName}${hit.contextRef.containerPath ? html` › <span class="entry" data-testid="hit-entry">${entryOf(hit.fileName, hit.contextRef.containerPath)}</span>` : ''}${hit.contextRef.pageIndex ? `, ${t('page')} ${hit.contextRef.pageIndex}` : ''}</button>
       <p class="snippet">${hit.text.slice(0, 240)}</p></li>`)}</ol>`)}
   </section>`;
 }

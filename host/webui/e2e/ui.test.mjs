@@ -178,6 +178,12 @@ await step('archive-chosen-and-entries', async () => {
   await li.locator('button', { hasText: 'Archive entries' }).click();
   await li.locator('.entries li').first().waitFor();
   assert.ok(await li.locator('.entries li').count() >= 2, 'the archive lists its entries');
+  // A search hit inside the archive names its entry, not only the archive.
+  await page.fill('#search-q', 'ingestion corpus bundle');
+  await page.press('#search-q', 'Enter');
+  const entry = page.locator('.hits li button.cite [data-testid=hit-entry]').first();
+  await entry.waitFor();
+  assert.match(await entry.innerText(), /README\.txt|\.(pdf|docx|xlsx|pptx)/);
 });
 
 await step('folder-made-and-filled', async () => {
