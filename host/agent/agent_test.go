@@ -266,10 +266,12 @@ func TestStopMidRun(t *testing.T) {
 	}
 }
 
+// TestModelFailure: a provider that answers HTTP 500 was reached: the answer
+// says it answered with an error, not that it could not be reached.
 func TestModelFailure(t *testing.T) {
 	e := newEnv(t, llm.ModelConfig{}, llmtest.WithDefault(llmtest.Fail(500, "upstream broke")))
 	res := agent.New(e.model, agent.Config{}, nil).Run(context.Background(), agent.Input{Prompt: "x"}, e.tools, nil)
-	if res.Outcome != agent.Failed || res.Err == nil || !strings.Contains(res.Answer, "could not be reached") {
+	if res.Outcome != agent.Failed || res.Err == nil || !strings.Contains(res.Answer, "answered with an error") {
 		t.Fatalf("result: %+v", res)
 	}
 }

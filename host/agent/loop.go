@@ -136,7 +136,7 @@ func (r *run) loop(ctx context.Context) Result {
 			// sent, and no further call (not even a summary) may be made.
 			return r.end(BudgetExceeded, r.progressSummary("The tenant's spending limit is reached: "+refusal(err)+"."), err)
 		case err != nil:
-			return r.end(Failed, r.progressSummary("The model could not be reached: "+err.Error()), err)
+			return r.end(Failed, r.progressSummary(modelFailure(err)), err)
 		case done:
 			return r.end(Completed, answer, nil)
 		}
