@@ -488,7 +488,11 @@ function RunState({ t, conv, conn }) {
   if (conv.status) parts.push(html`<span class=${'badge ' + conv.status} data-testid="run-status" data-status=${conv.status} data-reason=${conv.reason || undefined}>${t(runLabel(conv))}</span>`);
   if (conv.status === 'running' && conv.label) parts.push(html`<span class="muted">${conv.label}</span>`);
   if (conv.degraded) parts.push(html`<span class="warn">${t('degraded')}</span>`);
-  if (conv.error) parts.push(html`<span class="error" role="alert">${conv.error}</span>`);
+  // A failed round's answer already says why (the loop words the error
+  // into it): the error is shown once, there, not again up here.
+  if (conv.error && !conv.messages.some((m) => m.role === 'assistant' && m.content.includes(conv.error))) {
+    parts.push(html`<span class="error" role="alert">${conv.error}</span>`);
+  }
   return html`<div class="run-state">${parts}</div>`;
 }
 

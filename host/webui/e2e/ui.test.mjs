@@ -231,7 +231,11 @@ await step('run-failed', async () => {
   await page.click('button.new');
   await ask('Now please fail.');
   await page.locator('[data-testid=run-status][data-status=failed]').waitFor({ timeout: 60000 });
-  assert.match(await page.locator('.run-state .error').innerText(), /refuses/);
+  // The error is shown once: in the answer, which also says what it means.
+  await page.locator('.msg.assistant', { hasText: 'refuses this request' }).waitFor();
+  const text = await page.locator('main').innerText();
+  assert.equal(text.split('refuses this request').length - 1, 1, 'the model error is shown once:\n' + text);
+  assert.match(text, /answered with an error|refused the request/);
 });
 
 await step('edit-proposal-accepted', async () => {
