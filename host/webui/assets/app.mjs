@@ -305,7 +305,7 @@ const finalIndex = (s) => s === 'indexed' || s === 'failed';
 const paged = (f) => /\.(pdf|png|jpe?g|gif|webp|bmp|tiff?)$/i.test(f.name || '');
 const settled = (f) => finalIndex(f.index) && (!paged(f) || f.index === 'failed' || (f.progress !== undefined && !(f.progress && f.progress.pending)));
 
-function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
+function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, error }) {
   const [folder, setFolder] = useState('');
   const [uploads, setUploads] = useState([]);
   const [over, setOver] = useState(false);
@@ -380,6 +380,7 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, error }) {
       shown.length === 0 ? html`<p class="muted" data-testid="files-empty">${t(files.length === 0 ? 'noFiles' : folder === 'root' ? 'noFilesOutsideFolders' : 'folderEmpty')}</p>` :
       html`<ul class="file-list">${shown.map((f) => html`<li key=${f.id} data-file=${f.id}>
         <button type="button" class="file" onClick=${() => openFile(f.id, 0)}>${f.name}</button>
+        <button type="button" class="linkish details" data-testid="file-details" aria-label=${t('fileDetails') + ': ' + f.name} onClick=${() => openDetail(f.id)}>${t('detailsShort')}</button>
         <span class=${'idx ' + (f.index || 'pending')} data-status=${f.index || 'pending'}>${t('status_' + (f.index || 'pending'))}</span>
         ${f.index === 'failed' && f.indexError && html`<span class="idx-reason" data-testid="index-error">${f.indexError}</span>`}
         ${f.index === 'indexed' && f.indexNote && html`<span class="idx-reason note" data-testid="index-note">${f.indexNote}</span>`}
@@ -645,6 +646,7 @@ function Workspace({ t, lang, session, route, go }) {
   const [folders, setFolders] = useState(null);
   const [fileErr, setFileErr] = useState('');
   const [preview, setPreview] = useState(null);
+  const [detail, setDetail] = useState(null);
   const [notFound, setNotFound] = useState(false);
   const [sendErr, setSendErr] = useState('');
   const [conn, setConn] = useState('');
@@ -770,7 +772,7 @@ function Workspace({ t, lang, session, route, go }) {
   return html`<div class="layout">
     <nav class="left" aria-label=${t('mainNav')}>
       <${Conversations} t=${t} ws=${ws} wf=${wf} list=${convs} go=${go} error=${convErr} />
-      <${FileBrowser} t=${t} ws=${ws} files=${files} folders=${folders} reload=${loadFiles} openFile=${openFile} error=${fileErr} />
+      <${FileBrowser} t=${t} ws=${ws} files=${files} folders=${folders} reload=${loadFiles} openFile=${openFile} openDetail=${setDetail} error=${fileErr} />
       <${DataSources} t=${t} ws=${ws} api=${api} onSynced=${loadFiles} />
       <${Search} t=${t} ws=${ws} openFile=${openFile} />
     </nav>
@@ -781,6 +783,7 @@ function Workspace({ t, lang, session, route, go }) {
       <${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />
     </main>
     <aside class="right" aria-label=${t('activity')}>
+      ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
       <${Preview} t=${t} ws=${ws} target=${preview} close=${() => setPreview(null)} />
       <${Activity} t=${t} conv=${conv} />
     </aside>
@@ -797,6 +800,17 @@ function ConnectionsView({ t, callback, ...props }) {
   if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${err}</p></main>`;
   if (!mod) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
   return html`<${mod.Connections} t=${t} api=${api} notice=${notice} ...${props} />`;
+}
+
+// FileDetailPanel shows a file's details (filedetail.mjs, loaded when
+// first opened: the list does not need it).
+function FileDetailPanel({ t, ...props }) {
+  const [mod, setMod] = useState(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { import('./filedetail.mjs').then(setMod, (e) => setErr(e.message)); }, []);
+  if (err) return html`<p class="error" role="alert">${err}</p>`;
+  if (!mod) return html`<p class="muted">${t('loading')}</p>`;
+  return html`<${mod.FileDetail} t=${t} api=${api} ...${props} />`;
 }
 
 // Lazy shows a view of a module loaded when first opened (settings.mjs,

@@ -52,6 +52,10 @@ const en = {
   sync_idle: 'synced', sync_never: 'not synced yet', sync_queued: 'queued', sync_running: 'syncing', sync_retrying: 'retrying', sync_failed: 'failed',
   connectionRevoked: 'Its connection was revoked: connect again and add it anew.', dsNoConnections: 'You have no connections yet.',
   connection: 'Connection', service: 'Service', remotePath: 'Path', dsLabel: 'Label (its folder)', autoSyncHourly: 'sync every hour',
+  fileDetails: 'File details', detailsShort: 'details', close: 'Close', type: 'Type', size: 'Size', version: 'Version', uploaded: 'Uploaded', indexState: 'Index',
+  extractor: 'Extractor', pages: 'Pages', unreadPages: 'Pages not fully read', text_partial: 'partly read', text_unreadable: 'unreadable',
+  text_imageOnly: 'image only (a scan: only OCR reads it)', name: 'Name', rename: 'Rename', folder: 'Folder', tags: 'Tags', removeTag: 'Remove tag',
+  addTag: 'Add a tag', download: 'Download', delete: 'Delete', confirmDelete: 'Delete this file and its versions?', versions: 'Versions', restore: 'Restore',
 };
 const de = {
   setupTitle: 'agenthost einrichten', setupLead: 'Dieser Server hat noch keine Organisation. Legen Sie die erste an; Sie werden ihre Administratorin bzw. ihr Administrator, mit einem ersten Arbeitsbereich.',
@@ -104,6 +108,10 @@ const de = {
   sync_idle: 'abgeglichen', sync_never: 'noch nicht abgeglichen', sync_queued: 'eingereiht', sync_running: 'gleicht ab', sync_retrying: 'neuer Versuch', sync_failed: 'fehlgeschlagen',
   connectionRevoked: 'Ihre Verbindung wurde widerrufen: neu verbinden und neu anlegen.', dsNoConnections: 'Sie haben noch keine Verbindungen.',
   connection: 'Verbindung', service: 'Dienst', remotePath: 'Pfad', dsLabel: 'Name (ihr Ordner)', autoSyncHourly: 'stündlich abgleichen',
+  fileDetails: 'Dateidetails', detailsShort: 'Details', close: 'Schliessen', type: 'Typ', size: 'Grösse', version: 'Version', uploaded: 'Hochgeladen', indexState: 'Index',
+  extractor: 'Extraktor', pages: 'Seiten', unreadPages: 'Nicht ganz gelesene Seiten', text_partial: 'teilweise gelesen', text_unreadable: 'unlesbar',
+  text_imageOnly: 'nur Bild (ein Scan: nur OCR liest ihn)', name: 'Name', rename: 'Umbenennen', folder: 'Ordner', tags: 'Schlagwörter', removeTag: 'Schlagwort entfernen',
+  addTag: 'Schlagwort hinzufügen', download: 'Herunterladen', delete: 'Löschen', confirmDelete: 'Diese Datei und ihre Versionen löschen?', versions: 'Versionen', restore: 'Wiederherstellen',
 };
 export const languages = { en: 'English', de: 'Deutsch' };
 const dicts = { en, de };

@@ -219,6 +219,37 @@ await step('failed-file-says-why', async () => {
   assert.ok(reason.length > 10, 'the failure has a reason: ' + reason);
 });
 
+await step('file-details-and-actions', async () => {
+  // The failed file's details say why; it is deleted after a confirmation.
+  let li = page.locator('.file-list li', { hasText: 'blob.bin' });
+  await li.locator('[data-testid=file-details]').click();
+  const fd = page.locator('[data-testid=file-detail]');
+  await fd.locator('[data-testid=fd-status][data-status=failed]').waitFor();
+  assert.match(await fd.locator('[data-testid=fd-error]').innerText(), /extractor/);
+  await axe('file-details');
+  await fd.locator('[data-testid=fd-delete]').click();
+  await fd.locator('[data-testid=fd-delete-confirm]').click();
+  await fd.waitFor({ state: 'detached' });
+  await li.waitFor({ state: 'detached' });
+  // notes.txt is renamed, tagged and moved out of its folder.
+  li = page.locator('.file-list li', { hasText: 'notes.txt' });
+  await li.locator('[data-testid=file-details]').click();
+  await fd.locator('[data-testid=fd-status][data-status=indexed]').waitFor();
+  await fd.locator('#fd-name').fill('release-notes.txt');
+  await fd.locator('button', { hasText: 'Rename' }).click();
+  await page.locator('.file-list li', { hasText: 'release-notes.txt' }).waitFor();
+  await fd.locator('#fd-tag').fill('stable');
+  await fd.locator('#fd-tag').press('Enter');
+  await page.locator('.file-list li', { hasText: 'release-notes.txt' }).locator('.tag', { hasText: 'stable' }).waitFor();
+  await fd.locator('#fd-folder').selectOption('');
+  await page.waitForFunction(() => document.querySelector('#fd-folder').value === '');
+  const href = await fd.locator('a', { hasText: 'Download' }).getAttribute('href');
+  const body = await page.evaluate(async (u) => (await fetch(u)).text(), href);
+  assert.match(body, /interfaces are stable/);
+  await page.keyboard.press('Escape');
+  await fd.waitFor({ state: 'detached' });
+});
+
 await step('run-stopped', async () => {
   await ask('Tell me slowly about everything.');
   await page.locator('.msg.assistant.streaming').last().waitFor();
