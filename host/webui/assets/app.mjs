@@ -299,6 +299,18 @@ function Conversations({ t, ws, wf, list, go, error }) {
   </section>`;
 }
 
+// sortFiles orders the file list by what the person picked.
+function sortFiles(list, by) {
+  const cmp = {
+    name: (a, b) => a.name.localeCompare(b.name),
+    newest: (a, b) => (b.createdAt || '').localeCompare(a.createdAt || ''),
+    oldest: (a, b) => (a.createdAt || '').localeCompare(b.createdAt || ''),
+    type: (a, b) => a.mimeType.localeCompare(b.mimeType) || a.name.localeCompare(b.name),
+    size: (a, b) => (b.size || 0) - (a.size || 0),
+  }[by] || ((a, b) => a.name.localeCompare(b.name));
+  return [...list].sort(cmp);
+}
+
 const finalIndex = (s) => s === 'indexed' || s === 'failed';
 // A paged document (a PDF, a picture) is asked for its progress once it is
 // indexed, and again while pages are still extracted or read by OCR.
@@ -313,7 +325,23 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, erro
   const [entries, setEntries] = useState({});
   const [newFolder, setNewFolder] = useState('');
   const [folderErr, setFolderErr] = useState('');
+  const [filter, setFilter] = useState('');
+  const [stateFilter, setStateFilter] = useState('');
+  const [sort, setSort] = useState('name');
+  const [picked, setPicked] = useState({});
+  const [bulkErr, setBulkErr] = useState('');
+  const [confirmBulk, setConfirmBulk] = useState(false);
   const input = useRef();
+  const pickedIds = Object.keys(picked).filter((id) => picked[id] && files && files.some((f) => f.id === id));
+  // bulk runs one action over the selected files, one request each, and
+  // says which failed instead of stopping at the first.
+  const bulk = async (fn) => {
+    const failed = [];
+    for (const id of pickedIds) { try { await fn(id); } catch (e) { failed.push(e.message); } }
+    setBulkErr(failed.length ? `${failed.length} ${t('failedOf')} ${pickedIds.length}: ${failed[0]}` : '');
+    setPicked({});
+    reload();
+  };
   const makeFolder = async (e) => {
     e.preventDefault();
     if (!newFolder.trim()) return;
@@ -346,7 +374,10 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, erro
     if (entries[f.id]) { setEntries({ ...entries, [f.id]: undefined }); return; }
     try { setEntries({ ...entries, [f.id]: await api('GET', `/files/${f.id}/entries`) }); } catch (e) { setEntries({ ...entries, [f.id]: e.message }); }
   };
-  const shown = files && files.filter((f) => folder === '' || (folder === 'root' ? !f.folderId : f.folderId === folder));
+  const q = filter.trim().toLowerCase();
+  const shown = files && sortFiles(files.filter((f) => (folder === '' || (folder === 'root' ? !f.folderId : f.folderId === folder)) &&
+    (q === '' || f.name.toLowerCase().includes(q) || f.mimeType.toLowerCase().includes(q) || (f.tags || []).some((tg) => tg.toLowerCase().includes(q))) &&
+    (stateFilter === '' || (f.index || 'pending') === stateFilter)), sort);
   return html`<section class="panel files" aria-labelledby="files-h">
     <h2 id="files-h">${t('files')}</h2>
     <div class=${'drop' + (over ? ' over' : '')} data-testid="dropzone"
@@ -376,11 +407,41 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, erro
       </form>
       ${folderErr && html`<p class="error" role="alert">${folderErr}</p>`}
     </div>
+    ${files && files.length > 0 && html`<div class="file-tools">
+      <label class="visually-hidden" for="file-filter">${t('filterFiles')}</label>
+      <input id="file-filter" type="search" placeholder=${t('filterFiles')} value=${filter} onInput=${(e) => setFilter(e.target.value)} />
+      <label class="visually-hidden" for="file-state">${t('indexState')}</label>
+      <select id="file-state" value=${stateFilter} onChange=${(e) => setStateFilter(e.target.value)}>
+        <option value="">${t('anyState')}</option>
+        ${['indexed', 'failed', 'pending'].map((st) => html`<option value=${st}>${t('status_' + st)}</option>`)}
+      </select>
+      <label class="visually-hidden" for="file-sort">${t('sortBy')}</label>
+      <select id="file-sort" value=${sort} onChange=${(e) => setSort(e.target.value)}>
+        ${['name', 'newest', 'oldest', 'type', 'size'].map((k) => html`<option value=${k}>${t('sort_' + k)}</option>`)}
+      </select>
+    </div>`}
+    ${pickedIds.length > 0 && html`<div class="bulk" role="group" aria-label=${t('selected')} data-testid="bulk">
+      <span>${pickedIds.length} ${t('selected')}</span>
+      <label class="visually-hidden" for="bulk-move">${t('moveTo')}</label>
+      <select id="bulk-move" value="-" onChange=${(e) => { const v = e.target.value; if (v !== '-') bulk((id) => api('PATCH', `/files/${id}`, { folderId: v === 'root' ? '' : v })); }}>
+        <option value="-">${t('moveTo')}…</option><option value="root">${t('noFolder')}</option>
+        ${(folders || []).map((x) => html`<option value=${x.id}>${x.name}</option>`)}
+      </select>
+      <form onSubmit=${(e) => { e.preventDefault(); const v = e.target.elements[0].value.trim(); if (v) bulk((id) => api('PATCH', `/files/${id}`, { addTags: [v] })); }}>
+        <label class="visually-hidden" for="bulk-tag">${t('addTag')}</label><input id="bulk-tag" placeholder=${t('addTag')} />
+      </form>
+      ${confirmBulk ? html`<span>${t('confirmDeleteMany').replace('{n}', pickedIds.length)}
+          <button type="button" class="danger" data-testid="bulk-delete-confirm" onClick=${() => { setConfirmBulk(false); bulk((id) => api('DELETE', `/files/${id}`)); }}>${t('delete')}</button></span>` :
+        html`<button type="button" class="danger" data-testid="bulk-delete" onClick=${() => setConfirmBulk(true)}>${t('delete')}</button>`}
+      <button type="button" onClick=${() => { setPicked({}); setConfirmBulk(false); }}>${t('cancel')}</button>
+    </div>`}
+    ${bulkErr && html`<p class="error" role="alert">${bulkErr}</p>`}
     ${error ? html`<p class="error" role="alert">${error}</p>` : shown === null ? html`<p class="muted">${t('loading')}</p>` :
       shown.length === 0 ? html`<p class="muted" data-testid="files-empty">${t(files.length === 0 ? 'noFiles' : folder === 'root' ? 'noFilesOutsideFolders' : 'folderEmpty')}</p>` :
       html`<ul class="file-list">${shown.map((f) => html`<li key=${f.id} data-file=${f.id}>
+        <input type="checkbox" class="pick" aria-label=${t('select') + ' ' + f.name} checked=${!!picked[f.id]} onChange=${(e) => setPicked({ ...picked, [f.id]: e.target.checked })} />
         <button type="button" class="file" onClick=${() => openFile(f.id, 0)}>${f.name}</button>
-        <button type="button" class="linkish details" data-testid="file-details" aria-label=${t('fileDetails') + ': ' + f.name} onClick=${() => openDetail(f.id)}>${t('detailsShort')}</button>
+        <button type="button" class="linkish details" data-testid="file-details" aria-label=${t('detailsShort') + ': ' + f.name} onClick=${() => openDetail(f.id)}>${t('detailsShort')}</button>
         <span class=${'idx ' + (f.index || 'pending')} data-status=${f.index || 'pending'}>${t('status_' + (f.index || 'pending'))}</span>
         ${f.index === 'failed' && f.indexError && html`<span class="idx-reason" data-testid="index-error">${f.indexError}</span>`}
         ${f.index === 'indexed' && f.indexNote && html`<span class="idx-reason note" data-testid="index-note">${f.indexNote}</span>`}

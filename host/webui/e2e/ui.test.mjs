@@ -250,6 +250,33 @@ await step('file-details-and-actions', async () => {
   await fd.waitFor({ state: 'detached' });
 });
 
+await step('files-filtered-sorted-and-bulk', async () => {
+  // Two throwaway files, filtered by a tag, tagged together, then deleted
+  // together.
+  await page.fill('#upload-tags', 'scratch');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles([{ name: 'a-scratch.txt', mimeType: 'text/plain', buffer: Buffer.from('first scratch') },
+    { name: 'b-scratch.txt', mimeType: 'text/plain', buffer: Buffer.from('second scratch') }]);
+  await page.locator('.file-list li', { hasText: 'b-scratch.txt' }).locator('.idx[data-status=indexed]').waitFor({ timeout: 60000 });
+  await page.fill('#file-filter', 'scratch');
+  await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 2);
+  await page.selectOption('#file-sort', 'name');
+  assert.deepEqual(await page.locator('.file-list li[data-file] button.file').allInnerTexts(), ['a-scratch.txt', 'b-scratch.txt']);
+  await page.selectOption('#file-sort', 'newest');
+  for (const li of await page.locator('.file-list li[data-file] input.pick').all()) await li.check();
+  await page.locator('[data-testid=bulk]').waitFor();
+  await page.fill('#bulk-tag', 'bulk-tagged');
+  await page.press('#bulk-tag', 'Enter');
+  await page.waitForFunction(() => [...document.querySelectorAll('.file-list li[data-file]')].every((li) => li.innerText.includes('bulk-tagged')));
+  await axe('files-bulk');
+  for (const li of await page.locator('.file-list li[data-file] input.pick').all()) await li.check();
+  await page.click('[data-testid=bulk-delete]');
+  await page.click('[data-testid=bulk-delete-confirm]');
+  await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 0);
+  await page.fill('#file-filter', '');
+  await page.locator('.file-list li', { hasText: 'release-notes.txt' }).waitFor();
+});
+
 await step('run-stopped', async () => {
   await ask('Tell me slowly about everything.');
   await page.locator('.msg.assistant.streaming').last().waitFor();
