@@ -1052,6 +1052,12 @@ func (c *Client) ListWorkflows(ctx context.Context, params *ListWorkflowsParams)
 		if params.Status != "" {
 			r.query.Set("status", params.Status)
 		}
+		if params.Q != "" {
+			r.query.Set("q", params.Q)
+		}
+		if params.Archived {
+			r.query.Set("archived", "true")
+		}
 		if params.Limit != 0 {
 			r.query.Set("limit", strconv.FormatInt(params.Limit, 10))
 		}
@@ -1082,6 +1088,18 @@ func (c *Client) StartOrContinueWorkflow(ctx context.Context, params *StartOrCon
 // GetWorkflow calls GET /api/v1/workflows/{id}: a workflow.
 func (c *Client) GetWorkflow(ctx context.Context, id string) (*Workflow, error) {
 	r := request{method: "GET", path: "/api/v1/workflows/" + url.PathEscape(id)}
+	var out Workflow
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UpdateWorkflow calls PATCH /api/v1/workflows/{id}: rename, pin or archive a conversation (its
+// owner only); absent fields stay.
+func (c *Client) UpdateWorkflow(ctx context.Context, id string, body UpdateWorkflowRequest) (*Workflow, error) {
+	r := request{method: "PATCH", path: "/api/v1/workflows/" + url.PathEscape(id)}
+	r.json = body
 	var out Workflow
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err

@@ -708,6 +708,10 @@ type ListWorkflowMessagesParams struct {
 type ListWorkflowsParams struct {
 	Workspace string
 	Status    string
+	// keep the workflows whose name or messages contain this text (case folded)
+	Q string
+	// true lists the archived workflows instead of the others
+	Archived bool
 	// rows per answer; absent: the route's default; values outside 1..1000 are refused (400), not
 	// clamped
 	Limit int64
@@ -1104,6 +1108,15 @@ type UpdatePersonRequest struct {
 	Deactivated *bool `json:"deactivated,omitempty"`
 }
 
+// UpdateWorkflowRequest is the body of UpdateWorkflow.
+type UpdateWorkflowRequest struct {
+	// archived conversations are left out of the list unless ?archived=true
+	Archived *bool   `json:"archived,omitempty"`
+	Name     *string `json:"name,omitempty"`
+	// pinned conversations come first in the list
+	Pinned *bool `json:"pinned,omitempty"`
+}
+
 // UpgradePluginParams are the optional parameters of UpgradePlugin; zero values are not sent.
 type UpgradePluginParams struct {
 	Keep            bool
@@ -1161,6 +1174,8 @@ type VersionResult struct {
 
 // Workflow is the schema Workflow of the API.
 type Workflow struct {
+	// left out of the list unless asked for
+	Archived     bool         `json:"archived,omitempty"`
 	CurrentRound int64        `json:"currentRound,omitempty"`
 	DataStats    Stats        `json:"dataStats,omitempty"`
 	Exec         WorkflowExec `json:"exec,omitempty"`
@@ -1170,7 +1185,9 @@ type Workflow struct {
 	// How the last run ended; absent while a run is running. budgetExceeded: the workflow's or the
 	// tenant's budget stopped it (the workflow stays completed and may be resumed). One of
 	// "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".
-	Outcome   string     `json:"outcome,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	// first in the list
+	Pinned    bool       `json:"pinned,omitempty"`
 	StartedAt *time.Time `json:"startedAt,omitempty"`
 	// One of "running", "completed", "stopped", "failed".
 	Status      string `json:"status,omitempty"`

@@ -158,6 +158,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Post("/workflows/start", rate, requireBudget(d.Billing), handleStart(d.Workspace, d.Workflows))
 	authed.Get("/workflows", handleListWorkflows(d.Workflows))
 	authed.Get("/workflows/:id", handleGetWorkflow(d.Workflows))
+	authed.Patch("/workflows/:id", handleUpdateWorkflow(d.Workflows))
 	authed.Delete("/workflows/:id", handleDeleteWorkflow(d.Workspace, d.Workflows))
 	authed.Get("/workflows/:id/status", handleWorkflowStatus(d.Workflows))
 	authed.Post("/workflows/:id/stop", handleStopWorkflow(d.Workspace))

@@ -3,7 +3,9 @@ package api
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -71,8 +73,12 @@ func handleListWorkflows(wf *workflows.Service) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		archived, err := queryBool(c, "archived")
+		if err != nil {
+			return err
+		}
 		out, err := wf.List(c.UserContext(), principal(c), workflows.Filter{WorkspaceID: c.Query("workspace"),
-			Status: workflows.Status(c.Query("status")), Limit: limit})
+			Status: workflows.Status(c.Query("status")), Limit: limit, Query: strings.TrimSpace(c.Query("q")), Archived: archived})
 		if err != nil {
 			return err
 		}
@@ -80,6 +86,38 @@ func handleListWorkflows(wf *workflows.Service) fiber.Handler {
 			out = []workflows.Workflow{}
 		}
 		return c.JSON(out)
+	}
+}
+
+// workflowPatch is the body of PATCH /workflows/{id}: what the owner
+// changes of a conversation; absent fields stay.
+type workflowPatch struct {
+	Name     *string `json:"name"`
+	Pinned   *bool   `json:"pinned"`
+	Archived *bool   `json:"archived"`
+}
+
+// maxWorkflowName bounds a conversation's name (a title, not a document).
+const maxWorkflowName = 200
+
+func handleUpdateWorkflow(wf *workflows.Service) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var u workflowPatch
+		if err := decodeJSON(c, &u); err != nil {
+			return err
+		}
+		if u.Name != nil {
+			n := strings.TrimSpace(*u.Name)
+			if utf8.RuneCountInString(n) > maxWorkflowName {
+				return fmt.Errorf("%w: name is longer than %d characters", tenancy.ErrInvalid, maxWorkflowName)
+			}
+			u.Name = &n
+		}
+		w, err := wf.Update(c.UserContext(), principal(c), c.Params("id"), workflows.Update{Name: u.Name, Pinned: u.Pinned, Archived: u.Archived})
+		if err != nil {
+			return err
+		}
+		return c.JSON(w)
 	}
 }
 
@@ -243,4 +281,18 @@ func queryInt(c *fiber.Ctx, key string) (int, error) {
 		return 0, fmt.Errorf("%w: %s %q is not a non-negative number", tenancy.ErrInvalid, key, v)
 	}
 	return n, nil
+}
+
+// queryBool reads a boolean query parameter: absent is false; anything
+// strconv.ParseBool does not read is refused.
+func queryBool(c *fiber.Ctx, key string) (bool, error) {
+	v := c.Query(key)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s %q is not true or false", tenancy.ErrInvalid, key, v)
+	}
+	return b, nil
 }

@@ -38,15 +38,16 @@ func ownerScope(p tenancy.Principal, write bool, alias string) (string, []any) {
 // workflowCols lists a workflow's columns, unqualified: RETURNING on SQLite
 // wants them so, and the SELECTs read one table.
 const workflowCols = `id, tenant_id, workspace_id, user_id, name, status, current_round, exec_task, exec_action, summary,
-	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity, outcome, round_trace`
+	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity, outcome, round_trace, pinned, archived_at`
 
 func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, error) {
 	var w workflows.Workflow
 	var status string
-	var started, last int64
+	var started, last, archived int64
 	err := row.Scan(&w.ID, &w.TenantID, &w.WorkspaceID, &w.UserID, &w.Name, &status, &w.CurrentRound, &w.Exec.Task,
 		&w.Exec.Action, &w.Summary, &w.Stats.BytesSent, &w.Stats.BytesReceived, &w.Stats.TokensUsed,
-		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome, &w.RoundTrace)
+		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome, &w.RoundTrace, &w.Pinned, &archived)
+	w.Archived = archived != 0
 	w.Status, w.Exec.Round = workflows.Status(status), w.CurrentRound
 	w.StartedAt, w.LastActivity = fromMicros(started), fromMicros(last)
 	return w, err
@@ -166,12 +167,24 @@ func (db *DB) Workflows(ctx context.Context, p tenancy.Principal, f workflows.Fi
 	if f.Status != "" {
 		where, args = append(where, "w.status = ?"), append(args, string(f.Status))
 	}
+	if f.Archived {
+		where = append(where, "w.archived_at <> 0")
+	} else {
+		where = append(where, "w.archived_at = 0")
+	}
+	if f.Query != "" {
+		// LIKE's wildcards in the query are matched as themselves.
+		like := "%" + likeEscape(strings.ToLower(f.Query)) + "%"
+		where = append(where, `(LOWER(w.name) LIKE ? ESCAPE '\' OR EXISTS (SELECT 1 FROM workflow_messages m
+			WHERE m.workflow_id = w.id AND m.role IN ('user', 'assistant') AND LOWER(m.content) LIKE ? ESCAPE '\'))`)
+		args = append(args, like, like)
+	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 50
 	}
 	rows, err := db.conn().query(ctx, `SELECT `+workflowCols+` FROM workflows w WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY w.last_activity DESC, w.id DESC LIMIT ?`, append(args, limit)...)
+		` ORDER BY w.pinned DESC, w.last_activity DESC, w.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: workflows: %w", err)
 	}
@@ -255,6 +268,16 @@ func (db *DB) UpdateWorkflow(ctx context.Context, p tenancy.Principal, id string
 	}
 	if u.Summary != nil {
 		sets, args = append(sets, "summary = ?"), append(args, *u.Summary)
+	}
+	if u.Pinned != nil {
+		sets, args = append(sets, "pinned = ?"), append(args, *u.Pinned)
+	}
+	if u.Archived != nil {
+		var at int64
+		if *u.Archived {
+			at = micros(now())
+		}
+		sets, args = append(sets, "archived_at = ?"), append(args, at)
 	}
 	q, sargs := ownerScope(p, true, "workflows")
 	c := db.conn()

@@ -188,6 +188,10 @@ type Workflow struct {
 	// current round (empty when it was not traced): a host that takes the
 	// round over links its spans to that trace.
 	RoundTrace string `json:"-"`
+	// Pinned conversations come first in the list; Archived ones are left
+	// out of it unless asked for (Filter.Archived). Both are the owner's.
+	Pinned   bool `json:"pinned,omitempty"`
+	Archived bool `json:"archived,omitempty"`
 }
 
 // MessageStatus is a message's place in its round.
@@ -318,6 +322,11 @@ type Filter struct {
 	Status Status
 	// Limit: default 50, at most 1000.
 	Limit int
+	// Query keeps the workflows whose name or messages contain it (case
+	// folded); empty keeps all.
+	Query string
+	// Archived lists the archived workflows instead of the others.
+	Archived bool
 }
 
 // Update changes a workflow's name, summary and statistics; nil fields are
@@ -327,6 +336,9 @@ type Update struct {
 	Name    *string
 	Summary *string
 	Stats   Stats
+	// Pinned and Archived mark the conversation for its owner's list.
+	Pinned   *bool
+	Archived *bool
 }
 
 // ExecStep is what AdvanceExec counts.
