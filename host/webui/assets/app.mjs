@@ -284,19 +284,84 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
   </header>`;
 }
 
-function Conversations({ t, ws, wf, list, go, error }) {
+function Conversations({ t, ws, wf, list, go, error, reload }) {
+  const [q, setQ] = useState('');
+  const [archived, setArchived] = useState(false);
+  const [found, setFound] = useState(null);
+  const [open, setOpen] = useState('');
+  const [renaming, setRenaming] = useState('');
+  const [name, setName] = useState('');
+  const [confirming, setConfirming] = useState('');
+  const [err, setErr] = useState('');
+  // A search or the archive is its own listing; the usual list is the
+  // workspace's, kept live by the page.
+  const own = q.trim() !== '' || archived;
+  const refresh = useCallback(async () => {
+    if (!own) { setFound(null); return; }
+    try {
+      setFound(await api('GET', `/workflows?workspace=${encodeURIComponent(ws)}&limit=100&q=${encodeURIComponent(q.trim())}${archived ? '&archived=true' : ''}`));
+      setErr('');
+    } catch (e) { setErr(e.message); }
+  }, [ws, q, archived]);
+  useEffect(() => { const timer = setTimeout(refresh, 250); return () => clearTimeout(timer); }, [refresh]);
+  const act = async (fn) => {
+    try { await fn(); setErr(''); setOpen(''); setRenaming(''); setConfirming(''); reload(); refresh(); } catch (e) { setErr(e.message); }
+  };
+  const patch = (id, body) => act(() => api('PATCH', `/workflows/${id}`, body));
+  const shown = own ? found : list;
   return html`<section class="panel convs" aria-labelledby="convs-h">
     <h2 id="convs-h">${t('conversations')}</h2>
     <button type="button" class="new" onClick=${() => go('/w/' + encodeURIComponent(ws))}>${t('newConversation')}</button>
-    ${error ? html`<p class="error" role="alert">${error}</p>` : list === null ? html`<p class="muted">${t('loading')}</p>` :
-      list.length === 0 ? html`<p class="muted">${t('noConversations')}</p>` :
-      html`<ul class="conv-list">${list.map((w) => html`<li key=${w.id}>
-        <a href=${`/w/${ws}/c/${w.id}`} aria-current=${w.id === wf ? 'page' : undefined}
+    <div class="conv-tools">
+      <label class="visually-hidden" for="conv-q">${t('searchConversations')}</label>
+      <input id="conv-q" type="search" placeholder=${t('searchConversations')} value=${q} onInput=${(e) => setQ(e.target.value)} />
+      <label class="conv-archived"><input type="checkbox" checked=${archived} onChange=${(e) => setArchived(e.target.checked)} /> ${t('archivedOnly')}</label>
+    </div>
+    ${err && html`<p class="error" role="alert">${err}</p>`}
+    ${error ? html`<p class="error" role="alert">${error}</p>` : shown === null ? html`<p class="muted">${t('loading')}</p>` :
+      shown.length === 0 ? html`<p class="muted">${t(own ? 'noConversationsFound' : 'noConversations')}</p>` :
+      html`<ul class="conv-list">${shown.map((w) => html`<li key=${w.id} data-conv=${w.id} class=${w.pinned ? 'pinned' : ''}>
+        ${renaming === w.id ? html`<form class="conv-rename" onSubmit=${(e) => { e.preventDefault(); if (name.trim()) patch(w.id, { name: name.trim() }); }}>
+            <label class="visually-hidden" for=${'rename-' + w.id}>${t('name')}</label>
+            <input id=${'rename-' + w.id} value=${name} onInput=${(e) => setName(e.target.value)} onKeyDown=${(e) => { if (e.key === 'Escape') { e.preventDefault(); setRenaming(''); } }} />
+            <button type="submit">${t('rename')}</button></form>` :
+          html`<div class="conv-row"><a href=${`/w/${ws}/c/${w.id}`} aria-current=${w.id === wf ? 'page' : undefined}
            onClick=${(e) => { e.preventDefault(); go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`); }}>
+          ${w.pinned && html`<span class="pin">${t('pinned')}</span>`}
           <span class="name">${w.name || w.id.slice(0, 8)}</span>
           <span class=${'badge ' + w.status}>${t(w.status)}</span>
-        </a></li>`)}</ul>`}
+        </a><button type="button" class="linkish conv-more" aria-expanded=${open === w.id} aria-label=${t('actions') + ': ' + (w.name || w.id)}
+          onClick=${() => setOpen(open === w.id ? '' : w.id)}>⋯</button></div>`}
+        ${open === w.id && renaming !== w.id && html`<div class="conv-actions" role="group" aria-label=${t('actions')}>
+          <button type="button" onClick=${() => { setRenaming(w.id); setName(w.name || ''); }}>${t('rename')}</button>
+          <button type="button" onClick=${() => patch(w.id, { pinned: !w.pinned })}>${t(w.pinned ? 'unpin' : 'pin')}</button>
+          <button type="button" onClick=${() => patch(w.id, { archived: !w.archived })}>${t(w.archived ? 'unarchive' : 'archive')}</button>
+          <button type="button" onClick=${() => exportMarkdown(w).catch((e) => setErr(e.message))}>${t('exportMarkdown')}</button>
+          ${confirming === w.id ? html`<button type="button" class="danger" data-testid="conv-delete-confirm"
+              onClick=${() => act(async () => { await api('DELETE', `/workflows/${w.id}`); if (w.id === wf) go('/w/' + encodeURIComponent(ws)); })}>${t('confirmDeleteConversation')}</button>` :
+            html`<button type="button" class="danger" onClick=${() => setConfirming(w.id)}>${t('delete')}</button>`}
+        </div>`}
+      </li>`)}</ul>`}
   </section>`;
+}
+
+// exportMarkdown downloads a conversation as Markdown: its name, then each
+// of the person's and the agent's messages in order.
+async function exportMarkdown(w) {
+  const msgs = await api('GET', `/workflows/${w.id}/messages?limit=1000`);
+  const items = Array.isArray(msgs) ? msgs : (msgs && msgs.items) || [];
+  let md = `# ${w.name || w.id}\n\n`;
+  for (const m of items) {
+    if (m.role !== 'user' && m.role !== 'assistant') continue;
+    md += `## ${m.role === 'user' ? 'You' : 'Agent'}\n\n${m.content}\n\n`;
+  }
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([md], { type: 'text/markdown' }));
+  a.download = (w.name || 'conversation').replace(/[\\/:*?"<>|]+/g, '_').slice(0, 80) + '.md';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
 // sortFiles orders the file list by what the person picked.
@@ -832,7 +897,7 @@ function Workspace({ t, lang, session, route, go }) {
 
   return html`<div class="layout">
     <nav class="left" aria-label=${t('mainNav')}>
-      <${Conversations} t=${t} ws=${ws} wf=${wf} list=${convs} go=${go} error=${convErr} />
+      <${Conversations} t=${t} ws=${ws} wf=${wf} list=${convs} go=${go} error=${convErr} reload=${loadConvs} />
       <${FileBrowser} t=${t} ws=${ws} files=${files} folders=${folders} reload=${loadFiles} openFile=${openFile} openDetail=${setDetail} error=${fileErr} />
       <${DataSources} t=${t} ws=${ws} api=${api} onSynced=${loadFiles} />
       <${Search} t=${t} ws=${ws} openFile=${openFile} />

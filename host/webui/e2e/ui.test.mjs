@@ -320,6 +320,53 @@ const everyWordOnce = async () => {
   assert.equal(await page.locator('.msg.assistant').count(), 1);
 };
 
+await step('conversations-managed', async () => {
+  const item = (text) => page.locator('.conv-list li', { hasText: text });
+  const actions = async (text) => { await item(text).locator('button.conv-more').click(); return item(text).locator('.conv-actions'); };
+  // Renamed.
+  let acts = await actions('Now please fail.');
+  await acts.locator('button', { hasText: 'Rename' }).click();
+  await page.locator('.conv-rename input').fill('Failing on purpose');
+  await page.locator('.conv-rename input').press('Enter');
+  await item('Failing on purpose').waitFor();
+  // Pinned: first in the list.
+  acts = await actions('What does the manual');
+  await acts.locator('button', { hasText: 'Pin' }).click();
+  await page.waitForFunction(() => /What does the manual/.test(document.querySelector('.conv-list li').innerText));
+  assert.match(await page.locator('.conv-list li').first().innerText(), /pinned/);
+  // Found by the text of an answer, not only by its name.
+  await page.fill('#conv-q', 'interface attributes');
+  await page.waitForFunction(() => document.querySelectorAll('.conv-list li').length === 1);
+  assert.match(await page.locator('.conv-list li').first().innerText(), /What does the manual/);
+  await page.fill('#conv-q', 'no conversation says this');
+  await page.locator('.convs .muted', { hasText: 'No conversation matches' }).waitFor();
+  await page.fill('#conv-q', '');
+  // Archived: out of the list, in the archive, and back.
+  acts = await actions('Failing on purpose');
+  await acts.locator('button', { hasText: 'Archive' }).click();
+  await item('Failing on purpose').waitFor({ state: 'detached' });
+  await page.check('.conv-archived input');
+  await item('Failing on purpose').waitFor();
+  acts = await actions('Failing on purpose');
+  await acts.locator('button', { hasText: 'Unarchive' }).click();
+  await item('Failing on purpose').waitFor({ state: 'detached' });
+  await page.uncheck('.conv-archived input');
+  await item('Failing on purpose').waitFor();
+  // Exported as Markdown.
+  acts = await actions('What does the manual');
+  const [download] = await Promise.all([page.waitForEvent('download'), acts.locator('button', { hasText: 'Export' }).click()]);
+  const md = readFileSync(await download.path(), 'utf8');
+  assert.match(md, /^# What does the manual/);
+  assert.match(md, /## You\n\nWhat does the manual say about interfaces\?/);
+  assert.match(md, /## Agent\n\nThe manual describes/);
+  await axe('conversations-managed');
+  // Deleted after a confirmation.
+  acts = await actions('Failing on purpose');
+  await acts.locator('button', { hasText: 'Delete' }).click();
+  await acts.locator('[data-testid=conv-delete-confirm]').click();
+  await item('Failing on purpose').waitFor({ state: 'detached' });
+});
+
 await step('network-drop-resumes', async () => {
   await page.click('button.new');
   await ask('Answer slowly after a drop.');
