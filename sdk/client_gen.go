@@ -1475,6 +1475,13 @@ func (c *Client) GetConnectionsPage(ctx context.Context) (*http.Response, error)
 	return c.send(ctx, r)
 }
 
+// GetFavicon calls GET /favicon.ico: the page's icon (an SVG), which browsers ask for at this path.
+// The caller reads and closes the response's body.
+func (c *Client) GetFavicon(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/favicon.ico"}
+	return c.send(ctx, r)
+}
+
 // GetHealth calls GET /healthz: readiness (503 while plugins compile). The caller reads and closes
 // the response's body.
 func (c *Client) GetHealth(ctx context.Context) (*http.Response, error) {

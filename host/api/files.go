@@ -170,9 +170,7 @@ func handleFileContent(svc *files.Service) fiber.Handler {
 			return err
 		}
 		setStoredContentHeaders(c, f.MIMEType, f.Name)
-		c.Set(fiber.HeaderETag, `"`+f.SHA256+`"`)
-		// fasthttp closes the reader when the response is written.
-		return c.SendStream(r, int(r.Size()))
+		return sendBlob(c, r, `"`+f.SHA256+`"`)
 	}
 }
 

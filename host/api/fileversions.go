@@ -2,7 +2,6 @@ package api
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 
@@ -58,11 +57,8 @@ func handleVersionContent(svc *files.Service) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		defer r.Close()
 		setStoredContentHeaders(c, it.MIMEType, it.Name)
-		c.Set(fiber.HeaderETag, `"`+v.SHA256+`"`)
-		_, err = io.Copy(c.Response().BodyWriter(), r)
-		return err
+		return sendBlob(c, r, `"`+v.SHA256+`"`)
 	}
 }
 
