@@ -172,6 +172,9 @@ type Input struct {
 	MaxCostCHF float64
 	// Round is the workflow round this run serves (for events).
 	Round int
+	// Gate, when set, is this run's approval gate in place of Config.Gate
+	// (the workspace's policies).
+	Gate Gate
 	// Resume, when set, continues a run paused for approval
 	// (Result.Paused) with the decisions on its calls; Prompt, History
 	// and Context are then ignored (the checkpoint holds the conversation).

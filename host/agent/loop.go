@@ -53,6 +53,9 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	}
 	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.SpentCHF),
 		fitted: map[string]bool{}}
+	if in.Gate != nil {
+		r.cfg.Gate = in.Gate
+	}
 	if in.MaxCostCHF > 0 && (r.cfg.MaxCostCHF <= 0 || in.MaxCostCHF < r.cfg.MaxCostCHF) {
 		r.cfg.MaxCostCHF = in.MaxCostCHF
 	}

@@ -213,3 +213,16 @@ func (db *DB) ExpiredApprovals(ctx context.Context, now time.Time) ([]workflows.
 	return queryAll(ctx, db.conn(), "expired approvals", scanApproval,
 		`SELECT `+approvalCols+` FROM tool_approvals WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT 100`, micros(now))
 }
+
+// ApprovalWorkflow returns the workflow an approval belongs to
+// (administrative: the expiry sweep acts as the workflow's owner).
+func (db *DB) ApprovalWorkflow(ctx context.Context, approvalID string) (workflows.Workflow, error) {
+	w, err := scanWorkflow(db.conn().queryRow(ctx, `SELECT `+workflowCols+` FROM workflows WHERE id = (SELECT workflow_id FROM tool_approvals WHERE id = ?)`, approvalID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return w, fmt.Errorf("store: approval's workflow: %w", tenancy.ErrNotFound)
+	}
+	if err != nil {
+		return w, fmt.Errorf("store: approval's workflow: %w", err)
+	}
+	return w, nil
+}
