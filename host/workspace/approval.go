@@ -19,6 +19,7 @@ import (
 // store (host/store implements it; docs/agent.md#approval-policy).
 type Approvals interface {
 	ToolPolicies(ctx context.Context, p tenancy.Principal, workspaceID string) (map[string]string, error)
+	SetToolPolicy(ctx context.Context, p tenancy.Principal, workspaceID, tool, policy string) (string, error)
 	PauseRound(ctx context.Context, workflowID string, as []workflows.Approval) ([]workflows.Approval, error)
 	Approvals(ctx context.Context, p tenancy.Principal, workflowID string) ([]workflows.Approval, error)
 	Approval(ctx context.Context, id string) (workflows.Approval, error)
@@ -352,4 +353,64 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 		s.tryResume(ctx, a.PauseID)
 	}
 	return n, nil
+}
+
+// ToolPolicy is one tool of a workspace's set with its approval policy.
+type ToolPolicy struct {
+	Tool string `json:"tool"`
+	// External is the tool's declared side effect; empty for none.
+	External string `json:"external,omitempty"`
+	ReadOnly bool   `json:"readOnly"`
+	// Policy is what applies: the workspace's own, or the default.
+	Policy agent.Policy `json:"policy"`
+	// Default is the policy without the workspace's own.
+	Default agent.Policy `json:"default"`
+	// Set: the workspace set Policy itself.
+	Set bool `json:"set"`
+}
+
+// ToolPolicies lists the workspace's tools with their approval policies
+// (any member reads them).
+func (s *Service) ToolPolicies(ctx context.Context, p tenancy.Principal, workspaceID string) ([]ToolPolicy, error) {
+	if s.approvals == nil {
+		return nil, ErrNoApprovals
+	}
+	pol, err := s.approvals.ToolPolicies(ctx, p, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	set, err := s.roundSet(ctx, p, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := []ToolPolicy{}
+	for _, t := range set.Tools() {
+		tp := ToolPolicy{Tool: t.Name, External: t.External, ReadOnly: t.ReadOnly, Default: DefaultPolicy(t)}
+		tp.Policy = policyGate(pol).Policy(ctx, t)
+		_, tp.Set = pol[t.Name]
+		out = append(out, tp)
+	}
+	return out, nil
+}
+
+// SetToolPolicy sets a tool's approval policy in a workspace ("" returns
+// it to the default) and records the change in the audit log: the
+// workspace's managers and the tenant's admin.
+func (s *Service) SetToolPolicy(ctx context.Context, p tenancy.Principal, workspaceID, tool string, policy agent.Policy) error {
+	if s.approvals == nil {
+		return ErrNoApprovals
+	}
+	if policy != "" && !policy.Valid() {
+		return fmt.Errorf("%w: policy %q is not auto, ask or deny", tenancy.ErrInvalid, policy)
+	}
+	was, err := s.approvals.SetToolPolicy(ctx, p, workspaceID, tool, string(policy))
+	if err != nil {
+		return err
+	}
+	e := audit.Entry{TenantID: p.TenantID, Action: audit.ToolPolicyChanged, TargetType: "tool", TargetID: tool, WorkspaceID: workspaceID,
+		Detail: audit.Detail(map[string]any{"tool": tool, "from": was, "to": string(policy)})}
+	if err := audit.Record(ctx, s.audit, e); err != nil {
+		s.logger.Error("workspace: recording a policy change in the audit log", "tool", tool, "err", err)
+	}
+	return nil
 }
