@@ -103,6 +103,13 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 			"| attribute | meaning |\n|---|---|\n| `in` | passed to the function |\n| `out` | returned |\n\n" +
 			"```idl\ninterface foo { int bar([in] int x); }\n```\n\n" +
 			"Source: [camlidl manual, page 2](docItem:" + id + "#page=2)").WithChunkDelay(20 * time.Millisecond)
+	case strings.Contains(q, "Mail the board") && toolResult == "":
+		// sendMail declares the side effect mail: the workspace's default
+		// policy (ask) makes the round wait for the person.
+		return llmtest.Step{Content: "I will mail the board the summary.", ToolCalls: []llmtest.ToolCall{
+			llmtest.Call("sendMail", `{"connection":"c1","service":"outlook","to":["board@acme.example"],"subject":"Summary","body":"All fine."}`)}}
+	case strings.Contains(q, "Mail the board"):
+		return llmtest.Reply("The mail was not sent: " + toolResult)
 	case strings.Contains(q, "propose an edit"):
 		// The agent writes a note, then proposes an edit of it.
 		var results []string
