@@ -66,6 +66,17 @@ func (g policyGate) Policy(_ context.Context, t tools.Tool) agent.Policy {
 	return DefaultPolicy(t)
 }
 
+// refuseAsk is the gate of a round nobody can approve for (a background
+// job's): what would wait for a person is refused.
+type refuseAsk struct{ agent.Gate }
+
+func (g refuseAsk) Policy(ctx context.Context, t tools.Tool) agent.Policy {
+	if p := g.Gate.Policy(ctx, t); p != agent.PolicyAsk {
+		return p
+	}
+	return agent.PolicyDeny
+}
+
 // gate is the round's approval gate; nil (every call runs) when approvals
 // are not configured. Policies that cannot be read leave the defaults.
 func (s *Service) gate(ctx context.Context, p tenancy.Principal, workspaceID string) agent.Gate {

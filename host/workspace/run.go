@@ -81,7 +81,11 @@ type round struct {
 	// stamped: the round carries this host's id, and another host may
 	// take it over.
 	stamped bool
-	cancel  context.CancelCauseFunc
+	// waited: a caller waits for the round's end (a background job): no
+	// person is there to approve, so a call that needs approval is refused
+	// rather than paused.
+	waited bool
+	cancel context.CancelCauseFunc
 }
 
 // run is one round's agent loop and its ending.
@@ -156,6 +160,9 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound,
 		MaxCostCHF: req.MaxCostCHF, Continues: req.continues}
 	in.Resume, in.Gate = req.resume, s.gate(ctx, p, w.WorkspaceID)
+	if r.waited && in.Gate != nil {
+		in.Gate = refuseAsk{in.Gate}
+	}
 	if rk != nil {
 		in.ContextSource = rk
 	}

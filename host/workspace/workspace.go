@@ -287,7 +287,7 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 			s.mu.Unlock()
 			cancel()
 		}()
-		r := round{w: w, req: req, docs: docs, history: history, set: set, stamped: stamped, cancel: cancelCause}
+		r := round{w: w, req: req, docs: docs, history: history, set: set, stamped: stamped, waited: onEnd != nil, cancel: cancelCause}
 		res := s.run(runCtx, p, r)
 		if onEnd != nil {
 			onEnd(res)
