@@ -425,3 +425,17 @@ func (s *Service) SetToolPolicy(ctx context.Context, p tenancy.Principal, worksp
 	}
 	return nil
 }
+
+// ToolPolicyOf is the policy that applies to a workspace's tool
+// ("auto", "ask", "deny"): the MCP endpoint asks it of direct calls.
+// Without approvals configured every call runs.
+func (s *Service) ToolPolicyOf(ctx context.Context, p tenancy.Principal, workspaceID string, t tools.Tool) (string, error) {
+	if s.approvals == nil {
+		return string(agent.PolicyAuto), nil
+	}
+	pol, err := s.approvals.ToolPolicies(ctx, p, workspaceID)
+	if err != nil {
+		return "", err
+	}
+	return string(policyGate(pol).Policy(ctx, t)), nil
+}
