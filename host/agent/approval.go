@@ -105,8 +105,11 @@ var errPaused = errors.New("agent: the round waits for approval")
 // policy is the gate's answer for a call; unknown tools and runs without a
 // gate run (an unknown tool fails as a hallucination).
 func (r *run) policy(ctx context.Context, name string) (Policy, string) {
+	if r.cfg.Gate == nil {
+		return PolicyAuto, ""
+	}
 	t, ok := r.tools.Lookup(name)
-	if !ok || r.cfg.Gate == nil {
+	if !ok {
 		return PolicyAuto, ""
 	}
 	p := r.cfg.Gate.Policy(ctx, t)
@@ -120,6 +123,9 @@ func (r *run) policy(ctx context.Context, name string) (Policy, string) {
 // checkpoint is kept in the result and the round ends with errPaused. It
 // also records every call's policy for callTool.
 func (r *run) gate(ctx context.Context, round int, calls []call) error {
+	if r.cfg.Gate == nil {
+		return nil
+	}
 	var pending []PendingCall
 	ask := false
 	for _, c := range calls {
