@@ -113,6 +113,11 @@ func (s *Service) pause(ctx context.Context, p tenancy.Principal, w workflows.Wo
 	if _, uerr := s.wf.Update(ctx, p, w.ID, workflows.Update{Stats: stats}); uerr != nil {
 		s.recordFailed("workspace: workflow statistics", w.ID, uerr)
 	}
+	if errors.Is(err, tenancy.ErrConflict) {
+		// Stopped (or deleted) while the model was asking: nothing waits.
+		s.logger.Info("workspace: a round that asked for approval ended meanwhile", "workflow", w.ID)
+		return
+	}
 	if err != nil {
 		s.log(ctx, p, w.ID, workflows.LogError, "The round could not wait for approval: "+err.Error(), 100)
 		if _, ferr := s.wf.Fail(ctx, p, w.ID, "waiting for approval: "+err.Error()); ferr != nil {
@@ -280,6 +285,9 @@ func (s *Service) decided(ctx context.Context, p tenancy.Principal, w workflows.
 // tryResume resumes a pause on this host if all its approvals are decided
 // and no other host claimed it first.
 func (s *Service) tryResume(ctx context.Context, pauseID string) {
+	if s.agent == nil {
+		return // no model here: a host with one resumes it (its sweep, or a later decision there)
+	}
 	host := ""
 	if s.hosts != nil {
 		host = s.hosts.HostID()
