@@ -226,3 +226,15 @@ func (db *DB) ApprovalWorkflow(ctx context.Context, approvalID string) (workflow
 	}
 	return w, nil
 }
+
+// UnresumedPauses lists pauses whose approvals are all decided but which
+// no host has resumed (the deciding host died between its decision and
+// its claim, or had no model), for the hosts' periodic sweep
+// (administrative).
+func (db *DB) UnresumedPauses(ctx context.Context) ([]string, error) {
+	return queryAll(ctx, db.conn(), "unresumed pauses", func(row interface{ Scan(...any) error }) (string, error) {
+		var id string
+		return id, row.Scan(&id)
+	}, `SELECT pause_id FROM tool_approvals WHERE resumed = 0 GROUP BY pause_id
+		HAVING SUM(CASE WHEN state = 'pending' THEN 1 ELSE 0 END) = 0 LIMIT 100`)
+}

@@ -28,6 +28,7 @@ type Approvals interface {
 	DecideApproval(ctx context.Context, id string, state workflows.ApprovalState, args []byte, reason, by string) (bool, error)
 	ClaimResume(ctx context.Context, pauseID, hostID string) (bool, error)
 	ExpiredApprovals(ctx context.Context, now time.Time) ([]workflows.Approval, error)
+	UnresumedPauses(ctx context.Context) ([]string, error)
 }
 
 // DefaultApprovalTTL is how long a call waits for a person before it
@@ -342,9 +343,10 @@ func (s *Service) tryResume(ctx context.Context, pauseID string) {
 }
 
 // ExpireApprovals expires the pending approvals whose time ran out and
-// resumes their rounds (the model learns the calls did not run); every
-// host runs it periodically, and each approval expires once. It returns
-// how many expired here.
+// resumes their rounds (the model learns the calls did not run), and
+// resumes rounds whose approvals were all decided but that no host
+// claimed; every host runs it periodically, and each approval expires
+// once. It returns how many expired here.
 func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 	if s.approvals == nil {
 		return 0, nil
@@ -370,6 +372,18 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 		}
 		s.decided(ctx, s.owner(ctx, w), w, a, workflows.ApprovalExpired, nil, "", "")
 		s.tryResume(ctx, a.PauseID)
+	}
+	// Pauses decided but never resumed: the host that recorded the last
+	// decision died before it claimed the round.
+	if s.agent == nil {
+		return n, nil
+	}
+	pauses, err := s.approvals.UnresumedPauses(ctx)
+	if err != nil {
+		return n, err
+	}
+	for _, id := range pauses {
+		s.tryResume(ctx, id)
 	}
 	return n, nil
 }

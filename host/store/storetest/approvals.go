@@ -106,6 +106,9 @@ func testApprovals(t *testing.T, open Opener) {
 	if w.env.Peer != nil {
 		hosts[1] = w.env.Peer
 	}
+	if ps, _ := db.UnresumedPauses(ctx); len(ps) != 0 {
+		t.Fatalf("a pending pause is listed as unresumed: %v", ps)
+	}
 	// Not all decided: nobody may resume.
 	if ok, err := db.ClaimResume(ctx, as[0].PauseID, "host-b"); ok || err != nil {
 		t.Fatalf("claimed with pending approvals: %v %v", ok, err)
@@ -140,8 +143,14 @@ func testApprovals(t *testing.T, open Opener) {
 	if ok, _ := db.DecideApproval(ctx, as[1].ID, workflows.ApprovalExpired, nil, "", ""); !ok {
 		t.Fatal("expiry not recorded")
 	}
+	if ps, err := db.UnresumedPauses(ctx); err != nil || len(ps) != 1 || ps[0] != as[0].PauseID {
+		t.Fatalf("unresumed pauses: %v %v", ps, err)
+	}
 	if n := race(func(h *store.DB) (bool, error) { return h.ClaimResume(ctx, as[0].PauseID, "host-b") }); n != 1 {
 		t.Fatalf("%d hosts resumed the pause", n)
+	}
+	if ps, err := db.UnresumedPauses(ctx); err != nil || len(ps) != 0 {
+		t.Fatalf("unresumed pauses after the claim: %v %v", ps, err)
 	}
 	a, err := db.Approval(ctx, as[0].ID)
 	if err != nil || a.State != workflows.ApprovalApproved || string(a.DecidedArguments) != `{"to":"b@example.com"}` || a.DecidedBy != w.alice.UserID || a.DecidedAt == nil {
