@@ -109,7 +109,7 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 		return llmtest.Step{Content: "I will tag the manual as final.", ToolCalls: []llmtest.ToolCall{
 			llmtest.Call("tagFile", `{"file":"docItem:manual","add":["final"]}`)}}
 	case strings.Contains(q, "Tag the manual"):
-		return llmtest.Reply("The manual was not tagged: " + toolResult)
+		return llmtest.Reply("Tag result: " + toolResult)
 	case strings.Contains(q, "propose an edit"):
 		// The agent writes a note, then proposes an edit of it.
 		var results []string

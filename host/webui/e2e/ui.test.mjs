@@ -251,6 +251,24 @@ await step('approval-denied', async () => {
   assert.match(await assistantText(), /a person denied this call: the manual is not final yet/);
 });
 
+// Approved with edited arguments: the call runs with the person's
+// arguments (the manual PDF, a tag of their choice), not the model's.
+await step('approval-edited-approved', async () => {
+  await page.click('button.new');
+  await ask('Tag the manual as final, please.');
+  const card = page.locator('[data-testid=approval][data-status=pending]');
+  await card.waitFor({ timeout: 60000 });
+  await card.locator('[data-testid=approval-edit]').click();
+  await card.locator('[data-testid=approval-args]').fill(JSON.stringify({ file: fileId, add: ['reviewed'] }));
+  await card.locator('[data-testid=approval-approve-edited]').click();
+  await page.locator('[data-testid=approval][data-status=approved]').waitFor();
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  const answer = await assistantText();
+  assert.match(answer, /Tag result: Tagged:/, answer);
+  assert.match(answer, /reviewed/, answer);
+  assert.match(await page.locator('[data-testid=approval] .args').innerText(), /reviewed/, 'the card shows the arguments that ran');
+});
+
 const everyWordOnce = async () => {
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
   const text = await assistantText();
