@@ -34,6 +34,7 @@ type toolDef struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
 	ReadOnly     bool            `json:"readOnly"`
+	External     string          `json:"external,omitempty"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	// ContentResult: the JSON result is MCP content blocks (see ContentResult).
@@ -66,6 +67,13 @@ type Option func(*toolDef)
 // ReadOnly marks a tool that changes nothing outside the call: the host may run
 // it in parallel and links it only to read capabilities.
 func ReadOnly() Option { return func(t *toolDef) { t.ReadOnly = true } }
+
+// External declares the tool's side effect outside agenthost ("mail",
+// "upload", "post", "create", "update", "delete", "payment", "other"): a
+// workspace's approval policy may make such a call wait for a person
+// (docs/agent.md#approval-policy). The host refuses a plugin whose
+// read-only tool declares one.
+func External(kind string) Option { return func(t *toolDef) { t.External = kind } }
 
 // AsAction registers the tool as the legacy action method.action of an
 // actions plugin (pdk/actions uses it; register the tool under the name

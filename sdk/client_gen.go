@@ -1114,6 +1114,28 @@ func (c *Client) DeleteWorkflow(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// ListApprovals calls GET /api/v1/workflows/{id}/approvals: the workflow's tool calls that waited
+// or wait for approval.
+func (c *Client) ListApprovals(ctx context.Context, id string) ([]Approval, error) {
+	r := request{method: "GET", path: "/api/v1/workflows/" + url.PathEscape(id) + "/approvals"}
+	var out []Approval
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// DecideApproval calls POST /api/v1/workflows/{id}/approvals/{aid}: approve (optionally with edited
+// arguments) or deny a pending call; the workflow's owner only; the decision is audited and, when
+// it was the round's last pending call, the round resumes on this host.
+func (c *Client) DecideApproval(ctx context.Context, id string, aid string, body ApprovalDecision) (*Approval, error) {
+	r := request{method: "POST", path: "/api/v1/workflows/" + url.PathEscape(id) + "/approvals/" + url.PathEscape(aid)}
+	r.json = body
+	var out Approval
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // StreamWorkflowEvents calls GET /api/v1/workflows/{id}/events: the workflow's event stream. The
 // caller reads and closes the response's body.
 func (c *Client) StreamWorkflowEvents(ctx context.Context, id string, params *StreamWorkflowEventsParams) (*http.Response, error) {
@@ -1348,6 +1370,26 @@ func (c *Client) SetWorkspaceSettings(ctx context.Context, ws string, body SetWo
 		return nil, err
 	}
 	return &out, nil
+}
+
+// ListToolPolicies calls GET /api/v1/workspaces/{ws}/tool-policies: the workspace's tools with
+// their approval policies (any member).
+func (c *Client) ListToolPolicies(ctx context.Context, ws string) ([]ToolPolicy, error) {
+	r := request{method: "GET", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/tool-policies"}
+	var out []ToolPolicy
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// SetToolPolicy calls PUT /api/v1/workspaces/{ws}/tool-policies/{tool}: set a tool's approval
+// policy in the workspace (a manager of the workspace or the tenant's admin); an empty policy
+// returns it to the default; the change is audited.
+func (c *Client) SetToolPolicy(ctx context.Context, ws string, tool string, body SetToolPolicyRequest) ([]ToolPolicy, error) {
+	r := request{method: "PUT", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/tool-policies/" + url.PathEscape(tool)}
+	r.json = body
+	var out []ToolPolicy
+	err := c.call(ctx, r, &out)
+	return out, err
 }
 
 // ListWorkspaceTools calls GET /api/v1/workspaces/{ws}/tools: the tools of the workspace's set the

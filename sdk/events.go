@@ -19,23 +19,25 @@ type EventType string
 
 // The event types of a workflow's stream; docs/agent.md describes them.
 const (
-	EventMessage          EventType = "message"          // a stored message: *Message
-	EventStatus           EventType = "status"           // a progress label: *StatusData
-	EventChunk            EventType = "chunk"            // streamed answer text: *ChunkData
-	EventToolCall         EventType = "toolCall"         // the agent calls a tool: *ToolCallData
-	EventToolResult       EventType = "toolResult"       // a tool call's result: *ToolResultData
-	EventAgentProgress    EventType = "agentProgress"    // after each round: *AgentProgressData
-	EventAgentSummary     EventType = "agentSummary"     // an agent run's totals: *AgentSummaryData
-	EventFileCreated      EventType = "fileCreated"      // a tool made a file: *FileCreatedData
-	EventFileEditProposal EventType = "fileEditProposal" // a proposed change: *FileEditProposalData
-	EventFileVersion      EventType = "fileVersion"      // an accepted change: *FileVersionData
-	EventDataSourceAccess EventType = "dataSourceAccess" // an external source reached: *DataSourceAccessData
-	EventVoiceResponse    EventType = "voiceResponse"    // spoken audio of an answer: *VoiceResponseData
-	EventBackgroundJob    EventType = "backgroundJob"    // a background job ended: *BackgroundJobData
-	EventRoundRestarted   EventType = "roundRestarted"   // the round runs again elsewhere: *RoundRestartedData
-	EventComplete         EventType = "complete"         // the round ended well: *EndData
-	EventStopped          EventType = "stopped"          // the round was stopped: *EndData
-	EventError            EventType = "error"            // the round failed: *EndData
+	EventMessage           EventType = "message"           // a stored message: *Message
+	EventStatus            EventType = "status"            // a progress label: *StatusData
+	EventChunk             EventType = "chunk"             // streamed answer text: *ChunkData
+	EventToolCall          EventType = "toolCall"          // the agent calls a tool: *ToolCallData
+	EventToolResult        EventType = "toolResult"        // a tool call's result: *ToolResultData
+	EventAgentProgress     EventType = "agentProgress"     // after each round: *AgentProgressData
+	EventAgentSummary      EventType = "agentSummary"      // an agent run's totals: *AgentSummaryData
+	EventFileCreated       EventType = "fileCreated"       // a tool made a file: *FileCreatedData
+	EventFileEditProposal  EventType = "fileEditProposal"  // a proposed change: *FileEditProposalData
+	EventFileVersion       EventType = "fileVersion"       // an accepted change: *FileVersionData
+	EventDataSourceAccess  EventType = "dataSourceAccess"  // an external source reached: *DataSourceAccessData
+	EventVoiceResponse     EventType = "voiceResponse"     // spoken audio of an answer: *VoiceResponseData
+	EventBackgroundJob     EventType = "backgroundJob"     // a background job ended: *BackgroundJobData
+	EventRoundRestarted    EventType = "roundRestarted"    // the round runs again elsewhere: *RoundRestartedData
+	EventApprovalRequested EventType = "approvalRequested" // a call waits for a person: *ApprovalRequestedData
+	EventApprovalDecided   EventType = "approvalDecided"   // a person decided, or it expired: *ApprovalDecidedData
+	EventComplete          EventType = "complete"          // the round ended well: *EndData
+	EventStopped           EventType = "stopped"           // the round was stopped: *EndData
+	EventError             EventType = "error"             // the round failed: *EndData
 )
 
 // Terminal reports whether t ends a round (complete, stopped, error).
@@ -199,6 +201,33 @@ type RoundRestartedData struct {
 	FromHost string `json:"fromHost,omitempty"`
 }
 
+// ApprovalRequestedData is the payload of an approvalRequested event: the
+// round waits (nothing runs, nothing is billed) until the call is approved
+// or denied (Client.DecideApproval) or expires at ExpiresAt.
+type ApprovalRequestedData struct {
+	ApprovalID string          `json:"approvalId"`
+	Round      int             `json:"round"`
+	CallID     string          `json:"callId"`
+	Tool       string          `json:"tool"`
+	External   string          `json:"external,omitempty"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Reason     string          `json:"reason,omitempty"`
+	ExpiresAt  time.Time       `json:"expiresAt"`
+}
+
+// ApprovalDecidedData is the payload of an approvalDecided event; Decision
+// is approved, denied or expired.
+type ApprovalDecidedData struct {
+	ApprovalID string          `json:"approvalId"`
+	CallID     string          `json:"callId"`
+	Tool       string          `json:"tool"`
+	Decision   string          `json:"decision"`
+	Edited     bool            `json:"edited,omitempty"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+	DecidedBy  string          `json:"decidedBy,omitempty"`
+}
+
 // EndData is the payload of complete and stopped (Reason) and error
 // (Message) events.
 type EndData struct {
@@ -237,6 +266,10 @@ func payload(t EventType) any {
 		return new(BackgroundJobData)
 	case EventRoundRestarted:
 		return new(RoundRestartedData)
+	case EventApprovalRequested:
+		return new(ApprovalRequestedData)
+	case EventApprovalDecided:
+		return new(ApprovalDecidedData)
 	case EventComplete, EventStopped, EventError:
 		return new(EndData)
 	}

@@ -52,6 +52,42 @@ type AgentTraceRunRoundToolCall struct {
 	ToolName   string          `json:"toolName"`
 }
 
+// Approval is the schema Approval of the API.
+type Approval struct {
+	// the model's arguments (JSON)
+	Arguments json.RawMessage `json:"arguments"`
+	CallID    string          `json:"callId"`
+	CreatedAt time.Time       `json:"createdAt"`
+	// the arguments a person edited, when they did
+	DecidedArguments json.RawMessage `json:"decidedArguments,omitempty"`
+	DecidedAt        *time.Time      `json:"decidedAt,omitempty"`
+	DecidedBy        string          `json:"decidedBy,omitempty"`
+	DecisionReason   string          `json:"decisionReason,omitempty"`
+	ExpiresAt        time.Time       `json:"expiresAt"`
+	External         string          `json:"external,omitempty"`
+	ID               string          `json:"id"`
+	// the calls of one paused round share it; the round resumes when all are decided
+	PauseID string `json:"pauseId"`
+	// what the model said before asking for the call
+	Reason string `json:"reason,omitempty"`
+	Round  int64  `json:"round"`
+	// One of "pending", "approved", "denied", "expired".
+	State      string `json:"state"`
+	Tool       string `json:"tool"`
+	WorkflowID string `json:"workflowId"`
+}
+
+// ApprovalDecision is the schema ApprovalDecision of the API.
+type ApprovalDecision struct {
+	// true runs the call, false denies it
+	Approve bool `json:"approve"`
+	// with approve: the arguments to run it with instead of the model's; they must meet the tool's
+	// schema
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// told to the model with a denial; kept in the audit log
+	Reason *string `json:"reason,omitempty"`
+}
+
 // AuditEntry is one entry of the tenant's audit log (host/audit).
 type AuditEntry struct {
 	// a stable dotted name, e.g. signin.succeeded, plugin.upgraded (docs/audit.md lists them)
@@ -984,6 +1020,12 @@ type SetSecondFactorSettingResponse struct {
 	PasskeyRequired bool `json:"passkeyRequired,omitempty"`
 }
 
+// SetToolPolicyRequest is the body of SetToolPolicy.
+type SetToolPolicyRequest struct {
+	// One of "auto", "ask", "deny", "".
+	Policy string `json:"policy"`
+}
+
 // SetWorkspaceSettingsRequest is the body of SetWorkspaceSettings.
 type SetWorkspaceSettingsRequest struct {
 	// turn the entity cache on or off for the workspace; null: the host's default
@@ -1080,6 +1122,21 @@ type Tool struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 	Plugin      string          `json:"plugin,omitempty"`
 	ReadOnly    bool            `json:"readOnly,omitempty"`
+}
+
+// ToolPolicy is the schema ToolPolicy of the API.
+type ToolPolicy struct {
+	// ask for tools with an external side effect, auto for the others One of "auto", "ask", "deny".
+	Default string `json:"default"`
+	// the tool's declared side effect outside agenthost (mail, upload, post, create, update, delete,
+	// payment, other; mcp for an MCP server's tool not known to be read-only); absent for none
+	External string `json:"external,omitempty"`
+	// what applies: the workspace's own policy or the default One of "auto", "ask", "deny".
+	Policy   string `json:"policy"`
+	ReadOnly bool   `json:"readOnly"`
+	// the workspace set the policy itself
+	Set  bool   `json:"set"`
+	Tool string `json:"tool"`
 }
 
 // ToolResult is the schema ToolResult of the API.

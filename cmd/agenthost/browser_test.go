@@ -103,6 +103,13 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 			"| attribute | meaning |\n|---|---|\n| `in` | passed to the function |\n| `out` | returned |\n\n" +
 			"```idl\ninterface foo { int bar([in] int x); }\n```\n\n" +
 			"Source: [camlidl manual, page 2](docItem:" + id + "#page=2)").WithChunkDelay(20 * time.Millisecond)
+	case strings.Contains(q, "Tag the manual") && toolResult == "":
+		// tagFile's policy in the workspace is ask (startUIWorld): the
+		// round waits for the person.
+		return llmtest.Step{Content: "I will tag the manual as final.", ToolCalls: []llmtest.ToolCall{
+			llmtest.Call("tagFile", `{"file":"docItem:manual","add":["final"]}`)}}
+	case strings.Contains(q, "Tag the manual"):
+		return llmtest.Reply("Tag result: " + toolResult)
 	case strings.Contains(q, "propose an edit"):
 		// The agent writes a note, then proposes an edit of it.
 		var results []string
@@ -178,6 +185,19 @@ func startUIWorld(t testing.TB) *uiWorld {
 			t.Fatalf("no health:\n%s", w.server.stderr())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	// The workspace's admin makes tagFile wait for approval (as every
+	// tool with an external side effect does by default).
+	preq, _ := http.NewRequest("PUT", w.base+"/api/v1/workspaces/"+w.ws+"/tool-policies/tagFile", strings.NewReader(`{"policy":"ask"}`))
+	preq.Header.Set("Authorization", "Bearer "+w.token)
+	preq.Header.Set("Content-Type", "application/json")
+	presp, err := http.DefaultClient.Do(preq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	presp.Body.Close()
+	if presp.StatusCode != 200 {
+		t.Fatalf("tagFile's policy: %d", presp.StatusCode)
 	}
 	// The other tenant's conversation, started through the API.
 	body, _ := json.Marshal(map[string]string{"prompt": "hello from the other tenant"})

@@ -205,6 +205,14 @@ func runConnectorFlow(t *testing.T, p e2eProvider) {
 		return llmtest.Reply("unexpected step after " + lastToolCall(msgs))
 	}))
 
+	if fk.mailService != "" {
+		// sendMail declares the side effect mail, which waits for the
+		// person by default (TestTwoHostsApprovalSurvivesKill shows
+		// that); this workspace's admin lets it run.
+		if st := s.call(t, s.token, "PUT", "/workspaces/"+s.workspace+"/tool-policies/sendMail", `{"policy":"auto"}`, nil); st != 200 {
+			t.Fatalf("sendMail's policy: %d", st)
+		}
+	}
 	var w struct {
 		ID string `json:"id"`
 	}

@@ -43,3 +43,25 @@ func takeOverRounds(ctx context.Context, runner *workspace.Service, interval tim
 		}
 	}
 }
+
+// expireApprovals expires, every interval until ctx ends, the approvals
+// nobody decided in time, and resumes their rounds (any host may: each
+// approval expires once).
+func expireApprovals(ctx context.Context, runner *workspace.Service, interval time.Duration, logger *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := runner.ExpireApprovals(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("expiring approvals", "err", err)
+		case n > 0:
+			logger.Info("approvals expired", "count", n)
+		}
+	}
+}

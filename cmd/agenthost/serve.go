@@ -323,6 +323,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer mcpAdmin.Manager.Close()
 	registry.WithSources(mcpAdmin.Manager)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
+	// Calls with external side effects wait for a person where the
+	// workspace's policy says ask (the default), for at most the TTL.
+	runner.WithApprovals(db, auditLog, envDuration("AGENTHOST_APPROVAL_TTL", workspace.DefaultApprovalTTL))
 	// A stop ends no conversation: from the signal on, no new round starts
 	// here; running rounds get a quarter of the shutdown's time to finish,
 	// and those still running then are handed off (released, with what
@@ -399,6 +402,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else if n > 0 {
 		logger.Warn("workflows interrupted by a stop were marked failed", "count", n)
 	}
+	go expireApprovals(ctx, runner, envDuration("AGENTHOST_APPROVAL_SWEEP", 10*time.Second), logger)
 	if db.Dialect() == store.Postgres {
 		// Rounds of a host that died are resumed by a live one within
 		// the heartbeat lease.
@@ -473,7 +477,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	stopMCP := mf.serve(ctx, logger, mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host,
-		Tracer: tel.TracerProvider(), Rate: db, PerMinute: *tenantRate}, *shutdownTimeout/2)
+		Tracer: tel.TracerProvider(), Rate: db, PerMinute: *tenantRate, Policies: runner, Audit: auditLog}, *shutdownTimeout/2)
 	defer stopMCP()
 	// Requests get half the shutdown's time (and are cancelled after a
 	// quarter); requests still running then would have the host closed

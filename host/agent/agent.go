@@ -65,6 +65,9 @@ type Config struct {
 	// documents of the run's workflow (it acts for the tool call's caller
 	// in the context) [none: such a result reaches the model as a head].
 	Results ResultKeeper
+	// Gate decides per tool whether a call runs, waits for a person or is
+	// refused (approval.go) [none: every call runs].
+	Gate Gate
 	// Observer is told of runs, rounds, model and tool calls (telemetry)
 	// [none].
 	Observer Observer
@@ -169,6 +172,13 @@ type Input struct {
 	MaxCostCHF float64
 	// Round is the workflow round this run serves (for events).
 	Round int
+	// Gate, when set, is this run's approval gate in place of Config.Gate
+	// (the workspace's policies).
+	Gate Gate
+	// Resume, when set, continues a run paused for approval
+	// (Result.Paused) with the decisions on its calls; Prompt, History
+	// and Context are then ignored (the checkpoint holds the conversation).
+	Resume *Resume
 	// Continues is the W3C traceparent of the trace this run continues: a
 	// round taken over from a host that stopped (its spans link to it).
 	Continues string
@@ -212,6 +222,10 @@ type Result struct {
 	// Summary is the updated running summary of older conversation; the
 	// caller keeps it with the workflow.
 	Summary string
+	// Paused is the checkpoint of a run that waits for approval
+	// (Outcome WaitingForApproval); the caller keeps it and resumes the
+	// run with Input.Resume.
+	Paused *Checkpoint
 	// Err says why a failed run failed.
 	Err error
 	// Duration is the run's wall time.

@@ -131,7 +131,8 @@ func transient(res wasm.Result, readOnly bool) bool {
 // context (every tool's result passes here: plugins, MCP tools, connector
 // downloads, model-backed tools) and reports it.
 func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool, limit *room) outcome {
-	args := []byte(c.args)
+	runArgs, refused := r.preflight(ctx, c)
+	args := []byte(runArgs)
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
@@ -141,6 +142,10 @@ func (r *run) callTool(ctx context.Context, round int, c call, readOnly bool, li
 	tctx, endTool := r.cfg.Observer.StartToolCall(ctx, c.name, readOnly)
 	defer func() { endTool(o.res, o.attempts) }()
 	for o.attempts = 1; ; o.attempts++ {
+		if refused != nil {
+			o.res = *refused // the policy or a person said no: nothing runs
+			break
+		}
 		o.res = r.tools.Call(tctx, c.name, args, nil)
 		if !transient(o.res, readOnly) || o.attempts >= r.cfg.ToolAttempts || ctx.Err() != nil {
 			break

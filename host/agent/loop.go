@@ -36,6 +36,9 @@ type run struct {
 	// fitted holds the call ids of tool results the model got as a head
 	// (fit.go): they are bounded already.
 	fitted map[string]bool
+	// decided holds the decisions on the asked calls of a resumed run
+	// (approval.go).
+	decided map[string]Decision
 }
 
 // span is a half-open range of msgs.
@@ -50,6 +53,9 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	}
 	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.SpentCHF),
 		fitted: map[string]bool{}}
+	if in.Gate != nil {
+		r.cfg.Gate = in.Gate
+	}
 	if in.MaxCostCHF > 0 && (r.cfg.MaxCostCHF <= 0 || in.MaxCostCHF < r.cfg.MaxCostCHF) {
 		r.cfg.MaxCostCHF = in.MaxCostCHF
 	}
@@ -87,8 +93,16 @@ func (r *run) emit(ctx context.Context, typ workflows.EventType, data any) {
 }
 
 func (r *run) loop(ctx context.Context) Result {
-	r.msgs = r.opening()
-	for round := 1; round <= r.cfg.MaxRounds; round++ {
+	first := 1
+	if r.in.Resume != nil {
+		var err error
+		if first, err = r.resumed(ctx, r.in.Resume); err != nil {
+			return r.end(BudgetExceeded, r.progressSummary("The tenant's spending limit is reached: "+refusal(err)+"."), err)
+		}
+	} else {
+		r.msgs = r.opening()
+	}
+	for round := first; round <= r.cfg.MaxRounds; round++ {
 		if ctx.Err() != nil {
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
 		}
@@ -129,6 +143,8 @@ func (r *run) loop(ctx context.Context) Result {
 			ToolCalls: r.res.ToolCalls, CostCHF: r.res.Cost.String(), Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
 			Model: r.res.Model})
 		switch {
+		case errors.Is(err, errPaused):
+			return r.end(WaitingForApproval, "", nil)
 		case err != nil && ctx.Err() != nil:
 			return r.end(Stopped, r.progressSummary("Stopped by the user."), nil)
 		case errors.Is(err, llm.ErrRefused):
@@ -261,14 +277,22 @@ func (r *run) nativeRound(ctx context.Context, round int) (string, bool, error) 
 	for i, tc := range msg.ToolCalls {
 		calls[i] = call{id: tc.ID, name: tc.Name, args: tc.Arguments}
 	}
+	if err := r.gate(ctx, round, calls); err != nil {
+		return "", false, err
+	}
 	outs := r.execute(ctx, round, calls)
+	r.appendResults(calls, outs)
+	return "", false, refusedCall(calls, outs)
+}
+
+// appendResults adds a round's tool results to the conversation.
+func (r *run) appendResults(calls []call, outs []outcome) {
 	for i, out := range outs {
 		r.msgs = append(r.msgs, llm.Message{Role: "tool", ToolCallID: calls[i].id, Name: calls[i].name, Content: out.forModel()})
 		if out.fit.over {
 			r.fitted[calls[i].id] = true
 		}
 	}
-	return "", false, refusedCall(calls, outs)
 }
 
 func toolDefs(ts []tools.Tool) []llm.ToolDef {

@@ -69,6 +69,7 @@ var clientErrors = []struct {
 	{billing.ErrOverLimit, fiber.StatusPaymentRequired, "Spending Limit Reached"},
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
 	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
+	{workspace.ErrNoApprovals, fiber.StatusServiceUnavailable, "Approvals Not Configured"},
 	{workspace.ErrHandingOff, fiber.StatusServiceUnavailable, "Host Stopping"},
 	{llm.ErrNotConfigured, fiber.StatusServiceUnavailable, "No Model Configured"},
 	{llm.ErrInvalidRequest, fiber.StatusBadRequest, "Bad Request"},

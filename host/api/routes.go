@@ -154,6 +154,8 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Post("/workspaces/:ws/tools/:name", rate, handleCallTool(d.WorkspaceTools, d.Tools))
 	authed.Get("/workspaces/:ws/settings", handleWorkspaceSettings(d.Workspace))
 	authed.Put("/workspaces/:ws/settings", handleSetWorkspaceSettings(d.Workspace))
+	authed.Get("/workspaces/:ws/tool-policies", handleToolPolicies(d.Workspace))
+	authed.Put("/workspaces/:ws/tool-policies/:tool", handleSetToolPolicy(d.Workspace))
 	authed.Post("/workspaces/:ws/workflows", rate, requireBudget(d.Billing), handleStartInWorkspace(d.Workspace))
 	authed.Post("/workflows/start", rate, requireBudget(d.Billing), handleStart(d.Workspace, d.Workflows))
 	authed.Get("/workflows", handleListWorkflows(d.Workflows))
@@ -162,6 +164,8 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Delete("/workflows/:id", handleDeleteWorkflow(d.Workspace, d.Workflows))
 	authed.Get("/workflows/:id/status", handleWorkflowStatus(d.Workflows))
 	authed.Post("/workflows/:id/stop", handleStopWorkflow(d.Workspace))
+	authed.Get("/workflows/:id/approvals", handleApprovals(d.Workspace))
+	authed.Post("/workflows/:id/approvals/:aid", handleDecideApproval(d.Workspace))
 	authed.Get("/workflows/:id/events", handleEvents(d.Workflows, streams))
 	authed.Get("/workflows/:id/logs", handleLogs(d.Workflows))
 	if d.Billing != nil {

@@ -39,6 +39,15 @@ const (
 	// connector's or an MCP server's tool that is not read-only).
 	ToolCalled = "tool.called"
 
+	// ToolPolicyChanged: a workspace's approval policy of a tool changed
+	// (detail: tool, from, to). ApprovalApproved, ApprovalDenied and
+	// ApprovalExpired are the decisions on a tool call that waited for a
+	// person (detail: tool, call, arguments summarised, edited, reason).
+	ToolPolicyChanged = "tool_policy.changed"
+	ApprovalApproved  = "approval.approved"
+	ApprovalDenied    = "approval.denied"
+	ApprovalExpired   = "approval.expired"
+
 	SCIMTokenCreated    = "scim.token_created"
 	SCIMTokenRevoked    = "scim.token_revoked"
 	SCIMUserCreated     = "scim.user_created"
@@ -63,6 +72,7 @@ func Actions() []string {
 		ConnectionCreated, ConnectionRevoked,
 		LimitsChanged,
 		ToolCalled,
+		ToolPolicyChanged, ApprovalApproved, ApprovalDenied, ApprovalExpired,
 		SCIMTokenCreated, SCIMTokenRevoked,
 		SCIMUserCreated, SCIMUserUpdated, SCIMUserDeactivated, SCIMUserReactivated, SCIMUserDeleted,
 		SCIMGroupCreated, SCIMGroupUpdated, SCIMGroupDeleted,

@@ -103,7 +103,7 @@ func (c *conn) mapTool(t *mcp.Tool) (tool, error) {
 		(t.Annotations.DestructiveHint == nil || !*t.Annotations.DestructiveHint) &&
 		c.srv.Config.trustsReadOnly(t.Name)
 	return tool{Tool: tools.Tool{Name: name, Description: clip(strings.ToValidUTF8(desc, "?"), maxDescription),
-		ReadOnly: ro, Parameters: forModel(doc), Plugin: c.Name()}, orig: t.Name, schema: sc}, nil
+		ReadOnly: ro, External: externalUnlessReadOnly(ro), Parameters: forModel(doc), Plugin: c.Name()}, orig: t.Name, schema: sc}, nil
 }
 
 // forModel is a schema as the model is shown it: without "$schema", which
@@ -238,4 +238,16 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// ExternalMCP is the side effect of an MCP server's tool that is not known
+// to be read-only: what it does outside is the server's affair, so the
+// approval policy treats it as external (docs/agent.md#approval-policy).
+const ExternalMCP = "mcp"
+
+func externalUnlessReadOnly(readOnly bool) string {
+	if readOnly {
+		return ""
+	}
+	return ExternalMCP
 }

@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -83,6 +84,11 @@ type Deps struct {
 	// for the client to resume it before it is stopped (default
 	// DefaultResumeGrace).
 	ResumeGrace time.Duration
+	// Policies, when set, applies the workspaces' approval policies to
+	// tools/call: deny refuses, ask asks the client's user by elicitation
+	// (approval.go); Audit records those decisions.
+	Policies Policies
+	Audit    audit.Recorder
 }
 
 // RateCounter counts a tenant's requests per window in storage every host

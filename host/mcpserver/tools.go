@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -174,6 +175,27 @@ func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage,
 		for k, v := range rq.responses {
 			if b, err := json.Marshal(v); err == nil {
 				pr.round.answers[k] = b
+			}
+		}
+	}
+	if s.d.Policies != nil {
+		pol, err := s.d.Policies.ToolPolicyOf(ctx, p, ws, t)
+		if err != nil {
+			return outcome{}, err
+		}
+		switch pol {
+		case "deny":
+			return outcome{tool: t, res: failure("denied", fmt.Sprintf("the workspace's policy does not allow %s; it did not run", name))}, nil
+		case "ask":
+			refused, err := s.approve(ctx, pr, p, ws, t, args)
+			if errors.Is(err, errInput) {
+				return outcome{tool: t, input: pr.round.pending(), state: s.seal(bind, pr.round.answers)}, nil
+			}
+			if err != nil {
+				return outcome{}, err
+			}
+			if refused != nil {
+				return outcome{tool: t, res: *refused}, nil
 			}
 		}
 	}

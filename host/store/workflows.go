@@ -672,9 +672,11 @@ func (db *DB) Logs(ctx context.Context, p tenancy.Principal, workflowID string, 
 
 // RunningWorkflowsBefore lists workflows still marked running whose last
 // activity is older than before: after a crash, rounds nobody runs any more
-// (administrative: no principal; the caller acts as each owner).
+// (administrative: no principal; the caller acts as each owner). A round
+// that waits for approval runs nowhere by design and is not listed.
 func (db *DB) RunningWorkflowsBefore(ctx context.Context, before time.Time) ([]workflows.Workflow, error) {
-	rows, err := db.conn().query(ctx, `SELECT `+workflowCols+` FROM workflows WHERE status = 'running' AND last_activity < ? ORDER BY last_activity LIMIT 1000`, micros(before))
+	rows, err := db.conn().query(ctx, `SELECT `+workflowCols+` FROM workflows WHERE status = 'running' AND outcome <> ? AND last_activity < ? ORDER BY last_activity LIMIT 1000`,
+		workflows.OutcomeWaitingForApproval, micros(before))
 	if err != nil {
 		return nil, fmt.Errorf("store: running workflows: %w", err)
 	}

@@ -21,11 +21,15 @@ import (
 
 // Tool is one tool as a model sees it.
 type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	ReadOnly    bool            `json:"readOnly"`
-	Parameters  json.RawMessage `json:"parameters"`
-	Plugin      string          `json:"plugin"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	ReadOnly    bool   `json:"readOnly"`
+	// External is the side effect the tool has outside agenthost (a
+	// plugin's manifest.Tool.External; "mcp" for an MCP server's tool not
+	// known to be read-only); empty for none.
+	External   string          `json:"external,omitempty"`
+	Parameters json.RawMessage `json:"parameters"`
+	Plugin     string          `json:"plugin"`
 	// Unavailable says why the tool cannot be called now (its MCP server
 	// is not reachable); empty when it can. Such a tool stays listed, so
 	// that it does not vanish from a set without a word.
@@ -237,7 +241,7 @@ func (s *Set) addAs(t wasm.ToolInfo, pinned string) {
 	if _, dup := s.byName[name]; dup {
 		return
 	}
-	s.byName[name] = Tool{Name: name, Description: t.Description, ReadOnly: t.ReadOnly, Parameters: t.InputSchema, Plugin: t.Plugin}
+	s.byName[name] = Tool{Name: name, Description: t.Description, ReadOnly: t.ReadOnly, External: t.External, Parameters: t.InputSchema, Plugin: t.Plugin}
 	s.order = append(s.order, name)
 	if pinned != "" {
 		s.target[name] = pinned

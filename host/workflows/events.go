@@ -68,6 +68,15 @@ const (
 	// the cut attempt cost is in its last agentProgress or agentSummary
 	// (and, for a hand-off, in the workflow's statistics).
 	EventRoundRestarted EventType = "roundRestarted"
+	// EventApprovalRequested: the round waits for a person to approve,
+	// edit or deny a tool call with an external side effect (the
+	// workspace's approval policy says `ask`); payload
+	// [ApprovalRequestedData]. Nothing runs (and nothing is billed) while
+	// it waits; the decision may come to any host.
+	EventApprovalRequested EventType = "approvalRequested"
+	// EventApprovalDecided: a person approved or denied a requested call,
+	// or it expired; payload [ApprovalDecidedData].
+	EventApprovalDecided EventType = "approvalDecided"
 	// EventComplete: the round ended successfully, the workflow is
 	// completed; payload [EndData] (Reason). Appended by Complete only.
 	EventComplete EventType = "complete"
@@ -84,7 +93,7 @@ const (
 func EventTypes() []EventType {
 	return []EventType{EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventComplete, EventStopped, EventError}
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventComplete, EventStopped, EventError}
 }
 
 // Valid reports whether t is a known event type.
@@ -92,7 +101,7 @@ func (t EventType) Valid() bool {
 	switch t {
 	case EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventComplete, EventStopped, EventError:
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventComplete, EventStopped, EventError:
 		return true
 	}
 	return false
@@ -112,6 +121,38 @@ type Event struct {
 	Type EventType       `json:"type"`
 	Data json.RawMessage `json:"data"`
 	Time time.Time       `json:"time"`
+}
+
+// ApprovalRequestedData is the payload of an `approvalRequested` event.
+type ApprovalRequestedData struct {
+	ApprovalID string `json:"approvalId"`
+	Round      int    `json:"round"`
+	CallID     string `json:"callId"`
+	Tool       string `json:"tool"`
+	// External is the tool's declared side effect ("mail", "upload", "mcp", …).
+	External string `json:"external,omitempty"`
+	// Arguments as the model sent them (JSON).
+	Arguments json.RawMessage `json:"arguments"`
+	// Reason is what the model said before asking for the call (its
+	// stated reason), empty when it said nothing.
+	Reason    string    `json:"reason,omitempty"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// ApprovalDecidedData is the payload of an `approvalDecided` event.
+type ApprovalDecidedData struct {
+	ApprovalID string `json:"approvalId"`
+	CallID     string `json:"callId"`
+	Tool       string `json:"tool"`
+	// Decision is approved, denied or expired.
+	Decision string `json:"decision"`
+	// Edited: the person changed the arguments; Arguments are the ones
+	// that run.
+	Edited    bool            `json:"edited,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	// DecidedBy is the user who decided (empty for an expiry).
+	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
 // StatusData is the payload of a `status` event.

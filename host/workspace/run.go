@@ -81,7 +81,11 @@ type round struct {
 	// stamped: the round carries this host's id, and another host may
 	// take it over.
 	stamped bool
-	cancel  context.CancelCauseFunc
+	// waited: a caller waits for the round's end (a background job): no
+	// person is there to approve, so a call that needs approval is refused
+	// rather than paused.
+	waited bool
+	cancel context.CancelCauseFunc
 }
 
 // run is one round's agent loop and its ending.
@@ -155,6 +159,10 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: w.WorkspaceID, WorkflowID: w.ID})
 	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound,
 		MaxCostCHF: req.MaxCostCHF, Continues: req.continues}
+	in.Resume, in.Gate = req.resume, s.gate(ctx, p, w.WorkspaceID)
+	if r.waited && in.Gate != nil {
+		in.Gate = refuseAsk{in.Gate}
+	}
 	if rk != nil {
 		in.ContextSource = rk
 	}
@@ -170,6 +178,10 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	if r.stamped && (errors.Is(context.Cause(ctx), errTakenOver) || !s.stillMine(bg, w.ID)) {
 		s.logger.Warn("workspace: another host took this round over while this one could not reach the database; its end is that host's to record",
 			"workflow", w.ID)
+		return res
+	}
+	if res.Outcome == agent.WaitingForApproval && res.Paused != nil {
+		s.pause(bg, p, w, res, stats)
 		return res
 	}
 	if handedOff(ctx) && res.Outcome != agent.Completed && res.Outcome != agent.MaxRounds && res.Outcome != agent.BudgetExceeded {

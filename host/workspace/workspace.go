@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
@@ -45,6 +46,8 @@ type StartRequest struct {
 	// continues is the traceparent of the trace a taken-over round
 	// continues (agent.Input.Continues).
 	continues string
+	// resume continues a round paused for approval (approval.go).
+	resume *agent.Resume
 }
 
 // Orphans finds rounds left running by a host that stopped (administrative).
@@ -79,6 +82,11 @@ type Service struct {
 	logger   *slog.Logger
 	know     *Knowledge // nil: rounds get no retrieved context
 	hosts    Hosts      // nil: one host, rounds are not stamped
+	// approvals keeps the approval policies and paused rounds; nil: every
+	// call runs (approval.go).
+	approvals   Approvals
+	audit       audit.Recorder
+	approvalTTL time.Duration
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
@@ -279,7 +287,7 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 			s.mu.Unlock()
 			cancel()
 		}()
-		r := round{w: w, req: req, docs: docs, history: history, set: set, stamped: stamped, cancel: cancelCause}
+		r := round{w: w, req: req, docs: docs, history: history, set: set, stamped: stamped, waited: onEnd != nil, cancel: cancelCause}
 		res := s.run(runCtx, p, r)
 		if onEnd != nil {
 			onEnd(res)

@@ -94,7 +94,7 @@ func Serve(adapters map[string]ServiceAdapter) {
 			return Entry{}, err
 		}
 		return a.Upload(r)
-	})
+	}, pdk.External("upload"))
 	pdk.Tool(wire.ToolSearch, "Searches a service.", func(r SearchRequest) (Listing, error) {
 		a, err := pick(r.Target())
 		if err != nil {
@@ -128,7 +128,7 @@ func Serve(adapters map[string]ServiceAdapter) {
 			return Mail{}, err
 		}
 		return m.SendMail(r)
-	})
+	}, pdk.External("mail"))
 	pdk.Tool(wire.ToolListMail, "Lists messages of a mail folder.", func(r ListMailRequest) (MailList, error) {
 		m, err := pickMail(r.Target())
 		if err != nil {

@@ -159,7 +159,7 @@ func init() {
 			return "", err
 		}
 		return fmt.Sprintf("uploaded %q to %s", e.Name, e.Path), nil
-	})
+	}, pdk.External("upload"))
 	pdk.Tool("sendMail", "Sends a message through a connection's mail service.", func(a mailArgs) (string, error) {
 		var m wire.Mail
 		err := pdk.Invoke(capSendMail, wire.SendMailRequest{Connection: a.Connection, Service: a.Service,
@@ -169,5 +169,5 @@ func init() {
 		}
 		b, _ := json.Marshal(m.To)
 		return fmt.Sprintf("sent %q to %s", m.Subject, b), nil
-	})
+	}, pdk.External("mail"))
 }

@@ -80,6 +80,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Proposals", func(t *testing.T) { testProposals(t, open) })
 	t.Run("Workflows", func(t *testing.T) { testWorkflows(t, open) })
 	t.Run("ConversationList", func(t *testing.T) { testConversationList(t, open) })
+	t.Run("ToolPolicies", func(t *testing.T) { testToolPolicies(t, open) })
+	t.Run("Approvals", func(t *testing.T) { testApprovals(t, open) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 	t.Run("WorkflowMemory", func(t *testing.T) { testMemory(t, open) })
 	t.Run("MCPServers", func(t *testing.T) { testMCPServers(t, open) })

@@ -58,6 +58,11 @@ type Manifest struct {
 	MCP *MCP `json:"mcp,omitempty"`
 }
 
+// Externals lists the side effects a tool may declare (Tool.External).
+func Externals() []string {
+	return []string{"mail", "upload", "post", "create", "update", "delete", "payment", "other"}
+}
+
 // Tool is one callable tool.
 type Tool struct {
 	// Name is what a model calls; it follows OpenAI's function-name rules.
@@ -65,6 +70,12 @@ type Tool struct {
 	Description string `json:"description"`
 	// ReadOnly tools may run in parallel and are linked only to read capabilities.
 	ReadOnly bool `json:"readOnly"`
+	// External names the side effect the tool has outside agenthost (one
+	// of Externals: "mail", "upload", "post", "create", "update",
+	// "delete", "payment", "other"); empty is none. A workspace's approval
+	// policy decides whether such a call runs, waits for a person or is
+	// refused (docs/agent.md#approval-policy). A read-only tool has none.
+	External string `json:"external,omitempty"`
 	// InputSchema is the JSON Schema of the arguments object.
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// OutputSchema, when set, is the JSON Schema that structured results must meet.

@@ -50,6 +50,21 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
+func TestParseExternal(t *testing.T) {
+	for _, kind := range Externals() {
+		m, err := Parse(edit(t, func(m map[string]any) {
+			tool0(m)["readOnly"] = false
+			tool0(m)["external"] = kind
+		}))
+		if err != nil {
+			t.Fatalf("external %q: %v", kind, err)
+		}
+		if m.Tools[0].External != kind {
+			t.Errorf("external = %q, want %q", m.Tools[0].External, kind)
+		}
+	}
+}
+
 func TestParseConnector(t *testing.T) {
 	m, err := Parse(edit(t, func(m map[string]any) {
 		m["kind"] = "connector"
@@ -84,6 +99,15 @@ func TestParseRefusesBadManifests(t *testing.T) {
 		{"duplicate tool name", edit(t, func(m map[string]any) {
 			m["tools"] = append(m["tools"].([]any), tool0(m))
 		}), "/tools/1/name"},
+		{"unknown side effect", edit(t, func(m map[string]any) {
+			tool0(m)["readOnly"] = false
+			tool0(m)["external"] = "telepathy"
+		}), "/tools/0/external"},
+		{"side effect of a read-only tool", edit(t, func(m map[string]any) { tool0(m)["external"] = "mail" }), "/tools/0/external"},
+		{"side effect not a string", edit(t, func(m map[string]any) {
+			tool0(m)["readOnly"] = false
+			tool0(m)["external"] = true
+		}), "/tools/0/external"},
 		{"tool plugin without tools", edit(t, func(m map[string]any) { m["tools"] = []any{} }), "/tools"},
 		{"allowed hosts without http", edit(t, func(m map[string]any) { m["capabilities"] = []any{} }), "/limits/allowedHosts"},
 		{"allowed host with a bad port", edit(t, func(m map[string]any) {

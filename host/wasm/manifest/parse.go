@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/schema"
@@ -74,6 +76,14 @@ func (m *Manifest) check() error {
 			return &FieldError{Field: fmt.Sprintf("/tools/%d/name", i), Message: fmt.Sprintf("duplicate tool name %q (also /tools/%d)", t.Name, j)}
 		}
 		seen[t.Name] = i
+		if t.External != "" && !slices.Contains(Externals(), t.External) {
+			return &FieldError{Field: fmt.Sprintf("/tools/%d/external", i), Message: fmt.Sprintf("unknown side effect %q (one of %s)", t.External, strings.Join(Externals(), ", "))}
+		}
+		if t.External != "" && t.ReadOnly {
+			// A read-only tool runs on an instance without write
+			// capabilities: a side effect it declares is a contradiction.
+			return &FieldError{Field: fmt.Sprintf("/tools/%d/external", i), Message: "a read-only tool cannot have an external side effect"}
+		}
 		if _, err := schema.Compile("tool:"+t.Name+"/input", t.InputSchema); err != nil {
 			return &FieldError{Field: fmt.Sprintf("/tools/%d/inputSchema", i), Message: err.Error()}
 		}

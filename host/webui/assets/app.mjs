@@ -623,7 +623,7 @@ function RunState({ t, conv, conn }) {
   return html`<div class="run-state">${parts}</div>`;
 }
 
-function Chat({ t, conv, openFile, spoken }) {
+function Chat({ t, wf, conv, openFile, spoken }) {
   const end = useRef();
   useEffect(() => { end.current && end.current.scrollIntoView({ block: 'end' }); });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
@@ -637,6 +637,7 @@ function Chat({ t, conv, openFile, spoken }) {
     </article>`)}
     ${conv.files.map((f) => html`<div class="file-card"><button type="button" class="cite" onClick=${() => openFile(f.fileId, 0)}>${f.name}</button> <span class="muted">${f.mimeType}</span></div>`)}
     ${conv.proposals.map((p) => html`<${Proposal} key=${p.id} t=${t} p=${p} openFile=${openFile} />`)}
+    ${conv.approvals.map((a) => html`<${Approval} key=${a.id} t=${t} wf=${wf} a=${a} />`)}
     <div ref=${end}></div>
   </div>`;
 }
@@ -664,6 +665,55 @@ function Proposal({ t, p, openFile }) {
     ${status === 'pending' && html`<div class="actions">
       <button type="button" data-testid="proposal-accept" onClick=${() => decide('accept')}>${t('accept')}</button>
       <button type="button" data-testid="proposal-reject" onClick=${() => decide('reject')}>${t('reject')}</button></div>`}
+    ${err && html`<p class="error" role="alert">${err}</p>`}
+  </div>`;
+}
+
+// Approval is a tool call that waits for the person (docs/agent.md#approval-policy):
+// the tool, why the model wants it and its arguments, with approve, edit
+// (the arguments as JSON, checked against the tool's schema by the server)
+// and deny (with a reason the model receives). The decision may come from
+// another tab or host: its approvalDecided event updates the card.
+function Approval({ t, wf, a }) {
+  const [decided, setDecided] = useState('');
+  const [mode, setMode] = useState(''); // '', 'edit', 'deny'
+  const [text, setText] = useState('');
+  const [err, setErr] = useState('');
+  const [busy, setBusy] = useState(false);
+  const status = a.status !== 'pending' ? a.status : decided || 'pending';
+  const pretty = (v) => { try { return JSON.stringify(typeof v === 'string' ? JSON.parse(v) : v, null, 2); } catch { return String(v); } };
+  const decide = async (body) => {
+    setErr(''); setBusy(true);
+    try {
+      const d = await api('POST', `/workflows/${encodeURIComponent(wf)}/approvals/${encodeURIComponent(a.id)}`, body);
+      setDecided(d.state); setMode('');
+    } catch (e) { setErr(e.message); }
+    setBusy(false);
+  };
+  const approveEdited = () => {
+    let args;
+    try { args = JSON.parse(text); } catch { setErr(t('approvalBadJSON')); return; }
+    decide({ approve: true, arguments: args });
+  };
+  return html`<div class="file-card approval" data-testid="approval" data-status=${status} data-tool=${a.tool}>
+    <div><strong>${t('approvalTitle')}</strong> <code>${a.tool}</code>
+      ${a.external && html` <span class="muted">(${a.external})</span>`}
+      <span class=${'badge ' + status} data-testid="approval-status">${t('approval_' + status)}</span></div>
+    ${a.reason && html`<p class="approval-reason">${a.reason}</p>`}
+    ${mode === 'edit'
+      ? html`<label>${t('approvalArgs')}<textarea data-testid="approval-args" rows="6" value=${text} onInput=${(e) => setText(e.target.value)}></textarea></label>`
+      : html`<pre class="args" aria-label=${t('approvalArgs')}>${pretty(a.args)}</pre>`}
+    ${mode === 'deny' && html`<label>${t('approvalReason')}<input data-testid="approval-reason" value=${text} onInput=${(e) => setText(e.target.value)} /></label>`}
+    ${status === 'pending' && html`<div class="actions">
+      ${mode === '' && html`
+        <button type="button" data-testid="approval-approve" disabled=${busy} onClick=${() => decide({ approve: true })}>${t('approve')}</button>
+        <button type="button" data-testid="approval-edit" disabled=${busy} onClick=${() => { setText(pretty(a.args)); setMode('edit'); }}>${t('approvalEdit')}</button>
+        <button type="button" data-testid="approval-deny" disabled=${busy} onClick=${() => { setText(''); setMode('deny'); }}>${t('deny')}</button>`}
+      ${mode === 'edit' && html`<button type="button" data-testid="approval-approve-edited" disabled=${busy} onClick=${approveEdited}>${t('approveEdited')}</button>`}
+      ${mode === 'deny' && html`<button type="button" data-testid="approval-deny-confirm" disabled=${busy} onClick=${() => decide({ approve: false, reason: text })}>${t('deny')}</button>`}
+      ${mode !== '' && html`<button type="button" onClick=${() => { setMode(''); setErr(''); }}>${t('cancel')}</button>`}
+    </div>`}
+    ${a.decisionReason && html`<p class="muted">${a.decisionReason}</p>`}
     ${err && html`<p class="error" role="alert">${err}</p>`}
   </div>`;
 }
@@ -904,7 +954,7 @@ function Workspace({ t, lang, session, route, go }) {
     </nav>
     <main class="center" id="main" aria-label=${t('chat')}>
       <${RunState} t=${t} conv=${conv} conn=${conn} />
-      <${Chat} t=${t} conv=${conv} openFile=${openFile} spoken=${spoken} />
+      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
       <${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />
     </main>

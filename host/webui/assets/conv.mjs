@@ -24,7 +24,7 @@ export function formatCHF(n) {
 
 export function newConversation() {
   return { lastSeq: 0, messages: [], byId: {}, tools: [], toolsById: {}, status: '', reason: '', label: '',
-    degraded: false, cost: 0, costCHF: '0.00', tokens: 0, rounds: 0, files: [], proposals: [], error: '', model: '',
+    degraded: false, cost: 0, costCHF: '0.00', tokens: 0, rounds: 0, files: [], proposals: [], approvals: [], error: '', model: '',
     // What attempts of the current round cut by a host's stop cost
     // (roundRestarted), in nano-francs: the new attempt's progress counts
     // from zero.
@@ -119,6 +119,20 @@ export function applyEvent(c, e) {
     case 'fileVersion': {
       const p = d.proposalId && c.proposals.find((x) => x.id === d.proposalId);
       if (p) { p.status = 'accepted'; p.version = d.version || 0; }
+      break;
+    }
+    // A tool call that waits for the person's approval (the workspace's
+    // policy says ask); approvalDecided marks it approved, denied or
+    // expired, on whichever host or tab it was decided.
+    case 'approvalRequested':
+      if (!c.approvals.some((a) => a.id === d.approvalId)) {
+        c.approvals.push({ id: d.approvalId, callId: d.callId, tool: d.tool, external: d.external || '', args: d.arguments,
+          reason: d.reason || '', expiresAt: d.expiresAt || '', status: 'pending' });
+      }
+      break;
+    case 'approvalDecided': {
+      const a = c.approvals.find((x) => x.id === d.approvalId);
+      if (a) { a.status = d.decision; a.decisionReason = d.reason || ''; a.edited = !!d.edited; if (d.edited) a.args = d.arguments; }
       break;
     }
     case 'complete':

@@ -71,6 +71,22 @@ test('a round cut by a killed host keeps the cost its toolCall events carried', 
   assert.ok(!c.messages.some((m) => m.id === 'a'));
 });
 
+test('an approval request becomes a pending card that its decision closes, once', () => {
+  const c = newConversation();
+  const req = ['approvalRequested', { approvalId: 'ap1', callId: 'c1', tool: 'sendMail', external: 'mail', arguments: { to: 'a@example.com' }, reason: 'The user asked.' }];
+  feed(c, [...start, req]);
+  assert.equal(c.approvals.length, 1);
+  assert.equal(c.approvals[0].status, 'pending');
+  assert.equal(c.approvals[0].reason, 'The user asked.');
+  applyEvent(c, { seq: 4, type: req[0], data: req[1] }); // the same request replayed after a reconnect under a new seq
+  assert.equal(c.approvals.length, 1);
+  applyEvent(c, { seq: 5, type: 'approvalDecided', data: { approvalId: 'ap1', decision: 'approved', edited: true, arguments: { to: 'b@example.com' } } });
+  assert.equal(c.approvals[0].status, 'approved');
+  assert.deepEqual(c.approvals[0].args, { to: 'b@example.com' });
+  applyEvent(c, { seq: 6, type: 'approvalDecided', data: { approvalId: 'nope', decision: 'denied' } });
+  assert.equal(c.approvals.length, 1);
+});
+
 test('costs are summed exactly', () => {
   const c = newConversation();
   let evs = [...start];

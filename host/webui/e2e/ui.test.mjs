@@ -311,6 +311,51 @@ await step('edit-proposal-accepted', async () => {
   await axe('proposal');
 });
 
+// A call whose policy is ask (tagFile here, set by the workspace's admin;
+// by default every tool with an external side effect) waits for the person: the card shows
+// the tool, the model's reason and its arguments; an edit is checked
+// against the tool's schema, and a denial's reason reaches the model.
+await step('approval-denied', async () => {
+  await page.click('button.new');
+  await ask('Tag the manual as final.');
+  const card = page.locator('[data-testid=approval][data-status=pending]');
+  await card.waitFor({ timeout: 60000 });
+  assert.match(await card.innerText(), /tagFile/);
+  assert.match(await card.innerText(), /I will tag the manual as final\./);
+  assert.match(await card.locator('.args').innerText(), /docItem:manual/);
+  await axe('approval');
+  await card.locator('[data-testid=approval-edit]').click();
+  await card.locator('[data-testid=approval-args]').fill('{"add":["final"]}');
+  await card.locator('[data-testid=approval-approve-edited]').click();
+  await card.locator('.error[role=alert]').waitFor();
+  assert.match(await card.locator('.error').innerText(), /arguments/i, 'edited arguments that miss required fields are refused');
+  await card.locator('text=Cancel').click();
+  await card.locator('[data-testid=approval-deny]').click();
+  await card.locator('[data-testid=approval-reason]').fill('the manual is not final yet');
+  await card.locator('[data-testid=approval-deny-confirm]').click();
+  await page.locator('[data-testid=approval][data-status=denied]').waitFor();
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  assert.match(await assistantText(), /a person denied this call: the manual is not final yet/);
+});
+
+// Approved with edited arguments: the call runs with the person's
+// arguments (the manual PDF, a tag of their choice), not the model's.
+await step('approval-edited-approved', async () => {
+  await page.click('button.new');
+  await ask('Tag the manual as final, please.');
+  const card = page.locator('[data-testid=approval][data-status=pending]');
+  await card.waitFor({ timeout: 60000 });
+  await card.locator('[data-testid=approval-edit]').click();
+  await card.locator('[data-testid=approval-args]').fill(JSON.stringify({ file: fileId, add: ['reviewed'] }));
+  await card.locator('[data-testid=approval-approve-edited]').click();
+  await page.locator('[data-testid=approval][data-status=approved]').waitFor();
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  const answer = await assistantText();
+  assert.match(answer, /Tag result: Tagged:/, answer);
+  assert.match(answer, /reviewed/, answer);
+  assert.match(await page.locator('[data-testid=approval] .args').innerText(), /reviewed/, 'the card shows the arguments that ran');
+});
+
 const everyWordOnce = async () => {
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
   const text = await assistantText();
