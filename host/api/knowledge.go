@@ -102,6 +102,9 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		// A document that waits for its password shows so (stored as a
+		// final failure with its reason).
+		st.Status = knowledge.ShownStatus(st.Status, st.Error)
 		// A paged document says how many of its pages are searchable so
 		// far (background extraction, OCR).
 		return c.JSON(struct {

@@ -167,6 +167,12 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return err
 	})
 	if err != nil {
+		if why := encryptedReason(f.Name, err); why != "" {
+			// Not a failure another attempt mends, nor one to show as
+			// such: the document waits for its password (ShownStatus).
+			in.logger.Info("document encrypted", "file", f.ID, "name", f.Name, "passwordGiven", passwordOf(ctx) != "")
+			return fail(encryptedError(why))
+		}
 		if errors.Is(err, ErrNoExtractor) || errors.As(err, new(*wasm.Error)) {
 			err = fmt.Errorf("%w: %w", ErrPermanent, err)
 		}

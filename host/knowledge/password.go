@@ -1,0 +1,96 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// StatusEncrypted is how a content that cannot be read without its
+// password is shown (docs/knowledge.md#passwords). It is stored as a
+// failure whose reason starts with ReasonEncrypted or ReasonWrongPassword,
+// so every part of the pipeline that treats a failure as final (retries,
+// on-demand reads, OCR) treats it so too; ShownStatus turns it into this
+// status wherever a content's state is shown.
+const StatusEncrypted Status = "encrypted"
+
+// Reasons a content is encrypted: no password was given, or the one given
+// did not open it.
+const (
+	ReasonEncrypted     = "encrypted: "
+	ReasonWrongPassword = "wrong password: "
+)
+
+// Codes an extractor plugin answers with for a password-protected
+// document (pdk.Errorf): the document needs a password, or the password in
+// the call's arguments does not open it.
+const (
+	CodeEncrypted     = "encrypted"
+	CodeWrongPassword = "wrong_password"
+)
+
+// ShownStatus is the status to show for a stored status and its reason: a
+// failure for want of a password (or for a wrong one) is StatusEncrypted.
+func ShownStatus(s Status, reason string) Status {
+	if s == StatusFailed && (strings.HasPrefix(reason, ReasonEncrypted) || strings.HasPrefix(reason, ReasonWrongPassword)) {
+		return StatusEncrypted
+	}
+	return s
+}
+
+// passwordKey carries a document's password in the context of the one
+// ingestion it was given for.
+type passwordKey struct{}
+
+// WithPassword returns ctx carrying the password of the document indexed
+// under it. The password goes to the document's extractor in that call's
+// arguments only: it is not stored, logged, or put in any event.
+func WithPassword(ctx context.Context, password string) context.Context {
+	if password == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, passwordKey{}, password)
+}
+
+// passwordOf is the password WithPassword put in ctx, "" for none.
+func passwordOf(ctx context.Context) string {
+	pw, _ := ctx.Value(passwordKey{}).(string)
+	return pw
+}
+
+// withPasswordArg adds ctx's password, if any, to an extractor's arguments.
+func withPasswordArg(ctx context.Context, args map[string]string) map[string]string {
+	if pw := passwordOf(ctx); pw != "" {
+		args["password"] = pw
+	}
+	return args
+}
+
+// encryptedReason is the reason recorded for an extraction that failed for
+// want of a password (or a wrong one), "" for any other failure. name
+// names the document; the extractor's message is kept after it.
+func encryptedReason(name string, err error) string {
+	var we *wasm.Error
+	if !errors.As(err, &we) {
+		return ""
+	}
+	switch we.Code {
+	case CodeEncrypted:
+		return ReasonEncrypted + name + " needs its password (give it with POST /api/v1/files/{id}/password): " + we.Message
+	case CodeWrongPassword:
+		return ReasonWrongPassword + "the password given does not open " + name + "; nothing was lost, give the right one"
+	}
+	return ""
+}
+
+// encryptedError is an extraction refused for want of the right password:
+// permanent (no retry opens it), its message the reason recorded, which
+// ShownStatus reads.
+type encryptedError string
+
+func (e encryptedError) Error() string { return string(e) }
+
+// Is makes it an ErrPermanent.
+func (e encryptedError) Is(target error) bool { return target == ErrPermanent }
