@@ -2,10 +2,13 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -107,6 +110,55 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 		st.Status = knowledge.ShownStatus(st.Status, st.Error)
 		// A paged document says how many of its pages are searchable so
 		// far (background extraction, OCR).
+		return c.JSON(struct {
+			knowledge.ContentState
+			Progress *knowledge.Progress `json:"progress,omitempty"`
+		}{st, knowledge.ProgressOf(st)})
+	}
+}
+
+// FilePasswords takes the password of an encrypted file and indexes the
+// file with it (knowledge.Unlocker).
+type FilePasswords interface {
+	Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (knowledge.ContentState, error)
+}
+
+// filePasswordRequest is POST /files/:id/password's body.
+type filePasswordRequest struct {
+	Password string `json:"password"`
+}
+
+// handleFilePassword: POST /files/:id/password, the password of an
+// encrypted file; the file is indexed with it before the answer, which is
+// the file's index state (indexed, or encrypted with "wrong password").
+// The password is kept nowhere: not in the audit entry (which records the
+// attempt and its outcome), nor in logs or events.
+func handleFilePassword(s FilePasswords, rec audit.Recorder) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var req filePasswordRequest
+		if err := c.BodyParser(&req); err != nil {
+			return fmt.Errorf("%w: the body must be JSON {\"password\": \"...\"}", tenancy.ErrInvalid)
+		}
+		p, id := principal(c), c.Params("id")
+		st, err := s.Unlock(c.UserContext(), p, id, req.Password)
+		req.Password = ""
+		outcome := "indexed"
+		switch {
+		case errors.Is(err, knowledge.ErrTooManyAttempts):
+			outcome = "refused: too many attempts"
+		case err != nil:
+			return err
+		default:
+			if st.Status = knowledge.ShownStatus(st.Status, st.Error); st.Status == knowledge.StatusEncrypted {
+				outcome = "wrong password"
+			}
+		}
+		detail, _ := json.Marshal(map[string]string{"outcome": outcome})
+		recordChange(c, rec, audit.Entry{Actor: audit.Actor{Kind: audit.ActorUser, ID: p.UserID}, Action: "file.password_given",
+			TargetType: "file", TargetID: id, Detail: detail})
+		if err != nil {
+			return problem(c, fiber.StatusTooManyRequests, "Too Many Requests", err.Error())
+		}
 		return c.JSON(struct {
 			knowledge.ContentState
 			Progress *knowledge.Progress `json:"progress,omitempty"`

@@ -138,6 +138,9 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 		authed.Post("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Get("/files/:id/index", handleFileIndex(d.IndexStates))
 	}
+	if d.FilePasswords != nil {
+		authed.Post("/files/:id/password", rate, handleFilePassword(d.FilePasswords, d.Audit))
+	}
 	if d.Voice != nil {
 		authed.Post("/workspaces/:ws/voice/transcribe", handleTranscribe(d.Voice, d.Workspaces))
 		authed.Post("/workspaces/:ws/voice/synthesize", handleSynthesize(d.Voice, d.Workspaces))

@@ -148,6 +148,11 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 	if err != nil || !claimed {
 		return false, err
 	}
+	return in.ingestClaimed(ctx, f, retry)
+}
+
+// ingestClaimed extracts and indexes f's content, claimed by the caller.
+func (in *Ingester) ingestClaimed(ctx context.Context, f files.Item, retry bool) (extracted bool, err error) {
 	// The extractor's run is billed to the file's tenant, workspace and
 	// uploader, as its embeddings are.
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "extraction"})

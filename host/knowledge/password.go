@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/agenthost/agenthost/host/wasm"
@@ -94,3 +95,45 @@ func (e encryptedError) Error() string { return string(e) }
 
 // Is makes it an ErrPermanent.
 func (e encryptedError) Is(target error) bool { return target == ErrPermanent }
+
+// EncryptedClaimer is what giving a password needs of the store: a claim
+// that takes a content only while it waits for its password (stored
+// failed with ReasonEncrypted or ReasonWrongPassword), so a password
+// never races an indexing in progress or redoes an indexed one.
+type EncryptedClaimer interface {
+	ClaimEncryptedContent(ctx context.Context, tenantID, sha string) (bool, error)
+}
+
+// ErrNotEncrypted: the file does not wait for a password (it is indexed,
+// being indexed, or failed for another reason).
+var ErrNotEncrypted = errors.New("the file does not wait for a password")
+
+// IngestWithPassword indexes fileID's content again with password, when it
+// waits for one (ErrNotEncrypted otherwise). The password goes to the
+// extractor in this call's arguments only (WithPassword); it ends as
+// indexed, or encrypted again with ReasonWrongPassword.
+func (in *Ingester) IngestWithPassword(ctx context.Context, fileID, password string) error {
+	cl, ok := in.store.(EncryptedClaimer)
+	if !ok {
+		return fmt.Errorf("knowledge: %w: the store cannot claim encrypted contents", ErrNotEncrypted)
+	}
+	f, err := in.store.FileForIndexing(ctx, fileID)
+	if err != nil {
+		return fmt.Errorf("knowledge: %w: %w", ErrPermanent, err)
+	}
+	claimed, err := cl.ClaimEncryptedContent(ctx, f.TenantID, f.SHA256)
+	if err != nil {
+		return err
+	}
+	if !claimed {
+		return fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotEncrypted)
+	}
+	_, err = in.ingestClaimed(WithPassword(ctx, password), f, true)
+	var enc encryptedError
+	if errors.As(err, &enc) {
+		// The outcome is recorded on the content (a wrong password);
+		// the caller reads it there.
+		return nil
+	}
+	return err
+}
