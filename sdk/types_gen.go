@@ -533,7 +533,8 @@ type GetFileIndexResponse struct {
 	// for a paged document (a PDF, an image file): how many pages are searchable so far, while pages
 	// are still extracted or read by OCR in the background
 	Progress GetFileIndexResponseProgress `json:"progress,omitempty"`
-	Status   string                       `json:"status,omitempty"`
+	// One of "pending", "extracted", "embedding", "indexed", "failed", "encrypted".
+	Status string `json:"status,omitempty"`
 }
 
 // GetFileIndexResponseProgress is for a paged document (a PDF, an image file): how many pages are
@@ -590,6 +591,48 @@ type GetWorkflowStatusResponse struct {
 	ID           string     `json:"id,omitempty"`
 	LastActivity *time.Time `json:"lastActivity,omitempty"`
 	Status       string     `json:"status,omitempty"`
+}
+
+// GiveFilePasswordRequest is the body of GiveFilePassword.
+type GiveFilePasswordRequest struct {
+	Password string `json:"password"`
+}
+
+// GiveFilePasswordResponse is the answer of GiveFilePassword.
+type GiveFilePasswordResponse struct {
+	Error     string          `json:"error,omitempty"`
+	Extractor ExtractorRecord `json:"extractor,omitempty"`
+	// the content index: structure (a PDF's pageMap gives each page's textStatus: partial, unreadable,
+	// imageOnly (a scan or photo of text: only OCR reads it) or ocr (read by OCR); an image file's
+	// textStatus is imageOnly or ocr; ocr is the OCR state, ocrPages the pages OCR read) and object
+	// summaries
+	Index json.RawMessage `json:"index,omitempty"`
+	// what is happening to a file not indexed yet: 'queued' (its indexing job waits for a worker),
+	// 'retrying after restart: …' (the process indexing it died and another attempt runs); absent
+	// once indexed or failed
+	Note string `json:"note,omitempty"`
+	// for a paged document (a PDF, an image file): how many pages are searchable so far, while pages
+	// are still extracted or read by OCR in the background
+	Progress GiveFilePasswordResponseProgress `json:"progress,omitempty"`
+	// One of "pending", "extracted", "embedding", "indexed", "failed", "encrypted".
+	Status string `json:"status,omitempty"`
+}
+
+// GiveFilePasswordResponseProgress is for a paged document (a PDF, an image file): how many pages
+// are searchable so far, while pages are still extracted or read by OCR in the background.
+type GiveFilePasswordResponseProgress struct {
+	// pages only OCR can read
+	ImageOnly int64 `json:"imageOnly,omitempty"`
+	// the same in words, e.g. '120 of 1,158 pages searchable; 1,038 pages are still being extracted in
+	// the background'; without an OCR model it says how to configure one
+	Message string `json:"message,omitempty"`
+	// One of "pending", "running", "done", "notConfigured", "stopped".
+	Ocr   string `json:"ocr,omitempty"`
+	Pages int64  `json:"pages,omitempty"`
+	// pages are still being extracted or read by OCR in the background
+	Pending bool `json:"pending,omitempty"`
+	// pages whose text is in the index
+	Searchable int64 `json:"searchable,omitempty"`
 }
 
 // Hit is the schema Hit of the API.
