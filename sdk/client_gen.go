@@ -1253,6 +1253,7 @@ func (c *Client) UploadFile(ctx context.Context, ws string, body UploadFileReque
 		{name: "file", filename: body.FileName, content: body.File, required: true},
 		{name: "folderId", value: body.FolderID, required: false},
 		{name: "noDedupe", value: body.NoDedupe, required: false},
+		{name: "password", value: body.Password, required: false},
 		{name: "tags", value: body.Tags, required: false},
 	}
 	var out UploadResult

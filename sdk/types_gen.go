@@ -1164,6 +1164,11 @@ type UploadFileRequest struct {
 	FolderID string
 	// One of "true", "false".
 	NoDedupe string
+	// the password of an encrypted file (PDF, 7z, RAR): the answer waits until the file's first
+	// indexing ends and, if it is encrypted, indexes it with the password (as POST
+	// /files/{id}/password; counted and audited the same); the result's index says how it ended. Kept
+	// nowhere.
+	Password string
 	// comma-separated or repeated
 	Tags string
 }
@@ -1173,6 +1178,15 @@ type UploadFileRequest struct {
 type UploadResult struct {
 	File
 	Existing bool `json:"existing"`
+	// only when a password was given: the file's index state after it was used
+	Index UploadResultIndex `json:"index,omitempty"`
+}
+
+// UploadResultIndex is only when a password was given: the file's index state after it was used.
+type UploadResultIndex struct {
+	Error string `json:"error,omitempty"`
+	// One of "pending", "extracted", "embedding", "indexed", "failed", "encrypted".
+	Status string `json:"status,omitempty"`
 }
 
 // UsageReport is the schema UsageReport of the API.

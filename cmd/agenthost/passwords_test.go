@@ -152,6 +152,29 @@ func TestServeFilePassword(t *testing.T) {
 		})
 	}
 
+	t.Run("password given with the upload", func(t *testing.T) {
+		var enc3 bytes.Buffer
+		if err := api.Encrypt(bytes.NewReader(testpdf.OnePage("Quokka inventory sheet")), &enc3, model.NewAESConfiguration("up-"+pdfPassword, "upo-"+pdfPassword, 128)); err != nil {
+			t.Fatal(err)
+		}
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("password", "up-"+pdfPassword)
+		part, _ := mw.CreateFormFile("file", "quokka.pdf")
+		part.Write(enc3.Bytes())
+		mw.Close()
+		var res struct {
+			ID    string
+			Index *state
+		}
+		if status, raw := call("POST", "/workspaces/"+ws[1]+"/files", &body, mw.FormDataContentType()); status != 201 || json.Unmarshal(raw, &res) != nil || res.Index == nil || res.Index.Status != knowledge.StatusIndexed {
+			t.Fatalf("upload with its password: %d %s, want indexed", status, raw)
+		}
+		if hits("Quokka") != 1 {
+			t.Error("the PDF uploaded with its password is not found")
+		}
+	})
+
 	t.Run("attempts are bounded", func(t *testing.T) {
 		var enc2 bytes.Buffer
 		if err := api.Encrypt(bytes.NewReader(testpdf.OnePage("Guessing stops here")), &enc2, model.NewRC4Configuration("x-"+pdfPassword, "y-"+pdfPassword, 128)); err != nil {
@@ -169,7 +192,7 @@ func TestServeFilePassword(t *testing.T) {
 		}
 	})
 
-	for _, pw := range []string{pdfPassword, "owner-" + pdfPassword, "x-" + pdfPassword} {
+	for _, pw := range []string{pdfPassword, "owner-" + pdfPassword, "x-" + pdfPassword, "up-" + pdfPassword} {
 		if strings.Contains(logs.String(), pw) {
 			t.Errorf("the log holds the password %q", pw)
 		}

@@ -117,10 +117,34 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 	}
 }
 
+// auditPassword records a password given for a file, with its outcome
+// (never the password): indexed, wrong password, refused, or what failed.
+func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st knowledge.ContentState, err error) {
+	outcome := "indexed"
+	switch {
+	case errors.Is(err, knowledge.ErrTooManyAttempts):
+		outcome = "refused: too many attempts"
+	case errors.Is(err, knowledge.ErrNotEncrypted):
+		outcome = "not needed: the file is not encrypted"
+	case err != nil:
+		outcome = "failed"
+	case knowledge.ShownStatus(st.Status, st.Error) == knowledge.StatusEncrypted:
+		outcome = "wrong password"
+	case st.Status == knowledge.StatusFailed:
+		outcome = "not needed: indexing failed for another reason"
+	}
+	detail, _ := json.Marshal(map[string]string{"outcome": outcome})
+	recordChange(c, rec, audit.Entry{Actor: audit.Actor{Kind: audit.ActorUser, ID: principal(c).UserID}, Action: "file.password_given",
+		TargetType: "file", TargetID: fileID, Detail: detail})
+}
+
 // FilePasswords takes the password of an encrypted file and indexes the
 // file with it (knowledge.Unlocker).
 type FilePasswords interface {
 	Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (knowledge.ContentState, error)
+	// UnlockWhenSettled serves a password given with an upload: once
+	// the file's first indexing ends, Unlock if it is encrypted.
+	UnlockWhenSettled(ctx context.Context, p tenancy.Principal, fileID, password string) (knowledge.ContentState, error)
 }
 
 // filePasswordRequest is POST /files/:id/password's body.
@@ -142,23 +166,14 @@ func handleFilePassword(s FilePasswords, rec audit.Recorder) fiber.Handler {
 		p, id := principal(c), c.Params("id")
 		st, err := s.Unlock(c.UserContext(), p, id, req.Password)
 		req.Password = ""
-		outcome := "indexed"
-		switch {
-		case errors.Is(err, knowledge.ErrTooManyAttempts):
-			outcome = "refused: too many attempts"
-		case err != nil:
+		if err != nil && !errors.Is(err, knowledge.ErrTooManyAttempts) {
 			return err
-		default:
-			if st.Status = knowledge.ShownStatus(st.Status, st.Error); st.Status == knowledge.StatusEncrypted {
-				outcome = "wrong password"
-			}
 		}
-		detail, _ := json.Marshal(map[string]string{"outcome": outcome})
-		recordChange(c, rec, audit.Entry{Actor: audit.Actor{Kind: audit.ActorUser, ID: p.UserID}, Action: "file.password_given",
-			TargetType: "file", TargetID: id, Detail: detail})
+		auditPassword(c, rec, id, st, err)
 		if err != nil {
 			return problem(c, fiber.StatusTooManyRequests, "Too Many Requests", err.Error())
 		}
+		st.Status = knowledge.ShownStatus(st.Status, st.Error)
 		return c.JSON(struct {
 			knowledge.ContentState
 			Progress *knowledge.Progress `json:"progress,omitempty"`

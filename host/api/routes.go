@@ -124,7 +124,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Post("/workspaces/:ws/folders", handleCreateFolder(d.Files))
 	// Requests that start work count against the tenant's rate.
 	rate := rateLimited(d.Rate)
-	authed.Post("/workspaces/:ws/files", rate, handleUpload(d.Files))
+	authed.Post("/workspaces/:ws/files", rate, handleUpload(d.Files, d.FilePasswords, d.Audit))
 	authed.Patch("/folders/:id", handleUpdateFolder(d.Files))
 	authed.Delete("/folders/:id", handleDeleteFolder(d.Files))
 	authed.Get("/files", handleListFiles(d.Files))

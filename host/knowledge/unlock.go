@@ -101,3 +101,39 @@ func (u *Unlocker) attempt(fileID string) bool {
 	}
 	return true
 }
+
+// settleWait and settlePoll bound how long UnlockWhenSettled waits for a
+// new upload's first indexing, and how often it looks.
+const (
+	settleWait = 10 * time.Minute
+	settlePoll = 200 * time.Millisecond
+)
+
+// UnlockWhenSettled serves a password given with the upload: it waits
+// (within ctx, at most settleWait) until fileID's first indexing ends, then
+// gives the password if the file turned out encrypted (Unlock) and returns
+// the state either way. The password is held by this call only; a client
+// that goes away ends it.
+func (u *Unlocker) UnlockWhenSettled(ctx context.Context, p tenancy.Principal, fileID, password string) (ContentState, error) {
+	ctx, cancel := context.WithTimeout(ctx, settleWait)
+	defer cancel()
+	tick := time.NewTicker(settlePoll)
+	defer tick.Stop()
+	for {
+		st, err := u.states.ContentState(ctx, p, fileID)
+		if err != nil {
+			return ContentState{}, err
+		}
+		switch ShownStatus(st.Status, st.Error) {
+		case StatusEncrypted:
+			return u.Unlock(ctx, p, fileID, password)
+		case StatusIndexed, StatusEmbedding, StatusFailed:
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return ContentState{}, fmt.Errorf("knowledge: waiting for %s to be indexed before using its password: %w", fileID, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
