@@ -163,7 +163,7 @@ func (c *Containers) Resolve(ctx context.Context, name, mimeType, only string, i
 	if err != nil || !isContainerPlugin(p) {
 		return content.Index{}, fmt.Errorf("%w: %s (%s)", ErrNotContainer, name, mimeType)
 	}
-	args, _ := json.Marshal(withPasswordArg(ctx, map[string]string{"name": name, "mimeType": mimeType, "path": only}))
+	args, _ := json.Marshal(withPasswordArg(ctx, p, ContainerTool, map[string]string{"name": name, "mimeType": mimeType, "path": only}))
 	r := c.ex.call(ctx, p, ContainerTool, args, &wasm.CallOptions{Input: in, Output: sink})
 	if !r.OK {
 		return content.Index{}, fmt.Errorf("container extractor %s: %w", p.Name(), r.Error)

@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -61,12 +62,36 @@ func passwordOf(ctx context.Context) string {
 	return pw
 }
 
-// withPasswordArg adds ctx's password, if any, to an extractor's arguments.
-func withPasswordArg(ctx context.Context, args map[string]string) map[string]string {
-	if pw := passwordOf(ctx); pw != "" {
+// withPasswordArg adds ctx's password, if any, to the arguments of p's
+// tool when the tool's input schema declares "password": a plugin that
+// takes none (the office extractor, a third-party one) would refuse the
+// call's arguments, and is given the document as without a password.
+func withPasswordArg(ctx context.Context, p *wasm.Plugin, tool string, args map[string]string) map[string]string {
+	if pw := passwordOf(ctx); pw != "" && takesPassword(p, tool) {
 		args["password"] = pw
 	}
 	return args
+}
+
+// takesPassword reports whether p's tool declares a "password" argument.
+func takesPassword(p *wasm.Plugin, tool string) bool {
+	if p == nil || p.Manifest() == nil {
+		return false
+	}
+	for _, t := range p.Manifest().Tools {
+		if t.Name != tool {
+			continue
+		}
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if json.Unmarshal(t.InputSchema, &schema) != nil {
+			return false
+		}
+		_, ok := schema.Properties["password"]
+		return ok
+	}
+	return false
 }
 
 // encryptedReason is the reason recorded for an extraction that failed for
