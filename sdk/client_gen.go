@@ -420,11 +420,31 @@ func (c *Client) ListFileEntries(ctx context.Context, id string) ([]ContainerEnt
 }
 
 // GetFileIndex calls GET /api/v1/files/{id}/index: a file's indexing state: pending (also before
-// its indexing job starts), extracted, embedding, indexed or failed (with the reason), what is
-// happening meanwhile (note), which extractor plugin it was given and why, and its content index.
+// its indexing job starts), extracted, embedding, indexed, failed (with the reason) or encrypted
+// (the file needs its password: give it with POST /files/{id}/password; the error says why, 'wrong
+// password: …' after a wrong one), what is happening meanwhile (note), which extractor plugin it
+// was given and why, and its content index.
 func (c *Client) GetFileIndex(ctx context.Context, id string) (*GetFileIndexResponse, error) {
 	r := request{method: "GET", path: "/api/v1/files/" + url.PathEscape(id) + "/index"}
 	var out GetFileIndexResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GiveFilePassword calls POST /api/v1/files/{id}/password: the password of an encrypted file
+// (status encrypted): the file is indexed with it before the answer, which is its indexing state
+// (as GET /files/{id}/index): indexed, or encrypted again with the error 'wrong password: …'
+// (nothing is lost). The password goes to the file's extractor for that one run and is kept nowhere
+// (not stored, logged, audited or sent to a model). PDFs (RC4, AES-128, AES-256; user or owner
+// password), 7z and RAR archives are opened; encrypted ZIP entries and password-protected Office
+// files stay encrypted. At most 5 attempts per file and hour (429 after), each audited as
+// file.password_given with its outcome.
+func (c *Client) GiveFilePassword(ctx context.Context, id string, body GiveFilePasswordRequest) (*GiveFilePasswordResponse, error) {
+	r := request{method: "POST", path: "/api/v1/files/" + url.PathEscape(id) + "/password"}
+	r.json = body
+	var out GiveFilePasswordResponse
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -1273,6 +1293,7 @@ func (c *Client) UploadFile(ctx context.Context, ws string, body UploadFileReque
 		{name: "file", filename: body.FileName, content: body.File, required: true},
 		{name: "folderId", value: body.FolderID, required: false},
 		{name: "noDedupe", value: body.NoDedupe, required: false},
+		{name: "password", value: body.Password, required: false},
 		{name: "tags", value: body.Tags, required: false},
 	}
 	var out UploadResult

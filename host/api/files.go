@@ -9,7 +9,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -38,11 +40,21 @@ func handleWorkspaces(ws Workspaces) fiber.Handler {
 type uploadResult struct {
 	files.Item
 	Existing bool `json:"existing"`
+	// Index is the file's index state after the password given with it
+	// was used (absent without one).
+	Index *uploadIndex `json:"index,omitempty"`
+}
+
+// uploadIndex is an upload's index state when it came with a password.
+type uploadIndex struct {
+	Status knowledge.Status `json:"status,omitempty"`
+	Error  string           `json:"error,omitempty"`
 }
 
 // handleUpload stores the multipart part "file" (fields: folderId, tags as
-// repeated or comma-separated values, description, noDedupe).
-func handleUpload(svc *files.Service) fiber.Handler {
+// repeated or comma-separated values, description, noDedupe, password: of
+// an encrypted file, which is then indexed with it before the answer).
+func handleUpload(svc *files.Service, passwords FilePasswords, rec audit.Recorder) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		form, err := c.MultipartForm()
 		if err != nil {
@@ -73,6 +85,16 @@ func handleUpload(svc *files.Service) fiber.Handler {
 		if u.MIMEType == "application/octet-stream" {
 			u.MIMEType = "" // browsers say this when they do not know; we detect
 		}
+		// The password of an encrypted file, given with it: used once its
+		// first indexing found it encrypted, kept nowhere (see
+		// handleFilePassword).
+		password := formValue(form, "password")
+		if len(form.Value["password"]) > 0 {
+			form.Value["password"] = nil
+		}
+		if password != "" && passwords == nil {
+			return fmt.Errorf("%w: this server takes no file passwords", tenancy.ErrInvalid)
+		}
 		item, existing, err := svc.Upload(c.UserContext(), principal(c), u)
 		if err != nil {
 			return err
@@ -81,7 +103,20 @@ func handleUpload(svc *files.Service) fiber.Handler {
 		if existing {
 			status = fiber.StatusOK
 		}
-		return c.Status(status).JSON(uploadResult{item, existing})
+		res := uploadResult{Item: item, Existing: existing}
+		if password != "" {
+			st, err := passwords.UnlockWhenSettled(c.UserContext(), principal(c), item.ID, password)
+			password = ""
+			res.Index = &uploadIndex{}
+			if err != nil {
+				// The file is stored; the password can be given again on it.
+				res.Index.Error = err.Error()
+			} else {
+				res.Index.Status, res.Index.Error = knowledge.ShownStatus(st.Status, st.Error), st.Error
+			}
+			auditPassword(c, rec, item.ID, st, err)
+		}
+		return c.Status(status).JSON(res)
 	}
 }
 

@@ -116,6 +116,12 @@ func TestFilesAPI(t *testing.T) {
 		{"index of another workspace's file", call{"GET", "/files/" + f.ID + "/index", carol, "", nil}, 404, "not found"},
 		{"entries of a file that is no container", call{"GET", "/files/" + f.ID + "/entries", alice, "", nil}, 200, "[]"},
 		{"entries of another workspace's file", call{"GET", "/files/" + f.ID + "/entries", carol, "", nil}, 404, "not found"},
+		// Issue 26 item 5: a password is taken only for an encrypted file
+		// the caller can read.
+		{"password for a file that is not encrypted", call{"POST", "/files/" + f.ID + "/password", alice, "application/json", strings.NewReader(`{"password":"x"}`)}, 409, "does not wait for a password"},
+		{"password for another workspace's file", call{"POST", "/files/" + f.ID + "/password", carol, "application/json", strings.NewReader(`{"password":"x"}`)}, 404, "not found"},
+		{"empty password", call{"POST", "/files/" + f.ID + "/password", alice, "application/json", strings.NewReader(`{"password":""}`)}, 400, "password of 1 to"},
+		{"password body not JSON", call{"POST", "/files/" + f.ID + "/password", alice, "application/json", strings.NewReader(`{"password":`)}, 400, ""},
 		{"oversized upload", call{"POST", "/workspaces/" + wsA + "/files", alice, bigCT, bigBody}, 413, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,10 +2,13 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -102,8 +105,75 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		// A document that waits for its password shows so (stored as a
+		// final failure with its reason).
+		st.Status = knowledge.ShownStatus(st.Status, st.Error)
 		// A paged document says how many of its pages are searchable so
 		// far (background extraction, OCR).
+		return c.JSON(struct {
+			knowledge.ContentState
+			Progress *knowledge.Progress `json:"progress,omitempty"`
+		}{st, knowledge.ProgressOf(st)})
+	}
+}
+
+// auditPassword records a password given for a file, with its outcome
+// (never the password): indexed, wrong password, refused, or what failed.
+func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st knowledge.ContentState, err error) {
+	outcome := "indexed"
+	switch {
+	case errors.Is(err, knowledge.ErrTooManyAttempts):
+		outcome = "refused: too many attempts"
+	case errors.Is(err, knowledge.ErrNotEncrypted):
+		outcome = "not needed: the file is not encrypted"
+	case err != nil:
+		outcome = "failed"
+	case knowledge.ShownStatus(st.Status, st.Error) == knowledge.StatusEncrypted:
+		outcome = "wrong password"
+	case st.Status == knowledge.StatusFailed:
+		outcome = "not needed: indexing failed for another reason"
+	}
+	detail, _ := json.Marshal(map[string]string{"outcome": outcome})
+	recordChange(c, rec, audit.Entry{Actor: audit.Actor{Kind: audit.ActorUser, ID: principal(c).UserID}, Action: "file.password_given",
+		TargetType: "file", TargetID: fileID, Detail: detail})
+}
+
+// FilePasswords takes the password of an encrypted file and indexes the
+// file with it (knowledge.Unlocker).
+type FilePasswords interface {
+	Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (knowledge.ContentState, error)
+	// UnlockWhenSettled serves a password given with an upload: once
+	// the file's first indexing ends, Unlock if it is encrypted.
+	UnlockWhenSettled(ctx context.Context, p tenancy.Principal, fileID, password string) (knowledge.ContentState, error)
+}
+
+// filePasswordRequest is POST /files/:id/password's body.
+type filePasswordRequest struct {
+	Password string `json:"password"`
+}
+
+// handleFilePassword: POST /files/:id/password, the password of an
+// encrypted file; the file is indexed with it before the answer, which is
+// the file's index state (indexed, or encrypted with "wrong password").
+// The password is kept nowhere: not in the audit entry (which records the
+// attempt and its outcome), nor in logs or events.
+func handleFilePassword(s FilePasswords, rec audit.Recorder) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var req filePasswordRequest
+		if err := c.BodyParser(&req); err != nil {
+			return fmt.Errorf("%w: the body must be JSON {\"password\": \"...\"}", tenancy.ErrInvalid)
+		}
+		p, id := principal(c), c.Params("id")
+		st, err := s.Unlock(c.UserContext(), p, id, req.Password)
+		req.Password = ""
+		if err != nil && !errors.Is(err, knowledge.ErrTooManyAttempts) {
+			return err
+		}
+		auditPassword(c, rec, id, st, err)
+		if err != nil {
+			return problem(c, fiber.StatusTooManyRequests, "Too Many Requests", err.Error())
+		}
+		st.Status = knowledge.ShownStatus(st.Status, st.Error)
 		return c.JSON(struct {
 			knowledge.ContentState
 			Progress *knowledge.Progress `json:"progress,omitempty"`

@@ -125,7 +125,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Post("/workspaces/:ws/folders", handleCreateFolder(d.Files))
 	// Requests that start work count against the tenant's rate.
 	rate := rateLimited(d.Rate)
-	authed.Post("/workspaces/:ws/files", rate, handleUpload(d.Files))
+	authed.Post("/workspaces/:ws/files", rate, handleUpload(d.Files, d.FilePasswords, d.Audit))
 	authed.Patch("/folders/:id", handleUpdateFolder(d.Files))
 	authed.Delete("/folders/:id", handleDeleteFolder(d.Files))
 	authed.Get("/files", handleListFiles(d.Files))
@@ -138,6 +138,9 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 		authed.Get("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Post("/workspaces/:ws/search", handleSearch(d.Knowledge, d.Workspaces))
 		authed.Get("/files/:id/index", handleFileIndex(d.IndexStates))
+	}
+	if d.FilePasswords != nil {
+		authed.Post("/files/:id/password", rate, handleFilePassword(d.FilePasswords, d.Audit))
 	}
 	if d.Voice != nil {
 		authed.Post("/workspaces/:ws/voice/transcribe", handleTranscribe(d.Voice, d.Workspaces))

@@ -57,6 +57,9 @@ type Deps struct {
 	// Knowledge and IndexStates serve search and files' indexing state.
 	Knowledge   Knowledge
 	IndexStates IndexStates
+	// FilePasswords takes the passwords of encrypted files
+	// (POST /files/:id/password); nil serves no such route.
+	FilePasswords FilePasswords
 	// ContainerEntries lists container files' entries.
 	ContainerEntries ContainerEntries
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.

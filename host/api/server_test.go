@@ -241,6 +241,9 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.DataSources = dsSvc.Load()
+	// Passwords index with the test plugins (no PDF extractor among them:
+	// the route's refusals are tested here, decryption in cmd/agenthost).
+	ts.deps.FilePasswords = knowledge.NewUnlocker(knowledge.NewIngester(db, blobs, knowledge.NewExtractors(pluginHost), nil), db)
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
 	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db

@@ -277,7 +277,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 		}
 		return nil, err
 	}
-	out.Status, out.Error = st.Status, st.Error
+	out.Status, out.Error = ShownStatus(st.Status, st.Error), st.Error
 	out.OnDemand, out.Pages = OnDemand(st.Index), pageCount(st.Index)
 	if out.OnDemand {
 		out.ExtractedPages = ExtractedPages(st.Index)

@@ -67,7 +67,7 @@ func (d *Capability) folder(ctx context.Context, c toolcall.Caller, req json.Raw
 		ff := wire.FolderFile{FileID: f.ID, Name: f.Name, MIMEType: f.MIMEType, Size: f.Size, Status: StatusPending}
 		switch st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID); {
 		case err == nil:
-			ff.Status, ff.Error = st.Status, st.Error
+			ff.Status, ff.Error = ShownStatus(st.Status, st.Error), st.Error
 		case !errors.Is(err, tenancy.ErrNotFound):
 			return nil, err
 		}

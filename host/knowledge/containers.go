@@ -163,7 +163,7 @@ func (c *Containers) Resolve(ctx context.Context, name, mimeType, only string, i
 	if err != nil || !isContainerPlugin(p) {
 		return content.Index{}, fmt.Errorf("%w: %s (%s)", ErrNotContainer, name, mimeType)
 	}
-	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType, "path": only})
+	args, _ := json.Marshal(withPasswordArg(ctx, p, ContainerTool, map[string]string{"name": name, "mimeType": mimeType, "path": only}))
 	r := c.ex.call(ctx, p, ContainerTool, args, &wasm.CallOptions{Input: in, Output: sink})
 	if !r.OK {
 		return content.Index{}, fmt.Errorf("container extractor %s: %w", p.Name(), r.Error)
@@ -267,7 +267,10 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 	if enc, _ := idx.Structure["encrypted"].(bool); enc && callErr == nil {
 		// Nothing in it could be read without its password: the
 		// container says so instead of counting as indexed and empty.
-		why := fmt.Sprintf("encrypted: %s needs its password; none of its %d entries could be read", f.Name, len(entries))
+		why := fmt.Sprintf("%s%s needs its password (give it with POST /api/v1/files/{id}/password); none of its %d entries could be read", ReasonEncrypted, f.Name, len(entries))
+		if passwordOf(ctx) != "" {
+			why = fmt.Sprintf("%sthe password given does not open %s; none of its %d entries could be read, nothing was lost", ReasonWrongPassword, f.Name, len(entries))
+		}
 		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusFailed, why); err != nil {
 			return err
 		}

@@ -282,7 +282,7 @@ func (e *Extractors) Extract(ctx context.Context, name, mimeType string, in wasm
 	if err != nil {
 		return content.Index{}, nil, err
 	}
-	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
+	args, _ := json.Marshal(withPasswordArg(ctx, p, ExtractTool, map[string]string{"name": name, "mimeType": mimeType}))
 	r := e.call(ctx, p, ExtractTool, args, &wasm.CallOptions{Input: in})
 	if !r.OK {
 		return content.Index{}, nil, fmt.Errorf("extractor %s: %w", p.Name(), r.Error)

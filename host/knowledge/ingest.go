@@ -148,6 +148,11 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 	if err != nil || !claimed {
 		return false, err
 	}
+	return in.ingestClaimed(ctx, f, retry)
+}
+
+// ingestClaimed extracts and indexes f's content, claimed by the caller.
+func (in *Ingester) ingestClaimed(ctx context.Context, f files.Item, retry bool) (extracted bool, err error) {
 	// The extractor's run is billed to the file's tenant, workspace and
 	// uploader, as its embeddings are.
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "extraction"})
@@ -167,6 +172,12 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 		return err
 	})
 	if err != nil {
+		if why := encryptedReason(f.Name, err); why != "" {
+			// Not a failure another attempt mends, nor one to show as
+			// such: the document waits for its password (ShownStatus).
+			in.logger.Info("document encrypted", "file", f.ID, "name", f.Name, "passwordGiven", passwordOf(ctx) != "")
+			return fail(encryptedError(why))
+		}
 		if errors.Is(err, ErrNoExtractor) || errors.As(err, new(*wasm.Error)) {
 			err = fmt.Errorf("%w: %w", ErrPermanent, err)
 		}

@@ -138,7 +138,9 @@ func (in *Ingester) extract(ctx context.Context, f files.Item, r wasm.Input) (co
 		return content.Index{}, nil, err
 	}
 	ps, ok := in.extractor.(Prescanner)
-	if !ok || !isPDF(f) || (in.smart.MaxPages <= 0 && in.smart.MaxBytes <= 0) {
+	// A document opened by a password is extracted whole: pages read on
+	// demand later would need the password, which is not kept.
+	if !ok || !isPDF(f) || passwordOf(ctx) != "" || (in.smart.MaxPages <= 0 && in.smart.MaxBytes <= 0) {
 		return in.extractor.Extract(ctx, f.Name, f.MIMEType, r)
 	}
 	big := in.smart.MaxBytes > 0 && r.Size() > in.smart.MaxBytes

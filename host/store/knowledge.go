@@ -378,3 +378,19 @@ func ownChunkID(stored string) string {
 	parts := strings.SplitN(stored, ":", 3)
 	return parts[len(parts)-1]
 }
+
+// ClaimEncryptedContent takes a tenant's content (by sha256) again for
+// indexing only while it waits for its password (failed with
+// knowledge.ReasonEncrypted or ReasonWrongPassword), and reports whether it
+// did: a password given never races an indexing in progress.
+func (db *DB) ClaimEncryptedContent(ctx context.Context, tenantID, sha string) (bool, error) {
+	res, err := db.conn().exec(ctx, `UPDATE content_indexes SET status = 'pending', error = '', updated_at = ?
+		WHERE tenant_id = ? AND sha256 = ? AND status = 'failed'
+		AND (substr(error, 1, ?) = ? OR substr(error, 1, ?) = ?)`, micros(now()), tenantID, sha,
+		len(knowledge.ReasonEncrypted), knowledge.ReasonEncrypted, len(knowledge.ReasonWrongPassword), knowledge.ReasonWrongPassword)
+	if err != nil {
+		return false, fmt.Errorf("store: claim encrypted content: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}

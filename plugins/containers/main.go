@@ -34,6 +34,9 @@ type extractArgs struct {
 	Name     string `json:"name" description:"the container's file name, the first segment of every path"`
 	MIMEType string `json:"mimeType,omitempty"`
 	Path     string `json:"path,omitempty" description:"emit only the entry with this container path (on-demand extraction of one entry)"`
+	// Password opens encrypted 7z and RAR archives for this call only; the
+	// host passes the one its user gave and keeps it nowhere.
+	Password string `json:"password,omitempty" description:"the password of an encrypted 7z or RAR archive"`
 }
 
 type result struct {
@@ -143,14 +146,16 @@ func (em *emitter) refused(p string, err error) error {
 
 // encryptedOnly: the walk read no file, and what it could not read it
 // could not for want of a password (the file entries of an encrypted RAR,
-// 7z or ZIP; a RAR whose headers are encrypted).
-func encryptedOnly(res archive.Result, files int) bool {
+// 7z or ZIP; a RAR whose headers are encrypted). With a password given
+// (withPassword), entries that decrypt to garbage count too: a RAR 4 entry
+// has no password check, so a wrong password shows as a corrupt entry.
+func encryptedOnly(res archive.Result, files int, withPassword bool) bool {
 	if files > 0 {
 		return false
 	}
 	enc := 0
 	for _, p := range res.Problems {
-		if p.Kind != archive.ProblemEncrypted {
+		if p.Kind != archive.ProblemEncrypted && !(withPassword && p.Kind == archive.ProblemCorrupt) {
 			return false
 		}
 		enc++
@@ -199,7 +204,7 @@ func extract(a extractArgs) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	res, werr := archive.Walk(context.Background(), f, size, name, lim, em.entry)
+	res, werr := archive.WalkWithPassword(context.Background(), f, size, name, a.Password, lim, em.entry)
 	if em.fatal != nil {
 		return result{}, pdk.Errorf("output_refused", "%v", em.fatal)
 	}
@@ -232,7 +237,7 @@ func extract(a extractArgs) (result, error) {
 		"files":     em.files, "containers": em.containers,
 		"failed": em.failed + problems, "truncated": res.Truncated,
 	}
-	if encryptedOnly(res, em.files) {
+	if encryptedOnly(res, em.files, a.Password != "") {
 		// Nothing could be read without the password: the host reports
 		// the container as encrypted, not as an indexed empty archive.
 		st["encrypted"] = true

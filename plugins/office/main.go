@@ -39,6 +39,13 @@ func init() {
 			return result{}, err
 		}
 		idx, objs, err := extract.Extract(context.Background(), f, f.Size(), a.Name, a.MIMEType, extract.DefaultLimits())
+		if errors.Is(err, extract.ErrEncrypted) {
+			// The host shows the file as waiting for its password. A
+			// password given is not used yet: no decryption of Office's
+			// encryption (ECMA-376 agile, RC4 CryptoAPI) is implemented, so
+			// the file stays encrypted with or without one.
+			return result{}, pdk.Errorf("encrypted", "%v (password-protected Office files cannot be opened yet, even with their password)", err)
+		}
 		if err != nil {
 			return result{}, pdk.Errorf("invalid_document", "%v", err)
 		}

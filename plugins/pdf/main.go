@@ -19,6 +19,9 @@ import (
 type extractArgs struct {
 	Name     string `json:"name"`
 	MIMEType string `json:"mimeType"`
+	// Password opens an encrypted PDF for this call only; the host passes
+	// the one its user gave and keeps it nowhere.
+	Password string `json:"password,omitempty" description:"the password of an encrypted PDF (user or owner)"`
 }
 
 type pagesArgs struct {
@@ -50,13 +53,20 @@ type result struct {
 // otherwise); larger ones through the input's block cache.
 const wholeInput = 64 << 20
 
-func open() (*pdftext.Document, error) {
+func open(password string) (*pdftext.Document, error) {
 	r, err := input.Buffered(wholeInput)
 	if err != nil {
 		return nil, err
 	}
-	d, err := pdftext.Open(r)
-	if err != nil {
+	d, err := pdftext.OpenWithPassword(r, password)
+	switch {
+	case errors.Is(err, pdftext.ErrWrongPassword):
+		// The host tells these two apart from a broken file: the
+		// document waits for (the right) password.
+		return nil, pdk.Errorf("wrong_password", "%v", err)
+	case errors.Is(err, pdftext.ErrEncrypted):
+		return nil, pdk.Errorf("encrypted", "%v", err)
+	case err != nil:
 		return nil, pdk.Errorf("invalid_document", "%v", err)
 	}
 	return d, nil
@@ -221,7 +231,7 @@ func markUnread(o *content.Object, s pdftext.TextStatus, glyphs, unmapped int, l
 
 func init() {
 	pdk.Tool("extract", "Extracts the text of every page with the document's structure.", func(a extractArgs) (result, error) {
-		d, err := open()
+		d, err := open(a.Password)
 		if err != nil {
 			return result{}, err
 		}
@@ -252,7 +262,7 @@ func init() {
 		return result{Index: content.Index{FileName: a.Name, MIMEType: "application/pdf", Structure: st}, Objects: objs}, nil
 	}, pdk.ReadOnly())
 	pdk.Tool("prescan", "Reads a PDF's structure (outline, sections, headings, page map) without extracting its text.", func(a extractArgs) (result, error) {
-		d, err := open()
+		d, err := open(a.Password)
 		if err != nil {
 			return result{}, err
 		}
@@ -266,7 +276,7 @@ func init() {
 		if a.To < a.From {
 			return result{}, pdk.Errorf("invalid_arguments", "to (%d) is before from (%d)", a.To, a.From)
 		}
-		d, err := open()
+		d, err := open("")
 		if err != nil {
 			return result{}, err
 		}

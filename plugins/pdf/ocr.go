@@ -325,7 +325,7 @@ func readByModel(res ocrResult, data []byte, prompt string) (ocrResult, error) {
 
 func registerOCR() {
 	pdk.Tool("ocrPage", "Reads the text of a scanned page: its images, taken out of the PDF and composed, read by the host's OCR model (capability model).", func(a ocrPageArgs) (ocrResult, error) {
-		d, err := open()
+		d, err := open("")
 		if err != nil {
 			return ocrResult{}, err
 		}

@@ -376,11 +376,12 @@ function sortFiles(list, by) {
   return [...list].sort(cmp);
 }
 
-const finalIndex = (s) => s === 'indexed' || s === 'failed';
+// encrypted is final too: the file waits for its password (given below).
+const finalIndex = (s) => s === 'indexed' || s === 'failed' || s === 'encrypted';
 // A paged document (a PDF, a picture) is asked for its progress once it is
 // indexed, and again while pages are still extracted or read by OCR.
 const paged = (f) => /\.(pdf|png|jpe?g|gif|webp|bmp|tiff?)$/i.test(f.name || '');
-const settled = (f) => finalIndex(f.index) && (!paged(f) || f.index === 'failed' || (f.progress !== undefined && !(f.progress && f.progress.pending)));
+const settled = (f) => finalIndex(f.index) && (!paged(f) || f.index === 'failed' || f.index === 'encrypted' || (f.progress !== undefined && !(f.progress && f.progress.pending)));
 
 function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, error }) {
   const [folder, setFolder] = useState('');
@@ -388,6 +389,18 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, erro
   const [over, setOver] = useState(false);
   const [tags, setTags] = useState('');
   const [entries, setEntries] = useState({});
+  // Passwords typed for encrypted files (id → {value, status, error}); the
+  // answer's status replaces the file's until the list is asked again.
+  const [pw, setPw] = useState({});
+  const givePassword = async (e, f) => {
+    e.preventDefault();
+    const cur = pw[f.id] || {};
+    if (!cur.value) return;
+    try {
+      const s = await api('POST', `/files/${f.id}/password`, { password: cur.value });
+      setPw({ ...pw, [f.id]: { value: '', status: s.status, error: s.status === 'encrypted' ? t('wrongPassword') : '' } });
+    } catch (err) { setPw({ ...pw, [f.id]: { value: '', status: cur.status, error: err.message } }); }
+  };
   const [newFolder, setNewFolder] = useState('');
   const [folderErr, setFolderErr] = useState('');
   const [filter, setFilter] = useState('');
@@ -478,7 +491,7 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, erro
       <label class="visually-hidden" for="file-state">${t('indexState')}</label>
       <select id="file-state" value=${stateFilter} onChange=${(e) => setStateFilter(e.target.value)}>
         <option value="">${t('anyState')}</option>
-        ${['indexed', 'failed', 'pending'].map((st) => html`<option value=${st}>${t('status_' + st)}</option>`)}
+        ${['indexed', 'failed', 'encrypted', 'pending'].map((st) => html`<option value=${st}>${t('status_' + st)}</option>`)}
       </select>
       <label class="visually-hidden" for="file-sort">${t('sortBy')}</label>
       <select id="file-sort" value=${sort} onChange=${(e) => setSort(e.target.value)}>
@@ -507,9 +520,15 @@ function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, erro
         <input type="checkbox" class="pick" aria-label=${t('select') + ' ' + f.name} checked=${!!picked[f.id]} onChange=${(e) => setPicked({ ...picked, [f.id]: e.target.checked })} />
         <button type="button" class="file" onClick=${() => openFile(f.id, 0)}>${f.name}</button>
         <button type="button" class="linkish details" data-testid="file-details" aria-label=${t('detailsShort') + ': ' + f.name} onClick=${() => openDetail(f.id)}>${t('detailsShort')}</button>
-        <span class=${'idx ' + (f.index || 'pending')} data-status=${f.index || 'pending'}>${t('status_' + (f.index || 'pending'))}</span>
+        <span class=${'idx ' + ((pw[f.id] && pw[f.id].status) || f.index || 'pending')} data-status=${(pw[f.id] && pw[f.id].status) || f.index || 'pending'}>${t('status_' + ((pw[f.id] && pw[f.id].status) || f.index || 'pending'))}</span>
         ${f.index === 'failed' && f.indexError && html`<span class="idx-reason" data-testid="index-error">${f.indexError}</span>`}
         ${f.index === 'indexed' && f.indexNote && html`<span class="idx-reason note" data-testid="index-note">${f.indexNote}</span>`}
+        ${((pw[f.id] && pw[f.id].status) || f.index) === 'encrypted' && html`<form class="file-password" onSubmit=${(e) => givePassword(e, f)}>
+          <input type="password" autocomplete="off" aria-label=${t('filePassword')} placeholder=${t('filePassword')} value=${(pw[f.id] && pw[f.id].value) || ''}
+            onInput=${(e) => setPw({ ...pw, [f.id]: { ...(pw[f.id] || {}), value: e.target.value } })} />
+          <button type="submit">${t('unlock')}</button>
+          ${pw[f.id] && pw[f.id].error && html`<span class="error" role="alert">${pw[f.id].error}</span>`}
+        </form>`}
         ${f.progress && (f.progress.pending || f.progress.searchable < f.progress.pages) && html`<span class=${'idx-progress' + (f.progress.pending ? ' pending' : ' partial')} data-testid="index-progress"
           data-searchable=${f.progress.searchable} data-pages=${f.progress.pages} title=${f.progress.message}>${f.progress.message}</span>`}
         ${f.tags && f.tags.map((tg) => html`<span class="tag">${tg}</span>`)}

@@ -186,6 +186,22 @@ await step('archive-chosen-and-entries', async () => {
   assert.match(await entry.innerText(), /README\.txt|\.(pdf|docx|xlsx|pptx)/);
 });
 
+await step('encrypted-file-opened-with-its-password', async () => {
+  // Issue 26 item 5: an encrypted archive says it needs its password, a
+  // wrong one says so and loses nothing, the right one indexes it.
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles(env('UI_ENCRYPTED'));
+  const li = page.locator('.file-list li', { hasText: path.basename(env('UI_ENCRYPTED')) });
+  await li.locator('.idx[data-status=encrypted]').waitFor({ timeout: 180000 });
+  await li.locator('input[type=password]').fill('not-it');
+  await li.locator('.file-password button').click();
+  await li.locator('.file-password [role=alert]').waitFor();
+  await li.locator('.idx[data-status=encrypted]').waitFor();
+  await li.locator('input[type=password]').fill('12345678');
+  await li.locator('.file-password button').click();
+  await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 60000 });
+});
+
 await step('folder-made-and-filled', async () => {
   await page.fill('#new-folder', 'Manuals');
   await page.press('#new-folder', 'Enter');

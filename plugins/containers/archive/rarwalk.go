@@ -16,8 +16,12 @@ import (
 const maxRarDict = 128 << 20
 
 // rarOptions are the decoder's options: a bounded dictionary.
-func rarOptions() []rardecode.Option {
-	return []rardecode.Option{rardecode.MaxDictionarySize(maxRarDict)}
+func rarOptions(password string) []rardecode.Option {
+	opts := []rardecode.Option{rardecode.MaxDictionarySize(maxRarDict)}
+	if password != "" {
+		opts = append(opts, rardecode.Password(password))
+	}
+	return opts
 }
 
 // openRar resolves a RAR (4 or 5) member. RAR is read as a stream, like a
@@ -53,7 +57,7 @@ func (w *walker) openRar(m member) {
 			": a set is read from its first volume, and the volumes before this one are not part of this upload, so nothing in it was read")
 		return
 	}
-	rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(r, rarOptions()...) })
+	rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(r, rarOptions(w.password)...) })
 	if err != nil {
 		err = rarError(err)
 		w.stop(m.path, problemKind(err), "", "not a readable RAR archive: "+err.Error())
@@ -114,7 +118,7 @@ func (w *walker) rarMember(c member, sc *scope, rr *rardecode.Reader, hdr *rarde
 	}
 	size := hdr.UnPackedSize
 	switch {
-	case hdr.Encrypted:
+	case hdr.Encrypted && w.password == "":
 		w.problem(p, ProblemEncrypted, "encrypted: the contents cannot be read without the password")
 		return
 	case hdr.UnKnownSize || size < 0:
@@ -128,19 +132,19 @@ func (w *walker) rarMember(c member, sc *scope, rr *rardecode.Reader, hdr *rarde
 			size, hdr.PackedSize, float64(size)/float64(max(hdr.PackedSize, 1)), w.lim.MaxRatio))
 		return
 	}
-	src := source{size: size, live: &exact{r: guarded{rr, rarError}, left: size}, open: reopenRarMember(reopen, index, hdr.Name, size)}
+	src := source{size: size, live: &exact{r: guarded{rr, rarError}, left: size}, open: reopenRarMember(reopen, index, hdr.Name, size, w.password)}
 	w.visit(member{path: p, name: baseName(name), depth: c.depth + 1, extracted: true, src: src})
 }
 
 // reopenRarMember reads the archive from its start to the member at index:
 // the cost of Open on a RAR member.
-func reopenRarMember(open func() (io.ReadCloser, error), index int, name string, size int64) func() (io.ReadCloser, error) {
+func reopenRarMember(open func() (io.ReadCloser, error), index int, name string, size int64, password string) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
 		rc, err := open()
 		if err != nil {
 			return nil, err
 		}
-		rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(rc, rarOptions()...) })
+		rr, err := guard(func() (*rardecode.Reader, error) { return rardecode.NewReader(rc, rarOptions(password)...) })
 		if err != nil {
 			rc.Close()
 			return nil, rarError(err)

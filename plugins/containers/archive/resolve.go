@@ -41,12 +41,22 @@ func Resolve(ctx context.Context, r io.ReaderAt, size int64, name string, lim Li
 // limits as Entry.Open. An error from fn ends the walk (Truncated) and is
 // returned. A nil fn makes Walk Resolve.
 func Walk(ctx context.Context, r io.ReaderAt, size int64, name string, lim Limits, fn func(Entry, io.Reader) error) (Result, error) {
+	return WalkWithPassword(ctx, r, size, name, "", lim, fn)
+}
+
+// WalkWithPassword is Walk for an archive protected by password: the
+// encrypted 7z and RAR archives and entries it meets (at any depth) are
+// opened with it. A password that does not open them leaves them
+// ProblemEncrypted (or, for a RAR 4 entry whose format has no password
+// check, ProblemCorrupt), as without one. ZIP encryption (ZipCrypto, WinZip
+// AES) is not read: archive/zip has no decryption.
+func WalkWithPassword(ctx context.Context, r io.ReaderAt, size int64, name, password string, lim Limits, fn func(Entry, io.Reader) error) (Result, error) {
 	if size < 0 {
 		return Result{}, fmt.Errorf("archive: %s: negative size %d", name, size)
 	}
 	name = rootName(name)
 	in := &input{r: r}
-	w := &walker{ctx: ctx, lim: lim.withDefaults(), root: name, outer: size, fn: fn}
+	w := &walker{ctx: ctx, lim: lim.withDefaults(), root: name, outer: size, fn: fn, password: password}
 	head := make([]byte, min(size, HeadSize))
 	if err := readAt(in, head, 0); err != nil {
 		return Result{}, fmt.Errorf("archive: reading %s: %w", name, err)

@@ -22,7 +22,7 @@ func (w *walker) open7z(m member) {
 		return
 	}
 	defer release()
-	zr, err := guard(func() (*sevenzip.Reader, error) { return sevenzip.NewReader(ra, m.src.size) })
+	zr, err := guard(func() (*sevenzip.Reader, error) { return sevenzip.NewReaderWithPassword(ra, m.src.size, w.password) })
 	if err != nil {
 		err = sevenZipError(err)
 		w.stop(m.path, problemKind(err), "", "not a readable 7z archive: "+err.Error())
@@ -86,13 +86,13 @@ func (w *walker) sevenZipMember(c member, sc *scope, zr *sevenzip.Reader, index 
 		return
 	}
 	defer live.Close()
-	csize := c.src.size
+	csize, password := c.src.size, w.password
 	src := source{size: size, live: live, open: func() (io.ReadCloser, error) {
 		ra, release, err := reacq()
 		if err != nil {
 			return nil, err
 		}
-		zr, err := guard(func() (*sevenzip.Reader, error) { return sevenzip.NewReader(ra, csize) })
+		zr, err := guard(func() (*sevenzip.Reader, error) { return sevenzip.NewReaderWithPassword(ra, csize, password) })
 		if err != nil {
 			if release != nil {
 				release()

@@ -23,6 +23,10 @@ type walker struct {
 	ended bool
 	cur   *level // the container being read; nil outside any
 
+	// password opens encrypted 7z and RAR members (WalkWithPassword);
+	// "" for none.
+	password string
+
 	fn    func(Entry, io.Reader) error // Walk's callback; nil for Resolve
 	fnErr error                        // what fn returned when it ended the walk
 }

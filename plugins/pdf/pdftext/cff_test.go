@@ -22,7 +22,7 @@ func TestCFFEncodings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := openContext(bytes.NewReader(data))
+		d, err := openContext(bytes.NewReader(data), "")
 		if err != nil {
 			continue
 		}

@@ -66,6 +66,9 @@ var (
 	// ErrEncrypted: the file is encrypted and the empty user password does
 	// not open it.
 	ErrEncrypted = errors.New("encrypted PDF needs a password")
+	// ErrWrongPassword: the password given does not open the file (it is
+	// neither its user nor its owner password).
+	ErrWrongPassword = errors.New("the password does not open this PDF")
 	// ErrPageRange: a page number outside 1..PageCount.
 	ErrPageRange = errors.New("page number out of range")
 )
@@ -143,6 +146,14 @@ func (b box) height() float64 { return b[3] - b[1] }
 // they include the catalog and pages (see Repaired). Files that cannot be
 // read give an error wrapping ErrMalformed.
 func Open(r io.ReadSeeker) (d *Document, err error) {
+	return OpenWithPassword(r, "")
+}
+
+// OpenWithPassword is Open for an encrypted file with its password (user
+// or owner; RC4, AES-128 and AES-256 as pdfcpu decrypts them). A password
+// that does not open it gives an error wrapping ErrWrongPassword; an empty
+// one is Open.
+func OpenWithPassword(r io.ReadSeeker, password string) (d *Document, err error) {
 	defer recoverTo(&err, "open")
 	if r == nil {
 		return nil, fmt.Errorf("pdftext: open: no input: %w", ErrMalformed)
@@ -153,8 +164,8 @@ func Open(r io.ReadSeeker) (d *Document, err error) {
 	if d, err := openObjects(r); err == nil {
 		return d, nil
 	}
-	d, err = openContext(r)
-	if err == nil || errors.Is(err, ErrEncrypted) {
+	d, err = openContext(r, password)
+	if err == nil || errors.Is(err, ErrEncrypted) || errors.Is(err, ErrWrongPassword) {
 		return d, err
 	}
 	// A second chance with a rebuilt cross-reference table. Its own
@@ -170,7 +181,7 @@ func Open(r io.ReadSeeker) (d *Document, err error) {
 	if !ok {
 		return nil, err
 	}
-	d2, err2 := openContext(bytes.NewReader(fixed))
+	d2, err2 := openContext(bytes.NewReader(fixed), password)
 	if err2 != nil {
 		return nil, err
 	}
@@ -213,16 +224,19 @@ func (s *seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	return io.ReadFull(s.r, p)
 }
 
-func openContext(r io.ReadSeeker) (d *Document, err error) {
+func openContext(r io.ReadSeeker, password string) (d *Document, err error) {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("pdftext: open: %w", err)
 	}
 	defer recoverTo(&err, "open")
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
-	conf.UserPW = ""
+	conf.UserPW, conf.OwnerPW = password, password
 	ctx, err := api.ReadContext(r, conf)
 	if err != nil {
+		if errors.Is(err, pdfcpu.ErrWrongPassword) && password != "" {
+			return nil, fmt.Errorf("pdftext: open: %w", ErrWrongPassword)
+		}
 		if errors.Is(err, pdfcpu.ErrWrongPassword) {
 			return nil, fmt.Errorf("pdftext: open: %w: %w", ErrEncrypted, err)
 		}

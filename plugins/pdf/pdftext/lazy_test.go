@@ -30,7 +30,7 @@ func TestLazyMatchesPdfcpu(t *testing.T) {
 	var merge []io.ReadSeeker
 	check := func(name string, data []byte) {
 		docs++
-		eager, eerr := openContext(bytes.NewReader(data))
+		eager, eerr := openContext(bytes.NewReader(data), "")
 		ld, lerr := openObjects(bytes.NewReader(data))
 		if lerr != nil {
 			t.Logf("%s: lazy reader refuses (%v); pdfcpu: %v", name, lerr, eerr)

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	"github.com/agenthost/agenthost/host/builtin"
+	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/internal/testcorpus"
+	"github.com/agenthost/agenthost/internal/testpdf"
+)
+
+// TestServeFilePassword (issue 26 items 4 and 5) runs serve with the
+// built-in extractors: an AES-256 PDF (encrypted by pdfcpu) and an
+// encrypted 7z (libarchive's test archive, password "12345678") end as
+// "encrypted", not failed nor indexed; a wrong password given on the file
+// leaves them encrypted with "wrong password" and nothing lost; the right
+// one indexes them (the PDF's words are found); passwords tried are bounded
+// per file; the password is in no log line.
+func TestServeFilePassword(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server with the built-in plugins")
+	}
+	if srcs, err := builtin.Sources(); err != nil || len(srcs) == 0 {
+		t.Fatalf("this test binary carries no built-in plugins (%v): run `make plugins` first", err)
+	}
+	t.Setenv(extractorsEnv, "")
+	data := t.TempDir()
+	out, stderr, err := run0(t, "admin", "bootstrap", "-data", data, "-database=", "-tenant", "Acme", "-email", "ada@acme.example")
+	if err != nil {
+		t.Fatalf("bootstrap: %v\n%s", err, stderr)
+	}
+	ws := regexp.MustCompile(`workspace (\S+)`).FindStringSubmatch(out)
+	tok := regexp.MustCompile(`\(shown once, keep it\): (\S+)`).FindStringSubmatch(out)
+	if ws == nil || tok == nil {
+		t.Fatalf("bootstrap printed %s", out)
+	}
+	base, logs := startServe(t, []string{"-data", data, "-database="})
+	call := func(method, path string, body io.Reader, ctype string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+"/api/v1"+path, body)
+		req.Header.Set("Authorization", "Bearer "+tok[1])
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, raw
+	}
+	upload := func(name string, b []byte) string {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		part, _ := mw.CreateFormFile("file", name)
+		part.Write(b)
+		mw.Close()
+		var f struct{ ID string }
+		if status, raw := call("POST", "/workspaces/"+ws[1]+"/files", &body, mw.FormDataContentType()); status != 201 || json.Unmarshal(raw, &f) != nil {
+			t.Fatalf("upload %s: %d %s", name, status, raw)
+		}
+		return f.ID
+	}
+	type state struct {
+		Status knowledge.Status
+		Error  string
+	}
+	settled := func(id string) state {
+		t.Helper()
+		// No deadline of its own: the test binary's -timeout bounds it.
+		for ; ; time.Sleep(100 * time.Millisecond) {
+			var st state
+			if status, raw := call("GET", "/files/"+id+"/index", nil, ""); status == 200 {
+				if err := json.Unmarshal(raw, &st); err != nil {
+					t.Fatal(err)
+				}
+			}
+			switch st.Status {
+			case knowledge.StatusIndexed, knowledge.StatusFailed, knowledge.StatusEncrypted:
+				return st
+			}
+		}
+	}
+	give := func(id, pw string) (int, state) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]string{"password": pw})
+		status, raw := call("POST", "/files/"+id+"/password", bytes.NewReader(b), "application/json")
+		var st state
+		_ = json.Unmarshal(raw, &st)
+		if status != 200 {
+			st.Error = string(raw)
+		}
+		return status, st
+	}
+	hits := func(q string) int {
+		_, raw := call("GET", "/workspaces/"+ws[1]+"/search?q="+url.QueryEscape(q), nil, "")
+		var hs []knowledge.Hit
+		if err := json.Unmarshal(raw, &hs); err != nil {
+			t.Fatalf("search %q: %s", q, raw)
+		}
+		return len(hs)
+	}
+
+	const pdfPassword, zPassword = "Corr3ct-Horse", "12345678"
+	api.DisableConfigDir()
+	var enc bytes.Buffer
+	if err := api.Encrypt(bytes.NewReader(testpdf.OnePage("Zanzibar vaccination ledger")), &enc, model.NewAESConfiguration(pdfPassword, "owner-"+pdfPassword, 256)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, file string
+		content    []byte
+		password   string
+		words      string
+	}{
+		{"AES-256 PDF", "ledger.pdf", enc.Bytes(), pdfPassword, "Zanzibar"},
+		{"7z AES-256", "secret.7z", testcorpus.Read(t, "archives", "formats", "libarchive-7zip-encrypted.7z"), zPassword, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id := upload(c.file, c.content)
+			if st := settled(id); st.Status != knowledge.StatusEncrypted || !strings.Contains(st.Error, "needs its password") {
+				t.Fatalf("without a password: %+v, want encrypted and why", st)
+			}
+			if c.words != "" && hits(c.words) != 0 {
+				t.Fatal("an encrypted file's words are found")
+			}
+			if status, st := give(id, "not-it"); status != 200 || st.Status != knowledge.StatusEncrypted || !strings.HasPrefix(st.Error, knowledge.ReasonWrongPassword) {
+				t.Fatalf("a wrong password: %d %+v, want encrypted with %q", status, st, knowledge.ReasonWrongPassword)
+			}
+			if status, st := give(id, c.password); status != 200 || st.Status != knowledge.StatusIndexed {
+				t.Fatalf("the right password: %d %+v, want indexed", status, st)
+			}
+			if c.words != "" && hits(c.words) != 1 {
+				t.Errorf("after the password: %q not found", c.words)
+			}
+			if status, st := give(id, c.password); status != 409 {
+				t.Errorf("a password for an indexed file: %d %+v, want 409", status, st)
+			}
+		})
+	}
+
+	t.Run("password given with the upload", func(t *testing.T) {
+		var enc3 bytes.Buffer
+		if err := api.Encrypt(bytes.NewReader(testpdf.OnePage("Quokka inventory sheet")), &enc3, model.NewAESConfiguration("up-"+pdfPassword, "upo-"+pdfPassword, 128)); err != nil {
+			t.Fatal(err)
+		}
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("password", "up-"+pdfPassword)
+		part, _ := mw.CreateFormFile("file", "quokka.pdf")
+		part.Write(enc3.Bytes())
+		mw.Close()
+		var res struct {
+			ID    string
+			Index *state
+		}
+		if status, raw := call("POST", "/workspaces/"+ws[1]+"/files", &body, mw.FormDataContentType()); status != 201 || json.Unmarshal(raw, &res) != nil || res.Index == nil || res.Index.Status != knowledge.StatusIndexed {
+			t.Fatalf("upload with its password: %d %s, want indexed", status, raw)
+		}
+		if hits("Quokka") != 1 {
+			t.Error("the PDF uploaded with its password is not found")
+		}
+	})
+
+	t.Run("attempts are bounded", func(t *testing.T) {
+		var enc2 bytes.Buffer
+		if err := api.Encrypt(bytes.NewReader(testpdf.OnePage("Guessing stops here")), &enc2, model.NewRC4Configuration("x-"+pdfPassword, "y-"+pdfPassword, 128)); err != nil {
+			t.Fatal(err)
+		}
+		id := upload("guess.pdf", enc2.Bytes())
+		settled(id)
+		for i := range knowledge.PasswordAttempts {
+			if status, st := give(id, "guess"+string(rune('a'+i))); status != 200 || st.Status != knowledge.StatusEncrypted {
+				t.Fatalf("attempt %d: %d %+v", i+1, status, st)
+			}
+		}
+		if status, st := give(id, "x-"+pdfPassword); status != 429 {
+			t.Fatalf("attempt past the bound (with the right password): %d %+v, want 429", status, st)
+		}
+	})
+
+	for _, pw := range []string{pdfPassword, "owner-" + pdfPassword, "x-" + pdfPassword, "up-" + pdfPassword} {
+		if strings.Contains(logs.String(), pw) {
+			t.Errorf("the log holds the password %q", pw)
+		}
+	}
+}
