@@ -50,7 +50,8 @@ func newJiraEnv(t *testing.T) *jiraEnv {
 	for i, name := range []string{"PROJ board", "OPS board", "Release board"} {
 		site.AddBoard(jira.Board{ID: i + 1, Name: name, Type: "scrum", Issues: []string{"PROJ-1", "PROJ-2", "PROJ-3"}})
 	}
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port, "api.atlassian.com:" + port},
+		Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1", "api.atlassian.com": "127.0.0.1"}}
 	capab := &connections.Capability{Service: e.svc, Egress: opts}
 	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{capab.Wasm()}}, "jira")
 	je := &jiraEnv{env: e, site: site, resolver: &connections.Resolver{Plugins: h, Service: e.svc}, base: "http://acme.atlassian.net:" + port, pdf: pdf}
@@ -208,5 +209,59 @@ func TestJiraThrottledAndRejected(t *testing.T) {
 	_, err = je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1"})
 	if !errors.Is(err, connections.ErrRevoked) || len(je.site.Requests()) != before {
 		t.Fatalf("revoked: %v", err)
+	}
+}
+
+// TestJiraScopedTokenGateway: a scoped API token (a user's or a service
+// account's) reaches the site only through Atlassian's gateway,
+// https://api.atlassian.com/ex/jira/{cloudId} (Atlassian, "Manage API
+// tokens for your Atlassian account"); the connection names that URL and
+// the connector speaks to it like to the site. Before, the connector's
+// hosts held only *.atlassian.net and the request was host_refused.
+func TestJiraScopedTokenGateway(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	gw := strings.Replace(je.base, "acme.atlassian.net", "api.atlassian.com", 1) + "/ex/jira/" + je.site.CloudID
+	conn, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "scoped", Auth: "basic", BaseURL: gw,
+		Account: "alice@acme.example", Token: je.site.ScopedToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: conn.ID, Service: "issues", Path: "PROJ", Limit: 2})
+	if err != nil || len(page.Entries) != 2 || page.Entries[0].Name != "PROJ-1" {
+		t.Fatalf("through the gateway: %+v %v", page, err)
+	}
+	if page.Entries[0].WebURL != "" {
+		t.Errorf("web URL %q: the gateway is no site people open", page.Entries[0].WebURL)
+	}
+	last := je.site.Requests()[len(je.site.Requests())-1]
+	if !strings.HasPrefix(last, "GET /ex/jira/"+je.site.CloudID+"/rest/api/3/search/jql?") {
+		t.Fatalf("request %q is not the gateway's", last)
+	}
+	// The same scoped token on the site's own URL is refused (401), as
+	// reported in sooperset/mcp-atlassian#968.
+	onSite, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "scoped-on-site", Auth: "basic", BaseURL: je.base,
+		Account: "alice@acme.example", Token: je.site.ScopedToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: onSite.ID, Service: "issues", Path: "PROJ"}); err == nil || !strings.Contains(err.Error(), "connection_rejected") {
+		t.Fatalf("scoped token on the site: %v", err)
+	}
+}
+
+// TestJiraSearchTextEscaped: the user's text is searched for as itself.
+// Atlassian's "Search syntax for text fields" reads + - & | ! ( ) { } [ ]
+// ^ ~ * ? \ : as operators and says to escape them with two backslashes
+// in JQL; a quote or backslash inside a JQL string is escaped with one.
+func TestJiraSearchTextEscaped(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	je.site.AddIssue("PROJ-7", `Crash in parse("a[0]") on C:\temp + more`, "To Do")
+	for _, q := range []string{`parse("a[0]")`, `C:\temp`, `[0]`, `+ more`, `"a`} {
+		hits, err := je.resolver.Search(ctx, je.alice, wire.SearchRequest{Connection: je.conn.ID, Service: "issues", Query: q})
+		if err != nil || len(hits.Entries) != 1 || hits.Entries[0].Name != "PROJ-7" {
+			t.Errorf("search %q: %+v %v", q, hits, err)
+		}
 	}
 }

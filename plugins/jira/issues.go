@@ -77,7 +77,7 @@ func (c *client) searchJQL(jql, cursor string, limit int) (connector.Listing, er
 	out := connector.Listing{Entries: []connector.Entry{}}
 	for _, is := range page.Issues {
 		out.Entries = append(out.Entries, connector.Entry{ID: is.ID, Name: is.Key, Path: is.Key, Folder: true, Summary: summary(is),
-			WebURL: c.base + "/browse/" + is.Key})
+			WebURL: c.browseURL(is.Key)})
 	}
 	if !page.IsLast && page.NextPageToken != "" {
 		out.Next = page.NextPageToken
@@ -157,6 +157,5 @@ func (issues) Search(r connector.SearchRequest) (connector.Listing, error) {
 	if err != nil {
 		return connector.Listing{}, err
 	}
-	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(r.Query)
-	return c.searchJQL(`text ~ "`+q+`" ORDER BY updated DESC`, r.Cursor, r.Limit)
+	return c.searchJQL(`text ~ `+jqlText(r.Query)+` ORDER BY updated DESC`, r.Cursor, r.Limit)
 }

@@ -50,7 +50,20 @@ type Board struct {
 // Server is the fake site.
 type Server struct {
 	*httptest.Server
+	// Email and Token are the account and its classic API token, taken on
+	// the site's own URL (https://NAME.atlassian.net).
 	Email, Token string
+	// CloudID is the site's id on Atlassian's API gateway: requests to
+	// /ex/jira/{CloudID}/rest/... are the site's REST API (Atlassian,
+	// "Manage API tokens for your Atlassian account": tokens with scopes
+	// go to https://api.atlassian.com/ex/jira/{cloudId}; "OAuth 2.0 (3LO)
+	// apps": https://api.atlassian.com/ex/jira/{cloudid}/{api}).
+	CloudID string
+	// ScopedToken is an API token with scopes (a user's or a service
+	// account's), taken with Email by basic authentication on the gateway
+	// only: on the site's URL it is refused with 401, as reported in
+	// sooperset/mcp-atlassian#968.
+	ScopedToken string
 
 	mu       sync.Mutex
 	issues   []*Issue
@@ -60,6 +73,7 @@ type Server struct {
 	garbage  fault.Countdown // next authenticated requests answered with an HTML error page
 	failures fault.Countdown // next attachment content requests answered 500
 	requests []string
+	bearer   map[string]bool // OAuth 2.0 access tokens the gateway takes
 	// onContent, when set, runs before an attachment's content is served
 	// (a test's moment to act mid-download: cut a database, say).
 	onContent func()
@@ -67,7 +81,8 @@ type Server struct {
 
 // New starts a site accepting email and token.
 func New(email, token string) *Server {
-	s := &Server{Email: email, Token: token, nextID: 10000}
+	s := &Server{Email: email, Token: token, nextID: 10000, CloudID: "11223344-a1b2-3b33-c444-def123456789",
+		ScopedToken: token + "-scoped", bearer: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rest/api/3/myself", s.myself)
 	mux.HandleFunc("GET /rest/api/3/issue/{key}", s.issue)
@@ -78,6 +93,7 @@ func New(email, token string) *Server {
 	mux.HandleFunc("POST /rest/api/3/issue/{key}/attachments", s.upload)
 	mux.HandleFunc("GET /rest/agile/1.0/board", s.listBoards)
 	mux.HandleFunc("GET /rest/agile/1.0/board/{id}/issue", s.boardIssues)
+	mux.HandleFunc("GET /oauth/token/accessible-resources", s.accessibleResources)
 	s.Server = httptest.NewServer(s.guard(mux))
 	return s
 }
@@ -200,8 +216,17 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		user, pass, ok := r.BasicAuth()
-		if !ok || user != s.Email || pass != s.Token {
+		gateway := false
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/ex/jira/"); ok {
+			id, path, _ := strings.Cut(rest, "/")
+			if id != s.CloudID {
+				jiraError(w, http.StatusNotFound, "Site not found.")
+				return
+			}
+			gateway = true
+			r.URL.Path, r.URL.RawPath = "/"+path, ""
+		}
+		if !s.authenticated(r, gateway) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="protected-area"`)
 			jiraError(w, http.StatusUnauthorized, "Client must be authenticated to access this resource.")
 			return
@@ -213,6 +238,42 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// authenticated: on the site's URL the classic API token; on the gateway
+// (and for accessible-resources, which is api.atlassian.com's own) a
+// scoped API token or an OAuth access token.
+func (s *Server) authenticated(r *http.Request, gateway bool) bool {
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return (gateway || r.URL.Path == "/oauth/token/accessible-resources") && s.bearer[tok]
+	}
+	user, pass, ok := r.BasicAuth()
+	if !ok || user != s.Email {
+		return false
+	}
+	if gateway {
+		return pass == s.ScopedToken
+	}
+	return pass == s.Token && r.URL.Path != "/oauth/token/accessible-resources"
+}
+
+// AcceptBearer makes the gateway take an OAuth 2.0 access token (one the
+// OAuth fake issued for this site).
+func (s *Server) AcceptBearer(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bearer[token] = true
+}
+
+// accessibleResources answers the sites an OAuth 2.0 (3LO) token may
+// reach, as Atlassian's "OAuth 2.0 (3LO) apps" documents
+// (GET https://api.atlassian.com/oauth/token/accessible-resources): each
+// with its cloud id, URL, name, scopes and avatar.
+func (s *Server) accessibleResources(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, []any{map[string]any{"id": s.CloudID, "url": "https://acme.atlassian.net", "name": "acme",
+		"scopes": []string{"read:jira-work", "write:jira-work", "read:jira-user"}, "avatarUrl": "https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/rocket.png"}})
 }
 
 func (s *Server) myself(w http.ResponseWriter, r *http.Request) {
@@ -272,7 +333,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		jiraError(w, http.StatusBadRequest, "Unbounded JQL queries are not allowed here. Please add a search restriction to your query.")
 		return
 	case textClause.MatchString(jql):
-		needle := strings.ToLower(strings.ReplaceAll(textClause.FindStringSubmatch(jql)[1], `\"`, `"`))
+		needle, err := textTerm(textClause.FindStringSubmatch(jql)[1])
+		if err != nil {
+			jiraError(w, http.StatusBadRequest, "Error in the JQL Query: "+err.Error())
+			return
+		}
+		needle = strings.ToLower(needle)
 		match = func(is *Issue) bool {
 			return strings.Contains(strings.ToLower(is.Summary+" "+is.Description), needle)
 		}
@@ -320,6 +386,58 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		out["nextPageToken"] = "page-" + strconv.Itoa(start+max)
 	}
 	writeJSON(w, out)
+}
+
+// luceneSpecial are the characters Jira's text search reads as operators
+// (Atlassian, "Search syntax for text fields": + - & | ! ( ) { } [ ] ^ ~ * ?
+// \ : and the phrase quote), to be escaped with a backslash in the search
+// text, that is two in the JQL string.
+const luceneSpecial = `+-&|!(){}[]^~*?\:"`
+
+// textTerm reads the body of a JQL string given to text ~: first the JQL
+// string escapes (\" \\ \n \t \r, per Atlassian's "JQL: fields, operators
+// and keywords": a quote or backslash inside a string is escaped), then
+// the text search's: an escaped special character is itself, an unescaped
+// one an operator. The fake has no Lucene operators, so it refuses them as
+// Jira refuses a query that misuses them, instead of guessing.
+func textTerm(quoted string) (string, error) {
+	var lit []rune
+	rs := []rune(quoted)
+	for i := 0; i < len(rs); i++ {
+		if rs[i] != '\\' {
+			lit = append(lit, rs[i])
+			continue
+		}
+		i++
+		if i == len(rs) {
+			return "", fmt.Errorf("the string ends in a lone backslash")
+		}
+		switch rs[i] {
+		case '"', '\'', '\\', ' ':
+			lit = append(lit, rs[i])
+		case 'n':
+			lit = append(lit, '\n')
+		case 't':
+			lit = append(lit, '\t')
+		case 'r':
+			lit = append(lit, '\r')
+		default:
+			return "", fmt.Errorf("'\\%c' is an illegal JQL escape sequence", rs[i])
+		}
+	}
+	var out []rune
+	for i := 0; i < len(lit); i++ {
+		switch {
+		case lit[i] == '\\' && i+1 < len(lit):
+			i++
+			out = append(out, lit[i])
+		case strings.ContainsRune(luceneSpecial, lit[i]):
+			return "", fmt.Errorf("the text search reads %q as an operator; escape it with two backslashes to search for it", lit[i])
+		default:
+			out = append(out, lit[i])
+		}
+	}
+	return string(out), nil
 }
 
 func (s *Server) attachment(id string) (Attachment, bool) {
