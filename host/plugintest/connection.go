@@ -236,6 +236,19 @@ func (s *connStore) UpdateConnectionSecret(_ context.Context, p tenancy.Principa
 	return r.Version, nil
 }
 
+func (s *connStore) SetConnectionCheck(_ context.Context, p tenancy.Principal, id string, at time.Time, lastError string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, err := s.key(p, id)
+	if err != nil {
+		return err
+	}
+	r := s.conns[k]
+	r.CheckedAt, r.LastError = at, lastError
+	s.conns[k] = r
+	return nil
+}
+
 func (s *connStore) RevokeConnection(_ context.Context, p tenancy.Principal, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
