@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,11 +36,16 @@ type jiraEnv struct {
 func newJiraEnv(t *testing.T) *jiraEnv {
 	t.Helper()
 	ctx := context.Background()
-	e := newEnv(t)
 	site := jira.New("alice@acme.example", "jira-api-token-1")
 	t.Cleanup(site.Close)
 	u, _ := url.Parse(site.URL)
 	port := u.Port()
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port, "api.atlassian.com:" + port, "down.atlassian.net"},
+		Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1", "api.atlassian.com": "127.0.0.1", "down.atlassian.net": "127.0.0.1"}}
+	e := newEnv(t, func(o *connections.Options) {
+		// Connections are tried when made, through the same egress rules.
+		o.Check = connections.CheckOptions{AllowPrivateHosts: opts.AllowPrivateHosts, Resolver: opts.Resolver}
+	})
 	pdf, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "pdf", "deb-camlidl-1.04.pdf"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +57,6 @@ func newJiraEnv(t *testing.T) *jiraEnv {
 	for i, name := range []string{"PROJ board", "OPS board", "Release board"} {
 		site.AddBoard(jira.Board{ID: i + 1, Name: name, Type: "scrum", Issues: []string{"PROJ-1", "PROJ-2", "PROJ-3"}})
 	}
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port, "api.atlassian.com:" + port},
-		Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1", "api.atlassian.com": "127.0.0.1"}}
 	capab := &connections.Capability{Service: e.svc, Egress: opts}
 	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{capab.Wasm()}}, "jira")
 	je := &jiraEnv{env: e, site: site, resolver: &connections.Resolver{Plugins: h, Service: e.svc}, base: "http://acme.atlassian.net:" + port, pdf: pdf}
@@ -263,5 +268,63 @@ func TestJiraSearchTextEscaped(t *testing.T) {
 		if err != nil || len(hits.Entries) != 1 || hits.Entries[0].Name != "PROJ-7" {
 			t.Errorf("search %q: %+v %v", q, hits, err)
 		}
+	}
+}
+
+// TestConnectionCheckedWhenMade: a connection is tried as it is made
+// (Jira's "Get current user", GET /rest/api/3/myself): one that works is
+// checked; a token Jira refuses (401) and a site that does not answer are
+// kept but listed failed with the error (issue 28 saw such a connection
+// listed active), and no message carries the token.
+func TestConnectionCheckedWhenMade(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	if je.conn.Status != connections.StatusChecked || je.conn.LastError != "" || je.conn.CheckedAt.IsZero() {
+		t.Fatalf("a working connection: %q %q %v", je.conn.Status, je.conn.LastError, je.conn.CheckedAt)
+	}
+	if last := je.site.Requests()[len(je.site.Requests())-1]; last != "GET /rest/api/3/myself" {
+		t.Fatalf("the check was %q", last)
+	}
+	refused, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "refused", Auth: "basic", BaseURL: je.base,
+		Account: "alice@acme.example", Token: "made-up-token-123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing listens on a port just closed: the site does not answer.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	downPort := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	down, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "down", Auth: "basic",
+		BaseURL: "http://down.atlassian.net:" + strconv.Itoa(downPort), Account: "alice@acme.example", Token: "made-up-token-456"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c    connections.Connection
+		want string
+	}{{refused, "401"}, {down, "down.atlassian.net"}} {
+		if tc.c.Status != connections.StatusFailed || !strings.Contains(tc.c.LastError, tc.want) || strings.Contains(tc.c.LastError, "made-up-token") {
+			t.Errorf("%s: %q %q", tc.c.Label, tc.c.Status, tc.c.LastError)
+		}
+	}
+	listed, err := je.svc.List(ctx, je.alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, c := range listed {
+		status[c.Label] = c.Status
+	}
+	if status["acme"] != connections.StatusChecked || status["refused"] != connections.StatusFailed || status["down"] != connections.StatusFailed {
+		t.Fatalf("listed %v", status)
+	}
+	// Checked again once the site answers the token: failed no more.
+	je.site.Token = "made-up-token-123"
+	again, err := je.svc.Check(ctx, je.alice, refused.ID)
+	if err != nil || again.Status != connections.StatusChecked || again.LastError != "" {
+		t.Fatalf("checked again: %+v %v", again, err)
 	}
 }
