@@ -16,6 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
+	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -33,7 +34,13 @@ type jiraEnv struct {
 // newJiraEnv: the built-in Jira connector (plugins/jira) loaded with the
 // connection capability, a fake Jira Cloud site reached as
 // acme.atlassian.net, and alice's basic (e-mail + API token) connection.
-func newJiraEnv(t *testing.T) *jiraEnv {
+func newJiraEnv(t *testing.T) *jiraEnv { return newJiraEnvWith(t, nil) }
+
+// newJiraEnvWith: as newJiraEnv; with as, the jira provider is also
+// connected by OAuth 2.0 (3LO) at that authorisation server, with
+// Atlassian's defaults but for its endpoints, and its API root (the
+// gateway and accessible-resources) on the fake as api.atlassian.com.
+func newJiraEnvWith(t *testing.T, as *oauth.Server) *jiraEnv {
 	t.Helper()
 	ctx := context.Background()
 	site := jira.New("alice@acme.example", "jira-api-token-1")
@@ -45,6 +52,15 @@ func newJiraEnv(t *testing.T) *jiraEnv {
 	e := newEnv(t, func(o *connections.Options) {
 		// Connections are tried when made, through the same egress rules.
 		o.Check = connections.CheckOptions{AllowPrivateHosts: opts.AllowPrivateHosts, Resolver: opts.Resolver}
+		if as == nil {
+			return
+		}
+		for i, p := range o.Providers {
+			if p.Name == "jira" {
+				o.Providers[i] = connections.JiraOAuth("http://api.atlassian.com:"+port, connections.OAuth{ClientID: as.ClientID, ClientSecret: as.ClientSecret,
+					AuthURL: as.AuthURL(), TokenURL: as.TokenURL(), RedirectURL: as.RedirectURI})
+			}
+		}
 	})
 	pdf, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "pdf", "deb-camlidl-1.04.pdf"))
 	if err != nil {
@@ -326,5 +342,53 @@ func TestConnectionCheckedWhenMade(t *testing.T) {
 	again, err := je.svc.Check(ctx, je.alice, refused.ID)
 	if err != nil || again.Status != connections.StatusChecked || again.LastError != "" {
 		t.Fatalf("checked again: %+v %v", again, err)
+	}
+}
+
+// TestJiraOAuth3LO: Atlassian's OAuth 2.0 (3LO) as its "OAuth 2.0 (3LO)
+// apps" documents: the consent URL carries audience=api.atlassian.com and
+// prompt=consent (the server refuses it otherwise); the grant names no
+// site, so the cloud id comes from accessible-resources and requests go
+// to api.atlassian.com/ex/jira/{cloudId}; refresh tokens rotate (each
+// refresh answers a new one and the old one is refused after use), so the
+// second refresh must use the refresh token the first one answered.
+func TestJiraOAuth3LO(t *testing.T) {
+	as := oauth.New("jira-client", "jira-secret", redirect)
+	as.Require = map[string]string{"audience": "api.atlassian.com", "prompt": "consent"}
+	t.Cleanup(as.Close)
+	je := newJiraEnvWith(t, as)
+	je.site.Bearer = as.Valid
+	ctx := context.Background()
+	authURL, err := je.svc.StartAuthorization(ctx, je.alice, "jira", "acme 3LO")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := as.Consent(authURL)
+	if code == "" {
+		t.Fatalf("the authorisation server refused %s", authURL)
+	}
+	q, _ := url.ParseQuery(authURL[strings.Index(authURL, "?")+1:])
+	c, err := je.svc.CompleteAuthorization(ctx, je.alice, q.Get("state"), code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(c.BaseURL, "/ex/jira/"+je.site.CloudID) || c.Status != connections.StatusChecked {
+		t.Fatalf("3LO connection %+v", c)
+	}
+	browse := func() {
+		t.Helper()
+		page, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: c.ID, Service: "issues", Path: "PROJ", Limit: 2})
+		if err != nil || len(page.Entries) != 2 {
+			t.Fatalf("browse with 3LO: %+v %v", page, err)
+		}
+	}
+	browse()
+	// The access token ends early (401): refreshed once, with rotation.
+	for i := 1; i <= 2; i++ {
+		as.RevokeAccess()
+		browse()
+		if as.Refreshes() != i {
+			t.Fatalf("%d refreshes after %d expiries", as.Refreshes(), i)
+		}
 	}
 }

@@ -115,6 +115,19 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 	return Provider{}, false
 }
 
+// JiraOAuth is the jira provider connected by Atlassian's OAuth 2.0 (3LO)
+// through the API root root (https://api.atlassian.com: the gateway and
+// accessible-resources) with client c; c's empty endpoints and scopes are
+// Atlassian's.
+func JiraOAuth(root string, c OAuth) Provider {
+	p := withDefaults(Provider{Name: "jira", OAuth: &c}, "")
+	if root != "" {
+		u, _ := url.Parse(root)
+		p.BaseURL, p.Hosts = root, []string{u.Host}
+	}
+	return p
+}
+
 // withDefaults fills what p leaves empty from its provider's defaults.
 func withDefaults(p Provider, tenant string) Provider {
 	d, ok := oauthDefaults(p.Name, tenant)

@@ -64,6 +64,9 @@ type Server struct {
 	// only: on the site's URL it is refused with 401, as reported in
 	// sooperset/mcp-atlassian#968.
 	ScopedToken string
+	// Bearer, when set, tells the OAuth 2.0 (3LO) access tokens the
+	// gateway takes (those the test's authorisation server issued).
+	Bearer func(token string) bool
 
 	mu       sync.Mutex
 	issues   []*Issue
@@ -73,7 +76,6 @@ type Server struct {
 	garbage  fault.Countdown // next authenticated requests answered with an HTML error page
 	failures fault.Countdown // next attachment content requests answered 500
 	requests []string
-	bearer   map[string]bool // OAuth 2.0 access tokens the gateway takes
 	// onContent, when set, runs before an attachment's content is served
 	// (a test's moment to act mid-download: cut a database, say).
 	onContent func()
@@ -82,7 +84,7 @@ type Server struct {
 // New starts a site accepting email and token.
 func New(email, token string) *Server {
 	s := &Server{Email: email, Token: token, nextID: 10000, CloudID: "11223344-a1b2-3b33-c444-def123456789",
-		ScopedToken: token + "-scoped", bearer: map[string]bool{}}
+		ScopedToken: token + "-scoped"}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rest/api/3/myself", s.myself)
 	mux.HandleFunc("GET /rest/api/3/issue/{key}", s.issue)
@@ -245,9 +247,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // scoped API token or an OAuth access token.
 func (s *Server) authenticated(r *http.Request, gateway bool) bool {
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return (gateway || r.URL.Path == "/oauth/token/accessible-resources") && s.bearer[tok]
+		return (gateway || r.URL.Path == "/oauth/token/accessible-resources") && s.Bearer != nil && s.Bearer(tok)
 	}
 	user, pass, ok := r.BasicAuth()
 	if !ok || user != s.Email {
@@ -257,14 +257,6 @@ func (s *Server) authenticated(r *http.Request, gateway bool) bool {
 		return pass == s.ScopedToken
 	}
 	return pass == s.Token && r.URL.Path != "/oauth/token/accessible-resources"
-}
-
-// AcceptBearer makes the gateway take an OAuth 2.0 access token (one the
-// OAuth fake issued for this site).
-func (s *Server) AcceptBearer(token string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.bearer[token] = true
 }
 
 // accessibleResources answers the sites an OAuth 2.0 (3LO) token may
