@@ -392,3 +392,80 @@ func TestJiraOAuth3LO(t *testing.T) {
 		}
 	}
 }
+
+// adfText, adfNode and friends build ADF documents as Atlassian's
+// "Atlassian Document Format" structure reference describes the nodes
+// (doc, paragraph, heading, bulletList, orderedList, listItem, codeBlock,
+// table, tableRow, tableHeader, tableCell, blockquote, text with marks,
+// mention, hardBreak, inlineCard).
+func adfText(t string, marks ...map[string]any) map[string]any {
+	n := map[string]any{"type": "text", "text": t}
+	if len(marks) > 0 {
+		ms := []any{}
+		for _, m := range marks {
+			ms = append(ms, m)
+		}
+		n["marks"] = ms
+	}
+	return n
+}
+
+func adfNode(typ string, attrs map[string]any, content ...any) map[string]any {
+	n := map[string]any{"type": typ, "content": content}
+	if attrs != nil {
+		n["attrs"] = attrs
+	}
+	return n
+}
+
+// TestJiraIssueRichText: downloading an issue's path (PROJ-8) answers the
+// issue as Markdown: the v3 description and comments, which Jira Cloud
+// answers only as ADF, read with their structure, not as the empty or
+// flattened text a reader of plain strings would make of them.
+func TestJiraIssueRichText(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	p := func(c ...any) map[string]any { return adfNode("paragraph", nil, c...) }
+	li := func(c ...any) map[string]any { return adfNode("listItem", nil, c...) }
+	cell := func(typ, text string) map[string]any { return adfNode(typ, nil, p(adfText(text))) }
+	desc := map[string]any{"type": "doc", "version": 1, "content": []any{
+		adfNode("heading", map[string]any{"level": 2}, adfText("Steps")),
+		adfNode("orderedList", map[string]any{"order": 1}, li(p(adfText("Open the "), adfText("settings", map[string]any{"type": "strong"}))),
+			li(p(adfText("Run "), adfText("make test", map[string]any{"type": "code"})),
+				adfNode("bulletList", nil, li(p(adfText("on SQLite")))))),
+		adfNode("codeBlock", map[string]any{"language": "go"}, adfText("func main() {\n\tpanic(1)\n}")),
+		p(adfText("Ask "), map[string]any{"type": "mention", "attrs": map[string]any{"id": "5b10a2844c20165700ede21g", "text": "@Ada Lovelace"}},
+			adfText(" or read "), adfText("the guide", map[string]any{"type": "link", "attrs": map[string]any{"href": "https://example.com/guide"}}),
+			map[string]any{"type": "hardBreak"}, adfText("second line")),
+		adfNode("table", nil, adfNode("tableRow", nil, cell("tableHeader", "Backend"), cell("tableHeader", "Result")),
+			adfNode("tableRow", nil, cell("tableCell", "PostgreSQL"), cell("tableCell", "fails"))),
+		adfNode("blockquote", nil, p(adfText("quoted"))),
+	}}
+	is := je.site.AddIssue("PROJ-8", "Rich issue", "To Do")
+	is.DescriptionADF = desc
+	is.Assignee = "Ada Lovelace"
+	is.Comments = []jira.Comment{{Author: "Bob", Body: map[string]any{"type": "doc", "version": 1, "content": []any{
+		adfNode("bulletList", nil, li(p(adfText("first"))), li(p(adfText("second")))),
+	}}}}
+	f, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: je.conn.ID, Service: "issues", Path: "PROJ-8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(f.Data)
+	if f.Name != "PROJ-8.md" || f.MIMEType != "text/markdown" {
+		t.Errorf("file %q %q", f.Name, f.MIMEType)
+	}
+	for _, want := range []string{
+		"# PROJ-8: Rich issue", "Status: To Do", "Assignee: Ada Lovelace",
+		"## Steps", "1. Open the **settings**", "2. Run `make test`", "  - on SQLite",
+		"```go\nfunc main() {\n\tpanic(1)\n}\n```",
+		"Ask @Ada Lovelace or read [the guide](https://example.com/guide)\nsecond line",
+		"| Backend | Result |\n| --- | --- |\n| PostgreSQL | fails |",
+		"> quoted",
+		"### Bob, ", "- first\n- second",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}

@@ -20,6 +20,9 @@ type client struct {
 	// site is where people open issues (https://NAME.atlassian.net); it
 	// is unknown through the gateway, whose URL is an API root only.
 	site string
+	// cloud: Jira Cloud (a site on atlassian.net or the gateway), not
+	// Data Center or Server.
+	cloud bool
 }
 
 func newClient(connID string) (*client, error) {
@@ -37,7 +40,20 @@ func newClient(connID string) (*client, error) {
 	if !strings.Contains(c.base, "/ex/jira/") {
 		c.site = c.base
 	}
+	if u, err := url.Parse(c.base); err == nil {
+		h := u.Hostname()
+		c.cloud = strings.HasSuffix(h, ".atlassian.net") || h == "api.atlassian.com"
+	}
 	return c, nil
+}
+
+// api is the platform REST version: 3 on Jira Cloud (rich text as ADF),
+// 2 on Data Center and Server, which have no v3.
+func (c *client) api() string {
+	if c.cloud {
+		return "3"
+	}
+	return "2"
 }
 
 // browseURL is the issue's page for people, when the site is known.

@@ -37,6 +37,19 @@ type Attachment struct {
 type Issue struct {
 	ID, Key, Summary, Status, Description string
 	Attachments                           []Attachment
+	// DescriptionADF, when set, is the description as an Atlassian
+	// Document Format document (REST v3 answers rich text only as ADF:
+	// "Atlassian Document Format", developer.atlassian.com/cloud/jira/platform/apis/document/structure/);
+	// otherwise Description is wrapped in one paragraph.
+	DescriptionADF any
+	Comments       []Comment
+	Assignee       string
+}
+
+// Comment is an issue's comment; its body is an ADF document in v3.
+type Comment struct {
+	Author string
+	Body   any
 }
 
 // Board is an Agile board and the keys of its issues.
@@ -277,9 +290,24 @@ func (s *Server) issueJSON(is *Issue) map[string]any {
 	for _, a := range is.Attachments {
 		atts = append(atts, s.attachmentJSON(a))
 	}
+	desc := is.DescriptionADF
+	if desc == nil {
+		desc = adf(is.Description)
+	}
+	comments := []any{}
+	for i, c := range is.Comments {
+		comments = append(comments, map[string]any{"id": strconv.Itoa(20000 + i), "author": map[string]any{"displayName": c.Author, "accountId": "5b10ac8d82e05b22cc7d4ef" + strconv.Itoa(i)},
+			"body": c.Body, "created": "2026-03-02T10:00:00.000+0000"})
+	}
+	var assignee any
+	if is.Assignee != "" {
+		assignee = map[string]any{"displayName": is.Assignee}
+	}
+	// The issue's comment field is a page of comments (Jira REST v3 "Get issue", fields=comment).
 	return map[string]any{"id": is.ID, "key": is.Key, "self": s.URL + "/rest/api/3/issue/" + is.ID,
 		"fields": map[string]any{"summary": is.Summary, "status": map[string]any{"name": is.Status}, "attachment": atts,
-			"description": adf(is.Description)}}
+			"description": desc, "assignee": assignee,
+			"comment": map[string]any{"comments": comments, "maxResults": len(comments), "total": len(comments), "startAt": 0}}}
 }
 
 // adf wraps text in an Atlassian Document Format document, as v3 answers rich text.
