@@ -469,3 +469,51 @@ func TestJiraIssueRichText(t *testing.T) {
 		}
 	}
 }
+
+// TestJiraIssueActions: the connector's own actions, which change the
+// site and are not read-only: an issue created with its description
+// written as ADF (v3 refuses a plain string), a comment as ADF, a
+// transition found by the status it leads to, an assignment by account
+// id. A read-only or standard tool is no action.
+func TestJiraIssueActions(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	tg := target(je.conn, "issues")
+	var made struct{ ID, Key, WebURL string }
+	err := je.resolver.Act(ctx, je.alice, tg, "createIssue", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"project": "PROJ", "issueType": "Bug", "summary": "Crash on start", "description": "It crashes.\n\nSteps:\nrun it"}, &made)
+	if err != nil || made.Key != "PROJ-4" || made.WebURL != je.base+"/browse/PROJ-4" {
+		t.Fatalf("create: %+v %v", made, err)
+	}
+	f, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-4"})
+	if err != nil || !strings.Contains(string(f.Data), "It crashes.\n\nSteps:\nrun it") {
+		t.Fatalf("the description as written: %q %v", f.Data, err)
+	}
+	var ref struct{ ID, Key string }
+	if err := je.resolver.Act(ctx, je.alice, tg, "addComment", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"issue": "PROJ-4", "body": "Seen on **1.2**"}, &ref); err != nil || ref.ID == "" {
+		t.Fatalf("comment: %+v %v", ref, err)
+	}
+	if err := je.resolver.Act(ctx, je.alice, tg, "transitionIssue", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"issue": "PROJ-4", "to": "In Progress"}, &ref); err != nil || je.site.Issue("PROJ-4").Status != "In Progress" {
+		t.Fatalf("transition: %v", err)
+	}
+	err = je.resolver.Act(ctx, je.alice, tg, "transitionIssue", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"issue": "PROJ-4", "to": "Shipped"}, &ref)
+	if err == nil || !strings.Contains(err.Error(), "Start progress") {
+		t.Fatalf("unknown transition: %v", err)
+	}
+	if err := je.resolver.Act(ctx, je.alice, tg, "assignIssue", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"issue": "PROJ-4", "accountId": "5b10a2844c20165700ede21g"}, &ref); err != nil || je.site.Issue("PROJ-4").Assignee != "5b10a2844c20165700ede21g" {
+		t.Fatalf("assign: %v", err)
+	}
+	f, _ = je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-4"})
+	if !strings.Contains(string(f.Data), "Seen on **1.2**") || !strings.Contains(string(f.Data), "Status: In Progress") {
+		t.Fatalf("after the actions:\n%s", f.Data)
+	}
+	for _, tool := range []string{"externalBrowse", "browse", "nope"} {
+		if err := je.resolver.Act(ctx, je.alice, tg, tool, map[string]any{}, &ref); err == nil || !strings.Contains(err.Error(), "unsupported") {
+			t.Errorf("Act(%s): %v", tool, err)
+		}
+	}
+}

@@ -202,3 +202,25 @@ func inline(nodes []adfNode) string {
 	}
 	return b.String()
 }
+
+// adfDoc writes plain text as an ADF document (v3 takes rich text only as
+// ADF): a paragraph per blank-line-separated block, line breaks kept.
+func adfDoc(text string) adfNode {
+	doc := adfNode{Type: "doc", Version: 1, Content: []adfNode{}}
+	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		if strings.TrimSpace(para) == "" {
+			continue
+		}
+		p := adfNode{Type: "paragraph"}
+		for i, line := range strings.Split(para, "\n") {
+			if i > 0 {
+				p.Content = append(p.Content, adfNode{Type: "hardBreak"})
+			}
+			if line != "" {
+				p.Content = append(p.Content, adfNode{Type: "text", Text: line})
+			}
+		}
+		doc.Content = append(doc.Content, p)
+	}
+	return doc
+}

@@ -109,6 +109,11 @@ func New(email, token string) *Server {
 	mux.HandleFunc("GET /rest/agile/1.0/board", s.listBoards)
 	mux.HandleFunc("GET /rest/agile/1.0/board/{id}/issue", s.boardIssues)
 	mux.HandleFunc("GET /oauth/token/accessible-resources", s.accessibleResources)
+	mux.HandleFunc("POST /rest/api/3/issue", s.createIssue)
+	mux.HandleFunc("POST /rest/api/3/issue/{key}/comment", s.addComment)
+	mux.HandleFunc("GET /rest/api/3/issue/{key}/transitions", s.transitions)
+	mux.HandleFunc("POST /rest/api/3/issue/{key}/transitions", s.transition)
+	mux.HandleFunc("PUT /rest/api/3/issue/{key}/assignee", s.assign)
 	s.Server = httptest.NewServer(s.guard(mux))
 	return s
 }
@@ -279,6 +284,159 @@ func (s *Server) authenticated(r *http.Request, gateway bool) bool {
 func (s *Server) accessibleResources(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, []any{map[string]any{"id": s.CloudID, "url": "https://acme.atlassian.net", "name": "acme",
 		"scopes": []string{"read:jira-work", "write:jira-work", "read:jira-user"}, "avatarUrl": "https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/rocket.png"}})
+}
+
+// isADF: v3 takes rich text only as an ADF document ({"type": "doc",
+// "version": 1, "content": [...]}); a string is refused with 400 and
+// "Operation value must be an Atlassian Document" (REST v3 "Create issue",
+// "Add comment": the description and body are ADF).
+func isADF(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || m["type"] != "doc" || m["version"] != float64(1) {
+		return false
+	}
+	_, ok = m["content"].([]any)
+	return ok
+}
+
+func adfRefused(w http.ResponseWriter, field string) {
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]any{"errorMessages": []string{}, "errors": map[string]string{field: "Operation value must be an Atlassian Document (see the Atlassian Document Format)"}})
+}
+
+// createIssue is REST v3 "Create issue": fields project (by key),
+// issuetype (by name), summary and an ADF description; 201 {id, key, self}.
+func (s *Server) createIssue(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Fields map[string]any `json:"fields"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		jiraError(w, http.StatusBadRequest, "Unexpected character in the request body.")
+		return
+	}
+	proj, _ := req.Fields["project"].(map[string]any)
+	key, _ := proj["key"].(string)
+	summary, _ := req.Fields["summary"].(string)
+	if key == "" || summary == "" {
+		jiraError(w, http.StatusBadRequest, "project and summary are required")
+		return
+	}
+	if d, ok := req.Fields["description"]; ok && !isADF(d) {
+		adfRefused(w, "description")
+		return
+	}
+	s.mu.Lock()
+	n := 1
+	for _, is := range s.issues {
+		if strings.HasPrefix(is.Key, key+"-") {
+			n++
+		}
+	}
+	s.nextID++
+	is := &Issue{ID: strconv.Itoa(s.nextID), Key: key + "-" + strconv.Itoa(n), Summary: summary, Status: "To Do", DescriptionADF: req.Fields["description"]}
+	s.issues = append(s.issues, is)
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": is.ID, "key": is.Key, "self": s.URL + "/rest/api/3/issue/" + is.ID})
+}
+
+// addComment is REST v3 "Add comment": an ADF body; 201 with the comment.
+func (s *Server) addComment(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Body any `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		jiraError(w, http.StatusBadRequest, "Unexpected character in the request body.")
+		return
+	}
+	if !isADF(req.Body) {
+		adfRefused(w, "comment")
+		return
+	}
+	s.mu.Lock()
+	is := s.find(r.PathValue("key"))
+	if is != nil {
+		is.Comments = append(is.Comments, Comment{Author: "Test User", Body: req.Body})
+	}
+	n := 0
+	if is != nil {
+		n = len(is.Comments)
+	}
+	s.mu.Unlock()
+	if is == nil {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": strconv.Itoa(20000 + n - 1), "body": req.Body})
+}
+
+// workflow is the fake's one workflow: REST v3 "Get transitions" answers
+// each transition's id, name and target status.
+var workflow = []struct{ ID, Name, To string }{{"11", "To Do", "To Do"}, {"21", "Start progress", "In Progress"}, {"31", "Done", "Done"}}
+
+func (s *Server) transitions(w http.ResponseWriter, r *http.Request) {
+	if s.Issue(r.PathValue("key")) == nil {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return
+	}
+	ts := []any{}
+	for _, t := range workflow {
+		ts = append(ts, map[string]any{"id": t.ID, "name": t.Name, "to": map[string]any{"name": t.To}})
+	}
+	writeJSON(w, map[string]any{"transitions": ts})
+}
+
+// transition is REST v3 "Transition issue": {"transition": {"id"}}; 204.
+func (s *Server) transition(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Transition struct {
+			ID string `json:"id"`
+		} `json:"transition"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.find(r.PathValue("key"))
+	if is == nil {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return
+	}
+	for _, t := range workflow {
+		if t.ID == req.Transition.ID {
+			is.Status = t.To
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	jiraError(w, http.StatusBadRequest, "Transition id '"+req.Transition.ID+"' is not valid for this issue.")
+}
+
+// assign is REST v3 "Assign issue": {"accountId": "..."} (null
+// unassigns; Cloud takes no user names); 204.
+func (s *Server) assign(w http.ResponseWriter, r *http.Request) {
+	var req map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		jiraError(w, http.StatusBadRequest, "Unexpected character in the request body.")
+		return
+	}
+	id, ok := req["accountId"]
+	if !ok {
+		jiraError(w, http.StatusBadRequest, "accountId is required (user names are not accepted on Jira Cloud).")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.find(r.PathValue("key"))
+	if is == nil {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return
+	}
+	is.Assignee, _ = id.(string)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) myself(w http.ResponseWriter, r *http.Request) {
