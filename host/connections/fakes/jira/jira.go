@@ -6,6 +6,12 @@
 // by startAt, maxResults and isLast, attachment content answered by a 303
 // to a media URL unless redirect=false, uploads guarded by
 // X-Atlassian-Token: no-check, and throttling with 429 and Retry-After.
+// Jira Cloud as Atlassian now documents it: the API gateway
+// /ex/jira/{cloudId} (scoped API tokens, refused on the site's URL; OAuth
+// 2.0 access tokens), accessible-resources, rich text as ADF in v3 (read
+// and required on write), text ~ with the text search's operators
+// refused unless escaped, transitions and assignment by account id. Each
+// behaviour names its document where it is implemented.
 package jira
 
 import (
