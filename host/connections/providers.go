@@ -101,7 +101,7 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 		// prompt=consent, requests to api.atlassian.com/ex/jira/{cloudId}
 		// (the cloud id from accessible-resources, CompleteAuthorization);
 		// offline_access for a refresh token, which rotates on each use.
-		return Provider{Name: name, Hosts: []string{"api.atlassian.com"}, BaseURL: "https://api.atlassian.com",
+		return Provider{Name: name, Hosts: []string{"api.atlassian.com"}, BaseURL: "https://api.atlassian.com", AtlassianSites: true,
 			OAuth: &OAuth{AuthURL: "https://auth.atlassian.com/authorize", TokenURL: "https://auth.atlassian.com/oauth/token",
 				Scopes: []string{"read:jira-work", "write:jira-work", "read:jira-user", "offline_access"},
 				AuthParams: map[string]string{"audience": "api.atlassian.com", "prompt": "consent"}}}, true
@@ -143,6 +143,7 @@ func withDefaults(p Provider, tenant string) Provider {
 	if p.BaseURL == "" {
 		p.BaseURL = d.BaseURL
 	}
+	p.AtlassianSites = p.AtlassianSites || d.AtlassianSites
 	if p.OAuth != nil && d.OAuth != nil {
 		if p.OAuth.AuthURL == "" {
 			p.OAuth.AuthURL = d.OAuth.AuthURL

@@ -74,6 +74,10 @@ type Provider struct {
 	// Schemes are the URL schemes of its connections' base URLs (default
 	// http and https; the file servers' provider: ftp, ftps and sftp).
 	Schemes []string
+	// AtlassianSites: an OAuth grant names no site; the site's cloud id
+	// comes from BaseURL's /oauth/token/accessible-resources and the
+	// connection's base URL is BaseURL/ex/jira/{cloudId} (Atlassian 3LO).
+	AtlassianSites bool
 	// CheckPath is the request (under the connection's base URL) that
 	// tries a connection when it is made (Check); the providers the host
 	// knows by name have their own.
@@ -505,7 +509,7 @@ func (s *Service) CompleteAuthorization(ctx context.Context, p tenancy.Principal
 		scopes = strings.Fields(sc)
 	}
 	base := ""
-	if st.Provider == "jira" {
+	if pr.AtlassianSites {
 		// Atlassian's 3LO grant names no site: the cloud id of the site
 		// comes from accessible-resources, and requests go to the gateway.
 		if base, err = s.jiraSite(ctx, pr.BaseURL, tok.AccessToken, st.Label); err != nil {
