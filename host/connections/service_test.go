@@ -96,6 +96,9 @@ func newEnv(t testing.TB, with ...func(*connections.Options)) *env {
 		TokenClient: e.as.Client(),
 		Now:         e.clock.Now,
 		Sleep:       e.clock.Sleep,
+		// Connections are tried when made: by default through a resolver
+		// that knows no host, so no test reaches a real site.
+		Check: connections.CheckOptions{Resolver: connectionstest.DNS{}},
 	}
 	for _, f := range with {
 		f(&o)
