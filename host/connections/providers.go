@@ -103,7 +103,7 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 		// offline_access for a refresh token, which rotates on each use.
 		return Provider{Name: name, Hosts: []string{"api.atlassian.com"}, BaseURL: "https://api.atlassian.com", AtlassianSites: true,
 			OAuth: &OAuth{AuthURL: "https://auth.atlassian.com/authorize", TokenURL: "https://auth.atlassian.com/oauth/token",
-				Scopes: []string{"read:jira-work", "write:jira-work", "read:jira-user", "offline_access"},
+				Scopes:     []string{"read:jira-work", "write:jira-work", "read:jira-user", "offline_access"},
 				AuthParams: map[string]string{"audience": "api.atlassian.com", "prompt": "consent"}}}, true
 	case "google":
 		// Google: Drive v3 on www.googleapis.com, Gmail v1 on gmail.googleapis.com.

@@ -13,8 +13,8 @@ import (
 
 // createIssueRequest makes an issue in a project.
 type createIssueRequest struct {
-	Connection string `json:"connection" minLength:"1" description:"the connection id"`
-	Service    string `json:"service" minLength:"1" description:"the service: issues"`
+	Connection  string `json:"connection" minLength:"1" description:"the connection id"`
+	Service     string `json:"service" minLength:"1" description:"the service: issues"`
 	Project     string `json:"project" description:"the project key (PROJ)"`
 	IssueType   string `json:"issueType,omitempty" description:"the issue type's name (default Task)"`
 	Summary     string `json:"summary"`
@@ -32,8 +32,8 @@ type issueRef struct {
 type commentRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the service: issues"`
-	Issue string `json:"issue" description:"the issue key (PROJ-12)"`
-	Body  string `json:"body" description:"text; blank lines separate paragraphs"`
+	Issue      string `json:"issue" description:"the issue key (PROJ-12)"`
+	Body       string `json:"body" description:"text; blank lines separate paragraphs"`
 }
 
 // transitionRequest moves an issue through its workflow: to names the
@@ -41,8 +41,8 @@ type commentRequest struct {
 type transitionRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the service: issues"`
-	Issue string `json:"issue" description:"the issue key (PROJ-12)"`
-	To    string `json:"to" description:"the transition's name or the status it leads to"`
+	Issue      string `json:"issue" description:"the issue key (PROJ-12)"`
+	To         string `json:"to" description:"the transition's name or the status it leads to"`
 }
 
 // assignRequest assigns an issue: accountId on Cloud, the user name on
@@ -50,8 +50,8 @@ type transitionRequest struct {
 type assignRequest struct {
 	Connection string `json:"connection" minLength:"1" description:"the connection id"`
 	Service    string `json:"service" minLength:"1" description:"the service: issues"`
-	Issue     string `json:"issue" description:"the issue key (PROJ-12)"`
-	AccountID string `json:"accountId,omitempty" description:"the assignee's account id (Data Center: user name); empty unassigns"`
+	Issue      string `json:"issue" description:"the issue key (PROJ-12)"`
+	AccountID  string `json:"accountId,omitempty" description:"the assignee's account id (Data Center: user name); empty unassigns"`
 }
 
 func actionClient(conn, service, key string) (*client, error) {
