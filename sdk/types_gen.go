@@ -224,13 +224,21 @@ type Connection struct {
 	// One of "oauth2", "token", "basic".
 	Auth      string     `json:"auth"`
 	BaseURL   string     `json:"baseUrl,omitempty"`
+	CheckedAt *time.Time `json:"checkedAt,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 	ID        string     `json:"id"`
 	Label     string     `json:"label"`
-	Provider  string     `json:"provider"`
-	Revoked   bool       `json:"revoked"`
-	Scopes    []string   `json:"scopes,omitempty"`
+	// the error of the last try (no secret)
+	LastError string   `json:"lastError,omitempty"`
+	Provider  string   `json:"provider"`
+	Revoked   bool     `json:"revoked"`
+	Scopes    []string `json:"scopes,omitempty"`
+	// what trying the connection found: checked (the provider answered when it was made or last
+	// checked), failed (lastError says why: a site that does not answer, a token the provider
+	// refuses), unchecked (the provider has no check) or revoked One of "checked", "failed",
+	// "unchecked", "revoked".
+	Status string `json:"status"`
 }
 
 // ConnectionProvider is the schema ConnectionProvider of the API.

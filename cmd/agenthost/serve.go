@@ -353,7 +353,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// which seals their credentials at rest (docs/connectors.md).
 	var conns api.Connections
 	var dataSources api.DataSources
-	connSvc, err := connections.FromEnv(env, db)
+	connSvc, err := connections.FromEnv(env, db, func(o *connections.Options) {
+		// A connection is tried when it is made, under the operator's
+		// egress settings (-allow-host, -resolve), as connectors' requests are.
+		o.Check.AllowPrivateHosts, o.Check.Resolver = eo.AllowPrivateHosts, eo.Resolver
+	})
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,10 @@ import (
 // root). A provider
 // the host knows by name (microsoft, with _TENANT, default "common";
 // google) has defaults for all but the client id, secret and redirect URL.
-func FromEnv(getenv func(string) string, st Store) (*Service, error) {
+//
+// with adjusts the options before the service is made (the host's egress
+// settings for checks: Options.Check).
+func FromEnv(getenv func(string) string, st Store, with ...func(*Options)) (*Service, error) {
 	raw := getenv("AGENTHOST_SECRET_KEY")
 	if strings.TrimSpace(raw) == "" {
 		return nil, nil
@@ -47,7 +50,11 @@ func FromEnv(getenv func(string) string, st Store) (*Service, error) {
 			providers = append(providers, p)
 		}
 	}
-	return New(Options{Store: st, Sealer: sealer, Providers: providers})
+	o := Options{Store: st, Sealer: sealer, Providers: providers}
+	for _, f := range with {
+		f(&o)
+	}
+	return New(o)
 }
 
 func list(s string) []string {

@@ -96,7 +96,7 @@ func newGoogleEnv(t *testing.T, apiHost string) *googleEnv {
 		apiHost = "www.googleapis.com"
 	}
 	base := "http://" + apiHost + ":" + port
-	gsvc, err := connections.New(connections.Options{Store: e.db, Sealer: connectionstest.Sealer(t), Providers: []connections.Provider{googleProvider(e.as, port, base)},
+	gsvc, err := connections.New(connections.Options{Check: connections.CheckOptions{Resolver: connectionstest.DNS{}}, Store: e.db, Sealer: connectionstest.Sealer(t), Providers: []connections.Provider{googleProvider(e.as, port, base)},
 		TokenClient: e.as.Client(), Now: e.clock.Now, Sleep: e.clock.Sleep})
 	if err != nil {
 		t.Fatal(err)
@@ -667,7 +667,7 @@ func TestAgentGoogleDriveToGmail(t *testing.T) {
 	t.Cleanup(g.Close)
 	u, _ := url.Parse(g.URL)
 	port := u.Port()
-	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), TokenClient: as.Client(),
+	svc, err := connections.New(connections.Options{Check: connections.CheckOptions{Resolver: connectionstest.DNS{}}, Store: w.DB, Sealer: connectionstest.Sealer(t), TokenClient: as.Client(),
 		Providers: []connections.Provider{googleProvider(as, port, "http://www.googleapis.com:"+port)}})
 	if err != nil {
 		t.Fatal(err)
@@ -764,7 +764,7 @@ func TestGoogleEchoNeverEntersMemory(t *testing.T) {
 	u, _ := url.Parse(g.URL)
 	port := u.Port()
 	// The probe's provider (acme) is served by the Google fake here.
-	svc, err := connections.New(connections.Options{Store: e.db, Sealer: connectionstest.Sealer(t), TokenClient: e.as.Client(), Providers: []connections.Provider{{
+	svc, err := connections.New(connections.Options{Check: connections.CheckOptions{Resolver: connectionstest.DNS{}}, Store: e.db, Sealer: connectionstest.Sealer(t), TokenClient: e.as.Client(), Providers: []connections.Provider{{
 		Name: "acme", Hosts: []string{"api.acme.test:" + port}, BaseURL: "http://api.acme.test:" + port,
 		OAuth: &connections.OAuth{ClientID: e.as.ClientID, ClientSecret: e.as.ClientSecret, AuthURL: e.as.AuthURL(), TokenURL: e.as.TokenURL(), RedirectURL: e.as.RedirectURI}}}})
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
+	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -31,14 +34,34 @@ type jiraEnv struct {
 // newJiraEnv: the built-in Jira connector (plugins/jira) loaded with the
 // connection capability, a fake Jira Cloud site reached as
 // acme.atlassian.net, and alice's basic (e-mail + API token) connection.
-func newJiraEnv(t *testing.T) *jiraEnv {
+func newJiraEnv(t *testing.T) *jiraEnv { return newJiraEnvWith(t, nil) }
+
+// newJiraEnvWith: as newJiraEnv; with as, the jira provider is also
+// connected by OAuth 2.0 (3LO) at that authorisation server, with
+// Atlassian's defaults but for its endpoints, and its API root (the
+// gateway and accessible-resources) on the fake as api.atlassian.com.
+func newJiraEnvWith(t *testing.T, as *oauth.Server) *jiraEnv {
 	t.Helper()
 	ctx := context.Background()
-	e := newEnv(t)
 	site := jira.New("alice@acme.example", "jira-api-token-1")
 	t.Cleanup(site.Close)
 	u, _ := url.Parse(site.URL)
 	port := u.Port()
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port, "api.atlassian.com:" + port, "down.atlassian.net"},
+		Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1", "api.atlassian.com": "127.0.0.1", "down.atlassian.net": "127.0.0.1"}}
+	e := newEnv(t, func(o *connections.Options) {
+		// Connections are tried when made, through the same egress rules.
+		o.Check = connections.CheckOptions{AllowPrivateHosts: opts.AllowPrivateHosts, Resolver: opts.Resolver}
+		if as == nil {
+			return
+		}
+		for i, p := range o.Providers {
+			if p.Name == "jira" {
+				o.Providers[i] = connections.JiraOAuth("http://api.atlassian.com:"+port, connections.OAuth{ClientID: as.ClientID, ClientSecret: as.ClientSecret,
+					AuthURL: as.AuthURL(), TokenURL: as.TokenURL(), RedirectURL: as.RedirectURI})
+			}
+		}
+	})
 	pdf, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "pdf", "deb-camlidl-1.04.pdf"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +73,6 @@ func newJiraEnv(t *testing.T) *jiraEnv {
 	for i, name := range []string{"PROJ board", "OPS board", "Release board"} {
 		site.AddBoard(jira.Board{ID: i + 1, Name: name, Type: "scrum", Issues: []string{"PROJ-1", "PROJ-2", "PROJ-3"}})
 	}
-	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + port}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
 	capab := &connections.Capability{Service: e.svc, Egress: opts}
 	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{capab.Wasm()}}, "jira")
 	je := &jiraEnv{env: e, site: site, resolver: &connections.Resolver{Plugins: h, Service: e.svc}, base: "http://acme.atlassian.net:" + port, pdf: pdf}
@@ -208,5 +230,290 @@ func TestJiraThrottledAndRejected(t *testing.T) {
 	_, err = je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1"})
 	if !errors.Is(err, connections.ErrRevoked) || len(je.site.Requests()) != before {
 		t.Fatalf("revoked: %v", err)
+	}
+}
+
+// TestJiraScopedTokenGateway: a scoped API token (a user's or a service
+// account's) reaches the site only through Atlassian's gateway,
+// https://api.atlassian.com/ex/jira/{cloudId} (Atlassian, "Manage API
+// tokens for your Atlassian account"); the connection names that URL and
+// the connector speaks to it like to the site. Before, the connector's
+// hosts held only *.atlassian.net and the request was host_refused.
+func TestJiraScopedTokenGateway(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	gw := strings.Replace(je.base, "acme.atlassian.net", "api.atlassian.com", 1) + "/ex/jira/" + je.site.CloudID
+	conn, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "scoped", Auth: "basic", BaseURL: gw,
+		Account: "alice@acme.example", Token: je.site.ScopedToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: conn.ID, Service: "issues", Path: "PROJ", Limit: 2})
+	if err != nil || len(page.Entries) != 2 || page.Entries[0].Name != "PROJ-1" {
+		t.Fatalf("through the gateway: %+v %v", page, err)
+	}
+	if page.Entries[0].WebURL != "" {
+		t.Errorf("web URL %q: the gateway is no site people open", page.Entries[0].WebURL)
+	}
+	last := je.site.Requests()[len(je.site.Requests())-1]
+	if !strings.HasPrefix(last, "GET /ex/jira/"+je.site.CloudID+"/rest/api/3/search/jql?") {
+		t.Fatalf("request %q is not the gateway's", last)
+	}
+	// The same scoped token on the site's own URL is refused (401), as
+	// reported in sooperset/mcp-atlassian#968.
+	onSite, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "scoped-on-site", Auth: "basic", BaseURL: je.base,
+		Account: "alice@acme.example", Token: je.site.ScopedToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: onSite.ID, Service: "issues", Path: "PROJ"}); err == nil || !strings.Contains(err.Error(), "connection_rejected") {
+		t.Fatalf("scoped token on the site: %v", err)
+	}
+}
+
+// TestJiraSearchTextEscaped: the user's text is searched for as itself.
+// Atlassian's "Search syntax for text fields" reads + - & | ! ( ) { } [ ]
+// ^ ~ * ? \ : as operators and says to escape them with two backslashes
+// in JQL; a quote or backslash inside a JQL string is escaped with one.
+func TestJiraSearchTextEscaped(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	je.site.AddIssue("PROJ-7", `Crash in parse("a[0]") on C:\temp + more`, "To Do")
+	for _, q := range []string{`parse("a[0]")`, `C:\temp`, `[0]`, `+ more`, `"a`} {
+		hits, err := je.resolver.Search(ctx, je.alice, wire.SearchRequest{Connection: je.conn.ID, Service: "issues", Query: q})
+		if err != nil || len(hits.Entries) != 1 || hits.Entries[0].Name != "PROJ-7" {
+			t.Errorf("search %q: %+v %v", q, hits, err)
+		}
+	}
+}
+
+// TestConnectionCheckedWhenMade: a connection is tried as it is made
+// (Jira's "Get current user", GET /rest/api/3/myself): one that works is
+// checked; a token Jira refuses (401) and a site that does not answer are
+// kept but listed failed with the error (issue 28 saw such a connection
+// listed active), and no message carries the token.
+func TestConnectionCheckedWhenMade(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	if je.conn.Status != connections.StatusChecked || je.conn.LastError != "" || je.conn.CheckedAt.IsZero() {
+		t.Fatalf("a working connection: %q %q %v", je.conn.Status, je.conn.LastError, je.conn.CheckedAt)
+	}
+	if last := je.site.Requests()[len(je.site.Requests())-1]; last != "GET /rest/api/3/myself" {
+		t.Fatalf("the check was %q", last)
+	}
+	refused, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "refused", Auth: "basic", BaseURL: je.base,
+		Account: "alice@acme.example", Token: "made-up-token-123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing listens on a port just closed: the site does not answer.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	downPort := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	down, err := je.svc.AddToken(ctx, je.alice, connections.NewToken{Provider: "jira", Label: "down", Auth: "basic",
+		BaseURL: "http://down.atlassian.net:" + strconv.Itoa(downPort), Account: "alice@acme.example", Token: "made-up-token-456"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c    connections.Connection
+		want string
+	}{{refused, "401"}, {down, "down.atlassian.net"}} {
+		if tc.c.Status != connections.StatusFailed || !strings.Contains(tc.c.LastError, tc.want) || strings.Contains(tc.c.LastError, "made-up-token") {
+			t.Errorf("%s: %q %q", tc.c.Label, tc.c.Status, tc.c.LastError)
+		}
+	}
+	listed, err := je.svc.List(ctx, je.alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, c := range listed {
+		status[c.Label] = c.Status
+	}
+	if status["acme"] != connections.StatusChecked || status["refused"] != connections.StatusFailed || status["down"] != connections.StatusFailed {
+		t.Fatalf("listed %v", status)
+	}
+	// Checked again once the site answers the token: failed no more.
+	je.site.Token = "made-up-token-123"
+	again, err := je.svc.Check(ctx, je.alice, refused.ID)
+	if err != nil || again.Status != connections.StatusChecked || again.LastError != "" {
+		t.Fatalf("checked again: %+v %v", again, err)
+	}
+}
+
+// TestJiraOAuth3LO: Atlassian's OAuth 2.0 (3LO) as its "OAuth 2.0 (3LO)
+// apps" documents: the consent URL carries audience=api.atlassian.com and
+// prompt=consent (the server refuses it otherwise); the grant names no
+// site, so the cloud id comes from accessible-resources and requests go
+// to api.atlassian.com/ex/jira/{cloudId}; refresh tokens rotate (each
+// refresh answers a new one and the old one is refused after use), so the
+// second refresh must use the refresh token the first one answered.
+func TestJiraOAuth3LO(t *testing.T) {
+	as := oauth.New("jira-client", "jira-secret", redirect)
+	as.Require = map[string]string{"audience": "api.atlassian.com", "prompt": "consent"}
+	t.Cleanup(as.Close)
+	je := newJiraEnvWith(t, as)
+	je.site.Bearer = as.Valid
+	ctx := context.Background()
+	authURL, err := je.svc.StartAuthorization(ctx, je.alice, "jira", "acme 3LO")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := as.Consent(authURL)
+	if code == "" {
+		t.Fatalf("the authorisation server refused %s", authURL)
+	}
+	q, _ := url.ParseQuery(authURL[strings.Index(authURL, "?")+1:])
+	c, err := je.svc.CompleteAuthorization(ctx, je.alice, q.Get("state"), code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(c.BaseURL, "/ex/jira/"+je.site.CloudID) || c.Status != connections.StatusChecked {
+		t.Fatalf("3LO connection %+v", c)
+	}
+	browse := func() {
+		t.Helper()
+		page, err := je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: c.ID, Service: "issues", Path: "PROJ", Limit: 2})
+		if err != nil || len(page.Entries) != 2 {
+			t.Fatalf("browse with 3LO: %+v %v", page, err)
+		}
+	}
+	browse()
+	// The access token ends early (401): refreshed once, with rotation.
+	for i := 1; i <= 2; i++ {
+		as.RevokeAccess()
+		browse()
+		if as.Refreshes() != i {
+			t.Fatalf("%d refreshes after %d expiries", as.Refreshes(), i)
+		}
+	}
+}
+
+// adfText, adfNode and friends build ADF documents as Atlassian's
+// "Atlassian Document Format" structure reference describes the nodes
+// (doc, paragraph, heading, bulletList, orderedList, listItem, codeBlock,
+// table, tableRow, tableHeader, tableCell, blockquote, text with marks,
+// mention, hardBreak, inlineCard).
+func adfText(t string, marks ...map[string]any) map[string]any {
+	n := map[string]any{"type": "text", "text": t}
+	if len(marks) > 0 {
+		ms := []any{}
+		for _, m := range marks {
+			ms = append(ms, m)
+		}
+		n["marks"] = ms
+	}
+	return n
+}
+
+func adfNode(typ string, attrs map[string]any, content ...any) map[string]any {
+	n := map[string]any{"type": typ, "content": content}
+	if attrs != nil {
+		n["attrs"] = attrs
+	}
+	return n
+}
+
+// TestJiraIssueRichText: downloading an issue's path (PROJ-8) answers the
+// issue as Markdown: the v3 description and comments, which Jira Cloud
+// answers only as ADF, read with their structure, not as the empty or
+// flattened text a reader of plain strings would make of them.
+func TestJiraIssueRichText(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	p := func(c ...any) map[string]any { return adfNode("paragraph", nil, c...) }
+	li := func(c ...any) map[string]any { return adfNode("listItem", nil, c...) }
+	cell := func(typ, text string) map[string]any { return adfNode(typ, nil, p(adfText(text))) }
+	desc := map[string]any{"type": "doc", "version": 1, "content": []any{
+		adfNode("heading", map[string]any{"level": 2}, adfText("Steps")),
+		adfNode("orderedList", map[string]any{"order": 1}, li(p(adfText("Open the "), adfText("settings", map[string]any{"type": "strong"}))),
+			li(p(adfText("Run "), adfText("make test", map[string]any{"type": "code"})),
+				adfNode("bulletList", nil, li(p(adfText("on SQLite")))))),
+		adfNode("codeBlock", map[string]any{"language": "go"}, adfText("func main() {\n\tpanic(1)\n}")),
+		p(adfText("Ask "), map[string]any{"type": "mention", "attrs": map[string]any{"id": "5b10a2844c20165700ede21g", "text": "@Ada Lovelace"}},
+			adfText(" or read "), adfText("the guide", map[string]any{"type": "link", "attrs": map[string]any{"href": "https://example.com/guide"}}),
+			map[string]any{"type": "hardBreak"}, adfText("second line")),
+		adfNode("table", nil, adfNode("tableRow", nil, cell("tableHeader", "Backend"), cell("tableHeader", "Result")),
+			adfNode("tableRow", nil, cell("tableCell", "PostgreSQL"), cell("tableCell", "fails"))),
+		adfNode("blockquote", nil, p(adfText("quoted"))),
+	}}
+	is := je.site.AddIssue("PROJ-8", "Rich issue", "To Do")
+	is.DescriptionADF = desc
+	is.Assignee = "Ada Lovelace"
+	is.Comments = []jira.Comment{{Author: "Bob", Body: map[string]any{"type": "doc", "version": 1, "content": []any{
+		adfNode("bulletList", nil, li(p(adfText("first"))), li(p(adfText("second")))),
+	}}}}
+	f, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: je.conn.ID, Service: "issues", Path: "PROJ-8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(f.Data)
+	if f.Name != "PROJ-8.md" || f.MIMEType != "text/markdown" {
+		t.Errorf("file %q %q", f.Name, f.MIMEType)
+	}
+	for _, want := range []string{
+		"# PROJ-8: Rich issue", "Status: To Do", "Assignee: Ada Lovelace",
+		"## Steps", "1. Open the **settings**", "2. Run `make test`", "  - on SQLite",
+		"```go\nfunc main() {\n\tpanic(1)\n}\n```",
+		"Ask @Ada Lovelace or read [the guide](https://example.com/guide)\nsecond line",
+		"| Backend | Result |\n| --- | --- |\n| PostgreSQL | fails |",
+		"> quoted",
+		"### Bob, ", "- first\n- second",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
+
+// TestJiraIssueActions: the connector's own actions, which change the
+// site and are not read-only: an issue created with its description
+// written as ADF (v3 refuses a plain string), a comment as ADF, a
+// transition found by the status it leads to, an assignment by account
+// id. A read-only or standard tool is no action.
+func TestJiraIssueActions(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	tg := target(je.conn, "issues")
+	var made struct{ ID, Key, WebURL string }
+	err := je.resolver.Act(ctx, je.alice, tg, "createIssue", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"project": "PROJ", "issueType": "Bug", "summary": "Crash on start", "description": "It crashes.\n\nSteps:\nrun it"}, &made)
+	if err != nil || made.Key != "PROJ-4" || made.WebURL != je.base+"/browse/PROJ-4" {
+		t.Fatalf("create: %+v %v", made, err)
+	}
+	f, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-4"})
+	if err != nil || !strings.Contains(string(f.Data), "It crashes.\n\nSteps:\nrun it") {
+		t.Fatalf("the description as written: %q %v", f.Data, err)
+	}
+	var ref struct{ ID, Key string }
+	if err := je.resolver.Act(ctx, je.alice, tg, "addComment", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"issue": "PROJ-4", "body": "Seen on **1.2**"}, &ref); err != nil || ref.ID == "" {
+		t.Fatalf("comment: %+v %v", ref, err)
+	}
+	if err := je.resolver.Act(ctx, je.alice, tg, "transitionIssue", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"issue": "PROJ-4", "to": "In Progress"}, &ref); err != nil || je.site.Issue("PROJ-4").Status != "In Progress" {
+		t.Fatalf("transition: %v", err)
+	}
+	err = je.resolver.Act(ctx, je.alice, tg, "transitionIssue", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"issue": "PROJ-4", "to": "Shipped"}, &ref)
+	if err == nil || !strings.Contains(err.Error(), "Start progress") {
+		t.Fatalf("unknown transition: %v", err)
+	}
+	if err := je.resolver.Act(ctx, je.alice, tg, "assignIssue", map[string]any{"connection": tg.Connection, "service": tg.Service,
+		"issue": "PROJ-4", "accountId": "5b10a2844c20165700ede21g"}, &ref); err != nil || je.site.Issue("PROJ-4").Assignee != "5b10a2844c20165700ede21g" {
+		t.Fatalf("assign: %v", err)
+	}
+	f, _ = je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-4"})
+	if !strings.Contains(string(f.Data), "Seen on **1.2**") || !strings.Contains(string(f.Data), "Status: In Progress") {
+		t.Fatalf("after the actions:\n%s", f.Data)
+	}
+	for _, tool := range []string{"externalBrowse", "browse", "nope"} {
+		if err := je.resolver.Act(ctx, je.alice, tg, tool, map[string]any{}, &ref); err == nil || !strings.Contains(err.Error(), "unsupported") {
+			t.Errorf("Act(%s): %v", tool, err)
+		}
 	}
 }

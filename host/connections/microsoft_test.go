@@ -58,6 +58,8 @@ func newMSWorld(t testing.TB, db connections.Store) *msWorld {
 		Resolver: connectionstest.DNS{graphHost: "127.0.0.1", spHost: "127.0.0.1", "evil.test": "127.0.0.1"}}
 	var err error
 	m.svc, err = connections.New(connections.Options{Store: db, Sealer: connectionstest.Sealer(t),
+		// Connections are tried when made, against the fake Graph only.
+		Check: connections.CheckOptions{AllowPrivateHosts: m.opts.AllowPrivateHosts, Resolver: m.opts.Resolver},
 		Providers: []connections.Provider{{Name: "microsoft", Hosts: []string{graphHost}, DownloadHosts: []string{"*.sharepoint.com"}, BaseURL: "http://" + graphHost + ":" + m.port + "/v1.0",
 			OAuth: &connections.OAuth{ClientID: "ms-client", ClientSecret: "ms-secret", AuthURL: m.as.AuthURL(), TokenURL: m.as.TokenURL(),
 				RedirectURL: redirect, Scopes: []string{"offline_access", "Files.ReadWrite.All"}}}},

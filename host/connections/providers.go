@@ -61,10 +61,17 @@ func (s *Service) Providers() []ProviderInfo {
 		if p.OAuth != nil {
 			auth = append([]string{AuthOAuth2}, auth...)
 		}
-		out = append(out, ProviderInfo{Name: p.Name, Auth: auth, NeedsBaseURL: p.BaseURL == "" && len(p.Hosts) == 0, FileServer: p.Name == ProviderFiles})
+		out = append(out, ProviderInfo{Name: p.Name, Auth: auth, NeedsBaseURL: needsBaseURL(p), FileServer: p.Name == ProviderFiles})
 	}
 	slices.SortFunc(out, func(a, b ProviderInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// needsBaseURL: a token connection to p names its site. Jira's always
+// does (its site, or the gateway URL with the cloud id), even when its
+// OAuth defaults name api.atlassian.com for 3LO connections.
+func needsBaseURL(p Provider) bool {
+	return p.Name == "jira" || (p.BaseURL == "" && len(p.Hosts) == 0)
 }
 
 // oauthDefaults are the endpoints, API root, hosts, download hosts and scopes of the OAuth
@@ -88,6 +95,16 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 			OAuth: &OAuth{AuthURL: login + "authorize", TokenURL: login + "token", Scopes: []string{"offline_access", "User.Read",
 				"Files.ReadWrite.All", "Sites.ReadWrite.All", "Mail.ReadWrite", "Mail.Send", "Calendars.Read",
 				"Team.ReadBasic.All", "Channel.ReadBasic.All", "ChannelMessage.Read.All", "ChannelMessage.Send"}}}, true
+	case "jira":
+		// Atlassian OAuth 2.0 (3LO) ("OAuth 2.0 (3LO) apps"): the consent
+		// at auth.atlassian.com with audience=api.atlassian.com and
+		// prompt=consent, requests to api.atlassian.com/ex/jira/{cloudId}
+		// (the cloud id from accessible-resources, CompleteAuthorization);
+		// offline_access for a refresh token, which rotates on each use.
+		return Provider{Name: name, Hosts: []string{"api.atlassian.com"}, BaseURL: "https://api.atlassian.com", AtlassianSites: true,
+			OAuth: &OAuth{AuthURL: "https://auth.atlassian.com/authorize", TokenURL: "https://auth.atlassian.com/oauth/token",
+				Scopes:     []string{"read:jira-work", "write:jira-work", "read:jira-user", "offline_access"},
+				AuthParams: map[string]string{"audience": "api.atlassian.com", "prompt": "consent"}}}, true
 	case "google":
 		// Google: Drive v3 on www.googleapis.com, Gmail v1 on gmail.googleapis.com.
 		return Provider{Name: name, Hosts: []string{"www.googleapis.com", "gmail.googleapis.com"}, BaseURL: "https://www.googleapis.com",
@@ -96,6 +113,19 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 					"https://www.googleapis.com/auth/gmail.readonly"}}}, true
 	}
 	return Provider{}, false
+}
+
+// JiraOAuth is the jira provider connected by Atlassian's OAuth 2.0 (3LO)
+// through the API root root (https://api.atlassian.com: the gateway and
+// accessible-resources) with client c; c's empty endpoints and scopes are
+// Atlassian's.
+func JiraOAuth(root string, c OAuth) Provider {
+	p := withDefaults(Provider{Name: "jira", OAuth: &c}, "")
+	if root != "" {
+		u, _ := url.Parse(root)
+		p.BaseURL, p.Hosts = root, []string{u.Host}
+	}
+	return p
 }
 
 // withDefaults fills what p leaves empty from its provider's defaults.
@@ -113,6 +143,7 @@ func withDefaults(p Provider, tenant string) Provider {
 	if p.BaseURL == "" {
 		p.BaseURL = d.BaseURL
 	}
+	p.AtlassianSites = p.AtlassianSites || d.AtlassianSites
 	if p.OAuth != nil && d.OAuth != nil {
 		if p.OAuth.AuthURL == "" {
 			p.OAuth.AuthURL = d.OAuth.AuthURL
@@ -122,6 +153,9 @@ func withDefaults(p Provider, tenant string) Provider {
 		}
 		if len(p.OAuth.Scopes) == 0 {
 			p.OAuth.Scopes = d.OAuth.Scopes
+		}
+		if p.OAuth.AuthParams == nil {
+			p.OAuth.AuthParams = d.OAuth.AuthParams
 		}
 	}
 	return p

@@ -34,7 +34,7 @@ func TestRedirectHops(t *testing.T) {
 	srv := redirector.New()
 	t.Cleanup(srv.Close)
 	port := srv.Port()
-	svc, err := connections.New(connections.Options{Store: us.DB, Sealer: connectionstest.Sealer(t), Providers: []connections.Provider{
+	svc, err := connections.New(connections.Options{Check: connections.CheckOptions{Resolver: connectionstest.DNS{}}, Store: us.DB, Sealer: connectionstest.Sealer(t), Providers: []connections.Provider{
 		{Name: "jira"},
 		{Name: "drive", Hosts: []string{"api.drive.test"}, DownloadHosts: []string{"*.dl.drive.test"}},
 	}})

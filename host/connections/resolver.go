@@ -113,7 +113,7 @@ func (r *Resolver) call(ctx context.Context, p tenancy.Principal, t wire.Target,
 		return err
 	}
 	res := pl.Call(ctx, tool, b, &wasm.CallOptions{Tenant: p.TenantID})
-	if sideEffects[tool] {
+	if sideEffects[tool] || !standardTools[tool] {
 		r.record(ctx, p, t, pl.Name(), tool, args, res)
 	}
 	if !res.OK {
@@ -175,6 +175,26 @@ func (r *Resolver) ListMail(ctx context.Context, p tenancy.Principal, req wire.L
 	err := r.call(ctx, p, req.Target(), wire.ToolListMail, req, &out)
 	return out, err
 }
+
+// Act runs one of a connector's own actions (Jira's createIssue,
+// addComment, transitionIssue, assignIssue): a tool its manifest declares
+// and does not mark read-only, which is recorded as a side effect like an
+// upload. Read-only or unknown tools are refused: reads go through Browse,
+// Download and Search.
+func (r *Resolver) Act(ctx context.Context, p tenancy.Principal, t wire.Target, tool string, args, out any) error {
+	_, pl, err := r.Resolve(ctx, p, t.Connection, t.Service)
+	if err != nil {
+		return err
+	}
+	if d, ok := pl.Manifest().Tool(tool); !ok || d.ReadOnly || standardTools[tool] {
+		return &ConnectorError{Plugin: pl.Name(), Code: "unsupported", Message: fmt.Sprintf("%s has no action %q", pl.Name(), tool)}
+	}
+	return r.call(ctx, p, t, tool, args, out)
+}
+
+// standardTools are the operations every connector has, called by name.
+var standardTools = map[string]bool{wire.ToolBrowse: true, wire.ToolDownload: true, wire.ToolUpload: true, wire.ToolSearch: true,
+	wire.ToolSendMail: true, wire.ToolListMail: true}
 
 // record records a connector operation with external side effects: the
 // operation, the connection and service, a bounded summary of the

@@ -74,6 +74,14 @@ type Provider struct {
 	// Schemes are the URL schemes of its connections' base URLs (default
 	// http and https; the file servers' provider: ftp, ftps and sftp).
 	Schemes []string
+	// AtlassianSites: an OAuth grant names no site; the site's cloud id
+	// comes from BaseURL's /oauth/token/accessible-resources and the
+	// connection's base URL is BaseURL/ex/jira/{cloudId} (Atlassian 3LO).
+	AtlassianSites bool
+	// CheckPath is the request (under the connection's base URL) that
+	// tries a connection when it is made (Check); the providers the host
+	// knows by name have their own.
+	CheckPath string
 }
 
 // OAuth is a provider's OAuth 2.0 client.
@@ -84,6 +92,9 @@ type OAuth struct {
 	TokenURL     string
 	RedirectURL  string
 	Scopes       []string
+	// AuthParams are added to the authorisation URL (Atlassian's
+	// audience and prompt).
+	AuthParams map[string]string
 }
 
 func (o *OAuth) config() *oauth2.Config {
@@ -102,6 +113,7 @@ type Store interface {
 	RevokeConnection(ctx context.Context, p tenancy.Principal, id string) error
 	SaveConnectionAuthState(ctx context.Context, p tenancy.Principal, s store.ConnectionAuthState) error
 	TakeConnectionAuthState(ctx context.Context, p tenancy.Principal, state string) (store.ConnectionAuthState, error)
+	SetConnectionCheck(ctx context.Context, p tenancy.Principal, id string, at time.Time, lastError string) error
 }
 
 // Options configure a Service. Store and Sealer are required.
@@ -124,6 +136,8 @@ type Options struct {
 	MaxRetryAfter time.Duration
 	// AuthStateTTL bounds an OAuth authorisation in flight (default 10 minutes).
 	AuthStateTTL time.Duration
+	// Check is how a connection is tried when it is made (check.go).
+	Check CheckOptions
 }
 
 // Service manages connections and sends requests with their credentials.
@@ -207,11 +221,37 @@ type Connection struct {
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 	Revoked   bool      `json:"revoked"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Status is what the last try of the connection found: StatusChecked
+	// (the provider answered), StatusFailed (LastError says why),
+	// StatusUnchecked (never tried: the provider has no check) or
+	// StatusRevoked.
+	Status    string    `json:"status"`
+	LastError string    `json:"lastError,omitempty"`
+	CheckedAt time.Time `json:"checkedAt,omitzero"`
 }
 
+// Statuses of a connection (Connection.Status).
+const (
+	StatusChecked   = "checked"
+	StatusFailed    = "failed"
+	StatusUnchecked = "unchecked"
+	StatusRevoked   = "revoked"
+)
+
 func (s *Service) view(r store.ConnectionRecord) Connection {
-	return Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: s.baseURL(r), Account: r.Account,
-		Scopes: r.Scopes, ExpiresAt: r.ExpiresAt, Revoked: r.Revoked(), CreatedAt: r.CreatedAt}
+	c := Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: s.baseURL(r), Account: r.Account,
+		Scopes: r.Scopes, ExpiresAt: r.ExpiresAt, Revoked: r.Revoked(), CreatedAt: r.CreatedAt, LastError: r.LastError, CheckedAt: r.CheckedAt}
+	switch {
+	case r.Revoked():
+		c.Status = StatusRevoked
+	case r.LastError != "":
+		c.Status = StatusFailed
+	case r.CheckedAt.IsZero():
+		c.Status = StatusUnchecked
+	default:
+		c.Status = StatusChecked
+	}
+	return c
 }
 
 // baseURL is the connection's base URL, else its provider's.
@@ -273,11 +313,18 @@ func (s *Service) AddToken(ctx context.Context, p tenancy.Principal, n NewToken)
 	if err := checkFileServer(n, base); err != nil {
 		return Connection{}, err
 	}
-	if base == "" && len(s.providers[n.Provider].Hosts) == 0 && s.providers[n.Provider].BaseURL == "" {
+	if base == "" && needsBaseURL(s.providers[n.Provider]) {
 		return Connection{}, fmt.Errorf("%w: a %s connection needs its site's base URL", tenancy.ErrInvalid, n.Provider)
 	}
-	return s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account},
+	c, err := s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account},
 		secret{Token: n.Token, PrivateKey: n.PrivateKey, HostKey: n.HostKey})
+	if err != nil {
+		return c, err
+	}
+	// Tried at once, so that a site that does not answer or a token the
+	// provider refuses shows as failed, not as a working connection. The
+	// connection is kept either way: the user may fix the site or retry.
+	return s.Check(ctx, p, c.ID)
 }
 
 // checkBaseURL accepts "" or an absolute URL of one of schemes (default
@@ -422,7 +469,11 @@ func (s *Service) StartAuthorization(ctx context.Context, p tenancy.Principal, p
 	if err != nil {
 		return "", err
 	}
-	return pr.OAuth.config().AuthCodeURL(state, oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier)), nil
+	opts := []oauth2.AuthCodeOption{oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier)}
+	for k, v := range pr.OAuth.AuthParams {
+		opts = append(opts, oauth2.SetAuthURLParam(k, v))
+	}
+	return pr.OAuth.config().AuthCodeURL(state, opts...), nil
 }
 
 // CompleteAuthorization ends the grant p started with state: it exchanges
@@ -457,8 +508,20 @@ func (s *Service) CompleteAuthorization(ctx context.Context, p tenancy.Principal
 	if sc, ok := tok.Extra("scope").(string); ok && sc != "" {
 		scopes = strings.Fields(sc)
 	}
-	return s.create(ctx, p, store.ConnectionRecord{Provider: st.Provider, Label: st.Label, Auth: AuthOAuth2, Scopes: scopes, ExpiresAt: s.expiry(tok)},
+	base := ""
+	if pr.AtlassianSites {
+		// Atlassian's 3LO grant names no site: the cloud id of the site
+		// comes from accessible-resources, and requests go to the gateway.
+		if base, err = s.jiraSite(ctx, pr.BaseURL, tok.AccessToken, st.Label); err != nil {
+			return Connection{}, err
+		}
+	}
+	c, err := s.create(ctx, p, store.ConnectionRecord{Provider: st.Provider, Label: st.Label, Auth: AuthOAuth2, BaseURL: base, Scopes: scopes, ExpiresAt: s.expiry(tok)},
 		secret{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken})
+	if err != nil {
+		return c, err
+	}
+	return s.Check(ctx, p, c.ID)
 }
 
 // cleanOAuthError keeps the provider's error code and description but not

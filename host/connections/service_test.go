@@ -43,7 +43,7 @@ type env struct {
 
 const redirect = "https://agenthost.example/api/connections/callback"
 
-func newEnv(t testing.TB) *env {
+func newEnv(t testing.TB, with ...func(*connections.Options)) *env {
 	t.Helper()
 	us := connectionstest.NewUsers(t)
 	e := &env{db: us.DB, alice: us.Alice, bob: us.Bob, clock: connectionstest.NewClock(time.Now())}
@@ -84,7 +84,7 @@ func newEnv(t testing.TB) *env {
 	u, _ := url.Parse(e.api.URL)
 	e.apiHost = u.Host
 	var err error
-	e.svc, err = connections.New(connections.Options{
+	o := connections.Options{
 		Store:  e.db,
 		Sealer: connectionstest.Sealer(t),
 		Providers: []connections.Provider{
@@ -96,7 +96,14 @@ func newEnv(t testing.TB) *env {
 		TokenClient: e.as.Client(),
 		Now:         e.clock.Now,
 		Sleep:       e.clock.Sleep,
-	})
+		// Connections are tried when made: by default through a resolver
+		// that knows no host, so no test reaches a real site.
+		Check: connections.CheckOptions{Resolver: connectionstest.DNS{}},
+	}
+	for _, f := range with {
+		f(&o)
+	}
+	e.svc, err = connections.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ import (
 func TestAgentDownloadsJiraAttachment(t *testing.T) {
 	ctx := context.Background()
 	w := connectionstest.NewAgent(t, "jira")
-	svc, err := connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
+	svc, err := connections.New(connections.Options{Check: connections.CheckOptions{Resolver: connectionstest.DNS{}}, Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func newEnvWith(t *testing.T, o worldtest.Options) *env {
 	}
 	e.carol = tenancy.Principal{TenantID: t2.ID, UserID: carol.ID, Admin: true}
 
-	e.conns, err = connections.New(connections.Options{Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
+	e.conns, err = connections.New(connections.Options{Check: connections.CheckOptions{Resolver: connectionstest.DNS{}}, Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
 	if err != nil {
 		t.Fatal(err)
 	}

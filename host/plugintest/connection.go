@@ -63,7 +63,9 @@ func newConnectionWorld(ctx context.Context, w *world, c *Connection) (*connecti
 			TokenURL: "https://oauth.plugin-test.invalid/token", RedirectURL: "https://agenthost.plugin-test.invalid/callback"}
 	}
 	svc, err := connections.New(connections.Options{Store: st, Sealer: sealer, Providers: []connections.Provider{pr},
-		TokenClient: &http.Client{Transport: tokenEndpoint(c.Token)}})
+		TokenClient: &http.Client{Transport: tokenEndpoint(c.Token)},
+		// The fixture's site is made up: nothing is sent to it but what the plugin sends.
+		Check: connections.CheckOptions{Off: true}})
 	if err != nil {
 		return nil, fmt.Errorf("plugin test: connection: %w", err)
 	}
@@ -234,6 +236,19 @@ func (s *connStore) UpdateConnectionSecret(_ context.Context, p tenancy.Principa
 	r.Secret, r.ExpiresAt, r.Version = secret, expiresAt, r.Version+1
 	s.conns[k] = r
 	return r.Version, nil
+}
+
+func (s *connStore) SetConnectionCheck(_ context.Context, p tenancy.Principal, id string, at time.Time, lastError string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, err := s.key(p, id)
+	if err != nil {
+		return err
+	}
+	r := s.conns[k]
+	r.CheckedAt, r.LastError = at, lastError
+	s.conns[k] = r
+	return nil
 }
 
 func (s *connStore) RevokeConnection(_ context.Context, p tenancy.Principal, id string) error {

@@ -34,6 +34,11 @@ type ConnectionRecord struct {
 	RevokedAt time.Time
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// CheckedAt is when the connection was last tried against its
+	// provider (zero: never), and LastError what went wrong then ("": it
+	// answered).
+	CheckedAt time.Time
+	LastError string
 }
 
 // Revoked reports whether the connection was revoked.
@@ -98,16 +103,19 @@ func optMicros(t time.Time) any {
 	return micros(t)
 }
 
-const connectionCols = `id, tenant_id, user_id, provider, label, auth, base_url, account, scopes, secret, expires_at, version, revoked_at, created_at, updated_at`
+const connectionCols = `id, tenant_id, user_id, provider, label, auth, base_url, account, scopes, secret, expires_at, version, revoked_at, created_at, updated_at, checked_at, last_error`
 
 func scanConnection(s interface{ Scan(...any) error }) (ConnectionRecord, error) {
 	var r ConnectionRecord
 	var scopes string
-	var expires, revoked sql.NullInt64
+	var expires, revoked, checked sql.NullInt64
 	var created, updated int64
 	if err := s.Scan(&r.ID, &r.TenantID, &r.UserID, &r.Provider, &r.Label, &r.Auth, &r.BaseURL, &r.Account, &scopes,
-		&r.Secret, &expires, &r.Version, &revoked, &created, &updated); err != nil {
+		&r.Secret, &expires, &r.Version, &revoked, &created, &updated, &checked, &r.LastError); err != nil {
 		return ConnectionRecord{}, err
+	}
+	if checked.Valid {
+		r.CheckedAt = fromMicros(checked.Int64)
 	}
 	r.Scopes = strings.Fields(scopes)
 	if expires.Valid {
@@ -139,6 +147,21 @@ func (db *DB) Connection(ctx context.Context, p tenancy.Principal, id string) (C
 func (db *DB) Connections(ctx context.Context, p tenancy.Principal) ([]ConnectionRecord, error) {
 	return queryAll(ctx, db.conn(), "connections", scanConnection, `SELECT `+connectionCols+` FROM connections WHERE tenant_id = ? AND user_id = ? ORDER BY created_at, id`,
 		p.TenantID, p.UserID)
+}
+
+// SetConnectionCheck records that p's connection id was tried at at, and
+// the error then ("" when the provider answered). It leaves the secret and
+// its version alone: a check is not a refresh.
+func (db *DB) SetConnectionCheck(ctx context.Context, p tenancy.Principal, id string, at time.Time, lastError string) error {
+	res, err := db.conn().exec(ctx, `UPDATE connections SET checked_at = ?, last_error = ? WHERE id = ? AND tenant_id = ? AND user_id = ?`,
+		micros(at), lastError, id, p.TenantID, p.UserID)
+	if err != nil {
+		return fmt.Errorf("store: connection check: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("%w: connection %q", tenancy.ErrNotFound, id)
+	}
+	return nil
 }
 
 // UpdateConnectionSecret replaces the sealed secret of p's connection id

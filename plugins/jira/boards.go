@@ -60,7 +60,7 @@ func (boards) Browse(r connector.BrowseRequest) (connector.Listing, error) {
 	}
 	for _, is := range page.Issues {
 		out.Entries = append(out.Entries, connector.Entry{ID: is.ID, Name: is.Key, Path: is.Key, Folder: true, Summary: summary(is),
-			WebURL: c.base + "/browse/" + is.Key})
+			WebURL: c.browseURL(is.Key)})
 	}
 	if next := page.StartAt + len(page.Issues); next < page.Total && len(page.Issues) > 0 {
 		out.Next = strconv.Itoa(next)

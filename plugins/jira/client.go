@@ -16,7 +16,13 @@ import (
 // client speaks Jira Cloud's REST API through one connection.
 type client struct {
 	conn string
-	base string // https://NAME.atlassian.net
+	base string // https://NAME.atlassian.net, or https://api.atlassian.com/ex/jira/{cloudId}
+	// site is where people open issues (https://NAME.atlassian.net); it
+	// is unknown through the gateway, whose URL is an API root only.
+	site string
+	// cloud: Jira Cloud (a site on atlassian.net or the gateway), not
+	// Data Center or Server.
+	cloud bool
 }
 
 func newClient(connID string) (*client, error) {
@@ -27,7 +33,35 @@ func newClient(connID string) (*client, error) {
 	if info.BaseURL == "" {
 		return nil, pdk.Errorf("invalid_connection", "connection %q has no Jira site URL", info.Label)
 	}
-	return &client{conn: connID, base: strings.TrimSuffix(info.BaseURL, "/")}, nil
+	c := &client{conn: connID, base: strings.TrimSuffix(info.BaseURL, "/")}
+	// Scoped API tokens, service accounts and OAuth 2.0 (3LO) reach the
+	// site through Atlassian's gateway, https://api.atlassian.com/ex/jira/{cloudId}
+	// (Atlassian, "Manage API tokens for your Atlassian account").
+	if !strings.Contains(c.base, "/ex/jira/") {
+		c.site = c.base
+	}
+	if u, err := url.Parse(c.base); err == nil {
+		h := u.Hostname()
+		c.cloud = strings.HasSuffix(h, ".atlassian.net") || h == "api.atlassian.com"
+	}
+	return c, nil
+}
+
+// api is the platform REST version: 3 on Jira Cloud (rich text as ADF),
+// 2 on Data Center and Server, which have no v3.
+func (c *client) api() string {
+	if c.cloud {
+		return "3"
+	}
+	return "2"
+}
+
+// browseURL is the issue's page for people, when the site is known.
+func (c *client) browseURL(key string) string {
+	if c.site == "" {
+		return ""
+	}
+	return c.site + "/browse/" + key
 }
 
 // jiraError is Jira's error body.

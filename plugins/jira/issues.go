@@ -61,11 +61,14 @@ func attachmentEntry(key string, a attachment) connector.Entry {
 
 func (c *client) issue(key string) (issue, error) {
 	var is issue
-	_, err := c.do("GET", "/rest/api/3/issue/"+url.PathEscape(key), url.Values{"fields": {fields}}, nil, nil, &is)
+	_, err := c.do("GET", "/rest/api/"+c.api()+"/issue/"+url.PathEscape(key), url.Values{"fields": {fields}}, nil, nil, &is)
 	return is, err
 }
 
 func (c *client) searchJQL(jql, cursor string, limit int) (connector.Listing, error) {
+	if !c.cloud {
+		return c.searchV2(jql, cursor, limit)
+	}
 	q := url.Values{"jql": {jql}, "fields": {fields}, "maxResults": {strconv.Itoa(pageSize(limit))}}
 	if cursor != "" {
 		q.Set("nextPageToken", cursor)
@@ -77,12 +80,69 @@ func (c *client) searchJQL(jql, cursor string, limit int) (connector.Listing, er
 	out := connector.Listing{Entries: []connector.Entry{}}
 	for _, is := range page.Issues {
 		out.Entries = append(out.Entries, connector.Entry{ID: is.ID, Name: is.Key, Path: is.Key, Folder: true, Summary: summary(is),
-			WebURL: c.base + "/browse/" + is.Key})
+			WebURL: c.browseURL(is.Key)})
 	}
 	if !page.IsLast && page.NextPageToken != "" {
 		out.Next = page.NextPageToken
 	}
 	return out, nil
+}
+
+// searchV2 is Data Center's and Server's search (GET /rest/api/2/search,
+// paged by startAt and total: they have no enhanced search/jql).
+func (c *client) searchV2(jql, cursor string, limit int) (connector.Listing, error) {
+	start, err := startAt(cursor)
+	if err != nil {
+		return connector.Listing{}, err
+	}
+	q := url.Values{"jql": {jql}, "fields": {fields}, "maxResults": {strconv.Itoa(pageSize(limit))}, "startAt": {strconv.Itoa(start)}}
+	var page boardIssues
+	if _, err := c.do("GET", "/rest/api/2/search", q, nil, nil, &page); err != nil {
+		return connector.Listing{}, err
+	}
+	out := connector.Listing{Entries: []connector.Entry{}}
+	for _, is := range page.Issues {
+		out.Entries = append(out.Entries, connector.Entry{ID: is.ID, Name: is.Key, Path: is.Key, Folder: true, Summary: summary(is),
+			WebURL: c.browseURL(is.Key)})
+	}
+	if next := page.StartAt + len(page.Issues); next < page.Total && len(page.Issues) > 0 {
+		out.Next = strconv.Itoa(next)
+	}
+	return out, nil
+}
+
+// issueText is an issue as a Markdown document: its summary, status,
+// people, description and comments, rich text read from ADF with its
+// structure (headings, lists, tables, code, mentions, links).
+func (c *client) issueText(key string) (connector.File, error) {
+	var is issue
+	if _, err := c.do("GET", "/rest/api/"+c.api()+"/issue/"+url.PathEscape(key),
+		url.Values{"fields": {"summary,status,description,comment,assignee,reporter"}}, nil, nil, &is); err != nil {
+		return connector.File{}, err
+	}
+	var b strings.Builder
+	b.WriteString("# " + is.Key + ": " + is.Fields.Summary + "\n\n")
+	if is.Fields.Status.Name != "" {
+		b.WriteString("Status: " + is.Fields.Status.Name + "\n")
+	}
+	for _, p := range []struct {
+		role string
+		who  *person
+	}{{"Assignee", is.Fields.Assignee}, {"Reporter", is.Fields.Reporter}} {
+		if p.who != nil && p.who.DisplayName != "" {
+			b.WriteString(p.role + ": " + p.who.DisplayName + "\n")
+		}
+	}
+	if d := richText(is.Fields.Description); d != "" {
+		b.WriteString("\n## Description\n\n" + d + "\n")
+	}
+	if len(is.Fields.Comment.Comments) > 0 {
+		b.WriteString("\n## Comments\n")
+		for _, cm := range is.Fields.Comment.Comments {
+			b.WriteString("\n### " + cm.Author.DisplayName + ", " + cm.Created + "\n\n" + richText(cm.Body) + "\n")
+		}
+	}
+	return connector.File{Name: is.Key + ".md", MIMEType: "text/markdown", Data: []byte(b.String())}, nil
 }
 
 // attachmentID reads "PROJ-12/10001" or an id.
@@ -102,6 +162,14 @@ func attachmentID(r connector.DownloadRequest) (string, error) {
 }
 
 func (issues) Download(r connector.DownloadRequest) (connector.File, error) {
+	if key := strings.Trim(r.Path, "/"); r.ID == "" && issueKey.MatchString(key) {
+		// The issue itself: its text, description and comments.
+		c, err := newClient(r.Connection)
+		if err != nil {
+			return connector.File{}, err
+		}
+		return c.issueText(key)
+	}
 	id, err := attachmentID(r)
 	if err != nil {
 		return connector.File{}, err
@@ -111,14 +179,14 @@ func (issues) Download(r connector.DownloadRequest) (connector.File, error) {
 		return connector.File{}, err
 	}
 	var meta attachment
-	if _, err := c.do("GET", "/rest/api/3/attachment/"+id, nil, nil, nil, &meta); err != nil {
+	if _, err := c.do("GET", "/rest/api/"+c.api()+"/attachment/"+id, nil, nil, nil, &meta); err != nil {
 		return connector.File{}, err
 	}
 	if r.MaxBytes > 0 && meta.Size > r.MaxBytes {
 		return connector.File{}, pdk.Errorf("too_large", "attachment %s is %d bytes, over the limit of %d", meta.Filename, meta.Size, r.MaxBytes)
 	}
 	// redirect=false: the content itself, not a 303 to the media host.
-	data, err := c.do("GET", "/rest/api/3/attachment/content/"+id, url.Values{"redirect": {"false"}}, nil, map[string]string{"Accept": "*/*"}, nil)
+	data, err := c.do("GET", "/rest/api/"+c.api()+"/attachment/content/"+id, url.Values{"redirect": {"false"}}, nil, map[string]string{"Accept": "*/*"}, nil)
 	if err != nil {
 		return connector.File{}, err
 	}
@@ -142,7 +210,7 @@ func (issues) Upload(r connector.UploadRequest) (connector.Entry, error) {
 		return connector.Entry{}, err
 	}
 	var out []attachment
-	if _, err := c.do("POST", "/rest/api/3/issue/"+url.PathEscape(key)+"/attachments", nil, body,
+	if _, err := c.do("POST", "/rest/api/"+c.api()+"/issue/"+url.PathEscape(key)+"/attachments", nil, body,
 		map[string]string{"Content-Type": ct, "X-Atlassian-Token": "no-check"}, &out); err != nil {
 		return connector.Entry{}, err
 	}
@@ -157,6 +225,5 @@ func (issues) Search(r connector.SearchRequest) (connector.Listing, error) {
 	if err != nil {
 		return connector.Listing{}, err
 	}
-	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(r.Query)
-	return c.searchJQL(`text ~ "`+q+`" ORDER BY updated DESC`, r.Cursor, r.Limit)
+	return c.searchJQL(`text ~ `+jqlText(r.Query)+` ORDER BY updated DESC`, r.Cursor, r.Limit)
 }

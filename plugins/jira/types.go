@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -15,7 +16,27 @@ type issue struct {
 			Name string `json:"name"`
 		} `json:"status"`
 		Attachment []attachment `json:"attachment"`
+		// Description and comment bodies are ADF in v3, strings in v2.
+		Description json.RawMessage `json:"description"`
+		Comment     struct {
+			Comments []comment `json:"comments"`
+			Total    int       `json:"total"`
+		} `json:"comment"`
+		Assignee *person `json:"assignee"`
+		Reporter *person `json:"reporter"`
 	} `json:"fields"`
+}
+
+// person is a user as an issue names them.
+type person struct {
+	DisplayName string `json:"displayName"`
+}
+
+// comment is an issue's comment.
+type comment struct {
+	Author  person          `json:"author"`
+	Body    json.RawMessage `json:"body"`
+	Created string          `json:"created"`
 }
 
 // attachment is an issue's attachment.

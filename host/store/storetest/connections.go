@@ -79,6 +79,27 @@ func testConnections(t *testing.T, open Opener) {
 	if got, _ := db.Connection(ctx, w.alice, c.ID); string(got.Secret) != "refreshed" || got.Version != 2 {
 		t.Fatalf("after refresh %q v%d", got.Secret, got.Version)
 	}
+	// A check's outcome is kept with the connection, its owner's only, and
+	// leaves the secret's version alone.
+	if got, _ := db.Connection(ctx, w.alice, c.ID); !got.CheckedAt.IsZero() || got.LastError != "" {
+		t.Fatalf("never checked, yet %v %q", got.CheckedAt, got.LastError)
+	}
+	at := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	if err := db.SetConnectionCheck(ctx, w.alice, c.ID, at, "HTTP 401 from acme.atlassian.net"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetConnectionCheck(ctx, w.bob, c.ID, at, "bob's"); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("bob records a check of alice's connection: %v", err)
+	}
+	if got, _ := db.Connection(ctx, w.alice, c.ID); !got.CheckedAt.Equal(at) || got.LastError != "HTTP 401 from acme.atlassian.net" || got.Version != 2 {
+		t.Fatalf("after the check %v %q v%d", got.CheckedAt, got.LastError, got.Version)
+	}
+	if err := db.SetConnectionCheck(ctx, w.alice, c.ID, at.Add(time.Minute), ""); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := db.Connections(ctx, w.alice); len(l) != 1 || l[0].LastError != "" || !l[0].CheckedAt.Equal(at.Add(time.Minute)) {
+		t.Fatalf("listed after a good check %+v", l)
+	}
 	// Revoke wipes the secret; later refreshes are refused; revoking twice is fine.
 	if err := db.RevokeConnection(ctx, w.alice, c.ID); err != nil {
 		t.Fatal(err)

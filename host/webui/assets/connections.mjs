@@ -34,10 +34,13 @@ function reasonText(t, reason) {
 }
 
 // connectionState is what a connection can do now: revoked (connect again),
-// expired (its access ended; an OAuth connection is renewed on its next
-// use when the provider still allows it) or active.
+// failed (trying it when it was made, or its last use, failed: lastError
+// says why, e.g. a site that does not answer or a token the provider
+// refuses), expired (its access ended; an OAuth connection is renewed on
+// its next use when the provider still allows it) or active.
 export function connectionState(c, now = Date.now()) {
   if (c.revoked) return 'revoked';
+  if (c.status === 'failed') return 'failed';
   if (c.expiresAt && Date.parse(c.expiresAt) <= now) return 'expired';
   return 'active';
 }
@@ -134,7 +137,8 @@ export function Connections({ t, api, notice, dismiss, back }) {
           return html`<tr key=${c.id} data-connection=${c.id} data-state=${st}>
             <td>${c.provider}</td><td>${c.label}</td><td>${t('auth_' + c.auth)}</td>
             <td>${[c.account, c.baseUrl].filter(Boolean).join(' · ')}</td>
-            <td><span class=${'badge ' + st}>${t('conn_' + st)}</span></td>
+            <td><span class=${'badge ' + st}>${t('conn_' + st)}</span>${st === 'failed' && c.lastError &&
+              html`<div class="conn-error" data-testid="connection-error">${c.lastError}</div>`}</td>
             <td>${!c.revoked && (confirm === c.id ?
               html`<span class="confirm">${t('revokeConfirm')} <button type="button" class="stop" data-testid="revoke-confirm" onClick=${() => revoke(c.id)}>${t('revoke')}</button>
                 <button type="button" onClick=${() => setConfirm('')}>${t('cancel')}</button></span>` :

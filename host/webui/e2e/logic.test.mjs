@@ -205,6 +205,11 @@ test('a connection\'s state: revoked, expired or active', () => {
   assert.equal(connectionState({ revoked: false, expiresAt: '2026-11-26T09:59:59Z' }, now), 'expired');
   assert.equal(connectionState({ revoked: false, expiresAt: '2026-11-26T10:00:01Z' }, now), 'active');
   assert.equal(connectionState({ revoked: false }, now), 'active');
+  // A connection whose check failed (issue 28: an unreachable Jira site with
+  // a made-up token was listed active) is failed, unless revoked.
+  assert.equal(connectionState({ revoked: false, status: 'failed', lastError: 'dial tcp: connection refused' }, now), 'failed');
+  assert.equal(connectionState({ revoked: true, status: 'failed' }, now), 'revoked');
+  assert.equal(connectionState({ revoked: false, status: 'checked' }, now), 'active');
 });
 
 test('the browser is sent to an http(s) authorisation URL only', () => {

@@ -6,6 +6,12 @@
 // by startAt, maxResults and isLast, attachment content answered by a 303
 // to a media URL unless redirect=false, uploads guarded by
 // X-Atlassian-Token: no-check, and throttling with 429 and Retry-After.
+// Jira Cloud as Atlassian now documents it: the API gateway
+// /ex/jira/{cloudId} (scoped API tokens, refused on the site's URL; OAuth
+// 2.0 access tokens), accessible-resources, rich text as ADF in v3 (read
+// and required on write), text ~ with the text search's operators
+// refused unless escaped, transitions and assignment by account id. Each
+// behaviour names its document where it is implemented.
 package jira
 
 import (
@@ -37,6 +43,19 @@ type Attachment struct {
 type Issue struct {
 	ID, Key, Summary, Status, Description string
 	Attachments                           []Attachment
+	// DescriptionADF, when set, is the description as an Atlassian
+	// Document Format document (REST v3 answers rich text only as ADF:
+	// "Atlassian Document Format", developer.atlassian.com/cloud/jira/platform/apis/document/structure/);
+	// otherwise Description is wrapped in one paragraph.
+	DescriptionADF any
+	Comments       []Comment
+	Assignee       string
+}
+
+// Comment is an issue's comment; its body is an ADF document in v3.
+type Comment struct {
+	Author string
+	Body   any
 }
 
 // Board is an Agile board and the keys of its issues.
@@ -50,7 +69,23 @@ type Board struct {
 // Server is the fake site.
 type Server struct {
 	*httptest.Server
+	// Email and Token are the account and its classic API token, taken on
+	// the site's own URL (https://NAME.atlassian.net).
 	Email, Token string
+	// CloudID is the site's id on Atlassian's API gateway: requests to
+	// /ex/jira/{CloudID}/rest/... are the site's REST API (Atlassian,
+	// "Manage API tokens for your Atlassian account": tokens with scopes
+	// go to https://api.atlassian.com/ex/jira/{cloudId}; "OAuth 2.0 (3LO)
+	// apps": https://api.atlassian.com/ex/jira/{cloudid}/{api}).
+	CloudID string
+	// ScopedToken is an API token with scopes (a user's or a service
+	// account's), taken with Email by basic authentication on the gateway
+	// only: on the site's URL it is refused with 401, as reported in
+	// sooperset/mcp-atlassian#968.
+	ScopedToken string
+	// Bearer, when set, tells the OAuth 2.0 (3LO) access tokens the
+	// gateway takes (those the test's authorisation server issued).
+	Bearer func(token string) bool
 
 	mu       sync.Mutex
 	issues   []*Issue
@@ -67,7 +102,8 @@ type Server struct {
 
 // New starts a site accepting email and token.
 func New(email, token string) *Server {
-	s := &Server{Email: email, Token: token, nextID: 10000}
+	s := &Server{Email: email, Token: token, nextID: 10000, CloudID: "11223344-a1b2-3b33-c444-def123456789",
+		ScopedToken: token + "-scoped"}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rest/api/3/myself", s.myself)
 	mux.HandleFunc("GET /rest/api/3/issue/{key}", s.issue)
@@ -78,6 +114,12 @@ func New(email, token string) *Server {
 	mux.HandleFunc("POST /rest/api/3/issue/{key}/attachments", s.upload)
 	mux.HandleFunc("GET /rest/agile/1.0/board", s.listBoards)
 	mux.HandleFunc("GET /rest/agile/1.0/board/{id}/issue", s.boardIssues)
+	mux.HandleFunc("GET /oauth/token/accessible-resources", s.accessibleResources)
+	mux.HandleFunc("POST /rest/api/3/issue", s.createIssue)
+	mux.HandleFunc("POST /rest/api/3/issue/{key}/comment", s.addComment)
+	mux.HandleFunc("GET /rest/api/3/issue/{key}/transitions", s.transitions)
+	mux.HandleFunc("POST /rest/api/3/issue/{key}/transitions", s.transition)
+	mux.HandleFunc("PUT /rest/api/3/issue/{key}/assignee", s.assign)
 	s.Server = httptest.NewServer(s.guard(mux))
 	return s
 }
@@ -200,8 +242,17 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		user, pass, ok := r.BasicAuth()
-		if !ok || user != s.Email || pass != s.Token {
+		gateway := false
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/ex/jira/"); ok {
+			id, path, _ := strings.Cut(rest, "/")
+			if id != s.CloudID {
+				jiraError(w, http.StatusNotFound, "Site not found.")
+				return
+			}
+			gateway = true
+			r.URL.Path, r.URL.RawPath = "/"+path, ""
+		}
+		if !s.authenticated(r, gateway) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="protected-area"`)
 			jiraError(w, http.StatusUnauthorized, "Client must be authenticated to access this resource.")
 			return
@@ -215,6 +266,185 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+// authenticated: on the site's URL the classic API token; on the gateway
+// (and for accessible-resources, which is api.atlassian.com's own) a
+// scoped API token or an OAuth access token.
+func (s *Server) authenticated(r *http.Request, gateway bool) bool {
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return (gateway || r.URL.Path == "/oauth/token/accessible-resources") && s.Bearer != nil && s.Bearer(tok)
+	}
+	user, pass, ok := r.BasicAuth()
+	if !ok || user != s.Email {
+		return false
+	}
+	if gateway {
+		return pass == s.ScopedToken
+	}
+	return pass == s.Token && r.URL.Path != "/oauth/token/accessible-resources"
+}
+
+// accessibleResources answers the sites an OAuth 2.0 (3LO) token may
+// reach, as Atlassian's "OAuth 2.0 (3LO) apps" documents
+// (GET https://api.atlassian.com/oauth/token/accessible-resources): each
+// with its cloud id, URL, name, scopes and avatar.
+func (s *Server) accessibleResources(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, []any{map[string]any{"id": s.CloudID, "url": "https://acme.atlassian.net", "name": "acme",
+		"scopes": []string{"read:jira-work", "write:jira-work", "read:jira-user"}, "avatarUrl": "https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/rocket.png"}})
+}
+
+// isADF: v3 takes rich text only as an ADF document ({"type": "doc",
+// "version": 1, "content": [...]}); a string is refused with 400 and
+// "Operation value must be an Atlassian Document" (REST v3 "Create issue",
+// "Add comment": the description and body are ADF).
+func isADF(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || m["type"] != "doc" || m["version"] != float64(1) {
+		return false
+	}
+	_, ok = m["content"].([]any)
+	return ok
+}
+
+func adfRefused(w http.ResponseWriter, field string) {
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]any{"errorMessages": []string{}, "errors": map[string]string{field: "Operation value must be an Atlassian Document (see the Atlassian Document Format)"}})
+}
+
+// createIssue is REST v3 "Create issue": fields project (by key),
+// issuetype (by name), summary and an ADF description; 201 {id, key, self}.
+func (s *Server) createIssue(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Fields map[string]any `json:"fields"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		jiraError(w, http.StatusBadRequest, "Unexpected character in the request body.")
+		return
+	}
+	proj, _ := req.Fields["project"].(map[string]any)
+	key, _ := proj["key"].(string)
+	summary, _ := req.Fields["summary"].(string)
+	if key == "" || summary == "" {
+		jiraError(w, http.StatusBadRequest, "project and summary are required")
+		return
+	}
+	if d, ok := req.Fields["description"]; ok && !isADF(d) {
+		adfRefused(w, "description")
+		return
+	}
+	s.mu.Lock()
+	n := 1
+	for _, is := range s.issues {
+		if strings.HasPrefix(is.Key, key+"-") {
+			n++
+		}
+	}
+	s.nextID++
+	is := &Issue{ID: strconv.Itoa(s.nextID), Key: key + "-" + strconv.Itoa(n), Summary: summary, Status: "To Do", DescriptionADF: req.Fields["description"]}
+	s.issues = append(s.issues, is)
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": is.ID, "key": is.Key, "self": s.URL + "/rest/api/3/issue/" + is.ID})
+}
+
+// addComment is REST v3 "Add comment": an ADF body; 201 with the comment.
+func (s *Server) addComment(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Body any `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		jiraError(w, http.StatusBadRequest, "Unexpected character in the request body.")
+		return
+	}
+	if !isADF(req.Body) {
+		adfRefused(w, "comment")
+		return
+	}
+	s.mu.Lock()
+	is := s.find(r.PathValue("key"))
+	if is != nil {
+		is.Comments = append(is.Comments, Comment{Author: "Test User", Body: req.Body})
+	}
+	n := 0
+	if is != nil {
+		n = len(is.Comments)
+	}
+	s.mu.Unlock()
+	if is == nil {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": strconv.Itoa(20000 + n - 1), "body": req.Body})
+}
+
+// workflow is the fake's one workflow: REST v3 "Get transitions" answers
+// each transition's id, name and target status.
+var workflow = []struct{ ID, Name, To string }{{"11", "To Do", "To Do"}, {"21", "Start progress", "In Progress"}, {"31", "Done", "Done"}}
+
+func (s *Server) transitions(w http.ResponseWriter, r *http.Request) {
+	if s.Issue(r.PathValue("key")) == nil {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return
+	}
+	ts := []any{}
+	for _, t := range workflow {
+		ts = append(ts, map[string]any{"id": t.ID, "name": t.Name, "to": map[string]any{"name": t.To}})
+	}
+	writeJSON(w, map[string]any{"transitions": ts})
+}
+
+// transition is REST v3 "Transition issue": {"transition": {"id"}}; 204.
+func (s *Server) transition(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Transition struct {
+			ID string `json:"id"`
+		} `json:"transition"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.find(r.PathValue("key"))
+	if is == nil {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return
+	}
+	for _, t := range workflow {
+		if t.ID == req.Transition.ID {
+			is.Status = t.To
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	jiraError(w, http.StatusBadRequest, "Transition id '"+req.Transition.ID+"' is not valid for this issue.")
+}
+
+// assign is REST v3 "Assign issue": {"accountId": "..."} (null
+// unassigns; Cloud takes no user names); 204.
+func (s *Server) assign(w http.ResponseWriter, r *http.Request) {
+	var req map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		jiraError(w, http.StatusBadRequest, "Unexpected character in the request body.")
+		return
+	}
+	id, ok := req["accountId"]
+	if !ok {
+		jiraError(w, http.StatusBadRequest, "accountId is required (user names are not accepted on Jira Cloud).")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.find(r.PathValue("key"))
+	if is == nil {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return
+	}
+	is.Assignee, _ = id.(string)
+	w.WriteHeader(http.StatusNoContent)
+}
+
 func (s *Server) myself(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"accountId": "5b10a2844c20165700ede21g", "emailAddress": s.Email, "displayName": "Test User", "active": true})
 }
@@ -224,9 +454,24 @@ func (s *Server) issueJSON(is *Issue) map[string]any {
 	for _, a := range is.Attachments {
 		atts = append(atts, s.attachmentJSON(a))
 	}
+	desc := is.DescriptionADF
+	if desc == nil {
+		desc = adf(is.Description)
+	}
+	comments := []any{}
+	for i, c := range is.Comments {
+		comments = append(comments, map[string]any{"id": strconv.Itoa(20000 + i), "author": map[string]any{"displayName": c.Author, "accountId": "5b10ac8d82e05b22cc7d4ef" + strconv.Itoa(i)},
+			"body": c.Body, "created": "2026-03-02T10:00:00.000+0000"})
+	}
+	var assignee any
+	if is.Assignee != "" {
+		assignee = map[string]any{"displayName": is.Assignee}
+	}
+	// The issue's comment field is a page of comments (Jira REST v3 "Get issue", fields=comment).
 	return map[string]any{"id": is.ID, "key": is.Key, "self": s.URL + "/rest/api/3/issue/" + is.ID,
 		"fields": map[string]any{"summary": is.Summary, "status": map[string]any{"name": is.Status}, "attachment": atts,
-			"description": adf(is.Description)}}
+			"description": desc, "assignee": assignee,
+			"comment": map[string]any{"comments": comments, "maxResults": len(comments), "total": len(comments), "startAt": 0}}}
 }
 
 // adf wraps text in an Atlassian Document Format document, as v3 answers rich text.
@@ -272,7 +517,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		jiraError(w, http.StatusBadRequest, "Unbounded JQL queries are not allowed here. Please add a search restriction to your query.")
 		return
 	case textClause.MatchString(jql):
-		needle := strings.ToLower(strings.ReplaceAll(textClause.FindStringSubmatch(jql)[1], `\"`, `"`))
+		needle, err := textTerm(textClause.FindStringSubmatch(jql)[1])
+		if err != nil {
+			jiraError(w, http.StatusBadRequest, "Error in the JQL Query: "+err.Error())
+			return
+		}
+		needle = strings.ToLower(needle)
 		match = func(is *Issue) bool {
 			return strings.Contains(strings.ToLower(is.Summary+" "+is.Description), needle)
 		}
@@ -320,6 +570,58 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		out["nextPageToken"] = "page-" + strconv.Itoa(start+max)
 	}
 	writeJSON(w, out)
+}
+
+// luceneSpecial are the characters Jira's text search reads as operators
+// (Atlassian, "Search syntax for text fields": + - & | ! ( ) { } [ ] ^ ~ * ?
+// \ : and the phrase quote), to be escaped with a backslash in the search
+// text, that is two in the JQL string.
+const luceneSpecial = `+-&|!(){}[]^~*?\:"`
+
+// textTerm reads the body of a JQL string given to text ~: first the JQL
+// string escapes (\" \\ \n \t \r, per Atlassian's "JQL: fields, operators
+// and keywords": a quote or backslash inside a string is escaped), then
+// the text search's: an escaped special character is itself, an unescaped
+// one an operator. The fake has no Lucene operators, so it refuses them as
+// Jira refuses a query that misuses them, instead of guessing.
+func textTerm(quoted string) (string, error) {
+	var lit []rune
+	rs := []rune(quoted)
+	for i := 0; i < len(rs); i++ {
+		if rs[i] != '\\' {
+			lit = append(lit, rs[i])
+			continue
+		}
+		i++
+		if i == len(rs) {
+			return "", fmt.Errorf("the string ends in a lone backslash")
+		}
+		switch rs[i] {
+		case '"', '\'', '\\', ' ':
+			lit = append(lit, rs[i])
+		case 'n':
+			lit = append(lit, '\n')
+		case 't':
+			lit = append(lit, '\t')
+		case 'r':
+			lit = append(lit, '\r')
+		default:
+			return "", fmt.Errorf("'\\%c' is an illegal JQL escape sequence", rs[i])
+		}
+	}
+	var out []rune
+	for i := 0; i < len(lit); i++ {
+		switch {
+		case lit[i] == '\\' && i+1 < len(lit):
+			i++
+			out = append(out, lit[i])
+		case strings.ContainsRune(luceneSpecial, lit[i]):
+			return "", fmt.Errorf("the text search reads %q as an operator; escape it with two backslashes to search for it", lit[i])
+		default:
+			out = append(out, lit[i])
+		}
+	}
+	return string(out), nil
 }
 
 func (s *Server) attachment(id string) (Attachment, bool) {

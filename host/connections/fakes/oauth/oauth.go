@@ -24,6 +24,10 @@ type Server struct {
 	ClientID, ClientSecret, RedirectURI string
 	// TTL is the lifetime of issued access tokens (default one hour).
 	TTL time.Duration
+	// Require are authorisation request parameters the server insists on,
+	// as Atlassian's does: audience=api.atlassian.com and prompt=consent
+	// ("OAuth 2.0 (3LO) apps", the authorization URL).
+	Require map[string]string
 
 	mu        sync.Mutex
 	codes     map[string]string // code -> challenge
@@ -59,6 +63,11 @@ func (s *Server) Consent(authURL string) string {
 	q, err := url.ParseQuery(authURL[i+1:])
 	if err != nil || q.Get("client_id") != s.ClientID || q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("redirect_uri") != s.RedirectURI {
 		return ""
+	}
+	for k, v := range s.Require {
+		if q.Get(k) != v {
+			return ""
+		}
 	}
 	code := random()
 	s.mu.Lock()
