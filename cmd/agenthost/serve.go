@@ -323,6 +323,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer mcpAdmin.Manager.Close()
 	registry.WithSources(mcpAdmin.Manager)
 	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
+	if model != nil {
+		runner.WithModels(model) // model choice per workspace and conversation
+	}
 	// A stop ends no conversation: from the signal on, no new round starts
 	// here; running rounds get a quarter of the shutdown's time to finish,
 	// and those still running then are handed off (released, with what
