@@ -22,10 +22,14 @@ type AgentTrace struct {
 
 // AgentTraceRun is one of the runs of AgentTrace.
 type AgentTraceRun struct {
-	AbortReason string               `json:"abortReason,omitempty"`
-	CompletedAt *time.Time           `json:"completedAt,omitempty"`
-	Rounds      []AgentTraceRunRound `json:"rounds"`
-	StartedAt   time.Time            `json:"startedAt"`
+	AbortReason string `json:"abortReason,omitempty"`
+	// the model the conversation chose for the run (provider/model); absent: the default
+	ChosenModel string     `json:"chosenModel,omitempty"`
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	// the model that answered the run's last call
+	Model     string               `json:"model,omitempty"`
+	Rounds    []AgentTraceRunRound `json:"rounds"`
+	StartedAt time.Time            `json:"startedAt"`
 	// One of "running", "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".
 	Status string `json:"status"`
 }

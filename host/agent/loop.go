@@ -75,7 +75,8 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	endRun(r.res)
 	r.emit(ctx, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: string(r.res.Outcome), Rounds: r.res.Rounds,
 		ToolCalls: r.res.ToolCalls, CostCHF: r.res.Cost.String(), Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
-		DurationMS: r.res.Duration.Milliseconds(), Model: r.res.Model})
+		DurationMS: r.res.Duration.Milliseconds(), Model: r.res.Model,
+		ChosenModel: llm.ChosenModel(ctx)})
 	return r.res
 }
 

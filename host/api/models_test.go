@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenthost/agenthost/host/agenttrace"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -131,6 +132,16 @@ func TestModelChoiceAPI(t *testing.T) {
 	}
 	if want := []string{"cheap", "cheap", "scripted"}; !slices.Equal(asked, want) {
 		t.Errorf("the scripted server was asked for %v, want %v", asked, want)
+	}
+	// The trace shows each run's chosen model and the one that answered.
+	var tr agenttrace.Trace
+	getJSON(t, ts, "/workflows/"+w.ID+"/trace", &tr)
+	var chosen []string
+	for _, r := range tr.Runs {
+		chosen = append(chosen, r.ChosenModel+" answered by "+r.Model)
+	}
+	if want := []string{"test/cheap answered by cheap", "test/cheap answered by cheap", "test/scripted answered by scripted"}; !slices.Equal(chosen, want) {
+		t.Errorf("trace runs %q, want %q", chosen, want)
 	}
 	// The admin narrows the list under the conversation: its next round is
 	// refused rather than quietly answered by another model.
