@@ -1228,6 +1228,29 @@ func (c *Client) RemoveMessageFile(ctx context.Context, id string, mid string, f
 	return c.call(ctx, r, nil)
 }
 
+// GetConversationModel calls GET /api/v1/workflows/{id}/model: the model the conversation chose
+// (empty: the default).
+func (c *Client) GetConversationModel(ctx context.Context, id string) (*ConversationModel, error) {
+	r := request{method: "GET", path: "/api/v1/workflows/" + url.PathEscape(id) + "/model"}
+	var out ConversationModel
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetConversationModel calls PUT /api/v1/workflows/{id}/model: choose the conversation's model from
+// those its workspace allows; its next round starts with it, the rest of the chain as fallback.
+func (c *Client) SetConversationModel(ctx context.Context, id string, body ConversationModel) (*ConversationModel, error) {
+	r := request{method: "PUT", path: "/api/v1/workflows/" + url.PathEscape(id) + "/model"}
+	r.json = body
+	var out ConversationModel
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetWorkflowStatus calls GET /api/v1/workflows/{id}/status: status and last activity (for
 // polling).
 func (c *Client) GetWorkflowStatus(ctx context.Context, id string) (*GetWorkflowStatusResponse, error) {
@@ -1316,6 +1339,29 @@ func (c *Client) CreateFolder(ctx context.Context, ws string, body FolderRequest
 	r := request{method: "POST", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/folders"}
 	r.json = body
 	var out Folder
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetWorkspaceModels calls GET /api/v1/workspaces/{ws}/models: the agent models the workspace
+// allows, with capabilities and prices, and those configured (any member).
+func (c *Client) GetWorkspaceModels(ctx context.Context, ws string) (*WorkspaceModels, error) {
+	r := request{method: "GET", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/models"}
+	var out WorkspaceModels
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetWorkspaceModels calls PUT /api/v1/workspaces/{ws}/models: set the models the workspace allows
+// (a manager of the workspace or the tenant's admin); empty: every configured model.
+func (c *Client) SetWorkspaceModels(ctx context.Context, ws string, body SetWorkspaceModelsRequest) (*WorkspaceModels, error) {
+	r := request{method: "PUT", path: "/api/v1/workspaces/" + url.PathEscape(ws) + "/models"}
+	r.json = body
+	var out WorkspaceModels
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}

@@ -127,6 +127,9 @@ type AgentSummaryData struct {
 	Reason string `json:"reason"`
 	// Model is the model that answered the run's last call.
 	Model string `json:"model,omitempty"`
+	// ChosenModel is the conversation's chosen model (provider/model) the
+	// run's calls started with; empty: none chosen.
+	ChosenModel string `json:"chosenModel,omitempty"`
 }
 
 // FileCreatedData is the payload of a fileCreated event.

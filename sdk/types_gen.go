@@ -22,10 +22,14 @@ type AgentTrace struct {
 
 // AgentTraceRun is one of the runs of AgentTrace.
 type AgentTraceRun struct {
-	AbortReason string               `json:"abortReason,omitempty"`
-	CompletedAt *time.Time           `json:"completedAt,omitempty"`
-	Rounds      []AgentTraceRunRound `json:"rounds"`
-	StartedAt   time.Time            `json:"startedAt"`
+	AbortReason string `json:"abortReason,omitempty"`
+	// the model the conversation chose for the run (provider/model); absent: the default
+	ChosenModel string     `json:"chosenModel,omitempty"`
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	// the model that answered the run's last call
+	Model     string               `json:"model,omitempty"`
+	Rounds    []AgentTraceRunRound `json:"rounds"`
+	StartedAt time.Time            `json:"startedAt"`
 	// One of "running", "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".
 	Status string `json:"status"`
 }
@@ -269,6 +273,12 @@ type ContainerEntry struct {
 	Size   int64  `json:"size"`
 	// One of "pending", "extracted", "embedding", "indexed", "failed".
 	Status string `json:"status"`
+}
+
+// ConversationModel is the schema ConversationModel of the API.
+type ConversationModel struct {
+	// provider/model; empty: the default model
+	Model string `json:"model"`
 }
 
 // CreateConnectionRequest is the body of CreateConnection.
@@ -903,6 +913,26 @@ type Message struct {
 	WorkflowID string `json:"workflowId,omitempty"`
 }
 
+// ModelOption is an agent model a conversation may pick, with its capabilities and prices.
+type ModelOption struct {
+	// tokens
+	ContextWindow int64 `json:"contextWindow"`
+	// the chain's first model, used when a conversation chose none
+	Default bool `json:"default"`
+	// provider/model, what a choice names
+	ID string `json:"id"`
+	// reads images; a round that sends images to a chosen model without it is refused
+	Images bool `json:"images"`
+	// exact decimal CHF per million input tokens
+	InputCHFPer1M string `json:"inputCHFPer1M"`
+	Name          string `json:"name"`
+	// exact decimal CHF per million output tokens
+	OutputCHFPer1M string `json:"outputCHFPer1M"`
+	Provider       string `json:"provider"`
+	// native tool calls (false: the agent describes tools in the prompt)
+	Tools bool `json:"tools"`
+}
+
 // MySession is the schema MySession of the API.
 type MySession struct {
 	CreatedAt time.Time `json:"createdAt"`
@@ -1077,6 +1107,12 @@ type SetToolPolicyRequest struct {
 	Policy string `json:"policy"`
 }
 
+// SetWorkspaceModelsRequest is the body of SetWorkspaceModels.
+type SetWorkspaceModelsRequest struct {
+	// provider/model ids of configured agent models
+	Allowed []string `json:"allowed"`
+}
+
 // SetWorkspaceSettingsRequest is the body of SetWorkspaceSettings.
 type SetWorkspaceSettingsRequest struct {
 	// turn the entity cache on or off for the workspace; null: the host's default
@@ -1115,10 +1151,13 @@ type StartRequest struct {
 	DataSourceIDs []string `json:"dataSourceIds,omitempty"`
 	FileIDs       []string `json:"fileIds,omitempty"`
 	// the round's own budget in CHF (the lower of it and the host's applies); absent or 0: the host's
-	MaxCostCHF   *float64 `json:"maxCostCHF,omitempty"`
-	Prompt       string   `json:"prompt"`
-	UserLanguage *string  `json:"userLanguage,omitempty"`
-	VoiceMode    *bool    `json:"voiceMode,omitempty"`
+	MaxCostCHF *float64 `json:"maxCostCHF,omitempty"`
+	// the conversation's model from this round on (provider/model, one GET /workspaces/{ws}/models
+	// allows); absent: the conversation's choice, else the default model
+	Model        *string `json:"model,omitempty"`
+	Prompt       string  `json:"prompt"`
+	UserLanguage *string `json:"userLanguage,omitempty"`
+	VoiceMode    *bool   `json:"voiceMode,omitempty"`
 	// continue this workflow in a new round
 	WorkflowID *string `json:"workflowId,omitempty"`
 	// POST /workflows/start only: the workspace of a new workflow
@@ -1333,6 +1372,15 @@ type Workspace struct {
 	Kind      string     `json:"kind,omitempty"`
 	Name      string     `json:"name,omitempty"`
 	TenantID  string     `json:"tenantId,omitempty"`
+}
+
+// WorkspaceModels is the agent models a workspace allows and those the host configures.
+type WorkspaceModels struct {
+	// what its conversations may pick, in fallback order
+	Allowed    []ModelOption `json:"allowed"`
+	Configured []ModelOption `json:"configured"`
+	// an admin named the allowed models; false: every configured model is allowed
+	Restricted bool `json:"restricted"`
 }
 
 // WorkspaceSettings is a workspace's agent settings as its rounds see them.

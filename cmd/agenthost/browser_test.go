@@ -139,7 +139,7 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 	return llmtest.Reply("Noted: " + q)
 }
 
-func startUIWorld(t testing.TB) *uiWorld {
+func startUIWorld(t testing.TB, agentChain ...string) *uiWorld {
 	t.Helper()
 	w := &uiWorld{model: llmtest.New(t, llmtest.WithDefault(llmtest.Decide(script)), llmtest.WithChunkSize(4),
 		llmtest.WithTranscript("Tell me about voice"))}
@@ -171,6 +171,9 @@ func startUIWorld(t testing.TB) *uiWorld {
 	// definitions, a search result of 1,200 tokens would not fit and reach
 	// the model as a head (docs/agent.md#context-budget-and-result-fitting).
 	t.Setenv("AGENTHOST_MODEL_AGENT", "gpt-4o-mini")
+	if len(agentChain) > 0 { // a chain of several models (the model picker)
+		t.Setenv("AGENTHOST_MODEL_AGENT", strings.Join(agentChain, ","))
+	}
 	t.Setenv("AGENTHOST_MODEL_TRANSCRIPTION", "whisper-1")
 	t.Setenv("AGENTHOST_MODEL_SPEECH", "tts-1")
 	w.server = startChild(t, "serve", "-data", data, "-addr", addr)

@@ -326,6 +326,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Calls with external side effects wait for a person where the
 	// workspace's policy says ask (the default), for at most the TTL.
 	runner.WithApprovals(db, auditLog, envDuration("AGENTHOST_APPROVAL_TTL", workspace.DefaultApprovalTTL))
+	if model != nil {
+		runner.WithModels(model) // model choice per workspace and conversation
+	}
 	// A stop ends no conversation: from the signal on, no new round starts
 	// here; running rounds get a quarter of the shutdown's time to finish,
 	// and those still running then are handed off (released, with what

@@ -122,6 +122,13 @@ type Model interface {
 	Model(op llm.Operation) (llm.ModelInfo, bool)
 }
 
+// ChoosingModel is a Model that honours a model chosen in the context
+// (llm.WithModel): ModelIn returns the model the round's calls start with.
+// *llm.Client is one.
+type ChoosingModel interface {
+	ModelIn(ctx context.Context, op llm.Operation) (llm.ModelInfo, bool)
+}
+
 // Tools is what the loop needs of a tool set.
 type Tools interface {
 	Tools() []tools.Tool

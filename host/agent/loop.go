@@ -64,6 +64,11 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	// to the run's tally at once, so the next model call sees it.
 	ctx = llm.WithRunCost(ctx, r.cost)
 	r.info, _ = a.model.Model(a.cfg.Operation)
+	if cm, ok := a.model.(ChoosingModel); ok {
+		// The conversation's chosen model sizes the context and decides
+		// the tool protocol (docs/agent.md, "Model choice").
+		r.info, _ = cm.ModelIn(ctx, a.cfg.Operation)
+	}
 	r.tokens = newTokenCount(r.info.Name, a.counts)
 	r.text = !r.info.FunctionCalling
 	if a.cfg.TextProtocol != nil {
@@ -76,7 +81,8 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	endRun(r.res)
 	r.emit(ctx, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: string(r.res.Outcome), Rounds: r.res.Rounds,
 		ToolCalls: r.res.ToolCalls, CostCHF: r.res.Cost.String(), Tokens: int64(r.res.PromptTokens + r.res.CompletionTokens),
-		DurationMS: r.res.Duration.Milliseconds(), Model: r.res.Model})
+		DurationMS: r.res.Duration.Milliseconds(), Model: r.res.Model,
+		ChosenModel: llm.ChosenModel(ctx)})
 	return r.res
 }
 

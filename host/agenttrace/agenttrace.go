@@ -33,8 +33,13 @@ type Run struct {
 	CompletedAt *time.Time `json:"completedAt,omitempty"`
 	// Status: running, completed, maxRoundsReached, budgetExceeded,
 	// stopped, failed.
-	Status      string  `json:"status"`
-	AbortReason string  `json:"abortReason,omitempty"`
+	Status      string `json:"status"`
+	AbortReason string `json:"abortReason,omitempty"`
+	// ChosenModel is the model the conversation chose for the run
+	// (provider/model; empty: the default), Model the one that answered
+	// its last call (another after a fallback).
+	ChosenModel string  `json:"chosenModel,omitempty"`
+	Model       string  `json:"model,omitempty"`
 	Rounds      []Round `json:"rounds"`
 }
 
@@ -137,6 +142,7 @@ func Build(workflowID string, events []workflows.Event, records []billing.Record
 			var d workflows.AgentSummaryData
 			if json.Unmarshal(e.Data, &d) == nil {
 				run.Status = d.Reason
+				run.ChosenModel, run.Model = d.ChosenModel, d.Model
 				if d.Reason != "completed" {
 					run.AbortReason = d.Reason
 				}

@@ -74,7 +74,10 @@ func (ts testServer) secondHost(t *testing.T) string {
 
 // serverOptions vary the model the server's agent uses.
 type serverOptions struct {
-	model   llm.ModelConfig
+	model llm.ModelConfig
+	// more are agent models after model (provider "test"), for the
+	// conversation's model choice.
+	more    []llm.ModelConfig
 	llmOpts []llmtest.Option
 	agent   agent.Config
 	// timeouts of the HTTP server (zero: the defaults)
@@ -147,7 +150,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	o.model.Provider = "test"
 	cfg := llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: ts.model.URL(), Timeout: 10 * time.Second}},
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {o.model},
+		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: append([]llm.ModelConfig{o.model}, o.more...),
 			llm.OpTranscription: {{Provider: "test", Model: "whisper-1"}}, llm.OpSpeech: {{Provider: "test", Model: "tts-1"}}},
 		Retry: llm.RetryConfig{Attempts: 1},
 	}
@@ -187,7 +190,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	tel.CollectStore(db, nil, nil)
 	ts.tel = tel
 	o.agent.Observer = tel.Observer()
-	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, o.logger)
+	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, o.logger).WithModels(client)
 	// Background jobs on a real queue over the same database.
 	if err := jobs.Migrate(ctx, db); err != nil {
 		t.Fatal(err)

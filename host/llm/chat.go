@@ -52,6 +52,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 	if len(chain) == 0 {
 		return ChatResponse{}, notConfigured(op)
 	}
+	chain, err := c.chosen(ctx, op, chain)
+	if err != nil {
+		return ChatResponse{}, err
+	}
+	if err := checkImages(ctx, req, chain[0]); err != nil {
+		return ChatResponse{}, err
+	}
 	if len(req.Tools) > 0 {
 		var names []string
 		chain = slices.DeleteFunc(slices.Clone(chain), func(m *model) bool {

@@ -83,7 +83,11 @@ type ModelConfig struct {
 	// NoFunctionCalling marks models without native tool calls (the agent
 	// then uses its text protocol). The file key is functionCalling: false.
 	NoFunctionCalling bool
-	InputCHFPer1M     float64
+	// Images marks a chat model that reads images in messages (vision). A
+	// conversation pinned to a model without it is refused a round that
+	// sends images. The file key is images: true.
+	Images        bool
+	InputCHFPer1M float64
 	// CachedInputCHFPer1M prices prompt tokens the provider served from its
 	// cache; 0 bills them at InputCHFPer1M.
 	CachedInputCHFPer1M float64
@@ -265,6 +269,12 @@ func (c Config) Validate() error {
 			}
 			if m.Model == "" {
 				bad(f+".model", "missing")
+			} else if strings.ContainsAny(m.Model, ",\n") {
+				// Model ids are kept comma separated per workspace.
+				bad(f+".model", "%q must not contain a comma or a line break", m.Model)
+			}
+			if m.Images && !op.chat() {
+				bad(f+".images", "only chat models (%s, %s) read images", OpAgent, OpSummary)
 			}
 			if m.ContextWindow < 0 {
 				bad(f+".contextWindow", "must not be negative")

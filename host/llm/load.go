@@ -78,6 +78,7 @@ type (
 		Model           string  `yaml:"model"`
 		ContextWindow   int     `yaml:"contextWindow"`
 		FunctionCalling *bool   `yaml:"functionCalling"`
+		Images          bool    `yaml:"images"`
 		InputCHFPer1M   float64 `yaml:"inputCHFPer1M"`
 		CachedCHFPer1M  float64 `yaml:"cachedInputCHFPer1M"`
 		OutputCHFPer1M  float64 `yaml:"outputCHFPer1M"`
@@ -176,7 +177,7 @@ func parseConfig(data []byte, isJSON bool) (Config, error) {
 		for _, m := range chain {
 			out = append(out, ModelConfig{
 				Provider: m.Provider, Model: m.Model, ContextWindow: m.ContextWindow,
-				NoFunctionCalling: m.FunctionCalling != nil && !*m.FunctionCalling,
+				NoFunctionCalling: m.FunctionCalling != nil && !*m.FunctionCalling, Images: m.Images,
 				InputCHFPer1M:     m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M, CachedInputCHFPer1M: m.CachedCHFPer1M,
 				CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars, CHFPerImage: m.CHFPerImage,
 				Free: m.Free, Dimensions: m.Dimensions,

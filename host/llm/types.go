@@ -230,7 +230,9 @@ type ModelInfo struct {
 	Provider, Name  string
 	ContextWindow   int
 	FunctionCalling bool
-	InputCHFPer1M   float64
+	// Images: the model reads images in messages (ModelConfig.Images).
+	Images        bool
+	InputCHFPer1M float64
 	OutputCHFPer1M  float64
 	CHFPerMinute    float64
 	CHFPer1MChars   float64

@@ -151,6 +151,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	if req.UserLanguage != "" {
 		prompt += "\n\n(Answer in the user's language: " + req.UserLanguage + ".)"
 	}
+	ctx = s.withRoundModel(ctx, p, w.WorkspaceID, w.ID)
 	// Every model call of the round is billed to its tenant, workspace, user
 	// and workflow.
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: p.TenantID, WorkspaceID: w.WorkspaceID, UserID: p.UserID,

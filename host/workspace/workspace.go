@@ -40,6 +40,9 @@ type StartRequest struct {
 	// WorkflowID continues that workflow in a new round; empty starts one.
 	WorkflowID   string `json:"workflowId,omitempty"`
 	UserLanguage string `json:"userLanguage,omitempty"`
+	// Model, when set, is the conversation's model from this round on
+	// (provider/model, one the workspace allows); empty keeps its choice.
+	Model string `json:"model,omitempty"`
 	// MaxCostCHF is the round's own budget (the lower of it and the
 	// host's applies); 0 leaves the host's.
 	MaxCostCHF float64 `json:"maxCostCHF,omitempty"`
@@ -80,8 +83,9 @@ type Service struct {
 	toolSets ToolSets
 	cfg      Config
 	logger   *slog.Logger
-	know     *Knowledge // nil: rounds get no retrieved context
-	hosts    Hosts      // nil: one host, rounds are not stamped
+	know     *Knowledge   // nil: rounds get no retrieved context
+	hosts    Hosts        // nil: one host, rounds are not stamped
+	catalog  ModelCatalog // nil: no model choice, the chain as configured
 	// approvals keeps the approval policies and paused rounds; nil: every
 	// call runs (approval.go).
 	approvals   Approvals
@@ -191,6 +195,10 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 		s.logger.Warn("tool set: a source's tools are left out", "workspace", workspaceID, "err", e)
 	}
 
+	if err := s.checkRoundModel(ctx, p, workspaceID, req); err != nil {
+		return workflows.Workflow{}, err
+	}
+
 	var w workflows.Workflow
 	if req.WorkflowID == "" {
 		w, err = s.wf.Start(ctx, p, workflows.NewWorkflow{WorkspaceID: workspaceID, Name: title(prompt)})
@@ -204,6 +212,9 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 	}
 	if err != nil {
 		return workflows.Workflow{}, err
+	}
+	if err := s.keepRoundModel(ctx, p, w.ID, req.Model); err != nil {
+		return s.failEarly(ctx, p, w, err)
 	}
 	history, err := s.history(ctx, p, w.ID)
 	if err != nil {

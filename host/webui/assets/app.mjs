@@ -754,6 +754,34 @@ function useRecorder() {
   return { recording: !!rec, start, stop };
 }
 
+// ModelPicker: the conversation's model, from those the workspace allows,
+// each with its price (docs/agent.md, "Model choice"). A new conversation
+// sends its pick with the first prompt; an existing one keeps it on the
+// server (PUT /workflows/:id/model) for its next round.
+function ModelPicker({ t, ws, wf, model, setModel, onError }) {
+  const [models, setModels] = useState([]);
+  useEffect(() => {
+    api('GET', `/workspaces/${encodeURIComponent(ws)}/models`).then((m) => setModels(m.allowed || []), () => setModels([]));
+  }, [ws]);
+  useEffect(() => {
+    if (!wf) { setModel(''); return; }
+    api('GET', `/workflows/${encodeURIComponent(wf)}/model`).then((m) => setModel(m.model || ''), () => {});
+  }, [wf]);
+  if (models.length < 2) return null;
+  const price = (m) => t('modelPrice').replace('{in}', m.inputCHFPer1M).replace('{out}', m.outputCHFPer1M);
+  const pick = async (e) => {
+    const id = e.target.value;
+    setModel(id);
+    if (wf) {
+      try { await api('PUT', `/workflows/${encodeURIComponent(wf)}/model`, { model: id }); } catch (err) { onError(err.message); }
+    }
+  };
+  return html`<label class="model-picker">${t('model')}${' '}
+    <select id="model-picker" value=${model || (models.find((m) => m.default) || models[0]).id} onChange=${pick}>
+      ${models.map((m) => html`<option value=${m.id}>${m.name}${m.default ? ' (' + t('modelDefault') + ')' : ''} · ${price(m)}</option>`)}
+    </select></label>`;
+}
+
 function Composer({ t, ws, files, running, voice, setVoice, onSend, onStop }) {
   const [text, setText] = useState('');
   const [voiceErr, setVoiceErr] = useState('');
@@ -844,6 +872,7 @@ function Workspace({ t, lang, session, route, go }) {
   const [detail, setDetail] = useState(null);
   const [notFound, setNotFound] = useState(false);
   const [sendErr, setSendErr] = useState('');
+  const [model, setModel] = useState(''); // the conversation's chosen model ('' : the default)
   const [conn, setConn] = useState('');
   const [, setTick] = useState(0);
   const convRef = useRef(null);
@@ -952,7 +981,7 @@ function Workspace({ t, lang, session, route, go }) {
     speakFrom.current = convRef.current ? convRef.current.lastSeq : 0;
     metrics.firstChunkPaint = 0;
     try {
-      const w = await api('POST', `/workspaces/${ws}/workflows`, { prompt, fileIds, workflowId: wf || undefined, userLanguage: lang });
+      const w = await api('POST', `/workspaces/${ws}/workflows`, { prompt, fileIds, workflowId: wf || undefined, userLanguage: lang, model: (!wf && model) || undefined });
       if (!wf) {
         if (voice) localStorage.setItem('agenthost.voice.' + w.id, 'on');
         go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`);
@@ -975,6 +1004,7 @@ function Workspace({ t, lang, session, route, go }) {
       <${RunState} t=${t} conv=${conv} conn=${conn} />
       <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
+      <${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />
       <${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />
     </main>
     <aside class="right" aria-label=${t('activity')}>
