@@ -272,9 +272,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var ag *agent.Agent
 	if model.Configured(llm.OpAgent) {
 		ag = agent.New(model, agent.Config{
-			MaxRounds:  int(envInt64("AGENTHOST_AGENT_MAX_ROUNDS", 25)),
-			MaxCostCHF: envMoney("AGENTHOST_AGENT_MAX_COST_CHF").CHF(),
-			Observer:   tel.Observer(),
+			MaxRounds: int(envInt64("AGENTHOST_AGENT_MAX_ROUNDS", 25)),
+			MaxCost:   envMoney("AGENTHOST_AGENT_MAX_COST_CHF"),
+			Observer:  tel.Observer(),
 			// Tool results too large for the model's context are kept as
 			// documents of the workflow (docs/agent.md#context-budget).
 			Results: resultKeeper{pf.caps.Files},
@@ -305,7 +305,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// before (none: the API is not listening yet) would be refused.
 	*pf.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
 	*pf.caps.Models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger,
-		MaxWorkflowCostCHF: envMoney("AGENTHOST_AGENT_MAX_COST_CHF").CHF()}
+		MaxWorkflowCost: envMoney("AGENTHOST_AGENT_MAX_COST_CHF")}
 	// Every tool call an agent or the API makes is a transaction.
 	// Legacy actions' results are mapped and their documents stored as the
 	// caller's files (host/actions, docs/plugins.md#legacy-actions-the-actions-kind).
