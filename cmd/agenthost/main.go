@@ -11,6 +11,7 @@
 //	agenthost plugin inspect FILE      print manifest, capabilities, hash, signature
 //	agenthost plugin call FILE TOOL JSON  run one tool and print the result
 //	agenthost plugin sign|verify ...   ed25519 signatures
+//	agenthost config                   the effective configuration, secrets masked
 package main
 
 import (
@@ -51,6 +52,7 @@ func commands() map[string]command {
 		"run":     runCmd,
 		"backup":  backupCmd,
 		"restore": restoreCmd,
+		"config":  configCmd,
 	}
 }
 
@@ -98,6 +100,7 @@ commands:
   restore -from PATH -data DIR   bring a backup back (an empty DIR, or -force)
   load -database URL [-n 100]    a bounded load on this machine: hosts on one PostgreSQL, a scripted model
   run "PROMPT" [-file FILE]...   run a workflow on a server and follow it (tool calls, cost, the answer)
+  config [-FLAG VALUE]...        print the effective configuration (secrets masked) and where each value comes from
   plugin SUBCOMMAND              build, test, sign and manage plugins:
 `)
 	pluginUsage(w)

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/settings"
 )
 
 // objectStorageFile is the part of the configuration file that says where
@@ -59,6 +60,11 @@ func loadObjectStorage(path string, env func(string) string) (*blob.S3Config, er
 	var sec objectStorageSection
 	configured := false
 	if path != "" {
+		// Every command that reads the file comes here: a misspelt section
+		// is refused for backup and admin storage as for serve.
+		if _, err := settings.ReadFile(path); err != nil {
+			return nil, err
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("reading configuration: %w", err)

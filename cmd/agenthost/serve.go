@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,7 +58,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	tenantRate := fs.Int64("tenant-rate", envInt64("AGENTHOST_TENANT_RATE", 0),
 		"requests that start work (workflows, background jobs, tool calls, uploads) each tenant may make per minute, over all hosts sharing the database; 0: no limit")
-	maxUpload := fs.Int64("max-upload", envInt64("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload in bytes")
+	maxUpload := sizeFlag(fs, "max-upload", envSize("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload: bytes, or with a unit (512MB, 1GiB)")
 	pf := addPluginFlags(fs)
 	var pluginAdmins stringList
 	fs.Var(&pluginAdmins, "plugin-admins", "tenant `ID` whose admins may install, upgrade and remove plugins on the running host (repeatable; none: nobody)")
@@ -74,6 +73,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	keyFile := addSecretKeyFileFlag(fs)
 	sw := addSweepFlags(fs)
 	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	if err := checkSettings("serve", *configPath); err != nil {
 		return err
 	}
 	// Secrets are read from a copy of the environment taken now: the
@@ -270,9 +272,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var ag *agent.Agent
 	if model.Configured(llm.OpAgent) {
 		ag = agent.New(model, agent.Config{
-			MaxRounds:  int(envInt64("AGENTHOST_AGENT_MAX_ROUNDS", 25)),
-			MaxCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0),
-			Observer:   tel.Observer(),
+			MaxRounds: int(envInt64("AGENTHOST_AGENT_MAX_ROUNDS", 25)),
+			MaxCost:   envMoney("AGENTHOST_AGENT_MAX_COST_CHF"),
+			Observer:  tel.Observer(),
 			// Tool results too large for the model's context are kept as
 			// documents of the workflow (docs/agent.md#context-budget).
 			Results: resultKeeper{pf.caps.Files},
@@ -303,7 +305,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// before (none: the API is not listening yet) would be refused.
 	*pf.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
 	*pf.caps.Models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger,
-		MaxWorkflowCostCHF: envFloat("AGENTHOST_AGENT_MAX_COST_CHF", 0)}
+		MaxWorkflowCost: envMoney("AGENTHOST_AGENT_MAX_COST_CHF")}
 	// Every tool call an agent or the API makes is a transaction.
 	// Legacy actions' results are mapped and their documents stored as the
 	// caller's files (host/actions, docs/plugins.md#legacy-actions-the-actions-kind).
@@ -512,49 +514,6 @@ func publicURL(addr string) string {
 		return "http://localhost:" + port
 	}
 	return ""
-}
-
-func envDuration(key string, def time.Duration) time.Duration {
-	if v, ok := os.LookupEnv(key); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
-	}
-	return def
-}
-
-func envOr(key, def string) string {
-	if v, ok := os.LookupEnv(key); ok {
-		return v
-	}
-	return def
-}
-
-func envInt64(key string, def int64) int64 {
-	if v, ok := os.LookupEnv(key); ok {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return n
-		}
-	}
-	return def
-}
-
-func envBool(key string, def bool) bool {
-	if v, ok := os.LookupEnv(key); ok {
-		if b, err := strconv.ParseBool(v); err == nil {
-			return b
-		}
-	}
-	return def
-}
-
-func envFloat(key string, def float64) float64 {
-	if v, ok := os.LookupEnv(key); ok {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return f
-		}
-	}
-	return def
 }
 
 // warmInBackground compiles the plugins one after the other, extractors

@@ -42,6 +42,9 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
+	if err := checkSettings("worker", *configPath); err != nil {
+		return err
+	}
 	env, err := hideSecrets(*keyFile, *configPath) // as serve's
 	if err != nil {
 		return err

@@ -27,9 +27,9 @@ import (
 type Config struct {
 	// MaxRounds bounds the model calls of one run [25].
 	MaxRounds int
-	// MaxCostCHF is the workflow's budget; 0 means none. Cost spent before
+	// MaxCost is the workflow's budget; 0 means none. Cost spent before
 	// this run (Input.SpentCHF) counts.
-	MaxCostCHF float64
+	MaxCost money.Amount
 	// Operation selects the model chain [llm.OpAgent].
 	Operation llm.Operation
 	// SystemPrompt opens every conversation [a short default].
@@ -174,9 +174,9 @@ type Input struct {
 	// (llm.WithRunCost); tools whose model calls add to it count toward
 	// the budget at once.
 	SpentCHF float64
-	// MaxCostCHF, when positive, is this run's own budget (a background
-	// job's); the lower of it and Config.MaxCostCHF applies.
-	MaxCostCHF float64
+	// MaxCost, when positive, is this run's own budget (a background
+	// job's); the lower of it and Config.MaxCost applies.
+	MaxCost money.Amount
 	// Round is the workflow round this run serves (for events).
 	Round int
 	// Gate, when set, is this run's approval gate in place of Config.Gate

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -56,8 +57,8 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	if in.Gate != nil {
 		r.cfg.Gate = in.Gate
 	}
-	if in.MaxCostCHF > 0 && (r.cfg.MaxCostCHF <= 0 || in.MaxCostCHF < r.cfg.MaxCostCHF) {
-		r.cfg.MaxCostCHF = in.MaxCostCHF
+	if in.MaxCost > 0 && (r.cfg.MaxCost <= 0 || in.MaxCost < r.cfg.MaxCost) {
+		r.cfg.MaxCost = in.MaxCost
 	}
 	ctx, endRun := a.cfg.Observer.StartRun(ctx, in)
 	// Tools that call models through the model capability add their cost
@@ -250,13 +251,13 @@ func (r *run) account(u llm.Usage) {
 // overBudget reports whether the workflow's spending, its tools' model
 // calls included, reached the budget.
 func (r *run) overBudget() bool {
-	return r.cfg.MaxCostCHF > 0 && r.cost.Spent() >= r.cfg.MaxCostCHF
+	return r.cfg.MaxCost > 0 && money.FromCHF(r.cost.Spent()) >= r.cfg.MaxCost
 }
 
 // budgetSummary ends a run whose budget is spent.
 func (r *run) budgetSummary() string {
 	return r.progressSummary(fmt.Sprintf("The cost budget of CHF %.2f is spent (CHF %.4f, the tools' model calls included).",
-		r.cfg.MaxCostCHF, r.cost.Spent()))
+		r.cfg.MaxCost.CHF(), r.cost.Spent()))
 }
 
 // promptTokens counts the conversation and tool definitions as the model

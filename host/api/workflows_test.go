@@ -16,6 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
@@ -279,7 +280,7 @@ func TestWorkflowLimits(t *testing.T) {
 	ts := server(t, func(o *serverOptions) {
 		o.model = llm.ModelConfig{InputCHFPer1M: 100} // 0.1 CHF a call
 		o.llmOpts = []llmtest.Option{llmtest.WithDefault(loop)}
-		o.agent = agent.Config{MaxRounds: 2, MaxCostCHF: 0.35}
+		o.agent = agent.Config{MaxRounds: 2, MaxCost: money.FromCHF(0.35)}
 	})
 	w := startWorkflow(t, ts, ts.alice, `{"prompt":"loop"}`)
 	readEvents(t, ts, w.ID, 0, terminal)

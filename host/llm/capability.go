@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -38,9 +39,9 @@ type Capabilities struct {
 	Client *Client
 	// Workflows receives each call's cost; nil leaves workflows alone.
 	Workflows WorkflowCosts
-	// MaxWorkflowCostCHF refuses calls of a workflow that has spent this
+	// MaxWorkflowCost refuses calls of a workflow that has spent this
 	// much (0: no budget), the same budget as the agent loop's.
-	MaxWorkflowCostCHF float64
+	MaxWorkflowCost money.Amount
 	// Operation is the chain tools' completions use (default OpSummary,
 	// which falls back to the agent's chain).
 	Operation Operation
@@ -257,7 +258,7 @@ func (h *Capabilities) generate(ctx context.Context, call *wasm.Call, req json.R
 // workflow; outside one (a tool called through the API) it is the
 // workflow's recorded cost.
 func (h *Capabilities) checkBudget(ctx context.Context, c toolcall.Caller) error {
-	if h.MaxWorkflowCostCHF <= 0 || c.WorkflowID == "" {
+	if h.MaxWorkflowCost <= 0 || c.WorkflowID == "" {
 		return nil
 	}
 	var spent float64
@@ -273,9 +274,9 @@ func (h *Capabilities) checkBudget(ctx context.Context, c toolcall.Caller) error
 		}
 		spent = w.Stats.CostCHF
 	}
-	if spent >= h.MaxWorkflowCostCHF {
+	if money.FromCHF(spent) >= h.MaxWorkflowCost {
 		return &wasm.CapabilityError{Code: "budget_exceeded", Message: fmt.Sprintf(
-			"workflow %s has spent CHF %.4f of its CHF %.2f budget", c.WorkflowID, spent, h.MaxWorkflowCostCHF)}
+			"workflow %s has spent CHF %.4f of its CHF %.2f budget", c.WorkflowID, spent, h.MaxWorkflowCost.CHF())}
 	}
 	return nil
 }

@@ -182,7 +182,7 @@ func TestModelCapabilityBilling(t *testing.T) {
 
 	// The workflow has spent 0.6 CHF: a budget of 0.5 refuses the next call
 	// before it reaches the provider.
-	e.cap.MaxWorkflowCostCHF = 0.5
+	e.cap.MaxWorkflowCost = money.FromCHF(0.5)
 	_, err = llm.CapCall(e.cap, e.ctx(), "complete", "summarizeContent", `{"messages":[{"role":"user","content":"more"}]}`)
 	if code(err) != "budget_exceeded" {
 		t.Fatalf("over budget: %v", err)
@@ -234,7 +234,7 @@ func TestImagesCapability(t *testing.T) {
 // the workflow, once each.
 func TestModelCapabilityRunCost(t *testing.T) {
 	e := newCapEnv(t)
-	e.cap.MaxWorkflowCostCHF = 0.5
+	e.cap.MaxWorkflowCost = money.FromCHF(0.5)
 	req := `{"messages":[{"role":"user","content":"Some text."}],"maxTokens":100}`
 	step := llmtest.Reply("ok").WithUsage(100, 50)
 	e.srv.Script(step, step, step)

@@ -12,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
@@ -62,10 +63,10 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 	db, p, ws, srv, client, wf, fileSvc := world.DB, world.P, world.Workspace, world.Server, world.Client, world.Workflows, world.Files
 	fc := &files.Capability{Files: fileSvc, Workflows: wf}
 	kc := &knowledge.Capability{}
-	mc := &llm.Capabilities{Client: client, Workflows: wf, MaxWorkflowCostCHF: budget}
+	mc := &llm.Capabilities{Client: client, Workflows: wf, MaxWorkflowCost: money.FromCHF(budget)}
 	h := wasmtest.HostWith(t, []wasm.Capability{fc.Wasm(), mc.ModelCapability(), kc.Wasm()}, "analysis")
 	toolReg := tools.NewRegistry(h, map[string][]string{"core": {"analyzeContent"}})
-	svc := workspace.New(wf, fileSvc, agent.New(client, agent.Config{MaxCostCHF: budget}, nil), toolReg, db, workspace.Config{}, nil)
+	svc := workspace.New(wf, fileSvc, agent.New(client, agent.Config{MaxCost: money.FromCHF(budget)}, nil), toolReg, db, workspace.Config{}, nil)
 	defer svc.Close()
 
 	w, err := svc.Start(ctx, p, ws, workspace.StartRequest{Prompt: "Which invoices are over CHF 150?"})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
@@ -159,7 +160,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	// Host capabilities of the tools act for this user in this workflow.
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: w.WorkspaceID, WorkflowID: w.ID})
 	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound,
-		MaxCostCHF: req.MaxCostCHF, Continues: req.continues}
+		MaxCost: money.FromCHF(req.MaxCostCHF), Continues: req.continues}
 	in.Resume, in.Gate = req.resume, s.gate(ctx, p, w.WorkspaceID)
 	if r.waited && in.Gate != nil {
 		in.Gate = refuseAsk{in.Gate}

@@ -23,8 +23,8 @@
 //	texenc.go      TeX font encodings, for fonts whose glyph names only
 //	               number them (pdfTeX's bitmap fonts)
 //	glyphnames.go  glyph names to Unicode
-//	aglist.go      the Adobe Glyph List (generated)
-//	stdmetrics.go  widths of the standard 14 fonts (from Adobe's AFM files)
+//	aglist.go      the Adobe Glyph List (generated from internal/gen/glyphlist.txt)
+//	stdmetrics.go  widths of the standard 14 fonts (generated from Adobe's AFM files, internal/gen/afm)
 //	layout.go      glyphs to words, lines, columns and reading order
 //	bidi.go        right-to-left lines from visual to logical order
 //	outline.go     the outline (bookmarks) and named destinations
@@ -42,6 +42,8 @@
 // errors wrapping ErrMalformed; loops and nesting are bounded (operators
 // per page, form and page-tree depth, CMap entries, outline items).
 package pdftext
+
+//go:generate go run ./internal/gen
 
 import (
 	"bytes"
