@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/pdk"
 	"github.com/agenthost/agenthost/pdk/connection"
 	"github.com/agenthost/agenthost/pdk/connector"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
 // driveRef is one drive (a SharePoint document library or the user's
@@ -149,20 +150,55 @@ func (c *client) uploadDrive(d driveRef, segs []string, r connector.UploadReques
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
+	name := r.Name
+	if policy == wire.ConflictRename {
+		// Graph's own rename numbers "name 1.ext"; every connector names
+		// the copy "name (1).ext", so the connector picks the first free
+		// name and stores it with fail (a name taken meanwhile is a
+		// conflict, not an overwrite).
+		if name, err = c.freeName(d, segs, r.Name); err != nil {
+			return connector.Entry{}, err
+		}
+		policy = wire.ConflictFail
+	}
 	var it driveItem
-	target := c.base + d.byID(folder.ID) + ":/" + url.PathEscape(r.Name) + ":"
+	target := c.base + d.byID(folder.ID) + ":/" + url.PathEscape(name) + ":"
 	if len(r.Data) <= simpleUploadMax {
 		u := target + "/content?" + url.Values{"@microsoft.graph.conflictBehavior": {policy}}.Encode()
 		if _, err := c.do("PUT", u, r.Data, map[string]string{"Content-Type": ct}, &it); err != nil {
 			return connector.Entry{}, conflictError(err, r.Name)
 		}
-	} else if it, err = c.uploadSession(target, r.Name, policy, r.Data); err != nil {
+	} else if it, err = c.uploadSession(target, name, policy, r.Data); err != nil {
 		return connector.Entry{}, conflictError(err, r.Name)
 	}
 	if it.ID == "" || itemName(it.Name) != nil {
 		return connector.Entry{}, pdk.Errorf("bad_response", "Microsoft Graph stored no item")
 	}
 	return itemEntry(it, join(append(append([]string{d.prefix}, segs...), it.Name)...)), nil
+}
+
+// maxRename bounds the names ConflictRename tries.
+const maxRename = 100
+
+// freeName is the first of name, "name (1).ext", "name (2).ext"… that no
+// item of the folder at segs has.
+func (c *client) freeName(d driveRef, segs []string, name string) (string, error) {
+	for n := 0; n <= maxRename; n++ {
+		cand := name
+		if n > 0 {
+			cand = wire.RenameCandidate(name, n)
+		}
+		var it driveItem
+		err := c.get(d.itemAPI(append(segs[:len(segs):len(segs)], cand)), url.Values{"$select": {"id"}}, &it)
+		var pe *pdk.Error
+		if errors.As(err, &pe) && pe.Code == "not_found" {
+			return cand, nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return "", pdk.Errorf("exists", "%s and %d numbered copies exist there", name, maxRename)
 }
 
 // conflictError gives Graph's 409 nameAlreadyExists the code every
