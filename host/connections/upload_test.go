@@ -1,0 +1,156 @@
+package connections_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connectionstest"
+	"github.com/agenthost/agenthost/host/connections/fakes/graph"
+	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// uploadWorld is the connection tools over the fake Graph, with a
+// workspace to upload from.
+type uploadWorld struct {
+	w    *connectionstest.Agent
+	m    *msWorld
+	h    *wasm.Host
+	conn string
+}
+
+func newUploadWorld(t testing.TB) *uploadWorld {
+	t.Helper()
+	w := connectionstest.NewAgent(t, "up")
+	m := newMSWorld(t, w.DB)
+	conn := m.connect(t, w.P, "work")
+	toolsCap := &connections.ToolsCapability{}
+	h := m.host(t, nil, []wasm.Capability{w.FileBridge(), toolsCap.Wasm()}, "connections")
+	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: m.svc}
+	return &uploadWorld{w: w, m: m, h: h, conn: conn.ID}
+}
+
+// file stores data in the workspace and returns its id.
+func (u *uploadWorld) file(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	it, _, err := u.w.Files.Upload(u.w.Context(), u.w.P, files.Upload{WorkspaceID: u.w.Workspace, Name: name, Content: bytes.NewReader(data), NoDedupe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it.ID
+}
+
+func (u *uploadWorld) upload(t testing.TB, service, path, file, conflict string) wasm.Result {
+	t.Helper()
+	a := map[string]any{"connection": u.conn, "service": service, "path": path, "file": file}
+	if conflict != "" {
+		a["conflict"] = conflict
+	}
+	b, _ := json.Marshal(a)
+	return u.h.Call(u.w.Context(), "externalUpload", b, &wasm.CallOptions{Tenant: u.w.P.TenantID})
+}
+
+func noise(n int) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// TestUploadLargeToGraph: files over one files.read (16 MiB) upload
+// whole, through an upload session whose fragments the fake Graph checks
+// as documented (320 KiB multiples, under 60 MiB); a fragment cut halfway
+// is resumed where the session's nextExpectedRanges says. Before, 16 MiB
+// + 1 byte answered too_large and no session existed.
+func TestUploadLargeToGraph(t *testing.T) {
+	cases := []struct {
+		name string
+		size int
+		fail int // the fragment that fails, 0 for none
+	}{
+		{"16MiB+1", 16<<20 + 1, 0},
+		{"64MiB", 64 << 20, 0},
+		{"resumed after a failed fragment", 20<<20 + 12345, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u := newUploadWorld(t)
+			data := noise(c.size)
+			id := u.file(t, "big.bin", data)
+			if c.fail > 0 {
+				u.m.graph.FailFragment(c.fail)
+			}
+			res := u.upload(t, "sharepoint", spHost+"/sites/Marketing/Archive", id, "")
+			if !res.OK || !strings.Contains(res.Text, `uploaded "big.bin"`) {
+				t.Fatalf("externalUpload: %+v %+v", res, res.Error)
+			}
+			ups := u.m.graph.Uploads()
+			if len(ups) != 1 || !bytes.Equal(ups[0].Content, data) {
+				t.Fatalf("Graph stored %d uploads (want 1 of %d bytes, byte for byte)", len(ups), len(data))
+			}
+			sessions, fragments := u.m.graph.SessionUploads()
+			if sessions != 1 || fragments < 2 {
+				t.Fatalf("%d sessions, %d fragments: the file did not go in chunks", sessions, fragments)
+			}
+		})
+	}
+	t.Run("over the limit", func(t *testing.T) {
+		u := newUploadWorld(t)
+		id := u.file(t, "huge.bin", noise(64<<20+1))
+		res := u.upload(t, "sharepoint", spHost+"/sites/Marketing/Archive", id, "")
+		if res.OK || res.Error == nil || !strings.Contains(res.Error.Error(), "too_large") {
+			t.Fatalf("64 MiB + 1: %+v %+v", res, res.Error)
+		}
+		if n, _ := u.m.graph.SessionUploads(); n != 0 || len(u.m.graph.Uploads()) != 0 {
+			t.Fatalf("a refused upload reached Graph")
+		}
+	})
+}
+
+// TestUploadConflictGraph: the three conflict policies on a name that
+// exists, for a simple upload and an upload session alike: fail changes
+// nothing ("exists"), replace gives the file new content, rename stores
+// "name (1).ext" (Graph's own rename would say "name 1.ext").
+func TestUploadConflictGraph(t *testing.T) {
+	for _, size := range []int{1000, 5 << 20} {
+		for _, c := range []struct {
+			policy, wantName string
+			ok               bool
+		}{{"", "", false}, {"fail", "", false}, {"replace", "a-notes.txt", true}, {"rename", "a-notes (1).txt", true}} {
+			t.Run(fmt.Sprintf("%d/%s", size, c.policy), func(t *testing.T) {
+				u := newUploadWorld(t)
+				data := noise(size)
+				res := u.upload(t, "sharepoint", spHost+"/sites/Marketing/Documents/Reports", u.file(t, "a-notes.txt", data), c.policy)
+				ups := u.m.graph.Uploads()
+				if !c.ok {
+					if res.OK || res.Error == nil || res.Error.Code != "exists" || len(ups) != 0 {
+						t.Fatalf("conflict=%q: %+v %+v, %d stored", c.policy, res, res.Error, len(ups))
+					}
+					return
+				}
+				if !res.OK || !strings.Contains(res.Text, fmt.Sprintf("uploaded %q", c.wantName)) {
+					t.Fatalf("conflict=%s: %+v %+v", c.policy, res, res.Error)
+				}
+				if len(ups) != 1 || ups[0].Name != c.wantName || !bytes.Equal(ups[0].Content, data) {
+					t.Fatalf("conflict=%s: Graph stored %+v", c.policy, ups)
+				}
+			})
+		}
+	}
+	t.Run("unknown policy", func(t *testing.T) {
+		u := newUploadWorld(t)
+		res := u.upload(t, "sharepoint", spHost+"/sites/Marketing/Documents/Reports", u.file(t, "x.txt", []byte("x")), "merge")
+		if res.OK || len(u.m.graph.Uploads()) != 0 {
+			t.Fatalf("conflict=merge: %+v", res)
+		}
+	})
+}
+
+var _ = graph.FragmentMultiple
