@@ -59,8 +59,11 @@ type mailArgs struct {
 }
 
 // maxUpload bounds what externalUpload reads from the workspace
-// (docs/connectors.md, "Uploads").
-const maxUpload = 64 << 20
+// (docs/connectors.md, "Uploads"). The file travels to the host as one
+// capability request (base64, 4/3 of its size), which must stay inside
+// this plugin's kernel memory (maxOutputBytes + 64 MiB): 32 MiB leaves
+// room without widening the plugin's limits.
+const maxUpload = 32 << 20
 
 // readPage is one ranged files.read of an upload: under the host's cap on
 // one read (16 MiB), so a file of any size up to maxUpload is read page

@@ -212,10 +212,13 @@ func conflictError(err error, name string) error {
 }
 
 const (
-	// simpleUploadMax is the largest file sent in one PUT: Graph takes up
-	// to 250 MB that way, but a session sends large files in chunks and
-	// resumes after a failed one.
-	simpleUploadMax = 4 << 20
+	// simpleUploadMax is the largest file sent in one PUT (Graph takes up
+	// to 250 MB that way). It is maxBytes for now: a session's uploadUrl is
+	// on SharePoint's or OneDrive's storage host, which the connection's
+	// hosts (graph.microsoft.com) do not include and which must be sent to
+	// without the token; until the host can send such a request, files go
+	// in one PUT and the session path serves nothing larger than maxBytes.
+	simpleUploadMax = maxBytes
 	// chunkSize is an upload session's fragment: Graph wants multiples of
 	// 320 KiB (327,680 bytes), at most 60 MiB, for every fragment but the
 	// last ("Upload large files with an upload session").
