@@ -217,3 +217,38 @@ func TestUploadConflictDrive(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadConflictJira: an issue keeps attachments of one name apart
+// (Jira allows duplicates), so the connector applies the policy: fail
+// refuses, rename attaches "name (1).ext", replace attaches the file and
+// deletes the older attachment of that name.
+func TestUploadConflictJira(t *testing.T) {
+	for _, c := range []struct {
+		policy string
+		want   []string // the issue's attachment names after
+		ok     bool
+	}{{"", []string{"camlidl.pdf"}, false}, {"fail", []string{"camlidl.pdf"}, false},
+		{"replace", []string{"camlidl.pdf"}, true}, {"rename", []string{"camlidl.pdf", "camlidl (1).pdf"}, true}} {
+		t.Run(c.policy, func(t *testing.T) {
+			je := newJiraEnv(t)
+			tg := target(je.conn, "issues")
+			before := je.site.Issue("PROJ-1").Attachments
+			_, err := je.resolver.Upload(context.Background(), je.alice, wire.UploadRequest{Connection: tg.Connection, Service: tg.Service, Path: "PROJ-1",
+				Name: "camlidl.pdf", MIMEType: "application/pdf", Data: []byte("new"), Conflict: c.policy})
+			if c.ok != (err == nil) || (!c.ok && !strings.Contains(err.Error(), "exists")) {
+				t.Fatalf("conflict=%q: %v", c.policy, err)
+			}
+			after := je.site.Issue("PROJ-1").Attachments
+			var names []string
+			for _, a := range after {
+				names = append(names, a.Filename)
+			}
+			if fmt.Sprint(names) != fmt.Sprint(c.want) {
+				t.Fatalf("conflict=%q: attachments %v, want %v", c.policy, names, c.want)
+			}
+			if c.policy == "replace" && (after[0].ID == before[0].ID || string(after[0].Content) != "new") {
+				t.Fatalf("replace kept the old attachment")
+			}
+		})
+	}
+}
