@@ -500,6 +500,9 @@ func (c *client) resumable(loc, mimeType string, data []byte) ([]byte, error) {
 		resp, err := connection.Send(connection.Request{Connection: c.conn, Method: "PUT", URL: loc, Body: data[off:end],
 			Headers: map[string]string{"Content-Type": mimeType, "Content-Range": fmt.Sprintf("bytes %d-%d/%d", off, end-1, total)}}, accept308)
 		if err == nil && resp.Status != 308 {
+			if len(resp.Body) == 0 {
+				return nil, pdk.Errorf("bad_response", "Google answered chunk %d-%d of %d with HTTP %d and no file", off, end-1, total, resp.Status)
+			}
 			return resp.Body, nil
 		}
 		if err == nil {
