@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"mime"
 	"path"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/pdk"
 	"github.com/agenthost/agenthost/pdk/connector"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
 	"github.com/agenthost/agenthost/pdk/filetransfer"
 )
 
@@ -85,15 +87,54 @@ func (files) Download(r connector.DownloadRequest) (connector.File, error) {
 	return connector.File{Name: f.Entry.Name, MIMEType: mimeType(f.Entry.Name), Data: f.Data}, nil
 }
 
-// Upload stores the file named Name in the directory Path; a file of that
-// name already there is not replaced ("exists").
+// Upload stores the file named Name in the directory Path with the
+// request's conflict policy: fail leaves a file of that name as it is
+// ("exists"), replace overwrites it (through the host's ".part" file and
+// rename, so a failed upload never leaves half a file), rename stores the
+// first free "name (n).ext" — each try refuses an existing file, so a name
+// taken meanwhile is skipped, never overwritten.
 func (files) Upload(r connector.UploadRequest) (connector.Entry, error) {
 	if r.Name == "" || strings.ContainsAny(r.Name, "/\\") || r.Name == "." || r.Name == ".." {
 		return connector.Entry{}, pdk.Errorf("invalid_name", "%q is not a file name", r.Name)
 	}
-	e, err := filetransfer.Write(r.Connection, path.Join(strings.Trim(r.Path, "/"), r.Name), r.Data, false)
-	if err != nil {
-		return connector.Entry{}, err
+	policy, ok := r.ConflictPolicy()
+	if !ok {
+		return connector.Entry{}, pdk.Errorf("invalid", "conflict is fail, replace or rename, not %q", r.Conflict)
 	}
-	return entry(e), nil
+	dir := strings.Trim(r.Path, "/")
+	if policy != wire.ConflictRename {
+		e, err := filetransfer.Write(r.Connection, path.Join(dir, r.Name), r.Data, policy == wire.ConflictReplace)
+		if err != nil {
+			return connector.Entry{}, existsError(err, r.Name)
+		}
+		return entry(e), nil
+	}
+	for n := 0; n <= maxRename; n++ {
+		name := r.Name
+		if n > 0 {
+			name = wire.RenameCandidate(r.Name, n)
+		}
+		e, err := filetransfer.Write(r.Connection, path.Join(dir, name), r.Data, false)
+		var pe *pdk.Error
+		if errors.As(err, &pe) && pe.Code == "exists" {
+			continue
+		}
+		if err != nil {
+			return connector.Entry{}, err
+		}
+		return entry(e), nil
+	}
+	return connector.Entry{}, pdk.Errorf("exists", "%s and %d numbered copies exist there", r.Name, maxRename)
+}
+
+// maxRename bounds the names ConflictRename tries.
+const maxRename = 100
+
+// existsError says how to get past a refused existing name.
+func existsError(err error, name string) error {
+	var pe *pdk.Error
+	if errors.As(err, &pe) && pe.Code == "exists" {
+		return pdk.Errorf("exists", "%s exists there (conflict=fail); pass conflict=replace or conflict=rename", name)
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/pdk"
 	"github.com/agenthost/agenthost/pdk/connector"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
 // issues is the service "issues". Paths: "" (nothing: name a project),
@@ -196,16 +198,45 @@ func (issues) Download(r connector.DownloadRequest) (connector.File, error) {
 	return connector.File{Name: meta.Filename, MIMEType: meta.MIMEType, Data: data}, nil
 }
 
+// Upload attaches a file to an issue with the request's conflict policy.
+// Jira keeps any number of attachments of one name, so the policy is the
+// connector's: fail refuses a name the issue has ("exists"), rename
+// attaches "name (n).ext", replace attaches the file and then deletes the
+// older attachments of that name (Jira attachments are immutable; the
+// new one has a new id).
 func (issues) Upload(r connector.UploadRequest) (connector.Entry, error) {
 	key := strings.Trim(r.Path, "/")
 	if !issueKey.MatchString(key) {
 		return connector.Entry{}, pdk.Errorf("invalid_path", "upload to an issue key (PROJ-12), not %q", r.Path)
 	}
+	policy, ok := r.ConflictPolicy()
+	if !ok {
+		return connector.Entry{}, pdk.Errorf("invalid", "conflict is fail, replace or rename, not %q", r.Conflict)
+	}
 	c, err := newClient(r.Connection)
 	if err != nil {
 		return connector.Entry{}, err
 	}
-	body, ct, err := multipartFile(r.Name, r.MIMEType, r.Data)
+	is, err := c.issue(key)
+	if err != nil {
+		return connector.Entry{}, err
+	}
+	taken := map[string][]string{}
+	for _, a := range is.Fields.Attachment {
+		taken[a.Filename] = append(taken[a.Filename], a.ID)
+	}
+	name := r.Name
+	if len(taken[name]) > 0 {
+		switch policy {
+		case wire.ConflictFail:
+			return connector.Entry{}, pdk.Errorf("exists", "%s is attached to %s (conflict=fail); pass conflict=replace or conflict=rename", name, key)
+		case wire.ConflictRename:
+			for n := 1; len(taken[name]) > 0; n++ {
+				name = wire.RenameCandidate(r.Name, n)
+			}
+		}
+	}
+	body, ct, err := multipartFile(name, r.MIMEType, r.Data)
 	if err != nil {
 		return connector.Entry{}, err
 	}
@@ -217,8 +248,21 @@ func (issues) Upload(r connector.UploadRequest) (connector.Entry, error) {
 	if len(out) == 0 {
 		return connector.Entry{}, pdk.Errorf("bad_response", "Jira stored no attachment")
 	}
+	if policy == wire.ConflictReplace {
+		for _, id := range taken[name] {
+			if id == out[0].ID || !attachmentIDPattern.MatchString(id) {
+				continue
+			}
+			if _, err := c.do("DELETE", "/rest/api/3/attachment/"+id, nil, nil, nil, nil); err != nil {
+				return connector.Entry{}, fmt.Errorf("attached %s as %s, but the older attachment %s stays: %w", name, out[0].ID, id, err)
+			}
+		}
+	}
 	return attachmentEntry(key, out[0]), nil
 }
+
+// attachmentIDPattern is an attachment id as Jira gives them (digits).
+var attachmentIDPattern = regexp.MustCompile(`^[0-9]{1,20}$`)
 
 func (issues) Search(r connector.SearchRequest) (connector.Listing, error) {
 	c, err := newClient(r.Connection)

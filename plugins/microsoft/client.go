@@ -15,9 +15,9 @@ import (
 const defaultBase = "https://graph.microsoft.com/v1.0"
 
 const (
-	// maxBytes bounds one download or upload: the host's download limit,
-	// and far under Graph's 250 MB simple upload, so no upload session is
-	// ever needed.
+	// maxBytes bounds one download or upload: the host's download limit
+	// and externalUpload's (uploads over simpleUploadMax go through an
+	// upload session, in chunks).
 	maxBytes = 64 << 20
 	// maxPages bounds the pages followed to find one thing (a library by
 	// name); a listing returns one page per call.

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/agenthost/agenthost/pdk"
+	"github.com/agenthost/agenthost/pdk/connection"
 	"github.com/agenthost/agenthost/pdk/connector"
+	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
 // driveRef is one drive (a SharePoint document library or the user's
@@ -120,16 +125,22 @@ func (c *client) downloadDrive(d driveRef, segs []string, max int64) (connector.
 	return connector.File{Name: it.Name, MIMEType: mime, Data: resp.Body}, nil
 }
 
-// uploadDrive stores a file in the folder at segs with Graph's simple
-// upload (PUT {parent}:/{name}:/content, which replaces a file of that
-// name). Files are bounded by maxBytes, far under the simple upload's
-// 250 MB, so an upload session is never needed.
+// uploadDrive stores a file in the folder at segs, with the conflict
+// policy of the request mapped to Graph's @microsoft.graph.conflictBehavior
+// (fail, replace, rename: the same three names). A file up to
+// simpleUploadMax goes in one PUT …:/{name}:/content; a larger one through
+// an upload session, chunk by chunk, so no request carries the whole file
+// (Microsoft Graph, "Upload large files with an upload session").
 func (c *client) uploadDrive(d driveRef, segs []string, r connector.UploadRequest) (connector.Entry, error) {
 	if err := itemName(r.Name); err != nil {
 		return connector.Entry{}, err
 	}
 	if len(r.Data) > maxBytes {
 		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over the upload limit of %d", r.Name, len(r.Data), maxBytes)
+	}
+	policy, ok := r.ConflictPolicy()
+	if !ok {
+		return connector.Entry{}, pdk.Errorf("invalid", "conflict is fail, replace or rename, not %q", r.Conflict)
 	}
 	folder, err := c.item(d, segs, true)
 	if err != nil {
@@ -139,15 +150,163 @@ func (c *client) uploadDrive(d driveRef, segs []string, r connector.UploadReques
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
-	var it driveItem
-	u := c.base + d.byID(folder.ID) + ":/" + url.PathEscape(r.Name) + ":/content"
-	if _, err := c.do("PUT", u, r.Data, map[string]string{"Content-Type": ct}, &it); err != nil {
-		return connector.Entry{}, err
+	name := r.Name
+	if policy == wire.ConflictRename {
+		// Graph's own rename numbers "name 1.ext"; every connector names
+		// the copy "name (1).ext", so the connector picks the first free
+		// name and stores it with fail (a name taken meanwhile is a
+		// conflict, not an overwrite).
+		if name, err = c.freeName(d, segs, r.Name); err != nil {
+			return connector.Entry{}, err
+		}
+		policy = wire.ConflictFail
 	}
-	if it.ID == "" {
+	var it driveItem
+	target := c.base + d.byID(folder.ID) + ":/" + url.PathEscape(name) + ":"
+	if len(r.Data) <= simpleUploadMax {
+		u := target + "/content?" + url.Values{"@microsoft.graph.conflictBehavior": {policy}}.Encode()
+		if _, err := c.do("PUT", u, r.Data, map[string]string{"Content-Type": ct}, &it); err != nil {
+			return connector.Entry{}, conflictError(err, r.Name)
+		}
+	} else if it, err = c.uploadSession(target, name, policy, r.Data); err != nil {
+		return connector.Entry{}, conflictError(err, r.Name)
+	}
+	if it.ID == "" || itemName(it.Name) != nil {
 		return connector.Entry{}, pdk.Errorf("bad_response", "Microsoft Graph stored no item")
 	}
-	return itemEntry(it, join(append(append([]string{d.prefix}, segs...), r.Name)...)), nil
+	return itemEntry(it, join(append(append([]string{d.prefix}, segs...), it.Name)...)), nil
+}
+
+// maxRename bounds the names ConflictRename tries.
+const maxRename = 100
+
+// freeName is the first of name, "name (1).ext", "name (2).ext"… that no
+// item of the folder at segs has.
+func (c *client) freeName(d driveRef, segs []string, name string) (string, error) {
+	for n := 0; n <= maxRename; n++ {
+		cand := name
+		if n > 0 {
+			cand = wire.RenameCandidate(name, n)
+		}
+		var it driveItem
+		err := c.get(d.itemAPI(append(segs[:len(segs):len(segs)], cand)), url.Values{"$select": {"id"}}, &it)
+		var pe *pdk.Error
+		if errors.As(err, &pe) && pe.Code == "not_found" {
+			return cand, nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return "", pdk.Errorf("exists", "%s and %d numbered copies exist there", name, maxRename)
+}
+
+// conflictError gives Graph's 409 nameAlreadyExists the code every
+// connector answers for ConflictFail.
+func conflictError(err error, name string) error {
+	var e *pdk.Error
+	if errors.As(err, &e) && e.Code == "conflict" {
+		return pdk.Errorf("exists", "%s exists there (conflict=fail); pass conflict=replace or conflict=rename", name)
+	}
+	return err
+}
+
+const (
+	// simpleUploadMax is the largest file sent in one PUT (Graph takes up
+	// to 250 MB that way). It is maxBytes for now: a session's uploadUrl is
+	// on SharePoint's or OneDrive's storage host, which the connection's
+	// hosts (graph.microsoft.com) do not include and which must be sent to
+	// without the token; until the host can send such a request, files go
+	// in one PUT and the session path serves nothing larger than maxBytes.
+	simpleUploadMax = maxBytes
+	// chunkSize is an upload session's fragment: Graph wants multiples of
+	// 320 KiB (327,680 bytes), at most 60 MiB, for every fragment but the
+	// last ("Upload large files with an upload session").
+	chunkSize = 32 * 320 << 10
+	// maxResumes bounds the fragments sent again after failures in one
+	// upload.
+	maxResumes = 5
+)
+
+// uploadSession is Graph's resumable upload: createUploadSession, then the
+// bytes PUT to its uploadUrl in fragments with Content-Range; after a
+// failed fragment the session's state (GET uploadUrl) names the next
+// expected range, and the upload resumes there. The uploadUrl is
+// pre-authenticated.
+func (c *client) uploadSession(target, name, policy string, data []byte) (driveItem, error) {
+	body, _ := json.Marshal(map[string]any{"item": map[string]any{"@microsoft.graph.conflictBehavior": policy, "name": name}})
+	var sess uploadSessionState
+	if _, err := c.do("POST", target+"/createUploadSession", body, map[string]string{"Content-Type": "application/json"}, &sess); err != nil {
+		return driveItem{}, err
+	}
+	up, err := url.Parse(sess.UploadURL)
+	if err != nil || up.User != nil || (up.Scheme != "https" && !strings.HasPrefix(c.base, up.Scheme+"://")) {
+		return driveItem{}, pdk.Errorf("bad_response", "Microsoft Graph answered createUploadSession with no usable uploadUrl")
+	}
+	total := int64(len(data))
+	off, resumes := int64(0), 0
+	for {
+		end := min(off+chunkSize, total)
+		resp, err := connection.Send(connection.Request{Connection: c.conn, Method: "PUT", URL: sess.UploadURL, Body: data[off:end],
+			Headers: map[string]string{"Content-Range": fmt.Sprintf("bytes %d-%d/%d", off, end-1, total)}}, statusError)
+		if err == nil {
+			switch resp.Status {
+			case 200, 201:
+				var it driveItem
+				if err := json.Unmarshal(resp.Body, &it); err != nil {
+					return driveItem{}, pdk.Errorf("bad_response", "Microsoft Graph answered the last fragment with something that is not its JSON: %v", err)
+				}
+				return it, nil
+			case 202:
+				var st uploadSessionState
+				if json.Unmarshal(resp.Body, &st) != nil {
+					return driveItem{}, pdk.Errorf("bad_response", "Microsoft Graph answered a fragment with something that is not its JSON")
+				}
+				next, err := nextRange(st.NextExpectedRanges, total)
+				if err != nil {
+					return driveItem{}, err
+				}
+				off = next
+				continue
+			}
+			err = pdk.Errorf("graph_error", "Microsoft Graph answered a fragment with HTTP %d", resp.Status)
+		}
+		var pe *pdk.Error
+		if errors.As(err, &pe) && (pe.Code == "conflict" || pe.Code == "too_large" || pe.Code == "forbidden") {
+			return driveItem{}, err
+		}
+		// A failed fragment: ask the session where to go on.
+		if resumes++; resumes > maxResumes {
+			return driveItem{}, fmt.Errorf("upload session: gave up after %d failed fragments: %w", maxResumes, err)
+		}
+		var st uploadSessionState
+		if _, serr := c.do("GET", sess.UploadURL, nil, nil, &st); serr != nil {
+			return driveItem{}, fmt.Errorf("upload session: status after a failed fragment (%v): %w", err, serr)
+		}
+		if off, err = nextRange(st.NextExpectedRanges, total); err != nil {
+			return driveItem{}, err
+		}
+	}
+}
+
+// uploadSessionState is an upload session as Graph describes it.
+type uploadSessionState struct {
+	UploadURL          string   `json:"uploadUrl"`
+	NextExpectedRanges []string `json:"nextExpectedRanges"`
+}
+
+// nextRange is where the next fragment starts: the start of the first of
+// the session's nextExpectedRanges ("26-" or "12345-55232").
+func nextRange(ranges []string, total int64) (int64, error) {
+	if len(ranges) == 0 {
+		return 0, pdk.Errorf("bad_response", "Microsoft Graph's upload session expects no more bytes but stored no item")
+	}
+	from, _, _ := strings.Cut(ranges[0], "-")
+	n, err := strconv.ParseInt(from, 10, 64)
+	if err != nil || n < 0 || n >= total {
+		return 0, pdk.Errorf("bad_response", "Microsoft Graph's upload session expects range %q of a %d-byte file", ranges[0], total)
+	}
+	return n, nil
 }
 
 // searchDrive runs search(q='…') over the drive. Search results carry no

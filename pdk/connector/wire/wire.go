@@ -4,7 +4,11 @@
 // (pdk/connector).
 package wire
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // The tools of a connector plugin. Each takes the connection and service
 // in its arguments; the plugin dispatches to the service's adapter.
@@ -79,6 +83,44 @@ type UploadRequest struct {
 	Name       string `json:"name" minLength:"1"`
 	MIMEType   string `json:"mimeType,omitempty"`
 	Data       []byte `json:"data"`
+	// Conflict says what happens when Name exists under Path: ConflictFail
+	// (the default, also for ""), ConflictReplace or ConflictRename
+	// (docs/connectors.md, "Uploads"). Every connector implements the
+	// three the same way, so one tool behaves alike on every provider.
+	Conflict string `json:"conflict,omitempty" enum:"fail,replace,rename"`
+}
+
+// The conflict policies of an upload.
+const (
+	// ConflictFail refuses the upload (code "exists") and changes nothing.
+	ConflictFail = "fail"
+	// ConflictReplace stores the bytes as the existing file's new content.
+	ConflictReplace = "replace"
+	// ConflictRename stores a new file named "name (1).ext" (the first
+	// free number); the answer's Entry names it.
+	ConflictRename = "rename"
+)
+
+// ConflictPolicy returns the request's policy ("" is ConflictFail), or
+// false for a value that is none of the three.
+func (r UploadRequest) ConflictPolicy() (string, bool) {
+	switch r.Conflict {
+	case "", ConflictFail:
+		return ConflictFail, true
+	case ConflictReplace, ConflictRename:
+		return r.Conflict, true
+	}
+	return "", false
+}
+
+// RenameCandidate is the n-th name ConflictRename tries for name:
+// "report (1).pdf" for "report.pdf", "notes (2)" for "notes".
+func RenameCandidate(name string, n int) string {
+	ext := ""
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		name, ext = name[:i], name[i:]
+	}
+	return name + " (" + strconv.Itoa(n) + ")" + ext
 }
 
 // SearchRequest searches the service.

@@ -502,6 +502,9 @@ type session struct {
 	mediaType string
 	total     int64
 	data      []byte
+	// update is the id of the file whose content the session replaces
+	// (files.update); "" creates a file.
+	update string
 }
 
 // createFile is files.create on the upload URI: uploadType media,
@@ -581,57 +584,6 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request) {
 	default:
 		invalid(w, "uploadType", "Invalid Value")
 	}
-}
-
-// resumeUpload takes a resumable session's bytes: the whole body, or a
-// chunk with Content-Range: bytes a-b/total (308 until complete).
-func (s *Server) resumeUpload(w http.ResponseWriter, r *http.Request) {
-	sid := r.URL.Query().Get("upload_id")
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		invalid(w, "body", "unreadable body")
-		return
-	}
-	if s.failPuts.Take() {
-		googleError(w, http.StatusServiceUnavailable, "global", "backendError", "Backend Error", "UNAVAILABLE")
-		return
-	}
-	s.mu.Lock()
-	ss, ok := s.sessions[sid]
-	if !ok {
-		s.mu.Unlock()
-		notFound(w, "Upload session not found.", "upload_id")
-		return
-	}
-	start, total := int64(len(ss.data)), ss.total
-	if cr := r.Header.Get("Content-Range"); cr != "" {
-		var a, b, t int64
-		if n, _ := fmt.Sscanf(cr, "bytes %d-%d/%d", &a, &b, &t); n != 3 || a != start || b-a+1 != int64(len(body)) || (total >= 0 && t != total) {
-			s.mu.Unlock()
-			invalid(w, "Content-Range", "Invalid Content-Range")
-			return
-		}
-		total = t
-	} else if total < 0 {
-		total = int64(len(body))
-	}
-	ss.data = append(ss.data, body...)
-	if int64(len(ss.data)) > total && total >= 0 {
-		delete(s.sessions, sid)
-		s.mu.Unlock()
-		invalid(w, "Content-Range", "More bytes than announced")
-		return
-	}
-	if int64(len(ss.data)) < total {
-		n := len(ss.data)
-		s.mu.Unlock()
-		w.Header().Set("Range", fmt.Sprintf("bytes=0-%d", n-1))
-		w.WriteHeader(308)
-		return
-	}
-	delete(s.sessions, sid)
-	s.mu.Unlock()
-	s.create(w, ss.fields, ss.md, ss.mediaType, ss.data)
 }
 
 // fieldsError answers a bad fields selection as Google does.

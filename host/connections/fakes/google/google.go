@@ -67,6 +67,7 @@ type Server struct {
 	garbage                     fault.Countdown
 	echo                        fault.Countdown
 	failPuts                    fault.Countdown
+	chunks, failChunk           int // resumable.go
 	requests                    []Request
 }
 
@@ -89,6 +90,8 @@ func New(valid func(string) bool, account string) *Server {
 	mux.HandleFunc("GET /drive/v3/files/{id}/export", s.exportFile)
 	mux.HandleFunc("POST /upload/drive/v3/files", s.createFile)
 	mux.HandleFunc("PUT /upload/drive/v3/files", s.resumeUpload)
+	mux.HandleFunc("PATCH /upload/drive/v3/files/{id}", s.updateFile)
+	mux.HandleFunc("PUT /upload/drive/v3/files/{id}", s.resumeUpload)
 	mux.HandleFunc("GET /gmail/v1/users/{user}/messages", s.listMessages)
 	mux.HandleFunc("GET /gmail/v1/users/{user}/messages/{id}", s.getMessage)
 	mux.HandleFunc("POST /gmail/v1/users/{user}/messages/send", s.sendMessage)

@@ -120,6 +120,9 @@ type Server struct {
 	garbage   fault.Countdown
 	redirect  string
 	seq       int
+	// Upload sessions (upload.go).
+	sessions                              map[string]*uploadSession
+	sessionCount, fragments, failFragment int
 }
 
 type mailFolder struct{ id, wellKnown, name string }
@@ -385,6 +388,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Method: r.Method, Host: host, Path: r.URL.Path, Query: r.URL.RawQuery, Authorization: r.Header.Get("Authorization")})
 	s.mu.Unlock()
+	if host == s.DownloadHost && isSessionURL(r) {
+		s.sessionAPI(w, r)
+		return
+	}
 	if host == s.DownloadHost {
 		s.download(w, r)
 		return
@@ -754,6 +761,10 @@ func (s *Server) drivesAPI(w http.ResponseWriter, r *http.Request, p string) {
 			s.upload(w, r, base, inner)
 			return
 		}
+		if r.Method == http.MethodPost && tail == "/createUploadSession" {
+			s.createUploadSession(w, r, base, inner)
+			return
+		}
 		base = s.resolve(base, inner)
 		if base == nil {
 			graphError(w, http.StatusNotFound, "itemNotFound", "The resource could not be found.")
@@ -819,18 +830,8 @@ func (s *Server) drivesAPI(w http.ResponseWriter, r *http.Request, p string) {
 
 // upload is the simple upload: PUT {parent}:/{name}:/content.
 func (s *Server) upload(w http.ResponseWriter, r *http.Request, base *Item, inner string) {
-	inner = strings.Trim(inner, "/")
-	dir, name := "", inner
-	if i := strings.LastIndex(inner, "/"); i >= 0 {
-		dir, name = inner[:i], inner[i+1:]
-	}
-	if name == "" || strings.ContainsAny(name, `"*:<>?\|`) {
-		graphError(w, http.StatusBadRequest, "invalidRequest", "The provided name contains invalid characters.")
-		return
-	}
-	parent := s.resolve(base, dir)
-	if parent == nil || !parent.Folder {
-		graphError(w, http.StatusNotFound, "itemNotFound", "The parent folder could not be found.")
+	parent, name, ok := s.uploadTarget(w, base, inner)
+	if !ok {
 		return
 	}
 	if r.ContentLength > SimpleUploadLimit {
@@ -842,24 +843,18 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, base *Item, inne
 		graphError(w, http.StatusRequestEntityTooLarge, "requestEntityTooLarge", "Simple upload is limited to 250 MB; use an upload session.")
 		return
 	}
-	status := http.StatusOK
-	it := s.child(parent.ID, name)
-	if it == nil {
-		it = &Item{ID: "01" + s.id(), Name: name, DriveID: base.DriveID, ParentID: parent.ID}
-		s.items[it.ID] = it
-		s.order = append(s.order, it.ID)
-		status = http.StatusCreated
-	} else if it.Folder {
-		graphError(w, http.StatusConflict, "nameAlreadyExists", "A folder with that name already exists.")
+	// A simple upload replaces by default ("Upload or replace the contents
+	// of a driveItem"); @microsoft.graph.conflictBehavior says otherwise.
+	behavior := behaviorOf(r)
+	switch behavior {
+	case "":
+		behavior = "replace"
+	case "fail", "replace", "rename":
+	default:
+		graphError(w, http.StatusBadRequest, "invalidRequest", "Invalid conflictBehavior.")
 		return
 	}
-	it.Content, it.Modified = data, time.Now().UTC()
-	it.MIMEType = r.Header.Get("Content-Type")
-	if it.MIMEType == "" {
-		it.MIMEType = "application/octet-stream"
-	}
-	s.uploads = append(s.uploads, *it)
-	writeJSON(w, status, s.itemJSON(r, it, true))
+	s.store(w, r, base.DriveID, parent, name, behavior, r.Header.Get("Content-Type"), data)
 }
 
 // ---- Outlook mail ----

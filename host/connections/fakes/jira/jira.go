@@ -112,6 +112,7 @@ func New(email, token string) *Server {
 	mux.HandleFunc("GET /rest/api/3/attachment/content/{id}", s.attachmentContent)
 	mux.HandleFunc("GET /media/file/{id}/binary", s.media)
 	mux.HandleFunc("POST /rest/api/3/issue/{key}/attachments", s.upload)
+	mux.HandleFunc("DELETE /rest/api/3/attachment/{id}", s.deleteAttachment)
 	mux.HandleFunc("GET /rest/agile/1.0/board", s.listBoards)
 	mux.HandleFunc("GET /rest/agile/1.0/board/{id}/issue", s.boardIssues)
 	mux.HandleFunc("GET /oauth/token/accessible-resources", s.accessibleResources)
