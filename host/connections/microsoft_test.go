@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -634,21 +635,30 @@ func TestMicrosoftProviderDefaults(t *testing.T) {
 	db, p := us.DB, us.Alice
 	env := map[string]string{"AGENTHOST_SECRET_KEY": base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("k"), 32)), "AGENTHOST_OAUTH_PROVIDERS": "microsoft",
 		"AGENTHOST_OAUTH_MICROSOFT_CLIENT_ID": "app-id", "AGENTHOST_OAUTH_MICROSOFT_CLIENT_SECRET": "s", "AGENTHOST_OAUTH_MICROSOFT_REDIRECT_URL": redirect}
+	ordinary := oauth.New("app-id", "s", redirect)
+	defer ordinary.Close()
+	ordinary.AdminConsent = []string{"ChannelMessage.Read.All", "Group.Read.All", "Sites.FullControl.All"}
+	// The defaults need no administrator's consent: ChannelMessage.Read.All
+	// does (Graph permissions reference, "Admin consent required: Yes"), so
+	// it is asked for only when the user chooses Teams (incremental consent).
 	for name, tc := range map[string]struct {
-		tenant, scopes, want string
-		wantScopes           []string
+		tenant, scopes, want  string
+		services              []string
+		wantScopes, notScopes []string
 	}{
-		"common":         {"", "", "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?", []string{"offline_access", "Files.ReadWrite.All", "Mail.Send", "ChannelMessage.Send"}},
-		"one tenant":     {"contoso.onmicrosoft.com", "", "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize?", []string{"Sites.ReadWrite.All"}},
-		"fewer scopes":   {"", "offline_access Files.Read", "https://login.microsoftonline.com/common/", []string{"Files.Read"}},
-		"tenant escaped": {"a/../b", "", "https://login.microsoftonline.com/a%2F..%2Fb/oauth2/v2.0/authorize?", nil},
+		"common":         {"", "", "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?", nil, []string{"offline_access", "Files.ReadWrite.All", "Mail.Send"}, []string{"ChannelMessage.Read.All"}},
+		"one tenant":     {"contoso.onmicrosoft.com", "", "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize?", nil, []string{"Sites.ReadWrite.All"}, nil},
+		"fewer scopes":   {"", "offline_access Files.Read", "https://login.microsoftonline.com/common/", nil, []string{"Files.Read"}, nil},
+		"tenant escaped": {"a/../b", "", "https://login.microsoftonline.com/a%2F..%2Fb/oauth2/v2.0/authorize?", nil, nil, nil},
+		"files only":     {"", "", "https://login.microsoftonline.com/common/", []string{"files"}, []string{"offline_access", "Files.ReadWrite.All"}, []string{"Mail.Send", "ChannelMessage.Read.All"}},
+		"teams chosen":   {"", "", "https://login.microsoftonline.com/common/", []string{"files", "teams"}, []string{"Files.ReadWrite.All", "ChannelMessage.Read.All", "ChannelMessage.Send"}, []string{"Mail.Send"}},
 	} {
 		env["AGENTHOST_OAUTH_MICROSOFT_TENANT"], env["AGENTHOST_OAUTH_MICROSOFT_SCOPES"] = tc.tenant, tc.scopes
 		svc, err := connections.FromEnv(func(k string) string { return env[k] }, db)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		authURL, err := svc.StartAuthorization(ctx, p, "microsoft", "work")
+		authURL, err := svc.StartAuthorization(ctx, p, "microsoft", "work", tc.services...)
 		if err != nil || !strings.HasPrefix(authURL, tc.want) {
 			t.Errorf("%s: %s %v", name, authURL, err)
 			continue
@@ -658,6 +668,19 @@ func TestMicrosoftProviderDefaults(t *testing.T) {
 			if !strings.Contains(scope, " "+s+" ") {
 				t.Errorf("%s: scope %q lacks %s", name, scope, s)
 			}
+		}
+		for _, s := range tc.notScopes {
+			if strings.Contains(scope, " "+s+" ") {
+				t.Errorf("%s: scope %q asks for %s", name, scope, s)
+			}
+		}
+		// An ordinary user (no administrator's consent) can connect with
+		// the defaults and with any choice but Teams.
+		if !slices.Contains(tc.services, "teams") && tc.scopes == "" && ordinary.Consent(authURL) == "" {
+			t.Errorf("%s: an ordinary user cannot consent to %q", name, scope)
+		}
+		if q := mustQuery(t, authURL); q.Has("access_type") {
+			t.Errorf("%s: access_type sent to Microsoft: %s", name, authURL)
 		}
 		if tc.scopes != "" && strings.Contains(scope, "Mail.Send") {
 			t.Errorf("%s: the operator's scopes were not kept: %q", name, scope)
