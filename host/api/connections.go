@@ -42,10 +42,10 @@ type newConnectionRequest struct {
 	// Services are the services the user chose to connect (microsoft:
 	// files, outlook, teams): only their scopes are asked for.
 	Services []string `json:"services,omitempty"`
-	Auth     string `json:"auth"`
-	BaseURL  string `json:"baseUrl"`
-	Account  string `json:"account"`
-	Token    string `json:"token"`
+	Auth     string   `json:"auth"`
+	BaseURL  string   `json:"baseUrl"`
+	Account  string   `json:"account"`
+	Token    string   `json:"token"`
 	// HostKey and PrivateKey are an SFTP connection's.
 	HostKey    string `json:"hostKey"`
 	PrivateKey string `json:"privateKey"`

@@ -407,10 +407,15 @@ func TestMicrosoftBadInput(t *testing.T) {
 	if n := len(m.graph.Requests()) - before; n != 0 {
 		t.Fatalf("%d refused paths reached Graph: %+v", n, m.graph.Requests()[before:])
 	}
-	// Forged cursors: another host, another listing.
+	// Forged cursors: another host, version or scheme, a user in the URL.
+	// (A next link on Graph's host and version is opaque and followed:
+	// TestMicrosoftOpaqueNextLink.)
 	for name, cur := range map[string]string{
 		"another host":    "http://evil.test:" + m.port + "/v1.0/drives/x/root/children?$skiptoken=x",
-		"another listing": "http://" + graphHost + ":" + m.port + "/v1.0/me/messages?$skip=1",
+		"another version": "http://" + graphHost + ":" + m.port + "/beta/me/messages?$skip=1",
+		"dot segments":    "http://" + graphHost + ":" + m.port + "/v1.0/../beta/me/messages",
+		"user in URL":     "http://evil@" + graphHost + ":" + m.port + "/v1.0/drives/x/root/children",
+		"another scheme":  "https://" + graphHost + ":" + m.port + "/v1.0/drives/x/root/children",
 		"garbage":         "::",
 	} {
 		_, err := m.res.Browse(ctx, m.alice, wire.BrowseRequest{Connection: m.conn.ID, Service: "sharepoint", Path: lib + "/Reports", Cursor: cur})
@@ -419,7 +424,7 @@ func TestMicrosoftBadInput(t *testing.T) {
 		}
 	}
 	for _, r := range m.graph.Requests() {
-		if r.Host == "evil.test" || strings.Contains(r.Path, "/me/messages") {
+		if r.Host == "evil.test" || strings.Contains(r.Path, "/beta/") {
 			t.Fatalf("a forged cursor was followed: %+v", r)
 		}
 	}
@@ -690,5 +695,22 @@ func TestMicrosoftProviderDefaults(t *testing.T) {
 	delete(env, "AGENTHOST_OAUTH_MICROSOFT_CLIENT_ID")
 	if _, err := connections.FromEnv(func(k string) string { return env[k] }, db); err == nil || !strings.Contains(err.Error(), "client id") {
 		t.Fatalf("no client id: %v", err)
+	}
+}
+
+// TestMicrosoftOpaqueNextLink: a folder listed by path gets a next link
+// that names it by id, without the folder path (the shape reported in
+// OneDrive/onedrive-api-docs#774 and microsoftgraph/microsoft-graph-docs#3341;
+// "Paging Microsoft Graph data": use the next link as is), and the
+// connector follows it to the folder's next page.
+func TestMicrosoftOpaqueNextLink(t *testing.T) {
+	m := newMSEnv(t)
+	l := m.browse(t, "sharepoint", "/sites/Marketing/Documents/Reports", "", 2)
+	if l.Next == "" || strings.Contains(l.Next, "Reports") {
+		t.Fatalf("the fake's next link %q should drop the folder path", l.Next)
+	}
+	l2 := m.browse(t, "sharepoint", "/sites/Marketing/Documents/Reports", l.Next, 2)
+	if got := msNames(l2); got != "camlidl.pdf,d-budget.txt" {
+		t.Fatalf("second page %q", got)
 	}
 }
