@@ -222,8 +222,9 @@ func TestGoogleDrive(t *testing.T) {
 	if err != nil || upBig.Size != int64(len(big)) {
 		t.Fatalf("large upload: %+v %v", upBig, err)
 	}
-	// A session whose bytes Google refuses creates nothing.
-	ge.g.FailUploads(1)
+	// A session whose bytes Google refuses creates nothing (four 503s: the
+	// host retries a 503 three times, TestServerBusyRetried).
+	ge.g.FailUploads(4)
 	if _, err := ge.resolver.Upload(ctx, ge.alice, wire.UploadRequest{Connection: ge.conn.ID, Service: "drive", Path: "/Finanzen", Name: "lost.bin", Data: big}); err == nil ||
 		!strings.Contains(err.Error(), "google_error") {
 		t.Fatalf("failed session: %v", err)
@@ -239,7 +240,7 @@ func TestGoogleDrive(t *testing.T) {
 			kinds = append(kinds, r.Method+" "+mustQuery(t, "?"+r.Query).Get("uploadType"))
 		}
 	}
-	if strings.Join(kinds, ",") != "POST multipart,POST resumable,PUT resumable,POST resumable,PUT resumable" {
+	if strings.Join(kinds, ",") != "POST multipart,POST resumable,PUT resumable,POST resumable,PUT resumable,PUT resumable,PUT resumable,PUT resumable" {
 		t.Fatalf("upload requests %v", kinds)
 	}
 	// Search by text: hits carry the id form, which downloads.
