@@ -129,6 +129,9 @@ type AuditPage struct {
 type AuthorizeConnectionRequest struct {
 	Label    *string `json:"label,omitempty"`
 	Provider string  `json:"provider"`
+	// microsoft: the services to connect (files, outlook, teams); only their scopes are asked for
+	// (incremental consent)
+	Services []string `json:"services,omitempty"`
 }
 
 // AuthorizeConnectionResponse is the answer of AuthorizeConnection.

@@ -16,7 +16,7 @@ type Connections interface {
 	List(ctx context.Context, p tenancy.Principal) ([]connections.Connection, error)
 	AddToken(ctx context.Context, p tenancy.Principal, n connections.NewToken) (connections.Connection, error)
 	Revoke(ctx context.Context, p tenancy.Principal, id string) error
-	StartAuthorization(ctx context.Context, p tenancy.Principal, provider, label string) (string, error)
+	StartAuthorization(ctx context.Context, p tenancy.Principal, provider, label string, services ...string) (string, error)
 	CompleteAuthorization(ctx context.Context, p tenancy.Principal, state, code string) (connections.Connection, error)
 	// Providers lists the configured providers and how to connect to each
 	// (connection_providers.go).
@@ -39,10 +39,13 @@ func handleListConnections(s Connections) fiber.Handler {
 type newConnectionRequest struct {
 	Provider string `json:"provider"`
 	Label    string `json:"label"`
-	Auth     string `json:"auth"`
-	BaseURL  string `json:"baseUrl"`
-	Account  string `json:"account"`
-	Token    string `json:"token"`
+	// Services are the services the user chose to connect (microsoft:
+	// files, outlook, teams): only their scopes are asked for.
+	Services []string `json:"services,omitempty"`
+	Auth     string   `json:"auth"`
+	BaseURL  string   `json:"baseUrl"`
+	Account  string   `json:"account"`
+	Token    string   `json:"token"`
 	// HostKey and PrivateKey are an SFTP connection's.
 	HostKey    string `json:"hostKey"`
 	PrivateKey string `json:"privateKey"`
@@ -84,6 +87,9 @@ func handleRevokeConnection(s Connections, rec audit.Recorder) fiber.Handler {
 type authorizeRequest struct {
 	Provider string `json:"provider"`
 	Label    string `json:"label"`
+	// Services are the services the user chose to connect (microsoft:
+	// files, outlook, teams): only their scopes are asked for.
+	Services []string `json:"services,omitempty"`
 }
 
 func handleAuthorizeConnection(s Connections) fiber.Handler {
@@ -92,7 +98,7 @@ func handleAuthorizeConnection(s Connections) fiber.Handler {
 		if err := decodeJSON(c, &r); err != nil {
 			return err
 		}
-		u, err := s.StartAuthorization(c.UserContext(), principal(c), r.Provider, r.Label)
+		u, err := s.StartAuthorization(c.UserContext(), principal(c), r.Provider, r.Label, r.Services...)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"github.com/agenthost/agenthost/host/egress"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -223,8 +224,9 @@ func TestGoogleDrive(t *testing.T) {
 	}
 	// A session whose bytes Google refuses, and whose status query fails
 	// too, creates nothing (one failed chunk alone is resumed:
-	// TestUploadDriveResumed).
-	ge.g.FailUploads(2)
+	// TestUploadDriveResumed; the host retries a 503 three times,
+	// TestServerBusyRetried).
+	ge.g.FailUploads(4)
 	if _, err := ge.resolver.Upload(ctx, ge.alice, wire.UploadRequest{Connection: ge.conn.ID, Service: "drive", Path: "/Finanzen", Name: "lost.bin", Data: big}); err == nil ||
 		!strings.Contains(err.Error(), "google_error") {
 		t.Fatalf("failed session: %v", err)
@@ -240,8 +242,7 @@ func TestGoogleDrive(t *testing.T) {
 			kinds = append(kinds, r.Method+" "+mustQuery(t, "?"+r.Query).Get("uploadType"))
 		}
 	}
-	// The failed session: its chunk, then the status query that fails too.
-	if strings.Join(kinds, ",") != "POST multipart,POST resumable,PUT resumable,POST resumable,PUT resumable,PUT resumable" {
+	if strings.Join(kinds, ",") != "POST multipart,POST resumable,PUT resumable,POST resumable,PUT resumable,PUT resumable,PUT resumable,PUT resumable" {
 		t.Fatalf("upload requests %v", kinds)
 	}
 	// Search by text: hits carry the id form, which downloads.
@@ -815,5 +816,53 @@ func TestGoogleEchoNeverEntersMemory(t *testing.T) {
 		if scan := call(t, p, e.alice, "scan", map[string]any{"masked": mask(tok)}); !scan.OK || strings.TrimSpace(string(scan.Data)) != "0" {
 			t.Errorf("a token is in the plugin's memory: %+v", scan)
 		}
+	}
+}
+
+// TestGoogleRefreshTokenOnReconsent: Google gives a refresh token only on
+// a user's first consent unless the request says prompt=consent (with
+// access_type=offline; "Using OAuth 2.0 for Web Server Applications",
+// developers.google.com/identity/protocols/oauth2/web-server, and the fake
+// oauth server's GoogleOffline): a user connecting again still gets a
+// connection that outlives its first access token. Microsoft takes no
+// access_type (its refresh token comes with the offline_access scope).
+func TestGoogleRefreshTokenOnReconsent(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.as.GoogleOffline = true
+	env := map[string]string{"AGENTHOST_SECRET_KEY": base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("k"), 32)), "AGENTHOST_OAUTH_PROVIDERS": "google,microsoft",
+		"AGENTHOST_OAUTH_GOOGLE_CLIENT_ID": e.as.ClientID, "AGENTHOST_OAUTH_GOOGLE_CLIENT_SECRET": e.as.ClientSecret,
+		"AGENTHOST_OAUTH_GOOGLE_REDIRECT_URL": redirect, "AGENTHOST_OAUTH_GOOGLE_AUTH_URL": e.as.AuthURL(), "AGENTHOST_OAUTH_GOOGLE_TOKEN_URL": e.as.TokenURL(),
+		"AGENTHOST_OAUTH_GOOGLE_HOSTS": e.apiHost, "AGENTHOST_OAUTH_GOOGLE_BASE_URL": e.api.URL,
+		"AGENTHOST_OAUTH_MICROSOFT_CLIENT_ID": "app-id", "AGENTHOST_OAUTH_MICROSOFT_CLIENT_SECRET": "s", "AGENTHOST_OAUTH_MICROSOFT_REDIRECT_URL": redirect}
+	svc, err := connections.FromEnv(func(k string) string { return env[k] }, e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"first", "again"} {
+		authURL, err := svc.StartAuthorization(ctx, e.alice, "google", label)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := e.as.Consent(authURL)
+		if code == "" {
+			t.Fatalf("%s: refused %s", label, authURL)
+		}
+		c, err := svc.CompleteAuthorization(ctx, e.alice, mustQuery(t, authURL).Get("state"), code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.as.RevokeAccess() // the access token's hour is over
+		resp, err := svc.Do(ctx, e.alice, c.ID, "google", []string{e.apiHost}, egress.Request{URL: e.api.URL}, e.send())
+		if err != nil || resp.Status != 200 {
+			t.Fatalf("%s connection after its access token: %+v %v", label, resp, err)
+		}
+	}
+	authURL, err := svc.StartAuthorization(ctx, e.alice, "microsoft", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := mustQuery(t, authURL); q.Has("access_type") || q.Has("prompt") {
+		t.Fatalf("Microsoft's authorisation request %s carries Google's parameters", authURL)
 	}
 }

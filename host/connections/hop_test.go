@@ -58,3 +58,30 @@ func TestHop(t *testing.T) {
 		})
 	}
 }
+
+// TestMicrosoftPersonalContentHop: a personal OneDrive's /content answers
+// 302 to *.microsoftpersonalcontent.com (Graph's "Download the contents of
+// a DriveItem": a preauthenticated URL, needing no Authorization header):
+// with the provider's default download hosts and the connector's declared
+// hosts, the hop is followed without the token; a look-alike is refused.
+func TestMicrosoftPersonalContentHop(t *testing.T) {
+	p, _ := oauthDefaults("microsoft", "")
+	s := &Service{providers: map[string]Provider{"microsoft": p}}
+	ms := store.ConnectionRecord{Provider: "microsoft", Label: "personal"}
+	hosts := []string{"graph.microsoft.com", "*.sharepoint.com", "*.1drv.com", "*.livefilestore.com", "*.microsoftpersonalcontent.com"}
+	first, _ := url.Parse("https://graph.microsoft.com/v1.0/me/drive/items/X/content")
+	for _, tc := range []struct {
+		to      string
+		refused bool
+	}{
+		{"https://my.microsoftpersonalcontent.com/personal/abc/_layouts/15/download.aspx?tempauth=t", false},
+		{"https://microsoftpersonalcontent.com.evil.example/x", true},
+	} {
+		to, _ := url.Parse(tc.to)
+		left := false
+		cred, err := s.hop(ms, hosts, egress.Hop{Method: "GET", URL: to, From: first, First: first, Header: http.Header{}}, &left)
+		if cred || (err != nil) != tc.refused {
+			t.Errorf("%s: credential %v, error %v; want no credential, refused %v", tc.to, cred, err, tc.refused)
+		}
+	}
+}

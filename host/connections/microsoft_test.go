@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -408,10 +409,15 @@ func TestMicrosoftBadInput(t *testing.T) {
 	if n := len(m.graph.Requests()) - before; n != 0 {
 		t.Fatalf("%d refused paths reached Graph: %+v", n, m.graph.Requests()[before:])
 	}
-	// Forged cursors: another host, another listing.
+	// Forged cursors: another host, version or scheme, a user in the URL.
+	// (A next link on Graph's host and version is opaque and followed:
+	// TestMicrosoftOpaqueNextLink.)
 	for name, cur := range map[string]string{
 		"another host":    "http://evil.test:" + m.port + "/v1.0/drives/x/root/children?$skiptoken=x",
-		"another listing": "http://" + graphHost + ":" + m.port + "/v1.0/me/messages?$skip=1",
+		"another version": "http://" + graphHost + ":" + m.port + "/beta/me/messages?$skip=1",
+		"dot segments":    "http://" + graphHost + ":" + m.port + "/v1.0/../beta/me/messages",
+		"user in URL":     "http://evil@" + graphHost + ":" + m.port + "/v1.0/drives/x/root/children",
+		"another scheme":  "https://" + graphHost + ":" + m.port + "/v1.0/drives/x/root/children",
 		"garbage":         "::",
 	} {
 		_, err := m.res.Browse(ctx, m.alice, wire.BrowseRequest{Connection: m.conn.ID, Service: "sharepoint", Path: lib + "/Reports", Cursor: cur})
@@ -420,7 +426,7 @@ func TestMicrosoftBadInput(t *testing.T) {
 		}
 	}
 	for _, r := range m.graph.Requests() {
-		if r.Host == "evil.test" || strings.Contains(r.Path, "/me/messages") {
+		if r.Host == "evil.test" || strings.Contains(r.Path, "/beta/") {
 			t.Fatalf("a forged cursor was followed: %+v", r)
 		}
 	}
@@ -636,21 +642,30 @@ func TestMicrosoftProviderDefaults(t *testing.T) {
 	db, p := us.DB, us.Alice
 	env := map[string]string{"AGENTHOST_SECRET_KEY": base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("k"), 32)), "AGENTHOST_OAUTH_PROVIDERS": "microsoft",
 		"AGENTHOST_OAUTH_MICROSOFT_CLIENT_ID": "app-id", "AGENTHOST_OAUTH_MICROSOFT_CLIENT_SECRET": "s", "AGENTHOST_OAUTH_MICROSOFT_REDIRECT_URL": redirect}
+	ordinary := oauth.New("app-id", "s", redirect)
+	defer ordinary.Close()
+	ordinary.AdminConsent = []string{"ChannelMessage.Read.All", "Group.Read.All", "Sites.FullControl.All"}
+	// The defaults need no administrator's consent: ChannelMessage.Read.All
+	// does (Graph permissions reference, "Admin consent required: Yes"), so
+	// it is asked for only when the user chooses Teams (incremental consent).
 	for name, tc := range map[string]struct {
-		tenant, scopes, want string
-		wantScopes           []string
+		tenant, scopes, want  string
+		services              []string
+		wantScopes, notScopes []string
 	}{
-		"common":         {"", "", "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?", []string{"offline_access", "Files.ReadWrite.All", "Mail.Send", "ChannelMessage.Send"}},
-		"one tenant":     {"contoso.onmicrosoft.com", "", "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize?", []string{"Sites.ReadWrite.All"}},
-		"fewer scopes":   {"", "offline_access Files.Read", "https://login.microsoftonline.com/common/", []string{"Files.Read"}},
-		"tenant escaped": {"a/../b", "", "https://login.microsoftonline.com/a%2F..%2Fb/oauth2/v2.0/authorize?", nil},
+		"common":         {"", "", "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?", nil, []string{"offline_access", "Files.ReadWrite.All", "Mail.Send"}, []string{"ChannelMessage.Read.All"}},
+		"one tenant":     {"contoso.onmicrosoft.com", "", "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize?", nil, []string{"Sites.ReadWrite.All"}, nil},
+		"fewer scopes":   {"", "offline_access Files.Read", "https://login.microsoftonline.com/common/", nil, []string{"Files.Read"}, nil},
+		"tenant escaped": {"a/../b", "", "https://login.microsoftonline.com/a%2F..%2Fb/oauth2/v2.0/authorize?", nil, nil, nil},
+		"files only":     {"", "", "https://login.microsoftonline.com/common/", []string{"files"}, []string{"offline_access", "Files.ReadWrite.All"}, []string{"Mail.Send", "ChannelMessage.Read.All"}},
+		"teams chosen":   {"", "", "https://login.microsoftonline.com/common/", []string{"files", "teams"}, []string{"Files.ReadWrite.All", "ChannelMessage.Read.All", "ChannelMessage.Send"}, []string{"Mail.Send"}},
 	} {
 		env["AGENTHOST_OAUTH_MICROSOFT_TENANT"], env["AGENTHOST_OAUTH_MICROSOFT_SCOPES"] = tc.tenant, tc.scopes
 		svc, err := connections.FromEnv(func(k string) string { return env[k] }, db)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		authURL, err := svc.StartAuthorization(ctx, p, "microsoft", "work")
+		authURL, err := svc.StartAuthorization(ctx, p, "microsoft", "work", tc.services...)
 		if err != nil || !strings.HasPrefix(authURL, tc.want) {
 			t.Errorf("%s: %s %v", name, authURL, err)
 			continue
@@ -661,6 +676,19 @@ func TestMicrosoftProviderDefaults(t *testing.T) {
 				t.Errorf("%s: scope %q lacks %s", name, scope, s)
 			}
 		}
+		for _, s := range tc.notScopes {
+			if strings.Contains(scope, " "+s+" ") {
+				t.Errorf("%s: scope %q asks for %s", name, scope, s)
+			}
+		}
+		// An ordinary user (no administrator's consent) can connect with
+		// the defaults and with any choice but Teams.
+		if !slices.Contains(tc.services, "teams") && tc.scopes == "" && ordinary.Consent(authURL) == "" {
+			t.Errorf("%s: an ordinary user cannot consent to %q", name, scope)
+		}
+		if q := mustQuery(t, authURL); q.Has("access_type") {
+			t.Errorf("%s: access_type sent to Microsoft: %s", name, authURL)
+		}
 		if tc.scopes != "" && strings.Contains(scope, "Mail.Send") {
 			t.Errorf("%s: the operator's scopes were not kept: %q", name, scope)
 		}
@@ -669,5 +697,22 @@ func TestMicrosoftProviderDefaults(t *testing.T) {
 	delete(env, "AGENTHOST_OAUTH_MICROSOFT_CLIENT_ID")
 	if _, err := connections.FromEnv(func(k string) string { return env[k] }, db); err == nil || !strings.Contains(err.Error(), "client id") {
 		t.Fatalf("no client id: %v", err)
+	}
+}
+
+// TestMicrosoftOpaqueNextLink: a folder listed by path gets a next link
+// that names it by id, without the folder path (the shape reported in
+// OneDrive/onedrive-api-docs#774 and microsoftgraph/microsoft-graph-docs#3341;
+// "Paging Microsoft Graph data": use the next link as is), and the
+// connector follows it to the folder's next page.
+func TestMicrosoftOpaqueNextLink(t *testing.T) {
+	m := newMSEnv(t)
+	l := m.browse(t, "sharepoint", "/sites/Marketing/Documents/Reports", "", 2)
+	if l.Next == "" || strings.Contains(l.Next, "Reports") {
+		t.Fatalf("the fake's next link %q should drop the folder path", l.Next)
+	}
+	l2 := m.browse(t, "sharepoint", "/sites/Marketing/Documents/Reports", l.Next, 2)
+	if got := msNames(l2); got != "camlidl.pdf,d-budget.txt" {
+		t.Fatalf("second page %q", got)
 	}
 }

@@ -89,12 +89,19 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 		}
 		login := "https://login.microsoftonline.com/" + url.PathEscape(tenant) + "/oauth2/v2.0/"
 		// Downloads answer 302 to a pre-authenticated URL on SharePoint or
-		// OneDrive's storage, fetched without the token.
+		// OneDrive's storage, fetched without the token; a personal
+		// OneDrive's is on *.microsoftpersonalcontent.com (Graph's
+		// driveItem download docs, "Download the contents of a DriveItem":
+		// the 302 Location is a preauthenticated URL that needs no
+		// Authorization header).
+		// The default scopes are those an ordinary user may consent to
+		// (Graph permissions reference: none of them "Admin consent
+		// required"); ChannelMessage.Read.All, which is, is asked for only
+		// when the Teams service is chosen (microsoftServiceScopes).
 		return Provider{Name: name, Hosts: []string{"graph.microsoft.com"}, BaseURL: "https://graph.microsoft.com/v1.0",
-			DownloadHosts: []string{"*.sharepoint.com", "*.1drv.com", "*.livefilestore.com"},
-			OAuth: &OAuth{AuthURL: login + "authorize", TokenURL: login + "token", Scopes: []string{"offline_access", "User.Read",
-				"Files.ReadWrite.All", "Sites.ReadWrite.All", "Mail.ReadWrite", "Mail.Send", "Calendars.Read",
-				"Team.ReadBasic.All", "Channel.ReadBasic.All", "ChannelMessage.Read.All", "ChannelMessage.Send"}}}, true
+			DownloadHosts: []string{"*.sharepoint.com", "*.1drv.com", "*.livefilestore.com", "*.microsoftpersonalcontent.com"},
+			OAuth: &OAuth{AuthURL: login + "authorize", TokenURL: login + "token", Scopes: slices.Concat([]string{"offline_access", "User.Read"},
+				microsoftServiceScopes("files"), microsoftServiceScopes("outlook"))}}, true
 	case "jira":
 		// Atlassian OAuth 2.0 (3LO) ("OAuth 2.0 (3LO) apps"): the consent
 		// at auth.atlassian.com with audience=api.atlassian.com and
@@ -110,7 +117,11 @@ func oauthDefaults(name, tenant string) (Provider, bool) {
 		return Provider{Name: name, Hosts: []string{"www.googleapis.com", "gmail.googleapis.com"}, BaseURL: "https://www.googleapis.com",
 			OAuth: &OAuth{AuthURL: "https://accounts.google.com/o/oauth2/v2/auth", TokenURL: "https://oauth2.googleapis.com/token",
 				Scopes: []string{"https://www.googleapis.com/auth/drive", "https://www.googleapis.com/auth/gmail.send",
-					"https://www.googleapis.com/auth/gmail.readonly"}}}, true
+					"https://www.googleapis.com/auth/gmail.readonly"},
+				// A refresh token comes only with access_type=offline, and for a user
+				// who consented before only with prompt=consent ("Using OAuth 2.0 for
+				// Web Server Applications", developers.google.com/identity/protocols/oauth2/web-server).
+				AuthParams: map[string]string{"access_type": "offline", "prompt": "consent"}}}, true
 	}
 	return Provider{}, false
 }
@@ -126,6 +137,25 @@ func JiraOAuth(root string, c OAuth) Provider {
 		p.BaseURL, p.Hosts = root, []string{u.Host}
 	}
 	return p
+}
+
+// microsoftServiceScopes are the delegated Graph scopes of a service of
+// the microsoft connector a user may choose when connecting (incremental
+// consent: the Microsoft identity platform lets an app ask for more scopes
+// later, "Permissions and consent overview",
+// learn.microsoft.com/entra/identity-platform/permissions-consent-overview).
+// Only "teams" holds a scope that needs an administrator's consent
+// (ChannelMessage.Read.All); nil for an unknown service.
+func microsoftServiceScopes(service string) []string {
+	switch service {
+	case "files": // OneDrive and SharePoint
+		return []string{"Files.ReadWrite.All", "Sites.ReadWrite.All"}
+	case "outlook":
+		return []string{"Mail.ReadWrite", "Mail.Send", "Calendars.Read"}
+	case "teams":
+		return []string{"Team.ReadBasic.All", "Channel.ReadBasic.All", "ChannelMessage.Read.All", "ChannelMessage.Send"}
+	}
+	return nil
 }
 
 // withDefaults fills what p leaves empty from its provider's defaults.

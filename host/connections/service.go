@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -92,8 +93,11 @@ type OAuth struct {
 	TokenURL     string
 	RedirectURL  string
 	Scopes       []string
-	// AuthParams are added to the authorisation URL (Atlassian's
-	// audience and prompt).
+	// AuthParams are extra parameters of the authorisation request: the
+	// provider's own way to ask for a refresh token (Google's
+	// access_type=offline with prompt=consent; Microsoft's is the
+	// offline_access scope, and it takes no access_type) and Atlassian's
+	// audience and prompt.
 	AuthParams map[string]string
 }
 
@@ -132,7 +136,7 @@ type Options struct {
 	// RefreshLeeway refreshes an access token this long before it ends (default 1 minute).
 	RefreshLeeway time.Duration
 	// MaxRetryAfter is the longest Retry-After the host waits for before
-	// retrying a 429 once (default 30 s); a longer one is the connector's answer.
+	// retrying a 429, 503 or 504 (default 30 s); a longer one is the connector's answer.
 	MaxRetryAfter time.Duration
 	// AuthStateTTL bounds an OAuth authorisation in flight (default 10 minutes).
 	AuthStateTTL time.Duration
@@ -446,8 +450,12 @@ func (s *Service) Login(ctx context.Context, p tenancy.Principal, id, provider s
 // StartAuthorization begins an OAuth 2.0 authorisation code grant with PKCE
 // (S256) for p and returns the provider's authorisation URL to send the
 // user to. The state and the sealed verifier wait in the store for the
-// callback.
-func (s *Service) StartAuthorization(ctx context.Context, p tenancy.Principal, provider, label string) (string, error) {
+// callback. services, for the microsoft provider, are the services the
+// user chose to connect ("files", "outlook", "teams"): only their scopes
+// are asked for (incremental consent), so a user without an
+// administrator's consent can still connect OneDrive; none asks for the
+// provider's configured scopes.
+func (s *Service) StartAuthorization(ctx context.Context, p tenancy.Principal, provider, label string, services ...string) (string, error) {
 	pr, ok := s.providers[provider]
 	if !ok {
 		return "", fmt.Errorf("%w: %w %q", tenancy.ErrInvalid, ErrUnknownProvider, provider)
@@ -457,6 +465,17 @@ func (s *Service) StartAuthorization(ctx context.Context, p tenancy.Principal, p
 	}
 	if strings.TrimSpace(label) == "" {
 		label = provider
+	}
+	cfg := pr.OAuth.config()
+	if len(services) > 0 && provider == "microsoft" {
+		cfg.Scopes = []string{"offline_access", "User.Read"}
+		for _, sv := range services {
+			sc := microsoftServiceScopes(sv)
+			if sc == nil {
+				return "", fmt.Errorf("%w: unknown Microsoft service %q (files, outlook or teams)", tenancy.ErrInvalid, sv)
+			}
+			cfg.Scopes = append(cfg.Scopes, sc...)
+		}
 	}
 	state := newID()
 	verifier := oauth2.GenerateVerifier()
@@ -469,11 +488,11 @@ func (s *Service) StartAuthorization(ctx context.Context, p tenancy.Principal, p
 	if err != nil {
 		return "", err
 	}
-	opts := []oauth2.AuthCodeOption{oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier)}
-	for k, v := range pr.OAuth.AuthParams {
-		opts = append(opts, oauth2.SetAuthURLParam(k, v))
+	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier)}
+	for _, k := range slices.Sorted(maps.Keys(pr.OAuth.AuthParams)) {
+		opts = append(opts, oauth2.SetAuthURLParam(k, pr.OAuth.AuthParams[k]))
 	}
-	return pr.OAuth.config().AuthCodeURL(state, opts...), nil
+	return cfg.AuthCodeURL(state, opts...), nil
 }
 
 // CompleteAuthorization ends the grant p started with state: it exchanges
@@ -652,8 +671,9 @@ type Sender func(ctx context.Context, r egress.Request) (*egress.Response, error
 // of them and also the connection's own host (its base URL's, or the
 // provider's). Credentials the plugin put in the request are dropped. A 401
 // refreshes an OAuth token once and retries; a token the provider still
-// refuses is ErrRejected. A 429 whose Retry-After is short is waited out and
-// retried once. Every redirect hop is decided by the connection (hop): the
+// refuses is ErrRejected. A 429, 503 or 504 whose Retry-After is short
+// (or, for 503 and 504, absent: an exponential backoff) is waited out and
+// retried, up to maxRetries times. Every redirect hop is decided by the connection (hop): the
 // credentials follow only to its own hosts. The response's headers and body
 // are scrubbed of the secret.
 func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider string, hosts []string, r egress.Request, send Sender) (*egress.Response, error) {
@@ -677,7 +697,7 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 		headers[k] = v
 	}
 	r.Headers = headers
-	refreshed, waited := false, false
+	refreshed, retries := false, 0
 	for {
 		r.Headers["Authorization"] = authorization(rec, sec)
 		left := false // a hop left the connection's hosts: no credential after it
@@ -701,9 +721,17 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 			continue
 		case resp.Status == http.StatusUnauthorized:
 			return nil, fmt.Errorf("%w: %s answered 401 for connection %q (%s); check or renew its credentials", ErrRejected, u.Host, rec.Label, rec.Provider)
-		case resp.Status == http.StatusTooManyRequests && !waited:
-			if d, ok := retryAfter(resp.Headers.Get("Retry-After"), s.o.Now()); ok && d <= s.o.MaxRetryAfter {
-				waited = true
+		case throttled(resp.Status) && retries < maxRetries:
+			// Graph's throttling guidance ("Microsoft Graph throttling
+			// guidance", learn.microsoft.com/graph/throttling) has 429, 503
+			// and 504 retried after Retry-After, or with an exponential
+			// backoff when it is absent (a 503 often has none).
+			d, ok := retryAfter(resp.Headers.Get("Retry-After"), s.o.Now())
+			if !ok && resp.Status != http.StatusTooManyRequests {
+				d, ok = time.Second<<retries, true
+			}
+			if ok && d <= s.o.MaxRetryAfter {
+				retries++
 				if err := s.o.Sleep(ctx, d); err != nil {
 					return nil, err
 				}
@@ -783,6 +811,15 @@ func authorization(r store.ConnectionRecord, sec secret) string {
 	default:
 		return "Bearer " + sec.AccessToken
 	}
+}
+
+// maxRetries bounds the retries of one request the provider throttles.
+const maxRetries = 3
+
+// throttled reports whether status asks for the request again later:
+// 429 Too Many Requests, 503 Service Unavailable, 504 Gateway Timeout.
+func throttled(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout
 }
 
 // retryAfter parses Retry-After (seconds or an HTTP date).

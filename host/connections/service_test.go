@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -491,5 +492,50 @@ func TestConcurrentRefresh(t *testing.T) {
 	}
 	if n := e.as.Refreshes(); n != 1 {
 		t.Fatalf("%d refreshes, want 1", n)
+	}
+}
+
+// TestServerBusyRetried: 503 and 504 are retried like 429, after
+// Retry-After or, without one, an exponential backoff (Microsoft Graph
+// throttling guidance, learn.microsoft.com/graph/throttling: "503 Service
+// Unavailable ... 504 Gateway Timeout ... use the Retry-After header"),
+// and no more than three times.
+func TestServerBusyRetried(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	c, err := e.svc.AddToken(ctx, e.alice, connections.NewToken{Provider: "other", Label: "o", Auth: "token", Token: "static-token-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := func(status int, after string) func(http.ResponseWriter) bool {
+		return func(w http.ResponseWriter) bool {
+			if after != "" {
+				w.Header().Set("Retry-After", after)
+			}
+			w.WriteHeader(status)
+			return true
+		}
+	}
+	for name, tc := range map[string]struct {
+		script     []func(http.ResponseWriter) bool
+		wantStatus int
+		wantSlept  []time.Duration
+	}{
+		"503 with Retry-After": {[]func(http.ResponseWriter) bool{busy(503, "5")}, 200, []time.Duration{5 * time.Second}},
+		"504 with Retry-After": {[]func(http.ResponseWriter) bool{busy(504, "2")}, 200, []time.Duration{2 * time.Second}},
+		"503 without, backoff": {[]func(http.ResponseWriter) bool{busy(503, ""), busy(503, "")}, 200, []time.Duration{time.Second, 2 * time.Second}},
+		"gives up after three": {[]func(http.ResponseWriter) bool{busy(503, "1"), busy(503, "1"), busy(504, "1"), busy(503, "1")}, 503, []time.Duration{time.Second, time.Second, time.Second}},
+		"500 is not retried":   {[]func(http.ResponseWriter) bool{busy(500, "1")}, 500, nil},
+	} {
+		before := len(e.clock.Slept())
+		e.script = tc.script
+		resp, err := e.svc.Do(ctx, e.alice, c.ID, "other", []string{e.apiHost}, egress.Request{URL: e.api.URL}, e.send())
+		if err != nil || resp.Status != tc.wantStatus {
+			t.Errorf("%s: %+v %v; want %d", name, resp, err, tc.wantStatus)
+			continue
+		}
+		if slept := e.clock.Slept()[before:]; !slices.Equal(slept, tc.wantSlept) {
+			t.Errorf("%s: slept %v; want %v", name, slept, tc.wantSlept)
+		}
 	}
 }

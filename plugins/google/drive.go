@@ -310,7 +310,7 @@ func (drive) Download(r connector.DownloadRequest) (connector.File, error) {
 	name, mimeType := f.Name, f.MIMEType
 	var u string
 	if x, ok := exportAs[f.MIMEType]; ok {
-		u = c.drive + "/drive/v3/files/" + f.ID + "/export?" + url.Values{"mimeType": {x.mimeType}, "supportsAllDrives": {"true"}}.Encode()
+		u = c.drive + "/drive/v3/files/" + f.ID + "/export?" + url.Values{"mimeType": {x.mimeType}}.Encode() // files.export takes no supportsAllDrives (Drive v3 reference)
 		mimeType = x.mimeType
 		if !strings.HasSuffix(strings.ToLower(name), x.ext) {
 			name += x.ext

@@ -113,15 +113,18 @@ func statusError(resp connection.Response) error {
 	return pdk.Errorf("graph_error", "HTTP %d: %s", resp.Status, msg)
 }
 
-// next checks a cursor: it must be an @odata.nextLink this connector
-// handed out for the same listing (Graph's own base URL, the same path),
-// so a forged one cannot make the connector fetch anything else.
-func (c *client) next(cursor, path string) (string, error) {
+// next checks a cursor: it must be an @odata.nextLink on Graph's own base
+// URL (scheme, host, version), so a forged one cannot send the token
+// anywhere else. Its path is not checked: a next link is opaque ("Paging
+// Microsoft Graph data in your app": use the entire URL as is), and Graph
+// has answered one without the folder path the listing was asked by
+// (OneDrive/onedrive-api-docs#774, microsoftgraph/microsoft-graph-docs#3341).
+func (c *client) next(cursor string) (string, error) {
 	u, err := url.Parse(cursor)
 	b, berr := url.Parse(c.base)
-	want, perr := url.PathUnescape(b.Path + path)
-	if err != nil || berr != nil || perr != nil || u.Scheme != b.Scheme || u.Host != b.Host || u.User != nil || u.Path != want {
-		return "", pdk.Errorf("invalid_cursor", "the cursor is not the next page of this listing; browse again from the start")
+	if err != nil || berr != nil || u.Scheme != b.Scheme || u.Host != b.Host || u.User != nil || u.Fragment != "" ||
+		!strings.HasPrefix(u.Path, strings.TrimSuffix(b.Path, "/")+"/") || strings.Contains(u.Path, "/../") || strings.HasSuffix(u.Path, "/..") {
+		return "", pdk.Errorf("invalid_cursor", "the cursor is not a next page of Microsoft Graph; browse again from the start")
 	}
 	return cursor, nil
 }
@@ -133,7 +136,7 @@ func list[T any](c *client, path string, q url.Values, cursor string) (page[T], 
 	if cursor == "" {
 		return p, c.get(path, q, &p)
 	}
-	u, err := c.next(cursor, path)
+	u, err := c.next(cursor)
 	if err != nil {
 		return p, err
 	}

@@ -404,8 +404,21 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, pick(resource(&cp), sel))
 }
 
+// exportParams are the query parameters files.export takes: its own
+// (mimeType; Drive API v3 reference, files.export, lists no
+// supportsAllDrives) and the standard ones every Google API takes. Google's
+// APIs refuse a query parameter they do not know with 400 INVALID_ARGUMENT
+// ("Unknown name ...: Cannot bind query parameter").
+var exportParams = []string{"mimeType", "alt", "fields", "key", "access_token", "oauth_token", "prettyPrint", "quotaUser", "callback", "$.xgafv", "upload_protocol", "uploadType"}
+
 func (s *Server) exportFile(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	for k := range r.URL.Query() {
+		if !slices.Contains(exportParams, k) {
+			googleError(w, http.StatusBadRequest, "global", "badRequest", "Invalid JSON payload received. Unknown name \""+k+"\": Cannot bind query parameter. Field '"+k+"' could not be found in request message.", "INVALID_ARGUMENT")
+			return
+		}
+	}
 	want := r.URL.Query().Get("mimeType")
 	s.mu.Lock()
 	f, ok := s.lookup(id)

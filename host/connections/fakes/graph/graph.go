@@ -786,6 +786,18 @@ func (s *Server) drivesAPI(w http.ResponseWriter, r *http.Request, p string) {
 			graphError(w, http.StatusBadRequest, "invalidRequest", err.Error())
 			return
 		}
+		if next != "" {
+			// A next link is opaque and need not repeat the request's path:
+			// listing by path (root:/Test:/children) Graph has answered a
+			// nextLink without the folder path
+			// (OneDrive/onedrive-api-docs#620 and #774,
+			// microsoftgraph/microsoft-graph-docs#3341). This fake's names the
+			// folder by id instead, so following it still lists that folder.
+			nu, _ := url.Parse(next)
+			nu.Path = "/v1.0/drives/" + d.id + "/items/" + base.ID + "/children"
+			nu.RawPath = ""
+			next = nu.String()
+		}
 		out := []map[string]any{}
 		for _, it := range kids[start:end] {
 			out = append(out, s.itemJSON(r, it, true))

@@ -28,9 +28,25 @@ type Server struct {
 	// as Atlassian's does: audience=api.atlassian.com and prompt=consent
 	// ("OAuth 2.0 (3LO) apps", the authorization URL).
 	Require map[string]string
+	// GoogleOffline makes the server hand out refresh tokens as Google's
+	// does: only for access_type=offline, and only on a user's first
+	// consent unless the request says prompt=consent ("Using OAuth 2.0 for
+	// Web Server Applications", developers.google.com/identity/protocols/oauth2/web-server:
+	// "set the prompt parameter to consent to ... always receive a refresh token").
+	GoogleOffline bool
+	// AdminConsent are scopes an ordinary user may not consent to: a
+	// request naming one gets no code, as the Microsoft identity platform
+	// answers AADSTS65001/AADSTS90094 "needs admin approval" (the Graph
+	// permissions reference marks e.g. ChannelMessage.Read.All delegated
+	// "Admin consent required: Yes").
+	AdminConsent []string
+	// Scopes records the scope parameter of each consent given.
+	Scopes []string
 
 	mu        sync.Mutex
 	codes     map[string]string // code -> challenge
+	noRefresh map[string]bool   // codes whose exchange gives no refresh token
+	consented bool              // the user consented before (GoogleOffline)
 	access    map[string]bool   // valid access tokens
 	refresh   map[string]bool   // valid refresh tokens
 	refreshes int
@@ -40,7 +56,7 @@ type Server struct {
 // New starts a server; close it with Close.
 func New(clientID, clientSecret, redirectURI string) *Server {
 	s := &Server{ClientID: clientID, ClientSecret: clientSecret, RedirectURI: redirectURI, TTL: time.Hour,
-		codes: map[string]string{}, access: map[string]bool{}, refresh: map[string]bool{}}
+		codes: map[string]string{}, noRefresh: map[string]bool{}, access: map[string]bool{}, refresh: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /token", s.token)
 	mux.HandleFunc("GET /authorize", s.authorize)
@@ -69,9 +85,23 @@ func (s *Server) Consent(authURL string) string {
 			return ""
 		}
 	}
+	for _, sc := range strings.Fields(q.Get("scope")) {
+		for _, admin := range s.AdminConsent {
+			if strings.EqualFold(sc, admin) {
+				return ""
+			}
+		}
+	}
 	code := random()
 	s.mu.Lock()
 	s.codes[code] = q.Get("code_challenge")
+	s.Scopes = append(s.Scopes, q.Get("scope"))
+	if s.GoogleOffline {
+		if q.Get("access_type") != "offline" || (s.consented && q.Get("prompt") != "consent") {
+			s.noRefresh[code] = true
+		}
+		s.consented = true
+	}
 	s.mu.Unlock()
 	return code
 }
@@ -151,9 +181,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	noRefresh := false
 	switch r.PostForm.Get("grant_type") {
 	case "authorization_code":
 		challenge, ok := s.codes[r.PostForm.Get("code")]
+		noRefresh = s.noRefresh[r.PostForm.Get("code")]
 		delete(s.codes, r.PostForm.Get("code"))
 		if !ok {
 			oauthError(w, "invalid_grant", "unknown or used code")
@@ -181,12 +213,17 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	at, rt := random(), random()
-	s.access[at], s.refresh[rt] = true, true
-	s.issued = append(s.issued, at, rt)
+	s.access[at] = true
+	s.issued = append(s.issued, at)
+	answer := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.TTL.Seconds()), "scope": "read write"}
+	if !noRefresh {
+		s.refresh[rt] = true
+		s.issued = append(s.issued, rt)
+		answer["refresh_token"] = rt
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.TTL.Seconds()),
-		"refresh_token": rt, "scope": "read write"})
+	_ = json.NewEncoder(w).Encode(answer)
 }
 
 func oauthError(w http.ResponseWriter, code, desc string) {
