@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,18 +161,22 @@ func TestUploadsAndMail(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"size":"5"`) || !strings.Contains(string(b), RootID) {
 		t.Fatalf("multipart: %d %s", resp.StatusCode, b)
 	}
+	// Chunks but the last are multiples of 256 KiB (Drive's "Perform a
+	// resumable upload": "in multiples of 256 KB (256 x 1024 bytes)").
+	first := bytes.Repeat([]byte("0"), 256<<10)
+	total := strconv.Itoa(len(first) + 5)
 	resp, _ = do(t, s, "POST", "/upload/drive/v3/files?uploadType=resumable", []byte(`{"name":"big.bin"}`),
-		map[string]string{"Content-Type": "application/json", "X-Upload-Content-Length": "10"})
+		map[string]string{"Content-Type": "application/json", "X-Upload-Content-Length": total})
 	loc, _ := url.Parse(resp.Header.Get("Location"))
 	if resp.StatusCode != 200 || loc == nil || loc.Query().Get("upload_id") == "" {
 		t.Fatalf("resumable start: %d %v", resp.StatusCode, resp.Header)
 	}
-	resp, _ = do(t, s, "PUT", loc.RequestURI(), []byte("01234"), map[string]string{"Content-Range": "bytes 0-4/10"})
-	if resp.StatusCode != 308 || resp.Header.Get("Range") != "bytes=0-4" {
+	resp, _ = do(t, s, "PUT", loc.RequestURI(), first, map[string]string{"Content-Range": "bytes 0-262143/" + total})
+	if resp.StatusCode != 308 || resp.Header.Get("Range") != "bytes=0-262143" {
 		t.Fatalf("first chunk: %d %v", resp.StatusCode, resp.Header)
 	}
-	resp, b = do(t, s, "PUT", loc.RequestURI(), []byte("56789"), map[string]string{"Content-Range": "bytes 5-9/10"})
-	if resp.StatusCode != 200 || len(s.Uploads()) != 2 || string(s.Uploads()[1].Content) != "0123456789" {
+	resp, b = do(t, s, "PUT", loc.RequestURI(), []byte("56789"), map[string]string{"Content-Range": "bytes 262144-262148/" + total})
+	if resp.StatusCode != 200 || len(s.Uploads()) != 2 || string(s.Uploads()[1].Content) != string(first)+"56789" {
 		t.Fatalf("last chunk: %d %s", resp.StatusCode, b)
 	}
 	raw := base64.URLEncoding.EncodeToString([]byte("To: bob@example.org\r\nSubject: hi\r\n\r\nhello bob\r\n"))
