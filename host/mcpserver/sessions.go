@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -142,53 +144,38 @@ func (t *sessions) open(w http.ResponseWriter, r *http.Request, ws string, p ten
 		http.Error(w, "failed connection", http.StatusInternalServerError)
 		return
 	}
-	sw := &savingWriter{ResponseWriter: w, save: func() error {
-		if ls.session.InitializeParams() == nil {
-			return nil // not an initialize: nothing to keep
-		}
-		return t.save(r.Context(), id, ls, nil)
-	}}
-	ls.transport.ServeHTTP(sw, r)
-	if sw.err != nil || ls.session.InitializeParams() == nil {
-		// Initialization failed (or the session could not be kept): the
-		// session goes, as the SDK's handler does (go-sdk issue 578).
+	// The session is kept before the initialize is answered: the client's
+	// next request may reach another host at once. The parameters are read
+	// from the request, as the SDK will.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+	if err != nil {
 		t.end(id, ls)
+		http.Error(w, "request body too large or unreadable", http.StatusRequestEntityTooLarge)
+		return
 	}
-}
-
-// savingWriter saves the session before the response's status (and with
-// it the session id) is written.
-type savingWriter struct {
-	http.ResponseWriter
-	save func() error
-	done bool
-	err  error
-}
-
-func (w *savingWriter) WriteHeader(code int) {
-	if !w.done {
-		w.done = true
-		if w.err = w.save(); w.err != nil {
-			w.ResponseWriter.Header().Del("Mcp-Session-Id")
-			http.Error(w.ResponseWriter, "session store unavailable", http.StatusServiceUnavailable)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var msg struct {
+		Method string                `json:"method"`
+		Params *mcp.InitializeParams `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) == nil && msg.Method == "initialize" && msg.Params != nil {
+		if err := t.save(r.Context(), id, ls, msg.Params, nil); err != nil {
+			t.end(id, ls)
+			t.s.d.Logger.Error("mcp: saving session", "err", err)
+			http.Error(w, "session store unavailable", http.StatusServiceUnavailable)
 			return
 		}
 	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *savingWriter) Write(p []byte) (int, error) {
-	if !w.done {
-		w.WriteHeader(http.StatusOK)
+	ls.transport.ServeHTTP(w, r)
+	if ls.session.InitializeParams() == nil {
+		// Initialization failed: the session goes, as the SDK's handler
+		// does (go-sdk issue 578).
+		t.end(id, ls)
+		if err := t.store.DeleteMCPSession(context.WithoutCancel(r.Context()), id, time.Time{}); err != nil {
+			t.s.d.Logger.Error("mcp: deleting session", "err", err)
+		}
 	}
-	if w.err != nil {
-		return len(p), nil
-	}
-	return w.ResponseWriter.Write(p)
 }
-
-// Unwrap lets http.ResponseController reach Flush and the deadlines.
-func (w *savingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // find returns the live session of id for p in ws, reviving it from the
 // store if this host has none; the status says why there is none.
@@ -297,11 +284,14 @@ func (t *sessions) end(id string, ls *liveSession) {
 
 // save writes the session's state; initialized is set once the client sent
 // notifications/initialized.
-func (t *sessions) save(ctx context.Context, id string, ls *liveSession, initialized *mcp.InitializedParams) error {
+func (t *sessions) save(ctx context.Context, id string, ls *liveSession, params *mcp.InitializeParams, initialized *mcp.InitializedParams) error {
+	if params == nil {
+		params = ls.session.InitializeParams()
+	}
 	ls.mu.Lock()
 	version := ls.version
 	ls.mu.Unlock()
-	state := mcp.ServerSessionState{InitializeParams: ls.session.InitializeParams(), InitializedParams: initialized,
+	state := mcp.ServerSessionState{InitializeParams: params, InitializedParams: initialized,
 		NegotiatedProtocolVersion: version}
 	b, err := json.Marshal(state)
 	if err != nil {
@@ -331,7 +321,7 @@ func (t *sessions) initialized(ctx context.Context, req *mcp.InitializedRequest)
 	if params == nil {
 		params = &mcp.InitializedParams{}
 	}
-	if err := t.save(context.WithoutCancel(ctx), id, ls, params); err != nil {
+	if err := t.save(context.WithoutCancel(ctx), id, ls, nil, params); err != nil {
 		t.s.d.Logger.Error("mcp: saving initialized session", "err", err)
 	}
 }
