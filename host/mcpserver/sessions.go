@@ -64,6 +64,15 @@ func newSessions(s *Server, st SessionStore) *sessions {
 // serve serves a request of the stateful revisions.
 func (t *sessions) serve(w http.ResponseWriter, r *http.Request, e *endpoint, ws string, p tenancy.Principal) {
 	id := r.Header.Get("Mcp-Session-Id")
+	if id != "" || (r.Method == http.MethodPost && wellFormedPOST(r)) {
+		var ok bool
+		if r, ok = t.versioned(w, r); !ok {
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes)
+		}
+	}
 	if id == "" {
 		if r.Method != http.MethodPost || !wellFormedPOST(r) {
 			// The SDK's handler answers what is wrong (400, 405, 415)
@@ -147,7 +156,7 @@ func (t *sessions) open(w http.ResponseWriter, r *http.Request, ws string, p ten
 	// The session is kept before the initialize is answered: the client's
 	// next request may reach another host at once. The parameters are read
 	// from the request, as the SDK will.
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		t.end(id, ls)
 		http.Error(w, "request body too large or unreadable", http.StatusRequestEntityTooLarge)
@@ -337,5 +346,60 @@ func (t *sessions) closeAll() {
 	t.mu.Unlock()
 	for id, ls := range all {
 		t.end(id, ls)
+	}
+}
+
+// versioned returns r with the protocol version in its context the way
+// the SDK's handler puts it there (its key is unexported): the transport
+// reads it to decide priming events and resumable streams. A throwaway
+// handler is given a session-less copy of r; its server callback, asked
+// after the version is set, takes the context and offers no server, so
+// nothing is opened. ok is false when the SDK refused the version; its
+// answer has then been written to w.
+func (t *sessions) versioned(w http.ResponseWriter, r *http.Request) (_ *http.Request, ok bool) {
+	var got context.Context
+	calls := 0
+	h := mcp.NewStreamableHTTPHandler(func(q *http.Request) *mcp.Server {
+		calls++
+		if calls == 1 {
+			return t.s.mcpServer(q) // for the versions it supports
+		}
+		got = q.Context() // the POST would open a session: none is offered
+		return nil
+	}, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	probe := r.Clone(r.Context())
+	probe.Method = http.MethodPost
+	probe.Header = r.Header.Clone()
+	probe.Header.Del("Mcp-Session-Id")
+	probe.Header.Set("Content-Type", "application/json")
+	probe.Header.Set("Accept", "application/json, text/event-stream")
+	probe.Body = http.NoBody
+	rec := &discardWriter{h: http.Header{}}
+	h.ServeHTTP(rec, probe)
+	if got == nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(rec.body.Bytes())
+		return nil, false
+	}
+	return r.WithContext(got), true
+}
+
+type discardWriter struct {
+	h    http.Header
+	code int
+	body bytes.Buffer
+}
+
+func (d *discardWriter) Header() http.Header { return d.h }
+func (d *discardWriter) Write(p []byte) (int, error) {
+	if d.code == 0 {
+		d.code = http.StatusOK
+	}
+	return d.body.Write(p)
+}
+func (d *discardWriter) WriteHeader(code int) {
+	if d.code == 0 {
+		d.code = code
 	}
 }
