@@ -32,7 +32,7 @@ import (
 type swappable struct{ h atomic.Pointer[http.Handler] }
 
 func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
-func (s *swappable) set(h http.Handler)                                { s.h.Store(&h) }
+func (s *swappable) set(h http.Handler)                               { s.h.Store(&h) }
 
 func tsNode(t *testing.T) (node, dir string) {
 	t.Helper()
