@@ -486,7 +486,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	stopMCP := mf.serve(ctx, logger, mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host,
-		Tracer: tel.TracerProvider(), Rate: db, PerMinute: *tenantRate, Policies: runner, Audit: auditLog}, *shutdownTimeout/2)
+		Tracer: tel.TracerProvider(), Rate: db, PerMinute: *tenantRate, Policies: runner, Audit: auditLog, Sessions: db}, *shutdownTimeout/2)
 	defer stopMCP()
 	// Requests get half the shutdown's time (and are cancelled after a
 	// quarter); requests still running then would have the host closed

@@ -89,6 +89,10 @@ type Deps struct {
 	// (approval.go); Audit records those decisions.
 	Policies Policies
 	Audit    audit.Recorder
+	// Sessions keeps the sessions of revisions before 2026-07-28 where
+	// every host reads them (store.DB), so a restarted or another host
+	// serves them; nil: sessions live in this process only.
+	Sessions SessionStore
 }
 
 // RateCounter counts a tenant's requests per window in storage every host
@@ -111,6 +115,9 @@ type Server struct {
 
 	// abandon stops the calls of session-ful clients that went away.
 	abandon *abandonment
+	// sessions is the table of sessions backed by Deps.Sessions (nil
+	// without it: the SDK's handler keeps them).
+	sessions *sessions
 
 	mu        sync.Mutex
 	endpoints map[string]*endpoint // by workspace id
@@ -137,6 +144,9 @@ func New(d Deps) *Server {
 		// lost its connection asks again with Last-Event-ID.
 		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32), abandon: newAbandonment(d.ResumeGrace)}
 	rand.Read(s.stateKey)
+	if d.Sessions != nil {
+		s.sessions = newSessions(s, d.Sessions)
+	}
 	s.origins = map[string]bool{}
 	for _, o := range d.Origins {
 		s.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
@@ -220,6 +230,10 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	r, done := s.abandon.observe(r, p)
 	defer done()
+	if s.sessions != nil {
+		s.sessions.serve(unnamedPrime{w}, r, e, ws, p)
+		return
+	}
 	e.stateful.ServeHTTP(unnamedPrime{w}, r)
 }
 
@@ -262,8 +276,12 @@ func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 }
 
 func (s *Server) build(ws string, list []tools.Tool) *mcp.Server {
+	var initialized func(context.Context, *mcp.InitializedRequest)
+	if s.sessions != nil {
+		initialized = s.sessions.initialized
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "agenthost", Title: "agenthost workspace " + ws, Version: s.d.Version},
-		&mcp.ServerOptions{Logger: s.d.Logger,
+		&mcp.ServerOptions{Logger: s.d.Logger, InitializedHandler: initialized,
 			Instructions: "The tools of one agenthost workspace; each call runs a sandboxed plugin for the authenticated caller.",
 			// No argument of a prompt or resource template has completions
 			// to offer: the answer is honestly empty.
@@ -300,6 +318,9 @@ func (s *Server) workspaceSet(ctx context.Context, p tenancy.Principal, ws strin
 // closeSessions ends every session (a stop): their running calls are
 // cancelled and their streams end, so a shutdown need not wait for them.
 func (s *Server) closeSessions() {
+	if s.sessions != nil {
+		s.sessions.closeAll()
+	}
 	s.mu.Lock()
 	servers := make([]*mcp.Server, 0, len(s.servers))
 	for _, srv := range s.servers {

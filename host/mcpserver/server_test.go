@@ -75,7 +75,8 @@ func newFixture(t testing.TB, with ...func(*mcpserver.Deps)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := mcpserver.Deps{Auth: w.DB, Workspaces: w.DB, Tools: reg, Catalog: host}
+	// Sessions are kept in the store, as serve does.
+	d := mcpserver.Deps{Auth: w.DB, Workspaces: w.DB, Tools: reg, Catalog: host, Sessions: w.DB}
 	for _, f := range with {
 		f(&d)
 	}
