@@ -152,6 +152,11 @@ func ping(ctx context.Context, pool *pgxpool.Pool, cfg Config, logger *slog.Logg
 	}
 }
 
+// uriPath escapes what ends or changes a path in an SQLite URI filename.
+func uriPath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(p)
+}
+
 func openSQLite(dir string, logger *slog.Logger) (*DB, error) {
 	if dir == "" {
 		return nil, errors.New("store: the embedded database needs a data directory")
@@ -168,7 +173,9 @@ func openSQLite(dir string, logger *slog.Logger) (*DB, error) {
 	// WAL lets readers run beside the one writer; immediate transactions take
 	// the write lock up front, so two writers queue on busy_timeout instead of
 	// failing when one upgrades a read lock.
-	dsn := "file:" + filepath.Join(dir, "agenthost.db") +
+	// The path is a URI's: a '#' or '?' in a directory's name would
+	// otherwise end it (a data directory "a#1" opened the file "a").
+	dsn := "file:" + uriPath(filepath.Join(dir, "agenthost.db")) +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
 		"&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
