@@ -56,7 +56,18 @@ func TestRoundSurvivesDatabaseOutage(t *testing.T) {
 			proxied, direct, proxy := testenv.PostgresBehindProxy(t)
 			startOn, model, token, ws := hostsSetupOn(t, direct)
 			h := startOn(proxied)
-			model.Script(tc.step(proxy.Cut, proxy.Restore))
+			// The outage waits for the live client's stream: a busy machine
+			// may call the model before the client has connected, and a
+			// stream asked for during the outage is refused (503).
+			connected := make(chan struct{})
+			cut := func() {
+				select {
+				case <-connected:
+				case <-time.After(hangGuard):
+				}
+				proxy.Cut()
+			}
+			model.Script(tc.step(cut, proxy.Restore))
 			var w struct {
 				ID string `json:"id"`
 			}
@@ -70,7 +81,7 @@ func TestRoundSurvivesDatabaseOutage(t *testing.T) {
 			following.Add(1)
 			go func() {
 				defer following.Done()
-				live, liveErr = h.follow(token, w.ID, roundEnd)
+				live, liveErr = h.followFrom(token, w.ID, roundEnd, connected)
 			}()
 			if tc.upload {
 				h.events(t, token, w.ID, func(e hostEvent) bool { return e.typ == "chunk" })

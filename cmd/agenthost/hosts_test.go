@@ -86,6 +86,13 @@ func (h host) events(t *testing.T, token, workflowID string, stop func(hostEvent
 
 // follow is events for any goroutine: it returns what went wrong.
 func (h host) follow(token, workflowID string, stop func(hostEvent) bool) ([]hostEvent, error) {
+	return h.followFrom(token, workflowID, stop, nil)
+}
+
+// followFrom is follow that closes connected (when not nil) once the
+// stream is open: the server has subscribed, nothing appended after is
+// missed.
+func (h host) followFrom(token, workflowID string, stop func(hostEvent) bool, connected chan<- struct{}) ([]hostEvent, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", h.base+"/workflows/"+workflowID+"/events", nil)
@@ -95,6 +102,13 @@ func (h host) follow(token, workflowID string, stop func(hostEvent) bool) ([]hos
 		return nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return nil, fmt.Errorf("event stream of %s: %d %s", workflowID, resp.StatusCode, b)
+	}
+	if connected != nil {
+		close(connected)
+	}
 	var out []hostEvent
 	var cur hostEvent
 	sc := bufio.NewScanner(resp.Body)
