@@ -30,6 +30,8 @@ func All() []Setting {
 		{Flag: "tenant-rate", Env: "AGENTHOST_TENANT_RATE", Kind: Int, Default: "0", Commands: "serve", Doc: "requests that start work (workflows, background jobs, tool calls, uploads, MCP calls) per tenant and minute, counted in the database so the limit holds over all hosts; over it: `429` with `Retry-After`; `0`: none"},
 		{Env: "AGENTHOST_PUBLIC_URL", Default: "http://localhost:PORT on a loopback address", Commands: "serve", Doc: "the URL people open the server at; its host is the passkeys' WebAuthn RP ID ([people.md](people.md)); without one (and off loopback) there are no passkeys"},
 		{Env: "AGENTHOST_COOKIE_SECURE", Kind: Bool, Default: "false", Commands: "serve", Doc: "mark the workspace UI's session cookie `Secure`: set it when the server is reached over HTTPS (directly or behind a proxy)"},
+		{Env: "AGENTHOST_APPROVAL_TTL", Kind: Duration, Default: "24h", Commands: "serve", Doc: "how long a tool call waits for a person's approval before it expires and the model is told so ([agent.md](agent.md#approval-policy))"},
+		{Env: "AGENTHOST_APPROVAL_SWEEP", Kind: Duration, Default: "10s", Commands: "serve", Doc: "how often serve expires approvals nobody decided in time and resumes rounds whose calls were all decided"},
 		{Env: "AGENTHOST_DATASOURCE_TICK", Kind: Duration, Default: "30s", Commands: "serve", Doc: "how often serve looks for data sources due for their automatic sync ([connectors.md](connectors.md#data-sources))"},
 
 		// Plugins.
