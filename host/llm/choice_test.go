@@ -99,4 +99,3 @@ func TestImagesOnlyForChat(t *testing.T) {
 		}
 	}
 }
-

@@ -47,7 +47,7 @@ func (m *model) info() ModelInfo {
 	return ModelInfo{
 		Provider: m.p.Name, Name: m.Model, ContextWindow: m.ContextWindow,
 		FunctionCalling: !m.NoFunctionCalling, Images: m.Images,
-		InputCHFPer1M:   m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M,
+		InputCHFPer1M: m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M,
 		CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars, CHFPerImage: m.CHFPerImage,
 		Dimensions: m.Dimensions,
 	}

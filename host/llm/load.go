@@ -178,7 +178,7 @@ func parseConfig(data []byte, isJSON bool) (Config, error) {
 			out = append(out, ModelConfig{
 				Provider: m.Provider, Model: m.Model, ContextWindow: m.ContextWindow,
 				NoFunctionCalling: m.FunctionCalling != nil && !*m.FunctionCalling, Images: m.Images,
-				InputCHFPer1M:     m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M, CachedInputCHFPer1M: m.CachedCHFPer1M,
+				InputCHFPer1M: m.InputCHFPer1M, OutputCHFPer1M: m.OutputCHFPer1M, CachedInputCHFPer1M: m.CachedCHFPer1M,
 				CHFPerMinute: m.CHFPerMinute, CHFPer1MChars: m.CHFPer1MChars, CHFPerImage: m.CHFPerImage,
 				Free: m.Free, Dimensions: m.Dimensions,
 			})

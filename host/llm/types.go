@@ -231,12 +231,12 @@ type ModelInfo struct {
 	ContextWindow   int
 	FunctionCalling bool
 	// Images: the model reads images in messages (ModelConfig.Images).
-	Images        bool
-	InputCHFPer1M float64
-	OutputCHFPer1M  float64
-	CHFPerMinute    float64
-	CHFPer1MChars   float64
-	CHFPerImage     float64
+	Images         bool
+	InputCHFPer1M  float64
+	OutputCHFPer1M float64
+	CHFPerMinute   float64
+	CHFPer1MChars  float64
+	CHFPerImage    float64
 	// Dimensions is the embedding vector length asked of the model (0: the
 	// model's own).
 	Dimensions int
