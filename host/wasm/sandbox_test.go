@@ -387,7 +387,10 @@ func hostileTenantState(t testing.TB) int {
 // another.
 func hostileWaiting(t testing.TB) int {
 	h := newHost(t, wasm.EgressOptions{}, func(c wasm.Config) wasm.Config { return c.WithPoolSize(1) })
-	mod := withManifest(t, "snoop", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 2000 })
+	// The limit leaves the holders' 1.5 s sleeps room on a slow machine
+	// (under the race detector one went over a 2 s limit); the deadlines
+	// tested are the callers' own.
+	mod := withManifest(t, "snoop", func(m *manifest.Manifest) { m.Limits.TimeoutMs = 10000 })
 	p, err := h.Load(context.Background(), wasm.Source{Origin: "snoop", Module: mod})
 	if err != nil {
 		t.Fatal(err)
