@@ -594,11 +594,17 @@ func (u *UI) Principal(c *fiber.Ctx) (p tenancy.Principal, ok bool, err error) {
 	if err := checkCSRF(c, s); err != nil {
 		return tenancy.Principal{}, true, err
 	}
+	p, err = admitted(s)
+	return p, true, err
+}
+
+// admitted is the principal of a live session, unless its second factor
+// is pending: only the second-factor routes (PendingSession) serve it.
+func admitted(s store.Session) (tenancy.Principal, error) {
 	if s.SecondFactorPending {
-		// Only the second-factor routes (PendingSession) serve it.
-		return tenancy.Principal{}, true, store.ErrSecondFactorRequired
+		return tenancy.Principal{}, store.ErrSecondFactorRequired
 	}
-	return s.Principal, true, nil
+	return s.Principal, nil
 }
 
 // SessionPrincipal is the principal of the session whose cookie secret is
@@ -610,10 +616,7 @@ func (u *UI) SessionPrincipal(ctx context.Context, secret string) (tenancy.Princ
 	if err != nil {
 		return tenancy.Principal{}, err
 	}
-	if s.SecondFactorPending {
-		return tenancy.Principal{}, store.ErrSecondFactorRequired
-	}
-	return s.Principal, nil
+	return admitted(s)
 }
 
 // checkCSRF refuses an unsafe request without the session's CSRF token or
