@@ -38,7 +38,7 @@ func ownerScope(p tenancy.Principal, write bool, alias string) (string, []any) {
 // workflowCols lists a workflow's columns, unqualified: RETURNING on SQLite
 // wants them so, and the SELECTs read one table.
 const workflowCols = `id, tenant_id, workspace_id, user_id, name, status, current_round, exec_task, exec_action, summary,
-	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity, outcome, round_trace, pinned, archived_at`
+	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity, outcome, round_trace, pinned, archived_at, branch_message_id`
 
 func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, error) {
 	var w workflows.Workflow
@@ -46,7 +46,7 @@ func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, erro
 	var started, last, archived int64
 	err := row.Scan(&w.ID, &w.TenantID, &w.WorkspaceID, &w.UserID, &w.Name, &status, &w.CurrentRound, &w.Exec.Task,
 		&w.Exec.Action, &w.Summary, &w.Stats.BytesSent, &w.Stats.BytesReceived, &w.Stats.TokensUsed,
-		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome, &w.RoundTrace, &w.Pinned, &archived)
+		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome, &w.RoundTrace, &w.Pinned, &archived, &w.Branch)
 	w.Archived = archived != 0
 	w.Status, w.Exec.Round = workflows.Status(status), w.CurrentRound
 	w.StartedAt, w.LastActivity = fromMicros(started), fromMicros(last)
@@ -272,6 +272,9 @@ func (db *DB) UpdateWorkflow(ctx context.Context, p tenancy.Principal, id string
 	if u.Pinned != nil {
 		sets, args = append(sets, "pinned = ?"), append(args, *u.Pinned)
 	}
+	if u.Branch != nil {
+		sets, args = append(sets, "branch_message_id = ?"), append(args, *u.Branch)
+	}
 	if u.Archived != nil {
 		var at int64
 		if *u.Archived {
@@ -333,7 +336,8 @@ func (db *DB) DeleteWorkflow(ctx context.Context, p tenancy.Principal, id string
 }
 
 const messageCols = `m.id, m.workflow_id, m.parent_id, m.seq, m.round, m.status, m.role, m.content, m.agent_name,
-	m.started_at, m.finished_at, m.bytes_sent, m.bytes_received, m.tokens_used, m.processing_time, m.cost_chf`
+	m.started_at, m.finished_at, m.bytes_sent, m.bytes_received, m.tokens_used, m.processing_time, m.cost_chf,
+	m.feedback_rating, m.feedback_note, m.feedback_at`
 
 func scanMessage(row interface{ Scan(...any) error }) (workflows.Message, error) {
 	var m workflows.Message
@@ -341,8 +345,15 @@ func scanMessage(row interface{ Scan(...any) error }) (workflows.Message, error)
 	var status, role string
 	var started int64
 	var finished sql.NullInt64
+	var fb workflows.Feedback
+	var fbAt int64
 	err := row.Scan(&m.ID, &m.WorkflowID, &parent, &m.Seq, &m.Round, &status, &role, &m.Content, &m.AgentName,
-		&started, &finished, &m.Stats.BytesSent, &m.Stats.BytesReceived, &m.Stats.TokensUsed, &m.Stats.ProcessingTime, &m.Stats.CostCHF)
+		&started, &finished, &m.Stats.BytesSent, &m.Stats.BytesReceived, &m.Stats.TokensUsed, &m.Stats.ProcessingTime, &m.Stats.CostCHF,
+		&fb.Rating, &fb.Note, &fbAt)
+	if fb.Rating != "" {
+		fb.At = fromMicros(fbAt)
+		m.Feedback = &fb
+	}
 	m.ParentID, m.Status, m.Role = parent.String, workflows.MessageStatus(status), workflows.Role(role)
 	m.StartedAt, m.FinishedAt = fromMicros(started), fromNullMicros(finished)
 	m.Documents = []workflows.Document{}
@@ -545,6 +556,34 @@ func (db *DB) DeleteMessage(ctx context.Context, p tenancy.Principal, workflowID
 		}
 		return nil
 	})
+}
+
+// SetMessageFeedback implements workflows.Store. The returned message has
+// no documents.
+func (db *DB) SetMessageFeedback(ctx context.Context, p tenancy.Principal, workflowID, messageID string, f workflows.Feedback) (out workflows.Message, err error) {
+	err = db.tx(ctx, func(c conn) error {
+		if err := touchWorkflow(ctx, c, p, workflowID); err != nil {
+			return err
+		}
+		var at int64
+		if f.Rating != "" {
+			at = micros(f.At)
+		}
+		res, err := c.exec(ctx, `UPDATE workflow_messages SET feedback_rating = ?, feedback_note = ?, feedback_at = ?
+			WHERE id = ? AND workflow_id = ? AND role = 'assistant' AND status = 'last'`, f.Rating, f.Note, at, messageID, workflowID)
+		if err != nil {
+			return fmt.Errorf("store: message feedback: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%w: answer %q in workflow %q", tenancy.ErrNotFound, messageID, workflowID)
+		}
+		out, err = scanMessage(c.queryRow(ctx, `SELECT `+messageCols+` FROM workflow_messages m WHERE m.id = ?`, messageID))
+		if err != nil {
+			return fmt.Errorf("store: message feedback: %w", err)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // RemoveMessageFile implements workflows.Store. fileID names the stored file

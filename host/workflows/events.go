@@ -77,6 +77,13 @@ const (
 	// EventApprovalDecided: a person approved or denied a requested call,
 	// or it expired; payload [ApprovalDecidedData].
 	EventApprovalDecided EventType = "approvalDecided"
+	// EventBranchSelected: the person moved to another branch of the
+	// conversation (an edited prompt's or a regenerated answer's);
+	// payload [BranchSelectedData]. Clients show the branch through it.
+	EventBranchSelected EventType = "branchSelected"
+	// EventMessageFeedback: the person said whether an answer helped;
+	// payload [MessageFeedbackData] (an empty rating withdraws it).
+	EventMessageFeedback EventType = "messageFeedback"
 	// EventComplete: the round ended successfully, the workflow is
 	// completed; payload [EndData] (Reason). Appended by Complete only.
 	EventComplete EventType = "complete"
@@ -93,7 +100,7 @@ const (
 func EventTypes() []EventType {
 	return []EventType{EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventComplete, EventStopped, EventError}
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventBranchSelected, EventMessageFeedback, EventComplete, EventStopped, EventError}
 }
 
 // Valid reports whether t is a known event type.
@@ -101,7 +108,7 @@ func (t EventType) Valid() bool {
 	switch t {
 	case EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventComplete, EventStopped, EventError:
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventBranchSelected, EventMessageFeedback, EventComplete, EventStopped, EventError:
 		return true
 	}
 	return false
@@ -137,6 +144,19 @@ type ApprovalRequestedData struct {
 	// stated reason), empty when it said nothing.
 	Reason    string    `json:"reason,omitempty"`
 	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// BranchSelectedData is the payload of a `branchSelected` event.
+type BranchSelectedData struct {
+	// MessageID is the selected turn; the branch runs through it and, below
+	// it, through the newest turn at each step.
+	MessageID string `json:"messageId"`
+}
+
+// MessageFeedbackData is the payload of a `messageFeedback` event.
+type MessageFeedbackData struct {
+	MessageID string `json:"messageId"`
+	Feedback
 }
 
 // ApprovalDecidedData is the payload of an `approvalDecided` event.

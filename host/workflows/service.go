@@ -40,6 +40,9 @@ type Store interface {
 	AddMessage(ctx context.Context, p tenancy.Principal, m Message) (Message, Event, error)
 	Messages(ctx context.Context, p tenancy.Principal, workflowID string, after After, limit int) ([]Message, error)
 	DeleteMessage(ctx context.Context, p tenancy.Principal, workflowID, messageID string) error
+	// SetMessageFeedback keeps (or, with an empty rating, clears) the
+	// feedback on an answer (an assistant's last message) of the workflow.
+	SetMessageFeedback(ctx context.Context, p tenancy.Principal, workflowID, messageID string, f Feedback) (Message, error)
 	// RemoveMessageFile detaches a file from a message (its documents that
 	// point at the file); the file itself stays.
 	RemoveMessageFile(ctx context.Context, p tenancy.Principal, workflowID, messageID, fileID string) error

@@ -192,6 +192,9 @@ type Workflow struct {
 	// out of it unless asked for (Filter.Archived). Both are the owner's.
 	Pinned   bool `json:"pinned,omitempty"`
 	Archived bool `json:"archived,omitempty"`
+	// Branch is the turn the conversation's shown branch runs through (a
+	// prompt or an answer, see Tree); empty is the newest branch.
+	Branch string `json:"branchMessageId,omitempty"`
 }
 
 // MessageStatus is a message's place in its round.
@@ -248,6 +251,22 @@ type Message struct {
 	StartedAt  time.Time  `json:"startedAt"`
 	FinishedAt *time.Time `json:"finishedAt,omitempty"`
 	Stats      Stats      `json:"dataStats,omitzero"`
+	// Feedback is the person's verdict on an answer, kept for evaluation.
+	Feedback *Feedback `json:"feedback,omitempty"`
+}
+
+// The ratings of an answer.
+const (
+	RatingHelpful   = "helpful"
+	RatingUnhelpful = "unhelpful"
+)
+
+// Feedback is whether an answer helped, with the person's note.
+type Feedback struct {
+	// Rating is RatingHelpful or RatingUnhelpful; empty withdraws it.
+	Rating string    `json:"rating"`
+	Note   string    `json:"note,omitempty"`
+	At     time.Time `json:"at,omitzero"`
 }
 
 // Document is a file attached to a message. Agents
@@ -339,6 +358,8 @@ type Update struct {
 	// Pinned and Archived mark the conversation for its owner's list.
 	Pinned   *bool
 	Archived *bool
+	// Branch selects the conversation's branch (a turn's id).
+	Branch *string
 }
 
 // ExecStep is what AdvanceExec counts.
