@@ -338,8 +338,13 @@ func (s *Service) tryResume(ctx context.Context, pauseID string) {
 			prompt = m.Content
 		}
 	}
+	// The answer goes under the prompt the paused round answers.
+	promptID := ""
+	if req, _, err := s.roundPrompt(ctx, p, w); err == nil {
+		promptID = req.ID
+	}
 	s.log(ctx, p, w.ID, workflows.LogInfo, "Approvals decided: the round goes on", 50)
-	s.launch(context.WithoutCancel(ctx), p, w, StartRequest{Prompt: prompt, resume: &agent.Resume{Checkpoint: cp, Decisions: decisions}}, nil, nil, set, nil)
+	s.launch(context.WithoutCancel(ctx), p, w, StartRequest{Prompt: prompt, promptID: promptID, resume: &agent.Resume{Checkpoint: cp, Decisions: decisions}}, nil, nil, set, nil)
 }
 
 // ExpireApprovals expires the pending approvals whose time ran out and

@@ -127,20 +127,10 @@ func (s *Service) TakeOver(ctx context.Context) (int, error) {
 // with the conversation before it as history.
 func (s *Service) resume(ctx context.Context, w workflows.Workflow, from string) error {
 	p := s.owner(ctx, w)
-	msgs, err := s.wf.Messages(ctx, p, w.ID, workflows.After{}, 1000)
+	req, history, err := s.roundPrompt(ctx, p, w)
 	if err != nil {
 		return err
 	}
-	last := -1
-	for i, m := range msgs {
-		if m.Role == workflows.RoleUser && m.Status == workflows.MessageFirst {
-			last = i
-		}
-	}
-	if last < 0 {
-		return fmt.Errorf("the workflow has no request to run")
-	}
-	req, history := msgs[last], s.conversation(msgs[:last])
 	setName, extra, err := s.toolSets.WorkspaceTools(ctx, p, w.WorkspaceID)
 	if err != nil {
 		return err
@@ -155,6 +145,6 @@ func (s *Service) resume(ctx context.Context, w workflows.Workflow, from string)
 	}
 	s.log(ctx, p, w.ID, workflows.LogWarning, "Round taken over from host "+strings.TrimPrefix(from, releasedPrefix)+", which stopped; it runs again from its request", 0)
 	s.restarted(ctx, p, w, from)
-	s.launch(ctx, p, w, StartRequest{Prompt: req.Content, continues: w.RoundTrace}, req.Documents, history, set, nil)
+	s.launch(ctx, p, w, StartRequest{Prompt: req.Content, continues: w.RoundTrace, promptID: req.ID}, req.Documents, history, set, nil)
 	return nil
 }

@@ -17,16 +17,6 @@ import (
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
-// history is the conversation of earlier rounds the agent sees verbatim:
-// users' prompts and the agent's final answers, the newest HistoryMessages.
-func (s *Service) history(ctx context.Context, p tenancy.Principal, workflowID string) ([]llm.Message, error) {
-	msgs, err := s.wf.Messages(ctx, p, workflowID, workflows.After{}, 1000)
-	if err != nil {
-		return nil, err
-	}
-	return s.conversation(msgs), nil
-}
-
 // conversation keeps of msgs what the agent sees verbatim: prompts and
 // final answers, the newest HistoryMessages.
 func (s *Service) conversation(msgs []workflows.Message) []llm.Message {
@@ -197,7 +187,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 		s.release(bg, w.ID)
 		return res
 	}
-	if _, err := s.wf.AddMessage(bg, p, workflows.Message{ID: answerID, WorkflowID: w.ID, Status: workflows.MessageLast,
+	if _, err := s.wf.AddMessage(bg, p, workflows.Message{ID: answerID, WorkflowID: w.ID, ParentID: req.promptID, Status: workflows.MessageLast,
 		Role: workflows.RoleAssistant, Content: res.Answer, AgentName: "agent", StartedAt: start, FinishedAt: &now, Stats: stats}); err != nil {
 		s.recordFailed("workspace: storing the answer", w.ID, err)
 	}

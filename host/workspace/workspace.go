@@ -49,8 +49,16 @@ type StartRequest struct {
 	// continues is the traceparent of the trace a taken-over round
 	// continues (agent.Input.Continues).
 	continues string
+	// EditOf names a prompt of the workflow this one replaces: the round
+	// is a new branch beside it (branches.go).
+	EditOf string `json:"editOf,omitempty"`
 	// resume continues a round paused for approval (approval.go).
 	resume *agent.Resume
+	// regenerate names the prompt (or the answer to it) the round answers
+	// again, without a new prompt (Regenerate).
+	regenerate string
+	// promptID is the stored prompt the round answers: its answer's parent.
+	promptID string
 }
 
 // Orphans finds rounds left running by a host that stopped (administrative).
@@ -153,6 +161,18 @@ func (s *Service) Run(ctx context.Context, p tenancy.Principal, workspaceID stri
 }
 
 func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID string, req StartRequest, onEnd func(agent.Result)) (workflows.Workflow, error) {
+	var branch branchPoint
+	if req.WorkflowID != "" {
+		var err error
+		if branch, err = s.branchFor(ctx, p, req.WorkflowID, req); err != nil {
+			return workflows.Workflow{}, err
+		}
+		if branch.prompt != nil {
+			req.Prompt, req.FileIDs = branch.prompt.Content, nil
+		}
+	} else if req.EditOf != "" || req.regenerate != "" {
+		return workflows.Workflow{}, fmt.Errorf("%w: editOf needs the workflowId of the prompt it edits", tenancy.ErrInvalid)
+	}
 	prompt := strings.TrimSpace(req.Prompt)
 	switch {
 	case prompt == "":
@@ -216,17 +236,24 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 	if err := s.keepRoundModel(ctx, p, w.ID, req.Model); err != nil {
 		return s.failEarly(ctx, p, w, err)
 	}
-	history, err := s.history(ctx, p, w.ID)
-	if err != nil {
-		return s.failEarly(ctx, p, w, err)
+	userMsg := workflows.Message{}
+	if branch.prompt != nil {
+		userMsg = *branch.prompt
+	} else {
+		userMsg, err = s.wf.AddMessage(ctx, p, workflows.Message{WorkflowID: w.ID, ParentID: branch.parent, Status: workflows.MessageFirst,
+			Role: workflows.RoleUser, Content: req.Prompt, Documents: docs})
+		if err != nil {
+			return s.failEarly(ctx, p, w, err)
+		}
 	}
-	userMsg, err := s.wf.AddMessage(ctx, p, workflows.Message{WorkflowID: w.ID, Status: workflows.MessageFirst,
-		Role: workflows.RoleUser, Content: req.Prompt, Documents: docs})
-	if err != nil {
-		return s.failEarly(ctx, p, w, err)
+	if branch.selects {
+		if w, err = s.wf.SelectBranch(ctx, p, w.ID, userMsg.ID); err != nil {
+			return s.failEarly(ctx, p, w, err)
+		}
 	}
+	req.promptID = userMsg.ID
 	s.log(ctx, p, w.ID, workflows.LogInfo, "Workflow processing started", 0)
-	s.launch(ctx, p, w, req, userMsg.Documents, history, set, onEnd)
+	s.launch(ctx, p, w, req, userMsg.Documents, branch.history, set, onEnd)
 	return w, nil
 }
 
