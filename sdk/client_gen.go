@@ -1156,6 +1156,18 @@ func (c *Client) DecideApproval(ctx context.Context, id string, aid string, body
 	return &out, nil
 }
 
+// SelectBranch calls PUT /api/v1/workflows/{id}/branch: show (and continue) the conversation's
+// branch through a prompt or an answer; appends a branchSelected event.
+func (c *Client) SelectBranch(ctx context.Context, id string, body BranchSelection) (*Workflow, error) {
+	r := request{method: "PUT", path: "/api/v1/workflows/" + url.PathEscape(id) + "/branch"}
+	r.json = body
+	var out Workflow
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // StreamWorkflowEvents calls GET /api/v1/workflows/{id}/events: the workflow's event stream. The
 // caller reads and closes the response's body.
 func (c *Client) StreamWorkflowEvents(ctx context.Context, id string, params *StreamWorkflowEventsParams) (*http.Response, error) {
@@ -1221,11 +1233,35 @@ func (c *Client) DeleteMessage(ctx context.Context, id string, mid string) error
 	return c.call(ctx, r, nil)
 }
 
+// SetAnswerFeedback calls PUT /api/v1/workflows/{id}/messages/{mid}/feedback: say whether an answer
+// helped, with a note, kept with the message for evaluation; an empty rating withdraws it.
+func (c *Client) SetAnswerFeedback(ctx context.Context, id string, mid string, body Feedback) (*Message, error) {
+	r := request{method: "PUT", path: "/api/v1/workflows/" + url.PathEscape(id) + "/messages/" + url.PathEscape(mid) + "/feedback"}
+	r.json = body
+	var out Message
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // RemoveMessageFile calls DELETE /api/v1/workflows/{id}/messages/{mid}/files/{fid}: remove a file
 // (file id or document id) from a message; the file stays.
 func (c *Client) RemoveMessageFile(ctx context.Context, id string, mid string, fid string) error {
 	r := request{method: "DELETE", path: "/api/v1/workflows/" + url.PathEscape(id) + "/messages/" + url.PathEscape(mid) + "/files/" + url.PathEscape(fid)}
 	return c.call(ctx, r, nil)
+}
+
+// RegenerateAnswer calls POST /api/v1/workflows/{id}/messages/{mid}/regenerate: answer a prompt (or
+// the prompt of an answer) again, as a new branch beside the earlier answers.
+func (c *Client) RegenerateAnswer(ctx context.Context, id string, mid string, body RegenerateAnswerRequest) (*Workflow, error) {
+	r := request{method: "POST", path: "/api/v1/workflows/" + url.PathEscape(id) + "/messages/" + url.PathEscape(mid) + "/regenerate"}
+	r.json = body
+	var out Workflow
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // GetConversationModel calls GET /api/v1/workflows/{id}/model: the model the conversation chose

@@ -35,6 +35,8 @@ const (
 	EventRoundRestarted    EventType = "roundRestarted"    // the round runs again elsewhere: *RoundRestartedData
 	EventApprovalRequested EventType = "approvalRequested" // a call waits for a person: *ApprovalRequestedData
 	EventApprovalDecided   EventType = "approvalDecided"   // a person decided, or it expired: *ApprovalDecidedData
+	EventBranchSelected    EventType = "branchSelected"    // another branch of the conversation shown: *BranchSelectedData
+	EventMessageFeedback   EventType = "messageFeedback"   // feedback on an answer: *MessageFeedbackData
 	EventComplete          EventType = "complete"          // the round ended well: *EndData
 	EventStopped           EventType = "stopped"           // the round was stopped: *EndData
 	EventError             EventType = "error"             // the round failed: *EndData
@@ -231,6 +233,21 @@ type ApprovalDecidedData struct {
 	DecidedBy  string          `json:"decidedBy,omitempty"`
 }
 
+// BranchSelectedData is the payload of a branchSelected event: the prompt
+// or answer the conversation's shown branch runs through.
+type BranchSelectedData struct {
+	MessageID string `json:"messageId"`
+}
+
+// MessageFeedbackData is the payload of a messageFeedback event; an empty
+// Rating withdraws the feedback.
+type MessageFeedbackData struct {
+	MessageID string    `json:"messageId"`
+	Rating    string    `json:"rating"`
+	Note      string    `json:"note,omitempty"`
+	At        time.Time `json:"at,omitzero"`
+}
+
 // EndData is the payload of complete and stopped (Reason) and error
 // (Message) events.
 type EndData struct {
@@ -273,6 +290,10 @@ func payload(t EventType) any {
 		return new(ApprovalRequestedData)
 	case EventApprovalDecided:
 		return new(ApprovalDecidedData)
+	case EventBranchSelected:
+		return new(BranchSelectedData)
+	case EventMessageFeedback:
+		return new(MessageFeedbackData)
 	case EventComplete, EventStopped, EventError:
 		return new(EndData)
 	}

@@ -154,7 +154,8 @@ func TestEventPayloadsMatchTheServer(t *testing.T) {
 		{sdk.FileVersionData{}, workflows.FileVersionData{}}, {sdk.DataSourceAccessData{}, workflows.DataSourceAccessData{}},
 		{sdk.VoiceResponseData{}, workflows.VoiceResponseData{}}, {sdk.BackgroundJobData{}, workflows.BackgroundJobData{}},
 		{sdk.RoundRestartedData{}, workflows.RoundRestartedData{}},
-		{sdk.ApprovalRequestedData{}, workflows.ApprovalRequestedData{}}, {sdk.ApprovalDecidedData{}, workflows.ApprovalDecidedData{}}, {sdk.EndData{}, workflows.EndData{}},
+		{sdk.ApprovalRequestedData{}, workflows.ApprovalRequestedData{}}, {sdk.ApprovalDecidedData{}, workflows.ApprovalDecidedData{}},
+		{sdk.BranchSelectedData{}, workflows.BranchSelectedData{}}, {sdk.MessageFeedbackData{}, workflows.MessageFeedbackData{}}, {sdk.EndData{}, workflows.EndData{}},
 	} {
 		if got, want := jsonFields(pair[0]), jsonFields(pair[1]); got != want {
 			t.Errorf("%T has fields %s, the server's %T %s", pair[0], got, pair[1], want)
@@ -169,7 +170,7 @@ func TestEventPayloadsMatchTheServer(t *testing.T) {
 	}
 	known := []sdk.EventType{sdk.EventMessage, sdk.EventStatus, sdk.EventChunk, sdk.EventToolCall, sdk.EventToolResult,
 		sdk.EventAgentProgress, sdk.EventAgentSummary, sdk.EventFileCreated, sdk.EventFileEditProposal, sdk.EventFileVersion,
-		sdk.EventDataSourceAccess, sdk.EventVoiceResponse, sdk.EventBackgroundJob, sdk.EventRoundRestarted, sdk.EventApprovalRequested, sdk.EventApprovalDecided, sdk.EventComplete, sdk.EventStopped, sdk.EventError}
+		sdk.EventDataSourceAccess, sdk.EventVoiceResponse, sdk.EventBackgroundJob, sdk.EventRoundRestarted, sdk.EventApprovalRequested, sdk.EventApprovalDecided, sdk.EventBranchSelected, sdk.EventMessageFeedback, sdk.EventComplete, sdk.EventStopped, sdk.EventError}
 	if fmt.Sprint(known) != fmt.Sprint(ours) {
 		t.Errorf("event types %v, the server's %v", known, ours)
 	}

@@ -162,6 +162,12 @@ type BackgroundJob struct {
 	WorkspaceID string `json:"workspaceId"`
 }
 
+// BranchSelection is the schema BranchSelection of the API.
+type BranchSelection struct {
+	// a prompt or an answer of the workflow
+	MessageID string `json:"messageId"`
+}
+
 // Budget is the schema Budget of the API.
 type Budget struct {
 	Admitted bool `json:"admitted"`
@@ -467,6 +473,14 @@ type ExtractorRecord struct {
 	SHA256 string `json:"sha256,omitempty"`
 	// the plugin's manifest version
 	Version string `json:"version,omitempty"`
+}
+
+// Feedback is the schema Feedback of the API.
+type Feedback struct {
+	At   *time.Time `json:"at,omitempty"`
+	Note *string    `json:"note,omitempty"`
+	// One of "helpful", "unhelpful", "".
+	Rating *string `json:"rating,omitempty"`
 }
 
 // File is the schema File of the API.
@@ -903,6 +917,7 @@ type Message struct {
 	Content         string     `json:"content,omitempty"`
 	DataStats       Stats      `json:"dataStats,omitempty"`
 	Documents       []Document `json:"documents,omitempty"`
+	Feedback        Feedback   `json:"feedback,omitempty"`
 	FinishedAt      *time.Time `json:"finishedAt,omitempty"`
 	ID              string     `json:"id,omitempty"`
 	ParentMessageID string     `json:"parentMessageId,omitempty"`
@@ -1001,6 +1016,12 @@ type ProposalDecision struct {
 	Proposal FileEditProposal `json:"proposal,omitempty"`
 	// the proposal was made on an older version and merged onto the current one
 	Rebased bool `json:"rebased,omitempty"`
+}
+
+// RegenerateAnswerRequest is the body of RegenerateAnswer.
+type RegenerateAnswerRequest struct {
+	// provider/model for this and later rounds, one the workspace allows
+	Model *string `json:"model,omitempty"`
 }
 
 // RemovePluginParams are the optional parameters of RemovePlugin; zero values are not sent.
@@ -1152,7 +1173,9 @@ type StartOrContinueWorkflowParams struct {
 type StartRequest struct {
 	// not supported yet: refused
 	DataSourceIDs []string `json:"dataSourceIds,omitempty"`
-	FileIDs       []string `json:"fileIds,omitempty"`
+	// a prompt of workflowId this one replaces: the round is a new branch beside it
+	EditOf  *string  `json:"editOf,omitempty"`
+	FileIDs []string `json:"fileIds,omitempty"`
 	// the round's own budget in CHF (the lower of it and the host's applies); absent or 0: the host's
 	MaxCostCHF *float64 `json:"maxCostCHF,omitempty"`
 	// the conversation's model from this round on (provider/model, one GET /workspaces/{ws}/models
@@ -1339,13 +1362,15 @@ type VersionResult struct {
 // Workflow is the schema Workflow of the API.
 type Workflow struct {
 	// left out of the list unless asked for
-	Archived     bool         `json:"archived,omitempty"`
-	CurrentRound int64        `json:"currentRound,omitempty"`
-	DataStats    Stats        `json:"dataStats,omitempty"`
-	Exec         WorkflowExec `json:"exec,omitempty"`
-	ID           string       `json:"id,omitempty"`
-	LastActivity *time.Time   `json:"lastActivity,omitempty"`
-	Name         string       `json:"name,omitempty"`
+	Archived bool `json:"archived,omitempty"`
+	// the turn the shown branch runs through; empty: the newest branch
+	BranchMessageID string       `json:"branchMessageId,omitempty"`
+	CurrentRound    int64        `json:"currentRound,omitempty"`
+	DataStats       Stats        `json:"dataStats,omitempty"`
+	Exec            WorkflowExec `json:"exec,omitempty"`
+	ID              string       `json:"id,omitempty"`
+	LastActivity    *time.Time   `json:"lastActivity,omitempty"`
+	Name            string       `json:"name,omitempty"`
 	// How the last run ended; absent while a run is running. budgetExceeded: the workflow's or the
 	// tenant's budget stopped it (the workflow stays completed and may be resumed). One of
 	// "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".

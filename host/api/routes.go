@@ -186,6 +186,9 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	}
 	authed.Get("/workflows/:id/messages", handleMessages(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid", handleDeleteMessage(d.Workflows))
+	authed.Post("/workflows/:id/messages/:mid/regenerate", rate, requireBudget(d.Billing), handleRegenerate(d.Workspace))
+	authed.Put("/workflows/:id/messages/:mid/feedback", handleFeedback(d.Workflows))
+	authed.Put("/workflows/:id/branch", handleSelectBranch(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid/files/:fid", handleRemoveMessageFile(d.Workflows))
 }
 

@@ -155,8 +155,10 @@ type BranchSelectedData struct {
 
 // MessageFeedbackData is the payload of a `messageFeedback` event.
 type MessageFeedbackData struct {
-	MessageID string `json:"messageId"`
-	Feedback
+	MessageID string    `json:"messageId"`
+	Rating    string    `json:"rating"`
+	Note      string    `json:"note,omitempty"`
+	At        time.Time `json:"at,omitzero"`
 }
 
 // ApprovalDecidedData is the payload of an `approvalDecided` event.

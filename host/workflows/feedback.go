@@ -40,7 +40,7 @@ func (s *Service) SetFeedback(ctx context.Context, p tenancy.Principal, workflow
 	if err != nil {
 		return Message{}, err
 	}
-	if _, err := s.Append(ctx, p, workflowID, EventMessageFeedback, MessageFeedbackData{MessageID: messageID, Feedback: f}); err != nil {
+	if _, err := s.Append(ctx, p, workflowID, EventMessageFeedback, MessageFeedbackData{MessageID: messageID, Rating: f.Rating, Note: f.Note, At: f.At}); err != nil {
 		return Message{}, err
 	}
 	return m, nil
