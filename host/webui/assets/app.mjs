@@ -9,7 +9,8 @@ import { useState, useEffect, useRef, useMemo, useCallback } from './preact-hook
 import htm from './htm.mjs';
 import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
-import { newConversation, applyEvent, runLabel } from './conv.mjs';
+import { newConversation, applyEvent, runLabel, shown } from './conv.mjs';
+import { MessageActions, EditPrompt } from './messages.mjs';
 import { DataSources } from './datasources.mjs';
 import { PasskeySignIn, Join, takeInvitation, SecondFactor } from './passkeys.mjs';
 import { ProviderButtons, afterSignOut } from './sso.mjs';
@@ -642,18 +643,23 @@ function RunState({ t, conv, conn }) {
   return html`<div class="run-state">${parts}</div>`;
 }
 
-function Chat({ t, wf, conv, openFile, spoken }) {
+function Chat({ t, wf, conv, openFile, spoken, send }) {
   const end = useRef();
-  useEffect(() => { end.current && end.current.scrollIntoView({ block: 'end' }); });
+  const [editing, setEditing] = useState('');
+  useEffect(() => { end.current && !editing && end.current.scrollIntoView({ block: 'end' }); });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
+  const running = conv.status === 'running';
   return html`<div class="messages" aria-live="polite">
     ${conv.messages.length === 0 && html`<p class="muted">${t('loading')}</p>`}
-    ${conv.messages.map((m) => html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
+    ${shown(conv).map((item) => { const m = item.m; return html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
       <h3 class="who">${m.role === 'user' ? t('you') : t('assistant')}</h3>
-      <div class="body">${m.role === 'user' ? html`<p>${m.content}</p>` : markdown(m.content, openFile)}</div>
+      ${editing === m.id ? html`<${EditPrompt} t=${t} text=${m.content} onCancel=${() => setEditing('')}
+          onSend=${(text) => { setEditing(''); send(text, undefined, m.id); }} />` :
+        html`<div class="body">${m.role === 'user' ? html`<p>${m.content}</p>` : markdown(m.content, openFile)}</div>`}
+      ${editing !== m.id && html`<${MessageActions} t=${t} api=${api} wf=${wf} item=${item} running=${running} onEdit=${() => setEditing(m.id)} />`}
       ${spoken && spoken[m.id] && html`<audio controls src=${spoken[m.id]} data-testid="voice-audio" aria-label=${t('voice')}></audio>`}
       ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
-    </article>`)}
+    </article>`; })}
     ${conv.files.map((f) => html`<div class="file-card"><button type="button" class="cite" onClick=${() => openFile(f.fileId, 0)}>${f.name}</button> <span class="muted">${f.mimeType}</span></div>`)}
     ${conv.proposals.map((p) => html`<${Proposal} key=${p.id} t=${t} p=${p} openFile=${openFile} />`)}
     ${conv.approvals.map((a) => html`<${Approval} key=${a.id} t=${t} wf=${wf} a=${a} />`)}
@@ -975,13 +981,15 @@ function Workspace({ t, lang, session, route, go }) {
   const running = conv && conv.status === 'running';
   const openFile = (id, page) => setPreview({ id, page });
 
-  const send = async (prompt, fileIds) => {
+  // send starts a round: a new prompt, or (editOf) a sent prompt edited,
+  // which becomes a new branch beside it.
+  const send = async (prompt, fileIds, editOf) => {
     setSendErr('');
     metrics.sentAt = performance.now();
     speakFrom.current = convRef.current ? convRef.current.lastSeq : 0;
     metrics.firstChunkPaint = 0;
     try {
-      const w = await api('POST', `/workspaces/${ws}/workflows`, { prompt, fileIds, workflowId: wf || undefined, userLanguage: lang, model: (!wf && model) || undefined });
+      const w = await api('POST', `/workspaces/${ws}/workflows`, { prompt, fileIds, workflowId: wf || undefined, editOf, userLanguage: lang, model: (!wf && model) || undefined });
       if (!wf) {
         if (voice) localStorage.setItem('agenthost.voice.' + w.id, 'on');
         go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`);
@@ -1002,7 +1010,7 @@ function Workspace({ t, lang, session, route, go }) {
     </nav>
     <main class="center" id="main" aria-label=${t('chat')}>
       <${RunState} t=${t} conv=${conv} conn=${conn} />
-      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} />
+      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
       <${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />
       <${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />

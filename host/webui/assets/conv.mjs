@@ -28,7 +28,10 @@ export function newConversation() {
     // What attempts of the current round cut by a host's stop cost
     // (roundRestarted), in nano-francs: the new attempt's progress counts
     // from zero.
-    priorNano: 0n, nano: 0n, priorTokens: 0, restarts: 0 };
+    priorNano: 0n, nano: 0n, priorTokens: 0, restarts: 0,
+    // The branch shown runs through this turn ('' is the newest branch);
+    // runSeq is where the running round began (its status event).
+    branch: '', runSeq: 0 };
 }
 
 // setCost sets the round's cost from the current attempt's running total.
@@ -56,8 +59,20 @@ export function applyEvent(c, e) {
   switch (e.type) {
     case 'message': {
       const m = c.byId[d.id];
-      if (m) { m.content = d.content; m.role = d.role; m.streaming = false; m.documents = d.documents || []; }
-      else { const n = { id: d.id, role: d.role, content: d.content, documents: d.documents || [], seq: e.seq }; c.byId[d.id] = n; c.messages.push(n); }
+      const fields = { role: d.role, content: d.content, documents: d.documents || [], status: d.status || '', parent: d.parentMessageId || '',
+        round: d.round || 0, feedback: d.feedback && d.feedback.rating ? d.feedback : null };
+      // A streamed answer is stored with the seq of its `message` event:
+      // the tree orders turns by when they were stored.
+      if (m) { Object.assign(m, fields, { streaming: false, seq: e.seq }); }
+      else { const n = { id: d.id, ...fields, seq: e.seq }; c.byId[d.id] = n; c.messages.push(n); }
+      break;
+    }
+    case 'branchSelected':
+      c.branch = d.messageId || '';
+      break;
+    case 'messageFeedback': {
+      const m = c.byId[d.messageId];
+      if (m) m.feedback = d.rating ? { rating: d.rating, note: d.note || '' } : null;
       break;
     }
     case 'chunk': {
@@ -67,6 +82,7 @@ export function applyEvent(c, e) {
       break;
     }
     case 'status':
+      if (d.status === 'running' && c.status !== 'running') c.runSeq = e.seq;
       c.status = d.status || c.status;
       c.label = d.label || '';
       // The workspace's degraded-mode label (host/workspace): the round
@@ -147,4 +163,62 @@ export function applyEvent(c, e) {
       break;
   }
   return true;
+}
+
+// The conversation's tree (docs/agent.md#branches-and-feedback), the same
+// rules as the server's (host/workflows/branch.go): a turn is a prompt or
+// the answer that ends a round; each follows its parent, or, stored
+// without one (or with one that is gone), the turn stored before it.
+const isTurn = (m) => (m.role === 'user' && m.status === 'first') || (m.role === 'assistant' && m.status === 'last');
+
+export function tree(c) {
+  const turns = c.messages.filter((m) => !m.streaming && isTurn(m)).sort((a, b) => a.seq - b.seq);
+  const byId = {}, parent = {}, children = { '': [] };
+  let prev = '';
+  for (const m of turns) {
+    const p = m.parent && byId[m.parent] ? m.parent : prev;
+    byId[m.id] = m; parent[m.id] = p;
+    (children[p] = children[p] || []).push(m.id);
+    prev = m.id;
+  }
+  return { byId, parent, children };
+}
+
+// path is the branch through selected: its ancestors, itself and below it
+// the newest turn at each step; the newest branch when nothing (or
+// nothing known) is selected.
+export function path(tr, selected) {
+  const up = [];
+  for (let id = selected, n = 0; id && tr.byId[id] && n <= Object.keys(tr.byId).length; id = tr.parent[id], n++) up.unshift(tr.byId[id]);
+  let cur = up.length ? selected : '';
+  for (let n = 0; n <= Object.keys(tr.byId).length; n++) {
+    const kids = tr.children[cur] || [];
+    if (!kids.length) break;
+    cur = kids[kids.length - 1];
+    up.push(tr.byId[cur]);
+  }
+  return up;
+}
+
+// shown lists what the chat shows: the shown branch's turns, each with its
+// place among its siblings, the other messages of those turns' rounds, and
+// at the end what is still streaming. While a round regenerates an
+// answer, the answer it replaces is not shown.
+export function shown(c) {
+  const tr = tree(c);
+  let turns = path(tr, c.branch);
+  const last = turns[turns.length - 1];
+  if (c.status === 'running' && last && last.role === 'assistant' && last.seq < c.runSeq) turns = turns.slice(0, -1);
+  const rounds = new Set(turns.map((m) => m.round));
+  const inPath = new Set(turns.map((m) => m.id));
+  const out = [];
+  for (const m of c.messages) {
+    if (m.streaming) continue;
+    if (inPath.has(m.id)) {
+      const sib = tr.children[tr.parent[m.id]] || [m.id];
+      out.push({ m, index: sib.indexOf(m.id), siblings: sib });
+    } else if (!isTurn(m) && m.status && rounds.has(m.round)) out.push({ m, index: 0, siblings: [m.id] });
+  }
+  for (const m of c.messages) if (m.streaming) out.push({ m, index: 0, siblings: [m.id] });
+  return out;
 }

@@ -4,7 +4,7 @@
 // Connections view reads the OAuth callback's outcome and a connection's state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newConversation, applyEvent, runLabel } from '../assets/conv.mjs';
+import { newConversation, applyEvent, runLabel, shown } from '../assets/conv.mjs';
 import { markdown } from '../assets/md.mjs';
 import { callbackNotice, connectionState, safeRedirect } from '../assets/connections.mjs';
 
@@ -215,4 +215,39 @@ test('a connection\'s state: revoked, expired or active', () => {
 test('the browser is sent to an http(s) authorisation URL only', () => {
   assert.equal(safeRedirect('https://login.example/authorize?state=s'), 'https://login.example/authorize?state=s');
   for (const bad of ['javascript:alert(1)', 'data:text/html,x', '/relative', '', undefined, null]) assert.equal(safeRedirect(bad), '', String(bad));
+});
+
+test('branches: an edit and a regeneration are siblings, the selected branch is shown', () => {
+  const c = newConversation();
+  const msg = (id, role, parent, round) => ['message', { id, role, status: role === 'user' ? 'first' : 'last', parentMessageId: parent, round, content: id }];
+  feed(c, [['status', { status: 'running' }], msg('u1', 'user', '', 1), msg('a1', 'assistant', 'u1', 1), ['complete', {}],
+    ['status', { status: 'running' }], msg('u2', 'user', 'a1', 2), msg('a2', 'assistant', 'u2', 2), ['complete', {}],
+    // the second prompt edited: a sibling of u2, and selected
+    ['status', { status: 'running' }], msg('u2b', 'user', 'a1', 3), ['branchSelected', { messageId: 'u2b' }], msg('a2b', 'assistant', 'u2b', 3), ['complete', {}]]);
+  const ids = () => shown(c).map((x) => x.m.id).join(' ');
+  assert.equal(ids(), 'u1 a1 u2b a2b');
+  const u2b = shown(c).find((x) => x.m.id === 'u2b');
+  assert.deepEqual([u2b.index, u2b.siblings], [1, ['u2', 'u2b']]);
+  applyEvent(c, { seq: 100, type: 'branchSelected', data: { messageId: 'u2' } });
+  assert.equal(ids(), 'u1 a1 u2 a2');
+  // Regenerating a2: while the round runs, a2 gives way to the stream.
+  feed2(c, [['status', { status: 'running' }], ['branchSelected', { messageId: 'u2' }], ['chunk', { messageId: 'a2c', text: 'new' }]]);
+  assert.equal(ids(), 'u1 a1 u2 a2c');
+  feed2(c, [msg('a2c', 'assistant', 'u2', 4), ['complete', {}]]);
+  assert.equal(ids(), 'u1 a1 u2 a2c');
+  const a2c = shown(c).find((x) => x.m.id === 'a2c');
+  assert.deepEqual([a2c.index, a2c.siblings.length], [1, 2]);
+  // Messages stored before branches (no parent) stay one line.
+  const old = newConversation();
+  feed(old, [['message', { id: 'x', role: 'user', status: 'first', content: 'x' }], ['message', { id: 'y', role: 'assistant', status: 'last', content: 'y' }],
+    ['message', { id: 'z', role: 'user', status: 'first', content: 'z' }]]);
+  assert.equal(shown(old).map((x) => x.m.id).join(' '), 'x y z');
+});
+
+test('feedback on an answer follows its events', () => {
+  const c = newConversation();
+  feed(c, [['message', { id: 'a', role: 'assistant', status: 'last', content: 'x' }], ['messageFeedback', { messageId: 'a', rating: 'unhelpful', note: 'wrong page' }]]);
+  assert.deepEqual(c.byId.a.feedback, { rating: 'unhelpful', note: 'wrong page' });
+  applyEvent(c, { seq: 9, type: 'messageFeedback', data: { messageId: 'a', rating: '' } });
+  assert.equal(c.byId.a.feedback, null);
 });

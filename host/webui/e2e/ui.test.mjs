@@ -381,6 +381,51 @@ const everyWordOnce = async () => {
   assert.equal(await page.locator('.msg.assistant').count(), 1);
 };
 
+// A message's actions: copy; a sent prompt edited and sent again is a new
+// branch beside it (the model sees the edit, not the replaced prompt);
+// moving back shows the first branch whole; regenerating an answer makes
+// a second answer to the same prompt; feedback with a note is kept and
+// comes back after a reload (from the event stream).
+await step('message-branches-and-feedback', async () => {
+  await page.click('button.new');
+  await ask('Remember the colour blue.');
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  assert.match(await assistantText(), /blue/);
+  const userMsg = page.locator('.msg.user').last();
+  await userMsg.locator('[data-testid=copy]').click();
+  await userMsg.locator('[role=status]', { hasText: 'Copied' }).waitFor();
+  await userMsg.locator('[data-testid=edit]').click();
+  await page.locator('#edit-prompt-text').fill('Remember the colour red.');
+  await axe('message-edit');
+  await page.locator('[data-testid=edit-send]').click();
+  await page.locator('.msg.assistant', { hasText: 'red' }).waitFor({ timeout: 60000 });
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  assert.equal(await page.locator('.msg.user').count(), 1, 'the edit replaces the prompt in the shown branch');
+  assert.equal(await page.locator('.msg.user [data-testid=branches] span').innerText(), '2 of 2');
+  assert.doesNotMatch(await page.locator('.messages').innerText(), /blue/, 'the first branch is not shown');
+  await page.locator('.msg.user [data-testid=branches] button').first().click();
+  await page.locator('.msg.user', { hasText: 'blue' }).waitFor();
+  assert.match(await assistantText(), /blue/, 'the first branch shows its own answer');
+  assert.equal(await page.locator('.msg.user [data-testid=branches] span').innerText(), '1 of 2');
+
+  await page.locator('.msg.assistant').last().locator('[data-testid=regenerate]').click();
+  await page.locator('.msg.assistant [data-testid=branches] span', { hasText: '2 of 2' }).waitFor({ timeout: 60000 });
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  assert.equal(await page.locator('.msg.assistant').count(), 1, 'one answer shown at a time');
+  assert.match(await assistantText(), /blue/, 'the regenerated answer answers the same prompt');
+
+  const answer = page.locator('.msg.assistant').last();
+  await answer.locator('[data-testid=unhelpful]').click();
+  await answer.locator('[data-testid=feedback-note]').fill('too short');
+  await answer.locator('[data-testid=feedback-send]').click();
+  await answer.locator('[data-testid=feedback-shown]', { hasText: 'too short' }).waitFor();
+  await axe('message-actions');
+  await page.reload();
+  await page.locator('.msg.assistant [data-testid=feedback-shown]', { hasText: 'too short' }).waitFor({ timeout: 30000 });
+  assert.equal(await page.locator('.msg.assistant [data-testid=unhelpful]').getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.locator('.msg.user [data-testid=branches] span').innerText(), '1 of 2', 'the selected branch survives a reload');
+});
+
 await step('conversations-managed', async () => {
   const item = (text) => page.locator('.conv-list li', { hasText: text });
   const actions = async (text) => { await item(text).locator('button.conv-more').click(); return item(text).locator('.conv-actions'); };
