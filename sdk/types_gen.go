@@ -922,7 +922,10 @@ type Message struct {
 	ID              string     `json:"id,omitempty"`
 	ParentMessageID string     `json:"parentMessageId,omitempty"`
 	// One of "user", "assistant", "system", "tool".
-	Role       string     `json:"role,omitempty"`
+	Role string `json:"role,omitempty"`
+	// the prompt starts the conversation (its first, or an edit of it); a turn without a parent
+	// otherwise follows the turn stored before it
+	Root       bool       `json:"root,omitempty"`
 	Round      int64      `json:"round,omitempty"`
 	SequenceNo int64      `json:"sequenceNo,omitempty"`
 	StartedAt  *time.Time `json:"startedAt,omitempty"`

@@ -337,7 +337,7 @@ func (db *DB) DeleteWorkflow(ctx context.Context, p tenancy.Principal, id string
 
 const messageCols = `m.id, m.workflow_id, m.parent_id, m.seq, m.round, m.status, m.role, m.content, m.agent_name,
 	m.started_at, m.finished_at, m.bytes_sent, m.bytes_received, m.tokens_used, m.processing_time, m.cost_chf,
-	m.feedback_rating, m.feedback_note, m.feedback_at`
+	m.feedback_rating, m.feedback_note, m.feedback_at, m.root`
 
 func scanMessage(row interface{ Scan(...any) error }) (workflows.Message, error) {
 	var m workflows.Message
@@ -349,7 +349,7 @@ func scanMessage(row interface{ Scan(...any) error }) (workflows.Message, error)
 	var fbAt int64
 	err := row.Scan(&m.ID, &m.WorkflowID, &parent, &m.Seq, &m.Round, &status, &role, &m.Content, &m.AgentName,
 		&started, &finished, &m.Stats.BytesSent, &m.Stats.BytesReceived, &m.Stats.TokensUsed, &m.Stats.ProcessingTime, &m.Stats.CostCHF,
-		&fb.Rating, &fb.Note, &fbAt)
+		&fb.Rating, &fb.Note, &fbAt, &m.Root)
 	if fb.Rating != "" {
 		fb.At = fromMicros(fbAt)
 		m.Feedback = &fb
@@ -412,11 +412,11 @@ func (db *DB) AddMessage(ctx context.Context, p tenancy.Principal, m workflows.M
 			m.FinishedAt = &f
 		}
 		_, err = c.exec(ctx, `INSERT INTO workflow_messages (id, workflow_id, parent_id, seq, round, status, role, content, agent_name,
-			started_at, finished_at, bytes_sent, bytes_received, tokens_used, processing_time, cost_chf)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			started_at, finished_at, bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, root)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			m.ID, m.WorkflowID, nullString(m.ParentID), m.Seq, m.Round, string(m.Status), string(m.Role), m.Content, m.AgentName,
 			micros(m.StartedAt), nullMicros(m.FinishedAt), m.Stats.BytesSent, m.Stats.BytesReceived, m.Stats.TokensUsed,
-			m.Stats.ProcessingTime, m.Stats.CostCHF)
+			m.Stats.ProcessingTime, m.Stats.CostCHF, m.Root)
 		if isUnique(err) {
 			return fmt.Errorf("%w: a message with id %q exists", tenancy.ErrConflict, m.ID)
 		}

@@ -13,9 +13,10 @@ import (
 // message). Editing a sent prompt adds a sibling of it, regenerating an
 // answer a sibling of that answer; the branch a person looks at, and the
 // one the next round continues, is the path from a root to a leaf through
-// the selected turn (Workflow.Branch). Messages stored before branches
-// existed have no parent: each such turn follows the turn stored before it,
-// which keeps an old conversation one straight line.
+// the selected turn (Workflow.Branch). A turn without a parent that is not
+// marked Root (messages stored before branches existed, a background job's
+// report) follows the turn stored before it, which keeps an old
+// conversation one straight line.
 
 // IsTurn reports whether m is a node of the conversation tree: a prompt
 // or an answer.
@@ -45,8 +46,12 @@ func NewTree(msgs []Message) *Tree {
 		parent := m.ParentID
 		if _, ok := t.turns[parent]; !ok {
 			// No parent, or one that is gone (deleted) or not a turn:
-			// the turn stored before it.
+			// the turn stored before it, unless it starts the
+			// conversation.
 			parent = prev
+			if m.Root {
+				parent = ""
+			}
 		}
 		t.turns[m.ID] = m
 		t.parent[m.ID] = parent

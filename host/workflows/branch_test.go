@@ -13,6 +13,8 @@ func turn(id, parent string, seq int64, user bool) Message {
 	return m
 }
 
+func root(m Message) Message { m.Root = true; return m }
+
 func ids(ms []Message) string {
 	var s []string
 	for _, m := range ms {
@@ -48,6 +50,8 @@ func TestTreePath(t *testing.T) {
 		{"a leaf", branched, "a2b", "u1 a1 u2b a2b", "a2b"},
 		{"unknown selection is the newest branch", branched, "nope", "u1 a1b", ""},
 		{"a parent that is gone follows the turn before", []Message{turn("u1", "", 1, true), turn("a1", "deleted", 2, false)}, "", "u1 a1", ""},
+		{"an edit of the first prompt is a second root", []Message{turn("u1", "", 1, true), turn("a1", "u1", 2, false), root(turn("u1b", "", 3, true)),
+			turn("a1b", "u1b", 4, false)}, "u1", "u1 a1", "u1 u1b"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -237,6 +237,10 @@ type Message struct {
 	WorkflowID string `json:"workflowId"`
 	// ParentID is another message of the same workflow this one answers, or "".
 	ParentID string `json:"parentMessageId,omitempty"`
+	// Root marks a prompt that starts the conversation (its first, or an
+	// edit of that): a turn without a parent otherwise follows the turn
+	// stored before it (Tree).
+	Root bool `json:"root,omitempty"`
 	// Seq numbers the workflow's messages 1, 2, 3, … in the order stored.
 	Seq int64 `json:"sequenceNo"`
 	// Round is the workflow round the message belongs to; 0 when adding

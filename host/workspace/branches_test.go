@@ -100,12 +100,17 @@ func TestBranches(t *testing.T) {
 	if got := shown(w.ID); got != "one | re:one#1 | two | re:two#2 | three | re:three#5" {
 		t.Fatalf("continuing the older branch: %s", got)
 	}
+	run(workspace.StartRequest{WorkflowID: w.ID, Prompt: "one bis", EditOf: turnID(w.ID, "one")})
+	if got := shown(w.ID); got != "one bis | re:one bis#6" {
+		t.Fatalf("after editing the first prompt: %s", got)
+	}
 	want := []string{
 		"one",
 		"one | re:one#1 | two",
 		"one | re:one#1 | two bis", // not the replaced prompt nor its answer
 		"one",                      // the regenerated answer sees the prompt alone
 		"one | re:one#1 | two | re:two#2 | three", // the selected branch, not the edit's
+		"one bis", // an edit of the first prompt starts afresh
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -240,7 +240,7 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 	if branch.prompt != nil {
 		userMsg = *branch.prompt
 	} else {
-		userMsg, err = s.wf.AddMessage(ctx, p, workflows.Message{WorkflowID: w.ID, ParentID: branch.parent, Status: workflows.MessageFirst,
+		userMsg, err = s.wf.AddMessage(ctx, p, workflows.Message{WorkflowID: w.ID, ParentID: branch.parent, Root: branch.parent == "", Status: workflows.MessageFirst,
 			Role: workflows.RoleUser, Content: req.Prompt, Documents: docs})
 		if err != nil {
 			return s.failEarly(ctx, p, w, err)

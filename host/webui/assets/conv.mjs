@@ -60,7 +60,7 @@ export function applyEvent(c, e) {
     case 'message': {
       const m = c.byId[d.id];
       const fields = { role: d.role, content: d.content, documents: d.documents || [], status: d.status || '', parent: d.parentMessageId || '',
-        round: d.round || 0, feedback: d.feedback && d.feedback.rating ? d.feedback : null };
+        round: d.round || 0, root: !!d.root, feedback: d.feedback && d.feedback.rating ? d.feedback : null };
       // A streamed answer is stored with the seq of its `message` event:
       // the tree orders turns by when they were stored.
       if (m) { Object.assign(m, fields, { streaming: false, seq: e.seq }); }
@@ -168,7 +168,8 @@ export function applyEvent(c, e) {
 // The conversation's tree (docs/agent.md#branches-and-feedback), the same
 // rules as the server's (host/workflows/branch.go): a turn is a prompt or
 // the answer that ends a round; each follows its parent, or, stored
-// without one (or with one that is gone), the turn stored before it.
+// without one (or with one that is gone), the turn stored before it unless
+// it is marked as starting the conversation (root).
 const isTurn = (m) => (m.role === 'user' && m.status === 'first') || (m.role === 'assistant' && m.status === 'last');
 
 export function tree(c) {
@@ -176,7 +177,7 @@ export function tree(c) {
   const byId = {}, parent = {}, children = { '': [] };
   let prev = '';
   for (const m of turns) {
-    const p = m.parent && byId[m.parent] ? m.parent : prev;
+    const p = m.parent && byId[m.parent] ? m.parent : m.root ? '' : prev;
     byId[m.id] = m; parent[m.id] = p;
     (children[p] = children[p] || []).push(m.id);
     prev = m.id;

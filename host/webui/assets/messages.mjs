@@ -11,13 +11,18 @@ import htm from './htm.mjs';
 const html = htm.bind(h);
 
 // copyText puts text on the clipboard; without the Clipboard API (an
-// insecure origin) it selects a hidden textarea and copies that.
+// insecure origin), or when the browser refuses it, it selects a hidden
+// textarea and copies that.
 async function copyText(text) {
-  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+  if (navigator.clipboard && window.isSecureContext) {
+    try { return await navigator.clipboard.writeText(text); } catch { /* the fallback below */ }
+  }
   const ta = document.createElement('textarea');
   ta.value = text; ta.setAttribute('readonly', ''); ta.style.position = 'fixed'; ta.style.opacity = '0';
   document.body.appendChild(ta); ta.select();
-  try { document.execCommand('copy'); } finally { ta.remove(); }
+  let ok = false;
+  try { ok = document.execCommand('copy'); } finally { ta.remove(); }
+  if (!ok) throw new Error('the browser does not allow copying here');
 }
 
 // EditPrompt is a sent prompt being edited: send runs it again as a new

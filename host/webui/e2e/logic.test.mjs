@@ -237,6 +237,11 @@ test('branches: an edit and a regeneration are siblings, the selected branch is 
   assert.equal(ids(), 'u1 a1 u2 a2c');
   const a2c = shown(c).find((x) => x.m.id === 'a2c');
   assert.deepEqual([a2c.index, a2c.siblings.length], [1, 2]);
+  // An edit of the first prompt is a second root.
+  feed2(c, [['status', { status: 'running' }], ['message', { id: 'u1b', role: 'user', status: 'first', root: true, content: 'u1b' }],
+    ['branchSelected', { messageId: 'u1b' }], msg('a1c', 'assistant', 'u1b', 5), ['complete', {}]]);
+  assert.equal(ids(), 'u1b a1c');
+  assert.equal(shown(c)[0].siblings.join(' '), 'u1 u1b');
   // Messages stored before branches (no parent) stay one line.
   const old = newConversation();
   feed(old, [['message', { id: 'x', role: 'user', status: 'first', content: 'x' }], ['message', { id: 'y', role: 'assistant', status: 'last', content: 'y' }],

@@ -392,8 +392,10 @@ await step('message-branches-and-feedback', async () => {
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
   assert.match(await assistantText(), /blue/);
   const userMsg = page.locator('.msg.user').last();
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   await userMsg.locator('[data-testid=copy]').click();
   await userMsg.locator('[role=status]', { hasText: 'Copied' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'Remember the colour blue.');
   await userMsg.locator('[data-testid=edit]').click();
   await page.locator('#edit-prompt-text').fill('Remember the colour red.');
   await axe('message-edit');
