@@ -446,7 +446,7 @@ func (s fontSet) has(id uint16) bool { return id != 0 && int(id) < len(s) && s[i
 // gaps inside words too (its calligraphy sets letters apart), but fewer
 // than its spaces.
 func spacedFonts(glyphs []glyph, dir uint8) fontSet {
-	var drawn, gaps []int // by font: the spaces drawn between its glyphs, the gaps
+	var drawn, gaps []int  // by font: the spaces drawn between its glyphs, the gaps
 	var prev, space *glyph // the last glyph drawn, and the space after it
 	for i := range glyphs {
 		g := &glyphs[i]
