@@ -502,8 +502,11 @@ func glyphGap(a, b *glyph) float64 {
 // Narrow word spaces (see narrowWordGaps): of a font's gaps between
 // glyphs of Arabic script on one baseline, at least narrowAbut must abut
 // (within abutSlack em), at least narrowMin must be narrow (between
-// narrowFloor em and wordGap) and no fewer than the wider ones, and at
-// most a tenth as many as those two kinds may be anything else (glyphs
+// narrowFloor em and wordGap), no fewer than the wider ones and one for
+// every narrowShare abutting ones at least (a word space every few
+// letters, where a Naskh font's positive kerns, after a letter that does
+// not join the next, come once in a hundred glyphs: the surah table of
+// quran's manual), and at most a tenth as many as those two kinds may be anything else (glyphs
 // overlapping, or a hair apart). The font's word gap is then half the
 // tenth percentile of its narrow gaps (a justified line shrinks its
 // spaces by a third at most), at least narrowFloor.
@@ -512,6 +515,7 @@ const (
 	narrowMin   = 3
 	abutSlack   = 0.01
 	narrowFloor = 0.02
+	narrowShare = 10
 )
 
 // narrowWordGaps finds the fonts of Arabic script whose word spaces are
@@ -565,7 +569,8 @@ func narrowWordGaps(glyphs []glyph, dir uint8) fontGaps {
 	}
 	var out fontGaps
 	for id, t := range ts {
-		if t.abut < narrowAbut || t.narrow < narrowMin || t.narrow < t.wide || 10*t.odd > t.abut+t.narrow {
+		if t.abut < narrowAbut || t.narrow < narrowMin || t.narrow < t.wide || narrowShare*t.narrow < t.abut ||
+			10*t.odd > t.abut+t.narrow {
 			continue
 		}
 		if out == nil {
