@@ -934,10 +934,16 @@ func numericGlyphCode(name string) (rune, bool) {
 // characters themselves, moved or cut to fit their neighbours.
 func uniNameGlyph(name string) (string, bool) {
 	suffixes := [...]string{"left", "low", "descless"}
-	if len(name) < 8 || len(name) > 64 || name[0] < 'A' || name[0] > 'Z' {
+	// Only the scripts in uniNames: other names cost no look-up.
+	if len(name) < 8 || len(name) > 64 || !strings.HasPrefix(name, "Thai") && !strings.HasPrefix(name, "Lao") {
 		return "", false
 	}
-	key := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	key := strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return r
+	}, name))
 	for range 3 {
 		i := sort.Search(len(uniNames), func(i int) bool { return uniNames[i].key >= key })
 		if i < len(uniNames) && uniNames[i].key == key {
