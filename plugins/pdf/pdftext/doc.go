@@ -24,6 +24,8 @@
 //	               number them (pdfTeX's bitmap fonts)
 //	glyphnames.go  glyph names to Unicode
 //	aglist.go      the Adobe Glyph List (generated from internal/gen/glyphlist.txt)
+//	uninames.go    Unicode names of Thai and Lao, which Thai fonts name
+//	               glyphs by (generated from golang.org/x/text's runenames)
 //	stdmetrics.go  widths of the standard 14 fonts (generated from Adobe's AFM files, internal/gen/afm)
 //	layout.go      glyphs to words, lines, columns and reading order
 //	bidi.go        right-to-left lines from visual to logical order

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -273,6 +274,9 @@ func (d *Document) loadSimple(fd types.Dict) *font {
 	if names[32] == "" && f.text[32] == "" {
 		f.text[32] = " "
 	}
+	if toU == nil {
+		tis620Fill(&f.text)
+	}
 
 	// Widths: the font's /Widths, else the standard font metrics.
 	scale := 0.001
@@ -530,4 +534,37 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// tisMin is how many Thai glyphs a font must have at their TIS-620 codes
+// (and none elsewhere) to be read as TIS-620 (see tis620Fill).
+const tisMin = 16
+
+// tis620Fill reads a simple font without ToUnicode as TIS-620 (the Thai
+// standard 620-2533, which puts the Thai block at 0xA1..0xFB: code c is
+// U+0E00+c-0xA0, with 0xDB..0xDE unassigned) when its glyphs that read as
+// Thai all sit at their TIS-620 codes: its codes of that range whose
+// names say nothing then mean their TIS-620 letters. Thai TeX fonts are
+// laid out so, and some misspell a letter's name (Norasi's
+// ThaiCharacterPhoPla at PO PLA's code).
+func tis620Fill(text *[256]string) {
+	agree := 0
+	for c := 0xA1; c <= 0xFB; c++ {
+		r, n := utf8.DecodeRuneInString(text[c])
+		if n == 0 || n != len(text[c]) || r < 0x0E00 || r > 0x0E7F {
+			continue
+		}
+		if r != rune(0x0E00+c-0xA0) {
+			return
+		}
+		agree++
+	}
+	if agree < tisMin {
+		return
+	}
+	for c := 0xA1; c <= 0xFB; c++ {
+		if text[c] == "" && (c < 0xDB || c > 0xDE) {
+			text[c] = string(rune(0x0E00 + c - 0xA0))
+		}
+	}
 }

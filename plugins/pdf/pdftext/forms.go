@@ -188,10 +188,14 @@ func (fr *formReader) field(ref types.Object, parent string, inh inheritedField,
 		label = inh.tu
 	}
 	if label == "" {
-		label = name[strings.LastIndexByte(name, '.')+1:]
+		label = nameLabel(name)
 	}
 	fr.out = append(fr.out, FormField{Name: name, Label: label, Value: value, Kind: kind, Page: page})
 }
+
+// nameLabel is the label of a field that nothing else labels: the last
+// part of its fully qualified name.
+func nameLabel(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
 
 // value is a terminal field's kind and value as text ("" for none), and
 // for buttons the index of the widget that is on (-1 for none).

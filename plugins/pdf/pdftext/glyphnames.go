@@ -811,6 +811,9 @@ func glyphText(name string) string {
 			return t
 		}
 	}
+	if t, ok := uniNameGlyph(name); ok {
+		return t
+	}
 	if strings.Contains(name, "_") {
 		var sb strings.Builder
 		for part := range strings.SplitSeq(name, "_") {
@@ -919,4 +922,43 @@ func numericGlyphCode(name string) (rune, bool) {
 		return 0, false
 	}
 	return rune(v), true
+}
+
+// uniNameGlyph reads a glyph named by its character's Unicode name in
+// camel case, as the NECTEC and TLWG Thai fonts (Norasi, Garuda, Kinnari)
+// name theirs: ThaiCharacterKoKai is THAI CHARACTER KO KAI, and an
+// underscore stands for a hyphen (ThaiCharacterMaiHan_akat is MAI
+// HAN-AKAT). The names of the scripts in uniNames are known, with the
+// suffixes of positional variants taken off: ThaiCharacterSaraILeft,
+// ThaiCharacterMaiEkLowLeft and ThaiCharacterYoYingDescless are the
+// characters themselves, moved or cut to fit their neighbours.
+func uniNameGlyph(name string) (string, bool) {
+	suffixes := [...]string{"left", "low", "descless"}
+	// Only the scripts in uniNames: other names cost no look-up.
+	if len(name) < 8 || len(name) > 64 || !strings.HasPrefix(name, "Thai") && !strings.HasPrefix(name, "Lao") {
+		return "", false
+	}
+	key := strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return r
+	}, name))
+	for range 3 {
+		i := sort.Search(len(uniNames), func(i int) bool { return uniNames[i].key >= key })
+		if i < len(uniNames) && uniNames[i].key == key {
+			return string(uniNames[i].r), true
+		}
+		cut := false
+		for _, suf := range suffixes {
+			if k, ok := strings.CutSuffix(key, suf); ok {
+				key, cut = k, true
+				break
+			}
+		}
+		if !cut {
+			break
+		}
+	}
+	return "", false
 }

@@ -225,6 +225,7 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 	var cur *frag
 	var slab []frag // fragments are allocated in blocks, not one by one
 	spaced := spacedFonts(glyphs, dir)
+	narrow := narrowWordGaps(glyphs, dir)
 	var space *glyph // the space glyph just drawn, if the last glyph was one
 	end := func() {
 		if cur != nil {
@@ -281,7 +282,19 @@ func buildFrags(glyphs []glyph, dir uint8) []*frag {
 			if drawn && !nastaliq {
 				cur.drawn = true
 			}
-			if !nastaliq && !drawn && (!sameLine || !sameSize || gap > wordGap*cur.size || gap < -0.5*cur.size) {
+			limit := wordGap
+			if arabic && g.font == cur.font {
+				if w := narrow.of(g.font); w > 0 {
+					limit = w
+				}
+			}
+			if !nastaliq && !drawn && (!sameLine || !sameSize || gap > limit*cur.size || gap < -0.5*cur.size) {
+				// A gap narrower than wordGap that parts words of a
+				// font with narrow word spaces stays a space when the
+				// line is rendered (see joins).
+				if limit < wordGap && sameLine && gap > limit*cur.size && gap <= wordGap*cur.size {
+					cur.spaceAfter = true
+				}
 				end()
 			} else if g.x < cur.lastX-0.05*cur.size {
 				cur.leftward++
@@ -423,10 +436,17 @@ func (s fontSet) has(id uint16) bool { return id != 0 && int(id) < len(s) && s[i
 
 // spacedFonts finds the fonts that draw the spaces between their words:
 // on the page, at least two of their space glyphs stand between two of
-// their other glyphs near one baseline. LibreOffice and word processors
-// draw them; TeX positions words apart instead, and a gap is all there is.
+// their other glyphs near one baseline, and gaps between their glyphs on
+// one baseline with no space glyph between them (gaps wider than wordGap)
+// are at most twice as many. LibreOffice and word processors draw their
+// spaces; TeX positions words apart instead, and a gap is all there is,
+// though XeTeX may draw a space glyph here and there (for a zero width
+// non-joiner, see below): a font whose words are mostly set apart by
+// gaps is read by its gaps. A Nastaliq font that draws its spaces has
+// gaps inside words too (its calligraphy sets letters apart), but fewer
+// than its spaces.
 func spacedFonts(glyphs []glyph, dir uint8) fontSet {
-	var count []uint8
+	var drawn, gaps []int  // by font: the spaces drawn between its glyphs, the gaps
 	var prev, space *glyph // the last glyph drawn, and the space after it
 	for i := range glyphs {
 		g := &glyphs[i]
@@ -437,29 +457,140 @@ func spacedFonts(glyphs []glyph, dir uint8) fontSet {
 			space = g
 			continue
 		}
-		// XeTeX draws a zero width non-joiner as a space glyph and
-		// a kern taking its width back: the next glyph starts where
-		// the space does, and says nothing of word spaces.
-		if space != nil && prev != nil && g.font != 0 && prev.font == g.font && space.font == g.font &&
-			math.Abs(prev.y-space.y) <= spacedRise*space.size && math.Abs(g.y-space.y) <= spacedRise*space.size &&
-			math.Abs(g.x-space.x) > 0.05*space.size {
-			if int(g.font) >= len(count) {
-				count = append(count, make([]uint8, int(g.font)+1-len(count))...)
+		if prev != nil && g.font != 0 && prev.font == g.font {
+			if int(g.font) >= len(drawn) {
+				drawn = append(drawn, make([]int, int(g.font)+1-len(drawn))...)
+				gaps = append(gaps, make([]int, int(g.font)+1-len(gaps))...)
 			}
-			count[g.font] = min(count[g.font]+1, 2)
+			switch {
+			// XeTeX draws a zero width non-joiner as a space glyph and
+			// a kern taking its width back: the next glyph starts where
+			// the space does, and says nothing of word spaces.
+			case space != nil:
+				if space.font == g.font && math.Abs(prev.y-space.y) <= spacedRise*space.size &&
+					math.Abs(g.y-space.y) <= spacedRise*space.size && math.Abs(g.x-space.x) > 0.05*space.size {
+					drawn[g.font]++
+				}
+			case math.Abs(g.y-prev.y) <= 0.1*g.size && glyphGap(prev, g) > wordGap*g.size:
+				gaps[g.font]++
+			}
 		}
 		prev, space = g, nil
 	}
 	var set fontSet
-	for id, n := range count {
-		if n >= 2 {
+	for id, n := range drawn {
+		if n >= 2 && 2*n >= gaps[id] {
 			if set == nil {
-				set = make(fontSet, len(count))
+				set = make(fontSet, len(drawn))
 			}
 			set[id] = true
 		}
 	}
 	return set
+}
+
+// glyphGap is the room between two glyphs drawn one after the other:
+// right of a's box when b lies right of it, else left of it (a line drawn
+// from the right).
+func glyphGap(a, b *glyph) float64 {
+	if b.x >= a.x {
+		return b.x - (a.x + a.w)
+	}
+	return a.x - (b.x + b.w)
+}
+
+// Narrow word spaces (see narrowWordGaps): of a font's gaps between
+// glyphs of Arabic script on one baseline, at least narrowAbut must abut
+// (within abutSlack em), at least narrowMin must be narrow (between
+// narrowFloor em and wordGap), no fewer than the wider ones and one for
+// every narrowShare abutting ones at least (a word space every few
+// letters, where a Naskh font's positive kerns, after a letter that does
+// not join the next, come once in a hundred glyphs: the surah table of
+// quran's manual), and at most a tenth as many as those two kinds may be anything else (glyphs
+// overlapping, or a hair apart). The font's word gap is then half the
+// tenth percentile of its narrow gaps (a justified line shrinks its
+// spaces by a third at most), at least narrowFloor.
+const (
+	narrowAbut  = 10
+	narrowMin   = 3
+	abutSlack   = 0.01
+	narrowFloor = 0.02
+	narrowShare = 10
+)
+
+// narrowWordGaps finds the fonts of Arabic script whose word spaces are
+// narrower than wordGap, and the gap (em) above which their glyphs are
+// words apart: 0 for a font read by wordGap. XeTeX places each glyph of a
+// word at the end of the one before (Naskh joins its letters by their
+// advances), so a gap between glyphs of Arabic script is a word space
+// however narrow: Alkalami's space is under a twentieth of an em. Fonts
+// whose letters do not abut (Nastaliq's cascades, a writer that positions
+// each glyph by rounding) keep wordGap. Glyphs without advance (marks)
+// are left out.
+func narrowWordGaps(glyphs []glyph, dir uint8) fontGaps {
+	type tally struct {
+		abut, narrow, wide, odd int
+		gaps                    []float64
+	}
+	var ts []tally // by font
+	var prev *glyph
+	x1 := 0.0 // the right edge of the run of glyphs prev ends
+	for i := range glyphs {
+		g := &glyphs[i]
+		if g.dir != dir || g.w <= 0 && !g.space {
+			continue
+		}
+		if g.space || g.font == 0 || !arabicScript(g.text) {
+			prev = nil
+			continue
+		}
+		if prev == nil || prev.font != g.font || math.Abs(prev.y-g.y) > 0.1*g.size || math.Abs(prev.size-g.size) > 0.01*g.size {
+			prev, x1 = g, g.x+g.w
+			continue
+		}
+		if int(g.font) >= len(ts) {
+			ts = append(ts, make([]tally, int(g.font)+1-len(ts))...)
+		}
+		t := &ts[g.font]
+		switch gap := (g.x - x1) / g.size; {
+		case math.Abs(gap) <= abutSlack:
+			t.abut++
+		case gap > narrowFloor && gap <= wordGap:
+			t.narrow++
+			if len(t.gaps) < 1024 {
+				t.gaps = append(t.gaps, gap)
+			}
+		case gap > wordGap:
+			t.wide++
+		default:
+			t.odd++
+		}
+		prev, x1 = g, fmax(x1, g.x+g.w)
+	}
+	var out fontGaps
+	for id, t := range ts {
+		if t.abut < narrowAbut || t.narrow < narrowMin || t.narrow < t.wide || narrowShare*t.narrow < t.abut ||
+			10*t.odd > t.abut+t.narrow {
+			continue
+		}
+		if out == nil {
+			out = make(fontGaps, len(ts))
+		}
+		slices.Sort(t.gaps)
+		out[id] = fmax(narrowFloor, t.gaps[len(t.gaps)/10]/2)
+	}
+	return out
+}
+
+// fontGaps is the word gap (em) of each of the page's fonts by number (see
+// glyph.font), 0 where wordGap applies.
+type fontGaps []float64
+
+func (g fontGaps) of(id uint16) float64 {
+	if int(id) < len(g) {
+		return g[id]
+	}
+	return 0
 }
 
 // spaceBaseline is the baseline of a fragment of Arabic script next to a

@@ -47,15 +47,29 @@ func (d *Document) xfaFields(o types.Object, acro []FormField) ([]FormField, err
 	if whole, ok := packets["xdp"]; ok {
 		data, template = whole, whole
 	}
-	if len(data) == 0 {
-		return nil, nil
+	var values []xfaValue
+	if len(data) > 0 {
+		values, err = xfaData(data)
 	}
-	values, err := xfaData(data)
+	record := ""
+	if len(values) > 0 {
+		record, _, _ = strings.Cut(values[0].path, "/")
+	}
+	tmpl := readXFATemplate(template, record)
+	// An AcroForm field of a hybrid form that nothing on its page labels
+	// (and no tooltip) is labelled by the caption of the template field
+	// that binds its data, not by the numbered last part of its name
+	// (Designer's TextField1[0]); so is its XFA value, if it differs.
+	for i := range acro {
+		if f := &acro[i]; f.Label == nameLabel(f.Name) {
+			if l := tmpl.find(xfaPath(f.Name)).label(); l != "" {
+				f.Label = l
+			}
+		}
+	}
 	if err != nil || len(values) == 0 {
 		return nil, err
 	}
-	record, _, _ := strings.Cut(values[0].path, "/")
-	tmpl := readXFATemplate(template, record)
 
 	byPath := map[string]FormField{}
 	byKey := map[string][]FormField{}

@@ -258,3 +258,39 @@ func TestXFAOneStream(t *testing.T) {
 		t.Errorf("got %+v, %v", got, err)
 	}
 }
+
+// TestXFACaptionLabelsHybridFields: in a hybrid form whose AcroForm
+// widgets have no printed label and no tooltip (Designer names them
+// form1[0].#subform[0].TextField1[0]), the XFA template's caption
+// (<caption><value><text>) labels the field, not the numbered parts of
+// its name; a multiple-selection list box (/Ff MultiSelect, /V an array,
+// PDF 32000-1:2008 12.7.4.4) gives every selected value, shown by /Opt's
+// display texts, once.
+func TestXFACaptionLabelsHybridFields(t *testing.T) {
+	template := xfaTemplateOf(`<subform><field name="TextField1"><ui><textEdit/></ui><caption><value><text>Family name:</text></value></caption></field>` +
+		`<field name="ListBox1"><ui><choiceList open="multiSelect"/></ui><caption><value><text>Colours</text></value></caption>` +
+		`<items><text>Red</text><text>Blue</text><text>Green</text></items><items save="1" presence="hidden"><text>r</text><text>b</text><text>g</text></items></field></subform>`)
+	datasets := xfaDatasets(`<form1><TextField1>Euler</TextField1><ListBox1><value>r</value><value>g</value></ListBox1></form1>`)
+	pdf := buildPDF(
+		"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 5 0 R] /XFA [(template) 6 0 R (datasets) 7 0 R] >> >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R 5 0 R] >>",
+		"<< /Type /Annot /Subtype /Widget /FT /Tx /T (form1[0].#subform[0].TextField1[0]) /V (Euler) /Rect [130 695 330 715] /P 3 0 R >>",
+		"<< /Type /Annot /Subtype /Widget /FT /Ch /Ff 2097152 /T (form1[0].#subform[0].ListBox1[0]) /Opt [[(r) (Red)] [(b) (Blue)] [(g) (Green)]] "+
+			"/V [(r) (g)] /I [0 2] /Rect [130 600 330 680] /P 3 0 R >>",
+		"<< >> STREAM("+template+")",
+		"<< >> STREAM("+datasets+")",
+	)
+	got, err := formFieldsOf(t, pdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, f := range got {
+		lines = append(lines, f.Label+": "+f.Value+" ("+f.Kind+")")
+	}
+	want := []string{"Family name: Euler (text)", "Colours: Red, Green (list)"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
