@@ -83,7 +83,7 @@ type rtfParser struct {
 	// highSurrogate is the first half of a UTF-16 surrogate pair written
 	// by \uN, waiting for its second half; 0 for none.
 	highSurrogate rune
-	inTitle   bool
+	inTitle       bool
 	// An aside (header, footer, footnote) collects its paragraphs apart
 	// until its group closes: asidePart names it, asideDepth is its
 	// group's depth, asideB its current paragraph.
