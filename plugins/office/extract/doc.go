@@ -3,14 +3,14 @@
 // headers, footers, notes and comments; XLSX sheets as cell tables; PPTX
 // slides and speaker notes; OpenDocument text, spreadsheets and
 // presentations alike; RTF and Word 97-2003 (.doc) paragraphs and
-// tables; Excel 97-2003 (.xls) sheets; PowerPoint 97-2003 (.ppt) slides
+// tables; Excel 5.0/95 and 97-2003 (.xls) sheets; PowerPoint 97-2003 (.ppt) slides
 // and notes; plain text, Markdown, CSV, JSON, XML and HTML as
 // text; images, audio and video as one object each with what their headers
 // say (dimensions, format, duration). Dates in spreadsheets are ISO dates,
 // numbers have no binary noise. The content decides over a type or a name
 // that would make a document garbage (an RTF sent as JSON or named .doc);
-// what is not read (password-protected files, Word 6/95, Visio, Outlook
-// messages) is refused by an error that names it.
+// what is not read (password-protected files, Word 6/95, Excel 2.x-4.0,
+// Visio) is refused by an error that names it.
 //
 // It is written to be compiled into sandboxed extractor plugins
 // (GOOS=wasip1): no cgo, no processes, no file system. The input is an
