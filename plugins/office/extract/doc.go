@@ -27,6 +27,9 @@
 //	      carries its first paragraph, Metadata["lastParagraph"] its last);
 //	      SectionID is the outline number ("2.1") of the nearest heading
 //	      above, Label the heading's own text on heading paragraphs.
+//	      Imported parts (w:altChunk: HTML, RTF, text, MHTML, a whole
+//	      DOCX) are paragraphs of the part that imports them, at their
+//	      place, Metadata["altChunk"] naming the imported part.
 //	XLSX  SheetName, Location "sheet:NAME!A1:F20" (the block's used range).
 //	PPTX  SlideIndex in presentation order (sldIdLst, not file names), Part
 //	      the slide's own part name ("slide3", "notesSlide3"), Location

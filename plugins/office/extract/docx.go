@@ -25,6 +25,10 @@ type docx struct {
 	tables  int
 	images  int
 	skipped []string // optional parts that could not be read, and why
+	// nest is how many altChunk levels deep this document is (0 for the
+	// file itself); chunks is what all levels share.
+	nest   int
+	chunks *chunkBudget
 }
 
 // extractDOCX walks word/document.xml, then headers, footers, footnotes,
@@ -34,6 +38,13 @@ func extractDOCX(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
+	x := &docx{p: p, s: s, lim: in.lim, media: map[string]bool{}, outline: outline{max: 10_000}, chunks: &chunkBudget{}}
+	return x.run(ctx)
+}
+
+// run reads the package's document into the sink.
+func (x *docx) run(ctx context.Context) error {
+	p, s := x.p, x.s
 	main, err := p.mainPart("word/document.xml")
 	if err != nil {
 		return err
@@ -42,7 +53,6 @@ func extractDOCX(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
-	x := &docx{p: p, s: s, lim: in.lim, media: map[string]bool{}, outline: outline{max: 10_000}}
 	x.styles = x.readStyles(rels)
 	paras, err := x.walkPart(main, "document", rels, true)
 	if err != nil {
@@ -80,6 +90,9 @@ func extractDOCX(ctx context.Context, in input, s *sink) error {
 	}
 	if len(x.skipped) > 0 {
 		s.structure["skipped"] = x.skipped
+	}
+	if x.nest == 0 && x.chunks.read > 0 {
+		s.structure["altChunks"] = x.chunks.read
 	}
 	return nil
 }
@@ -302,6 +315,11 @@ func (w *docxWalker) block(e xml.StartElement, cell *docxCell) error {
 		}
 		return nil
 	case "sectPr", "del", "moveFrom", "pPr", "rPr", "tblPr", "tblGrid", "trPr", "tcPr":
+		return w.d.Skip()
+	case "altChunk":
+		if err := w.altChunk(attrNS(e, "relationships", "id"), cell); err != nil {
+			return err
+		}
 		return w.d.Skip()
 	case "AlternateContent":
 		return w.alternate(func(e xml.StartElement) error { return w.block(e, cell) })
