@@ -29,7 +29,7 @@ type pkg struct {
 	zr    *zip.Reader
 	files map[string]*zip.File // by lower-cased name: OPC part names are case-insensitive
 	lim   Limits
-	read  int64 // decompressed bytes handed out so far
+	read  int64             // decompressed bytes handed out so far
 	types map[string]string // [Content_Types].xml, read on first use (contentType)
 }
 
