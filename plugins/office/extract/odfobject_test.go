@@ -1,0 +1,96 @@
+package extract
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agenthost/agenthost/internal/testcorpus"
+	"github.com/agenthost/agenthost/pdk/content"
+)
+
+// TestODPMasterPagesAndObjects: a LibreOffice presentation
+// (lo-survey-master-chart.odp, saved from the flat source beside it) whose
+// master page carries text of its own, whose slides show a footer
+// declared in content.xml (<presentation:footer-decl>, named by a page's
+// presentation:use-footer-name, OpenDocument 1.3 part 3) and whose slides
+// embed sub-documents (<draw:object xlink:href="./Object 1">: a chart and
+// a text document, each a folder of the package with its own
+// content.xml). The slides hold the objects' text, the chart
+// as titles, axis titles and series by name; the master page is an
+// object of its own.
+func TestODPMasterPagesAndObjects(t *testing.T) {
+	idx, objs := mustRun(t, testcorpus.Read(t, "office", "odp", "lo-survey-master-chart.odp"), "survey.odp", "", Limits{})
+	byLoc := map[string]content.Object{}
+	for _, o := range objs {
+		byLoc[o.Ref.Location] = o
+	}
+	for loc, wants := range map[string][]string{
+		"slide:1": {"Glacier length change",
+			"Chart: Retreat per decade / metres, Rhône and Aletsch / Decade / Length change (m)",
+			"Rhône glacier: 1990s = -112; 2000s = -154; 2010s = -198",
+			"Aletsch glacier: 1990s = -210; 2000s = -380; 2010s = -495",
+			"Field survey 2026 — confidential"},
+		"slide:2": {"Stations list", "Embedded text document: Jungfraujoch and Weissfluhjoch stations.", "Field survey 2026 — confidential"},
+		"master:Survey": {"Swiss Glacier Monitoring Network — internal"},
+	} {
+		o, ok := byLoc[loc]
+		if !ok {
+			t.Errorf("no object at %s in %q", loc, texts(objs))
+			continue
+		}
+		for _, w := range wants {
+			if !strings.Contains(o.Data, w) {
+				t.Errorf("%s: no %q in\n%s", loc, w, o.Data)
+			}
+		}
+	}
+	if o := byLoc["master:Survey"]; o.Ref.Part != "master" || o.Ref.Label != "Survey" || strings.Contains(o.Data, "Field survey") {
+		t.Errorf("master object %+v %q", o.Ref, o.Data)
+	}
+	if idx.Structure["slides"] != 2 {
+		t.Errorf("structure %v", idx.Structure)
+	}
+}
+
+// TestODFObjectsHostile: an embedded object that embeds itself stops at
+// maxODFObjectDepth levels; one whose content.xml embeds itself many
+// times over (64^3 reads unbounded) stops at maxODFObjects; objects that
+// point out of the package or to a missing folder are skipped by name;
+// the slide's own text stays.
+func TestODFObjectsHostile(t *testing.T) {
+	const nsDraw = ` xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:xlink="http://www.w3.org/1999/xlink"`
+	obj := func(href string, n int) string {
+		return strings.Repeat(`<draw:frame><draw:object xlink:href="`+href+`"/></draw:frame>`, n)
+	}
+	self := func(n int) string {
+		return `<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"` + nsDraw +
+			`><office:body><office:text><text:p>self</text:p>` + obj("./Object 1", n) + `</office:text></office:body></office:document-content>`
+	}
+	odp := func(body string, objects string) []byte {
+		var extra []entry
+		if objects != "" {
+			extra = append(extra, entry{name: "Object 1/content.xml", body: objects})
+		}
+		return odfOf(t, mimeODP, "", `<office:presentation><draw:page draw:name="p1"`+nsDraw+`><draw:frame><draw:text-box><text:p>own text</text:p></draw:text-box></draw:frame>`+body+`</draw:page></office:presentation>`, extra...)
+	}
+	for _, c := range []struct {
+		name, body, object, skipped string
+		selfs                        int
+	}{
+		{"depth", obj("./Object 1", 1), self(1), "nested deeper than 3 levels", 3},
+		{"fan-out", obj("./Object 1", 64), self(64), "more than 256 embedded objects", 256},
+		{"outside and missing", obj("../escape", 1) + obj("http://example.org/x", 1) + obj("./Object 9", 1), "", "Object 9", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			idx, objs := mustRun(t, odp(c.body, c.object), "h.odp", "", Limits{})
+			got := strings.Join(texts(objs), "\n")
+			if !strings.HasPrefix(got, "own text") || strings.Count(got, "self") != c.selfs {
+				t.Errorf("%d times self in %.200q", strings.Count(got, "self"), got)
+			}
+			if !strings.Contains(fmt.Sprint(idx.Structure["skipped"]), c.skipped) {
+				t.Errorf("skipped %.300v", idx.Structure["skipped"])
+			}
+		})
+	}
+}
