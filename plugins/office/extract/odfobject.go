@@ -369,7 +369,7 @@ func (w *odfWalker) masterPages(p *pkg) error {
 						md["slides"] = use
 					}
 					w.s.add(content.Object{ContentType: content.Text, Data: strings.Join(got, "\n\n"), Metadata: md,
-						Ref:      content.Ref{Part: "master", Label: name, Location: "master:" + name}})
+						Ref: content.Ref{Part: "master", Label: name, Location: "master:" + name}})
 					w.masters = append(w.masters, name)
 				}
 				return nil

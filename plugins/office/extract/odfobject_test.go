@@ -31,7 +31,7 @@ func TestODPMasterPagesAndObjects(t *testing.T) {
 			"Rhône glacier: 1990s = -112; 2000s = -154; 2010s = -198",
 			"Aletsch glacier: 1990s = -210; 2000s = -380; 2010s = -495",
 			"Field survey 2026 — confidential"},
-		"slide:2": {"Stations list", "Embedded text document: Jungfraujoch and Weissfluhjoch stations.", "Field survey 2026 — confidential"},
+		"slide:2":       {"Stations list", "Embedded text document: Jungfraujoch and Weissfluhjoch stations.", "Field survey 2026 — confidential"},
 		"master:Survey": {"Swiss Glacier Monitoring Network — internal"},
 	} {
 		o, ok := byLoc[loc]
@@ -76,7 +76,7 @@ func TestODFObjectsHostile(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, body, object, skipped string
-		selfs                        int
+		selfs                       int
 	}{
 		{"depth", obj("./Object 1", 1), self(1), "nested deeper than 3 levels", 3},
 		{"fan-out", obj("./Object 1", 64), self(64), "more than 256 embedded objects", 256},
