@@ -183,6 +183,7 @@ type odfWalker struct {
 	objects   int
 	skipped   []string
 	objBudget *chunkBudget // shared by the levels of one file
+	base      string       // the folder of the object being read ("Object 1/"), "" for the file
 	// decls are a presentation's footer and header declarations by
 	// "footer:NAME"; masterUse the slides each master page serves, and
 	// masters the master pages read.
@@ -435,6 +436,9 @@ func (w *odfWalker) table() error {
 			switch e.Name.Local {
 			case "table-header-rows", "table-rows", "table-row-group":
 				return rowsOf()
+			case "shapes":
+				// Frames over the table (a spreadsheet object's chart).
+				return w.blocks()
 			case "table-row":
 				var row []string
 				err := w.children(func(c xml.StartElement) error {
@@ -551,6 +555,18 @@ func (w *odfWalker) sheet(name string, hidden bool) error {
 			switch e.Name.Local {
 			case "table-header-rows", "table-rows", "table-row-group":
 				return rowsOf()
+			case "shapes":
+				// Charts and frames over the sheet: objects of their own.
+				var got []string
+				outer := w.collect
+				w.collect = &got
+				err := w.blocks()
+				w.collect = outer
+				for _, text := range got {
+					w.s.add(content.Object{ContentType: content.Text, Data: text, Metadata: map[string]any{"shape": true},
+						Ref: content.Ref{SheetName: name, Location: "sheet:" + name}})
+				}
+				return err
 			case "table-row":
 			default:
 				return w.d.Skip()

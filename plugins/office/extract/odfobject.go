@@ -47,6 +47,7 @@ func (w *odfWalker) object(e xml.StartElement) error {
 		return nil
 	}
 	w.objBudget.read++
+	dir = w.base + dir // an object's objects are in its own folder
 	text, err := w.objectText(dir)
 	if err != nil {
 		if w.ctx.Err() != nil {
@@ -79,7 +80,7 @@ func (w *odfWalker) objectText(dir string) (string, error) {
 	}
 	defer c.Close()
 	var got []string
-	sub := &odfWalker{ctx: w.ctx, d: d, s: w.s, lim: w.lim, p: w.p, nest: w.nest + 1, collect: &got, objBudget: w.objBudget,
+	sub := &odfWalker{ctx: w.ctx, d: d, s: w.s, lim: w.lim, p: w.p, nest: w.nest + 1, collect: &got, objBudget: w.objBudget, base: dir + "/",
 		hiddenStyles: map[string]bool{}, depth: w.depth}
 	err = xmlRoot(d, func(xml.StartElement) error {
 		return sub.children(func(e xml.StartElement) error {
@@ -154,6 +155,7 @@ func (w *odfWalker) chart() (string, error) {
 		series []odfSeries
 		cats   string
 		rows   [][]string
+		plot   string // the plot area's range: where the chart's table was copied from
 	)
 	var walk func(e xml.StartElement) error
 	walk = func(e xml.StartElement) error {
@@ -183,6 +185,9 @@ func (w *odfWalker) chart() (string, error) {
 			rows, err = w.tableRows()
 			return err
 		case "plot-area", "axis":
+			if e.Name.Local == "plot-area" {
+				plot = attr(e, "cell-range-address")
+			}
 			return w.children(walk)
 		}
 		return w.d.Skip()
@@ -194,7 +199,14 @@ func (w *odfWalker) chart() (string, error) {
 	if len(titles) > 0 {
 		b.WriteString("Chart: " + strings.Join(titles, " / "))
 	}
-	cell := func(r, c int) string {
+	// Ranges name the chart's own table ("local-table"), or, in a chart
+	// of a spreadsheet, the sheet's cells, of which the chart's table is
+	// a copy from the plot area's first cell on.
+	pr, pc, _ := cellAddr(strings.Split(plot, ":")[0])
+	cell := func(table string, r, c int) string {
+		if table != "local-table" {
+			r, c = r-pr, c-pc
+		}
 		if r >= 0 && r < len(rows) && c >= 0 && c < len(rows[r]) {
 			return rows[r][c]
 		}
@@ -277,8 +289,19 @@ func (w *odfWalker) tableRows() ([][]string, error) {
 // or "local-table.$B$1" (OpenDocument cell range addresses: a table name,
 // a dot, a column and a row; the end may drop the table name), row by row;
 // nil for a range that is not one.
-func rangeCells(addr string, cell func(r, c int) string) []string {
-	addr = strings.TrimSpace(strings.Fields(addr + " ")[0]) // the first of a list
+func rangeCells(addr string, cell func(table string, r, c int) string) []string {
+	// The first of a space-separated list; quoted table names may hold
+	// spaces ('Mass balance'.B2).
+	addr = strings.TrimSpace(addr)
+	quoted := false
+	for i := 0; i < len(addr); i++ {
+		if addr[i] == '\'' {
+			quoted = !quoted
+		} else if addr[i] == ' ' && !quoted {
+			addr = addr[:i]
+			break
+		}
+	}
 	if addr == "" {
 		return nil
 	}
@@ -291,10 +314,14 @@ func rangeCells(addr string, cell func(r, c int) string) []string {
 	if !ok0 || !ok1 || r1 < r0 || c1 < c0 {
 		return nil
 	}
+	table := ""
+	if i := strings.LastIndex(from, "."); i >= 0 {
+		table = strings.Trim(from[:i], "$'")
+	}
 	var out []string
 	for r := r0; r <= min(r1, r0+chartMaxPoints); r++ {
 		for c := c0; c <= min(c1, c0+chartMaxPoints); c++ {
-			out = append(out, cell(r, c))
+			out = append(out, cell(table, r, c))
 		}
 	}
 	return out

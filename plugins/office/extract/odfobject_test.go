@@ -67,23 +67,27 @@ func TestODFObjectsHostile(t *testing.T) {
 		return `<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"` + nsDraw +
 			`><office:body><office:text><text:p>self</text:p>` + obj("./Object 1", n) + `</office:text></office:body></office:document-content>`
 	}
-	odp := func(body string, objects string) []byte {
+	// odp embeds "Object 1" in the slide, "Object 1/Object 1" in that
+	// one, and so on for levels folders: each holding objects.
+	odp := func(body, objects string, levels int) []byte {
 		var extra []entry
-		if objects != "" {
-			extra = append(extra, entry{name: "Object 1/content.xml", body: objects})
+		dir := ""
+		for i := 0; i < levels; i++ {
+			dir += "Object 1/"
+			extra = append(extra, entry{name: dir + "content.xml", body: objects})
 		}
 		return odfOf(t, mimeODP, "", `<office:presentation><draw:page draw:name="p1"`+nsDraw+`><draw:frame><draw:text-box><text:p>own text</text:p></draw:text-box></draw:frame>`+body+`</draw:page></office:presentation>`, extra...)
 	}
 	for _, c := range []struct {
 		name, body, object, skipped string
-		selfs                       int
+		levels, selfs               int
 	}{
-		{"depth", obj("./Object 1", 1), self(1), "nested deeper than 3 levels", 3},
-		{"fan-out", obj("./Object 1", 64), self(64), "more than 256 embedded objects", 256},
-		{"outside and missing", obj("../escape", 1) + obj("http://example.org/x", 1) + obj("./Object 9", 1), "", "Object 9", 0},
+		{"depth", obj("./Object 1", 1), self(1), "nested deeper than 3 levels", 6, 3},
+		{"fan-out", obj("./Object 1", 64), self(64), "more than 256 embedded objects", 3, 256},
+		{"outside and missing", obj("../escape", 1) + obj("http://example.org/x", 1) + obj("./Object 9", 1), "", "Object 9", 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			idx, objs := mustRun(t, odp(c.body, c.object), "h.odp", "", Limits{})
+			idx, objs := mustRun(t, odp(c.body, c.object, c.levels), "h.odp", "", Limits{})
 			got := strings.Join(texts(objs), "\n")
 			if !strings.HasPrefix(got, "own text") || strings.Count(got, "self") != c.selfs {
 				t.Errorf("%d times self in %.200q", strings.Count(got, "self"), got)
@@ -92,5 +96,28 @@ func TestODFObjectsHostile(t *testing.T) {
 				t.Errorf("skipped %.300v", idx.Structure["skipped"])
 			}
 		})
+	}
+}
+
+// TestODPNestedObjects: an object's own objects are in its folder
+// ("Object 1/Object 1/content.xml"): lo-ole-objects.odp embeds a
+// spreadsheet whose sheet carries a chart (table:shapes) over the cells
+// the chart's series name ('Mass balance'.B2:'Mass balance'.B4, a table
+// name with a space).
+func TestODPNestedObjects(t *testing.T) {
+	idx, objs := mustRun(t, testcorpus.Read(t, "office", "odp", "lo-ole-objects.odp"), "ole.odp", "", Limits{})
+	got := strings.Join(texts(objs), "\n")
+	for _, want := range []string{
+		"Chart: Mass balance chart / metres, Rhône and Aletsch / Decade / Length change (m)\n" +
+			"Rhône glacier: 1990s = -112; 2000s = -154; 2010s = -198\nAletsch glacier: 1990s = -210; 2000s = -380; 2010s = -495",
+		"| 2010s | -198 | -495 |",
+		"Embedded text document: Jungfraujoch and Weissfluhjoch stations.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if idx.Structure["objects"] != 3 {
+		t.Errorf("structure %v", idx.Structure)
 	}
 }
