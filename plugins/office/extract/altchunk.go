@@ -15,8 +15,8 @@ import (
 // Bounds on imported parts (w:altChunk). A chunk that is itself a Word
 // document may import chunks of its own; each level opens a package, so
 // the depth and the number of chunks read in one extraction are bounded,
-// and every level spends the one package budget (MaxUnzippedBytes) of the
-// file.
+// and every level spends the one unzip budget (MaxUnzippedBytes) of the
+// extraction (Limits.unzipped).
 const (
 	maxAltChunkDepth = 3
 	maxAltChunks     = 256
@@ -113,8 +113,8 @@ func (x *docx) chunkInto(target string) (*sink, error) {
 	lim := x.lim
 	lim.MaxTextBytes = max(1, x.s.lim.MaxTextBytes-x.s.text)
 	lim.MaxObjects = max(1, x.s.lim.MaxObjects-len(x.s.objs))
-	lim.MaxUnzippedBytes = max(1, x.p.lim.MaxUnzippedBytes-x.p.read)
 	sub := newSink(ctx, lim)
+	sub.choose = x.s.choose
 	in := input{r: bytes.NewReader(b), size: int64(len(b)), name: target, lim: lim}
 	switch kind := chunkKind(x.p.contentType(target), b); kind {
 	case "docx":
@@ -123,8 +123,7 @@ func (x *docx) chunkInto(target string) (*sink, error) {
 			return nil, err
 		}
 		cx := &docx{p: cp, s: sub, lim: lim, media: map[string]bool{}, outline: outline{max: 10_000}, nest: x.nest + 1, chunks: x.chunks}
-		err = cx.run(ctx)
-		x.p.read += cp.read // the inner package spends the file's budget
+		err = cx.run(ctx) // lim shares the file's unzip count
 		x.skipped = append(x.skipped, cx.skipped...)
 		if err != nil {
 			return sub, err
