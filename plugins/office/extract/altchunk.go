@@ -122,7 +122,8 @@ func (x *docx) chunkInto(target string) (*sink, error) {
 		if err != nil {
 			return nil, err
 		}
-		cx := &docx{p: cp, s: sub, lim: lim, media: map[string]bool{}, outline: outline{max: 10_000}, nest: x.nest + 1, chunks: x.chunks}
+		cx := &docx{p: cp, s: sub, lim: lim, media: map[string]bool{}, outline: outline{max: 10_000}, nest: x.nest + 1, chunks: x.chunks,
+			embed: &embedder{ctx: ctx, p: cp, s: sub, lim: lim}}
 		err = cx.run(ctx) // lim shares the file's unzip count
 		x.skipped = append(x.skipped, cx.skipped...)
 		if err != nil {

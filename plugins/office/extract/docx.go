@@ -29,6 +29,7 @@ type docx struct {
 	// file itself); chunks is what all levels share.
 	nest   int
 	chunks *chunkBudget
+	embed  *embedder // OLE objects (w:object/o:OLEObject)
 }
 
 // extractDOCX walks word/document.xml, then headers, footers, footnotes,
@@ -38,7 +39,8 @@ func extractDOCX(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
-	x := &docx{p: p, s: s, lim: in.lim, media: map[string]bool{}, outline: outline{max: 10_000}, chunks: &chunkBudget{}}
+	x := &docx{p: p, s: s, lim: in.lim, media: map[string]bool{}, outline: outline{max: 10_000}, chunks: &chunkBudget{},
+		embed: &embedder{ctx: ctx, p: p, s: s, lim: in.lim}}
 	return x.run(ctx)
 }
 
@@ -94,6 +96,7 @@ func (x *docx) run(ctx context.Context) error {
 	if x.nest == 0 && x.chunks.read > 0 {
 		s.structure["altChunks"] = x.chunks.read
 	}
+	x.embed.finish()
 	return nil
 }
 
@@ -401,6 +404,18 @@ func (w *docxWalker) paragraph() (paraResult, error) {
 					if text := chartText(w.x.p, rl.Target); text != "" {
 						w.x.s.add(content.Object{ContentType: content.Text, Data: text, Ref: w.ref(0),
 							Metadata: map[string]any{"chart": true, "afterParagraph": w.para}})
+					}
+				})
+			}
+		case "OLEObject":
+			// An embedded document (VML o:OLEObject in a w:object): its
+			// text follows its paragraph, as a chart's does.
+			if rl, ok := w.rels[attrNS(e, "relationships", "id")]; ok && !rl.External && attr(e, "Type") != "Link" {
+				progID := attr(e, "ProgID")
+				r.nested = append(r.nested, func() {
+					if text := w.x.embed.text(rl.Target, progID); text != "" {
+						w.x.s.add(content.Object{ContentType: content.Text, Data: text, Ref: w.ref(0),
+							Metadata: map[string]any{"embedded": rl.Target, "afterParagraph": w.para}})
 					}
 				})
 			}

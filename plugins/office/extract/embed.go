@@ -114,6 +114,9 @@ func (e *embedder) read1(part string) (string, error) {
 
 // finish notes in the structure what was read and skipped.
 func (e *embedder) finish() {
+	if e == nil {
+		return
+	}
 	if e.read > 0 {
 		e.s.structure["embedded"] = e.read
 	}

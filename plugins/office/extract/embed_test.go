@@ -93,3 +93,62 @@ func TestPPTXOLEObjectsHostile(t *testing.T) {
 		}
 	})
 }
+
+// TestEmbeddedShareUnzipBudget: documents embedded in a document spend
+// the one MaxUnzippedBytes of the extraction: sixteen embedded copies of
+// a presentation holding a 1 MiB part, each well within the budget alone,
+// are read until the budget is spent, then skipped as over the limit.
+func TestEmbeddedShareUnzipBudget(t *testing.T) {
+	inner := zipOf(t,
+		entry{name: "_rels/.rels", body: rels([3]string{"rId1", "officeDocument", "ppt/presentation.xml"})},
+		entry{name: "ppt/presentation.xml", body: `<p:presentation ` + nsP + ` ` + nsR + `><p:sldIdLst><p:sldId id="256" r:id="s1"/></p:sldIdLst></p:presentation>`},
+		entry{name: "ppt/_rels/presentation.xml.rels", body: rels([3]string{"s1", "slide", "slides/slide1.xml"})},
+		entry{name: "ppt/slides/slide1.xml", body: `<p:sld ` + nsA + ` ` + nsP + `><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>inner</a:t></a:r></a:p></p:txBody></p:sp>` +
+			`<!--` + strings.Repeat("x", 1<<20) + `--></p:spTree></p:cSld></p:sld>`},
+	)
+	var frames strings.Builder
+	var r [][3]string
+	ents := []entry{}
+	for i := 0; i < 16; i++ {
+		frames.WriteString(fmt.Sprintf(`<p:graphicFrame><a:graphic><a:graphicData><p:oleObj r:id="e%d"/></a:graphicData></a:graphic></p:graphicFrame>`, i))
+		r = append(r, [3]string{fmt.Sprintf("e%d", i), "package", fmt.Sprintf("../embeddings/e%d.pptx", i)})
+		ents = append(ents, entry{name: fmt.Sprintf("ppt/embeddings/e%d.pptx", i), body: string(inner), store: true})
+	}
+	outer := zipOf(t, append([]entry{
+		{name: "_rels/.rels", body: rels([3]string{"rId1", "officeDocument", "ppt/presentation.xml"})},
+		{name: "ppt/presentation.xml", body: `<p:presentation ` + nsP + ` ` + nsR + `><p:sldIdLst><p:sldId id="256" r:id="s1"/></p:sldIdLst></p:presentation>`},
+		{name: "ppt/_rels/presentation.xml.rels", body: rels([3]string{"s1", "slide", "slides/slide1.xml"})},
+		{name: "ppt/slides/slide1.xml", body: `<p:sld ` + nsA + ` ` + nsP + ` ` + nsR + `><p:cSld><p:spTree>` + frames.String() + `</p:spTree></p:cSld></p:sld>`},
+		{name: "ppt/slides/_rels/slide1.xml.rels", body: rels(r...)},
+	}, ents...)...)
+	idx, objs := mustRun(t, outer, "budget.pptx", "", Limits{MaxUnzippedBytes: 5 << 20})
+	n := strings.Count(strings.Join(texts(objs), "\n"), "inner")
+	if n == 0 || n >= 5 {
+		t.Errorf("%d embedded presentations read within 5 MiB, want 1 to 4", n)
+	}
+	if !strings.Contains(fmt.Sprint(idx.Structure["skipped"]), "size limit exceeded") {
+		t.Errorf("skipped %.400v", idx.Structure["skipped"])
+	}
+}
+
+// TestDOCXAndODTEmbeddedWorkbook: a text document embedding a workbook
+// with a chart (lo-embedded-workbook.odt, LibreOffice's save of the flat
+// source beside it, and its DOCX save, where the workbook is an OLE object:
+// w:object holding o:OLEObject ProgID="Excel.Sheet.12" whose r:id names
+// word/embeddings/oleObject1.xlsx) gives the workbook's cells and its
+// chart's series by name between the paragraphs around it.
+func TestDOCXAndODTEmbeddedWorkbook(t *testing.T) {
+	for _, file := range []string{"lo-embedded-workbook.docx", "lo-embedded-workbook.odt"} {
+		t.Run(file, func(t *testing.T) {
+			_, objs := mustRun(t, testcorpus.Read(t, "office", "embedded", file), file, "", Limits{})
+			all := strings.Join(texts(objs), "\n")
+			before := strings.Index(all, "Report with an embedded workbook below.")
+			after := strings.Index(all, "Text after the workbook.")
+			for _, want := range []string{"Rhône glacier: 1990s = -112; 2000s = -154; 2010s = -198", "Mass balance chart", "| 2010s | -198 | -495 |"} {
+				if i := strings.Index(all, want); i < 0 || before < 0 || i < before || after < i {
+					t.Errorf("no %q between the paragraphs in\n%s", want, all)
+				}
+			}
+		})
+	}
+}
