@@ -36,13 +36,19 @@
 //	      "slide:2" or "slide:2/notes".
 //	ODT   as DOCX: Part "document", "footnotes", "endnotes", "comments";
 //	      Paragraph; SectionID and Label from text:h headings.
-//	ODS   as XLSX. ODP as PPTX, Part the page's name.
+//	ODS   as XLSX. ODP as PPTX, Part the page's name; a master page's own
+//	      text Part "master", Location "master:NAME".
 //	RTF, DOC  Part "document" (and for DOC "footnotes", "headers",
 //	      "comments", "endnotes", "textboxes"), Paragraph of the block's
 //	      first paragraph, Location "paragraph:A-B".
 //	XLS   as XLSX.
 //	PPT   as PPTX, Part "slideN" or "notesN" (N the slide's index).
 //	text  Location "line:A-B"; Markdown and HTML add SectionID and Label.
+//
+// Embedded documents (OLE objects of PPTX and DOCX, OpenDocument
+// draw:object, DOCX w:altChunk) are read by their own format's reader and
+// their text placed where they stand, at most a few levels deep and within
+// the one unzip budget of the file (Limits.MaxUnzippedBytes).
 //
 // Objects that are not text (images, embedded media) have an empty Data
 // unless Limits.InlineMediaBytes lets small ones be embedded; their
