@@ -394,6 +394,9 @@ func (p *rtfParser) word(w string, num int, hasNum bool) {
 // other half is a replacement character, as is any N out of range; an N
 // past 16 bits that is a code point (some writers put it so) is kept.
 func (p *rtfParser) unicode(n int) {
+	if p.st.skip && !p.inTitle {
+		return // a half kept here would surface in the text after the group
+	}
 	if n < 0 {
 		n += 65536
 	}

@@ -38,6 +38,7 @@ func TestRTFSupplementaryCharacters(t *testing.T) {
 		// puts the code point itself.
 		{"a code point beyond 16 bits", `\u128512? x`, "😀 x"},
 		{"beyond Unicode", `\u1114112? x`, "\uFFFD x"},
+		{"a half in a skipped group stays there", `a{\*\fldinst \u-10179?} b`, "a b"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, objs := mustRun(t, []byte(`{\rtf1\ansi `+c.body+`\par}`), "x.rtf", "", Limits{})
