@@ -155,7 +155,7 @@ func (w *odfWalker) chart() (string, error) {
 		series []odfSeries
 		cats   string
 		rows   [][]string
-		plot   string // the plot area's range: where the chart's table was copied from
+		labels string // chart:data-source-has-labels: none, row, column, both
 	)
 	var walk func(e xml.StartElement) error
 	walk = func(e xml.StartElement) error {
@@ -186,7 +186,7 @@ func (w *odfWalker) chart() (string, error) {
 			return err
 		case "plot-area", "axis":
 			if e.Name.Local == "plot-area" {
-				plot = attr(e, "cell-range-address")
+				labels = attr(e, "data-source-has-labels")
 			}
 			return w.children(walk)
 		}
@@ -199,27 +199,53 @@ func (w *odfWalker) chart() (string, error) {
 	if len(titles) > 0 {
 		b.WriteString("Chart: " + strings.Join(titles, " / "))
 	}
-	// Ranges name the chart's own table ("local-table"), or, in a chart
-	// of a spreadsheet, the sheet's cells, of which the chart's table is
-	// a copy from the plot area's first cell on.
-	pr, pc, _ := cellAddr(strings.Split(plot, ":")[0])
-	cell := func(table string, r, c int) string {
-		if table != "local-table" {
-			r, c = r-pr, c-pc
-		}
+	cell := func(r, c int) string {
 		if r >= 0 && r < len(rows) && c >= 0 && c < len(rows[r]) {
 			return rows[r][c]
 		}
 		return ""
 	}
-	catVals := rangeCells(cats, cell)
+	// Ranges name the chart's own table ("local-table"); a chart of a
+	// spreadsheet names the sheet's cells instead, of which its table is
+	// a copy laid out as the specification lays out a chart's table: a
+	// series per column, its name in the first row and the categories in
+	// the first column when the plot area says it has those labels.
+	rowLabels := labels == "both" || labels == "row"
+	colLabels := labels == "both" || labels == "column"
+	r0, c0 := 0, 0
+	if rowLabels {
+		r0 = 1
+	}
+	if colLabels {
+		c0 = 1
+	}
+	var catVals []string
+	local := len(series) > 0 && strings.Contains(series[0].values, "local-table")
+	if local {
+		catVals = rangeCells(cats, cell)
+	} else if colLabels {
+		for r := r0; r < len(rows); r++ {
+			catVals = append(catVals, cell(r, 0))
+		}
+	}
 	written := 0
 	for i, s := range series {
-		vals := rangeCells(s.values, cell)
+		var vals []string
+		name := ""
+		if local {
+			vals = rangeCells(s.values, cell)
+			name = strings.Join(rangeCells(s.label, cell), " ")
+		} else {
+			for r := r0; r < len(rows); r++ {
+				vals = append(vals, cell(r, c0+i))
+			}
+			if rowLabels {
+				name = cell(0, c0+i)
+			}
+		}
 		if len(vals) == 0 {
 			continue
 		}
-		name := strings.Join(rangeCells(s.label, cell), " ")
 		if name == "" {
 			name = "Series " + strconv.Itoa(i+1)
 		}
@@ -289,7 +315,7 @@ func (w *odfWalker) tableRows() ([][]string, error) {
 // or "local-table.$B$1" (OpenDocument cell range addresses: a table name,
 // a dot, a column and a row; the end may drop the table name), row by row;
 // nil for a range that is not one.
-func rangeCells(addr string, cell func(table string, r, c int) string) []string {
+func rangeCells(addr string, cell func(r, c int) string) []string {
 	// The first of a space-separated list; quoted table names may hold
 	// spaces ('Mass balance'.B2).
 	addr = strings.TrimSpace(addr)
@@ -314,14 +340,10 @@ func rangeCells(addr string, cell func(table string, r, c int) string) []string 
 	if !ok0 || !ok1 || r1 < r0 || c1 < c0 {
 		return nil
 	}
-	table := ""
-	if i := strings.LastIndex(from, "."); i >= 0 {
-		table = strings.Trim(from[:i], "$'")
-	}
 	var out []string
 	for r := r0; r <= min(r1, r0+chartMaxPoints); r++ {
 		for c := c0; c <= min(c1, c0+chartMaxPoints); c++ {
-			out = append(out, cell(table, r, c))
+			out = append(out, cell(r, c))
 		}
 	}
 	return out

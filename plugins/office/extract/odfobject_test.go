@@ -121,3 +121,21 @@ func TestODPNestedObjects(t *testing.T) {
 		t.Errorf("structure %v", idx.Structure)
 	}
 }
+
+// TestODSSheetChart: a spreadsheet's chart (lo-sheet-chart.ods: a chart
+// object in the sheet's table:shapes) is an object of its sheet; its
+// series name the sheet's cells ('Mass balance'.B2:'Mass balance'.B4,
+// the plot area a list of two ranges), which its own table copies a
+// series per column, names in the first row, categories in the first
+// column.
+func TestODSSheetChart(t *testing.T) {
+	idx, objs := mustRun(t, testcorpus.Read(t, "office", "embedded", "lo-sheet-chart.ods"), "chart.ods", "", Limits{})
+	want := "Chart: Mass balance chart / metres, Rhône and Aletsch / Decade / Length change (m)\n" +
+		"Rhône glacier: 1990s = -112; 2000s = -154; 2010s = -198\nAletsch glacier: 1990s = -210; 2000s = -380; 2010s = -495"
+	if len(objs) != 2 || objs[0].Data != want || objs[0].Ref.SheetName != "Mass balance" || objs[0].Ref.Location != "sheet:Mass balance" {
+		t.Fatalf("objects %q, want first\n%s", texts(objs), want)
+	}
+	if !strings.Contains(objs[1].Data, "| 4 | 2010s | -198 | -495 |") || idx.Structure["objects"] != 1 {
+		t.Errorf("cells %q, structure %v", objs[1].Data, idx.Structure)
+	}
+}
