@@ -137,10 +137,10 @@ func (w *odfWalker) objectText(dir string) (string, error) {
 	return strings.Join(out, "\n"), err
 }
 
-// odfSeries is one chart:series: where its name, values and categories are
-// in the chart's own table.
+// odfSeries is one chart:series: where its name and values are in the
+// chart's own table.
 type odfSeries struct {
-	label, values, cats string
+	label, values string
 }
 
 // chart reads a <chart:chart> (OpenDocument 1.3 part 3, chapter 11) as
