@@ -150,3 +150,29 @@ func TestDOCXAltChunkHostile(t *testing.T) {
 		}
 	})
 }
+
+// TestDOCXAltChunkFormats: the imported part's format comes from its
+// content type in [Content_Types].xml (ECMA-376 Part 2, 10.1.2.2: an
+// Override for the part; plain text has no bytes to tell it by), else from
+// its bytes: an MHTML page (RFC 2557: a multipart/related MIME message
+// whose root is the HTML), an RTF document.
+func TestDOCXAltChunkFormats(t *testing.T) {
+	mht := "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b1\"; type=\"text/html\"\r\n\r\n" +
+		"--b1\r\nContent-Type: text/html; charset=utf-8\r\nContent-Location: file:///C:/page.htm\r\n\r\n" +
+		"<html><body><p>Web archive paragraph</p></body></html>\r\n--b1--\r\n"
+	doc := zipOf(t,
+		entry{name: "[Content_Types].xml", body: `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+			`<Default Extension="txt" ContentType="text/plain"/><Override PartName="/word/c3.bin" ContentType="application/rtf"/></Types>`},
+		entry{name: "_rels/.rels", body: rels([3]string{"rId1", "officeDocument", "word/document.xml"})},
+		entry{name: "word/document.xml", body: `<w:document ` + nsW + ` ` + nsR + `><w:body><w:altChunk r:id="c1"/><w:altChunk r:id="c2"/><w:altChunk r:id="c3"/></w:body></w:document>`},
+		entry{name: "word/_rels/document.xml.rels", body: rels([3]string{"c1", "aFChunk", "c1.txt"}, [3]string{"c2", "aFChunk", "c2.mht"}, [3]string{"c3", "aFChunk", "c3.bin"})},
+		entry{name: "word/c1.txt", body: "Plain imported line"},
+		entry{name: "word/c2.mht", body: mht},
+		entry{name: "word/c3.bin", body: `{\rtf1\ansi Rich \u-10179?\u-8704? text\par}`},
+	)
+	idx, objs := mustRun(t, doc, "formats.docx", "", Limits{})
+	got := strings.Join(texts(objs), "|")
+	if got != "Plain imported line|Web archive paragraph|Rich 😀 text" {
+		t.Errorf("texts %q, skipped %v", got, idx.Structure["skipped"])
+	}
+}
