@@ -3,14 +3,14 @@
 // headers, footers, notes and comments; XLSX sheets as cell tables; PPTX
 // slides and speaker notes; OpenDocument text, spreadsheets and
 // presentations alike; RTF and Word 97-2003 (.doc) paragraphs and
-// tables; Excel 97-2003 (.xls) sheets; PowerPoint 97-2003 (.ppt) slides
+// tables; Excel 5.0/95 and 97-2003 (.xls) sheets; PowerPoint 97-2003 (.ppt) slides
 // and notes; plain text, Markdown, CSV, JSON, XML and HTML as
 // text; images, audio and video as one object each with what their headers
 // say (dimensions, format, duration). Dates in spreadsheets are ISO dates,
 // numbers have no binary noise. The content decides over a type or a name
 // that would make a document garbage (an RTF sent as JSON or named .doc);
-// what is not read (password-protected files, Word 6/95, Visio, Outlook
-// messages) is refused by an error that names it.
+// what is not read (password-protected files, Word 6/95, Excel 2.x-4.0,
+// Visio) is refused by an error that names it.
 //
 // It is written to be compiled into sandboxed extractor plugins
 // (GOOS=wasip1): no cgo, no processes, no file system. The input is an
@@ -27,19 +27,28 @@
 //	      carries its first paragraph, Metadata["lastParagraph"] its last);
 //	      SectionID is the outline number ("2.1") of the nearest heading
 //	      above, Label the heading's own text on heading paragraphs.
+//	      Imported parts (w:altChunk: HTML, RTF, text, MHTML, a whole
+//	      DOCX) are paragraphs of the part that imports them, at their
+//	      place, Metadata["altChunk"] naming the imported part.
 //	XLSX  SheetName, Location "sheet:NAME!A1:F20" (the block's used range).
 //	PPTX  SlideIndex in presentation order (sldIdLst, not file names), Part
 //	      the slide's own part name ("slide3", "notesSlide3"), Location
 //	      "slide:2" or "slide:2/notes".
 //	ODT   as DOCX: Part "document", "footnotes", "endnotes", "comments";
 //	      Paragraph; SectionID and Label from text:h headings.
-//	ODS   as XLSX. ODP as PPTX, Part the page's name.
+//	ODS   as XLSX. ODP as PPTX, Part the page's name; a master page's own
+//	      text Part "master", Location "master:NAME".
 //	RTF, DOC  Part "document" (and for DOC "footnotes", "headers",
 //	      "comments", "endnotes", "textboxes"), Paragraph of the block's
 //	      first paragraph, Location "paragraph:A-B".
 //	XLS   as XLSX.
 //	PPT   as PPTX, Part "slideN" or "notesN" (N the slide's index).
 //	text  Location "line:A-B"; Markdown and HTML add SectionID and Label.
+//
+// Embedded documents (OLE objects of PPTX and DOCX, OpenDocument
+// draw:object, DOCX w:altChunk) are read by their own format's reader and
+// their text placed where they stand, at most a few levels deep and within
+// the one unzip budget of the file (Limits.MaxUnzippedBytes).
 //
 // Objects that are not text (images, embedded media) have an empty Data
 // unless Limits.InlineMediaBytes lets small ones be embedded; their

@@ -25,6 +25,11 @@ type docx struct {
 	tables  int
 	images  int
 	skipped []string // optional parts that could not be read, and why
+	// nest is how many altChunk levels deep this document is (0 for the
+	// file itself); chunks is what all levels share.
+	nest   int
+	chunks *chunkBudget
+	embed  *embedder // OLE objects (w:object/o:OLEObject)
 }
 
 // extractDOCX walks word/document.xml, then headers, footers, footnotes,
@@ -34,6 +39,14 @@ func extractDOCX(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
+	x := &docx{p: p, s: s, lim: in.lim, media: map[string]bool{}, outline: outline{max: 10_000}, chunks: &chunkBudget{},
+		embed: &embedder{ctx: ctx, p: p, s: s, lim: in.lim}}
+	return x.run(ctx)
+}
+
+// run reads the package's document into the sink.
+func (x *docx) run(ctx context.Context) error {
+	p, s := x.p, x.s
 	main, err := p.mainPart("word/document.xml")
 	if err != nil {
 		return err
@@ -42,7 +55,6 @@ func extractDOCX(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
-	x := &docx{p: p, s: s, lim: in.lim, media: map[string]bool{}, outline: outline{max: 10_000}}
 	x.styles = x.readStyles(rels)
 	paras, err := x.walkPart(main, "document", rels, true)
 	if err != nil {
@@ -81,6 +93,10 @@ func extractDOCX(ctx context.Context, in input, s *sink) error {
 	if len(x.skipped) > 0 {
 		s.structure["skipped"] = x.skipped
 	}
+	if x.nest == 0 && x.chunks.read > 0 {
+		s.structure["altChunks"] = x.chunks.read
+	}
+	x.embed.finish()
 	return nil
 }
 
@@ -303,6 +319,11 @@ func (w *docxWalker) block(e xml.StartElement, cell *docxCell) error {
 		return nil
 	case "sectPr", "del", "moveFrom", "pPr", "rPr", "tblPr", "tblGrid", "trPr", "tcPr":
 		return w.d.Skip()
+	case "altChunk":
+		if err := w.altChunk(attrNS(e, "relationships", "id"), cell); err != nil {
+			return err
+		}
+		return w.d.Skip()
 	case "AlternateContent":
 		return w.alternate(func(e xml.StartElement) error { return w.block(e, cell) })
 	case "footnote", "endnote":
@@ -383,6 +404,18 @@ func (w *docxWalker) paragraph() (paraResult, error) {
 					if text := chartText(w.x.p, rl.Target); text != "" {
 						w.x.s.add(content.Object{ContentType: content.Text, Data: text, Ref: w.ref(0),
 							Metadata: map[string]any{"chart": true, "afterParagraph": w.para}})
+					}
+				})
+			}
+		case "OLEObject":
+			// An embedded document (VML o:OLEObject in a w:object): its
+			// text follows its paragraph, as a chart's does.
+			if rl, ok := w.rels[attrNS(e, "relationships", "id")]; ok && !rl.External && attr(e, "Type") != "Link" {
+				progID := attr(e, "ProgID")
+				r.nested = append(r.nested, func() {
+					if text := w.x.embed.text(rl.Target, progID); text != "" {
+						w.x.s.add(content.Object{ContentType: content.Text, Data: text, Ref: w.ref(0),
+							Metadata: map[string]any{"embedded": rl.Target, "afterParagraph": w.para}})
 					}
 				})
 			}

@@ -55,6 +55,14 @@ type Limits struct {
 	// InlineMediaBytes lets images and media up to this size be embedded
 	// base64 in Data; 0 embeds nothing.
 	InlineMediaBytes int64
+
+	// unzipped counts the decompressed bytes of every package one
+	// extraction opens (the file's and those embedded in it), so that
+	// documents in documents share the one MaxUnzippedBytes; nil counts
+	// per package.
+	unzipped *int64
+	// embedDepth is how many embedded documents deep a reader is.
+	embedDepth int
 }
 
 // DefaultLimits are the limits used for zero fields. They fit a 32-bit Wasm
@@ -206,7 +214,11 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 		return content.Index{}, nil, fmt.Errorf("extract %s (%q): %w", name, mimeType, ErrUnsupported)
 	}
 	in := input{r: r, size: size, name: name, mime: mt, declared: declared, charset: charsetParam(mimeType), lim: lim.withDefaults()}
+	in.lim.unzipped, in.lim.embedDepth = new(int64), 0
 	s := newSink(ctx, in.lim)
+	// Readers of embedded documents dispatch through the sink: the
+	// dispatch table holds those readers, so they cannot name it.
+	s.choose = chooseChecked
 	if err := f.run(ctx, in, s); err != nil {
 		return content.Index{}, nil, fmt.Errorf("extract %s: %w", name, err)
 	}
@@ -307,6 +319,8 @@ type sink struct {
 	truncated string // why output stopped early; "" when it did not
 	structure map[string]any
 	mime      string // the MIME type the extractor found, when it knows better than dispatch
+	// choose picks the reader of an embedded document (chooseChecked).
+	choose func(r io.ReaderAt, size int64, name, mimeType string) (format, string, string, bool)
 }
 
 func newSink(ctx context.Context, lim Limits) *sink {

@@ -181,14 +181,14 @@ func TestSniffingNeverTurnsDocumentsIntoGarbage(t *testing.T) {
 }
 
 // odfOf builds an OpenDocument package around a content.xml body.
-func odfOf(t *testing.T, mime, styles, body string) []byte {
+func odfOf(t *testing.T, mime, styles, body string, extra ...entry) []byte {
 	t.Helper()
 	doc := `<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ` +
 		`xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" ` +
 		`xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" ` +
 		`xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.2">` +
 		`<office:automatic-styles>` + styles + `</office:automatic-styles><office:body>` + body + `</office:body></office:document-content>`
-	return zipOf(t, entry{name: "mimetype", body: mime, store: true}, entry{name: "content.xml", body: doc})
+	return zipOf(t, append([]entry{{name: "mimetype", body: mime, store: true}, {name: "content.xml", body: doc}}, extra...)...)
 }
 
 // TestODFDetails: headings number sections, notes and annotations are

@@ -51,7 +51,12 @@ var odfSkip = map[string]bool{
 //	     "comments" for notes and annotations.
 //	ODS  SheetName, Location "sheet:NAME!A1:F20"; dates as ISO dates.
 //	ODP  SlideIndex, Part the page's name, Location "slide:N" and
-//	     "slide:N/notes"; hidden pages have Metadata["hidden"].
+//	     "slide:N/notes"; hidden pages have Metadata["hidden"]. The footer
+//	     a page shows is in its text; a master page's own text is an
+//	     object of Part "master", Location "master:NAME".
+//
+// Embedded objects (draw:object: charts, texts, spreadsheets) are read
+// where they stand (odfobject.go).
 func extractODF(ctx context.Context, in input, s *sink) error {
 	p, err := openPackage(in.r, in.size, in.lim)
 	if err != nil {
@@ -81,7 +86,7 @@ func extractODF(ctx context.Context, in input, s *sink) error {
 		return err
 	}
 	defer c.Close()
-	w := &odfWalker{ctx: ctx, d: d, s: s, lim: in.lim, kind: kind, hiddenStyles: map[string]bool{}}
+	w := &odfWalker{ctx: ctx, d: d, s: s, lim: in.lim, kind: kind, hiddenStyles: map[string]bool{}, p: p}
 	err = xmlRoot(d, func(root xml.StartElement) error {
 		return xmlChildren(d, func(e xml.StartElement) error {
 			switch e.Name.Local {
@@ -109,6 +114,16 @@ func extractODF(ctx context.Context, in input, s *sink) error {
 	if kind == "text" && p.has("styles.xml") {
 		if err := w.headersFooters(p); err != nil {
 			return fmt.Errorf("styles.xml: %w", err)
+		}
+	}
+	if kind == "presentation" && p.has("styles.xml") && !s.full() {
+		// The master pages are not what the slides need: a broken
+		// styles.xml loses them alone.
+		if err := w.masterPages(p); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			w.skipped = append(w.skipped, fmt.Sprintf("styles.xml: %v", err))
 		}
 	}
 	w.finish()
@@ -160,6 +175,21 @@ type odfWalker struct {
 	later  []string
 	slides []map[string]any
 	sheets []map[string]any
+	// p is the package, for embedded objects' parts; nest is how many
+	// embedded objects deep this walk is; objects counts those read, and
+	// skipped those that could not be.
+	p         *pkg
+	nest      int
+	objects   int
+	skipped   []string
+	objBudget *chunkBudget // shared by the levels of one file
+	base      string       // the folder of the object being read ("Object 1/"), "" for the file
+	// decls are a presentation's footer and header declarations by
+	// "footer:NAME"; masterUse the slides each master page serves, and
+	// masters the master pages read.
+	decls     map[string]string
+	masterUse map[string][]int
+	masters   []string
 }
 
 type odfNote struct {
@@ -231,6 +261,8 @@ func (w *odfWalker) block(e xml.StartElement) error {
 		return w.blocks()
 	case "table":
 		return w.table()
+	case "object":
+		return w.object(e)
 	}
 	return w.d.Skip()
 }
@@ -404,6 +436,9 @@ func (w *odfWalker) table() error {
 			switch e.Name.Local {
 			case "table-header-rows", "table-rows", "table-row-group":
 				return rowsOf()
+			case "shapes":
+				// Frames over the table (a spreadsheet object's chart).
+				return w.blocks()
 			case "table-row":
 				var row []string
 				err := w.children(func(c xml.StartElement) error {
@@ -520,6 +555,18 @@ func (w *odfWalker) sheet(name string, hidden bool) error {
 			switch e.Name.Local {
 			case "table-header-rows", "table-rows", "table-row-group":
 				return rowsOf()
+			case "shapes":
+				// Charts and frames over the sheet: objects of their own.
+				var got []string
+				outer := w.collect
+				w.collect = &got
+				err := w.blocks()
+				w.collect = outer
+				for _, text := range got {
+					w.s.add(content.Object{ContentType: content.Text, Data: text, Metadata: map[string]any{"shape": true},
+						Ref: content.Ref{SheetName: name, Location: "sheet:" + name}})
+				}
+				return err
 			case "table-row":
 			default:
 				return w.d.Skip()
@@ -618,11 +665,28 @@ func (w *odfWalker) cellValue(c xml.StartElement) (string, error) {
 func (w *odfWalker) presentation() error {
 	k := 0
 	return w.children(func(e xml.StartElement) error {
-		if e.Name.Local != "page" || w.s.full() {
-			return w.d.Skip()
+		switch e.Name.Local {
+		case "footer-decl", "header-decl":
+			// Text a page shows in its master's footer or header field.
+			var b strings.Builder
+			if err := xmlText(w.d, &b); err != nil {
+				return err
+			}
+			if w.decls == nil {
+				w.decls = map[string]string{}
+			}
+			if len(w.decls) < 10_000 {
+				w.decls[strings.TrimSuffix(e.Name.Local, "-decl")+":"+attr(e, "name")] = strings.TrimSpace(b.String())
+			}
+			return nil
+		case "page":
+			if w.s.full() {
+				return w.d.Skip()
+			}
+			k++
+			return w.page(k, e)
 		}
-		k++
-		return w.page(k, e)
+		return w.d.Skip()
 	})
 }
 
@@ -636,6 +700,14 @@ func (w *odfWalker) page(k int, e xml.StartElement) error {
 	var blocks, notes []string
 	outer := w.collect
 	defer func() { w.collect = outer }()
+	if m := attr(e, "master-page-name"); m != "" {
+		if w.masterUse == nil {
+			w.masterUse = map[string][]int{}
+		}
+		if len(w.masterUse[m]) < 10_000 {
+			w.masterUse[m] = append(w.masterUse[m], k)
+		}
+	}
 	err := w.children(func(c xml.StartElement) error {
 		switch c.Name.Local {
 		case "notes":
@@ -682,6 +754,14 @@ func (w *odfWalker) page(k int, e xml.StartElement) error {
 	if hidden {
 		entry["hidden"] = true
 		md = map[string]any{"hidden": true}
+	}
+	// The footer the page shows through its master's footer field
+	// (presentation:use-footer-name); a header is shown on notes pages.
+	if f := w.decls["footer:"+attr(e, "use-footer-name")]; f != "" && attr(e, "use-footer-name") != "" {
+		blocks = append(blocks, f)
+	}
+	if h := w.decls["header:"+attr(e, "use-header-name")]; h != "" && attr(e, "use-header-name") != "" && len(notes) > 0 {
+		notes = append([]string{h}, notes...)
 	}
 	text := blocks
 	if title != "" {
@@ -730,5 +810,14 @@ func (w *odfWalker) finish() {
 	}
 	for part, n := range counts {
 		w.s.structure[part] = n
+	}
+	if w.objects > 0 {
+		w.s.structure["objects"] = w.objects
+	}
+	if len(w.masters) > 0 {
+		w.s.structure["masters"] = w.masters
+	}
+	if len(w.skipped) > 0 {
+		w.s.structure["skipped"] = w.skipped
 	}
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -67,9 +68,9 @@ func (o *oleFile) readFile(name string, f *mscfb.File) ([]byte, error) {
 func (o *oleFile) has(name string) bool { _, ok := o.streams[name]; return ok }
 
 // extractOLE reads an OLE compound file: a Word 97-2003 document, an
-// Excel 97-2003 workbook or a PowerPoint 97-2003 presentation. Other
-// contents are refused by name: password-protected OOXML, Word 6/95 and
-// Excel 5/95 files, Visio drawings. Outlook messages are read as mail (msg.go). An
+// Excel 5.0/95 or 97-2003 workbook or a PowerPoint 97-2003 presentation.
+// Other contents are refused by name: password-protected OOXML, Word 6/95
+// files, Excel 2.x-4.0 worksheets, Visio drawings. Outlook messages are read as mail (msg.go). An
 // RTF file named .doc (as Word writes them) is read as RTF.
 func extractOLE(ctx context.Context, in input, s *sink) error {
 	head := make([]byte, 8)
@@ -77,6 +78,9 @@ func extractOLE(ctx context.Context, in input, s *sink) error {
 		if bytes.HasPrefix(head, []byte(`{\rtf`)) {
 			s.mime = mimeRTF
 			return extractRTF(ctx, in, s)
+		}
+		if v := biffEarly(head); v != "" {
+			return fmt.Errorf("%w: an %s file (not an OLE compound file); Excel 5.0/95 and later are read", ErrUnsupported, v)
 		}
 		return fmt.Errorf("%w: not an OLE compound file, as Word, Excel and PowerPoint 97-2003 files are", ErrMalformed)
 	}
@@ -90,11 +94,9 @@ func extractOLE(ctx context.Context, in input, s *sink) error {
 	case o.has("WordDocument"):
 		s.mime = mimeDOC
 		return extractDOC(ctx, o, s)
-	case o.has("Workbook"):
+	case o.has("Workbook"), o.has("Book"): // Book: Excel 5.0/95 (BIFF5)
 		s.mime = mimeXLS
 		return extractXLS(ctx, o, s)
-	case o.has("Book"):
-		return fmt.Errorf("%w: an Excel 5.0/95 workbook (BIFF5); only Excel 97-2003 (BIFF8) and later are read", ErrUnsupported)
 	case o.has("PowerPoint Document"):
 		s.mime = mimePPT
 		return extractPPT(ctx, o, s)
@@ -109,6 +111,32 @@ func extractOLE(ctx context.Context, in input, s *sink) error {
 		names = append(names, n)
 	}
 	return fmt.Errorf("%w: an OLE compound file that is neither a Word, an Excel nor a PowerPoint document (streams: %s)", ErrUnsupported, strings.Join(names, ", "))
+}
+
+// biffEarly names the Excel version of a file that starts with the BOF
+// record of BIFF2, 3 or 4 (OpenOffice.org's "Microsoft Excel File
+// Format", 5.8: records 0x0009, 0x0209, 0x0409, and their data's type
+// field 0x0010 worksheet, 0x0020 chart, 0x0040 macro sheet, 0x0100
+// workspace), which Excel 2.x to 4.0 wrote as bare record streams, "" for
+// other bytes.
+func biffEarly(head []byte) string {
+	if len(head) < 8 {
+		return ""
+	}
+	switch binary.LittleEndian.Uint16(head[6:]) { // the BOF's type field
+	case 0x0010, 0x0020, 0x0040, 0x0100:
+	default:
+		return ""
+	}
+	switch binary.LittleEndian.Uint16(head) {
+	case 0x0009:
+		return "Excel 2.x worksheet (BIFF2)"
+	case 0x0209:
+		return "Excel 3.0 worksheet (BIFF3)"
+	case 0x0409:
+		return "Excel 4.0 worksheet (BIFF4)"
+	}
+	return ""
 }
 
 // openOLE reads an OLE compound file's directory.

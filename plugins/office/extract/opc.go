@@ -29,7 +29,8 @@ type pkg struct {
 	zr    *zip.Reader
 	files map[string]*zip.File // by lower-cased name: OPC part names are case-insensitive
 	lim   Limits
-	read  int64 // decompressed bytes handed out so far
+	read  int64             // decompressed bytes handed out so far
+	types map[string]string // [Content_Types].xml, read on first use (contentType)
 }
 
 // openPackage opens the zip, refusing OLE containers with ErrEncrypted.
@@ -106,14 +107,14 @@ func (p *pkg) open(name string) (io.ReadCloser, error) {
 	if int64(f.UncompressedSize64) > p.lim.MaxPartBytes {
 		return nil, fmt.Errorf("%w: part %s declares %d bytes, over %d", ErrLimit, name, f.UncompressedSize64, p.lim.MaxPartBytes)
 	}
-	if p.read+int64(f.UncompressedSize64) > p.lim.MaxUnzippedBytes {
+	if p.spent()+int64(f.UncompressedSize64) > p.lim.MaxUnzippedBytes {
 		return nil, fmt.Errorf("%w: package expands beyond %d bytes", ErrLimit, p.lim.MaxUnzippedBytes)
 	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("%w: part %s: %w", ErrMalformed, name, err)
 	}
-	room := min(p.lim.MaxPartBytes, p.lim.MaxUnzippedBytes-p.read)
+	room := min(p.lim.MaxPartBytes, p.lim.MaxUnzippedBytes-p.spent())
 	return &boundedPart{rc: rc, p: p, name: name, room: room}, nil
 }
 
@@ -139,7 +140,7 @@ func (b *boundedPart) Read(buf []byte) (int, error) {
 	}
 	n, err := b.rc.Read(buf)
 	b.room -= int64(n)
-	b.p.read += int64(n)
+	b.p.charge(int64(n))
 	if err != nil && err != io.EOF {
 		err = fmt.Errorf("%w: part %s: %w", ErrMalformed, b.name, err)
 	}
@@ -185,8 +186,26 @@ func (p *pkg) readerAt(name string, limit int64) (io.ReaderAt, int64, error) {
 	if err != nil && len(b) == 0 {
 		return nil, 0, fmt.Errorf("%w: part %s: %w", ErrMalformed, name, err)
 	}
-	p.read += int64(len(b))
+	p.charge(int64(len(b)))
 	return bytes.NewReader(b), int64(f.UncompressedSize64), nil
+}
+
+// spent is what the extraction has decompressed so far: of all packages
+// when the limits share a count (documents in documents), else of this
+// one.
+func (p *pkg) spent() int64 {
+	if p.lim.unzipped != nil {
+		return *p.lim.unzipped
+	}
+	return p.read
+}
+
+// charge counts n decompressed bytes.
+func (p *pkg) charge(n int64) {
+	p.read += n
+	if p.lim.unzipped != nil {
+		*p.lim.unzipped += n
+	}
 }
 
 // decoder returns an XML decoder over a part. Callers must Close the part.

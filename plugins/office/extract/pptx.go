@@ -55,6 +55,7 @@ func extractPPTX(ctx context.Context, in input, s *sink) error {
 		skipped []string
 		notes   int
 		media   = map[string]bool{}
+		embed   = &embedder{ctx: ctx, p: p, s: s, lim: in.lim}
 	)
 	for i, part := range slides {
 		if s.full() {
@@ -65,7 +66,7 @@ func extractPPTX(ctx context.Context, in input, s *sink) error {
 		if err != nil {
 			return err
 		}
-		sc, err := readSlide(p, part, relByID(srels), slideSkip)
+		sc, err := readSlide(p, part, relByID(srels), slideSkip, embed)
 		if err != nil {
 			if errors.Is(err, ErrLimit) || errors.Is(err, ErrMalformed) {
 				// One broken slide does not lose the others.
@@ -96,7 +97,7 @@ func extractPPTX(ctx context.Context, in input, s *sink) error {
 		}
 		for _, target := range relTargets(srels, "notesSlide", p) {
 			nrels, _ := p.relsOf(target)
-			nc, err := readSlide(p, target, relByID(nrels), notesSkip)
+			nc, err := readSlide(p, target, relByID(nrels), notesSkip, nil)
 			if err != nil {
 				skipped = append(skipped, fmt.Sprintf("%s: %v", target, err))
 				continue
@@ -137,6 +138,7 @@ func extractPPTX(ctx context.Context, in input, s *sink) error {
 	if len(skipped) > 0 {
 		s.structure["skipped"] = skipped
 	}
+	embed.finish()
 	return nil
 }
 
@@ -178,14 +180,15 @@ func presentationSlides(p *pkg, main string, rels map[string]rel) (slides []stri
 }
 
 // readSlide walks a slide's (or notes page's) shape tree.
-func readSlide(p *pkg, part string, rels map[string]rel, skip map[string]bool) (slideContent, error) {
+// OLE objects are read by embed (nil: not read).
+func readSlide(p *pkg, part string, rels map[string]rel, skip map[string]bool, embed *embedder) (slideContent, error) {
 	var sc slideContent
 	d, c, err := p.decoder(part)
 	if err != nil {
 		return sc, err
 	}
 	defer c.Close()
-	w := &slideWalker{p: p, d: d, rels: rels, skip: skip, sc: &sc}
+	w := &slideWalker{p: p, d: d, rels: rels, skip: skip, sc: &sc, embed: embed}
 	if err := w.run(); err != nil {
 		return sc, fmt.Errorf("%s: %w", part, err)
 	}
@@ -200,6 +203,7 @@ type slideWalker struct {
 	skip  map[string]bool
 	sc    *slideContent
 	depth int
+	embed *embedder
 }
 
 // children runs f on each child element, skipping content nested deeper
@@ -371,6 +375,15 @@ func (w *slideWalker) frame() error {
 					w.sc.blocks = append(w.sc.blocks, text)
 				}
 			}
+		case "oleObj":
+			// An embedded document: its own text where it stands (the
+			// p:pic inside is only its replacement picture).
+			if r, ok := w.rels[attrNS(e, "relationships", "id")]; ok && !r.External {
+				if text := w.embed.text(r.Target, attr(e, "progId")); text != "" {
+					w.sc.blocks = append(w.sc.blocks, text)
+				}
+			}
+			return w.children(find)
 		case "graphic", "graphicData":
 			return w.children(find)
 		case "AlternateContent":

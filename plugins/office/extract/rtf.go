@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
@@ -78,7 +80,10 @@ type rtfParser struct {
 	fontDef   int
 	fontTable int
 	skipChars int // characters still to skip after \uN
-	inTitle   bool
+	// highSurrogate is the first half of a UTF-16 surrogate pair written
+	// by \uN, waiting for its second half; 0 for none.
+	highSurrogate rune
+	inTitle       bool
 	// An aside (header, footer, footnote) collects its paragraphs apart
 	// until its group closes: asidePart names it, asideDepth is its
 	// group's depth, asideB its current paragraph.
@@ -190,6 +195,7 @@ func (p *rtfParser) flushBytes() {
 	if len(p.bytes) == 0 {
 		return
 	}
+	p.loneSurrogate()
 	enc := p.st.enc
 	if f, ok := p.fonts[p.st.font]; ok {
 		enc = f
@@ -204,6 +210,7 @@ func (p *rtfParser) flushBytes() {
 
 func (p *rtfParser) write(s string) {
 	p.flushBytes()
+	p.loneSurrogate()
 	if !p.st.skip || p.inTitle {
 		p.dst.WriteString(s)
 	}
@@ -211,6 +218,7 @@ func (p *rtfParser) write(s string) {
 
 func (p *rtfParser) endParagraph() {
 	p.flushBytes()
+	p.loneSurrogate()
 	if p.st.skip {
 		return
 	}
@@ -337,10 +345,7 @@ func (p *rtfParser) word(w string, num int, hasNum bool) {
 		p.endParagraph()
 	case "u":
 		if hasNum {
-			if num < 0 {
-				num += 65536
-			}
-			p.write(string(rune(num)))
+			p.unicode(num)
 			p.skipChars = p.st.uc
 		}
 	case "uc":
@@ -379,6 +384,51 @@ func (p *rtfParser) word(w string, num int, hasNum bool) {
 	case "title":
 		p.flushBytes()
 		p.inTitle, p.dst = true, &p.titleB
+	}
+}
+
+// unicode writes the character of \uN. N is a signed 16-bit number (RTF
+// 1.9.1: U+F0B7 is \u-3913), so a character beyond the Basic Multilingual
+// Plane comes as a UTF-16 surrogate pair of two \uN, each with its own
+// fallback: the first half waits for the second. A half without its
+// other half is a replacement character, as is any N out of range; an N
+// past 16 bits that is a code point (some writers put it so) is kept.
+func (p *rtfParser) unicode(n int) {
+	if p.st.skip && !p.inTitle {
+		return // a half kept here would surface in the text after the group
+	}
+	if n < 0 {
+		n += 65536
+	}
+	r := rune(n)
+	switch {
+	case n < 0 || n > unicode.MaxRune:
+		r = utf8.RuneError
+	case utf16.IsSurrogate(r) && r < 0xDC00: // a high (first) half
+		p.flushBytes()
+		p.loneSurrogate()
+		p.highSurrogate = r
+		return
+	case utf16.IsSurrogate(r): // a low (second) half
+		if p.highSurrogate != 0 {
+			r = utf16.DecodeRune(p.highSurrogate, r)
+			p.highSurrogate = 0
+		} else {
+			r = utf8.RuneError
+		}
+	}
+	p.write(string(r))
+}
+
+// loneSurrogate writes a first half of a surrogate pair that no second
+// half followed as a replacement character.
+func (p *rtfParser) loneSurrogate() {
+	if p.highSurrogate == 0 {
+		return
+	}
+	p.highSurrogate = 0
+	if !p.st.skip || p.inTitle {
+		p.dst.WriteRune(utf8.RuneError)
 	}
 }
 

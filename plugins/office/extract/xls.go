@@ -10,10 +10,17 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 )
 
-// BIFF8 record types read (MS-XLS 2.3).
+// BIFF8 record types read (MS-XLS 2.3); BIFF5 uses the same numbers
+// (OpenOffice.org's "Microsoft Excel File Format", section 5), with
+// 8-bit strings in the workbook's code page where BIFF8 has Unicode ones.
 const (
+	xlsCodePage   = 0x0042
 	xlsBOF        = 0x0809
 	xlsEOF        = 0x000A
 	xlsFilePass   = 0x002F
@@ -62,6 +69,10 @@ func xlsRecords(b []byte, off int) []xlsRecord {
 
 // xlsBook is what the workbook globals say.
 type xlsBook struct {
+	// biff5 is an Excel 5.0/95 workbook: strings are bytes in enc, the
+	// code page its CODEPAGE record names (Windows-1252 without one).
+	biff5    bool
+	enc      encoding.Encoding
 	date1904 bool
 	formats  map[int]string // custom number formats by id
 	xfs      []int          // number format id of each XF
@@ -74,22 +85,31 @@ type xlsSheet struct {
 	hidden bool
 }
 
-// extractXLS reads an Excel 97-2003 workbook (BIFF8): each worksheet's
-// cells as for XLSX (SheetName, Location "sheet:NAME!A1:F20"), shared
-// strings, numbers without binary noise, dates and times as ISO 8601.
+// extractXLS reads an Excel 97-2003 workbook (BIFF8, the Workbook stream)
+// or an Excel 5.0/95 one (BIFF5, the Book stream): each worksheet's cells
+// as for XLSX (SheetName, Location "sheet:NAME!A1:F20"), shared strings,
+// numbers without binary noise, dates and times as ISO 8601.
 func extractXLS(ctx context.Context, o *oleFile, s *sink) error {
-	wb, err := o.read("Workbook")
+	stream := "Workbook"
+	if !o.has(stream) {
+		stream = "Book"
+	}
+	wb, err := o.read(stream)
 	if err != nil {
 		return err
 	}
 	recs := xlsRecords(wb, 0)
 	if len(recs) == 0 || recs[0].typ != xlsBOF || len(recs[0].data) < 2 {
-		return fmt.Errorf("%w: the Workbook stream does not start with a BOF record", ErrMalformed)
+		return fmt.Errorf("%w: the %s stream does not start with a BIFF5 or BIFF8 BOF record", ErrMalformed, stream)
 	}
-	if v := binary.LittleEndian.Uint16(recs[0].data); v != 0x0600 {
-		return fmt.Errorf("%w: an Excel workbook of BIFF version %#x; only BIFF8 (Excel 97-2003) is read", ErrUnsupported, v)
+	book := &xlsBook{formats: map[int]string{}, enc: charmap.Windows1252}
+	switch v := binary.LittleEndian.Uint16(recs[0].data); v {
+	case 0x0600:
+	case 0x0500: // BIFF5 and BIFF7 (Excel 5.0 and 95) both say 0x0500
+		book.biff5 = true
+	default:
+		return fmt.Errorf("%w: an Excel workbook of BIFF version %#x; Excel 5.0/95 (BIFF5) and 97-2003 (BIFF8) are read", ErrUnsupported, v)
 	}
-	book := &xlsBook{formats: map[int]string{}}
 	var sheets []xlsSheet
 	for i := 0; i < len(recs); i++ {
 		r := recs[i]
@@ -97,10 +117,20 @@ func extractXLS(ctx context.Context, o *oleFile, s *sink) error {
 		switch r.typ {
 		case xlsFilePass:
 			return fmt.Errorf("%w: a password-protected Excel 97-2003 workbook", ErrEncrypted)
+		case xlsCodePage:
+			if len(d) >= 2 {
+				if e := biffCodePage(int(binary.LittleEndian.Uint16(d))); e != nil {
+					book.enc = e
+				}
+			}
 		case xlsDateMode:
 			book.date1904 = len(d) >= 2 && binary.LittleEndian.Uint16(d) == 1
 		case xlsFormat:
-			if len(d) >= 5 {
+			if book.biff5 && len(d) >= 3 {
+				if str, ok := book.bytes8(d[2:]); ok {
+					book.formats[int(binary.LittleEndian.Uint16(d))] = str
+				}
+			} else if len(d) >= 5 {
 				if str, _, ok := xlsString16(d[2:]); ok {
 					book.formats[int(binary.LittleEndian.Uint16(d))] = str
 				}
@@ -110,8 +140,11 @@ func extractXLS(ctx context.Context, o *oleFile, s *sink) error {
 				book.xfs = append(book.xfs, int(binary.LittleEndian.Uint16(d[2:])))
 			}
 		case xlsBoundSheet:
-			if len(d) >= 8 && d[5] == 0 { // worksheets only, not charts or macros
+			if len(d) >= 7 && d[5] == 0 { // worksheets only, not charts or macros
 				name, ok := xlsString8(d[6:])
+				if book.biff5 {
+					name, ok = book.bytes8(d[6:])
+				}
 				if ok {
 					sheets = append(sheets, xlsSheet{name: name, pos: int(binary.LittleEndian.Uint32(d)), hidden: d[4]&3 != 0})
 				}
@@ -150,6 +183,9 @@ func extractXLS(ctx context.Context, o *oleFile, s *sink) error {
 		}
 	}
 	s.structure["format"] = "xls"
+	if book.biff5 {
+		s.structure["biff"] = 5
+	}
 	s.structure["sheets"] = list
 	return nil
 }
@@ -180,7 +216,7 @@ func xlsSheetCells(s *sink, book *xlsBook, sh xlsSheet, recs []xlsRecord) sheetS
 				}
 			}
 		case xlsLabel, xlsRString:
-			if str, _, ok := xlsString16(d[6:]); ok {
+			if str, ok := book.label(d[6:]); ok {
 				set(row, col, str)
 			}
 		case xlsNumber:
@@ -207,7 +243,7 @@ func xlsSheetCells(s *sink, book *xlsBook, sh xlsSheet, recs []xlsRecord) sheetS
 				case 0: // a string: the next STRING record
 					for _, n := range recs[i+1 : min(len(recs), i+3)] {
 						if n.typ == xlsString {
-							if str, _, ok := xlsString16(n.data); ok {
+							if str, ok := book.label(n.data); ok {
 								set(row, col, str)
 							}
 							break
@@ -394,6 +430,57 @@ func formatNumber(v float64) string {
 		return strconv.FormatFloat(r, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// label reads the string of a LABEL, RSTRING or STRING record: an
+// XLUnicodeString in BIFF8, a 16-bit count of bytes in the code page in
+// BIFF5.
+func (b *xlsBook) label(d []byte) (string, bool) {
+	if !b.biff5 {
+		s, _, ok := xlsString16(d)
+		return s, ok
+	}
+	if len(d) < 2 {
+		return "", false
+	}
+	n := int(binary.LittleEndian.Uint16(d))
+	if 2+n > len(d) {
+		return "", false
+	}
+	return b.decode(d[2 : 2+n]), true
+}
+
+// bytes8 reads a BIFF5 byte string with an 8-bit count (sheet names,
+// number formats).
+func (b *xlsBook) bytes8(d []byte) (string, bool) {
+	if len(d) < 1 || 1+int(d[0]) > len(d) {
+		return "", false
+	}
+	return b.decode(d[1 : 1+int(d[0])]), true
+}
+
+// decode turns BIFF5 bytes into text in the workbook's code page.
+func (b *xlsBook) decode(raw []byte) string {
+	out, err := b.enc.NewDecoder().Bytes(raw)
+	if err != nil || !utf8.Valid(out) {
+		return strings.ToValidUTF8(string(raw), "\uFFFD")
+	}
+	return string(out)
+}
+
+// biffCodePage is the encoding a CODEPAGE record names: a Windows code
+// page, or one of the values Excel gives Macintosh (32768) and ANSI
+// (32769, Windows-1252) workbooks; 367 is ASCII, read as Windows-1252.
+func biffCodePage(n int) encoding.Encoding {
+	switch n {
+	case 367, 32769:
+		return charmap.Windows1252
+	case 32768:
+		return charmap.Macintosh
+	case 1200:
+		return nil // UTF-16: BIFF8's own strings carry their width
+	}
+	return codePage(n)
 }
 
 // xlsString16 reads an XLUnicodeString: a 16-bit count, flags, characters.
