@@ -1078,6 +1078,9 @@ func (c *Client) ListWorkflows(ctx context.Context, params *ListWorkflowsParams)
 		if params.Archived {
 			r.query.Set("archived", "true")
 		}
+		if params.Shared {
+			r.query.Set("shared", "true")
+		}
 		if params.Limit != 0 {
 			r.query.Set("limit", strconv.FormatInt(params.Limit, 10))
 		}

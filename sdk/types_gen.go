@@ -826,6 +826,8 @@ type ListWorkflowsParams struct {
 	Q string
 	// true lists the archived workflows instead of the others
 	Archived bool
+	// list the conversations other members of your workspaces share with you instead of your own
+	Shared bool
 	// rows per answer; absent: the route's default; values outside 1..1000 are refused (400), not
 	// clamped
 	Limit int64
@@ -1291,6 +1293,8 @@ type UpdateWorkflowRequest struct {
 	Name     *string `json:"name,omitempty"`
 	// pinned conversations come first in the list
 	Pinned *bool `json:"pinned,omitempty"`
+	// share the conversation with the workspace's members, read only
+	Shared *bool `json:"shared,omitempty"`
 }
 
 // UpgradePluginParams are the optional parameters of UpgradePlugin; zero values are not sent.
@@ -1379,7 +1383,9 @@ type Workflow struct {
 	// "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".
 	Outcome string `json:"outcome,omitempty"`
 	// first in the list
-	Pinned    bool       `json:"pinned,omitempty"`
+	Pinned bool `json:"pinned,omitempty"`
+	// every member of the workspace may read the conversation (only its owner changes it)
+	Shared    bool       `json:"shared,omitempty"`
 	StartedAt *time.Time `json:"startedAt,omitempty"`
 	// One of "running", "completed", "stopped", "failed".
 	Status      string `json:"status,omitempty"`

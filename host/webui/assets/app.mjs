@@ -288,6 +288,7 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
 function Conversations({ t, ws, wf, list, go, error, reload }) {
   const [q, setQ] = useState('');
   const [archived, setArchived] = useState(false);
+  const [sharedOnly, setSharedOnly] = useState(false);
   const [found, setFound] = useState(null);
   const [open, setOpen] = useState('');
   const [renaming, setRenaming] = useState('');
@@ -296,14 +297,14 @@ function Conversations({ t, ws, wf, list, go, error, reload }) {
   const [err, setErr] = useState('');
   // A search or the archive is its own listing; the usual list is the
   // workspace's, kept live by the page.
-  const own = q.trim() !== '' || archived;
+  const own = q.trim() !== '' || archived || sharedOnly;
   const refresh = useCallback(async () => {
     if (!own) { setFound(null); return; }
     try {
-      setFound(await api('GET', `/workflows?workspace=${encodeURIComponent(ws)}&limit=100&q=${encodeURIComponent(q.trim())}${archived ? '&archived=true' : ''}`));
+      setFound(await api('GET', `/workflows?workspace=${encodeURIComponent(ws)}&limit=100&q=${encodeURIComponent(q.trim())}${archived ? '&archived=true' : ''}${sharedOnly ? '&shared=true' : ''}`));
       setErr('');
     } catch (e) { setErr(e.message); }
-  }, [ws, q, archived]);
+  }, [ws, q, archived, sharedOnly]);
   useEffect(() => { const timer = setTimeout(refresh, 250); return () => clearTimeout(timer); }, [refresh]);
   const act = async (fn) => {
     try { await fn(); setErr(''); setOpen(''); setRenaming(''); setConfirming(''); reload(); refresh(); } catch (e) { setErr(e.message); }
@@ -317,6 +318,7 @@ function Conversations({ t, ws, wf, list, go, error, reload }) {
       <label class="visually-hidden" for="conv-q">${t('searchConversations')}</label>
       <input id="conv-q" type="search" placeholder=${t('searchConversations')} value=${q} onInput=${(e) => setQ(e.target.value)} />
       <label class="conv-archived"><input type="checkbox" checked=${archived} onChange=${(e) => setArchived(e.target.checked)} /> ${t('archivedOnly')}</label>
+      <label class="conv-archived"><input type="checkbox" checked=${sharedOnly} data-testid="shared-with-me" onChange=${(e) => setSharedOnly(e.target.checked)} /> ${t('sharedWithMe')}</label>
     </div>
     ${err && html`<p class="error" role="alert">${err}</p>`}
     ${error ? html`<p class="error" role="alert">${error}</p>` : shown === null ? html`<p class="muted">${t('loading')}</p>` :
@@ -329,11 +331,15 @@ function Conversations({ t, ws, wf, list, go, error, reload }) {
           html`<div class="conv-row"><a href=${`/w/${ws}/c/${w.id}`} aria-current=${w.id === wf ? 'page' : undefined}
            onClick=${(e) => { e.preventDefault(); go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`); }}>
           ${w.pinned && html`<span class="pin">${t('pinned')}</span>`}
+          ${w.shared && html`<span class="pin" data-testid="conv-shared">${t('sharedBadge')}</span>`}
           <span class="name">${w.name || w.id.slice(0, 8)}</span>
           <span class=${'badge ' + w.status}>${t(w.status)}</span>
         </a><button type="button" class="linkish conv-more" aria-expanded=${open === w.id} aria-label=${t('actions') + ': ' + (w.name || w.id)}
           onClick=${() => setOpen(open === w.id ? '' : w.id)}>⋯</button></div>`}
-        ${open === w.id && renaming !== w.id && html`<div class="conv-actions" role="group" aria-label=${t('actions')}>
+        ${open === w.id && renaming !== w.id && sharedOnly && html`<div class="conv-actions" role="group" aria-label=${t('actions')}>
+          <button type="button" onClick=${() => exportMarkdown(w).catch((e) => setErr(e.message))}>${t('exportMarkdown')}</button></div>`}
+        ${open === w.id && renaming !== w.id && !sharedOnly && html`<div class="conv-actions" role="group" aria-label=${t('actions')}>
+          <button type="button" data-testid="conv-share" onClick=${() => patch(w.id, { shared: !w.shared })}>${t(w.shared ? 'unshare' : 'share')}</button>
           <button type="button" onClick=${() => { setRenaming(w.id); setName(w.name || ''); }}>${t('rename')}</button>
           <button type="button" onClick=${() => patch(w.id, { pinned: !w.pinned })}>${t(w.pinned ? 'unpin' : 'pin')}</button>
           <button type="button" onClick=${() => patch(w.id, { archived: !w.archived })}>${t(w.archived ? 'unarchive' : 'archive')}</button>
@@ -643,7 +649,7 @@ function RunState({ t, conv, conn }) {
   return html`<div class="run-state">${parts}</div>`;
 }
 
-function Chat({ t, wf, conv, openFile, spoken, send }) {
+function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
   const end = useRef();
   const [editing, setEditing] = useState('');
   useEffect(() => { end.current && !editing && end.current.scrollIntoView({ block: 'end' }); });
@@ -656,7 +662,7 @@ function Chat({ t, wf, conv, openFile, spoken, send }) {
       ${editing === m.id ? html`<${EditPrompt} t=${t} text=${m.content} onCancel=${() => setEditing('')}
           onSend=${(text) => { setEditing(''); send(text, undefined, m.id); }} />` :
         html`<div class="body">${m.role === 'user' ? html`<p>${m.content}</p>` : markdown(m.content, openFile)}</div>`}
-      ${editing !== m.id && html`<${MessageActions} t=${t} api=${api} wf=${wf} item=${item} running=${running} onEdit=${() => setEditing(m.id)} />`}
+      ${editing !== m.id && html`<${MessageActions} t=${t} api=${api} wf=${wf} item=${item} running=${running} readOnly=${readOnly} onEdit=${() => setEditing(m.id)} />`}
       ${spoken && spoken[m.id] && html`<audio controls src=${spoken[m.id]} data-testid="voice-audio" aria-label=${t('voice')}></audio>`}
       ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
     </article>`; })}
@@ -879,6 +885,14 @@ function Workspace({ t, lang, session, route, go }) {
   const [notFound, setNotFound] = useState(false);
   const [sendErr, setSendErr] = useState('');
   const [model, setModel] = useState(''); // the conversation's chosen model ('' : the default)
+  // The open conversation's owner: another member's shared conversation
+  // is shown read only.
+  const [owner, setOwner] = useState('');
+  useEffect(() => {
+    setOwner('');
+    if (wf) api('GET', `/workflows/${encodeURIComponent(wf)}`).then((w) => setOwner(w.userId || '')).catch(() => {});
+  }, [wf]);
+  const readOnly = !!owner && owner !== session.user.id;
   const [conn, setConn] = useState('');
   const [, setTick] = useState(0);
   const convRef = useRef(null);
@@ -1010,10 +1024,11 @@ function Workspace({ t, lang, session, route, go }) {
     </nav>
     <main class="center" id="main" aria-label=${t('chat')}>
       <${RunState} t=${t} conv=${conv} conn=${conn} />
-      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} />
+      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
       <${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />
-      <${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />
+      ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${t('sharedReadOnly')}</p>` :
+        html`<${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />`}
     </main>
     <aside class="right" aria-label=${t('activity')}>
       ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}

@@ -426,6 +426,15 @@ await step('message-branches-and-feedback', async () => {
   await page.locator('.msg.assistant [data-testid=feedback-shown]', { hasText: 'too short' }).waitFor({ timeout: 30000 });
   assert.equal(await page.locator('.msg.assistant [data-testid=unhelpful]').getAttribute('aria-pressed'), 'true');
   assert.equal(await page.locator('.msg.user [data-testid=branches] span').innerText(), '1 of 2', 'the selected branch survives a reload');
+  // Shared with the workspace (read only for its other members: the
+  // store's conformance suite checks who reads and who may change it).
+  const wfId = new URL(page.url()).pathname.split('/').pop();
+  const row = page.locator(`[data-conv="${wfId}"]`);
+  await row.locator('.conv-more').click();
+  await row.locator('[data-testid=conv-share]').click();
+  await row.locator('[data-testid=conv-shared]').waitFor();
+  const w = await page.evaluate(async (id) => (await fetch('/api/v1/workflows/' + id)).json(), wfId);
+  assert.equal(w.shared, true);
 });
 
 await step('conversations-managed', async () => {
