@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -129,8 +130,12 @@ func (s *Server) createUploadSession(w http.ResponseWriter, r *http.Request, bas
 	s.sessions[id] = &uploadSession{driveID: base.DriveID, parentID: parent.ID, name: name, behavior: behavior, total: -1,
 		expires: time.Now().Add(time.Hour)}
 	s.sessionCount++
+	host := s.DownloadHost
+	if _, port, _ := net.SplitHostPort(r.Host); port != "" {
+		host += ":" + port
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"uploadUrl":          "http://" + s.DownloadHost + "/_api/v2.0/drives/" + url.PathEscape(base.DriveID) + "/items/" + url.PathEscape(parent.ID) + "/uploadSession?guid=" + id + "&tempauth=" + s.id(),
+		"uploadUrl":          "http://" + host + "/_api/v2.0/drives/" + url.PathEscape(base.DriveID) + "/items/" + url.PathEscape(parent.ID) + "/uploadSession?guid=" + id + "&tempauth=" + s.id(),
 		"expirationDateTime": s.sessions[id].expires.UTC().Format(time.RFC3339),
 		"nextExpectedRanges": []string{"0-"},
 	})
