@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -60,6 +61,20 @@ func (s *UploadSource) Section(offset, length int64) (*io.SectionReader, error) 
 	return io.NewSectionReader(s.r, offset, length), nil
 }
 
+// readBuffer is what a range is read from the blob in: S3 answers each
+// ReadAt with a ranged GET, so reads of a few KiB (io.Copy's) would be
+// thousands of requests for one file; PostgreSQL caches a chunk anyway.
+const readBuffer = 1 << 20
+
+// Reader reads length bytes from offset in readBuffer steps.
+func (s *UploadSource) Reader(offset, length int64) (io.Reader, error) {
+	sec, err := s.Section(offset, length)
+	if err != nil {
+		return nil, err
+	}
+	return bufio.NewReaderSize(sec, int(min(readBuffer, max(length, 16)))), nil
+}
+
 // maxParts bounds the pieces of one body.
 const maxParts = 16
 
@@ -94,11 +109,11 @@ func Stream(src *UploadSource, parts []wire.Part) (*egress.Stream, error) {
 				rs = append(rs, bytes.NewReader(p.Data))
 				continue
 			}
-			sec, err := src.Section(p.Upload.Offset, p.Upload.Length)
+			r, err := src.Reader(p.Upload.Offset, p.Upload.Length)
 			if err != nil {
 				return nil, err
 			}
-			rs = append(rs, sec)
+			rs = append(rs, r)
 		}
 		return io.MultiReader(rs...), nil
 	}}, nil

@@ -372,7 +372,7 @@ func (h *Capability) write(ctx context.Context, c *wasm.Call, raw json.RawMessag
 		if !ok {
 			return nil, capErr("invalid_request", connections.ErrNoUpload)
 		}
-		size, open = src.Size, func() io.Reader { r, _ := src.Section(0, src.Size); return r }
+		size, open = src.Size, func() io.Reader { r, _ := src.Reader(0, src.Size); return r }
 	}
 	return h.do(ctx, k, func(s session) (any, error) { return s.write(ctx, rel, open(), size, req.Overwrite) })
 }
