@@ -369,6 +369,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if connSvc != nil {
 		pf.caps.Connections.Service, conns = connSvc, connSvc
 		pf.caps.Connectors.Resolver = &connections.Resolver{Plugins: host, Service: connSvc, Audit: auditLog}
+		// Uploads are read from the workspace by the host, bounded by the
+		// same setting as uploads into it.
+		pf.caps.Connectors.Files, pf.caps.Connectors.MaxUpload = pf.caps.Files, *maxUpload
 		// FTP and SFTP sessions are kept briefly per user and connection:
 		// closed when their connection is revoked, and at shutdown.
 		pf.caps.FileTransfer.Logins = connSvc

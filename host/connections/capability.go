@@ -107,8 +107,21 @@ func (h *Capability) request(ctx context.Context, c *wasm.Call, raw json.RawMess
 	if h.Send != nil {
 		send = func(ctx context.Context, r egress.Request) (*egress.Response, error) { return h.Send(ctx, client, r) }
 	}
-	resp, err := h.Service.Do(ctx, p, req.Connection, conn.Provider, conn.Hosts,
-		egress.Request{Method: req.Method, URL: req.URL, Headers: req.Headers, Body: req.Body}, send)
+	er := egress.Request{Method: req.Method, URL: req.URL, Headers: req.Headers, Body: req.Body}
+	if len(req.Parts) > 0 {
+		if len(req.Body) > 0 {
+			return nil, capErr("invalid_request", errors.New("a request has a body or parts, not both"))
+		}
+		src, _ := UploadFrom(ctx)
+		if er.Stream, err = Stream(src, req.Parts); err != nil {
+			return nil, capErr("invalid_request", err)
+		}
+	}
+	do := h.Service.Do
+	if req.NoCredential {
+		do = h.Service.DoUncredentialed
+	}
+	resp, err := do(ctx, p, req.Connection, conn.Provider, conn.Hosts, er, send)
 	if err != nil {
 		return nil, capErr(errorCode(err), err)
 	}

@@ -86,7 +86,7 @@ type googleEnv struct {
 // connection capability, the fake Drive and Gmail reached as Google's
 // hosts, and alice's OAuth connection. apiHost names the provider's API
 // root host ("" for www.googleapis.com).
-func newGoogleEnv(t *testing.T, apiHost string) *googleEnv {
+func newGoogleEnv(t testing.TB, apiHost string) *googleEnv {
 	t.Helper()
 	e := newEnv(t)
 	g := google.New(e.as.Valid, "alice@acme.example")

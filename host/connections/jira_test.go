@@ -34,13 +34,13 @@ type jiraEnv struct {
 // newJiraEnv: the built-in Jira connector (plugins/jira) loaded with the
 // connection capability, a fake Jira Cloud site reached as
 // acme.atlassian.net, and alice's basic (e-mail + API token) connection.
-func newJiraEnv(t *testing.T) *jiraEnv { return newJiraEnvWith(t, nil) }
+func newJiraEnv(t testing.TB) *jiraEnv { return newJiraEnvWith(t, nil) }
 
 // newJiraEnvWith: as newJiraEnv; with as, the jira provider is also
 // connected by OAuth 2.0 (3LO) at that authorisation server, with
 // Atlassian's defaults but for its endpoints, and its API root (the
 // gateway and accessible-resources) on the fake as api.atlassian.com.
-func newJiraEnvWith(t *testing.T, as *oauth.Server) *jiraEnv {
+func newJiraEnvWith(t testing.TB, as *oauth.Server) *jiraEnv {
 	t.Helper()
 	ctx := context.Background()
 	site := jira.New("alice@acme.example", "jira-api-token-1")

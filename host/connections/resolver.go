@@ -148,8 +148,16 @@ func (r *Resolver) Download(ctx context.Context, p tenancy.Principal, req wire.D
 	return out, nil
 }
 
-// Upload stores a file.
+// Upload stores a file: the upload ctx runs (WithUpload), or else
+// req.Data. The connector gets the file's Size, never its bytes: it names
+// ranges of it in its requests and the host streams them (UploadSource).
 func (r *Resolver) Upload(ctx context.Context, p tenancy.Principal, req wire.UploadRequest) (wire.Entry, error) {
+	src, ok := UploadFrom(ctx)
+	if !ok {
+		src = BytesSource(req.Name, req.MIMEType, req.Data)
+		ctx = WithUpload(ctx, src)
+	}
+	req.Data, req.File, req.Size = nil, "", src.Size
 	var out wire.Entry
 	err := r.call(ctx, p, req.Target(), wire.ToolUpload, req, &out)
 	return out, err
@@ -230,7 +238,7 @@ func sideEffectSummary(args any) map[string]any {
 		return map[string]any{"to": clip(a.Mail.To), "cc": clip(a.Mail.Cc), "recipients": len(a.Mail.To) + len(a.Mail.Cc),
 			"subject": audit.Clip(a.Mail.Subject, 200), "bodyBytes": len(a.Mail.Body)}
 	case wire.UploadRequest:
-		return map[string]any{"path": audit.Clip(a.Path, 300), "name": audit.Clip(a.Name, 200), "mimeType": audit.Clip(a.MIMEType, 100), "bytes": len(a.Data)}
+		return map[string]any{"path": audit.Clip(a.Path, 300), "name": audit.Clip(a.Name, 200), "mimeType": audit.Clip(a.MIMEType, 100), "bytes": a.Size}
 	}
 	b, _ := json.Marshal(args)
 	return audit.Summarize(b)

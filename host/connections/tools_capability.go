@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+
+	"github.com/agenthost/agenthost/host/files"
 
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -16,6 +19,16 @@ import (
 // DefaultMaxDownload bounds one external download handed to a plugin.
 const DefaultMaxDownload int64 = 64 << 20
 
+// DefaultMaxUpload bounds one external upload when MaxUpload is unset:
+// the workspace's own default upload limit.
+const DefaultMaxUpload = files.DefaultMaxUpload
+
+// FileOpener opens a workspace file for the tool call's caller by its id
+// or docItem reference (*files.Capability).
+type FileOpener interface {
+	Open(ctx context.Context, c toolcall.Caller, ref string) (files.Item, io.ReadCloser, error)
+}
+
 // ToolsCapability serves the host capability "connectors" to the
 // connection tools (plugins/connections): the caller's connections, and
 // browse, search, download, upload and mail through the ConnectorResolver.
@@ -25,6 +38,13 @@ type ToolsCapability struct {
 	Resolver *Resolver
 	// MaxDownload bounds one download (default DefaultMaxDownload).
 	MaxDownload int64
+	// Files opens the workspace file an upload names (wire.UploadRequest
+	// File); the host reads it in ranges as the connector sends them.
+	Files FileOpener
+	// MaxUpload bounds one upload (default DefaultMaxUpload): the
+	// operator's upload setting (AGENTHOST_MAX_UPLOAD), under which each
+	// connector applies its provider's own documented limit.
+	MaxUpload int64
 	// Events, when set, gets a dataSourceAccess event in
 	// the caller's workflow for each browse, search, download and upload
 	// that succeeded (workflows.Service).
@@ -205,12 +225,63 @@ func (h *ToolsCapability) upload(ctx context.Context, call *wasm.Call, raw json.
 	if err != nil {
 		return nil, err
 	}
+	limit := h.MaxUpload
+	if limit <= 0 {
+		limit = DefaultMaxUpload
+	}
+	if req.File != "" {
+		if len(req.Data) > 0 {
+			return nil, capErr("invalid_request", errors.New("an upload names a file or carries data, not both"))
+		}
+		src, closeFn, err := h.open(ctx, req.File)
+		if err != nil {
+			return nil, err
+		}
+		defer closeFn()
+		if src.Size > limit {
+			return nil, capErr("too_large", fmt.Errorf("%s is %d bytes, over the upload limit of %d", src.Name, src.Size, limit))
+		}
+		if req.Name == "" {
+			req.Name = src.Name
+		}
+		if req.MIMEType == "" {
+			req.MIMEType = src.MIMEType
+		}
+		ctx = WithUpload(ctx, src)
+	} else if int64(len(req.Data)) > limit {
+		return nil, capErr("too_large", fmt.Errorf("%s is %d bytes, over the upload limit of %d", req.Name, len(req.Data), limit))
+	}
+	size := int64(len(req.Data))
+	if src, ok := UploadFrom(ctx); ok {
+		size = src.Size
+	}
 	out, err := h.Resolver.Upload(ctx, p, req)
 	if err != nil {
 		return nil, toolErr(err)
 	}
+	// What was sent, whatever the connector says.
+	out.Size = size
 	h.access(ctx, call, p, req.Target(), "upload", req.Path)
 	return out, nil
+}
+
+// open opens the workspace file ref for the caller as an upload's
+// source; the close function ends the read.
+func (h *ToolsCapability) open(ctx context.Context, ref string) (*UploadSource, func(), error) {
+	c, _ := toolcall.From(ctx)
+	if h.Files == nil {
+		return nil, nil, capErr("unavailable", errors.New("uploads from the workspace are not configured on this host"))
+	}
+	it, rc, err := h.Files.Open(ctx, c, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	ra, ok := rc.(io.ReaderAt)
+	if !ok {
+		rc.Close()
+		return nil, nil, capErr("error", fmt.Errorf("file %s cannot be read by ranges", it.ID))
+	}
+	return NewUploadSource(it.Name, it.MIMEType, it.Size, ra), func() { rc.Close() }, nil
 }
 
 func (h *ToolsCapability) sendMail(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {

@@ -58,49 +58,6 @@ type mailArgs struct {
 	Body       string   `json:"body"`
 }
 
-// maxUpload bounds what externalUpload reads from the workspace
-// (docs/connectors.md, "Uploads"). The file travels to the host as one
-// capability request (base64, 4/3 of its size), which must stay inside
-// this plugin's kernel memory (maxOutputBytes + 64 MiB): 32 MiB leaves
-// room without widening the plugin's limits.
-const maxUpload = 32 << 20
-
-// readPage is one ranged files.read of an upload: under the host's cap on
-// one read (16 MiB), so a file of any size up to maxUpload is read page
-// by page into one buffer and never held twice.
-const readPage = 8 << 20
-
-// readUpload reads the workspace file ref whole, page by page, into a
-// buffer of the file's size: the host caps one read, not a file.
-func readUpload(ref string) (files.File, error) {
-	f, err := files.ReadAt(ref, 0, readPage)
-	if err != nil {
-		return files.File{}, err
-	}
-	if f.Size > maxUpload {
-		return files.File{}, pdk.Errorf("too_large", "%s is %d bytes, over the upload limit of %d", f.Name, f.Size, maxUpload)
-	}
-	if !f.Truncated {
-		return f, nil
-	}
-	buf := make([]byte, 0, f.Size)
-	buf = append(buf, f.Data...)
-	for int64(len(buf)) < f.Size {
-		p, err := files.ReadAt(ref, int64(len(buf)), readPage)
-		if err != nil {
-			return files.File{}, err
-		}
-		// The file must not change under the read: a new version or an
-		// empty page would make a chimera or a loop.
-		if p.Version != f.Version || p.Size != f.Size || p.Offset != int64(len(buf)) || len(p.Data) == 0 || int64(len(buf)+len(p.Data)) > f.Size {
-			return files.File{}, pdk.Errorf("changed", "%s changed while it was read for the upload; try again", f.Name)
-		}
-		buf = append(buf, p.Data...)
-	}
-	f.Data, f.Truncated = buf, false
-	return f, nil
-}
-
 func listing(l wire.Listing) string {
 	if len(l.Entries) == 0 {
 		return "nothing here"
@@ -191,16 +148,15 @@ func init() {
 		if _, ok := req.ConflictPolicy(); !ok {
 			return "", pdk.Errorf("invalid", "conflict is fail, replace or rename, not %q", a.Conflict)
 		}
-		f, err := readUpload(a.File)
-		if err != nil {
-			return "", err
-		}
-		req.Name, req.MIMEType, req.Data = f.Name, f.MIMEType, f.Data
+		// The host reads the file from the workspace and streams it to
+		// the provider in the connector's ranges: it never passes through
+		// this plugin (docs/connectors.md, "Uploads").
+		req.File = a.File
 		var e wire.Entry
 		if err := pdk.Invoke(capUpload, req, &e); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("uploaded %q to %s (%d bytes)", e.Name, e.Path, len(f.Data)), nil
+		return fmt.Sprintf("uploaded %q to %s (%d bytes)", e.Name, e.Path, e.Size), nil
 	}, pdk.External("upload"))
 	pdk.Tool("sendMail", "Sends a message through a connection's mail service.", func(a mailArgs) (string, error) {
 		var m wire.Mail

@@ -122,6 +122,7 @@ type Server struct {
 	seq       int
 	// Upload sessions (upload.go).
 	sessions                              map[string]*uploadSession
+	expireAfter                           int
 	sessionCount, fragments, failFragment int
 }
 

@@ -86,8 +86,15 @@ type Server struct {
 	// Bearer, when set, tells the OAuth 2.0 (3LO) access tokens the
 	// gateway takes (those the test's authorisation server issued).
 	Bearer func(token string) bool
+	mu     sync.Mutex
+	// attachmentLimit is the site's largest attachment in bytes, an
+	// administrator's setting served by GET /rest/api/3/attachment/meta
+	// ({"enabled","uploadLimit"}, "Get Jira attachment settings"); New sets
+	// Cloud's documented default, 1 GB a file ("Configure file
+	// attachments": default 1 GB, at most 2 GB). An upload over it is
+	// refused with 413 before its body is read.
+	attachmentLimit int64
 
-	mu       sync.Mutex
 	issues   []*Issue
 	boards   []Board
 	nextID   int
@@ -103,11 +110,12 @@ type Server struct {
 // New starts a site accepting email and token.
 func New(email, token string) *Server {
 	s := &Server{Email: email, Token: token, nextID: 10000, CloudID: "11223344-a1b2-3b33-c444-def123456789",
-		ScopedToken: token + "-scoped"}
+		ScopedToken: token + "-scoped", attachmentLimit: 1 << 30}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rest/api/3/myself", s.myself)
 	mux.HandleFunc("GET /rest/api/3/issue/{key}", s.issue)
 	mux.HandleFunc("GET /rest/api/3/search/jql", s.search)
+	mux.HandleFunc("GET /rest/api/3/attachment/meta", s.attachmentSettings)
 	mux.HandleFunc("GET /rest/api/3/attachment/{id}", s.attachmentMeta)
 	mux.HandleFunc("GET /rest/api/3/attachment/content/{id}", s.attachmentContent)
 	mux.HandleFunc("GET /media/file/{id}/binary", s.media)
@@ -694,15 +702,39 @@ func serveFile(w http.ResponseWriter, a Attachment) {
 	_, _ = w.Write(a.Content)
 }
 
+// SetAttachmentLimit sets the site's attachment limit in bytes.
+func (s *Server) SetAttachmentLimit(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.attachmentLimit = n
+}
+
+func (s *Server) limit() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.attachmentLimit
+}
+
+// attachmentSettings is GET /rest/api/3/attachment/meta.
+func (s *Server) attachmentSettings(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, map[string]any{"enabled": true, "uploadLimit": s.limit()})
+}
+
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("X-Atlassian-Token") != "no-check" {
 		jiraError(w, http.StatusForbidden, "XSRF check failed")
 		return
 	}
+	if r.ContentLength > s.limit() {
+		jiraError(w, http.StatusRequestEntityTooLarge, "The attachment is larger than the site's limit.")
+		return
+	}
+	// Parts beyond 32 MiB go to temporary files, as a server would.
 	if err := r.ParseMultipartForm(32 << 20); err != nil {
 		jiraError(w, http.StatusBadRequest, "The request is not multipart/form-data.")
 		return
 	}
+	defer r.MultipartForm.RemoveAll()
 	s.mu.Lock()
 	is := s.find(r.PathValue("key"))
 	s.mu.Unlock()
