@@ -109,6 +109,18 @@ func (h *Capability) request(ctx context.Context, c *wasm.Call, raw json.RawMess
 	}
 	resp, err := h.Service.Do(ctx, p, req.Connection, conn.Provider, conn.Hosts,
 		egress.Request{Method: req.Method, URL: req.URL, Headers: req.Headers, Body: req.Body}, send)
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	switch {
+	case err == nil:
+		note(ctx, newProviderRequest(method, req.URL, resp.Status))
+	case errorCode(err) == "error":
+		// Sent, and nothing (or nothing whole) came back; a request the
+		// host refused to send (revoked, another host) is not noted.
+		note(ctx, newProviderRequest(method, req.URL, 0))
+	}
 	if err != nil {
 		return nil, capErr(errorCode(err), err)
 	}

@@ -44,10 +44,17 @@ var sideEffects = map[string]bool{wire.ToolUpload: true, wire.ToolSendMail: true
 // connection_rejected, rate_limited, ...).
 type ConnectorError struct {
 	Plugin, Code, Message string
+	// Request, when set, is the provider request the failure followed
+	// (the call's last, which failed), as the host sent it.
+	Request *ProviderRequest
 }
 
 func (e *ConnectorError) Error() string {
-	return fmt.Sprintf("connector %s: %s: %s", e.Plugin, e.Code, e.Message)
+	s := fmt.Sprintf("connector %s: %s: %s", e.Plugin, e.Code, e.Message)
+	if e.Request != nil {
+		s += " (" + e.Request.String() + ")"
+	}
+	return s
 }
 
 // Resolve returns p's connection id and the connector plugin serving its
@@ -112,15 +119,16 @@ func (r *Resolver) call(ctx context.Context, p tenancy.Principal, t wire.Target,
 	if err != nil {
 		return err
 	}
+	ctx, tr := withTrail(ctx)
 	res := pl.Call(ctx, tool, b, &wasm.CallOptions{Tenant: p.TenantID})
 	if sideEffects[tool] || !standardTools[tool] {
 		r.record(ctx, p, t, pl.Name(), tool, args, res)
 	}
 	if !res.OK {
 		if res.Error == nil {
-			return &ConnectorError{Plugin: pl.Name(), Code: "error", Message: "the connector failed"}
+			return &ConnectorError{Plugin: pl.Name(), Code: "error", Message: "the connector failed", Request: tr.failed()}
 		}
-		return &ConnectorError{Plugin: pl.Name(), Code: res.Error.Code, Message: res.Error.Message}
+		return &ConnectorError{Plugin: pl.Name(), Code: res.Error.Code, Message: res.Error.Message, Request: tr.failed()}
 	}
 	if err := json.Unmarshal(res.Data, out); err != nil {
 		return &ConnectorError{Plugin: pl.Name(), Code: "bad_result", Message: fmt.Sprintf("%s answered %s with something else: %v", pl.Name(), tool, err)}
