@@ -49,6 +49,11 @@ type Server struct {
 	Valid func(token string) bool
 	// Account is the mailbox's address (Gmail's "me").
 	Account string
+	// MaxPage, when set, bounds the files a files.list page answers
+	// whatever pageSize asks: Drive API v3 "files.list" documents
+	// pageSize as a maximum ("Partial or empty result pages are possible
+	// even before the end of the files list has been reached").
+	MaxPage int
 
 	mu sync.Mutex
 	// exportLimit bounds an export (Google: 10 MB); multipartLimit a
@@ -67,7 +72,8 @@ type Server struct {
 	garbage                     fault.Countdown
 	echo                        fault.Countdown
 	failPuts                    fault.Countdown
-	chunks, failChunk           int // resumable.go
+	pageFailures                fault.Countdown // next files.list with a pageToken answered 500
+	chunks, failChunk           int             // resumable.go
 	requests                    []Request
 }
 
@@ -139,6 +145,13 @@ func (s *Server) FailUploads(n int) {
 // Authorization header the request carried, as a hostile page would.
 func (s *Server) EchoCredential(n int) {
 	s.echo.Add(n)
+}
+
+// FailNextPage makes the next n files.list requests for a later page
+// (with a pageToken) answer 500 backendError, which Drive's "Resolve
+// errors" says to retry with exponential backoff.
+func (s *Server) FailNextPage(n int) {
+	s.pageFailures.Add(n)
 }
 
 // Requests returns every request received.

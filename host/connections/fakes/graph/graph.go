@@ -98,8 +98,16 @@ type Server struct {
 	DownloadHost string
 	// User is the signed-in user (the mailbox owner, the drive's owner).
 	User, UserName string
+	// MaxPage, when set, bounds the children a page lists whatever $top
+	// asks: Graph pages on the server's terms ("Paging Microsoft Graph
+	// data in your app": a page may hold fewer results than $top asked,
+	// and the client follows @odata.nextLink until there is none).
+	MaxPage int
 
 	valid func(string) bool
+	// pageFailures: next children requests for a later page ($skiptoken)
+	// answered 500.
+	pageFailures fault.Countdown
 
 	mu        sync.Mutex
 	sites     []*site
@@ -349,6 +357,13 @@ func (s *Server) Throttle(d time.Duration) {
 // Garbage answers the next n API requests with 200 and a body that is not JSON.
 func (s *Server) Garbage(n int) {
 	s.garbage.Add(n)
+}
+
+// FailNextPage makes the next n children listings of a later page (those
+// following an @odata.nextLink, with $skiptoken) answer 500
+// generalException ("Microsoft Graph error responses and resource types").
+func (s *Server) FailNextPage(n int) {
+	s.pageFailures.Add(n)
 }
 
 // RedirectDownloadsTo makes /content redirect to base (a hostile Graph
@@ -780,8 +795,16 @@ func (s *Server) drivesAPI(w http.ResponseWriter, r *http.Request, p string) {
 			collection(w, []any{}, "")
 			return
 		}
+		if r.URL.Query().Get("$skiptoken") != "" && s.pageFailures.Take() {
+			graphError(w, http.StatusInternalServerError, "generalException", "An unspecified error has occurred.")
+			return
+		}
 		kids := s.children(base.ID)
-		start, end, next, err := page(r, len(kids), 200, 1000, "$skiptoken")
+		maxTop := 1000
+		if s.MaxPage > 0 {
+			maxTop = s.MaxPage
+		}
+		start, end, next, err := page(r, len(kids), min(200, maxTop), maxTop, "$skiptoken")
 		if err != nil {
 			graphError(w, http.StatusBadRequest, "invalidRequest", err.Error())
 			return

@@ -86,6 +86,12 @@ type Server struct {
 	// Bearer, when set, tells the OAuth 2.0 (3LO) access tokens the
 	// gateway takes (those the test's authorisation server issued).
 	Bearer func(token string) bool
+	// MaxPage, when set, bounds the issues a search page answers whatever
+	// maxResults asks: REST v3 "Search for issues using JQL enhanced
+	// search" documents that the API "may return fewer items per page"
+	// than maxResults, so a client must page by nextPageToken, never by
+	// counting.
+	MaxPage int
 
 	mu       sync.Mutex
 	issues   []*Issue
@@ -94,7 +100,10 @@ type Server struct {
 	throttle []time.Duration // Retry-After of the next requests to refuse
 	garbage  fault.Countdown // next authenticated requests answered with an HTML error page
 	failures fault.Countdown // next attachment content requests answered 500
-	requests []string
+	// pageFailures: next search requests for a later page (with a
+	// nextPageToken, or startAt past 0 on REST v2) answered 500.
+	pageFailures fault.Countdown
+	requests     []string
 	// onContent, when set, runs before an attachment's content is served
 	// (a test's moment to act mid-download: cut a database, say).
 	onContent func()
@@ -167,6 +176,13 @@ func (s *Server) Garbage(n int) {
 // 500 with Jira's error body, as when its media store fails mid-download.
 func (s *Server) FailContent(n int) {
 	s.failures.Add(n)
+}
+
+// FailNextPage makes the next n searches for a later page (carrying a
+// nextPageToken, or a startAt past 0 on Data Center's REST v2) answer 500
+// with Jira's error body, as when a search node fails mid-listing.
+func (s *Server) FailNextPage(n int) {
+	s.pageFailures.Add(n)
 }
 
 // ReplaceAttachment gives attachment id new content and a new creation
@@ -551,6 +567,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		start = n
+		if s.pageFailures.Take() {
+			jiraError(w, http.StatusInternalServerError, "Internal server error")
+			return
+		}
+	}
+	if s.MaxPage > 0 {
+		max = min(max, s.MaxPage)
 	}
 	s.mu.Lock()
 	var hits []*Issue
