@@ -24,6 +24,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
+	"golang.org/x/text/encoding/japanese"
 )
 
 const (
@@ -866,5 +867,51 @@ func TestGoogleRefreshTokenOnReconsent(t *testing.T) {
 	}
 	if q := mustQuery(t, authURL); q.Has("access_type") || q.Has("prompt") {
 		t.Fatalf("Microsoft's authorisation request %s carries Google's parameters", authURL)
+	}
+}
+
+// TestGmailBodiesByCharset (issue 29, item 7): Gmail hands a part's body
+// as base64url of its bytes once the transfer encoding is undone, in the
+// part's own charset ("users.messages": MessagePartBody.data, "the body
+// data of a MIME message part as a base64url encoded string"; the
+// charset stays in the part's Content-Type header). listMail reads each
+// body by its part's charset: ISO-8859-1 (quoted-printable), windows-1252
+// (base64), ISO-2022-JP (7bit) and an HTML part in windows-1252.
+func TestGmailBodiesByCharset(t *testing.T) {
+	ge := newGoogleEnv(t, "")
+	ctx := context.Background()
+	jis, err := japanese.ISO2022JP.NewEncoder().String("会議は月曜日です。")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(subject, ct, cte, body string) []byte {
+		return []byte("From: Bob <bob@acme.example>\r\nTo: alice@acme.example\r\nSubject: " + subject + "\r\nDate: Sun, 01 Mar 2026 09:00:00 +0000\r\n" +
+			"MIME-Version: 1.0\r\nContent-Type: " + ct + "\r\nContent-Transfer-Encoding: " + cte + "\r\n\r\n" + body)
+	}
+	cases := map[string]struct {
+		raw  []byte
+		want string
+	}{
+		"latin1": {msg("latin1", "text/plain; charset=ISO-8859-1", "quoted-printable", "Gr=FC=DFe aus K=F6ln\r\n"), "Grüße aus Köln"},
+		"cp1252": {msg("cp1252", `text/plain; charset="windows-1252"`, "base64",
+			base64.StdEncoding.EncodeToString([]byte("\x93Preis\x94: 20 \x80 \x96 fa\xe7ade"))+"\r\n"), "“Preis”: 20 € – façade"},
+		"jis":  {msg("jis", "text/plain; charset=iso-2022-jp", "7bit", jis+"\r\n"), "会議は月曜日です。"},
+		"html": {msg("html", "text/html; charset=windows-1252", "8bit", "<p>Caf\xe9 \x80 5</p>\r\n"), "Café € 5"},
+	}
+	for _, c := range cases {
+		ge.g.AddMessage(c.raw, "INBOX")
+	}
+	l, err := ge.resolver.ListMail(ctx, ge.alice, wire.ListMailRequest{Connection: ge.conn.ID, Service: "gmail", Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range l.Messages {
+		got[m.Subject] = m.Body
+	}
+	for name, c := range cases {
+		if got[name] != c.want {
+			t.Errorf("%s: body %q, want %q", name, got[name], c.want)
+		}
 	}
 }
