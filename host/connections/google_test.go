@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/agenthost/agenthost/host/egress"
 	"net/url"
 	"os"
@@ -913,5 +914,64 @@ func TestGmailBodiesByCharset(t *testing.T) {
 		if got[name] != c.want {
 			t.Errorf("%s: body %q, want %q", name, got[name], c.want)
 		}
+	}
+}
+
+// TestAgentListsGmail (issue 29, item 7): the connection tools offer
+// listMail, read-only, which reaches Gmail's listMail through the
+// connector (as it does Outlook's): the inbox's messages with sender,
+// subject and body, the body read by its part's charset; a folder by
+// label name; a cursor for the next page.
+func TestAgentListsGmail(t *testing.T) {
+	w := connectionstest.NewAgent(t, "google")
+	as := oauth.New("client-g", "secret-g", redirect)
+	t.Cleanup(as.Close)
+	g := google.New(as.Valid, "me@acme.example")
+	t.Cleanup(g.Close)
+	u, _ := url.Parse(g.URL)
+	port := u.Port()
+	svc, err := connections.New(connections.Options{Check: connections.CheckOptions{Resolver: connectionstest.DNS{}}, Store: w.DB, Sealer: connectionstest.Sealer(t), TokenClient: as.Client(),
+		Providers: []connections.Provider{googleProvider(as, port, "http://www.googleapis.com:"+port)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := connectGoogle(t, svc, as, w.P)
+	for i, s := range []string{"Quarterly numbers", "Lunch", "Travel"} {
+		g.AddMessage([]byte(fmt.Sprintf("From: Bob <bob@acme.example>\r\nTo: me@acme.example\r\nSubject: %s\r\nDate: Sun, 0%d Mar 2026 09:00:00 +0000\r\n"+
+			"Content-Type: text/plain; charset=ISO-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nGr=FC=DFe, message %d\r\n", s, i+1, i)), "INBOX")
+	}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"www.googleapis.com:" + port, "gmail.googleapis.com:" + port},
+		Resolver: connectionstest.DNS{"www.googleapis.com": "127.0.0.1", "gmail.googleapis.com": "127.0.0.1"}}
+	toolsCap := &connections.ToolsCapability{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{w.FileBridge(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm()}},
+		"google", "connections")
+	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
+	var tool *wasm.ToolInfo
+	for _, ti := range h.Tools() {
+		if ti.Name == "listMail" {
+			tool = &ti
+		}
+	}
+	if tool == nil || !tool.ReadOnly {
+		t.Fatalf("listMail among the connection tools, read-only: %+v", tool)
+	}
+	call := func(args map[string]any) string {
+		t.Helper()
+		b, _ := json.Marshal(args)
+		r := h.Call(w.Context(), "listMail", b, &wasm.CallOptions{Tenant: w.P.TenantID})
+		if !r.OK {
+			t.Fatalf("listMail %v: %+v", args, r.Error)
+		}
+		return r.Text
+	}
+	first := call(map[string]any{"connection": conn.ID, "service": "gmail", "limit": 2})
+	if strings.Count(first, "subject=") != 2 || !strings.Contains(first, "bob@acme.example") || !strings.Contains(first, "Grüße, message") ||
+		!strings.Contains(first, "more: pass cursor=") {
+		t.Fatalf("the first page: %s", first)
+	}
+	cursor := first[strings.Index(first, "cursor=")+len("cursor="):]
+	rest := call(map[string]any{"connection": conn.ID, "service": "gmail", "folder": "INBOX", "limit": 2, "cursor": strings.TrimSpace(cursor)})
+	if strings.Count(rest, "subject=") != 1 || strings.Contains(rest, "cursor=") {
+		t.Fatalf("the next page: %s", rest)
 	}
 }

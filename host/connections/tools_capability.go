@@ -65,7 +65,7 @@ func (h *ToolsCapability) Wasm() wasm.Capability {
 	mod := wasm.CapabilityPrefix + "connectors"
 	return wasm.Capability{
 		Name:        "connectors",
-		Description: "the caller's connections to external providers; browse, search, download, upload and send mail through their connectors",
+		Description: "the caller's connections to external providers; browse, search, download, upload, send and list mail through their connectors",
 		Functions: []wasm.HostFunction{
 			wasm.JSONFunction(mod, "list", false, h.list),
 			wasm.JSONFunction(mod, "browse", false, h.browse),
@@ -73,6 +73,7 @@ func (h *ToolsCapability) Wasm() wasm.Capability {
 			wasm.JSONFunction(mod, "download", false, h.download),
 			wasm.JSONFunction(mod, "upload", true, h.upload),
 			wasm.JSONFunction(mod, "send_mail", true, h.sendMail),
+			wasm.JSONFunction(mod, "list_mail", false, h.listMail),
 		},
 	}
 }
@@ -226,5 +227,24 @@ func (h *ToolsCapability) sendMail(ctx context.Context, _ *wasm.Call, raw json.R
 	if err != nil {
 		return nil, toolErr(err)
 	}
+	return out, nil
+}
+
+// listMail lists a folder of a mail service (Outlook's, Gmail's) with
+// the messages' text; a read, recorded like a browse.
+func (h *ToolsCapability) listMail(ctx context.Context, call *wasm.Call, raw json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := decode[wire.ListMailRequest](raw)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.Resolver.ListMail(ctx, p, req)
+	if err != nil {
+		return nil, toolErr(err)
+	}
+	h.access(ctx, call, p, req.Target(), "listMail", req.Folder)
 	return out, nil
 }
