@@ -442,6 +442,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		p = "/drives/" + s.meDrive + strings.TrimPrefix(p, "/me/drive")
 	}
 	switch {
+	case p == "/me" && r.Method == http.MethodGet:
+		// "Get user" (GET /me): the signed-in user, by User.Read.
+		writeJSON(w, http.StatusOK, map[string]any{"@odata.context": "https://graph.microsoft.com/v1.0/$metadata#users/$entity",
+			"id": "87d349ed-44d7-43e1-9a83-5f2406dee5bd", "displayName": s.UserName, "mail": s.User, "userPrincipalName": s.User})
 	case strings.HasPrefix(p, "/sites/") || p == "/me/followedSites":
 		s.sitesAPI(w, r, p)
 	case strings.HasPrefix(p, "/drives/"):
