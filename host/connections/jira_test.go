@@ -3,6 +3,7 @@ package connections_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/url"
@@ -514,6 +515,69 @@ func TestJiraIssueActions(t *testing.T) {
 	for _, tool := range []string{"externalBrowse", "browse", "nope"} {
 		if err := je.resolver.Act(ctx, je.alice, tg, tool, map[string]any{}, &ref); err == nil || !strings.Contains(err.Error(), "unsupported") {
 			t.Errorf("Act(%s): %v", tool, err)
+		}
+	}
+}
+
+// TestJiraActionsAreExternalAndReachable (issue 29, item 2): the Jira
+// connector's write tools declare their side effect in the manifest
+// (createIssue create, addComment post, transitionIssue and assignIssue
+// update), so the approval policy holds them; the agent reaches them
+// through the connection tools' externalAction, itself declared external
+// (asked for by default), with the user's connection; a read or an
+// undeclared tool is no action.
+func TestJiraActionsAreExternalAndReachable(t *testing.T) {
+	je := newJiraEnv(t)
+	var jiraPlugin *wasm.Plugin
+	for _, pl := range je.resolver.Plugins.Plugins() {
+		if pl.Name() == "jira" {
+			jiraPlugin = pl
+		}
+	}
+	for tool, want := range map[string]string{"createIssue": "create", "addComment": "post", "transitionIssue": "update", "assignIssue": "update"} {
+		d, ok := jiraPlugin.Manifest().Tool(tool)
+		if !ok || d.External != want || d.ReadOnly {
+			t.Errorf("%s: external %q, want %q (%+v)", tool, d.External, want, d)
+		}
+	}
+
+	w := connectionstest.NewAgent(t, "jira")
+	u, _ := url.Parse(je.site.URL)
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
+	svc, err := connections.New(connections.Options{Check: connections.CheckOptions{Off: true}, Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := svc.AddToken(w.Context(), w.P, connections.NewToken{Provider: "jira", Label: "acme", Auth: "basic", BaseURL: je.base,
+		Account: "alice@acme.example", Token: "jira-api-token-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toolsCap := &connections.ToolsCapability{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{w.FileBridge(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm()}},
+		"jira", "connections")
+	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
+	var act *wasm.ToolInfo
+	for _, ti := range h.Tools() {
+		if ti.Name == "externalAction" {
+			act = &ti
+		}
+	}
+	if act == nil || act.External == "" || act.ReadOnly {
+		t.Fatalf("externalAction among the agent's tools, external: %+v", act)
+	}
+	call := func(args map[string]any) wasm.Result {
+		b, _ := json.Marshal(args)
+		return h.Call(w.Context(), "externalAction", b, &wasm.CallOptions{Tenant: w.P.TenantID})
+	}
+	r := call(map[string]any{"connection": conn.ID, "service": "issues", "action": "createIssue",
+		"arguments": map[string]any{"project": "PROJ", "summary": "Made by the agent", "description": "From a tool call."}})
+	if !r.OK || !strings.Contains(r.Text, "PROJ-4") || je.site.Issue("PROJ-4") == nil || je.site.Issue("PROJ-4").Summary != "Made by the agent" {
+		t.Fatalf("createIssue through externalAction: %+v", r)
+	}
+	for _, action := range []string{"browse", "externalBrowse", "nope"} {
+		if r := call(map[string]any{"connection": conn.ID, "service": "issues", "action": action, "arguments": map[string]any{}}); r.OK || !strings.Contains(r.Error.Error(), "unsupported") {
+			t.Errorf("externalAction %s: %+v", action, r)
 		}
 	}
 }

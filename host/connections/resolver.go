@@ -186,15 +186,16 @@ func (r *Resolver) ListMail(ctx context.Context, p tenancy.Principal, req wire.L
 
 // Act runs one of a connector's own actions (Jira's createIssue,
 // addComment, transitionIssue, assignIssue): a tool its manifest declares
-// and does not mark read-only, which is recorded as a side effect like an
-// upload. Read-only or unknown tools are refused: reads go through Browse,
-// Download and Search.
+// with its side effect (external) and does not mark read-only, which is
+// recorded as a side effect like an upload. Read-only, undeclared or
+// unknown tools are refused: reads go through Browse, Download and Search,
+// and a change the connector does not own up to is not run.
 func (r *Resolver) Act(ctx context.Context, p tenancy.Principal, t wire.Target, tool string, args, out any) error {
 	_, pl, err := r.Resolve(ctx, p, t.Connection, t.Service)
 	if err != nil {
 		return err
 	}
-	if d, ok := pl.Manifest().Tool(tool); !ok || d.ReadOnly || standardTools[tool] {
+	if d, ok := pl.Manifest().Tool(tool); !ok || d.ReadOnly || d.External == "" || standardTools[tool] {
 		return &ConnectorError{Plugin: pl.Name(), Code: "unsupported", Message: fmt.Sprintf("%s has no action %q", pl.Name(), tool)}
 	}
 	return r.call(ctx, p, t, tool, args, out)

@@ -22,3 +22,6 @@ func capSendMail(req uint64) uint64
 
 //go:wasmimport agenthost:connectors list_mail
 func capListMail(req uint64) uint64
+
+//go:wasmimport agenthost:connectors act
+func capAct(req uint64) uint64
