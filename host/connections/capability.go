@@ -148,7 +148,7 @@ func (h *Capability) info(ctx context.Context, c *wasm.Call, raw json.RawMessage
 		return nil, capErr("wrong_provider", fmt.Errorf("%w: connection %q is a %s connection", ErrWrongProvider, got.Label, got.Provider))
 	}
 	return wire.Connection{ID: got.ID, Provider: got.Provider, Label: got.Label, Auth: got.Auth, BaseURL: got.BaseURL,
-		Account: got.Account, Scopes: got.Scopes}, nil
+		Deployment: got.Deployment, Account: got.Account, Scopes: got.Scopes}, nil
 }
 
 // errorCode names an error for the plugin (and for tools answering the model).
