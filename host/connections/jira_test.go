@@ -669,3 +669,30 @@ func TestJiraDataCenter(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectorErrorNamesTheRequest (issue 29, item 6): a connector call
+// that fails after a provider request the provider refused names that
+// request as the host sent it: method, host, path and status, never the
+// query (Jira's redirect=false here; elsewhere tokens). A failure that
+// follows an answered request (a page that is not JSON) names none.
+func TestConnectorErrorNamesTheRequest(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	id := je.site.Issue("PROJ-1").Attachments[0].ID
+	je.site.FailContent(1)
+	_, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: je.conn.ID, Service: "issues", Path: "PROJ-1/" + id})
+	var ce *connections.ConnectorError
+	if !errors.As(err, &ce) || ce.Request == nil {
+		t.Fatalf("a refused download: %v", err)
+	}
+	u, _ := url.Parse(je.base)
+	want := connections.ProviderRequest{Method: "GET", Host: u.Host, Path: "/rest/api/3/attachment/content/" + id, Status: 500}
+	if *ce.Request != want || !strings.Contains(err.Error(), "GET "+u.Host+"/rest/api/3/attachment/content/"+id+" answered HTTP 500") || strings.Contains(err.Error(), "redirect=") {
+		t.Fatalf("the request named: %+v in %v", ce.Request, err)
+	}
+	je.site.Garbage(1)
+	_, err = je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: je.conn.ID, Service: "issues", Path: "PROJ"})
+	if !errors.As(err, &ce) || ce.Code != "bad_response" || ce.Request != nil {
+		t.Fatalf("a garbage answer: %+v %v", ce, err)
+	}
+}
