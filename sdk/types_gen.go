@@ -239,9 +239,11 @@ type Connection struct {
 	BaseURL   string     `json:"baseUrl,omitempty"`
 	CheckedAt *time.Time `json:"checkedAt,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
-	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
-	ID        string     `json:"id"`
-	Label     string     `json:"label"`
+	// One of "cloud", "datacenter".
+	Deployment string     `json:"deployment,omitempty"`
+	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
+	ID         string     `json:"id"`
+	Label      string     `json:"label"`
 	// the error of the last try (no secret)
 	LastError string   `json:"lastError,omitempty"`
 	Provider  string   `json:"provider"`
@@ -296,10 +298,13 @@ type CreateConnectionRequest struct {
 	// One of "token", "basic".
 	Auth string `json:"auth"`
 	// the provider site, e.g. https://acme.atlassian.net
-	BaseURL  *string `json:"baseUrl,omitempty"`
-	Label    string  `json:"label"`
-	Provider string  `json:"provider"`
-	Token    string  `json:"token"`
+	BaseURL *string `json:"baseUrl,omitempty"`
+	// Jira: cloud (REST v3) or datacenter (Data Center and Server, REST v2); empty when the site's
+	// address tells (atlassian.net is Cloud) One of "", "cloud", "datacenter".
+	Deployment *string `json:"deployment,omitempty"`
+	Label      string  `json:"label"`
+	Provider   string  `json:"provider"`
+	Token      string  `json:"token"`
 }
 
 // CreateInvitationRequest is the body of CreateInvitation.

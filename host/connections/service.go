@@ -217,16 +217,19 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // Connection is a connection as users and tools see it: no secret.
 type Connection struct {
-	ID        string    `json:"id"`
-	Provider  string    `json:"provider"`
-	Label     string    `json:"label"`
-	Auth      string    `json:"auth"`
-	BaseURL   string    `json:"baseUrl,omitempty"`
-	Account   string    `json:"account,omitempty"`
-	Scopes    []string  `json:"scopes,omitempty"`
-	ExpiresAt time.Time `json:"expiresAt,omitzero"`
-	Revoked   bool      `json:"revoked"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID       string `json:"id"`
+	Provider string `json:"provider"`
+	Label    string `json:"label"`
+	Auth     string `json:"auth"`
+	BaseURL  string `json:"baseUrl,omitempty"`
+	// Deployment is the provider's deployment ("cloud", "datacenter"; ""
+	// when the base URL tells, as a Jira site on atlassian.net does).
+	Deployment string    `json:"deployment,omitempty"`
+	Account    string    `json:"account,omitempty"`
+	Scopes     []string  `json:"scopes,omitempty"`
+	ExpiresAt  time.Time `json:"expiresAt,omitzero"`
+	Revoked    bool      `json:"revoked"`
+	CreatedAt  time.Time `json:"createdAt"`
 	// Status is what the last try of the connection found: StatusChecked
 	// (the provider answered), StatusFailed (LastError says why),
 	// StatusUnchecked (never tried: the provider has no check) or
@@ -235,6 +238,14 @@ type Connection struct {
 	LastError string    `json:"lastError,omitempty"`
 	CheckedAt time.Time `json:"checkedAt,omitzero"`
 }
+
+// Deployments of a provider (NewToken.Deployment): its cloud service, or
+// a self-managed Data Center (or Server) site, whose API differs (Jira:
+// REST v2 instead of v3).
+const (
+	DeploymentCloud      = "cloud"
+	DeploymentDataCenter = "datacenter"
+)
 
 // Statuses of a connection (Connection.Status).
 const (
@@ -245,7 +256,7 @@ const (
 )
 
 func (s *Service) view(r store.ConnectionRecord) Connection {
-	c := Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: s.baseURL(r), Account: r.Account,
+	c := Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: s.baseURL(r), Deployment: r.Deployment, Account: r.Account,
 		Scopes: r.Scopes, ExpiresAt: r.ExpiresAt, Revoked: r.Revoked(), CreatedAt: r.CreatedAt, LastError: r.LastError, CheckedAt: r.CheckedAt}
 	switch {
 	case r.Revoked():
@@ -289,8 +300,12 @@ type NewToken struct {
 	// Auth is AuthToken (bearer) or AuthBasic (Account and Token as user and password).
 	Auth    string
 	BaseURL string
-	Account string
-	Token   string
+	// Deployment says which deployment of the provider BaseURL is:
+	// DeploymentCloud, DeploymentDataCenter, or "" (the URL tells: a Jira
+	// site on atlassian.net or the gateway is Cloud, another Data Center).
+	Deployment string
+	Account    string
+	Token      string
 	// HostKey pins an SFTP server's host key ("SHA256:..." as ssh-keygen -l
 	// prints it); PrivateKey is an SFTP key (PEM, unencrypted) used with
 	// or instead of the password.
@@ -322,7 +337,12 @@ func (s *Service) AddToken(ctx context.Context, p tenancy.Principal, n NewToken)
 	if base == "" && needsBaseURL(s.providers[n.Provider]) {
 		return Connection{}, fmt.Errorf("%w: a %s connection needs its site's base URL", tenancy.ErrInvalid, n.Provider)
 	}
-	c, err := s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account},
+	switch n.Deployment {
+	case "", DeploymentCloud, DeploymentDataCenter:
+	default:
+		return Connection{}, fmt.Errorf("%w: deployment is %q or %q, not %q", tenancy.ErrInvalid, DeploymentCloud, DeploymentDataCenter, n.Deployment)
+	}
+	c, err := s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account, Deployment: n.Deployment},
 		secret{Token: n.Token, PrivateKey: n.PrivateKey, HostKey: n.HostKey})
 	if err != nil {
 		return c, err

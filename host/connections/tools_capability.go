@@ -85,7 +85,7 @@ func (h *ToolsCapability) Wasm() wasm.Capability {
 	mod := wasm.CapabilityPrefix + "connectors"
 	return wasm.Capability{
 		Name:        "connectors",
-		Description: "the caller's connections to external providers; browse, search, download, upload and send mail through their connectors",
+		Description: "the caller's connections to external providers; browse, search, download, upload, send and list mail, and the connectors' own actions",
 		Functions: []wasm.HostFunction{
 			wasm.JSONFunction(mod, "list", false, h.list),
 			wasm.JSONFunction(mod, "browse", false, h.browse),
@@ -93,6 +93,8 @@ func (h *ToolsCapability) Wasm() wasm.Capability {
 			wasm.JSONFunction(mod, "download", false, h.download),
 			wasm.JSONFunction(mod, "upload", true, h.upload),
 			wasm.JSONFunction(mod, "send_mail", true, h.sendMail),
+			wasm.JSONFunction(mod, "list_mail", false, h.listMail),
+			wasm.JSONFunction(mod, "act", true, h.act),
 		},
 	}
 }
@@ -295,6 +297,62 @@ func (h *ToolsCapability) sendMail(ctx context.Context, _ *wasm.Call, raw json.R
 	}
 	out, err := h.Resolver.SendMail(ctx, p, req)
 	if err != nil {
+		return nil, toolErr(err)
+	}
+	return out, nil
+}
+
+// listMail lists a folder of a mail service (Outlook's, Gmail's) with
+// the messages' text; a read, recorded like a browse.
+func (h *ToolsCapability) listMail(ctx context.Context, call *wasm.Call, raw json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := decode[wire.ListMailRequest](raw)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.Resolver.ListMail(ctx, p, req)
+	if err != nil {
+		return nil, toolErr(err)
+	}
+	h.access(ctx, call, p, req.Target(), "listMail", req.Folder)
+	return out, nil
+}
+
+// ActRequest is one of a connector's own actions (Resolver.Act) as the
+// connection tools ask for it: the action's arguments, to which the
+// connection and service are added.
+type ActRequest struct {
+	Connection string          `json:"connection"`
+	Service    string          `json:"service"`
+	Action     string          `json:"action"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+}
+
+// act runs a connector's action for the caller, on the caller's
+// connection; the connection tool calling it is external, so the
+// approval policy stood before it.
+func (h *ToolsCapability) act(ctx context.Context, _ *wasm.Call, raw json.RawMessage) (any, error) {
+	p, err := h.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := decode[ActRequest](raw)
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]any{}
+	if len(req.Arguments) > 0 && string(req.Arguments) != "null" {
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
+			return nil, capErr("invalid_request", fmt.Errorf("arguments must be an object: %w", err))
+		}
+	}
+	// The connection and service are the request's, whatever the arguments say.
+	args["connection"], args["service"] = req.Connection, req.Service
+	var out json.RawMessage
+	if err := h.Resolver.Act(ctx, p, wire.Of(req.Connection, req.Service), req.Action, args, &out); err != nil {
 		return nil, toolErr(err)
 	}
 	return out, nil

@@ -1,7 +1,8 @@
 // Command connections is the agent's connection tools (docs/connectors.md):
 // listConnections, externalBrowse, externalSearch, externalDownload (the
 // file lands in the workspace through the file bridge and is indexed),
-// externalUpload and sendMail. The connectors do the provider's work; the
+// externalUpload, sendMail, listMail and externalAction (a connector's own
+// actions: Jira's createIssue, addComment, transitionIssue, assignIssue). The connectors do the provider's work; the
 // host attaches the user's credentials, which neither this plugin nor the
 // connector ever sees.
 package main
@@ -10,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/pdk"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -56,6 +58,55 @@ type mailArgs struct {
 	Cc         []string `json:"cc,omitempty"`
 	Subject    string   `json:"subject"`
 	Body       string   `json:"body"`
+}
+
+type listMailArgs struct {
+	Connection string `json:"connection" minLength:"1"`
+	Service    string `json:"service" minLength:"1" description:"a mail service: outlook or gmail"`
+	Folder     string `json:"folder,omitempty" description:"the folder; empty for the inbox. Outlook: inbox, sentitems, drafts, … or a folder id. Gmail: a label's id or name (INBOX, SENT, …)"`
+	Cursor     string `json:"cursor,omitempty" description:"the next cursor of the previous page"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"50"`
+}
+
+type actionArgs struct {
+	Connection string         `json:"connection" minLength:"1"`
+	Service    string         `json:"service" minLength:"1"`
+	Action     string         `json:"action" minLength:"1" description:"the connector's action. Jira (service issues): createIssue {project, issueType, summary, description}, addComment {issue, body}, transitionIssue {issue, to}, assignIssue {issue, accountId (Data Center: user name)}"`
+	Arguments  map[string]any `json:"arguments,omitempty" description:"the action's arguments (connection and service are added)"`
+}
+
+// maxMailText bounds each message's text in listMail's answer, which the
+// plugin's output bounds as a whole (maxOutputBytes).
+const maxMailText = 4000
+
+// mailList is listMail's answer: a message a paragraph.
+func mailList(l wire.MailList) string {
+	if len(l.Messages) == 0 {
+		return "no messages"
+	}
+	var b strings.Builder
+	for _, m := range l.Messages {
+		fmt.Fprintf(&b, "- id=%s from=%s", m.ID, m.From)
+		if !m.Date.IsZero() {
+			fmt.Fprintf(&b, " date=%s", m.Date.UTC().Format("2006-01-02T15:04:05Z"))
+		}
+		fmt.Fprintf(&b, " subject=%q\n", m.Subject)
+		body := m.Body
+		if len(body) > maxMailText {
+			cut := maxMailText
+			for cut > 0 && !utf8.RuneStart(body[cut]) {
+				cut--
+			}
+			body = body[:cut] + " …"
+		}
+		if body = strings.TrimSpace(body); body != "" {
+			b.WriteString("  " + strings.ReplaceAll(body, "\n", "\n  ") + "\n")
+		}
+	}
+	if l.Next != "" {
+		fmt.Fprintf(&b, "more: pass cursor=%s\n", l.Next)
+	}
+	return b.String()
 }
 
 func listing(l wire.Listing) string {
@@ -168,4 +219,20 @@ func init() {
 		b, _ := json.Marshal(m.To)
 		return fmt.Sprintf("sent %q to %s", m.Subject, b), nil
 	}, pdk.External("mail"))
+	pdk.Tool("externalAction", "Runs one of a connection's own actions that change the provider (Jira: create an issue, comment, transition, assign).", func(a actionArgs) (string, error) {
+		var out json.RawMessage
+		err := pdk.Invoke(capAct, map[string]any{"connection": a.Connection, "service": a.Service, "action": a.Action, "arguments": a.Arguments}, &out)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s done: %s", a.Action, out), nil
+	}, pdk.External("other"))
+	pdk.Tool("listMail", "Lists the messages of a mail folder of a connection (Outlook, Gmail), newest first, with their text.", func(a listMailArgs) (string, error) {
+		var l wire.MailList
+		err := pdk.Invoke(capListMail, wire.ListMailRequest{Connection: a.Connection, Service: a.Service, Folder: a.Folder, Cursor: a.Cursor, Limit: a.Limit}, &l)
+		if err != nil {
+			return "", err
+		}
+		return mailList(l), nil
+	}, pdk.ReadOnly())
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/agenthost/agenthost/pdk/connection"
 )
 
-// client speaks Jira Cloud's REST API through one connection.
+// client speaks Jira's REST API through one connection: Cloud's v3, or
+// Data Center's v2 (the connection's deployment, else its site's name).
 type client struct {
 	conn string
 	base string // https://NAME.atlassian.net, or https://api.atlassian.com/ex/jira/{cloudId}
@@ -40,9 +41,17 @@ func newClient(connID string) (*client, error) {
 	if !strings.Contains(c.base, "/ex/jira/") {
 		c.site = c.base
 	}
-	if u, err := url.Parse(c.base); err == nil {
-		h := u.Hostname()
-		c.cloud = strings.HasSuffix(h, ".atlassian.net") || h == "api.atlassian.com"
+	switch info.Deployment {
+	case "cloud":
+		c.cloud = true
+	case "datacenter":
+		// Data Center and Server: REST v2 (search paged by startAt,
+		// descriptions as wiki markup text), whatever the site's name.
+	default:
+		if u, err := url.Parse(c.base); err == nil {
+			h := u.Hostname()
+			c.cloud = strings.HasSuffix(h, ".atlassian.net") || h == "api.atlassian.com"
+		}
 	}
 	return c, nil
 }

@@ -272,7 +272,7 @@ func (issues) Upload(r connector.UploadRequest) (connector.Entry, error) {
 			if id == out[0].ID || !attachmentIDPattern.MatchString(id) {
 				continue
 			}
-			if _, err := c.do("DELETE", "/rest/api/3/attachment/"+id, nil, nil, nil, nil); err != nil {
+			if _, err := c.do("DELETE", "/rest/api/"+c.api()+"/attachment/"+id, nil, nil, nil, nil); err != nil {
 				return connector.Entry{}, fmt.Errorf("attached %s as %s, but the older attachment %s stays: %w", name, out[0].ID, id, err)
 			}
 		}

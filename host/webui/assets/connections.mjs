@@ -95,6 +95,7 @@ export function Connections({ t, api, notice, dismiss, back }) {
     const el = f.elements;
     const body = { provider: chosen.name, label: el.label.value.trim() || chosen.name, auth: kind, token: tokenField.current.value };
     if (el.baseUrl.value.trim()) body.baseUrl = el.baseUrl.value.trim();
+    if (el.deployment && el.deployment.value) body.deployment = el.deployment.value;
     if (kind === 'basic') body.account = el.account.value.trim();
     if (el.hostKey && el.hostKey.value.trim()) body.hostKey = el.hostKey.value.trim();
     try {
@@ -163,6 +164,8 @@ export function Connections({ t, api, notice, dismiss, back }) {
           ${tokenProviders.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
         ${!files && html`<label>${t('authKind')}<select name="auth" id="conn-auth" value=${auth} onChange=${(e) => setAuth(e.target.value)}>
           <option value="basic">${t('auth_basic')}</option><option value="token">${t('auth_token')}</option></select></label>`}
+        ${chosen.name === 'jira' && html`<label>${t('deployment')}<select name="deployment" id="conn-deployment">
+          <option value="">${t('deploy_auto')}</option><option value="cloud">${t('deploy_cloud')}</option><option value="datacenter">${t('deploy_datacenter')}</option></select></label>`}
         <label>${t('label')}<input name="label" id="conn-label" maxlength="200" /></label>
         <label>${files ? t('serverUrl') : t('siteUrl')}<input name="baseUrl" id="conn-base" type="url"
           placeholder=${files ? 'sftp://files.example.com:22/reports' : 'https://example.atlassian.net'} required=${chosen.needsBaseUrl} /></label>

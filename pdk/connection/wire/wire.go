@@ -50,13 +50,15 @@ type Response struct {
 
 // Connection is a connection as a connector sees it: no secret.
 type Connection struct {
-	ID       string   `json:"id"`
-	Provider string   `json:"provider"`
-	Label    string   `json:"label"`
-	Auth     string   `json:"auth"`
-	BaseURL  string   `json:"baseUrl,omitempty"`
-	Account  string   `json:"account,omitempty"`
-	Scopes   []string `json:"scopes,omitempty"`
+	ID       string `json:"id"`
+	Provider string `json:"provider"`
+	Label    string `json:"label"`
+	Auth     string `json:"auth"`
+	BaseURL  string `json:"baseUrl,omitempty"`
+	// Deployment is "cloud", "datacenter" or "" (the base URL tells).
+	Deployment string   `json:"deployment,omitempty"`
+	Account    string   `json:"account,omitempty"`
+	Scopes     []string `json:"scopes,omitempty"`
 }
 
 // InfoRequest names the connection to describe.
