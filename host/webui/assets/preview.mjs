@@ -22,7 +22,7 @@ const metrics = globalThis.__agenthost || (globalThis.__agenthost = {});
 // CHUNK is pdf.js's range request size: small enough that a page costs
 // little more than its own objects, large enough that a page's fonts and
 // content stream come in a few requests.
-const CHUNK = 64 << 10;
+const CHUNK = 32 << 10;
 
 let pdfjsLoad = null;
 function loadPdfjs() {
@@ -167,11 +167,11 @@ function PdfView({ t, file, page: initial, passage }) {
       <button type="button" onClick=${() => zoom(1.25)} aria-label=${t('zoomIn')} data-testid="zoom-in">+</button>
     </div>
     ${!doc && html`<p class="muted">${t('loading')}</p>`}
-    <div class="pdf-page" data-testid="pdf-page" data-page=${page} data-drawn=${drawn || undefined} data-marks=${drawn ? marks.length : undefined}>
+    <div class="pdf-page" tabindex="0" data-testid="pdf-page" data-page=${page} data-drawn=${drawn || undefined} data-marks=${drawn ? marks.length : undefined}>
       <canvas ref=${canvas} role="img" aria-label=${`${file.name}, ${t('page')} ${page}${n ? ' / ' + n : ''}`}></canvas>
       ${marks.map((r, i) => html`<mark key=${i} class="hl" style=${`left:${r.left}px;top:${r.top}px;width:${r.width}px;height:${r.height}px`}></mark>`)}
     </div>
-    ${passage && html`<blockquote class="passage" data-testid="passage"><span class="visually-hidden">${t('citedPassage')}: </span>${passage.slice(0, 600)}</blockquote>`}
+    ${passage && html`<blockquote class="passage" tabindex="0" data-testid="passage"><span class="visually-hidden">${t('citedPassage')}: </span>${passage.slice(0, 600)}</blockquote>`}
   </div>`;
 }
 
