@@ -218,6 +218,13 @@ function ArchiveView({ t, file, api }) {
     ${[...top.kids.values()].map((k) => html`<${TreeNode} key=${k.name} n=${k} />`)}</ul>`;
 }
 
+// isHeading: an office extractor labels a heading's object with the
+// heading's text (content.Ref.Label), and no other paragraph.
+const isHeading = (o) => {
+  const r = o.contextRef || {};
+  return !!r.label && !r.slideIndex && !r.sheetName && norm(o.data).startsWith(norm(r.label)) && norm(o.data).length <= norm(r.label).length + 2;
+};
+
 // blocks groups a document's content objects by what they are: slides
 // (with their notes), sheets, or the body's headings, tables and
 // paragraphs.
@@ -234,8 +241,12 @@ function blocks(objs) {
     } else if (r.sheetName) {
       if (!sheets.has(r.sheetName)) { const s = { kind: 'sheet', name: r.sheetName, body: [] }; sheets.set(r.sheetName, s); out.push(s); }
       sheets.get(r.sheetName).body.push(o.data);
-    } else if (md.heading) {
-      out.push({ kind: 'heading', level: Math.min(6, Math.max(1, Number(md.heading))), text: o.data });
+    } else if (md.heading || isHeading(o)) {
+      // The store keeps an object's reference, not its metadata: a
+      // heading is the object whose label is its own text, at the depth of
+      // its section (1, 1.2, 1.2.3).
+      const level = Number(md.heading) || (r.sectionId ? r.sectionId.split('.').length : 1);
+      out.push({ kind: 'heading', level: Math.min(6, Math.max(1, level)), text: o.data });
     } else if (md.table || /^\s*\|.*\|\s*\n\s*\|?\s*:?-{2,}/.test(o.data)) {
       out.push({ kind: 'table', text: o.data });
     } else {
