@@ -24,13 +24,17 @@ const metrics = globalThis.__agenthost || (globalThis.__agenthost = {});
 // content stream come in a few requests.
 const CHUNK = 32 << 10;
 
+// loadPdfjs imports pdf.js once and starts its worker, which every
+// document shown afterwards shares (a worker costs a 1.3 MB script to
+// compile: once per page load, not per preview).
 let pdfjsLoad = null;
 function loadPdfjs() {
   if (!pdfjsLoad) {
     pdfjsLoad = import('./pdf.min.mjs').then((m) => {
       m.GlobalWorkerOptions.workerSrc = '/assets/pdf.worker.min.mjs';
-      return m;
+      return { pdfjs: m, worker: new m.PDFWorker({ name: 'agenthost-preview' }) };
     });
+    pdfjsLoad.catch(() => { pdfjsLoad = null; });
   }
   return pdfjsLoad;
 }
@@ -99,9 +103,10 @@ function PdfView({ t, file, page: initial, passage }) {
   useEffect(() => {
     let live = true, task = null;
     setDoc(null); setErr('');
-    loadPdfjs().then((pdfjs) => {
+    loadPdfjs().then(({ pdfjs, worker }) => {
       if (!live) return;
       task = pdfjs.getDocument({
+        worker,
         range: rangeTransport(pdfjs, `${API}/files/${file.id}/content`, file.size),
         rangeChunkSize: CHUNK, disableAutoFetch: true, disableStream: true,
         // The page's CSP allows no eval: pdf.js must not try it.
@@ -134,7 +139,7 @@ function PdfView({ t, file, page: initial, passage }) {
         if (!live) return;
         const m = [];
         if (tc) {
-          const pdfjs = await loadPdfjs();
+          const { pdfjs } = await loadPdfjs();
           for (const i of passageItems(tc.items, passage)) {
             const it = tc.items[i];
             const tx = pdfjs.Util.transform(vp.transform, it.transform);
@@ -298,6 +303,9 @@ export function Preview({ t, api, target, close }) {
   useEffect(() => {
     let live = true;
     setFile(null); setErr('');
+    // A citation of a page is a PDF's, nearly always: pdf.js loads while
+    // the file's metadata is asked for, not after.
+    if (target.page) loadPdfjs().catch(() => {});
     api('GET', `/files/${target.id}`).then((f) => { if (live) setFile(f); }, (e) => { if (live) setErr(e.message); });
     return () => { live = false; };
   }, [target.id]);

@@ -193,6 +193,7 @@ await step(phone.page, 'phone-sheet', async () => {
   assert.ok(c.width <= 390, 'the page fits the phone: ' + c.width);
   assert.ok(await pv.locator('.close').evaluate((e) => e === document.activeElement), 'the sheet has the focus');
   await axe(p, 'phone preview');
+  await p.screenshot({ path: path.join(out, 'phone-sheet-open.png') });
   await p.keyboard.press('Escape');
   await pv.waitFor({ state: 'detached' });
 });
