@@ -297,7 +297,7 @@ function StructureView({ t, file, api, page }) {
 // Preview is the panel (a full-screen sheet on a phone) for target
 // {id, page, passage}.
 export function Preview({ t, api, target, close }) {
-  const [file, setFile] = useState(null);
+  const [loaded, setFile] = useState(null);
   const [err, setErr] = useState('');
   const closer = useRef();
   useEffect(() => {
@@ -319,15 +319,19 @@ export function Preview({ t, api, target, close }) {
   // The sheet takes the focus, so a keyboard or screen reader is where
   // the cited page is.
   useEffect(() => { closer.current && closer.current.focus({ preventScroll: true }); }, [target.id, target.page]);
+  // The state of the file shown before this target is not this one's:
+  // until its own metadata is in, nothing of the last file is drawn under
+  // the new title, and each view starts afresh per file (key).
+  const file = loaded && loaded.id === target.id ? loaded : null;
   const m = file ? file.mimeType : '';
   return html`<section class="panel preview" role="dialog" aria-modal="false" aria-labelledby="preview-h" data-file=${target.id} data-page=${target.page || ''}
       data-kind=${!file ? '' : isPdf(m) ? 'pdf' : m.startsWith('image/') ? 'image' : isArchive(m) ? 'archive' : 'structure'}>
     <h2 id="preview-h">${t('preview')}${file ? ': ' + file.name : ''}${target.page ? ` — ${t('page')} ${target.page}` : ''}</h2>
     <button type="button" class="close" ref=${closer} onClick=${close} aria-label=${t('closePreview')}>×</button>
     ${err ? html`<p class="error" role="alert">${err}</p>` : !file ? html`<p class="muted">${t('loading')}</p>` :
-      isPdf(m) ? html`<${PdfView} t=${t} file=${file} page=${target.page} passage=${target.passage} />` :
+      isPdf(m) ? html`<${PdfView} key=${file.id} t=${t} file=${file} page=${target.page} passage=${target.passage} />` :
       m.startsWith('image/') ? html`<img src=${`${API}/files/${file.id}/content`} alt=${file.name} data-testid="preview-image" />` :
-      isArchive(m) ? html`<${ArchiveView} t=${t} file=${file} api=${api} />` :
-      html`<${StructureView} t=${t} file=${file} api=${api} />`}
+      isArchive(m) ? html`<${ArchiveView} key=${file.id} t=${t} file=${file} api=${api} />` :
+      html`<${StructureView} key=${file.id} t=${t} file=${file} api=${api} />`}
   </section>`;
 }

@@ -31,14 +31,15 @@ async function open(viewport) {
   const csp = [];
   page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) csp.push(m.text()); });
   // Every response of a file's content route: its status, Range and length.
-  const content = [];
+  const content = [], modules = [];
+  page.on('request', (r) => { const m = /\/assets\/([^/?]+\.mjs)$/.exec(r.url()); if (m) modules.push(m[1]); });
   page.on('response', (r) => {
     const m = /\/api\/v1\/files\/([^/]+)\/content$/.exec(new URL(r.url()).pathname);
     if (m) content.push({ file: m[1], status: r.status(), range: r.request().headers().range || '', length: Number(r.headers()['content-length'] || 0) });
   });
   await page.goto(`${base}/w/${ws}`);
   await page.waitForSelector('#chat-input');
-  return { ctx, page, csp, content };
+  return { ctx, page, csp, content, modules };
 }
 
 let n = 0;
@@ -79,6 +80,8 @@ const pdf = files.UI_PV_PDF, pdfSize = Number(files.UI_PV_PDF_SIZE);
 let citedPage = 0, convURL = '';
 
 await step(page, 'pdf-citation-drawn-and-marked', async () => {
+  // The preview and pdf.js are no part of the first view.
+  assert.deepEqual(desk.modules.filter((m) => /^(preview|pdf)/.test(m)), [], 'loaded before any preview: ' + desk.modules.join(' '));
   await page.fill('#chat-input', 'Find and cite: Recording in VCS standard Git branches upstream tarball');
   await page.press('#chat-input', 'Enter');
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor();
@@ -104,6 +107,7 @@ await step(page, 'pdf-citation-drawn-and-marked', async () => {
   log(`  pdf: ${reqs.length} range requests, ${bytes} of ${pdfSize} bytes for page ${citedPage}: ${reqs.map((r) => r.range.slice(6)).join(' ')}`);
   assert.ok(reqs.length > 0 && reqs.every((r) => r.status === 206 && /^bytes=\d+-\d+$/.test(r.range)), 'every read is a range: ' + JSON.stringify(reqs));
   assert.ok(bytes < pdfSize / 2, `page ${citedPage} cost ${bytes} of the file's ${pdfSize} bytes`);
+  assert.deepEqual(desk.modules.filter((m) => /^(preview|pdf)/.test(m)).sort(), ['pdf.min.mjs', 'pdf.worker.min.mjs', 'preview.mjs'], 'loaded for the preview');
   await axe(page, 'pdf preview');
 });
 
