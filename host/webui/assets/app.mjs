@@ -1122,4 +1122,13 @@ function App() {
   </div>`;
 }
 
+// A pointer over (or the focus on) a citation of a page starts loading
+// the preview and pdf.js, which the click then finds loaded or on its way.
+const warmPreview = (e) => {
+  if (!(e.target instanceof Element) || !e.target.closest('button.cite[data-page]')) return;
+  removeEventListener('pointerover', warmPreview); removeEventListener('focusin', warmPreview);
+  import('./preview.mjs').then((m) => m.warm()).catch(() => {});
+};
+addEventListener('pointerover', warmPreview); addEventListener('focusin', warmPreview);
+
 render(html`<${App} />`, document.getElementById('app'));

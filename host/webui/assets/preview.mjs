@@ -39,6 +39,10 @@ function loadPdfjs() {
   return pdfjsLoad;
 }
 
+// warm loads pdf.js and starts its worker ahead of a preview (a pointer
+// over a citation of a page).
+export function warm() { return loadPdfjs().then(() => {}, () => {}); }
+
 // norm keeps the letters and digits of a text, lower-cased: the passage
 // the index holds and the text pdf.js reads from the page differ in
 // spacing, hyphens, ligatures and line breaks, not in their words.
