@@ -775,6 +775,34 @@ type ListDataSourcesParams struct {
 	Workspace string
 }
 
+// ListFileObjectsParams are the optional parameters of ListFileObjects; zero values are not sent.
+type ListFileObjectsParams struct {
+	Offset   int64
+	Limit    int64
+	MaxBytes int64
+	Page     int64
+}
+
+// ListFileObjectsResponse is the answer of ListFileObjects.
+type ListFileObjectsResponse struct {
+	// where the next page starts; absent on the last
+	NextOffset int64                           `json:"nextOffset,omitempty"`
+	Objects    []ListFileObjectsResponseObject `json:"objects"`
+	Total      int64                           `json:"total"`
+	Truncated  bool                            `json:"truncated,omitempty"`
+}
+
+// ListFileObjectsResponseObject is one of the objects of ListFileObjectsResponse.
+type ListFileObjectsResponseObject struct {
+	ContentType string `json:"contentType,omitempty"`
+	// containerPath, location, label, pageIndex, sectionId, sheetName, slideIndex, paragraph, part
+	ContextRef json.RawMessage `json:"contextRef,omitempty"`
+	Data       string          `json:"data,omitempty"`
+	ID         string          `json:"id,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	Sequence   int64           `json:"sequence,omitempty"`
+}
+
 // ListFilesParams are the optional parameters of ListFiles; zero values are not sent.
 type ListFilesParams struct {
 	Workspace string

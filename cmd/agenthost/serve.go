@@ -471,7 +471,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Logger:       logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(*maxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
-		Knowledge: searcher, IndexStates: db, ContainerEntries: db, FilePasswords: knowledge.NewUnlocker(ingester, db),
+		Knowledge: searcher, IndexStates: db, ContainerEntries: db, FileObjects: reader, FilePasswords: knowledge.NewUnlocker(ingester, db),
 		Billing: db, Telemetry: tel, MetricsToken: *tf.metricsToken, TraceHealth: *tf.traceHealth, Background: bg,
 		Rate:  api.RateLimit{Counter: db, PerMinute: *tenantRate},
 		Model: func() string { return agentModels(model.Config()) },

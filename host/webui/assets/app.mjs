@@ -9,7 +9,7 @@ import { useState, useEffect, useRef, useMemo, useCallback } from './preact-hook
 import htm from './htm.mjs';
 import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
-import { newConversation, applyEvent, runLabel, shown } from './conv.mjs';
+import { newConversation, applyEvent, runLabel, shown, citedPassage } from './conv.mjs';
 import { MessageActions, EditPrompt } from './messages.mjs';
 import { DataSources } from './datasources.mjs';
 import { PasskeySignIn, Join, takeInvitation, SecondFactor } from './passkeys.mjs';
@@ -571,49 +571,22 @@ function Search({ t, ws, openFile }) {
     ${err && html`<p class="error" role="alert">${err}</p>`}
     ${busy && html`<p class="muted">${t('loading')}</p>`}
     ${hits && (hits.length === 0 ? html`<p class="muted">${t('noHits')}</p>` : html`<ol class="hits">${hits.map((hit) => html`<li key=${hit.id}>
-      <button type="button" class="cite" onClick=${() => openFile(hit.fileId, hit.contextRef.pageIndex || 0)}>
+      <button type="button" class="cite" onClick=${() => openFile(hit.fileId, hit.contextRef.pageIndex || 0, hit.text)}>
         ${hit.fileName}${hit.contextRef.containerPath ? html` › <span class="entry" data-testid="hit-entry">${entryOf(hit.fileName, hit.contextRef.containerPath)}</span>` : ''}${hit.contextRef.pageIndex ? `, ${t('page')} ${hit.contextRef.pageIndex}` : ''}</button>
       <p class="snippet">${hit.text.slice(0, 240)}</p></li>`)}</ol>`)}
   </section>`;
 }
 
-function Preview({ t, ws, target, close }) {
-  const [state, setState] = useState({ loading: true });
-  useEffect(() => {
-    if (!target) return;
-    let live = true;
-    setState({ loading: true });
-    (async () => {
-      try {
-        const f = await api('GET', `/files/${target.id}`);
-        let text = '';
-        if (!f.mimeType.startsWith('image/')) {
-          const args = { file: f.id, maxBytes: 20000 };
-          if (target.page) args.pages = [target.page];
-          const r = await api('POST', `/workspaces/${ws}/tools/readContentObjects`, args);
-          text = r.ok ? r.text || '' : (r.error && r.error.message) || '';
-        }
-        if (live) setState({ file: f, text });
-      } catch (e) { if (live) setState({ error: e.message }); }
-    })();
-    return () => { live = false; };
-  }, [target && target.id, target && target.page, ws]);
-  // Escape closes the preview wherever the focus is, unless something
-  // focused handles it first (the composer's suggestions).
-  useEffect(() => {
-    if (!target) return;
-    const onKey = (e) => { if (e.key === 'Escape' && !e.defaultPrevented) close(); };
-    addEventListener('keydown', onKey);
-    return () => removeEventListener('keydown', onKey);
-  }, [target, close]);
+// Preview shows a file at a place (preview.mjs, loaded when the first
+// preview opens; pdf.js only when that is a PDF).
+function Preview({ t, target, close }) {
+  const [mod, setMod] = useState(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { if (target && !mod) import('./preview.mjs').then(setMod, (e) => setErr(e.message)); }, [target]);
   if (!target) return null;
-  return html`<section class="panel preview" aria-labelledby="preview-h" data-file=${target.id} data-page=${target.page || ''}>
-    <h2 id="preview-h">${t('preview')}${state.file ? ': ' + state.file.name : ''}${target.page ? ` — ${t('page')} ${target.page}` : ''}</h2>
-    <button type="button" class="close" onClick=${close} aria-label=${t('closePreview')}>×</button>
-    ${state.loading ? html`<p class="muted">${t('loading')}</p>` : state.error ? html`<p class="error" role="alert">${state.error}</p>` :
-      state.file.mimeType.startsWith('image/') ? html`<img src=${`${API}/files/${state.file.id}/content`} alt=${state.file.name} />` :
-      html`<pre class="preview-text" tabindex="0">${state.text}</pre>`}
-  </section>`;
+  if (err) return html`<p class="error" role="alert">${err}</p>`;
+  if (!mod) return html`<p class="muted">${t('loading')}</p>`;
+  return html`<${mod.Preview} t=${t} api=${api} target=${target} close=${close} />`;
 }
 
 function fmtMs(ms) { return ms >= 1000 ? (ms / 1000).toFixed(1) + ' s' : ms + ' ms'; }
@@ -881,6 +854,7 @@ function Workspace({ t, lang, session, route, go }) {
   const [folders, setFolders] = useState(null);
   const [fileErr, setFileErr] = useState('');
   const [preview, setPreview] = useState(null);
+  const closePreview = useCallback(() => setPreview(null), []);
   const [detail, setDetail] = useState(null);
   const [notFound, setNotFound] = useState(false);
   const [sendErr, setSendErr] = useState('');
@@ -993,7 +967,12 @@ function Workspace({ t, lang, session, route, go }) {
   if (!known || notFound) return html`<${NotFound} t=${t} go=${go} />`;
   const conv = convRef.current;
   const running = conv && conv.status === 'running';
-  const openFile = (id, page) => setPreview({ id, page });
+  // A citation's passage: the search hit's text, or for a citation in an
+  // answer the passage the conversation's search found there.
+  const openFile = (id, page, passage) => {
+    metrics.previewOpenedAt = performance.now();
+    setPreview({ id, page, passage: passage || (page ? citedPassage(conv && conv.tools, id, page) : '') });
+  };
 
   // send starts a round: a new prompt, or (editOf) a sent prompt edited,
   // which becomes a new branch beside it.
@@ -1032,7 +1011,7 @@ function Workspace({ t, lang, session, route, go }) {
     </main>
     <aside class="right" aria-label=${t('activity')}>
       ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
-      <${Preview} t=${t} ws=${ws} target=${preview} close=${() => setPreview(null)} />
+      <${Preview} t=${t} target=${preview} close=${closePreview} />
       <${Activity} t=${t} conv=${conv} />
     </aside>
   </div>`;
@@ -1165,5 +1144,14 @@ function App() {
       route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}
   </div>`;
 }
+
+// A pointer over (or the focus on) a citation of a page starts loading
+// the preview and pdf.js, which the click then finds loaded or on its way.
+const warmPreview = (e) => {
+  if (!(e.target instanceof Element) || !e.target.closest('button.cite[data-page]')) return;
+  removeEventListener('pointerover', warmPreview); removeEventListener('focusin', warmPreview);
+  import('./preview.mjs').then((m) => m.warm()).catch(() => {});
+};
+addEventListener('pointerover', warmPreview); addEventListener('focusin', warmPreview);
 
 render(html`<${App} />`, document.getElementById('app'));

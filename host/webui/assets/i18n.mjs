@@ -63,6 +63,8 @@ const en = {
   extractor: 'Extractor', pages: 'Pages', unreadPages: 'Pages not fully read', text_partial: 'partly read', text_unreadable: 'unreadable',
   text_imageOnly: 'image only (a scan: only OCR reads it)', name: 'Name', rename: 'Rename', folder: 'Folder', tags: 'Tags', removeTag: 'Remove tag',
   addTag: 'Add a tag', download: 'Download', delete: 'Delete', confirmDelete: 'Delete this file and its versions?', versions: 'Versions', restore: 'Restore',
+  pageTools: 'Page and zoom', prevPage: 'Previous page', nextPage: 'Next page', zoomIn: 'Zoom in', zoomOut: 'Zoom out', citedPassage: 'Cited passage',
+  noEntries: 'This archive has no entries listed.', noText: 'No text was extracted from this file.', slide: 'Slide', notes: 'Notes', sheet: 'Sheet', more: 'More',
 };
 const de = {
   setupTitle: 'agenthost einrichten', setupLead: 'Dieser Server hat noch keine Organisation. Legen Sie die erste an; Sie werden ihre Administratorin bzw. ihr Administrator, mit einem ersten Arbeitsbereich.',
@@ -126,6 +128,8 @@ const de = {
   extractor: 'Extraktor', pages: 'Seiten', unreadPages: 'Nicht ganz gelesene Seiten', text_partial: 'teilweise gelesen', text_unreadable: 'unlesbar',
   text_imageOnly: 'nur Bild (ein Scan: nur OCR liest ihn)', name: 'Name', rename: 'Umbenennen', folder: 'Ordner', tags: 'Schlagwörter', removeTag: 'Schlagwort entfernen',
   addTag: 'Schlagwort hinzufügen', download: 'Herunterladen', delete: 'Löschen', confirmDelete: 'Diese Datei und ihre Versionen löschen?', versions: 'Versionen', restore: 'Wiederherstellen',
+  pageTools: 'Seite und Zoom', prevPage: 'Vorherige Seite', nextPage: 'Nächste Seite', zoomIn: 'Vergrössern', zoomOut: 'Verkleinern', citedPassage: 'Zitierte Stelle',
+  noEntries: 'Dieses Archiv hat keine aufgeführten Einträge.', noText: 'Aus dieser Datei wurde kein Text gelesen.', slide: 'Folie', notes: 'Notizen', sheet: 'Blatt', more: 'Mehr',
 };
 export const languages = { en: 'English', de: 'Deutsch' };
 const dicts = { en, de };
