@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/procguard"
+	"github.com/agenthost/agenthost/host/server"
 )
 
 // TestHideSecrets: serve's secrets are read from a copy of the environment
@@ -58,7 +59,11 @@ func TestHideSecrets(t *testing.T) {
 				}
 				t.Setenv(secretKeyFileEnv, c.keyEnv)
 			}
-			env, err := hideSecrets(c.keyFile, config)
+			file, err := server.ReadFile(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, err := hideSecrets(c.keyFile, file)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("%v, want %q", err, c.err)
