@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
@@ -162,10 +164,10 @@ type envSettings struct {
 	secretKey      string
 }
 
-// readEnv reads the settings that have no flag from env, each through its
+// readEnv reads the settings that have no flag and that role reads from env, each through its
 // entry in the registry (host/settings): a value that does not read as its
 // kind is an error naming the setting and the value, never its default.
-func readEnv(env func(string) string) (envSettings, error) {
+func readEnv(role Role, env func(string) string) (envSettings, error) {
 	e := envSettings{agentMaxRounds: 25, approvalTTL: workspace.DefaultApprovalTTL,
 		approvalSweep: 10 * time.Second, dataSourceTick: 30 * time.Second}
 	var errs []error
@@ -178,6 +180,9 @@ func readEnv(env func(string) string) (envSettings, error) {
 		if !ok {
 			errs = append(errs, fmt.Errorf("server: %s is not in the settings registry", name))
 			return "", false
+		}
+		if !slices.Contains(strings.Fields(s.Commands), role.String()) {
+			return "", false // another command's setting: not this role's to refuse
 		}
 		if err := s.Check(v); err != nil {
 			errs = append(errs, err)

@@ -120,7 +120,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 	}()
 	logger := cfg.Logger
-	if s.env, err = readEnv(cfg.Env); err != nil {
+	if s.env, err = readEnv(cfg.Role, cfg.Env); err != nil {
 		return nil, fmt.Errorf("%s: refusing to start:\n%w", cfg.Role, err)
 	}
 	// The model configuration is read before anything is opened: a wrong
