@@ -22,7 +22,7 @@ func TestHideSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := filepath.Join(dir, "agenthost.yaml")
-	if err := os.WriteFile(config, []byte("sqlQuery:\n  databases:\n    - name: sales\n      dsnEnv: SALES_DSN\nwebSearch:\n  provider: brave\n  apiKeyEnv: BRAVE_KEY\n"), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte("sqlQuery:\n  databases:\n    sales:\n      driver: postgres\n      dsnEnv: SALES_DSN\nwebSearch:\n  provider: brave\n  apiKeyEnv: BRAVE_KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	secret := map[string]string{

@@ -112,13 +112,13 @@ func ParseFile(data []byte, isJSON bool) (File, error) {
 			f.HasSignIn = true
 		case "webSearch":
 			f.WebSearch = &websearch.Config{}
-			err = strictSection(root, key, node, f.WebSearch)
+			err = strictSection(key, node, f.WebSearch)
 		case "sqlQuery":
 			f.SQLQuery = &sqlquery.Config{}
-			err = strictSection(root, key, node, f.SQLQuery)
+			err = strictSection(key, node, f.SQLQuery)
 		case "objectStorage":
 			f.ObjectStorage = &ObjectStorageSection{}
-			err = strictSection(root, key, node, f.ObjectStorage)
+			err = strictSection(key, node, f.ObjectStorage)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -131,9 +131,10 @@ func ParseFile(data []byte, isJSON bool) (File, error) {
 }
 
 // strictSection decodes a section into v refusing unknown keys. yaml's own
-// errors say the line; the key at that line is named before them, with the
-// value, so that the error says which setting could not be read.
-func strictSection(root *yaml.Node, key string, n *yaml.Node, v any) error {
+// errors say a line of the re-encoded section; the key on that line is
+// named before them, with its value and its line in the file, so that the
+// error says which setting could not be read.
+func strictSection(key string, n *yaml.Node, v any) error {
 	b, err := yaml.Marshal(n)
 	if err != nil {
 		return err
@@ -141,25 +142,29 @@ func strictSection(root *yaml.Node, key string, n *yaml.Node, v any) error {
 	d := yaml.NewDecoder(bytes.NewReader(b))
 	d.KnownFields(true)
 	if err := d.Decode(v); err != nil {
-		// The marshalled section starts its lines at 1: the first key of
-		// the section is on line n.Line of the file.
 		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			var msgs []string
-			for _, m := range te.Errors {
-				msgs = append(msgs, nameLine(n, key, m))
-			}
-			return fmt.Errorf("%s: %s", key, strings.Join(msgs, "; "))
+		if !errors.As(err, &te) {
+			return fmt.Errorf("%s: %w", key, err)
 		}
-		return fmt.Errorf("%s: %w", key, err)
+		// The re-encoded section, whose lines yaml's errors count.
+		var enc yaml.Node
+		if yaml.Unmarshal(b, &enc) != nil || len(enc.Content) == 0 {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		var msgs []string
+		for _, m := range te.Errors {
+			msgs = append(msgs, nameLine(enc.Content[0], n, key, m))
+		}
+		return fmt.Errorf("%s: %s", key, strings.Join(msgs, "; "))
 	}
 	return nil
 }
 
-// nameLine prefixes a yaml error of the re-marshalled section ("line 3:
+// nameLine prefixes a yaml error about the re-encoded section enc ("line 3:
 // field bukcet not found …", "line 2: cannot unmarshal !!str `big` …") with
-// the key path and value it is about, and gives the file's line.
-func nameLine(section *yaml.Node, key, msg string) string {
+// the key path and value it is about, and says the line of that key in
+// the file (orig).
+func nameLine(enc, orig *yaml.Node, key, msg string) string {
 	rest, ok := strings.CutPrefix(msg, "line ")
 	if !ok {
 		return msg
@@ -172,43 +177,72 @@ func nameLine(section *yaml.Node, key, msg string) string {
 	if err != nil {
 		return msg
 	}
-	// Marshalled at indentation 0, the section's first key is line 1.
-	fileLine := line - 1 + firstLine(section)
-	path, value := keyAt(section, key, fileLine)
+	path, value, steps := keyAt(enc, key, line, nil)
 	if path == "" {
-		return fmt.Sprintf("line %d: %s", fileLine, text)
+		return text
 	}
-	return fmt.Sprintf("%s=%q (line %d): %s", path, value, fileLine, text)
+	if k := follow(orig, steps); k != nil {
+		return fmt.Sprintf("%s=%q (line %d): %s", path, value, k.Line, text)
+	}
+	return fmt.Sprintf("%s=%q: %s", path, value, text)
 }
 
-func firstLine(n *yaml.Node) int {
-	if len(n.Content) > 0 {
-		return n.Content[0].Line
-	}
-	return n.Line
-}
-
-// keyAt is the dotted path of the key on line (under prefix), and its
-// scalar value; "" when no key is there.
-func keyAt(n *yaml.Node, prefix string, line int) (string, string) {
-	if n.Kind != yaml.MappingNode {
+// keyAt is the dotted path (under prefix) of the key on line of n, its
+// value, and the steps to it (mapping keys, or sequence indexes as "#i");
+// "" when no key is there.
+func keyAt(n *yaml.Node, prefix string, line int, steps []string) (string, string, []string) {
+	if n.Kind == yaml.SequenceNode {
 		for i, c := range n.Content {
-			if p, v := keyAt(c, fmt.Sprintf("%s[%d]", prefix, i), line); p != "" {
-				return p, v
+			if p, v, st := keyAt(c, fmt.Sprintf("%s[%d]", prefix, i), line, append(steps, "#"+strconv.Itoa(i))); p != "" {
+				return p, v, st
 			}
 		}
-		return "", ""
+		return "", "", nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return "", "", nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		st := append(append([]string(nil), steps...), k.Value)
 		if k.Line == line {
-			return prefix + "." + k.Value, v.Value
+			return prefix + "." + k.Value, v.Value, st
 		}
-		if p, val := keyAt(v, prefix+"."+k.Value, line); p != "" {
-			return p, val
+		if p, val, s := keyAt(v, prefix+"."+k.Value, line, st); p != "" {
+			return p, val, s
 		}
 	}
-	return "", ""
+	return "", "", nil
+}
+
+// follow returns the key node the steps of keyAt lead to in n; nil when
+// they lead nowhere.
+func follow(n *yaml.Node, steps []string) *yaml.Node {
+	var key *yaml.Node
+	for _, st := range steps {
+		if i, ok := strings.CutPrefix(st, "#"); ok && n.Kind == yaml.SequenceNode {
+			j, err := strconv.Atoi(i)
+			if err != nil || j >= len(n.Content) {
+				return nil
+			}
+			n = n.Content[j]
+			continue
+		}
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for k := 0; k+1 < len(n.Content); k += 2 {
+			if n.Content[k].Value == st {
+				key, next = n.Content[k], n.Content[k+1]
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	return key
 }
 
 // SecretEnv are the variables the file names as holding secrets: the

@@ -533,7 +533,7 @@ func (s *Server) runWorker(ctx context.Context) error {
 func (s *Server) runServe(ctx context.Context) error {
 	cfg, logger, db, runner := s.cfg, s.logger, s.db, s.runner
 	if err := s.queue.Start(ctx); err != nil {
-		return err
+		return stopped(ctx, err)
 	}
 	s.started = true
 	// The API serves at once; plugins compile on first use, and in the
@@ -590,7 +590,7 @@ func (s *Server) runServe(ctx context.Context) error {
 	}
 	logger.Info("agenthost listening", "addr", cfg.Addr, "plugins", len(s.host.Plugins()))
 	if err := announceSetup(ctx, db, cfg.Addr, logger); err != nil {
-		return err
+		return stopped(ctx, err)
 	}
 	stopMCP := serveMCP(ctx, logger, cfg.MCP.Addr, s.mcpDeps, cfg.ShutdownTimeout/2)
 	defer stopMCP()
@@ -604,6 +604,15 @@ func (s *Server) runServe(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// stopped is err, or nil when ctx ended: a stop during start-up makes a
+// step fail with the context's error, and that is a clean stop.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // Close stops what Run started and releases what New opened, in reverse

@@ -272,3 +272,13 @@ func TestReadFileRefusesMisspeltKey(t *testing.T) {
 }
 
 func mustErr(_ File, err error) error { return err }
+
+// TestReadFileNamesTheLine: the key an error is about is named with its
+// line in the file, blank lines and comments of the section counted.
+func TestReadFileNamesTheLine(t *testing.T) {
+	body := "# agenthost\nobjectStorage:\n\n  # the bucket\n  bucket: b\n\n  partSize: big\n"
+	_, err := ParseFile([]byte(body), false)
+	if err == nil || !strings.Contains(err.Error(), `objectStorage.partSize="big" (line 7)`) {
+		t.Fatalf("%v, want objectStorage.partSize=\"big\" (line 7)", err)
+	}
+}
