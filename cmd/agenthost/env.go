@@ -58,7 +58,6 @@ func envSize(key string, def int64) int64 {
 	return def
 }
 
-
 // sizeValue is a flag of a size in bytes that takes the units of
 // settings.ParseSize.
 type sizeValue int64
