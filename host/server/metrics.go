@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// serveMetrics serves /metrics on addr for `agenthost worker`, which has no
+// serveMetrics serves /metrics on addr for the worker, which has no
 // API server to serve them, under serve's rule: loopback clients, and
 // others only with the metrics token. "off" serves nothing. It returns a
 // function that stops the server.

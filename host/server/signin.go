@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -24,14 +24,10 @@ type signInWiring struct {
 	ui  *webui.UI
 }
 
-// loadSignIn reads the signIn: section of the file at path and builds the
-// services; without the section there are no providers, and invitation
-// links are shown to copy.
-func loadSignIn(path string, env func(string) string, db *store.DB, logger *slog.Logger) (*signInWiring, error) {
-	cfg, err := signin.LoadConfig(path, env)
-	if err != nil {
-		return nil, err
-	}
+// newSignIn builds the services of the signIn: section (cfg); without one
+// there are no providers, and invitation links are shown to copy.
+func newSignIn(cfg signin.Config, db *store.DB, logger *slog.Logger) (*signInWiring, error) {
+	var err error
 	w := &signInWiring{}
 	rec := audit.NewLog(db, logger)
 	if len(cfg.Providers) > 0 {
