@@ -15,7 +15,7 @@ TESTPKGS  ?= ./... ./pdk/... ./sdk/...
 # patch (PATCHES.md there): vet and staticcheck check ours only.
 NOTVENDORED = grep -v /internal/gojson
 
-.PHONY: all build plugins testplugins test bench run vet lint race testdeps clean webui-vendor mcp-conformance
+.PHONY: all build plugins testplugins test bench run vet lint race testdeps clean webui-vendor mcp-conformance modules
 
 all: build
 
@@ -61,6 +61,13 @@ testdeps:
 test: testdeps plugins testplugins
 	$(GO) vet $$($(GO) list $(TESTPKGS) | $(NOTVENDORED))
 	$(GOTEST) -count=1 -timeout 25m $(TESTPKGS)
+
+# What a plugin author and an API client outside the repository do: the PDK
+# and SDK modules served from a GOPROXY folder made of this checkout, a
+# scaffolded plugin and an SDK program built with only `go get` (make test
+# runs it too).
+modules:
+	$(GOTEST) -count=1 -run '^TestOutsideTheRepositoryWithGoGet$$' -v ./cmd/agenthost
 
 # The MCP conformance suite (npm @modelcontextprotocol/conformance 0.1.16,
 # and 0.2.0-alpha.12 with --requirements 2026-07-28, on Node 22 from npm)

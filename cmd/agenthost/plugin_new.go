@@ -10,13 +10,21 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"text/template"
 	"unicode"
+
+	"golang.org/x/mod/semver"
 )
 
-// agenthostModule is the module path plugins import the PDK from.
-const agenthostModule = "github.com/agenthost/agenthost"
+// agenthostModule is the server's module path; pdkModule is the PDK's, a
+// module of its own that plugins outside the repository `go get`.
+const (
+	agenthostModule = "github.com/agenthost/agenthost"
+	pdkModule       = agenthostModule + "/pdk"
+)
 
 // pluginNameRE is the manifest's name rule (host/wasm/manifest/schema.json).
 var pluginNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,62}[a-z0-9]$`)
@@ -29,7 +37,8 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	kind := fs.String("kind", "tool", "tool, extractor, connector or actions")
 	dir := fs.String("dir", "", "folder to make (default: ./NAME)")
-	source := fs.String("agenthost", "", "agenthost source checkout the plugin's go.mod points at, when the folder lies outside one (default: the checkout around the current directory)")
+	source := fs.String("agenthost", "", "agenthost source checkout the plugin's go.mod points at instead of a PDK version, with `plugin test`'s Go harness (for work on the PDK itself)")
+	pdkVersion := fs.String("pdk", "", "the PDK module version the plugin's go.mod requires outside a checkout (default: this server's version)")
 	module := fs.String("module", "", "the plugin's Go module path outside a checkout (default: example.com/NAME)")
 	name, err := parseWithFile(fs, args)
 	if err != nil {
@@ -48,34 +57,53 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	if entries, err := os.ReadDir(abs); err == nil && len(entries) > 0 {
 		return fmt.Errorf("plugin new: %s exists and is not empty (nothing written)", *dir)
 	}
-	// Inside an agenthost checkout the plugin builds in its module; outside,
-	// it gets a module of its own that points at a checkout for the PDK.
+	// Inside an agenthost checkout the plugin builds in its module. Outside,
+	// it gets a module of its own requiring the PDK module at the server's
+	// version (or -pdk), which `go mod tidy` fetches like any module; only
+	// with -agenthost, or from a server build without a version, does its
+	// go.mod point at a checkout instead.
 	checkout, mod := enclosingModule(filepath.Dir(abs))
 	var extra map[string]string
+	harness := true
 	if mod != agenthostModule {
+		version := *pdkVersion
+		if version == "" && *source == "" {
+			version = serverModuleVersion()
+		}
 		src := *source
-		if src == "" {
+		if src == "" && version == "" {
 			if wd, err := os.Getwd(); err == nil {
 				if r, m := enclosingModule(wd); m == agenthostModule {
 					src = r
 				}
 			}
 		}
-		if src == "" {
+		switch {
+		case version != "" && *source == "":
+			if !validModuleVersion(version) {
+				return fmt.Errorf("plugin new: -pdk %q is not a module version (v1.2.3 or a pseudo-version; nothing written)", version)
+			}
+			extra = pdkModuleFiles(name, *module, version, goDirective())
+			harness = false // host/plugintest is the server's: `plugin test` runs the fixtures
+		case src != "":
+			if extra, err = moduleFiles(name, *module, src); err != nil {
+				return err
+			}
+			checkout, _ = filepath.Abs(src)
+		default:
 			where := "no Go module"
 			if checkout != "" {
 				where = "module " + mod
 			}
-			return fmt.Errorf("plugin new: %s lies in %s; the PDK comes from an agenthost checkout: run this inside one, or pass -agenthost PATH (nothing written)", *dir, where)
+			return fmt.Errorf("plugin new: %s lies in %s and this agenthost build has no version to require the PDK module (%s) at: pass -pdk VERSION, or -agenthost PATH of a checkout (nothing written)", *dir, where, pdkModule)
 		}
-		if extra, err = moduleFiles(name, *module, src); err != nil {
-			return err
-		}
-		checkout, _ = filepath.Abs(src)
 	}
 	files, err := scaffold(name, *kind, checkout)
 	if err != nil {
 		return err
+	}
+	if !harness {
+		delete(files, "main_test.go")
 	}
 	for k, v := range extra {
 		files[k] = v
@@ -89,7 +117,11 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "made %s plugin %s in %s\nnext:\n  agenthost plugin build %s\n  agenthost plugin test %s\n", *kind, name, *dir, *dir, *dir)
+	tidy := ""
+	if !harness {
+		tidy = fmt.Sprintf("  (cd %s && go mod tidy)   # fetches the PDK module\n", *dir)
+	}
+	fmt.Fprintf(stdout, "made %s plugin %s in %s\nnext:\n%s  agenthost plugin build %s\n  agenthost plugin test %s\n", *kind, name, *dir, tidy, *dir, *dir)
 	return nil
 }
 
@@ -235,6 +267,49 @@ func moduleFiles(name, module, src string) (map[string]string, error) {
 			module, goVersion, agenthostModule, agenthostModule, src, replaces, strings.Join(reqs, " // indirect\n\t")),
 		"go.sum": string(sum),
 	}, nil
+}
+
+// pdkModuleFiles is the go.mod of a plugin outside a checkout: its own
+// module requiring the PDK module at version, and nothing else: the PDK
+// depends on the standard library only (its JSON decoder is a copy inside
+// it, pdk/internal/gojson), so `go mod tidy` adds no other module.
+func pdkModuleFiles(name, module, version, goVersion string) map[string]string {
+	if module == "" {
+		module = "example.com/" + name
+	}
+	return map[string]string{
+		"go.mod": fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s %s\n", module, goVersion, pdkModule, version),
+	}
+}
+
+// serverModuleVersion is the version of the agenthost module this binary
+// was built from, which the PDK module is released at too (tags vX.Y.Z,
+// pdk/vX.Y.Z and sdk/vX.Y.Z on one commit); "" for a build that names no
+// module version a proxy could serve: a checkout with uncommitted changes,
+// or one without version control information.
+func serverModuleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Path != agenthostModule || !validModuleVersion(bi.Main.Version) {
+		return ""
+	}
+	return bi.Main.Version
+}
+
+// validModuleVersion reports whether v can be required in a go.mod: a
+// semantic version with a leading v, without build metadata (a "+dirty"
+// build names no commit).
+func validModuleVersion(v string) bool {
+	return semver.IsValid(v) && semver.Build(v) == ""
+}
+
+// goDirective is the go line of a new plugin's go.mod: the toolchain this
+// server was built with, which is at least what the PDK's go.mod asks.
+func goDirective() string {
+	v := strings.TrimPrefix(runtime.Version(), "go")
+	if i := strings.IndexFunc(v, func(r rune) bool { return r != '.' && (r < '0' || r > '9') }); i >= 0 {
+		v = v[:i] // go1.27rc1, devel builds
+	}
+	return v
 }
 
 // localReplaces returns goMod's single-line replace directives that point

@@ -38,6 +38,8 @@ func TestPluginNewRefuses(t *testing.T) {
 		{"a name the manifest refuses", []string{"Bad_Name"}, "is not a plugin name"},
 		{"a folder in use", []string{"-dir", busy}, "is not empty"},
 		{"not a checkout", []string{"-agenthost", t.TempDir()}, "is not an agenthost checkout"},
+		{"a -pdk that is not a module version", []string{"-pdk", "1.2.0"}, "is not a module version"},
+		{"a -pdk of a build with changes", []string{"-pdk", "v0.0.0-20261202150000-2933e72abcde+dirty"}, "is not a module version"},
 	}
 	for _, c := range cases {
 		if c.want == "" {
