@@ -258,9 +258,7 @@ func moduleFiles(name, module, src string) (map[string]string, error) {
 	}
 	replaces := ""
 	if r := localReplaces(string(goMod), src); len(r) > 0 {
-		// The checkout's patched copies (third_party/), which a dependency's
-		// replace directives would not bring along.
-		replaces = "\n// The checkout's patched copies of its dependencies.\n" + strings.Join(r, "\n") + "\n"
+		replaces = "\n// The checkout's PDK and SDK modules.\n" + strings.Join(r, "\n") + "\n"
 	}
 	return map[string]string{
 		"go.mod": fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s v0.0.0\n\n// The PDK and `agenthost plugin test`'s harness come from this checkout.\nreplace %s => %s\n%s\n// What the checkout uses, at its versions.\nrequire (\n\t%s // indirect\n)\n",
@@ -312,14 +310,30 @@ func goDirective() string {
 	return v
 }
 
-// localReplaces returns goMod's single-line replace directives that point
-// at a directory of the checkout, as directives naming it absolutely.
+// localReplaces returns goMod's replace directives (single-line or in a
+// block) that point at a directory of the checkout, as directives naming it
+// absolutely: the PDK and SDK modules, which the checkout's go.mod points
+// at its own folders, and a dependency's replace would not bring along.
 func localReplaces(goMod, src string) []string {
 	var out []string
+	inBlock := false
 	for _, l := range strings.Split(goMod, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(l), "replace ")
-		if !ok {
+		l = strings.TrimSpace(l)
+		var rest string
+		switch {
+		case l == "replace (":
+			inBlock = true
 			continue
+		case inBlock && l == ")":
+			inBlock = false
+			continue
+		case inBlock:
+			rest = l
+		default:
+			var ok bool
+			if rest, ok = strings.CutPrefix(l, "replace "); !ok {
+				continue
+			}
 		}
 		from, to, ok := strings.Cut(rest, "=>")
 		to = strings.TrimSpace(to)
