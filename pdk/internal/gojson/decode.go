@@ -162,8 +162,7 @@ func validateEndBuf(src []byte, cursor int64) error {
 //nolint:staticcheck
 //go:nosplit
 func noescape(p unsafe.Pointer) unsafe.Pointer {
-	x := uintptr(p)
-	return unsafe.Pointer(x ^ 0)
+	return p
 }
 
 func validateType(typ *runtime.Type, p uintptr) error {

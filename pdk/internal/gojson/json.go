@@ -18,7 +18,7 @@ type Marshaler interface {
 // MarshalerContext is the interface implemented by types that
 // can marshal themselves into valid JSON with context.Context.
 type MarshalerContext interface {
-	MarshalJSON(context.Context) ([]byte, error)
+	MarshalJSONContext(context.Context) ([]byte, error)
 }
 
 // Unmarshaler is the interface implemented by types
@@ -36,7 +36,7 @@ type Unmarshaler interface {
 // UnmarshalerContext is the interface implemented by types
 // that can unmarshal with context.Context a JSON description of themselves.
 type UnmarshalerContext interface {
-	UnmarshalJSON(context.Context, []byte) error
+	UnmarshalJSONContext(context.Context, []byte) error
 }
 
 // Marshal returns the JSON encoding of v.

@@ -127,7 +127,7 @@ func decodeStreamUnmarshalerContext(s *Stream, depth int64, unmarshaler unmarsha
 	dst := make([]byte, len(src))
 	copy(dst, src)
 
-	if err := unmarshaler.UnmarshalJSON(s.Option.Context, dst); err != nil {
+	if err := unmarshaler.UnmarshalJSONContext(s.Option.Context, dst); err != nil {
 		return err
 	}
 	return nil
@@ -161,7 +161,7 @@ func decodeUnmarshalerContext(ctx *RuntimeContext, buf []byte, cursor, depth int
 	dst := make([]byte, len(src))
 	copy(dst, src)
 
-	if err := unmarshaler.UnmarshalJSON(ctx.Option.Context, dst); err != nil {
+	if err := unmarshaler.UnmarshalJSONContext(ctx.Option.Context, dst); err != nil {
 		return 0, err
 	}
 	return end, nil

@@ -56,7 +56,7 @@ func (d *unmarshalJSONDecoder) DecodeStream(s *Stream, depth int64, p unsafe.Poi
 		} else {
 			ctx = context.Background()
 		}
-		if err := v.UnmarshalJSON(ctx, dst); err != nil {
+		if err := v.UnmarshalJSONContext(ctx, dst); err != nil {
 			d.annotateError(s.cursor, err)
 			return err
 		}
@@ -86,7 +86,7 @@ func (d *unmarshalJSONDecoder) Decode(ctx *RuntimeContext, cursor, depth int64, 
 		ptr: p,
 	}))
 	if (ctx.Option.Flags & ContextOption) != 0 {
-		if err := v.(unmarshalerContext).UnmarshalJSON(ctx.Option.Context, dst); err != nil {
+		if err := v.(unmarshalerContext).UnmarshalJSONContext(ctx.Option.Context, dst); err != nil {
 			d.annotateError(cursor, err)
 			return 0, err
 		}
