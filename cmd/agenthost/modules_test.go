@@ -122,33 +122,38 @@ func TestOutsideTheRepositoryWithGoGet(t *testing.T) {
 		}
 	}
 
-	t.Run("plugin", func(t *testing.T) {
-		dir := filepath.Join(outside, "hello")
-		out, stderr, err := run0(t, "plugin", "new", "hello", "-dir", dir, "-pdk", version)
-		if err != nil {
-			t.Fatalf("plugin new: %v\n%s", err, stderr)
-		}
-		if !strings.Contains(out, "go mod tidy") {
-			t.Errorf("plugin new's next steps lack go mod tidy:\n%s", out)
-		}
-		goMod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := "require " + pdkModule + " " + version + "\n"; !strings.Contains(string(goMod), want) || strings.Contains(string(goMod), "replace") {
-			t.Fatalf("the scaffold's go.mod:\n%s\nwant %q and no replace", goMod, want)
-		}
-		if _, err := os.Stat(filepath.Join(dir, "main_test.go")); err == nil {
-			t.Fatal("the scaffold outside a checkout has main_test.go, whose harness is the server's module")
-		}
-		goCmd(dir, nil, "get", pdkModule+"@"+version)
-		onlyModules(dir, "example.com/hello", pdkModule)
-		goCmd(dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, "build", "-buildmode=c-shared", "-o", filepath.Join(outside, "hello.wasm"), ".")
-		// The server's own build and fixture run of the same folder.
-		if out, stderr, err := run0(t, "plugin", "test", dir); err != nil || !strings.Contains(out, "2 passed, 0 failed") {
-			t.Fatalf("plugin test: %v\n%s%s", err, out, stderr)
-		}
-	})
+	// Every kind the scaffold makes; the tool's fixtures are its two.
+	for _, kind := range []string{"tool", "extractor", "actions", "connector"} {
+		t.Run("plugin "+kind, func(t *testing.T) {
+			name := "hello-" + kind
+			dir := filepath.Join(outside, name)
+			out, stderr, err := run0(t, "plugin", "new", name, "-kind", kind, "-dir", dir, "-pdk", version)
+			if err != nil {
+				t.Fatalf("plugin new: %v\n%s", err, stderr)
+			}
+			if !strings.Contains(out, "go mod tidy") {
+				t.Errorf("plugin new's next steps lack go mod tidy:\n%s", out)
+			}
+			goMod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "require " + pdkModule + " " + version + "\n"; !strings.Contains(string(goMod), want) || strings.Contains(string(goMod), "replace") {
+				t.Fatalf("the scaffold's go.mod:\n%s\nwant %q and no replace", goMod, want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "main_test.go")); err == nil {
+				t.Fatal("the scaffold outside a checkout has main_test.go, whose harness is the server's module")
+			}
+			goCmd(dir, nil, "get", pdkModule+"@"+version)
+			onlyModules(dir, "example.com/"+name, pdkModule)
+			goCmd(dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, "build", "-buildmode=c-shared", "-o", filepath.Join(outside, name+".wasm"), ".")
+			// The server's own build and fixture run of the same folder.
+			out, stderr, err = run0(t, "plugin", "test", dir)
+			if err != nil || !strings.Contains(out, " 0 failed") || strings.Contains(out, "FAIL") || kind == "tool" && !strings.Contains(out, "2 passed, 0 failed") {
+				t.Fatalf("plugin test: %v\n%s%s", err, out, stderr)
+			}
+		})
+	}
 
 	t.Run("sdk", func(t *testing.T) {
 		dir := filepath.Join(outside, "prog")

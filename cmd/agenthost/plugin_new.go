@@ -85,6 +85,7 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			extra = pdkModuleFiles(name, *module, version, goDirective())
 			harness = false // host/plugintest is the server's: `plugin test` runs the fixtures
+			checkout = ""   // the PDK of the server's version has what its scaffolds use
 		case src != "":
 			if extra, err = moduleFiles(name, *module, src); err != nil {
 				return err
@@ -138,7 +139,7 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 		tmpl = extractorScaffold
 	case "connector":
 		// The connector PDK is newer than some checkouts, as pdk/actions.
-		for _, f := range []string{"pdk/connector/connector.go", "pdk/connection/connection.go"} {
+		for _, f := range checkoutFiles(checkout, "pdk/connector/connector.go", "pdk/connection/connection.go") {
 			if _, err := os.Stat(filepath.Join(checkout, filepath.FromSlash(f))); err != nil {
 				return nil, fmt.Errorf("plugin new: -kind connector needs the connector PDK (%s), which the checkout %s does not have; a scaffold that cannot build is not made", f, checkout)
 			}
@@ -147,7 +148,7 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 	case "actions":
 		// The legacy-actions PDK is newer than some checkouts: a scaffold
 		// that cannot build is not made.
-		if _, err := os.Stat(filepath.Join(checkout, "pdk", "actions", "actions.go")); err != nil {
+		if _, err := os.Stat(filepath.Join(checkout, "pdk", "actions", "actions.go")); checkout != "" && err != nil {
 			return nil, fmt.Errorf("plugin new: -kind actions needs the PDK for legacy method.action descriptors (pdk/actions), which the checkout %s does not have; a scaffold that cannot build is not made", checkout)
 		}
 		tmpl = actionsScaffold
@@ -163,6 +164,15 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 		out[path] = b.String()
 	}
 	return out, nil
+}
+
+// checkoutFiles are files of a checkout a scaffold needs; none when the
+// plugin requires the PDK module at the server's version (checkout "").
+func checkoutFiles(checkout string, files ...string) []string {
+	if checkout == "" {
+		return nil
+	}
+	return files
 }
 
 type scaffoldData struct {
