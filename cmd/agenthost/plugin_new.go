@@ -30,8 +30,10 @@ const (
 var pluginNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,62}[a-z0-9]$`)
 
 // pluginNewCmd scaffolds a plugin folder that builds and passes its own
-// fixtures as it is: plugin.json, main.go on the PDK, a test that builds it
-// and runs the fixtures, and testdata/ with the fixtures.
+// fixtures as it is: plugin.json, main.go on the PDK, testdata/ with the
+// fixtures, and either a go.mod requiring the PDK module (outside a
+// checkout) or a Go test that builds it and runs the fixtures (in one, or
+// pointed at one with -agenthost).
 func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plugin new", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -62,6 +64,9 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	// version (or -pdk), which `go mod tidy` fetches like any module; only
 	// with -agenthost, or from a server build without a version, does its
 	// go.mod point at a checkout instead.
+	if *pdkVersion != "" && *source != "" {
+		return fmt.Errorf("plugin new: -pdk requires the PDK module, -agenthost points at a checkout instead: give one (nothing written)")
+	}
 	checkout, mod := enclosingModule(filepath.Dir(abs))
 	var extra map[string]string
 	harness := true
