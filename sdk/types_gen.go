@@ -1297,7 +1297,7 @@ type ToolPolicy struct {
 type ToolResult struct {
 	Data  json.RawMessage `json:"data,omitempty"`
 	Error ToolResultError `json:"error,omitempty"`
-	Ok    bool            `json:"ok,omitempty"`
+	OK    bool            `json:"ok,omitempty"`
 	Stats json.RawMessage `json:"stats,omitempty"`
 	Text  string          `json:"text,omitempty"`
 }

@@ -115,7 +115,7 @@ func addGrantFlags(fs *flag.FlagSet, named bool) grantFlags {
 		fs.Var(g.uninterruptible, "allow-uninterruptible", "load the named plugin "+why+" (repeatable)")
 	} else {
 		fs.Var(g.mounts, "mount", "grant the plugin a host directory: HOST:GUEST or HOST:GUEST:ro (repeatable)")
-		fs.Var(g.hosts, "grant-host", "let the plugin reach hosts its manifest does not list: HOST,HOST (allowedHosts syntax; repeatable)")
+		fs.Var(g.hosts, "grant-host", "let the plugin reach hosts its manifest does not list: HOST,HOST or PLUGIN=HOST,HOST (allowedHosts syntax; repeatable)")
 		fs.BoolVar(g.uninterruptibleOne, "allow-uninterruptible", false, "load the plugin "+why)
 	}
 	return g
@@ -156,6 +156,11 @@ func (g grantFlags) apply(cfg wasm.Config, plugin string) (wasm.Config, error) {
 	}
 	for _, s := range *g.hosts {
 		name, list := plugin, s
+		// plugin call also takes serve's PLUGIN=HOST form when it names the
+		// plugin called: a denial's hint (wasm's hostsHint) gives that form.
+		if n, l, ok := strings.Cut(s, "="); ok && plugin != "" && n == plugin {
+			list = l
+		}
 		if plugin == "" {
 			var ok bool
 			if name, list, ok = strings.Cut(s, "="); !ok || list == "" {
