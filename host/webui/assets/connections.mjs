@@ -53,6 +53,10 @@ export function safeRedirect(u) {
   } catch { return ''; }
 }
 
+// The Microsoft services a connection may ask for (host/connections:
+// microsoftServiceScopes).
+const msServices = ['files', 'outlook', 'teams'];
+
 export function Connections({ t, api, notice, dismiss, back }) {
   const [list, setList] = useState(null);
   const [providers, setProviders] = useState([]);
@@ -109,7 +113,12 @@ export function Connections({ t, api, notice, dismiss, back }) {
     e.preventDefault();
     setOauthErr('');
     try {
-      const r = await api('POST', '/connections/authorize', { provider: oauthChosen.name, label: e.target.elements.oauthLabel.value.trim() });
+      // Microsoft asks only for the chosen services' scopes (incremental
+      // consent: Teams needs an administrator's consent, files and mail
+      // do not).
+      const services = oauthChosen.name === 'microsoft' ? msServices.filter((x) => e.target.elements['svc-' + x].checked) : undefined;
+      if (services && services.length === 0) throw new Error(t('chooseAService'));
+      const r = await api('POST', '/connections/authorize', { provider: oauthChosen.name, label: e.target.elements.oauthLabel.value.trim(), services });
       const to = safeRedirect(r && r.authorizationUrl);
       if (!to) throw new Error(t('badAuthUrl'));
       location.assign(to);
@@ -153,6 +162,8 @@ export function Connections({ t, api, notice, dismiss, back }) {
         <label>${t('provider')}<select name="oauthProvider" value=${oauthChosen.name} onChange=${(e) => setOauthProvider(e.target.value)}>
           ${oauthProviders.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
         <label>${t('label')}<input name="oauthLabel" maxlength="200" /></label>
+        ${oauthChosen.name === 'microsoft' && html`<fieldset class="conn-services" data-testid="ms-services"><legend>${t('servicesToConnect')}</legend>
+          ${msServices.map((x) => html`<label><input type="checkbox" name=${'svc-' + x} defaultChecked=${x !== 'teams'} /> ${t('msService_' + x)}</label>`)}</fieldset>`}
         <button type="submit" data-testid="oauth-connect">${t('connect')}</button>
       </form>
       ${oauthErr && html`<p class="error" role="alert">${oauthErr}</p>`}

@@ -65,8 +65,8 @@ export function MessageActions({ t, api, wf, item, running, readOnly, onEdit }) 
     ${prompt && !readOnly && html`<button type="button" disabled=${running} onClick=${onEdit} data-testid="edit">${t('edit')}</button>`}
     ${answer && !readOnly && html`<button type="button" disabled=${running} data-testid="regenerate"
       onClick=${() => act(() => api('POST', `/workflows/${encodeURIComponent(wf)}/messages/${encodeURIComponent(m.id)}/regenerate`))}>${t('regenerate')}</button>
-      <button type="button" aria-pressed=${fb === 'helpful'} data-testid="helpful" onClick=${() => rate(fb === 'helpful' ? '' : 'helpful')}>👍<span class="sr-only">${t('helpful')}</span></button>
-      <button type="button" aria-pressed=${fb === 'unhelpful'} data-testid="unhelpful" onClick=${() => (fb === 'unhelpful' ? rate('') : setNote(''))}>👎<span class="sr-only">${t('unhelpful')}</span></button>`}
+      <button type="button" aria-pressed=${fb === 'helpful'} data-testid="helpful" onClick=${() => rate(fb === 'helpful' ? '' : 'helpful')}>${t('helpful')}</button>
+      <button type="button" aria-pressed=${fb === 'unhelpful'} data-testid="unhelpful" onClick=${() => (fb === 'unhelpful' ? rate('') : setNote(''))}>${t('unhelpful')}</button>`}
     ${note !== null && html`<form class="feedback-note" onSubmit=${(e) => { e.preventDefault(); rate('unhelpful', note); }}>
       <label for=${'fb-' + m.id}>${t('feedbackNote')}</label>
       <input id=${'fb-' + m.id} value=${note} maxlength="4000" onInput=${(e) => setNote(e.target.value)} data-testid="feedback-note" />
