@@ -56,10 +56,11 @@ func BenchmarkIngestMemory(b *testing.B) {
 	for id, d := range ids {
 		srv.waitIndexed(b, id, d, 20*time.Minute)
 	}
-	b.Logf("%d documents ingested in %v, resident %d MiB", len(docs), time.Since(t0).Round(time.Second), procStatusKiB(b, srv.cmd.Process.Pid, "VmRSS")/1024)
+	b.Logf("%d documents ingested in %v; %s", len(docs), time.Since(t0).Round(time.Second), srv.memory(b))
 	peak := procStatusKiB(b, srv.cmd.Process.Pid, "VmHWM")
 	time.Sleep(ingestIdleWait)
 	idle := procStatusKiB(b, srv.cmd.Process.Pid, "VmRSS")
+	b.Logf("after %v idle: %s", ingestIdleWait, srv.memory(b))
 	figure.Report("ingest.peak_rss.mb", float64(peak)/1024, "MB")
 	figure.Report("ingest.idle_rss.mb", float64(idle)/1024, "MB")
 	figure.Report("ingest.documents", float64(len(docs)), "files")
@@ -176,6 +177,32 @@ func (s *served) waitIndexed(b *testing.B, id, name string, limit time.Duration)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// memory describes where the server's memory is, for the bench's log:
+// resident anonymous and file-backed memory, and the Go heap from /metrics.
+func (s *served) memory(b *testing.B) string {
+	pid := s.cmd.Process.Pid
+	out := fmt.Sprintf("resident %d MiB (anonymous %d MiB, files %d MiB)", procStatusKiB(b, pid, "VmRSS")/1024,
+		procStatusKiB(b, pid, "RssAnon")/1024, procStatusKiB(b, pid, "RssFile")/1024)
+	req, _ := http.NewRequest(http.MethodGet, s.base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, v, ok := strings.Cut(sc.Text(), " ")
+		switch name {
+		case "go_memstats_heap_inuse_bytes", "go_memstats_heap_idle_bytes", "go_memstats_heap_released_bytes", "go_memstats_sys_bytes":
+			if f, err := strconv.ParseFloat(v, 64); ok && err == nil {
+				out += fmt.Sprintf(", %s %.0f MiB", strings.TrimSuffix(strings.TrimPrefix(name, "go_memstats_"), "_bytes"), f/(1<<20))
+			}
+		}
+	}
+	return out
 }
 
 // procStatusKiB reads one "Vm…: N kB" line of /proc/PID/status.

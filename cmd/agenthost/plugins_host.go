@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -214,6 +215,9 @@ func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Log
 		WithAllowUnsigned(*pf.allowUnsigned).
 		WithPoolSize(*pf.poolSize).
 		WithInitTimeout(*pf.initTimeout).
+		// Instances closed after an idle spell are Go heap: given back to
+		// the system at once rather than at the runtime's leisure.
+		WithIdleRelease(debug.FreeOSMemory).
 		WithCompilationCacheDir(*pf.cache.dir).
 		WithCompilationCacheLimits(pf.cache.limits()).
 		// The embedded database and the blobs live here, and the operator's

@@ -211,7 +211,8 @@ func (v *variant) doCompile(ctx context.Context) error {
 		return err
 	}
 	v.rt, v.compiled, v.instrumented = c.rt, c.compiled, c.instrumented
-	v.pool.Store(newPool(v.p.h.poolSize(), v.newInstance))
+	h := v.p.h
+	v.pool.Store(newPool(h.poolSize(), v.newInstance, poolExpiry{after: h.cfg.idleTimeout, closed: h.idleClosed}))
 	return nil
 }
 
