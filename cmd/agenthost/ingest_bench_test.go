@@ -61,6 +61,12 @@ func BenchmarkIngestMemory(b *testing.B) {
 	time.Sleep(ingestIdleWait)
 	idle := procStatusKiB(b, srv.cmd.Process.Pid, "VmRSS")
 	b.Logf("after %v idle: %s", ingestIdleWait, srv.memory(b))
+	// What the idle timeout closed, for the log.
+	for _, l := range strings.Split(srv.logs.String(), "\n") {
+		if strings.Contains(l, "closed idle plugin instances") || strings.Contains(l, "memory limit") {
+			b.Log(l)
+		}
+	}
 	figure.Report("ingest.peak_rss.mb", float64(peak)/1024, "MB")
 	figure.Report("ingest.idle_rss.mb", float64(idle)/1024, "MB")
 	figure.Report("ingest.documents", float64(len(docs)), "files")

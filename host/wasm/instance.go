@@ -383,9 +383,16 @@ func (in *instance) shed() {
 	in.stdin.reset(nil)
 }
 
-func (in *instance) close() { _ = in.mod.Close(context.Background()) }
+func (in *instance) close() {
+	if in.mod != nil {
+		_ = in.mod.Close(context.Background())
+	}
+}
 
 func (in *instance) memoryBytes() uint64 {
+	if in.mod == nil {
+		return 0
+	}
 	if m := in.mod.Memory(); m != nil {
 		return uint64(m.Size())
 	}

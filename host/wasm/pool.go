@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 )
@@ -67,9 +68,10 @@ type poolExpiry struct {
 	// after: an instance idle this long is closed (0: idle instances are kept).
 	after time.Duration
 	now   func() time.Time
-	// closed, when not nil, is told how many instances an expiry closed
-	// (outside the pool's lock).
-	closed func(n int)
+	// closed, when not nil, is told how many instances an expiry closed,
+	// their guest memory and how many instances stay alive (outside the
+	// pool's lock).
+	closed func(n int, memory uint64, live int)
 }
 
 func newPool(size int, mk func(ctx context.Context, tenant string) (*instance, error), ex poolExpiry) *pool {
@@ -100,7 +102,7 @@ func (p *pool) get(ctx context.Context, tenant string) (in *instance, reused boo
 	case len(p.idle) > 0:
 		// The slot of another tenant's idle instance (the least recently used).
 		discard = p.idle[0]
-		p.idle = p.idle[1:]
+		p.idle = slices.Delete(p.idle, 0, 1)
 	case p.busy[tenant] == 0 && p.live < p.size+p.reserve:
 		p.live++
 	default:
@@ -157,11 +159,12 @@ func (p *pool) fresh(ctx context.Context, tenant string, discard *instance) (*in
 	return in, false, nil
 }
 
-// takeIdle removes and returns the tenant's most recently used idle instance.
+// takeIdle removes (slices.Delete: no stale copy left in the backing
+// array, which would keep the instance's memory reachable once closed) and returns the tenant's most recently used idle instance.
 func (p *pool) takeIdle(tenant string) *instance {
 	for i := len(p.idle) - 1; i >= 0; i-- {
 		if in := p.idle[i]; in.tenant == tenant {
-			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			p.idle = slices.Delete(p.idle, i, i+1)
 			return in
 		}
 	}
@@ -280,11 +283,14 @@ func (p *pool) expire(now time.Time) int {
 		p.timer.Stop()
 		p.timer = nil
 	}
-	var old []*instance
-	for len(p.idle) > 0 && p.expiry.after > 0 && now.Sub(p.idle[0].idleSince) >= p.expiry.after {
-		old = append(old, p.idle[0])
-		p.idle = p.idle[1:]
+	n := 0
+	for n < len(p.idle) && p.expiry.after > 0 && now.Sub(p.idle[n].idleSince) >= p.expiry.after {
+		n++
 	}
+	old := slices.Clone(p.idle[:n])
+	// slices.Delete clears the slots it frees: a closed instance left in
+	// the idle list's backing array would keep its guest memory reachable.
+	p.idle = slices.Delete(p.idle, 0, n)
 	var granted []*waiter
 	for range old {
 		if w := p.next(); w != nil {
@@ -294,15 +300,18 @@ func (p *pool) expire(now time.Time) int {
 		p.live--
 	}
 	p.arm()
+	live := p.live
 	p.mu.Unlock()
+	var memory uint64
 	for _, in := range old {
+		memory += in.memoryBytes()
 		in.close()
 	}
 	for _, w := range granted {
 		close(w.ready) // the waiter makes its own in the slot
 	}
 	if len(old) > 0 && p.expiry.closed != nil {
-		p.expiry.closed(len(old))
+		p.expiry.closed(len(old), memory, live)
 	}
 	return len(old)
 }
