@@ -14,7 +14,9 @@ import (
 // an ingestion the server held the memory of every instance it had closed.
 func TestPoolLeavesNoClosedInstanceReachable(t *testing.T) {
 	ctx := context.Background()
-	mk := func(_ context.Context, tenant string) (*instance, error) { return &instance{tenant: tenant, k: newKernel(1 << 20)}, nil }
+	mk := func(_ context.Context, tenant string) (*instance, error) {
+		return &instance{tenant: tenant, k: newKernel(1 << 20)}, nil
+	}
 	stale := func(p *pool) int {
 		p.mu.Lock()
 		defer p.mu.Unlock()
