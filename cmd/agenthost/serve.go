@@ -90,6 +90,9 @@ func commonConfig(role server.Role, logger *slog.Logger, env func(string) string
 // runServer builds the server of cfg, runs it until ctx ends and closes
 // it. A stop during start-up (ctx ended) is a clean stop, not a failure.
 func runServer(ctx context.Context, cfg server.Config) error {
+	// The process runs plugins, whose memory is Go heap: a soft limit
+	// (applyMemoryLimit) keeps the collector ahead of their growth.
+	cfg.Logger.Info("memory limit", "softLimitMiB", applyMemoryLimit(os.Getenv)>>20)
 	srv, err := server.New(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -25,6 +25,8 @@ type Config struct {
 	allowUnsigned bool
 	defaults      Defaults
 	maxIdleMemory uint64
+	idleTimeout   time.Duration
+	idleRelease   func()
 	guestGOGC     int
 	// closeOnDoneOnly skips instrumentation: every plugin runs as an
 	// uninterruptible one does (tests of that mode).
@@ -55,6 +57,7 @@ func NewConfig() Config {
 		logger:        slog.Default(),
 		ceilings:      DefaultCeilings,
 		maxIdleMemory: DefaultMaxIdleMemory,
+		idleTimeout:   DefaultIdleTimeout,
 		initTimeout:   30 * time.Second,
 		killGrace:     time.Second,
 		defaults: Defaults{
@@ -103,6 +106,23 @@ const DefaultMaxIdleMemory = 256 << 20
 // guests get three quarters of it as their soft memory limit (GOMEMLIMIT)
 // when that is below three quarters of their memory limit.
 func (c Config) WithMaxIdleMemory(n uint64) Config { c.maxIdleMemory = n; return c }
+
+// DefaultIdleTimeout is how long an instance may wait idle in its pool
+// before it is closed.
+const DefaultIdleTimeout = 30 * time.Second
+
+// WithIdleTimeout sets how long an instance may wait idle for its next
+// call (0 or negative: kept until the plugin closes). A quiet host then
+// holds no guest memory at all: each instance keeps what its calls grew
+// it to (up to the idle-memory bound), and a pool of them per plugin adds
+// up. The next call after a quiet spell starts a fresh instance.
+func (c Config) WithIdleTimeout(d time.Duration) Config { c.idleTimeout = d; return c }
+
+// WithIdleRelease sets what runs after idle instances were closed (once
+// for those closed within idleReleaseDelay of each other): serve passes
+// debug.FreeOSMemory, since a closed instance's memory is Go heap that a
+// process doing nothing else would not collect and return for minutes.
+func (c Config) WithIdleRelease(fn func()) Config { c.idleRelease = fn; return c }
 
 // WithLogger sets the logger plugin logs and host warnings go to.
 func (c Config) WithLogger(l *slog.Logger) Config { c.logger = l; return c }

@@ -80,3 +80,31 @@ func (h *Host) CompilesForTest() int64 { return h.compiles.Load() }
 // WithCacheClockForTest sets the clock the compile cache marks and judges
 // use by.
 func (c Config) WithCacheClockForTest(now func() time.Time) Config { c.now = now; return c }
+
+// ExpireIdleForTest runs the plugin's pools' idle expiry as if the clock
+// read now, and returns how many instances it closed.
+func (p *Plugin) ExpireIdleForTest(now time.Time) int {
+	n := 0
+	for i := range p.variants {
+		if pl := p.variants[i].pool.Load(); pl != nil {
+			n += pl.expire(now)
+		}
+	}
+	return n
+}
+
+// IdleHostBytesForTest sums the host-side buffers (kernel arena, output
+// frame) the plugin's idle instances keep.
+func (p *Plugin) IdleHostBytesForTest() int {
+	n := 0
+	for i := range p.variants {
+		if pl := p.variants[i].pool.Load(); pl != nil {
+			pl.mu.Lock()
+			for _, in := range pl.idle {
+				n += cap(in.k.mem) + cap(in.stdout.payload) + len(in.k.input)
+			}
+			pl.mu.Unlock()
+		}
+	}
+	return n
+}

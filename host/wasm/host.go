@@ -55,6 +55,29 @@ type Host struct {
 	kept map[string][]*Plugin
 	// retiring holds retired plugins until their last call ends.
 	retiring sync.Map
+
+	// releasing is set while a run of the idle release is scheduled.
+	releasing atomic.Bool
+	// releases counts the runs of the idle release (tests).
+	releases atomic.Int64
+}
+
+// idleReleaseDelay gathers the expiries of several pools into one run of
+// the idle release: pools used by one ingestion expire within moments of
+// each other, and each run costs a full garbage collection.
+const idleReleaseDelay = time.Second
+
+// idleClosed is told by a pool that its expiry closed n idle instances; it
+// schedules the configured idle release.
+func (h *Host) idleClosed(n int) {
+	if n == 0 || h.cfg.idleRelease == nil || !h.releasing.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(idleReleaseDelay, func() {
+		h.releasing.Store(false)
+		h.releases.Add(1)
+		h.cfg.idleRelease()
+	})
 }
 
 // New creates a host. Close it to release compiled code and instances.

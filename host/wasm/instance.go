@@ -43,6 +43,8 @@ type instance struct {
 	// caller returns at once and the instance is never used again.
 	abandon     chan struct{}
 	abandonOnce sync.Once
+	// idleSince is when the instance was last put back idle (pool.expire).
+	idleSince time.Time
 }
 
 // errStopped is what a stopped guest's yield or host call traps with; the
@@ -361,9 +363,36 @@ func (in *instance) output() ([]byte, *Error) {
 	return b, nil
 }
 
-func (in *instance) close() { _ = in.mod.Close(context.Background()) }
+// shedBytes is the host-side buffer an idle instance may keep for its
+// next call (its kernel arena, its output frame); larger ones are dropped.
+const shedBytes = 1 << 20
+
+// shed drops what the last call left on the host's side beyond shedBytes,
+// as the instance goes idle: its input, its output (the caller has its
+// own copy) and a grown kernel arena or output frame. An idle instance
+// then holds its guest memory only, which the idle-memory bound limits.
+func (in *instance) shed() {
+	in.k.input, in.k.output = nil, nil
+	if cap(in.k.mem) > shedBytes {
+		in.k.mem = make([]byte, kernelBase, 64<<10)
+		clear(in.k.blocks)
+	}
+	if cap(in.stdout.payload) > shedBytes {
+		in.stdout.payload = nil
+	}
+	in.stdin.reset(nil)
+}
+
+func (in *instance) close() {
+	if in.mod != nil {
+		_ = in.mod.Close(context.Background())
+	}
+}
 
 func (in *instance) memoryBytes() uint64 {
+	if in.mod == nil {
+		return 0
+	}
 	if m := in.mod.Memory(); m != nil {
 		return uint64(m.Size())
 	}

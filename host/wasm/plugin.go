@@ -211,7 +211,11 @@ func (v *variant) doCompile(ctx context.Context) error {
 		return err
 	}
 	v.rt, v.compiled, v.instrumented = c.rt, c.compiled, c.instrumented
-	v.pool.Store(newPool(v.p.h.poolSize(), v.newInstance))
+	h := v.p.h
+	v.pool.Store(newPool(h.poolSize(), v.newInstance, poolExpiry{after: h.cfg.idleTimeout, closed: func(n int, memory uint64, live int) {
+		h.cfg.logger.Info("closed idle plugin instances", "plugin", v.p.Name(), "readOnly", v.readOnly, "closed", n, "guestMemoryMiB", memory>>20, "live", live)
+		h.idleClosed(n)
+	}}))
 	return nil
 }
 

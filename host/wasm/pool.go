@@ -3,7 +3,9 @@ package wasm
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
+	"time"
 )
 
 // pool keeps a bounded set of live instances of one plugin variant and hands
@@ -23,11 +25,15 @@ import (
 //     above the bound goes only to such a tenant, or is given up.
 //
 // A wait ends with the caller's context (its deadline or its cancellation).
-// Instances that trapped or were interrupted are closed instead of returned.
+// Instances that trapped or were interrupted are closed instead of returned,
+// and an instance idle for the pool's idle timeout is closed: a quiet host
+// holds no guest memory (see Config.WithIdleTimeout).
 type pool struct {
 	size    int
 	reserve int // slots above size, for tenants holding none
 	make    func(ctx context.Context, tenant string) (*instance, error)
+	expiry  poolExpiry
+	timer   *time.Timer // armed while instances are idle (under mu)
 
 	mu     sync.Mutex
 	live   int            // instances alive or being made
@@ -57,8 +63,22 @@ var errPoolClosed = errors.New("the plugin is being closed")
 // an instance's memory at most while another tenant holds every other one.
 func poolReserve(size int) int { return max(1, size/4) }
 
-func newPool(size int, mk func(ctx context.Context, tenant string) (*instance, error)) *pool {
-	return &pool{size: size, reserve: poolReserve(size), make: mk, busy: map[string]int{}, queues: map[string][]*waiter{}}
+// poolExpiry is when a pool closes its idle instances.
+type poolExpiry struct {
+	// after: an instance idle this long is closed (0: idle instances are kept).
+	after time.Duration
+	now   func() time.Time
+	// closed, when not nil, is told how many instances an expiry closed,
+	// their guest memory and how many instances stay alive (outside the
+	// pool's lock).
+	closed func(n int, memory uint64, live int)
+}
+
+func newPool(size int, mk func(ctx context.Context, tenant string) (*instance, error), ex poolExpiry) *pool {
+	if ex.now == nil {
+		ex.now = time.Now
+	}
+	return &pool{size: size, reserve: poolReserve(size), make: mk, expiry: ex, busy: map[string]int{}, queues: map[string][]*waiter{}}
 }
 
 // get returns an idle instance of the tenant, a new one while under the bound
@@ -82,7 +102,7 @@ func (p *pool) get(ctx context.Context, tenant string) (in *instance, reused boo
 	case len(p.idle) > 0:
 		// The slot of another tenant's idle instance (the least recently used).
 		discard = p.idle[0]
-		p.idle = p.idle[1:]
+		p.idle = slices.Delete(p.idle, 0, 1)
 	case p.busy[tenant] == 0 && p.live < p.size+p.reserve:
 		p.live++
 	default:
@@ -139,11 +159,12 @@ func (p *pool) fresh(ctx context.Context, tenant string, discard *instance) (*in
 	return in, false, nil
 }
 
-// takeIdle removes and returns the tenant's most recently used idle instance.
+// takeIdle removes (slices.Delete: no stale copy left in the backing
+// array, which would keep the instance's memory reachable once closed) and returns the tenant's most recently used idle instance.
 func (p *pool) takeIdle(tenant string) *instance {
 	for i := len(p.idle) - 1; i >= 0; i-- {
 		if in := p.idle[i]; in.tenant == tenant {
-			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			p.idle = slices.Delete(p.idle, i, i+1)
 			return in
 		}
 	}
@@ -235,8 +256,64 @@ func (p *pool) put(in *instance, healthy bool) {
 		in.close()
 		return
 	}
+	in.shed()
+	in.idleSince = p.expiry.now()
 	p.idle = append(p.idle, in)
+	p.arm()
 	p.mu.Unlock()
+}
+
+// arm starts the expiry timer for the least recently used idle instance,
+// unless it runs already or nothing is idle (under the lock).
+func (p *pool) arm() {
+	if p.expiry.after <= 0 || p.timer != nil || len(p.idle) == 0 || p.closed {
+		return
+	}
+	wait := p.idle[0].idleSince.Add(p.expiry.after).Sub(p.expiry.now())
+	p.timer = time.AfterFunc(max(wait, 0), func() { p.expire(p.expiry.now()) })
+}
+
+// expire closes the instances idle for the expiry's duration at now and
+// arms the timer for the next one; it returns how many it closed. A freed
+// slot goes to a waiting tenant, if any (none waits while instances are
+// idle, but a put and an expiry may cross).
+func (p *pool) expire(now time.Time) int {
+	p.mu.Lock()
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	n := 0
+	for n < len(p.idle) && p.expiry.after > 0 && now.Sub(p.idle[n].idleSince) >= p.expiry.after {
+		n++
+	}
+	old := slices.Clone(p.idle[:n])
+	// slices.Delete clears the slots it frees: a closed instance left in
+	// the idle list's backing array would keep its guest memory reachable.
+	p.idle = slices.Delete(p.idle, 0, n)
+	var granted []*waiter
+	for range old {
+		if w := p.next(); w != nil {
+			granted = append(granted, w)
+			continue
+		}
+		p.live--
+	}
+	p.arm()
+	live := p.live
+	p.mu.Unlock()
+	var memory uint64
+	for _, in := range old {
+		memory += in.memoryBytes()
+		in.close()
+	}
+	for _, w := range granted {
+		close(w.ready) // the waiter makes its own in the slot
+	}
+	if len(old) > 0 && p.expiry.closed != nil {
+		p.expiry.closed(len(old), memory, live)
+	}
+	return len(old)
 }
 
 // release frees a slot whose instance is gone; tenant, when not empty, is
@@ -262,6 +339,10 @@ func (p *pool) release(tenant string) {
 func (p *pool) close() {
 	p.mu.Lock()
 	p.closed = true
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
 	idle := p.idle
 	p.idle = nil
 	p.live -= len(idle)
