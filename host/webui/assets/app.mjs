@@ -9,7 +9,7 @@ import { useState, useEffect, useRef, useMemo, useCallback } from './preact-hook
 import htm from './htm.mjs';
 import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
-import { loadPreferences, preferences } from './theme.mjs';
+import { loadPreferences, preferences, ready as preferencesReady } from './theme.mjs';
 import { newConversation, applyEvent, runLabel, shown } from './conv.mjs';
 import { MessageActions, EditPrompt } from './messages.mjs';
 import { DataSources } from './datasources.mjs';
@@ -768,7 +768,9 @@ function useRecorder() {
 function ModelPicker({ t, ws, wf, model, setModel, onError }) {
   const [models, setModels] = useState([]);
   useEffect(() => {
-    api('GET', `/workspaces/${encodeURIComponent(ws)}/models`).then((m) => setModels(m.allowed || []), () => setModels([]));
+    // After the person's preferences: their default model is preselected.
+    Promise.all([api('GET', `/workspaces/${encodeURIComponent(ws)}/models`), preferencesReady()])
+      .then(([m]) => setModels(m.allowed || []), () => setModels([]));
   }, [ws]);
   useEffect(() => {
     if (!wf) { setModel(''); return; }

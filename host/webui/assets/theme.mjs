@@ -6,6 +6,7 @@
 
 const themeKey = 'agenthost.theme';
 let current = {};
+let loading = Promise.resolve(current);
 
 // applyTheme sets the page's theme and keeps it for the next load.
 export function applyTheme(theme) {
@@ -25,12 +26,16 @@ applyTheme(cachedTheme());
 // before then).
 export function preferences() { return current; }
 
+// ready resolves when the preferences being loaded are in (at once when
+// none are loading), so that what depends on them waits rather than
+// rendering without them.
+export function ready() { return loading.catch(() => current); }
+
 // loadPreferences reads the person's preferences (GET /me/preferences)
 // and applies their theme.
-export async function loadPreferences(api) {
-  current = await api('GET', '/me/preferences');
-  applyTheme(current.theme);
-  return current;
+export function loadPreferences(api) {
+  loading = api('GET', '/me/preferences').then((p) => { current = p; applyTheme(p.theme); return p; });
+  return loading;
 }
 
 // savePreferences replaces them (PUT /me/preferences) and applies what
