@@ -11,7 +11,8 @@ import (
 // theme, custom instructions and a default model in Settings; after a
 // reload the page opens dark with the settings kept; axe finds no serious
 // or critical violation in the dark theme on the workspace (chat and
-// files), a conversation, Settings, People and Admin; a new conversation
+// files, a file and its details), a conversation, Settings, People, Admin
+// and Connections; a new conversation
 // started without touching the model picker is answered by the default
 // model (the scripted server is asked for gpt-4o, not the chain's first)
 // and its request carries the instructions (script's "Do you have my

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
-const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), out = env('UI_ARTEFACTS');
+const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), out = env('UI_ARTEFACTS'), pdfPath = env('UI_PDF');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
@@ -94,6 +94,25 @@ await step('conversation-uses-them', async () => {
   await page.waitForURL(new RegExp(`/w/${ws}/c/`));
   await page.locator('.msg.assistant', { hasText: 'Your instructions: ' + instructions }).waitFor();
   await axe('conversation (dark)');
+});
+
+await step('files-dark', async () => {
+  // A file in the list and its details, in the dark theme.
+  const bytes = readFileSync(pdfPath).toString('base64');
+  const dt = await page.evaluateHandle((b64) => {
+    const bin = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const d = new DataTransfer();
+    d.items.add(new File([bin], 'deb-camlidl-1.04.pdf', { type: 'application/pdf' }));
+    return d;
+  }, bytes);
+  await page.dispatchEvent('[data-testid=dropzone]', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('[data-testid=dropzone]', 'drop', { dataTransfer: dt });
+  const li = page.locator('.file-list li', { hasText: 'deb-camlidl-1.04.pdf' });
+  await li.waitFor();
+  await axe('files with a file (dark)');
+  await li.locator('[data-testid=file-details]').click();
+  await page.locator('[data-testid=file-detail]').waitFor();
+  await axe('file details (dark)');
 });
 
 await step('other-views-dark', async () => {
