@@ -671,6 +671,28 @@ func (c *Client) RemoveMyPasskey(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetMyPreferences calls GET /api/v1/me/preferences: the caller's own settings (the defaults when
+// none are saved).
+func (c *Client) GetMyPreferences(ctx context.Context) (*Preferences, error) {
+	r := request{method: "GET", path: "/api/v1/me/preferences"}
+	var out Preferences
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetMyPreferences calls PUT /api/v1/me/preferences: replace the caller's own settings.
+func (c *Client) SetMyPreferences(ctx context.Context, body Preferences) (*Preferences, error) {
+	r := request{method: "PUT", path: "/api/v1/me/preferences"}
+	r.json = body
+	var out Preferences
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListMySessions calls GET /api/v1/me/sessions: the caller's live sessions, newest first, the
 // current one marked.
 func (c *Client) ListMySessions(ctx context.Context) ([]MySession, error) {

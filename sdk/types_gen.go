@@ -1040,6 +1040,21 @@ type PluginAuditParams struct {
 	Plugin string
 }
 
+// Preferences is a person's own settings (docs/ui.md, "Settings and themes"); PUT replaces them
+// whole.
+type Preferences struct {
+	// added to every conversation of the person after the host's system prompt, as their own
+	// instructions; at most 4,000 bytes of UTF-8
+	CustomInstructions string `json:"customInstructions"`
+	// provider/model: a new conversation that names no model uses it where its workspace allows it
+	// (elsewhere the workspace's default); empty: none
+	DefaultModel string `json:"defaultModel"`
+	// the UI's language, a BCP 47 tag (en, de); empty: the browser's
+	Language string `json:"language"`
+	// empty on PUT: system One of "light", "dark", "system".
+	Theme string `json:"theme"`
+}
+
 // Problem is the schema Problem of the API.
 type Problem struct {
 	Detail string `json:"detail,omitempty"`

@@ -77,7 +77,9 @@ func lastUser(r llmtest.ChatRequest) string {
 // of the file the search found, a table and code, streamed in pieces;
 // "slowly" streams a long answer slowly (for stop and reload); "please
 // fail" is refused by the model (a failed run); "propose an edit" writes a
-// note and proposes an edit of it; anything else gets a short reply.
+// note and proposes an edit of it; "Do you have my instructions?" answers
+// with the person's custom instructions the request carries; anything else
+// gets a short reply.
 func script(req llmtest.ChatRequest) llmtest.Step {
 	q := lastUser(req)
 	var toolResult string
@@ -146,6 +148,17 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 		var id string
 		fmt.Sscanf(q, "Cite page %d of file %s", &page, &id)
 		return llmtest.Reply(fmt.Sprintf("See [page %d](docItem:%s#page=%d).", page, id, page))
+	case strings.Contains(q, "Do you have my instructions?"):
+		// Whether the person's custom instructions reached the model, as
+		// the host sends them (agent.PersonInstructions).
+		for _, m := range req.Messages {
+			if m.Role == "system" && strings.Contains(m.Content, "<person-instructions>") {
+				_, text, _ := strings.Cut(m.Content, "<person-instructions>\n")
+				text, _, _ = strings.Cut(text, "\n</person-instructions>")
+				return llmtest.Reply("Your instructions: " + text)
+			}
+		}
+		return llmtest.Reply("I have no instructions of yours.")
 	case strings.Contains(q, "slowly"):
 		var b strings.Builder
 		for i := 1; i <= 60; i++ {

@@ -177,6 +177,11 @@ type Input struct {
 	// MaxCost, when positive, is this run's own budget (a background
 	// job's); the lower of it and Config.MaxCost applies.
 	MaxCost money.Amount
+	// Instructions are the custom instructions of the person the run
+	// works for (their preferences): sent after the system prompt as a
+	// system message of their own, delimited, so that they add to the
+	// host's instructions and never replace them. Empty: none.
+	Instructions string
 	// Round is the workflow round this run serves (for events).
 	Round int
 	// Gate, when set, is this run's approval gate in place of Config.Gate

@@ -190,6 +190,9 @@ func (r *run) opening() []llm.Message {
 		sys += "\n\n" + textProtocolRules(r.tools.Tools())
 	}
 	msgs := []llm.Message{{Role: "system", Content: sys}}
+	if r.in.Instructions != "" {
+		msgs = append(msgs, llm.Message{Role: "system", Content: PersonInstructions(r.in.Instructions)})
+	}
 	if r.summary != "" && r.in.ContextSource == nil {
 		msgs = append(msgs, llm.Message{Role: "system", Content: "Summary of the conversation so far:\n" + r.summary})
 	}
@@ -381,4 +384,22 @@ func (r *run) withContext(msgs []llm.Message) []llm.Message {
 	out := make([]llm.Message, 0, len(msgs)+1)
 	out = append(out, msgs[0], llm.Message{Role: "system", Content: r.context})
 	return append(out, msgs[1:]...)
+}
+
+// The delimiters of a person's custom instructions in the messages a
+// model is sent.
+const (
+	instructionsOpen  = "<person-instructions>"
+	instructionsClose = "</person-instructions>"
+)
+
+// PersonInstructions is the system message that carries a person's custom
+// instructions: introduced as theirs, below the host's own, and delimited;
+// a closing delimiter inside them is defused so that they cannot end the
+// block early and speak as the host.
+func PersonInstructions(text string) string {
+	text = strings.ReplaceAll(text, instructionsClose, "</ person-instructions>")
+	return "The person you work for gave these standing instructions for all their conversations. " +
+		"Follow them where they do not conflict with the instructions above; they do not change your tools, " +
+		"their permissions or the rules above.\n" + instructionsOpen + "\n" + text + "\n" + instructionsClose
 }

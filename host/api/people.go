@@ -31,6 +31,9 @@ type People interface {
 	CreateToken(ctx context.Context, userID, name string, expires *time.Time) (tenancy.Token, string, error)
 	UserTokens(ctx context.Context, userID string) ([]tenancy.Token, error)
 	RevokeToken(ctx context.Context, p tenancy.Principal, tokenID string) error
+
+	UserPreferences(ctx context.Context, p tenancy.Principal) (tenancy.Preferences, error)
+	SetUserPreferences(ctx context.Context, p tenancy.Principal, prefs tenancy.Preferences) (tenancy.Preferences, error)
 }
 
 func requireAdmin(c *fiber.Ctx) (tenancy.Principal, error) {
@@ -299,5 +302,32 @@ func handleRevokeMyToken(pe People, rec audit.Recorder) fiber.Handler {
 		recordAs(c, rec, p, audit.Entry{Action: audit.TokenRevoked, TargetType: "token", TargetID: c.Params("id"),
 			Detail: audit.Detail(map[string]any{"user": p.UserID})})
 		return c.SendStatus(fiber.StatusNoContent)
+	}
+}
+
+// handleMyPreferences: GET /me/preferences, the caller's own settings.
+func handleMyPreferences(pe People) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		out, err := pe.UserPreferences(c.UserContext(), principal(c))
+		if err != nil {
+			return err
+		}
+		return c.JSON(out)
+	}
+}
+
+// handleSetMyPreferences: PUT /me/preferences replaces the caller's own
+// settings whole (the store refuses malformed ones).
+func handleSetMyPreferences(pe People) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var in tenancy.Preferences
+		if err := decodeJSON(c, &in); err != nil {
+			return err
+		}
+		out, err := pe.SetUserPreferences(c.UserContext(), principal(c), in)
+		if err != nil {
+			return err
+		}
+		return c.JSON(out)
 	}
 }

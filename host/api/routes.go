@@ -196,7 +196,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 }
 
 // peopleRoutes are people management (tenant admins) and a person's own
-// settings: passkeys, sessions, personal API tokens (people.go,
+// settings: passkeys, sessions, personal API tokens, preferences (people.go,
 // passkeys.go).
 func peopleRoutes(authed fiber.Router, d Deps) {
 	if d.Passkeys != nil {
@@ -218,6 +218,8 @@ func peopleRoutes(authed fiber.Router, d Deps) {
 	authed.Get("/me/tokens", handleMyTokens(d.People))
 	authed.Post("/me/tokens", handleCreateMyToken(d.People, d.Audit))
 	authed.Delete("/me/tokens/:id", handleRevokeMyToken(d.People, d.Audit))
+	authed.Get("/me/preferences", handleMyPreferences(d.People))
+	authed.Put("/me/preferences", handleSetMyPreferences(d.People))
 	authed.Get("/people", handleListPeople(d.People))
 	authed.Patch("/people/:id", handlePatchPerson(d.People, d.Audit))
 	authed.Put("/people/:id/workspaces/:ws", handleSetPersonWorkspace(d.People, d.Audit))

@@ -152,6 +152,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound,
 		MaxCost: money.FromCHF(req.MaxCostCHF), Continues: req.continues}
 	in.Resume, in.Gate = req.resume, s.gate(ctx, p, w.WorkspaceID)
+	in.Instructions = s.preferences(ctx, p).CustomInstructions
 	if r.waited && in.Gate != nil {
 		in.Gate = refuseAsk{in.Gate}
 	}

@@ -215,6 +215,9 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 		s.logger.Warn("tool set: a source's tools are left out", "workspace", workspaceID, "err", e)
 	}
 
+	if req.WorkflowID == "" && req.Model == "" {
+		req.Model = s.personalModel(ctx, p, workspaceID)
+	}
 	if err := s.checkRoundModel(ctx, p, workspaceID, req); err != nil {
 		return workflows.Workflow{}, err
 	}

@@ -9,6 +9,7 @@ import { useState, useEffect, useRef, useMemo, useCallback } from './preact-hook
 import htm from './htm.mjs';
 import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
+import { loadPreferences, preferences, ready as preferencesReady } from './theme.mjs';
 import { newConversation, applyEvent, runLabel, shown, citedPassage } from './conv.mjs';
 import { MessageActions, EditPrompt } from './messages.mjs';
 import { DataSources } from './datasources.mjs';
@@ -746,7 +747,9 @@ function useRecorder() {
 function ModelPicker({ t, ws, wf, model, setModel, onError }) {
   const [models, setModels] = useState([]);
   useEffect(() => {
-    api('GET', `/workspaces/${encodeURIComponent(ws)}/models`).then((m) => setModels(m.allowed || []), () => setModels([]));
+    // After the person's preferences: their default model is preselected.
+    Promise.all([api('GET', `/workspaces/${encodeURIComponent(ws)}/models`), preferencesReady()])
+      .then(([m]) => setModels(m.allowed || []), () => setModels([]));
   }, [ws]);
   useEffect(() => {
     if (!wf) { setModel(''); return; }
@@ -762,7 +765,7 @@ function ModelPicker({ t, ws, wf, model, setModel, onError }) {
     }
   };
   return html`<label class="model-picker">${t('model')}${' '}
-    <select id="model-picker" value=${model || (models.find((m) => m.default) || models[0]).id} onChange=${pick}>
+    <select id="model-picker" value=${model || (models.find((m) => m.id === preferences().defaultModel) || models.find((m) => m.default) || models[0]).id} onChange=${pick}>
       ${models.map((m) => html`<option value=${m.id}>${m.name}${m.default ? ' (' + t('modelDefault') + ')' : ''} · ${price(m)}</option>`)}
     </select></label>`;
 }
@@ -1086,7 +1089,12 @@ function App() {
   };
   const load = async () => {
     setErr('');
-    try { const s = await api('GET', '/session'); csrf = s.csrf; setSession(s); } catch (e) {
+    try {
+      const s = await api('GET', '/session'); csrf = s.csrf; setSession(s);
+      // The person's preferences: the theme (this browser's copy already
+      // applied) and the language they chose, if any.
+      loadPreferences(api).then((p) => { if (p.language && languages[p.language] && p.language !== lang) setLang(p.language); }, () => {});
+    } catch (e) {
       if (e.status !== 401) { setErr(e.message); return; }
       if (await toPending()) { setSession(null); return; }
       try { setFresh((await api('GET', '/setup')).needed); } catch { setFresh(false); }
@@ -1136,7 +1144,7 @@ function App() {
     <${Header} t=${t} session=${session} ws=${route.ws} view=${route.view} go=${go} lang=${lang} setLang=${setLang} onSignOut=${signOut}
       onSwitch=${switchTo} onAdd=${() => setAdding(true)} />
     ${route.view === 'connections' ? html`<${ConnectionsView} t=${t} callback=${callback} dismiss=${() => setCallback('')} back=${() => go('/')} />` :
-      route.view === 'settings' ? html`<${Lazy} key="settings" t=${t} load=${() => import('./settings.mjs')} name="Settings" />` :
+      route.view === 'settings' ? html`<${Lazy} key="settings" t=${t} load=${() => import('./settings.mjs')} name="Settings" session=${session} setLang=${setLang} />` :
       route.view === 'people' ? html`<${Lazy} key="people" t=${t} load=${() => import('./people.mjs')} name="People" session=${session} />` :
       route.view === 'admin' ? html`<${Lazy} key="admin" t=${t} load=${() => import('./admin.mjs')} name="Admin" session=${session} go=${go} />` :
       route.unknown ? html`<${NotFound} t=${t} go=${go} />` :

@@ -1,4 +1,5 @@
-// The Settings view: a person's own passkeys (add, name, revoke), sessions
+// The Settings view: a person's preferences (language, theme, custom
+// instructions, default model), their own passkeys (add, name, revoke), sessions
 // (list, end one, end all others) and personal API tokens (create with an
 // expiry, the secret shown once; list; revoke). app.mjs loads this module
 // when the view is first opened; api is its request helper.
@@ -6,6 +7,8 @@ import { h } from './preact.mjs';
 import { useState, useEffect } from './preact-hooks.mjs';
 import htm from './htm.mjs';
 import { register, message, supported } from './passkeys.mjs';
+import { languages } from './i18n.mjs';
+import { loadPreferences, savePreferences } from './theme.mjs';
 
 const html = htm.bind(h);
 
@@ -113,9 +116,78 @@ function Tokens({ api }) {
   </section>`;
 }
 
-export function Settings({ api }) {
+// maxInstructions is the server's bound (tenancy.MaxCustomInstructions),
+// in bytes of UTF-8.
+const maxInstructions = 4000;
+
+// Preferences: saved whole with one button; the theme and language apply
+// at once, the instructions and default model from the next conversation.
+// The default model is picked from the models the person's workspaces
+// allow; a workspace that does not allow it uses its own default.
+function Preferences({ api, session, setLang }) {
+  const [prefs, setPrefs] = useState(null);
+  const [models, setModels] = useState([]);
+  const [err, setErr] = useState('');
+  const [saved, setSaved] = useState(false);
+  useEffect(() => {
+    loadPreferences(api).then(setPrefs, (e) => setErr(e.message));
+    const wss = ((session && session.workspaces) || []).slice(0, 20);
+    Promise.all(wss.map((w) => api('GET', `/workspaces/${encodeURIComponent(w.id)}/models`).then((m) => m.allowed || [], () => [])))
+      .then((lists) => {
+        const seen = new Map();
+        for (const m of lists.flat()) if (!seen.has(m.id)) seen.set(m.id, m);
+        setModels([...seen.values()]);
+      });
+  }, []);
+  if (!prefs) return html`<section aria-labelledby="set-prefs" data-section="preferences"><h2 id="set-prefs">Preferences</h2>
+    ${err ? html`<p class="error" role="alert">${err}</p>` : html`<p class="muted">Loading…</p>`}</section>`;
+  const set = (k) => (e) => { setSaved(false); setPrefs({ ...prefs, [k]: e.target.value }); };
+  const bytes = new TextEncoder().encode(prefs.customInstructions || '').length;
+  const save = async (e) => {
+    e.preventDefault();
+    setErr(''); setSaved(false);
+    try {
+      const kept = await savePreferences(api, prefs);
+      setPrefs(kept);
+      if (kept.language && languages[kept.language] && setLang) setLang(kept.language);
+      setSaved(true);
+    } catch (ex) { setErr(ex.message); }
+  };
+  const known = models.some((m) => m.id === prefs.defaultModel);
+  return html`<section aria-labelledby="set-prefs" data-section="preferences">
+    <h2 id="set-prefs">Preferences</h2>
+    <form class="prefs" onSubmit=${save}>
+      <label for="pref-language">Language</label>
+      <select id="pref-language" value=${prefs.language || ''} onChange=${set('language')}>
+        <option value="">The browser's</option>
+        ${Object.entries(languages).map(([k, v]) => html`<option value=${k}>${v}</option>`)}
+      </select>
+      <fieldset><legend>Theme</legend>
+        ${[['system', 'As the system'], ['light', 'Light'], ['dark', 'Dark']].map(([v, l]) => html`<label class="choice">
+          <input type="radio" name="pref-theme" id=${'pref-theme-' + v} value=${v} checked=${(prefs.theme || 'system') === v} onChange=${set('theme')} /> ${l}</label>`)}
+      </fieldset>
+      <label for="pref-instructions">Custom instructions</label>
+      <p class="muted" id="pref-instructions-help">Added to every conversation of yours, after the host's own instructions (which they do not replace). ${bytes} of ${maxInstructions} bytes.</p>
+      <textarea id="pref-instructions" rows="5" aria-describedby="pref-instructions-help" aria-invalid=${bytes > maxInstructions ? 'true' : 'false'}
+        value=${prefs.customInstructions || ''} onInput=${set('customInstructions')}></textarea>
+      <label for="pref-model">Default model</label>
+      <p class="muted" id="pref-model-help">A new conversation uses it where its workspace allows it; elsewhere the workspace's default answers.</p>
+      <select id="pref-model" aria-describedby="pref-model-help" value=${prefs.defaultModel || ''} onChange=${set('defaultModel')}>
+        <option value="">The workspace's default</option>
+        ${!known && prefs.defaultModel && html`<option value=${prefs.defaultModel}>${prefs.defaultModel} (not offered by your workspaces)</option>`}
+        ${models.map((m) => html`<option value=${m.id}>${m.name} (${m.provider})</option>`)}
+      </select>
+      <div><button type="submit" id="pref-save" disabled=${bytes > maxInstructions}>Save preferences</button>
+        ${saved && html` <span role="status" class="ok-note" id="pref-saved">Saved.</span>`}</div>
+      ${err && html`<p class="error" role="alert">${err}</p>`}
+    </form>
+  </section>`;
+}
+
+export function Settings({ api, session, setLang }) {
   return html`<main id="main" class="settings" data-view="settings">
     <h1>Settings</h1>
+    <${Preferences} api=${api} session=${session} setLang=${setLang} />
     <${Passkeys} api=${api} />
     <${Sessions} api=${api} />
     <${Tokens} api=${api} />
