@@ -95,6 +95,21 @@ function fail(args: pdk.Value): pdk.Result {
   return pdk.Result.text("");
 }
 
+let remembered = "";
+
+// remember keeps a text in the instance's memory and in a plugin variable;
+// recall returns both: neither may reach another tenant's calls.
+function remember(args: pdk.Value): pdk.Result {
+  remembered = args.getString("text");
+  pdk.Var.set("remembered", Uint8Array.wrap(String.UTF8.encode(remembered)));
+  return pdk.Result.text("ok");
+}
+
+function recall(args: pdk.Value): pdk.Result {
+  const v = pdk.Var.getString("remembered");
+  return pdk.Result.json(new pdk.ObjectWriter().str("memory", remembered).str("variable", v == null ? "" : v).toString());
+}
+
 const objectWithText = `{"type":"object","properties":{"text":{"type":"string","description":"the text"}},"required":["text"],"additionalProperties":false}`;
 const empty = `{"type":"object","additionalProperties":false}`;
 
@@ -103,6 +118,8 @@ pdk.tool("stats", "Counts the characters, UTF-8 bytes, words and lines of a text
   .output(`{"type":"object","properties":{"characters":{"type":"integer"},"bytes":{"type":"integer"},"words":{"type":"integer"},"lines":{"type":"integer"},"longestWord":{"type":"string"}},"required":["characters","bytes","words","lines","longestWord"]}`);
 pdk.tool("repeat", "Repeats a text.", `{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":0}},"required":["text","times"],"additionalProperties":false}`, repeat).readOnly();
 pdk.tool("fetch", "Fetches a URL (GET) and returns its status and body.", `{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`, fetch).readOnly();
+pdk.tool("remember", "Remembers a text (instance memory and a plugin variable).", objectWithText, remember);
+pdk.tool("recall", "Returns what remember kept.", empty, recall).readOnly();
 pdk.tool("spin", "Hostile: loops forever.", empty, spin).readOnly();
 pdk.tool("allocate", "Hostile: allocates memory without bound.", empty, allocate).readOnly();
 pdk.tool("badFrame", "Hostile: answers something that is not a result frame.", empty, badFrame).readOnly();
