@@ -31,9 +31,13 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	dir := fs.String("dir", "", "folder to make (default: ./NAME)")
 	source := fs.String("agenthost", "", "agenthost source checkout the plugin's go.mod points at, when the folder lies outside one (default: the checkout around the current directory)")
 	module := fs.String("module", "", "the plugin's Go module path outside a checkout (default: example.com/NAME)")
+	lang := fs.String("lang", langGo, "the plugin's language: go or assemblyscript (an npm project on pdk/as; tool kind only)")
 	name, err := parseWithFile(fs, args)
 	if err != nil {
-		return fmt.Errorf("usage: agenthost plugin new NAME [-kind tool|extractor|connector|actions] [-dir DIR]")
+		return fmt.Errorf("usage: agenthost plugin new NAME [-kind tool|extractor|connector|actions] [-lang go|assemblyscript] [-dir DIR]")
+	}
+	if *lang != langGo && *lang != langAssemblyScript {
+		return fmt.Errorf("plugin new: unknown -lang %q (go, assemblyscript)", *lang)
 	}
 	if !pluginNameRE.MatchString(name) {
 		return fmt.Errorf("plugin new: %q is not a plugin name (lower case letters, digits and dashes, 3 to 64, starting with a letter)", name)
@@ -52,6 +56,33 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	// it gets a module of its own that points at a checkout for the PDK.
 	checkout, mod := enclosingModule(filepath.Dir(abs))
 	var extra map[string]string
+	var files map[string]string
+	if *lang == langAssemblyScript {
+		// No Go module: an npm project whose package.json points at the
+		// checkout's pdk/as (relatively inside the checkout).
+		if mod != agenthostModule {
+			if checkout, err = asCheckout(*source); err != nil {
+				return err
+			}
+		}
+		pdkAS := filepath.Join(checkout, "pdk", "as")
+		if _, err := os.Stat(filepath.Join(pdkAS, "package.json")); err != nil {
+			return fmt.Errorf("plugin new: the checkout %s has no AssemblyScript PDK (pdk/as); a scaffold that cannot build is not made", checkout)
+		}
+		if mod == agenthostModule {
+			if rel, err := filepath.Rel(abs, pdkAS); err == nil {
+				pdkAS = rel
+			}
+		}
+		if files, err = asScaffoldFiles(name, *kind, pdkAS); err != nil {
+			return err
+		}
+		if err := writeFiles(abs, files); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "made %s plugin %s (AssemblyScript) in %s\nnext:\n  (cd %s && npm install)\n  agenthost plugin build %s\n  agenthost plugin test %s\n", *kind, name, *dir, *dir, *dir, *dir)
+		return nil
+	}
 	if mod != agenthostModule {
 		src := *source
 		if src == "" {
@@ -73,15 +104,23 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		checkout, _ = filepath.Abs(src)
 	}
-	files, err := scaffold(name, *kind, checkout)
-	if err != nil {
+	if files, err = scaffold(name, *kind, checkout); err != nil {
 		return err
 	}
 	for k, v := range extra {
 		files[k] = v
 	}
+	if err := writeFiles(abs, files); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "made %s plugin %s in %s\nnext:\n  agenthost plugin build %s\n  agenthost plugin test %s\n", *kind, name, *dir, *dir, *dir)
+	return nil
+}
+
+// writeFiles writes files (by slash path) under dir.
+func writeFiles(dir string, files map[string]string) error {
 	for rel, body := range files {
-		p := filepath.Join(abs, rel)
+		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
@@ -89,8 +128,25 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "made %s plugin %s in %s\nnext:\n  agenthost plugin build %s\n  agenthost plugin test %s\n", *kind, name, *dir, *dir, *dir)
 	return nil
+}
+
+// asCheckout is the agenthost checkout an AssemblyScript plugin outside one
+// takes pdk/as from: -agenthost, else the checkout around the current
+// directory.
+func asCheckout(source string) (string, error) {
+	if source == "" {
+		if wd, err := os.Getwd(); err == nil {
+			if r, m := enclosingModule(wd); m == agenthostModule {
+				return r, nil
+			}
+		}
+		return "", fmt.Errorf("plugin new: the AssemblyScript PDK comes from an agenthost checkout: run this inside one, or pass -agenthost PATH (nothing written)")
+	}
+	if _, m := enclosingModule(source); m != agenthostModule {
+		return "", fmt.Errorf("plugin new: -agenthost %s is not an agenthost checkout (nothing written)", source)
+	}
+	return filepath.Abs(source)
 }
 
 // scaffold returns the files of a new plugin by path; a kind without a
