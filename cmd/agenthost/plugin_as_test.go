@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,4 +44,37 @@ func skipOrFailWithoutNode(t *testing.T, why string) {
 		t.Fatalf("%s (.ci/testdeps installs it)", why)
 	}
 	t.Skipf("%s (make testdeps)", why)
+}
+
+// TestPluginBuildPrebuiltModule: `plugin build DIR -wasm MODULE` gives a
+// module compiled outside agenthost (here by asc run by hand, as an author
+// of another language runs their compiler) the manifest of DIR/plugin.json
+// and the tools its describe export lists, and the result passes plugin test.
+func TestPluginBuildPrebuiltModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	dir := "../../host/wasm/testdata/plugins/astext"
+	asc, err := build.FindASC(dir)
+	if err != nil {
+		skipOrFailWithoutNode(t, err.Error())
+	}
+	raw := filepath.Join(t.TempDir(), "raw.wasm")
+	cmd := exec.Command(asc, "--config", "asconfig.json", "--outFile", raw)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("asc: %v\n%s", err, b)
+	}
+	built := filepath.Join(t.TempDir(), "astext.wasm")
+	out, stderr, err := run0(t, "plugin", "build", dir, "-wasm", raw, "-o", built)
+	if err != nil || !strings.Contains(out, "built astext 1.0.0 (9 tools") {
+		t.Fatalf("build -wasm: %v %s%s", err, out, stderr)
+	}
+	if out, stderr, err := run0(t, "plugin", "test", dir, "-wasm", built); err != nil || !strings.Contains(out, "5 passed, 0 failed") {
+		t.Fatalf("plugin test -wasm: %v\n%s%s", err, out, stderr)
+	}
+	// A module that is not a plugin is refused, naming why.
+	if _, _, err := run0(t, "plugin", "build", dir, "-wasm", filepath.Join(dir, "plugin.json"), "-o", built); err == nil {
+		t.Fatal("plugin.json as a module was accepted")
+	}
 }

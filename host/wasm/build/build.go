@@ -29,6 +29,10 @@ type Options struct {
 	// Registry lists the capabilities the build may link while describing
 	// (all refuse); nil links the standard ones.
 	Registry *wasm.Registry
+	// Module is a module another toolchain compiled (any language that
+	// speaks docs/plugin-abi.md): it is described and given its manifest
+	// instead of compiling dir, which still holds plugin.json.
+	Module []byte
 }
 
 // Build compiles the plugin in dir and returns the module with its manifest.
@@ -46,10 +50,12 @@ func Build(ctx context.Context, dir string, o Options) ([]byte, *manifest.Manife
 	if m.ManifestVersion == 0 {
 		m.ManifestVersion = manifest.Version
 	}
-	var module []byte
-	if IsAssemblyScript(dir) {
+	module := o.Module
+	switch {
+	case module != nil:
+	case IsAssemblyScript(dir):
 		module, err = compileAssemblyScript(ctx, dir)
-	} else {
+	default:
 		module, err = compile(ctx, dir, o.Go)
 	}
 	if err != nil {
