@@ -25,7 +25,7 @@ func TestPluginTestAssemblyScript(t *testing.T) {
 		skipOrFailWithoutNode(t, err.Error())
 	}
 	out, stderr, err := run0(t, "plugin", "test", dir)
-	if err != nil || !strings.Contains(out, "5 passed, 0 failed") {
+	if err != nil || !strings.Contains(out, "6 passed, 0 failed") {
 		t.Fatalf("plugin test: %v\n%s%s", err, out, stderr)
 	}
 	for _, want := range []string{"PASS counts-words.json", "PASS fetches-a-recorded-page.json", "error panic: abort: deliberate failure"} {
@@ -67,10 +67,10 @@ func TestPluginBuildPrebuiltModule(t *testing.T) {
 	}
 	built := filepath.Join(t.TempDir(), "astext.wasm")
 	out, stderr, err := run0(t, "plugin", "build", dir, "-wasm", raw, "-o", built)
-	if err != nil || !strings.Contains(out, "built astext 1.0.0 (9 tools") {
+	if err != nil || !strings.Contains(out, "built astext 1.0.0 (10 tools") {
 		t.Fatalf("build -wasm: %v %s%s", err, out, stderr)
 	}
-	if out, stderr, err := run0(t, "plugin", "test", dir, "-wasm", built); err != nil || !strings.Contains(out, "5 passed, 0 failed") {
+	if out, stderr, err := run0(t, "plugin", "test", dir, "-wasm", built); err != nil || !strings.Contains(out, "6 passed, 0 failed") {
 		t.Fatalf("plugin test -wasm: %v\n%s%s", err, out, stderr)
 	}
 	// A module that is not a plugin is refused, naming why.

@@ -149,4 +149,19 @@ func TestPluginNewAssemblyScript(t *testing.T) {
 	if err != nil || !strings.Contains(out, "PASS greets.json") || !strings.Contains(out, "2 passed, 0 failed") {
 		t.Fatalf("plugin test: %v\n%s%s", err, out, stderr)
 	}
+	// It imports the Extism kernel only (the PDK's HTTP and progress
+	// bindings are left out when unused): it runs in any Extism host.
+	out, stderr, err = run0(t, "plugin", "inspect", filepath.Join(dir, "made-as.wasm"))
+	if err != nil || !strings.Contains(out, "extism:host/env.output_set") {
+		t.Fatalf("inspect: %v\n%s%s", err, out, stderr)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "imports") {
+			for _, imp := range strings.Split(strings.TrimSpace(strings.TrimPrefix(l, "imports")), ", ") {
+				if !strings.HasPrefix(imp, "extism:host/env.") {
+					t.Errorf("the scaffold imports %s", imp)
+				}
+			}
+		}
+	}
 }

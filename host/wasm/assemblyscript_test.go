@@ -72,8 +72,8 @@ var asStats = []struct {
 func TestAssemblyScriptPluginTools(t *testing.T) {
 	h := newHost(t, wasm.EgressOptions{}, nil)
 	p := loadAS(t, h)
-	if tools := p.Manifest().Tools; len(tools) != 9 {
-		t.Fatalf("manifest tools = %d, want the 9 the code registers", len(tools))
+	if tools := p.Manifest().Tools; len(tools) != 10 {
+		t.Fatalf("manifest tools = %d, want the 10 the code registers", len(tools))
 	}
 	for _, c := range asStats {
 		r := call(t, p, "stats", map[string]any{"text": c.text})
@@ -98,6 +98,23 @@ func TestAssemblyScriptPluginTools(t *testing.T) {
 	// The host validates arguments against the schema the code declared.
 	if r := call(t, p, "stats", map[string]any{"text": 1}); r.OK || r.Error.Code != wasm.CodeInvalidArguments {
 		t.Fatalf("stats with a number: %+v", r)
+	}
+}
+
+// TestAssemblyScriptPluginProgress: an agenthost capability (JSON in kernel
+// memory, pdk.request / pdk.answer) from AssemblyScript.
+func TestAssemblyScriptPluginProgress(t *testing.T) {
+	h := newHost(t, wasm.EgressOptions{}, nil)
+	p := loadAS(t, h)
+	var reports []wasm.Progress
+	r := p.Call(context.Background(), "work", json.RawMessage(`{"text":"the pile"}`), &wasm.CallOptions{
+		OnProgress: func(pr wasm.Progress) { reports = append(reports, pr) },
+	})
+	if !r.OK || r.Text != "done" {
+		t.Fatalf("work: %+v", r)
+	}
+	if len(reports) != 1 || reports[0].Fraction != 0.5 || reports[0].Message != "halfway through the pile" || reports[0].Tool != "work" {
+		t.Fatalf("reports = %+v", reports)
 	}
 }
 
@@ -200,14 +217,32 @@ var asCrossCases = []struct {
 }{
 	{"call", "stats\n" + `{"text":"grüezi mitenand 😀"}`, "{\"ok\":true,\"body\":\"json\",\"text\":\"3 words, 1 lines\"}\n" + `{"characters":17,"bytes":21,"words":3,"lines":1,"longestWord":"mitenand"}`},
 	{"call", "repeat\n" + `{"text":"0123456789ü","times":1000}`, "{\"ok\":true,\"body\":\"text\"}\n" + strings.Repeat("0123456789ü", 1000)},
+	// The test hosts serve agenthost:progress as any Extism host may.
+	{"call", "work\n" + `{"text":"the pile"}`, "{\"ok\":true,\"body\":\"text\"}\ndone"},
 	{"call", "nosuch\n{}", `{"ok":false,"error":{"code":"unknown_tool","message":"this plugin has no tool \"nosuch\""}}` + "\n"},
 	{"call", "stats\n{\"text\":", `{"ok":false,"error":{"code":"invalid_arguments","message":"unexpected end at offset 8"}}` + "\n"},
 }
 
 func TestAssemblyScriptRunsInExtismGoSDK(t *testing.T) {
 	ctx := context.Background()
-	// Without WASI: the plugin imports nothing but extism:host/env.
-	p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: asModule(t)}}}, extism.PluginConfig{}, nil)
+	// The agenthost:progress capability as another Extism host serves it
+	// (docs/plugin-abi.md#capabilities): JSON request and answer in kernel
+	// memory.
+	var progress []string
+	report := extism.NewHostFunctionWithStack("report", func(_ context.Context, cp *extism.CurrentPlugin, stack []uint64) {
+		req, err := cp.ReadBytes(stack[0])
+		if err != nil {
+			panic(err)
+		}
+		progress = append(progress, string(req))
+		if stack[0], err = cp.WriteString(`{"ok":true,"data":{}}`); err != nil {
+			panic(err)
+		}
+	}, []extism.ValueType{extism.ValueTypeI64}, []extism.ValueType{extism.ValueTypeI64})
+	report.SetNamespace("agenthost:progress")
+	// Without WASI: the plugin imports nothing but extism:host/env and
+	// agenthost:progress.
+	p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: asModule(t)}}}, extism.PluginConfig{}, []extism.HostFunction{report})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,6 +255,9 @@ func TestAssemblyScriptRunsInExtismGoSDK(t *testing.T) {
 		if string(out) != c.want {
 			t.Fatalf("%s(%.30q) = %.200q, want %.200q", c.fn, c.input, out, c.want)
 		}
+	}
+	if len(progress) != 1 || progress[0] != `{"fraction":0.5,"message":"halfway through the pile"}` {
+		t.Fatalf("progress requests = %q", progress)
 	}
 	_, out, err := p.Call("describe", nil)
 	if err != nil || !bytes.Contains(out, []byte(`"name":"stats"`)) {
@@ -256,6 +294,9 @@ func TestAssemblyScriptRunsInExtismJS(t *testing.T) {
 		}
 		if string(out) != c.want {
 			t.Fatalf("%s(%.30q) = %.200q, want %.200q", c.fn, c.input, out, c.want)
+		}
+		if strings.HasPrefix(c.input, "work\n") && !strings.Contains(stderr.String(), `progress {"fraction":0.5,"message":"halfway through the pile"}`) {
+			t.Fatalf("the progress request did not reach the host: %s", stderr.String())
 		}
 	}
 }

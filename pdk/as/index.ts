@@ -5,3 +5,4 @@
 export * from "./assembly/index";
 export * from "./assembly/json";
 export { Host, Memory, Config, Var, LogLevel } from "@extism/as-pdk";
+export * from "./assembly/progress";

@@ -95,6 +95,13 @@ function fail(args: pdk.Value): pdk.Result {
   return pdk.Result.text("");
 }
 
+// work reports its progress through the agenthost capability.
+function work(args: pdk.Value): pdk.Result {
+  const a = pdk.reportProgress(0.5, "halfway through " + args.getString("text"));
+  if (!a.ok) return pdk.Result.error(a.code, a.message);
+  return pdk.Result.text("done");
+}
+
 let remembered = "";
 
 // remember keeps a text in the instance's memory and in a plugin variable;
@@ -118,6 +125,7 @@ pdk.tool("stats", "Counts the characters, UTF-8 bytes, words and lines of a text
   .output(`{"type":"object","properties":{"characters":{"type":"integer"},"bytes":{"type":"integer"},"words":{"type":"integer"},"lines":{"type":"integer"},"longestWord":{"type":"string"}},"required":["characters","bytes","words","lines","longestWord"]}`);
 pdk.tool("repeat", "Repeats a text.", `{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":0}},"required":["text","times"],"additionalProperties":false}`, repeat).readOnly();
 pdk.tool("fetch", "Fetches a URL (GET) and returns its status and body.", `{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`, fetch).readOnly();
+pdk.tool("work", "Reports progress, then answers done.", objectWithText, work).readOnly();
 pdk.tool("remember", "Remembers a text (instance memory and a plugin variable).", objectWithText, remember);
 pdk.tool("recall", "Returns what remember kept.", empty, recall).readOnly();
 pdk.tool("spin", "Hostile: loops forever.", empty, spin).readOnly();
