@@ -22,6 +22,7 @@ import (
 
 	extism "github.com/extism/go-sdk"
 
+	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/build"
 )
@@ -298,5 +299,38 @@ func TestAssemblyScriptRunsInExtismJS(t *testing.T) {
 		if strings.HasPrefix(c.input, "work\n") && !strings.Contains(stderr.String(), `progress {"fraction":0.5,"message":"halfway through the pile"}`) {
 			t.Fatalf("the progress request did not reach the host: %s", stderr.String())
 		}
+	}
+}
+
+// BenchmarkAssemblyScriptCall measures calls of the AssemblyScript plugin in
+// agenthost's host, to compare with plugin.call.* of the Go echo plugin: a
+// small stats call, and 1 MiB in (stats) and out (repeat), which move through
+// the Extism kernel 8 bytes per host call (pdk/as has no fast I/O).
+func BenchmarkAssemblyScriptCall(b *testing.B) {
+	h := newHost(b, wasm.EgressOptions{}, nil)
+	p := loadAS(b, h)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, tool string
+		args       json.RawMessage
+		n          int
+	}{
+		{"stats.64B", "stats", echoArgs(64), 5000},
+		{"stats.1MiB", "stats", json.RawMessage(`{"text":"` + strings.Repeat("word ", (1<<20)/5) + `"}`), 30},
+		{"repeat.1MiB", "repeat", json.RawMessage(`{"text":"0123456789abcdef","times":` + fmt.Sprint((1<<20)/16-8) + `}`), 30},
+	} {
+		if r := p.Call(ctx, c.tool, c.args, nil); !r.OK {
+			b.Fatalf("%s: %+v", c.name, r.Error)
+		}
+		d := make([]time.Duration, c.n)
+		for i := range d {
+			t0 := time.Now()
+			r := p.Call(ctx, c.tool, c.args, nil)
+			d[i] = time.Since(t0)
+			if !r.OK {
+				b.Fatalf("%s: %+v", c.name, r.Error)
+			}
+		}
+		figure.Report("plugin.as.call."+c.name+".p50", figure.Micros(figure.Percentile(d, 50)), "us")
 	}
 }

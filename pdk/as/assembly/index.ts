@@ -180,6 +180,11 @@ export function call(): i32 {
     v = p.value!;
   }
   output(tools.get(name).handler(v).frame());
+  // A full collection once the answer is out: the incremental collector may
+  // not have caught up with a call's garbage (megabytes of strings), and the
+  // next call's growth, by doubling, would then hit the memory limit early.
+  // What stays live between calls is small, so this is cheap.
+  __collect();
   return 0;
 }
 
