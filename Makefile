@@ -8,9 +8,14 @@ PLUGINS   := $(notdir $(patsubst %/plugin.json,%,$(wildcard plugins/*/plugin.jso
 TESTPLUGS := $(notdir $(patsubst %/plugin.json,%,$(wildcard host/wasm/testdata/plugins/*/plugin.json)))
 GOTEST    ?= $(GO) test
 # TESTPKGS narrows `make test` to some packages (.ci/fresh-clone uses it too).
-TESTPKGS  ?= ./...
+# The PDK and the SDK are modules of their own (go.work joins them to the
+# server's here), which `./...` does not descend into: they are named.
+TESTPKGS  ?= ./... ./pdk/... ./sdk/...
+# The PDK's copy of go-json (pdk/internal/gojson) is upstream's code with two
+# patches (PATCHES.md there): go vet checks it, staticcheck ours only.
+NOTVENDORED = grep -v /internal/gojson
 
-.PHONY: all build plugins testplugins test bench run vet lint race testdeps clean webui-vendor mcp-conformance
+.PHONY: all build plugins testplugins test bench run vet lint race testdeps clean webui-vendor mcp-conformance modules
 
 all: build
 
@@ -57,6 +62,13 @@ test: testdeps plugins testplugins
 	$(GO) vet $(TESTPKGS)
 	$(GOTEST) -count=1 -timeout 25m $(TESTPKGS)
 
+# What a plugin author and an API client outside the repository do: the PDK
+# and SDK modules served from a GOPROXY folder made of this checkout, a
+# scaffolded plugin and an SDK program built with only `go get` (make test
+# runs it too).
+modules:
+	$(GOTEST) -count=1 -run '^TestOutsideTheRepositoryWithGoGet$$' -v ./cmd/agenthost
+
 # The MCP conformance suite (npm @modelcontextprotocol/conformance 0.1.16,
 # and 0.2.0-alpha.12 with --requirements 2026-07-28, on Node 22 from npm)
 # against `agenthost serve` on a fresh data directory with the fixture
@@ -72,7 +84,7 @@ mcp-conformance: testdeps plugins
 # The full output goes to bin/bench.log; a failing benchmark fails the target
 # and shows its failure, instead of silently printing fewer figures.
 bench: testdeps plugins testplugins
-	@mkdir -p bin; $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... > bin/bench.log 2>&1; status=$$?; \
+	@mkdir -p bin; $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... ./pdk/... ./sdk/... > bin/bench.log 2>&1; status=$$?; \
 	grep '^FIGURE' bin/bench.log; \
 	if [ $$status -ne 0 ]; then grep -B2 -A8 -E '^(--- FAIL|panic:)' bin/bench.log; echo "make bench: benchmarks failed (bin/bench.log)"; exit $$status; fi
 
@@ -95,9 +107,10 @@ race: testdeps testplugins
 	$(GO) test -race -count=1 -timeout 30m -run 'TestHostileSuite|TestManyCallsDoNotLeak|TestUpgradeWhileACallRuns|TestAbandonedGuestReturnsTheCall|TestProgressReports|TestEcho$$' ./host/wasm/
 
 lint: bin/staticcheck
-	$(GO) vet ./...
+	$(GO) vet ./... ./pdk/... ./sdk/...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./pdk/...
 	bin/staticcheck ./host/... ./cmd/... ./migrations/... ./sdk/...
-	GOOS=wasip1 GOARCH=wasm bin/staticcheck ./pdk/... ./plugins/...
+	GOOS=wasip1 GOARCH=wasm bin/staticcheck $$(GOOS=wasip1 GOARCH=wasm $(GO) list ./pdk/... ./plugins/... | $(NOTVENDORED))
 
 clean:
 	rm -rf bin $(BUILTIN)/*.wasm host/wasm/testdata/build

@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	github.com/abadojack/whatlanggo v1.0.1
+	github.com/agenthost/agenthost/pdk v0.0.0-00010101000000-000000000000
+	github.com/agenthost/agenthost/sdk v0.0.0-00010101000000-000000000000
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/blevesearch/snowballstem v0.9.0
 	github.com/bodgit/sevenzip v1.6.5
@@ -54,6 +56,7 @@ require (
 	go.opentelemetry.io/proto/otlp v1.11.0
 	golang.org/x/crypto v0.58.0
 	golang.org/x/image v0.44.0
+	golang.org/x/mod v0.42.0
 	golang.org/x/net v0.62.0
 	golang.org/x/oauth2 v0.38.0
 	golang.org/x/text v0.43.0
@@ -160,4 +163,10 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-replace github.com/goccy/go-json => ./third_party/go-json
+// The PDK and the SDK are modules of their own (what plugin authors and API
+// clients `go get`), versioned with the server; inside this repository the
+// server builds and tests against their working copies.
+replace (
+	github.com/agenthost/agenthost/pdk => ./pdk
+	github.com/agenthost/agenthost/sdk => ./sdk
+)

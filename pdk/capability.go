@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	gojson "github.com/goccy/go-json"
+	gojson "github.com/agenthost/agenthost/pdk/internal/gojson"
 )
 
 // Invoke calls an agenthost capability function that follows the JSON

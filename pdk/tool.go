@@ -26,7 +26,7 @@ import (
 	"reflect"
 	"sort"
 
-	gojson "github.com/goccy/go-json"
+	gojson "github.com/agenthost/agenthost/pdk/internal/gojson"
 )
 
 // toolDef is one registered tool.

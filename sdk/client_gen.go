@@ -433,6 +433,36 @@ func (c *Client) GetFileIndex(ctx context.Context, id string) (*GetFileIndexResp
 	return &out, nil
 }
 
+// ListFileObjects calls GET /api/v1/files/{id}/objects: a page of a file's extracted content
+// objects as data (what the UI's preview draws an office document's headings, tables, slides and
+// notes from): each object's type, text and contextRef (page, slide, part such as notesSlide3,
+// sheet, heading label); offset and limit page through them (limit 1-200, default 20; maxBytes caps
+// the page's text, default 48 KiB), page selects one page of a PDF. 409 while the file is still
+// being indexed.
+func (c *Client) ListFileObjects(ctx context.Context, id string, params *ListFileObjectsParams) (*ListFileObjectsResponse, error) {
+	r := request{method: "GET", path: "/api/v1/files/" + url.PathEscape(id) + "/objects"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Offset != 0 {
+			r.query.Set("offset", strconv.FormatInt(params.Offset, 10))
+		}
+		if params.Limit != 0 {
+			r.query.Set("limit", strconv.FormatInt(params.Limit, 10))
+		}
+		if params.MaxBytes != 0 {
+			r.query.Set("maxBytes", strconv.FormatInt(params.MaxBytes, 10))
+		}
+		if params.Page != 0 {
+			r.query.Set("page", strconv.FormatInt(params.Page, 10))
+		}
+	}
+	var out ListFileObjectsResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GiveFilePassword calls POST /api/v1/files/{id}/password: the password of an encrypted file
 // (status encrypted): the file is indexed with it before the answer, which is its indexing state
 // (as GET /files/{id}/index): indexed, or encrypted again with the error 'wrong password: …'
@@ -1077,6 +1107,9 @@ func (c *Client) ListWorkflows(ctx context.Context, params *ListWorkflowsParams)
 		}
 		if params.Archived {
 			r.query.Set("archived", "true")
+		}
+		if params.Shared {
+			r.query.Set("shared", "true")
 		}
 		if params.Limit != 0 {
 			r.query.Set("limit", strconv.FormatInt(params.Limit, 10))

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/workflows"
 	"github.com/agenthost/agenthost/sdk"
 )
 
@@ -141,47 +139,4 @@ func TestEventsRefusedIsNotRetried(t *testing.T) {
 	if calls["/api/v1/workflows/missing/events"] != 1 || calls["/api/v1/workflows/dropping/events"] != 3 {
 		t.Fatalf("calls %v", calls)
 	}
-}
-
-// TestEventPayloadsMatchTheServer: the payload types carry the JSON fields
-// of the server's (host/workflows), so nothing the server sends is lost.
-func TestEventPayloadsMatchTheServer(t *testing.T) {
-	for _, pair := range [][2]any{
-		{sdk.StatusData{}, workflows.StatusData{}}, {sdk.ChunkData{}, workflows.ChunkData{}},
-		{sdk.ToolCallData{}, workflows.ToolCallData{}}, {sdk.ToolResultData{}, workflows.ToolResultData{}},
-		{sdk.AgentProgressData{}, workflows.AgentProgressData{}}, {sdk.AgentSummaryData{}, workflows.AgentSummaryData{}},
-		{sdk.FileCreatedData{}, workflows.FileCreatedData{}}, {sdk.FileEditProposalData{}, workflows.FileEditProposalData{}},
-		{sdk.FileVersionData{}, workflows.FileVersionData{}}, {sdk.DataSourceAccessData{}, workflows.DataSourceAccessData{}},
-		{sdk.VoiceResponseData{}, workflows.VoiceResponseData{}}, {sdk.BackgroundJobData{}, workflows.BackgroundJobData{}},
-		{sdk.RoundRestartedData{}, workflows.RoundRestartedData{}},
-		{sdk.ApprovalRequestedData{}, workflows.ApprovalRequestedData{}}, {sdk.ApprovalDecidedData{}, workflows.ApprovalDecidedData{}},
-		{sdk.BranchSelectedData{}, workflows.BranchSelectedData{}}, {sdk.MessageFeedbackData{}, workflows.MessageFeedbackData{}}, {sdk.EndData{}, workflows.EndData{}},
-	} {
-		if got, want := jsonFields(pair[0]), jsonFields(pair[1]); got != want {
-			t.Errorf("%T has fields %s, the server's %T %s", pair[0], got, pair[1], want)
-		}
-	}
-	var ours []string
-	for _, typ := range workflows.EventTypes() {
-		ours = append(ours, string(typ))
-		if sdk.EventType(typ).Terminal() != typ.Terminal() {
-			t.Errorf("%s: Terminal differs", typ)
-		}
-	}
-	known := []sdk.EventType{sdk.EventMessage, sdk.EventStatus, sdk.EventChunk, sdk.EventToolCall, sdk.EventToolResult,
-		sdk.EventAgentProgress, sdk.EventAgentSummary, sdk.EventFileCreated, sdk.EventFileEditProposal, sdk.EventFileVersion,
-		sdk.EventDataSourceAccess, sdk.EventVoiceResponse, sdk.EventBackgroundJob, sdk.EventRoundRestarted, sdk.EventApprovalRequested, sdk.EventApprovalDecided, sdk.EventBranchSelected, sdk.EventMessageFeedback, sdk.EventComplete, sdk.EventStopped, sdk.EventError}
-	if fmt.Sprint(known) != fmt.Sprint(ours) {
-		t.Errorf("event types %v, the server's %v", known, ours)
-	}
-}
-
-func jsonFields(v any) string {
-	t := reflect.TypeOf(v)
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		out = append(out, f.Tag.Get("json")+":"+f.Type.Kind().String())
-	}
-	return strings.Join(out, " ")
 }

@@ -239,9 +239,11 @@ type Connection struct {
 	BaseURL   string     `json:"baseUrl,omitempty"`
 	CheckedAt *time.Time `json:"checkedAt,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
-	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
-	ID        string     `json:"id"`
-	Label     string     `json:"label"`
+	// One of "cloud", "datacenter".
+	Deployment string     `json:"deployment,omitempty"`
+	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
+	ID         string     `json:"id"`
+	Label      string     `json:"label"`
 	// the error of the last try (no secret)
 	LastError string   `json:"lastError,omitempty"`
 	Provider  string   `json:"provider"`
@@ -296,10 +298,13 @@ type CreateConnectionRequest struct {
 	// One of "token", "basic".
 	Auth string `json:"auth"`
 	// the provider site, e.g. https://acme.atlassian.net
-	BaseURL  *string `json:"baseUrl,omitempty"`
-	Label    string  `json:"label"`
-	Provider string  `json:"provider"`
-	Token    string  `json:"token"`
+	BaseURL *string `json:"baseUrl,omitempty"`
+	// Jira: cloud (REST v3) or datacenter (Data Center and Server, REST v2); empty when the site's
+	// address tells (atlassian.net is Cloud) One of "", "cloud", "datacenter".
+	Deployment *string `json:"deployment,omitempty"`
+	Label      string  `json:"label"`
+	Provider   string  `json:"provider"`
+	Token      string  `json:"token"`
 }
 
 // CreateInvitationRequest is the body of CreateInvitation.
@@ -770,6 +775,34 @@ type ListDataSourcesParams struct {
 	Workspace string
 }
 
+// ListFileObjectsParams are the optional parameters of ListFileObjects; zero values are not sent.
+type ListFileObjectsParams struct {
+	Offset   int64
+	Limit    int64
+	MaxBytes int64
+	Page     int64
+}
+
+// ListFileObjectsResponse is the answer of ListFileObjects.
+type ListFileObjectsResponse struct {
+	// where the next page starts; absent on the last
+	NextOffset int64                           `json:"nextOffset,omitempty"`
+	Objects    []ListFileObjectsResponseObject `json:"objects"`
+	Total      int64                           `json:"total"`
+	Truncated  bool                            `json:"truncated,omitempty"`
+}
+
+// ListFileObjectsResponseObject is one of the objects of ListFileObjectsResponse.
+type ListFileObjectsResponseObject struct {
+	ContentType string `json:"contentType,omitempty"`
+	// containerPath, location, label, pageIndex, sectionId, sheetName, slideIndex, paragraph, part
+	ContextRef json.RawMessage `json:"contextRef,omitempty"`
+	Data       string          `json:"data,omitempty"`
+	ID         string          `json:"id,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	Sequence   int64           `json:"sequence,omitempty"`
+}
+
 // ListFilesParams are the optional parameters of ListFiles; zero values are not sent.
 type ListFilesParams struct {
 	Workspace string
@@ -826,6 +859,8 @@ type ListWorkflowsParams struct {
 	Q string
 	// true lists the archived workflows instead of the others
 	Archived bool
+	// list the conversations other members of your workspaces share with you instead of your own
+	Shared bool
 	// rows per answer; absent: the route's default; values outside 1..1000 are refused (400), not
 	// clamped
 	Limit int64
@@ -1262,7 +1297,7 @@ type ToolPolicy struct {
 type ToolResult struct {
 	Data  json.RawMessage `json:"data,omitempty"`
 	Error ToolResultError `json:"error,omitempty"`
-	Ok    bool            `json:"ok,omitempty"`
+	OK    bool            `json:"ok,omitempty"`
 	Stats json.RawMessage `json:"stats,omitempty"`
 	Text  string          `json:"text,omitempty"`
 }
@@ -1291,6 +1326,8 @@ type UpdateWorkflowRequest struct {
 	Name     *string `json:"name,omitempty"`
 	// pinned conversations come first in the list
 	Pinned *bool `json:"pinned,omitempty"`
+	// share the conversation with the workspace's members, read only
+	Shared *bool `json:"shared,omitempty"`
 }
 
 // UpgradePluginParams are the optional parameters of UpgradePlugin; zero values are not sent.
@@ -1379,7 +1416,9 @@ type Workflow struct {
 	// "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".
 	Outcome string `json:"outcome,omitempty"`
 	// first in the list
-	Pinned    bool       `json:"pinned,omitempty"`
+	Pinned bool `json:"pinned,omitempty"`
+	// every member of the workspace may read the conversation (only its owner changes it)
+	Shared    bool       `json:"shared,omitempty"`
 	StartedAt *time.Time `json:"startedAt,omitempty"`
 	// One of "running", "completed", "stopped", "failed".
 	Status      string `json:"status,omitempty"`

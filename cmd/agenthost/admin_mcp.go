@@ -6,17 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/server"
 	"github.com/agenthost/agenthost/host/store"
-	"github.com/agenthost/agenthost/host/telemetry"
 	"github.com/agenthost/agenthost/host/tenancy"
-	"github.com/agenthost/agenthost/host/wasm"
 )
 
 // mcpAdminFlags are the flags of `admin mcp`: a tenant's external MCP
@@ -166,31 +164,6 @@ func printMCPServers(w io.Writer, servers []mcpclient.Server) {
 	tw.Flush()
 }
 
-// mcpServers is serve's side: the connections to the tenants' MCP servers
-// (stdio servers run in fresh directories outside the data directory, as
-// -mcp-user when serve is root), billed and traced like plugin calls. HTTP
-// servers are reached through host/egress's address checks, with the
-// plugins' -allow-host exceptions and -resolve overrides.
-func mcpServers(db *store.DB, data, key string, f mcpCommandFlag, eo wasm.EgressOptions, meter mcpclient.Meter, tel *telemetry.Telemetry, logger *slog.Logger) (mcpclient.Admin, error) {
-	sealer, err := mcpclient.NewSealer(key)
-	if err != nil {
-		return mcpclient.Admin{}, err
-	}
-	commands := f.list()
-	var uids mcpclient.UIDRange
-	if *f.uids != "" {
-		if uids, err = mcpclient.ParseUIDRange(*f.uids); err != nil {
-			return mcpclient.Admin{}, fmt.Errorf("-mcp-uids: %w", err)
-		}
-	}
-	m, err := mcpclient.New(db, mcpclient.Options{DataDir: data, Sealer: sealer, Meter: meter, Tracer: tel.TracerProvider(), Logger: logger,
-		Commands: commands, User: *f.user, UIDs: uids, AllowPrivateHosts: eo.AllowPrivateHosts, Resolver: eo.Resolver})
-	if err != nil {
-		return mcpclient.Admin{}, err
-	}
-	return mcpclient.Admin{Store: db, Sealer: sealer, Manager: m, Commands: commands}, nil
-}
-
 // mcpCommandFlag is serve's -mcp-command: the stdio commands tenant admins
 // may add, beside AGENTHOST_MCP_COMMANDS (entries separated by ";"), and
 // -mcp-user and -mcp-uids, who runs them when serve is root.
@@ -231,6 +204,11 @@ func secretKey(getenv func(string) string) (string, error) {
 }
 
 func (f mcpCommandFlag) list() []string { return append(envMCPCommands(), *f.items...) }
+
+// config is who may be run as a tenant's stdio MCP server, and as whom.
+func (f mcpCommandFlag) config() server.MCPClients {
+	return server.MCPClients{Commands: f.list(), User: *f.user, UIDs: *f.uids}
+}
 
 // envMCPCommands reads AGENTHOST_MCP_COMMANDS.
 func envMCPCommands() []string {

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 
 	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/money"
-	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/server"
 )
 
 // pluginPriceEnv sets -plugin-chf-per-hour for serve and worker alike, so
@@ -32,41 +29,19 @@ func addBillingFlags(fs *flag.FlagSet) billingFlags {
 	}
 }
 
-// budget is how the meter holds estimates against tenants' limits.
-func (bf billingFlags) budget() (billing.BudgetConfig, error) {
+// config is the price of plugin compute time and the budget's overdraft; a
+// malformed amount is refused before anything is opened.
+func (bf billingFlags) config() (server.Billing, error) {
 	od, err := money.Parse(*bf.overdraft)
 	if err != nil || od < 0 {
-		return billing.BudgetConfig{}, fmt.Errorf("-budget-overdraft-chf: %q is not a non-negative decimal amount", *bf.overdraft)
+		return server.Billing{}, fmt.Errorf("-budget-overdraft-chf: %q is not a non-negative decimal amount", *bf.overdraft)
 	}
 	if od == 0 {
 		od = -1 // BudgetConfig's zero is the default; the operator asked for none
 	}
-	return billing.BudgetConfig{Overdraft: od}, nil
-}
-
-// prices is the price table this host bills with: the models' prices and
-// the plugin compute price. A malformed price is refused before anything
-// is opened.
-func (bf billingFlags) prices(cfg llm.Config) (billing.Prices, error) {
 	perHour, err := money.Parse(*bf.pluginPerHour)
 	if err != nil || perHour < 0 {
-		return billing.Prices{}, fmt.Errorf("-plugin-chf-per-hour: %q is not a non-negative decimal amount", *bf.pluginPerHour)
+		return server.Billing{}, fmt.Errorf("-plugin-chf-per-hour: %q is not a non-negative decimal amount", *bf.pluginPerHour)
 	}
-	return billing.Prices{Models: cfg.Prices(), PluginPerHour: perHour}, nil
-}
-
-// openModels returns the client of the model configuration (file and
-// environment, see llm.LoadConfig) and the meter that records every call
-// (and every plugin run) into the usage records and holds each call's
-// estimate against its tenant's limits, refusing calls that do not fit. The price table's version is saved first.
-func openModels(ctx context.Context, cfg llm.Config, prices billing.Prices, budget billing.BudgetConfig, db *store.DB, logger *slog.Logger) (*llm.Client, *billing.Meter, error) {
-	if err := prices.Save(ctx, db); err != nil {
-		return nil, nil, err
-	}
-	meter := billing.NewMeter(db, prices, logger).WithBudget(budget).WithRetry(store.IsUnavailable)
-	client, err := llm.New(cfg, meter, logger)
-	if err != nil {
-		return nil, nil, err
-	}
-	return client, meter, nil
+	return server.Billing{PluginPerHour: perHour, Budget: billing.BudgetConfig{Overdraft: od}}, nil
 }

@@ -87,3 +87,37 @@ func burst(b *testing.B, w *uiWorld, wf string) {
 		}
 	}
 }
+
+// BenchmarkUIPreview measures the preview in headless Chromium against a
+// real serve (host/webui/e2e/preview.bench.mjs says how), on a 500-page
+// PDF made of the corpus's real manuals:
+//
+//	ui.preview.first_page.ms   a citation clicked to its page drawn, cold (median of 5)
+//	ui.preview.first_page.kb   the PDF's bytes fetched for that page (median)
+func BenchmarkUIPreview(b *testing.B) {
+	e2e := browserPrereqs(b)
+	w := startUIWorld(b)
+	id := uploadTyped(b, w, "manuals-500.pdf", "application/pdf", fiveHundredPagePDF(b))
+	// The upload's indexing (its pre-scan) would share the two cores
+	// with the browser: it ends first.
+	waitStatus(b, w, id)
+	cmd := exec.Command("node", filepath.Join(e2e, "preview.bench.mjs"))
+	cmd.Dir = e2e
+	cmd.Env = append(os.Environ(), "UI_BASE="+w.base, "UI_TOKEN="+w.token, "UI_WS="+w.ws, "UI_CHROMIUM="+chromium, "UI_PDF500="+id)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("preview.bench.mjs: %v\n%s", err, stderr.String())
+	}
+	var result struct {
+		FirstPageMs, FirstPageKB float64
+		RunsMs, RunsKB           []float64
+	}
+	line, ok := strings.CutPrefix(strings.TrimSpace(stdout.String()), "RESULT ")
+	if !ok || json.Unmarshal([]byte(line), &result) != nil {
+		b.Fatalf("preview.bench.mjs printed %q", stdout.String())
+	}
+	b.Logf("runs: %v ms, %v KB\n%s", result.RunsMs, result.RunsKB, stderr.String())
+	figure.Report("ui.preview.first_page.ms", result.FirstPageMs, "ms")
+	figure.Report("ui.preview.first_page.kb", result.FirstPageKB, "KB")
+}

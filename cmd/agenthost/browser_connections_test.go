@@ -48,7 +48,7 @@ func TestBrowserConnections(t *testing.T) {
 	rand.Read(key)
 	for k, v := range map[string]string{
 		"AGENTHOST_SECRET_KEY":               base64.StdEncoding.EncodeToString(key),
-		"AGENTHOST_OAUTH_PROVIDERS":          "acme",
+		"AGENTHOST_OAUTH_PROVIDERS":          "acme,microsoft",
 		"AGENTHOST_OAUTH_ACME_CLIENT_ID":     as.ClientID,
 		"AGENTHOST_OAUTH_ACME_CLIENT_SECRET": as.ClientSecret,
 		"AGENTHOST_OAUTH_ACME_AUTH_URL":      as.AuthURL(),
@@ -56,6 +56,12 @@ func TestBrowserConnections(t *testing.T) {
 		"AGENTHOST_OAUTH_ACME_REDIRECT_URL":  as.RedirectURI,
 		"AGENTHOST_OAUTH_ACME_SCOPES":        "read write",
 		"AGENTHOST_OAUTH_ACME_BASE_URL":      "https://api.acme.example",
+		// Microsoft's authorisation request is only looked at (the
+		// service choice's scopes), never completed.
+		"AGENTHOST_OAUTH_MICROSOFT_CLIENT_ID":    as.ClientID,
+		"AGENTHOST_OAUTH_MICROSOFT_AUTH_URL":     as.AuthURL(),
+		"AGENTHOST_OAUTH_MICROSOFT_TOKEN_URL":    as.TokenURL(),
+		"AGENTHOST_OAUTH_MICROSOFT_REDIRECT_URL": as.RedirectURI,
 	} {
 		t.Setenv(k, v)
 	}

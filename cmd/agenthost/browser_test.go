@@ -129,6 +129,23 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 			return llmtest.CallTools(llmtest.Call("applyFileEdit", `{"file":"`+id[1]+`","edits":[{"old":"draft","new":"final"}],"description":"mark it final"}`))
 		}
 		return llmtest.Reply("I proposed an edit of ui-note.md.")
+	case strings.HasPrefix(q, "Find and cite: ") && toolResult == "":
+		// The preview's test: a search, then a citation of its first hit
+		// at the hit's page (preview.test.mjs).
+		return llmtest.CallTools(llmtest.Call("searchKnowledge", fmt.Sprintf(`{"query":%q,"limit":3}`, strings.TrimPrefix(q, "Find and cite: "))))
+	case strings.HasPrefix(q, "Find and cite: "):
+		m := regexp.MustCompile(`\(file (` + uuidRe.String() + `)\)[^\n]*?page (\d+)`).FindStringSubmatch(toolResult)
+		if m == nil {
+			return llmtest.Reply("The search found no page: " + toolResult)
+		}
+		return llmtest.Reply("It is on [page " + m[2] + "](docItem:" + m[1] + "#page=" + m[2] + ").")
+	case strings.HasPrefix(q, "Cite page "):
+		// "Cite page N of file ID": a citation without a search (the
+		// preview's benchmark, of a document not indexed yet).
+		var page int
+		var id string
+		fmt.Sscanf(q, "Cite page %d of file %s", &page, &id)
+		return llmtest.Reply(fmt.Sprintf("See [page %d](docItem:%s#page=%d).", page, id, page))
 	case strings.Contains(q, "slowly"):
 		var b strings.Builder
 		for i := 1; i <= 60; i++ {

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/agenthost/agenthost/host/server"
 	"github.com/agenthost/agenthost/host/settings"
 )
 
@@ -19,15 +20,20 @@ import (
 // not parse as its setting's kind, or the configuration file at path has a
 // key nobody reads; every error names the setting and the value. Commands
 // call it right after their flags are parsed, before anything is opened.
-func checkSettings(command, path string) error {
+//
+// The file is read here, once and whole (server.ReadFile): a misspelt key or
+// an unreadable value in any section refuses start-up; the result is what
+// the command's sections are taken from.
+func checkSettings(command, path string) (server.File, error) {
 	err := checkEnvFor(command, os.LookupEnv)
-	if _, ferr := settings.ReadFile(path); ferr != nil {
+	file, ferr := server.ReadFile(path)
+	if ferr != nil {
 		err = errors.Join(err, ferr)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: refusing to start:\n%w", command, err)
+		return server.File{}, fmt.Errorf("%s: refusing to start:\n%w", command, err)
 	}
-	return nil
+	return file, nil
 }
 
 // checkEnvFor is settings.CheckEnv over the settings command reads.
@@ -125,8 +131,9 @@ func configCmd(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if f := fs.Lookup("config"); f != nil && f.Value.String() != "" {
 		path = f.Value.String()
 	}
-	file, err := settings.ReadFile(path)
+	f, err := server.ReadFile(path)
 	errs = append(errs, err)
+	file := f.Root
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FLAG\tVARIABLE\tFILE KEY\tVALUE\tSOURCE")
 	for _, e := range effectiveSettings(fs, os.LookupEnv, file) {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/settings"
 )
 
@@ -57,15 +56,6 @@ func envSize(key string, def int64) int64 {
 		}
 	}
 	return def
-}
-
-// envMoney reads a decimal amount of CHF (money.Parse); unset is 0.
-func envMoney(key string) money.Amount {
-	a, err := money.Parse(os.Getenv(key))
-	if err != nil {
-		return 0
-	}
-	return a
 }
 
 // sizeValue is a flag of a size in bytes that takes the units of

@@ -3,12 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"log/slog"
 	"maps"
 	"os"
 
 	"github.com/agenthost/agenthost/host/knowledge"
-	"github.com/agenthost/agenthost/host/wasm"
 )
 
 // extractorFlags is the operator's choice of extractor plugins by MIME type
@@ -27,10 +25,10 @@ func addExtractorFlags(fs *flag.FlagSet) extractorFlags {
 	return ef
 }
 
-// open returns the extractors over host's loaded plugins with the
-// operator's choice, or refuses a choice that does not fit them (an unknown
-// plugin, one that does not declare the type); it logs who extracts what.
-func (ef extractorFlags) open(host *wasm.Host, logger *slog.Logger) (*knowledge.Extractors, error) {
+// choice is the operator's choice: the variable's, with the flags winning
+// type by type; a malformed one is refused before anything is opened (the
+// server checks it against the loaded plugins).
+func (ef extractorFlags) choice() (knowledge.ExtractorChoice, error) {
 	choice, err := knowledge.ParseExtractorChoice(os.Getenv(extractorsEnv))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", extractorsEnv, err)
@@ -40,9 +38,5 @@ func (ef extractorFlags) open(host *wasm.Host, logger *slog.Logger) (*knowledge.
 		return nil, fmt.Errorf("-extractor: %w", err)
 	}
 	maps.Copy(choice, flags)
-	ex := knowledge.NewExtractors(host).WithChoice(choice).WithLogger(logger)
-	if err := ex.Check(); err != nil {
-		return nil, fmt.Errorf("refusing the operator's choice of extractors: %w", err)
-	}
-	return ex, nil
+	return choice, nil
 }

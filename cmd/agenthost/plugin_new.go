@@ -10,26 +10,37 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"text/template"
 	"unicode"
+
+	"golang.org/x/mod/semver"
 )
 
-// agenthostModule is the module path plugins import the PDK from.
-const agenthostModule = "github.com/agenthost/agenthost"
+// agenthostModule is the server's module path; pdkModule is the PDK's, a
+// module of its own that plugins outside the repository `go get`.
+const (
+	agenthostModule = "github.com/agenthost/agenthost"
+	pdkModule       = agenthostModule + "/pdk"
+)
 
 // pluginNameRE is the manifest's name rule (host/wasm/manifest/schema.json).
 var pluginNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,62}[a-z0-9]$`)
 
 // pluginNewCmd scaffolds a plugin folder that builds and passes its own
-// fixtures as it is: plugin.json, main.go on the PDK, a test that builds it
-// and runs the fixtures, and testdata/ with the fixtures.
+// fixtures as it is: plugin.json, main.go on the PDK, testdata/ with the
+// fixtures, and either a go.mod requiring the PDK module (outside a
+// checkout) or a Go test that builds it and runs the fixtures (in one, or
+// pointed at one with -agenthost).
 func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plugin new", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kind := fs.String("kind", "tool", "tool, extractor, connector or actions")
 	dir := fs.String("dir", "", "folder to make (default: ./NAME)")
-	source := fs.String("agenthost", "", "agenthost source checkout the plugin's go.mod points at, when the folder lies outside one (default: the checkout around the current directory)")
+	source := fs.String("agenthost", "", "agenthost source checkout the plugin's go.mod points at instead of a PDK version, with `plugin test`'s Go harness (for work on the PDK itself)")
+	pdkVersion := fs.String("pdk", "", "the PDK module version the plugin's go.mod requires outside a checkout (default: this server's version)")
 	module := fs.String("module", "", "the plugin's Go module path outside a checkout (default: example.com/NAME)")
 	lang := fs.String("lang", langGo, "the plugin's language: go or assemblyscript (an npm project on pdk/as; tool kind only)")
 	name, err := parseWithFile(fs, args)
@@ -52,75 +63,66 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	if entries, err := os.ReadDir(abs); err == nil && len(entries) > 0 {
 		return fmt.Errorf("plugin new: %s exists and is not empty (nothing written)", *dir)
 	}
-	// Inside an agenthost checkout the plugin builds in its module; outside,
-	// it gets a module of its own that points at a checkout for the PDK.
+	// Inside an agenthost checkout the plugin builds in its module. Outside,
+	// it gets a module of its own requiring the PDK module at the server's
+	// version (or -pdk), which `go mod tidy` fetches like any module; only
+	// with -agenthost, or from a server build without a version, does its
+	// go.mod point at a checkout instead.
+	if *lang == langAssemblyScript {
+		return asPluginNew(name, *kind, *dir, abs, *source, stdout)
+	}
+	if *pdkVersion != "" && *source != "" {
+		return fmt.Errorf("plugin new: -pdk requires the PDK module, -agenthost points at a checkout instead: give one (nothing written)")
+	}
 	checkout, mod := enclosingModule(filepath.Dir(abs))
 	var extra map[string]string
-	var files map[string]string
-	if *lang == langAssemblyScript {
-		// No Go module: an npm project whose package.json points at the
-		// checkout's pdk/as (relatively inside the checkout).
-		if mod != agenthostModule {
-			if checkout, err = asCheckout(*source); err != nil {
-				return err
-			}
-		}
-		pdkAS := filepath.Join(checkout, "pdk", "as")
-		if _, err := os.Stat(filepath.Join(pdkAS, "package.json")); err != nil {
-			return fmt.Errorf("plugin new: the checkout %s has no AssemblyScript PDK (pdk/as); a scaffold that cannot build is not made", checkout)
-		}
-		if mod == agenthostModule {
-			if rel, err := filepath.Rel(abs, pdkAS); err == nil {
-				pdkAS = rel
-			}
-		}
-		if files, err = asScaffoldFiles(name, *kind, pdkAS); err != nil {
-			return err
-		}
-		if err := writeFiles(abs, files); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "made %s plugin %s (AssemblyScript) in %s\nnext:\n  (cd %s && npm install)\n  agenthost plugin build %s\n  agenthost plugin test %s\n", *kind, name, *dir, *dir, *dir, *dir)
-		return nil
-	}
+	harness := true
 	if mod != agenthostModule {
+		version := *pdkVersion
+		if version == "" && *source == "" {
+			version = serverModuleVersion()
+		}
 		src := *source
-		if src == "" {
+		if src == "" && version == "" {
 			if wd, err := os.Getwd(); err == nil {
 				if r, m := enclosingModule(wd); m == agenthostModule {
 					src = r
 				}
 			}
 		}
-		if src == "" {
+		switch {
+		case version != "" && *source == "":
+			if !validModuleVersion(version) {
+				return fmt.Errorf("plugin new: -pdk %q is not a module version (v1.2.3 or a pseudo-version; nothing written)", version)
+			}
+			extra = pdkModuleFiles(name, *module, version, goDirective())
+			harness = false // host/plugintest is the server's: `plugin test` runs the fixtures
+			checkout = ""   // the PDK of the server's version has what its scaffolds use
+		case src != "":
+			if extra, err = moduleFiles(name, *module, src); err != nil {
+				return err
+			}
+			checkout, _ = filepath.Abs(src)
+		default:
 			where := "no Go module"
 			if checkout != "" {
 				where = "module " + mod
 			}
-			return fmt.Errorf("plugin new: %s lies in %s; the PDK comes from an agenthost checkout: run this inside one, or pass -agenthost PATH (nothing written)", *dir, where)
+			return fmt.Errorf("plugin new: %s lies in %s and this agenthost build has no version to require the PDK module (%s) at: pass -pdk VERSION, or -agenthost PATH of a checkout (nothing written)", *dir, where, pdkModule)
 		}
-		if extra, err = moduleFiles(name, *module, src); err != nil {
-			return err
-		}
-		checkout, _ = filepath.Abs(src)
 	}
-	if files, err = scaffold(name, *kind, checkout); err != nil {
+	files, err := scaffold(name, *kind, checkout)
+	if err != nil {
 		return err
+	}
+	if !harness {
+		delete(files, "main_test.go")
 	}
 	for k, v := range extra {
 		files[k] = v
 	}
-	if err := writeFiles(abs, files); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "made %s plugin %s in %s\nnext:\n  agenthost plugin build %s\n  agenthost plugin test %s\n", *kind, name, *dir, *dir, *dir)
-	return nil
-}
-
-// writeFiles writes files (by slash path) under dir.
-func writeFiles(dir string, files map[string]string) error {
 	for rel, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
+		p := filepath.Join(abs, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
@@ -128,25 +130,12 @@ func writeFiles(dir string, files map[string]string) error {
 			return err
 		}
 	}
+	tidy := ""
+	if !harness {
+		tidy = fmt.Sprintf("  (cd %s && go mod tidy)   # fetches the PDK module\n", *dir)
+	}
+	fmt.Fprintf(stdout, "made %s plugin %s in %s\nnext:\n%s  agenthost plugin build %s\n  agenthost plugin test %s\n", *kind, name, *dir, tidy, *dir, *dir)
 	return nil
-}
-
-// asCheckout is the agenthost checkout an AssemblyScript plugin outside one
-// takes pdk/as from: -agenthost, else the checkout around the current
-// directory.
-func asCheckout(source string) (string, error) {
-	if source == "" {
-		if wd, err := os.Getwd(); err == nil {
-			if r, m := enclosingModule(wd); m == agenthostModule {
-				return r, nil
-			}
-		}
-		return "", fmt.Errorf("plugin new: the AssemblyScript PDK comes from an agenthost checkout: run this inside one, or pass -agenthost PATH (nothing written)")
-	}
-	if _, m := enclosingModule(source); m != agenthostModule {
-		return "", fmt.Errorf("plugin new: -agenthost %s is not an agenthost checkout (nothing written)", source)
-	}
-	return filepath.Abs(source)
 }
 
 // scaffold returns the files of a new plugin by path; a kind without a
@@ -162,7 +151,7 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 		tmpl = extractorScaffold
 	case "connector":
 		// The connector PDK is newer than some checkouts, as pdk/actions.
-		for _, f := range []string{"pdk/connector/connector.go", "pdk/connection/connection.go"} {
+		for _, f := range checkoutFiles(checkout, "pdk/connector/connector.go", "pdk/connection/connection.go") {
 			if _, err := os.Stat(filepath.Join(checkout, filepath.FromSlash(f))); err != nil {
 				return nil, fmt.Errorf("plugin new: -kind connector needs the connector PDK (%s), which the checkout %s does not have; a scaffold that cannot build is not made", f, checkout)
 			}
@@ -171,7 +160,7 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 	case "actions":
 		// The legacy-actions PDK is newer than some checkouts: a scaffold
 		// that cannot build is not made.
-		if _, err := os.Stat(filepath.Join(checkout, "pdk", "actions", "actions.go")); err != nil {
+		if _, err := os.Stat(filepath.Join(checkout, "pdk", "actions", "actions.go")); checkout != "" && err != nil {
 			return nil, fmt.Errorf("plugin new: -kind actions needs the PDK for legacy method.action descriptors (pdk/actions), which the checkout %s does not have; a scaffold that cannot build is not made", checkout)
 		}
 		tmpl = actionsScaffold
@@ -187,6 +176,15 @@ func scaffold(name, kind, checkout string) (map[string]string, error) {
 		out[path] = b.String()
 	}
 	return out, nil
+}
+
+// checkoutFiles are files of a checkout a scaffold needs; none when the
+// plugin requires the PDK module at the server's version (checkout "").
+func checkoutFiles(checkout string, files ...string) []string {
+	if checkout == "" {
+		return nil
+	}
+	return files
 }
 
 type scaffoldData struct {
@@ -282,9 +280,7 @@ func moduleFiles(name, module, src string) (map[string]string, error) {
 	}
 	replaces := ""
 	if r := localReplaces(string(goMod), src); len(r) > 0 {
-		// The checkout's patched copies (third_party/), which a dependency's
-		// replace directives would not bring along.
-		replaces = "\n// The checkout's patched copies of its dependencies.\n" + strings.Join(r, "\n") + "\n"
+		replaces = "\n// The checkout's PDK and SDK modules.\n" + strings.Join(r, "\n") + "\n"
 	}
 	return map[string]string{
 		"go.mod": fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s v0.0.0\n\n// The PDK and `agenthost plugin test`'s harness come from this checkout.\nreplace %s => %s\n%s\n// What the checkout uses, at its versions.\nrequire (\n\t%s // indirect\n)\n",
@@ -293,14 +289,73 @@ func moduleFiles(name, module, src string) (map[string]string, error) {
 	}, nil
 }
 
-// localReplaces returns goMod's single-line replace directives that point
-// at a directory of the checkout, as directives naming it absolutely.
+// pdkModuleFiles is the go.mod of a plugin outside a checkout: its own
+// module requiring the PDK module at version, and nothing else: the PDK
+// depends on the standard library only (its JSON decoder is a copy inside
+// it, pdk/internal/gojson), so `go mod tidy` adds no other module.
+func pdkModuleFiles(name, module, version, goVersion string) map[string]string {
+	if module == "" {
+		module = "example.com/" + name
+	}
+	return map[string]string{
+		"go.mod": fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s %s\n", module, goVersion, pdkModule, version),
+	}
+}
+
+// serverModuleVersion is the version of the agenthost module this binary
+// was built from, which the PDK module is released at too (tags vX.Y.Z,
+// pdk/vX.Y.Z and sdk/vX.Y.Z on one commit); "" for a build that names no
+// module version a proxy could serve: a checkout with uncommitted changes,
+// or one without version control information.
+func serverModuleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Path != agenthostModule || !validModuleVersion(bi.Main.Version) {
+		return ""
+	}
+	return bi.Main.Version
+}
+
+// validModuleVersion reports whether v can be required in a go.mod: a
+// semantic version with a leading v, without build metadata (a "+dirty"
+// build names no commit).
+func validModuleVersion(v string) bool {
+	return semver.IsValid(v) && semver.Build(v) == ""
+}
+
+// goDirective is the go line of a new plugin's go.mod: the toolchain this
+// server was built with, which is at least what the PDK's go.mod asks.
+func goDirective() string {
+	v := strings.TrimPrefix(runtime.Version(), "go")
+	if i := strings.IndexFunc(v, func(r rune) bool { return r != '.' && (r < '0' || r > '9') }); i >= 0 {
+		v = v[:i] // go1.27rc1, devel builds
+	}
+	return v
+}
+
+// localReplaces returns goMod's replace directives (single-line or in a
+// block) that point at a directory of the checkout, as directives naming it
+// absolutely: the PDK and SDK modules, which the checkout's go.mod points
+// at its own folders, and a dependency's replace would not bring along.
 func localReplaces(goMod, src string) []string {
 	var out []string
+	inBlock := false
 	for _, l := range strings.Split(goMod, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(l), "replace ")
-		if !ok {
+		l = strings.TrimSpace(l)
+		var rest string
+		switch {
+		case l == "replace (":
+			inBlock = true
 			continue
+		case inBlock && l == ")":
+			inBlock = false
+			continue
+		case inBlock:
+			rest = l
+		default:
+			var ok bool
+			if rest, ok = strings.CutPrefix(l, "replace "); !ok {
+				continue
+			}
 		}
 		from, to, ok := strings.Cut(rest, "=>")
 		to = strings.TrimSpace(to)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"text/template"
 )
@@ -20,6 +22,71 @@ const (
 	ascVersion     = "0.28.20"
 	extismASPDKVer = "1.0.0"
 )
+
+// asPluginNew makes the AssemblyScript plugin name in abs (dir as the user
+// wrote it): no Go module, an npm project whose package.json points at the
+// pdk/as of the checkout around it (relatively), of -agenthost, or of the
+// checkout around the current directory.
+func asPluginNew(name, kind, dir, abs, source string, stdout io.Writer) error {
+	checkout, mod := enclosingModule(filepath.Dir(abs))
+	inside := mod == agenthostModule && source == ""
+	if !inside {
+		var err error
+		if checkout, err = asCheckout(source); err != nil {
+			return err
+		}
+	}
+	pdkAS := filepath.Join(checkout, "pdk", "as")
+	if _, err := os.Stat(filepath.Join(pdkAS, "package.json")); err != nil {
+		return fmt.Errorf("plugin new: the checkout %s has no AssemblyScript PDK (pdk/as); a scaffold that cannot build is not made", checkout)
+	}
+	if inside {
+		if rel, err := filepath.Rel(abs, pdkAS); err == nil {
+			pdkAS = rel
+		}
+	}
+	files, err := asScaffoldFiles(name, kind, pdkAS)
+	if err != nil {
+		return err
+	}
+	if err := writeFiles(abs, files); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "made %s plugin %s (AssemblyScript) in %s\nnext:\n  (cd %s && npm install)\n  agenthost plugin build %s\n  agenthost plugin test %s\n", kind, name, dir, dir, dir, dir)
+	return nil
+}
+
+// writeFiles writes files (by slash path) under dir.
+func writeFiles(dir string, files map[string]string) error {
+	for rel, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// asCheckout is the agenthost checkout an AssemblyScript plugin outside one
+// takes pdk/as from: -agenthost, else the checkout around the current
+// directory.
+func asCheckout(source string) (string, error) {
+	if source == "" {
+		if wd, err := os.Getwd(); err == nil {
+			if r, m := enclosingModule(wd); m == agenthostModule {
+				return r, nil
+			}
+		}
+		return "", fmt.Errorf("plugin new: the AssemblyScript PDK comes from an agenthost checkout: run this inside one, or pass -agenthost PATH (nothing written)")
+	}
+	if _, m := enclosingModule(source); m != agenthostModule {
+		return "", fmt.Errorf("plugin new: -agenthost %s is not an agenthost checkout (nothing written)", source)
+	}
+	return filepath.Abs(source)
+}
 
 // asScaffoldFiles returns the files of a new AssemblyScript plugin: an npm
 // project on the checkout's pdk/as (named by pdkAS, relative to the plugin's

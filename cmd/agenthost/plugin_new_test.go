@@ -42,6 +42,9 @@ func TestPluginNewRefuses(t *testing.T) {
 		{"a name the manifest refuses", []string{"Bad_Name"}, "is not a plugin name"},
 		{"a folder in use", []string{"-dir", busy}, "is not empty"},
 		{"not a checkout", []string{"-agenthost", t.TempDir()}, "is not an agenthost checkout"},
+		{"a -pdk that is not a module version", []string{"-pdk", "1.2.0"}, "is not a module version"},
+		{"a -pdk of a build with changes", []string{"-pdk", "v0.0.0-20261202150000-2933e72abcde+dirty"}, "is not a module version"},
+		{"both -pdk and -agenthost", []string{"-pdk", "v1.2.3", "-agenthost", repo}, "give one"},
 	}
 	for _, c := range cases {
 		if c.want == "" {
@@ -163,5 +166,25 @@ func TestPluginNewAssemblyScript(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPluginNewWithoutAVersion: a build that names no module version (this
+// test's binary, as one built from a checkout with changes), run outside a
+// checkout without -pdk or -agenthost, has nothing to require the PDK at:
+// it says what to pass, and writes nothing.
+func TestPluginNewWithoutAVersion(t *testing.T) {
+	if v := serverModuleVersion(); v != "" {
+		t.Fatalf("the test binary has module version %q", v)
+	}
+	outside := t.TempDir()
+	t.Chdir(outside)
+	dir := filepath.Join(outside, "made")
+	_, _, err := run0(t, "plugin", "new", "good-name", "-dir", dir)
+	if err == nil || !strings.Contains(err.Error(), "pass -pdk VERSION, or -agenthost PATH") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatalf("%s was made", dir)
 	}
 }

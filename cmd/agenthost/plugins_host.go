@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/egress"
+	"github.com/agenthost/agenthost/host/server"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/signature"
 )
@@ -29,10 +26,6 @@ type pluginFlags struct {
 	resolve       *resolveList
 	cache         cacheFlags
 	enable        *stringList // opt-in built-ins to load (builtin.OptIn)
-	// protect names more files no mount may contain (the model configuration).
-	protect []string
-	// caps are the host capabilities that reach the server's services.
-	caps *builtin.Capabilities
 }
 
 func addPluginFlags(fs *flag.FlagSet) pluginFlags {
@@ -46,7 +39,6 @@ func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 		allowHosts:    &stringList{},
 		resolve:       addResolveFlag(fs),
 		cache:         addCacheFlags(fs),
-		caps:          builtin.NewCapabilities(),
 		enable:        &stringList{},
 	}
 	fs.Var(pf.enable, "enable-plugin", "load an opt-in built-in plugin (mcpconformance: the MCP conformance fixtures) (repeatable)")
@@ -123,7 +115,7 @@ func addGrantFlags(fs *flag.FlagSet, named bool) grantFlags {
 		fs.Var(g.uninterruptible, "allow-uninterruptible", "load the named plugin "+why+" (repeatable)")
 	} else {
 		fs.Var(g.mounts, "mount", "grant the plugin a host directory: HOST:GUEST or HOST:GUEST:ro (repeatable)")
-		fs.Var(g.hosts, "grant-host", "let the plugin reach hosts its manifest does not list: HOST,HOST (allowedHosts syntax; repeatable)")
+		fs.Var(g.hosts, "grant-host", "let the plugin reach hosts its manifest does not list: HOST,HOST or PLUGIN=HOST,HOST (allowedHosts syntax; repeatable)")
 		fs.BoolVar(g.uninterruptibleOne, "allow-uninterruptible", false, "load the plugin "+why)
 	}
 	return g
@@ -164,6 +156,11 @@ func (g grantFlags) apply(cfg wasm.Config, plugin string) (wasm.Config, error) {
 	}
 	for _, s := range *g.hosts {
 		name, list := plugin, s
+		// plugin call also takes serve's PLUGIN=HOST form when it names the
+		// plugin called: a denial's hint (wasm's hostsHint) gives that form.
+		if n, l, ok := strings.Cut(s, "="); ok && plugin != "" && n == plugin {
+			list = l
+		}
 		if plugin == "" {
 			var ok bool
 			if name, list, ok = strings.Cut(s, "="); !ok || list == "" {
@@ -192,70 +189,29 @@ func (pf pluginFlags) egress() (wasm.EgressOptions, error) {
 	return wasm.EgressOptions{AllowPrivateHosts: *pf.allowHosts, Resolver: r}, err
 }
 
-// open makes the plugin host with the built-in plugins and the operator's,
-// its compile cache in the data directory. The caller closes it.
-func (pf pluginFlags) open(ctx context.Context, dataDir string, logger *slog.Logger) (*wasm.Host, error) {
+// config is the plugin host's configuration the flags make (the server
+// adds the capabilities, and protects the data directory and the
+// configuration file from mounts).
+func (pf pluginFlags) config(dataDir string) (server.Plugins, error) {
 	eo, err := pf.egress()
 	if err != nil {
-		return nil, err
-	}
-	reg, err := wasm.NewRegistry(pf.caps.List(eo)...)
-	if err != nil {
-		return nil, err
+		return server.Plugins{}, err
 	}
 	trust, err := loadTrust(*pf.trust)
 	if err != nil {
-		return nil, err
+		return server.Plugins{}, err
 	}
 	cfg, err := pf.grants.apply(wasm.NewConfig().
 		WithVerifier(signature.Verifier{Trust: trust}).
-		WithLogger(logger).
-		WithCapabilities(reg).
 		WithAllowUnsigned(*pf.allowUnsigned).
 		WithPoolSize(*pf.poolSize).
 		WithInitTimeout(*pf.initTimeout).
 		WithCompilationCacheDir(*pf.cache.dir).
 		WithCompilationCacheLimits(pf.cache.limits()).
-		// The embedded database and the blobs live here, and the operator's
-		// grants, trusted keys and configuration: no mount reaches them.
-		WithProtectedPaths(append([]string{dataDir, *pf.grants.file}, append(*pf.trust, pf.protect...)...)...), "")
+		// The operator's grants and trusted keys: no mount reaches them.
+		WithProtectedPaths(append([]string{*pf.grants.file}, *pf.trust...)...), "")
 	if err != nil {
-		return nil, err
+		return server.Plugins{}, err
 	}
-	host, err := wasm.New(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	srcs, err := builtin.Sources()
-	if err != nil {
-		host.Close(ctx)
-		return nil, err
-	}
-	if len(srcs) == 0 {
-		logger.Warn("this binary carries no built-in plugins; build it with `make build`")
-	}
-	// Enabling what this binary does not carry is a mistake to say, not to
-	// skip: the operator would wait for tools that never come.
-	for _, name := range *pf.enable {
-		if !builtin.OptIn(name) || !slices.ContainsFunc(srcs, func(s wasm.Source) bool { return builtin.Name(s) == name }) {
-			host.Close(ctx)
-			return nil, fmt.Errorf("-enable-plugin %s: this binary carries no opt-in built-in plugin of that name (build it with `make build`)", name)
-		}
-	}
-	for _, s := range srcs {
-		if builtin.OptIn(builtin.Name(s)) && !slices.Contains(*pf.enable, builtin.Name(s)) {
-			continue
-		}
-		if _, err := host.Load(ctx, s); err != nil {
-			host.Close(ctx)
-			return nil, fmt.Errorf("built-in plugin: %w", err)
-		}
-	}
-	if *pf.dir != "" {
-		if _, err := host.LoadDir(ctx, *pf.dir); err != nil {
-			// A refused third-party plugin is reported, not fatal: the rest still serve.
-			logger.Error("some plugins were refused", "dir", *pf.dir, "err", err)
-		}
-	}
-	return host, nil
+	return server.Plugins{Wasm: cfg, Egress: eo, Dir: *pf.dir, Enable: *pf.enable}, nil
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/agenthost/agenthost/host/procguard"
+	"github.com/agenthost/agenthost/host/server"
 )
 
 // secretKeyFileEnv names a file holding the secret key, instead of the key
@@ -32,51 +30,17 @@ func secretEnvName(k string) bool {
 	return false
 }
 
-// configSecretEnv are the variables the configuration file names as
-// holding secrets: the values of its keys ending in "Env" (a model
-// provider's or webSearch's apiKeyEnv, a database's dsnEnv).
-func configSecretEnv(path string) ([]string, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading configuration: %w", err)
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("configuration %s: %w", path, err)
-	}
-	var out []string
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				if strings.HasSuffix(k.Value, "Env") && v.Kind == yaml.ScalarNode && v.Value != "" {
-					out = append(out, v.Value)
-				}
-			}
-		}
-		for _, c := range n.Content {
-			walk(c)
-		}
-	}
-	walk(&root)
-	return out, nil
-}
-
 // hideSecrets is how a long-running command (serve, worker) keeps its
 // secrets from what it runs. It returns the environment as it was (with
 // AGENTHOST_SECRET_KEY read from keyFile, or AGENTHOST_SECRET_KEY_FILE,
 // when given) for the command to read its configuration from; the secret
-// variables (secretEnvName, and those configPath names) are removed from
+// variables (secretEnvName, and those the file names) are removed from
 // the process's environment, so that no program it starts inherits them;
 // and the process is made undumpable, because /proc/PID/environ keeps the
 // initial environment whatever is removed, and /proc/PID/mem the values
 // read: other processes of its user (a stdio MCP server) cannot read
 // either, only root with CAP_SYS_PTRACE can.
-func hideSecrets(keyFile, configPath string) (func(string) string, error) {
+func hideSecrets(keyFile string, file server.File) (func(string) string, error) {
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -91,10 +55,7 @@ func hideSecrets(keyFile, configPath string) (func(string) string, error) {
 		return nil, err
 	}
 	env["AGENTHOST_SECRET_KEY"] = key
-	names, err := configSecretEnv(configPath)
-	if err != nil {
-		return nil, err
-	}
+	names := file.SecretEnv()
 	for k := range env {
 		if secretEnvName(k) {
 			names = append(names, k)
@@ -109,24 +70,4 @@ func hideSecrets(keyFile, configPath string) (func(string) string, error) {
 		return nil, err
 	}
 	return func(k string) string { return env[k] }, nil
-}
-
-// privateDataDir makes the data directory, or makes an existing one 0700:
-// it holds the embedded database and every tenant's files, and stdio MCP
-// servers run as another user (nobody) that must not read them.
-func privateDataDir(dir string, logger *slog.Logger) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(dir, fi.Mode().Perm()&0o700); err != nil {
-			return fmt.Errorf("making the data directory private: %w", err)
-		}
-		logger.Info("data directory made private to the host's user", "dir", dir, "was", fi.Mode().Perm().String())
-	}
-	return nil
 }

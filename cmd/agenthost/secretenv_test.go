@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/procguard"
+	"github.com/agenthost/agenthost/host/server"
 )
 
 // TestHideSecrets: serve's secrets are read from a copy of the environment
@@ -21,7 +22,7 @@ func TestHideSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := filepath.Join(dir, "agenthost.yaml")
-	if err := os.WriteFile(config, []byte("sqlQuery:\n  databases:\n    - name: sales\n      dsnEnv: SALES_DSN\nwebSearch:\n  provider: brave\n  apiKeyEnv: BRAVE_KEY\n"), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte("sqlQuery:\n  databases:\n    sales:\n      driver: postgres\n      dsnEnv: SALES_DSN\nwebSearch:\n  provider: brave\n  apiKeyEnv: BRAVE_KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	secret := map[string]string{
@@ -58,7 +59,11 @@ func TestHideSecrets(t *testing.T) {
 				}
 				t.Setenv(secretKeyFileEnv, c.keyEnv)
 			}
-			env, err := hideSecrets(c.keyFile, config)
+			file, err := server.ReadFile(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, err := hideSecrets(c.keyFile, file)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("%v, want %q", err, c.err)

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"flag"
-	"log/slog"
-	"net"
 	"strings"
-	"time"
 
-	"github.com/agenthost/agenthost/host/mcpserver"
+	"github.com/agenthost/agenthost/host/server"
 )
 
 // mcpFlags are serve's flags of the MCP endpoint, which listens beside the
@@ -37,29 +33,7 @@ func addMCPFlags(fs *flag.FlagSet) mcpFlags {
 	return f
 }
 
-// serve starts the MCP endpoint in the background; it stops with ctx, or
-// when the returned function is called, within grace. The function waits
-// for it to stop: serve calls it before it closes what calls use.
-func (f mcpFlags) serve(ctx context.Context, logger *slog.Logger, d mcpserver.Deps, grace time.Duration) (stop func()) {
-	if *f.addr == "off" || *f.addr == "" {
-		return func() {}
-	}
-	d.Hosts = *f.hosts
-	d.Origins = *f.origins
-	srv := mcpserver.New(d)
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		err := mcpserver.Serve(ctx, srv, *f.addr, grace, func(a net.Addr) {
-			logger.Info("MCP endpoint listening", "addr", a.String(), "path", mcpserver.Path)
-		})
-		if err != nil {
-			logger.Error("MCP endpoint", "err", err)
-		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+// config is the MCP endpoint's listener.
+func (f mcpFlags) config() server.MCP {
+	return server.MCP{Addr: *f.addr, Hosts: *f.hosts, Origins: *f.origins}
 }

@@ -11,11 +11,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/audit"
-	"github.com/agenthost/agenthost/host/blob"
-	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/indexing"
-	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/server"
 	"github.com/agenthost/agenthost/host/sweep"
 )
 
@@ -43,33 +39,9 @@ func addSweepFlags(fs *flag.FlagSet) sweepFlags {
 	}
 }
 
-// sweeper builds the sweeper of db and its blob backend.
-// A blob directory is swept file by file; PostgreSQL's blobs go with their
-// rows; object storage is not swept (the sweeper has no safe delete for it
-// yet), only the rows past their retention are.
-func (f sweepFlags) sweeper(db *store.DB, blobs files.Blobs, logger *slog.Logger) *sweep.Sweeper {
-	var dir sweep.Dir
-	rowsOnly := false
-	switch b := blobs.(type) {
-	case *blob.Dir:
-		dir = b
-	case *blob.Postgres:
-	default:
-		rowsOnly = true
-		logger.Warn("the storage sweep does not reclaim blobs in object storage: deleted files' objects stay in the bucket", "store", fmt.Sprintf("%T", blobs))
-	}
-	grace := *f.grace
-	if grace <= 0 {
-		grace = -1 // no grace, as asked (sweep.Config reads 0 as the default)
-	}
-	staging, _ := blobs.(sweep.Staging)
-	return sweep.New(db, dir, sweep.Config{Retention: store.Retention{Versions: *f.versions, Trash: *f.trash}, Grace: grace,
-		RowsOnly: rowsOnly, Staging: staging, Logger: logger})
-}
-
-// periodicJobs lists the periodic jobs of every process that works the queue.
-func periodicJobs(f sweepFlags) []jobs.Periodic {
-	return append(append(indexing.Periodic(), sweep.Periodic(*f.every)...), sweep.AuditPeriodic()...)
+// config is the sweeper's settings.
+func (f sweepFlags) config() server.Sweep {
+	return server.Sweep{Versions: *f.versions, Trash: *f.trash, Grace: *f.grace, Every: *f.every, Audit: *f.audit}
 }
 
 // adminStorageCmd reports what storage holds and what can be reclaimed, and
@@ -103,7 +75,7 @@ func adminStorageCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	s := sw.sweeper(db, blobs, logger)
+	s := server.NewSweeper(db, blobs, sw.config(), logger)
 	if *now {
 		res, err := s.Sweep(ctx)
 		if err != nil {

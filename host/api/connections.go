@@ -44,8 +44,10 @@ type newConnectionRequest struct {
 	Services []string `json:"services,omitempty"`
 	Auth     string   `json:"auth"`
 	BaseURL  string   `json:"baseUrl"`
-	Account  string   `json:"account"`
-	Token    string   `json:"token"`
+	// Deployment is the provider's deployment (Jira: cloud or datacenter).
+	Deployment string `json:"deployment"`
+	Account    string `json:"account"`
+	Token      string `json:"token"`
 	// HostKey and PrivateKey are an SFTP connection's.
 	HostKey    string `json:"hostKey"`
 	PrivateKey string `json:"privateKey"`
@@ -65,7 +67,7 @@ func handleCreateConnection(s Connections, rec audit.Recorder) fiber.Handler {
 			return err
 		}
 		out, err := s.AddToken(c.UserContext(), principal(c), connections.NewToken{Provider: r.Provider, Label: r.Label, Auth: r.Auth,
-			BaseURL: r.BaseURL, Account: r.Account, Token: r.Token, HostKey: r.HostKey, PrivateKey: r.PrivateKey})
+			BaseURL: r.BaseURL, Deployment: r.Deployment, Account: r.Account, Token: r.Token, HostKey: r.HostKey, PrivateKey: r.PrivateKey})
 		if err != nil {
 			return err
 		}

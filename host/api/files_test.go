@@ -116,6 +116,12 @@ func TestFilesAPI(t *testing.T) {
 		{"index of another workspace's file", call{"GET", "/files/" + f.ID + "/index", carol, "", nil}, 404, "not found"},
 		{"entries of a file that is no container", call{"GET", "/files/" + f.ID + "/entries", alice, "", nil}, 200, "[]"},
 		{"entries of another workspace's file", call{"GET", "/files/" + f.ID + "/entries", carol, "", nil}, 404, "not found"},
+		// Issue 28 item 4: the preview's objects are the file's, refused
+		// like its content; a file still indexing says so, not "empty".
+		{"objects of another workspace's file", call{"GET", "/files/" + f.ID + "/objects", carol, "", nil}, 404, "not found"},
+		{"objects of a file not indexed yet", call{"GET", "/files/" + f.ID + "/objects", alice, "", nil}, 409, "still being indexed"},
+		{"objects with a limit past the cap", call{"GET", "/files/" + f.ID + "/objects?limit=201", alice, "", nil}, 400, "limit 201"},
+		{"objects of a negative page", call{"GET", "/files/" + f.ID + "/objects?page=-1", alice, "", nil}, 400, "page -1"},
 		// Issue 26 item 5: a password is taken only for an encrypted file
 		// the caller can read.
 		{"password for a file that is not encrypted", call{"POST", "/files/" + f.ID + "/password", alice, "application/json", strings.NewReader(`{"password":"x"}`)}, 409, "does not wait for a password"},

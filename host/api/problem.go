@@ -9,6 +9,7 @@ import (
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -81,6 +82,9 @@ var clientErrors = []struct {
 	{tenancy.ErrNotFound, fiber.StatusNotFound, "Not Found"},
 	{tenancy.ErrForbidden, fiber.StatusForbidden, "Forbidden"},
 	{tenancy.ErrConflict, fiber.StatusConflict, "Conflict"},
+	// A file's content objects asked for while it is still being indexed
+	// (or after its indexing failed): the reason says which.
+	{knowledge.ErrNotReady, fiber.StatusConflict, "Content Not Indexed"},
 	{tenancy.ErrInvalid, fiber.StatusBadRequest, "Bad Request"},
 	{audit.ErrInvalid, fiber.StatusBadRequest, "Bad Request"},
 }

@@ -149,6 +149,9 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	if d.ContainerEntries != nil {
 		authed.Get("/files/:id/entries", handleFileEntries(d.ContainerEntries))
 	}
+	if d.FileObjects != nil {
+		authed.Get("/files/:id/objects", handleFileObjects(d.Files, d.FileObjects))
+	}
 	if d.Workflows == nil || d.Workspace == nil || d.Tools == nil || d.WorkspaceTools == nil {
 		return
 	}

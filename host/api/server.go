@@ -62,6 +62,9 @@ type Deps struct {
 	FilePasswords FilePasswords
 	// ContainerEntries lists container files' entries.
 	ContainerEntries ContainerEntries
+	// FileObjects reads files' content objects for the UI's preview
+	// (GET /files/:id/objects); nil serves no such route.
+	FileObjects FileObjects
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
 	MaxBody int
 	// Timeouts bound slow and idle clients (see Timeouts; zero values take

@@ -77,8 +77,12 @@ func handleListWorkflows(wf *workflows.Service) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		shared, err := queryBool(c, "shared")
+		if err != nil {
+			return err
+		}
 		out, err := wf.List(c.UserContext(), principal(c), workflows.Filter{WorkspaceID: c.Query("workspace"),
-			Status: workflows.Status(c.Query("status")), Limit: limit, Query: strings.TrimSpace(c.Query("q")), Archived: archived})
+			Status: workflows.Status(c.Query("status")), Limit: limit, Query: strings.TrimSpace(c.Query("q")), Archived: archived, Shared: shared})
 		if err != nil {
 			return err
 		}
@@ -95,6 +99,8 @@ type workflowPatch struct {
 	Name     *string `json:"name"`
 	Pinned   *bool   `json:"pinned"`
 	Archived *bool   `json:"archived"`
+	// Shared lets the workspace's members read the conversation.
+	Shared *bool `json:"shared"`
 }
 
 // maxWorkflowName bounds a conversation's name (a title, not a document).
@@ -113,7 +119,7 @@ func handleUpdateWorkflow(wf *workflows.Service) fiber.Handler {
 			}
 			u.Name = &n
 		}
-		w, err := wf.Update(c.UserContext(), principal(c), c.Params("id"), workflows.Update{Name: u.Name, Pinned: u.Pinned, Archived: u.Archived})
+		w, err := wf.Update(c.UserContext(), principal(c), c.Params("id"), workflows.Update{Name: u.Name, Pinned: u.Pinned, Archived: u.Archived, Shared: u.Shared})
 		if err != nil {
 			return err
 		}

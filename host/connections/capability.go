@@ -107,8 +107,33 @@ func (h *Capability) request(ctx context.Context, c *wasm.Call, raw json.RawMess
 	if h.Send != nil {
 		send = func(ctx context.Context, r egress.Request) (*egress.Response, error) { return h.Send(ctx, client, r) }
 	}
-	resp, err := h.Service.Do(ctx, p, req.Connection, conn.Provider, conn.Hosts,
-		egress.Request{Method: req.Method, URL: req.URL, Headers: req.Headers, Body: req.Body}, send)
+	er := egress.Request{Method: req.Method, URL: req.URL, Headers: req.Headers, Body: req.Body}
+	if len(req.Parts) > 0 {
+		if len(req.Body) > 0 {
+			return nil, capErr("invalid_request", errors.New("a request has a body or parts, not both"))
+		}
+		src, _ := UploadFrom(ctx)
+		if er.Stream, err = Stream(src, req.Parts); err != nil {
+			return nil, capErr("invalid_request", err)
+		}
+	}
+	do := h.Service.Do
+	if req.NoCredential {
+		do = h.Service.DoUncredentialed
+	}
+	resp, err := do(ctx, p, req.Connection, conn.Provider, conn.Hosts, er, send)
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	switch {
+	case err == nil:
+		note(ctx, newProviderRequest(method, req.URL, resp.Status))
+	case errorCode(err) == "error":
+		// Sent, and nothing (or nothing whole) came back; a request the
+		// host refused to send (revoked, another host) is not noted.
+		note(ctx, newProviderRequest(method, req.URL, 0))
+	}
 	if err != nil {
 		return nil, capErr(errorCode(err), err)
 	}
@@ -136,7 +161,7 @@ func (h *Capability) info(ctx context.Context, c *wasm.Call, raw json.RawMessage
 		return nil, capErr("wrong_provider", fmt.Errorf("%w: connection %q is a %s connection", ErrWrongProvider, got.Label, got.Provider))
 	}
 	return wire.Connection{ID: got.ID, Provider: got.Provider, Label: got.Label, Auth: got.Auth, BaseURL: got.BaseURL,
-		Account: got.Account, Scopes: got.Scopes}, nil
+		Deployment: got.Deployment, Account: got.Account, Scopes: got.Scopes}, nil
 }
 
 // errorCode names an error for the plugin (and for tools answering the model).

@@ -201,3 +201,67 @@ func TestConnectorRedirectRefused(t *testing.T) {
 		t.Fatalf("redirect on the connection's host: %s %+v", res.Data, res.Error)
 	}
 }
+
+// TestHostileUploadRequests: what a hostile connector may not do with the
+// upload body parts and uncredentialed requests: name bytes of an upload
+// outside one, or past its end; send a request without the credentials to
+// the connection's own API host (only its provider's download hosts take
+// them, where Graph's pre-authenticated uploadUrl is); and a request it
+// may send there carries no credential, not even the one it smuggled.
+func TestHostileUploadRequests(t *testing.T) {
+	var dl string
+	e := newEnv(t, func(o *connections.Options) {
+		for i, p := range o.Providers {
+			if p.Name == "acme" {
+				u, _ := url.Parse(p.BaseURL)
+				dl = "evil.acme.test:" + u.Port()
+				o.Providers[i].DownloadHosts = []string{dl}
+			}
+		}
+	})
+	c := e.connectOAuth(t, e.alice)
+	p, _, port := probeHost(t, e)
+	base := "http://api.acme.test:" + port
+	upload := connections.BytesSource("f.bin", "", []byte("0123456789"))
+	run := func(ctx context.Context, args map[string]any) wasm.Result {
+		args["connection"] = c.ID
+		b, _ := json.Marshal(args)
+		return p.Call(toolcall.With(ctx, toolcall.Caller{Principal: e.alice}), "fetch", b, &wasm.CallOptions{Tenant: e.alice.TenantID})
+	}
+	bg := context.Background()
+	in := connections.WithUpload(bg, upload)
+	rng := func(off, n int64) []map[string]any {
+		return []map[string]any{{"upload": map[string]int64{"offset": off, "length": n}}}
+	}
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		args map[string]any
+		code string
+	}{
+		{"a range outside an upload", bg, map[string]any{"url": base + "/x", "method": "PUT", "parts": rng(0, 4)}, "invalid_request"},
+		{"a range past the end", in, map[string]any{"url": base + "/x", "method": "PUT", "parts": rng(8, 4)}, "invalid_request"},
+		{"a negative range", in, map[string]any{"url": base + "/x", "method": "PUT", "parts": rng(-1, 4)}, "invalid_request"},
+		{"no credential to the API host", in, map[string]any{"url": base + "/x", "method": "PUT", "noCredential": true, "parts": rng(0, 10)}, "host_refused"},
+	} {
+		res := run(c.ctx, c.args)
+		if res.OK || res.Error == nil || !strings.Contains(res.Error.Error(), c.code) {
+			t.Fatalf("%s: %+v %+v, want %s", c.name, res, res.Error, c.code)
+		}
+	}
+	e.mu.Lock()
+	sent := len(e.seen)
+	e.mu.Unlock()
+	if sent != 0 {
+		t.Fatalf("%d refused requests reached the provider", sent)
+	}
+	res := run(in, map[string]any{"url": "http://" + dl + "/upload", "method": "PUT", "noCredential": true, "parts": rng(0, 10)})
+	if !res.OK {
+		t.Fatalf("to a download host: %+v %+v", res, res.Error)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.seen) != 1 || e.seen[0] != "" {
+		t.Fatalf("the download host saw Authorization %q", e.seen)
+	}
+}

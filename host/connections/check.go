@@ -139,7 +139,7 @@ func (s *Service) checkURL(rec store.ConnectionRecord) string {
 			// The current user (Atlassian REST v3 "Get current user"; Data
 			// Center and Server have REST v2 only).
 			path = "/rest/api/3/myself"
-			if !jiraCloud(base) {
+			if rec.Deployment == DeploymentDataCenter || (rec.Deployment == "" && !jiraCloud(base)) {
 				path = "/rest/api/2/myself"
 			}
 		case "microsoft":

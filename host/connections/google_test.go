@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/agenthost/agenthost/host/egress"
 	"net/url"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
+	"golang.org/x/text/encoding/japanese"
 )
 
 const (
@@ -86,7 +88,7 @@ type googleEnv struct {
 // connection capability, the fake Drive and Gmail reached as Google's
 // hosts, and alice's OAuth connection. apiHost names the provider's API
 // root host ("" for www.googleapis.com).
-func newGoogleEnv(t *testing.T, apiHost string) *googleEnv {
+func newGoogleEnv(t testing.TB, apiHost string) *googleEnv {
 	t.Helper()
 	e := newEnv(t)
 	g := google.New(e.as.Valid, "alice@acme.example")
@@ -866,5 +868,110 @@ func TestGoogleRefreshTokenOnReconsent(t *testing.T) {
 	}
 	if q := mustQuery(t, authURL); q.Has("access_type") || q.Has("prompt") {
 		t.Fatalf("Microsoft's authorisation request %s carries Google's parameters", authURL)
+	}
+}
+
+// TestGmailBodiesByCharset (issue 29, item 7): Gmail hands a part's body
+// as base64url of its bytes once the transfer encoding is undone, in the
+// part's own charset ("users.messages": MessagePartBody.data, "the body
+// data of a MIME message part as a base64url encoded string"; the
+// charset stays in the part's Content-Type header). listMail reads each
+// body by its part's charset: ISO-8859-1 (quoted-printable), windows-1252
+// (base64), ISO-2022-JP (7bit) and an HTML part in windows-1252.
+func TestGmailBodiesByCharset(t *testing.T) {
+	ge := newGoogleEnv(t, "")
+	ctx := context.Background()
+	jis, err := japanese.ISO2022JP.NewEncoder().String("会議は月曜日です。")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(subject, ct, cte, body string) []byte {
+		return []byte("From: Bob <bob@acme.example>\r\nTo: alice@acme.example\r\nSubject: " + subject + "\r\nDate: Sun, 01 Mar 2026 09:00:00 +0000\r\n" +
+			"MIME-Version: 1.0\r\nContent-Type: " + ct + "\r\nContent-Transfer-Encoding: " + cte + "\r\n\r\n" + body)
+	}
+	cases := map[string]struct {
+		raw  []byte
+		want string
+	}{
+		"latin1": {msg("latin1", "text/plain; charset=ISO-8859-1", "quoted-printable", "Gr=FC=DFe aus K=F6ln\r\n"), "Grüße aus Köln"},
+		"cp1252": {msg("cp1252", `text/plain; charset="windows-1252"`, "base64",
+			base64.StdEncoding.EncodeToString([]byte("\x93Preis\x94: 20 \x80 \x96 fa\xe7ade"))+"\r\n"), "“Preis”: 20 € – façade"},
+		"jis":  {msg("jis", "text/plain; charset=iso-2022-jp", "7bit", jis+"\r\n"), "会議は月曜日です。"},
+		"html": {msg("html", "text/html; charset=windows-1252", "8bit", "<p>Caf\xe9 \x80 5</p>\r\n"), "Café € 5"},
+	}
+	for _, c := range cases {
+		ge.g.AddMessage(c.raw, "INBOX")
+	}
+	l, err := ge.resolver.ListMail(ctx, ge.alice, wire.ListMailRequest{Connection: ge.conn.ID, Service: "gmail", Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range l.Messages {
+		got[m.Subject] = m.Body
+	}
+	for name, c := range cases {
+		if got[name] != c.want {
+			t.Errorf("%s: body %q, want %q", name, got[name], c.want)
+		}
+	}
+}
+
+// TestAgentListsGmail (issue 29, item 7): the connection tools offer
+// listMail, read-only, which reaches Gmail's listMail through the
+// connector (as it does Outlook's): the inbox's messages with sender,
+// subject and body, the body read by its part's charset; a folder by
+// label name; a cursor for the next page.
+func TestAgentListsGmail(t *testing.T) {
+	w := connectionstest.NewAgent(t, "google")
+	as := oauth.New("client-g", "secret-g", redirect)
+	t.Cleanup(as.Close)
+	g := google.New(as.Valid, "me@acme.example")
+	t.Cleanup(g.Close)
+	u, _ := url.Parse(g.URL)
+	port := u.Port()
+	svc, err := connections.New(connections.Options{Check: connections.CheckOptions{Resolver: connectionstest.DNS{}}, Store: w.DB, Sealer: connectionstest.Sealer(t), TokenClient: as.Client(),
+		Providers: []connections.Provider{googleProvider(as, port, "http://www.googleapis.com:"+port)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := connectGoogle(t, svc, as, w.P)
+	for i, s := range []string{"Quarterly numbers", "Lunch", "Travel"} {
+		g.AddMessage([]byte(fmt.Sprintf("From: Bob <bob@acme.example>\r\nTo: me@acme.example\r\nSubject: %s\r\nDate: Sun, 0%d Mar 2026 09:00:00 +0000\r\n"+
+			"Content-Type: text/plain; charset=ISO-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nGr=FC=DFe, message %d\r\n", s, i+1, i)), "INBOX")
+	}
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"www.googleapis.com:" + port, "gmail.googleapis.com:" + port},
+		Resolver: connectionstest.DNS{"www.googleapis.com": "127.0.0.1", "gmail.googleapis.com": "127.0.0.1"}}
+	toolsCap := &connections.ToolsCapability{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{w.FileBridge(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm()}},
+		"google", "connections")
+	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
+	var tool *wasm.ToolInfo
+	for _, ti := range h.Tools() {
+		if ti.Name == "listMail" {
+			tool = &ti
+		}
+	}
+	if tool == nil || !tool.ReadOnly {
+		t.Fatalf("listMail among the connection tools, read-only: %+v", tool)
+	}
+	call := func(args map[string]any) string {
+		t.Helper()
+		b, _ := json.Marshal(args)
+		r := h.Call(w.Context(), "listMail", b, &wasm.CallOptions{Tenant: w.P.TenantID})
+		if !r.OK {
+			t.Fatalf("listMail %v: %+v", args, r.Error)
+		}
+		return r.Text
+	}
+	first := call(map[string]any{"connection": conn.ID, "service": "gmail", "limit": 2})
+	if strings.Count(first, "subject=") != 2 || !strings.Contains(first, "bob@acme.example") || !strings.Contains(first, "Grüße, message") ||
+		!strings.Contains(first, "more: pass cursor=") {
+		t.Fatalf("the first page: %s", first)
+	}
+	cursor := first[strings.Index(first, "cursor=")+len("cursor="):]
+	rest := call(map[string]any{"connection": conn.ID, "service": "gmail", "folder": "INBOX", "limit": 2, "cursor": strings.TrimSpace(cursor)})
+	if strings.Count(rest, "subject=") != 1 || strings.Contains(rest, "cursor=") {
+		t.Fatalf("the next page: %s", rest)
 	}
 }

@@ -3,6 +3,7 @@ package connections_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
+	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -34,13 +36,13 @@ type jiraEnv struct {
 // newJiraEnv: the built-in Jira connector (plugins/jira) loaded with the
 // connection capability, a fake Jira Cloud site reached as
 // acme.atlassian.net, and alice's basic (e-mail + API token) connection.
-func newJiraEnv(t *testing.T) *jiraEnv { return newJiraEnvWith(t, nil) }
+func newJiraEnv(t testing.TB) *jiraEnv { return newJiraEnvWith(t, nil) }
 
 // newJiraEnvWith: as newJiraEnv; with as, the jira provider is also
 // connected by OAuth 2.0 (3LO) at that authorisation server, with
 // Atlassian's defaults but for its endpoints, and its API root (the
 // gateway and accessible-resources) on the fake as api.atlassian.com.
-func newJiraEnvWith(t *testing.T, as *oauth.Server) *jiraEnv {
+func newJiraEnvWith(t testing.TB, as *oauth.Server) *jiraEnv {
 	t.Helper()
 	ctx := context.Background()
 	site := jira.New("alice@acme.example", "jira-api-token-1")
@@ -515,5 +517,182 @@ func TestJiraIssueActions(t *testing.T) {
 		if err := je.resolver.Act(ctx, je.alice, tg, tool, map[string]any{}, &ref); err == nil || !strings.Contains(err.Error(), "unsupported") {
 			t.Errorf("Act(%s): %v", tool, err)
 		}
+	}
+}
+
+// TestJiraActionsAreExternalAndReachable (issue 29, item 2): the Jira
+// connector's write tools declare their side effect in the manifest
+// (createIssue create, addComment post, transitionIssue and assignIssue
+// update), so the approval policy holds them; the agent reaches them
+// through the connection tools' externalAction, itself declared external
+// (asked for by default), with the user's connection; a read or an
+// undeclared tool is no action.
+func TestJiraActionsAreExternalAndReachable(t *testing.T) {
+	je := newJiraEnv(t)
+	var jiraPlugin *wasm.Plugin
+	for _, pl := range je.resolver.Plugins.Plugins() {
+		if pl.Name() == "jira" {
+			jiraPlugin = pl
+		}
+	}
+	for tool, want := range map[string]string{"createIssue": "create", "addComment": "post", "transitionIssue": "update", "assignIssue": "update"} {
+		d, ok := jiraPlugin.Manifest().Tool(tool)
+		if !ok || d.External != want || d.ReadOnly {
+			t.Errorf("%s: external %q, want %q (%+v)", tool, d.External, want, d)
+		}
+	}
+
+	w := connectionstest.NewAgent(t, "jira")
+	u, _ := url.Parse(je.site.URL)
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
+	svc, err := connections.New(connections.Options{Check: connections.CheckOptions{Off: true}, Store: w.DB, Sealer: connectionstest.Sealer(t), Providers: connections.DefaultProviders()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := svc.AddToken(w.Context(), w.P, connections.NewToken{Provider: "jira", Label: "acme", Auth: "basic", BaseURL: je.base,
+		Account: "alice@acme.example", Token: "jira-api-token-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toolsCap := &connections.ToolsCapability{}
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{w.FileBridge(), (&connections.Capability{Service: svc, Egress: opts}).Wasm(), toolsCap.Wasm()}},
+		"jira", "connections")
+	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
+	var act *wasm.ToolInfo
+	for _, ti := range h.Tools() {
+		if ti.Name == "externalAction" {
+			act = &ti
+		}
+	}
+	if act == nil || act.External == "" || act.ReadOnly {
+		t.Fatalf("externalAction among the agent's tools, external: %+v", act)
+	}
+	call := func(args map[string]any) wasm.Result {
+		b, _ := json.Marshal(args)
+		return h.Call(w.Context(), "externalAction", b, &wasm.CallOptions{Tenant: w.P.TenantID})
+	}
+	r := call(map[string]any{"connection": conn.ID, "service": "issues", "action": "createIssue",
+		"arguments": map[string]any{"project": "PROJ", "summary": "Made by the agent", "description": "From a tool call."}})
+	if !r.OK || !strings.Contains(r.Text, "PROJ-4") || je.site.Issue("PROJ-4") == nil || je.site.Issue("PROJ-4").Summary != "Made by the agent" {
+		t.Fatalf("createIssue through externalAction: %+v", r)
+	}
+	for _, action := range []string{"browse", "externalBrowse", "nope"} {
+		if r := call(map[string]any{"connection": conn.ID, "service": "issues", "action": action, "arguments": map[string]any{}}); r.OK || !strings.Contains(r.Error.Error(), "unsupported") {
+			t.Errorf("externalAction %s: %+v", action, r)
+		}
+	}
+}
+
+// TestJiraDataCenter (issue 29, item 2): a connection whose deployment is
+// datacenter speaks Data Center's REST v2 to a site that follows
+// Atlassian's Data Center REST documentation (fakes/jira NewDataCenter):
+// the personal access token as a bearer token, the check by
+// /rest/api/2/myself, a project's issues paged by startAt over
+// /rest/api/2/search (never Cloud's search/jql), the description as the
+// wiki markup it is, attachments by v2, and the actions writing text as
+// text and assigning by user name. The site is named under the
+// connector's hosts (*.atlassian.net; a server elsewhere needs a copy of
+// the connector naming it, docs/connectors.md), so it is the deployment,
+// not the name, that makes it Data Center. An unknown deployment is
+// refused.
+func TestJiraDataCenter(t *testing.T) {
+	site := jira.NewDataCenter("dc-pat-1")
+	t.Cleanup(site.Close)
+	site.MaxPage = 2
+	u, _ := url.Parse(site.URL)
+	port := u.Port()
+	host := "jira-dc.atlassian.net"
+	opts := wasm.EgressOptions{AllowPrivateHosts: []string{host + ":" + port}, Resolver: connectionstest.DNS{host: "127.0.0.1"}}
+	e := newEnv(t, func(o *connections.Options) {
+		o.Check = connections.CheckOptions{AllowPrivateHosts: opts.AllowPrivateHosts, Resolver: opts.Resolver}
+	})
+	site.AddIssue("PROJ-1", "Port camlidl", "In Progress", jira.Attachment{Filename: "notes.txt", MIMEType: "text/plain", Content: []byte("notes")})
+	site.Issue("PROJ-1").Description = "h2. Steps\n* build it\n* run *it*"
+	site.AddIssue("PROJ-2", "Second", "To Do")
+	site.AddIssue("PROJ-3", "Third", "Done")
+	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{(&connections.Capability{Service: e.svc, Egress: opts}).Wasm()}}, "jira")
+	res := &connections.Resolver{Plugins: h, Service: e.svc}
+	ctx := context.Background()
+	base := "http://" + host + ":" + port
+	if _, err := e.svc.AddToken(ctx, e.alice, connections.NewToken{Provider: "jira", Label: "bad", Auth: "token", BaseURL: base, Deployment: "server", Token: "dc-pat-1"}); !errors.Is(err, tenancy.ErrInvalid) {
+		t.Fatalf("an unknown deployment: %v", err)
+	}
+	conn, err := e.svc.AddToken(ctx, e.alice, connections.NewToken{Provider: "jira", Label: "dc", Auth: "token", BaseURL: base, Deployment: connections.DeploymentDataCenter, Token: "dc-pat-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn.Status != connections.StatusChecked || conn.Deployment != connections.DeploymentDataCenter {
+		t.Fatalf("the Data Center connection: %+v", conn)
+	}
+	tg := target(conn, "issues")
+	var keys []string
+	cursor, pages := "", 0
+	for {
+		l, err := res.Browse(ctx, e.alice, wire.BrowseRequest{Connection: conn.ID, Service: "issues", Path: "PROJ", Cursor: cursor, Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, en := range l.Entries {
+			keys = append(keys, en.Name)
+		}
+		if cursor = l.Next; cursor == "" || pages > 5 {
+			break
+		}
+	}
+	if strings.Join(keys, ",") != "PROJ-1,PROJ-2,PROJ-3" || pages != 2 {
+		t.Fatalf("issues %v in %d pages", keys, pages)
+	}
+	f, err := res.Download(ctx, e.alice, wire.DownloadRequest{Connection: conn.ID, Service: "issues", Path: "PROJ-1"})
+	if err != nil || !strings.Contains(string(f.Data), "h2. Steps\n* build it\n* run *it*") {
+		t.Fatalf("the issue as text: %q %v", f.Data, err)
+	}
+	atts, err := res.Browse(ctx, e.alice, wire.BrowseRequest{Connection: conn.ID, Service: "issues", Path: "PROJ-1"})
+	if err != nil || len(atts.Entries) != 1 {
+		t.Fatalf("attachments %+v %v", atts, err)
+	}
+	if f, err := res.Download(ctx, e.alice, wire.DownloadRequest{Connection: conn.ID, Service: "issues", Path: atts.Entries[0].Path}); err != nil || string(f.Data) != "notes" {
+		t.Fatalf("attachment %q %v", f.Data, err)
+	}
+	var made struct{ Key string }
+	if err := res.Act(ctx, e.alice, tg, "createIssue", map[string]any{"connection": conn.ID, "service": "issues", "project": "PROJ",
+		"summary": "Crash", "description": "It *crashes*."}, &made); err != nil || made.Key != "PROJ-4" || site.Issue("PROJ-4").Description != "It *crashes*." {
+		t.Fatalf("create on Data Center: %+v %v", made, err)
+	}
+	if err := res.Act(ctx, e.alice, tg, "assignIssue", map[string]any{"connection": conn.ID, "service": "issues", "issue": "PROJ-4", "accountId": "alice"}, &made); err != nil ||
+		site.Issue("PROJ-4").Assignee != "alice" {
+		t.Fatalf("assign by name: %v", err)
+	}
+	for _, r := range site.Requests() {
+		if strings.Contains(r, "/rest/api/3/") {
+			t.Fatalf("Cloud's API asked of Data Center: %s", r)
+		}
+	}
+}
+
+// TestConnectorErrorNamesTheRequest (issue 29, item 6): a connector call
+// that fails after a provider request the provider refused names that
+// request as the host sent it: method, host, path and status, never the
+// query (Jira's redirect=false here; elsewhere tokens). A failure that
+// follows an answered request (a page that is not JSON) names none.
+func TestConnectorErrorNamesTheRequest(t *testing.T) {
+	je := newJiraEnv(t)
+	ctx := context.Background()
+	id := je.site.Issue("PROJ-1").Attachments[0].ID
+	je.site.FailContent(1)
+	_, err := je.resolver.Download(ctx, je.alice, wire.DownloadRequest{Connection: je.conn.ID, Service: "issues", Path: "PROJ-1/" + id})
+	var ce *connections.ConnectorError
+	if !errors.As(err, &ce) || ce.Request == nil {
+		t.Fatalf("a refused download: %v", err)
+	}
+	u, _ := url.Parse(je.base)
+	want := connections.ProviderRequest{Method: "GET", Host: u.Host, Path: "/rest/api/3/attachment/content/" + id, Status: 500}
+	if *ce.Request != want || !strings.Contains(err.Error(), "GET "+u.Host+"/rest/api/3/attachment/content/"+id+" answered HTTP 500") || strings.Contains(err.Error(), "redirect=") {
+		t.Fatalf("the request named: %+v in %v", ce.Request, err)
+	}
+	je.site.Garbage(1)
+	_, err = je.resolver.Browse(ctx, je.alice, wire.BrowseRequest{Connection: je.conn.ID, Service: "issues", Path: "PROJ"})
+	if !errors.As(err, &ce) || ce.Code != "bad_response" || ce.Request != nil {
+		t.Fatalf("a garbage answer: %+v %v", ce, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/url"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections/fakes/graph"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
 	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -441,10 +443,14 @@ func TestMicrosoftBadInput(t *testing.T) {
 			t.Fatalf("the content of a file over the limit was fetched: %+v", r)
 		}
 	}
-	// An upload over the connector's limit stores nothing.
-	_, err = m.res.Upload(ctx, m.alice, wire.UploadRequest{Connection: m.conn.ID, Service: "onedrive", Path: "Personal", Name: "big.bin", Data: make([]byte, 64<<20+1)})
-	if err == nil || !strings.Contains(err.Error(), "too_large") || len(m.graph.Uploads()) != 0 {
-		t.Fatalf("oversize upload: %v, %d stored", err, len(m.graph.Uploads()))
+	// An upload over Graph's file size limit (250 GB) is refused before
+	// any request: the connector sees the size, not the bytes.
+	before = len(m.graph.Requests())
+	b, _ := json.Marshal(wire.UploadRequest{Connection: m.conn.ID, Service: "onedrive", Path: "Personal", Name: "big.bin", Size: 250_000_000_001})
+	uctx := connections.WithUpload(toolcall.With(ctx, toolcall.Caller{Principal: m.alice}), connections.BytesSource("big.bin", "", nil))
+	res := wasmtest.Plugin(t, m.res.Plugins.(*wasm.Host), "microsoft").Call(uctx, wire.ToolUpload, b, &wasm.CallOptions{Tenant: m.alice.TenantID})
+	if res.OK || res.Error == nil || res.Error.Code != "too_large" || len(m.graph.Requests()) != before {
+		t.Fatalf("oversize upload: %+v %+v, %d requests", res, res.Error, len(m.graph.Requests())-before)
 	}
 	// Missing things, folders and files confused, another user.
 	for name, tc := range map[string]struct {

@@ -25,7 +25,7 @@ func TestAgentSharePointToOutlook(t *testing.T) {
 	w := connectionstest.NewAgent(t, "ms")
 	m := newMSWorld(t, w.DB)
 	conn := m.connect(t, w.P, "work")
-	toolsCap := &connections.ToolsCapability{}
+	toolsCap := &connections.ToolsCapability{Files: w.Opener()}
 	h := m.host(t, nil, []wasm.Capability{w.FileBridge(), toolsCap.Wasm()}, "connections", "pdf")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: m.svc}
 

@@ -44,10 +44,17 @@ var sideEffects = map[string]bool{wire.ToolUpload: true, wire.ToolSendMail: true
 // connection_rejected, rate_limited, ...).
 type ConnectorError struct {
 	Plugin, Code, Message string
+	// Request, when set, is the provider request the failure followed
+	// (the call's last, which failed), as the host sent it.
+	Request *ProviderRequest
 }
 
 func (e *ConnectorError) Error() string {
-	return fmt.Sprintf("connector %s: %s: %s", e.Plugin, e.Code, e.Message)
+	s := fmt.Sprintf("connector %s: %s: %s", e.Plugin, e.Code, e.Message)
+	if e.Request != nil {
+		s += " (" + e.Request.String() + ")"
+	}
+	return s
 }
 
 // Resolve returns p's connection id and the connector plugin serving its
@@ -112,15 +119,16 @@ func (r *Resolver) call(ctx context.Context, p tenancy.Principal, t wire.Target,
 	if err != nil {
 		return err
 	}
+	ctx, tr := withTrail(ctx)
 	res := pl.Call(ctx, tool, b, &wasm.CallOptions{Tenant: p.TenantID})
 	if sideEffects[tool] || !standardTools[tool] {
 		r.record(ctx, p, t, pl.Name(), tool, args, res)
 	}
 	if !res.OK {
 		if res.Error == nil {
-			return &ConnectorError{Plugin: pl.Name(), Code: "error", Message: "the connector failed"}
+			return &ConnectorError{Plugin: pl.Name(), Code: "error", Message: "the connector failed", Request: tr.failed()}
 		}
-		return &ConnectorError{Plugin: pl.Name(), Code: res.Error.Code, Message: res.Error.Message}
+		return &ConnectorError{Plugin: pl.Name(), Code: res.Error.Code, Message: res.Error.Message, Request: tr.failed()}
 	}
 	if err := json.Unmarshal(res.Data, out); err != nil {
 		return &ConnectorError{Plugin: pl.Name(), Code: "bad_result", Message: fmt.Sprintf("%s answered %s with something else: %v", pl.Name(), tool, err)}
@@ -148,8 +156,16 @@ func (r *Resolver) Download(ctx context.Context, p tenancy.Principal, req wire.D
 	return out, nil
 }
 
-// Upload stores a file.
+// Upload stores a file: the upload ctx runs (WithUpload), or else
+// req.Data. The connector gets the file's Size, never its bytes: it names
+// ranges of it in its requests and the host streams them (UploadSource).
 func (r *Resolver) Upload(ctx context.Context, p tenancy.Principal, req wire.UploadRequest) (wire.Entry, error) {
+	src, ok := UploadFrom(ctx)
+	if !ok {
+		src = BytesSource(req.Name, req.MIMEType, req.Data)
+		ctx = WithUpload(ctx, src)
+	}
+	req.Data, req.File, req.Size = nil, "", src.Size
 	var out wire.Entry
 	err := r.call(ctx, p, req.Target(), wire.ToolUpload, req, &out)
 	return out, err
@@ -178,15 +194,16 @@ func (r *Resolver) ListMail(ctx context.Context, p tenancy.Principal, req wire.L
 
 // Act runs one of a connector's own actions (Jira's createIssue,
 // addComment, transitionIssue, assignIssue): a tool its manifest declares
-// and does not mark read-only, which is recorded as a side effect like an
-// upload. Read-only or unknown tools are refused: reads go through Browse,
-// Download and Search.
+// with its side effect (external) and does not mark read-only, which is
+// recorded as a side effect like an upload. Read-only, undeclared or
+// unknown tools are refused: reads go through Browse, Download and Search,
+// and a change the connector does not own up to is not run.
 func (r *Resolver) Act(ctx context.Context, p tenancy.Principal, t wire.Target, tool string, args, out any) error {
 	_, pl, err := r.Resolve(ctx, p, t.Connection, t.Service)
 	if err != nil {
 		return err
 	}
-	if d, ok := pl.Manifest().Tool(tool); !ok || d.ReadOnly || standardTools[tool] {
+	if d, ok := pl.Manifest().Tool(tool); !ok || d.ReadOnly || d.External == "" || standardTools[tool] {
 		return &ConnectorError{Plugin: pl.Name(), Code: "unsupported", Message: fmt.Sprintf("%s has no action %q", pl.Name(), tool)}
 	}
 	return r.call(ctx, p, t, tool, args, out)
@@ -230,7 +247,7 @@ func sideEffectSummary(args any) map[string]any {
 		return map[string]any{"to": clip(a.Mail.To), "cc": clip(a.Mail.Cc), "recipients": len(a.Mail.To) + len(a.Mail.Cc),
 			"subject": audit.Clip(a.Mail.Subject, 200), "bodyBytes": len(a.Mail.Body)}
 	case wire.UploadRequest:
-		return map[string]any{"path": audit.Clip(a.Path, 300), "name": audit.Clip(a.Name, 200), "mimeType": audit.Clip(a.MIMEType, 100), "bytes": len(a.Data)}
+		return map[string]any{"path": audit.Clip(a.Path, 300), "name": audit.Clip(a.Name, 200), "mimeType": audit.Clip(a.MIMEType, 100), "bytes": a.Size}
 	}
 	b, _ := json.Marshal(args)
 	return audit.Summarize(b)

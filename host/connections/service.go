@@ -68,7 +68,9 @@ type Provider struct {
 	// connection's hosts may lead to, fetched without the credentials and
 	// only to read (GET, HEAD): Graph's /content answers 302 to a
 	// pre-authenticated URL on *.sharepoint.com. A request is never sent
-	// there directly with the connection.
+	// there directly with the connection; a connector's request without
+	// credentials may go there with any method (DoUncredentialed: Graph's
+	// upload session uploadUrl is on the same storage hosts).
 	DownloadHosts []string
 	// OAuth is set for providers users connect to by OAuth 2.0.
 	OAuth *OAuth
@@ -215,16 +217,19 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // Connection is a connection as users and tools see it: no secret.
 type Connection struct {
-	ID        string    `json:"id"`
-	Provider  string    `json:"provider"`
-	Label     string    `json:"label"`
-	Auth      string    `json:"auth"`
-	BaseURL   string    `json:"baseUrl,omitempty"`
-	Account   string    `json:"account,omitempty"`
-	Scopes    []string  `json:"scopes,omitempty"`
-	ExpiresAt time.Time `json:"expiresAt,omitzero"`
-	Revoked   bool      `json:"revoked"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID       string `json:"id"`
+	Provider string `json:"provider"`
+	Label    string `json:"label"`
+	Auth     string `json:"auth"`
+	BaseURL  string `json:"baseUrl,omitempty"`
+	// Deployment is the provider's deployment ("cloud", "datacenter"; ""
+	// when the base URL tells, as a Jira site on atlassian.net does).
+	Deployment string    `json:"deployment,omitempty"`
+	Account    string    `json:"account,omitempty"`
+	Scopes     []string  `json:"scopes,omitempty"`
+	ExpiresAt  time.Time `json:"expiresAt,omitzero"`
+	Revoked    bool      `json:"revoked"`
+	CreatedAt  time.Time `json:"createdAt"`
 	// Status is what the last try of the connection found: StatusChecked
 	// (the provider answered), StatusFailed (LastError says why),
 	// StatusUnchecked (never tried: the provider has no check) or
@@ -233,6 +238,14 @@ type Connection struct {
 	LastError string    `json:"lastError,omitempty"`
 	CheckedAt time.Time `json:"checkedAt,omitzero"`
 }
+
+// Deployments of a provider (NewToken.Deployment): its cloud service, or
+// a self-managed Data Center (or Server) site, whose API differs (Jira:
+// REST v2 instead of v3).
+const (
+	DeploymentCloud      = "cloud"
+	DeploymentDataCenter = "datacenter"
+)
 
 // Statuses of a connection (Connection.Status).
 const (
@@ -243,7 +256,7 @@ const (
 )
 
 func (s *Service) view(r store.ConnectionRecord) Connection {
-	c := Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: s.baseURL(r), Account: r.Account,
+	c := Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: s.baseURL(r), Deployment: r.Deployment, Account: r.Account,
 		Scopes: r.Scopes, ExpiresAt: r.ExpiresAt, Revoked: r.Revoked(), CreatedAt: r.CreatedAt, LastError: r.LastError, CheckedAt: r.CheckedAt}
 	switch {
 	case r.Revoked():
@@ -287,8 +300,12 @@ type NewToken struct {
 	// Auth is AuthToken (bearer) or AuthBasic (Account and Token as user and password).
 	Auth    string
 	BaseURL string
-	Account string
-	Token   string
+	// Deployment says which deployment of the provider BaseURL is:
+	// DeploymentCloud, DeploymentDataCenter, or "" (the URL tells: a Jira
+	// site on atlassian.net or the gateway is Cloud, another Data Center).
+	Deployment string
+	Account    string
+	Token      string
 	// HostKey pins an SFTP server's host key ("SHA256:..." as ssh-keygen -l
 	// prints it); PrivateKey is an SFTP key (PEM, unencrypted) used with
 	// or instead of the password.
@@ -320,7 +337,12 @@ func (s *Service) AddToken(ctx context.Context, p tenancy.Principal, n NewToken)
 	if base == "" && needsBaseURL(s.providers[n.Provider]) {
 		return Connection{}, fmt.Errorf("%w: a %s connection needs its site's base URL", tenancy.ErrInvalid, n.Provider)
 	}
-	c, err := s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account},
+	switch n.Deployment {
+	case "", DeploymentCloud, DeploymentDataCenter:
+	default:
+		return Connection{}, fmt.Errorf("%w: deployment is %q or %q, not %q", tenancy.ErrInvalid, DeploymentCloud, DeploymentDataCenter, n.Deployment)
+	}
+	c, err := s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account, Deployment: n.Deployment},
 		secret{Token: n.Token, PrivateKey: n.PrivateKey, HostKey: n.HostKey})
 	if err != nil {
 		return c, err
@@ -677,6 +699,20 @@ type Sender func(ctx context.Context, r egress.Request) (*egress.Response, error
 // credentials follow only to its own hosts. The response's headers and body
 // are scrubbed of the secret.
 func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider string, hosts []string, r egress.Request, send Sender) (*egress.Response, error) {
+	return s.do(ctx, p, id, provider, hosts, r, send, true)
+}
+
+// DoUncredentialed is Do without the credentials, for a pre-authenticated
+// URL the provider answered (Graph's upload session uploadUrl: "don't
+// include the Authorization header" in its PUTs, "Upload large files with
+// an upload session"): it is sent only by a user with a usable connection
+// of the provider, only to the provider's download hosts among the
+// connector's hosts, and neither it nor any redirect carries a credential.
+func (s *Service) DoUncredentialed(ctx context.Context, p tenancy.Principal, id, provider string, hosts []string, r egress.Request, send Sender) (*egress.Response, error) {
+	return s.do(ctx, p, id, provider, hosts, r, send, false)
+}
+
+func (s *Service) do(ctx context.Context, p tenancy.Principal, id, provider string, hosts []string, r egress.Request, send Sender, credential bool) (*egress.Response, error) {
 	u, err := url.Parse(r.URL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("%w: invalid URL %q", tenancy.ErrInvalid, r.URL)
@@ -685,7 +721,12 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkHost(rec, hosts, u); err != nil {
+	if credential {
+		err = s.checkHost(rec, hosts, u)
+	} else {
+		err = s.checkBare(rec, hosts, u)
+	}
+	if err != nil {
 		return nil, err
 	}
 	headers := make(map[string]string, len(r.Headers)+1)
@@ -699,9 +740,14 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 	r.Headers = headers
 	refreshed, retries := false, 0
 	for {
-		r.Headers["Authorization"] = authorization(rec, sec)
-		left := false // a hop left the connection's hosts: no credential after it
+		if credential {
+			r.Headers["Authorization"] = authorization(rec, sec)
+		}
+		left := !credential // a hop left the connection's hosts: no credential after it
 		r.Redirect = func(h egress.Hop) error {
+			if !credential {
+				return s.checkBare(rec, hosts, h.URL)
+			}
 			credential, err := s.hop(rec, hosts, h, &left)
 			if credential {
 				h.Header.Set("Authorization", authorization(rec, sec))
@@ -713,6 +759,8 @@ func (s *Service) Do(ctx context.Context, p tenancy.Principal, id, provider stri
 			return nil, fmt.Errorf("connection %q: %w", rec.Label, scrubError(err, rec, sec))
 		}
 		switch {
+		case resp.Status == http.StatusUnauthorized && !credential:
+			// The URL's own authentication failed: no refresh helps.
 		case resp.Status == http.StatusUnauthorized && rec.Auth == AuthOAuth2 && !refreshed:
 			refreshed = true
 			if rec, sec, err = s.refresh(ctx, p, rec, sec); err != nil {
@@ -749,6 +797,18 @@ func (s *Service) checkHost(rec store.ConnectionRecord, hosts []string, u *url.U
 	}
 	if !matches(s.ownHosts(rec), u) {
 		return fmt.Errorf("%w: %s is not connection %q's host", ErrHostRefused, u.Host, rec.Label)
+	}
+	return nil
+}
+
+// checkBare refuses an uncredentialed request to u unless u is on one of
+// the connector's hosts that is a download host of rec's provider.
+func (s *Service) checkBare(rec store.ConnectionRecord, hosts []string, u *url.URL) error {
+	if !matches(hosts, u) {
+		return fmt.Errorf("%w: %s is not among the connector's hosts", ErrHostRefused, u.Hostname())
+	}
+	if !matches(s.providers[rec.Provider].DownloadHosts, u) {
+		return fmt.Errorf("%w: %s is not a download host of %s, where a request without the credentials may go", ErrHostRefused, u.Hostname(), rec.Provider)
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func TestAgentDownloadsJiraAttachment(t *testing.T) {
 
 	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
 	connCap := &connections.Capability{Service: svc, Egress: opts}
-	toolsCap := &connections.ToolsCapability{Events: w.Workflows}
+	toolsCap := &connections.ToolsCapability{Events: w.Workflows, Files: w.Opener()}
 	h := wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{w.FileBridge(), connCap.Wasm(), toolsCap.Wasm()}}, "jira", "connections", "pdf")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: svc}
 	// The connector's own tools are not agent tools.

@@ -11,19 +11,22 @@ import (
 
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
-	"github.com/agenthost/agenthost/host/connections/fakes/graph"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/tenancy"
+	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
 // uploadWorld is the connection tools over the fake Graph, with a
 // workspace to upload from.
 type uploadWorld struct {
-	w    *connectionstest.Agent
-	m    *msWorld
-	h    *wasm.Host
-	conn string
+	w     *connectionstest.Agent
+	m     *msWorld
+	h     *wasm.Host
+	tools *connections.ToolsCapability
+	conn  string
 }
 
 func newUploadWorld(t testing.TB) *uploadWorld {
@@ -31,10 +34,10 @@ func newUploadWorld(t testing.TB) *uploadWorld {
 	w := connectionstest.NewAgent(t, "up")
 	m := newMSWorld(t, w.DB)
 	conn := m.connect(t, w.P, "work")
-	toolsCap := &connections.ToolsCapability{}
+	toolsCap := &connections.ToolsCapability{Files: w.Opener()}
 	h := m.host(t, nil, []wasm.Capability{w.FileBridge(), toolsCap.Wasm()}, "connections")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: m.svc}
-	return &uploadWorld{w: w, m: m, h: h, conn: conn.ID}
+	return &uploadWorld{w: w, m: m, h: h, tools: toolsCap, conn: conn.ID}
 }
 
 // file stores data in the workspace and returns its id.
@@ -66,18 +69,24 @@ func noise(n int) []byte {
 	return b
 }
 
-// TestUploadLargeToGraph: files over one files.read (16 MiB) upload
-// whole, byte for byte, read from the workspace in ranged pages; one byte
-// over the limit is refused before Graph is reached. Before, 16 MiB + 1
-// byte answered too_large.
+// TestUploadLargeToGraph: files over the old 32 MiB limit upload whole,
+// byte for byte, through an upload session whose fragments the host
+// streams from the workspace (the fake Graph refuses fragments that are
+// not 320 KiB multiples, a Content-Range that is not exact, and any
+// Authorization header on the uploadUrl); a failed fragment is resumed
+// from the session's nextExpectedRanges; an expired session is opened
+// again. Before, 32 MiB + 1 byte answered too_large.
 func TestUploadLargeToGraph(t *testing.T) {
 	cases := []struct {
-		name string
-		size int
-		fail int // the fragment that fails, 0 for none
+		name     string
+		size     int
+		fail     int // the fragment that fails, 0 for none
+		expire   int // the fragment after which the session expires, 0 for none
+		sessions int // upload sessions Graph saw
 	}{
-		{"16MiB+1", 16<<20 + 1, 0},
-		{"32MiB", 32 << 20, 0},
+		{"16MiB+1", 16<<20 + 1, 0, 0, 1},
+		{"40MiB+5 with a failed fragment", 40<<20 + 5, 2, 0, 1},
+		{"24MiB with the session expiring", 24 << 20, 0, 1, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,27 +96,88 @@ func TestUploadLargeToGraph(t *testing.T) {
 			if c.fail > 0 {
 				u.m.graph.FailFragment(c.fail)
 			}
+			if c.expire > 0 {
+				u.m.graph.ExpireSessionAfter(c.expire)
+			}
 			res := u.upload(t, "sharepoint", spHost+"/sites/Marketing/Archive", id, "")
-			if !res.OK || !strings.Contains(res.Text, `uploaded "big.bin"`) {
+			if !res.OK || !strings.Contains(res.Text, fmt.Sprintf(`uploaded "big.bin" to %s/sites/Marketing/Archive/big.bin (%d bytes)`, spHost, c.size)) {
 				t.Fatalf("externalUpload: %+v %+v", res, res.Error)
 			}
 			ups := u.m.graph.Uploads()
 			if len(ups) != 1 || !bytes.Equal(ups[0].Content, data) {
 				t.Fatalf("Graph stored %d uploads (want 1 of %d bytes, byte for byte)", len(ups), len(data))
 			}
+			if n, frags := u.m.graph.SessionUploads(); n != c.sessions || frags < c.size/(10<<20) {
+				t.Fatalf("%d sessions, %d fragments", n, frags)
+			}
 		})
 	}
-	t.Run("over the limit", func(t *testing.T) {
+	t.Run("over the host's limit", func(t *testing.T) {
 		u := newUploadWorld(t)
-		id := u.file(t, "huge.bin", noise(32<<20+1))
+		u.tools.MaxUpload = 1 << 20
+		id := u.file(t, "huge.bin", noise(1<<20+1))
 		res := u.upload(t, "sharepoint", spHost+"/sites/Marketing/Archive", id, "")
 		if res.OK || res.Error == nil || !strings.Contains(res.Error.Error(), "too_large") {
-			t.Fatalf("32 MiB + 1: %+v %+v", res, res.Error)
+			t.Fatalf("1 MiB + 1 over a 1 MiB limit: %+v %+v", res, res.Error)
 		}
 		if n, _ := u.m.graph.SessionUploads(); n != 0 || len(u.m.graph.Uploads()) != 0 {
 			t.Fatalf("a refused upload reached Graph")
 		}
 	})
+}
+
+// uploadDirect calls a connector plugin's upload tool as the resolver
+// does, with data as the running upload, and returns its result (whose
+// Stats tell the plugin instance's memory).
+func uploadDirect(t *testing.T, plugins connections.Plugins, plugin string, p tenancy.Principal, req wire.UploadRequest, data []byte) wasm.Result {
+	t.Helper()
+	h, ok := plugins.(*wasm.Host)
+	if !ok {
+		t.Fatalf("plugins are a %T", plugins)
+	}
+	req.Size = int64(len(data))
+	ctx := connections.WithUpload(toolcall.With(context.Background(), toolcall.Caller{Principal: p}), connections.BytesSource(req.Name, req.MIMEType, data))
+	b, _ := json.Marshal(req)
+	return wasmtest.Plugin(t, h, plugin).Call(ctx, wire.ToolUpload, b, &wasm.CallOptions{Tenant: p.TenantID})
+}
+
+// boundedMemory is what a plugin instance may grow to while it uploads a
+// file of 100 MB: far less than the file, so the file cannot have been
+// held (before, the connections plugin held it whole and the connector
+// held it again in its request).
+const boundedMemory = 40 << 20
+
+// TestUploadMemoryBounded: a 100 MB upload to SharePoint leaves both
+// plugins' instances small: the connections plugin (externalUpload) and
+// the microsoft connector each stay under boundedMemory, since the host
+// streams the file from the workspace in the connector's fragments.
+func TestUploadMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 MB")
+	}
+	u := newUploadWorld(t)
+	data := noise(100_000_000)
+	res := u.upload(t, "sharepoint", spHost+"/sites/Marketing/Archive", u.file(t, "big.bin", data), "")
+	if !res.OK {
+		t.Fatalf("externalUpload: %+v %+v", res, res.Error)
+	}
+	if ups := u.m.graph.Uploads(); len(ups) != 1 || !bytes.Equal(ups[0].Content, data) {
+		t.Fatalf("Graph did not store the file byte for byte")
+	}
+	if res.Stats.MemoryBytes == 0 || res.Stats.MemoryBytes > boundedMemory {
+		t.Fatalf("the connections plugin grew to %d bytes for a %d-byte upload", res.Stats.MemoryBytes, len(data))
+	}
+	direct := uploadDirect(t, u.h, "microsoft", u.w.P, wire.UploadRequest{Connection: u.conn, Service: "sharepoint",
+		Path: spHost + "/sites/Marketing/Archive", Name: "again.bin"}, data)
+	if !direct.OK {
+		t.Fatalf("upload: %+v %+v", direct, direct.Error)
+	}
+	if direct.Stats.MemoryBytes == 0 || direct.Stats.MemoryBytes > boundedMemory {
+		t.Fatalf("the microsoft connector grew to %d bytes for a %d-byte upload", direct.Stats.MemoryBytes, len(data))
+	}
+	if ups := u.m.graph.Uploads(); len(ups) != 2 || !bytes.Equal(ups[1].Content, data) {
+		t.Fatalf("Graph did not store the second upload byte for byte")
+	}
 }
 
 // TestUploadConflictGraph: the three conflict policies on a name that
@@ -149,15 +219,14 @@ func TestUploadConflictGraph(t *testing.T) {
 	})
 }
 
-var _ = graph.FragmentMultiple
-
 // TestUploadDriveResumed: a resumable upload to Drive goes in chunks of
-// 256 KiB multiples (the fake refuses others); a chunk cut halfway is
-// resumed after a status query (Content-Range: bytes */total) from the
-// byte after the Range Google answers. Before, the bytes went in one PUT
-// and a failure ended the upload.
+// 256 KiB multiples (the fake refuses others), each interim one answered
+// 308 Resume Incomplete with its Range; a chunk cut halfway is resumed
+// after a status query (Content-Range: bytes */total) from the byte after
+// the Range Google answers. Before, connection.Send turned an accepted 308
+// into status 0 (the connector sent one PUT per file), and the connector's
+// memory held the file twice.
 func TestUploadDriveResumed(t *testing.T) {
-	t.Skip("the host's egress hands a 308 Resume Incomplete (no Location) to the connector as status 0, so the Range of an interim chunk is lost; the connector sends one PUT until that is fixed (issue #29, item 1)")
 	ge := newGoogleEnv(t, "")
 	data := noise(20<<20 + 333)
 	ge.g.FailChunk(2)
@@ -171,6 +240,49 @@ func TestUploadDriveResumed(t *testing.T) {
 	}
 	if n := ge.g.Chunks(); n < 4 {
 		t.Fatalf("%d PUTs to the session: not chunked and resumed", n)
+	}
+	ge.g.FailChunk(3)
+	res := uploadDirect(t, ge.resolver.Plugins, "google", ge.alice, wire.UploadRequest{Connection: ge.conn.ID, Service: "drive", Path: "/Finanzen", Name: "again.bin"}, data)
+	if !res.OK || res.Stats.MemoryBytes > boundedMemory/2 {
+		t.Fatalf("upload: %+v %+v, the connector grew to %d bytes", res, res.Error, res.Stats.MemoryBytes)
+	}
+	if ups := ge.g.Uploads(); len(ups) != 2 || !bytes.Equal(ups[1].Content, data) {
+		t.Fatalf("Drive did not store the second upload byte for byte")
+	}
+}
+
+// TestUploadJiraLarge: an attachment over the old 32 MiB limit is posted
+// as one multipart body the host streams around the file (the connector
+// stays small); one over the site's attachment limit (GET
+// /rest/api/3/attachment/meta) is refused as too_large before any byte is
+// posted. Before, the connector built the body in its memory and the
+// site's 413 came after the upload.
+func TestUploadJiraLarge(t *testing.T) {
+	je := newJiraEnv(t)
+	data := noise(40<<20 + 3)
+	res := uploadDirect(t, je.resolver.Plugins, "jira", je.alice, wire.UploadRequest{Connection: je.conn.ID, Service: "issues", Path: "PROJ-2",
+		Name: "dump.bin", MIMEType: "application/octet-stream"}, data)
+	if !res.OK {
+		t.Fatalf("upload: %+v %+v", res, res.Error)
+	}
+	if res.Stats.MemoryBytes > boundedMemory/2 {
+		t.Fatalf("the jira connector grew to %d bytes for a %d-byte attachment", res.Stats.MemoryBytes, len(data))
+	}
+	att := je.site.Issue("PROJ-2").Attachments
+	if len(att) != 1 || att[0].Filename != "dump.bin" || !bytes.Equal(att[0].Content, data) {
+		t.Fatalf("Jira stored %d attachments, want dump.bin byte for byte", len(att))
+	}
+	je.site.SetAttachmentLimit(1 << 20)
+	before := len(je.site.Requests())
+	_, err := je.resolver.Upload(context.Background(), je.alice, wire.UploadRequest{Connection: je.conn.ID, Service: "issues", Path: "PROJ-2",
+		Name: "big.bin", Data: noise(1<<20 + 1)})
+	if err == nil || !strings.Contains(err.Error(), "too_large") {
+		t.Fatalf("over the site's limit: %v", err)
+	}
+	for _, r := range je.site.Requests()[before:] {
+		if strings.HasPrefix(r, "POST") {
+			t.Fatalf("the attachment was posted: %s", r)
+		}
 	}
 }
 

@@ -120,7 +120,7 @@ func newEnvWith(t *testing.T, o worldtest.Options) *env {
 
 	u, _ := url.Parse(e.site.URL)
 	opts := wasm.EgressOptions{AllowPrivateHosts: []string{"acme.atlassian.net:" + u.Port()}, Resolver: connectionstest.DNS{"acme.atlassian.net": "127.0.0.1"}}
-	e.host = wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{(&connections.Capability{Service: e.conns, Egress: opts}).Wasm()}}, "jira", "pdf")
+	e.host = wasmtest.NewHost(t, wasmtest.Options{Egress: opts, Capabilities: []wasm.Capability{(&connections.Capability{Service: e.conns, Egress: opts}).Wasm()}}, "jira", "pdf", "office")
 	e.resolver = &connections.Resolver{Plugins: e.host, Service: e.conns}
 	e.base = "http://acme.atlassian.net:" + u.Port()
 	e.conn, err = e.conns.AddToken(ctx, e.alice, connections.NewToken{Provider: "jira", Label: "acme", Auth: "basic", BaseURL: e.base,

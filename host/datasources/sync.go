@@ -3,6 +3,7 @@ package datasources
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,14 +79,26 @@ func (s *Service) Sync(ctx context.Context, id string, seq int64, attempt, maxAt
 	owner.Admin = u.Admin
 	r := &run{s: s, d: d, seq: seq, p: owner}
 	res, err := r.do(ctx)
-	return res, s.finish(ctx, d, seq, res, err, attempt, maxAttempts)
+	var resume *string
+	if err == nil || !r.left.empty() {
+		// Whole: no checkpoint. Part-way: this one's. A sync that ended
+		// before (the database gone, a revoked token) keeps the last.
+		resume = r.resume()
+	}
+	return res, s.finishResume(ctx, d, seq, res, err, attempt, maxAttempts, resume)
 }
 
 // finish records the sync's outcome and returns err for the queue: nil,
 // a retryable error, or one wrapping ErrPermanent.
 func (s *Service) finish(ctx context.Context, d DataSource, seq int64, res Result, err error, attempt, maxAttempts int) error {
+	return s.finishResume(ctx, d, seq, res, err, attempt, maxAttempts, nil)
+}
+
+// finishResume is finish keeping resume as where the next sync starts
+// (nil: unchanged).
+func (s *Service) finishResume(ctx context.Context, d DataSource, seq int64, res Result, err error, attempt, maxAttempts int, resume *string) error {
 	at := s.now()
-	u := store.DataSourceSync{State: store.SyncIdle}
+	u := store.DataSourceSync{State: store.SyncIdle, Resume: resume}
 	summary := res.Summary()
 	u.LastSummary = &summary
 	var next *time.Time
@@ -126,19 +139,40 @@ type run struct {
 	items   map[string]store.DataSourceItem
 	folders map[string]string // parent id + "/" + name → folder id
 	root    string
+	// left is what this sync could not do (listings that failed, with the
+	// page they reached, and files not stored): the next sync starts
+	// there, so what was stored is neither listed nor fetched again.
+	left checkpoint
 }
+
+// checkpoint is where a sync that failed part-way stopped, kept in the
+// data source (store.DataSource.Resume) as JSON.
+type checkpoint struct {
+	// Nodes are folders whose listing failed: listed again from Cursor
+	// (the page reached; "" from the first).
+	Nodes []node `json:"nodes,omitempty"`
+	// Files were found but not stored.
+	Files []file `json:"files,omitempty"`
+}
+
+func (c checkpoint) empty() bool { return len(c.Nodes) == 0 && len(c.Files) == 0 }
+
+// maxCheckpoint bounds what a checkpoint keeps of each kind: beyond it
+// the next sync lists from the top, as if there were none.
+const maxCheckpoint = 1000
 
 // node is a remote folder to browse and where its files go.
 type node struct {
-	path  string
-	depth int
-	dirs  []string // the workspace sub-folders under the source's folder
+	Path   string   `json:"path"`
+	Depth  int      `json:"depth,omitempty"`
+	Dirs   []string `json:"dirs,omitempty"` // the workspace sub-folders under the source's folder
+	Cursor string   `json:"cursor,omitempty"`
 }
 
 // file is a remote file to sync.
 type file struct {
-	e    wire.Entry
-	dirs []string
+	E    wire.Entry `json:"entry"`
+	Dirs []string   `json:"dirs,omitempty"`
 }
 
 func entryKey(e wire.Entry) string {
@@ -148,18 +182,45 @@ func entryKey(e wire.Entry) string {
 	return "path:" + e.Path
 }
 
+// start is where this sync begins: the last one's checkpoint when it left
+// one that reads, else the source's path.
+func (r *run) start() ([]node, []file) {
+	if r.d.Resume != "" {
+		var c checkpoint
+		if err := json.Unmarshal([]byte(r.d.Resume), &c); err == nil && !c.empty() {
+			r.s.log.Info("data sources: sync resumes where the last stopped", "dataSource", r.d.ID, "folders", len(c.Nodes), "files", len(c.Files))
+			return c.Nodes, c.Files
+		}
+	}
+	return []node{{Path: r.d.Path}}, nil
+}
+
+// resume is the checkpoint to keep: nil when the sync was whole ("" then
+// clears the last one's).
+func (r *run) resume() *string {
+	s := ""
+	if !r.left.empty() && len(r.left.Nodes) <= maxCheckpoint && len(r.left.Files) <= maxCheckpoint {
+		b, err := json.Marshal(r.left)
+		if err == nil {
+			s = string(b)
+		}
+	}
+	return &s
+}
+
 func (r *run) do(ctx context.Context) (Result, error) {
 	var res Result
 	var err error
 	if r.items, err = r.s.store.DataSourceItems(ctx, r.d.ID); err != nil {
 		return res, err
 	}
-	found, truncated, err := r.walk(ctx, &res)
+	queue, pending := r.start()
+	found, truncated, err := r.walk(ctx, queue, &res)
 	res.Truncated = truncated
 	if err != nil {
 		return res, err
 	}
-	for _, f := range found {
+	for _, f := range append(pending, found...) {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
@@ -173,34 +234,46 @@ func (r *run) do(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// walk lists the source breadth first, at most MaxDepth folders deep and
-// MaxEntries entries in all; an entry seen before (by id, else path) is
-// not followed again, so a folder cycle ends. The source's own path must
-// list; a sub-folder that does not counts in res (its files wait for the
-// retry) and the walk goes on.
-func (r *run) walk(ctx context.Context, res *Result) ([]file, bool, error) {
+// walk lists the source breadth first from queue, at most MaxDepth
+// folders deep and MaxEntries entries in all; an entry seen before (by
+// id, else path) is not followed again, so a folder cycle ends. The
+// source's own path must list; a sub-folder that does not, or a later
+// page of any folder, counts in res and is kept in the checkpoint with
+// the page it reached, and the walk goes on with what it has.
+func (r *run) walk(ctx context.Context, queue []node, res *Result) ([]file, bool, error) {
 	cfg := r.s.cfg
 	seen := map[string]bool{}
 	browsed := map[string]bool{}
-	queue := []node{{path: r.d.Path}}
 	var out []file
 	entries, truncated := 0, false
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
-		if browsed[n.path] {
+		if browsed[n.Path] {
 			continue
 		}
-		browsed[n.path] = true
+		browsed[n.Path] = true
 		cursors := map[string]bool{}
-		cursor := ""
-		for {
-			l, err := r.s.remote.Browse(ctx, r.p, wire.BrowseRequest{Connection: r.d.ConnectionID, Service: r.d.Service, Path: n.path, Cursor: cursor, Limit: browsePage})
+		cursor := n.Cursor
+		for page := 1; ; page++ {
+			l, err := r.s.remote.Browse(ctx, r.p, wire.BrowseRequest{Connection: r.d.ConnectionID, Service: r.d.Service, Path: n.Path, Cursor: cursor, Limit: browsePage})
 			if err != nil {
-				if n.depth == 0 || fatal(err) || ctx.Err() != nil {
-					return nil, truncated, classify(fmt.Errorf("browsing %q: %w", n.path, err))
+				where := fmt.Sprintf("browsing %q", n.Path)
+				if cursor != "" {
+					where += fmt.Sprintf(" (page %d of this sync, after a cursor)", page)
 				}
-				if err := r.entryError(n.path, err, res); err != nil {
+				err = fmt.Errorf("%s: %w", where, err)
+				if (n.Depth == 0 && cursor == "") || fatal(err) || ctx.Err() != nil {
+					return nil, truncated, classify(err)
+				}
+				if !skippable(err) {
+					// The pages before were taken; the next sync asks
+					// for this one again.
+					left := n
+					left.Cursor = cursor
+					r.left.Nodes = append(r.left.Nodes, left)
+				}
+				if err := r.entryError(where, err, res); err != nil {
 					return nil, truncated, err
 				}
 				break
@@ -215,14 +288,14 @@ func (r *run) walk(ctx context.Context, res *Result) ([]file, bool, error) {
 				}
 				seen[k] = true
 				if e.Folder {
-					if n.depth+1 > cfg.MaxDepth || e.Path == "" {
+					if n.Depth+1 > cfg.MaxDepth || e.Path == "" {
 						truncated = true
 						continue
 					}
-					queue = append(queue, node{path: e.Path, depth: n.depth + 1, dirs: append(append([]string(nil), n.dirs...), safeName(e.Name, e.ID))})
+					queue = append(queue, node{Path: e.Path, Depth: n.Depth + 1, Dirs: append(append([]string(nil), n.Dirs...), safeName(e.Name, e.ID))})
 					continue
 				}
-				out = append(out, file{e: e, dirs: n.dirs})
+				out = append(out, file{E: e, Dirs: n.Dirs})
 			}
 			// A connector handing back a cursor it gave before would page forever.
 			if l.Next == "" || cursors[l.Next] {
@@ -241,7 +314,7 @@ func (r *run) walk(ctx context.Context, res *Result) ([]file, bool, error) {
 // syncFile stores one file if it is new or changed. A per-file problem is
 // counted in res; the error returned ends the whole sync.
 func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
-	key := entryKey(f.e)
+	key := entryKey(f.E)
 	prev, had := r.items[key]
 	var cur files.Item
 	exists := false
@@ -254,51 +327,60 @@ func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 			return err
 		}
 	}
-	if exists && prev.Size == f.e.Size && prev.Modified.Equal(f.e.Modified.UTC().Truncate(time.Microsecond)) {
+	if exists && prev.Size == f.E.Size && prev.Modified.Equal(f.E.Modified.UTC().Truncate(time.Microsecond)) {
 		res.Unchanged++
 		return nil
 	}
-	req := wire.DownloadRequest{Connection: r.d.ConnectionID, Service: r.d.Service, Path: f.e.Path, MaxBytes: r.s.cfg.MaxFileBytes}
+	req := wire.DownloadRequest{Connection: r.d.ConnectionID, Service: r.d.Service, Path: f.E.Path, MaxBytes: r.s.cfg.MaxFileBytes}
 	if req.Path == "" {
-		req.ID = f.e.ID
+		req.ID = f.E.ID
 	}
 	dl, err := r.s.remote.Download(ctx, r.p, req)
 	if err != nil {
-		return r.entryError(f.e.Name, err, res)
+		return r.fileError(f, f.E.Name, err, res)
 	}
-	name := safeName(dl.Name, f.e.ID)
+	name := safeName(dl.Name, f.E.ID)
 	if dl.Name == "" {
-		name = safeName(f.e.Name, f.e.ID)
+		name = safeName(f.E.Name, f.E.ID)
 	}
 	var stored files.Item
 	if exists {
 		stored, _, err = r.s.files.SetContent(ctx, r.p, cur.ID, bytes.NewReader(dl.Data), cur.Version, "synced from data source "+r.d.Label)
 		if err != nil {
-			return r.entryError(name, err, res)
+			return r.fileError(f, name, err, res)
 		}
 		res.Changed++
 	} else {
-		folder, err := r.folder(ctx, f.dirs)
+		folder, err := r.folder(ctx, f.Dirs)
 		if err != nil {
 			return classify(err)
 		}
 		stored, _, err = r.s.files.Upload(ctx, r.p, files.Upload{WorkspaceID: r.d.WorkspaceID, Name: name, MIMEType: dl.MIMEType,
 			FolderID: folder, Description: "synced from data source " + r.d.Label, Content: bytes.NewReader(dl.Data)})
 		if err != nil {
-			return r.entryError(name, err, res)
+			return r.fileError(f, name, err, res)
 		}
 		res.New++
 	}
-	ok, err := r.s.store.PutDataSourceItem(ctx, r.d.ID, r.seq, store.DataSourceItem{EntryID: key, EntryPath: f.e.Path, Name: name,
-		Size: f.e.Size, Modified: f.e.Modified, FileID: stored.ID})
+	ok, err := r.s.store.PutDataSourceItem(ctx, r.d.ID, r.seq, store.DataSourceItem{EntryID: key, EntryPath: f.E.Path, Name: name,
+		Size: f.E.Size, Modified: f.E.Modified, FileID: stored.ID})
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return fmt.Errorf("%w: the data source was deleted or synced anew meanwhile", ErrPermanent)
 	}
-	r.items[key] = store.DataSourceItem{EntryID: key, Size: f.e.Size, Modified: f.e.Modified.UTC().Truncate(time.Microsecond), FileID: stored.ID}
+	r.items[key] = store.DataSourceItem{EntryID: key, Size: f.E.Size, Modified: f.E.Modified.UTC().Truncate(time.Microsecond), FileID: stored.ID}
 	return nil
+}
+
+// fileError is entryError for a file, which the checkpoint keeps when
+// the next sync may store it.
+func (r *run) fileError(f file, name string, err error, res *Result) error {
+	if !fatal(err) && !skippable(err) {
+		r.left.Files = append(r.left.Files, f)
+	}
+	return r.entryError(name, err, res)
 }
 
 // entryError sorts a file's failure: the connection's failures end the

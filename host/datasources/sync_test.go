@@ -206,7 +206,8 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 // TestFailedDownloadStoresNothing: a download that fails mid-sync (Jira
 // answers 500 for the content) leaves no file and no record of it; the
 // other files are stored; the sync fails for the queue to retry, with the
-// error on the data source; the retry fetches only the missing file. When
+// error on the data source; the retry resumes from where the attempt
+// stopped: it fetches only the missing file, listing nothing again. When
 // the last attempt fails, the source says failed.
 func TestFailedDownloadStoresNothing(t *testing.T) {
 	e := newEnv(t)
@@ -232,10 +233,15 @@ func TestFailedDownloadStoresNothing(t *testing.T) {
 	if _, err := e.svc.SyncNow(ctx, e.alice, d.ID); !errors.Is(err, datasources.ErrBusy) || !errors.Is(err, tenancy.ErrConflict) {
 		t.Fatalf("sync now during a retry: %v", err)
 	}
-	before := e.contentRequests()
+	before, listed := e.contentRequests(), len(e.site.Requests())
 	res, err = e.svc.Sync(ctx, c.id, c.seq, 2, 3)
-	if err != nil || res.New != 1 || res.Unchanged != 2 || e.contentRequests()-before != 1 {
+	if err != nil || res.New != 1 || res.Unchanged != 0 || e.contentRequests()-before != 1 {
 		t.Fatalf("retry: %+v %v, %d downloads", res, err, e.contentRequests()-before)
+	}
+	for _, r := range e.site.Requests()[listed:] {
+		if strings.Contains(r, "/search/") || strings.Contains(r, "/issue/") {
+			t.Fatalf("the retry listed again: %s", r)
+		}
 	}
 	if fs := e.filesNamed(t, "camlidl.pdf"); len(fs) != 1 || !bytes.Equal(e.read(t, fs[0].ID), e.pdf) {
 		t.Fatalf("after the retry: %+v", fs)

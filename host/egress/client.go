@@ -43,12 +43,24 @@ type Request struct {
 	URL     string
 	Headers map[string]string
 	Body    []byte
+	// Stream, when set, is the body in place of Body: opened when the
+	// request is sent (again for a 307 or 308 that keeps it, and for each
+	// retry of the caller's), so a large body is read as it goes out and
+	// never held.
+	Stream *Stream
 	// Redirect, when set, decides every redirect hop the policy allowed:
 	// the hop leaves without the request's credentials unless Redirect
 	// sets them in the hop's Header, and an error refuses it (Do fails,
 	// naming the hop, before anything is sent there). Without it, Go's
 	// rule applies: credentials follow to the same domain or a subdomain.
 	Redirect func(h Hop) error
+}
+
+// Stream is a request body of a known length read when it is sent.
+type Stream struct {
+	Length int64
+	// Open returns a reader of exactly Length bytes from the start.
+	Open func() (io.Reader, error)
 }
 
 // Hop is a redirect the client is about to follow.
@@ -127,6 +139,11 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st := r.Stream; st != nil {
+		if err := streamBody(req, st); err != nil {
+			return nil, err
+		}
+	}
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
 	}
@@ -174,6 +191,29 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		return nil, fmt.Errorf("response from %s exceeds %d bytes: %w", resp.Request.URL.Host, c.pol.maxBytes, ErrResponseTooLarge)
 	}
 	return &Response{Status: resp.StatusCode, Headers: resp.Header, Body: b, URL: resp.Request.URL.String()}, nil
+}
+
+// streamBody makes st req's body: its length declared (never chunked:
+// providers want Content-Length with a Content-Range), read anew by
+// GetBody for a hop that keeps the body.
+func streamBody(req *http.Request, st *Stream) error {
+	req.ContentLength = st.Length
+	req.GetBody = func() (io.ReadCloser, error) {
+		if st.Length == 0 {
+			return http.NoBody, nil
+		}
+		b, err := st.Open()
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(io.LimitReader(b, st.Length)), nil
+	}
+	b, err := req.GetBody()
+	if err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	req.Body = b
+	return nil
 }
 
 // checkURL applies the scheme, method and allow-list rules to one hop.

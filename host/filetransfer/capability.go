@@ -1,6 +1,7 @@
 package filetransfer
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -360,7 +362,19 @@ func (h *Capability) write(ctx context.Context, c *wasm.Call, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	return h.do(ctx, k, func(s session) (any, error) { return s.write(ctx, rel, req.Data, req.Overwrite) })
+	// The body is opened anew for each try (a kept session's retry).
+	size, open := int64(len(req.Data)), func() io.Reader { return bytes.NewReader(req.Data) }
+	if req.Upload {
+		if len(req.Data) > 0 {
+			return nil, capErr("invalid_request", errors.New("a write carries data or sends the upload, not both"))
+		}
+		src, ok := connections.UploadFrom(ctx)
+		if !ok {
+			return nil, capErr("invalid_request", connections.ErrNoUpload)
+		}
+		size, open = src.Size, func() io.Reader { r, _ := src.Reader(0, src.Size); return r }
+	}
+	return h.do(ctx, k, func(s session) (any, error) { return s.write(ctx, rel, open(), size, req.Overwrite) })
 }
 
 func (h *Capability) mkdir(ctx context.Context, c *wasm.Call, raw json.RawMessage) (any, error) {

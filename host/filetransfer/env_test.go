@@ -35,7 +35,7 @@ type env struct {
 	n          int // connections made
 }
 
-func newEnv(t *testing.T, allowed ...string) *env {
+func newEnv(t testing.TB, allowed ...string) *env {
 	t.Helper()
 	us := connectionstest.NewUsers(t)
 	e := &env{db: us.DB, alice: us.Alice, bob: us.Bob, logs: &connectionstest.LogSink{}}
@@ -60,7 +60,7 @@ func newEnv(t *testing.T, allowed ...string) *env {
 }
 
 // connect stores who's file server connection to url.
-func (e *env) connect(t *testing.T, who tenancy.Principal, url, account, password, hostKey string) connections.Connection {
+func (e *env) connect(t testing.TB, who tenancy.Principal, url, account, password, hostKey string) connections.Connection {
 	t.Helper()
 	e.n++
 	c, err := e.svc.AddToken(context.Background(), who, connections.NewToken{Provider: "ftp", Label: fmt.Sprintf("files %d", e.n), Auth: "basic",

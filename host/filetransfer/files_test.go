@@ -23,7 +23,7 @@ const (
 // tree makes the served directory: root/ with docs/camlidl.pdf (from the
 // corpus), docs/notes.txt and deep/a/b/report-2024.txt; beside root, a
 // secret.txt no path may reach.
-func tree(t *testing.T) (root string, pdf []byte) {
+func tree(t testing.TB) (root string, pdf []byte) {
 	t.Helper()
 	dir := t.TempDir()
 	root = filepath.Join(dir, "root")
@@ -60,7 +60,7 @@ type served struct {
 	tls    func() int32
 }
 
-func serve(t *testing.T, proto, root string) served {
+func serve(t testing.TB, proto, root string) served {
 	t.Helper()
 	switch proto {
 	case "sftp":

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/agenthost/agenthost/pdk/filetransfer/wire"
@@ -51,7 +52,7 @@ type session interface {
 	list(ctx context.Context, dir string, limit int) ([]wire.Entry, bool, error)
 	stat(ctx context.Context, p string) (wire.Entry, error)
 	read(ctx context.Context, p string, max int64) (wire.Entry, []byte, error)
-	write(ctx context.Context, p string, data []byte, overwrite bool) (wire.Entry, error)
+	write(ctx context.Context, p string, data io.Reader, size int64, overwrite bool) (wire.Entry, error)
 	mkdir(ctx context.Context, p string) (wire.Entry, error)
 	close() error
 }

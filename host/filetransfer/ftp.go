@@ -1,7 +1,6 @@
 package filetransfer
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -255,6 +254,18 @@ func (s *ftpSession) read(ctx context.Context, rel string, max int64) (wire.Entr
 	return e, data, nil
 }
 
+// countingReader counts what it reads.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // tempName is an upload's temporary name in its target directory.
 func tempName() string {
 	b := make([]byte, 8)
@@ -262,7 +273,7 @@ func tempName() string {
 	return ".agenthost-" + hex.EncodeToString(b) + ".part"
 }
 
-func (s *ftpSession) write(ctx context.Context, rel string, data []byte, overwrite bool) (wire.Entry, error) {
+func (s *ftpSession) write(ctx context.Context, rel string, data io.Reader, size int64, overwrite bool) (wire.Entry, error) {
 	if rel == "" {
 		return wire.Entry{}, fmt.Errorf("%w: name a file to write", ErrInvalidPath)
 	}
@@ -281,15 +292,21 @@ func (s *ftpSession) write(ctx context.Context, rel string, data []byte, overwri
 		dir = ""
 	}
 	tmp := remote(s.base, path.Join(dir, tempName()))
-	if err := s.c.Stor(tmp, bytes.NewReader(data)); err != nil {
+	n := &countingReader{r: data}
+	if err := s.c.Stor(tmp, n); err != nil {
 		_ = s.c.Delete(tmp)
 		return wire.Entry{}, ftpWriteError("uploading "+rel, err)
+	}
+	if n.n != size {
+		// The source ended early: no short file under the real name.
+		_ = s.c.Delete(tmp)
+		return wire.Entry{}, fmt.Errorf("uploading %s: %d of %d bytes read", rel, n.n, size)
 	}
 	if err := s.c.Rename(tmp, remote(s.base, rel)); err != nil {
 		_ = s.c.Delete(tmp)
 		return wire.Entry{}, ftpWriteError("renaming the upload to "+rel, err)
 	}
-	return wire.Entry{Name: path.Base(rel), Path: rel, Size: int64(len(data)), Modified: time.Now().UTC()}, nil
+	return wire.Entry{Name: path.Base(rel), Path: rel, Size: size, Modified: time.Now().UTC()}, nil
 }
 
 func (s *ftpSession) mkdir(_ context.Context, rel string) (wire.Entry, error) {

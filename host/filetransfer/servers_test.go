@@ -63,7 +63,7 @@ func (d *ftpDriver) GetTLSConfig() (*tls.Config, error) {
 
 // startFTP serves root over FTP (and FTPS when tlsConf is set) on loopback
 // and returns its port.
-func startFTP(t *testing.T, d *ftpDriver) string {
+func startFTP(t testing.TB, d *ftpDriver) string {
 	t.Helper()
 	srv := ftpserver.NewFtpServer(d)
 	if err := srv.Listen(); err != nil {
@@ -76,7 +76,7 @@ func startFTP(t *testing.T, d *ftpDriver) string {
 }
 
 // selfSigned is a certificate for host and a pool trusting it.
-func selfSigned(t *testing.T, host string) (*tls.Config, *x509.CertPool) {
+func selfSigned(t testing.TB, host string) (*tls.Config, *x509.CertPool) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

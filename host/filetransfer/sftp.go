@@ -1,7 +1,6 @@
 package filetransfer
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -276,7 +275,7 @@ func (s *sftpSession) read(ctx context.Context, rel string, max int64) (wire.Ent
 	return e, data, nil
 }
 
-func (s *sftpSession) write(_ context.Context, rel string, data []byte, overwrite bool) (wire.Entry, error) {
+func (s *sftpSession) write(_ context.Context, rel string, data io.Reader, size int64, overwrite bool) (wire.Entry, error) {
 	if rel == "" {
 		return wire.Entry{}, fmt.Errorf("%w: name a file to write", ErrInvalidPath)
 	}
@@ -306,7 +305,10 @@ func (s *sftpSession) write(_ context.Context, rel string, data []byte, overwrit
 	if err != nil {
 		return wire.Entry{}, sftpError("creating the upload of "+rel, err)
 	}
-	_, werr := io.Copy(f, bytes.NewReader(data))
+	n, werr := io.Copy(f, data)
+	if werr == nil && n != size {
+		werr = fmt.Errorf("%d of %d bytes read", n, size)
+	}
 	cerr := f.Close()
 	if werr != nil || cerr != nil {
 		_ = s.c.Remove(tmp)
@@ -323,7 +325,7 @@ func (s *sftpSession) write(_ context.Context, rel string, data []byte, overwrit
 		_ = s.c.Remove(tmp)
 		return wire.Entry{}, sftpError("renaming the upload to "+rel, err)
 	}
-	return wire.Entry{Name: name, Path: rel, Size: int64(len(data)), Modified: time.Now().UTC()}, nil
+	return wire.Entry{Name: name, Path: rel, Size: size, Modified: time.Now().UTC()}, nil
 }
 
 func (s *sftpSession) mkdir(_ context.Context, rel string) (wire.Entry, error) {

@@ -44,6 +44,28 @@ func LoadConfig(path string, env func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("llm: configuration %s:\n%w", path, err)
 		}
 	}
+	return Resolve(cfg, path, env)
+}
+
+// ParseSection decodes the file's llm: section (node; nil for none)
+// strictly, as LoadConfig does: unknown keys, duplicates and mistyped values
+// are errors naming the key (with its line when lines). The result has
+// neither the environment nor the defaults applied (Resolve does). It is how
+// the server's one parse of the whole file (host/server) takes this section.
+func ParseSection(node *yaml.Node, lines bool) (Config, error) {
+	if node == nil {
+		return Config{}, nil
+	}
+	return decodeSection(node, lines)
+}
+
+// Resolve applies the environment (env; nil: none) and the defaults to a
+// configuration read from the file at path ("" for none; named in errors)
+// and validates the result.
+func Resolve(cfg Config, path string, env func(string) string) (Config, error) {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
 	envErr := applyEnv(&cfg, env)
 	cfg = cfg.withDefaults()
 	if err := errors.Join(envErr, cfg.Validate()); err != nil {
@@ -149,6 +171,11 @@ func parseConfig(data []byte, isJSON bool) (Config, error) {
 	if llmNode == nil {
 		return Config{}, nil
 	}
+	return decodeSection(llmNode, lines)
+}
+
+// decodeSection decodes the llm: section's node.
+func decodeSection(llmNode *yaml.Node, lines bool) (Config, error) {
 	var f fileLLM
 	d := decoder{lines: lines}
 	if err := d.decode(llmNode, reflect.ValueOf(&f).Elem(), "llm"); err != nil {

@@ -16,9 +16,10 @@ var ErrUnknownKey = errors.New("unknown key")
 // ReadFile reads the configuration file at path (YAML, or JSON, which YAML
 // reads too) and refuses a top-level key that is not one of Sections, with
 // its line: a misspelt section (`objectstorage:`) would otherwise be a
-// section nobody reads. Inside a section its owner decodes with unknown keys
-// refused (llm, signin, websearch, sqlquery, object storage), so that every
-// level is strict. It returns the document for Lookup; "" reads nothing.
+// section nobody reads. It checks the top level only: server.ReadFile
+// (host/server) is the one parse of the whole file, every section strictly,
+// and the commands read the file through it. It returns the document for
+// Lookup; "" reads nothing.
 func ReadFile(path string) (*yaml.Node, error) {
 	if path == "" {
 		return nil, nil

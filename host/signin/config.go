@@ -149,20 +149,44 @@ func LoadConfig(path string, env func(string) string) (Config, error) {
 	if root.SignIn.Kind == 0 {
 		return cfg, nil
 	}
+	if cfg, err = ParseSection(&root.SignIn); err != nil {
+		return Config{}, fmt.Errorf("signin: configuration %s: %w", path, err)
+	}
+	return Resolve(cfg, path, env)
+}
+
+// ParseSection decodes the file's signIn: section (node; nil for none)
+// strictly: an unknown key or an unreadable value is an error naming it.
+// The secrets its *Env keys name are read by Resolve. It is how the
+// server's one parse of the whole file (host/server) takes this section.
+func ParseSection(node *yaml.Node) (Config, error) {
+	if node == nil || node.Kind == 0 {
+		return Config{}, nil
+	}
 	var raw struct {
 		Config        `yaml:",inline"`
 		InvitationTTL string `yaml:"invitationTTL"`
 	}
-	dec := yaml.NewDecoder(strings.NewReader(mustMarshal(&root.SignIn)))
+	dec := yaml.NewDecoder(strings.NewReader(mustMarshal(node)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&raw); err != nil {
-		return Config{}, fmt.Errorf("signin: configuration %s: signIn: %w", path, err)
+		return Config{}, fmt.Errorf("signIn: %w", err)
 	}
-	cfg = raw.Config
+	cfg := raw.Config
 	if raw.InvitationTTL != "" {
+		var err error
 		if cfg.InvitationTTL, err = time.ParseDuration(raw.InvitationTTL); err != nil {
-			return Config{}, fmt.Errorf("signin: configuration %s: signIn.invitationTTL: %w", path, err)
+			return Config{}, fmt.Errorf("signIn.invitationTTL=%q: %w", raw.InvitationTTL, err)
 		}
+	}
+	return cfg, nil
+}
+
+// Resolve reads the secrets cfg's *Env keys name through env (nil: none)
+// and validates it; path names the file in errors.
+func Resolve(cfg Config, path string, env func(string) string) (Config, error) {
+	if env == nil {
+		env = func(string) string { return "" }
 	}
 	for i := range cfg.Providers {
 		p := &cfg.Providers[i]

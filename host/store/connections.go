@@ -39,6 +39,9 @@ type ConnectionRecord struct {
 	// answered).
 	CheckedAt time.Time
 	LastError string
+	// Deployment is the provider's deployment the connection reaches
+	// ("cloud", "datacenter"; "": as its base URL tells).
+	Deployment string
 }
 
 // Revoked reports whether the connection was revoked.
@@ -83,10 +86,10 @@ func (db *DB) CreateConnection(ctx context.Context, p tenancy.Principal, r Conne
 	r.CreatedAt = now()
 	r.UpdatedAt = r.CreatedAt
 	r.RevokedAt = time.Time{}
-	_, err := db.conn().exec(ctx, `INSERT INTO connections (id, tenant_id, user_id, provider, label, auth, base_url, account, scopes, secret, expires_at, version, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := db.conn().exec(ctx, `INSERT INTO connections (id, tenant_id, user_id, provider, label, auth, base_url, account, scopes, secret, expires_at, version, created_at, updated_at, deployment)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.TenantID, r.UserID, r.Provider, r.Label, r.Auth, r.BaseURL, r.Account, strings.Join(r.Scopes, " "),
-		r.Secret, optMicros(r.ExpiresAt), r.Version, micros(r.CreatedAt), micros(r.UpdatedAt))
+		r.Secret, optMicros(r.ExpiresAt), r.Version, micros(r.CreatedAt), micros(r.UpdatedAt), r.Deployment)
 	if isUnique(err) {
 		return ConnectionRecord{}, fmt.Errorf("%w: you already have a %s connection labelled %q", tenancy.ErrConflict, r.Provider, r.Label)
 	}
@@ -103,7 +106,7 @@ func optMicros(t time.Time) any {
 	return micros(t)
 }
 
-const connectionCols = `id, tenant_id, user_id, provider, label, auth, base_url, account, scopes, secret, expires_at, version, revoked_at, created_at, updated_at, checked_at, last_error`
+const connectionCols = `id, tenant_id, user_id, provider, label, auth, base_url, account, scopes, secret, expires_at, version, revoked_at, created_at, updated_at, checked_at, last_error, deployment`
 
 func scanConnection(s interface{ Scan(...any) error }) (ConnectionRecord, error) {
 	var r ConnectionRecord
@@ -111,7 +114,7 @@ func scanConnection(s interface{ Scan(...any) error }) (ConnectionRecord, error)
 	var expires, revoked, checked sql.NullInt64
 	var created, updated int64
 	if err := s.Scan(&r.ID, &r.TenantID, &r.UserID, &r.Provider, &r.Label, &r.Auth, &r.BaseURL, &r.Account, &scopes,
-		&r.Secret, &expires, &r.Version, &revoked, &created, &updated, &checked, &r.LastError); err != nil {
+		&r.Secret, &expires, &r.Version, &revoked, &created, &updated, &checked, &r.LastError, &r.Deployment); err != nil {
 		return ConnectionRecord{}, err
 	}
 	if checked.Valid {

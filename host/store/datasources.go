@@ -55,6 +55,9 @@ type DataSource struct {
 	// LastSummary says what the last sync did ("2 new, 1 changed, 5 unchanged").
 	LastSummary string     `json:"lastSummary,omitempty"`
 	NextSync    *time.Time `json:"nextSync,omitempty"`
+	// Resume is where a sync that failed part-way stopped (the sync's own
+	// JSON; "" when the last sync completed): the next one starts there.
+	Resume string `json:"-"`
 	// ConnectionRevoked is read from the connection: a revoked one cannot
 	// sync until the owner connects again and makes a new data source.
 	ConnectionRevoked bool      `json:"connectionRevoked"`
@@ -151,7 +154,7 @@ func optTime(t *time.Time) any {
 
 const dataSourceCols = `d.id, d.tenant_id, d.user_id, d.workspace_id, d.connection_id, d.service, d.path, d.label, d.source_type,
 	d.auto_sync, d.interval_seconds, d.folder_id, d.sync_state, d.sync_seq, d.state_at, d.queue_job_id, d.last_synced_at,
-	d.last_error, d.last_summary, d.next_sync_at, d.created_at, d.updated_at, c.revoked_at, c.provider`
+	d.last_error, d.last_summary, d.next_sync_at, d.created_at, d.updated_at, c.revoked_at, c.provider, d.sync_resume`
 
 const dataSourceFrom = ` FROM data_sources d JOIN connections c ON c.id = d.connection_id`
 
@@ -163,7 +166,7 @@ func scanDataSource(s interface{ Scan(...any) error }) (DataSource, error) {
 	var state string
 	if err := s.Scan(&d.ID, &d.TenantID, &d.UserID, &d.WorkspaceID, &d.ConnectionID, &d.Service, &d.Path, &d.Label, &d.SourceType,
 		&auto, &interval, &folder, &state, &seq, &stateAt, &job, &synced, &d.LastError, &d.LastSummary, &next, &created, &updated,
-		&revoked, &d.Provider); err != nil {
+		&revoked, &d.Provider, &d.Resume); err != nil {
 		return DataSource{}, err
 	}
 	d.AutoSync, d.Interval, d.FolderID = auto != 0, time.Duration(interval)*time.Second, folder.String
@@ -297,6 +300,8 @@ type DataSourceSync struct {
 	LastSummary *string
 	// NextSync, when set, is the next automatic sync (zero: none).
 	NextSync *time.Time
+	// Resume, when set, is where the next sync starts ("" from the top).
+	Resume *string
 }
 
 // UpdateDataSourceSync applies u if the data source's claim is still seq;
@@ -323,6 +328,9 @@ func (db *DB) UpdateDataSourceSync(ctx context.Context, id string, seq int64, at
 	}
 	if u.NextSync != nil {
 		sets, args = append(sets, "next_sync_at = ?"), append(args, optTime(u.NextSync))
+	}
+	if u.Resume != nil {
+		sets, args = append(sets, "sync_resume = ?"), append(args, *u.Resume)
 	}
 	res, err := db.conn().exec(ctx, `UPDATE data_sources SET `+strings.Join(sets, ", ")+` WHERE id = ? AND sync_seq = ?`, append(args, id, seq)...)
 	if err != nil {

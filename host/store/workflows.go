@@ -18,11 +18,25 @@ import (
 // ownerScope is scope's sibling for rows private to the user who made them
 // (workflows: column user_id). The owner reads and writes them while a
 // member of the row's workspace, in any role; a tenant admin reads every row
-// of the tenant and writes its own. Membership is read at query time, as in
-// scope, so leaving a workspace hides one's workflows in it at once. Child
-// rows (messages, documents, logs, events) are reached only through their
-// workflow's row and this clause.
+// of the tenant and writes its own; a conversation its owner shares is read
+// (never written) by every member of its workspace. Membership is read at
+// query time, as in scope, so leaving a workspace hides one's workflows in
+// it at once. Child rows (messages, documents, logs, events) are reached
+// only through their workflow's row and this clause.
 func ownerScope(p tenancy.Principal, write bool, alias string) (string, []any) {
+	q, args := ownScope(p, write, alias)
+	if write || p.Admin {
+		return q, args
+	}
+	col := func(c string) string { return alias + "." + c }
+	return "(" + q + " OR (" + col("shared") + " = ? AND " + col("tenant_id") + " = ? AND " + col("workspace_id") +
+			" IN (SELECT workspace_id FROM memberships WHERE user_id = ?)))",
+		append(args, true, p.TenantID, p.UserID)
+}
+
+// ownScope is ownerScope without what others share: the rows a person's
+// own lists show.
+func ownScope(p tenancy.Principal, write bool, alias string) (string, []any) {
 	col := func(c string) string { return alias + "." + c }
 	if p.Admin {
 		if write {
@@ -38,7 +52,7 @@ func ownerScope(p tenancy.Principal, write bool, alias string) (string, []any) {
 // workflowCols lists a workflow's columns, unqualified: RETURNING on SQLite
 // wants them so, and the SELECTs read one table.
 const workflowCols = `id, tenant_id, workspace_id, user_id, name, status, current_round, exec_task, exec_action, summary,
-	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity, outcome, round_trace, pinned, archived_at, branch_message_id`
+	bytes_sent, bytes_received, tokens_used, processing_time, cost_chf, started_at, last_activity, outcome, round_trace, pinned, archived_at, branch_message_id, shared`
 
 func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, error) {
 	var w workflows.Workflow
@@ -46,7 +60,7 @@ func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, erro
 	var started, last, archived int64
 	err := row.Scan(&w.ID, &w.TenantID, &w.WorkspaceID, &w.UserID, &w.Name, &status, &w.CurrentRound, &w.Exec.Task,
 		&w.Exec.Action, &w.Summary, &w.Stats.BytesSent, &w.Stats.BytesReceived, &w.Stats.TokensUsed,
-		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome, &w.RoundTrace, &w.Pinned, &archived, &w.Branch)
+		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome, &w.RoundTrace, &w.Pinned, &archived, &w.Branch, &w.Shared)
 	w.Archived = archived != 0
 	w.Status, w.Exec.Round = workflows.Status(status), w.CurrentRound
 	w.StartedAt, w.LastActivity = fromMicros(started), fromMicros(last)
@@ -159,7 +173,12 @@ func (db *DB) Workflow(ctx context.Context, p tenancy.Principal, id string) (wor
 
 // Workflows implements workflows.Store.
 func (db *DB) Workflows(ctx context.Context, p tenancy.Principal, f workflows.Filter) ([]workflows.Workflow, error) {
-	q, args := ownerScope(p, false, "w")
+	q, args := ownScope(p, false, "w")
+	if f.Shared {
+		// Conversations other members share in the person's workspaces.
+		q, args = "w.shared = ? AND w.tenant_id = ? AND w.user_id <> ? AND w.workspace_id IN (SELECT workspace_id FROM memberships WHERE user_id = ?)",
+			[]any{true, p.TenantID, p.UserID, p.UserID}
+	}
 	where := []string{q}
 	if f.WorkspaceID != "" {
 		where, args = append(where, "w.workspace_id = ?"), append(args, f.WorkspaceID)
@@ -271,6 +290,9 @@ func (db *DB) UpdateWorkflow(ctx context.Context, p tenancy.Principal, id string
 	}
 	if u.Pinned != nil {
 		sets, args = append(sets, "pinned = ?"), append(args, *u.Pinned)
+	}
+	if u.Shared != nil {
+		sets, args = append(sets, "shared = ?"), append(args, *u.Shared)
 	}
 	if u.Branch != nil {
 		sets, args = append(sets, "branch_message_id = ?"), append(args, *u.Branch)

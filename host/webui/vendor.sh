@@ -4,7 +4,9 @@
 # in vendor.lock; a tarball whose integrity differs is refused. Preact's hooks
 # import the bare specifier "preact", which a browser cannot resolve without
 # an import map (an inline script, which the UI's CSP forbids), so it is
-# rewritten to the file next to it.
+# rewritten to the file next to it. pdf.js (its modern build: the UI targets
+# current Chromium, Firefox and Safari) and its worker are copied as they are;
+# the preview imports them only when a PDF is opened.
 set -euo pipefail
 cd "$(dirname "$0")"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -24,4 +26,8 @@ sed 's/from"preact"/from".\/preact.mjs"/g' "$p/hooks/dist/hooks.mjs" > assets/pr
 cp "$tmp/htm/package/dist/htm.mjs" assets/htm.mjs
 cp "$p/LICENSE" assets/LICENSE-preact.txt
 cp "$tmp/htm/package/LICENSE" assets/LICENSE-htm.txt
-echo "vendor: assets/preact.mjs preact-hooks.mjs htm.mjs written"
+q="$tmp/pdfjs-dist/package"
+cp "$q/build/pdf.min.mjs" assets/pdf.min.mjs
+cp "$q/build/pdf.worker.min.mjs" assets/pdf.worker.min.mjs
+cp "$q/LICENSE" assets/LICENSE-pdfjs.txt
+echo "vendor: assets/preact.mjs preact-hooks.mjs htm.mjs pdf.min.mjs pdf.worker.min.mjs written"

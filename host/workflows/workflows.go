@@ -192,6 +192,9 @@ type Workflow struct {
 	// out of it unless asked for (Filter.Archived). Both are the owner's.
 	Pinned   bool `json:"pinned,omitempty"`
 	Archived bool `json:"archived,omitempty"`
+	// Shared: every member of the workspace may read the conversation
+	// (never change it); the owner shares and unshares.
+	Shared bool `json:"shared,omitempty"`
 	// Branch is the turn the conversation's shown branch runs through (a
 	// prompt or an answer, see Tree); empty is the newest branch.
 	Branch string `json:"branchMessageId,omitempty"`
@@ -350,6 +353,9 @@ type Filter struct {
 	Query string
 	// Archived lists the archived workflows instead of the others.
 	Archived bool
+	// Shared lists the conversations other members of the person's
+	// workspaces share, instead of the person's own.
+	Shared bool
 }
 
 // Update changes a workflow's name, summary and statistics; nil fields are
@@ -364,6 +370,9 @@ type Update struct {
 	Archived *bool
 	// Branch selects the conversation's branch (a turn's id).
 	Branch *string
+	// Shared shares the conversation with the workspace's members (read
+	// only) or stops sharing it.
+	Shared *bool
 }
 
 // ExecStep is what AdvanceExec counts.

@@ -17,7 +17,18 @@ type (
 	Response = wire.Response
 	// Connection describes a connection (no secret).
 	Connection = wire.Connection
+	// Part is a piece of a request body: bytes, or a range of the upload.
+	Part = wire.Part
+	// Range is a range of the file being uploaded.
+	Range = wire.Range
 )
+
+// Upload is a body part of length bytes of the running upload's file
+// from offset, read and sent by the host.
+func Upload(offset, length int64) Part { return Part{Upload: &Range{Offset: offset, Length: length}} }
+
+// Bytes is a body part of literal bytes.
+func Bytes(b []byte) Part { return Part{Data: b} }
 
 // Do sends r with its connection's credentials.
 func Do(r Request) (Response, error) {

@@ -51,6 +51,14 @@ func Write(connection, path string, data []byte, overwrite bool) (Entry, error) 
 	return out, err
 }
 
+// WriteUpload is Write of the file the running upload sends (a
+// connector's Upload): the host streams it from the workspace.
+func WriteUpload(connection, path string, overwrite bool) (Entry, error) {
+	var out Entry
+	err := pdk.Invoke(write, wire.WriteRequest{PathRequest: wire.PathRequest{Connection: connection, Path: path}, Upload: true, Overwrite: overwrite}, &out)
+	return out, err
+}
+
 // Mkdir makes the directory path (its parent must exist).
 func Mkdir(connection, path string) (Entry, error) {
 	var out Entry

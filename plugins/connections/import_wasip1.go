@@ -19,3 +19,9 @@ func capUpload(req uint64) uint64
 
 //go:wasmimport agenthost:connectors send_mail
 func capSendMail(req uint64) uint64
+
+//go:wasmimport agenthost:connectors list_mail
+func capListMail(req uint64) uint64
+
+//go:wasmimport agenthost:connectors act
+func capAct(req uint64) uint64

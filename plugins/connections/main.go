@@ -1,7 +1,8 @@
 // Command connections is the agent's connection tools (docs/connectors.md):
 // listConnections, externalBrowse, externalSearch, externalDownload (the
 // file lands in the workspace through the file bridge and is indexed),
-// externalUpload and sendMail. The connectors do the provider's work; the
+// externalUpload, sendMail, listMail and externalAction (a connector's own
+// actions: Jira's createIssue, addComment, transitionIssue, assignIssue). The connectors do the provider's work; the
 // host attaches the user's credentials, which neither this plugin nor the
 // connector ever sees.
 package main
@@ -10,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/pdk"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -58,47 +60,53 @@ type mailArgs struct {
 	Body       string   `json:"body"`
 }
 
-// maxUpload bounds what externalUpload reads from the workspace
-// (docs/connectors.md, "Uploads"). The file travels to the host as one
-// capability request (base64, 4/3 of its size), which must stay inside
-// this plugin's kernel memory (maxOutputBytes + 64 MiB): 32 MiB leaves
-// room without widening the plugin's limits.
-const maxUpload = 32 << 20
+type listMailArgs struct {
+	Connection string `json:"connection" minLength:"1"`
+	Service    string `json:"service" minLength:"1" description:"a mail service: outlook or gmail"`
+	Folder     string `json:"folder,omitempty" description:"the folder; empty for the inbox. Outlook: inbox, sentitems, drafts, … or a folder id. Gmail: a label's id or name (INBOX, SENT, …)"`
+	Cursor     string `json:"cursor,omitempty" description:"the next cursor of the previous page"`
+	Limit      int    `json:"limit,omitempty" minimum:"0" maximum:"50"`
+}
 
-// readPage is one ranged files.read of an upload: under the host's cap on
-// one read (16 MiB), so a file of any size up to maxUpload is read page
-// by page into one buffer and never held twice.
-const readPage = 8 << 20
+type actionArgs struct {
+	Connection string         `json:"connection" minLength:"1"`
+	Service    string         `json:"service" minLength:"1"`
+	Action     string         `json:"action" minLength:"1" description:"the connector's action. Jira (service issues): createIssue {project, issueType, summary, description}, addComment {issue, body}, transitionIssue {issue, to}, assignIssue {issue, accountId (Data Center: user name)}"`
+	Arguments  map[string]any `json:"arguments,omitempty" description:"the action's arguments (connection and service are added)"`
+}
 
-// readUpload reads the workspace file ref whole, page by page, into a
-// buffer of the file's size: the host caps one read, not a file.
-func readUpload(ref string) (files.File, error) {
-	f, err := files.ReadAt(ref, 0, readPage)
-	if err != nil {
-		return files.File{}, err
+// maxMailText bounds each message's text in listMail's answer, which the
+// plugin's output bounds as a whole (maxOutputBytes).
+const maxMailText = 4000
+
+// mailList is listMail's answer: a message a paragraph.
+func mailList(l wire.MailList) string {
+	if len(l.Messages) == 0 {
+		return "no messages"
 	}
-	if f.Size > maxUpload {
-		return files.File{}, pdk.Errorf("too_large", "%s is %d bytes, over the upload limit of %d", f.Name, f.Size, maxUpload)
-	}
-	if !f.Truncated {
-		return f, nil
-	}
-	buf := make([]byte, 0, f.Size)
-	buf = append(buf, f.Data...)
-	for int64(len(buf)) < f.Size {
-		p, err := files.ReadAt(ref, int64(len(buf)), readPage)
-		if err != nil {
-			return files.File{}, err
+	var b strings.Builder
+	for _, m := range l.Messages {
+		fmt.Fprintf(&b, "- id=%s from=%s", m.ID, m.From)
+		if !m.Date.IsZero() {
+			fmt.Fprintf(&b, " date=%s", m.Date.UTC().Format("2006-01-02T15:04:05Z"))
 		}
-		// The file must not change under the read: a new version or an
-		// empty page would make a chimera or a loop.
-		if p.Version != f.Version || p.Size != f.Size || p.Offset != int64(len(buf)) || len(p.Data) == 0 || int64(len(buf)+len(p.Data)) > f.Size {
-			return files.File{}, pdk.Errorf("changed", "%s changed while it was read for the upload; try again", f.Name)
+		fmt.Fprintf(&b, " subject=%q\n", m.Subject)
+		body := m.Body
+		if len(body) > maxMailText {
+			cut := maxMailText
+			for cut > 0 && !utf8.RuneStart(body[cut]) {
+				cut--
+			}
+			body = body[:cut] + " …"
 		}
-		buf = append(buf, p.Data...)
+		if body = strings.TrimSpace(body); body != "" {
+			b.WriteString("  " + strings.ReplaceAll(body, "\n", "\n  ") + "\n")
+		}
 	}
-	f.Data, f.Truncated = buf, false
-	return f, nil
+	if l.Next != "" {
+		fmt.Fprintf(&b, "more: pass cursor=%s\n", l.Next)
+	}
+	return b.String()
 }
 
 func listing(l wire.Listing) string {
@@ -191,16 +199,15 @@ func init() {
 		if _, ok := req.ConflictPolicy(); !ok {
 			return "", pdk.Errorf("invalid", "conflict is fail, replace or rename, not %q", a.Conflict)
 		}
-		f, err := readUpload(a.File)
-		if err != nil {
-			return "", err
-		}
-		req.Name, req.MIMEType, req.Data = f.Name, f.MIMEType, f.Data
+		// The host reads the file from the workspace and streams it to
+		// the provider in the connector's ranges: it never passes through
+		// this plugin (docs/connectors.md, "Uploads").
+		req.File = a.File
 		var e wire.Entry
 		if err := pdk.Invoke(capUpload, req, &e); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("uploaded %q to %s (%d bytes)", e.Name, e.Path, len(f.Data)), nil
+		return fmt.Sprintf("uploaded %q to %s (%d bytes)", e.Name, e.Path, e.Size), nil
 	}, pdk.External("upload"))
 	pdk.Tool("sendMail", "Sends a message through a connection's mail service.", func(a mailArgs) (string, error) {
 		var m wire.Mail
@@ -212,4 +219,20 @@ func init() {
 		b, _ := json.Marshal(m.To)
 		return fmt.Sprintf("sent %q to %s", m.Subject, b), nil
 	}, pdk.External("mail"))
+	pdk.Tool("externalAction", "Runs one of a connection's own actions that change the provider (Jira: create an issue, comment, transition, assign).", func(a actionArgs) (string, error) {
+		var out json.RawMessage
+		err := pdk.Invoke(capAct, map[string]any{"connection": a.Connection, "service": a.Service, "action": a.Action, "arguments": a.Arguments}, &out)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s done: %s", a.Action, out), nil
+	}, pdk.External("other"))
+	pdk.Tool("listMail", "Lists the messages of a mail folder of a connection (Outlook, Gmail), newest first, with their text.", func(a listMailArgs) (string, error) {
+		var l wire.MailList
+		err := pdk.Invoke(capListMail, wire.ListMailRequest{Connection: a.Connection, Service: a.Service, Folder: a.Folder, Cursor: a.Cursor, Limit: a.Limit}, &l)
+		if err != nil {
+			return "", err
+		}
+		return mailList(l), nil
+	}, pdk.ReadOnly())
 }

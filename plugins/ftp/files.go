@@ -103,7 +103,7 @@ func (files) Upload(r connector.UploadRequest) (connector.Entry, error) {
 	}
 	dir := strings.Trim(r.Path, "/")
 	if policy != wire.ConflictRename {
-		e, err := filetransfer.Write(r.Connection, path.Join(dir, r.Name), r.Data, policy == wire.ConflictReplace)
+		e, err := filetransfer.WriteUpload(r.Connection, path.Join(dir, r.Name), policy == wire.ConflictReplace)
 		if err != nil {
 			return connector.Entry{}, existsError(err, r.Name)
 		}
@@ -114,7 +114,7 @@ func (files) Upload(r connector.UploadRequest) (connector.Entry, error) {
 		if n > 0 {
 			name = wire.RenameCandidate(r.Name, n)
 		}
-		e, err := filetransfer.Write(r.Connection, path.Join(dir, name), r.Data, false)
+		e, err := filetransfer.WriteUpload(r.Connection, path.Join(dir, name), false)
 		var pe *pdk.Error
 		if errors.As(err, &pe) && pe.Code == "exists" {
 			continue

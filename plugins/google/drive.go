@@ -30,8 +30,12 @@ const (
 	// multipartMax: Google documents multipart uploads for media of 5 MB
 	// or less; larger ones go resumable.
 	multipartMax = 5 << 20
-	// maxUpload is this connector's upload limit (as the host's download limit).
-	maxUpload  = 64 << 20
+	// maxDownload is this connector's download limit (the host's).
+	maxDownload = 64 << 20
+	// maxUpload is Drive's file size limit, 5 TB ("Upload file data":
+	// "files up to 5,120 GB"); the host's own upload setting is usually
+	// lower and applies first.
+	maxUpload  = 5120 << 30
 	fileFields = "id,name,mimeType,size,modifiedTime,webViewLink,shortcutDetails"
 )
 
@@ -304,8 +308,8 @@ func (drive) Download(r connector.DownloadRequest) (connector.File, error) {
 		return connector.File{}, pdk.Errorf("invalid_path", "%s is a folder; browse it", shown)
 	}
 	limit := r.MaxBytes
-	if limit <= 0 || limit > maxUpload {
-		limit = maxUpload
+	if limit <= 0 || limit > maxDownload {
+		limit = maxDownload
 	}
 	name, mimeType := f.Name, f.MIMEType
 	var u string
@@ -344,8 +348,8 @@ func (drive) Upload(r connector.UploadRequest) (connector.Entry, error) {
 	if err := checkFileName(r.Name); err != nil {
 		return connector.Entry{}, err
 	}
-	if len(r.Data) > maxUpload {
-		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over the upload limit of %d", r.Name, len(r.Data), maxUpload)
+	if r.Size > maxUpload {
+		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over Drive's file size limit of %d", r.Name, r.Size, int64(maxUpload))
 	}
 	policy, ok := r.ConflictPolicy()
 	if !ok {
@@ -400,14 +404,12 @@ func (drive) Upload(r connector.UploadRequest) (connector.Entry, error) {
 	}
 	fields := url.Values{"fields": {fileFields}, "supportsAllDrives": {"true"}}
 	var resp []byte
-	if replace == "" && len(r.Data) <= multipartMax {
+	if replace == "" && r.Size <= multipartMax {
 		meta, _ := json.Marshal(map[string]any{"name": name, "parents": []string{folder.ID}})
-		body, ct, err := related(meta, mimeType, r.Data)
-		if err != nil {
-			return connector.Entry{}, err
-		}
+		parts, ct := related(meta, mimeType, r.Size)
 		fields.Set("uploadType", "multipart")
-		out, err := c.send("POST", c.drive+"/upload/drive/v3/files?"+fields.Encode(), body, map[string]string{"Content-Type": ct})
+		out, err := connection.Send(connection.Request{Connection: c.conn, Method: "POST", URL: c.drive + "/upload/drive/v3/files?" + fields.Encode(),
+			Parts: parts, Headers: map[string]string{"Content-Type": ct, "Accept": "application/json"}}, statusError)
 		if err != nil {
 			return connector.Entry{}, err
 		}
@@ -422,7 +424,7 @@ func (drive) Upload(r connector.UploadRequest) (connector.Entry, error) {
 			meta, _ = json.Marshal(map[string]any{"name": name, "parents": []string{folder.ID}})
 		}
 		start, err := c.send(method, u, meta, map[string]string{
-			"Content-Type": "application/json; charset=UTF-8", "X-Upload-Content-Type": mimeType, "X-Upload-Content-Length": strconv.Itoa(len(r.Data))})
+			"Content-Type": "application/json; charset=UTF-8", "X-Upload-Content-Type": mimeType, "X-Upload-Content-Length": strconv.FormatInt(r.Size, 10)})
 		if err != nil {
 			return connector.Entry{}, err
 		}
@@ -432,7 +434,7 @@ func (drive) Upload(r connector.UploadRequest) (connector.Entry, error) {
 		if err != nil || lu.Host != du.Host || lu.Scheme != du.Scheme || !strings.HasPrefix(lu.Path, "/upload/drive/v3/files") {
 			return connector.Entry{}, pdk.Errorf("bad_response", "Google answered a resumable upload with no usable session URI")
 		}
-		if resp, err = c.resumable(loc, mimeType, r.Data); err != nil {
+		if resp, err = c.resumable(loc, mimeType, r.Size); err != nil {
 			return connector.Entry{}, err
 		}
 	}
@@ -449,10 +451,8 @@ func (drive) Upload(r connector.UploadRequest) (connector.Entry, error) {
 const (
 	// chunkSize is a resumable upload's chunk: Google wants multiples of
 	// 256 KiB for every chunk but the last ("Perform a resumable upload").
-	// It is maxUpload for now, one PUT per file: the host's egress answers
-	// a 308 Resume Incomplete (no Location) to the connector as status 0,
-	// so an interim chunk's Range cannot be read (see TestUploadDriveResumed).
-	chunkSize = maxUpload
+	// The host reads each from the workspace as it is sent.
+	chunkSize = 32 * 256 << 10
 	// maxResumes bounds the status queries after failed chunks.
 	maxResumes = 5
 	// maxRename bounds the names ConflictRename tries.
@@ -478,8 +478,7 @@ func (c *client) named(folder driveFile, name string) ([]driveFile, error) {
 // names what Google holds (Range: bytes=0-N); after a failed chunk a
 // status query (empty PUT, Content-Range: bytes */total) says where to go
 // on. It returns the body of the final 200 or 201.
-func (c *client) resumable(loc, mimeType string, data []byte) ([]byte, error) {
-	total := int64(len(data))
+func (c *client) resumable(loc, mimeType string, total int64) ([]byte, error) {
 	accept308 := func(resp connection.Response) error {
 		if resp.Status == 308 {
 			return nil
@@ -500,7 +499,7 @@ func (c *client) resumable(loc, mimeType string, data []byte) ([]byte, error) {
 	off, resumes := int64(0), 0
 	for {
 		end := min(off+chunkSize, total)
-		resp, err := connection.Send(connection.Request{Connection: c.conn, Method: "PUT", URL: loc, Body: data[off:end],
+		resp, err := connection.Send(connection.Request{Connection: c.conn, Method: "PUT", URL: loc, Parts: []connection.Part{connection.Upload(off, end-off)},
 			Headers: map[string]string{"Content-Type": mimeType, "Content-Range": fmt.Sprintf("bytes %d-%d/%d", off, end-1, total)}}, accept308)
 		if err == nil && resp.Status != 308 {
 			if len(resp.Body) == 0 {
@@ -535,26 +534,19 @@ func (c *client) resumable(loc, mimeType string, data []byte) ([]byte, error) {
 	}
 }
 
-// related is a multipart/related body: the JSON metadata, then the media.
-func related(meta []byte, mimeType string, data []byte) ([]byte, string, error) {
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for _, p := range []struct {
-		ct   string
-		body []byte
-	}{{"application/json; charset=UTF-8", meta}, {mimeType, data}} {
-		part, err := w.CreatePart(textproto.MIMEHeader{"Content-Type": {p.ct}})
-		if err != nil {
-			return nil, "", err
-		}
-		if _, err := part.Write(p.body); err != nil {
-			return nil, "", err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return nil, "", err
-	}
-	return buf.Bytes(), fmt.Sprintf("multipart/related; boundary=%s", w.Boundary()), nil
+// related is a multipart/related body: the JSON metadata, then the
+// media, which the host streams from the upload between the head and
+// the tail.
+func related(meta []byte, mimeType string, size int64) ([]connection.Part, string) {
+	var head bytes.Buffer
+	w := multipart.NewWriter(&head)
+	// Writes to a bytes.Buffer do not fail.
+	p, _ := w.CreatePart(textproto.MIMEHeader{"Content-Type": {"application/json; charset=UTF-8"}})
+	_, _ = p.Write(meta)
+	_, _ = w.CreatePart(textproto.MIMEHeader{"Content-Type": {mimeType}})
+	tail := "\r\n--" + w.Boundary() + "--\r\n"
+	return []connection.Part{connection.Bytes(head.Bytes()), connection.Upload(0, size), connection.Bytes([]byte(tail))},
+		fmt.Sprintf("multipart/related; boundary=%s", w.Boundary())
 }
 
 func (drive) Search(r connector.SearchRequest) (connector.Listing, error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenthost/agenthost/pdk"
 	"github.com/agenthost/agenthost/pdk/connector"
+	"github.com/agenthost/agenthost/plugins/textenc"
 )
 
 // gmail is the service "gmail". Browse "" lists the labels, "<label id>"
@@ -429,6 +430,25 @@ func split(list string) []string {
 
 var tags = regexp.MustCompile(`<[^>]*>`)
 
+// decode reads a part's body as UTF-8. Gmail's body.data is the part's
+// bytes with the transfer encoding undone but in the part's own charset
+// (Gmail API, users.messages: MessagePartBody.data is "the body data of a
+// MIME message part as a base64url encoded string"), which only its
+// Content-Type header names; textenc trusts that label unless the bytes
+// contradict it, and guesses when there is none.
+func (p messagePart) decode(b []byte) string {
+	charset := ""
+	for _, h := range p.Headers {
+		if strings.EqualFold(h.Name, "Content-Type") {
+			if _, params, err := mime.ParseMediaType(h.Value); err == nil {
+				charset = params["charset"]
+			}
+		}
+	}
+	s, _ := textenc.Decode(b, charset)
+	return s
+}
+
 // text is a message's text: its first text/plain part, else its first
 // text/html part without tags; bounded.
 func text(p messagePart) string {
@@ -440,7 +460,7 @@ func text(p messagePart) string {
 			}
 			if p.MIMEType == want && p.Filename == "" && p.Body.Data != "" {
 				if b, err := b64(p.Body.Data); err == nil {
-					return string(b)
+					return p.decode(b)
 				}
 			}
 			for _, c := range p.Parts {

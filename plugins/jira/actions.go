@@ -9,7 +9,8 @@ import (
 )
 
 // The issue actions change the site: none is read-only, so the host runs
-// them with a client that may write and under its side-effect policy.
+// them with a client that may write, and each declares its side effect
+// (external), so the approval policy holds it.
 
 // createIssueRequest makes an issue in a project.
 type createIssueRequest struct {
@@ -97,7 +98,7 @@ func init() {
 		}
 		out.WebURL = c.browseURL(out.Key)
 		return out, nil
-	})
+	}, pdk.External("create"))
 	pdk.Tool("addComment", "Adds a comment (text) to a Jira issue.", func(r commentRequest) (issueRef, error) {
 		c, err := actionClient(r.Connection, r.Service, r.Issue)
 		if err != nil {
@@ -114,7 +115,7 @@ func init() {
 			return issueRef{}, err
 		}
 		return issueRef{ID: out.ID, Key: r.Issue, WebURL: c.browseURL(r.Issue)}, nil
-	})
+	}, pdk.External("post"))
 	pdk.Tool("transitionIssue", "Moves a Jira issue by a transition, named by itself or by the status it leads to.", func(r transitionRequest) (issueRef, error) {
 		c, err := actionClient(r.Connection, r.Service, r.Issue)
 		if err != nil {
@@ -150,7 +151,7 @@ func init() {
 			return issueRef{}, err
 		}
 		return issueRef{Key: r.Issue, WebURL: c.browseURL(r.Issue)}, nil
-	})
+	}, pdk.External("update"))
 	pdk.Tool("assignIssue", "Assigns a Jira issue to an account id (Data Center: a user name); empty unassigns.", func(r assignRequest) (issueRef, error) {
 		c, err := actionClient(r.Connection, r.Service, r.Issue)
 		if err != nil {
@@ -170,5 +171,5 @@ func init() {
 			return issueRef{}, err
 		}
 		return issueRef{Key: r.Issue, WebURL: c.browseURL(r.Issue)}, nil
-	})
+	}, pdk.External("update"))
 }

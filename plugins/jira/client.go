@@ -13,7 +13,8 @@ import (
 	"github.com/agenthost/agenthost/pdk/connection"
 )
 
-// client speaks Jira Cloud's REST API through one connection.
+// client speaks Jira's REST API through one connection: Cloud's v3, or
+// Data Center's v2 (the connection's deployment, else its site's name).
 type client struct {
 	conn string
 	base string // https://NAME.atlassian.net, or https://api.atlassian.com/ex/jira/{cloudId}
@@ -40,9 +41,17 @@ func newClient(connID string) (*client, error) {
 	if !strings.Contains(c.base, "/ex/jira/") {
 		c.site = c.base
 	}
-	if u, err := url.Parse(c.base); err == nil {
-		h := u.Hostname()
-		c.cloud = strings.HasSuffix(h, ".atlassian.net") || h == "api.atlassian.com"
+	switch info.Deployment {
+	case "cloud":
+		c.cloud = true
+	case "datacenter":
+		// Data Center and Server: REST v2 (search paged by startAt,
+		// descriptions as wiki markup text), whatever the site's name.
+	default:
+		if u, err := url.Parse(c.base); err == nil {
+			h := u.Hostname()
+			c.cloud = strings.HasSuffix(h, ".atlassian.net") || h == "api.atlassian.com"
+		}
 	}
 	return c, nil
 }
@@ -115,25 +124,20 @@ func statusError(resp connection.Response) error {
 	return pdk.Errorf("jira_error", "HTTP %d: %s", resp.Status, msg)
 }
 
-// multipartFile is the body Jira's attachment upload takes (part "file").
-func multipartFile(name, mimeType string, data []byte) ([]byte, string, error) {
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
+// multipartFile is the body Jira's attachment upload takes (part
+// "file"): a head and a tail around the file, which the host streams from
+// the upload.
+func multipartFile(name, mimeType string, size int64) ([]connection.Part, string) {
+	var head bytes.Buffer
+	w := multipart.NewWriter(&head)
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
 	if mimeType == "" {
 		mimeType = "application/octet-stream"
 	}
 	h.Set("Content-Type", mimeType)
-	part, err := w.CreatePart(h)
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := part.Write(data); err != nil {
-		return nil, "", err
-	}
-	if err := w.Close(); err != nil {
-		return nil, "", err
-	}
-	return buf.Bytes(), w.FormDataContentType(), nil
+	// Writes to a bytes.Buffer do not fail.
+	_, _ = w.CreatePart(h)
+	tail := "\r\n--" + w.Boundary() + "--\r\n"
+	return []connection.Part{connection.Bytes(head.Bytes()), connection.Upload(0, size), connection.Bytes([]byte(tail))}, w.FormDataContentType()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/pdk"
+	"github.com/agenthost/agenthost/pdk/connection"
 	"github.com/agenthost/agenthost/pdk/connector"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
@@ -236,14 +238,31 @@ func (issues) Upload(r connector.UploadRequest) (connector.Entry, error) {
 			}
 		}
 	}
-	body, ct, err := multipartFile(name, r.MIMEType, r.Data)
+	// The site's own limit (an administrator's setting: Cloud's default
+	// is 1 GB a file, at most 2 GB; Data Center's 10 MB) is asked first,
+	// so a file over it is refused before its bytes are sent.
+	var meta struct {
+		Enabled     bool  `json:"enabled"`
+		UploadLimit int64 `json:"uploadLimit"`
+	}
+	if _, err := c.do("GET", "/rest/api/"+c.api()+"/attachment/meta", nil, nil, nil, &meta); err != nil {
+		return connector.Entry{}, err
+	}
+	if !meta.Enabled {
+		return connector.Entry{}, pdk.Errorf("forbidden", "attachments are turned off on this Jira site")
+	}
+	if meta.UploadLimit > 0 && r.Size > meta.UploadLimit {
+		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over this Jira site's attachment limit of %d", r.Name, r.Size, meta.UploadLimit)
+	}
+	parts, ct := multipartFile(name, r.MIMEType, r.Size)
+	var out []attachment
+	resp, err := connection.Send(connection.Request{Connection: c.conn, Method: "POST", URL: c.base + "/rest/api/" + c.api() + "/issue/" + url.PathEscape(key) + "/attachments",
+		Parts: parts, Headers: map[string]string{"Content-Type": ct, "X-Atlassian-Token": "no-check", "Accept": "application/json"}}, statusError)
 	if err != nil {
 		return connector.Entry{}, err
 	}
-	var out []attachment
-	if _, err := c.do("POST", "/rest/api/"+c.api()+"/issue/"+url.PathEscape(key)+"/attachments", nil, body,
-		map[string]string{"Content-Type": ct, "X-Atlassian-Token": "no-check"}, &out); err != nil {
-		return connector.Entry{}, err
+	if err := json.Unmarshal(resp.Body, &out); err != nil {
+		return connector.Entry{}, pdk.Errorf("bad_response", "Jira answered the attachment with something that is not its JSON: %v", err)
 	}
 	if len(out) == 0 {
 		return connector.Entry{}, pdk.Errorf("bad_response", "Jira stored no attachment")
@@ -253,7 +272,7 @@ func (issues) Upload(r connector.UploadRequest) (connector.Entry, error) {
 			if id == out[0].ID || !attachmentIDPattern.MatchString(id) {
 				continue
 			}
-			if _, err := c.do("DELETE", "/rest/api/3/attachment/"+id, nil, nil, nil, nil); err != nil {
+			if _, err := c.do("DELETE", "/rest/api/"+c.api()+"/attachment/"+id, nil, nil, nil, nil); err != nil {
 				return connector.Entry{}, fmt.Errorf("attached %s as %s, but the older attachment %s stays: %w", name, out[0].ID, id, err)
 			}
 		}

@@ -15,9 +15,8 @@ import (
 const defaultBase = "https://graph.microsoft.com/v1.0"
 
 const (
-	// maxBytes bounds one download or upload: the host's download limit
-	// and externalUpload's (uploads over simpleUploadMax go through an
-	// upload session, in chunks).
+	// maxBytes bounds one download: the host's download limit (uploads
+	// are bounded by maxUpload and stream, drive.go).
 	maxBytes = 64 << 20
 	// maxPages bounds the pages followed to find one thing (a library by
 	// name); a listing returns one page per call.

@@ -135,8 +135,8 @@ func (c *client) uploadDrive(d driveRef, segs []string, r connector.UploadReques
 	if err := itemName(r.Name); err != nil {
 		return connector.Entry{}, err
 	}
-	if len(r.Data) > maxBytes {
-		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over the upload limit of %d", r.Name, len(r.Data), maxBytes)
+	if r.Size > maxUpload {
+		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over Graph's file size limit of %d", r.Name, r.Size, int64(maxUpload))
 	}
 	policy, ok := r.ConflictPolicy()
 	if !ok {
@@ -163,12 +163,17 @@ func (c *client) uploadDrive(d driveRef, segs []string, r connector.UploadReques
 	}
 	var it driveItem
 	target := c.base + d.byID(folder.ID) + ":/" + url.PathEscape(name) + ":"
-	if len(r.Data) <= simpleUploadMax {
+	if r.Size <= simpleUploadMax {
 		u := target + "/content?" + url.Values{"@microsoft.graph.conflictBehavior": {policy}}.Encode()
-		if _, err := c.do("PUT", u, r.Data, map[string]string{"Content-Type": ct}, &it); err != nil {
+		resp, err := connection.Send(connection.Request{Connection: c.conn, Method: "PUT", URL: u, Parts: []connection.Part{connection.Upload(0, r.Size)},
+			Headers: map[string]string{"Content-Type": ct}}, statusError)
+		if err != nil {
 			return connector.Entry{}, conflictError(err, r.Name)
 		}
-	} else if it, err = c.uploadSession(target, name, policy, r.Data); err != nil {
+		if err := json.Unmarshal(resp.Body, &it); err != nil {
+			return connector.Entry{}, pdk.Errorf("bad_response", "Microsoft Graph answered the upload with something that is not its JSON: %v", err)
+		}
+	} else if it, err = c.uploadSession(target, name, policy, r.Size); err != nil {
 		return connector.Entry{}, conflictError(err, r.Name)
 	}
 	if it.ID == "" || itemName(it.Name) != nil {
@@ -212,16 +217,20 @@ func conflictError(err error, name string) error {
 }
 
 const (
-	// simpleUploadMax is the largest file sent in one PUT (Graph takes up
-	// to 250 MB that way). It is maxBytes for now: a session's uploadUrl is
-	// on SharePoint's or OneDrive's storage host, which the connection's
-	// hosts (graph.microsoft.com) do not include and which must be sent to
-	// without the token; until the host can send such a request, files go
-	// in one PUT and the session path serves nothing larger than maxBytes.
-	simpleUploadMax = maxBytes
+	// simpleUploadMax is the largest file sent in one PUT …/content. Graph
+	// takes up to 250 MB that way, but a simple upload cannot resume: a
+	// larger file goes through an upload session ("Upload or replace the
+	// contents of a driveItem" recommends sessions above a few MB).
+	simpleUploadMax = 4 << 20
+	// maxUpload is Graph's file size limit for an upload session, 250 GB
+	// ("Upload large files with an upload session"; OneDrive and
+	// SharePoint's documented maximum file size); the host's own upload
+	// setting is usually lower and applies first.
+	maxUpload = 250_000_000_000
 	// chunkSize is an upload session's fragment: Graph wants multiples of
-	// 320 KiB (327,680 bytes), at most 60 MiB, for every fragment but the
-	// last ("Upload large files with an upload session").
+	// 320 KiB (327,680 bytes), under 60 MiB, for every fragment but the
+	// last ("Upload large files with an upload session"). The host reads
+	// each from the workspace as it is sent; nothing here holds it.
 	chunkSize = 32 * 320 << 10
 	// maxResumes bounds the fragments sent again after failures in one
 	// upload.
@@ -229,11 +238,26 @@ const (
 )
 
 // uploadSession is Graph's resumable upload: createUploadSession, then the
-// bytes PUT to its uploadUrl in fragments with Content-Range; after a
-// failed fragment the session's state (GET uploadUrl) names the next
-// expected range, and the upload resumes there. The uploadUrl is
-// pre-authenticated.
-func (c *client) uploadSession(target, name, policy string, data []byte) (driveItem, error) {
+// bytes PUT to its uploadUrl in fragments with Content-Range, each a range
+// of the upload the host streams; after a failed fragment the session's
+// state (GET uploadUrl) names the next expected range, and the upload
+// resumes there. The uploadUrl is pre-authenticated: its requests go
+// without the token (NoCredential), as Graph asks ("don't include the
+// Authorization header" on the PUTs). A session that expired or vanished
+// (404) is opened again once and the file sent from its start.
+func (c *client) uploadSession(target, name, policy string, total int64) (driveItem, error) {
+	for restarts := 0; ; restarts++ {
+		it, err := c.sendSession(target, name, policy, total)
+		var pe *pdk.Error
+		if restarts == 0 && errors.As(err, &pe) && pe.Code == "session_gone" {
+			continue
+		}
+		return it, err
+	}
+}
+
+// sendSession opens one upload session and sends the file through it.
+func (c *client) sendSession(target, name, policy string, total int64) (driveItem, error) {
 	body, _ := json.Marshal(map[string]any{"item": map[string]any{"@microsoft.graph.conflictBehavior": policy, "name": name}})
 	var sess uploadSessionState
 	if _, err := c.do("POST", target+"/createUploadSession", body, map[string]string{"Content-Type": "application/json"}, &sess); err != nil {
@@ -243,12 +267,20 @@ func (c *client) uploadSession(target, name, policy string, data []byte) (driveI
 	if err != nil || up.User != nil || (up.Scheme != "https" && !strings.HasPrefix(c.base, up.Scheme+"://")) {
 		return driveItem{}, pdk.Errorf("bad_response", "Microsoft Graph answered createUploadSession with no usable uploadUrl")
 	}
-	total := int64(len(data))
+	// A session's own answers: 404 is the session gone (expired), not a
+	// missing item.
+	refuse := func(resp connection.Response) error {
+		if resp.Status == 404 {
+			return pdk.Errorf("session_gone", "the upload session expired or was not found: %v", statusError(resp))
+		}
+		return statusError(resp)
+	}
 	off, resumes := int64(0), 0
 	for {
 		end := min(off+chunkSize, total)
-		resp, err := connection.Send(connection.Request{Connection: c.conn, Method: "PUT", URL: sess.UploadURL, Body: data[off:end],
-			Headers: map[string]string{"Content-Range": fmt.Sprintf("bytes %d-%d/%d", off, end-1, total)}}, statusError)
+		resp, err := connection.Send(connection.Request{Connection: c.conn, Method: "PUT", URL: sess.UploadURL, NoCredential: true,
+			Parts:   []connection.Part{connection.Upload(off, end-off)},
+			Headers: map[string]string{"Content-Range": fmt.Sprintf("bytes %d-%d/%d", off, end-1, total)}}, refuse)
 		if err == nil {
 			switch resp.Status {
 			case 200, 201:
@@ -272,18 +304,23 @@ func (c *client) uploadSession(target, name, policy string, data []byte) (driveI
 			err = pdk.Errorf("graph_error", "Microsoft Graph answered a fragment with HTTP %d", resp.Status)
 		}
 		var pe *pdk.Error
-		if errors.As(err, &pe) && (pe.Code == "conflict" || pe.Code == "too_large" || pe.Code == "forbidden") {
+		if errors.As(err, &pe) && (pe.Code == "conflict" || pe.Code == "too_large" || pe.Code == "forbidden" || pe.Code == "session_gone") {
 			return driveItem{}, err
 		}
 		// A failed fragment: ask the session where to go on.
 		if resumes++; resumes > maxResumes {
 			return driveItem{}, fmt.Errorf("upload session: gave up after %d failed fragments: %w", maxResumes, err)
 		}
-		var st uploadSessionState
-		if _, serr := c.do("GET", sess.UploadURL, nil, nil, &st); serr != nil {
+		st, serr := connection.Send(connection.Request{Connection: c.conn, Method: "GET", URL: sess.UploadURL, NoCredential: true,
+			Headers: map[string]string{"Accept": "application/json"}}, refuse)
+		if serr != nil {
 			return driveItem{}, fmt.Errorf("upload session: status after a failed fragment (%v): %w", err, serr)
 		}
-		if off, err = nextRange(st.NextExpectedRanges, total); err != nil {
+		var state uploadSessionState
+		if json.Unmarshal(st.Body, &state) != nil {
+			return driveItem{}, pdk.Errorf("bad_response", "Microsoft Graph answered an upload session's status with something that is not its JSON")
+		}
+		if off, err = nextRange(state.NextExpectedRanges, total); err != nil {
 			return driveItem{}, err
 		}
 	}

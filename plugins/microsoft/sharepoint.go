@@ -215,8 +215,8 @@ func (sharepoint) Upload(r connector.UploadRequest) (connector.Entry, error) {
 	if len(segs) == 0 {
 		return connector.Entry{}, pdk.Errorf("invalid_path", "upload to a library's folder: {hostname}/sites/{site}/{library}/{folder…}")
 	}
-	if len(r.Data) > maxBytes {
-		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over the upload limit of %d", r.Name, len(r.Data), maxBytes)
+	if r.Size > maxUpload {
+		return connector.Entry{}, pdk.Errorf("too_large", "%s is %d bytes, over Graph's file size limit of %d", r.Name, r.Size, int64(maxUpload))
 	}
 	c, err := newClient(r.Connection)
 	if err != nil {

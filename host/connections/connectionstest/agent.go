@@ -44,7 +44,13 @@ func NewAgent(tb testing.TB, workflow string) *Agent {
 // FileBridge is the files capability the connection tools store
 // downloads through, on Files and the world's workflows.
 func (a *Agent) FileBridge() wasm.Capability {
-	return (&files.Capability{Files: a.Files, Workflows: a.Workflows}).Wasm()
+	return a.Opener().Wasm()
+}
+
+// Opener is the files capability of FileBridge, which opens the files an
+// upload names (connections.ToolsCapability Files).
+func (a *Agent) Opener() *files.Capability {
+	return &files.Capability{Files: a.Files, Workflows: a.Workflows}
 }
 
 // Context is what an agent round's tool calls run in: the world's user in

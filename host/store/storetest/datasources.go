@@ -121,7 +121,7 @@ func testDataSources(t *testing.T, open Opener) {
 	next := at.Add(time.Hour)
 	synced := at
 	if ok, err := db.UpdateDataSourceSync(ctx, ds.ID, seq, at, store.DataSourceSync{State: store.SyncIdle, LastSynced: &synced,
-		LastSummary: dsRef("1 new"), LastError: dsRef(""), NextSync: &next, FolderID: dsRef("folder-1")}); err != nil || !ok {
+		LastSummary: dsRef("1 new"), LastError: dsRef(""), NextSync: &next, FolderID: dsRef("folder-1"), Resume: dsRef(`{"nodes":[{"path":"PROJ","cursor":"page-2"}]}`)}); err != nil || !ok {
 		t.Fatalf("finish: %v %v", ok, err)
 	}
 	if ok, _ := db.UpdateDataSourceSync(ctx, ds.ID, seq-1, at, store.DataSourceSync{State: store.SyncFailed}); ok {
@@ -133,6 +133,10 @@ func testDataSources(t *testing.T, open Opener) {
 		t.Fatalf("job id: %v %v", ok, err)
 	}
 	got, _ = db.DataSource(ctx, w.alice, ds.ID)
+	// The checkpoint a sync left stays until a sync writes another (or "").
+	if got.Resume != `{"nodes":[{"path":"PROJ","cursor":"page-2"}]}` {
+		t.Fatalf("the sync's checkpoint: %q", got.Resume)
+	}
 	if got.State != store.SyncIdle || got.QueueJobID != 42 || got.LastSynced == nil || got.LastSummary != "1 new" || got.FolderID != "folder-1" || got.NextSync == nil || !got.NextSync.Equal(next.UTC().Truncate(time.Microsecond)) {
 		t.Fatalf("after the sync %+v", got)
 	}

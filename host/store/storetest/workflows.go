@@ -322,6 +322,7 @@ func testWorkflows(t *testing.T, open Opener) {
 
 	t.Run("messages with documents", func(t *testing.T) { testWorkflowMessages(t, w) })
 	t.Run("branches and feedback", func(t *testing.T) { testWorkflowBranches(t, w) })
+	t.Run("sharing", func(t *testing.T) { testWorkflowSharing(t, w) })
 	t.Run("logs", func(t *testing.T) { testWorkflowLogs(t, w) })
 	t.Run("access", func(t *testing.T) { testWorkflowAccess(t, w) })
 

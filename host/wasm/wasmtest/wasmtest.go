@@ -46,9 +46,9 @@ func Module(tb testing.TB, name string) []byte {
 		src = filepath.Join(r, "plugins", name)
 	}
 	out := filepath.Join(r, "host", "wasm", "testdata", "build", name+".wasm")
-	// A plugin is built from its folder, the PDK and the module's
-	// dependencies (go.mod, go.sum and the patched copies in third_party).
-	if stale(out, src, filepath.Join(r, "pdk"), filepath.Join(r, "go.mod"), filepath.Join(r, "go.sum"), filepath.Join(r, "third_party")) {
+	// A plugin is built from its folder, the PDK (with its copy of go-json)
+	// and the module's dependencies (go.mod, go.sum).
+	if stale(out, src, filepath.Join(r, "pdk"), filepath.Join(r, "go.mod"), filepath.Join(r, "go.sum")) {
 		// Built-in plugins take minutes under the race detector's CPU load;
 		// one build serves every package's tests.
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {

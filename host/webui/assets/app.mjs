@@ -9,7 +9,7 @@ import { useState, useEffect, useRef, useMemo, useCallback } from './preact-hook
 import htm from './htm.mjs';
 import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
-import { newConversation, applyEvent, runLabel, shown } from './conv.mjs';
+import { newConversation, applyEvent, runLabel, shown, citedPassage } from './conv.mjs';
 import { MessageActions, EditPrompt } from './messages.mjs';
 import { DataSources } from './datasources.mjs';
 import { PasskeySignIn, Join, takeInvitation, SecondFactor } from './passkeys.mjs';
@@ -288,6 +288,7 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
 function Conversations({ t, ws, wf, list, go, error, reload }) {
   const [q, setQ] = useState('');
   const [archived, setArchived] = useState(false);
+  const [sharedOnly, setSharedOnly] = useState(false);
   const [found, setFound] = useState(null);
   const [open, setOpen] = useState('');
   const [renaming, setRenaming] = useState('');
@@ -296,14 +297,14 @@ function Conversations({ t, ws, wf, list, go, error, reload }) {
   const [err, setErr] = useState('');
   // A search or the archive is its own listing; the usual list is the
   // workspace's, kept live by the page.
-  const own = q.trim() !== '' || archived;
+  const own = q.trim() !== '' || archived || sharedOnly;
   const refresh = useCallback(async () => {
     if (!own) { setFound(null); return; }
     try {
-      setFound(await api('GET', `/workflows?workspace=${encodeURIComponent(ws)}&limit=100&q=${encodeURIComponent(q.trim())}${archived ? '&archived=true' : ''}`));
+      setFound(await api('GET', `/workflows?workspace=${encodeURIComponent(ws)}&limit=100&q=${encodeURIComponent(q.trim())}${archived ? '&archived=true' : ''}${sharedOnly ? '&shared=true' : ''}`));
       setErr('');
     } catch (e) { setErr(e.message); }
-  }, [ws, q, archived]);
+  }, [ws, q, archived, sharedOnly]);
   useEffect(() => { const timer = setTimeout(refresh, 250); return () => clearTimeout(timer); }, [refresh]);
   const act = async (fn) => {
     try { await fn(); setErr(''); setOpen(''); setRenaming(''); setConfirming(''); reload(); refresh(); } catch (e) { setErr(e.message); }
@@ -317,6 +318,7 @@ function Conversations({ t, ws, wf, list, go, error, reload }) {
       <label class="visually-hidden" for="conv-q">${t('searchConversations')}</label>
       <input id="conv-q" type="search" placeholder=${t('searchConversations')} value=${q} onInput=${(e) => setQ(e.target.value)} />
       <label class="conv-archived"><input type="checkbox" checked=${archived} onChange=${(e) => setArchived(e.target.checked)} /> ${t('archivedOnly')}</label>
+      <label class="conv-archived"><input type="checkbox" checked=${sharedOnly} data-testid="shared-with-me" onChange=${(e) => setSharedOnly(e.target.checked)} /> ${t('sharedWithMe')}</label>
     </div>
     ${err && html`<p class="error" role="alert">${err}</p>`}
     ${error ? html`<p class="error" role="alert">${error}</p>` : shown === null ? html`<p class="muted">${t('loading')}</p>` :
@@ -329,11 +331,15 @@ function Conversations({ t, ws, wf, list, go, error, reload }) {
           html`<div class="conv-row"><a href=${`/w/${ws}/c/${w.id}`} aria-current=${w.id === wf ? 'page' : undefined}
            onClick=${(e) => { e.preventDefault(); go(`/w/${encodeURIComponent(ws)}/c/${encodeURIComponent(w.id)}`); }}>
           ${w.pinned && html`<span class="pin">${t('pinned')}</span>`}
+          ${w.shared && html`<span class="pin" data-testid="conv-shared">${t('sharedBadge')}</span>`}
           <span class="name">${w.name || w.id.slice(0, 8)}</span>
           <span class=${'badge ' + w.status}>${t(w.status)}</span>
         </a><button type="button" class="linkish conv-more" aria-expanded=${open === w.id} aria-label=${t('actions') + ': ' + (w.name || w.id)}
           onClick=${() => setOpen(open === w.id ? '' : w.id)}>⋯</button></div>`}
-        ${open === w.id && renaming !== w.id && html`<div class="conv-actions" role="group" aria-label=${t('actions')}>
+        ${open === w.id && renaming !== w.id && sharedOnly && html`<div class="conv-actions" role="group" aria-label=${t('actions')}>
+          <button type="button" onClick=${() => exportMarkdown(w).catch((e) => setErr(e.message))}>${t('exportMarkdown')}</button></div>`}
+        ${open === w.id && renaming !== w.id && !sharedOnly && html`<div class="conv-actions" role="group" aria-label=${t('actions')}>
+          <button type="button" data-testid="conv-share" onClick=${() => patch(w.id, { shared: !w.shared })}>${t(w.shared ? 'unshare' : 'share')}</button>
           <button type="button" onClick=${() => { setRenaming(w.id); setName(w.name || ''); }}>${t('rename')}</button>
           <button type="button" onClick=${() => patch(w.id, { pinned: !w.pinned })}>${t(w.pinned ? 'unpin' : 'pin')}</button>
           <button type="button" onClick=${() => patch(w.id, { archived: !w.archived })}>${t(w.archived ? 'unarchive' : 'archive')}</button>
@@ -565,49 +571,22 @@ function Search({ t, ws, openFile }) {
     ${err && html`<p class="error" role="alert">${err}</p>`}
     ${busy && html`<p class="muted">${t('loading')}</p>`}
     ${hits && (hits.length === 0 ? html`<p class="muted">${t('noHits')}</p>` : html`<ol class="hits">${hits.map((hit) => html`<li key=${hit.id}>
-      <button type="button" class="cite" onClick=${() => openFile(hit.fileId, hit.contextRef.pageIndex || 0)}>
+      <button type="button" class="cite" onClick=${() => openFile(hit.fileId, hit.contextRef.pageIndex || 0, hit.text)}>
         ${hit.fileName}${hit.contextRef.containerPath ? html` › <span class="entry" data-testid="hit-entry">${entryOf(hit.fileName, hit.contextRef.containerPath)}</span>` : ''}${hit.contextRef.pageIndex ? `, ${t('page')} ${hit.contextRef.pageIndex}` : ''}</button>
       <p class="snippet">${hit.text.slice(0, 240)}</p></li>`)}</ol>`)}
   </section>`;
 }
 
-function Preview({ t, ws, target, close }) {
-  const [state, setState] = useState({ loading: true });
-  useEffect(() => {
-    if (!target) return;
-    let live = true;
-    setState({ loading: true });
-    (async () => {
-      try {
-        const f = await api('GET', `/files/${target.id}`);
-        let text = '';
-        if (!f.mimeType.startsWith('image/')) {
-          const args = { file: f.id, maxBytes: 20000 };
-          if (target.page) args.pages = [target.page];
-          const r = await api('POST', `/workspaces/${ws}/tools/readContentObjects`, args);
-          text = r.ok ? r.text || '' : (r.error && r.error.message) || '';
-        }
-        if (live) setState({ file: f, text });
-      } catch (e) { if (live) setState({ error: e.message }); }
-    })();
-    return () => { live = false; };
-  }, [target && target.id, target && target.page, ws]);
-  // Escape closes the preview wherever the focus is, unless something
-  // focused handles it first (the composer's suggestions).
-  useEffect(() => {
-    if (!target) return;
-    const onKey = (e) => { if (e.key === 'Escape' && !e.defaultPrevented) close(); };
-    addEventListener('keydown', onKey);
-    return () => removeEventListener('keydown', onKey);
-  }, [target, close]);
+// Preview shows a file at a place (preview.mjs, loaded when the first
+// preview opens; pdf.js only when that is a PDF).
+function Preview({ t, target, close }) {
+  const [mod, setMod] = useState(null);
+  const [err, setErr] = useState('');
+  useEffect(() => { if (target && !mod) import('./preview.mjs').then(setMod, (e) => setErr(e.message)); }, [target]);
   if (!target) return null;
-  return html`<section class="panel preview" aria-labelledby="preview-h" data-file=${target.id} data-page=${target.page || ''}>
-    <h2 id="preview-h">${t('preview')}${state.file ? ': ' + state.file.name : ''}${target.page ? ` — ${t('page')} ${target.page}` : ''}</h2>
-    <button type="button" class="close" onClick=${close} aria-label=${t('closePreview')}>×</button>
-    ${state.loading ? html`<p class="muted">${t('loading')}</p>` : state.error ? html`<p class="error" role="alert">${state.error}</p>` :
-      state.file.mimeType.startsWith('image/') ? html`<img src=${`${API}/files/${state.file.id}/content`} alt=${state.file.name} />` :
-      html`<pre class="preview-text" tabindex="0">${state.text}</pre>`}
-  </section>`;
+  if (err) return html`<p class="error" role="alert">${err}</p>`;
+  if (!mod) return html`<p class="muted">${t('loading')}</p>`;
+  return html`<${mod.Preview} t=${t} api=${api} target=${target} close=${close} />`;
 }
 
 function fmtMs(ms) { return ms >= 1000 ? (ms / 1000).toFixed(1) + ' s' : ms + ' ms'; }
@@ -643,7 +622,7 @@ function RunState({ t, conv, conn }) {
   return html`<div class="run-state">${parts}</div>`;
 }
 
-function Chat({ t, wf, conv, openFile, spoken, send }) {
+function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
   const end = useRef();
   const [editing, setEditing] = useState('');
   useEffect(() => { end.current && !editing && end.current.scrollIntoView({ block: 'end' }); });
@@ -656,7 +635,7 @@ function Chat({ t, wf, conv, openFile, spoken, send }) {
       ${editing === m.id ? html`<${EditPrompt} t=${t} text=${m.content} onCancel=${() => setEditing('')}
           onSend=${(text) => { setEditing(''); send(text, undefined, m.id); }} />` :
         html`<div class="body">${m.role === 'user' ? html`<p>${m.content}</p>` : markdown(m.content, openFile)}</div>`}
-      ${editing !== m.id && html`<${MessageActions} t=${t} api=${api} wf=${wf} item=${item} running=${running} onEdit=${() => setEditing(m.id)} />`}
+      ${editing !== m.id && html`<${MessageActions} t=${t} api=${api} wf=${wf} item=${item} running=${running} readOnly=${readOnly} onEdit=${() => setEditing(m.id)} />`}
       ${spoken && spoken[m.id] && html`<audio controls src=${spoken[m.id]} data-testid="voice-audio" aria-label=${t('voice')}></audio>`}
       ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
     </article>`; })}
@@ -875,10 +854,19 @@ function Workspace({ t, lang, session, route, go }) {
   const [folders, setFolders] = useState(null);
   const [fileErr, setFileErr] = useState('');
   const [preview, setPreview] = useState(null);
+  const closePreview = useCallback(() => setPreview(null), []);
   const [detail, setDetail] = useState(null);
   const [notFound, setNotFound] = useState(false);
   const [sendErr, setSendErr] = useState('');
   const [model, setModel] = useState(''); // the conversation's chosen model ('' : the default)
+  // The open conversation's owner: another member's shared conversation
+  // is shown read only.
+  const [owner, setOwner] = useState('');
+  useEffect(() => {
+    setOwner('');
+    if (wf) api('GET', `/workflows/${encodeURIComponent(wf)}`).then((w) => setOwner(w.userId || '')).catch(() => {});
+  }, [wf]);
+  const readOnly = !!owner && owner !== session.user.id;
   const [conn, setConn] = useState('');
   const [, setTick] = useState(0);
   const convRef = useRef(null);
@@ -979,7 +967,12 @@ function Workspace({ t, lang, session, route, go }) {
   if (!known || notFound) return html`<${NotFound} t=${t} go=${go} />`;
   const conv = convRef.current;
   const running = conv && conv.status === 'running';
-  const openFile = (id, page) => setPreview({ id, page });
+  // A citation's passage: the search hit's text, or for a citation in an
+  // answer the passage the conversation's search found there.
+  const openFile = (id, page, passage) => {
+    metrics.previewOpenedAt = performance.now();
+    setPreview({ id, page, passage: passage || (page ? citedPassage(conv && conv.tools, id, page) : '') });
+  };
 
   // send starts a round: a new prompt, or (editOf) a sent prompt edited,
   // which becomes a new branch beside it.
@@ -1010,14 +1003,15 @@ function Workspace({ t, lang, session, route, go }) {
     </nav>
     <main class="center" id="main" aria-label=${t('chat')}>
       <${RunState} t=${t} conv=${conv} conn=${conn} />
-      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} />
+      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
       <${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />
-      <${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />
+      ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${t('sharedReadOnly')}</p>` :
+        html`<${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />`}
     </main>
     <aside class="right" aria-label=${t('activity')}>
       ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
-      <${Preview} t=${t} ws=${ws} target=${preview} close=${() => setPreview(null)} />
+      <${Preview} t=${t} target=${preview} close=${closePreview} />
       <${Activity} t=${t} conv=${conv} />
     </aside>
   </div>`;
@@ -1150,5 +1144,14 @@ function App() {
       route.ws ? html`<${Workspace} key=${route.ws} t=${t} lang=${lang} session=${session} route=${route} go=${go} />` : null}
   </div>`;
 }
+
+// A pointer over (or the focus on) a citation of a page starts loading
+// the preview and pdf.js, which the click then finds loaded or on its way.
+const warmPreview = (e) => {
+  if (!(e.target instanceof Element) || !e.target.closest('button.cite[data-page]')) return;
+  removeEventListener('pointerover', warmPreview); removeEventListener('focusin', warmPreview);
+  import('./preview.mjs').then((m) => m.warm()).catch(() => {});
+};
+addEventListener('pointerover', warmPreview); addEventListener('focusin', warmPreview);
 
 render(html`<${App} />`, document.getElementById('app'));

@@ -53,6 +53,10 @@ export function safeRedirect(u) {
   } catch { return ''; }
 }
 
+// The Microsoft services a connection may ask for (host/connections:
+// microsoftServiceScopes).
+const msServices = ['files', 'outlook', 'teams'];
+
 export function Connections({ t, api, notice, dismiss, back }) {
   const [list, setList] = useState(null);
   const [providers, setProviders] = useState([]);
@@ -95,6 +99,7 @@ export function Connections({ t, api, notice, dismiss, back }) {
     const el = f.elements;
     const body = { provider: chosen.name, label: el.label.value.trim() || chosen.name, auth: kind, token: tokenField.current.value };
     if (el.baseUrl.value.trim()) body.baseUrl = el.baseUrl.value.trim();
+    if (el.deployment && el.deployment.value) body.deployment = el.deployment.value;
     if (kind === 'basic') body.account = el.account.value.trim();
     if (el.hostKey && el.hostKey.value.trim()) body.hostKey = el.hostKey.value.trim();
     try {
@@ -108,7 +113,12 @@ export function Connections({ t, api, notice, dismiss, back }) {
     e.preventDefault();
     setOauthErr('');
     try {
-      const r = await api('POST', '/connections/authorize', { provider: oauthChosen.name, label: e.target.elements.oauthLabel.value.trim() });
+      // Microsoft asks only for the chosen services' scopes (incremental
+      // consent: Teams needs an administrator's consent, files and mail
+      // do not).
+      const services = oauthChosen.name === 'microsoft' ? msServices.filter((x) => e.target.elements['svc-' + x].checked) : undefined;
+      if (services && services.length === 0) throw new Error(t('chooseAService'));
+      const r = await api('POST', '/connections/authorize', { provider: oauthChosen.name, label: e.target.elements.oauthLabel.value.trim(), services });
       const to = safeRedirect(r && r.authorizationUrl);
       if (!to) throw new Error(t('badAuthUrl'));
       location.assign(to);
@@ -152,6 +162,8 @@ export function Connections({ t, api, notice, dismiss, back }) {
         <label>${t('provider')}<select name="oauthProvider" value=${oauthChosen.name} onChange=${(e) => setOauthProvider(e.target.value)}>
           ${oauthProviders.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
         <label>${t('label')}<input name="oauthLabel" maxlength="200" /></label>
+        ${oauthChosen.name === 'microsoft' && html`<fieldset class="conn-services" data-testid="ms-services"><legend>${t('servicesToConnect')}</legend>
+          ${msServices.map((x) => html`<label><input type="checkbox" name=${'svc-' + x} defaultChecked=${x !== 'teams'} /> ${t('msService_' + x)}</label>`)}</fieldset>`}
         <button type="submit" data-testid="oauth-connect">${t('connect')}</button>
       </form>
       ${oauthErr && html`<p class="error" role="alert">${oauthErr}</p>`}
@@ -163,6 +175,8 @@ export function Connections({ t, api, notice, dismiss, back }) {
           ${tokenProviders.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
         ${!files && html`<label>${t('authKind')}<select name="auth" id="conn-auth" value=${auth} onChange=${(e) => setAuth(e.target.value)}>
           <option value="basic">${t('auth_basic')}</option><option value="token">${t('auth_token')}</option></select></label>`}
+        ${chosen.name === 'jira' && html`<label>${t('deployment')}<select name="deployment" id="conn-deployment">
+          <option value="">${t('deploy_auto')}</option><option value="cloud">${t('deploy_cloud')}</option><option value="datacenter">${t('deploy_datacenter')}</option></select></label>`}
         <label>${t('label')}<input name="label" id="conn-label" maxlength="200" /></label>
         <label>${files ? t('serverUrl') : t('siteUrl')}<input name="baseUrl" id="conn-base" type="url"
           placeholder=${files ? 'sftp://files.example.com:22/reports' : 'https://example.atlassian.net'} required=${chosen.needsBaseUrl} /></label>

@@ -223,3 +223,22 @@ export function shown(c) {
   for (const m of c.messages) if (m.streaming) out.push({ m, index: 0, siblings: [m.id] });
   return out;
 }
+
+// citedPassage finds the passage a citation of (file, page) stands for in
+// the conversation's searchKnowledge results ("n. name (file id) page p,
+// score s" and the passage's text under it), so the preview can mark it.
+export function citedPassage(tools, fileId, page) {
+  for (const c of tools || []) {
+    if (c.tool !== 'searchKnowledge' || !c.result || !c.result.ok) continue;
+    for (const part of String(c.result.content || '').split(/\n(?=\d+\. )/)) {
+      const nl = part.indexOf('\n');
+      if (nl < 0) continue;
+      const head = part.slice(0, nl);
+      if (!head.includes(`(file ${fileId})`)) continue;
+      const pg = /\bpage (\d+)/.exec(head);
+      if (page && (!pg || Number(pg[1]) !== page)) continue;
+      return part.slice(nl + 1).trim();
+    }
+  }
+  return '';
+}

@@ -39,7 +39,8 @@ export function EditPrompt({ t, text, onSend, onCancel }) {
   </form>`;
 }
 
-export function MessageActions({ t, api, wf, item, running, onEdit }) {
+// readOnly (another member's shared conversation) leaves copying only.
+export function MessageActions({ t, api, wf, item, running, readOnly, onEdit }) {
   const { m, index, siblings } = item;
   const [note, setNote] = useState(null); // null: no note form
   const [msg, setMsg] = useState('');
@@ -56,16 +57,16 @@ export function MessageActions({ t, api, wf, item, running, onEdit }) {
   if (m.streaming || (!answer && !prompt)) return null;
   const fb = m.feedback && m.feedback.rating;
   return html`<div class="msg-actions" data-testid="msg-actions">
-    ${siblings.length > 1 && html`<span class="branches" data-testid="branches">
+    ${siblings.length > 1 && !readOnly && html`<span class="branches" data-testid="branches">
       <button type="button" disabled=${index <= 0 || running} aria-label=${t('prevBranch')} onClick=${() => select(siblings[index - 1])}>‹</button>
       <span>${t('branchOf').replace('{i}', index + 1).replace('{n}', siblings.length)}</span>
       <button type="button" disabled=${index >= siblings.length - 1 || running} aria-label=${t('nextBranch')} onClick=${() => select(siblings[index + 1])}>›</button></span>`}
     <button type="button" onClick=${copy} data-testid="copy">${t('copy')}</button>
-    ${prompt && html`<button type="button" disabled=${running} onClick=${onEdit} data-testid="edit">${t('edit')}</button>`}
-    ${answer && html`<button type="button" disabled=${running} data-testid="regenerate"
+    ${prompt && !readOnly && html`<button type="button" disabled=${running} onClick=${onEdit} data-testid="edit">${t('edit')}</button>`}
+    ${answer && !readOnly && html`<button type="button" disabled=${running} data-testid="regenerate"
       onClick=${() => act(() => api('POST', `/workflows/${encodeURIComponent(wf)}/messages/${encodeURIComponent(m.id)}/regenerate`))}>${t('regenerate')}</button>
-      <button type="button" aria-pressed=${fb === 'helpful'} data-testid="helpful" onClick=${() => rate(fb === 'helpful' ? '' : 'helpful')}>👍<span class="sr-only">${t('helpful')}</span></button>
-      <button type="button" aria-pressed=${fb === 'unhelpful'} data-testid="unhelpful" onClick=${() => (fb === 'unhelpful' ? rate('') : setNote(''))}>👎<span class="sr-only">${t('unhelpful')}</span></button>`}
+      <button type="button" aria-pressed=${fb === 'helpful'} data-testid="helpful" onClick=${() => rate(fb === 'helpful' ? '' : 'helpful')}>${t('helpful')}</button>
+      <button type="button" aria-pressed=${fb === 'unhelpful'} data-testid="unhelpful" onClick=${() => (fb === 'unhelpful' ? rate('') : setNote(''))}>${t('unhelpful')}</button>`}
     ${note !== null && html`<form class="feedback-note" onSubmit=${(e) => { e.preventDefault(); rate('unhelpful', note); }}>
       <label for=${'fb-' + m.id}>${t('feedbackNote')}</label>
       <input id=${'fb-' + m.id} value=${note} maxlength="4000" onInput=${(e) => setNote(e.target.value)} data-testid="feedback-note" />

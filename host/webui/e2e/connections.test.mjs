@@ -75,8 +75,8 @@ await step('connections-view', async () => {
   await page.waitForURL(`${base}/connections`);
   await page.locator('[data-view=connections]').waitFor();
   await page.getByText('No connections yet.').waitFor();
-  // acme is connected by OAuth; jira takes a token.
-  assert.deepEqual(await page.locator('select[name=oauthProvider] option').allTextContents(), ['acme']);
+  // acme and microsoft are connected by OAuth; jira takes a token.
+  assert.deepEqual(await page.locator('select[name=oauthProvider] option').allTextContents(), ['acme', 'microsoft']);
   assert.ok((await page.locator('#conn-provider option').allTextContents()).includes('jira'));
   await axe('connections');
 });
@@ -151,7 +151,36 @@ await step('sftp-connection-added', async () => {
   await page.selectOption('#conn-provider', 'jira');
 });
 
+// Microsoft asks only for the services the person chose (incremental
+// consent): files without mail or Teams asks for no Mail or
+// ChannelMessage scope, and no service at all is refused in the form.
+await step('microsoft-services-chosen', async () => {
+  await page.selectOption('select[name=oauthProvider]', 'microsoft');
+  const box = page.locator('[data-testid=ms-services]');
+  await box.waitFor();
+  assert.equal(await box.locator('input[name=svc-teams]').isChecked(), false, 'Teams (admin consent) is not chosen by default');
+  await box.locator('input[name=svc-outlook]').uncheck();
+  let asked = null;
+  // The provider's endpoint, not the server's own /connections/authorize.
+  const toAuthorize = (u) => u.pathname.endsWith('/authorize') && !u.pathname.startsWith('/api/');
+  await page.route(toAuthorize, (r) => { asked = new URL(r.request().url()); return r.abort(); });
+  await page.click('[data-testid=oauth-connect]');
+  for (let i = 0; !asked && i < 200; i++) await page.waitForTimeout(50);
+  await page.unroute(toAuthorize);
+  assert.ok(asked, 'no authorisation request');
+  const scopes = (asked.searchParams.get('scope') || '').split(' ');
+  assert.ok(scopes.includes('Files.ReadWrite.All'), scopes.join(' '));
+  assert.ok(!scopes.some((x) => x.startsWith('Mail.') || x.startsWith('ChannelMessage.')), scopes.join(' '));
+  await page.goto(base + '/connections');
+  await page.selectOption('select[name=oauthProvider]', 'microsoft');
+  for (const x of ['files', 'outlook']) await page.locator(`input[name=svc-${x}]`).uncheck();
+  await page.click('[data-testid=oauth-connect]');
+  await page.locator('.error[role=alert]', { hasText: 'Choose at least one service' }).waitFor();
+  await page.selectOption('select[name=oauthProvider]', 'acme');
+});
+
 await step('oauth-round-trip', async () => {
+  await page.selectOption('select[name=oauthProvider]', 'acme');
   await page.fill('input[name=oauthLabel]', 'acme-ui');
   // The browser goes to the provider's authorisation endpoint with PKCE,
   // the provider approves and sends it to the server's callback.

@@ -4,7 +4,8 @@
 // Connections view reads the OAuth callback's outcome and a connection's state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newConversation, applyEvent, runLabel, shown } from '../assets/conv.mjs';
+import { newConversation, applyEvent, runLabel, shown, citedPassage } from '../assets/conv.mjs';
+import { passageItems } from '../assets/preview.mjs';
 import { markdown } from '../assets/md.mjs';
 import { callbackNotice, connectionState, safeRedirect } from '../assets/connections.mjs';
 
@@ -255,4 +256,36 @@ test('feedback on an answer follows its events', () => {
   assert.deepEqual(c.byId.a.feedback, { rating: 'unhelpful', note: 'wrong page' });
   applyEvent(c, { seq: 9, type: 'messageFeedback', data: { messageId: 'a', rating: '' } });
   assert.equal(c.byId.a.feedback, null);
+});
+
+// searchKnowledge's result text, as plugins/documents writes it: "n. name
+// (file id) where, score s" and the passage under it.
+test('a citation finds its passage in the conversation\'s search results', () => {
+  const tools = [
+    { tool: 'readContentObjects', result: { ok: true, content: '1. x (file f1) page 2, score 1\nnot a search' } },
+    { tool: 'searchKnowledge', result: { ok: false, content: '1. x (file f1) page 2, score 1\nfailed call' } },
+    { tool: 'searchKnowledge', result: { ok: true, content: '1. a.pdf (file f1) page 3, score 0.9\nthird page text\nmore of it\n\n2. a.pdf (file f1) page 2, score 0.5\nsecond page text\n\n3. b.pdf (file f2) page 2, score 0.4\nother file' } },
+  ];
+  const cases = [
+    { file: 'f1', page: 2, want: 'second page text' },
+    { file: 'f1', page: 3, want: 'third page text\nmore of it' },
+    { file: 'f2', page: 2, want: 'other file' },
+    { file: 'f1', page: 12, want: '' }, // page 12 is not page 2's prefix
+    { file: 'f3', page: 2, want: '' },
+  ];
+  for (const c of cases) assert.equal(citedPassage(tools, c.file, c.page), c.want, `${c.file} p${c.page}`);
+});
+
+test('the passage is found in the page\'s text items, however they are split', () => {
+  // pdf.js gives a page's text in pieces: runs of a line, hyphens at line
+  // ends, ligatures as one character.
+  const items = ['Chapter 5', 'Typically, Git is used as the VCS to re-', 'cord the Debian packaging', 'activity with the fol', 'lowing branches.', 'Something else entirely on the page.']
+    .map((str) => ({ str }));
+  const cases = [
+    { name: 'across items and a hyphen', passage: 'Git is used as the VCS to record the Debian packaging activity', want: [1, 2, 3] },
+    { name: 'other spacing and case', passage: 'typically,   GIT is used\nas the vcs', want: [1] },
+    { name: 'a ligature', passage: 'the ﬁle is not here at all, nothing matches', want: [] },
+    { name: 'nothing', passage: '', want: [] },
+  ];
+  for (const c of cases) assert.deepEqual([...passageItems(items, c.passage)].sort(), c.want, c.name);
 });

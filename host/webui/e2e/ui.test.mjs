@@ -149,8 +149,8 @@ await step('citation-opens-page', async () => {
   await cite.click();
   const pv = page.locator(`.preview[data-file="${fileId}"][data-page="2"]`);
   await pv.waitFor();
-  await pv.locator('.preview-text').waitFor();
-  assert.ok((await pv.locator('.preview-text').innerText()).length > 50, 'page text shown');
+  // The page itself, drawn by pdf.js (preview.test.mjs checks the rest).
+  await pv.locator('[data-testid=pdf-page][data-drawn="2"]').waitFor();
   assert.match(await pv.locator('h2').innerText(), /page 2/);
 });
 
@@ -163,7 +163,7 @@ await step('knowledge-search-opens-page', async () => {
   const m = /page (\d+)/.exec(label);
   assert.ok(m, 'the hit names its page: ' + label);
   await hit.click();
-  await page.locator(`.preview[data-file="${fileId}"][data-page="${m[1]}"] .preview-text`).waitFor();
+  await page.locator(`.preview[data-file="${fileId}"] [data-testid=pdf-page][data-drawn="${m[1]}"]`).waitFor();
   // Escape closes the preview (the focus is in the search field).
   await page.keyboard.press('Escape');
   await page.locator('.preview').waitFor({ state: 'detached' });
@@ -426,6 +426,15 @@ await step('message-branches-and-feedback', async () => {
   await page.locator('.msg.assistant [data-testid=feedback-shown]', { hasText: 'too short' }).waitFor({ timeout: 30000 });
   assert.equal(await page.locator('.msg.assistant [data-testid=unhelpful]').getAttribute('aria-pressed'), 'true');
   assert.equal(await page.locator('.msg.user [data-testid=branches] span').innerText(), '1 of 2', 'the selected branch survives a reload');
+  // Shared with the workspace (read only for its other members: the
+  // store's conformance suite checks who reads and who may change it).
+  const wfId = new URL(page.url()).pathname.split('/').pop();
+  const row = page.locator(`[data-conv="${wfId}"]`);
+  await row.locator('.conv-more').click();
+  await row.locator('[data-testid=conv-share]').click();
+  await row.locator('[data-testid=conv-shared]').waitFor();
+  const w = await page.evaluate(async (id) => (await fetch('/api/v1/workflows/' + id)).json(), wfId);
+  assert.equal(w.shared, true);
 });
 
 await step('conversations-managed', async () => {

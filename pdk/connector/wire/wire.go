@@ -82,7 +82,18 @@ type UploadRequest struct {
 	Path       string `json:"path,omitempty"`
 	Name       string `json:"name" minLength:"1"`
 	MIMEType   string `json:"mimeType,omitempty"`
-	Data       []byte `json:"data"`
+	// Data is the file when the caller holds it (small files, tests).
+	// The host hands a connector no Data: it gets Size, and sends the
+	// file's bytes by ranges of it in its requests' Parts (the host
+	// reads them from the workspace and streams them), so no upload is
+	// held whole in any plugin.
+	Data []byte `json:"data,omitempty"`
+	// File is the workspace file to upload (its id or a docItem
+	// reference), given by the connection tools to the host in place of
+	// Data; a connector never gets it.
+	File string `json:"file,omitempty"`
+	// Size is the file's length in bytes.
+	Size int64 `json:"size,omitempty" minimum:"0"`
 	// Conflict says what happens when Name exists under Path: ConflictFail
 	// (the default, also for ""), ConflictReplace or ConflictRename
 	// (docs/connectors.md, "Uploads"). Every connector implements the

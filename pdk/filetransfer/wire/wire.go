@@ -59,8 +59,13 @@ type File struct {
 // WriteRequest stores Data at Path: uploaded under a temporary name in the
 // same directory, then renamed, so the file appears whole or not at all.
 // An existing file is replaced only when Overwrite is set.
+//
+// Upload, in place of Data, stores the file the running upload sends: the
+// host streams it from the workspace to the server, so it never passes
+// through the plugin.
 type WriteRequest struct {
 	PathRequest
-	Data      []byte `json:"data"`
+	Data      []byte `json:"data,omitempty"`
+	Upload    bool   `json:"upload,omitempty"`
 	Overwrite bool   `json:"overwrite,omitempty"`
 }

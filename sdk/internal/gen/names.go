@@ -10,6 +10,8 @@ var initialisms = map[string]string{
 	"Id": "ID", "Url": "URL", "Api": "API", "Json": "JSON", "Html": "HTML", "Csrf": "CSRF",
 	"Mime": "MIME", "Sha256": "SHA256", "Http": "HTTP", "Ui": "UI", "Chf": "CHF", "Csv": "CSV",
 	"Mcp": "MCP", "Ids": "IDs", "Ai": "AI", "Uri": "URI", "Urls": "URLs", "Pdf": "PDF",
+	// "ok" as the hand-written event types spell it (ToolResultData.OK).
+	"Ok": "OK",
 }
 
 // words splits a name at separators and camel-case boundaries:

@@ -308,6 +308,13 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 			invalid(w, "pageToken", "Invalid Value")
 			return
 		}
+		if s.pageFailures.Take() {
+			googleError(w, http.StatusInternalServerError, "global", "backendError", "Backend Error", "INTERNAL")
+			return
+		}
+	}
+	if s.MaxPage > 0 {
+		pageSize = min(pageSize, s.MaxPage)
 	}
 	s.mu.Lock()
 	var hits []*File

@@ -49,6 +49,11 @@ type Server struct {
 	Valid func(token string) bool
 	// Account is the mailbox's address (Gmail's "me").
 	Account string
+	// MaxPage, when set, bounds the files a files.list page answers
+	// whatever pageSize asks: Drive API v3 "files.list" documents
+	// pageSize as a maximum ("Partial or empty result pages are possible
+	// even before the end of the files list has been reached").
+	MaxPage int
 
 	mu sync.Mutex
 	// exportLimit bounds an export (Google: 10 MB); multipartLimit a
@@ -67,7 +72,9 @@ type Server struct {
 	garbage                     fault.Countdown
 	echo                        fault.Countdown
 	failPuts                    fault.Countdown
-	chunks, failChunk           int // resumable.go
+	pageFailures                fault.Countdown // next files.list with a pageToken answered 500
+	driveOff                    bool            // the Drive API is not enabled in the client's project
+	chunks, failChunk           int             // resumable.go
 	requests                    []Request
 }
 
@@ -85,6 +92,7 @@ func New(valid func(string) bool, account string) *Server {
 		s.labels = append(s.labels, Label{ID: id, Name: id, Type: "system"})
 	}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /drive/v3/about", s.about)
 	mux.HandleFunc("GET /drive/v3/files", s.listFiles)
 	mux.HandleFunc("GET /drive/v3/files/{id}", s.getFile)
 	mux.HandleFunc("GET /drive/v3/files/{id}/export", s.exportFile)
@@ -139,6 +147,36 @@ func (s *Server) FailUploads(n int) {
 // Authorization header the request carried, as a hostile page would.
 func (s *Server) EchoCredential(n int) {
 	s.echo.Add(n)
+}
+
+// DisableDrive answers every Drive request 403 accessNotConfigured, as
+// Google does when the OAuth client's Cloud project has not enabled the
+// Drive API ("Resolve errors": 403 "Drive API has not been used in
+// project … before or it is disabled"; reason accessNotConfigured,
+// status PERMISSION_DENIED). Gmail still answers.
+func (s *Server) DisableDrive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.driveOff = true
+}
+
+// about is Drive v3 "about.get": the fields parameter is required
+// (answered 400 without it); user is the signed-in user (kind
+// drive#user, displayName, emailAddress, me, permissionId).
+func (s *Server) about(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("fields") == "" {
+		googleError(w, http.StatusBadRequest, "global", "required", "The 'fields' parameter is required for this method.", "INVALID_ARGUMENT", "parameter", "fields")
+		return
+	}
+	writeJSON(w, map[string]any{"kind": "drive#about", "user": map[string]any{"kind": "drive#user", "displayName": strings.Split(s.Account, "@")[0],
+		"emailAddress": s.Account, "me": true, "permissionId": "00112233445566778899"}})
+}
+
+// FailNextPage makes the next n files.list requests for a later page
+// (with a pageToken) answer 500 backendError, which Drive's "Resolve
+// errors" says to retry with exponential backoff.
+func (s *Server) FailNextPage(n int) {
+	s.pageFailures.Add(n)
 }
 
 // Requests returns every request received.
@@ -239,6 +277,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 			googleError(w, http.StatusTooManyRequests, "usageLimits", "rateLimitExceeded", "Rate Limit Exceeded", "RESOURCE_EXHAUSTED")
+			return
+		}
+		s.mu.Lock()
+		off := s.driveOff && strings.HasPrefix(r.URL.Path, "/drive/")
+		s.mu.Unlock()
+		if off {
+			googleError(w, http.StatusForbidden, "usageLimits", "accessNotConfigured",
+				"Google Drive API has not been used in project 123456789012 before or it is disabled. Enable it by visiting https://console.developers.google.com/apis/api/drive.googleapis.com/overview?project=123456789012 then retry.",
+				"PERMISSION_DENIED")
 			return
 		}
 		if garbage {

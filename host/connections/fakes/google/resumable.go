@@ -28,7 +28,9 @@ const ChunkMultiple = 256 << 10
 
 // FailChunk makes the n-th chunk PUT from now (1 for the next) end as a
 // cut connection would: the session keeps a whole number of 256 KiB of
-// it and the answer is a 503, so the client has to ask for the status.
+// it and the answer is a 500, one of the answers after which "Perform a
+// resumable upload" has the client ask for the status and resume (a 503
+// would be retried as it is by the host first, TestServerBusyRetried).
 func (s *Server) FailChunk(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -139,7 +141,7 @@ func (s *Server) resumeUpload(w http.ResponseWriter, r *http.Request) {
 		keep := len(body) / 2 / ChunkMultiple * ChunkMultiple
 		ss.data = append(ss.data, body[:keep]...)
 		s.mu.Unlock()
-		googleError(w, http.StatusServiceUnavailable, "global", "backendError", "Backend Error", "UNAVAILABLE")
+		googleError(w, http.StatusInternalServerError, "global", "backendError", "Backend Error", "INTERNAL")
 		return
 	}
 	ss.data = append(ss.data, body...)

@@ -98,8 +98,16 @@ type Server struct {
 	DownloadHost string
 	// User is the signed-in user (the mailbox owner, the drive's owner).
 	User, UserName string
+	// MaxPage, when set, bounds the children a page lists whatever $top
+	// asks: Graph pages on the server's terms ("Paging Microsoft Graph
+	// data in your app": a page may hold fewer results than $top asked,
+	// and the client follows @odata.nextLink until there is none).
+	MaxPage int
 
 	valid func(string) bool
+	// pageFailures: next children requests for a later page ($skiptoken)
+	// answered 500.
+	pageFailures fault.Countdown
 
 	mu        sync.Mutex
 	sites     []*site
@@ -122,6 +130,7 @@ type Server struct {
 	seq       int
 	// Upload sessions (upload.go).
 	sessions                              map[string]*uploadSession
+	expireAfter                           int
 	sessionCount, fragments, failFragment int
 }
 
@@ -351,6 +360,13 @@ func (s *Server) Garbage(n int) {
 	s.garbage.Add(n)
 }
 
+// FailNextPage makes the next n children listings of a later page (those
+// following an @odata.nextLink, with $skiptoken) answer 500
+// generalException ("Microsoft Graph error responses and resource types").
+func (s *Server) FailNextPage(n int) {
+	s.pageFailures.Add(n)
+}
+
 // RedirectDownloadsTo makes /content redirect to base (a hostile Graph
 // sending downloads elsewhere); "" restores the download host.
 func (s *Server) RedirectDownloadsTo(base string) {
@@ -427,6 +443,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		p = "/drives/" + s.meDrive + strings.TrimPrefix(p, "/me/drive")
 	}
 	switch {
+	case p == "/me" && r.Method == http.MethodGet:
+		// "Get user" (GET /me): the signed-in user, by User.Read.
+		writeJSON(w, http.StatusOK, map[string]any{"@odata.context": "https://graph.microsoft.com/v1.0/$metadata#users/$entity",
+			"id": "87d349ed-44d7-43e1-9a83-5f2406dee5bd", "displayName": s.UserName, "mail": s.User, "userPrincipalName": s.User})
 	case strings.HasPrefix(p, "/sites/") || p == "/me/followedSites":
 		s.sitesAPI(w, r, p)
 	case strings.HasPrefix(p, "/drives/"):
@@ -780,8 +800,16 @@ func (s *Server) drivesAPI(w http.ResponseWriter, r *http.Request, p string) {
 			collection(w, []any{}, "")
 			return
 		}
+		if r.URL.Query().Get("$skiptoken") != "" && s.pageFailures.Take() {
+			graphError(w, http.StatusInternalServerError, "generalException", "An unspecified error has occurred.")
+			return
+		}
 		kids := s.children(base.ID)
-		start, end, next, err := page(r, len(kids), 200, 1000, "$skiptoken")
+		maxTop := 1000
+		if s.MaxPage > 0 {
+			maxTop = s.MaxPage
+		}
+		start, end, next, err := page(r, len(kids), min(200, maxTop), maxTop, "$skiptoken")
 		if err != nil {
 			graphError(w, http.StatusBadRequest, "invalidRequest", err.Error())
 			return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -30,7 +31,14 @@ import (
 //     nameAlreadyExists when the behaviour is fail;
 //   - GET on the uploadUrl answers the session's state (its
 //     nextExpectedRanges), which is how a client resumes after a failed
-//     fragment; DELETE cancels it (204).
+//     fragment; DELETE cancels it (204);
+//   - the uploadUrl is pre-authenticated: "If you include the
+//     Authorization header when issuing the PUT call, it may result in
+//     an HTTP 401 Unauthorized response" — this fake always answers 401
+//     to a request carrying one;
+//   - a session expires (expirationDateTime; each fragment extends it):
+//     its uploadUrl then answers 404 itemNotFound and the upload starts
+//     over with a new session (ExpireSessions).
 const (
 	// FragmentMultiple is the 320 KiB every fragment but the last is a
 	// multiple of.
@@ -63,6 +71,24 @@ func (s *Server) FailFragment(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failFragment = s.fragments + n
+}
+
+// ExpireSessions ends every open upload session now, as their
+// expirationDateTime passing would.
+func (s *Server) ExpireSessions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.sessions {
+		u.expires = time.Time{}
+	}
+}
+
+// ExpireSessionAfter makes the open session expire after its n-th
+// fragment from now (1: right after the next one).
+func (s *Server) ExpireSessionAfter(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireAfter = s.fragments + n
 }
 
 // behaviorOf is a request's @microsoft.graph.conflictBehavior (the query
@@ -104,8 +130,12 @@ func (s *Server) createUploadSession(w http.ResponseWriter, r *http.Request, bas
 	s.sessions[id] = &uploadSession{driveID: base.DriveID, parentID: parent.ID, name: name, behavior: behavior, total: -1,
 		expires: time.Now().Add(time.Hour)}
 	s.sessionCount++
+	host := s.DownloadHost
+	if _, port, _ := net.SplitHostPort(r.Host); port != "" {
+		host += ":" + port
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"uploadUrl":          "http://" + s.DownloadHost + "/_api/v2.0/drives/" + url.PathEscape(base.DriveID) + "/items/" + url.PathEscape(parent.ID) + "/uploadSession?guid=" + id + "&tempauth=" + s.id(),
+		"uploadUrl":          "http://" + host + "/_api/v2.0/drives/" + url.PathEscape(base.DriveID) + "/items/" + url.PathEscape(parent.ID) + "/uploadSession?guid=" + id + "&tempauth=" + s.id(),
 		"expirationDateTime": s.sessions[id].expires.UTC().Format(time.RFC3339),
 		"nextExpectedRanges": []string{"0-"},
 	})
@@ -139,6 +169,10 @@ func isSessionURL(r *http.Request) bool {
 func (s *Server) sessionAPI(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r.Header.Get("Authorization") != "" {
+		graphError(w, http.StatusUnauthorized, "unauthenticated", "The upload URL is pre-authenticated; do not send an Authorization header.")
+		return
+	}
 	id := r.URL.Query().Get("guid")
 	u := s.sessions[id]
 	if u == nil || time.Now().After(u.expires) {
@@ -206,6 +240,13 @@ func (s *Server) sessionAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.data = append(u.data, data...)
+	if s.expireAfter > 0 && s.fragments == s.expireAfter {
+		s.expireAfter = 0
+		u.expires = time.Time{}
+	} else {
+		// Each fragment extends the session ("uploadSession resource type").
+		u.expires = time.Now().Add(time.Hour)
+	}
 	if int64(len(u.data)) < u.total {
 		state(http.StatusAccepted)
 		return

@@ -86,15 +86,36 @@ type Server struct {
 	// Bearer, when set, tells the OAuth 2.0 (3LO) access tokens the
 	// gateway takes (those the test's authorisation server issued).
 	Bearer func(token string) bool
+	// MaxPage, when set, bounds the issues a search page answers whatever
+	// maxResults asks: REST v3 "Search for issues using JQL enhanced
+	// search" documents that the API "may return fewer items per page"
+	// than maxResults, so a client must page by nextPageToken, never by
+	// counting.
+	MaxPage int
+	// PAT, on a Data Center site (NewDataCenter), is the personal access
+	// token it takes as a bearer token.
+	PAT string
+	// dc: a Data Center site, REST v2 only.
+	dc bool
+	mu sync.Mutex
+	// attachmentLimit is the site's largest attachment in bytes, an
+	// administrator's setting served by GET /rest/api/3/attachment/meta
+	// ({"enabled","uploadLimit"}, "Get Jira attachment settings"); New sets
+	// Cloud's documented default, 1 GB a file ("Configure file
+	// attachments": default 1 GB, at most 2 GB). An upload over it is
+	// refused with 413 before its body is read.
+	attachmentLimit int64
 
-	mu       sync.Mutex
 	issues   []*Issue
 	boards   []Board
 	nextID   int
 	throttle []time.Duration // Retry-After of the next requests to refuse
 	garbage  fault.Countdown // next authenticated requests answered with an HTML error page
 	failures fault.Countdown // next attachment content requests answered 500
-	requests []string
+	// pageFailures: next search requests for a later page (with a
+	// nextPageToken, or startAt past 0 on REST v2) answered 500.
+	pageFailures fault.Countdown
+	requests     []string
 	// onContent, when set, runs before an attachment's content is served
 	// (a test's moment to act mid-download: cut a database, say).
 	onContent func()
@@ -103,11 +124,12 @@ type Server struct {
 // New starts a site accepting email and token.
 func New(email, token string) *Server {
 	s := &Server{Email: email, Token: token, nextID: 10000, CloudID: "11223344-a1b2-3b33-c444-def123456789",
-		ScopedToken: token + "-scoped"}
+		ScopedToken: token + "-scoped", attachmentLimit: 1 << 30}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rest/api/3/myself", s.myself)
 	mux.HandleFunc("GET /rest/api/3/issue/{key}", s.issue)
 	mux.HandleFunc("GET /rest/api/3/search/jql", s.search)
+	mux.HandleFunc("GET /rest/api/3/attachment/meta", s.attachmentSettings)
 	mux.HandleFunc("GET /rest/api/3/attachment/{id}", s.attachmentMeta)
 	mux.HandleFunc("GET /rest/api/3/attachment/content/{id}", s.attachmentContent)
 	mux.HandleFunc("GET /media/file/{id}/binary", s.media)
@@ -121,6 +143,35 @@ func New(email, token string) *Server {
 	mux.HandleFunc("GET /rest/api/3/issue/{key}/transitions", s.transitions)
 	mux.HandleFunc("POST /rest/api/3/issue/{key}/transitions", s.transition)
 	mux.HandleFunc("PUT /rest/api/3/issue/{key}/assignee", s.assign)
+	s.Server = httptest.NewServer(s.guard(mux))
+	return s
+}
+
+// NewDataCenter starts a Jira Data Center site, written from Atlassian's
+// Jira Server/Data Center REST API documentation (platform REST v2,
+// https://docs.atlassian.com/software/jira/docs/api/REST/latest/): a
+// personal access token taken as "Authorization: Bearer <token>" ("Using
+// Personal Access Tokens"), GET /rest/api/2/search paged by startAt,
+// maxResults and total, descriptions and comment bodies as wiki-markup
+// strings (read and required on write: an ADF object is refused), an
+// assignee named by "name" (Data Center has no account ids), and no REST
+// v3 at all (404).
+func NewDataCenter(pat string) *Server {
+	s := &Server{PAT: pat, dc: true, nextID: 10000}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /rest/api/2/myself", s.myself)
+	mux.HandleFunc("GET /rest/api/2/issue/{key}", s.issue)
+	mux.HandleFunc("GET /rest/api/2/search", s.searchV2)
+	mux.HandleFunc("GET /rest/api/2/attachment/{id}", s.attachmentMeta)
+	mux.HandleFunc("GET /rest/api/2/attachment/content/{id}", s.attachmentContent)
+	mux.HandleFunc("POST /rest/api/2/issue/{key}/attachments", s.upload)
+	mux.HandleFunc("DELETE /rest/api/2/attachment/{id}", s.deleteAttachment)
+	mux.HandleFunc("POST /rest/api/2/issue", s.createIssue)
+	mux.HandleFunc("POST /rest/api/2/issue/{key}/comment", s.addComment)
+	mux.HandleFunc("GET /rest/api/2/issue/{key}/transitions", s.transitions)
+	mux.HandleFunc("POST /rest/api/2/issue/{key}/transitions", s.transition)
+	mux.HandleFunc("PUT /rest/api/2/issue/{key}/assignee", s.assign)
+	mux.HandleFunc("GET /media/file/{id}/binary", s.media)
 	s.Server = httptest.NewServer(s.guard(mux))
 	return s
 }
@@ -167,6 +218,13 @@ func (s *Server) Garbage(n int) {
 // 500 with Jira's error body, as when its media store fails mid-download.
 func (s *Server) FailContent(n int) {
 	s.failures.Add(n)
+}
+
+// FailNextPage makes the next n searches for a later page (carrying a
+// nextPageToken, or a startAt past 0 on Data Center's REST v2) answer 500
+// with Jira's error body, as when a search node fails mid-listing.
+func (s *Server) FailNextPage(n int) {
+	s.pageFailures.Add(n)
 }
 
 // ReplaceAttachment gives attachment id new content and a new creation
@@ -271,6 +329,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // (and for accessible-resources, which is api.atlassian.com's own) a
 // scoped API token or an OAuth access token.
 func (s *Server) authenticated(r *http.Request, gateway bool) bool {
+	if s.dc {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		return ok && s.PAT != "" && tok == s.PAT
+	}
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		return (gateway || r.URL.Path == "/oauth/token/accessible-resources") && s.Bearer != nil && s.Bearer(tok)
 	}
@@ -306,6 +368,26 @@ func isADF(v any) bool {
 	return ok
 }
 
+// richOK: rich text as the site's API takes it, ADF on Cloud's v3, a
+// wiki-markup string on Data Center's v2.
+func (s *Server) richOK(v any) bool {
+	if s.dc {
+		_, ok := v.(string)
+		return ok
+	}
+	return isADF(v)
+}
+
+func (s *Server) richRefused(w http.ResponseWriter, field string) {
+	if !s.dc {
+		adfRefused(w, field)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]any{"errorMessages": []string{}, "errors": map[string]string{field: "Operation value must be a string"}})
+}
+
 func adfRefused(w http.ResponseWriter, field string) {
 	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
 	w.WriteHeader(http.StatusBadRequest)
@@ -329,8 +411,8 @@ func (s *Server) createIssue(w http.ResponseWriter, r *http.Request) {
 		jiraError(w, http.StatusBadRequest, "project and summary are required")
 		return
 	}
-	if d, ok := req.Fields["description"]; ok && !isADF(d) {
-		adfRefused(w, "description")
+	if d, ok := req.Fields["description"]; ok && !s.richOK(d) {
+		s.richRefused(w, "description")
 		return
 	}
 	s.mu.Lock()
@@ -341,7 +423,12 @@ func (s *Server) createIssue(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.nextID++
-	is := &Issue{ID: strconv.Itoa(s.nextID), Key: key + "-" + strconv.Itoa(n), Summary: summary, Status: "To Do", DescriptionADF: req.Fields["description"]}
+	is := &Issue{ID: strconv.Itoa(s.nextID), Key: key + "-" + strconv.Itoa(n), Summary: summary, Status: "To Do"}
+	if d, ok := req.Fields["description"].(string); ok && s.dc {
+		is.Description = d
+	} else {
+		is.DescriptionADF = req.Fields["description"]
+	}
 	s.issues = append(s.issues, is)
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
@@ -358,8 +445,8 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request) {
 		jiraError(w, http.StatusBadRequest, "Unexpected character in the request body.")
 		return
 	}
-	if !isADF(req.Body) {
-		adfRefused(w, "comment")
+	if !s.richOK(req.Body) {
+		s.richRefused(w, "comment")
 		return
 	}
 	s.mu.Lock()
@@ -430,9 +517,13 @@ func (s *Server) assign(w http.ResponseWriter, r *http.Request) {
 		jiraError(w, http.StatusBadRequest, "Unexpected character in the request body.")
 		return
 	}
-	id, ok := req["accountId"]
+	field := "accountId"
+	if s.dc {
+		field = "name" // Data Center names users; it has no account ids
+	}
+	id, ok := req[field]
 	if !ok {
-		jiraError(w, http.StatusBadRequest, "accountId is required (user names are not accepted on Jira Cloud).")
+		jiraError(w, http.StatusBadRequest, field+" is required.")
 		return
 	}
 	s.mu.Lock()
@@ -459,6 +550,13 @@ func (s *Server) issueJSON(is *Issue) map[string]any {
 	if desc == nil {
 		desc = adf(is.Description)
 	}
+	if s.dc {
+		// v2: the description is its wiki markup, as written.
+		desc = nil
+		if is.Description != "" {
+			desc = is.Description
+		}
+	}
 	comments := []any{}
 	for i, c := range is.Comments {
 		comments = append(comments, map[string]any{"id": strconv.Itoa(20000 + i), "author": map[string]any{"displayName": c.Author, "accountId": "5b10ac8d82e05b22cc7d4ef" + strconv.Itoa(i)},
@@ -469,7 +567,7 @@ func (s *Server) issueJSON(is *Issue) map[string]any {
 		assignee = map[string]any{"displayName": is.Assignee}
 	}
 	// The issue's comment field is a page of comments (Jira REST v3 "Get issue", fields=comment).
-	return map[string]any{"id": is.ID, "key": is.Key, "self": s.URL + "/rest/api/3/issue/" + is.ID,
+	return map[string]any{"id": is.ID, "key": is.Key, "self": s.URL + "/rest/api/" + s.api() + "/issue/" + is.ID,
 		"fields": map[string]any{"summary": is.Summary, "status": map[string]any{"name": is.Status}, "attachment": atts,
 			"description": desc, "assignee": assignee,
 			"comment": map[string]any{"comments": comments, "maxResults": len(comments), "total": len(comments), "startAt": 0}}}
@@ -484,10 +582,17 @@ func adf(text string) any {
 		"content": []any{map[string]any{"type": "text", "text": text}}}}}
 }
 
+func (s *Server) api() string {
+	if s.dc {
+		return "2"
+	}
+	return "3"
+}
+
 func (s *Server) attachmentJSON(a Attachment) map[string]any {
 	return map[string]any{"id": a.ID, "filename": a.Filename, "mimeType": a.MIMEType, "size": len(a.Content),
-		"created": a.Created.Format("2006-01-02T15:04:05.000-0700"), "self": s.URL + "/rest/api/3/attachment/" + a.ID,
-		"content": s.URL + "/rest/api/3/attachment/content/" + a.ID}
+		"created": a.Created.Format("2006-01-02T15:04:05.000-0700"), "self": s.URL + "/rest/api/" + s.api() + "/attachment/" + a.ID,
+		"content": s.URL + "/rest/api/" + s.api() + "/attachment/content/" + a.ID}
 }
 
 func (s *Server) issue(w http.ResponseWriter, r *http.Request) {
@@ -507,31 +612,74 @@ var (
 	orderBy       = regexp.MustCompile(`(?i)\s*order\s+by\s+.*$`)
 )
 
-// search serves the enhanced JQL search: the JQL forms text ~ "..." and
-// project = KEY (optionally with ORDER BY, ignored), pages by nextPageToken.
-func (s *Server) search(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	jql := strings.TrimSpace(orderBy.ReplaceAllString(q.Get("jql"), ""))
-	var match func(*Issue) bool
+// matcher reads the JQL forms the fake knows: text ~ "..." and project =
+// KEY (optionally with ORDER BY, ignored); ok false when it answered an
+// error.
+func matcher(w http.ResponseWriter, raw string) (match func(*Issue) bool, ok bool) {
+	jql := strings.TrimSpace(orderBy.ReplaceAllString(raw, ""))
 	switch {
 	case jql == "":
 		jiraError(w, http.StatusBadRequest, "Unbounded JQL queries are not allowed here. Please add a search restriction to your query.")
-		return
+		return nil, false
 	case textClause.MatchString(jql):
 		needle, err := textTerm(textClause.FindStringSubmatch(jql)[1])
 		if err != nil {
 			jiraError(w, http.StatusBadRequest, "Error in the JQL Query: "+err.Error())
-			return
+			return nil, false
 		}
 		needle = strings.ToLower(needle)
-		match = func(is *Issue) bool {
+		return func(is *Issue) bool {
 			return strings.Contains(strings.ToLower(is.Summary+" "+is.Description), needle)
-		}
+		}, true
 	case projectClause.MatchString(jql):
 		key := projectClause.FindStringSubmatch(jql)[1]
-		match = func(is *Issue) bool { return strings.HasPrefix(is.Key, key+"-") }
-	default:
-		jiraError(w, http.StatusBadRequest, fmt.Sprintf("Error in the JQL Query: the query %q is not supported by this site.", jql))
+		return func(is *Issue) bool { return strings.HasPrefix(is.Key, key+"-") }, true
+	}
+	jiraError(w, http.StatusBadRequest, fmt.Sprintf("Error in the JQL Query: the query %q is not supported by this site.", jql))
+	return nil, false
+}
+
+// searchV2 is Data Center's GET /rest/api/2/search: startAt and
+// maxResults (default 50), answered with startAt, maxResults, total and
+// the page's issues; a client pages until startAt + its issues reach
+// total.
+func (s *Server) searchV2(w http.ResponseWriter, r *http.Request) {
+	match, ok := matcher(w, r.URL.Query().Get("jql"))
+	if !ok {
+		return
+	}
+	start, max, ok := page(w, r)
+	if !ok {
+		return
+	}
+	if s.MaxPage > 0 {
+		max = min(max, s.MaxPage)
+	}
+	if start > 0 && s.pageFailures.Take() {
+		jiraError(w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
+	s.mu.Lock()
+	var hits []*Issue
+	for _, is := range s.issues {
+		if match(is) {
+			hits = append(hits, is)
+		}
+	}
+	out := []any{}
+	for i := start; i < len(hits) && i < start+max; i++ {
+		out = append(out, s.issueJSON(hits[i]))
+	}
+	s.mu.Unlock()
+	writeJSON(w, map[string]any{"expand": "schema,names", "startAt": start, "maxResults": max, "total": len(hits), "issues": out})
+}
+
+// search serves the enhanced JQL search: the JQL forms matcher knows,
+// pages by nextPageToken.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	match, ok := matcher(w, q.Get("jql"))
+	if !ok {
 		return
 	}
 	max := 50
@@ -551,6 +699,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		start = n
+		if s.pageFailures.Take() {
+			jiraError(w, http.StatusInternalServerError, "Internal server error")
+			return
+		}
+	}
+	if s.MaxPage > 0 {
+		max = min(max, s.MaxPage)
 	}
 	s.mu.Lock()
 	var hits []*Issue
@@ -694,15 +849,39 @@ func serveFile(w http.ResponseWriter, a Attachment) {
 	_, _ = w.Write(a.Content)
 }
 
+// SetAttachmentLimit sets the site's attachment limit in bytes.
+func (s *Server) SetAttachmentLimit(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.attachmentLimit = n
+}
+
+func (s *Server) limit() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.attachmentLimit
+}
+
+// attachmentSettings is GET /rest/api/3/attachment/meta.
+func (s *Server) attachmentSettings(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, map[string]any{"enabled": true, "uploadLimit": s.limit()})
+}
+
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("X-Atlassian-Token") != "no-check" {
 		jiraError(w, http.StatusForbidden, "XSRF check failed")
 		return
 	}
+	if r.ContentLength > s.limit() {
+		jiraError(w, http.StatusRequestEntityTooLarge, "The attachment is larger than the site's limit.")
+		return
+	}
+	// Parts beyond 32 MiB go to temporary files, as a server would.
 	if err := r.ParseMultipartForm(32 << 20); err != nil {
 		jiraError(w, http.StatusBadRequest, "The request is not multipart/form-data.")
 		return
 	}
+	defer r.MultipartForm.RemoveAll()
 	s.mu.Lock()
 	is := s.find(r.PathValue("key"))
 	s.mu.Unlock()

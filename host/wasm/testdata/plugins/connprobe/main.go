@@ -18,6 +18,10 @@ type fetchArgs struct {
 	URL        string            `json:"url"`
 	Method     string            `json:"method,omitempty"`
 	Headers    map[string]string `json:"headers,omitempty"`
+	// Parts and NoCredential are passed as they are: ranges of an upload
+	// it may not name, a request without credentials where it may not go.
+	Parts        []connection.Part `json:"parts,omitempty"`
+	NoCredential bool              `json:"noCredential,omitempty"`
 }
 
 type fetchResult struct {
@@ -35,7 +39,7 @@ func fetch(a fetchArgs) (fetchResult, error) {
 	for k, v := range a.Headers {
 		h[k] = v
 	}
-	resp, err := connection.Do(connection.Request{Connection: a.Connection, Method: a.Method, URL: a.URL, Headers: h})
+	resp, err := connection.Do(connection.Request{Connection: a.Connection, Method: a.Method, URL: a.URL, Headers: h, Parts: a.Parts, NoCredential: a.NoCredential})
 	if err != nil {
 		return fetchResult{}, err
 	}

@@ -1,0 +1,3 @@
+module github.com/agenthost/agenthost/pdk
+
+go 1.26.8

@@ -1,0 +1,3 @@
+module github.com/agenthost/agenthost/sdk
+
+go 1.26.8

@@ -1,3 +1,0 @@
-module github.com/goccy/go-json
-
-go 1.19
