@@ -31,6 +31,8 @@ plugins: bin/agenthost-bootstrap
 		bin/agenthost-bootstrap plugin build plugins/$$p -o $(BUILTIN)/$$p.wasm || exit 1; \
 	done
 
+# astext is in AssemblyScript: plugin build runs its node_modules/.bin/asc
+# (make testdeps installs it).
 testplugins: bin/agenthost-bootstrap
 	@mkdir -p host/wasm/testdata/build
 	@for p in $(TESTPLUGS); do \

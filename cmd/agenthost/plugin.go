@@ -48,8 +48,9 @@ func pluginCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // pluginUsage lists the plugin subcommands (-h after one lists its flags).
 func pluginUsage(w io.Writer) {
-	fmt.Fprint(w, `  plugin new NAME [-kind K]      scaffold a plugin folder (tool, extractor) with fixtures
-  plugin build DIR [-o FILE]     compile a plugin and embed its manifest
+	fmt.Fprint(w, `  plugin new NAME [-kind K]      scaffold a plugin folder (tool, extractor) with fixtures; -lang assemblyscript
+  plugin build DIR [-o FILE]     compile a plugin (Go, or AssemblyScript with asconfig.json) and embed its manifest;
+                                 -wasm MODULE takes a module another toolchain compiled
   plugin test DIR                run a plugin's fixtures with simulated capabilities
   plugin call FILE TOOL JSON     run one tool of a plugin and print the result
   plugin inspect FILE            print a plugin's manifest, capabilities, hash, signature

@@ -19,6 +19,7 @@ func pluginBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output file (default DIR/NAME.wasm)")
 	trust := fs.Bool("trust-manifest-tools", false, "keep plugin.json's tools instead of the code's (test plugins that lie)")
+	prebuilt := fs.String("wasm", "", "a module another toolchain compiled (any language speaking docs/plugin-abi.md): describe it and embed DIR/plugin.json's manifest instead of compiling DIR")
 	dir, rest := "", args
 	// Accept the folder before or after the flags.
 	if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
@@ -31,7 +32,7 @@ func pluginBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 		dir = fs.Arg(0)
 	}
 	if dir == "" {
-		return fmt.Errorf("usage: agenthost plugin build DIR [-o FILE]")
+		return fmt.Errorf("usage: agenthost plugin build DIR [-o FILE] [-wasm MODULE]")
 	}
 	// Describing a plugin links every capability the server offers (each
 	// refusing), so plugins importing any of them build.
@@ -39,7 +40,13 @@ func pluginBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	module, m, err := build.Build(ctx, dir, build.Options{TrustManifestTools: *trust, Registry: reg})
+	o := build.Options{TrustManifestTools: *trust, Registry: reg}
+	if *prebuilt != "" {
+		if o.Module, err = os.ReadFile(*prebuilt); err != nil {
+			return err
+		}
+	}
+	module, m, err := build.Build(ctx, dir, o)
 	if err != nil {
 		return err
 	}

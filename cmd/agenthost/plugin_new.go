@@ -42,9 +42,13 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	source := fs.String("agenthost", "", "agenthost source checkout the plugin's go.mod points at instead of a PDK version, with `plugin test`'s Go harness (for work on the PDK itself)")
 	pdkVersion := fs.String("pdk", "", "the PDK module version the plugin's go.mod requires outside a checkout (default: this server's version)")
 	module := fs.String("module", "", "the plugin's Go module path outside a checkout (default: example.com/NAME)")
+	lang := fs.String("lang", langGo, "the plugin's language: go or assemblyscript (an npm project on pdk/as; tool kind only)")
 	name, err := parseWithFile(fs, args)
 	if err != nil {
-		return fmt.Errorf("usage: agenthost plugin new NAME [-kind tool|extractor|connector|actions] [-dir DIR]")
+		return fmt.Errorf("usage: agenthost plugin new NAME [-kind tool|extractor|connector|actions] [-lang go|assemblyscript] [-dir DIR]")
+	}
+	if *lang != langGo && *lang != langAssemblyScript {
+		return fmt.Errorf("plugin new: unknown -lang %q (go, assemblyscript)", *lang)
 	}
 	if !pluginNameRE.MatchString(name) {
 		return fmt.Errorf("plugin new: %q is not a plugin name (lower case letters, digits and dashes, 3 to 64, starting with a letter)", name)
@@ -64,6 +68,9 @@ func pluginNewCmd(_ context.Context, args []string, stdout, stderr io.Writer) er
 	// version (or -pdk), which `go mod tidy` fetches like any module; only
 	// with -agenthost, or from a server build without a version, does its
 	// go.mod point at a checkout instead.
+	if *lang == langAssemblyScript {
+		return asPluginNew(name, *kind, *dir, abs, *source, stdout)
+	}
 	if *pdkVersion != "" && *source != "" {
 		return fmt.Errorf("plugin new: -pdk requires the PDK module, -agenthost points at a checkout instead: give one (nothing written)")
 	}

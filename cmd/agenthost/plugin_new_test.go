@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,6 +36,9 @@ func TestPluginNewRefuses(t *testing.T) {
 		{"connector without pdk/connector", []string{"-kind", "connector"}, connector},
 		{"actions without pdk/actions", []string{"-kind", "actions"}, actions},
 		{"unknown kind", []string{"-kind", "widget"}, `unknown -kind "widget"`},
+		{"unknown language", []string{"-lang", "cobol"}, `unknown -lang "cobol"`},
+		{"an AssemblyScript extractor", []string{"-lang", "assemblyscript", "-kind", "extractor"}, "makes tool plugins only"},
+		{"AssemblyScript outside a checkout", []string{"-lang", "assemblyscript", "-agenthost", t.TempDir()}, "is not an agenthost checkout"},
 		{"a name the manifest refuses", []string{"Bad_Name"}, "is not a plugin name"},
 		{"a folder in use", []string{"-dir", busy}, "is not empty"},
 		{"not a checkout", []string{"-agenthost", t.TempDir()}, "is not an agenthost checkout"},
@@ -110,6 +114,58 @@ func TestPluginNewKinds(t *testing.T) {
 			}
 			t.Log(out)
 		})
+	}
+}
+
+// TestPluginNewAssemblyScript: `plugin new -lang assemblyscript` makes an
+// npm project on pdk/as that, once `npm install` has run (offline, from the
+// cache .ci/testdeps filled), `plugin build` compiles with asc and `plugin
+// test` passes as made, in a folder outside the checkout.
+func TestPluginNewAssemblyScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("npm is required (.ci/testdeps)")
+		}
+		t.Skip("npm is not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "made-as")
+	out, stderr, err := run0(t, "plugin", "new", "made-as", "-lang", "assemblyscript", "-dir", dir, "-agenthost", "../..")
+	if err != nil || !strings.Contains(out, "npm install") {
+		t.Fatalf("new: %v %s%s", err, out, stderr)
+	}
+	install := exec.Command(npm, "install", "--offline", "--no-audit", "--no-fund")
+	install.Dir = dir
+	if b, err := install.CombinedOutput(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("npm install --offline: %v\n%s", err, b)
+		}
+		t.Skipf("npm install --offline (run make testdeps to fill the cache): %v\n%s", err, b)
+	}
+	if out, stderr, err := run0(t, "plugin", "build", dir); err != nil || !strings.Contains(out, "built made-as 0.1.0 (1 tools") {
+		t.Fatalf("build: %v %s%s", err, out, stderr)
+	}
+	out, stderr, err = run0(t, "plugin", "test", dir)
+	if err != nil || !strings.Contains(out, "PASS greets.json") || !strings.Contains(out, "2 passed, 0 failed") {
+		t.Fatalf("plugin test: %v\n%s%s", err, out, stderr)
+	}
+	// It imports the Extism kernel only (the PDK's HTTP and progress
+	// bindings are left out when unused): it runs in any Extism host.
+	out, stderr, err = run0(t, "plugin", "inspect", filepath.Join(dir, "made-as.wasm"))
+	if err != nil || !strings.Contains(out, "extism:host/env.output_set") {
+		t.Fatalf("inspect: %v\n%s%s", err, out, stderr)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "imports") {
+			for _, imp := range strings.Split(strings.TrimSpace(strings.TrimPrefix(l, "imports")), ", ") {
+				if !strings.HasPrefix(imp, "extism:host/env.") {
+					t.Errorf("the scaffold imports %s", imp)
+				}
+			}
+		}
 	}
 }
 

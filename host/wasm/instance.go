@@ -320,6 +320,12 @@ func (in *instance) classify(ctx context.Context, c *Call, err error, interrupte
 	if stderr != "" {
 		msg += ": " + lastLines(stderr, 6)
 	}
+	// A guest that set an error (error_set) and then trapped said why it
+	// gave up: an AssemblyScript abort (a throw, a failed assertion) cannot
+	// return, so pdk/as sets the message and traps. It is the guest's panic.
+	if in.k.err != "" && !strings.Contains(msg, "out of memory") {
+		return &Error{Code: CodePanic, Message: in.k.err + " (" + msg + ")"}
+	}
 	switch {
 	case strings.Contains(stderr, "out of memory") || strings.Contains(msg, "out of memory"):
 		return &Error{Code: CodeOutOfMemory, Message: msg}

@@ -1,5 +1,6 @@
 // Package build turns a plugin's source folder into one distributable .wasm:
-// it compiles the Go code for wasip1, learns the tools the code registers by
+// it compiles the code (Go for wasip1, or AssemblyScript when the folder
+// holds an asconfig.json), learns the tools the code registers by
 // running its describe export once in a sandbox, merges them with the folder's
 // plugin.json, validates the result and embeds it as the manifest section.
 package build
@@ -28,6 +29,10 @@ type Options struct {
 	// Registry lists the capabilities the build may link while describing
 	// (all refuse); nil links the standard ones.
 	Registry *wasm.Registry
+	// Module is a module another toolchain compiled (any language that
+	// speaks docs/plugin-abi.md): it is described and given its manifest
+	// instead of compiling dir, which still holds plugin.json.
+	Module []byte
 }
 
 // Build compiles the plugin in dir and returns the module with its manifest.
@@ -45,7 +50,14 @@ func Build(ctx context.Context, dir string, o Options) ([]byte, *manifest.Manife
 	if m.ManifestVersion == 0 {
 		m.ManifestVersion = manifest.Version
 	}
-	module, err := compile(ctx, dir, o.Go)
+	module := o.Module
+	switch {
+	case module != nil:
+	case IsAssemblyScript(dir):
+		module, err = compileAssemblyScript(ctx, dir)
+	default:
+		module, err = compile(ctx, dir, o.Go)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -114,6 +126,56 @@ func compile(ctx context.Context, dir, goCmd string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("go build in %s: %w\n%s", dir, err, stderr.String())
+	}
+	return os.ReadFile(out)
+}
+
+// IsAssemblyScript reports whether the plugin folder dir is an AssemblyScript
+// project (an asconfig.json beside plugin.json) rather than Go.
+func IsAssemblyScript(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "asconfig.json"))
+	return err == nil
+}
+
+// FindASC returns the AssemblyScript compiler of the npm project dir: the
+// node_modules/.bin/asc nearest above it, as npm would run it.
+func FindASC(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "node_modules", ".bin", "asc")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%s: the AssemblyScript compiler is not installed: run `npm install` there (its package.json names assemblyscript and @agenthost/as-pdk)", dir)
+		}
+	}
+}
+
+// compileAssemblyScript runs asc in dir with the folder's asconfig.json
+// (entries, --exportStart _initialize, the PDK's abort handler; see
+// pdk/as). The compiler is a Node program: node must be on PATH.
+func compileAssemblyScript(ctx context.Context, dir string) ([]byte, error) {
+	asc, err := FindASC(dir)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "agenthost-build")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "plugin.wasm")
+	cmd := exec.CommandContext(ctx, asc, "--config", "asconfig.json", "--noColors", "--outFile", out)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("asc in %s: %w\n%s", dir, err, stderr.String())
 	}
 	return os.ReadFile(out)
 }
