@@ -11,7 +11,6 @@ import { markdown } from './md.mjs';
 import { languages, pickLanguage, translator } from './i18n.mjs';
 import { loadPreferences, preferences, ready as preferencesReady } from './theme.mjs';
 import { newConversation, applyEvent, runLabel, shown, citedPassage } from './conv.mjs';
-import { MessageActions, EditPrompt } from './messages.mjs';
 import { DataSources } from './datasources.mjs';
 import { PasskeySignIn, Join, takeInvitation, SecondFactor } from './passkeys.mjs';
 import { ProviderButtons, afterSignOut } from './sso.mjs';
@@ -623,9 +622,17 @@ function RunState({ t, conv, conn }) {
   return html`<div class="run-state">${parts}</div>`;
 }
 
+// The message actions (messages.mjs) load with the first conversation
+// shown, not with the page: the first view stays within its budget.
+let messagesModule = null;
+
 function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
   const end = useRef();
   const [editing, setEditing] = useState('');
+  const [mm, setMm] = useState(messagesModule);
+  useEffect(() => {
+    if (conv && !mm) import('./messages.mjs').then((m) => { messagesModule = m; setMm(m); }, () => {});
+  }, [!!conv]);
   useEffect(() => { end.current && !editing && end.current.scrollIntoView({ block: 'end' }); });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
   const running = conv.status === 'running';
@@ -633,10 +640,10 @@ function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
     ${conv.messages.length === 0 && html`<p class="muted">${t('loading')}</p>`}
     ${shown(conv).map((item) => { const m = item.m; return html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
       <h3 class="who">${m.role === 'user' ? t('you') : t('assistant')}</h3>
-      ${editing === m.id ? html`<${EditPrompt} t=${t} text=${m.content} onCancel=${() => setEditing('')}
+      ${editing === m.id && mm ? html`<${mm.EditPrompt} t=${t} text=${m.content} onCancel=${() => setEditing('')}
           onSend=${(text) => { setEditing(''); send(text, undefined, m.id); }} />` :
         html`<div class="body">${m.role === 'user' ? html`<p>${m.content}</p>` : markdown(m.content, openFile)}</div>`}
-      ${editing !== m.id && html`<${MessageActions} t=${t} api=${api} wf=${wf} item=${item} running=${running} readOnly=${readOnly} onEdit=${() => setEditing(m.id)} />`}
+      ${editing !== m.id && mm && html`<${mm.MessageActions} t=${t} api=${api} wf=${wf} item=${item} running=${running} readOnly=${readOnly} onEdit=${() => setEditing(m.id)} />`}
       ${spoken && spoken[m.id] && html`<audio controls src=${spoken[m.id]} data-testid="voice-audio" aria-label=${t('voice')}></audio>`}
       ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
     </article>`; })}
