@@ -626,6 +626,19 @@ function RunState({ t, conv, conn }) {
 // shown, not with the page: the first view stays within its budget.
 let messagesModule = null;
 
+// warmPdf loads the preview, pdf.js and its worker (1.8 MB of script to
+// compile) once a page of a document is cited, or a pointer is over such a
+// citation: a click on it then draws the page without waiting for them. A
+// workspace's first view, with no citation, loads none of it.
+let warmed = false;
+function warmPdf() {
+  if (warmed) return;
+  warmed = true;
+  removeEventListener('pointerover', warmPreview); removeEventListener('focusin', warmPreview);
+  import('./preview.mjs').then((m) => m.warm()).catch(() => { warmed = false; });
+}
+const citesPage = /\]\((?:docItem|file):[A-Za-z0-9-]+#page=\d+\)/;
+
 function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
   const end = useRef();
   const [editing, setEditing] = useState('');
@@ -634,6 +647,7 @@ function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
     if (conv && !mm) import('./messages.mjs').then((m) => { messagesModule = m; setMm(m); }, () => {});
   }, [!!conv]);
   useEffect(() => { end.current && !editing && end.current.scrollIntoView({ block: 'end' }); });
+  useEffect(() => { if (!warmed && conv && conv.messages.some((m) => m.role === 'assistant' && citesPage.test(m.content))) warmPdf(); });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
   const running = conv.status === 'running';
   return html`<div class="messages" aria-live="polite">
@@ -1164,8 +1178,7 @@ function App() {
 // the preview and pdf.js, which the click then finds loaded or on its way.
 const warmPreview = (e) => {
   if (!(e.target instanceof Element) || !e.target.closest('button.cite[data-page]')) return;
-  removeEventListener('pointerover', warmPreview); removeEventListener('focusin', warmPreview);
-  import('./preview.mjs').then((m) => m.warm()).catch(() => {});
+  warmPdf();
 };
 addEventListener('pointerover', warmPreview); addEventListener('focusin', warmPreview);
 

@@ -26,15 +26,24 @@ const CHUNK = 32 << 10;
 
 // loadPdfjs imports pdf.js once and starts its worker, which every
 // document shown afterwards shares (a worker costs a 1.3 MB script to
-// compile: once per page load, not per preview).
+// compile: once per page load, not per preview). The worker is started
+// here, beside the import of pdf.js, not by pdf.js once it has loaded:
+// the two scripts load and compile at once (pdf.js takes a started
+// worker as its port, GlobalWorkerOptions.workerPort in its docs).
 let pdfjsLoad = null;
 function loadPdfjs() {
   if (!pdfjsLoad) {
+    const port = new Worker('/assets/pdf.worker.min.mjs', { type: 'module', name: 'agenthost-preview' });
+    // A worker that cannot start (its script refused) fails the preview
+    // rather than leaving it loading.
+    const failed = new Promise((_, reject) => port.addEventListener('error', () => reject(new Error('pdf.js worker failed to start')), { once: true }));
+    failed.catch(() => { pdfjsLoad = null; });
+    port.addEventListener('message', () => { metrics.pvWorkerAt = performance.now(); }, { once: true });
     pdfjsLoad = import('./pdf.min.mjs').then((m) => {
-      m.GlobalWorkerOptions.workerSrc = '/assets/pdf.worker.min.mjs';
-      return { pdfjs: m, worker: new m.PDFWorker({ name: 'agenthost-preview' }) };
+      metrics.pvPdfjsAt = performance.now();
+      return { pdfjs: m, worker: new m.PDFWorker({ name: 'agenthost-preview', port }), failed };
     });
-    pdfjsLoad.catch(() => { pdfjsLoad = null; });
+    pdfjsLoad.catch(() => { port.terminate(); pdfjsLoad = null; });
   }
   return pdfjsLoad;
 }
@@ -75,21 +84,48 @@ export function passageItems(items, passage) {
   return hit;
 }
 
+// fetchRange reads bytes [begin, end) of the content route.
+function fetchRange(url, begin, end) {
+  const at = performance.now();
+  return fetch(url, { headers: { Range: `bytes=${begin}-${end - 1}` }, credentials: 'same-origin' })
+    .then((r) => {
+      if (r.status !== 206) throw new Error(`range ${begin}-${end - 1}: HTTP ${r.status}`);
+      return r.arrayBuffer();
+    })
+    .then((b) => {
+      (metrics.pvRanges || (metrics.pvRanges = [])).push(`${begin}-${end} ${Math.round(at - metrics.previewOpenedAt)}..${Math.round(performance.now() - metrics.previewOpenedAt)}`);
+      return new Uint8Array(b);
+    });
+}
+
 // rangeTransport serves pdf.js's reads with Range requests of its own.
 // pdf.js's built-in loader first asks for the whole file and cancels that
 // request once it sees Accept-Ranges (with disableStream); over a fast link
 // much of a small file has arrived by then. Knowing the size (the file's
 // metadata), every byte the viewer gets is a range it asked for.
-function rangeTransport(pdfjs, url, size) {
+//
+// pdf.js's first two reads are always the same, one after the other: the
+// first chunk (the header) and the last (the trailer and the
+// cross-reference stream or table). They are asked for here, while pdf.js
+// and its worker are still loading (ahead is made before pdf.js is), so
+// those two round trips overlap the scripts' compile. onError ends the
+// preview with a failed read rather than leaving it loading.
+function rangeAhead(url, size) {
+  const last = Math.floor(Math.max(0, size - 1) / CHUNK) * CHUNK;
+  const ahead = new Map([[0, { end: Math.min(CHUNK, size), bytes: fetchRange(url, 0, Math.min(CHUNK, size)) }]]);
+  if (last > 0) ahead.set(last, { end: size, bytes: fetchRange(url, last, size) });
+  for (const a of ahead.values()) a.bytes.catch(() => {});
+  return ahead;
+}
+
+function rangeTransport(pdfjs, url, size, ahead, onError) {
   const t = new pdfjs.PDFDataRangeTransport(size, null);
   t.requestDataRange = (begin, end) => {
-    fetch(url, { headers: { Range: `bytes=${begin}-${end - 1}` }, credentials: 'same-origin' })
-      .then((r) => {
-        if (r.status !== 206) throw new Error(`range ${begin}-${end - 1}: HTTP ${r.status}`);
-        return r.arrayBuffer();
-      })
-      .then((b) => t.onDataRange(begin, new Uint8Array(b)))
-      .catch((e) => { metrics.previewError = e.message; });
+    const a = ahead.get(begin);
+    if (a && a.end === end) ahead.delete(begin);
+    (a && a.end === end ? a.bytes : fetchRange(url, begin, end))
+      .then((b) => t.onDataRange(begin, b))
+      .catch(onError);
   };
   return t;
 }
@@ -107,16 +143,19 @@ function PdfView({ t, file, page: initial, passage }) {
   useEffect(() => {
     let live = true, task = null;
     setDoc(null); setErr('');
-    loadPdfjs().then(({ pdfjs, worker }) => {
+    const url = `${API}/files/${file.id}/content`;
+    const ahead = rangeAhead(url, file.size);
+    const onError = (e) => { if (live) setErr(e.message); };
+    loadPdfjs().then(({ pdfjs, worker, failed }) => {
       if (!live) return;
       task = pdfjs.getDocument({
         worker,
-        range: rangeTransport(pdfjs, `${API}/files/${file.id}/content`, file.size),
+        range: rangeTransport(pdfjs, url, file.size, ahead, onError),
         rangeChunkSize: CHUNK, disableAutoFetch: true, disableStream: true,
         // The page's CSP allows no eval: pdf.js must not try it.
         isEvalSupported: false,
       });
-      return task.promise.then((d) => { if (live) setDoc(d); });
+      return Promise.race([task.promise, failed]).then((d) => { metrics.pvDocAt = performance.now(); if (live) setDoc(d); });
     }).catch((e) => { if (live) setErr(e.message); });
     return () => { live = false; if (task) task.destroy(); };
   }, [file.id]);
@@ -127,6 +166,7 @@ function PdfView({ t, file, page: initial, passage }) {
     (async () => {
       try {
         const p = await doc.getPage(Math.min(page, doc.numPages));
+        metrics.pvPageAt = performance.now();
         if (!live) return;
         // Fit the page's width to the panel at first; zoom from there.
         const base = p.getViewport({ scale: 1 });
@@ -139,7 +179,7 @@ function PdfView({ t, file, page: initial, passage }) {
         c.width = Math.floor(vp.width * ratio); c.height = Math.floor(vp.height * ratio);
         c.style.width = Math.floor(vp.width) + 'px'; c.style.height = Math.floor(vp.height) + 'px';
         render = p.render({ canvas: c, canvasContext: c.getContext('2d'), viewport: vp, transform: ratio !== 1 ? [ratio, 0, 0, ratio, 0, 0] : undefined });
-        const [, tc] = await Promise.all([render.promise, passage ? p.getTextContent() : null]);
+        const [, tc] = await Promise.all([render.promise.then(() => { metrics.pvRenderAt = performance.now(); }), passage ? p.getTextContent() : null]);
         if (!live) return;
         const m = [];
         if (tc) {
