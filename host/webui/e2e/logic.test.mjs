@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newConversation, applyEvent, runLabel, shown, citedPassage } from '../assets/conv.mjs';
-import { passageItems } from '../assets/preview.mjs';
+import { passageItems, takeRanges } from '../assets/preview.mjs';
 import { markdown } from '../assets/md.mjs';
 import { callbackNotice, connectionState, safeRedirect } from '../assets/connections.mjs';
 
@@ -288,4 +288,28 @@ test('the passage is found in the page\'s text items, however they are split', (
     { name: 'nothing', passage: '', want: [] },
   ];
   for (const c of cases) assert.deepEqual([...passageItems(items, c.passage)].sort(), c.want, c.name);
+});
+
+test('the ranges pdf.js asks for at once are read in few fetches, near ones together', () => {
+  const K = 32 << 10;
+  const r = (c, n = 1) => ({ begin: c * K, end: (c + n) * K });
+  const cases = [
+    { name: 'adjacent chunks, asked for out of order', queue: [r(5), r(3), r(4)], want: [[3 * K, 6 * K, 3]] },
+    { name: 'a gap of two chunks is read through', queue: [r(0), r(3)], want: [[0, 4 * K, 2]] },
+    { name: 'a wider gap is not', queue: [r(0), r(4)], want: [[0, K, 1], [4 * K, 5 * K, 1]] },
+    { name: 'one fetch spans at most 16 chunks', queue: [r(0, 10), r(10, 10)], want: [[0, 10 * K, 1], [10 * K, 20 * K, 1]] },
+    { name: 'a range inside another', queue: [r(0, 4), r(1)], want: [[0, 4 * K, 2]] },
+    { name: 'the last chunk, shorter', queue: [r(7), { begin: 8 * K, end: 8 * K + 100 }], want: [[7 * K, 8 * K + 100, 2]] },
+  ];
+  for (const c of cases) {
+    const got = [];
+    const q = c.queue.slice();
+    while (q.length) {
+      const { begin, end, group } = takeRanges(q);
+      // Every range asked for is inside its fetch.
+      for (const g of group) assert.ok(g.begin >= begin && g.end <= end, c.name);
+      got.push([begin, end, group.length]);
+    }
+    assert.deepEqual(got, c.want, c.name);
+  }
 });
