@@ -178,9 +178,11 @@ function PdfView({ t, file, page: initial, passage }) {
   const [scale, setScale] = useState(0);
   const [err, setErr] = useState('');
   const [drawn, setDrawn] = useState(0);
+  const [texted, setTexted] = useState(0);
   const [marks, setMarks] = useState([]);
   const canvas = useRef();
   const box = useRef();
+  const text = useRef();
   useEffect(() => { setPage(Math.max(1, initial || 1)); }, [initial]);
   useEffect(() => {
     let live = true, task = null;
@@ -203,8 +205,9 @@ function PdfView({ t, file, page: initial, passage }) {
   }, [file.id]);
   useEffect(() => {
     if (!doc) return;
-    let live = true, render = null;
+    let live = true, render = null, layer = null;
     setDrawn(0);
+    if (text.current) text.current.replaceChildren();
     (async () => {
       try {
         const p = await doc.getPage(Math.min(page, doc.numPages));
@@ -236,11 +239,20 @@ function PdfView({ t, file, page: initial, passage }) {
         setMarks(m);
         setDrawn(p.pageNumber);
         metrics.previewDrawnAt = performance.now();
+        // The page's text over the canvas, transparent (pdf.js's text
+        // layer): it can be selected and copied, and a screen reader reads
+        // it. It follows the drawing, which does not wait for it.
+        const { pdfjs } = await loadPdfjs();
+        if (!live || !text.current) return;
+        text.current.style.setProperty('--total-scale-factor', String(s));
+        layer = new pdfjs.TextLayer({ textContentSource: tc || p.streamTextContent(), container: text.current, viewport: vp });
+        await layer.render();
+        if (live) setTexted(p.pageNumber);
       } catch (e) {
         if (live && e && e.name !== 'RenderingCancelledException') setErr(e.message);
       }
     })();
-    return () => { live = false; if (render) render.cancel(); };
+    return () => { live = false; if (render) render.cancel(); if (layer) layer.cancel(); };
   }, [doc, page, scale, passage]);
   if (err) return html`<p class="error" role="alert">${err}</p>`;
   const n = doc ? doc.numPages : 0;
@@ -261,6 +273,7 @@ function PdfView({ t, file, page: initial, passage }) {
     <div class="pdf-page" tabindex="0" data-testid="pdf-page" data-page=${page} data-drawn=${drawn || undefined} data-marks=${drawn ? marks.length : undefined}>
       <canvas ref=${canvas} role="img" aria-label=${`${file.name}, ${t('page')} ${page}${n ? ' / ' + n : ''}`}></canvas>
       ${marks.map((r, i) => html`<mark key=${i} class="hl" style=${`left:${r.left}px;top:${r.top}px;width:${r.width}px;height:${r.height}px`}></mark>`)}
+      <div class="textLayer" ref=${text} data-testid="text-layer" data-page=${texted || undefined}></div>
     </div>
     ${passage && html`<blockquote class="passage" tabindex="0" data-testid="passage"><span class="visually-hidden">${t('citedPassage')}: </span>${passage.slice(0, 600)}</blockquote>`}
   </div>`;

@@ -101,6 +101,20 @@ await step(page, 'pdf-citation-drawn-and-marked', async () => {
   const mb = await pv.locator('mark.hl').first().boundingBox();
   assert.ok(mb.x >= cb.x - 1 && mb.y >= cb.y - 1 && mb.x + mb.width <= cb.x + cb.width + 1 && mb.y + mb.height <= cb.y + cb.height + 2, 'a mark inside the page');
   assert.match(await pv.locator('[data-testid=passage]').innerText(), /VCS|Git/i);
+  // The page's text lies over the canvas (pdf.js's text layer), in
+  // place: selected, it is the page's own text.
+  await pv.locator(`[data-testid=text-layer][data-page="${citedPage}"]`).waitFor({ state: 'attached' });
+  const run = pv.locator('[data-testid=text-layer] span', { hasText: /Git/ }).first();
+  const rb = await run.boundingBox();
+  assert.ok(rb && rb.x >= cb.x - 1 && rb.y >= cb.y - 1 && rb.x + rb.width <= cb.x + cb.width + 1 && rb.y + rb.height <= cb.y + cb.height + 2, 'a run of text inside the page: ' + JSON.stringify(rb));
+  const selected = await page.evaluate(() => {
+    const sel = getSelection();
+    sel.selectAllChildren(document.querySelector('[data-testid=text-layer]'));
+    const text = sel.toString();
+    sel.removeAllRanges();
+    return text;
+  });
+  assert.match(selected, /VCS/, 'the text layer selects as the page\'s text');
   // Only ranges of the file were fetched, and only part of it.
   const reqs = desk.content.filter((r) => r.file === pdf);
   const bytes = reqs.reduce((s, r) => s + r.length, 0);
