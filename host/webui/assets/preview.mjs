@@ -32,6 +32,7 @@ const CHUNK = 32 << 10;
 // worker as its port, GlobalWorkerOptions.workerPort in its docs).
 let pdfjsLoad = null;
 function loadPdfjs() {
+  loadCss().catch(() => {});
   if (!pdfjsLoad) {
     const port = new Worker('/assets/pdf.worker.min.mjs', { type: 'module', name: 'agenthost-preview' });
     // A worker that cannot start (its script refused) fails the preview
@@ -46,6 +47,23 @@ function loadPdfjs() {
     pdfjsLoad.catch(() => { port.terminate(); pdfjsLoad = null; });
   }
   return pdfjsLoad;
+}
+
+// loadCss adds the preview's own rules (preview.css, the text layer's),
+// which are no part of the first view's styles, once.
+let cssLoad = null;
+function loadCss() {
+  if (!cssLoad) {
+    cssLoad = new Promise((resolve, reject) => {
+      const l = document.createElement('link');
+      l.rel = 'stylesheet';
+      l.href = '/assets/preview.css';
+      l.onload = resolve;
+      l.onerror = () => { l.remove(); cssLoad = null; reject(new Error('preview.css did not load')); };
+      document.head.append(l);
+    });
+  }
+  return cssLoad;
 }
 
 // warm loads pdf.js and starts its worker ahead of a preview (a pointer
@@ -242,8 +260,10 @@ function PdfView({ t, file, page: initial, passage }) {
         // The page's text over the canvas, transparent (pdf.js's text
         // layer): it can be selected and copied, and a screen reader reads
         // it. It follows the drawing, which does not wait for it.
-        const { pdfjs } = await loadPdfjs();
-        if (!live || !text.current) return;
+        // Unstyled, the layer's text would show over the page: without
+        // its rules there is no layer.
+        const [{ pdfjs }, styled] = await Promise.all([loadPdfjs(), loadCss().then(() => true, () => false)]);
+        if (!live || !text.current || !styled) return;
         text.current.style.setProperty('--total-scale-factor', String(s));
         layer = new pdfjs.TextLayer({ textContentSource: tc || p.streamTextContent(), container: text.current, viewport: vp });
         await layer.render();
