@@ -91,9 +91,13 @@ func (c *conn) Tools(ctx context.Context) ([]tools.Tool, error) {
 		return nil, err
 	}
 	out := make([]tools.Tool, 0, len(c.tools))
+	var reason string
+	if err != nil {
+		reason = c.downReasonLocked(err)
+	}
 	for _, t := range c.tools {
 		if err != nil {
-			t.Unavailable = err.Error()
+			t.Unavailable = reason
 			if !c.downSince.IsZero() {
 				since := c.downSince
 				t.UnavailableSince = &since
@@ -102,6 +106,20 @@ func (c *conn) Tools(ctx context.Context) ([]tools.Tool, error) {
 		out = append(out, t.Tool)
 	}
 	return out, nil
+}
+
+// downReasonLocked is why the server's tools are unavailable, in words
+// that stay the same while it stays down the same way (no count, no next
+// try: a listing that changes each second would announce a changed tool
+// list to every MCP client each time).
+func (c *conn) downReasonLocked(err error) string {
+	if c.lastErr == nil || c.downSince.IsZero() {
+		return err.Error()
+	}
+	if why, ok := unreachable(c.lastErr); ok {
+		return fmt.Sprintf("the MCP server %q is not reachable since %s (%s)", c.srv.Name, clock(c.downSince), why)
+	}
+	return fmt.Sprintf("the MCP server %q fails since %s: %v", c.srv.Name, clock(c.downSince), c.lastErr)
 }
 
 // ready returns a live session with a current tool list.

@@ -136,6 +136,16 @@ func (s *Set) reservedNames() map[string]bool {
 	return out
 }
 
+// SourceOf names the source a tool of the set comes from ("mcp:memory");
+// false for the plugins' tools.
+func (s *Set) SourceOf(name string) (string, bool) {
+	src, ok := s.sources[name]
+	if !ok {
+		return "", false
+	}
+	return src.Name(), true
+}
+
 // Problems lists why tools of the set's sources are missing (a source that
 // could not list its tools, names already taken), for logs and listings.
 func (s *Set) Problems() []error { return s.problems }
