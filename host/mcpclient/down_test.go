@@ -2,14 +2,23 @@ package mcpclient_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/mcpclient/referencetest"
+	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/wasmtest"
+	"github.com/agenthost/agenthost/host/workflows"
+	"github.com/agenthost/agenthost/host/workspace"
+	"github.com/agenthost/agenthost/host/worldtest"
 )
 
 // TestReferenceHTTPServerGoesDown: the reference server-everything over
@@ -99,5 +108,99 @@ func TestReferenceHTTPServerGoesDown(t *testing.T) {
 	}
 	if r := src.Call(ctx, "remote_echo", []byte(`{"message":"again"}`)); !r.OK || r.Text != "Echo: again" {
 		t.Fatalf("echo when back: %+v", r)
+	}
+}
+
+// TestAgentRunWithAServerDown: the reference server-everything over HTTP
+// listed its tools, then died. A workflow's round still offers them to the
+// model, each described as unavailable with the reason; the round's log
+// says which tools cannot be called and why; the model's call of one is a
+// not_reachable result, and the round goes on to its answer.
+func TestAgentRunWithAServerDown(t *testing.T) {
+	ctx := context.Background()
+	world := worldtest.New(t, worldtest.Options{Model: &worldtest.Model{
+		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "scripted"}}},
+		Retry:  llm.RetryConfig{Attempts: 1},
+	}})
+	db, p, ws, srv := world.DB, world.P, world.Workspace, world.Server
+	ref := referencetest.StartHTTP(t)
+	admin := tenancy.Principal{TenantID: p.TenantID, Admin: true}
+	if _, err := db.CreateMCPServer(ctx, admin, mcpclient.Server{Name: "remote", WorkspaceID: ws, Config: mcpclient.Config{
+		Transport: mcpclient.HTTP, URL: ref.URL, ReadOnly: []string{"echo"}}}); err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := mcpclient.New(db, mcpclient.Options{DataDir: t.TempDir(), AllowPrivateHosts: []string{ref.Addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mgr.Close()
+	reg := tools.NewRegistry(wasmtest.Host(t, "notebook"), map[string][]string{"core": {"lookup"}}).WithSources(mgr)
+	set, _, err := reg.WorkspaceSet(ctx, p, ws, "core")
+	if err != nil || len(set.Tools()) < 3 {
+		t.Fatalf("while up: %v %v", set.Tools(), err)
+	}
+	ref.Kill()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		set, _, err = reg.WorkspaceSet(ctx, p, ws, "core")
+		if tl, _ := set.Lookup("remote_echo"); err != nil || tl.Unavailable != "" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	svc := workspace.New(world.Workflows, world.Files, agent.New(world.Client, agent.Config{}, nil), reg, db, workspace.Config{}, nil)
+	defer svc.Close()
+	srv.Script(
+		llmtest.CallTools(llmtest.Call("remote_echo", `{"message":"anyone?"}`)),
+		llmtest.Reply("The remote server is not reachable."),
+	)
+	w, err := svc.Start(ctx, p, ws, workspace.StartRequest{Prompt: "Echo through the remote server."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Wait()
+	if w, err = world.Workflows.Get(ctx, p, w.ID); err != nil || w.Status != workflows.StatusCompleted {
+		t.Fatalf("workflow %+v %v", w, err)
+	}
+	var offered string
+	for _, tl := range srv.ChatRequests()[0].Tools {
+		if tl.Name == "remote_echo" {
+			offered = tl.Description
+		}
+	}
+	if !strings.HasPrefix(offered, `[Unavailable now: the MCP server "remote" is not reachable since `) {
+		t.Fatalf("remote_echo as the model was offered it: %q", offered)
+	}
+	logs, err := world.Workflows.Logs(ctx, p, w.ID, workflows.After{}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var note string
+	for _, l := range logs {
+		if l.Type == workflows.LogWarning && strings.Contains(l.Message, "remote_echo") {
+			note = l.Message
+		}
+	}
+	if !strings.HasPrefix(note, "Tools unavailable in this round: ") || !strings.Contains(note, "remote_get-sum") ||
+		!strings.Contains(note, `the MCP server "remote" is not reachable since`) {
+		t.Fatalf("the round's note: %q (logs %+v)", note, logs)
+	}
+	evs, err := world.Workflows.Events(ctx, p, w.ID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res *workflows.ToolResultData
+	for _, ev := range evs {
+		if ev.Type == workflows.EventToolResult {
+			var d workflows.ToolResultData
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			res = &d
+		}
+	}
+	if res == nil || res.OK || res.ErrorCode != wasm.CodeNotReachable || !strings.Contains(res.Error, "not reachable") {
+		t.Fatalf("the call's result: %+v", res)
 	}
 }
