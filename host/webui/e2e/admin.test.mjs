@@ -88,6 +88,12 @@ try {
     const api = await (await fetch(base + '/api/v1/workspaces/' + env('UI_WORKSPACE') + '/tools', { headers: { Authorization: 'Bearer ' + token } })).json();
     assert.equal(await v.locator('table[data-toolset] tbody tr').count(), api.length, 'one row a tool of the set');
     await v.locator('table[data-toolset] tr', { hasText: api[0].name }).locator('td', { hasText: api[0].plugin }).first().waitFor();
+    // A tool whose MCP server is down stays listed, unavailable with why.
+    const down = api.find((t) => t.name === env('UI_DOWN_TOOL'));
+    assert.ok(down && down.unavailable, 'the API lists ' + env('UI_DOWN_TOOL') + ' as unavailable');
+    const row = v.locator('table[data-toolset] tr[data-unavailable="true"]', { hasText: down.name });
+    await row.locator('td', { hasText: 'no: ' + down.unavailable }).waitFor();
+    assert.equal(await v.locator('table[data-toolset] tr[data-unavailable="true"]').count(), api.filter((t) => t.unavailable).length);
   });
   await view('plugins', 'Plugins', async (v) => {
     await v.locator('table[data-table="plugins"] tbody tr').first().waitFor();
