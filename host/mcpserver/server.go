@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -116,6 +117,7 @@ type Server struct {
 	stateKey []byte
 
 	origins map[string]bool // Deps.Origins in lower case
+	seed    maphash.Seed    // of the built servers' keys
 
 	// abandon stops the calls of session-ful clients that went away.
 	abandon *abandonment
@@ -135,7 +137,7 @@ type Server struct {
 type built struct {
 	srv *mcp.Server
 	// key is the set as last built (names, descriptions, availability).
-	key string
+	key uint64
 	// tools are the definitions offered, by name, as JSON.
 	tools map[string]string
 	// names are the tool names the plugin features were offered for;
@@ -162,7 +164,7 @@ func New(d Deps) *Server {
 	s := &Server{d: d, mux: http.NewServeMux(), endpoints: map[string]*endpoint{}, servers: map[string]*built{},
 		// Streams of older protocol revisions are resumable: a client that
 		// lost its connection asks again with Last-Event-ID.
-		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32), abandon: newAbandonment(d.ResumeGrace)}
+		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32), abandon: newAbandonment(d.ResumeGrace), seed: maphash.MakeSeed()}
 	rand.Read(s.stateKey)
 	if d.Sessions != nil {
 		s.sessions = newSessions(s, d.Sessions)
@@ -275,7 +277,7 @@ func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 	}
 	// The server holds only the workspace's definitions (calls find the
 	// caller in each request), so callers of one workspace share it.
-	key := setKeyOf(list)
+	key := s.setKeyOf(list)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.servers[variant]
@@ -291,24 +293,26 @@ func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 	return b.srv
 }
 
-// setKeyOf is what the offered definitions depend on, in one string.
-func setKeyOf(list []tools.Tool) string {
-	var k strings.Builder
+// setKeyOf is what the offered definitions depend on, hashed: it is
+// computed on every request, and a set's parameters run to many KiB.
+func (s *Server) setKeyOf(list []tools.Tool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
 	for _, t := range list {
-		k.WriteString(t.Name)
-		k.WriteByte(0)
-		k.WriteString(t.Description)
-		k.WriteByte(0)
-		k.WriteString(t.Unavailable)
-		k.WriteByte(0)
-		k.Write(t.Parameters)
-		k.WriteByte(0)
+		h.WriteString(t.Name)
+		h.WriteByte(0)
+		h.WriteString(t.Description)
+		h.WriteByte(0)
+		h.WriteString(t.Unavailable)
+		h.WriteByte(0)
+		h.Write(t.Parameters)
+		h.WriteByte(0)
 		if t.ReadOnly {
-			k.WriteByte('r')
+			h.WriteByte('r')
 		}
-		k.WriteByte(1)
+		h.WriteByte(1)
 	}
-	return k.String()
+	return h.Sum64()
 }
 
 // update makes b offer list: tools gone are removed, new and changed ones
