@@ -241,6 +241,10 @@ func TestExternalToolsOnTheEndpoint(t *testing.T) {
 		!strings.Contains(text, "not reachable") || strings.Contains(text, "rejected by transport") {
 		t.Fatalf("remote_echo while down: %q %v", text, isErr)
 	}
+	// Nobody is asked to approve a call that cannot reach its server.
+	if text, isErr := c.call("remote_get-sum", `{"a":1,"b":2}`); !isErr || !strings.HasPrefix(text, "not_reachable: ") {
+		t.Fatalf("remote_get-sum (ask) while down: %q %v", text, isErr)
+	}
 	if text, isErr := c.call("everything_echo", `{"message":"still"}`); isErr || text != "Echo: still" {
 		t.Fatalf("everything_echo while remote is down: %q %v", text, isErr)
 	}
