@@ -3,6 +3,7 @@ package mcpclient_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +130,19 @@ func TestAgentRunWithAServerDown(t *testing.T) {
 		Transport: mcpclient.HTTP, URL: ref.URL, ReadOnly: []string{"echo"}}}); err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := mcpclient.New(db, mcpclient.Options{DataDir: t.TempDir(), AllowPrivateHosts: []string{ref.Addr}})
+	// And one never reached: nothing listed, so nothing to mark; the round
+	// says so instead.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := ln.Addr().String()
+	ln.Close()
+	if _, err := db.CreateMCPServer(ctx, admin, mcpclient.Server{Name: "gone", WorkspaceID: ws, Config: mcpclient.Config{
+		Transport: mcpclient.HTTP, URL: "http://" + gone + "/mcp"}}); err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := mcpclient.New(db, mcpclient.Options{DataDir: t.TempDir(), AllowPrivateHosts: []string{ref.Addr, gone}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +189,17 @@ func TestAgentRunWithAServerDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var note string
+	var note, left string
 	for _, l := range logs {
 		if l.Type == workflows.LogWarning && strings.Contains(l.Message, "remote_echo") {
 			note = l.Message
 		}
+		if l.Type == workflows.LogWarning && strings.HasPrefix(l.Message, "Tools left out of this round: mcp:gone: ") {
+			left = l.Message
+		}
+	}
+	if !strings.Contains(left, `the MCP server "gone" is not reachable`) {
+		t.Errorf("the round's note on the server never reached: %q (logs %+v)", left, logs)
 	}
 	if !strings.HasPrefix(note, "Tools unavailable in this round: ") || !strings.Contains(note, "remote_get-sum") ||
 		!strings.Contains(note, `the MCP server "remote" is not reachable since`) {

@@ -413,8 +413,9 @@ func (s *Service) Close() {
 func (s *Service) Wait() { s.wg.Wait() }
 
 // unavailableNotes say which tools of the set cannot be called now and
-// why, one note per reason (a server's tools share theirs), so that a
-// round's log shows them instead of their silent absence.
+// why, one note per reason (a server's tools share theirs), and which a
+// source could not offer at all (a server never reached, a name taken),
+// so that a round's log shows them instead of their silent absence.
 func unavailableNotes(set *tools.Set) []string {
 	var reasons []string
 	byReason := map[string][]string{}
@@ -427,9 +428,12 @@ func unavailableNotes(set *tools.Set) []string {
 		}
 		byReason[t.Unavailable] = append(byReason[t.Unavailable], t.Name)
 	}
-	notes := make([]string, len(reasons))
-	for i, r := range reasons {
-		notes[i] = fmt.Sprintf("Tools unavailable in this round: %s (%s)", strings.Join(byReason[r], ", "), r)
+	notes := make([]string, 0, len(reasons)+len(set.Problems()))
+	for _, r := range reasons {
+		notes = append(notes, fmt.Sprintf("Tools unavailable in this round: %s (%s)", strings.Join(byReason[r], ", "), r))
+	}
+	for _, e := range set.Problems() {
+		notes = append(notes, "Tools left out of this round: "+e.Error())
 	}
 	return notes
 }
