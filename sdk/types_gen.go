@@ -1194,6 +1194,9 @@ type SetWorkspaceModelsRequest struct {
 type SetWorkspaceSettingsRequest struct {
 	// turn the entity cache on or off for the workspace; null: the host's default
 	EntityCacheEnabled *bool `json:"entityCacheEnabled,omitempty"`
+	// offer the external MCP servers' tools on the workspace's MCP endpoint (true) or leave them out
+	// (false); absent: unchanged
+	MCPExternalTools *bool `json:"mcpExternalTools,omitempty"`
 	// the languages (ISO 639-1: de, fr, it, en, es, pt, nl, sv, da, no, fi, ru, ro, hu, tr, ko, ja,
 	// zh, th) the workspace's searches are analysed as; empty: every analysed language; absent:
 	// unchanged
@@ -1286,11 +1289,20 @@ type Token struct {
 
 // Tool is the schema Tool of the API.
 type Tool struct {
-	Description string          `json:"description,omitempty"`
-	Name        string          `json:"name,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-	Plugin      string          `json:"plugin,omitempty"`
-	ReadOnly    bool            `json:"readOnly,omitempty"`
+	Description string `json:"description,omitempty"`
+	// the tool's side effect outside agenthost (mcp for an MCP server's tool not known to be
+	// read-only); absent for none
+	External   string          `json:"external,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+	Plugin     string          `json:"plugin,omitempty"`
+	ReadOnly   bool            `json:"readOnly,omitempty"`
+	// why the tool cannot be called now (its MCP server is not reachable, and since when); absent when
+	// it can
+	Unavailable string `json:"unavailable,omitempty"`
+	// when the tool became unavailable (its server's first failure in a row); absent when it is
+	// available
+	UnavailableSince *time.Time `json:"unavailableSince,omitempty"`
 }
 
 // ToolPolicy is the schema ToolPolicy of the API.
@@ -1479,6 +1491,9 @@ type WorkspaceSettings struct {
 	// (AGENTHOST_AGENT_ENTITY_CACHE), or unavailable (the host has no model or memory store for it:
 	// off whatever is set) One of "workspace", "default", "unavailable".
 	EntityCacheSource string `json:"entityCacheSource"`
+	// whether the workspace's MCP endpoint offers the tools of its external MCP servers beside its own
+	// (its agent runs have them either way); true unless a manager left them out
+	MCPExternalTools bool `json:"mcpExternalTools"`
 	// the languages (ISO 639-1) the workspace's searches are analysed as; empty: every analysed
 	// language
 	SearchLanguages []string `json:"searchLanguages"`

@@ -4,15 +4,19 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/mcpclient/referencetest"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -23,7 +27,9 @@ import (
 // (host/webui/e2e/admin.test.mjs) against serve: a tenant admin opens each
 // view (workspaces and members, tool sets, plugins with grants, MCP servers
 // and providers, spending and usage with its chart, background jobs, the
-// audit log with filters and export links), each checked with axe-core; a
+// audit log with filters and export links), each checked with axe-core
+// (the tool set with an MCP server that died: its tools unavailable, with
+// why); a
 // member who is no admin sees no console and the API refuses them.
 func TestBrowserAdmin(t *testing.T) {
 	e2e := browserPrereqs(t)
@@ -85,7 +91,40 @@ func TestBrowserAdmin(t *testing.T) {
 	}
 	t.Setenv("AGENTHOST_SECRET_KEY", base64.StdEncoding.EncodeToString(key))
 	logs := &syncBuffer{}
-	base := serveInProcess(t, logs, "-data", data, "-plugin-admins", admin.TenantID)
+	// An HTTP MCP server of the workspace (the reference server-everything)
+	// that listed its tools and then died: the tool set view keeps them,
+	// unavailable with the reason.
+	ref := referencetest.StartHTTP(t)
+	base := serveInProcess(t, logs, "-data", data, "-plugin-admins", admin.TenantID, "-allow-host", ref.Addr)
+	authed := func(method, path, body string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok[1])
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	if code, b := authed("POST", "/api/v1/mcp-servers", `{"name":"remote","transport":"http","workspaceId":"`+ws[1]+`","url":"`+ref.URL+`","readOnly":["echo"]}`); code != http.StatusCreated {
+		t.Fatalf("adding the MCP server: %d %s", code, b)
+	}
+	if code, b := authed("GET", "/api/v1/workspaces/"+ws[1]+"/tools", ""); code != 200 || !strings.Contains(string(b), `"remote_echo"`) {
+		t.Fatalf("the tool set with the MCP server: %d %s", code, b)
+	}
+	ref.Kill()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		_, b := authed("GET", "/api/v1/workspaces/"+ws[1]+"/tools", "")
+		if strings.Contains(string(b), `"unavailableSince"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead server's tools are not unavailable: %s", b)
+		}
+	}
 	artefacts, _ := filepath.Abs(filepath.Join("..", "..", "bin", "ui-artefacts"))
 	if err := os.MkdirAll(artefacts, 0o755); err != nil {
 		t.Fatal(err)
@@ -93,7 +132,7 @@ func TestBrowserAdmin(t *testing.T) {
 	cmd := exec.Command("node", filepath.Join(e2e, "admin.test.mjs"))
 	cmd.Dir = e2e
 	cmd.Env = append(os.Environ(), "UI_BASE="+base, "UI_TOKEN="+tok[1], "UI_MEMBER_TOKEN="+memberTok,
-		"UI_WORKSPACE="+ws[1], "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium)
+		"UI_WORKSPACE="+ws[1], "UI_DOWN_TOOL=remote_echo", "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium)
 	b, err := cmd.CombinedOutput()
 	t.Logf("admin.test.mjs:\n%s", b)
 	if err != nil {

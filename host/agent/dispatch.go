@@ -121,7 +121,8 @@ func transient(res wasm.Result, readOnly bool) bool {
 	switch res.Error.Code {
 	case wasm.CodeUnavailable:
 		return true
-	case wasm.CodeTimeout, wasm.CodeHTTPFailed:
+	case wasm.CodeTimeout, wasm.CodeHTTPFailed, wasm.CodeNotReachable:
+		// An MCP server may go away while the call runs, so it may have run.
 		return readOnly
 	}
 	return false

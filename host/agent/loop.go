@@ -308,7 +308,13 @@ func (r *run) appendResults(calls []call, outs []outcome) {
 func toolDefs(ts []tools.Tool) []llm.ToolDef {
 	defs := make([]llm.ToolDef, len(ts))
 	for i, t := range ts {
-		defs[i] = llm.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+		desc := t.Description
+		if t.Unavailable != "" {
+			// Still offered, so that the model knows the tool and why it
+			// fails rather than finding it gone.
+			desc = "[Unavailable now: " + t.Unavailable + ".] " + desc
+		}
+		defs[i] = llm.ToolDef{Name: t.Name, Description: desc, Parameters: t.Parameters}
 	}
 	return defs
 }

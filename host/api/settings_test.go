@@ -50,7 +50,7 @@ func TestWorkspaceSettings(t *testing.T) {
 		}
 		return "off"
 	}
-	unavailable := workspace.Settings{EntityCacheSource: workspace.SettingUnavailable, SearchLanguages: []string{}}
+	unavailable := workspace.Settings{EntityCacheSource: workspace.SettingUnavailable, SearchLanguages: []string{}, MCPExternalTools: true}
 
 	cases := []struct {
 		name, method, token, body string
@@ -104,6 +104,21 @@ func TestWorkspaceSettings(t *testing.T) {
 		var got workspace.Settings
 		if err := json.Unmarshal(raw, &got); status != 200 || err != nil || fmt.Sprint(got.SearchLanguages) != c.want {
 			t.Fatalf("%s: status %d, %s (%v), want languages %s", c.body, status, raw, err, c.want)
+		}
+	}
+	// The MCP endpoint's external tools: left out by a manager, not by a
+	// member; absent from a body, the setting stays.
+	if status, _, raw := do(t, ts.base, call{"PUT", path, ts.alice, "application/json", strings.NewReader(`{"mcpExternalTools": false}`)}); status != 403 {
+		t.Fatalf("a member leaves the external tools out: %d %s", status, raw)
+	}
+	for _, c := range []struct {
+		body string
+		want bool
+	}{{`{"mcpExternalTools": false}`, false}, {`{"searchLanguages": []}`, false}, {`{"mcpExternalTools": true}`, true}} {
+		status, _, raw := do(t, ts.base, call{"PUT", path, mia, "application/json", strings.NewReader(c.body)})
+		var got workspace.Settings
+		if err := json.Unmarshal(raw, &got); status != 200 || err != nil || got.MCPExternalTools != c.want {
+			t.Fatalf("%s: status %d, %s (%v), want mcpExternalTools %v", c.body, status, raw, err, c.want)
 		}
 	}
 }

@@ -53,10 +53,14 @@ type conn struct {
 	failures int
 	deaths   int // calls in a row the server died in
 	lastErr  error
-	retryAt  time.Time
-	lastUsed time.Time
-	inflight int // calls running
-	closed   bool
+	// downSince is when the failures in a row began (or the session was
+	// lost before them); lostAt when a session last ended unasked.
+	downSince time.Time
+	lostAt    time.Time
+	retryAt   time.Time
+	lastUsed  time.Time
+	inflight  int // calls running
+	closed    bool
 }
 
 func newConn(m *Manager, srv Server, sec Secrets) *conn {
@@ -87,13 +91,35 @@ func (c *conn) Tools(ctx context.Context) ([]tools.Tool, error) {
 		return nil, err
 	}
 	out := make([]tools.Tool, 0, len(c.tools))
+	var reason string
+	if err != nil {
+		reason = c.downReasonLocked(err)
+	}
 	for _, t := range c.tools {
 		if err != nil {
-			t.Unavailable = err.Error()
+			t.Unavailable = reason
+			if !c.downSince.IsZero() {
+				since := c.downSince
+				t.UnavailableSince = &since
+			}
 		}
 		out = append(out, t.Tool)
 	}
 	return out, nil
+}
+
+// downReasonLocked is why the server's tools are unavailable, in words
+// that stay the same while it stays down the same way (no count, no next
+// try: a listing that changes each second would announce a changed tool
+// list to every MCP client each time).
+func (c *conn) downReasonLocked(err error) string {
+	if c.lastErr == nil || c.downSince.IsZero() {
+		return err.Error()
+	}
+	if why, ok := unreachable(c.lastErr); ok {
+		return fmt.Sprintf("the MCP server %q is not reachable since %s (%s)", c.srv.Name, clock(c.downSince), why)
+	}
+	return fmt.Sprintf("the MCP server %q fails since %s: %v", c.srv.Name, clock(c.downSince), c.lastErr)
 }
 
 // ready returns a live session with a current tool list.
@@ -124,11 +150,11 @@ func (c *conn) ready(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	if c.session == nil && c.m.now().Before(c.retryAt) {
 		wait := c.retryAt.Sub(c.m.now()).Round(time.Second)
-		err := fmt.Errorf("the MCP server %q failed %d times in a row (last: %v); next try in %s",
-			c.srv.Name, c.failures, c.lastErr, wait)
+		var err error = said{fmt.Sprintf("the MCP server %q failed %d times in a row since %s (last: %v); next try in %s",
+			c.srv.Name, c.failures, clock(c.downSince), c.lastErr, wait), c.lastErr}
 		if why, ok := unreachable(c.lastErr); ok {
-			err = fmt.Errorf("the MCP server %q is not reachable (%s, %d times in a row); next try in %s",
-				c.srv.Name, why, c.failures, wait)
+			err = said{fmt.Sprintf("the MCP server %q is not reachable since %s (%s, %d times in a row); next try in %s",
+				c.srv.Name, clock(c.downSince), why, c.failures, wait), c.lastErr}
 		}
 		c.mu.Unlock()
 		return nil, err
@@ -158,6 +184,7 @@ func (c *conn) ready(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	c.mu.Lock()
 	c.tools, c.refused, c.failures, c.lastErr = list, refused, 0, nil
+	c.downSince, c.lostAt = time.Time{}, time.Time{}
 	c.byName = make(map[string]tool, len(list))
 	for _, t := range list {
 		c.byName[t.Name] = t
@@ -193,11 +220,17 @@ func (c *conn) failed(err error) error {
 	defer c.mu.Unlock()
 	c.failures++
 	c.lastErr = err
+	if c.failures == 1 {
+		c.downSince = c.m.now()
+		if !c.lostAt.IsZero() {
+			c.downSince = c.lostAt // the server went away before the failures began
+		}
+	}
 	d := backoffMin << min(c.failures-1, 20)
 	c.retryAt = c.m.now().Add(min(d, backoffMax))
 	c.logger.Warn("mcp server failed", "failures", c.failures, "err", err)
 	if why, ok := unreachable(err); ok {
-		return said{fmt.Sprintf("the MCP server %q is not reachable (%s)", c.srv.Name, why), err}
+		return said{fmt.Sprintf("the MCP server %q is not reachable since %s (%s)", c.srv.Name, clock(c.downSince), why), err}
 	}
 	return fmt.Errorf("the MCP server %q: %w", c.srv.Name, err)
 }
@@ -268,11 +301,26 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		// A session that ends (the server exited, the connection broke) is
 		// forgotten: the next use connects again.
 		_ = s.Wait()
+		c.lost(s)
 		c.drop(s)
 	}()
 	c.logger.Info("mcp server connected", "transport", c.srv.Config.Transport)
 	return s, nil
 }
+
+// lost notes when a session that is still the current one ended unasked
+// (the server exited, the connection broke): if connecting again fails,
+// the server is down since then.
+func (c *conn) lost(s *mcp.ClientSession) {
+	c.mu.Lock()
+	if c.session == s && !c.closed {
+		c.lostAt = c.m.now()
+	}
+	c.mu.Unlock()
+}
+
+// clock is a time as a message shows it (UTC, to the second).
+func clock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 // drop closes a session and forgets it if it is still the current one.
 func (c *conn) drop(s *mcp.ClientSession) {
@@ -367,6 +415,9 @@ func (c *conn) call(ctx context.Context, t tool, args []byte) wasm.Result {
 		if ctx.Err() != nil {
 			return failure(wasm.CodeCanceled, "the call was stopped while connecting to the MCP server %q", c.srv.Name)
 		}
+		if isUnreachable(err) {
+			return failure(wasm.CodeNotReachable, "%v; the call did not reach it", err)
+		}
 		return failure(wasm.CodeUnavailable, "%v", err)
 	}
 	c.mu.Lock()
@@ -451,12 +502,17 @@ func (c *conn) callFailed(ctx, cctx context.Context, s *mcp.ClientSession, f *fa
 	case isUnreachable(err) || isRejected(err):
 		// The SDK wraps the network's failure in an error of JSON-RPC's
 		// shape (ErrRejected, -32005): nothing answered.
+		c.mu.Lock()
+		if c.session == s {
+			c.lostAt = c.m.now()
+		}
+		c.mu.Unlock()
 		c.drop(s)
 		why, ok := unreachable(err)
 		if !ok {
 			why = "the connection to it was lost"
 		}
-		return failure(wasm.CodeUnavailable, "the MCP server %q is not reachable (%s); the call did not reach it", c.srv.Name, why)
+		return failure(wasm.CodeNotReachable, "the MCP server %q is not reachable (%s); the call did not reach it", c.srv.Name, why)
 	case errors.As(err, &werr):
 		// The server answered with an error: the session is fine.
 		return failure(wasm.CodePluginError, "the MCP server %q answered with error %d: %s", c.srv.Name, werr.Code, clip(werr.Message, 2000))
@@ -467,6 +523,21 @@ func (c *conn) callFailed(ctx, cctx context.Context, s *mcp.ClientSession, f *fa
 		fault = fmt.Errorf("%w: %v", ErrTooLarge, err)
 	}
 	switch {
+	case fault == nil && strings.Contains(err.Error(), "failed to reconnect"):
+		// The SDK lost the call's response stream and could not open it
+		// again (its error has no type of its own): the server went away
+		// while it ran.
+		c.mu.Lock()
+		if c.session == s {
+			c.lostAt = c.m.now()
+		}
+		c.mu.Unlock()
+		c.drop(s)
+		why := "its connection broke and could not be opened again"
+		if strings.Contains(err.Error(), "connection refused") {
+			why = "connection refused when reconnecting"
+		}
+		return failure(wasm.CodeNotReachable, "the MCP server %q went away during the call and is not reachable (%s); the call may have run in part", c.srv.Name, why)
 	case fault != nil && errors.Is(fault, ErrTooLarge):
 		c.drop(s)
 		return failure(wasm.CodeOutputTooLarge, "the MCP server %q sent a message larger than its bound of %d bytes; it was refused unread (maxResultBytes)", c.srv.Name, c.srv.Config.ResultLimit())

@@ -273,12 +273,18 @@ func TestRefusedTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := strings.Join(st.Refused, "\n")
-	if len(st.Refused) != 2 || !strings.Contains(refused, `"badref": inputSchema refers to another document ($ref "file:///etc/passwd")`) ||
-		!strings.Contains(refused, `"bad name!"`) {
+	if len(st.Refused) != 3 || !strings.Contains(refused, `"badref": inputSchema refers to another document ($ref "file:///etc/passwd")`) ||
+		!strings.Contains(refused, `"untyped": its inputSchema is not of "type": "object"`) || !strings.Contains(refused, `"bad name!"`) {
 		t.Fatalf("refused %q", st.Refused)
 	}
-	if !st.Connected || len(st.Tools) != 14 {
+	if !st.Connected || len(st.Tools) != 15 {
 		t.Fatalf("status %+v", st)
+	}
+	// What hides or reorders text is gone from a description.
+	for _, tl := range st.Tools {
+		if tl.Name == "hostile_masked" && tl.Description != "Reads.setirw osla tI[2J Done." {
+			t.Errorf("masked description %q", tl.Description)
+		}
 	}
 }
 

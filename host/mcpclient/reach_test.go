@@ -26,7 +26,7 @@ func TestServerDownListsItsToolsAsUnavailable(t *testing.T) {
 	ts.Close()
 
 	r := src.Call(ctx, "remote_echo", []byte(`{"message":"x"}`))
-	if r.OK || r.Error.Code != wasm.CodeUnavailable || !strings.Contains(r.Error.Message, `"remote" is not reachable`) ||
+	if r.OK || r.Error.Code != wasm.CodeNotReachable || !strings.Contains(r.Error.Message, `"remote" is not reachable`) ||
 		strings.Contains(r.Error.Message, "rejected by transport") {
 		t.Fatalf("a call while down: %+v", r.Error)
 	}
@@ -35,12 +35,12 @@ func TestServerDownListsItsToolsAsUnavailable(t *testing.T) {
 		t.Fatalf("while down: %+v %v", list, err)
 	}
 	for _, tl := range list {
-		if !strings.Contains(tl.Unavailable, "not reachable") {
-			t.Errorf("%s while down: unavailable %q", tl.Name, tl.Unavailable)
+		if !strings.Contains(tl.Unavailable, "not reachable since") || tl.UnavailableSince == nil {
+			t.Errorf("%s while down: unavailable %q since %v", tl.Name, tl.Unavailable, tl.UnavailableSince)
 		}
 	}
 	r = src.Call(ctx, "remote_echo", []byte(`{"message":"x"}`))
-	if r.OK || r.Error.Code != wasm.CodeUnavailable || !strings.Contains(r.Error.Message, "not reachable") {
+	if r.OK || r.Error.Code != wasm.CodeNotReachable || !strings.Contains(r.Error.Message, "not reachable") {
 		t.Fatalf("a call while held off: %+v", r.Error)
 	}
 }

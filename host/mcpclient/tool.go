@@ -89,6 +89,14 @@ func (c *conn) mapTool(t *mcp.Tool) (tool, error) {
 	if err := selfContained(doc); err != nil {
 		return tool{}, err
 	}
+	// MCP's inputSchema is an object's schema ("type": "object"), as the
+	// model APIs' function parameters are; anything else is no tool.
+	var top struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(doc, &top) != nil || top.Type != "object" {
+		return tool{}, errors.New(`its inputSchema is not of "type": "object"`)
+	}
 	sc, err := schema.Compile("mcp://"+c.srv.Name+"/"+t.Name, doc)
 	if err != nil {
 		return tool{}, err
@@ -102,8 +110,26 @@ func (c *conn) mapTool(t *mcp.Tool) (tool, error) {
 	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint &&
 		(t.Annotations.DestructiveHint == nil || !*t.Annotations.DestructiveHint) &&
 		c.srv.Config.trustsReadOnly(t.Name)
-	return tool{Tool: tools.Tool{Name: name, Description: clip(strings.ToValidUTF8(desc, "?"), maxDescription),
+	return tool{Tool: tools.Tool{Name: name, Description: clip(plainText(desc), maxDescription),
 		ReadOnly: ro, External: externalUnlessReadOnly(ro), Parameters: forModel(doc), Plugin: c.Name()}, orig: t.Name, schema: sc}, nil
+}
+
+// plainText is a server's description as valid UTF-8 without the
+// characters that hide or reorder text (controls other than newline and
+// tab, bidirectional overrides and isolates, zero-width ones): what a
+// person reads of it is what the model reads.
+func plainText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return -1
+		case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
 }
 
 // forModel is a schema as the model is shown it: without "$schema", which

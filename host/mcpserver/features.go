@@ -12,10 +12,32 @@ import (
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
+// features are the prompts, resources and templates offered on a server.
+type features struct {
+	prompts, resources, templates []string
+}
+
+func (f features) empty() bool {
+	return len(f.prompts)+len(f.resources)+len(f.templates) == 0
+}
+
+// remove takes them off srv.
+func (f features) remove(srv *mcp.Server) {
+	if len(f.prompts) > 0 {
+		srv.RemovePrompts(f.prompts...)
+	}
+	if len(f.resources) > 0 {
+		srv.RemoveResources(f.resources...)
+	}
+	if len(f.templates) > 0 {
+		srv.RemoveResourceTemplates(f.templates...)
+	}
+}
+
 // addPluginFeatures offers the prompts and resources the plugins of the
 // set's tools declare (manifest "mcp"), each only when the tool producing
-// it is in the set.
-func (s *Server) addPluginFeatures(srv *mcp.Server, ws string, cat catalogView, list []tools.Tool) {
+// it is in the set; it returns what it offered.
+func (s *Server) addPluginFeatures(srv *mcp.Server, ws string, cat catalogView, list []tools.Tool) (out features) {
 	inSet := map[string]bool{}
 	plugins := map[string]bool{}
 	for _, t := range list {
@@ -37,19 +59,23 @@ func (s *Server) addPluginFeatures(srv *mcp.Server, ws string, cat catalogView, 
 				args[i] = &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required}
 			}
 			srv.AddPrompt(&mcp.Prompt{Name: pr.Name, Description: pr.Description, Arguments: args}, s.promptHandler(ws, pr.Tool))
+			out.prompts = append(out.prompts, pr.Name)
 		}
 		for _, r := range m.Resources {
 			if inSet[r.Tool] {
 				srv.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType}, s.resourceHandler(ws, r.Tool))
+				out.resources = append(out.resources, r.URI)
 			}
 		}
 		for _, r := range m.ResourceTemplates {
 			if inSet[r.Tool] {
 				srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType},
 					s.resourceHandler(ws, r.Tool))
+				out.templates = append(out.templates, r.URITemplate)
 			}
 		}
 	}
+	return out
 }
 
 // promptHandler serves prompts/get by calling the prompt's tool with

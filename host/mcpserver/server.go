@@ -10,7 +10,9 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -89,6 +91,9 @@ type Deps struct {
 	// (approval.go); Audit records those decisions.
 	Policies Policies
 	Audit    audit.Recorder
+	// External, when set, says whether a workspace's endpoint offers its
+	// external MCP servers' tools (a workspace setting); nil: it does.
+	External ExternalTools
 	// Sessions keeps the sessions of revisions before 2026-07-28 where
 	// every host reads them (store.DB), so a restarted or another host
 	// serves them; nil: sessions live in this process only.
@@ -112,6 +117,7 @@ type Server struct {
 	stateKey []byte
 
 	origins map[string]bool // Deps.Origins in lower case
+	seed    maphash.Seed    // of the built servers' keys
 
 	// abandon stops the calls of session-ful clients that went away.
 	abandon *abandonment
@@ -121,7 +127,23 @@ type Server struct {
 
 	mu        sync.Mutex
 	endpoints map[string]*endpoint // by workspace id
-	servers   map[string]*mcp.Server
+	servers   map[string]*built    // by workspace and variant
+}
+
+// built is the SDK server of one workspace as one kind of caller sees it,
+// with what was put in it: it is changed in place when the set changes
+// (a tool goes, comes, becomes unavailable), so that every session on it
+// sees the change (notifications/tools/list_changed).
+type built struct {
+	srv *mcp.Server
+	// key is the set as last built (names, descriptions, availability).
+	key uint64
+	// tools are the definitions offered, by name, as JSON.
+	tools map[string]string
+	// names are the tool names the plugin features were offered for;
+	// features what was offered.
+	names    string
+	features features
 }
 
 // New returns the server; its routes are the endpoint and its OAuth
@@ -139,10 +161,10 @@ func New(d Deps) *Server {
 	if d.Tracer == nil {
 		d.Tracer = noop.NewTracerProvider()
 	}
-	s := &Server{d: d, mux: http.NewServeMux(), endpoints: map[string]*endpoint{}, servers: map[string]*mcp.Server{},
+	s := &Server{d: d, mux: http.NewServeMux(), endpoints: map[string]*endpoint{}, servers: map[string]*built{},
 		// Streams of older protocol revisions are resumable: a client that
 		// lost its connection asks again with Last-Event-ID.
-		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32), abandon: newAbandonment(d.ResumeGrace)}
+		events: mcp.NewMemoryEventStore(nil), stateKey: make([]byte, 32), abandon: newAbandonment(d.ResumeGrace), seed: maphash.MakeSeed()}
 	rand.Read(s.stateKey)
 	if d.Sessions != nil {
 		s.sessions = newSessions(s, d.Sessions)
@@ -239,8 +261,8 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 
 // mcpServer builds (or reuses) the SDK server of the request's workspace
 // as the caller sees it: its tools, and the prompts and resources of their
-// plugins. The SDK asks for it on every request; it is rebuilt only when
-// the set's tools change, and every call checks the caller's rights again.
+// plugins. The SDK asks for it on every request; it changes only when the
+// set's tools change, and every call checks the caller's rights again.
 func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 	ws := r.PathValue("ws")
 	o, ok := r.Context().Value(setKey{}).(offer)
@@ -248,41 +270,105 @@ func (s *Server) mcpServer(r *http.Request) *mcp.Server {
 		return nil
 	}
 	list := o.set.Tools()
-	variant := ws + "\x00all\x00"
+	variant := ws + "\x00all"
 	if !o.write {
 		list = slices.DeleteFunc(list, func(t tools.Tool) bool { return !t.ReadOnly })
-		variant = ws + "\x00read-only\x00"
-	}
-	names := make([]string, len(list))
-	for i, t := range list {
-		names[i] = t.Name
+		variant = ws + "\x00read-only"
 	}
 	// The server holds only the workspace's definitions (calls find the
 	// caller in each request), so callers of one workspace share it.
-	key := variant + strings.Join(names, ",")
+	key := s.setKeyOf(list)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if srv, ok := s.servers[key]; ok {
-		return srv
+	b, ok := s.servers[variant]
+	if ok && b.key == key {
+		return b.srv
 	}
-	srv := s.build(ws, list)
-	for k := range s.servers {
-		if strings.HasPrefix(k, variant) {
-			delete(s.servers, k) // the set changed: the old definitions go
-		}
+	if !ok {
+		b = &built{srv: s.newSDKServer(ws), tools: map[string]string{}}
+		s.servers[variant] = b
 	}
-	s.servers[key] = srv
-	return srv
+	s.update(b, ws, o.set, list)
+	b.key = key
+	return b.srv
 }
 
-func (s *Server) build(ws string, list []tools.Tool) *mcp.Server {
+// setKeyOf is what the offered definitions depend on, hashed: it is
+// computed on every request, and a set's parameters run to many KiB.
+func (s *Server) setKeyOf(list []tools.Tool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	for _, t := range list {
+		h.WriteString(t.Name)
+		h.WriteByte(0)
+		h.WriteString(t.Description)
+		h.WriteByte(0)
+		h.WriteString(t.Unavailable)
+		h.WriteByte(0)
+		h.Write(t.Parameters)
+		h.WriteByte(0)
+		if t.ReadOnly {
+			h.WriteByte('r')
+		}
+		h.WriteByte(1)
+	}
+	return h.Sum64()
+}
+
+// update makes b offer list: tools gone are removed, new and changed ones
+// added (the SDK tells the sessions), the plugin features follow the
+// tools' names.
+func (s *Server) update(b *built, ws string, set *tools.Set, list []tools.Tool) {
+	cat := newCatalogView(s.d.Catalog)
+	now := make(map[string]string, len(list))
+	names := make([]string, 0, len(list))
+	for _, t := range list {
+		if !objectSchema(t.Parameters) {
+			// Every tool's schema is an object's (the manifest and
+			// mcpclient see to it); the SDK would panic on another.
+			s.d.Logger.Warn("mcp: a tool whose parameters are not an object's schema is not offered", "tool", t.Name)
+			continue
+		}
+		mt := cat.mcpTool(t)
+		if src, ok := set.SourceOf(t.Name); ok {
+			external(mt, src)
+		}
+		if t.Unavailable != "" {
+			unavailable(mt, t)
+		}
+		def, _ := json.Marshal(mt)
+		now[t.Name] = string(def)
+		names = append(names, t.Name)
+		if b.tools[t.Name] != string(def) {
+			b.srv.AddTool(mt, s.toolHandler(ws, t.Name))
+		}
+	}
+	var gone []string
+	for name := range b.tools {
+		if _, ok := now[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		b.srv.RemoveTools(gone...)
+	}
+	b.tools = now
+	if joined := strings.Join(names, ","); joined != b.names || b.features.empty() {
+		b.features.remove(b.srv)
+		b.features = s.addPluginFeatures(b.srv, ws, cat, list)
+		b.names = joined
+	}
+}
+
+func (s *Server) newSDKServer(ws string) *mcp.Server {
 	var initialized func(context.Context, *mcp.InitializedRequest)
 	if s.sessions != nil {
 		initialized = s.sessions.initialized
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "agenthost", Title: "agenthost workspace " + ws, Version: s.d.Version},
+	return mcp.NewServer(&mcp.Implementation{Name: "agenthost", Title: "agenthost workspace " + ws, Version: s.d.Version},
 		&mcp.ServerOptions{Logger: s.d.Logger, InitializedHandler: initialized,
-			Instructions: "The tools of one agenthost workspace; each call runs a sandboxed plugin for the authenticated caller.",
+			Instructions: "The tools of one agenthost workspace; each call runs a sandboxed plugin for the authenticated caller. " +
+				"Tools whose title names an external MCP server are that server's, described in its own words.",
 			// No argument of a prompt or resource template has completions
 			// to offer: the answer is honestly empty.
 			CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
@@ -293,12 +379,6 @@ func (s *Server) build(ws string, list []tools.Tool) *mcp.Server {
 			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		})
-	cat := newCatalogView(s.d.Catalog)
-	for _, t := range list {
-		srv.AddTool(cat.mcpTool(t), s.toolHandler(ws, t.Name))
-	}
-	s.addPluginFeatures(srv, ws, cat, list)
-	return srv
 }
 
 func (s *Server) workspaceSet(ctx context.Context, p tenancy.Principal, ws string) (*tools.Set, error) {
@@ -307,7 +387,20 @@ func (s *Server) workspaceSet(ctx context.Context, p tenancy.Principal, ws strin
 		return nil, err
 	}
 	// The workspace's external MCP servers' tools are its tools here too,
-	// as in its agent runs.
+	// as in its agent runs, unless its managers left them out.
+	if s.d.External != nil {
+		offered, err := s.d.External.WorkspaceMCPExternalTools(ctx, p, ws)
+		if err != nil {
+			return nil, err
+		}
+		if !offered {
+			set, _, err := s.d.Tools.Set(name, extra...)
+			if err != nil {
+				return nil, fmt.Errorf("workspace %s: %w", ws, err)
+			}
+			return set, nil
+		}
+	}
 	set, _, err := s.d.Tools.WorkspaceSet(ctx, p, ws, name, extra...)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", ws, err)
@@ -323,8 +416,8 @@ func (s *Server) closeSessions() {
 	}
 	s.mu.Lock()
 	servers := make([]*mcp.Server, 0, len(s.servers))
-	for _, srv := range s.servers {
-		servers = append(servers, srv)
+	for _, b := range s.servers {
+		servers = append(servers, b.srv)
 	}
 	s.mu.Unlock()
 	for _, srv := range servers {

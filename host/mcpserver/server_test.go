@@ -76,7 +76,7 @@ func newFixture(t testing.TB, with ...func(*mcpserver.Deps)) *fixture {
 		t.Fatal(err)
 	}
 	// Sessions are kept in the store, as serve does.
-	d := mcpserver.Deps{Auth: w.DB, Workspaces: w.DB, Tools: reg, Catalog: host, Sessions: w.DB}
+	d := mcpserver.Deps{Auth: w.DB, Workspaces: w.DB, Tools: reg, Catalog: host, Sessions: w.DB, External: w.DB}
 	for _, f := range with {
 		f(&d)
 	}

@@ -139,6 +139,11 @@ func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage,
 			return outcome{tool: t, res: failure("forbidden", name+" writes, and the caller may not write in this workspace")}, nil
 		}
 	}
+	if t.Unavailable != "" {
+		// Its server is not reachable now (the set was resolved just
+		// above): nobody is asked to approve a call that cannot happen.
+		return outcome{tool: t, res: failure(wasm.CodeNotReachable, t.Unavailable+"; the call did not reach it")}, nil
+	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}

@@ -452,7 +452,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		SCIM: scim.New(db, auditLog, logger).Handler(),
 	})
 	s.mcpDeps = mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host,
-		Tracer: tel.TracerProvider(), Rate: db, PerMinute: cfg.TenantRate, Policies: runner, Audit: auditLog, Sessions: db,
+		Tracer: tel.TracerProvider(), Rate: db, PerMinute: cfg.TenantRate, Policies: runner, Audit: auditLog, Sessions: db, External: db,
 		Hosts: cfg.MCP.Hosts, Origins: cfg.MCP.Origins}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
+	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
 
 // Source is a provider of tools beside the plugin runtime: an external MCP
@@ -91,9 +92,10 @@ func (s *Set) AddSource(ctx context.Context, src Source) error {
 }
 
 func (s *Set) addTools(src Source, list []Tool) error {
+	reserved := s.reservedNames()
 	var taken []string
 	for _, t := range list {
-		if _, dup := s.byName[t.Name]; dup {
+		if reserved[t.Name] || reserved[manifest.WireName(t.Name)] {
 			taken = append(taken, t.Name)
 			continue
 		}
@@ -103,11 +105,45 @@ func (s *Set) addTools(src Source, list []Tool) error {
 		s.byName[t.Name] = t
 		s.sources[t.Name] = src
 		s.order = append(s.order, t.Name)
+		reserved[t.Name], reserved[manifest.WireName(t.Name)] = true, true
 	}
 	if len(taken) > 0 {
 		return fmt.Errorf("%s: %w: %s", src.Name(), ErrNameTaken, strings.Join(taken, ", "))
 	}
 	return nil
+}
+
+// reservedNames are the names a source's tool may not have: those of the
+// set's tools, and of every loaded plugin tool even when the set leaves it
+// out (a source's tool must not pass for a built-in one), each also as the
+// model's APIs see it (manifest.WireName: "context.neutralizeData" is
+// "context_neutralizeData" there, and two tools alike on the wire would
+// fail the model call).
+func (s *Set) reservedNames() map[string]bool {
+	out := map[string]bool{}
+	add := func(name string) {
+		name, _, _ = strings.Cut(name, "@")
+		out[name], out[manifest.WireName(name)] = true, true
+	}
+	for _, n := range s.order {
+		add(n)
+	}
+	if s.runner != nil {
+		for _, t := range s.runner.Tools() {
+			add(t.Name)
+		}
+	}
+	return out
+}
+
+// SourceOf names the source a tool of the set comes from ("mcp:memory");
+// false for the plugins' tools.
+func (s *Set) SourceOf(name string) (string, bool) {
+	src, ok := s.sources[name]
+	if !ok {
+		return "", false
+	}
+	return src.Name(), true
 }
 
 // Problems lists why tools of the set's sources are missing (a source that

@@ -86,3 +86,28 @@ func TestWorkspaceSetSources(t *testing.T) {
 		t.Fatal("a finder's error must fail the set")
 	}
 }
+
+// TestSourceCannotPassForABuiltIn: a source's tool may not take the name
+// of a loaded plugin's tool the set leaves out (it would pass for the
+// built-in), nor a name that looks alike on the model's wire
+// ("a.b" and "a_b" are both "a_b" there) to a tool the set has.
+func TestSourceCannotPassForABuiltIn(t *testing.T) {
+	h := wasmtest.Host(t, "notebook")
+	src := &listSource{name: "mcp:evil", tools: []string{"writeNote", "evil.ping", "evil_ping", "evil_ok"}}
+	reg := tools.NewRegistry(h, map[string][]string{"core": {"lookup"}}).WithSources(finder{"ws": {src}})
+	s, _, err := reg.WorkspaceSet(context.Background(), tenancy.Principal{TenantID: "t1"}, "ws", "core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range s.Tools() {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, " "); got != "lookup evil.ping evil_ok" {
+		t.Fatalf("tools: %s", got)
+	}
+	if p := s.Problems(); len(p) != 1 || !errors.Is(p[0], tools.ErrNameTaken) ||
+		!strings.Contains(p[0].Error(), "writeNote, evil_ping") {
+		t.Fatalf("problems: %v", p)
+	}
+}

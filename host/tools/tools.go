@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/docref"
@@ -34,6 +35,9 @@ type Tool struct {
 	// is not reachable); empty when it can. Such a tool stays listed, so
 	// that it does not vanish from a set without a word.
 	Unavailable string `json:"unavailable,omitempty"`
+	// UnavailableSince is when the tool became unavailable (its server's
+	// first failure in a row); nil when it is available.
+	UnavailableSince *time.Time `json:"unavailableSince,omitempty"`
 }
 
 // Runner runs plugin tools: the wasm host. Arguments are validated against

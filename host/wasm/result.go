@@ -24,6 +24,10 @@ const (
 	CodeHTTPFailed       = "http_failed"
 	CodePluginError      = "plugin_error"
 	CodeUnavailable      = "plugin_unavailable"
+	// CodeNotReachable: the tool's server (an external MCP server) could
+	// not be reached, so the call did not reach it either; the message
+	// says why and since when.
+	CodeNotReachable = "not_reachable"
 	// CodeSpendingLimit: the call was refused before it started: the
 	// tenant's credit or monthly budget would not cover it (the message
 	// says which, and the sums). A workflow's own budget is another

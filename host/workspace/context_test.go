@@ -389,7 +389,7 @@ func TestEntityCache(t *testing.T) {
 					t.Fatal(err)
 				}
 				read, err := svc.Settings(ctx, e.alice, e.wsA)
-				want := workspace.Settings{EntityCacheEnabled: c.wantCalls == 1, EntityCacheSource: c.source, EntityCacheDefault: c.def, SearchLanguages: []string{}}
+				want := workspace.Settings{EntityCacheEnabled: c.wantCalls == 1, EntityCacheSource: c.source, EntityCacheDefault: c.def, SearchLanguages: []string{}, MCPExternalTools: true}
 				if err != nil || !reflect.DeepEqual(read, want) || !reflect.DeepEqual(got, want) {
 					t.Fatalf("settings %+v (set: %+v) %v, want %+v", read, got, err, want)
 				}

@@ -24,6 +24,11 @@ type SettingsStore interface {
 	// SetWorkspaceLanguages sets them; it refuses a language the search
 	// does not analyse.
 	SetWorkspaceLanguages(ctx context.Context, p tenancy.Principal, workspaceID string, langs []string) error
+	// WorkspaceMCPExternalTools says whether the workspace's MCP endpoint
+	// offers its external MCP servers' tools.
+	WorkspaceMCPExternalTools(ctx context.Context, p tenancy.Principal, workspaceID string) (bool, error)
+	// SetWorkspaceMCPExternalTools sets it (managers and the tenant's admin).
+	SetWorkspaceMCPExternalTools(ctx context.Context, p tenancy.Principal, workspaceID string, offered bool) error
 }
 
 // ErrNoSettings: the service was built without a settings store.
@@ -55,6 +60,10 @@ type Settings struct {
 	// SearchLanguages are the languages the workspace's searches are
 	// analysed as (empty: every analysed language).
 	SearchLanguages []string `json:"searchLanguages"`
+	// MCPExternalTools says whether the workspace's MCP endpoint offers
+	// the tools of its external MCP servers beside its own (its agent
+	// runs have them either way); true unless a manager left them out.
+	MCPExternalTools bool `json:"mcpExternalTools"`
 }
 
 // SettingsUpdate changes a workspace's settings. EntityCacheEnabled nil
@@ -64,6 +73,9 @@ type SettingsUpdate struct {
 	// SearchLanguages replaces the workspace's search languages; nil
 	// (absent) leaves them as they are, empty means every language.
 	SearchLanguages *[]string `json:"searchLanguages"`
+	// MCPExternalTools sets whether the MCP endpoint offers the external
+	// MCP servers' tools; nil (absent) leaves it as it is.
+	MCPExternalTools *bool `json:"mcpExternalTools"`
 }
 
 func (s *Service) settingsStore() (SettingsStore, error) {
@@ -113,6 +125,9 @@ func (s *Service) Settings(ctx context.Context, p tenancy.Principal, workspaceID
 	if out.SearchLanguages == nil {
 		out.SearchLanguages = []string{}
 	}
+	if out.MCPExternalTools, err = st.WorkspaceMCPExternalTools(ctx, p, workspaceID); err != nil {
+		return Settings{}, err
+	}
 	return out, nil
 }
 
@@ -126,6 +141,11 @@ func (s *Service) SetSettings(ctx context.Context, p tenancy.Principal, workspac
 	}
 	if u.SearchLanguages != nil {
 		if err := st.SetWorkspaceLanguages(ctx, p, workspaceID, *u.SearchLanguages); err != nil {
+			return Settings{}, err
+		}
+	}
+	if u.MCPExternalTools != nil {
+		if err := st.SetWorkspaceMCPExternalTools(ctx, p, workspaceID, *u.MCPExternalTools); err != nil {
 			return Settings{}, err
 		}
 	}

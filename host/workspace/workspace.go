@@ -256,6 +256,9 @@ func (s *Service) start(ctx context.Context, p tenancy.Principal, workspaceID st
 	}
 	req.promptID = userMsg.ID
 	s.log(ctx, p, w.ID, workflows.LogInfo, "Workflow processing started", 0)
+	for _, note := range unavailableNotes(set) {
+		s.log(ctx, p, w.ID, workflows.LogWarning, note, 0)
+	}
 	s.launch(ctx, p, w, req, userMsg.Documents, branch.history, set, onEnd)
 	return w, nil
 }
@@ -408,6 +411,32 @@ func (s *Service) Close() {
 
 // Wait waits until no loop runs (tests, graceful shutdown).
 func (s *Service) Wait() { s.wg.Wait() }
+
+// unavailableNotes say which tools of the set cannot be called now and
+// why, one note per reason (a server's tools share theirs), and which a
+// source could not offer at all (a server never reached, a name taken),
+// so that a round's log shows them instead of their silent absence.
+func unavailableNotes(set *tools.Set) []string {
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, t := range set.Tools() {
+		if t.Unavailable == "" {
+			continue
+		}
+		if _, ok := byReason[t.Unavailable]; !ok {
+			reasons = append(reasons, t.Unavailable)
+		}
+		byReason[t.Unavailable] = append(byReason[t.Unavailable], t.Name)
+	}
+	notes := make([]string, 0, len(reasons)+len(set.Problems()))
+	for _, r := range reasons {
+		notes = append(notes, fmt.Sprintf("Tools unavailable in this round: %s (%s)", strings.Join(byReason[r], ", "), r))
+	}
+	for _, e := range set.Problems() {
+		notes = append(notes, "Tools left out of this round: "+e.Error())
+	}
+	return notes
+}
 
 func (s *Service) log(ctx context.Context, p tenancy.Principal, workflowID string, typ workflows.LogType, msg string, progress int) {
 	if _, err := s.wf.AddLog(context.WithoutCancel(ctx), p, workflows.Log{WorkflowID: workflowID, Type: typ, Message: msg,

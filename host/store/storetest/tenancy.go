@@ -317,4 +317,5 @@ func testWorkspaceTools(t *testing.T, open Opener) {
 	}
 	// The workspace's agent settings live beside its tool set.
 	t.Run("EntityCache", func(t *testing.T) { testWorkspaceEntityCache(t, open) })
+	t.Run("MCPExternalTools", func(t *testing.T) { testWorkspaceMCPExternalTools(t, open) })
 }

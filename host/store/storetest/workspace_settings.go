@@ -78,3 +78,51 @@ func testWorkspaceEntityCache(t *testing.T, open Opener) {
 		t.Fatalf("tool set after the setting: %q %v", set, err)
 	}
 }
+
+// testWorkspaceMCPExternalTools: a workspace's MCP endpoint offers its
+// external MCP servers' tools until its manager or the tenant's admin
+// leaves them out; members read the setting, only managers and admins
+// change it, outsiders see no workspace; workspaces are apart.
+func testWorkspaceMCPExternalTools(t *testing.T, open Opener) {
+	ctx := context.Background()
+	w := newWorld(t, open)
+	db := w.env.DB
+	read := func(p tenancy.Principal, ws string, want bool) {
+		t.Helper()
+		got, err := db.WorkspaceMCPExternalTools(ctx, p, ws)
+		if err != nil || got != want {
+			t.Fatalf("read by %s: %v %v, want %v", p.UserID, got, err, want)
+		}
+	}
+	read(w.alice, w.wsA.ID, true)
+	for _, c := range []struct {
+		name string
+		p    tenancy.Principal
+		ws   string
+		want error
+	}{
+		{"a member", w.alice, w.wsA.ID, tenancy.ErrForbidden},
+		{"a viewer", w.victor, w.wsA.ID, tenancy.ErrForbidden},
+		{"another workspace's manager", w.carol, w.wsA.ID, tenancy.ErrNotFound},
+		{"another tenant's admin", w.daveAdmin, w.wsA.ID, tenancy.ErrNotFound},
+		{"an unknown workspace", w.admin, "no-such-workspace", tenancy.ErrNotFound},
+	} {
+		if err := db.SetWorkspaceMCPExternalTools(ctx, c.p, c.ws, false); !errors.Is(err, c.want) {
+			t.Errorf("set by %s: %v, want %v", c.name, err, c.want)
+		}
+	}
+	read(w.alice, w.wsA.ID, true)
+	if _, err := db.WorkspaceMCPExternalTools(ctx, w.dave, w.wsA.ID); !errors.Is(err, tenancy.ErrNotFound) {
+		t.Errorf("read by an outsider: %v", err)
+	}
+	if err := db.SetWorkspaceMCPExternalTools(ctx, w.admin, w.wsA.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	read(w.alice, w.wsA.ID, false)
+	read(w.victor, w.wsA.ID, false)
+	read(w.carol, w.wsB.ID, true)
+	if err := db.SetWorkspaceMCPExternalTools(ctx, w.admin, w.wsA.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	read(w.alice, w.wsA.ID, true)
+}

@@ -46,12 +46,19 @@ function Workspaces({ api, session, go }) {
     })}</tbody></table>`}<//>`;
 }
 
+// availability is a tool's state in a set: an MCP server's tool whose
+// server is down stays listed, with why and since when.
+const availability = (t) => (t.unavailable
+  ? 'no: ' + t.unavailable + (t.unavailableSince ? ' (since ' + new Date(t.unavailableSince).toLocaleString() + ')' : '')
+  : 'yes');
+
 function ToolSet({ api, w }) {
   const tools = useLoad(api, '/workspaces/' + encodeURIComponent(w.id) + '/tools');
   return html`<section aria-labelledby=${'ts-' + w.id}><h3 id=${'ts-' + w.id}>${w.name}</h3>
     <${Loaded} state=${tools}>${(list) => html`<table class="list" data-toolset=${w.name}>
-      <thead><tr><th scope="col">Tool</th><th scope="col">Plugin</th><th scope="col">Read-only</th></tr></thead>
-      <tbody>${list.map((t) => html`<tr><th scope="row">${t.name}</th><td>${t.plugin || '—'}</td><td>${t.readOnly ? 'yes' : 'no'}</td></tr>`)}</tbody>
+      <thead><tr><th scope="col">Tool</th><th scope="col">Plugin</th><th scope="col">Read-only</th><th scope="col">Available</th></tr></thead>
+      <tbody>${list.map((t) => html`<tr data-unavailable=${t.unavailable ? 'true' : null}><th scope="row">${t.name}</th><td>${t.plugin || '—'}</td>
+        <td>${t.readOnly ? 'yes' : 'no'}</td><td>${availability(t)}</td></tr>`)}</tbody>
     </table>`}<//></section>`;
 }
 

@@ -88,6 +88,12 @@ try {
     const api = await (await fetch(base + '/api/v1/workspaces/' + env('UI_WORKSPACE') + '/tools', { headers: { Authorization: 'Bearer ' + token } })).json();
     assert.equal(await v.locator('table[data-toolset] tbody tr').count(), api.length, 'one row a tool of the set');
     await v.locator('table[data-toolset] tr', { hasText: api[0].name }).locator('td', { hasText: api[0].plugin }).first().waitFor();
+    // A tool whose MCP server is down stays listed, unavailable with why.
+    const down = api.find((t) => t.name === env('UI_DOWN_TOOL'));
+    assert.ok(down && down.unavailable, 'the API lists ' + env('UI_DOWN_TOOL') + ' as unavailable');
+    const row = v.locator('table[data-toolset] tr[data-unavailable="true"]', { hasText: down.name });
+    await row.locator('td', { hasText: 'no: ' + down.unavailable }).waitFor();
+    assert.equal(await v.locator('table[data-toolset] tr[data-unavailable="true"]').count(), api.filter((t) => t.unavailable).length);
   });
   await view('plugins', 'Plugins', async (v) => {
     await v.locator('table[data-table="plugins"] tbody tr').first().waitFor();
@@ -127,15 +133,16 @@ try {
     assert.equal(await rows.count(), 50);
     await rows.first().locator('td', { hasText: 'ada@acme.example (token)' }).waitFor();
     await v.getByRole('button', { name: 'Next page' }).click();
-    await v.locator('table[data-table="audit"] th', { hasText: 'mcp_server.added' }).waitFor();
+    await v.locator('table[data-table="audit"] th', { hasText: 'mcp_server.added' }).first().waitFor();
     assert.ok(await rows.count() < 50, 'the second page holds the rest');
     assert.ok(await v.getByRole('button', { name: 'Next page' }).isDisabled());
     await v.getByRole('button', { name: 'Previous page' }).click();
     await rows.nth(49).waitFor();
     await v.getByLabel('Action').fill('mcp_server.added');
     await v.getByRole('button', { name: 'Search' }).click();
-    await v.locator('table[data-table="audit"] tbody tr').nth(1).waitFor({ state: 'detached' });
-    await v.locator('table[data-table="audit"] th', { hasText: 'mcp_server.added' }).waitFor();
+    // The two servers added (the test's and the Go test's, whose server died).
+    await v.locator('table[data-table="audit"] tbody tr').nth(2).waitFor({ state: 'detached' });
+    assert.deepEqual(await v.locator('table[data-table="audit"] tbody th').allTextContents(), ['mcp_server.added', 'mcp_server.added']);
     await v.getByLabel('Action').fill('no.such.action');
     await v.getByRole('button', { name: 'Search' }).click();
     await v.locator('table[data-table="audit"] tbody tr').first().waitFor({ state: 'detached' });
