@@ -73,7 +73,7 @@ func (s *Service) Work(ctx context.Context, jobID string, attempt, maxAttempts i
 	}
 	req := workspace.StartRequest{Prompt: prompt(j), WorkflowID: j.WorkflowID}
 	if j.MaxCost != nil {
-		req.MaxCostCHF = j.MaxCost.CHF()
+		req.MaxCostCHF = *j.MaxCost
 	}
 	follow, stopFollowing := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopFollowing()

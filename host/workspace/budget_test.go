@@ -124,8 +124,8 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 	if err := db.SQL().QueryRowContext(ctx, `SELECT COALESCE(SUM(cost_nchf), 0) / 1000000000.0 FROM usage_records WHERE workflow_id = ?`, w.ID).Scan(&recorded); err != nil {
 		t.Fatal(err)
 	}
-	if recorded < budget || abs(w.Stats.CostCHF-recorded) > 1e-9 {
-		t.Fatalf("workflow cost %g, usage records %g (budget %g)", w.Stats.CostCHF, recorded, budget)
+	if recorded < budget || abs(w.Stats.CostCHF.CHF()-recorded) > 1e-9 {
+		t.Fatalf("workflow cost %s, usage records %g (budget %g)", w.Stats.CostCHF, recorded, budget)
 	}
 	answer := lastAnswer(t, wf, p, w.ID)
 	if want := fmt.Sprintf("The cost budget of CHF %.2f is spent (CHF %.4f,", budget, recorded); !strings.HasPrefix(answer, want) {

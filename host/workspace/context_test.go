@@ -311,8 +311,8 @@ func TestEntityCache(t *testing.T) {
 			t.Fatalf("entity calls billed: %d, CHF %f", n, cost)
 		}
 		_, agentCost := e.usage(t, w.ID, "agent")
-		if w.Stats.CostCHF < agentCost+cost-1e-9 {
-			t.Fatalf("workflow cost %f does not count the entity call (agent %f + entities %f)", w.Stats.CostCHF, agentCost, cost)
+		if w.Stats.CostCHF.CHF() < agentCost+cost-1e-9 {
+			t.Fatalf("workflow cost %s does not count the entity call (agent %f + entities %f)", w.Stats.CostCHF, agentCost, cost)
 		}
 		mem, err := e.db.Memories(context.Background(), e.alice, w.ID, "", 100)
 		if err != nil {

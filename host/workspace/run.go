@@ -10,7 +10,6 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
-	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
@@ -149,8 +148,8 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 		WorkflowID: w.ID, Purpose: "agent"})
 	// Host capabilities of the tools act for this user in this workflow.
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: w.WorkspaceID, WorkflowID: w.ID})
-	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound,
-		MaxCost: money.FromCHF(req.MaxCostCHF), Continues: req.continues}
+	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, Spent: w.Stats.CostCHF, Round: w.CurrentRound,
+		MaxCost: req.MaxCostCHF, Continues: req.continues}
 	in.Resume, in.Gate = req.resume, s.gate(ctx, p, w.WorkspaceID)
 	in.Instructions = s.preferences(ctx, p).CustomInstructions
 	if r.waited && in.Gate != nil {
@@ -166,7 +165,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	res := s.agent.Run(ctx, in, set, sink)
 
 	now := time.Now()
-	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,
+	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.Cost,
 		ProcessingTime: now.Sub(start).Seconds(), BytesSent: traffic.Sent(), BytesReceived: traffic.Received()}
 	if r.stamped && (errors.Is(context.Cause(ctx), errTakenOver) || !s.stillMine(bg, w.ID)) {
 		s.logger.Warn("workspace: another host took this round over while this one could not reach the database; its end is that host's to record",

@@ -20,6 +20,7 @@ import (
 	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -44,8 +45,9 @@ type StartRequest struct {
 	// (provider/model, one the workspace allows); empty keeps its choice.
 	Model string `json:"model,omitempty"`
 	// MaxCostCHF is the round's own budget (the lower of it and the
-	// host's applies); 0 leaves the host's.
-	MaxCostCHF float64 `json:"maxCostCHF,omitempty"`
+	// host's applies); 0 leaves the host's. On the wire it is a number of
+	// francs, as it was when it was a float.
+	MaxCostCHF money.Amount `json:"maxCostCHF,omitempty"`
 	// continues is the traceparent of the trace a taken-over round
 	// continues (agent.Input.Continues).
 	continues string
