@@ -204,7 +204,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	model, meter, err := openModels(ctx, modelCfg, prices, cfg.Billing.Budget, db, logger)
+	model, meter, err := OpenModels(ctx, modelCfg, prices, cfg.Billing.Budget, db, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -281,18 +281,10 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	reader *knowledge.Reader, blobs files.Blobs, meter *billing.Meter, auditLog *audit.Log, signInCfg signin.Config) error {
 	cfg, logger, db, host, model, tel, queue := s.cfg, s.logger, s.db, s.host, s.model, s.tel, s.queue
 	fileSvc := files.NewService(db, blobs, cfg.MaxUpload).WithIndexer(indexing.NewJobIndexer(queue), logger)
-	// Events appended by other hosts sharing PostgreSQL (a stop among them)
-	// are announced by LISTEN/NOTIFY within milliseconds; the broker's
-	// periodic read of the heads delivers those whose announcement was lost
-	// (the listening connection dropped) within its interval.
-	brokerCfg := workflows.BrokerConfig{Logger: logger, Announcer: db}
-	if db.Dialect() == store.Postgres {
-		brokerCfg.Interval = 250 * time.Millisecond
-	}
-	s.broker = workflows.NewBroker(db, brokerCfg)
-	// A round's writes wait out a database restart instead of losing
-	// events or its end (host/workflows/retry.go).
-	wfSvc := workflows.NewService(db, s.broker, logger).WithRetry(store.IsUnavailable)
+	// Other hosts' events reach this one's followers through the broker
+	// (NewWorkflows says how).
+	var wfSvc *workflows.Service
+	wfSvc, s.broker = NewWorkflows(db, logger)
 	// The capabilities that reach files and models, bound before anything
 	// calls them (Run starts the queue and the warm-up).
 	*s.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
