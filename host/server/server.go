@@ -46,6 +46,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/scim"
 	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/store"
@@ -54,7 +55,6 @@ import (
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/webui"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Server is one agenthost process's services, built by New.
@@ -78,7 +78,7 @@ type Server struct {
 	queue  *jobs.Queue
 	kinds  *jobs.Registry
 	model  *llm.Client
-	runner *workspace.Service
+	runner *rounds.Service
 	// background and dataSources work the runjob and syncjob queues; the
 	// job kinds are registered (before the queue exists) with getters of
 	// these fields, which New sets before it returns and Run checks.
@@ -300,7 +300,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 			Results: resultKeeper{s.caps.Files},
 		}, logger)
 	} else {
-		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
+		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", rounds.ErrNoModel.Error())
 	}
 	// Every tool call an agent or the API makes is a transaction.
 	// Legacy actions' results are mapped and their documents stored as the
@@ -317,7 +317,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	}
 	s.serveClosers = append(s.serveClosers, func() { mcpAdmin.Manager.Close() })
 	registry.WithSources(mcpAdmin.Manager)
-	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
+	runner := rounds.New(wfSvc, fileSvc, ag, registry, db, rounds.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
 	s.runner = runner
 	// Calls with external side effects wait for a person where the
 	// workspace's policy says ask (the default), for at most the TTL.
@@ -387,7 +387,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	// results, so it is opt-in: the variable is the host's default, and a
 	// workspace may turn it on or off for itself (PUT /workspaces/:ws/settings,
 	// kept by the store, which the runner reaches as its tool sets).
-	runner.WithKnowledge(workspace.Knowledge{Builder: knowledge.NewContextBuilder(searcher, db, knowledge.ContextConfig{}, logger),
+	runner.WithKnowledge(rounds.Knowledge{Builder: knowledge.NewContextBuilder(searcher, db, knowledge.ContextConfig{}, logger),
 		Memory: db, EntityCache: s.env.entityCache, Model: model})
 	containers := indexing.NewContainers(db, ingester)
 	*s.caps.Knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,

@@ -3,7 +3,7 @@
 // background, every step persisted as an event that clients stream, and the
 // round ends in a state of the workflow state machine (completed, stopped,
 // failed; package workflows).
-package workspace
+package rounds
 
 import (
 	"context"
@@ -154,7 +154,7 @@ func (s *Service) Run(ctx context.Context, p tenancy.Principal, workspaceID stri
 	case res = <-done:
 	case <-ctx.Done():
 		if _, err := s.Stop(context.WithoutCancel(ctx), p, w.ID); err != nil {
-			s.logger.Warn("workspace: stopping a round whose caller gave up", "workflow", w.ID, "err", err)
+			s.logger.Warn("rounds: stopping a round whose caller gave up", "workflow", w.ID, "err", err)
 		}
 		res = <-done
 	}
@@ -299,7 +299,7 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 			host = s.hosts.HostID()
 		}
 		if err := s.hosts.SetRoundHost(runCtx, w.ID, host); err != nil {
-			s.logger.Warn("workspace: stamping the round's host", "workflow", w.ID, "err", err)
+			s.logger.Warn("rounds: stamping the round's host", "workflow", w.ID, "err", err)
 		}
 	}
 	s.mu.Lock()
@@ -356,7 +356,7 @@ func (s *Service) RecoverInterrupted(ctx context.Context, orphans Orphans, befor
 			continue
 		}
 		if _, err := s.wf.Fail(ctx, s.owner(ctx, w), w.ID, "interrupted: the host running this round stopped; send the request again to resume"); err != nil {
-			s.logger.Warn("workspace: failing an interrupted round", "workflow", w.ID, "err", err)
+			s.logger.Warn("rounds: failing an interrupted round", "workflow", w.ID, "err", err)
 			continue
 		}
 		n++
@@ -367,7 +367,7 @@ func (s *Service) RecoverInterrupted(ctx context.Context, orphans Orphans, befor
 // failEarly ends a round that could not begin.
 func (s *Service) failEarly(ctx context.Context, p tenancy.Principal, w workflows.Workflow, cause error) (workflows.Workflow, error) {
 	if _, err := s.wf.Fail(context.WithoutCancel(ctx), p, w.ID, cause.Error()); err != nil {
-		s.logger.Error("workspace: failing a workflow", "workflow", w.ID, "err", err)
+		s.logger.Error("rounds: failing a workflow", "workflow", w.ID, "err", err)
 	}
 	return workflows.Workflow{}, cause
 }
@@ -417,7 +417,7 @@ func (s *Service) log(ctx context.Context, p tenancy.Principal, workflowID strin
 		if errors.Is(err, tenancy.ErrNotFound) {
 			return // the workflow was deleted while its round ran
 		}
-		s.logger.Warn("workspace: log", "workflow", workflowID, "err", err)
+		s.logger.Warn("rounds: log", "workflow", workflowID, "err", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package workspace_test
+package rounds_test
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -66,10 +66,10 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 	mc := &llm.Capabilities{Client: client, Workflows: wf, MaxWorkflowCost: money.FromCHF(budget)}
 	h := wasmtest.HostWith(t, []wasm.Capability{fc.Wasm(), mc.ModelCapability(), kc.Wasm()}, "analysis")
 	toolReg := tools.NewRegistry(h, map[string][]string{"core": {"analyzeContent"}})
-	svc := workspace.New(wf, fileSvc, agent.New(client, agent.Config{MaxCost: money.FromCHF(budget)}, nil), toolReg, db, workspace.Config{}, nil)
+	svc := rounds.New(wf, fileSvc, agent.New(client, agent.Config{MaxCost: money.FromCHF(budget)}, nil), toolReg, db, rounds.Config{}, nil)
 	defer svc.Close()
 
-	w, err := svc.Start(ctx, p, ws, workspace.StartRequest{Prompt: "Which invoices are over CHF 150?"})
+	w, err := svc.Start(ctx, p, ws, rounds.StartRequest{Prompt: "Which invoices are over CHF 150?"})
 	if err != nil {
 		t.Fatal(err)
 	}
