@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -25,7 +26,7 @@ import (
 // workflow's memory; and, opted in, the entity cache extracts facts after
 // each round with tool results.
 type Knowledge struct {
-	Builder *knowledge.ContextBuilder
+	Builder *agentcontext.ContextBuilder
 	// Memory keeps tool results and entities (the workflow layer); nil
 	// keeps nothing.
 	Memory knowledge.MemoryStore
@@ -67,7 +68,7 @@ type roundKnowledge struct {
 	prompt string
 
 	mu        sync.Mutex
-	retrieval *knowledge.Retrieval
+	retrieval *agentcontext.Retrieval
 	thisRun   map[string]bool // memory keys of this run's tool results
 	pending   []string        // tool results the entity cache has not seen
 	warned    bool
@@ -129,7 +130,7 @@ func (rk *roundKnowledge) RoundContext(ctx context.Context, req agent.ContextReq
 	retrieval := rk.retrieval
 	rk.mu.Unlock()
 
-	ac := rk.k.Builder.Build(ctx, knowledge.ContextRequest{Principal: rk.p, WorkspaceID: rk.w.WorkspaceID, WorkflowID: rk.w.ID,
+	ac := rk.k.Builder.Build(ctx, agentcontext.ContextRequest{Principal: rk.p, WorkspaceID: rk.w.WorkspaceID, WorkflowID: rk.w.ID,
 		Prompt: rk.prompt, Summary: req.Summary, Model: req.Model, Budget: req.Budget, Retrieval: retrieval, SkipTools: skip})
 	// A stopped run's searches fail for the stop, not for the store.
 	if ac.Degraded != nil && ctx.Err() == nil {

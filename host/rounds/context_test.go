@@ -14,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/rounds"
@@ -112,8 +113,8 @@ func (e *kenv) service(k rounds.Knowledge) *rounds.Service {
 	return svc.WithKnowledge(k)
 }
 
-func (e *kenv) builder(cfg knowledge.ContextConfig) *knowledge.ContextBuilder {
-	return knowledge.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, cfg, nil)
+func (e *kenv) builder(cfg agentcontext.ContextConfig) *agentcontext.ContextBuilder {
+	return agentcontext.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, cfg, nil)
 }
 
 // run starts a round and waits for its end.
@@ -183,7 +184,7 @@ const policy = "# Travel policy\n\nEmployees travel by train where they can.\n\n
 func TestRoundContextFromDocuments(t *testing.T) {
 	e := newKEnv(t, citingModel)
 	doc := e.upload(t, e.alice, e.wsA, "travel-policy.md", policy)
-	svc := e.service(rounds.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db})
+	svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db})
 	defer svc.Close()
 
 	w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "How much is a hotel night in Zurich reimbursed?"})
@@ -227,7 +228,7 @@ func TestRoundContextScope(t *testing.T) {
 	if _, err := e.files.Update(context.Background(), e.admin, handbook.ID, files.Update{Shared: &shared}); err != nil {
 		t.Fatal(err)
 	}
-	b := e.builder(knowledge.ContextConfig{})
+	b := e.builder(agentcontext.ContextConfig{})
 	const prompt = "How much is a hotel night reimbursed?"
 	// The query does find alice's file for alice: what follows can fail.
 	if r := b.Retrieve(context.Background(), e.alice, e.wsA, prompt); r.Err != nil || !strings.Contains(names(r.Instance), "salaries.md") {
@@ -300,7 +301,7 @@ func (e *kenv) usage(t *testing.T, workflowID, purpose string) (int, float64) {
 func TestEntityCache(t *testing.T) {
 	t.Run("on", func(t *testing.T) {
 		e := newKEnv(t, entityModel("```json\n{\"company\": \"Acme AG\", \"revenueQ4\": \"12.5M CHF\", \"nested\": {\"x\": 1}, \"employees\": 42}\n```"))
-		svc := e.service(rounds.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, EntityCache: true, Model: e.model})
+		svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, EntityCache: true, Model: e.model})
 		defer svc.Close()
 		w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "What does the company earn?"})
 		if got := e.answer(t, e.alice, w.ID); got != "The company is Acme AG." {
@@ -349,7 +350,7 @@ func TestEntityCache(t *testing.T) {
 	})
 	t.Run("malformed reply ignored", func(t *testing.T) {
 		e := newKEnv(t, entityModel("Sure! The company is Acme."))
-		svc := e.service(rounds.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, EntityCache: true, Model: e.model})
+		svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, EntityCache: true, Model: e.model})
 		defer svc.Close()
 		w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "What does the company earn?"})
 		if w.Status != workflows.StatusCompleted || e.answer(t, e.alice, w.ID) != "No company known." {
@@ -378,7 +379,7 @@ func TestEntityCache(t *testing.T) {
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				e := newKEnv(t, entityModel(`{"company": "Acme AG"}`))
-				svc := e.service(rounds.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, EntityCache: c.def, Model: e.model})
+				svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, EntityCache: c.def, Model: e.model})
 				defer svc.Close()
 				ctx := context.Background()
 				if _, err := svc.SetSettings(ctx, e.admin, e.wsA, rounds.SettingsUpdate{EntityCacheEnabled: ptr(!c.def)}); err != nil {
@@ -406,7 +407,7 @@ func TestEntityCache(t *testing.T) {
 		}
 		t.Run("refusals", func(t *testing.T) {
 			e := newKEnv(t, entityModel(`{}`))
-			svc := e.service(rounds.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, Model: e.model})
+			svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, Model: e.model})
 			defer svc.Close()
 			ctx := context.Background()
 			if _, err := svc.SetSettings(ctx, e.alice, e.wsA, rounds.SettingsUpdate{EntityCacheEnabled: ptr(true)}); !errors.Is(err, tenancy.ErrForbidden) {
@@ -417,7 +418,7 @@ func TestEntityCache(t *testing.T) {
 			}
 			// Without a model for it, the setting is kept but the cache
 			// stays off, and Settings says why.
-			noModel := e.service(rounds.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db})
+			noModel := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db})
 			defer noModel.Close()
 			got, err := noModel.SetSettings(ctx, e.carol, e.wsB, rounds.SettingsUpdate{EntityCacheEnabled: ptr(true)})
 			if err != nil || got.EntityCacheEnabled || got.EntityCacheSource != rounds.SettingUnavailable {
@@ -427,7 +428,7 @@ func TestEntityCache(t *testing.T) {
 	})
 	t.Run("off by default", func(t *testing.T) {
 		e := newKEnv(t, entityModel(`{"company": "Acme AG"}`))
-		svc := e.service(rounds.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, Model: e.model})
+		svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, Model: e.model})
 		defer svc.Close()
 		w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "What does the company earn?"})
 		if got := e.answer(t, e.alice, w.ID); got != "No company known." {
@@ -451,10 +452,10 @@ func TestEntityCache(t *testing.T) {
 func TestDegradedMode(t *testing.T) {
 	cases := []struct {
 		name    string
-		builder func(t *testing.T, e *kenv) *knowledge.ContextBuilder
+		builder func(t *testing.T, e *kenv) *agentcontext.ContextBuilder
 		cause   string
 	}{
-		{"closed database", func(t *testing.T, e *kenv) *knowledge.ContextBuilder {
+		{"closed database", func(t *testing.T, e *kenv) *agentcontext.ContextBuilder {
 			dir := t.TempDir()
 			kdb, err := store.Open(context.Background(), store.Config{Dir: dir})
 			if err != nil {
@@ -464,10 +465,10 @@ func TestDegradedMode(t *testing.T) {
 				t.Fatal(err)
 			}
 			kdb.Close()
-			return knowledge.NewContextBuilder(knowledge.NewSearcher(kdb, nil, nil), kdb, knowledge.ContextConfig{}, nil)
+			return agentcontext.NewContextBuilder(knowledge.NewSearcher(kdb, nil, nil), kdb, agentcontext.ContextConfig{}, nil)
 		}, "closed"},
-		{"deadline", func(t *testing.T, e *kenv) *knowledge.ContextBuilder {
-			return knowledge.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, knowledge.ContextConfig{SearchTimeout: time.Nanosecond}, nil)
+		{"deadline", func(t *testing.T, e *kenv) *agentcontext.ContextBuilder {
+			return agentcontext.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, agentcontext.ContextConfig{SearchTimeout: time.Nanosecond}, nil)
 		}, "deadline exceeded"},
 	}
 	for _, c := range cases {

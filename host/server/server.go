@@ -43,6 +43,7 @@ import (
 	"github.com/agenthost/agenthost/host/installed"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/passkey"
@@ -387,7 +388,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	// results, so it is opt-in: the variable is the host's default, and a
 	// workspace may turn it on or off for itself (PUT /workspaces/:ws/settings,
 	// kept by the store, which the runner reaches as its tool sets).
-	runner.WithKnowledge(rounds.Knowledge{Builder: knowledge.NewContextBuilder(searcher, db, knowledge.ContextConfig{}, logger),
+	runner.WithKnowledge(rounds.Knowledge{Builder: agentcontext.NewContextBuilder(searcher, db, agentcontext.ContextConfig{}, logger),
 		Memory: db, EntityCache: s.env.entityCache, Model: model})
 	containers := indexing.NewContainers(db, ingester)
 	*s.caps.Knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,
