@@ -28,7 +28,7 @@ type Config struct {
 	// MaxRounds bounds the model calls of one run [25].
 	MaxRounds int
 	// MaxCost is the workflow's budget; 0 means none. Cost spent before
-	// this run (Input.SpentCHF) counts.
+	// this run (Input.Spent) counts.
 	MaxCost money.Amount
 	// Operation selects the model chain [llm.OpAgent].
 	Operation llm.Operation
@@ -169,11 +169,11 @@ type Input struct {
 	// summary, fitted to the room the conversation leaves); the loop then
 	// leaves the summary to it rather than sending its own message.
 	ContextSource ContextSource
-	// SpentCHF is what the workflow has cost before this run. The run
+	// Spent is what the workflow has cost before this run. The run
 	// carries its tally on in the context of everything it calls
 	// (llm.WithRunCost); tools whose model calls add to it count toward
 	// the budget at once.
-	SpentCHF float64
+	Spent money.Amount
 	// MaxCost, when positive, is this run's own budget (a background
 	// job's); the lower of it and Config.MaxCost applies.
 	MaxCost money.Amount
@@ -216,16 +216,13 @@ type Result struct {
 	Answer    string
 	Rounds    int
 	ToolCalls int
-	// CostCHF is what the loop's own model calls cost (the workflow's
-	// statistics receive it when the run ends); the model calls of its
-	// tools are recorded as they happen and are not in it.
-	CostCHF float64
-	// Cost is CostCHF exactly (the events carry it).
+	// Cost is what the loop's own model calls cost (the workflow's
+	// statistics receive it when the run ends, the events carry it); the
+	// model calls of its tools are recorded as they happen and are not in it.
 	Cost money.Amount
-	// SpentCHF is the workflow's spending when the run ended, the figure
-	// its budget was judged by: Input.SpentCHF, CostCHF and the tools'
-	// model calls.
-	SpentCHF         float64
+	// Spent is the workflow's spending when the run ended, the figure its
+	// budget was judged by: Input.Spent, Cost and the tools' model calls.
+	Spent            money.Amount
 	PromptTokens     int
 	CompletionTokens int
 	// Model is the model that answered the run's last model call (another

@@ -229,7 +229,7 @@ func TestMaxRoundsEndsWithSummary(t *testing.T) {
 func TestBudgetEndsWithSummary(t *testing.T) {
 	// Each call: ~1,000 prompt tokens at CHF 200 per 1M = CHF 0.2.
 	e := newEnv(t, llm.ModelConfig{InputCHFPer1M: 200, OutputCHFPer1M: 200}, llmtest.WithDefault(alwaysLookup(1000)))
-	res := agent.New(e.model, agent.Config{MaxCost: money.FromCHF(0.5)}, nil).Run(context.Background(), agent.Input{Prompt: "spend", SpentCHF: 0.1}, e.tools, nil)
+	res := agent.New(e.model, agent.Config{MaxCost: money.FromCHF(0.5)}, nil).Run(context.Background(), agent.Input{Prompt: "spend", Spent: money.FromCHF(0.1)}, e.tools, nil)
 	if res.Outcome != agent.BudgetExceeded || !strings.Contains(res.Answer, "budget of CHF 0.50") || !strings.Contains(res.Answer, "lookup") {
 		t.Fatalf("result: %+v", res)
 	}

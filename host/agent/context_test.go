@@ -75,8 +75,8 @@ func TestContextSource(t *testing.T) {
 		t.Fatalf("summaries given to the source: %q, %q", src.reqs[0].Summary, src.reqs[4].Summary)
 	}
 	// Four rounds paid CHF 0.01 each (round 3 failed); the scripted model is free.
-	if res.CostCHF < 0.0399 || res.CostCHF > 0.0401 {
-		t.Fatalf("cost %f, want the source's 0.04", res.CostCHF)
+	if res.Cost != 4*money.Rappen {
+		t.Fatalf("cost %s, want the source's 0.04", res.Cost)
 	}
 	round := 0
 	for _, r := range e.srv.ChatRequests() {

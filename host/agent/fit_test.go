@@ -250,7 +250,7 @@ func TestFallbackModelShown(t *testing.T) {
 	base := newEnv(t, llm.ModelConfig{})
 	rec := &recorder{}
 	res := agent.New(client, agent.Config{}, nil).Run(context.Background(), agent.Input{Prompt: "hi", Round: 1}, base.tools, rec.sink)
-	if res.Outcome != agent.Completed || res.Answer != "from the backup" || res.Model != "backup" || res.CostCHF <= 0 {
+	if res.Outcome != agent.Completed || res.Answer != "from the backup" || res.Model != "backup" || res.Cost <= 0 {
 		t.Fatalf("result: %+v", res)
 	}
 	if got := models(srv.ChatRequests()); !slices.Equal(got, []string{"primary", "primary", "backup"}) {

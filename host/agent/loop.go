@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
-	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -52,7 +51,7 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	if sink == nil {
 		sink = func(context.Context, Event) {}
 	}
-	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.SpentCHF),
+	r := &run{a: a, cfg: a.cfg, in: in, tools: ts, sink: sink, summary: in.Summary, cost: llm.NewRunCost(in.Spent),
 		fitted: map[string]bool{}}
 	if in.Gate != nil {
 		r.cfg.Gate = in.Gate
@@ -77,7 +76,7 @@ func (a *Agent) Run(ctx context.Context, in Input, ts Tools, sink Sink) Result {
 	}
 	r.res = r.loop(ctx)
 	r.res.Summary = r.summary
-	r.res.SpentCHF = r.cost.Spent()
+	r.res.Spent = r.cost.Spent()
 	r.res.Duration = time.Since(start)
 	endRun(r.res)
 	r.emit(ctx, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: string(r.res.Outcome), Rounds: r.res.Rounds,
@@ -245,22 +244,21 @@ func (r *run) chat(ctx context.Context, req llm.ChatRequest, stream bool) (llm.C
 
 func (r *run) account(u llm.Usage) {
 	r.res.Cost += u.Cost
-	r.res.CostCHF = r.res.Cost.CHF()
 	r.res.PromptTokens += u.PromptTokens
 	r.res.CompletionTokens += u.CompletionTokens
-	r.cost.Add(u.Cost.CHF())
+	r.cost.Add(u.Cost)
 }
 
 // overBudget reports whether the workflow's spending, its tools' model
 // calls included, reached the budget.
 func (r *run) overBudget() bool {
-	return r.cfg.MaxCost > 0 && money.FromCHF(r.cost.Spent()) >= r.cfg.MaxCost
+	return r.cfg.MaxCost > 0 && r.cost.Spent() >= r.cfg.MaxCost
 }
 
 // budgetSummary ends a run whose budget is spent.
 func (r *run) budgetSummary() string {
 	return r.progressSummary(fmt.Sprintf("The cost budget of CHF %.2f is spent (CHF %.4f, the tools' model calls included).",
-		r.cfg.MaxCost.CHF(), r.cost.Spent()))
+		r.cfg.MaxCost.CHF(), r.cost.Spent().CHF()))
 }
 
 // promptTokens counts the conversation and tool definitions as the model
@@ -324,7 +322,7 @@ func toolDefs(ts []tools.Tool) []llm.ToolDef {
 func (r *run) progressSummary(why string) string {
 	var b strings.Builder
 	b.WriteString(why)
-	fmt.Fprintf(&b, " Progress after %d round(s), %d tool call(s), CHF %.4f:", r.res.Rounds, r.res.ToolCalls, r.res.CostCHF)
+	fmt.Fprintf(&b, " Progress after %d round(s), %d tool call(s), CHF %.4f:", r.res.Rounds, r.res.ToolCalls, r.res.Cost.CHF())
 	if len(r.log) == 0 {
 		b.WriteString(" no tools were called yet.")
 	}

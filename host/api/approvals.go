@@ -4,12 +4,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/agent"
-	"github.com/agenthost/agenthost/host/workspace"
+	"github.com/agenthost/agenthost/host/rounds"
 )
 
 // handleToolPolicies: GET /workspaces/:ws/tool-policies lists the
 // workspace's tools with their approval policies (any member).
-func handleToolPolicies(ws *workspace.Service) fiber.Handler {
+func handleToolPolicies(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		out, err := ws.ToolPolicies(c.UserContext(), principal(c), c.Params("ws"))
 		if err != nil {
@@ -22,7 +22,7 @@ func handleToolPolicies(ws *workspace.Service) fiber.Handler {
 // handleSetToolPolicy: PUT /workspaces/:ws/tool-policies/:tool with
 // {"policy": "auto"|"ask"|"deny"|""} ("": the default); the workspace's
 // managers and the tenant's admin.
-func handleSetToolPolicy(ws *workspace.Service) fiber.Handler {
+func handleSetToolPolicy(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var body struct {
 			Policy agent.Policy `json:"policy"`
@@ -39,7 +39,7 @@ func handleSetToolPolicy(ws *workspace.Service) fiber.Handler {
 
 // handleApprovals: GET /workflows/:id/approvals lists the workflow's
 // approvals, pending and decided.
-func handleApprovals(ws *workspace.Service) fiber.Handler {
+func handleApprovals(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		out, err := ws.Approvals(c.UserContext(), principal(c), c.Params("id"))
 		if err != nil {
@@ -52,9 +52,9 @@ func handleApprovals(ws *workspace.Service) fiber.Handler {
 // handleDecideApproval: POST /workflows/:id/approvals/:aid with
 // {"approve": bool, "arguments": {...}, "reason": "..."}: the workflow's
 // owner approves (optionally with edited arguments) or denies a call.
-func handleDecideApproval(ws *workspace.Service) fiber.Handler {
+func handleDecideApproval(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		var d workspace.Decision
+		var d rounds.Decision
 		if err := decodeJSON(c, &d); err != nil {
 			return err
 		}

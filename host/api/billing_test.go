@@ -154,7 +154,7 @@ func TestBillingRefusesOverLimit(t *testing.T) {
 	// Reading the workflow says the budget stopped it, and what it cost.
 	var got workflows.Workflow
 	getJSON(t, ts, "/workflows/"+w.ID, &got)
-	if got.Status != workflows.StatusCompleted || got.Outcome != "budgetExceeded" || got.Stats.CostCHF < 0.0025-1e-9 {
+	if got.Status != workflows.StatusCompleted || got.Outcome != "budgetExceeded" || got.Stats.CostCHF < money.FromCHF(0.0025) {
 		t.Fatalf("workflow after its budget stopped it: status %s, outcome %q, cost %v", got.Status, got.Outcome, got.Stats.CostCHF)
 	}
 

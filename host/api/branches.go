@@ -3,8 +3,8 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // handleSelectBranch: PUT /workflows/:id/branch {messageId} shows (and
@@ -25,7 +25,7 @@ func handleSelectBranch(wf *workflows.Service) fiber.Handler {
 
 // handleRegenerate: POST /workflows/:id/messages/:mid/regenerate {model?}
 // answers the prompt (or the answer's prompt) again as a new branch.
-func handleRegenerate(ws *workspace.Service) fiber.Handler {
+func handleRegenerate(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var r struct {
 			Model string `json:"model"`

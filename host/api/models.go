@@ -3,13 +3,13 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/agenthost/agenthost/host/workspace"
+	"github.com/agenthost/agenthost/host/rounds"
 )
 
 // handleWorkspaceModels: GET /workspaces/:ws/models, the agent models the
 // workspace allows (with capabilities and prices) and those configured (any
 // member).
-func handleWorkspaceModels(ws *workspace.Service) fiber.Handler {
+func handleWorkspaceModels(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		m, err := ws.Models(c.UserContext(), principal(c), c.Params("ws"))
 		if err != nil {
@@ -22,7 +22,7 @@ func handleWorkspaceModels(ws *workspace.Service) fiber.Handler {
 // handleSetWorkspaceModels: PUT /workspaces/:ws/models with {"allowed":
 // ["provider/model", …]} (empty: every configured model); the workspace's
 // managers and the tenant's admin.
-func handleSetWorkspaceModels(ws *workspace.Service) fiber.Handler {
+func handleSetWorkspaceModels(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var body struct {
 			Allowed []string `json:"allowed"`
@@ -44,7 +44,7 @@ type conversationModel struct {
 }
 
 // handleConversationModel: GET /workflows/:id/model.
-func handleConversationModel(ws *workspace.Service) fiber.Handler {
+func handleConversationModel(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		m, err := ws.ConversationModel(c.UserContext(), principal(c), c.Params("id"))
 		if err != nil {
@@ -56,7 +56,7 @@ func handleConversationModel(ws *workspace.Service) fiber.Handler {
 
 // handleSetConversationModel: PUT /workflows/:id/model with {"model":
 // "provider/model"} ("" : back to the default); its next round uses it.
-func handleSetConversationModel(ws *workspace.Service) fiber.Handler {
+func handleSetConversationModel(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var body conversationModel
 		if err := decodeJSON(c, &body); err != nil {

@@ -10,8 +10,8 @@ import (
 	"github.com/agenthost/agenthost/host/agenttrace"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // manager adds a manager of workspace A and returns their token.
@@ -78,7 +78,7 @@ func TestModelChoiceAPI(t *testing.T) {
 			if status != 200 {
 				return
 			}
-			var got workspace.WorkspaceModels
+			var got rounds.WorkspaceModels
 			if err := json.Unmarshal(raw, &got); err != nil {
 				t.Fatal(err)
 			}

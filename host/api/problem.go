@@ -11,10 +11,10 @@ import (
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Problem is an RFC 9457 problem document, the shape of every API error.
@@ -69,12 +69,12 @@ var clientErrors = []struct {
 }{
 	{billing.ErrOverLimit, fiber.StatusPaymentRequired, "Spending Limit Reached"},
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
-	{workspace.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
-	{workspace.ErrNoApprovals, fiber.StatusServiceUnavailable, "Approvals Not Configured"},
-	{workspace.ErrHandingOff, fiber.StatusServiceUnavailable, "Host Stopping"},
+	{rounds.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
+	{rounds.ErrNoApprovals, fiber.StatusServiceUnavailable, "Approvals Not Configured"},
+	{rounds.ErrHandingOff, fiber.StatusServiceUnavailable, "Host Stopping"},
 	{llm.ErrNotConfigured, fiber.StatusServiceUnavailable, "No Model Configured"},
 	{llm.ErrInvalidRequest, fiber.StatusBadRequest, "Bad Request"},
-	{workspace.ErrNoSettings, fiber.StatusNotImplemented, "Not Implemented"},
+	{rounds.ErrNoSettings, fiber.StatusNotImplemented, "Not Implemented"},
 	// A workspace whose stored tool set this server does not define: the
 	// operator's to fix (admin tools), never a server fault.
 	{tools.ErrBadSet, fiber.StatusConflict, "Workspace Tool Set Not Configured"},

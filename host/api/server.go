@@ -16,11 +16,11 @@ import (
 
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/webui"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Plugins is what the API needs of the plugin runtime.
@@ -51,7 +51,7 @@ type Deps struct {
 	// Workflows, Workspace, Tools and WorkspaceTools serve workflows, their
 	// event stream and the tools of workspaces.
 	Workflows      *workflows.Service
-	Workspace      *workspace.Service
+	Workspace      *rounds.Service
 	Tools          *tools.Registry
 	WorkspaceTools WorkspaceTools
 	// Knowledge and IndexStates serve search and files' indexing state.

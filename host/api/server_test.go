@@ -29,6 +29,7 @@ import (
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/scim"
 	"github.com/agenthost/agenthost/host/secrets"
 	"github.com/agenthost/agenthost/host/signin"
@@ -40,7 +41,6 @@ import (
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/webui"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // testServer is the whole API on a real listener over the embedded store,
@@ -51,7 +51,7 @@ type testServer struct {
 	app                                  *api.Server
 	base, alice, bob, carol, victor, wsA string
 	model                                *llmtest.Server
-	ws                                   *workspace.Service
+	ws                                   *rounds.Service
 	wf                                   *workflows.Service
 	db                                   *store.DB
 	tel                                  *telemetry.Telemetry
@@ -190,7 +190,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	tel.CollectStore(db, nil, nil)
 	ts.tel = tel
 	o.agent.Observer = tel.Observer()
-	ts.ws = workspace.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, workspace.Config{MaxPromptBytes: 4096}, o.logger).WithModels(client)
+	ts.ws = rounds.New(wf, fileSvc, agent.New(client, o.agent, nil), registry, db, rounds.Config{MaxPromptBytes: 4096}, o.logger).WithModels(client)
 	// Background jobs on a real queue over the same database.
 	if err := jobs.Migrate(ctx, db); err != nil {
 		t.Fatal(err)

@@ -3,12 +3,12 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/agenthost/agenthost/host/workspace"
+	"github.com/agenthost/agenthost/host/rounds"
 )
 
 // handleWorkspaceSettings: GET /workspaces/:ws/settings, the workspace's
 // agent settings as its rounds see them (any member).
-func handleWorkspaceSettings(ws *workspace.Service) fiber.Handler {
+func handleWorkspaceSettings(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		s, err := ws.Settings(c.UserContext(), principal(c), c.Params("ws"))
 		if err != nil {
@@ -21,9 +21,9 @@ func handleWorkspaceSettings(ws *workspace.Service) fiber.Handler {
 // handleSetWorkspaceSettings: PUT /workspaces/:ws/settings with
 // {"entityCacheEnabled": true|false|null} (null: the host's default); the
 // workspace's managers and the tenant's admin.
-func handleSetWorkspaceSettings(ws *workspace.Service) fiber.Handler {
+func handleSetWorkspaceSettings(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		var u workspace.SettingsUpdate
+		var u rounds.SettingsUpdate
 		if err := decodeJSON(c, &u); err != nil {
 			return err
 		}

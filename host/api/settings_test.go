@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // TestWorkspaceSettings: members read a workspace's agent settings, its
@@ -50,7 +50,7 @@ func TestWorkspaceSettings(t *testing.T) {
 		}
 		return "off"
 	}
-	unavailable := workspace.Settings{EntityCacheSource: workspace.SettingUnavailable, SearchLanguages: []string{}, MCPExternalTools: true}
+	unavailable := rounds.Settings{EntityCacheSource: rounds.SettingUnavailable, SearchLanguages: []string{}, MCPExternalTools: true}
 
 	cases := []struct {
 		name, method, token, body string
@@ -84,7 +84,7 @@ func TestWorkspaceSettings(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", status, c.status, raw)
 			}
 			if status == 200 {
-				var got workspace.Settings
+				var got rounds.Settings
 				if err := json.Unmarshal(raw, &got); err != nil || !reflect.DeepEqual(got, unavailable) {
 					t.Fatalf("settings %s (%v), want %+v", raw, err, unavailable)
 				}
@@ -101,7 +101,7 @@ func TestWorkspaceSettings(t *testing.T) {
 		{`{"searchLanguages": []}`, "[]"},
 	} {
 		status, _, raw := do(t, ts.base, call{"PUT", path, mia, "application/json", strings.NewReader(c.body)})
-		var got workspace.Settings
+		var got rounds.Settings
 		if err := json.Unmarshal(raw, &got); status != 200 || err != nil || fmt.Sprint(got.SearchLanguages) != c.want {
 			t.Fatalf("%s: status %d, %s (%v), want languages %s", c.body, status, raw, err, c.want)
 		}
@@ -116,7 +116,7 @@ func TestWorkspaceSettings(t *testing.T) {
 		want bool
 	}{{`{"mcpExternalTools": false}`, false}, {`{"searchLanguages": []}`, false}, {`{"mcpExternalTools": true}`, true}} {
 		status, _, raw := do(t, ts.base, call{"PUT", path, mia, "application/json", strings.NewReader(c.body)})
-		var got workspace.Settings
+		var got rounds.Settings
 		if err := json.Unmarshal(raw, &got); status != 200 || err != nil || got.MCPExternalTools != c.want {
 			t.Fatalf("%s: status %d, %s (%v), want mcpExternalTools %v", c.body, status, raw, err, c.want)
 		}

@@ -9,21 +9,21 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // startRequest is the body of a start: the workspace input, plus the
 // workspace for the start-or-continue form (POST /workflows/start).
 type startRequest struct {
-	workspace.StartRequest
+	rounds.StartRequest
 	WorkspaceID string `json:"workspaceId,omitempty"`
 }
 
 // handleStartInWorkspace: POST /workspaces/:ws/workflows starts a workflow,
 // or a new round of body.workflowId.
-func handleStartInWorkspace(ws *workspace.Service) fiber.Handler {
+func handleStartInWorkspace(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var r startRequest
 		if err := decodeJSON(c, &r); err != nil {
@@ -36,7 +36,7 @@ func handleStartInWorkspace(ws *workspace.Service) fiber.Handler {
 // handleStart: POST /workflows/start?id=, one endpoint for a polling
 // client's first and later prompts: continue workflow id,
 // or start one in body.workspaceId.
-func handleStart(ws *workspace.Service, wf *workflows.Service) fiber.Handler {
+func handleStart(ws *rounds.Service, wf *workflows.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var r startRequest
 		if err := decodeJSON(c, &r); err != nil {
@@ -59,7 +59,7 @@ func handleStart(ws *workspace.Service, wf *workflows.Service) fiber.Handler {
 	}
 }
 
-func start(c *fiber.Ctx, ws *workspace.Service, workspaceID string, r workspace.StartRequest) error {
+func start(c *fiber.Ctx, ws *rounds.Service, workspaceID string, r rounds.StartRequest) error {
 	w, err := ws.Start(c.UserContext(), principal(c), workspaceID, r)
 	if err != nil {
 		return err
@@ -156,7 +156,7 @@ func handleWorkflowStatus(wf *workflows.Service) fiber.Handler {
 	}
 }
 
-func handleStopWorkflow(ws *workspace.Service) fiber.Handler {
+func handleStopWorkflow(ws *rounds.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		w, err := ws.Stop(c.UserContext(), principal(c), c.Params("id"))
 		if err != nil {
@@ -166,7 +166,7 @@ func handleStopWorkflow(ws *workspace.Service) fiber.Handler {
 	}
 }
 
-func handleDeleteWorkflow(ws *workspace.Service, wf *workflows.Service) fiber.Handler {
+func handleDeleteWorkflow(ws *rounds.Service, wf *workflows.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id := c.Params("id")
 		if w, err := wf.Get(c.UserContext(), principal(c), id); err == nil && w.Status == workflows.StatusRunning {

@@ -302,7 +302,7 @@ func TestWorkflowLimits(t *testing.T) {
 	}
 	var got workflows.Workflow
 	getJSON(t, ts, "/workflows/"+w.ID, &got)
-	if got.Outcome != "budgetExceeded" || got.Stats.CostCHF < 0.3-1e-9 {
+	if got.Outcome != "budgetExceeded" || got.Stats.CostCHF < 30*money.Rappen {
 		t.Fatalf("workflow stopped by its budget: outcome %q, cost %v", got.Outcome, got.Stats.CostCHF)
 	}
 	reqs := ts.model.ChatRequests()

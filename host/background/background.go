@@ -17,9 +17,9 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Status is where a job is.
@@ -105,7 +105,7 @@ type Queue interface {
 
 // Runner runs an agent round and waits for its end (workspace.Service).
 type Runner interface {
-	Run(ctx context.Context, p tenancy.Principal, workspaceID string, req workspace.StartRequest, started func(workflows.Workflow)) (workflows.Workflow, agent.Result, error)
+	Run(ctx context.Context, p tenancy.Principal, workspaceID string, req rounds.StartRequest, started func(workflows.Workflow)) (workflows.Workflow, agent.Result, error)
 }
 
 // DefaultPerTenant is how many of a tenant's jobs run at once by default.

@@ -16,11 +16,11 @@ import (
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -41,7 +41,7 @@ func newEnv(t *testing.T, cfg background.Config) env {
 		Retry:  llm.RetryConfig{Attempts: 1}}})
 	host := wasmtest.Host(t, "notebook")
 	registry := tools.NewRegistry(host, map[string][]string{tools.CoreSet: {"lookup", "writeNote"}})
-	runner := workspace.New(w.Workflows, w.Files, agent.New(w.Client, agent.Config{MaxRounds: 8}, nil), registry, w.DB, workspace.Config{}, nil)
+	runner := rounds.New(w.Workflows, w.Files, agent.New(w.Client, agent.Config{MaxRounds: 8}, nil), registry, w.DB, rounds.Config{}, nil)
 	t.Cleanup(runner.Close)
 	if err := jobs.Migrate(context.Background(), w.DB); err != nil {
 		t.Fatal(err)

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Outcomes of Work that the queue binding turns into the queue's own: a
@@ -71,9 +71,9 @@ func (s *Service) Work(ctx context.Context, jobID string, attempt, maxAttempts i
 			}
 		}
 	}
-	req := workspace.StartRequest{Prompt: prompt(j), WorkflowID: j.WorkflowID}
+	req := rounds.StartRequest{Prompt: prompt(j), WorkflowID: j.WorkflowID}
 	if j.MaxCost != nil {
-		req.MaxCostCHF = j.MaxCost.CHF()
+		req.MaxCostCHF = *j.MaxCost
 	}
 	follow, stopFollowing := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopFollowing()

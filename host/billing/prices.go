@@ -23,6 +23,28 @@ type Prices struct {
 	PluginPerHour money.Amount `json:"pluginPerHour"`
 }
 
+// pricesJSON is Prices as the store keeps it, its amounts in nano-francs
+// (llm.ModelPrice marshals so too): Version is the digest of this form.
+type pricesJSON struct {
+	Models        []llm.ModelPrice `json:"models"`
+	PluginPerHour int64            `json:"pluginPerHour"`
+}
+
+// MarshalJSON writes the table in its stored form.
+func (p Prices) MarshalJSON() ([]byte, error) {
+	return json.Marshal(pricesJSON{Models: p.Models, PluginPerHour: int64(p.PluginPerHour)})
+}
+
+// UnmarshalJSON reads the stored form.
+func (p *Prices) UnmarshalJSON(b []byte) error {
+	var w pricesJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = Prices{Models: w.Models, PluginPerHour: money.Amount(w.PluginPerHour)}
+	return nil
+}
+
 // Version is the digest of the table's canonical JSON: equal tables have
 // equal versions, on any host.
 func (p Prices) Version() string {

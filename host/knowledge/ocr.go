@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -77,10 +78,10 @@ type OCRState struct {
 	Pages int `json:"pages"`
 	Done  int `json:"done"`
 	// Skipped counts pages whose images could not be decoded (JPX, JBIG2).
-	Skipped int     `json:"skipped,omitempty"`
-	Message string  `json:"message,omitempty"`
-	Model   string  `json:"model,omitempty"`
-	CostCHF float64 `json:"costCHF,omitempty"`
+	Skipped int          `json:"skipped,omitempty"`
+	Message string       `json:"message,omitempty"`
+	Model   string       `json:"model,omitempty"`
+	CostCHF money.Amount `json:"costCHF,omitempty"`
 }
 
 // MarkOCRPages records pages as read by OCR in a structure map: merged
@@ -239,14 +240,14 @@ func markImageFile(f files.Item, idx *content.Index) {
 
 // OCRText is what the OCR tools answer.
 type OCRText struct {
-	Text     string  `json:"text"`
-	Sent     string  `json:"sent"`
-	MIMEType string  `json:"mimeType"`
-	Width    int     `json:"width"`
-	Height   int     `json:"height"`
-	Bytes    int     `json:"bytes"`
-	CostCHF  float64 `json:"costCHF"`
-	Model    string  `json:"model"`
+	Text     string       `json:"text"`
+	Sent     string       `json:"sent"`
+	MIMEType string       `json:"mimeType"`
+	Width    int          `json:"width"`
+	Height   int          `json:"height"`
+	Bytes    int          `json:"bytes"`
+	CostCHF  money.Amount `json:"costCHF"`
+	Model    string       `json:"model"`
 }
 
 // OCRReader reads a page of a PDF, or an image file, by OCR.

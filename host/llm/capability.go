@@ -143,12 +143,12 @@ func (h *Capabilities) count(ctx context.Context, _ *wasm.Call, req json.RawMess
 
 // CompleteResult is model.complete's answer.
 type CompleteResult struct {
-	Content          string  `json:"content"`
-	FinishReason     string  `json:"finishReason"`
-	PromptTokens     int     `json:"promptTokens"`
-	CompletionTokens int     `json:"completionTokens"`
-	CostCHF          float64 `json:"costCHF"`
-	Model            string  `json:"model"`
+	Content          string       `json:"content"`
+	FinishReason     string       `json:"finishReason"`
+	PromptTokens     int          `json:"promptTokens"`
+	CompletionTokens int          `json:"completionTokens"`
+	CostCHF          money.Amount `json:"costCHF"`
+	Model            string       `json:"model"`
 }
 
 func (h *Capabilities) complete(ctx context.Context, call *wasm.Call, req json.RawMessage) (any, error) {
@@ -208,7 +208,7 @@ func (h *Capabilities) complete(ctx context.Context, call *wasm.Call, req json.R
 		return nil, modelError(err)
 	}
 	return CompleteResult{Content: resp.Message.Content, FinishReason: resp.FinishReason, PromptTokens: resp.Usage.PromptTokens,
-		CompletionTokens: resp.Usage.CompletionTokens, CostCHF: resp.Usage.Cost.CHF(), Model: resp.Usage.Model}, nil
+		CompletionTokens: resp.Usage.CompletionTokens, CostCHF: resp.Usage.Cost, Model: resp.Usage.Model}, nil
 }
 
 // GeneratedImage is one picture of images.generate's answer.
@@ -243,9 +243,9 @@ func (h *Capabilities) generate(ctx context.Context, call *wasm.Call, req json.R
 	}
 	out := struct {
 		Images  []GeneratedImage `json:"images"`
-		CostCHF float64          `json:"costCHF"`
+		CostCHF money.Amount     `json:"costCHF"`
 		Model   string           `json:"model"`
-	}{CostCHF: u.Cost.CHF(), Model: u.Model}
+	}{CostCHF: u.Cost, Model: u.Model}
 	for _, im := range imgs {
 		out.Images = append(out.Images, GeneratedImage{MIMEType: im.MIMEType, Data: base64.StdEncoding.EncodeToString(im.Data), RevisedPrompt: im.RevisedPrompt})
 	}
@@ -261,7 +261,7 @@ func (h *Capabilities) checkBudget(ctx context.Context, c toolcall.Caller) error
 	if h.MaxWorkflowCost <= 0 || c.WorkflowID == "" {
 		return nil
 	}
-	var spent float64
+	var spent money.Amount
 	if rc, ok := RunCostFrom(ctx); ok {
 		spent = rc.Spent()
 	} else {
@@ -274,9 +274,9 @@ func (h *Capabilities) checkBudget(ctx context.Context, c toolcall.Caller) error
 		}
 		spent = w.Stats.CostCHF
 	}
-	if money.FromCHF(spent) >= h.MaxWorkflowCost {
+	if spent >= h.MaxWorkflowCost {
 		return &wasm.CapabilityError{Code: "budget_exceeded", Message: fmt.Sprintf(
-			"workflow %s has spent CHF %.4f of its CHF %.2f budget", c.WorkflowID, spent, h.MaxWorkflowCost.CHF())}
+			"workflow %s has spent CHF %.4f of its CHF %.2f budget", c.WorkflowID, spent.CHF(), h.MaxWorkflowCost.CHF())}
 	}
 	return nil
 }
@@ -289,12 +289,12 @@ func (h *Capabilities) account(ctx context.Context, c toolcall.Caller, u Usage) 
 		return
 	}
 	if rc, ok := RunCostFrom(ctx); ok {
-		rc.Add(u.Cost.CHF())
+		rc.Add(u.Cost)
 	}
 	if h.Workflows == nil {
 		return
 	}
-	st := workflows.Stats{CostCHF: u.Cost.CHF(), TokensUsed: int64(u.PromptTokens + u.CompletionTokens)}
+	st := workflows.Stats{CostCHF: u.Cost, TokensUsed: int64(u.PromptTokens + u.CompletionTokens)}
 	if _, err := h.Workflows.Update(context.WithoutCancel(ctx), c.Principal, c.WorkflowID, workflows.Update{Stats: st}); err != nil {
 		h.logger().Error("model capability: adding a tool's model cost to its workflow", "workflow", c.WorkflowID, "err", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -27,12 +28,12 @@ const DefaultOCRPrompt = "Transcribe all text in this scanned page exactly as wr
 // OCRResult is model.ocr's answer: the text the OCR model read and what it
 // cost.
 type OCRResult struct {
-	Text             string  `json:"text"`
-	FinishReason     string  `json:"finishReason"`
-	PromptTokens     int     `json:"promptTokens"`
-	CompletionTokens int     `json:"completionTokens"`
-	CostCHF          float64 `json:"costCHF"`
-	Model            string  `json:"model"`
+	Text             string       `json:"text"`
+	FinishReason     string       `json:"finishReason"`
+	PromptTokens     int          `json:"promptTokens"`
+	CompletionTokens int          `json:"completionTokens"`
+	CostCHF          money.Amount `json:"costCHF"`
+	Model            string       `json:"model"`
 }
 
 // ocr is model.ocr: {"images":[{"mimeType","data"(base64)}], "prompt",
@@ -113,5 +114,5 @@ func (h *Capabilities) ocr(ctx context.Context, call *wasm.Call, req json.RawMes
 		return nil, modelError(err)
 	}
 	return OCRResult{Text: resp.Message.Content, FinishReason: resp.FinishReason, PromptTokens: resp.Usage.PromptTokens,
-		CompletionTokens: resp.Usage.CompletionTokens, CostCHF: resp.Usage.Cost.CHF(), Model: resp.Usage.Model}, nil
+		CompletionTokens: resp.Usage.CompletionTokens, CostCHF: resp.Usage.Cost, Model: resp.Usage.Model}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"image/png"
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -155,7 +154,7 @@ func TestModelCapabilityBilling(t *testing.T) {
 	}
 	res := out.(llm.CompleteResult)
 	wantCost := (400*1000.0 + 100*2000.0) / 1e6
-	if res.Content != "The summary." || res.PromptTokens != 400 || res.CompletionTokens != 100 || math.Abs(res.CostCHF-wantCost) > 1e-12 {
+	if res.Content != "The summary." || res.PromptTokens != 400 || res.CompletionTokens != 100 || res.CostCHF != money.FromCHF(wantCost) {
 		t.Fatalf("complete %+v, want cost %g", res, wantCost)
 	}
 	reqs := e.srv.ChatRequests()
@@ -176,7 +175,7 @@ func TestModelCapabilityBilling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Stats.CostCHF != wantCost || w.Stats.TokensUsed != 500 {
+	if w.Stats.CostCHF != money.FromCHF(wantCost) || w.Stats.TokensUsed != 500 {
 		t.Fatalf("workflow statistics %+v", w.Stats)
 	}
 
@@ -200,10 +199,10 @@ func TestImagesCapability(t *testing.T) {
 	}
 	imgs := out.(struct {
 		Images  []llm.GeneratedImage `json:"images"`
-		CostCHF float64              `json:"costCHF"`
+		CostCHF money.Amount         `json:"costCHF"`
 		Model   string               `json:"model"`
 	})
-	if len(imgs.Images) != 1 || imgs.Images[0].MIMEType != "image/png" || imgs.CostCHF != 0.04 {
+	if len(imgs.Images) != 1 || imgs.Images[0].MIMEType != "image/png" || imgs.CostCHF != 4*money.Rappen {
 		t.Fatalf("images %+v", imgs)
 	}
 	raw, _ := base64.StdEncoding.DecodeString(imgs.Images[0].Data)
@@ -241,17 +240,17 @@ func TestModelCapabilityRunCost(t *testing.T) {
 	wantCost := (100*1000.0 + 50*2000.0) / 1e6 // 0.2 CHF
 
 	// The workflow has spent nothing; the run's loop has spent 0.25 CHF.
-	tally := llm.NewRunCost(0.25)
+	tally := llm.NewRunCost(25 * money.Rappen)
 	ctx := llm.WithRunCost(e.ctx(), tally)
 	if _, err := llm.CapCall(e.cap, ctx, "complete", "summarizeContent", req); err != nil {
 		t.Fatal(err)
 	}
-	if got := tally.Spent(); got != 0.25+wantCost {
-		t.Fatalf("tally %g, want %g", got, 0.25+wantCost)
+	if got := tally.Spent(); got != 25*money.Rappen+money.FromCHF(wantCost) {
+		t.Fatalf("tally %s, want %g", got, 0.25+wantCost)
 	}
 	w, err := e.wf.Get(context.Background(), e.p, e.workflow)
-	if err != nil || w.Stats.CostCHF != wantCost {
-		t.Fatalf("workflow cost %g (%v), want %g", w.Stats.CostCHF, err, wantCost)
+	if err != nil || w.Stats.CostCHF != money.FromCHF(wantCost) {
+		t.Fatalf("workflow cost %s (%v), want %g", w.Stats.CostCHF, err, wantCost)
 	}
 	// 0.45 < 0.5: one more call is allowed, and then the tally (0.65) is
 	// over budget, although the workflow's statistics (0.4) are not.

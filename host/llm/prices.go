@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -75,6 +76,40 @@ type ModelPrice struct {
 	PerMinute   money.Amount `json:"perMinute,omitempty"`
 	Per1MChars  money.Amount `json:"per1MChars,omitempty"`
 	PerImage    money.Amount `json:"perImage,omitempty"`
+}
+
+// modelPriceJSON is ModelPrice as the price table keeps it: amounts as
+// integers of nano-francs. A table's version is the digest of this form,
+// so it stays as it was when Amount learned to marshal as francs.
+type modelPriceJSON struct {
+	Operation   Operation `json:"operation"`
+	Provider    string    `json:"provider"`
+	Model       string    `json:"model"`
+	Input       int64     `json:"inputPer1M,omitempty"`
+	CachedInput int64     `json:"cachedInputPer1M,omitempty"`
+	Output      int64     `json:"outputPer1M,omitempty"`
+	PerMinute   int64     `json:"perMinute,omitempty"`
+	Per1MChars  int64     `json:"per1MChars,omitempty"`
+	PerImage    int64     `json:"perImage,omitempty"`
+}
+
+// MarshalJSON writes the price in the price table's form (nano-francs).
+func (p ModelPrice) MarshalJSON() ([]byte, error) {
+	return json.Marshal(modelPriceJSON{Operation: p.Operation, Provider: p.Provider, Model: p.Model,
+		Input: int64(p.Input), CachedInput: int64(p.CachedInput), Output: int64(p.Output),
+		PerMinute: int64(p.PerMinute), Per1MChars: int64(p.Per1MChars), PerImage: int64(p.PerImage)})
+}
+
+// UnmarshalJSON reads the price table's form.
+func (p *ModelPrice) UnmarshalJSON(b []byte) error {
+	var w modelPriceJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = ModelPrice{Operation: w.Operation, Provider: w.Provider, Model: w.Model,
+		Input: money.Amount(w.Input), CachedInput: money.Amount(w.CachedInput), Output: money.Amount(w.Output),
+		PerMinute: money.Amount(w.PerMinute), Per1MChars: money.Amount(w.Per1MChars), PerImage: money.Amount(w.PerImage)}
+	return nil
 }
 
 // Prices lists the prices of every model of every chain, built-in list

@@ -3,6 +3,8 @@ package llm
 import (
 	"context"
 	"sync"
+
+	"github.com/agenthost/agenthost/host/money"
 )
 
 // RunCost tallies what one agent run of a workflow has spent: the
@@ -20,22 +22,22 @@ import (
 // each is added here exactly once.
 type RunCost struct {
 	mu    sync.Mutex
-	spent float64
+	spent money.Amount
 }
 
 // NewRunCost starts a tally at what the workflow spent before the run.
-func NewRunCost(before float64) *RunCost { return &RunCost{spent: before} }
+func NewRunCost(before money.Amount) *RunCost { return &RunCost{spent: before} }
 
 // Add counts a call's cost.
-func (c *RunCost) Add(chf float64) {
+func (c *RunCost) Add(cost money.Amount) {
 	c.mu.Lock()
-	c.spent += chf
+	c.spent += cost
 	c.mu.Unlock()
 }
 
 // Spent is the workflow's spending so far: before the run plus everything
 // added since.
-func (c *RunCost) Spent() float64 {
+func (c *RunCost) Spent() money.Amount {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.spent

@@ -15,11 +15,11 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -78,7 +78,7 @@ func TestAgentCallsReferenceServers(t *testing.T) {
 	}
 	defer mgr.Close()
 	reg := tools.NewRegistry(wasmtest.Host(t, "notebook"), map[string][]string{"core": {"lookup"}}).WithSources(mgr)
-	svc := workspace.New(world.Workflows, world.Files, agent.New(world.Client, agent.Config{}, nil), reg, db, workspace.Config{}, nil)
+	svc := rounds.New(world.Workflows, world.Files, agent.New(world.Client, agent.Config{}, nil), reg, db, rounds.Config{}, nil)
 	defer svc.Close()
 
 	srv.Script(
@@ -88,7 +88,7 @@ func TestAgentCallsReferenceServers(t *testing.T) {
 		llmtest.CallTools(llmtest.Call("everything_get-sum", `{"a":"two"}`)),
 		llmtest.Reply("Ada Lovelace is remembered; 2 + 40 = 42."),
 	)
-	w, err := svc.Start(ctx, p, ws, workspace.StartRequest{Prompt: "Remember Ada and add 2 and 40."})
+	w, err := svc.Start(ctx, p, ws, rounds.StartRequest{Prompt: "Remember Ada and add 2 and 40."})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,12 +13,12 @@ import (
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/mcpclient/referencetest"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -162,13 +162,13 @@ func TestAgentRunWithAServerDown(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
-	svc := workspace.New(world.Workflows, world.Files, agent.New(world.Client, agent.Config{}, nil), reg, db, workspace.Config{}, nil)
+	svc := rounds.New(world.Workflows, world.Files, agent.New(world.Client, agent.Config{}, nil), reg, db, rounds.Config{}, nil)
 	defer svc.Close()
 	srv.Script(
 		llmtest.CallTools(llmtest.Call("remote_echo", `{"message":"anyone?"}`)),
 		llmtest.Reply("The remote server is not reachable."),
 	)
-	w, err := svc.Start(ctx, p, ws, workspace.StartRequest{Prompt: "Echo through the remote server."})
+	w, err := svc.Start(ctx, p, ws, rounds.StartRequest{Prompt: "Echo through the remote server."})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/mcpclient/referencetest"
 	"github.com/agenthost/agenthost/host/mcpserver"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -29,7 +29,7 @@ import (
 type defaultPolicies struct{}
 
 func (defaultPolicies) ToolPolicyOf(_ context.Context, _ tenancy.Principal, _ string, t tools.Tool) (string, error) {
-	return string(workspace.DefaultPolicy(t)), nil
+	return string(rounds.DefaultPolicy(t)), nil
 }
 
 // tsTool is a tool as the TypeScript SDK's client lists it.

@@ -13,10 +13,10 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/settings"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/wasm"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Role is what a process of agenthost does.
@@ -168,7 +168,7 @@ type envSettings struct {
 // entry in the registry (host/settings): a value that does not read as its
 // kind is an error naming the setting and the value, never its default.
 func readEnv(role Role, env func(string) string) (envSettings, error) {
-	e := envSettings{agentMaxRounds: 25, approvalTTL: workspace.DefaultApprovalTTL,
+	e := envSettings{agentMaxRounds: 25, approvalTTL: rounds.DefaultApprovalTTL,
 		approvalSweep: 10 * time.Second, dataSourceTick: 30 * time.Second}
 	var errs []error
 	get := func(name string) (string, bool) {

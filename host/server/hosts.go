@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/jobs"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/store"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // roundHosts joins what the workspace needs to share rounds among hosts:
@@ -25,7 +25,7 @@ func (h roundHosts) LiveHosts(ctx context.Context) (map[string]bool, error) {
 
 // takeOverRounds looks, every interval until ctx ends, for rounds whose host
 // stopped beating, and resumes them here.
-func takeOverRounds(ctx context.Context, runner *workspace.Service, interval time.Duration, logger *slog.Logger) {
+func takeOverRounds(ctx context.Context, runner *rounds.Service, interval time.Duration, logger *slog.Logger) {
 	every(ctx, interval, runner.TakeOver, func(n int, err error) {
 		switch {
 		case err != nil:
@@ -39,7 +39,7 @@ func takeOverRounds(ctx context.Context, runner *workspace.Service, interval tim
 // expireApprovals expires, every interval until ctx ends, the approvals
 // nobody decided in time, and resumes their rounds (any host may: each
 // approval expires once).
-func expireApprovals(ctx context.Context, runner *workspace.Service, interval time.Duration, logger *slog.Logger) {
+func expireApprovals(ctx context.Context, runner *rounds.Service, interval time.Duration, logger *slog.Logger) {
 	every(ctx, interval, runner.ExpireApprovals, func(n int, err error) {
 		switch {
 		case err != nil:

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
-	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/files"
@@ -199,22 +198,6 @@ func warmInBackground(ctx context.Context, host *wasm.Host, logger *slog.Logger)
 			logger.Error("plugin failed to compile or verify", "plugin", p.Name(), "err", err)
 		}
 	}
-}
-
-// openModels returns the client of the model configuration and the meter
-// that records every call (and every plugin run) into the usage records and
-// holds each call's estimate against its tenant's limits, refusing calls
-// that do not fit. The price table's version is saved first.
-func openModels(ctx context.Context, cfg llm.Config, prices billing.Prices, budget billing.BudgetConfig, db *store.DB, logger *slog.Logger) (*llm.Client, *billing.Meter, error) {
-	if err := prices.Save(ctx, db); err != nil {
-		return nil, nil, err
-	}
-	meter := billing.NewMeter(db, prices, logger).WithBudget(budget).WithRetry(store.IsUnavailable)
-	client, err := llm.New(cfg, meter, logger)
-	if err != nil {
-		return nil, nil, err
-	}
-	return client, meter, nil
 }
 
 // jobKinds builds the registry of every kind of job both serve and worker

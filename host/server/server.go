@@ -43,9 +43,11 @@ import (
 	"github.com/agenthost/agenthost/host/installed"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/passkey"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/scim"
 	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/store"
@@ -54,7 +56,6 @@ import (
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/webui"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // Server is one agenthost process's services, built by New.
@@ -78,7 +79,7 @@ type Server struct {
 	queue  *jobs.Queue
 	kinds  *jobs.Registry
 	model  *llm.Client
-	runner *workspace.Service
+	runner *rounds.Service
 	// background and dataSources work the runjob and syncjob queues; the
 	// job kinds are registered (before the queue exists) with getters of
 	// these fields, which New sets before it returns and Run checks.
@@ -204,7 +205,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	model, meter, err := openModels(ctx, modelCfg, prices, cfg.Billing.Budget, db, logger)
+	model, meter, err := OpenModels(ctx, modelCfg, prices, cfg.Billing.Budget, db, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -281,18 +282,10 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	reader *knowledge.Reader, blobs files.Blobs, meter *billing.Meter, auditLog *audit.Log, signInCfg signin.Config) error {
 	cfg, logger, db, host, model, tel, queue := s.cfg, s.logger, s.db, s.host, s.model, s.tel, s.queue
 	fileSvc := files.NewService(db, blobs, cfg.MaxUpload).WithIndexer(indexing.NewJobIndexer(queue), logger)
-	// Events appended by other hosts sharing PostgreSQL (a stop among them)
-	// are announced by LISTEN/NOTIFY within milliseconds; the broker's
-	// periodic read of the heads delivers those whose announcement was lost
-	// (the listening connection dropped) within its interval.
-	brokerCfg := workflows.BrokerConfig{Logger: logger, Announcer: db}
-	if db.Dialect() == store.Postgres {
-		brokerCfg.Interval = 250 * time.Millisecond
-	}
-	s.broker = workflows.NewBroker(db, brokerCfg)
-	// A round's writes wait out a database restart instead of losing
-	// events or its end (host/workflows/retry.go).
-	wfSvc := workflows.NewService(db, s.broker, logger).WithRetry(store.IsUnavailable)
+	// Other hosts' events reach this one's followers through the broker
+	// (NewWorkflows says how).
+	var wfSvc *workflows.Service
+	wfSvc, s.broker = NewWorkflows(db, logger)
 	// The capabilities that reach files and models, bound before anything
 	// calls them (Run starts the queue and the warm-up).
 	*s.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
@@ -308,7 +301,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 			Results: resultKeeper{s.caps.Files},
 		}, logger)
 	} else {
-		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", workspace.ErrNoModel.Error())
+		logger.Warn("no model configured: files, tools and the API run; workflows answer 503 until one is", "how", rounds.ErrNoModel.Error())
 	}
 	// Every tool call an agent or the API makes is a transaction.
 	// Legacy actions' results are mapped and their documents stored as the
@@ -325,7 +318,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	}
 	s.serveClosers = append(s.serveClosers, func() { mcpAdmin.Manager.Close() })
 	registry.WithSources(mcpAdmin.Manager)
-	runner := workspace.New(wfSvc, fileSvc, ag, registry, db, workspace.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
+	runner := rounds.New(wfSvc, fileSvc, ag, registry, db, rounds.Config{}, logger).WithHosts(roundHosts{DB: db, queue: queue})
 	s.runner = runner
 	// Calls with external side effects wait for a person where the
 	// workspace's policy says ask (the default), for at most the TTL.
@@ -395,7 +388,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	// results, so it is opt-in: the variable is the host's default, and a
 	// workspace may turn it on or off for itself (PUT /workspaces/:ws/settings,
 	// kept by the store, which the runner reaches as its tool sets).
-	runner.WithKnowledge(workspace.Knowledge{Builder: knowledge.NewContextBuilder(searcher, db, knowledge.ContextConfig{}, logger),
+	runner.WithKnowledge(rounds.Knowledge{Builder: agentcontext.NewContextBuilder(searcher, db, agentcontext.ContextConfig{}, logger),
 		Memory: db, EntityCache: s.env.entityCache, Model: model})
 	containers := indexing.NewContainers(db, ingester)
 	*s.caps.Knowledge = knowledge.Capability{Files: fileSvc, Documents: wfSvc, Search: searcher,

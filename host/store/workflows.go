@@ -60,7 +60,7 @@ func scanWorkflow(row interface{ Scan(...any) error }) (workflows.Workflow, erro
 	var started, last, archived int64
 	err := row.Scan(&w.ID, &w.TenantID, &w.WorkspaceID, &w.UserID, &w.Name, &status, &w.CurrentRound, &w.Exec.Task,
 		&w.Exec.Action, &w.Summary, &w.Stats.BytesSent, &w.Stats.BytesReceived, &w.Stats.TokensUsed,
-		&w.Stats.ProcessingTime, &w.Stats.CostCHF, &started, &last, &w.Outcome, &w.RoundTrace, &w.Pinned, &archived, &w.Branch, &w.Shared)
+		&w.Stats.ProcessingTime, chfColumn{&w.Stats.CostCHF}, &started, &last, &w.Outcome, &w.RoundTrace, &w.Pinned, &archived, &w.Branch, &w.Shared)
 	w.Archived = archived != 0
 	w.Status, w.Exec.Round = workflows.Status(status), w.CurrentRound
 	w.StartedAt, w.LastActivity = fromMicros(started), fromMicros(last)
@@ -281,7 +281,7 @@ func (db *DB) Transition(ctx context.Context, p tenancy.Principal, t workflows.T
 func (db *DB) UpdateWorkflow(ctx context.Context, p tenancy.Principal, id string, u workflows.Update) (workflows.Workflow, error) {
 	sets := []string{"last_activity = ?", "bytes_sent = bytes_sent + ?", "bytes_received = bytes_received + ?",
 		"tokens_used = tokens_used + ?", "processing_time = processing_time + ?", "cost_chf = cost_chf + ?"}
-	args := []any{micros(now()), u.Stats.BytesSent, u.Stats.BytesReceived, u.Stats.TokensUsed, u.Stats.ProcessingTime, u.Stats.CostCHF}
+	args := []any{micros(now()), u.Stats.BytesSent, u.Stats.BytesReceived, u.Stats.TokensUsed, u.Stats.ProcessingTime, u.Stats.CostCHF.CHF()}
 	if u.Name != nil {
 		sets, args = append(sets, "name = ?"), append(args, *u.Name)
 	}
@@ -370,7 +370,7 @@ func scanMessage(row interface{ Scan(...any) error }) (workflows.Message, error)
 	var fb workflows.Feedback
 	var fbAt int64
 	err := row.Scan(&m.ID, &m.WorkflowID, &parent, &m.Seq, &m.Round, &status, &role, &m.Content, &m.AgentName,
-		&started, &finished, &m.Stats.BytesSent, &m.Stats.BytesReceived, &m.Stats.TokensUsed, &m.Stats.ProcessingTime, &m.Stats.CostCHF,
+		&started, &finished, &m.Stats.BytesSent, &m.Stats.BytesReceived, &m.Stats.TokensUsed, &m.Stats.ProcessingTime, chfColumn{&m.Stats.CostCHF},
 		&fb.Rating, &fb.Note, &fbAt, &m.Root)
 	if fb.Rating != "" {
 		fb.At = fromMicros(fbAt)
@@ -438,7 +438,7 @@ func (db *DB) AddMessage(ctx context.Context, p tenancy.Principal, m workflows.M
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			m.ID, m.WorkflowID, nullString(m.ParentID), m.Seq, m.Round, string(m.Status), string(m.Role), m.Content, m.AgentName,
 			micros(m.StartedAt), nullMicros(m.FinishedAt), m.Stats.BytesSent, m.Stats.BytesReceived, m.Stats.TokensUsed,
-			m.Stats.ProcessingTime, m.Stats.CostCHF, m.Root)
+			m.Stats.ProcessingTime, m.Stats.CostCHF.CHF(), m.Root)
 		if isUnique(err) {
 			return fmt.Errorf("%w: a message with id %q exists", tenancy.ErrConflict, m.ID)
 		}

@@ -54,7 +54,7 @@ func (o observer) StartRun(ctx context.Context, in agent.Input) (context.Context
 		continues(in.Continues))
 	return ctx, func(res agent.Result) {
 		span.SetAttributes(attribute.String("agenthost.outcome", string(res.Outcome)), attribute.Int("agenthost.rounds", res.Rounds),
-			attribute.Int("agenthost.tool_calls", res.ToolCalls), attribute.Float64("agenthost.cost_chf", res.CostCHF))
+			attribute.Int("agenthost.tool_calls", res.ToolCalls), attribute.Float64("agenthost.cost_chf", res.Cost.CHF()))
 		if res.Outcome == agent.Failed {
 			span.SetStatus(codes.Error, errString(res.Err))
 		}

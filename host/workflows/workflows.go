@@ -49,6 +49,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -143,7 +144,8 @@ type Stats struct {
 	TokensUsed    int64 `json:"tokensUsed"`
 	// ProcessingTime is in seconds.
 	ProcessingTime float64 `json:"processingTime"`
-	CostCHF        float64 `json:"costCHF"`
+	// CostCHF is what its model calls cost (a JSON number of francs).
+	CostCHF money.Amount `json:"costCHF"`
 }
 
 // Exec is the execution state: where in the workflow the work is. A

@@ -4,8 +4,13 @@
 // services, a started workflow and, when asked, a scripted model provider
 // with a client that meters into the store.
 //
-// It imports store, files, workflows and llm, so only the external tests
-// (package x_test) of those packages, and packages above them, can use it.
+// The schema, the workflow service and the metered model client are the
+// server's own (host/server: MigrateAll, NewWorkflows, OpenModels), so a
+// world is wired as serve wires them; a whole server is not started, as
+// one costs seconds of plugin loading that these tests do not need.
+//
+// It imports host/server, so only external tests (package x_test) of the
+// packages the server is made of can use it.
 package worldtest
 
 import (
@@ -20,6 +25,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/server"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -121,7 +127,7 @@ func New(tb testing.TB, o Options) *World {
 	}
 	w.Workspace = w.Workspaces[0]
 	w.Files = files.NewService(db, blobs, 0)
-	w.Workflows = workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil)
+	w.Workflows, _ = server.NewWorkflows(db, nil)
 	if o.Workflow != "" {
 		wf, err := w.Workflows.Start(ctx, w.P, workflows.NewWorkflow{WorkspaceID: w.Workspace, Name: o.Workflow})
 		if err != nil {
@@ -158,7 +164,7 @@ func open(tb testing.TB, cfg store.Config) *store.DB {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
+	if err := server.MigrateAll(ctx, db); err != nil {
 		tb.Fatal(err)
 	}
 	return db
@@ -181,7 +187,8 @@ func ReadFile(tb testing.TB, svc *files.Service, p tenancy.Principal, id string)
 }
 
 // NewModel starts a scripted provider (closed when the test ends) and a
-// client on it whose usage is metered into db.
+// client on it whose usage is metered into db, as the server meters it
+// (server.OpenModels: the price table saved, tenants' limits held).
 func NewModel(tb testing.TB, db *store.DB, m Model) (*llmtest.Server, *llm.Client) {
 	tb.Helper()
 	if len(m.Models) == 0 {
@@ -205,7 +212,7 @@ func NewModel(tb testing.TB, db *store.DB, m Model) (*llmtest.Server, *llm.Clien
 		Models:    models,
 		Retry:     m.Retry,
 	}
-	client, err := llm.New(cfg, billing.NewMeter(db, billing.Prices{Models: cfg.Prices()}, nil), nil)
+	client, _, err := server.OpenModels(context.Background(), cfg, billing.Prices{Models: cfg.Prices()}, billing.BudgetConfig{}, db, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 var docItemRe = regexp.MustCompile(`docItem:[0-9a-f-]+`)
@@ -50,9 +50,9 @@ func TestAgentRoundBridge(t *testing.T) {
 		return llmtest.Reply("Done: " + toolMsgs[1])
 	}))
 	ag := agent.New(e.client, agent.Config{MaxRounds: 5}, nil)
-	runner := workspace.New(e.wf, e.svc, ag, tools.NewRegistry(e.host, nil), e.db, workspace.Config{}, nil)
+	runner := rounds.New(e.wf, e.svc, ag, tools.NewRegistry(e.host, nil), e.db, rounds.Config{}, nil)
 	t.Cleanup(runner.Close)
-	w, err := runner.Start(context.Background(), e.p, e.ws, workspace.StartRequest{Prompt: "Write a memo and summarise it."})
+	w, err := runner.Start(context.Background(), e.p, e.ws, rounds.StartRequest{Prompt: "Write a memo and summarise it."})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,10 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -49,9 +49,9 @@ func toolResults(r llmtest.ChatRequest) []string {
 func (e *env) round(t *testing.T, prompt string) workflows.Workflow {
 	t.Helper()
 	ag := agent.New(e.w.Client, agent.Config{MaxRounds: 8}, nil)
-	runner := workspace.New(e.wf, e.svc, ag, tools.NewRegistry(e.host, nil), e.db, workspace.Config{}, nil)
+	runner := rounds.New(e.wf, e.svc, ag, tools.NewRegistry(e.host, nil), e.db, rounds.Config{}, nil)
 	t.Cleanup(runner.Close)
-	w, err := runner.Start(context.Background(), e.p, e.ws, workspace.StartRequest{Prompt: prompt})
+	w, err := runner.Start(context.Background(), e.p, e.ws, rounds.StartRequest{Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}

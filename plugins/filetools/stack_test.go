@@ -14,8 +14,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/api"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tools"
-	"github.com/agenthost/agenthost/host/workspace"
 )
 
 // stack is the running server over the env: the HTTP API on a real
@@ -26,7 +26,7 @@ type stack struct {
 	base     string
 	token    string
 	bobToken string
-	runner   *workspace.Service
+	runner   *rounds.Service
 }
 
 func newStack(t testing.TB) *stack {
@@ -35,7 +35,7 @@ func newStack(t testing.TB) *stack {
 	ctx := context.Background()
 	ag := agent.New(e.w.Client, agent.Config{MaxRounds: 8}, nil)
 	registry := tools.NewRegistry(e.host, nil)
-	runner := workspace.New(e.wf, e.svc, ag, registry, e.db, workspace.Config{}, nil)
+	runner := rounds.New(e.wf, e.svc, ag, registry, e.db, rounds.Config{}, nil)
 	t.Cleanup(runner.Close)
 	app := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: e.host, Ready: func() error { return nil },
 		Auth: e.db, Tokens: e.db, Workspaces: e.db, Files: e.svc, MaxBody: 2 << 20,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -257,7 +258,7 @@ func testWorkflows(t *testing.T, open Opener) {
 		var wg sync.WaitGroup
 		for range 10 {
 			wg.Go(func() {
-				if _, err := svc.Update(ctx, w.alice, wf.ID, workflows.Update{Stats: workflows.Stats{BytesSent: 10, BytesReceived: 20, TokensUsed: 3, ProcessingTime: 0.5, CostCHF: 0.25}}); err != nil {
+				if _, err := svc.Update(ctx, w.alice, wf.ID, workflows.Update{Stats: workflows.Stats{BytesSent: 10, BytesReceived: 20, TokensUsed: 3, ProcessingTime: 0.5, CostCHF: 25 * money.Rappen}}); err != nil {
 					t.Error(err)
 				}
 			})
@@ -265,7 +266,7 @@ func testWorkflows(t *testing.T, open Opener) {
 		wg.Wait()
 		name, summary := "Quarterly report", "Round 1: the user asked for Q4 numbers."
 		got, err = svc.Update(ctx, w.alice, wf.ID, workflows.Update{Name: &name, Summary: &summary})
-		want := workflows.Stats{BytesSent: 100, BytesReceived: 200, TokensUsed: 30, ProcessingTime: 5, CostCHF: 2.5}
+		want := workflows.Stats{BytesSent: 100, BytesReceived: 200, TokensUsed: 30, ProcessingTime: 5, CostCHF: 250 * money.Rappen}
 		if err != nil || got.Stats != want || got.Name != name || got.Summary != summary {
 			t.Fatalf("updated: %+v %v", got, err)
 		}

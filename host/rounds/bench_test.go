@@ -1,4 +1,4 @@
-package workspace_test
+package rounds_test
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -174,7 +174,7 @@ func BenchmarkRoundOverheadLongContext(b *testing.B) {
 func BenchmarkConcurrent200(b *testing.B) {
 	e := newBenchEnv(b, 0)
 	ctx := context.Background()
-	svc := workspace.New(e.wf, e.files, agent.New(e.model, agent.Config{}, nil), e.reg, e.db, workspace.Config{}, nil)
+	svc := rounds.New(e.wf, e.files, agent.New(e.model, agent.Config{}, nil), e.reg, e.db, rounds.Config{}, nil)
 	defer svc.Close()
 	ids := make([]string, 200)
 	var wg sync.WaitGroup
@@ -182,7 +182,7 @@ func BenchmarkConcurrent200(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := svc.Start(ctx, e.p, e.wsID, workspace.StartRequest{Prompt: "find the invoices " + strconv.Itoa(i)})
+			w, err := svc.Start(ctx, e.p, e.wsID, rounds.StartRequest{Prompt: "find the invoices " + strconv.Itoa(i)})
 			if err != nil {
 				b.Error(err)
 				return

@@ -1,4 +1,4 @@
-package workspace
+package rounds
 
 import (
 	"context"
@@ -103,7 +103,7 @@ func (s *Service) release(ctx context.Context, workflowID string) {
 	}
 	me := s.hosts.HostID()
 	if _, err := s.hosts.ClaimRound(ctx, workflowID, me, releasedPrefix+me); err != nil {
-		s.logger.Warn("workspace: releasing a handed-off round; it is taken over once this host's heartbeat lapses", "workflow", workflowID, "err", err)
+		s.logger.Warn("rounds: releasing a handed-off round; it is taken over once this host's heartbeat lapses", "workflow", workflowID, "err", err)
 	}
 }
 
@@ -116,6 +116,6 @@ func (s *Service) restarted(ctx context.Context, p tenancy.Principal, w workflow
 		d.Reason, d.FromHost = workflows.RestartHandedOff, host
 	}
 	if _, err := s.wf.Append(ctx, p, w.ID, workflows.EventRoundRestarted, d); err != nil {
-		s.logger.Warn("workspace: marking a restarted round", "workflow", w.ID, "err", err)
+		s.logger.Warn("rounds: marking a restarted round", "workflow", w.ID, "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package workspace
+package rounds
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -25,7 +26,7 @@ import (
 // workflow's memory; and, opted in, the entity cache extracts facts after
 // each round with tool results.
 type Knowledge struct {
-	Builder *knowledge.ContextBuilder
+	Builder *agentcontext.ContextBuilder
 	// Memory keeps tool results and entities (the workflow layer); nil
 	// keeps nothing.
 	Memory knowledge.MemoryStore
@@ -49,7 +50,7 @@ func (s *Service) WithKnowledge(k Knowledge) *Service {
 	}
 	if k.EntityCache && (k.Model == nil || k.Memory == nil) {
 		// Workspaces that turn it on get it off too (Settings says why).
-		s.logger.Warn("workspace: the entity cache needs a model and a memory store; it stays off")
+		s.logger.Warn("rounds: the entity cache needs a model and a memory store; it stays off")
 		k.EntityCache = false
 	}
 	s.know = &k
@@ -67,7 +68,7 @@ type roundKnowledge struct {
 	prompt string
 
 	mu        sync.Mutex
-	retrieval *knowledge.Retrieval
+	retrieval *agentcontext.Retrieval
 	thisRun   map[string]bool // memory keys of this run's tool results
 	pending   []string        // tool results the entity cache has not seen
 	warned    bool
@@ -96,7 +97,7 @@ func (rk *roundKnowledge) observe(ctx context.Context, e agent.Event) {
 	}
 	m := knowledge.ToolMemory(rk.w.ID, tr.CallID, tr.Tool, tr.OK, out)
 	if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, m); err != nil {
-		rk.s.logger.Warn("workspace: keeping a tool result in the workflow's memory", "workflow", rk.w.ID, "err", err)
+		rk.s.logger.Warn("rounds: keeping a tool result in the workflow's memory", "workflow", rk.w.ID, "err", err)
 		return
 	}
 	rk.mu.Lock()
@@ -129,13 +130,13 @@ func (rk *roundKnowledge) RoundContext(ctx context.Context, req agent.ContextReq
 	retrieval := rk.retrieval
 	rk.mu.Unlock()
 
-	ac := rk.k.Builder.Build(ctx, knowledge.ContextRequest{Principal: rk.p, WorkspaceID: rk.w.WorkspaceID, WorkflowID: rk.w.ID,
+	ac := rk.k.Builder.Build(ctx, agentcontext.ContextRequest{Principal: rk.p, WorkspaceID: rk.w.WorkspaceID, WorkflowID: rk.w.ID,
 		Prompt: rk.prompt, Summary: req.Summary, Model: req.Model, Budget: req.Budget, Retrieval: retrieval, SkipTools: skip})
 	// A stopped run's searches fail for the stop, not for the store.
 	if ac.Degraded != nil && ctx.Err() == nil {
 		rk.degraded(ctx, ac.Degraded)
 	}
-	rk.s.logger.Debug("workspace: round context", "workflow", rk.w.ID, "round", req.Round, "budget", req.Budget,
+	rk.s.logger.Debug("rounds: round context", "workflow", rk.w.ID, "round", req.Round, "budget", req.Budget,
 		"tokens", ac.Tokens, "placed", ac.Placed, "truncated", ac.Truncated, "dropped", ac.Dropped)
 	return agent.RoundContext{Text: ac.Text, Usage: usage}, nil
 }
@@ -152,11 +153,11 @@ func (rk *roundKnowledge) degraded(ctx context.Context, cause error) {
 		return
 	}
 	bg := context.WithoutCancel(ctx)
-	rk.s.logger.Warn("workspace: knowledge store unavailable; the round runs without retrieved context", "workflow", rk.w.ID, "err", cause)
+	rk.s.logger.Warn("rounds: knowledge store unavailable; the round runs without retrieved context", "workflow", rk.w.ID, "err", cause)
 	rk.s.log(bg, rk.p, rk.w.ID, workflows.LogWarning, "Knowledge store unavailable: the agent answers without document context ("+cause.Error()+")", 0)
 	if _, err := rk.s.wf.Append(bg, rk.p, rk.w.ID, workflows.EventStatus, workflows.StatusData{Status: workflows.StatusRunning,
 		Label: "Knowledge store unavailable: answering without document context"}); err != nil {
-		rk.s.logger.Warn("workspace: event", "workflow", rk.w.ID, "err", err)
+		rk.s.logger.Warn("rounds: event", "workflow", rk.w.ID, "err", err)
 	}
 }
 
@@ -186,18 +187,18 @@ func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string)
 		{Role: "user", Content: "Tool results:\n" + text},
 	}}, nil)
 	if err != nil {
-		rk.s.logger.Warn("workspace: entity extraction failed; ignored", "workflow", rk.w.ID, "err", err)
+		rk.s.logger.Warn("rounds: entity extraction failed; ignored", "workflow", rk.w.ID, "err", err)
 		return resp.Usage
 	}
 	facts, err := parseEntities(resp.Message.Content)
 	if err != nil {
-		rk.s.logger.Warn("workspace: entity extraction gave no usable JSON; ignored", "workflow", rk.w.ID, "err", err)
+		rk.s.logger.Warn("rounds: entity extraction gave no usable JSON; ignored", "workflow", rk.w.ID, "err", err)
 		return resp.Usage
 	}
 	for _, f := range facts {
 		if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, knowledge.Memory{WorkflowID: rk.w.ID, Key: knowledge.EntityPrefix + f[0],
 			Value: f[1], Source: knowledge.MemoryExtraction}); err != nil {
-			rk.s.logger.Warn("workspace: keeping an entity", "workflow", rk.w.ID, "key", f[0], "err", err)
+			rk.s.logger.Warn("rounds: keeping an entity", "workflow", rk.w.ID, "key", f[0], "err", err)
 		}
 	}
 	return resp.Usage

@@ -1,4 +1,4 @@
-package workspace
+package rounds
 
 import (
 	"context"
@@ -229,7 +229,7 @@ func (s *Service) keepRoundModel(ctx context.Context, p tenancy.Principal, workf
 func (s *Service) withRoundModel(ctx context.Context, p tenancy.Principal, workspaceID, workflowID string) context.Context {
 	mctx, err := s.roundModel(ctx, p, workspaceID, workflowID)
 	if err != nil {
-		s.logger.Warn("workspace: the conversation's model; the default model answers", "workflow", workflowID, "err", err)
+		s.logger.Warn("rounds: the conversation's model; the default model answers", "workflow", workflowID, "err", err)
 		return ctx
 	}
 	return mctx

@@ -1,4 +1,4 @@
-package workspace
+package rounds
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func (s *Service) preferences(ctx context.Context, p tenancy.Principal) tenancy.
 	}
 	prefs, err := st.UserPreferences(ctx, p)
 	if err != nil {
-		s.logger.Warn("workspace: the person's preferences; the round goes without them", "user", p.UserID, "err", err)
+		s.logger.Warn("rounds: the person's preferences; the round goes without them", "user", p.UserID, "err", err)
 		return tenancy.Preferences{}
 	}
 	return prefs

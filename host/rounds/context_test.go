@@ -1,4 +1,4 @@
-package workspace_test
+package rounds_test
 
 import (
 	"bytes"
@@ -14,15 +14,16 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -107,17 +108,17 @@ func (e *kenv) upload(t *testing.T, p tenancy.Principal, ws, name, body string) 
 
 // service is a workspace service over the env with the given knowledge
 // (Builder nil: none).
-func (e *kenv) service(k workspace.Knowledge) *workspace.Service {
-	svc := workspace.New(e.wf, e.files, agent.New(e.model, agent.Config{}, nil), e.reg, e.db, workspace.Config{}, nil)
+func (e *kenv) service(k rounds.Knowledge) *rounds.Service {
+	svc := rounds.New(e.wf, e.files, agent.New(e.model, agent.Config{}, nil), e.reg, e.db, rounds.Config{}, nil)
 	return svc.WithKnowledge(k)
 }
 
-func (e *kenv) builder(cfg knowledge.ContextConfig) *knowledge.ContextBuilder {
-	return knowledge.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, cfg, nil)
+func (e *kenv) builder(cfg agentcontext.ContextConfig) *agentcontext.ContextBuilder {
+	return agentcontext.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, cfg, nil)
 }
 
 // run starts a round and waits for its end.
-func (e *kenv) run(t *testing.T, svc *workspace.Service, p tenancy.Principal, ws string, req workspace.StartRequest) workflows.Workflow {
+func (e *kenv) run(t *testing.T, svc *rounds.Service, p tenancy.Principal, ws string, req rounds.StartRequest) workflows.Workflow {
 	t.Helper()
 	w, err := svc.Start(context.Background(), p, ws, req)
 	if err != nil {
@@ -183,10 +184,10 @@ const policy = "# Travel policy\n\nEmployees travel by train where they can.\n\n
 func TestRoundContextFromDocuments(t *testing.T) {
 	e := newKEnv(t, citingModel)
 	doc := e.upload(t, e.alice, e.wsA, "travel-policy.md", policy)
-	svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db})
+	svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db})
 	defer svc.Close()
 
-	w := e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "How much is a hotel night in Zurich reimbursed?"})
+	w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "How much is a hotel night in Zurich reimbursed?"})
 	if w.Status != workflows.StatusCompleted {
 		t.Fatalf("status %s", w.Status)
 	}
@@ -208,9 +209,9 @@ func TestRoundContextFromDocuments(t *testing.T) {
 	}
 
 	// Without knowledge, the same request reaches the model with no context.
-	bare := e.service(workspace.Knowledge{})
+	bare := e.service(rounds.Knowledge{})
 	defer bare.Close()
-	w = e.run(t, bare, e.alice, e.wsA, workspace.StartRequest{Prompt: "How much is a hotel night in Zurich reimbursed?"})
+	w = e.run(t, bare, e.alice, e.wsA, rounds.StartRequest{Prompt: "How much is a hotel night in Zurich reimbursed?"})
 	if got := e.answer(t, e.alice, w.ID); got != "I found nothing in your documents." {
 		t.Fatalf("answer without context: %q", got)
 	}
@@ -227,16 +228,16 @@ func TestRoundContextScope(t *testing.T) {
 	if _, err := e.files.Update(context.Background(), e.admin, handbook.ID, files.Update{Shared: &shared}); err != nil {
 		t.Fatal(err)
 	}
-	b := e.builder(knowledge.ContextConfig{})
+	b := e.builder(agentcontext.ContextConfig{})
 	const prompt = "How much is a hotel night reimbursed?"
 	// The query does find alice's file for alice: what follows can fail.
 	if r := b.Retrieve(context.Background(), e.alice, e.wsA, prompt); r.Err != nil || !strings.Contains(names(r.Instance), "salaries.md") {
 		t.Fatalf("alice's retrieval: %s %v", names(r.Instance), r.Err)
 	}
 
-	svc := e.service(workspace.Knowledge{Builder: b, Memory: e.db})
+	svc := e.service(rounds.Knowledge{Builder: b, Memory: e.db})
 	defer svc.Close()
-	w := e.run(t, svc, e.pat, e.wsA, workspace.StartRequest{Prompt: prompt})
+	w := e.run(t, svc, e.pat, e.wsA, rounds.StartRequest{Prompt: prompt})
 	if w.Status != workflows.StatusCompleted {
 		t.Fatalf("status %s", w.Status)
 	}
@@ -300,9 +301,9 @@ func (e *kenv) usage(t *testing.T, workflowID, purpose string) (int, float64) {
 func TestEntityCache(t *testing.T) {
 	t.Run("on", func(t *testing.T) {
 		e := newKEnv(t, entityModel("```json\n{\"company\": \"Acme AG\", \"revenueQ4\": \"12.5M CHF\", \"nested\": {\"x\": 1}, \"employees\": 42}\n```"))
-		svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, EntityCache: true, Model: e.model})
+		svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, EntityCache: true, Model: e.model})
 		defer svc.Close()
-		w := e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "What does the company earn?"})
+		w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "What does the company earn?"})
 		if got := e.answer(t, e.alice, w.ID); got != "The company is Acme AG." {
 			t.Fatalf("answer %q: the entity did not reach the next round's context", got)
 		}
@@ -311,8 +312,8 @@ func TestEntityCache(t *testing.T) {
 			t.Fatalf("entity calls billed: %d, CHF %f", n, cost)
 		}
 		_, agentCost := e.usage(t, w.ID, "agent")
-		if w.Stats.CostCHF < agentCost+cost-1e-9 {
-			t.Fatalf("workflow cost %f does not count the entity call (agent %f + entities %f)", w.Stats.CostCHF, agentCost, cost)
+		if w.Stats.CostCHF.CHF() < agentCost+cost-1e-9 {
+			t.Fatalf("workflow cost %s does not count the entity call (agent %f + entities %f)", w.Stats.CostCHF, agentCost, cost)
 		}
 		mem, err := e.db.Memories(context.Background(), e.alice, w.ID, "", 100)
 		if err != nil {
@@ -340,7 +341,7 @@ func TestEntityCache(t *testing.T) {
 
 		// The next request of the workflow sees the entities and the
 		// earlier tool result in its context.
-		w = e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "Tell me again.", WorkflowID: w.ID})
+		w = e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "Tell me again.", WorkflowID: w.ID})
 		reqs := agentRequests(e.srv)
 		ctx := contextOf(reqs[len(reqs)-1])
 		if !strings.Contains(ctx, "- company: Acme AG") || !strings.Contains(ctx, "## Results of earlier tool calls\n- lookup (ok): ") {
@@ -349,9 +350,9 @@ func TestEntityCache(t *testing.T) {
 	})
 	t.Run("malformed reply ignored", func(t *testing.T) {
 		e := newKEnv(t, entityModel("Sure! The company is Acme."))
-		svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, EntityCache: true, Model: e.model})
+		svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, EntityCache: true, Model: e.model})
 		defer svc.Close()
-		w := e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "What does the company earn?"})
+		w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "What does the company earn?"})
 		if w.Status != workflows.StatusCompleted || e.answer(t, e.alice, w.ID) != "No company known." {
 			t.Fatalf("status %s, answer %q", w.Status, e.answer(t, e.alice, w.ID))
 		}
@@ -372,33 +373,33 @@ func TestEntityCache(t *testing.T) {
 			wantCalls int
 			source    string
 		}{
-			{"default on, workspace off", true, ptr(false), 0, workspace.SettingWorkspace},
-			{"default on, workspace back to default", true, nil, 1, workspace.SettingDefault},
-			{"default off, workspace on", false, ptr(true), 1, workspace.SettingWorkspace},
+			{"default on, workspace off", true, ptr(false), 0, rounds.SettingWorkspace},
+			{"default on, workspace back to default", true, nil, 1, rounds.SettingDefault},
+			{"default off, workspace on", false, ptr(true), 1, rounds.SettingWorkspace},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				e := newKEnv(t, entityModel(`{"company": "Acme AG"}`))
-				svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, EntityCache: c.def, Model: e.model})
+				svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, EntityCache: c.def, Model: e.model})
 				defer svc.Close()
 				ctx := context.Background()
-				if _, err := svc.SetSettings(ctx, e.admin, e.wsA, workspace.SettingsUpdate{EntityCacheEnabled: ptr(!c.def)}); err != nil {
+				if _, err := svc.SetSettings(ctx, e.admin, e.wsA, rounds.SettingsUpdate{EntityCacheEnabled: ptr(!c.def)}); err != nil {
 					t.Fatal(err)
 				}
-				got, err := svc.SetSettings(ctx, e.admin, e.wsA, workspace.SettingsUpdate{EntityCacheEnabled: c.set})
+				got, err := svc.SetSettings(ctx, e.admin, e.wsA, rounds.SettingsUpdate{EntityCacheEnabled: c.set})
 				if err != nil {
 					t.Fatal(err)
 				}
 				read, err := svc.Settings(ctx, e.alice, e.wsA)
-				want := workspace.Settings{EntityCacheEnabled: c.wantCalls == 1, EntityCacheSource: c.source, EntityCacheDefault: c.def, SearchLanguages: []string{}, MCPExternalTools: true}
+				want := rounds.Settings{EntityCacheEnabled: c.wantCalls == 1, EntityCacheSource: c.source, EntityCacheDefault: c.def, SearchLanguages: []string{}, MCPExternalTools: true}
 				if err != nil || !reflect.DeepEqual(read, want) || !reflect.DeepEqual(got, want) {
 					t.Fatalf("settings %+v (set: %+v) %v, want %+v", read, got, err, want)
 				}
-				w := e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "What does the company earn?"})
+				w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "What does the company earn?"})
 				if n, _ := e.usage(t, w.ID, "entities"); n != c.wantCalls {
 					t.Fatalf("%d entity calls, want %d", n, c.wantCalls)
 				}
 				// Workspace B follows the default.
-				w = e.run(t, svc, e.carol, e.wsB, workspace.StartRequest{Prompt: "What does the company earn?"})
+				w = e.run(t, svc, e.carol, e.wsB, rounds.StartRequest{Prompt: "What does the company earn?"})
 				if n, _ := e.usage(t, w.ID, "entities"); n != map[bool]int{true: 1}[c.def] {
 					t.Fatalf("workspace B: %d entity calls with the default %v", n, c.def)
 				}
@@ -406,10 +407,10 @@ func TestEntityCache(t *testing.T) {
 		}
 		t.Run("refusals", func(t *testing.T) {
 			e := newKEnv(t, entityModel(`{}`))
-			svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, Model: e.model})
+			svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, Model: e.model})
 			defer svc.Close()
 			ctx := context.Background()
-			if _, err := svc.SetSettings(ctx, e.alice, e.wsA, workspace.SettingsUpdate{EntityCacheEnabled: ptr(true)}); !errors.Is(err, tenancy.ErrForbidden) {
+			if _, err := svc.SetSettings(ctx, e.alice, e.wsA, rounds.SettingsUpdate{EntityCacheEnabled: ptr(true)}); !errors.Is(err, tenancy.ErrForbidden) {
 				t.Fatalf("a member sets: %v", err)
 			}
 			if _, err := svc.Settings(ctx, e.carol, e.wsA); !errors.Is(err, tenancy.ErrNotFound) {
@@ -417,19 +418,19 @@ func TestEntityCache(t *testing.T) {
 			}
 			// Without a model for it, the setting is kept but the cache
 			// stays off, and Settings says why.
-			noModel := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db})
+			noModel := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db})
 			defer noModel.Close()
-			got, err := noModel.SetSettings(ctx, e.carol, e.wsB, workspace.SettingsUpdate{EntityCacheEnabled: ptr(true)})
-			if err != nil || got.EntityCacheEnabled || got.EntityCacheSource != workspace.SettingUnavailable {
+			got, err := noModel.SetSettings(ctx, e.carol, e.wsB, rounds.SettingsUpdate{EntityCacheEnabled: ptr(true)})
+			if err != nil || got.EntityCacheEnabled || got.EntityCacheSource != rounds.SettingUnavailable {
 				t.Fatalf("without a model: %+v %v", got, err)
 			}
 		})
 	})
 	t.Run("off by default", func(t *testing.T) {
 		e := newKEnv(t, entityModel(`{"company": "Acme AG"}`))
-		svc := e.service(workspace.Knowledge{Builder: e.builder(knowledge.ContextConfig{}), Memory: e.db, Model: e.model})
+		svc := e.service(rounds.Knowledge{Builder: e.builder(agentcontext.ContextConfig{}), Memory: e.db, Model: e.model})
 		defer svc.Close()
-		w := e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "What does the company earn?"})
+		w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "What does the company earn?"})
 		if got := e.answer(t, e.alice, w.ID); got != "No company known." {
 			t.Fatalf("answer %q", got)
 		}
@@ -451,10 +452,10 @@ func TestEntityCache(t *testing.T) {
 func TestDegradedMode(t *testing.T) {
 	cases := []struct {
 		name    string
-		builder func(t *testing.T, e *kenv) *knowledge.ContextBuilder
+		builder func(t *testing.T, e *kenv) *agentcontext.ContextBuilder
 		cause   string
 	}{
-		{"closed database", func(t *testing.T, e *kenv) *knowledge.ContextBuilder {
+		{"closed database", func(t *testing.T, e *kenv) *agentcontext.ContextBuilder {
 			dir := t.TempDir()
 			kdb, err := store.Open(context.Background(), store.Config{Dir: dir})
 			if err != nil {
@@ -464,19 +465,19 @@ func TestDegradedMode(t *testing.T) {
 				t.Fatal(err)
 			}
 			kdb.Close()
-			return knowledge.NewContextBuilder(knowledge.NewSearcher(kdb, nil, nil), kdb, knowledge.ContextConfig{}, nil)
+			return agentcontext.NewContextBuilder(knowledge.NewSearcher(kdb, nil, nil), kdb, agentcontext.ContextConfig{}, nil)
 		}, "closed"},
-		{"deadline", func(t *testing.T, e *kenv) *knowledge.ContextBuilder {
-			return knowledge.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, knowledge.ContextConfig{SearchTimeout: time.Nanosecond}, nil)
+		{"deadline", func(t *testing.T, e *kenv) *agentcontext.ContextBuilder {
+			return agentcontext.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, agentcontext.ContextConfig{SearchTimeout: time.Nanosecond}, nil)
 		}, "deadline exceeded"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newKEnv(t, citingModel)
 			e.upload(t, e.alice, e.wsA, "travel-policy.md", policy)
-			svc := e.service(workspace.Knowledge{Builder: c.builder(t, e), Memory: e.db})
+			svc := e.service(rounds.Knowledge{Builder: c.builder(t, e), Memory: e.db})
 			defer svc.Close()
-			w := e.run(t, svc, e.alice, e.wsA, workspace.StartRequest{Prompt: "How much is a hotel night in Zurich reimbursed?"})
+			w := e.run(t, svc, e.alice, e.wsA, rounds.StartRequest{Prompt: "How much is a hotel night in Zurich reimbursed?"})
 			if w.Status != workflows.StatusCompleted {
 				t.Fatalf("status %s", w.Status)
 			}

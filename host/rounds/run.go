@@ -1,4 +1,4 @@
-package workspace
+package rounds
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
-	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
@@ -56,7 +55,7 @@ func (s *Service) mentionsNote(ctx context.Context, p tenancy.Principal, workspa
 	}
 	ms, err := ResolveMentions(ctx, s.files, p, workspaceID, prompt)
 	if err != nil {
-		s.logger.Warn("workspace: resolving @references", "workspace", workspaceID, "err", err)
+		s.logger.Warn("rounds: resolving @references", "workspace", workspaceID, "err", err)
 		return "\n\n(The @references of the prompt could not be looked up: " + err.Error() + ")"
 	}
 	return MentionsNote(ms)
@@ -111,7 +110,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 		switch e.Type {
 		case workflows.EventToolCall:
 			if _, err := s.wf.NextAction(bg, p, w.ID); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
-				s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
+				s.logger.Warn("rounds: execution state", "workflow", w.ID, "err", err)
 			}
 		case workflows.EventAgentProgress:
 			// A host cut off from the database for longer than its lease
@@ -123,12 +122,12 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 			}
 			defer func() {
 				if _, err := s.wf.NextTask(bg, p, w.ID); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
-					s.logger.Warn("workspace: execution state", "workflow", w.ID, "err", err)
+					s.logger.Warn("rounds: execution state", "workflow", w.ID, "err", err)
 				}
 			}()
 		}
 		if _, err := s.wf.Append(bg, p, w.ID, e.Type, data); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
-			s.logger.Warn("workspace: event", "workflow", w.ID, "type", e.Type, "err", err)
+			s.logger.Warn("rounds: event", "workflow", w.ID, "type", e.Type, "err", err)
 		}
 		if rk != nil {
 			rk.observe(bg, e)
@@ -149,8 +148,8 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 		WorkflowID: w.ID, Purpose: "agent"})
 	// Host capabilities of the tools act for this user in this workflow.
 	ctx = toolcall.With(ctx, toolcall.Caller{Principal: p, WorkspaceID: w.WorkspaceID, WorkflowID: w.ID})
-	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, SpentCHF: w.Stats.CostCHF, Round: w.CurrentRound,
-		MaxCost: money.FromCHF(req.MaxCostCHF), Continues: req.continues}
+	in := agent.Input{Prompt: prompt, History: history, Summary: w.Summary, Spent: w.Stats.CostCHF, Round: w.CurrentRound,
+		MaxCost: req.MaxCostCHF, Continues: req.continues}
 	in.Resume, in.Gate = req.resume, s.gate(ctx, p, w.WorkspaceID)
 	in.Instructions = s.preferences(ctx, p).CustomInstructions
 	if r.waited && in.Gate != nil {
@@ -166,10 +165,10 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	res := s.agent.Run(ctx, in, set, sink)
 
 	now := time.Now()
-	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.CostCHF,
+	stats := workflows.Stats{TokensUsed: int64(res.PromptTokens + res.CompletionTokens), CostCHF: res.Cost,
 		ProcessingTime: now.Sub(start).Seconds(), BytesSent: traffic.Sent(), BytesReceived: traffic.Received()}
 	if r.stamped && (errors.Is(context.Cause(ctx), errTakenOver) || !s.stillMine(bg, w.ID)) {
-		s.logger.Warn("workspace: another host took this round over while this one could not reach the database; its end is that host's to record",
+		s.logger.Warn("rounds: another host took this round over while this one could not reach the database; its end is that host's to record",
 			"workflow", w.ID)
 		return res
 	}
@@ -182,7 +181,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 		// the attempt cost counts (its model calls were billed), and the
 		// round is released for another host to run again.
 		if _, err := s.wf.Update(bg, p, w.ID, workflows.Update{Stats: stats}); err != nil {
-			s.recordFailed("workspace: workflow statistics", w.ID, err)
+			s.recordFailed("rounds: workflow statistics", w.ID, err)
 		}
 		s.log(bg, p, w.ID, workflows.LogWarning, "This host is stopping: the round is handed to another host, which runs it again from its request", 0)
 		s.release(bg, w.ID)
@@ -190,11 +189,11 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	}
 	if _, err := s.wf.AddMessage(bg, p, workflows.Message{ID: answerID, WorkflowID: w.ID, ParentID: req.promptID, Status: workflows.MessageLast,
 		Role: workflows.RoleAssistant, Content: res.Answer, AgentName: "agent", StartedAt: start, FinishedAt: &now, Stats: stats}); err != nil {
-		s.recordFailed("workspace: storing the answer", w.ID, err)
+		s.recordFailed("rounds: storing the answer", w.ID, err)
 	}
 	summary := res.Summary
 	if _, err := s.wf.Update(bg, p, w.ID, workflows.Update{Summary: &summary, Stats: stats}); err != nil {
-		s.recordFailed("workspace: workflow statistics", w.ID, err)
+		s.recordFailed("rounds: workflow statistics", w.ID, err)
 	}
 	var err error
 	switch res.Outcome {
@@ -217,7 +216,7 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 		_, err = s.wf.Fail(bg, p, w.ID, msg)
 	}
 	if err != nil {
-		s.recordFailed("workspace: ending a round", w.ID, err, "outcome", res.Outcome)
+		s.recordFailed("rounds: ending a round", w.ID, err, "outcome", res.Outcome)
 	}
 	return res
 }

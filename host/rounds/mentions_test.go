@@ -1,4 +1,4 @@
-package workspace_test
+package rounds_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -25,7 +25,7 @@ func TestParseMentions(t *testing.T) {
 		{"nothing here @ all", nil},
 		{`@"unterminated`, nil},
 	} {
-		if got := workspace.ParseMentions(c.in); !slices.Equal(got, c.want) {
+		if got := rounds.ParseMentions(c.in); !slices.Equal(got, c.want) {
 			t.Errorf("ParseMentions(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -33,8 +33,8 @@ func TestParseMentions(t *testing.T) {
 	for i := range 30 {
 		many += " @file" + string(rune('a'+i%26)) + string(rune('a'+i/26))
 	}
-	if n := len(workspace.ParseMentions(many)); n != workspace.MaxMentions {
-		t.Fatalf("%d mentions resolved, want at most %d", n, workspace.MaxMentions)
+	if n := len(rounds.ParseMentions(many)); n != rounds.MaxMentions {
+		t.Fatalf("%d mentions resolved, want at most %d", n, rounds.MaxMentions)
 	}
 }
 
@@ -77,12 +77,12 @@ func TestResolveMentions(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ms, err := workspace.ResolveMentions(ctx, w.Files, w.P, w.Workspace,
+	ms, err := rounds.ResolveMentions(ctx, w.Files, w.P, w.Workspace,
 		"Use @plan.md, @PLAN.MD, @Reports/2024/ and @dup.txt; also @elsewhere.md, @bobs-secret.md and @2024")
 	if err != nil {
 		t.Fatal(err)
 	}
-	note := workspace.MentionsNote(ms)
+	note := rounds.MentionsNote(ms)
 	for _, want := range []string{
 		"@plan.md: file plan.md (file id " + plan.ID,
 		"@PLAN.MD: file plan.md (file id " + plan.ID,
@@ -99,7 +99,7 @@ func TestResolveMentions(t *testing.T) {
 	if strings.Contains(note, "bobs-secret.md (") || strings.Contains(note, "elsewhere.md (") {
 		t.Fatalf("the note names a file outside the caller's scope:\n%s", note)
 	}
-	if ms, _ := workspace.ResolveMentions(ctx, w.Files, w.P, w.Workspace, "no references"); ms != nil || workspace.MentionsNote(ms) != "" {
+	if ms, _ := rounds.ResolveMentions(ctx, w.Files, w.P, w.Workspace, "no references"); ms != nil || rounds.MentionsNote(ms) != "" {
 		t.Fatalf("no mentions: %+v", ms)
 	}
 }

@@ -1,4 +1,4 @@
-package knowledge_test
+package agentcontext_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -30,19 +31,19 @@ func words(prefix string, n int) string {
 }
 
 func TestAssemble(t *testing.T) {
-	inst1 := knowledge.ChunkPart(knowledge.PriorityInstance, hit("q4.pdf", "c1", "Revenue Q4 was 12.5M CHF.", content.Ref{PageIndex: 5}))
-	inst2 := knowledge.ChunkPart(knowledge.PriorityInstance, hit("budget.xlsx", "c2", "Budget 2027: 13M CHF.", content.Ref{SheetName: "Plan"}))
-	long := knowledge.ChunkPart(knowledge.PriorityInstance, hit("long.pdf", "c3", words("alpha", 600), content.Ref{PageIndex: 1}))
-	entity := knowledge.Part{Priority: knowledge.PriorityEntities, Text: "company: Acme AG"}
-	shared := knowledge.ChunkPart(knowledge.PriorityShared, hit("handbook.docx", "s1", "Travel: hotel nights up to 180 CHF.", content.Ref{Paragraph: 4}))
-	summary := knowledge.Part{Priority: knowledge.PrioritySummary, Text: "The user asked about Q4; revenue was found on page 5."}
-	tool := knowledge.Part{Priority: knowledge.PriorityToolResults, Text: "search (ok): 3 hits in q4.pdf"}
-	all := []knowledge.Part{tool, summary, shared, entity, inst2, inst1} // out of order on purpose
+	inst1 := agentcontext.ChunkPart(agentcontext.PriorityInstance, hit("q4.pdf", "c1", "Revenue Q4 was 12.5M CHF.", content.Ref{PageIndex: 5}))
+	inst2 := agentcontext.ChunkPart(agentcontext.PriorityInstance, hit("budget.xlsx", "c2", "Budget 2027: 13M CHF.", content.Ref{SheetName: "Plan"}))
+	long := agentcontext.ChunkPart(agentcontext.PriorityInstance, hit("long.pdf", "c3", words("alpha", 600), content.Ref{PageIndex: 1}))
+	entity := agentcontext.Part{Priority: agentcontext.PriorityEntities, Text: "company: Acme AG"}
+	shared := agentcontext.ChunkPart(agentcontext.PriorityShared, hit("handbook.docx", "s1", "Travel: hotel nights up to 180 CHF.", content.Ref{Paragraph: 4}))
+	summary := agentcontext.Part{Priority: agentcontext.PrioritySummary, Text: "The user asked about Q4; revenue was found on page 5."}
+	tool := agentcontext.Part{Priority: agentcontext.PriorityToolResults, Text: "search (ok): 3 hits in q4.pdf"}
+	all := []agentcontext.Part{tool, summary, shared, entity, inst2, inst1} // out of order on purpose
 
 	cases := []struct {
 		name   string
 		budget int
-		parts  []knowledge.Part
+		parts  []agentcontext.Part
 		// want appear in this order; absent must not appear.
 		want, absent               []string
 		placed, truncated, dropped int
@@ -60,12 +61,12 @@ func TestAssemble(t *testing.T) {
 			absent: []string{"## Summary", "search (ok)"}, placed: 4, dropped: 2, sources: []string{"c2", "c1", "s1"},
 		},
 		{
-			name: "a chunk too long is cut with a note, the rest left out", budget: 400, parts: []knowledge.Part{long, entity, summary},
+			name: "a chunk too long is cut with a note, the rest left out", budget: 400, parts: []agentcontext.Part{long, entity, summary},
 			want:   []string{"[1] long.pdf, page 1 (file id f-long.pdf)\nalpha", "…[cut for space:", "tokens shown]", "Left out for space: 1 fact(s), 1 summary."},
 			absent: []string{"Acme"}, placed: 1, truncated: 1, dropped: 2, sources: []string{"c3"},
 		},
 		{
-			name: "too little room to show a useful cut drops it", budget: 150, parts: []knowledge.Part{inst1, long, entity},
+			name: "too little room to show a useful cut drops it", budget: 150, parts: []agentcontext.Part{inst1, long, entity},
 			want:   []string{"[1] q4.pdf", "Left out for space: 1 chunk(s) of the workspace's documents, 1 fact(s)."},
 			absent: []string{"alpha", "cut for space"}, placed: 1, dropped: 2, sources: []string{"c1"},
 		},
@@ -75,7 +76,7 @@ func TestAssemble(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := knowledge.Assemble(model, c.budget, c.parts)
+			a := agentcontext.Assemble(model, c.budget, c.parts)
 			if a.Placed != c.placed || a.Truncated != c.truncated || a.Dropped != c.dropped {
 				t.Fatalf("placed %d truncated %d dropped %d, want %d %d %d\n%s", a.Placed, a.Truncated, a.Dropped, c.placed, c.truncated, c.dropped, a.Text)
 			}
@@ -124,7 +125,7 @@ func TestReference(t *testing.T) {
 		{"nothing but the file", hit("n.txt", "1", "", content.Ref{}), "n.txt (file id f-n.txt)"},
 	}
 	for _, c := range cases {
-		if got := knowledge.Reference(c.hit); got != c.want {
+		if got := agentcontext.Reference(c.hit); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -133,7 +134,7 @@ func TestReference(t *testing.T) {
 func TestTruncateTokens(t *testing.T) {
 	text := words("beta", 300) + " Grüße " + words("gamma", 300)
 	for _, n := range []int{1, 10, 100, 500, 5000} {
-		got := knowledge.TruncateTokens(model, text, n)
+		got := agentcontext.TruncateTokens(model, text, n)
 		if c := llm.CountTokens(model, got); c > n {
 			t.Fatalf("n=%d: %d tokens", n, c)
 		}
@@ -147,7 +148,7 @@ func TestTruncateTokens(t *testing.T) {
 			t.Fatal("a text that fits is kept whole")
 		}
 	}
-	if knowledge.TruncateTokens(model, text, 0) != "" {
+	if agentcontext.TruncateTokens(model, text, 0) != "" {
 		t.Fatal("n=0 keeps nothing")
 	}
 }

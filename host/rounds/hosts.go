@@ -1,4 +1,4 @@
-package workspace
+package rounds
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (s *Service) owner(ctx context.Context, w workflows.Workflow) tenancy.Princ
 	if u, err := s.hosts.User(ctx, p); err == nil {
 		p.Admin = u.Admin
 	} else {
-		s.logger.Warn("workspace: reading a round's owner; acting without admin rights", "workflow", w.ID, "err", err)
+		s.logger.Warn("rounds: reading a round's owner; acting without admin rights", "workflow", w.ID, "err", err)
 	}
 	return p
 }
@@ -58,14 +58,14 @@ func (s *Service) watchStop(ctx context.Context, p tenancy.Principal, workflowID
 	head, err := s.wf.Head(ctx, workflowID)
 	if err != nil {
 		if !quiet(err) {
-			s.logger.Warn("workspace: following the round's stop", "workflow", workflowID, "err", err)
+			s.logger.Warn("rounds: following the round's stop", "workflow", workflowID, "err", err)
 		}
 		return
 	}
 	ch, err := s.wf.Subscribe(ctx, p, workflowID, head)
 	if err != nil {
 		if !quiet(err) {
-			s.logger.Warn("workspace: following the round's stop", "workflow", workflowID, "err", err)
+			s.logger.Warn("rounds: following the round's stop", "workflow", workflowID, "err", err)
 		}
 		return
 	}

@@ -1,4 +1,4 @@
-package workspace_test
+package rounds_test
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -66,10 +66,10 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 	mc := &llm.Capabilities{Client: client, Workflows: wf, MaxWorkflowCost: money.FromCHF(budget)}
 	h := wasmtest.HostWith(t, []wasm.Capability{fc.Wasm(), mc.ModelCapability(), kc.Wasm()}, "analysis")
 	toolReg := tools.NewRegistry(h, map[string][]string{"core": {"analyzeContent"}})
-	svc := workspace.New(wf, fileSvc, agent.New(client, agent.Config{MaxCost: money.FromCHF(budget)}, nil), toolReg, db, workspace.Config{}, nil)
+	svc := rounds.New(wf, fileSvc, agent.New(client, agent.Config{MaxCost: money.FromCHF(budget)}, nil), toolReg, db, rounds.Config{}, nil)
 	defer svc.Close()
 
-	w, err := svc.Start(ctx, p, ws, workspace.StartRequest{Prompt: "Which invoices are over CHF 150?"})
+	w, err := svc.Start(ctx, p, ws, rounds.StartRequest{Prompt: "Which invoices are over CHF 150?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +124,8 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 	if err := db.SQL().QueryRowContext(ctx, `SELECT COALESCE(SUM(cost_nchf), 0) / 1000000000.0 FROM usage_records WHERE workflow_id = ?`, w.ID).Scan(&recorded); err != nil {
 		t.Fatal(err)
 	}
-	if recorded < budget || abs(w.Stats.CostCHF-recorded) > 1e-9 {
-		t.Fatalf("workflow cost %g, usage records %g (budget %g)", w.Stats.CostCHF, recorded, budget)
+	if recorded < budget || abs(w.Stats.CostCHF.CHF()-recorded) > 1e-9 {
+		t.Fatalf("workflow cost %s, usage records %g (budget %g)", w.Stats.CostCHF, recorded, budget)
 	}
 	answer := lastAnswer(t, wf, p, w.ID)
 	if want := fmt.Sprintf("The cost budget of CHF %.2f is spent (CHF %.4f,", budget, recorded); !strings.HasPrefix(answer, want) {

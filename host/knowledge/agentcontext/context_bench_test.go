@@ -1,4 +1,4 @@
-package knowledge_test
+package agentcontext_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -88,12 +89,12 @@ func BenchmarkContextBuild(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	builder := knowledge.NewContextBuilder(knowledge.NewSearcher(db, nil, nil), db, knowledge.ContextConfig{}, nil)
+	builder := agentcontext.NewContextBuilder(knowledge.NewSearcher(db, nil, nil), db, agentcontext.ContextConfig{}, nil)
 	var ds []time.Duration
 	for i := range 60 {
 		q := word(uint64(20+i)) + " " + word(uint64(120+i))
 		start := time.Now()
-		ac := builder.Build(ctx, knowledge.ContextRequest{Principal: p, WorkspaceID: ws.ID, WorkflowID: wf.ID, Prompt: q,
+		ac := builder.Build(ctx, agentcontext.ContextRequest{Principal: p, WorkspaceID: ws.ID, WorkflowID: wf.ID, Prompt: q,
 			Summary: "The user works through the documents.", Model: "gpt-4o-mini", Budget: 6000})
 		if i >= 10 { // warm-up: the tokenizer's first use, SQLite's caches
 			ds = append(ds, time.Since(start))

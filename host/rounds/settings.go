@@ -1,4 +1,4 @@
-package workspace
+package rounds
 
 import (
 	"context"
@@ -169,7 +169,7 @@ func (s *Service) entityCache(ctx context.Context, p tenancy.Principal, workspac
 	}
 	own, err := st.WorkspaceEntityCache(ctx, p, workspaceID)
 	if err != nil {
-		s.logger.Warn("workspace: reading the entity-cache setting; the host's default applies", "workspace", workspaceID, "err", fmt.Errorf("settings: %w", err))
+		s.logger.Warn("rounds: reading the entity-cache setting; the host's default applies", "workspace", workspaceID, "err", fmt.Errorf("settings: %w", err))
 		return def
 	}
 	if own != nil {

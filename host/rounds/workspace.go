@@ -3,7 +3,7 @@
 // background, every step persisted as an event that clients stream, and the
 // round ends in a state of the workflow state machine (completed, stopped,
 // failed; package workflows).
-package workspace
+package rounds
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -44,8 +45,9 @@ type StartRequest struct {
 	// (provider/model, one the workspace allows); empty keeps its choice.
 	Model string `json:"model,omitempty"`
 	// MaxCostCHF is the round's own budget (the lower of it and the
-	// host's applies); 0 leaves the host's.
-	MaxCostCHF float64 `json:"maxCostCHF,omitempty"`
+	// host's applies); 0 leaves the host's. On the wire it is a number of
+	// francs, as it was when it was a float.
+	MaxCostCHF money.Amount `json:"maxCostCHF,omitempty"`
 	// continues is the traceparent of the trace a taken-over round
 	// continues (agent.Input.Continues).
 	continues string
@@ -152,7 +154,7 @@ func (s *Service) Run(ctx context.Context, p tenancy.Principal, workspaceID stri
 	case res = <-done:
 	case <-ctx.Done():
 		if _, err := s.Stop(context.WithoutCancel(ctx), p, w.ID); err != nil {
-			s.logger.Warn("workspace: stopping a round whose caller gave up", "workflow", w.ID, "err", err)
+			s.logger.Warn("rounds: stopping a round whose caller gave up", "workflow", w.ID, "err", err)
 		}
 		res = <-done
 	}
@@ -300,7 +302,7 @@ func (s *Service) launch(ctx context.Context, p tenancy.Principal, w workflows.W
 			host = s.hosts.HostID()
 		}
 		if err := s.hosts.SetRoundHost(runCtx, w.ID, host); err != nil {
-			s.logger.Warn("workspace: stamping the round's host", "workflow", w.ID, "err", err)
+			s.logger.Warn("rounds: stamping the round's host", "workflow", w.ID, "err", err)
 		}
 	}
 	s.mu.Lock()
@@ -357,7 +359,7 @@ func (s *Service) RecoverInterrupted(ctx context.Context, orphans Orphans, befor
 			continue
 		}
 		if _, err := s.wf.Fail(ctx, s.owner(ctx, w), w.ID, "interrupted: the host running this round stopped; send the request again to resume"); err != nil {
-			s.logger.Warn("workspace: failing an interrupted round", "workflow", w.ID, "err", err)
+			s.logger.Warn("rounds: failing an interrupted round", "workflow", w.ID, "err", err)
 			continue
 		}
 		n++
@@ -368,7 +370,7 @@ func (s *Service) RecoverInterrupted(ctx context.Context, orphans Orphans, befor
 // failEarly ends a round that could not begin.
 func (s *Service) failEarly(ctx context.Context, p tenancy.Principal, w workflows.Workflow, cause error) (workflows.Workflow, error) {
 	if _, err := s.wf.Fail(context.WithoutCancel(ctx), p, w.ID, cause.Error()); err != nil {
-		s.logger.Error("workspace: failing a workflow", "workflow", w.ID, "err", err)
+		s.logger.Error("rounds: failing a workflow", "workflow", w.ID, "err", err)
 	}
 	return workflows.Workflow{}, cause
 }
@@ -444,7 +446,7 @@ func (s *Service) log(ctx context.Context, p tenancy.Principal, workflowID strin
 		if errors.Is(err, tenancy.ErrNotFound) {
 			return // the workflow was deleted while its round ran
 		}
-		s.logger.Warn("workspace: log", "workflow", workflowID, "err", err)
+		s.logger.Warn("rounds: log", "workflow", workflowID, "err", err)
 	}
 }
 

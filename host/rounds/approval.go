@@ -1,4 +1,4 @@
-package workspace
+package rounds
 
 import (
 	"context"
@@ -86,7 +86,7 @@ func (s *Service) gate(ctx context.Context, p tenancy.Principal, workspaceID str
 	}
 	pol, err := s.approvals.ToolPolicies(ctx, p, workspaceID)
 	if err != nil {
-		s.logger.Warn("workspace: reading the approval policies; the defaults apply", "workspace", workspaceID, "err", err)
+		s.logger.Warn("rounds: reading the approval policies; the defaults apply", "workspace", workspaceID, "err", err)
 	}
 	return policyGate(pol)
 }
@@ -112,17 +112,17 @@ func (s *Service) pause(ctx context.Context, p tenancy.Principal, w workflows.Wo
 		as, err = s.approvals.PauseRound(ctx, w.ID, as)
 	}
 	if _, uerr := s.wf.Update(ctx, p, w.ID, workflows.Update{Stats: stats}); uerr != nil {
-		s.recordFailed("workspace: workflow statistics", w.ID, uerr)
+		s.recordFailed("rounds: workflow statistics", w.ID, uerr)
 	}
 	if errors.Is(err, tenancy.ErrConflict) {
 		// Stopped (or deleted) while the model was asking: nothing waits.
-		s.logger.Info("workspace: a round that asked for approval ended meanwhile", "workflow", w.ID)
+		s.logger.Info("rounds: a round that asked for approval ended meanwhile", "workflow", w.ID)
 		return
 	}
 	if err != nil {
 		s.log(ctx, p, w.ID, workflows.LogError, "The round could not wait for approval: "+err.Error(), 100)
 		if _, ferr := s.wf.Fail(ctx, p, w.ID, "waiting for approval: "+err.Error()); ferr != nil {
-			s.recordFailed("workspace: ending a round", w.ID, ferr)
+			s.recordFailed("rounds: ending a round", w.ID, ferr)
 		}
 		return
 	}
@@ -130,7 +130,7 @@ func (s *Service) pause(ctx context.Context, p tenancy.Principal, w workflows.Wo
 		d := workflows.ApprovalRequestedData{ApprovalID: a.ID, Round: a.Round, CallID: a.CallID, Tool: a.Tool, External: a.External,
 			Arguments: a.Arguments, Reason: a.Reason, ExpiresAt: a.ExpiresAt}
 		if _, err := s.wf.Append(ctx, p, w.ID, workflows.EventApprovalRequested, d); err != nil {
-			s.recordFailed("workspace: approval event", w.ID, err)
+			s.recordFailed("rounds: approval event", w.ID, err)
 		}
 		s.log(ctx, p, w.ID, workflows.LogInfo, fmt.Sprintf("Waiting for approval of %s (until %s)", a.Tool, a.ExpiresAt.Format(time.RFC3339)), 50)
 	}
@@ -271,7 +271,7 @@ func (s *Service) decided(ctx context.Context, p tenancy.Principal, w workflows.
 		e.Actor = audit.Actor{Kind: audit.ActorSystem}
 	}
 	if err := audit.Record(ctx, s.audit, e); err != nil {
-		s.logger.Error("workspace: recording an approval decision in the audit log", "approval", a.ID, "err", err)
+		s.logger.Error("rounds: recording an approval decision in the audit log", "approval", a.ID, "err", err)
 	}
 	ev := workflows.ApprovalDecidedData{ApprovalID: a.ID, CallID: a.CallID, Tool: a.Tool, Decision: string(state), Edited: len(args) > 0,
 		Reason: reason, DecidedBy: by}
@@ -279,7 +279,7 @@ func (s *Service) decided(ctx context.Context, p tenancy.Principal, w workflows.
 		ev.Arguments = args
 	}
 	if _, err := s.wf.Append(ctx, p, w.ID, workflows.EventApprovalDecided, ev); err != nil {
-		s.recordFailed("workspace: approval event", w.ID, err)
+		s.recordFailed("rounds: approval event", w.ID, err)
 	}
 }
 
@@ -296,18 +296,18 @@ func (s *Service) tryResume(ctx context.Context, pauseID string) {
 	ok, err := s.approvals.ClaimResume(ctx, pauseID, host)
 	if err != nil || !ok {
 		if err != nil {
-			s.logger.Warn("workspace: claiming a paused round", "pause", pauseID, "err", err)
+			s.logger.Warn("rounds: claiming a paused round", "pause", pauseID, "err", err)
 		}
 		return
 	}
 	as, err := s.approvals.PauseApprovals(ctx, pauseID)
 	if err != nil || len(as) == 0 {
-		s.logger.Error("workspace: reading a paused round", "pause", pauseID, "err", err)
+		s.logger.Error("rounds: reading a paused round", "pause", pauseID, "err", err)
 		return
 	}
 	w, err := s.approvals.ApprovalWorkflow(ctx, as[0].ID)
 	if err != nil {
-		s.logger.Error("workspace: reading a paused round's workflow", "pause", pauseID, "err", err)
+		s.logger.Error("rounds: reading a paused round's workflow", "pause", pauseID, "err", err)
 		return
 	}
 	p := s.owner(ctx, w)
@@ -372,7 +372,7 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 		n++
 		w, err := s.approvals.ApprovalWorkflow(ctx, a.ID)
 		if err != nil {
-			s.logger.Warn("workspace: an expired approval's workflow", "approval", a.ID, "err", err)
+			s.logger.Warn("rounds: an expired approval's workflow", "approval", a.ID, "err", err)
 			continue
 		}
 		s.decided(ctx, s.owner(ctx, w), w, a, workflows.ApprovalExpired, nil, "", "")
@@ -448,7 +448,7 @@ func (s *Service) SetToolPolicy(ctx context.Context, p tenancy.Principal, worksp
 	e := audit.Entry{TenantID: p.TenantID, Action: audit.ToolPolicyChanged, TargetType: "tool", TargetID: tool, WorkspaceID: workspaceID,
 		Detail: audit.Detail(map[string]any{"tool": tool, "from": was, "to": string(policy)})}
 	if err := audit.Record(ctx, s.audit, e); err != nil {
-		s.logger.Error("workspace: recording a policy change in the audit log", "tool", tool, "err", err)
+		s.logger.Error("rounds: recording a policy change in the audit log", "tool", tool, "err", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package workspace_test
+package rounds_test
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/workflows"
-	"github.com/agenthost/agenthost/host/workspace"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -41,10 +41,10 @@ func TestBranches(t *testing.T) {
 	}})
 	p, ws, wf := world.P, world.Workspace, world.Workflows
 	reg := tools.NewRegistry(wasmtest.Host(t, "notebook"), map[string][]string{tools.CoreSet: {"lookup"}})
-	svc := workspace.New(wf, world.Files, agent.New(world.Client, agent.Config{}, nil), reg, world.DB, workspace.Config{}, nil)
+	svc := rounds.New(wf, world.Files, agent.New(world.Client, agent.Config{}, nil), reg, world.DB, rounds.Config{}, nil)
 	defer svc.Close()
 
-	run := func(req workspace.StartRequest) workflows.Workflow {
+	run := func(req rounds.StartRequest) workflows.Workflow {
 		t.Helper()
 		w, err := svc.Start(ctx, p, ws, req)
 		if err != nil {
@@ -80,9 +80,9 @@ func TestBranches(t *testing.T) {
 		return ""
 	}
 
-	w := run(workspace.StartRequest{Prompt: "one"})
-	run(workspace.StartRequest{WorkflowID: w.ID, Prompt: "two"})
-	run(workspace.StartRequest{WorkflowID: w.ID, Prompt: "two bis", EditOf: turnID(w.ID, "two")})
+	w := run(rounds.StartRequest{Prompt: "one"})
+	run(rounds.StartRequest{WorkflowID: w.ID, Prompt: "two"})
+	run(rounds.StartRequest{WorkflowID: w.ID, Prompt: "two bis", EditOf: turnID(w.ID, "two")})
 	if got := shown(w.ID); got != "one | re:one#1 | two bis | re:two bis#3" {
 		t.Fatalf("after the edit: %s", got)
 	}
@@ -96,11 +96,11 @@ func TestBranches(t *testing.T) {
 	if _, err := wf.SelectBranch(ctx, p, w.ID, turnID(w.ID, "two")); err != nil {
 		t.Fatal(err)
 	}
-	run(workspace.StartRequest{WorkflowID: w.ID, Prompt: "three"})
+	run(rounds.StartRequest{WorkflowID: w.ID, Prompt: "three"})
 	if got := shown(w.ID); got != "one | re:one#1 | two | re:two#2 | three | re:three#5" {
 		t.Fatalf("continuing the older branch: %s", got)
 	}
-	run(workspace.StartRequest{WorkflowID: w.ID, Prompt: "one bis", EditOf: turnID(w.ID, "one")})
+	run(rounds.StartRequest{WorkflowID: w.ID, Prompt: "one bis", EditOf: turnID(w.ID, "one")})
 	if got := shown(w.ID); got != "one bis | re:one bis#6" {
 		t.Fatalf("after editing the first prompt: %s", got)
 	}
@@ -120,10 +120,10 @@ func TestBranches(t *testing.T) {
 
 	for _, c := range []struct {
 		name string
-		req  workspace.StartRequest
+		req  rounds.StartRequest
 	}{
-		{"editOf an answer", workspace.StartRequest{WorkflowID: w.ID, Prompt: "x", EditOf: turnID(w.ID, "re:two#2")}},
-		{"editOf without a workflow", workspace.StartRequest{Prompt: "x", EditOf: turnID(w.ID, "two")}},
+		{"editOf an answer", rounds.StartRequest{WorkflowID: w.ID, Prompt: "x", EditOf: turnID(w.ID, "re:two#2")}},
+		{"editOf without a workflow", rounds.StartRequest{Prompt: "x", EditOf: turnID(w.ID, "two")}},
 	} {
 		if _, err := svc.Start(ctx, p, ws, c.req); err == nil {
 			t.Errorf("%s: accepted", c.name)
