@@ -446,8 +446,8 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db, FileObjects: reader, FilePasswords: knowledge.NewUnlocker(ingester, db),
 		Billing: db, Telemetry: tel, MetricsToken: cfg.Telemetry.MetricsToken, TraceHealth: cfg.Telemetry.TraceHealth, Background: bg,
 		Notifications: notes,
-		Rate:  api.RateLimit{Counter: db, PerMinute: cfg.TenantRate},
-		Model: func() string { return agentModels(model.Config()) },
+		Rate:          api.RateLimit{Counter: db, PerMinute: cfg.TenantRate},
+		Model:         func() string { return agentModels(model.Config()) },
 		// Plugin installs on the running host.
 		PluginAdmins: api.PluginAdmins{Installer: installs, Audit: db, Tenants: cfg.PluginAdmins},
 		// External MCP servers of the tenants.
