@@ -145,8 +145,10 @@ function parseRoute(path) {
   if (path === '/connections') return { ws: '', wf: '', view: 'connections' };
   if (path === '/admin' || path.startsWith('/admin/')) return { ws: '', wf: '', view: 'admin' };
   if (path === '/settings' || path === '/people' || path === '/join') return { ws: '', wf: '', view: path.slice(1) };
-  const m = /^\/w\/([^/]+)(?:\/c\/([^/]+))?\/?$/.exec(path);
-  if (m) return { ws: decodeURIComponent(m[1]), wf: m[2] ? decodeURIComponent(m[2]) : '' };
+  // A workspace's areas each have their place: the chat (and a
+  // conversation in it), files and knowledge, connections and data sources.
+  const m = /^\/w\/([^/]+)(?:\/c\/([^/]+)|\/(files|sources))?\/?$/.exec(path);
+  if (m) return { ws: decodeURIComponent(m[1]), wf: m[2] ? decodeURIComponent(m[2]) : '', area: m[3] || 'chat' };
   return { ws: '', wf: '', unknown: path !== '/' };
 }
 
@@ -281,8 +283,46 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
     <a href="/settings" class="user" aria-current=${view === 'settings' ? 'page' : undefined}
       onClick=${(e) => { e.preventDefault(); go('/settings'); }}>${session.user.email}</a>
     <a href="/status" class="status-link">${t('serverStatus')}</a>
+    <${Notices} t=${t} lang=${lang} go=${go} />
     <button type="button" onClick=${onSignOut}>${t('signOut')}</button>
   </header>`;
+}
+
+// Notices is the person's notifications (notices.mjs): loaded a moment
+// after the page, whose first view does not need them, and whose first
+// load then ends (the module keeps a stream open).
+function Notices(props) {
+  const [mod, setMod] = useState(null);
+  useEffect(() => {
+    const timer = setTimeout(() => import('./notices.mjs').then(setMod, () => {}), 1500);
+    return () => clearTimeout(timer);
+  }, []);
+  return mod ? html`<${mod.Notices} api=${api} ...${props} />` : null;
+}
+
+// useWide tells whether the window is wider than a phone's (the layout's
+// breakpoint in style.css).
+function useWide() {
+  const q = useMemo(() => matchMedia('(min-width: 901px)'), []);
+  const [wide, setWide] = useState(q.matches);
+  useEffect(() => { const on = () => setWide(q.matches); q.addEventListener('change', on); return () => q.removeEventListener('change', on); }, []);
+  return wide;
+}
+
+// AreaNav links the workspace's areas (each its own URL, so reload and back
+// work) and opens or closes the conversation list: a side list on a wide
+// window (kept open or closed in this browser), a drawer on a phone.
+function AreaNav({ t, ws, area, admin, go, listOpen, toggleList }) {
+  const link = (a, path, label) => html`<a href=${path} data-area=${a} aria-current=${area === a ? 'page' : undefined}
+    onClick=${(e) => { e.preventDefault(); go(path); }}>${label}</a>`;
+  const base = '/w/' + encodeURIComponent(ws);
+  return html`<nav class="areas" aria-label=${t('areas')}>
+    <button type="button" class="conv-toggle" aria-expanded=${listOpen} aria-controls="conv-side" onClick=${toggleList}>${t('conversations')}</button>
+    ${link('chat', base, t('chat'))}
+    ${link('files', base + '/files', t('areaFiles'))}
+    ${link('sources', base + '/sources', t('areaSources'))}
+    ${admin && link('admin', '/admin', t('areaAdmin'))}
+  </nav>`;
 }
 
 function Conversations({ t, ws, wf, list, go, error, reload }) {
@@ -858,6 +898,31 @@ function Composer({ t, ws, files, running, voice, setVoice, onSend, onStop }) {
 
 function Workspace({ t, lang, session, route, go }) {
   const { ws, wf } = route;
+  const area = route.area || 'chat';
+  // The conversation list: on a wide window a side list the person opens
+  // or closes (kept in this browser), on a phone a drawer, closed until
+  // asked for and again once a conversation is picked.
+  const wide = useWide();
+  const [sideOpen, setSideOpen] = useState(() => localStorage.getItem('agenthost.convList') !== 'closed');
+  const [drawer, setDrawer] = useState(false);
+  const listOpen = wide ? sideOpen : drawer;
+  const toggleList = () => {
+    if (!wide) { setDrawer(!drawer); return; }
+    localStorage.setItem('agenthost.convList', sideOpen ? 'closed' : 'open');
+    setSideOpen(!sideOpen);
+  };
+  useEffect(() => { setDrawer(false); }, [wf, area]);
+  const side = useRef();
+  useEffect(() => {
+    // The drawer takes the focus when it opens and gives it back to its
+    // button when Escape closes it.
+    if (wide || !drawer || !side.current) return;
+    const first = side.current.querySelector('button, a, input');
+    if (first) first.focus();
+    const esc = (e) => { if (e.key === 'Escape') { setDrawer(false); const b = document.querySelector('.conv-toggle'); if (b) b.focus(); } };
+    addEventListener('keydown', esc);
+    return () => removeEventListener('keydown', esc);
+  }, [drawer, wide]);
   const [convs, setConvs] = useState(null);
   const [convErr, setConvErr] = useState('');
   const [files, setFiles] = useState(null);
@@ -1004,26 +1069,32 @@ function Workspace({ t, lang, session, route, go }) {
     try { await api('POST', `/workflows/${wf}/stop`); } catch (e) { setSendErr(e.message); }
   };
 
-  return html`<div class="layout">
-    <nav class="left" aria-label=${t('mainNav')}>
+  const right = html`<aside class="right" aria-label=${t('activity')}>
+      ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
+      <${Preview} t=${t} target=${preview} close=${closePreview} />
+      ${area === 'chat' && html`<${Activity} t=${t} conv=${conv} />`}
+    </aside>`;
+  return html`<${AreaNav} t=${t} ws=${ws} area=${area} admin=${session.user.admin} go=${go} listOpen=${listOpen} toggleList=${toggleList} />
+  <div class=${'layout area-' + area + (listOpen ? ' list-open' : ' list-closed')}>
+    <aside class="left" id="conv-side" ref=${side} aria-label=${t('conversations')} hidden=${!listOpen}>
+      ${!wide && html`<button type="button" class="linkish drawer-close" onClick=${() => setDrawer(false)}>${t('close')}</button>`}
       <${Conversations} t=${t} ws=${ws} wf=${wf} list=${convs} go=${go} error=${convErr} reload=${loadConvs} />
+    </aside>
+    ${area === 'files' ? html`<main class="center area-main" id="main" aria-label=${t('areaFiles')} data-area="files">
       <${FileBrowser} t=${t} ws=${ws} files=${files} folders=${folders} reload=${loadFiles} openFile=${openFile} openDetail=${setDetail} error=${fileErr} />
-      <${DataSources} t=${t} ws=${ws} api=${api} onSynced=${loadFiles} />
       <${Search} t=${t} ws=${ws} openFile=${openFile} />
-    </nav>
-    <main class="center" id="main" aria-label=${t('chat')}>
+    </main>` : area === 'sources' ? html`<main class="center area-main" id="main" aria-label=${t('areaSources')} data-area="sources">
+      <${DataSources} t=${t} ws=${ws} api=${api} onSynced=${loadFiles} />
+      <${ConnectionsView} t=${t} embedded=${true} />
+    </main>` : html`<main class="center" id="main" aria-label=${t('chat')} data-area="chat">
       <${RunState} t=${t} conv=${conv} conn=${conn} />
       <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
       <${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />
       ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${t('sharedReadOnly')}</p>` :
         html`<${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />`}
-    </main>
-    <aside class="right" aria-label=${t('activity')}>
-      ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
-      <${Preview} t=${t} target=${preview} close=${closePreview} />
-      <${Activity} t=${t} conv=${conv} />
-    </aside>
+    </main>`}
+    ${right}
   </div>`;
 }
 
@@ -1034,6 +1105,7 @@ function ConnectionsView({ t, callback, ...props }) {
   const [err, setErr] = useState('');
   useEffect(() => { import('./connections.mjs').then(setMod, (e) => setErr(e.message)); }, []);
   const notice = useMemo(() => mod && callback ? mod.callbackNotice(callback) : null, [mod, callback]);
+  if (props.embedded && (err || !mod)) return err ? html`<p class="error" role="alert">${err}</p>` : html`<p class="muted">${t('loading')}</p>`;
   if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${err}</p></main>`;
   if (!mod) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
   return html`<${mod.Connections} t=${t} api=${api} notice=${notice} ...${props} />`;
