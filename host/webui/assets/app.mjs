@@ -1074,8 +1074,11 @@ function Workspace({ t, lang, session, route, go }) {
       <${Preview} t=${t} target=${preview} close=${closePreview} />
       ${area === 'chat' && html`<${Activity} t=${t} conv=${conv} />`}
     </aside>`;
+  // Outside the chat the right column is there only while it shows a
+  // preview or a file's details.
+  const hasRight = area === 'chat' || !!detail || !!preview;
   return html`<${AreaNav} t=${t} ws=${ws} area=${area} admin=${session.user.admin} go=${go} listOpen=${listOpen} toggleList=${toggleList} />
-  <div class=${'layout area-' + area + (listOpen ? ' list-open' : ' list-closed')}>
+  <div class=${'layout area-' + area + (listOpen ? ' list-open' : ' list-closed') + (hasRight ? '' : ' no-right')}>
     <aside class="left" id="conv-side" ref=${side} aria-label=${t('conversations')} hidden=${!listOpen}>
       ${!wide && html`<button type="button" class="linkish drawer-close" onClick=${() => setDrawer(false)}>${t('close')}</button>`}
       <${Conversations} t=${t} ws=${ws} wf=${wf} list=${convs} go=${go} error=${convErr} reload=${loadConvs} />
@@ -1094,7 +1097,7 @@ function Workspace({ t, lang, session, route, go }) {
       ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${t('sharedReadOnly')}</p>` :
         html`<${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />`}
     </main>`}
-    ${right}
+    ${hasRight && right}
   </div>`;
 }
 

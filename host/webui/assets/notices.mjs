@@ -148,9 +148,8 @@ export function Notices({ api, lang, go }) {
   };
   const unread = page ? page.unread : 0;
   return html`<div class="notices">
-    <button type="button" class="notices-button" ref=${button} aria-expanded=${open} aria-controls="notices-panel"
-      aria-label=${w.notifications + (unread ? `, ${unread} ${w.unread}` : '')} onClick=${() => setOpen(!open)}>
-      ${w.notifications}${unread > 0 && html`<span class="count" data-testid="notices-unread" aria-hidden="true">${unread}</span>`}
+    <button type="button" class="notices-button" ref=${button} aria-expanded=${open} aria-controls="notices-panel" onClick=${() => setOpen(!open)}>
+      ${w.notifications}${unread > 0 && html`<span class="count" data-testid="notices-unread">${unread}</span><span class="visually-hidden"> ${w.unread}</span>`}
     </button>
     <p class="visually-hidden" role="status" data-testid="notices-live">${said ? w.newNotice + ': ' + said : ''}</p>
     ${open && html`<section id="notices-panel" class="notices-panel" aria-labelledby="notices-h">
