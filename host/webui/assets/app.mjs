@@ -294,7 +294,7 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
 function Notices(props) {
   const [mod, setMod] = useState(null);
   useEffect(() => {
-    const timer = setTimeout(() => import('./notices.mjs').then(setMod, () => {}), 1500);
+    const timer = setTimeout(() => import('./notices.mjs').then(setMod, () => {}), 3000);
     return () => clearTimeout(timer);
   }, []);
   return mod ? html`<${mod.Notices} api=${api} ...${props} />` : null;
