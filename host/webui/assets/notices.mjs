@@ -15,14 +15,14 @@ const html = htm.bind(h);
 const words = {
   en: {
     notifications: 'Notifications', unread: 'unread', none: 'Nothing to tell yet.', markAllRead: 'Mark all read', markRead: 'Mark read',
-    allow: 'Allow browser notifications', blocked: 'The browser blocks notifications for this site.', open: 'Open', newNotice: 'New notification',
+    allow: 'Allow browser notifications', blocked: 'The browser blocks notifications for this site.', newNotice: 'New notification',
     backgroundJob_completed: 'Background job “{name}” completed', backgroundJob_failed: 'Background job “{name}” failed',
     backgroundJob_cancelled: 'Background job “{name}” was cancelled', sync_completed: 'Sync of “{name}” completed',
     sync_failed: 'Sync of “{name}” failed', approval_pending: '“{name}” waits for your approval', other: '{name}',
   },
   de: {
     notifications: 'Benachrichtigungen', unread: 'ungelesen', none: 'Noch nichts Neues.', markAllRead: 'Alle als gelesen markieren', markRead: 'Als gelesen markieren',
-    allow: 'Browser-Benachrichtigungen erlauben', blocked: 'Der Browser blockiert Benachrichtigungen für diese Seite.', open: 'Öffnen', newNotice: 'Neue Benachrichtigung',
+    allow: 'Browser-Benachrichtigungen erlauben', blocked: 'Der Browser blockiert Benachrichtigungen für diese Seite.', newNotice: 'Neue Benachrichtigung',
     backgroundJob_completed: 'Hintergrundauftrag „{name}“ abgeschlossen', backgroundJob_failed: 'Hintergrundauftrag „{name}“ fehlgeschlagen',
     backgroundJob_cancelled: 'Hintergrundauftrag „{name}“ abgebrochen', sync_completed: 'Synchronisierung von „{name}“ abgeschlossen',
     sync_failed: 'Synchronisierung von „{name}“ fehlgeschlagen', approval_pending: '„{name}“ wartet auf Ihre Freigabe', other: '{name}',

@@ -197,6 +197,8 @@ await step('approval-notified', async () => {
   await page.locator('[data-testid=notices-live]', { hasText: '“tagFile” waits for your approval' }).waitFor();
   assert.ok((await page.evaluate(() => window.__notified)).some((x) => x.title === '“tagFile” waits for your approval'));
   await page.click('.notices-button');
+  await page.locator('#notices-panel li[data-kind=approval].unread').waitFor();
+  await page.screenshot({ path: path.join(out, 'notifications-open.png') });
   await page.click('#notices-panel li[data-kind=approval] button.notice-open');
   await page.waitForURL(base + conv);
   const card = page.locator('[data-testid=approval][data-status=pending]');
