@@ -283,7 +283,7 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
     <a href="/settings" class="user" aria-current=${view === 'settings' ? 'page' : undefined}
       onClick=${(e) => { e.preventDefault(); go('/settings'); }}>${session.user.email}</a>
     <a href="/status" class="status-link">${t('serverStatus')}</a>
-    <${Notices} t=${t} lang=${lang} go=${go} />
+    <${Notices} key=${session.user.id} t=${t} lang=${lang} go=${go} />
     <button type="button" onClick=${onSignOut}>${t('signOut')}</button>
   </header>`;
 }

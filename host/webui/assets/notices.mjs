@@ -101,6 +101,25 @@ function follow(onPage) {
   return () => ctl.abort();
 }
 
+// shared follows the stream from one tab of the browser only (the holder
+// of a Web Lock; when it closes, another tab takes over) and hands each
+// page to the others over a BroadcastChannel: a browser's connections to
+// one server are few under HTTP/1.1 (six in Chromium, shared by its tabs),
+// and every open conversation holds one already. A browser without
+// either follows in every tab.
+function shared(onPage) {
+  if (typeof BroadcastChannel === 'undefined' || !navigator.locks) return follow(onPage);
+  const ch = new BroadcastChannel('agenthost.notices');
+  ch.onmessage = (e) => onPage(e.data);
+  const ctl = new AbortController();
+  navigator.locks.request('agenthost.notices', { signal: ctl.signal }, () => new Promise((resolve) => {
+    if (ctl.signal.aborted) { resolve(); return; }
+    const stop = follow((pg) => { onPage(pg); ch.postMessage(pg); });
+    ctl.signal.addEventListener('abort', () => { stop(); resolve(); });
+  })).catch(() => { /* aborted while waiting */ });
+  return () => { ctl.abort(); ch.close(); };
+}
+
 export function Notices({ api, lang, go }) {
   const w = words[lang] || words.en;
   const [page, setPage] = useState(null);
@@ -132,7 +151,7 @@ export function Notices({ api, lang, go }) {
   };
   useEffect(() => {
     api('GET', '/me/notifications').then(take, (e) => setErr(e.message));
-    return follow(take);
+    return shared(take);
   }, []);
   useEffect(() => {
     if (!open) return;

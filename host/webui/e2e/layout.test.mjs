@@ -31,6 +31,12 @@ const recordNotifications = () => {
   };
 };
 await ctx.addInitScript(recordNotifications);
+// The notification streams the context holds open: one for all its tabs.
+let openStreams = 0;
+const isStream = (r) => r.url().endsWith('/api/v1/me/notifications/events');
+ctx.on('request', (r) => { if (isStream(r)) openStreams++; });
+ctx.on('requestfinished', (r) => { if (isStream(r)) openStreams--; });
+ctx.on('requestfailed', (r) => { if (isStream(r)) openStreams--; });
 let page = await ctx.newPage();
 page.setDefaultTimeout(60000);
 const watch = (p) => p.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
@@ -161,9 +167,18 @@ await step('background-job-notified', async () => {
   // What ended before the page opened is listed, not announced: the page
   // is open (its notifications loaded) before the job starts.
   await page.locator('.notices-button').waitFor();
+  // A second tab of the same browser: it is told too, over the first
+  // one's stream.
+  const second = await ctx.newPage();
+  watch(second);
+  await second.goto(`${base}/w/${ws}`);
+  await second.locator('.notices-button').waitFor();
   const r = await startJob('Summarise the release notes');
   assert.equal(r.status, 202, JSON.stringify(r.body));
   await page.locator('[data-testid=notices-unread]', { hasText: '1' }).waitFor({ timeout: 90000 });
+  await second.locator('[data-testid=notices-unread]', { hasText: '1' }).waitFor();
+  assert.equal(openStreams, 1, 'notification streams open in the browser with two tabs');
+  await second.close();
   await page.locator('[data-testid=notices-live]', { hasText: 'Background job “Summarise the release notes” completed' }).waitFor();
   const shown = await page.evaluate(() => window.__notified);
   assert.ok(shown.some((x) => x.title === 'Background job “Summarise the release notes” completed' && /Noted/.test(x.body)),
