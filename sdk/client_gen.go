@@ -1881,3 +1881,17 @@ func (c *Client) GetConversationPage(ctx context.Context, ws string, wf string) 
 	r := request{method: "GET", path: "/w/" + url.PathEscape(ws) + "/c/" + url.PathEscape(wf)}
 	return c.send(ctx, r)
 }
+
+// GetFilesPage calls GET /w/{ws}/files: the workspace UI opened at a workspace's area of files and
+// knowledge. The caller reads and closes the response's body.
+func (c *Client) GetFilesPage(ctx context.Context, ws string) (*http.Response, error) {
+	r := request{method: "GET", path: "/w/" + url.PathEscape(ws) + "/files"}
+	return c.send(ctx, r)
+}
+
+// GetSourcesPage calls GET /w/{ws}/sources: the workspace UI opened at a workspace's area of
+// connections and data sources. The caller reads and closes the response's body.
+func (c *Client) GetSourcesPage(ctx context.Context, ws string) (*http.Response, error) {
+	r := request{method: "GET", path: "/w/" + url.PathEscape(ws) + "/sources"}
+	return c.send(ctx, r)
+}
