@@ -1,6 +1,7 @@
-// The workspace UI: sign-in, the workspace switcher, conversations, files,
-// knowledge search, the chat stream and the right panel (preview, tool
-// activity). Everything it shows comes from the HTTP API under the
+// The workspace UI: sign-in, the workspace switcher, the workspace's areas
+// (the chat; files and knowledge, files.mjs; connections and data sources)
+// with the conversation list beside each, the chat stream and the right
+// panel (preview, tool activity). Everything it shows comes from the HTTP API under the
 // signed-in user's scope; a workflow's events arrive over SSE and are
 // applied once each, by sequence number, so a reconnect or a reload never
 // shows anything twice.
