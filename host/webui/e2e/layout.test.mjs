@@ -99,6 +99,7 @@ await step('signed-in', async () => {
   // The notifications load a moment after the first view.
   await page.locator('.notices-button').waitFor();
   assert.equal(await unread().count(), 0);
+  await axe('chat area');
 });
 
 await step('area-files', async () => {
