@@ -633,6 +633,43 @@ func (c *Client) RemoveMCPServer(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// ListMyNotifications calls GET /api/v1/me/notifications: the caller's newest notifications
+// (background jobs and data source syncs that ended, tool calls waiting for their approval) and how
+// many are unread.
+func (c *Client) ListMyNotifications(ctx context.Context, params *ListMyNotificationsParams) (*NotificationPage, error) {
+	r := request{method: "GET", path: "/api/v1/me/notifications"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.Limit != 0 {
+			r.query.Set("limit", strconv.FormatInt(params.Limit, 10))
+		}
+	}
+	var out NotificationPage
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// StreamMyNotifications calls GET /api/v1/me/notifications/events: the caller's notifications as
+// they change. The caller reads and closes the response's body.
+func (c *Client) StreamMyNotifications(ctx context.Context) (*http.Response, error) {
+	r := request{method: "GET", path: "/api/v1/me/notifications/events"}
+	return c.send(ctx, r)
+}
+
+// MarkMyNotificationsRead calls POST /api/v1/me/notifications/read: mark the listed notifications
+// read (all of the caller's without ids).
+func (c *Client) MarkMyNotificationsRead(ctx context.Context, body MarkMyNotificationsReadRequest) (*NotificationPage, error) {
+	r := request{method: "POST", path: "/api/v1/me/notifications/read"}
+	r.json = body
+	var out NotificationPage
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListMyPasskeys calls GET /api/v1/me/passkeys: the caller's own passkeys.
 func (c *Client) ListMyPasskeys(ctx context.Context) ([]Passkey, error) {
 	r := request{method: "GET", path: "/api/v1/me/passkeys"}
@@ -1842,5 +1879,19 @@ func (c *Client) GetWorkspacePage(ctx context.Context, ws string) (*http.Respons
 // (workflow) of a workspace. The caller reads and closes the response's body.
 func (c *Client) GetConversationPage(ctx context.Context, ws string, wf string) (*http.Response, error) {
 	r := request{method: "GET", path: "/w/" + url.PathEscape(ws) + "/c/" + url.PathEscape(wf)}
+	return c.send(ctx, r)
+}
+
+// GetFilesPage calls GET /w/{ws}/files: the workspace UI opened at a workspace's area of files and
+// knowledge. The caller reads and closes the response's body.
+func (c *Client) GetFilesPage(ctx context.Context, ws string) (*http.Response, error) {
+	r := request{method: "GET", path: "/w/" + url.PathEscape(ws) + "/files"}
+	return c.send(ctx, r)
+}
+
+// GetSourcesPage calls GET /w/{ws}/sources: the workspace UI opened at a workspace's area of
+// connections and data sources. The caller reads and closes the response's body.
+func (c *Client) GetSourcesPage(ctx context.Context, ws string) (*http.Response, error) {
+	r := request{method: "GET", path: "/w/" + url.PathEscape(ws) + "/sources"}
 	return c.send(ctx, r)
 }

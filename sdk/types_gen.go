@@ -821,6 +821,12 @@ type ListFilesParams struct {
 	Cursor string
 }
 
+// ListMyNotificationsParams are the optional parameters of ListMyNotifications; zero values are not
+// sent.
+type ListMyNotificationsParams struct {
+	Limit int64
+}
+
 // ListSignInProvidersResponseItem is one item of the answer of ListSignInProviders.
 type ListSignInProvidersResponseItem struct {
 	Label string `json:"label,omitempty"`
@@ -946,6 +952,11 @@ type MCPServerStatus struct {
 	Tools     []Tool     `json:"tools,omitempty"`
 }
 
+// MarkMyNotificationsReadRequest is the body of MarkMyNotificationsRead.
+type MarkMyNotificationsReadRequest struct {
+	IDs []string `json:"ids,omitempty"`
+}
+
 // Message is the schema Message of the API.
 type Message struct {
 	AgentName       string     `json:"agentName,omitempty"`
@@ -998,6 +1009,32 @@ type MySession struct {
 	ID        string    `json:"id"`
 	// token, passkey, or oidc:PROVIDER
 	Method string `json:"method"`
+}
+
+// Notification is the schema Notification of the API.
+type Notification struct {
+	CreatedAt time.Time `json:"createdAt"`
+	// the summary, the error or why the model wants the call (at most 500 bytes)
+	Detail string `json:"detail,omitempty"`
+	ID     string `json:"id"`
+	// One of "backgroundJob", "sync", "approval".
+	Kind string `json:"kind"`
+	// the job's description, the data source's label or the tool's name (at most 200 bytes)
+	Name   string     `json:"name"`
+	ReadAt *time.Time `json:"readAt,omitempty"`
+	// backgroundJob: completed, failed or cancelled; sync: completed or failed; approval: pending
+	Status string `json:"status,omitempty"`
+	// the job, the approval, or the data source and its sync (`<dataSourceId>#<n>`)
+	SubjectID string `json:"subjectId"`
+	// the conversation to open
+	WorkflowID  string `json:"workflowId,omitempty"`
+	WorkspaceID string `json:"workspaceId,omitempty"`
+}
+
+// NotificationPage is the schema NotificationPage of the API.
+type NotificationPage struct {
+	Items  []Notification `json:"items"`
+	Unread int64          `json:"unread"`
 }
 
 // Passkey is the schema Passkey of the API.

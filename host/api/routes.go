@@ -187,6 +187,11 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 		authed.Get("/background/:id", handleGetBackground(d.Background))
 		authed.Post("/background/:id/cancel", handleCancelBackground(d.Background))
 	}
+	if d.Notifications != nil {
+		authed.Get("/me/notifications", handleNotifications(d.Notifications))
+		authed.Post("/me/notifications/read", handleMarkNotificationsRead(d.Notifications))
+		authed.Get("/me/notifications/events", handleNotificationEvents(d.Notifications, streams))
+	}
 	authed.Get("/workflows/:id/messages", handleMessages(d.Workflows))
 	authed.Delete("/workflows/:id/messages/:mid", handleDeleteMessage(d.Workflows))
 	authed.Post("/workflows/:id/messages/:mid/regenerate", rate, requireBudget(d.Billing), handleRegenerate(d.Workspace))

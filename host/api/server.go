@@ -121,6 +121,9 @@ type Deps struct {
 	AuditLog audit.Searcher
 	// SCIM serves SCIM 2.0 provisioning at /scim/v2; nil serves none.
 	SCIM fiber.Handler
+	// Notifications tells people of ended jobs and syncs and of waiting
+	// approvals (/me/notifications); nil serves no such routes.
+	Notifications Notifications
 }
 
 // Server is the Fiber app with every route. Its Shutdown first ends the

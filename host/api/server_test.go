@@ -28,6 +28,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/passkey"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/scim"
@@ -214,7 +215,9 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bg.Store(background.New(db, runjob.Queue{Q: queue}, ts.ws, wf, background.Config{}, nil))
+	notes := notifications.New(db, nil)
+	ts.ws.WithNotifier(notes)
+	bg.Store(background.New(db, runjob.Queue{Q: queue}, ts.ws, wf, background.Config{}, nil).WithNotifier(notes))
 	if err := queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +239,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	if o.connectors != nil {
 		connectors = wasmtest.HostWith(t, []wasm.Capability{(&connections.Capability{Service: connSvc, Egress: *o.connectors}).Wasm()}, "jira")
 	}
-	dsSvc.Store(datasources.New(db, &connections.Resolver{Plugins: connectors, Service: connSvc}, fileSvc, syncjob.Queue{Q: queue, MaxAttempts: 2}, datasources.Config{}, nil))
+	dsSvc.Store(datasources.New(db, &connections.Resolver{Plugins: connectors, Service: connSvc}, fileSvc, syncjob.Queue{Q: queue, MaxAttempts: 2}, datasources.Config{}, nil).WithNotifier(notes))
 	ts.deps = api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		// Invitations as serve has them without providers: links to copy.
 		Invitations: signin.NewInvitations(db, nil, nil, signin.Config{}),
@@ -244,6 +247,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.DataSources = dsSvc.Load()
+	ts.deps.Notifications = notes
 	// Passwords index with the test plugins (no PDF extractor among them:
 	// the route's refusals are tested here, decryption in cmd/agenthost).
 	ts.deps.FilePasswords = knowledge.NewUnlocker(knowledge.NewIngester(db, blobs, knowledge.NewExtractors(pluginHost), nil), db)

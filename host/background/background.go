@@ -18,6 +18,7 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/rounds"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -131,6 +132,19 @@ type Service struct {
 	wf     *workflows.Service
 	cfg    Config
 	log    *slog.Logger
+	// notify tells the job's person that it ended; nil tells no one.
+	notify Notifier
+}
+
+// Notifier tells a person of a job that ended (notifications.Service).
+type Notifier interface {
+	Notify(ctx context.Context, n notifications.Notification)
+}
+
+// WithNotifier makes the service tell each job's person when it ends.
+func (s *Service) WithNotifier(n Notifier) *Service {
+	s.notify = n
+	return s
 }
 
 // New returns the service; logger may be nil.
@@ -252,7 +266,7 @@ func (s *Service) Cancel(ctx context.Context, p tenancy.Principal, id string) (J
 		if ok, err := s.store.UpdateBackgroundJob(ctx, id, []Status{Queued}, Update{Status: &st, Error: &msg, CompletedAt: &now}); err != nil {
 			return Job{}, err
 		} else if ok {
-			s.notify(context.WithoutCancel(ctx), j, st, "", msg)
+			s.tellOrigin(context.WithoutCancel(ctx), j, st, "", msg)
 		}
 	} else {
 		// The worker sees its context cancelled, stops the round and

@@ -17,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/rounds"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -59,7 +60,8 @@ func newEnv(t *testing.T, cfg background.Config) env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc = background.New(w.DB, runjob.Queue{Q: q}, runner, w.Workflows, cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	svc = background.New(w.DB, runjob.Queue{Q: q}, runner, w.Workflows, cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))).
+		WithNotifier(notifications.New(w.DB, nil))
 	if err := q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +165,15 @@ func TestBackgroundJobCompletes(t *testing.T) {
 	if len(texts) != 1 || !strings.Contains(texts[0], "All three sources are read.") || len(evs) != 1 ||
 		evs[0].Status != "completed" || evs[0].JobID != j.ID || evs[0].WorkflowID != j.WorkflowID {
 		t.Fatalf("origin told %q %+v", texts, evs)
+	}
+	// The person is notified once, wherever they look.
+	pg, err := e.DB.Notifications(context.Background(), e.P, 10)
+	if err != nil || len(pg.Items) != 1 || pg.Unread != 1 {
+		t.Fatalf("notifications %+v %v, want one unread", pg, err)
+	}
+	if n := pg.Items[0]; n.Kind != notifications.BackgroundJob || n.SubjectID != j.ID || n.Status != "completed" ||
+		n.Name != "Read the sources" || n.Detail != "All three sources are read." || n.WorkflowID != e.Workflow || n.WorkspaceID != e.Workspace {
+		t.Fatalf("notified %+v", n)
 	}
 }
 

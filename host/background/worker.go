@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/rounds"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -147,13 +148,32 @@ func (s *Service) end(ctx context.Context, j Job, st Status, summary, errMsg str
 		return
 	}
 	if ok {
-		s.notify(ctx, j, st, summary, errMsg)
+		s.tellOrigin(ctx, j, st, summary, errMsg)
+		s.tellPerson(ctx, j, st, summary, errMsg)
 	}
 }
 
-// notify adds the job's result to the workflow that started it: a message
-// the user reads and a `backgroundJob` event for live clients.
-func (s *Service) notify(ctx context.Context, j Job, st Status, summary, errMsg string) {
+// tellPerson notifies the job's person that it ended, wherever they are
+// in the UI.
+func (s *Service) tellPerson(ctx context.Context, j Job, st Status, summary, errMsg string) {
+	if s.notify == nil {
+		return
+	}
+	detail := summary
+	if errMsg != "" {
+		detail = errMsg
+	}
+	wf := j.OriginWorkflowID
+	if wf == "" {
+		wf = j.WorkflowID
+	}
+	s.notify.Notify(ctx, notifications.Notification{TenantID: j.TenantID, UserID: j.UserID, WorkspaceID: j.WorkspaceID,
+		Kind: notifications.BackgroundJob, SubjectID: j.ID, Status: string(st), Name: j.Description, Detail: detail, WorkflowID: wf})
+}
+
+// tellOrigin adds the job's result to the workflow that started it: a
+// message the user reads and a `backgroundJob` event for live clients.
+func (s *Service) tellOrigin(ctx context.Context, j Job, st Status, summary, errMsg string) {
 	if j.OriginWorkflowID == "" {
 		return
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -107,6 +108,21 @@ type Service struct {
 	queue  Queue
 	cfg    Config
 	log    *slog.Logger
+	// notify tells a data source's person that a sync ended; nil tells
+	// no one.
+	notify Notifier
+}
+
+// Notifier tells a person of a sync that ended (notifications.Service).
+type Notifier interface {
+	Notify(ctx context.Context, n notifications.Notification)
+}
+
+// WithNotifier makes the service tell each data source's person when a
+// sync of it ends (completed, or failed for good; not a retry).
+func (s *Service) WithNotifier(n Notifier) *Service {
+	s.notify = n
+	return s
 }
 
 // New returns the service; logger may be nil.

@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
 	"github.com/agenthost/agenthost/host/datasources"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -136,7 +137,7 @@ func newEnvWith(t *testing.T, o worldtest.Options) *env {
 // service is a data source service on the env's store, connectors, files
 // and clock, enqueueing to q (another host's service when called twice).
 func (e *env) service(q datasources.Queue) *datasources.Service {
-	return datasources.New(e.w.DB, e.resolver, e.files, q, datasources.Config{Now: e.clock.Now}, nil)
+	return datasources.New(e.w.DB, e.resolver, e.files, q, datasources.Config{Now: e.clock.Now}, nil).WithNotifier(notifications.New(e.w.DB, nil))
 }
 
 // contentRequests counts the attachment downloads the site served.

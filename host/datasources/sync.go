@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -126,6 +127,19 @@ func (s *Service) finishResume(ctx context.Context, d DataSource, seq int64, res
 	}
 	if err != nil {
 		s.log.Warn("data sources: sync failed", "dataSource", d.ID, "attempt", attempt, "err", err)
+	}
+	if s.notify != nil && u.State != store.SyncRetrying {
+		st, detail := "completed", summary
+		if u.State == store.SyncFailed {
+			st, detail = "failed", *u.LastError
+		}
+		name := d.Label
+		if name == "" {
+			name = d.Path
+		}
+		// One claim (seq) is one sync: its end is told once.
+		s.notify.Notify(ctx, notifications.Notification{TenantID: d.TenantID, UserID: d.UserID, WorkspaceID: d.WorkspaceID,
+			Kind: notifications.Sync, SubjectID: fmt.Sprintf("%s#%d", d.ID, seq), Status: st, Name: name, Detail: detail})
 	}
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/worldtest"
@@ -200,6 +201,20 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	}
 	if got, _ := svc.Get(ctx, e.alice, gone.ID); got.State != store.SyncFailed || !strings.Contains(got.LastError, "not_found") {
 		t.Fatalf("unknown source: %+v", got)
+	}
+	// Alice is told of each sync's end once: three completed, one failed.
+	pg, err := e.w.DB.Notifications(ctx, e.alice, 10)
+	if err != nil || len(pg.Items) != 4 || pg.Unread != 4 {
+		t.Fatalf("notifications %+v %v, want 4 unread", pg, err)
+	}
+	if n := pg.Items[0]; n.Kind != notifications.Sync || n.Status != "failed" || n.Name != "Gone" || !strings.Contains(n.Detail, "not_found") ||
+		n.WorkspaceID != e.w.Workspace || !strings.HasPrefix(n.SubjectID, gone.ID+"#") {
+		t.Errorf("the failed sync told as %+v", n)
+	}
+	for _, n := range pg.Items[1:] {
+		if n.Kind != notifications.Sync || n.Status != "completed" || n.Name != "Jira PROJ" || !strings.HasPrefix(n.SubjectID, d.ID+"#") {
+			t.Errorf("a sync told as %+v", n)
+		}
 	}
 }
 

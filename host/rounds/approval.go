@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/audit"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/schema"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
@@ -91,6 +92,19 @@ func (s *Service) gate(ctx context.Context, p tenancy.Principal, workspaceID str
 	return policyGate(pol)
 }
 
+// Notifier tells a person of a tool call that waits for their approval
+// (notifications.Service).
+type Notifier interface {
+	Notify(ctx context.Context, n notifications.Notification)
+}
+
+// WithNotifier makes the service tell the person when a round of theirs
+// waits for their approval.
+func (s *Service) WithNotifier(n Notifier) *Service {
+	s.notify = n
+	return s
+}
+
 // pause keeps a round that waits for approval: its asked calls become
 // pending approvals (with the checkpoint), the workflow waits with no host,
 // and an approvalRequested event per call tells the person. Nothing runs
@@ -133,6 +147,10 @@ func (s *Service) pause(ctx context.Context, p tenancy.Principal, w workflows.Wo
 			s.recordFailed("rounds: approval event", w.ID, err)
 		}
 		s.log(ctx, p, w.ID, workflows.LogInfo, fmt.Sprintf("Waiting for approval of %s (until %s)", a.Tool, a.ExpiresAt.Format(time.RFC3339)), 50)
+		if s.notify != nil {
+			s.notify.Notify(ctx, notifications.Notification{TenantID: p.TenantID, UserID: p.UserID, WorkspaceID: w.WorkspaceID,
+				Kind: notifications.Approval, SubjectID: a.ID, Status: "pending", Name: a.Tool, Detail: a.Reason, WorkflowID: w.ID})
+		}
 	}
 }
 

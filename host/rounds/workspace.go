@@ -101,6 +101,8 @@ type Service struct {
 	approvals   Approvals
 	audit       audit.Recorder
 	approvalTTL time.Duration
+	// notify tells the person of calls that wait for them; nil: no one.
+	notify Notifier
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc

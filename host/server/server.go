@@ -46,6 +46,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/mcpserver"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/passkey"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/scim"
@@ -323,6 +324,10 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	// Calls with external side effects wait for a person where the
 	// workspace's policy says ask (the default), for at most the TTL.
 	runner.WithApprovals(db, auditLog, s.env.approvalTTL)
+	// People are told when their rounds wait for approval, their
+	// background jobs end and their data sources' syncs end.
+	notes := notifications.New(db, logger)
+	runner.WithNotifier(notes)
 	if model != nil {
 		runner.WithModels(model) // model choice per workspace and conversation
 	}
@@ -344,7 +349,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		s.handOff()
 		runner.Close()
 	})
-	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger)
+	bg := background.New(db, runjob.Queue{Q: queue}, runner, wfSvc, background.Config{}, logger).WithNotifier(notes)
 	s.background = bg
 	s.caps.Background.Service = bg
 	// Users' connections to external providers: only with a secret key,
@@ -376,7 +381,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		// Data sources sync through the same resolver into the workspace's
 		// files (indexed like uploads); every host ticks the scheduler (Run),
 		// and the claim in the database makes each due source one job.
-		s.dataSources = datasources.New(db, s.caps.Connectors.Resolver, fileSvc, syncjob.Queue{Q: queue, MaxAttempts: 5}, datasources.Config{}, logger)
+		s.dataSources = datasources.New(db, s.caps.Connectors.Resolver, fileSvc, syncjob.Queue{Q: queue, MaxAttempts: 5}, datasources.Config{}, logger).WithNotifier(notes)
 		dataSources = s.dataSources
 	} else {
 		logger.Info("connections disabled: set AGENTHOST_SECRET_KEY to store users' connections")
@@ -433,8 +438,9 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, ContainerEntries: db, FileObjects: reader, FilePasswords: knowledge.NewUnlocker(ingester, db),
 		Billing: db, Telemetry: tel, MetricsToken: cfg.Telemetry.MetricsToken, TraceHealth: cfg.Telemetry.TraceHealth, Background: bg,
-		Rate:  api.RateLimit{Counter: db, PerMinute: cfg.TenantRate},
-		Model: func() string { return agentModels(model.Config()) },
+		Notifications: notes,
+		Rate:          api.RateLimit{Counter: db, PerMinute: cfg.TenantRate},
+		Model:         func() string { return agentModels(model.Config()) },
 		// Plugin installs on the running host.
 		PluginAdmins: api.PluginAdmins{Installer: installs, Audit: db, Tenants: cfg.PluginAdmins},
 		// External MCP servers of the tenants.

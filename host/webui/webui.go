@@ -152,7 +152,7 @@ func New(s Sessions, cfg Config) (*UI, error) {
 // Pages are the paths the page itself answers (the UI routes in the
 // browser); each serves index.html, and the page decides what to show.
 func Pages() []string {
-	return []string{"/", "/connections", "/settings", "/people", "/admin", "/admin/:view", "/join", "/w/:ws", "/w/:ws/c/:wf"}
+	return []string{"/", "/connections", "/settings", "/people", "/admin", "/admin/:view", "/join", "/w/:ws", "/w/:ws/c/:wf", "/w/:ws/files", "/w/:ws/sources"}
 }
 
 // HandlePage serves index.html under the CSP.

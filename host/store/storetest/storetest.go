@@ -63,6 +63,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Languages", func(t *testing.T) { testLanguages(t, open) })
 	t.Run("ModelChoice", func(t *testing.T) { testModelChoice(t, open) })
 	t.Run("Preferences", func(t *testing.T) { testPreferences(t, open) })
+	t.Run("Notifications", func(t *testing.T) { testNotifications(t, open) })
 	t.Run("Reanalysis", func(t *testing.T) { testReanalysis(t, open) })
 	t.Run("ContentPages", func(t *testing.T) { testContentPages(t, open) })
 	t.Run("EncryptedClaim", func(t *testing.T) { testEncryptedClaim(t, open) })

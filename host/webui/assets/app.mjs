@@ -1,6 +1,7 @@
-// The workspace UI: sign-in, the workspace switcher, conversations, files,
-// knowledge search, the chat stream and the right panel (preview, tool
-// activity). Everything it shows comes from the HTTP API under the
+// The workspace UI: sign-in, the workspace switcher, the workspace's areas
+// (the chat; files and knowledge, files.mjs; connections and data sources)
+// with the conversation list beside each, the chat stream and the right
+// panel (preview, tool activity). Everything it shows comes from the HTTP API under the
 // signed-in user's scope; a workflow's events arrive over SSE and are
 // applied once each, by sequence number, so a reconnect or a reload never
 // shows anything twice.
@@ -145,8 +146,10 @@ function parseRoute(path) {
   if (path === '/connections') return { ws: '', wf: '', view: 'connections' };
   if (path === '/admin' || path.startsWith('/admin/')) return { ws: '', wf: '', view: 'admin' };
   if (path === '/settings' || path === '/people' || path === '/join') return { ws: '', wf: '', view: path.slice(1) };
-  const m = /^\/w\/([^/]+)(?:\/c\/([^/]+))?\/?$/.exec(path);
-  if (m) return { ws: decodeURIComponent(m[1]), wf: m[2] ? decodeURIComponent(m[2]) : '' };
+  // A workspace's areas each have their place: the chat (and a
+  // conversation in it), files and knowledge, connections and data sources.
+  const m = /^\/w\/([^/]+)(?:\/c\/([^/]+)|\/(files|sources))?\/?$/.exec(path);
+  if (m) return { ws: decodeURIComponent(m[1]), wf: m[2] ? decodeURIComponent(m[2]) : '', area: m[3] || 'chat' };
   return { ws: '', wf: '', unknown: path !== '/' };
 }
 
@@ -281,8 +284,46 @@ function Header({ t, session, ws, view, go, lang, setLang, onSignOut, onSwitch, 
     <a href="/settings" class="user" aria-current=${view === 'settings' ? 'page' : undefined}
       onClick=${(e) => { e.preventDefault(); go('/settings'); }}>${session.user.email}</a>
     <a href="/status" class="status-link">${t('serverStatus')}</a>
+    <${Notices} key=${session.user.id} t=${t} lang=${lang} go=${go} />
     <button type="button" onClick=${onSignOut}>${t('signOut')}</button>
   </header>`;
+}
+
+// Notices is the person's notifications (notices.mjs): loaded a moment
+// after the page, whose first view does not need them, and whose first
+// load then ends (the module keeps a stream open).
+function Notices(props) {
+  const [mod, setMod] = useState(null);
+  useEffect(() => {
+    const timer = setTimeout(() => import('./notices.mjs').then(setMod, () => {}), 3000);
+    return () => clearTimeout(timer);
+  }, []);
+  return mod ? html`<${mod.Notices} api=${api} ...${props} />` : null;
+}
+
+// useWide tells whether the window is wider than a phone's (the layout's
+// breakpoint in style.css).
+function useWide() {
+  const q = useMemo(() => matchMedia('(min-width: 901px)'), []);
+  const [wide, setWide] = useState(q.matches);
+  useEffect(() => { const on = () => setWide(q.matches); q.addEventListener('change', on); return () => q.removeEventListener('change', on); }, []);
+  return wide;
+}
+
+// AreaNav links the workspace's areas (each its own URL, so reload and back
+// work) and opens or closes the conversation list: a side list on a wide
+// window (kept open or closed in this browser), a drawer on a phone.
+function AreaNav({ t, ws, area, admin, go, listOpen, toggleList }) {
+  const link = (a, path, label) => html`<a href=${path} data-area=${a} aria-current=${area === a ? 'page' : undefined}
+    onClick=${(e) => { e.preventDefault(); go(path); }}>${label}</a>`;
+  const base = '/w/' + encodeURIComponent(ws);
+  return html`<nav class="areas" aria-label=${t('areas')}>
+    <button type="button" class="conv-toggle" aria-expanded=${listOpen} aria-controls="conv-side" onClick=${toggleList}>${t('conversations')}</button>
+    ${link('chat', base, t('chat'))}
+    ${link('files', base + '/files', t('areaFiles'))}
+    ${link('sources', base + '/sources', t('areaSources'))}
+    ${admin && link('admin', '/admin', t('areaAdmin'))}
+  </nav>`;
 }
 
 function Conversations({ t, ws, wf, list, go, error, reload }) {
@@ -371,18 +412,6 @@ async function exportMarkdown(w) {
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
-// sortFiles orders the file list by what the person picked.
-function sortFiles(list, by) {
-  const cmp = {
-    name: (a, b) => a.name.localeCompare(b.name),
-    newest: (a, b) => (b.createdAt || '').localeCompare(a.createdAt || ''),
-    oldest: (a, b) => (a.createdAt || '').localeCompare(b.createdAt || ''),
-    type: (a, b) => a.mimeType.localeCompare(b.mimeType) || a.name.localeCompare(b.name),
-    size: (a, b) => (b.size || 0) - (a.size || 0),
-  }[by] || ((a, b) => a.name.localeCompare(b.name));
-  return [...list].sort(cmp);
-}
-
 // encrypted is final too: the file waits for its password (given below).
 const finalIndex = (s) => s === 'indexed' || s === 'failed' || s === 'encrypted';
 // A paged document (a PDF, a picture) is asked for its progress once it is
@@ -390,191 +419,16 @@ const finalIndex = (s) => s === 'indexed' || s === 'failed' || s === 'encrypted'
 const paged = (f) => /\.(pdf|png|jpe?g|gif|webp|bmp|tiff?)$/i.test(f.name || '');
 const settled = (f) => finalIndex(f.index) && (!paged(f) || f.index === 'failed' || f.index === 'encrypted' || (f.progress !== undefined && !(f.progress && f.progress.pending)));
 
-function FileBrowser({ t, ws, files, folders, reload, openFile, openDetail, error }) {
-  const [folder, setFolder] = useState('');
-  const [uploads, setUploads] = useState([]);
-  const [over, setOver] = useState(false);
-  const [tags, setTags] = useState('');
-  const [entries, setEntries] = useState({});
-  // Passwords typed for encrypted files (id → {value, status, error}); the
-  // answer's status replaces the file's until the list is asked again.
-  const [pw, setPw] = useState({});
-  const givePassword = async (e, f) => {
-    e.preventDefault();
-    const cur = pw[f.id] || {};
-    if (!cur.value) return;
-    try {
-      const s = await api('POST', `/files/${f.id}/password`, { password: cur.value });
-      setPw({ ...pw, [f.id]: { value: '', status: s.status, error: s.status === 'encrypted' ? t('wrongPassword') : '' } });
-    } catch (err) { setPw({ ...pw, [f.id]: { value: '', status: cur.status, error: err.message } }); }
-  };
-  const [newFolder, setNewFolder] = useState('');
-  const [folderErr, setFolderErr] = useState('');
-  const [filter, setFilter] = useState('');
-  const [stateFilter, setStateFilter] = useState('');
-  const [sort, setSort] = useState('name');
-  const [picked, setPicked] = useState({});
-  const [bulkErr, setBulkErr] = useState('');
-  const [confirmBulk, setConfirmBulk] = useState(false);
-  const input = useRef();
-  const pickedIds = Object.keys(picked).filter((id) => picked[id] && files && files.some((f) => f.id === id));
-  // bulk runs one action over the selected files, one request each, and
-  // says which failed instead of stopping at the first.
-  const bulk = async (fn) => {
-    const failed = [];
-    for (const id of pickedIds) { try { await fn(id); } catch (e) { failed.push(e.message); } }
-    setBulkErr(failed.length ? `${failed.length} ${t('failedOf')} ${pickedIds.length}: ${failed[0]}` : '');
-    setPicked({});
-    reload();
-  };
-  const makeFolder = async (e) => {
-    e.preventDefault();
-    if (!newFolder.trim()) return;
-    setFolderErr('');
-    try {
-      const f = await api('POST', `/workspaces/${ws}/folders`, { name: newFolder.trim() });
-      setNewFolder('');
-      await reload();
-      setFolder(f.id);
-    } catch (ex) { setFolderErr(ex.message); }
-  };
-  const send = async (list) => {
-    for (const f of list) {
-      const u = { name: f.name, progress: 0, error: '' };
-      setUploads((us) => [...us, u]);
-      try {
-        const into = folder && folder !== 'root' ? folder : '';
-        await upload(ws, f, tags, into, (p) => { u.progress = p; setUploads((us) => [...us]); });
-        u.progress = 1; u.done = true;
-      } catch (e) { u.error = e.message; }
-      setUploads((us) => [...us]);
-      reload();
-    }
-    // Tags name one batch: the next upload starts without them.
-    setTags('');
-    setTimeout(() => setUploads((us) => us.filter((x) => !x.done)), 1500);
-  };
-  const drop = (e) => { e.preventDefault(); setOver(false); send([...e.dataTransfer.files]); };
-  const showEntries = async (f) => {
-    if (entries[f.id]) { setEntries({ ...entries, [f.id]: undefined }); return; }
-    try { setEntries({ ...entries, [f.id]: await api('GET', `/files/${f.id}/entries`) }); } catch (e) { setEntries({ ...entries, [f.id]: e.message }); }
-  };
-  const q = filter.trim().toLowerCase();
-  const shown = files && sortFiles(files.filter((f) => (folder === '' || (folder === 'root' ? !f.folderId : f.folderId === folder)) &&
-    (q === '' || f.name.toLowerCase().includes(q) || f.mimeType.toLowerCase().includes(q) || (f.tags || []).some((tg) => tg.toLowerCase().includes(q))) &&
-    (stateFilter === '' || (f.index || 'pending') === stateFilter)), sort);
-  return html`<section class="panel files" aria-labelledby="files-h">
-    <h2 id="files-h">${t('files')}</h2>
-    <div class=${'drop' + (over ? ' over' : '')} data-testid="dropzone"
-      onDragOver=${(e) => { e.preventDefault(); setOver(true); }} onDragLeave=${() => setOver(false)} onDrop=${drop}>
-      <span>${t('dropHere')}</span>
-      <input ref=${input} type="file" multiple class="visually-hidden" id="file-input" tabindex="-1" aria-label=${t('chooseFiles')} onChange=${(e) => { send([...e.target.files]); e.target.value = ''; }} />
-      <button type="button" onClick=${() => input.current.click()}>${t('chooseFiles')}</button>
-      <label class="visually-hidden" for="upload-tags">${t('tagsPlaceholder')}</label>
-      <input id="upload-tags" placeholder=${t('tagsPlaceholder')} value=${tags} onInput=${(e) => setTags(e.target.value)} />
-      <p class="upload-target muted" data-testid="upload-target">${t('uploadsGoTo')}: ${folder && folder !== 'root' && folders ? ((folders.find((x) => x.id === folder) || {}).name || '') : t('noFolder')}</p>
-    </div>
-    ${uploads.map((u) => html`<div class="upload" key=${u.name}>
-      <span>${u.name}</span>
-      <progress max="1" value=${u.progress} aria-label=${t('uploading') + ' ' + u.name}>${Math.round(u.progress * 100)}%</progress>
-      ${u.error && html`<span class="error" role="alert">${u.error}</span>`}
-    </div>`)}
-    <div class="folders">
-      ${folders && folders.length > 0 && html`<label class="folder-pick">${t('folders')}
-        <select value=${folder} onChange=${(e) => setFolder(e.target.value)} id="folder-pick">
-          <option value="">${t('allFiles')}</option><option value="root">${t('noFolder')}</option>
-          ${folders.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
-        </select></label>`}
-      <form class="new-folder" onSubmit=${makeFolder}>
-        <label class="visually-hidden" for="new-folder">${t('newFolder')}</label>
-        <input id="new-folder" placeholder=${t('newFolder')} value=${newFolder} onInput=${(e) => setNewFolder(e.target.value)} />
-        <button type="submit">${t('create')}</button>
-      </form>
-      ${folderErr && html`<p class="error" role="alert">${folderErr}</p>`}
-    </div>
-    ${files && files.length > 0 && html`<div class="file-tools">
-      <label class="visually-hidden" for="file-filter">${t('filterFiles')}</label>
-      <input id="file-filter" type="search" placeholder=${t('filterFiles')} value=${filter} onInput=${(e) => setFilter(e.target.value)} />
-      <label class="visually-hidden" for="file-state">${t('indexState')}</label>
-      <select id="file-state" value=${stateFilter} onChange=${(e) => setStateFilter(e.target.value)}>
-        <option value="">${t('anyState')}</option>
-        ${['indexed', 'failed', 'encrypted', 'pending'].map((st) => html`<option value=${st}>${t('status_' + st)}</option>`)}
-      </select>
-      <label class="visually-hidden" for="file-sort">${t('sortBy')}</label>
-      <select id="file-sort" value=${sort} onChange=${(e) => setSort(e.target.value)}>
-        ${['name', 'newest', 'oldest', 'type', 'size'].map((k) => html`<option value=${k}>${t('sort_' + k)}</option>`)}
-      </select>
-    </div>`}
-    ${pickedIds.length > 0 && html`<div class="bulk" role="group" aria-label=${t('selected')} data-testid="bulk">
-      <span>${pickedIds.length} ${t('selected')}</span>
-      <label class="visually-hidden" for="bulk-move">${t('moveTo')}</label>
-      <select id="bulk-move" value="-" onChange=${(e) => { const v = e.target.value; if (v !== '-') bulk((id) => api('PATCH', `/files/${id}`, { folderId: v === 'root' ? '' : v })); }}>
-        <option value="-">${t('moveTo')}…</option><option value="root">${t('noFolder')}</option>
-        ${(folders || []).map((x) => html`<option value=${x.id}>${x.name}</option>`)}
-      </select>
-      <form onSubmit=${(e) => { e.preventDefault(); const v = e.target.elements[0].value.trim(); if (v) bulk((id) => api('PATCH', `/files/${id}`, { addTags: [v] })); }}>
-        <label class="visually-hidden" for="bulk-tag">${t('addTag')}</label><input id="bulk-tag" placeholder=${t('addTag')} />
-      </form>
-      ${confirmBulk ? html`<span>${t('confirmDeleteMany').replace('{n}', pickedIds.length)}
-          <button type="button" class="danger" data-testid="bulk-delete-confirm" onClick=${() => { setConfirmBulk(false); bulk((id) => api('DELETE', `/files/${id}`)); }}>${t('delete')}</button></span>` :
-        html`<button type="button" class="danger" data-testid="bulk-delete" onClick=${() => setConfirmBulk(true)}>${t('delete')}</button>`}
-      <button type="button" onClick=${() => { setPicked({}); setConfirmBulk(false); }}>${t('cancel')}</button>
-    </div>`}
-    ${bulkErr && html`<p class="error" role="alert">${bulkErr}</p>`}
-    ${error ? html`<p class="error" role="alert">${error}</p>` : shown === null ? html`<p class="muted">${t('loading')}</p>` :
-      shown.length === 0 ? html`<p class="muted" data-testid="files-empty">${t(files.length === 0 ? 'noFiles' : folder === 'root' ? 'noFilesOutsideFolders' : 'folderEmpty')}</p>` :
-      html`<ul class="file-list">${shown.map((f) => html`<li key=${f.id} data-file=${f.id}>
-        <input type="checkbox" class="pick" aria-label=${t('select') + ' ' + f.name} checked=${!!picked[f.id]} onChange=${(e) => setPicked({ ...picked, [f.id]: e.target.checked })} />
-        <button type="button" class="file" onClick=${() => openFile(f.id, 0)}>${f.name}</button>
-        <button type="button" class="linkish details" data-testid="file-details" aria-label=${t('detailsShort') + ': ' + f.name} onClick=${() => openDetail(f.id)}>${t('detailsShort')}</button>
-        <span class=${'idx ' + ((pw[f.id] && pw[f.id].status) || f.index || 'pending')} data-status=${(pw[f.id] && pw[f.id].status) || f.index || 'pending'}>${t('status_' + ((pw[f.id] && pw[f.id].status) || f.index || 'pending'))}</span>
-        ${f.index === 'failed' && f.indexError && html`<span class="idx-reason" data-testid="index-error">${f.indexError}</span>`}
-        ${f.index === 'indexed' && f.indexNote && html`<span class="idx-reason note" data-testid="index-note">${f.indexNote}</span>`}
-        ${((pw[f.id] && pw[f.id].status) || f.index) === 'encrypted' && html`<form class="file-password" onSubmit=${(e) => givePassword(e, f)}>
-          <input type="password" autocomplete="off" aria-label=${t('filePassword')} placeholder=${t('filePassword')} value=${(pw[f.id] && pw[f.id].value) || ''}
-            onInput=${(e) => setPw({ ...pw, [f.id]: { ...(pw[f.id] || {}), value: e.target.value } })} />
-          <button type="submit">${t('unlock')}</button>
-          ${pw[f.id] && pw[f.id].error && html`<span class="error" role="alert">${pw[f.id].error}</span>`}
-        </form>`}
-        ${f.progress && (f.progress.pending || f.progress.searchable < f.progress.pages) && html`<span class=${'idx-progress' + (f.progress.pending ? ' pending' : ' partial')} data-testid="index-progress"
-          data-searchable=${f.progress.searchable} data-pages=${f.progress.pages} title=${f.progress.message}>${f.progress.message}</span>`}
-        ${f.tags && f.tags.map((tg) => html`<span class="tag">${tg}</span>`)}
-        ${f.container && html`<button type="button" class="linkish" aria-expanded=${!!entries[f.id]} onClick=${() => showEntries(f)}>${t('entries')}</button>`}
-        ${Array.isArray(entries[f.id]) && html`<ul class="entries">${entries[f.id].map((en) => html`<li>${en.path} <span class="muted">${en.status}</span></li>`)}</ul>`}
-        ${typeof entries[f.id] === 'string' && html`<p class="error">${entries[f.id]}</p>`}
-      </li>`)}</ul>`}
-  </section>`;
-}
-
-// entryOf is an archive hit's entry inside the archive (the container path
-// starts with the archive's own name).
-const entryOf = (archive, p) => (p.startsWith(archive + '/') ? p.slice(archive.length + 1) : p);
-
-function Search({ t, ws, openFile }) {
-  const [q, setQ] = useState('');
-  const [hits, setHits] = useState(null);
+// FilesArea is the area of files and knowledge (files.mjs, loaded when
+// first opened: the chat's first view does not need it).
+function FilesArea({ t, ...props }) {
+  const [mod, setMod] = useState(null);
   const [err, setErr] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e) => {
-    e.preventDefault();
-    if (!q.trim()) return;
-    setBusy(true); setErr('');
-    try { setHits(await api('GET', `/workspaces/${ws}/search?q=${encodeURIComponent(q)}&limit=10`)); } catch (ex) { setErr(ex.message); } finally { setBusy(false); }
-  };
-  return html`<section class="panel search" aria-labelledby="search-h">
-    <h2 id="search-h">${t('knowledge')}</h2>
-    <form onSubmit=${submit} role="search">
-      <label class="visually-hidden" for="search-q">${t('search')}</label>
-      <input id="search-q" type="search" placeholder=${t('searchPlaceholder')} value=${q} onInput=${(e) => setQ(e.target.value)} />
-      <button type="submit" disabled=${busy}>${t('search')}</button>
-    </form>
-    ${err && html`<p class="error" role="alert">${err}</p>`}
-    ${busy && html`<p class="muted">${t('loading')}</p>`}
-    ${hits && (hits.length === 0 ? html`<p class="muted">${t('noHits')}</p>` : html`<ol class="hits">${hits.map((hit) => html`<li key=${hit.id}>
-      <button type="button" class="cite" onClick=${() => openFile(hit.fileId, hit.contextRef.pageIndex || 0, hit.text)}>
-        ${hit.fileName}${hit.contextRef.containerPath ? html` › <span class="entry" data-testid="hit-entry">${entryOf(hit.fileName, hit.contextRef.containerPath)}</span>` : ''}${hit.contextRef.pageIndex ? `, ${t('page')} ${hit.contextRef.pageIndex}` : ''}</button>
-      <p class="snippet">${hit.text.slice(0, 240)}</p></li>`)}</ol>`)}
-  </section>`;
+  useEffect(() => { import('./files.mjs').then(setMod, (e) => setErr(e.message)); }, []);
+  if (err) return html`<p class="error" role="alert">${err}</p>`;
+  if (!mod) return html`<p class="muted">${t('loading')}</p>`;
+  return html`<${mod.FileBrowser} t=${t} api=${api} upload=${upload} ...${props} />
+    <${mod.Search} t=${t} api=${api} ws=${props.ws} openFile=${props.openFile} />`;
 }
 
 // Preview shows a file at a place (preview.mjs, loaded when the first
@@ -872,6 +726,31 @@ function Composer({ t, ws, files, running, voice, setVoice, onSend, onStop }) {
 
 function Workspace({ t, lang, session, route, go }) {
   const { ws, wf } = route;
+  const area = route.area || 'chat';
+  // The conversation list: on a wide window a side list the person opens
+  // or closes (kept in this browser), on a phone a drawer, closed until
+  // asked for and again once a conversation is picked.
+  const wide = useWide();
+  const [sideOpen, setSideOpen] = useState(() => localStorage.getItem('agenthost.convList') !== 'closed');
+  const [drawer, setDrawer] = useState(false);
+  const listOpen = wide ? sideOpen : drawer;
+  const toggleList = () => {
+    if (!wide) { setDrawer(!drawer); return; }
+    localStorage.setItem('agenthost.convList', sideOpen ? 'closed' : 'open');
+    setSideOpen(!sideOpen);
+  };
+  useEffect(() => { setDrawer(false); }, [wf, area]);
+  const side = useRef();
+  useEffect(() => {
+    // The drawer takes the focus when it opens and gives it back to its
+    // button when Escape closes it.
+    if (wide || !drawer || !side.current) return;
+    const first = side.current.querySelector('button, a, input');
+    if (first) first.focus();
+    const esc = (e) => { if (e.key === 'Escape') { setDrawer(false); const b = document.querySelector('.conv-toggle'); if (b) b.focus(); } };
+    addEventListener('keydown', esc);
+    return () => removeEventListener('keydown', esc);
+  }, [drawer, wide]);
   const [convs, setConvs] = useState(null);
   const [convErr, setConvErr] = useState('');
   const [files, setFiles] = useState(null);
@@ -1018,26 +897,34 @@ function Workspace({ t, lang, session, route, go }) {
     try { await api('POST', `/workflows/${wf}/stop`); } catch (e) { setSendErr(e.message); }
   };
 
-  return html`<div class="layout">
-    <nav class="left" aria-label=${t('mainNav')}>
+  const right = html`<aside class="right" aria-label=${t('activity')}>
+      ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
+      <${Preview} t=${t} target=${preview} close=${closePreview} />
+      ${area === 'chat' && html`<${Activity} t=${t} conv=${conv} />`}
+    </aside>`;
+  // Outside the chat the right column is there only while it shows a
+  // preview or a file's details.
+  const hasRight = area === 'chat' || !!detail || !!preview;
+  return html`<${AreaNav} t=${t} ws=${ws} area=${area} admin=${session.user.admin} go=${go} listOpen=${listOpen} toggleList=${toggleList} />
+  <div class=${'layout area-' + area + (listOpen ? ' list-open' : ' list-closed') + (hasRight ? '' : ' no-right')}>
+    <aside class="left" id="conv-side" ref=${side} aria-label=${t('conversations')} hidden=${!listOpen}>
+      ${!wide && html`<button type="button" class="linkish drawer-close" onClick=${() => setDrawer(false)}>${t('close')}</button>`}
       <${Conversations} t=${t} ws=${ws} wf=${wf} list=${convs} go=${go} error=${convErr} reload=${loadConvs} />
-      <${FileBrowser} t=${t} ws=${ws} files=${files} folders=${folders} reload=${loadFiles} openFile=${openFile} openDetail=${setDetail} error=${fileErr} />
+    </aside>
+    ${area === 'files' ? html`<main class="center area-main" id="main" aria-label=${t('areaFiles')} data-area="files">
+      <${FilesArea} t=${t} ws=${ws} files=${files} folders=${folders} reload=${loadFiles} openFile=${openFile} openDetail=${setDetail} error=${fileErr} />
+    </main>` : area === 'sources' ? html`<main class="center area-main" id="main" aria-label=${t('areaSources')} data-area="sources">
       <${DataSources} t=${t} ws=${ws} api=${api} onSynced=${loadFiles} />
-      <${Search} t=${t} ws=${ws} openFile=${openFile} />
-    </nav>
-    <main class="center" id="main" aria-label=${t('chat')}>
+      <${ConnectionsView} t=${t} embedded=${true} />
+    </main>` : html`<main class="center" id="main" aria-label=${t('chat')} data-area="chat">
       <${RunState} t=${t} conv=${conv} conn=${conn} />
       <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
       <${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />
       ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${t('sharedReadOnly')}</p>` :
         html`<${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />`}
-    </main>
-    <aside class="right" aria-label=${t('activity')}>
-      ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
-      <${Preview} t=${t} target=${preview} close=${closePreview} />
-      <${Activity} t=${t} conv=${conv} />
-    </aside>
+    </main>`}
+    ${hasRight && right}
   </div>`;
 }
 
@@ -1048,6 +935,7 @@ function ConnectionsView({ t, callback, ...props }) {
   const [err, setErr] = useState('');
   useEffect(() => { import('./connections.mjs').then(setMod, (e) => setErr(e.message)); }, []);
   const notice = useMemo(() => mod && callback ? mod.callbackNotice(callback) : null, [mod, callback]);
+  if (props.embedded && (err || !mod)) return err ? html`<p class="error" role="alert">${err}</p>` : html`<p class="muted">${t('loading')}</p>`;
   if (err) return html`<main class="signin" id="main"><p class="error" role="alert">${err}</p></main>`;
   if (!mod) return html`<main class="signin" id="main"><p class="muted">${t('loading')}</p></main>`;
   return html`<${mod.Connections} t=${t} api=${api} notice=${notice} ...${props} />`;

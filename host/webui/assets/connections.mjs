@@ -57,7 +57,9 @@ export function safeRedirect(u) {
 // microsoftServiceScopes).
 const msServices = ['files', 'outlook', 'teams'];
 
-export function Connections({ t, api, notice, dismiss, back }) {
+// embedded: shown in a workspace's area of connections and data sources,
+// as a section of its page rather than a page of its own.
+export function Connections({ t, api, notice, dismiss, back, embedded }) {
   const [list, setList] = useState(null);
   const [providers, setProviders] = useState([]);
   const [err, setErr] = useState('');
@@ -129,9 +131,10 @@ export function Connections({ t, api, notice, dismiss, back }) {
     try { await api('DELETE', `/connections/${encodeURIComponent(id)}`); setConfirm(''); await load(); } catch (ex) { setErr(ex.message); }
   };
 
-  return html`<main class="connections" id="main" data-view="connections" aria-labelledby="conn-h">
-    <p><a href="/" onClick=${(e) => { e.preventDefault(); back(); }}>${t('backHome')}</a></p>
-    <h1 id="conn-h">${t('connections')}</h1>
+  const Tag = embedded ? 'section' : 'main';
+  return html`<${Tag} class=${embedded ? 'connections embedded' : 'connections'} id=${embedded ? undefined : 'main'} data-view="connections" aria-labelledby="conn-h">
+    ${!embedded && html`<p><a href="/" onClick=${(e) => { e.preventDefault(); back(); }}>${t('backHome')}</a></p>`}
+    ${embedded ? html`<h2 id="conn-h">${t('connections')}</h2>` : html`<h1 id="conn-h">${t('connections')}</h1>`}
     <p class="muted">${t('connectionsLead')}</p>
     ${notice && html`<div class=${'notice ' + (notice.ok ? 'ok' : 'error')} role=${notice.ok ? 'status' : 'alert'} data-testid="connection-notice" data-view="connection-notice" data-outcome=${notice.ok ? 'ok' : 'error'}>
       <span>${notice.ok ? t('connectedOk') : t('connectFailed')}${notice.provider ? ` (${notice.provider})` : ''}${!notice.ok && notice.reason ? ': ' + reasonText(t, notice.reason) : ''}</span>
@@ -189,5 +192,5 @@ export function Connections({ t, api, notice, dismiss, back }) {
         <button type="submit" data-testid="add-connection" disabled=${busy}>${t('addConnection')}</button>
       </form>
     </section>`}
-  </main>`;
+  </${Tag}>`;
 }

@@ -1,13 +1,15 @@
 // The UI's pure modules under node's test runner (TestUILogic in
 // cmd/agenthost starts it): the conversation model's states and its
 // once-only event handling, the Markdown renderer's safety, and how the
-// Connections view reads the OAuth callback's outcome and a connection's state.
+// Connections view reads the OAuth callback's outcome and a connection's state,
+// and how the notifications read their stream and say what happened.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newConversation, applyEvent, runLabel, shown, citedPassage } from '../assets/conv.mjs';
 import { passageItems, takeRanges } from '../assets/preview.mjs';
 import { markdown } from '../assets/md.mjs';
 import { callbackNotice, connectionState, safeRedirect } from '../assets/connections.mjs';
+import { noticeText, noticeTarget, fresh, parseSSE } from '../assets/notices.mjs';
 
 const feed = (c, events) => events.forEach(([type, data], i) => applyEvent(c, { seq: i + 1, type, data }));
 const start = [['status', { status: 'running', label: 'round 1' }], ['message', { id: 'u', role: 'user', content: 'q' }]];
@@ -312,4 +314,36 @@ test('the ranges pdf.js asks for at once are read in few fetches, near ones toge
     }
     assert.deepEqual(got, c.want, c.name);
   }
+});
+
+test('notifications are worded by kind and state, and lead to their place', () => {
+  const en = { backgroundJob_completed: 'Background job “{name}” completed', approval_pending: '“{name}” waits for your approval', other: '{name}' };
+  assert.equal(noticeText(en, { kind: 'backgroundJob', status: 'completed', name: 'Sum up' }), 'Background job “Sum up” completed');
+  assert.equal(noticeText(en, { kind: 'approval', status: 'pending', name: 'sendMail' }), '“sendMail” waits for your approval');
+  // A state this page does not know yet still says what it is about.
+  assert.equal(noticeText(en, { kind: 'sync', status: 'paused', name: 'Jira PROJ' }), 'Jira PROJ');
+  // A name holding markup is text: the template takes it as it is.
+  assert.equal(noticeText(en, { kind: 'approval', status: 'pending', name: '<img src=x>' }), '“<img src=x>” waits for your approval');
+  assert.equal(noticeTarget({ kind: 'approval', workspaceId: 'w 1', workflowId: 'c/2' }), '/w/w%201/c/c%2F2');
+  assert.equal(noticeTarget({ kind: 'sync', workspaceId: 'w1' }), '/w/w1/sources');
+  assert.equal(noticeTarget({ kind: 'backgroundJob', workspaceId: 'w1' }), '/w/w1');
+  assert.equal(noticeTarget({ kind: 'backgroundJob' }), '');
+});
+
+test('only unread notifications not seen before are announced, oldest first', () => {
+  const page = { items: [{ id: 'c' }, { id: 'b', readAt: '2026-12-04T00:00:00Z' }, { id: 'a' }, { id: 'z' }], unread: 3 };
+  assert.deepEqual(fresh(new Set(['z']), page).map((n) => n.id), ['a', 'c']);
+  assert.deepEqual(fresh(new Set(['a', 'b', 'c', 'z']), page), []);
+});
+
+test('the notification stream is read event by event across chunks', () => {
+  const got = [];
+  const on = (e) => got.push(e);
+  let rest = parseSSE(': connected\n\nevent: notifications\ndata: {"unread":1,', on);
+  assert.deepEqual(got, []);
+  rest = parseSSE(rest + '"items":[]}\n\n: ping\n\nevent: notifications\ndata: {"unread"', on);
+  assert.deepEqual(got, [{ type: 'notifications', data: '{"unread":1,"items":[]}' }]);
+  rest = parseSSE(rest + ':2}\n\n', on);
+  assert.equal(rest, '');
+  assert.deepEqual(got.map((e) => JSON.parse(e.data).unread), [1, 2]);
 });

@@ -105,6 +105,9 @@ await step('files-dark', async () => {
     d.items.add(new File([bin], 'deb-camlidl-1.04.pdf', { type: 'application/pdf' }));
     return d;
   }, bytes);
+  // Files have their own area (docs/ui.md#layout).
+  if (await page.locator('[data-testid=dropzone]').count() === 0) await page.click('nav.areas a[data-area=files]');
+  await page.locator('[data-testid=dropzone]').waitFor();
   await page.dispatchEvent('[data-testid=dropzone]', 'dragover', { dataTransfer: dt });
   await page.dispatchEvent('[data-testid=dropzone]', 'drop', { dataTransfer: dt });
   const li = page.locator('.file-list li', { hasText: 'deb-camlidl-1.04.pdf' });

@@ -149,6 +149,8 @@ await step(page, 'pdf-navigation-zoom-escape', async () => {
 
 // openListed opens a file's preview from the file list.
 async function openListed(p, id) {
+  // The file list is in the files area (docs/ui.md#layout).
+  if (await p.locator('.file-list').count() === 0) await p.click('nav.areas a[data-area=files]');
   await p.locator(`.file-list li[data-file="${id}"] button.file`).click();
   return p.locator(`.preview[data-file="${id}"]`);
 }

@@ -76,6 +76,15 @@ const ask = async (text) => {
   await page.press('#chat-input', 'Enter');
 };
 const assistantText = () => page.locator('.msg.assistant').last().innerText();
+// Each area of the workspace has its place (docs/ui.md#layout): files and
+// knowledge search in one, the chat in another.
+const toArea = async (a, ready) => {
+  if (await page.locator(ready).count() > 0) return;
+  await page.click(`nav.areas a[data-area=${a}]`);
+  await page.locator(ready).first().waitFor();
+};
+const toFiles = () => toArea('files', '[data-testid=dropzone]');
+const toChat = () => toArea('chat', '#chat-input');
 
 await step('sign-in-form', async () => {
   await page.goto(base + '/');
@@ -113,6 +122,7 @@ await step('csp-blocks-inline-script', async () => {
 
 let fileId = '';
 await step('pdf-dropped-and-indexed', async () => {
+  await toFiles();
   const bytes = readFileSync(pdfPath).toString('base64');
   // A drop event with a real File, as a desktop drag would bring.
   const dt = await page.evaluateHandle((b64) => {
@@ -130,6 +140,7 @@ await step('pdf-dropped-and-indexed', async () => {
 });
 
 await step('question-answered-tool-log', async () => {
+  await toChat();
   await ask('What does the manual say about interfaces?');
   await page.waitForURL(new RegExp(`/w/${ws}/c/`));
   await page.locator('.tool-log li[data-tool=searchKnowledge]').waitFor();
@@ -155,6 +166,7 @@ await step('citation-opens-page', async () => {
 });
 
 await step('knowledge-search-opens-page', async () => {
+  await toFiles();
   await page.fill('#search-q', 'interface attributes');
   await page.press('#search-q', 'Enter');
   const hit = page.locator('.hits li button.cite').first();
@@ -294,6 +306,7 @@ await step('files-filtered-sorted-and-bulk', async () => {
 });
 
 await step('run-stopped', async () => {
+  await toChat();
   await ask('Tell me slowly about everything.');
   await page.locator('.msg.assistant.streaming').last().waitFor();
   await page.click('button.stop');
@@ -629,6 +642,7 @@ await step('session-ended-elsewhere', async () => {
   // The page's next request (a search here, unless a background one came
   // first) is refused, and the page shows the sign-in form.
   const quick = { timeout: 3000 };
+  await page.click('nav.areas a[data-area=files]', quick).catch(() => {});
   await page.fill('#search-q', 'anything', quick).catch(() => {});
   await page.press('#search-q', 'Enter', quick).catch(() => {});
   await page.waitForSelector('#token');
