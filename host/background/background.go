@@ -17,8 +17,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/money"
-	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/notifications"
+	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
