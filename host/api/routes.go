@@ -169,7 +169,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Post("/workspaces/:ws/workflows", rate, requireBudget(d.Billing), handleStartInWorkspace(d.Workspace))
 	authed.Post("/workflows/start", rate, requireBudget(d.Billing), handleStart(d.Workspace, d.Workflows))
 	authed.Get("/workflows", handleListWorkflows(d.Workflows))
-	authed.Get("/workflows/:id", handleGetWorkflow(d.Workflows))
+	authed.Get("/workflows/:id", handleGetWorkflow(d.Workflows, d.People))
 	authed.Patch("/workflows/:id", handleUpdateWorkflow(d.Workflows))
 	authed.Delete("/workflows/:id", handleDeleteWorkflow(d.Workspace, d.Workflows))
 	authed.Get("/workflows/:id/status", handleWorkflowStatus(d.Workflows))

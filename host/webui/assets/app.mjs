@@ -673,8 +673,8 @@ function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
       ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
     </article>`; })}
     ${conv.files.map((f) => html`<div class="file-card"><button type="button" class="cite" onClick=${() => openFile(f.fileId, 0)}>${f.name}</button> <span class="muted">${f.mimeType}</span></div>`)}
-    ${conv.proposals.map((p) => html`<${Proposal} key=${p.id} t=${t} p=${p} openFile=${openFile} />`)}
-    ${conv.approvals.map((a) => html`<${Approval} key=${a.id} t=${t} wf=${wf} a=${a} />`)}
+    ${conv.proposals.map((p) => html`<${Proposal} key=${p.id} t=${t} p=${p} openFile=${openFile} readOnly=${readOnly} />`)}
+    ${conv.approvals.map((a) => html`<${Approval} key=${a.id} t=${t} wf=${wf} a=${a} readOnly=${readOnly} />`)}
     <div ref=${end}></div>
   </div>`;
 }
@@ -682,7 +682,7 @@ function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
 // Proposal is an edit the agent proposed: its diff and, while it waits,
 // accept and reject. Its state is asked of the server too, since a
 // rejection leaves no event in the stream.
-function Proposal({ t, p, openFile }) {
+function Proposal({ t, p, openFile, readOnly }) {
   const [decided, setDecided] = useState('');
   const [err, setErr] = useState('');
   useEffect(() => {
@@ -699,7 +699,7 @@ function Proposal({ t, p, openFile }) {
       <span class=${'badge ' + status}>${t('proposal_' + status)}</span></div>
     ${p.description && html`<p>${p.description}</p>`}
     <pre class="diff" aria-label=${t('proposal')}>${p.diff.replace(/\n$/, '').split('\n').map(line)}</pre>
-    ${status === 'pending' && html`<div class="actions">
+    ${status === 'pending' && !readOnly && html`<div class="actions">
       <button type="button" data-testid="proposal-accept" onClick=${() => decide('accept')}>${t('accept')}</button>
       <button type="button" data-testid="proposal-reject" onClick=${() => decide('reject')}>${t('reject')}</button></div>`}
     ${err && html`<p class="error" role="alert">${err}</p>`}
@@ -711,7 +711,7 @@ function Proposal({ t, p, openFile }) {
 // (the arguments as JSON, checked against the tool's schema by the server)
 // and deny (with a reason the model receives). The decision may come from
 // another tab or host: its approvalDecided event updates the card.
-function Approval({ t, wf, a }) {
+function Approval({ t, wf, a, readOnly }) {
   const [decided, setDecided] = useState('');
   const [mode, setMode] = useState(''); // '', 'edit', 'deny'
   const [text, setText] = useState('');
@@ -741,7 +741,7 @@ function Approval({ t, wf, a }) {
       ? html`<label>${t('approvalArgs')}<textarea data-testid="approval-args" rows="6" value=${text} onInput=${(e) => setText(e.target.value)}></textarea></label>`
       : html`<pre class="args" aria-label=${t('approvalArgs')}>${pretty(a.args)}</pre>`}
     ${mode === 'deny' && html`<label>${t('approvalReason')}<input data-testid="approval-reason" value=${text} onInput=${(e) => setText(e.target.value)} /></label>`}
-    ${status === 'pending' && html`<div class="actions">
+    ${status === 'pending' && !readOnly && html`<div class="actions">
       ${mode === '' && html`
         <button type="button" data-testid="approval-approve" disabled=${busy} onClick=${() => decide({ approve: true })}>${t('approve')}</button>
         <button type="button" data-testid="approval-edit" disabled=${busy} onClick=${() => { setText(pretty(a.args)); setMode('edit'); }}>${t('approvalEdit')}</button>
@@ -896,12 +896,12 @@ function Workspace({ t, lang, session, route, go }) {
   const [model, setModel] = useState(''); // the conversation's chosen model ('' : the default)
   // The open conversation's owner: another member's shared conversation
   // is shown read only.
-  const [owner, setOwner] = useState('');
+  const [owner, setOwner] = useState({ id: '', name: '' });
   useEffect(() => {
-    setOwner('');
-    if (wf) api('GET', `/workflows/${encodeURIComponent(wf)}`).then((w) => setOwner(w.userId || '')).catch(() => {});
+    setOwner({ id: '', name: '' });
+    if (wf) api('GET', `/workflows/${encodeURIComponent(wf)}`).then((w) => setOwner({ id: w.userId || '', name: w.ownerName || '' })).catch(() => {});
   }, [wf]);
-  const readOnly = !!owner && owner !== session.user.id;
+  const readOnly = !!owner.id && owner.id !== session.user.id;
   const [conn, setConn] = useState('');
   const [, setTick] = useState(0);
   const convRef = useRef(null);
@@ -1041,8 +1041,8 @@ function Workspace({ t, lang, session, route, go }) {
       <${ExportBar} t=${t} ws=${ws} wf=${wf} conv=${conv} />
       <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
-      <${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />
-      ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${t('sharedReadOnly')}</p>` :
+      ${!readOnly && html`<${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />`}
+      ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${owner.name ? t('sharedReadOnlyBy').replace('{name}', owner.name) : t('sharedReadOnly')}</p>` :
         html`<${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />`}
     </main>
     <aside class="right" aria-label=${t('activity')}>
