@@ -1430,6 +1430,9 @@ type Workflow struct {
 	// tenant's budget stopped it (the workflow stays completed and may be resumed). One of
 	// "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".
 	Outcome string `json:"outcome,omitempty"`
+	// GET /workflows/{id} only, for a member reading another's shared conversation: the owner's name
+	// (else e-mail address), so the reader sees whose it is
+	OwnerName string `json:"ownerName,omitempty"`
 	// first in the list
 	Pinned bool `json:"pinned,omitempty"`
 	// every member of the workspace may read the conversation (only its owner changes it)
