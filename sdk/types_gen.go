@@ -1077,6 +1077,13 @@ type RegenerateAnswerRequest struct {
 	Model *string `json:"model,omitempty"`
 }
 
+// ReindexFileResponse is the answer of ReindexFile.
+type ReindexFileResponse struct {
+	Note string `json:"note,omitempty"`
+	// One of "pending".
+	Status string `json:"status,omitempty"`
+}
+
 // RemovePluginParams are the optional parameters of RemovePlugin; zero values are not sent.
 type RemovePluginParams struct {
 	Version string

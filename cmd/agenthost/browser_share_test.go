@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
 	"os"
 	"os/exec"
@@ -126,12 +127,43 @@ func TestBrowserShare(t *testing.T) {
 	cmd.Dir = e2e
 	cmd.Env = append(os.Environ(), "UI_BASE="+base, "UI_WS="+ws[1], "UI_TOKEN="+tok[1], "UI_BEA_TOKEN="+beaTok,
 		"UI_CARL_TOKEN="+carlTok, "UI_CARL_WS="+team.ID, "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	t.Logf("share.test.mjs:\n%s", stderr.String())
 	if err != nil {
 		t.Fatalf("share.test.mjs failed: %v\nserver log tail:\n%s", err, tail(server.stderr(), 40))
+	}
+	// The failed file was indexed twice: on upload and when asked again.
+	blob := regexp.MustCompile(`reindexed (\S+)`).FindStringSubmatch(stdout.String())
+	if blob == nil {
+		t.Fatalf("share.test.mjs named no re-indexed file: %s", stdout.String())
+	}
+	// The queue's own table (read only, beside the running server) holds
+	// both ingestion jobs, the second one marked as asked again, and both
+	// extracted the file and failed (a failure no attempt mends ends a job
+	// cancelled; a job that found the content taken would end completed).
+	jobsDB, err := sql.Open("sqlite", "file:"+filepath.Join(data, "agenthost.db")+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jobsDB.Close()
+	rows, err := jobsDB.Query(`SELECT json(args), state FROM river_job WHERE kind = 'knowledge.ingest' AND json_extract(args, '$.fileId') = ? ORDER BY id`, blob[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var runs []string
+	for rows.Next() {
+		var args, state string
+		if err := rows.Scan(&args, &state); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, args+" "+state)
+	}
+	ran := func(r string) bool { return strings.HasSuffix(r, " cancelled") }
+	if len(runs) != 2 || strings.Contains(runs[0], `"again"`) || !strings.Contains(runs[1], `"again"`) || !ran(runs[0]) || !ran(runs[1]) {
+		t.Fatalf("ingestion jobs of the re-indexed file: %q", runs)
 	}
 	noCrash(t, server)
 }

@@ -113,6 +113,36 @@ await step('ada-exports-pdf', async () => {
   await axe('export');
 });
 
+// A file whose indexing failed is indexed again from its details (after
+// its cause is mended; here nothing is, so it fails again, for the same
+// reason, and the job's second run is in the server's log).
+await step('ada-reindexes-a-failed-file', async () => {
+  const fd = new FormData();
+  fd.append('file', new Blob([new Uint8Array([0, 1, 2, 3, 254, 255, 0, 7])], { type: 'application/octet-stream' }), 'blob.bin');
+  const r = await fetch(base + `/api/v1/workspaces/${ws}/files`, { method: 'POST', headers: { Authorization: 'Bearer ' + ada }, body: fd });
+  assert.ok(r.ok, await r.clone().text());
+  const blob = (await r.json()).id;
+  const li = page.locator('li', { has: page.locator(`[data-testid=file-details][aria-label$="blob.bin"]`) });
+  await page.reload();
+  await li.locator('.idx[data-status=failed]').waitFor();
+  await li.locator('[data-testid=file-details]').click();
+  const panel = page.locator('[data-testid=file-detail]');
+  await panel.locator('[data-testid=fd-status][data-status=failed]').waitFor();
+  const reason = await panel.locator('[data-testid=fd-error]').innerText();
+  assert.match(reason, /extractor/);
+  await axe('file-failed');
+  const [resp] = await Promise.all([page.waitForResponse((x) => x.url().endsWith(`/files/${blob}/reindex`)), panel.locator('[data-testid=fd-reindex]').click()]);
+  assert.equal(resp.status(), 202);
+  assert.equal((await resp.json()).status, 'pending');
+  await panel.locator('[data-testid=fd-status][data-status=failed]').waitFor();
+  assert.equal(await panel.locator('[data-testid=fd-error]').innerText(), reason);
+  // A second request while nothing changed is refused only when the file is not failed.
+  const indexed = await apiAs(ada, 'POST', `/files/${fileId}/reindex`);
+  assert.equal(indexed.status, 409, 'an indexed file');
+  process.stdout.write(`reindexed ${blob}\n`);
+  await panel.locator('button.close').click();
+});
+
 await step('ada-shares', async () => {
   const row = page.locator(`[data-conv="${wfId}"]`);
   await row.locator('.conv-more').click();
