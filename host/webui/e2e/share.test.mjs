@@ -200,4 +200,16 @@ await step('carl-does-not-see-it', async () => {
   await axe('other-workspace');
 });
 
+// Issue 28 item 7, checked again here: the status page's landmarks
+// (axe-clean) and /favicon.ico served as the page's icon.
+await step('status-page', async () => {
+  await page.goto(base + '/status');
+  await page.locator('main').waitFor();
+  assert.equal(await page.locator('header').count() > 0, true, 'a banner landmark');
+  await axe('status');
+  const icon = await fetch(base + '/favicon.ico');
+  assert.equal(icon.status, 200);
+  assert.match(icon.headers.get('content-type') || '', /^image\//);
+});
+
 await browser.close();
