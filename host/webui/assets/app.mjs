@@ -622,46 +622,25 @@ function RunState({ t, conv, conn }) {
   return html`<div class="run-state">${parts}</div>`;
 }
 
-// ExportBar exports the open conversation, the branch shown with its
-// citations and tool calls, as Markdown or (through the document plugin)
-// PDF; export.mjs loads on the first click.
-function ExportBar({ t, ws, wf, conv }) {
-  const [msg, setMsg] = useState(null);
-  const [busy, setBusy] = useState(false);
-  useEffect(() => setMsg(null), [wf]);
-  if (!conv || !conv.messages.some((m) => !m.streaming)) return null;
-  const run = async (format) => {
-    setBusy(true); setMsg(null);
-    try {
-      const [mod, w] = await Promise.all([import('./export.mjs'), api('GET', `/workflows/${encodeURIComponent(wf)}`)]);
-      const r = await mod.exportConversation({ api, ws, c: conv, name: w.name || wf, t, format });
-      setMsg({ ok: true, text: t(format === 'pdf' ? 'exportedPdf' : 'exported').replace('{name}', r.name), note: r.note });
-    } catch (e) { setMsg({ ok: false, text: e.message }); }
-    setBusy(false);
-  };
-  return html`<div class="conv-export" role="group" aria-label=${t('exportConversation')}>
-    <button type="button" data-testid="export-md" disabled=${busy} onClick=${() => run('markdown')}>${t('exportMarkdown')}</button>
-    <button type="button" data-testid="export-pdf" disabled=${busy} onClick=${() => run('pdf')}>${t('exportPdf')}</button>
-    ${busy && html`<span class="muted" role="status">${t('exporting')}</span>`}
-    ${msg && html`<span class=${msg.ok ? 'muted' : 'error'} role=${msg.ok ? 'status' : 'alert'} data-testid="export-result">${msg.text}${msg.note && html` <span class="warn" data-testid="export-note">${msg.note}</span>`}</span>`}
-  </div>`;
-}
-
 // The message actions (messages.mjs) load with the first conversation
 // shown, not with the page: the first view stays within its budget.
 let messagesModule = null;
+// So does the export (export.mjs), shown above the messages.
+let exportModule = null;
 
-function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
+function Chat({ t, ws, wf, conv, openFile, spoken, send, readOnly }) {
   const end = useRef();
   const [editing, setEditing] = useState('');
   const [mm, setMm] = useState(messagesModule);
+  const [em, setEm] = useState(exportModule);
   useEffect(() => {
     if (conv && !mm) import('./messages.mjs').then((m) => { messagesModule = m; setMm(m); }, () => {});
+    if (conv && !em) import('./export.mjs').then((m) => { exportModule = m; setEm(m); }, () => {});
   }, [!!conv]);
   useEffect(() => { end.current && !editing && end.current.scrollIntoView({ block: 'end' }); });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
   const running = conv.status === 'running';
-  return html`<div class="messages" aria-live="polite">
+  return html`${em && html`<${em.ExportBar} t=${t} api=${api} ws=${ws} wf=${wf} conv=${conv} />`}<div class="messages" aria-live="polite">
     ${conv.messages.length === 0 && html`<p class="muted">${t('loading')}</p>`}
     ${shown(conv).map((item) => { const m = item.m; return html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
       <h3 class="who">${m.role === 'user' ? t('you') : t('assistant')}</h3>
@@ -1038,8 +1017,7 @@ function Workspace({ t, lang, session, route, go }) {
     </nav>
     <main class="center" id="main" aria-label=${t('chat')}>
       <${RunState} t=${t} conv=${conv} conn=${conn} />
-      <${ExportBar} t=${t} ws=${ws} wf=${wf} conv=${conv} />
-      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
+      <${Chat} t=${t} ws=${ws} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
       ${!readOnly && html`<${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />`}
       ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${owner.name ? t('sharedReadOnlyBy').replace('{name}', owner.name) : t('sharedReadOnly')}</p>` :

@@ -1,11 +1,16 @@
-// A conversation's export (docs/ui.md#export): the branch shown, each
+// A conversation's export (docs/ui.md, "Export"): the branch shown, each
 // answer's citations, and what the tools did, as one document outline, the
 // one the document plugin takes (docgen's generateDocument: a title and
 // headings, paragraphs, lists and tables). Markdown is written here; a PDF
 // is written by the plugin, in its sandbox, and kept in the workspace's
-// files. Loaded when an export is asked for, not with the page. outline
+// files. Loaded with the first conversation shown, not with the page. outline
 // and toMarkdown are pure: node tests them.
+import { h } from './preact.mjs';
+import { useEffect, useState } from './preact-hooks.mjs';
+import htm from './htm.mjs';
 import { shown } from './conv.mjs';
+
+const html = htm.bind(h);
 
 // A citation in an answer: [label](docItem:ID#page=N), as md.mjs renders it.
 const citeRe = /\[([^\]\n]*)\]\(docItem:([^)#\s]+)(?:#page=(\d+))?\)/g;
@@ -188,4 +193,28 @@ export async function exportConversation({ api, ws, c, name, t, format }) {
   const d = r.data || {};
   download(`/api/v1/files/${encodeURIComponent(d.fileId)}/content`, d.name);
   return { name: d.name, fileId: d.fileId, note: d.note || '' };
+}
+
+// ExportBar offers both exports of the open conversation and says what
+// came of the last one (the PDF's name, the plugin's note, an error).
+export function ExportBar({ t, api, ws, wf, conv }) {
+  const [msg, setMsg] = useState(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setMsg(null), [wf]);
+  if (!conv || !conv.messages.some((m) => !m.streaming)) return null;
+  const run = async (format) => {
+    setBusy(true); setMsg(null);
+    try {
+      const w = await api('GET', `/workflows/${encodeURIComponent(wf)}`);
+      const r = await exportConversation({ api, ws, c: conv, name: w.name || wf, t, format });
+      setMsg({ ok: true, text: t(format === 'pdf' ? 'exportedPdf' : 'exported').replace('{name}', r.name), note: r.note });
+    } catch (e) { setMsg({ ok: false, text: e.message }); }
+    setBusy(false);
+  };
+  return html`<div class="conv-export" role="group" aria-label=${t('exportConversation')}>
+    <button type="button" data-testid="export-md" disabled=${busy} onClick=${() => run('markdown')}>${t('exportMarkdown')}</button>
+    <button type="button" data-testid="export-pdf" disabled=${busy} onClick=${() => run('pdf')}>${t('exportPdf')}</button>
+    ${busy && html`<span class="muted" role="status">${t('exporting')}</span>`}
+    ${msg && html`<span class=${msg.ok ? 'muted' : 'error'} role=${msg.ok ? 'status' : 'alert'} data-testid="export-result">${msg.text}${msg.note && html` <span class="warn" data-testid="export-note">${msg.note}</span>`}</span>`}
+  </div>`;
 }
