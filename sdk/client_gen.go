@@ -490,6 +490,20 @@ func (c *Client) ListFileProposals(ctx context.Context, id string) ([]FileEditPr
 	return out, err
 }
 
+// ReindexFile calls POST /api/v1/files/{id}/reindex: index a file whose indexing failed again
+// (after its cause is mended: an extractor installed, a service back); needs write access to its
+// workspace. The answer is the state it is in now (pending, queued); GET /files/{id}/index follows
+// it. A file indexed, being indexed or waiting for its password is refused (409) and nothing
+// changes; audited as file.reindexed.
+func (c *Client) ReindexFile(ctx context.Context, id string) (*ReindexFileResponse, error) {
+	r := request{method: "POST", path: "/api/v1/files/" + url.PathEscape(id) + "/reindex"}
+	var out ReindexFileResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListFileVersions calls GET /api/v1/files/{id}/versions: a file's versions, newest first (every
 // content it has had; the first is the upload).
 func (c *Client) ListFileVersions(ctx context.Context, id string) ([]FileVersion, error) {

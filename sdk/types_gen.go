@@ -1114,6 +1114,13 @@ type RegenerateAnswerRequest struct {
 	Model *string `json:"model,omitempty"`
 }
 
+// ReindexFileResponse is the answer of ReindexFile.
+type ReindexFileResponse struct {
+	Note string `json:"note,omitempty"`
+	// One of "pending".
+	Status string `json:"status,omitempty"`
+}
+
 // RemovePluginParams are the optional parameters of RemovePlugin; zero values are not sent.
 type RemovePluginParams struct {
 	Version string
@@ -1479,6 +1486,9 @@ type Workflow struct {
 	// tenant's budget stopped it (the workflow stays completed and may be resumed). One of
 	// "completed", "maxRoundsReached", "budgetExceeded", "stopped", "failed".
 	Outcome string `json:"outcome,omitempty"`
+	// GET /workflows/{id} only, for a member reading another's shared conversation: the owner's name
+	// (else e-mail address), so the reader sees whose it is
+	OwnerName string `json:"ownerName,omitempty"`
 	// first in the list
 	Pinned bool `json:"pinned,omitempty"`
 	// every member of the workspace may read the conversation (only its owner changes it)

@@ -142,6 +142,9 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	if d.FilePasswords != nil {
 		authed.Post("/files/:id/password", rate, handleFilePassword(d.FilePasswords, d.Audit))
 	}
+	if d.Reindexer != nil && d.IndexStates != nil {
+		authed.Post("/files/:id/reindex", rate, handleReindexFile(d.Files, d.Workspaces, d.IndexStates, d.Reindexer, d.Audit))
+	}
 	if d.Voice != nil {
 		authed.Post("/workspaces/:ws/voice/transcribe", handleTranscribe(d.Voice, d.Workspaces))
 		authed.Post("/workspaces/:ws/voice/synthesize", handleSynthesize(d.Voice, d.Workspaces))
@@ -169,7 +172,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Post("/workspaces/:ws/workflows", rate, requireBudget(d.Billing), handleStartInWorkspace(d.Workspace))
 	authed.Post("/workflows/start", rate, requireBudget(d.Billing), handleStart(d.Workspace, d.Workflows))
 	authed.Get("/workflows", handleListWorkflows(d.Workflows))
-	authed.Get("/workflows/:id", handleGetWorkflow(d.Workflows))
+	authed.Get("/workflows/:id", handleGetWorkflow(d.Workflows, d.People))
 	authed.Patch("/workflows/:id", handleUpdateWorkflow(d.Workflows))
 	authed.Delete("/workflows/:id", handleDeleteWorkflow(d.Workspace, d.Workflows))
 	authed.Get("/workflows/:id/status", handleWorkflowStatus(d.Workflows))

@@ -57,6 +57,9 @@ type Deps struct {
 	// Knowledge and IndexStates serve search and files' indexing state.
 	Knowledge   Knowledge
 	IndexStates IndexStates
+	// Reindexer queues a failed file's content to be indexed again
+	// (POST /files/:id/reindex); nil serves no such route.
+	Reindexer Reindexer
 	// FilePasswords takes the passwords of encrypted files
 	// (POST /files/:id/password); nil serves no such route.
 	FilePasswords FilePasswords

@@ -57,6 +57,8 @@ type testServer struct {
 	db                                   *store.DB
 	tel                                  *telemetry.Telemetry
 	deps                                 api.Deps
+	// reindexes records the re-indexes the server queued (reindex_test.go).
+	reindexes *queuedReindexes
 }
 
 // secondHost serves the same services on a second listener, as a second
@@ -261,6 +263,8 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		t.Fatal(err)
 	}
 	ts.deps.Passkeys, ts.deps.People, ts.deps.SecondFactor = pk, db, db
+	ts.reindexes = &queuedReindexes{}
+	ts.deps.Reindexer = ts.reindexes
 	ts.app = api.New(ts.deps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

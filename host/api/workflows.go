@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/rounds"
+	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -127,13 +129,37 @@ func handleUpdateWorkflow(wf *workflows.Service) fiber.Handler {
 	}
 }
 
-func handleGetWorkflow(wf *workflows.Service) fiber.Handler {
+// ownerNames finds the person a workflow belongs to (the store's people).
+type ownerNames interface {
+	Person(ctx context.Context, tenantID, userID string) (store.Person, error)
+}
+
+// workflowView is GET /workflows/{id}'s answer: the workflow and, for a
+// member reading another's shared conversation, whose it is.
+type workflowView struct {
+	workflows.Workflow
+	OwnerName string `json:"ownerName,omitempty"`
+}
+
+func handleGetWorkflow(wf *workflows.Service, names ownerNames) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		w, err := wf.Get(c.UserContext(), principal(c), c.Params("id"))
+		p := principal(c)
+		w, err := wf.Get(c.UserContext(), p, c.Params("id"))
 		if err != nil {
 			return err
 		}
-		return c.JSON(w)
+		v := workflowView{Workflow: w}
+		if w.UserID != p.UserID && names != nil {
+			// The reader may read the conversation, so they may know whose
+			// it is; a lookup that fails leaves the name out, not the answer.
+			if o, err := names.Person(c.UserContext(), p.TenantID, w.UserID); err == nil {
+				v.OwnerName = o.Name
+				if strings.TrimSpace(v.OwnerName) == "" {
+					v.OwnerName = o.Email
+				}
+			}
+		}
+		return c.JSON(v)
 	}
 }
 

@@ -445,3 +445,49 @@ func TestInterruptedRoundsRecover(t *testing.T) {
 	readEvents(t, ts, live.ID, 0, terminal)
 	ts.ws.Wait()
 }
+
+// TestSharedWorkflowOwnerName: a member reading another's shared
+// conversation is told whose it is; its owner is not told their own
+// name, and a member of another workspace still gets a not-found.
+func TestSharedWorkflowOwnerName(t *testing.T) {
+	ts := server(t)
+	w := startWorkflow(t, ts, ts.alice, `{"prompt":"hello"}`)
+	if status, _, raw := do(t, ts.base, call{"PATCH", "/workflows/" + w.ID, ts.alice, "application/json", strings.NewReader(`{"shared":true}`)}); status != 200 {
+		t.Fatalf("share: %d %s", status, raw)
+	}
+	cases := []struct {
+		name, token string
+		status      int
+		owner       string
+	}{
+		{"a member of the workspace", ts.bob, 200, "alice@acme"},
+		{"its owner", ts.alice, 200, ""},
+		{"a member of another workspace", ts.carol, 404, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, raw := do(t, ts.base, call{"GET", "/workflows/" + w.ID, c.token, "", nil})
+			if status != c.status {
+				t.Fatalf("GET: %d %s", status, raw)
+			}
+			if status != 200 {
+				return
+			}
+			var got struct {
+				ID        string  `json:"id"`
+				Shared    bool    `json:"shared"`
+				OwnerName *string `json:"ownerName"`
+			}
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			owner := ""
+			if got.OwnerName != nil {
+				owner = *got.OwnerName
+			}
+			if got.ID != w.ID || !got.Shared || owner != c.owner || (c.owner == "" && got.OwnerName != nil) {
+				t.Fatalf("got %s", raw)
+			}
+		})
+	}
+}

@@ -24,6 +24,10 @@ type IngestArgs struct {
 	// job, not a duplicate of the one that indexed the old content (the
 	// job reads the file's current content either way).
 	SHA256 string `json:"sha256,omitempty"`
+	// Again marks a re-index a person asked for (JobIndexer.Reindex): a
+	// new job even when one indexed the same content before, which takes
+	// a failed content again.
+	Again int64 `json:"again,omitempty"`
 }
 
 // Kind implements jobs.Args.
@@ -81,7 +85,7 @@ func RegisterJobs(reg *jobs.Registry, in *knowledge.Ingester, store knowledge.Ba
 				return err
 			}
 		}
-		_, err := in.Ingest(ctx, job.Args.FileID, job.Attempt > 1)
+		_, err := in.Ingest(ctx, job.Args.FileID, job.Attempt > 1 || job.Args.Again != 0)
 		if errors.Is(err, knowledge.ErrPermanent) {
 			return jobs.Permanent(err)
 		}
@@ -129,6 +133,15 @@ func (j *JobIndexer) Index(ctx context.Context, f files.Item) error {
 	}
 	_, err := j.q.Enqueue(ctx, BackfillArgs{}, &jobs.EnqueueOpts{Priority: 4, ScheduledAt: time.Now().Add(backfillDelay),
 		Unique: &jobs.Unique{ByPeriod: backfillDelay}})
+	return err
+}
+
+// Reindex queues the ingestion of a file whose content failed to index
+// (after the cause is mended: an extractor installed, a service back),
+// as a new job: the earlier one counts as done. A content indexed or being
+// indexed is not taken again (knowledge's claim: only pending or failed).
+func (j *JobIndexer) Reindex(ctx context.Context, f files.Item) error {
+	_, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID, SHA256: f.SHA256, Again: time.Now().UnixNano()}, nil)
 	return err
 }
 

@@ -282,7 +282,8 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extractors *knowledge.Extractors, ingester *knowledge.Ingester,
 	reader *knowledge.Reader, blobs files.Blobs, meter *billing.Meter, auditLog *audit.Log, signInCfg signin.Config) error {
 	cfg, logger, db, host, model, tel, queue := s.cfg, s.logger, s.db, s.host, s.model, s.tel, s.queue
-	fileSvc := files.NewService(db, blobs, cfg.MaxUpload).WithIndexer(indexing.NewJobIndexer(queue), logger)
+	indexer := indexing.NewJobIndexer(queue)
+	fileSvc := files.NewService(db, blobs, cfg.MaxUpload).WithIndexer(indexer, logger)
 	// Other hosts' events reach this one's followers through the broker
 	// (NewWorkflows says how).
 	var wfSvc *workflows.Service
@@ -436,7 +437,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		Logger:       logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(cfg.MaxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
-		Knowledge: searcher, IndexStates: db, ContainerEntries: db, FileObjects: reader, FilePasswords: knowledge.NewUnlocker(ingester, db),
+		Knowledge: searcher, IndexStates: db, Reindexer: indexer, ContainerEntries: db, FileObjects: reader, FilePasswords: knowledge.NewUnlocker(ingester, db),
 		Billing: db, Telemetry: tel, MetricsToken: cfg.Telemetry.MetricsToken, TraceHealth: cfg.Telemetry.TraceHealth, Background: bg,
 		Notifications: notes,
 		Rate:          api.RateLimit{Counter: db, PerMinute: cfg.TenantRate},

@@ -86,7 +86,17 @@ func generateDocument(a GenerateArgs) (FileResult, error) {
 		return FileResult{}, pdk.Errorf("invalid_arguments", "%v", err)
 	}
 	name := fileName(a.FileName, a.Title, "document", f.ext)
-	return storeFile(name, f.mime, data, "generateDocument", "Generated")
+	res, err := storeFile(name, f.mime, data, "generateDocument", "Generated")
+	if err != nil {
+		return FileResult{}, err
+	}
+	if a.Format == "pdf" {
+		if n, ex := unencodable(s); n > 0 {
+			res.Note = fmt.Sprintf("%d characters have no glyph in the PDF's standard fonts (Windows-1252 only) and are written as '?', e.g. %q; the Markdown or DOCX format keeps them", n, string(ex))
+			res.Summary += "\n" + res.Note
+		}
+	}
+	return res, nil
 }
 
 func editDocumentTool(a EditArgs) (FileResult, error) {

@@ -52,6 +52,40 @@ func winAnsi(s string) []byte {
 	return out
 }
 
+// unencodable counts the outline's characters that WinAnsiEncoding has no
+// code for, with up to eight distinct ones as examples.
+func unencodable(s Spec) (n int, examples []rune) {
+	seen := map[rune]bool{}
+	count := func(t string) {
+		for _, r := range t {
+			if r == '\t' || r == '\n' || r == '\r' {
+				continue
+			}
+			if b, ok := charmap.Windows1252.EncodeRune(r); ok && b >= 0x20 {
+				continue
+			}
+			n++
+			if !seen[r] && len(examples) < 8 {
+				seen[r] = true
+				examples = append(examples, r)
+			}
+		}
+	}
+	count(s.Title)
+	for _, b := range s.Blocks {
+		count(b.Text)
+		for _, it := range b.Items {
+			count(it)
+		}
+		for _, row := range b.Rows {
+			for _, c := range row {
+				count(c)
+			}
+		}
+	}
+	return n, examples
+}
+
 // widths are a standard font's WinAnsi character widths (1/1000 em),
 // read once from pdfcpu's metrics.
 type widths [256]int

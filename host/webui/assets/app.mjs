@@ -479,6 +479,8 @@ function RunState({ t, conv, conn }) {
 // The message actions (messages.mjs) load with the first conversation
 // shown, not with the page: the first view stays within its budget.
 let messagesModule = null;
+// So does the export (export.mjs), shown above the messages.
+let exportModule = null;
 
 // warmPdf loads the preview, pdf.js and its worker (1.8 MB of script to
 // compile) once a page of a document is cited, or a pointer is over such a
@@ -493,18 +495,20 @@ function warmPdf() {
 }
 const citesPage = /\]\((?:docItem|file):[A-Za-z0-9-]+#page=\d+\)/;
 
-function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
+function Chat({ t, ws, wf, conv, openFile, spoken, send, readOnly }) {
   const end = useRef();
   const [editing, setEditing] = useState('');
   const [mm, setMm] = useState(messagesModule);
+  const [em, setEm] = useState(exportModule);
   useEffect(() => {
     if (conv && !mm) import('./messages.mjs').then((m) => { messagesModule = m; setMm(m); }, () => {});
+    if (conv && !em) import('./export.mjs').then((m) => { exportModule = m; setEm(m); }, () => {});
   }, [!!conv]);
   useEffect(() => { end.current && !editing && end.current.scrollIntoView({ block: 'end' }); });
   useEffect(() => { if (!warmed && conv && conv.messages.some((m) => m.role === 'assistant' && citesPage.test(m.content))) warmPdf(); });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
   const running = conv.status === 'running';
-  return html`<div class="messages" aria-live="polite">
+  return html`${em && html`<${em.ExportBar} t=${t} api=${api} ws=${ws} wf=${wf} conv=${conv} />`}<div class="messages" aria-live="polite">
     ${conv.messages.length === 0 && html`<p class="muted">${t('loading')}</p>`}
     ${shown(conv).map((item) => { const m = item.m; return html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
       <h3 class="who">${m.role === 'user' ? t('you') : t('assistant')}</h3>
@@ -516,8 +520,8 @@ function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
       ${m.documents && m.documents.length > 0 && html`<ul class="docs">${m.documents.map((d) => html`<li><button type="button" class="cite" onClick=${() => openFile(d.fileId, 0)}>${d.name || d.fileId}</button></li>`)}</ul>`}
     </article>`; })}
     ${conv.files.map((f) => html`<div class="file-card"><button type="button" class="cite" onClick=${() => openFile(f.fileId, 0)}>${f.name}</button> <span class="muted">${f.mimeType}</span></div>`)}
-    ${conv.proposals.map((p) => html`<${Proposal} key=${p.id} t=${t} p=${p} openFile=${openFile} />`)}
-    ${conv.approvals.map((a) => html`<${Approval} key=${a.id} t=${t} wf=${wf} a=${a} />`)}
+    ${conv.proposals.map((p) => html`<${Proposal} key=${p.id} t=${t} p=${p} openFile=${openFile} readOnly=${readOnly} />`)}
+    ${conv.approvals.map((a) => html`<${Approval} key=${a.id} t=${t} wf=${wf} a=${a} readOnly=${readOnly} />`)}
     <div ref=${end}></div>
   </div>`;
 }
@@ -525,7 +529,7 @@ function Chat({ t, wf, conv, openFile, spoken, send, readOnly }) {
 // Proposal is an edit the agent proposed: its diff and, while it waits,
 // accept and reject. Its state is asked of the server too, since a
 // rejection leaves no event in the stream.
-function Proposal({ t, p, openFile }) {
+function Proposal({ t, p, openFile, readOnly }) {
   const [decided, setDecided] = useState('');
   const [err, setErr] = useState('');
   useEffect(() => {
@@ -542,7 +546,7 @@ function Proposal({ t, p, openFile }) {
       <span class=${'badge ' + status}>${t('proposal_' + status)}</span></div>
     ${p.description && html`<p>${p.description}</p>`}
     <pre class="diff" aria-label=${t('proposal')}>${p.diff.replace(/\n$/, '').split('\n').map(line)}</pre>
-    ${status === 'pending' && html`<div class="actions">
+    ${status === 'pending' && !readOnly && html`<div class="actions">
       <button type="button" data-testid="proposal-accept" onClick=${() => decide('accept')}>${t('accept')}</button>
       <button type="button" data-testid="proposal-reject" onClick=${() => decide('reject')}>${t('reject')}</button></div>`}
     ${err && html`<p class="error" role="alert">${err}</p>`}
@@ -554,7 +558,7 @@ function Proposal({ t, p, openFile }) {
 // (the arguments as JSON, checked against the tool's schema by the server)
 // and deny (with a reason the model receives). The decision may come from
 // another tab or host: its approvalDecided event updates the card.
-function Approval({ t, wf, a }) {
+function Approval({ t, wf, a, readOnly }) {
   const [decided, setDecided] = useState('');
   const [mode, setMode] = useState(''); // '', 'edit', 'deny'
   const [text, setText] = useState('');
@@ -584,7 +588,7 @@ function Approval({ t, wf, a }) {
       ? html`<label>${t('approvalArgs')}<textarea data-testid="approval-args" rows="6" value=${text} onInput=${(e) => setText(e.target.value)}></textarea></label>`
       : html`<pre class="args" aria-label=${t('approvalArgs')}>${pretty(a.args)}</pre>`}
     ${mode === 'deny' && html`<label>${t('approvalReason')}<input data-testid="approval-reason" value=${text} onInput=${(e) => setText(e.target.value)} /></label>`}
-    ${status === 'pending' && html`<div class="actions">
+    ${status === 'pending' && !readOnly && html`<div class="actions">
       ${mode === '' && html`
         <button type="button" data-testid="approval-approve" disabled=${busy} onClick=${() => decide({ approve: true })}>${t('approve')}</button>
         <button type="button" data-testid="approval-edit" disabled=${busy} onClick=${() => { setText(pretty(a.args)); setMode('edit'); }}>${t('approvalEdit')}</button>
@@ -764,12 +768,12 @@ function Workspace({ t, lang, session, route, go }) {
   const [model, setModel] = useState(''); // the conversation's chosen model ('' : the default)
   // The open conversation's owner: another member's shared conversation
   // is shown read only.
-  const [owner, setOwner] = useState('');
+  const [owner, setOwner] = useState({ id: '', name: '' });
   useEffect(() => {
-    setOwner('');
-    if (wf) api('GET', `/workflows/${encodeURIComponent(wf)}`).then((w) => setOwner(w.userId || '')).catch(() => {});
+    setOwner({ id: '', name: '' });
+    if (wf) api('GET', `/workflows/${encodeURIComponent(wf)}`).then((w) => setOwner({ id: w.userId || '', name: w.ownerName || '' })).catch(() => {});
   }, [wf]);
-  const readOnly = !!owner && owner !== session.user.id;
+  const readOnly = !!owner.id && owner.id !== session.user.id;
   const [conn, setConn] = useState('');
   const [, setTick] = useState(0);
   const convRef = useRef(null);
@@ -918,10 +922,10 @@ function Workspace({ t, lang, session, route, go }) {
       <${ConnectionsView} t=${t} embedded=${true} />
     </main>` : html`<main class="center" id="main" aria-label=${t('chat')} data-area="chat">
       <${RunState} t=${t} conv=${conv} conn=${conn} />
-      <${Chat} t=${t} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
+      <${Chat} t=${t} ws=${ws} wf=${wf} conv=${conv} openFile=${openFile} spoken=${spoken} send=${send} readOnly=${readOnly} />
       ${sendErr && html`<p class="error" role="alert">${sendErr}</p>`}
-      <${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />
-      ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${t('sharedReadOnly')}</p>` :
+      ${!readOnly && html`<${ModelPicker} t=${t} ws=${ws} wf=${wf} model=${model} setModel=${setModel} onError=${setSendErr} />`}
+      ${readOnly ? html`<p class="muted read-only" data-testid="read-only">${owner.name ? t('sharedReadOnlyBy').replace('{name}', owner.name) : t('sharedReadOnly')}</p>` :
         html`<${Composer} t=${t} ws=${ws} files=${files} running=${running} voice=${voice} setVoice=${setVoice} onSend=${send} onStop=${stopRun} />`}
     </main>`}
     ${hasRight && right}

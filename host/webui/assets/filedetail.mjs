@@ -75,6 +75,7 @@ export function FileDetail({ t, api, id, folders, close, changed, openFile }) {
       <dt>${t('uploaded')}</dt><dd>${new Date(f.createdAt).toLocaleString()} · <span class="muted">${f.createdBy}</span></dd>
       <dt>${t('indexState')}</dt><dd data-testid="fd-status" data-status=${ix ? ix.status : ''}>${ix ? t('status_' + ix.status) : '—'}
         ${ix && ix.error && html`<span class="idx-reason" data-testid="fd-error">${ix.error}</span>`}
+        ${ix && ix.status === 'failed' && html` <button type="button" data-testid="fd-reindex" onClick=${() => act(() => api('POST', `/files/${id}/reindex`))}>${t('reindex')}</button>`}
         ${ix && ix.progress && ix.progress.message && html`<span class="muted"> ${ix.progress.message}</span>`}</dd>
       ${ix && ix.extractor && ix.extractor.name && html`<dt>${t('extractor')}</dt><dd>${ix.extractor.name} ${ix.extractor.version || ''}</dd>`}
       ${pages > 0 && html`<dt>${t('pages')}</dt><dd>${pages}</dd>`}

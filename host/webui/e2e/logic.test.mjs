@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { newConversation, applyEvent, runLabel, shown, citedPassage } from '../assets/conv.mjs';
 import { passageItems, takeRanges } from '../assets/preview.mjs';
 import { markdown } from '../assets/md.mjs';
+import { outline, toMarkdown, fileName } from '../assets/export.mjs';
 import { callbackNotice, connectionState, safeRedirect } from '../assets/connections.mjs';
 import { noticeText, noticeTarget, fresh, parseSSE } from '../assets/notices.mjs';
 
@@ -346,4 +347,43 @@ test('the notification stream is read event by event across chunks', () => {
   rest = parseSSE(rest + ':2}\n\n', on);
   assert.equal(rest, '');
   assert.deepEqual(got.map((e) => JSON.parse(e.data).unread), [1, 2]);
+});
+
+test('the export: the branch shown, its citations numbered with their pages, and its rounds\' tool calls', () => {
+  const c = newConversation();
+  const msg = (id, role, parent, round, content, extra = {}) => ['message', { id, role, status: role === 'user' ? 'first' : 'last', parentMessageId: parent, round, content, ...extra }];
+  feed(c, [['status', { status: 'running' }], msg('u1', 'user', '', 1, 'Was sagt das Handbuch über Größen?'),
+    ['toolCall', { round: 1, callId: 'c1', tool: 'searchKnowledge', arguments: { query: 'Größe' } }],
+    ['toolResult', { round: 1, callId: 'c1', tool: 'searchKnowledge', ok: true, durationMs: 12 }],
+    msg('a1', 'assistant', 'u1', 1, 'Das **Handbuch** nennt drei [Größen, S. 4](docItem:f1#page=4) und [noch eine](docItem:f1#page=4).\n\n' +
+      '| Größe | Wert |\n|---|---|\n| a | `1` |\n\n- erstens\n- zweitens\n\n```\ncode bleibt\n```'), ['complete', {}],
+    // a regenerated answer, not the one selected: neither it nor its tools are exported
+    ['status', { status: 'running' }],
+    ['toolCall', { round: 2, callId: 'c2', tool: 'webFetch', arguments: { url: 'https://example.com' } }],
+    ['toolResult', { round: 2, callId: 'c2', tool: 'webFetch', ok: false, error: 'refused' }],
+    msg('a1b', 'assistant', 'u1', 2, 'The other answer', { documents: [{ fileId: 'f2', name: 'other.pdf' }] }), ['complete', {}],
+    ['branchSelected', { messageId: 'a1' }]]);
+  const t = (k) => ({ you: 'You', assistant: 'Agent', sources: 'Sources', exportTools: 'Tool activity', exportNoTools: 'No tool was called.',
+    exportRound: 'Round', exportPage: 'page', failed: 'failed', exportFile: 'file' })[k];
+  const o = outline(c, 'Größen', t, { f1: 'handbuch.pdf' });
+  assert.equal(o.title, 'Größen');
+  assert.deepEqual(o.blocks, [
+    { type: 'heading', level: 2, text: 'You' },
+    { type: 'paragraph', text: 'Was sagt das Handbuch über Größen?' },
+    { type: 'heading', level: 2, text: 'Agent' },
+    { type: 'paragraph', text: 'Das Handbuch nennt drei Größen, S. 4 [1] und noch eine [1].' },
+    { type: 'table', rows: [['Größe', 'Wert'], ['a', '1']] },
+    { type: 'list', ordered: false, items: ['erstens', 'zweitens'] },
+    { type: 'paragraph', text: 'code bleibt' },
+    { type: 'heading', level: 3, text: 'Sources' },
+    { type: 'list', ordered: true, items: ['handbuch.pdf, page 4 (file f1)'] },
+    { type: 'heading', level: 2, text: 'Tool activity' },
+    { type: 'list', items: ['Round 1: searchKnowledge {"query":"Größe"}: ok, 12 ms'] },
+  ]);
+  // The other branch, selected: its answer, its attached document and its failed call.
+  applyEvent(c, { seq: 100, type: 'branchSelected', data: { messageId: 'a1b' } });
+  const o2 = outline(c, 'x', t);
+  assert.match(toMarkdown(o2), /## Agent\n\nThe other answer\n\n### Sources\n\n1\. other\.pdf \(file f2\)\n\n## Tool activity\n\n- Round 2: webFetch \{"url":"https:\/\/example\.com"\}: failed: refused\n/);
+  assert.doesNotMatch(toMarkdown(o2), /searchKnowledge|Handbuch nennt/);
+  assert.equal(fileName('a/b: "c"'), 'a_b_ _c_');
 });
