@@ -160,6 +160,18 @@ type OAuthCode struct {
 	RedirectURI, Challenge string
 }
 
+// OAuthReuseError is a code or refresh token presented a second time: its
+// grant is revoked now (one of the presenters stole it). It is
+// ErrUnauthenticated.
+type OAuthReuseError struct{ Grant OAuthGrant }
+
+func (e *OAuthReuseError) Error() string {
+	return "the code or refresh token was used already; its grant is revoked"
+}
+
+// Unwrap makes the error ErrUnauthenticated.
+func (e *OAuthReuseError) Unwrap() error { return tenancy.ErrUnauthenticated }
+
 // TakeOAuthCode takes a code, once. An unknown or expired code is
 // ErrUnauthenticated; a code presented a second time is too, and revokes
 // its grant with every token issued under it (OAuth 2.1 section 4.1.3: the
@@ -181,6 +193,9 @@ func (db *DB) TakeOAuthCode(ctx context.Context, code string) (OAuthCode, error)
 		}
 		if taken.Valid {
 			reused = true
+			if out.Grant, err = grantByID(ctx, c, out.Grant.ID); err != nil {
+				return err
+			}
 			return revokeGrant(ctx, c, out.Grant.ID, t)
 		}
 		res, err := c.exec(ctx, `UPDATE oauth_codes SET taken_at = ? WHERE hash = ? AND taken_at IS NULL`, micros(t), sessionHash(code))
@@ -200,7 +215,7 @@ func (db *DB) TakeOAuthCode(ctx context.Context, code string) (OAuthCode, error)
 	case err != nil:
 		return OAuthCode{}, err
 	case reused:
-		return OAuthCode{}, fmt.Errorf("%w: the authorization code was used already; its grant is revoked", tenancy.ErrUnauthenticated)
+		return OAuthCode{}, &OAuthReuseError{Grant: out.Grant}
 	case out.Grant.ClientID == "":
 		return OAuthCode{}, fmt.Errorf("%w: the authorization code expired", tenancy.ErrUnauthenticated)
 	case out.Grant.RevokedAt != nil:
@@ -308,7 +323,7 @@ func issue(ctx context.Context, c conn, g OAuthGrant, ttl TokenTTLs) (OAuthToken
 // deactivated.
 func (db *DB) RefreshOAuthTokens(ctx context.Context, clientID, refresh string, ttl TokenTTLs) (OAuthTokens, error) {
 	var out OAuthTokens
-	var reused bool
+	var reused *OAuthReuseError
 	t := now()
 	err := db.tx(ctx, func(c conn) error {
 		var grantID, kind string
@@ -331,7 +346,7 @@ func (db *DB) RefreshOAuthTokens(ctx context.Context, clientID, refresh string, 
 		}
 		switch {
 		case rotated.Valid:
-			reused = true
+			reused = &OAuthReuseError{Grant: g}
 			return revokeGrant(ctx, c, g.ID, t)
 		case revoked.Valid || g.RevokedAt != nil:
 			return fmt.Errorf("%w: the grant was revoked", tenancy.ErrUnauthenticated)
@@ -351,8 +366,8 @@ func (db *DB) RefreshOAuthTokens(ctx context.Context, clientID, refresh string, 
 		out, err = issue(ctx, c, g, ttl)
 		return err
 	})
-	if err == nil && reused {
-		err = fmt.Errorf("%w: the refresh token was used already; its grant is revoked", tenancy.ErrUnauthenticated)
+	if err == nil && reused != nil {
+		return OAuthTokens{}, reused
 	}
 	return out, err
 }
@@ -425,10 +440,11 @@ func (db *DB) AuthenticateOAuth(ctx context.Context, access string) (OAuthAccess
 }
 
 // RevokeOAuthToken revokes a token the client holds (RFC 7009): a refresh
-// token revokes its whole grant, an access token itself. A token unknown,
+// token revokes its whole grant (returned, unless it was revoked already),
+// an access token itself. A token unknown,
 // or of another client, changes nothing and is no error (the RFC answers
 // 200 either way, so a caller learns nothing about others' tokens).
-func (db *DB) RevokeOAuthToken(ctx context.Context, clientID, token string) (revokedGrant string, err error) {
+func (db *DB) RevokeOAuthToken(ctx context.Context, clientID, token string) (revoked *OAuthGrant, err error) {
 	t := now()
 	err = db.tx(ctx, func(c conn) error {
 		var grantID, kind, owner string
@@ -441,7 +457,14 @@ func (db *DB) RevokeOAuthToken(ctx context.Context, clientID, token string) (rev
 			return fmt.Errorf("store: revoke token: %w", err)
 		}
 		if kind == "refresh" {
-			revokedGrant = grantID
+			g, err := grantByID(ctx, c, grantID)
+			if err != nil {
+				return err
+			}
+			if g.RevokedAt != nil {
+				return nil
+			}
+			revoked = &g
 			return revokeGrant(ctx, c, grantID, t)
 		}
 		_, err = c.exec(ctx, `UPDATE oauth_tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL`, micros(t), sessionHash(token))
@@ -450,7 +473,7 @@ func (db *DB) RevokeOAuthToken(ctx context.Context, clientID, token string) (rev
 		}
 		return nil
 	})
-	return revokedGrant, err
+	return revoked, err
 }
 
 // OAuthGrants lists the person's live grants (tokens were issued, not

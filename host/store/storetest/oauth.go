@@ -176,8 +176,8 @@ func testOAuth(t *testing.T, open Opener) {
 	g, code, _ = authz(w.alice, w.wsA.ID, "mcp:read")
 	db.TakeOAuthCode(ctx, code)
 	tok, _ = db.IssueOAuthTokens(ctx, g.ID, ttl)
-	if id, err := db.RevokeOAuthToken(ctx, "c-other", tok.Refresh); err != nil || id != "" {
-		t.Fatalf("another client's revocation: %q %v", id, err)
+	if g, err := db.RevokeOAuthToken(ctx, "c-other", tok.Refresh); err != nil || g != nil {
+		t.Fatalf("another client's revocation: %+v %v", g, err)
 	}
 	if _, err := db.RevokeOAuthToken(ctx, reg.ID, tok.Access); err != nil {
 		t.Fatal(err)
@@ -189,8 +189,8 @@ func testOAuth(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatalf("refresh after the access token's revocation: %v", err)
 	}
-	if id, err := db.RevokeOAuthToken(ctx, reg.ID, tok2.Refresh); err != nil || id != g.ID {
-		t.Fatalf("revoke refresh token: %q %v", id, err)
+	if r, err := db.RevokeOAuthToken(ctx, reg.ID, tok2.Refresh); err != nil || r == nil || r.ID != g.ID {
+		t.Fatalf("revoke refresh token: %+v %v", r, err)
 	}
 	if _, err := db.AuthenticateOAuth(ctx, tok2.Access); !errors.Is(err, tenancy.ErrUnauthenticated) {
 		t.Fatalf("access token after its refresh token's revocation: %v", err)
