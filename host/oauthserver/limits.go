@@ -10,7 +10,8 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// limiter keeps a token bucket per endpoint and client address. It lives
+// limiter keeps a token bucket per endpoint and client address (a
+// minute's worth at once, then the rate). It lives
 // in the process: each host bounds what reaches it, which is what keeps a
 // registration flood or a code-guessing run from the store.
 type limiter struct {
@@ -32,7 +33,7 @@ func (l *limiter) allow(key string, perMinute int) bool {
 		if len(l.buckets) >= maxBuckets {
 			l.buckets = map[string]*rate.Limiter{}
 		}
-		b = rate.NewLimiter(rate.Every(time.Minute/time.Duration(perMinute)), max(perMinute/3, 1))
+		b = rate.NewLimiter(rate.Every(time.Minute/time.Duration(perMinute)), perMinute)
 		l.buckets[key] = b
 	}
 	return b.Allow()

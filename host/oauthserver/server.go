@@ -82,7 +82,8 @@ type Config struct {
 	// and revocation endpoints: the MCP endpoint's list.
 	Origins []string
 	// PerMinute bounds each client address's requests per minute to each
-	// endpoint [30; registration a tenth of it].
+	// endpoint [60: authorization; twice that: tokens and revocation;
+	// a sixth: registration].
 	PerMinute int
 }
 
@@ -101,7 +102,7 @@ func (c Config) withDefaults() Config {
 		c.DocumentTTL = 10 * time.Minute
 	}
 	if c.PerMinute <= 0 {
-		c.PerMinute = 30
+		c.PerMinute = 60
 	}
 	return c
 }
@@ -163,7 +164,7 @@ func (s *Server) Routes(app fiber.Router) {
 	for path, h := range map[string]fiber.Handler{TokenPath: s.handleToken, RegistrationPath: s.handleRegister, RevocationPath: s.handleRevoke} {
 		n := pm * 2
 		if path == RegistrationPath {
-			n = max(pm/10, 1)
+			n = max(pm/6, 1)
 		}
 		app.Options(path, s.cors("POST"))
 		app.Post(path, s.cors("POST"), s.limit(path, n), h)

@@ -436,7 +436,11 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	// MCP clients sign in like people at the API's public URL, where the
 	// person's session is (host/oauthserver); without one, API tokens only.
 	var oauth *oauthserver.Server
-	if issuer := publicURL(s.env.publicURL, cfg.Addr); issuer != "" {
+	public := s.env.publicURL
+	if public == "" {
+		public = signInCfg.PublicURL // where the providers send people back
+	}
+	if issuer := publicURL(public, cfg.Addr); issuer != "" {
 		var providers oauthserver.Providers
 		if si.svc != nil {
 			providers = si.svc
