@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,6 +14,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -447,4 +450,52 @@ func mcpSession(t *testing.T, ctx context.Context, endpoint, token string) *mcp.
 		t.Fatalf("connect with the access token: %v", err)
 	}
 	return cs
+}
+
+// TestMCPOAuthTypeScriptClient signs the official TypeScript SDK's client
+// in with the SDK's own OAuth provider machinery (client/auth: discovery,
+// dynamic registration, PKCE, the resource, the refresh grant); the
+// person's part (sign-in at the real OpenID provider, consent) is
+// person.authorize, following the authorization URL the SDK asks to open.
+func TestMCPOAuthTypeScriptClient(t *testing.T) {
+	node := needMCPNode(t)
+	s := startOAuthServe(t)
+	dir, _ := filepath.Abs(mcpNode)
+	script, _ := filepath.Abs("../../host/mcpserver/testdata/node/tsoauth.mjs")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, s.resource())
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := newPerson(t)
+	var out []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		out = append(out, line)
+		if u, ok := strings.CutPrefix(line, "AUTHORIZE "); ok {
+			back := p.authorize(s, u, false)
+			fmt.Fprintln(stdin, back.String())
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("tsoauth: %v\n%s\n%s\nserve log:\n%s", err, strings.Join(out, "\n"), stderr.String(), tail(s.logs.String(), 30))
+	}
+	all := strings.Join(out, "\n")
+	for _, w := range []string{`{"registered":"ahcl_`, `"scope":"mcp:read"`, `"refresh":true`, `{"refreshed":"AUTHORIZED","rotated":true}`, `"afterRefresh":`} {
+		if !strings.Contains(all, w) {
+			t.Errorf("output lacks %q:\n%s", w, all)
+		}
+	}
+	if m := regexp.MustCompile(`\{"tools":(\d+)\}`).FindStringSubmatch(all); m == nil || m[1] == "0" {
+		t.Errorf("no tools listed:\n%s", all)
+	}
+	t.Logf("tsoauth:\n%s", all)
 }

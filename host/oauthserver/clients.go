@@ -126,12 +126,18 @@ func (s *Server) handleRegister(c *fiber.Ctx) error {
 	}
 	s.d.Logger.Info("oauth: client registered", "client", cl.ID, "name", cl.Name, "ip", c.IP())
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Status(fiber.StatusCreated).JSON(fiber.Map{
-		"client_id": cl.ID, "client_id_issued_at": cl.CreatedAt.Unix(), "client_name": cl.Name, "client_uri": cl.ClientURI,
+	out := fiber.Map{
+		"client_id": cl.ID, "client_id_issued_at": cl.CreatedAt.Unix(), "client_name": cl.Name,
 		"redirect_uris": cl.RedirectURIs, "token_endpoint_auth_method": "none",
 		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
 		"scope": strings.Join(Scopes(), " "),
-	})
+	}
+	// Absent, not empty: an empty client_uri is no URL (the TypeScript
+	// SDK's schema refuses the whole response).
+	if cl.ClientURI != "" {
+		out["client_uri"] = cl.ClientURI
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
 }
 
 // clientFrom checks registered or documented metadata.
@@ -210,7 +216,9 @@ func (s *Server) client(ctx context.Context, id string) (store.OAuthClient, erro
 	defer cancel()
 	res, err := s.d.Documents.Do(ctx, egress.Request{Method: "GET", URL: id, Headers: map[string]string{"Accept": "application/json"},
 		// A document answers at its own URL: a redirect elsewhere is refused.
-		Redirect: func(egress.Hop) error { return errors.New("a client ID metadata document is not fetched through redirects") }})
+		Redirect: func(egress.Hop) error {
+			return errors.New("a client ID metadata document is not fetched through redirects")
+		}})
 	if err != nil {
 		return store.OAuthClient{}, fmt.Errorf("%w: the client ID metadata document %s could not be fetched: %v", errBadClient, id, err)
 	}
