@@ -499,3 +499,74 @@ func TestMCPOAuthTypeScriptClient(t *testing.T) {
 	}
 	t.Logf("tsoauth:\n%s", all)
 }
+
+// TestMCPAuthorizationConformance runs the MCP conformance suite's
+// authorization-server scenarios (0.2.0-alpha.12, requirements
+// 2026-07-28; 0.1.16 has none) against serve's authorization server: the
+// metadata endpoint and the authorization code grant, whose browser part
+// (the person's sign-in at the real OpenID provider and consent) is
+// person.authorize following the URL the suite prints, then delivering
+// the redirect to the suite's callback listener. Every scenario must pass.
+func TestMCPAuthorizationConformance(t *testing.T) {
+	node := needMCPNode(t)
+	s := startOAuthServe(t)
+	dir, _ := filepath.Abs(mcpNode)
+	resp, err := http.Post(s.base+"/oauth/register", "application/json",
+		strings.NewReader(`{"client_name":"MCP conformance","redirect_uris":["http://127.0.0.1/callback"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cl struct {
+		ClientID string `json:"client_id"`
+	}
+	json.NewDecoder(resp.Body).Decode(&cl)
+	resp.Body.Close()
+	port, err := freeLoopbackAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port = port[strings.LastIndexByte(port, ':')+1:]
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	results := t.TempDir()
+	cmd := exec.CommandContext(ctx, node, "node_modules/conformance-alpha/dist/index.js", "authorization", "--url", s.base,
+		"--client-id", cl.ClientID, "--resource", s.resource(), "--port", port, "--spec-version", "2026-07-28", "-o", results)
+	cmd.Dir = dir
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := newPerson(t)
+	var out []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		out = append(out, line)
+		if strings.HasPrefix(line, s.base+"/oauth/authorize?") {
+			back := p.authorize(s, line, false)
+			// The browser arrives at the suite's callback listener, which
+			// the suite starts after printing the URL.
+			go func() {
+				for range 100 {
+					if resp, err := http.Get(back.String()); err == nil {
+						resp.Body.Close()
+						return
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			}()
+		}
+	}
+	err = cmd.Wait()
+	all := strings.Join(out, "\n")
+	if err != nil {
+		t.Fatalf("conformance authorization: %v\n%s\nserve log:\n%s", err, stderr.String(), tail(s.logs.String(), 30))
+	}
+	m := regexp.MustCompile(`Total: (\d+) passed, (\d+) failed`).FindStringSubmatch(all)
+	if m == nil || m[1] == "0" || m[2] != "0" {
+		t.Fatalf("conformance authorization: %v\n%s", m, all)
+	}
+	t.Logf("conformance 0.2.0-alpha.12 authorization server (2026-07-28): %s; scored scenarios failing: 0", m[0])
+}

@@ -157,8 +157,10 @@ const (
 // session, the others no cookie at all.
 func (s *Server) Routes(app fiber.Router) {
 	pm := s.cfg.PerMinute
-	app.Get(MetadataPath, s.cors("GET"), s.limit("metadata", 4*pm), s.handleMetadata)
-	app.Options(MetadataPath, s.cors("GET"))
+	// CORS (and the preflights) of the endpoints a browser-based client
+	// calls; the authorization page is a navigation, not a fetch.
+	app.Use(MetadataPath, s.cors("GET"))
+	app.Get(MetadataPath, s.limit("metadata", 4*pm), s.handleMetadata)
 	app.Get(AuthorizePath, s.limit("authorize", pm), s.handleAuthorize)
 	app.Post(AuthorizePath, s.limit("authorize", pm), s.handleConsent)
 	for path, h := range map[string]fiber.Handler{TokenPath: s.handleToken, RegistrationPath: s.handleRegister, RevocationPath: s.handleRevoke} {
@@ -166,8 +168,8 @@ func (s *Server) Routes(app fiber.Router) {
 		if path == RegistrationPath {
 			n = max(pm/6, 1)
 		}
-		app.Options(path, s.cors("POST"))
-		app.Post(path, s.cors("POST"), s.limit(path, n), h)
+		app.Use(path, s.cors("POST"))
+		app.Post(path, s.limit(path, n), h)
 	}
 }
 
