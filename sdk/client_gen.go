@@ -601,22 +601,6 @@ func (c *Client) RevokeInvitation(ctx context.Context, id string) (*Invitation, 
 	return &out, nil
 }
 
-// ListMCPClients calls GET /api/v1/mcp-clients: the MCP clients the caller authorised through the
-// OAuth sign-in (live grants, newest first); each person sees their own only.
-func (c *Client) ListMCPClients(ctx context.Context) ([]MCPClient, error) {
-	r := request{method: "GET", path: "/api/v1/mcp-clients"}
-	var out []MCPClient
-	err := c.call(ctx, r, &out)
-	return out, err
-}
-
-// RevokeMCPClient calls DELETE /api/v1/mcp-clients/{id}: revoke an MCP client the caller
-// authorised: its access and refresh tokens stop at once.
-func (c *Client) RevokeMCPClient(ctx context.Context, id string) error {
-	r := request{method: "DELETE", path: "/api/v1/mcp-clients/" + url.PathEscape(id)}
-	return c.call(ctx, r, nil)
-}
-
 // ListMCPServers calls GET /api/v1/mcp-servers: the tenant's external MCP servers (tenant admin
 // only): their configuration in the clear and the names of their secrets, never the secrets.
 func (c *Client) ListMCPServers(ctx context.Context) ([]MCPServer, error) {
@@ -656,6 +640,22 @@ func (c *Client) GetMCPServer(ctx context.Context, id string) (*GetMCPServerResp
 // its tools leave the tool sets, its connection closes and a stdio server's directory is deleted.
 func (c *Client) RemoveMCPServer(ctx context.Context, id string) error {
 	r := request{method: "DELETE", path: "/api/v1/mcp-servers/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ListMCPClients calls GET /api/v1/me/mcp-clients: the MCP clients the caller authorised through
+// the OAuth sign-in (live grants, newest first); each person sees their own only.
+func (c *Client) ListMCPClients(ctx context.Context) ([]MCPClient, error) {
+	r := request{method: "GET", path: "/api/v1/me/mcp-clients"}
+	var out []MCPClient
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// RevokeMCPClient calls DELETE /api/v1/me/mcp-clients/{id}: revoke an MCP client the caller
+// authorised: its access and refresh tokens stop at once.
+func (c *Client) RevokeMCPClient(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/me/mcp-clients/" + url.PathEscape(id)}
 	return c.call(ctx, r, nil)
 }
 

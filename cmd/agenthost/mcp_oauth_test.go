@@ -364,11 +364,11 @@ func TestMCPOAuthSignIn(t *testing.T) {
 		ID, ClientName, WorkspaceID string
 		Scopes                      []string
 	}
-	apiJSON(t, "GET", s.base+"/api/v1/mcp-clients", s.token, &list)
+	apiJSON(t, "GET", s.base+"/api/v1/me/mcp-clients", s.token, &list)
 	if len(list) != 1 || list[0].ClientName != "Test IDE" || list[0].WorkspaceID != s.ws {
 		t.Fatalf("the person's MCP clients: %+v", list)
 	}
-	if code := apiJSON(t, "DELETE", s.base+"/api/v1/mcp-clients/"+list[0].ID, s.token, nil); code != 204 {
+	if code := apiJSON(t, "DELETE", s.base+"/api/v1/me/mcp-clients/"+list[0].ID, s.token, nil); code != 204 {
 		t.Fatalf("revoke from the settings: %d", code)
 	}
 	if code := mcpStatus(t, s.resource(), tok["access_token"].(string)); code != 401 {

@@ -94,8 +94,8 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	}
 	if d.MCPClients != nil {
 		// The MCP clients a person authorised, in their settings.
-		authed.Get("/mcp-clients", handleListMCPClients(d.MCPClients))
-		authed.Delete("/mcp-clients/:id", handleRevokeMCPClient(d.MCPClients, d.Audit))
+		authed.Get("/me/mcp-clients", handleListMCPClients(d.MCPClients))
+		authed.Delete("/me/mcp-clients/:id", handleRevokeMCPClient(d.MCPClients, d.Audit))
 	}
 	if d.AuditLog != nil {
 		authed.Get("/audit", handleAuditSearch(d.AuditLog))

@@ -74,7 +74,7 @@ type Deps struct {
 	Tokens Tokens
 	// OAuth is the authorization server of MCP clients that sign in like
 	// people, and MCPClients the clients each person authorised
-	// (/mcp-clients); nil: none.
+	// (/me/mcp-clients); nil: none.
 	OAuth      AuthorizationServer
 	MCPClients MCPClients
 	// MCPServers administers the tenant's external MCP servers (/mcp-servers).
