@@ -151,6 +151,45 @@ func TestClientIDMetadataDocuments(t *testing.T) {
 	}
 }
 
+// TestCORS: browser-based clients of listed origins get the preflights
+// and responses of the metadata, token, registration and revocation
+// endpoints; other origins get no CORS header.
+func TestCORS(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, store.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	app := fiber.New()
+	New(Config{Issuer: "http://127.0.0.1", Origins: []string{"https://ide.example/"}}, Deps{Store: db}).Routes(app)
+	for _, path := range []string{MetadataPath, TokenPath, RegistrationPath, RevocationPath} {
+		for _, c := range []struct {
+			origin, want string
+		}{{"https://ide.example", "https://ide.example"}, {"https://evil.example", ""}} {
+			req := httptest.NewRequest("OPTIONS", path, nil)
+			req.Header.Set("Origin", c.origin)
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			resp, err := app.Test(req, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != c.want || (c.want != "" && resp.Header.Get("Access-Control-Allow-Methods") == "") {
+				t.Errorf("preflight of %s from %s: %d %v", path, c.origin, resp.StatusCode, resp.Header)
+			}
+		}
+	}
+	req := httptest.NewRequest("GET", MetadataPath, nil)
+	req.Header.Set("Origin", "https://ide.example")
+	resp, _ := app.Test(req, -1)
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "https://ide.example" {
+		t.Errorf("metadata from a listed origin: %d %v", resp.StatusCode, resp.Header)
+	}
+}
+
 func TestRedirectURIs(t *testing.T) {
 	for _, c := range []struct {
 		uri string
