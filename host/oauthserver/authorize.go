@@ -58,11 +58,13 @@ func (s *Server) parse(c *fiber.Ctx, get func(string) string) (authRequest, *pag
 		return r, &pageError{err.Error()}, nil
 	}
 	r.client = cl
+	// Always named (and so always sent again to the token endpoint, which
+	// compares the two): no default to one registered.
 	r.redirectURI = get("redirect_uri")
-	if r.redirectURI == "" && len(cl.RedirectURIs) == 1 && !strings.HasPrefix(cl.RedirectURIs[0], "http://") {
-		r.redirectURI = cl.RedirectURIs[0]
+	if r.redirectURI == "" {
+		return r, &pageError{"The request names no redirect URI (redirect_uri)."}, nil
 	}
-	if r.redirectURI == "" || !redirectMatches(cl.RedirectURIs, r.redirectURI) {
+	if !redirectMatches(cl.RedirectURIs, r.redirectURI) {
 		return r, &pageError{fmt.Sprintf("The redirect URI %q is not one the client %q registered.", r.redirectURI, cl.Name)}, nil
 	}
 	r.state = get("state")
