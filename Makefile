@@ -77,9 +77,9 @@ modules:
 # plugin enabled (TestMCPConformance in cmd/agenthost; make test runs it too).
 # It ends with each suite's totals and fails when a scored scenario fails.
 mcp-conformance: testdeps plugins
-	@mkdir -p bin; CI=true $(GO) test -count=1 -run '^TestMCPConformance$$' -v ./cmd/agenthost > bin/mcp-conformance.log 2>&1; status=$$?; \
+	@mkdir -p bin; CI=true $(GO) test -count=1 -run '^(TestMCPConformance|TestMCPAuthorizationConformance)$$' -v ./cmd/agenthost > bin/mcp-conformance.log 2>&1; status=$$?; \
 	grep -E 'scored scenarios failing|^--- (PASS|FAIL)' bin/mcp-conformance.log; \
-	grep -E '^\s*mcp_test.go:[0-9]+: conformance .*Total:' bin/mcp-conformance.log | sed -E 's/^\s*mcp_test.go:[0-9]+: //'; \
+	grep -E '^\s*mcp_(oauth_)?test.go:[0-9]+: conformance .*Total:' bin/mcp-conformance.log | sed -E 's/^\s*mcp_(oauth_)?test.go:[0-9]+: //'; \
 	exit $$status
 
 # Every benchmark measures with its own loops and prints FIGURE lines.

@@ -20,6 +20,16 @@ func (c *Client) GetHomePage(ctx context.Context) (*http.Response, error) {
 	return c.send(ctx, r)
 }
 
+// AuthorizationServerMetadata calls GET /.well-known/oauth-authorization-server: the MCP clients'
+// authorization server metadata (RFC 8414): endpoints, scopes mcp:read and mcp:write, PKCE S256,
+// public clients, client ID metadata documents.
+func (c *Client) AuthorizationServerMetadata(ctx context.Context) (json.RawMessage, error) {
+	r := request{method: "GET", path: "/.well-known/oauth-authorization-server"}
+	var out json.RawMessage
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
 // GetAdminPage calls GET /admin: the workspace UI opened at the admin console (tenant admins; the
 // same page as /; docs/admin-console.md). The caller reads and closes the response's body.
 func (c *Client) GetAdminPage(ctx context.Context) (*http.Response, error) {
@@ -644,6 +654,22 @@ func (c *Client) GetMCPServer(ctx context.Context, id string) (*GetMCPServerResp
 // its tools leave the tool sets, its connection closes and a stdio server's directory is deleted.
 func (c *Client) RemoveMCPServer(ctx context.Context, id string) error {
 	r := request{method: "DELETE", path: "/api/v1/mcp-servers/" + url.PathEscape(id)}
+	return c.call(ctx, r, nil)
+}
+
+// ListMCPClients calls GET /api/v1/me/mcp-clients: the MCP clients the caller authorised through
+// the OAuth sign-in (live grants, newest first); each person sees their own only.
+func (c *Client) ListMCPClients(ctx context.Context) ([]MCPClient, error) {
+	r := request{method: "GET", path: "/api/v1/me/mcp-clients"}
+	var out []MCPClient
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// RevokeMCPClient calls DELETE /api/v1/me/mcp-clients/{id}: revoke an MCP client the caller
+// authorised: its access and refresh tokens stop at once.
+func (c *Client) RevokeMCPClient(ctx context.Context, id string) error {
+	r := request{method: "DELETE", path: "/api/v1/me/mcp-clients/" + url.PathEscape(id)}
 	return c.call(ctx, r, nil)
 }
 
@@ -1679,6 +1705,9 @@ func (c *Client) StartOIDCSignIn(ctx context.Context, provider string, params *S
 		if params.Invitation != "" {
 			r.query.Set("invitation", params.Invitation)
 		}
+		if params.Return != "" {
+			r.query.Set("return", params.Return)
+		}
 	}
 	return c.send(ctx, r)
 }
@@ -1764,6 +1793,89 @@ func (c *Client) GetJoinPage(ctx context.Context) (*http.Response, error) {
 func (c *Client) GetMetrics(ctx context.Context) (*http.Response, error) {
 	r := request{method: "GET", path: "/metrics"}
 	return c.send(ctx, r)
+}
+
+// Authorize calls GET /oauth/authorize: an MCP client's authorization request (OAuth 2.1 code with
+// PKCE S256, RFC 8707 resource): a person without a session is asked to sign in, then sees the
+// consent page (workspace and scopes); an unknown client or redirect URI is shown, never redirected
+// to. The caller reads and closes the response's body.
+func (c *Client) Authorize(ctx context.Context, params *AuthorizeParams) (*http.Response, error) {
+	r := request{method: "GET", path: "/oauth/authorize"}
+	if params != nil {
+		r.query = url.Values{}
+		if params.ResponseType != "" {
+			r.query.Set("response_type", params.ResponseType)
+		}
+		if params.ClientID != "" {
+			r.query.Set("client_id", params.ClientID)
+		}
+		if params.RedirectURI != "" {
+			r.query.Set("redirect_uri", params.RedirectURI)
+		}
+		if params.CodeChallenge != "" {
+			r.query.Set("code_challenge", params.CodeChallenge)
+		}
+		if params.CodeChallengeMethod != "" {
+			r.query.Set("code_challenge_method", params.CodeChallengeMethod)
+		}
+		if params.State != "" {
+			r.query.Set("state", params.State)
+		}
+		if params.Resource != "" {
+			r.query.Set("resource", params.Resource)
+		}
+		if params.Scope != "" {
+			r.query.Set("scope", params.Scope)
+		}
+	}
+	return c.send(ctx, r)
+}
+
+// Consent calls POST /oauth/authorize: the consent page's answer (the session's CSRF token in the
+// form): allow makes a single-use code bound to the redirect URI and the PKCE challenge.
+func (c *Client) Consent(ctx context.Context, body io.Reader, contentType string) error {
+	r := request{method: "POST", path: "/oauth/authorize"}
+	r.body, r.contentType = body, contentType
+	if r.contentType == "" {
+		r.contentType = "application/x-www-form-urlencoded"
+	}
+	return c.call(ctx, r, nil)
+}
+
+// RegisterClient calls POST /oauth/register: dynamic client registration (RFC 7591) of a public
+// client: redirect URIs https, http to loopback, or a reverse-domain scheme; no secret is issued.
+func (c *Client) RegisterClient(ctx context.Context, body RegisterClientRequest) (json.RawMessage, error) {
+	r := request{method: "POST", path: "/oauth/register"}
+	r.json = body
+	var out json.RawMessage
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// RevokeOAuthToken calls POST /oauth/revoke: token revocation (RFC 7009): a refresh token revokes
+// its grant, an access token itself; 200 whether known or not.
+func (c *Client) RevokeOAuthToken(ctx context.Context, body io.Reader, contentType string) error {
+	r := request{method: "POST", path: "/oauth/revoke"}
+	r.body, r.contentType = body, contentType
+	if r.contentType == "" {
+		r.contentType = "application/x-www-form-urlencoded"
+	}
+	return c.call(ctx, r, nil)
+}
+
+// Token calls POST /oauth/token: the token endpoint: authorization_code (with code_verifier) and
+// refresh_token (rotated; a reused one revokes the grant); public clients send client_id.
+func (c *Client) Token(ctx context.Context, body io.Reader, contentType string) (*TokenResponse, error) {
+	r := request{method: "POST", path: "/oauth/token"}
+	r.body, r.contentType = body, contentType
+	if r.contentType == "" {
+		r.contentType = "application/x-www-form-urlencoded"
+	}
+	var out TokenResponse
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // GetPeoplePage calls GET /people: the workspace UI opened at the tenant's people (tenant admins;

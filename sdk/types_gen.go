@@ -139,6 +139,22 @@ type AuthorizeConnectionResponse struct {
 	AuthorizationURL string `json:"authorizationUrl"`
 }
 
+// AuthorizeParams are the optional parameters of Authorize; zero values are not sent.
+type AuthorizeParams struct {
+	// Required.
+	ResponseType string
+	// Required.
+	ClientID    string
+	RedirectURI string
+	// Required.
+	CodeChallenge string
+	// Required.
+	CodeChallengeMethod string
+	State               string
+	Resource            string
+	Scope               string
+}
+
 // BackgroundJob is the schema BackgroundJob of the API.
 type BackgroundJob struct {
 	Attempts         int64      `json:"attempts"`
@@ -886,6 +902,23 @@ type Log struct {
 	WorkflowID string `json:"workflowId,omitempty"`
 }
 
+// MCPClient is an MCP client the person authorised (an OAuth grant): it acts as the person in one
+// workspace with the scopes granted.
+type MCPClient struct {
+	// the registered client's id, or the https URL of its client ID metadata document
+	ClientID   string    `json:"clientId"`
+	ClientName string    `json:"clientName"`
+	CreatedAt  time.Time `json:"createdAt"`
+	ID         string    `json:"id"`
+	// the MCP endpoint the client named (RFC 8707)
+	Resource  string     `json:"resource,omitempty"`
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
+	Scopes    []string   `json:"scopes"`
+	// when tokens were last issued (the code exchange or a refresh)
+	UsedAt      *time.Time `json:"usedAt,omitempty"`
+	WorkspaceID string     `json:"workspaceId"`
+}
+
 // MCPServer is the schema MCPServer of the API.
 type MCPServer struct {
 	Config    MCPServerConfig `json:"config,omitempty"`
@@ -1114,6 +1147,13 @@ type RegenerateAnswerRequest struct {
 	Model *string `json:"model,omitempty"`
 }
 
+// RegisterClientRequest is the body of RegisterClient.
+type RegisterClientRequest struct {
+	ClientName   *string  `json:"client_name,omitempty"`
+	ClientURI    *string  `json:"client_uri,omitempty"`
+	RedirectUris []string `json:"redirect_uris"`
+}
+
 // ReindexFileResponse is the answer of ReindexFile.
 type ReindexFileResponse struct {
 	Note string `json:"note,omitempty"`
@@ -1260,6 +1300,9 @@ type StartBackgroundJobRequest struct {
 // StartOIDCSignInParams are the optional parameters of StartOIDCSignIn; zero values are not sent.
 type StartOIDCSignInParams struct {
 	Invitation string
+	// where to return once signed in: only this server's /oauth/authorize?… (an MCP client's
+	// sign-in)
+	Return string
 }
 
 // StartOrContinueWorkflowParams are the optional parameters of StartOrContinueWorkflow; zero values
@@ -1329,6 +1372,15 @@ type Token struct {
 	// present once the token is revoked
 	RevokedAt *time.Time `json:"revokedAt,omitempty"`
 	UserID    string     `json:"userId,omitempty"`
+}
+
+// TokenResponse is the answer of Token.
+type TokenResponse struct {
+	AccessToken  string `json:"access_token,omitempty"`
+	ExpiresIn    int64  `json:"expires_in,omitempty"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+	Scope        string `json:"scope,omitempty"`
+	TokenType    string `json:"token_type,omitempty"`
 }
 
 // Tool is the schema Tool of the API.

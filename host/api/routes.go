@@ -63,6 +63,11 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 		// SameSite=Strict cookie: the callback authenticates by itself.
 		v1.Get("/connections/callback", handleConnectionCallback(d.Connections, d.Auth, d.UI, d.Audit))
 	}
+	if d.OAuth != nil {
+		// The MCP clients' authorization server (host/oauthserver): its
+		// endpoints are public; the consent page reads the session itself.
+		d.OAuth.Routes(app)
+	}
 	authed := v1.Group("", requireAuth(d.Auth, d.UI))
 	if d.UI != nil {
 		authed.Delete("/session", recordSignOut(d.UI.HandleSignOut(), d.Audit))
@@ -86,6 +91,11 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	if d.Tokens != nil {
 		authed.Get("/tokens", handleListTokens(d.Tokens))
 		authed.Delete("/tokens/:id", handleRevokeToken(d.Tokens, d.Audit))
+	}
+	if d.MCPClients != nil {
+		// The MCP clients a person authorised, in their settings.
+		authed.Get("/me/mcp-clients", handleListMCPClients(d.MCPClients))
+		authed.Delete("/me/mcp-clients/:id", handleRevokeMCPClient(d.MCPClients, d.Audit))
 	}
 	if d.AuditLog != nil {
 		authed.Get("/audit", handleAuditSearch(d.AuditLog))

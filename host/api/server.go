@@ -75,6 +75,11 @@ type Deps struct {
 	Timeouts Timeouts
 	// Tokens lists and revokes API tokens (GET/DELETE /tokens).
 	Tokens Tokens
+	// OAuth is the authorization server of MCP clients that sign in like
+	// people, and MCPClients the clients each person authorised
+	// (/me/mcp-clients); nil: none.
+	OAuth      AuthorizationServer
+	MCPClients MCPClients
 	// MCPServers administers the tenant's external MCP servers (/mcp-servers).
 	MCPServers MCPServers
 	// Connections keeps users' connections to external providers; nil

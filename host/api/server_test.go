@@ -29,6 +29,7 @@ import (
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/notifications"
+	"github.com/agenthost/agenthost/host/oauthserver"
 	"github.com/agenthost/agenthost/host/passkey"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/scim"
@@ -245,7 +246,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	ts.deps = api.Deps{Logger: slog.New(slog.DiscardHandler), Plugins: pluginHost, Ready: func() error { return nil },
 		// Invitations as serve has them without providers: links to copy.
 		Invitations: signin.NewInvitations(db, nil, nil, signin.Config{}),
-		UI:          ui, Voice: client, Auth: db, Tokens: db, Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
+		UI:          ui, Voice: client, Auth: db, Tokens: db, MCPClients: db, OAuth: oauthserver.New(oauthserver.Config{Issuer: "http://127.0.0.1"}, oauthserver.Deps{Store: db, Sessions: ui}), Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
 		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.DataSources = dsSvc.Load()

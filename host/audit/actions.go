@@ -30,6 +30,15 @@ const (
 	MCPServerAdded   = "mcp_server.added"
 	MCPServerRemoved = "mcp_server.removed"
 
+	// MCP clients that sign in like people (host/oauthserver): a person
+	// authorised a client in a workspace (the detail has the client and
+	// scopes), a grant was revoked (by its person, or by the client's
+	// revocation request), and a refresh token or code presented twice,
+	// which revokes its grant (theft).
+	MCPClientAuthorized = "mcp_client.authorized"
+	MCPClientRevoked    = "mcp_client.revoked"
+	MCPClientReuse      = "mcp_client.token_reused"
+
 	ConnectionCreated = "connection.created"
 	ConnectionRevoked = "connection.revoked"
 
@@ -69,6 +78,7 @@ func Actions() []string {
 		MembershipSet, MembershipRemoved,
 		PluginInstalled, PluginUpgraded, PluginUpgradeRefused, PluginRemoved, GrantChanged, ToolSetChanged,
 		MCPServerAdded, MCPServerRemoved,
+		MCPClientAuthorized, MCPClientRevoked, MCPClientReuse,
 		ConnectionCreated, ConnectionRevoked,
 		LimitsChanged,
 		ToolCalled,

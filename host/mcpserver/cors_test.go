@@ -74,4 +74,24 @@ func TestCORSForListedOrigins(t *testing.T) {
 			t.Errorf("preflight from %s: %s %v", other, resp.Status, resp.Header)
 		}
 	}
+
+	// The protected-resource metadata, the client's first read: its
+	// preflight and its answer let the origin read it (the SDK's handler
+	// answers the GET with "*": the document is public).
+	meta := f.http.URL + "/.well-known/oauth-protected-resource/api/v1/workspaces/" + f.ws + "/mcp"
+	for _, method := range []string{http.MethodOptions, http.MethodGet} {
+		req, _ := http.NewRequest(method, meta, nil)
+		req.Header.Set("Origin", listed)
+		if method == http.MethodOptions {
+			req.Header.Set("Access-Control-Request-Method", "GET")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ao := resp.Header.Get("Access-Control-Allow-Origin"); resp.StatusCode >= 300 || (ao != listed && ao != "*") {
+			t.Errorf("metadata %s from a listed origin: %s %v", method, resp.Status, resp.Header)
+		}
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -94,6 +95,11 @@ type Deps struct {
 	// External, when set, says whether a workspace's endpoint offers its
 	// external MCP servers' tools (a workspace setting); nil: it does.
 	External ExternalTools
+	// OAuth checks the access tokens of MCP clients that signed in like
+	// people (host/oauthserver), and Issuer is that authorization server,
+	// named in the protected-resource metadata; nil and "": API tokens only.
+	OAuth  OAuthTokens
+	Issuer string
 	// Sessions keeps the sessions of revisions before 2026-07-28 where
 	// every host reads them (store.DB), so a restarted or another host
 	// serves them; nil: sessions live in this process only.
@@ -242,6 +248,9 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(w, err)
 		return
+	}
+	if !mayWrite(auth.TokenInfoFromContext(r.Context())) {
+		write = tenancy.None // a client not granted mcp:write
 	}
 	// The SDK asks for the server on every request: it is built from this set.
 	r = r.WithContext(context.WithValue(r.Context(), setKey{}, offer{set, write != tenancy.None}))

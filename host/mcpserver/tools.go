@@ -133,6 +133,9 @@ func (s *Server) run(ctx context.Context, ws, name string, args json.RawMessage,
 		return outcome{tool: t, res: failure(wasm.CodeUnknownTool, fmt.Sprintf("the workspace no longer offers %q", name))}, nil
 	}
 	if !t.ReadOnly {
+		if !mayWrite(ti) {
+			return outcome{tool: t, res: failure("forbidden", name+" writes, and this client was not granted "+scopeWrite)}, nil
+		}
 		if _, write, err := s.d.Workspaces.Levels(ctx, p, ws); err != nil {
 			return outcome{}, err
 		} else if write == tenancy.None {

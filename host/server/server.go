@@ -38,6 +38,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/datasources"
 	"github.com/agenthost/agenthost/host/datasources/syncjob"
+	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/installed"
@@ -47,6 +48,7 @@ import (
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/notifications"
+	"github.com/agenthost/agenthost/host/oauthserver"
 	"github.com/agenthost/agenthost/host/passkey"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/scim"
@@ -430,12 +432,32 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	} else {
 		logger.Info("passkeys disabled: set AGENTHOST_PUBLIC_URL to the URL people open the server at")
 	}
+	// MCP clients sign in like people at the API's public URL, where the
+	// person's session is (host/oauthserver); without one, API tokens only.
+	var oauth *oauthserver.Server
+	public := s.env.publicURL
+	if public == "" {
+		public = signInCfg.PublicURL // where the providers send people back
+	}
+	if issuer := publicURL(public, cfg.Addr); issuer != "" {
+		var providers oauthserver.Providers
+		if si.svc != nil {
+			providers = si.svc
+		}
+		oauth = oauthserver.New(oauthserver.Config{Issuer: issuer, Origins: cfg.MCP.Origins}, oauthserver.Deps{
+			Store: db, Sessions: ui, Providers: providers, Audit: auditLog, Logger: logger,
+			// Client ID metadata documents come from anywhere public, never
+			// from a private address, small and fast (SEP-991).
+			Documents: egress.NewClient(egress.NewPolicy().WithAllowedHosts("*").WithMethods("GET").
+				WithMaxResponseBytes(5 << 10).WithTimeout(5 * time.Second).WithMaxRedirects(0)),
+		})
+	}
 	s.app = api.New(api.Deps{
 		SignIn: signIn, Invitations: invitations,
 		Passkeys: passkeys, People: db,
 		SecondFactor: db,
 		Logger:       logger, Plugins: host, UI: ui, Voice: model,
-		Auth: db, Tokens: db, Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(cfg.MaxUpload) + 1<<20,
+		Auth: db, Tokens: db, MCPClients: db, OAuth: optionalOAuth(oauth), Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(cfg.MaxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
 		Knowledge: searcher, IndexStates: db, Reindexer: indexer, ContainerEntries: db, FileObjects: reader, FilePasswords: knowledge.NewUnlocker(ingester, db),
 		Billing: db, Telemetry: tel, MetricsToken: cfg.Telemetry.MetricsToken, TraceHealth: cfg.Telemetry.TraceHealth, Background: bg,
@@ -453,8 +475,20 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	})
 	s.mcpDeps = mcpserver.Deps{Logger: logger, Auth: db, Workspaces: db, Tools: registry, Catalog: host,
 		Tracer: tel.TracerProvider(), Rate: db, PerMinute: cfg.TenantRate, Policies: runner, Audit: auditLog, Sessions: db, External: db,
-		Hosts: cfg.MCP.Hosts, Origins: cfg.MCP.Origins}
+		Hosts: cfg.MCP.Hosts, Origins: cfg.MCP.Origins, OAuth: db}
+	if oauth != nil {
+		s.mcpDeps.Issuer = oauth.Issuer()
+	}
 	return nil
+}
+
+// optionalOAuth is the API's authorization server: nil stays a nil
+// interface.
+func optionalOAuth(o *oauthserver.Server) api.AuthorizationServer {
+	if o == nil {
+		return nil
+	}
+	return o
 }
 
 // DB is the server's database (for commands and tests that look into it).

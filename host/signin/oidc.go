@@ -226,7 +226,7 @@ func (s *Service) HandleStart() fiber.Handler {
 			return s.fail(c, p, "", err)
 		}
 		f := store.SignInFlow{State: random(), Provider: p.cfg.Name, Nonce: random(), Verifier: oauth2.GenerateVerifier(),
-			Invitation: invitation, ExpiresAt: s.d.Now().Add(flowTTL)}
+			Invitation: invitation, Return: ReturnPath(c.Query("return")), ExpiresAt: s.d.Now().Add(flowTTL)}
 		if err := s.d.Store.StartSignInFlow(ctx, f); err != nil {
 			return s.fail(c, p, "", err)
 		}
@@ -238,6 +238,22 @@ func (s *Service) HandleStart() fiber.Handler {
 		c.Set("Referrer-Policy", "no-referrer")
 		return c.Redirect(s.oauth(p, rp).AuthCodeURL(f.State, oidc.Nonce(f.Nonce), oauth2.S256ChallengeOption(f.Verifier)), fiber.StatusFound)
 	}
+}
+
+// returnPrefixes are where a sign-in may return to besides the UI's home:
+// the authorization endpoint of an MCP client's sign-in (host/oauthserver).
+var returnPrefixes = []string{"/oauth/authorize?"}
+
+// ReturnPath is raw if the browser may be sent there after signing in,
+// else "": only this server's own paths that are listed in returnPrefixes,
+// so a sign-in link is never an open redirect.
+func ReturnPath(raw string) string {
+	for _, p := range returnPrefixes {
+		if strings.HasPrefix(raw, p) && !strings.ContainsAny(raw, "\\\r\n") && len(raw) <= 8<<10 {
+			return raw
+		}
+	}
+	return ""
 }
 
 // claims are the ID token's claims sign-in reads.
@@ -395,7 +411,11 @@ func (s *Service) finish(c *fiber.Ctx, p *provider, flow store.SignInFlow, subje
 		TargetType: "user", TargetID: out.User.ID,
 		Detail: audit.Detail(map[string]any{"provider": p.cfg.Name, "email": email, "created": out.Created, "session": sess.ID})})
 	s.d.Logger.Info("signed in", "provider", p.cfg.Name, "tenant", tn.ID, "user", out.User.ID, "created", out.Created)
-	return s.redirectPage(c, "/")
+	to := "/"
+	if flow.Return != "" {
+		to = flow.Return
+	}
+	return s.redirectPage(c, to)
 }
 
 func domainAllowed(email string, domains []string) bool {

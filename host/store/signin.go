@@ -266,7 +266,10 @@ type SignInFlow struct {
 	Verifier string
 	// Invitation is the invitation secret followed, or "".
 	Invitation string
-	ExpiresAt  time.Time
+	// Return is the local path the browser goes to once signed in (an MCP
+	// client's authorization request); "": the UI's home.
+	Return    string
+	ExpiresAt time.Time
 }
 
 // StartSignInFlow keeps a flow until its callback takes it or it expires;
@@ -280,8 +283,8 @@ func (db *DB) StartSignInFlow(ctx context.Context, f SignInFlow) error {
 		if _, err := c.exec(ctx, `DELETE FROM signin_flows WHERE expires_at <= ?`, t); err != nil {
 			return fmt.Errorf("store: sign-in flow: %w", err)
 		}
-		_, err := c.exec(ctx, `INSERT INTO signin_flows (state_hash, provider, nonce, verifier, invitation, created_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, sessionHash(f.State), f.Provider, f.Nonce, f.Verifier, f.Invitation, t, micros(f.ExpiresAt))
+		_, err := c.exec(ctx, `INSERT INTO signin_flows (state_hash, provider, nonce, verifier, invitation, return_to, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, sessionHash(f.State), f.Provider, f.Nonce, f.Verifier, f.Invitation, f.Return, t, micros(f.ExpiresAt))
 		if err != nil {
 			return fmt.Errorf("store: sign-in flow: %w", err)
 		}
@@ -296,8 +299,8 @@ func (db *DB) TakeSignInFlow(ctx context.Context, state string) (SignInFlow, err
 	var f SignInFlow
 	err := db.tx(ctx, func(c conn) error {
 		var expires int64
-		err := c.queryRow(ctx, `SELECT provider, nonce, verifier, invitation, expires_at FROM signin_flows WHERE state_hash = ?`, sessionHash(state)).
-			Scan(&f.Provider, &f.Nonce, &f.Verifier, &f.Invitation, &expires)
+		err := c.queryRow(ctx, `SELECT provider, nonce, verifier, invitation, return_to, expires_at FROM signin_flows WHERE state_hash = ?`, sessionHash(state)).
+			Scan(&f.Provider, &f.Nonce, &f.Verifier, &f.Invitation, &f.Return, &expires)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: this sign-in is unknown, finished or too old; start again", tenancy.ErrUnauthenticated)
 		}

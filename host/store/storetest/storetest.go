@@ -93,6 +93,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("DataSources", func(t *testing.T) { testDataSources(t, open) })
 	t.Run("PluginAudit", func(t *testing.T) { testPluginAudit(t, open) })
 	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
+	t.Run("OAuth", func(t *testing.T) { testOAuth(t, open) })
 }
 
 // world is the cast of the access scenarios: two tenants; in tenant 1 the

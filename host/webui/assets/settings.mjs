@@ -1,7 +1,8 @@
 // The Settings view: a person's preferences (language, theme, custom
 // instructions, default model), their own passkeys (add, name, revoke), sessions
-// (list, end one, end all others) and personal API tokens (create with an
-// expiry, the secret shown once; list; revoke). app.mjs loads this module
+// (list, end one, end all others), personal API tokens (create with an
+// expiry, the secret shown once; list; revoke) and the MCP clients they
+// authorised (list; revoke). app.mjs loads this module
 // when the view is first opened; api is its request helper.
 import { h } from './preact.mjs';
 import { useState, useEffect } from './preact-hooks.mjs';
@@ -116,6 +117,30 @@ function Tokens({ api }) {
   </section>`;
 }
 
+// MCPClients: the MCP clients (desktop assistants, IDEs) the person
+// authorised through the OAuth sign-in, each acting as them in one
+// workspace; revoking one stops its tokens at once.
+function MCPClients({ api }) {
+  const [list, reload, loadErr] = useList(api, '/me/mcp-clients');
+  const [spaces] = useList(api, '/workspaces');
+  const wsName = (id) => (spaces || []).find((w) => w.id === id)?.name || id;
+  const [err, setErr] = useState('');
+  const revoke = async (g) => {
+    if (!confirm('Revoke “' + g.clientName + '”? It stops at once and must be authorised again.')) return;
+    try { await api('DELETE', '/me/mcp-clients/' + encodeURIComponent(g.id)); await reload(); } catch (ex) { setErr(ex.message); }
+  };
+  const may = (g) => (g.scopes.includes('mcp:write') ? 'all tools your role allows' : 'read-only tools');
+  return html`<section aria-labelledby="set-mcp-clients" data-section="mcp-clients">
+    <h2 id="set-mcp-clients">MCP clients</h2>
+    ${(loadErr || err) && html`<p class="error" role="alert">${loadErr || err}</p>`}
+    ${list && (list.length === 0 ? html`<p class="muted">You have authorised no MCP client.</p>` : html`<table class="list">
+      <thead><tr><th scope="col">Client</th><th scope="col">Workspace</th><th scope="col">May use</th><th scope="col">Authorised</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+      <tbody>${list.map((g) => html`<tr data-mcp-client=${g.clientName}><td title=${g.clientId}>${g.clientName}</td><td>${wsName(g.workspaceId)}</td><td>${may(g)}</td><td>${when(g.createdAt)}</td><td>${when(g.usedAt)}</td>
+        <td><button type="button" class="danger" onClick=${() => revoke(g)} aria-label=${'Revoke MCP client ' + g.clientName}>Revoke</button></td></tr>`)}</tbody>
+    </table>`)}
+  </section>`;
+}
+
 // maxInstructions is the server's bound (tenancy.MaxCustomInstructions),
 // in bytes of UTF-8.
 const maxInstructions = 4000;
@@ -191,5 +216,6 @@ export function Settings({ api, session, setLang }) {
     <${Passkeys} api=${api} />
     <${Sessions} api=${api} />
     <${Tokens} api=${api} />
+    <${MCPClients} api=${api} />
   </main>`;
 }
