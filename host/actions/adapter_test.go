@@ -13,6 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/actions"
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -49,7 +50,7 @@ func (e env) ctx() context.Context {
 
 func (e env) fileNames(t *testing.T) []string {
 	t.Helper()
-	page, err := e.w.Files.List(context.Background(), e.w.P, files.Filter{WorkspaceID: e.w.Workspace})
+	page, err := e.w.Files.List(context.Background(), e.w.P, filemeta.Filter{WorkspaceID: e.w.Workspace})
 	if err != nil {
 		t.Fatal(err)
 	}

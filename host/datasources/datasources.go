@@ -21,6 +21,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -57,11 +58,11 @@ type Remote interface {
 // Files stores synced files (*files.Service): new ones as uploads (indexed
 // by the service's indexer), changed ones as a new version (re-indexed).
 type Files interface {
-	Upload(ctx context.Context, p tenancy.Principal, u files.Upload) (files.Item, bool, error)
-	Get(ctx context.Context, p tenancy.Principal, id string) (files.Item, error)
-	SetContent(ctx context.Context, p tenancy.Principal, id string, r io.Reader, base int, note string) (files.Item, files.Version, error)
-	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]files.Folder, error)
-	CreateFolder(ctx context.Context, p tenancy.Principal, f files.Folder) (files.Folder, error)
+	Upload(ctx context.Context, p tenancy.Principal, u files.Upload) (filemeta.Item, bool, error)
+	Get(ctx context.Context, p tenancy.Principal, id string) (filemeta.Item, error)
+	SetContent(ctx context.Context, p tenancy.Principal, id string, r io.Reader, base int, note string) (filemeta.Item, filemeta.Version, error)
+	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]filemeta.Folder, error)
+	CreateFolder(ctx context.Context, p tenancy.Principal, f filemeta.Folder) (filemeta.Folder, error)
 }
 
 // Queue runs a claimed sync as a job (package syncjob binds the job

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -316,7 +317,7 @@ func (r *run) walk(ctx context.Context, queue []node, res *Result) ([]file, bool
 func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 	key := entryKey(f.E)
 	prev, had := r.items[key]
-	var cur files.Item
+	var cur filemeta.Item
 	exists := false
 	if had {
 		item, err := r.s.files.Get(ctx, r.p, prev.FileID)
@@ -343,7 +344,7 @@ func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 	if dl.Name == "" {
 		name = safeName(f.E.Name, f.E.ID)
 	}
-	var stored files.Item
+	var stored filemeta.Item
 	if exists {
 		stored, _, err = r.s.files.SetContent(ctx, r.p, cur.ID, bytes.NewReader(dl.Data), cur.Version, "synced from data source "+r.d.Label)
 		if err != nil {
@@ -501,7 +502,7 @@ func (r *run) child(ctx context.Context, parent, name string) (string, error) {
 	if id, ok := r.folders[parent+"/"+name]; ok {
 		return id, nil
 	}
-	f, err := r.s.files.CreateFolder(ctx, r.p, files.Folder{WorkspaceID: r.d.WorkspaceID, ParentID: parent, Name: name})
+	f, err := r.s.files.CreateFolder(ctx, r.p, filemeta.Folder{WorkspaceID: r.d.WorkspaceID, ParentID: parent, Name: name})
 	if errors.Is(err, tenancy.ErrConflict) {
 		if err := r.loadFolders(ctx); err != nil {
 			return "", err

@@ -12,7 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/datasources"
 	"github.com/agenthost/agenthost/host/datasources/syncjob"
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/store"
@@ -53,7 +53,7 @@ func (e *env) folderPath(t *testing.T, id string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]files.Folder{}
+	byID := map[string]filemeta.Folder{}
 	for _, f := range fs {
 		byID[f.ID] = f
 	}
@@ -124,7 +124,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	}
 	want := map[string][]byte{"camlidl.pdf": e.pdf, "notes.txt": e.note, "checklist.txt": []byte("- build\n- test\n")}
 	wantDir := map[string]string{"camlidl.pdf": "Jira PROJ/PROJ-1", "notes.txt": "Jira PROJ/PROJ-1", "checklist.txt": "Jira PROJ/PROJ-3"}
-	stored := map[string]files.Item{}
+	stored := map[string]filemeta.Item{}
 	for name, content := range want {
 		fs := e.filesNamed(t, name)
 		if len(fs) != 1 {
@@ -533,7 +533,7 @@ func TestOwnerLosesTheWorkspace(t *testing.T) {
 			if !errors.Is(err, datasources.ErrPermanent) {
 				t.Fatalf("sync without write access: %v", err)
 			}
-			page, _ := e.files.List(ctx, e.bob, files.Filter{WorkspaceID: e.w.Workspace, Limit: 100})
+			page, _ := e.files.List(ctx, e.bob, filemeta.Filter{WorkspaceID: e.w.Workspace, Limit: 100})
 			if len(page.Items) != 0 {
 				t.Fatalf("%d files stored for an owner who lost the workspace", len(page.Items))
 			}

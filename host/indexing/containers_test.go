@@ -15,7 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
@@ -25,8 +29,6 @@ import (
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/pdk/content"
 	"github.com/agenthost/agenthost/plugins/containers/archive/archivetest"
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
 
 // countingResolver counts container plugin calls.
@@ -67,7 +69,7 @@ func newContainerEnv(t *testing.T) containerEnv {
 
 // ingest uploads data and indexes it, within the given time and live-heap
 // growth: a hostile archive costs one bounded job, never the host.
-func (c containerEnv) ingest(t *testing.T, name string, data []byte, maxTime time.Duration, maxHeap uint64) (files.Item, knowledge.ContentState, []knowledge.ContainerEntry) {
+func (c containerEnv) ingest(t *testing.T, name string, data []byte, maxTime time.Duration, maxHeap uint64) (filemeta.Item, knowledge.ContentState, []knowledge.ContainerEntry) {
 	t.Helper()
 	f := c.upload(t, c.svc, name, data)
 	var err error
@@ -212,7 +214,7 @@ func TestContainerIngestion(t *testing.T) {
 	}
 	again := c.upload(t, c.svc, "project-docs-copy.zip", testcorpus.Read(t, "archives", "benign", "project-docs.zip"))
 	pdf := c.upload(t, c.svc, "camlidl.pdf", testcorpus.Read(t, "pdf", "deb-camlidl-1.04.pdf"))
-	for _, f := range []files.Item{again, pdf} {
+	for _, f := range []filemeta.Item{again, pdf} {
 		if extracted, err := c.ingester.Ingest(ctx, f.ID, false); err != nil || extracted {
 			t.Fatalf("%s: extracted=%v %v", f.Name, extracted, err)
 		}
@@ -266,7 +268,7 @@ func TestHostileContainers(t *testing.T) {
 		}
 		return n
 	}
-	searchable := func(t *testing.T, f files.Item, text, path string) {
+	searchable := func(t *testing.T, f filemeta.Item, text, path string) {
 		t.Helper()
 		hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: text, FileIDs: []string{f.ID}})
 		if err != nil || len(hits) == 0 || hits[0].Ref.ContainerPath != path {
@@ -277,36 +279,36 @@ func TestHostileContainers(t *testing.T) {
 		name    string
 		maxTime time.Duration
 		maxHeap uint64
-		check   func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry)
+		check   func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry)
 	}{
-		{"bomb-single-entry-1GiB.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"bomb-single-entry-1GiB.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			if k := failedKinds(entries); len(entries) != 1 || k["bomb"] != 1 || !strings.Contains(entries[0].Error, "not expanded") {
 				t.Fatalf("%+v", entries)
 			}
 		}},
-		{"bomb-1GiB-zeros.gz", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"bomb-1GiB-zeros.gz", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			if k := failedKinds(entries); len(entries) != 1 || k["bomb"] != 1 || !strings.Contains(entries[0].Error, "stopped there") {
 				t.Fatalf("%+v", entries)
 			}
 		}},
-		{"bomb-nested-42style.zip", 60 * time.Second, 128 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"bomb-nested-42style.zip", 60 * time.Second, 128 << 20, func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			k := failedKinds(entries)
 			if indexed(entries) != 0 || k["bomb"] == 0 || !strings.Contains(st.Error, "stopped") {
 				t.Fatalf("%q %v %+v", st.Error, k, entries)
 			}
 		}},
-		{"path-traversal-constructed.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"path-traversal-constructed.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			if k := failedKinds(entries); k["traversal"] != 9 || indexed(entries) != 1 {
 				t.Fatalf("%v %+v", k, entries)
 			}
 			searchable(t, f, "harmless test content", "path-traversal-constructed.zip/good.txt")
 		}},
-		{"snyk-zip-slip.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"snyk-zip-slip.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			if k := failedKinds(entries); k["traversal"] != 1 || indexed(entries) != 1 {
 				t.Fatalf("%v %+v", k, entries)
 			}
 		}},
-		{"symlink-entries.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"symlink-entries.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			if k := failedKinds(entries); k["symlink"] != 6 || indexed(entries) != 1 {
 				t.Fatalf("%v %+v", k, entries)
 			}
@@ -314,14 +316,14 @@ func TestHostileContainers(t *testing.T) {
 				t.Fatalf("doc.pdf → /proc/self/environ: %+v", e)
 			}
 		}},
-		{"truncated-project-docs.zip", 60 * time.Second, 512 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"truncated-project-docs.zip", 60 * time.Second, 512 << 20, func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			k := failedKinds(entries)
 			if k["truncated"] != 1 || indexed(entries) != 3 || !strings.Contains(st.Error, "central directory") {
 				t.Fatalf("%q %v %+v", st.Error, k, entries)
 			}
 			searchable(t, f, "FASTA", "truncated-project-docs.zip/reports/2023/deb-fasta-guide.pdf")
 		}},
-		{"many-entries-12000.zip", 3 * time.Minute, 384 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"many-entries-12000.zip", 3 * time.Minute, 384 << 20, func(t *testing.T, f filemeta.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
 			n := indexed(entries)
 			if n < 9_900 || n > 10_000 || !strings.Contains(st.Error, "more than 10000 entries") {
 				t.Fatalf("%d indexed, %q", n, st.Error)
@@ -437,7 +439,7 @@ func TestContainerJob(t *testing.T) {
 	}
 	defer q.Stop(ctx)
 	svc := files.NewService(c.db, c.blobs, 0).WithIndexer(indexing.NewJobIndexer(q), nil)
-	wait := func(f files.Item, want knowledge.Status) knowledge.ContentState {
+	wait := func(f filemeta.Item, want knowledge.Status) knowledge.ContentState {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
 		for {

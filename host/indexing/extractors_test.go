@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -97,13 +98,13 @@ func TestHostileExtractorCannotTakeOver(t *testing.T) {
 			svc := files.NewService(e.db, e.blobs, 0)
 			pdf := e.upload(t, svc, "budget.pdf", pdfDoc)
 			txt := e.upload(t, svc, "budget.txt", []byte(txtDoc))
-			for _, f := range []files.Item{pdf, txt} {
+			for _, f := range []filemeta.Item{pdf, txt} {
 				if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
 					t.Fatalf("%s: %v", f.Name, err)
 				}
 			}
 			for _, w := range []struct {
-				f  files.Item
+				f  filemeta.Item
 				by string
 			}{{pdf, c.pdfBy}, {txt, c.txtBy}} {
 				st, err := e.db.ContentState(ctx, e.p, w.f.ID)

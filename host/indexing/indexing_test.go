@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
@@ -61,8 +62,8 @@ func TestIngestion(t *testing.T) {
 	}
 	defer q.Stop(ctx)
 	svc := files.NewService(db, blobs, 0).WithIndexer(indexing.NewJobIndexer(q), nil)
-	upload := func(name, body string) files.Item { return e.upload(t, svc, name, []byte(body)) }
-	waitStatus := func(f files.Item, want knowledge.Status) knowledge.ContentState {
+	upload := func(name, body string) filemeta.Item { return e.upload(t, svc, name, []byte(body)) }
+	waitStatus := func(f filemeta.Item, want knowledge.Status) knowledge.ContentState {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
 		for {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image"
-	_ "image/jpeg" // the scripted model decodes the pages it is sent
+	_ "image/jpeg"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
@@ -79,12 +80,12 @@ func newOCRWorldOf(t testing.TB, withOCR bool, plugins ...string) *ocrWorld {
 	return &ocrWorld{w: w, svc: files.NewService(w.DB, w.Blobs, 0), ex: ex, ocr: knowledge.NewOCR(w.DB, w.Blobs, ex, w.Client)}
 }
 
-func (o *ocrWorld) ingest(t *testing.T, name string, data []byte) files.Item {
+func (o *ocrWorld) ingest(t *testing.T, name string, data []byte) filemeta.Item {
 	t.Helper()
 	return o.ingestTB(t, name, data)
 }
 
-func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) files.Item {
+func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) filemeta.Item {
 	t.Helper()
 	f, _, err := o.svc.Upload(context.Background(), o.w.P, files.Upload{WorkspaceID: o.w.Workspace, Name: name, Content: bytes.NewReader(data)})
 	if err != nil {
@@ -96,7 +97,7 @@ func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) files.Item {
 	return f
 }
 
-func (o *ocrWorld) state(t *testing.T, f files.Item) knowledge.ContentState {
+func (o *ocrWorld) state(t *testing.T, f filemeta.Item) knowledge.ContentState {
 	t.Helper()
 	st, err := o.w.DB.ContentStateOf(context.Background(), f.TenantID, f.SHA256)
 	if err != nil {
@@ -106,7 +107,7 @@ func (o *ocrWorld) state(t *testing.T, f files.Item) knowledge.ContentState {
 }
 
 // found reports the pages a search finds in f, with the object ids.
-func (o *ocrWorld) found(t *testing.T, f files.Item, query string) map[int]string {
+func (o *ocrWorld) found(t *testing.T, f filemeta.Item, query string) map[int]string {
 	t.Helper()
 	hits, err := knowledge.NewSearcher(o.w.DB, nil, nil).Search(context.Background(), o.w.P, knowledge.Query{Text: query, WorkspaceID: o.w.Workspace, FileIDs: []string{f.ID}, Limit: 10})
 	if err != nil {

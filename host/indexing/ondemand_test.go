@@ -19,6 +19,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -100,7 +101,7 @@ func newKnowledgeWorld(t testing.TB, plugins ...string) *knowledgeWorld {
 const handbook = "# Travel\n\nTrains are booked in second class.\n\n## Flights\n\nFlights need a department head's approval.\n\n# Hotels\n\nHotel nights are reimbursed up to 180 CHF.\n"
 
 // ingestBytes uploads data and indexes it.
-func (w *knowledgeWorld) ingestBytes(t *testing.T, name string, data []byte) files.Item {
+func (w *knowledgeWorld) ingestBytes(t *testing.T, name string, data []byte) filemeta.Item {
 	t.Helper()
 	f := w.upload(t, w.svc, name, data)
 	if _, err := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).Ingest(context.Background(), f.ID, false); err != nil {
@@ -110,7 +111,7 @@ func (w *knowledgeWorld) ingestBytes(t *testing.T, name string, data []byte) fil
 }
 
 // ingest uploads a corpus file and indexes it with the given PDF policy.
-func (w *knowledgeWorld) ingest(t *testing.T, smart knowledge.SmartPDF, parts ...string) files.Item {
+func (w *knowledgeWorld) ingest(t *testing.T, smart knowledge.SmartPDF, parts ...string) filemeta.Item {
 	t.Helper()
 	data, err := os.ReadFile(testcorpus.Path(t, parts...))
 	if err != nil {

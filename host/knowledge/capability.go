@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -23,7 +24,7 @@ const CapabilityName = "knowledge"
 
 // FileGetter reads a file's metadata for a principal (files.Service).
 type FileGetter interface {
-	Get(ctx context.Context, p tenancy.Principal, id string) (files.Item, error)
+	Get(ctx context.Context, p tenancy.Principal, id string) (filemeta.Item, error)
 }
 
 // DocumentResolver turns docItem references into a workflow's documents
@@ -147,9 +148,9 @@ func decode(req json.RawMessage, v any) error {
 // file resolves a file argument, a file id or "docItem:<id>" of the
 // caller's workflow, to a file the caller can read (files.ResolveFile: the
 // one reference parser).
-func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (files.Item, error) {
+func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (filemeta.Item, error) {
 	if strings.TrimSpace(ref) == "" {
-		return files.Item{}, fmt.Errorf("%w: file is required (a file id or docItem:<id>)", tenancy.ErrInvalid)
+		return filemeta.Item{}, fmt.Errorf("%w: file is required (a file id or docItem:<id>)", tenancy.ErrInvalid)
 	}
 	var docs files.DocumentResolver
 	if d.Documents != nil {
@@ -157,11 +158,11 @@ func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (f
 	}
 	id, err := files.ResolveFile(ctx, docs, c, ref)
 	if err != nil {
-		return files.Item{}, fmt.Errorf("%w: %w", codeErr(err), err)
+		return filemeta.Item{}, fmt.Errorf("%w: %w", codeErr(err), err)
 	}
 	f, err := d.Files.Get(ctx, c.Principal, id)
 	if err != nil {
-		return files.Item{}, err
+		return filemeta.Item{}, err
 	}
 	return f, nil
 }

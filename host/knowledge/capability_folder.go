@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/pdk/knowledge/wire"
@@ -15,8 +15,8 @@ import (
 // FolderLister lists a workspace's folders and a folder's files for a
 // principal (files.Service).
 type FolderLister interface {
-	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]files.Folder, error)
-	List(ctx context.Context, p tenancy.Principal, f files.Filter) (files.Page, error)
+	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]filemeta.Folder, error)
+	List(ctx context.Context, p tenancy.Principal, f filemeta.Filter) (filemeta.Page, error)
 }
 
 // folder answers knowledge.folder: a folder of the caller's workspace as a
@@ -57,8 +57,8 @@ func (d *Capability) folder(ctx context.Context, c toolcall.Caller, req json.Raw
 	if !found {
 		return nil, fmt.Errorf("%w: folder %s in this workspace", tenancy.ErrNotFound, r.Folder)
 	}
-	page, err := d.Folders.List(ctx, c.Principal, files.Filter{WorkspaceID: c.WorkspaceID, Folder: &r.Folder,
-		Order: files.OrderName, Limit: r.Limit, Cursor: r.Cursor})
+	page, err := d.Folders.List(ctx, c.Principal, filemeta.Filter{WorkspaceID: c.WorkspaceID, Folder: &r.Folder,
+		Order: filemeta.OrderName, Limit: r.Limit, Cursor: r.Cursor})
 	if err != nil {
 		return nil, err
 	}

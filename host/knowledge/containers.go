@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -195,7 +195,7 @@ type containerParts struct {
 }
 
 // isContainer reports whether Ingest hands f to ingestContainer.
-func (in *Ingester) isContainer(f files.Item) bool {
+func (in *Ingester) isContainer(f filemeta.Item) bool {
 	return in.containers != nil && in.containers.resolver.Handles(f.Name, f.MIMEType)
 }
 
@@ -208,7 +208,7 @@ func (in *Ingester) isContainer(f files.Item) bool {
 // it emitted, which are indexed, and the container is marked failed with
 // the reason. retry (an earlier attempt failed or died) takes inner
 // contents left pending or failed again.
-func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.Input, retry bool) error {
+func (in *Ingester) ingestContainer(ctx context.Context, f filemeta.Item, r wasm.Input, retry bool) error {
 	cp := in.containers
 	if err := in.recordExtractor(ctx, f, cp.resolver); err != nil {
 		return in.failed(ctx, f, f.Name, err)
@@ -316,7 +316,7 @@ func hasAttachments(idx content.Index) bool {
 // extracted as content of its own, with its own extractor, as an
 // archive's members are. The document stays indexed whatever happens to
 // its attachments: failures are entries' failures, or logged.
-func (in *Ingester) ingestAttachments(ctx context.Context, f files.Item, retry bool) {
+func (in *Ingester) ingestAttachments(ctx context.Context, f filemeta.Item, retry bool) {
 	entries, ok := in.resolveAttachments(ctx, f.TenantID, f.Name, f.MIMEType, f.SHA256)
 	if !ok {
 		return
@@ -364,7 +364,7 @@ func (in *Ingester) resolveAttachments(ctx context.Context, tenant, name, mimeTy
 
 // indexEntries indexes the readable ones of a container's entries (see
 // indexEntry) and counts those that failed.
-func (in *Ingester) indexEntries(ctx context.Context, f files.Item, entries []ContainerEntry, retry bool, batch *embedBatch) (failed int) {
+func (in *Ingester) indexEntries(ctx context.Context, f filemeta.Item, entries []ContainerEntry, retry bool, batch *embedBatch) (failed int) {
 	for _, e := range entries {
 		if e.Error != "" {
 			failed++
@@ -388,7 +388,7 @@ func (in *Ingester) indexEntries(ctx context.Context, f files.Item, entries []Co
 // and indexes them. The document's own attachments are resolved once per
 // content, when it is first extracted (attached), and kept as its
 // entries; the same bytes in another archive reuse them.
-func (in *Ingester) entryAttachments(ctx context.Context, f files.Item, e ContainerEntry, attached bool, retry bool, batch *embedBatch) int {
+func (in *Ingester) entryAttachments(ctx context.Context, f filemeta.Item, e ContainerEntry, attached bool, retry bool, batch *embedBatch) int {
 	if ar, ok := in.containers.resolver.(AttachmentResolver); !ok || !ar.CarriesAttachments(path.Base(e.Path), e.MIMEType) {
 		return 0
 	}
@@ -416,14 +416,14 @@ func (in *Ingester) entryAttachments(ctx context.Context, f files.Item, e Contai
 // sha256 in the container's tenant, unless that content is indexed or being
 // indexed already (reclaim takes a pending or failed one again). Its
 // failure is recorded on the content, so the entry shows it.
-func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool, batch *embedBatch) error {
+func (in *Ingester) indexEntry(ctx context.Context, f filemeta.Item, e ContainerEntry, reclaim bool, batch *embedBatch) error {
 	_, err := in.indexEntryAttached(ctx, f, e, reclaim, batch)
 	return err
 }
 
 // indexEntryAttached is indexEntry that also reports whether it extracted
 // the entry now and its index lists attached files.
-func (in *Ingester) indexEntryAttached(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool, batch *embedBatch) (attached bool, err error) {
+func (in *Ingester) indexEntryAttached(ctx context.Context, f filemeta.Item, e ContainerEntry, reclaim bool, batch *embedBatch) (attached bool, err error) {
 	claimed, err := in.store.ClaimContent(ctx, f.TenantID, e.SHA256, reclaim)
 	if err != nil || !claimed {
 		return false, err

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 )
 
@@ -26,7 +26,7 @@ const (
 // missing" (for the backfill to complete) when the embedding fails.
 type embedBatch struct {
 	in    *Ingester
-	owner files.Item // the container: whose tenant, workspace and uploader pay
+	owner filemeta.Item // the container: whose tenant, workspace and uploader pay
 	model string
 	items []batchItem
 	texts []string
@@ -34,14 +34,14 @@ type embedBatch struct {
 }
 
 type batchItem struct {
-	f      files.Item
+	f      filemeta.Item
 	label  string
 	chunks []Chunk
 }
 
 // newEmbedBatch returns a batch billed to owner, or nil when there is no
 // embedding model (saveContent then embeds nothing).
-func (in *Ingester) newEmbedBatch(owner files.Item) *embedBatch {
+func (in *Ingester) newEmbedBatch(owner filemeta.Item) *embedBatch {
 	if in.embed == nil {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (in *Ingester) newEmbedBatch(owner files.Item) *embedBatch {
 }
 
 // add queues a saved content's chunks, flushing when the batch is full.
-func (b *embedBatch) add(ctx context.Context, f files.Item, label string, chunks []Chunk) error {
+func (b *embedBatch) add(ctx context.Context, f filemeta.Item, label string, chunks []Chunk) error {
 	b.items = append(b.items, batchItem{f: f, label: label, chunks: chunks})
 	for _, c := range chunks {
 		b.texts = append(b.texts, c.Text)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/blob"
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -18,7 +18,7 @@ import (
 type IngestStore interface {
 	// FileForIndexing reads a file for background work done on its
 	// uploader's behalf (administrative: no principal).
-	FileForIndexing(ctx context.Context, fileID string) (files.Item, error)
+	FileForIndexing(ctx context.Context, fileID string) (filemeta.Item, error)
 	ClaimContent(ctx context.Context, tenantID, sha string, reclaim bool) (bool, error)
 	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
 	// SetContentNote records what is happening to a content on its way
@@ -105,7 +105,7 @@ func NewIngester(store IngestStore, blobs Blobs, extractor Extractor, logger *sl
 
 // embedChunks embeds and stores a content's chunk vectors, billed to the
 // file's tenant, workspace and uploader.
-func (in *Ingester) embedChunks(ctx context.Context, f files.Item, model string, chunks []Chunk) error {
+func (in *Ingester) embedChunks(ctx context.Context, f filemeta.Item, model string, chunks []Chunk) error {
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "embedding"})
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
@@ -152,7 +152,7 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 }
 
 // ingestClaimed extracts and indexes f's content, claimed by the caller.
-func (in *Ingester) ingestClaimed(ctx context.Context, f files.Item, retry bool) (extracted bool, err error) {
+func (in *Ingester) ingestClaimed(ctx context.Context, f filemeta.Item, retry bool) (extracted bool, err error) {
 	// The extractor's run is billed to the file's tenant, workspace and
 	// uploader, as its embeddings are.
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "extraction"})
@@ -203,7 +203,7 @@ func (in *Ingester) ingestClaimed(ctx context.Context, f files.Item, retry bool)
 // tenant) and returns it; a failure to record it is logged, not returned,
 // so the caller sees the cause. label names the content (a file's name, a
 // container entry's path).
-func (in *Ingester) failed(ctx context.Context, f files.Item, label string, err error) error {
+func (in *Ingester) failed(ctx context.Context, f filemeta.Item, label string, err error) error {
 	if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, StatusFailed, err.Error()); serr != nil {
 		in.logger.Error("knowledge: recording a failure", "file", f.ID, "content", label, "err", serr)
 	}
@@ -219,7 +219,7 @@ func (in *Ingester) failed(ctx context.Context, f files.Item, label string, err 
 // failure to save is recorded on the content. It returns how many chunks it
 // saved. With a batch (a container's entries), the chunks join it instead,
 // to be embedded with other contents' in few requests when it flushes.
-func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string, idx content.Index, objects []content.Object, batch *embedBatch) (int, error) {
+func (in *Ingester) saveContent(ctx context.Context, f filemeta.Item, label string, idx content.Index, objects []content.Object, batch *embedBatch) (int, error) {
 	var chunks []Chunk
 	_ = in.timed(PhaseChunk, func() error { chunks = Split(objects, ChunkTokens); return nil })
 	model, embed := "", in.embed != nil
@@ -254,7 +254,7 @@ func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string,
 // (and why, or why none), when x tells (a Chooser), before it runs: a
 // content whose extraction fails names the extractor that failed, and one
 // that no extractor gets says why.
-func (in *Ingester) recordExtractor(ctx context.Context, f files.Item, x any) error {
+func (in *Ingester) recordExtractor(ctx context.Context, f filemeta.Item, x any) error {
 	c, ok := x.(Chooser)
 	if !ok {
 		return nil

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -226,7 +226,7 @@ func IsImageFile(name, mimeType string) bool {
 }
 
 // markImageFile marks an image file's index image only (ingestion).
-func markImageFile(f files.Item, idx *content.Index) {
+func markImageFile(f filemeta.Item, idx *content.Index) {
 	if !IsImageFile(f.Name, f.MIMEType) {
 		return
 	}
@@ -350,7 +350,7 @@ var ocrStops = map[string]string{"budget_exceeded": OCRStopped, wasm.CodeSpendin
 // and how to configure one; a limit reached stops the run with the reason
 // (the pages read stay). Other failures are returned, for the job to try
 // again: it goes on from the first page not read.
-func (o *OCR) Run(ctx context.Context, f files.Item, progress func(done, total int)) (int, error) {
+func (o *OCR) Run(ctx context.Context, f filemeta.Item, progress func(done, total int)) (int, error) {
 	unlock := o.locks.lock(f.TenantID + ":" + f.SHA256)
 	defer unlock()
 	st, err := o.store.ContentStateOf(ctx, f.TenantID, f.SHA256)
@@ -507,7 +507,7 @@ func ocrObject(pg int, image bool, sections []Section, t OCRText) content.Object
 	return o
 }
 
-func (o *OCR) embedChunks(ctx context.Context, f files.Item, chunks []Chunk) {
+func (o *OCR) embedChunks(ctx context.Context, f filemeta.Item, chunks []Chunk) {
 	if o.embed == nil || len(chunks) == 0 {
 		return
 	}

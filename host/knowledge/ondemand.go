@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -131,7 +131,7 @@ func (in *Ingester) WithSmartPDF(s SmartPDF) *Ingester {
 
 // extract is ingestion's extraction step: whole, or for a large PDF its
 // pre-scan only, marked on demand.
-func (in *Ingester) extract(ctx context.Context, f files.Item, r wasm.Input) (content.Index, []content.Object, error) {
+func (in *Ingester) extract(ctx context.Context, f filemeta.Item, r wasm.Input) (content.Index, []content.Object, error) {
 	// Extractor instances serve one tenant each (see wasm.CallOptions.Tenant).
 	ctx = wasm.WithTenant(ctx, f.TenantID)
 	if err := in.recordExtractor(ctx, f, in.extractor); err != nil {
@@ -167,7 +167,7 @@ func (in *Ingester) extract(ctx context.Context, f files.Item, r wasm.Input) (co
 	return idx, nil, nil
 }
 
-func isPDF(f files.Item) bool {
+func isPDF(f filemeta.Item) bool {
 	m, _, _ := strings.Cut(f.MIMEType, ";")
 	return strings.EqualFold(strings.TrimSpace(m), PDF) || strings.EqualFold(pathExt(f.Name), ".pdf")
 }

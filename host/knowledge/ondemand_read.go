@@ -14,7 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -155,7 +155,7 @@ func (r *Reader) WithEmbedder(e Embedder, logger *slog.Logger) *Reader {
 // inside a container file.
 type Content struct {
 	// File is the file read (the container, for an entry).
-	File files.Item
+	File filemeta.Item
 	// Entry is the entry's full container path; empty for the file's own.
 	Entry string
 	// Name, MIMEType, SHA256 and Size are the content's (the entry's for
@@ -168,7 +168,7 @@ type Content struct {
 // Content resolves what a read of f (entry: one of its container entries,
 // "" for f itself) reaches, for a principal who can read f, ready to be
 // read (indexed or being embedded).
-func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f files.Item, entry string) (Content, error) {
+func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f filemeta.Item, entry string) (Content, error) {
 	ctx = wasm.WithTenant(ctx, p.TenantID)
 	c := Content{File: f, Name: f.Name, MIMEType: f.MIMEType, SHA256: f.SHA256, Size: f.Size}
 	if entry = strings.Trim(strings.TrimSpace(entry), "/"); entry == "" {
@@ -235,7 +235,7 @@ func ready(st ContentState) error {
 
 // Objects returns the page of f's content objects that q selects,
 // extracting missing pages of an on-demand PDF first.
-func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item, q ObjectQuery) (ObjectPage, error) {
+func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f filemeta.Item, q ObjectQuery) (ObjectPage, error) {
 	ctx = wasm.WithTenant(ctx, p.TenantID)
 	if err := q.normalize(); err != nil {
 		return ObjectPage{}, err

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -26,7 +26,7 @@ const RestBatch = 25
 // how many pages are extracted of how many after each batch. It returns
 // the number of pages it extracted; a content that is not on demand (or
 // failed) has none to extract, one not indexed yet is ErrNotReady.
-func (r *Reader) ExtractRest(ctx context.Context, f files.Item, progress func(done, total int)) (int, error) {
+func (r *Reader) ExtractRest(ctx context.Context, f filemeta.Item, progress func(done, total int)) (int, error) {
 	ctx = wasm.WithTenant(ctx, f.TenantID)
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "extraction"})
 	c := Content{File: f, Name: f.Name, MIMEType: f.MIMEType, SHA256: f.SHA256, Size: f.Size}

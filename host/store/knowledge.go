@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/analysis"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -42,10 +42,10 @@ func (db *DB) ClaimContent(ctx context.Context, tenantID, sha string, reclaim bo
 
 // FileForIndexing reads a file for background indexing, done on the
 // uploader's behalf (administrative: no principal).
-func (db *DB) FileForIndexing(ctx context.Context, fileID string) (files.Item, error) {
+func (db *DB) FileForIndexing(ctx context.Context, fileID string) (filemeta.Item, error) {
 	f, err := fileByID(ctx, db.conn(), fileID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return files.Item{}, fmt.Errorf("%w: file %q", tenancy.ErrNotFound, fileID)
+		return filemeta.Item{}, fmt.Errorf("%w: file %q", tenancy.ErrNotFound, fileID)
 	}
 	return f, err
 }

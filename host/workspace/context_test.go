@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -93,7 +94,7 @@ func newKEnv(t *testing.T, decide func(llmtest.ChatRequest) llmtest.Step) *kenv 
 
 // upload stores and indexes a document (synchronously, through the
 // extractor plugin).
-func (e *kenv) upload(t *testing.T, p tenancy.Principal, ws, name, body string) files.Item {
+func (e *kenv) upload(t *testing.T, p tenancy.Principal, ws, name, body string) filemeta.Item {
 	t.Helper()
 	f, _, err := e.files.Upload(context.Background(), p, files.Upload{WorkspaceID: ws, Name: name, Content: bytes.NewReader([]byte(body))})
 	if err != nil {
@@ -224,7 +225,7 @@ func TestRoundContextScope(t *testing.T) {
 	e.upload(t, e.pat, e.wsA, "pat-notes.md", "My notes: hotel night in Zurich, ask how much is reimbursed.")
 	handbook := e.upload(t, e.carol, e.wsB, "handbook.md", "Company handbook: a hotel night is reimbursed up to 180 CHF.")
 	shared := true
-	if _, err := e.files.Update(context.Background(), e.admin, handbook.ID, files.Update{Shared: &shared}); err != nil {
+	if _, err := e.files.Update(context.Background(), e.admin, handbook.ID, filemeta.Update{Shared: &shared}); err != nil {
 		t.Fatal(err)
 	}
 	b := e.builder(knowledge.ContextConfig{})

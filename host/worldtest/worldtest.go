@@ -18,6 +18,7 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/store"
@@ -166,7 +167,7 @@ func open(tb testing.TB, cfg store.Config) *store.DB {
 
 // ReadFile reads file id of svc as p: its item and content. The test ends
 // when p cannot read it.
-func ReadFile(tb testing.TB, svc *files.Service, p tenancy.Principal, id string) (files.Item, []byte) {
+func ReadFile(tb testing.TB, svc *files.Service, p tenancy.Principal, id string) (filemeta.Item, []byte) {
 	tb.Helper()
 	info, r, err := svc.Open(context.Background(), p, id)
 	if err != nil {

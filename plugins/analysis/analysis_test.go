@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -59,7 +60,7 @@ func newEnv(t testing.TB) env {
 }
 
 // upload stores a file; indexed runs the knowledge store's ingestion on it.
-func (e env) upload(t testing.TB, name, text string, indexed bool) files.Item {
+func (e env) upload(t testing.TB, name, text string, indexed bool) filemeta.Item {
 	t.Helper()
 	f, _, err := e.svc.Upload(context.Background(), e.p, files.Upload{WorkspaceID: e.ws, Name: name, Content: strings.NewReader(text)})
 	if err != nil {

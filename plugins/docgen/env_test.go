@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -74,7 +75,7 @@ func (e env) call(t testing.TB, tool string, args any, out any) wasm.Result {
 }
 
 // content returns a stored file's bytes and metadata.
-func (e env) content(t testing.TB, id string) (files.Item, []byte) {
+func (e env) content(t testing.TB, id string) (filemeta.Item, []byte) {
 	t.Helper()
 	item, r, err := e.svc.Open(context.Background(), e.p, id)
 	if err != nil {

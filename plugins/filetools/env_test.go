@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -121,7 +122,7 @@ func failed(t testing.TB, res wasm.Result) string {
 	return res.Error.Code + ": " + res.Error.Message
 }
 
-func (e *env) upload(t testing.TB, p tenancy.Principal, ws, name, body string, tags ...string) files.Item {
+func (e *env) upload(t testing.TB, p tenancy.Principal, ws, name, body string, tags ...string) filemeta.Item {
 	t.Helper()
 	f, _, err := e.svc.Upload(context.Background(), p, files.Upload{WorkspaceID: ws, Name: name, Content: strings.NewReader(body), Tags: tags, NoDedupe: true})
 	if err != nil {
@@ -132,7 +133,7 @@ func (e *env) upload(t testing.TB, p tenancy.Principal, ws, name, body string, t
 
 // indexed records text chunks for a file as its extracted content, as the
 // ingestion job would.
-func (e *env) indexed(t testing.TB, f files.Item, texts ...string) {
+func (e *env) indexed(t testing.TB, f filemeta.Item, texts ...string) {
 	t.Helper()
 	ctx := context.Background()
 	chunks := make([]knowledge.Chunk, len(texts))
@@ -149,7 +150,7 @@ func (e *env) indexed(t testing.TB, f files.Item, texts ...string) {
 	}
 }
 
-func (e *env) current(t testing.TB, id string) (files.Item, string) {
+func (e *env) current(t testing.TB, id string) (filemeta.Item, string) {
 	t.Helper()
 	it, err := e.svc.Get(context.Background(), e.p, id)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -139,11 +140,11 @@ func TestFailureModeZeroContentPartsAfterDownload(t *testing.T) {
 func TestFailureModeListFilesDictHasNoFileName(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	fo, err := e.svc.CreateFolder(ctx, e.p, files.Folder{WorkspaceID: e.ws, Name: "In"})
+	fo, err := e.svc.CreateFolder(ctx, e.p, filemeta.Folder{WorkspaceID: e.ws, Name: "In"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []files.Item
+	var all []filemeta.Item
 	all = append(all, e.upload(t, e.p, e.ws, "plain.txt", "a"))
 	all = append(all, e.upload(t, e.p, e.ws, "tagged.txt", "b", "x", "y"))
 	f, _, err := e.svc.Upload(ctx, e.p, files.Upload{WorkspaceID: e.ws, Name: "foldered.pdf", FolderID: fo.ID, Description: "d",

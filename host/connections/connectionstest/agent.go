@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -80,14 +81,14 @@ func (a *Agent) Run(tb testing.TB, h *wasm.Host, prompt string, toolNames []stri
 
 // File returns the world's user's file id and its content; the test ends
 // when the user cannot read it.
-func (a *Agent) File(tb testing.TB, id string) (files.Item, []byte) {
+func (a *Agent) File(tb testing.TB, id string) (filemeta.Item, []byte) {
 	tb.Helper()
 	return worldtest.ReadFile(tb, a.Files, a.P, id)
 }
 
 // Document returns the file of the workflow's document ref (a docItem a
 // tool answered with) and its content.
-func (a *Agent) Document(tb testing.TB, ref string) (files.Item, []byte) {
+func (a *Agent) Document(tb testing.TB, ref string) (filemeta.Item, []byte) {
 	tb.Helper()
 	docs, err := a.Workflows.ResolveDocuments(context.Background(), a.P, a.Workflow, []string{ref})
 	if err != nil || len(docs) != 1 {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -141,7 +141,7 @@ func testKnowledge(t *testing.T, open Opener) {
 	}
 	// Promoted to the shared layer, alice's file is found tenant-wide there.
 	shared := true
-	if _, err := w.svc.Update(ctx, w.admin, report.ID, files.Update{Shared: &shared}); err != nil {
+	if _, err := w.svc.Update(ctx, w.admin, report.ID, filemeta.Update{Shared: &shared}); err != nil {
 		t.Fatal(err)
 	}
 	if hits := search(w.pat, knowledge.Query{Text: "revenue", Layer: knowledge.LayerShared}); len(hits) != 2 || hits[0].FileID != report.ID {

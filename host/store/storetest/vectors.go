@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -27,13 +27,13 @@ func RunVectors(t *testing.T, open Opener) {
 
 // vecDoc is one indexed content with its chunks' vectors.
 type vecDoc struct {
-	file files.Item
+	file filemeta.Item
 	vecs [][]float32
 }
 
 // indexVectors indexes n chunks (ten per page) of a file's content with the
 // given vectors under model.
-func indexVectors(t *testing.T, w *world, f files.Item, model string, vecs [][]float32) vecDoc {
+func indexVectors(t *testing.T, w *world, f filemeta.Item, model string, vecs [][]float32) vecDoc {
 	t.Helper()
 	ctx := context.Background()
 	chunks := make([]knowledge.Chunk, len(vecs))
