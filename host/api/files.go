@@ -13,6 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -48,8 +49,8 @@ type uploadResult struct {
 
 // uploadIndex is an upload's index state when it came with a password.
 type uploadIndex struct {
-	Status knowledge.Status `json:"status,omitempty"`
-	Error  string           `json:"error,omitempty"`
+	Status kindex.Status `json:"status,omitempty"`
+	Error  string        `json:"error,omitempty"`
 }
 
 // handleUpload stores the multipart part "file" (fields: folderId, tags as

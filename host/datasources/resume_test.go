@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
 	"github.com/agenthost/agenthost/host/datasources"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -240,7 +241,7 @@ func testKeepsWhatItGot(t *testing.T, e *env, ps pagedSource) {
 		if _, err := ing.Ingest(ctx, fs[0].ID, false); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := search.Search(ctx, e.alice, knowledge.Query{Text: word, WorkspaceID: e.w.Workspace, Limit: 20})
+		hits, err := search.Search(ctx, e.alice, kindex.Query{Text: word, WorkspaceID: e.w.Workspace, Limit: 20})
 		if err != nil {
 			t.Fatal(err)
 		}

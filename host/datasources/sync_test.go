@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/worldtest"
@@ -149,7 +150,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	if _, err := ing.Ingest(ctx, stored["camlidl.pdf"].ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := e.w.DB.ContentState(ctx, e.alice, stored["camlidl.pdf"].ID); err != nil || st.Status != knowledge.StatusIndexed {
+	if st, err := e.w.DB.ContentState(ctx, e.alice, stored["camlidl.pdf"].ID); err != nil || st.Status != kindex.StatusIndexed {
 		t.Fatalf("content state %+v %v", st, err)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -91,16 +92,16 @@ func TestEmbeddingBackfill(t *testing.T) {
 	}
 
 	f := e.upload(t, svc, "policy.md", []byte(doc))
-	var st knowledge.ContentState
+	var st kindex.ContentState
 	waitFor("indexed", func() bool {
 		st, err = db.ContentState(ctx, p, f.ID)
-		return err == nil && st.Status == knowledge.StatusIndexed
+		return err == nil && st.Status == kindex.StatusIndexed
 	})
 	if !strings.HasPrefix(st.Error, "vectors missing") || vectors() != 0 {
 		t.Fatalf("indexed while embeddings fail: error %q, %d vectors", st.Error, vectors())
 	}
 	searcher := knowledge.NewSearcher(db, model, nil)
-	hits, err := searcher.Search(ctx, p, knowledge.Query{Text: "hotel costs reimbursed per night", Limit: 3})
+	hits, err := searcher.Search(ctx, p, kindex.Query{Text: "hotel costs reimbursed per night", Limit: 3})
 	if err != nil || len(hits) == 0 || hits[0].Match != knowledge.MatchWords {
 		t.Fatalf("search while the service is down: %+v %v, want words-only hits", hits, err)
 	}
@@ -115,9 +116,9 @@ func TestEmbeddingBackfill(t *testing.T) {
 	waitFor("vectors backfilled", func() bool { return vectors() == 4 })
 	waitFor("reason cleared", func() bool {
 		st, err = db.ContentState(ctx, p, f.ID)
-		return err == nil && st.Status == knowledge.StatusIndexed && st.Error == ""
+		return err == nil && st.Status == kindex.StatusIndexed && st.Error == ""
 	})
-	hits, err = searcher.Search(ctx, p, knowledge.Query{Text: "hotel costs reimbursed per night", Limit: 3})
+	hits, err = searcher.Search(ctx, p, kindex.Query{Text: "hotel costs reimbursed per night", Limit: 3})
 	if err != nil || len(hits) == 0 || hits[0].Match != knowledge.MatchHybrid || hits[0].Ref.Paragraph != 4 {
 		t.Fatalf("search after the backfill: %+v %v, want hybrid hits, paragraph 4 first", hits, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -84,7 +85,7 @@ func TestArchiveEmbeddingBatches(t *testing.T) {
 	}
 	indexed := 0
 	for _, en := range list {
-		if en.Status == string(knowledge.StatusIndexed) && en.Error == "" {
+		if en.Status == string(kindex.StatusIndexed) && en.Error == "" {
 			indexed++
 		}
 	}

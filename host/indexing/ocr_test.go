@@ -21,6 +21,7 @@ import (
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -97,7 +98,7 @@ func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) filemeta.Ite
 	return f
 }
 
-func (o *ocrWorld) state(t *testing.T, f filemeta.Item) knowledge.ContentState {
+func (o *ocrWorld) state(t *testing.T, f filemeta.Item) kindex.ContentState {
 	t.Helper()
 	st, err := o.w.DB.ContentStateOf(context.Background(), f.TenantID, f.SHA256)
 	if err != nil {
@@ -109,7 +110,7 @@ func (o *ocrWorld) state(t *testing.T, f filemeta.Item) knowledge.ContentState {
 // found reports the pages a search finds in f, with the object ids.
 func (o *ocrWorld) found(t *testing.T, f filemeta.Item, query string) map[int]string {
 	t.Helper()
-	hits, err := knowledge.NewSearcher(o.w.DB, nil, nil).Search(context.Background(), o.w.P, knowledge.Query{Text: query, WorkspaceID: o.w.Workspace, FileIDs: []string{f.ID}, Limit: 10})
+	hits, err := knowledge.NewSearcher(o.w.DB, nil, nil).Search(context.Background(), o.w.P, kindex.Query{Text: query, WorkspaceID: o.w.Workspace, FileIDs: []string{f.ID}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +153,11 @@ func TestOCRScannedPDF(t *testing.T) {
 	ctx := context.Background()
 
 	st := o.state(t, f)
-	if got := knowledge.ImageOnlyPages(st.Index); !slices.Equal(got, []int{1}) {
+	if got := kindex.ImageOnlyPages(st.Index); !slices.Equal(got, []int{1}) {
 		t.Fatalf("image-only pages %v, want [1]", got)
 	}
 	p := knowledge.ProgressOf(st)
-	if p == nil || p.Searchable != 0 || p.Pages != 1 || !p.Pending || p.OCR != knowledge.OCRPending {
+	if p == nil || p.Searchable != 0 || p.Pages != 1 || !p.Pending || p.OCR != kindex.OCRPending {
 		t.Fatalf("progress before OCR %+v", p)
 	}
 	if len(o.found(t, f, "tiptoeing")) != 0 {
@@ -180,11 +181,11 @@ func TestOCRScannedPDF(t *testing.T) {
 		t.Fatalf("search found %v, want page 1's OCR object", got)
 	}
 	st = o.state(t, f)
-	if p := knowledge.ProgressOf(st); p.Searchable != 1 || p.Pending || p.OCR != knowledge.OCRDone {
+	if p := knowledge.ProgressOf(st); p.Searchable != 1 || p.Pending || p.OCR != kindex.OCRDone {
 		t.Fatalf("progress after OCR %+v", p)
 	}
 	pm := st.Index.Structure["pageMap"].([]any)[0].(map[string]any)
-	if pm["textStatus"] != knowledge.TextOCR {
+	if pm["textStatus"] != kindex.TextOCR {
 		t.Fatalf("page map after OCR %v", pm)
 	}
 	// Billed in CHF to the uploader, for OCR.
@@ -218,7 +219,7 @@ func TestOCRFaxResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := o.ingest(t, "fax.pdf", data)
-	if got := knowledge.ImageOnlyPages(o.state(t, f).Index); !slices.Equal(got, []int{1, 2}) {
+	if got := kindex.ImageOnlyPages(o.state(t, f).Index); !slices.Equal(got, []int{1, 2}) {
 		t.Fatalf("image-only pages %v", got)
 	}
 	ref, err := os.ReadFile("../../plugins/pdf/pdftext/testdata/fax-c02-22-g4.pdfimages.png")
@@ -278,7 +279,7 @@ func TestOCRNotConfigured(t *testing.T) {
 		t.Fatalf("run %d %v", n, err)
 	}
 	p := knowledge.ProgressOf(o.state(t, f))
-	if p.OCR != knowledge.OCRNotConfigured || p.Pending || p.Searchable != 0 || !strings.Contains(p.Message, "AGENTHOST_MODEL_OCR") {
+	if p.OCR != kindex.OCRNotConfigured || p.Pending || p.Searchable != 0 || !strings.Contains(p.Message, "AGENTHOST_MODEL_OCR") {
 		t.Fatalf("progress %+v", p)
 	}
 	if n := len(o.w.Server.Requests()); n != 0 {
@@ -296,7 +297,7 @@ func TestOCRImageFile(t *testing.T) {
 	}
 	f := o.ingest(t, "letter.png", data)
 	st := o.state(t, f)
-	if st.Index.Structure[knowledge.StructTextStatus] != knowledge.TextImageOnly {
+	if st.Index.Structure[kindex.StructTextStatus] != kindex.TextImageOnly {
 		t.Fatalf("image file structure %v", st.Index.Structure)
 	}
 	o.w.Server.Script(llmtest.Decide(func(r llmtest.ChatRequest) llmtest.Step {
@@ -367,7 +368,7 @@ func TestProgressOfLongPDF(t *testing.T) {
 	if err := w.call(w.caller, "index", map[string]any{"file": f.ID}, &ix); err != nil {
 		t.Fatal(err)
 	}
-	if ix.Status != knowledge.StatusIndexed || ix.Progress == nil || ix.Progress.Searchable != 0 || ix.Progress.Pages != 73 || !ix.Progress.Pending {
+	if ix.Status != kindex.StatusIndexed || ix.Progress == nil || ix.Progress.Searchable != 0 || ix.Progress.Pages != 73 || !ix.Progress.Pending {
 		t.Fatalf("index of a pre-scanned PDF: status %s, progress %+v", ix.Status, ix.Progress)
 	}
 	var read knowledge.ReadObjectsResponse
@@ -431,7 +432,7 @@ func TestOCRThroughTheQueue(t *testing.T) {
 			t.Fatalf("the scan was not read by OCR in the background: %s %+v", st.Status, knowledge.ProgressOf(st))
 		}
 	}
-	if p := knowledge.ProgressOf(o.state(t, f)); p.Pending || p.Searchable != 1 || p.OCR != knowledge.OCRDone {
+	if p := knowledge.ProgressOf(o.state(t, f)); p.Pending || p.Searchable != 1 || p.OCR != kindex.OCRDone {
 		t.Fatalf("progress %+v", p)
 	}
 }

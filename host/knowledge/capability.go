@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -35,7 +36,7 @@ type DocumentResolver interface {
 
 // HitSearcher runs a knowledge search for a principal (the Searcher).
 type HitSearcher interface {
-	Search(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error)
+	Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 }
 
 // Capability is the knowledge capability and what it acts through. Every
@@ -59,8 +60,8 @@ type Capability struct {
 // ContainerEntries lists a container's entry tree and extracts one entry
 // on demand, both for a principal (indexing.Containers).
 type ContainerEntries interface {
-	Entries(ctx context.Context, p tenancy.Principal, fileID string) ([]ContainerEntry, error)
-	ExtractEntry(ctx context.Context, p tenancy.Principal, fileID, path string) (ContainerEntry, error)
+	Entries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error)
+	ExtractEntry(ctx context.Context, p tenancy.Principal, fileID, path string) (kindex.ContainerEntry, error)
 }
 
 // Capability error codes of the knowledge functions.
@@ -212,11 +213,11 @@ func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.Raw
 	if r.Page < 0 {
 		return nil, fmt.Errorf("%w: page %d (pages count from 1)", tenancy.ErrInvalid, r.Page)
 	}
-	if err := CheckHidden(r.Hidden); err != nil {
+	if err := kindex.CheckHidden(r.Hidden); err != nil {
 		return nil, err
 	}
-	q := Query{Text: r.Query, Layer: Layer(r.Layer), Limit: r.Limit, Page: r.Page, Section: r.Section, ContentType: r.Type, Hidden: r.Hidden}
-	if q.Layer == LayerInstance {
+	q := kindex.Query{Text: r.Query, Layer: kindex.Layer(r.Layer), Limit: r.Limit, Page: r.Page, Section: r.Section, ContentType: r.Type, Hidden: r.Hidden}
+	if q.Layer == kindex.LayerInstance {
 		q.WorkspaceID = c.WorkspaceID
 	}
 	for _, ref := range r.FileIDs {
@@ -231,7 +232,7 @@ func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.Raw
 		return nil, err
 	}
 	if hits == nil {
-		hits = []Hit{}
+		hits = []kindex.Hit{}
 	}
 	return SearchResponse{Hits: hits}, nil
 }
@@ -258,7 +259,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 			out.Entries = entries
 		}
 	}
-	var st ContentState
+	var st kindex.ContentState
 	if r.Path != "" {
 		// An entry's index, whatever its status (pending: no row yet).
 		cn, err := d.Reader.Content(ctx, c.Principal, f, r.Path)
@@ -267,13 +268,13 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 		}
 		out.Path, out.FileName, out.MIMEType, out.Size, out.Entries = cn.Entry, cn.Name, cn.MIMEType, cn.Size, nil
 		if st = cn.State; st.Status == "" {
-			out.Status = StatusPending
+			out.Status = kindex.StatusPending
 			return out, nil
 		}
 	} else if st, err = d.Reader.store.ContentState(ctx, c.Principal, f.ID); err != nil {
 		if errors.Is(err, tenancy.ErrNotFound) {
 			// Readable file, no content row yet: indexing has not started.
-			out.Status = StatusPending
+			out.Status = kindex.StatusPending
 			return out, nil
 		}
 		return nil, err
@@ -281,7 +282,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 	out.Status, out.Error = ShownStatus(st.Status, st.Error), st.Error
 	out.OnDemand, out.Pages = OnDemand(st.Index), pageCount(st.Index)
 	if out.OnDemand {
-		out.ExtractedPages = ExtractedPages(st.Index)
+		out.ExtractedPages = kindex.ExtractedPages(st.Index)
 		if out.ExtractedPages == nil {
 			out.ExtractedPages = []int{}
 		}
@@ -289,7 +290,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 	out.Sections = Sections(st.Index)
 	out.Progress = ProgressOf(st)
 	out.Structure = maps.Clone(st.Index.Structure)
-	for _, k := range []string{"pageMap", "outline", "headings", "sections", StructOnDemand, StructExtractedPages} {
+	for _, k := range []string{"pageMap", "outline", "headings", "sections", kindex.StructOnDemand, kindex.StructExtractedPages} {
 		delete(out.Structure, k)
 	}
 	out.TotalObjects = st.Index.TotalObjects

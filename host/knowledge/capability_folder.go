@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/pdk/knowledge/wire"
@@ -64,7 +65,7 @@ func (d *Capability) folder(ctx context.Context, c toolcall.Caller, req json.Raw
 	}
 	out.Next = page.Next
 	for _, f := range page.Items {
-		ff := wire.FolderFile{FileID: f.ID, Name: f.Name, MIMEType: f.MIMEType, Size: f.Size, Status: StatusPending}
+		ff := wire.FolderFile{FileID: f.ID, Name: f.Name, MIMEType: f.MIMEType, Size: f.Size, Status: kindex.StatusPending}
 		switch st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID); {
 		case err == nil:
 			ff.Status, ff.Error = ShownStatus(st.Status, st.Error), st.Error

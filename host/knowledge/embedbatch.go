@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 )
 
@@ -36,7 +37,7 @@ type embedBatch struct {
 type batchItem struct {
 	f      filemeta.Item
 	label  string
-	chunks []Chunk
+	chunks []kindex.Chunk
 }
 
 // newEmbedBatch returns a batch billed to owner, or nil when there is no
@@ -53,7 +54,7 @@ func (in *Ingester) newEmbedBatch(owner filemeta.Item) *embedBatch {
 }
 
 // add queues a saved content's chunks, flushing when the batch is full.
-func (b *embedBatch) add(ctx context.Context, f filemeta.Item, label string, chunks []Chunk) error {
+func (b *embedBatch) add(ctx context.Context, f filemeta.Item, label string, chunks []kindex.Chunk) error {
 	b.items = append(b.items, batchItem{f: f, label: label, chunks: chunks})
 	for _, c := range chunks {
 		b.texts = append(b.texts, c.Text)
@@ -94,7 +95,7 @@ func (b *embedBatch) flush(ctx context.Context) error {
 			b.in.logger.Warn("knowledge: saving vectors failed", "file", b.owner.ID, "content", it.label, "err", serr)
 		}
 		off += len(it.chunks)
-		if serr := b.in.store.SetContentStatus(ctx, it.f.TenantID, it.f.SHA256, StatusIndexed, reason); serr != nil {
+		if serr := b.in.store.SetContentStatus(ctx, it.f.TenantID, it.f.SHA256, kindex.StatusIndexed, reason); serr != nil {
 			return fmt.Errorf("knowledge: %s: %w", it.label, serr)
 		}
 	}

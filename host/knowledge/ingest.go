@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -20,15 +21,15 @@ type IngestStore interface {
 	// uploader's behalf (administrative: no principal).
 	FileForIndexing(ctx context.Context, fileID string) (filemeta.Item, error)
 	ClaimContent(ctx context.Context, tenantID, sha string, reclaim bool) (bool, error)
-	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
+	SetContentStatus(ctx context.Context, tenantID, sha string, status kindex.Status, reason string) error
 	// SetContentNote records what is happening to a content on its way
 	// (ContentState.Note).
 	SetContentNote(ctx context.Context, tenantID, sha, note string) error
-	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []Chunk, status Status) error
-	SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
+	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []kindex.Chunk, status kindex.Status) error
+	SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32) error
 	// SetContentExtractor records which extractor a content was given (or
 	// that none was, and why); the content's index record shows it.
-	SetContentExtractor(ctx context.Context, tenantID, sha string, rec ExtractorRecord) error
+	SetContentExtractor(ctx context.Context, tenantID, sha string, rec kindex.ExtractorRecord) error
 }
 
 // Blobs opens stored content.
@@ -105,7 +106,7 @@ func NewIngester(store IngestStore, blobs Blobs, extractor Extractor, logger *sl
 
 // embedChunks embeds and stores a content's chunk vectors, billed to the
 // file's tenant, workspace and uploader.
-func (in *Ingester) embedChunks(ctx context.Context, f filemeta.Item, model string, chunks []Chunk) error {
+func (in *Ingester) embedChunks(ctx context.Context, f filemeta.Item, model string, chunks []kindex.Chunk) error {
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "embedding"})
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
@@ -183,7 +184,7 @@ func (in *Ingester) ingestClaimed(ctx context.Context, f filemeta.Item, retry bo
 		}
 		return fail(fmt.Errorf("knowledge: extracting %s: %w", f.Name, err))
 	}
-	if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusExtracted, ""); err != nil {
+	if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, kindex.StatusExtracted, ""); err != nil {
 		return true, err
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize = f.Name, f.MIMEType, f.Size
@@ -204,7 +205,7 @@ func (in *Ingester) ingestClaimed(ctx context.Context, f filemeta.Item, retry bo
 // so the caller sees the cause. label names the content (a file's name, a
 // container entry's path).
 func (in *Ingester) failed(ctx context.Context, f filemeta.Item, label string, err error) error {
-	if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, StatusFailed, err.Error()); serr != nil {
+	if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, kindex.StatusFailed, err.Error()); serr != nil {
 		in.logger.Error("knowledge: recording a failure", "file", f.ID, "content", label, "err", serr)
 	}
 	return err
@@ -220,16 +221,16 @@ func (in *Ingester) failed(ctx context.Context, f filemeta.Item, label string, e
 // saved. With a batch (a container's entries), the chunks join it instead,
 // to be embedded with other contents' in few requests when it flushes.
 func (in *Ingester) saveContent(ctx context.Context, f filemeta.Item, label string, idx content.Index, objects []content.Object, batch *embedBatch) (int, error) {
-	var chunks []Chunk
+	var chunks []kindex.Chunk
 	_ = in.timed(PhaseChunk, func() error { chunks = Split(objects, ChunkTokens); return nil })
 	model, embed := "", in.embed != nil
 	if embed {
 		m, ok := in.embed.Model(llm.OpEmbedding)
 		model, embed = m.Name, ok && len(chunks) > 0
 	}
-	status := StatusIndexed
+	status := kindex.StatusIndexed
 	if embed {
-		status = StatusEmbedding
+		status = kindex.StatusEmbedding
 	}
 	if err := in.timed(PhaseStore, func() error { return in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, chunks, status) }); err != nil {
 		return 0, in.failed(ctx, f, label, fmt.Errorf("knowledge: saving %s: %w", label, err))
@@ -247,7 +248,7 @@ func (in *Ingester) saveContent(ctx context.Context, f filemeta.Item, label stri
 		reason = vectorsMissing + err.Error()
 		in.logger.Warn("knowledge: embedding failed", "file", f.ID, "content", label, "err", err)
 	}
-	return len(chunks), in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason)
+	return len(chunks), in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, kindex.StatusIndexed, reason)
 }
 
 // recordExtractor records on f's content which extractor x chooses for it

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -27,15 +28,15 @@ import (
 // principal must be able to read it); the content it reaches, its own or
 // an entry's inside it, is then read by its sha256.
 type ContentStore interface {
-	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (ContentState, error)
+	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (kindex.ContentState, error)
 	// ContainerEntries lists a container file's entries by full path.
-	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]ContainerEntry, error)
-	ContentStateOf(ctx context.Context, tenantID, sha string) (ContentState, error)
-	ContentChunksOf(ctx context.Context, tenantID, sha string, f ChunkFilter) ([]Chunk, error)
-	AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []Chunk) error
+	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error)
+	ContentStateOf(ctx context.Context, tenantID, sha string) (kindex.ContentState, error)
+	ContentChunksOf(ctx context.Context, tenantID, sha string, f kindex.ChunkFilter) ([]kindex.Chunk, error)
+	AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []kindex.Chunk) error
 	// AddVectors adds the vectors of chunks to a content's, keeping the
 	// others (SaveVectors replaces them).
-	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
+	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32) error
 }
 
 // ErrNotReady: the file's content is not indexed yet (or failed).
@@ -162,7 +163,7 @@ type Content struct {
 	// one).
 	Name, MIMEType, SHA256 string
 	Size                   int64
-	State                  ContentState
+	State                  kindex.ContentState
 }
 
 // Content resolves what a read of f (entry: one of its container entries,
@@ -180,7 +181,7 @@ func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f filemeta.It
 	if err != nil {
 		return c, err
 	}
-	var e *ContainerEntry
+	var e *kindex.ContainerEntry
 	for i := range entries {
 		if entries[i].Path == entry || entries[i].Path == f.Name+"/"+entry {
 			e = &entries[i]
@@ -209,7 +210,7 @@ func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f filemeta.It
 
 // State returns the content state of a file the principal can read, ready
 // to be read (indexed or being embedded).
-func (r *Reader) State(ctx context.Context, p tenancy.Principal, fileID string) (ContentState, error) {
+func (r *Reader) State(ctx context.Context, p tenancy.Principal, fileID string) (kindex.ContentState, error) {
 	st, err := r.store.ContentState(ctx, p, fileID)
 	if err != nil {
 		return st, err
@@ -218,11 +219,11 @@ func (r *Reader) State(ctx context.Context, p tenancy.Principal, fileID string) 
 }
 
 // ready says whether a content can be read, and why not.
-func ready(st ContentState) error {
+func ready(st kindex.ContentState) error {
 	switch st.Status {
-	case StatusIndexed, StatusEmbedding:
+	case kindex.StatusIndexed, kindex.StatusEmbedding:
 		return nil
-	case StatusFailed:
+	case kindex.StatusFailed:
 		return fmt.Errorf("%w: indexing failed: %s", ErrNotReady, st.Error)
 	default:
 		state := string(st.Status)
@@ -246,7 +247,7 @@ func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f filemeta.It
 	}
 	st := c.State
 	var out ObjectPage
-	flt := ChunkFilter{Pages: q.Pages, Types: q.Types}
+	flt := kindex.ChunkFilter{Pages: q.Pages, Types: q.Types}
 	if q.Section != "" {
 		sec, ok := FindSection(st.Index, q.Section)
 		if !ok {
@@ -278,7 +279,7 @@ func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f filemeta.It
 
 // onDemand serves q from an on-demand PDF: its objects are its pages, the
 // window's missing pages are extracted and stored first.
-func (r *Reader) onDemand(ctx context.Context, c Content, q ObjectQuery, flt ChunkFilter, out ObjectPage) (ObjectPage, error) {
+func (r *Reader) onDemand(ctx context.Context, c Content, q ObjectQuery, flt kindex.ChunkFilter, out ObjectPage) (ObjectPage, error) {
 	if len(flt.Types) > 0 && !slices.Contains(flt.Types, content.Text) {
 		return out, nil // a PDF's pages are text
 	}
@@ -302,11 +303,11 @@ func (r *Reader) onDemand(ctx context.Context, c Content, q ObjectQuery, flt Chu
 		return ObjectPage{}, err
 	}
 	out.ExtractedPages = extracted
-	chunks, err := r.store.ContentChunksOf(ctx, c.File.TenantID, c.SHA256, ChunkFilter{Pages: window})
+	chunks, err := r.store.ContentChunksOf(ctx, c.File.TenantID, c.SHA256, kindex.ChunkFilter{Pages: window})
 	if err != nil {
 		return ObjectPage{}, err
 	}
-	byPage := map[int][]Chunk{}
+	byPage := map[int][]kindex.Chunk{}
 	for _, c := range chunks {
 		byPage[c.Ref.PageIndex] = append(byPage[c.Ref.PageIndex], c)
 	}
@@ -345,7 +346,7 @@ func (r *Reader) ensurePages(ctx context.Context, c Content, pages []int) ([]int
 	if err != nil {
 		return nil, err
 	}
-	done := ExtractedPages(st.Index)
+	done := kindex.ExtractedPages(st.Index)
 	var missing []int
 	for _, pg := range pages {
 		if _, ok := slices.BinarySearch(done, pg); !ok {
@@ -374,7 +375,7 @@ func (r *Reader) ensurePages(ctx context.Context, c Content, pages []int) ([]int
 			return nil, fmt.Errorf("knowledge: reading pages %d-%d of %s: %w", run[0], run[len(run)-1], c.Name, err)
 		}
 		var sums []content.Summary
-		var chunks []Chunk
+		var chunks []kindex.Chunk
 		for _, o := range objs {
 			sums = append(sums, content.Summarize(o))
 			// One object at a time: chunk ids ("page-7#0") stay unique
@@ -392,7 +393,7 @@ func (r *Reader) ensurePages(ctx context.Context, c Content, pages []int) ([]int
 // embedPages embeds the chunks of pages read on demand and adds their
 // vectors to the content's, billed as ingestion bills its embeddings. A
 // failure leaves the pages found by their words, as at ingestion.
-func (r *Reader) embedPages(ctx context.Context, c Content, chunks []Chunk) {
+func (r *Reader) embedPages(ctx context.Context, c Content, chunks []kindex.Chunk) {
 	if r.embed == nil || len(chunks) == 0 {
 		return
 	}
@@ -449,7 +450,7 @@ func pagesWithin(want []int, from, to int) []int {
 // fromChunks joins the chunks of each object back into the object, in
 // order. Chunks were cut at paragraph, sentence or word boundaries; they
 // are joined with a blank line, which keeps the words and their order.
-func fromChunks(chunks []Chunk) []content.Object {
+func fromChunks(chunks []kindex.Chunk) []content.Object {
 	var out []content.Object
 	at := map[string]int{}
 	for _, c := range chunks {
@@ -466,7 +467,7 @@ func fromChunks(chunks []Chunk) []content.Object {
 // unchunked lists the index's objects that have no text chunks (images,
 // media) and match the filter, as objects without data: the store keeps
 // their summary, not their bytes.
-func unchunked(idx content.Index, flt ChunkFilter) []content.Object {
+func unchunked(idx content.Index, flt kindex.ChunkFilter) []content.Object {
 	var out []content.Object
 	for _, s := range idx.Objects {
 		if s.ContentType == content.Text {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -43,9 +44,9 @@ func (r *Reader) ExtractRest(ctx context.Context, f filemeta.Item, progress func
 			return extracted, err
 		}
 		switch st.Status {
-		case StatusFailed:
+		case kindex.StatusFailed:
 			return extracted, nil // nothing to complete
-		case StatusIndexed, StatusEmbedding:
+		case kindex.StatusIndexed, kindex.StatusEmbedding:
 		default:
 			return extracted, fmt.Errorf("%w: %s is being indexed (%s)", ErrNotReady, f.Name, st.Status)
 		}
@@ -53,7 +54,7 @@ func (r *Reader) ExtractRest(ctx context.Context, f filemeta.Item, progress func
 			return extracted, nil
 		}
 		total := pageCount(st.Index)
-		done := ExtractedPages(st.Index)
+		done := kindex.ExtractedPages(st.Index)
 		var next []int
 		for pg := 1; pg <= total && len(next) < RestBatch; pg++ {
 			if _, ok := slices.BinarySearch(done, pg); !ok {

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // SearchStore is what searching needs of the database.
 type SearchStore interface {
-	SearchLexical(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error)
-	SearchVectors(ctx context.Context, p tenancy.Principal, q Query, model string, vec []float32) ([]Hit, error)
+	SearchLexical(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
+	SearchVectors(ctx context.Context, p tenancy.Principal, q kindex.Query, model string, vec []float32) ([]kindex.Hit, error)
 }
 
 // languageStore is the optional part of a SearchStore that knows the
@@ -51,7 +52,7 @@ func NewSearcher(store SearchStore, embed Embedder, logger *slog.Logger) *Search
 }
 
 // Search runs the query for the principal.
-func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error) {
+func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
@@ -64,7 +65,7 @@ func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]
 		q.Languages = langs
 	}
 	lexical, lerr := s.store.SearchLexical(ctx, p, q)
-	if lerr != nil && !(errors.Is(lerr, tenancy.ErrInvalid) && len(Terms(q.Text)) == 0 && s.embed != nil) {
+	if lerr != nil && !(errors.Is(lerr, tenancy.ErrInvalid) && len(kindex.Terms(q.Text)) == 0 && s.embed != nil) {
 		return nil, lerr
 	}
 	model, ok := s.model()
@@ -88,7 +89,7 @@ func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]
 
 // marked sets every hit's Match, so that a caller sees when results were
 // found by their words only.
-func marked(hits []Hit, match string) []Hit {
+func marked(hits []kindex.Hit, match string) []kindex.Hit {
 	for i := range hits {
 		hits[i].Match = match
 	}

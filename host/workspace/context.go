@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -195,8 +196,8 @@ func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string)
 		return resp.Usage
 	}
 	for _, f := range facts {
-		if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, knowledge.Memory{WorkflowID: rk.w.ID, Key: knowledge.EntityPrefix + f[0],
-			Value: f[1], Source: knowledge.MemoryExtraction}); err != nil {
+		if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, kindex.Memory{WorkflowID: rk.w.ID, Key: knowledge.EntityPrefix + f[0],
+			Value: f[1], Source: kindex.MemoryExtraction}); err != nil {
 			rk.s.logger.Warn("workspace: keeping an entity", "workflow", rk.w.ID, "key", f[0], "err", err)
 		}
 	}

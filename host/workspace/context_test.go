@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/store"
@@ -252,7 +253,7 @@ func TestRoundContextScope(t *testing.T) {
 	}
 }
 
-func names(hs []knowledge.Hit) string {
+func names(hs []kindex.Hit) string {
 	var out []string
 	for _, h := range hs {
 		out = append(out, h.FileName)
@@ -359,7 +360,7 @@ func TestEntityCache(t *testing.T) {
 		if n, _ := e.usage(t, w.ID, "entities"); n != 1 {
 			t.Fatalf("%d entity calls", n)
 		}
-		if mem, _ := e.db.Memories(context.Background(), e.alice, w.ID, knowledge.MemoryExtraction, 10); len(mem) != 0 {
+		if mem, _ := e.db.Memories(context.Background(), e.alice, w.ID, kindex.MemoryExtraction, 10); len(mem) != 0 {
 			t.Fatalf("entities from a malformed reply: %+v", mem)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -136,16 +137,16 @@ func (e *env) upload(t testing.TB, p tenancy.Principal, ws, name, body string, t
 func (e *env) indexed(t testing.TB, f filemeta.Item, texts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	chunks := make([]knowledge.Chunk, len(texts))
+	chunks := make([]kindex.Chunk, len(texts))
 	for i, s := range texts {
-		chunks[i] = knowledge.Chunk{ID: f.ID + "-" + string(rune('a'+i)), Seq: i, ObjectID: "o" + string(rune('a'+i)), ContentType: content.Text,
+		chunks[i] = kindex.Chunk{ID: f.ID + "-" + string(rune('a'+i)), Seq: i, ObjectID: "o" + string(rune('a'+i)), ContentType: content.Text,
 			Text: s, Ref: content.Ref{PageIndex: i + 1}, Tokens: len(strings.Fields(s))}
 	}
 	if _, err := e.db.ClaimContent(ctx, f.TenantID, f.SHA256, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.db.SaveContent(ctx, f.TenantID, f.SHA256, content.Index{FileName: f.Name, MIMEType: f.MIMEType, TotalObjects: len(texts)}, chunks,
-		knowledge.StatusIndexed); err != nil {
+		kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 }

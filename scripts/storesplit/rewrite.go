@@ -371,6 +371,7 @@ func rewriteFile(mod string, rules []rule, file string) error {
 	needed := map[string]bool{} // new packages referenced
 	changed := false
 	skip := map[*ast.Ident]bool{}
+	elided := map[*ast.CompositeLit]ast.Expr{} // element types of literals whose type is elided
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
@@ -399,9 +400,36 @@ func rewriteFile(mod string, rules []rule, file string) error {
 			}
 			changed = true
 			skip[x] = true
-		case *ast.KeyValueExpr:
-			if k, ok := n.Key.(*ast.Ident); ok {
-				skip[k] = true
+		case *ast.CompositeLit:
+			// A key of a struct literal is a field name; of a map or
+			// array literal (written or elided), a value that may be moved.
+			elem := n.Type
+			if elem == nil {
+				elem = elided[n]
+			}
+			_, isMap := elem.(*ast.MapType)
+			_, isArray := elem.(*ast.ArrayType)
+			for _, e := range n.Elts {
+				kv, ok := e.(*ast.KeyValueExpr)
+				if ok && !isMap && !isArray {
+					if k, isIdent := kv.Key.(*ast.Ident); isIdent {
+						skip[k] = true
+					}
+				}
+				var inner ast.Expr
+				switch t := elem.(type) {
+				case *ast.MapType:
+					inner = t.Value
+				case *ast.ArrayType:
+					inner = t.Elt
+				}
+				v := e
+				if ok {
+					v = kv.Value
+				}
+				if c, ok := v.(*ast.CompositeLit); ok && c.Type == nil && inner != nil {
+					elided[c] = inner
+				}
 			}
 		case *ast.Field:
 			for _, nm := range n.Names {

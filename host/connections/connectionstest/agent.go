@@ -12,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -106,7 +107,7 @@ func (a *Agent) Ingest(tb testing.TB, h *wasm.Host, id string) {
 	if _, err := ing.Ingest(ctx, id, false); err != nil {
 		tb.Fatal(err)
 	}
-	if st, err := a.DB.ContentState(ctx, a.P, id); err != nil || st.Status != knowledge.StatusIndexed {
+	if st, err := a.DB.ContentState(ctx, a.P, id); err != nil || st.Status != kindex.StatusIndexed {
 		tb.Fatalf("content state of %s: %+v %v", id, st, err)
 	}
 }
