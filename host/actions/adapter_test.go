@@ -16,6 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -36,7 +37,7 @@ const maxDoc = 64 << 10
 func newEnv(t *testing.T) env {
 	t.Helper()
 	w := worldtest.New(t, worldtest.Options{Workflow: "legacy", Model: &worldtest.Model{
-		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
+		Models:  map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
 		Timeout: 20 * time.Second,
 	}})
 	h := wasmtest.Host(t, "actionsdemo", "actionshostile", "echo")

@@ -14,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -53,7 +54,7 @@ func TestEmbeddingBackfill(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbeddingDimension(64))
 	model, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 5 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "test", Model: "embed-64"}}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "test", Model: "embed-64"}}},
 		Retry:     llm.RetryConfig{Attempts: 1},
 	}, nil, nil)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
@@ -44,7 +45,7 @@ func TestArchiveEmbeddingBatches(t *testing.T) {
 	srv.ScriptEndpoint(llmtest.EndpointEmbeddings, llmtest.RateLimited(time.Second))
 	model, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 30 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "test", Model: "embed-16"}}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "test", Model: "embed-16"}}},
 		Retry:     llm.RetryConfig{Attempts: 3, BaseDelay: time.Millisecond},
 		Embedding: llm.EmbeddingConfig{BatchSize: batchSize},
 	}, nil, nil)

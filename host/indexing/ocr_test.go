@@ -24,6 +24,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/worldtest"
@@ -55,9 +56,9 @@ func newOCRWorldTB(b *testing.B) *ocrWorld { return newOCRWorldOf(b, true, "pdf"
 
 func newOCRWorldOf(t testing.TB, withOCR bool, plugins ...string) *ocrWorld {
 	t.Helper()
-	models := map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "text-only", InputCHFPer1M: 1, OutputCHFPer1M: 1}}}
+	models := map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "text-only", InputCHFPer1M: 1, OutputCHFPer1M: 1}}}
 	if withOCR {
-		models[llm.OpOCR] = []llm.ModelConfig{{Model: "gpt-4o-mini", InputCHFPer1M: 150, OutputCHFPer1M: 600}}
+		models[modeluse.OpOCR] = []llm.ModelConfig{{Model: "gpt-4o-mini", InputCHFPer1M: 150, OutputCHFPer1M: 600}}
 	}
 	w := worldtest.New(t, worldtest.Options{Model: &worldtest.Model{Models: models,
 		Retry: llm.RetryConfig{Attempts: 1}, Timeout: 20 * time.Second}})

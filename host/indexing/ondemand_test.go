@@ -25,6 +25,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -615,8 +616,8 @@ func TestSmartPDFVectors(t *testing.T) {
 	var billed []llm.Attribution
 	client, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "p", BaseURL: srv.URL()}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "p", Model: "text-embedding-3-small"}}},
-	}, llm.MeterFunc(func(ctx context.Context, u llm.Usage) error {
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "p", Model: "text-embedding-3-small"}}},
+	}, llm.MeterFunc(func(ctx context.Context, u modeluse.Usage) error {
 		mu.Lock()
 		defer mu.Unlock()
 		billed = append(billed, llm.AttributionFrom(ctx))
@@ -654,7 +655,7 @@ func TestSmartPDFVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, _ := client.Model(llm.OpEmbedding)
+	model, _ := client.Model(modeluse.OpEmbedding)
 	for _, pg := range []int{9, 20, 21} {
 		var text string
 		for _, c := range chunks {

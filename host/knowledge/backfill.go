@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 // BackfillStore is what the embedding backfill needs of the database.
@@ -37,7 +38,7 @@ func (in *Ingester) Backfill(ctx context.Context, store BackfillStore) (int, err
 	if in.embed == nil {
 		return 0, nil
 	}
-	m, ok := in.embed.Model(llm.OpEmbedding)
+	m, ok := in.embed.Model(modeluse.OpEmbedding)
 	if !ok {
 		return 0, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 // Bounds of an embedBatch before it flushes: what one Embed call is given.
@@ -46,7 +47,7 @@ func (in *Ingester) newEmbedBatch(owner filemeta.Item) *embedBatch {
 	if in.embed == nil {
 		return nil
 	}
-	m, ok := in.embed.Model(llm.OpEmbedding)
+	m, ok := in.embed.Model(modeluse.OpEmbedding)
 	if !ok {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -225,7 +226,7 @@ func (in *Ingester) saveContent(ctx context.Context, f filemeta.Item, label stri
 	_ = in.timed(PhaseChunk, func() error { chunks = Split(objects, ChunkTokens); return nil })
 	model, embed := "", in.embed != nil
 	if embed {
-		m, ok := in.embed.Model(llm.OpEmbedding)
+		m, ok := in.embed.Model(modeluse.OpEmbedding)
 		model, embed = m.Name, ok && len(chunks) > 0
 	}
 	status := kindex.StatusIndexed

@@ -12,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -143,7 +144,7 @@ type OCRStore interface {
 
 // ModelConfig tells whether an operation has a model (llm.Client).
 type ModelConfig interface {
-	Configured(op llm.Operation) bool
+	Configured(op modeluse.Operation) bool
 }
 
 // OCR reads image-only pages in the background (see the top of this file).
@@ -225,7 +226,7 @@ func (o *OCR) Run(ctx context.Context, f filemeta.Item, progress func(done, tota
 		}
 		return 0, nil
 	}
-	if o.models == nil || !o.models.Configured(llm.OpOCR) {
+	if o.models == nil || !o.models.Configured(modeluse.OpOCR) {
 		state.Status, state.Message = kindex.OCRNotConfigured, NoOCRModel
 		return 0, set(state)
 	}
@@ -344,7 +345,7 @@ func (o *OCR) embedChunks(ctx context.Context, f filemeta.Item, chunks []kindex.
 	if o.embed == nil || len(chunks) == 0 {
 		return
 	}
-	m, ok := o.embed.Model(llm.OpEmbedding)
+	m, ok := o.embed.Model(modeluse.OpEmbedding)
 	if !ok {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -397,7 +398,7 @@ func (r *Reader) embedPages(ctx context.Context, c Content, chunks []kindex.Chun
 	if r.embed == nil || len(chunks) == 0 {
 		return
 	}
-	m, ok := r.embed.Model(llm.OpEmbedding)
+	m, ok := r.embed.Model(modeluse.OpEmbedding)
 	if !ok {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -24,8 +25,8 @@ type languageStore interface {
 
 // Embedder turns texts into vectors (the model layer's embedding operation).
 type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error)
-	Model(op llm.Operation) (llm.ModelInfo, bool)
+	Embed(ctx context.Context, texts []string) ([][]float32, modeluse.Usage, error)
+	Model(op modeluse.Operation) (llm.ModelInfo, bool)
 }
 
 // Values of Hit.Match.
@@ -100,6 +101,6 @@ func (s *Searcher) model() (string, bool) {
 	if s.embed == nil {
 		return "", false
 	}
-	m, ok := s.embed.Model(llm.OpEmbedding)
+	m, ok := s.embed.Model(modeluse.OpEmbedding)
 	return m.Name, ok
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -66,15 +67,15 @@ func lookupKnown(name string) (knownModel, bool) {
 // records it: per million tokens (input, cached input, output), per minute
 // of audio, per million characters spoken, per image.
 type ModelPrice struct {
-	Operation   Operation    `json:"operation"`
-	Provider    string       `json:"provider"`
-	Model       string       `json:"model"`
-	Input       money.Amount `json:"inputPer1M,omitempty"`
-	CachedInput money.Amount `json:"cachedInputPer1M,omitempty"`
-	Output      money.Amount `json:"outputPer1M,omitempty"`
-	PerMinute   money.Amount `json:"perMinute,omitempty"`
-	Per1MChars  money.Amount `json:"per1MChars,omitempty"`
-	PerImage    money.Amount `json:"perImage,omitempty"`
+	Operation   modeluse.Operation `json:"operation"`
+	Provider    string             `json:"provider"`
+	Model       string             `json:"model"`
+	Input       money.Amount       `json:"inputPer1M,omitempty"`
+	CachedInput money.Amount       `json:"cachedInputPer1M,omitempty"`
+	Output      money.Amount       `json:"outputPer1M,omitempty"`
+	PerMinute   money.Amount       `json:"perMinute,omitempty"`
+	Per1MChars  money.Amount       `json:"per1MChars,omitempty"`
+	PerImage    money.Amount       `json:"perImage,omitempty"`
 }
 
 // Prices lists the prices of every model of every chain, built-in list
@@ -88,8 +89,8 @@ func (c Config) Prices() []ModelPrice {
 	slices.Sort(ops)
 	var out []ModelPrice
 	for _, op := range ops {
-		for _, m := range c.Models[Operation(op)] {
-			mp := ModelPrice{Operation: Operation(op), Provider: m.Provider, Model: m.Model,
+		for _, m := range c.Models[modeluse.Operation(op)] {
+			mp := ModelPrice{Operation: modeluse.Operation(op), Provider: m.Provider, Model: m.Model,
 				Input: money.FromCHF(m.InputCHFPer1M), CachedInput: money.FromCHF(m.CachedInputCHFPer1M),
 				Output: money.FromCHF(m.OutputCHFPer1M), PerMinute: money.FromCHF(m.CHFPerMinute),
 				Per1MChars: money.FromCHF(m.CHFPer1MChars), PerImage: money.FromCHF(m.CHFPerImage)}

@@ -14,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -110,7 +111,7 @@ func (rk *roundKnowledge) observe(ctx context.Context, e agent.Event) {
 
 // RoundContext implements agent.ContextSource.
 func (rk *roundKnowledge) RoundContext(ctx context.Context, req agent.ContextRequest) (agent.RoundContext, error) {
-	var usage llm.Usage
+	var usage modeluse.Usage
 	rk.mu.Lock()
 	pending := rk.pending
 	rk.pending = nil
@@ -178,11 +179,11 @@ const entityInstruction = "Extract the key facts from these tool results that la
 // (keys "entity:<name>", source extraction). A failed call or malformed
 // reply is logged and ignored; the round goes on. It returns the call's
 // usage, which counts toward the workflow's budget.
-func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string) llm.Usage {
+func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string) modeluse.Usage {
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: rk.p.TenantID, WorkspaceID: rk.w.WorkspaceID, UserID: rk.p.UserID,
 		WorkflowID: rk.w.ID, Purpose: "entities"})
 	text := knowledge.Clip(strings.Join(results, "\n\n"), entityPromptMaxBytes)
-	resp, err := rk.k.Model.Chat(ctx, llm.ChatRequest{Operation: llm.OpSummary, Messages: []llm.Message{
+	resp, err := rk.k.Model.Chat(ctx, llm.ChatRequest{Operation: modeluse.OpSummary, Messages: []llm.Message{
 		{Role: "system", Content: entityInstruction},
 		{Role: "user", Content: "Tool results:\n" + text},
 	}}, nil)

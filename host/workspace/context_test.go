@@ -18,6 +18,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
@@ -77,9 +78,9 @@ func newKEnv(t *testing.T, decide func(llmtest.ChatRequest) llmtest.Step) *kenv 
 	}
 	h := plugins(t)
 	srv, client := worldtest.NewModel(t, db, worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpAgent:   {{Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
-			llm.OpSummary: {{Model: "summarizer", InputCHFPer1M: 0.5, OutputCHFPer1M: 1}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{
+			modeluse.OpAgent:   {{Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+			modeluse.OpSummary: {{Model: "summarizer", InputCHFPer1M: 0.5, OutputCHFPer1M: 1}},
 		},
 		Server:  []llmtest.Option{llmtest.WithDefault(llmtest.Decide(decide))},
 		Retry:   llm.RetryConfig{Attempts: 1},

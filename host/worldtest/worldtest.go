@@ -21,6 +21,7 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -50,7 +51,7 @@ type Options struct {
 type Model struct {
 	// Models are the client's models by operation; an empty Provider in
 	// one of them is set to Provider.
-	Models map[llm.Operation][]llm.ModelConfig
+	Models map[modeluse.Operation][]llm.ModelConfig
 	// Server are the scripted server's options (a default step, ...).
 	Server []llmtest.Option
 	// Retry is the client's retry policy (zero: llm's default).
@@ -192,7 +193,7 @@ func NewModel(tb testing.TB, db *store.DB, m Model) (*llmtest.Server, *llm.Clien
 		m.Timeout = 20 * time.Second
 	}
 	srv := llmtest.New(tb, m.Server...)
-	models := make(map[llm.Operation][]llm.ModelConfig, len(m.Models))
+	models := make(map[modeluse.Operation][]llm.ModelConfig, len(m.Models))
 	for op, list := range m.Models {
 		for _, mc := range list {
 			if mc.Provider == "" {

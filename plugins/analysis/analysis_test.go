@@ -19,6 +19,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -47,8 +48,8 @@ type env struct {
 
 func newEnv(t testing.TB) env {
 	t.Helper()
-	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{Models: map[llm.Operation][]llm.ModelConfig{
-		llm.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{Models: map[modeluse.Operation][]llm.ModelConfig{
+		modeluse.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
 	}}})
 	kc := &knowledge.Capability{}
 	fc := &files.Capability{Files: w.Files, Workflows: w.Workflows}

@@ -19,6 +19,7 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -29,8 +30,8 @@ import (
 var docItemRe = regexp.MustCompile(`docItem:[0-9a-f-]{36}`)
 
 func agentModel() *worldtest.Model {
-	return &worldtest.Model{Models: map[llm.Operation][]llm.ModelConfig{
-		llm.OpAgent: {{Model: "agent-model", ContextWindow: 32768, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+	return &worldtest.Model{Models: map[modeluse.Operation][]llm.ModelConfig{
+		modeluse.OpAgent: {{Model: "agent-model", ContextWindow: 32768, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
 	}}
 }
 

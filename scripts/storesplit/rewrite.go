@@ -564,7 +564,9 @@ func fixImports(mod, file, src string, needed map[string]bool) (string, bool, er
 		if imp.Name != nil {
 			name = imp.Name.Name
 		}
-		if name == "_" || name == "." || used[name] || !strings.HasPrefix(p, mod) && !knownStd(p) {
+		// A third-party package whose path does not end in its name (a
+		// ".v3", a "go-" prefix) cannot be told unused from its path: it stays.
+		if name == "_" || name == "." || used[name] || !token.IsIdentifier(name) {
 			keep = append(keep, imp)
 			continue
 		}

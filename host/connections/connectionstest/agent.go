@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -36,7 +37,7 @@ type Agent struct {
 func NewAgent(tb testing.TB, workflow string) *Agent {
 	tb.Helper()
 	w := worldtest.New(tb, worldtest.Options{Workflow: workflow, Model: &worldtest.Model{
-		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
+		Models:  map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
 		Timeout: 20 * time.Second,
 	}})
 	rec := &Recorder{}
