@@ -11,9 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/datasources/dsrecord"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
@@ -69,7 +69,7 @@ func (s *Service) Sync(ctx context.Context, id string, seq int64, attempt, maxAt
 		return Result{}, s.finish(ctx, d, seq, Result{}, fmt.Errorf("%w: %w: connection %s was revoked; connect again and add the data source anew",
 			ErrPermanent, connections.ErrRevoked, d.ConnectionID), attempt, maxAttempts)
 	}
-	if ok, err := s.store.UpdateDataSourceSync(ctx, id, seq, s.now(), store.DataSourceSync{State: store.SyncRunning}); err != nil || !ok {
+	if ok, err := s.store.UpdateDataSourceSync(ctx, id, seq, s.now(), dsrecord.DataSourceSync{State: dsrecord.SyncRunning}); err != nil || !ok {
 		return Result{}, err
 	}
 	owner := tenancy.Principal{TenantID: d.TenantID, UserID: d.UserID}
@@ -99,7 +99,7 @@ func (s *Service) finish(ctx context.Context, d DataSource, seq int64, res Resul
 // (nil: unchanged).
 func (s *Service) finishResume(ctx context.Context, d DataSource, seq int64, res Result, err error, attempt, maxAttempts int, resume *string) error {
 	at := s.now()
-	u := store.DataSourceSync{State: store.SyncIdle, Resume: resume}
+	u := dsrecord.DataSourceSync{State: dsrecord.SyncIdle, Resume: resume}
 	summary := res.Summary()
 	u.LastSummary = &summary
 	var next *time.Time
@@ -114,12 +114,12 @@ func (s *Service) finishResume(ctx context.Context, d DataSource, seq int64, res
 		u.LastError, u.NextSync = &empty, next
 	case errors.Is(err, ErrPermanent) || attempt >= maxAttempts:
 		msg := err.Error()
-		u.State, u.LastError, u.NextSync = store.SyncFailed, &msg, next
+		u.State, u.LastError, u.NextSync = dsrecord.SyncFailed, &msg, next
 	default:
 		// The queue tries again; the claim stays, so nothing else syncs
 		// the source meanwhile.
 		msg := fmt.Sprintf("attempt %d of %d: %v", attempt, maxAttempts, err)
-		u.State, u.LastError = store.SyncRetrying, &msg
+		u.State, u.LastError = dsrecord.SyncRetrying, &msg
 	}
 	// A context that ended still records the outcome.
 	if _, uerr := s.store.UpdateDataSourceSync(context.WithoutCancel(ctx), d.ID, seq, at, u); uerr != nil {
@@ -137,7 +137,7 @@ type run struct {
 	d       DataSource
 	seq     int64
 	p       tenancy.Principal
-	items   map[string]store.DataSourceItem
+	items   map[string]dsrecord.DataSourceItem
 	folders map[string]string // parent id + "/" + name → folder id
 	root    string
 	// left is what this sync could not do (listings that failed, with the
@@ -363,7 +363,7 @@ func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 		}
 		res.New++
 	}
-	ok, err := r.s.store.PutDataSourceItem(ctx, r.d.ID, r.seq, store.DataSourceItem{EntryID: key, EntryPath: f.E.Path, Name: name,
+	ok, err := r.s.store.PutDataSourceItem(ctx, r.d.ID, r.seq, dsrecord.DataSourceItem{EntryID: key, EntryPath: f.E.Path, Name: name,
 		Size: f.E.Size, Modified: f.E.Modified, FileID: stored.ID})
 	if err != nil {
 		return err
@@ -371,7 +371,7 @@ func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 	if !ok {
 		return fmt.Errorf("%w: the data source was deleted or synced anew meanwhile", ErrPermanent)
 	}
-	r.items[key] = store.DataSourceItem{EntryID: key, Size: f.E.Size, Modified: f.E.Modified.UTC().Truncate(time.Microsecond), FileID: stored.ID}
+	r.items[key] = dsrecord.DataSourceItem{EntryID: key, Size: f.E.Size, Modified: f.E.Modified.UTC().Truncate(time.Microsecond), FileID: stored.ID}
 	return nil
 }
 
@@ -459,7 +459,7 @@ func (r *run) folder(ctx context.Context, dirs []string) (string, error) {
 				return "", err
 			}
 			r.root = id
-			if _, err := r.s.store.UpdateDataSourceSync(ctx, r.d.ID, r.seq, r.s.now(), store.DataSourceSync{State: store.SyncRunning, FolderID: &id}); err != nil {
+			if _, err := r.s.store.UpdateDataSourceSync(ctx, r.d.ID, r.seq, r.s.now(), dsrecord.DataSourceSync{State: dsrecord.SyncRunning, FolderID: &id}); err != nil {
 				return "", err
 			}
 		}

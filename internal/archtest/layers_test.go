@@ -67,6 +67,8 @@ var layerOf = map[string]int{
 	"host/background/bgjob":            records,
 	"host/billing/ledger":              records,
 	"host/files/filemeta":              records,
+	"host/connections/connrecord":      records,
+	"host/datasources/dsrecord":        records,
 	"host/knowledge/kindex":            records,
 	"host/llm/modeluse":                records,
 	"host/mcpclient/mcpconfig":         records,

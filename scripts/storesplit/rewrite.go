@@ -368,6 +368,26 @@ func rewriteFile(mod string, rules []rule, file string) error {
 		}
 		local[name] = rel
 	}
+	// A moved declaration that referred to its new home by import: the
+	// qualifier goes.
+	self := ""
+	if !strings.HasSuffix(f.Name.Name, "_test") {
+		self = path.Base(dir) // also when an earlier pass dropped the import
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			name := importName(p)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			if p == mod+"/"+dir {
+				self = name
+				break
+			}
+			if name == self {
+				self = "" // the name is another package's
+			}
+		}
+	}
 	needed := map[string]bool{} // new packages referenced
 	changed := false
 	skip := map[*ast.Ident]bool{}
@@ -378,6 +398,12 @@ func rewriteFile(mod string, rules []rule, file string) error {
 			skip[n.Sel] = true
 			x, ok := n.X.(*ast.Ident)
 			if !ok || x.Obj != nil {
+				return true
+			}
+			if self != "" && x.Name == self {
+				x.Name = selfMark
+				changed = true
+				skip[x] = true
 				return true
 			}
 			old, ok := local[x.Name]
@@ -392,7 +418,7 @@ func rewriteFile(mod string, rules []rule, file string) error {
 				// Inside the new package: the name is its own.
 				sel := *n.Sel
 				sel.Name = r.newName
-				*n = ast.SelectorExpr{X: &ast.Ident{NamePos: x.NamePos, Name: "\x00" + r.newName}, Sel: &sel}
+				*n = ast.SelectorExpr{X: &ast.Ident{NamePos: x.NamePos, Name: selfMark}, Sel: &sel}
 			} else {
 				x.Name = path.Base(r.newPkg)
 				n.Sel.Name = r.newName
@@ -497,17 +523,12 @@ func rewriteFile(mod string, rules []rule, file string) error {
 	return os.WriteFile(file, []byte(out2), 0o644)
 }
 
-// flattenOwn turns the marked selectors "\x00Name.Name" back into "Name".
-func flattenOwn(s string) string {
-	for {
-		i := strings.IndexByte(s, 0)
-		if i < 0 {
-			return s
-		}
-		j := strings.IndexByte(s[i:], '.')
-		s = s[:i] + s[i+j+1:]
-	}
-}
+// selfMark qualifies a name that is the file's own package's, until
+// flattenOwn drops it with its dot.
+const selfMark = "storesplitSelf__"
+
+// flattenOwn turns the marked selectors "selfMark.Name" back into "Name".
+func flattenOwn(s string) string { return strings.ReplaceAll(s, selfMark+".", "") }
 
 func ownDeclares(f *ast.File, name string) bool {
 	for _, d := range f.Decls {
