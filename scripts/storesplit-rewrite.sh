@@ -4,7 +4,12 @@
 # rewrites of scripts/storesplit/rules.txt (scripts/storesplit/rewrite.go,
 # idempotent), then gofmt. Run from the module root after merging a branch
 # written before the split; `go build ./... && go vet ./...` names anything
-# left.
+# left. After a merge, a file that conflicts only because one side rewrote
+# its imports and identifiers can take the other branch's side: this script
+# rewrites it again. A new package needs a place in internal/archtest's
+# layerOf (and docs/architecture.md#layers); a new record the store keeps
+# goes in the domain's record package (filemeta, kindex, ledger, ...), not in
+# the domain's service package, or internal/archtest fails.
 set -eu
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/go/bin:$PATH
