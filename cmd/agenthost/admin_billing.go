@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/audit"
-	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -24,7 +24,7 @@ type billingAdminFlags struct {
 	// parsed
 	setCredit, setMonthly bool
 	creditAmt, monthlyAmt *money.Amount
-	dims                  []billing.Dimension
+	dims                  []ledger.Dimension
 	fromT, toT            time.Time
 }
 
@@ -41,7 +41,7 @@ func addBillingAdminFlags(fs *flag.FlagSet) *billingAdminFlags {
 
 func dimensionNames() string {
 	var names []string
-	for _, d := range billing.Dimensions() {
+	for _, d := range ledger.Dimensions() {
 		names = append(names, string(d))
 	}
 	return strings.Join(names, ", ")
@@ -58,7 +58,7 @@ func (b *billingAdminFlags) parse(sub string) error {
 	if err != nil {
 		return fmt.Errorf("admin %s: %w", sub, err)
 	}
-	if b.dims, err = billing.ParseDimensions(*b.by); err != nil {
+	if b.dims, err = ledger.ParseDimensions(*b.by); err != nil {
 		return fmt.Errorf("admin %s: -by: %w", sub, err)
 	}
 	now := time.Now().UTC()
@@ -147,9 +147,9 @@ func (b *billingAdminFlags) usage(ctx context.Context, db *store.DB, tenantID st
 	if err != nil {
 		return err
 	}
-	rows := billing.Report(groups, b.dims)
+	rows := ledger.Report(groups, b.dims)
 	if *b.csv {
-		return billing.WriteCSV(w, b.dims, rows)
+		return ledger.WriteCSV(w, b.dims, rows)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	head := make([]string, 0, len(b.dims)+4)
@@ -157,7 +157,7 @@ func (b *billingAdminFlags) usage(ctx context.Context, db *store.DB, tenantID st
 		head = append(head, string(d))
 	}
 	fmt.Fprintln(tw, strings.Join(append(head, "calls", "prompt", "completion", "CHF"), "\t")+"\t")
-	var total billing.ReportRow
+	var total ledger.ReportRow
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s%d\t%d\t%d\t%s\t\n", prefix(r.Keys), r.Calls, r.PromptTokens, r.CompletionTokens, r.Cost)
 		total.Calls += r.Calls

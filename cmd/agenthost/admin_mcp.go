@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/server"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -96,7 +97,7 @@ func (f *mcpAdminFlags) run(ctx context.Context, db *store.DB, tenant, name, wor
 	case *f.command != "" && *f.url != "":
 		return fmt.Errorf("admin mcp: -command (stdio) or -url (HTTP), not both")
 	case *f.command != "":
-		n.Transport = mcpclient.Stdio
+		n.Transport = mcpconfig.Stdio
 		if strings.HasPrefix(strings.TrimSpace(*f.command), "[") {
 			if err := json.Unmarshal([]byte(*f.command), &n.Command); err != nil {
 				return fmt.Errorf("admin mcp: -command: %w", err)
@@ -105,7 +106,7 @@ func (f *mcpAdminFlags) run(ctx context.Context, db *store.DB, tenant, name, wor
 			n.Command = strings.Fields(*f.command)
 		}
 	case *f.url != "":
-		n.Transport = mcpclient.HTTP
+		n.Transport = mcpconfig.HTTP
 	default:
 		return fmt.Errorf("admin mcp: -command (stdio) or -url (HTTP) required, or -list, or -remove ID")
 	}
@@ -142,7 +143,7 @@ func (f *mcpAdminFlags) run(ctx context.Context, db *store.DB, tenant, name, wor
 	return nil
 }
 
-func printMCPServers(w io.Writer, servers []mcpclient.Server) {
+func printMCPServers(w io.Writer, servers []mcpconfig.Server) {
 	if len(servers) == 0 {
 		fmt.Fprintln(w, "no MCP servers")
 		return
@@ -151,7 +152,7 @@ func printMCPServers(w io.Writer, servers []mcpclient.Server) {
 	fmt.Fprintln(tw, "ID\tNAME\tWORKSPACE\tTRANSPORT\tTARGET\tSECRETS")
 	for _, s := range servers {
 		target := s.Config.URL
-		if s.Config.Transport == mcpclient.Stdio {
+		if s.Config.Transport == mcpconfig.Stdio {
 			target = strings.Join(s.Config.Command, " ")
 		}
 		ws := s.WorkspaceID

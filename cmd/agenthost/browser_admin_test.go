@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/billing/ledger"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/mcpclient/referencetest"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
@@ -57,9 +57,9 @@ func TestBrowserAdmin(t *testing.T) {
 	}
 	now := time.Now().UTC()
 	for i, cost := range []float64{0.42, 1.25, 0.08} {
-		r := billing.Record{TenantID: admin.TenantID, WorkspaceID: ws[1], UserID: admin.UserID, Purpose: "agent",
+		r := ledger.Record{TenantID: admin.TenantID, WorkspaceID: ws[1], UserID: admin.UserID, Purpose: "agent",
 			CreatedAt: now.Add(-time.Duration(2-i) * 24 * time.Hour),
-			Usage: llm.Usage{Operation: llm.OpAgent, Provider: "openai", Model: "gpt-4o-mini", PromptTokens: 1000 * (i + 1),
+			Usage: modeluse.Usage{Operation: modeluse.OpAgent, Provider: "openai", Model: "gpt-4o-mini", PromptTokens: 1000 * (i + 1),
 				CompletionTokens: 100 * (i + 1), Cost: money.FromCHF(cost)}}
 		if err := db.InsertUsage(ctx, r); err != nil {
 			t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/builtin"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testpdf"
 )
@@ -85,13 +85,13 @@ func TestServeExtractorChoice(t *testing.T) {
 		flags         []string
 		text          string // the PDF's own text
 		want          string
-		by            knowledge.ChosenBy
+		by            kindex.ChosenBy
 		injected, own int // search hits for the injected text and the PDF's own
 		log           string
 	}{
-		{"built-ins win", nil, "Quarterly travel budget approved", "pdf", knowledge.ChosenBuiltin, 0, 1,
+		{"built-ins win", nil, "Quarterly travel budget approved", "pdf", kindex.ChosenBuiltin, 0, 1,
 			`level=WARN msg="extractor's claims overruled`},
-		{"the operator chooses aaa-pdf", []string{"-extractor", "application/pdf=aaa-pdf"}, "Annual hardware budget approved", "aaa-pdf", knowledge.ChosenOperator, 1, 0,
+		{"the operator chooses aaa-pdf", []string{"-extractor", "application/pdf=aaa-pdf"}, "Annual hardware budget approved", "aaa-pdf", kindex.ChosenOperator, 1, 0,
 			`msg="extractor chosen by the operator" mimeType=application/pdf plugin=aaa-pdf`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -124,9 +124,9 @@ func TestServeExtractorChoice(t *testing.T) {
 				t.Fatalf("upload: %d %s", status, raw)
 			}
 			var st struct {
-				Status    knowledge.Status
+				Status    kindex.Status
 				Error     string
-				Extractor *knowledge.ExtractorRecord
+				Extractor *kindex.ExtractorRecord
 			}
 			// No deadline of its own: how long the first extraction takes
 			// depends on the machine; the test binary's -timeout bounds it.
@@ -138,18 +138,18 @@ func TestServeExtractorChoice(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if st.Status == knowledge.StatusIndexed || st.Status == knowledge.StatusFailed {
+				if st.Status == kindex.StatusIndexed || st.Status == kindex.StatusFailed {
 					break
 				}
 			}
-			if st.Status != knowledge.StatusIndexed || st.Extractor == nil || st.Extractor.Name != c.want || st.Extractor.ChosenBy != c.by || len(st.Extractor.SHA256) != 12 {
+			if st.Status != kindex.StatusIndexed || st.Extractor == nil || st.Extractor.Name != c.want || st.Extractor.ChosenBy != c.by || len(st.Extractor.SHA256) != 12 {
 				t.Fatalf("index state %+v, extractor %+v; want %s chosen by %s", st, st.Extractor, c.want, c.by)
 			}
 			for _, q := range []struct {
 				text string
 				want int
 			}{{"zzinjectedzz", c.injected}, {strings.Fields(c.text)[0], c.own}} {
-				var hits []knowledge.Hit
+				var hits []kindex.Hit
 				_, raw := api("GET", "/workspaces/"+ws[1]+"/search?q="+url.QueryEscape(q.text), nil, "")
 				if err := json.Unmarshal(raw, &hits); err != nil || len(hits) != q.want {
 					t.Fatalf("search %q: %d hits %+v %v, want %d", q.text, len(hits), hits, err, q.want)

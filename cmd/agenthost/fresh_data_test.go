@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/internal/testpdf"
@@ -96,7 +96,7 @@ func TestServeFreshDataDirectory(t *testing.T) {
 			// the machine; the test binary's -timeout bounds it.
 			for ; ; time.Sleep(100 * time.Millisecond) {
 				var idx struct {
-					Status knowledge.Status
+					Status kindex.Status
 					Error  string
 				}
 				st, raw := api("GET", "/files/"+f.ID+"/index", nil, "")
@@ -105,10 +105,10 @@ func TestServeFreshDataDirectory(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if idx.Status == knowledge.StatusIndexed {
+				if idx.Status == kindex.StatusIndexed {
 					break
 				}
-				if idx.Status == knowledge.StatusFailed {
+				if idx.Status == kindex.StatusFailed {
 					t.Fatalf("indexing failed: %s", idx.Error)
 				}
 			}

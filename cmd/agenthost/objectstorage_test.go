@@ -15,7 +15,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/blob/s3test"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/internal/testpdf"
@@ -135,7 +135,7 @@ func TestServeObjectStorage(t *testing.T) {
 				// machine; the test binary's -timeout bounds it.
 				for ; ; time.Sleep(100 * time.Millisecond) {
 					var idx struct {
-						Status knowledge.Status
+						Status kindex.Status
 						Error  string
 					}
 					st, raw := api(base, "GET", "/files/"+f.ID+"/index", nil, "")
@@ -144,10 +144,10 @@ func TestServeObjectStorage(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					if idx.Status == knowledge.StatusIndexed {
+					if idx.Status == kindex.StatusIndexed {
 						break
 					}
-					if idx.Status == knowledge.StatusFailed {
+					if idx.Status == kindex.StatusFailed {
 						t.Fatalf("indexing failed: %s", idx.Error)
 					}
 				}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/builtin"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/internal/testpdf"
 )
@@ -75,7 +76,7 @@ func TestServeFilePassword(t *testing.T) {
 		return f.ID
 	}
 	type state struct {
-		Status knowledge.Status
+		Status kindex.Status
 		Error  string
 	}
 	settled := func(id string) state {
@@ -89,7 +90,7 @@ func TestServeFilePassword(t *testing.T) {
 				}
 			}
 			switch st.Status {
-			case knowledge.StatusIndexed, knowledge.StatusFailed, knowledge.StatusEncrypted:
+			case kindex.StatusIndexed, kindex.StatusFailed, knowledge.StatusEncrypted:
 				return st
 			}
 		}
@@ -107,7 +108,7 @@ func TestServeFilePassword(t *testing.T) {
 	}
 	hits := func(q string) int {
 		_, raw := call("GET", "/workspaces/"+ws[1]+"/search?q="+url.QueryEscape(q), nil, "")
-		var hs []knowledge.Hit
+		var hs []kindex.Hit
 		if err := json.Unmarshal(raw, &hs); err != nil {
 			t.Fatalf("search %q: %s", q, raw)
 		}
@@ -137,10 +138,10 @@ func TestServeFilePassword(t *testing.T) {
 			if c.words != "" && hits(c.words) != 0 {
 				t.Fatal("an encrypted file's words are found")
 			}
-			if status, st := give(id, "not-it"); status != 200 || st.Status != knowledge.StatusEncrypted || !strings.HasPrefix(st.Error, knowledge.ReasonWrongPassword) {
-				t.Fatalf("a wrong password: %d %+v, want encrypted with %q", status, st, knowledge.ReasonWrongPassword)
+			if status, st := give(id, "not-it"); status != 200 || st.Status != knowledge.StatusEncrypted || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
+				t.Fatalf("a wrong password: %d %+v, want encrypted with %q", status, st, kindex.ReasonWrongPassword)
 			}
-			if status, st := give(id, c.password); status != 200 || st.Status != knowledge.StatusIndexed {
+			if status, st := give(id, c.password); status != 200 || st.Status != kindex.StatusIndexed {
 				t.Fatalf("the right password: %d %+v, want indexed", status, st)
 			}
 			if c.words != "" && hits(c.words) != 1 {
@@ -167,7 +168,7 @@ func TestServeFilePassword(t *testing.T) {
 			ID    string
 			Index *state
 		}
-		if status, raw := call("POST", "/workspaces/"+ws[1]+"/files", &body, mw.FormDataContentType()); status != 201 || json.Unmarshal(raw, &res) != nil || res.Index == nil || res.Index.Status != knowledge.StatusIndexed {
+		if status, raw := call("POST", "/workspaces/"+ws[1]+"/files", &body, mw.FormDataContentType()); status != 201 || json.Unmarshal(raw, &res) != nil || res.Index == nil || res.Index.Status != kindex.StatusIndexed {
 			t.Fatalf("upload with its password: %d %s, want indexed", status, raw)
 		}
 		if hits("Quokka") != 1 {

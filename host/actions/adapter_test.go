@@ -13,8 +13,10 @@ import (
 	"github.com/agenthost/agenthost/host/actions"
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -35,7 +37,7 @@ const maxDoc = 64 << 10
 func newEnv(t *testing.T) env {
 	t.Helper()
 	w := worldtest.New(t, worldtest.Options{Workflow: "legacy", Model: &worldtest.Model{
-		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
+		Models:  map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
 		Timeout: 20 * time.Second,
 	}})
 	h := wasmtest.Host(t, "actionsdemo", "actionshostile", "echo")
@@ -49,7 +51,7 @@ func (e env) ctx() context.Context {
 
 func (e env) fileNames(t *testing.T) []string {
 	t.Helper()
-	page, err := e.w.Files.List(context.Background(), e.w.P, files.Filter{WorkspaceID: e.w.Workspace})
+	page, err := e.w.Files.List(context.Background(), e.w.P, filemeta.Filter{WorkspaceID: e.w.Workspace})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -31,7 +32,7 @@ type Config struct {
 	// this run (Input.Spent) counts.
 	MaxCost money.Amount
 	// Operation selects the model chain [llm.OpAgent].
-	Operation llm.Operation
+	Operation modeluse.Operation
 	// SystemPrompt opens every conversation [a short default].
 	SystemPrompt string
 	// ToolParallelism bounds read-only tools running at once [4].
@@ -78,7 +79,7 @@ func (c Config) withDefaults() Config {
 		c.MaxRounds = 25
 	}
 	if c.Operation == "" {
-		c.Operation = llm.OpAgent
+		c.Operation = modeluse.OpAgent
 	}
 	if c.SystemPrompt == "" {
 		c.SystemPrompt = defaultSystemPrompt
@@ -119,14 +120,14 @@ const defaultSystemPrompt = "You are the agent of an AI workspace. Use the tools
 // Model is what the loop needs of the model layer.
 type Model interface {
 	Chat(ctx context.Context, req llm.ChatRequest, onDelta func(llm.Delta)) (llm.ChatResponse, error)
-	Model(op llm.Operation) (llm.ModelInfo, bool)
+	Model(op modeluse.Operation) (llm.ModelInfo, bool)
 }
 
 // ChoosingModel is a Model that honours a model chosen in the context
 // (llm.WithModel): ModelIn returns the model the round's calls start with.
 // *llm.Client is one.
 type ChoosingModel interface {
-	ModelIn(ctx context.Context, op llm.Operation) (llm.ModelInfo, bool)
+	ModelIn(ctx context.Context, op modeluse.Operation) (llm.ModelInfo, bool)
 }
 
 // Tools is what the loop needs of a tool set.
@@ -271,5 +272,5 @@ type ContextRequest struct {
 // RoundContext is a source's answer.
 type RoundContext struct {
 	Text  string
-	Usage llm.Usage
+	Usage modeluse.Usage
 }

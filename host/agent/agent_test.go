@@ -13,6 +13,7 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -41,7 +42,7 @@ func newEnv(t *testing.T, model llm.ModelConfig, opts ...llmtest.Option) env {
 	summary := llm.ModelConfig{Provider: "test", Model: "summarizer", InputCHFPer1M: model.InputCHFPer1M, OutputCHFPer1M: model.OutputCHFPer1M}
 	c, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 10 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {model}, llm.OpSummary: {summary}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {model}, modeluse.OpSummary: {summary}},
 		Retry:     llm.RetryConfig{Attempts: 1},
 	}, nil, nil)
 	if err != nil {

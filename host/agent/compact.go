@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
@@ -42,12 +43,12 @@ func (r *run) fold(ctx context.Context, keep int, now bool) error {
 	fold := r.rounds[:len(r.rounds)-keep]
 	from, to := fold[0].from, fold[len(fold)-1].to
 	r.emit(ctx, workflows.EventStatus, workflows.StatusData{Status: workflows.StatusRunning, Label: fmt.Sprintf("Summarising %d earlier round(s)", len(fold))})
-	req := llm.ChatRequest{Operation: llm.OpSummary, Messages: []llm.Message{
+	req := llm.ChatRequest{Operation: modeluse.OpSummary, Messages: []llm.Message{
 		{Role: "system", Content: "You keep the running summary of an agent's work. Keep every fact, number, " +
 			"file id, source and decision that later steps may need; drop chatter. Reply with the updated summary only."},
 		{Role: "user", Content: "Summary so far:\n" + orNone(r.summary) + "\n\nNew steps to fold in:\n" + render(r.msgs[from:to])},
 	}}
-	cctx, endCall := r.cfg.Observer.StartModelCall(ctx, llm.OpSummary, "")
+	cctx, endCall := r.cfg.Observer.StartModelCall(ctx, modeluse.OpSummary, "")
 	resp, err := r.a.model.Chat(cctx, req, nil)
 	if errors.Is(err, llm.ErrContextLength) {
 		// The rounds to fold are too long for the summary model as they

@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -30,7 +31,7 @@ func (s *roundSource) RoundContext(_ context.Context, req agent.ContextRequest) 
 		return agent.RoundContext{}, errors.New("knowledge store closed")
 	}
 	return agent.RoundContext{Text: fmt.Sprintf("CTX round %d; summary %q", req.Round, req.Summary),
-		Usage: llm.Usage{Cost: money.FromCHF(0.01), PromptTokens: 10}}, nil
+		Usage: modeluse.Usage{Cost: money.FromCHF(0.01), PromptTokens: 10}}, nil
 }
 
 // TestContextSource: before every model round the source is asked, within a

@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -203,7 +204,7 @@ func TestContextErrorCompacted(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithContextWindow("small", 4000))
 	client, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 10 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Provider: "test", Model: "small", ContextWindow: 32000}}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Provider: "test", Model: "small", ContextWindow: 32000}}},
 		Retry:     llm.RetryConfig{Attempts: 3, BaseDelay: time.Millisecond},
 	}, nil, nil)
 	if err != nil {
@@ -239,7 +240,7 @@ func TestFallbackModelShown(t *testing.T) {
 	srv := llmtest.New(t)
 	client, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "p1", BaseURL: srv.URL(), Timeout: 10 * time.Second}, {Name: "p2", BaseURL: srv.URL(), Timeout: 10 * time.Second}},
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Provider: "p1", Model: "primary", InputCHFPer1M: 2, OutputCHFPer1M: 8},
+		Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Provider: "p1", Model: "primary", InputCHFPer1M: 2, OutputCHFPer1M: 8},
 			{Provider: "p2", Model: "backup", InputCHFPer1M: 1, OutputCHFPer1M: 4}}},
 		Retry: llm.RetryConfig{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond},
 	}, nil, nil)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -242,7 +243,7 @@ func (r *run) chat(ctx context.Context, req llm.ChatRequest, stream bool) (llm.C
 	return resp, err
 }
 
-func (r *run) account(u llm.Usage) {
+func (r *run) account(u modeluse.Usage) {
 	r.res.Cost += u.Cost
 	r.res.PromptTokens += u.PromptTokens
 	r.res.CompletionTokens += u.CompletionTokens

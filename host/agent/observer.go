@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -19,7 +20,7 @@ type Observer interface {
 	// StartModelCall opens a model call of the loop (rounds, summaries);
 	// end receives its usage (Model: the model that answered), every
 	// HTTP attempt it made (retries, fallback models) and its error.
-	StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, []llm.Try, error))
+	StartModelCall(ctx context.Context, op modeluse.Operation, model string) (context.Context, func(modeluse.Usage, []llm.Try, error))
 	// StartToolCall opens a tool call (all its attempts).
 	StartToolCall(ctx context.Context, tool string, readOnly bool) (context.Context, func(res wasm.Result, attempts int))
 }
@@ -35,8 +36,8 @@ func (nopObserver) StartRound(ctx context.Context, _ int) (context.Context, func
 	return ctx, func() {}
 }
 
-func (nopObserver) StartModelCall(ctx context.Context, _ llm.Operation, _ string) (context.Context, func(llm.Usage, []llm.Try, error)) {
-	return ctx, func(llm.Usage, []llm.Try, error) {}
+func (nopObserver) StartModelCall(ctx context.Context, _ modeluse.Operation, _ string) (context.Context, func(modeluse.Usage, []llm.Try, error)) {
+	return ctx, func(modeluse.Usage, []llm.Try, error) {}
 }
 
 func (nopObserver) StartToolCall(ctx context.Context, _ string, _ bool) (context.Context, func(wasm.Result, int)) {

@@ -9,8 +9,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/billing/ledger"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -70,7 +70,7 @@ type ToolCall struct {
 // previous round (or the run's start) to its agentProgress event; the
 // records of the loop's model calls made in that span are its model,
 // tokens and cost.
-func Build(workflowID string, events []workflows.Event, records []billing.Record) Trace {
+func Build(workflowID string, events []workflows.Event, records []ledger.Record) Trace {
 	t := Trace{WorkflowID: workflowID, Runs: []Run{}}
 	var total money.Amount
 	for _, r := range records {
@@ -157,13 +157,13 @@ func Build(workflowID string, events []workflows.Event, records []billing.Record
 }
 
 // fill sums the loop's model calls recorded in (from, to] into the round.
-func fill(rd *Round, records []billing.Record, from, to time.Time) {
+func fill(rd *Round, records []ledger.Record, from, to time.Time) {
 	var cost money.Amount
 	for _, r := range records {
 		if r.Purpose != "agent" || r.CreatedAt.Before(from) || r.CreatedAt.After(to) {
 			continue
 		}
-		if r.Usage.Operation == llm.OpAgent || rd.AIModel == "" {
+		if r.Usage.Operation == modeluse.OpAgent || rd.AIModel == "" {
 			rd.AIModel = r.Usage.Model
 		}
 		rd.InputTokens += int64(r.Usage.PromptTokens)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/billing/ledger"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -23,9 +23,9 @@ func TestBuildTwoRuns(t *testing.T) {
 		b, _ := json.Marshal(data)
 		return workflows.Event{WorkflowID: "wf", Seq: seq, Type: typ, Data: b, Time: at(s)}
 	}
-	rec := func(s int, purpose string, in, out int, cost money.Amount) billing.Record {
-		return billing.Record{WorkflowID: "wf", Purpose: purpose, CreatedAt: at(s),
-			Usage: llm.Usage{Operation: llm.OpAgent, Model: "m", PromptTokens: in, CompletionTokens: out, Cost: cost}}
+	rec := func(s int, purpose string, in, out int, cost money.Amount) ledger.Record {
+		return ledger.Record{WorkflowID: "wf", Purpose: purpose, CreatedAt: at(s),
+			Usage: modeluse.Usage{Operation: modeluse.OpAgent, Model: "m", PromptTokens: in, CompletionTokens: out, Cost: cost}}
 	}
 	events := []workflows.Event{
 		ev(0, workflows.EventStatus, workflows.StatusData{Status: workflows.StatusRunning}),
@@ -39,7 +39,7 @@ func TestBuildTwoRuns(t *testing.T) {
 		ev(12, workflows.EventAgentProgress, workflows.AgentProgressData{Round: 1}),
 		ev(12, workflows.EventAgentSummary, workflows.AgentSummaryData{Reason: "stopped"}),
 	}
-	records := []billing.Record{
+	records := []ledger.Record{
 		rec(1, "agent", 100, 10, 7), rec(3, "tool:summarizeContent", 500, 50, 1000), rec(4, "agent", 200, 20, 11), rec(11, "agent", 300, 0, 13),
 	}
 	tr := Build("wf", events, records)

@@ -6,24 +6,25 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/background"
+	"github.com/agenthost/agenthost/host/background/bgjob"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // Background is what the API needs of background jobs.
 type Background interface {
-	Start(ctx context.Context, p tenancy.Principal, r background.StartRequest) (background.Job, error)
-	Get(ctx context.Context, p tenancy.Principal, id string) (background.Job, error)
-	List(ctx context.Context, p tenancy.Principal, limit int) ([]background.Job, error)
-	Cancel(ctx context.Context, p tenancy.Principal, id string) (background.Job, error)
+	Start(ctx context.Context, p tenancy.Principal, r background.StartRequest) (bgjob.Job, error)
+	Get(ctx context.Context, p tenancy.Principal, id string) (bgjob.Job, error)
+	List(ctx context.Context, p tenancy.Principal, limit int) ([]bgjob.Job, error)
+	Cancel(ctx context.Context, p tenancy.Principal, id string) (bgjob.Job, error)
 }
 
 // jobView is a job as the API shows it: its cap as an exact decimal.
 type jobView struct {
-	background.Job
+	bgjob.Job
 	MaxCostCHF *string `json:"maxCostCHF"`
 }
 
-func viewJob(j background.Job) jobView {
+func viewJob(j bgjob.Job) jobView {
 	v := jobView{Job: j}
 	if j.MaxCost != nil {
 		s := j.MaxCost.String()

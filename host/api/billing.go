@@ -7,25 +7,25 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // Billing is what the API needs of the usage records: the caller's usage
 // grouped for reports, and the tenant's budget.
 type Billing interface {
-	UsageGroups(ctx context.Context, p tenancy.Principal, from, to time.Time) ([]billing.UsageGroup, error)
-	TenantBudget(ctx context.Context, tenantID string, now time.Time) (billing.Budget, error)
-	UsageRecords(ctx context.Context, p tenancy.Principal, workflowID string) ([]billing.Record, error)
+	UsageGroups(ctx context.Context, p tenancy.Principal, from, to time.Time) ([]ledger.UsageGroup, error)
+	TenantBudget(ctx context.Context, tenantID string, now time.Time) (ledger.Budget, error)
+	UsageRecords(ctx context.Context, p tenancy.Principal, workflowID string) ([]ledger.Record, error)
 }
 
 // usageReport is the JSON form of GET /billing/usage.
 type usageReport struct {
-	From  time.Time           `json:"from"`
-	To    time.Time           `json:"to"`
-	By    []billing.Dimension `json:"by"`
-	Rows  []billing.ReportRow `json:"rows"`
-	Total billing.ReportRow   `json:"total"`
+	From  time.Time          `json:"from"`
+	To    time.Time          `json:"to"`
+	By    []ledger.Dimension `json:"by"`
+	Rows  []ledger.ReportRow `json:"rows"`
+	Total ledger.ReportRow   `json:"total"`
 }
 
 // handleUsageReport: GET /billing/usage?by=model,month&from=&to=&format=csv.
@@ -34,7 +34,7 @@ type usageReport struct {
 // calendar month (UTC).
 func handleUsageReport(b Billing) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		by, err := billing.ParseDimensions(c.Query("by"))
+		by, err := ledger.ParseDimensions(c.Query("by"))
 		if err != nil {
 			return fmt.Errorf("%w: by: %w", tenancy.ErrInvalid, err)
 		}
@@ -54,24 +54,24 @@ func handleUsageReport(b Billing) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		rows := billing.Report(groups, by)
+		rows := ledger.Report(groups, by)
 		switch c.Query("format", "json") {
 		case "csv":
 			c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 			c.Set(fiber.HeaderContentDisposition, `attachment; filename="usage.csv"`)
-			return billing.WriteCSV(c, by, rows)
+			return ledger.WriteCSV(c, by, rows)
 		case "json":
 		default:
 			return fmt.Errorf("%w: format must be json or csv", tenancy.ErrInvalid)
 		}
 		if rows == nil {
-			rows = []billing.ReportRow{}
+			rows = []ledger.ReportRow{}
 		}
 		if by == nil {
-			by = []billing.Dimension{}
+			by = []ledger.Dimension{}
 		}
-		total := billing.ReportRow{Keys: []string{}, CostCHF: "0.00"}
-		if t := billing.Report(groups, nil); len(t) == 1 {
+		total := ledger.ReportRow{Keys: []string{}, CostCHF: "0.00"}
+		if t := ledger.Report(groups, nil); len(t) == 1 {
 			total = t[0]
 		}
 		return c.JSON(usageReport{From: from, To: to, By: by, Rows: rows, Total: total})

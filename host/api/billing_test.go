@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -71,8 +73,8 @@ func TestBillingAddsUp(t *testing.T) {
 		if version == "" {
 			t.Errorf("a %s record names no price version", op)
 		}
-		switch llm.Operation(op) {
-		case llm.OpAgent:
+		switch modeluse.Operation(op) {
+		case modeluse.OpAgent:
 			gotModels += money.Amount(cost)
 		case billing.OpPlugin:
 			pluginRuns++
@@ -92,8 +94,8 @@ func TestBillingAddsUp(t *testing.T) {
 	}
 
 	var rep struct {
-		Rows  []billing.ReportRow `json:"rows"`
-		Total billing.ReportRow   `json:"total"`
+		Rows  []ledger.ReportRow `json:"rows"`
+		Total ledger.ReportRow   `json:"total"`
 	}
 	getJSON(t, ts, "/billing/usage?by=operation", &rep)
 	if len(rep.Rows) != 2 || rep.Rows[0].Keys[0] != "agent" || rep.Rows[0].CostCHF != "0.009635" ||
@@ -124,7 +126,7 @@ func setLimits(t *testing.T, ts testServer, credit, monthly *money.Amount) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.db.SetTenantLimits(context.Background(), alice.TenantID, billing.Limits{Credit: credit, Monthly: monthly}); err != nil {
+	if err := ts.db.SetTenantLimits(context.Background(), alice.TenantID, ledger.Limits{Credit: credit, Monthly: monthly}); err != nil {
 		t.Fatal(err)
 	}
 }

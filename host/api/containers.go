@@ -5,13 +5,13 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // ContainerEntries lists the entries of container files (ZIP, TAR, GZ).
 type ContainerEntries interface {
-	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]knowledge.ContainerEntry, error)
+	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error)
 }
 
 // handleFileEntries: GET /files/:id/entries, a container file's entries
@@ -24,7 +24,7 @@ func handleFileEntries(s ContainerEntries) fiber.Handler {
 			return err
 		}
 		if entries == nil {
-			entries = []knowledge.ContainerEntry{}
+			entries = []kindex.ContainerEntry{}
 		}
 		return c.JSON(entries)
 	}

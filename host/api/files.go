@@ -11,7 +11,9 @@ import (
 
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -38,7 +40,7 @@ func handleWorkspaces(ws Workspaces) fiber.Handler {
 
 // uploadResult is an uploaded file, flagged when it was already there.
 type uploadResult struct {
-	files.Item
+	filemeta.Item
 	Existing bool `json:"existing"`
 	// Index is the file's index state after the password given with it
 	// was used (absent without one).
@@ -47,8 +49,8 @@ type uploadResult struct {
 
 // uploadIndex is an upload's index state when it came with a password.
 type uploadIndex struct {
-	Status knowledge.Status `json:"status,omitempty"`
-	Error  string           `json:"error,omitempty"`
+	Status kindex.Status `json:"status,omitempty"`
+	Error  string        `json:"error,omitempty"`
 }
 
 // handleUpload stores the multipart part "file" (fields: folderId, tags as
@@ -157,12 +159,12 @@ func splitList(vs []string) []string {
 // (folder=root lists files in no folder).
 func handleListFiles(svc *files.Service) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		flt := files.Filter{
+		flt := filemeta.Filter{
 			WorkspaceID: c.Query("workspace"),
 			MIMEType:    c.Query("mime"),
 			Name:        c.Query("name"),
-			Status:      files.Status(c.Query("status")),
-			Order:       files.Order(c.Query("order")),
+			Status:      filemeta.Status(c.Query("status")),
+			Order:       filemeta.Order(c.Query("order")),
 			Cursor:      c.Query("cursor"),
 		}
 		args := c.Request().URI().QueryArgs()
@@ -236,13 +238,13 @@ func setStoredContentHeaders(c *fiber.Ctx, mimeType, name string) {
 
 // fileUpdate is the JSON body of PATCH /files/:id.
 type fileUpdate struct {
-	Name        *string       `json:"name"`
-	Description *string       `json:"description"`
-	Status      *files.Status `json:"status"`
-	FolderID    *string       `json:"folderId"`
-	AddTags     []string      `json:"addTags"`
-	RemoveTags  []string      `json:"removeTags"`
-	Shared      *bool         `json:"shared"`
+	Name        *string          `json:"name"`
+	Description *string          `json:"description"`
+	Status      *filemeta.Status `json:"status"`
+	FolderID    *string          `json:"folderId"`
+	AddTags     []string         `json:"addTags"`
+	RemoveTags  []string         `json:"removeTags"`
+	Shared      *bool            `json:"shared"`
 }
 
 func handleUpdateFile(svc *files.Service) fiber.Handler {
@@ -251,7 +253,7 @@ func handleUpdateFile(svc *files.Service) fiber.Handler {
 		if err := decodeJSON(c, &u); err != nil {
 			return err
 		}
-		f, err := svc.Update(c.UserContext(), principal(c), c.Params("id"), files.Update{
+		f, err := svc.Update(c.UserContext(), principal(c), c.Params("id"), filemeta.Update{
 			Name: u.Name, Description: u.Description, Status: u.Status, Folder: u.FolderID,
 			AddTags: u.AddTags, RemoveTags: u.RemoveTags, Shared: u.Shared,
 		})
@@ -294,7 +296,7 @@ func handleCreateFolder(svc *files.Service) fiber.Handler {
 		if err := decodeJSON(c, &r); err != nil {
 			return err
 		}
-		f := files.Folder{WorkspaceID: c.Params("ws")}
+		f := filemeta.Folder{WorkspaceID: c.Params("ws")}
 		if r.Name != nil {
 			f.Name = *r.Name
 		}
@@ -318,7 +320,7 @@ func handleUpdateFolder(svc *files.Service) fiber.Handler {
 		if err := decodeJSON(c, &r); err != nil {
 			return err
 		}
-		out, err := svc.UpdateFolder(c.UserContext(), principal(c), c.Params("id"), files.FolderUpdate{Name: r.Name, Parent: r.ParentID, AutoRule: r.AutoRule})
+		out, err := svc.UpdateFolder(c.UserContext(), principal(c), c.Params("id"), filemeta.FolderUpdate{Name: r.Name, Parent: r.ParentID, AutoRule: r.AutoRule})
 		if err != nil {
 			return err
 		}

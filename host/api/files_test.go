@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 )
 
 type call struct {
@@ -61,7 +61,7 @@ func TestFilesAPI(t *testing.T) {
 		t.Fatalf("upload: %d %s", status, raw)
 	}
 	var f struct {
-		files.Item
+		filemeta.Item
 		Existing bool `json:"existing"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil || f.Name != "notes.md" || len(f.Tags) != 2 || f.Existing {
@@ -149,7 +149,7 @@ func TestFilesAPI(t *testing.T) {
 	}
 	// Refused requests changed nothing: one file, still named renamed.md.
 	_, _, raw = do(t, base, call{"GET", "/files?workspace=" + wsA, alice, "", nil})
-	var page files.Page
+	var page filemeta.Page
 	if err := json.Unmarshal(raw, &page); err != nil || len(page.Items) != 1 || page.Items[0].Name != "renamed.md" {
 		t.Fatalf("after refused requests: %s", raw)
 	}
@@ -171,7 +171,7 @@ func TestStoredContentRunsNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			body, ct := multipartBody(t, c.name, []byte(c.content), nil)
 			status, _, raw := do(t, ts.base, call{"POST", "/workspaces/" + ts.wsA + "/files", ts.alice, ct, body})
-			var f files.Item
+			var f filemeta.Item
 			if status != 201 || json.Unmarshal(raw, &f) != nil {
 				t.Fatalf("upload: %d %s", status, raw)
 			}

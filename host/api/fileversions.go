@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -64,8 +65,8 @@ func handleVersionContent(svc *files.Service) fiber.Handler {
 
 // versionResult is a file after a new version was written.
 type versionResult struct {
-	File    files.Item    `json:"file"`
-	Version files.Version `json:"version"`
+	File    filemeta.Item    `json:"file"`
+	Version filemeta.Version `json:"version"`
 }
 
 func handleRestoreVersion(svc *files.Service) fiber.Handler {

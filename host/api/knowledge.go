@@ -10,18 +10,19 @@ import (
 
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
 // Knowledge is what the API needs of the knowledge store.
 type Knowledge interface {
-	Search(ctx context.Context, p tenancy.Principal, q knowledge.Query) ([]knowledge.Hit, error)
+	Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 }
 
 // IndexStates reads a file's indexing state.
 type IndexStates interface {
-	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (knowledge.ContentState, error)
+	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (kindex.ContentState, error)
 }
 
 // searchRequest is POST /workspaces/:ws/search's body: the GET form's
@@ -73,18 +74,18 @@ func handleSearch(k Knowledge, ws Workspaces) fiber.Handler {
 		if r.Q == "" {
 			return fmt.Errorf("%w: q (the search text) is required", tenancy.ErrInvalid)
 		}
-		if err := knowledge.CheckHidden(r.Hidden); err != nil {
+		if err := kindex.CheckHidden(r.Hidden); err != nil {
 			return err
 		}
 		if _, _, err := ws.Levels(c.UserContext(), principal(c), c.Params("ws")); err != nil {
 			return err
 		}
-		q := knowledge.Query{Text: r.Q, Layer: knowledge.Layer(r.Layer), WorkspaceID: c.Params("ws"),
+		q := kindex.Query{Text: r.Q, Layer: kindex.Layer(r.Layer), WorkspaceID: c.Params("ws"),
 			Section: r.Section, ContentType: content.Type(r.Type), FileIDs: r.Files, Page: r.Page, Hidden: r.Hidden}
 		if r.Limit != nil {
 			q.Limit = *r.Limit
 		}
-		if q.Layer == knowledge.LayerShared {
+		if q.Layer == kindex.LayerShared {
 			q.WorkspaceID = ""
 		}
 		hits, err := k.Search(c.UserContext(), principal(c), q)
@@ -92,7 +93,7 @@ func handleSearch(k Knowledge, ws Workspaces) fiber.Handler {
 			return err
 		}
 		if hits == nil {
-			hits = []knowledge.Hit{}
+			hits = []kindex.Hit{}
 		}
 		return c.JSON(hits)
 	}
@@ -111,7 +112,7 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 		// A paged document says how many of its pages are searchable so
 		// far (background extraction, OCR).
 		return c.JSON(struct {
-			knowledge.ContentState
+			kindex.ContentState
 			Progress *knowledge.Progress `json:"progress,omitempty"`
 		}{st, knowledge.ProgressOf(st)})
 	}
@@ -119,7 +120,7 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 
 // auditPassword records a password given for a file, with its outcome
 // (never the password): indexed, wrong password, refused, or what failed.
-func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st knowledge.ContentState, err error) {
+func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st kindex.ContentState, err error) {
 	outcome := "indexed"
 	switch {
 	case errors.Is(err, knowledge.ErrTooManyAttempts):
@@ -130,7 +131,7 @@ func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st knowledge
 		outcome = "failed"
 	case knowledge.ShownStatus(st.Status, st.Error) == knowledge.StatusEncrypted:
 		outcome = "wrong password"
-	case st.Status == knowledge.StatusFailed:
+	case st.Status == kindex.StatusFailed:
 		outcome = "not needed: indexing failed for another reason"
 	}
 	detail, _ := json.Marshal(map[string]string{"outcome": outcome})
@@ -141,10 +142,10 @@ func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st knowledge
 // FilePasswords takes the password of an encrypted file and indexes the
 // file with it (knowledge.Unlocker).
 type FilePasswords interface {
-	Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (knowledge.ContentState, error)
+	Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (kindex.ContentState, error)
 	// UnlockWhenSettled serves a password given with an upload: once
 	// the file's first indexing ends, Unlock if it is encrypted.
-	UnlockWhenSettled(ctx context.Context, p tenancy.Principal, fileID, password string) (knowledge.ContentState, error)
+	UnlockWhenSettled(ctx context.Context, p tenancy.Principal, fileID, password string) (kindex.ContentState, error)
 }
 
 // filePasswordRequest is POST /files/:id/password's body.
@@ -175,7 +176,7 @@ func handleFilePassword(s FilePasswords, rec audit.Recorder) fiber.Handler {
 		}
 		st.Status = knowledge.ShownStatus(st.Status, st.Error)
 		return c.JSON(struct {
-			knowledge.ContentState
+			kindex.ContentState
 			Progress *knowledge.Progress `json:"progress,omitempty"`
 		}{st, knowledge.ProgressOf(st)})
 	}

@@ -7,22 +7,23 @@ import (
 
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // MCPServers is what the API needs to administer a tenant's external MCP
 // servers (mcpclient.Admin); every method refuses all but the tenant's admin.
 type MCPServers interface {
-	Add(ctx context.Context, p tenancy.Principal, n mcpclient.NewServer) (mcpclient.Server, error)
-	List(ctx context.Context, p tenancy.Principal) ([]mcpclient.Server, error)
-	Status(ctx context.Context, p tenancy.Principal, id string) (mcpclient.Server, mcpclient.Status, error)
+	Add(ctx context.Context, p tenancy.Principal, n mcpclient.NewServer) (mcpconfig.Server, error)
+	List(ctx context.Context, p tenancy.Principal) ([]mcpconfig.Server, error)
+	Status(ctx context.Context, p tenancy.Principal, id string) (mcpconfig.Server, mcpclient.Status, error)
 	Remove(ctx context.Context, p tenancy.Principal, id string) error
 }
 
 // mcpServerView is a server with its connection's status. Secrets are
 // never in it (mcpclient.Server does not marshal them): only their names.
 type mcpServerView struct {
-	mcpclient.Server
+	mcpconfig.Server
 	Status mcpclient.Status `json:"status"`
 }
 
@@ -33,7 +34,7 @@ func handleListMCPServers(m MCPServers) fiber.Handler {
 			return err
 		}
 		if out == nil {
-			out = []mcpclient.Server{}
+			out = []mcpconfig.Server{}
 		}
 		return c.JSON(out)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -14,7 +15,7 @@ import (
 
 // FileObjects reads a file's extracted content objects (knowledge.Reader).
 type FileObjects interface {
-	Objects(ctx context.Context, p tenancy.Principal, f files.Item, q knowledge.ObjectQuery) (knowledge.ObjectPage, error)
+	Objects(ctx context.Context, p tenancy.Principal, f filemeta.Item, q knowledge.ObjectQuery) (knowledge.ObjectPage, error)
 }
 
 // handleFileObjects: GET /files/:id/objects?offset=&limit=&page=, a page of

@@ -152,7 +152,7 @@ func handlePasskeySignIn(pk Passkeys, ui *webui.UI, rec audit.Recorder) fiber.Ha
 		p := tenancy.Principal{TenantID: u.TenantID, UserID: u.ID, Admin: u.Admin}
 		recordAs(c, rec, p, audit.Entry{Action: audit.SignInSucceeded, Actor: audit.Actor{Kind: audit.ActorUser, ID: u.ID, Via: auditViaPasskey},
 			TargetType: "passkey", TargetID: k.ID, Detail: audit.Detail(map[string]any{"passkey": k.Name, "email": u.Email})})
-		return ui.SignInAs(c, u.ID, store.SessionOrigin{Provider: store.MethodPasskey, Subject: k.ID})
+		return ui.SignInAs(c, u.ID, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey, Subject: k.ID})
 	}
 }
 
@@ -201,7 +201,7 @@ func handleInvitationPasskey(pk Passkeys, ui *webui.UI, rec audit.Recorder) fibe
 			Detail: audit.Detail(map[string]any{"name": k.Name, "user": u.ID})})
 		recordAs(c, rec, p, audit.Entry{Action: audit.SignInSucceeded, Actor: actor, TargetType: "passkey", TargetID: k.ID,
 			Detail: audit.Detail(map[string]any{"passkey": k.Name, "email": u.Email})})
-		return ui.SignInAs(c, u.ID, store.SessionOrigin{Provider: store.MethodPasskey, Subject: k.ID})
+		return ui.SignInAs(c, u.ID, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey, Subject: k.ID})
 	}
 }
 

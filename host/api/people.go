@@ -25,7 +25,7 @@ type People interface {
 	DeactivateUser(ctx context.Context, tenantID, userID string) error
 	ReactivateUser(ctx context.Context, tenantID, userID string) error
 
-	UserSessions(ctx context.Context, userID string) ([]store.Session, error)
+	UserSessions(ctx context.Context, userID string) ([]tenancy.Session, error)
 	EndUserSession(ctx context.Context, userID, sessionID string) error
 	EndOtherSessions(ctx context.Context, userID, keepID string) (int, error)
 	CreateToken(ctx context.Context, userID, name string, expires *time.Time) (tenancy.Token, string, error)
@@ -207,9 +207,9 @@ func handleMySessions(pe People, ui *webui.UI) fiber.Handler {
 	}
 }
 
-func currentSession(c *fiber.Ctx, ui *webui.UI) (store.Session, bool) {
+func currentSession(c *fiber.Ctx, ui *webui.UI) (tenancy.Session, bool) {
 	if ui == nil || strings.HasPrefix(c.Get(fiber.HeaderAuthorization), "Bearer ") {
-		return store.Session{}, false
+		return tenancy.Session{}, false
 	}
 	return ui.CurrentSession(c)
 }

@@ -196,8 +196,8 @@ func TestMyTokensAndSessions(t *testing.T) {
 	}
 
 	s1, c1, _ := ts.db.OpenSession(ctx, ts.alice, 3600e9)
-	_, c2, _ := ts.db.OpenUserSession(ctx, alice.UserID, 3600e9, store.SessionOrigin{Provider: store.MethodPasskey})
-	_, cb, _ := ts.db.OpenUserSession(ctx, bob.UserID, 3600e9, store.SessionOrigin{Provider: store.MethodPasskey})
+	_, c2, _ := ts.db.OpenUserSession(ctx, alice.UserID, 3600e9, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey})
+	_, cb, _ := ts.db.OpenUserSession(ctx, bob.UserID, 3600e9, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey})
 	status, _, raw = do(t, ts.base, call{"GET", "/me/sessions", ts.alice, "", nil})
 	var sessions []struct {
 		ID, Method string

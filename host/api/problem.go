@@ -7,7 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/audit"
-	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
@@ -67,7 +67,7 @@ var clientErrors = []struct {
 	status int
 	title  string
 }{
-	{billing.ErrOverLimit, fiber.StatusPaymentRequired, "Spending Limit Reached"},
+	{ledger.ErrOverLimit, fiber.StatusPaymentRequired, "Spending Limit Reached"},
 	{blob.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "Payload Too Large"},
 	{rounds.ErrNoModel, fiber.StatusServiceUnavailable, "No Model Configured"},
 	{rounds.ErrNoApprovals, fiber.StatusServiceUnavailable, "Approvals Not Configured"},

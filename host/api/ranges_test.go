@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 )
 
 // TestFileContentRanges: a file's content (and a version's) answers a byte
@@ -20,7 +20,7 @@ func TestFileContentRanges(t *testing.T) {
 	content := "0123456789abcdefghij" // 20 bytes
 	body, ct := multipartBody(t, "digits.txt", []byte(content), nil)
 	status, _, raw := do(t, ts.base, call{"POST", "/workspaces/" + ts.wsA + "/files", ts.alice, ct, body})
-	var f files.Item
+	var f filemeta.Item
 	if status != 201 || json.Unmarshal(raw, &f) != nil {
 		t.Fatalf("upload: %d %s", status, raw)
 	}

@@ -9,14 +9,16 @@ import (
 
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // Reindexer queues a file's content to be indexed again
 // (indexing.JobIndexer).
 type Reindexer interface {
-	Reindex(ctx context.Context, f files.Item) error
+	Reindex(ctx context.Context, f filemeta.Item) error
 }
 
 // handleReindexFile is POST /files/:id/reindex: a file whose indexing
@@ -40,10 +42,10 @@ func handleReindexFile(svc *files.Service, ws Workspaces, states IndexStates, rx
 			return err
 		}
 		switch knowledge.ShownStatus(st.Status, st.Error) {
-		case knowledge.StatusFailed:
+		case kindex.StatusFailed:
 		case knowledge.StatusEncrypted:
 			return fmt.Errorf("%w: %s needs its password (POST /files/%s/password), not another attempt", tenancy.ErrConflict, f.Name, f.ID)
-		case knowledge.StatusIndexed:
+		case kindex.StatusIndexed:
 			return fmt.Errorf("%w: %s is indexed already", tenancy.ErrConflict, f.Name)
 		default:
 			return fmt.Errorf("%w: %s is being indexed (%s)", tenancy.ErrConflict, f.Name, st.Status)
@@ -54,6 +56,6 @@ func handleReindexFile(svc *files.Service, ws Workspaces, states IndexStates, rx
 		detail, _ := json.Marshal(map[string]string{"previousError": st.Error})
 		recordChange(c, rec, audit.Entry{Actor: audit.Actor{Kind: audit.ActorUser, ID: p.UserID}, Action: "file.reindexed",
 			TargetType: "file", TargetID: f.ID, Detail: detail})
-		return c.Status(fiber.StatusAccepted).JSON(knowledge.ContentState{Status: knowledge.StatusPending, Note: knowledge.NoteQueued})
+		return c.Status(fiber.StatusAccepted).JSON(kindex.ContentState{Status: kindex.StatusPending, Note: kindex.NoteQueued})
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 )
 
 // queuedReindexes records what POST /files/:id/reindex hands on (the
@@ -18,7 +18,7 @@ type queuedReindexes struct {
 	ids []string
 }
 
-func (q *queuedReindexes) Reindex(_ context.Context, f files.Item) error {
+func (q *queuedReindexes) Reindex(_ context.Context, f filemeta.Item) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.ids = append(q.ids, f.ID)
@@ -33,14 +33,14 @@ func TestReindexFile(t *testing.T) {
 	ts := server(t)
 	q, base := ts.reindexes, ts.base
 	ctx := context.Background()
-	upload := func(name, content string, status knowledge.Status, reason string) files.Item {
+	upload := func(name, content string, status kindex.Status, reason string) filemeta.Item {
 		t.Helper()
 		body, ct := multipartBody(t, name, []byte(content), nil)
 		code, _, raw := do(t, base, call{"POST", "/workspaces/" + ts.wsA + "/files", ts.alice, ct, body})
 		if code != 201 {
 			t.Fatalf("upload: %d %s", code, raw)
 		}
-		var f files.Item
+		var f filemeta.Item
 		if err := json.Unmarshal(raw, &f); err != nil {
 			t.Fatal(err)
 		}
@@ -54,10 +54,10 @@ func TestReindexFile(t *testing.T) {
 		}
 		return f
 	}
-	failed := upload("blob.bin", "\x00\x01 not a document", knowledge.StatusFailed, "no extractor for this type: application/octet-stream")
-	indexed := upload("notes.md", "# indexed", knowledge.StatusIndexed, "")
-	running := upload("draft.md", "# being indexed", knowledge.StatusExtracted, "")
-	locked := upload("locked.zip", "PK locked", knowledge.StatusFailed, knowledge.ReasonEncrypted+"locked.zip needs its password")
+	failed := upload("blob.bin", "\x00\x01 not a document", kindex.StatusFailed, "no extractor for this type: application/octet-stream")
+	indexed := upload("notes.md", "# indexed", kindex.StatusIndexed, "")
+	running := upload("draft.md", "# being indexed", kindex.StatusExtracted, "")
+	locked := upload("locked.zip", "PK locked", kindex.StatusFailed, kindex.ReasonEncrypted+"locked.zip needs its password")
 
 	cases := []struct {
 		name   string

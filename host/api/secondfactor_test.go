@@ -12,7 +12,6 @@ import (
 	"github.com/agenthost/agenthost/host/api"
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/passkey/passkeytest"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/webui"
 )
@@ -144,11 +143,11 @@ func TestSecondFactorAPI(t *testing.T) {
 	}
 	// An identity provider's session is pending too; a passkey sign-in's
 	// is not.
-	_, oidcCookie, err := ts.db.OpenUserSession(ctx, alice.UserID, 3600e9, store.SessionOrigin{Provider: "oidc:corp", Subject: "s"})
+	_, oidcCookie, err := ts.db.OpenUserSession(ctx, alice.UserID, 3600e9, tenancy.SessionOrigin{Provider: "oidc:corp", Subject: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, pkCookie, err := ts.db.OpenUserSession(ctx, alice.UserID, 3600e9, store.SessionOrigin{Provider: store.MethodPasskey, Subject: "k"})
+	_, pkCookie, err := ts.db.OpenUserSession(ctx, alice.UserID, 3600e9, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey, Subject: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/notifications"
@@ -154,8 +155,8 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	o.model.Provider = "test"
 	cfg := llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: ts.model.URL(), Timeout: 10 * time.Second}},
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: append([]llm.ModelConfig{o.model}, o.more...),
-			llm.OpTranscription: {{Provider: "test", Model: "whisper-1"}}, llm.OpSpeech: {{Provider: "test", Model: "tts-1"}}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: append([]llm.ModelConfig{o.model}, o.more...),
+			modeluse.OpTranscription: {{Provider: "test", Model: "whisper-1"}}, modeluse.OpSpeech: {{Provider: "test", Model: "tts-1"}}},
 		Retry: llm.RetryConfig{Attempts: 1},
 	}
 	prices := billing.Prices{Models: cfg.Prices()}

@@ -11,14 +11,15 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // Voice is what the voice routes need of the model layer:
 // speech to text and text to speech on the configured chains.
 type Voice interface {
-	Transcribe(ctx context.Context, audio io.Reader, filename string) (string, llm.Usage, error)
-	Speak(ctx context.Context, text, voice string) ([]byte, string, llm.Usage, error)
+	Transcribe(ctx context.Context, audio io.Reader, filename string) (string, modeluse.Usage, error)
+	Speak(ctx context.Context, text, voice string) ([]byte, string, modeluse.Usage, error)
 }
 
 // maxSpeechText bounds what one synthesize request may ask to be spoken

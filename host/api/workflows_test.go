@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/money"
@@ -396,7 +396,7 @@ func uploadAs(t *testing.T, ts testServer, token, name string) string {
 	}
 	body, ct := multipartBody(t, name, []byte("data"), nil)
 	status, _, raw = do(t, ts.base, call{"POST", "/workspaces/" + ws[0].ID + "/files", token, ct, body})
-	var f files.Item
+	var f filemeta.Item
 	if status != 201 || json.Unmarshal(raw, &f) != nil {
 		t.Fatalf("upload: %d %s", status, raw)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 )
 
 // TestWorkspaceRoutesScopeAndLimits: folder listing and search on a
@@ -57,7 +57,7 @@ func TestWorkspaceRoutesScopeAndLimits(t *testing.T) {
 	if status, _, _ := do(t, ts.base, call{"GET", ws + "/search?q=" + url.QueryEscape(long), ts.alice, "", nil}); status < 400 {
 		t.Fatalf("a 14 KB URL was accepted (%d): POST search is then not needed", status)
 	}
-	var hits []knowledge.Hit
+	var hits []kindex.Hit
 	_, _, raw := do(t, ts.base, call{"POST", ws + "/search", ts.alice, "application/json", strings.NewReader(`{"q":"budget"}`)})
 	if err := json.Unmarshal(raw, &hits); err != nil {
 		t.Fatalf("POST search answer: %s", raw)

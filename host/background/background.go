@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/background/bgjob"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/rounds"
@@ -23,76 +24,22 @@ import (
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
-// Status is where a job is.
-type Status string
-
-// The states of a background job.
-const (
-	Queued    Status = "queued"
-	Running   Status = "running"
-	Completed Status = "completed"
-	Failed    Status = "failed"
-	Cancelled Status = "cancelled"
-)
-
-// Terminal reports whether the job has ended.
-func (s Status) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
-
-// Job is a background job as its users see it.
-type Job struct {
-	ID          string `json:"id"`
-	TenantID    string `json:"-"`
-	WorkspaceID string `json:"workspaceId"`
-	UserID      string `json:"userId"`
-	// OriginWorkflowID is the workflow that started the job (told when it
-	// ends); WorkflowID the one its agent runs in.
-	OriginWorkflowID string   `json:"originWorkflowId,omitempty"`
-	WorkflowID       string   `json:"workflowId,omitempty"`
-	Description      string   `json:"description"`
-	Subtasks         []string `json:"subtasks"`
-	// MaxCost caps what the job's run may spend; nil: the host's budget.
-	MaxCost       *money.Amount `json:"-"`
-	Status        Status        `json:"status"`
-	Progress      float64       `json:"progress"`
-	ResultSummary string        `json:"resultSummary,omitempty"`
-	Error         string        `json:"error,omitempty"`
-	Attempts      int           `json:"attempts"`
-	MaxRetries    int           `json:"maxRetries"`
-	QueueJobID    int64         `json:"-"`
-	CreatedAt     time.Time     `json:"createdAt"`
-	StartedAt     *time.Time    `json:"startedAt,omitempty"`
-	CompletedAt   *time.Time    `json:"completedAt,omitempty"`
-}
-
 // Store keeps jobs. Reads and creation act in a principal's scope (a user
 // sees their own jobs, a tenant admin the tenant's); the worker's updates
 // are administrative.
 type Store interface {
 	// CreateBackgroundJob stores a queued job in a workspace p may use
 	// (tenancy.ErrNotFound otherwise).
-	CreateBackgroundJob(ctx context.Context, p tenancy.Principal, j Job) (Job, error)
-	BackgroundJob(ctx context.Context, p tenancy.Principal, id string) (Job, error)
-	BackgroundJobs(ctx context.Context, p tenancy.Principal, limit int) ([]Job, error)
+	CreateBackgroundJob(ctx context.Context, p tenancy.Principal, j bgjob.Job) (bgjob.Job, error)
+	BackgroundJob(ctx context.Context, p tenancy.Principal, id string) (bgjob.Job, error)
+	BackgroundJobs(ctx context.Context, p tenancy.Principal, limit int) ([]bgjob.Job, error)
 	// BackgroundJobByID reads a job for the worker (no scope).
-	BackgroundJobByID(ctx context.Context, id string) (Job, error)
+	BackgroundJobByID(ctx context.Context, id string) (bgjob.Job, error)
 	// UpdateBackgroundJob applies u if the job is in one of the states
 	// from; it reports whether it did (so a job ends exactly once).
-	UpdateBackgroundJob(ctx context.Context, id string, from []Status, u Update) (bool, error)
+	UpdateBackgroundJob(ctx context.Context, id string, from []bgjob.Status, u bgjob.Update) (bool, error)
 	// RunningBackgroundJobs counts the tenant's running jobs.
 	RunningBackgroundJobs(ctx context.Context, tenantID string) (int, error)
-}
-
-// Update changes a job; nil fields stay.
-type Update struct {
-	Status        *Status
-	Progress      *float64
-	ResultSummary *string
-	Error         *string
-	WorkflowID    *string
-	QueueJobID    *int64
-	// Attempt counts an attempt and stamps started_at if unset.
-	Attempt     bool
-	CompletedAt *time.Time
 }
 
 // Queue is the job queue jobs run on (package runjob binds it): it runs
@@ -183,68 +130,68 @@ const (
 )
 
 // Start checks the request, stores the job and queues it.
-func (s *Service) Start(ctx context.Context, p tenancy.Principal, r StartRequest) (Job, error) {
+func (s *Service) Start(ctx context.Context, p tenancy.Principal, r StartRequest) (bgjob.Job, error) {
 	desc := strings.TrimSpace(r.Description)
 	switch {
 	case desc == "":
-		return Job{}, fmt.Errorf("%w: description is empty", tenancy.ErrInvalid)
+		return bgjob.Job{}, fmt.Errorf("%w: description is empty", tenancy.ErrInvalid)
 	case len(desc) > maxDescription || !utf8.ValidString(desc):
-		return Job{}, fmt.Errorf("%w: description must be valid UTF-8 of at most %d bytes", tenancy.ErrInvalid, maxDescription)
+		return bgjob.Job{}, fmt.Errorf("%w: description must be valid UTF-8 of at most %d bytes", tenancy.ErrInvalid, maxDescription)
 	case len(r.Subtasks) > maxSubtasks:
-		return Job{}, fmt.Errorf("%w: %d subtasks, at most %d", tenancy.ErrInvalid, len(r.Subtasks), maxSubtasks)
+		return bgjob.Job{}, fmt.Errorf("%w: %d subtasks, at most %d", tenancy.ErrInvalid, len(r.Subtasks), maxSubtasks)
 	}
 	var subtasks []string
 	for i, st := range r.Subtasks {
 		st = strings.TrimSpace(st)
 		if st == "" || len(st) > maxSubtask || !utf8.ValidString(st) {
-			return Job{}, fmt.Errorf("%w: subtasks[%d] must be non-empty valid UTF-8 of at most %d bytes", tenancy.ErrInvalid, i, maxSubtask)
+			return bgjob.Job{}, fmt.Errorf("%w: subtasks[%d] must be non-empty valid UTF-8 of at most %d bytes", tenancy.ErrInvalid, i, maxSubtask)
 		}
 		subtasks = append(subtasks, st)
 	}
-	j := Job{WorkspaceID: r.WorkspaceID, OriginWorkflowID: r.OriginWorkflowID, Description: desc, Subtasks: subtasks,
-		Status: Queued, MaxRetries: s.cfg.MaxRetries}
+	j := bgjob.Job{WorkspaceID: r.WorkspaceID, OriginWorkflowID: r.OriginWorkflowID, Description: desc, Subtasks: subtasks,
+		Status: bgjob.Queued, MaxRetries: s.cfg.MaxRetries}
 	if r.MaxCostCHF != "" {
 		a, err := money.Parse(r.MaxCostCHF)
 		if err != nil || a <= 0 {
-			return Job{}, fmt.Errorf("%w: maxCostCHF %q is not a positive amount of CHF", tenancy.ErrInvalid, r.MaxCostCHF)
+			return bgjob.Job{}, fmt.Errorf("%w: maxCostCHF %q is not a positive amount of CHF", tenancy.ErrInvalid, r.MaxCostCHF)
 		}
 		j.MaxCost = &a
 	}
 	if j.OriginWorkflowID != "" {
 		w, err := s.wf.Get(ctx, p, j.OriginWorkflowID)
 		if err != nil {
-			return Job{}, fmt.Errorf("originWorkflowId: %w", err)
+			return bgjob.Job{}, fmt.Errorf("originWorkflowId: %w", err)
 		}
 		if w.WorkspaceID != j.WorkspaceID {
-			return Job{}, fmt.Errorf("originWorkflowId: %w: workflow %q is in workspace %q, not %q", tenancy.ErrNotFound, w.ID, w.WorkspaceID, j.WorkspaceID)
+			return bgjob.Job{}, fmt.Errorf("originWorkflowId: %w: workflow %q is in workspace %q, not %q", tenancy.ErrNotFound, w.ID, w.WorkspaceID, j.WorkspaceID)
 		}
 	}
 	j, err := s.store.CreateBackgroundJob(ctx, p, j)
 	if err != nil {
-		return Job{}, err
+		return bgjob.Job{}, err
 	}
 	qid, err := s.queue.EnqueueRun(ctx, j.ID, j.MaxRetries+1)
 	if err != nil {
 		msg := "could not be queued: " + err.Error()
-		st := Failed
-		s.store.UpdateBackgroundJob(context.WithoutCancel(ctx), j.ID, []Status{Queued}, Update{Status: &st, Error: &msg})
-		return Job{}, fmt.Errorf("background: queueing job %s: %w", j.ID, err)
+		st := bgjob.Failed
+		s.store.UpdateBackgroundJob(context.WithoutCancel(ctx), j.ID, []bgjob.Status{bgjob.Queued}, bgjob.Update{Status: &st, Error: &msg})
+		return bgjob.Job{}, fmt.Errorf("background: queueing job %s: %w", j.ID, err)
 	}
-	if _, err := s.store.UpdateBackgroundJob(ctx, j.ID, []Status{Queued, Running}, Update{QueueJobID: &qid}); err != nil {
-		return Job{}, err
+	if _, err := s.store.UpdateBackgroundJob(ctx, j.ID, []bgjob.Status{bgjob.Queued, bgjob.Running}, bgjob.Update{QueueJobID: &qid}); err != nil {
+		return bgjob.Job{}, err
 	}
 	j.QueueJobID = qid
 	return j, nil
 }
 
 // Get returns a job the principal may see.
-func (s *Service) Get(ctx context.Context, p tenancy.Principal, id string) (Job, error) {
+func (s *Service) Get(ctx context.Context, p tenancy.Principal, id string) (bgjob.Job, error) {
 	return s.store.BackgroundJob(ctx, p, id)
 }
 
 // List returns the principal's jobs (a tenant admin's: the tenant's), newest
 // first.
-func (s *Service) List(ctx context.Context, p tenancy.Principal, limit int) ([]Job, error) {
+func (s *Service) List(ctx context.Context, p tenancy.Principal, limit int) ([]bgjob.Job, error) {
 	return s.store.BackgroundJobs(ctx, p, limit)
 }
 
@@ -253,31 +200,31 @@ var ErrEnded = fmt.Errorf("%w: the background job has already ended", tenancy.Er
 
 // Cancel ends a queued or running job: a running one's round is stopped
 // (its progress summary becomes the result), a queued one never starts.
-func (s *Service) Cancel(ctx context.Context, p tenancy.Principal, id string) (Job, error) {
+func (s *Service) Cancel(ctx context.Context, p tenancy.Principal, id string) (bgjob.Job, error) {
 	j, err := s.store.BackgroundJob(ctx, p, id)
 	if err != nil {
-		return Job{}, err
+		return bgjob.Job{}, err
 	}
 	if j.Status.Terminal() {
-		return Job{}, ErrEnded
+		return bgjob.Job{}, ErrEnded
 	}
-	st, msg, now := Cancelled, cancelledByUser, time.Now().UTC()
-	if j.Status == Queued {
-		if ok, err := s.store.UpdateBackgroundJob(ctx, id, []Status{Queued}, Update{Status: &st, Error: &msg, CompletedAt: &now}); err != nil {
-			return Job{}, err
+	st, msg, now := bgjob.Cancelled, cancelledByUser, time.Now().UTC()
+	if j.Status == bgjob.Queued {
+		if ok, err := s.store.UpdateBackgroundJob(ctx, id, []bgjob.Status{bgjob.Queued}, bgjob.Update{Status: &st, Error: &msg, CompletedAt: &now}); err != nil {
+			return bgjob.Job{}, err
 		} else if ok {
 			s.tellOrigin(context.WithoutCancel(ctx), j, st, "", msg)
 		}
 	} else {
 		// The worker sees its context cancelled, stops the round and
 		// records the end.
-		if _, err := s.store.UpdateBackgroundJob(ctx, id, []Status{Running}, Update{Error: &msg}); err != nil {
-			return Job{}, err
+		if _, err := s.store.UpdateBackgroundJob(ctx, id, []bgjob.Status{bgjob.Running}, bgjob.Update{Error: &msg}); err != nil {
+			return bgjob.Job{}, err
 		}
 	}
 	if j.QueueJobID != 0 {
 		if err := s.queue.CancelRun(ctx, j.QueueJobID); err != nil {
-			return Job{}, fmt.Errorf("background: cancelling job %s: %w", id, err)
+			return bgjob.Job{}, fmt.Errorf("background: cancelling job %s: %w", id, err)
 		}
 	}
 	return s.store.BackgroundJob(ctx, p, id)

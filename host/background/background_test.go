@@ -12,10 +12,12 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/background"
+	"github.com/agenthost/agenthost/host/background/bgjob"
 	"github.com/agenthost/agenthost/host/background/runjob"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -38,7 +40,7 @@ type env struct {
 func newEnv(t *testing.T, cfg background.Config) env {
 	t.Helper()
 	w := worldtest.New(t, worldtest.Options{Workflow: "origin", Model: &worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "priced", InputCHFPer1M: 1000}}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "priced", InputCHFPer1M: 1000}}},
 		Retry:  llm.RetryConfig{Attempts: 1}}})
 	host := wasmtest.Host(t, "notebook")
 	registry := tools.NewRegistry(host, map[string][]string{tools.CoreSet: {"lookup", "writeNote"}})
@@ -70,7 +72,7 @@ func newEnv(t *testing.T, cfg background.Config) env {
 }
 
 // wait polls the job until cond holds.
-func (e env) wait(t *testing.T, id string, cond func(background.Job) bool) background.Job {
+func (e env) wait(t *testing.T, id string, cond func(bgjob.Job) bool) bgjob.Job {
 	t.Helper()
 	guard := time.Now().Add(hangGuard)
 	for {
@@ -88,7 +90,7 @@ func (e env) wait(t *testing.T, id string, cond func(background.Job) bool) backg
 	}
 }
 
-func ended(j background.Job) bool { return j.Status.Terminal() }
+func ended(j bgjob.Job) bool { return j.Status.Terminal() }
 
 // originNotes returns the background messages and events of the origin
 // workflow, once its event has arrived (the job's state changes a moment
@@ -145,11 +147,11 @@ func TestBackgroundJobCompletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Status != background.Queued || j.QueueJobID == 0 {
+	if j.Status != bgjob.Queued || j.QueueJobID == 0 {
 		t.Fatalf("started %+v", j)
 	}
 	j = e.wait(t, j.ID, ended)
-	if j.Status != background.Completed || j.ResultSummary != "All three sources are read." || j.Progress != 1 || j.Attempts != 1 ||
+	if j.Status != bgjob.Completed || j.ResultSummary != "All three sources are read." || j.Progress != 1 || j.Attempts != 1 ||
 		j.WorkflowID == "" || j.StartedAt == nil || j.CompletedAt == nil {
 		t.Fatalf("job %+v", j)
 	}
@@ -189,7 +191,7 @@ func TestBackgroundBudgetCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	j = e.wait(t, j.ID, ended)
-	if j.Status != background.Cancelled || !strings.HasPrefix(j.Error, "budgetExceeded") || !strings.Contains(j.ResultSummary, "budget") ||
+	if j.Status != bgjob.Cancelled || !strings.HasPrefix(j.Error, "budgetExceeded") || !strings.Contains(j.ResultSummary, "budget") ||
 		j.MaxCost == nil || j.MaxCost.String() != "2.50" {
 		t.Fatalf("job %+v", j)
 	}
@@ -210,12 +212,12 @@ func TestBackgroundCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.wait(t, j.ID, func(j background.Job) bool { return j.Status == background.Running && j.WorkflowID != "" })
+	e.wait(t, j.ID, func(j bgjob.Job) bool { return j.Status == bgjob.Running && j.WorkflowID != "" })
 	if _, err := e.svc.Cancel(context.Background(), e.P, j.ID); err != nil {
 		t.Fatal(err)
 	}
 	j = e.wait(t, j.ID, ended)
-	if j.Status != background.Cancelled || j.Error != "cancelled by the user" {
+	if j.Status != bgjob.Cancelled || j.Error != "cancelled by the user" {
 		t.Fatalf("job %+v", j)
 	}
 	if _, err := e.svc.Cancel(context.Background(), e.P, j.ID); !errors.Is(err, tenancy.ErrConflict) {
@@ -237,7 +239,7 @@ func TestBackgroundTenantCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.wait(t, first.ID, func(j background.Job) bool { return j.Status == background.Running })
+	e.wait(t, first.ID, func(j bgjob.Job) bool { return j.Status == bgjob.Running })
 	second, err := e.svc.Start(ctx, e.P, background.StartRequest{WorkspaceID: e.Workspace, Description: "second"})
 	if err != nil {
 		t.Fatal(err)
@@ -246,14 +248,14 @@ func TestBackgroundTenantCap(t *testing.T) {
 	// each time it finds no room.
 	for range 10 {
 		time.Sleep(50 * time.Millisecond)
-		if j, _ := e.svc.Get(ctx, e.P, second.ID); j.Status != background.Queued || j.Attempts != 0 {
+		if j, _ := e.svc.Get(ctx, e.P, second.ID); j.Status != bgjob.Queued || j.Attempts != 0 {
 			t.Fatalf("second job %s (attempts %d) while the first runs, want queued", j.Status, j.Attempts)
 		}
 	}
 	if _, err := e.svc.Cancel(ctx, e.P, first.ID); err != nil {
 		t.Fatal(err)
 	}
-	e.wait(t, second.ID, func(j background.Job) bool { return j.Status == background.Running })
+	e.wait(t, second.ID, func(j bgjob.Job) bool { return j.Status == bgjob.Running })
 	if _, err := e.svc.Cancel(ctx, e.P, second.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agenthost/agenthost/host/background/bgjob"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -58,7 +59,7 @@ func (c *Capability) call(ctx context.Context, fn string, req json.RawMessage) (
 		if err := strictJSON(req, &r); err != nil {
 			return nil, &wasm.CapabilityError{Code: "invalid_arguments", Message: "background.start: " + err.Error()}
 		}
-		var j Job
+		var j bgjob.Job
 		j, err = c.Service.Start(ctx, caller.Principal, StartRequest{WorkspaceID: caller.WorkspaceID, OriginWorkflowID: caller.WorkflowID,
 			Description: r.Description, Subtasks: r.Subtasks, MaxCostCHF: r.MaxCostCHF})
 		out = wireJob(j)
@@ -67,7 +68,7 @@ func (c *Capability) call(ctx context.Context, fn string, req json.RawMessage) (
 		if err := strictJSON(req, &r); err != nil {
 			return nil, &wasm.CapabilityError{Code: "invalid_arguments", Message: "background.status: " + err.Error()}
 		}
-		var j Job
+		var j bgjob.Job
 		j, err = c.Service.Get(ctx, caller.Principal, r.JobID)
 		out = wireJob(j)
 	}
@@ -84,7 +85,7 @@ func (c *Capability) call(ctx context.Context, fn string, req json.RawMessage) (
 	return out, nil
 }
 
-func wireJob(j Job) wire.Job {
+func wireJob(j bgjob.Job) wire.Job {
 	return wire.Job{ID: j.ID, Status: string(j.Status), Description: j.Description, Progress: j.Progress,
 		ResultSummary: j.ResultSummary, Error: j.Error, WorkflowID: j.WorkflowID}
 }

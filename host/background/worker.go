@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/agent"
+	"github.com/agenthost/agenthost/host/background/bgjob"
 	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -49,7 +50,7 @@ func (s *Service) Work(ctx context.Context, jobID string, attempt, maxAttempts i
 	if j.Status.Terminal() {
 		return nil
 	}
-	if j.Status == Queued {
+	if j.Status == bgjob.Queued {
 		n, err := s.store.RunningBackgroundJobs(ctx, j.TenantID)
 		if err != nil {
 			return err
@@ -58,8 +59,8 @@ func (s *Service) Work(ctx context.Context, jobID string, attempt, maxAttempts i
 			return Wait{s.cfg.Wait}
 		}
 	}
-	running := Running
-	if ok, err := s.store.UpdateBackgroundJob(ctx, j.ID, []Status{Queued, Running}, Update{Status: &running, Attempt: true}); err != nil || !ok {
+	running := bgjob.Running
+	if ok, err := s.store.UpdateBackgroundJob(ctx, j.ID, []bgjob.Status{bgjob.Queued, bgjob.Running}, bgjob.Update{Status: &running, Attempt: true}); err != nil || !ok {
 		return err // nil when it was cancelled meanwhile
 	}
 	owner := tenancy.Principal{TenantID: j.TenantID, UserID: j.UserID}
@@ -80,7 +81,7 @@ func (s *Service) Work(ctx context.Context, jobID string, attempt, maxAttempts i
 	defer stopFollowing()
 	_, res, err := s.runner.Run(ctx, owner, j.WorkspaceID, req, func(w workflows.Workflow) {
 		id := w.ID
-		if _, err := s.store.UpdateBackgroundJob(context.WithoutCancel(ctx), j.ID, []Status{Running}, Update{WorkflowID: &id}); err != nil {
+		if _, err := s.store.UpdateBackgroundJob(context.WithoutCancel(ctx), j.ID, []bgjob.Status{bgjob.Running}, bgjob.Update{WorkflowID: &id}); err != nil {
 			s.log.Warn("background: recording the job's workflow", "job", j.ID, "err", err)
 		}
 		j.WorkflowID = id
@@ -92,19 +93,19 @@ func (s *Service) Work(ctx context.Context, jobID string, attempt, maxAttempts i
 		// The round could not start (workspace deleted, tool set broken,
 		// no model): retried while attempts remain.
 		if attempt >= maxAttempts {
-			s.end(bg, j, Failed, "", "could not start: "+err.Error())
+			s.end(bg, j, bgjob.Failed, "", "could not start: "+err.Error())
 			return permanent(err)
 		}
 		return s.requeue(bg, j, err)
 	}
 	switch res.Outcome {
 	case agent.Completed, agent.MaxRounds:
-		s.end(bg, j, Completed, res.Answer, "")
+		s.end(bg, j, bgjob.Completed, res.Answer, "")
 	case agent.BudgetExceeded:
-		s.end(bg, j, Cancelled, res.Answer, "budgetExceeded: the job's budget is spent")
+		s.end(bg, j, bgjob.Cancelled, res.Answer, "budgetExceeded: the job's budget is spent")
 	case agent.Stopped:
 		if cur, err := s.store.BackgroundJobByID(bg, j.ID); err == nil && cur.Error == cancelledByUser {
-			s.end(bg, j, Cancelled, res.Answer, cancelledByUser)
+			s.end(bg, j, bgjob.Cancelled, res.Answer, cancelledByUser)
 			return nil
 		}
 		// Stopped by the host shutting down: the queue runs it again.
@@ -115,7 +116,7 @@ func (s *Service) Work(ctx context.Context, jobID string, attempt, maxAttempts i
 			msg = res.Err.Error()
 		}
 		if attempt >= maxAttempts {
-			s.end(bg, j, Failed, res.Answer, msg)
+			s.end(bg, j, bgjob.Failed, res.Answer, msg)
 			return permanent(errors.New(msg))
 		}
 		return s.requeue(bg, j, errors.New(msg))
@@ -125,9 +126,9 @@ func (s *Service) Work(ctx context.Context, jobID string, attempt, maxAttempts i
 
 // requeue records why an attempt failed and hands the job back to the
 // queue, which retries it after a backoff.
-func (s *Service) requeue(ctx context.Context, j Job, cause error) error {
-	st, msg := Queued, cause.Error()
-	if _, err := s.store.UpdateBackgroundJob(ctx, j.ID, []Status{Running}, Update{Status: &st, Error: &msg}); err != nil {
+func (s *Service) requeue(ctx context.Context, j bgjob.Job, cause error) error {
+	st, msg := bgjob.Queued, cause.Error()
+	if _, err := s.store.UpdateBackgroundJob(ctx, j.ID, []bgjob.Status{bgjob.Running}, bgjob.Update{Status: &st, Error: &msg}); err != nil {
 		s.log.Warn("background: recording a failed attempt", "job", j.ID, "err", err)
 	}
 	return cause
@@ -135,14 +136,14 @@ func (s *Service) requeue(ctx context.Context, j Job, cause error) error {
 
 // end records how the job ended, once (of two hosts racing, one records),
 // and tells the workflow that started it.
-func (s *Service) end(ctx context.Context, j Job, st Status, summary, errMsg string) {
+func (s *Service) end(ctx context.Context, j bgjob.Job, st bgjob.Status, summary, errMsg string) {
 	now := time.Now().UTC()
-	u := Update{Status: &st, ResultSummary: &summary, Error: &errMsg, CompletedAt: &now}
-	if st == Completed {
+	u := bgjob.Update{Status: &st, ResultSummary: &summary, Error: &errMsg, CompletedAt: &now}
+	if st == bgjob.Completed {
 		one := 1.0
 		u.Progress = &one
 	}
-	ok, err := s.store.UpdateBackgroundJob(ctx, j.ID, []Status{Running}, u)
+	ok, err := s.store.UpdateBackgroundJob(ctx, j.ID, []bgjob.Status{bgjob.Running}, u)
 	if err != nil {
 		s.log.Error("background: recording the job's end", "job", j.ID, "err", err)
 		return
@@ -155,7 +156,7 @@ func (s *Service) end(ctx context.Context, j Job, st Status, summary, errMsg str
 
 // tellPerson notifies the job's person that it ended, wherever they are
 // in the UI.
-func (s *Service) tellPerson(ctx context.Context, j Job, st Status, summary, errMsg string) {
+func (s *Service) tellPerson(ctx context.Context, j bgjob.Job, st bgjob.Status, summary, errMsg string) {
 	if s.notify == nil {
 		return
 	}
@@ -173,7 +174,7 @@ func (s *Service) tellPerson(ctx context.Context, j Job, st Status, summary, err
 
 // tellOrigin adds the job's result to the workflow that started it: a
 // message the user reads and a `backgroundJob` event for live clients.
-func (s *Service) tellOrigin(ctx context.Context, j Job, st Status, summary, errMsg string) {
+func (s *Service) tellOrigin(ctx context.Context, j bgjob.Job, st bgjob.Status, summary, errMsg string) {
 	if j.OriginWorkflowID == "" {
 		return
 	}
@@ -213,14 +214,14 @@ func (s *Service) followProgress(ctx context.Context, p tenancy.Principal, jobID
 			continue
 		}
 		pr := min(float64(d.Round)/float64(d.MaxRounds), 0.99)
-		if _, err := s.store.UpdateBackgroundJob(ctx, jobID, []Status{Running}, Update{Progress: &pr}); err != nil && ctx.Err() == nil {
+		if _, err := s.store.UpdateBackgroundJob(ctx, jobID, []bgjob.Status{bgjob.Running}, bgjob.Update{Progress: &pr}); err != nil && ctx.Err() == nil {
 			s.log.Warn("background: recording progress", "job", jobID, "err", err)
 		}
 	}
 }
 
 // prompt is what the job's agent is asked.
-func prompt(j Job) string {
+func prompt(j bgjob.Job) string {
 	var b strings.Builder
 	b.WriteString("Background job: " + j.Description)
 	if len(j.Subtasks) > 0 {

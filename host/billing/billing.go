@@ -18,58 +18,32 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/llm"
-	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
-
-// Record is one metered call: a transaction.
-type Record struct {
-	ID          string        `json:"id"`
-	TenantID    string        `json:"tenantId"`
-	WorkspaceID string        `json:"workspaceId,omitempty"`
-	UserID      string        `json:"userId,omitempty"`
-	WorkflowID  string        `json:"workflowId,omitempty"`
-	Purpose     string        `json:"purpose,omitempty"`
-	Usage       llm.Usage     `json:"usage"`
-	CreatedAt   time.Time     `json:"createdAt"`
-	Duration    time.Duration `json:"-"`
-	// PriceVersion names the price table the cost was computed with.
-	PriceVersion string `json:"priceVersion,omitempty"`
-	// ReservationID names the reservation the record settles: it is
-	// deleted in the record's transaction, so the estimate and the cost
-	// are never both counted, nor neither.
-	ReservationID string `json:"-"`
-}
-
-// Totals sums records.
-type Totals struct {
-	Calls            int          `json:"calls"`
-	PromptTokens     int64        `json:"promptTokens"`
-	CompletionTokens int64        `json:"completionTokens"`
-	Cost             money.Amount `json:"-"`
-}
 
 // Store keeps usage records, the price versions they refer to and the
 // tenants' limits.
 type Store interface {
 	// InsertUsage writes the record and adds its cost to the tenant's
 	// running sums, in one transaction.
-	InsertUsage(ctx context.Context, r Record) error
-	UsageTotals(ctx context.Context, p tenancy.Principal, workflowID string) (Totals, error)
+	InsertUsage(ctx context.Context, r ledger.Record) error
+	UsageTotals(ctx context.Context, p tenancy.Principal, workflowID string) (ledger.Totals, error)
 	// SavePriceVersion keeps a price table under its version (a digest);
 	// saving the same version again is a no-op.
 	SavePriceVersion(ctx context.Context, version string, body []byte) error
 	// TenantBudget returns the tenant's limits and what it has spent, in
 	// total and in the calendar month (UTC) of now.
-	TenantBudget(ctx context.Context, tenantID string, now time.Time) (Budget, error)
+	TenantBudget(ctx context.Context, tenantID string, now time.Time) (ledger.Budget, error)
 	// Reserve holds r.Amount against the tenant's limits if admit accepts
 	// the tenant's budget as it is with every other unexpired reservation
 	// (read and written under a per-tenant lock that holds across hosts),
 	// and returns the reservation's id; admit's error is returned as is.
 	// A tenant without limits gets no reservation: the id is empty.
-	Reserve(ctx context.Context, r Reservation, admit func(Budget) error) (string, error)
+	Reserve(ctx context.Context, r ledger.Reservation, admit func(ledger.Budget) error) (string, error)
 	// ReleaseReservation deletes a reservation whose call recorded
 	// nothing; an unknown or expired one is no error.
 	ReleaseReservation(ctx context.Context, id string) error
@@ -103,7 +77,7 @@ func (m *Meter) WithRetry(transient func(error) bool) *Meter {
 }
 
 // insertUsage writes r, waiting out an unavailable database for a round.
-func (m *Meter) insertUsage(ctx context.Context, r Record) error {
+func (m *Meter) insertUsage(ctx context.Context, r ledger.Record) error {
 	_, err := dbwait.Do(ctx, m.transient, m.log, "billing: usage", r.WorkflowID, func() (struct{}, error) {
 		return struct{}{}, m.store.InsertUsage(ctx, r)
 	})
@@ -123,11 +97,11 @@ func NewMeter(store Store, prices Prices, logger *slog.Logger) *Meter {
 
 // Record implements llm.Meter. A call without a tenant in its context is
 // refused (the caller sees llm.ErrMeter) rather than recorded as nobody's.
-func (m *Meter) Record(ctx context.Context, u llm.Usage) error {
+func (m *Meter) Record(ctx context.Context, u modeluse.Usage) error {
 	a := llm.AttributionFrom(ctx)
 	if a.TenantID == "" {
 		return fmt.Errorf("%w: %s call to %s", ErrUnattributed, u.Operation, u.Model)
 	}
-	return m.insertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
+	return m.insertUsage(ctx, ledger.Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
 		WorkflowID: a.WorkflowID, Purpose: a.Purpose, Usage: u, CreatedAt: m.now(), PriceVersion: m.prices.Version()})
 }

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/billing/ledger"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
 // OpPlugin is the operation of a plugin run's usage record: the provider is
 // "plugin", the model the plugin's name, the purpose the tool's.
-const OpPlugin llm.Operation = "plugin"
+const OpPlugin modeluse.Operation = "plugin"
 
 // Runner is what tool sets call plugins through (tools.Runner).
 type Runner interface {
@@ -99,11 +100,11 @@ func (m *Meter) recordCompute(ctx context.Context, plugin, tool string, d time.D
 	if !ok || d <= 0 || plugin == "" {
 		return nil
 	}
-	return m.insertUsage(ctx, Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
+	return m.insertUsage(ctx, ledger.Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID, UserID: a.UserID,
 		WorkflowID: a.WorkflowID, Purpose: "tool:" + tool, Usage: m.computeUsage(plugin, d), CreatedAt: m.now(), PriceVersion: m.prices.Version()})
 }
 
 // computeUsage is the usage of a plugin run of d.
-func (m *Meter) computeUsage(plugin string, d time.Duration) llm.Usage {
-	return llm.Usage{Operation: OpPlugin, Provider: "plugin", Model: plugin, Duration: d, Cost: m.prices.computeCost(d), Attempts: 1}
+func (m *Meter) computeUsage(plugin string, d time.Duration) modeluse.Usage {
+	return modeluse.Usage{Operation: OpPlugin, Provider: "plugin", Model: plugin, Duration: d, Cost: m.prices.computeCost(d), Attempts: 1}
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -15,18 +15,18 @@ func TestBudgetAdmits(t *testing.T) {
 	const rp = money.Rappen
 	for _, c := range []struct {
 		name                string
-		b                   billing.Budget
+		b                   ledger.Budget
 		estimate, overdraft money.Amount
 		want                error
 	}{
-		{"no limits", billing.Budget{SpentTotal: 1000 * money.CHF, Reserved: 1000 * money.CHF}, 1000 * money.CHF, 0, nil},
-		{"fits", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 20 * rp, 0, nil},
-		{"one rappen over", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 21 * rp, 0, billing.ErrCreditExhausted},
-		{"within the overdraft", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 30 * rp, 10 * rp, nil},
-		{"credit met, overdraft left", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, SpentTotal: 100 * rp}, 1, 10 * rp, billing.ErrCreditExhausted},
-		{"held by others", billing.Budget{Limits: billing.Limits{Credit: chf(100)}, Reserved: 95 * rp}, 10 * rp, 0, billing.ErrCreditExhausted},
-		{"monthly", billing.Budget{Limits: billing.Limits{Credit: chf(1000), Monthly: chf(100)}, SpentTotal: 500 * rp, SpentMonth: 90 * rp}, 20 * rp, 5 * rp, billing.ErrMonthlyBudgetMet},
-		{"monthly fits", billing.Budget{Limits: billing.Limits{Credit: chf(1000), Monthly: chf(100)}, SpentTotal: 500 * rp, SpentMonth: 90 * rp}, 15 * rp, 5 * rp, nil},
+		{"no limits", ledger.Budget{SpentTotal: 1000 * money.CHF, Reserved: 1000 * money.CHF}, 1000 * money.CHF, 0, nil},
+		{"fits", ledger.Budget{Limits: ledger.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 20 * rp, 0, nil},
+		{"one rappen over", ledger.Budget{Limits: ledger.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 21 * rp, 0, ledger.ErrCreditExhausted},
+		{"within the overdraft", ledger.Budget{Limits: ledger.Limits{Credit: chf(100)}, SpentTotal: 50 * rp, Reserved: 30 * rp}, 30 * rp, 10 * rp, nil},
+		{"credit met, overdraft left", ledger.Budget{Limits: ledger.Limits{Credit: chf(100)}, SpentTotal: 100 * rp}, 1, 10 * rp, ledger.ErrCreditExhausted},
+		{"held by others", ledger.Budget{Limits: ledger.Limits{Credit: chf(100)}, Reserved: 95 * rp}, 10 * rp, 0, ledger.ErrCreditExhausted},
+		{"monthly", ledger.Budget{Limits: ledger.Limits{Credit: chf(1000), Monthly: chf(100)}, SpentTotal: 500 * rp, SpentMonth: 90 * rp}, 20 * rp, 5 * rp, ledger.ErrMonthlyBudgetMet},
+		{"monthly fits", ledger.Budget{Limits: ledger.Limits{Credit: chf(1000), Monthly: chf(100)}, SpentTotal: 500 * rp, SpentMonth: 90 * rp}, 15 * rp, 5 * rp, nil},
 	} {
 		err := c.b.Admits(c.estimate, c.overdraft)
 		if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {

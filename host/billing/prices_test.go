@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -15,7 +16,7 @@ import (
 // before money.Amount marshalled as francs: records priced then still name
 // their table. The form reads back to the same table.
 func TestPricesStoredForm(t *testing.T) {
-	p := billing.Prices{Models: []llm.ModelPrice{{Operation: llm.OpAgent, Provider: "p", Model: "m",
+	p := billing.Prices{Models: []llm.ModelPrice{{Operation: modeluse.OpAgent, Provider: "p", Model: "m",
 		Input: money.FromCHF(0.15), CachedInput: money.FromCHF(0.075), Output: 2 * money.CHF, PerImage: 4 * money.Rappen}},
 		PluginPerHour: money.FromCHF(0.36)}
 	b, err := json.Marshal(p)

@@ -7,8 +7,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/dbwait"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/toolcall"
 )
@@ -69,18 +71,6 @@ func (m *Meter) WithBudget(c BudgetConfig) *Meter {
 // Overdraft is the overdraft the meter admits calls with.
 func (m *Meter) Overdraft() money.Amount { return m.budget.Overdraft }
 
-// Reservation is an estimate held against a tenant's limits for one call in
-// flight, until the call's usage record settles it or the call fails.
-type Reservation struct {
-	TenantID  string
-	Amount    money.Amount
-	Purpose   string
-	CreatedAt time.Time
-	// ExpiresAt ends the hold of a reservation nobody settled (its process
-	// died): the limits count it no longer.
-	ExpiresAt time.Time
-}
-
 // Hold is one call's reservation, used by one goroutine. After a Settle
 // that succeeded, Settle and Release are no-ops, so a deferred Release
 // after Settle is safe; a failed Settle leaves the hold to Release.
@@ -94,12 +84,12 @@ type Hold struct {
 // Settle implements llm.Hold: the call's usage is recorded and the
 // reservation deleted in one transaction. It records even when the hold
 // expired meanwhile: the money was spent.
-func (h *Hold) Settle(ctx context.Context, u llm.Usage) error {
+func (h *Hold) Settle(ctx context.Context, u modeluse.Usage) error {
 	if h.done.Load() {
 		return nil
 	}
 	a := h.a
-	err := h.m.insertUsage(context.WithoutCancel(ctx), Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID,
+	err := h.m.insertUsage(context.WithoutCancel(ctx), ledger.Record{TenantID: a.TenantID, WorkspaceID: a.WorkspaceID,
 		UserID: a.UserID, WorkflowID: a.WorkflowID, Purpose: a.Purpose, Usage: u, CreatedAt: h.m.now(),
 		PriceVersion: h.m.prices.Version(), ReservationID: h.id})
 	if err == nil {
@@ -124,7 +114,7 @@ func (h *Hold) Release(ctx context.Context) {
 // the tenant's limits, or the call is refused (an error wrapping
 // ErrOverLimit) when the estimate does not fit (Budget.Admits). A call
 // without a tenant is left to Record, which refuses to record it.
-func (m *Meter) Reserve(ctx context.Context, op llm.Operation, estimate money.Amount) (llm.Hold, error) {
+func (m *Meter) Reserve(ctx context.Context, op modeluse.Operation, estimate money.Amount) (llm.Hold, error) {
 	a := llm.AttributionFrom(ctx)
 	if a.TenantID == "" {
 		return unattributed{m}, nil
@@ -140,18 +130,20 @@ func (m *Meter) Reserve(ctx context.Context, op llm.Operation, estimate money.Am
 // and Record refuses its usage.
 type unattributed struct{ m *Meter }
 
-func (u unattributed) Settle(ctx context.Context, us llm.Usage) error { return u.m.Record(ctx, us) }
-func (unattributed) Release(context.Context)                          {}
+func (u unattributed) Settle(ctx context.Context, us modeluse.Usage) error {
+	return u.m.Record(ctx, us)
+}
+func (unattributed) Release(context.Context) {}
 
 func (m *Meter) reserve(ctx context.Context, a llm.Attribution, estimate money.Amount, ttl time.Duration) (*Hold, error) {
 	overdraft := m.budget.Overdraft
-	var r Reservation
+	var r ledger.Reservation
 	// A round's call waits out an unavailable database here too: refused,
 	// it would fail the round. Each try's hold runs from its own time.
 	id, err := dbwait.Do(ctx, m.transient, m.log, "billing: reserve", a.WorkflowID, func() (string, error) {
 		now := m.now()
-		r = Reservation{TenantID: a.TenantID, Amount: max(estimate, 0), Purpose: a.Purpose, CreatedAt: now, ExpiresAt: now.Add(ttl)}
-		return m.store.Reserve(ctx, r, func(b Budget) error { return b.Admits(r.Amount, overdraft) })
+		r = ledger.Reservation{TenantID: a.TenantID, Amount: max(estimate, 0), Purpose: a.Purpose, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+		return m.store.Reserve(ctx, r, func(b ledger.Budget) error { return b.Admits(r.Amount, overdraft) })
 	})
 	if err != nil {
 		return nil, err
@@ -163,7 +155,7 @@ func (m *Meter) reserve(ctx context.Context, a llm.Attribution, estimate money.A
 // the failure to read the budget, which refuses too: spending without
 // knowing the balance is what limits exist to prevent.
 func reserveError(err error, what string) error {
-	if errors.Is(err, ErrOverLimit) {
+	if errors.Is(err, ledger.ErrOverLimit) {
 		return err
 	}
 	return fmt.Errorf("billing: %s: holding its estimate against the tenant's budget: %w", what, err)

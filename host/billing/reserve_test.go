@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -51,9 +53,9 @@ func TestHoldsSettleOrRelease(t *testing.T) {
 	srv := llmtest.New(t)
 	cfg := llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 10 * time.Second}},
-		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpAgent:     {{Provider: "test", Model: "scripted", InputCHFPer1M: 10, OutputCHFPer1M: 10}},
-			llm.OpEmbedding: {{Provider: "test", Model: "embed", InputCHFPer1M: 10}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{
+			modeluse.OpAgent:     {{Provider: "test", Model: "scripted", InputCHFPer1M: 10, OutputCHFPer1M: 10}},
+			modeluse.OpEmbedding: {{Provider: "test", Model: "embed", InputCHFPer1M: 10}},
 		},
 		Retry: llm.RetryConfig{Attempts: 1},
 	}
@@ -120,7 +122,7 @@ func TestHoldsSettleOrRelease(t *testing.T) {
 				t.Fatal(err)
 			}
 			credit := c.credit
-			if err := db.SetTenantLimits(ctx, tn.ID, billing.Limits{Credit: &credit}); err != nil {
+			if err := db.SetTenantLimits(ctx, tn.ID, ledger.Limits{Credit: &credit}); err != nil {
 				t.Fatal(err)
 			}
 			srv.Script(c.script...)

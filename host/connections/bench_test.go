@@ -13,19 +13,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
+	"github.com/agenthost/agenthost/host/egress"
+	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/worldtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-
-	"github.com/agenthost/agenthost/host/egress"
-	"github.com/agenthost/agenthost/host/figure"
 )
 
 // BenchmarkConnectorEgressOverhead reports connector.egress.overhead.ms:
@@ -136,7 +137,7 @@ func BenchmarkDownloadToIndexed(b *testing.B) {
 		}
 		took = append(took, figure.Millis(time.Since(t0)))
 		st, err := w.DB.ContentState(ctx, w.P, id)
-		if err != nil || st.Status != knowledge.StatusIndexed {
+		if err != nil || st.Status != kindex.StatusIndexed {
 			b.Fatalf("content state %+v %v", st, err)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenthost/agenthost/host/connections/connrecord"
 	"github.com/agenthost/agenthost/host/egress"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -68,7 +68,7 @@ func (s *Service) Check(ctx context.Context, p tenancy.Principal, id string) (Co
 
 // try sends the provider's check request; tried is false when the
 // provider has none.
-func (s *Service) try(ctx context.Context, p tenancy.Principal, rec store.ConnectionRecord) (tried bool, err error) {
+func (s *Service) try(ctx context.Context, p tenancy.Principal, rec connrecord.ConnectionRecord) (tried bool, err error) {
 	timeout := s.o.Check.Timeout
 	if timeout <= 0 {
 		timeout = 15 * time.Second
@@ -127,7 +127,7 @@ func (s *Service) checkClient(hosts []string, timeout time.Duration) *egress.Cli
 
 // checkURL is the request that tries rec: the provider's CheckPath under
 // the connection's base URL, or the known providers' own.
-func (s *Service) checkURL(rec store.ConnectionRecord) string {
+func (s *Service) checkURL(rec connrecord.ConnectionRecord) string {
 	base := strings.TrimSuffix(s.baseURL(rec), "/")
 	if base == "" {
 		return ""
@@ -194,7 +194,7 @@ func (s *Service) jiraSite(ctx context.Context, root, accessToken, label string)
 	resp, err := s.checkClient(hosts, timeout).Do(ctx, egress.Request{Method: http.MethodGet, URL: strings.TrimSuffix(root, "/") + "/oauth/token/accessible-resources",
 		Headers: map[string]string{"Authorization": "Bearer " + accessToken, "Accept": "application/json"}})
 	if err != nil {
-		return "", fmt.Errorf("connections: looking up the Jira sites of the grant: %w", scrubError(err, store.ConnectionRecord{Auth: AuthOAuth2}, secret{AccessToken: accessToken}))
+		return "", fmt.Errorf("connections: looking up the Jira sites of the grant: %w", scrubError(err, connrecord.ConnectionRecord{Auth: AuthOAuth2}, secret{AccessToken: accessToken}))
 	}
 	if resp.Status != http.StatusOK {
 		return "", fmt.Errorf("connections: accessible-resources answered HTTP %d", resp.Status)

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/agenthost/agenthost/host/connections/connrecord"
 	"github.com/agenthost/agenthost/host/egress"
-	"github.com/agenthost/agenthost/host/store"
 )
 
 // TestHop: the decision on one redirect hop, as a table, including what a
@@ -17,12 +17,12 @@ func TestHop(t *testing.T) {
 		"jira":      {Name: "jira"},
 		"microsoft": {Name: "microsoft", Hosts: []string{"graph.microsoft.com"}, BaseURL: "https://graph.microsoft.com/v1.0", DownloadHosts: []string{"*.sharepoint.com"}},
 	}}
-	jira := store.ConnectionRecord{Provider: "jira", Label: "acme", BaseURL: "https://acme.atlassian.net"}
-	ms := store.ConnectionRecord{Provider: "microsoft", Label: "work"}
+	jira := connrecord.ConnectionRecord{Provider: "jira", Label: "acme", BaseURL: "https://acme.atlassian.net"}
+	ms := connrecord.ConnectionRecord{Provider: "microsoft", Label: "work"}
 	jiraHosts, msHosts := []string{"*.atlassian.net"}, []string{"graph.microsoft.com", "*.sharepoint.com"}
 	cases := []struct {
 		name       string
-		rec        store.ConnectionRecord
+		rec        connrecord.ConnectionRecord
 		hosts      []string
 		first, to  string
 		method     string
@@ -67,7 +67,7 @@ func TestHop(t *testing.T) {
 func TestMicrosoftPersonalContentHop(t *testing.T) {
 	p, _ := oauthDefaults("microsoft", "")
 	s := &Service{providers: map[string]Provider{"microsoft": p}}
-	ms := store.ConnectionRecord{Provider: "microsoft", Label: "personal"}
+	ms := connrecord.ConnectionRecord{Provider: "microsoft", Label: "personal"}
 	hosts := []string{"graph.microsoft.com", "*.sharepoint.com", "*.1drv.com", "*.livefilestore.com", "*.microsoftpersonalcontent.com"}
 	first, _ := url.Parse("https://graph.microsoft.com/v1.0/me/drive/items/X/content")
 	for _, tc := range []struct {

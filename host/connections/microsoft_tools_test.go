@@ -9,7 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/wasm"
 )
@@ -81,7 +81,7 @@ func TestAgentSharePointToOutlook(t *testing.T) {
 	}
 	// Over the host's download limit: a clear error, nothing stored or indexed.
 	toolsCap.MaxDownload = 1000
-	before, err := w.Files.List(ctx, w.P, files.Filter{WorkspaceID: w.Workspace})
+	before, err := w.Files.List(ctx, w.P, filemeta.Filter{WorkspaceID: w.Workspace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestAgentSharePointToOutlook(t *testing.T) {
 	if big.OK || big.Error == nil || !strings.Contains(big.Error.Error(), "too_large") {
 		t.Fatalf("over the limit: %+v %+v", big, big.Error)
 	}
-	after, err := w.Files.List(ctx, w.P, files.Filter{WorkspaceID: w.Workspace})
+	after, err := w.Files.List(ctx, w.P, filemeta.Filter{WorkspaceID: w.Workspace})
 	if err != nil || len(after.Items) != len(before.Items) || len(w.Index.IDs()) != 1 {
 		t.Fatalf("a refused download left %d files (was %d), %d indexed: %v", len(after.Items), len(before.Items), len(w.Index.IDs()), err)
 	}

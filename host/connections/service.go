@@ -26,9 +26,9 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/oauth2"
 
+	"github.com/agenthost/agenthost/host/connections/connrecord"
 	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/secrets"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -112,13 +112,13 @@ func (o *OAuth) config() *oauth2.Config {
 
 // Store is what the service needs of the database (*store.DB).
 type Store interface {
-	CreateConnection(ctx context.Context, p tenancy.Principal, r store.ConnectionRecord) (store.ConnectionRecord, error)
-	Connection(ctx context.Context, p tenancy.Principal, id string) (store.ConnectionRecord, error)
-	Connections(ctx context.Context, p tenancy.Principal) ([]store.ConnectionRecord, error)
+	CreateConnection(ctx context.Context, p tenancy.Principal, r connrecord.ConnectionRecord) (connrecord.ConnectionRecord, error)
+	Connection(ctx context.Context, p tenancy.Principal, id string) (connrecord.ConnectionRecord, error)
+	Connections(ctx context.Context, p tenancy.Principal) ([]connrecord.ConnectionRecord, error)
 	UpdateConnectionSecret(ctx context.Context, p tenancy.Principal, id string, version int64, secret []byte, expiresAt time.Time) (int64, error)
 	RevokeConnection(ctx context.Context, p tenancy.Principal, id string) error
-	SaveConnectionAuthState(ctx context.Context, p tenancy.Principal, s store.ConnectionAuthState) error
-	TakeConnectionAuthState(ctx context.Context, p tenancy.Principal, state string) (store.ConnectionAuthState, error)
+	SaveConnectionAuthState(ctx context.Context, p tenancy.Principal, s connrecord.ConnectionAuthState) error
+	TakeConnectionAuthState(ctx context.Context, p tenancy.Principal, state string) (connrecord.ConnectionAuthState, error)
 	SetConnectionCheck(ctx context.Context, p tenancy.Principal, id string, at time.Time, lastError string) error
 }
 
@@ -255,7 +255,7 @@ const (
 	StatusRevoked   = "revoked"
 )
 
-func (s *Service) view(r store.ConnectionRecord) Connection {
+func (s *Service) view(r connrecord.ConnectionRecord) Connection {
 	c := Connection{ID: r.ID, Provider: r.Provider, Label: r.Label, Auth: r.Auth, BaseURL: s.baseURL(r), Deployment: r.Deployment, Account: r.Account,
 		Scopes: r.Scopes, ExpiresAt: r.ExpiresAt, Revoked: r.Revoked(), CreatedAt: r.CreatedAt, LastError: r.LastError, CheckedAt: r.CheckedAt}
 	switch {
@@ -272,7 +272,7 @@ func (s *Service) view(r store.ConnectionRecord) Connection {
 }
 
 // baseURL is the connection's base URL, else its provider's.
-func (s *Service) baseURL(r store.ConnectionRecord) string {
+func (s *Service) baseURL(r connrecord.ConnectionRecord) string {
 	if r.BaseURL != "" {
 		return r.BaseURL
 	}
@@ -342,7 +342,7 @@ func (s *Service) AddToken(ctx context.Context, p tenancy.Principal, n NewToken)
 	default:
 		return Connection{}, fmt.Errorf("%w: deployment is %q or %q, not %q", tenancy.ErrInvalid, DeploymentCloud, DeploymentDataCenter, n.Deployment)
 	}
-	c, err := s.create(ctx, p, store.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account, Deployment: n.Deployment},
+	c, err := s.create(ctx, p, connrecord.ConnectionRecord{Provider: n.Provider, Label: n.Label, Auth: n.Auth, BaseURL: base, Account: n.Account, Deployment: n.Deployment},
 		secret{Token: n.Token, PrivateKey: n.PrivateKey, HostKey: n.HostKey})
 	if err != nil {
 		return c, err
@@ -369,7 +369,7 @@ func checkBaseURL(s string, schemes ...string) (string, error) {
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
-func (s *Service) create(ctx context.Context, p tenancy.Principal, r store.ConnectionRecord, sec secret) (Connection, error) {
+func (s *Service) create(ctx context.Context, p tenancy.Principal, r connrecord.ConnectionRecord, sec secret) (Connection, error) {
 	r.ID = newID()
 	sealed, err := s.seal(r.ID, sec)
 	if err != nil {
@@ -391,7 +391,7 @@ func (s *Service) seal(id string, sec secret) ([]byte, error) {
 	return s.o.Sealer.Seal(id, b)
 }
 
-func (s *Service) open(r store.ConnectionRecord) (secret, error) {
+func (s *Service) open(r connrecord.ConnectionRecord) (secret, error) {
 	b, err := s.o.Sealer.Open(r.ID, r.Secret)
 	if err != nil {
 		return secret{}, err
@@ -505,7 +505,7 @@ func (s *Service) StartAuthorization(ctx context.Context, p tenancy.Principal, p
 	if err != nil {
 		return "", err
 	}
-	err = s.o.Store.SaveConnectionAuthState(ctx, p, store.ConnectionAuthState{State: state, Provider: provider, Label: label,
+	err = s.o.Store.SaveConnectionAuthState(ctx, p, connrecord.ConnectionAuthState{State: state, Provider: provider, Label: label,
 		Verifier: sealed, ExpiresAt: s.o.Now().Add(s.o.AuthStateTTL)})
 	if err != nil {
 		return "", err
@@ -557,7 +557,7 @@ func (s *Service) CompleteAuthorization(ctx context.Context, p tenancy.Principal
 			return Connection{}, err
 		}
 	}
-	c, err := s.create(ctx, p, store.ConnectionRecord{Provider: st.Provider, Label: st.Label, Auth: AuthOAuth2, BaseURL: base, Scopes: scopes, ExpiresAt: s.expiry(tok)},
+	c, err := s.create(ctx, p, connrecord.ConnectionRecord{Provider: st.Provider, Label: st.Label, Auth: AuthOAuth2, BaseURL: base, Scopes: scopes, ExpiresAt: s.expiry(tok)},
 		secret{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken})
 	if err != nil {
 		return c, err
@@ -588,7 +588,7 @@ func (s *Service) tokenContext(ctx context.Context) context.Context {
 
 // usable loads p's connection id for a connector of provider and opens its
 // secret, refreshing an access token that ends within the leeway.
-func (s *Service) usable(ctx context.Context, p tenancy.Principal, id, provider string) (store.ConnectionRecord, secret, error) {
+func (s *Service) usable(ctx context.Context, p tenancy.Principal, id, provider string) (connrecord.ConnectionRecord, secret, error) {
 	r, err := s.o.Store.Connection(ctx, p, id)
 	if err != nil {
 		return r, secret{}, err
@@ -614,7 +614,7 @@ func (s *Service) usable(ctx context.Context, p tenancy.Principal, id, provider 
 // serialised in this process, and a refresh another caller (or host)
 // stored since r is used instead of refreshing again: providers rotate
 // refresh tokens, so a second refresh with the old one would fail.
-func (s *Service) refresh(ctx context.Context, p tenancy.Principal, r store.ConnectionRecord, sec secret) (store.ConnectionRecord, secret, error) {
+func (s *Service) refresh(ctx context.Context, p tenancy.Principal, r connrecord.ConnectionRecord, sec secret) (connrecord.ConnectionRecord, secret, error) {
 	pr, ok := s.providers[r.Provider]
 	if !ok || pr.OAuth == nil {
 		return r, sec, fmt.Errorf("%w: provider %q is not configured for OAuth", ErrUnknownProvider, r.Provider)
@@ -669,7 +669,7 @@ func (s *Service) expiry(tok *oauth2.Token) time.Time {
 
 // changedSince reads the connection again and reports whether its secret
 // changed since r (a refresh by someone else), with the current secret.
-func (s *Service) changedSince(ctx context.Context, p tenancy.Principal, r store.ConnectionRecord) (store.ConnectionRecord, secret, bool, error) {
+func (s *Service) changedSince(ctx context.Context, p tenancy.Principal, r connrecord.ConnectionRecord) (connrecord.ConnectionRecord, secret, bool, error) {
 	cur, err := s.o.Store.Connection(ctx, p, r.ID)
 	if err != nil {
 		return r, secret{}, false, err
@@ -791,7 +791,7 @@ func (s *Service) do(ctx context.Context, p tenancy.Principal, id, provider stri
 	}
 }
 
-func (s *Service) checkHost(rec store.ConnectionRecord, hosts []string, u *url.URL) error {
+func (s *Service) checkHost(rec connrecord.ConnectionRecord, hosts []string, u *url.URL) error {
 	if !matches(hosts, u) {
 		return fmt.Errorf("%w: %s is not among the connector's hosts", ErrHostRefused, u.Hostname())
 	}
@@ -803,7 +803,7 @@ func (s *Service) checkHost(rec store.ConnectionRecord, hosts []string, u *url.U
 
 // checkBare refuses an uncredentialed request to u unless u is on one of
 // the connector's hosts that is a download host of rec's provider.
-func (s *Service) checkBare(rec store.ConnectionRecord, hosts []string, u *url.URL) error {
+func (s *Service) checkBare(rec connrecord.ConnectionRecord, hosts []string, u *url.URL) error {
 	if !matches(hosts, u) {
 		return fmt.Errorf("%w: %s is not among the connector's hosts", ErrHostRefused, u.Hostname())
 	}
@@ -815,7 +815,7 @@ func (s *Service) checkBare(rec store.ConnectionRecord, hosts []string, u *url.U
 
 // ownHosts are the hosts rec's credentials may go to: its provider's and
 // its base URL's.
-func (s *Service) ownHosts(rec store.ConnectionRecord) []string {
+func (s *Service) ownHosts(rec connrecord.ConnectionRecord) []string {
 	own := slices.Clone(s.providers[rec.Provider].Hosts)
 	if base := s.baseURL(rec); base != "" {
 		if b, err := url.Parse(base); err == nil {
@@ -842,7 +842,7 @@ func matches(entries []string, u *url.URL) bool {
 // hop left them (*left) or it falls from https to http; to one of the
 // provider's download hosts it goes without them, to read only; anywhere
 // else it is refused.
-func (s *Service) hop(rec store.ConnectionRecord, hosts []string, h egress.Hop, left *bool) (credential bool, err error) {
+func (s *Service) hop(rec connrecord.ConnectionRecord, hosts []string, h egress.Hop, left *bool) (credential bool, err error) {
 	if h.First.Scheme == "https" && h.URL.Scheme != "https" {
 		return false, fmt.Errorf("%w: %s is not https, and connection %q's request was", ErrHostRefused, h.URL.Host, rec.Label)
 	}
@@ -862,7 +862,7 @@ func (s *Service) hop(rec store.ConnectionRecord, hosts []string, h egress.Hop, 
 	return false, nil
 }
 
-func authorization(r store.ConnectionRecord, sec secret) string {
+func authorization(r connrecord.ConnectionRecord, sec secret) string {
 	switch r.Auth {
 	case AuthBasic:
 		return "Basic " + base64.StdEncoding.EncodeToString([]byte(r.Account+":"+sec.Token))
@@ -900,7 +900,7 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 // secretForms are the byte strings that reveal a secret: each token, its
 // base64, and the credential of the Authorization header the host sends
 // (a basic credential is base64 of account:token).
-func secretForms(r store.ConnectionRecord, sec secret) [][]byte {
+func secretForms(r connrecord.ConnectionRecord, sec secret) [][]byte {
 	var out [][]byte
 	for _, v := range []string{sec.AccessToken, sec.RefreshToken, sec.Token} {
 		if len(v) >= 4 {
@@ -917,7 +917,7 @@ const redacted = "[redacted]"
 
 // scrub removes the secret from a response: a provider (or a hostile page
 // on an allowed host) echoing the credential must not hand it to the plugin.
-func scrub(resp *egress.Response, r store.ConnectionRecord, sec secret) {
+func scrub(resp *egress.Response, r connrecord.ConnectionRecord, sec secret) {
 	forms := secretForms(r, sec)
 	for _, f := range forms {
 		resp.Body = bytes.ReplaceAll(resp.Body, f, []byte(redacted))
@@ -933,7 +933,7 @@ func scrub(resp *egress.Response, r store.ConnectionRecord, sec secret) {
 	}
 }
 
-func scrubError(err error, r store.ConnectionRecord, sec secret) error {
+func scrubError(err error, r connrecord.ConnectionRecord, sec secret) error {
 	msg := err.Error()
 	clean := msg
 	for _, f := range secretForms(r, sec) {

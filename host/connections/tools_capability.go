@@ -8,7 +8,7 @@ import (
 	"io"
 
 	"github.com/agenthost/agenthost/host/files"
-
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -26,7 +26,7 @@ const DefaultMaxUpload = files.DefaultMaxUpload
 // FileOpener opens a workspace file for the tool call's caller by its id
 // or docItem reference (*files.Capability).
 type FileOpener interface {
-	Open(ctx context.Context, c toolcall.Caller, ref string) (files.Item, io.ReadCloser, error)
+	Open(ctx context.Context, c toolcall.Caller, ref string) (filemeta.Item, io.ReadCloser, error)
 }
 
 // ToolsCapability serves the host capability "connectors" to the

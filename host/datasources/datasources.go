@@ -20,30 +20,31 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/datasources/dsrecord"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/notifications"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
 
 // DataSource is a data source with its sync status (store.DataSource).
-type DataSource = store.DataSource
+type DataSource = dsrecord.DataSource
 
 // Store keeps data sources and what their syncs stored (*store.DB).
 // Reads and writes with a principal are the owner's only; the others are
 // the sync job's and the scheduler's, which act for the owner the row names.
 type Store interface {
-	CreateDataSource(ctx context.Context, p tenancy.Principal, d store.DataSource) (store.DataSource, error)
-	DataSource(ctx context.Context, p tenancy.Principal, id string) (store.DataSource, error)
-	DataSources(ctx context.Context, p tenancy.Principal, workspaceID string) ([]store.DataSource, error)
+	CreateDataSource(ctx context.Context, p tenancy.Principal, d dsrecord.DataSource) (dsrecord.DataSource, error)
+	DataSource(ctx context.Context, p tenancy.Principal, id string) (dsrecord.DataSource, error)
+	DataSources(ctx context.Context, p tenancy.Principal, workspaceID string) ([]dsrecord.DataSource, error)
 	DeleteDataSource(ctx context.Context, p tenancy.Principal, id string) error
-	DataSourceByID(ctx context.Context, id string) (store.DataSource, error)
-	DueDataSources(ctx context.Context, at time.Time, stale time.Duration, limit int) ([]store.DataSource, error)
+	DataSourceByID(ctx context.Context, id string) (dsrecord.DataSource, error)
+	DueDataSources(ctx context.Context, at time.Time, stale time.Duration, limit int) ([]dsrecord.DataSource, error)
 	ClaimDataSourceSync(ctx context.Context, id string, at time.Time, stale time.Duration, onlyIfDue bool) (int64, bool, error)
-	UpdateDataSourceSync(ctx context.Context, id string, seq int64, at time.Time, u store.DataSourceSync) (bool, error)
-	DataSourceItems(ctx context.Context, id string) (map[string]store.DataSourceItem, error)
-	PutDataSourceItem(ctx context.Context, id string, seq int64, it store.DataSourceItem) (bool, error)
+	UpdateDataSourceSync(ctx context.Context, id string, seq int64, at time.Time, u dsrecord.DataSourceSync) (bool, error)
+	DataSourceItems(ctx context.Context, id string) (map[string]dsrecord.DataSourceItem, error)
+	PutDataSourceItem(ctx context.Context, id string, seq int64, it dsrecord.DataSourceItem) (bool, error)
 	User(ctx context.Context, p tenancy.Principal) (tenancy.User, error)
 }
 
@@ -58,11 +59,11 @@ type Remote interface {
 // Files stores synced files (*files.Service): new ones as uploads (indexed
 // by the service's indexer), changed ones as a new version (re-indexed).
 type Files interface {
-	Upload(ctx context.Context, p tenancy.Principal, u files.Upload) (files.Item, bool, error)
-	Get(ctx context.Context, p tenancy.Principal, id string) (files.Item, error)
-	SetContent(ctx context.Context, p tenancy.Principal, id string, r io.Reader, base int, note string) (files.Item, files.Version, error)
-	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]files.Folder, error)
-	CreateFolder(ctx context.Context, p tenancy.Principal, f files.Folder) (files.Folder, error)
+	Upload(ctx context.Context, p tenancy.Principal, u files.Upload) (filemeta.Item, bool, error)
+	Get(ctx context.Context, p tenancy.Principal, id string) (filemeta.Item, error)
+	SetContent(ctx context.Context, p tenancy.Principal, id string, r io.Reader, base int, note string) (filemeta.Item, filemeta.Version, error)
+	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]filemeta.Folder, error)
+	CreateFolder(ctx context.Context, p tenancy.Principal, f filemeta.Folder) (filemeta.Folder, error)
 }
 
 // Queue runs a claimed sync as a job (package syncjob binds the job
@@ -176,7 +177,7 @@ func (s *Service) Create(ctx context.Context, p tenancy.Principal, n NewDataSour
 	if err := files.ValidateName("data source label (its folder's)", strings.TrimSpace(n.Label)); err != nil {
 		return DataSource{}, err
 	}
-	d, err := s.store.CreateDataSource(ctx, p, store.DataSource{WorkspaceID: n.WorkspaceID, ConnectionID: n.ConnectionID,
+	d, err := s.store.CreateDataSource(ctx, p, dsrecord.DataSource{WorkspaceID: n.WorkspaceID, ConnectionID: n.ConnectionID,
 		Service: strings.TrimSpace(n.Service), Path: n.Path, Label: n.Label, SourceType: n.SourceType, AutoSync: n.AutoSync,
 		Interval: time.Duration(n.IntervalSeconds) * time.Second, NextSync: s.dueNow(n.AutoSync)})
 	if err != nil {
@@ -260,13 +261,13 @@ func (s *Service) enqueue(ctx context.Context, d DataSource, onlyIfDue bool) (bo
 	jobID, err := s.queue.EnqueueSync(ctx, d.ID, seq)
 	if err != nil {
 		msg := "could not queue the sync: " + err.Error()
-		_, _ = s.store.UpdateDataSourceSync(ctx, d.ID, seq, at, store.DataSourceSync{State: store.SyncFailed, LastError: &msg})
+		_, _ = s.store.UpdateDataSourceSync(ctx, d.ID, seq, at, dsrecord.DataSourceSync{State: dsrecord.SyncFailed, LastError: &msg})
 		return false, fmt.Errorf("datasources: enqueue sync of %s: %w", d.ID, err)
 	}
 	// The claim made the source queued; the worker may have taken the job
 	// (running) or even finished it (idle) by now, so only the job's id is
 	// recorded, never the state set back.
-	_, err = s.store.UpdateDataSourceSync(ctx, d.ID, seq, at, store.DataSourceSync{QueueJobID: &jobID})
+	_, err = s.store.UpdateDataSourceSync(ctx, d.ID, seq, at, dsrecord.DataSourceSync{QueueJobID: &jobID})
 	return true, err
 }
 

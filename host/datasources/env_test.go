@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/connections/fakes/jira"
 	"github.com/agenthost/agenthost/host/datasources"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -152,13 +153,13 @@ func (e *env) contentRequests() int {
 }
 
 // filesNamed lists the workspace's files named name.
-func (e *env) filesNamed(t *testing.T, name string) []files.Item {
+func (e *env) filesNamed(t *testing.T, name string) []filemeta.Item {
 	t.Helper()
-	page, err := e.files.List(context.Background(), e.alice, files.Filter{WorkspaceID: e.w.Workspace, Name: name, Limit: 100})
+	page, err := e.files.List(context.Background(), e.alice, filemeta.Filter{WorkspaceID: e.w.Workspace, Name: name, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []files.Item
+	var out []filemeta.Item
 	for _, f := range page.Items {
 		if f.Name == name {
 			out = append(out, f)

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/datasources/dsrecord"
 	"github.com/agenthost/agenthost/host/datasources/syncjob"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
@@ -64,7 +64,7 @@ func TestSyncAcrossADatabaseOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.State != store.SyncIdle || got.LastSynced == nil || got.LastError != "" || !strings.HasPrefix(got.LastSummary, "3 new") {
+	if got.State != dsrecord.SyncIdle || got.LastSynced == nil || got.LastError != "" || !strings.HasPrefix(got.LastSummary, "3 new") {
 		t.Fatalf("after the outage: %+v", got)
 	}
 	for name, content := range map[string][]byte{"camlidl.pdf": e.pdf, "notes.txt": e.note, "checklist.txt": []byte("- build\n- test\n")} {

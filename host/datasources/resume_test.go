@@ -14,8 +14,9 @@ import (
 	"github.com/agenthost/agenthost/host/connections/fakes/graph"
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
 	"github.com/agenthost/agenthost/host/datasources"
+	"github.com/agenthost/agenthost/host/datasources/dsrecord"
 	"github.com/agenthost/agenthost/host/knowledge"
-	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -226,7 +227,7 @@ func testKeepsWhatItGot(t *testing.T, e *env, ps pagedSource) {
 		t.Fatalf("sync failing on page 2: %+v %v", res, err)
 	}
 	got, _ := svc.Get(ctx, e.alice, d.ID)
-	if got.State != store.SyncRetrying || !strings.Contains(got.LastError, "GET "+ps.host) || !strings.Contains(got.LastError, ps.listing) ||
+	if got.State != dsrecord.SyncRetrying || !strings.Contains(got.LastError, "GET "+ps.host) || !strings.Contains(got.LastError, ps.listing) ||
 		!strings.Contains(got.LastError, "HTTP 500") || strings.Contains(got.LastError, "?") {
 		t.Fatalf("the status does not name the failing request: %+v", got)
 	}
@@ -240,7 +241,7 @@ func testKeepsWhatItGot(t *testing.T, e *env, ps pagedSource) {
 		if _, err := ing.Ingest(ctx, fs[0].ID, false); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := search.Search(ctx, e.alice, knowledge.Query{Text: word, WorkspaceID: e.w.Workspace, Limit: 20})
+		hits, err := search.Search(ctx, e.alice, kindex.Query{Text: word, WorkspaceID: e.w.Workspace, Limit: 20})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +273,7 @@ func testKeepsWhatItGot(t *testing.T, e *env, ps pagedSource) {
 			t.Fatalf("%s after the resumed sync: %+v", name, fs)
 		}
 	}
-	if got, _ := svc.Get(ctx, e.alice, d.ID); got.State != store.SyncIdle || got.LastError != "" || got.LastSynced == nil {
+	if got, _ := svc.Get(ctx, e.alice, d.ID); got.State != dsrecord.SyncIdle || got.LastError != "" || got.LastSynced == nil {
 		t.Fatalf("after the resumed sync: %+v", got)
 	}
 

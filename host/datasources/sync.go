@@ -11,9 +11,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/datasources/dsrecord"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/notifications"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
 )
@@ -69,7 +70,7 @@ func (s *Service) Sync(ctx context.Context, id string, seq int64, attempt, maxAt
 		return Result{}, s.finish(ctx, d, seq, Result{}, fmt.Errorf("%w: %w: connection %s was revoked; connect again and add the data source anew",
 			ErrPermanent, connections.ErrRevoked, d.ConnectionID), attempt, maxAttempts)
 	}
-	if ok, err := s.store.UpdateDataSourceSync(ctx, id, seq, s.now(), store.DataSourceSync{State: store.SyncRunning}); err != nil || !ok {
+	if ok, err := s.store.UpdateDataSourceSync(ctx, id, seq, s.now(), dsrecord.DataSourceSync{State: dsrecord.SyncRunning}); err != nil || !ok {
 		return Result{}, err
 	}
 	owner := tenancy.Principal{TenantID: d.TenantID, UserID: d.UserID}
@@ -99,7 +100,7 @@ func (s *Service) finish(ctx context.Context, d DataSource, seq int64, res Resul
 // (nil: unchanged).
 func (s *Service) finishResume(ctx context.Context, d DataSource, seq int64, res Result, err error, attempt, maxAttempts int, resume *string) error {
 	at := s.now()
-	u := store.DataSourceSync{State: store.SyncIdle, Resume: resume}
+	u := dsrecord.DataSourceSync{State: dsrecord.SyncIdle, Resume: resume}
 	summary := res.Summary()
 	u.LastSummary = &summary
 	var next *time.Time
@@ -114,12 +115,12 @@ func (s *Service) finishResume(ctx context.Context, d DataSource, seq int64, res
 		u.LastError, u.NextSync = &empty, next
 	case errors.Is(err, ErrPermanent) || attempt >= maxAttempts:
 		msg := err.Error()
-		u.State, u.LastError, u.NextSync = store.SyncFailed, &msg, next
+		u.State, u.LastError, u.NextSync = dsrecord.SyncFailed, &msg, next
 	default:
 		// The queue tries again; the claim stays, so nothing else syncs
 		// the source meanwhile.
 		msg := fmt.Sprintf("attempt %d of %d: %v", attempt, maxAttempts, err)
-		u.State, u.LastError = store.SyncRetrying, &msg
+		u.State, u.LastError = dsrecord.SyncRetrying, &msg
 	}
 	// A context that ended still records the outcome.
 	if _, uerr := s.store.UpdateDataSourceSync(context.WithoutCancel(ctx), d.ID, seq, at, u); uerr != nil {
@@ -128,9 +129,9 @@ func (s *Service) finishResume(ctx context.Context, d DataSource, seq int64, res
 	if err != nil {
 		s.log.Warn("data sources: sync failed", "dataSource", d.ID, "attempt", attempt, "err", err)
 	}
-	if s.notify != nil && u.State != store.SyncRetrying {
+	if s.notify != nil && u.State != dsrecord.SyncRetrying {
 		st, detail := "completed", summary
-		if u.State == store.SyncFailed {
+		if u.State == dsrecord.SyncFailed {
 			st, detail = "failed", *u.LastError
 		}
 		name := d.Label
@@ -150,7 +151,7 @@ type run struct {
 	d       DataSource
 	seq     int64
 	p       tenancy.Principal
-	items   map[string]store.DataSourceItem
+	items   map[string]dsrecord.DataSourceItem
 	folders map[string]string // parent id + "/" + name → folder id
 	root    string
 	// left is what this sync could not do (listings that failed, with the
@@ -330,7 +331,7 @@ func (r *run) walk(ctx context.Context, queue []node, res *Result) ([]file, bool
 func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 	key := entryKey(f.E)
 	prev, had := r.items[key]
-	var cur files.Item
+	var cur filemeta.Item
 	exists := false
 	if had {
 		item, err := r.s.files.Get(ctx, r.p, prev.FileID)
@@ -357,7 +358,7 @@ func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 	if dl.Name == "" {
 		name = safeName(f.E.Name, f.E.ID)
 	}
-	var stored files.Item
+	var stored filemeta.Item
 	if exists {
 		stored, _, err = r.s.files.SetContent(ctx, r.p, cur.ID, bytes.NewReader(dl.Data), cur.Version, "synced from data source "+r.d.Label)
 		if err != nil {
@@ -376,7 +377,7 @@ func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 		}
 		res.New++
 	}
-	ok, err := r.s.store.PutDataSourceItem(ctx, r.d.ID, r.seq, store.DataSourceItem{EntryID: key, EntryPath: f.E.Path, Name: name,
+	ok, err := r.s.store.PutDataSourceItem(ctx, r.d.ID, r.seq, dsrecord.DataSourceItem{EntryID: key, EntryPath: f.E.Path, Name: name,
 		Size: f.E.Size, Modified: f.E.Modified, FileID: stored.ID})
 	if err != nil {
 		return err
@@ -384,7 +385,7 @@ func (r *run) syncFile(ctx context.Context, f file, res *Result) error {
 	if !ok {
 		return fmt.Errorf("%w: the data source was deleted or synced anew meanwhile", ErrPermanent)
 	}
-	r.items[key] = store.DataSourceItem{EntryID: key, Size: f.E.Size, Modified: f.E.Modified.UTC().Truncate(time.Microsecond), FileID: stored.ID}
+	r.items[key] = dsrecord.DataSourceItem{EntryID: key, Size: f.E.Size, Modified: f.E.Modified.UTC().Truncate(time.Microsecond), FileID: stored.ID}
 	return nil
 }
 
@@ -472,7 +473,7 @@ func (r *run) folder(ctx context.Context, dirs []string) (string, error) {
 				return "", err
 			}
 			r.root = id
-			if _, err := r.s.store.UpdateDataSourceSync(ctx, r.d.ID, r.seq, r.s.now(), store.DataSourceSync{State: store.SyncRunning, FolderID: &id}); err != nil {
+			if _, err := r.s.store.UpdateDataSourceSync(ctx, r.d.ID, r.seq, r.s.now(), dsrecord.DataSourceSync{State: dsrecord.SyncRunning, FolderID: &id}); err != nil {
 				return "", err
 			}
 		}
@@ -515,7 +516,7 @@ func (r *run) child(ctx context.Context, parent, name string) (string, error) {
 	if id, ok := r.folders[parent+"/"+name]; ok {
 		return id, nil
 	}
-	f, err := r.s.files.CreateFolder(ctx, r.p, files.Folder{WorkspaceID: r.d.WorkspaceID, ParentID: parent, Name: name})
+	f, err := r.s.files.CreateFolder(ctx, r.p, filemeta.Folder{WorkspaceID: r.d.WorkspaceID, ParentID: parent, Name: name})
 	if errors.Is(err, tenancy.ErrConflict) {
 		if err := r.loadFolders(ctx); err != nil {
 			return "", err

@@ -11,12 +11,13 @@ import (
 
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/datasources"
+	"github.com/agenthost/agenthost/host/datasources/dsrecord"
 	"github.com/agenthost/agenthost/host/datasources/syncjob"
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/notifications"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/worldtest"
 	"github.com/agenthost/agenthost/pdk/connector/wire"
@@ -54,7 +55,7 @@ func (e *env) folderPath(t *testing.T, id string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]files.Folder{}
+	byID := map[string]filemeta.Folder{}
 	for _, f := range fs {
 		byID[f.ID] = f
 	}
@@ -96,7 +97,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	svc = e.service(syncjob.Queue{Q: q, MaxAttempts: 3})
 	e.svc = svc
 	d := e.project(t, false)
-	if d.State != store.SyncIdle || d.LastSynced != nil {
+	if d.State != dsrecord.SyncIdle || d.LastSynced != nil {
 		t.Fatalf("new data source %+v", d)
 	}
 
@@ -107,7 +108,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A worker may have taken the job, or finished it, already.
-		if (got.State != store.SyncQueued && got.State != store.SyncRunning && got.State != store.SyncIdle) || got.QueueJobID == 0 {
+		if (got.State != dsrecord.SyncQueued && got.State != dsrecord.SyncRunning && got.State != dsrecord.SyncIdle) || got.QueueJobID == 0 {
 			t.Fatalf("after sync now: %+v", got)
 		}
 		if info := waitJob(t, q, got.QueueJobID); info.State != jobs.StateCompleted {
@@ -120,12 +121,12 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 		return got
 	}
 	got := syncNow()
-	if got.State != store.SyncIdle || got.LastSynced == nil || got.LastError != "" || !strings.HasPrefix(got.LastSummary, "3 new, 0 changed, 0 unchanged") || got.FolderID == "" {
+	if got.State != dsrecord.SyncIdle || got.LastSynced == nil || got.LastError != "" || !strings.HasPrefix(got.LastSummary, "3 new, 0 changed, 0 unchanged") || got.FolderID == "" {
 		t.Fatalf("after the first sync: %+v", got)
 	}
 	want := map[string][]byte{"camlidl.pdf": e.pdf, "notes.txt": e.note, "checklist.txt": []byte("- build\n- test\n")}
 	wantDir := map[string]string{"camlidl.pdf": "Jira PROJ/PROJ-1", "notes.txt": "Jira PROJ/PROJ-1", "checklist.txt": "Jira PROJ/PROJ-3"}
-	stored := map[string]files.Item{}
+	stored := map[string]filemeta.Item{}
 	for name, content := range want {
 		fs := e.filesNamed(t, name)
 		if len(fs) != 1 {
@@ -150,7 +151,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	if _, err := ing.Ingest(ctx, stored["camlidl.pdf"].ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := e.w.DB.ContentState(ctx, e.alice, stored["camlidl.pdf"].ID); err != nil || st.Status != knowledge.StatusIndexed {
+	if st, err := e.w.DB.ContentState(ctx, e.alice, stored["camlidl.pdf"].ID); err != nil || st.Status != kindex.StatusIndexed {
 		t.Fatalf("content state %+v %v", st, err)
 	}
 
@@ -199,7 +200,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 	if info := waitJob(t, q, queued.QueueJobID); info.State != jobs.StateCancelled || info.Attempt != 1 {
 		t.Fatalf("job of an unknown source: %s after %d attempts", info.State, info.Attempt)
 	}
-	if got, _ := svc.Get(ctx, e.alice, gone.ID); got.State != store.SyncFailed || !strings.Contains(got.LastError, "not_found") {
+	if got, _ := svc.Get(ctx, e.alice, gone.ID); got.State != dsrecord.SyncFailed || !strings.Contains(got.LastError, "not_found") {
 		t.Fatalf("unknown source: %+v", got)
 	}
 	// Alice is told of each sync's end once: three completed, one failed.
@@ -241,7 +242,7 @@ func TestFailedDownloadStoresNothing(t *testing.T) {
 		t.Fatalf("a failed download left %d files", len(fs))
 	}
 	got, _ := e.svc.Get(ctx, e.alice, d.ID)
-	if got.State != store.SyncRetrying || !strings.Contains(got.LastError, "camlidl.pdf") || !strings.Contains(got.LastError, "attempt 1 of 3") || got.LastSynced != nil {
+	if got.State != dsrecord.SyncRetrying || !strings.Contains(got.LastError, "camlidl.pdf") || !strings.Contains(got.LastError, "attempt 1 of 3") || got.LastSynced != nil {
 		t.Fatalf("after the failed attempt: %+v", got)
 	}
 	// Meanwhile nobody else may start a sync of it.
@@ -261,7 +262,7 @@ func TestFailedDownloadStoresNothing(t *testing.T) {
 	if fs := e.filesNamed(t, "camlidl.pdf"); len(fs) != 1 || !bytes.Equal(e.read(t, fs[0].ID), e.pdf) {
 		t.Fatalf("after the retry: %+v", fs)
 	}
-	if got, _ := e.svc.Get(ctx, e.alice, d.ID); got.State != store.SyncIdle || got.LastError != "" || got.LastSynced == nil {
+	if got, _ := e.svc.Get(ctx, e.alice, d.ID); got.State != dsrecord.SyncIdle || got.LastError != "" || got.LastSynced == nil {
 		t.Fatalf("after the retry: %+v", got)
 	}
 
@@ -279,7 +280,7 @@ func TestFailedDownloadStoresNothing(t *testing.T) {
 	if fs := e.filesNamed(t, "notes.txt"); len(fs) != 1 || fs[0].Version != 1 || !bytes.Equal(e.read(t, fs[0].ID), e.note) {
 		t.Fatalf("a failed download changed the file: %+v", fs)
 	}
-	if got, _ := e.svc.Get(ctx, e.alice, d.ID); got.State != store.SyncFailed || !strings.Contains(got.LastError, "notes.txt") {
+	if got, _ := e.svc.Get(ctx, e.alice, d.ID); got.State != dsrecord.SyncFailed || !strings.Contains(got.LastError, "notes.txt") {
 		t.Fatalf("after the last attempt: %+v", got)
 	}
 	// A stale job (an older claim) does nothing.
@@ -330,7 +331,7 @@ func TestRevokedConnection(t *testing.T) {
 		t.Fatalf("sync over a revoked connection: %v", err)
 	}
 	got, err := e.svc.Get(ctx, e.alice, d.ID)
-	if err != nil || !got.ConnectionRevoked || got.State != store.SyncFailed || !strings.Contains(got.LastError, "revoked") {
+	if err != nil || !got.ConnectionRevoked || got.State != dsrecord.SyncFailed || !strings.Contains(got.LastError, "revoked") {
 		t.Fatalf("data source after revocation: %+v %v", got, err)
 	}
 	if _, err := e.svc.SyncNow(ctx, e.alice, d.ID); !errors.Is(err, connections.ErrRevoked) || !strings.Contains(err.Error(), "connect again") {
@@ -548,11 +549,11 @@ func TestOwnerLosesTheWorkspace(t *testing.T) {
 			if !errors.Is(err, datasources.ErrPermanent) {
 				t.Fatalf("sync without write access: %v", err)
 			}
-			page, _ := e.files.List(ctx, e.bob, files.Filter{WorkspaceID: e.w.Workspace, Limit: 100})
+			page, _ := e.files.List(ctx, e.bob, filemeta.Filter{WorkspaceID: e.w.Workspace, Limit: 100})
 			if len(page.Items) != 0 {
 				t.Fatalf("%d files stored for an owner who lost the workspace", len(page.Items))
 			}
-			if got, _ := e.svc.Get(ctx, e.alice, d.ID); got.State != store.SyncFailed || got.LastError == "" {
+			if got, _ := e.svc.Get(ctx, e.alice, d.ID); got.State != dsrecord.SyncFailed || got.LastError == "" {
 				t.Fatalf("after: %+v", got)
 			}
 		})

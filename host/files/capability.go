@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/docref"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -157,18 +158,18 @@ func ResolveFile(ctx context.Context, docs DocumentResolver, c toolcall.Caller, 
 // Open resolves ref for the caller and opens the file, refusing files of
 // another workspace than the caller's: a tool works in the workspace that
 // offered it. The caller closes the reader.
-func (h *Capability) Open(ctx context.Context, c toolcall.Caller, ref string) (Item, io.ReadCloser, error) {
+func (h *Capability) Open(ctx context.Context, c toolcall.Caller, ref string) (filemeta.Item, io.ReadCloser, error) {
 	id, err := ResolveFile(ctx, h.Workflows, c, ref)
 	if err != nil {
-		return Item{}, nil, err
+		return filemeta.Item{}, nil, err
 	}
 	item, r, err := h.Files.Open(ctx, c.Principal, id)
 	if err != nil {
-		return Item{}, nil, capError(err)
+		return filemeta.Item{}, nil, capError(err)
 	}
 	if item.WorkspaceID != c.WorkspaceID {
 		r.Close()
-		return Item{}, nil, &wasm.CapabilityError{Code: "not_found", Message: fmt.Sprintf("file %q is not in this workspace", id)}
+		return filemeta.Item{}, nil, &wasm.CapabilityError{Code: "not_found", Message: fmt.Sprintf("file %q is not in this workspace", id)}
 	}
 	return item, r, nil
 }
@@ -287,7 +288,7 @@ func (h *Capability) store(ctx context.Context, c toolcall.Caller, tool, name, m
 // binds a stored file to the caller's workflow as a document of a new assistant step
 // message, then announces it with a fileCreated event. It returns the
 // document (whose Ref is the docItem reference) and the message id.
-func Attach(ctx context.Context, b Bridge, c toolcall.Caller, item Item, label, tool string) (workflows.Document, string, error) {
+func Attach(ctx context.Context, b Bridge, c toolcall.Caller, item filemeta.Item, label, tool string) (workflows.Document, string, error) {
 	msg, err := b.AddMessage(ctx, c.Principal, workflows.Message{WorkflowID: c.WorkflowID, Status: workflows.MessageStep,
 		Role: workflows.RoleAssistant, AgentName: tool, Content: fmt.Sprintf("%s created %q (%d bytes)", tool, item.Name, item.Size),
 		Documents: []workflows.Document{{FileID: item.ID, Name: item.Name, MIMEType: item.MIMEType, Size: item.Size, Label: label}}})

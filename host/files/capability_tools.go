@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -20,12 +21,12 @@ import (
 // Info is a file as the file tools see it: its metadata, the folder's path
 // and, on request, its versions and pending proposals.
 type Info struct {
-	Item
+	filemeta.Item
 	// FolderPath is the folder as a path from the workspace's root
 	// ("Reports/2024"); empty for no folder.
-	FolderPath string     `json:"folderPath,omitempty"`
-	Versions   []Version  `json:"versions,omitempty"`
-	Proposals  []Proposal `json:"proposals,omitempty"`
+	FolderPath string              `json:"folderPath,omitempty"`
+	Versions   []filemeta.Version  `json:"versions,omitempty"`
+	Proposals  []filemeta.Proposal `json:"proposals,omitempty"`
 }
 
 // ListRequest is files.list's request.
@@ -54,12 +55,12 @@ func decodeStrict(req json.RawMessage, v any) error {
 }
 
 // folderPaths maps the workspace's folder ids to their paths.
-func (h *Capability) folderPaths(ctx context.Context, c toolcall.Caller) (map[string]string, []Folder, error) {
+func (h *Capability) folderPaths(ctx context.Context, c toolcall.Caller) (map[string]string, []filemeta.Folder, error) {
 	folders, err := h.Files.Folders(ctx, c.Principal, c.WorkspaceID)
 	if err != nil {
 		return nil, nil, capError(err)
 	}
-	byID := make(map[string]Folder, len(folders))
+	byID := make(map[string]filemeta.Folder, len(folders))
 	for _, f := range folders {
 		byID[f.ID] = f
 	}
@@ -133,7 +134,7 @@ func (h *Capability) list(ctx context.Context, _ *wasm.Call, req json.RawMessage
 	if err := decodeStrict(req, &r); err != nil {
 		return nil, err
 	}
-	flt := Filter{WorkspaceID: c.WorkspaceID, Tags: r.Tags, MIMEType: r.MIMEType, Name: r.Name, Limit: r.Limit, Cursor: r.Cursor, Order: OrderName}
+	flt := filemeta.Filter{WorkspaceID: c.WorkspaceID, Tags: r.Tags, MIMEType: r.MIMEType, Name: r.Name, Limit: r.Limit, Cursor: r.Cursor, Order: filemeta.OrderName}
 	if strings.TrimSpace(r.Folder) != "" {
 		id, err := h.ResolveFolder(ctx, c, r.Folder)
 		if err != nil {
@@ -157,17 +158,17 @@ func (h *Capability) list(ctx context.Context, _ *wasm.Call, req json.RawMessage
 }
 
 // item resolves ref for the caller to a file of the caller's workspace.
-func (h *Capability) item(ctx context.Context, c toolcall.Caller, ref string) (Item, error) {
+func (h *Capability) item(ctx context.Context, c toolcall.Caller, ref string) (filemeta.Item, error) {
 	id, err := ResolveFile(ctx, h.Workflows, c, ref)
 	if err != nil {
-		return Item{}, err
+		return filemeta.Item{}, err
 	}
 	it, err := h.Files.Get(ctx, c.Principal, id)
 	if err != nil {
-		return Item{}, capError(err)
+		return filemeta.Item{}, capError(err)
 	}
 	if it.WorkspaceID != c.WorkspaceID {
-		return Item{}, &wasm.CapabilityError{Code: "not_found", Message: fmt.Sprintf("file %q is not in this workspace", id)}
+		return filemeta.Item{}, &wasm.CapabilityError{Code: "not_found", Message: fmt.Sprintf("file %q is not in this workspace", id)}
 	}
 	return it, nil
 }
@@ -202,7 +203,7 @@ func (h *Capability) info(ctx context.Context, _ *wasm.Call, req json.RawMessage
 			return nil, capError(err)
 		}
 		for _, x := range all {
-			if x.Status == ProposalPending {
+			if x.Status == filemeta.ProposalPending {
 				out.Proposals = append(out.Proposals, x)
 			}
 		}
@@ -212,9 +213,9 @@ func (h *Capability) info(ctx context.Context, _ *wasm.Call, req json.RawMessage
 
 // ContentResult is set_content's answer: the file and its new version.
 type ContentResult struct {
-	File    Item    `json:"file"`
-	Version Version `json:"version"`
-	Warning string  `json:"warning,omitempty"`
+	File    filemeta.Item    `json:"file"`
+	Version filemeta.Version `json:"version"`
+	Warning string           `json:"warning,omitempty"`
 }
 
 func (h *Capability) setContent(ctx context.Context, call *wasm.Call, req json.RawMessage) (any, error) {
@@ -252,7 +253,7 @@ func (h *Capability) setContent(ctx context.Context, call *wasm.Call, req json.R
 	if !IsText(data) {
 		return nil, &wasm.CapabilityError{Code: "invalid_request", Message: "the content to write is not UTF-8 text"}
 	}
-	var v Version
+	var v filemeta.Version
 	switch r.Mode {
 	case "overwrite":
 		it, v, err = h.Files.SetContent(ctx, c.Principal, it.ID, strings.NewReader(string(data)), r.BaseVersion, call.Tool)
@@ -306,7 +307,7 @@ func (h *Capability) move(ctx context.Context, _ *wasm.Call, req json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	u := Update{Folder: &folder}
+	u := filemeta.Update{Folder: &folder}
 	if r.Name != nil && *r.Name != it.Name {
 		u.Name = r.Name
 	}
@@ -341,7 +342,7 @@ func (h *Capability) tag(ctx context.Context, _ *wasm.Call, req json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	it, err = h.Files.Update(ctx, c.Principal, it.ID, Update{AddTags: r.Add, RemoveTags: r.Remove})
+	it, err = h.Files.Update(ctx, c.Principal, it.ID, filemeta.Update{AddTags: r.Add, RemoveTags: r.Remove})
 	if err != nil {
 		return nil, capError(err)
 	}
@@ -372,7 +373,7 @@ func (h *Capability) propose(ctx context.Context, _ *wasm.Call, req json.RawMess
 		return nil, capError(err)
 	}
 	res := struct {
-		Proposal
+		filemeta.Proposal
 		Warning string `json:"warning,omitempty"`
 	}{Proposal: x}
 	res.Warning = h.announce(ctx, c, workflows.EventFileEditProposal, workflows.FileEditProposalData{ProposalID: x.ID, FileID: it.ID,
@@ -417,7 +418,7 @@ func (h *Capability) writeInFolder(ctx context.Context, call *wasm.Call, req jso
 		res.Warning = strings.TrimPrefix(res.Warning+"; the same file already exists and keeps its folder", "; ")
 		return res, nil
 	}
-	if _, err := h.Files.Update(ctx, c.Principal, res.FileID, Update{Folder: &folder}); err != nil {
+	if _, err := h.Files.Update(ctx, c.Principal, res.FileID, filemeta.Update{Folder: &folder}); err != nil {
 		msg := fmt.Sprintf("stored, but not filed into folder %q: %v", r.Folder, err)
 		if res.Warning != "" {
 			msg = res.Warning + "; " + msg

@@ -12,6 +12,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -29,15 +30,15 @@ func IsText(data []byte) bool {
 // base; 0 means whatever is current). The content is stored before the
 // version is recorded, in one transaction, so a failed write leaves the file
 // as it was; content over the upload limit is refused.
-func (s *Service) SetContent(ctx context.Context, p tenancy.Principal, id string, r io.Reader, base int, note string) (Item, Version, error) {
+func (s *Service) SetContent(ctx context.Context, p tenancy.Principal, id string, r io.Reader, base int, note string) (filemeta.Item, filemeta.Version, error) {
 	sha, size, err := s.blobs.Put(ctx, r, s.maxSize)
 	if err != nil {
 		if errors.Is(err, blob.ErrTooLarge) {
-			return Item{}, Version{}, fmt.Errorf("%w: the new content of file %q exceeds the limit of %d bytes: %w", tenancy.ErrInvalid, id, s.maxSize, err)
+			return filemeta.Item{}, filemeta.Version{}, fmt.Errorf("%w: the new content of file %q exceeds the limit of %d bytes: %w", tenancy.ErrInvalid, id, s.maxSize, err)
 		}
-		return Item{}, Version{}, fmt.Errorf("files: store new content of %s: %w", id, err)
+		return filemeta.Item{}, filemeta.Version{}, fmt.Errorf("files: store new content of %s: %w", id, err)
 	}
-	item, v, err := s.store.SetContent(ctx, p, id, Content{SHA256: sha, Size: size, BaseVersion: base, Note: note})
+	item, v, err := s.store.SetContent(ctx, p, id, filemeta.Content{SHA256: sha, Size: size, BaseVersion: base, Note: note})
 	if err == nil {
 		s.reindex(ctx, item)
 	}
@@ -45,50 +46,50 @@ func (s *Service) SetContent(ctx context.Context, p tenancy.Principal, id string
 }
 
 // Append adds data at the end of a text file as its next version.
-func (s *Service) Append(ctx context.Context, p tenancy.Principal, id string, data []byte, base int, note string) (Item, Version, error) {
+func (s *Service) Append(ctx context.Context, p tenancy.Principal, id string, data []byte, base int, note string) (filemeta.Item, filemeta.Version, error) {
 	item, cur, err := s.Text(ctx, p, id, 0)
 	if err != nil {
-		return Item{}, Version{}, err
+		return filemeta.Item{}, filemeta.Version{}, err
 	}
 	if base != 0 && base != item.Version {
-		return Item{}, Version{}, fmt.Errorf("%w: file %q is at version %d, and the change was made on version %d: read it again and redo the change",
+		return filemeta.Item{}, filemeta.Version{}, fmt.Errorf("%w: file %q is at version %d, and the change was made on version %d: read it again and redo the change",
 			tenancy.ErrConflict, item.Name, item.Version, base)
 	}
 	if !IsText(data) {
-		return Item{}, Version{}, fmt.Errorf("%w: the text to append is not UTF-8 text", tenancy.ErrInvalid)
+		return filemeta.Item{}, filemeta.Version{}, fmt.Errorf("%w: the text to append is not UTF-8 text", tenancy.ErrInvalid)
 	}
 	return s.SetContent(ctx, p, id, io.MultiReader(strings.NewReader(cur), bytes.NewReader(data)), item.Version, note)
 }
 
 // Text returns a text file's content at a version (0: the current one).
 // A binary file, or one larger than MaxEditBytes, is refused.
-func (s *Service) Text(ctx context.Context, p tenancy.Principal, id string, version int) (Item, string, error) {
+func (s *Service) Text(ctx context.Context, p tenancy.Principal, id string, version int) (filemeta.Item, string, error) {
 	item, err := s.store.File(ctx, p, id)
 	if err != nil {
-		return Item{}, "", err
+		return filemeta.Item{}, "", err
 	}
 	sha, size := item.SHA256, item.Size
 	if version != 0 && version != item.Version {
 		v, err := s.store.FileVersion(ctx, p, id, version)
 		if err != nil {
-			return Item{}, "", err
+			return filemeta.Item{}, "", err
 		}
 		sha, size = v.SHA256, v.Size
 	}
 	if size > MaxEditBytes {
-		return Item{}, "", fmt.Errorf("%w: file %q has %d bytes; text edits handle at most %d", tenancy.ErrInvalid, item.Name, size, MaxEditBytes)
+		return filemeta.Item{}, "", fmt.Errorf("%w: file %q has %d bytes; text edits handle at most %d", tenancy.ErrInvalid, item.Name, size, MaxEditBytes)
 	}
 	r, err := s.blobs.Open(ctx, sha)
 	if err != nil {
-		return Item{}, "", fmt.Errorf("files: content of %s: %w", id, err)
+		return filemeta.Item{}, "", fmt.Errorf("files: content of %s: %w", id, err)
 	}
 	defer r.Close()
 	data, err := io.ReadAll(io.LimitReader(r, MaxEditBytes+1))
 	if err != nil {
-		return Item{}, "", fmt.Errorf("files: content of %s: %w", id, err)
+		return filemeta.Item{}, "", fmt.Errorf("files: content of %s: %w", id, err)
 	}
 	if !IsText(data) {
-		return Item{}, "", fmt.Errorf("%w: file %q (%s) is not text, so it cannot be edited as text", tenancy.ErrInvalid, item.Name, item.MIMEType)
+		return filemeta.Item{}, "", fmt.Errorf("%w: file %q (%s) is not text, so it cannot be edited as text", tenancy.ErrInvalid, item.Name, item.MIMEType)
 	}
 	return item, string(data), nil
 }
@@ -119,43 +120,43 @@ func (s *Service) LooksText(ctx context.Context, p tenancy.Principal, id string)
 }
 
 // Versions lists a file's versions, newest first.
-func (s *Service) Versions(ctx context.Context, p tenancy.Principal, id string) ([]Version, error) {
+func (s *Service) Versions(ctx context.Context, p tenancy.Principal, id string) ([]filemeta.Version, error) {
 	return s.store.FileVersions(ctx, p, id)
 }
 
 // Version returns one version of a file.
-func (s *Service) Version(ctx context.Context, p tenancy.Principal, id string, version int) (Version, error) {
+func (s *Service) Version(ctx context.Context, p tenancy.Principal, id string, version int) (filemeta.Version, error) {
 	return s.store.FileVersion(ctx, p, id, version)
 }
 
 // OpenVersion opens a version's content; the caller closes the reader.
-func (s *Service) OpenVersion(ctx context.Context, p tenancy.Principal, id string, version int) (Version, blob.Reader, error) {
+func (s *Service) OpenVersion(ctx context.Context, p tenancy.Principal, id string, version int) (filemeta.Version, blob.Reader, error) {
 	v, err := s.store.FileVersion(ctx, p, id, version)
 	if err != nil {
-		return Version{}, nil, err
+		return filemeta.Version{}, nil, err
 	}
 	r, err := s.blobs.Open(ctx, v.SHA256)
 	if err != nil {
-		return Version{}, nil, fmt.Errorf("files: content of %s version %d: %w", id, version, err)
+		return filemeta.Version{}, nil, fmt.Errorf("files: content of %s version %d: %w", id, version, err)
 	}
 	return v, r, nil
 }
 
 // Restore makes an older version's content the file's next version (the
 // versions in between are kept).
-func (s *Service) Restore(ctx context.Context, p tenancy.Principal, id string, version int) (Item, Version, error) {
+func (s *Service) Restore(ctx context.Context, p tenancy.Principal, id string, version int) (filemeta.Item, filemeta.Version, error) {
 	old, err := s.store.FileVersion(ctx, p, id, version)
 	if err != nil {
-		return Item{}, Version{}, err
+		return filemeta.Item{}, filemeta.Version{}, err
 	}
 	item, err := s.store.File(ctx, p, id)
 	if err != nil {
-		return Item{}, Version{}, err
+		return filemeta.Item{}, filemeta.Version{}, err
 	}
 	if old.Version == item.Version {
-		return Item{}, Version{}, fmt.Errorf("%w: version %d is the current version of file %q", tenancy.ErrInvalid, version, item.Name)
+		return filemeta.Item{}, filemeta.Version{}, fmt.Errorf("%w: version %d is the current version of file %q", tenancy.ErrInvalid, version, item.Name)
 	}
-	item, v, err := s.store.SetContent(ctx, p, id, Content{SHA256: old.SHA256, Size: old.Size, BaseVersion: item.Version,
+	item, v, err := s.store.SetContent(ctx, p, id, filemeta.Content{SHA256: old.SHA256, Size: old.Size, BaseVersion: item.Version,
 		Note: fmt.Sprintf("restore of version %d", version)})
 	if err == nil {
 		s.reindex(ctx, item)
@@ -178,49 +179,49 @@ type ProposeRequest struct {
 // the base version and the proposed text (never taken from the proposer).
 // It needs the right to change the file; an edit that changes nothing, or
 // one made on a version the file has left, is refused.
-func (s *Service) Propose(ctx context.Context, p tenancy.Principal, r ProposeRequest) (Proposal, error) {
+func (s *Service) Propose(ctx context.Context, p tenancy.Principal, r ProposeRequest) (filemeta.Proposal, error) {
 	if !IsText([]byte(r.Content)) {
-		return Proposal{}, fmt.Errorf("%w: the proposed content is not UTF-8 text", tenancy.ErrInvalid)
+		return filemeta.Proposal{}, fmt.Errorf("%w: the proposed content is not UTF-8 text", tenancy.ErrInvalid)
 	}
 	if len(r.Content) > MaxEditBytes || int64(len(r.Content)) > s.maxSize {
-		return Proposal{}, fmt.Errorf("%w: the proposed content has %d bytes, more than the limit of %d", tenancy.ErrInvalid, len(r.Content), min(MaxEditBytes, s.maxSize))
+		return filemeta.Proposal{}, fmt.Errorf("%w: the proposed content has %d bytes, more than the limit of %d", tenancy.ErrInvalid, len(r.Content), min(MaxEditBytes, s.maxSize))
 	}
 	if utf8.RuneCountInString(r.Description) > 2000 {
-		return Proposal{}, fmt.Errorf("%w: the description is longer than 2000 characters", tenancy.ErrInvalid)
+		return filemeta.Proposal{}, fmt.Errorf("%w: the description is longer than 2000 characters", tenancy.ErrInvalid)
 	}
 	item, base, err := s.Text(ctx, p, r.FileID, r.BaseVersion)
 	if err != nil {
-		return Proposal{}, err
+		return filemeta.Proposal{}, err
 	}
 	if r.BaseVersion == 0 {
 		r.BaseVersion = item.Version
 	}
 	if base == r.Content {
-		return Proposal{}, fmt.Errorf("%w: the proposed content is the same as version %d of %q", tenancy.ErrInvalid, r.BaseVersion, item.Name)
+		return filemeta.Proposal{}, fmt.Errorf("%w: the proposed content is the same as version %d of %q", tenancy.ErrInvalid, r.BaseVersion, item.Name)
 	}
 	diff := udiff.Unified("a/"+item.Name, "b/"+item.Name, base, r.Content)
 	sha, size, err := s.blobs.Put(ctx, strings.NewReader(r.Content), s.maxSize)
 	if err != nil {
-		return Proposal{}, fmt.Errorf("files: store proposed content: %w", err)
+		return filemeta.Proposal{}, fmt.Errorf("files: store proposed content: %w", err)
 	}
-	return s.store.InsertProposal(ctx, p, Proposal{FileID: item.ID, WorkflowID: r.WorkflowID, BaseVersion: r.BaseVersion,
+	return s.store.InsertProposal(ctx, p, filemeta.Proposal{FileID: item.ID, WorkflowID: r.WorkflowID, BaseVersion: r.BaseVersion,
 		SHA256: sha, Size: size, Diff: diff, Description: r.Description})
 }
 
 // Proposal returns a proposal whose file p can read.
-func (s *Service) Proposal(ctx context.Context, p tenancy.Principal, id string) (Proposal, error) {
+func (s *Service) Proposal(ctx context.Context, p tenancy.Principal, id string) (filemeta.Proposal, error) {
 	return s.store.Proposal(ctx, p, id)
 }
 
 // Proposals lists a file's proposals, newest first.
-func (s *Service) Proposals(ctx context.Context, p tenancy.Principal, fileID string) ([]Proposal, error) {
+func (s *Service) Proposals(ctx context.Context, p tenancy.Principal, fileID string) ([]filemeta.Proposal, error) {
 	return s.store.Proposals(ctx, p, fileID)
 }
 
 // Decided is the outcome of a decision on a proposal.
 type Decided struct {
-	Proposal Proposal `json:"proposal"`
-	File     Item     `json:"file"`
+	Proposal filemeta.Proposal `json:"proposal"`
+	File     filemeta.Item     `json:"file"`
 	// Rebased is true when the proposal was made on an older version and
 	// was merged onto the current one.
 	Rebased bool `json:"rebased"`
@@ -228,7 +229,7 @@ type Decided struct {
 
 // Reject rejects a pending proposal; the file stays as it is.
 func (s *Service) Reject(ctx context.Context, p tenancy.Principal, id string) (Decided, error) {
-	x, item, err := s.store.DecideProposal(ctx, p, id, Decision{})
+	x, item, err := s.store.DecideProposal(ctx, p, id, filemeta.Decision{})
 	return Decided{Proposal: x, File: item}, err
 }
 
@@ -241,14 +242,14 @@ func (s *Service) Accept(ctx context.Context, p tenancy.Principal, id string) (D
 	if err != nil {
 		return Decided{}, err
 	}
-	if x.Status != ProposalPending {
+	if x.Status != filemeta.ProposalPending {
 		return Decided{}, fmt.Errorf("%w: proposal %q is already %s", tenancy.ErrConflict, id, x.Status)
 	}
 	item, err := s.store.File(ctx, p, x.FileID)
 	if err != nil {
 		return Decided{}, err
 	}
-	var d Decision
+	var d filemeta.Decision
 	rebased := false
 	if item.Version != x.BaseVersion {
 		ct, err := s.rebase(ctx, p, x, item)
@@ -268,45 +269,45 @@ func (s *Service) Accept(ctx context.Context, p tenancy.Principal, id string) (D
 
 // rebase merges the proposal's changes (base → proposed) with the file's
 // since (base → current) and stores the result.
-func (s *Service) rebase(ctx context.Context, p tenancy.Principal, x Proposal, cur Item) (Content, error) {
+func (s *Service) rebase(ctx context.Context, p tenancy.Principal, x filemeta.Proposal, cur filemeta.Item) (filemeta.Content, error) {
 	conflict := func(why string) error {
 		return fmt.Errorf("%w: proposal %s was made on version %d of %q, which is now at version %d, and %s: ask for a new proposal on version %d",
 			tenancy.ErrConflict, x.ID, x.BaseVersion, cur.Name, cur.Version, why, cur.Version)
 	}
 	_, base, err := s.Text(ctx, p, x.FileID, x.BaseVersion)
 	if err != nil {
-		return Content{}, err
+		return filemeta.Content{}, err
 	}
 	_, now, err := s.Text(ctx, p, x.FileID, cur.Version)
 	if err != nil {
-		return Content{}, conflict("its current content cannot be merged as text")
+		return filemeta.Content{}, conflict("its current content cannot be merged as text")
 	}
 	r, err := s.blobs.Open(ctx, x.SHA256)
 	if err != nil {
-		return Content{}, fmt.Errorf("files: proposed content: %w", err)
+		return filemeta.Content{}, fmt.Errorf("files: proposed content: %w", err)
 	}
 	defer r.Close()
 	proposed, err := io.ReadAll(io.LimitReader(r, MaxEditBytes+1))
 	if err != nil {
-		return Content{}, fmt.Errorf("files: proposed content: %w", err)
+		return filemeta.Content{}, fmt.Errorf("files: proposed content: %w", err)
 	}
 	merged, ok := udiff.Merge(udiff.Lines(base, string(proposed)), udiff.Lines(base, now))
 	if !ok {
-		return Content{}, conflict("both changed the same lines")
+		return filemeta.Content{}, conflict("both changed the same lines")
 	}
 	text, err := udiff.Apply(base, merged)
 	if err != nil {
-		return Content{}, conflict("the changes do not merge: " + err.Error())
+		return filemeta.Content{}, conflict("the changes do not merge: " + err.Error())
 	}
 	sha, size, err := s.blobs.Put(ctx, strings.NewReader(text), s.maxSize)
 	if err != nil {
-		return Content{}, fmt.Errorf("files: store rebased content: %w", err)
+		return filemeta.Content{}, fmt.Errorf("files: store rebased content: %w", err)
 	}
-	return Content{SHA256: sha, Size: size, BaseVersion: cur.Version}, nil
+	return filemeta.Content{SHA256: sha, Size: size, BaseVersion: cur.Version}, nil
 }
 
 // reindex hands a file with new content to the indexer.
-func (s *Service) reindex(ctx context.Context, item Item) {
+func (s *Service) reindex(ctx context.Context, item filemeta.Item) {
 	if s.indexer == nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -31,7 +32,7 @@ func parseRule(s string) (rule, error) {
 }
 
 // matches reports whether the file falls under the rule.
-func (r rule) matches(f Item) bool {
+func (r rule) matches(f filemeta.Item) bool {
 	switch r.kind {
 	case "tag":
 		for _, t := range f.Tags {

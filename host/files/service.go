@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -26,29 +27,29 @@ type Store interface {
 	// looks, within the principal's read scope and the file's workspace, for a
 	// file with the same bytes and name and returns that one instead
 	// (existing=true).
-	InsertFile(ctx context.Context, p tenancy.Principal, f Item, dedupe bool) (_ Item, existing bool, _ error)
-	File(ctx context.Context, p tenancy.Principal, id string) (Item, error)
-	Files(ctx context.Context, p tenancy.Principal, f Filter) (Page, error)
-	UpdateFile(ctx context.Context, p tenancy.Principal, id string, u Update) (Item, error)
+	InsertFile(ctx context.Context, p tenancy.Principal, f filemeta.Item, dedupe bool) (_ filemeta.Item, existing bool, _ error)
+	File(ctx context.Context, p tenancy.Principal, id string) (filemeta.Item, error)
+	Files(ctx context.Context, p tenancy.Principal, f filemeta.Filter) (filemeta.Page, error)
+	UpdateFile(ctx context.Context, p tenancy.Principal, id string, u filemeta.Update) (filemeta.Item, error)
 	DeleteFile(ctx context.Context, p tenancy.Principal, id string) error
-	InsertFolder(ctx context.Context, p tenancy.Principal, f Folder) (Folder, error)
-	Folder(ctx context.Context, p tenancy.Principal, id string) (Folder, error)
-	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]Folder, error)
-	UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u FolderUpdate) (Folder, error)
+	InsertFolder(ctx context.Context, p tenancy.Principal, f filemeta.Folder) (filemeta.Folder, error)
+	Folder(ctx context.Context, p tenancy.Principal, id string) (filemeta.Folder, error)
+	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]filemeta.Folder, error)
+	UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u filemeta.FolderUpdate) (filemeta.Folder, error)
 	DeleteFolder(ctx context.Context, p tenancy.Principal, id string) error
 	// SetContent makes c the file's content as its next version, refusing
 	// with tenancy.ErrConflict when the file is no longer on c.BaseVersion.
-	SetContent(ctx context.Context, p tenancy.Principal, id string, c Content) (Item, Version, error)
-	FileVersions(ctx context.Context, p tenancy.Principal, id string) ([]Version, error)
-	FileVersion(ctx context.Context, p tenancy.Principal, id string, version int) (Version, error)
+	SetContent(ctx context.Context, p tenancy.Principal, id string, c filemeta.Content) (filemeta.Item, filemeta.Version, error)
+	FileVersions(ctx context.Context, p tenancy.Principal, id string) ([]filemeta.Version, error)
+	FileVersion(ctx context.Context, p tenancy.Principal, id string, version int) (filemeta.Version, error)
 	// InsertProposal records a pending proposal; p must be able to change
 	// the file, which must still be on the proposal's base version.
-	InsertProposal(ctx context.Context, p tenancy.Principal, pr Proposal) (Proposal, error)
-	Proposal(ctx context.Context, p tenancy.Principal, id string) (Proposal, error)
-	Proposals(ctx context.Context, p tenancy.Principal, fileID string) ([]Proposal, error)
+	InsertProposal(ctx context.Context, p tenancy.Principal, pr filemeta.Proposal) (filemeta.Proposal, error)
+	Proposal(ctx context.Context, p tenancy.Principal, id string) (filemeta.Proposal, error)
+	Proposals(ctx context.Context, p tenancy.Principal, fileID string) ([]filemeta.Proposal, error)
 	// DecideProposal accepts (a new version, in the same transaction) or
 	// rejects a pending proposal.
-	DecideProposal(ctx context.Context, p tenancy.Principal, id string, d Decision) (Proposal, Item, error)
+	DecideProposal(ctx context.Context, p tenancy.Principal, id string, d filemeta.Decision) (filemeta.Proposal, filemeta.Item, error)
 }
 
 // Blobs is the content-addressed storage file content lives in.
@@ -60,7 +61,7 @@ type Blobs interface {
 // Indexer is told of every newly stored file, so it can be indexed in the
 // background (the knowledge store's ingestion queue).
 type Indexer interface {
-	Index(ctx context.Context, f Item) error
+	Index(ctx context.Context, f filemeta.Item) error
 }
 
 // Service is the file management API the HTTP layer, tools and ingestion use.
@@ -116,35 +117,35 @@ type Upload struct {
 // stored, so a failed or interrupted upload leaves nothing visible. When the
 // same bytes under the same name already exist in the workspace and are
 // readable by p, that file is returned with existing=true.
-func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ Item, existing bool, _ error) {
+func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ filemeta.Item, existing bool, _ error) {
 	if err := ValidateName("file", u.Name); err != nil {
-		return Item{}, false, err
+		return filemeta.Item{}, false, err
 	}
 	tags, err := normalizeTags(u.Tags)
 	if err != nil {
-		return Item{}, false, err
+		return filemeta.Item{}, false, err
 	}
 	if u.Content == nil {
-		return Item{}, false, fmt.Errorf("%w: upload has no content", tenancy.ErrInvalid)
+		return filemeta.Item{}, false, fmt.Errorf("%w: upload has no content", tenancy.ErrInvalid)
 	}
 	if _, write, err := s.store.Levels(ctx, p, u.WorkspaceID); err != nil {
-		return Item{}, false, err
+		return filemeta.Item{}, false, err
 	} else if write == tenancy.None {
-		return Item{}, false, fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, u.WorkspaceID)
+		return filemeta.Item{}, false, fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, u.WorkspaceID)
 	}
-	var folders []Folder
+	var folders []filemeta.Folder
 	if u.FolderID != "" {
 		// The store checks it again in the insert's transaction; asking first
 		// refuses an unknown folder before a byte is stored.
 		if f, err := s.store.Folder(ctx, p, u.FolderID); err != nil {
-			return Item{}, false, err
+			return filemeta.Item{}, false, err
 		} else if f.WorkspaceID != u.WorkspaceID {
-			return Item{}, false, fmt.Errorf("%w: folder %q", tenancy.ErrNotFound, u.FolderID)
+			return filemeta.Item{}, false, fmt.Errorf("%w: folder %q", tenancy.ErrNotFound, u.FolderID)
 		}
 	} else if folders, err = s.store.Folders(ctx, p, u.WorkspaceID); err != nil {
-		return Item{}, false, err
+		return filemeta.Item{}, false, err
 	} else if folders, err = s.ruleFolders(ctx, p, folders); err != nil {
-		return Item{}, false, err
+		return filemeta.Item{}, false, err
 	}
 
 	content := bufio.NewReaderSize(u.Content, 512)
@@ -155,13 +156,13 @@ func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ 
 	sha, size, err := s.blobs.Put(ctx, content, s.maxSize)
 	if err != nil {
 		if errors.Is(err, blob.ErrTooLarge) {
-			return Item{}, false, fmt.Errorf("%w: upload %q exceeds the limit of %d bytes: %w", tenancy.ErrInvalid, u.Name, s.maxSize, err)
+			return filemeta.Item{}, false, fmt.Errorf("%w: upload %q exceeds the limit of %d bytes: %w", tenancy.ErrInvalid, u.Name, s.maxSize, err)
 		}
-		return Item{}, false, fmt.Errorf("files: store content of %q: %w", u.Name, err)
+		return filemeta.Item{}, false, fmt.Errorf("files: store content of %q: %w", u.Name, err)
 	}
-	item := Item{
+	item := filemeta.Item{
 		WorkspaceID: u.WorkspaceID, Name: u.Name, MIMEType: mimeType, SHA256: sha, Size: size,
-		FolderID: u.FolderID, Tags: tags, Description: u.Description, Status: StatusActive,
+		FolderID: u.FolderID, Tags: tags, Description: u.Description, Status: filemeta.StatusActive,
 	}
 	if item.FolderID == "" {
 		item.FolderID = autoFolder(folders, item)
@@ -178,11 +179,11 @@ func (s *Service) Upload(ctx context.Context, p tenancy.Principal, u Upload) (_ 
 			}
 		}
 		if len(added) > 0 {
-			switch merged, uerr := s.Update(ctx, p, stored.ID, Update{AddTags: added}); {
+			switch merged, uerr := s.Update(ctx, p, stored.ID, filemeta.Update{AddTags: added}); {
 			case uerr == nil:
 				stored = merged
 			case !errors.Is(uerr, tenancy.ErrForbidden):
-				return Item{}, false, fmt.Errorf("files: merging the tags of a re-upload: %w", uerr)
+				return filemeta.Item{}, false, fmt.Errorf("files: merging the tags of a re-upload: %w", uerr)
 			}
 		}
 	}
@@ -228,8 +229,8 @@ var magics = []struct{ prefix, mime string }{
 // member's own uploads and never captures a colleague's. The creator is
 // taken as a plain member of the tenant (a tenant administrator's rules
 // apply through their workspace role).
-func (s *Service) ruleFolders(ctx context.Context, p tenancy.Principal, folders []Folder) ([]Folder, error) {
-	var out []Folder
+func (s *Service) ruleFolders(ctx context.Context, p tenancy.Principal, folders []filemeta.Folder) ([]filemeta.Folder, error) {
+	var out []filemeta.Folder
 	writes := map[string]tenancy.Level{}
 	for _, fo := range folders {
 		if fo.AutoRule == "" {
@@ -258,7 +259,7 @@ func (s *Service) ruleFolders(ctx context.Context, p tenancy.Principal, folders 
 
 // autoFolder returns the first folder (by name) whose auto-rule the file
 // matches, or "".
-func autoFolder(folders []Folder, f Item) string {
+func autoFolder(folders []filemeta.Folder, f filemeta.Item) string {
 	for _, fo := range folders {
 		if fo.AutoRule == "" {
 			continue
@@ -271,54 +272,54 @@ func autoFolder(folders []Folder, f Item) string {
 }
 
 // Get returns a file's metadata.
-func (s *Service) Get(ctx context.Context, p tenancy.Principal, id string) (Item, error) {
+func (s *Service) Get(ctx context.Context, p tenancy.Principal, id string) (filemeta.Item, error) {
 	return s.store.File(ctx, p, id)
 }
 
 // Open returns a file's metadata and a reader of its content; the caller
 // closes the reader.
-func (s *Service) Open(ctx context.Context, p tenancy.Principal, id string) (Item, blob.Reader, error) {
+func (s *Service) Open(ctx context.Context, p tenancy.Principal, id string) (filemeta.Item, blob.Reader, error) {
 	f, err := s.store.File(ctx, p, id)
 	if err != nil {
-		return Item{}, nil, err
+		return filemeta.Item{}, nil, err
 	}
 	r, err := s.blobs.Open(ctx, f.SHA256)
 	if err != nil {
-		return Item{}, nil, fmt.Errorf("files: content of %s: %w", id, err)
+		return filemeta.Item{}, nil, fmt.Errorf("files: content of %s: %w", id, err)
 	}
 	return f, r, nil
 }
 
 // List returns one page of the files p can read that match the filter.
-func (s *Service) List(ctx context.Context, p tenancy.Principal, f Filter) (Page, error) {
+func (s *Service) List(ctx context.Context, p tenancy.Principal, f filemeta.Filter) (filemeta.Page, error) {
 	if f.Status != "" && !f.Status.Valid() {
-		return Page{}, fmt.Errorf("%w: unknown status %q", tenancy.ErrInvalid, f.Status)
+		return filemeta.Page{}, fmt.Errorf("%w: unknown status %q", tenancy.ErrInvalid, f.Status)
 	}
-	if f.Order != "" && f.Order != OrderNewest && f.Order != OrderName {
-		return Page{}, fmt.Errorf("%w: unknown order %q (newest, name)", tenancy.ErrInvalid, f.Order)
+	if f.Order != "" && f.Order != filemeta.OrderNewest && f.Order != filemeta.OrderName {
+		return filemeta.Page{}, fmt.Errorf("%w: unknown order %q (newest, name)", tenancy.ErrInvalid, f.Order)
 	}
 	if f.Limit < 0 || f.Limit > 1000 {
-		return Page{}, fmt.Errorf("%w: limit %d out of 1..1000", tenancy.ErrInvalid, f.Limit)
+		return filemeta.Page{}, fmt.Errorf("%w: limit %d out of 1..1000", tenancy.ErrInvalid, f.Limit)
 	}
 	return s.store.Files(ctx, p, f)
 }
 
 // Update changes a file's metadata.
-func (s *Service) Update(ctx context.Context, p tenancy.Principal, id string, u Update) (Item, error) {
+func (s *Service) Update(ctx context.Context, p tenancy.Principal, id string, u filemeta.Update) (filemeta.Item, error) {
 	if u.Name != nil {
 		if err := ValidateName("file", *u.Name); err != nil {
-			return Item{}, err
+			return filemeta.Item{}, err
 		}
 	}
 	if u.Status != nil && !u.Status.Valid() {
-		return Item{}, fmt.Errorf("%w: unknown status %q", tenancy.ErrInvalid, *u.Status)
+		return filemeta.Item{}, fmt.Errorf("%w: unknown status %q", tenancy.ErrInvalid, *u.Status)
 	}
 	var err error
 	if u.AddTags, err = normalizeTags(u.AddTags); err != nil {
-		return Item{}, err
+		return filemeta.Item{}, err
 	}
 	if u.RemoveTags, err = normalizeTags(u.RemoveTags); err != nil {
-		return Item{}, err
+		return filemeta.Item{}, err
 	}
 	f, err := s.store.UpdateFile(ctx, p, id, u)
 	if err != nil || f.FolderID != "" || len(u.AddTags) == 0 {
@@ -333,7 +334,7 @@ func (s *Service) Update(ctx context.Context, p tenancy.Principal, id string, u 
 		return f, err
 	}
 	if to := autoFolder(folders, f); to != "" {
-		return s.store.UpdateFile(ctx, p, id, Update{Folder: &to})
+		return s.store.UpdateFile(ctx, p, id, filemeta.Update{Folder: &to})
 	}
 	return f, nil
 }
@@ -344,39 +345,39 @@ func (s *Service) Delete(ctx context.Context, p tenancy.Principal, id string) er
 }
 
 // CreateFolder makes a folder.
-func (s *Service) CreateFolder(ctx context.Context, p tenancy.Principal, f Folder) (Folder, error) {
+func (s *Service) CreateFolder(ctx context.Context, p tenancy.Principal, f filemeta.Folder) (filemeta.Folder, error) {
 	if err := ValidateName("folder", f.Name); err != nil {
-		return Folder{}, err
+		return filemeta.Folder{}, err
 	}
 	if f.AutoRule != "" {
 		if _, err := parseRule(f.AutoRule); err != nil {
-			return Folder{}, err
+			return filemeta.Folder{}, err
 		}
 	}
 	if _, write, err := s.store.Levels(ctx, p, f.WorkspaceID); err != nil {
-		return Folder{}, err
+		return filemeta.Folder{}, err
 	} else if write == tenancy.None {
-		return Folder{}, fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, f.WorkspaceID)
+		return filemeta.Folder{}, fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, f.WorkspaceID)
 	}
 	return s.store.InsertFolder(ctx, p, f)
 }
 
 // Folders lists a workspace's folders.
-func (s *Service) Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]Folder, error) {
+func (s *Service) Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]filemeta.Folder, error) {
 	return s.store.Folders(ctx, p, workspaceID)
 }
 
 // UpdateFolder renames or moves a folder; a move into itself or one of its
 // descendants is refused.
-func (s *Service) UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u FolderUpdate) (Folder, error) {
+func (s *Service) UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u filemeta.FolderUpdate) (filemeta.Folder, error) {
 	if u.Name != nil {
 		if err := ValidateName("folder", *u.Name); err != nil {
-			return Folder{}, err
+			return filemeta.Folder{}, err
 		}
 	}
 	if u.AutoRule != nil && *u.AutoRule != "" {
 		if _, err := parseRule(*u.AutoRule); err != nil {
-			return Folder{}, err
+			return filemeta.Folder{}, err
 		}
 	}
 	return s.store.UpdateFolder(ctx, p, id, u)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/connections"
 	"github.com/agenthost/agenthost/host/connections/connectionstest"
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/filetransfer"
 	"github.com/agenthost/agenthost/host/filetransfer/sftptest"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -77,7 +77,7 @@ func TestAgentDownloadsFromSFTP(t *testing.T) {
 		t.Fatalf("stored %d bytes, want the %d of the file", len(stored), len(pdf))
 	}
 	// Only the PDF is in the workspace and went to the indexer.
-	page, err := w.Files.List(ctx, w.P, files.Filter{WorkspaceID: w.Workspace})
+	page, err := w.Files.List(ctx, w.P, filemeta.Filter{WorkspaceID: w.Workspace})
 	ids := w.Index.IDs()
 	if err != nil || len(page.Items) != 1 || len(ids) != 1 || ids[0] != doc.ID {
 		t.Fatalf("workspace files %+v, indexer got %v (%v)", page.Items, ids, err)

@@ -11,8 +11,10 @@ import (
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -52,7 +54,7 @@ func TestEmbeddingBackfill(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbeddingDimension(64))
 	model, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 5 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "test", Model: "embed-64"}}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "test", Model: "embed-64"}}},
 		Retry:     llm.RetryConfig{Attempts: 1},
 	}, nil, nil)
 	if err != nil {
@@ -91,16 +93,16 @@ func TestEmbeddingBackfill(t *testing.T) {
 	}
 
 	f := e.upload(t, svc, "policy.md", []byte(doc))
-	var st knowledge.ContentState
+	var st kindex.ContentState
 	waitFor("indexed", func() bool {
 		st, err = db.ContentState(ctx, p, f.ID)
-		return err == nil && st.Status == knowledge.StatusIndexed
+		return err == nil && st.Status == kindex.StatusIndexed
 	})
 	if !strings.HasPrefix(st.Error, "vectors missing") || vectors() != 0 {
 		t.Fatalf("indexed while embeddings fail: error %q, %d vectors", st.Error, vectors())
 	}
 	searcher := knowledge.NewSearcher(db, model, nil)
-	hits, err := searcher.Search(ctx, p, knowledge.Query{Text: "hotel costs reimbursed per night", Limit: 3})
+	hits, err := searcher.Search(ctx, p, kindex.Query{Text: "hotel costs reimbursed per night", Limit: 3})
 	if err != nil || len(hits) == 0 || hits[0].Match != knowledge.MatchWords {
 		t.Fatalf("search while the service is down: %+v %v, want words-only hits", hits, err)
 	}
@@ -115,9 +117,9 @@ func TestEmbeddingBackfill(t *testing.T) {
 	waitFor("vectors backfilled", func() bool { return vectors() == 4 })
 	waitFor("reason cleared", func() bool {
 		st, err = db.ContentState(ctx, p, f.ID)
-		return err == nil && st.Status == knowledge.StatusIndexed && st.Error == ""
+		return err == nil && st.Status == kindex.StatusIndexed && st.Error == ""
 	})
-	hits, err = searcher.Search(ctx, p, knowledge.Query{Text: "hotel costs reimbursed per night", Limit: 3})
+	hits, err = searcher.Search(ctx, p, kindex.Query{Text: "hotel costs reimbursed per night", Limit: 3})
 	if err != nil || len(hits) == 0 || hits[0].Match != knowledge.MatchHybrid || hits[0].Ref.Paragraph != 4 {
 		t.Fatalf("search after the backfill: %+v %v, want hybrid hits, paragraph 4 first", hits, err)
 	}

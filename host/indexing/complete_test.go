@@ -14,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -46,7 +47,7 @@ func TestCompleteLongPDF(t *testing.T) {
 	}
 	query := strings.Join(words[len(words)/2:len(words)/2+3], " ")
 	search := func() int {
-		hits, err := knowledge.NewSearcher(w.db, nil, nil).Search(ctx, w.p, knowledge.Query{Text: query, WorkspaceID: w.ws, FileIDs: []string{f.ID}, Limit: 5})
+		hits, err := knowledge.NewSearcher(w.db, nil, nil).Search(ctx, w.p, kindex.Query{Text: query, WorkspaceID: w.ws, FileIDs: []string{f.ID}, Limit: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestCompleteLongPDF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := knowledge.ExtractedPages(st.Index); len(got) != 73 {
+	if got := kindex.ExtractedPages(st.Index); len(got) != 73 {
 		t.Fatalf("%d pages extracted, want 73", len(got))
 	}
 	if search() == 0 {

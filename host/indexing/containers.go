@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -12,12 +12,12 @@ import (
 type EntryStore interface {
 	// ContainerEntries lists a container file's entries for a principal
 	// who can read the file (tenancy.ErrNotFound otherwise).
-	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]knowledge.ContainerEntry, error)
+	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error)
 }
 
 // EntryExtractor extracts one entry of a container file on demand.
 type EntryExtractor interface {
-	ExtractEntry(ctx context.Context, fileID, path string) (knowledge.ContainerEntry, error)
+	ExtractEntry(ctx context.Context, fileID, path string) (kindex.ContainerEntry, error)
 }
 
 // Containers is the entry side of container files for the document tools
@@ -37,7 +37,7 @@ func NewContainers(store EntryStore, ex EntryExtractor) *Containers {
 // nested containers' members included, each by its full container path
 // with its status and, for a failed one, the reason. A file that is not a
 // container, or not resolved yet, has none (an empty list).
-func (c *Containers) Entries(ctx context.Context, p tenancy.Principal, fileID string) ([]knowledge.ContainerEntry, error) {
+func (c *Containers) Entries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error) {
 	return c.store.ContainerEntries(ctx, p, fileID)
 }
 
@@ -46,13 +46,13 @@ func (c *Containers) Entries(ctx context.Context, p tenancy.Principal, fileID st
 // one the walk did not deliver (past the entry limit, or not listed) is
 // resolved alone; an entry refused for what it is (traversal, link, bomb)
 // stays refused, with its reason. It returns the entry as it stands after.
-func (c *Containers) ExtractEntry(ctx context.Context, p tenancy.Principal, fileID, path string) (knowledge.ContainerEntry, error) {
+func (c *Containers) ExtractEntry(ctx context.Context, p tenancy.Principal, fileID, path string) (kindex.ContainerEntry, error) {
 	if path == "" {
-		return knowledge.ContainerEntry{}, fmt.Errorf("%w: an entry path is required", tenancy.ErrInvalid)
+		return kindex.ContainerEntry{}, fmt.Errorf("%w: an entry path is required", tenancy.ErrInvalid)
 	}
 	// Access first: the listing is scope-checked, the extraction is not.
 	if _, err := c.store.ContainerEntries(ctx, p, fileID); err != nil {
-		return knowledge.ContainerEntry{}, err
+		return kindex.ContainerEntry{}, err
 	}
 	return c.ex.ExtractEntry(ctx, fileID, path)
 }

@@ -15,18 +15,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/pdk/content"
 	"github.com/agenthost/agenthost/plugins/containers/archive/archivetest"
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
 
 // countingResolver counts container plugin calls.
@@ -67,7 +70,7 @@ func newContainerEnv(t *testing.T) containerEnv {
 
 // ingest uploads data and indexes it, within the given time and live-heap
 // growth: a hostile archive costs one bounded job, never the host.
-func (c containerEnv) ingest(t *testing.T, name string, data []byte, maxTime time.Duration, maxHeap uint64) (files.Item, knowledge.ContentState, []knowledge.ContainerEntry) {
+func (c containerEnv) ingest(t *testing.T, name string, data []byte, maxTime time.Duration, maxHeap uint64) (filemeta.Item, kindex.ContentState, []kindex.ContainerEntry) {
 	t.Helper()
 	f := c.upload(t, c.svc, name, data)
 	var err error
@@ -87,13 +90,13 @@ func (c containerEnv) ingest(t *testing.T, name string, data []byte, maxTime tim
 	return f, st, entries
 }
 
-func entryAt(entries []knowledge.ContainerEntry, path string) (knowledge.ContainerEntry, bool) {
+func entryAt(entries []kindex.ContainerEntry, path string) (kindex.ContainerEntry, bool) {
 	for _, e := range entries {
 		if e.Path == path {
 			return e, true
 		}
 	}
-	return knowledge.ContainerEntry{}, false
+	return kindex.ContainerEntry{}, false
 }
 
 // measure runs fn and reports its duration and the peak growth of the live
@@ -161,11 +164,11 @@ func TestContainerIngestion(t *testing.T) {
 	ctx := context.Background()
 	c := newContainerEnv(t)
 	archive, st, entries := c.ingest(t, "project-docs.zip", testcorpus.Read(t, "archives", "benign", "project-docs.zip"), 3*time.Minute, 1<<30)
-	if st.Status != knowledge.StatusIndexed || st.Error != "" || len(entries) != 14 {
+	if st.Status != kindex.StatusIndexed || st.Error != "" || len(entries) != 14 {
 		t.Fatalf("archive: %+v, %d entries", st, len(entries))
 	}
 	for _, e := range entries {
-		if e.Status != string(knowledge.StatusIndexed) || e.Error != "" {
+		if e.Status != string(kindex.StatusIndexed) || e.Error != "" {
 			t.Errorf("entry %+v", e)
 		}
 	}
@@ -182,7 +185,7 @@ func TestContainerIngestion(t *testing.T) {
 	// archive, by page and container path.
 	words := strings.Fields(string(testcorpus.Read(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt")))
 	query := strings.Join(words[min(20, len(words)-8):min(28, len(words))], " ")
-	hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: query, FileIDs: []string{archive.ID}, Limit: 5})
+	hits, err := c.db.SearchLexical(ctx, c.p, kindex.Query{Text: query, FileIDs: []string{archive.ID}, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +198,7 @@ func TestContainerIngestion(t *testing.T) {
 	}
 	// Someone who cannot read the archive finds nothing of it.
 	other := c.outsider(t)
-	if hits, err := c.db.SearchLexical(ctx, other, knowledge.Query{Text: query}); err != nil || len(hits) != 0 {
+	if hits, err := c.db.SearchLexical(ctx, other, kindex.Query{Text: query}); err != nil || len(hits) != 0 {
 		t.Fatalf("an outsider finds the archive's text: %+v %v", hits, err)
 	}
 	if _, err := c.entries.Entries(ctx, other, archive.ID); !errors.Is(err, tenancy.ErrNotFound) {
@@ -212,7 +215,7 @@ func TestContainerIngestion(t *testing.T) {
 	}
 	again := c.upload(t, c.svc, "project-docs-copy.zip", testcorpus.Read(t, "archives", "benign", "project-docs.zip"))
 	pdf := c.upload(t, c.svc, "camlidl.pdf", testcorpus.Read(t, "pdf", "deb-camlidl-1.04.pdf"))
-	for _, f := range []files.Item{again, pdf} {
+	for _, f := range []filemeta.Item{again, pdf} {
 		if extracted, err := c.ingester.Ingest(ctx, f.ID, false); err != nil || extracted {
 			t.Fatalf("%s: extracted=%v %v", f.Name, extracted, err)
 		}
@@ -220,7 +223,7 @@ func TestContainerIngestion(t *testing.T) {
 	if c.res.n.Load() != calls || c.ex.n.Load() != extractions {
 		t.Fatalf("re-upload ran plugins: %d→%d container calls, %d→%d extractions", calls, c.res.n.Load(), extractions, c.ex.n.Load())
 	}
-	if st, err := c.db.ContentState(ctx, c.p, pdf.ID); err != nil || st.Status != knowledge.StatusIndexed {
+	if st, err := c.db.ContentState(ctx, c.p, pdf.ID); err != nil || st.Status != kindex.StatusIndexed {
 		t.Fatalf("the PDF known from the archive: %+v %v", st, err)
 	}
 	if got, err := c.entries.Entries(ctx, c.p, again.ID); err != nil || len(got) != 14 {
@@ -246,7 +249,7 @@ func TestContainerIngestion(t *testing.T) {
 func TestHostileContainers(t *testing.T) {
 	ctx := context.Background()
 	c := newContainerEnv(t)
-	failedKinds := func(entries []knowledge.ContainerEntry) map[string]int {
+	failedKinds := func(entries []kindex.ContainerEntry) map[string]int {
 		m := map[string]int{}
 		for _, e := range entries {
 			if e.Status == "failed" {
@@ -258,7 +261,7 @@ func TestHostileContainers(t *testing.T) {
 		}
 		return m
 	}
-	indexed := func(entries []knowledge.ContainerEntry) (n int) {
+	indexed := func(entries []kindex.ContainerEntry) (n int) {
 		for _, e := range entries {
 			if e.Status == "indexed" && !e.Container {
 				n++
@@ -266,9 +269,9 @@ func TestHostileContainers(t *testing.T) {
 		}
 		return n
 	}
-	searchable := func(t *testing.T, f files.Item, text, path string) {
+	searchable := func(t *testing.T, f filemeta.Item, text, path string) {
 		t.Helper()
-		hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: text, FileIDs: []string{f.ID}})
+		hits, err := c.db.SearchLexical(ctx, c.p, kindex.Query{Text: text, FileIDs: []string{f.ID}})
 		if err != nil || len(hits) == 0 || hits[0].Ref.ContainerPath != path {
 			t.Fatalf("%q in %s: %+v %v", text, path, hits, err)
 		}
@@ -277,36 +280,36 @@ func TestHostileContainers(t *testing.T) {
 		name    string
 		maxTime time.Duration
 		maxHeap uint64
-		check   func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry)
+		check   func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry)
 	}{
-		{"bomb-single-entry-1GiB.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"bomb-single-entry-1GiB.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry) {
 			if k := failedKinds(entries); len(entries) != 1 || k["bomb"] != 1 || !strings.Contains(entries[0].Error, "not expanded") {
 				t.Fatalf("%+v", entries)
 			}
 		}},
-		{"bomb-1GiB-zeros.gz", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"bomb-1GiB-zeros.gz", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry) {
 			if k := failedKinds(entries); len(entries) != 1 || k["bomb"] != 1 || !strings.Contains(entries[0].Error, "stopped there") {
 				t.Fatalf("%+v", entries)
 			}
 		}},
-		{"bomb-nested-42style.zip", 60 * time.Second, 128 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"bomb-nested-42style.zip", 60 * time.Second, 128 << 20, func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry) {
 			k := failedKinds(entries)
 			if indexed(entries) != 0 || k["bomb"] == 0 || !strings.Contains(st.Error, "stopped") {
 				t.Fatalf("%q %v %+v", st.Error, k, entries)
 			}
 		}},
-		{"path-traversal-constructed.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"path-traversal-constructed.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry) {
 			if k := failedKinds(entries); k["traversal"] != 9 || indexed(entries) != 1 {
 				t.Fatalf("%v %+v", k, entries)
 			}
 			searchable(t, f, "harmless test content", "path-traversal-constructed.zip/good.txt")
 		}},
-		{"snyk-zip-slip.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"snyk-zip-slip.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry) {
 			if k := failedKinds(entries); k["traversal"] != 1 || indexed(entries) != 1 {
 				t.Fatalf("%v %+v", k, entries)
 			}
 		}},
-		{"symlink-entries.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"symlink-entries.zip", 20 * time.Second, 64 << 20, func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry) {
 			if k := failedKinds(entries); k["symlink"] != 6 || indexed(entries) != 1 {
 				t.Fatalf("%v %+v", k, entries)
 			}
@@ -314,14 +317,14 @@ func TestHostileContainers(t *testing.T) {
 				t.Fatalf("doc.pdf → /proc/self/environ: %+v", e)
 			}
 		}},
-		{"truncated-project-docs.zip", 60 * time.Second, 512 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"truncated-project-docs.zip", 60 * time.Second, 512 << 20, func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry) {
 			k := failedKinds(entries)
 			if k["truncated"] != 1 || indexed(entries) != 3 || !strings.Contains(st.Error, "central directory") {
 				t.Fatalf("%q %v %+v", st.Error, k, entries)
 			}
 			searchable(t, f, "FASTA", "truncated-project-docs.zip/reports/2023/deb-fasta-guide.pdf")
 		}},
-		{"many-entries-12000.zip", 3 * time.Minute, 384 << 20, func(t *testing.T, f files.Item, st knowledge.ContentState, entries []knowledge.ContainerEntry) {
+		{"many-entries-12000.zip", 3 * time.Minute, 384 << 20, func(t *testing.T, f filemeta.Item, st kindex.ContentState, entries []kindex.ContainerEntry) {
 			n := indexed(entries)
 			if n < 9_900 || n > 10_000 || !strings.Contains(st.Error, "more than 10000 entries") {
 				t.Fatalf("%d indexed, %q", n, st.Error)
@@ -343,7 +346,7 @@ func TestHostileContainers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := "hostile"
 			f, st, entries := c.ingest(t, tc.name, testcorpus.Read(t, "archives", dir, tc.name), tc.maxTime, tc.maxHeap)
-			if st.Status != knowledge.StatusIndexed {
+			if st.Status != kindex.StatusIndexed {
 				t.Fatalf("container: %+v", st)
 			}
 			tc.check(t, f, st, entries)
@@ -386,7 +389,7 @@ func TestBrokenPDFsInContainers(t *testing.T) {
 	}
 	zw.Close()
 	_, st, entries := c.ingest(t, "mixed.zip", buf.Bytes(), 2*time.Minute, 256<<20)
-	if st.Status != knowledge.StatusIndexed || len(entries) != 3 {
+	if st.Status != kindex.StatusIndexed || len(entries) != 3 {
 		t.Fatalf("%+v %+v", st, entries)
 	}
 	want := map[string]string{"mixed.zip/docs/broken.pdf": "malformed", "mixed.zip/docs/locked.pdf": "encrypt"}
@@ -399,7 +402,7 @@ func TestBrokenPDFsInContainers(t *testing.T) {
 			t.Errorf("%s: %+v", e.Path, e)
 		}
 	}
-	hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: "budget review harbour"})
+	hits, err := c.db.SearchLexical(ctx, c.p, kindex.Query{Text: "budget review harbour"})
 	if err != nil || len(hits) != 1 || hits[0].Ref.ContainerPath != "mixed.zip/docs/notes.txt" {
 		t.Fatalf("the rest is searchable: %+v %v", hits, err)
 	}
@@ -411,7 +414,7 @@ func TestBrokenPDFsInContainers(t *testing.T) {
 			t.Errorf("%s alone: extracted=%v err=%v", name, extracted, err)
 		}
 		st, err := c.db.ContentState(ctx, c.p, f.ID)
-		if err != nil || st.Status != knowledge.StatusFailed || st.Error == "" {
+		if err != nil || st.Status != kindex.StatusFailed || st.Error == "" {
 			t.Errorf("%s alone: %+v %v", name, st, err)
 		}
 	}
@@ -437,7 +440,7 @@ func TestContainerJob(t *testing.T) {
 	}
 	defer q.Stop(ctx)
 	svc := files.NewService(c.db, c.blobs, 0).WithIndexer(indexing.NewJobIndexer(q), nil)
-	wait := func(f files.Item, want knowledge.Status) knowledge.ContentState {
+	wait := func(f filemeta.Item, want kindex.Status) kindex.ContentState {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
 		for {
@@ -452,13 +455,13 @@ func TestContainerJob(t *testing.T) {
 		}
 	}
 	arch := c.upload(t, svc, "links.zip", testcorpus.Read(t, "archives", "hostile", "symlink-entries.zip"))
-	wait(arch, knowledge.StatusIndexed)
+	wait(arch, kindex.StatusIndexed)
 	entries, err := c.entries.Entries(ctx, c.p, arch.ID)
 	if err != nil || len(entries) != 7 || entries[0].Path != "links.zip/readme.txt" || entries[0].Status != "indexed" {
 		t.Fatalf("entries: %+v %v", entries, err)
 	}
 	fake := c.upload(t, svc, "fake.zip", []byte("just some text, no archive at all"))
-	st := wait(fake, knowledge.StatusFailed)
+	st := wait(fake, kindex.StatusFailed)
 	if !strings.Contains(st.Error, "not a ZIP, TAR, gzip, bzip2, xz, zstd, 7z or RAR container") {
 		t.Fatalf("reason: %q", st.Error)
 	}
@@ -481,7 +484,7 @@ func TestContainerBadEntriesGoOn(t *testing.T) {
 		members = append(members, tc.Entry, archivetest.Stored(fmt.Sprintf("ok-%d.txt", i), []byte(fmt.Sprintf("harbourmaster%d signed the manifest", i))))
 	}
 	f, st, entries := c.ingest(t, "bad-entries.zip", archivetest.Zip(members...), 2*time.Minute, 256<<20)
-	if st.Status != knowledge.StatusIndexed || st.Error != "" {
+	if st.Status != kindex.StatusIndexed || st.Error != "" {
 		t.Fatalf("container: %+v", st)
 	}
 	if len(entries) != 2*len(cases) {
@@ -505,7 +508,7 @@ func TestContainerBadEntriesGoOn(t *testing.T) {
 			t.Errorf("%s after %s: %+v", good, tc.Name, e)
 			continue
 		}
-		hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: fmt.Sprintf("harbourmaster%d", i), FileIDs: []string{f.ID}})
+		hits, err := c.db.SearchLexical(ctx, c.p, kindex.Query{Text: fmt.Sprintf("harbourmaster%d", i), FileIDs: []string{f.ID}})
 		if err != nil || len(hits) != 1 || hits[0].Ref.ContainerPath != good {
 			t.Errorf("%s not searchable: %+v %v", good, hits, err)
 		}
@@ -537,7 +540,7 @@ func TestContainerStopsReported(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, st, entries := c.ingest(t, tc.name, tc.data, 3*time.Minute, 384<<20)
-			if st.Status != knowledge.StatusIndexed {
+			if st.Status != kindex.StatusIndexed {
 				t.Fatalf("container: %+v", st)
 			}
 			seen := map[string]int{}

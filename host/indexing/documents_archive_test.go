@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -90,14 +91,14 @@ func TestDocumentsPluginFolder(t *testing.T) {
 	w := newKnowledgeWorld(t, "office", "documents")
 	ctx := context.Background()
 	w.kc.Folders = w.svc
-	contracts, err := w.svc.CreateFolder(ctx, w.p, files.Folder{WorkspaceID: w.ws, Name: "contracts"})
+	contracts, err := w.svc.CreateFolder(ctx, w.p, filemeta.Folder{WorkspaceID: w.ws, Name: "contracts"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.CreateFolder(ctx, w.p, files.Folder{WorkspaceID: w.ws, Name: "2025", ParentID: contracts.ID}); err != nil {
+	if _, err := w.svc.CreateFolder(ctx, w.p, filemeta.Folder{WorkspaceID: w.ws, Name: "2025", ParentID: contracts.ID}); err != nil {
 		t.Fatal(err)
 	}
-	put := func(name, folder string, data string) files.Item {
+	put := func(name, folder string, data string) filemeta.Item {
 		t.Helper()
 		f, _, err := w.svc.Upload(ctx, w.p, files.Upload{WorkspaceID: w.ws, Name: name, FolderID: folder, Content: strings.NewReader(data)})
 		if err != nil {

@@ -12,8 +12,10 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 )
 
@@ -43,7 +45,7 @@ func TestArchiveEmbeddingBatches(t *testing.T) {
 	srv.ScriptEndpoint(llmtest.EndpointEmbeddings, llmtest.RateLimited(time.Second))
 	model, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 30 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "test", Model: "embed-16"}}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "test", Model: "embed-16"}}},
 		Retry:     llm.RetryConfig{Attempts: 3, BaseDelay: time.Millisecond},
 		Embedding: llm.EmbeddingConfig{BatchSize: batchSize},
 	}, nil, nil)
@@ -84,7 +86,7 @@ func TestArchiveEmbeddingBatches(t *testing.T) {
 	}
 	indexed := 0
 	for _, en := range list {
-		if en.Status == string(knowledge.StatusIndexed) && en.Error == "" {
+		if en.Status == string(kindex.StatusIndexed) && en.Error == "" {
 			indexed++
 		}
 	}

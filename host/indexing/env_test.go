@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/worldtest"
@@ -28,7 +29,7 @@ func newEnv(tb testing.TB) env {
 }
 
 // upload stores a file in the env's workspace through svc.
-func (e env) upload(tb testing.TB, svc *files.Service, name string, data []byte) files.Item {
+func (e env) upload(tb testing.TB, svc *files.Service, name string, data []byte) filemeta.Item {
 	tb.Helper()
 	f, _, err := svc.Upload(context.Background(), e.p, files.Upload{WorkspaceID: e.ws, Name: name, Content: bytes.NewReader(data)})
 	if err != nil {

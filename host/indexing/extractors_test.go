@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testpdf"
@@ -80,11 +82,11 @@ func TestHostileExtractorCannotTakeOver(t *testing.T) {
 		name                 string
 		choice               knowledge.ExtractorChoice
 		pdfBy, txtBy         string // the plugins that extract the PDF and the text file
-		pdfChosen            knowledge.ChosenBy
+		pdfChosen            kindex.ChosenBy
 		injectedHits, pdfHit int
 	}{
-		{"built-ins win", nil, "pdf", "office", knowledge.ChosenBuiltin, 0, 1},
-		{"operator chooses aaa-pdf for PDF", knowledge.ExtractorChoice{"application/pdf": "aaa-pdf"}, "aaa-pdf", "office", knowledge.ChosenOperator, 1, 0},
+		{"built-ins win", nil, "pdf", "office", kindex.ChosenBuiltin, 0, 1},
+		{"operator chooses aaa-pdf for PDF", knowledge.ExtractorChoice{"application/pdf": "aaa-pdf"}, "aaa-pdf", "office", kindex.ChosenOperator, 1, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -97,17 +99,17 @@ func TestHostileExtractorCannotTakeOver(t *testing.T) {
 			svc := files.NewService(e.db, e.blobs, 0)
 			pdf := e.upload(t, svc, "budget.pdf", pdfDoc)
 			txt := e.upload(t, svc, "budget.txt", []byte(txtDoc))
-			for _, f := range []files.Item{pdf, txt} {
+			for _, f := range []filemeta.Item{pdf, txt} {
 				if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
 					t.Fatalf("%s: %v", f.Name, err)
 				}
 			}
 			for _, w := range []struct {
-				f  files.Item
+				f  filemeta.Item
 				by string
 			}{{pdf, c.pdfBy}, {txt, c.txtBy}} {
 				st, err := e.db.ContentState(ctx, e.p, w.f.ID)
-				if err != nil || st.Status != knowledge.StatusIndexed || st.Extractor == nil || st.Extractor.Name != w.by {
+				if err != nil || st.Status != kindex.StatusIndexed || st.Extractor == nil || st.Extractor.Name != w.by {
 					t.Fatalf("%s: %+v (extractor %+v) %v, want extracted by %s", w.f.Name, st, st.Extractor, err, w.by)
 				}
 				p, _ := h.Plugin(w.by)
@@ -126,11 +128,11 @@ func TestHostileExtractorCannotTakeOver(t *testing.T) {
 			if !slices.Equal(st.Extractor.Competitors, wantComp) {
 				t.Fatalf("PDF record competitors %v, want %v", st.Extractor.Competitors, wantComp)
 			}
-			if st, _ := e.db.ContentState(ctx, e.p, txt.ID); st.Extractor.ChosenBy != knowledge.ChosenBuiltin || !slices.Equal(st.Extractor.Competitors, []string{"aaa-pdf"}) {
+			if st, _ := e.db.ContentState(ctx, e.p, txt.ID); st.Extractor.ChosenBy != kindex.ChosenBuiltin || !slices.Equal(st.Extractor.Competitors, []string{"aaa-pdf"}) {
 				t.Fatalf("text record %+v: the operator's PDF choice must not give it plain text", st.Extractor)
 			}
 
-			hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: injectedMarker})
+			hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: injectedMarker})
 			if err != nil || len(hits) != c.injectedHits {
 				t.Fatalf("search for the injected text: %d hits %+v %v, want %d", len(hits), hits, err, c.injectedHits)
 			}
@@ -139,7 +141,7 @@ func TestHostileExtractorCannotTakeOver(t *testing.T) {
 					t.Fatalf("injected text found in %s", hit.FileName)
 				}
 			}
-			hits, err = e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "approved board", FileIDs: []string{pdf.ID}})
+			hits, err = e.db.SearchLexical(ctx, e.p, kindex.Query{Text: "approved board", FileIDs: []string{pdf.ID}})
 			if err != nil || len(hits) != c.pdfHit {
 				t.Fatalf("search for the PDF's own text: %d hits %v, want %d", len(hits), err, c.pdfHit)
 			}
@@ -196,18 +198,18 @@ func TestExtractorChoiceContested(t *testing.T) {
 				t.Fatalf("state %+v %v", st, serr)
 			}
 			if c.want != "" {
-				if err != nil || st.Status != knowledge.StatusIndexed || st.Extractor.Name != c.want || st.Extractor.ChosenBy != knowledge.ChosenOperator {
+				if err != nil || st.Status != kindex.StatusIndexed || st.Extractor.Name != c.want || st.Extractor.ChosenBy != kindex.ChosenOperator {
 					t.Fatalf("ingest %v, state %+v, record %+v", err, st, st.Extractor)
 				}
 				return
 			}
-			if err == nil || st.Status != knowledge.StatusFailed || !strings.Contains(st.Error, "aaa-pdf, textextract all claim text/plain") {
+			if err == nil || st.Status != kindex.StatusFailed || !strings.Contains(st.Error, "aaa-pdf, textextract all claim text/plain") {
 				t.Fatalf("ingest %v, state %q %q", err, st.Status, st.Error)
 			}
-			if rec := st.Extractor; rec.Name != "" || rec.ChosenBy != knowledge.ChosenNone || !slices.Equal(rec.Competitors, []string{"aaa-pdf", "textextract"}) || rec.Reason == "" {
+			if rec := st.Extractor; rec.Name != "" || rec.ChosenBy != kindex.ChosenNone || !slices.Equal(rec.Competitors, []string{"aaa-pdf", "textextract"}) || rec.Reason == "" {
 				t.Fatalf("record %+v", rec)
 			}
-			if hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: injectedMarker}); err != nil || len(hits) != 0 {
+			if hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: injectedMarker}); err != nil || len(hits) != 0 {
 				t.Fatalf("injected text searchable: %+v %v", hits, err)
 			}
 			if l := logs.String(); !strings.Contains(l, "level=WARN msg=\"no extractor for a type several third-party plugins claim") ||

@@ -12,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -120,7 +121,7 @@ func BenchmarkFormatsSupported(b *testing.B) {
 			b.Logf("%s: %v", s.format, err)
 			return false
 		}
-		hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: s.query, FileIDs: []string{f.ID}, Limit: 5})
+		hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: s.query, FileIDs: []string{f.ID}, Limit: 5})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -26,40 +27,40 @@ func TestOfficeFormatsIngestion(t *testing.T) {
 		file  []string
 		name  string // the upload's name; the file's own when empty
 		query string
-		match func(knowledge.Hit) bool
+		match func(kindex.Hit) bool
 	}{
 		{file: []string{"odt", "odfpy-twolevellist.odt"}, query: "Subitem",
-			match: func(h knowledge.Hit) bool { return h.Ref.Part == "document" && h.Ref.Paragraph == 4 }},
+			match: func(h kindex.Hit) bool { return h.Ref.Part == "document" && h.Ref.Paragraph == 4 }},
 		{file: []string{"ods", "odfpy-countrystatistics.ods"}, query: "Austria",
-			match: func(h knowledge.Hit) bool { return h.Ref.SheetName == "Population" && strings.Contains(h.Text, "8.3") }},
+			match: func(h kindex.Hit) bool { return h.Ref.SheetName == "Population" && strings.Contains(h.Text, "8.3") }},
 		{file: []string{"odp", "odfpy-ol.odp"}, query: "Tsvelf",
-			match: func(h knowledge.Hit) bool { return h.Ref.SlideIndex == 1 }},
+			match: func(h kindex.Hit) bool { return h.Ref.SlideIndex == 1 }},
 		{file: []string{"rtf", "unrtf-accents.rtf"}, query: "caffè nessuno fuma",
-			match: func(h knowledge.Hit) bool { return h.Ref.Part == "document" && !strings.Contains(h.Text, `\rtf`) }},
+			match: func(h kindex.Hit) bool { return h.Ref.Part == "document" && !strings.Contains(h.Text, `\rtf`) }},
 		{file: []string{"rtf", "unrtf-lists.rtf"}, name: "lists-without-extension", query: "quick brown fox",
-			match: func(h knowledge.Hit) bool { return h.Ref.Paragraph == 1 && !strings.Contains(h.Text, "fonttbl") }},
+			match: func(h kindex.Hit) bool { return h.Ref.Paragraph == 1 && !strings.Contains(h.Text, "fonttbl") }},
 		{file: []string{"doc", "antiword-testdoc.doc"}, query: "Antiword icon",
-			match: func(h knowledge.Hit) bool {
+			match: func(h kindex.Hit) bool {
 				return h.Ref.Part == "document" && strings.Contains(h.Text, "This JPEG image is the Antiword icon.")
 			}},
 		{file: []string{"xls", "readxl-clippy.xls"}, query: "paperclip",
-			match: func(h knowledge.Hit) bool { return h.Ref.SheetName != "" && strings.Contains(h.Text, "2007-01-01") }},
+			match: func(h kindex.Hit) bool { return h.Ref.SheetName != "" && strings.Contains(h.Text, "2007-01-01") }},
 		{file: []string{"doc", "lo-stations-table.doc"}, query: "Jungfraujoch",
-			match: func(h knowledge.Hit) bool { return strings.Contains(h.Text, "| Jungfraujoch | 3571 m |  |") }},
+			match: func(h kindex.Hit) bool { return strings.Contains(h.Text, "| Jungfraujoch | 3571 m |  |") }},
 		// A table nested in a cell: a search for a station finds its
 		// row of the inner table, beside its altitude, in the outer row.
 		{file: []string{"nested", "lo-nested-table.doc"}, query: "Hospental",
-			match: func(h knowledge.Hit) bool {
+			match: func(h kindex.Hit) bool {
 				return strings.Contains(h.Text, "| Gotthard | Uri | Two stations:<br>Station · Altitude<br>Hospental · 1452 m")
 			}},
 		{file: []string{"nested", "lo-nested-table.docx"}, query: "Oberaar snow",
-			match: func(h knowledge.Hit) bool {
+			match: func(h kindex.Hit) bool {
 				return strings.Contains(h.Text, "Oberaar · (Wind · since 1994; Snow · since 2003) |")
 			}},
 		{file: []string{"ppt", "lo-glacier-deck.ppt"}, query: "drone flights moraine",
-			match: func(h knowledge.Hit) bool { return h.Ref.Location == "slide:1/notes" && h.Ref.Part == "notes1" }},
+			match: func(h kindex.Hit) bool { return h.Ref.Location == "slide:1/notes" && h.Ref.Part == "notes1" }},
 		{file: []string{"ppt", "mscfb-test.ppt"}, name: "slides-without-extension", query: "claritatem insitam",
-			match: func(h knowledge.Hit) bool { return h.Ref.SlideIndex == 1 && h.Ref.Label == "Test" }},
+			match: func(h kindex.Hit) bool { return h.Ref.SlideIndex == 1 && h.Ref.Label == "Test" }},
 	} {
 		name := c.name
 		if name == "" {
@@ -71,10 +72,10 @@ func TestOfficeFormatsIngestion(t *testing.T) {
 				t.Fatalf("ingest: %v %v", extracted, err)
 			}
 			st, err := e.db.ContentState(ctx, e.p, f.ID)
-			if err != nil || st.Status != knowledge.StatusIndexed || st.Index.TotalObjects == 0 {
+			if err != nil || st.Status != kindex.StatusIndexed || st.Index.TotalObjects == 0 {
 				t.Fatalf("state: %+v %v", st, err)
 			}
-			hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: c.query, FileIDs: []string{f.ID}, Limit: 5})
+			hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: c.query, FileIDs: []string{f.ID}, Limit: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,9 +118,9 @@ func TestArchiveFormatsIngestion(t *testing.T) {
 		t.Run(a.file, func(t *testing.T) {
 			f, st, entries := c.ingest(t, a.file, testcorpus.Read(t, "archives", "formats", a.file), time.Minute, 256<<20)
 			switch {
-			case a.encrypted && (st.Status != knowledge.StatusFailed || !strings.HasPrefix(st.Error, "encrypted:")):
+			case a.encrypted && (st.Status != kindex.StatusFailed || !strings.HasPrefix(st.Error, "encrypted:")):
 				t.Fatalf("archive: %+v, want failed as encrypted", st)
-			case !a.encrypted && st.Status != knowledge.StatusIndexed:
+			case !a.encrypted && st.Status != kindex.StatusIndexed:
 				t.Fatalf("archive: %+v", st)
 			}
 			files := 0
@@ -129,7 +130,7 @@ func TestArchiveFormatsIngestion(t *testing.T) {
 					t.Errorf("the root is an entry: %+v", e)
 				}
 				if why, ok := a.failed[p]; ok {
-					if e.Status == string(knowledge.StatusIndexed) || !strings.Contains(e.Error, why) {
+					if e.Status == string(kindex.StatusIndexed) || !strings.Contains(e.Error, why) {
 						t.Errorf("entry %s: %s %q, want a failure saying %q", p, e.Status, e.Error, why)
 					}
 					continue
@@ -137,7 +138,7 @@ func TestArchiveFormatsIngestion(t *testing.T) {
 				if e.Container {
 					continue
 				}
-				if e.Status != string(knowledge.StatusIndexed) || e.Error != "" {
+				if e.Status != string(kindex.StatusIndexed) || e.Error != "" {
 					t.Errorf("entry %+v", e)
 				}
 				files++
@@ -148,7 +149,7 @@ func TestArchiveFormatsIngestion(t *testing.T) {
 			if a.query == "" {
 				return
 			}
-			hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: a.query, FileIDs: []string{f.ID}, Limit: 5})
+			hits, err := c.db.SearchLexical(ctx, c.p, kindex.Query{Text: a.query, FileIDs: []string{f.ID}, Limit: 5})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 )
@@ -110,7 +110,7 @@ func NewJobIndexer(q Enqueuer) *JobIndexer { return &JobIndexer{q: q} }
 // bytes indexed while the embedding service was down among them, repairs
 // what is missing as soon as the service answers; it runs a few seconds
 // later, after the ingestion it follows.
-func (j *JobIndexer) Index(ctx context.Context, f files.Item) error {
+func (j *JobIndexer) Index(ctx context.Context, f filemeta.Item) error {
 	if _, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID, SHA256: f.SHA256}, &jobs.EnqueueOpts{Unique: &jobs.Unique{ByArgs: true}}); err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (j *JobIndexer) Index(ctx context.Context, f files.Item) error {
 // (after the cause is mended: an extractor installed, a service back),
 // as a new job: the earlier one counts as done. A content indexed or being
 // indexed is not taken again (knowledge's claim: only pending or failed).
-func (j *JobIndexer) Reindex(ctx context.Context, f files.Item) error {
+func (j *JobIndexer) Reindex(ctx context.Context, f filemeta.Item) error {
 	_, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID, SHA256: f.SHA256, Again: time.Now().UnixNano()}, nil)
 	return err
 }
@@ -166,7 +166,7 @@ const completeWait = 2 * time.Second
 
 // FileLookup reads a file for background work (the store).
 type FileLookup interface {
-	FileForIndexing(ctx context.Context, fileID string) (files.Item, error)
+	FileForIndexing(ctx context.Context, fileID string) (filemeta.Item, error)
 }
 
 // NoteSetter records how far a content's completion is (the store).
@@ -233,6 +233,6 @@ func RegisterOCR(reg *jobs.Registry, o *knowledge.OCR, lookup FileLookup) {
 }
 
 // wantsOCR: files that may hold image-only pages (PDFs) or are pictures.
-func wantsOCR(f files.Item) bool {
+func wantsOCR(f filemeta.Item) bool {
 	return f.MIMEType == knowledge.PDF || strings.HasSuffix(strings.ToLower(f.Name), ".pdf") || knowledge.IsImageFile(f.Name, f.MIMEType)
 }

@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -61,8 +64,8 @@ func TestIngestion(t *testing.T) {
 	}
 	defer q.Stop(ctx)
 	svc := files.NewService(db, blobs, 0).WithIndexer(indexing.NewJobIndexer(q), nil)
-	upload := func(name, body string) files.Item { return e.upload(t, svc, name, []byte(body)) }
-	waitStatus := func(f files.Item, want knowledge.Status) knowledge.ContentState {
+	upload := func(name, body string) filemeta.Item { return e.upload(t, svc, name, []byte(body)) }
+	waitStatus := func(f filemeta.Item, want kindex.Status) kindex.ContentState {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -79,18 +82,18 @@ func TestIngestion(t *testing.T) {
 
 	// Upload → job → extractor plugin → chunks → lexical index.
 	policy := upload("policy.md", doc)
-	st := waitStatus(policy, knowledge.StatusIndexed)
+	st := waitStatus(policy, kindex.StatusIndexed)
 	if st.Index.TotalObjects != 4 || st.Index.FileName != "policy.md" {
 		t.Fatalf("index: %+v", st.Index)
 	}
-	hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: "How much is a hotel night reimbursed?"})
+	hits, err := db.SearchLexical(ctx, p, kindex.Query{Text: "How much is a hotel night reimbursed?"})
 	if err != nil || len(hits) == 0 || hits[0].FileID != policy.ID || hits[0].Ref.Paragraph != 4 || !strings.Contains(hits[0].Text, "180 CHF") {
 		t.Fatalf("search: %+v %v", hits, err)
 	}
 
 	// The same bytes again, under another name: no extraction.
 	copyOf := upload("policy-copy.md", doc)
-	waitStatus(copyOf, knowledge.StatusIndexed)
+	waitStatus(copyOf, kindex.StatusIndexed)
 	if extracted, err := ingester.Ingest(ctx, copyOf.ID, false); err != nil || extracted {
 		t.Fatalf("second ingest of the same bytes: extracted=%v %v", extracted, err)
 	}
@@ -103,7 +106,7 @@ func TestIngestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: "bicycles park fridays"})
+		hits, err := db.SearchLexical(ctx, p, kindex.Query{Text: "bicycles park fridays"})
 		if err == nil && len(hits) > 0 && hits[0].FileID == policy.ID {
 			break
 		}
@@ -114,7 +117,7 @@ func TestIngestion(t *testing.T) {
 
 	// A type no plugin extracts fails, with the reason, and is not retried.
 	img := upload("photo.png", "\x89PNG\r\n\x1a\nxxxx")
-	st = waitStatus(img, knowledge.StatusFailed)
+	st = waitStatus(img, kindex.StatusFailed)
 	if !strings.Contains(st.Error, "no extractor") {
 		t.Fatalf("failure reason: %q", st.Error)
 	}
@@ -143,12 +146,12 @@ func TestCorpusIngestion(t *testing.T) {
 	for _, c := range []struct {
 		file  []string
 		query string
-		match func(knowledge.Hit) bool
+		match func(kindex.Hit) bool
 	}{
 		{[]string{"pdf", "deb-camlidl-1.04.pdf"}, strings.Join(words[min(20, len(words)-8):min(28, len(words))], " "),
-			func(h knowledge.Hit) bool { return h.Ref.PageIndex == 3 }},
+			func(h kindex.Hit) bool { return h.Ref.PageIndex == 3 }},
 		{[]string{"office", "docx", "textract-paragraphs_and_tables.docx"}, "paragraph before the table",
-			func(h knowledge.Hit) bool { return h.Ref.Paragraph > 0 && strings.Contains(h.Text, "before the table") }},
+			func(h kindex.Hit) bool { return h.Ref.Paragraph > 0 && strings.Contains(h.Text, "before the table") }},
 	} {
 		name := c.file[len(c.file)-1]
 		t.Run(name, func(t *testing.T) {
@@ -160,10 +163,10 @@ func TestCorpusIngestion(t *testing.T) {
 			if extracted, err := ingester.Ingest(ctx, f.ID, false); err != nil || !extracted {
 				t.Fatalf("ingest: %v %v", extracted, err)
 			}
-			if st, err := db.ContentState(ctx, p, f.ID); err != nil || st.Status != knowledge.StatusIndexed || st.Index.TotalObjects == 0 {
+			if st, err := db.ContentState(ctx, p, f.ID); err != nil || st.Status != kindex.StatusIndexed || st.Index.TotalObjects == 0 {
 				t.Fatalf("state: %+v %v", st, err)
 			}
-			hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: c.query, FileIDs: []string{f.ID}, Limit: 5})
+			hits, err := db.SearchLexical(ctx, p, kindex.Query{Text: c.query, FileIDs: []string{f.ID}, Limit: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +192,7 @@ func TestHybridSearch(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbeddingDimension(64))
 	model, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 5 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "test", Model: "embed-64"}}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "test", Model: "embed-64"}}},
 		Retry:     llm.RetryConfig{Attempts: 1},
 	}, nil, nil)
 	if err != nil {
@@ -202,7 +205,7 @@ func TestHybridSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := db.ContentState(ctx, p, f.ID)
-	if err != nil || st.Status != knowledge.StatusIndexed || st.Error != "" {
+	if err != nil || st.Status != kindex.StatusIndexed || st.Error != "" {
 		t.Fatalf("state: %+v %v", st, err)
 	}
 	var vectors int
@@ -210,7 +213,7 @@ func TestHybridSearch(t *testing.T) {
 		t.Fatalf("%d vectors, want one per chunk (4): %v", vectors, err)
 	}
 	searcher := knowledge.NewSearcher(db, model, nil)
-	hits, err := searcher.Search(ctx, p, knowledge.Query{Text: "hotel costs reimbursed per night", Limit: 3})
+	hits, err := searcher.Search(ctx, p, kindex.Query{Text: "hotel costs reimbursed per night", Limit: 3})
 	if err != nil || len(hits) == 0 || hits[0].Ref.Paragraph != 4 {
 		t.Fatalf("hybrid search: %+v %v", hits, err)
 	}
@@ -220,13 +223,13 @@ func TestHybridSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near, err := db.SearchVectors(ctx, p, knowledge.Query{Limit: 1}, "embed-64", qv[0])
+	near, err := db.SearchVectors(ctx, p, kindex.Query{Limit: 1}, "embed-64", qv[0])
 	if err != nil || len(near) != 1 || near[0].Ref.Paragraph != 4 {
 		t.Fatalf("vector search: %+v %v", near, err)
 	}
 	// Embedding service down: search degrades to words.
 	srv.SetDefault(llmtest.EndpointEmbeddings, llmtest.Fail(500, "down"))
-	hits, err = searcher.Search(ctx, p, knowledge.Query{Text: "flights economy approval", Limit: 3})
+	hits, err = searcher.Search(ctx, p, kindex.Query{Text: "flights economy approval", Limit: 3})
 	if err != nil || len(hits) == 0 || hits[0].Ref.Paragraph != 3 {
 		t.Fatalf("degraded search: %+v %v", hits, err)
 	}

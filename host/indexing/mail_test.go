@@ -9,6 +9,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -46,16 +47,16 @@ func TestMailIngestion(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			f, st, entries := c.ingest(t, tc.file, testcorpus.Read(t, "mail", tc.file), 2*time.Minute, 1<<30)
-			if st.Status != knowledge.StatusIndexed {
+			if st.Status != kindex.StatusIndexed {
 				t.Fatalf("status %+v", st)
 			}
-			hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: tc.body, FileIDs: []string{f.ID}, Limit: 5})
+			hits, err := c.db.SearchLexical(ctx, c.p, kindex.Query{Text: tc.body, FileIDs: []string{f.ID}, Limit: 5})
 			if err != nil || len(hits) == 0 {
 				t.Errorf("the mail's own text %q not found: %+v %v", tc.body, hits, err)
 			}
 			for p, text := range tc.entries {
 				e, ok := entryAt(entries, p)
-				if !ok || e.Status != string(knowledge.StatusIndexed) {
+				if !ok || e.Status != string(kindex.StatusIndexed) {
 					var got []string
 					for _, e := range entries {
 						got = append(got, e.Path+" ("+e.Status+" "+e.Error+")")
@@ -66,7 +67,7 @@ func TestMailIngestion(t *testing.T) {
 				if text == "" {
 					continue
 				}
-				hits, err := c.db.SearchLexical(ctx, c.p, knowledge.Query{Text: text, FileIDs: []string{f.ID}, Limit: 10})
+				hits, err := c.db.SearchLexical(ctx, c.p, kindex.Query{Text: text, FileIDs: []string{f.ID}, Limit: 10})
 				found := false
 				for _, h := range hits {
 					found = found || h.Ref.ContainerPath == p
@@ -95,7 +96,7 @@ func newMailEnv(t *testing.T) containerEnv {
 func TestEncryptedRAR(t *testing.T) {
 	c := newContainerEnv(t)
 	_, st, entries := c.ingest(t, "secret.rar", testcorpus.Read(t, "archives", "formats", "libarchive-rar4-encrypted-data.rar"), time.Minute, 1<<30)
-	if st.Status != knowledge.StatusFailed || !strings.HasPrefix(st.Error, "encrypted:") {
+	if st.Status != kindex.StatusFailed || !strings.HasPrefix(st.Error, "encrypted:") {
 		t.Fatalf("status %+v, want failed as encrypted", st)
 	}
 	for _, e := range entries {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image"
-	_ "image/jpeg" // the scripted model decodes the pages it is sent
+	_ "image/jpeg"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -17,11 +17,14 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/host/worldtest"
@@ -53,9 +56,9 @@ func newOCRWorldTB(b *testing.B) *ocrWorld { return newOCRWorldOf(b, true, "pdf"
 
 func newOCRWorldOf(t testing.TB, withOCR bool, plugins ...string) *ocrWorld {
 	t.Helper()
-	models := map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "text-only", InputCHFPer1M: 1, OutputCHFPer1M: 1}}}
+	models := map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "text-only", InputCHFPer1M: 1, OutputCHFPer1M: 1}}}
 	if withOCR {
-		models[llm.OpOCR] = []llm.ModelConfig{{Model: "gpt-4o-mini", InputCHFPer1M: 150, OutputCHFPer1M: 600}}
+		models[modeluse.OpOCR] = []llm.ModelConfig{{Model: "gpt-4o-mini", InputCHFPer1M: 150, OutputCHFPer1M: 600}}
 	}
 	w := worldtest.New(t, worldtest.Options{Model: &worldtest.Model{Models: models,
 		Retry: llm.RetryConfig{Attempts: 1}, Timeout: 20 * time.Second}})
@@ -79,12 +82,12 @@ func newOCRWorldOf(t testing.TB, withOCR bool, plugins ...string) *ocrWorld {
 	return &ocrWorld{w: w, svc: files.NewService(w.DB, w.Blobs, 0), ex: ex, ocr: knowledge.NewOCR(w.DB, w.Blobs, ex, w.Client)}
 }
 
-func (o *ocrWorld) ingest(t *testing.T, name string, data []byte) files.Item {
+func (o *ocrWorld) ingest(t *testing.T, name string, data []byte) filemeta.Item {
 	t.Helper()
 	return o.ingestTB(t, name, data)
 }
 
-func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) files.Item {
+func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) filemeta.Item {
 	t.Helper()
 	f, _, err := o.svc.Upload(context.Background(), o.w.P, files.Upload{WorkspaceID: o.w.Workspace, Name: name, Content: bytes.NewReader(data)})
 	if err != nil {
@@ -96,7 +99,7 @@ func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) files.Item {
 	return f
 }
 
-func (o *ocrWorld) state(t *testing.T, f files.Item) knowledge.ContentState {
+func (o *ocrWorld) state(t *testing.T, f filemeta.Item) kindex.ContentState {
 	t.Helper()
 	st, err := o.w.DB.ContentStateOf(context.Background(), f.TenantID, f.SHA256)
 	if err != nil {
@@ -106,9 +109,9 @@ func (o *ocrWorld) state(t *testing.T, f files.Item) knowledge.ContentState {
 }
 
 // found reports the pages a search finds in f, with the object ids.
-func (o *ocrWorld) found(t *testing.T, f files.Item, query string) map[int]string {
+func (o *ocrWorld) found(t *testing.T, f filemeta.Item, query string) map[int]string {
 	t.Helper()
-	hits, err := knowledge.NewSearcher(o.w.DB, nil, nil).Search(context.Background(), o.w.P, knowledge.Query{Text: query, WorkspaceID: o.w.Workspace, FileIDs: []string{f.ID}, Limit: 10})
+	hits, err := knowledge.NewSearcher(o.w.DB, nil, nil).Search(context.Background(), o.w.P, kindex.Query{Text: query, WorkspaceID: o.w.Workspace, FileIDs: []string{f.ID}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,11 +154,11 @@ func TestOCRScannedPDF(t *testing.T) {
 	ctx := context.Background()
 
 	st := o.state(t, f)
-	if got := knowledge.ImageOnlyPages(st.Index); !slices.Equal(got, []int{1}) {
+	if got := kindex.ImageOnlyPages(st.Index); !slices.Equal(got, []int{1}) {
 		t.Fatalf("image-only pages %v, want [1]", got)
 	}
 	p := knowledge.ProgressOf(st)
-	if p == nil || p.Searchable != 0 || p.Pages != 1 || !p.Pending || p.OCR != knowledge.OCRPending {
+	if p == nil || p.Searchable != 0 || p.Pages != 1 || !p.Pending || p.OCR != kindex.OCRPending {
 		t.Fatalf("progress before OCR %+v", p)
 	}
 	if len(o.found(t, f, "tiptoeing")) != 0 {
@@ -179,11 +182,11 @@ func TestOCRScannedPDF(t *testing.T) {
 		t.Fatalf("search found %v, want page 1's OCR object", got)
 	}
 	st = o.state(t, f)
-	if p := knowledge.ProgressOf(st); p.Searchable != 1 || p.Pending || p.OCR != knowledge.OCRDone {
+	if p := knowledge.ProgressOf(st); p.Searchable != 1 || p.Pending || p.OCR != kindex.OCRDone {
 		t.Fatalf("progress after OCR %+v", p)
 	}
 	pm := st.Index.Structure["pageMap"].([]any)[0].(map[string]any)
-	if pm["textStatus"] != knowledge.TextOCR {
+	if pm["textStatus"] != kindex.TextOCR {
 		t.Fatalf("page map after OCR %v", pm)
 	}
 	// Billed in CHF to the uploader, for OCR.
@@ -217,7 +220,7 @@ func TestOCRFaxResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := o.ingest(t, "fax.pdf", data)
-	if got := knowledge.ImageOnlyPages(o.state(t, f).Index); !slices.Equal(got, []int{1, 2}) {
+	if got := kindex.ImageOnlyPages(o.state(t, f).Index); !slices.Equal(got, []int{1, 2}) {
 		t.Fatalf("image-only pages %v", got)
 	}
 	ref, err := os.ReadFile("../../plugins/pdf/pdftext/testdata/fax-c02-22-g4.pdfimages.png")
@@ -277,7 +280,7 @@ func TestOCRNotConfigured(t *testing.T) {
 		t.Fatalf("run %d %v", n, err)
 	}
 	p := knowledge.ProgressOf(o.state(t, f))
-	if p.OCR != knowledge.OCRNotConfigured || p.Pending || p.Searchable != 0 || !strings.Contains(p.Message, "AGENTHOST_MODEL_OCR") {
+	if p.OCR != kindex.OCRNotConfigured || p.Pending || p.Searchable != 0 || !strings.Contains(p.Message, "AGENTHOST_MODEL_OCR") {
 		t.Fatalf("progress %+v", p)
 	}
 	if n := len(o.w.Server.Requests()); n != 0 {
@@ -295,7 +298,7 @@ func TestOCRImageFile(t *testing.T) {
 	}
 	f := o.ingest(t, "letter.png", data)
 	st := o.state(t, f)
-	if st.Index.Structure[knowledge.StructTextStatus] != knowledge.TextImageOnly {
+	if st.Index.Structure[kindex.StructTextStatus] != kindex.TextImageOnly {
 		t.Fatalf("image file structure %v", st.Index.Structure)
 	}
 	o.w.Server.Script(llmtest.Decide(func(r llmtest.ChatRequest) llmtest.Step {
@@ -366,7 +369,7 @@ func TestProgressOfLongPDF(t *testing.T) {
 	if err := w.call(w.caller, "index", map[string]any{"file": f.ID}, &ix); err != nil {
 		t.Fatal(err)
 	}
-	if ix.Status != knowledge.StatusIndexed || ix.Progress == nil || ix.Progress.Searchable != 0 || ix.Progress.Pages != 73 || !ix.Progress.Pending {
+	if ix.Status != kindex.StatusIndexed || ix.Progress == nil || ix.Progress.Searchable != 0 || ix.Progress.Pages != 73 || !ix.Progress.Pending {
 		t.Fatalf("index of a pre-scanned PDF: status %s, progress %+v", ix.Status, ix.Progress)
 	}
 	var read knowledge.ReadObjectsResponse
@@ -430,7 +433,7 @@ func TestOCRThroughTheQueue(t *testing.T) {
 			t.Fatalf("the scan was not read by OCR in the background: %s %+v", st.Status, knowledge.ProgressOf(st))
 		}
 	}
-	if p := knowledge.ProgressOf(o.state(t, f)); p.Pending || p.Searchable != 1 || p.OCR != knowledge.OCRDone {
+	if p := knowledge.ProgressOf(o.state(t, f)); p.Pending || p.Searchable != 1 || p.OCR != kindex.OCRDone {
 		t.Fatalf("progress %+v", p)
 	}
 }

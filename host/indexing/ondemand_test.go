@@ -19,10 +19,13 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -100,7 +103,7 @@ func newKnowledgeWorld(t testing.TB, plugins ...string) *knowledgeWorld {
 const handbook = "# Travel\n\nTrains are booked in second class.\n\n## Flights\n\nFlights need a department head's approval.\n\n# Hotels\n\nHotel nights are reimbursed up to 180 CHF.\n"
 
 // ingestBytes uploads data and indexes it.
-func (w *knowledgeWorld) ingestBytes(t *testing.T, name string, data []byte) files.Item {
+func (w *knowledgeWorld) ingestBytes(t *testing.T, name string, data []byte) filemeta.Item {
 	t.Helper()
 	f := w.upload(t, w.svc, name, data)
 	if _, err := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).Ingest(context.Background(), f.ID, false); err != nil {
@@ -110,7 +113,7 @@ func (w *knowledgeWorld) ingestBytes(t *testing.T, name string, data []byte) fil
 }
 
 // ingest uploads a corpus file and indexes it with the given PDF policy.
-func (w *knowledgeWorld) ingest(t *testing.T, smart knowledge.SmartPDF, parts ...string) files.Item {
+func (w *knowledgeWorld) ingest(t *testing.T, smart knowledge.SmartPDF, parts ...string) filemeta.Item {
 	t.Helper()
 	data, err := os.ReadFile(testcorpus.Path(t, parts...))
 	if err != nil {
@@ -216,7 +219,7 @@ func TestKnowledgeCapability(t *testing.T) {
 		{"index", w.caller, "index", map[string]any{"file": pdf.ID}, "", func(t *testing.T, raw json.RawMessage) {
 			var ix knowledge.IndexResponse
 			json.Unmarshal(raw, &ix)
-			if ix.Status != knowledge.StatusIndexed || ix.Pages != 26 || ix.OnDemand || ix.TotalObjects != 26 || len(ix.Objects) == 0 || ix.FileName != pdf.Name {
+			if ix.Status != kindex.StatusIndexed || ix.Pages != 26 || ix.OnDemand || ix.TotalObjects != 26 || len(ix.Objects) == 0 || ix.FileName != pdf.Name {
 				t.Errorf("index: %+v", ix)
 			}
 		}},
@@ -390,10 +393,10 @@ func TestSmartPDF(t *testing.T) {
 	if err := w.call(w.caller, "index", map[string]any{"file": f.ID}, &ix); err != nil {
 		t.Fatal(err)
 	}
-	if ix.Status != knowledge.StatusIndexed || !ix.OnDemand || ix.Pages != 73 || len(ix.ExtractedPages) != 0 || ix.TotalObjects != 0 || len(ix.Sections) == 0 {
+	if ix.Status != kindex.StatusIndexed || !ix.OnDemand || ix.Pages != 73 || len(ix.ExtractedPages) != 0 || ix.TotalObjects != 0 || len(ix.Sections) == 0 {
 		t.Fatalf("pre-scan index: %+v", ix)
 	}
-	chunks, err := w.db.ContentChunks(context.Background(), w.p, f.ID, knowledge.ChunkFilter{})
+	chunks, err := w.db.ContentChunks(context.Background(), w.p, f.ID, kindex.ChunkFilter{})
 	if err != nil || len(chunks) != 0 {
 		t.Fatalf("a pre-scanned PDF has %d chunks (%v), want none", len(chunks), err)
 	}
@@ -521,7 +524,7 @@ func TestSmartPDFInArchive(t *testing.T) {
 	if err := w.call(w.caller, "index", map[string]any{"file": archive.ID, "path": "docs/manual.pdf"}, &ix); err != nil {
 		t.Fatal(err)
 	}
-	if ix.Status != knowledge.StatusIndexed || !ix.OnDemand || ix.Pages != 73 || len(ix.ExtractedPages) != 0 || len(ix.Sections) == 0 ||
+	if ix.Status != kindex.StatusIndexed || !ix.OnDemand || ix.Pages != 73 || len(ix.ExtractedPages) != 0 || len(ix.Sections) == 0 ||
 		ix.Path != "bundle.zip/docs/manual.pdf" || ix.FileName != "manual.pdf" || ix.MIMEType != knowledge.PDF {
 		t.Fatalf("inner PDF's index: %+v", ix)
 	}
@@ -535,7 +538,7 @@ func TestSmartPDFInArchive(t *testing.T) {
 			sha = e.SHA256
 		}
 	}
-	if chunks, err := w.db.ContentChunksOf(ctx, w.p.TenantID, sha, knowledge.ChunkFilter{}); sha == "" || err != nil || len(chunks) != 0 {
+	if chunks, err := w.db.ContentChunksOf(ctx, w.p.TenantID, sha, kindex.ChunkFilter{}); sha == "" || err != nil || len(chunks) != 0 {
 		t.Fatalf("the inner PDF (%q) has %d chunks at ingestion (%v), want none", sha, len(chunks), err)
 	}
 	if w.pages.calls.Load() != 0 {
@@ -613,8 +616,8 @@ func TestSmartPDFVectors(t *testing.T) {
 	var billed []llm.Attribution
 	client, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "p", BaseURL: srv.URL()}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "p", Model: "text-embedding-3-small"}}},
-	}, llm.MeterFunc(func(ctx context.Context, u llm.Usage) error {
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "p", Model: "text-embedding-3-small"}}},
+	}, llm.MeterFunc(func(ctx context.Context, u modeluse.Usage) error {
 		mu.Lock()
 		defer mu.Unlock()
 		billed = append(billed, llm.AttributionFrom(ctx))
@@ -648,11 +651,11 @@ func TestSmartPDFVectors(t *testing.T) {
 		t.Fatalf("%d embedding calls billed for two reads, want 2", n)
 	}
 
-	chunks, err := w.db.ContentChunks(ctx, w.p, f.ID, knowledge.ChunkFilter{})
+	chunks, err := w.db.ContentChunks(ctx, w.p, f.ID, kindex.ChunkFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, _ := client.Model(llm.OpEmbedding)
+	model, _ := client.Model(modeluse.OpEmbedding)
 	for _, pg := range []int{9, 20, 21} {
 		var text string
 		for _, c := range chunks {
@@ -668,13 +671,13 @@ func TestSmartPDFVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hits, err := w.db.SearchVectors(ctx, w.p, knowledge.Query{FileIDs: []string{f.ID}, Limit: 3}, model.Name, q[0])
+		hits, err := w.db.SearchVectors(ctx, w.p, kindex.Query{FileIDs: []string{f.ID}, Limit: 3}, model.Name, q[0])
 		if err != nil || len(hits) == 0 || hits[0].Ref.PageIndex != pg || hits[0].Score < 0.99 {
 			t.Fatalf("vector query with page %d's text: %+v %v", pg, hits, err)
 		}
 	}
 	// Hybrid search (the searcher with the same model) finds it too.
-	hits, err := knowledge.NewSearcher(w.db, client, nil).Search(ctx, w.p, knowledge.Query{Text: chunks[0].Text, FileIDs: []string{f.ID}})
+	hits, err := knowledge.NewSearcher(w.db, client, nil).Search(ctx, w.p, kindex.Query{Text: chunks[0].Text, FileIDs: []string{f.ID}})
 	if err != nil || len(hits) == 0 || hits[0].Ref.PageIndex != chunks[0].Ref.PageIndex {
 		t.Fatalf("hybrid search: %+v %v", hits, err)
 	}

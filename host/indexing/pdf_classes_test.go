@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/internal/testpdf"
@@ -76,7 +77,7 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 				t.Fatal(err)
 			}
 			st, err := e.db.ContentState(ctx, e.p, f.ID)
-			if err != nil || st.Status != knowledge.StatusIndexed {
+			if err != nil || st.Status != kindex.StatusIndexed {
 				t.Fatalf("state %+v, %v", st, err)
 			}
 			list, err := entries.Entries(ctx, e.p, f.ID)
@@ -88,11 +89,11 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 			}
 			for p, word := range c.want {
 				en, ok := entryAt(list, p)
-				if !ok || en.Status != string(knowledge.StatusIndexed) {
+				if !ok || en.Status != string(kindex.StatusIndexed) {
 					t.Errorf("entry %s: %+v (found %v)", p, en, ok)
 					continue
 				}
-				hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: word, FileIDs: []string{f.ID}})
+				hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: word, FileIDs: []string{f.ID}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -104,7 +105,7 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 					t.Errorf("%q not found in %s: %+v", word, p, hits)
 				}
 			}
-			hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: c.text, FileIDs: []string{f.ID}})
+			hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: c.text, FileIDs: []string{f.ID}})
 			if err != nil || len(hits) == 0 {
 				t.Errorf("the PDF's own text (%q): %+v %v", c.text, hits, err)
 			}
@@ -112,7 +113,7 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 			// (from what indexing stored); one the PDF does not carry is
 			// no entry, not "not a container".
 			for p := range c.want {
-				if en, err := entries.ExtractEntry(ctx, e.p, f.ID, p); err != nil || en.Path != p || en.Status != string(knowledge.StatusIndexed) {
+				if en, err := entries.ExtractEntry(ctx, e.p, f.ID, p); err != nil || en.Path != p || en.Status != string(kindex.StatusIndexed) {
 					t.Errorf("extracting %s on demand: %+v, %v", p, en, err)
 				}
 			}
@@ -173,7 +174,7 @@ func TestPDFUnreadPagesAndForms(t *testing.T) {
 	if _, err := ing.Ingest(ctx, annotated.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "gopher", FileIDs: []string{annotated.ID}})
+	hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: "gopher", FileIDs: []string{annotated.ID}})
 	if err != nil || len(hits) == 0 || hits[0].Ref.PageIndex != 1 {
 		t.Errorf("the comment 'gopher' not found on page 1: %v %+v", err, hits)
 	}
@@ -182,7 +183,7 @@ func TestPDFUnreadPagesAndForms(t *testing.T) {
 	if _, err := ing.Ingest(ctx, form.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	hits, err = e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "Jackie", FileIDs: []string{form.ID}})
+	hits, err = e.db.SearchLexical(ctx, e.p, kindex.Query{Text: "Jackie", FileIDs: []string{form.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestPDFUnreadPagesAndForms(t *testing.T) {
 	if _, err := ing.Ingest(ctx, xfa.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	hits, err = e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: "Osthoff", FileIDs: []string{xfa.ID}})
+	hits, err = e.db.SearchLexical(ctx, e.p, kindex.Query{Text: "Osthoff", FileIDs: []string{xfa.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}

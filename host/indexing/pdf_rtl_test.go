@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -38,7 +39,7 @@ func TestUrduPDFSearch(t *testing.T) {
 			if _, err := ing.Ingest(ctx, f.ID, false); err != nil {
 				t.Fatalf("ingest: %v", err)
 			}
-			hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: c.query, FileIDs: []string{f.ID}, Limit: 10})
+			hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: c.query, FileIDs: []string{f.ID}, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

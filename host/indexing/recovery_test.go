@@ -17,6 +17,7 @@ import (
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -152,7 +153,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 	svc := files.NewService(db, blobs, 0).WithIndexer(indexing.NewJobIndexer(enq), nil)
 	f := e.upload(t, svc, "policy.txt", []byte("Hotel costs are reimbursed up to 180 CHF per night."))
 	st, err := db.ContentState(ctx, e.p, f.ID)
-	if err != nil || st.Status != knowledge.StatusPending || st.Note != knowledge.NoteQueued {
+	if err != nil || st.Status != kindex.StatusPending || st.Note != kindex.NoteQueued {
 		t.Fatalf("state of a file whose job waits: %+v %v, want pending, queued", st, err)
 	}
 
@@ -189,7 +190,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 		t.Fatalf("worker ended with %v, want killed by SIGKILL", err)
 	}
 	killed := time.Now()
-	if st, err := db.ContentState(ctx, e.p, f.ID); err != nil || st.Status != knowledge.StatusPending {
+	if st, err := db.ContentState(ctx, e.p, f.ID); err != nil || st.Status != kindex.StatusPending {
 		t.Fatalf("state after the kill: %+v %v", st, err)
 	}
 
@@ -209,14 +210,14 @@ func TestIndexingSurvivesKill(t *testing.T) {
 	}
 	t.Logf("retry started %s after the kill", time.Since(killed).Round(time.Millisecond))
 	st, err = db.ContentState(ctx, e.p, f.ID)
-	if err != nil || st.Status != knowledge.StatusPending || !strings.HasPrefix(st.Note, knowledge.NoteRetryingAfterRestart) {
+	if err != nil || st.Status != kindex.StatusPending || !strings.HasPrefix(st.Note, knowledge.NoteRetryingAfterRestart) {
 		t.Fatalf("state during the retry: %+v %v, want pending with a note naming the restart", st, err)
 	}
 	t.Logf("note during the retry: %q", st.Note)
 	close(gate.release)
 	for {
 		st, err = db.ContentState(ctx, e.p, f.ID)
-		if err == nil && st.Status == knowledge.StatusIndexed {
+		if err == nil && st.Status == kindex.StatusIndexed {
 			break
 		}
 		if time.Now().After(ceiling) {
@@ -228,7 +229,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 	if st.Note != "" || st.Error != "" {
 		t.Fatalf("indexed content keeps note %q, error %q", st.Note, st.Error)
 	}
-	hits, err := db.SearchLexical(ctx, e.p, knowledge.Query{Text: "hotel reimbursed"})
+	hits, err := db.SearchLexical(ctx, e.p, kindex.Query{Text: "hotel reimbursed"})
 	if err != nil || len(hits) != 1 || hits[0].FileID != f.ID {
 		t.Fatalf("search after the retry: %+v %v", hits, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -60,7 +61,7 @@ func retrievalHit5(tb testing.TB) float64 {
 	}
 	hit := 0
 	for _, q := range questions {
-		hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: q.text, WorkspaceID: e.ws, Limit: 5})
+		hits, err := db.SearchLexical(ctx, p, kindex.Query{Text: q.text, WorkspaceID: e.ws, Limit: 5})
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -5,22 +5,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
-
-// ContentKey names a content: its sha256 in a tenant.
-type ContentKey struct {
-	TenantID string
-	SHA256   string
-}
 
 // BackfillStore is what the embedding backfill needs of the database.
 type BackfillStore interface {
-	ContentsMissingVectors(ctx context.Context, model string, limit int) ([]ContentKey, error)
-	ChunksMissingVectors(ctx context.Context, tenantID, sha, model string) ([]Chunk, error)
-	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
-	ContentStateOf(ctx context.Context, tenantID, sha string) (ContentState, error)
-	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
+	ContentsMissingVectors(ctx context.Context, model string, limit int) ([]kindex.ContentKey, error)
+	ChunksMissingVectors(ctx context.Context, tenantID, sha, model string) ([]kindex.Chunk, error)
+	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32) error
+	ContentStateOf(ctx context.Context, tenantID, sha string) (kindex.ContentState, error)
+	SetContentStatus(ctx context.Context, tenantID, sha string, status kindex.Status, reason string) error
 }
 
 // vectorsMissing starts the reason recorded on a content indexed without
@@ -42,7 +38,7 @@ func (in *Ingester) Backfill(ctx context.Context, store BackfillStore) (int, err
 	if in.embed == nil {
 		return 0, nil
 	}
-	m, ok := in.embed.Model(llm.OpEmbedding)
+	m, ok := in.embed.Model(modeluse.OpEmbedding)
 	if !ok {
 		return 0, nil
 	}
@@ -71,8 +67,8 @@ func (in *Ingester) Backfill(ctx context.Context, store BackfillStore) (int, err
 			}
 		}
 		st, err := store.ContentStateOf(ctx, k.TenantID, k.SHA256)
-		if err == nil && (st.Status == StatusEmbedding || st.Status == StatusIndexed && strings.HasPrefix(st.Error, vectorsMissing)) {
-			if err := store.SetContentStatus(ctx, k.TenantID, k.SHA256, StatusIndexed, ""); err != nil {
+		if err == nil && (st.Status == kindex.StatusEmbedding || st.Status == kindex.StatusIndexed && strings.HasPrefix(st.Error, vectorsMissing)) {
+			if err := store.SetContentStatus(ctx, k.TenantID, k.SHA256, kindex.StatusIndexed, ""); err != nil {
 				return done, fmt.Errorf("knowledge: backfill: %w", err)
 			}
 		}

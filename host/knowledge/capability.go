@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -23,7 +25,7 @@ const CapabilityName = "knowledge"
 
 // FileGetter reads a file's metadata for a principal (files.Service).
 type FileGetter interface {
-	Get(ctx context.Context, p tenancy.Principal, id string) (files.Item, error)
+	Get(ctx context.Context, p tenancy.Principal, id string) (filemeta.Item, error)
 }
 
 // DocumentResolver turns docItem references into a workflow's documents
@@ -34,7 +36,7 @@ type DocumentResolver interface {
 
 // HitSearcher runs a knowledge search for a principal (the Searcher).
 type HitSearcher interface {
-	Search(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error)
+	Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 }
 
 // Capability is the knowledge capability and what it acts through. Every
@@ -58,8 +60,8 @@ type Capability struct {
 // ContainerEntries lists a container's entry tree and extracts one entry
 // on demand, both for a principal (indexing.Containers).
 type ContainerEntries interface {
-	Entries(ctx context.Context, p tenancy.Principal, fileID string) ([]ContainerEntry, error)
-	ExtractEntry(ctx context.Context, p tenancy.Principal, fileID, path string) (ContainerEntry, error)
+	Entries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error)
+	ExtractEntry(ctx context.Context, p tenancy.Principal, fileID, path string) (kindex.ContainerEntry, error)
 }
 
 // Capability error codes of the knowledge functions.
@@ -147,9 +149,9 @@ func decode(req json.RawMessage, v any) error {
 // file resolves a file argument, a file id or "docItem:<id>" of the
 // caller's workflow, to a file the caller can read (files.ResolveFile: the
 // one reference parser).
-func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (files.Item, error) {
+func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (filemeta.Item, error) {
 	if strings.TrimSpace(ref) == "" {
-		return files.Item{}, fmt.Errorf("%w: file is required (a file id or docItem:<id>)", tenancy.ErrInvalid)
+		return filemeta.Item{}, fmt.Errorf("%w: file is required (a file id or docItem:<id>)", tenancy.ErrInvalid)
 	}
 	var docs files.DocumentResolver
 	if d.Documents != nil {
@@ -157,11 +159,11 @@ func (d *Capability) file(ctx context.Context, c toolcall.Caller, ref string) (f
 	}
 	id, err := files.ResolveFile(ctx, docs, c, ref)
 	if err != nil {
-		return files.Item{}, fmt.Errorf("%w: %w", codeErr(err), err)
+		return filemeta.Item{}, fmt.Errorf("%w: %w", codeErr(err), err)
 	}
 	f, err := d.Files.Get(ctx, c.Principal, id)
 	if err != nil {
-		return files.Item{}, err
+		return filemeta.Item{}, err
 	}
 	return f, nil
 }
@@ -211,11 +213,11 @@ func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.Raw
 	if r.Page < 0 {
 		return nil, fmt.Errorf("%w: page %d (pages count from 1)", tenancy.ErrInvalid, r.Page)
 	}
-	if err := CheckHidden(r.Hidden); err != nil {
+	if err := kindex.CheckHidden(r.Hidden); err != nil {
 		return nil, err
 	}
-	q := Query{Text: r.Query, Layer: Layer(r.Layer), Limit: r.Limit, Page: r.Page, Section: r.Section, ContentType: r.Type, Hidden: r.Hidden}
-	if q.Layer == LayerInstance {
+	q := kindex.Query{Text: r.Query, Layer: kindex.Layer(r.Layer), Limit: r.Limit, Page: r.Page, Section: r.Section, ContentType: r.Type, Hidden: r.Hidden}
+	if q.Layer == kindex.LayerInstance {
 		q.WorkspaceID = c.WorkspaceID
 	}
 	for _, ref := range r.FileIDs {
@@ -230,7 +232,7 @@ func (d *Capability) search(ctx context.Context, c toolcall.Caller, req json.Raw
 		return nil, err
 	}
 	if hits == nil {
-		hits = []Hit{}
+		hits = []kindex.Hit{}
 	}
 	return SearchResponse{Hits: hits}, nil
 }
@@ -257,7 +259,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 			out.Entries = entries
 		}
 	}
-	var st ContentState
+	var st kindex.ContentState
 	if r.Path != "" {
 		// An entry's index, whatever its status (pending: no row yet).
 		cn, err := d.Reader.Content(ctx, c.Principal, f, r.Path)
@@ -266,13 +268,13 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 		}
 		out.Path, out.FileName, out.MIMEType, out.Size, out.Entries = cn.Entry, cn.Name, cn.MIMEType, cn.Size, nil
 		if st = cn.State; st.Status == "" {
-			out.Status = StatusPending
+			out.Status = kindex.StatusPending
 			return out, nil
 		}
 	} else if st, err = d.Reader.store.ContentState(ctx, c.Principal, f.ID); err != nil {
 		if errors.Is(err, tenancy.ErrNotFound) {
 			// Readable file, no content row yet: indexing has not started.
-			out.Status = StatusPending
+			out.Status = kindex.StatusPending
 			return out, nil
 		}
 		return nil, err
@@ -280,7 +282,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 	out.Status, out.Error = ShownStatus(st.Status, st.Error), st.Error
 	out.OnDemand, out.Pages = OnDemand(st.Index), pageCount(st.Index)
 	if out.OnDemand {
-		out.ExtractedPages = ExtractedPages(st.Index)
+		out.ExtractedPages = kindex.ExtractedPages(st.Index)
 		if out.ExtractedPages == nil {
 			out.ExtractedPages = []int{}
 		}
@@ -288,7 +290,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 	out.Sections = Sections(st.Index)
 	out.Progress = ProgressOf(st)
 	out.Structure = maps.Clone(st.Index.Structure)
-	for _, k := range []string{"pageMap", "outline", "headings", "sections", StructOnDemand, StructExtractedPages} {
+	for _, k := range []string{"pageMap", "outline", "headings", "sections", kindex.StructOnDemand, kindex.StructExtractedPages} {
 		delete(out.Structure, k)
 	}
 	out.TotalObjects = st.Index.TotalObjects

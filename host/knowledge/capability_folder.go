@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/pdk/knowledge/wire"
@@ -15,8 +16,8 @@ import (
 // FolderLister lists a workspace's folders and a folder's files for a
 // principal (files.Service).
 type FolderLister interface {
-	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]files.Folder, error)
-	List(ctx context.Context, p tenancy.Principal, f files.Filter) (files.Page, error)
+	Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]filemeta.Folder, error)
+	List(ctx context.Context, p tenancy.Principal, f filemeta.Filter) (filemeta.Page, error)
 }
 
 // folder answers knowledge.folder: a folder of the caller's workspace as a
@@ -57,14 +58,14 @@ func (d *Capability) folder(ctx context.Context, c toolcall.Caller, req json.Raw
 	if !found {
 		return nil, fmt.Errorf("%w: folder %s in this workspace", tenancy.ErrNotFound, r.Folder)
 	}
-	page, err := d.Folders.List(ctx, c.Principal, files.Filter{WorkspaceID: c.WorkspaceID, Folder: &r.Folder,
-		Order: files.OrderName, Limit: r.Limit, Cursor: r.Cursor})
+	page, err := d.Folders.List(ctx, c.Principal, filemeta.Filter{WorkspaceID: c.WorkspaceID, Folder: &r.Folder,
+		Order: filemeta.OrderName, Limit: r.Limit, Cursor: r.Cursor})
 	if err != nil {
 		return nil, err
 	}
 	out.Next = page.Next
 	for _, f := range page.Items {
-		ff := wire.FolderFile{FileID: f.ID, Name: f.Name, MIMEType: f.MIMEType, Size: f.Size, Status: StatusPending}
+		ff := wire.FolderFile{FileID: f.ID, Name: f.Name, MIMEType: f.MIMEType, Size: f.Size, Status: kindex.StatusPending}
 		switch st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID); {
 		case err == nil:
 			ff.Status, ff.Error = ShownStatus(st.Status, st.Error), st.Error

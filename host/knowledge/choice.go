@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -26,22 +27,6 @@ import (
 //  3. Otherwise the one third-party plugin that claims the document serves it.
 //  4. Several third-party plugins claim it and the operator named none: none
 //     is chosen. Picking by name order is what let a plugin take over a type.
-
-// ChosenBy says why a document's extractor was chosen.
-type ChosenBy string
-
-const (
-	// ChosenOperator: the operator named the plugin for the MIME type.
-	ChosenOperator ChosenBy = "operator"
-	// ChosenBuiltin: a built-in plugin serves the document; built-ins win.
-	ChosenBuiltin ChosenBy = "builtin"
-	// ChosenSole: no built-in serves the document and exactly one
-	// third-party plugin claims it.
-	ChosenSole ChosenBy = "sole"
-	// ChosenNone: no plugin was chosen (none claims the document, or
-	// several third-party plugins do and the operator named none).
-	ChosenNone ChosenBy = "none"
-)
 
 // ExtractorChoice is the operator's choice of extractor by MIME type: an
 // exact type ("application/pdf") or a family ("text/*") to the name of the
@@ -184,7 +169,7 @@ func (c Candidate) declares(key string) bool {
 type Choice struct {
 	// Extractor is the chosen plugin (zero when By is ChosenNone).
 	Extractor Candidate
-	By        ChosenBy
+	By        kindex.ChosenBy
 	// Match is what decided it: the operator's key, or the MIME type,
 	// family or extension the extractor declares.
 	Match string
@@ -196,11 +181,11 @@ type Choice struct {
 }
 
 // OK reports whether an extractor was chosen.
-func (c Choice) OK() bool { return c.By != ChosenNone && c.By != "" }
+func (c Choice) OK() bool { return c.By != kindex.ChosenNone && c.By != "" }
 
 // Record is the choice as a file's index record keeps it.
-func (c Choice) Record() ExtractorRecord {
-	r := ExtractorRecord{ChosenBy: c.By, Match: c.Match, Competitors: c.Competitors, Reason: c.Reason}
+func (c Choice) Record() kindex.ExtractorRecord {
+	r := kindex.ExtractorRecord{ChosenBy: c.By, Match: c.Match, Competitors: c.Competitors, Reason: c.Reason}
 	if c.OK() {
 		r.Name, r.Version, r.Builtin = c.Extractor.Name, c.Extractor.Version, c.Extractor.Builtin
 		r.SHA256 = c.Extractor.SHA256[:min(len(c.Extractor.SHA256), shaPrefix)]
@@ -211,28 +196,6 @@ func (c Choice) Record() ExtractorRecord {
 // shaPrefix is how many hex digits of a plugin's sha256 a record keeps:
 // enough to tell two builds apart, as the host's own messages do.
 const shaPrefix = 12
-
-// ExtractorRecord is which extractor indexed a content and why, as the
-// file's index record (GET /files/{id}/index) shows it; a content indexed
-// before extractors were recorded has none.
-type ExtractorRecord struct {
-	// Name, Version and SHA256 (its first 12 hex digits) identify the
-	// plugin; empty when none was chosen.
-	Name    string `json:"name,omitempty"`
-	Version string `json:"version,omitempty"`
-	SHA256  string `json:"sha256,omitempty"`
-	Builtin bool   `json:"builtin"`
-	// ChosenBy: operator, builtin, sole or none.
-	ChosenBy ChosenBy `json:"chosenBy"`
-	// Match is the operator's key, or the MIME type, family or extension
-	// that matched.
-	Match string `json:"match,omitempty"`
-	// Competitors are the other plugins that claimed the document (with
-	// none chosen: every one that did).
-	Competitors []string `json:"competitors,omitempty"`
-	// Reason says why none was chosen.
-	Reason string `json:"reason,omitempty"`
-}
 
 // normalizeMIME is a document's MIME type without parameters, lower case.
 func normalizeMIME(mimeType string) string {
@@ -287,26 +250,26 @@ func Choose(cands []Candidate, operator ExtractorChoice, name, mimeType string) 
 				continue
 			}
 			if !c.declares(key) {
-				return Choice{By: ChosenNone, Match: key, Competitors: others(""),
+				return Choice{By: kindex.ChosenNone, Match: key, Competitors: others(""),
 					Reason: fmt.Sprintf("the operator chose %q for %s, which it does not declare", op, key)}
 			}
-			return Choice{Extractor: c, By: ChosenOperator, Match: key, Competitors: others(c.Name)}
+			return Choice{Extractor: c, By: kindex.ChosenOperator, Match: key, Competitors: others(c.Name)}
 		}
-		return Choice{By: ChosenNone, Match: key, Competitors: others(""),
+		return Choice{By: kindex.ChosenNone, Match: key, Competitors: others(""),
 			Reason: fmt.Sprintf("the operator chose %q for %s, which is not a loaded extractor", op, key)}
 	}
 	if len(claims) == 0 {
-		return Choice{By: ChosenNone, Reason: "no extractor plugin declares " + what}
+		return Choice{By: kindex.ChosenNone, Reason: "no extractor plugin declares " + what}
 	}
 	if first := claims[0]; first.c.Builtin {
-		return Choice{Extractor: first.c, By: ChosenBuiltin, Match: first.match, Competitors: others(first.c.Name)}
+		return Choice{Extractor: first.c, By: kindex.ChosenBuiltin, Match: first.match, Competitors: others(first.c.Name)}
 	}
 	if all := others(""); len(all) > 1 {
-		return Choice{By: ChosenNone, Competitors: all,
+		return Choice{By: kindex.ChosenNone, Competitors: all,
 			Reason: fmt.Sprintf("third-party plugins %s all claim %s, no built-in serves it and the operator chose none (serve -extractor MIME=PLUGIN)",
 				strings.Join(all, ", "), what)}
 	}
-	return Choice{Extractor: claims[0].c, By: ChosenSole, Match: claims[0].match}
+	return Choice{Extractor: claims[0].c, By: kindex.ChosenSole, Match: claims[0].match}
 }
 
 // describe names a document's type for messages.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 )
 
 // Extractors as the built-in ones declare them, and hostile or competing
@@ -31,54 +32,54 @@ func TestChoose(t *testing.T) {
 		operator   knowledge.ExtractorChoice
 		file, mime string
 		want       string // plugin, "" for none
-		by         knowledge.ChosenBy
+		by         kindex.ChosenBy
 		match      string
 		comp       []string
 		reason     string // part of the reason, none chosen
 	}{
 		{"built-in wins over a hostile plugin sorted first", []knowledge.Candidate{hostile, pdfBuiltin, officeBuiltin}, nil,
-			"report.pdf", "application/pdf", "pdf", knowledge.ChosenBuiltin, "application/pdf", []string{"aaa-pdf"}, ""},
+			"report.pdf", "application/pdf", "pdf", kindex.ChosenBuiltin, "application/pdf", []string{"aaa-pdf"}, ""},
 		{"listing order does not matter", []knowledge.Candidate{officeBuiltin, pdfBuiltin, hostile}, nil,
-			"report.pdf", "application/pdf", "pdf", knowledge.ChosenBuiltin, "application/pdf", []string{"aaa-pdf"}, ""},
+			"report.pdf", "application/pdf", "pdf", kindex.ChosenBuiltin, "application/pdf", []string{"aaa-pdf"}, ""},
 		{"MIME parameters and case", []knowledge.Candidate{hostile, pdfBuiltin}, nil,
-			"x", "Application/PDF; charset=binary", "pdf", knowledge.ChosenBuiltin, "application/pdf", []string{"aaa-pdf"}, ""},
+			"x", "Application/PDF; charset=binary", "pdf", kindex.ChosenBuiltin, "application/pdf", []string{"aaa-pdf"}, ""},
 		{"built-in for text too", []knowledge.Candidate{hostile, pdfBuiltin, officeBuiltin}, nil,
-			"notes.txt", "text/plain; charset=utf-8", "office", knowledge.ChosenBuiltin, "text/plain", []string{"aaa-pdf"}, ""},
+			"notes.txt", "text/plain; charset=utf-8", "office", kindex.ChosenBuiltin, "text/plain", []string{"aaa-pdf"}, ""},
 		{"a built-in's extension beats a third-party exact type", []knowledge.Candidate{hostile, pdfBuiltin}, nil,
-			"report.pdf", "application/x-evil", "pdf", knowledge.ChosenBuiltin, ".pdf", []string{"aaa-pdf"}, ""},
+			"report.pdf", "application/x-evil", "pdf", kindex.ChosenBuiltin, ".pdf", []string{"aaa-pdf"}, ""},
 		{"a built-in's family beats a third-party exact type", []knowledge.Candidate{hostile, textFamily}, nil,
-			"a", "text/plain", "texty", knowledge.ChosenBuiltin, "text/*", []string{"aaa-pdf"}, ""},
+			"a", "text/plain", "texty", kindex.ChosenBuiltin, "text/*", []string{"aaa-pdf"}, ""},
 		{"among built-ins the exact type beats the family", []knowledge.Candidate{textFamily, officeBuiltin}, nil,
-			"a", "text/plain", "office", knowledge.ChosenBuiltin, "text/plain", []string{"texty"}, ""},
+			"a", "text/plain", "office", kindex.ChosenBuiltin, "text/plain", []string{"texty"}, ""},
 		{"by extension when the type is unknown", []knowledge.Candidate{hostile, pdfBuiltin}, nil,
-			"REPORT.PDF", "", "pdf", knowledge.ChosenBuiltin, ".pdf", []string{"aaa-pdf"}, ""},
+			"REPORT.PDF", "", "pdf", kindex.ChosenBuiltin, ".pdf", []string{"aaa-pdf"}, ""},
 		{"operator names the third-party plugin", []knowledge.Candidate{hostile, pdfBuiltin, officeBuiltin}, knowledge.ExtractorChoice{"application/pdf": "aaa-pdf"},
-			"report.pdf", "application/pdf", "aaa-pdf", knowledge.ChosenOperator, "application/pdf", []string{"pdf"}, ""},
+			"report.pdf", "application/pdf", "aaa-pdf", kindex.ChosenOperator, "application/pdf", []string{"pdf"}, ""},
 		{"operator's choice is per type", []knowledge.Candidate{hostile, pdfBuiltin, officeBuiltin}, knowledge.ExtractorChoice{"application/pdf": "aaa-pdf"},
-			"notes.txt", "text/plain", "office", knowledge.ChosenBuiltin, "text/plain", []string{"aaa-pdf"}, ""},
+			"notes.txt", "text/plain", "office", kindex.ChosenBuiltin, "text/plain", []string{"aaa-pdf"}, ""},
 		{"operator's family choice", []knowledge.Candidate{familyThird, officeBuiltin}, knowledge.ExtractorChoice{"text/*": "all-text"},
-			"notes.md", "text/markdown", "all-text", knowledge.ChosenOperator, "text/*", []string{"office"}, ""},
+			"notes.md", "text/markdown", "all-text", kindex.ChosenOperator, "text/*", []string{"office"}, ""},
 		{"operator's exact choice beats its family choice", []knowledge.Candidate{familyThird, officeBuiltin}, knowledge.ExtractorChoice{"text/*": "all-text", "text/plain": "office"},
-			"notes.txt", "text/plain", "office", knowledge.ChosenOperator, "text/plain", []string{"all-text"}, ""},
+			"notes.txt", "text/plain", "office", kindex.ChosenOperator, "text/plain", []string{"all-text"}, ""},
 		{"operator may name a built-in", []knowledge.Candidate{textFamily, officeBuiltin}, knowledge.ExtractorChoice{"text/plain": "texty"},
-			"a.txt", "text/plain", "texty", knowledge.ChosenOperator, "text/plain", []string{"office"}, ""},
+			"a.txt", "text/plain", "texty", kindex.ChosenOperator, "text/plain", []string{"office"}, ""},
 		{"operator's plugin must declare the type", []knowledge.Candidate{cadThird, pdfBuiltin}, knowledge.ExtractorChoice{"application/pdf": "cad"},
-			"report.pdf", "application/pdf", "", knowledge.ChosenNone, "application/pdf", []string{"pdf"}, `the operator chose "cad" for application/pdf, which it does not declare`},
+			"report.pdf", "application/pdf", "", kindex.ChosenNone, "application/pdf", []string{"pdf"}, `the operator chose "cad" for application/pdf, which it does not declare`},
 		{"operator's plugin must be loaded", []knowledge.Candidate{pdfBuiltin}, knowledge.ExtractorChoice{"application/pdf": "gone"},
-			"report.pdf", "application/pdf", "", knowledge.ChosenNone, "application/pdf", []string{"pdf"}, "not a loaded extractor"},
+			"report.pdf", "application/pdf", "", kindex.ChosenNone, "application/pdf", []string{"pdf"}, "not a loaded extractor"},
 		{"a type only one third-party plugin claims", []knowledge.Candidate{cadThird, pdfBuiltin, officeBuiltin}, nil,
-			"plan.dwg", "application/x-dwg", "cad", knowledge.ChosenSole, "application/x-dwg", nil, ""},
+			"plan.dwg", "application/x-dwg", "cad", kindex.ChosenSole, "application/x-dwg", nil, ""},
 		{"several third-party plugins: no guess", []knowledge.Candidate{hostile, hostile2, pdfBuiltin}, nil,
-			"x.bin", "application/x-evil", "", knowledge.ChosenNone, "", []string{"aaa-pdf", "aab-pdf"}, "third-party plugins aaa-pdf, aab-pdf all claim application/x-evil"},
+			"x.bin", "application/x-evil", "", kindex.ChosenNone, "", []string{"aaa-pdf", "aab-pdf"}, "third-party plugins aaa-pdf, aab-pdf all claim application/x-evil"},
 		{"several third-party plugins at different levels: no guess", []knowledge.Candidate{hostile, familyThird}, nil,
-			"notes.txt", "text/plain", "", knowledge.ChosenNone, "", []string{"aaa-pdf", "all-text"}, "all claim text/plain or .txt"},
+			"notes.txt", "text/plain", "", kindex.ChosenNone, "", []string{"aaa-pdf", "all-text"}, "all claim text/plain or .txt"},
 		{"several third-party plugins, the operator decides", []knowledge.Candidate{hostile, hostile2}, knowledge.ExtractorChoice{"application/x-evil": "aab-pdf"},
-			"x.bin", "application/x-evil", "aab-pdf", knowledge.ChosenOperator, "application/x-evil", []string{"aaa-pdf"}, ""},
+			"x.bin", "application/x-evil", "aab-pdf", kindex.ChosenOperator, "application/x-evil", []string{"aaa-pdf"}, ""},
 		{"nobody claims it", []knowledge.Candidate{pdfBuiltin, hostile}, nil,
-			"photo.heic", "image/heic", "", knowledge.ChosenNone, "", nil, "no extractor plugin declares image/heic or .heic"},
+			"photo.heic", "image/heic", "", kindex.ChosenNone, "", nil, "no extractor plugin declares image/heic or .heic"},
 		{"no type, no extension", []knowledge.Candidate{pdfBuiltin}, nil,
-			"README", "", "", knowledge.ChosenNone, "", nil, "no MIME type, no extension"},
-		{"no plugins", nil, nil, "a.pdf", "application/pdf", "", knowledge.ChosenNone, "", nil, "no extractor plugin declares"},
+			"README", "", "", kindex.ChosenNone, "", nil, "no MIME type, no extension"},
+		{"no plugins", nil, nil, "a.pdf", "application/pdf", "", kindex.ChosenNone, "", nil, "no extractor plugin declares"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := knowledge.Choose(c.cands, c.operator, c.file, c.mime)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -22,17 +23,17 @@ const tokenModel = "text-embedding-3-small"
 // exact. Long objects are cut at paragraph, then sentence, then word
 // boundaries; a single word longer than a chunk is cut by runes. Objects of
 // other types are not chunked.
-func Split(objects []content.Object, maxTokens int) []Chunk {
+func Split(objects []content.Object, maxTokens int) []kindex.Chunk {
 	if maxTokens <= 0 {
 		maxTokens = ChunkTokens
 	}
-	var out []Chunk
+	var out []kindex.Chunk
 	for _, o := range objects {
 		if o.ContentType != content.Text || strings.TrimSpace(o.Data) == "" {
 			continue
 		}
 		for _, piece := range splitText(o.Data, maxTokens) {
-			out = append(out, Chunk{
+			out = append(out, kindex.Chunk{
 				ID: fmt.Sprintf("%s#%d", o.ID, len(out)), Seq: len(out), ObjectID: o.ID, ContentType: content.Text,
 				Text: piece, Ref: o.Ref, Tokens: llm.CountTokens(tokenModel, piece), Hidden: o.Metadata["hidden"] == true,
 			})
@@ -125,42 +126,3 @@ func sentences(s string) []string {
 	}
 	return out
 }
-
-// Terms are the search terms of a query: words of letters and digits,
-// lower-cased, at least two characters, de-duplicated, without the function
-// words of the workspace languages (unless nothing else is left). Both
-// databases get only these, so no query syntax of theirs can be injected.
-func Terms(q string) []string {
-	seen := map[string]bool{}
-	var out, common []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len([]rune(w)) < 2 || seen[w] {
-			continue
-		}
-		seen[w] = true
-		if stopwords[w] {
-			common = append(common, w)
-			continue
-		}
-		out = append(out, w)
-	}
-	if len(out) == 0 {
-		return common
-	}
-	return out
-}
-
-// stopwords are function words of English, German, French and Italian
-// questions: they match nearly every chunk and drown the words that matter.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an and are as at be by did do does for from had has have how in is it its of on or
-		that the this to was were what when where which who why will with
-		am auf aus bei das dem den der des die du ein eine einem einen einer er es für hat ich im in ist mit oder sie
-		sind und vom von war was welche welcher welches wer wie wo zu zum zur
-		au aux avec ce dans de des du elle en est et il la le les ou par pour qu que qui sur un une
-		che chi come con da del della di e il in la le per un una`) {
-		m[w] = true
-	}
-	return m
-}()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -60,7 +61,7 @@ func TestTerms(t *testing.T) {
 		{`revenue" OR NEAR(x) * ) | !& :`, []string{"revenue", "near"}},
 		{"?!", nil},
 	} {
-		if got := knowledge.Terms(c.q); !slices.Equal(got, c.want) {
+		if got := kindex.Terms(c.q); !slices.Equal(got, c.want) {
 			t.Errorf("%q: %v, want %v", c.q, got, c.want)
 		}
 	}

@@ -14,17 +14,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
-	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
-
-// ContainerEntry is one member of a container file, its full container
-// path, its bytes' sha256 and where it stands; knowledge.index and
-// extract_item answer with it, so it is declared with them (wire.Entry).
-type ContainerEntry = wire.Entry
 
 // ContainerTool is the container extractor's tool: arguments {"name",
 // "mimeType", "path"?} (path: only that entry), the container through the
@@ -42,12 +37,12 @@ var ErrNoEntry = fmt.Errorf("%w: no such entry", tenancy.ErrNotFound)
 // ContainerStore is what container ingestion needs of the database.
 type ContainerStore interface {
 	// SaveContainerEntries replaces a container content's entries.
-	SaveContainerEntries(ctx context.Context, tenantID, containerSHA string, entries []ContainerEntry) error
+	SaveContainerEntries(ctx context.Context, tenantID, containerSHA string, entries []kindex.ContainerEntry) error
 	// PutContainerEntry replaces the entry of its path (or adds it).
-	PutContainerEntry(ctx context.Context, tenantID, containerSHA string, e ContainerEntry) error
+	PutContainerEntry(ctx context.Context, tenantID, containerSHA string, e kindex.ContainerEntry) error
 	// ContainerEntriesForIndexing lists a container content's entries
 	// (administrative: no principal), with their derived status.
-	ContainerEntriesForIndexing(ctx context.Context, tenantID, containerSHA string) ([]ContainerEntry, error)
+	ContainerEntriesForIndexing(ctx context.Context, tenantID, containerSHA string) ([]kindex.ContainerEntry, error)
 }
 
 // BlobPutter stores bytes under their sha256.
@@ -195,7 +190,7 @@ type containerParts struct {
 }
 
 // isContainer reports whether Ingest hands f to ingestContainer.
-func (in *Ingester) isContainer(f files.Item) bool {
+func (in *Ingester) isContainer(f filemeta.Item) bool {
 	return in.containers != nil && in.containers.resolver.Handles(f.Name, f.MIMEType)
 }
 
@@ -208,7 +203,7 @@ func (in *Ingester) isContainer(f files.Item) bool {
 // it emitted, which are indexed, and the container is marked failed with
 // the reason. retry (an earlier attempt failed or died) takes inner
 // contents left pending or failed again.
-func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.Input, retry bool) error {
+func (in *Ingester) ingestContainer(ctx context.Context, f filemeta.Item, r wasm.Input, retry bool) error {
 	cp := in.containers
 	if err := in.recordExtractor(ctx, f, cp.resolver); err != nil {
 		return in.failed(ctx, f, f.Name, err)
@@ -260,18 +255,18 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 		idx.Structure["notes"] = sink.notes
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize, idx.TotalObjects = f.Name, f.MIMEType, f.Size, 0
-	if err := in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, nil, StatusIndexed); err != nil {
+	if err := in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, nil, kindex.StatusIndexed); err != nil {
 		return fmt.Errorf("knowledge: saving %s: %w", f.Name, err)
 	}
 	reason := strings.Join(sink.notes, "; ")
 	if enc, _ := idx.Structure["encrypted"].(bool); enc && callErr == nil {
 		// Nothing in it could be read without its password: the
 		// container says so instead of counting as indexed and empty.
-		why := fmt.Sprintf("%s%s needs its password (give it with POST /api/v1/files/{id}/password); none of its %d entries could be read", ReasonEncrypted, f.Name, len(entries))
+		why := fmt.Sprintf("%s%s needs its password (give it with POST /api/v1/files/{id}/password); none of its %d entries could be read", kindex.ReasonEncrypted, f.Name, len(entries))
 		if passwordOf(ctx) != "" {
-			why = fmt.Sprintf("%sthe password given does not open %s; none of its %d entries could be read, nothing was lost", ReasonWrongPassword, f.Name, len(entries))
+			why = fmt.Sprintf("%sthe password given does not open %s; none of its %d entries could be read, nothing was lost", kindex.ReasonWrongPassword, f.Name, len(entries))
 		}
-		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusFailed, why); err != nil {
+		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, kindex.StatusFailed, why); err != nil {
 			return err
 		}
 		in.logger.Info("container encrypted", "file", f.ID, "name", f.Name, "entries", len(entries))
@@ -282,14 +277,14 @@ func (in *Ingester) ingestContainer(ctx context.Context, f files.Item, r wasm.In
 		if errors.As(callErr, new(*wasm.Error)) {
 			err = fmt.Errorf("%w: %w", ErrPermanent, err)
 		}
-		if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, StatusFailed, err.Error()); serr != nil {
+		if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, kindex.StatusFailed, err.Error()); serr != nil {
 			return serr
 		}
 		return err
 	}
 	if reason != "" {
 		// Indexed, with what the walk could not do (a walk-ending limit).
-		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason); err != nil {
+		if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, kindex.StatusIndexed, reason); err != nil {
 			return err
 		}
 	}
@@ -316,7 +311,7 @@ func hasAttachments(idx content.Index) bool {
 // extracted as content of its own, with its own extractor, as an
 // archive's members are. The document stays indexed whatever happens to
 // its attachments: failures are entries' failures, or logged.
-func (in *Ingester) ingestAttachments(ctx context.Context, f files.Item, retry bool) {
+func (in *Ingester) ingestAttachments(ctx context.Context, f filemeta.Item, retry bool) {
 	entries, ok := in.resolveAttachments(ctx, f.TenantID, f.Name, f.MIMEType, f.SHA256)
 	if !ok {
 		return
@@ -334,7 +329,7 @@ func (in *Ingester) ingestAttachments(ctx context.Context, f files.Item, retry b
 // ok is false when there is nothing to store (no attachments tool, or the
 // content unreadable: logged). A tool that fails part way keeps what it
 // emitted, logged.
-func (in *Ingester) resolveAttachments(ctx context.Context, tenant, name, mimeType, sha string) (entries []ContainerEntry, ok bool) {
+func (in *Ingester) resolveAttachments(ctx context.Context, tenant, name, mimeType, sha string) (entries []kindex.ContainerEntry, ok bool) {
 	cp := in.containers
 	ar, isAR := cp.resolver.(AttachmentResolver)
 	if !isAR {
@@ -364,7 +359,7 @@ func (in *Ingester) resolveAttachments(ctx context.Context, tenant, name, mimeTy
 
 // indexEntries indexes the readable ones of a container's entries (see
 // indexEntry) and counts those that failed.
-func (in *Ingester) indexEntries(ctx context.Context, f files.Item, entries []ContainerEntry, retry bool, batch *embedBatch) (failed int) {
+func (in *Ingester) indexEntries(ctx context.Context, f filemeta.Item, entries []kindex.ContainerEntry, retry bool, batch *embedBatch) (failed int) {
 	for _, e := range entries {
 		if e.Error != "" {
 			failed++
@@ -388,11 +383,11 @@ func (in *Ingester) indexEntries(ctx context.Context, f files.Item, entries []Co
 // and indexes them. The document's own attachments are resolved once per
 // content, when it is first extracted (attached), and kept as its
 // entries; the same bytes in another archive reuse them.
-func (in *Ingester) entryAttachments(ctx context.Context, f files.Item, e ContainerEntry, attached bool, retry bool, batch *embedBatch) int {
+func (in *Ingester) entryAttachments(ctx context.Context, f filemeta.Item, e kindex.ContainerEntry, attached bool, retry bool, batch *embedBatch) int {
 	if ar, ok := in.containers.resolver.(AttachmentResolver); !ok || !ar.CarriesAttachments(path.Base(e.Path), e.MIMEType) {
 		return 0
 	}
-	var entries []ContainerEntry
+	var entries []kindex.ContainerEntry
 	if attached {
 		entries, _ = in.resolveAttachments(ctx, f.TenantID, path.Base(e.Path), e.MIMEType, e.SHA256)
 	} else {
@@ -416,14 +411,14 @@ func (in *Ingester) entryAttachments(ctx context.Context, f files.Item, e Contai
 // sha256 in the container's tenant, unless that content is indexed or being
 // indexed already (reclaim takes a pending or failed one again). Its
 // failure is recorded on the content, so the entry shows it.
-func (in *Ingester) indexEntry(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool, batch *embedBatch) error {
+func (in *Ingester) indexEntry(ctx context.Context, f filemeta.Item, e kindex.ContainerEntry, reclaim bool, batch *embedBatch) error {
 	_, err := in.indexEntryAttached(ctx, f, e, reclaim, batch)
 	return err
 }
 
 // indexEntryAttached is indexEntry that also reports whether it extracted
 // the entry now and its index lists attached files.
-func (in *Ingester) indexEntryAttached(ctx context.Context, f files.Item, e ContainerEntry, reclaim bool, batch *embedBatch) (attached bool, err error) {
+func (in *Ingester) indexEntryAttached(ctx context.Context, f filemeta.Item, e kindex.ContainerEntry, reclaim bool, batch *embedBatch) (attached bool, err error) {
 	claimed, err := in.store.ClaimContent(ctx, f.TenantID, e.SHA256, reclaim)
 	if err != nil || !claimed {
 		return false, err
@@ -461,34 +456,34 @@ func (in *Ingester) indexEntryAttached(ctx context.Context, f files.Item, e Cont
 // that entry's bytes) and then extracted. A document's attachments are
 // entries the same way, from what its indexing stored. The caller checks
 // access.
-func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) (ContainerEntry, error) {
+func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) (kindex.ContainerEntry, error) {
 	if in.containers == nil {
-		return ContainerEntry{}, fmt.Errorf("knowledge: %w: this host resolves no containers", ErrNotContainer)
+		return kindex.ContainerEntry{}, fmt.Errorf("knowledge: %w: this host resolves no containers", ErrNotContainer)
 	}
 	f, err := in.store.FileForIndexing(ctx, fileID)
 	if err != nil {
-		return ContainerEntry{}, err
+		return kindex.ContainerEntry{}, err
 	}
 	// A document with attached files (a PDF's attachments) has entries
 	// too, stored when it was indexed; it is not walked again.
 	container := in.isContainer(f)
 	cp := in.containers
-	find := func() (ContainerEntry, bool, error) {
+	find := func() (kindex.ContainerEntry, bool, error) {
 		entries, err := cp.store.ContainerEntriesForIndexing(ctx, f.TenantID, f.SHA256)
 		if err != nil {
-			return ContainerEntry{}, false, err
+			return kindex.ContainerEntry{}, false, err
 		}
 		for _, e := range entries {
 			if e.Path == entryPath {
 				return e, true, nil
 			}
 		}
-		return ContainerEntry{}, false, nil
+		return kindex.ContainerEntry{}, false, nil
 	}
 	// Entries are stored by their path inside the container; callers name
 	// them by the full path, which starts with the file's name.
 	rel := strings.TrimPrefix(entryPath, f.Name+"/")
-	full := func(e ContainerEntry, err error) (ContainerEntry, error) {
+	full := func(e kindex.ContainerEntry, err error) (kindex.ContainerEntry, error) {
 		if err == nil {
 			e.Path = f.Name + "/" + e.Path
 		}
@@ -497,17 +492,17 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 	entryPath = rel
 	e, ok, err := find()
 	if err != nil {
-		return ContainerEntry{}, err
+		return kindex.ContainerEntry{}, err
 	}
-	if ok && (e.Container || e.Status == string(StatusIndexed)) {
+	if ok && (e.Container || e.Status == string(kindex.StatusIndexed)) {
 		return full(e, nil)
 	}
 	if !container {
 		if entries, err := cp.store.ContainerEntriesForIndexing(ctx, f.TenantID, f.SHA256); err != nil || len(entries) == 0 {
-			return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotContainer)
+			return kindex.ContainerEntry{}, fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotContainer)
 		}
 		if !ok || e.SHA256 == "" {
-			return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
+			return kindex.ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
 		}
 	}
 	if !ok || e.SHA256 == "" {
@@ -515,17 +510,17 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 		// The container limits still apply to its bytes; an entry refused for
 		// what it is (traversal, link, bomb) stays refused.
 		if _, err := in.store.ClaimContent(ctx, f.TenantID, f.SHA256, false); err != nil {
-			return ContainerEntry{}, err
+			return kindex.ContainerEntry{}, err
 		}
 		r, err := in.blobs.Open(ctx, f.SHA256)
 		if err != nil {
-			return ContainerEntry{}, fmt.Errorf("knowledge: content of %s: %w", f.Name, err)
+			return kindex.ContainerEntry{}, fmt.Errorf("knowledge: content of %s: %w", f.Name, err)
 		}
 		sink := newEntrySink(cp.blobs, f.Name)
 		_, callErr := cp.resolver.Resolve(wasm.WithTenant(ctx, f.TenantID), f.Name, f.MIMEType, sink.root+"/"+rel, r, sink)
 		sink.wait()
 		r.Close()
-		var got *ContainerEntry
+		var got *kindex.ContainerEntry
 		for i := range sink.entries {
 			if sink.entries[i].Path == entryPath {
 				got = &sink.entries[i]
@@ -535,14 +530,14 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 			if callErr != nil {
 				var we *wasm.Error
 				if errors.As(callErr, &we) && we.Code == "not_found" {
-					return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
+					return kindex.ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
 				}
-				return ContainerEntry{}, fmt.Errorf("knowledge: resolving %s in %s: %w", entryPath, f.Name, callErr)
+				return kindex.ContainerEntry{}, fmt.Errorf("knowledge: resolving %s in %s: %w", entryPath, f.Name, callErr)
 			}
-			return ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
+			return kindex.ContainerEntry{}, fmt.Errorf("knowledge: %s: %w: %q", f.Name, ErrNoEntry, entryPath)
 		}
 		if err := cp.store.PutContainerEntry(ctx, f.TenantID, f.SHA256, *got); err != nil {
-			return ContainerEntry{}, err
+			return kindex.ContainerEntry{}, err
 		}
 		if got.Error != "" || got.Container {
 			return full(e1(find()))
@@ -550,13 +545,13 @@ func (in *Ingester) ExtractEntry(ctx context.Context, fileID, entryPath string) 
 		e = *got
 	}
 	if err := in.indexEntry(ctx, f, e, true, nil); err != nil && ctx.Err() != nil {
-		return ContainerEntry{}, err
+		return kindex.ContainerEntry{}, err
 	}
 	return full(e1(find()))
 }
 
 // e1 drops find's middle result.
-func e1(e ContainerEntry, _ bool, err error) (ContainerEntry, error) { return e, err }
+func e1(e kindex.ContainerEntry, _ bool, err error) (kindex.ContainerEntry, error) { return e, err }
 
 // entrySink is the wasm.OutputSink of one container call: each inner file's
 // bytes go to the blob store, and the entry is kept once the file is
@@ -569,7 +564,7 @@ func e1(e ContainerEntry, _ bool, err error) (ContainerEntry, error) { return e,
 type entrySink struct {
 	blobs   BlobPutter
 	root    string // the container's name: a failure on it is a note
-	entries []ContainerEntry
+	entries []kindex.ContainerEntry
 	byPath  map[string]int
 	notes   []string
 
@@ -603,7 +598,7 @@ func newEntrySink(blobs BlobPutter, name string) *entrySink {
 // rel is an emitted path inside the container.
 func (s *entrySink) rel(p string) string { return strings.TrimPrefix(p, s.root+"/") }
 
-func (s *entrySink) add(e ContainerEntry) int {
+func (s *entrySink) add(e kindex.ContainerEntry) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i, ok := s.byPath[e.Path]; ok && s.entries[i].SHA256 == "" && !s.entries[i].Container {
@@ -617,7 +612,7 @@ func (s *entrySink) add(e ContainerEntry) int {
 
 // Begin implements wasm.OutputSink.
 func (s *entrySink) Begin(ctx context.Context, f wasm.OutputFile) (wasm.OutputWriter, error) {
-	e := ContainerEntry{Path: s.rel(f.Path), Size: max(f.Size, 0), MIMEType: f.MIMEType, Container: f.Container}
+	e := kindex.ContainerEntry{Path: s.rel(f.Path), Size: max(f.Size, 0), MIMEType: f.MIMEType, Container: f.Container}
 	if f.Container {
 		return &containerMark{s: s, e: e}, nil
 	}
@@ -647,26 +642,26 @@ func (s *entrySink) Fail(_ context.Context, p, kind, reason string) error {
 	s.mu.Lock()
 	if i, ok := s.byPath[p]; ok && s.entries[i].Container {
 		// A container that was listed but not (fully) opened.
-		s.entries[i].Error, s.entries[i].ErrorKind, s.entries[i].Status = reason, kind, string(StatusFailed)
+		s.entries[i].Error, s.entries[i].ErrorKind, s.entries[i].Status = reason, kind, string(kindex.StatusFailed)
 		s.mu.Unlock()
 		return nil
 	}
 	s.mu.Unlock()
-	s.add(ContainerEntry{Path: p, Status: string(StatusFailed), Error: reason, ErrorKind: kind})
+	s.add(kindex.ContainerEntry{Path: p, Status: string(kindex.StatusFailed), Error: reason, ErrorKind: kind})
 	return nil
 }
 
 // containerMark records a nested container when the plugin ends it.
 type containerMark struct {
 	s *entrySink
-	e ContainerEntry
+	e kindex.ContainerEntry
 }
 
 func (m *containerMark) Write(p []byte) (int, error) {
 	return 0, errors.New("a container entry has no bytes")
 }
 func (m *containerMark) Commit(context.Context) (string, error) {
-	m.e.Status = string(StatusIndexed)
+	m.e.Status = string(kindex.StatusIndexed)
 	m.s.add(m.e)
 	return "", nil
 }
@@ -675,7 +670,7 @@ func (m *containerMark) Abort(error) {}
 // blobWriter streams one inner file into the blob store.
 type blobWriter struct {
 	s    *entrySink
-	e    ContainerEntry
+	e    kindex.ContainerEntry
 	pw   *io.PipeWriter
 	once sync.Once
 	done chan struct{}
@@ -692,7 +687,7 @@ func (w *blobWriter) Commit(context.Context) (string, error) {
 	if w.err != nil {
 		return "", fmt.Errorf("storing %s: %w", w.e.Path, w.err)
 	}
-	w.e.SHA256, w.e.Size, w.e.Status = w.sha, w.size, string(StatusPending)
+	w.e.SHA256, w.e.Size, w.e.Status = w.sha, w.size, string(kindex.StatusPending)
 	w.s.add(w.e)
 	return w.sha, nil
 }
@@ -709,7 +704,7 @@ func (w *blobWriter) Abort(reason error) {
 // background (a failed store turns the entry into a failed one).
 type smallWriter struct {
 	s   *entrySink
-	e   ContainerEntry
+	e   kindex.ContainerEntry
 	h   hash.Hash
 	buf []byte
 }
@@ -725,7 +720,7 @@ func (w *smallWriter) Write(p []byte) (int, error) {
 
 func (w *smallWriter) Commit(context.Context) (string, error) {
 	sha := hex.EncodeToString(w.h.Sum(nil))
-	w.e.SHA256, w.e.Size, w.e.Status = sha, int64(len(w.buf)), string(StatusPending)
+	w.e.SHA256, w.e.Size, w.e.Status = sha, int64(len(w.buf)), string(kindex.StatusPending)
 	i := w.s.add(w.e)
 	if i < 0 {
 		return sha, nil
@@ -742,7 +737,7 @@ func (w *smallWriter) Commit(context.Context) (string, error) {
 		}
 		if err != nil {
 			s.mu.Lock()
-			s.entries[i].SHA256, s.entries[i].Status = "", string(StatusFailed)
+			s.entries[i].SHA256, s.entries[i].Status = "", string(kindex.StatusFailed)
 			s.entries[i].Error, s.entries[i].ErrorKind = "storing its bytes failed: "+err.Error(), "io"
 			s.mu.Unlock()
 		}

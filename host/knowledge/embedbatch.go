@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 // Bounds of an embedBatch before it flushes: what one Embed call is given.
@@ -26,7 +28,7 @@ const (
 // missing" (for the backfill to complete) when the embedding fails.
 type embedBatch struct {
 	in    *Ingester
-	owner files.Item // the container: whose tenant, workspace and uploader pay
+	owner filemeta.Item // the container: whose tenant, workspace and uploader pay
 	model string
 	items []batchItem
 	texts []string
@@ -34,18 +36,18 @@ type embedBatch struct {
 }
 
 type batchItem struct {
-	f      files.Item
+	f      filemeta.Item
 	label  string
-	chunks []Chunk
+	chunks []kindex.Chunk
 }
 
 // newEmbedBatch returns a batch billed to owner, or nil when there is no
 // embedding model (saveContent then embeds nothing).
-func (in *Ingester) newEmbedBatch(owner files.Item) *embedBatch {
+func (in *Ingester) newEmbedBatch(owner filemeta.Item) *embedBatch {
 	if in.embed == nil {
 		return nil
 	}
-	m, ok := in.embed.Model(llm.OpEmbedding)
+	m, ok := in.embed.Model(modeluse.OpEmbedding)
 	if !ok {
 		return nil
 	}
@@ -53,7 +55,7 @@ func (in *Ingester) newEmbedBatch(owner files.Item) *embedBatch {
 }
 
 // add queues a saved content's chunks, flushing when the batch is full.
-func (b *embedBatch) add(ctx context.Context, f files.Item, label string, chunks []Chunk) error {
+func (b *embedBatch) add(ctx context.Context, f filemeta.Item, label string, chunks []kindex.Chunk) error {
 	b.items = append(b.items, batchItem{f: f, label: label, chunks: chunks})
 	for _, c := range chunks {
 		b.texts = append(b.texts, c.Text)
@@ -94,7 +96,7 @@ func (b *embedBatch) flush(ctx context.Context) error {
 			b.in.logger.Warn("knowledge: saving vectors failed", "file", b.owner.ID, "content", it.label, "err", serr)
 		}
 		off += len(it.chunks)
-		if serr := b.in.store.SetContentStatus(ctx, it.f.TenantID, it.f.SHA256, StatusIndexed, reason); serr != nil {
+		if serr := b.in.store.SetContentStatus(ctx, it.f.TenantID, it.f.SHA256, kindex.StatusIndexed, reason); serr != nil {
 			return fmt.Errorf("knowledge: %s: %w", it.label, serr)
 		}
 	}

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/blob"
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -18,17 +20,17 @@ import (
 type IngestStore interface {
 	// FileForIndexing reads a file for background work done on its
 	// uploader's behalf (administrative: no principal).
-	FileForIndexing(ctx context.Context, fileID string) (files.Item, error)
+	FileForIndexing(ctx context.Context, fileID string) (filemeta.Item, error)
 	ClaimContent(ctx context.Context, tenantID, sha string, reclaim bool) (bool, error)
-	SetContentStatus(ctx context.Context, tenantID, sha string, status Status, reason string) error
+	SetContentStatus(ctx context.Context, tenantID, sha string, status kindex.Status, reason string) error
 	// SetContentNote records what is happening to a content on its way
 	// (ContentState.Note).
 	SetContentNote(ctx context.Context, tenantID, sha, note string) error
-	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []Chunk, status Status) error
-	SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
+	SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []kindex.Chunk, status kindex.Status) error
+	SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32) error
 	// SetContentExtractor records which extractor a content was given (or
 	// that none was, and why); the content's index record shows it.
-	SetContentExtractor(ctx context.Context, tenantID, sha string, rec ExtractorRecord) error
+	SetContentExtractor(ctx context.Context, tenantID, sha string, rec kindex.ExtractorRecord) error
 }
 
 // Blobs opens stored content.
@@ -105,7 +107,7 @@ func NewIngester(store IngestStore, blobs Blobs, extractor Extractor, logger *sl
 
 // embedChunks embeds and stores a content's chunk vectors, billed to the
 // file's tenant, workspace and uploader.
-func (in *Ingester) embedChunks(ctx context.Context, f files.Item, model string, chunks []Chunk) error {
+func (in *Ingester) embedChunks(ctx context.Context, f filemeta.Item, model string, chunks []kindex.Chunk) error {
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "embedding"})
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
@@ -152,7 +154,7 @@ func (in *Ingester) Ingest(ctx context.Context, fileID string, retry bool) (extr
 }
 
 // ingestClaimed extracts and indexes f's content, claimed by the caller.
-func (in *Ingester) ingestClaimed(ctx context.Context, f files.Item, retry bool) (extracted bool, err error) {
+func (in *Ingester) ingestClaimed(ctx context.Context, f filemeta.Item, retry bool) (extracted bool, err error) {
 	// The extractor's run is billed to the file's tenant, workspace and
 	// uploader, as its embeddings are.
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "extraction"})
@@ -183,7 +185,7 @@ func (in *Ingester) ingestClaimed(ctx context.Context, f files.Item, retry bool)
 		}
 		return fail(fmt.Errorf("knowledge: extracting %s: %w", f.Name, err))
 	}
-	if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusExtracted, ""); err != nil {
+	if err := in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, kindex.StatusExtracted, ""); err != nil {
 		return true, err
 	}
 	idx.FileName, idx.MIMEType, idx.TotalSize = f.Name, f.MIMEType, f.Size
@@ -203,8 +205,8 @@ func (in *Ingester) ingestClaimed(ctx context.Context, f files.Item, retry bool)
 // tenant) and returns it; a failure to record it is logged, not returned,
 // so the caller sees the cause. label names the content (a file's name, a
 // container entry's path).
-func (in *Ingester) failed(ctx context.Context, f files.Item, label string, err error) error {
-	if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, StatusFailed, err.Error()); serr != nil {
+func (in *Ingester) failed(ctx context.Context, f filemeta.Item, label string, err error) error {
+	if serr := in.store.SetContentStatus(context.WithoutCancel(ctx), f.TenantID, f.SHA256, kindex.StatusFailed, err.Error()); serr != nil {
 		in.logger.Error("knowledge: recording a failure", "file", f.ID, "content", label, "err", serr)
 	}
 	return err
@@ -219,17 +221,17 @@ func (in *Ingester) failed(ctx context.Context, f files.Item, label string, err 
 // failure to save is recorded on the content. It returns how many chunks it
 // saved. With a batch (a container's entries), the chunks join it instead,
 // to be embedded with other contents' in few requests when it flushes.
-func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string, idx content.Index, objects []content.Object, batch *embedBatch) (int, error) {
-	var chunks []Chunk
+func (in *Ingester) saveContent(ctx context.Context, f filemeta.Item, label string, idx content.Index, objects []content.Object, batch *embedBatch) (int, error) {
+	var chunks []kindex.Chunk
 	_ = in.timed(PhaseChunk, func() error { chunks = Split(objects, ChunkTokens); return nil })
 	model, embed := "", in.embed != nil
 	if embed {
-		m, ok := in.embed.Model(llm.OpEmbedding)
+		m, ok := in.embed.Model(modeluse.OpEmbedding)
 		model, embed = m.Name, ok && len(chunks) > 0
 	}
-	status := StatusIndexed
+	status := kindex.StatusIndexed
 	if embed {
-		status = StatusEmbedding
+		status = kindex.StatusEmbedding
 	}
 	if err := in.timed(PhaseStore, func() error { return in.store.SaveContent(ctx, f.TenantID, f.SHA256, idx, chunks, status) }); err != nil {
 		return 0, in.failed(ctx, f, label, fmt.Errorf("knowledge: saving %s: %w", label, err))
@@ -247,14 +249,14 @@ func (in *Ingester) saveContent(ctx context.Context, f files.Item, label string,
 		reason = vectorsMissing + err.Error()
 		in.logger.Warn("knowledge: embedding failed", "file", f.ID, "content", label, "err", err)
 	}
-	return len(chunks), in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, StatusIndexed, reason)
+	return len(chunks), in.store.SetContentStatus(ctx, f.TenantID, f.SHA256, kindex.StatusIndexed, reason)
 }
 
 // recordExtractor records on f's content which extractor x chooses for it
 // (and why, or why none), when x tells (a Chooser), before it runs: a
 // content whose extraction fails names the extractor that failed, and one
 // that no extractor gets says why.
-func (in *Ingester) recordExtractor(ctx context.Context, f files.Item, x any) error {
+func (in *Ingester) recordExtractor(ctx context.Context, f filemeta.Item, x any) error {
 	c, ok := x.(Chooser)
 	if !ok {
 		return nil

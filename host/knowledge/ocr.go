@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -30,21 +32,6 @@ import (
 // listed in structure["ocrPages"], so a run stopped by a restart goes on
 // where it stopped; structure["ocr"] says how far it is (OCRState).
 
-// Structure keys and text statuses of OCR.
-const (
-	// StructOCRPages lists the pages read by OCR (1 for an image file).
-	StructOCRPages = "ocrPages"
-	// StructOCR holds the OCRState.
-	StructOCR = "ocr"
-	// StructTextStatus is an image file's text status (a PDF's are in its
-	// page map, per page).
-	StructTextStatus = "textStatus"
-	// TextImageOnly marks a page (or image file) whose words only OCR can
-	// read; TextOCR one whose text OCR has read.
-	TextImageOnly = "imageOnly"
-	TextOCR       = "ocr"
-)
-
 // The tools of the PDF plugin that OCR uses.
 const (
 	OCRPageTool  = "ocrPage"
@@ -60,159 +47,6 @@ var NoOCRModel = "no OCR model is configured, so the text of image-only pages is
 	"or qwen2.5vl on Ollama) or llm.models.ocr in the configuration file (see docs/knowledge.md#ocr), then upload the file again " +
 	"or restart the server"
 
-// OCR states (OCRState.Status).
-const (
-	OCRPending       = "pending"
-	OCRRunning       = "running"
-	OCRDone          = "done"
-	OCRNotConfigured = "notConfigured"
-	// OCRStopped: a limit (budget, spending limit) ended the run; the
-	// pages read so far stay.
-	OCRStopped = "stopped"
-)
-
-// OCRState is how far OCR of a content is.
-type OCRState struct {
-	Status string `json:"status"`
-	// Pages is how many pages need OCR; Done how many are read.
-	Pages int `json:"pages"`
-	Done  int `json:"done"`
-	// Skipped counts pages whose images could not be decoded (JPX, JBIG2).
-	Skipped int          `json:"skipped,omitempty"`
-	Message string       `json:"message,omitempty"`
-	Model   string       `json:"model,omitempty"`
-	CostCHF money.Amount `json:"costCHF,omitempty"`
-}
-
-// MarkOCRPages records pages as read by OCR in a structure map: merged
-// into StructOCRPages, "ocr" for their page map entries and for an image
-// file's text status, dropped from unreadPages.
-func MarkOCRPages(st map[string]any, pages []int) {
-	done := intList(st[StructOCRPages])
-	done = append(done, pages...)
-	slices.Sort(done)
-	st[StructOCRPages] = slices.Compact(done)
-	if s, _ := st[StructTextStatus].(string); s == TextImageOnly {
-		st[StructTextStatus] = TextOCR
-		delete(st, "warning")
-	}
-	read := func(m map[string]any) bool {
-		pg, ok := number(m["page"])
-		return ok && slices.Contains(pages, pg) && m["textStatus"] == TextImageOnly
-	}
-	switch pm := st["pageMap"].(type) {
-	case []any:
-		for _, e := range pm {
-			if m, ok := e.(map[string]any); ok && read(m) {
-				m["textStatus"] = TextOCR
-				delete(m, "warning")
-			}
-		}
-	case []map[string]any:
-		for _, m := range pm {
-			if read(m) {
-				m["textStatus"] = TextOCR
-				delete(m, "warning")
-			}
-		}
-	}
-	if un, ok := st["unreadPages"].([]any); ok {
-		keep := un[:0]
-		for _, e := range un {
-			if m, ok := e.(map[string]any); ok && read(m) {
-				continue
-			}
-			keep = append(keep, e)
-		}
-		if len(keep) == 0 {
-			delete(st, "unreadPages")
-		} else {
-			st["unreadPages"] = keep
-		}
-	}
-}
-
-// ImageOnlyPages lists the pages of an index that need OCR, read or not:
-// the page map's image-only pages (and those OCR has read), or [1] for an
-// image file.
-func ImageOnlyPages(idx content.Index) []int {
-	if s, _ := idx.Structure[StructTextStatus].(string); s == TextImageOnly || s == TextOCR {
-		return []int{1}
-	}
-	var out []int
-	add := func(m map[string]any) {
-		if s, _ := m["textStatus"].(string); s == TextImageOnly || s == TextOCR {
-			if pg, ok := number(m["page"]); ok {
-				out = append(out, pg)
-			}
-		}
-	}
-	switch pm := idx.Structure["pageMap"].(type) {
-	case []any:
-		for _, e := range pm {
-			if m, ok := e.(map[string]any); ok {
-				add(m)
-			}
-		}
-	case []map[string]any:
-		for _, m := range pm {
-			add(m)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// OCRPages lists the pages OCR has read.
-func OCRPages(idx content.Index) []int { return intList(idx.Structure[StructOCRPages]) }
-
-// OCRStateOf is an index's OCR state; nil when OCR has nothing to do
-// with it.
-func OCRStateOf(idx content.Index) *OCRState {
-	raw, ok := idx.Structure[StructOCR]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return nil
-	}
-	var s OCRState
-	if json.Unmarshal(b, &s) != nil {
-		return nil
-	}
-	return &s
-}
-
-func intList(v any) []int {
-	var out []int
-	switch l := v.(type) {
-	case []int:
-		out = slices.Clone(l)
-	case []any:
-		for _, x := range l {
-			if n, ok := number(x); ok {
-				out = append(out, n)
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-func number(v any) (int, bool) {
-	switch n := v.(type) {
-	case int:
-		return n, true
-	case float64:
-		return int(n), true
-	case json.Number:
-		i, err := n.Int64()
-		return int(i), err == nil
-	}
-	return 0, false
-}
-
 // IsImageFile reports an image file by MIME type or extension.
 func IsImageFile(name, mimeType string) bool {
 	m, _, _ := strings.Cut(mimeType, ";")
@@ -227,14 +61,14 @@ func IsImageFile(name, mimeType string) bool {
 }
 
 // markImageFile marks an image file's index image only (ingestion).
-func markImageFile(f files.Item, idx *content.Index) {
+func markImageFile(f filemeta.Item, idx *content.Index) {
 	if !IsImageFile(f.Name, f.MIMEType) {
 		return
 	}
 	if idx.Structure == nil {
 		idx.Structure = map[string]any{}
 	}
-	idx.Structure[StructTextStatus] = TextImageOnly
+	idx.Structure[kindex.StructTextStatus] = kindex.TextImageOnly
 	idx.Structure["warning"] = ImageFileWarning
 }
 
@@ -303,15 +137,15 @@ func (e *Extractors) ocrCall(ctx context.Context, p *wasm.Plugin, tool string, a
 
 // OCRStore is what OCR needs of the database.
 type OCRStore interface {
-	ContentStateOf(ctx context.Context, tenantID, sha string) (ContentState, error)
-	AddOCRPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []Chunk) error
-	SetContentOCR(ctx context.Context, tenantID, sha string, state OCRState) error
-	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
+	ContentStateOf(ctx context.Context, tenantID, sha string) (kindex.ContentState, error)
+	AddOCRPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []kindex.Chunk) error
+	SetContentOCR(ctx context.Context, tenantID, sha string, state kindex.OCRState) error
+	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32) error
 }
 
 // ModelConfig tells whether an operation has a model (llm.Client).
 type ModelConfig interface {
-	Configured(op llm.Operation) bool
+	Configured(op modeluse.Operation) bool
 }
 
 // OCR reads image-only pages in the background (see the top of this file).
@@ -341,7 +175,7 @@ func (o *OCR) WithEmbedder(e Embedder, logger *slog.Logger) *OCR {
 
 // Capability error codes that end a run without a retry: a budget or
 // spending limit reached.
-var ocrStops = map[string]string{"budget_exceeded": OCRStopped, wasm.CodeSpendingLimit: OCRStopped}
+var ocrStops = map[string]string{"budget_exceeded": kindex.OCRStopped, wasm.CodeSpendingLimit: kindex.OCRStopped}
 
 // Run reads the image-only pages of f's content that OCR has not read,
 // one at a time, each stored as soon as it is read; progress is told how
@@ -351,7 +185,7 @@ var ocrStops = map[string]string{"budget_exceeded": OCRStopped, wasm.CodeSpendin
 // and how to configure one; a limit reached stops the run with the reason
 // (the pages read stay). Other failures are returned, for the job to try
 // again: it goes on from the first page not read.
-func (o *OCR) Run(ctx context.Context, f files.Item, progress func(done, total int)) (int, error) {
+func (o *OCR) Run(ctx context.Context, f filemeta.Item, progress func(done, total int)) (int, error) {
 	unlock := o.locks.lock(f.TenantID + ":" + f.SHA256)
 	defer unlock()
 	st, err := o.store.ContentStateOf(ctx, f.TenantID, f.SHA256)
@@ -362,39 +196,39 @@ func (o *OCR) Run(ctx context.Context, f files.Item, progress func(done, total i
 		return 0, err
 	}
 	switch st.Status {
-	case StatusFailed:
+	case kindex.StatusFailed:
 		return 0, nil
-	case StatusIndexed, StatusEmbedding:
+	case kindex.StatusIndexed, kindex.StatusEmbedding:
 	default:
 		return 0, fmt.Errorf("%w: %s is being indexed (%s)", ErrNotReady, f.Name, st.Status)
 	}
-	need := ImageOnlyPages(st.Index)
+	need := kindex.ImageOnlyPages(st.Index)
 	if len(need) == 0 {
 		return 0, nil
 	}
-	done := OCRPages(st.Index)
+	done := kindex.OCRPages(st.Index)
 	var todo []int
 	for _, pg := range need {
 		if _, ok := slices.BinarySearch(done, pg); !ok {
 			todo = append(todo, pg)
 		}
 	}
-	state := OCRState{Status: OCRRunning, Pages: len(need), Done: len(need) - len(todo)}
-	if prev := OCRStateOf(st.Index); prev != nil {
+	state := kindex.OCRState{Status: kindex.OCRRunning, Pages: len(need), Done: len(need) - len(todo)}
+	if prev := kindex.OCRStateOf(st.Index); prev != nil {
 		state.Skipped, state.CostCHF, state.Model = prev.Skipped, prev.CostCHF, prev.Model
 	}
-	set := func(s OCRState) error {
+	set := func(s kindex.OCRState) error {
 		return o.store.SetContentOCR(context.WithoutCancel(ctx), f.TenantID, f.SHA256, s)
 	}
 	if len(todo) == 0 {
-		if prev := OCRStateOf(st.Index); prev == nil || prev.Status != OCRDone {
-			state.Status = OCRDone
+		if prev := kindex.OCRStateOf(st.Index); prev == nil || prev.Status != kindex.OCRDone {
+			state.Status = kindex.OCRDone
 			return 0, set(state)
 		}
 		return 0, nil
 	}
-	if o.models == nil || !o.models.Configured(llm.OpOCR) {
-		state.Status, state.Message = OCRNotConfigured, NoOCRModel
+	if o.models == nil || !o.models.Configured(modeluse.OpOCR) {
+		state.Status, state.Message = kindex.OCRNotConfigured, NoOCRModel
 		return 0, set(state)
 	}
 	// The model capability acts for a caller: the file's uploader in its
@@ -458,7 +292,7 @@ func (o *OCR) Run(ctx context.Context, f files.Item, progress func(done, total i
 		}
 		obj := ocrObject(pg, image, sections, t)
 		var sums []content.Summary
-		var chunks []Chunk
+		var chunks []kindex.Chunk
 		if strings.TrimSpace(obj.Data) != "" {
 			sums = []content.Summary{content.Summarize(obj)}
 			chunks = Split([]content.Object{obj}, ChunkTokens)
@@ -481,7 +315,7 @@ func (o *OCR) Run(ctx context.Context, f files.Item, progress func(done, total i
 			progress(state.Done, state.Pages)
 		}
 	}
-	state.Status = OCRDone
+	state.Status = kindex.OCRDone
 	return read, set(state)
 }
 
@@ -489,7 +323,7 @@ func (o *OCR) Run(ctx context.Context, f files.Item, progress func(done, total i
 // picture), referenced to its page and section and marked as OCR's.
 func ocrObject(pg int, image bool, sections []Section, t OCRText) content.Object {
 	o := content.Object{ID: fmt.Sprintf("ocr-%d", pg), ContentType: content.Text, Data: strings.TrimSpace(t.Text), Sequence: pg,
-		Metadata: map[string]any{"textSource": TextOCR, "model": t.Model, "sent": t.Sent}}
+		Metadata: map[string]any{"textSource": kindex.TextOCR, "model": t.Model, "sent": t.Sent}}
 	if image {
 		o.ID = "ocr"
 		o.Ref = content.Ref{Label: "ocr", Location: "ocr"}
@@ -508,11 +342,11 @@ func ocrObject(pg int, image bool, sections []Section, t OCRText) content.Object
 	return o
 }
 
-func (o *OCR) embedChunks(ctx context.Context, f files.Item, chunks []Chunk) {
+func (o *OCR) embedChunks(ctx context.Context, f filemeta.Item, chunks []kindex.Chunk) {
 	if o.embed == nil || len(chunks) == 0 {
 		return
 	}
-	m, ok := o.embed.Model(llm.OpEmbedding)
+	m, ok := o.embed.Model(modeluse.OpEmbedding)
 	if !ok {
 		return
 	}

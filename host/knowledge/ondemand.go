@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -22,14 +22,6 @@ import (
 // into the knowledge store as chunks (so later searches find them) and the
 // pages are listed in structure["extractedPages"], so a second read
 // extracts nothing.
-
-// Structure keys of an on-demand index.
-const (
-	// StructOnDemand is true when pages are extracted on demand.
-	StructOnDemand = "onDemand"
-	// StructExtractedPages lists the pages already extracted, ascending.
-	StructExtractedPages = "extractedPages"
-)
 
 // PDF is the MIME type smart extraction applies to.
 const PDF = "application/pdf"
@@ -131,7 +123,7 @@ func (in *Ingester) WithSmartPDF(s SmartPDF) *Ingester {
 
 // extract is ingestion's extraction step: whole, or for a large PDF its
 // pre-scan only, marked on demand.
-func (in *Ingester) extract(ctx context.Context, f files.Item, r wasm.Input) (content.Index, []content.Object, error) {
+func (in *Ingester) extract(ctx context.Context, f filemeta.Item, r wasm.Input) (content.Index, []content.Object, error) {
 	// Extractor instances serve one tenant each (see wasm.CallOptions.Tenant).
 	ctx = wasm.WithTenant(ctx, f.TenantID)
 	if err := in.recordExtractor(ctx, f, in.extractor); err != nil {
@@ -160,14 +152,14 @@ func (in *Ingester) extract(ctx context.Context, f files.Item, r wasm.Input) (co
 	if idx.Structure == nil {
 		idx.Structure = map[string]any{}
 	}
-	idx.Structure[StructOnDemand] = true
-	idx.Structure[StructExtractedPages] = []int{}
+	idx.Structure[kindex.StructOnDemand] = true
+	idx.Structure[kindex.StructExtractedPages] = []int{}
 	idx.Objects = []content.Summary{}
 	in.logger.Info("large PDF: pre-scanned, pages on demand", "file", f.ID, "pages", pageCount(idx), "bytes", r.Size())
 	return idx, nil, nil
 }
 
-func isPDF(f files.Item) bool {
+func isPDF(f filemeta.Item) bool {
 	m, _, _ := strings.Cut(f.MIMEType, ";")
 	return strings.EqualFold(strings.TrimSpace(m), PDF) || strings.EqualFold(pathExt(f.Name), ".pdf")
 }
@@ -197,34 +189,6 @@ func pageCount(idx content.Index) int {
 // OnDemand reports whether an index is a pre-scan whose pages are
 // extracted when read.
 func OnDemand(idx content.Index) bool {
-	b, _ := idx.Structure[StructOnDemand].(bool)
+	b, _ := idx.Structure[kindex.StructOnDemand].(bool)
 	return b
-}
-
-// ExtractedPages lists the pages of an on-demand index already extracted.
-func ExtractedPages(idx content.Index) []int {
-	var out []int
-	switch v := idx.Structure[StructExtractedPages].(type) {
-	case []int:
-		out = slices.Clone(v)
-	case []any:
-		for _, x := range v {
-			if f, ok := x.(float64); ok {
-				out = append(out, int(f))
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// ChunkFilter selects stored chunks of one file's content.
-type ChunkFilter struct {
-	// Pages (from 1); empty: every page.
-	Pages []int
-	// Section matches a chunk's section id or any below it ("2" matches
-	// "2" and "2.1"); empty: every section.
-	Section string
-	// Types; empty: every type.
-	Types []content.Type
 }

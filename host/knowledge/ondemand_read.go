@@ -14,8 +14,10 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -27,15 +29,15 @@ import (
 // principal must be able to read it); the content it reaches, its own or
 // an entry's inside it, is then read by its sha256.
 type ContentStore interface {
-	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (ContentState, error)
+	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (kindex.ContentState, error)
 	// ContainerEntries lists a container file's entries by full path.
-	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]ContainerEntry, error)
-	ContentStateOf(ctx context.Context, tenantID, sha string) (ContentState, error)
-	ContentChunksOf(ctx context.Context, tenantID, sha string, f ChunkFilter) ([]Chunk, error)
-	AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []Chunk) error
+	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error)
+	ContentStateOf(ctx context.Context, tenantID, sha string) (kindex.ContentState, error)
+	ContentChunksOf(ctx context.Context, tenantID, sha string, f kindex.ChunkFilter) ([]kindex.Chunk, error)
+	AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []kindex.Chunk) error
 	// AddVectors adds the vectors of chunks to a content's, keeping the
 	// others (SaveVectors replaces them).
-	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []Chunk, vecs [][]float32) error
+	AddVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32) error
 }
 
 // ErrNotReady: the file's content is not indexed yet (or failed).
@@ -155,20 +157,20 @@ func (r *Reader) WithEmbedder(e Embedder, logger *slog.Logger) *Reader {
 // inside a container file.
 type Content struct {
 	// File is the file read (the container, for an entry).
-	File files.Item
+	File filemeta.Item
 	// Entry is the entry's full container path; empty for the file's own.
 	Entry string
 	// Name, MIMEType, SHA256 and Size are the content's (the entry's for
 	// one).
 	Name, MIMEType, SHA256 string
 	Size                   int64
-	State                  ContentState
+	State                  kindex.ContentState
 }
 
 // Content resolves what a read of f (entry: one of its container entries,
 // "" for f itself) reaches, for a principal who can read f, ready to be
 // read (indexed or being embedded).
-func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f files.Item, entry string) (Content, error) {
+func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f filemeta.Item, entry string) (Content, error) {
 	ctx = wasm.WithTenant(ctx, p.TenantID)
 	c := Content{File: f, Name: f.Name, MIMEType: f.MIMEType, SHA256: f.SHA256, Size: f.Size}
 	if entry = strings.Trim(strings.TrimSpace(entry), "/"); entry == "" {
@@ -180,7 +182,7 @@ func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f files.Item,
 	if err != nil {
 		return c, err
 	}
-	var e *ContainerEntry
+	var e *kindex.ContainerEntry
 	for i := range entries {
 		if entries[i].Path == entry || entries[i].Path == f.Name+"/"+entry {
 			e = &entries[i]
@@ -209,7 +211,7 @@ func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f files.Item,
 
 // State returns the content state of a file the principal can read, ready
 // to be read (indexed or being embedded).
-func (r *Reader) State(ctx context.Context, p tenancy.Principal, fileID string) (ContentState, error) {
+func (r *Reader) State(ctx context.Context, p tenancy.Principal, fileID string) (kindex.ContentState, error) {
 	st, err := r.store.ContentState(ctx, p, fileID)
 	if err != nil {
 		return st, err
@@ -218,11 +220,11 @@ func (r *Reader) State(ctx context.Context, p tenancy.Principal, fileID string) 
 }
 
 // ready says whether a content can be read, and why not.
-func ready(st ContentState) error {
+func ready(st kindex.ContentState) error {
 	switch st.Status {
-	case StatusIndexed, StatusEmbedding:
+	case kindex.StatusIndexed, kindex.StatusEmbedding:
 		return nil
-	case StatusFailed:
+	case kindex.StatusFailed:
 		return fmt.Errorf("%w: indexing failed: %s", ErrNotReady, st.Error)
 	default:
 		state := string(st.Status)
@@ -235,7 +237,7 @@ func ready(st ContentState) error {
 
 // Objects returns the page of f's content objects that q selects,
 // extracting missing pages of an on-demand PDF first.
-func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item, q ObjectQuery) (ObjectPage, error) {
+func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f filemeta.Item, q ObjectQuery) (ObjectPage, error) {
 	ctx = wasm.WithTenant(ctx, p.TenantID)
 	if err := q.normalize(); err != nil {
 		return ObjectPage{}, err
@@ -246,7 +248,7 @@ func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item,
 	}
 	st := c.State
 	var out ObjectPage
-	flt := ChunkFilter{Pages: q.Pages, Types: q.Types}
+	flt := kindex.ChunkFilter{Pages: q.Pages, Types: q.Types}
 	if q.Section != "" {
 		sec, ok := FindSection(st.Index, q.Section)
 		if !ok {
@@ -278,7 +280,7 @@ func (r *Reader) Objects(ctx context.Context, p tenancy.Principal, f files.Item,
 
 // onDemand serves q from an on-demand PDF: its objects are its pages, the
 // window's missing pages are extracted and stored first.
-func (r *Reader) onDemand(ctx context.Context, c Content, q ObjectQuery, flt ChunkFilter, out ObjectPage) (ObjectPage, error) {
+func (r *Reader) onDemand(ctx context.Context, c Content, q ObjectQuery, flt kindex.ChunkFilter, out ObjectPage) (ObjectPage, error) {
 	if len(flt.Types) > 0 && !slices.Contains(flt.Types, content.Text) {
 		return out, nil // a PDF's pages are text
 	}
@@ -302,11 +304,11 @@ func (r *Reader) onDemand(ctx context.Context, c Content, q ObjectQuery, flt Chu
 		return ObjectPage{}, err
 	}
 	out.ExtractedPages = extracted
-	chunks, err := r.store.ContentChunksOf(ctx, c.File.TenantID, c.SHA256, ChunkFilter{Pages: window})
+	chunks, err := r.store.ContentChunksOf(ctx, c.File.TenantID, c.SHA256, kindex.ChunkFilter{Pages: window})
 	if err != nil {
 		return ObjectPage{}, err
 	}
-	byPage := map[int][]Chunk{}
+	byPage := map[int][]kindex.Chunk{}
 	for _, c := range chunks {
 		byPage[c.Ref.PageIndex] = append(byPage[c.Ref.PageIndex], c)
 	}
@@ -345,7 +347,7 @@ func (r *Reader) ensurePages(ctx context.Context, c Content, pages []int) ([]int
 	if err != nil {
 		return nil, err
 	}
-	done := ExtractedPages(st.Index)
+	done := kindex.ExtractedPages(st.Index)
 	var missing []int
 	for _, pg := range pages {
 		if _, ok := slices.BinarySearch(done, pg); !ok {
@@ -374,7 +376,7 @@ func (r *Reader) ensurePages(ctx context.Context, c Content, pages []int) ([]int
 			return nil, fmt.Errorf("knowledge: reading pages %d-%d of %s: %w", run[0], run[len(run)-1], c.Name, err)
 		}
 		var sums []content.Summary
-		var chunks []Chunk
+		var chunks []kindex.Chunk
 		for _, o := range objs {
 			sums = append(sums, content.Summarize(o))
 			// One object at a time: chunk ids ("page-7#0") stay unique
@@ -392,11 +394,11 @@ func (r *Reader) ensurePages(ctx context.Context, c Content, pages []int) ([]int
 // embedPages embeds the chunks of pages read on demand and adds their
 // vectors to the content's, billed as ingestion bills its embeddings. A
 // failure leaves the pages found by their words, as at ingestion.
-func (r *Reader) embedPages(ctx context.Context, c Content, chunks []Chunk) {
+func (r *Reader) embedPages(ctx context.Context, c Content, chunks []kindex.Chunk) {
 	if r.embed == nil || len(chunks) == 0 {
 		return
 	}
-	m, ok := r.embed.Model(llm.OpEmbedding)
+	m, ok := r.embed.Model(modeluse.OpEmbedding)
 	if !ok {
 		return
 	}
@@ -449,7 +451,7 @@ func pagesWithin(want []int, from, to int) []int {
 // fromChunks joins the chunks of each object back into the object, in
 // order. Chunks were cut at paragraph, sentence or word boundaries; they
 // are joined with a blank line, which keeps the words and their order.
-func fromChunks(chunks []Chunk) []content.Object {
+func fromChunks(chunks []kindex.Chunk) []content.Object {
 	var out []content.Object
 	at := map[string]int{}
 	for _, c := range chunks {
@@ -466,7 +468,7 @@ func fromChunks(chunks []Chunk) []content.Object {
 // unchunked lists the index's objects that have no text chunks (images,
 // media) and match the filter, as objects without data: the store keeps
 // their summary, not their bytes.
-func unchunked(idx content.Index, flt ChunkFilter) []content.Object {
+func unchunked(idx content.Index, flt kindex.ChunkFilter) []content.Object {
 	var out []content.Object
 	for _, s := range idx.Objects {
 		if s.ContentType == content.Text {

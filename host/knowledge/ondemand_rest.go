@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -26,7 +27,7 @@ const RestBatch = 25
 // how many pages are extracted of how many after each batch. It returns
 // the number of pages it extracted; a content that is not on demand (or
 // failed) has none to extract, one not indexed yet is ErrNotReady.
-func (r *Reader) ExtractRest(ctx context.Context, f files.Item, progress func(done, total int)) (int, error) {
+func (r *Reader) ExtractRest(ctx context.Context, f filemeta.Item, progress func(done, total int)) (int, error) {
 	ctx = wasm.WithTenant(ctx, f.TenantID)
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: f.TenantID, WorkspaceID: f.WorkspaceID, UserID: f.CreatedBy, Purpose: "extraction"})
 	c := Content{File: f, Name: f.Name, MIMEType: f.MIMEType, SHA256: f.SHA256, Size: f.Size}
@@ -43,9 +44,9 @@ func (r *Reader) ExtractRest(ctx context.Context, f files.Item, progress func(do
 			return extracted, err
 		}
 		switch st.Status {
-		case StatusFailed:
+		case kindex.StatusFailed:
 			return extracted, nil // nothing to complete
-		case StatusIndexed, StatusEmbedding:
+		case kindex.StatusIndexed, kindex.StatusEmbedding:
 		default:
 			return extracted, fmt.Errorf("%w: %s is being indexed (%s)", ErrNotReady, f.Name, st.Status)
 		}
@@ -53,7 +54,7 @@ func (r *Reader) ExtractRest(ctx context.Context, f files.Item, progress func(do
 			return extracted, nil
 		}
 		total := pageCount(st.Index)
-		done := ExtractedPages(st.Index)
+		done := kindex.ExtractedPages(st.Index)
 		var next []int
 		for pg := 1; pg <= total && len(next) < RestBatch; pg++ {
 			if _, ok := slices.BinarySearch(done, pg); !ok {

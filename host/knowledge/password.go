@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -16,14 +17,7 @@ import (
 // so every part of the pipeline that treats a failure as final (retries,
 // on-demand reads, OCR) treats it so too; ShownStatus turns it into this
 // status wherever a content's state is shown.
-const StatusEncrypted Status = "encrypted"
-
-// Reasons a content is encrypted: no password was given, or the one given
-// did not open it.
-const (
-	ReasonEncrypted     = "encrypted: "
-	ReasonWrongPassword = "wrong password: "
-)
+const StatusEncrypted kindex.Status = "encrypted"
 
 // Codes an extractor plugin answers with for a password-protected
 // document (pdk.Errorf): the document needs a password, or the password in
@@ -35,8 +29,8 @@ const (
 
 // ShownStatus is the status to show for a stored status and its reason: a
 // failure for want of a password (or for a wrong one) is StatusEncrypted.
-func ShownStatus(s Status, reason string) Status {
-	if s == StatusFailed && (strings.HasPrefix(reason, ReasonEncrypted) || strings.HasPrefix(reason, ReasonWrongPassword)) {
+func ShownStatus(s kindex.Status, reason string) kindex.Status {
+	if s == kindex.StatusFailed && (strings.HasPrefix(reason, kindex.ReasonEncrypted) || strings.HasPrefix(reason, kindex.ReasonWrongPassword)) {
 		return StatusEncrypted
 	}
 	return s
@@ -104,9 +98,9 @@ func encryptedReason(name string, err error) string {
 	}
 	switch we.Code {
 	case CodeEncrypted:
-		return ReasonEncrypted + name + " needs its password (give it with POST /api/v1/files/{id}/password): " + we.Message
+		return kindex.ReasonEncrypted + name + " needs its password (give it with POST /api/v1/files/{id}/password): " + we.Message
 	case CodeWrongPassword:
-		return ReasonWrongPassword + "the password given does not open " + name + "; nothing was lost, give the right one"
+		return kindex.ReasonWrongPassword + "the password given does not open " + name + "; nothing was lost, give the right one"
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -17,22 +18,22 @@ func TestShownStatus(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		err  error
-		want Status
+		want kindex.Status
 	}{
 		{"no password", fmt.Errorf("extractor pdf: %w", &wasm.Error{Code: CodeEncrypted, Message: "encrypted PDF needs a password"}), StatusEncrypted},
 		{"wrong password", fmt.Errorf("extractor pdf: %w", &wasm.Error{Code: CodeWrongPassword, Message: "the password does not open this PDF"}), StatusEncrypted},
-		{"a broken document", fmt.Errorf("extractor pdf: %w", &wasm.Error{Code: "invalid_document", Message: "encrypted: no"}), StatusFailed},
-		{"not a plugin error", errors.New("encrypted"), StatusFailed},
+		{"a broken document", fmt.Errorf("extractor pdf: %w", &wasm.Error{Code: "invalid_document", Message: "encrypted: no"}), kindex.StatusFailed},
+		{"not a plugin error", errors.New("encrypted"), kindex.StatusFailed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			reason := encryptedReason("a.pdf", c.err)
 			if reason == "" {
 				reason = c.err.Error()
 			}
-			if got := ShownStatus(StatusFailed, reason); got != c.want {
+			if got := ShownStatus(kindex.StatusFailed, reason); got != c.want {
 				t.Errorf("ShownStatus(failed, %q) = %s, want %s", reason, got, c.want)
 			}
-			if got := ShownStatus(StatusIndexed, reason); got != StatusIndexed {
+			if got := ShownStatus(kindex.StatusIndexed, reason); got != kindex.StatusIndexed {
 				t.Errorf("an indexed content shown as %s", got)
 			}
 		})

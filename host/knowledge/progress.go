@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
 
@@ -15,24 +16,24 @@ type Progress = wire.Progress
 // on-demand PDF's pages extracted (on demand or by the background
 // completion), less the image-only pages OCR has not read; nil for a
 // content without pages or not indexed yet.
-func ProgressOf(st ContentState) *Progress {
-	if st.Status != StatusIndexed && st.Status != StatusEmbedding {
+func ProgressOf(st kindex.ContentState) *Progress {
+	if st.Status != kindex.StatusIndexed && st.Status != kindex.StatusEmbedding {
 		return nil
 	}
 	total := pageCount(st.Index)
-	imageOnly := ImageOnlyPages(st.Index)
+	imageOnly := kindex.ImageOnlyPages(st.Index)
 	if total == 0 && len(imageOnly) > 0 {
 		total = 1 // an image file
 	}
 	if total == 0 {
 		return nil
 	}
-	extracted := ExtractedPages(st.Index)
+	extracted := kindex.ExtractedPages(st.Index)
 	onDemand := OnDemand(st.Index)
 	if !onDemand {
 		extracted = pagesWithin(nil, 1, total)
 	}
-	read := OCRPages(st.Index)
+	read := kindex.OCRPages(st.Index)
 	unread := 0
 	for _, pg := range imageOnly {
 		if _, ok := slices.BinarySearch(read, pg); !ok {
@@ -46,14 +47,14 @@ func ProgressOf(st ContentState) *Progress {
 		}
 	}
 	p := &Progress{Pages: total, Searchable: searchable, ImageOnly: len(imageOnly)}
-	ocr := OCRStateOf(st.Index)
+	ocr := kindex.OCRStateOf(st.Index)
 	if ocr != nil {
 		p.OCR = ocr.Status
 	} else if unread > 0 {
-		p.OCR = OCRPending
+		p.OCR = kindex.OCRPending
 	}
 	extracting := onDemand && len(extracted) < total
-	ocrGoing := unread > 0 && (p.OCR == OCRPending || p.OCR == OCRRunning)
+	ocrGoing := unread > 0 && (p.OCR == kindex.OCRPending || p.OCR == kindex.OCRRunning)
 	p.Pending = extracting || ocrGoing
 	msg := fmt.Sprintf("%s of %s pages searchable", thousands(searchable), thousands(total))
 	if total == 1 && len(imageOnly) == 1 && pageCount(st.Index) == 0 {
@@ -68,9 +69,9 @@ func ProgressOf(st ContentState) *Progress {
 	switch {
 	case unread == 0 && len(imageOnly) > 0 && pageCount(st.Index) > 0:
 		msg += fmt.Sprintf("; %s read by OCR", pagesAre(len(imageOnly), "image-only "))
-	case unread > 0 && p.OCR == OCRNotConfigured:
+	case unread > 0 && p.OCR == kindex.OCRNotConfigured:
 		msg += fmt.Sprintf("; %s not read: %s", pagesAre(unread, "image-only "), NoOCRModel)
-	case unread > 0 && p.OCR == OCRStopped:
+	case unread > 0 && p.OCR == kindex.OCRStopped:
 		msg += fmt.Sprintf("; %s not read: OCR stopped: %s", pagesAre(unread, "image-only "), ocr.Message)
 	case unread > 0:
 		msg += fmt.Sprintf("; %s being read by OCR in the background (%d of %d done)", pagesAre(unread, "image-only "), len(imageOnly)-unread, len(imageOnly))

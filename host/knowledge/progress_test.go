@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
@@ -17,31 +18,31 @@ func TestProgressOf(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		status     Status
+		status     kindex.Status
 		structure  map[string]any
 		searchable int
 		total      int
 		pending    bool
 		message    string
 	}{
-		{"a long PDF still extracted", StatusIndexed, map[string]any{"pages": float64(1158), StructOnDemand: true, StructExtractedPages: pages(120)},
+		{"a long PDF still extracted", kindex.StatusIndexed, map[string]any{"pages": float64(1158), kindex.StructOnDemand: true, kindex.StructExtractedPages: pages(120)},
 			120, 1158, true, "120 of 1,158 pages searchable; 1,038 pages are still being extracted in the background"},
-		{"a long PDF complete", StatusIndexed, map[string]any{"pages": float64(1158), StructOnDemand: true, StructExtractedPages: pages(1158)},
+		{"a long PDF complete", kindex.StatusIndexed, map[string]any{"pages": float64(1158), kindex.StructOnDemand: true, kindex.StructExtractedPages: pages(1158)},
 			1158, 1158, false, "1,158 of 1,158 pages searchable"},
-		{"a scan waiting for OCR", StatusIndexed, map[string]any{"pages": float64(3), "pageMap": []any{
-			map[string]any{"page": float64(1), "textStatus": TextImageOnly}, map[string]any{"page": float64(2)}, map[string]any{"page": float64(3), "textStatus": TextOCR}},
-			StructOCRPages: []any{float64(3)}, StructOCR: map[string]any{"status": OCRRunning}},
+		{"a scan waiting for OCR", kindex.StatusIndexed, map[string]any{"pages": float64(3), "pageMap": []any{
+			map[string]any{"page": float64(1), "textStatus": kindex.TextImageOnly}, map[string]any{"page": float64(2)}, map[string]any{"page": float64(3), "textStatus": kindex.TextOCR}},
+			kindex.StructOCRPages: []any{float64(3)}, kindex.StructOCR: map[string]any{"status": kindex.OCRRunning}},
 			2, 3, true, "2 of 3 pages searchable; 1 image-only page is being read by OCR in the background (1 of 2 done)"},
-		{"a scan without an OCR model", StatusIndexed, map[string]any{"pages": float64(1), "pageMap": []any{map[string]any{"page": float64(1), "textStatus": TextImageOnly}},
-			StructOCR: map[string]any{"status": OCRNotConfigured}},
+		{"a scan without an OCR model", kindex.StatusIndexed, map[string]any{"pages": float64(1), "pageMap": []any{map[string]any{"page": float64(1), "textStatus": kindex.TextImageOnly}},
+			kindex.StructOCR: map[string]any{"status": kindex.OCRNotConfigured}},
 			0, 1, false, "AGENTHOST_MODEL_OCR"},
-		{"a picture read", StatusIndexed, map[string]any{StructTextStatus: TextOCR, StructOCRPages: []any{float64(1)}}, 1, 1, false, "the image's text is searchable"},
-		{"not indexed yet", StatusPending, map[string]any{"pages": float64(4)}, -1, 0, false, ""},
-		{"no pages", StatusIndexed, map[string]any{"sheets": float64(2)}, -1, 0, false, ""},
+		{"a picture read", kindex.StatusIndexed, map[string]any{kindex.StructTextStatus: kindex.TextOCR, kindex.StructOCRPages: []any{float64(1)}}, 1, 1, false, "the image's text is searchable"},
+		{"not indexed yet", kindex.StatusPending, map[string]any{"pages": float64(4)}, -1, 0, false, ""},
+		{"no pages", kindex.StatusIndexed, map[string]any{"sheets": float64(2)}, -1, 0, false, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := ProgressOf(ContentState{Status: tc.status, Index: content.Index{Structure: tc.structure}})
+			p := ProgressOf(kindex.ContentState{Status: tc.status, Index: content.Index{Structure: tc.structure}})
 			if tc.searchable < 0 {
 				if p != nil {
 					t.Fatalf("progress %+v, want none", p)

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // SearchStore is what searching needs of the database.
 type SearchStore interface {
-	SearchLexical(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error)
-	SearchVectors(ctx context.Context, p tenancy.Principal, q Query, model string, vec []float32) ([]Hit, error)
+	SearchLexical(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
+	SearchVectors(ctx context.Context, p tenancy.Principal, q kindex.Query, model string, vec []float32) ([]kindex.Hit, error)
 }
 
 // languageStore is the optional part of a SearchStore that knows the
@@ -23,8 +25,8 @@ type languageStore interface {
 
 // Embedder turns texts into vectors (the model layer's embedding operation).
 type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error)
-	Model(op llm.Operation) (llm.ModelInfo, bool)
+	Embed(ctx context.Context, texts []string) ([][]float32, modeluse.Usage, error)
+	Model(op modeluse.Operation) (llm.ModelInfo, bool)
 }
 
 // Values of Hit.Match.
@@ -51,7 +53,7 @@ func NewSearcher(store SearchStore, embed Embedder, logger *slog.Logger) *Search
 }
 
 // Search runs the query for the principal.
-func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]Hit, error) {
+func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
@@ -64,7 +66,7 @@ func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]
 		q.Languages = langs
 	}
 	lexical, lerr := s.store.SearchLexical(ctx, p, q)
-	if lerr != nil && !(errors.Is(lerr, tenancy.ErrInvalid) && len(Terms(q.Text)) == 0 && s.embed != nil) {
+	if lerr != nil && !(errors.Is(lerr, tenancy.ErrInvalid) && len(kindex.Terms(q.Text)) == 0 && s.embed != nil) {
 		return nil, lerr
 	}
 	model, ok := s.model()
@@ -88,7 +90,7 @@ func (s *Searcher) Search(ctx context.Context, p tenancy.Principal, q Query) ([]
 
 // marked sets every hit's Match, so that a caller sees when results were
 // found by their words only.
-func marked(hits []Hit, match string) []Hit {
+func marked(hits []kindex.Hit, match string) []kindex.Hit {
 	for i := range hits {
 		hits[i].Match = match
 	}
@@ -99,6 +101,6 @@ func (s *Searcher) model() (string, bool) {
 	if s.embed == nil {
 		return "", false
 	}
-	m, ok := s.embed.Model(llm.OpEmbedding)
+	m, ok := s.embed.Model(modeluse.OpEmbedding)
 	return m.Name, ok
 }

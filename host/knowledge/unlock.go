@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -27,7 +28,7 @@ var ErrTooManyAttempts = errors.New("too many passwords tried for this file")
 // StateReader reads a file's content state for a principal who may read
 // the file (tenancy.ErrNotFound otherwise): the store's ContentState.
 type StateReader interface {
-	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (ContentState, error)
+	ContentState(ctx context.Context, p tenancy.Principal, fileID string) (kindex.ContentState, error)
 }
 
 // Unlocker takes the passwords people give for their encrypted files: it
@@ -53,25 +54,25 @@ func NewUnlocker(in *Ingester, states StateReader) *Unlocker {
 // password loses nothing). ErrNotEncrypted (wrapped in tenancy.ErrConflict)
 // when the file does not wait for a password; ErrTooManyAttempts past the
 // bound.
-func (u *Unlocker) Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (ContentState, error) {
+func (u *Unlocker) Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (kindex.ContentState, error) {
 	if password == "" || len(password) > MaxPasswordLen {
-		return ContentState{}, fmt.Errorf("%w: a password of 1 to %d bytes is needed", tenancy.ErrInvalid, MaxPasswordLen)
+		return kindex.ContentState{}, fmt.Errorf("%w: a password of 1 to %d bytes is needed", tenancy.ErrInvalid, MaxPasswordLen)
 	}
 	st, err := u.states.ContentState(ctx, p, fileID)
 	if err != nil {
-		return ContentState{}, err
+		return kindex.ContentState{}, err
 	}
 	if ShownStatus(st.Status, st.Error) != StatusEncrypted {
-		return ContentState{}, fmt.Errorf("%w: %w (status %s)", tenancy.ErrConflict, ErrNotEncrypted, st.Status)
+		return kindex.ContentState{}, fmt.Errorf("%w: %w (status %s)", tenancy.ErrConflict, ErrNotEncrypted, st.Status)
 	}
 	if !u.attempt(fileID) {
-		return ContentState{}, fmt.Errorf("%w: at most %d per %s", ErrTooManyAttempts, PasswordAttempts, PasswordWindow)
+		return kindex.ContentState{}, fmt.Errorf("%w: at most %d per %s", ErrTooManyAttempts, PasswordAttempts, PasswordWindow)
 	}
 	if err := u.in.IngestWithPassword(ctx, fileID, password); err != nil {
 		if errors.Is(err, ErrNotEncrypted) {
 			err = fmt.Errorf("%w: %w", tenancy.ErrConflict, err)
 		}
-		return ContentState{}, err
+		return kindex.ContentState{}, err
 	}
 	return u.states.ContentState(ctx, p, fileID)
 }
@@ -114,7 +115,7 @@ const (
 // gives the password if the file turned out encrypted (Unlock) and returns
 // the state either way. The password is held by this call only; a client
 // that goes away ends it.
-func (u *Unlocker) UnlockWhenSettled(ctx context.Context, p tenancy.Principal, fileID, password string) (ContentState, error) {
+func (u *Unlocker) UnlockWhenSettled(ctx context.Context, p tenancy.Principal, fileID, password string) (kindex.ContentState, error) {
 	ctx, cancel := context.WithTimeout(ctx, settleWait)
 	defer cancel()
 	tick := time.NewTicker(settlePoll)
@@ -122,17 +123,17 @@ func (u *Unlocker) UnlockWhenSettled(ctx context.Context, p tenancy.Principal, f
 	for {
 		st, err := u.states.ContentState(ctx, p, fileID)
 		if err != nil {
-			return ContentState{}, err
+			return kindex.ContentState{}, err
 		}
 		switch ShownStatus(st.Status, st.Error) {
 		case StatusEncrypted:
 			return u.Unlock(ctx, p, fileID, password)
-		case StatusIndexed, StatusEmbedding, StatusFailed:
+		case kindex.StatusIndexed, kindex.StatusEmbedding, kindex.StatusFailed:
 			return st, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ContentState{}, fmt.Errorf("knowledge: waiting for %s to be indexed before using its password: %w", fileID, ctx.Err())
+			return kindex.ContentState{}, fmt.Errorf("knowledge: waiting for %s to be indexed before using its password: %w", fileID, ctx.Err())
 		case <-tick.C:
 		}
 	}

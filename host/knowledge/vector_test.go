@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 )
 
 func TestVectorHelpers(t *testing.T) {
 	v := []float32{1.5, -2, 0, 3.25}
-	if got := knowledge.DecodeVector(knowledge.EncodeVector(v)); !slices.Equal(got, v) {
+	if got := kindex.DecodeVector(kindex.EncodeVector(v)); !slices.Equal(got, v) {
 		t.Fatalf("round trip: %v", got)
 	}
 	for _, c := range []struct {
@@ -22,21 +23,21 @@ func TestVectorHelpers(t *testing.T) {
 		{[]float32{1, 0}, []float32{-1, 0}, -1},
 		{[]float32{0, 0}, []float32{1, 1}, 0},
 	} {
-		if got := knowledge.Cosine(c.a, c.b); math.Abs(got-c.want) > 1e-9 {
+		if got := kindex.Cosine(c.a, c.b); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("cosine %v %v = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }
 
 func TestFuse(t *testing.T) {
-	hits := func(ids ...string) []knowledge.Hit {
-		var out []knowledge.Hit
+	hits := func(ids ...string) []kindex.Hit {
+		var out []kindex.Hit
 		for _, id := range ids {
-			out = append(out, knowledge.Hit{Chunk: knowledge.Chunk{ID: id}})
+			out = append(out, kindex.Hit{Chunk: kindex.Chunk{ID: id}})
 		}
 		return out
 	}
-	ids := func(hs []knowledge.Hit) []string {
+	ids := func(hs []kindex.Hit) []string {
 		var out []string
 		for _, h := range hs {
 			out = append(out, h.ID)
@@ -45,13 +46,13 @@ func TestFuse(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		lists [][]knowledge.Hit
+		lists [][]kindex.Hit
 		limit int
 		want  []string
 	}{
-		{"agreement lifts", [][]knowledge.Hit{hits("a", "b", "c"), hits("c", "d", "b")}, 10, []string{"c", "b", "a", "d"}},
-		{"one list keeps its order", [][]knowledge.Hit{hits("x", "y"), nil}, 10, []string{"x", "y"}},
-		{"limit", [][]knowledge.Hit{hits("a", "b", "c"), hits("c", "b", "a")}, 2, []string{"a", "c"}},
+		{"agreement lifts", [][]kindex.Hit{hits("a", "b", "c"), hits("c", "d", "b")}, 10, []string{"c", "b", "a", "d"}},
+		{"one list keeps its order", [][]kindex.Hit{hits("x", "y"), nil}, 10, []string{"x", "y"}},
+		{"limit", [][]kindex.Hit{hits("a", "b", "c"), hits("c", "b", "a")}, 2, []string{"a", "c"}},
 		{"nothing", nil, 5, nil},
 	} {
 		if got := ids(knowledge.Fuse(c.limit, c.lists...)); !slices.Equal(got, c.want) {

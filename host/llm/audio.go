@@ -13,9 +13,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agenthost/agenthost/host/money"
-
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agenthost/agenthost/host/llm/modeluse"
+	"github.com/agenthost/agenthost/host/money"
 )
 
 // maxSpeechBytes bounds a speech reply (an hour of mp3 is about 60 MB).
@@ -31,21 +32,21 @@ const maxSpeechBytes = 64 << 20
 // (verbose_json); models that report none (gpt-4o-transcribe takes only
 // json) are measured from a WAV header, and otherwise recorded at 0 seconds,
 // both with Usage.Estimated set.
-func (c *Client) Transcribe(ctx context.Context, audio io.Reader, filename string) (string, Usage, error) {
-	chain := c.chain(OpTranscription)
+func (c *Client) Transcribe(ctx context.Context, audio io.Reader, filename string) (string, modeluse.Usage, error) {
+	chain := c.chain(modeluse.OpTranscription)
 	if len(chain) == 0 {
-		return "", Usage{Operation: OpTranscription}, notConfigured(OpTranscription)
+		return "", modeluse.Usage{Operation: modeluse.OpTranscription}, notConfigured(modeluse.OpTranscription)
 	}
 	limit := c.cfg.Transcription.MaxBytes
 	data, err := io.ReadAll(io.LimitReader(audio, limit+1))
 	if err != nil {
-		return "", Usage{Operation: OpTranscription}, fmt.Errorf("llm: transcription: reading audio: %w", err)
+		return "", modeluse.Usage{Operation: modeluse.OpTranscription}, fmt.Errorf("llm: transcription: reading audio: %w", err)
 	}
 	if int64(len(data)) > limit {
-		return "", Usage{Operation: OpTranscription}, fmt.Errorf("llm: transcription: %w: audio is larger than %d bytes", ErrInvalidRequest, limit)
+		return "", modeluse.Usage{Operation: modeluse.OpTranscription}, fmt.Errorf("llm: transcription: %w: audio is larger than %d bytes", ErrInvalidRequest, limit)
 	}
 	if len(data) == 0 {
-		return "", Usage{Operation: OpTranscription}, fmt.Errorf("llm: transcription: %w: no audio", ErrInvalidRequest)
+		return "", modeluse.Usage{Operation: modeluse.OpTranscription}, fmt.Errorf("llm: transcription: %w: no audio", ErrInvalidRequest)
 	}
 	if filename == "" {
 		filename = "audio" + sniffAudioExt(data)
@@ -56,14 +57,14 @@ func (c *Client) Transcribe(ctx context.Context, audio io.Reader, filename strin
 	for _, m := range chain {
 		most = max(most, m.audioCost(secs))
 	}
-	h, err := c.hold(ctx, OpTranscription, most)
+	h, err := c.hold(ctx, modeluse.OpTranscription, most)
 	if err != nil {
-		return "", Usage{Operation: OpTranscription}, err
+		return "", modeluse.Usage{Operation: modeluse.OpTranscription}, err
 	}
 	defer h.Release(ctx)
 	start := time.Now()
 	var resp openai.AudioResponse
-	used, attempts, err := c.run(ctx, OpTranscription, chain, func(a *attempt, m *model) (bool, error) {
+	used, attempts, err := c.run(ctx, modeluse.OpTranscription, chain, func(a *attempt, m *model) (bool, error) {
 		format := openai.AudioResponseFormatVerboseJSON
 		if strings.Contains(m.Model, "gpt-4o") {
 			format = openai.AudioResponseFormatJSON // these models refuse verbose_json
@@ -79,9 +80,9 @@ func (c *Client) Transcribe(ctx context.Context, audio io.Reader, filename strin
 		return false, nil
 	})
 	if err != nil {
-		return "", Usage{Operation: OpTranscription, Attempts: attempts}, err
+		return "", modeluse.Usage{Operation: modeluse.OpTranscription, Attempts: attempts}, err
 	}
-	u := Usage{Operation: OpTranscription, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
+	u := modeluse.Usage{Operation: modeluse.OpTranscription, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
 		Duration: time.Since(start), AudioSeconds: resp.Duration}
 	if u.AudioSeconds <= 0 {
 		u.AudioSeconds, _ = wavSeconds(data)
@@ -96,13 +97,13 @@ func (c *Client) Transcribe(ctx context.Context, audio io.Reader, filename strin
 // takes Speech.Voice; the format is Speech.Format. It returns the audio, its
 // MIME type (the provider's Content-Type, else the format's) and the usage,
 // priced per character (rune) at CHFPer1MChars.
-func (c *Client) Speak(ctx context.Context, text, voice string) ([]byte, string, Usage, error) {
-	chain := c.chain(OpSpeech)
+func (c *Client) Speak(ctx context.Context, text, voice string) ([]byte, string, modeluse.Usage, error) {
+	chain := c.chain(modeluse.OpSpeech)
 	if len(chain) == 0 {
-		return nil, "", Usage{Operation: OpSpeech}, notConfigured(OpSpeech)
+		return nil, "", modeluse.Usage{Operation: modeluse.OpSpeech}, notConfigured(modeluse.OpSpeech)
 	}
 	if strings.TrimSpace(text) == "" {
-		return nil, "", Usage{Operation: OpSpeech}, fmt.Errorf("llm: speech: %w: no text", ErrInvalidRequest)
+		return nil, "", modeluse.Usage{Operation: modeluse.OpSpeech}, fmt.Errorf("llm: speech: %w: no text", ErrInvalidRequest)
 	}
 	if voice == "" {
 		voice = c.cfg.Speech.Voice
@@ -113,15 +114,15 @@ func (c *Client) Speak(ctx context.Context, text, voice string) ([]byte, string,
 	for _, m := range chain {
 		most = max(most, money.PerMillion(chars, money.FromCHF(m.CHFPer1MChars)))
 	}
-	h, err := c.hold(ctx, OpSpeech, most)
+	h, err := c.hold(ctx, modeluse.OpSpeech, most)
 	if err != nil {
-		return nil, "", Usage{Operation: OpSpeech}, err
+		return nil, "", modeluse.Usage{Operation: modeluse.OpSpeech}, err
 	}
 	defer h.Release(ctx)
 	start := time.Now()
 	var audio []byte
 	var mimeType string
-	used, attempts, err := c.run(ctx, OpSpeech, chain, func(a *attempt, m *model) (bool, error) {
+	used, attempts, err := c.run(ctx, modeluse.OpSpeech, chain, func(a *attempt, m *model) (bool, error) {
 		raw, err := m.p.api.CreateSpeech(a.ctx, openai.CreateSpeechRequest{
 			Model: openai.SpeechModel(m.Model), Input: text, Voice: openai.SpeechVoice(voice),
 			ResponseFormat: openai.SpeechResponseFormat(format),
@@ -148,9 +149,9 @@ func (c *Client) Speak(ctx context.Context, text, voice string) ([]byte, string,
 		return false, nil
 	})
 	if err != nil {
-		return nil, "", Usage{Operation: OpSpeech, Attempts: attempts}, err
+		return nil, "", modeluse.Usage{Operation: modeluse.OpSpeech, Attempts: attempts}, err
 	}
-	u := Usage{Operation: OpSpeech, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
+	u := modeluse.Usage{Operation: modeluse.OpSpeech, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
 		Duration: time.Since(start), Characters: utf8.RuneCountInString(text)}
 	u.Cost = money.PerMillion(int64(u.Characters), money.FromCHF(used.CHFPer1MChars))
 	return audio, mimeType, u, c.record(ctx, h, u)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -44,7 +45,7 @@ type Capabilities struct {
 	MaxWorkflowCost money.Amount
 	// Operation is the chain tools' completions use (default OpSummary,
 	// which falls back to the agent's chain).
-	Operation Operation
+	Operation modeluse.Operation
 	// Logger receives failures to account a cost (default: discard).
 	Logger *slog.Logger
 }
@@ -53,9 +54,9 @@ type Capabilities struct {
 // reports the smaller of it and a quarter of the context window.
 const DefaultMaxOutputTokens = 4096
 
-func (h *Capabilities) op() Operation {
+func (h *Capabilities) op() modeluse.Operation {
 	if h.Operation == "" {
-		return OpSummary
+		return modeluse.OpSummary
 	}
 	return h.Operation
 }
@@ -103,7 +104,7 @@ type ModelInfoResult struct {
 
 // caller returns the tool call's caller and the configured model, or the
 // capability error that refuses the call.
-func (h *Capabilities) caller(ctx context.Context, op Operation) (toolcall.Caller, ModelInfo, error) {
+func (h *Capabilities) caller(ctx context.Context, op modeluse.Operation) (toolcall.Caller, ModelInfo, error) {
 	c, ok := toolcall.From(ctx)
 	if !ok || c.Principal.TenantID == "" {
 		return c, ModelInfo{}, &wasm.CapabilityError{Code: "no_caller", Message: "this call runs for nobody (no user, workspace or workflow), so it may not use models"}
@@ -219,7 +220,7 @@ type GeneratedImage struct {
 }
 
 func (h *Capabilities) generate(ctx context.Context, call *wasm.Call, req json.RawMessage) (any, error) {
-	c, _, err := h.caller(ctx, OpImage)
+	c, _, err := h.caller(ctx, modeluse.OpImage)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +285,7 @@ func (h *Capabilities) checkBudget(ctx context.Context, c toolcall.Caller) error
 // account adds what a call cost to the caller's workflow, and to the run's
 // tally when an agent run made the call; the usage record itself is
 // written by the client's meter.
-func (h *Capabilities) account(ctx context.Context, c toolcall.Caller, u Usage) {
+func (h *Capabilities) account(ctx context.Context, c toolcall.Caller, u modeluse.Usage) {
 	if c.WorkflowID == "" || (u.Cost == 0 && u.PromptTokens+u.CompletionTokens == 0) {
 		return
 	}

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenthost/agenthost/host/money"
-
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agenthost/agenthost/host/llm/modeluse"
+	"github.com/agenthost/agenthost/host/money"
 )
 
 // maxImageBytes bounds one generated image (a 4K PNG is about 25 MB).
@@ -38,22 +39,22 @@ type Image struct {
 // provider's images API, asking for base64 data (no second download from a
 // URL the provider chooses). The usage is priced by the tokens the provider
 // reports (gpt-image-*) and otherwise per image (CHFPerImage).
-func (c *Client) GenerateImage(ctx context.Context, req ImageRequest) ([]Image, Usage, error) {
-	chain := c.chain(OpImage)
+func (c *Client) GenerateImage(ctx context.Context, req ImageRequest) ([]Image, modeluse.Usage, error) {
+	chain := c.chain(modeluse.OpImage)
 	if len(chain) == 0 {
-		return nil, Usage{Operation: OpImage}, notConfigured(OpImage)
+		return nil, modeluse.Usage{Operation: modeluse.OpImage}, notConfigured(modeluse.OpImage)
 	}
 	if strings.TrimSpace(req.Prompt) == "" {
-		return nil, Usage{Operation: OpImage}, fmt.Errorf("llm: image: %w: no prompt", ErrInvalidRequest)
+		return nil, modeluse.Usage{Operation: modeluse.OpImage}, fmt.Errorf("llm: image: %w: no prompt", ErrInvalidRequest)
 	}
 	if req.N == 0 {
 		req.N = 1
 	}
 	if req.N < 0 || req.N > 4 {
-		return nil, Usage{Operation: OpImage}, fmt.Errorf("llm: image: %w: n=%d (want 1 to 4)", ErrInvalidRequest, req.N)
+		return nil, modeluse.Usage{Operation: modeluse.OpImage}, fmt.Errorf("llm: image: %w: n=%d (want 1 to 4)", ErrInvalidRequest, req.N)
 	}
 	if req.Size != "" && !validImageSize(req.Size) {
-		return nil, Usage{Operation: OpImage}, fmt.Errorf("llm: image: %w: size %q (want WIDTHxHEIGHT, e.g. 1024x1024)", ErrInvalidRequest, req.Size)
+		return nil, modeluse.Usage{Operation: modeluse.OpImage}, fmt.Errorf("llm: image: %w: size %q (want WIDTHxHEIGHT, e.g. 1024x1024)", ErrInvalidRequest, req.Size)
 	}
 	// Priced per image, the call's most is known; priced by tokens, the
 	// prompt's part of it.
@@ -61,15 +62,15 @@ func (c *Client) GenerateImage(ctx context.Context, req ImageRequest) ([]Image, 
 	for _, m := range chain {
 		most = max(most, m.tokenCost(len(req.Prompt)/3+1, 0, 0)+money.Times(int64(req.N), money.FromCHF(m.CHFPerImage)))
 	}
-	h, err := c.hold(ctx, OpImage, most)
+	h, err := c.hold(ctx, modeluse.OpImage, most)
 	if err != nil {
-		return nil, Usage{Operation: OpImage}, err
+		return nil, modeluse.Usage{Operation: modeluse.OpImage}, err
 	}
 	defer h.Release(ctx)
 	start := time.Now()
 	var images []Image
 	var reported openai.ImageResponseUsage
-	used, attempts, err := c.run(ctx, OpImage, chain, func(a *attempt, m *model) (bool, error) {
+	used, attempts, err := c.run(ctx, modeluse.OpImage, chain, func(a *attempt, m *model) (bool, error) {
 		r := openai.ImageRequest{Prompt: req.Prompt, Model: m.Model, N: req.N, Size: req.Size}
 		// gpt-image-* always answer in base64 and refuse response_format;
 		// the others answer with URLs unless asked.
@@ -101,9 +102,9 @@ func (c *Client) GenerateImage(ctx context.Context, req ImageRequest) ([]Image, 
 		return false, nil
 	})
 	if err != nil {
-		return nil, Usage{Operation: OpImage, Attempts: attempts}, err
+		return nil, modeluse.Usage{Operation: modeluse.OpImage, Attempts: attempts}, err
 	}
-	u := Usage{Operation: OpImage, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
+	u := modeluse.Usage{Operation: modeluse.OpImage, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
 		Duration: time.Since(start), Images: len(images),
 		PromptTokens: reported.InputTokens, CompletionTokens: reported.OutputTokens}
 	u.Cost = used.tokenCost(u.PromptTokens, 0, u.CompletionTokens) + money.Times(int64(u.Images), money.FromCHF(used.CHFPerImage))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/wasm"
 )
@@ -41,7 +42,7 @@ type OCRResult struct {
 // with the same caller, budget and billing as complete. Without an OCR
 // model it fails with code "no_model" and says how to configure one.
 func (h *Capabilities) ocr(ctx context.Context, call *wasm.Call, req json.RawMessage) (any, error) {
-	c, m, err := h.caller(ctx, OpOCR)
+	c, m, err := h.caller(ctx, modeluse.OpOCR)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func (h *Capabilities) ocr(ctx context.Context, call *wasm.Call, req json.RawMes
 	actx := WithAttribution(ctx, Attribution{TenantID: c.Principal.TenantID, WorkspaceID: c.WorkspaceID,
 		UserID: c.Principal.UserID, WorkflowID: c.WorkflowID, Purpose: purpose})
 	zero := float32(0)
-	resp, err := h.Client.Chat(actx, ChatRequest{Operation: OpOCR, Messages: []Message{msg}, MaxTokens: r.MaxTokens, Temperature: &zero}, nil)
+	resp, err := h.Client.Chat(actx, ChatRequest{Operation: modeluse.OpOCR, Messages: []Message{msg}, MaxTokens: r.MaxTokens, Temperature: &zero}, nil)
 	h.account(ctx, c, resp.Usage)
 	if err != nil {
 		return nil, modelError(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -45,9 +46,9 @@ func ocrReq(images ...map[string]any) string {
 // caller with the purpose tool:<tool>/ocr.
 func TestModelCapabilityOCR(t *testing.T) {
 	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpAgent: {{Model: "text-only", InputCHFPer1M: 1, OutputCHFPer1M: 1}},
-			llm.OpOCR:   {{Model: "vision-model", InputCHFPer1M: 150, OutputCHFPer1M: 600}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{
+			modeluse.OpAgent: {{Model: "text-only", InputCHFPer1M: 1, OutputCHFPer1M: 1}},
+			modeluse.OpOCR:   {{Model: "vision-model", InputCHFPer1M: 150, OutputCHFPer1M: 600}},
 		},
 		Retry: fastRetry, Timeout: 10 * time.Second,
 	}})
@@ -84,7 +85,7 @@ func TestModelCapabilityOCRRefusals(t *testing.T) {
 	e := newCapEnv(t) // no OCR chain
 	page := base64.StdEncoding.EncodeToString(pngPage(t))
 	withOCR, err := llm.New(llm.Config{Providers: []llm.ProviderConfig{{Name: "test", BaseURL: e.srv.URL()}},
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpOCR: {{Provider: "test", Model: "vision-model", Free: true}}}}, nil, nil)
+		Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpOCR: {{Provider: "test", Model: "vision-model", Free: true}}}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -37,9 +38,9 @@ type capEnv struct {
 func newCapEnv(t *testing.T) capEnv {
 	t.Helper()
 	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1000, OutputCHFPer1M: 2000}},
-			llm.OpImage:   {{Model: "dall-e-3", CHFPerImage: 0.04}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{
+			modeluse.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1000, OutputCHFPer1M: 2000}},
+			modeluse.OpImage:   {{Model: "dall-e-3", CHFPerImage: 0.04}},
 		},
 		Retry:   fastRetry,
 		Timeout: 10 * time.Second,

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 // emptyObjectSchema is sent for a tool without parameters: providers reject
@@ -40,10 +42,10 @@ var errTruncatedStream = errors.New("stream ended without a finish_reason (conne
 func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta)) (ChatResponse, error) {
 	op := req.Operation
 	if op == "" {
-		op = OpAgent
+		op = modeluse.OpAgent
 	}
-	if !op.chat() {
-		return ChatResponse{}, fmt.Errorf("llm: %w: operation %q is not a chat operation (use %s or %s)", ErrInvalidRequest, op, OpAgent, OpSummary)
+	if !op.Chat() {
+		return ChatResponse{}, fmt.Errorf("llm: %w: operation %q is not a chat operation (use %s or %s)", ErrInvalidRequest, op, modeluse.OpAgent, modeluse.OpSummary)
 	}
 	if len(req.Messages) == 0 {
 		return ChatResponse{}, fmt.Errorf("llm: %s: %w: no messages", op, ErrInvalidRequest)
@@ -194,8 +196,8 @@ func estimateOutputTokens(req ChatRequest, chain []*model) int {
 
 // chatUsage prices a chat call, from the provider's figures when it gave
 // any and from the tokenizer otherwise.
-func chatUsage(op Operation, m *model, req ChatRequest, msg Message, reported *openai.Usage, attempts int, d time.Duration) Usage {
-	u := Usage{Operation: op, Provider: m.p.Name, Model: m.Model, Duration: d, Attempts: attempts}
+func chatUsage(op modeluse.Operation, m *model, req ChatRequest, msg Message, reported *openai.Usage, attempts int, d time.Duration) modeluse.Usage {
+	u := modeluse.Usage{Operation: op, Provider: m.p.Name, Model: m.Model, Duration: d, Attempts: attempts}
 	if reported != nil && reported.PromptTokens+reported.CompletionTokens > 0 {
 		u.PromptTokens, u.CompletionTokens = reported.PromptTokens, reported.CompletionTokens
 		if d := reported.PromptTokensDetails; d != nil {

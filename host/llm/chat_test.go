@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -197,7 +198,7 @@ func TestChatUsageAndCost(t *testing.T) {
 				t.Fatal(err)
 			}
 			u := resp.Usage
-			if u.Operation != llm.OpAgent || u.Provider != "a" || u.Model != "m-a" || u.Attempts != 1 || u.Duration <= 0 {
+			if u.Operation != modeluse.OpAgent || u.Provider != "a" || u.Model != "m-a" || u.Attempts != 1 || u.Duration <= 0 {
 				t.Errorf("usage %+v", u)
 			}
 			if u.Estimated != tc.wantEstimated || u.CompletionTokens != tc.wantComplete ||
@@ -306,7 +307,7 @@ func TestChatFallback(t *testing.T) {
 func TestChatErrors(t *testing.T) {
 	tests := []struct {
 		name       string
-		chains     map[llm.Operation][]llm.ModelConfig
+		chains     map[modeluse.Operation][]llm.ModelConfig
 		opts       []llmtest.Option
 		script     []llmtest.Step
 		tools      []llm.ToolDef
@@ -327,11 +328,11 @@ func TestChatErrors(t *testing.T) {
 			wantModels: []string{"m-a", "m-a", "m-b", "m-b"}, wantStatus: 503, wantIs: llm.ErrUnavailable,
 			wantText: []string{"a/m-a ×2", "b/m-b ×2", "b2"}},
 		{name: "a model without function calling refuses tools (server side)", tools: tools,
-			chains:     map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Provider: "a", Model: "plain"}}},
+			chains:     map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Provider: "a", Model: "plain"}}},
 			opts:       []llmtest.Option{llmtest.WithNoFunctionCalling("plain")},
 			wantModels: []string{"plain"}, wantStatus: 400, wantText: []string{"does not support tools", "param tools"}},
 		{name: "models flagged without function calling are skipped for tools", tools: tools,
-			chains: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Provider: "a", Model: "plain", NoFunctionCalling: true}}},
+			chains: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Provider: "a", Model: "plain", NoFunctionCalling: true}}},
 			wantIs: llm.ErrNoFunctionCalling, wantText: []string{"a/plain", "text protocol"}},
 		{name: "no model configured", chains: nil,
 			wantIs: llm.ErrNotConfigured, wantText: []string{"AGENTHOST_MODEL_AGENT", "docs/configuration.md"}},
@@ -369,7 +370,7 @@ func TestChatErrors(t *testing.T) {
 // A model flagged without function calling is skipped for a request with
 // tools, and used for one without.
 func TestChatSkipsModelsWithoutFunctionCalling(t *testing.T) {
-	chains := map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {
+	chains := map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {
 		{Provider: "a", Model: "plain", NoFunctionCalling: true},
 		{Provider: "b", Model: "fc"},
 	}}
@@ -384,7 +385,7 @@ func TestChatSkipsModelsWithoutFunctionCalling(t *testing.T) {
 	if got := models(s.srv.ChatRequests()); !slices.Equal(got, []string{"fc", "plain"}) {
 		t.Errorf("requests went to %v", got)
 	}
-	if info, _ := s.client.Model(llm.OpAgent); info.FunctionCalling || info.Name != "plain" {
+	if info, _ := s.client.Model(modeluse.OpAgent); info.FunctionCalling || info.Name != "plain" {
 		t.Errorf("Model(agent) = %+v", info)
 	}
 }
@@ -496,14 +497,14 @@ func TestChatCancellation(t *testing.T) {
 func TestSummaryFallsBackToAgentChain(t *testing.T) {
 	s := newSetup(t, 5*time.Second, agentChain())
 	s.srv.Script(llmtest.Reply("short"))
-	if !s.client.Configured(llm.OpSummary) || s.client.Configured(llm.OpEmbedding) {
+	if !s.client.Configured(modeluse.OpSummary) || s.client.Configured(modeluse.OpEmbedding) {
 		t.Fatal("Configured: summary should follow agent, embedding should be off")
 	}
-	resp, err := s.client.Chat(context.Background(), llm.ChatRequest{Operation: llm.OpSummary, Messages: userMsg("summarise")}, nil)
-	if err != nil || resp.Usage.Operation != llm.OpSummary || resp.Usage.Model != "m-a" {
+	resp, err := s.client.Chat(context.Background(), llm.ChatRequest{Operation: modeluse.OpSummary, Messages: userMsg("summarise")}, nil)
+	if err != nil || resp.Usage.Operation != modeluse.OpSummary || resp.Usage.Model != "m-a" {
 		t.Fatalf("resp %+v, err %v", resp, err)
 	}
-	if _, err := s.client.Chat(context.Background(), llm.ChatRequest{Operation: llm.OpEmbedding, Messages: userMsg("x")}, nil); !errors.Is(err, llm.ErrInvalidRequest) {
+	if _, err := s.client.Chat(context.Background(), llm.ChatRequest{Operation: modeluse.OpEmbedding, Messages: userMsg("x")}, nil); !errors.Is(err, llm.ErrInvalidRequest) {
 		t.Errorf("chat on the embedding operation: %v", err)
 	}
 	if _, _, err := s.client.Embed(context.Background(), []string{"x"}); !errors.Is(err, llm.ErrNotConfigured) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -52,7 +53,7 @@ func ChosenModel(ctx context.Context) string {
 
 // Choose returns the model id of op's chain, or an error wrapping
 // ErrModelNotConfigured naming the models that are.
-func (c *Client) Choose(op Operation, id string) (ModelInfo, error) {
+func (c *Client) Choose(op modeluse.Operation, id string) (ModelInfo, error) {
 	var ids []string
 	for _, m := range c.chain(op) {
 		if m.String() == id {
@@ -66,14 +67,14 @@ func (c *Client) Choose(op Operation, id string) (ModelInfo, error) {
 // chosen reorders chain so the model ctx chose comes first, the others after
 // it in their order. Only the agent chain is chosen from (OpSummary takes it
 // when it has none of its own).
-func (c *Client) chosen(ctx context.Context, op Operation, chain []*model) ([]*model, error) {
+func (c *Client) chosen(ctx context.Context, op modeluse.Operation, chain []*model) ([]*model, error) {
 	id := ChosenModel(ctx)
-	if id == "" || (op != OpAgent && !(op == OpSummary && len(c.chains[OpSummary]) == 0)) {
+	if id == "" || (op != modeluse.OpAgent && !(op == modeluse.OpSummary && len(c.chains[modeluse.OpSummary]) == 0)) {
 		return chain, nil
 	}
 	i := slices.IndexFunc(chain, func(m *model) bool { return m.String() == id })
 	if i < 0 {
-		_, err := c.Choose(OpAgent, id)
+		_, err := c.Choose(modeluse.OpAgent, id)
 		return nil, err
 	}
 	if i == 0 {
@@ -103,7 +104,7 @@ func checkImages(ctx context.Context, req ChatRequest, first *model) error {
 
 // ModelIn is Model for a call made with ctx: the model ctx chose (WithModel)
 // when it is one of op's chain, else the chain's first.
-func (c *Client) ModelIn(ctx context.Context, op Operation) (ModelInfo, bool) {
+func (c *Client) ModelIn(ctx context.Context, op modeluse.Operation) (ModelInfo, bool) {
 	ch := c.chain(op)
 	if len(ch) == 0 {
 		return ModelInfo{}, false

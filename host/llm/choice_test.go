@@ -11,12 +11,13 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
-func choiceChain() map[llm.Operation][]llm.ModelConfig {
-	return map[llm.Operation][]llm.ModelConfig{
-		llm.OpAgent: {
+func choiceChain() map[modeluse.Operation][]llm.ModelConfig {
+	return map[modeluse.Operation][]llm.ModelConfig{
+		modeluse.OpAgent: {
 			{Provider: "a", Model: "m-a", ContextWindow: 32000, InputCHFPer1M: 2, OutputCHFPer1M: 8},
 			{Provider: "b", Model: "m-b", ContextWindow: 16000, InputCHFPer1M: 1, OutputCHFPer1M: 4},
 			{Provider: "b", Model: "m-vision", ContextWindow: 64000, Images: true, InputCHFPer1M: 2.5, OutputCHFPer1M: 10},
@@ -70,28 +71,28 @@ func TestChosenModel(t *testing.T) {
 
 func TestChooseAndModelIn(t *testing.T) {
 	s := newSetup(t, 5*time.Second, choiceChain())
-	m, err := s.client.Choose(llm.OpAgent, "b/m-vision")
+	m, err := s.client.Choose(modeluse.OpAgent, "b/m-vision")
 	if err != nil || m.ID() != "b/m-vision" || !m.Images || m.ContextWindow != 64000 {
 		t.Fatalf("choose: %+v %v", m, err)
 	}
 	if in, out := m.Price(); in != money.FromCHF(2.5) || out != 10*money.CHF {
 		t.Errorf("price %s/%s", in, out)
 	}
-	if _, err := s.client.Choose(llm.OpAgent, "m-vision"); !errors.Is(err, llm.ErrModelNotConfigured) {
+	if _, err := s.client.Choose(modeluse.OpAgent, "m-vision"); !errors.Is(err, llm.ErrModelNotConfigured) {
 		t.Errorf("a bare model name: %v", err)
 	}
-	if got, _ := s.client.ModelIn(llm.WithModel(context.Background(), "b/m-b"), llm.OpAgent); got.ID() != "b/m-b" {
+	if got, _ := s.client.ModelIn(llm.WithModel(context.Background(), "b/m-b"), modeluse.OpAgent); got.ID() != "b/m-b" {
 		t.Errorf("ModelIn chosen: %s", got.ID())
 	}
-	if got, _ := s.client.ModelIn(context.Background(), llm.OpAgent); got.ID() != "a/m-a" {
+	if got, _ := s.client.ModelIn(context.Background(), modeluse.OpAgent); got.ID() != "a/m-a" {
 		t.Errorf("ModelIn default: %s", got.ID())
 	}
 }
 
 func TestImagesOnlyForChat(t *testing.T) {
 	cfg := llm.Config{Providers: []llm.ProviderConfig{{Name: "a", BaseURL: "http://localhost:1/v1"}},
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "a", Model: "e", Images: true}},
-			llm.OpAgent: {{Provider: "a", Model: "x,y"}}}}
+		Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "a", Model: "e", Images: true}},
+			modeluse.OpAgent: {{Provider: "a", Model: "x,y"}}}}
 	err := cfg.Validate()
 	for _, want := range []string{"llm.models.embedding[0].images", "llm.models.agent[0].model"} {
 		if err == nil || !strings.Contains(err.Error(), want) {

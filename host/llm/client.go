@@ -13,9 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenthost/agenthost/host/money"
-
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agenthost/agenthost/host/llm/modeluse"
+	"github.com/agenthost/agenthost/host/money"
 )
 
 // Client calls the configured models. It is safe for concurrent use; one
@@ -26,7 +27,7 @@ type Client struct {
 	admit   Admitter
 	reserve Reserver
 	log     *slog.Logger
-	chains  map[Operation][]*model
+	chains  map[modeluse.Operation][]*model
 }
 
 // provider is one configured endpoint with its go-openai client.
@@ -68,7 +69,7 @@ func New(cfg Config, meter Meter, logger *slog.Logger) (*Client, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, meter: meter, log: logger, chains: map[Operation][]*model{}}
+	c := &Client{cfg: cfg, meter: meter, log: logger, chains: map[modeluse.Operation][]*model{}}
 	c.admit, _ = meter.(Admitter)
 	c.reserve, _ = meter.(Reserver)
 	providers := map[string]*provider{}
@@ -97,16 +98,16 @@ func New(cfg Config, meter Meter, logger *slog.Logger) (*Client, error) {
 
 // chain returns the models for op. OpSummary without a chain of its own uses
 // OpAgent's, so a one-model setup can summarise.
-func (c *Client) chain(op Operation) []*model {
-	if ch := c.chains[op]; len(ch) > 0 || op != OpSummary {
+func (c *Client) chain(op modeluse.Operation) []*model {
+	if ch := c.chains[op]; len(ch) > 0 || op != modeluse.OpSummary {
 		return ch
 	}
-	return c.chains[OpAgent]
+	return c.chains[modeluse.OpAgent]
 }
 
 // Model returns the first model of op's chain (the one normally used);
 // false when none is configured. OpSummary falls back to OpAgent's chain.
-func (c *Client) Model(op Operation) (ModelInfo, bool) {
+func (c *Client) Model(op modeluse.Operation) (ModelInfo, bool) {
 	ch := c.chain(op)
 	if len(ch) == 0 {
 		return ModelInfo{}, false
@@ -115,7 +116,7 @@ func (c *Client) Model(op Operation) (ModelInfo, bool) {
 }
 
 // Chain returns every model of op's chain in fallback order.
-func (c *Client) Chain(op Operation) []ModelInfo {
+func (c *Client) Chain(op modeluse.Operation) []ModelInfo {
 	var out []ModelInfo
 	for _, m := range c.chain(op) {
 		out = append(out, m.info())
@@ -126,7 +127,7 @@ func (c *Client) Chain(op Operation) []ModelInfo {
 // Configured reports whether op has at least one model (OpSummary: or
 // OpAgent has). Without one, calls of op fail with ErrNotConfigured and the
 // rest of agenthost keeps working.
-func (c *Client) Configured(op Operation) bool { return len(c.chain(op)) > 0 }
+func (c *Client) Configured(op modeluse.Operation) bool { return len(c.chain(op)) > 0 }
 
 // Config returns the effective configuration (defaults applied). Keys are
 // included: do not log it whole (ProviderConfig redacts itself for slog).
@@ -189,13 +190,13 @@ var errAttemptTimeout = errors.New("attempt timed out")
 // run tries chain in order with retries and backoff, as the package doc
 // describes. It returns the model that answered and the number of HTTP
 // attempts made.
-func (c *Client) run(ctx context.Context, op Operation, chain []*model, try tryFunc) (*model, int, error) {
+func (c *Client) run(ctx context.Context, op modeluse.Operation, chain []*model, try tryFunc) (*model, int, error) {
 	m, tries, err := c.runTraced(ctx, op, chain, try)
 	return m, len(tries), err
 }
 
 // runTraced is run returning every attempt made, in order.
-func (c *Client) runTraced(ctx context.Context, op Operation, chain []*model, try tryFunc) (*model, []Try, error) {
+func (c *Client) runTraced(ctx context.Context, op modeluse.Operation, chain []*model, try tryFunc) (*model, []Try, error) {
 	attempts := 0
 	var tries []Try
 	var last *ProviderError
@@ -269,7 +270,7 @@ func (c *Client) runTraced(ctx context.Context, op Operation, chain []*model, tr
 }
 
 // stopped is the error of a call whose context ended.
-func stopped(op Operation, ctx context.Context) error {
+func stopped(op modeluse.Operation, ctx context.Context) error {
 	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
 		return fmt.Errorf("llm: %s call stopped: %w (%w)", op, ctx.Err(), cause)
 	}
@@ -411,7 +412,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 // estimate against the tenant's limits, an Admitter only checks them. The
 // hold records the call's usage (record) or, deferred, gives the estimate
 // back when the call failed before any usage.
-func (c *Client) hold(ctx context.Context, op Operation, estimate money.Amount) (Hold, error) {
+func (c *Client) hold(ctx context.Context, op modeluse.Operation, estimate money.Amount) (Hold, error) {
 	switch {
 	case c.reserve != nil:
 		h, err := c.reserve.Reserve(ctx, op, estimate)
@@ -430,7 +431,7 @@ func (c *Client) hold(ctx context.Context, op Operation, estimate money.Amount) 
 // meterHold is the hold of a meter that holds nothing: Settle records.
 type meterHold struct{ m Meter }
 
-func (h meterHold) Settle(ctx context.Context, u Usage) error {
+func (h meterHold) Settle(ctx context.Context, u modeluse.Usage) error {
 	if h.m == nil {
 		return nil
 	}
@@ -452,7 +453,7 @@ func estimate(chain []*model, prompt, output int) money.Amount {
 // record hands u to the meter through the call's hold. The context keeps
 // its values (attribution) but not its cancellation: a stopped call still
 // pays for what it used.
-func (c *Client) record(ctx context.Context, h Hold, u Usage) error {
+func (c *Client) record(ctx context.Context, h Hold, u modeluse.Usage) error {
 	c.log.Debug("llm: usage", "operation", u.Operation, "model", u.Provider+"/"+u.Model,
 		"promptTokens", u.PromptTokens, "completionTokens", u.CompletionTokens,
 		"costCHF", u.Cost, "estimated", u.Estimated, "duration", u.Duration)

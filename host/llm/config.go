@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 // Defaults applied to a Config (by LoadConfig and New) where it says nothing.
@@ -33,7 +35,7 @@ const (
 type Config struct {
 	Providers []ProviderConfig
 	// Models holds each operation's chain, first model first.
-	Models        map[Operation][]ModelConfig
+	Models        map[modeluse.Operation][]ModelConfig
 	Retry         RetryConfig
 	Embedding     EmbeddingConfig
 	Transcription TranscriptionConfig
@@ -156,7 +158,7 @@ func (c Config) withDefaults() Config {
 			p.BaseURL = DefaultOpenAIBaseURL
 		}
 	}
-	out.Models = make(map[Operation][]ModelConfig, len(c.Models))
+	out.Models = make(map[modeluse.Operation][]ModelConfig, len(c.Models))
 	for op, chain := range c.Models {
 		chain = slices.Clone(chain)
 		for i := range chain {
@@ -255,7 +257,7 @@ func (c Config) Validate() error {
 		}
 	})
 	for _, op := range sortedOps(c.Models) {
-		if !op.valid() {
+		if !op.Valid() {
 			bad("llm.models."+string(op), "unknown operation (known: %s)", opList())
 			continue
 		}
@@ -273,8 +275,8 @@ func (c Config) Validate() error {
 				// Model ids are kept comma separated per workspace.
 				bad(f+".model", "%q must not contain a comma or a line break", m.Model)
 			}
-			if m.Images && !op.chat() {
-				bad(f+".images", "only chat models (%s, %s) read images", OpAgent, OpSummary)
+			if m.Images && !op.Chat() {
+				bad(f+".images", "only chat models (%s, %s) read images", modeluse.OpAgent, modeluse.OpSummary)
 			}
 			if m.ContextWindow < 0 {
 				bad(f+".contextWindow", "must not be negative")
@@ -293,7 +295,7 @@ func (c Config) Validate() error {
 			}
 			// Vectors of different models live in different spaces: a
 			// fallback to another model would silently corrupt the index.
-			if op == OpEmbedding && i > 0 && (m.Model != c.Models[op][0].Model || m.Dimensions != c.Models[op][0].Dimensions) {
+			if op == modeluse.OpEmbedding && i > 0 && (m.Model != c.Models[op][0].Model || m.Dimensions != c.Models[op][0].Dimensions) {
 				bad(f+".model", "an embedding chain may only fall back to the same model and dimensions (%q), since vectors of different models cannot be compared", c.Models[op][0].Model)
 			}
 		}
@@ -322,8 +324,8 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func sortedOps[V any](m map[Operation]V) []Operation {
-	ops := make([]Operation, 0, len(m))
+func sortedOps[V any](m map[modeluse.Operation]V) []modeluse.Operation {
+	ops := make([]modeluse.Operation, 0, len(m))
 	for op := range m {
 		ops = append(ops, op)
 	}
@@ -333,7 +335,7 @@ func sortedOps[V any](m map[Operation]V) []Operation {
 
 func opList() string {
 	var s []string
-	for _, op := range Operations() {
+	for _, op := range modeluse.Operations() {
 		s = append(s, string(op))
 	}
 	return strings.Join(s, ", ")
@@ -347,9 +349,9 @@ func listOrNone(s []string) string {
 }
 
 // notConfigured builds the ErrNotConfigured error for op, saying what to set.
-func notConfigured(op Operation) error {
+func notConfigured(op modeluse.Operation) error {
 	return fmt.Errorf("llm: %w for operation %s: set %s (and AGENTHOST_OPENAI_API_KEY, or AGENTHOST_OPENAI_BASE_URL for a local server) or llm.models.%s in the configuration file (see docs/configuration.md)",
 		ErrNotConfigured, op, modelEnv(op), op)
 }
 
-func modelEnv(op Operation) string { return "AGENTHOST_MODEL_" + strings.ToUpper(string(op)) }
+func modelEnv(op modeluse.Operation) string { return "AGENTHOST_MODEL_" + strings.ToUpper(string(op)) }

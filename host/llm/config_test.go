@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 func envMap(m map[string]string) func(string) string {
@@ -89,14 +90,14 @@ func TestLoadConfigFile(t *testing.T) {
 			if local.APIKey != "" || local.Timeout != 300*time.Second {
 				t.Errorf("local provider %+v", local)
 			}
-			agent := cfg.Models[llm.OpAgent]
+			agent := cfg.Models[modeluse.OpAgent]
 			if len(agent) != 2 || agent[0].InputCHFPer1M != 1.5 || agent[0].ContextWindow != 1_047_576 || agent[0].NoFunctionCalling {
 				t.Errorf("agent chain %+v", agent)
 			}
 			if l := agent[1]; !l.NoFunctionCalling || !l.Free || l.ContextWindow != 131072 || l.InputCHFPer1M != 0 {
 				t.Errorf("local model %+v", l)
 			}
-			if e := cfg.Models[llm.OpEmbedding][0]; e.Dimensions != 512 || e.InputCHFPer1M != 0.016 {
+			if e := cfg.Models[modeluse.OpEmbedding][0]; e.Dimensions != 512 || e.InputCHFPer1M != 0.016 {
 				t.Errorf("embedding model %+v", e)
 			}
 			if cfg.Retry.Attempts != 4 || cfg.Retry.BaseDelay != 250*time.Millisecond || cfg.Retry.MaxDelay != llm.DefaultMaxDelay {
@@ -132,18 +133,18 @@ func TestLoadConfigEnvOverridesFile(t *testing.T) {
 	if p := cfg.Providers[1]; p.Timeout != 5*time.Second {
 		t.Errorf("local provider %+v", p)
 	}
-	agent := cfg.Models[llm.OpAgent]
+	agent := cfg.Models[modeluse.OpAgent]
 	// The chain is the environment's order, each model keeping the file's settings.
 	if len(agent) != 2 || agent[0].Model != "llama3.1:8b" || !agent[0].Free || agent[0].ContextWindow != 131072 ||
 		agent[1].Model != "gpt-4.1" || agent[1].InputCHFPer1M != 1.5 {
 		t.Errorf("agent chain %+v", agent)
 	}
 	// A model the file does not know takes the built-in table.
-	if s := cfg.Models[llm.OpSummary]; len(s) != 1 || s[0].Provider != "openai" || s[0].InputCHFPer1M != 0.12 || s[0].ContextWindow != 128_000 || !s[0].NoFunctionCalling {
+	if s := cfg.Models[modeluse.OpSummary]; len(s) != 1 || s[0].Provider != "openai" || s[0].InputCHFPer1M != 0.12 || s[0].ContextWindow != 128_000 || !s[0].NoFunctionCalling {
 		t.Errorf("summary chain %+v", s)
 	}
-	if _, ok := cfg.Models[llm.OpEmbedding]; ok {
-		t.Errorf("embedding chain not removed: %+v", cfg.Models[llm.OpEmbedding])
+	if _, ok := cfg.Models[modeluse.OpEmbedding]; ok {
+		t.Errorf("embedding chain not removed: %+v", cfg.Models[modeluse.OpEmbedding])
 	}
 	if cfg.Embedding.BatchSize != 8 || cfg.Speech.Voice != "nova" {
 		t.Errorf("embedding %+v speech %+v", cfg.Embedding, cfg.Speech)
@@ -162,17 +163,17 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	if len(cfg.Providers) != 1 || cfg.Providers[0].Name != "openai" || cfg.Providers[0].BaseURL != llm.DefaultOpenAIBaseURL || cfg.Providers[0].Timeout != llm.DefaultTimeout {
 		t.Errorf("providers %+v", cfg.Providers)
 	}
-	if a := cfg.Models[llm.OpAgent]; len(a) != 2 || a[0].InputCHFPer1M != 2.00 || a[0].OutputCHFPer1M != 8.00 || a[1].InputCHFPer1M != 0.12 {
+	if a := cfg.Models[modeluse.OpAgent]; len(a) != 2 || a[0].InputCHFPer1M != 2.00 || a[0].OutputCHFPer1M != 8.00 || a[1].InputCHFPer1M != 0.12 {
 		t.Errorf("agent chain %+v", a)
 	}
 	c, err := llm.New(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info, ok := c.Model(llm.OpAgent); !ok || info.Name != "gpt-4o-2024-08-06" || info.ContextWindow != 128_000 || !info.FunctionCalling || info.Provider != "openai" {
+	if info, ok := c.Model(modeluse.OpAgent); !ok || info.Name != "gpt-4o-2024-08-06" || info.ContextWindow != 128_000 || !info.FunctionCalling || info.Provider != "openai" {
 		t.Errorf("Model(agent) = %+v, %v", info, ok)
 	}
-	if c.Configured(llm.OpSpeech) {
+	if c.Configured(modeluse.OpSpeech) {
 		t.Error("speech configured without a model")
 	}
 
@@ -257,18 +258,18 @@ func TestExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range llm.Operations() {
+	for _, op := range modeluse.Operations() {
 		if !c.Configured(op) {
 			t.Errorf("%s not configured by the example", op)
 		}
 	}
-	if got := len(c.Chain(llm.OpAgent)); got != 3 {
+	if got := len(c.Chain(modeluse.OpAgent)); got != 3 {
 		t.Errorf("agent chain has %d models", got)
 	}
 }
 
 func TestNewRejectsInvalidConfig(t *testing.T) {
-	_, err := llm.New(llm.Config{Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Provider: "nope", Model: "m"}}}}, nil, nil)
+	_, err := llm.New(llm.Config{Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Provider: "nope", Model: "m"}}}}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "llm.models.agent[0].provider") {
 		t.Errorf("err = %v", err)
 	}
@@ -279,7 +280,7 @@ func TestNotConfiguredError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range llm.Operations() {
+	for _, op := range modeluse.Operations() {
 		if c.Configured(op) {
 			t.Errorf("%s configured", op)
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 // Embed returns one vector per text, in the order of texts, from the
@@ -20,11 +22,11 @@ import (
 // Empty or blank texts are refused (ErrInvalidRequest): providers reject
 // them. Every vector has the same length; Model(OpEmbedding).Dimensions, when
 // set, is asked of the provider and checked.
-func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage, error) {
-	chain := c.chain(OpEmbedding)
-	total := Usage{Operation: OpEmbedding}
+func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, modeluse.Usage, error) {
+	chain := c.chain(modeluse.OpEmbedding)
+	total := modeluse.Usage{Operation: modeluse.OpEmbedding}
 	if len(chain) == 0 {
-		return nil, total, notConfigured(OpEmbedding)
+		return nil, total, notConfigured(modeluse.OpEmbedding)
 	}
 	if len(texts) == 0 {
 		return nil, total, nil
@@ -54,13 +56,13 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 		for _, t := range batch {
 			size += len(t)
 		}
-		h, err := c.hold(ctx, OpEmbedding, estimate(chain, max(sum, size/3+1), 0))
+		h, err := c.hold(ctx, modeluse.OpEmbedding, estimate(chain, max(sum, size/3+1), 0))
 		if err != nil {
 			return nil, total, err
 		}
 		began := time.Now()
 		var resp openai.EmbeddingResponse
-		used, attempts, err := c.run(ctx, OpEmbedding, chain, func(a *attempt, m *model) (bool, error) {
+		used, attempts, err := c.run(ctx, modeluse.OpEmbedding, chain, func(a *attempt, m *model) (bool, error) {
 			r, err := m.p.api.CreateEmbeddings(a.ctx, openai.EmbeddingRequestStrings{
 				Input: batch, Model: openai.EmbeddingModel(m.Model), Dimensions: m.Dimensions,
 			})
@@ -86,7 +88,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 				return nil, total, fmt.Errorf("llm: embedding: %s returned vectors of %d and %d dimensions", used, dim, len(e.Embedding))
 			}
 		}
-		u := Usage{Operation: OpEmbedding, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
+		u := modeluse.Usage{Operation: modeluse.OpEmbedding, Provider: used.p.Name, Model: used.Model, Attempts: attempts,
 			Duration: time.Since(began), PromptTokens: resp.Usage.PromptTokens}
 		if u.PromptTokens == 0 {
 			u.PromptTokens, u.Estimated = sum, true

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -48,7 +49,7 @@ func TestEmbed(t *testing.T) {
 			m := &meter{}
 			c, err := llm.New(llm.Config{
 				Providers: []llm.ProviderConfig{{Name: "p", BaseURL: srv.URL()}},
-				Models: map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {
+				Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {
 					{Provider: "p", Model: "text-embedding-3-small", Dimensions: tc.dimensions}}},
 				Embedding: tc.batch,
 				Retry:     fastRetry,
@@ -81,13 +82,13 @@ func TestEmbed(t *testing.T) {
 			if len(recs) != len(tc.wantBatches) {
 				t.Fatalf("meter got %d records, want one per batch (%d)", len(recs), len(tc.wantBatches))
 			}
-			var sum llm.Usage
+			var sum modeluse.Usage
 			for _, r := range recs {
 				sum = sum.Add(r.usage)
 			}
 			// text-embedding-3-small's built-in price: 0.016 CHF per 1M tokens.
 			if u.PromptTokens != sum.PromptTokens || u.PromptTokens == 0 || u.Cost != money.Amount(u.PromptTokens*16) ||
-				u.Operation != llm.OpEmbedding || u.Model != "text-embedding-3-small" || u.Estimated {
+				u.Operation != modeluse.OpEmbedding || u.Model != "text-embedding-3-small" || u.Estimated {
 				t.Errorf("usage %+v, meter sum %+v", u, sum)
 			}
 		})
@@ -98,7 +99,7 @@ func TestEmbedRefusesEmptyText(t *testing.T) {
 	srv := llmtest.New(t)
 	c, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "p", BaseURL: srv.URL()}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpEmbedding: {{Provider: "p", Model: "e"}}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpEmbedding: {{Provider: "p", Model: "e"}}},
 	}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func TestTranscribe(t *testing.T) {
 			m := &meter{}
 			c, err := llm.New(llm.Config{
 				Providers:     []llm.ProviderConfig{{Name: "p", BaseURL: srv.URL()}},
-				Models:        map[llm.Operation][]llm.ModelConfig{llm.OpTranscription: {{Provider: "p", Model: tc.model, CHFPerMinute: 0.006}}},
+				Models:        map[modeluse.Operation][]llm.ModelConfig{modeluse.OpTranscription: {{Provider: "p", Model: tc.model, CHFPerMinute: 0.006}}},
 				Transcription: llm.TranscriptionConfig{Language: "de"},
 				Retry:         fastRetry,
 			}, m, nil)
@@ -192,7 +193,7 @@ func TestTranscribeRefusesOversizeAudio(t *testing.T) {
 	srv := llmtest.New(t)
 	c, err := llm.New(llm.Config{
 		Providers:     []llm.ProviderConfig{{Name: "p", BaseURL: srv.URL()}},
-		Models:        map[llm.Operation][]llm.ModelConfig{llm.OpTranscription: {{Provider: "p", Model: "whisper-1"}}},
+		Models:        map[modeluse.Operation][]llm.ModelConfig{modeluse.OpTranscription: {{Provider: "p", Model: "whisper-1"}}},
 		Transcription: llm.TranscriptionConfig{MaxBytes: 1000},
 	}, nil, nil)
 	if err != nil {
@@ -221,7 +222,7 @@ func TestSpeak(t *testing.T) {
 			m := &meter{}
 			c, err := llm.New(llm.Config{
 				Providers: []llm.ProviderConfig{{Name: "p", BaseURL: srv.URL(), Timeout: 5 * time.Second}},
-				Models:    map[llm.Operation][]llm.ModelConfig{llm.OpSpeech: {{Provider: "p", Model: "tts-1"}}},
+				Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpSpeech: {{Provider: "p", Model: "tts-1"}}},
 				Speech:    llm.SpeechConfig{Format: tc.format},
 			}, m, nil)
 			if err != nil {
@@ -240,7 +241,7 @@ func TestSpeak(t *testing.T) {
 				t.Errorf("request %+v", r)
 			}
 			// 15 characters at tts-1's built-in 12 CHF per million.
-			if u.Characters != 15 || u.Cost != money.Amount(15*12000) || u.Operation != llm.OpSpeech {
+			if u.Characters != 15 || u.Cost != money.Amount(15*12000) || u.Operation != modeluse.OpSpeech {
 				t.Errorf("usage %+v", u)
 			}
 			if recs := m.records(); len(recs) != 1 {

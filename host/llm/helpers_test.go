@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 // meter records every usage with the attribution it arrived with.
@@ -18,12 +19,12 @@ type meter struct {
 }
 
 type metered struct {
-	usage     llm.Usage
+	usage     modeluse.Usage
 	attr      llm.Attribution
 	cancelled bool // the context the meter got was already cancelled
 }
 
-func (m *meter) Record(ctx context.Context, u llm.Usage) error {
+func (m *meter) Record(ctx context.Context, u modeluse.Usage) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.got = append(m.got, metered{usage: u, attr: llm.AttributionFrom(ctx), cancelled: ctx.Err() != nil})
@@ -50,7 +51,7 @@ type setup struct {
 	waits  *waits
 }
 
-func newSetup(t *testing.T, timeoutA time.Duration, chains map[llm.Operation][]llm.ModelConfig, opts ...llmtest.Option) setup {
+func newSetup(t *testing.T, timeoutA time.Duration, chains map[modeluse.Operation][]llm.ModelConfig, opts ...llmtest.Option) setup {
 	t.Helper()
 	srv := llmtest.New(t, append([]llmtest.Option{llmtest.WithAPIKey("sk-test")}, opts...)...)
 	cfg := llm.Config{
@@ -72,9 +73,9 @@ func newSetup(t *testing.T, timeoutA time.Duration, chains map[llm.Operation][]l
 
 // agentChain is the usual two-model chain: m-a on provider a, m-b on b,
 // with prices of 2 and 8 CHF (a) and 1 and 4 CHF (b) per million tokens.
-func agentChain() map[llm.Operation][]llm.ModelConfig {
-	return map[llm.Operation][]llm.ModelConfig{
-		llm.OpAgent: {
+func agentChain() map[modeluse.Operation][]llm.ModelConfig {
+	return map[modeluse.Operation][]llm.ModelConfig{
+		modeluse.OpAgent: {
 			{Provider: "a", Model: "m-a", ContextWindow: 32000, InputCHFPer1M: 2, OutputCHFPer1M: 8},
 			{Provider: "b", Model: "m-b", ContextWindow: 16000, InputCHFPer1M: 1, OutputCHFPer1M: 4},
 		},

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 )
 
 // LoadConfig reads the model configuration from the `llm:` section of a YAML
@@ -197,7 +199,7 @@ func decodeSection(llmNode *yaml.Node, lines bool) (Config, error) {
 			APIKey: p.APIKey, APIKeyEnv: p.APIKeyEnv, Timeout: time.Duration(p.Timeout)})
 	}
 	if len(f.Models) > 0 {
-		cfg.Models = map[Operation][]ModelConfig{}
+		cfg.Models = map[modeluse.Operation][]ModelConfig{}
 	}
 	for op, chain := range f.Models {
 		var out []ModelConfig
@@ -210,7 +212,7 @@ func decodeSection(llmNode *yaml.Node, lines bool) (Config, error) {
 				Free: m.Free, Dimensions: m.Dimensions,
 			})
 		}
-		cfg.Models[Operation(op)] = out
+		cfg.Models[modeluse.Operation(op)] = out
 	}
 	return cfg, nil
 }
@@ -395,7 +397,7 @@ func applyEnv(cfg *Config, env func(string) string) error {
 	}
 
 	// Chains first: they may add the openai provider.
-	for _, op := range Operations() {
+	for _, op := range modeluse.Operations() {
 		name := modelEnv(op)
 		v := strings.TrimSpace(env(name))
 		if v == "" {
@@ -428,11 +430,11 @@ func applyEnv(cfg *Config, env func(string) string) error {
 			chain = append(chain, modelTemplate(cfg, provider, model))
 		}
 		if cfg.Models == nil {
-			cfg.Models = map[Operation][]ModelConfig{}
+			cfg.Models = map[modeluse.Operation][]ModelConfig{}
 		}
 		cfg.Models[op] = chain
 	}
-	for _, op := range Operations() {
+	for _, op := range modeluse.Operations() {
 		name := modelEnv(op) + "_FUNCTION_CALLING"
 		if v := env(name); v != "" {
 			b, err := strconv.ParseBool(v)
@@ -492,8 +494,8 @@ func applyEnv(cfg *Config, env func(string) string) error {
 	}
 	intVar("AGENTHOST_EMBEDDING_BATCH_SIZE", func(n int) { cfg.Embedding.BatchSize = n })
 	intVar("AGENTHOST_EMBEDDING_DIMENSIONS", func(n int) {
-		for i := range cfg.Models[OpEmbedding] {
-			cfg.Models[OpEmbedding][i].Dimensions = n
+		for i := range cfg.Models[modeluse.OpEmbedding] {
+			cfg.Models[modeluse.OpEmbedding][i].Dimensions = n
 		}
 	})
 	intVar("AGENTHOST_LLM_RETRY_ATTEMPTS", func(n int) { cfg.Retry.Attempts = n })

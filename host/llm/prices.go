@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -67,30 +68,30 @@ func lookupKnown(name string) (knownModel, bool) {
 // records it: per million tokens (input, cached input, output), per minute
 // of audio, per million characters spoken, per image.
 type ModelPrice struct {
-	Operation   Operation    `json:"operation"`
-	Provider    string       `json:"provider"`
-	Model       string       `json:"model"`
-	Input       money.Amount `json:"inputPer1M,omitempty"`
-	CachedInput money.Amount `json:"cachedInputPer1M,omitempty"`
-	Output      money.Amount `json:"outputPer1M,omitempty"`
-	PerMinute   money.Amount `json:"perMinute,omitempty"`
-	Per1MChars  money.Amount `json:"per1MChars,omitempty"`
-	PerImage    money.Amount `json:"perImage,omitempty"`
+	Operation   modeluse.Operation `json:"operation"`
+	Provider    string             `json:"provider"`
+	Model       string             `json:"model"`
+	Input       money.Amount       `json:"inputPer1M,omitempty"`
+	CachedInput money.Amount       `json:"cachedInputPer1M,omitempty"`
+	Output      money.Amount       `json:"outputPer1M,omitempty"`
+	PerMinute   money.Amount       `json:"perMinute,omitempty"`
+	Per1MChars  money.Amount       `json:"per1MChars,omitempty"`
+	PerImage    money.Amount       `json:"perImage,omitempty"`
 }
 
 // modelPriceJSON is ModelPrice as the price table keeps it: amounts as
 // integers of nano-francs. A table's version is the digest of this form,
 // so it stays as it was when Amount learned to marshal as francs.
 type modelPriceJSON struct {
-	Operation   Operation `json:"operation"`
-	Provider    string    `json:"provider"`
-	Model       string    `json:"model"`
-	Input       int64     `json:"inputPer1M,omitempty"`
-	CachedInput int64     `json:"cachedInputPer1M,omitempty"`
-	Output      int64     `json:"outputPer1M,omitempty"`
-	PerMinute   int64     `json:"perMinute,omitempty"`
-	Per1MChars  int64     `json:"per1MChars,omitempty"`
-	PerImage    int64     `json:"perImage,omitempty"`
+	Operation   modeluse.Operation `json:"operation"`
+	Provider    string             `json:"provider"`
+	Model       string             `json:"model"`
+	Input       int64              `json:"inputPer1M,omitempty"`
+	CachedInput int64              `json:"cachedInputPer1M,omitempty"`
+	Output      int64              `json:"outputPer1M,omitempty"`
+	PerMinute   int64              `json:"perMinute,omitempty"`
+	Per1MChars  int64              `json:"per1MChars,omitempty"`
+	PerImage    int64              `json:"perImage,omitempty"`
 }
 
 // MarshalJSON writes the price in the price table's form (nano-francs).
@@ -123,8 +124,8 @@ func (c Config) Prices() []ModelPrice {
 	slices.Sort(ops)
 	var out []ModelPrice
 	for _, op := range ops {
-		for _, m := range c.Models[Operation(op)] {
-			mp := ModelPrice{Operation: Operation(op), Provider: m.Provider, Model: m.Model,
+		for _, m := range c.Models[modeluse.Operation(op)] {
+			mp := ModelPrice{Operation: modeluse.Operation(op), Provider: m.Provider, Model: m.Model,
 				Input: money.FromCHF(m.InputCHFPer1M), CachedInput: money.FromCHF(m.CachedInputCHFPer1M),
 				Output: money.FromCHF(m.OutputCHFPer1M), PerMinute: money.FromCHF(m.CHFPerMinute),
 				Per1MChars: money.FromCHF(m.CHFPer1MChars), PerImage: money.FromCHF(m.CHFPerImage)}

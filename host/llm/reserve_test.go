@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
 
@@ -23,13 +24,13 @@ type reserver struct {
 }
 
 type hold struct {
-	op               llm.Operation
+	op               modeluse.Operation
 	estimate         money.Amount
-	settled          *llm.Usage
+	settled          *modeluse.Usage
 	released, double bool
 }
 
-func (r *reserver) Reserve(_ context.Context, op llm.Operation, estimate money.Amount) (llm.Hold, error) {
+func (r *reserver) Reserve(_ context.Context, op modeluse.Operation, estimate money.Amount) (llm.Hold, error) {
 	if r.refuse != nil {
 		return nil, r.refuse
 	}
@@ -40,7 +41,7 @@ func (r *reserver) Reserve(_ context.Context, op llm.Operation, estimate money.A
 	return h, nil
 }
 
-func (h *hold) Settle(_ context.Context, u llm.Usage) error {
+func (h *hold) Settle(_ context.Context, u modeluse.Usage) error {
 	h.double = h.double || h.settled != nil || h.released
 	h.settled = &u
 	return nil
@@ -63,32 +64,32 @@ func TestReserveBeforeEveryCall(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		script  func(srv *llmtest.Server)
-		call    func(ctx context.Context, cl *llm.Client) (llm.Usage, error)
+		call    func(ctx context.Context, cl *llm.Client) (modeluse.Usage, error)
 		settled bool
 	}{
 		{"chat", func(srv *llmtest.Server) { srv.Script(llmtest.Reply(strings.Repeat("word ", 200))) },
-			func(ctx context.Context, cl *llm.Client) (llm.Usage, error) {
+			func(ctx context.Context, cl *llm.Client) (modeluse.Usage, error) {
 				r, err := cl.Chat(ctx, llm.ChatRequest{Messages: []llm.Message{{Role: "user", Content: strings.Repeat("a question ", 500)}}}, nil)
 				return r.Usage, err
 			}, true},
 		{"chat with maxTokens", func(srv *llmtest.Server) { srv.Script(llmtest.Reply("short")) },
-			func(ctx context.Context, cl *llm.Client) (llm.Usage, error) {
+			func(ctx context.Context, cl *llm.Client) (modeluse.Usage, error) {
 				r, err := cl.Chat(ctx, llm.ChatRequest{MaxTokens: 10, Messages: []llm.Message{{Role: "user", Content: "hi"}}}, nil)
 				return r.Usage, err
 			}, true},
 		{"chat failed", func(srv *llmtest.Server) { srv.Script(llmtest.Fail(400, "bad")) },
-			func(ctx context.Context, cl *llm.Client) (llm.Usage, error) {
+			func(ctx context.Context, cl *llm.Client) (modeluse.Usage, error) {
 				r, err := cl.Chat(ctx, llm.ChatRequest{Messages: []llm.Message{{Role: "user", Content: "hi"}}}, nil)
 				return r.Usage, err
 			}, false},
 		{"embedding", func(*llmtest.Server) {},
-			func(ctx context.Context, cl *llm.Client) (llm.Usage, error) {
+			func(ctx context.Context, cl *llm.Client) (modeluse.Usage, error) {
 				_, u, err := cl.Embed(ctx, []string{strings.Repeat("text ", 100)})
 				return u, err
 			}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := newSetup(t, 5*time.Second, map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {priced}, llm.OpEmbedding: {embed}})
+			s := newSetup(t, 5*time.Second, map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {priced}, modeluse.OpEmbedding: {embed}})
 			r := &reserver{}
 			cl, err := llm.New(s.client.Config(), r, nil)
 			if err != nil {
@@ -115,7 +116,7 @@ func TestReserveBeforeEveryCall(t *testing.T) {
 		})
 	}
 	t.Run("refused", func(t *testing.T) {
-		s := newSetup(t, 5*time.Second, map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {priced}})
+		s := newSetup(t, 5*time.Second, map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {priced}})
 		over := errors.New("billing: the tenant is over its spending limit")
 		cl, err := llm.New(s.client.Config(), &reserver{refuse: over}, nil)
 		if err != nil {

@@ -5,50 +5,9 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 )
-
-// Operation is a kind of model use. Each operation has its own fallback chain
-// of models in the configuration, so a cheap model can summarise while a
-// strong one runs the agent.
-type Operation string
-
-// The operations agenthost configures models for.
-const (
-	// OpAgent is the agent loop's chat with tools.
-	OpAgent Operation = "agent"
-	// OpSummary is summarisation and analysis (progressive summaries of
-	// older rounds). Without a chain of its own it uses OpAgent's.
-	OpSummary Operation = "summary"
-	// OpEmbedding turns text into vectors for the knowledge store.
-	OpEmbedding Operation = "embedding"
-	// OpTranscription is speech to text.
-	OpTranscription Operation = "transcription"
-	// OpSpeech is text to speech.
-	OpSpeech Operation = "speech"
-	// OpImage is image generation (the provider's images API).
-	OpImage Operation = "image"
-	// OpOCR reads the text of page images: a chat completion with image
-	// inputs (content parts image_url with data: URLs) on a vision-capable
-	// model. It has no fallback to other chains: a model that cannot see
-	// would answer from nothing.
-	OpOCR Operation = "ocr"
-)
-
-// Operations lists every operation in a fixed order (configuration, docs).
-func Operations() []Operation {
-	return []Operation{OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage, OpOCR}
-}
-
-func (op Operation) valid() bool {
-	switch op {
-	case OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage, OpOCR:
-		return true
-	}
-	return false
-}
-
-func (op Operation) chat() bool { return op == OpAgent || op == OpSummary || op == OpOCR }
 
 // Message roles.
 const (
@@ -111,46 +70,11 @@ type ToolDef struct {
 // (0: the provider's default). Temperature nil leaves the provider's default;
 // a pointer to 0 really sends 0.
 type ChatRequest struct {
-	Operation   Operation
+	Operation   modeluse.Operation
 	Messages    []Message
 	Tools       []ToolDef
 	MaxTokens   int
 	Temperature *float32
-}
-
-// Usage is what one call cost, as recorded through the Meter.
-//
-// PromptTokens and CompletionTokens are the provider's figures unless
-// Estimated is set, in which case some were counted with the tokenizer
-// (provider reported none, or a stream ended before its usage chunk).
-// Cost comes from the model's prices in the configuration. Duration is the
-// wall time of the whole call, including retries and backoff. Transcription
-// is priced by AudioSeconds and speech by Characters; their token fields
-// stay 0.
-type Usage struct {
-	Operation        Operation
-	Provider, Model  string
-	PromptTokens     int
-	CompletionTokens int
-	// CachedPromptTokens is the part of PromptTokens the provider served from
-	// its prompt cache (billed at the cached-input price).
-	CachedPromptTokens int
-	// Cost is what the call cost, exact to the nano-franc.
-	Cost     money.Amount
-	Duration time.Duration
-
-	// AudioSeconds is the length of the transcribed audio (transcription).
-	AudioSeconds float64
-	// Characters is the number of characters (runes) spoken (speech).
-	Characters int
-	// Images is the number of images generated (image).
-	Images int
-	// Estimated is true when a figure above was counted locally because the
-	// provider reported none.
-	Estimated bool
-	// Attempts is the number of HTTP requests the call made, across retries
-	// and fallback models (1 when the first try worked).
-	Attempts int
 }
 
 // Try is one HTTP request of a call, a retry or a fallback model's.
@@ -165,28 +89,6 @@ type Try struct {
 	Duration, Wait time.Duration
 }
 
-// Add sums two usages of the same operation (e.g. embedding batches). The
-// provider and model are u's unless empty.
-func (u Usage) Add(v Usage) Usage {
-	if u.Operation == "" {
-		u.Operation = v.Operation
-	}
-	if u.Provider == "" {
-		u.Provider, u.Model = v.Provider, v.Model
-	}
-	u.PromptTokens += v.PromptTokens
-	u.CompletionTokens += v.CompletionTokens
-	u.CachedPromptTokens += v.CachedPromptTokens
-	u.Cost += v.Cost
-	u.Duration += v.Duration
-	u.AudioSeconds += v.AudioSeconds
-	u.Characters += v.Characters
-	u.Images += v.Images
-	u.Estimated = u.Estimated || v.Estimated
-	u.Attempts += v.Attempts
-	return u
-}
-
 // ChatResponse is a finished chat completion. Message has role assistant and
 // carries Content, ToolCalls (in the model's order) or both. FinishReason is
 // the provider's: "stop", "tool_calls", "length", "content_filter".
@@ -194,7 +96,7 @@ type ChatResponse struct {
 	Message      Message
 	FinishReason string
 	// Usage is the call's, billed to the model that answered (Usage.Model).
-	Usage Usage
+	Usage modeluse.Usage
 	// Tries are the call's HTTP requests in order, retries and fallback
 	// models included: which model each went to and how each failed; the
 	// last is the one that answered when the call succeeded. They are
@@ -249,14 +151,14 @@ type ModelInfo struct {
 // still pays for what it used); it should be quick. An error from Record is
 // returned by the call (wrapping ErrMeter) together with its result.
 type Meter interface {
-	Record(ctx context.Context, u Usage) error
+	Record(ctx context.Context, u modeluse.Usage) error
 }
 
 // Admitter decides before each call whether it may start (the billing
 // meter refuses calls of a tenant over its limits). Its error reaches the
 // caller wrapped in ErrRefused, and nothing is sent.
 type Admitter interface {
-	Admit(ctx context.Context, op Operation) error
+	Admit(ctx context.Context, op modeluse.Operation) error
 }
 
 // Reserver is a meter that, before each call, holds the call's estimated
@@ -265,22 +167,22 @@ type Admitter interface {
 // is refused (wrapped in ErrRefused) and nothing is sent. The client asks a
 // Reserver instead of an Admitter.
 type Reserver interface {
-	Reserve(ctx context.Context, op Operation, estimate money.Amount) (Hold, error)
+	Reserve(ctx context.Context, op modeluse.Operation, estimate money.Amount) (Hold, error)
 }
 
 // Hold is one call's reservation: Settle records the call's usage in place
 // of the estimate (instead of Meter.Record); Release gives the estimate
 // back when the call recorded nothing. Whichever comes first ends the hold.
 type Hold interface {
-	Settle(ctx context.Context, u Usage) error
+	Settle(ctx context.Context, u modeluse.Usage) error
 	Release(ctx context.Context)
 }
 
 // MeterFunc adapts a function to Meter.
-type MeterFunc func(ctx context.Context, u Usage) error
+type MeterFunc func(ctx context.Context, u modeluse.Usage) error
 
 // Record calls f.
-func (f MeterFunc) Record(ctx context.Context, u Usage) error { return f(ctx, u) }
+func (f MeterFunc) Record(ctx context.Context, u modeluse.Usage) error { return f(ctx, u) }
 
 // Attribution says whom a call is billed to and why. Purpose is a short
 // label such as "agent.round", "summary" or "embedding.ingest".

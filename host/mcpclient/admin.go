@@ -7,15 +7,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // Registrations is what administering servers needs of the SQL store; the
 // store refuses everyone but the tenant's admin.
 type Registrations interface {
-	CreateMCPServer(ctx context.Context, p tenancy.Principal, s Server) (Server, error)
-	MCPServers(ctx context.Context, p tenancy.Principal) ([]Server, error)
-	MCPServer(ctx context.Context, p tenancy.Principal, id string) (Server, error)
+	CreateMCPServer(ctx context.Context, p tenancy.Principal, s mcpconfig.Server) (mcpconfig.Server, error)
+	MCPServers(ctx context.Context, p tenancy.Principal) ([]mcpconfig.Server, error)
+	MCPServer(ctx context.Context, p tenancy.Principal, id string) (mcpconfig.Server, error)
 	DeleteMCPServer(ctx context.Context, p tenancy.Principal, id string) error
 }
 
@@ -53,15 +54,15 @@ type Admin struct {
 }
 
 // Add validates, seals and stores a new server.
-func (a Admin) Add(ctx context.Context, p tenancy.Principal, n NewServer) (Server, error) {
-	sec := Secrets{Env: n.SecretEnv, Headers: map[string]string{}}
+func (a Admin) Add(ctx context.Context, p tenancy.Principal, n NewServer) (mcpconfig.Server, error) {
+	sec := mcpconfig.Secrets{Env: n.SecretEnv, Headers: map[string]string{}}
 	for k, v := range n.Headers {
 		sec.Headers[k] = v
 	}
 	if n.BearerToken != "" {
 		for k := range sec.Headers {
 			if strings.EqualFold(k, "Authorization") {
-				return Server{}, fmt.Errorf("%w: give bearerToken or an Authorization header, not both", tenancy.ErrInvalid)
+				return mcpconfig.Server{}, fmt.Errorf("%w: give bearerToken or an Authorization header, not both", tenancy.ErrInvalid)
 			}
 		}
 		sec.Headers["Authorization"] = "Bearer " + n.BearerToken
@@ -69,20 +70,20 @@ func (a Admin) Add(ctx context.Context, p tenancy.Principal, n NewServer) (Serve
 	if len(sec.Headers) == 0 {
 		sec.Headers = nil
 	}
-	s := Server{TenantID: p.TenantID, WorkspaceID: n.WorkspaceID, Name: n.Name, Config: Config{
+	s := mcpconfig.Server{TenantID: p.TenantID, WorkspaceID: n.WorkspaceID, Name: n.Name, Config: mcpconfig.Config{
 		Transport: n.Transport, Command: n.Command, Env: n.Env, URL: n.URL, ReadOnly: n.ReadOnly,
 		TimeoutMs: n.TimeoutMs, MaxResultBytes: n.MaxResultBytes}}
-	if err := Validate(s, sec); err != nil {
-		return Server{}, err
+	if err := mcpconfig.Validate(s, sec); err != nil {
+		return mcpconfig.Server{}, err
 	}
-	if s.Config.Transport == Stdio {
-		if err := AllowedCommand(a.Commands, s.Config.Command, envNames(n.Env, n.SecretEnv)); err != nil {
-			return Server{}, fmt.Errorf("%w: %w", tenancy.ErrForbidden, err)
+	if s.Config.Transport == mcpconfig.Stdio {
+		if err := mcpconfig.AllowedCommand(a.Commands, s.Config.Command, mcpconfig.EnvNames(n.Env, n.SecretEnv)); err != nil {
+			return mcpconfig.Server{}, fmt.Errorf("%w: %w", tenancy.ErrForbidden, err)
 		}
 	}
-	if s.Config.Transport == HTTP && a.Manager != nil {
+	if s.Config.Transport == mcpconfig.HTTP && a.Manager != nil {
 		if err := a.Manager.CheckDestination(ctx, s.Config.URL); err != nil {
-			return Server{}, fmt.Errorf("%w: the server's address is refused: %w", tenancy.ErrForbidden, err)
+			return mcpconfig.Server{}, fmt.Errorf("%w: the server's address is refused: %w", tenancy.ErrForbidden, err)
 		}
 	}
 	for k := range sec.Env {
@@ -95,28 +96,28 @@ func (a Admin) Add(ctx context.Context, p tenancy.Principal, n NewServer) (Serve
 	slices.Sort(s.Config.SecretHeaders)
 	sealed, err := a.Sealer.Seal(p.TenantID, s.Name, sec)
 	if errors.Is(err, ErrNoSecretKey) {
-		return Server{}, fmt.Errorf("%w: the server has secrets, and this host keeps none: %w", tenancy.ErrInvalid, err)
+		return mcpconfig.Server{}, fmt.Errorf("%w: the server has secrets, and this host keeps none: %w", tenancy.ErrInvalid, err)
 	}
 	if err != nil {
-		return Server{}, err
+		return mcpconfig.Server{}, err
 	}
 	s.Secrets = sealed
 	return a.Store.CreateMCPServer(ctx, p, s)
 }
 
 // List lists the tenant's servers.
-func (a Admin) List(ctx context.Context, p tenancy.Principal) ([]Server, error) {
+func (a Admin) List(ctx context.Context, p tenancy.Principal) ([]mcpconfig.Server, error) {
 	return a.Store.MCPServers(ctx, p)
 }
 
 // Get returns one of the tenant's servers.
-func (a Admin) Get(ctx context.Context, p tenancy.Principal, id string) (Server, error) {
+func (a Admin) Get(ctx context.Context, p tenancy.Principal, id string) (mcpconfig.Server, error) {
 	return a.Store.MCPServer(ctx, p, id)
 }
 
 // Status connects to one of the tenant's servers (if not connected) and
 // reports its tools and failures.
-func (a Admin) Status(ctx context.Context, p tenancy.Principal, id string) (Server, Status, error) {
+func (a Admin) Status(ctx context.Context, p tenancy.Principal, id string) (mcpconfig.Server, Status, error) {
 	s, err := a.Store.MCPServer(ctx, p, id)
 	if err != nil || a.Manager == nil {
 		return s, Status{}, err

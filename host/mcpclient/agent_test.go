@@ -14,7 +14,9 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
@@ -53,18 +55,18 @@ func TestAgentCallsReferenceServers(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("AGENTHOST_CANARY", "must-not-reach-the-server")
 	world := worldtest.New(t, worldtest.Options{Model: &worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "scripted"}}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "scripted"}}},
 		Retry:  llm.RetryConfig{Attempts: 1},
 	}})
 	db, p, ws, srv := world.DB, world.P, world.Workspace, world.Server
 	admin := tenancy.Principal{TenantID: p.TenantID, Admin: true}
-	everything, err := db.CreateMCPServer(ctx, admin, mcpclient.Server{Name: "everything", WorkspaceID: ws, Config: mcpclient.Config{
-		Transport: mcpclient.Stdio, Command: referenceServer(t, "server-everything", "stdio"), ReadOnly: []string{"echo", "get-sum"}}})
+	everything, err := db.CreateMCPServer(ctx, admin, mcpconfig.Server{Name: "everything", WorkspaceID: ws, Config: mcpconfig.Config{
+		Transport: mcpconfig.Stdio, Command: referenceServer(t, "server-everything", "stdio"), ReadOnly: []string{"echo", "get-sum"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	memory, err := db.CreateMCPServer(ctx, admin, mcpclient.Server{Name: "memory", Config: mcpclient.Config{
-		Transport: mcpclient.Stdio, Command: referenceServer(t, "server-memory"),
+	memory, err := db.CreateMCPServer(ctx, admin, mcpconfig.Server{Name: "memory", Config: mcpconfig.Config{
+		Transport: mcpconfig.Stdio, Command: referenceServer(t, "server-memory"),
 		Env: map[string]string{"MEMORY_FILE_PATH": "${WORKDIR}/memory.jsonl"}, ReadOnly: []string{"*"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +147,7 @@ func TestAgentCallsReferenceServers(t *testing.T) {
 	ok("everything_get-sum", "The sum of 2 and 40 is 42.")
 	ok("memory_create_entities", "Ada Lovelace")
 	ok("memory_search_nodes", "wrote the first program")
-	env := ok("everything_get-env", mcpclient.SafePath)
+	env := ok("everything_get-env", mcpconfig.SafePath)
 	if strings.Contains(env, "AGENTHOST_CANARY") || strings.Contains(env, "HOME") {
 		t.Fatalf("the server saw the host's environment: %s", env)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 )
 
 // BenchmarkStdioCall measures one tool call to a connected stdio server
@@ -19,7 +20,7 @@ func BenchmarkStdioCall(b *testing.B) {
 		n    int
 	}{{"64B", 64}, {"64KiB", 64 << 10}} {
 		b.Run(size.name, func(b *testing.B) {
-			src, _ := source(b, hostile(mcpclient.Config{MaxResultBytes: 1 << 20}), mcpclient.Options{})
+			src, _ := source(b, hostile(mcpconfig.Config{MaxResultBytes: 1 << 20}), mcpclient.Options{})
 			args := []byte(`{"message":"` + strings.Repeat("x", size.n) + `"}`)
 			ctx := context.Background()
 			if _, err := src.Tools(ctx); err != nil {

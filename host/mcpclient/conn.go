@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
 )
@@ -31,8 +32,8 @@ const (
 // its tool list cached until the server says it changed, reconnected after
 // the session ends, held off after failures.
 type conn struct {
-	srv    Server
-	sec    Secrets
+	srv    mcpconfig.Server
+	sec    mcpconfig.Secrets
 	m      *Manager
 	logger *slog.Logger
 
@@ -63,7 +64,7 @@ type conn struct {
 	closed    bool
 }
 
-func newConn(m *Manager, srv Server, sec Secrets) *conn {
+func newConn(m *Manager, srv mcpconfig.Server, sec mcpconfig.Secrets) *conn {
 	life, end := context.WithCancel(context.Background())
 	return &conn{srv: srv, sec: sec, m: m, logger: m.logger.With("mcp_server", srv.Name, "mcp_server_id", srv.ID),
 		lock: make(chan struct{}, 1), life: life, end: end}
@@ -240,16 +241,16 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	var t mcp.Transport
 	var st *stdioTransport
 	switch c.srv.Config.Transport {
-	case Stdio:
+	case mcpconfig.Stdio:
 		// Checked again before each start: the store's row may predate the
 		// operator's current allow list, or not come from Admin.Add.
-		if err := AllowedCommand(c.m.cfg.Commands, c.srv.Config.Command, envNames(c.srv.Config.Env, c.sec.Env)); err != nil {
+		if err := mcpconfig.AllowedCommand(c.m.cfg.Commands, c.srv.Config.Command, mcpconfig.EnvNames(c.srv.Config.Env, c.sec.Env)); err != nil {
 			return nil, err
 		}
 		st = &stdioTransport{cfg: c.srv.Config, sec: c.sec, root: c.m.cfg.WorkRoot, ids: c.m.ids,
 			limit: c.srv.Config.ResultLimit(), faults: f, logger: c.logger}
 		t = st
-	case HTTP:
+	case mcpconfig.HTTP:
 		ht, err := httpTransport(c.srv.Config, c.sec, c.m.cfg.HTTPTransport, f)
 		if err != nil {
 			return nil, err

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -71,22 +72,22 @@ func TestStdioEnvAllowList(t *testing.T) {
 				a.Sealer = sealer
 			}
 			_, err := a.Add(context.Background(), tenancy.Principal{TenantID: "t1", Admin: true},
-				mcpclient.NewServer{Name: "git", Transport: mcpclient.Stdio, Command: command, Env: c.env, SecretEnv: c.secret})
-			if !errors.Is(err, tenancy.ErrForbidden) || !errors.Is(err, mcpclient.ErrEnvNotAllowed) || !strings.Contains(err.Error(), "variable "+c.refuse+" ") {
+				mcpclient.NewServer{Name: "git", Transport: mcpconfig.Stdio, Command: command, Env: c.env, SecretEnv: c.secret})
+			if !errors.Is(err, tenancy.ErrForbidden) || !errors.Is(err, mcpconfig.ErrEnvNotAllowed) || !strings.Contains(err.Error(), "variable "+c.refuse+" ") {
 				t.Errorf("add: %v, want it refused naming %s", err, c.refuse)
 			}
 			// The same server stored by other means (before the allow
 			// list, another host's operator) never runs.
-			s := hostile(mcpclient.Config{Command: command, Env: c.env})
+			s := hostile(mcpconfig.Config{Command: command, Env: c.env})
 			opts := mcpclient.Options{Commands: allowed}
 			if c.secret != nil {
 				opts.Sealer = a.Sealer
-				if s.Secrets, err = a.Sealer.Seal(s.TenantID, s.Name, mcpclient.Secrets{Env: c.secret}); err != nil {
+				if s.Secrets, err = a.Sealer.Seal(s.TenantID, s.Name, mcpconfig.Secrets{Env: c.secret}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			src, _ := source(t, s, opts)
-			if _, err := src.Tools(context.Background()); !errors.Is(err, mcpclient.ErrEnvNotAllowed) || !strings.Contains(err.Error(), c.refuse) {
+			if _, err := src.Tools(context.Background()); !errors.Is(err, mcpconfig.ErrEnvNotAllowed) || !strings.Contains(err.Error(), c.refuse) {
 				t.Errorf("start: %v, want it refused naming %s", err, c.refuse)
 			}
 			if _, err := os.Stat(marker); err == nil {
@@ -96,9 +97,9 @@ func TestStdioEnvAllowList(t *testing.T) {
 	}
 	// What the operator allowed passes (git is no MCP server: it runs,
 	// and the handshake fails).
-	s := hostile(mcpclient.Config{Command: command, Env: map[string]string{"GIT_AUTHOR_NAME": "x"}})
+	s := hostile(mcpconfig.Config{Command: command, Env: map[string]string{"GIT_AUTHOR_NAME": "x"}})
 	src, _ := source(t, s, mcpclient.Options{Commands: allowed})
-	if _, err := src.Tools(context.Background()); err == nil || errors.Is(err, mcpclient.ErrEnvNotAllowed) {
+	if _, err := src.Tools(context.Background()); err == nil || errors.Is(err, mcpconfig.ErrEnvNotAllowed) {
 		t.Errorf("an allowed variable: %v", err)
 	}
 }
@@ -119,7 +120,7 @@ func TestCheckCommands(t *testing.T) {
 		{"env=A", "names no program"},
 		{"bin/server", "absolute path"},
 	} {
-		err := mcpclient.CheckCommands([]string{c.entry})
+		err := mcpconfig.CheckCommands([]string{c.entry})
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%q: %v, want %q", c.entry, err, c.err)
 		}
@@ -131,10 +132,10 @@ func TestCheckCommands(t *testing.T) {
 	}
 	// A variable one entry allows does not pass for another entry's command.
 	allowed := []string{"env=A /usr/bin/node /srv/a.js", "/usr/bin/node /srv/b.js"}
-	if err := mcpclient.AllowedCommand(allowed, []string{"/usr/bin/node", "/srv/a.js"}, []string{"A"}); err != nil {
+	if err := mcpconfig.AllowedCommand(allowed, []string{"/usr/bin/node", "/srv/a.js"}, []string{"A"}); err != nil {
 		t.Error(err)
 	}
-	if err := mcpclient.AllowedCommand(allowed, []string{"/usr/bin/node", "/srv/b.js"}, []string{"A"}); !errors.Is(err, mcpclient.ErrEnvNotAllowed) {
+	if err := mcpconfig.AllowedCommand(allowed, []string{"/usr/bin/node", "/srv/b.js"}, []string{"A"}); !errors.Is(err, mcpconfig.ErrEnvNotAllowed) {
 		t.Errorf("A for b.js: %v", err)
 	}
 }
@@ -168,7 +169,7 @@ const (
 // It prints its pid, then what the server saw.
 func snoopingHost() int {
 	bin, data := os.Getenv(snoopingHostBin), os.Getenv(snoopingHostData)
-	m, err := mcpclient.New(servers{hostile(mcpclient.Config{Command: []string{bin}})}, mcpclient.Options{DataDir: data, Commands: []string{bin}})
+	m, err := mcpclient.New(servers{hostile(mcpconfig.Config{Command: []string{bin}})}, mcpclient.Options{DataDir: data, Commands: []string{bin}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -253,7 +254,7 @@ func TestStdioCannotReadHost(t *testing.T) {
 			data := t.TempDir()
 			cmd := exec.Command(bin)
 			cmd.Env = []string{snoopingHostEnv + "=1", snoopingHostBin + "=" + hostileBin, snoopingHostData + "=" + data,
-				"AGENTHOST_SECRET_KEY=" + secret, "PATH=" + mcpclient.SafePath}
+				"AGENTHOST_SECRET_KEY=" + secret, "PATH=" + mcpconfig.SafePath}
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.host}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
@@ -307,9 +308,9 @@ func TestStdioServersApart(t *testing.T) {
 	}
 	var list servers
 	for _, name := range []string{"alpha", "beta"} {
-		s := mcpclient.Server{ID: "srv-" + name, TenantID: "t1", Name: name, Config: mcpclient.Config{Transport: mcpclient.Stdio,
+		s := mcpconfig.Server{ID: "srv-" + name, TenantID: "t1", Name: name, Config: mcpconfig.Config{Transport: mcpconfig.Stdio,
 			Command: []string{hostileBin}, SecretEnv: []string{"API_TOKEN"}}}
-		if s.Secrets, err = sealer.Seal(s.TenantID, s.Name, mcpclient.Secrets{Env: map[string]string{"API_TOKEN": "token-of-" + name}}); err != nil {
+		if s.Secrets, err = sealer.Seal(s.TenantID, s.Name, mcpconfig.Secrets{Env: map[string]string{"API_TOKEN": "token-of-" + name}}); err != nil {
 			t.Fatal(err)
 		}
 		list = append(list, s)

@@ -11,7 +11,9 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/mcpclient/referencetest"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -31,7 +33,7 @@ import (
 // available again once the back-off allows a try.
 func TestReferenceHTTPServerGoesDown(t *testing.T) {
 	ref := referencetest.StartHTTP(t)
-	s, sealer := remote(t, ref.URL, mcpclient.Secrets{}, mcpclient.Config{ReadOnly: []string{"echo"}, TimeoutMs: 60000})
+	s, sealer := remote(t, ref.URL, mcpconfig.Secrets{}, mcpconfig.Config{ReadOnly: []string{"echo"}, TimeoutMs: 60000})
 	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{ref.Addr}})
 	ctx := context.Background()
 	list, err := src.Tools(ctx)
@@ -120,14 +122,14 @@ func TestReferenceHTTPServerGoesDown(t *testing.T) {
 func TestAgentRunWithAServerDown(t *testing.T) {
 	ctx := context.Background()
 	world := worldtest.New(t, worldtest.Options{Model: &worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "scripted"}}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "scripted"}}},
 		Retry:  llm.RetryConfig{Attempts: 1},
 	}})
 	db, p, ws, srv := world.DB, world.P, world.Workspace, world.Server
 	ref := referencetest.StartHTTP(t)
 	admin := tenancy.Principal{TenantID: p.TenantID, Admin: true}
-	if _, err := db.CreateMCPServer(ctx, admin, mcpclient.Server{Name: "remote", WorkspaceID: ws, Config: mcpclient.Config{
-		Transport: mcpclient.HTTP, URL: ref.URL, ReadOnly: []string{"echo"}}}); err != nil {
+	if _, err := db.CreateMCPServer(ctx, admin, mcpconfig.Server{Name: "remote", WorkspaceID: ws, Config: mcpconfig.Config{
+		Transport: mcpconfig.HTTP, URL: ref.URL, ReadOnly: []string{"echo"}}}); err != nil {
 		t.Fatal(err)
 	}
 	// And one never reached: nothing listed, so nothing to mark; the round
@@ -138,8 +140,8 @@ func TestAgentRunWithAServerDown(t *testing.T) {
 	}
 	gone := ln.Addr().String()
 	ln.Close()
-	if _, err := db.CreateMCPServer(ctx, admin, mcpclient.Server{Name: "gone", WorkspaceID: ws, Config: mcpclient.Config{
-		Transport: mcpclient.HTTP, URL: "http://" + gone + "/mcp"}}); err != nil {
+	if _, err := db.CreateMCPServer(ctx, admin, mcpconfig.Server{Name: "gone", WorkspaceID: ws, Config: mcpconfig.Config{
+		Transport: mcpconfig.HTTP, URL: "http://" + gone + "/mcp"}}); err != nil {
 		t.Fatal(err)
 	}
 	mgr, err := mcpclient.New(db, mcpclient.Options{DataDir: t.TempDir(), AllowPrivateHosts: []string{ref.Addr, gone}})

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 )
 
 // httpTransport is a streamable-HTTP server's transport: the admin's
@@ -17,7 +19,7 @@ import (
 // redirects are not followed, and a JSON answer is read through the
 // server's bound (an event stream's events are bounded by the SDK's
 // MaxEventSize, set to the same bound).
-func httpTransport(c Config, sec Secrets, base http.RoundTripper, f *faults) (*mcp.StreamableClientTransport, error) {
+func httpTransport(c mcpconfig.Config, sec mcpconfig.Secrets, base http.RoundTripper, f *faults) (*mcp.StreamableClientTransport, error) {
 	u, err := url.Parse(c.URL)
 	if err != nil {
 		return nil, err

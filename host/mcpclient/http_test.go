@@ -16,6 +16,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -57,14 +58,14 @@ func sdkServerWith(t *testing.T, token string, jsonResponse bool) (*httptest.Ser
 	return ts, srv
 }
 
-func remote(t *testing.T, url string, sec mcpclient.Secrets, cfg mcpclient.Config) (mcpclient.Server, *mcpclient.Sealer) {
+func remote(t *testing.T, url string, sec mcpconfig.Secrets, cfg mcpconfig.Config) (mcpconfig.Server, *mcpclient.Sealer) {
 	t.Helper()
 	sealer, err := mcpclient.NewSealer(testKey(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Transport, cfg.URL = mcpclient.HTTP, url
-	s := mcpclient.Server{ID: "srv-remote", TenantID: "t1", Name: "remote", Config: cfg}
+	cfg.Transport, cfg.URL = mcpconfig.HTTP, url
+	s := mcpconfig.Server{ID: "srv-remote", TenantID: "t1", Name: "remote", Config: cfg}
 	if s.Secrets, err = sealer.Seal(s.TenantID, s.Name, sec); err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +80,8 @@ func TestHTTPServer(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			ts := sdkServer(t, "tok-1", jsonResponse)
-			s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}},
-				mcpclient.Config{MaxResultBytes: 64 << 10, ReadOnly: []string{"*"}})
+			s, sealer := remote(t, ts.URL, mcpconfig.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}},
+				mcpconfig.Config{MaxResultBytes: 64 << 10, ReadOnly: []string{"*"}})
 			src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(ts.URL)}})
 			list, err := src.Tools(context.Background())
 			if err != nil || len(list) != 2 || list[0].Name != "remote_echo" || !list[0].ReadOnly || list[1].ReadOnly {
@@ -102,7 +103,7 @@ func TestHTTPServer(t *testing.T) {
 
 func TestHTTPAuthRefused(t *testing.T) {
 	ts := sdkServer(t, "tok-1", true)
-	s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer wrong"}}, mcpclient.Config{})
+	s, sealer := remote(t, ts.URL, mcpconfig.Secrets{Headers: map[string]string{"Authorization": "Bearer wrong"}}, mcpconfig.Config{})
 	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(ts.URL)}})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Fatalf("wrong token: %v", err)
@@ -125,7 +126,7 @@ func TestHTTPRedirectNotFollowed(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
 	}))
 	defer redirector.Close()
-	s, sealer := remote(t, redirector.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{})
+	s, sealer := remote(t, redirector.URL, mcpconfig.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpconfig.Config{})
 	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(redirector.URL), hostPort(other.URL)}})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "redirect") {
 		t.Fatalf("redirect: %v", err)
@@ -144,12 +145,12 @@ func hostPort(u string) string { return strings.TrimPrefix(u, "http://") }
 // a tenant admin cannot point agenthost at the host's own services.
 func TestHTTPPrivateAddressRefused(t *testing.T) {
 	ts := sdkServer(t, "tok-1", true)
-	s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{})
+	s, sealer := remote(t, ts.URL, mcpconfig.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpconfig.Config{})
 	src, _ := source(t, s, mcpclient.Options{Sealer: sealer})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("a loopback server: %v", err)
 	}
-	meta, sealer := remote(t, "http://169.254.169.254/mcp", mcpclient.Secrets{}, mcpclient.Config{})
+	meta, sealer := remote(t, "http://169.254.169.254/mcp", mcpconfig.Secrets{}, mcpconfig.Config{})
 	src, _ = source(t, meta, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{"169.254.169.254:80"}})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "169.254.169.254") {
 		t.Fatalf("the metadata address: %v", err)
@@ -160,7 +161,7 @@ func TestHTTPPrivateAddressRefused(t *testing.T) {
 // source's tools once the server says its list changed.
 func TestToolListChanged(t *testing.T) {
 	ts, srv := sdkServerWith(t, "tok-1", false)
-	s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{})
+	s, sealer := remote(t, ts.URL, mcpconfig.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpconfig.Config{})
 	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(ts.URL)}})
 	if list, err := src.Tools(context.Background()); err != nil || len(list) != 2 {
 		t.Fatalf("tools: %v %v", list, err)
@@ -225,7 +226,7 @@ func TestHTTPResolveOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, sealer := remote(t, named, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{})
+	s, sealer := remote(t, named, mcpconfig.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpconfig.Config{})
 	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, Resolver: o})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("override to loopback without -allow-host: %v", err)

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/agenthost/agenthost/host/egress"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -28,7 +29,7 @@ import (
 // workspace's tool set gets (its own and its tenant's), in the principal's
 // scope.
 type Store interface {
-	WorkspaceMCPServers(ctx context.Context, p tenancy.Principal, workspaceID string) ([]Server, error)
+	WorkspaceMCPServers(ctx context.Context, p tenancy.Principal, workspaceID string) ([]mcpconfig.Server, error)
 }
 
 // Meter bills a tool call's wall time (billing.Meter): HoldCompute holds
@@ -126,7 +127,7 @@ func New(store Store, cfg Options) (*Manager, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("mcpclient: Options.DataDir is required")
 	}
-	if err := CheckCommands(cfg.Commands); err != nil {
+	if err := mcpconfig.CheckCommands(cfg.Commands); err != nil {
 		return nil, fmt.Errorf("mcpclient: %w", err)
 	}
 	if cfg.WorkRoot == "" {
@@ -164,7 +165,7 @@ func New(store Store, cfg Options) (*Manager, error) {
 	sweepWorkDirs(cfg.WorkRoot, cfg.Logger)
 	var ec *egress.Client
 	if cfg.HTTPTransport == nil {
-		pol := egress.NewPolicy().WithTimeout(MaxTimeout).WithPrivateHostsAllowed(cfg.AllowPrivateHosts...)
+		pol := egress.NewPolicy().WithTimeout(mcpconfig.MaxTimeout).WithPrivateHostsAllowed(cfg.AllowPrivateHosts...)
 		if cfg.Resolver != nil {
 			pol = pol.WithResolver(cfg.Resolver)
 		}
@@ -246,7 +247,7 @@ func (m *Manager) Sources(ctx context.Context, p tenancy.Principal, workspaceID 
 }
 
 // conn returns the server's connection, made on first use.
-func (m *Manager) conn(s Server) (*conn, error) {
+func (m *Manager) conn(s mcpconfig.Server) (*conn, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if c, ok := m.conns[s.ID]; ok {
@@ -263,7 +264,7 @@ func (m *Manager) conn(s Server) (*conn, error) {
 
 // Status connects to a server if needed and reports its tools, the tools it
 // refused and its failures: what an admin checks after adding a server.
-func (m *Manager) Status(ctx context.Context, s Server) (Status, error) {
+func (m *Manager) Status(ctx context.Context, s mcpconfig.Server) (Status, error) {
 	c, err := m.conn(s)
 	if err != nil {
 		return Status{}, err

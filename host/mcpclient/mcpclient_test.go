@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -55,10 +56,10 @@ func TestMain(m *testing.M) {
 
 // servers is a Store over a fixed list: the SQL store's side is the
 // conformance suite's (host/store/storetest).
-type servers []mcpclient.Server
+type servers []mcpconfig.Server
 
-func (s servers) WorkspaceMCPServers(_ context.Context, p tenancy.Principal, ws string) ([]mcpclient.Server, error) {
-	var out []mcpclient.Server
+func (s servers) WorkspaceMCPServers(_ context.Context, p tenancy.Principal, ws string) ([]mcpconfig.Server, error) {
+	var out []mcpconfig.Server
 	for _, x := range s {
 		if x.TenantID == p.TenantID && (x.WorkspaceID == "" || x.WorkspaceID == ws) {
 			out = append(out, x)
@@ -67,29 +68,29 @@ func (s servers) WorkspaceMCPServers(_ context.Context, p tenancy.Principal, ws 
 	return out, nil
 }
 
-func (servers) CreateMCPServer(_ context.Context, _ tenancy.Principal, s mcpclient.Server) (mcpclient.Server, error) {
+func (servers) CreateMCPServer(_ context.Context, _ tenancy.Principal, s mcpconfig.Server) (mcpconfig.Server, error) {
 	return s, nil
 }
-func (s servers) MCPServers(context.Context, tenancy.Principal) ([]mcpclient.Server, error) {
+func (s servers) MCPServers(context.Context, tenancy.Principal) ([]mcpconfig.Server, error) {
 	return s, nil
 }
-func (servers) MCPServer(context.Context, tenancy.Principal, string) (mcpclient.Server, error) {
-	return mcpclient.Server{}, tenancy.ErrNotFound
+func (servers) MCPServer(context.Context, tenancy.Principal, string) (mcpconfig.Server, error) {
+	return mcpconfig.Server{}, tenancy.ErrNotFound
 }
 func (servers) DeleteMCPServer(context.Context, tenancy.Principal, string) error { return nil }
 
 var alice = tenancy.Principal{TenantID: "t1", UserID: "alice"}
 
-func hostile(cfg mcpclient.Config) mcpclient.Server {
-	cfg.Transport = mcpclient.Stdio
+func hostile(cfg mcpconfig.Config) mcpconfig.Server {
+	cfg.Transport = mcpconfig.Stdio
 	if cfg.Command == nil {
 		cfg.Command = []string{hostileBin}
 	}
-	return mcpclient.Server{ID: "srv-hostile", TenantID: "t1", Name: "hostile", Config: cfg}
+	return mcpconfig.Server{ID: "srv-hostile", TenantID: "t1", Name: "hostile", Config: cfg}
 }
 
 // source returns the server's tool source from a fresh manager.
-func source(t testing.TB, s mcpclient.Server, opts mcpclient.Options) (tools.Source, *mcpclient.Manager) {
+func source(t testing.TB, s mcpconfig.Server, opts mcpclient.Options) (tools.Source, *mcpclient.Manager) {
 	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
@@ -121,10 +122,10 @@ func call(t *testing.T, src tools.Source, tool, args string) wasm.Result {
 // then the honest tool: every failure is a clear error result, and the
 // server is usable again after it (reconnected or restarted as needed).
 func TestHostileContained(t *testing.T) {
-	src, _ := source(t, hostile(mcpclient.Config{MaxResultBytes: 1 << 20}), mcpclient.Options{})
+	src, _ := source(t, hostile(mcpconfig.Config{MaxResultBytes: 1 << 20}), mcpclient.Options{})
 	// The slow tool never answers: any timeout shows it, and only its
 	// case waits for one.
-	impatient, _ := source(t, hostile(mcpclient.Config{TimeoutMs: 500}), mcpclient.Options{})
+	impatient, _ := source(t, hostile(mcpconfig.Config{TimeoutMs: 500}), mcpclient.Options{})
 	for _, c := range []struct {
 		tool, args string
 		code, msg  string
@@ -165,7 +166,7 @@ func TestHostileContained(t *testing.T) {
 // call past its timeout, although the SDK's write to it blocks; the
 // server is stopped and started again for the next call.
 func TestDeafServer(t *testing.T) {
-	src, _ := source(t, hostile(mcpclient.Config{TimeoutMs: 300}), mcpclient.Options{})
+	src, _ := source(t, hostile(mcpconfig.Config{TimeoutMs: 300}), mcpclient.Options{})
 	if r := call(t, src, "hostile_deaf", `{}`); r.OK || r.Error.Code != wasm.CodeTimeout {
 		t.Fatalf("deaf: %+v", r)
 	}
@@ -189,8 +190,8 @@ func TestStdioEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := hostile(mcpclient.Config{Env: map[string]string{"MEMORY_FILE_PATH": "${WORKDIR}/memory.jsonl"}, SecretEnv: []string{"API_TOKEN"}})
-	if s.Secrets, err = sealer.Seal(s.TenantID, s.Name, mcpclient.Secrets{Env: map[string]string{"API_TOKEN": "s3cret"}}); err != nil {
+	s := hostile(mcpconfig.Config{Env: map[string]string{"MEMORY_FILE_PATH": "${WORKDIR}/memory.jsonl"}, SecretEnv: []string{"API_TOKEN"}})
+	if s.Secrets, err = sealer.Seal(s.TenantID, s.Name, mcpconfig.Secrets{Env: map[string]string{"API_TOKEN": "s3cret"}}); err != nil {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
@@ -207,7 +208,7 @@ func TestStdioEnvironment(t *testing.T) {
 	if rel, err := filepath.Rel(data, dir); err != nil || !strings.HasPrefix(rel, "..") {
 		t.Errorf("working directory %s is inside the data directory %s", dir, data)
 	}
-	want := []string{"cwd=" + dir, "API_TOKEN=s3cret", "MEMORY_FILE_PATH=" + dir + "/memory.jsonl", "PATH=" + mcpclient.SafePath}
+	want := []string{"cwd=" + dir, "API_TOKEN=s3cret", "MEMORY_FILE_PATH=" + dir + "/memory.jsonl", "PATH=" + mcpconfig.SafePath}
 	slices.Sort(got[1:])
 	slices.Sort(want[1:])
 	if !slices.Equal(got, want) {
@@ -243,7 +244,7 @@ func TestReadOnlyAnnotations(t *testing.T) {
 		{[]string{"echo"}, map[string]bool{"hostile_echo": true, "hostile_wipe": false, "hostile_erase": false, "hostile_slow": false}},
 		{[]string{"*"}, map[string]bool{"hostile_echo": true, "hostile_wipe": true, "hostile_erase": false, "hostile_slow": false}},
 	} {
-		src, _ := source(t, hostile(mcpclient.Config{ReadOnly: c.trust}), mcpclient.Options{})
+		src, _ := source(t, hostile(mcpconfig.Config{ReadOnly: c.trust}), mcpclient.Options{})
 		list, err := src.Tools(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -266,7 +267,7 @@ func TestReadOnlyAnnotations(t *testing.T) {
 // TestRefusedTools: a tool whose schema would read a host file, or whose
 // name is no tool name, is left out and reported; the others are offered.
 func TestRefusedTools(t *testing.T) {
-	s := hostile(mcpclient.Config{})
+	s := hostile(mcpconfig.Config{})
 	_, m := source(t, s, mcpclient.Options{})
 	st, err := m.Status(context.Background(), s)
 	if err != nil {
@@ -292,7 +293,7 @@ func TestRefusedTools(t *testing.T) {
 // stderr in the error, and is not started again until its back-off ends.
 func TestCrashingServerBacksOff(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	s := hostile(mcpclient.Config{Command: []string{hostileBin, "crash"}})
+	s := hostile(mcpconfig.Config{Command: []string{hostileBin, "crash"}})
 	src, _ := source(t, s, mcpclient.Options{Now: func() time.Time { return now }})
 	_, err := src.Tools(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "crashing at start on purpose") || !strings.Contains(err.Error(), "exit status 2") {
@@ -320,7 +321,7 @@ func TestCrashingServerBacksOff(t *testing.T) {
 // TestProcessGroupKilled: what a stdio server started dies with it when
 // the server is removed.
 func TestProcessGroupKilled(t *testing.T) {
-	s := hostile(mcpclient.Config{})
+	s := hostile(mcpconfig.Config{})
 	src, m := source(t, s, mcpclient.Options{})
 	r := call(t, src, "hostile_spawn", `{}`)
 	pid, err := strconv.Atoi(r.Text)
@@ -370,7 +371,7 @@ func TestCommandNotAllowed(t *testing.T) {
 		// An entry's words must all match: an allowed script does not allow another.
 		{[]string{"/usr/bin/touch /nowhere/else"}, []string{"/usr/bin/touch", marker}, "not one the operator allows"},
 	} {
-		s := hostile(mcpclient.Config{Command: c.command})
+		s := hostile(mcpconfig.Config{Command: c.command})
 		src, _ := source(t, s, mcpclient.Options{Commands: c.allowed})
 		if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("allowed %q, command %q: %v", c.allowed, c.command, err)
@@ -380,7 +381,7 @@ func TestCommandNotAllowed(t *testing.T) {
 		}
 		a := mcpclient.Admin{Store: servers{}, Commands: c.allowed}
 		_, err := a.Add(context.Background(), tenancy.Principal{TenantID: "t1", Admin: true},
-			mcpclient.NewServer{Name: "x", Transport: mcpclient.Stdio, Command: c.command})
+			mcpclient.NewServer{Name: "x", Transport: mcpconfig.Stdio, Command: c.command})
 		if !errors.Is(err, tenancy.ErrForbidden) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("add with allowed %q: %v", c.allowed, err)
 		}
@@ -389,7 +390,7 @@ func TestCommandNotAllowed(t *testing.T) {
 
 // TestEndlessToolList: a tool list of pages without end is refused.
 func TestEndlessToolList(t *testing.T) {
-	src, _ := source(t, hostile(mcpclient.Config{Command: []string{hostileBin, "endless"}}), mcpclient.Options{Commands: []string{hostileBin + " endless"}})
+	src, _ := source(t, hostile(mcpconfig.Config{Command: []string{hostileBin, "endless"}}), mcpclient.Options{Commands: []string{hostileBin + " endless"}})
 	if _, err := src.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "more than 32 pages") {
 		t.Fatalf("endless pages: %v", err)
 	}
@@ -400,7 +401,7 @@ func TestEndlessToolList(t *testing.T) {
 func TestCallSpans(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	src, _ := source(t, hostile(mcpclient.Config{}), mcpclient.Options{Tracer: tp})
+	src, _ := source(t, hostile(mcpconfig.Config{}), mcpclient.Options{Tracer: tp})
 	call(t, src, "hostile_echo", `{"message":"x"}`)
 	call(t, src, "hostile_notjson", `{}`)
 	spans := exp.GetSpans()
@@ -443,7 +444,7 @@ func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
 // lines and in line length.
 func TestNoisyStderr(t *testing.T) {
 	h := &countingHandler{counts: map[string]int{}}
-	s := hostile(mcpclient.Config{})
+	s := hostile(mcpconfig.Config{})
 	src, m := source(t, s, mcpclient.Options{Logger: slog.New(h)})
 	if r := call(t, src, "hostile_noisy", `{}`); !r.OK {
 		t.Fatal(r.Error)
@@ -461,7 +462,7 @@ func TestNoisyStderr(t *testing.T) {
 // timeout.
 func TestRemoveDuringCall(t *testing.T) {
 	for _, tool := range []string{"hostile_slow", "hostile_deaf"} {
-		s := hostile(mcpclient.Config{TimeoutMs: 600_000})
+		s := hostile(mcpconfig.Config{TimeoutMs: 600_000})
 		src, m := source(t, s, mcpclient.Options{})
 		if _, err := src.Tools(context.Background()); err != nil {
 			t.Fatal(err)
@@ -495,7 +496,7 @@ func TestIdleDisconnect(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Unix(1_800_000_000, 0)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s := hostile(mcpclient.Config{})
+	s := hostile(mcpconfig.Config{})
 	src, m := source(t, s, mcpclient.Options{Now: clock, IdleTimeout: time.Minute})
 	r := call(t, src, "hostile_spawn", `{}`)
 	pid, err := strconv.Atoi(r.Text)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -15,7 +16,7 @@ import (
 // reachable, in words a person reads, not the transport's layers.
 func TestServerDownListsItsToolsAsUnavailable(t *testing.T) {
 	ts := sdkServer(t, "tok-1", true)
-	s, sealer := remote(t, ts.URL, mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpclient.Config{ReadOnly: []string{"*"}})
+	s, sealer := remote(t, ts.URL, mcpconfig.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-1"}}, mcpconfig.Config{ReadOnly: []string{"*"}})
 	src, _ := source(t, s, mcpclient.Options{Sealer: sealer, AllowPrivateHosts: []string{hostPort(ts.URL)}})
 	ctx := context.Background()
 	if list, err := src.Tools(ctx); err != nil || len(list) != 2 || list[0].Unavailable != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/secrets"
 )
 
@@ -40,7 +41,7 @@ func sealContext(tenantID, name string) string {
 }
 
 // Seal encrypts a server's secrets; no secrets seal to nil.
-func (s *Sealer) Seal(tenantID, name string, sec Secrets) ([]byte, error) {
+func (s *Sealer) Seal(tenantID, name string, sec mcpconfig.Secrets) ([]byte, error) {
 	if len(sec.Env) == 0 && len(sec.Headers) == 0 {
 		return nil, nil
 	}
@@ -55,8 +56,8 @@ func (s *Sealer) Seal(tenantID, name string, sec Secrets) ([]byte, error) {
 }
 
 // Open decrypts what Seal sealed for the same tenant and name.
-func (s *Sealer) Open(tenantID, name string, sealed []byte) (Secrets, error) {
-	var sec Secrets
+func (s *Sealer) Open(tenantID, name string, sealed []byte) (mcpconfig.Secrets, error) {
+	var sec mcpconfig.Secrets
 	if len(sealed) == 0 {
 		return sec, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 )
 
 func testKey(t *testing.T) string {
@@ -24,7 +25,7 @@ func TestSealer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec := mcpclient.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-123"}}
+	sec := mcpconfig.Secrets{Headers: map[string]string{"Authorization": "Bearer tok-123"}}
 	sealed, err := s.Seal("t1", "jira", sec)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestSealer(t *testing.T) {
 	if _, err := none.Seal("t1", "jira", sec); !errors.Is(err, mcpclient.ErrNoSecretKey) {
 		t.Fatalf("seal without a key: %v", err)
 	}
-	if b, err := none.Seal("t1", "jira", mcpclient.Secrets{}); err != nil || b != nil {
+	if b, err := none.Seal("t1", "jira", mcpconfig.Secrets{}); err != nil || b != nil {
 		t.Fatalf("no secrets: %v %v", b, err)
 	}
 	for _, bad := range []string{"short", base64.StdEncoding.EncodeToString(make([]byte, 16)), "!!!"} {

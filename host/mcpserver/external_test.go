@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/mcpclient/referencetest"
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/rounds"
@@ -146,9 +147,9 @@ func TestExternalToolsOnTheEndpoint(t *testing.T) {
 	admin := tenancy.Principal{TenantID: w.Tenant.ID, Admin: true}
 	ref := referencetest.StartHTTP(t)
 	stdio := referencetest.Command(t, "server-everything", "stdio")
-	for _, s := range []mcpclient.Server{
-		{Name: "everything", WorkspaceID: ws, Config: mcpclient.Config{Transport: mcpclient.Stdio, Command: stdio, ReadOnly: []string{"echo"}}},
-		{Name: "remote", WorkspaceID: ws, Config: mcpclient.Config{Transport: mcpclient.HTTP, URL: ref.URL, ReadOnly: []string{"echo"}}},
+	for _, s := range []mcpconfig.Server{
+		{Name: "everything", WorkspaceID: ws, Config: mcpconfig.Config{Transport: mcpconfig.Stdio, Command: stdio, ReadOnly: []string{"echo"}}},
+		{Name: "remote", WorkspaceID: ws, Config: mcpconfig.Config{Transport: mcpconfig.HTTP, URL: ref.URL, ReadOnly: []string{"echo"}}},
 	} {
 		if _, err := w.DB.CreateMCPServer(ctx, admin, s); err != nil {
 			t.Fatal(err)

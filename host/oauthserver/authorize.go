@@ -125,9 +125,9 @@ func (s *Server) backError(c *fiber.Ctx, r authRequest, e *redirectError) error 
 
 // session is the person's live session, unless its second factor is
 // pending.
-func (s *Server) session(c *fiber.Ctx) (store.Session, bool) {
+func (s *Server) session(c *fiber.Ctx) (tenancy.Session, bool) {
 	if s.d.Sessions == nil {
-		return store.Session{}, false
+		return tenancy.Session{}, false
 	}
 	se, ok := s.d.Sessions.CurrentSession(c)
 	return se, ok && !se.SecondFactorPending
@@ -171,7 +171,7 @@ func (s *Server) signInPage(c *fiber.Ctx) error {
 
 // consentPage shows the client's request: the person picks a workspace
 // (the one the client named, if it did) and whether it may write.
-func (s *Server) consentPage(c *fiber.Ctx, r authRequest, se store.Session) error {
+func (s *Server) consentPage(c *fiber.Ctx, r authRequest, se tenancy.Session) error {
 	ws, err := s.d.Store.Workspaces(c.UserContext(), se.Principal)
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ type Store interface {
 
 // Sessions finds the person's browser session (webui.UI).
 type Sessions interface {
-	CurrentSession(c *fiber.Ctx) (store.Session, bool)
+	CurrentSession(c *fiber.Ctx) (tenancy.Session, bool)
 }
 
 // Providers lists the sign-in providers a person without a session may

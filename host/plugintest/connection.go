@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/connections"
+	"github.com/agenthost/agenthost/host/connections/connrecord"
 	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/secrets"
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -170,8 +170,8 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 type connStore struct {
 	mu     sync.Mutex
 	alias  string
-	conns  map[string]store.ConnectionRecord
-	states map[string]store.ConnectionAuthState
+	conns  map[string]connrecord.ConnectionRecord
+	states map[string]connrecord.ConnectionAuthState
 }
 
 func (s *connStore) key(p tenancy.Principal, id string) (string, error) {
@@ -189,31 +189,31 @@ func (s *connStore) key(p tenancy.Principal, id string) (string, error) {
 	return id, nil
 }
 
-func (s *connStore) CreateConnection(_ context.Context, p tenancy.Principal, r store.ConnectionRecord) (store.ConnectionRecord, error) {
+func (s *connStore) CreateConnection(_ context.Context, p tenancy.Principal, r connrecord.ConnectionRecord) (connrecord.ConnectionRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conns == nil {
-		s.conns = map[string]store.ConnectionRecord{}
+		s.conns = map[string]connrecord.ConnectionRecord{}
 	}
 	r.TenantID, r.UserID, r.Version, r.CreatedAt, r.UpdatedAt = p.TenantID, p.UserID, 1, time.Now(), time.Now()
 	s.conns[r.ID] = r
 	return r, nil
 }
 
-func (s *connStore) Connection(_ context.Context, p tenancy.Principal, id string) (store.ConnectionRecord, error) {
+func (s *connStore) Connection(_ context.Context, p tenancy.Principal, id string) (connrecord.ConnectionRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k, err := s.key(p, id)
 	if err != nil {
-		return store.ConnectionRecord{}, err
+		return connrecord.ConnectionRecord{}, err
 	}
 	return s.conns[k], nil
 }
 
-func (s *connStore) Connections(_ context.Context, p tenancy.Principal) ([]store.ConnectionRecord, error) {
+func (s *connStore) Connections(_ context.Context, p tenancy.Principal) ([]connrecord.ConnectionRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []store.ConnectionRecord
+	var out []connrecord.ConnectionRecord
 	for _, r := range s.conns {
 		if p == fixtureUser() {
 			out = append(out, r)
@@ -264,17 +264,17 @@ func (s *connStore) RevokeConnection(_ context.Context, p tenancy.Principal, id 
 	return nil
 }
 
-func (s *connStore) SaveConnectionAuthState(_ context.Context, p tenancy.Principal, st store.ConnectionAuthState) error {
+func (s *connStore) SaveConnectionAuthState(_ context.Context, p tenancy.Principal, st connrecord.ConnectionAuthState) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.states == nil {
-		s.states = map[string]store.ConnectionAuthState{}
+		s.states = map[string]connrecord.ConnectionAuthState{}
 	}
 	s.states[p.UserID+" "+st.State] = st
 	return nil
 }
 
-func (s *connStore) TakeConnectionAuthState(_ context.Context, p tenancy.Principal, state string) (store.ConnectionAuthState, error) {
+func (s *connStore) TakeConnectionAuthState(_ context.Context, p tenancy.Principal, state string) (connrecord.ConnectionAuthState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.states[p.UserID+" "+state]

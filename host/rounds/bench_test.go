@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -37,7 +38,7 @@ func (m *timedModel) Chat(ctx context.Context, req llm.ChatRequest, onDelta func
 	return m.inner.Chat(ctx, req, onDelta)
 }
 
-func (m *timedModel) Model(op llm.Operation) (llm.ModelInfo, bool) { return m.inner.Model(op) }
+func (m *timedModel) Model(op modeluse.Operation) (llm.ModelInfo, bool) { return m.inner.Model(op) }
 
 type benchEnv struct {
 	db     *store.DB
@@ -70,7 +71,7 @@ func newBenchEnv(b *testing.B, window int) benchEnv {
 	})))
 	client, err := llm.New(llm.Config{
 		Providers: []llm.ProviderConfig{{Name: "test", BaseURL: srv.URL(), Timeout: 30 * time.Second}},
-		Models:    map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Provider: "test", Model: "scripted", ContextWindow: window}}},
+		Models:    map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Provider: "test", Model: "scripted", ContextWindow: window}}},
 	}, nil, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -24,7 +25,7 @@ func TestBranches(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string // what each agent call saw: its user and assistant turns
 	world := worldtest.New(t, worldtest.Options{Model: &worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "scripted"}}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "scripted"}}},
 		Server: []llmtest.Option{llmtest.WithDefault(llmtest.Decide(func(r llmtest.ChatRequest) llmtest.Step {
 			var turns []string
 			for _, m := range r.Messages {

@@ -12,6 +12,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -45,9 +46,9 @@ func TestBudgetCountsToolModelCalls(t *testing.T) {
 	args := fmt.Sprintf(`{"text": %q, "instruction": "List the invoices over CHF 150."}`, text.String())
 	const budget = 0.01
 	world := worldtest.New(t, worldtest.Options{Model: &worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpAgent:   {{Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
-			llm.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 20, OutputCHFPer1M: 20}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{
+			modeluse.OpAgent:   {{Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+			modeluse.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 20, OutputCHFPer1M: 20}},
 		},
 		Server: []llmtest.Option{llmtest.WithDefault(llmtest.Decide(func(r llmtest.ChatRequest) llmtest.Step {
 			if r.Model == "small-model" {

@@ -13,7 +13,9 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -110,7 +112,7 @@ func (rk *roundKnowledge) observe(ctx context.Context, e agent.Event) {
 
 // RoundContext implements agent.ContextSource.
 func (rk *roundKnowledge) RoundContext(ctx context.Context, req agent.ContextRequest) (agent.RoundContext, error) {
-	var usage llm.Usage
+	var usage modeluse.Usage
 	rk.mu.Lock()
 	pending := rk.pending
 	rk.pending = nil
@@ -178,11 +180,11 @@ const entityInstruction = "Extract the key facts from these tool results that la
 // (keys "entity:<name>", source extraction). A failed call or malformed
 // reply is logged and ignored; the round goes on. It returns the call's
 // usage, which counts toward the workflow's budget.
-func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string) llm.Usage {
+func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string) modeluse.Usage {
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: rk.p.TenantID, WorkspaceID: rk.w.WorkspaceID, UserID: rk.p.UserID,
 		WorkflowID: rk.w.ID, Purpose: "entities"})
 	text := knowledge.Clip(strings.Join(results, "\n\n"), entityPromptMaxBytes)
-	resp, err := rk.k.Model.Chat(ctx, llm.ChatRequest{Operation: llm.OpSummary, Messages: []llm.Message{
+	resp, err := rk.k.Model.Chat(ctx, llm.ChatRequest{Operation: modeluse.OpSummary, Messages: []llm.Message{
 		{Role: "system", Content: entityInstruction},
 		{Role: "user", Content: "Tool results:\n" + text},
 	}}, nil)
@@ -196,8 +198,8 @@ func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string)
 		return resp.Usage
 	}
 	for _, f := range facts {
-		if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, knowledge.Memory{WorkflowID: rk.w.ID, Key: knowledge.EntityPrefix + f[0],
-			Value: f[1], Source: knowledge.MemoryExtraction}); err != nil {
+		if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, kindex.Memory{WorkflowID: rk.w.ID, Key: knowledge.EntityPrefix + f[0],
+			Value: f[1], Source: kindex.MemoryExtraction}); err != nil {
 			rk.s.logger.Warn("rounds: keeping an entity", "workflow", rk.w.ID, "key", f[0], "err", err)
 		}
 	}

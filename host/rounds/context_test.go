@@ -13,10 +13,13 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -76,9 +79,9 @@ func newKEnv(t *testing.T, decide func(llmtest.ChatRequest) llmtest.Step) *kenv 
 	}
 	h := plugins(t)
 	srv, client := worldtest.NewModel(t, db, worldtest.Model{
-		Models: map[llm.Operation][]llm.ModelConfig{
-			llm.OpAgent:   {{Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
-			llm.OpSummary: {{Model: "summarizer", InputCHFPer1M: 0.5, OutputCHFPer1M: 1}},
+		Models: map[modeluse.Operation][]llm.ModelConfig{
+			modeluse.OpAgent:   {{Model: "scripted", InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+			modeluse.OpSummary: {{Model: "summarizer", InputCHFPer1M: 0.5, OutputCHFPer1M: 1}},
 		},
 		Server:  []llmtest.Option{llmtest.WithDefault(llmtest.Decide(decide))},
 		Retry:   llm.RetryConfig{Attempts: 1},
@@ -94,7 +97,7 @@ func newKEnv(t *testing.T, decide func(llmtest.ChatRequest) llmtest.Step) *kenv 
 
 // upload stores and indexes a document (synchronously, through the
 // extractor plugin).
-func (e *kenv) upload(t *testing.T, p tenancy.Principal, ws, name, body string) files.Item {
+func (e *kenv) upload(t *testing.T, p tenancy.Principal, ws, name, body string) filemeta.Item {
 	t.Helper()
 	f, _, err := e.files.Upload(context.Background(), p, files.Upload{WorkspaceID: ws, Name: name, Content: bytes.NewReader([]byte(body))})
 	if err != nil {
@@ -225,7 +228,7 @@ func TestRoundContextScope(t *testing.T) {
 	e.upload(t, e.pat, e.wsA, "pat-notes.md", "My notes: hotel night in Zurich, ask how much is reimbursed.")
 	handbook := e.upload(t, e.carol, e.wsB, "handbook.md", "Company handbook: a hotel night is reimbursed up to 180 CHF.")
 	shared := true
-	if _, err := e.files.Update(context.Background(), e.admin, handbook.ID, files.Update{Shared: &shared}); err != nil {
+	if _, err := e.files.Update(context.Background(), e.admin, handbook.ID, filemeta.Update{Shared: &shared}); err != nil {
 		t.Fatal(err)
 	}
 	b := e.builder(agentcontext.ContextConfig{})
@@ -252,7 +255,7 @@ func TestRoundContextScope(t *testing.T) {
 	}
 }
 
-func names(hs []knowledge.Hit) string {
+func names(hs []kindex.Hit) string {
 	var out []string
 	for _, h := range hs {
 		out = append(out, h.FileName)
@@ -359,7 +362,7 @@ func TestEntityCache(t *testing.T) {
 		if n, _ := e.usage(t, w.ID, "entities"); n != 1 {
 			t.Fatalf("%d entity calls", n)
 		}
-		if mem, _ := e.db.Memories(context.Background(), e.alice, w.ID, knowledge.MemoryExtraction, 10); len(mem) != 0 {
+		if mem, _ := e.db.Memories(context.Background(), e.alice, w.ID, kindex.MemoryExtraction, 10); len(mem) != 0 {
 			t.Fatalf("entities from a malformed reply: %+v", mem)
 		}
 	})

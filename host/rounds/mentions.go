@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -23,10 +24,10 @@ type Mention struct {
 	Folder bool
 	// Files and Folders are the matches the caller can read; more than one
 	// is ambiguous, none is missing.
-	Files   []files.Item
-	Folders []files.Folder
+	Files   []filemeta.Item
+	Folders []filemeta.Folder
 	// Contents lists (a page of) a matched folder's files.
-	Contents []files.Item
+	Contents []filemeta.Item
 }
 
 // ParseMentions finds the @references in a prompt: "@name" up to the next
@@ -87,7 +88,7 @@ func ResolveMentions(ctx context.Context, fs *files.Service, p tenancy.Principal
 		m := Mention{Text: n, Folder: strings.HasSuffix(n, "/")}
 		if !m.Folder {
 			glob := strings.NewReplacer("*", "?", "?", "?").Replace(n)
-			page, err := fs.List(ctx, p, files.Filter{WorkspaceID: workspaceID, Name: glob, Limit: 50, Order: files.OrderName})
+			page, err := fs.List(ctx, p, filemeta.Filter{WorkspaceID: workspaceID, Name: glob, Limit: 50, Order: filemeta.OrderName})
 			if err != nil {
 				return nil, err
 			}
@@ -111,7 +112,7 @@ func ResolveMentions(ctx context.Context, fs *files.Service, p tenancy.Principal
 		}
 		if len(m.Folders) == 1 {
 			id := m.Folders[0].ID
-			page, err := fs.List(ctx, p, files.Filter{WorkspaceID: workspaceID, Folder: &id, Limit: 20, Order: files.OrderName})
+			page, err := fs.List(ctx, p, filemeta.Filter{WorkspaceID: workspaceID, Folder: &id, Limit: 20, Order: filemeta.OrderName})
 			if err != nil {
 				return nil, err
 			}
@@ -124,13 +125,13 @@ func ResolveMentions(ctx context.Context, fs *files.Service, p tenancy.Principal
 
 // folderByPath finds the folders whose path from the root is path ("a/b"),
 // or, for a single name, every folder of that name.
-func folderByPath(folders []files.Folder, path string) []files.Folder {
+func folderByPath(folders []filemeta.Folder, path string) []filemeta.Folder {
 	path = strings.Trim(path, "/")
 	if path == "" {
 		return nil
 	}
 	els := strings.Split(path, "/")
-	var out []files.Folder
+	var out []filemeta.Folder
 	if len(els) == 1 {
 		for _, f := range folders {
 			if f.Name == els[0] {
@@ -140,7 +141,7 @@ func folderByPath(folders []files.Folder, path string) []files.Folder {
 		return out
 	}
 	parent := ""
-	var cur files.Folder
+	var cur filemeta.Folder
 	for _, el := range els {
 		found := false
 		for _, f := range folders {
@@ -153,7 +154,7 @@ func folderByPath(folders []files.Folder, path string) []files.Folder {
 			return nil
 		}
 	}
-	return []files.Folder{cur}
+	return []filemeta.Folder{cur}
 }
 
 // MentionsNote tells the model what the prompt's @references name, by the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/worldtest"
@@ -44,18 +45,18 @@ func TestParseMentions(t *testing.T) {
 func TestResolveMentions(t *testing.T) {
 	ctx := context.Background()
 	w := worldtest.New(t, worldtest.Options{Workspaces: []string{"w", "w2"}})
-	up := func(p tenancy.Principal, ws, name string, folder string) files.Item {
+	up := func(p tenancy.Principal, ws, name string, folder string) filemeta.Item {
 		f, _, err := w.Files.Upload(ctx, p, files.Upload{WorkspaceID: ws, Name: name, FolderID: folder, Content: strings.NewReader(name), NoDedupe: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return f
 	}
-	reports, err := w.Files.CreateFolder(ctx, w.P, files.Folder{WorkspaceID: w.Workspace, Name: "Reports"})
+	reports, err := w.Files.CreateFolder(ctx, w.P, filemeta.Folder{WorkspaceID: w.Workspace, Name: "Reports"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	y2024, err := w.Files.CreateFolder(ctx, w.P, files.Folder{WorkspaceID: w.Workspace, ParentID: reports.ID, Name: "2024"})
+	y2024, err := w.Files.CreateFolder(ctx, w.P, filemeta.Folder{WorkspaceID: w.Workspace, ParentID: reports.ID, Name: "2024"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // ModelCatalog is the host's configured agent models (*llm.Client is one).
 type ModelCatalog interface {
-	Chain(op llm.Operation) []llm.ModelInfo
+	Chain(op modeluse.Operation) []llm.ModelInfo
 }
 
 // ModelStore keeps the allowed models of a workspace and a conversation's
@@ -93,7 +94,7 @@ func (s *Service) Models(ctx context.Context, p tenancy.Principal, workspaceID s
 		return WorkspaceModels{}, err
 	}
 	out := WorkspaceModels{Allowed: []ModelOption{}, Configured: []ModelOption{}, Restricted: len(ids) > 0}
-	for i, m := range s.catalog.Chain(llm.OpAgent) {
+	for i, m := range s.catalog.Chain(modeluse.OpAgent) {
 		o := option(m, i == 0)
 		out.Configured = append(out.Configured, o)
 		if len(ids) == 0 || slices.Contains(ids, o.ID) {
@@ -123,7 +124,7 @@ func (s *Service) SetModels(ctx context.Context, p tenancy.Principal, workspaceI
 }
 
 func (s *Service) configured(id string) bool {
-	return slices.ContainsFunc(s.catalog.Chain(llm.OpAgent), func(m llm.ModelInfo) bool { return m.ID() == id })
+	return slices.ContainsFunc(s.catalog.Chain(modeluse.OpAgent), func(m llm.ModelInfo) bool { return m.ID() == id })
 }
 
 // allowed checks that id ("" : the default, always allowed) may be used in

@@ -20,6 +20,7 @@ import (
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/sqlquery"
@@ -388,7 +389,7 @@ func publicURL(public, addr string) string {
 // none is configured).
 func agentModels(cfg llm.Config) string {
 	var names []string
-	for _, m := range cfg.Models[llm.OpAgent] {
+	for _, m := range cfg.Models[modeluse.OpAgent] {
 		names = append(names, m.Model)
 	}
 	return strings.Join(names, ", ")
@@ -397,7 +398,7 @@ func agentModels(cfg llm.Config) string {
 // embedderOf is the embedding model when one is configured: search is then
 // hybrid and read pages are embedded; nil otherwise (words only).
 func embedderOf(model *llm.Client) knowledge.Embedder {
-	if model.Configured(llm.OpEmbedding) {
+	if model.Configured(modeluse.OpEmbedding) {
 		return model
 	}
 	return nil

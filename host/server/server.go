@@ -46,6 +46,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/oauthserver"
@@ -219,7 +220,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	// inner files are indexed one by one.
 	ingester := knowledge.NewIngester(db, blobs, extractors, logger).WithSmartPDF(knowledge.DefaultSmartPDF).
 		WithContainers(extractors.Containers(), db, blobs)
-	if model.Configured(llm.OpEmbedding) {
+	if model.Configured(modeluse.OpEmbedding) {
 		ingester.WithEmbedder(model)
 	}
 	// One id names this process among the hosts: in the job queue's
@@ -295,7 +296,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	*s.caps.Files = files.Capability{Files: fileSvc, Workflows: wfSvc, Logger: logger}
 	*s.caps.Models = llm.Capabilities{Client: model, Workflows: wfSvc, Logger: logger, MaxWorkflowCost: s.env.agentMaxCost}
 	var ag *agent.Agent
-	if model.Configured(llm.OpAgent) {
+	if model.Configured(modeluse.OpAgent) {
 		ag = agent.New(model, agent.Config{
 			MaxRounds: int(s.env.agentMaxRounds),
 			MaxCost:   s.env.agentMaxCost,

@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/signin"
 	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/webui"
 )
 
@@ -50,15 +51,15 @@ func newSignIn(cfg signin.Config, db *store.DB, logger *slog.Logger) (*signInWir
 }
 
 // SignInUser opens the session through the UI (signin.Sessions).
-func (w *signInWiring) SignInUser(c *fiber.Ctx, userID string, o store.SessionOrigin) (store.Session, error) {
+func (w *signInWiring) SignInUser(c *fiber.Ctx, userID string, o tenancy.SessionOrigin) (tenancy.Session, error) {
 	if w.ui == nil {
-		return store.Session{}, fmt.Errorf("signin: the UI is not attached")
+		return tenancy.Session{}, fmt.Errorf("signin: the UI is not attached")
 	}
 	return w.ui.SignInUser(c, userID, o)
 }
 
 // logoutURL is the UI's LogoutURL: the provider's end-session page.
-func (w *signInWiring) logoutURL(ctx context.Context, s store.Session) string {
+func (w *signInWiring) logoutURL(ctx context.Context, s tenancy.Session) string {
 	if w.svc == nil {
 		return ""
 	}

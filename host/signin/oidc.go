@@ -37,7 +37,7 @@ type Store interface {
 
 // Sessions opens the browser's session for a signed-in user (webui.UI).
 type Sessions interface {
-	SignInUser(c *fiber.Ctx, userID string, o store.SessionOrigin) (store.Session, error)
+	SignInUser(c *fiber.Ctx, userID string, o tenancy.SessionOrigin) (tenancy.Session, error)
 }
 
 // Audit actions of invitations (sign-ins use audit.SignInSucceeded and
@@ -399,7 +399,7 @@ func (s *Service) finish(c *fiber.Ctx, p *provider, flow store.SignInFlow, subje
 	if err != nil {
 		return s.failTenant(c, p, tn.ID, email, err)
 	}
-	sess, err := s.d.Sessions.SignInUser(c, out.User.ID, store.SessionOrigin{Provider: "oidc:" + p.cfg.Name, Subject: subject, SID: cl.SID, IDToken: rawIDToken})
+	sess, err := s.d.Sessions.SignInUser(c, out.User.ID, tenancy.SessionOrigin{Provider: "oidc:" + p.cfg.Name, Subject: subject, SID: cl.SID, IDToken: rawIDToken})
 	if err != nil {
 		return s.failTenant(c, p, tn.ID, email, err)
 	}
@@ -483,7 +483,7 @@ func (s *Service) mapRoles(ctx context.Context, p *provider, tenantID string, al
 // LogoutURL is where the browser goes to sign out at the provider that
 // opened a session (RP-initiated logout), or "" for a session no provider
 // opened or a provider without an end-session endpoint.
-func (s *Service) LogoutURL(ctx context.Context, sess store.Session) string {
+func (s *Service) LogoutURL(ctx context.Context, sess tenancy.Session) string {
 	name, ok := strings.CutPrefix(sess.Origin.Provider, "oidc:")
 	if !ok {
 		return ""

@@ -8,15 +8,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/background"
+	"github.com/agenthost/agenthost/host/background/bgjob"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 const backgroundCols = `id, tenant_id, workspace_id, user_id, origin_workflow_id, workflow_id, description, subtasks, max_cost_nchf,
 	status, progress, result_summary, error, attempts, max_retries, queue_job_id, created_at, started_at, completed_at`
 
-func scanBackground(row interface{ Scan(...any) error }) (background.Job, error) {
-	var j background.Job
+func scanBackground(row interface{ Scan(...any) error }) (bgjob.Job, error) {
+	var j bgjob.Job
 	var subtasks, status string
 	var maxCost, started, completed sql.NullInt64
 	var created int64
@@ -31,18 +31,18 @@ func scanBackground(row interface{ Scan(...any) error }) (background.Job, error)
 	if err := json.Unmarshal([]byte(subtasks), &j.Subtasks); err != nil {
 		return j, fmt.Errorf("store: background job %s: subtasks: %w", j.ID, err)
 	}
-	j.Status, j.MaxCost = background.Status(status), amountOf(maxCost)
+	j.Status, j.MaxCost = bgjob.Status(status), amountOf(maxCost)
 	j.CreatedAt, j.StartedAt, j.CompletedAt = fromMicros(created), fromNullMicros(started), fromNullMicros(completed)
 	return j, nil
 }
 
 // CreateBackgroundJob implements background.Store: the principal must be
 // able to write in the workspace.
-func (db *DB) CreateBackgroundJob(ctx context.Context, p tenancy.Principal, j background.Job) (background.Job, error) {
+func (db *DB) CreateBackgroundJob(ctx context.Context, p tenancy.Principal, j bgjob.Job) (bgjob.Job, error) {
 	if _, write, err := db.Levels(ctx, p, j.WorkspaceID); err != nil {
-		return background.Job{}, err
+		return bgjob.Job{}, err
 	} else if write == tenancy.None {
-		return background.Job{}, fmt.Errorf("%w: a viewer cannot start background jobs in workspace %q", tenancy.ErrForbidden, j.WorkspaceID)
+		return bgjob.Job{}, fmt.Errorf("%w: a viewer cannot start background jobs in workspace %q", tenancy.ErrForbidden, j.WorkspaceID)
 	}
 	if j.Subtasks == nil {
 		j.Subtasks = []string{}
@@ -58,14 +58,14 @@ func (db *DB) CreateBackgroundJob(ctx context.Context, p tenancy.Principal, j ba
 		j.ID, j.TenantID, j.WorkspaceID, j.UserID, j.OriginWorkflowID, j.Description, string(subtasks), maxCost, string(j.Status),
 		j.MaxRetries, micros(j.CreatedAt))
 	if err != nil {
-		return background.Job{}, fmt.Errorf("store: background job: %w", err)
+		return bgjob.Job{}, fmt.Errorf("store: background job: %w", err)
 	}
 	return j, nil
 }
 
 // BackgroundJob implements background.Store: a user's own job, or any of
 // the tenant's for its admin.
-func (db *DB) BackgroundJob(ctx context.Context, p tenancy.Principal, id string) (background.Job, error) {
+func (db *DB) BackgroundJob(ctx context.Context, p tenancy.Principal, id string) (bgjob.Job, error) {
 	j, err := scanBackground(db.conn().queryRow(ctx, `SELECT `+backgroundCols+` FROM background_jobs
 		WHERE id = ? AND tenant_id = ? AND (? OR user_id = ?)`, id, p.TenantID, p.Admin, p.UserID))
 	if err != nil && !errors.Is(err, tenancy.ErrNotFound) {
@@ -75,7 +75,7 @@ func (db *DB) BackgroundJob(ctx context.Context, p tenancy.Principal, id string)
 }
 
 // BackgroundJobs implements background.Store, newest first.
-func (db *DB) BackgroundJobs(ctx context.Context, p tenancy.Principal, limit int) ([]background.Job, error) {
+func (db *DB) BackgroundJobs(ctx context.Context, p tenancy.Principal, limit int) ([]bgjob.Job, error) {
 	if limit <= 0 || limit > 500 {
 		limit = 100
 	}
@@ -84,7 +84,7 @@ func (db *DB) BackgroundJobs(ctx context.Context, p tenancy.Principal, limit int
 }
 
 // BackgroundJobByID implements background.Store (administrative).
-func (db *DB) BackgroundJobByID(ctx context.Context, id string) (background.Job, error) {
+func (db *DB) BackgroundJobByID(ctx context.Context, id string) (bgjob.Job, error) {
 	j, err := scanBackground(db.conn().queryRow(ctx, `SELECT `+backgroundCols+` FROM background_jobs WHERE id = ?`, id))
 	if err != nil && !errors.Is(err, tenancy.ErrNotFound) {
 		err = fmt.Errorf("store: background job: %w", err)
@@ -93,7 +93,7 @@ func (db *DB) BackgroundJobByID(ctx context.Context, id string) (background.Job,
 }
 
 // UpdateBackgroundJob implements background.Store: one conditional update.
-func (db *DB) UpdateBackgroundJob(ctx context.Context, id string, from []background.Status, u background.Update) (bool, error) {
+func (db *DB) UpdateBackgroundJob(ctx context.Context, id string, from []bgjob.Status, u bgjob.Update) (bool, error) {
 	var set []string
 	var args []any
 	add := func(expr string, v any) {

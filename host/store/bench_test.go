@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/store/storetest"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -81,7 +82,7 @@ func BenchmarkList(b *testing.B) {
 		if err := store.SeedFilesForBenchmark(ctx, e.db, e.p, e.ws, 100_000); err != nil {
 			b.Fatal(err)
 		}
-		flt := files.Filter{WorkspaceID: e.ws, Tags: []string{"q4"}, MIMEType: "application/*", Limit: 50}
+		flt := filemeta.Filter{WorkspaceID: e.ws, Tags: []string{"q4"}, MIMEType: "application/*", Limit: 50}
 		var cursors []string
 		page, err := e.svc.List(ctx, e.p, flt)
 		for i := 0; err == nil && page.Next != "" && i < 40; i++ {

@@ -7,15 +7,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/billing/ledger"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 // InsertUsage implements billing.Store: the record and the tenant's running
 // sum for the record's month, in one transaction.
-func (db *DB) InsertUsage(ctx context.Context, r billing.Record) error {
+func (db *DB) InsertUsage(ctx context.Context, r ledger.Record) error {
 	u := r.Usage
 	err := db.tx(ctx, func(c conn) error {
 		if _, err := c.exec(ctx, `INSERT INTO usage_records (id, tenant_id, workspace_id, user_id, workflow_id, purpose,
@@ -54,7 +54,7 @@ func monthKey(t time.Time) int {
 // UsageTotals implements billing.Store: the sums of the tenant's records, of
 // one workflow when workflowID is set. Only a tenant admin sees the
 // tenant's; a user sees their own calls.
-func (db *DB) UsageTotals(ctx context.Context, p tenancy.Principal, workflowID string) (billing.Totals, error) {
+func (db *DB) UsageTotals(ctx context.Context, p tenancy.Principal, workflowID string) (ledger.Totals, error) {
 	q := `SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cost_nchf), 0)
 		FROM usage_records WHERE tenant_id = ? AND (? OR user_id = ?)`
 	args := []any{p.TenantID, p.Admin, p.UserID}
@@ -62,10 +62,10 @@ func (db *DB) UsageTotals(ctx context.Context, p tenancy.Principal, workflowID s
 		q += ` AND workflow_id = ?`
 		args = append(args, workflowID)
 	}
-	var t billing.Totals
+	var t ledger.Totals
 	var cost int64
 	if err := db.conn().queryRow(ctx, q, args...).Scan(&t.Calls, &t.PromptTokens, &t.CompletionTokens, &cost); err != nil {
-		return billing.Totals{}, fmt.Errorf("store: usage totals: %w", err)
+		return ledger.Totals{}, fmt.Errorf("store: usage totals: %w", err)
 	}
 	t.Cost = money.Amount(cost)
 	return t, nil
@@ -93,7 +93,7 @@ func (db *DB) PriceVersion(ctx context.Context, version string) ([]byte, error) 
 
 // SetTenantLimits sets (replaces) a tenant's spending limits; the operator's
 // act, not a tenant's.
-func (db *DB) SetTenantLimits(ctx context.Context, tenantID string, l billing.Limits) error {
+func (db *DB) SetTenantLimits(ctx context.Context, tenantID string, l ledger.Limits) error {
 	_, err := db.conn().exec(ctx, `INSERT INTO tenant_limits (tenant_id, credit_nchf, monthly_nchf, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (tenant_id) DO UPDATE SET credit_nchf = excluded.credit_nchf, monthly_nchf = excluded.monthly_nchf,
 		updated_at = excluded.updated_at`, tenantID, nullAmount(l.Credit), nullAmount(l.Monthly), micros(now()))
@@ -104,7 +104,7 @@ func (db *DB) SetTenantLimits(ctx context.Context, tenantID string, l billing.Li
 }
 
 // TenantBudget implements billing.Store.
-func (db *DB) TenantBudget(ctx context.Context, tenantID string, at time.Time) (billing.Budget, error) {
+func (db *DB) TenantBudget(ctx context.Context, tenantID string, at time.Time) (ledger.Budget, error) {
 	b, err := readBudget(ctx, db.conn(), tenantID, at)
 	if err != nil {
 		return b, fmt.Errorf("store: tenant budget: %w", err)
@@ -115,8 +115,8 @@ func (db *DB) TenantBudget(ctx context.Context, tenantID string, at time.Time) (
 // readBudget reads a tenant's limits, spending and unexpired reservations.
 // The sums come from one statement, so from one snapshot: a record that
 // settles a reservation is seen with it gone, or neither.
-func readBudget(ctx context.Context, c conn, tenantID string, at time.Time) (billing.Budget, error) {
-	var b billing.Budget
+func readBudget(ctx context.Context, c conn, tenantID string, at time.Time) (ledger.Budget, error) {
+	var b ledger.Budget
 	var credit, monthly sql.NullInt64
 	err := c.queryRow(ctx, `SELECT credit_nchf, monthly_nchf FROM tenant_limits WHERE tenant_id = ?`, tenantID).Scan(&credit, &monthly)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -141,7 +141,7 @@ func readBudget(ctx context.Context, c conn, tenantID string, at time.Time) (bil
 // reservers of one tenant, on any host, read and insert one after another;
 // SQLite's immediate transactions hold the whole database anyway. Settling
 // needs no lock: it only ever lowers what is held.
-func (db *DB) Reserve(ctx context.Context, r billing.Reservation, admit func(billing.Budget) error) (string, error) {
+func (db *DB) Reserve(ctx context.Context, r ledger.Reservation, admit func(ledger.Budget) error) (string, error) {
 	// Most tenants have no limits: they are told so by a read, without a
 	// write transaction per call.
 	var limited bool
@@ -216,7 +216,7 @@ func amountOf(n sql.NullInt64) *money.Amount {
 // UsageGroups returns the records created in [from, to) summed per
 // attribution, model, operation, purpose and day (billing.Report folds them
 // further). A tenant admin sees the tenant's, a user their own.
-func (db *DB) UsageGroups(ctx context.Context, p tenancy.Principal, from, to time.Time) ([]billing.UsageGroup, error) {
+func (db *DB) UsageGroups(ctx context.Context, p tenancy.Principal, from, to time.Time) ([]ledger.UsageGroup, error) {
 	const day = int64(24 * time.Hour / time.Microsecond) // as written in the query
 	rows, err := db.conn().query(ctx, `SELECT tenant_id, workspace_id, user_id, workflow_id, operation, provider, model, purpose,
 		created_at / 86400000000, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens), SUM(cost_nchf)
@@ -227,9 +227,9 @@ func (db *DB) UsageGroups(ctx context.Context, p tenancy.Principal, from, to tim
 		return nil, fmt.Errorf("store: usage groups: %w", err)
 	}
 	defer rows.Close()
-	var out []billing.UsageGroup
+	var out []ledger.UsageGroup
 	for rows.Next() {
-		var g billing.UsageGroup
+		var g ledger.UsageGroup
 		var d, cost int64
 		if err := rows.Scan(&g.TenantID, &g.WorkspaceID, &g.UserID, &g.WorkflowID, &g.Operation, &g.Provider, &g.Model, &g.Purpose,
 			&d, &g.Calls, &g.PromptTokens, &g.CompletionTokens, &g.CachedTokens, &cost); err != nil {
@@ -246,7 +246,7 @@ func (db *DB) UsageGroups(ctx context.Context, p tenancy.Principal, from, to tim
 
 // UsageRecords returns a workflow's usage records, oldest first, in the
 // caller's scope (a tenant admin: any of the tenant's; a user: their own).
-func (db *DB) UsageRecords(ctx context.Context, p tenancy.Principal, workflowID string) ([]billing.Record, error) {
+func (db *DB) UsageRecords(ctx context.Context, p tenancy.Principal, workflowID string) ([]ledger.Record, error) {
 	rows, err := db.conn().query(ctx, `SELECT id, workspace_id, user_id, purpose, operation, provider, model, prompt_tokens,
 		completion_tokens, cached_tokens, audio_seconds, characters, cost_nchf, price_version, estimated, duration_us, created_at
 		FROM usage_records WHERE tenant_id = ? AND (? OR user_id = ?) AND workflow_id = ? ORDER BY created_at, id`,
@@ -255,9 +255,9 @@ func (db *DB) UsageRecords(ctx context.Context, p tenancy.Principal, workflowID 
 		return nil, fmt.Errorf("store: usage records: %w", err)
 	}
 	defer rows.Close()
-	var out []billing.Record
+	var out []ledger.Record
 	for rows.Next() {
-		r := billing.Record{TenantID: p.TenantID, WorkflowID: workflowID}
+		r := ledger.Record{TenantID: p.TenantID, WorkflowID: workflowID}
 		var op string
 		var cost, dur, created int64
 		u := &r.Usage
@@ -266,7 +266,7 @@ func (db *DB) UsageRecords(ctx context.Context, p tenancy.Principal, workflowID 
 			&dur, &created); err != nil {
 			return nil, fmt.Errorf("store: usage records: %w", err)
 		}
-		u.Operation, u.Cost, u.Duration, r.CreatedAt = llm.Operation(op), money.Amount(cost), time.Duration(dur)*time.Microsecond, fromMicros(created)
+		u.Operation, u.Cost, u.Duration, r.CreatedAt = modeluse.Operation(op), money.Amount(cost), time.Duration(dur)*time.Microsecond, fromMicros(created)
 		out = append(out, r)
 	}
 	return out, rows.Err()

@@ -8,56 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenthost/agenthost/host/connections/connrecord"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
-
-// ConnectionRecord is one user's connection to an external provider as the
-// store keeps it. Secret is already sealed by the caller (package
-// connections): the store never sees a credential in clear.
-type ConnectionRecord struct {
-	ID       string
-	TenantID string
-	UserID   string
-	Provider string
-	Label    string
-	// Auth is "oauth2", "token" or "basic".
-	Auth    string
-	BaseURL string
-	// Account names the remote account (an e-mail, a user name); not secret.
-	Account string
-	Scopes  []string
-	Secret  []byte
-	// ExpiresAt is when the current access token ends; zero when it does not.
-	ExpiresAt time.Time
-	// Version counts changes of the secret (optimistic locking of refreshes).
-	Version   int64
-	RevokedAt time.Time
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	// CheckedAt is when the connection was last tried against its
-	// provider (zero: never), and LastError what went wrong then ("": it
-	// answered).
-	CheckedAt time.Time
-	LastError string
-	// Deployment is the provider's deployment the connection reaches
-	// ("cloud", "datacenter"; "": as its base URL tells).
-	Deployment string
-}
-
-// Revoked reports whether the connection was revoked.
-func (r ConnectionRecord) Revoked() bool { return !r.RevokedAt.IsZero() }
-
-// ConnectionAuthState is an OAuth authorisation in flight.
-type ConnectionAuthState struct {
-	State    string
-	TenantID string
-	UserID   string
-	Provider string
-	Label    string
-	// Verifier is the sealed PKCE code verifier.
-	Verifier  []byte
-	ExpiresAt time.Time
-}
 
 // connectionAuths are the auth schemes the table accepts.
 var connectionAuths = map[string]bool{"oauth2": true, "token": true, "basic": true}
@@ -65,18 +18,18 @@ var connectionAuths = map[string]bool{"oauth2": true, "token": true, "basic": tr
 // CreateConnection stores a new connection owned by p. r.ID, when set, must
 // be the id the secret was sealed for (the seal binds it); otherwise one is
 // chosen. A second connection with the same provider and label is a conflict.
-func (db *DB) CreateConnection(ctx context.Context, p tenancy.Principal, r ConnectionRecord) (ConnectionRecord, error) {
+func (db *DB) CreateConnection(ctx context.Context, p tenancy.Principal, r connrecord.ConnectionRecord) (connrecord.ConnectionRecord, error) {
 	if p.UserID == "" || p.TenantID == "" {
-		return ConnectionRecord{}, fmt.Errorf("%w: a connection needs a signed-in user", tenancy.ErrForbidden)
+		return connrecord.ConnectionRecord{}, fmt.Errorf("%w: a connection needs a signed-in user", tenancy.ErrForbidden)
 	}
 	if r.Provider == "" || strings.TrimSpace(r.Label) == "" {
-		return ConnectionRecord{}, fmt.Errorf("%w: a connection needs a provider and a label", tenancy.ErrInvalid)
+		return connrecord.ConnectionRecord{}, fmt.Errorf("%w: a connection needs a provider and a label", tenancy.ErrInvalid)
 	}
 	if !connectionAuths[r.Auth] {
-		return ConnectionRecord{}, fmt.Errorf("%w: unknown auth scheme %q (want oauth2, token or basic)", tenancy.ErrInvalid, r.Auth)
+		return connrecord.ConnectionRecord{}, fmt.Errorf("%w: unknown auth scheme %q (want oauth2, token or basic)", tenancy.ErrInvalid, r.Auth)
 	}
 	if len(r.Secret) == 0 {
-		return ConnectionRecord{}, fmt.Errorf("%w: a connection needs its sealed secret", tenancy.ErrInvalid)
+		return connrecord.ConnectionRecord{}, fmt.Errorf("%w: a connection needs its sealed secret", tenancy.ErrInvalid)
 	}
 	if r.ID == "" {
 		r.ID = newID()
@@ -91,10 +44,10 @@ func (db *DB) CreateConnection(ctx context.Context, p tenancy.Principal, r Conne
 		r.ID, r.TenantID, r.UserID, r.Provider, r.Label, r.Auth, r.BaseURL, r.Account, strings.Join(r.Scopes, " "),
 		r.Secret, optMicros(r.ExpiresAt), r.Version, micros(r.CreatedAt), micros(r.UpdatedAt), r.Deployment)
 	if isUnique(err) {
-		return ConnectionRecord{}, fmt.Errorf("%w: you already have a %s connection labelled %q", tenancy.ErrConflict, r.Provider, r.Label)
+		return connrecord.ConnectionRecord{}, fmt.Errorf("%w: you already have a %s connection labelled %q", tenancy.ErrConflict, r.Provider, r.Label)
 	}
 	if err != nil {
-		return ConnectionRecord{}, fmt.Errorf("store: create connection: %w", err)
+		return connrecord.ConnectionRecord{}, fmt.Errorf("store: create connection: %w", err)
 	}
 	return r, nil
 }
@@ -108,14 +61,14 @@ func optMicros(t time.Time) any {
 
 const connectionCols = `id, tenant_id, user_id, provider, label, auth, base_url, account, scopes, secret, expires_at, version, revoked_at, created_at, updated_at, checked_at, last_error, deployment`
 
-func scanConnection(s interface{ Scan(...any) error }) (ConnectionRecord, error) {
-	var r ConnectionRecord
+func scanConnection(s interface{ Scan(...any) error }) (connrecord.ConnectionRecord, error) {
+	var r connrecord.ConnectionRecord
 	var scopes string
 	var expires, revoked, checked sql.NullInt64
 	var created, updated int64
 	if err := s.Scan(&r.ID, &r.TenantID, &r.UserID, &r.Provider, &r.Label, &r.Auth, &r.BaseURL, &r.Account, &scopes,
 		&r.Secret, &expires, &r.Version, &revoked, &created, &updated, &checked, &r.LastError, &r.Deployment); err != nil {
-		return ConnectionRecord{}, err
+		return connrecord.ConnectionRecord{}, err
 	}
 	if checked.Valid {
 		r.CheckedAt = fromMicros(checked.Int64)
@@ -134,20 +87,20 @@ func scanConnection(s interface{ Scan(...any) error }) (ConnectionRecord, error)
 // Connection returns the connection id if p owns it. Nobody else, the
 // tenant's admin included, gets another user's connection: it carries that
 // user's remote identity. Others get ErrNotFound.
-func (db *DB) Connection(ctx context.Context, p tenancy.Principal, id string) (ConnectionRecord, error) {
+func (db *DB) Connection(ctx context.Context, p tenancy.Principal, id string) (connrecord.ConnectionRecord, error) {
 	r, err := scanConnection(db.conn().queryRow(ctx, `SELECT `+connectionCols+` FROM connections WHERE id = ? AND tenant_id = ? AND user_id = ?`,
 		id, p.TenantID, p.UserID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return ConnectionRecord{}, fmt.Errorf("%w: connection %q", tenancy.ErrNotFound, id)
+		return connrecord.ConnectionRecord{}, fmt.Errorf("%w: connection %q", tenancy.ErrNotFound, id)
 	}
 	if err != nil {
-		return ConnectionRecord{}, fmt.Errorf("store: connection: %w", err)
+		return connrecord.ConnectionRecord{}, fmt.Errorf("store: connection: %w", err)
 	}
 	return r, nil
 }
 
 // Connections lists p's connections (revoked ones included), oldest first.
-func (db *DB) Connections(ctx context.Context, p tenancy.Principal) ([]ConnectionRecord, error) {
+func (db *DB) Connections(ctx context.Context, p tenancy.Principal) ([]connrecord.ConnectionRecord, error) {
 	return queryAll(ctx, db.conn(), "connections", scanConnection, `SELECT `+connectionCols+` FROM connections WHERE tenant_id = ? AND user_id = ? ORDER BY created_at, id`,
 		p.TenantID, p.UserID)
 }
@@ -234,7 +187,7 @@ func (db *DB) RevokeConnection(ctx context.Context, p tenancy.Principal, id stri
 }
 
 // SaveConnectionAuthState records an OAuth authorisation p started.
-func (db *DB) SaveConnectionAuthState(ctx context.Context, p tenancy.Principal, s ConnectionAuthState) error {
+func (db *DB) SaveConnectionAuthState(ctx context.Context, p tenancy.Principal, s connrecord.ConnectionAuthState) error {
 	if s.State == "" || len(s.Verifier) == 0 || s.Provider == "" || s.ExpiresAt.IsZero() {
 		return fmt.Errorf("%w: an authorisation state needs its state, verifier, provider and expiry", tenancy.ErrInvalid)
 	}
@@ -249,8 +202,8 @@ func (db *DB) SaveConnectionAuthState(ctx context.Context, p tenancy.Principal, 
 // TakeConnectionAuthState returns and deletes the authorisation state, once:
 // only for the principal who started it and before it expires. Otherwise
 // ErrNotFound (an unknown, used, expired or someone else's state).
-func (db *DB) TakeConnectionAuthState(ctx context.Context, p tenancy.Principal, state string) (ConnectionAuthState, error) {
-	var s ConnectionAuthState
+func (db *DB) TakeConnectionAuthState(ctx context.Context, p tenancy.Principal, state string) (connrecord.ConnectionAuthState, error) {
+	var s connrecord.ConnectionAuthState
 	err := db.tx(ctx, func(c conn) error {
 		var expires int64
 		err := c.queryRow(ctx, `SELECT state, tenant_id, user_id, provider, label, verifier, expires_at FROM connection_auth_states WHERE state = ? AND tenant_id = ? AND user_id = ?`,
@@ -272,10 +225,10 @@ func (db *DB) TakeConnectionAuthState(ctx context.Context, p tenancy.Principal, 
 		return nil
 	})
 	if err != nil {
-		return ConnectionAuthState{}, err
+		return connrecord.ConnectionAuthState{}, err
 	}
 	if !now().Before(s.ExpiresAt) {
-		return ConnectionAuthState{}, fmt.Errorf("%w: the authorisation expired; start it again", tenancy.ErrNotFound)
+		return connrecord.ConnectionAuthState{}, fmt.Errorf("%w: the authorisation expired; start it again", tenancy.ErrNotFound)
 	}
 	return s, nil
 }

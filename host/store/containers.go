@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -20,7 +20,7 @@ const entryBatch = 200
 // is the name of each file carrying the bytes) (its
 // content_indexes row must exist: ClaimContent made it), in one
 // transaction, in the order given.
-func (db *DB) SaveContainerEntries(ctx context.Context, tenantID, containerSHA string, entries []knowledge.ContainerEntry) error {
+func (db *DB) SaveContainerEntries(ctx context.Context, tenantID, containerSHA string, entries []kindex.ContainerEntry) error {
 	return db.tx(ctx, func(c conn) error {
 		if _, err := c.exec(ctx, `DELETE FROM container_entries WHERE tenant_id = ? AND container_sha256 = ?`, tenantID, containerSHA); err != nil {
 			return fmt.Errorf("store: replace container entries: %w", err)
@@ -42,7 +42,7 @@ func (db *DB) SaveContainerEntries(ctx context.Context, tenantID, containerSHA s
 	})
 }
 
-func entryArgs(tenantID, containerSHA string, seq int, e knowledge.ContainerEntry) []any {
+func entryArgs(tenantID, containerSHA string, seq int, e kindex.ContainerEntry) []any {
 	container := 0
 	if e.Container {
 		container = 1
@@ -52,7 +52,7 @@ func entryArgs(tenantID, containerSHA string, seq int, e knowledge.ContainerEntr
 
 // PutContainerEntry replaces the first entry of e's path in a container
 // content, or appends it: what an on-demand extraction of one entry learned.
-func (db *DB) PutContainerEntry(ctx context.Context, tenantID, containerSHA string, e knowledge.ContainerEntry) error {
+func (db *DB) PutContainerEntry(ctx context.Context, tenantID, containerSHA string, e kindex.ContainerEntry) error {
 	if e.Path == "" {
 		return fmt.Errorf("%w: a container entry needs a path", tenancy.ErrInvalid)
 	}
@@ -89,15 +89,15 @@ const entrySelect = `SELECT e.path, e.size, e.mime_type, e.sha256, e.container, 
 	FROM container_entries e
 	LEFT JOIN content_indexes ci ON ci.tenant_id = e.tenant_id AND ci.sha256 = e.sha256 AND e.sha256 <> ''`
 
-func (db *DB) scanEntries(ctx context.Context, q string, args ...any) ([]knowledge.ContainerEntry, error) {
+func (db *DB) scanEntries(ctx context.Context, q string, args ...any) ([]kindex.ContainerEntry, error) {
 	rows, err := db.conn().query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: container entries: %w", err)
 	}
 	defer rows.Close()
-	out := []knowledge.ContainerEntry{}
+	out := []kindex.ContainerEntry{}
 	for rows.Next() {
-		var e knowledge.ContainerEntry
+		var e kindex.ContainerEntry
 		var container int
 		if err := rows.Scan(&e.Path, &e.Size, &e.MIMEType, &e.SHA256, &container, &e.ErrorKind, &e.Status, &e.Error); err != nil {
 			return nil, fmt.Errorf("store: container entries: %w", err)
@@ -112,7 +112,7 @@ func (db *DB) scanEntries(ctx context.Context, q string, args ...any) ([]knowled
 // order, for background work (administrative: no principal). Their paths
 // are inside the container ("docs/b.tar/report.pdf"): the same bytes may be
 // files of several names.
-func (db *DB) ContainerEntriesForIndexing(ctx context.Context, tenantID, containerSHA string) ([]knowledge.ContainerEntry, error) {
+func (db *DB) ContainerEntriesForIndexing(ctx context.Context, tenantID, containerSHA string) ([]kindex.ContainerEntry, error) {
 	return db.scanEntries(ctx, entrySelect+` WHERE e.tenant_id = ? AND e.container_sha256 = ? ORDER BY e.seq`, tenantID, containerSHA)
 }
 
@@ -120,7 +120,7 @@ func (db *DB) ContainerEntriesForIndexing(ctx context.Context, tenantID, contain
 // who can read the file (tenancy.ErrNotFound otherwise), each by its full
 // container path, which starts with the file's name; a file that is not a
 // container, or not resolved yet, has none.
-func (db *DB) ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]knowledge.ContainerEntry, error) {
+func (db *DB) ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error) {
 	f, err := db.File(ctx, p, fileID)
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ const containerCarrier = `JOIN container_entries ce ON ce.tenant_id = c.tenant_i
 // by searchHNSW or searchExact): every candidate vector is compared, which
 // is cheap because only inner files' chunks of the caller's archives are.
 // A hit names the archive and the entry's container path.
-func (db *DB) searchContainerVectors(ctx context.Context, where []string, args []any, model string, vec []float32, limit int) ([]knowledge.Hit, error) {
+func (db *DB) searchContainerVectors(ctx context.Context, where []string, args []any, model string, vec []float32, limit int) ([]kindex.Hit, error) {
 	where = append(slices.Clone(where), "v.model = ?", "v.dim = ?")
 	args = append(slices.Clone(args), model, len(vec))
 	rows, err := db.conn().query(ctx, `SELECT `+hitCols+`, f.name || '/' || ce.path, v.vec
@@ -155,7 +155,7 @@ func (db *DB) searchContainerVectors(ctx context.Context, where []string, args [
 		return nil, fmt.Errorf("store: vector search in containers: %w", err)
 	}
 	defer rows.Close()
-	best := map[string]knowledge.Hit{}
+	best := map[string]kindex.Hit{}
 	for rows.Next() {
 		var raw []byte
 		var inner string
@@ -167,7 +167,7 @@ func (db *DB) searchContainerVectors(ctx context.Context, where []string, args [
 			continue
 		}
 		h.Ref.ContainerPath = inner
-		h.Score = knowledge.Cosine(vec, knowledge.DecodeVector(raw))
+		h.Score = kindex.Cosine(vec, kindex.DecodeVector(raw))
 		best[h.ID] = h
 	}
 	if err := rows.Err(); err != nil {
@@ -179,19 +179,19 @@ func (db *DB) searchContainerVectors(ctx context.Context, where []string, args [
 // mergeHits merges two ranked lists, best first. Their ids are a content's
 // own (two contents may share one), so a hit is the same only with the same
 // file, container path and id.
-func mergeHits(a, b []knowledge.Hit, limit int) []knowledge.Hit {
-	best := map[string]knowledge.Hit{}
+func mergeHits(a, b []kindex.Hit, limit int) []kindex.Hit {
+	best := map[string]kindex.Hit{}
 	for _, h := range append(slices.Clone(a), b...) {
 		key := h.FileID + "\x00" + h.Ref.ContainerPath + "\x00" + h.ID
 		if o, ok := best[key]; !ok || h.Score > o.Score {
 			best[key] = h
 		}
 	}
-	out := make([]knowledge.Hit, 0, len(best))
+	out := make([]kindex.Hit, 0, len(best))
 	for _, h := range best {
 		out = append(out, h)
 	}
-	slices.SortFunc(out, func(x, y knowledge.Hit) int {
+	slices.SortFunc(out, func(x, y kindex.Hit) int {
 		return cmp.Or(cmp.Compare(y.Score, x.Score), cmp.Compare(x.ID, y.ID))
 	})
 	return out[:min(limit, len(out))]

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -18,7 +18,7 @@ import (
 // order (page, then sequence), for a principal who can read the file,
 // filtered by pages, section and types. It is how the knowledge store's
 // cached content is read back.
-func (db *DB) ContentChunks(ctx context.Context, p tenancy.Principal, fileID string, flt knowledge.ChunkFilter) ([]knowledge.Chunk, error) {
+func (db *DB) ContentChunks(ctx context.Context, p tenancy.Principal, fileID string, flt kindex.ChunkFilter) ([]kindex.Chunk, error) {
 	q, args := scope(p, false, "f", "shared")
 	return db.contentChunks(ctx, `FROM files f JOIN chunks c ON c.tenant_id = f.tenant_id AND c.sha256 = f.sha256`,
 		[]string{"f.id = ?", q}, append([]any{fileID}, args...), flt)
@@ -27,7 +27,7 @@ func (db *DB) ContentChunks(ctx context.Context, p tenancy.Principal, fileID str
 // ContentChunksOf returns a content's stored chunks by its sha256 in a
 // tenant, like ContentChunks (administrative: the caller checked access on
 // a file that reaches the content, e.g. the container an entry is in).
-func (db *DB) ContentChunksOf(ctx context.Context, tenantID, sha string, flt knowledge.ChunkFilter) ([]knowledge.Chunk, error) {
+func (db *DB) ContentChunksOf(ctx context.Context, tenantID, sha string, flt kindex.ChunkFilter) ([]kindex.Chunk, error) {
 	return db.contentChunks(ctx, `FROM chunks c`, []string{"c.tenant_id = ?", "c.sha256 = ?"}, []any{tenantID, sha}, flt)
 }
 
@@ -35,34 +35,34 @@ func (db *DB) ContentChunksOf(ctx context.Context, tenantID, sha string, flt kno
 // tenant (administrative, as ContentChunksOf; the index's file name is
 // left empty, a content has none of its own); tenancy.ErrNotFound when
 // there is none.
-func (db *DB) ContentStateOf(ctx context.Context, tenantID, sha string) (knowledge.ContentState, error) {
-	var st knowledge.ContentState
+func (db *DB) ContentStateOf(ctx context.Context, tenantID, sha string) (kindex.ContentState, error) {
+	var st kindex.ContentState
 	var status, structure, objects, extractor string
 	err := db.conn().queryRow(ctx, `SELECT status, error, mime_type, total_objects, total_size, structure, objects, extractor, note
 		FROM content_indexes WHERE tenant_id = ? AND sha256 = ?`, tenantID, sha).
 		Scan(&status, &st.Error, &st.Index.MIMEType, &st.Index.TotalObjects, &st.Index.TotalSize, &structure, &objects, &extractor, &st.Note)
 	if errors.Is(err, sql.ErrNoRows) {
-		return knowledge.ContentState{}, fmt.Errorf("%w: no content %s", tenancy.ErrNotFound, sha)
+		return kindex.ContentState{}, fmt.Errorf("%w: no content %s", tenancy.ErrNotFound, sha)
 	}
 	if err != nil {
-		return knowledge.ContentState{}, fmt.Errorf("store: content state: %w", err)
+		return kindex.ContentState{}, fmt.Errorf("store: content state: %w", err)
 	}
-	st.Status = knowledge.Status(status)
+	st.Status = kindex.Status(status)
 	if st.Extractor, err = extractorRecord(extractor); err != nil {
-		return knowledge.ContentState{}, err
+		return kindex.ContentState{}, err
 	}
 	if err := json.Unmarshal([]byte(structure), &st.Index.Structure); err != nil {
-		return knowledge.ContentState{}, fmt.Errorf("store: content structure: %w", err)
+		return kindex.ContentState{}, fmt.Errorf("store: content structure: %w", err)
 	}
 	if err := json.Unmarshal([]byte(objects), &st.Index.Objects); err != nil {
-		return knowledge.ContentState{}, fmt.Errorf("store: content objects: %w", err)
+		return kindex.ContentState{}, fmt.Errorf("store: content objects: %w", err)
 	}
 	return st, nil
 }
 
 // contentChunks reads chunks c from (which joins c to whatever the where
 // clause checks) in reading order, with flt's filters added.
-func (db *DB) contentChunks(ctx context.Context, from string, where []string, args []any, flt knowledge.ChunkFilter) ([]knowledge.Chunk, error) {
+func (db *DB) contentChunks(ctx context.Context, from string, where []string, args []any, flt kindex.ChunkFilter) ([]kindex.Chunk, error) {
 	where = slices.Clone(where)
 	if len(flt.Pages) > 0 {
 		where = append(where, "c.page IN ("+placeholders(len(flt.Pages))+")")
@@ -89,9 +89,9 @@ func (db *DB) contentChunks(ctx context.Context, from string, where []string, ar
 		return nil, fmt.Errorf("store: content chunks: %w", err)
 	}
 	defer rows.Close()
-	out := []knowledge.Chunk{}
+	out := []kindex.Chunk{}
 	for rows.Next() {
-		var ch knowledge.Chunk
+		var ch kindex.Chunk
 		var ct, ref string
 		if err := rows.Scan(&ch.ID, &ch.Seq, &ch.ObjectID, &ct, &ch.Text, &ref, &ch.Tokens); err != nil {
 			return nil, fmt.Errorf("store: content chunks: %w", err)
@@ -112,12 +112,12 @@ func (db *DB) contentChunks(ctx context.Context, from string, where []string, ar
 // it once), appends their object summaries to the index and merges the
 // pages into structure["extractedPages"]. The content row is locked for the
 // merge, so concurrent additions never lose each other's pages.
-func (db *DB) AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []knowledge.Chunk) error {
+func (db *DB) AddContentPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []kindex.Chunk) error {
 	return db.addPages(ctx, tenantID, sha, pages, summaries, chunks, func(st map[string]any) {
-		done := knowledge.ExtractedPages(content.Index{Structure: st})
+		done := kindex.ExtractedPages(content.Index{Structure: st})
 		done = append(done, pages...)
 		slices.Sort(done)
-		st[knowledge.StructExtractedPages] = slices.Compact(done)
+		st[kindex.StructExtractedPages] = slices.Compact(done)
 	})
 }
 
@@ -126,22 +126,22 @@ func (db *DB) AddContentPages(ctx context.Context, tenantID, sha string, pages [
 // summaries the index, the pages structure["ocrPages"], and the page map
 // says "ocr" for them where it said "imageOnly" (unreadPages drops them),
 // all in one transaction on the locked content row.
-func (db *DB) AddOCRPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []knowledge.Chunk) error {
+func (db *DB) AddOCRPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []kindex.Chunk) error {
 	return db.addPages(ctx, tenantID, sha, pages, summaries, chunks, func(st map[string]any) {
-		knowledge.MarkOCRPages(st, pages)
+		kindex.MarkOCRPages(st, pages)
 	})
 }
 
 // SetContentOCR records how far OCR of a content is (structure["ocr"]),
 // keeping the rest of its structure.
-func (db *DB) SetContentOCR(ctx context.Context, tenantID, sha string, state knowledge.OCRState) error {
+func (db *DB) SetContentOCR(ctx context.Context, tenantID, sha string, state kindex.OCRState) error {
 	return db.addPages(ctx, tenantID, sha, nil, nil, nil, func(st map[string]any) {
-		st[knowledge.StructOCR] = state
+		st[kindex.StructOCR] = state
 	})
 }
 
 // addPages is AddContentPages with the structure's update given.
-func (db *DB) addPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []knowledge.Chunk, update func(st map[string]any)) error {
+func (db *DB) addPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []kindex.Chunk, update func(st map[string]any)) error {
 	return db.tx(ctx, func(c conn) error {
 		lock := ""
 		if db.dialect == Postgres {

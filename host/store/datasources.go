@@ -8,111 +8,42 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenthost/agenthost/host/datasources/dsrecord"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
-
-// SyncState is where a data source's sync is.
-type SyncState string
-
-// The sync states. Queued, running and retrying hold the source's one claim:
-// nothing else syncs it meanwhile.
-const (
-	SyncIdle     SyncState = "idle"
-	SyncQueued   SyncState = "queued"
-	SyncRunning  SyncState = "running"
-	SyncRetrying SyncState = "retrying"
-	SyncFailed   SyncState = "failed"
-)
-
-// Busy reports whether the state holds the source's claim.
-func (s SyncState) Busy() bool { return s == SyncQueued || s == SyncRunning || s == SyncRetrying }
-
-// DataSource is a data source: a path of a service of the
-// owner's connection, mirrored into a folder of a workspace.
-type DataSource struct {
-	ID           string `json:"id"`
-	TenantID     string `json:"-"`
-	UserID       string `json:"userId"`
-	WorkspaceID  string `json:"workspaceId"`
-	ConnectionID string `json:"connectionId"`
-	Service      string `json:"service"`
-	Path         string `json:"path"`
-	Label        string `json:"label"`
-	SourceType   string `json:"sourceType,omitempty"`
-	AutoSync     bool   `json:"autoSync"`
-	// Interval is the time between automatic syncs.
-	Interval time.Duration `json:"-"`
-	// FolderID is the workspace folder the files land in (made at the
-	// first sync).
-	FolderID string    `json:"folderId,omitempty"`
-	State    SyncState `json:"syncState"`
-	// Seq counts claims: a sync job carries the seq it was claimed with.
-	Seq        int64      `json:"-"`
-	StateAt    time.Time  `json:"stateAt"`
-	QueueJobID int64      `json:"-"`
-	LastSynced *time.Time `json:"lastSynced,omitempty"`
-	LastError  string     `json:"lastError,omitempty"`
-	// LastSummary says what the last sync did ("2 new, 1 changed, 5 unchanged").
-	LastSummary string     `json:"lastSummary,omitempty"`
-	NextSync    *time.Time `json:"nextSync,omitempty"`
-	// Resume is where a sync that failed part-way stopped (the sync's own
-	// JSON; "" when the last sync completed): the next one starts there.
-	Resume string `json:"-"`
-	// ConnectionRevoked is read from the connection: a revoked one cannot
-	// sync until the owner connects again and makes a new data source.
-	ConnectionRevoked bool      `json:"connectionRevoked"`
-	Provider          string    `json:"provider"`
-	CreatedAt         time.Time `json:"createdAt"`
-	UpdatedAt         time.Time `json:"updatedAt"`
-}
-
-// DataSourceItem is one remote entry a sync stored, as the connector
-// reported it.
-type DataSourceItem struct {
-	EntryID   string
-	EntryPath string
-	Name      string
-	Size      int64
-	Modified  time.Time
-	FileID    string
-	SyncedAt  time.Time
-}
-
-// MinSyncInterval bounds how often a source syncs by itself.
-const MinSyncInterval = time.Minute
 
 // CreateDataSource stores a new data source of p: the connection must be
 // p's own and the workspace one p may write to (ErrNotFound, ErrForbidden
 // otherwise); a revoked connection is refused. An auto-syncing source is
 // due at d.NextSync, or at once.
-func (db *DB) CreateDataSource(ctx context.Context, p tenancy.Principal, d DataSource) (DataSource, error) {
+func (db *DB) CreateDataSource(ctx context.Context, p tenancy.Principal, d dsrecord.DataSource) (dsrecord.DataSource, error) {
 	if p.UserID == "" || p.TenantID == "" {
-		return DataSource{}, fmt.Errorf("%w: a data source needs a signed-in user", tenancy.ErrForbidden)
+		return dsrecord.DataSource{}, fmt.Errorf("%w: a data source needs a signed-in user", tenancy.ErrForbidden)
 	}
 	d.Label = strings.TrimSpace(d.Label)
 	switch {
 	case d.Label == "" || d.ConnectionID == "" || strings.TrimSpace(d.Service) == "" || d.WorkspaceID == "":
-		return DataSource{}, fmt.Errorf("%w: a data source needs a workspace, a connection, a service and a label", tenancy.ErrInvalid)
-	case d.AutoSync && d.Interval < MinSyncInterval:
-		return DataSource{}, fmt.Errorf("%w: the sync interval must be at least %s", tenancy.ErrInvalid, MinSyncInterval)
+		return dsrecord.DataSource{}, fmt.Errorf("%w: a data source needs a workspace, a connection, a service and a label", tenancy.ErrInvalid)
+	case d.AutoSync && d.Interval < dsrecord.MinSyncInterval:
+		return dsrecord.DataSource{}, fmt.Errorf("%w: the sync interval must be at least %s", tenancy.ErrInvalid, dsrecord.MinSyncInterval)
 	case d.Interval < 0:
-		return DataSource{}, fmt.Errorf("%w: negative sync interval", tenancy.ErrInvalid)
+		return dsrecord.DataSource{}, fmt.Errorf("%w: negative sync interval", tenancy.ErrInvalid)
 	}
 	if _, write, err := db.Levels(ctx, p, d.WorkspaceID); err != nil {
-		return DataSource{}, err
+		return dsrecord.DataSource{}, err
 	} else if write == tenancy.None {
-		return DataSource{}, fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, d.WorkspaceID)
+		return dsrecord.DataSource{}, fmt.Errorf("%w: no write access to workspace %q", tenancy.ErrForbidden, d.WorkspaceID)
 	}
 	c, err := db.Connection(ctx, p, d.ConnectionID)
 	if err != nil {
-		return DataSource{}, err
+		return dsrecord.DataSource{}, err
 	}
 	if c.Revoked() {
-		return DataSource{}, fmt.Errorf("%w: connection %q was revoked; connect again", tenancy.ErrInvalid, c.Label)
+		return dsrecord.DataSource{}, fmt.Errorf("%w: connection %q was revoked; connect again", tenancy.ErrInvalid, c.Label)
 	}
 	d.ID = newID()
 	d.TenantID, d.UserID = p.TenantID, p.UserID
-	d.State, d.Seq, d.FolderID, d.QueueJobID = SyncIdle, 0, "", 0
+	d.State, d.Seq, d.FolderID, d.QueueJobID = dsrecord.SyncIdle, 0, "", 0
 	d.CreatedAt = now()
 	d.UpdatedAt, d.StateAt = d.CreatedAt, d.CreatedAt
 	d.LastSynced, d.LastError, d.LastSummary = nil, "", ""
@@ -129,10 +60,10 @@ func (db *DB) CreateDataSource(ctx context.Context, p tenancy.Principal, d DataS
 		d.ID, d.TenantID, d.UserID, d.WorkspaceID, d.ConnectionID, d.Service, d.Path, d.Label, d.SourceType,
 		boolInt(d.AutoSync), int64(d.Interval/time.Second), string(d.State), micros(d.StateAt), optTime(d.NextSync), micros(d.CreatedAt), micros(d.UpdatedAt))
 	if isUnique(err) {
-		return DataSource{}, fmt.Errorf("%w: you already have a data source labelled %q in this workspace", tenancy.ErrConflict, d.Label)
+		return dsrecord.DataSource{}, fmt.Errorf("%w: you already have a data source labelled %q in this workspace", tenancy.ErrConflict, d.Label)
 	}
 	if err != nil {
-		return DataSource{}, fmt.Errorf("store: create data source: %w", err)
+		return dsrecord.DataSource{}, fmt.Errorf("store: create data source: %w", err)
 	}
 	d.Provider = c.Provider
 	return d, nil
@@ -158,8 +89,8 @@ const dataSourceCols = `d.id, d.tenant_id, d.user_id, d.workspace_id, d.connecti
 
 const dataSourceFrom = ` FROM data_sources d JOIN connections c ON c.id = d.connection_id`
 
-func scanDataSource(s interface{ Scan(...any) error }) (DataSource, error) {
-	var d DataSource
+func scanDataSource(s interface{ Scan(...any) error }) (dsrecord.DataSource, error) {
+	var d dsrecord.DataSource
 	var auto, interval, seq, stateAt, created, updated int64
 	var folder sql.NullString
 	var job, synced, next, revoked sql.NullInt64
@@ -167,10 +98,10 @@ func scanDataSource(s interface{ Scan(...any) error }) (DataSource, error) {
 	if err := s.Scan(&d.ID, &d.TenantID, &d.UserID, &d.WorkspaceID, &d.ConnectionID, &d.Service, &d.Path, &d.Label, &d.SourceType,
 		&auto, &interval, &folder, &state, &seq, &stateAt, &job, &synced, &d.LastError, &d.LastSummary, &next, &created, &updated,
 		&revoked, &d.Provider, &d.Resume); err != nil {
-		return DataSource{}, err
+		return dsrecord.DataSource{}, err
 	}
 	d.AutoSync, d.Interval, d.FolderID = auto != 0, time.Duration(interval)*time.Second, folder.String
-	d.State, d.Seq, d.StateAt, d.QueueJobID = SyncState(state), seq, fromMicros(stateAt), job.Int64
+	d.State, d.Seq, d.StateAt, d.QueueJobID = dsrecord.SyncState(state), seq, fromMicros(stateAt), job.Int64
 	if synced.Valid {
 		t := fromMicros(synced.Int64)
 		d.LastSynced = &t
@@ -187,21 +118,21 @@ func scanDataSource(s interface{ Scan(...any) error }) (DataSource, error) {
 // DataSource returns p's data source id. A data source is its owner's
 // alone (it reads through the owner's connection): anyone else, the
 // tenant's admin included, gets ErrNotFound.
-func (db *DB) DataSource(ctx context.Context, p tenancy.Principal, id string) (DataSource, error) {
+func (db *DB) DataSource(ctx context.Context, p tenancy.Principal, id string) (dsrecord.DataSource, error) {
 	d, err := scanDataSource(db.conn().queryRow(ctx, `SELECT `+dataSourceCols+dataSourceFrom+` WHERE d.id = ? AND d.tenant_id = ? AND d.user_id = ?`,
 		id, p.TenantID, p.UserID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return DataSource{}, fmt.Errorf("%w: data source %q", tenancy.ErrNotFound, id)
+		return dsrecord.DataSource{}, fmt.Errorf("%w: data source %q", tenancy.ErrNotFound, id)
 	}
 	if err != nil {
-		return DataSource{}, fmt.Errorf("store: data source: %w", err)
+		return dsrecord.DataSource{}, fmt.Errorf("store: data source: %w", err)
 	}
 	return d, nil
 }
 
 // DataSources lists p's data sources, of one workspace when workspaceID is
 // set, oldest first.
-func (db *DB) DataSources(ctx context.Context, p tenancy.Principal, workspaceID string) ([]DataSource, error) {
+func (db *DB) DataSources(ctx context.Context, p tenancy.Principal, workspaceID string) ([]dsrecord.DataSource, error) {
 	q := `SELECT ` + dataSourceCols + dataSourceFrom + ` WHERE d.tenant_id = ? AND d.user_id = ?`
 	args := []any{p.TenantID, p.UserID}
 	if workspaceID != "" {
@@ -211,7 +142,7 @@ func (db *DB) DataSources(ctx context.Context, p tenancy.Principal, workspaceID 
 	return db.dataSources(ctx, q+` ORDER BY d.created_at, d.id`, args...)
 }
 
-func (db *DB) dataSources(ctx context.Context, q string, args ...any) ([]DataSource, error) {
+func (db *DB) dataSources(ctx context.Context, q string, args ...any) ([]dsrecord.DataSource, error) {
 	return queryAll(ctx, db.conn(), "data sources", scanDataSource, q, args...)
 }
 
@@ -230,13 +161,13 @@ func (db *DB) DeleteDataSource(ctx context.Context, p tenancy.Principal, id stri
 
 // DataSourceByID reads a data source for the sync job and the scheduler
 // (no scope: they act for its owner, whom the row names).
-func (db *DB) DataSourceByID(ctx context.Context, id string) (DataSource, error) {
+func (db *DB) DataSourceByID(ctx context.Context, id string) (dsrecord.DataSource, error) {
 	d, err := scanDataSource(db.conn().queryRow(ctx, `SELECT `+dataSourceCols+dataSourceFrom+` WHERE d.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return DataSource{}, fmt.Errorf("%w: data source %q", tenancy.ErrNotFound, id)
+		return dsrecord.DataSource{}, fmt.Errorf("%w: data source %q", tenancy.ErrNotFound, id)
 	}
 	if err != nil {
-		return DataSource{}, fmt.Errorf("store: data source: %w", err)
+		return dsrecord.DataSource{}, fmt.Errorf("store: data source: %w", err)
 	}
 	return d, nil
 }
@@ -245,7 +176,7 @@ func (db *DB) DataSourceByID(ctx context.Context, id string) (DataSource, error)
 // before it) whose connection is not revoked and which hold no claim, or
 // whose claim is older than stale (a host that claimed and died), at most
 // limit, the longest due first.
-func (db *DB) DueDataSources(ctx context.Context, at time.Time, stale time.Duration, limit int) ([]DataSource, error) {
+func (db *DB) DueDataSources(ctx context.Context, at time.Time, stale time.Duration, limit int) ([]dsrecord.DataSource, error) {
 	if limit <= 0 {
 		limit = 100
 	}
@@ -289,24 +220,9 @@ func (db *DB) ClaimDataSourceSync(ctx context.Context, id string, at time.Time, 
 	return seq, ok, err
 }
 
-// DataSourceSync is a change of a claimed sync's state; nil fields (and an
-// empty State) stay.
-type DataSourceSync struct {
-	State       SyncState
-	QueueJobID  *int64
-	FolderID    *string
-	LastSynced  *time.Time
-	LastError   *string
-	LastSummary *string
-	// NextSync, when set, is the next automatic sync (zero: none).
-	NextSync *time.Time
-	// Resume, when set, is where the next sync starts ("" from the top).
-	Resume *string
-}
-
 // UpdateDataSourceSync applies u if the data source's claim is still seq;
 // ok is false when a newer claim (or a delete) superseded it.
-func (db *DB) UpdateDataSourceSync(ctx context.Context, id string, seq int64, at time.Time, u DataSourceSync) (ok bool, err error) {
+func (db *DB) UpdateDataSourceSync(ctx context.Context, id string, seq int64, at time.Time, u dsrecord.DataSourceSync) (ok bool, err error) {
 	sets, args := []string{"updated_at = ?"}, []any{micros(now())}
 	if u.State != "" {
 		sets, args = append(sets, "sync_state = ?", "state_at = ?"), append(args, string(u.State), micros(at))
@@ -341,15 +257,15 @@ func (db *DB) UpdateDataSourceSync(ctx context.Context, id string, seq int64, at
 }
 
 // DataSourceItems returns what the data source's syncs stored, by entry id.
-func (db *DB) DataSourceItems(ctx context.Context, id string) (map[string]DataSourceItem, error) {
+func (db *DB) DataSourceItems(ctx context.Context, id string) (map[string]dsrecord.DataSourceItem, error) {
 	rows, err := db.conn().query(ctx, `SELECT entry_id, entry_path, name, size, modified, file_id, synced_at FROM data_source_items WHERE data_source_id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: data source items: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]DataSourceItem{}
+	out := map[string]dsrecord.DataSourceItem{}
 	for rows.Next() {
-		var it DataSourceItem
+		var it dsrecord.DataSourceItem
 		var modified sql.NullInt64
 		var synced int64
 		if err := rows.Scan(&it.EntryID, &it.EntryPath, &it.Name, &it.Size, &modified, &it.FileID, &synced); err != nil {
@@ -367,7 +283,7 @@ func (db *DB) DataSourceItems(ctx context.Context, id string) (map[string]DataSo
 // PutDataSourceItem records (or replaces) what a sync stored for an entry,
 // if the data source's claim is still seq (ok false otherwise: a newer
 // sync or a delete superseded this one).
-func (db *DB) PutDataSourceItem(ctx context.Context, id string, seq int64, it DataSourceItem) (ok bool, err error) {
+func (db *DB) PutDataSourceItem(ctx context.Context, id string, seq int64, it dsrecord.DataSourceItem) (ok bool, err error) {
 	if it.EntryID == "" || it.FileID == "" {
 		return false, fmt.Errorf("%w: a synced item needs its entry and file", tenancy.ErrInvalid)
 	}

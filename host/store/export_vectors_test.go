@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -19,7 +19,7 @@ func IndexedSearches(db *DB) int64 {
 
 // ExplainVectorSearch returns PostgreSQL's plan of the index search for the
 // query, with the settings the search uses.
-func ExplainVectorSearch(ctx context.Context, db *DB, p tenancy.Principal, qy knowledge.Query, model string, vec []float32) (string, error) {
+func ExplainVectorSearch(ctx context.Context, db *DB, p tenancy.Principal, qy kindex.Query, model string, vec []float32) (string, error) {
 	where, args, err := chunkFilters(p, qy)
 	if err != nil {
 		return "", err

@@ -9,21 +9,21 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 const fileCols = `f.id, f.tenant_id, f.workspace_id, f.created_by, f.name, f.mime_type, f.sha256, f.size, f.version,
 	f.folder_id, f.description, f.status, f.shared, f.created_at, f.updated_at`
 
-func scanFile(row interface{ Scan(...any) error }) (files.Item, error) {
-	var f files.Item
+func scanFile(row interface{ Scan(...any) error }) (filemeta.Item, error) {
+	var f filemeta.Item
 	var folder sql.NullString
 	var status string
 	var created, updated int64
 	err := row.Scan(&f.ID, &f.TenantID, &f.WorkspaceID, &f.CreatedBy, &f.Name, &f.MIMEType, &f.SHA256, &f.Size, &f.Version,
 		&folder, &f.Description, &status, &f.Shared, &created, &updated)
-	f.FolderID, f.Status = folder.String, files.Status(status)
+	f.FolderID, f.Status = folder.String, filemeta.Status(status)
 	f.CreatedAt, f.UpdatedAt = fromMicros(created), fromMicros(updated)
 	f.Tags = []string{}
 	return f, err
@@ -75,7 +75,7 @@ func folderIn(ctx context.Context, c conn, p tenancy.Principal, folderID, worksp
 }
 
 // InsertFile implements files.Store.
-func (db *DB) InsertFile(ctx context.Context, p tenancy.Principal, f files.Item, dedupe bool) (out files.Item, existing bool, err error) {
+func (db *DB) InsertFile(ctx context.Context, p tenancy.Principal, f filemeta.Item, dedupe bool) (out filemeta.Item, existing bool, err error) {
 	err = db.tx(ctx, func(c conn) error {
 		if err := canWrite(ctx, c, p, f.WorkspaceID); err != nil {
 			return err
@@ -113,7 +113,7 @@ func (db *DB) InsertFile(ctx context.Context, p tenancy.Principal, f files.Item,
 		t := now()
 		f.ID, f.TenantID, f.CreatedBy, f.CreatedAt, f.UpdatedAt = newID(), p.TenantID, p.UserID, t, t
 		if f.Status == "" {
-			f.Status = files.StatusActive
+			f.Status = filemeta.StatusActive
 		}
 		_, err := c.exec(ctx, `INSERT INTO files (id, tenant_id, workspace_id, created_by, name, mime_type, sha256, size,
 			folder_id, description, status, shared, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -149,20 +149,20 @@ func addTags(ctx context.Context, c conn, fileID string, tags []string) error {
 }
 
 // fileByID loads a file the caller has already authorised.
-func fileByID(ctx context.Context, c conn, id string) (files.Item, error) {
+func fileByID(ctx context.Context, c conn, id string) (filemeta.Item, error) {
 	f, err := scanFile(c.queryRow(ctx, `SELECT `+fileCols+` FROM files f WHERE f.id = ?`, id))
 	if err != nil {
-		return files.Item{}, err
+		return filemeta.Item{}, err
 	}
-	items := []files.Item{f}
+	items := []filemeta.Item{f}
 	if err := loadTags(ctx, c, items); err != nil {
-		return files.Item{}, err
+		return filemeta.Item{}, err
 	}
 	return items[0], nil
 }
 
 // loadTags fills the tags of items with one query.
-func loadTags(ctx context.Context, c conn, items []files.Item) error {
+func loadTags(ctx context.Context, c conn, items []filemeta.Item) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -188,26 +188,26 @@ func loadTags(ctx context.Context, c conn, items []files.Item) error {
 }
 
 // File implements files.Store.
-func (db *DB) File(ctx context.Context, p tenancy.Principal, id string) (files.Item, error) {
+func (db *DB) File(ctx context.Context, p tenancy.Principal, id string) (filemeta.Item, error) {
 	c := db.conn()
 	q, args := scope(p, false, "f", "shared")
 	f, err := scanFile(c.queryRow(ctx, `SELECT `+fileCols+` FROM files f WHERE f.id = ? AND `+q, append([]any{id}, args...)...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return files.Item{}, fmt.Errorf("%w: file %q", tenancy.ErrNotFound, id)
+		return filemeta.Item{}, fmt.Errorf("%w: file %q", tenancy.ErrNotFound, id)
 	}
 	if err != nil {
-		return files.Item{}, fmt.Errorf("store: file: %w", err)
+		return filemeta.Item{}, fmt.Errorf("store: file: %w", err)
 	}
-	items := []files.Item{f}
+	items := []filemeta.Item{f}
 	if err := loadTags(ctx, c, items); err != nil {
-		return files.Item{}, err
+		return filemeta.Item{}, err
 	}
 	return items[0], nil
 }
 
 // Files implements files.Store: one page of a filtered listing, by keyset
 // paging so deep pages cost what the first does.
-func (db *DB) Files(ctx context.Context, p tenancy.Principal, flt files.Filter) (files.Page, error) {
+func (db *DB) Files(ctx context.Context, p tenancy.Principal, flt filemeta.Filter) (filemeta.Page, error) {
 	c := db.conn()
 	q, args := scope(p, false, "f", "shared")
 	where := []string{q}
@@ -250,7 +250,7 @@ func (db *DB) Files(ctx context.Context, p tenancy.Principal, flt files.Filter) 
 	} else {
 		where = append(where, "f.status <> 'archived'")
 	}
-	byName := flt.Order == files.OrderName
+	byName := flt.Order == filemeta.OrderName
 	order := "f.created_at DESC, f.id DESC"
 	if byName {
 		order = "f.name, f.id"
@@ -258,7 +258,7 @@ func (db *DB) Files(ctx context.Context, p tenancy.Principal, flt files.Filter) 
 	if flt.Cursor != "" {
 		key, id, err := decodeCursor(flt.Cursor, byName)
 		if err != nil {
-			return files.Page{}, err
+			return filemeta.Page{}, err
 		}
 		if byName {
 			// Row comparisons let both databases seek the (workspace, name, id)
@@ -278,19 +278,19 @@ func (db *DB) Files(ctx context.Context, p tenancy.Principal, flt files.Filter) 
 	rows, err := c.query(ctx, `SELECT `+fileCols+` FROM files f WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY `+order+` LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
-		return files.Page{}, fmt.Errorf("store: list files: %w", err)
+		return filemeta.Page{}, fmt.Errorf("store: list files: %w", err)
 	}
 	defer rows.Close()
-	var page files.Page
+	var page filemeta.Page
 	for rows.Next() {
 		f, err := scanFile(rows)
 		if err != nil {
-			return files.Page{}, fmt.Errorf("store: list files: %w", err)
+			return filemeta.Page{}, fmt.Errorf("store: list files: %w", err)
 		}
 		page.Items = append(page.Items, f)
 	}
 	if err := rows.Err(); err != nil {
-		return files.Page{}, fmt.Errorf("store: list files: %w", err)
+		return filemeta.Page{}, fmt.Errorf("store: list files: %w", err)
 	}
 	if len(page.Items) > limit {
 		page.Items = page.Items[:limit]
@@ -302,7 +302,7 @@ func (db *DB) Files(ctx context.Context, p tenancy.Principal, flt files.Filter) 
 		}
 	}
 	if page.Items == nil {
-		page.Items = []files.Item{}
+		page.Items = []filemeta.Item{}
 	}
 	return page, loadTags(ctx, c, page.Items)
 }
@@ -344,7 +344,7 @@ func globToLike(glob string) string {
 }
 
 // UpdateFile implements files.Store.
-func (db *DB) UpdateFile(ctx context.Context, p tenancy.Principal, id string, u files.Update) (out files.Item, err error) {
+func (db *DB) UpdateFile(ctx context.Context, p tenancy.Principal, id string, u filemeta.Update) (out filemeta.Item, err error) {
 	err = db.tx(ctx, func(c conn) error {
 		if err := authorize(ctx, c, p, "files", "shared", id); err != nil {
 			return err

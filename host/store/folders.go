@@ -7,14 +7,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 const folderCols = `f.id, f.tenant_id, f.workspace_id, f.parent_id, f.name, f.created_by, f.auto_rule, f.created_at`
 
-func scanFolder(row interface{ Scan(...any) error }) (files.Folder, error) {
-	var f files.Folder
+func scanFolder(row interface{ Scan(...any) error }) (filemeta.Folder, error) {
+	var f filemeta.Folder
 	var parent sql.NullString
 	var created int64
 	err := row.Scan(&f.ID, &f.TenantID, &f.WorkspaceID, &parent, &f.Name, &f.CreatedBy, &f.AutoRule, &created)
@@ -27,7 +27,7 @@ func folderConflict(name string) error {
 }
 
 // InsertFolder implements files.Store.
-func (db *DB) InsertFolder(ctx context.Context, p tenancy.Principal, f files.Folder) (out files.Folder, err error) {
+func (db *DB) InsertFolder(ctx context.Context, p tenancy.Principal, f filemeta.Folder) (out filemeta.Folder, err error) {
 	err = db.tx(ctx, func(c conn) error {
 		if err := canWrite(ctx, c, p, f.WorkspaceID); err != nil {
 			return err
@@ -53,20 +53,20 @@ func (db *DB) InsertFolder(ctx context.Context, p tenancy.Principal, f files.Fol
 }
 
 // Folder implements files.Store.
-func (db *DB) Folder(ctx context.Context, p tenancy.Principal, id string) (files.Folder, error) {
+func (db *DB) Folder(ctx context.Context, p tenancy.Principal, id string) (filemeta.Folder, error) {
 	q, args := scope(p, false, "f", "")
 	f, err := scanFolder(db.conn().queryRow(ctx, `SELECT `+folderCols+` FROM folders f WHERE f.id = ? AND `+q, append([]any{id}, args...)...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return files.Folder{}, fmt.Errorf("%w: folder %q", tenancy.ErrNotFound, id)
+		return filemeta.Folder{}, fmt.Errorf("%w: folder %q", tenancy.ErrNotFound, id)
 	}
 	if err != nil {
-		return files.Folder{}, fmt.Errorf("store: folder: %w", err)
+		return filemeta.Folder{}, fmt.Errorf("store: folder: %w", err)
 	}
 	return f, nil
 }
 
 // Folders implements files.Store: the readable folders of a workspace, by name.
-func (db *DB) Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]files.Folder, error) {
+func (db *DB) Folders(ctx context.Context, p tenancy.Principal, workspaceID string) ([]filemeta.Folder, error) {
 	// A workspace the principal does not belong to is not found, as on
 	// every workspace route, rather than empty.
 	if _, _, err := db.Levels(ctx, p, workspaceID); err != nil {
@@ -79,7 +79,7 @@ func (db *DB) Folders(ctx context.Context, p tenancy.Principal, workspaceID stri
 
 // UpdateFolder implements files.Store. A move into the folder itself or any
 // of its descendants is refused with ErrInvalid.
-func (db *DB) UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u files.FolderUpdate) (out files.Folder, err error) {
+func (db *DB) UpdateFolder(ctx context.Context, p tenancy.Principal, id string, u filemeta.FolderUpdate) (out filemeta.Folder, err error) {
 	err = db.tx(ctx, func(c conn) error {
 		if err := authorize(ctx, c, p, "folders", "", id); err != nil {
 			return err

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge/analysis"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -42,10 +42,10 @@ func (db *DB) ClaimContent(ctx context.Context, tenantID, sha string, reclaim bo
 
 // FileForIndexing reads a file for background indexing, done on the
 // uploader's behalf (administrative: no principal).
-func (db *DB) FileForIndexing(ctx context.Context, fileID string) (files.Item, error) {
+func (db *DB) FileForIndexing(ctx context.Context, fileID string) (filemeta.Item, error) {
 	f, err := fileByID(ctx, db.conn(), fileID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return files.Item{}, fmt.Errorf("%w: file %q", tenancy.ErrNotFound, fileID)
+		return filemeta.Item{}, fmt.Errorf("%w: file %q", tenancy.ErrNotFound, fileID)
 	}
 	return f, err
 }
@@ -54,10 +54,10 @@ func (db *DB) FileForIndexing(ctx context.Context, fileID string) (files.Item, e
 // reason).
 // A content that ends (indexed, failed) loses its note: the note says what
 // happens to a content on its way.
-func (db *DB) SetContentStatus(ctx context.Context, tenantID, sha string, status knowledge.Status, reason string) error {
+func (db *DB) SetContentStatus(ctx context.Context, tenantID, sha string, status kindex.Status, reason string) error {
 	_, err := db.conn().exec(ctx, `UPDATE content_indexes SET status = ?, error = ?, updated_at = ?,
 		note = CASE WHEN ? THEN '' ELSE note END WHERE tenant_id = ? AND sha256 = ?`,
-		string(status), reason, micros(now()), status == knowledge.StatusIndexed || status == knowledge.StatusFailed, tenantID, sha)
+		string(status), reason, micros(now()), status == kindex.StatusIndexed || status == kindex.StatusFailed, tenantID, sha)
 	if err != nil {
 		return fmt.Errorf("store: content status: %w", err)
 	}
@@ -94,7 +94,7 @@ func (db *DB) SetCompletionNote(ctx context.Context, tenantID, sha, note string)
 
 // SetContentExtractor records which extractor a content was given (or
 // that none was, and why).
-func (db *DB) SetContentExtractor(ctx context.Context, tenantID, sha string, rec knowledge.ExtractorRecord) error {
+func (db *DB) SetContentExtractor(ctx context.Context, tenantID, sha string, rec kindex.ExtractorRecord) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("store: content extractor: %w", err)
@@ -108,11 +108,11 @@ func (db *DB) SetContentExtractor(ctx context.Context, tenantID, sha string, rec
 }
 
 // extractorRecord reads the extractor column: nil when none was recorded.
-func extractorRecord(s string) (*knowledge.ExtractorRecord, error) {
+func extractorRecord(s string) (*kindex.ExtractorRecord, error) {
 	if s == "" {
 		return nil, nil
 	}
-	var rec knowledge.ExtractorRecord
+	var rec kindex.ExtractorRecord
 	if err := json.Unmarshal([]byte(s), &rec); err != nil {
 		return nil, fmt.Errorf("store: content extractor: %w", err)
 	}
@@ -121,7 +121,7 @@ func extractorRecord(s string) (*knowledge.ExtractorRecord, error) {
 
 // SaveContent stores a content's index and chunks, replacing earlier ones,
 // in one transaction, and sets its status.
-func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []knowledge.Chunk, status knowledge.Status) error {
+func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content.Index, chunks []kindex.Chunk, status kindex.Status) error {
 	structure, err := json.Marshal(idx.Structure)
 	if err != nil {
 		return fmt.Errorf("store: content structure: %w", err)
@@ -155,7 +155,7 @@ func (db *DB) SaveContent(ctx context.Context, tenantID, sha string, idx content
 
 // insertChunk writes one chunk of a content with its text analysed for
 // search; conflict is the statement's ON CONFLICT clause ("" for none).
-func insertChunk(ctx context.Context, c conn, an *analysis.Analyzer, tenantID, sha string, ch knowledge.Chunk, conflict string) error {
+func insertChunk(ctx context.Context, c conn, an *analysis.Analyzer, tenantID, sha string, ch kindex.Chunk, conflict string) error {
 	ref, _ := json.Marshal(ch.Ref)
 	f := an.Document(ch.Text, "")
 	if _, err := c.exec(ctx, `INSERT INTO chunks (id, tenant_id, sha256, seq, object_id, content_type, text, ref, page, section, tokens, hidden,
@@ -171,9 +171,9 @@ func insertChunk(ctx context.Context, c conn, an *analysis.Analyzer, tenantID, s
 // ContentState returns the indexing state of a file's content, for a
 // principal who can read the file. A file whose indexing job has not begun
 // yet (no content record) is pending, noted "queued".
-func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID string) (knowledge.ContentState, error) {
+func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID string) (kindex.ContentState, error) {
 	q, args := scope(p, false, "f", "shared")
-	var st knowledge.ContentState
+	var st kindex.ContentState
 	var status, structure, objects, extractor, note, errText, mimeType sql.NullString
 	var totalObjects, totalSize sql.NullInt64
 	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, ci.extractor, ci.note, f.name
@@ -181,25 +181,25 @@ func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID stri
 		WHERE f.id = ? AND `+q, append([]any{fileID}, args...)...).
 		Scan(&status, &errText, &mimeType, &totalObjects, &totalSize, &structure, &objects, &extractor, &note, &st.Index.FileName)
 	if errors.Is(err, sql.ErrNoRows) {
-		return knowledge.ContentState{}, fmt.Errorf("%w: no file %q", tenancy.ErrNotFound, fileID)
+		return kindex.ContentState{}, fmt.Errorf("%w: no file %q", tenancy.ErrNotFound, fileID)
 	}
 	if err != nil {
-		return knowledge.ContentState{}, fmt.Errorf("store: content state: %w", err)
+		return kindex.ContentState{}, fmt.Errorf("store: content state: %w", err)
 	}
 	if !status.Valid {
-		st.Status, st.Note = knowledge.StatusPending, knowledge.NoteQueued
+		st.Status, st.Note = kindex.StatusPending, kindex.NoteQueued
 		return st, nil
 	}
-	st.Status, st.Error, st.Note = knowledge.Status(status.String), errText.String, note.String
+	st.Status, st.Error, st.Note = kindex.Status(status.String), errText.String, note.String
 	st.Index.MIMEType, st.Index.TotalObjects, st.Index.TotalSize = mimeType.String, int(totalObjects.Int64), totalSize.Int64
 	if st.Extractor, err = extractorRecord(extractor.String); err != nil {
-		return knowledge.ContentState{}, err
+		return kindex.ContentState{}, err
 	}
 	if err := json.Unmarshal([]byte(structure.String), &st.Index.Structure); err != nil {
-		return knowledge.ContentState{}, fmt.Errorf("store: content structure: %w", err)
+		return kindex.ContentState{}, fmt.Errorf("store: content structure: %w", err)
 	}
 	if err := json.Unmarshal([]byte(objects.String), &st.Index.Objects); err != nil {
-		return knowledge.ContentState{}, fmt.Errorf("store: content objects: %w", err)
+		return kindex.ContentState{}, fmt.Errorf("store: content objects: %w", err)
 	}
 	return st, nil
 }
@@ -211,8 +211,8 @@ func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID stri
 // a German compound, as one of its parts, ranked in that order. Only
 // chunks of files the principal can read are considered (through the files
 // that carry their bytes), in the query's layer and filters.
-func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowledge.Query) ([]knowledge.Hit, error) {
-	terms := db.analyzer.Query(strings.Join(knowledge.Terms(qy.Text), " "), qy.Languages)
+func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy kindex.Query) ([]kindex.Hit, error) {
+	terms := db.analyzer.Query(strings.Join(kindex.Terms(qy.Text), " "), qy.Languages)
 	if len(terms) == 0 {
 		return nil, fmt.Errorf("%w: the query has no words to search for", tenancy.ErrInvalid)
 	}
@@ -247,7 +247,7 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 	if db.dialect == SQLite {
 		windows = []int{limit * 30, -1}
 	}
-	var hits []knowledge.Hit
+	var hits []kindex.Hit
 	for _, window := range windows {
 		hits = hits[:0]
 		seen := map[string]bool{}
@@ -289,7 +289,7 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 				return nil, fmt.Errorf("store: search: %w", err)
 			}
 			for rows.Next() {
-				var h knowledge.Hit
+				var h kindex.Hit
 				var ct, ref, inner string
 				if err := rows.Scan(&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.Hidden, &h.FileID, &h.FileName, &h.WorkspaceID, &inner, &h.Score); err != nil {
 					rows.Close()
@@ -327,21 +327,21 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy knowled
 // chunkFilters is the WHERE clause shared by both searches over chunks c
 // joined to the files f that carry them: the caller's read scope, the layer
 // and the query's filters.
-func chunkFilters(p tenancy.Principal, qy knowledge.Query) ([]string, []any, error) {
+func chunkFilters(p tenancy.Principal, qy kindex.Query) ([]string, []any, error) {
 	scopeSQL, args := scope(p, false, "f", "shared")
 	where := []string{scopeSQL, "c.tenant_id = f.tenant_id", "f.status <> 'archived'"}
 	switch qy.Layer {
-	case knowledge.LayerInstance:
+	case kindex.LayerInstance:
 		if qy.WorkspaceID == "" {
 			return nil, nil, fmt.Errorf("%w: the instance layer needs a workspace", tenancy.ErrInvalid)
 		}
-	case knowledge.LayerShared:
+	case kindex.LayerShared:
 		where = append(where, "f.shared")
-	case knowledge.LayerAll:
+	case kindex.LayerAll:
 	default:
 		return nil, nil, fmt.Errorf("%w: unknown layer %q (instance, shared)", tenancy.ErrInvalid, qy.Layer)
 	}
-	if qy.WorkspaceID != "" && qy.Layer != knowledge.LayerShared {
+	if qy.WorkspaceID != "" && qy.Layer != kindex.LayerShared {
 		where = append(where, "f.workspace_id = ?")
 		args = append(args, qy.WorkspaceID)
 	}
@@ -364,9 +364,9 @@ func chunkFilters(p tenancy.Principal, qy knowledge.Query) ([]string, []any, err
 		args = append(args, qy.Section)
 	}
 	switch qy.Hidden {
-	case knowledge.HiddenExclude:
+	case kindex.HiddenExclude:
 		where, args = append(where, "c.hidden = ?"), append(args, false)
-	case knowledge.HiddenOnly:
+	case kindex.HiddenOnly:
 		where, args = append(where, "c.hidden = ?"), append(args, true)
 	}
 	return where, args, nil
@@ -387,7 +387,7 @@ func (db *DB) ClaimEncryptedContent(ctx context.Context, tenantID, sha string) (
 	res, err := db.conn().exec(ctx, `UPDATE content_indexes SET status = 'pending', error = '', updated_at = ?
 		WHERE tenant_id = ? AND sha256 = ? AND status = 'failed'
 		AND (substr(error, 1, ?) = ? OR substr(error, 1, ?) = ?)`, micros(now()), tenantID, sha,
-		len(knowledge.ReasonEncrypted), knowledge.ReasonEncrypted, len(knowledge.ReasonWrongPassword), knowledge.ReasonWrongPassword)
+		len(kindex.ReasonEncrypted), kindex.ReasonEncrypted, len(kindex.ReasonWrongPassword), kindex.ReasonWrongPassword)
 	if err != nil {
 		return false, fmt.Errorf("store: claim encrypted content: %w", err)
 	}

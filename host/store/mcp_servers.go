@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -25,16 +25,16 @@ const mcpServerColumns = `id, tenant_id, workspace_id, name, config, secrets, cr
 // for one workspace of it, or (WorkspaceID "") for all. The caller has
 // validated the configuration and sealed the secrets (host/mcpclient); a
 // name the tenant already uses is ErrConflict.
-func (db *DB) CreateMCPServer(ctx context.Context, p tenancy.Principal, s mcpclient.Server) (mcpclient.Server, error) {
+func (db *DB) CreateMCPServer(ctx context.Context, p tenancy.Principal, s mcpconfig.Server) (mcpconfig.Server, error) {
 	if err := requireAdmin(p, "adds MCP servers"); err != nil {
-		return mcpclient.Server{}, err
+		return mcpconfig.Server{}, err
 	}
 	if s.Name == "" {
-		return mcpclient.Server{}, fmt.Errorf("%w: an MCP server needs a name", tenancy.ErrInvalid)
+		return mcpconfig.Server{}, fmt.Errorf("%w: an MCP server needs a name", tenancy.ErrInvalid)
 	}
 	cfg, err := json.Marshal(s.Config)
 	if err != nil {
-		return mcpclient.Server{}, fmt.Errorf("store: mcp server config: %w", err)
+		return mcpconfig.Server{}, fmt.Errorf("store: mcp server config: %w", err)
 	}
 	s.ID, s.TenantID, s.CreatedAt = newID(), p.TenantID, now()
 	err = db.tx(ctx, func(c conn) error {
@@ -54,13 +54,13 @@ func (db *DB) CreateMCPServer(ctx context.Context, p tenancy.Principal, s mcpcli
 		return nil
 	})
 	if err != nil {
-		return mcpclient.Server{}, err
+		return mcpconfig.Server{}, err
 	}
 	return s, nil
 }
 
 // MCPServers lists the admin's tenant's MCP servers by name.
-func (db *DB) MCPServers(ctx context.Context, p tenancy.Principal) ([]mcpclient.Server, error) {
+func (db *DB) MCPServers(ctx context.Context, p tenancy.Principal) ([]mcpconfig.Server, error) {
 	if err := requireAdmin(p, "lists MCP servers"); err != nil {
 		return nil, err
 	}
@@ -68,16 +68,16 @@ func (db *DB) MCPServers(ctx context.Context, p tenancy.Principal) ([]mcpclient.
 }
 
 // MCPServer returns one of the admin's tenant's MCP servers.
-func (db *DB) MCPServer(ctx context.Context, p tenancy.Principal, id string) (mcpclient.Server, error) {
+func (db *DB) MCPServer(ctx context.Context, p tenancy.Principal, id string) (mcpconfig.Server, error) {
 	if err := requireAdmin(p, "reads MCP servers"); err != nil {
-		return mcpclient.Server{}, err
+		return mcpconfig.Server{}, err
 	}
 	list, err := db.mcpServers(ctx, `SELECT `+mcpServerColumns+` FROM mcp_servers WHERE tenant_id = ? AND id = ?`, p.TenantID, id)
 	if err != nil {
-		return mcpclient.Server{}, err
+		return mcpconfig.Server{}, err
 	}
 	if len(list) == 0 {
-		return mcpclient.Server{}, fmt.Errorf("%w: MCP server %q", tenancy.ErrNotFound, id)
+		return mcpconfig.Server{}, fmt.Errorf("%w: MCP server %q", tenancy.ErrNotFound, id)
 	}
 	return list[0], nil
 }
@@ -99,7 +99,7 @@ func (db *DB) DeleteMCPServer(ctx context.Context, p tenancy.Principal, id strin
 
 // WorkspaceMCPServers returns the MCP servers a workspace's tool set gets
 // (its own and its tenant's), for a principal who may see the workspace.
-func (db *DB) WorkspaceMCPServers(ctx context.Context, p tenancy.Principal, workspaceID string) ([]mcpclient.Server, error) {
+func (db *DB) WorkspaceMCPServers(ctx context.Context, p tenancy.Principal, workspaceID string) ([]mcpconfig.Server, error) {
 	if _, _, err := db.Levels(ctx, p, workspaceID); err != nil {
 		return nil, err
 	}
@@ -107,15 +107,15 @@ func (db *DB) WorkspaceMCPServers(ctx context.Context, p tenancy.Principal, work
 		WHERE tenant_id = ? AND (workspace_id = '' OR workspace_id = ?) ORDER BY name`, p.TenantID, workspaceID)
 }
 
-func (db *DB) mcpServers(ctx context.Context, query string, args ...any) ([]mcpclient.Server, error) {
+func (db *DB) mcpServers(ctx context.Context, query string, args ...any) ([]mcpconfig.Server, error) {
 	rows, err := db.conn().query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: mcp servers: %w", err)
 	}
 	defer rows.Close()
-	var out []mcpclient.Server
+	var out []mcpconfig.Server
 	for rows.Next() {
-		var s mcpclient.Server
+		var s mcpconfig.Server
 		var cfg string
 		var created int64
 		if err := rows.Scan(&s.ID, &s.TenantID, &s.WorkspaceID, &s.Name, &cfg, &s.Secrets, &created); err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -24,9 +24,9 @@ const MaxToolMemories = 50
 // result prunes the workflow's tool results beyond the newest
 // MaxToolMemories in the same transaction, so the bound holds for every
 // reader.
-func (db *DB) UpsertMemory(ctx context.Context, p tenancy.Principal, m knowledge.Memory) (out knowledge.Memory, err error) {
+func (db *DB) UpsertMemory(ctx context.Context, p tenancy.Principal, m kindex.Memory) (out kindex.Memory, err error) {
 	if err := m.Validate(); err != nil {
-		return knowledge.Memory{}, err
+		return kindex.Memory{}, err
 	}
 	err = db.tx(ctx, func(c conn) error {
 		if err := touchWorkflow(ctx, c, p, m.WorkflowID); err != nil {
@@ -43,7 +43,7 @@ func (db *DB) UpsertMemory(ctx context.Context, p tenancy.Principal, m knowledge
 			return fmt.Errorf("store: memory: %w", err)
 		}
 		m.CreatedAt, m.UpdatedAt = fromMicros(created), fromMicros(updated)
-		if m.Source == knowledge.MemoryTool {
+		if m.Source == kindex.MemoryTool {
 			// The same order as Memories: newest update first, the
 			// time-ordered id breaking ties within a microsecond.
 			if _, err := c.exec(ctx, `DELETE FROM workflow_memory WHERE workflow_id = ? AND source = 'tool' AND id NOT IN (
@@ -59,7 +59,7 @@ func (db *DB) UpsertMemory(ctx context.Context, p tenancy.Principal, m knowledge
 }
 
 // Memories implements knowledge.MemoryStore.
-func (db *DB) Memories(ctx context.Context, p tenancy.Principal, workflowID string, source knowledge.MemorySource, limit int) ([]knowledge.Memory, error) {
+func (db *DB) Memories(ctx context.Context, p tenancy.Principal, workflowID string, source kindex.MemorySource, limit int) ([]kindex.Memory, error) {
 	if limit <= 0 || limit > maxMemoryList {
 		return nil, fmt.Errorf("%w: memory limit %d (1..%d)", tenancy.ErrInvalid, limit, maxMemoryList)
 	}
@@ -83,15 +83,15 @@ func (db *DB) Memories(ctx context.Context, p tenancy.Principal, workflowID stri
 		return nil, fmt.Errorf("store: memories: %w", err)
 	}
 	defer rows.Close()
-	out := []knowledge.Memory{}
+	out := []kindex.Memory{}
 	for rows.Next() {
-		var m knowledge.Memory
+		var m kindex.Memory
 		var src string
 		var created, updated int64
 		if err := rows.Scan(&m.ID, &m.WorkflowID, &m.Key, &m.Value, &src, &created, &updated); err != nil {
 			return nil, fmt.Errorf("store: memories: %w", err)
 		}
-		m.Source, m.CreatedAt, m.UpdatedAt = knowledge.MemorySource(src), fromMicros(created), fromMicros(updated)
+		m.Source, m.CreatedAt, m.UpdatedAt = kindex.MemorySource(src), fromMicros(created), fromMicros(updated)
 		out = append(out, m)
 	}
 	return out, rows.Err()

@@ -191,7 +191,7 @@ func (db *DB) SetTenantMembership(ctx context.Context, tenantID string, m tenanc
 
 // UserSessions lists a user's live sessions (not ended, not expired, not
 // ended by their API token), newest first, however they were opened.
-func (db *DB) UserSessions(ctx context.Context, userID string) ([]Session, error) {
+func (db *DB) UserSessions(ctx context.Context, userID string) ([]tenancy.Session, error) {
 	t := micros(now())
 	rows, err := db.conn().query(ctx, `SELECT s.id, s.provider, s.created_at, s.expires_at, u.tenant_id, u.id, u.admin
 		FROM sessions s LEFT JOIN api_tokens t ON t.id = s.token_id JOIN users u ON u.id = COALESCE(s.user_id, t.user_id)
@@ -202,9 +202,9 @@ func (db *DB) UserSessions(ctx context.Context, userID string) ([]Session, error
 		return nil, fmt.Errorf("store: sessions: %w", err)
 	}
 	defer rows.Close()
-	out := []Session{}
+	out := []tenancy.Session{}
 	for rows.Next() {
-		var s Session
+		var s tenancy.Session
 		var created, expires int64
 		if err := rows.Scan(&s.ID, &s.Origin.Provider, &created, &expires, &s.Principal.TenantID, &s.Principal.UserID, &s.Principal.Admin); err != nil {
 			return nil, fmt.Errorf("store: sessions: %w", err)

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pgvector/pgvector-go"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 )
 
 // The approximate vector index on PostgreSQL (pgvector HNSW).
@@ -265,7 +265,7 @@ func backfill(ctx context.Context, db *DB, t vectorTable) error {
 				rows.Close()
 				return fmt.Errorf("store: fill %s: %w", t.name, err)
 			}
-			r.vec = knowledge.DecodeVector(raw)
+			r.vec = kindex.DecodeVector(raw)
 			batch = append(batch, r)
 		}
 		rows.Close()
@@ -341,7 +341,7 @@ func pgValue(t vectorTable, v []float32) any {
 // re-sorted here): it goes on through the graph until enough rows pass the
 // filters. Before 0.8 the index yields at most ef_search candidates, raised
 // to its maximum here, and the filters thin them.
-func (db *DB) searchHNSW(ctx context.Context, where []string, args []any, model string, vec []float32, limit int) ([]knowledge.Hit, bool, error) {
+func (db *DB) searchHNSW(ctx context.Context, where []string, args []any, model string, vec []float32, limit int) ([]kindex.Hit, bool, error) {
 	st, err := db.vectors.state(ctx, db)
 	if err != nil || !st.usable {
 		return nil, false, err
@@ -378,7 +378,7 @@ func (db *DB) searchHNSW(ctx context.Context, where []string, args []any, model 
 	if !st.iterative {
 		efSearch = 1000
 	}
-	best := map[string]knowledge.Hit{}
+	best := map[string]kindex.Hit{}
 	err = db.tx(ctx, func(c conn) error {
 		sets := []string{fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", efSearch)}
 		if st.iterative {

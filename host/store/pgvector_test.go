@@ -9,7 +9,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/store/storetest"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -123,12 +123,12 @@ func TestHNSWScope(t *testing.T) {
 	if _, err := db.SQL().ExecContext(ctx, "ANALYZE"); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := store.ExplainVectorSearch(ctx, db, alice, knowledge.Query{}, "m", q)
+	plan, err := store.ExplainVectorSearch(ctx, db, alice, kindex.Query{}, "m", q)
 	if err != nil || !strings.Contains(plan, "Index Scan using chunk_vectors_32_hnsw") {
 		t.Fatalf("the plan does not use the HNSW index (%v):\n%s", err, plan)
 	}
 	before := store.IndexedSearches(db)
-	hits, err := db.SearchVectors(ctx, alice, knowledge.Query{Limit: 20}, "m", q)
+	hits, err := db.SearchVectors(ctx, alice, kindex.Query{Limit: 20}, "m", q)
 	if err != nil || len(hits) != 20 {
 		t.Fatalf("%d hits, %v", len(hits), err)
 	}
@@ -151,7 +151,7 @@ func TestHNSWScope(t *testing.T) {
 		t.Errorf("recall@20 %d/20", found)
 	}
 	// Bruno's scope (3 vectors) is below the cut-off: exact, and complete.
-	hits, err = db.SearchVectors(ctx, bruno, knowledge.Query{}, "m", q)
+	hits, err = db.SearchVectors(ctx, bruno, kindex.Query{}, "m", q)
 	if err != nil || len(hits) != 3 || hits[0].ObjectID != theirIDs[0] {
 		t.Fatalf("bruno: %+v %v", hits, err)
 	}
@@ -208,7 +208,7 @@ func TestHNSWBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := open()
-	hits, err := again.SearchVectors(ctx, p, knowledge.Query{}, "m", vecs[42])
+	hits, err := again.SearchVectors(ctx, p, kindex.Query{}, "m", vecs[42])
 	if err != nil || len(hits) != 10 || hits[0].ObjectID != ids[42] {
 		t.Fatalf("after the extension came back: %+v %v", hits, err)
 	}
@@ -243,7 +243,7 @@ func TestHNSWRefused(t *testing.T) {
 	p := tenancy.Principal{TenantID: tn.ID, UserID: u.ID}
 	vecs := [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}, {0.9, 0.1, 0, 0}}
 	ids := vectorCorpus(t, db, files.NewService(db, env.Blobs, 1<<20), p, ws.ID, "m", vecs, 3)
-	hits, err := db.SearchVectors(ctx, p, knowledge.Query{}, "m", []float32{1, 0, 0, 0})
+	hits, err := db.SearchVectors(ctx, p, kindex.Query{}, "m", []float32{1, 0, 0, 0})
 	if err != nil || len(hits) != 3 || hits[0].ObjectID != ids[0] || hits[1].ObjectID != ids[2] {
 		t.Fatalf("%+v %v", hits, err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store/storetest"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -45,19 +45,19 @@ func benchSearch(b *testing.B, dialect string, open storetest.Opener, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		chunks := make([]knowledge.Chunk, perDoc)
+		chunks := make([]kindex.Chunk, perDoc)
 		for i := range chunks {
 			words := make([]string, 60)
 			for w := range words {
 				words[w] = benchWord(zipf.Uint64())
 			}
-			chunks[i] = knowledge.Chunk{ID: fmt.Sprint(i), Seq: i, ObjectID: fmt.Sprint(i), ContentType: content.Text,
+			chunks[i] = kindex.Chunk{ID: fmt.Sprint(i), Seq: i, ObjectID: fmt.Sprint(i), ContentType: content.Text,
 				Text: strings.Join(words, " "), Ref: content.Ref{PageIndex: i/10 + 1}, Tokens: 60}
 		}
 		if _, err := e.db.ClaimContent(ctx, e.p.TenantID, f.SHA256, false); err != nil {
 			b.Fatal(err)
 		}
-		if err := e.db.SaveContent(ctx, e.p.TenantID, f.SHA256, content.Index{}, chunks, knowledge.StatusIndexed); err != nil {
+		if err := e.db.SaveContent(ctx, e.p.TenantID, f.SHA256, content.Index{}, chunks, kindex.StatusIndexed); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -70,7 +70,7 @@ func benchSearch(b *testing.B, dialect string, open storetest.Opener, n int) {
 		// content words.
 		w1, w2 := benchWord(uint64(20+i)), benchWord(uint64(120+i))
 		start := time.Now()
-		hits, err := e.db.SearchLexical(ctx, e.p, knowledge.Query{Text: w1 + " " + w2, WorkspaceID: e.ws, Limit: 10})
+		hits, err := e.db.SearchLexical(ctx, e.p, kindex.Query{Text: w1 + " " + w2, WorkspaceID: e.ws, Limit: 10})
 		ds = append(ds, time.Since(start))
 		if err != nil || len(hits) == 0 {
 			b.Fatalf("search %q: %d hits, %v", w1+" "+w2, len(hits), err)

@@ -67,7 +67,7 @@ func (db *DB) CompleteSecondFactor(ctx context.Context, sessionID string) error 
 // secondFactorPending is whether a new session of the tenant opened by
 // method needs a second factor: a passkey sign-in is both factors itself.
 func secondFactorPending(ctx context.Context, c conn, tenantID, method string) (bool, error) {
-	if method == MethodPasskey {
+	if method == tenancy.MethodPasskey {
 		return false, nil
 	}
 	var on bool

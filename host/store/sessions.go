@@ -13,41 +13,6 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-// Session is a browser session of the workspace UI, as its owner sees it.
-// The secret (the cookie's value) is returned once, by OpenSession; the store
-// keeps its SHA-256 only.
-type Session struct {
-	ID        string
-	Principal tenancy.Principal
-	// CSRF is the synchronizer token the UI sends back in a header on every
-	// unsafe request; it is not a cookie, so another site cannot send it.
-	CSRF      string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	// Origin is where a session opened without an API token came from
-	// (OpenUserSession); zero for a token's session.
-	Origin SessionOrigin
-	// SecondFactorPending: the tenant requires a passkey as second factor
-	// and this session's person has not proved one yet; the session may
-	// only complete or cancel that step (CompleteSecondFactor).
-	SecondFactorPending bool
-}
-
-// Sign-in methods a session reports (Session.Method).
-const (
-	MethodToken   = "token"
-	MethodPasskey = "passkey"
-)
-
-// Method is how the session was opened: MethodToken for an API token's,
-// else its origin's provider (MethodPasskey, "oidc:NAME").
-func (s Session) Method() string {
-	if s.Origin.Provider == "" {
-		return MethodToken
-	}
-	return s.Origin.Provider
-}
-
 // sessionPrefix marks session secrets, as TokenPrefix marks API tokens.
 const sessionPrefix = "ahs_"
 
@@ -68,10 +33,10 @@ func sessionHash(secret string) []byte {
 // Authenticate does and opens a session acting as the token's user until
 // ttl has passed or the token ends, whichever is first. It returns the
 // session and its secret. A deactivated user's token opens nothing.
-func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (Session, string, error) {
+func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (tenancy.Session, string, error) {
 	hash, err := tenancy.HashToken(tokenSecret)
 	if err != nil {
-		return Session{}, "", err
+		return tenancy.Session{}, "", err
 	}
 	var tokenID string
 	var p tenancy.Principal
@@ -81,24 +46,24 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 		Scan(&tokenID, &p.TenantID, &p.UserID, &p.Admin, &expires, &revoked, &deactivated)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return Session{}, "", fmt.Errorf("%w: unknown API token", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, "", fmt.Errorf("%w: unknown API token", tenancy.ErrUnauthenticated)
 	case err != nil:
-		return Session{}, "", fmt.Errorf("store: open session: %w", err)
+		return tenancy.Session{}, "", fmt.Errorf("store: open session: %w", err)
 	case revoked.Valid:
-		return Session{}, "", fmt.Errorf("%w: API token revoked", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, "", fmt.Errorf("%w: API token revoked", tenancy.ErrUnauthenticated)
 	case expires.Valid && expires.Int64 <= micros(now()):
-		return Session{}, "", fmt.Errorf("%w: API token expired", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, "", fmt.Errorf("%w: API token expired", tenancy.ErrUnauthenticated)
 	case deactivated.Valid:
-		return Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
 	}
 	created := now()
-	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), CreatedAt: created, ExpiresAt: created.Add(ttl)}
+	s := tenancy.Session{ID: newID(), Principal: p, CSRF: newSecret(""), CreatedAt: created, ExpiresAt: created.Add(ttl)}
 	if expires.Valid && fromMicros(expires.Int64).Before(s.ExpiresAt) {
 		s.ExpiresAt = fromMicros(expires.Int64)
 	}
 	secret := newSecret(sessionPrefix)
 	err = db.tx(ctx, func(c conn) error {
-		pending, err := secondFactorPending(ctx, c, p.TenantID, MethodToken)
+		pending, err := secondFactorPending(ctx, c, p.TenantID, tenancy.MethodToken)
 		if err != nil {
 			return err
 		}
@@ -110,7 +75,7 @@ func (db *DB) OpenSession(ctx context.Context, tokenSecret string, ttl time.Dura
 		return recordSignIn(ctx, c, p.UserID, created)
 	})
 	if err != nil {
-		return Session{}, "", fmt.Errorf("store: open session: %w", err)
+		return tenancy.Session{}, "", fmt.Errorf("store: open session: %w", err)
 	}
 	return s, secret, nil
 }
@@ -124,11 +89,11 @@ func recordSignIn(ctx context.Context, c conn, userID string, at time.Time) erro
 // SessionBySecret returns the live session a cookie's secret stands for. An
 // unknown, ended or expired session, one whose API token was revoked or has
 // expired, or one of a deactivated user is ErrUnauthenticated.
-func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, error) {
+func (db *DB) SessionBySecret(ctx context.Context, secret string) (tenancy.Session, error) {
 	if len(secret) != len(sessionPrefix)+43 || secret[:len(sessionPrefix)] != sessionPrefix {
-		return Session{}, fmt.Errorf("%w: malformed session", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: malformed session", tenancy.ErrUnauthenticated)
 	}
-	var s Session
+	var s tenancy.Session
 	var createdAt, expiresAt int64
 	var ended, tokExpires, revoked, deactivated sql.NullInt64
 	// A session stands for its user directly (user_id) or through an API
@@ -141,19 +106,19 @@ func (db *DB) SessionBySecret(ctx context.Context, secret string) (Session, erro
 	nowUS := micros(now())
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return Session{}, fmt.Errorf("%w: unknown session", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: unknown session", tenancy.ErrUnauthenticated)
 	case err != nil:
-		return Session{}, fmt.Errorf("store: session: %w", err)
+		return tenancy.Session{}, fmt.Errorf("store: session: %w", err)
 	case ended.Valid:
-		return Session{}, fmt.Errorf("%w: signed out", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: signed out", tenancy.ErrUnauthenticated)
 	case expiresAt <= nowUS:
-		return Session{}, fmt.Errorf("%w: session expired", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: session expired", tenancy.ErrUnauthenticated)
 	case deactivated.Valid:
-		return Session{}, fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
 	case revoked.Valid:
-		return Session{}, fmt.Errorf("%w: the session's API token was revoked", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: the session's API token was revoked", tenancy.ErrUnauthenticated)
 	case tokExpires.Valid && tokExpires.Int64 <= nowUS:
-		return Session{}, fmt.Errorf("%w: the session's API token expired", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: the session's API token expired", tenancy.ErrUnauthenticated)
 	}
 	s.CreatedAt, s.ExpiresAt = fromMicros(createdAt), fromMicros(expiresAt)
 	return s, nil

@@ -15,43 +15,29 @@ import (
 // passkey proves who a person is, and the caller opens a session for the
 // user directly. Identities link a provider's subject to a user.
 
-// SessionOrigin names where a session opened without an API token came
-// from, so that the provider's logout can end it.
-type SessionOrigin struct {
-	// Provider is the sign-in method's name, e.g. "oidc:entra" or "passkey".
-	Provider string
-	// Subject is the person's identifier at the provider (the sub claim).
-	Subject string
-	// SID is the provider's session id (the sid claim), when it gives one.
-	SID string
-	// IDToken is the ID token the session was opened with: the hint
-	// RP-initiated logout sends back to the provider.
-	IDToken string
-}
-
 // OpenUserSession opens a session acting as a user, until ttl has passed;
 // the caller has authenticated the person. It returns the session and its
 // secret. An unknown user is ErrNotFound; a deactivated one
 // ErrUnauthenticated. The user's last sign-in is recorded.
-func (db *DB) OpenUserSession(ctx context.Context, userID string, ttl time.Duration, o SessionOrigin) (Session, string, error) {
+func (db *DB) OpenUserSession(ctx context.Context, userID string, ttl time.Duration, o tenancy.SessionOrigin) (tenancy.Session, string, error) {
 	if ttl <= 0 {
-		return Session{}, "", fmt.Errorf("%w: a session needs a positive lifetime", tenancy.ErrInvalid)
+		return tenancy.Session{}, "", fmt.Errorf("%w: a session needs a positive lifetime", tenancy.ErrInvalid)
 	}
 	var p tenancy.Principal
 	var deactivated sql.NullInt64
 	err := db.conn().queryRow(ctx, `SELECT tenant_id, id, admin, deactivated_at FROM users WHERE id = ?`, userID).
 		Scan(&p.TenantID, &p.UserID, &p.Admin, &deactivated)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Session{}, "", fmt.Errorf("%w: user %q", tenancy.ErrNotFound, userID)
+		return tenancy.Session{}, "", fmt.Errorf("%w: user %q", tenancy.ErrNotFound, userID)
 	}
 	if err != nil {
-		return Session{}, "", fmt.Errorf("store: open session: %w", err)
+		return tenancy.Session{}, "", fmt.Errorf("store: open session: %w", err)
 	}
 	if deactivated.Valid {
-		return Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, "", fmt.Errorf("%w: the user is deactivated", tenancy.ErrUnauthenticated)
 	}
 	created := now()
-	s := Session{ID: newID(), Principal: p, CSRF: newSecret(""), CreatedAt: created, ExpiresAt: created.Add(ttl), Origin: o}
+	s := tenancy.Session{ID: newID(), Principal: p, CSRF: newSecret(""), CreatedAt: created, ExpiresAt: created.Add(ttl), Origin: o}
 	secret := newSecret(sessionPrefix)
 	err = db.tx(ctx, func(c conn) error {
 		pending, err := secondFactorPending(ctx, c, p.TenantID, s.Method())
@@ -67,7 +53,7 @@ func (db *DB) OpenUserSession(ctx context.Context, userID string, ttl time.Durat
 		return recordSignIn(ctx, c, userID, created)
 	})
 	if err != nil {
-		return Session{}, "", fmt.Errorf("store: open session: %w", err)
+		return tenancy.Session{}, "", fmt.Errorf("store: open session: %w", err)
 	}
 	return s, secret, nil
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/store/storetest"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -88,16 +88,16 @@ func vectorCorpus(tb testing.TB, db *store.DB, svc *files.Service, p tenancy.Pri
 		if err != nil {
 			tb.Fatal(err)
 		}
-		chunks := make([]knowledge.Chunk, end-start)
+		chunks := make([]kindex.Chunk, end-start)
 		for i := range chunks {
 			ids[start+i] = fmt.Sprintf("%s-%d", name, i)
-			chunks[i] = knowledge.Chunk{ID: fmt.Sprint(i), Seq: i, ObjectID: ids[start+i], ContentType: content.Text,
+			chunks[i] = kindex.Chunk{ID: fmt.Sprint(i), Seq: i, ObjectID: ids[start+i], ContentType: content.Text,
 				Text: "chunk " + ids[start+i], Ref: content.Ref{PageIndex: i/10 + 1}, Tokens: 2}
 		}
 		if _, err := db.ClaimContent(ctx, p.TenantID, f.SHA256, false); err != nil {
 			tb.Fatal(err)
 		}
-		if err := db.SaveContent(ctx, p.TenantID, f.SHA256, content.Index{}, chunks, knowledge.StatusIndexed); err != nil {
+		if err := db.SaveContent(ctx, p.TenantID, f.SHA256, content.Index{}, chunks, kindex.StatusIndexed); err != nil {
 			tb.Fatal(err)
 		}
 		if err := db.SaveVectors(ctx, p.TenantID, f.SHA256, model, chunks, vecs[start:end]); err != nil {
@@ -150,7 +150,7 @@ func BenchmarkHNSW(b *testing.B) {
 	}
 	b.Logf("stored and indexed %d vectors of %d dimensions in %v", n, dim, time.Since(start).Round(time.Second))
 	q0 := around(rng, centres[0], pointSpread)
-	plan, err := store.ExplainVectorSearch(ctx, e.db, e.p, knowledge.Query{WorkspaceID: e.ws}, "minilm", q0)
+	plan, err := store.ExplainVectorSearch(ctx, e.db, e.p, kindex.Query{WorkspaceID: e.ws}, "minilm", q0)
 	if err != nil || !strings.Contains(plan, "_hnsw") {
 		b.Fatalf("the search does not use the HNSW index: %v\n%s", err, plan)
 	}
@@ -161,7 +161,7 @@ func BenchmarkHNSW(b *testing.B) {
 	for range queries {
 		q := around(rng, centres[rng.IntN(len(centres))], pointSpread)
 		t := time.Now()
-		hits, err := e.db.SearchVectors(ctx, e.p, knowledge.Query{WorkspaceID: e.ws, Limit: 10}, "minilm", q)
+		hits, err := e.db.SearchVectors(ctx, e.p, kindex.Query{WorkspaceID: e.ws, Limit: 10}, "minilm", q)
 		ds = append(ds, time.Since(t))
 		if err != nil {
 			b.Fatal(err)
@@ -189,7 +189,7 @@ func BenchmarkHNSW(b *testing.B) {
 	for range 10 {
 		q := around(rng, centres[rng.IntN(len(centres))], pointSpread)
 		t := time.Now()
-		if _, err := exact.SearchVectors(ctx, e.p, knowledge.Query{WorkspaceID: e.ws, Limit: 10}, "minilm", q); err != nil {
+		if _, err := exact.SearchVectors(ctx, e.p, kindex.Query{WorkspaceID: e.ws, Limit: 10}, "minilm", q); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t))

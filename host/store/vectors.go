@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -24,7 +24,7 @@ const vectorBatch = 100
 // (float32 blobs, any dimension, both databases); on PostgreSQL with
 // pgvector it is also written to the HNSW-indexed table of its dimension
 // (see pgvector.go), in the same transaction.
-func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32) error {
+func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32) error {
 	return db.saveVectors(ctx, tenantID, sha, model, chunks, vecs, true)
 }
 
@@ -33,13 +33,13 @@ func (db *DB) SaveVectors(ctx context.Context, tenantID, sha, model string, chun
 // replaced, the rest kept. It is how the pages of an on-demand PDF, read
 // one run at a time, get their vectors; SaveVectors would drop the pages
 // read before.
-func (db *DB) AddVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32) error {
+func (db *DB) AddVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32) error {
 	return db.saveVectors(ctx, tenantID, sha, model, chunks, vecs, false)
 }
 
 // saveVectors stores vectors, replacing all of the content's (all) or
 // those of the chunks given.
-func (db *DB) saveVectors(ctx context.Context, tenantID, sha, model string, chunks []knowledge.Chunk, vecs [][]float32, all bool) error {
+func (db *DB) saveVectors(ctx context.Context, tenantID, sha, model string, chunks []kindex.Chunk, vecs [][]float32, all bool) error {
 	if len(chunks) != len(vecs) {
 		return fmt.Errorf("%w: %d vectors for %d chunks", tenancy.ErrInvalid, len(vecs), len(chunks))
 	}
@@ -89,7 +89,7 @@ func (db *DB) saveVectors(ctx context.Context, tenantID, sha, model string, chun
 			end := min(start+vectorBatch, len(vecs))
 			args := make([]any, 0, 6*(end-start))
 			for i := start; i < end; i++ {
-				args = append(args, tenantID+":"+sha+":"+chunks[i].ID, tenantID, sha, model, len(vecs[i]), knowledge.EncodeVector(vecs[i]))
+				args = append(args, tenantID+":"+sha+":"+chunks[i].ID, tenantID, sha, model, len(vecs[i]), kindex.EncodeVector(vecs[i]))
 			}
 			if _, err := c.exec(ctx, `INSERT INTO chunk_vectors (chunk_id, tenant_id, sha256, model, dim, vec) VALUES `+valueRows(6, end-start), args...); err != nil {
 				return fmt.Errorf("store: vectors %d-%d: %w", start, end-1, err)
@@ -135,7 +135,7 @@ func checkVector(v []float32) error {
 // search is done exactly. Everywhere else it is exact: every candidate's
 // vector is compared, which is right for a workspace's documents and slow
 // for millions of chunks.
-func (db *DB) SearchVectors(ctx context.Context, p tenancy.Principal, qy knowledge.Query, model string, vec []float32) ([]knowledge.Hit, error) {
+func (db *DB) SearchVectors(ctx context.Context, p tenancy.Principal, qy kindex.Query, model string, vec []float32) ([]kindex.Hit, error) {
 	limit := qy.Limit
 	if limit <= 0 {
 		limit = 10
@@ -169,7 +169,7 @@ func (db *DB) SearchVectors(ctx context.Context, p tenancy.Principal, qy knowled
 
 // searchExact compares the query with every vector of its model and
 // dimension in scope.
-func (db *DB) searchExact(ctx context.Context, where []string, args []any, model string, vec []float32, limit int) ([]knowledge.Hit, error) {
+func (db *DB) searchExact(ctx context.Context, where []string, args []any, model string, vec []float32, limit int) ([]kindex.Hit, error) {
 	where = append(slices.Clone(where), "v.model = ?", "v.dim = ?")
 	args = append(slices.Clone(args), model, len(vec))
 	rows, err := db.conn().query(ctx, `SELECT `+hitCols+`, v.vec
@@ -179,7 +179,7 @@ func (db *DB) searchExact(ctx context.Context, where []string, args []any, model
 		return nil, fmt.Errorf("store: vector search: %w", err)
 	}
 	defer rows.Close()
-	best := map[string]knowledge.Hit{}
+	best := map[string]kindex.Hit{}
 	for rows.Next() {
 		var raw []byte
 		h, err := scanHit(rows, &raw)
@@ -189,7 +189,7 @@ func (db *DB) searchExact(ctx context.Context, where []string, args []any, model
 		if _, ok := best[h.ID]; ok {
 			continue
 		}
-		h.Score = knowledge.Cosine(vec, knowledge.DecodeVector(raw))
+		h.Score = kindex.Cosine(vec, kindex.DecodeVector(raw))
 		best[h.ID] = h
 	}
 	if err := rows.Err(); err != nil {
@@ -202,28 +202,28 @@ func (db *DB) searchExact(ctx context.Context, where []string, args []any, model
 const hitCols = `c.id, c.seq, c.object_id, c.content_type, c.text, c.ref, c.tokens, c.hidden, f.id, f.name, f.workspace_id`
 
 // scanHit reads hitCols and then extra.
-func scanHit(rows interface{ Scan(...any) error }, extra ...any) (knowledge.Hit, error) {
-	var h knowledge.Hit
+func scanHit(rows interface{ Scan(...any) error }, extra ...any) (kindex.Hit, error) {
+	var h kindex.Hit
 	var ct, ref string
 	if err := rows.Scan(append([]any{&h.ID, &h.Seq, &h.ObjectID, &ct, &h.Text, &ref, &h.Tokens, &h.Hidden, &h.FileID, &h.FileName, &h.WorkspaceID}, extra...)...); err != nil {
-		return knowledge.Hit{}, fmt.Errorf("store: vector search: %w", err)
+		return kindex.Hit{}, fmt.Errorf("store: vector search: %w", err)
 	}
 	h.ContentType = content.Type(ct)
 	if err := json.Unmarshal([]byte(ref), &h.Ref); err != nil {
-		return knowledge.Hit{}, fmt.Errorf("store: chunk reference: %w", err)
+		return kindex.Hit{}, fmt.Errorf("store: chunk reference: %w", err)
 	}
 	return h, nil
 }
 
 // rankHits orders hits (keyed by stored chunk id, one per chunk) best first
 // and keeps limit of them, with their own chunk ids.
-func rankHits(best map[string]knowledge.Hit, limit int) []knowledge.Hit {
-	hits := make([]knowledge.Hit, 0, len(best))
+func rankHits(best map[string]kindex.Hit, limit int) []kindex.Hit {
+	hits := make([]kindex.Hit, 0, len(best))
 	for _, h := range best {
 		h.ID = ownChunkID(h.ID)
 		hits = append(hits, h)
 	}
-	slices.SortFunc(hits, func(a, b knowledge.Hit) int {
+	slices.SortFunc(hits, func(a, b kindex.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 	})
 	return hits[:min(limit, len(hits))]
@@ -245,7 +245,7 @@ const staleEmbedding = 10 * time.Minute
 // model: contents indexed while the embedding service was down (or before
 // a model was configured), which the embedding backfill
 // (knowledge.Ingester.Backfill) completes. Administrative: no principal.
-func (db *DB) ContentsMissingVectors(ctx context.Context, model string, limit int) ([]knowledge.ContentKey, error) {
+func (db *DB) ContentsMissingVectors(ctx context.Context, model string, limit int) ([]kindex.ContentKey, error) {
 	rows, err := db.conn().query(ctx, `SELECT DISTINCT c.tenant_id, c.sha256 FROM chunks c
 		JOIN content_indexes ci ON ci.tenant_id = c.tenant_id AND ci.sha256 = c.sha256
 		WHERE (ci.status = 'indexed' OR (ci.status = 'embedding' AND ci.updated_at < ?))
@@ -255,9 +255,9 @@ func (db *DB) ContentsMissingVectors(ctx context.Context, model string, limit in
 		return nil, fmt.Errorf("store: contents missing vectors: %w", err)
 	}
 	defer rows.Close()
-	var out []knowledge.ContentKey
+	var out []kindex.ContentKey
 	for rows.Next() {
-		var k knowledge.ContentKey
+		var k kindex.ContentKey
 		if err := rows.Scan(&k.TenantID, &k.SHA256); err != nil {
 			return nil, fmt.Errorf("store: contents missing vectors: %w", err)
 		}
@@ -268,7 +268,7 @@ func (db *DB) ContentsMissingVectors(ctx context.Context, model string, limit in
 
 // ChunksMissingVectors returns a content's chunks that have no vector of
 // model, in reading order.
-func (db *DB) ChunksMissingVectors(ctx context.Context, tenantID, sha, model string) ([]knowledge.Chunk, error) {
+func (db *DB) ChunksMissingVectors(ctx context.Context, tenantID, sha, model string) ([]kindex.Chunk, error) {
 	rows, err := db.conn().query(ctx, `SELECT c.id FROM chunks c WHERE c.tenant_id = ? AND c.sha256 = ?
 		AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id AND v.model = ?)`, tenantID, sha, model)
 	if err != nil {
@@ -290,11 +290,11 @@ func (db *DB) ChunksMissingVectors(ctx context.Context, tenantID, sha, model str
 	if len(missing) == 0 {
 		return nil, nil
 	}
-	all, err := db.ContentChunksOf(ctx, tenantID, sha, knowledge.ChunkFilter{})
+	all, err := db.ContentChunksOf(ctx, tenantID, sha, kindex.ChunkFilter{})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]knowledge.Chunk, 0, len(missing))
+	out := make([]kindex.Chunk, 0, len(missing))
 	for _, ch := range all {
 		if missing[tenantID+":"+sha+":"+ch.ID] {
 			out = append(out, ch)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/sweep"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -109,7 +110,7 @@ func (e *env) sweeper(r store.Retention, grace time.Duration) *sweep.Sweeper {
 	return sweep.New(e.db, d, sweep.Config{Retention: r, Grace: grace, Batch: 7})
 }
 
-func (e *env) upload(t testing.TB, ws, name string, content []byte) files.Item {
+func (e *env) upload(t testing.TB, ws, name string, content []byte) filemeta.Item {
 	t.Helper()
 	f, _, err := e.svc.Upload(context.Background(), e.p, files.Upload{WorkspaceID: ws, Name: name, Content: bytes.NewReader(content), NoDedupe: true})
 	if err != nil {
@@ -394,7 +395,7 @@ func TestSweepRacesUploads(t *testing.T) {
 				bodies[i] = random(t, 2000+i)
 			}
 			s := sweep.New(e.db, dirOf(e), sweep.Config{Retention: store.Retention{Trash: 0}, Grace: time.Minute, Batch: 3})
-			var uploaded []files.Item
+			var uploaded []filemeta.Item
 			for round := 0; round < rounds; round++ {
 				// Every content is stored and unreferenced, and looks old.
 				for i, body := range bodies {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
@@ -71,11 +72,11 @@ func (o observer) StartRound(ctx context.Context, round int) (context.Context, f
 	}
 }
 
-func (o observer) StartModelCall(ctx context.Context, op llm.Operation, model string) (context.Context, func(llm.Usage, []llm.Try, error)) {
+func (o observer) StartModelCall(ctx context.Context, op modeluse.Operation, model string) (context.Context, func(modeluse.Usage, []llm.Try, error)) {
 	start := time.Now()
 	ctx, span := o.t.tracer.Start(ctx, "model."+string(op), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", model)), workflowAttr(ctx))
-	return ctx, func(u llm.Usage, tries []llm.Try, err error) {
+	return ctx, func(u modeluse.Usage, tries []llm.Try, err error) {
 		// Every HTTP attempt (retries, fallback models) is an event of the
 		// call's span: which model it went to and how it failed.
 		for i, tr := range tries {

@@ -62,11 +62,11 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 
 // Sessions is what the UI needs of the store.
 type Sessions interface {
-	OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (store.Session, string, error)
-	SessionBySecret(ctx context.Context, secret string) (store.Session, error)
+	OpenSession(ctx context.Context, tokenSecret string, ttl time.Duration) (tenancy.Session, string, error)
+	SessionBySecret(ctx context.Context, secret string) (tenancy.Session, error)
 	EndSession(ctx context.Context, secret string) error
 	CompleteSecondFactor(ctx context.Context, sessionID string) error
-	OpenUserSession(ctx context.Context, userID string, ttl time.Duration, o store.SessionOrigin) (store.Session, string, error)
+	OpenUserSession(ctx context.Context, userID string, ttl time.Duration, o tenancy.SessionOrigin) (tenancy.Session, string, error)
 	Tenant(ctx context.Context, p tenancy.Principal) (tenancy.Tenant, error)
 	User(ctx context.Context, p tenancy.Principal) (tenancy.User, error)
 	Workspaces(ctx context.Context, p tenancy.Principal) ([]tenancy.Workspace, error)
@@ -94,7 +94,7 @@ type Config struct {
 	// LogoutURL, when set, names where the browser goes after signing out
 	// of a session (the identity provider's end-session page for a session
 	// it opened), or "" for nowhere.
-	LogoutURL func(ctx context.Context, s store.Session) string
+	LogoutURL func(ctx context.Context, s tenancy.Session) string
 }
 
 // UI serves the page, its assets and the session routes.
@@ -305,27 +305,27 @@ type pendingInfo struct {
 // PendingSession is the session of the request's cookie when it waits for
 // its second factor; the CSRF rules are Principal's. Any other is
 // ErrUnauthenticated.
-func (u *UI) PendingSession(c *fiber.Ctx) (store.Session, error) {
+func (u *UI) PendingSession(c *fiber.Ctx) (tenancy.Session, error) {
 	secret := c.Cookies(CookieName)
 	if secret == "" {
-		return store.Session{}, fmt.Errorf("%w: not signed in", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: not signed in", tenancy.ErrUnauthenticated)
 	}
 	s, err := u.sessions.SessionBySecret(c.UserContext(), secret)
 	if err != nil {
-		return store.Session{}, err
+		return tenancy.Session{}, err
 	}
 	if err := checkCSRF(c, s); err != nil {
-		return store.Session{}, err
+		return tenancy.Session{}, err
 	}
 	if !s.SecondFactorPending {
-		return store.Session{}, fmt.Errorf("%w: the session is not waiting for a second factor", tenancy.ErrUnauthenticated)
+		return tenancy.Session{}, fmt.Errorf("%w: the session is not waiting for a second factor", tenancy.ErrUnauthenticated)
 	}
 	return s, nil
 }
 
 // CompleteSecondFactor marks the pending session s as having passed its
 // second factor and answers who is signed in, as a sign-in does.
-func (u *UI) CompleteSecondFactor(c *fiber.Ctx, s store.Session) error {
+func (u *UI) CompleteSecondFactor(c *fiber.Ctx, s tenancy.Session) error {
 	if err := u.sessions.CompleteSecondFactor(c.UserContext(), s.ID); err != nil {
 		return err
 	}
@@ -352,7 +352,7 @@ func (u *UI) CancelSecondFactor(c *fiber.Ctx) error {
 // SignInAs is SignInUser for a sign-in made by the page itself (a
 // passkey): it answers as POST /api/v1/session does, with who is signed in.
 // The caller has checked the request's origin and the proof.
-func (u *UI) SignInAs(c *fiber.Ctx, userID string, o store.SessionOrigin) error {
+func (u *UI) SignInAs(c *fiber.Ctx, userID string, o tenancy.SessionOrigin) error {
 	s, err := u.SignInUser(c, userID, o)
 	if err != nil {
 		return err
@@ -379,10 +379,10 @@ func SameOrigin(c *fiber.Ctx) error { return sameOrigin(c) }
 // CurrentSession is the session the request's cookie stands for (ok false
 // without a live one): the settings page marks it and keeps it when ending
 // the others.
-func (u *UI) CurrentSession(c *fiber.Ctx) (store.Session, bool) {
+func (u *UI) CurrentSession(c *fiber.Ctx) (tenancy.Session, bool) {
 	secret := c.Cookies(CookieName)
 	if secret == "" {
-		return store.Session{}, false
+		return tenancy.Session{}, false
 	}
 	s, err := u.sessions.SessionBySecret(c.UserContext(), secret)
 	return s, err == nil
@@ -457,10 +457,10 @@ func (u *UI) HandleSwitch(decode func(*fiber.Ctx, any) error) fiber.Handler {
 // identity provider, a passkey) has authenticated, and makes it the
 // browser's session; the browser's other organisations are kept, as
 // HandleSignIn keeps them.
-func (u *UI) SignInUser(c *fiber.Ctx, userID string, o store.SessionOrigin) (store.Session, error) {
+func (u *UI) SignInUser(c *fiber.Ctx, userID string, o tenancy.SessionOrigin) (tenancy.Session, error) {
 	s, secret, err := u.sessions.OpenUserSession(c.UserContext(), userID, u.cfg.SessionTTL, o)
 	if err != nil {
-		return store.Session{}, err
+		return tenancy.Session{}, err
 	}
 	kept := u.live(c.UserContext(), append([]string{c.Cookies(CookieName)}, strings.Fields(c.Cookies(KeptCookie))...))
 	var others []string
@@ -527,7 +527,7 @@ func (u *UI) setCookies(c *fiber.Ctx, secret string, expires time.Time, others [
 
 type liveSession struct {
 	secret string
-	s      store.Session
+	s      tenancy.Session
 }
 
 // live returns the sessions of secrets that are still live, in order,
@@ -547,7 +547,7 @@ func (u *UI) live(ctx context.Context, secrets []string) []liveSession {
 	return out
 }
 
-func (u *UI) info(ctx context.Context, s store.Session, others []string) (sessionInfo, error) {
+func (u *UI) info(ctx context.Context, s tenancy.Session, others []string) (sessionInfo, error) {
 	user, err := u.sessions.User(ctx, s.Principal)
 	if err != nil {
 		return sessionInfo{}, err
@@ -600,7 +600,7 @@ func (u *UI) Principal(c *fiber.Ctx) (p tenancy.Principal, ok bool, err error) {
 
 // admitted is the principal of a live session, unless its second factor
 // is pending: only the second-factor routes (PendingSession) serve it.
-func admitted(s store.Session) (tenancy.Principal, error) {
+func admitted(s tenancy.Session) (tenancy.Principal, error) {
 	if s.SecondFactorPending {
 		return tenancy.Principal{}, store.ErrSecondFactorRequired
 	}
@@ -621,7 +621,7 @@ func (u *UI) SessionPrincipal(ctx context.Context, secret string) (tenancy.Princ
 
 // checkCSRF refuses an unsafe request without the session's CSRF token or
 // from another origin.
-func checkCSRF(c *fiber.Ctx, s store.Session) error {
+func checkCSRF(c *fiber.Ctx, s tenancy.Session) error {
 	switch c.Method() {
 	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
 		return nil

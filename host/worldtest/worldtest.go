@@ -23,8 +23,10 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/server"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -55,7 +57,7 @@ type Options struct {
 type Model struct {
 	// Models are the client's models by operation; an empty Provider in
 	// one of them is set to Provider.
-	Models map[llm.Operation][]llm.ModelConfig
+	Models map[modeluse.Operation][]llm.ModelConfig
 	// Server are the scripted server's options (a default step, ...).
 	Server []llmtest.Option
 	// Retry is the client's retry policy (zero: llm's default).
@@ -172,7 +174,7 @@ func open(tb testing.TB, cfg store.Config) *store.DB {
 
 // ReadFile reads file id of svc as p: its item and content. The test ends
 // when p cannot read it.
-func ReadFile(tb testing.TB, svc *files.Service, p tenancy.Principal, id string) (files.Item, []byte) {
+func ReadFile(tb testing.TB, svc *files.Service, p tenancy.Principal, id string) (filemeta.Item, []byte) {
 	tb.Helper()
 	info, r, err := svc.Open(context.Background(), p, id)
 	if err != nil {
@@ -198,7 +200,7 @@ func NewModel(tb testing.TB, db *store.DB, m Model) (*llmtest.Server, *llm.Clien
 		m.Timeout = 20 * time.Second
 	}
 	srv := llmtest.New(tb, m.Server...)
-	models := make(map[llm.Operation][]llm.ModelConfig, len(m.Models))
+	models := make(map[modeluse.Operation][]llm.ModelConfig, len(m.Models))
 	for op, list := range m.Models {
 		for _, mc := range list {
 			if mc.Provider == "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/worldtest"
 )
 
@@ -14,7 +15,7 @@ import (
 // workspaces (by name, in order), the started workflow, and a model client
 // whose calls reach the scripted server and are metered into the store.
 func TestNew(t *testing.T) {
-	summary := map[llm.Operation][]llm.ModelConfig{llm.OpSummary: {{Model: "small-model", InputCHFPer1M: 1000, OutputCHFPer1M: 2000}}}
+	summary := map[modeluse.Operation][]llm.ModelConfig{modeluse.OpSummary: {{Model: "small-model", InputCHFPer1M: 1000, OutputCHFPer1M: 2000}}}
 	for _, tc := range []struct {
 		name       string
 		o          worldtest.Options
@@ -69,7 +70,7 @@ func TestNew(t *testing.T) {
 				return
 			}
 			actx := llm.WithAttribution(ctx, llm.Attribution{TenantID: w.P.TenantID, WorkspaceID: w.Workspace, UserID: w.P.UserID, WorkflowID: w.Workflow, Purpose: "test"})
-			res, err := w.Client.Chat(actx, llm.ChatRequest{Operation: llm.OpSummary, Messages: []llm.Message{{Role: "user", Content: "hello"}}}, nil)
+			res, err := w.Client.Chat(actx, llm.ChatRequest{Operation: modeluse.OpSummary, Messages: []llm.Message{{Role: "user", Content: "hello"}}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,9 +15,11 @@ import (
 
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -46,8 +48,8 @@ type env struct {
 
 func newEnv(t testing.TB) env {
 	t.Helper()
-	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{Models: map[llm.Operation][]llm.ModelConfig{
-		llm.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{Models: map[modeluse.Operation][]llm.ModelConfig{
+		modeluse.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
 	}}})
 	kc := &knowledge.Capability{}
 	fc := &files.Capability{Files: w.Files, Workflows: w.Workflows}
@@ -59,7 +61,7 @@ func newEnv(t testing.TB) env {
 }
 
 // upload stores a file; indexed runs the knowledge store's ingestion on it.
-func (e env) upload(t testing.TB, name, text string, indexed bool) files.Item {
+func (e env) upload(t testing.TB, name, text string, indexed bool) filemeta.Item {
 	t.Helper()
 	f, _, err := e.svc.Upload(context.Background(), e.p, files.Upload{WorkspaceID: e.ws, Name: name, Content: strings.NewReader(text)})
 	if err != nil {

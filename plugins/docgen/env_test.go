@@ -12,9 +12,11 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -41,10 +43,10 @@ type env struct {
 
 func newEnv(t testing.TB, plugins ...string) env {
 	t.Helper()
-	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{Models: map[llm.Operation][]llm.ModelConfig{
-		llm.OpAgent:   {{Model: "agent-model", ContextWindow: 16384, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
-		llm.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
-		llm.OpImage:   {{Model: "dall-e-3", CHFPerImage: 0.04}},
+	w := worldtest.New(t, worldtest.Options{Workflow: "w", Model: &worldtest.Model{Models: map[modeluse.Operation][]llm.ModelConfig{
+		modeluse.OpAgent:   {{Model: "agent-model", ContextWindow: 16384, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+		modeluse.OpSummary: {{Model: "small-model", ContextWindow: 1024, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+		modeluse.OpImage:   {{Model: "dall-e-3", CHFPerImage: 0.04}},
 	}}})
 	fc := &files.Capability{Files: w.Files, Workflows: w.Workflows}
 	mc := &llm.Capabilities{Client: w.Client, Workflows: w.Workflows}
@@ -74,7 +76,7 @@ func (e env) call(t testing.TB, tool string, args any, out any) wasm.Result {
 }
 
 // content returns a stored file's bytes and metadata.
-func (e env) content(t testing.TB, id string) (files.Item, []byte) {
+func (e env) content(t testing.TB, id string) (filemeta.Item, []byte) {
 	t.Helper()
 	item, r, err := e.svc.Open(context.Background(), e.p, id)
 	if err != nil {

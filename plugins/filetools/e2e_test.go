@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/workflows"
 )
@@ -67,8 +68,8 @@ func TestAgentProposesUserAccepts(t *testing.T) {
 	pid := props[0].ProposalID
 
 	// The user sees it; the file is unchanged until a decision.
-	var x files.Proposal
-	if code, raw := s.do(t, s.token, "GET", "/proposals/"+pid, nil, &x); code != 200 || x.Status != files.ProposalPending || x.Diff != props[0].Diff ||
+	var x filemeta.Proposal
+	if code, raw := s.do(t, s.token, "GET", "/proposals/"+pid, nil, &x); code != 200 || x.Status != filemeta.ProposalPending || x.Diff != props[0].Diff ||
 		x.WorkflowID != wf.ID {
 		t.Fatalf("proposal: %d %s", code, raw)
 	}
@@ -82,7 +83,7 @@ func TestAgentProposesUserAccepts(t *testing.T) {
 
 	var d files.Decided
 	if code, raw := s.do(t, s.token, "POST", "/proposals/"+pid+"/accept", nil, &d); code != 200 || d.File.Version != 2 ||
-		d.Proposal.Status != files.ProposalAccepted {
+		d.Proposal.Status != filemeta.ProposalAccepted {
 		t.Fatalf("accept: %d %s", code, raw)
 	}
 	if code, _ := s.do(t, s.token, "POST", "/proposals/"+pid+"/accept", nil, nil); code != http.StatusConflict {
@@ -101,7 +102,7 @@ func TestAgentProposesUserAccepts(t *testing.T) {
 	}
 
 	// The old version is kept and restorable.
-	var list []files.Version
+	var list []filemeta.Version
 	if code, raw := s.do(t, s.token, "GET", "/files/"+f.ID+"/versions", nil, &list); code != 200 || len(list) != 2 || list[1].Version != 1 {
 		t.Fatalf("versions: %d %s", code, raw)
 	}
@@ -109,8 +110,8 @@ func TestAgentProposesUserAccepts(t *testing.T) {
 		t.Fatalf("version 1: %q", old)
 	}
 	var restored struct {
-		File    files.Item    `json:"file"`
-		Version files.Version `json:"version"`
+		File    filemeta.Item    `json:"file"`
+		Version filemeta.Version `json:"version"`
 	}
 	if code, raw := s.do(t, s.token, "POST", "/files/"+f.ID+"/versions/1/restore", nil, &restored); code != http.StatusCreated ||
 		restored.File.Version != 3 || restored.Version.Note != "restore of version 1" {

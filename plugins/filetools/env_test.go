@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -121,7 +123,7 @@ func failed(t testing.TB, res wasm.Result) string {
 	return res.Error.Code + ": " + res.Error.Message
 }
 
-func (e *env) upload(t testing.TB, p tenancy.Principal, ws, name, body string, tags ...string) files.Item {
+func (e *env) upload(t testing.TB, p tenancy.Principal, ws, name, body string, tags ...string) filemeta.Item {
 	t.Helper()
 	f, _, err := e.svc.Upload(context.Background(), p, files.Upload{WorkspaceID: ws, Name: name, Content: strings.NewReader(body), Tags: tags, NoDedupe: true})
 	if err != nil {
@@ -132,24 +134,24 @@ func (e *env) upload(t testing.TB, p tenancy.Principal, ws, name, body string, t
 
 // indexed records text chunks for a file as its extracted content, as the
 // ingestion job would.
-func (e *env) indexed(t testing.TB, f files.Item, texts ...string) {
+func (e *env) indexed(t testing.TB, f filemeta.Item, texts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	chunks := make([]knowledge.Chunk, len(texts))
+	chunks := make([]kindex.Chunk, len(texts))
 	for i, s := range texts {
-		chunks[i] = knowledge.Chunk{ID: f.ID + "-" + string(rune('a'+i)), Seq: i, ObjectID: "o" + string(rune('a'+i)), ContentType: content.Text,
+		chunks[i] = kindex.Chunk{ID: f.ID + "-" + string(rune('a'+i)), Seq: i, ObjectID: "o" + string(rune('a'+i)), ContentType: content.Text,
 			Text: s, Ref: content.Ref{PageIndex: i + 1}, Tokens: len(strings.Fields(s))}
 	}
 	if _, err := e.db.ClaimContent(ctx, f.TenantID, f.SHA256, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.db.SaveContent(ctx, f.TenantID, f.SHA256, content.Index{FileName: f.Name, MIMEType: f.MIMEType, TotalObjects: len(texts)}, chunks,
-		knowledge.StatusIndexed); err != nil {
+		kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func (e *env) current(t testing.TB, id string) (files.Item, string) {
+func (e *env) current(t testing.TB, id string) (filemeta.Item, string) {
 	t.Helper()
 	it, err := e.svc.Get(context.Background(), e.p, id)
 	if err != nil {

@@ -16,8 +16,10 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/tools"
@@ -28,8 +30,8 @@ import (
 var docItemRe = regexp.MustCompile(`docItem:[0-9a-f-]{36}`)
 
 func agentModel() *worldtest.Model {
-	return &worldtest.Model{Models: map[llm.Operation][]llm.ModelConfig{
-		llm.OpAgent: {{Model: "agent-model", ContextWindow: 32768, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
+	return &worldtest.Model{Models: map[modeluse.Operation][]llm.ModelConfig{
+		modeluse.OpAgent: {{Model: "agent-model", ContextWindow: 32768, InputCHFPer1M: 1, OutputCHFPer1M: 2}},
 	}}
 }
 
@@ -139,11 +141,11 @@ func TestFailureModeZeroContentPartsAfterDownload(t *testing.T) {
 func TestFailureModeListFilesDictHasNoFileName(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	fo, err := e.svc.CreateFolder(ctx, e.p, files.Folder{WorkspaceID: e.ws, Name: "In"})
+	fo, err := e.svc.CreateFolder(ctx, e.p, filemeta.Folder{WorkspaceID: e.ws, Name: "In"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []files.Item
+	var all []filemeta.Item
 	all = append(all, e.upload(t, e.p, e.ws, "plain.txt", "a"))
 	all = append(all, e.upload(t, e.p, e.ws, "tagged.txt", "b", "x", "y"))
 	f, _, err := e.svc.Upload(ctx, e.p, files.Upload{WorkspaceID: e.ws, Name: "foldered.pdf", FolderID: fo.ID, Description: "d",

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/workflows"
 )
 
@@ -37,11 +37,11 @@ func TestReadOnlyFlags(t *testing.T) {
 func TestListReadWriteMoveTag(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	reports, err := e.svc.CreateFolder(ctx, e.p, files.Folder{WorkspaceID: e.ws, Name: "Reports"})
+	reports, err := e.svc.CreateFolder(ctx, e.p, filemeta.Folder{WorkspaceID: e.ws, Name: "Reports"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	y2024, err := e.svc.CreateFolder(ctx, e.p, files.Folder{WorkspaceID: e.ws, ParentID: reports.ID, Name: "2024"})
+	y2024, err := e.svc.CreateFolder(ctx, e.p, filemeta.Folder{WorkspaceID: e.ws, ParentID: reports.ID, Name: "2024"})
 	if err != nil {
 		t.Fatal(err)
 	}

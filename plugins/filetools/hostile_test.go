@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 )
 
 // fileCount is how many files the workspace holds, as its user sees them.
 func (e *env) fileCount(t *testing.T) int {
 	t.Helper()
-	page, err := e.svc.List(context.Background(), e.p, files.Filter{WorkspaceID: e.ws, Limit: 1000})
+	page, err := e.svc.List(context.Background(), e.p, filemeta.Filter{WorkspaceID: e.ws, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +25,10 @@ func (e *env) fileCount(t *testing.T) int {
 func TestBadInput(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	if _, err := e.svc.CreateFolder(ctx, e.p, files.Folder{WorkspaceID: e.ws, Name: "Reports"}); err != nil {
+	if _, err := e.svc.CreateFolder(ctx, e.p, filemeta.Folder{WorkspaceID: e.ws, Name: "Reports"}); err != nil {
 		t.Fatal(err)
 	}
-	other, err := e.svc.CreateFolder(ctx, e.p, files.Folder{WorkspaceID: e.ws2, Name: "Elsewhere"})
+	other, err := e.svc.CreateFolder(ctx, e.p, filemeta.Folder{WorkspaceID: e.ws2, Name: "Elsewhere"})
 	if err != nil {
 		t.Fatal(err)
 	}

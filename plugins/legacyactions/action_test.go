@@ -21,6 +21,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -46,7 +47,7 @@ type env struct {
 func newEnv(t *testing.T) env {
 	t.Helper()
 	w := worldtest.New(t, worldtest.Options{Workflow: "neutralize", Model: &worldtest.Model{
-		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
+		Models:  map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
 		Timeout: 20 * time.Second,
 	}})
 	fc := &files.Capability{Files: w.Files, Workflows: w.Workflows}

@@ -10,9 +10,12 @@ import (
 
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/tools"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -34,7 +37,7 @@ type Agent struct {
 func NewAgent(tb testing.TB, workflow string) *Agent {
 	tb.Helper()
 	w := worldtest.New(tb, worldtest.Options{Workflow: workflow, Model: &worldtest.Model{
-		Models:  map[llm.Operation][]llm.ModelConfig{llm.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
+		Models:  map[modeluse.Operation][]llm.ModelConfig{modeluse.OpAgent: {{Model: "agent-model", ContextWindow: 32000}}},
 		Timeout: 20 * time.Second,
 	}})
 	rec := &Recorder{}
@@ -80,14 +83,14 @@ func (a *Agent) Run(tb testing.TB, h *wasm.Host, prompt string, toolNames []stri
 
 // File returns the world's user's file id and its content; the test ends
 // when the user cannot read it.
-func (a *Agent) File(tb testing.TB, id string) (files.Item, []byte) {
+func (a *Agent) File(tb testing.TB, id string) (filemeta.Item, []byte) {
 	tb.Helper()
 	return worldtest.ReadFile(tb, a.Files, a.P, id)
 }
 
 // Document returns the file of the workflow's document ref (a docItem a
 // tool answered with) and its content.
-func (a *Agent) Document(tb testing.TB, ref string) (files.Item, []byte) {
+func (a *Agent) Document(tb testing.TB, ref string) (filemeta.Item, []byte) {
 	tb.Helper()
 	docs, err := a.Workflows.ResolveDocuments(context.Background(), a.P, a.Workflow, []string{ref})
 	if err != nil || len(docs) != 1 {
@@ -105,7 +108,7 @@ func (a *Agent) Ingest(tb testing.TB, h *wasm.Host, id string) {
 	if _, err := ing.Ingest(ctx, id, false); err != nil {
 		tb.Fatal(err)
 	}
-	if st, err := a.DB.ContentState(ctx, a.P, id); err != nil || st.Status != knowledge.StatusIndexed {
+	if st, err := a.DB.ContentState(ctx, a.P, id); err != nil || st.Status != kindex.StatusIndexed {
 		tb.Fatalf("content state of %s: %+v %v", id, st, err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 )
 
 // Recorder is a files.Indexer that takes every new or changed file as the
@@ -16,7 +16,7 @@ type Recorder struct {
 }
 
 // Index records f's id.
-func (r *Recorder) Index(_ context.Context, f files.Item) error {
+func (r *Recorder) Index(_ context.Context, f filemeta.Item) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ids = append(r.ids, f.ID)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -21,12 +22,12 @@ var ErrUnavailable = errors.New("the knowledge store is unavailable")
 
 // Retriever is what the context builder needs of search (Searcher).
 type Retriever interface {
-	Search(ctx context.Context, p tenancy.Principal, q knowledge.Query) ([]knowledge.Hit, error)
+	Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 }
 
 // MemoryReader is what the context builder needs of a workflow's memory.
 type MemoryReader interface {
-	Memories(ctx context.Context, p tenancy.Principal, workflowID string, source knowledge.MemorySource, limit int) ([]knowledge.Memory, error)
+	Memories(ctx context.Context, p tenancy.Principal, workflowID string, source kindex.MemorySource, limit int) ([]kindex.Memory, error)
 }
 
 // ContextConfig tunes the context builder; zero values take the defaults in
@@ -102,7 +103,7 @@ func NewContextBuilder(search Retriever, memory MemoryReader, cfg ContextConfig,
 // Retrieval is what the searches of one prompt found. A run's rounds share
 // one prompt, so they can share one Retrieval.
 type Retrieval struct {
-	Instance, Shared []knowledge.Hit
+	Instance, Shared []kindex.Hit
 	// Err wraps ErrUnavailable when a search failed or timed out; the hits
 	// are then empty.
 	Err error
@@ -115,16 +116,16 @@ func (b *ContextBuilder) Retrieve(ctx context.Context, p tenancy.Principal, work
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.SearchTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
-	var inst, shared []knowledge.Hit
+	var inst, shared []kindex.Hit
 	var ierr, serr error
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		inst, ierr = b.search.Search(ctx, p, knowledge.Query{Text: prompt, Layer: knowledge.LayerInstance, WorkspaceID: workspaceID, Limit: b.cfg.InstanceLimit})
+		inst, ierr = b.search.Search(ctx, p, kindex.Query{Text: prompt, Layer: kindex.LayerInstance, WorkspaceID: workspaceID, Limit: b.cfg.InstanceLimit})
 	}()
 	go func() {
 		defer wg.Done()
-		shared, serr = b.search.Search(ctx, p, knowledge.Query{Text: prompt, Layer: knowledge.LayerShared, Limit: b.cfg.SharedLimit})
+		shared, serr = b.search.Search(ctx, p, kindex.Query{Text: prompt, Layer: kindex.LayerShared, Limit: b.cfg.SharedLimit})
 	}()
 	wg.Wait()
 	for _, err := range []error{ierr, serr} {
@@ -204,10 +205,10 @@ func (b *ContextBuilder) Build(ctx context.Context, req ContextRequest) AgentCon
 	}
 	if b.memory != nil && req.WorkflowID != "" {
 		mctx, cancel := context.WithTimeout(ctx, b.cfg.SearchTimeout)
-		entities, eerr := b.memory.Memories(mctx, req.Principal, req.WorkflowID, knowledge.MemoryExtraction, b.cfg.Entities)
+		entities, eerr := b.memory.Memories(mctx, req.Principal, req.WorkflowID, kindex.MemoryExtraction, b.cfg.Entities)
 		// Tool results this run still holds verbatim are skipped, so read
 		// enough to find ToolResults others.
-		tools, terr := b.memory.Memories(mctx, req.Principal, req.WorkflowID, knowledge.MemoryTool, min(1000, b.cfg.ToolResults+len(req.SkipTools)))
+		tools, terr := b.memory.Memories(mctx, req.Principal, req.WorkflowID, kindex.MemoryTool, min(1000, b.cfg.ToolResults+len(req.SkipTools)))
 		cancel()
 		if err := cmp.Or(eerr, terr); err != nil {
 			b.logger.Warn("knowledge: reading the workflow's memory failed", "workflow", req.WorkflowID, "err", err)

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 )
 
@@ -52,11 +52,11 @@ type Part struct {
 	// if at all, only with a note saying so.
 	Cite string
 	// Hit is the chunk the part shows, if any.
-	Hit *knowledge.Hit
+	Hit *kindex.Hit
 }
 
 // ChunkPart is the part of a retrieved chunk at a priority.
-func ChunkPart(p Priority, h knowledge.Hit) Part {
+func ChunkPart(p Priority, h kindex.Hit) Part {
 	return Part{Priority: p, Text: h.Text, Cite: Reference(h), Hit: &h}
 }
 
@@ -64,7 +64,7 @@ func ChunkPart(p Priority, h knowledge.Hit) Part {
 // through containers when it has one), the place in it (page, sheet, slide,
 // section, paragraph, or the extractor's location) and the file id tools
 // take.
-func Reference(h knowledge.Hit) string {
+func Reference(h kindex.Hit) string {
 	name := h.FileName
 	if h.Ref.ContainerPath != "" {
 		name = h.Ref.ContainerPath
@@ -112,7 +112,7 @@ type Assembly struct {
 	// were left out for space.
 	Placed, Truncated, Dropped int
 	// Sources are the chunks placed, in citation order: Sources[0] is [1].
-	Sources []knowledge.Hit
+	Sources []kindex.Hit
 }
 
 // Tokens of a cut part's note and of the closing note on what was left out,

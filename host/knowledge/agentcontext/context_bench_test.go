@@ -14,6 +14,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -56,19 +57,19 @@ func BenchmarkContextBuild(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		chunks := make([]knowledge.Chunk, 1000)
+		chunks := make([]kindex.Chunk, 1000)
 		for i := range chunks {
 			ws := make([]string, 60)
 			for w := range ws {
 				ws[w] = word(zipf.Uint64())
 			}
-			chunks[i] = knowledge.Chunk{ID: fmt.Sprint(i), Seq: i, ObjectID: fmt.Sprint(i), ContentType: content.Text,
+			chunks[i] = kindex.Chunk{ID: fmt.Sprint(i), Seq: i, ObjectID: fmt.Sprint(i), ContentType: content.Text,
 				Text: strings.Join(ws, " "), Ref: content.Ref{PageIndex: i/10 + 1}, Tokens: 60}
 		}
 		if _, err := db.ClaimContent(ctx, tn.ID, f.SHA256, false); err != nil {
 			b.Fatal(err)
 		}
-		if err := db.SaveContent(ctx, tn.ID, f.SHA256, content.Index{}, chunks, knowledge.StatusIndexed); err != nil {
+		if err := db.SaveContent(ctx, tn.ID, f.SHA256, content.Index{}, chunks, kindex.StatusIndexed); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -80,7 +81,7 @@ func BenchmarkContextBuild(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := range 10 {
-		if _, err := db.UpsertMemory(ctx, p, knowledge.Memory{WorkflowID: wf.ID, Key: fmt.Sprintf("entity:fact%d", i), Value: "value " + fmt.Sprint(i), Source: knowledge.MemoryExtraction}); err != nil {
+		if _, err := db.UpsertMemory(ctx, p, kindex.Memory{WorkflowID: wf.ID, Key: fmt.Sprintf("entity:fact%d", i), Value: "value " + fmt.Sprint(i), Source: kindex.MemoryExtraction}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,16 +5,16 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
 const model = "gpt-4o-mini"
 
-func hit(file, id, text string, ref content.Ref) knowledge.Hit {
-	return knowledge.Hit{Chunk: knowledge.Chunk{ID: id, Text: text, Ref: ref}, FileID: "f-" + file, FileName: file}
+func hit(file, id, text string, ref content.Ref) kindex.Hit {
+	return kindex.Hit{Chunk: kindex.Chunk{ID: id, Text: text, Ref: ref}, FileID: "f-" + file, FileName: file}
 }
 
 // words is n distinct words, so token counts grow with n.
@@ -113,7 +113,7 @@ func TestAssemble(t *testing.T) {
 func TestReference(t *testing.T) {
 	cases := []struct {
 		name string
-		hit  knowledge.Hit
+		hit  kindex.Hit
 		want string
 	}{
 		{"page and section", hit("q4.pdf", "1", "", content.Ref{PageIndex: 5, SectionID: "2.1"}), "q4.pdf, page 5, section 2.1 (file id f-q4.pdf)"},

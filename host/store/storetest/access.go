@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-func upload(t *testing.T, w *world, p tenancy.Principal, ws, name, content string) files.Item {
+func upload(t *testing.T, w *world, p tenancy.Principal, ws, name, content string) filemeta.Item {
 	t.Helper()
 	f, _, err := w.svc.Upload(context.Background(), p, files.Upload{WorkspaceID: ws, Name: name, Content: strings.NewReader(content)})
 	if err != nil {
@@ -20,7 +21,7 @@ func upload(t *testing.T, w *world, p tenancy.Principal, ws, name, content strin
 	return f
 }
 
-func listed(t *testing.T, w *world, p tenancy.Principal, flt files.Filter, id string) bool {
+func listed(t *testing.T, w *world, p tenancy.Principal, flt filemeta.Filter, id string) bool {
 	t.Helper()
 	flt.Limit = 1000
 	page, err := w.svc.List(context.Background(), p, flt)
@@ -78,7 +79,7 @@ func testAccessMatrix(t *testing.T, open Opener) {
 		t.Run(r.who, func(t *testing.T) {
 			name, content := fmt.Sprintf("report-%d.pdf", i), fmt.Sprintf("bytes %d", i)
 			f := upload(t, w, w.alice, w.wsA.ID, name, content)
-			folder, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: fmt.Sprintf("folder-%d", i)})
+			folder, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: fmt.Sprintf("folder-%d", i)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,10 +92,10 @@ func testAccessMatrix(t *testing.T, open Opener) {
 			} else if err == nil {
 				rd.Close()
 			}
-			if got := listed(t, w, r.p, files.Filter{}, f.ID); got != r.list {
+			if got := listed(t, w, r.p, filemeta.Filter{}, f.ID); got != r.list {
 				t.Errorf("listed across workspaces: %v, want %v", got, r.list)
 			}
-			if got := listed(t, w, r.p, files.Filter{WorkspaceID: w.wsA.ID}, f.ID); got != r.list {
+			if got := listed(t, w, r.p, filemeta.Filter{WorkspaceID: w.wsA.ID}, f.ID); got != r.list {
 				t.Errorf("listed in workspace A: %v, want %v", got, r.list)
 			}
 			d, existing, err := w.svc.Upload(ctx, r.p, files.Upload{WorkspaceID: w.wsA.ID, Name: name, Content: strings.NewReader(content)})
@@ -128,20 +129,20 @@ func testAccessMatrix(t *testing.T, open Opener) {
 				t.Errorf("folder get: %v, want %v", err, r.folderGet)
 			}
 			newName := folder.Name + "-renamed"
-			if _, err := w.svc.UpdateFolder(ctx, r.p, folder.ID, files.FolderUpdate{Name: &newName}); !errIs(err, r.folderRename) {
+			if _, err := w.svc.UpdateFolder(ctx, r.p, folder.ID, filemeta.FolderUpdate{Name: &newName}); !errIs(err, r.folderRename) {
 				t.Errorf("folder rename: %v, want %v", err, r.folderRename)
 			}
 
 			shared := true
-			if _, err := w.svc.Update(ctx, r.p, f.ID, files.Update{Shared: &shared}); !errIs(err, r.share) {
+			if _, err := w.svc.Update(ctx, r.p, f.ID, filemeta.Update{Shared: &shared}); !errIs(err, r.share) {
 				t.Errorf("share: %v, want %v", err, r.share)
 			}
 			unshared := false
-			if _, err := w.svc.Update(ctx, w.admin, f.ID, files.Update{Shared: &unshared}); err != nil {
+			if _, err := w.svc.Update(ctx, w.admin, f.ID, filemeta.Update{Shared: &unshared}); err != nil {
 				t.Fatal(err)
 			}
 			desc := "changed"
-			if _, err := w.svc.Update(ctx, r.p, f.ID, files.Update{Description: &desc}); !errIs(err, r.update) {
+			if _, err := w.svc.Update(ctx, r.p, f.ID, filemeta.Update{Description: &desc}); !errIs(err, r.update) {
 				t.Errorf("update: %v, want %v", err, r.update)
 			}
 			if err := w.svc.Delete(ctx, r.p, f.ID); !errIs(err, r.delete) {
@@ -162,7 +163,7 @@ func testAccessMatrix(t *testing.T, open Opener) {
 	t.Run("shared layer", func(t *testing.T) {
 		f := upload(t, w, w.alice, w.wsA.ID, "handbook.pdf", "policy")
 		shared := true
-		if _, err := w.svc.Update(ctx, w.admin, f.ID, files.Update{Shared: &shared}); err != nil {
+		if _, err := w.svc.Update(ctx, w.admin, f.ID, filemeta.Update{Shared: &shared}); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {
@@ -175,13 +176,13 @@ func testAccessMatrix(t *testing.T, open Opener) {
 			if _, err := w.svc.Get(ctx, c.p, f.ID); !errIs(err, c.want) {
 				t.Errorf("%s reading a shared file: %v, want %v", c.who, err, c.want)
 			}
-			if got := listed(t, w, c.p, files.Filter{}, f.ID); got != (c.want == nil) {
+			if got := listed(t, w, c.p, filemeta.Filter{}, f.ID); got != (c.want == nil) {
 				t.Errorf("%s listing a shared file: %v", c.who, got)
 			}
 		}
 		// Reading shared is not writing it.
 		desc := "x"
-		if _, err := w.svc.Update(ctx, w.carol, f.ID, files.Update{Description: &desc}); !errors.Is(err, tenancy.ErrForbidden) {
+		if _, err := w.svc.Update(ctx, w.carol, f.ID, filemeta.Update{Description: &desc}); !errors.Is(err, tenancy.ErrForbidden) {
 			t.Errorf("carol changing a shared file: %v", err)
 		}
 	})

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
+	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/llm"
+	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/store"
 )
@@ -24,8 +26,8 @@ func testUsage(t *testing.T, open Opener) {
 	db := w.env.DB
 	rec := func(tenant, user, workflow string, in, out int, cost money.Amount) {
 		t.Helper()
-		err := db.InsertUsage(ctx, billing.Record{TenantID: tenant, UserID: user, WorkflowID: workflow, CreatedAt: time.Now(),
-			Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", PromptTokens: in, CompletionTokens: out, Cost: cost}})
+		err := db.InsertUsage(ctx, ledger.Record{TenantID: tenant, UserID: user, WorkflowID: workflow, CreatedAt: time.Now(),
+			Usage: modeluse.Usage{Operation: modeluse.OpAgent, Provider: "p", Model: "m", PromptTokens: in, CompletionTokens: out, Cost: cost}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,17 +43,17 @@ func testUsage(t *testing.T, open Opener) {
 	}
 	for _, c := range []struct {
 		name   string
-		got    func() (billing.Totals, error)
+		got    func() (ledger.Totals, error)
 		calls  int
 		prompt int64
 		cost   money.Amount
 	}{
-		{"alice, one workflow", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.alice, "wf1") }, 2, 300, 75 * money.Rappen},
-		{"alice, all hers", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.alice, "") }, 3, 301, money.CHF + 75*money.Rappen},
-		{"alice, bob's workflow", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.alice, "wf3") }, 0, 0, 0},
-		{"bob's thirds", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.bob, "wf5") }, 3, 3, 3 * third},
-		{"tenant admin", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.admin, "") }, 7, 1304, 3*money.CHF + 75*money.Rappen + 3*third},
-		{"other tenant's admin", func() (billing.Totals, error) { return db.UsageTotals(ctx, w.daveAdmin, "wf1") }, 0, 0, 0},
+		{"alice, one workflow", func() (ledger.Totals, error) { return db.UsageTotals(ctx, w.alice, "wf1") }, 2, 300, 75 * money.Rappen},
+		{"alice, all hers", func() (ledger.Totals, error) { return db.UsageTotals(ctx, w.alice, "") }, 3, 301, money.CHF + 75*money.Rappen},
+		{"alice, bob's workflow", func() (ledger.Totals, error) { return db.UsageTotals(ctx, w.alice, "wf3") }, 0, 0, 0},
+		{"bob's thirds", func() (ledger.Totals, error) { return db.UsageTotals(ctx, w.bob, "wf5") }, 3, 3, 3 * third},
+		{"tenant admin", func() (ledger.Totals, error) { return db.UsageTotals(ctx, w.admin, "") }, 7, 1304, 3*money.CHF + 75*money.Rappen + 3*third},
+		{"other tenant's admin", func() (ledger.Totals, error) { return db.UsageTotals(ctx, w.daveAdmin, "wf1") }, 0, 0, 0},
 	} {
 		got, err := c.got()
 		if err != nil || got.Calls != c.calls || got.PromptTokens != c.prompt || got.Cost != c.cost {
@@ -60,10 +62,10 @@ func testUsage(t *testing.T, open Opener) {
 	}
 	// The meter refuses a call nobody can be billed for.
 	m := billing.NewMeter(db, billing.Prices{}, nil)
-	if err := m.Record(ctx, llm.Usage{Operation: llm.OpAgent}); err == nil {
+	if err := m.Record(ctx, modeluse.Usage{Operation: modeluse.OpAgent}); err == nil {
 		t.Error("unattributed usage recorded")
 	}
-	if err := m.Record(llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t1.ID, UserID: w.carol.UserID}), llm.Usage{Operation: llm.OpSummary, Cost: 10 * money.Rappen}); err != nil {
+	if err := m.Record(llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t1.ID, UserID: w.carol.UserID}), modeluse.Usage{Operation: modeluse.OpSummary, Cost: 10 * money.Rappen}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := db.UsageTotals(ctx, w.carol, ""); got.Calls != 1 || got.Cost != 10*money.Rappen {
@@ -82,8 +84,8 @@ func testTenantBudget(t *testing.T, open Opener) {
 	lastMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).Add(-time.Minute)
 	spend := func(tenant string, at time.Time, cost money.Amount) {
 		t.Helper()
-		if err := db.InsertUsage(ctx, billing.Record{TenantID: tenant, CreatedAt: at,
-			Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", Cost: cost}}); err != nil {
+		if err := db.InsertUsage(ctx, ledger.Record{TenantID: tenant, CreatedAt: at,
+			Usage: modeluse.Usage{Operation: modeluse.OpAgent, Provider: "p", Model: "m", Cost: cost}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,31 +102,31 @@ func testTenantBudget(t *testing.T, open Opener) {
 		t.Fatalf("spend: %+v %v, want total 4.50 and month 1.50", b, err)
 	}
 	credit, monthly := 10*money.CHF, 2*money.CHF
-	if err := db.SetTenantLimits(ctx, w.t1.ID, billing.Limits{Credit: &credit, Monthly: &monthly}); err != nil {
+	if err := db.SetTenantLimits(ctx, w.t1.ID, ledger.Limits{Credit: &credit, Monthly: &monthly}); err != nil {
 		t.Fatal(err)
 	}
 	meter := billing.NewMeter(db, billing.Prices{}, nil)
 	actx := llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t1.ID})
-	if err := meter.Admit(actx, llm.OpAgent); err != nil {
+	if err := meter.Admit(actx, modeluse.OpAgent); err != nil {
 		t.Fatalf("below both limits: %v", err)
 	}
 	spend(w.t1.ID, now, 50*money.Rappen) // the month reaches its 2.00
-	if err := meter.Admit(actx, llm.OpAgent); !errors.Is(err, billing.ErrMonthlyBudgetMet) {
+	if err := meter.Admit(actx, modeluse.OpAgent); !errors.Is(err, ledger.ErrMonthlyBudgetMet) {
 		t.Fatalf("at the monthly budget: %v, want ErrMonthlyBudgetMet", err)
 	}
-	if err := meter.Admit(llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t2.ID}), llm.OpAgent); err != nil {
+	if err := meter.Admit(llm.WithAttribution(ctx, llm.Attribution{TenantID: w.t2.ID}), modeluse.OpAgent); err != nil {
 		t.Fatalf("another tenant's limits apply: %v", err)
 	}
 	// Without a monthly budget the credit still bounds: 5.00 of 10.00 spent.
-	if err := db.SetTenantLimits(ctx, w.t1.ID, billing.Limits{Credit: &credit}); err != nil {
+	if err := db.SetTenantLimits(ctx, w.t1.ID, ledger.Limits{Credit: &credit}); err != nil {
 		t.Fatal(err)
 	}
-	if err := meter.Admit(actx, llm.OpAgent); err != nil {
+	if err := meter.Admit(actx, modeluse.OpAgent); err != nil {
 		t.Fatalf("monthly limit removed: %v", err)
 	}
 	spend(w.t1.ID, now, 5*money.CHF)
-	err = meter.Admit(actx, llm.OpEmbedding)
-	if !errors.Is(err, billing.ErrCreditExhausted) || !strings.Contains(err.Error(), "10.00") {
+	err = meter.Admit(actx, modeluse.OpEmbedding)
+	if !errors.Is(err, ledger.ErrCreditExhausted) || !strings.Contains(err.Error(), "10.00") {
 		t.Fatalf("at the credit: %v, want ErrCreditExhausted naming CHF 10.00", err)
 	}
 }
@@ -135,7 +137,7 @@ func testPriceVersions(t *testing.T, open Opener) {
 	ctx := context.Background()
 	w := newWorld(t, open)
 	db := w.env.DB
-	p1 := billing.Prices{Models: []llm.ModelPrice{{Operation: llm.OpAgent, Provider: "p", Model: "m", Input: money.CHF, Output: 2 * money.CHF}}}
+	p1 := billing.Prices{Models: []llm.ModelPrice{{Operation: modeluse.OpAgent, Provider: "p", Model: "m", Input: money.CHF, Output: 2 * money.CHF}}}
 	p2 := p1
 	p2.PluginPerHour = 36 * money.Rappen
 	if p1.Version() == p2.Version() || p1.Version() != (billing.Prices{Models: p1.Models}).Version() {
@@ -166,18 +168,18 @@ func testUsageReport(t *testing.T, open Opener) {
 	db := w.env.DB
 	d1 := time.Date(2026, 10, 30, 10, 0, 0, 0, time.UTC)
 	d2 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
-	add := func(p string, ws string, user string, model string, op llm.Operation, at time.Time, tokens int, cost money.Amount) {
+	add := func(p string, ws string, user string, model string, op modeluse.Operation, at time.Time, tokens int, cost money.Amount) {
 		t.Helper()
-		if err := db.InsertUsage(ctx, billing.Record{TenantID: p, WorkspaceID: ws, UserID: user, CreatedAt: at,
-			Usage: llm.Usage{Operation: op, Provider: "p", Model: model, PromptTokens: tokens, Cost: cost}}); err != nil {
+		if err := db.InsertUsage(ctx, ledger.Record{TenantID: p, WorkspaceID: ws, UserID: user, CreatedAt: at,
+			Usage: modeluse.Usage{Operation: op, Provider: "p", Model: model, PromptTokens: tokens, Cost: cost}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	add(w.t1.ID, w.wsA.ID, w.alice.UserID, "big", llm.OpAgent, d1, 10, 1*money.Rappen)
-	add(w.t1.ID, w.wsA.ID, w.alice.UserID, "big", llm.OpAgent, d2, 20, 2*money.Rappen)
-	add(w.t1.ID, w.wsA.ID, w.bob.UserID, "small", llm.OpEmbedding, d2, 30, 3)
-	add(w.t1.ID, w.wsB.ID, w.carol.UserID, "big", llm.OpAgent, d2, 40, 4*money.Rappen)
-	add(w.t2.ID, w.wsC.ID, w.dave.UserID, "big", llm.OpAgent, d2, 50, 5*money.CHF)
+	add(w.t1.ID, w.wsA.ID, w.alice.UserID, "big", modeluse.OpAgent, d1, 10, 1*money.Rappen)
+	add(w.t1.ID, w.wsA.ID, w.alice.UserID, "big", modeluse.OpAgent, d2, 20, 2*money.Rappen)
+	add(w.t1.ID, w.wsA.ID, w.bob.UserID, "small", modeluse.OpEmbedding, d2, 30, 3)
+	add(w.t1.ID, w.wsB.ID, w.carol.UserID, "big", modeluse.OpAgent, d2, 40, 4*money.Rappen)
+	add(w.t2.ID, w.wsC.ID, w.dave.UserID, "big", modeluse.OpAgent, d2, 50, 5*money.CHF)
 	from, to := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	groups, err := db.UsageGroups(ctx, w.admin, from, to)
 	if err != nil {
@@ -187,9 +189,9 @@ func testUsageReport(t *testing.T, open Opener) {
 		keys string
 		cost money.Amount
 	}
-	check := func(name string, by []billing.Dimension, want []row) {
+	check := func(name string, by []ledger.Dimension, want []row) {
 		t.Helper()
-		got := billing.Report(groups, by)
+		got := ledger.Report(groups, by)
 		if len(got) != len(want) {
 			t.Fatalf("%s: %+v, want %+v", name, got, want)
 		}
@@ -199,22 +201,22 @@ func testUsageReport(t *testing.T, open Opener) {
 			}
 		}
 	}
-	check("month", []billing.Dimension{billing.ByMonth}, []row{{"2026-10", money.Rappen}, {"2026-11", 6*money.Rappen + 3}})
-	check("model, operation", []billing.Dimension{billing.ByModel, billing.ByOperation},
+	check("month", []ledger.Dimension{ledger.ByMonth}, []row{{"2026-10", money.Rappen}, {"2026-11", 6*money.Rappen + 3}})
+	check("model, operation", []ledger.Dimension{ledger.ByModel, ledger.ByOperation},
 		[]row{{"p/big|agent", 7 * money.Rappen}, {"p/small|embedding", 3}})
 	check("totals", nil, []row{{"", 7*money.Rappen + 3}})
-	check("workspace, day", []billing.Dimension{billing.ByWorkspace, billing.ByDay}, []row{
+	check("workspace, day", []ledger.Dimension{ledger.ByWorkspace, ledger.ByDay}, []row{
 		{w.wsA.ID + "|2026-10-30", money.Rappen}, {w.wsA.ID + "|2026-11-02", 2*money.Rappen + 3}, {w.wsB.ID + "|2026-11-02", 4 * money.Rappen}})
 	// A user sees only their own records; the period bounds are [from, to).
 	own, err := db.UsageGroups(ctx, w.alice, d2, to)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := billing.Report(own, nil); len(r) != 1 || r[0].Cost != 2*money.Rappen || r[0].Calls != 1 {
+	if r := ledger.Report(own, nil); len(r) != 1 || r[0].Cost != 2*money.Rappen || r[0].Calls != 1 {
 		t.Fatalf("alice from %s: %+v", d2, r)
 	}
 	var csv bytes.Buffer
-	if err := billing.WriteCSV(&csv, []billing.Dimension{billing.ByUser}, billing.Report(own, []billing.Dimension{billing.ByUser})); err != nil {
+	if err := ledger.WriteCSV(&csv, []ledger.Dimension{ledger.ByUser}, ledger.Report(own, []ledger.Dimension{ledger.ByUser})); err != nil {
 		t.Fatal(err)
 	}
 	if want := "user,calls,promptTokens,completionTokens,cachedTokens,costCHF\n" + w.alice.UserID + ",1,20,0,0,0.02\n"; csv.String() != want {
@@ -233,8 +235,8 @@ func testConcurrentSpend(t *testing.T, open Opener) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := db.InsertUsage(ctx, billing.Record{TenantID: w.t1.ID, CreatedAt: time.Now(),
-				Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", Cost: 7}}); err != nil {
+			if err := db.InsertUsage(ctx, ledger.Record{TenantID: w.t1.ID, CreatedAt: time.Now(),
+				Usage: modeluse.Usage{Operation: modeluse.OpAgent, Provider: "p", Model: "m", Cost: 7}}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -259,10 +261,10 @@ func testReservations(t *testing.T, open Opener) {
 	overdraft := 10 * money.Rappen
 	reserve := func(tenant string, at time.Time, amount money.Amount) (string, error) {
 		t.Helper()
-		return db.Reserve(ctx, billing.Reservation{TenantID: tenant, Amount: amount, Purpose: "test", CreatedAt: at, ExpiresAt: at.Add(time.Minute)},
-			func(b billing.Budget) error { return b.Admits(amount, overdraft) })
+		return db.Reserve(ctx, ledger.Reservation{TenantID: tenant, Amount: amount, Purpose: "test", CreatedAt: at, ExpiresAt: at.Add(time.Minute)},
+			func(b ledger.Budget) error { return b.Admits(amount, overdraft) })
 	}
-	budget := func(at time.Time) billing.Budget {
+	budget := func(at time.Time) ledger.Budget {
 		t.Helper()
 		b, err := db.TenantBudget(ctx, w.t1.ID, at)
 		if err != nil {
@@ -272,8 +274,8 @@ func testReservations(t *testing.T, open Opener) {
 	}
 	settle := func(id string, cost money.Amount) {
 		t.Helper()
-		if err := db.InsertUsage(ctx, billing.Record{TenantID: w.t1.ID, CreatedAt: now, ReservationID: id,
-			Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", Cost: cost}}); err != nil {
+		if err := db.InsertUsage(ctx, ledger.Record{TenantID: w.t1.ID, CreatedAt: now, ReservationID: id,
+			Usage: modeluse.Usage{Operation: modeluse.OpAgent, Provider: "p", Model: "m", Cost: cost}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -281,7 +283,7 @@ func testReservations(t *testing.T, open Opener) {
 		t.Fatalf("a tenant without limits: %q %v, want nothing held", id, err)
 	}
 	credit := money.CHF
-	if err := db.SetTenantLimits(ctx, w.t1.ID, billing.Limits{Credit: &credit}); err != nil {
+	if err := db.SetTenantLimits(ctx, w.t1.ID, ledger.Limits{Credit: &credit}); err != nil {
 		t.Fatal(err)
 	}
 	a, errA := reserve(w.t1.ID, now, 40*money.Rappen)
@@ -290,7 +292,7 @@ func testReservations(t *testing.T, open Opener) {
 		t.Fatalf("two reservations within the credit: %q %v, %q %v", a, errA, b, errB)
 	}
 	// 0.80 held + 0.40 > 1.00 + 0.10 overdraft.
-	if id, err := reserve(w.t1.ID, now, 40*money.Rappen); id != "" || !errors.Is(err, billing.ErrCreditExhausted) {
+	if id, err := reserve(w.t1.ID, now, 40*money.Rappen); id != "" || !errors.Is(err, ledger.ErrCreditExhausted) {
 		t.Fatalf("a third: %q %v, want ErrCreditExhausted", id, err)
 	}
 	if got := budget(now); got.Reserved != 80*money.Rappen || got.SpentTotal != 0 {
@@ -315,7 +317,7 @@ func testReservations(t *testing.T, open Opener) {
 	if id, err := reserve(w.t1.ID, now, 90*money.Rappen); id == "" || err != nil {
 		t.Fatalf("the dying process's reservation: %q %v", id, err)
 	}
-	if _, err := reserve(w.t1.ID, now.Add(30*time.Second), 30*money.Rappen); !errors.Is(err, billing.ErrCreditExhausted) {
+	if _, err := reserve(w.t1.ID, now.Add(30*time.Second), 30*money.Rappen); !errors.Is(err, ledger.ErrCreditExhausted) {
 		t.Fatalf("while the dead reservation holds: %v, want ErrCreditExhausted", err)
 	}
 	later := now.Add(2 * time.Minute)
@@ -344,7 +346,7 @@ func testConcurrentReservations(t *testing.T, open Opener) {
 		hosts = append(hosts, w.env.Peer)
 	}
 	credit := money.CHF
-	if err := w.env.DB.SetTenantLimits(ctx, w.t1.ID, billing.Limits{Credit: &credit}); err != nil {
+	if err := w.env.DB.SetTenantLimits(ctx, w.t1.ID, ledger.Limits{Credit: &credit}); err != nil {
 		t.Fatal(err)
 	}
 	const n, each = 40, 10 * money.Rappen
@@ -355,9 +357,9 @@ func testConcurrentReservations(t *testing.T, open Opener) {
 		go func() {
 			defer wg.Done()
 			now := time.Now()
-			id, err := hosts[i%len(hosts)].Reserve(ctx, billing.Reservation{TenantID: w.t1.ID, Amount: each, CreatedAt: now, ExpiresAt: now.Add(time.Hour)},
-				func(b billing.Budget) error { return b.Admits(each, 0) })
-			if err != nil && !errors.Is(err, billing.ErrOverLimit) {
+			id, err := hosts[i%len(hosts)].Reserve(ctx, ledger.Reservation{TenantID: w.t1.ID, Amount: each, CreatedAt: now, ExpiresAt: now.Add(time.Hour)},
+				func(b ledger.Budget) error { return b.Admits(each, 0) })
+			if err != nil && !errors.Is(err, ledger.ErrOverLimit) {
 				t.Error(err)
 			}
 			ids[i] = id
@@ -373,8 +375,8 @@ func testConcurrentReservations(t *testing.T, open Opener) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := hosts[i%len(hosts)].InsertUsage(ctx, billing.Record{TenantID: w.t1.ID, CreatedAt: time.Now(), ReservationID: id,
-				Usage: llm.Usage{Operation: llm.OpAgent, Provider: "p", Model: "m", Cost: each}}); err != nil {
+			if err := hosts[i%len(hosts)].InsertUsage(ctx, ledger.Record{TenantID: w.t1.ID, CreatedAt: time.Now(), ReservationID: id,
+				Usage: modeluse.Usage{Operation: modeluse.OpAgent, Provider: "p", Model: "m", Cost: each}}); err != nil {
 				t.Error(err)
 			}
 		}()

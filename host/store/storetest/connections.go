@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/connections/connrecord"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -20,7 +20,7 @@ func testConnections(t *testing.T, open Opener) {
 	w := newWorld(t, open)
 	db := w.env.DB
 	sealed := []byte("sealed-by-the-caller")
-	c, err := db.CreateConnection(ctx, w.alice, store.ConnectionRecord{Provider: "jira", Label: "work", Auth: "basic",
+	c, err := db.CreateConnection(ctx, w.alice, connrecord.ConnectionRecord{Provider: "jira", Label: "work", Auth: "basic",
 		BaseURL: "https://example.atlassian.net", Account: "alice@example.org", Scopes: []string{"read:jira-work", "write:jira-work"},
 		Secret: sealed, ExpiresAt: time.Now().Add(time.Hour)})
 	if err != nil {
@@ -52,7 +52,7 @@ func testConnections(t *testing.T, open Opener) {
 		t.Errorf("another tenant's admin revokes alice's connection: %v", err)
 	}
 	// Bad input stores nothing.
-	for name, r := range map[string]store.ConnectionRecord{
+	for name, r := range map[string]connrecord.ConnectionRecord{
 		"no provider": {Label: "x", Auth: "token", Secret: sealed},
 		"no label":    {Provider: "jira", Label: " ", Auth: "token", Secret: sealed},
 		"bad auth":    {Provider: "jira", Label: "x", Auth: "cookie", Secret: sealed},
@@ -62,7 +62,7 @@ func testConnections(t *testing.T, open Opener) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := db.CreateConnection(ctx, w.alice, store.ConnectionRecord{Provider: "jira", Label: "work", Auth: "token", Secret: sealed}); !errors.Is(err, tenancy.ErrConflict) {
+	if _, err := db.CreateConnection(ctx, w.alice, connrecord.ConnectionRecord{Provider: "jira", Label: "work", Auth: "token", Secret: sealed}); !errors.Is(err, tenancy.ErrConflict) {
 		t.Errorf("duplicate label: %v", err)
 	}
 	if l, _ := db.Connections(ctx, w.alice); len(l) != 1 {
@@ -115,7 +115,7 @@ func testConnections(t *testing.T, open Opener) {
 		t.Fatalf("refresh of a revoked connection: %v", err)
 	}
 	// The tenant's admin may revoke (not use) a member's connection.
-	c2, err := db.CreateConnection(ctx, w.bob, store.ConnectionRecord{Provider: "jira", Label: "bob", Auth: "token", Secret: sealed})
+	c2, err := db.CreateConnection(ctx, w.bob, connrecord.ConnectionRecord{Provider: "jira", Label: "bob", Auth: "token", Secret: sealed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func testConnections(t *testing.T, open Opener) {
 		t.Fatalf("admin revokes: %v", err)
 	}
 	// Authorisation states: once, by their owner, before expiry.
-	st := store.ConnectionAuthState{State: "s1", Provider: "google", Label: "g", Verifier: []byte("v"), ExpiresAt: time.Now().Add(10 * time.Minute)}
+	st := connrecord.ConnectionAuthState{State: "s1", Provider: "google", Label: "g", Verifier: []byte("v"), ExpiresAt: time.Now().Add(10 * time.Minute)}
 	if err := db.SaveConnectionAuthState(ctx, w.alice, st); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func testConnections(t *testing.T, open Opener) {
 	if _, err := db.TakeConnectionAuthState(ctx, w.alice, "s2"); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Fatalf("expired state: %v", err)
 	}
-	if err := db.SaveConnectionAuthState(ctx, w.alice, store.ConnectionAuthState{State: "s3"}); !errors.Is(err, tenancy.ErrInvalid) {
+	if err := db.SaveConnectionAuthState(ctx, w.alice, connrecord.ConnectionAuthState{State: "s3"}); !errors.Is(err, tenancy.ErrInvalid) {
 		t.Fatalf("incomplete state: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -33,7 +34,7 @@ func testContainers(t *testing.T, open Opener) {
 	if _, err := db.ClaimContent(ctx, w.t1.ID, archive.SHA256, false); err != nil {
 		t.Fatal(err)
 	}
-	entries := []knowledge.ContainerEntry{
+	entries := []kindex.ContainerEntry{
 		{Path: "docs/report.txt", Size: 18, MIMEType: "text/plain", SHA256: inner},
 		{Path: "docs/inner.tar", Container: true},
 		{Path: "../../etc/passwd", Error: "the name climbs out of the archive", ErrorKind: "traversal"},
@@ -62,24 +63,24 @@ func testContainers(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	obj := []content.Object{{ID: "p1", ContentType: content.Text, Data: "Quarterly zeppelin maintenance costs rose sharply.", Ref: content.Ref{Paragraph: 1}}}
-	if err := db.SaveContent(ctx, w.t1.ID, inner, content.Index{FileName: "report.txt"}, knowledge.Split(obj, 0), knowledge.StatusIndexed); err != nil {
+	if err := db.SaveContent(ctx, w.t1.ID, inner, content.Index{FileName: "report.txt"}, knowledge.Split(obj, 0), kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := db.ContainerEntries(ctx, w.alice, archive.ID); got[0].Status != "indexed" {
 		t.Errorf("inner file's status: %+v", got[0])
 	}
-	hits, err := db.SearchLexical(ctx, w.alice, knowledge.Query{Text: "zeppelin maintenance"})
+	hits, err := db.SearchLexical(ctx, w.alice, kindex.Query{Text: "zeppelin maintenance"})
 	if err != nil || len(hits) != 1 || hits[0].FileID != archive.ID || hits[0].Ref.ContainerPath != "bundle.zip/docs/report.txt" || hits[0].Ref.Paragraph != 1 {
 		t.Fatalf("search through the archive: %+v %v", hits, err)
 	}
-	if hits, err := db.SearchLexical(ctx, w.alice, knowledge.Query{Text: "zeppelin", FileIDs: []string{archive.ID}, WorkspaceID: w.wsA.ID}); err != nil || len(hits) != 1 {
+	if hits, err := db.SearchLexical(ctx, w.alice, kindex.Query{Text: "zeppelin", FileIDs: []string{archive.ID}, WorkspaceID: w.wsA.ID}); err != nil || len(hits) != 1 {
 		t.Fatalf("search filtered to the archive: %+v %v", hits, err)
 	}
 	for _, c := range []struct {
 		who string
 		p   tenancy.Principal
 	}{{"carol (another workspace)", w.carol}, {"dave (another tenant)", w.dave}} {
-		if hits, err := db.SearchLexical(ctx, c.p, knowledge.Query{Text: "zeppelin maintenance"}); err != nil || len(hits) != 0 {
+		if hits, err := db.SearchLexical(ctx, c.p, kindex.Query{Text: "zeppelin maintenance"}); err != nil || len(hits) != 0 {
 			t.Errorf("%s finds the archive's text: %+v %v", c.who, hits, err)
 		}
 		if _, err := db.ContainerEntries(ctx, c.p, archive.ID); !errors.Is(err, tenancy.ErrNotFound) {
@@ -91,12 +92,12 @@ func testContainers(t *testing.T, open Opener) {
 	if err := db.SaveVectors(ctx, w.t1.ID, inner, "emb-3", innerChunks, [][]float32{{0, 0, 1}}); err != nil {
 		t.Fatal(err)
 	}
-	near, err := db.SearchVectors(ctx, w.alice, knowledge.Query{}, "emb-3", []float32{0, 0.1, 1})
+	near, err := db.SearchVectors(ctx, w.alice, kindex.Query{}, "emb-3", []float32{0, 0.1, 1})
 	if err != nil || len(near) != 1 || near[0].FileID != archive.ID || near[0].Ref.ContainerPath != "bundle.zip/docs/report.txt" || near[0].Score < 0.9 {
 		t.Fatalf("vector search through the archive: %+v %v", near, err)
 	}
 	for _, p := range []tenancy.Principal{w.carol, w.dave} {
-		if near, err := db.SearchVectors(ctx, p, knowledge.Query{}, "emb-3", []float32{0, 0, 1}); err != nil || len(near) != 0 {
+		if near, err := db.SearchVectors(ctx, p, kindex.Query{}, "emb-3", []float32{0, 0, 1}); err != nil || len(near) != 0 {
 			t.Errorf("vector search by an outsider: %+v %v", near, err)
 		}
 	}
@@ -108,9 +109,9 @@ func testContainers(t *testing.T, open Opener) {
 	}
 
 	// On demand: a failed entry gets its bytes; an unlisted one is added.
-	fixed := knowledge.ContainerEntry{Path: "docs/inner.tar/deep.zip", Container: true}
-	added := knowledge.ContainerEntry{Path: "late/notes.txt", Size: 5, SHA256: shaOf("notes"), MIMEType: "text/plain"}
-	for _, e := range []knowledge.ContainerEntry{fixed, added} {
+	fixed := kindex.ContainerEntry{Path: "docs/inner.tar/deep.zip", Container: true}
+	added := kindex.ContainerEntry{Path: "late/notes.txt", Size: 5, SHA256: shaOf("notes"), MIMEType: "text/plain"}
+	for _, e := range []kindex.ContainerEntry{fixed, added} {
 		if err := db.PutContainerEntry(ctx, w.t1.ID, archive.SHA256, e); err != nil {
 			t.Fatal(err)
 		}
@@ -119,14 +120,14 @@ func testContainers(t *testing.T, open Opener) {
 	if len(got) != 5 || got[3].Status != "indexed" || got[3].Error != "" || got[4].Path != added.Path || got[4].Status != "pending" {
 		t.Fatalf("after on-demand updates: %+v", got)
 	}
-	if err := db.PutContainerEntry(ctx, w.t1.ID, archive.SHA256, knowledge.ContainerEntry{}); !errors.Is(err, tenancy.ErrInvalid) {
+	if err := db.PutContainerEntry(ctx, w.t1.ID, archive.SHA256, kindex.ContainerEntry{}); !errors.Is(err, tenancy.ErrInvalid) {
 		t.Errorf("an entry without a path: %v", err)
 	}
 
 	// Ten thousand entries in one save, replacing the earlier ones.
-	many := make([]knowledge.ContainerEntry, 10_000)
+	many := make([]kindex.ContainerEntry, 10_000)
 	for i := range many {
-		many[i] = knowledge.ContainerEntry{Path: fmt.Sprintf("d/f%05d.txt", i), Size: 3, SHA256: shaOf(fmt.Sprint(i))}
+		many[i] = kindex.ContainerEntry{Path: fmt.Sprintf("d/f%05d.txt", i), Size: 3, SHA256: shaOf(fmt.Sprint(i))}
 	}
 	if err := db.SaveContainerEntries(ctx, w.t1.ID, archive.SHA256, many); err != nil {
 		t.Fatal(err)

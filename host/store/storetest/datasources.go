@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/store"
+	"github.com/agenthost/agenthost/host/connections/connrecord"
+	"github.com/agenthost/agenthost/host/datasources/dsrecord"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -18,20 +19,20 @@ func testDataSources(t *testing.T, open Opener) {
 	ctx := context.Background()
 	w := newWorld(t, open)
 	db := w.env.DB
-	conn := func(p tenancy.Principal, label string) store.ConnectionRecord {
-		c, err := db.CreateConnection(ctx, p, store.ConnectionRecord{Provider: "jira", Label: label, Auth: "basic", Secret: []byte("sealed")})
+	conn := func(p tenancy.Principal, label string) connrecord.ConnectionRecord {
+		c, err := db.CreateConnection(ctx, p, connrecord.ConnectionRecord{Provider: "jira", Label: label, Auth: "basic", Secret: []byte("sealed")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
 	ca, cb := conn(w.alice, "work"), conn(w.bob, "work")
-	ds, err := db.CreateDataSource(ctx, w.alice, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues",
+	ds, err := db.CreateDataSource(ctx, w.alice, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues",
 		Path: "PROJ", Label: " Project files ", SourceType: "jiraProject", AutoSync: true, Interval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.ID == "" || ds.Label != "Project files" || ds.State != store.SyncIdle || ds.NextSync == nil || ds.Provider != "jira" || ds.UserID != w.alice.UserID {
+	if ds.ID == "" || ds.Label != "Project files" || ds.State != dsrecord.SyncIdle || ds.NextSync == nil || ds.Provider != "jira" || ds.UserID != w.alice.UserID {
 		t.Fatalf("created %+v", ds)
 	}
 	got, err := db.DataSource(ctx, w.alice, ds.ID)
@@ -61,23 +62,23 @@ func testDataSources(t *testing.T, open Opener) {
 	// workspace they cannot write to; bad input stores nothing.
 	for name, tc := range map[string]struct {
 		p    tenancy.Principal
-		d    store.DataSource
+		d    dsrecord.DataSource
 		want error
 	}{
-		"bob over alice's connection":  {w.bob, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues", Label: "x"}, tenancy.ErrNotFound},
-		"dave over alice's connection": {w.dave, store.DataSource{WorkspaceID: w.wsC.ID, ConnectionID: ca.ID, Service: "issues", Label: "x"}, tenancy.ErrNotFound},
-		"into a foreign workspace":     {w.alice, store.DataSource{WorkspaceID: w.wsC.ID, ConnectionID: ca.ID, Service: "issues", Label: "x"}, tenancy.ErrNotFound},
-		"into a workspace not hers":    {w.alice, store.DataSource{WorkspaceID: w.wsB.ID, ConnectionID: ca.ID, Service: "issues", Label: "x"}, tenancy.ErrNotFound},
-		"no label":                     {w.alice, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues", Label: "  "}, tenancy.ErrInvalid},
-		"no service":                   {w.alice, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Label: "x"}, tenancy.ErrInvalid},
-		"interval too short":           {w.alice, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues", Label: "x", AutoSync: true, Interval: time.Second}, tenancy.ErrInvalid},
-		"same label":                   {w.alice, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues", Label: "Project files"}, tenancy.ErrConflict},
+		"bob over alice's connection":  {w.bob, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues", Label: "x"}, tenancy.ErrNotFound},
+		"dave over alice's connection": {w.dave, dsrecord.DataSource{WorkspaceID: w.wsC.ID, ConnectionID: ca.ID, Service: "issues", Label: "x"}, tenancy.ErrNotFound},
+		"into a foreign workspace":     {w.alice, dsrecord.DataSource{WorkspaceID: w.wsC.ID, ConnectionID: ca.ID, Service: "issues", Label: "x"}, tenancy.ErrNotFound},
+		"into a workspace not hers":    {w.alice, dsrecord.DataSource{WorkspaceID: w.wsB.ID, ConnectionID: ca.ID, Service: "issues", Label: "x"}, tenancy.ErrNotFound},
+		"no label":                     {w.alice, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues", Label: "  "}, tenancy.ErrInvalid},
+		"no service":                   {w.alice, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Label: "x"}, tenancy.ErrInvalid},
+		"interval too short":           {w.alice, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues", Label: "x", AutoSync: true, Interval: time.Second}, tenancy.ErrInvalid},
+		"same label":                   {w.alice, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: ca.ID, Service: "issues", Label: "Project files"}, tenancy.ErrConflict},
 	} {
 		if _, err := db.CreateDataSource(ctx, tc.p, tc.d); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", name, err, tc.want)
 		}
 	}
-	if _, err := db.CreateDataSource(ctx, w.victor, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: conn(w.victor, "v").ID, Service: "issues", Label: "x"}); !errors.Is(err, tenancy.ErrForbidden) {
+	if _, err := db.CreateDataSource(ctx, w.victor, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: conn(w.victor, "v").ID, Service: "issues", Label: "x"}); !errors.Is(err, tenancy.ErrForbidden) {
 		t.Errorf("a viewer makes a data source: %v", err)
 	}
 	if l, _ := db.DataSources(ctx, w.alice, ""); len(l) != 1 {
@@ -101,17 +102,17 @@ func testDataSources(t *testing.T, open Opener) {
 		t.Fatalf("a claimed source is still due: %+v", due)
 	}
 	// The claim's sync records what it stored; a stale claim's writes are refused.
-	if ok, err := db.PutDataSourceItem(ctx, ds.ID, seq, store.DataSourceItem{EntryID: "10001", EntryPath: "PROJ-1/10001", Name: "a.pdf", Size: 3,
+	if ok, err := db.PutDataSourceItem(ctx, ds.ID, seq, dsrecord.DataSourceItem{EntryID: "10001", EntryPath: "PROJ-1/10001", Name: "a.pdf", Size: 3,
 		Modified: at, FileID: "f1"}); err != nil || !ok {
 		t.Fatalf("put item: %v %v", ok, err)
 	}
-	if ok, err := db.PutDataSourceItem(ctx, ds.ID, seq, store.DataSourceItem{EntryID: "10001", Name: "a.pdf", Size: 4, FileID: "f1"}); err != nil || !ok {
+	if ok, err := db.PutDataSourceItem(ctx, ds.ID, seq, dsrecord.DataSourceItem{EntryID: "10001", Name: "a.pdf", Size: 4, FileID: "f1"}); err != nil || !ok {
 		t.Fatalf("replace item: %v %v", ok, err)
 	}
-	if ok, _ := db.PutDataSourceItem(ctx, ds.ID, seq+7, store.DataSourceItem{EntryID: "x", Name: "x", FileID: "f"}); ok {
+	if ok, _ := db.PutDataSourceItem(ctx, ds.ID, seq+7, dsrecord.DataSourceItem{EntryID: "x", Name: "x", FileID: "f"}); ok {
 		t.Fatal("a superseded claim recorded an item")
 	}
-	if _, err := db.PutDataSourceItem(ctx, ds.ID, seq, store.DataSourceItem{EntryID: "y"}); !errors.Is(err, tenancy.ErrInvalid) {
+	if _, err := db.PutDataSourceItem(ctx, ds.ID, seq, dsrecord.DataSourceItem{EntryID: "y"}); !errors.Is(err, tenancy.ErrInvalid) {
 		t.Fatalf("item without a file: %v", err)
 	}
 	items, err := db.DataSourceItems(ctx, ds.ID)
@@ -120,16 +121,16 @@ func testDataSources(t *testing.T, open Opener) {
 	}
 	next := at.Add(time.Hour)
 	synced := at
-	if ok, err := db.UpdateDataSourceSync(ctx, ds.ID, seq, at, store.DataSourceSync{State: store.SyncIdle, LastSynced: &synced,
+	if ok, err := db.UpdateDataSourceSync(ctx, ds.ID, seq, at, dsrecord.DataSourceSync{State: dsrecord.SyncIdle, LastSynced: &synced,
 		LastSummary: dsRef("1 new"), LastError: dsRef(""), NextSync: &next, FolderID: dsRef("folder-1"), Resume: dsRef(`{"nodes":[{"path":"PROJ","cursor":"page-2"}]}`)}); err != nil || !ok {
 		t.Fatalf("finish: %v %v", ok, err)
 	}
-	if ok, _ := db.UpdateDataSourceSync(ctx, ds.ID, seq-1, at, store.DataSourceSync{State: store.SyncFailed}); ok {
+	if ok, _ := db.UpdateDataSourceSync(ctx, ds.ID, seq-1, at, dsrecord.DataSourceSync{State: dsrecord.SyncFailed}); ok {
 		t.Fatal("a superseded claim changed the state")
 	}
 	// Recording the job's id after the fact keeps the state a worker set.
 	job := int64(42)
-	if ok, err := db.UpdateDataSourceSync(ctx, ds.ID, seq, at, store.DataSourceSync{QueueJobID: &job}); err != nil || !ok {
+	if ok, err := db.UpdateDataSourceSync(ctx, ds.ID, seq, at, dsrecord.DataSourceSync{QueueJobID: &job}); err != nil || !ok {
 		t.Fatalf("job id: %v %v", ok, err)
 	}
 	got, _ = db.DataSource(ctx, w.alice, ds.ID)
@@ -137,7 +138,7 @@ func testDataSources(t *testing.T, open Opener) {
 	if got.Resume != `{"nodes":[{"path":"PROJ","cursor":"page-2"}]}` {
 		t.Fatalf("the sync's checkpoint: %q", got.Resume)
 	}
-	if got.State != store.SyncIdle || got.QueueJobID != 42 || got.LastSynced == nil || got.LastSummary != "1 new" || got.FolderID != "folder-1" || got.NextSync == nil || !got.NextSync.Equal(next.UTC().Truncate(time.Microsecond)) {
+	if got.State != dsrecord.SyncIdle || got.QueueJobID != 42 || got.LastSynced == nil || got.LastSummary != "1 new" || got.FolderID != "folder-1" || got.NextSync == nil || !got.NextSync.Equal(next.UTC().Truncate(time.Microsecond)) {
 		t.Fatalf("after the sync %+v", got)
 	}
 	if due, _ := db.DueDataSources(ctx, at, time.Hour, 10); len(due) != 0 {
@@ -157,7 +158,7 @@ func testDataSources(t *testing.T, open Opener) {
 		t.Fatalf("stale claim not taken: %d %v", seq3, ok)
 	}
 	// Revoked: the source says so and is never due.
-	bs, err := db.CreateDataSource(ctx, w.bob, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: cb.ID, Service: "issues", Label: "bob's", AutoSync: true, Interval: time.Minute})
+	bs, err := db.CreateDataSource(ctx, w.bob, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: cb.ID, Service: "issues", Label: "bob's", AutoSync: true, Interval: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func testDataSources(t *testing.T, open Opener) {
 	if due, _ := db.DueDataSources(ctx, later, time.Hour, 10); len(due) != 0 {
 		t.Fatalf("a source of a revoked connection is due: %+v", due)
 	}
-	if _, err := db.CreateDataSource(ctx, w.bob, store.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: cb.ID, Service: "issues", Label: "new"}); !errors.Is(err, tenancy.ErrInvalid) {
+	if _, err := db.CreateDataSource(ctx, w.bob, dsrecord.DataSource{WorkspaceID: w.wsA.ID, ConnectionID: cb.ID, Service: "issues", Label: "new"}); !errors.Is(err, tenancy.ErrInvalid) {
 		t.Fatalf("a data source over a revoked connection: %v", err)
 	}
 	// Deleting takes its records with it.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 )
 
 // testEncryptedClaim (issue 26 item 5): a content is claimed for a
@@ -27,7 +27,7 @@ func testEncryptedClaim(t *testing.T, open Opener) {
 		}
 		return ok
 	}
-	set := func(s knowledge.Status, reason string) {
+	set := func(s kindex.Status, reason string) {
 		t.Helper()
 		if err := db.SetContentStatus(ctx, w.t1.ID, f.SHA256, s, reason); err != nil {
 			t.Fatal(err)
@@ -35,16 +35,16 @@ func testEncryptedClaim(t *testing.T, open Opener) {
 	}
 	for _, c := range []struct {
 		name   string
-		status knowledge.Status
+		status kindex.Status
 		reason string
 		want   bool
 	}{
-		{"being indexed", knowledge.StatusPending, "", false},
-		{"failed for another reason", knowledge.StatusFailed, "extractor pdf: invalid_document: broken", false},
-		{"a reason that only mentions encryption", knowledge.StatusFailed, "permanent: encrypted: x", false},
-		{"indexed", knowledge.StatusIndexed, "", false},
-		{"waits for its password", knowledge.StatusFailed, knowledge.ReasonEncrypted + "locked.pdf needs its password", true},
-		{"after a wrong password", knowledge.StatusFailed, knowledge.ReasonWrongPassword + "the password given does not open locked.pdf", true},
+		{"being indexed", kindex.StatusPending, "", false},
+		{"failed for another reason", kindex.StatusFailed, "extractor pdf: invalid_document: broken", false},
+		{"a reason that only mentions encryption", kindex.StatusFailed, "permanent: encrypted: x", false},
+		{"indexed", kindex.StatusIndexed, "", false},
+		{"waits for its password", kindex.StatusFailed, kindex.ReasonEncrypted + "locked.pdf needs its password", true},
+		{"after a wrong password", kindex.StatusFailed, kindex.ReasonWrongPassword + "the password given does not open locked.pdf", true},
 	} {
 		set(c.status, c.reason)
 		if got := claim(); got != c.want {
@@ -55,7 +55,7 @@ func testEncryptedClaim(t *testing.T, open Opener) {
 				t.Errorf("%s: claimed twice", c.name)
 			}
 			st, err := db.ContentStateOf(ctx, w.t1.ID, f.SHA256)
-			if err != nil || st.Status != knowledge.StatusPending || st.Error != "" {
+			if err != nil || st.Status != kindex.StatusPending || st.Error != "" {
 				t.Errorf("%s: after the claim %+v %v, want pending without the reason", c.name, st, err)
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
@@ -27,7 +27,7 @@ func testContentExtractor(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 	}
-	read := func(tenantID, sha, fileID string) *knowledge.ExtractorRecord {
+	read := func(tenantID, sha, fileID string) *kindex.ExtractorRecord {
 		t.Helper()
 		byContent, err := db.ContentStateOf(ctx, tenantID, sha)
 		if err != nil {
@@ -50,10 +50,10 @@ func testContentExtractor(t *testing.T, open Opener) {
 		t.Fatalf("nothing recorded yet, got %+v", got)
 	}
 
-	none := knowledge.ExtractorRecord{ChosenBy: knowledge.ChosenNone, Competitors: []string{"aaa-pdf", "aab-pdf"},
+	none := kindex.ExtractorRecord{ChosenBy: kindex.ChosenNone, Competitors: []string{"aaa-pdf", "aab-pdf"},
 		Reason: "third-party plugins aaa-pdf, aab-pdf all claim application/pdf"}
-	chosen := knowledge.ExtractorRecord{Name: "pdf", Version: "1.0.0", SHA256: "f76132609ad3", Builtin: true,
-		ChosenBy: knowledge.ChosenBuiltin, Match: "application/pdf", Competitors: []string{"aaa-pdf"}}
+	chosen := kindex.ExtractorRecord{Name: "pdf", Version: "1.0.0", SHA256: "f76132609ad3", Builtin: true,
+		ChosenBy: kindex.ChosenBuiltin, Match: "application/pdf", Competitors: []string{"aaa-pdf"}}
 	if err := db.SetContentExtractor(ctx, w.t2.ID, other.SHA256, none); err != nil {
 		t.Fatal(err)
 	}
@@ -67,20 +67,20 @@ func testContentExtractor(t *testing.T, open Opener) {
 		t.Fatalf("the other tenant's record: %+v, want %+v", got, none)
 	}
 	// Saving the index keeps the record; a new record replaces it.
-	if err := db.SaveContent(ctx, w.t1.ID, f.SHA256, content.Index{MIMEType: "application/pdf"}, nil, knowledge.StatusIndexed); err != nil {
+	if err := db.SaveContent(ctx, w.t1.ID, f.SHA256, content.Index{MIMEType: "application/pdf"}, nil, kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(w.t1.ID, f.SHA256, f.ID); got == nil || got.Name != "pdf" {
 		t.Fatalf("after saving the index: %+v", got)
 	}
-	op := knowledge.ExtractorRecord{Name: "aaa-pdf", Version: "6.6.6", SHA256: "c6ff972a5b92", ChosenBy: knowledge.ChosenOperator, Match: "application/pdf"}
+	op := kindex.ExtractorRecord{Name: "aaa-pdf", Version: "6.6.6", SHA256: "c6ff972a5b92", ChosenBy: kindex.ChosenOperator, Match: "application/pdf"}
 	if err := db.SetContentExtractor(ctx, w.t1.ID, f.SHA256, op); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(w.t1.ID, f.SHA256, f.ID); got == nil || !reflect.DeepEqual(*got, op) {
 		t.Fatalf("replaced by %+v, read %+v", op, got)
 	}
-	if got := read(w.t2.ID, other.SHA256, other.ID); got == nil || got.ChosenBy != knowledge.ChosenNone {
+	if got := read(w.t2.ID, other.SHA256, other.ID); got == nil || got.ChosenBy != kindex.ChosenNone {
 		t.Fatalf("another tenant's record changed: %+v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -48,7 +49,7 @@ func testFiles(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Size != int64(len(data)) || f.MIMEType != "text/plain; charset=utf-8" || len(f.Tags) != 2 || f.Status != files.StatusActive {
+		if f.Size != int64(len(data)) || f.MIMEType != "text/plain; charset=utf-8" || len(f.Tags) != 2 || f.Status != filemeta.StatusActive {
 			t.Fatalf("item: %+v", f)
 		}
 		got, r, err := w.svc.Open(ctx, w.bob, f.ID)
@@ -105,7 +106,7 @@ func testFiles(t *testing.T, open Opener) {
 		if n := count(t, w, "SELECT COUNT(*) FROM files"); n != before {
 			t.Fatalf("files %d → %d after failed uploads", before, n)
 		}
-		if listed(t, w, w.alice, files.Filter{Name: "cut.bin"}, "") || count(t, w, "SELECT COUNT(*) FROM files WHERE name = 'cut.bin'") != 0 {
+		if listed(t, w, w.alice, filemeta.Filter{Name: "cut.bin"}, "") || count(t, w, "SELECT COUNT(*) FROM files WHERE name = 'cut.bin'") != 0 {
 			t.Fatal("half upload visible")
 		}
 	})
@@ -121,11 +122,11 @@ func testFiles(t *testing.T, open Opener) {
 	})
 
 	t.Run("update: rename, tags, status, auto-rule", func(t *testing.T) {
-		fin, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: "Finance", AutoRule: "tag:financial"})
+		fin, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: "Finance", AutoRule: "tag:financial"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		imgs, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: "Images", AutoRule: "mime:image/*"})
+		imgs, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: "Images", AutoRule: "mime:image/*"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,25 +138,25 @@ func testFiles(t *testing.T, open Opener) {
 		if f.FolderID != "" {
 			t.Fatalf("untagged file filed into %q", f.FolderID)
 		}
-		name, archived := "budget-2026.xlsx", files.StatusArchived
-		f, err = w.svc.Update(ctx, w.alice, f.ID, files.Update{Name: &name, AddTags: []string{"financial", "2026"}})
+		name, archived := "budget-2026.xlsx", filemeta.StatusArchived
+		f, err = w.svc.Update(ctx, w.alice, f.ID, filemeta.Update{Name: &name, AddTags: []string{"financial", "2026"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f.Name != name || f.FolderID != fin.ID || strings.Join(f.Tags, ",") != "2026,financial" {
 			t.Fatalf("after update: %+v", f)
 		}
-		f, err = w.svc.Update(ctx, w.alice, f.ID, files.Update{RemoveTags: []string{"2026"}, Status: &archived})
+		f, err = w.svc.Update(ctx, w.alice, f.ID, filemeta.Update{RemoveTags: []string{"2026"}, Status: &archived})
 		if err != nil || strings.Join(f.Tags, ",") != "financial" || f.Status != archived {
 			t.Fatalf("untag/archive: %+v %v", f, err)
 		}
-		if listed(t, w, w.alice, files.Filter{WorkspaceID: w.wsA.ID}, f.ID) {
+		if listed(t, w, w.alice, filemeta.Filter{WorkspaceID: w.wsA.ID}, f.ID) {
 			t.Error("archived file in the default listing")
 		}
-		if !listed(t, w, w.alice, files.Filter{WorkspaceID: w.wsA.ID, Status: files.StatusArchived}, f.ID) {
+		if !listed(t, w, w.alice, filemeta.Filter{WorkspaceID: w.wsA.ID, Status: filemeta.StatusArchived}, f.ID) {
 			t.Error("archived file missing from the archived listing")
 		}
-		if _, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: "Bad", AutoRule: "color:red"}); !errors.Is(err, tenancy.ErrInvalid) {
+		if _, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: "Bad", AutoRule: "color:red"}); !errors.Is(err, tenancy.ErrInvalid) {
 			t.Errorf("bad auto-rule: %v", err)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -15,9 +16,9 @@ func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
 func testFolders(t *testing.T, open Opener) {
 	ctx := context.Background()
 	w := newWorld(t, open)
-	mk := func(name, parent string) files.Folder {
+	mk := func(name, parent string) filemeta.Folder {
 		t.Helper()
-		f, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: name, ParentID: parent})
+		f, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: name, ParentID: parent})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,21 +30,21 @@ func testFolders(t *testing.T, open Opener) {
 	other := mk("other", "")
 
 	t.Run("sibling names are unique", func(t *testing.T) {
-		if _, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: "a"}); !errors.Is(err, tenancy.ErrConflict) {
+		if _, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: "a"}); !errors.Is(err, tenancy.ErrConflict) {
 			t.Fatalf("second root 'a': %v", err)
 		}
-		if _, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: "b", ParentID: a.ID}); !errors.Is(err, tenancy.ErrConflict) {
+		if _, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: "b", ParentID: a.ID}); !errors.Is(err, tenancy.ErrConflict) {
 			t.Fatalf("second a/b: %v", err)
 		}
 		mk("b", other.ID) // same name under another parent is fine
 		name := "other"
-		if _, err := w.svc.UpdateFolder(ctx, w.alice, a.ID, files.FolderUpdate{Name: &name}); !errors.Is(err, tenancy.ErrConflict) {
+		if _, err := w.svc.UpdateFolder(ctx, w.alice, a.ID, filemeta.FolderUpdate{Name: &name}); !errors.Is(err, tenancy.ErrConflict) {
 			t.Fatalf("rename onto a sibling's name: %v", err)
 		}
 	})
 	t.Run("moves that would make a cycle are refused", func(t *testing.T) {
 		for _, to := range []string{a.ID, b.ID, c.ID} {
-			if _, err := w.svc.UpdateFolder(ctx, w.alice, a.ID, files.FolderUpdate{Parent: &to}); !errors.Is(err, tenancy.ErrInvalid) {
+			if _, err := w.svc.UpdateFolder(ctx, w.alice, a.ID, filemeta.FolderUpdate{Parent: &to}); !errors.Is(err, tenancy.ErrInvalid) {
 				t.Errorf("move a under %s: %v", to, err)
 			}
 		}
@@ -53,26 +54,26 @@ func testFolders(t *testing.T, open Opener) {
 		}
 		// A legal move: c to the root, then a under c.
 		root := ""
-		if _, err := w.svc.UpdateFolder(ctx, w.alice, c.ID, files.FolderUpdate{Parent: &root}); err != nil {
+		if _, err := w.svc.UpdateFolder(ctx, w.alice, c.ID, filemeta.FolderUpdate{Parent: &root}); err != nil {
 			t.Fatal(err)
 		}
-		if f, err := w.svc.UpdateFolder(ctx, w.alice, a.ID, files.FolderUpdate{Parent: &c.ID}); err != nil || f.ParentID != c.ID {
+		if f, err := w.svc.UpdateFolder(ctx, w.alice, a.ID, filemeta.FolderUpdate{Parent: &c.ID}); err != nil || f.ParentID != c.ID {
 			t.Fatalf("legal move: %+v %v", f, err)
 		}
 	})
 	t.Run("unknown folders", func(t *testing.T) {
 		nope := "00000000-0000-0000-0000-000000000000"
-		if _, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: "x", ParentID: nope}); !errors.Is(err, tenancy.ErrNotFound) {
+		if _, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: "x", ParentID: nope}); !errors.Is(err, tenancy.ErrNotFound) {
 			t.Errorf("unknown parent: %v", err)
 		}
-		if _, err := w.svc.UpdateFolder(ctx, w.alice, a.ID, files.FolderUpdate{Parent: &nope}); !errors.Is(err, tenancy.ErrNotFound) {
+		if _, err := w.svc.UpdateFolder(ctx, w.alice, a.ID, filemeta.FolderUpdate{Parent: &nope}); !errors.Is(err, tenancy.ErrNotFound) {
 			t.Errorf("move under unknown: %v", err)
 		}
 		if _, _, err := w.svc.Upload(ctx, w.alice, files.Upload{WorkspaceID: w.wsA.ID, Name: "x.txt", FolderID: nope, Content: stringsReader("x")}); !errors.Is(err, tenancy.ErrNotFound) {
 			t.Errorf("upload into unknown folder: %v", err)
 		}
 		// A folder of another workspace is unknown here too.
-		fb, err := w.svc.CreateFolder(ctx, w.carol, files.Folder{WorkspaceID: w.wsB.ID, Name: "B's"})
+		fb, err := w.svc.CreateFolder(ctx, w.carol, filemeta.Folder{WorkspaceID: w.wsB.ID, Name: "B's"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +81,7 @@ func testFolders(t *testing.T, open Opener) {
 			t.Errorf("upload into another workspace's folder: %v", err)
 		}
 		f := upload(t, w, w.alice, w.wsA.ID, "y.txt", "y")
-		if _, err := w.svc.Update(ctx, w.admin, f.ID, files.Update{Folder: &fb.ID}); !errors.Is(err, tenancy.ErrNotFound) {
+		if _, err := w.svc.Update(ctx, w.admin, f.ID, filemeta.Update{Folder: &fb.ID}); !errors.Is(err, tenancy.ErrNotFound) {
 			t.Errorf("move a file into another workspace's folder: %v", err)
 		}
 	})
@@ -114,7 +115,7 @@ func testBadInput(t *testing.T, open Opener) {
 		if _, _, err := w.svc.Upload(ctx, w.alice, files.Upload{WorkspaceID: w.wsA.ID, Name: name, Content: stringsReader("x")}); !errors.Is(err, tenancy.ErrInvalid) {
 			t.Errorf("file name %q: %v", name, err)
 		}
-		if _, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: name}); !errors.Is(err, tenancy.ErrInvalid) {
+		if _, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: name}); !errors.Is(err, tenancy.ErrInvalid) {
 			t.Errorf("folder name %q: %v", name, err)
 		}
 	}

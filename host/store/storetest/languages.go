@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -123,7 +124,7 @@ func EvalIndex(tb testing.TB, db *store.DB, svc *files.Service, p tenancy.Princi
 		if _, err := db.ClaimContent(ctx, p.TenantID, f.SHA256, false); err != nil {
 			tb.Fatal(err)
 		}
-		if err := db.SaveContent(ctx, p.TenantID, f.SHA256, content.Index{FileName: name, MIMEType: "text/plain"}, knowledge.Split(objects, 0), knowledge.StatusIndexed); err != nil {
+		if err := db.SaveContent(ctx, p.TenantID, f.SHA256, content.Index{FileName: name, MIMEType: "text/plain"}, knowledge.Split(objects, 0), kindex.StatusIndexed); err != nil {
 			tb.Fatal(err)
 		}
 		ids[lang] = f.ID
@@ -143,7 +144,7 @@ func slicesOf(pages map[int]string) []string {
 // hits that is on its page of its language's document; 0 when none is.
 func EvalRank(tb testing.TB, db *store.DB, p tenancy.Principal, ws string, ids map[string]string, q EvalQuestion, langs []string) int {
 	tb.Helper()
-	hits, err := db.SearchLexical(context.Background(), p, knowledge.Query{Text: q.Text, WorkspaceID: ws, Limit: 5, Languages: langs})
+	hits, err := db.SearchLexical(context.Background(), p, kindex.Query{Text: q.Text, WorkspaceID: ws, Limit: 5, Languages: langs})
 	if err != nil {
 		tb.Fatalf("%s %q: %v", q.Lang, q.Text, err)
 	}
@@ -195,7 +196,7 @@ func testLanguages(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hits, err := db.SearchLexical(ctx, w.alice, knowledge.Query{Text: c.query, FileIDs: []string{ids[c.lang]}, Limit: 3})
+		hits, err := db.SearchLexical(ctx, w.alice, kindex.Query{Text: c.query, FileIDs: []string{ids[c.lang]}, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,11 +223,11 @@ func testLanguages(t *testing.T, open Opener) {
 	if _, err := db.ClaimContent(ctx, w.t1.ID, doc.SHA256, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveContent(ctx, w.t1.ID, doc.SHA256, content.Index{}, knowledge.Split(objects, 0), knowledge.StatusIndexed); err != nil {
+	if err := db.SaveContent(ctx, w.t1.ID, doc.SHA256, content.Index{}, knowledge.Split(objects, 0), kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 	pages := func(query string, langs []string) []int {
-		hits, err := db.SearchLexical(ctx, w.alice, knowledge.Query{Text: query, FileIDs: []string{doc.ID}, Languages: langs})
+		hits, err := db.SearchLexical(ctx, w.alice, kindex.Query{Text: query, FileIDs: []string{doc.ID}, Languages: langs})
 		if err != nil {
 			t.Fatalf("%q: %v", query, err)
 		}
@@ -319,7 +320,7 @@ func testReanalysis(t *testing.T, open Opener) {
 		query string
 		page  int
 	}{{"Pflichtfeld", 1}, {"Feld", 1}, {"fichier", 2}, {"demarrage", 2}} {
-		hits, err := db.SearchLexical(ctx, p, knowledge.Query{Text: c.query, WorkspaceID: ws.ID})
+		hits, err := db.SearchLexical(ctx, p, kindex.Query{Text: c.query, WorkspaceID: ws.ID})
 		if err != nil || len(hits) != 1 || hits[0].Text != texts[c.page-1] {
 			t.Errorf("%q after the upgrade: %+v %v, want chunk %d", c.query, hits, err, c.page)
 		}

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
 func testListing(t *testing.T, open Opener) {
 	ctx := context.Background()
 	w := newWorld(t, open)
-	folder, err := w.svc.CreateFolder(ctx, w.alice, files.Folder{WorkspaceID: w.wsA.ID, Name: "Reports"})
+	folder, err := w.svc.CreateFolder(ctx, w.alice, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: "Reports"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func testListing(t *testing.T, open Opener) {
 		}
 		all = append(all, f.ID)
 	}
-	ids := func(flt files.Filter) []string {
+	ids := func(flt filemeta.Filter) []string {
 		t.Helper()
 		var out []string
 		for {
@@ -66,19 +67,19 @@ func testListing(t *testing.T, open Opener) {
 	root := ""
 	cases := []struct {
 		name string
-		flt  files.Filter
+		flt  filemeta.Filter
 		want []string
 	}{
-		{"all, newest first, pages of 7", files.Filter{WorkspaceID: w.wsA.ID, Limit: 7}, reversed(all)},
-		{"by name, pages of 11", files.Filter{WorkspaceID: w.wsA.ID, Order: files.OrderName, Limit: 11}, nil},
-		{"tag q4", files.Filter{Tags: []string{"q4"}}, reversed(pick(func(i int) bool { return i%3 == 0 }))},
-		{"tags q4 and financial", files.Filter{Tags: []string{"q4", "financial"}, Limit: 2}, reversed(pick(func(i int) bool { return i%15 == 0 }))},
-		{"folder", files.Filter{Folder: &folder.ID}, reversed(pick(func(i int) bool { return i%3 == 0 }))},
-		{"no folder", files.Filter{WorkspaceID: w.wsA.ID, Folder: &root}, reversed(pick(func(i int) bool { return i%3 != 0 }))},
-		{"mime exact", files.Filter{MIMEType: "application/pdf"}, reversed(pick(func(i int) bool { return i%3 == 0 }))},
-		{"mime family", files.Filter{MIMEType: "text/*", Limit: 5}, reversed(pick(func(i int) bool { return i%3 != 0 }))},
-		{"name glob, any case", files.Filter{Name: "FILE-01?.*"}, reversed(pick(func(i int) bool { return i >= 10 && i < 20 }))},
-		{"name glob with LIKE metacharacters is literal", files.Filter{Name: "file_%"}, nil},
+		{"all, newest first, pages of 7", filemeta.Filter{WorkspaceID: w.wsA.ID, Limit: 7}, reversed(all)},
+		{"by name, pages of 11", filemeta.Filter{WorkspaceID: w.wsA.ID, Order: filemeta.OrderName, Limit: 11}, nil},
+		{"tag q4", filemeta.Filter{Tags: []string{"q4"}}, reversed(pick(func(i int) bool { return i%3 == 0 }))},
+		{"tags q4 and financial", filemeta.Filter{Tags: []string{"q4", "financial"}, Limit: 2}, reversed(pick(func(i int) bool { return i%15 == 0 }))},
+		{"folder", filemeta.Filter{Folder: &folder.ID}, reversed(pick(func(i int) bool { return i%3 == 0 }))},
+		{"no folder", filemeta.Filter{WorkspaceID: w.wsA.ID, Folder: &root}, reversed(pick(func(i int) bool { return i%3 != 0 }))},
+		{"mime exact", filemeta.Filter{MIMEType: "application/pdf"}, reversed(pick(func(i int) bool { return i%3 == 0 }))},
+		{"mime family", filemeta.Filter{MIMEType: "text/*", Limit: 5}, reversed(pick(func(i int) bool { return i%3 != 0 }))},
+		{"name glob, any case", filemeta.Filter{Name: "FILE-01?.*"}, reversed(pick(func(i int) bool { return i >= 10 && i < 20 }))},
+		{"name glob with LIKE metacharacters is literal", filemeta.Filter{Name: "file_%"}, nil},
 	}
 	// By name: "File-001.txt" < "file-000.pdf" in byte order, so uppercase first.
 	byName := slices.Clone(all)
@@ -106,7 +107,7 @@ func testListing(t *testing.T, open Opener) {
 		})
 	}
 	t.Run("bad listing requests", func(t *testing.T) {
-		for _, flt := range []files.Filter{
+		for _, flt := range []filemeta.Filter{
 			{Cursor: "garbage!"},
 			{Cursor: encodeCursorOfOtherOrder(t, w)},
 			{Status: "deleted"},
@@ -123,7 +124,7 @@ func testListing(t *testing.T, open Opener) {
 // encodeCursorOfOtherOrder returns a real cursor of a by-name listing, which
 // a newest-first listing must refuse.
 func encodeCursorOfOtherOrder(t *testing.T, w *world) string {
-	page, err := w.svc.List(context.Background(), w.alice, files.Filter{Order: files.OrderName, Limit: 1})
+	page, err := w.svc.List(context.Background(), w.alice, filemeta.Filter{Order: filemeta.OrderName, Limit: 1})
 	if err != nil || page.Next == "" {
 		t.Fatalf("no cursor: %v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/mcpclient"
+	"github.com/agenthost/agenthost/host/mcpclient/mcpconfig"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -18,7 +18,7 @@ func testMCPServers(t *testing.T, open Opener) {
 	ctx := context.Background()
 	w := newWorld(t, open)
 	db := w.env.DB
-	cfg := mcpclient.Config{Transport: mcpclient.Stdio, Command: []string{"node", "/srv/memory.js"},
+	cfg := mcpconfig.Config{Transport: mcpconfig.Stdio, Command: []string{"node", "/srv/memory.js"},
 		Env: map[string]string{"MEMORY_FILE_PATH": "${WORKDIR}/m.jsonl"}, SecretEnv: []string{"TOKEN"}, ReadOnly: []string{"*"}, TimeoutMs: 5000}
 	sealed := []byte{1, 0, 255, 7, 42}
 
@@ -33,24 +33,24 @@ func testMCPServers(t *testing.T, open Opener) {
 		{"another tenant's admin, here", w.daveAdmin, w.wsA.ID, tenancy.ErrNotFound},
 		{"an unknown workspace", w.admin, "no-such-workspace", tenancy.ErrNotFound},
 	} {
-		if _, err := db.CreateMCPServer(ctx, c.p, mcpclient.Server{Name: "x", WorkspaceID: c.ws, Config: cfg}); !errors.Is(err, c.want) {
+		if _, err := db.CreateMCPServer(ctx, c.p, mcpconfig.Server{Name: "x", WorkspaceID: c.ws, Config: cfg}); !errors.Is(err, c.want) {
 			t.Errorf("create by %s: %v, want %v", c.name, err, c.want)
 		}
 	}
-	memory, err := db.CreateMCPServer(ctx, w.admin, mcpclient.Server{Name: "memory", WorkspaceID: w.wsA.ID, Config: cfg, Secrets: sealed})
+	memory, err := db.CreateMCPServer(ctx, w.admin, mcpconfig.Server{Name: "memory", WorkspaceID: w.wsA.ID, Config: cfg, Secrets: sealed})
 	if err != nil || memory.ID == "" || memory.TenantID != w.t1.ID || memory.CreatedAt.IsZero() {
 		t.Fatalf("create: %+v %v", memory, err)
 	}
-	web := mcpclient.Config{Transport: mcpclient.HTTP, URL: "https://mcp.example.com/mcp"}
-	everywhere, err := db.CreateMCPServer(ctx, w.admin, mcpclient.Server{Name: "web", Config: web})
+	web := mcpconfig.Config{Transport: mcpconfig.HTTP, URL: "https://mcp.example.com/mcp"}
+	everywhere, err := db.CreateMCPServer(ctx, w.admin, mcpconfig.Server{Name: "web", Config: web})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateMCPServer(ctx, w.admin, mcpclient.Server{Name: "memory", Config: web}); !errors.Is(err, tenancy.ErrConflict) {
+	if _, err := db.CreateMCPServer(ctx, w.admin, mcpconfig.Server{Name: "memory", Config: web}); !errors.Is(err, tenancy.ErrConflict) {
 		t.Fatalf("a second server named memory: %v", err)
 	}
 	// Another tenant may use the same name.
-	other, err := db.CreateMCPServer(ctx, w.daveAdmin, mcpclient.Server{Name: "memory", Config: web})
+	other, err := db.CreateMCPServer(ctx, w.daveAdmin, mcpconfig.Server{Name: "memory", Config: web})
 	if err != nil {
 		t.Fatal(err)
 	}

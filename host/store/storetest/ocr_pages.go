@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -25,12 +26,12 @@ func testOCRPages(t *testing.T, open Opener) {
 	if _, err := db.ClaimContent(ctx, w.t1.ID, f.SHA256, false); err != nil {
 		t.Fatal(err)
 	}
-	pageMap := []map[string]any{{"page": 1, "textStatus": knowledge.TextImageOnly, "warning": "image only"}, {"page": 2, "textLength": 40},
-		{"page": 3, "textStatus": knowledge.TextImageOnly}, {"page": 4, "textStatus": "partial"}}
+	pageMap := []map[string]any{{"page": 1, "textStatus": kindex.TextImageOnly, "warning": "image only"}, {"page": 2, "textLength": 40},
+		{"page": 3, "textStatus": kindex.TextImageOnly}, {"page": 4, "textStatus": "partial"}}
 	idx := content.Index{FileName: f.Name, MIMEType: "application/pdf", Structure: map[string]any{"pages": 4, "pageMap": pageMap,
-		"unreadPages": []map[string]any{{"page": 1, "textStatus": knowledge.TextImageOnly}, {"page": 3, "textStatus": knowledge.TextImageOnly}, {"page": 4, "textStatus": "partial"}}},
+		"unreadPages": []map[string]any{{"page": 1, "textStatus": kindex.TextImageOnly}, {"page": 3, "textStatus": kindex.TextImageOnly}, {"page": 4, "textStatus": "partial"}}},
 		Objects: []content.Summary{}}
-	if err := db.SaveContent(ctx, w.t1.ID, f.SHA256, idx, nil, knowledge.StatusIndexed); err != nil {
+	if err := db.SaveContent(ctx, w.t1.ID, f.SHA256, idx, nil, kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -45,40 +46,40 @@ func testOCRPages(t *testing.T, open Opener) {
 		}()
 	}
 	wg.Wait()
-	if err := db.SetContentOCR(ctx, w.t1.ID, f.SHA256, knowledge.OCRState{Status: knowledge.OCRDone, Pages: 2, Done: 2, Model: "m"}); err != nil {
+	if err := db.SetContentOCR(ctx, w.t1.ID, f.SHA256, kindex.OCRState{Status: kindex.OCRDone, Pages: 2, Done: 2, Model: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := db.ContentStateOf(ctx, w.t1.ID, f.SHA256)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := knowledge.OCRPages(st.Index); !slices.Equal(got, []int{1, 3}) {
+	if got := kindex.OCRPages(st.Index); !slices.Equal(got, []int{1, 3}) {
 		t.Fatalf("ocrPages %v", got)
 	}
-	if got := knowledge.ImageOnlyPages(st.Index); !slices.Equal(got, []int{1, 3}) {
+	if got := kindex.ImageOnlyPages(st.Index); !slices.Equal(got, []int{1, 3}) {
 		t.Fatalf("pages needing OCR %v", got)
 	}
 	var statuses []any
 	for _, e := range st.Index.Structure["pageMap"].([]any) {
 		m := e.(map[string]any)
 		statuses = append(statuses, m["textStatus"])
-		if m["textStatus"] == knowledge.TextOCR && m["warning"] != nil {
+		if m["textStatus"] == kindex.TextOCR && m["warning"] != nil {
 			t.Errorf("page %v keeps its warning", m["page"])
 		}
 	}
-	if !slices.Equal(statuses, []any{knowledge.TextOCR, nil, knowledge.TextOCR, "partial"}) {
+	if !slices.Equal(statuses, []any{kindex.TextOCR, nil, kindex.TextOCR, "partial"}) {
 		t.Fatalf("page map statuses %v", statuses)
 	}
 	if un := st.Index.Structure["unreadPages"].([]any); len(un) != 1 || un[0].(map[string]any)["textStatus"] != "partial" {
 		t.Fatalf("unread pages %v", un)
 	}
-	if s := knowledge.OCRStateOf(st.Index); s == nil || *s != (knowledge.OCRState{Status: knowledge.OCRDone, Pages: 2, Done: 2, Model: "m"}) {
+	if s := kindex.OCRStateOf(st.Index); s == nil || *s != (kindex.OCRState{Status: kindex.OCRDone, Pages: 2, Done: 2, Model: "m"}) {
 		t.Fatalf("OCR state %+v", s)
 	}
 	if st.Index.TotalObjects != 2 || st.Index.Structure["pages"] != float64(4) {
 		t.Fatalf("index %d objects, structure %v", st.Index.TotalObjects, st.Index.Structure)
 	}
-	hits, err := db.SearchLexical(ctx, w.alice, knowledge.Query{Text: "invoice", FileIDs: []string{f.ID}})
+	hits, err := db.SearchLexical(ctx, w.alice, kindex.Query{Text: "invoice", FileIDs: []string{f.ID}})
 	if err != nil || len(hits) != 2 {
 		t.Fatalf("search of OCR pages: %d hits %v", len(hits), err)
 	}

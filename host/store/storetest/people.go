@@ -36,8 +36,8 @@ func testDeactivation(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk, pkCookie, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, store.SessionOrigin{Provider: store.MethodPasskey})
-	if err != nil || pk.Principal != w.alice || pk.Method() != store.MethodPasskey {
+	pk, pkCookie, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey})
+	if err != nil || pk.Principal != w.alice || pk.Method() != tenancy.MethodPasskey {
 		t.Fatalf("user session: %+v %v", pk, err)
 	}
 	_, bobCookie, err := db.OpenSession(ctx, bobSecret, time.Hour)
@@ -89,7 +89,7 @@ func testDeactivation(t *testing.T, open Opener) {
 	if _, _, err := db.OpenSession(ctx, secret, time.Hour); !errors.Is(err, tenancy.ErrUnauthenticated) {
 		t.Errorf("sign-in of a deactivated user with a token: %v", err)
 	}
-	if _, _, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, store.SessionOrigin{Provider: store.MethodPasskey}); !errors.Is(err, tenancy.ErrUnauthenticated) {
+	if _, _, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey}); !errors.Is(err, tenancy.ErrUnauthenticated) {
 		t.Errorf("sign-in of a deactivated user: %v", err)
 	}
 	if u, err := db.User(ctx, w.alice); err != nil || u.DeactivatedAt == nil {
@@ -288,13 +288,13 @@ func testPeople(t *testing.T, open Opener) {
 
 	// Sessions of their owner.
 	s1, _, _ := db.OpenSession(ctx, secret, time.Hour)
-	s2, _, _ := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, store.SessionOrigin{Provider: store.MethodPasskey})
-	s3, _, _ := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, store.SessionOrigin{Provider: store.MethodPasskey})
-	if _, _, err := db.OpenUserSession(ctx, w.bob.UserID, time.Hour, store.SessionOrigin{Provider: store.MethodPasskey}); err != nil {
+	s2, _, _ := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey})
+	s3, _, _ := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey})
+	if _, _, err := db.OpenUserSession(ctx, w.bob.UserID, time.Hour, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey}); err != nil {
 		t.Fatal(err)
 	}
 	list, err := db.UserSessions(ctx, w.alice.UserID)
-	if err != nil || len(list) != 3 || list[0].ID != s3.ID || list[2].ID != s1.ID || list[2].Method() != store.MethodToken {
+	if err != nil || len(list) != 3 || list[0].ID != s3.ID || list[2].ID != s1.ID || list[2].Method() != tenancy.MethodToken {
 		t.Fatalf("sessions: %+v %v", list, err)
 	}
 	if err := db.EndUserSession(ctx, w.bob.UserID, s2.ID); !errors.Is(err, tenancy.ErrNotFound) {

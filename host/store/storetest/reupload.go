@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -16,7 +17,7 @@ import (
 func testReuploadTags(t *testing.T, open Opener) {
 	ctx := context.Background()
 	w := newWorld(t, open)
-	up := func(p tenancy.Principal, tags ...string) (files.Item, bool) {
+	up := func(p tenancy.Principal, tags ...string) (filemeta.Item, bool) {
 		t.Helper()
 		f, existing, err := w.svc.Upload(ctx, p, files.Upload{WorkspaceID: w.wsA.ID, Name: "a.txt", Content: strings.NewReader("same bytes"), Tags: tags})
 		if err != nil {
@@ -51,9 +52,9 @@ func testAutoRuleOwner(t *testing.T, open Opener) {
 	if err := w.env.DB.SetMembership(ctx, tenancy.Membership{WorkspaceID: w.wsA.ID, UserID: w.carol.UserID, Role: tenancy.RoleManager}); err != nil {
 		t.Fatal(err)
 	}
-	rule := func(p tenancy.Principal, name, r string) files.Folder {
+	rule := func(p tenancy.Principal, name, r string) filemeta.Folder {
 		t.Helper()
-		f, err := w.svc.CreateFolder(ctx, p, files.Folder{WorkspaceID: w.wsA.ID, Name: name, AutoRule: r})
+		f, err := w.svc.CreateFolder(ctx, p, filemeta.Folder{WorkspaceID: w.wsA.ID, Name: name, AutoRule: r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +63,7 @@ func testAutoRuleOwner(t *testing.T, open Opener) {
 	// Folders are tried by name: "a-alice" before "b-carol".
 	alices := rule(w.alice, "a-alice", "name:*.md")
 	carols := rule(w.carol, "b-carol", "name:*.md")
-	up := func(p tenancy.Principal, name string) files.Item {
+	up := func(p tenancy.Principal, name string) filemeta.Item {
 		t.Helper()
 		f, _, err := w.svc.Upload(ctx, p, files.Upload{WorkspaceID: w.wsA.ID, Name: name, Content: strings.NewReader(name)})
 		if err != nil {
@@ -79,7 +80,7 @@ func testAutoRuleOwner(t *testing.T, open Opener) {
 	// A retag of bob's file in no folder is filed by the same rule.
 	f := up(w.bob, "later.txt")
 	rule(w.alice, "c-alice-tags", "tag:finance")
-	tagged, err := w.svc.Update(ctx, w.bob, f.ID, files.Update{AddTags: []string{"finance"}})
+	tagged, err := w.svc.Update(ctx, w.bob, f.ID, filemeta.Update{AddTags: []string{"finance"}})
 	if err != nil || tagged.FolderID != "" {
 		t.Errorf("bob's retagged file filed into alice's folder: %q %v", tagged.FolderID, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -64,11 +63,11 @@ func testSecondFactor(t *testing.T, open Opener) {
 	if d, _, err := db.OpenSession(ctx, daveTok, time.Hour); err != nil || d.SecondFactorPending {
 		t.Fatalf("the other tenant's session: %+v %v", d, err)
 	}
-	oidc, oidcCookie, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, store.SessionOrigin{Provider: "oidc:corp", Subject: "sub"})
+	oidc, oidcCookie, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, tenancy.SessionOrigin{Provider: "oidc:corp", Subject: "sub"})
 	if err != nil || !oidc.SecondFactorPending {
 		t.Fatalf("identity provider session: %+v %v", oidc, err)
 	}
-	pk, pkCookie, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, store.SessionOrigin{Provider: store.MethodPasskey, Subject: "k"})
+	pk, pkCookie, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, tenancy.SessionOrigin{Provider: tenancy.MethodPasskey, Subject: "k"})
 	if err != nil || pk.SecondFactorPending {
 		t.Fatalf("passkey session: %+v %v", pk, err)
 	}

@@ -116,15 +116,15 @@ func testIdentitySignIn(t *testing.T, open Opener) {
 	}
 
 	// Sessions for a user directly, ended by the provider's logout.
-	s1, c1, err := db.OpenUserSession(ctx, iv.User.ID, time.Hour, store.SessionOrigin{Provider: "oidc:idp", Subject: "s-ivy", SID: "sid-1", IDToken: "tok"})
+	s1, c1, err := db.OpenUserSession(ctx, iv.User.ID, time.Hour, tenancy.SessionOrigin{Provider: "oidc:idp", Subject: "s-ivy", SID: "sid-1", IDToken: "tok"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c2, err := db.OpenUserSession(ctx, iv.User.ID, time.Hour, store.SessionOrigin{Provider: "oidc:idp", Subject: "s-ivy", SID: "sid-2"})
+	_, c2, err := db.OpenUserSession(ctx, iv.User.ID, time.Hour, tenancy.SessionOrigin{Provider: "oidc:idp", Subject: "s-ivy", SID: "sid-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c3, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, store.SessionOrigin{Provider: "oidc:other", Subject: "s-ivy", SID: "sid-1"})
+	_, c3, err := db.OpenUserSession(ctx, w.alice.UserID, time.Hour, tenancy.SessionOrigin{Provider: "oidc:other", Subject: "s-ivy", SID: "sid-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func testIdentitySignIn(t *testing.T, open Opener) {
 	if err != nil || got.ID != s1.ID || got.Principal.UserID != iv.User.ID || got.Origin.SID != "sid-1" || got.Origin.IDToken != "tok" {
 		t.Fatalf("user session: %+v %v", got, err)
 	}
-	if _, _, err := db.OpenUserSession(ctx, "nobody", time.Hour, store.SessionOrigin{}); !errors.Is(err, tenancy.ErrNotFound) {
+	if _, _, err := db.OpenUserSession(ctx, "nobody", time.Hour, tenancy.SessionOrigin{}); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Fatalf("session for an unknown user: %v", err)
 	}
 	if _, err := db.EndProviderSessions(ctx, "oidc:idp", "", ""); !errors.Is(err, tenancy.ErrInvalid) {
@@ -165,7 +165,7 @@ func testIdentitySignIn(t *testing.T, open Opener) {
 	}
 	if _, c, err := db.OpenSession(ctx, tok, time.Hour); err != nil {
 		t.Fatal(err)
-	} else if s, err := db.SessionBySecret(ctx, c); err != nil || s.Principal != w.alice || s.Origin != (store.SessionOrigin{}) {
+	} else if s, err := db.SessionBySecret(ctx, c); err != nil || s.Principal != w.alice || s.Origin != (tenancy.SessionOrigin{}) {
 		t.Fatalf("token session: %+v %v", s, err)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -27,24 +27,24 @@ func RunVectors(t *testing.T, open Opener) {
 
 // vecDoc is one indexed content with its chunks' vectors.
 type vecDoc struct {
-	file files.Item
+	file filemeta.Item
 	vecs [][]float32
 }
 
 // indexVectors indexes n chunks (ten per page) of a file's content with the
 // given vectors under model.
-func indexVectors(t *testing.T, w *world, f files.Item, model string, vecs [][]float32) vecDoc {
+func indexVectors(t *testing.T, w *world, f filemeta.Item, model string, vecs [][]float32) vecDoc {
 	t.Helper()
 	ctx := context.Background()
-	chunks := make([]knowledge.Chunk, len(vecs))
+	chunks := make([]kindex.Chunk, len(vecs))
 	for i := range chunks {
-		chunks[i] = knowledge.Chunk{ID: fmt.Sprint(i), Seq: i, ObjectID: fmt.Sprintf("%s-%d", f.Name, i), ContentType: content.Text,
+		chunks[i] = kindex.Chunk{ID: fmt.Sprint(i), Seq: i, ObjectID: fmt.Sprintf("%s-%d", f.Name, i), ContentType: content.Text,
 			Text: fmt.Sprintf("chunk %d of %s", i, f.Name), Ref: content.Ref{PageIndex: i/10 + 1}, Tokens: 5}
 	}
 	if _, err := w.env.DB.ClaimContent(ctx, f.TenantID, f.SHA256, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.env.DB.SaveContent(ctx, f.TenantID, f.SHA256, content.Index{}, chunks, knowledge.StatusIndexed); err != nil {
+	if err := w.env.DB.SaveContent(ctx, f.TenantID, f.SHA256, content.Index{}, chunks, kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.env.DB.SaveVectors(ctx, f.TenantID, f.SHA256, model, chunks, vecs); err != nil {
@@ -136,7 +136,7 @@ func testVectors(t *testing.T, open Opener) {
 	// workspace: searches of dimension 16 never see it, and the reverse.
 	wide := indexVectors(t, w, upload(t, w, w.alice, w.wsA.ID, "wide.txt", "wide vectors"), "m", randomVectors(rng, 30, 24))
 
-	search := func(p tenancy.Principal, qy knowledge.Query, model string, v []float32) []knowledge.Hit {
+	search := func(p tenancy.Principal, qy kindex.Query, model string, v []float32) []kindex.Hit {
 		t.Helper()
 		hits, err := db.SearchVectors(ctx, p, qy, model, v)
 		if err != nil {
@@ -144,14 +144,14 @@ func testVectors(t *testing.T, open Opener) {
 		}
 		return hits
 	}
-	ids := func(hits []knowledge.Hit) []string {
+	ids := func(hits []kindex.Hit) []string {
 		var out []string
 		for _, h := range hits {
 			out = append(out, h.ObjectID)
 		}
 		return out
 	}
-	recall := func(got []knowledge.Hit, want []string) float64 {
+	recall := func(got []kindex.Hit, want []string) float64 {
 		n := 0
 		for _, h := range got {
 			if slices.Contains(want, h.ObjectID) {
@@ -173,7 +173,7 @@ func testVectors(t *testing.T, open Opener) {
 		{"dave (other tenant)", w.dave, []vecDoc{dave}, "dave.txt-5"},
 		{"admin", w.admin, []vecDoc{a, pat, carol}, "carol.txt-3"},
 	} {
-		hits := search(c.p, knowledge.Query{}, "m", q)
+		hits := search(c.p, kindex.Query{}, "m", q)
 		if len(hits) != 10 || hits[0].ObjectID != c.top {
 			t.Errorf("%s: hits %v, want %s first", c.who, ids(hits), c.top)
 			continue
@@ -190,23 +190,23 @@ func testVectors(t *testing.T, open Opener) {
 		if r := recall(hits, exactTop(c.readable, q, 10)); r < 0.9 {
 			t.Errorf("%s: recall@10 %.2f against the exhaustive answer", c.who, r)
 		}
-		if !slices.IsSortedFunc(hits, func(x, y knowledge.Hit) int { return cmp.Compare(y.Score, x.Score) }) {
+		if !slices.IsSortedFunc(hits, func(x, y kindex.Hit) int { return cmp.Compare(y.Score, x.Score) }) {
 			t.Errorf("%s: hits not best first: %+v", c.who, hits)
 		}
 	}
-	if hits := search(w.carol, knowledge.Query{Limit: 1}, "m", q); len(hits) != 1 || math.Abs(hits[0].Score-1) > 1e-5 {
+	if hits := search(w.carol, kindex.Query{Limit: 1}, "m", q); len(hits) != 1 || math.Abs(hits[0].Score-1) > 1e-5 {
 		t.Errorf("the identical vector scores %+v, want 1", hits)
 	}
 	// Filters: a file (readable or not), a page, another workspace's layer.
-	if hits := search(w.alice, knowledge.Query{FileIDs: []string{a.file.ID}, Limit: 100}, "m", q); len(hits) != 60 {
+	if hits := search(w.alice, kindex.Query{FileIDs: []string{a.file.ID}, Limit: 100}, "m", q); len(hits) != 60 {
 		t.Errorf("alice's file only: %d hits", len(hits))
 	} else if r := recall(hits[:10], exactTop([]vecDoc{a}, q, 10)); r < 0.9 {
 		t.Errorf("alice's file only: recall@10 %.2f", r)
 	}
-	if hits := search(w.alice, knowledge.Query{FileIDs: []string{carol.file.ID}}, "m", q); len(hits) != 0 {
+	if hits := search(w.alice, kindex.Query{FileIDs: []string{carol.file.ID}}, "m", q); len(hits) != 0 {
 		t.Errorf("alice names carol's file and gets %v", ids(hits))
 	}
-	if hits := search(w.alice, knowledge.Query{Page: 2, FileIDs: []string{a.file.ID, pat.file.ID}, Limit: 50}, "m", q); len(hits) != 20 {
+	if hits := search(w.alice, kindex.Query{Page: 2, FileIDs: []string{a.file.ID, pat.file.ID}, Limit: 50}, "m", q); len(hits) != 20 {
 		t.Errorf("page 2 of alice's and pat's files: %d hits, want 20", len(hits))
 	} else {
 		for _, h := range hits {
@@ -215,15 +215,15 @@ func testVectors(t *testing.T, open Opener) {
 			}
 		}
 	}
-	if hits := search(w.alice, knowledge.Query{Layer: knowledge.LayerInstance, WorkspaceID: w.wsB.ID}, "m", q); len(hits) != 0 {
+	if hits := search(w.alice, kindex.Query{Layer: kindex.LayerInstance, WorkspaceID: w.wsB.ID}, "m", q); len(hits) != 0 {
 		t.Errorf("alice in workspace B's layer: %v", ids(hits))
 	}
 	// Dimensions and models are never mixed.
 	qWide := randomVectors(rng, 1, 24)[0]
-	if hits := search(w.alice, knowledge.Query{Limit: 100}, "m", qWide); len(hits) != 30 || recall(hits[:10], exactTop([]vecDoc{wide}, qWide, 10)) < 0.9 {
+	if hits := search(w.alice, kindex.Query{Limit: 100}, "m", qWide); len(hits) != 30 || recall(hits[:10], exactTop([]vecDoc{wide}, qWide, 10)) < 0.9 {
 		t.Errorf("dimension 24: %v", ids(hits))
 	}
-	if hits := search(w.alice, knowledge.Query{Limit: 100}, "m", q); len(hits) != 80 {
+	if hits := search(w.alice, kindex.Query{Limit: 100}, "m", q); len(hits) != 80 {
 		t.Errorf("dimension 16 sees %d vectors, want alice's 60 and pat's 20", len(hits))
 	}
 	for _, c := range []struct {
@@ -232,7 +232,7 @@ func testVectors(t *testing.T, open Opener) {
 	}{{"other", dim}, {"other", 24}, {"m", 8}, {"m", 3000}} {
 		v := make([]float32, c.dim)
 		v[0] = 1
-		if hits := search(w.admin, knowledge.Query{}, c.model, v); len(hits) != 0 {
+		if hits := search(w.admin, kindex.Query{}, c.model, v); len(hits) != 0 {
 			t.Errorf("model %s, dimension %d: %v", c.model, c.dim, ids(hits))
 		}
 	}
@@ -240,10 +240,10 @@ func testVectors(t *testing.T, open Opener) {
 	reembedded := randomVectors(rng, 20, dim)
 	reembedded[2] = slices.Clone(q)
 	indexVectors(t, w, pat.file, "m2", reembedded)
-	if hits := search(w.pat, knowledge.Query{}, "m", q); len(hits) != 0 {
+	if hits := search(w.pat, kindex.Query{}, "m", q); len(hits) != 0 {
 		t.Errorf("pat's old model still answers: %v", ids(hits))
 	}
-	if hits := search(w.pat, knowledge.Query{}, "m2", q); len(hits) != 10 || hits[0].ObjectID != "pat.txt-2" {
+	if hits := search(w.pat, kindex.Query{}, "m2", q); len(hits) != 10 || hits[0].ObjectID != "pat.txt-2" {
 		t.Errorf("pat's new model: %v", ids(hits))
 	}
 	// Bad input.
@@ -251,14 +251,14 @@ func testVectors(t *testing.T, open Opener) {
 	nan[1] = float32(math.NaN())
 	for _, c := range []struct {
 		name string
-		qy   knowledge.Query
+		qy   kindex.Query
 		vec  []float32
-	}{{"NaN", knowledge.Query{}, nan}, {"empty vector", knowledge.Query{}, nil}, {"limit", knowledge.Query{Limit: 101}, q}, {"layer", knowledge.Query{Layer: "everything"}, q}} {
+	}{{"NaN", kindex.Query{}, nan}, {"empty vector", kindex.Query{}, nil}, {"limit", kindex.Query{Limit: 101}, q}, {"layer", kindex.Query{Layer: "everything"}, q}} {
 		if _, err := db.SearchVectors(ctx, w.alice, c.qy, "m", c.vec); !errors.Is(err, tenancy.ErrInvalid) {
 			t.Errorf("search with %s: %v", c.name, err)
 		}
 	}
-	chunks := []knowledge.Chunk{{ID: "0"}}
+	chunks := []kindex.Chunk{{ID: "0"}}
 	for name, vecs := range map[string][][]float32{"NaN": {nan}, "infinity": {{float32(math.Inf(1))}}, "empty": {{}}} {
 		if err := db.SaveVectors(ctx, w.t1.ID, a.file.SHA256, "m", chunks, vecs); !errors.Is(err, tenancy.ErrInvalid) {
 			t.Errorf("saving a vector with %s: %v", name, err)
@@ -268,7 +268,7 @@ func testVectors(t *testing.T, open Opener) {
 		t.Errorf("saving vectors without a model: %v", err)
 	}
 	// Refused saves changed nothing.
-	if hits := search(w.alice, knowledge.Query{FileIDs: []string{a.file.ID}, Limit: 100}, "m", q); len(hits) != 60 {
+	if hits := search(w.alice, kindex.Query{FileIDs: []string{a.file.ID}, Limit: 100}, "m", q); len(hits) != 60 {
 		t.Errorf("after refused saves alice's file has %d vectors", len(hits))
 	}
 }

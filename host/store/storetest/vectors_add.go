@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -28,15 +28,15 @@ func testAddVectors(t *testing.T, open Opener) {
 	if _, err := db.ClaimContent(ctx, f.TenantID, f.SHA256, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveContent(ctx, f.TenantID, f.SHA256, content.Index{Structure: map[string]any{knowledge.StructOnDemand: true}}, nil, knowledge.StatusIndexed); err != nil {
+	if err := db.SaveContent(ctx, f.TenantID, f.SHA256, content.Index{Structure: map[string]any{kindex.StructOnDemand: true}}, nil, kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 	// Three pages of ten chunks, added (chunks, then vectors) page by page.
-	page := func(n int) []knowledge.Chunk {
-		out := make([]knowledge.Chunk, 10)
+	page := func(n int) []kindex.Chunk {
+		out := make([]kindex.Chunk, 10)
 		for i := range out {
 			id := fmt.Sprintf("page-%d#%d", n, i)
-			out[i] = knowledge.Chunk{ID: id, Seq: i, ObjectID: fmt.Sprintf("page-%d", n), ContentType: content.Text,
+			out[i] = kindex.Chunk{ID: id, Seq: i, ObjectID: fmt.Sprintf("page-%d", n), ContentType: content.Text,
 				Text: "text " + id, Ref: content.Ref{PageIndex: n}, Tokens: 3}
 		}
 		if err := db.AddContentPages(ctx, f.TenantID, f.SHA256, []int{n}, nil, out); err != nil {
@@ -50,16 +50,16 @@ func testAddVectors(t *testing.T, open Opener) {
 		vecs[n] = randomVectors(rng, 10, dim)
 	}
 	vecs[2][4] = slices.Clone(q) // page 2's chunk 4 is the query itself
-	chunks := map[int][]knowledge.Chunk{}
+	chunks := map[int][]kindex.Chunk{}
 	for n := 1; n <= 3; n++ {
 		chunks[n] = page(n)
 		if err := db.AddVectors(ctx, f.TenantID, f.SHA256, "m", chunks[n], vecs[n]); err != nil {
 			t.Fatalf("page %d: %v", n, err)
 		}
 	}
-	search := func(limit int) []knowledge.Hit {
+	search := func(limit int) []kindex.Hit {
 		t.Helper()
-		hits, err := db.SearchVectors(ctx, w.alice, knowledge.Query{FileIDs: []string{f.ID}, Limit: limit}, "m", q)
+		hits, err := db.SearchVectors(ctx, w.alice, kindex.Query{FileIDs: []string{f.ID}, Limit: limit}, "m", q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func testAddVectors(t *testing.T, open Opener) {
 		t.Fatalf("after re-adding page-1#0 as the query: top %v (%.3f)", top, hits[1].Score)
 	}
 	// Another user's scope sees none of them.
-	if hits, err := db.SearchVectors(ctx, w.carol, knowledge.Query{}, "m", q); err != nil || len(hits) != 0 {
+	if hits, err := db.SearchVectors(ctx, w.carol, kindex.Query{}, "m", q); err != nil || len(hits) != 0 {
 		t.Fatalf("carol finds %d of alice's vectors (%v)", len(hits), err)
 	}
 	// SaveVectors still replaces the content's vectors: page 3's alone.
@@ -97,7 +97,7 @@ func testAddVectors(t *testing.T, open Opener) {
 	for _, c := range []struct {
 		name   string
 		model  string
-		chunks []knowledge.Chunk
+		chunks []kindex.Chunk
 		vecs   [][]float32
 	}{
 		{"fewer vectors than chunks", "m", chunks[1], vecs[1][:3]},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -18,7 +19,7 @@ import (
 func testVersions(t *testing.T, open Opener) {
 	ctx := context.Background()
 	w := newWorld(t, open)
-	versions := func(t *testing.T, id string) []files.Version {
+	versions := func(t *testing.T, id string) []filemeta.Version {
 		t.Helper()
 		vs, err := w.svc.Versions(ctx, w.alice, id)
 		if err != nil {
@@ -168,7 +169,7 @@ func testProposals(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if x.Status != files.ProposalPending || x.BaseVersion != 1 || x.WorkflowID != "wf-1" || x.WorkspaceID != w.wsA.ID ||
+		if x.Status != filemeta.ProposalPending || x.BaseVersion != 1 || x.WorkflowID != "wf-1" || x.WorkspaceID != w.wsA.ID ||
 			!strings.Contains(x.Diff, "-beta\n+BETA\n") || !strings.Contains(x.Diff, "--- a/greek.txt") {
 			t.Fatalf("proposal: %+v", x)
 		}
@@ -182,7 +183,7 @@ func testProposals(t *testing.T, open Opener) {
 			t.Errorf("another tenant accepts: %v", err)
 		}
 		d, err := w.svc.Accept(ctx, w.alice, x.ID)
-		if err != nil || d.Proposal.Status != files.ProposalAccepted || d.Proposal.Version != 2 || d.File.Version != 2 || d.Rebased ||
+		if err != nil || d.Proposal.Status != filemeta.ProposalAccepted || d.Proposal.Version != 2 || d.File.Version != 2 || d.Rebased ||
 			d.Proposal.DecidedBy != w.alice.UserID || d.Proposal.DecidedAt == nil {
 			t.Fatalf("accept: %+v %v", d, err)
 		}
@@ -215,7 +216,7 @@ func testProposals(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 		d, err := w.svc.Reject(ctx, w.alice, x.ID)
-		if err != nil || d.Proposal.Status != files.ProposalRejected || d.File.Version != 1 {
+		if err != nil || d.Proposal.Status != filemeta.ProposalRejected || d.File.Version != 1 {
 			t.Fatalf("reject: %+v %v", d, err)
 		}
 		if vs, _ := w.svc.Versions(ctx, w.alice, f.ID); len(vs) != 1 {
@@ -244,7 +245,7 @@ func testProposals(t *testing.T, open Opener) {
 		if !errors.Is(err, tenancy.ErrConflict) || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "version 2") {
 			t.Fatalf("overlapping accept: %v", err)
 		}
-		if got, _ := w.svc.Proposal(ctx, w.alice, overlap.ID); got.Status != files.ProposalPending {
+		if got, _ := w.svc.Proposal(ctx, w.alice, overlap.ID); got.Status != filemeta.ProposalPending {
 			t.Fatalf("a refused accept changed the proposal: %+v", got)
 		}
 		if got, _ := w.svc.Get(ctx, w.alice, f.ID); got.Version != 2 {

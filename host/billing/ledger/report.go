@@ -1,15 +1,14 @@
-package billing
+package ledger
 
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/agenthost/agenthost/host/money"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/agenthost/agenthost/host/money"
 )
 
 // Dimension is what a report groups by.
@@ -91,7 +90,7 @@ func Report(groups []UsageGroup, by []Dimension) []ReportRow {
 	for _, g := range groups {
 		keys := make([]string, len(by))
 		for i, d := range by {
-			keys[i] = g.key(d)
+			keys[i] = g.Key(d)
 		}
 		k := strings.Join(keys, "\x00")
 		i, ok := idx[k]
@@ -114,7 +113,7 @@ func Report(groups []UsageGroup, by []Dimension) []ReportRow {
 	return rows
 }
 
-func (g UsageGroup) key(d Dimension) string {
+func (g UsageGroup) Key(d Dimension) string {
 	switch d {
 	case ByTenant:
 		return g.TenantID
