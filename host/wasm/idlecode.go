@@ -53,7 +53,7 @@ func (p *Plugin) expireCode() {
 		return
 	}
 	after := p.idleTimeout()
-	if wait := p.lastCall.Add(after).Sub(time.Now()); wait > 0 || p.liveInstances() > 0 || p.guests.Load() > 0 {
+	if wait := time.Until(p.lastCall.Add(after)); wait > 0 || p.liveInstances() > 0 || p.guests.Load() > 0 {
 		// Used since, an instance still idle (its pool closes it within
 		// the timeout), or an abandoned guest still running.
 		p.codeTimer = time.AfterFunc(max(wait, after)+codeIdleSlack, p.expireCode)
