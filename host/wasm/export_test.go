@@ -134,3 +134,6 @@ func (p *Plugin) CodeLoadedForTest() bool {
 	defer p.life.Unlock()
 	return p.code.rt != nil
 }
+
+// ModuleKeptForTest reports whether the plugin holds its module's bytes.
+func (p *Plugin) ModuleKeptForTest() bool { return p.module != nil }
