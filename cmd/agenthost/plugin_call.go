@@ -27,6 +27,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.Var(&allow, "allow-host", "`host[:port]` the plugin may reach even if it resolves to a private or loopback address; without a port, ports 80 and 443 only (repeatable)")
 	progress := fs.Bool("progress", false, "print progress reports to stderr")
 	inputFile := fs.String("input", "", "document the call reads through the input capability (extractors)")
+	pageBatch := fs.Int("pages", 0, "with `N` above 0, an extractor's extract runs as its pre-scan, then readPages N pages a call, each result printed as it comes: a long document is never held whole (needs the plugin's prescan and readPages tools)")
 	grants := addGrantFlags(fs, false)
 	cache := addCacheFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -106,9 +107,12 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintf(stderr, "progress %3.0f%% %s\n", pr.Fraction*100, pr.Message)
 		}
 	}
-	res := p.Call(ctx, tool, json.RawMessage(argsJSON), &opts)
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
+	if *pageBatch > 0 {
+		return callInPages(ctx, p, tool, json.RawMessage(argsJSON), &opts, *pageBatch, enc)
+	}
+	res := p.Call(ctx, tool, json.RawMessage(argsJSON), &opts)
 	if err := enc.Encode(res); err != nil {
 		return err
 	}
@@ -144,3 +148,63 @@ type fileInput struct {
 }
 
 func (f fileInput) Size() int64 { return f.size }
+
+// callInPages runs an extractor's extract as the host's ingestion runs a
+// long PDF: the pre-scan (structure, sections, page count), then readPages
+// batch pages a call, each result encoded as soon as it returns. Only one
+// batch's pages are in the guest and the host at a time, where one extract
+// call of a 2,415-page manual held every page (1.2 GiB).
+func callInPages(ctx context.Context, p *wasm.Plugin, tool string, args json.RawMessage, opts *wasm.CallOptions, batch int, enc *json.Encoder) error {
+	if tool != "extract" || !p.HasTool("prescan") || !p.HasTool("readPages") {
+		return fmt.Errorf("-pages: plugin %s has no prescan and readPages tools to run %s in pages (only an extractor's extract runs so)", p.Name(), tool)
+	}
+	res := p.Call(ctx, "prescan", args, opts)
+	if err := enc.Encode(res); err != nil {
+		return err
+	}
+	if !res.OK {
+		return fmt.Errorf("tool prescan failed: %s", res.Error.Code)
+	}
+	var scan struct {
+		Index struct {
+			Structure struct {
+				Pages    int `json:"pages"`
+				Sections []struct {
+					Title              string
+					Level              int
+					StartPage, EndPage int
+				} `json:"sections"`
+			} `json:"structure"`
+		} `json:"index"`
+	}
+	if err := json.Unmarshal(res.Data, &scan); err != nil {
+		return fmt.Errorf("prescan's result: %w", err)
+	}
+	type section struct {
+		Title     string `json:"title,omitempty"`
+		Level     int    `json:"level,omitempty"`
+		StartPage int    `json:"startPage"`
+		EndPage   int    `json:"endPage"`
+	}
+	// The pre-scan's sections go with every batch, so that no batch scans
+	// the document again to place its pages.
+	sections := make([]section, 0, len(scan.Index.Structure.Sections))
+	for _, s := range scan.Index.Structure.Sections {
+		sections = append(sections, section{s.Title, s.Level, s.StartPage, s.EndPage})
+	}
+	for from := 1; from <= scan.Index.Structure.Pages; from += batch {
+		to := min(from+batch-1, scan.Index.Structure.Pages)
+		raw, err := json.Marshal(map[string]any{"from": from, "to": to, "sections": sections})
+		if err != nil {
+			return err
+		}
+		res := p.Call(ctx, "readPages", raw, opts)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+		if !res.OK {
+			return fmt.Errorf("tool readPages (pages %d-%d) failed: %s", from, to, res.Error.Code)
+		}
+	}
+	return nil
+}

@@ -191,13 +191,13 @@ func (pf pluginFlags) egress() (wasm.EgressOptions, error) {
 }
 
 // DefaultMemoryLimit is the soft limit of the Go heap (runtime/debug.SetMemoryLimit)
-// of a process that runs plugins, unless the operator sets GOMEMLIMIT. The
-// plugins' memory is Go heap: each growth of a guest's memory copies it
-// and leaves the old one behind, and at Go's default (GOGC=100) a heap of
-// 700 MB live is collected only at 1.4 GB. Near the limit the collector
-// runs sooner instead (Go caps it at half the CPU when the live heap
-// alone passes the limit); the instances' own bounds are the idle bound
-// and the idle timeout (host/wasm).
+// of a process that runs plugins, unless the operator sets GOMEMLIMIT. At
+// Go's default (GOGC=100) a heap of 400 MB live is collected only at 800
+// MB; near the limit the collector runs sooner instead (Go caps it at half
+// the CPU when the live heap alone passes the limit). The plugins' linear
+// memories are mapped outside the heap where the system allows it (Linux,
+// macOS: host/wasm's guestmemory.go) and on the heap elsewhere; their own
+// bounds are the idle bound and the idle timeout (host/wasm).
 const DefaultMemoryLimit = 768 << 20
 
 // applyMemoryLimit sets DefaultMemoryLimit unless GOMEMLIMIT names one,
@@ -227,8 +227,9 @@ func (pf pluginFlags) config(dataDir string) (server.Plugins, error) {
 		WithAllowUnsigned(*pf.allowUnsigned).
 		WithPoolSize(*pf.poolSize).
 		WithInitTimeout(*pf.initTimeout).
-		// Instances closed after an idle spell are Go heap: given back to
-		// the system at once rather than at the runtime's leisure.
+		// What instances and code closed after an idle spell leave on the
+		// Go heap (host buffers, decoded modules; native code unmapped by
+		// its finalizer) is given back at once, not at the runtime's leisure.
 		WithIdleRelease(debug.FreeOSMemory).
 		WithCompilationCacheDir(*pf.cache.dir).
 		WithCompilationCacheLimits(pf.cache.limits()).

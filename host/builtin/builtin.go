@@ -27,11 +27,15 @@ func Sources() ([]wasm.Source, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".wasm") {
 			continue
 		}
-		b, err := modules.ReadFile(path.Join("wasm", e.Name()))
+		name := path.Join("wasm", e.Name())
+		b, err := modules.ReadFile(name)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, wasm.Source{Origin: "builtin:" + strings.TrimSuffix(e.Name(), ".wasm"), Module: b, Builtin: true})
+		// ReadFile copies: the host drops its copy once the plugin is
+		// loaded and reads it again only if it must instrument it anew.
+		reload := func() ([]byte, error) { return modules.ReadFile(name) }
+		out = append(out, wasm.Source{Origin: "builtin:" + strings.TrimSuffix(e.Name(), ".wasm"), Module: b, Builtin: true, Reload: reload})
 	}
 	return out, nil
 }

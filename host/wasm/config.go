@@ -112,16 +112,22 @@ func (c Config) WithMaxIdleMemory(n uint64) Config { c.maxIdleMemory = n; return
 const DefaultIdleTimeout = 30 * time.Second
 
 // WithIdleTimeout sets how long an instance may wait idle for its next
-// call (0 or negative: kept until the plugin closes). A quiet host then
-// holds no guest memory at all: each instance keeps what its calls grew
-// it to (up to the idle-memory bound), and a pool of them per plugin adds
-// up. The next call after a quiet spell starts a fresh instance.
+// call (0 or negative: kept until the plugin closes), and how long a
+// plugin may go without a call before its compiled code is closed too
+// (idlecode.go). A quiet host then holds no guest memory and no plugin
+// code: each instance keeps what its calls grew it to (up to the
+// idle-memory bound), and a pool of them per plugin adds up. The next call
+// after a quiet spell starts a fresh instance, compiling the plugin again
+// from the compile cache.
 func (c Config) WithIdleTimeout(d time.Duration) Config { c.idleTimeout = d; return c }
 
-// WithIdleRelease sets what runs after idle instances were closed (once
-// for those closed within idleReleaseDelay of each other): serve passes
-// debug.FreeOSMemory, since a closed instance's memory is Go heap that a
-// process doing nothing else would not collect and return for minutes.
+// WithIdleRelease sets what runs after idle instances or an idle plugin's
+// code were closed (once for those closed within idleReleaseDelay of each
+// other): serve passes debug.FreeOSMemory, since what they leave on the Go
+// heap (host buffers, wazero's decoded module; a guest's memory where it
+// cannot be mapped apart) would not be collected and returned for minutes
+// by a process doing nothing else, and closed native code is unmapped by
+// a finalizer, which only a collection runs.
 func (c Config) WithIdleRelease(fn func()) Config { c.idleRelease = fn; return c }
 
 // WithLogger sets the logger plugin logs and host warnings go to.

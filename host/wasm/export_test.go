@@ -108,3 +108,32 @@ func (p *Plugin) IdleHostBytesForTest() int {
 	}
 	return n
 }
+
+// IdleMemoryMappedForTest counts the idle instances and those of them whose
+// guest memory lives outside the Go heap (guestmemory.go).
+func (p *Plugin) IdleMemoryMappedForTest() (idle, mapped int) {
+	for i := range p.variants {
+		if pl := p.variants[i].pool.Load(); pl != nil {
+			pl.mu.Lock()
+			for _, in := range pl.idle {
+				idle++
+				if in.mem.mapped() {
+					mapped++
+				}
+			}
+			pl.mu.Unlock()
+		}
+	}
+	return idle, mapped
+}
+
+// CodeLoadedForTest reports whether the plugin's compiled code is loaded
+// (idlecode.go closes it after an idle spell).
+func (p *Plugin) CodeLoadedForTest() bool {
+	p.life.Lock()
+	defer p.life.Unlock()
+	return p.code.rt != nil
+}
+
+// ModuleKeptForTest reports whether the plugin holds its module's bytes.
+func (p *Plugin) ModuleKeptForTest() bool { return p.module != nil }

@@ -122,6 +122,13 @@ type Source struct {
 	Module []byte
 	// Builtin plugins ship with the host: trusted, granted what they declare.
 	Builtin bool
+	// Reload, when set, reads Module again. The host then keeps no copy of
+	// the module once it is loaded, and reads it back only when it has to
+	// instrument it again (its instrumented form is not in the compile
+	// cache): a built-in's bytes are in the binary already, and a copy of
+	// every one would be held for the process's life (about 100 MB). What
+	// it returns must be Module's bytes (their digest is checked).
+	Reload func() ([]byte, error)
 }
 
 // ErrRefused wraps every reason a plugin is not loaded.
@@ -209,7 +216,9 @@ func (h *Host) open(src Source) (*Plugin, error) {
 			return nil, fmt.Errorf("%w: %s (%s): %w", ErrRefused, m.Name, src.Origin, err)
 		}
 	}
-
+	if src.Reload != nil {
+		p.module, p.reload = nil, src.Reload
+	}
 	return p, nil
 }
 
@@ -311,7 +320,11 @@ func isUnsigned(err error) bool {
 // always there; everything else belongs to a capability that the manifest must
 // declare.
 func (h *Host) checkImports(p *Plugin) error {
-	imports, err := wasmbin.Imports(p.module)
+	module, err := p.source()
+	if err != nil {
+		return err
+	}
+	imports, err := wasmbin.Imports(module)
 	if err != nil {
 		return fmt.Errorf("invalid wasm module: %w", err)
 	}

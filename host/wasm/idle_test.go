@@ -1,6 +1,7 @@
 package wasm_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,23 @@ func TestIdleInstanceShedsHostBuffers(t *testing.T) {
 	}
 	if n := p.IdleHostBytesForTest(); n > 2<<20 {
 		t.Fatalf("the idle instance keeps %d bytes of host buffers after a 6 MiB result, want at most %d", n, 2<<20)
+	}
+}
+
+// TestGuestMemoryOutsideGoHeap: an instance's linear memory is mapped
+// outside the Go heap (so that growing it copies nothing and closing it
+// gives it back at once), on the systems that allow it.
+func TestGuestMemoryOutsideGoHeap(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("guest memory is reserved on Linux and macOS only")
+	}
+	h := newHost(t, wasm.EgressOptions{}, nil)
+	p := load(t, h, "echo")
+	text := strings.Repeat("z", 4<<20)
+	if r := call(t, p, "echo", map[string]any{"text": text}); !r.OK || r.Text != text {
+		t.Fatalf("echo of 4 MiB: ok %v, %d bytes back", r.OK, len(r.Text))
+	}
+	if idle, mapped := p.IdleMemoryMappedForTest(); idle != 1 || mapped != 1 {
+		t.Fatalf("%d idle instances, %d with mapped memory; want 1 and 1", idle, mapped)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -29,8 +30,12 @@ type instance struct {
 	stdin  stdinSource
 	stdout stdoutSink
 	stderr tail
-	flag   api.MutableGlobal // nil when the runtime stops guests itself
-	fuel   api.MutableGlobal // the instrumentation's fuel, emptied with the flag set
+	// mem backs the guest's linear memory (guestmemory.go); every run of
+	// guest code holds it (enter, leave) so that a close cannot unmap it
+	// under a guest that still runs.
+	mem  guestMemory
+	flag api.MutableGlobal // nil when the runtime stops guests itself
+	fuel api.MutableGlobal // the instrumentation's fuel, emptied with the flag set
 	// stopped is set when the current call is to stop. It lives on the host
 	// side, out of the guest's reach: a guest asleep in poll_oneoff
 	// (time.Sleep, an idle Go scheduler) wakes at once and every later sleep
@@ -172,8 +177,16 @@ func (v *variant) newInstance(ctx context.Context, tenant string) (*instance, er
 	defer cancel()
 	c := &Call{Plugin: p.Name(), Tool: "(start)", ReadOnly: v.readOnly, Logger: p.logger, k: in.k, p: p, stop: &in.stopped, tenant: tenant}
 	disarm := in.stopOn(ictx, 0)
-	mod, err := v.rt.InstantiateModule(context.WithValue(ictx, callKey{}, c), v.compiled, cfg)
+	in.mem.enter()
+	p.guests.Add(1)
+	mod, err := v.rt.InstantiateModule(experimental.WithMemoryAllocator(context.WithValue(ictx, callKey{}, c), in.mem.allocator()), v.compiled, cfg)
+	in.mem.leave()
+	p.guests.Add(-1)
 	fired := disarm()
+	if err != nil {
+		// wazero leaves a failed instantiation's memory to its allocator.
+		in.mem.Free()
+	}
 	if fired && err == nil {
 		// Stopped as it finished: its state is not to be trusted.
 		mod.Close(ctx)
@@ -282,8 +295,12 @@ func (in *instance) run(ctx context.Context, fn api.Function) ([]uint64, error) 
 		err error
 	}
 	done := make(chan result, 1)
+	in.mem.enter()
+	in.v.p.guests.Add(1)
 	go func() {
 		var r result
+		defer in.v.p.guests.Add(-1)
+		defer in.mem.leave()
 		defer func() {
 			if p := recover(); p != nil {
 				r.err = fmt.Errorf("agenthost: plugin call panicked: %v", p)

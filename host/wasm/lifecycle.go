@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/agenthost/agenthost/host/wasm/manifest"
 )
@@ -39,6 +40,10 @@ func (p *Plugin) release() {
 	p.life.Lock()
 	p.inflight--
 	last := p.retired && p.inflight == 0
+	if p.inflight == 0 {
+		p.lastCall = time.Now()
+		p.armCodeExpiry()
+	}
 	p.life.Unlock()
 	if last {
 		p.closeRetired()

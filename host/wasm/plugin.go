@@ -27,7 +27,8 @@ import (
 type Plugin struct {
 	h       *Host
 	m       *manifest.Manifest
-	module  []byte // as run: instrumented when interruption needs it
+	module  []byte // as loaded; nil when reload reads it back (Source.Reload)
+	reload  func() ([]byte, error)
 	sha256  string
 	builtin bool
 	logger  *slog.Logger
@@ -51,7 +52,8 @@ type Plugin struct {
 	describeOnce sync.Once
 	describeErr  error
 
-	// The instrumented module serves both variants: it is made once.
+	// The instrumented module serves both variants: it is made once per
+	// compile, and dropped once compiled (wazero keeps what it needs).
 	prepareOnce  sync.Once
 	prepared     []byte
 	instrumented bool
@@ -74,7 +76,15 @@ type Plugin struct {
 	life      sync.Mutex
 	inflight  int
 	retired   bool
+	closed    bool
 	closeOnce sync.Once
+	// lastCall is when the last call ended, codeTimer the check that
+	// closes the compiled code of a plugin idle since (idlecode.go); both
+	// under life. guests counts the guest runs under way, abandoned ones
+	// included.
+	lastCall  time.Time
+	codeTimer *time.Timer
+	guests    atomic.Int64
 }
 
 type limits struct {
@@ -190,8 +200,29 @@ func (p *Plugin) variant(readOnly bool) *variant {
 // prepare instruments the module once (see Host.prepareModule); both link
 // variants run the result.
 func (p *Plugin) prepare() ([]byte, bool, error) {
-	p.prepareOnce.Do(func() { p.prepared, p.instrumented, p.prepareErr = p.h.prepareModule(p.Name(), p.module, p.sha256) })
+	p.prepareOnce.Do(func() {
+		var module []byte
+		if module, p.prepareErr = p.source(); p.prepareErr == nil {
+			p.prepared, p.instrumented, p.prepareErr = p.h.prepareModule(p.Name(), module, p.sha256)
+		}
+	})
 	return p.prepared, p.instrumented, p.prepareErr
+}
+
+// source returns the module as loaded: kept, or read back (Source.Reload)
+// and checked against the digest recorded at load.
+func (p *Plugin) source() ([]byte, error) {
+	if p.reload == nil {
+		return p.module, nil
+	}
+	b, err := p.reload()
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: reading its module again: %w", p.Name(), err)
+	}
+	if d := digest(b); d != p.sha256 {
+		return nil, fmt.Errorf("%w: plugin %s: its module read again is sha256 %s, not the %s loaded", ErrRefused, p.Name(), d, p.sha256)
+	}
+	return b, nil
 }
 
 // compile prepares a variant once: the plugin's compiled code, the variant's
@@ -255,6 +286,9 @@ func (p *Plugin) doCompile(ctx context.Context) error {
 		return fmt.Errorf("plugin %s: compile: %w", p.Name(), err)
 	}
 	p.code.rt, p.code.compiled, p.code.instrumented = rt, compiled, instrumented
+	// Compiled: wazero holds its own decoded copy, and the next compile
+	// (after the code was closed idle) prepares the module again.
+	p.prepared = nil
 	return nil
 }
 
@@ -582,6 +616,13 @@ func (p *Plugin) close(ctx context.Context) {
 }
 
 func (p *Plugin) closeNow(ctx context.Context) {
+	p.life.Lock()
+	defer p.life.Unlock()
+	p.closed = true
+	if p.codeTimer != nil {
+		p.codeTimer.Stop()
+		p.codeTimer = nil
+	}
 	for i := range p.variants {
 		v := &p.variants[i]
 		if pl := v.pool.Load(); pl != nil {
@@ -592,7 +633,10 @@ func (p *Plugin) closeNow(ctx context.Context) {
 		}
 	}
 	// No compile is under way: a plugin is closed when no call holds it.
-	if p.code.rt != nil {
+	// Its native code is released unless an abandoned guest still runs on it.
+	if p.guests.Load() == 0 {
+		p.code.closeCompiled(ctx)
+	} else if p.code.rt != nil {
 		p.code.rt.Close(ctx)
 	}
 }
