@@ -190,6 +190,12 @@ func (r *Reader) Content(ctx context.Context, p tenancy.Principal, f filemeta.It
 		}
 	}
 	switch {
+	case e == nil && len(entries) == 0:
+		// A container locked by its password lists no entries: say why.
+		if st, err := r.store.ContentState(ctx, p, f.ID); err == nil && ShownStatus(st.Status, st.Error) == StatusEncrypted {
+			return c, fmt.Errorf("%w: %s", ErrNotReady, st.Error)
+		}
+		return c, fmt.Errorf("%w: %s has no entry %q (see its index for the entries)", ErrNoEntry, f.Name, entry)
 	case e == nil:
 		return c, fmt.Errorf("%w: %s has no entry %q (see its index for the entries)", ErrNoEntry, f.Name, entry)
 	case e.Container:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm"
 )
@@ -130,7 +131,10 @@ var ErrNotEncrypted = errors.New("the file does not wait for a password")
 // IngestWithPassword indexes fileID's content again with password, when it
 // waits for one (ErrNotEncrypted otherwise). The password goes to the
 // extractor in this call's arguments only (WithPassword); it ends as
-// indexed, or encrypted again with ReasonWrongPassword.
+// indexed, or encrypted again with ReasonWrongPassword. The file it is
+// given for is unlocked (PasswordLocks); for a content read already with
+// another file's password, the password is checked and the file unlocked
+// (ErrWrongPassword when it does not open it).
 func (in *Ingester) IngestWithPassword(ctx context.Context, fileID, password string) error {
 	cl, ok := in.store.(EncryptedClaimer)
 	if !ok {
@@ -140,12 +144,16 @@ func (in *Ingester) IngestWithPassword(ctx context.Context, fileID, password str
 	if err != nil {
 		return fmt.Errorf("knowledge: %w: %w", ErrPermanent, err)
 	}
+	locks, _ := in.store.(PasswordLocks)
 	claimed, err := cl.ClaimEncryptedContent(ctx, f.TenantID, f.SHA256)
 	if err != nil {
 		return err
 	}
 	if !claimed {
-		return fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotEncrypted)
+		if locks == nil {
+			return fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotEncrypted)
+		}
+		return in.unlockRead(ctx, locks, f, password)
 	}
 	_, err = in.ingestClaimed(WithPassword(ctx, password), f, true)
 	var enc encryptedError
@@ -154,5 +162,42 @@ func (in *Ingester) IngestWithPassword(ctx context.Context, fileID, password str
 		// the caller reads it there.
 		return nil
 	}
+	if err != nil || locks == nil {
+		return err
+	}
+	// The password opened the content (unless it is recorded failed, as
+	// a container whose entries it did not open is): the file it was
+	// given for reads it; every other file with its bytes stays locked.
+	_, err = locks.GivePassword(ctx, f.ID)
 	return err
+}
+
+// unlockRead serves a password given for a file whose content was read
+// already with a password given for another file: the password is checked
+// with the extractor (checkPassword) and, when it opens the document, the
+// file is unlocked without extracting it again. ErrWrongPassword when it
+// does not; ErrNotEncrypted when the file is not locked.
+func (in *Ingester) unlockRead(ctx context.Context, locks PasswordLocks, f filemeta.Item, password string) error {
+	locked, err := locks.PasswordLocked(ctx, f.ID)
+	if err != nil {
+		return err
+	}
+	if !locked {
+		return fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotEncrypted)
+	}
+	ok, err := in.checkPassword(ctx, f, password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		in.logger.Info("password refused for a read content", "file", f.ID, "name", f.Name)
+		return fmt.Errorf("knowledge: %s: %w", f.Name, ErrWrongPassword)
+	}
+	if given, err := locks.GivePassword(ctx, f.ID); err != nil || !given {
+		// The content failed meanwhile (indexed again without a
+		// password): it waits for a password as a whole again.
+		return errors.Join(err, fmt.Errorf("knowledge: %s: %w", f.Name, ErrNotEncrypted))
+	}
+	in.logger.Info("password given for a read content", "file", f.ID, "name", f.Name)
+	return nil
 }

@@ -69,6 +69,12 @@ func (u *Unlocker) Unlock(ctx context.Context, p tenancy.Principal, fileID, pass
 		return kindex.ContentState{}, fmt.Errorf("%w: at most %d per %s", ErrTooManyAttempts, PasswordAttempts, PasswordWindow)
 	}
 	if err := u.in.IngestWithPassword(ctx, fileID, password); err != nil {
+		if errors.Is(err, ErrWrongPassword) {
+			// Nothing is recorded on the content, which other files
+			// read: the answer says so, as a wrong password's state.
+			st.Error = kindex.ReasonWrongPassword + "the password given does not open " + st.Index.FileName + "; nothing was lost, give the right one"
+			return st, nil
+		}
 		if errors.Is(err, ErrNotEncrypted) {
 			err = fmt.Errorf("%w: %w", tenancy.ErrConflict, err)
 		}

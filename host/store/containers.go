@@ -119,10 +119,15 @@ func (db *DB) ContainerEntriesForIndexing(ctx context.Context, tenantID, contain
 // ContainerEntries lists the entries of a container file, for a principal
 // who can read the file (tenancy.ErrNotFound otherwise), each by its full
 // container path, which starts with the file's name; a file that is not a
-// container, or not resolved yet, has none.
+// container, not resolved yet, or locked by its password, has none.
 func (db *DB) ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error) {
 	f, err := db.File(ctx, p, fileID)
 	if err != nil {
+		return nil, err
+	}
+	// A container locked by its password shows none of its entries
+	// (password_locks.go): their names are its content too.
+	if locked, err := db.PasswordLocked(ctx, f.ID); err != nil || locked {
 		return nil, err
 	}
 	entries, err := db.ContainerEntriesForIndexing(ctx, f.TenantID, f.SHA256)

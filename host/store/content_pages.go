@@ -17,11 +17,11 @@ import (
 // ContentChunks returns the stored chunks of a file's content in reading
 // order (page, then sequence), for a principal who can read the file,
 // filtered by pages, section and types. It is how the knowledge store's
-// cached content is read back.
+// cached content is read back; a file locked by its password has none.
 func (db *DB) ContentChunks(ctx context.Context, p tenancy.Principal, fileID string, flt kindex.ChunkFilter) ([]kindex.Chunk, error) {
 	q, args := scope(p, false, "f", "shared")
 	return db.contentChunks(ctx, `FROM files f JOIN chunks c ON c.tenant_id = f.tenant_id AND c.sha256 = f.sha256`,
-		[]string{"f.id = ?", q}, append([]any{fileID}, args...), flt)
+		[]string{"f.id = ?", q, passwordOpen("f")}, append([]any{fileID}, args...), flt)
 }
 
 // ContentChunksOf returns a content's stored chunks by its sha256 in a

@@ -176,10 +176,11 @@ func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID stri
 	var st kindex.ContentState
 	var status, structure, objects, extractor, note, errText, mimeType sql.NullString
 	var totalObjects, totalSize sql.NullInt64
-	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, ci.extractor, ci.note, f.name
+	var open bool
+	err := db.conn().queryRow(ctx, `SELECT ci.status, ci.error, ci.mime_type, ci.total_objects, ci.total_size, ci.structure, ci.objects, ci.extractor, ci.note, f.name, `+passwordOpen("f")+`
 		FROM files f LEFT JOIN content_indexes ci ON ci.tenant_id = f.tenant_id AND ci.sha256 = f.sha256
 		WHERE f.id = ? AND `+q, append([]any{fileID}, args...)...).
-		Scan(&status, &errText, &mimeType, &totalObjects, &totalSize, &structure, &objects, &extractor, &note, &st.Index.FileName)
+		Scan(&status, &errText, &mimeType, &totalObjects, &totalSize, &structure, &objects, &extractor, &note, &st.Index.FileName, &open)
 	if errors.Is(err, sql.ErrNoRows) {
 		return kindex.ContentState{}, fmt.Errorf("%w: no file %q", tenancy.ErrNotFound, fileID)
 	}
@@ -191,6 +192,16 @@ func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID stri
 		return st, nil
 	}
 	st.Status, st.Error, st.Note = kindex.Status(status.String), errText.String, note.String
+	if !open {
+		// Read with a password given for another file: this one shows
+		// nothing of it but that it waits for its password (a wrong one
+		// tried last is said so).
+		if st.Status != kindex.StatusFailed || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
+			st.Error = lockedReason(st.Index.FileName)
+		}
+		st.Status, st.Note = kindex.StatusFailed, ""
+		return st, nil
+	}
 	st.Index.MIMEType, st.Index.TotalObjects, st.Index.TotalSize = mimeType.String, int(totalObjects.Int64), totalSize.Int64
 	if st.Extractor, err = extractorRecord(extractor.String); err != nil {
 		return kindex.ContentState{}, err
@@ -329,7 +340,7 @@ func (db *DB) SearchLexical(ctx context.Context, p tenancy.Principal, qy kindex.
 // and the query's filters.
 func chunkFilters(p tenancy.Principal, qy kindex.Query) ([]string, []any, error) {
 	scopeSQL, args := scope(p, false, "f", "shared")
-	where := []string{scopeSQL, "c.tenant_id = f.tenant_id", "f.status <> 'archived'"}
+	where := []string{scopeSQL, "c.tenant_id = f.tenant_id", "f.status <> 'archived'", passwordOpen("f")}
 	switch qy.Layer {
 	case kindex.LayerInstance:
 		if qy.WorkspaceID == "" {
@@ -382,11 +393,15 @@ func ownChunkID(stored string) string {
 // ClaimEncryptedContent takes a tenant's content (by sha256) again for
 // indexing only while it waits for its password (failed with
 // knowledge.ReasonEncrypted or ReasonWrongPassword), and reports whether it
-// did: a password given never races an indexing in progress.
+// did: a password given never races an indexing in progress. The content
+// is marked read with a password.
 func (db *DB) ClaimEncryptedContent(ctx context.Context, tenantID, sha string) (bool, error) {
-	res, err := db.conn().exec(ctx, `UPDATE content_indexes SET status = 'pending', error = '', updated_at = ?
+	// The content is read with a password from here on: it stays locked
+	// for every file that carries it until a password is given for that
+	// file too (password_locks.go).
+	res, err := db.conn().exec(ctx, `UPDATE content_indexes SET status = 'pending', error = '', updated_at = ?, password_read = ?
 		WHERE tenant_id = ? AND sha256 = ? AND status = 'failed'
-		AND (substr(error, 1, ?) = ? OR substr(error, 1, ?) = ?)`, micros(now()), tenantID, sha,
+		AND (substr(error, 1, ?) = ? OR substr(error, 1, ?) = ?)`, micros(now()), true, tenantID, sha,
 		len(kindex.ReasonEncrypted), kindex.ReasonEncrypted, len(kindex.ReasonWrongPassword), kindex.ReasonWrongPassword)
 	if err != nil {
 		return false, fmt.Errorf("store: claim encrypted content: %w", err)

@@ -24,8 +24,9 @@ func setContent(ctx context.Context, c conn, p tenancy.Principal, cur filemeta.I
 	}
 	v := filemeta.Version{FileID: cur.ID, Version: cur.Version + 1, SHA256: ct.SHA256, Size: ct.Size, CreatedBy: p.UserID,
 		CreatedAt: now(), Note: ct.Note}
-	res, err := c.exec(ctx, `UPDATE files SET sha256 = ?, size = ?, version = ?, updated_at = ? WHERE id = ? AND version = ?`,
-		v.SHA256, v.Size, v.Version, micros(v.CreatedAt), cur.ID, cur.Version)
+	res, err := c.exec(ctx, `UPDATE files SET sha256 = ?, size = ?, version = ?, updated_at = ?, password_given = ? WHERE id = ? AND version = ?`,
+		// A password given opened the old bytes only (password_locks.go).
+		v.SHA256, v.Size, v.Version, micros(v.CreatedAt), false, cur.ID, cur.Version)
 	if err != nil {
 		return filemeta.Item{}, filemeta.Version{}, fmt.Errorf("store: new content: %w", err)
 	}
