@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Reanalysis", func(t *testing.T) { testReanalysis(t, open) })
 	t.Run("ContentPages", func(t *testing.T) { testContentPages(t, open) })
 	t.Run("EncryptedClaim", func(t *testing.T) { testEncryptedClaim(t, open) })
+	t.Run("PasswordLocks", func(t *testing.T) { testPasswordLocks(t, open) })
 	t.Run("OCRPages", func(t *testing.T) { testOCRPages(t, open) })
 	t.Run("ContentExtractor", func(t *testing.T) { testContentExtractor(t, open) })
 	t.Run("Containers", func(t *testing.T) { testContainers(t, open) })
