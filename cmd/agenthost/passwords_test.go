@@ -47,11 +47,36 @@ func TestServeFilePassword(t *testing.T) {
 	if ws == nil || tok == nil {
 		t.Fatalf("bootstrap printed %s", out)
 	}
+	// Bob, a member of two other workspaces, uploads the same bytes as
+	// Ada's encrypted files there.
+	tenant := regexp.MustCompile(`(?m)^tenant (\S+)$`).FindStringSubmatch(out)
+	if tenant == nil {
+		t.Fatalf("bootstrap printed %s", out)
+	}
+	admin := func(args ...string) string {
+		t.Helper()
+		out, stderr, err := run0(t, append([]string{"admin"}, append(args, "-data", data, "-database=")...)...)
+		if err != nil {
+			t.Fatalf("admin %v: %v\n%s", args, err, stderr)
+		}
+		return out
+	}
+	bob := strings.TrimPrefix(strings.TrimSpace(admin("user", "-tenant", tenant[1], "-email", "bob@acme.example", "-name", "Bob")), "user ")
+	bobWS := map[string]string{}
+	for _, name := range []string{"other", "third"} {
+		bobWS[name] = strings.TrimPrefix(strings.TrimSpace(admin("workspace", "-tenant", tenant[1], "-name", name)), "workspace ")
+		admin("member", "-workspace", bobWS[name], "-user", bob, "-role", "member")
+	}
+	bobTok := regexp.MustCompile(`\(shown once, keep it\): (\S+)`).FindStringSubmatch(admin("token", "-user", bob, "-name", "bob"))
+	if bobTok == nil {
+		t.Fatal("no token for bob")
+	}
 	base, logs := startServe(t, []string{"-data", data, "-database="})
+	token := tok[1]
 	call := func(method, path string, body io.Reader, ctype string) (int, []byte) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+"/api/v1"+path, body)
-		req.Header.Set("Authorization", "Bearer "+tok[1])
+		req.Header.Set("Authorization", "Bearer "+token)
 		if ctype != "" {
 			req.Header.Set("Content-Type", ctype)
 		}
@@ -63,14 +88,17 @@ func TestServeFilePassword(t *testing.T) {
 		raw, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, raw
 	}
-	upload := func(name string, b []byte) string {
+	var uploadTo func(wsID, name string, b []byte) string
+	var hitsIn func(wsID, q string) int
+	upload := func(name string, b []byte) string { return uploadTo(ws[1], name, b) }
+	uploadTo = func(wsID, name string, b []byte) string {
 		var body bytes.Buffer
 		mw := multipart.NewWriter(&body)
 		part, _ := mw.CreateFormFile("file", name)
 		part.Write(b)
 		mw.Close()
 		var f struct{ ID string }
-		if status, raw := call("POST", "/workspaces/"+ws[1]+"/files", &body, mw.FormDataContentType()); status != 201 || json.Unmarshal(raw, &f) != nil {
+		if status, raw := call("POST", "/workspaces/"+wsID+"/files", &body, mw.FormDataContentType()); status != 201 || json.Unmarshal(raw, &f) != nil {
 			t.Fatalf("upload %s: %d %s", name, status, raw)
 		}
 		return f.ID
@@ -106,8 +134,9 @@ func TestServeFilePassword(t *testing.T) {
 		}
 		return status, st
 	}
-	hits := func(q string) int {
-		_, raw := call("GET", "/workspaces/"+ws[1]+"/search?q="+url.QueryEscape(q), nil, "")
+	hits := func(q string) int { return hitsIn(ws[1], q) }
+	hitsIn = func(wsID, q string) int {
+		_, raw := call("GET", "/workspaces/"+wsID+"/search?q="+url.QueryEscape(q), nil, "")
 		var hs []kindex.Hit
 		if err := json.Unmarshal(raw, &hs); err != nil {
 			t.Fatalf("search %q: %s", q, raw)
@@ -152,6 +181,53 @@ func TestServeFilePassword(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("same bytes, another uploader", func(t *testing.T) {
+		// Ada's ledger.pdf was read with its password above: the same
+		// bytes uploaded by Bob in another workspace stay locked for him
+		// until he gives the password for his file, which is checked.
+		token = bobTok[1]
+		defer func() { token = tok[1] }()
+		objects := func(id string) (int, []byte) { return call("GET", "/files/"+id+"/objects", nil, "") }
+		id := uploadTo(bobWS["other"], "copy.pdf", enc.Bytes())
+		if st := settled(id); st.Status != knowledge.StatusEncrypted || !strings.Contains(st.Error, "needs its password") {
+			t.Fatalf("bob's copy: %+v, want encrypted and why", st)
+		}
+		if n := hitsIn(bobWS["other"], "Zanzibar"); n != 0 {
+			t.Fatalf("bob finds %d hits of a file he gave no password for", n)
+		}
+		if status, raw := objects(id); status == 200 || strings.Contains(string(raw), "Zanzibar") {
+			t.Fatalf("bob reads his locked copy's objects: %d %s", status, raw)
+		}
+		if status, st := give(id, "not-it"); status != 200 || st.Status != knowledge.StatusEncrypted || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
+			t.Fatalf("a wrong password: %d %+v, want encrypted with %q", status, st, kindex.ReasonWrongPassword)
+		}
+		if n := hitsIn(bobWS["other"], "Zanzibar"); n != 0 {
+			t.Fatal("a wrong password unlocked the copy")
+		}
+		// Another copy of his, in the third workspace.
+		third := uploadTo(bobWS["third"], "again.pdf", enc.Bytes())
+		if status, st := give(id, pdfPassword); status != 200 || st.Status != kindex.StatusIndexed {
+			t.Fatalf("the right password: %d %+v, want indexed", status, st)
+		}
+		if n := hitsIn(bobWS["other"], "Zanzibar"); n != 1 {
+			t.Errorf("after the password bob finds %d hits, want 1", n)
+		}
+		if status, raw := objects(id); status != 200 || !strings.Contains(string(raw), "Zanzibar") {
+			t.Errorf("bob's unlocked copy's objects: %d %s", status, raw)
+		}
+		if st := settled(third); st.Status != knowledge.StatusEncrypted {
+			t.Errorf("the copy in the third workspace: %+v, want encrypted", st)
+		}
+		if n := hitsIn(bobWS["third"], "Zanzibar"); n != 0 {
+			t.Errorf("the third workspace finds %d hits", n)
+		}
+		// Ada, who unlocked first, keeps hers.
+		token = tok[1]
+		if n := hits("Zanzibar"); n != 1 {
+			t.Errorf("ada finds %d hits after bob's copies, want 1", n)
+		}
+	})
 
 	t.Run("password given with the upload", func(t *testing.T) {
 		var enc3 bytes.Buffer
