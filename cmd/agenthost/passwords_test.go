@@ -182,52 +182,70 @@ func TestServeFilePassword(t *testing.T) {
 		})
 	}
 
-	t.Run("same bytes, another uploader", func(t *testing.T) {
-		// Ada's ledger.pdf was read with its password above: the same
-		// bytes uploaded by Bob in another workspace stay locked for him
-		// until he gives the password for his file, which is checked.
-		token = bobTok[1]
-		defer func() { token = tok[1] }()
-		objects := func(id string) (int, []byte) { return call("GET", "/files/"+id+"/objects", nil, "") }
-		id := uploadTo(bobWS["other"], "copy.pdf", enc.Bytes())
-		if st := settled(id); st.Status != knowledge.StatusEncrypted || !strings.Contains(st.Error, "needs its password") {
-			t.Fatalf("bob's copy: %+v, want encrypted and why", st)
-		}
-		if n := hitsIn(bobWS["other"], "Zanzibar"); n != 0 {
-			t.Fatalf("bob finds %d hits of a file he gave no password for", n)
-		}
-		if status, raw := objects(id); status == 200 || strings.Contains(string(raw), "Zanzibar") {
-			t.Fatalf("bob reads his locked copy's objects: %d %s", status, raw)
-		}
-		if status, st := give(id, "not-it"); status != 200 || st.Status != knowledge.StatusEncrypted || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
-			t.Fatalf("a wrong password: %d %+v, want encrypted with %q", status, st, kindex.ReasonWrongPassword)
-		}
-		if n := hitsIn(bobWS["other"], "Zanzibar"); n != 0 {
-			t.Fatal("a wrong password unlocked the copy")
-		}
-		// Another copy of his, in the third workspace.
-		third := uploadTo(bobWS["third"], "again.pdf", enc.Bytes())
-		if status, st := give(id, pdfPassword); status != 200 || st.Status != kindex.StatusIndexed {
-			t.Fatalf("the right password: %d %+v, want indexed", status, st)
-		}
-		if n := hitsIn(bobWS["other"], "Zanzibar"); n != 1 {
-			t.Errorf("after the password bob finds %d hits, want 1", n)
-		}
-		if status, raw := objects(id); status != 200 || !strings.Contains(string(raw), "Zanzibar") {
-			t.Errorf("bob's unlocked copy's objects: %d %s", status, raw)
-		}
-		if st := settled(third); st.Status != knowledge.StatusEncrypted {
-			t.Errorf("the copy in the third workspace: %+v, want encrypted", st)
-		}
-		if n := hitsIn(bobWS["third"], "Zanzibar"); n != 0 {
-			t.Errorf("the third workspace finds %d hits", n)
-		}
-		// Ada, who unlocked first, keeps hers.
-		token = tok[1]
-		if n := hits("Zanzibar"); n != 1 {
-			t.Errorf("ada finds %d hits after bob's copies, want 1", n)
-		}
-	})
+	// Ada's ledger.pdf and secret.7z were read with their passwords above:
+	// the same bytes uploaded by Bob in other workspaces stay locked for
+	// him until he gives the password for his file, which is checked.
+	sevenZ := testcorpus.Read(t, "archives", "formats", "libarchive-7zip-encrypted.7z")
+	for _, c := range []struct {
+		name, file string
+		content    []byte
+		password   string
+		words      string
+	}{
+		{"same bytes, another uploader: PDF", "copy.pdf", enc.Bytes(), pdfPassword, "Zanzibar"},
+		{"same bytes, another uploader: 7z", "copy.7z", sevenZ, zPassword, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			token = bobTok[1]
+			defer func() { token = tok[1] }()
+			// What Bob reads of a file: its objects (a document) or
+			// entries (an archive).
+			reads := func(id string) bool {
+				t.Helper()
+				if c.words != "" {
+					status, raw := call("GET", "/files/"+id+"/objects", nil, "")
+					return status == 200 && strings.Contains(string(raw), c.words)
+				}
+				status, raw := call("GET", "/files/"+id+"/entries", nil, "")
+				var entries []kindex.ContainerEntry
+				_ = json.Unmarshal(raw, &entries)
+				return status == 200 && len(entries) > 0
+			}
+			found := func(wsID string) bool { return c.words != "" && hitsIn(wsID, c.words) > 0 }
+			id := uploadTo(bobWS["other"], c.file, c.content)
+			if st := settled(id); st.Status != knowledge.StatusEncrypted || !strings.Contains(st.Error, "needs its password") {
+				t.Fatalf("bob's copy: %+v, want encrypted and why", st)
+			}
+			if found(bobWS["other"]) || reads(id) {
+				t.Fatal("bob reads a file he gave no password for")
+			}
+			if status, st := give(id, "not-it"); status != 200 || st.Status != knowledge.StatusEncrypted || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
+				t.Fatalf("a wrong password: %d %+v, want encrypted with %q", status, st, kindex.ReasonWrongPassword)
+			}
+			if found(bobWS["other"]) || reads(id) {
+				t.Fatal("a wrong password unlocked the copy")
+			}
+			// Another copy of his, in the third workspace.
+			third := uploadTo(bobWS["third"], c.file, c.content)
+			if status, st := give(id, c.password); status != 200 || st.Status != kindex.StatusIndexed {
+				t.Fatalf("the right password: %d %+v, want indexed", status, st)
+			}
+			if !reads(id) || (c.words != "" && !found(bobWS["other"])) {
+				t.Error("bob does not read his copy after its password")
+			}
+			if st := settled(third); st.Status != knowledge.StatusEncrypted {
+				t.Errorf("the copy in the third workspace: %+v, want encrypted", st)
+			}
+			if found(bobWS["third"]) || reads(third) {
+				t.Error("the copy in the third workspace is read")
+			}
+			// Ada, who unlocked first, keeps hers.
+			token = tok[1]
+			if c.words != "" && hits(c.words) != 1 {
+				t.Errorf("ada does not find %q after bob's copies", c.words)
+			}
+		})
+	}
 
 	t.Run("password given with the upload", func(t *testing.T) {
 		var enc3 bytes.Buffer
