@@ -13,6 +13,9 @@ type EntryStore interface {
 	// ContainerEntries lists a container file's entries for a principal
 	// who can read the file (tenancy.ErrNotFound otherwise).
 	ContainerEntries(ctx context.Context, p tenancy.Principal, fileID string) ([]kindex.ContainerEntry, error)
+	// PasswordLocked: the file's content was read with a password given
+	// for another file with its bytes, and none for this one.
+	PasswordLocked(ctx context.Context, fileID string) (bool, error)
 }
 
 // EntryExtractor extracts one entry of a container file on demand.
@@ -53,6 +56,13 @@ func (c *Containers) ExtractEntry(ctx context.Context, p tenancy.Principal, file
 	// Access first: the listing is scope-checked, the extraction is not.
 	if _, err := c.store.ContainerEntries(ctx, p, fileID); err != nil {
 		return kindex.ContainerEntry{}, err
+	}
+	// A container locked by its password lists nothing, and extracts
+	// nothing either (docs/knowledge.md#passwords).
+	if locked, err := c.store.PasswordLocked(ctx, fileID); err != nil {
+		return kindex.ContainerEntry{}, err
+	} else if locked {
+		return kindex.ContainerEntry{}, fmt.Errorf("%w: the file waits for its password (give it with POST /api/v1/files/{id}/password)", tenancy.ErrConflict)
 	}
 	return c.ex.ExtractEntry(ctx, fileID, path)
 }
