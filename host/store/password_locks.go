@@ -48,8 +48,8 @@ func (db *DB) PasswordLocked(ctx context.Context, fileID string) (bool, error) {
 
 // GivePassword records that a password which opens a file's content was
 // given for the file, which unlocks it, and reports whether it did: only a
-// content that was read (not failed, which covers one waiting for its
-// password) is unlocked.
+// content that was read (not failed) is unlocked; a password never
+// unlocks one that waits for it.
 func (db *DB) GivePassword(ctx context.Context, fileID string) (bool, error) {
 	res, err := db.conn().exec(ctx, `UPDATE files SET password_given = ? WHERE id = ? AND EXISTS (SELECT 1 FROM content_indexes ci
 		WHERE ci.tenant_id = files.tenant_id AND ci.sha256 = files.sha256 AND ci.status <> 'failed')`, true, fileID)

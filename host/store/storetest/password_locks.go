@@ -110,12 +110,19 @@ func testPasswordLocks(t *testing.T, open Opener) {
 		t.Errorf("carol's search: %+v %v", hits, err)
 	}
 
-	// A wrong password tried last is said so on the locked file.
-	if err := db.SetContentStatus(ctx, w.t1.ID, sha, kindex.StatusFailed, kindex.ReasonWrongPassword+"the password given does not open locked.pdf"); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := db.ContentState(ctx, w.carol, other.ID); !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
-		t.Errorf("after a wrong password: %+v", st)
+	// A locked file names itself, never the file the content's reason
+	// names; a failure for another reason is shown as it is.
+	for _, c := range []struct{ reason, want string }{
+		{kindex.ReasonWrongPassword + "the password given does not open locked.pdf", kindex.ReasonEncrypted + "copy.pdf needs its password"},
+		{kindex.ReasonEncrypted + "locked.pdf needs its password", kindex.ReasonEncrypted + "copy.pdf needs its password"},
+		{"extractor pdf: invalid_document: broken", "extractor pdf: invalid_document: broken"},
+	} {
+		if err := db.SetContentStatus(ctx, w.t1.ID, sha, kindex.StatusFailed, c.reason); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := db.ContentState(ctx, w.carol, other.ID); st.Status != kindex.StatusFailed || !strings.HasPrefix(st.Error, c.want) || strings.Contains(st.Error, "locked.pdf") {
+			t.Errorf("content failed with %q: carol's copy shows %+v, want %q", c.reason, st, c.want)
+		}
 	}
 	if err := db.SetContentStatus(ctx, w.t1.ID, sha, kindex.StatusIndexed, ""); err != nil {
 		t.Fatal(err)
