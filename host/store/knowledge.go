@@ -193,13 +193,12 @@ func (db *DB) ContentState(ctx context.Context, p tenancy.Principal, fileID stri
 	}
 	st.Status, st.Error, st.Note = kindex.Status(status.String), errText.String, note.String
 	if !open {
-		// Read with a password given for another file: this one shows
-		// nothing of it but that it waits for its password, in its own
-		// name (the content's reason names the other file), or the
-		// failure that ended its indexing for another reason.
-		if st.Status != kindex.StatusFailed || strings.HasPrefix(st.Error, kindex.ReasonEncrypted) || strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
-			st.Error = lockedReason(st.Index.FileName)
-		}
+		// Read (or being read) with a password given for another file:
+		// this one shows nothing of it but that it waits for its
+		// password, in its own name (the content's reason names the
+		// file the password was given for), or the failure that ended
+		// its indexing for another reason.
+		st.Error = lockedState(st.Status, st.Error, st.Index.FileName)
 		st.Status, st.Note = kindex.StatusFailed, ""
 		return st, nil
 	}

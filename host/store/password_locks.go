@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -25,10 +26,20 @@ func passwordOpen(alias string) string {
 		".tenant_id AND pw.sha256 = " + alias + ".sha256 AND pw.password_read))"
 }
 
-// lockedReason is the reason a locked file shows (a knowledge.StatusEncrypted
-// one, by its prefix).
-func lockedReason(name string) string {
-	return kindex.ReasonEncrypted + name + " needs its password (give it with POST /api/v1/files/{id}/password): its text was read with a password given for another file with the same bytes"
+// lockedState is the reason a locked file called name shows for its
+// content's status and reason: a knowledge.StatusEncrypted one (by its
+// prefix), or a failure for another reason as it is.
+func lockedState(status kindex.Status, reason, name string) string {
+	const give = " needs its password (give it with POST /api/v1/files/{id}/password)"
+	switch {
+	case status != kindex.StatusFailed:
+		return kindex.ReasonEncrypted + name + give + ": its text was read with a password given for another file with the same bytes"
+	case strings.HasPrefix(reason, kindex.ReasonWrongPassword):
+		return kindex.ReasonWrongPassword + "the password given does not open " + name + "; nothing was lost, give the right one"
+	case strings.HasPrefix(reason, kindex.ReasonEncrypted):
+		return kindex.ReasonEncrypted + name + give
+	}
+	return reason
 }
 
 // PasswordLocked reports whether a file's content was read with a password

@@ -113,7 +113,7 @@ func testPasswordLocks(t *testing.T, open Opener) {
 	// A locked file names itself, never the file the content's reason
 	// names; a failure for another reason is shown as it is.
 	for _, c := range []struct{ reason, want string }{
-		{kindex.ReasonWrongPassword + "the password given does not open locked.pdf", kindex.ReasonEncrypted + "copy.pdf needs its password"},
+		{kindex.ReasonWrongPassword + "the password given does not open locked.pdf", kindex.ReasonWrongPassword + "the password given does not open copy.pdf"},
 		{kindex.ReasonEncrypted + "locked.pdf needs its password", kindex.ReasonEncrypted + "copy.pdf needs its password"},
 		{"extractor pdf: invalid_document: broken", "extractor pdf: invalid_document: broken"},
 	} {
