@@ -47,6 +47,11 @@ type ListenConfig struct {
 	// pings it, so that a connection that died without a word (a network
 	// partition) is noticed. Default 30 s.
 	Check time.Duration
+	// PingTimeout is how long that ping may take before the connection
+	// counts as lost. Apart from Check so that a short Check (a test's)
+	// does not turn a slow answer on a busy machine into a reconnect.
+	// Default 10 s.
+	PingTimeout time.Duration
 	// RetryPause is the first pause before reconnecting; it doubles on each
 	// failed attempt up to 5 s (or RetryPause when larger). Default 250 ms.
 	RetryPause time.Duration
@@ -66,6 +71,9 @@ func (db *DB) ListenEvents(ctx context.Context, cfg ListenConfig) error {
 	}
 	if cfg.Check <= 0 {
 		cfg.Check = 30 * time.Second
+	}
+	if cfg.PingTimeout <= 0 {
+		cfg.PingTimeout = 10 * time.Second
 	}
 	if cfg.RetryPause <= 0 {
 		cfg.RetryPause = 250 * time.Millisecond
@@ -121,7 +129,7 @@ func (db *DB) listenOnce(ctx context.Context, cfg ListenConfig, listening func()
 		case ctx.Err() != nil:
 			return nil
 		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
-			pctx, cancel := context.WithTimeout(ctx, cfg.Check)
+			pctx, cancel := context.WithTimeout(ctx, cfg.PingTimeout)
 			err = conn.Ping(pctx)
 			cancel()
 			if err != nil {
