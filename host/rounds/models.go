@@ -230,7 +230,10 @@ func (s *Service) keepRoundModel(ctx context.Context, p tenancy.Principal, workf
 func (s *Service) withRoundModel(ctx context.Context, p tenancy.Principal, workspaceID, workflowID string) context.Context {
 	mctx, err := s.roundModel(ctx, p, workspaceID, workflowID)
 	if err != nil {
-		s.logger.Warn("rounds: the conversation's model; the default model answers", "workflow", workflowID, "err", err)
+		// A round stopped or deleted meanwhile ends anyway: nothing to say.
+		if ctx.Err() == nil {
+			s.logger.Warn("rounds: the conversation's model; the default model answers", "workflow", workflowID, "err", err)
+		}
 		return ctx
 	}
 	return mctx

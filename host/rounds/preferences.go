@@ -26,7 +26,9 @@ func (s *Service) preferences(ctx context.Context, p tenancy.Principal) tenancy.
 	}
 	prefs, err := st.UserPreferences(ctx, p)
 	if err != nil {
-		s.logger.Warn("rounds: the person's preferences; the round goes without them", "user", p.UserID, "err", err)
+		if ctx.Err() == nil { // a round stopped or deleted meanwhile ends anyway
+			s.logger.Warn("rounds: the person's preferences; the round goes without them", "user", p.UserID, "err", err)
+		}
 		return tenancy.Preferences{}
 	}
 	return prefs
