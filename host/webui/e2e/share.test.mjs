@@ -123,7 +123,11 @@ await step('ada-reindexes-a-failed-file', async () => {
   assert.ok(r.ok, await r.clone().text());
   const blob = (await r.json()).id;
   const li = page.locator('li', { has: page.locator(`[data-testid=file-details][aria-label$="blob.bin"]`) });
+  // Files have their own area (docs/ui.md#layout); the conversation is
+  // opened again afterwards.
+  const back = page.url();
   await page.reload();
+  await page.click('nav.areas a[data-area=files]');
   await li.locator('.idx[data-status=failed]').waitFor();
   await li.locator('[data-testid=file-details]').click();
   const panel = page.locator('[data-testid=file-detail]');
@@ -141,6 +145,7 @@ await step('ada-reindexes-a-failed-file', async () => {
   assert.equal(indexed.status, 409, 'an indexed file');
   process.stdout.write(`reindexed ${blob}\n`);
   await panel.locator('button.close').click();
+  await page.goto(back);
 });
 
 await step('ada-shares', async () => {
