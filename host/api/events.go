@@ -101,21 +101,8 @@ func handleEvents(wf *workflows.Service, streams *eventStreams) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		c.Set(fiber.HeaderContentType, "text/event-stream")
-		c.Set(fiber.HeaderCacheControl, "no-cache")
-		c.Set("X-Accel-Buffering", "no")
+		chunked := streamHeaders(c)
 		rc := c.Context()
-		// HTTP/1.1 clients get a chunked body, whose last chunk tells a
-		// stream that ended (the workflow was deleted, the server shuts
-		// down) from a dropped connection; HTTP/1.0 ones a body that ends
-		// with the connection.
-		chunked := rc.Request.Header.IsHTTP11()
-		if chunked {
-			rc.Response.Header.SetContentLength(-1)
-		} else {
-			rc.Response.Header.SetContentLength(-2)
-		}
-		rc.Response.Header.SetConnectionClose()
 		// fasthttp calls the hijack handler after this returns, unless the
 		// connection fails first; then nobody would close the
 		// subscription. Whichever comes first of the handler and the
@@ -252,4 +239,24 @@ func (w sseWriter) send(b []byte) bool {
 	}
 	_, err := w.conn.Write(b)
 	return err == nil
+}
+
+// streamHeaders readies the response of an event stream whose connection
+// the handler takes over, and says whether its body is chunked: HTTP/1.1
+// clients get a chunked body, whose last chunk tells a stream that ended
+// (the workflow was deleted, the server shuts down) from a dropped
+// connection; HTTP/1.0 ones a body that ends with the connection.
+func streamHeaders(c *fiber.Ctx) (chunked bool) {
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set("X-Accel-Buffering", "no")
+	h := &c.Context().Response.Header
+	chunked = c.Context().Request.Header.IsHTTP11()
+	if chunked {
+		h.SetContentLength(-1)
+	} else {
+		h.SetContentLength(-2)
+	}
+	h.SetConnectionClose()
+	return chunked
 }

@@ -79,17 +79,8 @@ func handleNotificationEvents(n Notifications, streams *eventStreams) fiber.Hand
 		if err != nil {
 			return err
 		}
-		c.Set(fiber.HeaderContentType, "text/event-stream")
-		c.Set(fiber.HeaderCacheControl, "no-cache")
-		c.Set("X-Accel-Buffering", "no")
+		chunked := streamHeaders(c)
 		rc := c.Context()
-		chunked := rc.Request.Header.IsHTTP11()
-		if chunked {
-			rc.Response.Header.SetContentLength(-1)
-		} else {
-			rc.Response.Header.SetContentLength(-2)
-		}
-		rc.Response.Header.SetConnectionClose()
 		wake, stop := n.Watch(p.UserID)
 		var state atomic.Int32 // 0 pending, 1 streaming, 2 abandoned
 		abandon := time.AfterFunc(hijackWait, func() {
