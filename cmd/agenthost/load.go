@@ -403,8 +403,11 @@ func runOne(ctx context.Context, bases []string, i int, token, ws string) oneRes
 	var o oneResult
 	var last int64
 	var typ string
-	for try := 1; ; try++ {
+	// A stream that moves on may be cut at every stop of a long rolling
+	// run: only attempts that brought nothing new count toward giving up.
+	for try, stalled := 1, 0; ; try++ {
 		follow := bases[(i+try)%len(bases)]
+		before := last
 		done, err := followOne(ctx, follow, token, w.ID, &last, &typ, &o)
 		if done {
 			if o.err == nil {
@@ -412,7 +415,12 @@ func runOne(ctx context.Context, bases []string, i int, token, ws string) oneRes
 			}
 			return o
 		}
-		if try >= 50*len(bases) || ctx.Err() != nil {
+		if last > before {
+			stalled = 0
+		} else {
+			stalled++
+		}
+		if stalled >= 50*len(bases) || ctx.Err() != nil {
 			o.err = fmt.Errorf("the event stream of %s ended after event %d (%s): %v", w.ID, last, typ, err)
 			return o
 		}

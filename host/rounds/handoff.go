@@ -40,8 +40,9 @@ func (s *Service) isStopping() bool {
 // get until wait ends to finish; those still running then are cancelled
 // with a cause that records no end. Each keeps the events it streamed and
 // the cost it ran up (added to the workflow's statistics), stays running,
-// and is released: another host sharing the database claims it at its
-// next look (TakeOver, every couple of seconds), and with the embedded
+// and is released: another host sharing the database, told at once
+// (AnnounceReleased), claims it within milliseconds (TakeOver; its sweep
+// every couple of seconds makes up for a lost word), and with the embedded
 // database this host's next start does. The taker runs it again from its
 // request and marks that with a `roundRestarted` event. HandOff waits until
 // record ends for the cut rounds to record their hand-off (writes waiting
@@ -104,6 +105,13 @@ func (s *Service) release(ctx context.Context, workflowID string) {
 	me := s.hosts.HostID()
 	if _, err := s.hosts.ClaimRound(ctx, workflowID, me, releasedPrefix+me); err != nil {
 		s.logger.Warn("rounds: releasing a handed-off round; it is taken over once this host's heartbeat lapses", "workflow", workflowID, "err", err)
+		return
+	}
+	// Without the word the others find it at their next sweep, seconds
+	// later: in a rolling deploy the next host may stop before the round
+	// could finish there.
+	if err := s.hosts.AnnounceReleased(ctx); err != nil {
+		s.logger.Warn("rounds: announcing a released round; another host takes it at its next sweep", "workflow", workflowID, "err", err)
 	}
 }
 

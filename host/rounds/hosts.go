@@ -20,6 +20,9 @@ type Hosts interface {
 	HostedRounds(ctx context.Context) ([]workflows.HostedRound, error)
 	ClaimRound(ctx context.Context, workflowID, from, to string) (bool, error)
 	RoundHost(ctx context.Context, workflowID string) (string, error)
+	// AnnounceReleased tells the other hosts that this one released
+	// rounds, so that one of them takes them over at once.
+	AnnounceReleased(ctx context.Context) error
 	// User is the principal's user record: a round taken over runs as its
 	// owner, with the owner's rights (a tenant admin's reach every
 	// workspace, member or not).

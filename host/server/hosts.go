@@ -23,10 +23,11 @@ func (h roundHosts) LiveHosts(ctx context.Context) (map[string]bool, error) {
 	return h.queue.LiveHosts(ctx)
 }
 
-// takeOverRounds looks, every interval until ctx ends, for rounds whose host
-// stopped beating, and resumes them here.
-func takeOverRounds(ctx context.Context, runner *rounds.Service, interval time.Duration, logger *slog.Logger) {
-	every(ctx, interval, runner.TakeOver, func(n int, err error) {
+// takeOverRounds looks, at once, every interval and whenever released
+// says another host released rounds, until ctx ends, for rounds whose host
+// stopped beating or gave them up, and resumes them here.
+func takeOverRounds(ctx context.Context, runner *rounds.Service, interval time.Duration, released <-chan struct{}, logger *slog.Logger) {
+	every(ctx, interval, released, runner.TakeOver, func(n int, err error) {
 		switch {
 		case err != nil:
 			logger.Error("taking over rounds of stopped hosts", "err", err)
@@ -36,11 +37,11 @@ func takeOverRounds(ctx context.Context, runner *rounds.Service, interval time.D
 	})
 }
 
-// expireApprovals expires, every interval until ctx ends, the approvals
+// expireApprovals expires, at once and every interval until ctx ends, the approvals
 // nobody decided in time, and resumes their rounds (any host may: each
 // approval expires once).
 func expireApprovals(ctx context.Context, runner *rounds.Service, interval time.Duration, logger *slog.Logger) {
-	every(ctx, interval, runner.ExpireApprovals, func(n int, err error) {
+	every(ctx, interval, nil, runner.ExpireApprovals, func(n int, err error) {
 		switch {
 		case err != nil:
 			logger.Error("expiring approvals", "err", err)
@@ -50,21 +51,23 @@ func expireApprovals(ctx context.Context, runner *rounds.Service, interval time.
 	})
 }
 
-// every runs sweep each interval until ctx ends and reports what it did;
-// an error from ctx ending is not reported.
-func every(ctx context.Context, interval time.Duration, sweep func(context.Context) (int, error), report func(int, error)) {
+// every runs sweep at once, then each interval and whenever wake says so
+// (nil: never), until ctx ends, and reports what it did; an error from ctx
+// ending is not reported.
+func every(ctx context.Context, interval time.Duration, wake <-chan struct{}, sweep func(context.Context) (int, error), report func(int, error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
 		n, err := sweep(ctx)
 		if err != nil && ctx.Err() != nil {
 			return
 		}
 		report(n, err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-wake:
+		}
 	}
 }

@@ -587,10 +587,18 @@ func (s *Server) runServe(ctx context.Context) error {
 		logger.Info("plugins ready", "count", len(s.host.Plugins()), "took", time.Since(start).Round(time.Millisecond))
 	}()
 	listenCtx, stopListening := context.WithCancel(ctx)
+	// Other hosts' word that they released rounds (a rolling deploy)
+	// wakes the take-over sweep.
+	released := make(chan struct{}, 1)
 	s.listened, s.stopListen = make(chan struct{}), stopListening
 	go func() {
 		defer close(s.listened)
-		db.ListenEvents(listenCtx, store.ListenConfig{Advance: s.broker.Advance, Resync: s.broker.Resync})
+		db.ListenEvents(listenCtx, store.ListenConfig{Advance: s.broker.Advance, Resync: s.broker.Resync, Released: func() {
+			select {
+			case released <- struct{}{}:
+			default: // a sweep is already due: it takes them all
+			}
+		}})
 	}()
 	context.AfterFunc(ctx, s.handOff)
 	if s.dataSources != nil {
@@ -624,7 +632,7 @@ func (s *Server) runServe(ctx context.Context) error {
 	if db.Dialect() == store.Postgres {
 		// Rounds of a host that died are resumed by a live one within
 		// the heartbeat lease.
-		go takeOverRounds(ctx, runner, jobs.DefaultHeartbeatInterval, logger)
+		go takeOverRounds(ctx, runner, jobs.DefaultHeartbeatInterval, released, logger)
 	}
 	logger.Info("agenthost listening", "addr", cfg.Addr, "plugins", len(s.host.Plugins()))
 	if err := announceSetup(ctx, db, cfg.Addr, logger); err != nil {

@@ -16,6 +16,24 @@ import (
 // events: payload "<workflow id> <seq>", the highest of that workflow.
 const eventsChannel = "agenthost_events"
 
+// roundsChannel is the channel on which a stopping host says it released
+// rounds (handed them off): the others take them over at once rather than
+// at their next sweep.
+const roundsChannel = "agenthost_rounds"
+
+// AnnounceReleased tells the hosts listening (ListenEvents with Released)
+// that this host released rounds for another to take over. On SQLite (one
+// host) it does nothing: the host takes its own back at its next start.
+func (db *DB) AnnounceReleased(ctx context.Context) error {
+	if db.dialect != Postgres {
+		return nil
+	}
+	if _, err := db.pool.Exec(ctx, `SELECT pg_notify($1, '')`, roundsChannel); err != nil {
+		return fmt.Errorf("store: announce released rounds: %w", err)
+	}
+	return nil
+}
+
 // Announce implements workflows.Announcer: it tells the hosts listening
 // (ListenEvents) that the workflows' events up to the given numbers are
 // committed, in one statement (one NOTIFY each, delivered when it commits).
@@ -43,6 +61,10 @@ type ListenConfig struct {
 	// the listener starts listening, and when its connection drops
 	// (workflows.Broker.Resync reads every followed head at once).
 	Resync func()
+	// Released, when set, is called each time another host announces
+	// released rounds (AnnounceReleased). Announcements lost while the
+	// connection is down are made up for by the hosts' periodic sweep.
+	Released func()
 	// Check is how long the connection may stay silent before the listener
 	// pings it, so that a connection that died without a word (a network
 	// partition) is noticed. Default 30 s.
@@ -118,6 +140,11 @@ func (db *DB) listenOnce(ctx context.Context, cfg ListenConfig, listening func()
 	if _, err := conn.Exec(ctx, "LISTEN "+eventsChannel); err != nil {
 		return fmt.Errorf("store: listen: %w", err)
 	}
+	if cfg.Released != nil {
+		if _, err := conn.Exec(ctx, "LISTEN "+roundsChannel); err != nil {
+			return fmt.Errorf("store: listen: %w", err)
+		}
+	}
 	listening()
 	// Events committed before LISTEN took effect were not announced here.
 	cfg.Resync()
@@ -140,6 +167,12 @@ func (db *DB) listenOnce(ctx context.Context, cfg ListenConfig, listening func()
 			return fmt.Errorf("store: listen: %w", err)
 		}
 		if db.own.has(n.PID) {
+			continue
+		}
+		if n.Channel == roundsChannel {
+			if cfg.Released != nil {
+				cfg.Released()
+			}
 			continue
 		}
 		id, seq, ok := parseAnnouncement(n.Payload)

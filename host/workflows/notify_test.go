@@ -151,3 +151,58 @@ func TestListenerSurvivesSilence(t *testing.T) {
 	appendN(t, c.a.svc, c.alice, wf.ID, 1, 3)
 	expect(t, ch, 2, 4)
 }
+
+// TestReleasedRoundsAnnounced: a stopping host's word that it released
+// rounds reaches the other host's listener (which wakes its take-over
+// sweep), and not its own.
+func TestReleasedRoundsAnnounced(t *testing.T) {
+	url := testenv.Postgres(t)
+	c := newCluster(t, func(tb testing.TB) *store.DB { return open(tb, store.Config{URL: url}) })
+	listen := func(db *store.DB, b *workflows.Broker) (resyncs, released chan struct{}) {
+		resyncs, released = make(chan struct{}, 100), make(chan struct{}, 100)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- db.ListenEvents(ctx, store.ListenConfig{Advance: b.Advance,
+				Resync:   func() { b.Resync(); resyncs <- struct{}{} },
+				Released: func() { released <- struct{}{} }})
+		}()
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		})
+		return resyncs, released
+	}
+	resyncsA, releasedA := listen(c.a.db, c.a.broker)
+	resyncsB, releasedB := listen(c.b.db, c.b.broker)
+	waitResync(t, resyncsA, "start listening")
+	waitResync(t, resyncsB, "start listening")
+
+	if err := c.a.db.AnnounceReleased(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-releasedB:
+	case <-time.After(30 * time.Second):
+		t.Fatal("host B did not hear that host A released rounds")
+	}
+	// PostgreSQL delivers notifications in their commits' order: once A
+	// heard B's word, sent after its own, it had read its own and skipped it.
+	if err := c.b.db.AnnounceReleased(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-releasedA:
+	case <-time.After(30 * time.Second):
+		t.Fatal("host A did not hear that host B released rounds")
+	}
+	select {
+	case <-releasedA:
+		t.Fatal("host A heard its own release")
+	case <-releasedB:
+		t.Fatal("host B heard its own release")
+	default:
+	}
+}
