@@ -102,38 +102,48 @@ func handleEvents(wf *workflows.Service, streams *eventStreams) fiber.Handler {
 			return err
 		}
 		chunked := streamHeaders(c)
-		rc := c.Context()
-		// fasthttp calls the hijack handler after this returns, unless the
-		// connection fails first; then nobody would close the
-		// subscription. Whichever comes first of the handler and the
-		// abandon timer owns it.
-		var state atomic.Int32 // 0 pending, 1 streaming, 2 abandoned
-		abandon := time.AfterFunc(hijackWait, func() {
-			if state.CompareAndSwap(0, 2) {
-				sub.Close()
-			}
-		})
-		rc.HijackSetNoResponse(true)
-		rc.Hijack(func(conn net.Conn) {
-			abandon.Stop()
-			if !state.CompareAndSwap(0, 1) {
-				conn.Close()
-				return
-			}
-			// The server (KeepHijackedConns) leaves the connection to us
-			// and releases the request's context once this returns; the
-			// header is copied out of it first.
-			header := append([]byte(nil), rc.Response.Header.Header()...)
-			if u, ok := conn.(interface{ UnsafeConn() net.Conn }); ok {
-				conn = u.UnsafeConn() // drops fasthttp's read buffer
-			}
-			if !streams.start(func() { streamEvents(streams.ctx, conn, sub, again, header, chunked) }) {
-				sub.Close()
-				conn.Close()
-			}
+		takeOver(c, streams, sub.Close, func(conn net.Conn, header []byte) {
+			streamEvents(streams.ctx, conn, sub, again, header, chunked)
 		})
 		return nil
 	}
+}
+
+// takeOver takes the request's connection over from fasthttp once the
+// handler has returned and runs stream on it, with the response header
+// (set by streamHeaders) to write first, as one of streams. release frees
+// what the stream holds (a subscription) when stream never runs: fasthttp
+// calls the hijack handler only after the handler returns, and not at all
+// when the connection fails first, so whichever comes first of the hijack
+// and an abandon timer owns the release. stream closes conn and releases
+// what it holds itself.
+func takeOver(c *fiber.Ctx, streams *eventStreams, release func(), stream func(conn net.Conn, header []byte)) {
+	rc := c.Context()
+	var state atomic.Int32 // 0 pending, 1 streaming, 2 abandoned
+	abandon := time.AfterFunc(hijackWait, func() {
+		if state.CompareAndSwap(0, 2) {
+			release()
+		}
+	})
+	rc.HijackSetNoResponse(true)
+	rc.Hijack(func(conn net.Conn) {
+		abandon.Stop()
+		if !state.CompareAndSwap(0, 1) {
+			conn.Close()
+			return
+		}
+		// The server (KeepHijackedConns) leaves the connection to us and
+		// releases the request's context once this returns; the header is
+		// copied out of it first.
+		header := append([]byte(nil), rc.Response.Header.Header()...)
+		if u, ok := conn.(interface{ UnsafeConn() net.Conn }); ok {
+			conn = u.UnsafeConn() // drops fasthttp's read buffer
+		}
+		if !streams.start(func() { stream(conn, header) }) {
+			release()
+			conn.Close()
+		}
+	})
 }
 
 // streamEvents writes the header and then the subscription's events to

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -80,29 +79,10 @@ func handleNotificationEvents(n Notifications, streams *eventStreams) fiber.Hand
 			return err
 		}
 		chunked := streamHeaders(c)
-		rc := c.Context()
 		wake, stop := n.Watch(p.UserID)
-		var state atomic.Int32 // 0 pending, 1 streaming, 2 abandoned
-		abandon := time.AfterFunc(hijackWait, func() {
-			if state.CompareAndSwap(0, 2) {
-				stop()
-			}
-		})
-		rc.HijackSetNoResponse(true)
-		rc.Hijack(func(conn net.Conn) {
-			abandon.Stop()
-			if !state.CompareAndSwap(0, 1) {
-				conn.Close()
-				return
-			}
-			header := append([]byte(nil), rc.Response.Header.Header()...)
-			if u, ok := conn.(interface{ UnsafeConn() net.Conn }); ok {
-				conn = u.UnsafeConn()
-			}
-			if !streams.start(func() { streamNotifications(streams.ctx, conn, n, p, wake, again, header, chunked, first); stop() }) {
-				stop()
-				conn.Close()
-			}
+		takeOver(c, streams, stop, func(conn net.Conn, header []byte) {
+			streamNotifications(streams.ctx, conn, n, p, wake, again, header, chunked, first)
+			stop()
 		})
 		return nil
 	}
