@@ -11,6 +11,7 @@ import (
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/mcpserver"
+	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/passkey"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/scim"
@@ -42,12 +43,15 @@ var (
 	_ knowledge.SearchStore    = (*store.DB)(nil)
 	_ mcpclient.Store          = (*store.DB)(nil)
 	_ mcpserver.SessionStore   = (*store.DB)(nil)
+	_ notifications.Store      = (*store.DB)(nil)
 	_ passkey.Store            = (*store.DB)(nil)
 	_ scim.Store               = (*store.DB)(nil)
 	_ signin.InvitationStore   = (*store.DB)(nil)
 	_ signin.Store             = (*store.DB)(nil)
 	_ sweep.Store              = (*store.DB)(nil)
 	_ workflows.Store          = (*store.DB)(nil)
+	_ workflows.EventSource    = (*store.DB)(nil)
+	_ workflows.Announcer      = (*store.DB)(nil)
 	_ rounds.ModelStore        = (*store.DB)(nil)
 	_ rounds.PreferenceStore   = (*store.DB)(nil)
 	_ rounds.SettingsStore     = (*store.DB)(nil)

@@ -72,8 +72,8 @@ var layerOf = map[string]int{
 	"host/knowledge/kindex":            records,
 	"host/llm/modeluse":                records,
 	"host/mcpclient/mcpconfig":         records,
-	"host/scim":                        records, // its records are still declared with its handlers
-	"host/workflows":                   records, // its records are still declared with its service
+	"host/scim":                        records, // owns its types and its service; imports only base
+	"host/workflows":                   records, // owns its types and its service; imports only base
 	"host/store":                       store,
 	"host/wasm":                        runtime,
 	"host/jobs":                        runtime,
