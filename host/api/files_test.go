@@ -122,6 +122,12 @@ func TestFilesAPI(t *testing.T) {
 		{"objects of a file not indexed yet", call{"GET", "/files/" + f.ID + "/objects", alice, "", nil}, 409, "still being indexed"},
 		{"objects with a limit past the cap", call{"GET", "/files/" + f.ID + "/objects?limit=201", alice, "", nil}, 400, "limit 201"},
 		{"objects of a negative page", call{"GET", "/files/" + f.ID + "/objects?page=-1", alice, "", nil}, 400, "page -1"},
+		// A page's copy is the file's too; only a PDF has pages to copy
+		// (copies themselves: TestPagePDFRoute in cmd/agenthost).
+		{"page of another workspace's file", call{"GET", "/files/" + f.ID + "/pages/1/pdf", carol, "", nil}, 404, "not found"},
+		{"page of a file that is no PDF", call{"GET", "/files/" + f.ID + "/pages/1/pdf", alice, "", nil}, 422, "not a PDF"},
+		{"page zero", call{"GET", "/files/" + f.ID + "/pages/0/pdf", alice, "", nil}, 400, "a number from 1"},
+		{"page not a number", call{"GET", "/files/" + f.ID + "/pages/x/pdf", alice, "", nil}, 400, "a number from 1"},
 		// Issue 26 item 5: a password is taken only for an encrypted file
 		// the caller can read.
 		{"password for a file that is not encrypted", call{"POST", "/files/" + f.ID + "/password", alice, "application/json", strings.NewReader(`{"password":"x"}`)}, 409, "does not wait for a password"},

@@ -162,6 +162,9 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	if d.ContainerEntries != nil {
 		authed.Get("/files/:id/entries", handleFileEntries(d.ContainerEntries))
 	}
+	if d.PagePDFs != nil {
+		authed.Get("/files/:id/pages/:page/pdf", handlePagePDF(d.Files, d.PagePDFs))
+	}
 	if d.FileObjects != nil {
 		authed.Get("/files/:id/objects", handleFileObjects(d.Files, d.FileObjects))
 	}

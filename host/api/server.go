@@ -68,6 +68,8 @@ type Deps struct {
 	// FileObjects reads files' content objects for the UI's preview
 	// (GET /files/:id/objects); nil serves no such route.
 	FileObjects FileObjects
+	// PagePDFs copies a PDF's page on its own for the preview.
+	PagePDFs PagePDFs
 	// MaxBody bounds request bodies (uploads); default 1 GiB + 1 MiB.
 	MaxBody int
 	// Timeouts bound slow and idle clients (see Timeouts; zero values take

@@ -256,6 +256,7 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 	// the route's refusals are tested here, decryption in cmd/agenthost).
 	ts.deps.FilePasswords = knowledge.NewUnlocker(knowledge.NewIngester(db, blobs, knowledge.NewExtractors(pluginHost), nil), db)
 	ts.deps.FileObjects = knowledge.NewReader(db, blobs, knowledge.NewExtractors(pluginHost))
+	ts.deps.PagePDFs = knowledge.NewExtractors(pluginHost)
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
 	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db

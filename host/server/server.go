@@ -460,7 +460,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		Logger:       logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, MCPClients: db, OAuth: optionalOAuth(oauth), Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(cfg.MaxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
-		Knowledge: searcher, IndexStates: db, Reindexer: indexer, ContainerEntries: db, FileObjects: reader, FilePasswords: knowledge.NewUnlocker(ingester, db),
+		Knowledge: searcher, IndexStates: db, Reindexer: indexer, ContainerEntries: db, FileObjects: reader, PagePDFs: extractors, FilePasswords: knowledge.NewUnlocker(ingester, db),
 		Billing: db, Telemetry: tel, MetricsToken: cfg.Telemetry.MetricsToken, TraceHealth: cfg.Telemetry.TraceHealth, Background: bg,
 		Notifications: notes,
 		Rate:          api.RateLimit{Counter: db, PerMinute: cfg.TenantRate},
