@@ -473,6 +473,14 @@ func (c *Client) ListFileObjects(ctx context.Context, id string, params *ListFil
 	return &out, nil
 }
 
+// GetFilePagePDF calls GET /api/v1/files/{id}/pages/{page}/pdf: a PDF's page as a one-page PDF (its
+// objects, nothing of the other pages), copied by the PDF plugin in its sandbox: what the preview
+// draws a cited page from. The caller reads and closes the response's body.
+func (c *Client) GetFilePagePDF(ctx context.Context, id string, page string) (*http.Response, error) {
+	r := request{method: "GET", path: "/api/v1/files/" + url.PathEscape(id) + "/pages/" + url.PathEscape(page) + "/pdf"}
+	return c.send(ctx, r)
+}
+
 // GiveFilePassword calls POST /api/v1/files/{id}/password: the password of an encrypted file
 // (status encrypted): the file is indexed with it before the answer, which is its indexing state
 // (as GET /files/{id}/index): indexed, or encrypted again with the error 'wrong password: …'

@@ -131,8 +131,8 @@ func fiveHundredPagePDF(t testing.TB) []byte {
 // TestBrowserPreview drives the preview in headless Chromium against a real
 // serve (host/webui/e2e/preview.test.mjs): a citation in a multi-page PDF
 // (the Debian maintainers' guide, 143 pages) opens its page drawn by pdf.js
-// with the cited passage marked, having fetched only ranges of the file;
-// page navigation, zoom and Escape; an office document's structure (a
+// with the cited passage marked, having fetched only that page's copy;
+// page navigation, zoom and Escape; an encrypted PDF read by ranges; an office document's structure (a
 // DOCX's table, an ODT's heading, a PPTX's slide with its notes); an
 // image; an archive's tree; the preview as a full-screen sheet at 390 px;
 // axe-core on the views.
@@ -156,6 +156,7 @@ func TestBrowserPreview(t *testing.T) {
 			testcorpus.Read(t, "office", "pptx", "python-pptx-prs-notes.pptx")},
 		{"UI_PV_PNG", "gradient.png", "image/png", testPNG(t)},
 		{"UI_PV_ZIP", "project-docs.zip", "application/zip", testcorpus.Read(t, "archives", "benign", "project-docs.zip")},
+		{"UI_PV_LOCKED", "owner-password.pdf", "application/pdf", testcorpus.Read(t, "pdf", "pypdf-r6-owner-password.pdf")},
 	}
 	var env []string
 	for _, f := range files {
@@ -171,7 +172,7 @@ func TestBrowserPreview(t *testing.T) {
 	}
 	for _, e := range env {
 		k, id, _ := strings.Cut(e, "=")
-		if !strings.HasSuffix(k, "_SIZE") && k != "UI_PV_PDF" && k != "UI_PV_PNG" {
+		if !strings.HasSuffix(k, "_SIZE") && k != "UI_PV_PDF" && k != "UI_PV_PNG" && k != "UI_PV_LOCKED" {
 			if st := waitStatus(t, w, id); st != "indexed" {
 				t.Fatalf("%s's indexing: %s", k, st)
 			}

@@ -6,10 +6,11 @@
 // Never the read tool's text for a model.
 //
 // pdf.js (pdf.min.mjs and its worker) is imported only when a PDF is
-// shown. It reads the file through HTTP range requests on the content
-// route, a chunk at a time, so a cited page of a long document costs the
-// bytes of that page (its objects, fonts and the cross-reference table),
-// not the file.
+// shown. A page shown comes as a copy of its own from the page route (the
+// page's objects, fonts and images, copied by the PDF plugin), so a cited
+// page of a long document costs the bytes of that page in one request,
+// not the file. A PDF the host cannot copy page by page is read through
+// HTTP range requests on the content route, a chunk at a time.
 import { h } from './preact.mjs';
 import { useState, useEffect, useRef } from './preact-hooks.mjs';
 import htm from './htm.mjs';
@@ -190,8 +191,42 @@ function rangeTransport(pdfjs, url, size, ahead, onError) {
   return t;
 }
 
+// COPIES is how many pages' copies a preview keeps open: the page shown
+// and those just before, for paging back and forth.
+const COPIES = 6;
+
+// pageCopy fetches page n of a PDF as a document of its own (the page
+// route: the page's objects, nothing of the other pages) and opens it in
+// pdf.js: {doc, pages, task}, pages the document's count, task pdf.js's
+// loading task (which closes the document). pdf.js and the copy
+// load at once.
+function pageCopy(fileID, n) {
+  const at = performance.now();
+  const copy = fetch(`${API}/files/${fileID}/pages/${n}/pdf`, { credentials: 'same-origin' }).then(async (r) => {
+    if (!r.ok) throw new Error(`page ${n}: HTTP ${r.status}`);
+    const pages = Number(r.headers.get('Agenthost-Page-Count')) || 0;
+    const data = new Uint8Array(await r.arrayBuffer());
+    metrics.pvCopyAt = performance.now();
+    (metrics.pvRanges || (metrics.pvRanges = [])).push(`page ${n} ${data.length} ${Math.round(at - metrics.previewOpenedAt)}..${Math.round(metrics.pvCopyAt - metrics.previewOpenedAt)}`);
+    return { data, pages };
+  });
+  return Promise.all([copy, loadPdfjs()]).then(([{ data, pages }, { pdfjs, worker, failed }]) => {
+    const task = pdfjs.getDocument({ worker, data, isEvalSupported: false });
+    return Promise.race([task.promise, failed]).then((doc) => ({ doc, pages, task }), (e) => { task.destroy(); throw e; });
+  });
+}
+
+// PdfView draws a page of a PDF. Each page shown is first asked for as a
+// copy of its own (pageCopy): for a long document that is one request of
+// the page's bytes instead of a chain of range requests through the
+// document's page tree. A file the host cannot copy page by page (an
+// encrypted one: the page route answers 422) is read whole instead, by
+// ranges (rangeTransport), from then on.
 function PdfView({ t, file, page: initial, passage }) {
-  const [doc, setDoc] = useState(null);
+  // view: the document drawn (doc), the page of it drawn (at) and the
+  // page of the file that is (page).
+  const [view, setView] = useState(null);
+  const [total, setTotal] = useState(0);
   const [page, setPage] = useState(Math.max(1, initial || 1));
   const [scale, setScale] = useState(0);
   const [err, setErr] = useState('');
@@ -201,34 +236,74 @@ function PdfView({ t, file, page: initial, passage }) {
   const canvas = useRef();
   const box = useRef();
   const text = useRef();
+  // copies: page → promise of its copy; whole: the file read by ranges,
+  // once a copy was refused. Both are this preview's (its key is the file).
+  const copies = useRef(new Map());
+  const whole = useRef(null);
   useEffect(() => { setPage(Math.max(1, initial || 1)); }, [initial]);
+  useEffect(() => () => {
+    for (const c of copies.current.values()) c.then(({ task }) => task.destroy(), () => {});
+    if (whole.current) whole.current.task.then((task) => task && task.destroy(), () => {});
+  }, []);
   useEffect(() => {
-    let live = true, task = null;
-    setDoc(null); setErr('');
+    let live = true;
+    setErr('');
     const url = `${API}/files/${file.id}/content`;
-    const ahead = rangeAhead(url, file.size);
     const onError = (e) => { if (live) setErr(e.message); };
-    loadPdfjs().then(({ pdfjs, worker, failed }) => {
-      if (!live) return;
-      task = pdfjs.getDocument({
-        worker,
-        range: rangeTransport(pdfjs, url, file.size, ahead, onError),
-        rangeChunkSize: CHUNK, disableAutoFetch: true, disableStream: true,
-        // The page's CSP allows no eval: pdf.js must not try it.
-        isEvalSupported: false,
-      });
-      return Promise.race([task.promise, failed]).then((d) => { metrics.pvDocAt = performance.now(); if (live) setDoc(d); });
-    }).catch((e) => { if (live) setErr(e.message); });
-    return () => { live = false; if (task) task.destroy(); };
-  }, [file.id]);
+    const readWhole = () => {
+      if (!whole.current) {
+        const ahead = rangeAhead(url, file.size);
+        let resolveTask;
+        const task = new Promise((r) => { resolveTask = r; });
+        const doc = loadPdfjs().then(({ pdfjs, worker, failed }) => {
+          const tk = pdfjs.getDocument({
+            worker,
+            range: rangeTransport(pdfjs, url, file.size, ahead, (e) => whole.current && whole.current.onError(e)),
+            rangeChunkSize: CHUNK, disableAutoFetch: true, disableStream: true,
+            // The page's CSP allows no eval: pdf.js must not try it.
+            isEvalSupported: false,
+          });
+          resolveTask(tk);
+          return Promise.race([tk.promise, failed]);
+        });
+        doc.catch(() => resolveTask(null));
+        whole.current = { doc, task, onError };
+      }
+      whole.current.onError = onError;
+      return whole.current.doc.then((doc) => { setTotal(doc.numPages); return { doc, at: Math.min(page, doc.numPages), page }; });
+    };
+    let shown;
+    if (whole.current) {
+      shown = readWhole();
+    } else {
+      let c = copies.current.get(page);
+      if (!c) {
+        c = pageCopy(file.id, page);
+        copies.current.set(page, c);
+        // The oldest copies beyond COPIES are closed.
+        for (const [k, old] of copies.current) {
+          if (copies.current.size <= COPIES) break;
+          copies.current.delete(k);
+          old.then(({ task }) => task.destroy(), () => {});
+        }
+      }
+      shown = c.then(({ doc, pages }) => {
+        if (pages) setTotal(pages);
+        return { doc, at: 1, page };
+      }, () => { copies.current.delete(page); return readWhole(); });
+    }
+    shown.then((v) => { metrics.pvDocAt = performance.now(); if (live) setView(v); }, onError);
+    return () => { live = false; };
+  }, [file.id, page]);
   useEffect(() => {
-    if (!doc) return;
+    if (!view) return;
+    const { doc, at, page: pageOfFile } = view;
     let live = true, render = null, layer = null;
     setDrawn(0);
     if (text.current) text.current.replaceChildren();
     (async () => {
       try {
-        const p = await doc.getPage(Math.min(page, doc.numPages));
+        const p = await doc.getPage(at);
         metrics.pvPageAt = performance.now();
         if (!live) return;
         // Fit the page's width to the panel at first; zoom from there.
@@ -255,7 +330,7 @@ function PdfView({ t, file, page: initial, passage }) {
           }
         }
         setMarks(m);
-        setDrawn(p.pageNumber);
+        setDrawn(pageOfFile);
         metrics.previewDrawnAt = performance.now();
         // The page's text over the canvas, transparent (pdf.js's text
         // layer): it can be selected and copied, and a screen reader reads
@@ -267,15 +342,15 @@ function PdfView({ t, file, page: initial, passage }) {
         text.current.style.setProperty('--total-scale-factor', String(s));
         layer = new pdfjs.TextLayer({ textContentSource: tc || p.streamTextContent(), container: text.current, viewport: vp });
         await layer.render();
-        if (live) setTexted(p.pageNumber);
+        if (live) setTexted(pageOfFile);
       } catch (e) {
         if (live && e && e.name !== 'RenderingCancelledException') setErr(e.message);
       }
     })();
     return () => { live = false; if (render) render.cancel(); if (layer) layer.cancel(); };
-  }, [doc, page, scale, passage]);
+  }, [view, scale, passage]);
   if (err) return html`<p class="error" role="alert">${err}</p>`;
-  const n = doc ? doc.numPages : 0;
+  const n = total;
   const go = (p) => setPage(Math.max(1, Math.min(n || 1, p)));
   const zoom = (f) => setScale((s) => Math.max(0.25, Math.min(5, (s || 1) * f)));
   return html`<div class="pdf-view" ref=${box}>
@@ -289,7 +364,7 @@ function PdfView({ t, file, page: initial, passage }) {
       <span class="muted" data-testid="zoom">${Math.round((scale || 1) * 100)} %</span>
       <button type="button" onClick=${() => zoom(1.25)} aria-label=${t('zoomIn')} data-testid="zoom-in">+</button>
     </div>
-    ${!doc && html`<p class="muted">${t('loading')}</p>`}
+    ${(!view || view.page !== page) && html`<p class="muted">${t('loading')}</p>`}
     <div class="pdf-page" tabindex="0" data-testid="pdf-page" data-page=${page} data-drawn=${drawn || undefined} data-marks=${drawn ? marks.length : undefined}>
       <canvas ref=${canvas} role="img" aria-label=${`${file.name}, ${t('page')} ${page}${n ? ' / ' + n : ''}`}></canvas>
       ${marks.map((r, i) => html`<mark key=${i} class="hl" style=${`left:${r.left}px;top:${r.top}px;width:${r.width}px;height:${r.height}px`}></mark>`)}

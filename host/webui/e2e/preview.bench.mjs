@@ -2,11 +2,11 @@
 // against a real serve with a scripted model and a 500-page PDF uploaded,
 // its id in UI_PDF500). Prints "RESULT {json}".
 //
-//   firstPageMs  a citation clicked to its page drawn (pdf.js over range
-//                requests), each run in a fresh browser context (nothing
+//   firstPageMs  a citation clicked to its page drawn (pdf.js over the
+//                page's copy from the page route), each run in a fresh browser context (nothing
 //                cached: the preview module, pdf.js and its worker load
 //                too), median of 5 runs at pages across the document
-//   firstPageKB  bytes of the PDF fetched for that page, median
+//   firstPageKB  bytes fetched for that page (copy or ranges), median
 import { chromium } from 'playwright-core';
 
 const env = (k) => process.env[k];
@@ -21,7 +21,7 @@ for (const target of [50, 150, 250, 350, 450]) {
   const page = await ctx.newPage();
   page.setDefaultTimeout(120000);
   let bytes = 0, reqs = 0;
-  page.on('response', (r) => { if (r.url().endsWith(`/files/${pdf}/content`)) { reqs++; bytes += Number(r.headers()['content-length'] || 0); } });
+  page.on('response', (r) => { if (r.url().includes(`/files/${pdf}/`) && /\/(content|pdf)$/.test(r.url())) { reqs++; bytes += Number(r.headers()['content-length'] || 0); } });
   await page.goto(`${base}/w/${ws}`, { waitUntil: 'networkidle' });
   await page.fill('#chat-input', `Cite page ${target} of file ${pdf}`);
   await page.press('#chat-input', 'Enter');
@@ -33,7 +33,7 @@ for (const target of [50, 150, 250, 350, 450]) {
   // Where the time goes: pdf.js loaded (the first range asked for), the
   // ranges (the last one in), the page drawn.
   const [first, last] = await page.evaluate((id) => {
-    const r = performance.getEntriesByType('resource').filter((e) => e.name.endsWith(`/files/${id}/content`));
+    const r = performance.getEntriesByType('resource').filter((e) => e.name.includes(`/files/${id}/`) && /\/(content|pdf)$/.test(e.name));
     const t0 = window.__agenthost.previewOpenedAt;
     return [Math.min(...r.map((e) => e.startTime)) - t0, Math.max(...r.map((e) => e.responseEnd)) - t0];
   }, pdf);

@@ -34,8 +34,8 @@ async function open(viewport) {
   const content = [], modules = [];
   page.on('request', (r) => { const m = /\/assets\/([^/?]+\.mjs)$/.exec(r.url()); if (m) modules.push(m[1]); });
   page.on('response', (r) => {
-    const m = /\/api\/v1\/files\/([^/]+)\/content$/.exec(new URL(r.url()).pathname);
-    if (m) content.push({ file: m[1], status: r.status(), range: r.request().headers().range || '', length: Number(r.headers()['content-length'] || 0) });
+    const m = /\/api\/v1\/files\/([^/]+)\/(content|pages\/(\d+)\/pdf)$/.exec(new URL(r.url()).pathname);
+    if (m) content.push({ file: m[1], page: m[3] ? Number(m[3]) : 0, status: r.status(), range: r.request().headers().range || '', length: Number(r.headers()['content-length'] || 0) });
   });
   await page.goto(`${base}/w/${ws}`);
   await page.waitForSelector('#chat-input');
@@ -115,11 +115,12 @@ await step(page, 'pdf-citation-drawn-and-marked', async () => {
     return text;
   });
   assert.match(selected, /VCS/, 'the text layer selects as the page\'s text');
-  // Only ranges of the file were fetched, and only part of it.
+  // The cited page came as a copy of its own, one request, a part of
+  // the file's bytes; the file itself was not read.
   const reqs = desk.content.filter((r) => r.file === pdf);
   const bytes = reqs.reduce((s, r) => s + r.length, 0);
-  log(`  pdf: ${reqs.length} range requests, ${bytes} of ${pdfSize} bytes for page ${citedPage}: ${reqs.map((r) => r.range.slice(6)).join(' ')}`);
-  assert.ok(reqs.length > 0 && reqs.every((r) => r.status === 206 && /^bytes=\d+-\d+$/.test(r.range)), 'every read is a range: ' + JSON.stringify(reqs));
+  log(`  pdf: ${reqs.length} requests, ${bytes} of ${pdfSize} bytes for page ${citedPage}: ${reqs.map((r) => r.page ? 'page ' + r.page : r.range.slice(6)).join(' ')}`);
+  assert.deepEqual(reqs.map((r) => [r.page, r.status]), [[citedPage, 200]], 'one copy of the cited page: ' + JSON.stringify(reqs));
   assert.ok(bytes < pdfSize / 2, `page ${citedPage} cost ${bytes} of the file's ${pdfSize} bytes`);
   assert.deepEqual(desk.modules.filter((m) => /^(preview|pdf)/.test(m)).sort(), ['pdf.min.mjs', 'pdf.worker.min.mjs', 'preview.mjs'], 'loaded for the preview');
   await axe(page, 'pdf preview');
@@ -185,6 +186,22 @@ await step(page, 'image', async () => {
   await img.waitFor();
   await page.waitForFunction(() => { const i = document.querySelector('[data-testid=preview-image]'); return i && i.complete && i.naturalWidth > 0; });
   assert.equal(await img.evaluate((i) => `${i.naturalWidth}x${i.naturalHeight}`), '64x48');
+});
+
+await step(page, 'encrypted-pdf-by-ranges', async () => {
+  // A PDF the host does not copy page by page (encrypted, with an empty
+  // user password: pdf.js opens it) is read by ranges of the file.
+  const before = desk.content.length;
+  const pv = await openListed(page, files.UI_PV_LOCKED);
+  await pv.locator('[data-testid=pdf-page][data-drawn="1"]').waitFor();
+  // Its page holds two short lines of small text.
+  assert.ok(await inked(page) > 50, 'the page is drawn');
+  const reqs = desk.content.slice(before).filter((r) => r.file === files.UI_PV_LOCKED);
+  assert.deepEqual(reqs.filter((r) => r.page).map((r) => r.status), [422], 'the copy refused: ' + JSON.stringify(reqs));
+  const ranges = reqs.filter((r) => !r.page);
+  assert.ok(ranges.length > 0 && ranges.every((r) => r.status === 206 && /^bytes=\d+-\d+$/.test(r.range)), 'then ranges of the file: ' + JSON.stringify(reqs));
+  await page.keyboard.press('Escape');
+  await page.locator('.preview').waitFor({ state: 'detached' });
 });
 
 await step(page, 'archive-tree', async () => {
