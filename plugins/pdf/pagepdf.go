@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/agenthost/agenthost/pdk"
+	"github.com/agenthost/agenthost/pdk/input"
 	"github.com/agenthost/agenthost/pdk/output"
 	"github.com/agenthost/agenthost/plugins/pdf/pdftext"
 )
@@ -24,17 +25,19 @@ type pagePDFResult struct {
 func init() {
 	pdk.Tool("pagePDF", "Copies one page as a PDF of its own (its objects, nothing of the other pages) for the preview, handed back as file page.pdf.",
 		func(a pagePDFArgs) (pagePDFResult, error) {
-			d, err := open("")
+			// The copy reads by range what leads to the page (pdftext.CopyPage),
+			// so the input is not copied into the plugin whole.
+			size, err := input.Size()
 			if err != nil {
 				return pagePDFResult{}, err
 			}
-			if a.Page < 1 || a.Page > d.PageCount() {
-				return pagePDFResult{}, pdk.Errorf("invalid_arguments", "page %d: the document has %d pages", a.Page, d.PageCount())
-			}
 			var buf bytes.Buffer
-			switch err := d.PagePDF(a.Page, &buf); {
+			pages, err := pdftext.CopyPage(input.Reader{}, size, a.Page, &buf)
+			switch {
 			case errors.Is(err, pdftext.ErrPagePDF):
 				return pagePDFResult{}, pdk.Errorf("unsupported", "%v", err)
+			case errors.Is(err, pdftext.ErrNoPage):
+				return pagePDFResult{}, pdk.Errorf("invalid_arguments", "page %d: the document has %d pages", a.Page, pages)
 			case err != nil:
 				return pagePDFResult{}, pdk.Errorf("invalid_document", "%v", err)
 			}
@@ -48,6 +51,6 @@ func init() {
 			if _, err := w.Close(); err != nil {
 				return pagePDFResult{}, err
 			}
-			return pagePDFResult{Page: a.Page, Pages: d.PageCount(), Bytes: int64(buf.Len())}, nil
+			return pagePDFResult{Page: a.Page, Pages: pages, Bytes: int64(buf.Len())}, nil
 		}, pdk.ReadOnly())
 }

@@ -671,6 +671,25 @@ func (d *Document) walkPages(ref types.Object, inh inherited, seen map[int]bool,
 	if node == nil {
 		return nil
 	}
+	inh = d.inherit(node, inh)
+	kids := d.array(node["Kids"])
+	if isLeaf(d.name(node["Type"]), kids) {
+		d.pages = append(d.pages, leafPage(node, inh))
+		if objNr >= 0 {
+			d.pageByObj[objNr] = len(d.pages)
+		}
+		return nil
+	}
+	for _, k := range kids {
+		if err := d.walkPages(k, inh, seen, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inherit is inh with what node sets of the attributes pages inherit.
+func (d *Document) inherit(node types.Dict, inh inherited) inherited {
 	if r := d.dict(node["Resources"]); r != nil {
 		inh.resources = r
 	}
@@ -683,30 +702,26 @@ func (d *Document) walkPages(ref types.Object, inh inherited, seen map[int]bool,
 	if v, ok := d.number(node["Rotate"]); ok {
 		inh.rotate = int(v)
 	}
-	kids := d.array(node["Kids"])
-	typ := d.name(node["Type"])
-	if typ == "Page" || (kids == nil && typ != "Pages") {
-		p := page{dict: node, resources: inh.resources, rotate: ((inh.rotate % 360) + 360) % 360}
-		p.media = box{0, 0, 612, 792} // US Letter when the file says nothing
-		if inh.media != nil {
-			p.media = *inh.media
-		}
-		p.crop = p.media
-		if inh.crop != nil {
-			p.crop = intersect(*inh.crop, p.media)
-		}
-		d.pages = append(d.pages, p)
-		if objNr >= 0 {
-			d.pageByObj[objNr] = len(d.pages)
-		}
-		return nil
+	return inh
+}
+
+// isLeaf: a page tree node of this type and kids is a page.
+func isLeaf(typ string, kids types.Array) bool {
+	return typ == "Page" || (kids == nil && typ != "Pages")
+}
+
+// leafPage is the page node with its inherited attributes resolved.
+func leafPage(node types.Dict, inh inherited) page {
+	p := page{dict: node, resources: inh.resources, rotate: ((inh.rotate % 360) + 360) % 360}
+	p.media = box{0, 0, 612, 792} // US Letter when the file says nothing
+	if inh.media != nil {
+		p.media = *inh.media
 	}
-	for _, k := range kids {
-		if err := d.walkPages(k, inh, seen, depth+1); err != nil {
-			return err
-		}
+	p.crop = p.media
+	if inh.crop != nil {
+		p.crop = intersect(*inh.crop, p.media)
 	}
-	return nil
+	return p
 }
 
 func intersect(a, b box) box {

@@ -56,6 +56,117 @@ var pageSkipKeys = map[string]bool{
 	"Thumb": true,
 }
 
+// CopyPage writes page n (from 1) of the PDF in r as a one-page PDF to w
+// and returns the document's page count. It reads only what leads to the
+// page: the cross-reference, the page tree's nodes on the way down (by
+// their /Count, so a page of a flat tree costs the one object stream that
+// holds it, not every page before it) and the page's objects. A tree whose
+// counts do not add up is walked whole, as Open walks it, so the page is
+// the one the index numbers n.
+func CopyPage(r io.ReaderAt, size int64, n int, w io.Writer) (pages int, err error) {
+	defer recoverTo(&err, "copy page")
+	f, err := openLazy(r, size)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrPagePDF, err)
+	}
+	d := &Document{xref: f, root: f.root, pageByObj: map[int]int{}, fonts: map[int]*font{}}
+	if p, nr, total, ok := d.findPage(n); ok {
+		d.pages = []page{p}
+		if nr >= 0 {
+			d.pageByObj[nr] = 1
+		}
+		return total, d.PagePDF(1, w)
+	}
+	if err := d.collectPages(); err != nil {
+		return 0, fmt.Errorf("pdftext: copy page: %w: %w", ErrMalformed, err)
+	}
+	if n < 1 || n > len(d.pages) {
+		return len(d.pages), fmt.Errorf("pdftext: page %d of %d: %w", n, len(d.pages), ErrNoPage)
+	}
+	return len(d.pages), d.PagePDF(n, w)
+}
+
+// ErrNoPage: the document has no such page.
+var ErrNoPage = errors.New("no such page")
+
+// findPage descends the page tree to page n by the nodes' /Count: the page,
+// its object number (−1 for a direct one), the tree's count, and ok false
+// where the counts cannot be followed (missing, inconsistent, a loop):
+// then the caller walks the tree whole.
+func (d *Document) findPage(n int) (p page, nr, total int, ok bool) {
+	ref := d.root["Pages"]
+	rootNode := d.dict(ref)
+	if rootNode == nil {
+		return page{}, 0, 0, false
+	}
+	count, ok := d.number(rootNode["Count"])
+	if !ok || count < 1 || n < 1 || float64(n) > count {
+		return page{}, 0, 0, false
+	}
+	total = int(count)
+	var inh inherited
+	seen := map[int]bool{}
+	left := n - 1 // pages to pass over below the current node
+	for depth := 0; depth <= maxTreeDepth; depth++ {
+		nr = -1
+		if ir, isRef := ref.(types.IndirectRef); isRef {
+			nr = ir.ObjectNumber.Value()
+			if seen[nr] {
+				return page{}, 0, 0, false
+			}
+			seen[nr] = true
+		}
+		node := d.dict(ref)
+		if node == nil {
+			return page{}, 0, 0, false
+		}
+		inh = d.inherit(node, inh)
+		kids := d.array(node["Kids"])
+		if isLeaf(d.name(node["Type"]), kids) {
+			if left != 0 {
+				return page{}, 0, 0, false
+			}
+			return leafPage(node, inh), nr, total, true
+		}
+		c, ok := d.number(node["Count"])
+		if !ok || float64(left) >= c {
+			return page{}, 0, 0, false
+		}
+		if int(c) == len(kids) {
+			// As many pages as kids: each kid is one page (a node of
+			// one page at most), so kid left is the one.
+			ref, left = kids[left], 0
+			if kn := d.dict(ref); kn == nil || !isLeaf(d.name(kn["Type"]), d.array(kn["Kids"])) {
+				return page{}, 0, 0, false // an empty node beside a larger one
+			}
+			continue
+		}
+		next := types.Object(nil)
+		for _, k := range kids {
+			kn := d.dict(k)
+			if kn == nil {
+				return page{}, 0, 0, false
+			}
+			kc := 1.0
+			if !isLeaf(d.name(kn["Type"]), d.array(kn["Kids"])) {
+				if kc, ok = d.number(kn["Count"]); !ok || kc < 0 {
+					return page{}, 0, 0, false
+				}
+			}
+			if float64(left) < kc {
+				next = k
+				break
+			}
+			left -= int(kc)
+		}
+		if next == nil {
+			return page{}, 0, 0, false
+		}
+		ref = next
+	}
+	return page{}, 0, 0, false
+}
+
 // PagePDF writes page n (from 1) as a one-page PDF to w.
 func (d *Document) PagePDF(n int, w io.Writer) (err error) {
 	defer recoverTo(&err, "page pdf")
@@ -64,7 +175,7 @@ func (d *Document) PagePDF(n int, w io.Writer) (err error) {
 		return ErrPagePDF
 	}
 	if n < 1 || n > len(d.pages) {
-		return fmt.Errorf("pdftext: page %d of %d", n, len(d.pages))
+		return fmt.Errorf("pdftext: page %d of %d: %w", n, len(d.pages), ErrNoPage)
 	}
 	p := d.pages[n-1]
 	pageNr := -1

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -92,5 +93,83 @@ func TestPagePDFRefusesPagesOutOfRange(t *testing.T) {
 		if err := d.PagePDF(n, &bytes.Buffer{}); err == nil {
 			t.Errorf("page %d: no error", n)
 		}
+	}
+}
+
+// TestCopyPage: the copy CopyPage makes reading only the path to the page
+// is the one a document opened whole makes, for every corpus PDF.
+func TestCopyPage(t *testing.T) {
+	for _, path := range testcorpus.Glob(t, "pdf", "*.pdf") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Open(bytes.NewReader(data))
+		if err != nil {
+			continue
+		}
+		n := d.PageCount()
+		for _, pg := range uniq(1, (n+1)/2, n) {
+			var whole, fast bytes.Buffer
+			werr := d.PagePDF(pg, &whole)
+			pages, ferr := CopyPage(bytes.NewReader(data), int64(len(data)), pg, &fast)
+			if errors.Is(werr, ErrPagePDF) {
+				if !errors.Is(ferr, ErrPagePDF) {
+					t.Errorf("%s page %d: copied (%v) though the document's reader cannot", filepath.Base(path), pg, ferr)
+				}
+				continue
+			}
+			if werr != nil || ferr != nil || pages != n || !bytes.Equal(whole.Bytes(), fast.Bytes()) {
+				t.Errorf("%s page %d: %v / %v, %d pages of %d, %d / %d bytes", filepath.Base(path), pg, werr, ferr, pages, n, whole.Len(), fast.Len())
+			}
+		}
+	}
+}
+
+// TestCopyPageTrees: trees whose counts are wrong or that loop are walked
+// whole, so the page copied is the one the index numbers n.
+func TestCopyPageTrees(t *testing.T) {
+	page := func(text string) string {
+		return "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 " + helvetica + " >> >> /Contents STREAMREF >>"
+	}
+	content := func(text string) string { return "<< >> STREAM(BT /F1 12 Tf 72 700 Td (" + text + ") Tj ET)" }
+	build := func(tree string, kids ...string) []byte {
+		objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", tree}
+		for _, k := range kids {
+			objs = append(objs, k)
+		}
+		return buildPDF(objs...)
+	}
+	for name, tc := range map[string]struct {
+		pdf   []byte
+		pages []string
+	}{
+		// Objects 3-5 are pages, 6-8 their contents; object 9 an empty node.
+		"flat": {build("<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 >>",
+			strings.Replace(page("a"), "STREAMREF", "6 0 R", 1), strings.Replace(page("b"), "STREAMREF", "7 0 R", 1), strings.Replace(page("c"), "STREAMREF", "8 0 R", 1),
+			content("alpha"), content("beta"), content("gamma")), []string{"alpha", "beta", "gamma"}},
+		"count too high": {build("<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 7 >>",
+			strings.Replace(page("a"), "STREAMREF", "6 0 R", 1), strings.Replace(page("b"), "STREAMREF", "7 0 R", 1), strings.Replace(page("c"), "STREAMREF", "8 0 R", 1),
+			content("alpha"), content("beta"), content("gamma")), []string{"alpha", "beta", "gamma"}},
+		"an empty node beside two pages' node": {build("<< /Type /Pages /Kids [9 0 R 10 0 R] /Count 2 >>",
+			strings.Replace(page("a"), "STREAMREF", "6 0 R", 1), strings.Replace(page("b"), "STREAMREF", "7 0 R", 1), "null",
+			content("alpha"), content("beta"), "null",
+			"<< /Type /Pages /Kids [] /Count 0 >>", "<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>"), []string{"alpha", "beta"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for i, want := range tc.pages {
+				var out bytes.Buffer
+				pages, err := CopyPage(bytes.NewReader(tc.pdf), int64(len(tc.pdf)), i+1, &out)
+				if err != nil {
+					t.Fatalf("page %d: %v", i+1, err)
+				}
+				if got := pageText(t, out.Bytes(), 1); words(got) != want {
+					t.Errorf("page %d: %q, want %q (pages %d)", i+1, got, want, pages)
+				}
+			}
+			if _, err := CopyPage(bytes.NewReader(tc.pdf), int64(len(tc.pdf)), len(tc.pages)+1, &bytes.Buffer{}); !errors.Is(err, ErrNoPage) && name != "count too high" {
+				t.Errorf("past the last page: %v", err)
+			}
+		})
 	}
 }
