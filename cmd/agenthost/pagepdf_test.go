@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/plugins/pdf/pdftext"
@@ -47,7 +48,9 @@ func TestPagePDFRoute(t *testing.T) {
 		return resp, b
 	}
 	for _, pg := range []int{1, 150, orig.PageCount()} {
+		t0 := time.Now()
 		resp, body := get(w.token, strconv.Itoa(pg), "")
+		t.Logf("page %d: %d bytes in %v", pg, len(body), time.Since(t0))
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/pdf" {
 			t.Fatalf("page %d: %d %s %.200s", pg, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}

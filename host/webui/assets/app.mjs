@@ -486,14 +486,19 @@ let exportModule = null;
 // compile) once a page of a document is cited, or a pointer is over such a
 // citation: a click on it then draws the page without waiting for them. A
 // workspace's first view, with no citation, loads none of it.
+// The cited page itself is asked for too (prefetchCited): the newest
+// answer's first citation of a page, and a citation under the pointer.
 let warmed = false;
 function warmPdf() {
   if (warmed) return;
   warmed = true;
-  removeEventListener('pointerover', warmPreview); removeEventListener('focusin', warmPreview);
   import('./preview.mjs').then((m) => m.warm()).catch(() => { warmed = false; });
 }
-const citesPage = /\]\((?:docItem|file):[A-Za-z0-9-]+#page=\d+\)/;
+function prefetchCited(file, page) {
+  warmPdf();
+  import('./preview.mjs').then((m) => m.prefetch(file, Number(page))).catch(() => {});
+}
+const citesPage = /\]\((?:docItem|file):([A-Za-z0-9-]+)#page=(\d+)\)/;
 
 function Chat({ t, ws, wf, conv, openFile, spoken, send, readOnly }) {
   const end = useRef();
@@ -505,7 +510,10 @@ function Chat({ t, ws, wf, conv, openFile, spoken, send, readOnly }) {
     if (conv && !em) import('./export.mjs').then((m) => { exportModule = m; setEm(m); }, () => {});
   }, [!!conv]);
   useEffect(() => { end.current && !editing && end.current.scrollIntoView({ block: 'end' }); });
-  useEffect(() => { if (!warmed && conv && conv.messages.some((m) => m.role === 'assistant' && citesPage.test(m.content))) warmPdf(); });
+  useEffect(() => {
+    const last = conv && conv.status !== 'running' && conv.messages.findLast((m) => m.role === 'assistant' && citesPage.test(m.content));
+    if (last) { const [, file, page] = citesPage.exec(last.content); prefetchCited(file, page); }
+  });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
   const running = conv.status === 'running';
   return html`${em && html`<${em.ExportBar} t=${t} api=${api} ws=${ws} wf=${wf} conv=${conv} />`}<div class="messages" aria-live="polite">
@@ -1069,8 +1077,8 @@ function App() {
 // A pointer over (or the focus on) a citation of a page starts loading
 // the preview and pdf.js, which the click then finds loaded or on its way.
 const warmPreview = (e) => {
-  if (!(e.target instanceof Element) || !e.target.closest('button.cite[data-page]')) return;
-  warmPdf();
+  const cite = e.target instanceof Element && e.target.closest('button.cite[data-page]');
+  if (cite) prefetchCited(cite.dataset.file, cite.dataset.page);
 };
 addEventListener('pointerover', warmPreview); addEventListener('focusin', warmPreview);
 

@@ -71,6 +71,36 @@ function loadCss() {
 // over a citation of a page).
 export function warm() { return loadPdfjs().then(() => {}, () => {}); }
 
+// prefetch asks for the copy of a cited page ahead of a click on its
+// citation (the newest answer's first citation of a page, a citation under
+// the pointer): the copy, and the PDF plugin's instance on the server,
+// are then ready when the preview opens. A page is prefetched once; the
+// last PREFETCHED wait to be taken, older ones are closed.
+const PREFETCHED = 3;
+const prefetched = new Map(); // "file#page" → promise of pageCopy
+const prefetchedOnce = new Set();
+export function prefetch(fileID, page) {
+  const key = `${fileID}#${page}`;
+  if (!fileID || !(page > 0) || prefetchedOnce.has(key)) return;
+  prefetchedOnce.add(key);
+  const c = pageCopy(fileID, page);
+  c.catch(() => {});
+  prefetched.set(key, c);
+  for (const [k, old] of prefetched) {
+    if (prefetched.size <= PREFETCHED) break;
+    prefetched.delete(k);
+    old.then(({ task }) => task.destroy(), () => {});
+  }
+}
+
+// takePrefetched hands a prefetched copy over to the preview that shows it.
+function takePrefetched(fileID, page) {
+  const key = `${fileID}#${page}`;
+  const c = prefetched.get(key);
+  prefetched.delete(key);
+  return c;
+}
+
 // norm keeps the letters and digits of a text, lower-cased: the passage
 // the index holds and the text pdf.js reads from the page differ in
 // spacing, hyphens, ligatures and line breaks, not in their words.
@@ -278,7 +308,7 @@ function PdfView({ t, file, page: initial, passage }) {
     } else {
       let c = copies.current.get(page);
       if (!c) {
-        c = pageCopy(file.id, page);
+        c = takePrefetched(file.id, page) || pageCopy(file.id, page);
         copies.current.set(page, c);
         // The oldest copies beyond COPIES are closed.
         for (const [k, old] of copies.current) {
