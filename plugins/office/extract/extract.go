@@ -27,6 +27,10 @@ var (
 	// file, an encrypted zip entry or OpenDocument part, an encrypted Word
 	// or Excel 97-2003 file).
 	ErrEncrypted = errors.New("encrypted office file")
+	// ErrEncryptedMail: a mail whose body is encrypted to its recipients
+	// (S/MIME enveloped data, PGP): it is read only with a recipient's
+	// private key, never with a password. It wraps ErrEncrypted.
+	ErrEncryptedMail = fmt.Errorf("%w: encrypted mail", ErrEncrypted)
 	// ErrLimit: a part the format cannot do without is larger than Limits
 	// allow. Limits on output (text, objects) truncate instead.
 	ErrLimit = errors.New("size limit exceeded")

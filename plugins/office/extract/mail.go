@@ -53,6 +53,9 @@ type mailMsg struct {
 	atts                                   []mailAttachment
 	parts                                  int
 	stops                                  []string // where reading stopped early, and why
+	// encrypted names the parts encrypted to the mail's recipients
+	// (S/MIME, PGP), which no one but a recipient can read.
+	encrypted []string
 }
 
 // mailAttachment is one attached file, or an attached message (as RFC 5322
@@ -153,6 +156,16 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 		ct, params = "text/plain", map[string]string{}
 	}
 	disp, dparams, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
+	if ct == "multipart/encrypted" {
+		// RFC 1847 / RFC 3156: a control part and the encrypted data,
+		// nothing readable without a recipient's key.
+		proto := params["protocol"]
+		if proto == "" {
+			proto = "unknown protocol"
+		}
+		w.m.encrypted = append(w.m.encrypted, "multipart/encrypted ("+proto+")")
+		return
+	}
 	if strings.HasPrefix(ct, "multipart/") {
 		if depth >= maxMailDepth {
 			w.m.stops = append(w.m.stops, fmt.Sprintf("multiparts nested deeper than %d (the limit): the inner parts are not read", maxMailDepth))
@@ -189,6 +202,10 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 	}
 	name = decodeHeader(name)
 	attached := disp == "attachment" || name != "" && disp != "inline"
+	if what := encryptedPart(ct, params, data); what != "" {
+		w.m.encrypted = append(w.m.encrypted, what)
+		return
+	}
 	switch {
 	case ct == "message/rfc822" || ct == "message/global":
 		if name == "" {
@@ -218,6 +235,40 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 		}
 		w.m.atts = append(w.m.atts, mailAttachment{name: name, mimeType: ct, charset: params["charset"], data: data})
 	}
+}
+
+// encryptedPart names a part encrypted to the mail's recipients, "" for
+// any other: S/MIME enveloped data (application/pkcs7-mime, told from
+// opaque signed data by its smime-type or, without one, by its content
+// type's object identifier) and a PGP message (a text part or a file that
+// is an armored "BEGIN PGP MESSAGE" block, which inline PGP mailers send).
+func encryptedPart(ct string, params map[string]string, data []byte) string {
+	switch ct {
+	case "application/pkcs7-mime", "application/x-pkcs7-mime":
+		switch st := strings.ToLower(params["smime-type"]); st {
+		case "enveloped-data", "authenveloped-data":
+			return "S/MIME " + st + " (" + ct + ")"
+		case "signed-data", "certs-only", "compressed-data":
+			return ""
+		}
+		if !pkcs7Signed(data) {
+			return "S/MIME enveloped-data (" + ct + ")"
+		}
+		return ""
+	}
+	t := bytes.TrimSpace(data)
+	if bytes.HasPrefix(t, []byte("-----BEGIN PGP MESSAGE-----")) && bytes.HasSuffix(t, []byte("-----END PGP MESSAGE-----")) {
+		return "PGP message (" + ct + ")"
+	}
+	return ""
+}
+
+// pkcs7Signed reports whether DER bytes (or their base64 when a part was
+// not transfer-decoded) are a CMS ContentInfo of signed data: its object
+// identifier 1.2.840.113549.1.7.2, near the start.
+func pkcs7Signed(b []byte) bool {
+	oid := []byte{0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02}
+	return bytes.Contains(b[:min(len(b), 32)], oid)
 }
 
 // extFor is a file extension for a part without a name.
@@ -313,6 +364,15 @@ func extractEML(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
+	if len(m.encrypted) > 0 {
+		if strings.TrimSpace(m.body) == "" {
+			// Only the headers are in clear: an index of them alone would
+			// pass for a mail with an empty body.
+			return fmt.Errorf("%w: its body is encrypted to its recipients (%s); only the headers are in clear (From: %s, Subject: %s)",
+				ErrEncryptedMail, strings.Join(m.encrypted, ", "), m.from, m.subject)
+		}
+		m.stops = append(m.stops, "encrypted parts not read: "+strings.Join(m.encrypted, ", "))
+	}
 	if cut {
 		m.stops = append(m.stops, fmt.Sprintf("the message is larger than %d bytes: the rest is not read", in.lim.MaxPartBytes))
 	}
@@ -349,6 +409,9 @@ func emitMail(s *sink, m *mailMsg, lim Limits) {
 			list[i] = map[string]any{"name": a.name, "size": len(a.data), "mimeType": a.mimeType}
 		}
 		s.structure["attachments"] = list
+	}
+	if len(m.encrypted) > 0 {
+		s.structure["encryptedParts"] = m.encrypted
 	}
 	if len(m.stops) > 0 {
 		s.structure["stops"] = m.stops

@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -34,4 +35,48 @@ func TestMboxUnquotedFrom(t *testing.T) {
 	if all := strings.Join(texts(objs), "\n"); !strings.Contains(all, "From Thursday on I am back") {
 		t.Errorf("the first message's body lost its last paragraph: %q", all)
 	}
+}
+
+// TestEncryptedMail: a mail whose body is encrypted to its recipients
+// (S/MIME by OpenSSL, PGP/MIME and inline PGP by GnuPG) is refused as an
+// encrypted mail naming what is encrypted, not indexed as its headers and
+// an empty body (before: indexed, the smime.p7m or the PGP parts as
+// attachments, or the armored block as the body's text). A signed mail is
+// no encrypted one.
+func TestEncryptedMail(t *testing.T) {
+	for _, c := range []struct{ file, what string }{
+		{"smime-enveloped.eml", "S/MIME enveloped-data"},
+		{"pgp-mime-encrypted.eml", "multipart/encrypted (application/pgp-encrypted)"},
+		{"pgp-inline-encrypted.eml", "PGP message (text/plain)"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			b := testcorpus.Read(t, "mail", c.file)
+			_, objs, err := run(t, b, c.file, "", Limits{})
+			if !errors.Is(err, ErrEncryptedMail) || !errors.Is(err, ErrEncrypted) {
+				t.Fatalf("err = %v (%d objects), want ErrEncryptedMail", err, len(objs))
+			}
+			for _, s := range []string{c.what, "Subject: Confidential: merger date"} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("the error does not say %q: %v", s, err)
+				}
+			}
+			r := newRecorder()
+			if _, err := Attachments(context.Background(), bytes.NewReader(b), int64(len(b)), c.file, "", "", Limits{}, r); err != nil {
+				t.Fatal(err)
+			}
+			if len(r.order) > 0 {
+				t.Errorf("the encrypted data came out as attachments: %q", r.order)
+			}
+		})
+	}
+	t.Run("signed, not encrypted", func(t *testing.T) {
+		msg := "From: a@example.org\r\nSubject: signed\r\nMIME-Version: 1.0\r\n" +
+			"Content-Type: multipart/signed; protocol=\"application/pkcs7-signature\"; boundary=b\r\n\r\n" +
+			"--b\r\nContent-Type: text/plain\r\n\r\nThe signed text stays readable.\r\n" +
+			"--b\r\nContent-Type: application/pkcs7-signature; name=smime.p7s\r\nContent-Transfer-Encoding: base64\r\n\r\nMIIB\r\n--b--\r\n"
+		_, objs := mustRun(t, []byte(msg), "signed.eml", "", Limits{})
+		if all := strings.Join(texts(objs), "\n"); !strings.Contains(all, "The signed text stays readable.") {
+			t.Errorf("a signed mail's text: %q", all)
+		}
+	})
 }
