@@ -80,3 +80,20 @@ func TestEncryptedMail(t *testing.T) {
 		}
 	})
 }
+
+// TestUTF7Mail: a body labelled charset=utf-7 and a subject in a utf-7
+// encoded-word are decoded (before: the body stayed "Gr+APwA3w-e", the
+// subject its encoded-word).
+func TestUTF7Mail(t *testing.T) {
+	idx, objs := mustRun(t, testcorpus.Read(t, "mail", "utf-7-body.eml"), "utf-7-body.eml", "", Limits{})
+	if got, _ := idx.Structure["subject"].(string); got != "Präsentation für Montag" {
+		t.Errorf("subject %q", got)
+	}
+	if all := strings.Join(texts(objs), "\n"); !strings.Contains(all, "Grüße aus Zürich: die Präsentation für Montag liegt bei. Preis 25 € – ¡olé!") {
+		t.Errorf("body %q", all)
+	}
+	_, objs = mustRun(t, []byte("Gr+APwA3w-e aus Z+APw-rich\n"), "note.txt", "text/plain; charset=utf-7", Limits{})
+	if all := strings.Join(texts(objs), "\n"); !strings.Contains(all, "Grüße aus Zürich") {
+		t.Errorf("a text file labelled utf-7: %q", all)
+	}
+}
