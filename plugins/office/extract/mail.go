@@ -224,6 +224,9 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 		w.m.atts = append(w.m.atts, mailAttachment{name: name, mimeType: mimeEML, data: data, message: true})
 	case !attached && ct == "text/plain":
 		t, _ := decodeTextAs(data, params["charset"])
+		if strings.EqualFold(params["format"], "flowed") {
+			t = unflow(t, strings.EqualFold(params["delsp"], "yes"))
+		}
 		w.plain = append(w.plain, t)
 	case !attached && ct == "text/html":
 		t, _ := decodeTextAs(data, params["charset"])
@@ -269,6 +272,47 @@ func encryptedPart(ct string, params map[string]string, data []byte) string {
 func pkcs7Signed(b []byte) bool {
 	oid := []byte{0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02}
 	return bytes.Contains(b[:min(len(b), 32)], oid)
+}
+
+// unflow joins a format=flowed body's lines (RFC 3676): a line ending
+// in a space goes on in the next line of the same quote depth (its space
+// dropped too with delsp=yes), a space-stuffed line loses its first space,
+// and the signature separator "-- " stays a line of its own. Quoted
+// paragraphs come out with one "> " per level.
+func unflow(t string, delsp bool) string {
+	var out []string
+	var para strings.Builder
+	depth, open := 0, false
+	end := func() {
+		if open {
+			out = append(out, strings.Repeat("> ", depth)+para.String())
+			para.Reset()
+			open = false
+		}
+	}
+	for _, l := range strings.Split(t, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		q := 0
+		for q < len(l) && l[q] == '>' {
+			q++
+		}
+		l = strings.TrimPrefix(l[q:], " ") // space-stuffing
+		if open && q != depth {
+			end() // a flowed line before another depth is fixed
+		}
+		depth = q
+		flowed := strings.HasSuffix(l, " ") && l != "-- "
+		if flowed && delsp {
+			l = l[:len(l)-1]
+		}
+		para.WriteString(l)
+		open = true
+		if !flowed {
+			end()
+		}
+	}
+	end()
+	return strings.Join(out, "\n")
 }
 
 // extFor is a file extension for a part without a name.

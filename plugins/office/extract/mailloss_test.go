@@ -97,3 +97,34 @@ func TestUTF7Mail(t *testing.T) {
 		t.Errorf("a text file labelled utf-7: %q", all)
 	}
 }
+
+// TestFormatFlowed: a format=flowed body (RFC 3676) is read as its
+// paragraphs: soft line breaks joined (so a phrase across them is found),
+// space-stuffing undone, quoted paragraphs joined at their depth, the
+// signature separator kept. Before, every soft break stayed a line break
+// and "  From now on" kept its stuffing space.
+func TestFormatFlowed(t *testing.T) {
+	_, objs := mustRun(t, testcorpus.Read(t, "mail", "format-flowed.eml"), "format-flowed.eml", "", Limits{})
+	all := strings.Join(texts(objs), "\n")
+	for _, s := range []string{
+		"Dear team, the quarterly review of the procurement guidelines is scheduled for Thursday afternoon in the large conference room.\n",
+		"\n> We asked whether the supplier onboarding checklist covers export controls.\n",
+		"\n From now on every order above the threshold needs two signatures.\n",
+		"\n-- \nMarta",
+	} {
+		if !strings.Contains(all, s) {
+			t.Errorf("%q not in the body: %q", s, all)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"one \r\ntwo\r\n", "one two\n"},
+		{"one \r\ntwo", "one two"},
+		{"delsp \r\nyes", "delspyes"},
+		{">> deep \r\n>> quote\r\n> shallow\r\n", "> > deep quote\n> shallow\n"},
+		{"> flowed into \r\nunquoted\r\n", "> flowed into \nunquoted\n"},
+	} {
+		if got := unflow(c.in, c.in[:5] == "delsp"); got != c.want {
+			t.Errorf("unflow(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
