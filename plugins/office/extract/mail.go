@@ -227,6 +227,10 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 		if strings.EqualFold(params["format"], "flowed") {
 			t = unflow(t, strings.EqualFold(params["delsp"], "yes"))
 		}
+		t, uu := splitUU(t, w.lim.MaxPartBytes)
+		for _, f := range uu {
+			w.m.atts = append(w.m.atts, mailAttachment{name: f.name, mimeType: "application/octet-stream", data: f.data})
+		}
 		w.plain = append(w.plain, t)
 	case !attached && ct == "text/html":
 		t, _ := decodeTextAs(data, params["charset"])
@@ -313,6 +317,111 @@ func unflow(t string, delsp bool) string {
 	}
 	end()
 	return strings.Join(out, "\n")
+}
+
+// uuFile is a file uuencoded in a plain-text body.
+type uuFile struct {
+	name string
+	data []byte
+}
+
+// splitUU takes the uuencoded files out of a plain-text body, as mailers
+// and news gateways before MIME attached them: a line "begin MODE NAME",
+// lines of uuencoded data, a line "end". It returns the text without them
+// and the files, at most max bytes of decoded data in all (a file past it
+// stays in the text). A "begin" without its "end" stays text.
+func splitUU(t string, max int64) (string, []uuFile) {
+	if !strings.Contains(t, "begin ") {
+		return t, nil
+	}
+	ls := strings.Split(t, "\n")
+	var keep []string
+	var files []uuFile
+	var total int64
+	for i := 0; i < len(ls); i++ {
+		name, ok := uuBegin(ls[i])
+		if !ok {
+			keep = append(keep, ls[i])
+			continue
+		}
+		var data []byte
+		j, good := i+1, false
+		for ; j < len(ls); j++ {
+			l := strings.TrimRight(ls[j], "\r ")
+			if l == "end" {
+				good = true
+				break
+			}
+			d, ok := uuLine(l)
+			if !ok {
+				break
+			}
+			data = append(data, d...)
+		}
+		if !good || total+int64(len(data)) > max {
+			keep = append(keep, ls[i])
+			continue
+		}
+		total += int64(len(data))
+		files = append(files, uuFile{name: name, data: data})
+		i = j
+	}
+	return strings.Join(keep, "\n"), files
+}
+
+// uuBegin reads a "begin 644 name" line: three or four octal digits of
+// mode, then the file's name.
+func uuBegin(l string) (string, bool) {
+	l = strings.TrimRight(l, "\r")
+	rest, ok := strings.CutPrefix(l, "begin ")
+	if !ok {
+		return "", false
+	}
+	mode, name, ok := strings.Cut(rest, " ")
+	if !ok || len(mode) < 3 || len(mode) > 4 || strings.Trim(mode, "01234567") != "" {
+		return "", false
+	}
+	name = path.Base(strings.ReplaceAll(strings.TrimSpace(name), `\`, "/"))
+	if name == "" || name == "." || name == "/" {
+		return "", false
+	}
+	return name, true
+}
+
+// uuLine decodes one line of uuencoded data: its first character is the
+// count of bytes, then four characters for every three ("`" is zero).
+// Trailing padding may be missing (spaces trimmed by a mailer).
+func uuLine(l string) ([]byte, bool) {
+	if l == "" {
+		return nil, false
+	}
+	n := int(l[0]-' ') & 63
+	if l[0] < ' ' || l[0] > '`' {
+		return nil, false
+	}
+	if n == 0 {
+		return nil, true
+	}
+	enc := l[1:]
+	if need := (n + 2) / 3 * 4; len(enc) < need {
+		enc += strings.Repeat("`", need-len(enc))
+	}
+	out := make([]byte, 0, n+2)
+	for i := 0; i+4 <= len(enc) && len(out) < n; i += 4 {
+		var v [4]byte
+		for k := range 4 {
+			c := enc[i+k]
+			if c < ' ' || c > '`' {
+				return nil, false
+			}
+			v[k] = (c - ' ') & 63
+		}
+		out = append(out, v[0]<<2|v[1]>>4, v[1]<<4|v[2]>>2, v[2]<<6|v[3])
+	}
+	if len(out) < n {
+		return nil, false
+	}
+	return out[:n], true
 }
 
 // extFor is a file extension for a part without a name.

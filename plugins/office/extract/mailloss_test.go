@@ -128,3 +128,45 @@ func TestFormatFlowed(t *testing.T) {
 		}
 	}
 }
+
+// TestUUencodedAttachments: files uuencoded in a plain-text body (a
+// "begin 644 NAME" block, as mailers before MIME attached them) are the
+// mail's attachments, byte for byte, and the body keeps its own text
+// without the encoded lines. Before, the blocks were body text and the
+// files were lost.
+func TestUUencodedAttachments(t *testing.T) {
+	b := testcorpus.Read(t, "mail", "uuencoded-attachments.eml")
+	idx, objs := mustRun(t, b, "uuencoded-attachments.eml", "", Limits{})
+	all := strings.Join(texts(objs), "\n")
+	if !strings.Contains(all, "Please find the minutes and the budget attached.") || !strings.Contains(all, "The harbour office") {
+		t.Errorf("the body lost its text: %q", all)
+	}
+	if strings.Contains(all, "begin 644") || strings.Contains(all, "M36EN") {
+		t.Errorf("the encoded lines stayed in the body: %q", all)
+	}
+	if atts, _ := idx.Structure["attachments"].([]map[string]any); len(atts) != 2 {
+		t.Errorf("attachments %v", idx.Structure["attachments"])
+	}
+	r := newRecorder()
+	if _, err := Attachments(context.Background(), bytes.NewReader(b), int64(len(b)), "m.eml", "", "", Limits{}, r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"m.eml/minutes.txt": "Minutes of the harbour commission, 4 March 2024.\nThe dredging contract goes to tender in April; the pilot boat is replaced.\n",
+		"m.eml/budget.csv":  "item,amount\ndredging,120000\npilot boat,450000\n",
+	}
+	for p, data := range want {
+		if got := string(r.files[p]); got != data {
+			t.Errorf("%s = %q, want %q (files %q)", p, got, data, r.order)
+		}
+	}
+	if mt := r.types["m.eml/budget.csv"]; !strings.HasPrefix(mt, "text/csv") {
+		t.Errorf("budget.csv typed %q", mt)
+	}
+	// A "begin" without its "end", or with damaged lines, stays text.
+	for _, body := range []string{"begin 644 a.txt\n#86)C\n", "begin 644 a.txt\nnot uuencoded at all\nend\n", "begin the meeting at 10\nend\n"} {
+		if got, files := splitUU(body, 1<<20); got != body || len(files) != 0 {
+			t.Errorf("splitUU(%q) = %q, %d files", body, got, len(files))
+		}
+	}
+}
