@@ -166,6 +166,7 @@ var formats = []format{
 	{mimes: []string{mimeEPUB}, exts: []string{".epub"}, run: extractEPUB},
 	{mimes: []string{mimeEML, "message/global"}, exts: []string{".eml"}, run: extractEML},
 	{mimes: []string{mimeMbox}, exts: []string{".mbox", ".mbx"}, run: extractMbox},
+	{mimes: []string{mimeMHTML, "application/x-mimearchive", "message/x-mhtml"}, exts: []string{".mht", ".mhtml"}, run: extractMHTML},
 	{mimes: []string{"text/markdown", "text/x-markdown"}, exts: []string{".md", ".markdown"}, run: extractMarkdown},
 	{mimes: []string{"text/csv", "text/tab-separated-values", "application/csv"}, exts: []string{".csv", ".tsv"}, run: extractCSV},
 	{mimes: []string{"application/json", "application/x-ndjson", "application/ld+json"}, exts: []string{".json", ".jsonl", ".ndjson", ".geojson"}, run: extractJSON},

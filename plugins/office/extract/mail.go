@@ -34,6 +34,9 @@ const (
 	mimeEML  = "message/rfc822"
 	mimeMbox = "application/mbox"
 	mimeMSG  = "application/vnd.ms-outlook"
+	// mimeMHTML is a web page saved as one MIME message (RFC 2557), as
+	// browsers and Word write .mht files.
+	mimeMHTML = "multipart/related"
 )
 
 // The bounds of one message's MIME tree: a real message has tens of parts
@@ -572,4 +575,64 @@ func emitMail(s *sink, m *mailMsg, lim Limits) {
 			s.truncated = strings.Join(m.stops, "; ")
 		}
 	}
+}
+
+// extractMHTML reads a web archive (.mht, .mhtml: RFC 2557): a MIME
+// message whose root is the page's HTML, the pictures and frames beside it
+// by Content-Location. The page is read as an HTML file is, with its
+// headings as sections; the subject (the page's title) and the location
+// it was saved from are structure. Its pictures are the page's own, not
+// attachments.
+func extractMHTML(ctx context.Context, in input, s *sink) error {
+	b, cut, err := readInput(in)
+	if err != nil {
+		return err
+	}
+	msg, err := mail.ReadMessage(bufio.NewReader(bytes.NewReader(b)))
+	if err != nil {
+		return fmt.Errorf("%w: not an MHTML web archive: %w", ErrMalformed, err)
+	}
+	m := &mailMsg{}
+	w := &mimeWalk{m: m, lim: in.lim}
+	w.part(textproto.MIMEHeader(msg.Header), msg.Body, 0)
+	if len(w.html) == 0 && len(w.plain) == 0 {
+		return fmt.Errorf("%w: an MHTML web archive without an HTML or text part", ErrMalformed)
+	}
+	if t := decodeHeader(msg.Header.Get("Subject")); t != "" {
+		s.structure["title"] = t
+	}
+	if loc := strings.TrimSpace(msg.Header.Get("Snapshot-Content-Location")); loc != "" {
+		s.structure["location"] = loc
+	}
+	// One renderer for every HTML part (a page and its frames), so the
+	// sections are numbered through.
+	r := &htmlRenderer{s: s, lim: in.lim, outline: outline{max: 10_000}}
+	for _, h := range w.html {
+		doc, err := parseHTML(h)
+		if err != nil {
+			return fmt.Errorf("%w: its HTML: %w", ErrMalformed, err)
+		}
+		if t := findTitle(doc); t != "" && s.structure["title"] == nil {
+			s.structure["title"] = t
+		}
+		r.walk(doc)
+		r.flush()
+	}
+	if len(r.outline.sections) > 0 {
+		s.structure["sections"] = r.outline.sections
+	}
+	if len(w.html) == 0 {
+		emitLineBlocks(s, lines(strings.Join(w.plain, "\n\n")), 1, in.lim.BlockBytes, content.Ref{}, nil)
+	}
+	s.structure["parts"] = w.parts
+	if cut {
+		m.stops = append(m.stops, fmt.Sprintf("the archive is larger than %d bytes: the rest is not read", in.lim.MaxPartBytes))
+	}
+	if len(m.stops) > 0 {
+		s.structure["stops"] = m.stops
+		if s.truncated == "" {
+			s.truncated = strings.Join(m.stops, "; ")
+		}
+	}
+	return nil
 }

@@ -170,3 +170,26 @@ func TestUUencodedAttachments(t *testing.T) {
 		}
 	}
 }
+
+// TestMHTML: a web page saved as MHTML (RFC 2557, as Chromium writes it)
+// is read as its page: the HTML part's text and headings, quoted-printable
+// undone, the title and the saved location as structure. Before, .mht was
+// read as plain text: MIME headers, boundaries and quoted-printable HTML.
+func TestMHTML(t *testing.T) {
+	idx, objs := mustRun(t, testcorpus.Read(t, "mail", "library-hours.mht"), "library-hours.mht", "", Limits{})
+	all := strings.Join(texts(objs), "\n")
+	if !strings.Contains(all, "The reading room opens at 08:30 and closes at 19:00; on Saturdays the archive is closed.") {
+		t.Errorf("the page's text: %q", all)
+	}
+	for _, s := range []string{"MultipartBoundary", "Content-Type", "<p>", "=3D"} {
+		if strings.Contains(all, s) {
+			t.Errorf("%q in the text: %q", s, all)
+		}
+	}
+	if idx.MIMEType != "multipart/related" || idx.Structure["title"] != "Opening hours" || idx.Structure["location"] != "https://library.example/hours" {
+		t.Errorf("index %s %v", idx.MIMEType, idx.Structure)
+	}
+	if _, ok := idx.Structure["sections"]; !ok {
+		t.Errorf("no sections: %v", idx.Structure)
+	}
+}
