@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/pdk/input"
 	"github.com/agenthost/agenthost/pdk/model"
 	"github.com/agenthost/agenthost/plugins/pdf/pdftext"
+	"github.com/agenthost/agenthost/plugins/tiffpages"
 
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
@@ -36,6 +37,7 @@ type ocrPageArgs struct {
 type ocrImageArgs struct {
 	Name     string `json:"name,omitempty"`
 	MIMEType string `json:"mimeType,omitempty"`
+	Page     int    `json:"page,omitempty" description:"the page of a multi-page TIFF to read, from 1 (default 1)" minimum:"1"`
 	Prompt   string `json:"prompt,omitempty" description:"instructions for the OCR model; empty takes the host's"`
 }
 
@@ -354,10 +356,18 @@ func registerOCR() {
 		if _, err := io.ReadFull(r, data); err != nil {
 			return ocrResult{}, pdk.Errorf("invalid_document", "reading the image: %v", err)
 		}
+		if a.Page > 1 {
+			// A page of a multi-page TIFF (a fax): the file as if that
+			// page were its first.
+			if data, err = tiffpages.Page(data, a.Page); err != nil {
+				return ocrResult{}, pdk.Errorf("invalid_arguments", "%v", err)
+			}
+		}
 		res, img, err := fileImage(data)
 		if err != nil {
 			return res, err
 		}
+		res.Page = a.Page
 		return readByModel(res, img, a.Prompt)
 	}, pdk.ReadOnly())
 }
