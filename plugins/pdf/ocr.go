@@ -43,7 +43,8 @@ type ocrImageArgs struct {
 
 // ocrResult is what ocrPage and ocrImage answer: the text read, what was
 // sent (Sent: "jpeg" the stored JPEG, "decoded" one image re-encoded as
-// PNG, "composed" the page drawn as PNG, "file" the image file as it is)
+// PNG, "composed" the page drawn as PNG, "file" the image file as it is,
+// "oriented" a JPEG photo turned upright by its EXIF orientation)
 // and what it cost.
 type ocrResult struct {
 	Page         int      `json:"page,omitempty"`
@@ -244,6 +245,16 @@ func encodePNG(img image.Image) ([]byte, error) {
 // too large to send.
 func fileImage(data []byte) (ocrResult, []byte, error) {
 	mime := http.DetectContentType(data)
+	if mime == "image/jpeg" && jpegSendable(data) {
+		// A photo stored on its side: sent upright.
+		b, w, h, ok, err := uprightJPEG(data)
+		if err != nil {
+			return ocrResult{}, nil, pdk.Errorf("invalid_document", "image: %v", err)
+		}
+		if ok {
+			return ocrResult{Sent: "oriented", MIMEType: "image/jpeg", Width: w, Height: h, Bytes: len(b), Images: 1}, b, nil
+		}
+	}
 	switch mime {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 		if len(data) <= ocrMaxBytes && (mime != "image/jpeg" || jpegSendable(data)) {
