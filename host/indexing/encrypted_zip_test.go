@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
@@ -30,5 +31,17 @@ func TestEncryptedZIP(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestZstdWindowRefused: a lone zstd stream whose frame asks for a 256 MiB
+// window (zstd --long=28 from a pipe; the bound is 64 MiB) is failed with
+// the reason, not indexed as a container of no entries with the reason as
+// a note (issue 26).
+func TestZstdWindowRefused(t *testing.T) {
+	c := newContainerEnv(t)
+	_, st, _ := c.ingest(t, "window.zst", testcorpus.Read(t, "archives", "hostile", "window-256MiB.zst"), time.Minute, 1<<30)
+	if st.Status != kindex.StatusFailed || !strings.Contains(st.Error, "window larger than the 64 MiB allowed") {
+		t.Fatalf("status %+v, want failed with the window's reason", st)
 	}
 }
