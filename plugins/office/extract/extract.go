@@ -173,6 +173,7 @@ var formats = []format{
 	{mimes: []string{"application/xml", "text/xml"}, exts: []string{".xml"}, run: extractXML},
 	{mimes: []string{"text/html", "application/xhtml+xml"}, exts: []string{".html", ".htm", ".xhtml"}, run: extractHTML},
 	{mimes: []string{"text/plain"}, exts: []string{".txt", ".text", ".log"}, run: extractPlain},
+	{mimes: []string{mimeSVG}, exts: []string{".svg"}, run: extractSVG},
 	{mimes: []string{"image/png"}, exts: []string{".png"}, run: extractImage},
 	{mimes: []string{"image/jpeg"}, exts: []string{".jpg", ".jpeg", ".jpe"}, run: extractImage},
 	{mimes: []string{"image/gif"}, exts: []string{".gif"}, run: extractImage},
