@@ -130,6 +130,8 @@ func readMail(b []byte, lim Limits) (*mailMsg, error) {
 			out = append(out, htmlToText(h, lim))
 		}
 		m.body, m.bodyType = strings.Join(out, "\n\n"), "text/html"
+	case len(w.tnefBody) > 0:
+		m.body, m.bodyType = strings.Join(w.tnefBody, "\n\n"), "application/ms-tnef"
 	}
 	m.parts = w.parts
 	return m, nil
@@ -141,6 +143,7 @@ type mimeWalk struct {
 	lim         Limits
 	parts       int
 	plain, html []string
+	tnefBody    []string // bodies of TNEF streams (winmail.dat)
 	partsNoted  bool
 }
 
@@ -239,6 +242,19 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 		t, _ := decodeTextAs(data, params["charset"])
 		w.html = append(w.html, t)
 	case !attached && (strings.HasPrefix(ct, "multipart/") || ct == "text/enriched" || ct == "text/rtf"):
+	case isTNEF(ct, name, data):
+		// winmail.dat: its files are the mail's attachments, its body the
+		// mail's text when the mail has none of its own.
+		files, body, err := readTNEF(data, w.lim)
+		if err != nil {
+			w.m.stops = append(w.m.stops, fmt.Sprintf("%s: %v", name, err))
+		}
+		for _, f := range files {
+			w.m.atts = append(w.m.atts, mailAttachment{name: f.name, mimeType: "application/octet-stream", data: f.data})
+		}
+		if strings.TrimSpace(body) != "" {
+			w.tnefBody = append(w.tnefBody, body)
+		}
 	default:
 		if name == "" {
 			name = fmt.Sprintf("part-%d%s", w.parts, extFor(ct))

@@ -193,3 +193,37 @@ func TestMHTML(t *testing.T) {
 		t.Errorf("no sections: %v", idx.Structure)
 	}
 }
+
+// TestTNEF: the files Outlook wraps in a winmail.dat (TNEF) are the
+// mail's attachments by their long names, byte for byte, and the TNEF
+// body (compressed RTF in its MAPI properties) is read; before, the mail
+// had one attachment, winmail.dat, which no extractor reads.
+func TestTNEF(t *testing.T) {
+	b := testcorpus.Read(t, "mail", "tnef-winmail.eml")
+	r := newRecorder()
+	if _, err := Attachments(context.Background(), bytes.NewReader(b), int64(len(b)), "m.eml", "", "", Limits{}, r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"m.eml/Quarterly report 2024.txt": "Quarterly report: dredging finished, pilot boat ordered.\r\n",
+		"m.eml/Tender schedule.csv":       "lot,opens\r\ndredging,2024-04-02\r\npilot boat,2024-04-16\r\n",
+	}
+	if len(r.order) != len(want) {
+		t.Errorf("attachments %q", r.order)
+	}
+	for p, data := range want {
+		if got := string(r.files[p]); got != data {
+			t.Errorf("%s = %q, want %q (files %q)", p, got, data, r.order)
+		}
+	}
+	files, body, err := readTNEF(testcorpus.Read(t, "mail", "winmail.dat"), DefaultLimits())
+	if err != nil || len(files) != 2 || !strings.Contains(body, "The harbour budget for 2024 is approved; tenders open in April.") {
+		t.Errorf("readTNEF: %d files, body %q, %v", len(files), body, err)
+	}
+	// Cut short: the files before the damage are kept, and it says so.
+	dat := testcorpus.Read(t, "mail", "winmail.dat")
+	files, _, err = readTNEF(dat[:len(dat)-100], DefaultLimits())
+	if err == nil || len(files) != 1 {
+		t.Errorf("a cut stream: %d files, %v", len(files), err)
+	}
+}
