@@ -437,3 +437,42 @@ func TestOCRThroughTheQueue(t *testing.T) {
 		t.Fatalf("progress %+v", p)
 	}
 }
+
+// TestOCRMultiPageTIFF: every page of a multi-page TIFF (a two-page fax
+// written by libtiff) is image only and read by OCR, each page sent as its
+// own picture and found on its page; before, a TIFF was one picture, its
+// first page, and the second page was never read.
+func TestOCRMultiPageTIFF(t *testing.T) {
+	o := newOCRWorld(t, true, "pdf", "office")
+	f := o.ingest(t, "fax.tif", testcorpus.Read(t, "images", "fax-camlidl-2pages.tif"))
+	st := o.state(t, f)
+	if got := kindex.ImageOnlyPages(st.Index); !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("image-only pages %v, want [1 2] (structure %v)", got, st.Index.Structure)
+	}
+	var sent [][]byte
+	page := func(r llmtest.ChatRequest) llmtest.Step {
+		img, im, ok := pageImage(r)
+		if !ok || img.MIMEType != "image/png" || im.Bounds().Dx() != 827 {
+			return llmtest.Fail(400, "expected one 827-pixel-wide page as PNG")
+		}
+		sent = append(sent, img.Data)
+		return llmtest.Reply([]string{"Camlidl user's manual", "interface definition language stub generator"}[min(len(sent), 2)-1])
+	}
+	o.w.Server.Script(llmtest.Decide(page), llmtest.Decide(page))
+	if n, err := o.ocr.Run(context.Background(), f, nil); err != nil || n != 2 {
+		t.Fatalf("run %d %v", n, err)
+	}
+	if len(sent) != 2 || bytes.Equal(sent[0], sent[1]) {
+		t.Fatalf("%d pictures sent, the same twice: %v", len(sent), len(sent) == 2)
+	}
+	if got := o.found(t, f, "stub generator"); got[2] != "ocr-2" {
+		t.Errorf("page 2's text found at %v", got)
+	}
+	st = o.state(t, f)
+	if p := knowledge.ProgressOf(st); p.Pages != 2 || p.Searchable != 2 || p.Pending {
+		t.Errorf("progress %+v", p)
+	}
+	if st.Index.Structure[kindex.StructTextStatus] != kindex.TextOCR {
+		t.Errorf("text status %v once both pages are read", st.Index.Structure[kindex.StructTextStatus])
+	}
+}

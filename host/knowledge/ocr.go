@@ -87,7 +87,7 @@ type OCRText struct {
 // OCRReader reads a page of a PDF, or an image file, by OCR.
 type OCRReader interface {
 	OCRPage(ctx context.Context, name, mimeType string, in wasm.Input, page int) (OCRText, error)
-	OCRImage(ctx context.Context, name, mimeType string, in wasm.Input) (OCRText, error)
+	OCRImage(ctx context.Context, name, mimeType string, in wasm.Input, page int) (OCRText, error)
 }
 
 // OCRPage runs the PDF extractor's ocrPage tool.
@@ -104,8 +104,9 @@ func (e *Extractors) OCRPage(ctx context.Context, name, mimeType string, in wasm
 }
 
 // OCRImage runs ocrImage of the image's chosen extractor if it has one,
-// else of a built-in plugin that has.
-func (e *Extractors) OCRImage(ctx context.Context, name, mimeType string, in wasm.Input) (OCRText, error) {
+// else of a built-in plugin that has; page is the page of a multi-page
+// TIFF (1 for any other image).
+func (e *Extractors) OCRImage(ctx context.Context, name, mimeType string, in wasm.Input, page int) (OCRText, error) {
 	p, _, err := e.pick(name, mimeType, OCRImageTool)
 	if err != nil || !p.HasTool(OCRImageTool) {
 		p = nil
@@ -119,7 +120,11 @@ func (e *Extractors) OCRImage(ctx context.Context, name, mimeType string, in was
 	if p == nil {
 		return OCRText{}, fmt.Errorf("%w with OCR: no loaded plugin has the %s tool", ErrNoExtractor, OCRImageTool)
 	}
-	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
+	a := map[string]any{"name": name, "mimeType": mimeType}
+	if page > 1 {
+		a["page"] = page
+	}
+	args, _ := json.Marshal(a)
 	return e.ocrCall(ctx, p, OCRImageTool, args, in)
 }
 
@@ -253,7 +258,7 @@ func (o *OCR) Run(ctx context.Context, f filemeta.Item, progress func(done, tota
 		}
 		var t OCRText
 		if image {
-			t, err = o.reader.OCRImage(ctx, f.Name, f.MIMEType, blob)
+			t, err = o.reader.OCRImage(ctx, f.Name, f.MIMEType, blob, pg)
 		} else {
 			t, err = o.reader.OCRPage(ctx, f.Name, f.MIMEType, blob, pg)
 		}
@@ -290,7 +295,7 @@ func (o *OCR) Run(ctx context.Context, f filemeta.Item, progress func(done, tota
 			_ = set(state)
 			return read, fmt.Errorf("knowledge: OCR of %s page %d: %w", f.Name, pg, err)
 		}
-		obj := ocrObject(pg, image, sections, t)
+		obj := ocrObject(pg, image && len(need) == 1, sections, t)
 		var sums []content.Summary
 		var chunks []kindex.Chunk
 		if strings.TrimSpace(obj.Data) != "" {

@@ -20,6 +20,8 @@ func TestEncryptedOnly(t *testing.T) {
 	}{
 		{"libarchive-rar4-encrypted-data.rar", true},
 		{"libarchive-7zip-encrypted.7z", true},
+		{"constructed-zipcrypto.zip", true},  // Info-ZIP zip -P
+		{"constructed-winzip-aes.zip", true}, // p7zip, WinZip AE-2
 		{"libarchive-rar4.rar", false},
 		{"libarchive-rar5-symlink.rar", false},
 	} {

@@ -163,6 +163,17 @@ func encryptedOnly(res archive.Result, files int, withPassword bool) bool {
 	return enc > 0
 }
 
+// rootProblem is the problem of the container itself (not of an entry of
+// it), nil when it opened.
+func rootProblem(res archive.Result, name string) *archive.Problem {
+	for i, p := range res.Problems {
+		if p.Path == name {
+			return &res.Problems[i]
+		}
+	}
+	return nil
+}
+
 // kindOf classifies a read error with the library's sentinels.
 func kindOf(err error) string {
 	switch {
@@ -231,6 +242,13 @@ func extract(a extractArgs) (result, error) {
 	}
 	if em.only != "" && !em.found && problems == 0 {
 		return result{}, pdk.Errorf("not_found", "%s has no entry %q", name, em.only)
+	}
+	if root := rootProblem(res, name); root != nil && em.only == "" && em.files == 0 && em.containers == 0 && !encryptedOnly(res, em.files, a.Password != "") {
+		// The container itself could not be opened (a lone zstd stream
+		// whose window passes the bound, a gzip header that is not one):
+		// nothing of it is read, which the host shows as a failure with
+		// the reason, not as an indexed container of no entries.
+		return result{}, pdk.Errorf("invalid_document", "%s could not be opened (%s): %s", name, root.Kind, root.Reason)
 	}
 	st := map[string]any{
 		"container": res.Entries[0].Container.String(),

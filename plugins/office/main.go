@@ -39,6 +39,9 @@ func init() {
 			return result{}, err
 		}
 		idx, objs, err := extract.Extract(context.Background(), f, f.Size(), a.Name, a.MIMEType, extract.DefaultLimits())
+		if errors.Is(err, extract.ErrEncryptedMail) {
+			return result{}, pdk.Errorf("encrypted", "%v (an encrypted mail is read only with a recipient's private key, which the server does not hold; a password does not open it)", err)
+		}
 		if errors.Is(err, extract.ErrEncrypted) {
 			// The host shows the file as waiting for its password. A
 			// password given is not used yet: no decryption of Office's

@@ -111,8 +111,11 @@ func structure(d *pdftext.Document, ps pdftext.Prescan) map[string]any {
 // unreadWarning says why a page's text is missing or incomplete: content
 // that could not be read (lost), or glyphs without known text.
 func unreadWarning(s pdftext.TextStatus, glyphs, unmapped int, lost string) string {
-	if s == pdftext.TextImageOnly {
+	switch s {
+	case pdftext.TextImageOnly:
 		return ImageOnlyWarning
+	case pdftext.TextVectorOnly:
+		return VectorOnlyWarning
 	}
 	what := "part of the page's text was not recovered"
 	if s == pdftext.TextUnreadable {
@@ -127,6 +130,11 @@ func unreadWarning(s pdftext.TextStatus, glyphs, unmapped int, lost string) stri
 // ImageOnlyWarning is the page map's reason for an image-only page; the
 // host's OCR replaces it by the text read, or says why it cannot.
 const ImageOnlyWarning = "image only: the page holds images and no text layer (a scan or a photo of text); its words are found only once OCR has read it"
+
+// VectorOnlyWarning is the page map's reason for a page drawn only as
+// vector paths: nothing of it is searchable, and OCR, which reads a
+// page's images, does not read it either.
+const VectorOnlyWarning = "no text layer: the page is drawn only as vector paths (text converted to outlines, or a drawing) and holds no image; its words, if any, are not searchable and OCR does not read it"
 
 // sectionOf names the innermost section that holds a page; a section
 // without an id is "s<n>", n its place in the list from 1 (as the host

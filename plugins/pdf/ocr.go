@@ -15,6 +15,7 @@ import (
 	"github.com/agenthost/agenthost/pdk/input"
 	"github.com/agenthost/agenthost/pdk/model"
 	"github.com/agenthost/agenthost/plugins/pdf/pdftext"
+	"github.com/agenthost/agenthost/plugins/tiffpages"
 
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
@@ -36,12 +37,14 @@ type ocrPageArgs struct {
 type ocrImageArgs struct {
 	Name     string `json:"name,omitempty"`
 	MIMEType string `json:"mimeType,omitempty"`
+	Page     int    `json:"page,omitempty" description:"the page of a multi-page TIFF to read, from 1 (default 1)" minimum:"1"`
 	Prompt   string `json:"prompt,omitempty" description:"instructions for the OCR model; empty takes the host's"`
 }
 
 // ocrResult is what ocrPage and ocrImage answer: the text read, what was
 // sent (Sent: "jpeg" the stored JPEG, "decoded" one image re-encoded as
-// PNG, "composed" the page drawn as PNG, "file" the image file as it is)
+// PNG, "composed" the page drawn as PNG, "file" the image file as it is,
+// "oriented" a JPEG photo turned upright by its EXIF orientation)
 // and what it cost.
 type ocrResult struct {
 	Page         int      `json:"page,omitempty"`
@@ -242,6 +245,16 @@ func encodePNG(img image.Image) ([]byte, error) {
 // too large to send.
 func fileImage(data []byte) (ocrResult, []byte, error) {
 	mime := http.DetectContentType(data)
+	if mime == "image/jpeg" && jpegSendable(data) {
+		// A photo stored on its side: sent upright.
+		b, w, h, ok, err := uprightJPEG(data)
+		if err != nil {
+			return ocrResult{}, nil, pdk.Errorf("invalid_document", "image: %v", err)
+		}
+		if ok {
+			return ocrResult{Sent: "oriented", MIMEType: "image/jpeg", Width: w, Height: h, Bytes: len(b), Images: 1}, b, nil
+		}
+	}
 	switch mime {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 		if len(data) <= ocrMaxBytes && (mime != "image/jpeg" || jpegSendable(data)) {
@@ -354,10 +367,18 @@ func registerOCR() {
 		if _, err := io.ReadFull(r, data); err != nil {
 			return ocrResult{}, pdk.Errorf("invalid_document", "reading the image: %v", err)
 		}
+		if a.Page > 1 {
+			// A page of a multi-page TIFF (a fax): the file as if that
+			// page were its first.
+			if data, err = tiffpages.Page(data, a.Page); err != nil {
+				return ocrResult{}, pdk.Errorf("invalid_arguments", "%v", err)
+			}
+		}
 		res, img, err := fileImage(data)
 		if err != nil {
 			return res, err
 		}
+		res.Page = a.Page
 		return readByModel(res, img, a.Prompt)
 	}, pdk.ReadOnly())
 }

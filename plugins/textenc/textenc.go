@@ -79,6 +79,8 @@ func Lookup(label string) encoding.Encoding {
 		return charmap.CodePage866
 	case "x-mac-cyrillic":
 		return charmap.MacintoshCyrillic
+	case "utf-7", "utf7", "unicode-1-1-utf-7", "csunicode11utf7", "x-unicode-2-0-utf-7":
+		return UTF7
 	}
 	e, err := htmlindex.Get(label)
 	if err != nil {
@@ -106,6 +108,9 @@ func Name(e encoding.Encoding) string {
 		if c.enc == e {
 			return c.name
 		}
+	}
+	if e == UTF7 {
+		return "utf-7"
 	}
 	if n, err := htmlindex.Name(e); err == nil {
 		return n
@@ -145,7 +150,7 @@ func plausible(b []byte, d encoding.Encoding) bool {
 	if d == xunicode.UTF8 || Name(d) == "utf-8" {
 		return utf8.Valid(trimPartial(s)) && !isISO2022JP(s)
 	}
-	if d == japanese.ISO2022JP {
+	if d == japanese.ISO2022JP || d == UTF7 {
 		return isASCII(s)
 	}
 	_, best := Detect(b)

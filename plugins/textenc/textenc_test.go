@@ -256,3 +256,26 @@ func trunc(s string) string {
 	}
 	return s
 }
+
+// TestUTF7: UTF-7 (RFC 2152) is decoded when a text is labelled so, as
+// Python's codec writes it and as RFC 2152's examples have it; before, the
+// label named no encoding and the text stayed "Gr+APwA3w-e".
+func TestUTF7(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Gr+APwA3w-e aus Z+APw-rich", "Grüße aus Zürich"},
+		{"Hi Mom -+Jjo--!", "Hi Mom -☺-!"}, // RFC 2152
+		{"+ZeVnLIqe-", "日本語"},              // RFC 2152
+		{"A+ImIDkQ.", "A≢Α."},              // RFC 2152: a run ended by a non-base64 character
+		{"1 +- 1 = 2", "1 + 1 = 2"},        // "+-" is "+"
+		{"emoji +2D3eAA-", "emoji 😀"},      // a surrogate pair
+		{"Preis 25 +IKw +IBM +AKE-ol+AOk!", "Preis 25 € – ¡olé!"},
+	} {
+		got, used := Decode([]byte(c.in), "UTF-7")
+		if got != c.want || used != "utf-7" {
+			t.Errorf("Decode(%q, utf-7) = %q, %q; want %q", c.in, got, used, c.want)
+		}
+	}
+	if got, used := Decode([]byte("caf\xc3\xa9"), "utf-7"); used == "utf-7" {
+		t.Errorf("8-bit bytes labelled utf-7 were read as utf-7: %q", got)
+	}
+}

@@ -55,10 +55,14 @@ func MarkOCRPages(st map[string]any, pages []int) {
 	done = append(done, pages...)
 	slices.Sort(done)
 	st[StructOCRPages] = slices.Compact(done)
-	if s, _ := st[StructTextStatus].(string); s == TextImageOnly {
-		st[StructTextStatus] = TextOCR
-		delete(st, "warning")
-	}
+	defer func() {
+		// An image file is read once every page of it is (a multi-page
+		// TIFF has a page map).
+		if s, _ := st[StructTextStatus].(string); s == TextImageOnly && len(pageMapImageOnly(st)) == 0 {
+			st[StructTextStatus] = TextOCR
+			delete(st, "warning")
+		}
+	}()
 	read := func(m map[string]any) bool {
 		pg, ok := number(m["page"])
 		return ok && slices.Contains(pages, pg) && m["textStatus"] == TextImageOnly
@@ -99,18 +103,29 @@ func MarkOCRPages(st map[string]any, pages []int) {
 // the page map's image-only pages (and those OCR has read), or [1] for an
 // image file.
 func ImageOnlyPages(idx content.Index) []int {
-	if s, _ := idx.Structure[StructTextStatus].(string); s == TextImageOnly || s == TextOCR {
-		return []int{1}
+	if out := pageMapPages(idx.Structure, TextImageOnly, TextOCR); len(out) > 0 {
+		return out
 	}
+	if s, _ := idx.Structure[StructTextStatus].(string); s == TextImageOnly || s == TextOCR {
+		return []int{1} // an image file of one page
+	}
+	return nil
+}
+
+// pageMapImageOnly lists the page map's pages still image only.
+func pageMapImageOnly(st map[string]any) []int { return pageMapPages(st, TextImageOnly, TextImageOnly) }
+
+// pageMapPages lists the page map's pages of either text status, sorted.
+func pageMapPages(st map[string]any, s1, s2 string) []int {
 	var out []int
 	add := func(m map[string]any) {
-		if s, _ := m["textStatus"].(string); s == TextImageOnly || s == TextOCR {
+		if s, _ := m["textStatus"].(string); s == s1 || s == s2 {
 			if pg, ok := number(m["page"]); ok {
 				out = append(out, pg)
 			}
 		}
 	}
-	switch pm := idx.Structure["pageMap"].(type) {
+	switch pm := st["pageMap"].(type) {
 	case []any:
 		for _, e := range pm {
 			if m, ok := e.(map[string]any); ok {

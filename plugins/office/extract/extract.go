@@ -27,6 +27,10 @@ var (
 	// file, an encrypted zip entry or OpenDocument part, an encrypted Word
 	// or Excel 97-2003 file).
 	ErrEncrypted = errors.New("encrypted office file")
+	// ErrEncryptedMail: a mail whose body is encrypted to its recipients
+	// (S/MIME enveloped data, PGP): it is read only with a recipient's
+	// private key, never with a password. It wraps ErrEncrypted.
+	ErrEncryptedMail = fmt.Errorf("%w: encrypted mail", ErrEncrypted)
 	// ErrLimit: a part the format cannot do without is larger than Limits
 	// allow. Limits on output (text, objects) truncate instead.
 	ErrLimit = errors.New("size limit exceeded")
@@ -162,12 +166,14 @@ var formats = []format{
 	{mimes: []string{mimeEPUB}, exts: []string{".epub"}, run: extractEPUB},
 	{mimes: []string{mimeEML, "message/global"}, exts: []string{".eml"}, run: extractEML},
 	{mimes: []string{mimeMbox}, exts: []string{".mbox", ".mbx"}, run: extractMbox},
+	{mimes: []string{mimeMHTML, "application/x-mimearchive", "message/x-mhtml"}, exts: []string{".mht", ".mhtml"}, run: extractMHTML},
 	{mimes: []string{"text/markdown", "text/x-markdown"}, exts: []string{".md", ".markdown"}, run: extractMarkdown},
 	{mimes: []string{"text/csv", "text/tab-separated-values", "application/csv"}, exts: []string{".csv", ".tsv"}, run: extractCSV},
 	{mimes: []string{"application/json", "application/x-ndjson", "application/ld+json"}, exts: []string{".json", ".jsonl", ".ndjson", ".geojson"}, run: extractJSON},
 	{mimes: []string{"application/xml", "text/xml"}, exts: []string{".xml"}, run: extractXML},
 	{mimes: []string{"text/html", "application/xhtml+xml"}, exts: []string{".html", ".htm", ".xhtml"}, run: extractHTML},
 	{mimes: []string{"text/plain"}, exts: []string{".txt", ".text", ".log"}, run: extractPlain},
+	{mimes: []string{mimeSVG}, exts: []string{".svg"}, run: extractSVG},
 	{mimes: []string{"image/png"}, exts: []string{".png"}, run: extractImage},
 	{mimes: []string{"image/jpeg"}, exts: []string{".jpg", ".jpeg", ".jpe"}, run: extractImage},
 	{mimes: []string{"image/gif"}, exts: []string{".gif"}, run: extractImage},

@@ -17,6 +17,8 @@ import (
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
+
+	"github.com/agenthost/agenthost/plugins/tiffpages"
 )
 
 // imageDecoders read only an image's header (DecodeConfig), chosen by the
@@ -107,5 +109,40 @@ func extractImage(ctx context.Context, in input, s *sink) error {
 	if info.width > 0 {
 		s.structure["dimensions"] = strconv.Itoa(info.width) + "x" + strconv.Itoa(info.height)
 	}
+	if info.format == "tiff" {
+		tiffPageMap(in, s)
+	}
 	return nil
+}
+
+// tiffPageWarning is a page map's reason for a page of a multi-page TIFF,
+// which only OCR reads.
+const tiffPageWarning = "image only: a page of a multi-page image file (a fax or a scan); its words are found only once OCR has read it"
+
+// tiffPageMap gives a multi-page TIFF (a fax, a scanner's batch) a page
+// map of its pages, each image only, so that OCR reads every page and not
+// the first only.
+func tiffPageMap(in input, s *sink) {
+	if in.size > in.lim.MaxPartBytes {
+		return
+	}
+	b := make([]byte, in.size)
+	if _, err := in.r.ReadAt(b, 0); err != nil && err != io.EOF {
+		return
+	}
+	n, err := tiffpages.Count(b)
+	if err != nil || n < 2 {
+		return
+	}
+	pages := make([]map[string]any, n)
+	for i := range pages {
+		pages[i] = map[string]any{"page": i + 1, "images": 1, "textStatus": "imageOnly", "warning": tiffPageWarning}
+		if p, err := tiffpages.Page(b, i+1); err == nil {
+			if cfg, err := tiff.DecodeConfig(bytes.NewReader(p)); err == nil {
+				pages[i]["dimensions"] = strconv.Itoa(cfg.Width) + "x" + strconv.Itoa(cfg.Height)
+			}
+		}
+	}
+	s.structure["pages"] = n
+	s.structure["pageMap"] = pages
 }

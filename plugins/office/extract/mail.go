@@ -34,6 +34,9 @@ const (
 	mimeEML  = "message/rfc822"
 	mimeMbox = "application/mbox"
 	mimeMSG  = "application/vnd.ms-outlook"
+	// mimeMHTML is a web page saved as one MIME message (RFC 2557), as
+	// browsers and Word write .mht files.
+	mimeMHTML = "multipart/related"
 )
 
 // The bounds of one message's MIME tree: a real message has tens of parts
@@ -53,6 +56,9 @@ type mailMsg struct {
 	atts                                   []mailAttachment
 	parts                                  int
 	stops                                  []string // where reading stopped early, and why
+	// encrypted names the parts encrypted to the mail's recipients
+	// (S/MIME, PGP), which no one but a recipient can read.
+	encrypted []string
 }
 
 // mailAttachment is one attached file, or an attached message (as RFC 5322
@@ -124,6 +130,8 @@ func readMail(b []byte, lim Limits) (*mailMsg, error) {
 			out = append(out, htmlToText(h, lim))
 		}
 		m.body, m.bodyType = strings.Join(out, "\n\n"), "text/html"
+	case len(w.tnefBody) > 0:
+		m.body, m.bodyType = strings.Join(w.tnefBody, "\n\n"), "application/ms-tnef"
 	}
 	m.parts = w.parts
 	return m, nil
@@ -135,6 +143,7 @@ type mimeWalk struct {
 	lim         Limits
 	parts       int
 	plain, html []string
+	tnefBody    []string // bodies of TNEF streams (winmail.dat)
 	partsNoted  bool
 }
 
@@ -153,6 +162,16 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 		ct, params = "text/plain", map[string]string{}
 	}
 	disp, dparams, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
+	if ct == "multipart/encrypted" {
+		// RFC 1847 / RFC 3156: a control part and the encrypted data,
+		// nothing readable without a recipient's key.
+		proto := params["protocol"]
+		if proto == "" {
+			proto = "unknown protocol"
+		}
+		w.m.encrypted = append(w.m.encrypted, "multipart/encrypted ("+proto+")")
+		return
+	}
 	if strings.HasPrefix(ct, "multipart/") {
 		if depth >= maxMailDepth {
 			w.m.stops = append(w.m.stops, fmt.Sprintf("multiparts nested deeper than %d (the limit): the inner parts are not read", maxMailDepth))
@@ -189,6 +208,10 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 	}
 	name = decodeHeader(name)
 	attached := disp == "attachment" || name != "" && disp != "inline"
+	if what := encryptedPart(ct, params, data); what != "" {
+		w.m.encrypted = append(w.m.encrypted, what)
+		return
+	}
 	switch {
 	case ct == "message/rfc822" || ct == "message/global":
 		if name == "" {
@@ -207,17 +230,217 @@ func (w *mimeWalk) part(h textproto.MIMEHeader, body io.Reader, depth int) {
 		w.m.atts = append(w.m.atts, mailAttachment{name: name, mimeType: mimeEML, data: data, message: true})
 	case !attached && ct == "text/plain":
 		t, _ := decodeTextAs(data, params["charset"])
+		if strings.EqualFold(params["format"], "flowed") {
+			t = unflow(t, strings.EqualFold(params["delsp"], "yes"))
+		}
+		t, uu := splitUU(t, w.lim.MaxPartBytes)
+		for _, f := range uu {
+			w.m.atts = append(w.m.atts, mailAttachment{name: f.name, mimeType: "application/octet-stream", data: f.data})
+		}
 		w.plain = append(w.plain, t)
 	case !attached && ct == "text/html":
 		t, _ := decodeTextAs(data, params["charset"])
 		w.html = append(w.html, t)
 	case !attached && (strings.HasPrefix(ct, "multipart/") || ct == "text/enriched" || ct == "text/rtf"):
+	case isTNEF(ct, name, data):
+		// winmail.dat: its files are the mail's attachments, its body the
+		// mail's text when the mail has none of its own.
+		files, body, err := readTNEF(data, w.lim)
+		if err != nil {
+			w.m.stops = append(w.m.stops, fmt.Sprintf("%s: %v", name, err))
+		}
+		for _, f := range files {
+			w.m.atts = append(w.m.atts, mailAttachment{name: f.name, mimeType: "application/octet-stream", data: f.data})
+		}
+		if strings.TrimSpace(body) != "" {
+			w.tnefBody = append(w.tnefBody, body)
+		}
 	default:
 		if name == "" {
 			name = fmt.Sprintf("part-%d%s", w.parts, extFor(ct))
 		}
 		w.m.atts = append(w.m.atts, mailAttachment{name: name, mimeType: ct, charset: params["charset"], data: data})
 	}
+}
+
+// encryptedPart names a part encrypted to the mail's recipients, "" for
+// any other: S/MIME enveloped data (application/pkcs7-mime, told from
+// opaque signed data by its smime-type or, without one, by its content
+// type's object identifier) and a PGP message (a text part or a file that
+// is an armored "BEGIN PGP MESSAGE" block, which inline PGP mailers send).
+func encryptedPart(ct string, params map[string]string, data []byte) string {
+	switch ct {
+	case "application/pkcs7-mime", "application/x-pkcs7-mime":
+		switch st := strings.ToLower(params["smime-type"]); st {
+		case "enveloped-data", "authenveloped-data":
+			return "S/MIME " + st + " (" + ct + ")"
+		case "signed-data", "certs-only", "compressed-data":
+			return ""
+		}
+		if !pkcs7Signed(data) {
+			return "S/MIME enveloped-data (" + ct + ")"
+		}
+		return ""
+	}
+	t := bytes.TrimSpace(data)
+	if bytes.HasPrefix(t, []byte("-----BEGIN PGP MESSAGE-----")) && bytes.HasSuffix(t, []byte("-----END PGP MESSAGE-----")) {
+		return "PGP message (" + ct + ")"
+	}
+	return ""
+}
+
+// pkcs7Signed reports whether DER bytes (or their base64 when a part was
+// not transfer-decoded) are a CMS ContentInfo of signed data: its object
+// identifier 1.2.840.113549.1.7.2, near the start.
+func pkcs7Signed(b []byte) bool {
+	oid := []byte{0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02}
+	return bytes.Contains(b[:min(len(b), 32)], oid)
+}
+
+// unflow joins a format=flowed body's lines (RFC 3676): a line ending
+// in a space goes on in the next line of the same quote depth (its space
+// dropped too with delsp=yes), a space-stuffed line loses its first space,
+// and the signature separator "-- " stays a line of its own. Quoted
+// paragraphs come out with one "> " per level.
+func unflow(t string, delsp bool) string {
+	var out []string
+	var para strings.Builder
+	depth, open := 0, false
+	end := func() {
+		if open {
+			out = append(out, strings.Repeat("> ", depth)+para.String())
+			para.Reset()
+			open = false
+		}
+	}
+	for _, l := range strings.Split(t, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		q := 0
+		for q < len(l) && l[q] == '>' {
+			q++
+		}
+		l = strings.TrimPrefix(l[q:], " ") // space-stuffing
+		if open && q != depth {
+			end() // a flowed line before another depth is fixed
+		}
+		depth = q
+		flowed := strings.HasSuffix(l, " ") && l != "-- "
+		if flowed && delsp {
+			l = l[:len(l)-1]
+		}
+		para.WriteString(l)
+		open = true
+		if !flowed {
+			end()
+		}
+	}
+	end()
+	return strings.Join(out, "\n")
+}
+
+// uuFile is a file uuencoded in a plain-text body.
+type uuFile struct {
+	name string
+	data []byte
+}
+
+// splitUU takes the uuencoded files out of a plain-text body, as mailers
+// and news gateways before MIME attached them: a line "begin MODE NAME",
+// lines of uuencoded data, a line "end". It returns the text without them
+// and the files, at most max bytes of decoded data in all (a file past it
+// stays in the text). A "begin" without its "end" stays text.
+func splitUU(t string, max int64) (string, []uuFile) {
+	if !strings.Contains(t, "begin ") {
+		return t, nil
+	}
+	ls := strings.Split(t, "\n")
+	var keep []string
+	var files []uuFile
+	var total int64
+	for i := 0; i < len(ls); i++ {
+		name, ok := uuBegin(ls[i])
+		if !ok {
+			keep = append(keep, ls[i])
+			continue
+		}
+		var data []byte
+		j, good := i+1, false
+		for ; j < len(ls); j++ {
+			l := strings.TrimRight(ls[j], "\r ")
+			if l == "end" {
+				good = true
+				break
+			}
+			d, ok := uuLine(l)
+			if !ok {
+				break
+			}
+			data = append(data, d...)
+		}
+		if !good || total+int64(len(data)) > max {
+			keep = append(keep, ls[i])
+			continue
+		}
+		total += int64(len(data))
+		files = append(files, uuFile{name: name, data: data})
+		i = j
+	}
+	return strings.Join(keep, "\n"), files
+}
+
+// uuBegin reads a "begin 644 name" line: three or four octal digits of
+// mode, then the file's name.
+func uuBegin(l string) (string, bool) {
+	l = strings.TrimRight(l, "\r")
+	rest, ok := strings.CutPrefix(l, "begin ")
+	if !ok {
+		return "", false
+	}
+	mode, name, ok := strings.Cut(rest, " ")
+	if !ok || len(mode) < 3 || len(mode) > 4 || strings.Trim(mode, "01234567") != "" {
+		return "", false
+	}
+	name = path.Base(strings.ReplaceAll(strings.TrimSpace(name), `\`, "/"))
+	if name == "" || name == "." || name == "/" {
+		return "", false
+	}
+	return name, true
+}
+
+// uuLine decodes one line of uuencoded data: its first character is the
+// count of bytes, then four characters for every three ("`" is zero).
+// Trailing padding may be missing (spaces trimmed by a mailer).
+func uuLine(l string) ([]byte, bool) {
+	if l == "" {
+		return nil, false
+	}
+	n := int(l[0]-' ') & 63
+	if l[0] < ' ' || l[0] > '`' {
+		return nil, false
+	}
+	if n == 0 {
+		return nil, true
+	}
+	enc := l[1:]
+	if need := (n + 2) / 3 * 4; len(enc) < need {
+		enc += strings.Repeat("`", need-len(enc))
+	}
+	out := make([]byte, 0, n+2)
+	for i := 0; i+4 <= len(enc) && len(out) < n; i += 4 {
+		var v [4]byte
+		for k := range 4 {
+			c := enc[i+k]
+			if c < ' ' || c > '`' {
+				return nil, false
+			}
+			v[k] = (c - ' ') & 63
+		}
+		out = append(out, v[0]<<2|v[1]>>4, v[1]<<4|v[2]>>2, v[2]<<6|v[3])
+	}
+	if len(out) < n {
+		return nil, false
+	}
+	return out[:n], true
 }
 
 // extFor is a file extension for a part without a name.
@@ -313,6 +536,15 @@ func extractEML(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
+	if len(m.encrypted) > 0 {
+		if strings.TrimSpace(m.body) == "" {
+			// Only the headers are in clear: an index of them alone would
+			// pass for a mail with an empty body.
+			return fmt.Errorf("%w: its body is encrypted to its recipients (%s); only the headers are in clear (From: %s, Subject: %s)",
+				ErrEncryptedMail, strings.Join(m.encrypted, ", "), m.from, m.subject)
+		}
+		m.stops = append(m.stops, "encrypted parts not read: "+strings.Join(m.encrypted, ", "))
+	}
 	if cut {
 		m.stops = append(m.stops, fmt.Sprintf("the message is larger than %d bytes: the rest is not read", in.lim.MaxPartBytes))
 	}
@@ -350,10 +582,73 @@ func emitMail(s *sink, m *mailMsg, lim Limits) {
 		}
 		s.structure["attachments"] = list
 	}
+	if len(m.encrypted) > 0 {
+		s.structure["encryptedParts"] = m.encrypted
+	}
 	if len(m.stops) > 0 {
 		s.structure["stops"] = m.stops
 		if s.truncated == "" {
 			s.truncated = strings.Join(m.stops, "; ")
 		}
 	}
+}
+
+// extractMHTML reads a web archive (.mht, .mhtml: RFC 2557): a MIME
+// message whose root is the page's HTML, the pictures and frames beside it
+// by Content-Location. The page is read as an HTML file is, with its
+// headings as sections; the subject (the page's title) and the location
+// it was saved from are structure. Its pictures are the page's own, not
+// attachments.
+func extractMHTML(ctx context.Context, in input, s *sink) error {
+	b, cut, err := readInput(in)
+	if err != nil {
+		return err
+	}
+	msg, err := mail.ReadMessage(bufio.NewReader(bytes.NewReader(b)))
+	if err != nil {
+		return fmt.Errorf("%w: not an MHTML web archive: %w", ErrMalformed, err)
+	}
+	m := &mailMsg{}
+	w := &mimeWalk{m: m, lim: in.lim}
+	w.part(textproto.MIMEHeader(msg.Header), msg.Body, 0)
+	if len(w.html) == 0 && len(w.plain) == 0 {
+		return fmt.Errorf("%w: an MHTML web archive without an HTML or text part", ErrMalformed)
+	}
+	if t := decodeHeader(msg.Header.Get("Subject")); t != "" {
+		s.structure["title"] = t
+	}
+	if loc := strings.TrimSpace(msg.Header.Get("Snapshot-Content-Location")); loc != "" {
+		s.structure["location"] = loc
+	}
+	// One renderer for every HTML part (a page and its frames), so the
+	// sections are numbered through.
+	r := &htmlRenderer{s: s, lim: in.lim, outline: outline{max: 10_000}}
+	for _, h := range w.html {
+		doc, err := parseHTML(h)
+		if err != nil {
+			return fmt.Errorf("%w: its HTML: %w", ErrMalformed, err)
+		}
+		if t := findTitle(doc); t != "" && s.structure["title"] == nil {
+			s.structure["title"] = t
+		}
+		r.walk(doc)
+		r.flush()
+	}
+	if len(r.outline.sections) > 0 {
+		s.structure["sections"] = r.outline.sections
+	}
+	if len(w.html) == 0 {
+		emitLineBlocks(s, lines(strings.Join(w.plain, "\n\n")), 1, in.lim.BlockBytes, content.Ref{}, nil)
+	}
+	s.structure["parts"] = w.parts
+	if cut {
+		m.stops = append(m.stops, fmt.Sprintf("the archive is larger than %d bytes: the rest is not read", in.lim.MaxPartBytes))
+	}
+	if len(m.stops) > 0 {
+		s.structure["stops"] = m.stops
+		if s.truncated == "" {
+			s.truncated = strings.Join(m.stops, "; ")
+		}
+	}
+	return nil
 }

@@ -15,20 +15,17 @@ const maxMboxMessages = 10_000
 
 // splitMbox cuts a mailbox into its messages: each begins with a line
 // "From " at the start of the file or after a line break (mboxo, mboxrd,
-// mboxcl alike); ">From " quoting in bodies is undone. more says the
-// mailbox held more than max messages.
+// mboxcl alike) that a header field follows; ">From " quoting in bodies is
+// undone. A body line "From Monday on..." that an mboxo writer did not
+// quote is followed by more body, not by a header, and stays in its
+// message. more says the mailbox held more than max messages.
 func splitMbox(b []byte, max int) (msgs [][]byte, more bool) {
 	if !bytes.HasPrefix(b, []byte("From ")) {
 		return nil, false
 	}
-	sep := []byte("\nFrom ")
 	start := 0
 	for start < len(b) {
-		end := bytes.Index(b[start+1:], sep)
-		next := len(b)
-		if end >= 0 {
-			next = start + 1 + end + 1
-		}
+		next := nextFromLine(b, start+1)
 		if len(msgs) == max {
 			return msgs, true
 		}
@@ -36,6 +33,39 @@ func splitMbox(b []byte, max int) (msgs [][]byte, more bool) {
 		start = next
 	}
 	return msgs, false
+}
+
+// nextFromLine is the offset of the first "From " line at or after from
+// that starts a message (a header field on the line after it), len(b) for
+// none.
+func nextFromLine(b []byte, from int) int {
+	sep := []byte("\nFrom ")
+	for from < len(b) {
+		i := bytes.Index(b[from:], sep)
+		if i < 0 {
+			return len(b)
+		}
+		at := from + i + 1
+		if rest := b[at:]; bytes.IndexByte(rest, '\n') >= 0 && isHeaderLine(rest[bytes.IndexByte(rest, '\n')+1:]) {
+			return at
+		}
+		from = at
+	}
+	return len(b)
+}
+
+// isHeaderLine reports whether b starts with an RFC 5322 header field: a
+// name of printable characters but the colon, then a colon.
+func isHeaderLine(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c == ':':
+			return i > 0
+		case c <= ' ' || c > '~':
+			return false
+		}
+	}
+	return false
 }
 
 // unquoteFrom undoes mboxrd quoting: a body line ">From " (with any number

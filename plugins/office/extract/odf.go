@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
@@ -183,7 +185,11 @@ type odfWalker struct {
 	objects   int
 	skipped   []string
 	objBudget *chunkBudget // shared by the levels of one file
-	base      string       // the folder of the object being read ("Object 1/"), "" for the file
+	// cellNotes, while a spreadsheet cell is read, collects its
+	// annotations (cell comments), which stand beside the cell's
+	// paragraphs rather than inside one.
+	cellNotes *[]excelize.Comment
+	base      string // the folder of the object being read ("Object 1/"), "" for the file
 	// decls are a presentation's footer and header declarations by
 	// "footer:NAME"; masterUse the slides each master page serves, and
 	// masters the master pages read.
@@ -263,8 +269,46 @@ func (w *odfWalker) block(e xml.StartElement) error {
 		return w.table()
 	case "object":
 		return w.object(e)
+	case "annotation":
+		if w.cellNotes != nil {
+			return w.cellAnnotation()
+		}
+		return w.aside("comments")
 	}
 	return w.d.Skip()
+}
+
+// cellAnnotation reads a spreadsheet cell's annotation: its author
+// (dc:creator) and its paragraphs; its date is left out.
+func (w *odfWalker) cellAnnotation() error {
+	notes := w.cellNotes
+	w.cellNotes = nil // an annotation holds none of its own
+	defer func() { w.cellNotes = notes }()
+	var c excelize.Comment
+	var got []string
+	outer := w.collect
+	w.collect = &got
+	w.cells++
+	err := w.children(func(e xml.StartElement) error {
+		switch e.Name.Local {
+		case "creator":
+			var b strings.Builder
+			if err := w.inline(&b); err != nil {
+				return err
+			}
+			c.Author = strings.TrimSpace(b.String())
+			return nil
+		case "date", "date-string":
+			return w.d.Skip()
+		}
+		return w.block(e)
+	})
+	w.cells--
+	w.collect = outer
+	if c.Text = strings.Join(got, "\n"); strings.TrimSpace(c.Text) != "" && len(*notes) < w.lim.MaxObjects {
+		*notes = append(*notes, c)
+	}
+	return err
 }
 
 // paragraph emits (or collects) one paragraph; level > 0 is a heading.
@@ -543,6 +587,7 @@ func (w *odfWalker) sheet(name string, hidden bool) error {
 		maxC   int
 	)
 	row := 0
+	var comments []excelize.Comment
 	flush := func() {
 		if len(blk) > 0 {
 			emitSheetBlock(w.s, name, blk, header, first, hidden)
@@ -579,9 +624,16 @@ func (w *odfWalker) sheet(name string, hidden bool) error {
 				}
 				n, _ := strconv.Atoi(attr(c, "number-columns-repeated"))
 				n = max(n, 1)
+				var notes []excelize.Comment
+				w.cellNotes = &notes
 				v, err := w.cellValue(c)
+				w.cellNotes = nil
 				if err != nil {
 					return err
+				}
+				for _, nt := range notes {
+					nt.Cell = cellName(col+1, row+1)
+					comments = append(comments, nt)
 				}
 				if strings.TrimSpace(v) != "" {
 					for i := 0; i < min(n, odfMaxRepeat); i++ {
@@ -626,6 +678,12 @@ func (w *odfWalker) sheet(name string, hidden bool) error {
 	entry := map[string]any{"name": name}
 	if hidden {
 		entry["hidden"] = true
+	}
+	if len(comments) > 0 {
+		// As an XLSX sheet's comments: one object, each cell's comment
+		// with its author.
+		xlsxComments(w.s, name, comments)
+		entry["comments"] = len(comments)
 	}
 	if st.cells > 0 {
 		entry["rows"], entry["cells"] = st.rows, st.cells

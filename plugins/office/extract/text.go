@@ -34,6 +34,10 @@ func decodeText(b []byte) string {
 // bear it out, or detection decide (textenc: UTF-16 without a byte-order
 // mark, Shift-JIS, GB18030, Big5, EUC-KR, Windows-125x, KOI8, cp866).
 func decodeTextAs(b []byte, declared string) (string, string) {
+	if textenc.Lookup(declared) == textenc.UTF7 {
+		// UTF-7 is ASCII, valid UTF-8 too: only its label tells.
+		return textenc.Decode(b, declared)
+	}
 	if !bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) && !bytes.HasPrefix(b, []byte{0xff, 0xfe}) && !bytes.HasPrefix(b, []byte{0xfe, 0xff}) {
 		if t := trimPartialRune(b); utf8.Valid(t) && !hasControls(t) && !bytes.Contains(t, []byte("\x1b$")) {
 			return string(t), "utf-8"

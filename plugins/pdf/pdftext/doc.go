@@ -313,7 +313,18 @@ const (
 	// than negligibleGlyphs glyphs) while it paints images: a scan or a
 	// photo of text, whose words only OCR can read.
 	TextImageOnly TextStatus = "imageOnly"
+	// TextVectorOnly: the page's text layer is empty or negligible while
+	// it draws many vector paths and no image: text converted to
+	// outlines (curves), or a drawing. Its words, if any, are shapes that
+	// neither the text layer nor the images OCR reads hold.
+	TextVectorOnly TextStatus = "vectorOnly"
 )
+
+// vectorSegments: a page drawing at least this many path segments besides
+// a negligible text layer and no image is vector only. A page of text in
+// outlines draws tens of segments a glyph (the test page: 400 glyphs,
+// over 14,000); a chart or a page's rules and frame draw fewer.
+const vectorSegments = 2000
 
 // negligibleGlyphs: a page showing fewer glyphs than this besides images
 // is image only; a scan with a stamped page number ("Page 3 of 10") still
@@ -321,11 +332,17 @@ const (
 const negligibleGlyphs = 16
 
 // withImages turns a complete status into TextImageOnly when the page's
-// text is negligible and it paints images. A page whose content could not
-// be read, or whose glyphs cannot be, keeps that status: it says more.
-func withImages(s TextStatus, glyphs, images int) TextStatus {
-	if s == TextComplete && images > 0 && glyphs < negligibleGlyphs {
+// text is negligible and it paints images, into TextVectorOnly when it
+// paints none but draws many path segments. A page whose content could
+// not be read, or whose glyphs cannot be, keeps that status: it says more.
+func withImages(s TextStatus, glyphs, images, segments int) TextStatus {
+	switch {
+	case s != TextComplete || glyphs >= negligibleGlyphs:
+		return s
+	case images > 0:
 		return TextImageOnly
+	case segments >= vectorSegments:
+		return TextVectorOnly
 	}
 	return s
 }
@@ -371,7 +388,7 @@ func (d *Document) Page(n int) (pc PageContent, err error) {
 	if err != nil {
 		return PageContent{}, err
 	}
-	pc = PageContent{Text: layoutText(glyphs, true), Status: withImages(contentStatus(st.shown, st.unmapped, st.lost), st.shown, st.images),
+	pc = PageContent{Text: layoutText(glyphs, true), Status: withImages(contentStatus(st.shown, st.unmapped, st.lost), st.shown, st.images, st.segments),
 		Glyphs: st.shown, Unmapped: st.unmapped, Images: st.images}
 	if st.lost != nil {
 		pc.Lost = st.lost.Error()

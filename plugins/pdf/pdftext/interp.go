@@ -72,6 +72,9 @@ type gstate struct {
 type pageStats struct {
 	images int // image XObjects and inline images painted
 	rects  int // rectangles (re) and stroked line segments: ruling of tables
+	// segments counts the path segments (l, c, v, y) the page draws:
+	// text converted to outlines is thousands of curves.
+	segments int
 	// shown counts the glyphs shown that are not white space, unmapped
 	// those of them whose text is unknown (a font without a Unicode
 	// mapping for them and no ActualText around them).
@@ -351,6 +354,10 @@ func (in *interp) operator(op string, ops []operand, res types.Dict, depth int) 
 		// Stroked paths draw table rules as often as rectangles do.
 		if in.st != nil {
 			in.st.rects++
+		}
+	case "l", "c", "v", "y":
+		if in.st != nil {
+			in.st.segments++
 		}
 	}
 }

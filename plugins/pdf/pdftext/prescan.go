@@ -193,7 +193,7 @@ func (d *Document) scanPage(n int, sizes map[float64]int, each func(n int, glyph
 	}
 	info.Images = st.images
 	info.Glyphs, info.Unmapped = st.shown, st.unmapped
-	info.TextStatus = withImages(contentStatus(st.shown, st.unmapped, st.lost), st.shown, st.images)
+	info.TextStatus = withImages(contentStatus(st.shown, st.unmapped, st.lost), st.shown, st.images, st.segments)
 	if st.lost != nil {
 		info.Err = st.lost.Error()
 	}

@@ -26,6 +26,7 @@ type sketch struct {
 	// those without known text (see pageStats).
 	glyphs, unmapped int
 	images           int
+	segments         int      // path segments drawn (see pageStats)
 	strings          [][]byte // the string operands since the last operator
 	lost             error    // the first content that could not be read (see pageStats)
 }
@@ -54,7 +55,7 @@ func (d *Document) sketchPage(n int, info *PageInfo) {
 	s.annotations(p)
 	info.TextLen, info.Images = s.text, s.images
 	info.Glyphs, info.Unmapped = s.glyphs, s.unmapped
-	info.TextStatus = withImages(contentStatus(s.glyphs, s.unmapped, s.lost), s.glyphs, s.images)
+	info.TextStatus = withImages(contentStatus(s.glyphs, s.unmapped, s.lost), s.glyphs, s.images, s.segments)
 	if s.lost != nil {
 		info.Err = s.lost.Error()
 	}
@@ -131,6 +132,8 @@ func (s *sketch) run(data []byte, res types.Dict, depth int) {
 			if l.skipInlineImageDict() {
 				s.images++
 			}
+		case "l", "c", "v", "y":
+			s.segments++
 		}
 		s.strings, name = s.strings[:0], nil
 		l.scratch = l.scratch[:0]
