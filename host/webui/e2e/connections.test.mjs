@@ -4,25 +4,16 @@
 // argv[2]). Every page state the test passes through is written to stdout
 // (the DOM, every field's value, local and session storage), where the Go
 // test looks for secrets. A failed check throws: the process exits non-zero.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import { env, launch, context, newPage, steps } from './harness.mjs';
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
-const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), out = env('UI_ARTEFACTS');
+const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS');
 const jiraToken = process.argv[2];
 if (!jiraToken) throw new Error('the Jira token to type is the first argument');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
-const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-const ctx = await browser.newContext({ viewport: { width: 1300, height: 900 }, locale: 'en-US' });
-const page = await ctx.newPage();
-page.setDefaultTimeout(120000);
-page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
+const browser = await launch();
+const ctx = await context(browser);
+const page = await newPage(ctx);
 
 // dump writes what the page holds now: markup, field values (which the
 // markup does not carry) and storage.
@@ -36,30 +27,8 @@ async function dump(label) {
   process.stdout.write(`=== ${label}\n${s}\n`);
 }
 
-let n = 0;
-async function step(name, f) {
-  const t0 = Date.now();
-  try {
-    await f();
-  } catch (e) {
-    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
-    log(`FAILED ${name} at ${page.url()}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
-    throw e;
-  }
-  await dump(name);
-  n++;
-  const file = path.join(out, `${String(n).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file });
-  log(`ok ${n} ${name} (${Date.now() - t0} ms) ${file}`);
-}
-
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 2).map((x) => x.target.join(' ')).join(', ')}`);
-  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
-}
+// Every step's state is dumped for the Go test's search for secrets.
+const { step, axe } = steps(() => page, { after: (name) => dump(name) });
 
 const row = (label) => page.locator('tr[data-connection]', { has: page.locator('td', { hasText: new RegExp(`^${label}$`) }) });
 

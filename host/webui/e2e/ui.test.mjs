@@ -2,74 +2,42 @@
 // TestBrowser in cmd/agenthost, which passes the server and its fixtures in
 // UI_* variables). Each step logs to stderr and leaves a screenshot in
 // UI_ARTEFACTS. A failed check throws: the process exits non-zero.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { env, log, launch, context, newPage, steps } from './harness.mjs';
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS');
 const otherWS = env('UI_OTHER_WS'), otherWF = env('UI_OTHER_WF'), out = env('UI_ARTEFACTS'), pdfPath = env('UI_PDF');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
-const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
-  // A fake microphone (a tone) and autoplay without a gesture, for voice.
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'] });
-const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US', permissions: ['microphone'] });
-const page = await ctx.newPage();
-// Generous waits: `make test` runs many packages at once on two cores. A
-// wait is how long the test may take to fail, not a speed requirement.
-page.setDefaultTimeout(120000);
+// A fake microphone (a tone) and autoplay without a gesture, for voice.
+const browser = await launch(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required']);
+const ctx = await context(browser, { viewport: { width: 1400, height: 900 }, permissions: ['microphone'] });
+const page = await newPage(ctx);
 const cspViolations = [];
 page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text()); });
 // The Last-Event-ID of every event-stream request, to show resumes ask
 // only for what the page has not seen.
 const resumes = [];
 page.on('request', (r) => { if (/\/events$/.test(r.url())) resumes.push(Number(r.headers()['last-event-id'] || 0)); });
-page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
 
-let n = 0;
-async function step(name, f) {
-  const t0 = Date.now();
-  try {
-    await f();
-  } catch (e) {
-    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
-    log(`FAILED ${name}: applied ${await page.evaluate(() => JSON.stringify({ applied: window.__agenthost.applied, last: window.__agenthost.lastSeq }))}`);
-    log(`FAILED ${name}: refetch ${await page.evaluate(async () => {
-      const wf = location.pathname.split('/').pop();
-      const ctl = new AbortController();
-      setTimeout(() => ctl.abort(), 1500);
-      let txt = '';
-      try {
-        const r = await fetch('/api/v1/workflows/' + wf + '/events', { headers: { 'Last-Event-ID': '30' }, signal: ctl.signal });
-        const rd = r.body.getReader();
-        for (;;) { const { value, done } = await rd.read(); if (done) break; txt += new TextDecoder().decode(value); }
-      } catch (e) { txt += ' [' + e.name + ']'; }
-      return txt.slice(0, 1500);
-    })}`);
-    log(`FAILED ${name}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
-    throw e;
-  }
-  n++;
-  const file = path.join(out, `${String(n).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file, fullPage: false });
-  log(`ok ${n} ${name} (${Date.now() - t0} ms) ${file}`);
-}
-
-// axe runs through the DevTools protocol (page.evaluate), which the page's
-// CSP does not govern; a <script> tag with axe's source would be inline
-// script, which the CSP blocks — as it should.
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 2).map((x) => x.target.join(' ')).join(', ')}`);
-  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
-}
+// A failed step also logs what the page applied of its stream and what
+// the stream holds.
+const { step, axe, count } = steps(() => page, { onFail: async (name) => {
+  log(`FAILED ${name}: applied ${await page.evaluate(() => JSON.stringify({ applied: window.__agenthost.applied, last: window.__agenthost.lastSeq }))}`);
+  log(`FAILED ${name}: refetch ${await page.evaluate(async () => {
+    const wf = location.pathname.split('/').pop();
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 1500);
+    let txt = '';
+    try {
+      const r = await fetch('/api/v1/workflows/' + wf + '/events', { headers: { 'Last-Event-ID': '30' }, signal: ctl.signal });
+      const rd = r.body.getReader();
+      for (;;) { const { value, done } = await rd.read(); if (done) break; txt += new TextDecoder().decode(value); }
+    } catch (e) { txt += ' [' + e.name + ']'; }
+    return txt.slice(0, 1500);
+  })}`);
+} });
 
 const ask = async (text) => {
   await page.fill('#chat-input', text);
@@ -650,4 +618,4 @@ await step('session-ended-elsewhere', async () => {
 
 assert.deepEqual(cspViolations.filter((v) => !/__inlineRan/.test(v) && !/inline/.test(v)), [], 'unexpected CSP violations');
 await browser.close();
-log(`all ${n} steps passed; screenshots in ${out}`);
+log(`all ${count()} steps passed; screenshots in ${out}`);
