@@ -5,6 +5,7 @@
 // (the DOM, every field's value, local and session storage), where the Go
 // test looks for secrets. A failed check throws: the process exits non-zero.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { env, launch, context, newPage, steps } from './harness.mjs';
 
 const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS');
@@ -65,8 +66,13 @@ await step('jira-token-added', async () => {
   // this made-up token (or cannot be reached from here), so it is listed
   // failed with the error, not active (issue 28), and the error has no token.
   assert.equal(await r.getAttribute('data-state'), 'failed');
-  const why = await r.locator('[data-testid=connection-error]').innerText();
+  // The error has a row of its own across the table, not the state's
+  // narrow cell.
+  const errRow = page.locator(`tr[data-error-of="${await r.getAttribute('data-connection')}"]`);
+  const why = await errRow.locator('[data-testid=connection-error]').innerText();
   assert.ok(why.length > 0 && !why.includes(jiraToken), why);
+  const [rowBox, errBox] = [await r.boundingBox(), await errRow.locator('td').boundingBox()];
+  assert.ok(errBox.width >= rowBox.width * 0.95, `the error spans the table: ${errBox.width} of ${rowBox.width} px`);
   const text = await r.innerText();
   assert.match(text, /jira/);
   assert.match(text, /ada@acme\.example/);
@@ -104,6 +110,20 @@ await step('sftp-connection-added', async () => {
   await page.fill('#conn-label', 'files');
   await page.fill('#conn-base', 'sftp://files.example:2222/reports');
   await page.fill('#conn-account', 'ada');
+  await page.fill('#conn-token', password);
+  // Without the host key the server says how to get it: a sentence across
+  // the form with its command as code, no raw Markdown backticks.
+  await page.click('[data-testid=add-connection]');
+  const formErr = page.locator('[data-testid=connection-form-error]');
+  await formErr.waitFor();
+  const said = await formErr.innerText();
+  assert.match(said, /host key/);
+  assert.ok(!said.includes('`'), 'raw backticks in the error: ' + said);
+  assert.match(await formErr.locator('code').first().innerText(), /^ssh-keyscan HOST \| ssh-keygen -lf -$/);
+  const [formBox, errBox] = [await page.locator('.conn-form').last().boundingBox(), await formErr.boundingBox()];
+  assert.ok(errBox.width >= formBox.width * 0.95, `the error spans the form: ${errBox.width} of ${formBox.width} px`);
+  await axe('connections, host key error');
+  await page.screenshot({ path: path.join(env('UI_ARTEFACTS'), 'sftp-host-key-error.png') });
   await page.fill('#conn-token', password);
   await page.fill('#conn-hostkey', 'SHA256:' + 'A'.repeat(43));
   await page.click('[data-testid=add-connection]');
