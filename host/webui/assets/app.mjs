@@ -902,7 +902,7 @@ function Workspace({ t, lang, session, route, go }) {
   };
 
   const right = html`<aside class="right" aria-label=${t('activity')}>
-      ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
+      ${detail && html`<${FileDetailPanel} t=${t} ws=${ws} go=${go} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
       <${Preview} t=${t} target=${preview} close=${closePreview} />
       ${area === 'chat' && html`<${Activity} t=${t} conv=${conv} />`}
     </aside>`;

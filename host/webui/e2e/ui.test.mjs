@@ -89,6 +89,8 @@ await step('csp-blocks-inline-script', async () => {
 });
 
 let fileId = '';
+// The conversation whose answer cites the manual.
+let citingConv = '';
 await step('pdf-dropped-and-indexed', async () => {
   await toFiles();
   const bytes = readFileSync(pdfPath).toString('base64');
@@ -111,6 +113,7 @@ await step('question-answered-tool-log', async () => {
   await toChat();
   await ask('What does the manual say about interfaces?');
   await page.waitForURL(new RegExp(`/w/${ws}/c/`));
+  citingConv = page.url().split('/').pop();
   await page.locator('.tool-log li[data-tool=searchKnowledge]').waitFor();
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
   const text = await assistantText();
@@ -213,6 +216,25 @@ await step('failed-file-says-why', async () => {
   await li.locator('.idx[data-status=failed]').waitFor({ timeout: 60000 });
   const reason = await li.locator('[data-testid=index-error]').innerText();
   assert.ok(reason.length > 10, 'the failure has a reason: ' + reason);
+});
+
+await step('file-details-uploader-and-citations', async () => {
+  // The manual's details name who uploaded it (not a user id) and link
+  // the conversation whose answer cites it, which the link opens.
+  await page.locator(`.file-list li[data-file="${fileId}"] [data-testid=file-details]`).first().click();
+  const fd = page.locator(`[data-testid=file-detail][data-file="${fileId}"]`);
+  const who = await fd.locator('[data-testid=fd-uploader]').innerText();
+  assert.match(who, /^by (Ada|ada@acme\.example)/i, 'the uploader by name: ' + who);
+  const link = fd.locator(`[data-testid=fd-cited] a[data-conv="${citingConv}"]`);
+  await link.waitFor();
+  assert.equal(await fd.locator('[data-testid=fd-cited] a').count(), 1, 'one conversation cites the manual');
+  await axe('file-details-cited');
+  await link.click();
+  await page.waitForURL(`${base}/w/${ws}/c/${citingConv}`);
+  await page.locator('.msg.assistant', { hasText: 'interface attributes' }).waitFor();
+  await page.keyboard.press('Escape');
+  await fd.waitFor({ state: 'detached' });
+  await toFiles();
 });
 
 await step('file-details-and-actions', async () => {
