@@ -817,6 +817,17 @@ function Workspace({ t, lang, session, route, go }) {
   }, [ws, files]);
 
   useEffect(() => { if (known) { setConvs(null); setFiles(null); loadConvs(); loadFiles(); } }, [ws]);
+  // A file the agent writes (or a new version of one) is in the files
+  // list at once: the conversation's stream says so, and the list is
+  // asked again, once for a burst of such events (a replay holds many).
+  const loadFilesRef = useRef(loadFiles);
+  loadFilesRef.current = loadFiles;
+  const filesChanged = useRef(0);
+  const fileChanged = () => {
+    clearTimeout(filesChanged.current);
+    filesChanged.current = setTimeout(() => loadFilesRef.current(), 200);
+  };
+  useEffect(() => () => clearTimeout(filesChanged.current), []);
 
   // Index states are live: files not indexed yet are asked again until
   // they are indexed or failed.
@@ -862,6 +873,7 @@ function Workspace({ t, lang, session, route, go }) {
       pending.push(performance.now());
       if (e.type === 'chunk') chunkPending = true;
       if (e.type === 'complete' || e.type === 'stopped' || e.type === 'error') loadConvs();
+      if (e.type === 'fileCreated' || e.type === 'fileVersion') fileChanged();
       if (!frame) frame = requestAnimationFrame(paint);
     }, (s) => {
       if (s === 'notfound') setNotFound(true);

@@ -317,6 +317,8 @@ await step('run-failed', async () => {
 
 await step('edit-proposal-accepted', async () => {
   await page.click('button.new');
+  // A mark the page keeps until it is loaded again.
+  await page.evaluate(() => { window.__sameLoad = true; });
   await ask('Write a note, then propose an edit of it.');
   const card = page.locator('[data-testid=proposal]');
   await card.waitFor({ timeout: 60000 });
@@ -328,6 +330,16 @@ await step('edit-proposal-accepted', async () => {
   await page.locator('[data-testid=proposal][data-status=accepted]').waitFor();
   assert.equal(await card.locator('[data-testid=proposal-accept]').count(), 0);
   await axe('proposal');
+});
+
+await step('agent-file-listed-without-reload', async () => {
+  // The note the agent wrote in that conversation is in the files list
+  // without a reload: the stream's fileCreated asked for the list again.
+  await toFiles();
+  await page.locator('.file-list li[data-file]', { hasText: 'ui-note.md' }).waitFor();
+  assert.equal(await page.evaluate(() => window.__sameLoad), true, 'the page was not loaded again');
+  await page.goBack();
+  await page.locator('[data-testid=proposal][data-status=accepted]').waitFor();
 });
 
 // A call whose policy is ask (tagFile here, set by the workspace's admin;
