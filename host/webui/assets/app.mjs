@@ -445,11 +445,19 @@ function Preview({ t, target, close }) {
 
 function fmtMs(ms) { return ms >= 1000 ? (ms / 1000).toFixed(1) + ' s' : ms + ' ms'; }
 
+// steps is the run's model steps of their maximum, counted once for the
+// header and the activity panel: the server's "round N" label counts the
+// conversation's rounds (its prompts), which beside "2 / 25" read as a
+// contradiction.
+function steps(t, conv) {
+  return `${t('rounds')}: ${conv.rounds}${conv.maxRounds ? ' / ' + conv.maxRounds : ''}`;
+}
+
 function Activity({ t, conv }) {
   const tools = conv ? conv.tools : [];
   return html`<section class="panel activity" aria-labelledby="act-h">
     <h2 id="act-h">${t('activity')}</h2>
-    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.costCHF} · ${t('tokens')}: ${conv.tokens} · ${t('rounds')}: ${conv.rounds}${conv.maxRounds ? ' / ' + conv.maxRounds : ''}${conv.model ? html` · ${t('model')}: <span data-testid="model">${conv.model}</span>` : ''}</p>`}
+    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.costCHF} · ${t('tokens')}: ${conv.tokens} · <span data-testid="panel-steps">${steps(t, conv)}</span>${conv.model ? html` · ${t('model')}: <span data-testid="model">${conv.model}</span>` : ''}</p>`}
     ${tools.length === 0 ? html`<p class="muted">${t('noActivity')}</p>` : html`<ol class="tool-log" aria-live="polite">${tools.map((c) => html`<li key=${c.id} class=${c.result ? (c.result.ok ? 'ok' : 'fail') : 'pending'} data-tool=${c.tool}>
       <details>
         <summary><strong>${c.tool}</strong> ${c.result ? html`<span>${c.result.ok ? '✓' : '✗'} ${fmtMs(c.result.durationMs)}</span>` : html`<span class="muted">…</span>`}</summary>
@@ -466,7 +474,10 @@ function RunState({ t, conv, conn }) {
   const parts = [];
   if (conn === 'reconnecting') parts.push(html`<span class="warn" role="status">${t('reconnecting')}</span>`);
   if (conv.status) parts.push(html`<span class=${'badge ' + conv.status} data-testid="run-status" data-status=${conv.status} data-reason=${conv.reason || undefined}>${t(runLabel(conv))}</span>`);
-  if (conv.status === 'running' && conv.label) parts.push(html`<span class="muted">${conv.label}</span>`);
+  // The round's number is no news to the reader; what the agent does now
+  // (summarising, answering without the knowledge store) is.
+  if (conv.status === 'running' && conv.label && !/^round \d+$/.test(conv.label)) parts.push(html`<span class="muted">${conv.label}</span>`);
+  if (conv.status === 'running' && conv.rounds > 0) parts.push(html`<span class="muted" data-testid="run-steps">${steps(t, conv)}</span>`);
   if (conv.degraded) parts.push(html`<span class="warn">${t('degraded')}</span>`);
   // A failed round's answer already says why (the loop words the error
   // into it): the error is shown once, there, not again up here.

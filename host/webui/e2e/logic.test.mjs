@@ -33,6 +33,15 @@ test('how runs end is shown as such', () => {
   }
 });
 
+test('a new round counts its model steps from none', () => {
+  const c = newConversation();
+  feed(c, [...start, ['agentProgress', { round: 1, maxRounds: 25 }], ['agentProgress', { round: 2, maxRounds: 25 }], ['complete', {}],
+    ['status', { status: 'running', label: 'round 2' }]]);
+  assert.equal(c.rounds, 0, 'the last round\'s steps are no step of this one');
+  applyEvent(c, { seq: 99, type: 'agentProgress', data: { round: 1, maxRounds: 25 } });
+  assert.equal(c.rounds, 1);
+});
+
 test('a new round clears the last one\'s end', () => {
   const c = newConversation();
   feed(c, [...start, ['agentSummary', { reason: 'budgetExceeded' }], ['complete', {}], ['status', { status: 'running', label: 'round 2' }]]);

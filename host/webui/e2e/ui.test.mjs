@@ -111,6 +111,18 @@ await step('pdf-dropped-and-indexed', async () => {
 
 await step('question-answered-tool-log', async () => {
   await toChat();
+  // Every reading of the header's step count while the run goes, with the
+  // activity panel's at the same moment: they count the same way, and the
+  // header does not say "round N" beside the panel's "2 / 25".
+  await page.evaluate(() => {
+    window.__steps = [];
+    window.__stepsSeen = new MutationObserver(() => {
+      const head = document.querySelector('[data-testid=run-steps]'), panel = document.querySelector('[data-testid=panel-steps]');
+      const state = document.querySelector('.run-state');
+      window.__steps.push({ head: head ? head.textContent : '', panel: panel ? panel.textContent : '', state: state ? state.textContent : '' });
+    });
+    window.__stepsSeen.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   await ask('What does the manual say about interfaces?');
   await page.waitForURL(new RegExp(`/w/${ws}/c/`));
   citingConv = page.url().split('/').pop();
@@ -118,6 +130,12 @@ await step('question-answered-tool-log', async () => {
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
   const text = await assistantText();
   assert.match(text, /interface attributes/);
+  const readings = await page.evaluate(() => { window.__stepsSeen.disconnect(); return window.__steps; });
+  const heads = readings.filter((r) => r.head);
+  assert.ok(heads.length > 0, 'the header showed the step count while the answer streamed');
+  for (const r of heads) assert.equal(r.head, r.panel, 'header and panel count the same: ' + JSON.stringify(r));
+  assert.ok(heads.some((r) => /Steps: 1 \/ \d+/.test(r.head)), 'one step done before the answer: ' + JSON.stringify(heads.slice(0, 3)));
+  assert.ok(!readings.some((r) => /\bround \d/.test(r.state)), 'the header says round N: ' + JSON.stringify(readings.find((r) => /round \d/.test(r.state))));
   assert.equal(await page.locator('.msg.assistant table td').count(), 4, 'the table is rendered');
   assert.equal(await page.locator('.msg.assistant pre code').count(), 1, 'the code block is rendered');
   await page.locator('.tool-log li[data-tool=searchKnowledge] summary').click();
