@@ -76,7 +76,8 @@ func lastUser(r llmtest.ChatRequest) string {
 // "interfaces" searches the knowledge store, then answers with a citation
 // of the file the search found, a table and code, streamed in pieces;
 // "slowly" streams a long answer slowly (for stop and reload); "please
-// fail" is refused by the model (a failed run); "propose an edit" writes a
+// fail" is refused by the model (a failed run), "Break the provider" is
+// answered HTTP 500; "propose an edit" writes a
 // note and proposes an edit of it; "Do you have my instructions?" answers
 // with the person's custom instructions the request carries; anything else
 // gets a short reply.
@@ -89,6 +90,11 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 		}
 	}
 	switch {
+	case strings.Contains(q, "Break the provider"):
+		// A provider that answers HTTP 500 was reached: the run fails
+		// saying it answered with an error, not that it could not be
+		// reached.
+		return llmtest.Fail(500, "the scripted provider broke down")
 	case strings.Contains(q, "please fail"):
 		return llmtest.Fail(400, "the scripted model refuses this request")
 	case strings.Contains(q, "interfaces") && toolResult == "":

@@ -333,6 +333,19 @@ await step('run-failed', async () => {
   assert.match(text, /answered with an error|refused the request/);
 });
 
+await step('run-failed-http-500', async () => {
+  // A provider that answered HTTP 500 was reached: the answer says it
+  // answered with an error, once, and not that it could not be reached.
+  await page.click('button.new');
+  await ask('Break the provider, please.');
+  await page.locator('[data-testid=run-status][data-status=failed]').waitFor();
+  await page.locator('.msg.assistant', { hasText: 'scripted provider broke down' }).waitFor();
+  const text = await page.locator('main').innerText();
+  assert.equal(text.split('scripted provider broke down').length - 1, 1, 'the model error is shown once:\n' + text);
+  assert.match(text, /answered with an error/);
+  assert.doesNotMatch(text, /could not be reached/);
+});
+
 await step('edit-proposal-accepted', async () => {
   await page.click('button.new');
   // A mark the page keeps until it is loaded again.
