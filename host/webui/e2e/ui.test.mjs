@@ -642,6 +642,29 @@ await step('narrow-window', async () => {
   assert.ok(overflow <= 1, 'horizontal overflow of ' + overflow + 'px');
 });
 
+await step('phone-composer-on-screen', async () => {
+  // On a 390 px phone the composer stays on screen in a long conversation:
+  // after it opens (scrolled to the newest message, which is not behind
+  // the composer) and scrolled back to the top.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${base}/w/${ws}/c/${citingConv}`);
+  await page.locator('.msg.assistant', { hasText: 'interface attributes' }).waitFor();
+  await page.locator('#chat-input').waitFor();
+  const onScreen = async (when) => {
+    const b = await page.locator('form.composer').boundingBox();
+    assert.ok(b && b.y >= 0 && b.y + b.height <= 844 + 1, `${when}: the composer is off screen: ${JSON.stringify(b)}`);
+    return b;
+  };
+  // Longer than the screen, or the check would show nothing.
+  assert.ok(await page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight + 100), 'the conversation fits the screen');
+  const b = await onScreen('opened');
+  const last = await page.locator('.msg.assistant').last().boundingBox();
+  assert.ok(last.y < b.y, 'the newest answer is visible above the composer');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await onScreen('scrolled to the top');
+  await axe('phone conversation');
+});
+
 await step('keyboard-only', async () => {
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto(`${base}/w/${ws}`);
