@@ -519,7 +519,10 @@ function Chat({ t, ws, wf, conv, openFile, spoken, send, readOnly }) {
   useEffect(() => { if (!warmed && conv && conv.messages.some((m) => m.role === 'assistant' && citesPage.test(m.content))) warmPdf(); });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
   const running = conv.status === 'running';
-  return html`${em && html`<${em.ExportBar} t=${t} api=${api} ws=${ws} wf=${wf} conv=${conv} />`}<div class="messages" aria-live="polite">
+  // The messages' headings (h3) sit under one of the chat's own: on a
+  // phone the conversation list's h2 is in a closed drawer, and h1 to h3
+  // is a jump for a screen reader's outline (axe heading-order).
+  return html`<h2 class="visually-hidden">${t('chat')}</h2>${em && html`<${em.ExportBar} t=${t} api=${api} ws=${ws} wf=${wf} conv=${conv} />`}<div class="messages" aria-live="polite">
     ${conv.messages.length === 0 && html`<p class="muted">${t('loading')}</p>`}
     ${shown(conv).map((item) => { const m = item.m; return html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
       <h3 class="who">${m.role === 'user' ? t('you') : t('assistant')}</h3>

@@ -57,7 +57,8 @@ export async function signInContext(ctx, base, token) {
 // axeCheck runs axe-core on page (through the DevTools protocol, which
 // the page's CSP does not govern: a <script> tag with axe's source would
 // be inline script, which the CSP blocks, as it should) in the light and
-// the dark theme, and fails on any serious or critical violation. The
+// the dark theme, and fails on any serious or critical violation (and on
+// a heading out of order). The
 // page's own theme is put back after. within limits the check to a
 // selector's element.
 export async function axeCheck(page, view, within) {
@@ -67,11 +68,13 @@ export async function axeCheck(page, view, within) {
       await page.evaluate((th) => { document.documentElement.dataset.theme = th; }, theme);
       await page.evaluate(axeSource);
       const r = await page.evaluate((sel) => window.axe.run(sel ? document.querySelector(sel) : document, { resultTypes: ['violations'] }), within || '');
-      const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      // heading-order is moderate to axe, but a screen reader's outline
+      // of the page is how its reader finds their way: it fails too.
+      const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical' || v.id === 'heading-order');
       for (const v of r.violations) {
         log(`  axe ${view} (${theme}): ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 3).map((x) => x.target.join(' ') + ' ' + (x.failureSummary || '').replace(/\s+/g, ' ').slice(0, 160)).join(' | ')}`);
       }
-      assert.equal(bad.length, 0, `axe found serious/critical violations on ${view} (${theme}): ${bad.map((v) => v.id).join(', ')}`);
+      assert.equal(bad.length, 0, `axe found serious/critical violations (or heading-order) on ${view} (${theme}): ${bad.map((v) => v.id).join(', ')}`);
     }
   } finally {
     await page.evaluate((th) => { if (th === null) delete document.documentElement.dataset.theme; else document.documentElement.dataset.theme = th; }, before);
