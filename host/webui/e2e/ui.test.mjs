@@ -296,6 +296,12 @@ await step('files-filtered-sorted-and-bulk', async () => {
   await page.locator('.file-list li', { hasText: 'b-scratch.txt' }).locator('.idx[data-status=indexed]').waitFor({ timeout: 60000 });
   await page.fill('#file-filter', 'scratch');
   await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 2);
+  // Uploaded today: none is older than 30 days.
+  await page.selectOption('#file-date', 'older');
+  await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 0);
+  await page.selectOption('#file-date', 'today');
+  await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 2);
+  await page.selectOption('#file-date', '');
   await page.selectOption('#file-sort', 'name');
   assert.deepEqual(await page.locator('.file-list li[data-file] button.file').allInnerTexts(), ['a-scratch.txt', 'b-scratch.txt']);
   await page.selectOption('#file-sort', 'newest');
