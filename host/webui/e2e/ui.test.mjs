@@ -311,6 +311,16 @@ await step('files-filtered-sorted-and-bulk', async () => {
   await page.press('#bulk-tag', 'Enter');
   await page.waitForFunction(() => [...document.querySelectorAll('.file-list li[data-file]')].every((li) => li.innerText.includes('bulk-tagged')));
   await axe('files-bulk');
+  // Both moved into the Manuals folder at once.
+  const ids = await page.locator('.file-list li[data-file]').evaluateAll((lis) => lis.map((li) => li.dataset.file));
+  for (const li of await page.locator('.file-list li[data-file] input.pick').all()) await li.check();
+  await page.selectOption('#bulk-move', { label: 'Manuals' });
+  await page.locator('[data-testid=bulk]').waitFor({ state: 'detached' });
+  const folderOf = () => page.evaluate((xs) => Promise.all(xs.map(async (id) => (await (await fetch('/api/v1/files/' + id)).json()).folderId || '')), ids);
+  const manuals = await page.locator('#bulk-move option, #folder-pick option', { hasText: 'Manuals' }).first().getAttribute('value');
+  await page.waitForFunction(async ([xs, want]) => (await Promise.all(xs.map(async (id) => (await (await fetch('/api/v1/files/' + id)).json()).folderId))).every((f) => f === want), [ids, manuals]);
+  assert.deepEqual(await folderOf(), [manuals, manuals], 'both files are in Manuals');
+  await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 2);
   for (const li of await page.locator('.file-list li[data-file] input.pick').all()) await li.check();
   await page.click('[data-testid=bulk-delete]');
   await page.click('[data-testid=bulk-delete-confirm]');
