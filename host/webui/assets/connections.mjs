@@ -195,7 +195,7 @@ export function Connections({ t, api, notice, dismiss, back, embedded }) {
         ${kind === 'basic' && html`<label>${files ? t('accountName') : t('email')}<input name="account" id="conn-account" type=${files ? 'text' : 'email'} autocomplete="off" required /></label>`}
         <label>${files ? t('password') : t('apiToken')}<input ref=${tokenField} id="conn-token" type="password" autocomplete="new-password" required /></label>
         ${files && html`<label>${t('hostKey')}<input name="hostKey" id="conn-hostkey" placeholder="SHA256:…" pattern="SHA256:[A-Za-z0-9+/]{43}" aria-describedby="conn-hostkey-hint" /></label>
-          <p class="muted" id="conn-hostkey-hint">${t('hostKeyHint')}</p>`}
+          <p class="muted" id="conn-hostkey-hint">${withCode(t('hostKeyHint'))}</p>`}
         <p class="muted">${t('tokenWriteOnly')}</p>
         ${formErr && html`<p class="error form-error" role="alert" data-testid="connection-form-error">${withCode(formErr)}</p>`}
         <button type="submit" data-testid="add-connection" disabled=${busy}>${t('addConnection')}</button>

@@ -120,6 +120,7 @@ await step('sftp-connection-added', async () => {
   assert.match(said, /host key/);
   assert.ok(!said.includes('`'), 'raw backticks in the error: ' + said);
   assert.match(await formErr.locator('code').first().innerText(), /^ssh-keyscan HOST \| ssh-keygen -lf -$/);
+  assert.equal(await page.locator('#conn-hostkey-hint code').innerText(), 'ssh-keyscan HOST | ssh-keygen -lf -', 'the hint\'s command as code');
   const [formBox, errBox] = [await page.locator('.conn-form').last().boundingBox(), await formErr.boundingBox()];
   assert.ok(errBox.width >= formBox.width * 0.95, `the error spans the form: ${errBox.width} of ${formBox.width} px`);
   await axe('connections, host key error');
