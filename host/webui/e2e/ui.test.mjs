@@ -247,6 +247,7 @@ await step('file-details-uploader-and-citations', async () => {
   await link.waitFor();
   assert.equal(await fd.locator('[data-testid=fd-cited] a').count(), 1, 'one conversation cites the manual');
   await axe('file-details-cited');
+  await page.screenshot({ path: path.join(out, 'file-details-cited.png') });
   await link.click();
   await page.waitForURL(`${base}/w/${ws}/c/${citingConv}`);
   await page.locator('.msg.assistant', { hasText: 'interface attributes' }).waitFor();
