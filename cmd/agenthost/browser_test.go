@@ -267,6 +267,8 @@ func runNode(t testing.TB, e2e, script string, w *uiWorld, artefacts string, ext
 	cmd.Env = append(os.Environ(), "UI_BASE="+w.base, "UI_TOKEN="+w.token, "UI_WS="+w.ws,
 		"UI_OTHER_WS="+w.otherWS, "UI_OTHER_WF="+w.otherWF, "UI_OTHER_TOKEN="+w.otherToken, "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium,
 		"UI_PDF="+testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pdf"), "UI_ZIP="+testcorpus.Path(t, "archives", "benign", "project-docs.zip"),
+		// A scanned page with no text layer: with no OCR model configured, a page not read.
+		"UI_SCANNED="+testcorpus.Path(t, "pdf", "ocrmypdf-c02-22-scanned.pdf"),
 		// libarchive's encrypted 7z, password 12345678 (testdata/corpus/MANIFEST.tsv).
 		"UI_ENCRYPTED="+testcorpus.Path(t, "archives", "formats", "libarchive-7zip-encrypted.7z"))
 	var stdout, stderr bytes.Buffer

@@ -287,6 +287,32 @@ await step('file-details-and-actions', async () => {
   await fd.waitFor({ state: 'detached' });
 });
 
+await step('file-details-unread-pages', async () => {
+  // A scanned page (no text layer, no OCR model here) is listed among the
+  // pages not fully read, with why; its button opens the page itself.
+  const name = path.basename(env('UI_SCANNED'));
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles(env('UI_SCANNED'));
+  const li = page.locator('.file-list li[data-file]', { hasText: name });
+  await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 180000 });
+  await li.locator('[data-testid=file-details]').click();
+  const fd = page.locator(`[data-testid=file-detail][data-file="${await li.getAttribute('data-file')}"]`);
+  const unread = fd.locator('[data-testid=fd-unread]');
+  await unread.waitFor();
+  assert.match(await unread.locator('summary').innerText(), /Pages not fully read: 1$/);
+  await unread.locator('summary').click();
+  assert.match(await unread.locator('li').innerText(), /Page 1\s+image only/i);
+  await axe('file-details-unread');
+  await unread.locator('li button').click();
+  await page.locator(`.preview[data-page="1"] [data-testid=pdf-page][data-drawn="1"]`).waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('.preview').waitFor({ state: 'detached' });
+  if (await fd.count() === 0) await li.locator('[data-testid=file-details]').click();
+  await fd.locator('[data-testid=fd-delete]').click();
+  await fd.locator('[data-testid=fd-delete-confirm]').click();
+  await li.waitFor({ state: 'detached' });
+});
+
 await step('files-filtered-sorted-and-bulk', async () => {
   // Two throwaway files, filtered by a tag, tagged together, then deleted
   // together.
