@@ -506,16 +506,18 @@ type Feedback struct {
 
 // File is the schema File of the API.
 type File struct {
-	CreatedAt   *time.Time `json:"createdAt,omitempty"`
-	CreatedBy   string     `json:"createdBy,omitempty"`
-	Description string     `json:"description,omitempty"`
-	FolderID    string     `json:"folderId,omitempty"`
-	ID          string     `json:"id,omitempty"`
-	MIMEType    string     `json:"mimeType,omitempty"`
-	Name        string     `json:"name,omitempty"`
-	SHA256      string     `json:"sha256,omitempty"`
-	Shared      bool       `json:"shared,omitempty"`
-	Size        int64      `json:"size,omitempty"`
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	CreatedBy string     `json:"createdBy,omitempty"`
+	// GET /files/{id} only: the uploader's name (else e-mail address), for a file's detail view
+	CreatedByName string `json:"createdByName,omitempty"`
+	Description   string `json:"description,omitempty"`
+	FolderID      string `json:"folderId,omitempty"`
+	ID            string `json:"id,omitempty"`
+	MIMEType      string `json:"mimeType,omitempty"`
+	Name          string `json:"name,omitempty"`
+	SHA256        string `json:"sha256,omitempty"`
+	Shared        bool   `json:"shared,omitempty"`
+	Size          int64  `json:"size,omitempty"`
 	// One of "active", "archived", "processing".
 	Status    string     `json:"status,omitempty"`
 	Tags      []string   `json:"tags,omitempty"`

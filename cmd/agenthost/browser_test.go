@@ -76,7 +76,8 @@ func lastUser(r llmtest.ChatRequest) string {
 // "interfaces" searches the knowledge store, then answers with a citation
 // of the file the search found, a table and code, streamed in pieces;
 // "slowly" streams a long answer slowly (for stop and reload); "please
-// fail" is refused by the model (a failed run); "propose an edit" writes a
+// fail" is refused by the model (a failed run), "Break the provider" is
+// answered HTTP 500; "propose an edit" writes a
 // note and proposes an edit of it; "Do you have my instructions?" answers
 // with the person's custom instructions the request carries; anything else
 // gets a short reply.
@@ -89,6 +90,11 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 		}
 	}
 	switch {
+	case strings.Contains(q, "Break the provider"):
+		// A provider that answers HTTP 500 was reached: the run fails
+		// saying it answered with an error, not that it could not be
+		// reached.
+		return llmtest.Fail(500, "the scripted provider broke down")
 	case strings.Contains(q, "please fail"):
 		return llmtest.Fail(400, "the scripted model refuses this request")
 	case strings.Contains(q, "interfaces") && toolResult == "":
@@ -261,6 +267,8 @@ func runNode(t testing.TB, e2e, script string, w *uiWorld, artefacts string, ext
 	cmd.Env = append(os.Environ(), "UI_BASE="+w.base, "UI_TOKEN="+w.token, "UI_WS="+w.ws,
 		"UI_OTHER_WS="+w.otherWS, "UI_OTHER_WF="+w.otherWF, "UI_OTHER_TOKEN="+w.otherToken, "UI_ARTEFACTS="+artefacts, "UI_CHROMIUM="+chromium,
 		"UI_PDF="+testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pdf"), "UI_ZIP="+testcorpus.Path(t, "archives", "benign", "project-docs.zip"),
+		// A scanned page with no text layer: with no OCR model configured, a page not read.
+		"UI_SCANNED="+testcorpus.Path(t, "pdf", "ocrmypdf-c02-22-scanned.pdf"),
 		// libarchive's encrypted 7z, password 12345678 (testdata/corpus/MANIFEST.tsv).
 		"UI_ENCRYPTED="+testcorpus.Path(t, "archives", "formats", "libarchive-7zip-encrypted.7z"))
 	var stdout, stderr bytes.Buffer

@@ -189,13 +189,33 @@ func handleListFiles(svc *files.Service) fiber.Handler {
 	}
 }
 
-func handleGetFile(svc *files.Service) fiber.Handler {
+// fileView is GET /files/{id}'s answer: the file and who uploaded it, by
+// name, for the file's detail view (createdBy is a user id nobody reads).
+type fileView struct {
+	filemeta.Item
+	CreatedByName string `json:"createdByName,omitempty"`
+}
+
+func handleGetFile(svc *files.Service, names ownerNames) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		f, err := svc.Get(c.UserContext(), principal(c), c.Params("id"))
+		p := principal(c)
+		f, err := svc.Get(c.UserContext(), p, c.Params("id"))
 		if err != nil {
 			return err
 		}
-		return c.JSON(f)
+		v := fileView{Item: f}
+		if f.CreatedBy != "" && names != nil {
+			// The reader may read the file, so they may know who uploaded
+			// it; a lookup that fails (a person since removed) leaves the
+			// name out, not the answer.
+			if o, err := names.Person(c.UserContext(), p.TenantID, f.CreatedBy); err == nil {
+				v.CreatedByName = strings.TrimSpace(o.Name)
+				if v.CreatedByName == "" {
+					v.CreatedByName = o.Email
+				}
+			}
+		}
+		return c.JSON(v)
 	}
 }
 

@@ -213,3 +213,54 @@ func TestStoredContentRunsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestFileUploaderName: a file's details name who uploaded it (the
+// person's name, else their e-mail address) for every member who may read
+// it; the listing leaves it out, and another workspace's member still
+// gets a not-found.
+func TestFileUploaderName(t *testing.T) {
+	ts := server(t)
+	body, ct := multipartBody(t, "report.txt", []byte("quarterly"), nil)
+	status, _, raw := do(t, ts.base, call{"POST", "/workspaces/" + ts.wsA + "/files", ts.alice, ct, body})
+	if status != 201 {
+		t.Fatalf("upload: %d %s", status, raw)
+	}
+	var up filemeta.Item
+	if err := json.Unmarshal(raw, &up); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, token string
+		status      int
+		uploader    string
+	}{
+		{"the uploader", ts.alice, 200, "alice@acme"},
+		{"another member of the workspace", ts.bob, 200, "alice@acme"},
+		{"a member of another workspace", ts.carol, 404, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, raw := do(t, ts.base, call{"GET", "/files/" + up.ID, c.token, "", nil})
+			if status != c.status {
+				t.Fatalf("GET: %d %s", status, raw)
+			}
+			if status != 200 {
+				return
+			}
+			var got struct {
+				ID            string `json:"id"`
+				CreatedBy     string `json:"createdBy"`
+				CreatedByName string `json:"createdByName"`
+			}
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.ID != up.ID || got.CreatedBy == "" || got.CreatedByName != c.uploader {
+				t.Fatalf("got %s", raw)
+			}
+		})
+	}
+	if status, _, raw := do(t, ts.base, call{"GET", "/files?workspace=" + ts.wsA, ts.alice, "", nil}); status != 200 || strings.Contains(string(raw), "createdByName") {
+		t.Fatalf("list: %d %s", status, raw)
+	}
+}

@@ -139,7 +139,7 @@ func routes(app *fiber.App, d Deps, streams *eventStreams) {
 	authed.Patch("/folders/:id", handleUpdateFolder(d.Files))
 	authed.Delete("/folders/:id", handleDeleteFolder(d.Files))
 	authed.Get("/files", handleListFiles(d.Files))
-	authed.Get("/files/:id", handleGetFile(d.Files))
+	authed.Get("/files/:id", handleGetFile(d.Files, d.People))
 	authed.Get("/files/:id/content", handleFileContent(d.Files))
 	authed.Patch("/files/:id", handleUpdateFile(d.Files))
 	authed.Delete("/files/:id", handleDeleteFile(d.Files))

@@ -445,11 +445,19 @@ function Preview({ t, target, close }) {
 
 function fmtMs(ms) { return ms >= 1000 ? (ms / 1000).toFixed(1) + ' s' : ms + ' ms'; }
 
+// steps is the run's model steps of their maximum, counted once for the
+// header and the activity panel: the server's "round N" label counts the
+// conversation's rounds (its prompts), which beside "2 / 25" read as a
+// contradiction.
+function steps(t, conv) {
+  return `${t('rounds')}: ${conv.rounds}${conv.maxRounds ? ' / ' + conv.maxRounds : ''}`;
+}
+
 function Activity({ t, conv }) {
   const tools = conv ? conv.tools : [];
   return html`<section class="panel activity" aria-labelledby="act-h">
     <h2 id="act-h">${t('activity')}</h2>
-    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.costCHF} · ${t('tokens')}: ${conv.tokens} · ${t('rounds')}: ${conv.rounds}${conv.maxRounds ? ' / ' + conv.maxRounds : ''}${conv.model ? html` · ${t('model')}: <span data-testid="model">${conv.model}</span>` : ''}</p>`}
+    ${conv && (conv.cost > 0 || conv.tokens > 0) && html`<p class="cost" data-testid="cost">${t('cost')}: CHF ${conv.costCHF} · ${t('tokens')}: ${conv.tokens} · <span data-testid="panel-steps">${steps(t, conv)}</span>${conv.model ? html` · ${t('model')}: <span data-testid="model">${conv.model}</span>` : ''}</p>`}
     ${tools.length === 0 ? html`<p class="muted">${t('noActivity')}</p>` : html`<ol class="tool-log" aria-live="polite">${tools.map((c) => html`<li key=${c.id} class=${c.result ? (c.result.ok ? 'ok' : 'fail') : 'pending'} data-tool=${c.tool}>
       <details>
         <summary><strong>${c.tool}</strong> ${c.result ? html`<span>${c.result.ok ? '✓' : '✗'} ${fmtMs(c.result.durationMs)}</span>` : html`<span class="muted">…</span>`}</summary>
@@ -466,7 +474,10 @@ function RunState({ t, conv, conn }) {
   const parts = [];
   if (conn === 'reconnecting') parts.push(html`<span class="warn" role="status">${t('reconnecting')}</span>`);
   if (conv.status) parts.push(html`<span class=${'badge ' + conv.status} data-testid="run-status" data-status=${conv.status} data-reason=${conv.reason || undefined}>${t(runLabel(conv))}</span>`);
-  if (conv.status === 'running' && conv.label) parts.push(html`<span class="muted">${conv.label}</span>`);
+  // The round's number is no news to the reader; what the agent does now
+  // (summarising, answering without the knowledge store) is.
+  if (conv.status === 'running' && conv.label && !/^round \d+$/.test(conv.label)) parts.push(html`<span class="muted">${conv.label}</span>`);
+  if (conv.status === 'running' && conv.rounds > 0) parts.push(html`<span class="muted" data-testid="run-steps">${steps(t, conv)}</span>`);
   if (conv.degraded) parts.push(html`<span class="warn">${t('degraded')}</span>`);
   // A failed round's answer already says why (the loop words the error
   // into it): the error is shown once, there, not again up here.
@@ -516,7 +527,10 @@ function Chat({ t, ws, wf, conv, openFile, spoken, send, readOnly }) {
   });
   if (!conv) return html`<div class="chat-empty"><p>${t('emptyChat')}</p></div>`;
   const running = conv.status === 'running';
-  return html`${em && html`<${em.ExportBar} t=${t} api=${api} ws=${ws} wf=${wf} conv=${conv} />`}<div class="messages" aria-live="polite">
+  // The messages' headings (h3) sit under one of the chat's own: on a
+  // phone the conversation list's h2 is in a closed drawer, and h1 to h3
+  // is a jump for a screen reader's outline (axe heading-order).
+  return html`<h2 class="visually-hidden">${t('chat')}</h2>${em && html`<${em.ExportBar} t=${t} api=${api} ws=${ws} wf=${wf} conv=${conv} />`}<div class="messages" aria-live="polite">
     ${conv.messages.length === 0 && html`<p class="muted">${t('loading')}</p>`}
     ${shown(conv).map((item) => { const m = item.m; return html`<article key=${m.id} class=${'msg ' + m.role + (m.streaming ? ' streaming' : '')} data-message=${m.id}>
       <h3 class="who">${m.role === 'user' ? t('you') : t('assistant')}</h3>
@@ -825,6 +839,17 @@ function Workspace({ t, lang, session, route, go }) {
   }, [ws, files]);
 
   useEffect(() => { if (known) { setConvs(null); setFiles(null); loadConvs(); loadFiles(); } }, [ws]);
+  // A file the agent writes (or a new version of one) is in the files
+  // list at once: the conversation's stream says so, and the list is
+  // asked again, once for a burst of such events (a replay holds many).
+  const loadFilesRef = useRef(loadFiles);
+  loadFilesRef.current = loadFiles;
+  const filesChanged = useRef(0);
+  const fileChanged = () => {
+    clearTimeout(filesChanged.current);
+    filesChanged.current = setTimeout(() => loadFilesRef.current(), 200);
+  };
+  useEffect(() => () => clearTimeout(filesChanged.current), []);
 
   // Index states are live: files not indexed yet are asked again until
   // they are indexed or failed.
@@ -870,6 +895,7 @@ function Workspace({ t, lang, session, route, go }) {
       pending.push(performance.now());
       if (e.type === 'chunk') chunkPending = true;
       if (e.type === 'complete' || e.type === 'stopped' || e.type === 'error') loadConvs();
+      if (e.type === 'fileCreated' || e.type === 'fileVersion') fileChanged();
       if (!frame) frame = requestAnimationFrame(paint);
     }, (s) => {
       if (s === 'notfound') setNotFound(true);
@@ -910,7 +936,7 @@ function Workspace({ t, lang, session, route, go }) {
   };
 
   const right = html`<aside class="right" aria-label=${t('activity')}>
-      ${detail && html`<${FileDetailPanel} t=${t} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
+      ${detail && html`<${FileDetailPanel} t=${t} ws=${ws} go=${go} id=${detail} folders=${folders} close=${() => setDetail(null)} changed=${loadFiles} openFile=${openFile} />`}
       <${Preview} t=${t} target=${preview} close=${closePreview} />
       ${area === 'chat' && html`<${Activity} t=${t} conv=${conv} />`}
     </aside>`;

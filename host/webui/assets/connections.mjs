@@ -33,6 +33,12 @@ function reasonText(t, reason) {
   return text === key ? reason : text;
 }
 
+// withCode shows a server's message with its `backticked` commands as
+// code, not as raw Markdown backticks.
+export function withCode(text) {
+  return String(text || '').split('`').map((part, i) => (i % 2 ? html`<code>${part}</code>` : part));
+}
+
 // connectionState is what a connection can do now: revoked (connect again),
 // failed (trying it when it was made, or its last use, failed: lastError
 // says why, e.g. a site that does not answer or a token the provider
@@ -147,16 +153,19 @@ export function Connections({ t, api, notice, dismiss, back, embedded }) {
           <th scope="col">${t('account')}</th><th scope="col">${t('state')}</th><th scope="col"><span class="visually-hidden">${t('actions')}</span></th></tr></thead>
         <tbody>${list.map((c) => {
           const st = connectionState(c);
-          return html`<tr key=${c.id} data-connection=${c.id} data-state=${st}>
+          // A failed connection's error has a row of its own under it,
+          // across the table: in the state cell it was a narrow column.
+          const why = st === 'failed' && c.lastError;
+          return html`<tr key=${c.id} data-connection=${c.id} data-state=${st} class=${why ? 'has-error' : ''}>
             <td>${c.provider}</td><td>${c.label}</td><td>${t('auth_' + c.auth)}</td>
             <td>${[c.account, c.baseUrl].filter(Boolean).join(' · ')}</td>
-            <td><span class=${'badge ' + st}>${t('conn_' + st)}</span>${st === 'failed' && c.lastError &&
-              html`<div class="conn-error" data-testid="connection-error">${c.lastError}</div>`}</td>
+            <td><span class=${'badge ' + st}>${t('conn_' + st)}</span></td>
             <td>${!c.revoked && (confirm === c.id ?
               html`<span class="confirm">${t('revokeConfirm')} <button type="button" class="stop" data-testid="revoke-confirm" onClick=${() => revoke(c.id)}>${t('revoke')}</button>
                 <button type="button" onClick=${() => setConfirm('')}>${t('cancel')}</button></span>` :
               html`<button type="button" data-testid="revoke" onClick=${() => setConfirm(c.id)} aria-label=${t('revoke') + ' ' + c.label}>${t('revoke')}</button>`)}</td>
-          </tr>`;
+          </tr>${why && html`<tr key=${c.id + '-error'} class="conn-error-row" data-error-of=${c.id}>
+            <td colspan="6"><p class="conn-error" data-testid="connection-error"><span class="visually-hidden">${c.label}: </span>${withCode(c.lastError)}</p></td></tr>`}`;
         })}</tbody></table>`}
     </section>
     ${oauthProviders.length > 0 && html`<section class="panel" aria-labelledby="conn-oauth-h">
@@ -186,9 +195,9 @@ export function Connections({ t, api, notice, dismiss, back, embedded }) {
         ${kind === 'basic' && html`<label>${files ? t('accountName') : t('email')}<input name="account" id="conn-account" type=${files ? 'text' : 'email'} autocomplete="off" required /></label>`}
         <label>${files ? t('password') : t('apiToken')}<input ref=${tokenField} id="conn-token" type="password" autocomplete="new-password" required /></label>
         ${files && html`<label>${t('hostKey')}<input name="hostKey" id="conn-hostkey" placeholder="SHA256:…" pattern="SHA256:[A-Za-z0-9+/]{43}" aria-describedby="conn-hostkey-hint" /></label>
-          <p class="muted" id="conn-hostkey-hint">${t('hostKeyHint')}</p>`}
+          <p class="muted" id="conn-hostkey-hint">${withCode(t('hostKeyHint'))}</p>`}
         <p class="muted">${t('tokenWriteOnly')}</p>
-        ${formErr && html`<p class="error" role="alert">${formErr}</p>`}
+        ${formErr && html`<p class="error form-error" role="alert" data-testid="connection-form-error">${withCode(formErr)}</p>`}
         <button type="submit" data-testid="add-connection" disabled=${busy}>${t('addConnection')}</button>
       </form>
     </section>`}

@@ -82,7 +82,9 @@ export function applyEvent(c, e) {
       break;
     }
     case 'status':
-      if (d.status === 'running' && c.status !== 'running') c.runSeq = e.seq;
+      // A new run counts its model steps from none: the last run's count
+      // is no step of this one.
+      if (d.status === 'running' && c.status !== 'running') { c.runSeq = e.seq; c.rounds = 0; }
       c.status = d.status || c.status;
       c.label = d.label || '';
       // The workspace's degraded-mode label (host/workspace): the round

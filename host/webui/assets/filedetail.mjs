@@ -1,5 +1,6 @@
 // A file's detail view: what it is (size, type, extractor, pages, the pages
-// that could not be read and why, who uploaded it), its versions, and what
+// that could not be read and why, who uploaded it, the conversations that
+// cite it), its versions, and what
 // a person does with it (rename, move, tags, download, restore a version,
 // delete). Loaded when a file's details are first opened.
 import { h } from './preact.mjs';
@@ -22,8 +23,20 @@ function unread(structure) {
   return pm.filter((p) => p.textStatus && p.textStatus !== 'ocr' && p.textStatus !== 'ok');
 }
 
-export function FileDetail({ t, api, id, folders, close, changed, openFile }) {
+// citing lists the person's conversations of the workspace whose answers
+// cite the file: a citation is a link to docItem:<id> or file:<id> in
+// the answer's Markdown, which the conversations' search over message
+// text finds.
+async function citing(api, ws, id) {
+  const q = (ref) => api('GET', `/workflows?workspace=${encodeURIComponent(ws)}&limit=20&q=${encodeURIComponent(ref + ':' + id)}`).catch(() => []);
+  const seen = new Set(), out = [];
+  for (const w of [...await q('docItem'), ...await q('file')]) if (!seen.has(w.id)) { seen.add(w.id); out.push(w); }
+  return out;
+}
+
+export function FileDetail({ t, api, ws, go, id, folders, close, changed, openFile }) {
   const [f, setF] = useState(null);
+  const [cites, setCites] = useState(null);
   const [ix, setIx] = useState(null);
   const [versions, setVersions] = useState([]);
   const [err, setErr] = useState('');
@@ -34,11 +47,12 @@ export function FileDetail({ t, api, id, folders, close, changed, openFile }) {
     try {
       const file = await api('GET', `/files/${id}`);
       setF(file); setName(file.name);
-      const [st, vs] = await Promise.all([
+      const [st, vs, cs] = await Promise.all([
         api('GET', `/files/${id}/index`).catch(() => null),
         api('GET', `/files/${id}/versions`).catch(() => []),
+        citing(api, ws || file.workspaceId, id),
       ]);
-      setIx(st); setVersions(vs || []);
+      setIx(st); setVersions(vs || []); setCites(cs);
       setErr('');
     } catch (e) { setErr(e.message); }
   };
@@ -72,7 +86,7 @@ export function FileDetail({ t, api, id, folders, close, changed, openFile }) {
       <dt>${t('type')}</dt><dd>${f.mimeType}</dd>
       <dt>${t('size')}</dt><dd>${fmtSize(f.size)}</dd>
       <dt>${t('version')}</dt><dd>${f.version}</dd>
-      <dt>${t('uploaded')}</dt><dd>${new Date(f.createdAt).toLocaleString()} · <span class="muted">${f.createdBy}</span></dd>
+      <dt>${t('uploaded')}</dt><dd>${new Date(f.createdAt).toLocaleString()}${f.createdByName && html` · <span data-testid="fd-uploader">${t('uploadedBy').replace('{name}', f.createdByName)}</span>`}</dd>
       <dt>${t('indexState')}</dt><dd data-testid="fd-status" data-status=${ix ? ix.status : ''}>${ix ? t('status_' + ix.status) : '—'}
         ${ix && ix.error && html`<span class="idx-reason" data-testid="fd-error">${ix.error}</span>`}
         ${ix && ix.status === 'failed' && html` <button type="button" data-testid="fd-reindex" onClick=${() => act(() => api('POST', `/files/${id}/reindex`))}>${t('reindex')}</button>`}
@@ -83,6 +97,11 @@ export function FileDetail({ t, api, id, folders, close, changed, openFile }) {
     ${missing.length > 0 && html`<details class="unread" data-testid="fd-unread"><summary>${t('unreadPages')}: ${missing.length}</summary>
       <ul>${missing.slice(0, 200).map((p) => html`<li><button type="button" class="linkish" onClick=${() => openFile(f.id, p.page)}>${t('page')} ${p.page}</button>
         <span class="muted"> ${t('text_' + p.textStatus)}${p.warning ? ': ' + p.warning : ''}</span></li>`)}</ul></details>`}
+    <h3 id="fd-cites-h">${t('citedIn')}</h3>
+    ${cites === null ? html`<p class="muted">${t('loading')}</p>` : cites.length === 0 ? html`<p class="muted" data-testid="fd-cited-none">${t('citedNowhere')}</p>` :
+      html`<ul class="fd-cites" aria-labelledby="fd-cites-h" data-testid="fd-cited">${cites.map((w) => { const href = `/w/${encodeURIComponent(w.workspaceId)}/c/${encodeURIComponent(w.id)}`;
+        return html`<li key=${w.id}><a href=${href} data-conv=${w.id} onClick=${(e) => { if (go) { e.preventDefault(); go(href); } }}>${w.name || w.id.slice(0, 8)}</a>
+          <span class="muted"> ${new Date(w.lastActivity).toLocaleDateString()}</span></li>`; })}</ul>`}
     <form class="fd-row" onSubmit=${(e) => { e.preventDefault(); if (name.trim() && name.trim() !== f.name) patch({ name: name.trim() }); }}>
       <label for="fd-name">${t('name')}</label>
       <input id="fd-name" value=${name} onInput=${(e) => setName(e.target.value)} />

@@ -1,6 +1,7 @@
 // The area of files and knowledge (docs/ui.md#layout), loaded when it is
 // first opened: the files (drag-and-drop or a picker, tags, folders,
-// uploads with their progress, each file's index state, filter, sort and
+// uploads with their progress, each file's index state, filter (by name,
+// type or tag, state and upload date), sort and
 // several files at once) and knowledge search, whose hits open the preview
 // at their page. The file list's data is the workspace's (app.mjs keeps it,
 // the composer's @file completion needs it too); api and upload are the
@@ -10,6 +11,23 @@ import { useState, useRef } from './preact-hooks.mjs';
 import htm from './htm.mjs';
 
 const html = htm.bind(h);
+
+// periods filter the list by when a file was uploaded: today (since the
+// local midnight), the last 7 or 30 days, or before those 30 days.
+export const periods = ['today', 'week', 'month', 'older'];
+export function inPeriod(f, period, now = new Date()) {
+  if (!period) return true;
+  const at = Date.parse(f.createdAt);
+  if (Number.isNaN(at)) return period === 'older';
+  const day = 86400000, midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
+  switch (period) {
+    case 'today': return at >= midnight;
+    case 'week': return at >= now.getTime() - 7 * day;
+    case 'month': return at >= now.getTime() - 30 * day;
+    case 'older': return at < now.getTime() - 30 * day;
+  }
+  return true;
+}
 
 // sortFiles orders the file list by what the person picked.
 function sortFiles(list, by) {
@@ -45,6 +63,7 @@ export function FileBrowser({ t, api, upload, ws, files, folders, reload, openFi
   const [folderErr, setFolderErr] = useState('');
   const [filter, setFilter] = useState('');
   const [stateFilter, setStateFilter] = useState('');
+  const [period, setPeriod] = useState('');
   const [sort, setSort] = useState('name');
   const [picked, setPicked] = useState({});
   const [bulkErr, setBulkErr] = useState('');
@@ -95,7 +114,7 @@ export function FileBrowser({ t, api, upload, ws, files, folders, reload, openFi
   const q = filter.trim().toLowerCase();
   const shown = files && sortFiles(files.filter((f) => (folder === '' || (folder === 'root' ? !f.folderId : f.folderId === folder)) &&
     (q === '' || f.name.toLowerCase().includes(q) || f.mimeType.toLowerCase().includes(q) || (f.tags || []).some((tg) => tg.toLowerCase().includes(q))) &&
-    (stateFilter === '' || (f.index || 'pending') === stateFilter)), sort);
+    (stateFilter === '' || (f.index || 'pending') === stateFilter) && inPeriod(f, period)), sort);
   return html`<section class="panel files" aria-labelledby="files-h">
     <h2 id="files-h">${t('files')}</h2>
     <div class=${'drop' + (over ? ' over' : '')} data-testid="dropzone"
@@ -132,6 +151,11 @@ export function FileBrowser({ t, api, upload, ws, files, folders, reload, openFi
       <select id="file-state" value=${stateFilter} onChange=${(e) => setStateFilter(e.target.value)}>
         <option value="">${t('anyState')}</option>
         ${['indexed', 'failed', 'encrypted', 'pending'].map((st) => html`<option value=${st}>${t('status_' + st)}</option>`)}
+      </select>
+      <label class="visually-hidden" for="file-date">${t('uploaded')}</label>
+      <select id="file-date" value=${period} onChange=${(e) => setPeriod(e.target.value)}>
+        <option value="">${t('anyTime')}</option>
+        ${periods.map((k) => html`<option value=${k}>${t('period_' + k)}</option>`)}
       </select>
       <label class="visually-hidden" for="file-sort">${t('sortBy')}</label>
       <select id="file-sort" value=${sort} onChange=${(e) => setSort(e.target.value)}>

@@ -8,13 +8,11 @@
 // refusal, and the API refuses them. Screenshots go to UI_ARTEFACTS.
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { axeCheck } from './harness.mjs';
 import path from 'node:path';
 
 const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const base = env('UI_BASE'), token = env('UI_TOKEN'), memberToken = env('UI_MEMBER_TOKEN'), out = env('UI_ARTEFACTS');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 // The seeded MCP server: an HTTP one (never contacted: listing does not
@@ -46,12 +44,8 @@ async function newPage() {
   return page;
 }
 let page = await newPage();
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(bad.length, 0, `axe: serious/critical violations on ${view}: ${bad.map((v) => v.id + ' ' + v.nodes.map((n) => n.target).join(' ')).join('; ')}`);
-}
+// axe-core in the light and the dark theme (harness.mjs).
+const axe = (view) => axeCheck(page, view);
 async function signIn(secret) {
   await page.goto(base + '/');
   await page.getByLabel('API token').fill(secret);

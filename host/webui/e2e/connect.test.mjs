@@ -8,13 +8,11 @@
 // by TestBrowserOAuthReturn in cmd/agenthost (UI_* variables).
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { axeCheck } from './harness.mjs';
 import path from 'node:path';
 
 const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const base = env('UI_BASE'), token = env('UI_TOKEN'), out = env('UI_ARTEFACTS');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
@@ -82,10 +80,7 @@ await step('consent-allowed-back-in-ui', async () => {
   assert.deepEqual(callbacks, ['200', '303+cookie'], 'callback answers: ' + callbacks.join(' '));
   const list = await page.evaluate(async () => (await fetch('/api/v1/connections')).json());
   assert.deepEqual(list.map((c) => [c.label, c.provider, c.auth]), [['acme in the browser', 'acme', 'oauth2']]);
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document.querySelector('[data-view=connection-notice]'), { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(bad.length, 0, 'axe: ' + bad.map((v) => v.id).join(', '));
+  await axeCheck(page, 'connection notice', '[data-view=connection-notice]');
 });
 
 await step('notice-dismissed', async () => {

@@ -4,25 +4,17 @@
 // argv[2]). Every page state the test passes through is written to stdout
 // (the DOM, every field's value, local and session storage), where the Go
 // test looks for secrets. A failed check throws: the process exits non-zero.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { env, launch, context, newPage, steps } from './harness.mjs';
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
-const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), out = env('UI_ARTEFACTS');
+const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS');
 const jiraToken = process.argv[2];
 if (!jiraToken) throw new Error('the Jira token to type is the first argument');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
-const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-const ctx = await browser.newContext({ viewport: { width: 1300, height: 900 }, locale: 'en-US' });
-const page = await ctx.newPage();
-page.setDefaultTimeout(120000);
-page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
+const browser = await launch();
+const ctx = await context(browser);
+const page = await newPage(ctx);
 
 // dump writes what the page holds now: markup, field values (which the
 // markup does not carry) and storage.
@@ -36,30 +28,8 @@ async function dump(label) {
   process.stdout.write(`=== ${label}\n${s}\n`);
 }
 
-let n = 0;
-async function step(name, f) {
-  const t0 = Date.now();
-  try {
-    await f();
-  } catch (e) {
-    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
-    log(`FAILED ${name} at ${page.url()}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
-    throw e;
-  }
-  await dump(name);
-  n++;
-  const file = path.join(out, `${String(n).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file });
-  log(`ok ${n} ${name} (${Date.now() - t0} ms) ${file}`);
-}
-
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 2).map((x) => x.target.join(' ')).join(', ')}`);
-  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
-}
+// Every step's state is dumped for the Go test's search for secrets.
+const { step, axe } = steps(() => page, { after: (name) => dump(name) });
 
 const row = (label) => page.locator('tr[data-connection]', { has: page.locator('td', { hasText: new RegExp(`^${label}$`) }) });
 
@@ -96,8 +66,13 @@ await step('jira-token-added', async () => {
   // this made-up token (or cannot be reached from here), so it is listed
   // failed with the error, not active (issue 28), and the error has no token.
   assert.equal(await r.getAttribute('data-state'), 'failed');
-  const why = await r.locator('[data-testid=connection-error]').innerText();
+  // The error has a row of its own across the table, not the state's
+  // narrow cell.
+  const errRow = page.locator(`tr[data-error-of="${await r.getAttribute('data-connection')}"]`);
+  const why = await errRow.locator('[data-testid=connection-error]').innerText();
   assert.ok(why.length > 0 && !why.includes(jiraToken), why);
+  const [rowBox, errBox] = [await r.boundingBox(), await errRow.locator('td').boundingBox()];
+  assert.ok(errBox.width >= rowBox.width * 0.95, `the error spans the table: ${errBox.width} of ${rowBox.width} px`);
   const text = await r.innerText();
   assert.match(text, /jira/);
   assert.match(text, /ada@acme\.example/);
@@ -135,6 +110,21 @@ await step('sftp-connection-added', async () => {
   await page.fill('#conn-label', 'files');
   await page.fill('#conn-base', 'sftp://files.example:2222/reports');
   await page.fill('#conn-account', 'ada');
+  await page.fill('#conn-token', password);
+  // Without the host key the server says how to get it: a sentence across
+  // the form with its command as code, no raw Markdown backticks.
+  await page.click('[data-testid=add-connection]');
+  const formErr = page.locator('[data-testid=connection-form-error]');
+  await formErr.waitFor();
+  const said = await formErr.innerText();
+  assert.match(said, /host key/);
+  assert.ok(!said.includes('`'), 'raw backticks in the error: ' + said);
+  assert.match(await formErr.locator('code').first().innerText(), /^ssh-keyscan HOST \| ssh-keygen -lf -$/);
+  assert.equal(await page.locator('#conn-hostkey-hint code').innerText(), 'ssh-keyscan HOST | ssh-keygen -lf -', 'the hint\'s command as code');
+  const [formBox, errBox] = [await page.locator('.conn-form').last().boundingBox(), await formErr.boundingBox()];
+  assert.ok(errBox.width >= formBox.width * 0.95, `the error spans the form: ${errBox.width} of ${formBox.width} px`);
+  await axe('connections, host key error');
+  await page.screenshot({ path: path.join(env('UI_ARTEFACTS'), 'sftp-host-key-error.png') });
   await page.fill('#conn-token', password);
   await page.fill('#conn-hostkey', 'SHA256:' + 'A'.repeat(43));
   await page.click('[data-testid=add-connection]');

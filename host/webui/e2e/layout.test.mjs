@@ -8,20 +8,14 @@
 // to Chromium's own: headless Chromium shows none on a screen, so the
 // record is what can be checked. The permission is granted to the context
 // as a person who allowed notifications would have.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { env, log, launch, context, newPage, steps } from './harness.mjs';
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), out = env('UI_ARTEFACTS');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
-const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-const ctx = await browser.newContext({ viewport: { width: 1300, height: 900 }, locale: 'en-US', colorScheme: 'light', permissions: ['notifications'] });
+const browser = await launch();
+const ctx = await context(browser, { permissions: ['notifications'] });
 const recordNotifications = () => {
   const Real = window.Notification;
   window.__notified = [];
@@ -37,32 +31,9 @@ const isStream = (r) => r.url().endsWith('/api/v1/me/notifications/events');
 ctx.on('request', (r) => { if (isStream(r)) openStreams++; });
 ctx.on('requestfinished', (r) => { if (isStream(r)) openStreams--; });
 ctx.on('requestfailed', (r) => { if (isStream(r)) openStreams--; });
-let page = await ctx.newPage();
-page.setDefaultTimeout(60000);
+let page = await newPage(ctx, 60000);
 const watch = (p) => p.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
-watch(page);
-
-let n = 0;
-async function step(name, f) {
-  try {
-    await f();
-  } catch (e) {
-    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
-    log(`FAILED ${name}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
-    throw e;
-  }
-  n++;
-  await page.screenshot({ path: path.join(out, `${String(n).padStart(2, '0')}-${name}.png`) });
-  log(`ok ${n} ${name}`);
-}
-
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 3).map((x) => x.target.join(' ') + ' ' + (x.failureSummary || '').replace(/\s+/g, ' ').slice(0, 160)).join(' | ')}`);
-  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
-}
+const { step, axe, count } = steps(() => page);
 
 // noOverflow: nothing of the page, the area links or the header runs out
 // to the side (long German labels wrap instead).
@@ -291,4 +262,4 @@ await step('phone', async () => {
 await phone.close();
 
 await browser.close();
-log(`layout: ${n} steps passed`);
+log(`layout: ${count()} steps passed`);

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newConversation, applyEvent, runLabel, shown, citedPassage } from '../assets/conv.mjs';
 import { passageItems, takeRanges } from '../assets/preview.mjs';
+import { inPeriod } from '../assets/files.mjs';
 import { markdown } from '../assets/md.mjs';
 import { outline, toMarkdown, fileName } from '../assets/export.mjs';
 import { callbackNotice, connectionState, safeRedirect } from '../assets/connections.mjs';
@@ -31,6 +32,15 @@ test('how runs end is shown as such', () => {
     assert.equal(c.error, tc.error || '', tc.name);
     assert.ok(c.messages.every((m) => !m.streaming), tc.name + ': nothing shown as still streaming');
   }
+});
+
+test('a new round counts its model steps from none', () => {
+  const c = newConversation();
+  feed(c, [...start, ['agentProgress', { round: 1, maxRounds: 25 }], ['agentProgress', { round: 2, maxRounds: 25 }], ['complete', {}],
+    ['status', { status: 'running', label: 'round 2' }]]);
+  assert.equal(c.rounds, 0, 'the last round\'s steps are no step of this one');
+  applyEvent(c, { seq: 99, type: 'agentProgress', data: { round: 1, maxRounds: 25 } });
+  assert.equal(c.rounds, 1);
 });
 
 test('a new round clears the last one\'s end', () => {
@@ -386,4 +396,21 @@ test('the export: the branch shown, its citations numbered with their pages, and
   assert.match(toMarkdown(o2), /## Agent\n\nThe other answer\n\n### Sources\n\n1\. other\.pdf \(file f2\)\n\n## Tool activity\n\n- Round 2: webFetch \{"url":"https:\/\/example\.com"\}: failed: refused\n/);
   assert.doesNotMatch(toMarkdown(o2), /searchKnowledge|Handbuch nennt/);
   assert.equal(fileName('a/b: "c"'), 'a_b_ _c_');
+});
+
+test('files filtered by when they were uploaded', () => {
+  const now = new Date(2026, 11, 4, 15, 0);
+  const at = (d, h = 12) => ({ createdAt: new Date(2026, 11, d, h).toISOString() });
+  const cases = [
+    { name: 'this morning', f: at(4, 1), in: ['', 'today', 'week', 'month'] },
+    { name: 'yesterday evening', f: at(3, 23), in: ['', 'week', 'month'] },
+    { name: 'ten days ago', f: { createdAt: new Date(2026, 10, 24, 12).toISOString() }, in: ['', 'month'] },
+    { name: 'in the spring', f: { createdAt: new Date(2026, 3, 1).toISOString() }, in: ['', 'older'] },
+    { name: 'no date', f: {}, in: ['', 'older'] },
+  ];
+  for (const tc of cases) {
+    for (const p of ['', 'today', 'week', 'month', 'older']) {
+      assert.equal(inPeriod(tc.f, p, now), tc.in.includes(p), `${tc.name} in ${p || 'any time'}`);
+    }
+  }
 });

@@ -2,47 +2,18 @@
 // agent chain is gpt-4o-mini, gpt-4o (started by TestBrowserPreferences in
 // cmd/agenthost, which checks afterwards which model the scripted server
 // was asked for). A failed check throws: the process exits non-zero.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import { env, launch, context, newPage, steps } from './harness.mjs';
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
-const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), out = env('UI_ARTEFACTS'), pdfPath = env('UI_PDF');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const log = (...a) => process.stderr.write(a.join(' ') + '\n');
+const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), pdfPath = env('UI_PDF');
 
-const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const browser = await launch();
 // The system's scheme is light: the dark theme must come from the
 // person's choice, not from the media query.
-const ctx = await browser.newContext({ viewport: { width: 1300, height: 900 }, locale: 'en-US', colorScheme: 'light' });
-const page = await ctx.newPage();
-page.setDefaultTimeout(60000);
-page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
-
-let n = 0;
-async function step(name, f) {
-  try {
-    await f();
-  } catch (e) {
-    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
-    log(`FAILED ${name}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
-    throw e;
-  }
-  n++;
-  await page.screenshot({ path: path.join(out, `${String(n).padStart(2, '0')}-${name}.png`) });
-  log(`ok ${n} ${name}`);
-}
-
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 3).map((x) => x.target.join(' ') + ' ' + (x.failureSummary || '').replace(/\s+/g, ' ').slice(0, 160)).join(' | ')}`);
-  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
-}
+const ctx = await context(browser);
+const page = await newPage(ctx);
+const { step, axe } = steps(() => page);
 
 const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 const instructions = 'Always end with the word PINEAPPLE.';

@@ -4,30 +4,18 @@
 // drawn with the passage marked, from byte ranges only; office documents
 // show their structure, an image itself, an archive its tree; on a phone
 // the preview is a full-screen sheet. A failed check throws.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { env, log, launch, context, newPage, signInContext, steps, axeCheck } from './harness.mjs';
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS'), out = env('UI_ARTEFACTS');
 const files = Object.fromEntries(env('UI_PV_FILES').split(' ').map((kv) => kv.split('=')));
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const log = (...a) => process.stderr.write(a.join(' ') + '\n');
-
-const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const browser = await launch();
 
 async function open(viewport) {
-  const ctx = await browser.newContext({ viewport, locale: 'en-US' });
-  const signIn = await ctx.request.post(base + '/api/v1/session', { data: { token } });
-  assert.equal(signIn.status(), 201, 'sign-in');
-  const page = await ctx.newPage();
-  // Generous waits: a wait is how long the test may take to fail, not a
-  // speed requirement.
-  page.setDefaultTimeout(120000);
-  page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
+  const ctx = await context(browser, { viewport });
+  await signInContext(ctx, base, token);
+  const page = await newPage(ctx);
   const csp = [];
   page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) csp.push(m.text()); });
   // Every response of a file's content route: its status, Range and length.
@@ -42,28 +30,11 @@ async function open(viewport) {
   return { ctx, page, csp, content, modules };
 }
 
-let n = 0;
-async function step(page, name, f) {
-  const t0 = Date.now();
-  try {
-    await f();
-  } catch (e) {
-    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
-    log(`FAILED ${name}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
-    throw e;
-  }
-  const file = path.join(out, `${String(++n).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file });
-  log(`ok ${n} ${name} (${Date.now() - t0} ms) ${file}`);
-}
-
-async function axe(page, view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 2).map((x) => x.target.join(' ')).join(', ')}`);
-  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
-}
+// A step names the page it runs on: the script opens a wide and a phone one.
+let current = null;
+const harness = steps(() => current);
+const step = (page, name, f) => { current = page; return harness.step(name, f); };
+const axe = (page, view) => axeCheck(page, view);
 
 // inked counts the canvas's pixels that are not white: a drawn page has
 // text on it.

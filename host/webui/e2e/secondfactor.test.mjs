@@ -8,13 +8,11 @@
 // UI_ARTEFACTS.
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { axeCheck } from './harness.mjs';
 import path from 'node:path';
 
 const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const base = env('UI_BASE'), token = env('UI_TOKEN'), out = env('UI_ARTEFACTS'), email = env('UI_EMAIL');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'), args: ['--headless', '--no-sandbox', '--disable-gpu'] });
@@ -33,12 +31,8 @@ async function step(name, f) {
   await page.screenshot({ path: path.join(out, `secondfactor-${name}.png`) });
   log(`ok: ${name}`);
 }
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(bad.length, 0, `axe: serious/critical violations on ${view}: ${bad.map((v) => v.id).join('; ')}`);
-}
+// axe-core in the light and the dark theme (harness.mjs).
+const axe = (view) => axeCheck(page, view);
 const signedIn = () => page.locator('header .user', { hasText: email }).waitFor();
 const tokenSignIn = async () => {
   await page.getByLabel('API token').fill(token);

@@ -5,13 +5,11 @@
 // UI_ARTEFACTS; a failed check throws, so the process exits non-zero.
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { axeCheck } from './harness.mjs';
 import path from 'node:path';
 
 const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const base = env('UI_BASE'), link = env('UI_SETUP_URL'), out = env('UI_ARTEFACTS');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
 const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'), args: ['--headless', '--no-sandbox', '--disable-gpu'] });
@@ -24,13 +22,8 @@ async function step(name, f) {
   await page.screenshot({ path: path.join(out, `setup-${name}.png`) });
   log(`ok ${name}`);
 }
-// axe through the DevTools protocol, which the page's CSP does not govern.
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(bad.length, 0, `axe: serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
-}
+// axe-core in the light and the dark theme (harness.mjs).
+const axe = (view) => axeCheck(page, view);
 
 try {
   await step('sign-in-says-where-the-link-is', async () => {

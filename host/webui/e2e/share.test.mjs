@@ -8,18 +8,13 @@
 // the API refuses her changes. Carl neither lists nor opens it. axe-core
 // checks each view in the light and the dark theme. Screenshots go to
 // UI_ARTEFACTS.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import { env, log, launch, context, newPage, signIn, steps } from './harness.mjs';
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
-const base = env('UI_BASE'), ws = env('UI_WS'), out = env('UI_ARTEFACTS');
+const base = env('UI_BASE'), ws = env('UI_WS');
 const ada = env('UI_TOKEN'), bea = env('UI_BEA_TOKEN'), carl = env('UI_CARL_TOKEN'), carlWS = env('UI_CARL_WS');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 const apiAs = (token, method, p, body) => fetch(base + '/api/v1' + p, { method,
   headers: { Authorization: 'Bearer ' + token, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body && JSON.stringify(body) });
 
@@ -30,42 +25,13 @@ const up = await fetch(base + `/api/v1/workspaces/${ws}/files`, { method: 'POST'
 assert.ok(up.ok, 'upload: ' + await up.clone().text());
 const fileId = (await up.json()).id;
 
-const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'), args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const browser = await launch();
 let page;
 async function as(token) {
-  const ctx = await browser.newContext({ viewport: { width: 1300, height: 900 }, locale: 'en-US', acceptDownloads: true });
-  page = await ctx.newPage();
-  page.setDefaultTimeout(120000); // how long a check may take to fail on a busy machine
-  page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
-  await page.goto(base + '/');
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.locator('header .user').waitFor();
+  page = await newPage(await context(browser, { acceptDownloads: true }));
+  await signIn(page, base, token);
 }
-let n = 0;
-async function step(name, f) {
-  const t0 = Date.now();
-  try { await f(); } catch (e) {
-    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
-    log(`FAILED ${name}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
-    throw e;
-  }
-  n++;
-  const file = path.join(out, `${String(n).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file });
-  log(`ok ${n} ${name} (${Date.now() - t0} ms) ${file}`);
-}
-async function axe(view) {
-  for (const theme of ['light', 'dark']) {
-    await page.evaluate((th) => { document.documentElement.dataset.theme = th; }, theme);
-    await page.evaluate(axeSource);
-    const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-    const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    for (const v of r.violations) log(`  axe ${view} (${theme}): ${v.impact} ${v.id} ${v.nodes.slice(0, 2).map((x) => x.target.join(' ')).join(', ')}`);
-    assert.equal(bad.length, 0, `axe: serious/critical violations on ${view} (${theme}): ${bad.map((v) => v.id).join(', ')}`);
-  }
-  await page.evaluate(() => { delete document.documentElement.dataset.theme; });
-}
+const { step, axe } = steps(() => page);
 // download clicks a button and returns the downloaded file's path.
 async function download(locator) {
   const [d] = await Promise.all([page.waitForEvent('download'), locator.click()]);

@@ -2,74 +2,42 @@
 // TestBrowser in cmd/agenthost, which passes the server and its fixtures in
 // UI_* variables). Each step logs to stderr and leaves a screenshot in
 // UI_ARTEFACTS. A failed check throws: the process exits non-zero.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { env, log, launch, context, newPage, steps } from './harness.mjs';
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const base = env('UI_BASE'), token = env('UI_TOKEN'), ws = env('UI_WS');
 const otherWS = env('UI_OTHER_WS'), otherWF = env('UI_OTHER_WF'), out = env('UI_ARTEFACTS'), pdfPath = env('UI_PDF');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 
-const browser = await chromium.launch({ executablePath: env('UI_CHROMIUM'),
-  // A fake microphone (a tone) and autoplay without a gesture, for voice.
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'] });
-const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US', permissions: ['microphone'] });
-const page = await ctx.newPage();
-// Generous waits: `make test` runs many packages at once on two cores. A
-// wait is how long the test may take to fail, not a speed requirement.
-page.setDefaultTimeout(120000);
+// A fake microphone (a tone) and autoplay without a gesture, for voice.
+const browser = await launch(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required']);
+const ctx = await context(browser, { viewport: { width: 1400, height: 900 }, permissions: ['microphone'] });
+const page = await newPage(ctx);
 const cspViolations = [];
 page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text()); });
 // The Last-Event-ID of every event-stream request, to show resumes ask
 // only for what the page has not seen.
 const resumes = [];
 page.on('request', (r) => { if (/\/events$/.test(r.url())) resumes.push(Number(r.headers()['last-event-id'] || 0)); });
-page.on('pageerror', (e) => { throw new Error('page error: ' + e.message); });
 
-let n = 0;
-async function step(name, f) {
-  const t0 = Date.now();
-  try {
-    await f();
-  } catch (e) {
-    await page.screenshot({ path: path.join(out, `failed-${name}.png`) }).catch(() => {});
-    log(`FAILED ${name}: applied ${await page.evaluate(() => JSON.stringify({ applied: window.__agenthost.applied, last: window.__agenthost.lastSeq }))}`);
-    log(`FAILED ${name}: refetch ${await page.evaluate(async () => {
-      const wf = location.pathname.split('/').pop();
-      const ctl = new AbortController();
-      setTimeout(() => ctl.abort(), 1500);
-      let txt = '';
-      try {
-        const r = await fetch('/api/v1/workflows/' + wf + '/events', { headers: { 'Last-Event-ID': '30' }, signal: ctl.signal });
-        const rd = r.body.getReader();
-        for (;;) { const { value, done } = await rd.read(); if (done) break; txt += new TextDecoder().decode(value); }
-      } catch (e) { txt += ' [' + e.name + ']'; }
-      return txt.slice(0, 1500);
-    })}`);
-    log(`FAILED ${name}: page text:\n${await page.locator('body').innerText().catch(() => '')}`);
-    throw e;
-  }
-  n++;
-  const file = path.join(out, `${String(n).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file, fullPage: false });
-  log(`ok ${n} ${name} (${Date.now() - t0} ms) ${file}`);
-}
-
-// axe runs through the DevTools protocol (page.evaluate), which the page's
-// CSP does not govern; a <script> tag with axe's source would be inline
-// script, which the CSP blocks — as it should.
-async function axe(view) {
-  await page.evaluate(axeSource);
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  for (const v of r.violations) log(`  axe ${view}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.nodes.slice(0, 2).map((x) => x.target.join(' ')).join(', ')}`);
-  assert.equal(bad.length, 0, `axe found serious/critical violations on ${view}: ${bad.map((v) => v.id).join(', ')}`);
-}
+// A failed step also logs what the page applied of its stream and what
+// the stream holds.
+const { step, axe, count } = steps(() => page, { onFail: async (name) => {
+  log(`FAILED ${name}: applied ${await page.evaluate(() => JSON.stringify({ applied: window.__agenthost.applied, last: window.__agenthost.lastSeq }))}`);
+  log(`FAILED ${name}: refetch ${await page.evaluate(async () => {
+    const wf = location.pathname.split('/').pop();
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 1500);
+    let txt = '';
+    try {
+      const r = await fetch('/api/v1/workflows/' + wf + '/events', { headers: { 'Last-Event-ID': '30' }, signal: ctl.signal });
+      const rd = r.body.getReader();
+      for (;;) { const { value, done } = await rd.read(); if (done) break; txt += new TextDecoder().decode(value); }
+    } catch (e) { txt += ' [' + e.name + ']'; }
+    return txt.slice(0, 1500);
+  })}`);
+} });
 
 const ask = async (text) => {
   await page.fill('#chat-input', text);
@@ -121,6 +89,8 @@ await step('csp-blocks-inline-script', async () => {
 });
 
 let fileId = '';
+// The conversation whose answer cites the manual.
+let citingConv = '';
 await step('pdf-dropped-and-indexed', async () => {
   await toFiles();
   const bytes = readFileSync(pdfPath).toString('base64');
@@ -141,12 +111,31 @@ await step('pdf-dropped-and-indexed', async () => {
 
 await step('question-answered-tool-log', async () => {
   await toChat();
+  // Every reading of the header's step count while the run goes, with the
+  // activity panel's at the same moment: they count the same way, and the
+  // header does not say "round N" beside the panel's "2 / 25".
+  await page.evaluate(() => {
+    window.__steps = [];
+    window.__stepsSeen = new MutationObserver(() => {
+      const head = document.querySelector('[data-testid=run-steps]'), panel = document.querySelector('[data-testid=panel-steps]');
+      const state = document.querySelector('.run-state');
+      window.__steps.push({ head: head ? head.textContent : '', panel: panel ? panel.textContent : '', state: state ? state.textContent : '' });
+    });
+    window.__stepsSeen.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   await ask('What does the manual say about interfaces?');
   await page.waitForURL(new RegExp(`/w/${ws}/c/`));
+  citingConv = page.url().split('/').pop();
   await page.locator('.tool-log li[data-tool=searchKnowledge]').waitFor();
   await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
   const text = await assistantText();
   assert.match(text, /interface attributes/);
+  const readings = await page.evaluate(() => { window.__stepsSeen.disconnect(); return window.__steps; });
+  const heads = readings.filter((r) => r.head);
+  assert.ok(heads.length > 0, 'the header showed the step count while the answer streamed');
+  for (const r of heads) assert.equal(r.head, r.panel, 'header and panel count the same: ' + JSON.stringify(r));
+  assert.ok(heads.some((r) => /Steps: 1 \/ \d+/.test(r.head)), 'one step done before the answer: ' + JSON.stringify(heads.slice(0, 3)));
+  assert.ok(!readings.some((r) => /\bround \d/.test(r.state)), 'the header says round N: ' + JSON.stringify(readings.find((r) => /round \d/.test(r.state))));
   assert.equal(await page.locator('.msg.assistant table td').count(), 4, 'the table is rendered');
   assert.equal(await page.locator('.msg.assistant pre code').count(), 1, 'the code block is rendered');
   await page.locator('.tool-log li[data-tool=searchKnowledge] summary').click();
@@ -247,6 +236,26 @@ await step('failed-file-says-why', async () => {
   assert.ok(reason.length > 10, 'the failure has a reason: ' + reason);
 });
 
+await step('file-details-uploader-and-citations', async () => {
+  // The manual's details name who uploaded it (not a user id) and link
+  // the conversation whose answer cites it, which the link opens.
+  await page.locator(`.file-list li[data-file="${fileId}"] [data-testid=file-details]`).first().click();
+  const fd = page.locator(`[data-testid=file-detail][data-file="${fileId}"]`);
+  const who = await fd.locator('[data-testid=fd-uploader]').innerText();
+  assert.match(who, /^by (Ada|ada@acme\.example)/i, 'the uploader by name: ' + who);
+  const link = fd.locator(`[data-testid=fd-cited] a[data-conv="${citingConv}"]`);
+  await link.waitFor();
+  assert.equal(await fd.locator('[data-testid=fd-cited] a').count(), 1, 'one conversation cites the manual');
+  await axe('file-details-cited');
+  await page.screenshot({ path: path.join(out, 'file-details-cited.png') });
+  await link.click();
+  await page.waitForURL(`${base}/w/${ws}/c/${citingConv}`);
+  await page.locator('.msg.assistant', { hasText: 'interface attributes' }).waitFor();
+  await page.keyboard.press('Escape');
+  await fd.waitFor({ state: 'detached' });
+  await toFiles();
+});
+
 await step('file-details-and-actions', async () => {
   // The failed file's details say why; it is deleted after a confirmation.
   let li = page.locator('.file-list li', { hasText: 'blob.bin' });
@@ -278,6 +287,32 @@ await step('file-details-and-actions', async () => {
   await fd.waitFor({ state: 'detached' });
 });
 
+await step('file-details-unread-pages', async () => {
+  // A scanned page (no text layer, no OCR model here) is listed among the
+  // pages not fully read, with why; its button opens the page itself.
+  const name = path.basename(env('UI_SCANNED'));
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('text=Choose files')]);
+  await chooser.setFiles(env('UI_SCANNED'));
+  const li = page.locator('.file-list li[data-file]', { hasText: name });
+  await li.locator('.idx[data-status=indexed]').waitFor({ timeout: 180000 });
+  await li.locator('[data-testid=file-details]').click();
+  const fd = page.locator(`[data-testid=file-detail][data-file="${await li.getAttribute('data-file')}"]`);
+  const unread = fd.locator('[data-testid=fd-unread]');
+  await unread.waitFor();
+  assert.match(await unread.locator('summary').innerText(), /Pages not fully read: 1$/);
+  await unread.locator('summary').click();
+  assert.match(await unread.locator('li').innerText(), /Page 1\s+image only/i);
+  await axe('file-details-unread');
+  await unread.locator('li button').click();
+  await page.locator(`.preview[data-page="1"] [data-testid=pdf-page][data-drawn="1"]`).waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('.preview').waitFor({ state: 'detached' });
+  if (await fd.count() === 0) await li.locator('[data-testid=file-details]').click();
+  await fd.locator('[data-testid=fd-delete]').click();
+  await fd.locator('[data-testid=fd-delete-confirm]').click();
+  await li.waitFor({ state: 'detached' });
+});
+
 await step('files-filtered-sorted-and-bulk', async () => {
   // Two throwaway files, filtered by a tag, tagged together, then deleted
   // together.
@@ -288,6 +323,12 @@ await step('files-filtered-sorted-and-bulk', async () => {
   await page.locator('.file-list li', { hasText: 'b-scratch.txt' }).locator('.idx[data-status=indexed]').waitFor({ timeout: 60000 });
   await page.fill('#file-filter', 'scratch');
   await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 2);
+  // Uploaded today: none is older than 30 days.
+  await page.selectOption('#file-date', 'older');
+  await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 0);
+  await page.selectOption('#file-date', 'today');
+  await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 2);
+  await page.selectOption('#file-date', '');
   await page.selectOption('#file-sort', 'name');
   assert.deepEqual(await page.locator('.file-list li[data-file] button.file').allInnerTexts(), ['a-scratch.txt', 'b-scratch.txt']);
   await page.selectOption('#file-sort', 'newest');
@@ -297,6 +338,16 @@ await step('files-filtered-sorted-and-bulk', async () => {
   await page.press('#bulk-tag', 'Enter');
   await page.waitForFunction(() => [...document.querySelectorAll('.file-list li[data-file]')].every((li) => li.innerText.includes('bulk-tagged')));
   await axe('files-bulk');
+  // Both moved into the Manuals folder at once.
+  const ids = await page.locator('.file-list li[data-file]').evaluateAll((lis) => lis.map((li) => li.dataset.file));
+  for (const li of await page.locator('.file-list li[data-file] input.pick').all()) await li.check();
+  await page.selectOption('#bulk-move', { label: 'Manuals' });
+  await page.locator('[data-testid=bulk]').waitFor({ state: 'detached' });
+  const folderOf = () => page.evaluate((xs) => Promise.all(xs.map(async (id) => (await (await fetch('/api/v1/files/' + id)).json()).folderId || '')), ids);
+  const manuals = await page.locator('#bulk-move option, #folder-pick option', { hasText: 'Manuals' }).first().getAttribute('value');
+  await page.waitForFunction(async ([xs, want]) => (await Promise.all(xs.map(async (id) => (await (await fetch('/api/v1/files/' + id)).json()).folderId))).every((f) => f === want), [ids, manuals]);
+  assert.deepEqual(await folderOf(), [manuals, manuals], 'both files are in Manuals');
+  await page.waitForFunction(() => document.querySelectorAll('.file-list li[data-file]').length === 2);
   for (const li of await page.locator('.file-list li[data-file] input.pick').all()) await li.check();
   await page.click('[data-testid=bulk-delete]');
   await page.click('[data-testid=bulk-delete-confirm]');
@@ -325,8 +376,23 @@ await step('run-failed', async () => {
   assert.match(text, /answered with an error|refused the request/);
 });
 
+await step('run-failed-http-500', async () => {
+  // A provider that answered HTTP 500 was reached: the answer says it
+  // answered with an error, once, and not that it could not be reached.
+  await page.click('button.new');
+  await ask('Break the provider, please.');
+  await page.locator('[data-testid=run-status][data-status=failed]').waitFor();
+  await page.locator('.msg.assistant', { hasText: 'scripted provider broke down' }).waitFor();
+  const text = await page.locator('main').innerText();
+  assert.equal(text.split('scripted provider broke down').length - 1, 1, 'the model error is shown once:\n' + text);
+  assert.match(text, /answered with an error/);
+  assert.doesNotMatch(text, /could not be reached/);
+});
+
 await step('edit-proposal-accepted', async () => {
   await page.click('button.new');
+  // A mark the page keeps until it is loaded again.
+  await page.evaluate(() => { window.__sameLoad = true; });
   await ask('Write a note, then propose an edit of it.');
   const card = page.locator('[data-testid=proposal]');
   await card.waitFor({ timeout: 60000 });
@@ -338,6 +404,16 @@ await step('edit-proposal-accepted', async () => {
   await page.locator('[data-testid=proposal][data-status=accepted]').waitFor();
   assert.equal(await card.locator('[data-testid=proposal-accept]').count(), 0);
   await axe('proposal');
+});
+
+await step('agent-file-listed-without-reload', async () => {
+  // The note the agent wrote in that conversation is in the files list
+  // without a reload: the stream's fileCreated asked for the list again.
+  await toFiles();
+  await page.locator('.file-list li[data-file]', { hasText: 'ui-note.md' }).waitFor();
+  assert.equal(await page.evaluate(() => window.__sameLoad), true, 'the page was not loaded again');
+  await page.goBack();
+  await page.locator('[data-testid=proposal][data-status=accepted]').waitFor();
 });
 
 // A call whose policy is ask (tagFile here, set by the workspace's admin;
@@ -609,6 +685,29 @@ await step('narrow-window', async () => {
   assert.ok(overflow <= 1, 'horizontal overflow of ' + overflow + 'px');
 });
 
+await step('phone-composer-on-screen', async () => {
+  // On a 390 px phone the composer stays on screen in a long conversation:
+  // after it opens (scrolled to the newest message, which is not behind
+  // the composer) and scrolled back to the top.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${base}/w/${ws}/c/${citingConv}`);
+  await page.locator('.msg.assistant', { hasText: 'interface attributes' }).waitFor();
+  await page.locator('#chat-input').waitFor();
+  const onScreen = async (when) => {
+    const b = await page.locator('form.composer').boundingBox();
+    assert.ok(b && b.y >= 0 && b.y + b.height <= 844 + 1, `${when}: the composer is off screen: ${JSON.stringify(b)}`);
+    return b;
+  };
+  // Longer than the screen, or the check would show nothing.
+  assert.ok(await page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight + 100), 'the conversation fits the screen');
+  const b = await onScreen('opened');
+  const last = await page.locator('.msg.assistant').last().boundingBox();
+  assert.ok(last.y < b.y, 'the newest answer is visible above the composer');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await onScreen('scrolled to the top');
+  await axe('phone conversation');
+});
+
 await step('keyboard-only', async () => {
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto(`${base}/w/${ws}`);
@@ -650,4 +749,4 @@ await step('session-ended-elsewhere', async () => {
 
 assert.deepEqual(cspViolations.filter((v) => !/__inlineRan/.test(v) && !/inline/.test(v)), [], 'unexpected CSP violations');
 await browser.close();
-log(`all ${n} steps passed; screenshots in ${out}`);
+log(`all ${count()} steps passed; screenshots in ${out}`);
