@@ -45,7 +45,7 @@ func BenchmarkIngest(b *testing.B) {
 		phases map[string]time.Duration
 		mb     float64
 	}
-	ingest := func(workers int) run {
+	runIngest := func(workers int) run {
 		e := newEnv(b)
 		var mu sync.Mutex
 		phases := map[string]time.Duration{}
@@ -86,14 +86,14 @@ func BenchmarkIngest(b *testing.B) {
 		mb := float64(total) / 1e6
 		return run{rate: mb / time.Since(start).Seconds(), phases: phases, mb: mb}
 	}
-	ingest(1) // warms the instances and the tokenizer
+	runIngest(1) // warms the instances and the tokenizer
 	workers := runtime.GOMAXPROCS(0)
 	var rates, serial []float64
 	var last run
 	for range 3 {
-		last = ingest(workers)
+		last = runIngest(workers)
 		rates = append(rates, last.rate)
-		serial = append(serial, ingest(1).rate)
+		serial = append(serial, runIngest(1).rate)
 	}
 	figure.Report("ingest.throughput", figure.Median(rates), "MB/s")
 	figure.Report("ingest.throughput.serial", figure.Median(serial), "MB/s")

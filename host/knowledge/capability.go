@@ -271,7 +271,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 			out.Status = kindex.StatusPending
 			return out, nil
 		}
-	} else if st, err = d.Reader.store.ContentState(ctx, c.Principal, f.ID); err != nil {
+	} else if st, err = d.Reader.ContentState(ctx, c.Principal, f.ID); err != nil {
 		if errors.Is(err, tenancy.ErrNotFound) {
 			// Readable file, no content row yet: indexing has not started.
 			out.Status = kindex.StatusPending
@@ -321,7 +321,7 @@ func (d *Capability) read(ctx context.Context, c toolcall.Caller, r wire.Objects
 	if r.Path == "" {
 		// Said where the agent reads, not only in the index: pages read
 		// now are complete, but a search may miss pages not indexed yet.
-		if st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID); err == nil {
+		if st, err := d.Reader.ContentState(ctx, c.Principal, f.ID); err == nil {
 			if p := ProgressOf(st); p != nil && p.Pending {
 				out.Indexing = "this document is still being indexed: " + p.Message
 			}

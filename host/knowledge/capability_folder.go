@@ -66,7 +66,7 @@ func (d *Capability) folder(ctx context.Context, c toolcall.Caller, req json.Raw
 	out.Next = page.Next
 	for _, f := range page.Items {
 		ff := wire.FolderFile{FileID: f.ID, Name: f.Name, MIMEType: f.MIMEType, Size: f.Size, Status: kindex.StatusPending}
-		switch st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID); {
+		switch st, err := d.Reader.ContentState(ctx, c.Principal, f.ID); {
 		case err == nil:
 			ff.Status, ff.Error = ShownStatus(st.Status, st.Error), st.Error
 		case !errors.Is(err, tenancy.ErrNotFound):

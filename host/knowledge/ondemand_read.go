@@ -225,6 +225,12 @@ func (r *Reader) State(ctx context.Context, p tenancy.Principal, fileID string) 
 	return st, ready(st)
 }
 
+// ContentState returns the content state of a file the principal can
+// read, whatever its status (State answers only for a readable one).
+func (r *Reader) ContentState(ctx context.Context, p tenancy.Principal, fileID string) (kindex.ContentState, error) {
+	return r.store.ContentState(ctx, p, fileID)
+}
+
 // ready says whether a content can be read, and why not.
 func ready(st kindex.ContentState) error {
 	switch st.Status {

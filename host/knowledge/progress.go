@@ -47,9 +47,9 @@ func ProgressOf(st kindex.ContentState) *Progress {
 		}
 	}
 	p := &Progress{Pages: total, Searchable: searchable, ImageOnly: len(imageOnly)}
-	ocr := kindex.OCRStateOf(st.Index)
-	if ocr != nil {
-		p.OCR = ocr.Status
+	ocrState := kindex.OCRStateOf(st.Index)
+	if ocrState != nil {
+		p.OCR = ocrState.Status
 	} else if unread > 0 {
 		p.OCR = kindex.OCRPending
 	}
@@ -72,7 +72,7 @@ func ProgressOf(st kindex.ContentState) *Progress {
 	case unread > 0 && p.OCR == kindex.OCRNotConfigured:
 		msg += fmt.Sprintf("; %s not read: %s", pagesAre(unread, "image-only "), NoOCRModel)
 	case unread > 0 && p.OCR == kindex.OCRStopped:
-		msg += fmt.Sprintf("; %s not read: OCR stopped: %s", pagesAre(unread, "image-only "), ocr.Message)
+		msg += fmt.Sprintf("; %s not read: OCR stopped: %s", pagesAre(unread, "image-only "), ocrState.Message)
 	case unread > 0:
 		msg += fmt.Sprintf("; %s being read by OCR in the background (%d of %d done)", pagesAre(unread, "image-only "), len(imageOnly)-unread, len(imageOnly))
 	}
