@@ -12,7 +12,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -49,7 +50,7 @@ func BenchmarkIngest(b *testing.B) {
 		e := newEnv(b)
 		var mu sync.Mutex
 		phases := map[string]time.Duration{}
-		ingester := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(host), nil).
+		ingester := ingest.New(e.db, e.blobs, extract.New(host), nil).
 			WithPhaseObserver(func(phase string, d time.Duration) {
 				mu.Lock()
 				phases[phase] += d
@@ -97,7 +98,7 @@ func BenchmarkIngest(b *testing.B) {
 	}
 	figure.Report("ingest.throughput", figure.Median(rates), "MB/s")
 	figure.Report("ingest.throughput.serial", figure.Median(serial), "MB/s")
-	for _, p := range []string{knowledge.PhaseExtract, knowledge.PhaseChunk, knowledge.PhaseStore} {
+	for _, p := range []string{ingest.PhaseExtract, ingest.PhaseChunk, ingest.PhaseStore} {
 		figure.Report("ingest.phase."+p, float64(last.phases[p].Milliseconds())/last.mb, "ms/MB")
 	}
 }

@@ -1,0 +1,85 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agenthost/agenthost/host/money"
+	"github.com/agenthost/agenthost/host/wasm"
+)
+
+// OCR (docs/knowledge.md#ocr): a page whose text layer is empty or
+// negligible while it paints images is marked image only in the page map
+// (textStatus "imageOnly", by the PDF extractor), as is every image file
+// (structure textStatus, by ingestion). After indexing, a background job
+// reads those pages one at a time with the PDF plugin's OCR tools (the
+// images taken out of the PDF inside the sandbox, read by the OCR model
+// through the model capability, billed to the file's uploader), and stores
+// each page's text as an object "ocr-<page>" on its page as soon as it is
+// read, so the document is searchable as pages arrive. The pages read are
+// listed in structure["ocrPages"], so a run stopped by a restart goes on
+// where it stopped; structure["ocr"] says how far it is (OCRState).
+
+// The tools of the PDF plugin that OCR uses.
+const (
+	OCRPageTool  = "ocrPage"
+	OCRImageTool = "ocrImage"
+)
+
+// OCRText is what the OCR tools answer.
+type OCRText struct {
+	Text     string       `json:"text"`
+	Sent     string       `json:"sent"`
+	MIMEType string       `json:"mimeType"`
+	Width    int          `json:"width"`
+	Height   int          `json:"height"`
+	Bytes    int          `json:"bytes"`
+	CostCHF  money.Amount `json:"costCHF"`
+	Model    string       `json:"model"`
+}
+
+// OCRPage runs the PDF extractor's ocrPage tool.
+func (e *Set) OCRPage(ctx context.Context, name, mimeType string, in wasm.Input, page int) (OCRText, error) {
+	p, _, err := e.pick(name, mimeType, OCRPageTool)
+	if err != nil {
+		return OCRText{}, err
+	}
+	if !p.HasTool(OCRPageTool) {
+		return OCRText{}, fmt.Errorf("%w with OCR: %s (%s): %s has no %s tool", ErrNoExtractor, mimeType, name, p.Name(), OCRPageTool)
+	}
+	args, _ := json.Marshal(map[string]int{"page": page})
+	return e.ocrCall(ctx, p, OCRPageTool, args, in)
+}
+
+// OCRImage runs ocrImage of the image's chosen extractor if it has one,
+// else of a built-in plugin that has.
+func (e *Set) OCRImage(ctx context.Context, name, mimeType string, in wasm.Input) (OCRText, error) {
+	p, _, err := e.pick(name, mimeType, OCRImageTool)
+	if err != nil || !p.HasTool(OCRImageTool) {
+		p = nil
+		for _, q := range e.plugins.Plugins() {
+			if q.Builtin() && q.HasTool(OCRImageTool) {
+				p = q
+				break
+			}
+		}
+	}
+	if p == nil {
+		return OCRText{}, fmt.Errorf("%w with OCR: no loaded plugin has the %s tool", ErrNoExtractor, OCRImageTool)
+	}
+	args, _ := json.Marshal(map[string]string{"name": name, "mimeType": mimeType})
+	return e.ocrCall(ctx, p, OCRImageTool, args, in)
+}
+
+func (e *Set) ocrCall(ctx context.Context, p *wasm.Plugin, tool string, args []byte, in wasm.Input) (OCRText, error) {
+	r := e.call(ctx, p, tool, args, &wasm.CallOptions{Input: in})
+	if !r.OK {
+		return OCRText{}, fmt.Errorf("extractor %s: %s: %w", p.Name(), tool, r.Error)
+	}
+	var out OCRText
+	if err := json.Unmarshal(r.Data, &out); err != nil {
+		return OCRText{}, fmt.Errorf("extractor %s: %s result: %w", p.Name(), tool, err)
+	}
+	return out, nil
+}
