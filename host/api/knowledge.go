@@ -141,7 +141,7 @@ func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st kindex.Co
 }
 
 // FilePasswords takes the password of an encrypted file and indexes the
-// file with it (knowledge.Unlocker).
+// file with it (unlock.Service).
 type FilePasswords interface {
 	Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (kindex.ContentState, error)
 	// UnlockWhenSettled serves a password given with an upload: once

@@ -13,7 +13,7 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// FileObjects reads a file's extracted content objects (knowledge.Reader).
+// FileObjects reads a file's extracted content objects (ondemand.Reader).
 type FileObjects interface {
 	Objects(ctx context.Context, p tenancy.Principal, f filemeta.Item, q ondemand.ObjectQuery) (ondemand.ObjectPage, error)
 }

@@ -37,7 +37,7 @@ type IngestArgs struct {
 func (IngestArgs) Kind() string { return "knowledge.ingest" }
 
 // BackfillArgs is the job that embeds the chunks indexed without vectors
-// (knowledge.Ingester.Backfill): enqueued every BackfillEvery (Periodic)
+// (ingest.Pipeline.Backfill): enqueued every BackfillEvery (Periodic)
 // and after every upload, one at a time.
 type BackfillArgs struct{}
 
@@ -154,7 +154,7 @@ const backfillDelay = 5 * time.Second
 
 // CompleteArgs is the low-priority job that extracts, in the background,
 // the pages of a large PDF indexed on demand that nobody has read yet, so
-// that the whole document becomes searchable (knowledge.Reader.ExtractRest).
+// that the whole document becomes searchable (ondemand.Reader.ExtractRest).
 // It is queued with the file's ingestion and waits for it.
 type CompleteArgs struct {
 	FileID string `json:"fileId"`
@@ -205,7 +205,7 @@ func RegisterCompletion(reg *jobs.Registry, r *ondemand.Reader, lookup FileLooku
 }
 
 // OCRArgs is the low-priority job that reads a document's image-only pages
-// by OCR in the background, page by page (knowledge.OCR.Run): queued with
+// by OCR in the background, page by page (ocr.Runner.Run): queued with
 // the ingestion of every PDF and image file, it waits for it, and finds
 // nothing to do in a document without such pages. A run stopped by a
 // restart is picked up again and goes on from the first page not read.

@@ -38,7 +38,7 @@ type DocumentResolver interface {
 	ResolveDocuments(ctx context.Context, p tenancy.Principal, workflowID string, refs []string) ([]workflows.Document, error)
 }
 
-// HitSearcher runs a knowledge search for a principal (the Searcher).
+// HitSearcher runs a knowledge search for a principal (the search.Service).
 type HitSearcher interface {
 	Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 }

@@ -86,7 +86,7 @@ func (s *Service) roundKnowledge(ctx context.Context, p tenancy.Principal, w wor
 }
 
 // observe keeps a tool result in the workflow's memory (source "tool", cut
-// to knowledge.ToolMemoryBytes): later rounds and later requests of the
+// to memory.ToolResultBytes): later rounds and later requests of the
 // workflow find it in their context.
 func (rk *roundKnowledge) observe(ctx context.Context, e agent.Event) {
 	tr, ok := e.Data.(workflows.ToolResultData)

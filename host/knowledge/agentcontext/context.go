@@ -20,7 +20,7 @@ import (
 // works without retrieved context (degraded, never failed: docs/agent.md).
 var ErrUnavailable = errors.New("the knowledge store is unavailable")
 
-// Retriever is what the context builder needs of search (Searcher).
+// Retriever is what the context builder needs of search (search.Service).
 type Retriever interface {
 	Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 }

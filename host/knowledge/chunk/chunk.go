@@ -10,7 +10,7 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// ChunkTokens is the chunk size: small enough that a hit is a passage worth
+// Tokens is the chunk size: small enough that a hit is a passage worth
 // citing, large enough to keep a paragraph's sense (docs/knowledge.md).
 const Tokens = 512
 
@@ -19,7 +19,7 @@ const Tokens = 512
 const tokenModel = "text-embedding-3-small"
 
 // Split cuts the text objects into chunks of at most maxTokens tokens
-// (ChunkTokens when ≤ 0), each inside one object so its reference stays
+// (Tokens when ≤ 0), each inside one object so its reference stays
 // exact. Long objects are cut at paragraph, then sentence, then word
 // boundaries; a single word longer than a chunk is cut by runes. Objects of
 // other types are not chunked.

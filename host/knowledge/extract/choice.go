@@ -28,7 +28,7 @@ import (
 //  4. Several third-party plugins claim it and the operator named none: none
 //     is chosen. Picking by name order is what let a plugin take over a type.
 
-// ExtractorChoice is the operator's choice of extractor by MIME type: an
+// OperatorChoice is the operator's choice of extractor by MIME type: an
 // exact type ("application/pdf") or a family ("text/*") to the name of the
 // plugin that extracts it, whether built-in or third-party. A document's
 // exact type is looked up first, then its family. Extensions are not keys:
@@ -41,7 +41,7 @@ var mimeKey = regexp.MustCompile(`^[a-z0-9][a-z0-9!#$&^_.+-]*/([a-z0-9][a-z0-9!#
 // pluginName is the manifest's rule for plugin names.
 var pluginName = regexp.MustCompile(`^[a-z][a-z0-9-]{1,62}[a-z0-9]$`)
 
-// ParseExtractorChoice reads the operator's choice from "MIME=PLUGIN"
+// ParseOperatorChoice reads the operator's choice from "MIME=PLUGIN"
 // items; an item may hold several, comma-separated (as the environment
 // variable AGENTHOST_EXTRACTORS does). MIME types are case-insensitive. A
 // malformed item, or a type named twice for different plugins, is an error

@@ -30,7 +30,7 @@ var ErrNoEntry = fmt.Errorf("%w: no such entry", tenancy.ErrNotFound)
 type Containers struct{ ex *Set }
 
 // NewContainers returns the resolver over the loaded plugins, with no
-// operator choice of extractors (Extractors.Containers applies one).
+// operator choice of extractors (Set.Containers applies one).
 func NewContainers(p Runtime) *Containers { return &Containers{ex: New(p)} }
 
 // Containers returns the container resolver that chooses plugins as e
@@ -43,7 +43,7 @@ func (e *Set) Containers() *Containers { return &Containers{ex: e} }
 // attached file through the output capability, as a container's entries.
 // Such an extractor declares the output capability without being a
 // container plugin: its documents are extracted as documents, and their
-// attachments resolved after (Ingester.ingestAttachments).
+// attachments resolved after (ingest.Pipeline.ingestAttachments).
 const AttachmentsTool = "attachments"
 
 // isContainerPlugin: an extractor that emits files (declares the output

@@ -16,7 +16,7 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// ExtractTool is the tool every extractor plugin offers: arguments
+// Tool is the tool every extractor plugin offers: arguments
 // {"name","mimeType"}, the document through the input capability, and as
 // structured result {"index": content.Index, "objects": [content.Object]}.
 const Tool = "extract"
@@ -38,7 +38,7 @@ type Chooser interface {
 	Choose(name, mimeType string) Choice
 }
 
-// Extractors chooses the extractor plugin of a document among the loaded
+// Set chooses the extractor plugin of a document among the loaded
 // plugins (Choose: built-ins win unless the operator chose otherwise) and
 // runs it sandboxed.
 type Set struct {
@@ -78,7 +78,7 @@ func (e *Set) call(ctx context.Context, p *wasm.Plugin, tool string, args []byte
 	return r
 }
 
-// NewExtractors returns extractors over the loaded plugins, with no
+// New returns extractors over the loaded plugins, with no
 // operator choice.
 func New(p Runtime) *Set {
 	return &Set{plugins: p, logger: slog.New(slog.DiscardHandler)}
@@ -102,7 +102,7 @@ func (e *Set) WithLogger(l *slog.Logger) *Set {
 }
 
 // normalizeChoice copies c with its MIME types in lower case, so a
-// caller's map is not shared and a key matches as ParseExtractorChoice's.
+// caller's map is not shared and a key matches as ParseOperatorChoice's.
 func normalizeChoice(c OperatorChoice) OperatorChoice {
 	out := make(OperatorChoice, len(c))
 	for k, v := range c {

@@ -6,22 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agenthost/agenthost/pdk/knowledge/wire"
-
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
+	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
-
-// Smart PDFs: a large PDF is not extracted whole at upload, since most
-// questions need a few of its pages (docs/knowledge.md#large-pdfs).
-// Ingestion runs the PDF plugin's pre-scan only (outline, headings, page map,
-// sections: about a millisecond a page), stores that structure as the file's
-// index with status "indexed" and the marker structure["onDemand"] = true,
-// and pages are extracted when someone reads them: the pages' objects go
-// into the knowledge store as chunks (so later searches find them) and the
-// pages are listed in structure["extractedPages"], so a second read
-// extracts nothing.
 
 // PDF is the MIME type smart extraction applies to.
 const PDF = "application/pdf"

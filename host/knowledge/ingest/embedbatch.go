@@ -15,7 +15,7 @@ import (
 // The model layer cuts it into requests within the provider's limits
 // (llm.EmbeddingConfig: inputs and tokens per request) and retries each,
 // honouring Retry-After on 429; these bounds only keep the memory of texts
-// waiting small (about 1024 chunks of ChunkTokens).
+// waiting small (about 1024 chunks of chunk.Tokens).
 const (
 	embedFlushTexts  = 1024
 	embedFlushTokens = 1024 * chunk.Tokens

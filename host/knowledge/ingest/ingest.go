@@ -20,7 +20,7 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// IngestStore is what ingestion needs of the database.
+// Store is what ingestion needs of the database.
 type Store interface {
 	// FileForIndexing reads a file for background work done on its
 	// uploader's behalf (administrative: no principal).
@@ -54,7 +54,7 @@ type Extractor interface {
 	Extract(ctx context.Context, name, mimeType string, in wasm.Input) (content.Index, []content.Object, error)
 }
 
-// Ingester indexes uploaded files: extract with the
+// Pipeline indexes uploaded files: extract with the
 // document's extractor plugin, cut into chunks, write the lexical index
 // (vectors join when an embedding model is configured), with the status
 // moving pending → extracted → indexed, or failed with the reason. The same
@@ -108,7 +108,7 @@ func (in *Pipeline) WithEmbedder(e Embedder) *Pipeline {
 	return in
 }
 
-// NewIngester returns an ingester; logger nil discards logs.
+// New returns an ingester; logger nil discards logs.
 func New(store Store, blobs Blobs, extractor Extractor, logger *slog.Logger) *Pipeline {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

@@ -15,7 +15,7 @@ const EntityPrefix = "entity:"
 // ToolPrefix starts the key of every recorded tool result.
 const ToolPrefix = "tool:"
 
-// MemoryStore keeps workflows' memory (host/store implements it). Access
+// Store keeps workflows' memory (host/store implements it). Access
 // follows the workflow's: its owner reads and writes, a tenant admin reads;
 // anyone else gets ErrNotFound, an admin writing another's ErrForbidden.
 // Entries are deleted with their workflow.
@@ -31,13 +31,13 @@ type Store interface {
 	DeleteMemory(ctx context.Context, p tenancy.Principal, workflowID, key string) error
 }
 
-// ToolMemoryBytes bounds a tool result kept in memory: enough for the facts
+// ToolResultBytes bounds a tool result kept in memory: enough for the facts
 // a later round needs (ids, numbers, a paragraph), not a document.
 const ToolResultBytes = 2000
 
-// ToolMemory is the memory entry of one tool call's result: its key is the
+// ToolResult is the memory entry of one tool call's result: its key is the
 // call's, its value the tool, whether it failed, and its output cut to
-// ToolMemoryBytes at a character boundary with a note saying so.
+// ToolResultBytes at a character boundary with a note saying so.
 func ToolResult(workflowID, callID, tool string, ok bool, output string) kindex.Memory {
 	state := "ok"
 	if !ok {

@@ -9,15 +9,14 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge/chunk"
 	"github.com/agenthost/agenthost/host/knowledge/extract"
 	"github.com/agenthost/agenthost/host/knowledge/internal/keyed"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/knowledge/ondemand"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
-
-	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -27,8 +26,8 @@ import (
 // ImageFileWarning is an image file's reason in its index.
 const ImageFileWarning = "image only: a picture, whose words are found only once OCR has read it"
 
-// NoOCRModel says why image-only pages stay unread and how to change it.
-var NoOCRModel = "no OCR model is configured, so the text of image-only pages is not read: set " +
+// NoModel says why image-only pages stay unread and how to change it.
+var NoModel = "no OCR model is configured, so the text of image-only pages is not read: set " +
 	"AGENTHOST_MODEL_OCR=model[@provider] (a vision-capable model of any OpenAI-compatible endpoint, e.g. gpt-4o-mini, " +
 	"or qwen2.5vl on Ollama) or llm.models.ocr in the configuration file (see docs/knowledge.md#ocr), then upload the file again " +
 	"or restart the server"
@@ -46,7 +45,7 @@ func IsImageFile(name, mimeType string) bool {
 	return false
 }
 
-// markImageFile marks an image file's index image only (ingestion).
+// MarkImageFile marks an image file's index image only (ingestion).
 func MarkImageFile(f filemeta.Item, idx *content.Index) {
 	if !IsImageFile(f.Name, f.MIMEType) {
 		return
@@ -58,13 +57,13 @@ func MarkImageFile(f filemeta.Item, idx *content.Index) {
 	idx.Structure["warning"] = ImageFileWarning
 }
 
-// OCRReader reads a page of a PDF, or an image file, by OCR.
+// Reader reads a page of a PDF, or an image file, by OCR.
 type Reader interface {
 	OCRPage(ctx context.Context, name, mimeType string, in wasm.Input, page int) (extract.OCRText, error)
 	OCRImage(ctx context.Context, name, mimeType string, in wasm.Input) (extract.OCRText, error)
 }
 
-// OCRStore is what OCR needs of the database.
+// Store is what OCR needs of the database.
 type Store interface {
 	ContentStateOf(ctx context.Context, tenantID, sha string) (kindex.ContentState, error)
 	AddOCRPages(ctx context.Context, tenantID, sha string, pages []int, summaries []content.Summary, chunks []kindex.Chunk) error
@@ -89,7 +88,7 @@ type ModelConfig interface {
 	Configured(op modeluse.Operation) bool
 }
 
-// OCR reads image-only pages in the background (see the top of this file).
+// Runner reads image-only pages in the background (see the package doc).
 type Runner struct {
 	store  Store
 	blobs  Blobs
@@ -100,7 +99,7 @@ type Runner struct {
 	locks  keyed.Mutex
 }
 
-// NewOCR returns the OCR runner; models nil means no OCR model.
+// New returns the OCR runner; models nil means no OCR model.
 func New(store Store, blobs Blobs, reader Reader, models ModelConfig) *Runner {
 	return &Runner{store: store, blobs: blobs, reader: reader, models: models, logger: slog.New(slog.DiscardHandler)}
 }
@@ -169,7 +168,7 @@ func (o *Runner) Run(ctx context.Context, f filemeta.Item, progress func(done, t
 		return 0, nil
 	}
 	if o.models == nil || !o.models.Configured(modeluse.OpOCR) {
-		state.Status, state.Message = kindex.OCRNotConfigured, NoOCRModel
+		state.Status, state.Message = kindex.OCRNotConfigured, NoModel
 		return 0, set(state)
 	}
 	// The model capability acts for a caller: the file's uploader in its

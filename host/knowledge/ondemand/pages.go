@@ -17,7 +17,7 @@ type PageReader interface {
 	ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int, sections []Section) ([]content.Object, error)
 }
 
-// pageCount is structure["pages"] of an index (a JSON number after a round
+// PageCount is structure["pages"] of an index (a JSON number after a round
 // trip through the store, an int before).
 func PageCount(idx content.Index) int {
 	switch v := idx.Structure["pages"].(type) {
@@ -32,7 +32,7 @@ func PageCount(idx content.Index) int {
 	return 0
 }
 
-// OnDemand reports whether an index is a pre-scan whose pages are
+// Is reports whether an index is a pre-scan whose pages are
 // extracted when read.
 func Is(idx content.Index) bool {
 	b, _ := idx.Structure[kindex.StructOnDemand].(bool)

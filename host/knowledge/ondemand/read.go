@@ -14,22 +14,21 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host/blob"
+	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge/chunk"
 	"github.com/agenthost/agenthost/host/knowledge/extract"
 	"github.com/agenthost/agenthost/host/knowledge/internal/keyed"
+	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
-
-	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/pdk/content"
 	"github.com/agenthost/agenthost/pdk/knowledge/wire"
 )
 
-// ContentStore is what reading content back needs of the database.
+// Store is what reading content back needs of the database.
 // Access is checked on the file read (ContentState, ContainerEntries: the
 // principal must be able to read it); the content it reaches, its own or
 // an entry's inside it, is then read by its sha256.
@@ -459,7 +458,7 @@ func runs(pages []int) [][]int {
 	return out
 }
 
-// pagesWithin is the pages of want within from..to, or all of from..to
+// PagesWithin is the pages of want within from..to, or all of from..to
 // when want is empty.
 func PagesWithin(want []int, from, to int) []int {
 	var out []int

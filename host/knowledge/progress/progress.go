@@ -14,7 +14,7 @@ import (
 // Progress is how far a paged document's indexing is (wire.Progress).
 type Report = wire.Progress
 
-// ProgressOf says how many of a content's pages are searchable so far: an
+// Of says how many of a content's pages are searchable so far: an
 // on-demand PDF's pages extracted (on demand or by the background
 // completion), less the image-only pages OCR has not read; nil for a
 // content without pages or not indexed yet.
@@ -72,7 +72,7 @@ func Of(st kindex.ContentState) *Report {
 	case unread == 0 && len(imageOnly) > 0 && ondemand.PageCount(st.Index) > 0:
 		msg += fmt.Sprintf("; %s read by OCR", pagesAre(len(imageOnly), "image-only "))
 	case unread > 0 && p.OCR == kindex.OCRNotConfigured:
-		msg += fmt.Sprintf("; %s not read: %s", pagesAre(unread, "image-only "), ocr.NoOCRModel)
+		msg += fmt.Sprintf("; %s not read: %s", pagesAre(unread, "image-only "), ocr.NoModel)
 	case unread > 0 && p.OCR == kindex.OCRStopped:
 		msg += fmt.Sprintf("; %s not read: OCR stopped: %s", pagesAre(unread, "image-only "), ocrState.Message)
 	case unread > 0:

@@ -11,13 +11,13 @@ import (
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
-// SearchStore is what searching needs of the database.
+// Store is what searching needs of the database.
 type Store interface {
 	SearchLexical(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 	SearchVectors(ctx context.Context, p tenancy.Principal, q kindex.Query, model string, vec []float32) ([]kindex.Hit, error)
 }
 
-// languageStore is the optional part of a SearchStore that knows the
+// languageStore is the optional part of a Store that knows the
 // languages a workspace searches in.
 type languageStore interface {
 	WorkspaceLanguages(ctx context.Context, p tenancy.Principal, workspaceID string) ([]string, error)
@@ -35,7 +35,7 @@ const (
 	MatchWords  = "words"
 )
 
-// Searcher is hybrid search: lexical always, vectors when an embedding model
+// Service is hybrid search: lexical always, vectors when an embedding model
 // is configured, fused by rank. When the embedding call fails the search
 // goes on lexically (degraded, logged), never fails for it.
 type Service struct {
@@ -44,7 +44,7 @@ type Service struct {
 	logger *slog.Logger
 }
 
-// NewSearcher returns a searcher; embed nil searches lexically only.
+// New returns a searcher; embed nil searches lexically only.
 func New(store Store, embed Embedder, logger *slog.Logger) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

@@ -49,13 +49,13 @@ func WithPassword(ctx context.Context, password string) context.Context {
 	return context.WithValue(ctx, passwordKey{}, password)
 }
 
-// passwordOf is the password WithPassword put in ctx, "" for none.
+// PasswordOf is the password WithPassword put in ctx, "" for none.
 func PasswordOf(ctx context.Context) string {
 	pw, _ := ctx.Value(passwordKey{}).(string)
 	return pw
 }
 
-// withPasswordArg adds ctx's password, if any, to the arguments of p's
+// WithPasswordArg adds ctx's password, if any, to the arguments of p's
 // tool when the tool's input schema declares "password": a plugin that
 // takes none (the office extractor, a third-party one) would refuse the
 // call's arguments, and is given the document as without a password.

@@ -50,7 +50,7 @@ type Service struct {
 	tries map[string][]time.Time // file id → attempts within the window
 }
 
-// NewUnlocker returns an unlocker indexing with in.
+// New returns an unlocker indexing with in.
 func New(in Indexer, states StateReader) *Service {
 	return &Service{in: in, states: states, now: time.Now, tries: map[string][]time.Time{}}
 }

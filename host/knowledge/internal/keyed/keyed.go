@@ -4,7 +4,7 @@ import (
 	"sync"
 )
 
-// keyedMutex is one mutex per key, dropped when nobody holds or waits.
+// Mutex is one mutex per key, dropped when nobody holds or waits.
 type Mutex struct {
 	mu sync.Mutex
 	m  map[string]*entry
