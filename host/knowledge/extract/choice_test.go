@@ -104,7 +104,7 @@ func TestChoose(t *testing.T) {
 	}
 }
 
-func TestParseExtractorChoice(t *testing.T) {
+func TestParseOperatorChoice(t *testing.T) {
 	for _, c := range []struct {
 		items []string
 		want  extract.OperatorChoice
