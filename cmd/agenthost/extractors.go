@@ -6,7 +6,7 @@ import (
 	"maps"
 	"os"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
 )
 
 // extractorFlags is the operator's choice of extractor plugins by MIME type
@@ -28,12 +28,12 @@ func addExtractorFlags(fs *flag.FlagSet) extractorFlags {
 // choice is the operator's choice: the variable's, with the flags winning
 // type by type; a malformed one is refused before anything is opened (the
 // server checks it against the loaded plugins).
-func (ef extractorFlags) choice() (knowledge.ExtractorChoice, error) {
-	choice, err := knowledge.ParseExtractorChoice(os.Getenv(extractorsEnv))
+func (ef extractorFlags) choice() (extract.OperatorChoice, error) {
+	choice, err := extract.ParseOperatorChoice(os.Getenv(extractorsEnv))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", extractorsEnv, err)
 	}
-	flags, err := knowledge.ParseExtractorChoice(*ef.items...)
+	flags, err := extract.ParseOperatorChoice(*ef.items...)
 	if err != nil {
 		return nil, fmt.Errorf("-extractor: %w", err)
 	}

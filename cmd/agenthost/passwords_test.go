@@ -16,8 +16,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/agenthost/agenthost/host/builtin"
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 	"github.com/agenthost/agenthost/internal/testpdf"
 )
@@ -118,7 +118,7 @@ func TestServeFilePassword(t *testing.T) {
 				}
 			}
 			switch st.Status {
-			case kindex.StatusIndexed, kindex.StatusFailed, knowledge.StatusEncrypted:
+			case kindex.StatusIndexed, kindex.StatusFailed, unlock.StatusEncrypted:
 				return st
 			}
 		}
@@ -161,13 +161,13 @@ func TestServeFilePassword(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			id := upload(c.file, c.content)
-			if st := settled(id); st.Status != knowledge.StatusEncrypted || !strings.Contains(st.Error, "needs its password") {
+			if st := settled(id); st.Status != unlock.StatusEncrypted || !strings.Contains(st.Error, "needs its password") {
 				t.Fatalf("without a password: %+v, want encrypted and why", st)
 			}
 			if c.words != "" && hits(c.words) != 0 {
 				t.Fatal("an encrypted file's words are found")
 			}
-			if status, st := give(id, "not-it"); status != 200 || st.Status != knowledge.StatusEncrypted || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
+			if status, st := give(id, "not-it"); status != 200 || st.Status != unlock.StatusEncrypted || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
 				t.Fatalf("a wrong password: %d %+v, want encrypted with %q", status, st, kindex.ReasonWrongPassword)
 			}
 			if status, st := give(id, c.password); status != 200 || st.Status != kindex.StatusIndexed {
@@ -213,13 +213,13 @@ func TestServeFilePassword(t *testing.T) {
 			}
 			found := func(wsID string) bool { return c.words != "" && hitsIn(wsID, c.words) > 0 }
 			id := uploadTo(bobWS["other"], c.file, c.content)
-			if st := settled(id); st.Status != knowledge.StatusEncrypted || !strings.Contains(st.Error, "needs its password") {
+			if st := settled(id); st.Status != unlock.StatusEncrypted || !strings.Contains(st.Error, "needs its password") {
 				t.Fatalf("bob's copy: %+v, want encrypted and why", st)
 			}
 			if found(bobWS["other"]) || reads(id) {
 				t.Fatal("bob reads a file he gave no password for")
 			}
-			if status, st := give(id, "not-it"); status != 200 || st.Status != knowledge.StatusEncrypted || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
+			if status, st := give(id, "not-it"); status != 200 || st.Status != unlock.StatusEncrypted || !strings.HasPrefix(st.Error, kindex.ReasonWrongPassword) {
 				t.Fatalf("a wrong password: %d %+v, want encrypted with %q", status, st, kindex.ReasonWrongPassword)
 			}
 			if found(bobWS["other"]) || reads(id) {
@@ -233,7 +233,7 @@ func TestServeFilePassword(t *testing.T) {
 			if !reads(id) || (c.words != "" && !found(bobWS["other"])) {
 				t.Error("bob does not read his copy after its password")
 			}
-			if st := settled(third); st.Status != knowledge.StatusEncrypted {
+			if st := settled(third); st.Status != unlock.StatusEncrypted {
 				t.Errorf("the copy in the third workspace: %+v, want encrypted", st)
 			}
 			if found(bobWS["third"]) || reads(third) {
@@ -277,8 +277,8 @@ func TestServeFilePassword(t *testing.T) {
 		}
 		id := upload("guess.pdf", enc2.Bytes())
 		settled(id)
-		for i := range knowledge.PasswordAttempts {
-			if status, st := give(id, "guess"+string(rune('a'+i))); status != 200 || st.Status != knowledge.StatusEncrypted {
+		for i := range unlock.PasswordAttempts {
+			if status, st := give(id, "guess"+string(rune('a'+i))); status != 200 || st.Status != unlock.StatusEncrypted {
 				t.Fatalf("attempt %d: %d %+v", i+1, status, st)
 			}
 		}

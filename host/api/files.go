@@ -12,8 +12,8 @@ import (
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -114,7 +114,7 @@ func handleUpload(svc *files.Service, passwords FilePasswords, rec audit.Recorde
 				// The file is stored; the password can be given again on it.
 				res.Index.Error = err.Error()
 			} else {
-				res.Index.Status, res.Index.Error = knowledge.ShownStatus(st.Status, st.Error), st.Error
+				res.Index.Status, res.Index.Error = unlock.ShownStatus(st.Status, st.Error), st.Error
 			}
 			auditPassword(c, rec, item.ID, st, err)
 		}

@@ -9,8 +9,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/audit"
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/progress"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -108,13 +109,13 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 		}
 		// A document that waits for its password shows so (stored as a
 		// final failure with its reason).
-		st.Status = knowledge.ShownStatus(st.Status, st.Error)
+		st.Status = unlock.ShownStatus(st.Status, st.Error)
 		// A paged document says how many of its pages are searchable so
 		// far (background extraction, OCR).
 		return c.JSON(struct {
 			kindex.ContentState
-			Progress *knowledge.Progress `json:"progress,omitempty"`
-		}{st, knowledge.ProgressOf(st)})
+			Progress *progress.Report `json:"progress,omitempty"`
+		}{st, progress.Of(st)})
 	}
 }
 
@@ -123,13 +124,13 @@ func handleFileIndex(s IndexStates) fiber.Handler {
 func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st kindex.ContentState, err error) {
 	outcome := "indexed"
 	switch {
-	case errors.Is(err, knowledge.ErrTooManyAttempts):
+	case errors.Is(err, unlock.ErrTooManyAttempts):
 		outcome = "refused: too many attempts"
-	case errors.Is(err, knowledge.ErrNotEncrypted):
+	case errors.Is(err, unlock.ErrNotEncrypted):
 		outcome = "not needed: the file is not encrypted"
 	case err != nil:
 		outcome = "failed"
-	case knowledge.ShownStatus(st.Status, st.Error) == knowledge.StatusEncrypted:
+	case unlock.ShownStatus(st.Status, st.Error) == unlock.StatusEncrypted:
 		outcome = "wrong password"
 	case st.Status == kindex.StatusFailed:
 		outcome = "not needed: indexing failed for another reason"
@@ -140,7 +141,7 @@ func auditPassword(c *fiber.Ctx, rec audit.Recorder, fileID string, st kindex.Co
 }
 
 // FilePasswords takes the password of an encrypted file and indexes the
-// file with it (knowledge.Unlocker).
+// file with it (unlock.Service).
 type FilePasswords interface {
 	Unlock(ctx context.Context, p tenancy.Principal, fileID, password string) (kindex.ContentState, error)
 	// UnlockWhenSettled serves a password given with an upload: once
@@ -167,17 +168,17 @@ func handleFilePassword(s FilePasswords, rec audit.Recorder) fiber.Handler {
 		p, id := principal(c), c.Params("id")
 		st, err := s.Unlock(c.UserContext(), p, id, req.Password)
 		req.Password = ""
-		if err != nil && !errors.Is(err, knowledge.ErrTooManyAttempts) {
+		if err != nil && !errors.Is(err, unlock.ErrTooManyAttempts) {
 			return err
 		}
 		auditPassword(c, rec, id, st, err)
 		if err != nil {
 			return problem(c, fiber.StatusTooManyRequests, "Too Many Requests", err.Error())
 		}
-		st.Status = knowledge.ShownStatus(st.Status, st.Error)
+		st.Status = unlock.ShownStatus(st.Status, st.Error)
 		return c.JSON(struct {
 			kindex.ContentState
-			Progress *knowledge.Progress `json:"progress,omitempty"`
-		}{st, knowledge.ProgressOf(st)})
+			Progress *progress.Report `json:"progress,omitempty"`
+		}{st, progress.Of(st)})
 	}
 }

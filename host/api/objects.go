@@ -8,14 +8,14 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
-// FileObjects reads a file's extracted content objects (knowledge.Reader).
+// FileObjects reads a file's extracted content objects (ondemand.Reader).
 type FileObjects interface {
-	Objects(ctx context.Context, p tenancy.Principal, f filemeta.Item, q knowledge.ObjectQuery) (knowledge.ObjectPage, error)
+	Objects(ctx context.Context, p tenancy.Principal, f filemeta.Item, q ondemand.ObjectQuery) (ondemand.ObjectPage, error)
 }
 
 // handleFileObjects: GET /files/:id/objects?offset=&limit=&page=, a page of
@@ -30,7 +30,7 @@ func handleFileObjects(svc *files.Service, s FileObjects) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		q := knowledge.ObjectQuery{Offset: c.QueryInt("offset"), Limit: c.QueryInt("limit"), MaxBytes: c.QueryInt("maxBytes")}
+		q := ondemand.ObjectQuery{Offset: c.QueryInt("offset"), Limit: c.QueryInt("limit"), MaxBytes: c.QueryInt("maxBytes")}
 		if pg := c.QueryInt("page"); pg != 0 {
 			if pg < 0 {
 				return fmt.Errorf("%w: page %d", tenancy.ErrInvalid, pg)

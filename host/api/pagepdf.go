@@ -9,16 +9,16 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
 )
 
 // PagePDFs copies a PDF's page as a PDF of its own, in the extractor's
-// sandbox (knowledge.Extractors).
+// sandbox (extract.Set).
 type PagePDFs interface {
-	PagePDF(ctx context.Context, name, mimeType string, in wasm.Input, page int) (knowledge.PagePDF, error)
+	PagePDF(ctx context.Context, name, mimeType string, in wasm.Input, page int) (extract.PagePDF, error)
 }
 
 // pageCountHeader carries the document's page count beside a page's copy,
@@ -57,7 +57,7 @@ func handlePagePDF(svc *files.Service, s PagePDFs) fiber.Handler {
 		ctx := wasm.WithTenant(c.UserContext(), who.TenantID)
 		ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: who.TenantID, WorkspaceID: f.WorkspaceID, UserID: who.UserID})
 		pp, err := s.PagePDF(ctx, f.Name, f.MIMEType, r, page)
-		if errors.Is(err, knowledge.ErrNoPagePDF) {
+		if errors.Is(err, extract.ErrNoPagePDF) {
 			return fiber.NewError(fiber.StatusUnprocessableEntity, err.Error())
 		}
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/billing/ledger"
 	"github.com/agenthost/agenthost/host/blob"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/store"
@@ -84,7 +84,7 @@ var clientErrors = []struct {
 	{tenancy.ErrConflict, fiber.StatusConflict, "Conflict"},
 	// A file's content objects asked for while it is still being indexed
 	// (or after its indexing failed): the reason says which.
-	{knowledge.ErrNotReady, fiber.StatusConflict, "Content Not Indexed"},
+	{ondemand.ErrNotReady, fiber.StatusConflict, "Content Not Indexed"},
 	{tenancy.ErrInvalid, fiber.StatusBadRequest, "Bad Request"},
 	{audit.ErrInvalid, fiber.StatusBadRequest, "Bad Request"},
 }

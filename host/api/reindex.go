@@ -10,8 +10,8 @@ import (
 	"github.com/agenthost/agenthost/host/audit"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -41,9 +41,9 @@ func handleReindexFile(svc *files.Service, ws Workspaces, states IndexStates, rx
 		if err != nil {
 			return err
 		}
-		switch knowledge.ShownStatus(st.Status, st.Error) {
+		switch unlock.ShownStatus(st.Status, st.Error) {
 		case kindex.StatusFailed:
-		case knowledge.StatusEncrypted:
+		case unlock.StatusEncrypted:
 			return fmt.Errorf("%w: %s needs its password (POST /files/%s/password), not another attempt", tenancy.ErrConflict, f.Name, f.ID)
 		case kindex.StatusIndexed:
 			return fmt.Errorf("%w: %s is indexed already", tenancy.ErrConflict, f.Name)

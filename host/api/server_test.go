@@ -23,7 +23,11 @@ import (
 	"github.com/agenthost/agenthost/host/datasources/syncjob"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/search"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
@@ -249,14 +253,14 @@ func server(t testing.TB, opts ...func(*serverOptions)) testServer {
 		Invitations: signin.NewInvitations(db, nil, nil, signin.Config{}),
 		UI:          ui, Voice: client, Auth: db, Tokens: db, MCPClients: db, OAuth: oauthserver.New(oauthserver.Config{Issuer: "http://127.0.0.1"}, oauthserver.Deps{Store: db, Sessions: ui}), Connections: connSvc, Workspaces: db, Files: fileSvc, MaxBody: 2 << 20, Timeouts: o.timeouts,
 		Workflows: wf, Workspace: ts.ws, Tools: registry, WorkspaceTools: db,
-		Knowledge: knowledge.NewSearcher(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
+		Knowledge: search.New(db, nil, nil), IndexStates: db, ContainerEntries: db, Billing: db, Telemetry: tel, Background: bg.Load()}
 	ts.deps.DataSources = dsSvc.Load()
 	ts.deps.Notifications = notes
 	// Passwords index with the test plugins (no PDF extractor among them:
 	// the route's refusals are tested here, decryption in cmd/agenthost).
-	ts.deps.FilePasswords = knowledge.NewUnlocker(knowledge.NewIngester(db, blobs, knowledge.NewExtractors(pluginHost), nil), db)
-	ts.deps.FileObjects = knowledge.NewReader(db, blobs, knowledge.NewExtractors(pluginHost))
-	ts.deps.PagePDFs = knowledge.NewExtractors(pluginHost)
+	ts.deps.FilePasswords = unlock.New(ingest.New(db, blobs, extract.New(pluginHost), nil), db)
+	ts.deps.FileObjects = ondemand.NewReader(db, blobs, extract.New(pluginHost))
+	ts.deps.PagePDFs = extract.New(pluginHost)
 	ts.deps.Rate = api.RateLimit{Counter: db, PerMinute: o.ratePerMinute}
 	ts.deps.MCPServers = mcpclient.Admin{Store: db, Sealer: sealer, Manager: mcp}
 	ts.deps.Audit, ts.deps.AuditLog = audit.NewLog(db, nil), db

@@ -20,7 +20,8 @@ import (
 	"github.com/agenthost/agenthost/host/egress"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -116,7 +117,7 @@ func BenchmarkDownloadToIndexed(b *testing.B) {
 	toolsCap := &connections.ToolsCapability{}
 	h := m.host(b, nil, []wasm.Capability{(&files.Capability{Files: fileSvc, Workflows: w.Workflows}).Wasm(), toolsCap.Wasm()}, "connections", "pdf")
 	toolsCap.Resolver = &connections.Resolver{Plugins: h, Service: m.svc}
-	ing := knowledge.NewIngester(w.DB, w.Blobs, knowledge.NewExtractors(h), nil)
+	ing := ingest.New(w.DB, w.Blobs, extract.New(h), nil)
 	rctx := toolcall.With(ctx, toolcall.Caller{Principal: w.P, WorkspaceID: w.Workspace, WorkflowID: w.Workflow})
 	var took, downloads []float64
 	for i := range 5 {

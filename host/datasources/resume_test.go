@@ -15,8 +15,10 @@ import (
 	"github.com/agenthost/agenthost/host/connections/fakes/oauth"
 	"github.com/agenthost/agenthost/host/datasources"
 	"github.com/agenthost/agenthost/host/datasources/dsrecord"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -231,8 +233,8 @@ func testKeepsWhatItGot(t *testing.T, e *env, ps pagedSource) {
 		!strings.Contains(got.LastError, "HTTP 500") || strings.Contains(got.LastError, "?") {
 		t.Fatalf("the status does not name the failing request: %+v", got)
 	}
-	ing := knowledge.NewIngester(e.w.DB, e.w.Blobs, knowledge.NewExtractors(e.host), nil)
-	search := knowledge.NewSearcher(e.w.DB, nil, nil)
+	ing := ingest.New(e.w.DB, e.w.Blobs, extract.New(e.host), nil)
+	searcher := search.New(e.w.DB, nil, nil)
 	for name, word := range ps.first {
 		fs := e.filesNamed(t, name)
 		if len(fs) != 1 || !bytes.Equal(e.read(t, fs[0].ID), ps.content[name]) {
@@ -241,7 +243,7 @@ func testKeepsWhatItGot(t *testing.T, e *env, ps pagedSource) {
 		if _, err := ing.Ingest(ctx, fs[0].ID, false); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := search.Search(ctx, e.alice, kindex.Query{Text: word, WorkspaceID: e.w.Workspace, Limit: 20})
+		hits, err := searcher.Search(ctx, e.alice, kindex.Query{Text: word, WorkspaceID: e.w.Workspace, Limit: 20})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,8 @@ import (
 	"github.com/agenthost/agenthost/host/datasources/syncjob"
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/notifications"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -147,7 +148,7 @@ func TestSyncJiraProjectThroughTheQueue(t *testing.T) {
 		t.Fatalf("indexer got %v", ids)
 	}
 	// Indexed by the real PDF extractor, as an upload is.
-	ing := knowledge.NewIngester(e.w.DB, e.w.Blobs, knowledge.NewExtractors(e.host), nil)
+	ing := ingest.New(e.w.DB, e.w.Blobs, extract.New(e.host), nil)
 	if _, err := ing.Ingest(ctx, stored["camlidl.pdf"].ID, false); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,9 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
@@ -62,7 +63,7 @@ func TestEmbeddingBackfill(t *testing.T) {
 	}
 	srv.SetDefault(llmtest.EndpointEmbeddings, llmtest.Fail(503, "embedding service down"))
 
-	ingester := knowledge.NewIngester(db, blobs, paragraphExtractor{}, nil).WithEmbedder(model)
+	ingester := ingest.New(db, blobs, paragraphExtractor{}, nil).WithEmbedder(model)
 	reg := jobs.NewRegistry()
 	indexing.RegisterJobs(reg, ingester, db)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, RetryBase: 50 * time.Millisecond})
@@ -101,9 +102,9 @@ func TestEmbeddingBackfill(t *testing.T) {
 	if !strings.HasPrefix(st.Error, "vectors missing") || vectors() != 0 {
 		t.Fatalf("indexed while embeddings fail: error %q, %d vectors", st.Error, vectors())
 	}
-	searcher := knowledge.NewSearcher(db, model, nil)
+	searcher := search.New(db, model, nil)
 	hits, err := searcher.Search(ctx, p, kindex.Query{Text: "hotel costs reimbursed per night", Limit: 3})
-	if err != nil || len(hits) == 0 || hits[0].Match != knowledge.MatchWords {
+	if err != nil || len(hits) == 0 || hits[0].Match != search.MatchWords {
 		t.Fatalf("search while the service is down: %+v %v, want words-only hits", hits, err)
 	}
 	// The backfill runs (after the upload) and fails quietly: still none.
@@ -120,7 +121,7 @@ func TestEmbeddingBackfill(t *testing.T) {
 		return err == nil && st.Status == kindex.StatusIndexed && st.Error == ""
 	})
 	hits, err = searcher.Search(ctx, p, kindex.Query{Text: "hotel costs reimbursed per night", Limit: 3})
-	if err != nil || len(hits) == 0 || hits[0].Match != knowledge.MatchHybrid || hits[0].Ref.Paragraph != 4 {
+	if err != nil || len(hits) == 0 || hits[0].Match != search.MatchHybrid || hits[0].Ref.Paragraph != 4 {
 		t.Fatalf("search after the backfill: %+v %v, want hybrid hits, paragraph 4 first", hits, err)
 	}
 	if n, err := ingester.Backfill(ctx, db); err != nil || n != 0 {

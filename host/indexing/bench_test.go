@@ -12,7 +12,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -45,11 +46,11 @@ func BenchmarkIngest(b *testing.B) {
 		phases map[string]time.Duration
 		mb     float64
 	}
-	ingest := func(workers int) run {
+	runIngest := func(workers int) run {
 		e := newEnv(b)
 		var mu sync.Mutex
 		phases := map[string]time.Duration{}
-		ingester := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(host), nil).
+		ingester := ingest.New(e.db, e.blobs, extract.New(host), nil).
 			WithPhaseObserver(func(phase string, d time.Duration) {
 				mu.Lock()
 				phases[phase] += d
@@ -86,18 +87,18 @@ func BenchmarkIngest(b *testing.B) {
 		mb := float64(total) / 1e6
 		return run{rate: mb / time.Since(start).Seconds(), phases: phases, mb: mb}
 	}
-	ingest(1) // warms the instances and the tokenizer
+	runIngest(1) // warms the instances and the tokenizer
 	workers := runtime.GOMAXPROCS(0)
 	var rates, serial []float64
 	var last run
 	for range 3 {
-		last = ingest(workers)
+		last = runIngest(workers)
 		rates = append(rates, last.rate)
-		serial = append(serial, ingest(1).rate)
+		serial = append(serial, runIngest(1).rate)
 	}
 	figure.Report("ingest.throughput", figure.Median(rates), "MB/s")
 	figure.Report("ingest.throughput.serial", figure.Median(serial), "MB/s")
-	for _, p := range []string{knowledge.PhaseExtract, knowledge.PhaseChunk, knowledge.PhaseStore} {
+	for _, p := range []string{ingest.PhaseExtract, ingest.PhaseChunk, ingest.PhaseStore} {
 		figure.Report("ingest.phase."+p, float64(last.phases[p].Milliseconds())/last.mb, "ms/MB")
 	}
 }

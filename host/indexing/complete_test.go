@@ -14,7 +14,10 @@ import (
 	"github.com/agenthost/agenthost/host/billing"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
@@ -28,9 +31,9 @@ import (
 func TestCompleteLongPDF(t *testing.T) {
 	w := newKnowledgeWorld(t, "pdf", "documents")
 	const doc = "deb-gutenprint-users-manual"
-	f := w.ingest(t, knowledge.SmartPDF{MaxPages: 40}, "pdf", doc+".pdf")
+	f := w.ingest(t, ingest.SmartPDF{MaxPages: 40}, "pdf", doc+".pdf")
 	ctx := context.Background()
-	reader := knowledge.NewReader(w.db, w.blobs, w.pages)
+	reader := ondemand.NewReader(w.db, w.blobs, w.pages)
 
 	// A reader asks for page 9 first.
 	var first knowledge.ReadObjectsResponse
@@ -46,8 +49,8 @@ func TestCompleteLongPDF(t *testing.T) {
 		t.Fatalf("page 73 of the reference has too few words: %q", lastPage)
 	}
 	query := strings.Join(words[len(words)/2:len(words)/2+3], " ")
-	search := func() int {
-		hits, err := knowledge.NewSearcher(w.db, nil, nil).Search(ctx, w.p, kindex.Query{Text: query, WorkspaceID: w.ws, FileIDs: []string{f.ID}, Limit: 5})
+	pageHits := func() int {
+		hits, err := search.New(w.db, nil, nil).Search(ctx, w.p, kindex.Query{Text: query, WorkspaceID: w.ws, FileIDs: []string{f.ID}, Limit: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +62,7 @@ func TestCompleteLongPDF(t *testing.T) {
 		}
 		return n
 	}
-	if search() != 0 {
+	if pageHits() != 0 {
 		t.Fatalf("page 73 found before it was extracted")
 	}
 
@@ -72,7 +75,7 @@ func TestCompleteLongPDF(t *testing.T) {
 	if n != 72 || w.pages.pages.Load()-before != 72 {
 		t.Fatalf("completion extracted %d pages (%d read), want the 72 not read yet", n, w.pages.pages.Load()-before)
 	}
-	if len(seen) < 72/knowledge.RestBatch || seen[0] != [2]int{1, 73} || seen[len(seen)-1] != [2]int{73, 73} {
+	if len(seen) < 72/ondemand.RestBatch || seen[0] != [2]int{1, 73} || seen[len(seen)-1] != [2]int{73, 73} {
 		t.Fatalf("progress %v", seen)
 	}
 	st, err := w.db.ContentStateOf(ctx, f.TenantID, f.SHA256)
@@ -82,7 +85,7 @@ func TestCompleteLongPDF(t *testing.T) {
 	if got := kindex.ExtractedPages(st.Index); len(got) != 73 {
 		t.Fatalf("%d pages extracted, want 73", len(got))
 	}
-	if search() == 0 {
+	if pageHits() == 0 {
 		t.Fatalf("%q (page 73) is not found after the completion", query)
 	}
 	// A restart runs it again: nothing is left.
@@ -115,11 +118,11 @@ func BenchmarkLongPDFFullySearchable(b *testing.B) {
 		ctx := context.Background()
 		start := time.Now()
 		f := w.upload(b, w.svc, "long.pdf", data)
-		ingester := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).WithSmartPDF(knowledge.DefaultSmartPDF)
+		ingester := ingest.New(w.db, w.blobs, w.ex, nil).WithSmartPDF(ingest.DefaultSmartPDF)
 		if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
 			b.Fatal(err)
 		}
-		n, err := knowledge.NewReader(w.db, w.blobs, w.ex).ExtractRest(ctx, f, nil)
+		n, err := ondemand.NewReader(w.db, w.blobs, w.ex).ExtractRest(ctx, f, nil)
 		if err != nil || n != 511 {
 			b.Fatalf("completed %d pages (%v), want 511", n, err)
 		}
@@ -136,7 +139,7 @@ func TestExtractionIsBilled(t *testing.T) {
 	perHour := 36 * money.CHF
 	meter := billing.NewMeter(w.db, billing.Prices{PluginPerHour: perHour}, nil)
 	w.ex.WithMeter(meter)
-	f := w.ingest(t, knowledge.SmartPDF{}, "pdf", "deb-camlidl-1.04.pdf")
+	f := w.ingest(t, ingest.SmartPDF{}, "pdf", "deb-camlidl-1.04.pdf")
 	var plugin, purpose, user, ws string
 	var cost, us int64
 	err := w.db.SQL().QueryRowContext(context.Background(), `SELECT model, purpose, user_id, workspace_id, cost_nchf, duration_us

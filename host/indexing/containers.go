@@ -31,7 +31,7 @@ type Containers struct {
 }
 
 // NewContainers returns the service; ex is the ingester that resolved the
-// containers (knowledge.Ingester.WithContainers).
+// containers (ingest.Pipeline.WithContainers).
 func NewContainers(store EntryStore, ex EntryExtractor) *Containers {
 	return &Containers{store: store, ex: ex}
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/figure"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -42,7 +42,7 @@ func (b bytesInput) Size() int64 { return b.Reader.Size() }
 // same library natively (plugins/containers/archive).
 func BenchmarkContainerPlugin(b *testing.B) {
 	ctx := context.Background()
-	res := knowledge.NewContainers(wasmtest.Host(b, "containers"))
+	res := extract.NewContainers(wasmtest.Host(b, "containers"))
 	paths := testcorpus.Glob(b, "archives", "benign", "*")
 	type input struct {
 		name string

@@ -22,7 +22,8 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -34,7 +35,7 @@ import (
 
 // countingResolver counts container plugin calls.
 type countingResolver struct {
-	inner *knowledge.Containers
+	inner *extract.Containers
 	n     atomic.Int32
 }
 
@@ -51,7 +52,7 @@ func (c *countingResolver) Resolve(ctx context.Context, name, mimeType, only str
 // plugin, counting calls of both.
 type containerEnv struct {
 	env
-	ingester *knowledge.Ingester
+	ingester *ingest.Pipeline
 	svc      *files.Service
 	ex       *countingExtractor
 	res      *countingResolver
@@ -62,9 +63,9 @@ func newContainerEnv(t *testing.T) containerEnv {
 	t.Helper()
 	e := newEnv(t)
 	h := wasmtest.Host(t, "containers", "pdf", "office")
-	ex := &countingExtractor{inner: knowledge.NewExtractors(h)}
-	res := &countingResolver{inner: knowledge.NewContainers(h)}
-	ing := knowledge.NewIngester(e.db, e.blobs, ex, nil).WithContainers(res, e.db, e.blobs)
+	ex := &countingExtractor{inner: extract.New(h)}
+	res := &countingResolver{inner: extract.NewContainers(h)}
+	ing := ingest.New(e.db, e.blobs, ex, nil).WithContainers(res, e.db, e.blobs)
 	return containerEnv{env: e, ingester: ing, svc: files.NewService(e.db, e.blobs, 0), ex: ex, res: res, entries: indexing.NewContainers(e.db, ing)}
 }
 
@@ -233,10 +234,10 @@ func TestContainerIngestion(t *testing.T) {
 	if e, err := c.entries.ExtractEntry(ctx, c.p, archive.ID, camlidl); err != nil || e.Status != "indexed" || c.ex.n.Load() != extractions {
 		t.Fatalf("extract an indexed entry: %+v %v", e, err)
 	}
-	if _, err := c.entries.ExtractEntry(ctx, c.p, archive.ID, "project-docs.zip/nope.txt"); !errors.Is(err, knowledge.ErrNoEntry) {
+	if _, err := c.entries.ExtractEntry(ctx, c.p, archive.ID, "project-docs.zip/nope.txt"); !errors.Is(err, extract.ErrNoEntry) {
 		t.Fatalf("an entry that does not exist: %v", err)
 	}
-	if _, err := c.entries.ExtractEntry(ctx, c.p, pdf.ID, "camlidl.pdf/x"); !errors.Is(err, knowledge.ErrNotContainer) {
+	if _, err := c.entries.ExtractEntry(ctx, c.p, pdf.ID, "camlidl.pdf/x"); !errors.Is(err, extract.ErrNotContainer) {
 		t.Fatalf("an entry of a PDF: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -26,7 +28,7 @@ func TestDocumentsPluginArchive(t *testing.T) {
 		"manuals/camlidl.pdf": testcorpus.Read(t, "pdf", "deb-camlidl-1.04.pdf"),
 		"policy/handbook.md":  []byte(handbook),
 	}))
-	ing := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).WithContainers(knowledge.NewContainers(w.host), w.db, w.blobs)
+	ing := ingest.New(w.db, w.blobs, w.ex, nil).WithContainers(extract.NewContainers(w.host), w.db, w.blobs)
 	if _, err := ing.Ingest(ctx, archive.ID, false); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestDocumentsPluginFolder(t *testing.T) {
 		return f
 	}
 	lease := put("lease.md", contracts.ID, handbook)
-	if _, err := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).Ingest(ctx, lease.ID, false); err != nil {
+	if _, err := ingest.New(w.db, w.blobs, w.ex, nil).Ingest(ctx, lease.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	put("draft.txt", contracts.ID, "not indexed yet")

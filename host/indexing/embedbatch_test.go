@@ -11,7 +11,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -53,8 +54,8 @@ func TestArchiveEmbeddingBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := wasmtest.Host(t, "containers", "textextract")
-	ing := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(h), nil).
-		WithContainers(knowledge.NewContainers(h), e.db, e.blobs).WithEmbedder(model)
+	ing := ingest.New(e.db, e.blobs, extract.New(h), nil).
+		WithContainers(extract.NewContainers(h), e.db, e.blobs).WithEmbedder(model)
 	f := e.upload(t, files.NewService(e.db, e.blobs, 0), "notes.zip", buf.Bytes())
 	began := time.Now()
 	if _, err := ing.Ingest(ctx, f.ID, false); err != nil {

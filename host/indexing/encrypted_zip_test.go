@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
@@ -19,7 +19,7 @@ func TestEncryptedZIP(t *testing.T) {
 	for _, file := range []string{"constructed-zipcrypto.zip", "constructed-winzip-aes.zip"} {
 		t.Run(file, func(t *testing.T) {
 			_, st, entries := c.ingest(t, file, testcorpus.Read(t, "archives", "formats", file), time.Minute, 1<<30)
-			if knowledge.ShownStatus(st.Status, st.Error) != knowledge.StatusEncrypted || !strings.Contains(st.Error, "none of its 2 entries") {
+			if unlock.ShownStatus(st.Status, st.Error) != unlock.StatusEncrypted || !strings.Contains(st.Error, "none of its 2 entries") {
 				t.Fatalf("status %+v, want encrypted", st)
 			}
 			if len(entries) != 2 {

@@ -13,7 +13,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
@@ -80,22 +81,22 @@ func TestHostileExtractorCannotTakeOver(t *testing.T) {
 	const txtDoc = "The quarterly travel budget covers trains and hotels."
 	for _, c := range []struct {
 		name                 string
-		choice               knowledge.ExtractorChoice
+		choice               extract.OperatorChoice
 		pdfBy, txtBy         string // the plugins that extract the PDF and the text file
 		pdfChosen            kindex.ChosenBy
 		injectedHits, pdfHit int
 	}{
 		{"built-ins win", nil, "pdf", "office", kindex.ChosenBuiltin, 0, 1},
-		{"operator chooses aaa-pdf for PDF", knowledge.ExtractorChoice{"application/pdf": "aaa-pdf"}, "aaa-pdf", "office", kindex.ChosenOperator, 1, 0},
+		{"operator chooses aaa-pdf for PDF", extract.OperatorChoice{"application/pdf": "aaa-pdf"}, "aaa-pdf", "office", kindex.ChosenOperator, 1, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			var logs bytes.Buffer
-			ex := knowledge.NewExtractors(h).WithChoice(c.choice).WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+			ex := extract.New(h).WithChoice(c.choice).WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 			if err := ex.Check(); err != nil {
 				t.Fatal(err)
 			}
-			ingester := knowledge.NewIngester(e.db, e.blobs, ex, nil).WithSmartPDF(knowledge.DefaultSmartPDF).WithContainers(ex.Containers(), e.db, e.blobs)
+			ingester := ingest.New(e.db, e.blobs, ex, nil).WithSmartPDF(ingest.DefaultSmartPDF).WithContainers(ex.Containers(), e.db, e.blobs)
 			svc := files.NewService(e.db, e.blobs, 0)
 			pdf := e.upload(t, svc, "budget.pdf", pdfDoc)
 			txt := e.upload(t, svc, "budget.txt", []byte(txtDoc))
@@ -177,20 +178,20 @@ func TestExtractorChoiceContested(t *testing.T) {
 	h := operatorHost(t, []string{"pdf"}, []string{"aaa-pdf", "textextract"}, map[string][]string{"textextract": {"input"}})
 	for _, c := range []struct {
 		name   string
-		choice knowledge.ExtractorChoice
+		choice extract.OperatorChoice
 		want   string // "" none
 	}{
 		{"no guess", nil, ""},
-		{"operator settles it", knowledge.ExtractorChoice{"text/plain": "textextract"}, "textextract"},
+		{"operator settles it", extract.OperatorChoice{"text/plain": "textextract"}, "textextract"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			var logs bytes.Buffer
-			ex := knowledge.NewExtractors(h).WithChoice(c.choice).WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))
+			ex := extract.New(h).WithChoice(c.choice).WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))
 			if err := ex.Check(); err != nil {
 				t.Fatal(err)
 			}
-			ingester := knowledge.NewIngester(e.db, e.blobs, ex, nil)
+			ingester := ingest.New(e.db, e.blobs, ex, nil)
 			f := e.upload(t, files.NewService(e.db, e.blobs, 0), "notes.txt", []byte(doc))
 			_, err := ingester.Ingest(ctx, f.ID, false)
 			st, serr := e.db.ContentState(ctx, e.p, f.ID)
@@ -225,29 +226,29 @@ func TestExtractorChoiceContested(t *testing.T) {
 func TestExtractorChoiceRefused(t *testing.T) {
 	h := operatorHost(t, []string{"pdf", "office", "echo"}, []string{"aaa-pdf"}, nil)
 	for _, c := range []struct {
-		choice knowledge.ExtractorChoice
+		choice extract.OperatorChoice
 		want   []string
 	}{
-		{knowledge.ExtractorChoice{"application/pdf": "nosuch"}, []string{`application/pdf=nosuch: no plugin "nosuch" is loaded (extractors: aaa-pdf, office, pdf)`}},
-		{knowledge.ExtractorChoice{"application/pdf": "office"}, []string{`application/pdf=office: plugin "office" does not declare application/pdf`}},
-		{knowledge.ExtractorChoice{"image/png": "aaa-pdf"}, []string{`image/png=aaa-pdf: plugin "aaa-pdf" does not declare image/png`}},
-		{knowledge.ExtractorChoice{"text/*": "aaa-pdf"}, []string{`text/*=aaa-pdf: plugin "aaa-pdf" does not declare text/*`}},
-		{knowledge.ExtractorChoice{"application/json": "echo"}, []string{`application/json=echo: plugin "echo" is not an extractor`}},
-		{knowledge.ExtractorChoice{"pdf": "pdf"}, []string{`"pdf" is not a MIME type`}},
-		{knowledge.ExtractorChoice{"application/pdf": "nosuch", "text/plain": "pdf"}, []string{`no plugin "nosuch"`, `plugin "pdf" does not declare text/plain`}},
+		{extract.OperatorChoice{"application/pdf": "nosuch"}, []string{`application/pdf=nosuch: no plugin "nosuch" is loaded (extractors: aaa-pdf, office, pdf)`}},
+		{extract.OperatorChoice{"application/pdf": "office"}, []string{`application/pdf=office: plugin "office" does not declare application/pdf`}},
+		{extract.OperatorChoice{"image/png": "aaa-pdf"}, []string{`image/png=aaa-pdf: plugin "aaa-pdf" does not declare image/png`}},
+		{extract.OperatorChoice{"text/*": "aaa-pdf"}, []string{`text/*=aaa-pdf: plugin "aaa-pdf" does not declare text/*`}},
+		{extract.OperatorChoice{"application/json": "echo"}, []string{`application/json=echo: plugin "echo" is not an extractor`}},
+		{extract.OperatorChoice{"pdf": "pdf"}, []string{`"pdf" is not a MIME type`}},
+		{extract.OperatorChoice{"application/pdf": "nosuch", "text/plain": "pdf"}, []string{`no plugin "nosuch"`, `plugin "pdf" does not declare text/plain`}},
 	} {
-		err := knowledge.NewExtractors(h).WithChoice(c.choice).Check()
+		err := extract.New(h).WithChoice(c.choice).Check()
 		for _, w := range c.want {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("%v: %v, want it to say %q", c.choice, err, w)
 			}
 		}
 	}
-	for _, ok := range []knowledge.ExtractorChoice{
+	for _, ok := range []extract.OperatorChoice{
 		{"application/pdf": "aaa-pdf", "text/plain": "aaa-pdf"},
 		{"Application/PDF": "pdf"}, // a built-in may be named too
 	} {
-		if err := knowledge.NewExtractors(h).WithChoice(ok).Check(); err != nil {
+		if err := extract.New(h).WithChoice(ok).Check(); err != nil {
 			t.Errorf("%v: %v", ok, err)
 		}
 	}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -113,7 +114,7 @@ func BenchmarkFormatsSupported(b *testing.B) {
 	ctx := context.Background()
 	host := wasmtest.Host(b, "containers", "office")
 	e := newEnv(b)
-	ing := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(host), nil).WithContainers(knowledge.NewContainers(host), e.db, e.blobs)
+	ing := ingest.New(e.db, e.blobs, extract.New(host), nil).WithContainers(extract.NewContainers(host), e.db, e.blobs)
 	svc := files.NewService(e.db, e.blobs, 0)
 	found := func(s formatSample) bool {
 		f := e.upload(b, svc, s.name, s.data(b))

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -21,7 +22,7 @@ import (
 func TestOfficeFormatsIngestion(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	ingester := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(wasmtest.Host(t, "office")), nil)
+	ingester := ingest.New(e.db, e.blobs, extract.New(wasmtest.Host(t, "office")), nil)
 	svc := files.NewService(e.db, e.blobs, 0)
 	for _, c := range []struct {
 		file  []string

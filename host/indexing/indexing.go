@@ -14,7 +14,10 @@ import (
 
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
+	"github.com/agenthost/agenthost/host/knowledge/ocr"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
 )
 
 // IngestArgs is the job that indexes one uploaded file.
@@ -34,7 +37,7 @@ type IngestArgs struct {
 func (IngestArgs) Kind() string { return "knowledge.ingest" }
 
 // BackfillArgs is the job that embeds the chunks indexed without vectors
-// (knowledge.Ingester.Backfill): enqueued every BackfillEvery (Periodic)
+// (ingest.Pipeline.Backfill): enqueued every BackfillEvery (Periodic)
 // and after every upload, one at a time.
 type BackfillArgs struct{}
 
@@ -53,7 +56,7 @@ func Periodic() []jobs.Periodic {
 
 // RegisterJobs adds the ingestion and backfill job kinds to a registry.
 // store is what the backfill reads and writes (the store.DB).
-func RegisterJobs(reg *jobs.Registry, in *knowledge.Ingester, store knowledge.BackfillStore) {
+func RegisterJobs(reg *jobs.Registry, in *ingest.Pipeline, store ingest.BackfillStore) {
 	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[BackfillArgs]) error {
 		// Contents are taken in batches until none is missing. A failing
 		// embedding service ends the job without an error: the next
@@ -67,7 +70,7 @@ func RegisterJobs(reg *jobs.Registry, in *knowledge.Ingester, store knowledge.Ba
 				_ = jobs.Progress(ctx, 0, "embedding service unavailable: "+err.Error())
 				return nil
 			}
-			if n < knowledge.BackfillBatch {
+			if n < ingest.BackfillBatch {
 				return nil
 			}
 		}
@@ -77,16 +80,16 @@ func RegisterJobs(reg *jobs.Registry, in *knowledge.Ingester, store knowledge.Ba
 			// The process indexing this file died; say so on the file's
 			// state until this attempt ends it, so that "pending" has a
 			// reason.
-			note := fmt.Sprintf("%s (attempt %d of %d; the process indexing it stopped)", knowledge.NoteRetryingAfterRestart, job.Attempt, job.MaxAttempts)
+			note := fmt.Sprintf("%s (attempt %d of %d; the process indexing it stopped)", ingest.NoteRetryingAfterRestart, job.Attempt, job.MaxAttempts)
 			if err := in.Note(ctx, job.Args.FileID, note); err != nil {
-				if errors.Is(err, knowledge.ErrPermanent) {
+				if errors.Is(err, ingest.ErrPermanent) {
 					return jobs.Permanent(err)
 				}
 				return err
 			}
 		}
 		_, err := in.Ingest(ctx, job.Args.FileID, job.Attempt > 1 || job.Args.Again != 0)
-		if errors.Is(err, knowledge.ErrPermanent) {
+		if errors.Is(err, ingest.ErrPermanent) {
 			return jobs.Permanent(err)
 		}
 		return err
@@ -114,7 +117,7 @@ func (j *JobIndexer) Index(ctx context.Context, f filemeta.Item) error {
 	if _, err := j.q.Enqueue(ctx, IngestArgs{FileID: f.ID, SHA256: f.SHA256}, &jobs.EnqueueOpts{Unique: &jobs.Unique{ByArgs: true}}); err != nil {
 		return err
 	}
-	if f.MIMEType == knowledge.PDF {
+	if f.MIMEType == extract.PDF {
 		// A large PDF is indexed by its pre-scan first; the rest of its
 		// pages follow at the lowest priority (a small one has nothing
 		// left to do once indexed).
@@ -151,7 +154,7 @@ const backfillDelay = 5 * time.Second
 
 // CompleteArgs is the low-priority job that extracts, in the background,
 // the pages of a large PDF indexed on demand that nobody has read yet, so
-// that the whole document becomes searchable (knowledge.Reader.ExtractRest).
+// that the whole document becomes searchable (ondemand.Reader.ExtractRest).
 // It is queued with the file's ingestion and waits for it.
 type CompleteArgs struct {
 	FileID string `json:"fileId"`
@@ -177,7 +180,7 @@ type NoteSetter interface {
 // RegisterCompletion adds the completion job, worked through r. The
 // file's index says how far it is ("extracting the remaining pages in the
 // background: 40 of 500") until it is complete.
-func RegisterCompletion(reg *jobs.Registry, r *knowledge.Reader, lookup FileLookup, notes NoteSetter) {
+func RegisterCompletion(reg *jobs.Registry, r *ondemand.Reader, lookup FileLookup, notes NoteSetter) {
 	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[CompleteArgs]) error {
 		f, err := lookup.FileForIndexing(ctx, job.Args.FileID)
 		if err != nil {
@@ -194,7 +197,7 @@ func RegisterCompletion(reg *jobs.Registry, r *knowledge.Reader, lookup FileLook
 			}
 			_ = jobs.Progress(ctx, float64(done)/float64(max(total, 1)), note)
 		})
-		if errors.Is(err, knowledge.ErrNotReady) {
+		if errors.Is(err, ondemand.ErrNotReady) {
 			return jobs.Snooze(completeWait)
 		}
 		return err
@@ -202,7 +205,7 @@ func RegisterCompletion(reg *jobs.Registry, r *knowledge.Reader, lookup FileLook
 }
 
 // OCRArgs is the low-priority job that reads a document's image-only pages
-// by OCR in the background, page by page (knowledge.OCR.Run): queued with
+// by OCR in the background, page by page (ocr.Runner.Run): queued with
 // the ingestion of every PDF and image file, it waits for it, and finds
 // nothing to do in a document without such pages. A run stopped by a
 // restart is picked up again and goes on from the first page not read.
@@ -216,7 +219,7 @@ type OCRArgs struct {
 func (OCRArgs) Kind() string { return "knowledge.ocr" }
 
 // RegisterOCR adds the OCR job, worked through o.
-func RegisterOCR(reg *jobs.Registry, o *knowledge.OCR, lookup FileLookup) {
+func RegisterOCR(reg *jobs.Registry, o *ocr.Runner, lookup FileLookup) {
 	jobs.Register(reg, func(ctx context.Context, job *jobs.Job[OCRArgs]) error {
 		f, err := lookup.FileForIndexing(ctx, job.Args.FileID)
 		if err != nil {
@@ -225,7 +228,7 @@ func RegisterOCR(reg *jobs.Registry, o *knowledge.OCR, lookup FileLookup) {
 		_, err = o.Run(ctx, f, func(done, total int) {
 			_ = jobs.Progress(ctx, float64(done)/float64(max(total, 1)), fmt.Sprintf("OCR: %d of %d image-only pages read", done, total))
 		})
-		if errors.Is(err, knowledge.ErrNotReady) {
+		if errors.Is(err, ondemand.ErrNotReady) {
 			return jobs.Snooze(completeWait)
 		}
 		return err
@@ -234,5 +237,5 @@ func RegisterOCR(reg *jobs.Registry, o *knowledge.OCR, lookup FileLookup) {
 
 // wantsOCR: files that may hold image-only pages (PDFs) or are pictures.
 func wantsOCR(f filemeta.Item) bool {
-	return f.MIMEType == knowledge.PDF || strings.HasSuffix(strings.ToLower(f.Name), ".pdf") || knowledge.IsImageFile(f.Name, f.MIMEType)
+	return f.MIMEType == extract.PDF || strings.HasSuffix(strings.ToLower(f.Name), ".pdf") || ocr.IsImageFile(f.Name, f.MIMEType)
 }

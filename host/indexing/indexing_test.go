@@ -13,8 +13,10 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
@@ -27,7 +29,7 @@ import (
 // countingExtractor counts extractions, to show the same bytes are
 // extracted once.
 type countingExtractor struct {
-	inner *knowledge.Extractors
+	inner *extract.Set
 	n     atomic.Int32
 }
 
@@ -51,8 +53,8 @@ func TestIngestion(t *testing.T) {
 	if err := jobs.Migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	ex := &countingExtractor{inner: knowledge.NewExtractors(wasmtest.Host(t, "textextract"))}
-	ingester := knowledge.NewIngester(db, blobs, ex, nil)
+	ex := &countingExtractor{inner: extract.New(wasmtest.Host(t, "textextract"))}
+	ingester := ingest.New(db, blobs, ex, nil)
 	reg := jobs.NewRegistry()
 	indexing.RegisterJobs(reg, ingester, db)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, RetryBase: 50 * time.Millisecond, MaxAttempts: 2})
@@ -124,7 +126,7 @@ func TestIngestion(t *testing.T) {
 	if _, err := ingester.Ingest(ctx, img.ID, false); err != nil {
 		t.Fatalf("a failed content is not claimed again without a retry: %v", err)
 	}
-	if _, err := ingester.Ingest(ctx, "nope", false); !errors.Is(err, knowledge.ErrPermanent) {
+	if _, err := ingester.Ingest(ctx, "nope", false); !errors.Is(err, ingest.ErrPermanent) {
 		t.Fatalf("unknown file: %v", err)
 	}
 }
@@ -136,7 +138,7 @@ func TestCorpusIngestion(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	db, blobs, p := e.db, e.blobs, e.p
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "pdf", "office")), nil)
+	ingester := ingest.New(db, blobs, extract.New(wasmtest.Host(t, "pdf", "office")), nil)
 	svc := files.NewService(db, blobs, 0)
 	pageRef, err := os.ReadFile(testcorpus.Path(t, "pdf", "deb-camlidl-1.04.pages", "0003.txt"))
 	if err != nil {
@@ -198,7 +200,7 @@ func TestHybridSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ingester := knowledge.NewIngester(db, blobs, knowledge.NewExtractors(wasmtest.Host(t, "textextract")), nil).WithEmbedder(model)
+	ingester := ingest.New(db, blobs, extract.New(wasmtest.Host(t, "textextract")), nil).WithEmbedder(model)
 	svc := files.NewService(db, blobs, 0)
 	f := e.upload(t, svc, "policy.md", []byte(doc))
 	if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
@@ -212,7 +214,7 @@ func TestHybridSearch(t *testing.T) {
 	if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM chunk_vectors").Scan(&vectors); err != nil || vectors != 4 {
 		t.Fatalf("%d vectors, want one per chunk (4): %v", vectors, err)
 	}
-	searcher := knowledge.NewSearcher(db, model, nil)
+	searcher := search.New(db, model, nil)
 	hits, err := searcher.Search(ctx, p, kindex.Query{Text: "hotel costs reimbursed per night", Limit: 3})
 	if err != nil || len(hits) == 0 || hits[0].Ref.Paragraph != 4 {
 		t.Fatalf("hybrid search: %+v %v", hits, err)
@@ -242,7 +244,7 @@ func TestIngestPhasesObserved(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	var got []string
-	ingester := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(wasmtest.Host(t, "textextract")), nil).
+	ingester := ingest.New(e.db, e.blobs, extract.New(wasmtest.Host(t, "textextract")), nil).
 		WithPhaseObserver(func(phase string, d time.Duration) {
 			if d <= 0 {
 				t.Errorf("phase %s took %v", phase, d)
@@ -254,7 +256,7 @@ func TestIngestPhasesObserved(t *testing.T) {
 	if _, err := ingester.Ingest(ctx, f.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{knowledge.PhaseExtract, knowledge.PhaseChunk, knowledge.PhaseStore}; strings.Join(got, ",") != strings.Join(want, ",") {
+	if want := []string{ingest.PhaseExtract, ingest.PhaseChunk, ingest.PhaseStore}; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("phases %v, want %v", got, want)
 	}
 	got = nil
@@ -262,7 +264,7 @@ func TestIngestPhasesObserved(t *testing.T) {
 	if _, err := ingester.Ingest(ctx, bad.ID, false); err == nil {
 		t.Fatal("a file no extractor reads was indexed")
 	}
-	if len(got) > 1 || (len(got) == 1 && got[0] != knowledge.PhaseExtract) {
+	if len(got) > 1 || (len(got) == 1 && got[0] != ingest.PhaseExtract) {
 		t.Errorf("a failed extraction reported phases %v", got)
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -86,7 +87,7 @@ func newMailEnv(t *testing.T) containerEnv {
 	t.Helper()
 	e := newEnv(t)
 	h := wasmtest.Host(t, "containers", "pdf", "office")
-	ing := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(h), nil).WithContainers(knowledge.NewContainers(h), e.db, e.blobs)
+	ing := ingest.New(e.db, e.blobs, extract.New(h), nil).WithContainers(extract.NewContainers(h), e.db, e.blobs)
 	return containerEnv{env: e, ingester: ing, svc: files.NewService(e.db, e.blobs, 0), entries: indexing.NewContainers(e.db, ing)}
 }
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/internal/testcorpus"
 )
 
@@ -24,7 +24,7 @@ func TestMailLosses(t *testing.T) {
 	for _, file := range []string{"smime-enveloped.eml", "pgp-mime-encrypted.eml", "pgp-inline-encrypted.eml"} {
 		t.Run(file, func(t *testing.T) {
 			_, st, _ := c.ingest(t, file, testcorpus.Read(t, "mail", file), time.Minute, 1<<30)
-			if got := knowledge.ShownStatus(st.Status, st.Error); got != knowledge.StatusEncrypted || !strings.Contains(st.Error, "encrypted to its recipients") {
+			if got := unlock.ShownStatus(st.Status, st.Error); got != unlock.StatusEncrypted || !strings.Contains(st.Error, "encrypted to its recipients") {
 				t.Errorf("status %s (%s), error %q; want encrypted", got, st.Status, st.Error)
 			}
 		})

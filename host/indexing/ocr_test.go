@@ -21,7 +21,13 @@ import (
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/ocr"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/progress"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
@@ -41,8 +47,8 @@ const huckFinn = "Chapter II.\nWE went tiptoeing along a path amongst the trees 
 type ocrWorld struct {
 	w   *worldtest.World
 	svc *files.Service
-	ex  *knowledge.Extractors
-	ocr *knowledge.OCR
+	ex  *extract.Set
+	ocr *ocr.Runner
 }
 
 func newOCRWorld(t *testing.T, withOCR bool, plugins ...string) *ocrWorld {
@@ -78,8 +84,8 @@ func newOCRWorldOf(t testing.TB, withOCR bool, plugins ...string) *ocrWorld {
 			t.Fatal(err)
 		}
 	}
-	ex := knowledge.NewExtractors(h)
-	return &ocrWorld{w: w, svc: files.NewService(w.DB, w.Blobs, 0), ex: ex, ocr: knowledge.NewOCR(w.DB, w.Blobs, ex, w.Client)}
+	ex := extract.New(h)
+	return &ocrWorld{w: w, svc: files.NewService(w.DB, w.Blobs, 0), ex: ex, ocr: ocr.New(w.DB, w.Blobs, ex, w.Client)}
 }
 
 func (o *ocrWorld) ingest(t *testing.T, name string, data []byte) filemeta.Item {
@@ -93,7 +99,7 @@ func (o *ocrWorld) ingestTB(t testing.TB, name string, data []byte) filemeta.Ite
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := knowledge.NewIngester(o.w.DB, o.w.Blobs, o.ex, nil).Ingest(context.Background(), f.ID, false); err != nil {
+	if _, err := ingest.New(o.w.DB, o.w.Blobs, o.ex, nil).Ingest(context.Background(), f.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -111,7 +117,7 @@ func (o *ocrWorld) state(t *testing.T, f filemeta.Item) kindex.ContentState {
 // found reports the pages a search finds in f, with the object ids.
 func (o *ocrWorld) found(t *testing.T, f filemeta.Item, query string) map[int]string {
 	t.Helper()
-	hits, err := knowledge.NewSearcher(o.w.DB, nil, nil).Search(context.Background(), o.w.P, kindex.Query{Text: query, WorkspaceID: o.w.Workspace, FileIDs: []string{f.ID}, Limit: 10})
+	hits, err := search.New(o.w.DB, nil, nil).Search(context.Background(), o.w.P, kindex.Query{Text: query, WorkspaceID: o.w.Workspace, FileIDs: []string{f.ID}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +163,7 @@ func TestOCRScannedPDF(t *testing.T) {
 	if got := kindex.ImageOnlyPages(st.Index); !slices.Equal(got, []int{1}) {
 		t.Fatalf("image-only pages %v, want [1]", got)
 	}
-	p := knowledge.ProgressOf(st)
+	p := progress.Of(st)
 	if p == nil || p.Searchable != 0 || p.Pages != 1 || !p.Pending || p.OCR != kindex.OCRPending {
 		t.Fatalf("progress before OCR %+v", p)
 	}
@@ -182,7 +188,7 @@ func TestOCRScannedPDF(t *testing.T) {
 		t.Fatalf("search found %v, want page 1's OCR object", got)
 	}
 	st = o.state(t, f)
-	if p := knowledge.ProgressOf(st); p.Searchable != 1 || p.Pending || p.OCR != kindex.OCRDone {
+	if p := progress.Of(st); p.Searchable != 1 || p.Pending || p.OCR != kindex.OCRDone {
 		t.Fatalf("progress after OCR %+v", p)
 	}
 	pm := st.Index.Structure["pageMap"].([]any)[0].(map[string]any)
@@ -255,7 +261,7 @@ func TestOCRFaxResumes(t *testing.T) {
 	if got := o.found(t, f, "FAX tiptoeing"); got[1] != "ocr-1" {
 		t.Fatalf("page 1 not found after the first run: %v", got)
 	}
-	p := knowledge.ProgressOf(o.state(t, f))
+	p := progress.Of(o.state(t, f))
 	if p.Searchable != 1 || p.Pages != 2 || !p.Pending || !strings.Contains(p.Message, "1 of 2 pages searchable") {
 		t.Fatalf("progress after the failure %+v", p)
 	}
@@ -279,7 +285,7 @@ func TestOCRNotConfigured(t *testing.T) {
 	if n, err := o.ocr.Run(context.Background(), f, nil); err != nil || n != 0 {
 		t.Fatalf("run %d %v", n, err)
 	}
-	p := knowledge.ProgressOf(o.state(t, f))
+	p := progress.Of(o.state(t, f))
 	if p.OCR != kindex.OCRNotConfigured || p.Pending || p.Searchable != 0 || !strings.Contains(p.Message, "AGENTHOST_MODEL_OCR") {
 		t.Fatalf("progress %+v", p)
 	}
@@ -313,7 +319,7 @@ func TestOCRImageFile(t *testing.T) {
 	if got := o.found(t, f, "tiptoeing"); got[0] != "ocr" {
 		t.Fatalf("found %v", got)
 	}
-	if p := knowledge.ProgressOf(o.state(t, f)); p.Searchable != 1 || p.Pending {
+	if p := progress.Of(o.state(t, f)); p.Searchable != 1 || p.Pending {
 		t.Fatalf("progress %+v", p)
 	}
 }
@@ -364,7 +370,7 @@ func BenchmarkOCRPagesPerMinute(b *testing.B) {
 // until the background completion has extracted every page.
 func TestProgressOfLongPDF(t *testing.T) {
 	w := newKnowledgeWorld(t, "pdf")
-	f := w.ingest(t, knowledge.SmartPDF{MaxPages: 40}, "pdf", "deb-gutenprint-users-manual.pdf")
+	f := w.ingest(t, ingest.SmartPDF{MaxPages: 40}, "pdf", "deb-gutenprint-users-manual.pdf")
 	var ix knowledge.IndexResponse
 	if err := w.call(w.caller, "index", map[string]any{"file": f.ID}, &ix); err != nil {
 		t.Fatal(err)
@@ -379,7 +385,7 @@ func TestProgressOfLongPDF(t *testing.T) {
 	if !strings.Contains(read.Indexing, "still being indexed: 1 of 73 pages searchable; 72 pages are still being extracted") {
 		t.Fatalf("read_objects says %q", read.Indexing)
 	}
-	reader := knowledge.NewReader(w.db, w.blobs, w.pages)
+	reader := ondemand.NewReader(w.db, w.blobs, w.pages)
 	if _, err := reader.ExtractRest(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -407,8 +413,8 @@ func TestOCRThroughTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := jobs.NewRegistry()
-	indexing.RegisterJobs(reg, knowledge.NewIngester(db, o.w.Blobs, o.ex, nil), db)
-	indexing.RegisterCompletion(reg, knowledge.NewReader(db, o.w.Blobs, o.ex), db, db)
+	indexing.RegisterJobs(reg, ingest.New(db, o.w.Blobs, o.ex, nil), db)
+	indexing.RegisterCompletion(reg, ondemand.NewReader(db, o.w.Blobs, o.ex), db, db)
 	indexing.RegisterOCR(reg, o.ocr, db)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, RetryBase: 50 * time.Millisecond, MaxAttempts: 3})
 	if err != nil {
@@ -430,10 +436,10 @@ func TestOCRThroughTheQueue(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			st, _ := db.ContentStateOf(ctx, f.TenantID, f.SHA256)
-			t.Fatalf("the scan was not read by OCR in the background: %s %+v", st.Status, knowledge.ProgressOf(st))
+			t.Fatalf("the scan was not read by OCR in the background: %s %+v", st.Status, progress.Of(st))
 		}
 	}
-	if p := knowledge.ProgressOf(o.state(t, f)); p.Pending || p.Searchable != 1 || p.OCR != kindex.OCRDone {
+	if p := progress.Of(o.state(t, f)); p.Pending || p.Searchable != 1 || p.OCR != kindex.OCRDone {
 		t.Fatalf("progress %+v", p)
 	}
 }
@@ -469,7 +475,7 @@ func TestOCRMultiPageTIFF(t *testing.T) {
 		t.Errorf("page 2's text found at %v", got)
 	}
 	st = o.state(t, f)
-	if p := knowledge.ProgressOf(st); p.Pages != 2 || p.Searchable != 2 || p.Pending {
+	if p := progress.Of(st); p.Pages != 2 || p.Searchable != 2 || p.Pending {
 		t.Errorf("progress %+v", p)
 	}
 	if st.Index.Structure[kindex.StructTextStatus] != kindex.TextOCR {

@@ -12,6 +12,9 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
 	"github.com/agenthost/agenthost/host/wasm"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -86,7 +89,7 @@ func BenchmarkSmartPDF500(b *testing.B) {
 		w := newKnowledgeWorld(b, "pdf")
 		f := w.upload(b, w.svc, "500p.pdf", data)
 		start := time.Now()
-		if _, err := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).WithSmartPDF(knowledge.DefaultSmartPDF).Ingest(context.Background(), f.ID, false); err != nil {
+		if _, err := ingest.New(w.db, w.blobs, w.ex, nil).WithSmartPDF(ingest.DefaultSmartPDF).Ingest(context.Background(), f.ID, false); err != nil {
 			b.Fatal(err)
 		}
 		prescan := time.Since(start)
@@ -98,7 +101,7 @@ func BenchmarkSmartPDF500(b *testing.B) {
 			b.Fatalf("500-page index: on demand %v, %d pages, %d sections", ix.OnDemand, ix.Pages, len(ix.Sections))
 		}
 		// The first section of one to three pages starting past page 250.
-		var sec knowledge.Section
+		var sec ondemand.Section
 		for _, s := range ix.Sections {
 			if s.StartPage > 250 && s.EndPage-s.StartPage < 3 {
 				sec = s
@@ -149,7 +152,7 @@ func BenchmarkSmartPDF500(b *testing.B) {
 // between calls (see TestPrescanInstanceMemory).
 func BenchmarkPrescanVsExtract(b *testing.B) {
 	ctx := context.Background()
-	x := knowledge.NewExtractors(wasmtest.Host(b, "pdf"))
+	x := extract.New(wasmtest.Host(b, "pdf"))
 	for range b.N {
 		for _, doc := range []struct {
 			figure string

@@ -22,7 +22,11 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
@@ -38,11 +42,11 @@ import (
 // countingPages counts on-demand page extractions (calls of the PDF
 // plugin's readPages and the pages they covered).
 type countingPages struct {
-	inner        *knowledge.Extractors
+	inner        *extract.Set
 	calls, pages atomic.Int32
 }
 
-func (c *countingPages) ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int, sections []knowledge.Section) ([]content.Object, error) {
+func (c *countingPages) ReadPages(ctx context.Context, name, mimeType string, in wasm.Input, from, to int, sections []ondemand.Section) ([]content.Object, error) {
 	c.calls.Add(1)
 	c.pages.Add(int32(to - from + 1))
 	return c.inner.ReadPages(ctx, name, mimeType, in, from, to, sections)
@@ -54,7 +58,7 @@ func (c *countingPages) ReadPages(ctx context.Context, name, mimeType string, in
 type knowledgeWorld struct {
 	env
 	host   *wasm.Host
-	ex     *knowledge.Extractors
+	ex     *extract.Set
 	pages  *countingPages
 	kc     *knowledge.Capability
 	svc    *files.Service
@@ -82,12 +86,12 @@ func newKnowledgeWorld(t testing.TB, plugins ...string) *knowledgeWorld {
 		}
 	}
 	w.host = h
-	w.ex = knowledge.NewExtractors(h)
+	w.ex = extract.New(h)
 	w.pages = &countingPages{inner: w.ex}
 	w.svc = files.NewService(w.db, w.blobs, 0)
 	w.wf = workflows.NewService(w.db, workflows.NewBroker(w.db, workflows.BrokerConfig{}), nil)
-	*w.kc = knowledge.Capability{Files: w.svc, Documents: w.wf, Search: knowledge.NewSearcher(w.db, nil, nil),
-		Reader: knowledge.NewReader(w.db, w.blobs, w.pages)}
+	*w.kc = knowledge.Capability{Files: w.svc, Documents: w.wf, Search: search.New(w.db, nil, nil),
+		Reader: ondemand.NewReader(w.db, w.blobs, w.pages)}
 	w.caller = toolcall.With(ctx, toolcall.Caller{Principal: w.p, WorkspaceID: w.ws})
 	tn := w.p.TenantID
 	ws2, _ := w.db.CreateWorkspace(ctx, tenancy.Workspace{TenantID: tn, Name: "other"})
@@ -106,21 +110,21 @@ const handbook = "# Travel\n\nTrains are booked in second class.\n\n## Flights\n
 func (w *knowledgeWorld) ingestBytes(t *testing.T, name string, data []byte) filemeta.Item {
 	t.Helper()
 	f := w.upload(t, w.svc, name, data)
-	if _, err := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).Ingest(context.Background(), f.ID, false); err != nil {
+	if _, err := ingest.New(w.db, w.blobs, w.ex, nil).Ingest(context.Background(), f.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	return f
 }
 
 // ingest uploads a corpus file and indexes it with the given PDF policy.
-func (w *knowledgeWorld) ingest(t *testing.T, smart knowledge.SmartPDF, parts ...string) filemeta.Item {
+func (w *knowledgeWorld) ingest(t *testing.T, smart ingest.SmartPDF, parts ...string) filemeta.Item {
 	t.Helper()
 	data, err := os.ReadFile(testcorpus.Path(t, parts...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := w.upload(t, w.svc, parts[len(parts)-1], data)
-	in := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).WithSmartPDF(smart)
+	in := ingest.New(w.db, w.blobs, w.ex, nil).WithSmartPDF(smart)
 	if _, err := in.Ingest(context.Background(), f.ID, false); err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +193,8 @@ func code(err error) string {
 func TestKnowledgeCapability(t *testing.T) {
 	w := newKnowledgeWorld(t, "pdf", "office")
 	ctx := context.Background()
-	pdf := w.ingest(t, knowledge.SmartPDF{}, "pdf", "deb-camlidl-1.04.pdf")
-	docx := w.ingest(t, knowledge.SmartPDF{}, "office", "docx", "python-docx-comments-rich-para.docx")
+	pdf := w.ingest(t, ingest.SmartPDF{}, "pdf", "deb-camlidl-1.04.pdf")
+	docx := w.ingest(t, ingest.SmartPDF{}, "office", "docx", "python-docx-comments-rich-para.docx")
 	md := w.ingestBytes(t, "handbook.md", []byte(handbook))
 	wf, err := w.wf.Start(ctx, w.p, workflows.NewWorkflow{WorkspaceID: w.ws})
 	if err != nil {
@@ -334,8 +338,8 @@ func TestKnowledgeCapability(t *testing.T) {
 // as an agent calls them, on a corpus PDF and DOCX.
 func TestDocumentsPlugin(t *testing.T) {
 	w := newKnowledgeWorld(t, "pdf", "office", "documents")
-	pdf := w.ingest(t, knowledge.SmartPDF{}, "pdf", "deb-camlidl-1.04.pdf")
-	docx := w.ingest(t, knowledge.SmartPDF{}, "office", "docx", "python-docx-comments-rich-para.docx")
+	pdf := w.ingest(t, ingest.SmartPDF{}, "pdf", "deb-camlidl-1.04.pdf")
+	docx := w.ingest(t, ingest.SmartPDF{}, "office", "docx", "python-docx-comments-rich-para.docx")
 	md := w.ingestBytes(t, "handbook.md", []byte(handbook))
 	p, ok := w.host.Plugin("documents")
 	if !ok {
@@ -388,7 +392,7 @@ func TestDocumentsPlugin(t *testing.T) {
 func TestSmartPDF(t *testing.T) {
 	w := newKnowledgeWorld(t, "pdf", "documents")
 	const doc = "deb-gutenprint-users-manual"
-	f := w.ingest(t, knowledge.SmartPDF{MaxPages: 40}, "pdf", doc+".pdf")
+	f := w.ingest(t, ingest.SmartPDF{MaxPages: 40}, "pdf", doc+".pdf")
 	var ix knowledge.IndexResponse
 	if err := w.call(w.caller, "index", map[string]any{"file": f.ID}, &ix); err != nil {
 		t.Fatal(err)
@@ -400,7 +404,7 @@ func TestSmartPDF(t *testing.T) {
 	if err != nil || len(chunks) != 0 {
 		t.Fatalf("a pre-scanned PDF has %d chunks (%v), want none", len(chunks), err)
 	}
-	sec, ok := knowledge.FindSection(content.Index{Structure: map[string]any{"sections": ix.Sections}}, "General Requirements")
+	sec, ok := ondemand.FindSection(content.Index{Structure: map[string]any{"sections": ix.Sections}}, "General Requirements")
 	if !ok || sec.StartPage != 9 || sec.EndPage != 9 {
 		t.Fatalf("section General Requirements: %+v %v", sec, ok)
 	}
@@ -512,8 +516,8 @@ func TestSmartPDFInArchive(t *testing.T) {
 		"docs/manual.pdf": testcorpus.Read(t, "pdf", doc+".pdf"),
 		"docs/notes.txt":  []byte("Printer drivers are reviewed every spring."),
 	}))
-	ing := knowledge.NewIngester(w.db, w.blobs, w.ex, nil).WithSmartPDF(knowledge.SmartPDF{MaxPages: 40}).
-		WithContainers(knowledge.NewContainers(w.host), w.db, w.blobs)
+	ing := ingest.New(w.db, w.blobs, w.ex, nil).WithSmartPDF(ingest.SmartPDF{MaxPages: 40}).
+		WithContainers(extract.NewContainers(w.host), w.db, w.blobs)
 	if _, err := ing.Ingest(ctx, archive.ID, false); err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +529,7 @@ func TestSmartPDFInArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ix.Status != kindex.StatusIndexed || !ix.OnDemand || ix.Pages != 73 || len(ix.ExtractedPages) != 0 || len(ix.Sections) == 0 ||
-		ix.Path != "bundle.zip/docs/manual.pdf" || ix.FileName != "manual.pdf" || ix.MIMEType != knowledge.PDF {
+		ix.Path != "bundle.zip/docs/manual.pdf" || ix.FileName != "manual.pdf" || ix.MIMEType != extract.PDF {
 		t.Fatalf("inner PDF's index: %+v", ix)
 	}
 	entries, err := w.db.ContainerEntries(ctx, w.p, archive.ID)
@@ -628,7 +632,7 @@ func TestSmartPDFVectors(t *testing.T) {
 	}
 	w.kc.Reader.WithEmbedder(client, nil)
 	const doc = "deb-gutenprint-users-manual"
-	f := w.ingest(t, knowledge.SmartPDF{MaxPages: 40}, "pdf", doc+".pdf")
+	f := w.ingest(t, ingest.SmartPDF{MaxPages: 40}, "pdf", doc+".pdf")
 
 	readPages := func(pages ...int) {
 		t.Helper()
@@ -677,7 +681,7 @@ func TestSmartPDFVectors(t *testing.T) {
 		}
 	}
 	// Hybrid search (the searcher with the same model) finds it too.
-	hits, err := knowledge.NewSearcher(w.db, client, nil).Search(ctx, w.p, kindex.Query{Text: chunks[0].Text, FileIDs: []string{f.ID}})
+	hits, err := search.New(w.db, client, nil).Search(ctx, w.p, kindex.Query{Text: chunks[0].Text, FileIDs: []string{f.ID}})
 	if err != nil || len(hits) == 0 || hits[0].Ref.PageIndex != chunks[0].Ref.PageIndex {
 		t.Fatalf("hybrid search: %+v %v", hits, err)
 	}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -24,11 +25,11 @@ import (
 func TestPDFAttachmentsIndexed(t *testing.T) {
 	e := newEnv(t)
 	h := wasmtest.Host(t, "containers", "pdf", "office")
-	res := knowledge.NewContainers(h)
+	res := extract.NewContainers(h)
 	if res.Handles("report.pdf", "application/pdf") {
 		t.Fatal("a PDF is handled as a container")
 	}
-	ing := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(h), nil).WithContainers(res, e.db, e.blobs)
+	ing := ingest.New(e.db, e.blobs, extract.New(h), nil).WithContainers(res, e.db, e.blobs)
 	svc := files.NewService(e.db, e.blobs, 0)
 	entries := indexing.NewContainers(e.db, ing)
 	ctx := context.Background()
@@ -117,7 +118,7 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 					t.Errorf("extracting %s on demand: %+v, %v", p, en, err)
 				}
 			}
-			if _, err := entries.ExtractEntry(ctx, e.p, f.ID, c.name+"/absent.txt"); !errors.Is(err, knowledge.ErrNoEntry) {
+			if _, err := entries.ExtractEntry(ctx, e.p, f.ID, c.name+"/absent.txt"); !errors.Is(err, extract.ErrNoEntry) {
 				t.Errorf("an attachment the PDF does not carry: %v", err)
 			}
 		})
@@ -133,7 +134,7 @@ func TestPDFAttachmentsIndexed(t *testing.T) {
 func TestPDFUnreadPagesAndForms(t *testing.T) {
 	e := newEnv(t)
 	h := wasmtest.Host(t, "pdf")
-	ing := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(h), nil)
+	ing := ingest.New(e.db, e.blobs, extract.New(h), nil)
 	svc := files.NewService(e.db, e.blobs, 0)
 	ctx := context.Background()
 

@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -19,7 +20,7 @@ import (
 func TestUrduPDFSearch(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	ing := knowledge.NewIngester(e.db, e.blobs, knowledge.NewExtractors(wasmtest.Host(t, "pdf")), nil)
+	ing := ingest.New(e.db, e.blobs, extract.New(wasmtest.Host(t, "pdf")), nil)
 	svc := files.NewService(e.db, e.blobs, 0)
 	for _, c := range []struct {
 		file, query, phrase string

@@ -16,7 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -99,7 +99,7 @@ func killChild() error {
 	}
 	defer db.Close()
 	reg := jobs.NewRegistry()
-	indexing.RegisterJobs(reg, knowledge.NewIngester(db, blobs, hangingExtractor{dir: dir}, nil), db)
+	indexing.RegisterJobs(reg, ingest.New(db, blobs, hangingExtractor{dir: dir}, nil), db)
 	q, err := jobs.New(db, jobs.Config{Registry: reg, Work: true, JobTimeout: -1})
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 	// The upload is enqueued by a queue that does not work: nobody takes it.
 	gate := gatedExtractor{started: make(chan struct{}, 1), release: make(chan struct{})}
 	reg := jobs.NewRegistry()
-	indexing.RegisterJobs(reg, knowledge.NewIngester(db, blobs, gate, nil), db)
+	indexing.RegisterJobs(reg, ingest.New(db, blobs, gate, nil), db)
 	enq, err := jobs.New(db, jobs.Config{Registry: reg})
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 	}
 	t.Logf("retry started %s after the kill", time.Since(killed).Round(time.Millisecond))
 	st, err = db.ContentState(ctx, e.p, f.ID)
-	if err != nil || st.Status != kindex.StatusPending || !strings.HasPrefix(st.Note, knowledge.NoteRetryingAfterRestart) {
+	if err != nil || st.Status != kindex.StatusPending || !strings.HasPrefix(st.Note, ingest.NoteRetryingAfterRestart) {
 		t.Fatalf("state during the retry: %+v %v, want pending with a note naming the restart", st, err)
 	}
 	t.Logf("note during the retry: %q", st.Note)

@@ -7,7 +7,8 @@ import (
 
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/wasm/wasmtest"
 	"github.com/agenthost/agenthost/internal/testcorpus"
@@ -42,7 +43,7 @@ func retrievalHit5(tb testing.TB) float64 {
 	ctx := context.Background()
 	e := newEnv(tb)
 	db, p := e.db, e.p
-	ingester := knowledge.NewIngester(db, e.blobs, knowledge.NewExtractors(wasmtest.Host(tb, "pdf")), nil)
+	ingester := ingest.New(db, e.blobs, extract.New(wasmtest.Host(tb, "pdf")), nil)
 	svc := files.NewService(db, e.blobs, 0)
 	ids := map[string]string{}
 	for _, q := range questions {

@@ -10,7 +10,11 @@ import (
 
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/progress"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/host/wasm"
@@ -34,7 +38,7 @@ type DocumentResolver interface {
 	ResolveDocuments(ctx context.Context, p tenancy.Principal, workflowID string, refs []string) ([]workflows.Document, error)
 }
 
-// HitSearcher runs a knowledge search for a principal (the Searcher).
+// HitSearcher runs a knowledge search for a principal (the search.Service).
 type HitSearcher interface {
 	Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 }
@@ -48,7 +52,7 @@ type Capability struct {
 	Files     FileGetter
 	Documents DocumentResolver // nil: docItem references are refused
 	Search    HitSearcher
-	Reader    *Reader
+	Reader    *ondemand.Reader
 	// Containers lists and extracts archives' entries (the containers side
 	// of indexing); nil: files are not containers here.
 	Containers ContainerEntries
@@ -129,9 +133,9 @@ func capabilityError(fn string, err error) error {
 		code = CodeNotFound
 	case errors.Is(err, tenancy.ErrInvalid):
 		code = CodeInvalidArgument
-	case errors.Is(err, ErrNotReady):
+	case errors.Is(err, ondemand.ErrNotReady):
 		code = CodeNotReady
-	case errors.Is(err, ErrNoExtractor):
+	case errors.Is(err, extract.ErrNoExtractor):
 		code = CodeUnsupported
 	}
 	return &wasm.CapabilityError{Code: code, Message: "knowledge." + fn + ": " + err.Error()}
@@ -271,7 +275,7 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 			out.Status = kindex.StatusPending
 			return out, nil
 		}
-	} else if st, err = d.Reader.store.ContentState(ctx, c.Principal, f.ID); err != nil {
+	} else if st, err = d.Reader.ContentState(ctx, c.Principal, f.ID); err != nil {
 		if errors.Is(err, tenancy.ErrNotFound) {
 			// Readable file, no content row yet: indexing has not started.
 			out.Status = kindex.StatusPending
@@ -279,16 +283,16 @@ func (d *Capability) index(ctx context.Context, c toolcall.Caller, req json.RawM
 		}
 		return nil, err
 	}
-	out.Status, out.Error = ShownStatus(st.Status, st.Error), st.Error
-	out.OnDemand, out.Pages = OnDemand(st.Index), pageCount(st.Index)
+	out.Status, out.Error = unlock.ShownStatus(st.Status, st.Error), st.Error
+	out.OnDemand, out.Pages = ondemand.Is(st.Index), ondemand.PageCount(st.Index)
 	if out.OnDemand {
 		out.ExtractedPages = kindex.ExtractedPages(st.Index)
 		if out.ExtractedPages == nil {
 			out.ExtractedPages = []int{}
 		}
 	}
-	out.Sections = Sections(st.Index)
-	out.Progress = ProgressOf(st)
+	out.Sections = ondemand.Sections(st.Index)
+	out.Progress = progress.Of(st)
 	out.Structure = maps.Clone(st.Index.Structure)
 	for _, k := range []string{"pageMap", "outline", "headings", "sections", kindex.StructOnDemand, kindex.StructExtractedPages} {
 		delete(out.Structure, k)
@@ -311,7 +315,7 @@ func (d *Capability) read(ctx context.Context, c toolcall.Caller, r wire.Objects
 	if err != nil {
 		return nil, err
 	}
-	pg, err := d.Reader.Objects(ctx, c.Principal, f, ObjectQuery{
+	pg, err := d.Reader.Objects(ctx, c.Principal, f, ondemand.ObjectQuery{
 		Entry: r.Path, Pages: r.Pages, Section: r.Section, Types: r.Types, Offset: r.Offset, Limit: r.Limit, MaxBytes: r.MaxBytes,
 	})
 	if err != nil {
@@ -321,8 +325,8 @@ func (d *Capability) read(ctx context.Context, c toolcall.Caller, r wire.Objects
 	if r.Path == "" {
 		// Said where the agent reads, not only in the index: pages read
 		// now are complete, but a search may miss pages not indexed yet.
-		if st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID); err == nil {
-			if p := ProgressOf(st); p != nil && p.Pending {
+		if st, err := d.Reader.ContentState(ctx, c.Principal, f.ID); err == nil {
+			if p := progress.Of(st); p != nil && p.Pending {
 				out.Indexing = "this document is still being indexed: " + p.Message
 			}
 		}
@@ -357,7 +361,7 @@ func (d *Capability) extractItem(ctx context.Context, c toolcall.Caller, req jso
 		return nil, err
 	}
 	if d.Containers == nil {
-		return nil, fmt.Errorf("%w: this host resolves no containers, so %s has no entries to extract", ErrNoExtractor, f.Name)
+		return nil, fmt.Errorf("%w: this host resolves no containers, so %s has no entries to extract", extract.ErrNoExtractor, f.Name)
 	}
 	e, err := d.Containers.ExtractEntry(ctx, c.Principal, f.ID, r.Path)
 	if err != nil {

@@ -7,7 +7,9 @@ import (
 	"fmt"
 
 	"github.com/agenthost/agenthost/host/files/filemeta"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
 	"github.com/agenthost/agenthost/pdk/knowledge/wire"
@@ -36,7 +38,7 @@ func (d *Capability) folder(ctx context.Context, c toolcall.Caller, req json.Raw
 		r.Limit = 50
 	}
 	if d.Folders == nil {
-		return nil, fmt.Errorf("%w: this host lists no folders", ErrNoExtractor)
+		return nil, fmt.Errorf("%w: this host lists no folders", extract.ErrNoExtractor)
 	}
 	if c.WorkspaceID == "" {
 		return nil, fmt.Errorf("%w: folders belong to a workspace, and this call runs outside one", tenancy.ErrInvalid)
@@ -66,9 +68,9 @@ func (d *Capability) folder(ctx context.Context, c toolcall.Caller, req json.Raw
 	out.Next = page.Next
 	for _, f := range page.Items {
 		ff := wire.FolderFile{FileID: f.ID, Name: f.Name, MIMEType: f.MIMEType, Size: f.Size, Status: kindex.StatusPending}
-		switch st, err := d.Reader.store.ContentState(ctx, c.Principal, f.ID); {
+		switch st, err := d.Reader.ContentState(ctx, c.Principal, f.ID); {
 		case err == nil:
-			ff.Status, ff.Error = ShownStatus(st.Status, st.Error), st.Error
+			ff.Status, ff.Error = unlock.ShownStatus(st.Status, st.Error), st.Error
 		case !errors.Is(err, tenancy.ErrNotFound):
 			return nil, err
 		}

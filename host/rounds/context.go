@@ -11,9 +11,9 @@ import (
 	"sync"
 
 	"github.com/agenthost/agenthost/host/agent"
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/memory"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -31,7 +31,7 @@ type Knowledge struct {
 	Builder *agentcontext.ContextBuilder
 	// Memory keeps tool results and entities (the workflow layer); nil
 	// keeps nothing.
-	Memory knowledge.MemoryStore
+	Memory memory.Store
 	// EntityCache turns on entity extraction: one extra
 	// call of the summary model after each round with tool results, billed
 	// as purpose "entities" and counted in the workflow's budget. It is the
@@ -86,7 +86,7 @@ func (s *Service) roundKnowledge(ctx context.Context, p tenancy.Principal, w wor
 }
 
 // observe keeps a tool result in the workflow's memory (source "tool", cut
-// to knowledge.ToolMemoryBytes): later rounds and later requests of the
+// to memory.ToolResultBytes): later rounds and later requests of the
 // workflow find it in their context.
 func (rk *roundKnowledge) observe(ctx context.Context, e agent.Event) {
 	tr, ok := e.Data.(workflows.ToolResultData)
@@ -97,7 +97,7 @@ func (rk *roundKnowledge) observe(ctx context.Context, e agent.Event) {
 	if !tr.OK {
 		out = strings.TrimSpace(tr.ErrorCode + " " + tr.Error)
 	}
-	m := knowledge.ToolMemory(rk.w.ID, tr.CallID, tr.Tool, tr.OK, out)
+	m := memory.ToolResult(rk.w.ID, tr.CallID, tr.Tool, tr.OK, out)
 	if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, m); err != nil {
 		rk.s.logger.Warn("rounds: keeping a tool result in the workflow's memory", "workflow", rk.w.ID, "err", err)
 		return
@@ -183,7 +183,7 @@ const entityInstruction = "Extract the key facts from these tool results that la
 func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string) modeluse.Usage {
 	ctx = llm.WithAttribution(ctx, llm.Attribution{TenantID: rk.p.TenantID, WorkspaceID: rk.w.WorkspaceID, UserID: rk.p.UserID,
 		WorkflowID: rk.w.ID, Purpose: "entities"})
-	text := knowledge.Clip(strings.Join(results, "\n\n"), entityPromptMaxBytes)
+	text := memory.Clip(strings.Join(results, "\n\n"), entityPromptMaxBytes)
 	resp, err := rk.k.Model.Chat(ctx, llm.ChatRequest{Operation: modeluse.OpSummary, Messages: []llm.Message{
 		{Role: "system", Content: entityInstruction},
 		{Role: "user", Content: "Tool results:\n" + text},
@@ -198,7 +198,7 @@ func (rk *roundKnowledge) extractEntities(ctx context.Context, results []string)
 		return resp.Usage
 	}
 	for _, f := range facts {
-		if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, kindex.Memory{WorkflowID: rk.w.ID, Key: knowledge.EntityPrefix + f[0],
+		if _, err := rk.k.Memory.UpsertMemory(ctx, rk.p, kindex.Memory{WorkflowID: rk.w.ID, Key: memory.EntityPrefix + f[0],
 			Value: f[1], Source: kindex.MemoryExtraction}); err != nil {
 			rk.s.logger.Warn("rounds: keeping an entity", "workflow", rk.w.ID, "key", f[0], "err", err)
 		}
@@ -247,7 +247,7 @@ func parseEntities(reply string) ([][2]string, error) {
 		if v == "" {
 			continue
 		}
-		out = append(out, [2]string{key, knowledge.Clip(v, maxEntityValueBytes)})
+		out = append(out, [2]string{key, memory.Clip(v, maxEntityValueBytes)})
 		if len(out) == maxEntities {
 			break
 		}

@@ -14,9 +14,11 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
@@ -44,7 +46,7 @@ type kenv struct {
 	db       *store.DB
 	wf       *workflows.Service
 	files    *files.Service
-	ingester *knowledge.Ingester
+	ingester *ingest.Pipeline
 	srv      *llmtest.Server
 	model    *llm.Client
 	reg      *tools.Registry
@@ -88,7 +90,7 @@ func newKEnv(t *testing.T, decide func(llmtest.ChatRequest) llmtest.Step) *kenv 
 		Timeout: 10 * time.Second,
 	})
 	return &kenv{db: db, wf: workflows.NewService(db, workflows.NewBroker(db, workflows.BrokerConfig{}), nil),
-		files: files.NewService(db, blobs, 0), ingester: knowledge.NewIngester(db, blobs, knowledge.NewExtractors(h), nil),
+		files: files.NewService(db, blobs, 0), ingester: ingest.New(db, blobs, extract.New(h), nil),
 		srv: srv, model: client, reg: tools.NewRegistry(h, map[string][]string{"core": {"lookup"}}),
 		wsA: wsA.ID, wsB: wsB.ID,
 		alice: user("alice@t", wsA.ID, tenancy.RoleMember), pat: user("pat@t", wsA.ID, tenancy.RolePersonal),
@@ -117,7 +119,7 @@ func (e *kenv) service(k rounds.Knowledge) *rounds.Service {
 }
 
 func (e *kenv) builder(cfg agentcontext.ContextConfig) *agentcontext.ContextBuilder {
-	return agentcontext.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, cfg, nil)
+	return agentcontext.NewContextBuilder(search.New(e.db, nil, nil), e.db, cfg, nil)
 }
 
 // run starts a round and waits for its end.
@@ -468,10 +470,10 @@ func TestDegradedMode(t *testing.T) {
 				t.Fatal(err)
 			}
 			kdb.Close()
-			return agentcontext.NewContextBuilder(knowledge.NewSearcher(kdb, nil, nil), kdb, agentcontext.ContextConfig{}, nil)
+			return agentcontext.NewContextBuilder(search.New(kdb, nil, nil), kdb, agentcontext.ContextConfig{}, nil)
 		}, "closed"},
 		{"deadline", func(t *testing.T, e *kenv) *agentcontext.ContextBuilder {
-			return agentcontext.NewContextBuilder(knowledge.NewSearcher(e.db, nil, nil), e.db, agentcontext.ContextConfig{SearchTimeout: time.Nanosecond}, nil)
+			return agentcontext.NewContextBuilder(search.New(e.db, nil, nil), e.db, agentcontext.ContextConfig{SearchTimeout: time.Nanosecond}, nil)
 		}, "deadline exceeded"},
 	}
 	for _, c := range cases {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host/billing"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
 	"github.com/agenthost/agenthost/host/money"
 	"github.com/agenthost/agenthost/host/rounds"
 	"github.com/agenthost/agenthost/host/settings"
@@ -61,7 +61,7 @@ type Config struct {
 	// Plugins is the plugin host's configuration.
 	Plugins Plugins
 	// Extractors is the operator's choice of extractor plugins.
-	Extractors knowledge.ExtractorChoice
+	Extractors extract.OperatorChoice
 	// Billing is the plugin compute price and the budget's overdraft.
 	Billing Billing
 	// Telemetry says where spans go and who reads /metrics.

@@ -18,7 +18,10 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
 	"github.com/agenthost/agenthost/host/jobs"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
+	"github.com/agenthost/agenthost/host/knowledge/ocr"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/mcpclient"
@@ -205,13 +208,13 @@ func warmInBackground(ctx context.Context, host *wasm.Host, logger *slog.Logger)
 // work, so that every process knows them: a kind is added with one
 // Register line here. (Background runs and data source syncs are serve's
 // own, on queues of their own: New registers them.)
-func jobKinds(ingester *knowledge.Ingester, reader *knowledge.Reader, ocr *knowledge.OCR, db *store.DB, sweeper *sweep.Sweeper, auditRetention time.Duration, logger *slog.Logger) *jobs.Registry {
+func jobKinds(ingester *ingest.Pipeline, reader *ondemand.Reader, ocrRunner *ocr.Runner, db *store.DB, sweeper *sweep.Sweeper, auditRetention time.Duration, logger *slog.Logger) *jobs.Registry {
 	reg := jobs.NewRegistry()
 	sweep.Register(reg, sweeper)
 	sweep.RegisterAudit(reg, db, auditRetention, logger)
 	indexing.RegisterJobs(reg, ingester, db)
 	indexing.RegisterCompletion(reg, reader, db, db)
-	indexing.RegisterOCR(reg, ocr, db)
+	indexing.RegisterOCR(reg, ocrRunner, db)
 	return reg
 }
 
@@ -397,7 +400,7 @@ func agentModels(cfg llm.Config) string {
 
 // embedderOf is the embedding model when one is configured: search is then
 // hybrid and read pages are embedded; nil otherwise (words only).
-func embedderOf(model *llm.Client) knowledge.Embedder {
+func embedderOf(model *llm.Client) search.Embedder {
 	if model.Configured(modeluse.OpEmbedding) {
 		return model
 	}

@@ -45,6 +45,12 @@ import (
 	"github.com/agenthost/agenthost/host/jobs"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
+	"github.com/agenthost/agenthost/host/knowledge/ocr"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/search"
+	"github.com/agenthost/agenthost/host/knowledge/unlock"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
 	"github.com/agenthost/agenthost/host/mcpserver"
@@ -201,7 +207,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // stopped during start-up
 	}
-	extractors := knowledge.NewExtractors(host).WithChoice(cfg.Extractors).WithLogger(logger)
+	extractors := extract.New(host).WithChoice(cfg.Extractors).WithLogger(logger)
 	if err := extractors.Check(); err != nil {
 		return nil, fmt.Errorf("refusing the operator's choice of extractors: %w", err)
 	}
@@ -218,7 +224,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	// Large PDFs are pre-scanned at upload; their pages are extracted when read.
 	// Containers (ZIP, TAR, GZ) are resolved by the containers plugin; their
 	// inner files are indexed one by one.
-	ingester := knowledge.NewIngester(db, blobs, extractors, logger).WithSmartPDF(knowledge.DefaultSmartPDF).
+	ingester := ingest.New(db, blobs, extractors, logger).WithSmartPDF(ingest.DefaultSmartPDF).
 		WithContainers(extractors.Containers(), db, blobs)
 	if model.Configured(modeluse.OpEmbedding) {
 		ingester.WithEmbedder(model)
@@ -240,9 +246,9 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	// Pages of large PDFs are read on demand by the knowledge capability,
 	// and the rest extracted in the background by the queue. OCR calls the
 	// model capability for the file's uploader.
-	reader := knowledge.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
-	ocr := knowledge.NewOCR(db, blobs, extractors, model).WithEmbedder(embedderOf(model), logger)
-	s.kinds = jobKinds(ingester, reader, ocr, db, NewSweeper(db, blobs, cfg.Sweep, logger), cfg.Sweep.Audit, logger)
+	reader := ondemand.NewReader(db, blobs, extractors).WithEmbedder(embedderOf(model), logger)
+	ocrRunner := ocr.New(db, blobs, extractors, model).WithEmbedder(embedderOf(model), logger)
+	s.kinds = jobKinds(ingester, reader, ocrRunner, db, NewSweeper(db, blobs, cfg.Sweep, logger), cfg.Sweep.Audit, logger)
 	qcfg := jobs.Config{Registry: s.kinds, Work: true, Periodic: PeriodicJobs(cfg.Sweep), Logger: logger,
 		TracerProvider: tel.TracerProvider(), HostID: hostID}
 	if cfg.Role == Serve {
@@ -282,8 +288,8 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 
 // newServe builds serve's services over what New opened: the workflows,
 // the agent and its runner, the tools, connections, sign-in and the API.
-func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extractors *knowledge.Extractors, ingester *knowledge.Ingester,
-	reader *knowledge.Reader, blobs files.Blobs, meter *billing.Meter, auditLog *audit.Log, signInCfg signin.Config) error {
+func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extractors *extract.Set, ingester *ingest.Pipeline,
+	reader *ondemand.Reader, blobs files.Blobs, meter *billing.Meter, auditLog *audit.Log, signInCfg signin.Config) error {
 	cfg, logger, db, host, model, tel, queue := s.cfg, s.logger, s.db, s.host, s.model, s.tel, s.queue
 	indexer := indexing.NewJobIndexer(queue)
 	fileSvc := files.NewService(db, blobs, cfg.MaxUpload).WithIndexer(indexer, logger)
@@ -391,7 +397,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		logger.Info("connections disabled: set AGENTHOST_SECRET_KEY to store users' connections")
 	}
 	// Search is hybrid when an embedding model is configured, lexical otherwise.
-	searcher := knowledge.NewSearcher(db, embedderOf(model), logger)
+	searcher := search.New(db, embedderOf(model), logger)
 	// Every round's context comes from the knowledge store's context builder;
 	// the entity cache costs a model call per round with tool
 	// results, so it is opt-in: the variable is the host's default, and a
@@ -460,7 +466,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 		Logger:       logger, Plugins: host, UI: ui, Voice: model,
 		Auth: db, Tokens: db, MCPClients: db, OAuth: optionalOAuth(oauth), Connections: conns, DataSources: dataSources, Workspaces: db, Files: fileSvc, MaxBody: int(cfg.MaxUpload) + 1<<20,
 		Workflows: wfSvc, Workspace: runner, Tools: registry, WorkspaceTools: db,
-		Knowledge: searcher, IndexStates: db, Reindexer: indexer, ContainerEntries: db, FileObjects: reader, PagePDFs: extractors, FilePasswords: knowledge.NewUnlocker(ingester, db),
+		Knowledge: searcher, IndexStates: db, Reindexer: indexer, ContainerEntries: db, FileObjects: reader, PagePDFs: extractors, FilePasswords: unlock.New(ingester, db),
 		Billing: db, Telemetry: tel, MetricsToken: cfg.Telemetry.MetricsToken, TraceHealth: cfg.Telemetry.TraceHealth, Background: bg,
 		Notifications: notes,
 		Rate:          api.RateLimit{Counter: db, PerMinute: cfg.TenantRate},

@@ -8,7 +8,11 @@ import (
 	"github.com/agenthost/agenthost/host/datasources"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/indexing"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
+	"github.com/agenthost/agenthost/host/knowledge/memory"
+	"github.com/agenthost/agenthost/host/knowledge/ocr"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/mcpclient"
 	"github.com/agenthost/agenthost/host/mcpserver"
 	"github.com/agenthost/agenthost/host/notifications"
@@ -27,32 +31,32 @@ import (
 // checks live here, beside it: a method changed on one side fails to
 // compile.
 var (
-	_ audit.Store              = (*store.DB)(nil)
-	_ background.Store         = (*store.DB)(nil)
-	_ billing.Store            = (*store.DB)(nil)
-	_ connections.Store        = (*store.DB)(nil)
-	_ datasources.Store        = (*store.DB)(nil)
-	_ files.Store              = (*store.DB)(nil)
-	_ indexing.EntryStore      = (*store.DB)(nil)
-	_ knowledge.BackfillStore  = (*store.DB)(nil)
-	_ knowledge.ContainerStore = (*store.DB)(nil)
-	_ knowledge.ContentStore   = (*store.DB)(nil)
-	_ knowledge.IngestStore    = (*store.DB)(nil)
-	_ knowledge.MemoryStore    = (*store.DB)(nil)
-	_ knowledge.OCRStore       = (*store.DB)(nil)
-	_ knowledge.SearchStore    = (*store.DB)(nil)
-	_ mcpclient.Store          = (*store.DB)(nil)
-	_ mcpserver.SessionStore   = (*store.DB)(nil)
-	_ notifications.Store      = (*store.DB)(nil)
-	_ passkey.Store            = (*store.DB)(nil)
-	_ scim.Store               = (*store.DB)(nil)
-	_ signin.InvitationStore   = (*store.DB)(nil)
-	_ signin.Store             = (*store.DB)(nil)
-	_ sweep.Store              = (*store.DB)(nil)
-	_ workflows.Store          = (*store.DB)(nil)
-	_ workflows.EventSource    = (*store.DB)(nil)
-	_ workflows.Announcer      = (*store.DB)(nil)
-	_ rounds.ModelStore        = (*store.DB)(nil)
-	_ rounds.PreferenceStore   = (*store.DB)(nil)
-	_ rounds.SettingsStore     = (*store.DB)(nil)
+	_ audit.Store            = (*store.DB)(nil)
+	_ background.Store       = (*store.DB)(nil)
+	_ billing.Store          = (*store.DB)(nil)
+	_ connections.Store      = (*store.DB)(nil)
+	_ datasources.Store      = (*store.DB)(nil)
+	_ files.Store            = (*store.DB)(nil)
+	_ indexing.EntryStore    = (*store.DB)(nil)
+	_ ingest.BackfillStore   = (*store.DB)(nil)
+	_ ingest.ContainerStore  = (*store.DB)(nil)
+	_ ondemand.Store         = (*store.DB)(nil)
+	_ ingest.Store           = (*store.DB)(nil)
+	_ memory.Store           = (*store.DB)(nil)
+	_ ocr.Store              = (*store.DB)(nil)
+	_ search.Store           = (*store.DB)(nil)
+	_ mcpclient.Store        = (*store.DB)(nil)
+	_ mcpserver.SessionStore = (*store.DB)(nil)
+	_ notifications.Store    = (*store.DB)(nil)
+	_ passkey.Store          = (*store.DB)(nil)
+	_ scim.Store             = (*store.DB)(nil)
+	_ signin.InvitationStore = (*store.DB)(nil)
+	_ signin.Store           = (*store.DB)(nil)
+	_ sweep.Store            = (*store.DB)(nil)
+	_ workflows.Store        = (*store.DB)(nil)
+	_ workflows.EventSource  = (*store.DB)(nil)
+	_ workflows.Announcer    = (*store.DB)(nil)
+	_ rounds.ModelStore      = (*store.DB)(nil)
+	_ rounds.PreferenceStore = (*store.DB)(nil)
+	_ rounds.SettingsStore   = (*store.DB)(nil)
 )

@@ -392,7 +392,7 @@ func ownChunkID(stored string) string {
 
 // ClaimEncryptedContent takes a tenant's content (by sha256) again for
 // indexing only while it waits for its password (failed with
-// knowledge.ReasonEncrypted or ReasonWrongPassword), and reports whether it
+// kindex.ReasonEncrypted or ReasonWrongPassword), and reports whether it
 // did: a password given never races an indexing in progress. The content
 // is marked read with a password.
 func (db *DB) ClaimEncryptedContent(ctx context.Context, tenantID, sha string) (bool, error) {

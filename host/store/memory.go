@@ -18,7 +18,7 @@ const maxMemoryList = 1000
 // (extracted entities, notes, summaries) are not bounded here.
 const MaxToolMemories = 50
 
-// UpsertMemory implements knowledge.MemoryStore: the workflow's row is
+// UpsertMemory implements memory.Store: the workflow's row is
 // taken first (its owner only, as for every child row of a workflow), then
 // the entry is inserted or its value and source replaced. Writing a tool
 // result prunes the workflow's tool results beyond the newest
@@ -58,7 +58,7 @@ func (db *DB) UpsertMemory(ctx context.Context, p tenancy.Principal, m kindex.Me
 	return out, err
 }
 
-// Memories implements knowledge.MemoryStore.
+// Memories implements memory.Store.
 func (db *DB) Memories(ctx context.Context, p tenancy.Principal, workflowID string, source kindex.MemorySource, limit int) ([]kindex.Memory, error) {
 	if limit <= 0 || limit > maxMemoryList {
 		return nil, fmt.Errorf("%w: memory limit %d (1..%d)", tenancy.ErrInvalid, limit, maxMemoryList)
@@ -97,7 +97,7 @@ func (db *DB) Memories(ctx context.Context, p tenancy.Principal, workflowID stri
 	return out, rows.Err()
 }
 
-// DeleteMemory implements knowledge.MemoryStore.
+// DeleteMemory implements memory.Store.
 func (db *DB) DeleteMemory(ctx context.Context, p tenancy.Principal, workflowID, key string) error {
 	return db.tx(ctx, func(c conn) error {
 		if err := touchWorkflow(ctx, c, p, workflowID); err != nil {

@@ -27,7 +27,7 @@ func passwordOpen(alias string) string {
 }
 
 // lockedState is the reason a locked file called name shows for its
-// content's status and reason: a knowledge.StatusEncrypted one (by its
+// content's status and reason: a unlock.StatusEncrypted one (by its
 // prefix), or a failure for another reason as it is.
 func lockedState(status kindex.Status, reason, name string) string {
 	const give = " needs its password (give it with POST /api/v1/files/{id}/password)"

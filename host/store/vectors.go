@@ -244,7 +244,7 @@ const staleEmbedding = 10 * time.Minute
 // left embedding for staleEmbedding) that have chunks without a vector of
 // model: contents indexed while the embedding service was down (or before
 // a model was configured), which the embedding backfill
-// (knowledge.Ingester.Backfill) completes. Administrative: no principal.
+// (ingest.Pipeline.Backfill) completes. Administrative: no principal.
 func (db *DB) ContentsMissingVectors(ctx context.Context, model string, limit int) ([]kindex.ContentKey, error) {
 	rows, err := db.conn().query(ctx, `SELECT DISTINCT c.tenant_id, c.sha256 FROM chunks c
 		JOIN content_indexes ci ON ci.tenant_id = c.tenant_id AND ci.sha256 = c.sha256

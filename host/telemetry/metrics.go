@@ -60,7 +60,7 @@ func (t *Telemetry) ObserveHTTP(method, route, status string, d time.Duration) {
 }
 
 // ObserveIngestPhase records one phase of indexing a content (a
-// knowledge.PhaseObserver).
+// ingest.PhaseObserver).
 func (t *Telemetry) ObserveIngestPhase(phase string, d time.Duration) {
 	t.m.ingest.WithLabelValues(phase).Observe(d.Seconds())
 }

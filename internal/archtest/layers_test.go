@@ -91,6 +91,16 @@ var layerOf = map[string]int{
 	"host/indexing":                    services,
 	"host/installed":                   services,
 	"host/knowledge":                   services,
+	"host/knowledge/chunk":             services,
+	"host/knowledge/extract":           services,
+	"host/knowledge/ingest":            services,
+	"host/knowledge/internal/keyed":    services,
+	"host/knowledge/memory":            services,
+	"host/knowledge/ocr":               services,
+	"host/knowledge/ondemand":          services,
+	"host/knowledge/progress":          services,
+	"host/knowledge/search":            services,
+	"host/knowledge/unlock":            services,
 	"host/llm":                         services,
 	"host/mcpclient":                   services,
 	"host/mcpserver":                   services, // the builtin client capability reaches it
@@ -319,4 +329,46 @@ func TestStoreImportsNothingAbove(t *testing.T) {
 		}
 	}
 	t.Logf("host/store depends on: %s", strings.Join(deps, " "))
+}
+
+// knowledgeOrder ranks the packages of host/knowledge's concerns, lowest
+// first (docs/architecture.md#layers): within the services layer, each
+// imports only packages of a lower rank, so the concerns stay apart and a
+// leaf (chunking, search, memory, passwords) never grows a dependency on
+// the pipeline above it.
+var knowledgeOrder = map[string]int{
+	"host/knowledge/internal/keyed": 0,
+	"host/knowledge/chunk":          0,
+	"host/knowledge/search":         0,
+	"host/knowledge/memory":         0,
+	"host/knowledge/unlock":         0,
+	"host/knowledge/extract":        1,
+	"host/knowledge/ondemand":       2,
+	"host/knowledge/ocr":            3,
+	"host/knowledge/progress":       4,
+	"host/knowledge/ingest":         4,
+	"host/knowledge":                5, // the plugins' capability, over all of them
+}
+
+func TestKnowledgeConcernsPointDown(t *testing.T) {
+	g := load(t)
+	for pkg, from := range knowledgeOrder {
+		if _, ok := g.imports[pkg]; !ok {
+			t.Errorf("%s not found: update knowledgeOrder", pkg)
+		}
+		for _, imp := range g.imports[pkg] {
+			if to, ok := knowledgeOrder[imp]; ok && to >= from {
+				t.Errorf("%s (rank %d) imports %s (rank %d): the knowledge concerns point down", pkg, from, imp, to)
+			}
+		}
+	}
+	for pkg := range g.imports {
+		rest, ok := strings.CutPrefix(pkg, "host/knowledge/")
+		if !ok || strings.HasPrefix(rest, "kindex") || strings.HasPrefix(rest, "analysis") || strings.HasPrefix(rest, "agentcontext") {
+			continue
+		}
+		if _, ok := knowledgeOrder[pkg]; !ok {
+			t.Errorf("%s has no rank in knowledgeOrder", pkg)
+		}
+	}
 }

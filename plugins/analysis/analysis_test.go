@@ -17,6 +17,10 @@ import (
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
 	"github.com/agenthost/agenthost/host/llm/modeluse"
@@ -39,7 +43,7 @@ type env struct {
 	svc      *files.Service
 	srv      *llmtest.Server
 	host     *wasm.Host
-	ex       *knowledge.Extractors
+	ex       *extract.Set
 	p        tenancy.Principal
 	ws       string
 	workflow string
@@ -55,8 +59,8 @@ func newEnv(t testing.TB) env {
 	fc := &files.Capability{Files: w.Files, Workflows: w.Workflows}
 	mc := &llm.Capabilities{Client: w.Client, Workflows: w.Workflows}
 	h := wasmtest.HostWith(t, []wasm.Capability{fc.Wasm(), mc.ModelCapability(), kc.Wasm()}, "analysis", "office")
-	ex := knowledge.NewExtractors(h)
-	*kc = knowledge.Capability{Files: w.Files, Documents: w.Workflows, Search: knowledge.NewSearcher(w.DB, nil, nil), Reader: knowledge.NewReader(w.DB, w.Blobs, ex)}
+	ex := extract.New(h)
+	*kc = knowledge.Capability{Files: w.Files, Documents: w.Workflows, Search: search.New(w.DB, nil, nil), Reader: ondemand.NewReader(w.DB, w.Blobs, ex)}
 	return env{db: w.DB, blobs: w.Blobs, svc: w.Files, srv: w.Server, host: h, ex: ex, p: w.P, ws: w.Workspace, workflow: w.Workflow, wf: w.Workflows}
 }
 
@@ -68,7 +72,7 @@ func (e env) upload(t testing.TB, name, text string, indexed bool) filemeta.Item
 		t.Fatal(err)
 	}
 	if indexed {
-		if _, err := knowledge.NewIngester(e.db, e.blobs, e.ex, nil).Ingest(context.Background(), f.ID, false); err != nil {
+		if _, err := ingest.New(e.db, e.blobs, e.ex, nil).Ingest(context.Background(), f.ID, false); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/agenthost/agenthost/host/files/filemeta"
 	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/toolcall"
@@ -54,8 +56,8 @@ func newEnv(t testing.TB, model *worldtest.Model) *env {
 	w := worldtest.New(t, worldtest.Options{Workspaces: []string{"w", "w2"}, Workflow: "run", Model: model})
 	svc := files.NewService(w.DB, w.Blobs, maxUpload)
 	fc := &files.Capability{Files: svc, Workflows: w.Workflows}
-	kc := &knowledge.Capability{Files: svc, Documents: w.Workflows, Search: knowledge.NewSearcher(w.DB, nil, nil),
-		Reader: knowledge.NewReader(w.DB, w.Blobs, nil), Folders: svc}
+	kc := &knowledge.Capability{Files: svc, Documents: w.Workflows, Search: search.New(w.DB, nil, nil),
+		Reader: ondemand.NewReader(w.DB, w.Blobs, nil), Folders: svc}
 	h := wasmtest.HostWith(t, []wasm.Capability{fc.Wasm(), kc.Wasm()}, "filetools")
 	e := &env{w: w, db: w.DB, svc: svc, wf: w.Workflows, host: h, fc: fc, p: w.P, ws: w.Workspaces[0], ws2: w.Workspaces[1], flow: w.Workflow}
 	bob, err := w.DB.CreateUser(ctx, tenancy.User{TenantID: w.Tenant.ID, Email: "bob@t"})

@@ -11,7 +11,8 @@ import (
 	"github.com/agenthost/agenthost/host/agent"
 	"github.com/agenthost/agenthost/host/files"
 	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/extract"
+	"github.com/agenthost/agenthost/host/knowledge/ingest"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/llm"
 	"github.com/agenthost/agenthost/host/llm/llmtest"
@@ -104,7 +105,7 @@ func (a *Agent) Document(tb testing.TB, ref string) (filemeta.Item, []byte) {
 func (a *Agent) Ingest(tb testing.TB, h *wasm.Host, id string) {
 	tb.Helper()
 	ctx := context.Background()
-	ing := knowledge.NewIngester(a.DB, a.Blobs, knowledge.NewExtractors(h), nil)
+	ing := ingest.New(a.DB, a.Blobs, extract.New(h), nil)
 	if _, err := ing.Ingest(ctx, id, false); err != nil {
 		tb.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/memory"
 	"github.com/agenthost/agenthost/host/tenancy"
 )
 
@@ -20,7 +20,7 @@ import (
 // works without retrieved context (degraded, never failed: docs/agent.md).
 var ErrUnavailable = errors.New("the knowledge store is unavailable")
 
-// Retriever is what the context builder needs of search (Searcher).
+// Retriever is what the context builder needs of search (search.Service).
 type Retriever interface {
 	Search(ctx context.Context, p tenancy.Principal, q kindex.Query) ([]kindex.Hit, error)
 }
@@ -93,11 +93,11 @@ type ContextBuilder struct {
 
 // NewContextBuilder returns a builder; memory nil leaves out the workflow
 // layer (entities and tool results).
-func NewContextBuilder(search Retriever, memory MemoryReader, cfg ContextConfig, logger *slog.Logger) *ContextBuilder {
+func NewContextBuilder(search Retriever, mem MemoryReader, cfg ContextConfig, logger *slog.Logger) *ContextBuilder {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &ContextBuilder{search: search, memory: memory, cfg: cfg.withDefaults(), logger: logger}
+	return &ContextBuilder{search: search, memory: mem, cfg: cfg.withDefaults(), logger: logger}
 }
 
 // Retrieval is what the searches of one prompt found. A run's rounds share
@@ -218,7 +218,7 @@ func (b *ContextBuilder) Build(ctx context.Context, req ContextRequest) AgentCon
 		}
 		if eerr == nil {
 			for _, m := range entities {
-				parts = append(parts, Part{Priority: PriorityEntities, Text: strings.TrimPrefix(m.Key, knowledge.EntityPrefix) + ": " + m.Value})
+				parts = append(parts, Part{Priority: PriorityEntities, Text: strings.TrimPrefix(m.Key, memory.EntityPrefix) + ": " + m.Value})
 			}
 		}
 		if terr == nil {

@@ -12,9 +12,10 @@ import (
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/figure"
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
 	"github.com/agenthost/agenthost/host/knowledge/agentcontext"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/memory"
+	"github.com/agenthost/agenthost/host/knowledge/search"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/host/workflows"
@@ -86,11 +87,11 @@ func BenchmarkContextBuild(b *testing.B) {
 		}
 	}
 	for i := range 5 {
-		if _, err := db.UpsertMemory(ctx, p, knowledge.ToolMemory(wf.ID, fmt.Sprint("call", i), "search", true, strings.Repeat("result text ", 100))); err != nil {
+		if _, err := db.UpsertMemory(ctx, p, memory.ToolResult(wf.ID, fmt.Sprint("call", i), "search", true, strings.Repeat("result text ", 100))); err != nil {
 			b.Fatal(err)
 		}
 	}
-	builder := agentcontext.NewContextBuilder(knowledge.NewSearcher(db, nil, nil), db, agentcontext.ContextConfig{}, nil)
+	builder := agentcontext.NewContextBuilder(search.New(db, nil, nil), db, agentcontext.ContextConfig{}, nil)
 	var ds []time.Duration
 	for i := range 60 {
 		q := word(uint64(20+i)) + " " + word(uint64(120+i))

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/chunk"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -63,7 +63,7 @@ func testContainers(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	obj := []content.Object{{ID: "p1", ContentType: content.Text, Data: "Quarterly zeppelin maintenance costs rose sharply.", Ref: content.Ref{Paragraph: 1}}}
-	if err := db.SaveContent(ctx, w.t1.ID, inner, content.Index{FileName: "report.txt"}, knowledge.Split(obj, 0), kindex.StatusIndexed); err != nil {
+	if err := db.SaveContent(ctx, w.t1.ID, inner, content.Index{FileName: "report.txt"}, chunk.Split(obj, 0), kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := db.ContainerEntries(ctx, w.alice, archive.ID); got[0].Status != "indexed" {
@@ -88,7 +88,7 @@ func testContainers(t *testing.T, open Opener) {
 		}
 	}
 	// Vectors of the inner file are found the same way.
-	innerChunks := knowledge.Split(obj, 0)
+	innerChunks := chunk.Split(obj, 0)
 	if err := db.SaveVectors(ctx, w.t1.ID, inner, "emb-3", innerChunks, [][]float32{{0, 0, 1}}); err != nil {
 		t.Fatal(err)
 	}

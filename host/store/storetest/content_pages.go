@@ -7,8 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/chunk"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/knowledge/ondemand"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -32,7 +33,7 @@ func testContentPages(t *testing.T, open Opener) {
 	}
 	page := func(n int, text, section string) ([]content.Summary, []kindex.Chunk) {
 		o := content.Object{ID: "page-" + string(rune('0'+n)), ContentType: content.Text, Data: text, Ref: content.Ref{PageIndex: n, SectionID: section}}
-		return []content.Summary{content.Summarize(o)}, knowledge.Split([]content.Object{o}, 0)
+		return []content.Summary{content.Summarize(o)}, chunk.Split([]content.Object{o}, 0)
 	}
 	// Concurrent additions of different pages and of the same page.
 	var wg sync.WaitGroup
@@ -51,7 +52,7 @@ func testContentPages(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := kindex.ExtractedPages(st.Index); !slices.Equal(got, []int{3, 5, 7}) || st.Index.TotalObjects != 3 || len(st.Index.Objects) != 3 || !knowledge.OnDemand(st.Index) {
+	if got := kindex.ExtractedPages(st.Index); !slices.Equal(got, []int{3, 5, 7}) || st.Index.TotalObjects != 3 || len(st.Index.Objects) != 3 || !ondemand.Is(st.Index) {
 		t.Fatalf("after adding pages: extracted %v, %d objects %+v", got, st.Index.TotalObjects, st.Index.Objects)
 	}
 	all, err := db.ContentChunks(ctx, w.alice, f.ID, kindex.ChunkFilter{})

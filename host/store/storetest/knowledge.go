@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files/filemeta"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/chunk"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -28,7 +28,7 @@ func testKnowledge(t *testing.T, open Opener) {
 		{ID: "p3", ContentType: content.Text, Data: "Outlook: revenue growth of 8 percent expected; revenue risks are currency and energy.", Ref: content.Ref{PageIndex: 3, SectionID: "outlook"},
 			Metadata: map[string]any{"hidden": true}},
 	}
-	chunks := knowledge.Split(objects, 0)
+	chunks := chunk.Split(objects, 0)
 	if len(chunks) != 3 {
 		t.Fatalf("%d chunks", len(chunks))
 	}

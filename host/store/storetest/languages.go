@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/agenthost/agenthost/host/files"
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/chunk"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/tenancy"
@@ -124,7 +124,7 @@ func EvalIndex(tb testing.TB, db *store.DB, svc *files.Service, p tenancy.Princi
 		if _, err := db.ClaimContent(ctx, p.TenantID, f.SHA256, false); err != nil {
 			tb.Fatal(err)
 		}
-		if err := db.SaveContent(ctx, p.TenantID, f.SHA256, content.Index{FileName: name, MIMEType: "text/plain"}, knowledge.Split(objects, 0), kindex.StatusIndexed); err != nil {
+		if err := db.SaveContent(ctx, p.TenantID, f.SHA256, content.Index{FileName: name, MIMEType: "text/plain"}, chunk.Split(objects, 0), kindex.StatusIndexed); err != nil {
 			tb.Fatal(err)
 		}
 		ids[lang] = f.ID
@@ -223,7 +223,7 @@ func testLanguages(t *testing.T, open Opener) {
 	if _, err := db.ClaimContent(ctx, w.t1.ID, doc.SHA256, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveContent(ctx, w.t1.ID, doc.SHA256, content.Index{}, knowledge.Split(objects, 0), kindex.StatusIndexed); err != nil {
+	if err := db.SaveContent(ctx, w.t1.ID, doc.SHA256, content.Index{}, chunk.Split(objects, 0), kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
 	pages := func(query string, langs []string) []int {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/chunk"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -40,7 +40,7 @@ func testOCRPages(t *testing.T, open Opener) {
 		go func() {
 			defer wg.Done()
 			o := content.Object{ID: "ocr-" + string(rune('0'+n)), ContentType: content.Text, Data: "Dear customer, your invoice", Ref: content.Ref{PageIndex: n, Location: "ocr"}}
-			if err := db.AddOCRPages(ctx, w.t1.ID, f.SHA256, []int{n}, []content.Summary{content.Summarize(o)}, knowledge.Split([]content.Object{o}, 0)); err != nil {
+			if err := db.AddOCRPages(ctx, w.t1.ID, f.SHA256, []int{n}, []content.Summary{content.Summarize(o)}, chunk.Split([]content.Object{o}, 0)); err != nil {
 				t.Error(err)
 			}
 		}()

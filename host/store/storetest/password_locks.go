@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenthost/agenthost/host/knowledge"
+	"github.com/agenthost/agenthost/host/knowledge/chunk"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
 	"github.com/agenthost/agenthost/host/tenancy"
 	"github.com/agenthost/agenthost/pdk/content"
@@ -44,7 +44,7 @@ func testPasswordLocks(t *testing.T, open Opener) {
 	if ok, err := db.ClaimEncryptedContent(ctx, w.t1.ID, sha); err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
-	chunks := knowledge.Split([]content.Object{{ID: "p1", ContentType: content.Text, Data: "The quokka merger closes in March.", Ref: content.Ref{PageIndex: 1}}}, 0)
+	chunks := chunk.Split([]content.Object{{ID: "p1", ContentType: content.Text, Data: "The quokka merger closes in March.", Ref: content.Ref{PageIndex: 1}}}, 0)
 	if err := db.SaveContent(ctx, w.t1.ID, sha, content.Index{FileName: "locked.pdf", TotalObjects: 1}, chunks, kindex.StatusIndexed); err != nil {
 		t.Fatal(err)
 	}
