@@ -134,11 +134,7 @@ func TestCopyPageTrees(t *testing.T) {
 	}
 	content := func(text string) string { return "<< >> STREAM(BT /F1 12 Tf 72 700 Td (" + text + ") Tj ET)" }
 	build := func(tree string, kids ...string) []byte {
-		objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", tree}
-		for _, k := range kids {
-			objs = append(objs, k)
-		}
-		return buildPDF(objs...)
+		return buildPDF(append([]string{"<< /Type /Catalog /Pages 2 0 R >>", tree}, kids...)...)
 	}
 	for name, tc := range map[string]struct {
 		pdf   []byte
