@@ -141,7 +141,10 @@ func (d *Document) findPage(n int) (p page, nr, total int, ok bool) {
 			}
 			continue
 		}
-		next := types.Object(nil)
+		// Every kid's count, so that a node whose kids do not add up to
+		// its own count (and so a document count that is not the pages')
+		// is walked whole.
+		next, nextLeft, sum := types.Object(nil), 0, 0.0
 		for _, k := range kids {
 			kn := d.dict(k)
 			if kn == nil {
@@ -153,16 +156,15 @@ func (d *Document) findPage(n int) (p page, nr, total int, ok bool) {
 					return page{}, 0, 0, false
 				}
 			}
-			if float64(left) < kc {
-				next = k
-				break
+			if next == nil && float64(left) < sum+kc {
+				next, nextLeft = k, left-int(sum)
 			}
-			left -= int(kc)
+			sum += kc
 		}
-		if next == nil {
+		if next == nil || sum != c {
 			return page{}, 0, 0, false
 		}
-		ref = next
+		ref, left = next, nextLeft
 	}
 	return page{}, 0, 0, false
 }
