@@ -38,19 +38,26 @@ func handlePagePDF(svc *files.Service, s PagePDFs) fiber.Handler {
 		if err != nil || page < 1 {
 			return fmt.Errorf("%w: page %q: a number from 1", tenancy.ErrInvalid, c.Params("page"))
 		}
-		f, r, err := svc.Open(c.UserContext(), principal(c), c.Params("id"))
+		// The file's record first: a revalidation or a refusal costs no
+		// open of the content (a HEAD on an S3 store).
+		f, err := svc.Get(c.UserContext(), principal(c), c.Params("id"))
+		if err != nil {
+			return err
+		}
+		if f.MIMEType != "application/pdf" {
+			return fiber.NewError(fiber.StatusUnprocessableEntity, fmt.Sprintf("%s is %s, not a PDF", f.Name, f.MIMEType))
+		}
+		etagOf := func(sha string) string { return `"` + sha + "-p" + strconv.Itoa(page) + `"` }
+		c.Set(fiber.HeaderCacheControl, "private, no-cache")
+		if c.Get(fiber.HeaderIfNoneMatch) == etagOf(f.SHA256) {
+			c.Set(fiber.HeaderETag, etagOf(f.SHA256))
+			return c.SendStatus(fiber.StatusNotModified)
+		}
+		f, r, err := svc.Open(c.UserContext(), principal(c), f.ID)
 		if err != nil {
 			return err
 		}
 		defer r.Close()
-		if f.MIMEType != "application/pdf" {
-			return fiber.NewError(fiber.StatusUnprocessableEntity, fmt.Sprintf("%s is %s, not a PDF", f.Name, f.MIMEType))
-		}
-		etag := `"` + f.SHA256 + "-p" + strconv.Itoa(page) + `"`
-		c.Set(fiber.HeaderCacheControl, "private, no-cache")
-		if c.Get(fiber.HeaderIfNoneMatch) == etag {
-			return c.SendStatus(fiber.StatusNotModified)
-		}
 		// The copy runs in the viewer's tenant's instances and is billed
 		// to the viewer, as every extractor run is.
 		who := principal(c)
@@ -64,7 +71,7 @@ func handlePagePDF(svc *files.Service, s PagePDFs) fiber.Handler {
 			return err
 		}
 		setStoredContentHeaders(c, "application/pdf", "")
-		c.Set(fiber.HeaderETag, etag)
+		c.Set(fiber.HeaderETag, etagOf(f.SHA256)) // the version copied, should it have changed since
 		c.Set(pageCountHeader, strconv.Itoa(pp.Pages))
 		return c.Send(pp.Data)
 	}
