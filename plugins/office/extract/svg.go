@@ -1,15 +1,12 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-
-	"golang.org/x/net/html/charset"
 
 	"github.com/agenthost/agenthost/pdk/content"
 )
@@ -31,17 +28,15 @@ func extractSVG(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
-	d := xml.NewDecoder(bytes.NewReader(b))
-	d.Strict = false
-	d.CharsetReader = charset.NewReaderLabel
+	d := newTextXMLDecoder(b)
 	var (
-		lines    []string
-		cur      strings.Builder
-		in_      int // depth inside a text element
-		depth    int
-		root     bool
-		title    string
-		elements int
+		lines     []string
+		cur       strings.Builder
+		textDepth int // depth inside a text element
+		depth     int
+		root      bool
+		title     string
+		elements  int
 	)
 	for {
 		tok, err := d.Token()
@@ -74,14 +69,14 @@ func extractSVG(ctx context.Context, in input, s *sink) error {
 				}
 				continue
 			}
-			if in_ > 0 || svgTextElements[t.Name.Local] {
-				in_++
+			if textDepth > 0 || svgTextElements[t.Name.Local] {
+				textDepth++
 			}
 		case xml.EndElement:
 			depth--
-			if in_ > 0 {
-				in_--
-				if in_ == 0 {
+			if textDepth > 0 {
+				textDepth--
+				if textDepth == 0 {
 					if line := strings.Join(strings.Fields(cur.String()), " "); line != "" {
 						if t.Name.Local == "title" && title == "" {
 							title = line
@@ -92,7 +87,7 @@ func extractSVG(ctx context.Context, in input, s *sink) error {
 				}
 			}
 		case xml.CharData:
-			if in_ > 0 && cur.Len() < 1<<20 {
+			if textDepth > 0 && cur.Len() < 1<<20 {
 				cur.Write(t)
 				cur.WriteByte(' ')
 			}

@@ -13,6 +13,17 @@ import (
 	"github.com/agenthost/agenthost/pdk/content"
 )
 
+// newTextXMLDecoder reads a document's XML as leniently as a reader of its
+// text needs (not well-formed, any declared charset) while it expands no
+// entity beyond XML's own, unlike newXMLDecoder's HTML ones for parts of
+// office packages.
+func newTextXMLDecoder(b []byte) *xml.Decoder {
+	d := xml.NewDecoder(bytes.NewReader(b))
+	d.Strict = false
+	d.CharsetReader = charset.NewReaderLabel
+	return d
+}
+
 // extractXML pretty-prints XML, one element per line and short text on its
 // element's line, split into blocks at the root's children (Location
 // "xml:/root/*[A-B]"). Comments, processing instructions and the DOCTYPE
@@ -24,9 +35,7 @@ func extractXML(ctx context.Context, in input, s *sink) error {
 	if err != nil {
 		return err
 	}
-	d := xml.NewDecoder(bytes.NewReader(b))
-	d.Strict = false
-	d.CharsetReader = charset.NewReaderLabel
+	d := newTextXMLDecoder(b)
 	var (
 		buf      strings.Builder
 		depth    int
