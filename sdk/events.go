@@ -37,6 +37,7 @@ const (
 	EventApprovalDecided   EventType = "approvalDecided"   // a person decided, or it expired: *ApprovalDecidedData
 	EventBranchSelected    EventType = "branchSelected"    // another branch of the conversation shown: *BranchSelectedData
 	EventMessageFeedback   EventType = "messageFeedback"   // feedback on an answer: *MessageFeedbackData
+	EventRenamed           EventType = "renamed"           // named after its first exchange: *RenamedData
 	EventComplete          EventType = "complete"          // the round ended well: *EndData
 	EventStopped           EventType = "stopped"           // the round was stopped: *EndData
 	EventError             EventType = "error"             // the round failed: *EndData
@@ -239,6 +240,12 @@ type BranchSelectedData struct {
 	MessageID string `json:"messageId"`
 }
 
+// RenamedData is the payload of a renamed event: the name the conversation
+// got from its first exchange (the server's title model).
+type RenamedData struct {
+	Name string `json:"name"`
+}
+
 // MessageFeedbackData is the payload of a messageFeedback event; an empty
 // Rating withdraws the feedback.
 type MessageFeedbackData struct {
@@ -294,6 +301,8 @@ func payload(t EventType) any {
 		return new(BranchSelectedData)
 	case EventMessageFeedback:
 		return new(MessageFeedbackData)
+	case EventRenamed:
+		return new(RenamedData)
 	case EventComplete, EventStopped, EventError:
 		return new(EndData)
 	}

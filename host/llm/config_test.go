@@ -198,7 +198,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{name: "unknown provider", file: "llm:\n  providers: [{name: p, baseURL: 'http://h/v1'}]\n  models:\n    agent: [{provider: q, model: m}]\n",
 			want: []string{`llm.models.agent[0].provider: unknown provider "q" (configured providers: p)`}},
 		{name: "unknown operation", file: "llm:\n  providers: [{name: p, baseURL: 'http://h/v1'}]\n  models:\n    chat: [{provider: p, model: m}]\n",
-			want: []string{"llm.models.chat: unknown operation (known: agent, summary, embedding, transcription, speech, image, ocr)"}},
+			want: []string{"llm.models.chat: unknown operation (known: agent, summary, embedding, transcription, speech, image, ocr, title)"}},
 		{name: "bad duration", file: "llm:\n  providers: [{name: p, baseURL: 'http://h/v1', timeout: soon}]\n",
 			want: []string{`llm.providers[0].timeout: "soon" is not a duration`}},
 		{name: "bad base URL and missing model", file: "llm:\n  providers: [{name: p, baseURL: 'localhost:8080'}]\n  models:\n    agent: [{provider: p}]\n",

@@ -200,6 +200,9 @@ func (s *Service) run(ctx context.Context, p tenancy.Principal, r round) agent.R
 	case agent.Completed, agent.MaxRounds, agent.BudgetExceeded:
 		s.log(bg, p, w.ID, workflows.LogInfo, "Workflow completed ("+string(res.Outcome)+")", 100)
 		_, err = s.wf.Complete(bg, p, w.ID, string(res.Outcome))
+		if err == nil && res.Outcome == agent.Completed && len(history) == 0 && !r.waited {
+			s.nameConversation(bg, p, w, req.Prompt, res.Answer, req.UserLanguage)
+		}
 	case agent.Stopped:
 		s.log(bg, p, w.ID, workflows.LogInfo, "Workflow stopped by user", 100)
 		// Stop has usually changed the state already; this covers a

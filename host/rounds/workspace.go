@@ -103,6 +103,9 @@ type Service struct {
 	approvalTTL time.Duration
 	// notify tells the person of calls that wait for them; nil: no one.
 	notify Notifier
+	// titler names new conversations after their first exchange; nil:
+	// they keep the start of their first prompt (title.go).
+	titler Titler
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc

@@ -340,6 +340,9 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	runner.WithNotifier(notes)
 	if model != nil {
 		runner.WithModels(model) // model choice per workspace and conversation
+		if model.Configured(modeluse.OpTitle) {
+			runner.WithTitles(model) // conversations named after their first exchange
+		}
 	}
 	// A stop ends no conversation: from the signal on, no new round starts
 	// here; running rounds get a quarter of the shutdown's time to finish,

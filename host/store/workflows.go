@@ -282,7 +282,10 @@ func (db *DB) UpdateWorkflow(ctx context.Context, p tenancy.Principal, id string
 	sets := []string{"last_activity = ?", "bytes_sent = bytes_sent + ?", "bytes_received = bytes_received + ?",
 		"tokens_used = tokens_used + ?", "processing_time = processing_time + ?", "cost_chf = cost_chf + ?"}
 	args := []any{micros(now()), u.Stats.BytesSent, u.Stats.BytesReceived, u.Stats.TokensUsed, u.Stats.ProcessingTime, u.Stats.CostCHF.CHF()}
-	if u.Name != nil {
+	switch {
+	case u.Name != nil && u.NameWas != nil:
+		sets, args = append(sets, "name = CASE WHEN name = ? THEN ? ELSE name END"), append(args, *u.NameWas, *u.Name)
+	case u.Name != nil:
 		sets, args = append(sets, "name = ?"), append(args, *u.Name)
 	}
 	if u.Summary != nil {

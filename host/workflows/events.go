@@ -84,6 +84,11 @@ const (
 	// EventMessageFeedback: the person said whether an answer helped;
 	// payload [MessageFeedbackData] (an empty rating withdraws it).
 	EventMessageFeedback EventType = "messageFeedback"
+	// EventRenamed: the conversation was named after its first exchange
+	// (the title model); payload [RenamedData]. It follows the first
+	// round's `complete` event. A person's rename appends none: it answers
+	// the request that made it.
+	EventRenamed EventType = "renamed"
 	// EventComplete: the round ended successfully, the workflow is
 	// completed; payload [EndData] (Reason). Appended by Complete only.
 	EventComplete EventType = "complete"
@@ -100,7 +105,7 @@ const (
 func EventTypes() []EventType {
 	return []EventType{EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventBranchSelected, EventMessageFeedback, EventComplete, EventStopped, EventError}
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventBranchSelected, EventMessageFeedback, EventRenamed, EventComplete, EventStopped, EventError}
 }
 
 // Valid reports whether t is a known event type.
@@ -108,7 +113,7 @@ func (t EventType) Valid() bool {
 	switch t {
 	case EventMessage, EventStatus, EventChunk, EventToolCall, EventToolResult,
 		EventAgentProgress, EventAgentSummary, EventFileCreated, EventFileEditProposal, EventFileVersion,
-		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventBranchSelected, EventMessageFeedback, EventComplete, EventStopped, EventError:
+		EventDataSourceAccess, EventVoiceResponse, EventBackgroundJob, EventRoundRestarted, EventApprovalRequested, EventApprovalDecided, EventBranchSelected, EventMessageFeedback, EventRenamed, EventComplete, EventStopped, EventError:
 		return true
 	}
 	return false
@@ -151,6 +156,12 @@ type BranchSelectedData struct {
 	// MessageID is the selected turn; the branch runs through it and, below
 	// it, through the newest turn at each step.
 	MessageID string `json:"messageId"`
+}
+
+// RenamedData is the payload of a `renamed` event: the conversation's new
+// name.
+type RenamedData struct {
+	Name string `json:"name"`
 }
 
 // MessageFeedbackData is the payload of a `messageFeedback` event.

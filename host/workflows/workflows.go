@@ -364,7 +364,11 @@ type Filter struct {
 // left alone. Stats are added to the workflow's (counters only grow, and
 // concurrent additions from several goroutines or hosts all count).
 type Update struct {
-	Name    *string
+	Name *string
+	// NameWas makes the new Name conditional: it is set only while the
+	// current name is NameWas (a title made after the first exchange
+	// never replaces a name the person gave meanwhile).
+	NameWas *string
 	Summary *string
 	Stats   Stats
 	// Pinned and Archived mark the conversation for its owner's list.

@@ -62,7 +62,7 @@ func TestTransitionError(t *testing.T) {
 
 func TestEventTypes(t *testing.T) {
 	want := []string{"message", "status", "chunk", "toolCall", "toolResult", "agentProgress", "agentSummary", "fileCreated",
-		"fileEditProposal", "fileVersion", "dataSourceAccess", "voiceResponse", "backgroundJob", "roundRestarted", "approvalRequested", "approvalDecided", "branchSelected", "messageFeedback", "complete", "stopped", "error"}
+		"fileEditProposal", "fileVersion", "dataSourceAccess", "voiceResponse", "backgroundJob", "roundRestarted", "approvalRequested", "approvalDecided", "branchSelected", "messageFeedback", "renamed", "complete", "stopped", "error"}
 	types := workflows.EventTypes()
 	if len(types) != len(want) {
 		t.Fatalf("%d types, want %d", len(types), len(want))
@@ -71,7 +71,7 @@ func TestEventTypes(t *testing.T) {
 		if string(typ) != want[i] || !typ.Valid() {
 			t.Errorf("type %d: %q", i, typ)
 		}
-		if typ.Terminal() != (i >= 18) {
+		if typ.Terminal() != (i >= len(want)-3) {
 			t.Errorf("%s terminal: %v", typ, typ.Terminal())
 		}
 	}

@@ -31,24 +31,29 @@ const (
 	// model. It has no fallback to other chains: a model that cannot see
 	// would answer from nothing.
 	OpOCR Operation = "ocr"
+	// OpTitle names a conversation after its first exchange: one short chat
+	// completion. It has no fallback to other chains: without a chain of its
+	// own a conversation keeps the start of its first prompt as its name, so
+	// nothing is billed that the operator did not configure.
+	OpTitle Operation = "title"
 )
 
 // Operations lists every operation in a fixed order (configuration, docs).
 func Operations() []Operation {
-	return []Operation{OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage, OpOCR}
+	return []Operation{OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage, OpOCR, OpTitle}
 }
 
 // Valid reports whether op is one of the operations.
 func (op Operation) Valid() bool {
 	switch op {
-	case OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage, OpOCR:
+	case OpAgent, OpSummary, OpEmbedding, OpTranscription, OpSpeech, OpImage, OpOCR, OpTitle:
 		return true
 	}
 	return false
 }
 
 // Chat reports whether op is served by chat completions.
-func (op Operation) Chat() bool { return op == OpAgent || op == OpSummary || op == OpOCR }
+func (op Operation) Chat() bool { return op == OpAgent || op == OpSummary || op == OpOCR || op == OpTitle }
 
 // Usage is what one call cost, as recorded through the Meter.
 //

@@ -59,6 +59,18 @@ func testConversationList(t *testing.T, open Opener) {
 	if wf, err := svc.Update(ctx, w.alice, budget.ID, workflows.Update{Name: &renamed}); err != nil || wf.Name != renamed {
 		t.Fatalf("rename: %+v %v", wf, err)
 	}
+	// A conditional name (a title made after the first exchange) is set
+	// only while the name is still the one it replaces.
+	titled, stale := "Travel budget", "Budget 2027"
+	if wf, err := svc.Update(ctx, w.alice, budget.ID, workflows.Update{Name: &titled, NameWas: &stale}); err != nil || wf.Name != renamed {
+		t.Fatalf("a title replaced the person's name: %+v %v", wf, err)
+	}
+	if wf, err := svc.Update(ctx, w.alice, budget.ID, workflows.Update{Name: &titled, NameWas: &renamed}); err != nil || wf.Name != titled {
+		t.Fatalf("conditional rename: %+v %v", wf, err)
+	}
+	if wf, err := svc.Update(ctx, w.alice, budget.ID, workflows.Update{Name: &renamed}); err != nil || wf.Name != renamed {
+		t.Fatalf("rename back: %+v %v", wf, err)
+	}
 	if wf, err := svc.Update(ctx, w.alice, old.ID, workflows.Update{Pinned: &yes}); err != nil || !wf.Pinned {
 		t.Fatalf("pin: %+v %v", wf, err)
 	}

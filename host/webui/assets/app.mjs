@@ -894,7 +894,7 @@ function Workspace({ t, lang, session, route, go }) {
       metrics.lastSeq = c.lastSeq;
       pending.push(performance.now());
       if (e.type === 'chunk') chunkPending = true;
-      if (e.type === 'complete' || e.type === 'stopped' || e.type === 'error') loadConvs();
+      if (e.type === 'complete' || e.type === 'stopped' || e.type === 'error' || e.type === 'renamed') loadConvs();
       if (e.type === 'fileCreated' || e.type === 'fileVersion') fileChanged();
       if (!frame) frame = requestAnimationFrame(paint);
     }, (s) => {
