@@ -53,7 +53,9 @@ func (op Operation) Valid() bool {
 }
 
 // Chat reports whether op is served by chat completions.
-func (op Operation) Chat() bool { return op == OpAgent || op == OpSummary || op == OpOCR || op == OpTitle }
+func (op Operation) Chat() bool {
+	return op == OpAgent || op == OpSummary || op == OpOCR || op == OpTitle
+}
 
 // Usage is what one call cost, as recorded through the Meter.
 //
