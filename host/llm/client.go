@@ -97,16 +97,23 @@ func New(cfg Config, meter Meter, logger *slog.Logger) (*Client, error) {
 }
 
 // chain returns the models for op. OpSummary without a chain of its own uses
-// OpAgent's, so a one-model setup can summarise.
+// OpAgent's, so a one-model setup can summarise; OpTitle uses OpSummary's.
 func (c *Client) chain(op modeluse.Operation) []*model {
-	if ch := c.chains[op]; len(ch) > 0 || op != modeluse.OpSummary {
+	if ch := c.chains[op]; len(ch) > 0 {
 		return ch
 	}
-	return c.chains[modeluse.OpAgent]
+	switch op {
+	case modeluse.OpTitle:
+		return c.chain(modeluse.OpSummary)
+	case modeluse.OpSummary:
+		return c.chains[modeluse.OpAgent]
+	}
+	return nil
 }
 
 // Model returns the first model of op's chain (the one normally used);
-// false when none is configured. OpSummary falls back to OpAgent's chain.
+// false when none is configured. OpSummary falls back to OpAgent's chain,
+// OpTitle to OpSummary's.
 func (c *Client) Model(op modeluse.Operation) (ModelInfo, bool) {
 	ch := c.chain(op)
 	if len(ch) == 0 {
@@ -125,7 +132,7 @@ func (c *Client) Chain(op modeluse.Operation) []ModelInfo {
 }
 
 // Configured reports whether op has at least one model (OpSummary: or
-// OpAgent has). Without one, calls of op fail with ErrNotConfigured and the
+// OpAgent has; OpTitle: or OpSummary has). Without one, calls of op fail with ErrNotConfigured and the
 // rest of agenthost keeps working.
 func (c *Client) Configured(op modeluse.Operation) bool { return len(c.chain(op)) > 0 }
 

@@ -156,6 +156,7 @@ type envSettings struct {
 	agentMaxRounds int64
 	agentMaxCost   money.Amount
 	entityCache    bool
+	titles         bool
 	approvalTTL    time.Duration
 	approvalSweep  time.Duration
 	dataSourceTick time.Duration
@@ -168,7 +169,7 @@ type envSettings struct {
 // entry in the registry (host/settings): a value that does not read as its
 // kind is an error naming the setting and the value, never its default.
 func readEnv(role Role, env func(string) string) (envSettings, error) {
-	e := envSettings{agentMaxRounds: 25, approvalTTL: rounds.DefaultApprovalTTL,
+	e := envSettings{agentMaxRounds: 25, titles: true, approvalTTL: rounds.DefaultApprovalTTL,
 		approvalSweep: 10 * time.Second, dataSourceTick: 30 * time.Second}
 	var errs []error
 	get := func(name string) (string, bool) {
@@ -196,7 +197,8 @@ func readEnv(role Role, env func(string) string) (envSettings, error) {
 	if v, ok := get("AGENTHOST_AGENT_MAX_COST_CHF"); ok {
 		e.agentMaxCost, _ = money.Parse(v)
 	}
-	for name, dst := range map[string]*bool{"AGENTHOST_AGENT_ENTITY_CACHE": &e.entityCache, "AGENTHOST_COOKIE_SECURE": &e.cookieSecure} {
+	for name, dst := range map[string]*bool{"AGENTHOST_AGENT_ENTITY_CACHE": &e.entityCache, "AGENTHOST_AGENT_TITLES": &e.titles,
+		"AGENTHOST_COOKIE_SECURE": &e.cookieSecure} {
 		if v, ok := get(name); ok {
 			*dst, _ = strconv.ParseBool(v)
 		}

@@ -340,7 +340,7 @@ func (s *Server) newServe(ctx context.Context, installs *installed.Dir, extracto
 	runner.WithNotifier(notes)
 	if model != nil {
 		runner.WithModels(model) // model choice per workspace and conversation
-		if model.Configured(modeluse.OpTitle) {
+		if s.env.titles && model.Configured(modeluse.OpTitle) {
 			runner.WithTitles(model) // conversations named after their first exchange
 		}
 	}

@@ -73,6 +73,7 @@ func All() []Setting {
 		// The agent.
 		{Env: "AGENTHOST_AGENT_MAX_ROUNDS", Kind: Int, Default: "25", Commands: sw, Doc: "loop rounds per request; the last one summarises the progress ([agent.md](agent.md))"},
 		{Env: "AGENTHOST_AGENT_MAX_COST_CHF", Kind: Money, Default: "0", Commands: sw, Doc: "CHF a workflow may spend, its tools' model calls included; `0`: no budget"},
+		{Env: "AGENTHOST_AGENT_TITLES", Kind: Bool, Default: "true", Commands: sw, Doc: "name a new conversation after its first exchange: one call of the title chain, billed as purpose `title`; `false`: it keeps the start of its first prompt ([agent.md](agent.md#conversation-titles))"},
 		{Env: "AGENTHOST_AGENT_ENTITY_CACHE", Kind: Bool, Default: "false", Commands: sw, Doc: "the host's default for the entity cache; a workspace's manager overrides it ([agent.md](agent.md#context))"},
 
 		// Models (the llm section; the variables override it).
@@ -86,7 +87,7 @@ func All() []Setting {
 		{Env: "AGENTHOST_MODEL_SPEECH", File: "llm.models.speech", Kind: List, Commands: sw, Doc: "the text-to-speech chain"},
 		{Env: "AGENTHOST_MODEL_IMAGE", File: "llm.models.image", Kind: List, Commands: sw, Doc: "the `image` chain, used by `generateImage`"},
 		{Env: "AGENTHOST_MODEL_OCR", File: "llm.models.ocr", Kind: List, Commands: sw, Doc: "the vision model reading scanned pages ([knowledge.md](knowledge.md#ocr))"},
-		{Env: "AGENTHOST_MODEL_TITLE", File: "llm.models.title", Kind: List, Commands: sw, Doc: "the model naming a conversation after its first exchange, billed as purpose `title`; without it a conversation is named after the start of its first prompt ([agent.md](agent.md#conversation-titles))"},
+		{Env: "AGENTHOST_MODEL_TITLE", File: "llm.models.title", Kind: List, Commands: sw, Doc: "the chain naming a conversation after its first exchange (default: the summary chain; [agent.md](agent.md#conversation-titles))"},
 		{Env: "AGENTHOST_MODEL_AGENT_FUNCTION_CALLING", File: "llm.models.agent[].functionCalling", Kind: Bool, Default: "true", Commands: sw, Doc: "`false`: the chain's models have no native tool calls (`AGENTHOST_MODEL_<OPERATION>_FUNCTION_CALLING` for the others)"},
 		{Env: "AGENTHOST_EMBEDDING_BATCH_SIZE", File: "llm.embedding.batchSize", Kind: Int, Default: "64", Commands: sw, Doc: "texts per embeddings request"},
 		{Env: "AGENTHOST_EMBEDDING_DIMENSIONS", Kind: Int, Commands: sw, Doc: "`dimensions` for every embedding model"},

@@ -32,9 +32,8 @@ const (
 	// would answer from nothing.
 	OpOCR Operation = "ocr"
 	// OpTitle names a conversation after its first exchange: one short chat
-	// completion. It has no fallback to other chains: without a chain of its
-	// own a conversation keeps the start of its first prompt as its name, so
-	// nothing is billed that the operator did not configure.
+	// completion. Without a chain of its own it uses OpSummary's (a small
+	// model, where one is configured), which falls back to OpAgent's.
 	OpTitle Operation = "title"
 )
 
