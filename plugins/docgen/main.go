@@ -72,6 +72,7 @@ func generateDocument(a GenerateArgs) (FileResult, error) {
 	now := time.Now()
 	var data []byte
 	var err error
+	var miss missingGlyphs
 	switch a.Format {
 	case "markdown":
 		data = renderMarkdown(s)
@@ -80,7 +81,7 @@ func generateDocument(a GenerateArgs) (FileResult, error) {
 	case "docx":
 		data, err = renderDOCX(s, now)
 	case "pdf":
-		data, err = renderPDF(s, now)
+		data, miss, err = renderPDF(s, now)
 	}
 	if err != nil {
 		return FileResult{}, pdk.Errorf("invalid_arguments", "%v", err)
@@ -90,11 +91,9 @@ func generateDocument(a GenerateArgs) (FileResult, error) {
 	if err != nil {
 		return FileResult{}, err
 	}
-	if a.Format == "pdf" {
-		if n, ex := unencodable(s); n > 0 {
-			res.Note = fmt.Sprintf("%d characters have no glyph in the PDF's standard fonts (Windows-1252 only) and are written as '?', e.g. %q; the Markdown or DOCX format keeps them", n, string(ex))
-			res.Summary += "\n" + res.Note
-		}
+	if miss.n > 0 {
+		res.Note = fmt.Sprintf("%d characters have no glyph in the PDF's fonts (DejaVu Sans, Droid Sans Fallback) and are written as '?', e.g. %q; the Markdown or DOCX format keeps them", miss.n, string(miss.examples))
+		res.Summary += "\n" + res.Note
 	}
 	return res, nil
 }

@@ -5,18 +5,26 @@ import (
 	"compress/zlib"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/pdfcpu/pdfcpu/pkg/font"
-	"golang.org/x/text/encoding/charmap"
+	"unicode"
+	"unicode/utf16"
 )
 
-// The PDF writer lays the outline out on A4 pages in the standard fonts
-// Helvetica and Helvetica-Bold (every PDF reader has them, so nothing is
-// embedded) with WinAnsiEncoding: text is real text, wrapped by the fonts'
-// metrics, so pdftotext and our pdftext read it back. Characters outside
-// Windows-1252 are written as '?'.
+// The PDF writer lays the outline out on A4 pages in DejaVu Sans (and its
+// bold), falling back per character to Droid Sans Fallback for Chinese,
+// Japanese and Korean (fonts.go). The fonts are embedded as Type0 fonts
+// (CIDFontType2, Identity-H, CIDToGIDMap Identity) subset to the glyphs
+// the document uses, with a /W widths array and a /ToUnicode CMap: text is
+// real text in every script the fonts cover, wrapped by the glyphs' real
+// widths, and pdftotext and our pdftext read it back. A character no font
+// has is written as '?' and the result's note names it.
+//
+// Every document uses the embedded fonts, Latin-1 text too, rather than
+// the standard Helvetica in WinAnsiEncoding it was written in before: a
+// one-page Latin document grows by the subset (about 20 KB), which is
+// small beside one code path, one look for a document mixing scripts, and
+// a PDF that renders the same in every viewer (the standard fonts are
+// substituted by whatever the viewer has).
 
 const (
 	pageW, pageH = 595.28, 841.89 // A4 in points
@@ -26,42 +34,13 @@ const (
 	cellPad      = 4.0
 )
 
-type pdfFont struct {
-	res  string // resource name
-	name string // base font
-}
-
-var (
-	regular = pdfFont{"F1", "Helvetica"}
-	bold    = pdfFont{"F2", "Helvetica-Bold"}
-)
-
-// winAnsi encodes text for a standard font's WinAnsiEncoding.
-func winAnsi(s string) []byte {
-	out := make([]byte, 0, len(s))
-	for _, r := range s {
-		if r == '\t' {
-			r = ' '
-		}
-		b, ok := charmap.Windows1252.EncodeRune(r)
-		if !ok || b < 0x20 {
-			b = '?'
-		}
-		out = append(out, b)
-	}
-	return out
-}
-
-// unencodable counts the outline's characters that WinAnsiEncoding has no
-// code for, with up to eight distinct ones as examples.
-func unencodable(s Spec) (n int, examples []rune) {
+// unencodable counts the outline's characters that no embedded font has a
+// glyph for, with up to eight distinct ones as examples.
+func unencodable(fs *fontSet, s Spec) (n int, examples []rune) {
 	seen := map[rune]bool{}
 	count := func(t string) {
 		for _, r := range t {
-			if r == '\t' || r == '\n' || r == '\r' {
-				continue
-			}
-			if b, ok := charmap.Windows1252.EncodeRune(r); ok && b >= 0x20 {
+			if r == '\t' || r < 0x20 || r == 0x7F || ignorable(r) || unicode.IsSpace(r) || fs.covered(r) {
 				continue
 			}
 			n++
@@ -86,52 +65,77 @@ func unencodable(s Spec) (n int, examples []rune) {
 	return n, examples
 }
 
-// widths are a standard font's WinAnsi character widths (1/1000 em),
-// read once from pdfcpu's metrics.
-type widths [256]int
-
-func newWidths(f pdfFont) *widths {
-	var w widths
-	for c := range w {
-		cw, err := font.CharWidth(f.name, rune(c))
-		if err != nil {
-			cw = 556
-		}
-		w[c] = cw
-	}
-	return &w
-}
-
-// metrics are built on first use, not when the plugin starts (describe
-// needs none).
-var metrics = sync.OnceValue(func() map[string]*widths {
-	return map[string]*widths{regular.name: newWidths(regular), bold.name: newWidths(bold)}
-})
-
-// width is the width of encoded text in points.
-func width(f pdfFont, enc []byte, size float64) float64 {
-	m := metrics()[f.name]
+// width is the width of glyphs in points.
+func width(gs []glyph, size float64) float64 {
 	w := 0
-	for _, c := range enc {
-		w += m[c]
+	for _, g := range gs {
+		w += g.w
 	}
 	return float64(w) * size / 1000
 }
 
+// cjk characters are written without spaces between words: a line may
+// break before or after any of them.
+func cjk(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) ||
+		r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF
+}
+
+// Japanese and Chinese line breaking keeps closing punctuation and small
+// kana with the character before, opening punctuation with the one after.
+const (
+	noBreakBefore = "、。，．・：；？！ー」』）】〕〉》〗〙〛ゝゞぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ）］｝，．：；！？%)]},.:;!?"
+	noBreakAfter  = "「『（【〔〈《〖〘〚（［｛([{"
+)
+
+// token is a piece of a line that is not broken: a word, or one CJK
+// character; space says a space comes before it.
+type token struct {
+	text  string
+	space bool
+}
+
+// tokens splits a paragraph at spaces and at the break opportunities
+// around CJK characters.
+func tokens(para string) []token {
+	var out []token
+	for _, word := range strings.Fields(para) {
+		rs := []rune(word)
+		start := 0
+		for i := 1; i < len(rs); i++ {
+			a, b := rs[i-1], rs[i]
+			if (cjk(a) || cjk(b)) && !strings.ContainsRune(noBreakBefore, b) && !strings.ContainsRune(noBreakAfter, a) {
+				out = append(out, token{string(rs[start:i]), start == 0})
+				start = i
+			}
+		}
+		out = append(out, token{string(rs[start:]), start == 0})
+	}
+	return out
+}
+
 // wrap breaks text into lines no wider than maxW; a word wider than a line
 // is broken by characters. Line widths are kept as they grow.
-func wrap(f pdfFont, text string, size, maxW float64) [][]byte {
-	var lines [][]byte
-	space := width(f, []byte{' '}, size)
+func wrap(fs *fontSet, st style, text string, size, maxW float64) [][]glyph {
+	var lines [][]glyph
+	space := fs.shape(st, " ")
+	spaceW := width(space, size)
 	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		var line []byte
+		var line []glyph
 		lineW := 0.0
-		for _, word := range strings.Fields(para) {
-			w := winAnsi(word)
-			ww := width(f, w, size)
-			if len(line) > 0 && lineW+space+ww <= maxW {
-				line = append(append(line, ' '), w...)
-				lineW += space + ww
+		for _, tk := range tokens(para) {
+			w := fs.shape(st, tk.text)
+			if len(w) == 0 {
+				continue
+			}
+			ww := width(w, size)
+			sep, sepW := []glyph(nil), 0.0
+			if tk.space {
+				sep, sepW = space, spaceW
+			}
+			if len(line) > 0 && lineW+sepW+ww <= maxW {
+				line = append(append(line, sep...), w...)
+				lineW += sepW + ww
 				continue
 			}
 			if len(line) == 0 && ww <= maxW {
@@ -145,7 +149,7 @@ func wrap(f pdfFont, text string, size, maxW float64) [][]byte {
 			for ww > maxW && len(w) > 1 {
 				n, nw := 0, 0.0
 				for n < len(w) {
-					cw := width(f, w[n:n+1], size)
+					cw := width(w[n:n+1], size)
 					if nw+cw > maxW && n > 0 {
 						break
 					}
@@ -154,7 +158,7 @@ func wrap(f pdfFont, text string, size, maxW float64) [][]byte {
 				}
 				lines = append(lines, w[:n])
 				w = w[n:]
-				ww = width(f, w, size)
+				ww = width(w, size)
 			}
 			line, lineW = w, ww
 		}
@@ -180,8 +184,21 @@ func pdfString(b []byte) string {
 	return s.String()
 }
 
+// textString writes a text string (the document information's title) as
+// UTF-16BE with its byte-order mark, which holds every script.
+func textString(s string) string {
+	var b strings.Builder
+	b.WriteString("<FEFF")
+	for _, u := range utf16.Encode([]rune(s)) {
+		fmt.Fprintf(&b, "%04X", u)
+	}
+	b.WriteString(">")
+	return b.String()
+}
+
 // layout is the page being filled.
 type layout struct {
+	fs    *fontSet
 	pages []*bytes.Buffer
 	cur   *bytes.Buffer
 	y     float64
@@ -200,15 +217,36 @@ func (l *layout) need(h float64) {
 	}
 }
 
-func (l *layout) text(f pdfFont, size, x float64, line []byte) {
-	fmt.Fprintf(l.cur, "BT /%s %.1f Tf %.2f %.2f Td %s Tj ET\n", f.res, size, x, l.y-size, pdfString(line))
+// show writes a line of glyphs with its baseline at (x, y): one text
+// object, the font switched where the glyphs' font changes; each glyph is
+// its two-byte glyph id (Identity-H).
+func (l *layout) show(size, x, y float64, line []glyph) {
+	if len(line) == 0 {
+		return
+	}
+	l.fs.use(line)
+	fmt.Fprintf(l.cur, "BT %.2f %.2f Td", x, y)
+	font := -1
+	for i, g := range line {
+		if g.font != font {
+			if i > 0 {
+				l.cur.WriteString("> Tj")
+			}
+			font = g.font
+			fmt.Fprintf(l.cur, " /%s %.1f Tf <", l.fs.fonts[font].res, size)
+		}
+		fmt.Fprintf(l.cur, "%04X", g.gid)
+	}
+	l.cur.WriteString("> Tj ET\n")
 }
 
+func (l *layout) text(size, x float64, line []glyph) { l.show(size, x, l.y-size, line) }
+
 // lines writes wrapped lines at x, breaking pages between lines.
-func (l *layout) lines(f pdfFont, size, x, maxW float64, text string) {
-	for _, ln := range wrap(f, text, size, maxW) {
+func (l *layout) lines(st style, size, x, maxW float64, text string) {
+	for _, ln := range wrap(l.fs, st, text, size, maxW) {
 		l.need(size * leading)
-		l.text(f, size, x, ln)
+		l.text(size, x, ln)
 		l.y -= size * leading
 	}
 }
@@ -219,11 +257,11 @@ func (l *layout) table(rows [][]string) {
 	cols := len(rows[0])
 	colW := (pageW - 2*margin) / float64(cols)
 	size := bodySize - 1
-	drawRow := func(row []string, f pdfFont) {
-		cells := make([][][]byte, cols)
+	drawRow := func(row []string, st style) {
+		cells := make([][][]glyph, cols)
 		h := 0.0
 		for i, c := range row {
-			cells[i] = wrap(f, c, size, colW-2*cellPad)
+			cells[i] = wrap(l.fs, st, c, size, colW-2*cellPad)
 			h = max(h, float64(len(cells[i]))*size*leading+2*cellPad)
 		}
 		// A row taller than a page is cut by the page; rows are kept whole
@@ -235,29 +273,42 @@ func (l *layout) table(rows [][]string) {
 			fmt.Fprintf(l.cur, "%.2f %.2f %.2f %.2f re S\n", x, top-h, colW, h)
 			y := top - cellPad
 			for _, ln := range cells[i] {
-				fmt.Fprintf(l.cur, "BT /%s %.1f Tf %.2f %.2f Td %s Tj ET\n", f.res, size, x+cellPad, y-size, pdfString(ln))
+				l.show(size, x+cellPad, y-size, ln)
 				y -= size * leading
 			}
 		}
 		l.y = top - h
 	}
 	for r, row := range rows {
-		f := regular
+		st := regularStyle
 		if r == 0 {
-			f = bold
+			st = boldStyle
 		}
-		drawRow(row, f)
+		drawRow(row, st)
 	}
 	l.y -= bodySize * 0.8
 }
 
+// missingGlyphs are the outline's characters no embedded font has: how
+// many, and up to eight distinct ones.
+type missingGlyphs struct {
+	n        int
+	examples []rune
+}
+
 // renderPDF writes the outline as a PDF 1.4 file.
-func renderPDF(s Spec, now time.Time) ([]byte, error) {
-	l := &layout{}
+func renderPDF(s Spec, now time.Time) ([]byte, missingGlyphs, error) {
+	fs, err := newFontSet()
+	if err != nil {
+		return nil, missingGlyphs{}, err
+	}
+	var miss missingGlyphs
+	miss.n, miss.examples = unencodable(fs, s)
+	l := &layout{fs: fs}
 	l.newPage()
 	textW := pageW - 2*margin
 	if t := strings.TrimSpace(s.Title); t != "" {
-		l.lines(bold, 20, margin, textW, oneLine(t))
+		l.lines(boldStyle, 20, margin, textW, oneLine(t))
 		l.y -= 10
 	}
 	for _, bl := range s.Blocks {
@@ -266,20 +317,20 @@ func renderPDF(s Spec, now time.Time) ([]byte, error) {
 			size := []float64{16, 14, 12.5, 12, 11.5, 11}[bl.Level-1]
 			l.y -= size * 0.5
 			l.need(size*leading + bodySize*leading*2) // keep with the next lines
-			l.lines(bold, size, margin, textW, oneLine(bl.Text))
+			l.lines(boldStyle, size, margin, textW, oneLine(bl.Text))
 			l.y -= 2
 		case "paragraph":
-			l.lines(regular, bodySize, margin, textW, strings.TrimSpace(bl.Text))
+			l.lines(regularStyle, bodySize, margin, textW, strings.TrimSpace(bl.Text))
 			l.y -= bodySize * 0.6
 		case "list":
 			for i, it := range bl.Items {
-				marker := []byte{0x95} // bullet in WinAnsi
+				marker := "•"
 				if bl.Ordered {
-					marker = []byte(fmt.Sprintf("%d.", i+1))
+					marker = fmt.Sprintf("%d.", i+1)
 				}
 				l.need(bodySize * leading)
-				l.text(regular, bodySize, margin+6, marker)
-				l.lines(regular, bodySize, margin+22, textW-22, oneLine(it))
+				l.text(bodySize, margin+6, fs.shape(regularStyle, marker))
+				l.lines(regularStyle, bodySize, margin+22, textW-22, oneLine(it))
 			}
 			l.y -= bodySize * 0.6
 		case "table":
@@ -287,29 +338,35 @@ func renderPDF(s Spec, now time.Time) ([]byte, error) {
 		}
 	}
 
-	// Objects: 1 catalog, 2 pages, 3 F1, 4 F2, 5 info, then per page its
-	// page object and content stream.
+	// Objects: 1 catalog, 2 pages, 3 info, then the fonts in use (four
+	// objects and the font file each), then per page its page object and
+	// content stream.
 	var objs []string
 	add := func(s string) int { objs = append(objs, s); return len(objs) }
 	add("<< /Type /Catalog /Pages 2 0 R >>")
 	add("") // pages, filled below
-	add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>")
 	add(fmt.Sprintf("<< /Title %s /Producer (agenthost docgen) /CreationDate (D:%s) >>",
-		pdfString(winAnsi(s.Title)), now.UTC().Format("20060102150405Z")))
+		textString(s.Title), now.UTC().Format("20060102150405Z")))
+	var fontRes []string
+	for _, f := range fs.fonts {
+		if len(f.used) == 0 {
+			continue
+		}
+		obj, err := f.objects(add)
+		if err != nil {
+			return nil, missingGlyphs{}, err
+		}
+		fontRes = append(fontRes, fmt.Sprintf("/%s %d 0 R", f.res, obj))
+	}
 	var kids []string
 	for _, pg := range l.pages {
-		var z bytes.Buffer
-		zw := zlib.NewWriter(&z)
-		if _, err := zw.Write(pg.Bytes()); err != nil {
-			return nil, err
+		z, err := deflate(pg.Bytes())
+		if err != nil {
+			return nil, missingGlyphs{}, err
 		}
-		if err := zw.Close(); err != nil {
-			return nil, err
-		}
-		content := add(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.String()))
-		page := add(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents %d 0 R >>",
-			pageW, pageH, content))
+		content := add(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(z), z))
+		page := add(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /Font << %s >> >> /Contents %d 0 R >>",
+			pageW, pageH, strings.Join(fontRes, " "), content))
 		kids = append(kids, fmt.Sprintf("%d 0 R", page))
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
@@ -326,6 +383,98 @@ func renderPDF(s Spec, now time.Time) ([]byte, error) {
 	for _, off := range offsets {
 		fmt.Fprintf(&out, "%010d 00000 n \n", off)
 	}
-	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R /Info 5 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return out.Bytes(), nil
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R /Info 3 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return out.Bytes(), miss, nil
+}
+
+func deflate(b []byte) ([]byte, error) {
+	var z bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(b); err != nil {
+		return nil, fmt.Errorf("compressing a stream: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compressing a stream: %w", err)
+	}
+	return z.Bytes(), nil
+}
+
+// objects adds the font's PDF objects (the Type0 font, its CIDFontType2
+// descendant, the descriptor, the subset font file and the ToUnicode CMap)
+// and returns the Type0 font's object number.
+func (f *embFont) objects(add func(string) int) (int, error) {
+	used := map[uint16]bool{}
+	for g := range f.used {
+		used[g] = true
+	}
+	ttf, err := subsetTTF(f.tables, used)
+	if err != nil {
+		return 0, fmt.Errorf("subsetting %s: %w", f.name, err)
+	}
+	z, err := deflate(ttf)
+	if err != nil {
+		return 0, err
+	}
+	name := subsetTag(f.used) + "+" + f.name
+	file := add(fmt.Sprintf("<< /Length %d /Length1 %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(z), len(ttf), z))
+
+	head, hhea := f.tables["head"], f.tables["hhea"]
+	scale := func(b []byte, at int) int { return int(float64(int16(uint16(b[at])<<8|uint16(b[at+1]))) * 1000 / f.unitsPerEm) }
+	ascent, descent := scale(hhea, 4), scale(hhea, 6)
+	capHeight := ascent
+	if os2 := f.tables["OS/2"]; len(os2) >= 90 && uint16(os2[0])<<8|uint16(os2[1]) >= 2 {
+		capHeight = scale(os2, 88)
+	}
+	desc := add(fmt.Sprintf("<< /Type /FontDescriptor /FontName /%s /Flags 32 /FontBBox [%d %d %d %d] /ItalicAngle 0 /Ascent %d /Descent %d /CapHeight %d /StemV 80 /FontFile2 %d 0 R >>",
+		name, scale(head, 36), scale(head, 38), scale(head, 40), scale(head, 42), ascent, descent, capHeight, file))
+
+	gids := sortedGIDs(f.used)
+	var w strings.Builder
+	for i := 0; i < len(gids); {
+		j := i
+		fmt.Fprintf(&w, " %d [", gids[i])
+		for j < len(gids) && gids[j]-gids[i] == uint16(j-i) {
+			fmt.Fprintf(&w, " %d", f.advance(gids[j]))
+			j++
+		}
+		w.WriteString(" ]")
+		i = j
+	}
+	cid := add(fmt.Sprintf("<< /Type /Font /Subtype /CIDFontType2 /BaseFont /%s /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor %d 0 R /DW 1000 /W [%s ] /CIDToGIDMap /Identity >>",
+		name, desc, w.String()))
+
+	cmap, err := deflate(toUnicode(gids, f.used))
+	if err != nil {
+		return 0, err
+	}
+	tu := add(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(cmap), cmap))
+	return add(fmt.Sprintf("<< /Type /Font /Subtype /Type0 /BaseFont /%s /Encoding /Identity-H /DescendantFonts [%d 0 R] /ToUnicode %d 0 R >>",
+		name, cid, tu)), nil
+}
+
+// toUnicode is the CMap that maps each glyph id back to its text, so that
+// text is copied and extracted as written.
+func toUnicode(gids []uint16, used map[uint16][]rune) []byte {
+	var b bytes.Buffer
+	b.WriteString("/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n" +
+		"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n" +
+		"/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n" +
+		"1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n")
+	for i := 0; i < len(gids); i += 100 {
+		chunk := gids[i:min(i+100, len(gids))]
+		fmt.Fprintf(&b, "%d beginbfchar\n", len(chunk))
+		for _, g := range chunk {
+			fmt.Fprintf(&b, "<%04X> <", g)
+			for _, u := range utf16.Encode(used[g]) {
+				fmt.Fprintf(&b, "%04X", u)
+			}
+			b.WriteString(">\n")
+		}
+		b.WriteString("endbfchar\n")
+	}
+	b.WriteString("endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n")
+	return b.Bytes()
 }
