@@ -16,6 +16,7 @@ require (
 	github.com/fclairamb/ftpserverlib v0.26.0
 	github.com/gliderlabs/ssh v0.3.8
 	github.com/go-jose/go-jose/v4 v4.1.9
+	github.com/go-text/typesetting v0.3.5
 	github.com/go-webauthn/webauthn v0.18.2
 	github.com/goccy/go-json v0.10.5
 	github.com/gofiber/fiber/v2 v2.52.15

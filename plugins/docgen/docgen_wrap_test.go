@@ -31,10 +31,10 @@ func TestWrap(t *testing.T) {
 			}
 			var words []string
 			for _, ln := range lines {
-				if w := width(ln, 11); w > tc.maxW {
-					t.Fatalf("line %q is %.1f wide, over %.1f", runes(ln), w, tc.maxW)
+				if w := width(ln.gs, 11); w > tc.maxW {
+					t.Fatalf("line %q is %.1f wide, over %.1f", runes(ln.gs), w, tc.maxW)
 				}
-				words = append(words, runes(ln))
+				words = append(words, runes(ln.gs))
 			}
 			if tc.name == "breaks a long word" {
 				if strings.Join(words, "") != long || len(lines) < 2 {

@@ -79,6 +79,8 @@ type glyph struct {
 	gid  uint16
 	w    int
 	r    rune // the character it stands for
+	// level is the character's bidi embedding level (bidi.go).
+	level uint8
 }
 
 // style picks a fallback chain.
@@ -146,21 +148,37 @@ func (fs *fontSet) covered(r rune) bool {
 	return ok
 }
 
-// shape turns text into glyphs: a character no font has becomes the '?'
-// of the chain's first font (the result's note counts them), a tab a
-// space, control and ignorable characters nothing.
+// shape turns text into glyphs at level 0 (shapeRunes).
 func (fs *fontSet) shape(st style, text string) []glyph {
-	out := make([]glyph, 0, len(text))
-	for _, r := range text {
+	return fs.shapeRunes(st, []rune(text), nil)
+}
+
+// shapeRunes turns a word into glyphs: Arabic letters take their joining
+// forms (bidi.go), a character no font has becomes the '?' of the chain's
+// first font (the result's note counts them), a tab a space, control and
+// ignorable characters nothing. lv are the characters' bidi levels (nil:
+// all 0).
+func (fs *fontSet) shapeRunes(st style, rs []rune, lv []uint8) []glyph {
+	draw := presentation(rs)
+	out := make([]glyph, 0, len(rs))
+	for i, r := range rs {
 		if r == '\t' {
 			r = ' '
 		}
 		if r < 0x20 || r == 0x7F || ignorable(r) {
 			continue
 		}
-		g, ok := fs.lookup(st, r)
+		g, ok := fs.lookup(st, draw[i])
+		if !ok && draw[i] != r {
+			g, ok = fs.lookup(st, r) // the font lacks the joining form
+		}
 		if !ok {
 			g, _ = fs.lookup(st, '?')
+		} else {
+			g.r = r
+		}
+		if lv != nil {
+			g.level = lv[i]
 		}
 		out = append(out, g)
 	}

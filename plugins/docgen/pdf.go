@@ -88,51 +88,68 @@ const (
 	noBreakAfter  = "「『（【〔〈《〖〘〚（［｛([{"
 )
 
-// token is a piece of a line that is not broken: a word, or one CJK
-// character; space says a space comes before it.
+// token is a piece of a line that is not broken, rs[start:end] of its
+// paragraph: a word, or one CJK character; space, when not -1, is the
+// position of the space before it.
 type token struct {
-	text  string
-	space bool
+	start, end, space int
 }
 
 // tokens splits a paragraph at spaces and at the break opportunities
 // around CJK characters.
-func tokens(para string) []token {
+func tokens(rs []rune) []token {
 	var out []token
-	for _, word := range strings.Fields(para) {
-		rs := []rune(word)
-		start := 0
-		for i := 1; i < len(rs); i++ {
+	space := -1
+	for i := 0; i < len(rs); {
+		if unicode.IsSpace(rs[i]) {
+			space = i
+			i++
+			continue
+		}
+		start := i
+		for i++; i < len(rs) && !unicode.IsSpace(rs[i]); i++ {
 			a, b := rs[i-1], rs[i]
 			if (cjk(a) || cjk(b)) && !strings.ContainsRune(noBreakBefore, b) && !strings.ContainsRune(noBreakAfter, a) {
-				out = append(out, token{string(rs[start:i]), start == 0})
-				start = i
+				out = append(out, token{start, i, space})
+				start, space = i, -1
 			}
 		}
-		out = append(out, token{string(rs[start:]), start == 0})
+		out = append(out, token{start, i, space})
+		space = -1
 	}
 	return out
 }
 
+// textLine is a wrapped line, its glyphs in visual order; rtl says it is
+// of a right-to-left paragraph (and aligned right).
+type textLine struct {
+	gs  []glyph
+	rtl bool
+}
+
 // wrap breaks text into lines no wider than maxW; a word wider than a line
 // is broken by characters. Line widths are kept as they grow.
-func wrap(fs *fontSet, st style, text string, size, maxW float64) [][]glyph {
-	var lines [][]glyph
-	space := fs.shape(st, " ")
-	spaceW := width(space, size)
+func wrap(fs *fontSet, st style, text string, size, maxW float64) []textLine {
+	var lines []textLine
 	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		rs := []rune(para)
+		lv, base := levels(rs)
+		flush := func(line []glyph) {
+			lines = append(lines, textLine{visual(line), base == 1})
+		}
 		var line []glyph
 		lineW := 0.0
-		for _, tk := range tokens(para) {
-			w := fs.shape(st, tk.text)
+		for _, tk := range tokens(rs) {
+			w := fs.shapeRunes(st, rs[tk.start:tk.end], lv[tk.start:tk.end])
 			if len(w) == 0 {
 				continue
 			}
 			ww := width(w, size)
-			sep, sepW := []glyph(nil), 0.0
-			if tk.space {
-				sep, sepW = space, spaceW
+			var sep []glyph
+			if tk.space >= 0 {
+				sep = fs.shapeRunes(st, []rune{' '}, lv[tk.space:tk.space+1])
 			}
+			sepW := width(sep, size)
 			if len(line) > 0 && lineW+sepW+ww <= maxW {
 				line = append(append(line, sep...), w...)
 				lineW += sepW + ww
@@ -143,7 +160,7 @@ func wrap(fs *fontSet, st style, text string, size, maxW float64) [][]glyph {
 				continue
 			}
 			if len(line) > 0 {
-				lines = append(lines, line)
+				flush(line)
 				line, lineW = nil, 0
 			}
 			for ww > maxW && len(w) > 1 {
@@ -156,13 +173,13 @@ func wrap(fs *fontSet, st style, text string, size, maxW float64) [][]glyph {
 					nw += cw
 					n++
 				}
-				lines = append(lines, w[:n])
+				flush(w[:n])
 				w = w[n:]
 				ww = width(w, size)
 			}
 			line, lineW = w, ww
 		}
-		lines = append(lines, line)
+		flush(line)
 	}
 	return lines
 }
@@ -242,11 +259,20 @@ func (l *layout) show(size, x, y float64, line []glyph) {
 
 func (l *layout) text(size, x float64, line []glyph) { l.show(size, x, l.y-size, line) }
 
+// lineX is where a line of a box at x, maxW wide, starts: at x, or for a
+// right-to-left line so that it ends at the box's right edge.
+func lineX(ln textLine, size, x, maxW float64) float64 {
+	if ln.rtl {
+		return x + maxW - width(ln.gs, size)
+	}
+	return x
+}
+
 // lines writes wrapped lines at x, breaking pages between lines.
 func (l *layout) lines(st style, size, x, maxW float64, text string) {
 	for _, ln := range wrap(l.fs, st, text, size, maxW) {
 		l.need(size * leading)
-		l.text(size, x, ln)
+		l.text(size, lineX(ln, size, x, maxW), ln.gs)
 		l.y -= size * leading
 	}
 }
@@ -258,7 +284,7 @@ func (l *layout) table(rows [][]string) {
 	colW := (pageW - 2*margin) / float64(cols)
 	size := bodySize - 1
 	drawRow := func(row []string, st style) {
-		cells := make([][][]glyph, cols)
+		cells := make([][]textLine, cols)
 		h := 0.0
 		for i, c := range row {
 			cells[i] = wrap(l.fs, st, c, size, colW-2*cellPad)
@@ -273,7 +299,7 @@ func (l *layout) table(rows [][]string) {
 			fmt.Fprintf(l.cur, "%.2f %.2f %.2f %.2f re S\n", x, top-h, colW, h)
 			y := top - cellPad
 			for _, ln := range cells[i] {
-				l.show(size, x+cellPad, y-size, ln)
+				l.show(size, lineX(ln, size, x+cellPad, colW-2*cellPad), y-size, ln.gs)
 				y -= size * leading
 			}
 		}
