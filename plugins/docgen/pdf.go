@@ -372,7 +372,7 @@ func renderPDF(s Spec, now time.Time) ([]byte, missingGlyphs, error) {
 	add("<< /Type /Catalog /Pages 2 0 R >>")
 	add("") // pages, filled below
 	add(fmt.Sprintf("<< /Title %s /Producer (agenthost docgen) /CreationDate (D:%s) >>",
-		textString(s.Title), now.UTC().Format("20060102150405Z")))
+		textString(s.Title), now.UTC().Format("20060102150405Z00'00'")))
 	var fontRes []string
 	for _, f := range fs.fonts {
 		if len(f.used) == 0 {
