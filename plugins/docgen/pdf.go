@@ -448,7 +448,9 @@ func (f *embFont) objects(add func(string) int) (int, error) {
 	file := add(fmt.Sprintf("<< /Length %d /Length1 %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(z), len(ttf), z))
 
 	head, hhea := f.tables["head"], f.tables["hhea"]
-	scale := func(b []byte, at int) int { return int(float64(int16(uint16(b[at])<<8|uint16(b[at+1]))) * 1000 / f.unitsPerEm) }
+	scale := func(b []byte, at int) int {
+		return int(float64(int16(uint16(b[at])<<8|uint16(b[at+1]))) * 1000 / f.unitsPerEm)
+	}
 	ascent, descent := scale(hhea, 4), scale(hhea, 6)
 	capHeight := ascent
 	if os2 := f.tables["OS/2"]; len(os2) >= 90 && uint16(os2[0])<<8|uint16(os2[1]) >= 2 {

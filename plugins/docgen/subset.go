@@ -16,7 +16,8 @@ import (
 // in the long format, zeroes the unused horizontal metrics (the PDF's /W
 // array gives the widths), keeps only the tables a PDF viewer reads from an
 // embedded TrueType program (PDF 32000-1, 9.9: head, hhea, maxp, hmtx,
-// loca, glyf, cvt, fpgm, prep; OS/2 besides), and fixes the checksums.
+// loca, glyf, cvt, fpgm, prep; OS/2, an empty cmap and a post without
+// glyph names besides), and fixes the checksums.
 // The emptied glyphs and zeroes compress to almost nothing in the
 // FlateDecode stream.
 
@@ -172,13 +173,45 @@ func subsetTTF(t sfntTables, used map[uint16]bool) ([]byte, error) {
 	binary.BigEndian.PutUint32(head[8:], 0)  // checkSumAdjustment, set below
 	binary.BigEndian.PutUint16(head[50:], 1) // indexToLocFormat: long
 
-	out := sfntTables{"head": head, "hhea": t["hhea"], "maxp": t["maxp"], "hmtx": hmtx, "loca": loca, "glyf": glyf}
+	out := sfntTables{"head": head, "hhea": t["hhea"], "maxp": t["maxp"], "hmtx": hmtx, "loca": loca, "glyf": glyf,
+		"cmap": emptyCmap(), "post": post3(t["post"])}
 	for _, tag := range []string{"OS/2", "cvt ", "fpgm", "prep"} {
 		if b := t[tag]; b != nil {
 			out[tag] = b
 		}
 	}
 	return writeTTF(out), nil
+}
+
+// emptyCmap is a cmap that maps no character: the PDF reaches glyphs by
+// their ids, but a TrueType file without a cmap is refused by some
+// parsers (x/image's sfnt among them). One format 4 subtable (Windows,
+// Unicode BMP) with only the closing 0xFFFF segment.
+func emptyCmap() []byte {
+	b := make([]byte, 4+8+24)
+	binary.BigEndian.PutUint16(b[2:], 1) // one subtable
+	binary.BigEndian.PutUint16(b[4:], 3) // Windows
+	binary.BigEndian.PutUint16(b[6:], 1) // Unicode BMP
+	binary.BigEndian.PutUint32(b[8:], 12)
+	st := b[12:]
+	binary.BigEndian.PutUint16(st[0:], 4)  // format
+	binary.BigEndian.PutUint16(st[2:], 24) // length
+	binary.BigEndian.PutUint16(st[6:], 2)  // segCountX2
+	binary.BigEndian.PutUint16(st[8:], 2)  // searchRange
+	binary.BigEndian.PutUint16(st[12:], 0) // rangeShift
+	binary.BigEndian.PutUint16(st[14:], 0xFFFF)
+	binary.BigEndian.PutUint16(st[18:], 0xFFFF) // startCode
+	binary.BigEndian.PutUint16(st[20:], 1)      // idDelta
+	return b
+}
+
+// post3 is the font's post table cut to its header, version 3 (no glyph
+// names): 32 bytes instead of the names of every glyph.
+func post3(orig []byte) []byte {
+	b := make([]byte, 32)
+	copy(b, orig)
+	binary.BigEndian.PutUint32(b, 0x00030000)
+	return b
 }
 
 // writeTTF lays tables out in tag order, each on a 4-byte boundary, with
