@@ -19,7 +19,8 @@ import (
 
 // shareScript answers the share test's one question: "Zitiere Datei ID"
 // calls getFileInfo on the file, then answers in German citing its first
-// page (umlauts, ß and € for the PDF export to carry).
+// page (umlauts, ß and € for the PDF export to carry) after a greeting in
+// Russian, Greek and Chinese (the PDF's embedded fonts carry those too).
 func shareScript(req llmtest.ChatRequest) llmtest.Step {
 	q := lastUser(req)
 	id := uuidRe.FindString(q)
@@ -33,7 +34,7 @@ func shareScript(req llmtest.ChatRequest) llmtest.Step {
 	case strings.Contains(q, "Zitiere Datei") && !done:
 		return llmtest.CallTools(llmtest.Call("getFileInfo", `{"file":"`+id+`"}`))
 	case strings.Contains(q, "Zitiere Datei"):
-		return llmtest.Reply("Grüße aus München! Das [Handbuch, Seite 1](docItem:" + id + "#page=1) nennt **Äpfel**, Öl und Übermaß für 12 €.")
+		return llmtest.Reply("Привет, Καλημέρα, 你好！ Grüße aus München! Das [Handbuch, Seite 1](docItem:" + id + "#page=1) nennt **Äpfel**, Öl und Übermaß für 12 €.")
 	}
 	return llmtest.Reply("Noted: " + q)
 }

@@ -40,7 +40,7 @@ async function download(locator) {
 const pdfText = (file) => execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
 
 let wfId = '';
-const answer = 'Grüße aus München! Das Handbuch, Seite 1 [1] nennt Äpfel, Öl und Übermaß für 12 €.';
+const answer = 'Привет, Καλημέρα, 你好！ Grüße aus München! Das Handbuch, Seite 1 [1] nennt Äpfel, Öl und Übermaß für 12 €.';
 
 await as(ada);
 await step('ada-asks', async () => {
