@@ -23,8 +23,8 @@ import (
 // first strong character, rules P2 and P3).
 func levels(rs []rune) ([]uint8, uint8) {
 	lv := make([]uint8, len(rs))
-	if len(rs) == 0 {
-		return lv, 0
+	if !anyRTL(rs) {
+		return lv, 0 // all at level 0, without the algorithm's allocations
 	}
 	var p bidi.Paragraph
 	runs := p.Segment(rs, bidi.Neutral)
@@ -43,6 +43,22 @@ func levels(rs []rune) ([]uint8, uint8) {
 	// right-to-left paragraph is at 1 or above, and a left-to-right one's
 	// first strong character is at 0.
 	return lv, base & 1
+}
+
+// anyRTL reports whether rs has a character of a right-to-left script or
+// a right-to-left mark, embedding, override or isolate: without one, every
+// level is 0.
+func anyRTL(rs []rune) bool {
+	for _, r := range rs {
+		switch {
+		case r < 0x0590:
+		case r <= 0x08FF, r >= 0xFB1D && r <= 0xFDFF, r >= 0xFE70 && r <= 0xFEFF,
+			r >= 0x10800 && r <= 0x10FFF, r >= 0x1E800 && r <= 0x1EFFF,
+			r == 0x200F, r == 0x202B, r == 0x202E, r == 0x2067:
+			return true
+		}
+	}
+	return false
 }
 
 // visual reorders a line's glyphs for drawing (rule L2): from the highest
@@ -115,7 +131,18 @@ func joinsPrev(r rune) bool { return arabicForms[r].forms >= 2 || r == 0x0640 }
 
 // presentation is what to draw for the letters of one word: per
 // character the code point whose glyph is drawn (its joining form).
+// Text without Arabic letters is returned as it is.
 func presentation(rs []rune) []rune {
+	arabic := false
+	for _, r := range rs {
+		if r >= 0x0621 && r <= 0x06CC {
+			arabic = true
+			break
+		}
+	}
+	if !arabic {
+		return rs
+	}
 	draw := append([]rune(nil), rs...)
 	neighbour := func(i, step int) rune {
 		for j := i + step; j >= 0 && j < len(rs); j += step {

@@ -74,13 +74,14 @@ func (f *embFont) advance(g uint16) int {
 
 // glyph is one character laid out: the font (an index into fontSet.fonts),
 // its glyph id and its advance in 1/1000 em.
+// It is kept small (12 bytes): a long document lays out one per character.
 type glyph struct {
-	font int
-	gid  uint16
-	w    int
-	r    rune // the character it stands for
-	// level is the character's bidi embedding level (bidi.go).
-	level uint8
+	r   rune // the character it stands for
+	gid uint16
+	w   int16
+	// font indexes fontSet.fonts; level is the character's bidi embedding
+	// level (bidi.go).
+	font, level uint8
 }
 
 // style picks a fallback chain.
@@ -97,6 +98,9 @@ type fontSet struct {
 	fonts  []*embFont
 	chains [2][]int
 	cache  [2]map[rune]glyph
+	// ascii caches the first 128 characters' glyphs (gid 0: not looked
+	// up yet) without a map lookup, the most of most documents.
+	ascii [2][128]glyph
 }
 
 // newFontSet parses the embedded fonts. DejaVu Sans comes first (Latin,
@@ -129,13 +133,19 @@ func ignorable(r rune) bool {
 
 // lookup finds r's glyph in st's chain; ok is false when no font has one.
 func (fs *fontSet) lookup(st style, r rune) (glyph, bool) {
+	if r >= 0 && r < 128 && fs.ascii[st][r].gid != 0 {
+		return fs.ascii[st][r], true
+	}
 	if g, ok := fs.cache[st][r]; ok {
 		return g, true
 	}
 	for _, i := range fs.chains[st] {
 		if gid := fs.fonts[i].gid(r); gid != 0 {
-			g := glyph{font: i, gid: gid, w: fs.fonts[i].advance(gid), r: r}
+			g := glyph{font: uint8(i), gid: gid, w: int16(fs.fonts[i].advance(gid)), r: r}
 			fs.cache[st][r] = g
+			if r >= 0 && r < 128 {
+				fs.ascii[st][r] = g
+			}
 			return g, true
 		}
 	}

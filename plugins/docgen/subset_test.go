@@ -87,7 +87,8 @@ func TestSubsetTTF(t *testing.T) {
 			if binary.BigEndian.Uint16(sub["head"][50:]) != 1 {
 				t.Error("loca not in the long format")
 			}
-			z, err := deflate(out)
+			var zd deflater
+			z, err := zd.deflate(out)
 			if err != nil {
 				t.Fatal(err)
 			}
