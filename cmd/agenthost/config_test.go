@@ -334,3 +334,32 @@ func TestConfigEnvReachesFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigCacheLimitsRefuseNegative: a negative compile-cache limit was
+// taken for the default (AGENTHOST_CACHE_MAX_UNUSED) or passed on; it is
+// refused, from the variable or the flag, before the cache is opened.
+func TestConfigCacheLimitsRefuseNegative(t *testing.T) {
+	for _, tc := range []struct {
+		name, env, value string
+		args             []string
+		want             string
+	}{
+		{"unused variable", "AGENTHOST_CACHE_MAX_UNUSED", "-1h", nil, "-cache-max-unused (AGENTHOST_CACHE_MAX_UNUSED) -1h0m0s: negative"},
+		{"size variable", "AGENTHOST_CACHE_MAX_MB", "-5", nil, "-cache-max-mb (AGENTHOST_CACHE_MAX_MB) -5: negative"},
+		{"unused flag", "", "", []string{"-cache-max-unused", "-2h"}, "-cache-max-unused (AGENTHOST_CACHE_MAX_UNUSED) -2h0m0s: negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv(tc.env, tc.value)
+			}
+			cache := filepath.Join(t.TempDir(), "cache")
+			err := run(context.Background(), append([]string{"plugin", "warm", "-cache-dir", cache}, tc.args...), &bytes.Buffer{}, &bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if _, err := os.Stat(cache); !os.IsNotExist(err) {
+				t.Fatalf("the cache was made (%v)", err)
+			}
+		})
+	}
+}

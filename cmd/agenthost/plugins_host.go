@@ -72,10 +72,10 @@ func addCacheFlags(fs *flag.FlagSet) cacheFlags {
 // taken for the default, as 0 is.
 func (c cacheFlags) limits() (wasm.CacheLimits, error) {
 	if *c.maxMB < 0 {
-		return wasm.CacheLimits{}, fmt.Errorf("-cache-max-mb %d: negative (0 is the default)", *c.maxMB)
+		return wasm.CacheLimits{}, fmt.Errorf("-cache-max-mb (AGENTHOST_CACHE_MAX_MB) %d: negative; 0 is the default", *c.maxMB)
 	}
 	if *c.maxUnused < 0 {
-		return wasm.CacheLimits{}, fmt.Errorf("-cache-max-unused %v: negative (0 is the default)", *c.maxUnused)
+		return wasm.CacheLimits{}, fmt.Errorf("-cache-max-unused (AGENTHOST_CACHE_MAX_UNUSED) %v: negative; 0 is the default", *c.maxUnused)
 	}
 	return wasm.CacheLimits{MaxBytes: *c.maxMB << 20, MaxUnused: *c.maxUnused}, nil
 }
