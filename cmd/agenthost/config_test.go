@@ -363,3 +363,37 @@ func TestConfigCacheLimitsRefuseNegative(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigServerFlagBeatsVariable: -server, -url's earlier name, counts as
+// -url given, so AGENTHOST_URL does not replace it; AGENTHOST_SERVER, the
+// earlier variable, is the default AGENTHOST_URL replaces.
+func TestConfigServerFlagBeatsVariable(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		url, old string
+		want     string
+	}{
+		{"-server", []string{"-server", "http://flag.example"}, "http://env.example", "", "http://flag.example"},
+		{"-url", []string{"-url", "http://flag.example"}, "http://env.example", "", "http://flag.example"},
+		{"variable", nil, "http://env.example", "http://old.example", "http://env.example"},
+		{"earlier variable", nil, "", "http://old.example", "http://old.example"},
+		{"default", nil, "", "", "http://127.0.0.1:8080"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("AGENTHOST_SERVER", tc.old)
+			fs := flag.NewFlagSet("plugin audit", flag.ContinueOnError)
+			rf := addRemoteFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			lookup := func(k string) (string, bool) { return tc.url, k == "AGENTHOST_URL" && tc.url != "" }
+			if err := bindEnv("plugin", fs, lookup); err != nil {
+				t.Fatal(err)
+			}
+			if *rf.server != tc.want {
+				t.Errorf("%v, AGENTHOST_URL=%q, AGENTHOST_SERVER=%q: %s, want %s", tc.args, tc.url, tc.old, *rf.server, tc.want)
+			}
+		})
+	}
+}
