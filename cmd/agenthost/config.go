@@ -26,7 +26,9 @@ import (
 // It is also where a variable reaches its flag (bindEnv): a flag the
 // command line did not give takes its variable's value once the value has
 // been checked, so that no flag falls back to its default on a value it
-// cannot read. The file the -config flag of fs names (none without one) is
+// cannot read. A flag's default, as `COMMAND -h` shows it, is therefore the
+// code's, never a variable's; TestConfigFlagDefaults holds it to the
+// registry's. The file the -config flag of fs names (none without one) is
 // read here, once and whole (server.ReadFile): a misspelt key or an
 // unreadable value in any section refuses start-up; the result is what the
 // command's sections are taken from.
@@ -54,9 +56,10 @@ func checkSettings(command string, fs *flag.FlagSet) (server.File, error) {
 // same name that is another setting's, admin's -workspace, is left alone).
 // A typed variable that is empty counts as unset, and one that does not
 // read is skipped: checkEnvFor reports it. A text variable set to "" gives
-// the flag "", as an unset flag cannot (-otlp-endpoint: export none). List
-// settings are left to their flags' own code: their variables are
-// separated as the flag is not repeated.
+// the flag "", which leaving it unset may not (AGENTHOST_OTLP_ENDPOINT=""
+// exports none whatever OTEL_EXPORTER_OTLP_ENDPOINT says). List settings
+// are left to their flags' own code: their variable holds several values
+// (comma- or ";"-separated) where the flag takes one at a time.
 func bindEnv(command string, fs *flag.FlagSet, lookup func(string) (string, bool)) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })

@@ -299,24 +299,30 @@ func TestConfigFlagDefaults(t *testing.T) {
 }
 
 // TestConfigEnvReachesFlags: a variable gives its flag its value unless the
-// command line gave the flag; a size takes its units.
+// command line gave the flag; an empty typed variable is unset, an empty
+// text one gives ""; a size takes its units.
 func TestConfigEnvReachesFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name, env, value string
 		args             []string
-		want             int64
+		flag, want       string
 	}{
-		{"GiB", "AGENTHOST_MAX_UPLOAD", "1GiB", nil, 1 << 30},
-		{"bytes", "AGENTHOST_MAX_UPLOAD", "1073741824", nil, 1 << 30},
-		{"MB", "AGENTHOST_MAX_UPLOAD", "512MB", nil, 512e6},
-		{"flag wins", "AGENTHOST_MAX_UPLOAD", "512MB", []string{"-max-upload", "2KiB"}, 2048},
-		{"empty is unset", "AGENTHOST_MAX_UPLOAD", "", nil, 7},
-		{"int", "AGENTHOST_TENANT_RATE", "12", nil, 12},
+		{"GiB", "AGENTHOST_MAX_UPLOAD", "1GiB", nil, "max-upload", "1073741824"},
+		{"bytes", "AGENTHOST_MAX_UPLOAD", "1073741824", nil, "max-upload", "1073741824"},
+		{"MB", "AGENTHOST_MAX_UPLOAD", "512MB", nil, "max-upload", "512000000"},
+		{"flag wins", "AGENTHOST_MAX_UPLOAD", "512MB", []string{"-max-upload", "2KiB"}, "max-upload", "2048"},
+		{"empty size is unset", "AGENTHOST_MAX_UPLOAD", "", nil, "max-upload", "7"},
+		{"int", "AGENTHOST_TENANT_RATE", "12", nil, "tenant-rate", "12"},
+		{"text", "AGENTHOST_ADDR", ":9090", nil, "addr", ":9090"},
+		{"empty text", "AGENTHOST_ADDR", "", nil, "addr", ""},
+		{"another command's", "AGENTHOST_WORKER_METRICS_ADDR", ":9", nil, "metrics-addr", "default"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-			upload := sizeFlag(fs, "max-upload", 7, "")
-			rate := fs.Int64("tenant-rate", 7, "")
+			sizeFlag(fs, "max-upload", 7, "")
+			fs.Int64("tenant-rate", 7, "")
+			fs.String("addr", "default", "")
+			fs.String("metrics-addr", "default", "")
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
@@ -324,12 +330,8 @@ func TestConfigEnvReachesFlags(t *testing.T) {
 			if err := bindEnv("serve", fs, lookup); err != nil {
 				t.Fatal(err)
 			}
-			got := *upload
-			if tc.env == "AGENTHOST_TENANT_RATE" {
-				got = *rate
-			}
-			if got != tc.want {
-				t.Errorf("%s=%q %v: %d, want %d", tc.env, tc.value, tc.args, got, tc.want)
+			if got := fs.Lookup(tc.flag).Value.String(); got != tc.want {
+				t.Errorf("%s=%q %v: -%s %s, want %s", tc.env, tc.value, tc.args, tc.flag, got, tc.want)
 			}
 		})
 	}
