@@ -75,12 +75,15 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	group := fs.String("group", "", "SCIM group displayName (scim-map)")
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
-	pluginDir := fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins whose tools -extra may name (tools)")
+	pluginDir := fs.String("plugins", "", "directory of third-party plugins whose tools -extra may name (tools)")
 	bl := addBillingAdminFlags(fs)
 	mf := addMCPAdminFlags(fs)
 	// Everything is checked before the database is opened: a mistake must
 	// not create or migrate a data directory.
 	if ok, err := parseArgs(fs, args[1:]); !ok {
+		return err
+	}
+	if _, err := checkSettings("admin", fs); err != nil {
 		return err
 	}
 	if err := bl.parse(args[0]); err != nil {

@@ -176,8 +176,8 @@ type mcpCommandFlag struct {
 func addMCPCommandFlag(fs *flag.FlagSet) mcpCommandFlag {
 	f := mcpCommandFlag{items: &stringList{}}
 	fs.Var(f.items, "mcp-command", `a stdio MCP server command tenant admins may add: the program and optionally its first arguments ("/usr/bin/node /srv/mcp/memory/index.js"), after "env=NAME,…" naming the variables they may set for it; repeatable; also AGENTHOST_MCP_COMMANDS, separated by ";"`)
-	f.user = fs.String("mcp-user", envOr("AGENTHOST_MCP_USER", ""), "the user stdio MCP servers run as when serve runs as root (default nobody; never root)")
-	f.uids = fs.String("mcp-uids", envOr("AGENTHOST_MCP_UIDS", ""), `user ids FIRST-LAST ("231000-231999") for stdio MCP processes of a root serve, one each, so that they cannot read or signal one another (instead of -mcp-user); ids nothing else on the machine uses`)
+	f.user = fs.String("mcp-user", "", "the user stdio MCP servers run as when serve runs as root (none given: nobody; never root)")
+	f.uids = fs.String("mcp-uids", "", `user ids FIRST-LAST ("231000-231999") for stdio MCP processes of a root serve, one each, so that they cannot read or signal one another (instead of -mcp-user); ids nothing else on the machine uses`)
 	return f
 }
 

@@ -56,8 +56,12 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.SetOutput(stderr)
 	sf := addStorageFlags(fl)
 	to := fl.String("to", "", "folder to write the backup to (new, empty, or an earlier backup to update)")
-	configPath := fl.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (with an objectStorage section the blobs are in a bucket, and only the database is copied)")
+	fl.String("config", "", "configuration file (with an objectStorage section the blobs are in a bucket, and only the database is copied)")
 	if ok, err := parseArgs(fl, args); !ok {
+		return err
+	}
+	file, err := checkSettings("backup", fl)
+	if err != nil {
 		return err
 	}
 	if *sf.url != "" {
@@ -66,7 +70,7 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *to == "" {
 		return errors.New("backup: -to PATH is required")
 	}
-	objectStorage, err := loadObjectStorage(*configPath, os.Getenv)
+	objectStorage, err := file.ObjectStorageConfig(os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -315,9 +319,12 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fl := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	from := fl.String("from", "", "backup folder written by agenthost backup")
-	data := fl.String("data", envOr("AGENTHOST_DATA", "data"), "data directory to restore into")
+	data := fl.String("data", "data", "data directory to restore into")
 	force := fl.Bool("force", false, "replace the database, blobs and installed plugins of a data directory that is not empty (stop serve first)")
 	if ok, err := parseArgs(fl, args); !ok {
+		return err
+	}
+	if _, err := checkSettings("restore", fl); err != nil {
 		return err
 	}
 	if *from == "" {

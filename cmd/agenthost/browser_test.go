@@ -82,6 +82,9 @@ func lastUser(r llmtest.ChatRequest) string {
 // with the person's custom instructions the request carries; anything else
 // gets a short reply.
 func script(req llmtest.ChatRequest) llmtest.Step {
+	if t, ok := titleReply(req); ok {
+		return t
+	}
 	q := lastUser(req)
 	var toolResult string
 	for _, m := range req.Messages {
@@ -173,6 +176,29 @@ func script(req llmtest.ChatRequest) llmtest.Step {
 		return llmtest.Reply(strings.TrimSpace(b.String())).WithChunkDelay(120 * time.Millisecond)
 	}
 	return llmtest.Reply("Noted: " + q)
+}
+
+// titleReply answers the round's title request (AGENTHOST_AGENT_TITLES,
+// docs/agent.md#conversation-titles) as a model does, with a few words
+// and no more: the prompt's first seven words, so the steps find a
+// conversation by its prompt, and a title of its own for the prompt about
+// travel expenses, which the titles step looks for.
+func titleReply(req llmtest.ChatRequest) (llmtest.Step, bool) {
+	if !isTitleRequest(req) {
+		return llmtest.Step{}, false
+	}
+	prompt, _, _ := strings.Cut(strings.TrimPrefix(lastUser(req), "User: "), "\n\nAssistant: ")
+	if strings.Contains(prompt, "travel expenses") {
+		return llmtest.Reply("Travel expense rules"), true
+	}
+	words := strings.Fields(prompt)
+	return llmtest.Reply(strings.Join(words[:min(7, len(words))], " ")), true
+}
+
+// isTitleRequest tells the title call after a conversation's first round
+// from the agent's calls, by its instruction.
+func isTitleRequest(req llmtest.ChatRequest) bool {
+	return len(req.Messages) > 0 && req.Messages[0].Role == "system" && strings.Contains(req.Messages[0].Content, "Write a short title")
 }
 
 func startUIWorld(t testing.TB, agentChain ...string) *uiWorld {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -17,15 +18,29 @@ import (
 )
 
 // checkSettings refuses start-up of command when a variable it reads does
-// not parse as its setting's kind, or the configuration file at path has a
-// key nobody reads; every error names the setting and the value. Commands
-// call it right after their flags are parsed, before anything is opened.
+// not parse as its setting's kind, or the configuration file has a key
+// nobody reads; every error names the setting and the value. Every command
+// that reads a setting calls it right after its flags are parsed, before
+// anything is opened.
 //
-// The file is read here, once and whole (server.ReadFile): a misspelt key or
-// an unreadable value in any section refuses start-up; the result is what
-// the command's sections are taken from.
-func checkSettings(command, path string) (server.File, error) {
+// It is also where a variable reaches its flag (bindEnv): a flag the
+// command line did not give takes its variable's value once the value has
+// been checked, so that no flag falls back to its default on a value it
+// cannot read. A flag's default, as `COMMAND -h` shows it, is therefore the
+// code's, never a variable's; TestConfigFlagDefaults holds it to the
+// registry's. The file the -config flag of fs names (none without one) is
+// read here, once and whole (server.ReadFile): a misspelt key or an
+// unreadable value in any section refuses start-up; the result is what the
+// command's sections are taken from.
+func checkSettings(command string, fs *flag.FlagSet) (server.File, error) {
 	err := checkEnvFor(command, os.LookupEnv)
+	if berr := bindEnv(command, fs, os.LookupEnv); berr != nil {
+		err = errors.Join(err, berr)
+	}
+	path := ""
+	if f := fs.Lookup("config"); f != nil {
+		path = f.Value.String()
+	}
 	file, ferr := server.ReadFile(path)
 	if ferr != nil {
 		err = errors.Join(err, ferr)
@@ -34,6 +49,39 @@ func checkSettings(command, path string) (server.File, error) {
 		return server.File{}, fmt.Errorf("%s: refusing to start:\n%w", command, err)
 	}
 	return file, nil
+}
+
+// bindEnv sets each flag of fs the command line did not give to the value
+// of its setting's variable, for the settings command reads (a flag of the
+// same name that is another setting's, admin's -workspace, is left alone).
+// A typed variable that is empty counts as unset, and one that does not
+// read is skipped: checkEnvFor reports it. A text variable set to "" gives
+// the flag "", which leaving it unset may not (AGENTHOST_OTLP_ENDPOINT=""
+// exports none whatever OTEL_EXPORTER_OTLP_ENDPOINT says). List settings
+// are left to their flags' own code: their variable holds several values
+// (comma- or ";"-separated) where the flag takes one at a time.
+func bindEnv(command string, fs *flag.FlagSet, lookup func(string) (string, bool)) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	for _, s := range settings.All() {
+		if s.Flag == "" || s.Env == "" || s.Kind == settings.List || given[s.Flag] || !readBy(s, command) {
+			continue
+		}
+		f := fs.Lookup(s.Flag)
+		v, ok := lookup(s.Env)
+		if f == nil || !ok || (v == "" && s.Kind != settings.String) || s.Check(v) != nil {
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			shown := strconv.Quote(v)
+			if s.Secret {
+				shown = "(secret, not shown)"
+			}
+			errs = append(errs, fmt.Errorf("%s=%s: %w: -%s: %w", s.Env, shown, settings.ErrValue, s.Flag, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // checkEnvFor is settings.CheckEnv over the settings command reads.

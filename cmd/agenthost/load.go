@@ -42,7 +42,7 @@ import (
 func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	database := fs.String("database", envOr("AGENTHOST_DATABASE_URL", ""), "PostgreSQL URL on this machine (the hosts share it; it is migrated and gets a tenant of its own)")
+	database := fs.String("database", "", "PostgreSQL URL on this machine (the hosts share it; it is migrated and gets a tenant of its own)")
 	n := fs.Int("n", 100, "workflows to run")
 	hosts := fs.Int("hosts", 2, "serve hosts")
 	concurrency := fs.Int("concurrency", 50, "workflows in flight at once")
@@ -50,6 +50,9 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	timeout := fs.Duration("timeout", 30*time.Minute, "the whole run's limit")
 	rolling := fs.Bool("rolling", false, "deploy while the load runs: stop each host in turn (SIGTERM) and start it again, round after round, until the workflows are done; clients move to another host as behind a load balancer, and every workflow must still complete")
 	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	if _, err := checkSettings("load", fs); err != nil {
 		return err
 	}
 	switch {

@@ -22,9 +22,9 @@ type storageFlags struct {
 
 func addStorageFlags(fs *flag.FlagSet) storageFlags {
 	return storageFlags{
-		data: fs.String("data", envOr("AGENTHOST_DATA", "data"), "data directory (embedded database, blobs, compile cache)"),
-		url:  fs.String("database", envOr("AGENTHOST_DATABASE_URL", ""), "PostgreSQL URL (postgres://…); empty uses the embedded database in -data"),
-		wait: fs.Duration("database-wait", envDuration("AGENTHOST_DATABASE_WAIT", 30*time.Second), "how long to keep retrying a PostgreSQL server that does not answer at start-up (0: fail at once)"),
+		data: fs.String("data", "data", "data directory (embedded database, blobs, compile cache)"),
+		url:  fs.String("database", "", "PostgreSQL URL (postgres://…); empty uses the embedded database in -data"),
+		wait: fs.Duration("database-wait", 30*time.Second, "how long to keep retrying a PostgreSQL server that does not answer at start-up (0: fail at once)"),
 	}
 }
 
@@ -53,6 +53,9 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	sf := addStorageFlags(fs)
 	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	if _, err := checkSettings("migrate", fs); err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))

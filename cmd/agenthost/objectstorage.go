@@ -10,21 +10,7 @@ import (
 	"os"
 
 	"github.com/agenthost/agenthost/host/blob"
-	"github.com/agenthost/agenthost/host/server"
 )
-
-// loadObjectStorage reads the configuration file at path (none: "") whole
-// and strictly (server.ReadFile) and returns the object storage its
-// objectStorage section and the AGENTHOST_S3_* variables configure (nil:
-// blobs stay with the database), for the commands that read nothing else
-// of the file (backup, admin storage, blobs copy).
-func loadObjectStorage(path string, env func(string) string) (*blob.S3Config, error) {
-	f, err := server.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return f.ObjectStorageConfig(env)
-}
 
 // blobsCmd is `agenthost blobs copy`: it copies every blob of the
 // database's store (DATA/blobs beside the embedded database, or
@@ -43,11 +29,15 @@ func blobsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("blobs copy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sf := addStorageFlags(fs)
-	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file with the objectStorage section (see docs/configuration.md); AGENTHOST_S3_* override it")
+	fs.String("config", "", "configuration file with the objectStorage section (see docs/configuration.md); AGENTHOST_S3_* override it")
 	if ok, err := parseArgs(fs, args[1:]); !ok {
 		return err
 	}
-	s3, err := loadObjectStorage(*configPath, os.Getenv)
+	file, err := checkSettings("blobs", fs)
+	if err != nil {
+		return err
+	}
+	s3, err := file.ObjectStorageConfig(os.Getenv)
 	if err != nil {
 		return err
 	}

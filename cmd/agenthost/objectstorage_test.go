@@ -16,6 +16,7 @@ import (
 	"github.com/agenthost/agenthost/host/blob"
 	"github.com/agenthost/agenthost/host/blob/s3test"
 	"github.com/agenthost/agenthost/host/knowledge/kindex"
+	"github.com/agenthost/agenthost/host/server"
 	"github.com/agenthost/agenthost/host/store"
 	"github.com/agenthost/agenthost/host/testenv"
 	"github.com/agenthost/agenthost/internal/testpdf"
@@ -240,7 +241,13 @@ func TestLoadObjectStorage(t *testing.T) {
 			if c.file != "" {
 				path = write(c.file)
 			}
-			got, err := loadObjectStorage(path, func(k string) string { return c.env[k] })
+			got, err := func() (*blob.S3Config, error) {
+				f, err := server.ReadFile(path)
+				if err != nil {
+					return nil, err
+				}
+				return f.ObjectStorageConfig(func(k string) string { return c.env[k] })
+			}()
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want %q", err, c.err)

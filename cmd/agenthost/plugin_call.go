@@ -33,6 +33,9 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if _, err := checkSettings("plugin", fs); err != nil {
+		return err
+	}
 	if fs.NArg() < 2 || fs.NArg() > 3 {
 		return fmt.Errorf("usage: agenthost plugin call [flags] FILE TOOL [JSON]")
 	}
@@ -49,6 +52,10 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		argsJSON = string(b)
 	}
 	module, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	limits, err := cache.limits()
 	if err != nil {
 		return err
 	}
@@ -70,7 +77,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		WithAllowUnsigned(true).
 		WithPoolSize(1).
 		WithCompilationCacheDir(*cache.dir).
-		WithCompilationCacheLimits(cache.limits())
+		WithCompilationCacheLimits(limits)
 	if m, err := manifest.Read(module); err == nil {
 		if cfg, err = grants.apply(cfg, m.Name); err != nil {
 			return err

@@ -27,11 +27,18 @@ func pluginTestCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("usage: agenthost plugin test DIR [-wasm FILE]")
 	}
+	if _, err := checkSettings("plugin", fs); err != nil {
+		return err
+	}
+	limits, err := cache.limits()
+	if err != nil {
+		return err
+	}
 	// A .wasm given as DIR runs against the fixtures of its folder.
 	if strings.HasSuffix(dir, ".wasm") && *wasmFile == "" {
 		*wasmFile, dir = dir, filepath.Dir(dir)
 	}
-	o := plugintest.Options{Dir: dir, Out: stdout, CacheDir: *cache.dir, CacheLimits: cache.limits()}
+	o := plugintest.Options{Dir: dir, Out: stdout, CacheDir: *cache.dir, CacheLimits: limits}
 	if *verbose {
 		o.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}

@@ -48,6 +48,9 @@ func pluginInspectCmd(_ context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
+	if _, err := checkSettings("plugin", fs); err != nil {
+		return err
+	}
 	module, err := os.ReadFile(file)
 	if err != nil {
 		return err

@@ -28,15 +28,19 @@ type remoteFlags struct {
 }
 
 // The server is named as `run` names it (-url, AGENTHOST_URL); -server and
-// AGENTHOST_SERVER, the names of earlier releases, still work.
+// AGENTHOST_SERVER, the names of earlier releases, still work. -server sets
+// -url, so that checkSettings sees the flag given and AGENTHOST_URL does not
+// replace it.
 func addRemoteFlags(fs *flag.FlagSet) remoteFlags {
-	server := new(string)
-	def := envOr("AGENTHOST_URL", envOr("AGENTHOST_SERVER", "http://127.0.0.1:8080"))
-	fs.StringVar(server, "url", def, "the running host's base URL (env AGENTHOST_URL)")
-	fs.StringVar(server, "server", def, "the same as -url (an earlier name)")
+	def := "http://127.0.0.1:8080"
+	if v := os.Getenv("AGENTHOST_SERVER"); v != "" {
+		def = v
+	}
+	server := fs.String("url", def, "the running host's base URL (env AGENTHOST_URL)")
+	fs.Func("server", "the same as -url (an earlier name)", func(v string) error { return fs.Set("url", v) })
 	return remoteFlags{
 		server: server,
-		token:  fs.String("token", envOr("AGENTHOST_TOKEN", ""), "API token of an admin of a tenant the host names in -plugin-admins (or AGENTHOST_TOKEN)"),
+		token:  fs.String("token", "", "API token of an admin of a tenant the host names in -plugin-admins (or AGENTHOST_TOKEN)"),
 	}
 }
 
@@ -125,6 +129,9 @@ func pluginInstallCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	if _, err := checkSettings("plugin", fs); err != nil {
+		return err
+	}
 	module, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -146,6 +153,9 @@ func pluginUpgradeCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	confirm := fs.Bool("confirm", false, "apply an upgrade that widens the plugin (higher limits, tools, write access, capabilities, hosts); without it such an upgrade is refused and its widenings printed")
 	file, err := parseWithFile(fs, args)
 	if err != nil {
+		return err
+	}
+	if _, err := checkSettings("plugin", fs); err != nil {
 		return err
 	}
 	module, err := os.ReadFile(file)
@@ -208,6 +218,9 @@ func pluginRemoveCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	if _, err := checkSettings("plugin", fs); err != nil {
+		return err
+	}
 	name := arg
 	if strings.HasSuffix(arg, ".wasm") {
 		module, err := os.ReadFile(arg)
@@ -250,6 +263,9 @@ func pluginAuditCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	rf := addRemoteFlags(fs)
 	plugin := fs.String("plugin", "", "only this plugin's records")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := checkSettings("plugin", fs); err != nil {
 		return err
 	}
 	path := "/api/v1/plugins/audit"

@@ -30,6 +30,13 @@ func pluginWarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
+	if _, err := checkSettings("plugin", fs); err != nil {
+		return err
+	}
+	limits, err := cache.limits()
+	if err != nil {
+		return err
+	}
 	if *parallel < 1 {
 		return fmt.Errorf("plugin warm: -parallel must be at least 1, got %d", *parallel)
 	}
@@ -38,7 +45,7 @@ func pluginWarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	h, err := wasm.New(ctx, wasm.NewConfig().WithLogger(logger).WithCapabilities(reg).WithCompilationCacheDir(*cache.dir).WithCompilationCacheLimits(cache.limits()))
+	h, err := wasm.New(ctx, wasm.NewConfig().WithLogger(logger).WithCapabilities(reg).WithCompilationCacheDir(*cache.dir).WithCompilationCacheLimits(limits))
 	if err != nil {
 		return err
 	}

@@ -31,11 +31,11 @@ type pluginFlags struct {
 
 func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 	pf := pluginFlags{
-		dir:           fs.String("plugins", envOr("AGENTHOST_PLUGINS", ""), "directory of third-party plugins (*.wasm)"),
+		dir:           fs.String("plugins", "", "directory of third-party plugins (*.wasm)"),
 		allowUnsigned: fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)"),
 		trust:         &stringList{},
 		grants:        addGrantFlags(fs, true),
-		poolSize:      fs.Int("pool-size", int(envInt64("AGENTHOST_PLUGIN_POOL", 0)), "live instances per plugin (0: two per CPU)"),
+		poolSize:      fs.Int("pool-size", 0, "live instances per plugin (0: two per CPU)"),
 		initTimeout:   fs.Duration("plugin-init-timeout", 30*time.Second, "how long a plugin instance may take to start (its start function and runtime initialisation)"),
 		allowHosts:    &stringList{},
 		resolve:       addResolveFlag(fs),
@@ -60,20 +60,24 @@ type cacheFlags struct {
 }
 
 func addCacheFlags(fs *flag.FlagSet) cacheFlags {
-	unused := wasm.DefaultCacheLimits.MaxUnused
-	if d, err := time.ParseDuration(os.Getenv("AGENTHOST_CACHE_MAX_UNUSED")); err == nil && d > 0 {
-		unused = d
-	}
 	return cacheFlags{
-		dir: fs.String("cache-dir", envOr("AGENTHOST_CACHE_DIR", defaultCacheDir()), "compile cache (verified; shared by serve, worker and plugin call)"),
-		maxMB: fs.Int64("cache-max-mb", envInt64("AGENTHOST_CACHE_MAX_MB", wasm.DefaultCacheLimits.MaxBytes>>20),
+		dir: fs.String("cache-dir", defaultCacheDir(), "compile cache (verified; shared by serve, worker and plugin call)"),
+		maxMB: fs.Int64("cache-max-mb", wasm.DefaultCacheLimits.MaxBytes>>20,
 			"compile cache size (MB; 0: the default); past it the least recently started plugins' code is deleted"),
-		maxUnused: fs.Duration("cache-max-unused", unused, "compile cache: code no start used for this long is deleted"),
+		maxUnused: fs.Duration("cache-max-unused", wasm.DefaultCacheLimits.MaxUnused, "compile cache: code no start used for this long is deleted"),
 	}
 }
 
-func (c cacheFlags) limits() wasm.CacheLimits {
-	return wasm.CacheLimits{MaxBytes: *c.maxMB << 20, MaxUnused: *c.maxUnused}
+// limits are the cache's limits; a negative one is refused rather than
+// taken for the default, as 0 is.
+func (c cacheFlags) limits() (wasm.CacheLimits, error) {
+	if *c.maxMB < 0 {
+		return wasm.CacheLimits{}, fmt.Errorf("-cache-max-mb (AGENTHOST_CACHE_MAX_MB) %d: negative; 0 is the default", *c.maxMB)
+	}
+	if *c.maxUnused < 0 {
+		return wasm.CacheLimits{}, fmt.Errorf("-cache-max-unused (AGENTHOST_CACHE_MAX_UNUSED) %v: negative; 0 is the default", *c.maxUnused)
+	}
+	return wasm.CacheLimits{MaxBytes: *c.maxMB << 20, MaxUnused: *c.maxUnused}, nil
 }
 
 // defaultCacheDir is the user's cache directory (XDG_CACHE_HOME or
@@ -101,7 +105,7 @@ type grantFlags struct {
 
 func addGrantFlags(fs *flag.FlagSet, named bool) grantFlags {
 	g := grantFlags{
-		file:               fs.String("grants", envOr("AGENTHOST_PLUGIN_GRANTS", ""), "operator grants file (YAML or JSON: ceilings, and per plugin capabilities, mounts, ceilings; see docs/plugins.md)"),
+		file:               fs.String("grants", "", "operator grants file (YAML or JSON: ceilings, and per plugin capabilities, mounts, ceilings; see docs/plugins.md)"),
 		mounts:             &stringList{},
 		caps:               &stringList{},
 		hosts:              &stringList{},
@@ -222,6 +226,10 @@ func (pf pluginFlags) config(dataDir string) (server.Plugins, error) {
 	if err != nil {
 		return server.Plugins{}, err
 	}
+	limits, err := pf.cache.limits()
+	if err != nil {
+		return server.Plugins{}, err
+	}
 	cfg, err := pf.grants.apply(wasm.NewConfig().
 		WithVerifier(signature.Verifier{Trust: trust}).
 		WithAllowUnsigned(*pf.allowUnsigned).
@@ -232,7 +240,7 @@ func (pf pluginFlags) config(dataDir string) (server.Plugins, error) {
 		// its finalizer) is given back at once, not at the runtime's leisure.
 		WithIdleRelease(debug.FreeOSMemory).
 		WithCompilationCacheDir(*pf.cache.dir).
-		WithCompilationCacheLimits(pf.cache.limits()).
+		WithCompilationCacheLimits(limits).
 		// The operator's grants and trusted keys: no mount reaches them.
 		WithProtectedPaths(append([]string{*pf.grants.file}, *pf.trust...)...), "")
 	if err != nil {

@@ -17,20 +17,20 @@ import (
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", envOr("AGENTHOST_ADDR", "127.0.0.1:8080"), "listen address")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	mf := addMCPFlags(fs)
 	sf := addStorageFlags(fs)
 	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
-	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
-	tenantRate := fs.Int64("tenant-rate", envInt64("AGENTHOST_TENANT_RATE", 0),
+	fs.String("config", "", "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
+	tenantRate := fs.Int64("tenant-rate", 0,
 		"requests that start work (workflows, background jobs, tool calls, uploads) each tenant may make per minute, over all hosts sharing the database; 0: no limit")
-	maxUpload := sizeFlag(fs, "max-upload", envSize("AGENTHOST_MAX_UPLOAD", files.DefaultMaxUpload), "largest accepted upload: bytes, or with a unit (512MB, 1GiB)")
+	maxUpload := sizeFlag(fs, "max-upload", files.DefaultMaxUpload, "largest accepted upload: bytes, or with a unit (512MB, 1GiB)")
 	pf := addPluginFlags(fs)
 	var pluginAdmins stringList
 	fs.Var(&pluginAdmins, "plugin-admins", "tenant `ID` whose admins may install, upgrade and remove plugins on the running host (repeatable; none: nobody)")
-	mayWiden := fs.Bool("plugin-upgrades-may-widen", envBool("AGENTHOST_PLUGIN_UPGRADES_MAY_WIDEN", false),
+	mayWiden := fs.Bool("plugin-upgrades-may-widen", false,
 		"let a plugin upgrade widen the plugin (higher limits, tools, write access, capabilities, hosts) without the admin confirming it; still logged and recorded")
-	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("AGENTHOST_SHUTDOWN_TIMEOUT", 10*time.Second),
+	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second,
 		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
 	ef := addExtractorFlags(fs)
 	bf := addBillingFlags(fs)
@@ -43,7 +43,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// The variables and the whole configuration file are read now,
 	// strictly: anything unreadable refuses start-up before anything opens.
-	file, err := checkSettings("serve", *configPath)
+	file, err := checkSettings("serve", fs)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"os"
 	"strings"
 
 	"github.com/agenthost/agenthost/host/server"
@@ -17,15 +18,15 @@ type mcpFlags struct {
 
 func addMCPFlags(fs *flag.FlagSet) mcpFlags {
 	f := mcpFlags{
-		addr: fs.String("mcp-addr", envOr("AGENTHOST_MCP_ADDR", "127.0.0.1:8081"),
+		addr: fs.String("mcp-addr", "127.0.0.1:8081",
 			"listen address of the MCP endpoint (/api/v1/workspaces/ID/mcp); \"off\" serves none"),
 		hosts:   &stringList{},
 		origins: &stringList{},
 	}
-	if v := envOr("AGENTHOST_MCP_HOSTS", ""); v != "" {
+	if v := os.Getenv("AGENTHOST_MCP_HOSTS"); v != "" {
 		*f.hosts = strings.Split(v, ",")
 	}
-	if v := envOr("AGENTHOST_MCP_CORS_ORIGINS", ""); v != "" {
+	if v := os.Getenv("AGENTHOST_MCP_CORS_ORIGINS"); v != "" {
 		*f.origins = strings.Split(v, ",")
 	}
 	fs.Var(f.origins, "mcp-cors-origin", "an origin (scheme://host[:port]) of browser-based MCP clients allowed across origins: its preflights are answered and its responses carry CORS headers (repeatable)")

@@ -26,15 +26,15 @@ type sweepFlags struct {
 
 func addSweepFlags(fs *flag.FlagSet) sweepFlags {
 	return sweepFlags{
-		versions: fs.Duration("version-retention", envDuration("AGENTHOST_VERSION_RETENTION", sweep.DefaultVersionRetention),
+		versions: fs.Duration("version-retention", sweep.DefaultVersionRetention,
 			"how long a file's older versions are kept once superseded (and edit proposals once decided); 0: forever"),
-		trash: fs.Duration("trash-retention", envDuration("AGENTHOST_TRASH_RETENTION", sweep.DefaultTrashRetention),
+		trash: fs.Duration("trash-retention", sweep.DefaultTrashRetention,
 			"how long a deleted file stays in the trash before its bytes may be reclaimed; 0: reclaim at the next sweep, negative: keep forever"),
-		grace: fs.Duration("sweep-grace", envDuration("AGENTHOST_SWEEP_GRACE", sweep.DefaultGrace),
+		grace: fs.Duration("sweep-grace", sweep.DefaultGrace,
 			"bytes written (or last referred to) less than this long ago are never reclaimed; must exceed the longest upload's time between its last byte and its row"),
-		every: fs.Duration("sweep-every", envDuration("AGENTHOST_SWEEP_EVERY", sweep.DefaultEvery),
+		every: fs.Duration("sweep-every", sweep.DefaultEvery,
 			"how often the storage sweep runs (once for all hosts sharing the database)"),
-		audit: fs.Duration("audit-retention", envDuration("AGENTHOST_AUDIT_RETENTION", audit.DefaultRetention),
+		audit: fs.Duration("audit-retention", audit.DefaultRetention,
 			"how long the audit log keeps its entries (deleted every 6 h once older); 0: forever"),
 	}
 }
@@ -54,8 +54,12 @@ func adminStorageCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	sf := addStorageFlags(fs)
 	sw := addSweepFlags(fs)
 	now := fs.Bool("sweep", false, "reclaim now what nothing refers to (as the periodic sweep does), then report")
-	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (its objectStorage section says where blobs are)")
+	fs.String("config", "", "configuration file (its objectStorage section says where blobs are)")
 	if ok, err := parseArgs(fs, args); !ok {
+		return err
+	}
+	file, err := checkSettings("storage", fs)
+	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -67,7 +71,7 @@ func adminStorageCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := prepareSchema(ctx, db, false); err != nil {
 		return err
 	}
-	objectStorage, err := loadObjectStorage(*configPath, os.Getenv)
+	objectStorage, err := file.ObjectStorageConfig(os.Getenv)
 	if err != nil {
 		return err
 	}

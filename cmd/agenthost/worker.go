@@ -25,16 +25,16 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pf := addPluginFlags(fs)
 	ef := addExtractorFlags(fs)
 	bf := addBillingFlags(fs)
-	configPath := fs.String("config", envOr("AGENTHOST_CONFIG", ""), "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
+	fs.String("config", "", "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
 	keyFile := addSecretKeyFileFlag(fs)
 	sw := addSweepFlags(fs)
 	tf := addTelemetryFlags(fs)
-	metricsAddr := fs.String("metrics-addr", envOr("AGENTHOST_WORKER_METRICS_ADDR", "127.0.0.1:9464"),
+	metricsAddr := fs.String("metrics-addr", "127.0.0.1:9464",
 		`address serving /metrics (loopback clients, or -metrics-token holders); "off" serves none`)
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}
-	file, err := checkSettings("worker", *configPath)
+	file, err := checkSettings("worker", fs)
 	if err != nil {
 		return err
 	}

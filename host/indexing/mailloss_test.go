@@ -13,8 +13,8 @@ import (
 
 // TestMailLosses: the mails that came back indexed with their content
 // missing (issue 26), through the built-in plugins into the index: an
-// encrypted mail is shown encrypted with what is encrypted, not indexed
-// empty; uuencoded files in a body are entries found by their text; an
+// encrypted mail fails saying what is encrypted and that no password
+// opens it (the UI offers no password field for it), not indexed empty; uuencoded files in a body are entries found by their text; an
 // mbox's unquoted "From " body line splits no message; a format=flowed
 // phrase across a soft break and a UTF-7 body are found; an MHTML page's
 // text is found.
@@ -24,8 +24,9 @@ func TestMailLosses(t *testing.T) {
 	for _, file := range []string{"smime-enveloped.eml", "pgp-mime-encrypted.eml", "pgp-inline-encrypted.eml"} {
 		t.Run(file, func(t *testing.T) {
 			_, st, _ := c.ingest(t, file, testcorpus.Read(t, "mail", file), time.Minute, 1<<30)
-			if got := unlock.ShownStatus(st.Status, st.Error); got != unlock.StatusEncrypted || !strings.Contains(st.Error, "encrypted to its recipients") {
-				t.Errorf("status %s (%s), error %q; want encrypted", got, st.Status, st.Error)
+			if got := unlock.ShownStatus(st.Status, st.Error); got != kindex.StatusFailed || !strings.Contains(st.Error, "encrypted to its recipients") ||
+				!strings.Contains(st.Error, "a password does not open it") {
+				t.Errorf("status %s (%s), error %q; want failed, saying no password opens it", got, st.Status, st.Error)
 			}
 		})
 	}

@@ -70,7 +70,8 @@ func TestEventPayloadsMatchTheServer(t *testing.T) {
 		{sdk.VoiceResponseData{}, workflows.VoiceResponseData{}}, {sdk.BackgroundJobData{}, workflows.BackgroundJobData{}},
 		{sdk.RoundRestartedData{}, workflows.RoundRestartedData{}},
 		{sdk.ApprovalRequestedData{}, workflows.ApprovalRequestedData{}}, {sdk.ApprovalDecidedData{}, workflows.ApprovalDecidedData{}},
-		{sdk.BranchSelectedData{}, workflows.BranchSelectedData{}}, {sdk.MessageFeedbackData{}, workflows.MessageFeedbackData{}}, {sdk.EndData{}, workflows.EndData{}},
+		{sdk.BranchSelectedData{}, workflows.BranchSelectedData{}}, {sdk.MessageFeedbackData{}, workflows.MessageFeedbackData{}},
+		{sdk.RenamedData{}, workflows.RenamedData{}}, {sdk.EndData{}, workflows.EndData{}},
 	} {
 		if got, want := jsonFields(pair[0]), jsonFields(pair[1]); got != want {
 			t.Errorf("%T has fields %s, the server's %T %s", pair[0], got, pair[1], want)
@@ -85,7 +86,7 @@ func TestEventPayloadsMatchTheServer(t *testing.T) {
 	}
 	known := []sdk.EventType{sdk.EventMessage, sdk.EventStatus, sdk.EventChunk, sdk.EventToolCall, sdk.EventToolResult,
 		sdk.EventAgentProgress, sdk.EventAgentSummary, sdk.EventFileCreated, sdk.EventFileEditProposal, sdk.EventFileVersion,
-		sdk.EventDataSourceAccess, sdk.EventVoiceResponse, sdk.EventBackgroundJob, sdk.EventRoundRestarted, sdk.EventApprovalRequested, sdk.EventApprovalDecided, sdk.EventBranchSelected, sdk.EventMessageFeedback, sdk.EventComplete, sdk.EventStopped, sdk.EventError}
+		sdk.EventDataSourceAccess, sdk.EventVoiceResponse, sdk.EventBackgroundJob, sdk.EventRoundRestarted, sdk.EventApprovalRequested, sdk.EventApprovalDecided, sdk.EventBranchSelected, sdk.EventMessageFeedback, sdk.EventRenamed, sdk.EventComplete, sdk.EventStopped, sdk.EventError}
 	if fmt.Sprint(known) != fmt.Sprint(ours) {
 		t.Errorf("event types %v, the server's %v", known, ours)
 	}

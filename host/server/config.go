@@ -39,8 +39,8 @@ func (r Role) String() string {
 }
 
 // Config is everything a server is made of: the commands fill it from their
-// flags (whose defaults come from the environment) and from the
-// configuration file, read once by ReadFile. The settings that have no flag
+// flags (which their variables reach, checked, when the command line does
+// not give them) and from the configuration file, read once by ReadFile. The settings that have no flag
 // are read from Env by New, strictly (see readEnv).
 type Config struct {
 	Role Role

@@ -4,10 +4,14 @@ package settings
 // new flag or variable is added here (and `go generate ./host/settings`
 // refreshes the documentation); TestRegistryCoversCode fails otherwise.
 func All() []Setting {
+	// Commands are named as checkSettings is called: "storage" is `admin
+	// storage`, "admin" the other admin subcommands, "blobs" `blobs copy`,
+	// "plugin" every plugin subcommand that reads a setting.
 	const (
 		sw    = "serve worker"
 		swm   = "serve worker migrate backup"
-		store = "serve worker admin storage"
+		db    = swm + " blobs admin storage" // what opens the database
+		store = "serve worker storage"       // what sweeps storage or stores blobs
 	)
 	return []Setting{
 		// The server.
@@ -15,11 +19,11 @@ func All() []Setting {
 		{Flag: "mcp-addr", Env: "AGENTHOST_MCP_ADDR", Default: "127.0.0.1:8081", Commands: "serve", Doc: "listen address of the MCP endpoint (`/api/v1/workspaces/ID/mcp`, [mcp.md](mcp.md)); `off` serves none"},
 		{Flag: "mcp-host", Env: "AGENTHOST_MCP_HOSTS", Kind: List, Commands: "serve", Doc: "a `Host` the MCP endpoint answers besides loopback names, e.g. the public name behind a proxy (repeatable; the variable comma-separated); others are refused (DNS rebinding)"},
 		{Flag: "mcp-cors-origin", Env: "AGENTHOST_MCP_CORS_ORIGINS", Kind: List, Commands: "serve", Doc: "an origin (`https://ide.example`) of browser-based MCP clients: its preflights are answered before authentication and its responses carry CORS headers (repeatable; the variable comma-separated); others get none"},
-		{Flag: "data", Env: "AGENTHOST_DATA", Default: "data", Commands: swm + " restore", Doc: "data directory: embedded database, blobs ([storage.md](storage.md)); `serve` makes it `0700` (an existing one too, logged), so that stdio MCP servers and other users cannot read it"},
-		{Flag: "database", Env: "AGENTHOST_DATABASE_URL", Default: "(embedded)", Commands: swm + " load", Secret: true, Doc: "`postgres://…`: PostgreSQL for records and blobs (blobs in a bucket instead with [`objectStorage`](#object-storage-objectstorage))"},
-		{Flag: "database-wait", Env: "AGENTHOST_DATABASE_WAIT", Kind: Duration, Default: "30s", Commands: swm, Doc: "how long start-up keeps retrying a PostgreSQL server that does not answer (pauses doubling to 5 s); `0` fails at once"},
+		{Flag: "data", Env: "AGENTHOST_DATA", Default: "data", Commands: db + " restore", Doc: "data directory: embedded database, blobs ([storage.md](storage.md)); `serve` makes it `0700` (an existing one too, logged), so that stdio MCP servers and other users cannot read it"},
+		{Flag: "database", Env: "AGENTHOST_DATABASE_URL", Default: "(embedded)", Commands: db + " load", Secret: true, Doc: "`postgres://…`: PostgreSQL for records and blobs (blobs in a bucket instead with [`objectStorage`](#object-storage-objectstorage))"},
+		{Flag: "database-wait", Env: "AGENTHOST_DATABASE_WAIT", Kind: Duration, Default: "30s", Commands: db, Doc: "how long start-up keeps retrying a PostgreSQL server that does not answer (pauses doubling to 5 s); `0` fails at once"},
 		{Flag: "migrate", Kind: Bool, Default: "false", Commands: sw, Doc: "apply pending PostgreSQL migrations at start-up (the embedded database always is)"},
-		{Flag: "config", Env: "AGENTHOST_CONFIG", Commands: sw + " backup blobs admin", Doc: "configuration file (YAML or JSON); environment variables override it; an unknown key at any level is refused"},
+		{Flag: "config", Env: "AGENTHOST_CONFIG", Commands: sw + " backup blobs storage", Doc: "configuration file (YAML or JSON); environment variables override it; an unknown key at any level is refused"},
 		{Flag: "max-upload", Env: "AGENTHOST_MAX_UPLOAD", Kind: Size, Default: "1GiB", Commands: "serve", Doc: "largest accepted upload (into the workspace, and out through a connector's `externalUpload`): bytes, or with a unit (`512MB`, `1GiB`)"},
 		{Flag: "version-retention", Env: "AGENTHOST_VERSION_RETENTION", Kind: Duration, Default: "720h", Commands: store, Doc: "how long a file's older versions are kept after a newer one replaced them, and edit proposals after they were decided; `0`: forever ([storage retention](#storage-retention))"},
 		{Flag: "trash-retention", Env: "AGENTHOST_TRASH_RETENTION", Kind: Duration, Default: "168h", Commands: store, Doc: "how long a deleted file stays in the trash with its bytes; `0`: its bytes go at the next sweep; negative: kept forever"},
@@ -36,7 +40,7 @@ func All() []Setting {
 
 		// Plugins.
 		{Flag: "plugins", Env: "AGENTHOST_PLUGINS", Commands: sw + " admin", Doc: "directory of third-party plugins (`*.wasm`)"},
-		{Flag: "trust", Kind: List, Commands: sw, Doc: "public key file whose signatures third-party plugins may carry (repeatable)"},
+		{Flag: "trust", Kind: List, Commands: sw + " plugin", Doc: "public key file whose signatures third-party plugins may carry (repeatable)"},
 		{Flag: "allow-unsigned", Kind: Bool, Default: "false", Commands: sw, Doc: "load third-party plugins without a signature (a bad signature is still refused)"},
 		{Flag: "allow-uninterruptible", Kind: List, Commands: sw + " plugin", Doc: "load the named plugin although the host cannot instrument it to stop at its deadline (SIMD, threads, exceptions, multi-memory); its straight-line work then runs past the deadline (repeatable; grants file: `uninterruptible: true`)"},
 		{Flag: "enable-plugin", Kind: List, Commands: sw, Doc: "load an opt-in built-in plugin: `mcpconformance`, the MCP conformance fixtures (repeatable)"},
@@ -45,10 +49,10 @@ func All() []Setting {
 		{Flag: "allow-host", Kind: List, Commands: sw + " plugin", Doc: "`host[:port]` plugins may reach although it resolves to a private or loopback address; a bare name allows ports 80 and 443 (repeatable)"},
 		{Flag: "resolve", Kind: List, Commands: sw + " plugin", Doc: "`NAME=ADDR`: answer the IP address `ADDR` for the host name `NAME` in plugins' and connectors' HTTP, webSearch and HTTP MCP servers; see [pointing a name elsewhere](#pointing-a-name-elsewhere) (repeatable)"},
 		{Flag: "cache-dir", Env: "AGENTHOST_CACHE_DIR", Default: "the user's cache dir, agenthost/wasm", Commands: sw + " plugin", Doc: "compile cache, verified, shared by `serve`, `worker` and `plugin call`"},
-		{Flag: "cache-max-mb", Env: "AGENTHOST_CACHE_MAX_MB", Kind: Int, Default: "2048", Commands: sw + " plugin", Doc: "the compile cache's size in MB; past it the least recently started plugins' code is deleted (`0`: the default)"},
-		{Flag: "cache-max-unused", Env: "AGENTHOST_CACHE_MAX_UNUSED", Kind: Duration, Default: "720h", Commands: sw + " plugin", Doc: "code no plugin start used for this long is deleted when a host opens the cache"},
+		{Flag: "cache-max-mb", Env: "AGENTHOST_CACHE_MAX_MB", Kind: Int, Default: "2048", Commands: sw + " plugin", Doc: "the compile cache's size in MB; past it the least recently started plugins' code is deleted (`0`: the default; a negative size is refused)"},
+		{Flag: "cache-max-unused", Env: "AGENTHOST_CACHE_MAX_UNUSED", Kind: Duration, Default: "720h", Commands: sw + " plugin", Doc: "code no plugin start used for this long is deleted when a host opens the cache (`0`: the default; a negative duration is refused)"},
 		{Flag: "extractor", Env: "AGENTHOST_EXTRACTORS", Kind: List, Commands: sw, Doc: "`MIME=PLUGIN`: who extracts a MIME type or family ([knowledge.md](knowledge.md#which-extractor)); the variable `mime=plugin,…`, which the flags override"},
-		{Flag: "grants", Env: "AGENTHOST_PLUGIN_GRANTS", Commands: sw, Doc: "operator grants file ([plugin grants](#plugin-grants)); `-grant PLUGIN=CAP,…`, `-grant-host` and `-mount` grant on the command line"},
+		{Flag: "grants", Env: "AGENTHOST_PLUGIN_GRANTS", Commands: sw + " plugin", Doc: "operator grants file ([plugin grants](#plugin-grants)); `-grant PLUGIN=CAP,…`, `-grant-host` and `-mount` grant on the command line"},
 		{Flag: "pool-size", Env: "AGENTHOST_PLUGIN_POOL", Kind: Int, Default: "0", Commands: sw, Doc: "live instances per plugin (`0`: two per CPU)"},
 		{Flag: "plugin-init-timeout", Kind: Duration, Default: "30s", Commands: sw, Doc: "how long a plugin instance may take to start"},
 
@@ -64,9 +68,9 @@ func All() []Setting {
 
 		// MCP clients and secrets.
 		{Flag: "mcp-command", Env: "AGENTHOST_MCP_COMMANDS", Kind: List, Commands: "serve admin", Doc: "a stdio MCP server command tenant admins may add, after `env=NAME,…` naming the only variables they may set for it (repeatable; the variable `;`-separated; [mcp-client.md](mcp-client.md#adding-a-server))"},
-		{Flag: "mcp-user", Env: "AGENTHOST_MCP_USER", Default: "nobody", Commands: "serve", Doc: "the user stdio MCP servers run as when `serve` runs as root (never root; a `serve` that is not root runs them as its own user)"},
+		{Flag: "mcp-user", Env: "AGENTHOST_MCP_USER", Default: "(nobody)", Commands: "serve", Doc: "the user stdio MCP servers run as when `serve` runs as root (never root; a `serve` that is not root runs them as its own user)"},
 		{Flag: "mcp-uids", Env: "AGENTHOST_MCP_UIDS", Commands: "serve", Doc: "`FIRST-LAST` (`231000-231999`): each stdio MCP process of a root `serve` runs as a uid of its own from the range, so servers cannot read or signal one another; instead of `-mcp-user`"},
-		{Flag: "secret-key-file", Env: "AGENTHOST_SECRET_KEY_FILE", Commands: sw, Doc: "a file holding the secret key, instead of `AGENTHOST_SECRET_KEY`; not both"},
+		{Flag: "secret-key-file", Env: "AGENTHOST_SECRET_KEY_FILE", Commands: sw + " admin", Doc: "a file holding the secret key, instead of `AGENTHOST_SECRET_KEY`; not both"},
 		{Env: "AGENTHOST_SECRET_KEY", Commands: sw + " admin", Secret: true, Doc: "32 random bytes, base64 (`openssl rand -base64 32`): seals users' connection secrets ([connectors.md](connectors.md)) and the secrets of external MCP servers ([mcp-client.md](mcp-client.md)) at rest; without it no secret is stored, connections are off and MCP servers with secrets are refused"},
 		{Env: "AGENTHOST_OAUTH_PROVIDERS", Kind: List, Commands: "serve", Doc: "OAuth clients of connection providers, each configured by `AGENTHOST_OAUTH_<NAME>_CLIENT_ID`, `_CLIENT_SECRET`, … ([connectors.md](connectors.md#providers))"},
 

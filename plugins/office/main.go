@@ -39,15 +39,16 @@ func init() {
 			return result{}, err
 		}
 		idx, objs, err := extract.Extract(context.Background(), f, f.Size(), a.Name, a.MIMEType, extract.DefaultLimits())
+		// Neither is "encrypted", the code the host answers with a request
+		// for the file's password: no password opens them here.
 		if errors.Is(err, extract.ErrEncryptedMail) {
-			return result{}, pdk.Errorf("encrypted", "%v (an encrypted mail is read only with a recipient's private key, which the server does not hold; a password does not open it)", err)
+			return result{}, pdk.Errorf("unsupported", "%v (an encrypted mail is read only with a recipient's private key, which the server does not hold; a password does not open it)", err)
 		}
 		if errors.Is(err, extract.ErrEncrypted) {
-			// The host shows the file as waiting for its password. A
-			// password given is not used yet: no decryption of Office's
-			// encryption (ECMA-376 agile, RC4 CryptoAPI) is implemented, so
-			// the file stays encrypted with or without one.
-			return result{}, pdk.Errorf("encrypted", "%v (password-protected Office files cannot be opened yet, even with their password)", err)
+			// No decryption of Office's encryption (ECMA-376 agile, RC4
+			// CryptoAPI) is implemented, so the file stays unread with or
+			// without its password.
+			return result{}, pdk.Errorf("unsupported", "%v (password-protected Office files cannot be opened yet, even with their password: save it without one)", err)
 		}
 		if err != nil {
 			return result{}, pdk.Errorf("invalid_document", "%v", err)

@@ -526,6 +526,20 @@ await step('message-branches-and-feedback', async () => {
   assert.equal(w.shared, true);
 });
 
+await step('conversation-titled', async () => {
+  // A new conversation is named after its first exchange by the title
+  // model (docs/agent.md#conversation-titles): the list shows the title,
+  // not the prompt, once the answer is complete, with no reload.
+  await toChat();
+  await page.click('button.new');
+  await ask('Which rules apply to travel expenses in the budget?');
+  await page.locator('[data-testid=run-status][data-status=completed]').waitFor({ timeout: 60000 });
+  const wfId = new URL(page.url()).pathname.split('/').pop();
+  const row = page.locator(`[data-conv="${wfId}"]`);
+  await row.filter({ hasText: 'Travel expense rules' }).waitFor({ timeout: 30000 });
+  assert.doesNotMatch(await row.innerText(), /Which rules apply/);
+});
+
 await step('conversations-managed', async () => {
   const item = (text) => page.locator('.conv-list li', { hasText: text });
   const actions = async (text) => { await item(text).locator('button.conv-more').click(); return item(text).locator('.conv-actions'); };
