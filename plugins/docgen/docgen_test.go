@@ -113,19 +113,7 @@ func TestGenerateDocument(t *testing.T) {
 		a := sample
 		a.Format = "pdf"
 		res, data := generate(t, e, a)
-		doc, err := pdftext.Open(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ours strings.Builder
-		for n := 1; n <= doc.PageCount(); n++ {
-			txt, err := doc.PageText(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ours.WriteString(txt + "\n")
-		}
-		checkWords(t, "pdftext", ours.String(), paras, cells)
+		checkWords(t, "pdftext", pdfText(t, data), paras, cells)
 		if _, err := exec.LookPath("pdftotext"); err != nil {
 			t.Fatal("pdftotext (poppler-utils) is missing: .ci/testdeps installs it")
 		}
@@ -427,4 +415,23 @@ func TestGenerateImage(t *testing.T) {
 	if tot.Calls != 1 || tot.Cost != 4*money.Rappen {
 		t.Fatalf("usage %+v", tot)
 	}
+}
+
+// pdfText is the text of every page of a generated PDF as our own
+// extractor reads it, a line break after each page.
+func pdfText(t *testing.T, data []byte) string {
+	t.Helper()
+	doc, err := pdftext.Open(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for n := 1; n <= doc.PageCount(); n++ {
+		txt, err := doc.PageText(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString(txt + "\n")
+	}
+	return out.String()
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
-	"github.com/agenthost/agenthost/plugins/pdf/pdftext"
 )
 
 // scriptDoc is a document of one script: a title, a heading, a paragraph
@@ -152,21 +151,10 @@ func TestPDFScripts(t *testing.T) {
 			if !tc.ours {
 				return
 			}
-			doc, err := pdftext.Open(bytes.NewReader(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ours strings.Builder
-			for n := 1; n <= doc.PageCount(); n++ {
-				txt, err := doc.PageText(n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ours.WriteString(txt + "\n")
-			}
+			ours := pdfText(t, data)
 			for _, p := range paras {
-				if !strings.Contains(tc.cmp.norm(ours.String()), tc.cmp.norm(p)) {
-					t.Errorf("pdftext: %q not read back in order from:\n%s", p, ours.String())
+				if !strings.Contains(tc.cmp.norm(ours), tc.cmp.norm(p)) {
+					t.Errorf("pdftext: %q not read back in order from:\n%s", p, ours)
 				}
 			}
 		})
