@@ -75,7 +75,7 @@ func adminCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	group := fs.String("group", "", "SCIM group displayName (scim-map)")
 	toolSet := fs.String("set", "core", "tool set name (tools)")
 	extra := fs.String("extra", "", "extra tool names, comma-separated (tools)")
-	pluginDir := fs.String("plugins", "", "directory of third-party plugins whose tools -extra may name (tools)")
+	pluginDir := fs.String("plugins", "", settingUsage("plugins", "here whose tools -extra may name (tools)"))
 	bl := addBillingAdminFlags(fs)
 	mf := addMCPAdminFlags(fs)
 	// Everything is checked before the database is opened: a mistake must

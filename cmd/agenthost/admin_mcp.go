@@ -175,16 +175,16 @@ type mcpCommandFlag struct {
 
 func addMCPCommandFlag(fs *flag.FlagSet) mcpCommandFlag {
 	f := mcpCommandFlag{items: &stringList{}}
-	fs.Var(f.items, "mcp-command", `a stdio MCP server command tenant admins may add: the program and optionally its first arguments ("/usr/bin/node /srv/mcp/memory/index.js"), after "env=NAME,…" naming the variables they may set for it; repeatable; also AGENTHOST_MCP_COMMANDS, separated by ";"`)
-	f.user = fs.String("mcp-user", "", "the user stdio MCP servers run as when serve runs as root (none given: nobody; never root)")
-	f.uids = fs.String("mcp-uids", "", `user ids FIRST-LAST ("231000-231999") for stdio MCP processes of a root serve, one each, so that they cannot read or signal one another (instead of -mcp-user); ids nothing else on the machine uses`)
+	fs.Var(f.items, "mcp-command", settingUsage("mcp-command", `the program and optionally its first arguments: "/usr/bin/node /srv/mcp/memory/index.js"`))
+	f.user = fs.String("mcp-user", "", settingUsage("mcp-user", "none given: nobody"))
+	f.uids = fs.String("mcp-uids", "", settingUsage("mcp-uids", "ids nothing else on the machine uses"))
 	return f
 }
 
 // addSecretKeyFileFlag is -secret-key-file: the secret key read from a file
 // rather than AGENTHOST_SECRET_KEY.
 func addSecretKeyFileFlag(fs *flag.FlagSet) *string {
-	return fs.String("secret-key-file", "", "a file holding the secret key (32 random bytes, base64) instead of AGENTHOST_SECRET_KEY; also "+secretKeyFileEnv)
+	return fs.String("secret-key-file", "", settingUsage("secret-key-file", "32 random bytes, base64"))
 }
 
 // secretKey is AGENTHOST_SECRET_KEY, or the content of the file

@@ -56,7 +56,7 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.SetOutput(stderr)
 	sf := addStorageFlags(fl)
 	to := fl.String("to", "", "folder to write the backup to (new, empty, or an earlier backup to update)")
-	fl.String("config", "", "configuration file (with an objectStorage section the blobs are in a bucket, and only the database is copied)")
+	fl.String("config", "", settingUsage("config", "with an objectStorage section the blobs are in a bucket, and only the database is copied"))
 	if ok, err := parseArgs(fl, args); !ok {
 		return err
 	}
@@ -319,7 +319,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fl := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	from := fl.String("from", "", "backup folder written by agenthost backup")
-	data := fl.String("data", "data", "data directory to restore into")
+	data := fl.String("data", "data", settingUsage("data", "here the one to restore into"))
 	force := fl.Bool("force", false, "replace the database, blobs and installed plugins of a data directory that is not empty (stop serve first)")
 	if ok, err := parseArgs(fl, args); !ok {
 		return err

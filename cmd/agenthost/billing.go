@@ -21,11 +21,9 @@ type billingFlags struct{ pluginPerHour, overdraft *string }
 
 func addBillingFlags(fs *flag.FlagSet) billingFlags {
 	return billingFlags{
-		pluginPerHour: fs.String("plugin-chf-per-hour", "0",
-			"price of plugin compute time in CHF per hour of a tool call's wall time (decimal, e.g. 0.36); every tool call is a transaction"),
-		overdraft: fs.String("budget-overdraft-chf", billing.DefaultOverdraft.String(),
-			"how far a tenant's spending may pass its credit or monthly limit (decimal CHF): each billable call holds its estimate "+
-				"and is admitted while spending, the estimates in flight and its own stay within limit plus this, however many run at once"),
+		pluginPerHour: fs.String("plugin-chf-per-hour", "0", settingUsage("plugin-chf-per-hour", "decimal, e.g. 0.36; every tool call is a transaction")),
+		overdraft: fs.String("budget-overdraft-chf", billing.DefaultOverdraft.String(), settingUsage("budget-overdraft-chf",
+			"decimal CHF; each billable call holds its estimate and is admitted while spending, the estimates in flight and its own stay within limit plus this")),
 	}
 }
 

@@ -51,6 +51,18 @@ func checkSettings(command string, fs *flag.FlagSet) (server.File, error) {
 	return file, nil
 }
 
+// settingUsage is the -h text of the flag of a registered setting: the
+// registry's doc line, the one docs/configuration.md shows, then what is
+// particular to the command defining the flag, if anything. Every such
+// flag takes its text from here (TestConfigFlagDefaults).
+func settingUsage(flag string, particular ...string) string {
+	s, ok := settings.ByFlag(flag)
+	if !ok {
+		return "(-" + flag + " is not in the settings registry)"
+	}
+	return strings.Join(append([]string{s.Usage()}, particular...), "; ")
+}
+
 // bindEnv sets each flag of fs the command line did not give to the value
 // of its setting's variable, for the settings command reads (a flag of the
 // same name that is another setting's, admin's -workspace, is left alone).
@@ -162,7 +174,7 @@ func configCmd(_ context.Context, args []string, stdout, stderr io.Writer) error
 			continue
 		}
 		given[s.Flag] = &settingFlag{setting: s}
-		fs.Var(given[s.Flag], s.Flag, s.Doc)
+		fs.Var(given[s.Flag], s.Flag, s.Usage())
 	}
 	if ok, err := parseArgs(fs, args); !ok {
 		return err

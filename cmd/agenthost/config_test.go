@@ -175,30 +175,44 @@ func TestConfigCommand(t *testing.T) {
 
 // flagDefaults are the flags a command's -h lists, each with the default it
 // shows ("" when it shows none: the zero value).
-func flagDefaults(t *testing.T, words []string) map[string]string {
+func flagDefaults(t *testing.T, words []string) map[string]flagHelp {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	_ = run(context.Background(), append(slices.Clone(words), "-h"), &out, &errOut) // -h is an error to some
-	flags := map[string]string{}
+	flags := map[string]flagHelp{}
 	name := ""
 	for _, line := range strings.Split(out.String()+errOut.String(), "\n") {
 		if m := flagLine.FindStringSubmatch(line); m != nil {
 			name = m[1]
-			flags[name] = ""
+			flags[name] = flagHelp{}
+			continue
 		}
-		if i := strings.LastIndex(line, " (default "); name != "" && i >= 0 && strings.HasSuffix(line, ")") {
-			d := line[i+len(" (default ") : len(line)-1]
+		text, ok := strings.CutPrefix(line, "    \t") // the flag package's indent of a usage line
+		if name == "" || !ok {
+			continue
+		}
+		h := flags[name]
+		if i := strings.LastIndex(text, " (default "); i >= 0 && strings.HasSuffix(text, ")") {
+			d := text[i+len(" (default ") : len(text)-1]
 			if u, err := strconv.Unquote(d); err == nil {
 				d = u
 			}
-			flags[name] = d
+			h.def, text = d, text[:i]
 		}
+		if h.usage != "" {
+			h.usage += "\n"
+		}
+		h.usage += text
+		flags[name] = h
 	}
 	if len(flags) == 0 {
 		t.Fatalf("%v -h lists no flags:\n%s%s", words, out.String(), errOut.String())
 	}
 	return flags
 }
+
+// flagHelp is what `-h` shows of a flag: its usage text and its default.
+type flagHelp struct{ usage, def string }
 
 var flagLine = regexp.MustCompile(`^  -([a-z0-9-]+)`)
 
@@ -240,7 +254,8 @@ func sameDefault(s settings.Setting, def, shown string) bool {
 
 // TestConfigFlagDefaults fails when a command's flag has a default other
 // than the registry's (so that agenthost config and docs/configuration.md
-// never show a default the code does not use), when the registry says a
+// never show a default the code does not use), when its -h text does not
+// begin with the registry's doc line, when the registry says a
 // command takes a flag none of its invocations has, and when a command has
 // a flag of the registry the registry does not list it for (its variable
 // would not reach it: checkSettings binds by the registry).
@@ -267,7 +282,8 @@ func TestConfigFlagDefaults(t *testing.T) {
 		if has[st.command] == nil {
 			has[st.command] = map[string]bool{}
 		}
-		for name, shown := range flagDefaults(t, st.words) {
+		for name, help := range flagDefaults(t, st.words) {
+			shown := help.def
 			s, ok := registry[name]
 			if !ok || slices.Contains(homonyms[st.command], name) {
 				continue
@@ -276,6 +292,11 @@ func TestConfigFlagDefaults(t *testing.T) {
 			if !readBy(s, st.command) {
 				t.Errorf("%v has -%s, but the registry does not list %s for it", st.words, name, st.command)
 				continue
+			}
+			// The help is the registry's doc line (settingUsage), then
+			// what is particular to the command.
+			if !strings.HasPrefix(help.usage, s.Usage()) {
+				t.Errorf("%v -%s: -h says %q, not the registry's %q first", st.words, name, help.usage, s.Usage())
 			}
 			if s.Kind == settings.List {
 				continue // repeatable: no default

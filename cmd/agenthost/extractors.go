@@ -20,8 +20,7 @@ const extractorsEnv = "AGENTHOST_EXTRACTORS"
 
 func addExtractorFlags(fs *flag.FlagSet) extractorFlags {
 	ef := extractorFlags{items: &stringList{}}
-	fs.Var(ef.items, "extractor", "MIME=PLUGIN: extract that MIME type (or family, text/*) with that plugin instead of the built-in one; "+
-		"the plugin must declare the type (repeatable; also "+extractorsEnv+"=\"mime=plugin,...\", which the flags override)")
+	fs.Var(ef.items, "extractor", settingUsage("extractor", "instead of the built-in one, which the plugin must declare (repeatable)"))
 	return ef
 }
 

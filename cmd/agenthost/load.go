@@ -42,7 +42,7 @@ import (
 func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	database := fs.String("database", "", "PostgreSQL URL on this machine (the hosts share it; it is migrated and gets a tenant of its own)")
+	database := fs.String("database", "", settingUsage("database", "here on this machine: the hosts share it; it is migrated and gets a tenant of its own"))
 	n := fs.Int("n", 100, "workflows to run")
 	hosts := fs.Int("hosts", 2, "serve hosts")
 	concurrency := fs.Int("concurrency", 50, "workflows in flight at once")

@@ -22,9 +22,9 @@ type storageFlags struct {
 
 func addStorageFlags(fs *flag.FlagSet) storageFlags {
 	return storageFlags{
-		data: fs.String("data", "data", "data directory (embedded database, blobs, compile cache)"),
-		url:  fs.String("database", "", "PostgreSQL URL (postgres://…); empty uses the embedded database in -data"),
-		wait: fs.Duration("database-wait", 30*time.Second, "how long to keep retrying a PostgreSQL server that does not answer at start-up (0: fail at once)"),
+		data: fs.String("data", "data", settingUsage("data")),
+		url:  fs.String("database", "", settingUsage("database", "empty: the embedded database in -data")),
+		wait: fs.Duration("database-wait", 30*time.Second, settingUsage("database-wait")),
 	}
 }
 

@@ -29,7 +29,7 @@ func blobsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("blobs copy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sf := addStorageFlags(fs)
-	fs.String("config", "", "configuration file with the objectStorage section (see docs/configuration.md); AGENTHOST_S3_* override it")
+	fs.String("config", "", settingUsage("config", "its objectStorage section says where the blobs go; AGENTHOST_S3_* override it"))
 	if ok, err := parseArgs(fs, args[1:]); !ok {
 		return err
 	}

@@ -24,7 +24,7 @@ func pluginCallCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	var allow hostList
 	resolve := addResolveFlag(fs)
-	fs.Var(&allow, "allow-host", "`host[:port]` the plugin may reach even if it resolves to a private or loopback address; without a port, ports 80 and 443 only (repeatable)")
+	fs.Var(&allow, "allow-host", settingUsage("allow-host"))
 	progress := fs.Bool("progress", false, "print progress reports to stderr")
 	inputFile := fs.String("input", "", "document the call reads through the input capability (extractors)")
 	pageBatch := fs.Int("pages", 0, "with `N` above 0, an extractor's extract runs as its pre-scan, then readPages N pages a call, each result printed as it comes: a long document is never held whole (needs the plugin's prescan and readPages tools)")

@@ -42,7 +42,7 @@ func pluginInspectCmd(_ context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	var pubs stringList
-	fs.Var(&pubs, "trust", "public key file to check the signature against (repeatable)")
+	fs.Var(&pubs, "trust", settingUsage("trust", "here the keys the signature is checked against"))
 	grants := addGrantFlags(fs, true)
 	file, err := parseWithFile(fs, args)
 	if err != nil {

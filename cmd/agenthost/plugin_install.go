@@ -36,11 +36,11 @@ func addRemoteFlags(fs *flag.FlagSet) remoteFlags {
 	if v := os.Getenv("AGENTHOST_SERVER"); v != "" {
 		def = v
 	}
-	server := fs.String("url", def, "the running host's base URL (env AGENTHOST_URL)")
+	server := fs.String("url", def, settingUsage("url"))
 	fs.Func("server", "the same as -url (an earlier name)", func(v string) error { return fs.Set("url", v) })
 	return remoteFlags{
 		server: server,
-		token:  fs.String("token", "", "API token of an admin of a tenant the host names in -plugin-admins (or AGENTHOST_TOKEN)"),
+		token:  fs.String("token", "", settingUsage("token", "here of an admin of a tenant the host names in -plugin-admins")),
 	}
 }
 

@@ -31,20 +31,20 @@ type pluginFlags struct {
 
 func addPluginFlags(fs *flag.FlagSet) pluginFlags {
 	pf := pluginFlags{
-		dir:           fs.String("plugins", "", "directory of third-party plugins (*.wasm)"),
-		allowUnsigned: fs.Bool("allow-unsigned", false, "load third-party plugins that carry no signature (a bad signature is still refused)"),
+		dir:           fs.String("plugins", "", settingUsage("plugins")),
+		allowUnsigned: fs.Bool("allow-unsigned", false, settingUsage("allow-unsigned")),
 		trust:         &stringList{},
 		grants:        addGrantFlags(fs, true),
-		poolSize:      fs.Int("pool-size", 0, "live instances per plugin (0: two per CPU)"),
-		initTimeout:   fs.Duration("plugin-init-timeout", 30*time.Second, "how long a plugin instance may take to start (its start function and runtime initialisation)"),
+		poolSize:      fs.Int("pool-size", 0, settingUsage("pool-size")),
+		initTimeout:   fs.Duration("plugin-init-timeout", 30*time.Second, settingUsage("plugin-init-timeout", "its start function and runtime initialisation")),
 		allowHosts:    &stringList{},
 		resolve:       addResolveFlag(fs),
 		cache:         addCacheFlags(fs),
 		enable:        &stringList{},
 	}
-	fs.Var(pf.enable, "enable-plugin", "load an opt-in built-in plugin (mcpconformance: the MCP conformance fixtures) (repeatable)")
-	fs.Var(pf.trust, "trust", "public key file whose signatures third-party plugins may carry (repeatable)")
-	fs.Var(pf.allowHosts, "allow-host", "host (or host:port) plugins may reach although it resolves to a private or loopback address (repeatable; a bare name allows ports 80 and 443)")
+	fs.Var(pf.enable, "enable-plugin", settingUsage("enable-plugin"))
+	fs.Var(pf.trust, "trust", settingUsage("trust"))
+	fs.Var(pf.allowHosts, "allow-host", settingUsage("allow-host"))
 	return pf
 }
 
@@ -61,10 +61,9 @@ type cacheFlags struct {
 
 func addCacheFlags(fs *flag.FlagSet) cacheFlags {
 	return cacheFlags{
-		dir: fs.String("cache-dir", defaultCacheDir(), "compile cache (verified; shared by serve, worker and plugin call)"),
-		maxMB: fs.Int64("cache-max-mb", wasm.DefaultCacheLimits.MaxBytes>>20,
-			"compile cache size (MB; 0: the default); past it the least recently started plugins' code is deleted"),
-		maxUnused: fs.Duration("cache-max-unused", wasm.DefaultCacheLimits.MaxUnused, "compile cache: code no start used for this long is deleted"),
+		dir:       fs.String("cache-dir", defaultCacheDir(), settingUsage("cache-dir")),
+		maxMB:     fs.Int64("cache-max-mb", wasm.DefaultCacheLimits.MaxBytes>>20, settingUsage("cache-max-mb")),
+		maxUnused: fs.Duration("cache-max-unused", wasm.DefaultCacheLimits.MaxUnused, settingUsage("cache-max-unused")),
 	}
 }
 
@@ -105,23 +104,22 @@ type grantFlags struct {
 
 func addGrantFlags(fs *flag.FlagSet, named bool) grantFlags {
 	g := grantFlags{
-		file:               fs.String("grants", "", "operator grants file (YAML or JSON: ceilings, and per plugin capabilities, mounts, ceilings; see docs/plugins.md)"),
+		file:               fs.String("grants", "", settingUsage("grants", "YAML or JSON: ceilings, and per plugin capabilities, mounts, ceilings")),
 		mounts:             &stringList{},
 		caps:               &stringList{},
 		hosts:              &stringList{},
 		uninterruptible:    &stringList{},
 		uninterruptibleOne: new(bool),
 	}
-	const why = "although the host cannot instrument it to stop at a deadline (SIMD, threads, exceptions, multi-memory): its straight-line work then runs past the deadline and can hold up the host"
 	if named {
 		fs.Var(g.mounts, "mount", "grant a plugin a host directory: PLUGIN=HOST:GUEST or PLUGIN=HOST:GUEST:ro (repeatable)")
 		fs.Var(g.caps, "grant", "grant a third-party plugin capabilities: PLUGIN=CAP,CAP (repeatable)")
 		fs.Var(g.hosts, "grant-host", "let a plugin with the http capability reach hosts its manifest does not list: PLUGIN=HOST,HOST (allowedHosts syntax, e.g. *.example.org; repeatable)")
-		fs.Var(g.uninterruptible, "allow-uninterruptible", "load the named plugin "+why+" (repeatable)")
+		fs.Var(g.uninterruptible, "allow-uninterruptible", settingUsage("allow-uninterruptible"))
 	} else {
 		fs.Var(g.mounts, "mount", "grant the plugin a host directory: HOST:GUEST or HOST:GUEST:ro (repeatable)")
 		fs.Var(g.hosts, "grant-host", "let the plugin reach hosts its manifest does not list: HOST,HOST or PLUGIN=HOST,HOST (allowedHosts syntax; repeatable)")
-		fs.BoolVar(g.uninterruptibleOne, "allow-uninterruptible", false, "load the plugin "+why)
+		fs.BoolVar(g.uninterruptibleOne, "allow-uninterruptible", false, settingUsage("allow-uninterruptible", "here a switch for the one plugin the command loads"))
 	}
 	return g
 }

@@ -25,7 +25,7 @@ func (s *resolveList) Set(v string) error {
 
 func addResolveFlag(fs *flag.FlagSet) *resolveList {
 	r := &resolveList{}
-	fs.Var(r, "resolve", "resolve host `NAME=ADDR` (an IP address) for plugins, connectors, webSearch and MCP servers, like curl's --resolve; only the name's address changes: allow-lists still match the name, and a private or loopback ADDR still needs -allow-host (repeatable)")
+	fs.Var(r, "resolve", settingUsage("resolve", "like curl's --resolve; only the name's address changes: allow-lists still match the name, and a private or loopback ADDR still needs -allow-host"))
 	return r
 }
 

@@ -41,9 +41,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"The server and token come from -url and -token or AGENTHOST_URL and AGENTHOST_TOKEN.\n\n")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", "the server (env AGENTHOST_URL)")
-	fs.StringVar(&o.token, "token", "", "an API token, ahk_… (env AGENTHOST_TOKEN)")
-	fs.StringVar(&o.workspace, "workspace", "", "the workspace id (env AGENTHOST_WORKSPACE); default: the caller's only workspace")
+	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", settingUsage("url"))
+	fs.StringVar(&o.token, "token", "", settingUsage("token"))
+	fs.StringVar(&o.workspace, "workspace", "", settingUsage("workspace"))
 	fs.StringVar(&o.tools, "tools", "", "comma-separated tools the workspace's tool set must offer; the run is refused before anything is uploaded when one is missing")
 	fs.StringVar(&o.tags, "tags", "", "comma-separated tags for the uploaded files")
 	fs.Func("file", "a file to upload and give the workflow (repeatable)", func(s string) error {

@@ -17,21 +17,19 @@ import (
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	addr := fs.String("addr", "127.0.0.1:8080", settingUsage("addr"))
 	mf := addMCPFlags(fs)
 	sf := addStorageFlags(fs)
-	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
-	fs.String("config", "", "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
-	tenantRate := fs.Int64("tenant-rate", 0,
-		"requests that start work (workflows, background jobs, tool calls, uploads) each tenant may make per minute, over all hosts sharing the database; 0: no limit")
-	maxUpload := sizeFlag(fs, "max-upload", files.DefaultMaxUpload, "largest accepted upload: bytes, or with a unit (512MB, 1GiB)")
+	migrate := fs.Bool("migrate", false, settingUsage("migrate"))
+	fs.String("config", "", settingUsage("config"))
+	tenantRate := fs.Int64("tenant-rate", 0, settingUsage("tenant-rate"))
+	maxUpload := sizeFlag(fs, "max-upload", files.DefaultMaxUpload, settingUsage("max-upload"))
 	pf := addPluginFlags(fs)
 	var pluginAdmins stringList
-	fs.Var(&pluginAdmins, "plugin-admins", "tenant `ID` whose admins may install, upgrade and remove plugins on the running host (repeatable; none: nobody)")
-	mayWiden := fs.Bool("plugin-upgrades-may-widen", false,
-		"let a plugin upgrade widen the plugin (higher limits, tools, write access, capabilities, hosts) without the admin confirming it; still logged and recorded")
+	fs.Var(&pluginAdmins, "plugin-admins", settingUsage("plugin-admins"))
+	mayWiden := fs.Bool("plugin-upgrades-may-widen", false, settingUsage("plugin-upgrades-may-widen"))
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second,
-		"how long a stop (SIGINT, SIGTERM) may take: requests still running after a quarter of it are cancelled, and at its end the process exits whatever still runs")
+		settingUsage("shutdown-timeout", "how long a stop (SIGINT, SIGTERM) may take"))
 	ef := addExtractorFlags(fs)
 	bf := addBillingFlags(fs)
 	tf := addTelemetryFlags(fs)

@@ -18,8 +18,7 @@ type mcpFlags struct {
 
 func addMCPFlags(fs *flag.FlagSet) mcpFlags {
 	f := mcpFlags{
-		addr: fs.String("mcp-addr", "127.0.0.1:8081",
-			"listen address of the MCP endpoint (/api/v1/workspaces/ID/mcp); \"off\" serves none"),
+		addr:    fs.String("mcp-addr", "127.0.0.1:8081", settingUsage("mcp-addr")),
 		hosts:   &stringList{},
 		origins: &stringList{},
 	}
@@ -29,8 +28,8 @@ func addMCPFlags(fs *flag.FlagSet) mcpFlags {
 	if v := os.Getenv("AGENTHOST_MCP_CORS_ORIGINS"); v != "" {
 		*f.origins = strings.Split(v, ",")
 	}
-	fs.Var(f.origins, "mcp-cors-origin", "an origin (scheme://host[:port]) of browser-based MCP clients allowed across origins: its preflights are answered and its responses carry CORS headers (repeatable)")
-	fs.Var(f.hosts, "mcp-host", "a Host (host or host:port) the MCP endpoint answers besides localhost and loopback addresses, e.g. the public name behind a proxy (repeatable); others are refused (DNS rebinding)")
+	fs.Var(f.origins, "mcp-cors-origin", settingUsage("mcp-cors-origin"))
+	fs.Var(f.hosts, "mcp-host", settingUsage("mcp-host"))
 	return f
 }
 

@@ -26,16 +26,11 @@ type sweepFlags struct {
 
 func addSweepFlags(fs *flag.FlagSet) sweepFlags {
 	return sweepFlags{
-		versions: fs.Duration("version-retention", sweep.DefaultVersionRetention,
-			"how long a file's older versions are kept once superseded (and edit proposals once decided); 0: forever"),
-		trash: fs.Duration("trash-retention", sweep.DefaultTrashRetention,
-			"how long a deleted file stays in the trash before its bytes may be reclaimed; 0: reclaim at the next sweep, negative: keep forever"),
-		grace: fs.Duration("sweep-grace", sweep.DefaultGrace,
-			"bytes written (or last referred to) less than this long ago are never reclaimed; must exceed the longest upload's time between its last byte and its row"),
-		every: fs.Duration("sweep-every", sweep.DefaultEvery,
-			"how often the storage sweep runs (once for all hosts sharing the database)"),
-		audit: fs.Duration("audit-retention", audit.DefaultRetention,
-			"how long the audit log keeps its entries (deleted every 6 h once older); 0: forever"),
+		versions: fs.Duration("version-retention", sweep.DefaultVersionRetention, settingUsage("version-retention")),
+		trash:    fs.Duration("trash-retention", sweep.DefaultTrashRetention, settingUsage("trash-retention")),
+		grace:    fs.Duration("sweep-grace", sweep.DefaultGrace, settingUsage("sweep-grace")),
+		every:    fs.Duration("sweep-every", sweep.DefaultEvery, settingUsage("sweep-every")),
+		audit:    fs.Duration("audit-retention", audit.DefaultRetention, settingUsage("audit-retention")),
 	}
 }
 
@@ -54,7 +49,7 @@ func adminStorageCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	sf := addStorageFlags(fs)
 	sw := addSweepFlags(fs)
 	now := fs.Bool("sweep", false, "reclaim now what nothing refers to (as the periodic sweep does), then report")
-	fs.String("config", "", "configuration file (its objectStorage section says where blobs are)")
+	fs.String("config", "", settingUsage("config", "its objectStorage section says where blobs are"))
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}

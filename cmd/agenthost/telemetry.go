@@ -16,11 +16,9 @@ type telemetryFlags struct {
 func addTelemetryFlags(fs *flag.FlagSet) telemetryFlags {
 	return telemetryFlags{
 		otlp: fs.String("otlp-endpoint", os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"),
-			"OTLP/HTTP receiver for trace spans (e.g. http://localhost:4318; /v1/traces is added); empty exports none"),
-		metricsToken: fs.String("metrics-token", "",
-			"Bearer token that lets clients other than loopback read /metrics (empty: loopback only)"),
-		traceHealth: fs.Bool("trace-health", false,
-			"make trace spans of health checks and metric scrapes (/healthz, /status, /metrics) too"),
+			settingUsage("otlp-endpoint", "e.g. http://localhost:4318; /v1/traces is added")),
+		metricsToken: fs.String("metrics-token", "", settingUsage("metrics-token", "empty: loopback only")),
+		traceHealth:  fs.Bool("trace-health", false, settingUsage("trace-health")),
 	}
 }
 

@@ -21,16 +21,15 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sf := addStorageFlags(fs) // -data, -database
-	migrate := fs.Bool("migrate", false, "apply pending PostgreSQL migrations at start-up (the embedded database always is)")
+	migrate := fs.Bool("migrate", false, settingUsage("migrate"))
 	pf := addPluginFlags(fs)
 	ef := addExtractorFlags(fs)
 	bf := addBillingFlags(fs)
-	fs.String("config", "", "configuration file (YAML or JSON; see docs/configuration.md); environment variables override it")
+	fs.String("config", "", settingUsage("config"))
 	keyFile := addSecretKeyFileFlag(fs)
 	sw := addSweepFlags(fs)
 	tf := addTelemetryFlags(fs)
-	metricsAddr := fs.String("metrics-addr", "127.0.0.1:9464",
-		`address serving /metrics (loopback clients, or -metrics-token holders); "off" serves none`)
+	metricsAddr := fs.String("metrics-addr", "127.0.0.1:9464", settingUsage("metrics-addr", "loopback clients, or -metrics-token holders"))
 	if ok, err := parseArgs(fs, args); !ok {
 		return err
 	}

@@ -12,6 +12,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -169,6 +170,35 @@ func ParseSize(v string) (int64, error) {
 	}
 	return n * factor, nil
 }
+
+// ByFlag is the setting of the flag name (without its dash), and whether
+// there is one.
+func ByFlag(name string) (Setting, bool) {
+	for _, s := range All() {
+		if s.Flag == name {
+			return s, true
+		}
+	}
+	return Setting{}, false
+}
+
+// Usage is the doc line as a command's -h shows it: plain text, a link's
+// text without its target (a page named by its file as docs/FILE), code
+// without its backquotes (which the flag package would take for the
+// value's name).
+func (s Setting) Usage() string {
+	plain := markdownLink.ReplaceAllStringFunc(s.Doc, func(link string) string {
+		text := markdownLink.FindStringSubmatch(link)[1]
+		if strings.HasSuffix(text, ".md") {
+			return "docs/" + text // a page of the docs named by its file
+		}
+		return text
+	})
+	return strings.ReplaceAll(plain, "`", "")
+}
+
+// markdownLink is a Markdown link, [text](target).
+var markdownLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 
 // ByEnv is the setting read from the variable name, and whether there is one.
 func ByEnv(name string) (Setting, bool) {

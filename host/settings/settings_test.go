@@ -206,3 +206,29 @@ func TestRegistryCoversCode(t *testing.T) {
 		}
 	}
 }
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"listen address", "listen address"},
+		{"directory of third-party plugins (`*.wasm`)", "directory of third-party plugins (*.wasm)"},
+		{"the passkeys' RP ID ([people.md](people.md)); none", "the passkeys' RP ID (docs/people.md); none"},
+		{"see [mcp-client.md](mcp-client.md#adding-a-server)", "see docs/mcp-client.md"},
+		{"blobs in a bucket with [`objectStorage`](#object-storage-objectstorage)", "blobs in a bucket with objectStorage"},
+		{"two [a](x) and [b](y#z)", "two a and b"},
+	} {
+		if got := (Setting{Doc: tc.doc}).Usage(); got != tc.want {
+			t.Errorf("Usage of %q = %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+	for _, s := range All() {
+		if u := s.Usage(); strings.ContainsAny(u, "`[]") && strings.Contains(u, "](") {
+			t.Errorf("%s: the usage keeps Markdown: %q", s.Name(), u)
+		}
+	}
+	if s, ok := ByFlag("tenant-rate"); !ok || s.Env != "AGENTHOST_TENANT_RATE" {
+		t.Errorf("ByFlag(tenant-rate) = %+v, %v", s, ok)
+	}
+	if _, ok := ByFlag("no-such-flag"); ok {
+		t.Error("ByFlag found a flag that is not registered")
+	}
+}
