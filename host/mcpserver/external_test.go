@@ -249,6 +249,13 @@ func TestExternalToolsOnTheEndpoint(t *testing.T) {
 	if text, isErr := c.call("everything_echo", `{"message":"still"}`); isErr || text != "Echo: still" {
 		t.Fatalf("everything_echo while remote is down: %q %v", text, isErr)
 	}
+	// The notification comes on the session's own stream, beside the
+	// answers: it may arrive after the calls above were answered. A list
+	// reads what came meanwhile.
+	for deadline := time.Now().Add(30 * time.Second); c.changed == 0 && time.Now().Before(deadline); {
+		c.list()
+		time.Sleep(100 * time.Millisecond)
+	}
 	if c.changed == 0 {
 		t.Error("the session was not told that the tool list changed")
 	}
