@@ -15,7 +15,6 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
-
 )
 
 // scriptDoc is a document of one script: a title, a heading, a paragraph
