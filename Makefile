@@ -108,7 +108,10 @@ race: testdeps testplugins
 	$(GO) test -race -count=1 -timeout 30m -skip '$(RACESKIP)' $(RACEPKGS)
 	$(GO) test -race -count=1 -timeout 30m -run 'TestHostileSuite|TestManyCallsDoNotLeak|TestUpgradeWhileACallRuns|TestAbandonedGuestReturnsTheCall|TestProgressReports|TestEcho$$' ./host/wasm/
 
+# lint: every tracked Go file gofmt'd, then go vet and staticcheck, native
+# and as wasip1.
 lint: bin/staticcheck
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./... ./pdk/... ./sdk/...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./pdk/... ./plugins/...
 	bin/staticcheck ./host/... ./cmd/... ./migrations/... ./sdk/...
