@@ -174,12 +174,7 @@ func ParseSize(v string) (int64, error) {
 // ByFlag is the setting of the flag name (without its dash), and whether
 // there is one.
 func ByFlag(name string) (Setting, bool) {
-	for _, s := range All() {
-		if s.Flag == name {
-			return s, true
-		}
-	}
-	return Setting{}, false
+	return find(func(s Setting) bool { return s.Flag == name })
 }
 
 // Usage is the doc line as a command's -h shows it: plain text, a link's
@@ -202,8 +197,13 @@ var markdownLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 
 // ByEnv is the setting read from the variable name, and whether there is one.
 func ByEnv(name string) (Setting, bool) {
+	return find(func(s Setting) bool { return s.Env == name })
+}
+
+// find is the first setting of the registry match takes.
+func find(match func(Setting) bool) (Setting, bool) {
 	for _, s := range All() {
-		if s.Env == name {
+		if match(s) {
 			return s, true
 		}
 	}
